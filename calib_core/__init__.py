@@ -1,0 +1,28 @@
+"""Calibration Lab core: diagnose and fix the calibration of predictive uncertainty.
+
+Public API (SPEC §8)::
+
+    import calib_core as cc
+    cc.load_predictions(path_or_buffer, task=None, columns=None)   # -> PredictionSet
+    cc.Gaussian, cc.QuantileSet, cc.SampleSet                     # predictive distributions
+    cc.diagnose(prediction_set, **options)                        # -> Report
+
+The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
+"""
+
+from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
+from .predictions import DropReport, InputError, PredictionSet
+from .report import ALL, Report
+
+__all__ = [
+    "ALL",
+    "DropReport",
+    "Gaussian",
+    "InputError",
+    "PredictionSet",
+    "PredictiveDistribution",
+    "QuantileSet",
+    "Report",
+    "SampleSet",
+]
+__version__ = "0.1.0"

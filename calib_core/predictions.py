@@ -1,0 +1,148 @@
+"""The validated container every part of the core consumes, and the input error type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .distributions import PredictiveDistribution
+
+__all__ = ["InputError", "PredictionSet", "DropReport"]
+
+
+class InputError(ValueError):
+    """Bad input: the message names the file, the column(s), the row(s) and what to do.
+
+    Attributes mirror the message so a UI can highlight them: ``source`` (file name),
+    ``columns`` (list of column names), ``rows`` (1-based data row numbers, possibly truncated)
+    and ``hint`` (what to do).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        columns: list[str] | None = None,
+        rows: list[int] | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.source = source
+        self.columns = list(columns or [])
+        self.rows = list(rows or [])
+        self.hint = hint
+        parts = []
+        if source:
+            parts.append(f"{source}:")
+        parts.append(message)
+        if hint:
+            parts.append(f"What to do: {hint}")
+        super().__init__(" ".join(parts))
+
+
+@dataclass
+class DropReport:
+    """Rows removed during validation: one entry per reason, with the 1-based row numbers."""
+
+    reasons: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def add(self, reason: str, rows: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size:
+            prev = self.reasons.get(reason)
+            self.reasons[reason] = rows if prev is None else np.union1d(prev, rows)
+
+    @property
+    def total(self) -> int:
+        if not self.reasons:
+            return 0
+        return int(np.unique(np.concatenate(list(self.reasons.values()))).size)
+
+    def summary(self) -> pd.DataFrame:
+        """Table with one row per reason: reason, count, first rows (1-based)."""
+        return pd.DataFrame(
+            [
+                {"reason": r, "count": int(v.size), "rows": ", ".join(map(str, v[:10])) + (" …" if v.size > 10 else "")}
+                for r, v in self.reasons.items()
+            ],
+            columns=["reason", "count", "rows"],
+        )
+
+
+@dataclass
+class PredictionSet:
+    """Validated predictions of one file (possibly several models, groups and splits).
+
+    Regression sets carry ``y`` and ``dist`` (``None`` for point-only files, whose point
+    prediction is in ``point``); classification sets carry ``labels`` and ``probs`` (and
+    ``logits`` when the file gave logits).  ``split``, ``group`` and ``model`` are per-row string
+    arrays or ``None``; ``features`` holds the feature columns.  ``n_read`` counts the data rows
+    in the file and ``dropped`` says which were removed and why (n_read = n_rows + dropped.total).
+    """
+
+    task: Literal["regression", "classification"]
+    source: str = "<memory>"
+    layout: str = ""
+    y: np.ndarray | None = None
+    dist: PredictiveDistribution | None = None
+    point: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    probs: np.ndarray | None = None
+    logits: np.ndarray | None = None
+    classes: list[str] | None = None
+    top_label_only: bool = False
+    split: np.ndarray | None = None
+    group: np.ndarray | None = None
+    model: np.ndarray | None = None
+    features: pd.DataFrame | None = None
+    row_number: np.ndarray | None = None
+    n_read: int = 0
+    dropped: DropReport = field(default_factory=DropReport)
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of validated rows kept."""
+        for a in (self.y, self.labels):
+            if a is not None:
+                return int(len(a))
+        return 0
+
+    def take(self, index: np.ndarray) -> PredictionSet:
+        """The same set restricted to some rows (boolean mask or integer index)."""
+
+        def _t(a):
+            return None if a is None else a[index]
+
+        return PredictionSet(
+            task=self.task,
+            source=self.source,
+            layout=self.layout,
+            y=_t(self.y),
+            dist=None if self.dist is None else self.dist.take(index),
+            point=_t(self.point),
+            labels=_t(self.labels),
+            probs=_t(self.probs),
+            logits=_t(self.logits),
+            classes=self.classes,
+            top_label_only=self.top_label_only,
+            split=_t(self.split),
+            group=_t(self.group),
+            model=_t(self.model),
+            features=None if self.features is None else self.features.iloc[np.asarray(index)].reset_index(drop=True)
+            if np.asarray(index).dtype != bool
+            else self.features.loc[np.asarray(index)].reset_index(drop=True),
+            row_number=_t(self.row_number),
+            n_read=self.n_read,
+            dropped=self.dropped,
+            messages=list(self.messages),
+        )
+
+    def models(self) -> list[str]:
+        """Model names in order of first appearance (``["model"]`` when there is no model column)."""
+        if self.model is None:
+            return ["model"]
+        return list(pd.unique(self.model))
