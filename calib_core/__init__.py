@@ -10,12 +10,14 @@ Public API (SPEC §8)::
 The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 """
 
+from .diagnose import diagnose
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .predictions import DropReport, InputError, PredictionSet
 from .report import ALL, Report
 
 __all__ = [
     "ALL",
+    "diagnose",
     "DropReport",
     "Gaussian",
     "InputError",

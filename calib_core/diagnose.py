@@ -1,0 +1,148 @@
+"""``cc.diagnose``: every diagnostic of a PredictionSet, with CIs and perfect-calibration values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .predictions import PredictionSet
+from .regression.diagrams import regression_diagrams
+from .regression.metrics import Binning, RegressionRows, summary_statistics
+from .report import ALL, METRIC_COLUMNS, Report, metric_rows
+
+__all__ = ["diagnose", "diagnose_regression"]
+
+
+def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
+    """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
+    the data behind every diagram, for each model and each group (SPEC §3, §5).
+
+    Regression options: see :func:`diagnose_regression`.  Classification sets are handed to
+    ``calib_core.classification.diagnostics.diagnose_classification`` with the same options.
+    """
+    if prediction_set.task == "classification":
+        from .classification.diagnostics import diagnose_classification
+
+        return diagnose_classification(prediction_set, **options)
+    return diagnose_regression(prediction_set, **options)
+
+
+def _subsets(pset: PredictionSet, by_group: bool):
+    """Yield (model, group, row mask) for every model, and every group within it."""
+    n = pset.n_rows
+    models = pset.models()
+    for model in models:
+        mmask = np.ones(n, dtype=bool) if pset.model is None else (pset.model == model)
+        yield model, ALL, mmask
+        if by_group and pset.group is not None:
+            for g in pd.unique(pset.group[mmask]):
+                yield model, str(g), mmask & (pset.group == g)
+
+
+def diagnose_regression(
+    prediction_set: PredictionSet,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    pit_bins: int = 20,
+    n_resamples: int = 200,
+    n_simulations: int = 50,
+    level: float = 0.95,
+    seed: int | None = 0,
+    by_group: bool = True,
+    diagrams: bool = True,
+) -> Report:
+    """Regression diagnostics of every (model, group).
+
+    Parameters
+    ----------
+    n_bins, binning : Levi σ-bins for ENCE and the reliability diagram (equal-count by default,
+        ``"width"`` for netcal's equal-width convention).
+    pit_bins : bins of the PIT histogram.
+    n_resamples : bootstrap resamples for the CIs (0 switches CIs off).
+    n_simulations : simulations of a perfectly calibrated forecaster (y* ~ F_i) for the reference
+        values (0 switches them off).
+    level : two-sided level of the CIs and of the reference range.
+    seed : seeds the bootstrap, the simulations and the randomised PIT of ensembles.
+    by_group : also diagnose each value of the ``group`` column.
+    diagrams : compute the diagram tables (``Report.diagrams``).
+    """
+    pset = prediction_set
+    if pset.task != "regression":
+        raise ValueError("diagnose_regression needs a regression PredictionSet")
+    tables: list[pd.DataFrame] = []
+    figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
+    notes: list[str] = []
+    for model, group, mask in _subsets(pset, by_group):
+        y = pset.y[mask]
+        n = int(mask.sum())
+        if n < 2:
+            notes.append(f"model {model!r}, group {group!r}: {n} row(s), too few to diagnose")
+            continue
+        if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
+            point = pset.point[mask]
+            err = y - point
+
+            def point_stat(w, err=err):
+                w = np.ones_like(err) if w is None else w
+                return {
+                    "rmse": float(np.sqrt(np.dot(w, err * err) / w.sum())),
+                    "mae": float(np.dot(w, np.abs(err)) / w.sum()),
+                }
+
+            tables.append(
+                metric_rows(
+                    point_stat, n, None, model=model, group=group, n_resamples=n_resamples, level=level, seed=seed
+                )
+            )
+            continue
+        dist = pset.dist.take(mask)
+        rows = RegressionRows(y, dist, pit_seed=seed)
+
+        def statistic(w, rows=rows):
+            return summary_statistics(rows, w, n_bins=n_bins, binning=binning)
+
+        def simulate(rng, dist=dist):
+            y_star = dist.sample(rng)
+            sim_rows = RegressionRows(y_star, dist, pit_seed=int(rng.integers(2**31)))
+            return summary_statistics(sim_rows, None, n_bins=n_bins, binning=binning)
+
+        tables.append(
+            metric_rows(
+                statistic,
+                n,
+                simulate,
+                model=model,
+                group=group,
+                n_resamples=n_resamples,
+                n_simulations=n_simulations,
+                level=level,
+                seed=seed,
+            )
+        )
+        if diagrams:
+            figs[(model, group)] = regression_diagrams(
+                rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins, n_resamples=n_resamples, seed=seed
+            )
+    metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)
+    return Report(
+        task="regression",
+        metrics=metrics,
+        diagrams=figs,
+        source=pset.source,
+        n_rows=pset.n_rows,
+        dropped=pset.dropped.summary(),
+        options={
+            "n_bins": n_bins,
+            "binning": binning,
+            "pit_bins": pit_bins,
+            "n_resamples": n_resamples,
+            "n_simulations": n_simulations,
+            "level": level,
+            "seed": seed,
+            "layout": pset.layout,
+            "notes": notes,
+        },
+    )

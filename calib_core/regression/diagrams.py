@@ -1,0 +1,181 @@
+"""The data behind every regression diagram (SPEC §3), as small pandas tables.
+
+Each builder takes a :class:`~calib_core.regression.metrics.RegressionRows` and returns a table
+whose size depends on the number of bins or levels, never on N — the figures in
+``calib_core.plots`` draw these tables, so the browser never receives raw rows.  The binned
+tables come from the same binning engine (``calib_core.binning``) and the same per-row
+quantities as the metrics, so a bar and its number always agree.
+
+Schemas
+-------
+calibration_curve : level, observed, band_low, band_high
+    Kuleshov curve p̂_j = mean(u ≤ p_j) on p = 0, 0.01, …, 1 and the pointwise 95% band of a
+    perfectly calibrated forecaster with the same N (binomial quantiles of Bin(N, p_j)/N).
+levi_bins : bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
+    Levi et al. 2019 σ-bins; [rmse_low, rmse_high] is a bootstrap 90% interval of the bin RMSE.
+pit_histogram : left, right, count, density
+z_histogram : left, right, count, density, normal_density
+    Standardised residuals; values beyond the outer edges are counted in the end bins.
+qq : theoretical, observed
+    At most ``max_points`` quantiles of z against N(0, 1).
+intervals : coverage, observed, mean_width, interval_score
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..binning import bin_sums, bins_from_edges
+from ..distributions import norm_pdf, norm_ppf
+from ..resampling import bootstrap_weights
+from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, _stat_calibration_curve, interval_table
+
+__all__ = [
+    "calibration_curve_table",
+    "levi_bins_table",
+    "pit_histogram_table",
+    "z_histogram_table",
+    "qq_table",
+    "intervals_table",
+    "regression_diagrams",
+]
+
+
+def calibration_curve_table(
+    rows: RegressionRows, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95
+) -> pd.DataFrame:
+    """Observed vs expected quantile levels with the consistency band of a calibrated forecaster.
+
+    Under perfect calibration N·p̂_j ~ Binomial(N, p_j); the band is its central ``band`` range / N.
+    """
+    levels = np.asarray(levels, dtype=float)
+    observed = _stat_calibration_curve(rows, None, levels, "quantile")
+    a = (1.0 - band) / 2.0
+    lo = stats.binom.ppf(a, rows.n, levels) / rows.n
+    hi = stats.binom.ppf(1.0 - a, rows.n, levels) / rows.n
+    return pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+
+
+def levi_bins_table(
+    rows: RegressionRows,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    n_resamples: int = 200,
+    level: float = 0.90,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Levi reliability diagram data: per σ-bin count, σ range, RMV, RMSE and its bootstrap interval.
+
+    RMV_j = sqrt(mean σ²), RMSE_j = sqrt(mean ε²) over the bin's rows (Levi et al. 2019, §3).
+    The interval resamples the rows (multinomial weights) with bin membership held fixed.
+    """
+    b = rows.sigma_bins(n_bins, binning)
+    cnt, s_var, s_err = bin_sums(b, n_bins, rows.var, rows.sq_err)
+    smin, smax = _sigma_range_by_bin(rows, b, n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rmv = np.sqrt(s_var / cnt)
+        rmse = np.sqrt(s_err / cnt)
+    lo = np.full(n_bins, np.nan)
+    hi = np.full(n_bins, np.nan)
+    if n_resamples > 0 and rows.n > 1:
+        rng = np.random.default_rng(seed)
+        reps = np.empty((n_resamples, n_bins))
+        for k, w in enumerate(bootstrap_weights(rows.n, n_resamples, rng)):
+            c_k, e_k = bin_sums(b, n_bins, rows.sq_err, weights=w)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                reps[k] = np.sqrt(e_k / c_k)
+        a = (1.0 - level) / 2.0
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.nanquantile(reps, [a, 1.0 - a], axis=0)
+    table = pd.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "count": cnt.astype(np.int64),
+            "sigma_low": smin,
+            "sigma_high": smax,
+            "rmv": rmv,
+            "rmse": rmse,
+            "rmse_low": lo,
+            "rmse_high": hi,
+        }
+    )
+    return table[table["count"] > 0].reset_index(drop=True)
+
+
+def _sigma_range_by_bin(rows: RegressionRows, b: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest σ of each bin (σ-bins are contiguous in sorted σ)."""
+    order = rows.sigma_order
+    bs, ss = b[order], rows.sigma[order]
+    starts = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1]])
+    ends = np.r_[starts[1:], bs.size] - 1
+    smin = np.full(n_bins, np.nan)
+    smax = np.full(n_bins, np.nan)
+    smin[bs[starts]] = ss[starts]
+    smax[bs[starts]] = ss[ends]
+    return smin, smax
+
+
+def pit_histogram_table(rows: RegressionRows, n_bins: int = 20) -> pd.DataFrame:
+    """PIT histogram on [0, 1] with density (uniform reference = 1)."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    b = bins_from_edges(rows.u, edges, closed="left")
+    (cnt,) = bin_sums(b, n_bins)
+    dens = cnt / (rows.n * np.diff(edges))
+    return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64), "density": dens})
+
+
+def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
+    """Histogram of z = ε/σ on [−L, L] against the N(0, 1) density.
+
+    L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
+    """
+    z = rows.z
+    if limit is None:
+        limit = float(np.clip(np.quantile(np.abs(z), 0.995), 4.0, 10.0)) if rows.n else 4.0
+    edges = np.linspace(-limit, limit, n_bins + 1)
+    b = bins_from_edges(z, edges, closed="left")
+    (cnt,) = bin_sums(b, n_bins)
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    return pd.DataFrame(
+        {
+            "left": edges[:-1],
+            "right": edges[1:],
+            "count": cnt.astype(np.int64),
+            "density": cnt / (rows.n * np.diff(edges)),
+            "normal_density": norm_pdf(centres),
+        }
+    )
+
+
+def qq_table(rows: RegressionRows, max_points: int = 512) -> pd.DataFrame:
+    """Normal Q-Q points: Φ⁻¹((i − ½)/N) against the sorted z, thinned to ≤ ``max_points``."""
+    n = rows.n
+    idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
+    return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
+
+
+def intervals_table(rows: RegressionRows, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
+    """Nominal vs observed coverage, mean width and interval score of the central intervals."""
+    return interval_table(rows, rows.dist, coverages)
+
+
+def regression_diagrams(
+    rows: RegressionRows,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    pit_bins: int = 20,
+    n_resamples: int = 200,
+    seed: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """All diagram tables of one (y, dist) pair, keyed by the schema names above."""
+    return {
+        "calibration_curve": calibration_curve_table(rows),
+        "levi_bins": levi_bins_table(rows, n_bins, binning, n_resamples=n_resamples, seed=seed),
+        "pit_histogram": pit_histogram_table(rows, pit_bins),
+        "z_histogram": z_histogram_table(rows),
+        "qq": qq_table(rows),
+        "intervals": intervals_table(rows),
+    }

@@ -1,0 +1,652 @@
+"""Regression calibration diagnostics (SPEC §3).
+
+Every public function takes ``(y, dist, ...)`` — the targets and a
+:class:`calib_core.distributions.PredictiveDistribution` — and returns a plain ``float``.
+Notation: ε = y − μ, z = ε/σ, PIT u = F(y), N rows.
+
+All of them are thin wrappers around :class:`RegressionRows`, which computes the per-row
+quantities and the sort orders once, and around weighted implementations (``_stat_*``) that
+also serve the bootstrap: a bootstrap replicate is a vector of multinomial count weights w
+(Σw = N), so a resampled metric costs O(N) on the pre-sorted data instead of a new sort.
+
+Papers: Kuleshov et al. 2018 (quantile calibration), Levi et al. 2019 (ENCE, Cv, RMSE-vs-RMV),
+Utpala & Rai 2020 "Quantile regularization" (QR; l2 calibration error eq. 8, sample-spacing PIT
+entropy eq. 6), Zelikman et al. "CRUDE" (calibration RMSE over 100 levels, sharpness),
+Camporeale & Carè "ACCRUE" (CRPS eq. 5, reliability score eq. 8).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+from scipy import special
+
+from ..binning import bin_sums, equal_count_bins, equal_width_bins
+from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf, norm_ppf
+
+__all__ = [
+    "RegressionRows",
+    "DEFAULT_LEVELS",
+    "DEFAULT_COVERAGES",
+    "pit",
+    "nll",
+    "crps",
+    "sharpness",
+    "rmse",
+    "mae",
+    "ence",
+    "cv",
+    "calibration_curve",
+    "calibration_rmse",
+    "quantile_calibration_error",
+    "miscalibration_area",
+    "max_calibration_deviation",
+    "reliability_score",
+    "pit_entropy",
+    "interval_coverage",
+    "interval_table",
+    "standardized_residual_stats",
+    "spearman_sigma_error",
+    "summary_statistics",
+]
+
+#: Quantile-calibration grid p = 0, 0.01, …, 1 (SPEC §3).
+DEFAULT_LEVELS = np.linspace(0.0, 1.0, 101)
+#: Central interval coverages (SPEC §3).
+DEFAULT_COVERAGES = (0.5, 0.8, 0.9, 0.95, 0.99)
+
+Binning = Literal["count", "width"]
+PropType = Literal["quantile", "interval"]
+
+
+class RegressionRows:
+    """Per-row quantities of (y, dist), computed once and shared by every metric.
+
+    Attributes: ``y``, ``mean`` (μ), ``sigma`` (σ), ``eps`` (ε = y − μ), ``z`` (ε/σ) and ``u``
+    (the PIT F(y); randomised between F(y−) and F(y) for distributions with atoms, seeded by
+    ``pit_seed``, see :func:`pit`).  Sorted arrays and sort orders are computed lazily.
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        dist: PredictiveDistribution,
+        *,
+        pit_seed: int | None = 0,
+        randomize_pit: bool | None = None,
+    ) -> None:
+        y = np.asarray(y, dtype=float)
+        if y.ndim != 1 or y.shape[0] != len(dist):
+            raise ValueError(f"y has shape {y.shape} but the distribution has {len(dist)} rows")
+        self.y = y
+        self.dist = dist
+        self.n = y.shape[0]
+        self.mean = np.asarray(dist.mean(), dtype=float)
+        self.sigma = np.asarray(dist.std(), dtype=float)
+        self.eps = y - self.mean
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.z = self.eps / self.sigma
+        self._gaussian = isinstance(dist, Gaussian)
+        if self._gaussian:
+            self.u = norm_cdf(self.z)
+        else:
+            self.u = _pit(y, dist, pit_seed, randomize_pit)
+
+    # -- per-row scores ----------------------------------------------------------------------
+    @cached_property
+    def phi(self) -> np.ndarray:
+        """Standard normal density φ(z) (shared by the Gaussian NLL, CRPS and RS)."""
+        return norm_pdf(self.z)
+
+    @cached_property
+    def neg_logpdf(self) -> np.ndarray:
+        if self._gaussian:  # ½log(2π) + log σ + z²/2, reusing z
+            return 0.5 * LOG_2PI + np.log(self.sigma) + 0.5 * self.z * self.z
+        return -np.asarray(self.dist.logpdf(self.y), dtype=float)
+
+    @cached_property
+    def crps(self) -> np.ndarray:
+        if self._gaussian:  # σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π], reusing u = Φ(z) and φ(z)
+            return self.sigma * (self.z * (2.0 * self.u - 1.0) + 2.0 * self.phi - 1.0 / np.sqrt(np.pi))
+        return np.asarray(self.dist.crps(self.y), dtype=float)
+
+    @cached_property
+    def var(self) -> np.ndarray:
+        return self.sigma * self.sigma
+
+    @cached_property
+    def sq_err(self) -> np.ndarray:
+        return self.eps * self.eps
+
+    @cached_property
+    def abs_z(self) -> np.ndarray:
+        return np.abs(self.z)
+
+    # -- sorts -------------------------------------------------------------------------------
+    @cached_property
+    def z_order(self) -> np.ndarray:
+        return np.argsort(self.z)
+
+    @cached_property
+    def u_order(self) -> np.ndarray:
+        """Order of the PIT values (equals the order of z for a Gaussian: one sort serves both)."""
+        return self.z_order if self._gaussian else np.argsort(self.u)
+
+    @cached_property
+    def sigma_order(self) -> np.ndarray:
+        return np.argsort(self.sigma)
+
+    @cached_property
+    def z_sorted(self) -> np.ndarray:
+        return np.sort(self.z)
+
+    @cached_property
+    def u_sorted(self) -> np.ndarray:
+        return norm_cdf(self.z_sorted) if self._gaussian else np.sort(self.u)
+
+    def sigma_bins(self, n_bins: int, binning: Binning, weights: np.ndarray | None = None) -> np.ndarray:
+        """Bin index of every row for the Levi σ-bins (shared by ENCE and the diagram)."""
+        if binning == "count":
+            return equal_count_bins(self.sigma, n_bins, weights, order=self.sigma_order)
+        if binning == "width":
+            return self._width_bins(n_bins)
+        raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
+
+    def _width_bins(self, n_bins: int) -> np.ndarray:
+        key = ("width", n_bins)
+        cache = self.__dict__.setdefault("_bin_cache", {})
+        if key not in cache:
+            cache[key] = equal_width_bins(self.sigma, n_bins, closed="left")[0]
+        return cache[key]
+
+
+def _pit(
+    y: np.ndarray, dist: PredictiveDistribution, seed: int | None, randomize: bool | None
+) -> np.ndarray:
+    u = np.asarray(dist.cdf(y), dtype=float)
+    if randomize is None:
+        randomize = dist.is_discrete
+    if randomize:
+        left = np.asarray(dist.cdf_left(y), dtype=float)
+        v = np.random.default_rng(seed).random(u.shape[0])
+        u = left + v * (u - left)
+    return u
+
+
+def _rows(y, dist, **kw) -> RegressionRows:
+    return y if isinstance(y, RegressionRows) else RegressionRows(y, dist, **kw)
+
+
+def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
+    if w is None:
+        return float(np.mean(x))
+    return float(np.dot(x, w) / w.sum())
+
+
+# =============================================================================================
+# Weighted statistics (w=None: the data; w = multinomial counts: a bootstrap replicate)
+# =============================================================================================
+
+
+def _stat_calibration_curve(r: RegressionRows, w: np.ndarray | None, levels: np.ndarray, prop_type: PropType):
+    """Observed proportions p̂_j for the given levels."""
+    levels = np.asarray(levels, dtype=float)
+    if prop_type == "quantile":
+        if w is None:
+            return np.searchsorted(r.u_sorted, levels, side="right") / r.n
+        cw = np.cumsum(w[r.u_order])
+        k = np.searchsorted(r.u_sorted, levels, side="right")
+        return np.where(k > 0, cw[np.maximum(k - 1, 0)], 0.0) / cw[-1]
+    if prop_type == "interval":
+        # centred interval of coverage p contains y  ⇔  |2u − 1| ≤ p
+        d = np.abs(2.0 * r.u - 1.0)
+        if w is None:
+            return np.searchsorted(np.sort(d), levels, side="right") / r.n
+        order = np.argsort(d, kind="stable")
+        cw = np.cumsum(w[order])
+        k = np.searchsorted(d[order], levels, side="right")
+        return np.where(k > 0, cw[np.maximum(k - 1, 0)], 0.0) / cw[-1]
+    raise ValueError(f"prop_type must be 'quantile' or 'interval', got {prop_type!r}")
+
+
+def _ecdf_steps(r: RegressionRows, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted PIT values and the weighted ECDF just after each of them (normalised to 1)."""
+    if w is None:
+        return r.u_sorted, np.arange(1, r.n + 1) / r.n
+    cw = np.cumsum(w[r.u_order])
+    return r.u_sorted, cw / cw[-1]
+
+
+def _stat_max_deviation(r: RegressionRows, w: np.ndarray | None) -> float:
+    """sup_p |ECDF(u)(p) − p| (exact: the supremum is attained at a jump)."""
+    u, after = _ecdf_steps(r, w)
+    before = np.concatenate([[0.0], after[:-1]])
+    return float(max(np.max(after - u), np.max(u - before), 0.0))
+
+
+def _stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
+    """∫₀¹ |ECDF(u)(p) − p| dp, exactly.
+
+    On the gap [a, b] between consecutive sorted PIT values the ECDF is a constant c, and
+    ∫_a^b |c − p| dp = ½[(c − a)|c − a| − (c − b)|c − b|]  (an antiderivative of |c − p| is
+    −½(c − p)|c − p|).
+    """
+    u, after = _ecdf_steps(r, w)
+    n = u.shape[0]
+    edges = np.empty(n + 2)
+    edges[0], edges[-1] = 0.0, 1.0
+    np.clip(u, 0.0, 1.0, out=edges[1:-1])
+    c = np.empty(n + 1)
+    c[0] = 0.0
+    c[1:] = after
+    da = c - edges[:-1]
+    db = c - edges[1:]
+    return float(0.5 * (np.dot(da, np.abs(da)) - np.dot(db, np.abs(db))))
+
+
+def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
+    """ACCRUE eq. 8 with weights (energy-distance form, exact)."""
+    if w is None:
+        # Only Σ η_(i)(2i − 1) needs the order; the other terms are sums over rows:
+        # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
+        n = r.n
+        eta_sorted = r.z_sorted / np.sqrt(2.0)
+        i = np.arange(1, n + 1, dtype=float)
+        s_erf = np.dot(r.z, 2.0 * norm_cdf(r.z) if not r._gaussian else 2.0 * r.u) / np.sqrt(2.0)
+        s_exp = np.sqrt(2.0 * np.pi) * r.phi.sum()
+        s_rank = np.dot(eta_sorted, 2.0 * i - 1.0)
+        return float(s_erf / n - s_rank / n**2 + s_exp / (np.sqrt(np.pi) * n) - 0.5 * np.sqrt(2.0 / np.pi))
+    eta = r.z_sorted / np.sqrt(2.0)
+    ws = w[r.z_order]
+    ws = ws / ws.sum()
+    before = np.cumsum(ws) - ws
+    e_abs = eta * special.erf(eta) + np.exp(-eta * eta) / np.sqrt(np.pi)  # E|η − X|, X ~ N(0, ½)
+    half_pair = ws * eta * (2.0 * before + ws - 1.0)  # ½ Σ_ij w_i w_j |η_i − η_j| per i
+    return float(np.sum(ws * e_abs) - np.sum(half_pair) - 0.5 * np.sqrt(2.0 / np.pi))
+
+
+def _stat_pit_entropy(r: RegressionRows, w: np.ndarray | None) -> float:
+    """Sample-spacing entropy (QR eq. 6).  With weights: on the distinct resampled rows."""
+    u = r.u_sorted if w is None else r.u_sorted[w[r.u_order] > 0]
+    n = u.shape[0]
+    if n < 3:
+        return float("nan")
+    k = max(1, int(round(np.sqrt(n))))
+    if k >= n:
+        k = n - 1
+    spacing = u[k:] - u[:-k]
+    with np.errstate(divide="ignore"):
+        return float(np.mean(np.log((n + 1) / k * spacing)))
+
+
+def _stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Binning) -> float:
+    """ENCE = mean over non-empty bins of |RMV_j − RMSE_j| / RMV_j (Levi eq. 8)."""
+    b = r.sigma_bins(n_bins, binning, w)
+    cnt, s_var, s_err = bin_sums(b, n_bins, r.var, r.sq_err, weights=w)
+    ok = cnt > 0
+    rmv = np.sqrt(s_var[ok] / cnt[ok])
+    rmse_ = np.sqrt(s_err[ok] / cnt[ok])
+    return float(np.mean(np.abs(rmv - rmse_) / rmv))
+
+
+def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
+    """Cv = std(σ, ddof=1)/mean(σ) (Levi eq. 9)."""
+    s = r.sigma
+    if w is None:
+        return float(np.std(s, ddof=1) / np.mean(s)) if r.n > 1 else float("nan")
+    tot = w.sum()
+    m = np.dot(w, s) / tot
+    v = np.dot(w, (s - m) ** 2) / (tot - 1.0)
+    return float(np.sqrt(v) / m)
+
+
+def _stat_intervals(r: RegressionRows, w: np.ndarray | None, coverages) -> dict[str, float]:
+    """Coverage, mean width and mean interval score of the central intervals."""
+    if w is None and r._gaussian:
+        return _gaussian_intervals(r, coverages)
+    out: dict[str, float] = {}
+    bounds = r.__dict__.setdefault("_interval_cache", {})
+    for c in coverages:
+        if c not in bounds:
+            alpha = 1.0 - c
+            if r._gaussian:  # [μ − kσ, μ + kσ], k = Φ⁻¹((1 + c)/2): everything from |z| and σ
+                k = float(norm_ppf(0.5 + c / 2.0))
+                inside = (r.abs_z <= k).astype(float)
+                width = (2.0 * k) * r.sigma
+                score = width + (2.0 / alpha) * r.sigma * np.maximum(r.abs_z - k, 0.0)
+            else:
+                lo, hi = r.dist.interval(c)
+                inside = ((r.y >= lo) & (r.y <= hi)).astype(float)
+                width = hi - lo
+                score = width + (2.0 / alpha) * (np.maximum(lo - r.y, 0) + np.maximum(r.y - hi, 0))
+            bounds[c] = (inside, width, score)
+        inside, width, score = bounds[c]
+        tag = f"{100 * c:g}"
+        out[f"coverage_{tag}"] = _wmean(inside, w)
+        out[f"width_{tag}"] = _wmean(width, w)
+        out[f"interval_score_{tag}"] = _wmean(score, w)
+    return out
+
+
+def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
+    """Unweighted Gaussian case without per-row temporaries for every level.
+
+    coverage = #{|z| ≤ k}/N from the sorted z; width = 2k·mean σ; the interval-score penalty
+    (2/α)·mean σ(|z| − k)₊ only involves the rows outside, which shrink as k grows.
+    """
+    out: dict[str, float] = {}
+    n = r.n
+    mean_sigma = float(r.sigma.mean())
+    zs = r.z_sorted
+    abs_z, sig = r.abs_z, r.sigma
+    for c in sorted(coverages):
+        k = float(norm_ppf(0.5 + c / 2.0))
+        outside = abs_z > k
+        abs_z, sig = abs_z[outside], sig[outside]
+        penalty = float(np.dot(sig, abs_z - k)) / n
+        inside = (np.searchsorted(zs, k, side="right") - np.searchsorted(zs, -k, side="left")) / n
+        tag = f"{100 * c:g}"
+        out[f"coverage_{tag}"] = float(inside)
+        out[f"width_{tag}"] = 2.0 * k * mean_sigma
+        out[f"interval_score_{tag}"] = 2.0 * k * mean_sigma + (2.0 / (1.0 - c)) * penalty
+    keys = [f"{kind}_{100 * c:g}" for c in coverages for kind in ("coverage", "width", "interval_score")]
+    return {key: out[key] for key in keys}
+
+
+def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]:
+    z = r.z
+    m = _wmean(z, w)
+    d = z - m
+    d2 = d * d
+    m2 = _wmean(d2, w)
+    m3 = _wmean(d2 * d, w)
+    m4 = _wmean(d2 * d2, w)
+    return {
+        "z_mean": m,
+        "z_std": float(np.sqrt(m2)),
+        "z_skewness": float(m3 / m2**1.5) if m2 > 0 else float("nan"),
+        "z_excess_kurtosis": float(m4 / m2**2 - 3.0) if m2 > 0 else float("nan"),
+    }
+
+
+def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
+    """Spearman ρ(σ, |ε|): weighted Pearson correlation of the (data) ranks."""
+    cache = r.__dict__.setdefault("_rank_cache", {})
+    if "ranks" not in cache:
+        cache["ranks"] = (_average_ranks(r.sigma, r.sigma_order), _average_ranks(np.abs(r.eps)))
+    a, b = cache["ranks"]
+    ma, mb = _wmean(a, w), _wmean(b, w)
+    da, db = a - ma, b - mb
+    den = np.sqrt(_wmean(da * da, w) * _wmean(db * db, w))
+    return float(_wmean(da * db, w) / den) if den > 0 else float("nan")
+
+
+def _average_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """Ranks 1..N with ties averaged (``scipy.stats.rankdata`` semantics), reusing a sort order."""
+    if order is None:
+        order = np.argsort(x)
+    xs = x[order]
+    n = x.shape[0]
+    ranks = np.empty(n, dtype=float)
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
+    if new_run.all():
+        ranks[order] = np.arange(1, n + 1, dtype=float)
+        return ranks
+    starts = np.flatnonzero(new_run)
+    ends = np.append(starts[1:], n)
+    avg = (starts + 1 + ends) / 2.0
+    ranks[order] = np.repeat(avg, ends - starts)
+    return ranks
+
+
+def summary_statistics(
+    rows: RegressionRows,
+    weights: np.ndarray | None = None,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    levels: np.ndarray = DEFAULT_LEVELS,
+    n_qce_levels: int = 100,
+    coverages=DEFAULT_COVERAGES,
+) -> dict[str, float]:
+    """Every scalar of SPEC §3 for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
+    r, w = rows, weights
+    curve = _stat_calibration_curve(r, w, levels, "quantile")
+    qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
+    qce_curve = _stat_calibration_curve(r, w, qce_levels, "quantile")
+    out = {
+        "nll": _wmean(r.neg_logpdf, w),
+        "crps": _wmean(r.crps, w),
+        "rmse": float(np.sqrt(_wmean(r.sq_err, w))),
+        "mae": _wmean(np.abs(r.eps), w),
+        "sharpness": float(np.sqrt(_wmean(r.var, w))),
+        "ence": _stat_ence(r, w, n_bins, binning),
+        "cv": _stat_cv(r, w),
+        "calibration_rmse": float(np.sqrt(np.mean((curve - levels) ** 2))),
+        "quantile_calibration_error": float(np.mean((qce_curve - qce_levels) ** 2)),
+        "miscalibration_area": _stat_area(r, w),
+        "max_calibration_deviation": _stat_max_deviation(r, w),
+        "reliability_score": _stat_reliability_score(r, w),
+        "pit_entropy": _stat_pit_entropy(r, w),
+        "spearman_sigma_abs_error": _stat_spearman(r, w),
+    }
+    out.update(_stat_z_moments(r, w))
+    out.update(_stat_intervals(r, w, coverages))
+    return out
+
+
+# =============================================================================================
+# Public scalar functions (SPEC §8): all (y, dist) first, return floats
+# =============================================================================================
+
+
+def pit(
+    y: np.ndarray, dist: PredictiveDistribution, *, randomize: bool | None = None, seed: int | None = 0
+) -> np.ndarray:
+    """Probability integral transform u_i = F_i(y_i) (Kuleshov et al. 2018; QR §2).
+
+    For distributions with atoms (ensembles, ``dist.is_discrete``) the PIT is randomised by
+    default: u = F(y−) + V·(F(y) − F(y−)), V ~ U(0, 1) seeded, which is uniform under calibration
+    (Czado, Gneiting & Held 2009).  ``randomize=False`` returns F(y).
+    """
+    return _pit(np.asarray(y, dtype=float), dist, seed, randomize)
+
+
+def nll(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Mean negative log-likelihood −mean log f_i(y_i); Gaussian: ½log(2πσ²) + ε²/(2σ²)."""
+    return _wmean(_rows(y, dist).neg_logpdf, None)
+
+
+def crps(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Mean CRPS; Gaussian closed form σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π] (ACCRUE eq. 5), exact otherwise."""
+    return _wmean(_rows(y, dist).crps, None)
+
+
+def sharpness(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
+    """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox). ``y`` is ignored."""
+    s = np.asarray(dist.std(), dtype=float)
+    return float(np.sqrt(np.mean(s * s)))
+
+
+def rmse(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Root mean squared error of the predictive mean, sqrt(mean ε²)."""
+    return float(np.sqrt(np.mean((np.asarray(y, float) - dist.mean()) ** 2)))
+
+
+def mae(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Mean absolute error of the predictive mean, mean |ε|."""
+    return float(np.mean(np.abs(np.asarray(y, float) - dist.mean())))
+
+
+def ence(y: np.ndarray, dist: PredictiveDistribution, n_bins: int = 15, binning: Binning = "count") -> float:
+    """Expected normalised calibration error (Levi et al. 2019, eq. 8).
+
+    Rows are grouped into B bins by predicted σ; per bin RMV_j = sqrt(mean σ²) and
+    RMSE_j = sqrt(mean ε²); ENCE = (1/B') Σ_j |RMV_j − RMSE_j| / RMV_j over the B' non-empty bins.
+
+    ``binning="count"`` (default, Levi): equal-count bins on the sorted σ (sizes differ by ≤ 1).
+    ``binning="width"``: B equal-width bins between min σ and max σ, [a, b) with the last bin
+    closed — netcal 1.4's convention (use ``n_bins=10`` to reproduce its default).
+    """
+    return _stat_ence(_rows(y, dist), None, n_bins, binning)
+
+
+def cv(dist: PredictiveDistribution, y: np.ndarray | None = None) -> float:
+    """Coefficient of variation of the predicted σ (Levi eq. 9): std(σ, ddof=1) / mean(σ).
+
+    Scale invariant; 0 for a constant σ.  ``y`` is accepted for symmetry and ignored.
+    """
+    if isinstance(dist, np.ndarray) and isinstance(y, PredictiveDistribution):  # tolerate (y, dist) order
+        dist = y
+    s = np.asarray(dist.std(), dtype=float)
+    return float(np.std(s, ddof=1) / np.mean(s))
+
+
+def calibration_curve(
+    y: np.ndarray,
+    dist: PredictiveDistribution,
+    levels: np.ndarray = DEFAULT_LEVELS,
+    prop_type: PropType = "quantile",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Kuleshov quantile-calibration curve: (expected p_j, observed p̂_j).
+
+    ``prop_type="quantile"`` (default, SPEC): p̂_j = mean(u_i ≤ p_j), u the PIT.
+    ``prop_type="interval"`` (uncertainty-toolbox's default): p̂_j = fraction of targets inside the
+    centred interval of coverage p_j, i.e. mean(|2u − 1| ≤ p_j).
+    """
+    levels = np.asarray(levels, dtype=float)
+    return levels, _stat_calibration_curve(_rows(y, dist), None, levels, prop_type)
+
+
+def calibration_rmse(
+    y: np.ndarray,
+    dist: PredictiveDistribution,
+    levels: np.ndarray = DEFAULT_LEVELS,
+    prop_type: PropType = "quantile",
+) -> float:
+    """Calibration RMSE = sqrt(mean_j (p̂_j − p_j)²) over the level grid (CRUDE §4).
+
+    With ``levels=np.linspace(0, 1, 100), prop_type="interval"`` this is uncertainty-toolbox's
+    ``root_mean_squared_calibration_error``.
+    """
+    p, ph = calibration_curve(y, dist, levels, prop_type)
+    return float(np.sqrt(np.mean((ph - p) ** 2)))
+
+
+def mean_absolute_calibration_error(
+    y: np.ndarray,
+    dist: PredictiveDistribution,
+    levels: np.ndarray = DEFAULT_LEVELS,
+    prop_type: PropType = "quantile",
+) -> float:
+    """mean_j |p̂_j − p_j| over the level grid (uncertainty-toolbox's MACE with its levels)."""
+    p, ph = calibration_curve(y, dist, levels, prop_type)
+    return float(np.mean(np.abs(ph - p)))
+
+
+def quantile_calibration_error(y: np.ndarray, dist: PredictiveDistribution, n_levels: int = 100) -> float:
+    """l2 quantile calibration error (QR eq. 8): (1/M) Σ_{j=1}^{M} (p̂_j − p_j)², p_j = j/M."""
+    levels = np.arange(1, n_levels + 1) / n_levels
+    p, ph = calibration_curve(y, dist, levels, "quantile")
+    return float(np.mean((ph - p) ** 2))
+
+
+def miscalibration_area(
+    y: np.ndarray,
+    dist: PredictiveDistribution,
+    levels: np.ndarray | None = None,
+    prop_type: PropType = "quantile",
+) -> float:
+    """Area between the calibration curve and the diagonal.
+
+    ``levels=None`` (default): the exact area ∫₀¹ |ECDF_u(p) − p| dp of the PIT ECDF (no grid).
+    With a grid of levels: the area between the piecewise-linear curve through (p_j, p̂_j) and the
+    diagonal, splitting segments where they cross (uncertainty-toolbox's polygon area with
+    ``levels=np.linspace(0, 1, 100), prop_type="interval"``).
+    """
+    if levels is None:
+        if prop_type != "quantile":
+            raise ValueError("the exact (grid-free) area is defined for prop_type='quantile'")
+        return _stat_area(_rows(y, dist), None)
+    p, ph = calibration_curve(y, dist, levels, prop_type)
+    return _area_between_polyline_and_diagonal(p, ph)
+
+
+def _area_between_polyline_and_diagonal(p: np.ndarray, ph: np.ndarray) -> float:
+    d0, d1 = ph[:-1] - p[:-1], ph[1:] - p[1:]
+    dx = np.diff(p)
+    same = d0 * d1 >= 0
+    area_same = 0.5 * dx * (np.abs(d0) + np.abs(d1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(d0) / (np.abs(d0) + np.abs(d1))
+    area_cross = 0.5 * dx * (t * np.abs(d0) + (1 - t) * np.abs(d1))
+    return float(np.sum(np.where(same, area_same, np.nan_to_num(area_cross))))
+
+
+def max_calibration_deviation(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """sup_p |ECDF(u)(p) − p| computed exactly without binning (the KS statistic of the PIT).
+
+    ACCRUE's "calibration error"; equals ``scipy.stats.kstest(u, "uniform").statistic``.
+    """
+    return _stat_max_deviation(_rows(y, dist), None)
+
+
+def reliability_score(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Reliability score RS (ACCRUE eq. 8) of the standardised errors.
+
+    With η_i = ε_i/(√2 σ_i) sorted ascending,
+    RS = Σ_i [η_i/N (erf η_i + 1) − η_i/N² (2i − 1) + exp(−η_i²)/(√π N)] − ½√(2/π)
+       = ∫ (Φ(η) − C(η))² dη,  Φ(η) = ½(1 + erf η) and C the empirical CDF of η.
+    For non-Gaussian distributions it is computed on z = (y − mean)/std, i.e. against a Gaussian
+    reference of the same mean and variance.
+    """
+    return _stat_reliability_score(_rows(y, dist), None)
+
+
+def pit_entropy(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Sample-spacing entropy of the PIT (QR eq. 6), k = round(√n):
+
+    H = 1/(n−k) Σ_{i=1}^{n−k} log((n+1)/k · (u_(i+k) − u_(i))).  H ≤ 0, → 0 for uniform PIT;
+    KL(PIT ‖ U(0,1)) ≈ −H.
+    """
+    return _stat_pit_entropy(_rows(y, dist), None)
+
+
+def interval_coverage(
+    y: np.ndarray, dist: PredictiveDistribution, coverage: float = 0.9
+) -> float:
+    """PICP: fraction of targets inside the central interval [F⁻¹((1−c)/2), F⁻¹((1+c)/2)]."""
+    return _stat_intervals(_rows(y, dist), None, [coverage])[f"coverage_{100 * coverage:g}"]
+
+
+def interval_table(y: np.ndarray, dist: PredictiveDistribution, coverages=DEFAULT_COVERAGES):
+    """Per nominal coverage c: observed coverage, mean width and interval score.
+
+    Interval score (Gneiting & Raftery 2007, α = 1 − c):
+    (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊.
+    """
+    import pandas as pd
+
+    s = _stat_intervals(_rows(y, dist), None, coverages)
+    return pd.DataFrame(
+        {
+            "coverage": list(coverages),
+            "observed": [s[f"coverage_{100 * c:g}"] for c in coverages],
+            "mean_width": [s[f"width_{100 * c:g}"] for c in coverages],
+            "interval_score": [s[f"interval_score_{100 * c:g}"] for c in coverages],
+        }
+    )
+
+
+def standardized_residual_stats(y: np.ndarray, dist: PredictiveDistribution) -> dict[str, float]:
+    """Mean, std (ddof=0), skewness and excess kurtosis of z = (y − μ)/σ (N(0,1): 0, 1, 0, 0)."""
+    return _stat_z_moments(_rows(y, dist), None)
+
+
+def spearman_sigma_error(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Spearman rank correlation of σ with |ε| (informativeness of the uncertainty)."""
+    return _stat_spearman(_rows(y, dist), None)
