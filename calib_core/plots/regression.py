@@ -1,0 +1,395 @@
+"""Plotly figures for the regression diagnostics, built from DIAGRAM TABLES (never raw rows).
+
+Every builder takes one table or a mapping ``{name: table}`` (one trace group and one colour per
+name, e.g. per model) in the schemas produced by ``calib_core.regression.diagrams``:
+
+==================== =====================================================================
+table                columns
+==================== =====================================================================
+calibration_curve    level, observed, band_low, band_high            (levels 0, 0.01, …, 1)
+levi_bins            bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
+pit_histogram        left, right, count, density
+z_histogram          left, right, count, density, normal_density
+qq                   theoretical, observed
+intervals            coverage, observed, mean_width, interval_score
+==================== =====================================================================
+
+The payload therefore is O(bins), a few kB, whatever the number of rows.  Figures carry an explicit
+template (``plotly_white``): ``import streamlit`` replaces Plotly's default template with a
+placeholder one whose colours only Streamlit's frontend understands, so figures exported from a
+Streamlit process would otherwise lose their colours.  Pages should show them with
+``st.plotly_chart(fig, theme=None)`` so that the figure is drawn as built.
+
+Selections: bar and marker traces carry ``customdata`` = the bin index (Levi bins, histograms), so
+a Streamlit ``on_select`` callback can read ``points[i]["customdata"]`` and
+``points[i]["curve_number"]``; ``figure.data[curve_number].meta`` holds ``{"name": …, "role": …}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = [
+    "TEMPLATE",
+    "PALETTE",
+    "model_colors",
+    "calibration_curve_figure",
+    "levi_figure",
+    "pit_histogram_figure",
+    "z_histogram_figure",
+    "qq_figure",
+    "intervals_figure",
+]
+
+TEMPLATE = "plotly_white"
+#: Colour-blind-friendly qualitative palette (Vega "tableau10"), one colour per model.
+PALETTE = (
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#eeca3b",
+    "#bab0ac",
+)
+REFERENCE_COLOR = "#555555"
+_HEIGHT = 420
+
+Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
+
+
+def model_colors(names: Sequence[str]) -> dict[str, str]:
+    """Stable colour per name: the i-th name gets ``PALETTE[i mod 10]``.
+
+    Pass the same ``colors`` mapping to every builder on a page so a model keeps its colour.
+    """
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def _named(tables: Tables, required: Sequence[str], default_name: str = "model") -> dict[str, pd.DataFrame]:
+    """Normalise one table or a mapping of tables to ``{name: table}`` and check the columns."""
+    named = {default_name: tables} if isinstance(tables, pd.DataFrame) else dict(tables)
+    if not named:
+        raise ValueError("no diagram table given")
+    for name, table in named.items():
+        missing = [c for c in required if c not in table.columns]
+        if missing:
+            raise ValueError(f"diagram table {name!r} lacks column(s) {missing}; it has {list(table.columns)}")
+    return named
+
+
+def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    base = model_colors(names)
+    if colors:
+        base.update({k: v for k, v in colors.items() if k in base})
+    return base
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _col(table: pd.DataFrame, name: str) -> np.ndarray:
+    return table[name].to_numpy(dtype=float)
+
+
+def _layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, multi: bool) -> go.Figure:
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title} if title else None,
+        xaxis_title=xaxis,
+        yaxis_title=yaxis,
+        height=_HEIGHT,
+        margin={"l": 60, "r": 20, "t": 50 if title else 20, "b": 55},
+        showlegend=multi,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        hovermode="closest",
+    )
+    return fig
+
+
+def _identity(lo: float, hi: float, name: str = "ideal") -> go.Scatter:
+    return go.Scatter(
+        x=[lo, hi],
+        y=[lo, hi],
+        mode="lines",
+        line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1},
+        name=name,
+        hoverinfo="skip",
+        meta={"role": "reference"},
+    )
+
+
+def calibration_curve_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Quantile calibration"
+) -> go.Figure:
+    """Kuleshov et al. (2018) quantile-calibration curve: observed p̂_j = mean(u ≤ p_j) vs expected p_j.
+
+    Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band
+    (``band_low``–``band_high``: where the curve of a perfectly calibrated forecaster with the same N
+    falls 95% of the time) as a translucent ribbon in the same colour.
+    Table columns: ``level, observed, band_low, band_high``.
+    """
+    named = _named(tables, ["level", "observed", "band_low", "band_high"])
+    cmap = _colors(list(named), colors)
+    multi = len(named) > 1
+    fig = go.Figure()
+    fig.add_trace(_identity(0.0, 1.0))
+    for name, t in named.items():
+        level, obs, lo, hi = (_col(t, c) for c in ("level", "observed", "band_low", "band_high"))
+        color = cmap[name]
+        fig.add_trace(
+            go.Scatter(
+                x=level, y=lo, mode="lines", line={"width": 0}, showlegend=False, hoverinfo="skip",
+                legendgroup=name, meta={"name": name, "role": "band_low"},
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=level, y=hi, mode="lines", line={"width": 0}, fill="tonexty", fillcolor=_rgba(color, 0.18),
+                name=f"{name}: 95% band" if multi else "95% band (perfect calibration)", showlegend=not multi,
+                hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_high"},
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=level, y=obs, mode="lines", line={"color": color, "width": 2.5}, name=name,
+                legendgroup=name, customdata=np.column_stack([lo, hi]),
+                hovertemplate=(
+                    "expected %{x:.2f}<br>observed %{y:.3f}<br>"
+                    "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + name + "</extra>"
+                ),
+                meta={"name": name, "role": "curve"},
+            )
+        )
+    _layout(fig, title, "expected proportion p (predicted quantile level)", "observed proportion of y ≤ F⁻¹(p)", True)
+    fig.update_xaxes(range=[0, 1], constrain="domain")
+    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig
+
+
+def levi_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "RMSE vs RMV (Levi et al.)"
+) -> go.Figure:
+    """Levi et al. (2019) reliability diagram: RMSE_j = sqrt(mean ε²) vs RMV_j = sqrt(mean σ²) per σ-bin.
+
+    One marker per bin with its 90% bootstrap interval on RMSE as an error bar, joined by a line,
+    and the identity line RMSE = RMV (perfect calibration).  Hover shows the bin's σ range, row
+    count, RMV, RMSE and interval; ``customdata`` is the bin index (read it from a selection).
+    Table columns: ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
+    """
+    cols = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
+    named = _named(tables, cols)
+    cmap = _colors(list(named), colors)
+    fig = go.Figure()
+    top = 0.0
+    for t in named.values():
+        vals = np.concatenate([_col(t, "rmv"), _col(t, "rmse"), _col(t, "rmse_high")])
+        vals = vals[np.isfinite(vals)]
+        top = max(top, float(vals.max()) if vals.size else 0.0)
+    top = top * 1.05 if top > 0 else 1.0
+    fig.add_trace(_identity(0.0, top, "RMSE = RMV"))
+    for name, t in named.items():
+        rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
+        count = t["count"].to_numpy()
+        slo, shi = _col(t, "sigma_low"), _col(t, "sigma_high")
+        text = [
+            f"bin {int(b)}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
+            f"<br>90% CI [{lo_:.4g}, {hi_:.4g}]"
+            for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=rmv, y=rmse, mode="lines+markers", name=name,
+                line={"color": cmap[name], "width": 1.5},
+                marker={"color": cmap[name], "size": 8},
+                error_y={
+                    "type": "data", "symmetric": False, "array": np.maximum(hi - rmse, 0.0),
+                    "arrayminus": np.maximum(rmse - lo, 0.0), "color": cmap[name], "thickness": 1.2, "width": 3,
+                },
+                customdata=t["bin"].to_numpy(dtype=np.int64),
+                text=text,
+                hovertemplate="%{text}<extra>" + name + "</extra>",
+                meta={"name": name, "role": "bins"},
+            )
+        )
+    _layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
+    fig.update_xaxes(range=[0, top], constrain="domain")
+    fig.update_yaxes(range=[0, top], scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig
+
+
+def _finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Bin edges with infinite outer edges (overflow bins) replaced by one neighbouring width."""
+    left, right = _col(t, "left").copy(), _col(t, "right").copy()
+    width = right - left
+    finite_w = width[np.isfinite(width)]
+    w = float(np.median(finite_w)) if finite_w.size else 1.0
+    left = np.where(np.isfinite(left), left, right - w)
+    right = np.where(np.isfinite(right), right, left + w)
+    return left, right
+
+
+def _histogram_traces(
+    fig: go.Figure, named: Mapping[str, pd.DataFrame], cmap: Mapping[str, str], extra: str = ""
+) -> None:
+    """Bars for one table; step outlines (one colour each) when several tables are overlaid."""
+    multi = len(named) > 1
+    for name, t in named.items():
+        left, right = _finite_edges(t)
+        count, dens = t["count"].to_numpy(), _col(t, "density")
+        hover_extra = t[extra].to_numpy(dtype=float) if extra else np.full(dens.size, np.nan)
+        text = [
+            f"[{a:.3g}, {b:.3g})<br>n = {int(k):,}<br>density {d:.3g}" + (f"<br>N(0,1) {r:.3g}" if extra else "")
+            for a, b, k, d, r in zip(left, right, count, dens, hover_extra)
+        ]
+        bins = np.arange(dens.size, dtype=np.int64)
+        if not multi:
+            fig.add_trace(
+                go.Bar(
+                    x=(left + right) / 2, y=dens, width=right - left, name=name,
+                    marker={"color": _rgba(cmap[name], 0.75), "line": {"color": cmap[name], "width": 1}},
+                    customdata=bins, text=text, textposition="none",
+                    hovertemplate="%{text}<extra>" + name + "</extra>",
+                    meta={"name": name, "role": "bars"},
+                )
+            )
+        else:
+            fig.add_trace(
+                go.Scatter(
+                    x=np.concatenate([left, right[-1:]]), y=np.concatenate([dens, dens[-1:]]),
+                    mode="lines", line={"shape": "hv", "color": cmap[name], "width": 2}, name=name,
+                    customdata=np.concatenate([bins, bins[-1:]]), text=text + text[-1:],
+                    hovertemplate="%{text}<extra>" + name + "</extra>",
+                    meta={"name": name, "role": "steps"},
+                )
+            )
+    fig.update_layout(bargap=0)
+
+
+def pit_histogram_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "PIT histogram"
+) -> go.Figure:
+    """Histogram of the PIT u = F(y) as a density, with the Uniform(0, 1) reference (density 1).
+
+    A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means
+    over-confident, ∩-shape under-confident, slope means bias.  Table columns:
+    ``left, right, count, density``.  Bars for one table, step lines for several.
+    """
+    named = _named(tables, ["left", "right", "count", "density"])
+    cmap = _colors(list(named), colors)
+    fig = go.Figure()
+    _histogram_traces(fig, named, cmap)
+    fig.add_trace(
+        go.Scatter(
+            x=[0.0, 1.0], y=[1.0, 1.0], mode="lines", line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
+            name="uniform", hoverinfo="skip", meta={"role": "reference"},
+        )
+    )
+    _layout(fig, title, "PIT u = F(y)", "density", True)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def z_histogram_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Standardised residuals"
+) -> go.Figure:
+    """Histogram of z = (y − μ)/σ as a density against the N(0, 1) density φ(z).
+
+    The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the
+    table's ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.
+    Table columns: ``left, right, count, density, normal_density``.
+    """
+    named = _named(tables, ["left", "right", "count", "density", "normal_density"])
+    cmap = _colors(list(named), colors)
+    fig = go.Figure()
+    _histogram_traces(fig, named, cmap, extra="normal_density")
+    lo = min(float(_finite_edges(t)[0].min()) for t in named.values())
+    hi = max(float(_finite_edges(t)[1].max()) for t in named.values())
+    grid = np.linspace(lo, hi, 201)
+    fig.add_trace(
+        go.Scatter(
+            x=grid, y=np.exp(-0.5 * grid**2) / np.sqrt(2 * np.pi), mode="lines",
+            line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}, name="N(0, 1)", hoverinfo="skip",
+            meta={"role": "reference"},
+        )
+    )
+    _layout(fig, title, "z = (y − μ) / σ", "density", True)
+    fig.update_xaxes(range=[lo, hi])
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def qq_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Normal Q-Q plot of z"
+) -> go.Figure:
+    """Q-Q plot: observed quantiles of z against N(0, 1) quantiles, with the identity line.
+
+    Table columns: ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
+    """
+    named = _named(tables, ["theoretical", "observed"])
+    cmap = _colors(list(named), colors)
+    fig = go.Figure()
+    vals = np.concatenate([np.concatenate([_col(t, "theoretical"), _col(t, "observed")]) for t in named.values()])
+    vals = vals[np.isfinite(vals)]
+    lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (-3.0, 3.0)
+    fig.add_trace(_identity(lo, hi, "z ~ N(0, 1)"))
+    for name, t in named.items():
+        x, y = _col(t, "theoretical"), _col(t, "observed")
+        trace = go.Scattergl if x.size > 2000 else go.Scatter
+        fig.add_trace(
+            trace(
+                x=x, y=y, mode="markers", name=name, marker={"color": cmap[name], "size": 5},
+                hovertemplate="N(0,1) quantile %{x:.3f}<br>observed %{y:.3f}<extra>" + name + "</extra>",
+                meta={"name": name, "role": "points"},
+            )
+        )
+    _layout(fig, title, "N(0, 1) quantile", "observed quantile of z", len(named) > 1)
+    return fig
+
+
+def intervals_figure(
+    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Central intervals"
+) -> go.Figure:
+    """Observed coverage (PICP) of the central prediction intervals against their nominal coverage.
+
+    Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the
+    mean width and the interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
+    Table columns: ``coverage, observed, mean_width, interval_score``.
+    """
+    named = _named(tables, ["coverage", "observed", "mean_width", "interval_score"])
+    cmap = _colors(list(named), colors)
+    nominal = np.concatenate([_col(t, "coverage") for t in named.values()])
+    observed = np.concatenate([_col(t, "observed") for t in named.values()])
+    both = np.concatenate([nominal, observed])
+    lo = max(0.0, float(np.nanmin(both)) - 0.05) if both.size else 0.0
+    fig = go.Figure()
+    fig.add_trace(_identity(lo, 1.0, "observed = nominal"))
+    for name, t in named.items():
+        cov, obs = _col(t, "coverage"), _col(t, "observed")
+        fig.add_trace(
+            go.Scatter(
+                x=cov, y=obs, mode="lines+markers", name=name,
+                line={"color": cmap[name], "width": 1.5}, marker={"color": cmap[name], "size": 8},
+                customdata=np.column_stack([_col(t, "mean_width"), _col(t, "interval_score")]),
+                hovertemplate=(
+                    "nominal %{x:.0%}<br>observed %{y:.1%}<br>mean width %{customdata[0]:.4g}"
+                    "<br>interval score %{customdata[1]:.4g}<extra>" + name + "</extra>"
+                ),
+                meta={"name": name, "role": "points"},
+            )
+        )
+    _layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
+    fig.update_xaxes(range=[lo, 1.0], tickformat=".0%")
+    fig.update_yaxes(range=[lo, 1.0], tickformat=".0%", scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig

@@ -1,0 +1,79 @@
+"""Display tables derived from a Report's long metric table (pure pandas; no Streamlit).
+
+The dashboard shows each metric with its bootstrap CI and the value a perfectly calibrated
+forecaster with the same predicted distributions would get (Report columns, see
+``calib_core.report``).  :func:`metric_display_table` adds a readable label and a verdict column
+that says whether the observed value lies outside the perfect-calibration range (the central
+``level`` range of the simulated values), i.e. whether the deviation is larger than noise at this N.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..report import ALL
+
+__all__ = ["METRIC_LABELS", "metric_label", "metric_display_table"]
+
+#: Human-readable names of the metric keys used by ``calib_core`` (unknown keys are shown as is).
+METRIC_LABELS: dict[str, str] = {
+    "nll": "NLL",
+    "crps": "CRPS",
+    "rmse": "RMSE",
+    "mae": "MAE",
+    "sharpness": "sharpness √mean σ²",
+    "ence": "ENCE (Levi)",
+    "cv": "Cv (σ dispersion)",
+    "calibration_rmse": "calibration RMSE",
+    "quantile_calibration_error": "l2 quantile calibration error",
+    "miscalibration_area": "miscalibration area",
+    "max_calibration_deviation": "max deviation (KS)",
+    "reliability_score": "reliability score RS",
+    "pit_entropy": "PIT entropy",
+    "spearman_sigma_abs_error": "Spearman ρ(σ, |ε|)",
+    "z_mean": "mean z",
+    "z_std": "std z",
+    "z_skewness": "skewness z",
+    "z_excess_kurtosis": "excess kurtosis z",
+    "ece": "ECE",
+    "mce": "MCE",
+    "brier": "Brier",
+    "accuracy": "accuracy",
+    "classwise_ece": "class-wise ECE",
+}
+
+
+def metric_label(key: str) -> str:
+    """Readable label of a metric key; interval metrics ``coverage_90`` → "coverage 90%" etc."""
+    if key in METRIC_LABELS:
+        return METRIC_LABELS[key]
+    for prefix, text in (("coverage_", "coverage"), ("width_", "mean width"), ("interval_score_", "interval score")):
+        if key.startswith(prefix):
+            return f"{text} {key[len(prefix):]}%"
+    return key
+
+
+def metric_display_table(metrics: pd.DataFrame, model: str | None = None, group: str | None = ALL) -> pd.DataFrame:
+    """Metric rows of one model (``None``: all models) and group, ready to display.
+
+    Columns: ``model, metric, label, value, ci_low, ci_high, perfect, perfect_low, perfect_high,
+    verdict``.  ``verdict`` is ``"beyond noise"`` when the value lies outside
+    [perfect_low, perfect_high] (the range a perfectly calibrated forecaster with the same
+    predictions reaches in the simulation), ``"within noise"`` when inside, and ``""`` when that range
+    is degenerate (metrics that depend on the predictions only, e.g. sharpness) or missing.
+    """
+    m = metrics
+    if model is not None:
+        m = m[m["model"] == model]
+    if group is not None:
+        m = m[m["group"] == group]
+    out = m.drop(columns=["group"]).reset_index(drop=True).copy()
+    out.insert(2, "label", [metric_label(k) for k in out["metric"]])
+    value = out["value"].to_numpy(dtype=float)
+    lo = out["perfect_low"].to_numpy(dtype=float)
+    hi = out["perfect_high"].to_numpy(dtype=float)
+    informative = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
+    outside = (value < lo) | (value > hi)
+    out["verdict"] = np.where(informative, np.where(outside, "beyond noise", "within noise"), "")
+    return out
