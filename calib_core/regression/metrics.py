@@ -148,17 +148,18 @@ class RegressionRows:
 
     def sigma_bins(self, n_bins: int, binning: Binning, weights: np.ndarray | None = None) -> np.ndarray:
         """Bin index of every row for the Levi σ-bins (shared by ENCE and the diagram)."""
-        if binning == "count":
+        if binning not in ("count", "width"):
+            raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
+        if binning == "count" and weights is not None:
             return equal_count_bins(self.sigma, n_bins, weights, order=self.sigma_order)
-        if binning == "width":
-            return self._width_bins(n_bins)
-        raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
-
-    def _width_bins(self, n_bins: int) -> np.ndarray:
-        key = ("width", n_bins)
+        # unweighted count bins and (fixed-edge) width bins depend on the data only: cache them
+        key = (binning, n_bins)
         cache = self.__dict__.setdefault("_bin_cache", {})
         if key not in cache:
-            cache[key] = equal_width_bins(self.sigma, n_bins, closed="left")[0]
+            if binning == "count":
+                cache[key] = equal_count_bins(self.sigma, n_bins, order=self.sigma_order)
+            else:
+                cache[key] = equal_width_bins(self.sigma, n_bins, closed="left")[0]
         return cache[key]
 
 
@@ -179,10 +180,15 @@ def _rows(y, dist, **kw) -> RegressionRows:
     return y if isinstance(y, RegressionRows) else RegressionRows(y, dist, **kw)
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """Σ a_i b_i without BLAS (whose thread pool oversubscribes small cores under load)."""
+    return float(np.einsum("i,i->", a, b))
+
+
 def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
     if w is None:
         return float(np.mean(x))
-    return float(np.dot(x, w) / w.sum())
+    return _dot(x, w) / float(w.sum())
 
 
 # =============================================================================================
@@ -243,7 +249,7 @@ def _stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
     c[1:] = after
     da = c - edges[:-1]
     db = c - edges[1:]
-    return float(0.5 * (np.dot(da, np.abs(da)) - np.dot(db, np.abs(db))))
+    return float(0.5 * (_dot(da, np.abs(da)) - _dot(db, np.abs(db))))
 
 
 def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
@@ -254,9 +260,9 @@ def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
         n = r.n
         eta_sorted = r.z_sorted / np.sqrt(2.0)
         i = np.arange(1, n + 1, dtype=float)
-        s_erf = np.dot(r.z, 2.0 * norm_cdf(r.z) if not r._gaussian else 2.0 * r.u) / np.sqrt(2.0)
+        s_erf = _dot(r.z, 2.0 * norm_cdf(r.z) if not r._gaussian else 2.0 * r.u) / np.sqrt(2.0)
         s_exp = np.sqrt(2.0 * np.pi) * r.phi.sum()
-        s_rank = np.dot(eta_sorted, 2.0 * i - 1.0)
+        s_rank = _dot(eta_sorted, 2.0 * i - 1.0)
         return float(s_erf / n - s_rank / n**2 + s_exp / (np.sqrt(np.pi) * n) - 0.5 * np.sqrt(2.0 / np.pi))
     eta = r.z_sorted / np.sqrt(2.0)
     ws = w[r.z_order]
@@ -297,8 +303,8 @@ def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
     if w is None:
         return float(np.std(s, ddof=1) / np.mean(s)) if r.n > 1 else float("nan")
     tot = w.sum()
-    m = np.dot(w, s) / tot
-    v = np.dot(w, (s - m) ** 2) / (tot - 1.0)
+    m = _dot(w, s) / tot
+    v = _dot(w, (s - m) ** 2) / (tot - 1.0)
     return float(np.sqrt(v) / m)
 
 
@@ -345,7 +351,7 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
         k = float(norm_ppf(0.5 + c / 2.0))
         outside = abs_z > k
         abs_z, sig = abs_z[outside], sig[outside]
-        penalty = float(np.dot(sig, abs_z - k)) / n
+        penalty = float(_dot(sig, abs_z - k)) / n
         inside = (np.searchsorted(zs, k, side="right") - np.searchsorted(zs, -k, side="left")) / n
         tag = f"{100 * c:g}"
         out[f"coverage_{tag}"] = float(inside)
