@@ -12,6 +12,7 @@ The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 
 from .diagnose import diagnose
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
+from .io import load_predictions
 from .predictions import DropReport, InputError, PredictionSet
 from .report import ALL, Report
 
@@ -21,6 +22,7 @@ __all__ = [
     "DropReport",
     "Gaussian",
     "InputError",
+    "load_predictions",
     "PredictionSet",
     "PredictiveDistribution",
     "QuantileSet",

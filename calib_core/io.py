@@ -1,0 +1,1379 @@
+"""Reading prediction files: formats, encodings, column aliases, task and layout detection (SPEC §1, §7).
+
+Public entry point::
+
+    load_predictions(path_or_buffer, task=None, columns=None, *, source=None, renormalize=False,
+                     max_bytes=None) -> PredictionSet
+
+and the reusable pieces the classification loader (``calib_core.classification.loading``) calls:
+``read_table`` (bytes → DataFrame), ``find_column`` / ``resolve_column`` (role → column name via
+``ALIASES``), ``numeric_values`` / ``numeric_block`` (column(s) → float array, naming bad cells),
+``label_values`` and ``detect_task``.
+
+Reading (``read_table``)
+------------------------
+* Formats are recognised from the content, not the name: Parquet (``PAR1`` magic; the footer's row
+  count, column count and uncompressed size are checked *before* any data is read), ``.npz`` archives
+  of plain arrays (``np.load(..., allow_pickle=False)``; a 2-D array ``probs`` becomes columns
+  ``prob_0 … prob_{K−1}``, a 1-D array ``labels`` the column ``label``), gzip-compressed text
+  (decompressed with a size bound), Excel ``.xlsx`` only if ``openpyxl`` is installed, and delimited
+  text otherwise.  Pickles, legacy ``.xls`` and other binary content are refused with a message.
+* Text encodings: UTF-8, UTF-8 with BOM, UTF-16/UTF-32 with BOM (and UTF-16 without BOM when every
+  other byte is NUL), then Windows-1252, then Latin-1 as the last resort.
+* Lines starting with ``#`` (and blank lines) before the header are comments; they are kept in
+  ``frame.attrs["comments"]`` and shown in messages.
+* The delimiter is sniffed among ``,``, tab, ``;``, ``|`` and runs of whitespace: the candidate that
+  splits the header into the most fields while ≥ 90 % of the first 50 lines have that many fields.
+  ``;`` files whose numbers use a decimal comma (``1,5``) are read with ``decimal=","``.
+* Errors → ``InputError``: empty file, binary garbage, everything in one column (unsupported
+  delimiter), duplicate column names, more than ``MAX_COLUMNS`` columns, more than ``max_bytes``
+  bytes (default ``DEFAULT_MAX_BYTES``), ragged rows (the line is named).
+
+Data rows are numbered from 1 (the first row after the header; blank lines are skipped); these are the
+numbers in ``PredictionSet.row_number``, ``DropReport`` and every message.
+
+Regression layouts (``parse_regression_frame``)
+-----------------------------------------------
+``gaussian`` (mean + std | var | log_var | log_std | u95), ``quantile`` (≥ 2 quantile columns),
+``sample`` (≥ 2 members) and ``point`` (a mean only: ``dist`` is ``None``, ``point`` holds it).  When a
+file has several, the full-distribution layouts win: **sample > quantile > gaussian > point**, because
+summary columns such as ``ens_mean``/``ens_std`` are usually derived from the members; the message
+names the alternative.  ``columns`` overrides everything: mapping a layout role (``std``, ``var``,
+``log_var``, ``log_std``, ``u95``, ``quantiles``, ``samples``) switches auto-detection of the other
+layout roles off, and mapping a role to ``None`` disables it (``{"samples": None}`` reads a weather file
+as ``ens_mean``/``ens_std``).
+
+Error-only files (columns ``E, uE`` as in Palmer et al. 2022 and Pernot's UncVal sets): the ``error``
+role (aliases ``E``, ``error``, ``residual`` …) is used when no target column exists; then
+y := E and mean := 0, so ε = E (E = reference − prediction; with the opposite sign convention only the
+sign of z changes).  ``u95`` (an expanded 95 % uncertainty U) gives σ = U / Φ⁻¹(0.975) (Gaussian
+coverage factor 1.95996; GUM's conventional k = 2 would give σ 2 % smaller).
+
+Validation (SPEC §7): non-numeric cells raise (column and first rows named); rows with a missing or
+non-finite value in a used column, σ ≤ 0, var ≤ 0 or crossing quantiles are dropped and counted per
+reason in ``PredictionSet.dropped`` (``n_read == n_rows + dropped.total``); fewer than 2 valid rows
+raise.  A ``model`` column (long multi-model files) keeps every row.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import re
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .distributions import Gaussian, QuantileSet, SampleSet, norm_ppf
+from .predictions import DropReport, InputError, PredictionSet
+
+__all__ = [
+    "ALIASES",
+    "CLASSIFICATION_ROLES",
+    "DEFAULT_MAX_BYTES",
+    "MAX_COLUMNS",
+    "REGRESSION_ROLES",
+    "detect_task",
+    "find_column",
+    "find_feature_columns",
+    "find_quantile_columns",
+    "find_sample_columns",
+    "label_values",
+    "load_predictions",
+    "normalize_name",
+    "numeric_block",
+    "numeric_values",
+    "parse_quantile_level",
+    "parse_regression_frame",
+    "read_table",
+    "resolve_column",
+    "source_name",
+]
+
+DEFAULT_MAX_BYTES = 1 << 30
+"""Size limit (bytes of file, decompressed text, or uncompressed Parquet/npz data) when ``max_bytes`` is None."""
+
+MAX_COLUMNS = 10_000
+"""Files with more columns than this are refused before they are parsed."""
+
+MAX_ROWS = 100_000_000
+"""Parquet / npz files declaring more rows than this are refused before they are read."""
+
+Z_975 = float(norm_ppf(0.975))
+
+# ----------------------------------------------------------------------------------------------
+# The alias table: every name-based guess in the loader comes from here.
+# ----------------------------------------------------------------------------------------------
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    # target (observed value)
+    "y": ("y", "y_true", "ytrue", "true", "target", "obs", "observed", "observation", "y_obs", "truth",
+          "actual", "y_test"),
+    # predictive mean / point prediction (``point`` is the fallback used only when no ``mean`` exists)
+    "mean": ("mean", "mu", "y_pred", "ypred", "pred", "prediction", "predicted", "y_hat", "yhat", "pred_mean",
+             "mean_pred", "predictive_mean", "ens_mean", "ensemble_mean", "loc"),
+    "point": ("point_pred", "point", "point_prediction"),
+    # predictive spread
+    "std": ("std", "sigma", "sd", "stddev", "std_dev", "stdev", "y_std", "pred_std", "std_pred", "predictive_std",
+            "uncertainty", "unc", "u", "ue", "u_e", "scale", "ens_std", "ensemble_std", "spread"),
+    "var": ("var", "variance", "y_var", "pred_var", "predictive_var", "sigma2", "sigma_sq", "sigma_squared",
+            "ens_var"),
+    "log_var": ("log_var", "logvar", "log_variance", "log_sigma2", "log_sigma_sq"),
+    "log_std": ("log_std", "logstd", "log_sigma", "logsigma", "log_scale"),
+    "u95": ("u95", "u_95", "expanded_uncertainty", "expanded_uncertainty_95"),
+    # error-only files: E = reference − prediction
+    "error": ("e", "error", "err", "errors", "residual", "residuals", "resid"),
+    # optional row attributes
+    "split": ("split", "subset", "fold", "partition", "set"),
+    "group": ("group", "groups", "slice", "subgroup", "stratum", "category"),
+    "model": ("model", "models", "model_name", "method", "forecaster"),
+    # classification (used here only to detect the task; parsed in classification.loading)
+    "label": ("label", "labels", "true_label", "y_label", "class", "class_label", "target_label"),
+    "confidence": ("confidence", "conf", "max_prob", "top_prob"),
+    "pred_label": ("pred_label", "predicted_label", "pred_class", "predicted_class", "prediction_label"),
+}
+"""Role → accepted column names, in priority order, compared after ``normalize_name``.
+
+Name patterns (regular expressions on normalised names) complete the table:
+quantiles ``QUANTILE_PATTERN`` (``q0.05``, ``q_0.05``, ``quantile_0.05``, ``q5``, ``q97.5``, ``q5%``),
+members ``SAMPLE_PATTERN`` (``sample_0``, ``member_*``, ``m0``, ``ens_1``, ``draw_3`` …; ECMWF-style
+``CTR``/``ctrl`` + ``P1 … Pn`` when both kinds are present), features ``FEATURE_PATTERN`` (``x``, ``x1``,
+``x_*``, ``feature_*``) and classification score columns ``CLASS_SCORE_PATTERN`` (``prob_*``, ``logit_*``).
+"""
+
+QUANTILE_PATTERN = re.compile(r"^(?:q|quantile|qtl|quant|tau)[_\-]?(\d+(?:\.\d*)?|\.\d+)(%?)$")
+SAMPLE_PATTERN = re.compile(
+    r"^(?:(?:sample|member|mem|draw|particle|realization|realisation)(?:_(?P<any>[a-z0-9][\w.]*)|(?P<num>\d+))"
+    r"|(?:m|ens|ensemble)_?\d+)$"
+)
+SAMPLE_SUFFIX_EXCLUDED = frozenset(
+    {"mean", "std", "sd", "var", "avg", "average", "median", "spread", "size", "count", "weight", "id", "idx", "index"}
+)
+ECMWF_CONTROL = frozenset({"ctr", "ctrl", "control", "cf"})
+ECMWF_PERTURBED = re.compile(r"^(?:p|pf)_?\d+$")
+FEATURE_PATTERN = re.compile(r"^(?:x|x\d+|x_.+|feature_.+|feat_.+)$")
+CLASS_SCORE_PATTERN = re.compile(r"^(?:prob|proba|probability|logit|logits)(?:_.+|\d+)?$")
+
+LAYOUT_ROLES = ("std", "var", "log_var", "log_std", "u95", "quantiles", "samples")
+REGRESSION_ROLES = frozenset(
+    {"y", "mean", "point", "std", "var", "log_var", "log_std", "u95", "error", "quantiles", "samples", "split",
+     "group", "model", "features"}
+)
+"""Keys accepted in ``columns`` for regression files."""
+
+CLASSIFICATION_ROLES = frozenset(
+    {"label", "labels", "probs", "prob", "logits", "logit", "confidence", "pred_label", "classes", "positive"}
+)
+"""Keys that, in ``columns``, mark a classification file (they are passed on to the classification loader)."""
+
+SPLIT_SYNONYMS = {
+    "cal": "cal", "calib": "cal", "calibration": "cal", "calibrate": "cal", "val": "cal", "valid": "cal",
+    "validation": "cal", "test": "test", "testing": "test", "eval": "test", "evaluation": "test", "holdout": "test",
+}
+
+_MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
+_CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
+_PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def normalize_name(name: Any) -> str:
+    """Column name as compared with the alias table: stripped, lower-case, runs of space/hyphen → ``_``."""
+    return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
+
+
+def source_name(path_or_buffer: Any, source: str | None = None) -> str:
+    """The file name shown in messages: ``source`` if given, else the path's or buffer's ``.name``."""
+    if source:
+        return str(source)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        return Path(path_or_buffer).name or str(path_or_buffer)
+    name = getattr(path_or_buffer, "name", None)
+    if isinstance(name, str) and name:
+        return Path(name).name
+    return "<memory>"
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading bytes
+# ----------------------------------------------------------------------------------------------
+
+
+def _read_bytes(path_or_buffer: Any, src: str, limit: int) -> bytes:
+    """All bytes of a path, bytes object or file-like (``getvalue()`` or ``read()``), refusing > limit."""
+    too_big = "is larger than the size limit of {lim:,} bytes ({size})"
+    hint = "split the file, drop unused columns, or pass a larger max_bytes"
+    if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_buffer)
+    elif isinstance(path_or_buffer, (str, os.PathLike)):
+        p = Path(path_or_buffer)
+        if not p.exists():
+            raise InputError(f"file not found: {p}", source=src, hint="check the path")
+        if not p.is_file():
+            raise InputError(f"{p} is not a regular file", source=src, hint="pass the path of a CSV/TSV/Parquet file")
+        size = p.stat().st_size
+        if size > limit:
+            raise InputError(too_big.format(lim=limit, size=f"{size:,} bytes"), source=src, hint=hint)
+        data = p.read_bytes()
+    elif hasattr(path_or_buffer, "getvalue"):
+        data = path_or_buffer.getvalue()
+    elif hasattr(path_or_buffer, "read"):
+        data = path_or_buffer.read(limit + 1)
+    else:
+        raise InputError(
+            f"cannot read an object of type {type(path_or_buffer).__name__}",
+            source=src,
+            hint="pass a file path, bytes, or a binary file-like object",
+        )
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise InputError("the upload did not give bytes", source=src, hint="pass a binary file-like object")
+    if len(data) > limit:
+        raise InputError(too_big.format(lim=limit, size=f"at least {len(data):,} bytes"), source=src, hint=hint)
+    return data
+
+
+def _decode(data: bytes, src: str) -> tuple[str, str]:
+    """Decode text: BOMs first, then UTF-8, Windows-1252, Latin-1; refuse binary content."""
+    boms = (
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    )
+    text: str | None = None
+    encoding = ""
+    for bom, enc in boms:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom):].decode(enc.replace("-sig", ""))
+                encoding = enc
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"starts with a {enc} byte-order mark but is not valid {enc} ({exc.reason} at byte {exc.start})",
+                    source=src,
+                    hint="re-save the file as UTF-8 CSV",
+                ) from None
+            break
+    if text is None:
+        head = data[:4096]
+        if len(head) >= 4:
+            even_nul = head[0::2].count(0) / max(1, len(head[0::2]))
+            odd_nul = head[1::2].count(0) / max(1, len(head[1::2]))
+            for enc, cond in (("utf-16-le", odd_nul > 0.3 and even_nul < 0.05),
+                              ("utf-16-be", even_nul > 0.3 and odd_nul < 0.05)):
+                if cond:
+                    try:
+                        text, encoding = data.decode(enc), enc
+                    except UnicodeDecodeError:
+                        pass
+                    break
+    if text is None:
+        for enc in ("utf-8", "cp1252", "latin-1"):
+            try:
+                text, encoding = data.decode(enc), enc
+                break
+            except UnicodeDecodeError:
+                continue
+    assert text is not None  # latin-1 decodes any byte string
+    sample = text[:65536]
+    n_ctrl = len(_CONTROL_CHARS.findall(sample))
+    if "\x00" in sample or n_ctrl > max(2, 0.01 * len(sample)):
+        raise InputError(
+            "does not look like a text table (it contains binary data: control characters or NUL bytes)",
+            source=src,
+            hint="upload a CSV, TSV or Parquet file; compressed or binary formats other than gzip/Parquet/npz "
+            "are not read",
+        )
+    return text, encoding
+
+
+_LEADING_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
+
+
+def _split_comments(text: str) -> tuple[list[str], str, int]:
+    """Leading '#'-comment and blank lines, the text after them, and how many lines were removed."""
+    m = _LEADING_COMMENTS.match(text)
+    prefix = m.group(0) if m else ""
+    rest = text[len(prefix):]
+    if rest.lstrip().startswith("#") and "\n" not in rest and "\r" not in rest:
+        prefix, rest = text, ""  # a final comment line without a newline
+    lines = prefix.splitlines()
+    comments = [ln.strip()[1:].strip() for ln in lines if ln.strip().startswith("#")]
+    return comments, rest, len(lines)
+
+
+def _field_counts(lines: list[str], delim: str) -> list[int]:
+    if delim == "whitespace":
+        return [len(ln.split()) for ln in lines if ln.strip()]
+    try:
+        return [len(row) for row in csv.reader(lines, delimiter=delim) if row]
+    except csv.Error:
+        return []
+
+
+def _sniff_delimiter(lines: list[str], src: str) -> str:
+    """Pick the delimiter that splits the header into most fields, consistently over the first 50 lines.
+
+    Comma, tab, ';' and '|' compete (≥ 90 % of the sampled lines must have the header's field count;
+    fully consistent candidates win, then more fields, then the order, tab first for .tsv files).
+    Runs of whitespace are tried only when none of them works.  If no candidate is consistent, the one
+    splitting the header into most fields is used and the parser reports the first ragged line.
+    """
+    sample = lines[:50]
+    ext = Path(src).suffix.lower()
+    order = ["\t", ",", ";", "|"] if ext in (".tsv", ".tab") else [",", "\t", ";", "|"]
+    best: tuple[bool, int, int] | None = None
+    best_delim = ""
+    fallback: tuple[int, str] = (1, "")
+    for rank, delim in enumerate(order + ["whitespace"]):
+        if delim == "whitespace" and best_delim:
+            break
+        counts = _field_counts(sample, delim)
+        if not counts or counts[0] < 2:
+            continue
+        if counts[0] > fallback[0] and delim != "whitespace":
+            fallback = (counts[0], delim)
+        consistency = sum(c == counts[0] for c in counts) / len(counts)
+        if consistency < 0.9:
+            continue
+        score = (consistency >= 0.999, counts[0], -rank)
+        if best is None or score > best:
+            best, best_delim = score, delim
+    if not best_delim:
+        best_delim = fallback[1]
+    if not best_delim:
+        first = sample[0] if sample else ""
+        raise InputError(
+            f"everything is in one column (header {first[:80]!r}): no comma, tab, semicolon, '|' or whitespace "
+            "delimiter splits the rows",
+            source=src,
+            columns=[first[:80]],
+            hint="save the file as comma- or tab-separated text with a header row (e.g. y_true,mean,std)",
+        )
+    return best_delim
+
+
+def _header_fields(line: str, delim: str) -> list[str]:
+    if delim == "whitespace":
+        return line.split()
+    try:
+        return next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])
+    except csv.Error:
+        return line.split(delim)
+
+
+def _check_columns(names: Sequence[Any], src: str) -> None:
+    """Refuse too many columns and duplicate names (case-insensitive, ignoring surrounding spaces)."""
+    if len(names) > MAX_COLUMNS:
+        raise InputError(
+            f"has {len(names):,} columns, more than the limit of {MAX_COLUMNS:,}",
+            source=src,
+            hint="keep only the columns you need (target, prediction, uncertainty, optional split/group/model)",
+        )
+    norm = [normalize_name(n) for n in names]
+    seen: dict[str, int] = {}
+    dups: list[str] = []
+    for name, key in zip(names, norm):
+        if key and key in seen:
+            dups.append(str(name))
+        seen[key] = seen.get(key, 0) + 1
+    if dups:
+        dup_keys = {normalize_name(d) for d in dups}
+        shown = sorted({str(n) for n, k in zip(names, norm) if k in dup_keys})
+        raise InputError(
+            f"duplicate column names: {', '.join(repr(s) for s in shown)} (names are compared case-insensitively)",
+            source=src,
+            columns=shown,
+            hint="rename or remove the duplicate columns so every name is unique",
+        )
+
+
+def _read_text(data: bytes, src: str) -> pd.DataFrame:
+    text, encoding = _decode(data, src)
+    comments, body, n_skipped = _split_comments(text)
+    lines = body[:1_000_000].splitlines()[:51]
+    if len(lines) == 51 or len(body) > 1_000_000:
+        lines = lines[:-1]  # the last sampled line may be cut
+    if not body.strip() or not lines:
+        what = "is empty" if not text.strip() else "contains only comment lines, no header row"
+        raise InputError(what, source=src, hint="upload a table with a header row and one row per example")
+    delim = _sniff_delimiter(lines, src)
+    header = _header_fields(lines[0], delim)
+    _check_columns(header, src)
+    decimal = "."
+    if delim == ";":
+        cells = [c for row in csv.reader(lines[1:], delimiter=";") for c in row]
+        if cells and sum(bool(_DECIMAL_COMMA.match(c)) for c in cells) >= 0.2 * len(cells):
+            decimal = ","
+    kwargs: dict[str, Any] = {"skipinitialspace": True, "low_memory": False, "decimal": decimal}
+    if delim == "whitespace":
+        kwargs["sep"] = r"\s+"
+        kwargs.pop("skipinitialspace")
+    else:
+        kwargs["sep"] = delim
+    try:
+        frame = pd.read_csv(io.StringIO(body), engine="c", **kwargs)
+    except pd.errors.ParserError as exc:
+        msg = str(exc)
+        m = _PANDAS_LINE.search(msg)
+        if m:
+            expected, line, saw = (int(g) for g in m.groups())
+            raise InputError(
+                f"line {line + n_skipped} (data row {line - 1}) has {saw} fields but the header has {expected}",
+                source=src,
+                rows=[line - 1],
+                hint="check quoting and the delimiter on that line (a value containing the delimiter must be "
+                "quoted)",
+            ) from None
+        raise InputError(f"could not be parsed as delimited text ({msg.strip()[:200]})", source=src,
+                         hint="save the file as plain comma-separated CSV") from None
+    except (pd.errors.EmptyDataError, ValueError, csv.Error, OverflowError) as exc:
+        raise InputError(f"could not be parsed as delimited text ({str(exc)[:200]})", source=src,
+                         hint="save the file as plain comma-separated CSV") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs.update(
+        {
+            "format": "tsv" if delim == "\t" else "csv",
+            "delimiter": delim,
+            "decimal": decimal,
+            "encoding": encoding,
+            "comments": comments,
+            "header_line": n_skipped + 1,
+        }
+    )
+    return frame
+
+
+def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        meta = pf.metadata
+        n_rows, n_cols = int(meta.num_rows), int(meta.num_columns)
+        uncompressed = sum(int(meta.row_group(i).total_byte_size) for i in range(meta.num_row_groups))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"is not a readable Parquet file ({str(exc)[:200]})", source=src,
+                         hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
+    if n_cols > MAX_COLUMNS:
+        raise InputError(f"has {n_cols:,} columns, more than the limit of {MAX_COLUMNS:,}", source=src,
+                         hint="keep only the columns you need")
+    if n_rows > MAX_ROWS or uncompressed > limit:
+        raise InputError(
+            f"declares {n_rows:,} rows and {uncompressed:,} bytes of uncompressed data, over the limit "
+            f"({MAX_ROWS:,} rows, {limit:,} bytes)",
+            source=src,
+            hint="split the file or pass a larger max_bytes",
+        )
+    try:
+        frame = pf.read().to_pandas()
+    except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+        raise InputError(f"Parquet data could not be read ({str(exc)[:200]})", source=src,
+                         hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
+    if not isinstance(frame.index, pd.RangeIndex):
+        frame = frame.reset_index()
+    frame = frame.reset_index(drop=True)
+    _check_columns(list(frame.columns), src)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs.update({"format": "parquet", "comments": []})
+    return frame
+
+
+_NPZ_NAMES = {"probs": "prob", "logits": "logit", "samples": "sample", "members": "member", "labels": "label",
+              "quantiles": "q"}
+
+
+def _read_npz(data: bytes, src: str, limit: int) -> pd.DataFrame:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        total = sum(info.file_size for info in zf.infolist())
+    if total > limit:
+        raise InputError(f"npz archive expands to {total:,} bytes, over the limit of {limit:,}", source=src,
+                         hint="split the file or pass a larger max_bytes")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(
+            f"npz archive could not be read without pickle ({str(exc)[:200]})",
+            source=src,
+            hint="store plain numeric arrays (np.savez with allow_pickle=False readable arrays), or upload CSV",
+        ) from None
+    cols: dict[str, np.ndarray] = {}
+    n_rows: int | None = None
+    for key, arr in arrays.items():
+        if arr.ndim == 0 or arr.ndim > 2:
+            continue
+        if n_rows is None:
+            n_rows = arr.shape[0]
+        if arr.shape[0] != n_rows:
+            raise InputError(
+                f"npz arrays have different lengths ({key!r} has {arr.shape[0]} rows, expected {n_rows})",
+                source=src,
+                columns=[key],
+                hint="every array must have one entry (row) per example",
+            )
+        base = _NPZ_NAMES.get(key.lower(), key)
+        if arr.ndim == 1:
+            cols[base] = arr
+        else:
+            if arr.shape[1] > MAX_COLUMNS:
+                raise InputError(f"npz array {key!r} has {arr.shape[1]:,} columns, more than {MAX_COLUMNS:,}",
+                                 source=src, columns=[key], hint="store fewer columns")
+            for j in range(arr.shape[1]):
+                cols[f"{base}_{j}"] = arr[:, j]
+    if not cols:
+        raise InputError("npz archive holds no 1-D or 2-D arrays", source=src,
+                         hint="store e.g. probs (N, K) and labels (N,), or y, mean, std (N,)")
+    _check_columns(list(cols), src)
+    frame = pd.DataFrame(cols)
+    frame.attrs.update({"format": "npz", "comments": []})
+    return frame
+
+
+def _read_excel(data: bytes, src: str) -> pd.DataFrame:
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "is an Excel workbook, and reading Excel needs the optional package openpyxl, which is not installed",
+            source=src,
+            hint="save the sheet as CSV (UTF-8) and upload that, or `pip install openpyxl`",
+        ) from None
+    try:
+        frame = pd.read_excel(io.BytesIO(data), sheet_name=0, engine="openpyxl")
+    except Exception as exc:  # openpyxl raises many types on malformed workbooks
+        raise InputError(f"Excel workbook could not be read ({str(exc)[:200]})", source=src,
+                         hint="save the sheet as CSV and upload that") from None
+    _check_columns(list(frame.columns), src)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs.update({"format": "excel", "comments": []})
+    return frame
+
+
+def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None) -> pd.DataFrame:
+    """Read a prediction table from a path, bytes or binary file-like (e.g. Streamlit's ``UploadedFile``).
+
+    The format is recognised from the content (see the module docstring): Parquet, npz, gzip, Excel
+    (only with openpyxl) or delimited text with sniffed delimiter and encoding.  Nothing is unpickled or
+    evaluated.  Returns a DataFrame with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and
+    ``frame.attrs`` holding ``source``, ``format``, ``comments`` (leading '#' lines) and, for text,
+    ``encoding``, ``delimiter``, ``decimal`` and ``header_line``.  Raises ``InputError`` for anything
+    that is not a readable, non-empty table with unique column names.
+    """
+    src = source_name(path_or_buffer, source)
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
+    data = _read_bytes(path_or_buffer, src, limit)
+    if not data or not data.strip():
+        raise InputError("is empty", source=src, hint="upload a table with a header row and one row per example")
+    compressed = ""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(limit + 1)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"looks gzip-compressed but cannot be decompressed ({exc})", source=src,
+                             hint="upload the uncompressed CSV") from None
+        if len(data) > limit:
+            raise InputError(f"decompresses to more than the size limit of {limit:,} bytes", source=src,
+                             hint="split the file or pass a larger max_bytes")
+        compressed = "gzip"
+        if not data.strip():
+            raise InputError("is empty (after gzip decompression)", source=src, hint="upload a non-empty table")
+    if data[:4] == b"PAR1":
+        frame = _read_parquet(data, src, limit)
+    elif data[:4] == b"PK\x03\x04":
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                names = zf.namelist()
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
+                             hint="upload the CSV itself") from None
+        if names and all(n.endswith(".npy") for n in names):
+            frame = _read_npz(data, src, limit)
+        elif any(n.startswith("xl/") for n in names) or "[Content_Types].xml" in names:
+            frame = _read_excel(data, src)
+        else:
+            raise InputError("is a zip archive", source=src, hint="unzip it and upload the CSV/Parquet file inside")
+    elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise InputError("is a legacy Excel (.xls) or other OLE2 file, which is not read", source=src,
+                         hint="save the sheet as CSV (UTF-8) and upload that")
+    elif _MAGIC_PICKLE.match(data) or data[:6] == b"\x93NUMPY":
+        raise InputError(
+            "looks like a Python pickle or a raw .npy array; these are never loaded (unpickling can run code)",
+            source=src,
+            hint="export the predictions as CSV or Parquet (or an .npz of named arrays)",
+        )
+    else:
+        frame = _read_text(data, src)
+    if frame.shape[1] == 0:
+        raise InputError("has no columns", source=src, hint="upload a table with a header row")
+    frame = frame.reset_index(drop=True)
+    frame.attrs["source"] = src
+    if compressed:
+        frame.attrs["compression"] = compressed
+    return frame
+
+
+# ----------------------------------------------------------------------------------------------
+# Finding columns
+# ----------------------------------------------------------------------------------------------
+
+
+def _src(frame: pd.DataFrame, source: str | None) -> str:
+    return source or frame.attrs.get("source") or "<memory>"
+
+
+def _comment_note(frame: pd.DataFrame) -> str:
+    comments = frame.attrs.get("comments") or []
+    return f" The file's header comment says: {' / '.join(comments)[:200]!r}." if comments else ""
+
+
+def resolve_column(frame: pd.DataFrame, name: Any, *, role: str, source: str | None = None) -> str:
+    """The frame column a user-given name refers to (exact match first, then case-insensitive)."""
+    src = _src(frame, source)
+    if name in frame.columns:
+        return str(name)
+    key = normalize_name(name)
+    hits = [c for c in frame.columns if normalize_name(c) == key]
+    if len(hits) == 1:
+        return str(hits[0])
+    if len(hits) > 1:
+        raise InputError(f"column name {name!r} (role {role!r}) matches several columns: {hits}", source=src,
+                         columns=[str(h) for h in hits], hint="rename the columns so they differ")
+    raise InputError(
+        f"column {name!r} given for role {role!r} is not in the file (columns: {_list(frame.columns)})",
+        source=src,
+        columns=[str(name)],
+        hint="check the spelling in the column mapping",
+    )
+
+
+def _list(names: Sequence[Any], k: int = 20) -> str:
+    names = [str(n) for n in names]
+    return ", ".join(names[:k]) + (f", … ({len(names)} in all)" if len(names) > k else "")
+
+
+def find_column(
+    frame: pd.DataFrame,
+    role: str,
+    columns: Mapping[str, Any] | None = None,
+    *,
+    source: str | None = None,
+    exclude: Sequence[str] = (),
+) -> str | None:
+    """Column for ``role``: the user's mapping if given, else the first alias of ``ALIASES[role]`` present.
+
+    ``columns[role] = None`` means "do not use this role" and returns None.  Columns in ``exclude``
+    (already claimed by another role) are skipped.  Several columns matching the same alias
+    (e.g. ``Mean`` and ``mean``) raise ``InputError``.
+    """
+    if columns is not None and role in columns:
+        name = columns[role]
+        return None if name is None else resolve_column(frame, name, role=role, source=source)
+    norm = {c: normalize_name(c) for c in frame.columns if c not in exclude}
+    for alias in ALIASES.get(role, ()):
+        hits = [c for c, k in norm.items() if k == alias]
+        if len(hits) == 1:
+            return str(hits[0])
+        if len(hits) > 1:
+            raise InputError(
+                f"several columns could be the {role!r} column: {hits}",
+                source=_src(frame, source),
+                columns=[str(h) for h in hits],
+                hint=f"pass columns={{'{role}': '<name>'}} to choose one",
+            )
+    return None
+
+
+def parse_quantile_level(name: Any) -> float | None:
+    """Quantile level from a column name, or None.
+
+    ``q0.05``, ``q_0.05``, ``quantile_0.05`` → 0.05 (a number with a dot ≤ 1 is a level);
+    ``q5``, ``q05``, ``q5%``, ``q97.5`` → 0.05, 0.05, 0.05, 0.975 (integers and numbers > 1 are percent).
+    Levels outside [0, 1] give None.
+    """
+    m = QUANTILE_PATTERN.match(normalize_name(name))
+    if not m:
+        return None
+    num, pct = m.groups()
+    value = float(num)
+    if pct or "." not in num or value > 1.0:
+        value /= 100.0
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def _level_key(key: Any) -> float | None:
+    if isinstance(key, (int, float, np.floating, np.integer)) and not isinstance(key, bool):
+        v = float(key)
+        return v if 0.0 <= v <= 1.0 else None
+    s = str(key).strip()
+    try:
+        v = float(s.rstrip("%"))
+    except ValueError:
+        return parse_quantile_level(s)
+    if s.endswith("%"):
+        v /= 100.0
+    return v if 0.0 <= v <= 1.0 else None
+
+
+def find_quantile_columns(
+    frame: pd.DataFrame, columns: Mapping[str, Any] | None = None, *, source: str | None = None
+) -> tuple[np.ndarray, list[str]]:
+    """Quantile levels (sorted, strictly increasing) and their columns; empty when there are none.
+
+    ``columns["quantiles"]`` may be a dict ``{level: column}`` (levels as numbers, ``"0.05"`` or
+    ``"5%"``) or a list of column names whose levels are read from the names.
+    """
+    src = _src(frame, source)
+    spec = None if columns is None else columns.get("quantiles", ...)
+    pairs: list[tuple[float, str]] = []
+    if spec is None:
+        return np.empty(0), []
+    if spec is ...:
+        for c in frame.columns:
+            lev = parse_quantile_level(c)
+            if lev is not None:
+                pairs.append((lev, str(c)))
+    elif isinstance(spec, Mapping):
+        for key, name in spec.items():
+            lev = _level_key(key)
+            if lev is None:
+                raise InputError(f"quantile level {key!r} is not a number in [0, 1]", source=src,
+                                 hint="write levels like 0.05 or '5%'")
+            pairs.append((lev, resolve_column(frame, name, role="quantiles", source=src)))
+    elif isinstance(spec, Sequence) and not isinstance(spec, str):
+        for name in spec:
+            col = resolve_column(frame, name, role="quantiles", source=src)
+            lev = parse_quantile_level(col)
+            if lev is None:
+                raise InputError(
+                    f"the level of quantile column {col!r} cannot be read from its name",
+                    source=src,
+                    columns=[col],
+                    hint="map levels explicitly: columns={'quantiles': {0.05: 'lo', 0.95: 'hi'}}",
+                )
+            pairs.append((lev, col))
+    else:
+        raise InputError("columns['quantiles'] must be a dict {level: column} or a list of column names",
+                         source=src, hint="e.g. columns={'quantiles': {0.05: 'lo', 0.5: 'med', 0.95: 'hi'}}")
+    if not pairs:
+        return np.empty(0), []
+    pairs.sort(key=lambda t: t[0])
+    levels = np.array([p[0] for p in pairs])
+    names = [p[1] for p in pairs]
+    same = np.flatnonzero(np.diff(levels) <= 0)
+    if same.size:
+        i = int(same[0])
+        raise InputError(
+            f"quantile columns {names[i]!r} and {names[i + 1]!r} both give level {levels[i]:g}; levels must be "
+            "strictly increasing",
+            source=src,
+            columns=[names[i], names[i + 1]],
+            hint="remove one of them or map the levels explicitly with columns={'quantiles': {...}}",
+        )
+    return levels, names
+
+
+def find_sample_columns(
+    frame: pd.DataFrame, columns: Mapping[str, Any] | None = None, *, source: str | None = None
+) -> list[str]:
+    """Ensemble-member / sample columns in file order (see ``SAMPLE_PATTERN``), or the user's list.
+
+    ECMWF-style names (a control ``CTR``/``ctrl``/``control``/``cf`` plus perturbed ``P1 … Pn``) are
+    recognised only when both kinds are present; a deterministic ``HRES`` run is not a member.
+    """
+    src = _src(frame, source)
+    spec = None if columns is None else columns.get("samples", ...)
+    if spec is None:
+        return []
+    if spec is not ...:
+        if isinstance(spec, str) or not isinstance(spec, Sequence):
+            raise InputError("columns['samples'] must be a list of column names", source=src,
+                             hint="e.g. columns={'samples': ['CTR', 'P1', 'P2']}")
+        return [resolve_column(frame, n, role="samples", source=src) for n in spec]
+    found = []
+    for c in frame.columns:
+        m = SAMPLE_PATTERN.match(normalize_name(c))
+        if m and (m.group("any") or "") not in SAMPLE_SUFFIX_EXCLUDED:
+            found.append(str(c))
+    if not found:
+        ctrl = [str(c) for c in frame.columns if normalize_name(c) in ECMWF_CONTROL]
+        pert = [str(c) for c in frame.columns if ECMWF_PERTURBED.match(normalize_name(c))]
+        if len(ctrl) == 1 and pert:
+            found = [str(c) for c in frame.columns if str(c) in ctrl or str(c) in pert]
+    return found
+
+
+def find_feature_columns(
+    frame: pd.DataFrame, columns: Mapping[str, Any] | None = None, *, source: str | None = None,
+    exclude: Sequence[str] = (),
+) -> list[str]:
+    """Feature columns: ``x``, ``x1``, ``x_*``, ``feature_*`` (case-insensitive), or the user's list."""
+    spec = None if columns is None else columns.get("features", ...)
+    if spec is None:
+        return []
+    if spec is not ...:
+        if isinstance(spec, str):
+            spec = [spec]
+        return [resolve_column(frame, n, role="features", source=source) for n in spec]
+    return [str(c) for c in frame.columns if c not in exclude and FEATURE_PATTERN.match(normalize_name(c))]
+
+
+# ----------------------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------------------
+
+
+def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None, role: str | None = None) -> np.ndarray:
+    """Column as float64 (missing → NaN); non-numeric cells raise ``InputError`` naming column and rows.
+
+    Empty cells and the usual NA spellings (NA, NaN, null, …) are missing values, not errors; ``inf``
+    and ``-inf`` are parsed (and later dropped as non-finite by the validators).
+    """
+    s = frame[name]
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    as_str = s.astype("string").str.strip()
+    values = pd.to_numeric(as_str, errors="coerce")
+    bad = values.isna().to_numpy() & as_str.notna().to_numpy() & (as_str != "").fillna(False).to_numpy()
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        rows = (idx + 1).tolist()
+        examples = ", ".join(f"row {r}: {str(s.iloc[i])[:20]!r}" for r, i in zip(rows[:3], idx[:3]))
+        what = f" ({role})" if role and role != name else ""
+        raise InputError(
+            f"column {name!r}{what} has non-numeric values in {idx.size} row(s) ({examples}"
+            f"{', …' if idx.size > 3 else ''})",
+            source=_src(frame, source),
+            columns=[str(name)],
+            rows=rows[:20],
+            hint="fix those cells or leave them empty (empty cells are counted as missing and the row is "
+            "dropped); numbers must use '.' as decimal point and no thousands separators",
+        )
+    return values.to_numpy(dtype=float, na_value=np.nan)
+
+
+def numeric_block(frame: pd.DataFrame, names: Sequence[str], *, source: str | None = None,
+                  role: str | None = None) -> np.ndarray:
+    """Several columns as a float64 array of shape (N, len(names)), with the checks of ``numeric_values``."""
+    sub = frame[list(names)]
+    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_complex_dtype(t) for t in sub.dtypes):
+        return sub.to_numpy(dtype=float, na_value=np.nan)
+    return np.column_stack([numeric_values(frame, n, source=source, role=role) for n in names])
+
+
+def label_values(frame: pd.DataFrame, name: str, missing: str = "(missing)") -> np.ndarray:
+    """Column as an object array of stripped strings (integral floats written without '.0'; NaN → ``missing``)."""
+    s = frame[name]
+    if pd.api.types.is_float_dtype(s.dtype):
+        v = s.to_numpy(dtype=float, na_value=np.nan)
+        out = s.astype(str).to_numpy(dtype=object)
+        integral = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2**53)
+        out[integral] = v[integral].astype(np.int64).astype(str)
+        out[np.isnan(v)] = missing
+        return out
+    out = s.astype("string").str.strip().fillna(missing).to_numpy(dtype=object)
+    out[out == ""] = missing
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Task detection
+# ----------------------------------------------------------------------------------------------
+
+
+def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -> str:
+    """``"classification"`` or ``"regression"`` from the column names (and the mapping's keys).
+
+    Classification when the mapping uses classification roles, or when the file has ``prob_*`` /
+    ``logit_*`` columns, or a label column with a confidence (top-label) column, and no regression
+    uncertainty columns (std/var/quantiles/samples/error); otherwise regression.
+    """
+    keys = set(columns or ())
+    if keys & CLASSIFICATION_ROLES:
+        return "classification"
+    if keys & (REGRESSION_ROLES - {"split", "group", "model", "features"}):
+        return "regression"
+    norm = [normalize_name(c) for c in frame.columns]
+    scores = [k for k in norm if CLASS_SCORE_PATTERN.match(k)]
+    has_label = any(k in ALIASES["label"] for k in norm)
+    has_conf = any(k in ALIASES["confidence"] for k in norm)
+    has_pred_label = any(k in ALIASES["pred_label"] for k in norm)
+    cls = bool(scores) or (has_conf and (has_label or has_pred_label))
+    if not cls:
+        return "regression"
+    reg_roles = ("std", "var", "log_var", "log_std", "error")
+    reg = any(k in ALIASES[r] for r in reg_roles for k in norm)
+    reg = reg or any(parse_quantile_level(c) is not None for c in frame.columns)
+    reg = reg or bool(find_sample_columns(frame))
+    return "regression" if reg and not has_label else "classification"
+
+
+def _classification(frame: pd.DataFrame, source: str, columns: Mapping[str, Any] | None,
+                    renormalize: bool) -> PredictionSet:
+    try:
+        from .classification.loading import parse_classification_frame
+    except ImportError as exc:
+        missing_module = isinstance(exc, ModuleNotFoundError) and (exc.name or "").endswith("classification.loading")
+        missing_name = "parse_classification_frame" in str(exc)
+        if not (missing_module or missing_name):
+            raise
+        raise InputError(
+            "looks like a classification file (label and probability/logit columns), and classification files "
+            "are not supported yet",
+            source=source,
+            columns=[str(c) for c in frame.columns[:20]],
+            hint="pass task='regression' and a column mapping if this is a regression file",
+        ) from None
+    return parse_classification_frame(frame, source, columns, renormalize)
+
+
+# ----------------------------------------------------------------------------------------------
+# Regression parsing and validation
+# ----------------------------------------------------------------------------------------------
+
+
+class _Rows:
+    """Accumulates drop reasons; the mask ``keep`` is the AND of all checks."""
+
+    def __init__(self, n: int) -> None:
+        self.keep = np.ones(n, dtype=bool)
+        self.report = DropReport()
+        self.counts: dict[str, int] = {}
+
+    def drop(self, reason: str, bad: np.ndarray) -> None:
+        bad = np.asarray(bad, dtype=bool)
+        if bad.any():
+            self.report.add(reason, np.flatnonzero(bad) + 1)
+            self.counts[reason] = int(bad.sum())
+            self.keep &= ~bad
+
+    def finite(self, label: str, values: np.ndarray) -> None:
+        """Drop rows with NaN (missing) or ±inf in ``values`` (1-D, or 2-D: any column)."""
+        v = values if values.ndim == 2 else values[:, None]
+        self.drop(f"{label}: missing value", np.isnan(v).any(axis=1))
+        self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
+
+
+def _unknown_roles(columns: Mapping[str, Any] | None, src: str) -> None:
+    unknown = sorted(set(columns or ()) - REGRESSION_ROLES)
+    if unknown:
+        raise InputError(
+            f"unknown role(s) in the column mapping: {unknown}",
+            source=src,
+            hint=f"use the roles {sorted(REGRESSION_ROLES)}",
+        )
+
+
+@dataclass
+class _Roles:
+    """Columns chosen for each regression role, and the layout they give."""
+
+    y: str | None
+    error: str | None
+    mean: str | None
+    samples: list[str]
+    levels: np.ndarray
+    quantiles: list[str]
+    spread: dict[str, str | None]
+    layout: str
+
+    @property
+    def spread_found(self) -> list[str]:
+        return [r for r, c in self.spread.items() if c is not None]
+
+
+def _find_roles(frame: pd.DataFrame, cols: dict[str, Any], src: str, messages: list[str]) -> _Roles:
+    """Assign columns to roles (mapping first, then aliases/patterns) and choose the layout."""
+    explicit_layout = any(cols.get(r) is not None for r in LAYOUT_ROLES)
+    if explicit_layout:
+        for r in LAYOUT_ROLES:
+            cols.setdefault(r, None)
+    used: list[str] = []
+
+    def claim(role: str) -> str | None:
+        name = find_column(frame, role, cols, source=src, exclude=used)
+        if name is not None:
+            used.append(name)
+        return name
+
+    y_col = claim("y")
+    err_col = claim("error") if y_col is None or cols.get("error") is not None else None
+    if y_col is not None and err_col is not None:
+        raise InputError(f"both a target column {y_col!r} and an error column {err_col!r} are mapped", source=src,
+                         columns=[y_col, err_col], hint="map either y (with mean) or error, not both")
+    mean_col = None if err_col is not None and "mean" not in cols else claim("mean")
+    if err_col is not None and mean_col is not None:
+        raise InputError(f"an error column {err_col!r} and a mean column {mean_col!r} are both mapped", source=src,
+                         columns=[err_col, mean_col], hint="an error column already means y − mean; drop one")
+    if mean_col is None and err_col is None and ("mean" not in cols or cols.get("point") is not None):
+        mean_col = claim("point")
+    if y_col is None and err_col is None:
+        raise InputError(
+            "no target column found (looked for "
+            f"{', '.join(ALIASES['y'][:8])}, … or an error column E/error/residual); columns are: "
+            f"{_list(frame.columns)}.{_comment_note(frame)}",
+            source=src,
+            columns=[str(c) for c in frame.columns[:20]],
+            hint="rename the target column to y_true (or pass columns={'y': '<name>', 'mean': '<name>', ...}); "
+            "for a classification file pass task='classification'",
+        )
+
+    samples = [c for c in find_sample_columns(frame, cols, source=src) if c not in used]
+    levels, q_cols = find_quantile_columns(frame, cols, source=src)
+    keep_q = np.array([c not in used for c in q_cols], dtype=bool)
+    levels, q_cols = levels[keep_q] if q_cols else levels, [c for c, k in zip(q_cols, keep_q) if k]
+    spread = {r: find_column(frame, r, cols, source=src, exclude=used + samples + q_cols)
+              for r in ("std", "var", "log_var", "log_std", "u95")}
+
+    if explicit_layout:
+        mapped = [r for r in ("samples", "quantiles", *spread) if cols.get(r) is not None]
+        if len(mapped) > 1:
+            raise InputError(f"the column mapping gives several uncertainty layouts: {mapped}", source=src,
+                             hint="map exactly one of std, var, log_var, log_std, u95, quantiles, samples")
+        for role, found in (("samples", samples), ("quantiles", q_cols)):
+            if cols.get(role) is not None and len(found) < 2:
+                raise InputError(f"the mapping lists fewer than 2 {role} columns", source=src, columns=found,
+                                 hint=f"{role} need at least 2 columns")
+    roles = _Roles(y_col, err_col, mean_col, samples, levels, q_cols, spread, "point")
+    if len(samples) >= 2:
+        roles.layout = "sample"
+    elif len(q_cols) >= 2:
+        roles.layout = "quantile"
+    elif roles.spread_found:
+        roles.layout = "gaussian"
+    elif len(samples) == 1 or len(q_cols) == 1:
+        messages.append(f"column {(samples or q_cols)[0]!r} looks like a single sample/quantile; at least 2 are "
+                        "needed, ignored.")
+
+    alternatives = []
+    if roles.layout == "quantile" and len(samples) >= 2:
+        alternatives.append(f"{len(samples)} sample columns")
+    if roles.layout == "sample" and len(q_cols) >= 2:
+        alternatives.append(f"{len(q_cols)} quantile columns")
+    if roles.layout in ("sample", "quantile") and roles.spread_found:
+        alternatives.append(f"Gaussian columns {mean_col!r}/{spread[roles.spread_found[0]]!r}")
+    if alternatives:
+        off = "samples" if roles.layout == "sample" else "quantiles"
+        messages.append(
+            f"using the {roles.layout} layout; the file also has {' and '.join(alternatives)} (preference: sample > "
+            f"quantile > gaussian). To use another, pass e.g. columns={{'{off}': None}}."
+        )
+    return roles
+
+
+def _target_and_point(
+    frame: pd.DataFrame, roles: _Roles, rows: _Rows, src: str, messages: list[str]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """y and the point prediction (mean); error files give y := E and mean := 0."""
+    n = len(frame)
+    if roles.error is not None:
+        y = numeric_values(frame, roles.error, source=src, role="error")
+        rows.finite(roles.error, y)
+        messages.append(
+            f"column {roles.error!r} is read as the prediction error E = reference − prediction: "
+            f"y := {roles.error}, mean := 0 (so ε = E)."
+        )
+        return y, np.zeros(n)
+    assert roles.y is not None
+    y = numeric_values(frame, roles.y, source=src, role="y")
+    rows.finite(roles.y, y)
+    point = None
+    if roles.mean is not None:
+        point = numeric_values(frame, roles.mean, source=src, role="mean")
+        rows.finite(roles.mean, point)
+    if point is None and roles.layout in ("point", "gaussian"):
+        raise InputError(
+            f"no prediction column found (looked for {', '.join(ALIASES['mean'][:8])}, …, samples or quantiles); "
+            f"columns are: {_list(frame.columns)}.{_comment_note(frame)}",
+            source=src,
+            columns=[str(c) for c in frame.columns[:20]],
+            hint="rename the prediction column to mean (or pass columns={'mean': '<name>'}); for a classification "
+            "file pass task='classification'",
+        )
+    return y, point
+
+
+def _gaussian_sigma(
+    frame: pd.DataFrame, role: str, col: str, rows: _Rows, src: str, messages: list[str]
+) -> np.ndarray:
+    """σ from a std / var / log_var / log_std / u95 column; rows with σ ≤ 0 or non-finite σ are dropped."""
+    raw = numeric_values(frame, col, source=src, role=role)
+    rows.finite(col, raw)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if role in ("std", "u95", "var"):
+            name = {"std": "σ", "u95": "U95", "var": "variance"}[role]
+            rows.drop(f"{col}: {name} = 0", raw == 0)
+            rows.drop(f"{col}: {name} < 0", raw < 0)
+            positive = np.where(raw > 0, raw, np.nan)
+            sigma = {"std": positive, "u95": positive / Z_975, "var": np.sqrt(positive)}[role]
+            if role == "u95":
+                messages.append(f"σ = {col} / {Z_975:.5f} (a 95 % expanded uncertainty of a Gaussian).")
+            zero = int((raw == 0).sum())
+            if zero:
+                messages.append(
+                    f"{zero} row(s) with zero predicted uncertainty dropped (σ must be > 0 for z, NLL and PIT); "
+                    "they are listed in the drop report."
+                )
+            negative = raw < 0
+            if negative.any():
+                lo, hi = float(raw[negative].min()), float(raw[negative].max())
+                tiny = " (tiny negatives are usually round-off of 0)" if hi > -1e-6 else ""
+                messages.append(
+                    f"{int(negative.sum())} row(s) with negative {role} dropped (values {lo:.3g} … {hi:.3g}){tiny}."
+                )
+        else:
+            sigma = np.exp(0.5 * raw) if role == "log_var" else np.exp(raw)
+            rows.drop(f"{col}: σ = exp({'log_var/2' if role == 'log_var' else 'log_std'}) overflows or underflows",
+                      np.isfinite(raw) & ((sigma == 0) | ~np.isfinite(sigma)))
+    return sigma
+
+
+def _quantile_values(frame: pd.DataFrame, roles: _Roles, rows: _Rows, src: str, messages: list[str]) -> np.ndarray:
+    """(N, L) quantile values; rows whose quantiles decrease in the level are dropped (all bad → error)."""
+    qv = numeric_block(frame, roles.quantiles, source=src, role="quantiles")
+    rows.finite("quantile columns", qv)
+    crossing = (np.diff(qv, axis=1) < 0).any(axis=1)
+    rows.drop("quantiles decrease with the level (crossing)", crossing)
+    finite_rows = np.isfinite(qv).all(axis=1)
+    bad_rows = (np.flatnonzero(crossing)[:20] + 1).tolist()
+    if finite_rows.any() and crossing[finite_rows].all():
+        raise InputError(
+            f"every row has quantiles that decrease with the level (e.g. rows {', '.join(map(str, bad_rows[:5]))})",
+            source=src,
+            columns=roles.quantiles,
+            rows=bad_rows,
+            hint="check that the column levels are right, or sort each row's quantiles (rearrangement) before "
+            "uploading",
+        )
+    if crossing.any():
+        messages.append(
+            f"{int(crossing.sum())} row(s) with crossing quantiles dropped (values must be non-decreasing in the "
+            "level; sorting each row — rearrangement — is a common fix)."
+        )
+    messages.append(f"quantile levels: {', '.join(f'{v:g}' for v in roles.levels)}.")
+    return qv
+
+
+def _row_labels(
+    frame: pd.DataFrame, cols: Mapping[str, Any], src: str, used: list[str], messages: list[str]
+) -> dict[str, np.ndarray | None]:
+    """Optional split / group / model columns as string arrays (split synonyms mapped to cal/test)."""
+    out: dict[str, np.ndarray | None] = {}
+    for role in ("split", "group", "model"):
+        name = find_column(frame, role, cols, source=src, exclude=used)
+        out[role] = None if name is None else label_values(frame, name)
+        if name is not None:
+            used.append(name)
+    if out["split"] is not None:
+        mapping = {v: SPLIT_SYNONYMS.get(str(v).strip().lower(), v) for v in pd.unique(out["split"])}
+        out["split"] = pd.Series(out["split"]).map(mapping).to_numpy(dtype=object)
+        renamed = sorted(f"{k}→{v}" for k, v in mapping.items() if k != v)
+        if renamed:
+            messages.append(f"split values renamed: {', '.join(renamed[:10])}.")
+        unknown = sorted({str(v) for v in mapping.values()} - {"cal", "test"})
+        if unknown:
+            messages.append(f"split values other than cal/test kept as they are: {unknown[:10]}.")
+    return out
+
+
+def _feature_frame(frame: pd.DataFrame, feat_cols: list[str], keep: np.ndarray, messages: list[str]) -> pd.DataFrame:
+    """Kept rows of the feature columns; text columns that are entirely numeric are converted."""
+    features = frame.loc[keep, feat_cols].reset_index(drop=True)
+    for c in feat_cols:
+        if not pd.api.types.is_numeric_dtype(features[c].dtype):
+            conv = pd.to_numeric(features[c], errors="coerce")
+            if conv.notna().sum() == features[c].notna().sum():
+                features[c] = conv
+    n_missing = int(features.isna().to_numpy().sum())
+    if n_missing:
+        messages.append(f"feature columns have {n_missing} missing value(s); those rows are kept.")
+    messages.append(f"feature columns: {_list(feat_cols, 10)}.")
+    return features
+
+
+def _ensemble_notes(samples: np.ndarray, y: np.ndarray, messages: list[str]) -> None:
+    """Zero-spread rows and ties between y and a member (zero-inflated ensembles)."""
+    zero_spread = int((samples.max(axis=1) == samples.min(axis=1)).sum())
+    ties = int((samples == y[:, None]).any(axis=1).sum())
+    if zero_spread:
+        messages.append(f"{zero_spread} row(s) have all members equal (zero ensemble spread).")
+    if ties:
+        messages.append(
+            f"{ties} row(s) ({100.0 * ties / len(y):.1f} %) have y equal to a member value (ties, e.g. zero "
+            "precipitation); an ensemble's PIT there is an interval [F(y−), F(y)] and is randomised."
+        )
+
+
+def parse_regression_frame(
+    frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None
+) -> PredictionSet:
+    """Validate a regression table and build its ``PredictionSet`` (layout rules in the module docstring).
+
+    Layouts and the distribution they give (SPEC §1–2): ``gaussian`` → ``Gaussian(μ, σ)`` with σ from
+    ``std``, √``var``, exp(½ ``log_var``), exp(``log_std``) or ``u95``/Φ⁻¹(0.975); ``quantile`` →
+    ``QuantileSet(levels, values)``; ``sample`` → ``SampleSet(members)``; ``point`` → no distribution.
+    Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``.
+    """
+    src = _src(frame, source)
+    _unknown_roles(columns, src)
+    cols = dict(columns or {})
+    n = len(frame)
+    if n == 0:
+        raise InputError(f"has a header ({_list(frame.columns)}) but no data rows", source=src,
+                         hint="add at least two rows of predictions")
+    messages: list[str] = []
+    roles = _find_roles(frame, cols, src, messages)
+    rows = _Rows(n)
+    y, point = _target_and_point(frame, roles, rows, src, messages)
+    used = [c for c in (roles.y, roles.error, roles.mean) if c is not None]
+
+    if roles.layout == "gaussian":
+        role = roles.spread_found[0]
+        col = roles.spread[role]
+        assert col is not None and point is not None
+        used.append(col)
+        if len(roles.spread_found) > 1:
+            others = ", ".join(repr(roles.spread[r]) for r in roles.spread_found[1:])
+            messages.append(f"uncertainty from {col!r} ({role}); also found {others}, not used.")
+        values: np.ndarray = _gaussian_sigma(frame, role, col, rows, src, messages)
+        layout_text = f"{role}={col!r}"
+    elif roles.layout == "quantile":
+        used += roles.quantiles
+        values = _quantile_values(frame, roles, rows, src, messages)
+        layout_text = f"quantiles={_list(roles.quantiles, 4)}"
+    elif roles.layout == "sample":
+        used += roles.samples
+        values = numeric_block(frame, roles.samples, source=src, role="samples")
+        rows.finite("sample columns", values)
+        messages.append(f"{len(roles.samples)} ensemble members / samples: {_list(roles.samples, 8)}.")
+        layout_text = f"samples={_list(roles.samples, 3)}"
+    else:
+        values = np.empty((n, 0))
+        layout_text = ""
+        messages.append(
+            "point predictions only (no uncertainty column): diagnostics need a predictive distribution — "
+            "use a calibrator that estimates σ (ACCRUE, constant σ)."
+        )
+
+    labels = _row_labels(frame, cols, src, used, messages)
+    feat_cols = find_feature_columns(frame, cols, source=src, exclude=used)
+    used += feat_cols
+
+    keep = rows.keep
+    n_keep = int(keep.sum())
+    if n_keep < 2:
+        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
+        raise InputError(
+            f"only {n_keep} of {n} row(s) are valid (at least 2 are needed); rows dropped — {summary}",
+            source=src,
+            columns=used,
+            rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],
+            hint="fix the missing/invalid values listed, or check that the right columns are mapped",
+        )
+
+    y_keep = y[keep]
+    dist: Gaussian | QuantileSet | SampleSet | None = None
+    if roles.layout == "gaussian":
+        assert point is not None
+        dist = Gaussian(point[keep], values[keep])
+    elif roles.layout == "quantile":
+        dist = QuantileSet(roles.levels, values[keep])
+    elif roles.layout == "sample":
+        dist = SampleSet(values[keep])
+        _ensemble_notes(dist.samples, y_keep, messages)
+    features = _feature_frame(frame, feat_cols, keep, messages) if feat_cols else None
+
+    parts = [f"{k}={v!r}" for k, v in (("y", roles.y), ("error", roles.error), ("mean", roles.mean)) if v]
+    messages.insert(0, f"{roles.layout} layout ({', '.join(parts + [layout_text][: bool(layout_text)])}); "
+                       f"{n_keep} of {n} rows kept.")
+    if rows.report.total:
+        details = "; ".join(f"{r}: {c} (rows {_list(rows.report.reasons[r].tolist(), 5)})"
+                            for r, c in rows.counts.items())
+        messages.append(f"{rows.report.total} row(s) dropped: {details}.")
+    ignored = [str(c) for c in frame.columns if c not in used]
+    if ignored:
+        messages.append(f"columns not used: {_list(ignored, 12)}.")
+    if frame.attrs.get("comments"):
+        messages.append(f"file comment: {' / '.join(frame.attrs['comments'])[:200]}")
+    if frame.attrs.get("encoding") not in (None, "utf-8", "utf-8-sig"):
+        messages.append(f"text encoding: {frame.attrs['encoding']}.")
+    if frame.attrs.get("decimal") == ",":
+        messages.append("numbers read with a decimal comma (';'-separated file).")
+
+    def _take(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else a[keep]
+
+    return PredictionSet(
+        task="regression",
+        source=src,
+        layout=roles.layout,
+        y=y_keep,
+        dist=dist,
+        point=_take(point),
+        split=_take(labels["split"]),
+        group=_take(labels["group"]),
+        model=_take(labels["model"]),
+        features=features,
+        row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
+        n_read=n,
+        dropped=rows.report,
+        messages=messages,
+    )
+
+
+def load_predictions(
+    path_or_buffer: Any,
+    task: str | None = None,
+    columns: Mapping[str, Any] | None = None,
+    *,
+    source: str | None = None,
+    renormalize: bool = False,
+    max_bytes: int | None = None,
+) -> PredictionSet:
+    """Read and validate a prediction file (SPEC §1, §7, §8): ``cc.load_predictions``.
+
+    ``path_or_buffer`` is a path, bytes, or a binary file-like (Streamlit's ``UploadedFile`` works).
+    ``task`` is ``"regression"``, ``"classification"`` or None (detected by ``detect_task``).
+    ``columns`` maps roles to the file's column names, e.g. ``{"y": "E", "mean": "pred", "std": "uE",
+    "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
+    not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
+    to 1).  ``max_bytes`` bounds the file size (default ``DEFAULT_MAX_BYTES``).
+
+    Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the
+    file, the column(s), the row(s) and what to do.  Dropped rows are in ``.dropped`` and ``.messages``.
+    """
+    src = source_name(path_or_buffer, source)
+    if task not in (None, "regression", "classification"):
+        raise InputError(f"unknown task {task!r}", source=src, hint="use 'regression', 'classification' or None")
+    if columns is not None and not isinstance(columns, Mapping):
+        raise InputError("columns must be a mapping from role to column name", source=src,
+                         hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}")
+    frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes)
+    kind = task or detect_task(frame, columns)
+    try:
+        if kind == "classification":
+            return _classification(frame, src, columns, renormalize)
+        return parse_regression_frame(frame, src, columns)
+    except InputError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as exc:
+        # Safety net so that bad input never shows a traceback in the UI; the cause is chained.
+        raise InputError(
+            f"unexpected problem while reading the {kind} columns ({type(exc).__name__}: {str(exc)[:200]})",
+            source=src,
+            hint="check the column mapping; if the file looks right, please report this as a bug",
+        ) from exc
