@@ -29,6 +29,7 @@ __all__ = [
     "equal_mass_edges",
     "bins_from_edges",
     "bin_sums",
+    "uniform_bin_index",
 ]
 
 
@@ -111,3 +112,25 @@ def bin_sums(
         qw = q if weights is None else q * weights
         out.append(np.bincount(bin_index, weights=qw, minlength=n_bins))
     return tuple(out)
+
+
+def uniform_bin_index(
+    values: np.ndarray, n_bins: int, lo: float = 0.0, hi: float = 1.0, closed: Literal["right", "left"] = "right"
+) -> np.ndarray:
+    """Same bin index as ``bins_from_edges(values, np.linspace(lo, hi, n_bins + 1), closed)``, in O(1) per row.
+
+    The arithmetic guess ⌊(v − lo)/(hi − lo)·B⌋ is corrected by one comparison with the actual edges on each
+    side, so values exactly on (or a rounding error away from) an edge land where the binary search puts them.
+    """
+    v = np.asarray(values, dtype=float)
+    edges = np.linspace(lo, hi, n_bins + 1)
+    with np.errstate(invalid="ignore"):
+        g = np.floor((v - lo) * (n_bins / (hi - lo)))
+    idx = np.clip(np.nan_to_num(g, nan=n_bins - 1), 0, n_bins - 1).astype(np.int64)
+    if closed == "right":  # (a, b]: v ≤ lower edge → previous bin; v > upper edge → next bin
+        idx -= (v <= edges[idx]) & (idx > 0)
+        idx += (v > edges[idx + 1]) & (idx < n_bins - 1)
+    else:  # [a, b): v < lower edge → previous bin; v ≥ upper edge → next bin
+        idx -= (v < edges[idx]) & (idx > 0)
+        idx += (v >= edges[idx + 1]) & (idx < n_bins - 1)
+    return idx
