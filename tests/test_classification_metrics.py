@@ -279,3 +279,14 @@ def test_real_cifar_sanity_numbers():
         assert s["accuracy"] == pytest.approx(acc, abs=1e-9)
         assert s["brier"] == pytest.approx(br, abs=5e-5)
         assert s["nll"] == pytest.approx(nl, abs=5e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_bins=st.integers(1, 60), closed=st.sampled_from(["right", "left"]), seed=st.integers(0, 1000))
+def test_uniform_bin_index_equals_binary_search(n_bins, closed, seed):
+    from calib_core.binning import bins_from_edges, uniform_bin_index
+
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    rng = np.random.default_rng(seed)
+    v = np.concatenate([rng.random(200), edges, np.nextafter(edges, 2.0), np.nextafter(edges, -1.0), [-0.1, 1.1]])
+    np.testing.assert_array_equal(uniform_bin_index(v, n_bins, closed=closed), bins_from_edges(v, edges, closed))

@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..binning import bin_sums, bins_from_edges, equal_mass_edges, equal_width_bins
+from ..binning import bin_sums, bins_from_edges, equal_mass_edges, uniform_bin_index
 
 __all__ = [
     "Strategy",
@@ -179,7 +179,8 @@ def confidence_bins(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bin index (0..M−1) and the M + 1 edges of probability-valued ``values``.
 
-    ``"uniform"``: M equal-width bins on [0, 1] (``binning.equal_width_bins``); ``"quantile"``: edges at
+    ``"uniform"``: M equal-width bins on [0, 1] (``binning.uniform_bin_index``, the O(1)-per-row equivalent of
+    ``bins_from_edges`` on ``linspace(0, 1, M + 1)``); ``"quantile"``: edges at
     the empirical quantiles (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles
     of the resample, computed from the pre-sorted ``order``).  ``closed`` as in ``binning.bins_from_edges``.
     """
@@ -187,8 +188,7 @@ def confidence_bins(
         raise ValueError("n_bins must be at least 1")
     values = np.asarray(values, dtype=float)
     if strategy == "uniform":
-        idx, edges = equal_width_bins(values, n_bins, lo=0.0, hi=1.0, closed=closed)
-        return idx, edges
+        return uniform_bin_index(values, n_bins, 0.0, 1.0, closed), np.linspace(0.0, 1.0, n_bins + 1)
     if strategy != "quantile":
         raise ValueError(f"strategy must be 'uniform' or 'quantile', not {strategy!r}")
     if values.size == 0:
@@ -409,7 +409,7 @@ class ClassificationRows:
         of y = 1), gap = confidence − accuracy (> 0: over-confident).  ``attrs["semantics"]`` says which.
         """
         count, s_conf, s_hit, edges = self.sums(weights, target)
-        df = pd.DataFrame(_table(count, s_conf, s_hit, edges, self.n_bins), columns=RELIABILITY_COLUMNS)
+        df = pd.DataFrame(_table(count, s_conf, s_hit, edges, self.n_bins))
         df.attrs["semantics"] = _SEMANTICS[target]
         return df
 
@@ -422,7 +422,7 @@ class ClassificationRows:
         n, k, nb = self.n, self.k, self.n_bins
         p = self.probs
         if self.strategy == "uniform":
-            idx, edges = equal_width_bins(p.reshape(-1).astype(float), nb, lo=0.0, hi=1.0, closed=self.closed)
+            idx, edges = confidence_bins(p.reshape(-1), nb, "uniform", self.closed)
             flat = idx.reshape(n, k) + np.arange(k) * nb
             return flat, [edges] * k, None
         orders = np.argsort(p, axis=0, kind="stable")
