@@ -406,7 +406,7 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
     lines = body[:1_000_000].splitlines()[:51]
     if len(lines) == 51 or len(body) > 1_000_000:
         lines = lines[:-1]  # the last sampled line may be cut
-    if not body.strip() or not lines:
+    if not body[:65536].strip() or not lines:
         what = "is empty" if not text.strip() else "contains only comment lines, no header row"
         raise InputError(what, source=src, hint="upload a table with a header row and one row per example")
     delim = _sniff_delimiter(lines, src)
@@ -423,17 +423,22 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
         kwargs.pop("skipinitialspace")
     else:
         kwargs["sep"] = delim
+    # UTF-8 text goes to the C parser as bytes (no second copy of the file as a str)
+    as_bytes = encoding in ("utf-8", "utf-8-sig")
+    if as_bytes:
+        kwargs.update(encoding=encoding, skiprows=n_skipped)
     try:
-        frame = pd.read_csv(io.StringIO(body), engine="c", **kwargs)
+        frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
         m = _PANDAS_LINE.search(msg)
         if m:
             expected, line, saw = (int(g) for g in m.groups())
+            line = line if as_bytes else line + n_skipped
             raise InputError(
-                f"line {line + n_skipped} (data row {line - 1}) has {saw} fields but the header has {expected}",
+                f"line {line} (data row {line - n_skipped - 1}) has {saw} fields but the header has {expected}",
                 source=src,
-                rows=[line - 1],
+                rows=[line - n_skipped - 1],
                 hint="check quoting and the delimiter on that line (a value containing the delimiter must be "
                 "quoted)",
             ) from None
@@ -576,7 +581,7 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
     src = source_name(path_or_buffer, source)
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     data = _read_bytes(path_or_buffer, src, limit)
-    if not data or not data.strip():
+    if not data or (not data[:65536].strip() and not data.strip()):
         raise InputError("is empty", source=src, hint="upload a table with a header row and one row per example")
     compressed = ""
     if data[:2] == b"\x1f\x8b":
@@ -738,7 +743,7 @@ def find_quantile_columns(
     ``"5%"``) or a list of column names whose levels are read from the names.
     """
     src = _src(frame, source)
-    spec = None if columns is None else columns.get("quantiles", ...)
+    spec = ... if columns is None else columns.get("quantiles", ...)
     pairs: list[tuple[float, str]] = []
     if spec is None:
         return np.empty(0), []
@@ -796,7 +801,7 @@ def find_sample_columns(
     recognised only when both kinds are present; a deterministic ``HRES`` run is not a member.
     """
     src = _src(frame, source)
-    spec = None if columns is None else columns.get("samples", ...)
+    spec = ... if columns is None else columns.get("samples", ...)
     if spec is None:
         return []
     if spec is not ...:
@@ -822,7 +827,7 @@ def find_feature_columns(
     exclude: Sequence[str] = (),
 ) -> list[str]:
     """Feature columns: ``x``, ``x1``, ``x_*``, ``feature_*`` (case-insensitive), or the user's list."""
-    spec = None if columns is None else columns.get("features", ...)
+    spec = ... if columns is None else columns.get("features", ...)
     if spec is None:
         return []
     if spec is not ...:
