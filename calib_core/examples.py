@@ -39,9 +39,12 @@ __all__ = [
     "mixture_quantiles",
 ]
 
-Layout = Literal["gaussian", "quantiles", "samples"]
+Layout = Literal["gaussian", "quantile", "sample"]
+#: Plural spellings accepted as well (``"quantiles"``, ``"samples"``).
+_LAYOUT_ALIASES = {"gaussian": "gaussian", "quantile": "quantile", "quantiles": "quantile", "sample": "sample",
+                   "samples": "sample"}
 
-#: Quantile levels of the ``layout="quantiles"`` diabetes example.
+#: Quantile levels of the ``layout="quantile"`` diabetes example.
 DIABETES_LEVELS = np.array([0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.975])
 
 # E[log χ²₁] = ψ(½) + log 2 = −γ − log 2: log ε² underestimates log σ² by this much on average
@@ -119,8 +122,9 @@ def _split_labels(n: int, cal_fraction: float, rng: np.random.Generator) -> np.n
 def _diabetes_parts(
     layout: Layout, n_members: int, n_folds: int, n_samples: int, cal_fraction: float, seed: int
 ) -> tuple[np.ndarray, PredictiveDistribution, np.ndarray, pd.DataFrame]:
-    if layout not in ("gaussian", "quantiles", "samples"):
-        raise ValueError(f"layout must be 'gaussian', 'quantiles' or 'samples', got {layout!r}")
+    if layout not in _LAYOUT_ALIASES:
+        raise ValueError(f"layout must be 'gaussian', 'quantile' or 'sample', got {layout!r}")
+    layout = _LAYOUT_ALIASES[layout]
     if n_members < 2 or n_folds < 2 or n_samples < 2 or not 0 < cal_fraction < 1:
         raise ValueError("need n_members ≥ 2, n_folds ≥ 2, n_samples ≥ 2 and 0 < cal_fraction < 1")
     y, mu, sd, features = _diabetes_members(n_members, n_folds, seed)
@@ -132,14 +136,14 @@ def _diabetes_parts(
         mean = mu.mean(axis=1)
         std = np.sqrt((sd**2).mean(axis=1) + mu.var(axis=1))
         dist = Gaussian(mean, std)
-    elif layout == "quantiles":
+    elif layout == "quantile":
         dist = QuantileSet(DIABETES_LEVELS, mixture_quantiles(mu, sd, DIABETES_LEVELS))
     else:
         # n_samples draws from the mixture, as equal shares per member (stratified by member).
         member = np.arange(n_samples) % n_members
         z = rng.standard_normal((y.size, n_samples))
         dist = SampleSet(mu[:, member] + sd[:, member] * z)
-    split = _split_labels(y.size, cal_fraction, rng)
+    split = _split_labels(y.size, cal_fraction, np.random.default_rng([seed, 2]))  # same for every layout
     return y, dist, split, features
 
 
@@ -162,17 +166,19 @@ def diabetes_example(
 
     * ``layout="gaussian"``: the moment-matched Gaussian, μ = mean_m μ_m and
       σ² = mean_m σ_m² + var_m μ_m (Lakshminarayanan et al. 2017, "deep ensembles");
-    * ``layout="quantiles"``: the mixture's exact quantiles at :data:`DIABETES_LEVELS`
+    * ``layout="quantile"``: the mixture's exact quantiles at :data:`DIABETES_LEVELS`
       (:func:`mixture_quantiles`), as a :class:`~calib_core.distributions.QuantileSet`;
-    * ``layout="samples"``: ``n_samples`` draws from the mixture (stratified by member), as a
+    * ``layout="sample"``: ``n_samples`` draws from the mixture (stratified by member), as a
       :class:`~calib_core.distributions.SampleSet`.
 
+    The layout names are the loader's (``PredictionSet.layout``); plural spellings are accepted.
     ``split`` marks a random ``cal_fraction`` of the rows ``"cal"`` and the rest ``"test"``;
     ``features`` holds the ten standardised baseline variables as ``x_age``, ``x_sex``, ``x_bmi``…
     The data: Efron, Hastie, Johnstone & Tibshirani (2004), "Least angle regression", bundled with
     scikit-learn (``sklearn.datasets.load_diabetes``).
     """
     y, dist, split, features = _diabetes_parts(layout, n_members, n_folds, n_samples, cal_fraction, seed)
+    layout = _LAYOUT_ALIASES[layout]
     n = y.size
     return PredictionSet(
         task="regression",
@@ -203,8 +209,8 @@ def diabetes_frame(
 ) -> pd.DataFrame:
     """:func:`diabetes_example` as a DataFrame in the prediction-file format of SPEC §1.
 
-    Columns: ``y``; then ``mean, std`` (gaussian), ``q0.025 … q0.975`` (quantiles) or
-    ``sample_0 … sample_{M−1}`` (samples); then ``split`` and the feature columns ``x_*``.
+    Columns: ``y``; then ``mean, std`` (gaussian), ``q0.025 … q0.975`` (quantile) or
+    ``sample_0 … sample_{M−1}`` (sample); then ``split`` and the feature columns ``x_*``.
     """
     y, dist, split, features = _diabetes_parts(layout, n_members, n_folds, n_samples, cal_fraction, seed)
     cols: dict[str, np.ndarray] = {"y": y}

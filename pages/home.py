@@ -15,7 +15,7 @@ from calib_core import examples, plots
 DIABETES = "Diabetes — gradient-boosting ensemble (real data)"
 LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"
 EXAMPLES = (DIABETES, LEVI)
-LAYOUTS = {"Gaussian (mean, std)": "gaussian", "Quantiles (9 levels)": "quantiles", "Samples (50 draws)": "samples"}
+LAYOUTS = {"Gaussian (mean, std)": "gaussian", "Quantiles (9 levels)": "quantile", "Samples (50 draws)": "sample"}
 ROWS = ("all", "test", "cal")
 N_RESAMPLES = 200
 
@@ -87,7 +87,8 @@ except (cc.InputError, ValueError) as err:  # a clear message instead of a trace
 
 for message in messages:
     st.caption(message)
-st.caption(f"{report.n_rows:,} rows · {', '.join(report.models)}")
+n_models = len(report.models)
+st.caption(f"{report.n_rows:,} rows" + (f" · {n_models} models: {', '.join(report.models)}" if n_models > 1 else ""))
 
 colors = plots.model_colors(report.models)
 
@@ -115,7 +116,7 @@ st.dataframe(
     display_table(report),
     hide_index=True,
     width="stretch",
-    height=420,
+    height=740,  # about 20 rows; the rest scroll
     column_config={
         "value": st.column_config.NumberColumn(format="%.4g"),
         "perfectly calibrated": st.column_config.NumberColumn(

@@ -187,10 +187,11 @@ def test_levi_figure_error_bars_customdata_hover():
     for text, count, b in zip(pts.text, t["count"], t["bin"]):
         assert f"n = {count:,}" in text and text.startswith(f"bin {b}:")
     (ref,) = by_meta(fig, "reference")
-    top = ref.x[1]
+    lo, top = ref.x
     assert ref.x == ref.y
-    assert top >= t[["rmv", "rmse", "rmse_high"]].to_numpy().max()
-    assert tuple(fig.layout.xaxis.range) == tuple(fig.layout.yaxis.range) == (0, top)
+    values = t[["rmv", "rmse", "rmse_low", "rmse_high"]].to_numpy()
+    assert lo <= values.min() and top >= values.max()
+    assert tuple(fig.layout.xaxis.range) == tuple(fig.layout.yaxis.range) == (lo, top)
     # the bin index survives the JSON round trip the browser sees (selections read customdata)
     spec = json.loads(fig.to_json())
     trace = next(d for d in spec["data"] if d.get("meta", {}).get("role") == "bins")
@@ -206,6 +207,16 @@ def test_levi_multi_model_curve_numbers_identify_models():
     roles = [(t.meta or {}).get("role") for t in fig.data]
     assert roles == ["reference", "bins", "bins"]
     assert [fig.data[i].meta["name"] for i in (1, 2)] == ["a", "b"]
+
+
+def test_levi_axes_zoom_to_data_far_from_zero():
+    t = levi_table(10)
+    t[["rmv", "rmse", "rmse_low", "rmse_high", "sigma_low", "sigma_high"]] += 100.0
+    fig = plots.levi_figure(t)
+    lo, top = by_meta(fig, "reference")[0].x
+    assert 90 < lo < t["rmse_low"].min() and top > t["rmse_high"].max()
+    near = plots.levi_figure(levi_table(10))
+    assert by_meta(near, "reference")[0].x[0] == 0.0  # data near the origin: axes start at 0
 
 
 def test_levi_handles_nan_interval():

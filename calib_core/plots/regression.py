@@ -109,9 +109,10 @@ def _layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, multi: bo
         xaxis_title=xaxis,
         yaxis_title=yaxis,
         height=_HEIGHT,
-        margin={"l": 60, "r": 20, "t": 50 if title else 20, "b": 55},
+        margin={"l": 60, "r": 20, "t": 45 if title else 15, "b": 95 if multi else 55},
         showlegend=multi,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        # below the x-axis title: never collides with the title or the data
+        legend={"orientation": "h", "yanchor": "top", "y": -0.17, "xanchor": "center", "x": 0.5},
         hovermode="closest",
     )
     return fig
@@ -191,13 +192,14 @@ def levi_figure(
     named = _named(tables, cols)
     cmap = _colors(list(named), colors)
     fig = go.Figure()
-    top = 0.0
-    for t in named.values():
-        vals = np.concatenate([_col(t, "rmv"), _col(t, "rmse"), _col(t, "rmse_high")])
-        vals = vals[np.isfinite(vals)]
-        top = max(top, float(vals.max()) if vals.size else 0.0)
-    top = top * 1.05 if top > 0 else 1.0
-    fig.add_trace(_identity(0.0, top, "RMSE = RMV"))
+    vals = np.concatenate([_col(t, c) for t in named.values() for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
+    vals = vals[np.isfinite(vals)]
+    ax_lo, ax_hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
+    pad = 0.06 * (ax_hi - ax_lo) if ax_hi > ax_lo else 0.5 * max(abs(ax_hi), 1.0)
+    # the same range on both axes (the identity line at 45°); start at 0 unless the data sit far from it
+    ax_lo = 0.0 if ax_lo - pad < 0.15 * ax_hi else ax_lo - pad
+    ax_hi = ax_hi + pad
+    fig.add_trace(_identity(ax_lo, ax_hi, "RMSE = RMV"))
     for name, t in named.items():
         rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
         count = t["count"].to_numpy()
@@ -223,8 +225,8 @@ def levi_figure(
             )
         )
     _layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
-    fig.update_xaxes(range=[0, top], constrain="domain")
-    fig.update_yaxes(range=[0, top], scaleanchor="x", scaleratio=1, constrain="domain")
+    fig.update_xaxes(range=[ax_lo, ax_hi], constrain="domain")
+    fig.update_yaxes(range=[ax_lo, ax_hi], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
 
 
