@@ -62,6 +62,7 @@ import gzip
 import io
 import os
 import re
+import warnings
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -400,11 +401,32 @@ def _check_columns(names: Sequence[Any], src: str) -> None:
         )
 
 
+def _check_extra_fields(lines: list[str], header: list[str], delim: str, n_skipped: int, src: str) -> None:
+    """Refuse sampled data rows with more non-empty fields than the header (pandas would shift or drop them)."""
+    try:
+        if delim == "whitespace":
+            rows = [ln.split() for ln in lines[1:]]
+        else:
+            rows = list(csv.reader(lines[1:], delimiter=delim))
+    except csv.Error:
+        return
+    k = len(header)
+    for i, row in enumerate(rows):
+        if len(row) > k and any(c.strip() for c in row[k:]):
+            raise InputError(
+                f"line {n_skipped + 2 + i} (data row {i + 1}) has {len(row)} fields but the header has {k}",
+                source=src,
+                rows=[i + 1],
+                hint="every row needs a header name for each value (row names without a header cell? add a name "
+                "such as 'id' to the header), and values containing the delimiter must be quoted",
+            )
+
+
 def _read_text(data: bytes, src: str) -> pd.DataFrame:
     text, encoding = _decode(data, src)
     comments, body, n_skipped = _split_comments(text)
     lines = body[:1_000_000].splitlines()[:51]
-    if len(lines) == 51 or len(body) > 1_000_000:
+    if (len(lines) == 51 or len(body) > 1_000_000) and len(lines) > 1:
         lines = lines[:-1]  # the last sampled line may be cut
     if not body[:65536].strip() or not lines:
         what = "is empty" if not text.strip() else "contains only comment lines, no header row"
@@ -412,12 +434,13 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
     delim = _sniff_delimiter(lines, src)
     header = _header_fields(lines[0], delim)
     _check_columns(header, src)
+    _check_extra_fields(lines, header, delim, n_skipped, src)
     decimal = "."
     if delim == ";":
         cells = [c for row in csv.reader(lines[1:], delimiter=";") for c in row]
         if cells and sum(bool(_DECIMAL_COMMA.match(c)) for c in cells) >= 0.2 * len(cells):
             decimal = ","
-    kwargs: dict[str, Any] = {"skipinitialspace": True, "low_memory": False, "decimal": decimal}
+    kwargs: dict[str, Any] = {"skipinitialspace": True, "low_memory": False, "decimal": decimal, "index_col": False}
     if delim == "whitespace":
         kwargs["sep"] = r"\s+"
         kwargs.pop("skipinitialspace")
@@ -428,7 +451,10 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
     if as_bytes:
         kwargs.update(encoding=encoding, skiprows=n_skipped)
     try:
-        frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
+        with warnings.catch_warnings():
+            # trailing delimiters on every line: the empty last field is dropped (checked above)
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
         m = _PANDAS_LINE.search(msg)

@@ -387,6 +387,10 @@ def test_delimiters(sep):
     assert_rows(load(text))
 
 
+def test_trailing_delimiters_are_harmless():
+    assert_rows(load(table().replace("\n", ",\n")))
+
+
 def test_tsv_name_and_crlf():
     ps = load(table("\t", newline="\r\n"), source="preds.tsv")
     assert_rows(ps)
@@ -522,6 +526,8 @@ def test_uploaded_file_like_object():
         (b"y,mean,std,mean\n1,2,3,4\n", "duplicate column names"),
         (b"y_true,mean,std\n1,2,3\n4,5,6,7\n", r"line 3 \(data row 2\) has 4 fields but the header has 3"),
         (b"# c\ny_true,mean,std\n1,2,3\n4,5,6,7\n", r"line 4 \(data row 2\) has 4 fields"),
+        (b"y_true,mean,std\n1,2,3,4\n5,6,7,8\n", r"line 2 \(data row 1\) has 4 fields but the header has 3"),
+        (b"y_true,mean,std\n" + b"1,2,3\n" * 60 + b"4,5,6,7\n", r"line 62 \(data row 61\) has 4 fields"),
     ],
 )
 def test_bad_files_raise_input_error(data, pattern):
