@@ -1,0 +1,89 @@
+"""Checks of the project foundation: README quick start, .ci/run, tool configuration, data policy."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _quick_start_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", section, re.S)
+    assert block, "Quick start has no code block"
+    return [line.strip() for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_readme_quick_start_has_exactly_the_two_commands():
+    assert _quick_start_commands() == [
+        "pip install -r requirements.txt && streamlit run app.py",
+        "pip install -r requirements-dev.txt && pytest",
+    ]
+    readme = (ROOT / "README.md").read_text()
+    for section in ("## Conventions", "## Results", "## Data policy", "## Layout of the code"):
+        assert section in readme
+    # the screenshot the README shows is in the repository
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme):
+        assert (ROOT / image).is_file(), image
+
+
+def test_ci_script_is_strict_and_ordered():
+    path = ROOT / ".ci" / "run"
+    assert os.access(path, os.X_OK)
+    subprocess.run(["bash", "-n", str(path)], check=True)  # syntax
+    text = path.read_text()
+    assert "set -euo pipefail" in text
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+
+    def first(pattern: str) -> int:
+        hits = [i for i, ln in enumerate(lines) if re.search(pattern, ln)]
+        assert hits, pattern
+        return hits[0]
+
+    order = [
+        first(r"pip install torch==2\.13\.0"),
+        first(r"pip install -r requirements-dev\.txt"),
+        first(r"apt-get .*update"),
+        first(r"apt-get .*install -y chromium"),
+        first(r"^ruff check \.$"),
+        first(r"^pytest\b"),
+    ]
+    assert order == sorted(order)
+    assert "playwright install" not in text
+    # the test command's exit code is not masked (no "|| true", no pipe into another command)
+    pytest_line = lines[first(r"^pytest\b")]
+    assert "||" not in pytest_line and "|" not in pytest_line
+    assert lines[-1] == pytest_line
+
+
+def test_tool_configuration():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    ruff = config["tool"]["ruff"]
+    assert ruff["line-length"] == 120 and ruff["target-version"] == "py311"
+    assert {"E", "F", "W", "I", "UP", "B", "NPY"} <= set(ruff["lint"]["select"])
+    pytest_cfg = config["tool"]["pytest"]["ini_options"]
+    assert pytest_cfg["testpaths"] == ["tests"]
+    markers = {m.split(":")[0] for m in pytest_cfg["markers"]}
+    assert {"browser", "slow"} <= markers
+
+
+def test_runtime_requirements_are_pinned():
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if line and not line.startswith("-r"):
+                assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][0-9A-Za-z.+\-]*", line), (name, line)
+
+
+def test_no_real_data_copied_into_the_repository(real_data_dir):
+    """No tracked file has the name and size of a file in ../shared/data/real (read it in place instead)."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=False)
+    files = [ROOT / f for f in tracked.stdout.split("\0") if f]
+    ours = {(p.name, p.stat().st_size) for p in files if p.is_file()}
+    real = {(p.name, p.stat().st_size) for p in real_data_dir.rglob("*") if p.is_file() and p.name != "PROVENANCE.md"}
+    assert not ours & real, sorted(ours & real)[:10]
