@@ -1,0 +1,329 @@
+"""``cc.diagnose`` on regression PredictionSets: the Report's structure, CIs, perfect-calibration
+reference values, breakdowns by group and model, and the diagram tables (issue 2, points 4–5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from pandas.testing import assert_frame_equal
+
+import calib_core as cc
+from calib_core.regression import metrics as rm
+from calib_core.report import METRIC_COLUMNS
+
+ALL = cc.ALL
+SCHEMAS = {
+    "calibration_curve": ["level", "observed", "band_low", "band_high"],
+    "levi_bins": ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"],
+    "pit_histogram": ["left", "right", "count", "density"],
+    "z_histogram": ["left", "right", "count", "density", "normal_density"],
+    "qq": ["theoretical", "observed"],
+    "intervals": ["coverage", "observed", "mean_width", "interval_score"],
+}
+# metrics whose value does not depend on y: no sampling variation under simulated targets
+Y_FREE = {"sharpness", "cv"} | {f"width_{c}" for c in ("50", "80", "90", "95", "99")}
+CALIBRATION_METRICS = [
+    "calibration_rmse",
+    "quantile_calibration_error",
+    "miscalibration_area",
+    "max_calibration_deviation",
+    "reliability_score",
+    "ence",
+]
+
+
+def gaussian_set(n=1500, seed=0, noise=1.0, groups=None, models=None) -> cc.PredictionSet:
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(size=n) * 2
+    sigma = rng.uniform(0.3, 3.0, n)
+    y = mu + noise * sigma * rng.standard_normal(n)
+    group = None if groups is None else np.asarray(groups)[rng.integers(0, len(groups), n)]
+    model = None if models is None else np.asarray(models)[rng.integers(0, len(models), n)]
+    return cc.PredictionSet(
+        task="regression", source="simulated.csv", layout="gaussian", y=y, dist=cc.Gaussian(mu, sigma),
+        group=group, model=model,
+    )
+
+
+@pytest.fixture(scope="module")
+def calibrated_report() -> cc.Report:
+    return cc.diagnose(gaussian_set(2000, seed=1), n_resamples=200, n_simulations=60, seed=0)
+
+
+# =============================================================================================
+# Structure
+# =============================================================================================
+
+
+def test_report_structure(calibrated_report):
+    rep = calibrated_report
+    assert isinstance(rep, cc.Report)
+    assert rep.task == "regression" and rep.n_rows == 2000 and rep.source == "simulated.csv"
+    assert list(rep.metrics.columns) == METRIC_COLUMNS
+    assert set(rep.metrics["model"]) == {"model"} and set(rep.metrics["group"]) == {ALL}
+    names = list(rep.metrics["metric"])
+    assert len(names) == len(set(names))
+    expected = set(rm.summary_statistics(rm.RegressionRows(np.zeros(3), cc.Gaussian(np.zeros(3), np.ones(3)))))
+    assert set(names) == expected
+    for must in ("nll", "crps", "rmse", "mae", "sharpness", "ence", "cv", "calibration_rmse",
+                 "quantile_calibration_error", "miscalibration_area", "max_calibration_deviation",
+                 "reliability_score", "pit_entropy", "spearman_sigma_abs_error", "coverage_90"):
+        assert must in expected
+    assert list(rep.diagrams) == [("model", ALL)]
+    for name, cols in SCHEMAS.items():
+        assert list(rep.diagrams[("model", ALL)][name].columns) == cols, name
+    assert rep.options["n_resamples"] == 200 and rep.options["seed"] == 0
+    # accessors
+    assert rep.value("ence") == pytest.approx(float(rep.table().loc["ence", "value"]))
+    assert rep.wide().shape == (1, len(expected))
+
+
+def test_values_equal_the_metric_functions(calibrated_report):
+    pset = gaussian_set(2000, seed=1)
+    y, dist = pset.y, pset.dist
+    t = calibrated_report.table()
+    assert t.loc["nll", "value"] == pytest.approx(rm.nll(y, dist), rel=1e-12)
+    assert t.loc["crps", "value"] == pytest.approx(rm.crps(y, dist), rel=1e-12)
+    assert t.loc["ence", "value"] == pytest.approx(rm.ence(y, dist), rel=1e-12)
+    assert t.loc["cv", "value"] == pytest.approx(rm.cv(dist), rel=1e-12)
+    assert t.loc["calibration_rmse", "value"] == pytest.approx(rm.calibration_rmse(y, dist), rel=1e-12)
+    assert t.loc["quantile_calibration_error", "value"] == pytest.approx(rm.quantile_calibration_error(y, dist))
+    assert t.loc["miscalibration_area", "value"] == pytest.approx(rm.miscalibration_area(y, dist), rel=1e-12)
+    assert t.loc["max_calibration_deviation", "value"] == pytest.approx(rm.max_calibration_deviation(y, dist))
+    assert t.loc["reliability_score", "value"] == pytest.approx(rm.reliability_score(y, dist), rel=1e-12)
+    assert t.loc["pit_entropy", "value"] == pytest.approx(rm.pit_entropy(y, dist), rel=1e-12)
+    assert t.loc["coverage_90", "value"] == pytest.approx(rm.interval_coverage(y, dist, 0.9), abs=1e-15)
+
+
+def test_every_scalar_has_a_finite_ci_around_its_value(calibrated_report):
+    t = calibrated_report.table()
+    for name, row in t.iterrows():
+        lo, hi, v = row["ci_low"], row["ci_high"], row["value"]
+        assert np.isfinite(lo) and np.isfinite(hi), name
+        assert lo <= hi, name
+        if name in ("sharpness", "cv") or name.startswith("width_"):
+            assert lo <= v + 1e-12 and v - 1e-12 <= hi, name
+        # percentile intervals of non-negative error summaries sit above the estimate for calibrated
+        # data (bootstrap bias); allow half a width of slack, no more
+        slack = 0.5 * (hi - lo) + 1e-12
+        assert lo - slack <= v <= hi + slack, (name, lo, v, hi)
+
+
+def test_perfect_values_close_to_the_data_for_calibrated_predictions(calibrated_report):
+    t = calibrated_report.table()
+    assert np.all(np.isfinite(t[["perfect", "perfect_low", "perfect_high"]].to_numpy()))
+    assert np.all(t["perfect_low"] <= t["perfect"] + 1e-12) and np.all(t["perfect"] <= t["perfect_high"] + 1e-12)
+    inside = (t["value"] >= t["perfect_low"] - 1e-12) & (t["value"] <= t["perfect_high"] + 1e-12)
+    assert inside.mean() >= 0.85, t[~inside]
+    for name in CALIBRATION_METRICS + ["coverage_90", "nll", "crps", "z_std"]:
+        assert inside[name], (name, t.loc[name].to_dict())
+    for name in Y_FREE:  # nothing to simulate: the reference equals the value
+        assert t.loc[name, "perfect"] == pytest.approx(t.loc[name, "value"], rel=1e-12)
+
+
+def test_miscalibrated_predictions_fall_outside_the_perfect_range():
+    rep = cc.diagnose(gaussian_set(2000, seed=2, noise=2.0), n_resamples=50, n_simulations=40, seed=0)
+    t = rep.table()
+    for name in CALIBRATION_METRICS:
+        assert t.loc[name, "value"] > t.loc[name, "perfect_high"], name
+        assert t.loc[name, "ci_low"] > t.loc[name, "perfect_high"], name
+    assert t.loc["coverage_90", "value"] < t.loc["coverage_90", "perfect_low"]
+
+
+def test_seeded_reproducibility_and_seed_matters():
+    pset = gaussian_set(500, seed=3, groups=["a", "b"])
+    a = cc.diagnose(pset, n_resamples=40, n_simulations=20, seed=5)
+    b = cc.diagnose(pset, n_resamples=40, n_simulations=20, seed=5)
+    assert_frame_equal(a.metrics, b.metrics)
+    for key in a.diagrams:
+        for name in a.diagrams[key]:
+            assert_frame_equal(a.diagrams[key][name], b.diagrams[key][name])
+    c = cc.diagnose(pset, n_resamples=40, n_simulations=20, seed=6)
+    assert_allclose(c.metrics["value"], a.metrics["value"])  # Gaussian: values do not depend on the seed
+    assert not np.allclose(c.metrics["ci_low"], a.metrics["ci_low"], equal_nan=True)
+    assert not np.allclose(c.metrics["perfect"], a.metrics["perfect"], equal_nan=True)
+
+
+def test_ci_and_reference_switches():
+    pset = gaussian_set(300, seed=4)
+    base = cc.diagnose(pset, n_resamples=20, n_simulations=10)
+    no_ci = cc.diagnose(pset, n_resamples=0, n_simulations=10)
+    assert no_ci.metrics[["ci_low", "ci_high"]].isna().all().all()
+    assert no_ci.metrics["perfect"].notna().all()
+    assert_allclose(no_ci.metrics["value"], base.metrics["value"])
+    assert_allclose(no_ci.metrics["perfect"], base.metrics["perfect"])
+    no_ref = cc.diagnose(pset, n_resamples=20, n_simulations=0)
+    assert no_ref.metrics[["perfect", "perfect_low", "perfect_high"]].isna().all().all()
+    assert_allclose(no_ref.metrics["ci_low"], base.metrics["ci_low"])
+    neither = cc.diagnose(pset, n_resamples=0, n_simulations=0, diagrams=False)
+    assert neither.diagrams == {}
+    assert neither.metrics[["ci_low", "ci_high", "perfect", "perfect_low", "perfect_high"]].isna().all().all()
+    # the Levi-bin bootstrap intervals follow the switch too
+    levi = no_ci.diagrams[("model", ALL)]["levi_bins"]
+    assert levi[["rmse_low", "rmse_high"]].isna().all().all()
+
+
+# =============================================================================================
+# Breakdowns
+# =============================================================================================
+
+
+def test_group_and_model_breakdowns():
+    pset = gaussian_set(1200, seed=5, groups=["north", "south", "east"], models=["m1", "m2"])
+    rep = cc.diagnose(pset, n_resamples=10, n_simulations=5)
+    keys = set(zip(rep.metrics["model"], rep.metrics["group"]))
+    expected = {(m, g) for m in ("m1", "m2") for g in (ALL, "north", "south", "east")}
+    assert keys == expected
+    assert set(rep.diagrams) == expected
+    assert rep.models == ["m1", "m2"] or set(rep.models) == {"m1", "m2"}
+    for model in ("m1", "m2"):
+        mmask = pset.model == model
+        for group in (ALL, "north", "south", "east"):
+            mask = mmask if group == ALL else mmask & (pset.group == group)
+            y, dist = pset.y[mask], pset.dist.take(mask)
+            t = rep.table(model, group)
+            assert t.loc["rmse", "value"] == pytest.approx(rm.rmse(y, dist), rel=1e-12)
+            assert t.loc["ence", "value"] == pytest.approx(rm.ence(y, dist), rel=1e-12)
+            assert t.loc["max_calibration_deviation", "value"] == pytest.approx(
+                rm.max_calibration_deviation(y, dist), rel=1e-12
+            )
+            levi = rep.diagrams[(model, group)]["levi_bins"]
+            assert levi["count"].sum() == mask.sum()
+    wide = rep.wide()
+    assert wide.shape[0] == len(expected)
+    no_groups = cc.diagnose(pset, n_resamples=0, n_simulations=0, by_group=False)
+    assert set(zip(no_groups.metrics["model"], no_groups.metrics["group"])) == {("m1", ALL), ("m2", ALL)}
+
+
+def test_tiny_group_is_noted_not_crashing():
+    pset = gaussian_set(200, seed=6)
+    group = np.array(["big"] * 199 + ["lonely"])
+    pset.group = group
+    rep = cc.diagnose(pset, n_resamples=5, n_simulations=5)
+    assert ("model", "big") in rep.diagrams and ("model", "lonely") not in rep.diagrams
+    assert any("lonely" in note for note in rep.options["notes"])
+
+
+def test_point_only_set_reports_rmse_and_mae():
+    rng = np.random.default_rng(7)
+    n = 400
+    point = rng.normal(size=n)
+    y = point + rng.normal(size=n) * 0.5
+    pset = cc.PredictionSet(task="regression", layout="point", y=y, point=point, dist=None)
+    rep = cc.diagnose(pset, n_resamples=100, n_simulations=10)
+    t = rep.table()
+    assert set(t.index) == {"rmse", "mae"}
+    assert t.loc["rmse", "value"] == pytest.approx(np.sqrt(np.mean((y - point) ** 2)), rel=1e-12)
+    assert t.loc["mae", "value"] == pytest.approx(np.mean(np.abs(y - point)), rel=1e-12)
+    assert np.all(t["ci_low"] < t["value"]) and np.all(t["value"] < t["ci_high"])
+    assert t[["perfect", "perfect_low", "perfect_high"]].isna().all().all()  # nothing to simulate from
+    assert rep.diagrams == {}
+
+
+@pytest.mark.parametrize("kind", ["quantile", "sample"])
+def test_other_distributions_diagnose(kind):
+    rng = np.random.default_rng(8)
+    n = 400
+    mu, sigma = rng.normal(size=n), rng.uniform(0.5, 2, n)
+    y = mu + sigma * rng.standard_normal(n)
+    if kind == "quantile":
+        levels = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
+        dist = cc.QuantileSet(levels, mu[:, None] + sigma[:, None] * np.array([-1.645, -0.674, 0, 0.674, 1.645]))
+    else:
+        dist = cc.SampleSet(mu[:, None] + sigma[:, None] * rng.standard_normal((n, 200)))
+    pset = cc.PredictionSet(task="regression", layout=kind, y=y, dist=dist)
+    rep = cc.diagnose(pset, n_resamples=30, n_simulations=10, seed=1)
+    t = rep.table()
+    assert np.all(np.isfinite(t["value"]))
+    assert np.all(np.isfinite(t[["ci_low", "ci_high", "perfect"]].to_numpy()))
+    assert t.loc["crps", "value"] == pytest.approx(rm.crps(y, dist), rel=1e-12)
+    assert t.loc["ence", "value"] == pytest.approx(rm.ence(y, dist), rel=1e-12)
+    tables = rep.diagrams[("model", ALL)]
+    assert tables["pit_histogram"]["count"].sum() == n
+    assert tables["levi_bins"]["count"].sum() == n
+    assert_frame_equal(tables["intervals"], rm.interval_table(y, dist))
+
+
+# =============================================================================================
+# Diagram tables
+# =============================================================================================
+
+
+@pytest.mark.parametrize("binning", ["count", "width"])
+@pytest.mark.parametrize("n_bins", [15, 7])
+def test_levi_bins_table_and_ence_share_one_binning(binning, n_bins):
+    pset = gaussian_set(1000, seed=9, noise=1.3)
+    rep = cc.diagnose(pset, n_bins=n_bins, binning=binning, n_resamples=50, n_simulations=0)
+    levi = rep.diagrams[("model", ALL)]["levi_bins"]
+    assert list(levi.columns) == SCHEMAS["levi_bins"]
+    assert levi["count"].sum() == 1000 and np.all(levi["count"] > 0)
+    if binning == "count":
+        assert len(levi) == n_bins and levi["count"].max() - levi["count"].min() <= 1
+    # σ ranges are ordered and disjoint, RMV within the bin's σ range
+    assert np.all(levi["sigma_low"] <= levi["sigma_high"])
+    assert np.all(levi["sigma_high"].to_numpy()[:-1] <= levi["sigma_low"].to_numpy()[1:])
+    assert np.all((levi["rmv"] >= levi["sigma_low"] - 1e-12) & (levi["rmv"] <= levi["sigma_high"] + 1e-12))
+    # ENCE recomputed from the table equals the metric (one binning engine)
+    ence_from_table = float(np.mean(np.abs(levi["rmv"] - levi["rmse"]) / levi["rmv"]))
+    assert ence_from_table == pytest.approx(rep.value("ence"), rel=1e-12)
+    assert ence_from_table == pytest.approx(rm.ence(pset.y, pset.dist, n_bins=n_bins, binning=binning), rel=1e-12)
+    # per-bin RMSE and RMV equal a direct computation over the rows with σ in the bin's range
+    s, e2 = pset.dist.std(), (pset.y - pset.dist.mean()) ** 2
+    for _, row in levi.iterrows():
+        sel = (s >= row["sigma_low"]) & (s <= row["sigma_high"])
+        assert sel.sum() == row["count"]
+        assert row["rmse"] == pytest.approx(np.sqrt(e2[sel].mean()), rel=1e-12)
+        assert row["rmv"] == pytest.approx(np.sqrt((s[sel] ** 2).mean()), rel=1e-12)
+    # bootstrap 90% intervals bracket the bin RMSE
+    assert np.all(levi["rmse_low"] <= levi["rmse"]) and np.all(levi["rmse"] <= levi["rmse_high"])
+
+
+def test_histograms_curve_qq_and_intervals_tables():
+    pset = gaussian_set(1234, seed=10, noise=1.2)
+    rep = cc.diagnose(pset, pit_bins=25, n_resamples=0, n_simulations=0)
+    d = rep.diagrams[("model", ALL)]
+    n = 1234
+    y, dist = pset.y, pset.dist
+    u = rm.pit(y, dist)
+    z = (y - dist.mean()) / dist.std()
+
+    pit = d["pit_histogram"]
+    assert len(pit) == 25 and pit["count"].sum() == n
+    assert_allclose(pit["left"].iloc[0], 0.0) and assert_allclose(pit["right"].iloc[-1], 1.0)
+    assert_allclose(pit["count"], np.histogram(u, bins=np.linspace(0, 1, 26))[0])
+    assert_allclose((pit["density"] * (pit["right"] - pit["left"])).sum(), 1.0)
+
+    zh = d["z_histogram"]
+    assert zh["count"].sum() == n
+    edges = np.append(zh["left"].to_numpy(), zh["right"].iloc[-1])
+    assert_allclose(zh["count"], np.histogram(np.clip(z, edges[0], edges[-1]), bins=edges)[0])
+    centres = 0.5 * (zh["left"] + zh["right"])
+    assert_allclose(zh["normal_density"], np.exp(-0.5 * centres**2) / np.sqrt(2 * np.pi))
+
+    cur = d["calibration_curve"]
+    assert_allclose(cur["level"], np.linspace(0, 1, 101))
+    assert_allclose(cur["observed"], rm.calibration_curve(y, dist)[1])
+    assert np.all(cur["band_low"] <= cur["band_high"])
+    inner = cur.iloc[1:-1]
+    assert np.all(inner["band_low"] < inner["level"]) and np.all(inner["level"] < inner["band_high"])
+    # the band is the central 95% of Binomial(N, p)/N
+    from scipy import stats
+
+    assert_allclose(cur["band_high"], stats.binom.ppf(0.975, n, cur["level"]) / n)
+
+    qq = d["qq"]
+    assert 2 <= len(qq) <= 512
+    assert np.all(np.diff(qq["theoretical"]) > 0) and np.all(np.diff(qq["observed"]) >= 0)
+    assert qq["observed"].iloc[0] == pytest.approx(z.min()) and qq["observed"].iloc[-1] == pytest.approx(z.max())
+
+    assert_frame_equal(d["intervals"], rm.interval_table(y, dist))
+
+
+def test_report_dataframe_types():
+    rep = cc.diagnose(gaussian_set(100, seed=11), n_resamples=5, n_simulations=5)
+    assert isinstance(rep.metrics, pd.DataFrame)
+    for col in METRIC_COLUMNS[3:]:
+        assert rep.metrics[col].dtype == float, col
