@@ -120,6 +120,18 @@ class PredictiveDistribution(ABC):
         """F_i(y_i−), the left limit of the CDF; equals ``cdf`` for continuous distributions."""
         return self.cdf(y)
 
+    def pit(self, y: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """PIT values u_i, uniform on (0, 1) when the targets are drawn from the predictions.
+
+        Continuous distributions: u = F(y).  With atoms (``is_discrete``) and a generator: the
+        randomised PIT u = F(y−) + V·(F(y) − F(y−)), V ~ U(0, 1) (Czado, Gneiting & Held 2009).
+        """
+        u = np.asarray(self.cdf(y), dtype=float)
+        if self.is_discrete and rng is not None:
+            left = np.asarray(self.cdf_left(y), dtype=float)
+            u = left + rng.random(u.shape[0]) * (u - left)
+        return u
+
     def interval(self, coverage: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Central interval [F⁻¹((1−c)/2), F⁻¹((1+c)/2)] of nominal coverage c per row."""
         c = np.asarray(coverage, dtype=float)
@@ -333,13 +345,13 @@ class QuantileSet(PredictiveDistribution):
         k = self._segment(y)
         rows = np.arange(len(self))
         kk = np.clip(k, 1, L - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dens = (tau[kk] - tau[kk - 1]) / (q[rows, kk] - q[rows, kk - 1])
-            lo_d = self._f_lo * np.exp(self._lam_lo * (y - q[:, 0])) if tau[0] > 0 else 0.0
-            hi_d = self._f_hi * np.exp(-self._lam_hi * (y - q[:, -1])) if tau[-1] < 1 else 0.0
-            dens = np.where(k == 0, lo_d, dens)
-            dens = np.where(k == L, hi_d, dens)
-            return np.log(dens)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            logd = np.log((tau[kk] - tau[kk - 1]) / (q[rows, kk] - q[rows, kk - 1]))
+            # tails in log space: log f_1 + λ_lo (y − q_1) and log f_L − λ_hi (y − q_L) never underflow
+            lo = np.log(self._f_lo) + self._lam_lo * (y - q[:, 0]) if tau[0] > 0 else -np.inf
+            hi = np.log(self._f_hi) - self._lam_hi * (y - q[:, -1]) if tau[-1] < 1 else -np.inf
+        logd = np.where(k == 0, lo, logd)
+        return np.where(k == L, hi, logd)
 
     def crps(self, y: np.ndarray) -> np.ndarray:
         """Exact CRPS = ∫(F(x) − 1{x ≥ y})² dx for the piecewise-linear CDF with exponential tails.
@@ -379,6 +391,10 @@ class QuantileSet(PredictiveDistribution):
                 left = g0**2 / (2 * lam)  # y ≤ q_L: ∫ (1 − F)² over the tail
                 right = (y - q[:, -1]) - 2 * (g0 - gy) / lam + (g0**2 - gy**2) / (2 * lam) + gy**2 / (2 * lam)
                 total = total + np.where(y <= q[:, -1], left, right)
+        if tau[0] == 0:  # no lower tail: F = 0 below q_1, so y < q_1 adds ∫_y^{q_1} 1 dx
+            total = total + np.maximum(q[:, 0] - y, 0.0)
+        if tau[-1] == 1:  # no upper tail: F = 1 above q_L, so y > q_L adds ∫_{q_L}^y 1 dx
+            total = total + np.maximum(y - q[:, -1], 0.0)
         return total
 
 
@@ -386,13 +402,14 @@ class SampleSet(PredictiveDistribution):
     """Empirical distributions of M samples (ensemble members) per row.
 
     F_i is the empirical CDF of the row's samples x_i1..x_iM: ``cdf`` = #{x ≤ y}/M (right
-    continuous) and ``cdf_left`` = #{x < y}/M; the PIT of an ensemble is therefore discrete and
-    the diagnostics randomise it between the two limits (see ``regression.metrics.pit``).
+    continuous) and ``cdf_left`` = #{x < y}/M.  The diagnostics use the randomised *rank* PIT
+    (``pit``), which is uniform for a calibrated ensemble, rather than F(y).
     ``mean`` and ``var`` are the sample mean and the population variance (ddof = 0) of the
     empirical distribution.  ``ppf(p)`` is the order statistic x_(⌈pM⌉) (the left-continuous
     inverse of the ECDF; x_(1) at p = 0).  An empirical distribution has no density, so
     ``logpdf`` uses a Gaussian kernel density estimate with Silverman's bandwidth
-    h = 1.06 s M^(−1/5) per row (s the ddof=1 standard deviation, floored at 1e-12·(1+|mean|)).
+    h = 1.06 s M^(−1/5) per row (s the ddof=1 standard deviation), floored at 1% of the median
+    bandwidth over rows so that degenerate rows (all members equal) keep a finite density.
 
     CRPS is exact via the sorted-sample (energy) form, O(N·M log M) time and O(N·M) memory:
 
@@ -446,6 +463,38 @@ class SampleSet(PredictiveDistribution):
         y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
         return (self.samples < y[:, None]).mean(axis=1)
 
+    def pit(self, y: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Rank PIT of the target among the M members (verification rank histogram).
+
+        If y and the members are exchangeable draws (a calibrated ensemble), the rank
+        r = #{x < y} is uniform on 0..M.  The randomised rank PIT
+        u = (r + V·(1 + #{x = y}))/(M + 1), V ~ U(0, 1), is then exactly U(0, 1) (ties with members,
+        e.g. zero precipitation, are spread uniformly).  Without a generator V = ½.
+        Note that this differs from the empirical CDF F(y) = #{x ≤ y}/M, which is not uniform
+        even for a calibrated ensemble (Anderson 1996; Hamill 2001).
+        """
+        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        below = (self.samples < y[:, None]).sum(axis=1)
+        ties = (self.samples == y[:, None]).sum(axis=1)
+        v = 0.5 if rng is None else rng.random(len(self))
+        return (below + v * (1.0 + ties)) / (self.n_samples + 1.0)
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """One draw per row from the smoothed ensemble used by ``logpdf``: a random member plus
+        Gaussian kernel noise of the Silverman bandwidth h (so draws are exchangeable with the
+        members up to the smoothing, and do not tie with them)."""
+        m = self.n_samples
+        pick = self.samples[np.arange(len(self)), rng.integers(0, m, len(self))]
+        return pick + self._bandwidth() * rng.standard_normal(len(self))
+
+    def _bandwidth(self) -> np.ndarray:
+        """Silverman's h_i = 1.06 s_i M^(−1/5), floored at 1% of the median positive h over rows
+        (a degenerate row, all members equal, would otherwise get a zero-width kernel)."""
+        h = 1.06 * self.samples.std(axis=1, ddof=1) * self.n_samples ** (-0.2)
+        positive = h[h > 0]
+        floor = 0.01 * float(np.median(positive)) if positive.size else 1e-12
+        return np.maximum(h, max(floor, 1e-300))
+
     def ppf(self, p: np.ndarray | float) -> np.ndarray:
         """x_(⌈pM⌉), the smallest sample whose ECDF reaches p."""
         pp, two_d = self._broadcast_p(p)
@@ -458,8 +507,7 @@ class SampleSet(PredictiveDistribution):
         """log of a Gaussian KDE of the row's samples (Silverman bandwidth), log-sum-exp."""
         y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
         m = self.n_samples
-        s = self.samples.std(axis=1, ddof=1)
-        h = 1.06 * np.maximum(s, 1e-12 * (1 + np.abs(self.mean()))) * m ** (-0.2)
+        h = self._bandwidth()
         z = (y[:, None] - self.samples) / h[:, None]
         return special.logsumexp(-0.5 * z * z, axis=1) - np.log(m * h) - 0.5 * LOG_2PI
 

@@ -88,7 +88,11 @@ class RegressionRows:
         self.eps = y - self.mean
         with np.errstate(divide="ignore", invalid="ignore"):
             self.z = self.eps / self.sigma
-        self._gaussian = isinstance(dist, Gaussian)
+        finite = np.isfinite(self.z)
+        #: rows with a finite z (σ > 0); z-based statistics use these only (None: all rows)
+        self.z_ok: np.ndarray | None = None if finite.all() else finite
+        self.n_z_excluded = int(self.n - finite.sum())
+        self._gaussian = isinstance(dist, Gaussian) and self.z_ok is None
         if self._gaussian:
             self.u = norm_cdf(self.z)
         else:
@@ -126,8 +130,18 @@ class RegressionRows:
 
     # -- sorts -------------------------------------------------------------------------------
     @cached_property
+    def z_finite(self) -> np.ndarray:
+        """z over the rows with σ > 0 (all rows unless some σ = 0)."""
+        return self.z if self.z_ok is None else self.z[self.z_ok]
+
+    def z_weights(self, w: np.ndarray | None) -> np.ndarray | None:
+        """Weights restricted to the rows of ``z_finite``."""
+        return w if (w is None or self.z_ok is None) else w[self.z_ok]
+
+    @cached_property
     def z_order(self) -> np.ndarray:
-        return np.argsort(self.z)
+        """argsort of ``z_finite``."""
+        return np.argsort(self.z_finite)
 
     @cached_property
     def u_order(self) -> np.ndarray:
@@ -140,7 +154,8 @@ class RegressionRows:
 
     @cached_property
     def z_sorted(self) -> np.ndarray:
-        return np.sort(self.z)
+        """``z_finite`` sorted."""
+        return np.sort(self.z_finite)
 
     @cached_property
     def u_sorted(self) -> np.ndarray:
@@ -166,14 +181,10 @@ class RegressionRows:
 def _pit(
     y: np.ndarray, dist: PredictiveDistribution, seed: int | None, randomize: bool | None
 ) -> np.ndarray:
-    u = np.asarray(dist.cdf(y), dtype=float)
     if randomize is None:
         randomize = dist.is_discrete
-    if randomize:
-        left = np.asarray(dist.cdf_left(y), dtype=float)
-        v = np.random.default_rng(seed).random(u.shape[0])
-        u = left + v * (u - left)
-    return u
+    rng = np.random.default_rng(seed) if randomize else None
+    return np.asarray(dist.pit(y, rng), dtype=float)
 
 
 def _rows(y, dist, **kw) -> RegressionRows:
@@ -254,16 +265,18 @@ def _stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
 
 def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
     """ACCRUE eq. 8 with weights (energy-distance form, exact)."""
+    z = r.z_finite
     if w is None:
         # Only Σ η_(i)(2i − 1) needs the order; the other terms are sums over rows:
         # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
-        n = r.n
+        n = z.shape[0]
         eta_sorted = r.z_sorted / np.sqrt(2.0)
         i = np.arange(1, n + 1, dtype=float)
-        s_erf = _dot(r.z, 2.0 * norm_cdf(r.z) if not r._gaussian else 2.0 * r.u) / np.sqrt(2.0)
-        s_exp = np.sqrt(2.0 * np.pi) * r.phi.sum()
+        s_erf = _dot(z, 2.0 * r.u if r._gaussian else 2.0 * norm_cdf(z)) / np.sqrt(2.0)
+        s_exp = np.sqrt(2.0 * np.pi) * (r.phi.sum() if r._gaussian else norm_pdf(z).sum())
         s_rank = _dot(eta_sorted, 2.0 * i - 1.0)
         return float(s_erf / n - s_rank / n**2 + s_exp / (np.sqrt(np.pi) * n) - 0.5 * np.sqrt(2.0 / np.pi))
+    w = r.z_weights(w)
     eta = r.z_sorted / np.sqrt(2.0)
     ws = w[r.z_order]
     ws = ws / ws.sum()
@@ -291,7 +304,7 @@ def _stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Bi
     """ENCE = mean over non-empty bins of |RMV_j − RMSE_j| / RMV_j (Levi eq. 8)."""
     b = r.sigma_bins(n_bins, binning, w)
     cnt, s_var, s_err = bin_sums(b, n_bins, r.var, r.sq_err, weights=w)
-    ok = cnt > 0
+    ok = (cnt > 0) & (s_var > 0)  # a bin whose σ are all 0 has no RMV to normalise by: left out
     rmv = np.sqrt(s_var[ok] / cnt[ok])
     rmse_ = np.sqrt(s_err[ok] / cnt[ok])
     return float(np.mean(np.abs(rmv - rmse_) / rmv))
@@ -362,7 +375,7 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
 
 
 def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]:
-    z = r.z
+    z, w = r.z_finite, r.z_weights(w)
     m = _wmean(z, w)
     d = z - m
     d2 = d * d
@@ -378,34 +391,44 @@ def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]
 
 
 def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
-    """Spearman ρ(σ, |ε|): weighted Pearson correlation of the (data) ranks."""
+    """Spearman ρ(σ, |ε|): Pearson correlation of the (tie-averaged) ranks.
+
+    With count weights the ranks are those of the resample itself: a row drawn w_i times in a tie
+    group starting after cumulative weight W_< gets rank W_< + (W_group + 1)/2, as ``np.repeat``
+    of the rows would give.  The sort orders are computed once.
+    """
     cache = r.__dict__.setdefault("_rank_cache", {})
-    if "ranks" not in cache:
-        cache["ranks"] = (_average_ranks(r.sigma, r.sigma_order), _average_ranks(np.abs(r.eps)))
-    a, b = cache["ranks"]
+    if "orders" not in cache:
+        abs_eps = np.abs(r.eps)
+        cache["orders"] = ((r.sigma, r.sigma_order), (abs_eps, np.argsort(abs_eps)))
+    (xa, oa), (xb, ob) = cache["orders"]
+    a = _average_ranks(xa, oa, w)
+    b = _average_ranks(xb, ob, w)
     ma, mb = _wmean(a, w), _wmean(b, w)
     da, db = a - ma, b - mb
     den = np.sqrt(_wmean(da * da, w) * _wmean(db * db, w))
     return float(_wmean(da * db, w) / den) if den > 0 else float("nan")
 
 
-def _average_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
-    """Ranks 1..N with ties averaged (``scipy.stats.rankdata`` semantics), reusing a sort order."""
-    if order is None:
-        order = np.argsort(x)
+def _average_ranks(x: np.ndarray, order: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """Tie-averaged ranks 1..N (``scipy.stats.rankdata``), or of the weighted resample (see above)."""
     xs = x[order]
     n = x.shape[0]
-    ranks = np.empty(n, dtype=float)
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True
     np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
-    if new_run.all():
+    ranks = np.empty(n, dtype=float)
+    if w is None and new_run.all():
         ranks[order] = np.arange(1, n + 1, dtype=float)
         return ranks
     starts = np.flatnonzero(new_run)
     ends = np.append(starts[1:], n)
-    avg = (starts + 1 + ends) / 2.0
-    ranks[order] = np.repeat(avg, ends - starts)
+    if w is None:
+        before, size = starts.astype(float), (ends - starts).astype(float)
+    else:
+        cw = np.concatenate([[0.0], np.cumsum(w[order])])
+        before, size = cw[starts], cw[ends] - cw[starts]
+    ranks[order] = np.repeat(before + (size + 1.0) / 2.0, ends - starts)
     return ranks
 
 
@@ -455,9 +478,10 @@ def pit(
 ) -> np.ndarray:
     """Probability integral transform u_i = F_i(y_i) (Kuleshov et al. 2018; QR §2).
 
-    For distributions with atoms (ensembles, ``dist.is_discrete``) the PIT is randomised by
-    default: u = F(y−) + V·(F(y) − F(y−)), V ~ U(0, 1) seeded, which is uniform under calibration
-    (Czado, Gneiting & Held 2009).  ``randomize=False`` returns F(y).
+    Delegates to ``dist.pit``.  For distributions with atoms (``dist.is_discrete``) the PIT is
+    randomised by default (seeded): u = F(y−) + V·(F(y) − F(y−)) (Czado, Gneiting & Held 2009),
+    and for ensembles (``SampleSet``) the randomised rank PIT (r + V(1 + ties))/(M + 1), both
+    uniform under calibration.  ``randomize=False`` uses V = ½ for ensembles and F(y) otherwise.
     """
     return _pit(np.asarray(y, dtype=float), dist, seed, randomize)
 
@@ -494,6 +518,7 @@ def ence(y: np.ndarray, dist: PredictiveDistribution, n_bins: int = 15, binning:
     Rows are grouped into B bins by predicted σ; per bin RMV_j = sqrt(mean σ²) and
     RMSE_j = sqrt(mean ε²); ENCE = (1/B') Σ_j |RMV_j − RMSE_j| / RMV_j over the B' non-empty bins.
 
+    Bins whose σ are all 0 (possible for degenerate ensembles) are left out of the mean.
     ``binning="count"`` (default, Levi): equal-count bins on the sorted σ (sizes differ by ≤ 1).
     ``binning="width"``: B equal-width bins between min σ and max σ, [a, b) with the last bin
     closed — netcal 1.4's convention (use ``n_bins=10`` to reproduce its default).
