@@ -131,7 +131,7 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
 
     L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
     """
-    z = rows.z
+    z = rows.z_finite
     if limit is None:
         limit = float(np.clip(np.quantile(np.abs(z), 0.995), 4.0, 10.0)) if rows.n else 4.0
     edges = np.linspace(-limit, limit, n_bins + 1)
@@ -143,7 +143,7 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
             "left": edges[:-1],
             "right": edges[1:],
             "count": cnt.astype(np.int64),
-            "density": cnt / (rows.n * np.diff(edges)),
+            "density": cnt / (max(z.shape[0], 1) * np.diff(edges)),
             "normal_density": norm_pdf(centres),
         }
     )
@@ -151,7 +151,7 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
 
 def qq_table(rows: RegressionRows, max_points: int = 512) -> pd.DataFrame:
     """Normal Q-Q points: Φ⁻¹((i − ½)/N) against the sorted z, thinned to ≤ ``max_points``."""
-    n = rows.n
+    n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
     return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
