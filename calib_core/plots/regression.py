@@ -392,6 +392,6 @@ def intervals_figure(
             )
         )
     _layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
-    fig.update_xaxes(range=[lo, 1.0], tickformat=".0%")
+    fig.update_xaxes(range=[lo, 1.0], tickformat=".0%", constrain="domain")
     fig.update_yaxes(range=[lo, 1.0], tickformat=".0%", scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
