@@ -7,8 +7,8 @@
   once and stopped (its own process group only) at the end of the session.
 * ``chromium_browser`` (session) / ``app_page``: Debian's ``/usr/bin/chromium`` driven by
   Playwright (never ``playwright install``); browser tests are skipped when Chromium or the
-  Playwright package is missing.  ``wait_for_app(page)`` waits until the app is connected and its
-  script has finished running.
+  Playwright package is missing, except under ``CI=true``, where that is an error.
+  ``wait_for_app(page)`` waits until the app is connected and its script has finished running.
 """
 
 from __future__ import annotations
@@ -118,9 +118,15 @@ def streamlit_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def chromium_browser():
     """Headless Debian Chromium through Playwright; skips when either is missing."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    if in_ci:  # .ci/run installs both: a silent skip there would hide a broken browser setup
+        from playwright import sync_api
+        if not Path(CHROMIUM).exists():
+            pytest.fail(f"CI=true but no Chromium at {CHROMIUM}")
+    else:
+        sync_api = pytest.importorskip("playwright.sync_api")
+        if not Path(CHROMIUM).exists():
+            pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
