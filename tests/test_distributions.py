@@ -288,16 +288,12 @@ def test_quantileset_crps_truncated_support_inside(levels):
             assert row.crps(np.array([y]))[0] == pytest.approx(_crps_quad(row, y), rel=1e-9, abs=1e-13), (i, y)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: QuantileSet.crps drops the (q_1 − y) / (y − q_L) term when y lies outside a support "
-    "truncated by τ_1 = 0 or τ_L = 1 (see /tmp/bugs_regression.md #1)",
-)
 def test_quantileset_crps_outside_truncated_support():
+    """Regression test for bug #1 (fixed in 3c5c3ff): the distance to a truncated support counts."""
     dist = cc.QuantileSet([0.0, 0.5, 1.0], [[0.0, 1.0, 2.0]])  # uniform on [0, 2]
-    # CRPS(U(0, 2), y) = |y − 1| + ... closed form outside the support: dist + E|X − edge| − ½E|X − X'|
-    assert dist.crps(np.array([-3.0]))[0] == pytest.approx(3.0 + 1.0 - 2.0 / 3.0, rel=1e-12)
-    assert dist.crps(np.array([5.0]))[0] == pytest.approx(3.0 + 1.0 - 2.0 / 3.0, rel=1e-12)
+    # outside the support: E|X − y| − ½E|X − X'| = (distance + E|X − edge|) − ½·(2/3) for U(0, 2)
+    assert dist.crps(np.array([-3.0]))[0] == pytest.approx(3.0 + 1.0 - 1.0 / 3.0, rel=1e-12)
+    assert dist.crps(np.array([5.0]))[0] == pytest.approx(3.0 + 1.0 - 1.0 / 3.0, rel=1e-12)
     for levels in ((0.0, 0.4, 1.0), (0.0, 0.5, 0.9), (0.2, 0.6, 1.0)):
         qs = _quantile_set(3, seed=12, levels=levels)
         for i in range(len(qs)):
@@ -306,12 +302,8 @@ def test_quantileset_crps_outside_truncated_support():
                 assert row.crps(np.array([y]))[0] == pytest.approx(_crps_quad(row, y), rel=1e-9, abs=1e-13)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: QuantileSet.logpdf evaluates the tail density as log(f·exp(−λd)), which underflows to −inf "
-    "(and warns 'overflow in exp') for far outliers; should be log f − λd (see /tmp/bugs_regression.md #2)",
-)
 def test_quantileset_logpdf_far_tails_finite_and_silent():
+    """Regression test for bug #2 (fixed in 3c5c3ff): tail log-density in log space, no warnings."""
     import warnings
 
     dist = cc.QuantileSet([0.05, 0.5, 0.95], [[0.0, 1.0, 2.0]])
@@ -501,13 +493,59 @@ def test_sampleset_rejects_bad_shape():
         cc.SampleSet(np.ones(5))
 
 
-@pytest.mark.parametrize("make", [_gaussian, _quantile_set, _sample_set])
+@pytest.mark.parametrize("make", [_gaussian, _quantile_set])
 def test_sample_draws_follow_the_distribution(make):
     """y* = F⁻¹(U): the PIT of draws is uniform (KS test at a generous level), for the Report's simulations."""
-    dist = make(40, seed=17) if make is not _quantile_set else make(40, seed=17)
+    dist = make(40, seed=17)
     rng = _rng(18)
     draws = np.concatenate([dist.sample(rng) for _ in range(100)])
     tiled = dist.take(np.tile(np.arange(len(dist)), 100))
-    lo, hi = tiled.cdf_left(draws), tiled.cdf(draws)
-    u = lo + _rng(19).random(draws.size) * (hi - lo)
+    assert stats.kstest(tiled.cdf(draws), "uniform").pvalue > 1e-3
+
+
+def _silverman(samples: np.ndarray) -> np.ndarray:
+    return 1.06 * samples.std(axis=1, ddof=1) * samples.shape[1] ** (-0.2)
+
+
+def test_sampleset_draws_follow_the_smoothed_ensemble():
+    """SampleSet.sample draws a random member plus N(0, h²) kernel noise: the KDE that logpdf uses."""
+    dist = _sample_set(40, 15, seed=17)
+    h = _silverman(dist.samples)
+    rng = _rng(18)
+    draws = np.concatenate([dist.sample(rng) for _ in range(100)])
+    rows = np.tile(np.arange(len(dist)), 100)
+    kde_cdf = stats.norm.cdf((draws[:, None] - dist.samples[rows]) / h[rows, None]).mean(axis=1)
+    assert stats.kstest(kde_cdf, "uniform").pvalue > 1e-3
+    assert np.all(np.isin(draws, dist.samples) == False)  # noqa: E712 (no ties with members)
+
+
+def test_sampleset_degenerate_rows_keep_a_finite_density():
+    x = _rng(20).normal(size=(6, 12))
+    x[2] = 3.0  # all members equal
+    dist = cc.SampleSet(x)
+    h = _silverman(x)
+    floor = 0.01 * np.median(h[h > 0])
+    lp = dist.logpdf(np.array([0.0, 0.0, 3.0, 0.0, 0.0, 0.0]))
+    assert np.all(np.isfinite(lp))
+    assert lp[2] == pytest.approx(-np.log(floor) - 0.5 * np.log(2 * np.pi), rel=1e-12)
+    assert np.all(np.isfinite(dist.sample(_rng(21))))
+
+
+def test_sampleset_rank_pit():
+    """u = (#{x < y} + V·(1 + #{x = y}))/(M + 1), V ~ U(0, 1); V = ½ without a generator."""
+    x = np.array([[0.0, 1.0, 1.0, 2.0], [5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0]])
+    dist = cc.SampleSet(x)
+    y = np.array([1.0, 9.0, 0.0])
+    assert_allclose(dist.pit(y), [(1 + 0.5 * 3) / 5, (4 + 0.5) / 5, 0.5 / 5])
+    v = _rng(22).random(3)
+    assert_allclose(dist.pit(y, _rng(22)), [(1 + v[0] * 3) / 5, (4 + v[1]) / 5, v[2] / 5])
+    # exchangeable target and members: the rank PIT is exactly uniform, ties included
+    n, m = 20_000, 7
+    rng = _rng(23)
+    pool = np.round(rng.standard_normal((n, m + 1)), 1)  # heavy ties
+    u = cc.SampleSet(pool[:, :m]).pit(pool[:, m], rng)
     assert stats.kstest(u, "uniform").pvalue > 1e-3
+    # continuous distributions: pit = cdf
+    g = _gaussian(10)
+    yy = _rng(24).normal(size=10)
+    assert_array_equal(g.pit(yy, _rng(0)), g.cdf(yy))

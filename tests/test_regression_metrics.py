@@ -74,19 +74,24 @@ def test_gaussian_nll_and_crps_formulas():
     assert stats_["crps"] == pytest.approx(crps, rel=1e-12)
 
 
-def test_pit_gaussian_and_randomised_ensemble():
+def test_pit_gaussian_and_randomised_rank_pit_of_ensembles():
     y, dist = make_data(300, seed=3)
     assert_allclose(rm.pit(y, dist), stats.norm.cdf(y, dist.mean(), dist.std()), rtol=1e-12)
     y, ens = make_data(300, seed=3, kind="sample", m=5)
     y = np.round(y)  # make ties with rounded members likely
-    ens = cc.SampleSet(np.round(ens.samples))
+    x = np.round(ens.samples)
+    ens = cc.SampleSet(x)
+    below = (x < y[:, None]).sum(axis=1)
+    ties = (x == y[:, None]).sum(axis=1)
     u = rm.pit(y, ens, seed=7)
-    lo, hi = ens.cdf_left(y), ens.cdf(y)
-    assert np.all((u >= lo) & (u <= hi))
-    assert np.any(hi > lo + 1.0 / 5)  # there are atoms hit by the target ...
-    assert np.any((u > lo) & (u < hi))  # ... and the PIT is spread inside them
+    assert np.any(ties > 0)
+    assert np.all((u >= below / 6) & (u <= (below + 1 + ties) / 6))
+    v = np.random.default_rng(7).random(300)
+    assert_allclose(u, (below + v * (1 + ties)) / 6)
     assert_allclose(rm.pit(y, ens, seed=7), u)  # seeded
-    assert_allclose(rm.pit(y, ens, randomize=False), hi)
+    assert_allclose(rm.pit(y, ens, randomize=False), (below + 0.5 * (1 + ties)) / 6)
+    # the rows' PIT in RegressionRows is the same (pit_seed = seed)
+    assert_allclose(rm.RegressionRows(y, ens, pit_seed=7).u, u)
 
 
 def test_standardized_residual_stats_against_scipy():
@@ -187,14 +192,7 @@ def test_calibration_curve_monotone_with_endpoints(kind, prop_type):
     assert_allclose(p, np.linspace(0, 1, 101))
     assert np.all(np.diff(ph) >= 0)
     assert ph[-1] == 1.0
-    if kind == "sample":
-        # an ensemble's PIT has atoms: u = 0 when y is below every member, u = ½ exactly between the two
-        # middle members, so the curve starts at the share of those rows
-        u = rm.pit(y, dist)
-        assert ph[0] == pytest.approx(np.mean(u == 0.0) if prop_type == "quantile" else np.mean(u == 0.5))
-        assert ph[0] > 0
-    else:
-        assert ph[0] == 0.0
+    assert ph[0] == 0.0  # the (randomised rank) PIT has no atoms at 0 or ½
     assert np.all((ph >= 0) & (ph <= 1))
 
 
@@ -314,12 +312,8 @@ def test_pit_entropy_equals_qr_eq6(kind):
         assert rm.pit_entropy(y, dist) == pytest.approx(direct, rel=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an ensemble's PIT u = F(y) = r/M is only randomised at atoms, so for an exchangeable (calibrated) "
-    "ensemble it is discrete, not uniform: KS 0.09, entropy −inf (see /tmp/bugs_regression.md #4)",
-)
 def test_exchangeable_ensemble_pit_is_uniform():
+    """Regression test for bug #4 (fixed in 3c5c3ff: rank PIT)."""
     rng = np.random.default_rng(0)
     n, m = 20_000, 10
     dist = cc.SampleSet(rng.standard_normal((n, m)))
@@ -441,7 +435,7 @@ def test_calibration_metrics_small_when_calibrated_larger_when_overconfident(kin
 # Weighted statistics = unweighted on repeated rows (the bootstrap's contract)
 # =============================================================================================
 
-EXCEPTIONS = {"pit_entropy", "ence", "spearman_sigma_abs_error"}
+EXCEPTIONS = {"pit_entropy", "ence"}  # documented: distinct rows / bin boundaries
 
 
 def _repeated_pair(kind: str, seed: int, n: int, max_w: int):
@@ -496,12 +490,8 @@ def test_weighted_ence_close_to_repeated_rows(binning):
                 assert a == pytest.approx(b, abs=tol)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: weighted Spearman (bootstrap) correlates the ranks of the original data instead of re-ranking "
-    "the resample, so it differs from Spearman on the repeated rows (see /tmp/bugs_regression.md #3)",
-)
 def test_weighted_spearman_equals_repeated_rows():
+    """Regression test for bug #3 (fixed in 3c5c3ff): the bootstrap re-ranks the resample."""
     for kind in KINDS:
         rows, rows_rep, w = _repeated_pair(kind, 31, 200, 3)
         a = rm.summary_statistics(rows, w)["spearman_sigma_abs_error"]
