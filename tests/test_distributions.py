@@ -334,6 +334,26 @@ def test_quantileset_tied_quantiles_are_atoms():
     assert dist.mean()[0] == pytest.approx(m1, rel=1e-9)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: tied outermost quantiles give λ = ∞ and NaN from exp(−∞·0) in cdf/crps/logpdf instead of an atom "
+    "(see /tmp/bugs_regression.md #6)",
+)
+def test_quantileset_tied_outer_quantiles():
+    dist = cc.QuantileSet([0.1, 0.5, 0.9], [[0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    # row A: 0.1·e^{4x} below 0, linear 0.1 → 0.5 on [0, 1], then an atom of 0.5 at 1 (segment + collapsed tail)
+    f_a = lambda x: 0.1 * np.exp(4 * x) if x < 0 else (0.1 + 0.4 * x if x < 1 else 1.0)
+    assert_allclose(dist.cdf(np.array([1.0, 1.0])), [1.0, 1.0])
+    assert_allclose(dist.cdf(np.array([0.5, 0.5])), [0.3, 0.0])
+    for y in (-0.5, 0.5, 1.0, 2.0):
+        ref_a = _quad_pieces(lambda x, y=y: (f_a(x) - (x >= y)) ** 2, np.array([0.0, 1.0, y]))
+        got = dist.crps(np.array([y, y]))
+        assert got[0] == pytest.approx(ref_a, rel=1e-9)
+        assert got[1] == pytest.approx(abs(y - 1.0), abs=1e-12)  # point mass at 1
+    assert np.isfinite(dist.logpdf(np.array([0.5, 0.5]))[0])
+    assert_allclose(dist.mean(), [0.1 * (0 - 0.25) + 0.4 * 0.5 + 0.5 * 1.0, 1.0])
+
+
 def test_quantileset_rejects_bad_input():
     with pytest.raises(ValueError):
         cc.QuantileSet([0.5], [[1.0]])
