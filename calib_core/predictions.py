@@ -94,6 +94,7 @@ class PredictionSet:
     logits: np.ndarray | None = None
     classes: list[str] | None = None
     top_label_only: bool = False
+    confidence: np.ndarray | None = None  # top-label-only classification files: max_k p_k (``point`` = predicted class)
     split: np.ndarray | None = None
     group: np.ndarray | None = None
     model: np.ndarray | None = None
@@ -129,6 +130,7 @@ class PredictionSet:
             logits=_t(self.logits),
             classes=self.classes,
             top_label_only=self.top_label_only,
+            confidence=_t(self.confidence),
             split=_t(self.split),
             group=_t(self.group),
             model=_t(self.model),
