@@ -394,6 +394,17 @@ def test_interval_table_schema_and_default_levels():
     assert np.all(np.diff(t["observed"]) >= 0) and np.all(np.diff(t["mean_width"]) > 0)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_interval_table_keeps_the_given_order_of_coverages(kind):
+    """The Gaussian fast path walks the coverages sorted; the table must come back in the caller's order."""
+    y, dist = make_data(300, seed=33, kind=kind, noise=1.4)
+    cov = (0.9, 0.5, 0.99, 0.5)
+    t = rm.interval_table(y, dist, coverages=cov)
+    assert_allclose(t["coverage"], cov)
+    for i, c in enumerate(cov):
+        assert_allclose(t.iloc[i].to_numpy(), rm.interval_table(y, dist, coverages=(c,)).iloc[0].to_numpy())
+
+
 # =============================================================================================
 # Calibrated vs miscalibrated
 # =============================================================================================
