@@ -252,7 +252,7 @@ def test_top_label_only_rows_match_full_rows():
     full = cm.ClassificationRows(y, p, n_bins=12, strategy="quantile")
     top = cm.ClassificationRows.from_top_label(p.max(1), p.argmax(1) == y, n_bins=12, strategy="quantile")
     s_full, s_top = full.statistics(), top.statistics()
-    assert set(s_top) == {"ece", "mce", "accuracy"}
+    assert set(s_top) == {"ece", "mce", "accuracy", "mean_confidence"}
     for key in s_top:
         assert s_top[key] == pytest.approx(s_full[key], abs=1e-12)
     pd.testing.assert_frame_equal(top.reliability(), full.reliability())

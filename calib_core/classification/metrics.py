@@ -446,23 +446,57 @@ class ClassificationRows:
             out[:, c] = idx + c * self.n_bins
         return out
 
-    def classwise_sums(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(K, M) arrays of per-class per-bin count, Σ p_k and Σ 1[y = k] (one-vs-rest)."""
-        flat = self._classwise_flat(weights)
+    @cached_property
+    def _classwise_sparse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Uniform bins: the entries outside each class's first bin (row, flat index, p) — usually few."""
+        flat, _, _ = self._classwise
+        outside = (flat % self.n_bins) != 0
+        rows_nz = np.nonzero(outside)[0]
+        return rows_nz, flat[outside], self.probs[outside].astype(float)
+
+    @cached_property
+    def _classwise_unweighted(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._count_conf(None)
+
+    def _count_conf(self, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         nb, k = self.n_bins, self.k
         size = k * nb
-        p = self.probs
-        if weights is None:
-            count = np.bincount(flat.reshape(-1), minlength=size).astype(float)
-            s_conf = np.bincount(flat.reshape(-1), weights=p.reshape(-1).astype(float), minlength=size)
+        if self.strategy == "uniform":
+            # first bin by complement: count_k0 = Σw − Σ_{b>0} count_kb, Σ_{bin 0} p = Σ_i w_i p_ik − Σ_{b>0} …
+            rows_nz, flat_nz, p_nz = self._classwise_sparse
+            w_nz = None if w is None else w[rows_nz]
+            count, s_conf = bin_sums(flat_nz, size, p_nz, weights=w_nz)
+            total_w = float(self.n) if w is None else float(w.sum())
+            total_p = self.probs.sum(axis=0, dtype=float) if w is None else np.einsum("i,ik->k", w, self.probs)
+            count = count.reshape(k, nb)
+            s_conf = s_conf.reshape(k, nb)
+            count[:, 0] = total_w - count[:, 1:].sum(axis=1)
+            s_conf[:, 0] = total_p - s_conf[:, 1:].sum(axis=1)
+            return count, s_conf
+        flat = self._classwise_flat(w)
+        ww = None if w is None else np.repeat(w, k)
+        count, s_conf = bin_sums(flat.reshape(-1), size, self.probs.reshape(-1).astype(float), weights=ww)
+        return count.reshape(k, nb), s_conf.reshape(k, nb)
+
+    def classwise_sums(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(K, M) arrays of per-class per-bin count, Σ p_k and Σ 1[y = k] (one-vs-rest, ``binning.bin_sums``).
+
+        Equal-width bins: only the entries outside each class's first bin are binned per call (with K classes
+        almost all p_ik ≤ 1/M); the first bin follows from the totals Σ_i w_i and Σ_i w_i p_ik.
+        """
+        if self.top_label_only:
+            raise ValueError("class-wise metrics need the full probability vectors (this file is top-label only)")
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        nb, k = self.n_bins, self.k
+        if w is None:
+            count, s_conf = (a.copy() for a in self._classwise_unweighted)
         else:
-            w = np.asarray(weights, dtype=float)
-            count = np.bincount(flat.reshape(-1), weights=np.repeat(w, k), minlength=size)
-            s_conf = np.bincount(flat.reshape(-1), weights=(p * w[:, None]).reshape(-1), minlength=size)
+            count, s_conf = self._count_conf(w)
         # 1[y = k] is non-zero only at k = y_i: N entries instead of NK
+        flat = self._classwise_flat(w)
         hit_idx = flat[np.arange(self.n), self.labels]
-        s_hit = np.bincount(hit_idx, weights=weights, minlength=size).astype(float)
-        return count.reshape(k, nb), s_conf.reshape(k, nb), s_hit.reshape(k, nb)
+        s_hit = bin_sums(hit_idx, k * nb, weights=w)[0]  # weighted count of the hits
+        return count, s_conf, s_hit.reshape(k, nb)
 
     def classwise_ece(self, weights: np.ndarray | None = None) -> float:
         """Mean over classes k of the one-vs-rest ECE of (p_ik, 1[y_i = k]) (Kull et al. 2019)."""
@@ -487,11 +521,11 @@ class ClassificationRows:
 
     # -- everything --------------------------------------------------------------------------------------
     def statistics(self, weights: np.ndarray | None = None, *, classwise: bool = True) -> dict[str, float]:
-        """Every scalar metric for row ``weights`` (None = the data): ece, mce, accuracy[, nll, brier,
-        classwise_ece][, ece_positive, mce_positive for binary sets]."""
+        """Every scalar metric for row ``weights`` (None = the data): ece, mce, accuracy, mean_confidence[, nll,
+        brier, classwise_ece][, ece_positive, mce_positive for binary sets]."""
         w = None if weights is None else np.asarray(weights, dtype=float)
         e, m = self.calibration_errors(w)
-        out = {"ece": e, "mce": m, "accuracy": _wmean(self.correct, w)}
+        out = {"ece": e, "mce": m, "accuracy": _wmean(self.correct, w), "mean_confidence": _wmean(self.confidence, w)}
         if not self.top_label_only:
             out["nll"] = _wmean(self.nll_rows, w)
             out["brier"] = _wmean(self.brier_rows, w)
@@ -503,13 +537,28 @@ class ClassificationRows:
                 out["mce_positive"] = mp
         return out
 
+    @cached_property
+    def _sampler(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row-offset cumulative probabilities, globally sorted, for O(log NK) categorical draws per row."""
+        cum = np.cumsum(self.probs, axis=1, dtype=float)
+        total = cum[:, -1].copy()
+        offset = 4.0 * np.arange(self.n, dtype=float)  # rows' cumsums (≤ ~1) made disjoint and increasing
+        return (cum + offset[:, None]).reshape(-1), total
+
+    def sample_labels(self, rng: np.random.Generator) -> np.ndarray:
+        """y*_i ~ Categorical(p_i) for every row: inverse CDF by one ``searchsorted`` on the offset cumsums."""
+        flat, total = self._sampler
+        u = rng.random(self.n) * total + 4.0 * np.arange(self.n, dtype=float)
+        idx = np.searchsorted(flat, u, side="right") - np.arange(self.n) * self.k
+        return np.clip(idx, 0, self.k - 1).astype(np.int64)
+
     def simulate(self, rng: np.random.Generator, *, classwise: bool = True) -> dict[str, float]:
         """``statistics`` on labels simulated from the predictions (y* ~ Categorical(p_i); top-label only:
         correct* ~ Bernoulli(c_i)): what a perfectly calibrated forecaster would score."""
         if self.top_label_only:
             sim = (rng.random(self.n) < self.confidence).astype(float)
         else:
-            sim = simulate_labels(self.probs, rng)
+            sim = self.sample_labels(rng)
         return self.with_labels(sim).statistics(classwise=classwise)
 
 
