@@ -138,8 +138,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n, t_sort, t_off, t_on, t_ut, t_ut_all, t_nc in rows:
         adv = "not run" if np.isnan(t_ut_all) else f"{t_ut_all:.2f} s"
-        print(f"| {n:.0e} | {t_sort * 1e3:.1f} ms | {t_off * 1e3:.1f} ms | {t_on:.2f} s | {t_ut * 1e3:.1f} ms | {adv} | "
-              f"{t_nc * 1e3:.1f} ms | {t_ut / t_off:.1f}× | {t_nc / t_off:.1f}× | {t_off / t_sort:.1f}× |")
+        print(f"| {n:.0e} | {t_sort * 1e3:.1f} ms | {t_off * 1e3:.1f} ms | {t_on:.2f} s | {t_ut * 1e3:.1f} ms | "
+              f"{adv} | {t_nc * 1e3:.1f} ms | {t_ut / t_off:.1f}× | {t_nc / t_off:.1f}× | {t_off / t_sort:.1f}× |")
 
     if not args.no_memory:
         out = subprocess.run([sys.executable, __file__, "--memory-child", str(args.memory_n)],

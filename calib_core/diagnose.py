@@ -62,8 +62,9 @@ def diagnose_regression(
         ``"width"`` for netcal's equal-width convention).
     pit_bins : bins of the PIT histogram.
     n_resamples : bootstrap resamples for the CIs (0 switches CIs off).
-    n_simulations : simulations of a perfectly calibrated forecaster (y* ~ F_i) for the reference
-        values (0 switches them off).
+    n_simulations : simulations of a perfectly calibrated forecaster for the reference values
+        (y* ~ F_i; for ensembles the target swapped with a random member, see
+        ``SampleSet.calibrated_draw``; 0 switches them off).
     level : two-sided level of the CIs and of the reference range.
     seed : seeds the bootstrap, the simulations and the randomised PIT of ensembles.
     by_group : also diagnose each value of the ``group`` column.
@@ -104,9 +105,9 @@ def diagnose_regression(
         def statistic(w, rows=rows):
             return summary_statistics(rows, w, n_bins=n_bins, binning=binning)
 
-        def simulate(rng, dist=dist):
-            y_star = dist.sample(rng)
-            sim_rows = RegressionRows(y_star, dist, pit_seed=int(rng.integers(2**31)))
+        def simulate(rng, dist=dist, y=y):
+            y_star, dist_star = dist.calibrated_draw(y, rng)
+            sim_rows = RegressionRows(y_star, dist_star, pit_seed=int(rng.integers(2**31)))
             return summary_statistics(sim_rows, None, n_bins=n_bins, binning=binning)
 
         tables.append(

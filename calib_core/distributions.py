@@ -61,6 +61,18 @@ def gaussian_crps(y: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarra
     return std * (z * (2.0 * norm_cdf(z) - 1.0) + 2.0 * norm_pdf(z) - 1.0 / SQRT_PI)
 
 
+def _rate_times(lam: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """λ·d with 0 where d = 0 (λ = ∞ for a tail collapsed onto tied outer quantiles: a point mass)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(d == 0, 0.0, lam * d)
+
+
+def _over_rate(x: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """x/λ with 0 where λ = ∞."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isinf(lam), 0.0, x / lam)
+
+
 def _as_rows(a: Any, name: str) -> np.ndarray:
     arr = np.asarray(a, dtype=float)
     if arr.ndim == 0:
@@ -140,6 +152,16 @@ class PredictiveDistribution(ABC):
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         """One draw per row, y_i = F_i⁻¹(U_i) with U_i ~ Uniform(0, 1)."""
         return self.ppf(rng.random(len(self)))
+
+    def calibrated_draw(
+        self, y: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, PredictiveDistribution]:
+        """Targets and predictions of a perfectly calibrated forecaster like this one.
+
+        Used for the perfect-calibration reference values: by default y* ~ F_i with the same
+        predictions (``y`` is not used).  Ensembles override it (see ``SampleSet``).
+        """
+        return self.sample(rng), self
 
     def _broadcast_p(self, p: np.ndarray | float) -> tuple[np.ndarray, bool]:
         """Return p as (N, L) and whether the caller asked for a 2-D answer."""
@@ -272,12 +294,12 @@ class QuantileSet(PredictiveDistribution):
         m1 = (mass * (a + b) / 2.0).sum(axis=1)
         m2 = (mass * (a * a + a * b + b * b) / 3.0).sum(axis=1)
         if tau[0] > 0:  # lower tail: q_1 − Exp(λ_lo) with mass τ_1
-            inv = 1.0 / self._lam_lo
+            inv = _over_rate(1.0, self._lam_lo)
             mu_t = q[:, 0] - inv
             m1 = m1 + tau[0] * mu_t
             m2 = m2 + tau[0] * (mu_t**2 + inv**2)
         if tau[-1] < 1:  # upper tail: q_L + Exp(λ_hi) with mass 1 − τ_L
-            inv = 1.0 / self._lam_hi
+            inv = _over_rate(1.0, self._lam_hi)
             mu_t = q[:, -1] + inv
             m1 = m1 + (1 - tau[-1]) * mu_t
             m2 = m2 + (1 - tau[-1]) * (mu_t**2 + inv**2)
@@ -312,8 +334,12 @@ class QuantileSet(PredictiveDistribution):
             frac = np.where(width > 0, (y - lo) / width, 1.0)
         out = tau[kk - 1] + frac * (tau[kk] - tau[kk - 1])
         with np.errstate(over="ignore", invalid="ignore"):
-            low_tail = tau[0] * np.exp(self._lam_lo * (y - q[:, 0])) if tau[0] > 0 else 0.0
-            high_tail = 1.0 - (1 - tau[-1]) * np.exp(-self._lam_hi * (y - q[:, -1])) if tau[-1] < 1 else 1.0
+            low_tail = tau[0] * np.exp(_rate_times(self._lam_lo, y - q[:, 0])) if tau[0] > 0 else 0.0
+            if tau[-1] < 1:  # a collapsed tail (λ = ∞) is an atom at q_L: F(q_L) = 1
+                high_tail = 1.0 - (1 - tau[-1]) * np.exp(-_rate_times(self._lam_hi, y - q[:, -1]))
+                high_tail = np.where(np.isinf(self._lam_hi), 1.0, high_tail)
+            else:
+                high_tail = 1.0
         out = np.where(k == 0, low_tail, out)
         out = np.where(k == L, high_tail, out)
         return np.clip(out, 0.0, 1.0)
@@ -330,10 +356,10 @@ class QuantileSet(PredictiveDistribution):
         out = lo + frac * (hi - lo)
         with np.errstate(divide="ignore", invalid="ignore"):
             if tau[0] > 0:
-                tail = q[:, :1] + np.log(pp / tau[0]) / self._lam_lo[:, None]
+                tail = q[:, :1] + _over_rate(np.log(pp / tau[0]), self._lam_lo[:, None])
                 out = np.where(pp < tau[0], tail, out)
             if tau[-1] < 1:
-                tail = q[:, -1:] - np.log((1 - pp) / (1 - tau[-1])) / self._lam_hi[:, None]
+                tail = q[:, -1:] - _over_rate(np.log((1 - pp) / (1 - tau[-1])), self._lam_hi[:, None])
                 out = np.where(pp > tau[-1], tail, out)
         return out if two_d else out[:, 0]
 
@@ -348,8 +374,8 @@ class QuantileSet(PredictiveDistribution):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             logd = np.log((tau[kk] - tau[kk - 1]) / (q[rows, kk] - q[rows, kk - 1]))
             # tails in log space: log f_1 + λ_lo (y − q_1) and log f_L − λ_hi (y − q_L) never underflow
-            lo = np.log(self._f_lo) + self._lam_lo * (y - q[:, 0]) if tau[0] > 0 else -np.inf
-            hi = np.log(self._f_hi) - self._lam_hi * (y - q[:, -1]) if tau[-1] < 1 else -np.inf
+            lo = np.log(self._f_lo) + _rate_times(self._lam_lo, y - q[:, 0]) if tau[0] > 0 else -np.inf
+            hi = np.log(self._f_hi) - _rate_times(self._lam_hi, y - q[:, -1]) if tau[-1] < 1 else -np.inf
         logd = np.where(k == 0, lo, logd)
         return np.where(k == L, hi, logd)
 
@@ -380,16 +406,26 @@ class QuantileSet(PredictiveDistribution):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if tau[0] > 0:
                 lam = self._lam_lo
-                fy = tau[0] * np.exp(lam * np.minimum(y - q[:, 0], 0.0))
-                right = tau[0] ** 2 / (2 * lam)  # y ≥ q_1: ∫ F² over the tail
-                left = fy**2 / (2 * lam) + (q[:, 0] - y) - 2 * (tau[0] - fy) / lam + (tau[0] ** 2 - fy**2) / (2 * lam)
+                fy = tau[0] * np.exp(_rate_times(lam, np.minimum(y - q[:, 0], 0.0)))
+                right = _over_rate(tau[0] ** 2 / 2, lam)  # y ≥ q_1: ∫ F² over the tail
+                left = (
+                    _over_rate(fy**2 / 2, lam)
+                    + (q[:, 0] - y)
+                    - _over_rate(2 * (tau[0] - fy), lam)
+                    + _over_rate((tau[0] ** 2 - fy**2) / 2, lam)
+                )
                 total = total + np.where(y >= q[:, 0], right, left)
             if tau[-1] < 1:
                 lam = self._lam_hi
                 g0 = 1 - tau[-1]
-                gy = g0 * np.exp(-lam * np.maximum(y - q[:, -1], 0.0))
-                left = g0**2 / (2 * lam)  # y ≤ q_L: ∫ (1 − F)² over the tail
-                right = (y - q[:, -1]) - 2 * (g0 - gy) / lam + (g0**2 - gy**2) / (2 * lam) + gy**2 / (2 * lam)
+                gy = g0 * np.exp(-_rate_times(lam, np.maximum(y - q[:, -1], 0.0)))
+                left = _over_rate(g0**2 / 2, lam)  # y ≤ q_L: ∫ (1 − F)² over the tail
+                right = (
+                    (y - q[:, -1])
+                    - _over_rate(2 * (g0 - gy), lam)
+                    + _over_rate((g0**2 - gy**2) / 2, lam)
+                    + _over_rate(gy**2 / 2, lam)
+                )
                 total = total + np.where(y <= q[:, -1], left, right)
         if tau[0] == 0:  # no lower tail: F = 0 below q_1, so y < q_1 adds ∫_y^{q_1} 1 dx
             total = total + np.maximum(q[:, 0] - y, 0.0)
@@ -480,12 +516,43 @@ class SampleSet(PredictiveDistribution):
         return (below + v * (1.0 + ties)) / (self.n_samples + 1.0)
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
-        """One draw per row from the smoothed ensemble used by ``logpdf``: a random member plus
-        Gaussian kernel noise of the Silverman bandwidth h (so draws are exchangeable with the
-        members up to the smoothing, and do not tie with them)."""
+        """One draw per row exchangeable-in-law with the members: a target of a calibrated ensemble.
+
+        A random member plus Gaussian kernel noise (bandwidth h), shrunk about the ensemble mean so
+        that the draw has the variance a new exchangeable draw has around the ensemble mean,
+        E(y − x̄)² = σ²(1 + 1/M) ≈ s²(1 + 1/M) (s² the ddof=1 variance):
+        y* = x̄ + c·(x_J − x̄ + h ε),  c² = s²(1 + 1/M) / (s₀² + h²),  s₀² the ddof=0 variance
+        (the smoothed bootstrap with variance correction, Silverman 1986 §6.4).  Degenerate rows
+        (all members equal) return the member value.
+        """
         m = self.n_samples
-        pick = self.samples[np.arange(len(self)), rng.integers(0, m, len(self))]
-        return pick + self._bandwidth() * rng.standard_normal(len(self))
+        n = len(self)
+        centre = self.mean()
+        s0 = self.samples.var(axis=1)
+        h = self._bandwidth()
+        pick = self.samples[np.arange(n), rng.integers(0, m, n)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = np.sqrt(s0 * m / (m - 1.0) * (1.0 + 1.0 / m) / (s0 + h * h))
+        c = np.where(s0 > 0, c, 0.0)
+        return centre + c * (pick - centre + h * rng.standard_normal(n))
+
+    def calibrated_draw(self, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, SampleSet]:
+        """Swap the target with a random member: (x_J, members with x_J replaced by y).
+
+        A calibrated ensemble is one whose target and members are exchangeable; under that
+        hypothesis the swapped pair has exactly the joint law of (y, members), so metrics of the
+        swapped data are draws of what a perfectly calibrated ensemble would score (a permutation
+        reference, exact for every metric, including the finite-M effects such as the
+        (M − 1)/(M + 1) coverage of [x_(1), x_(M)]).
+        """
+        n, m = self.samples.shape
+        y = np.broadcast_to(_as_rows(y, "y"), (n,))
+        rows = np.arange(n)
+        j = rng.integers(0, m, n)
+        swapped = self.samples.copy()
+        y_star = swapped[rows, j].copy()
+        swapped[rows, j] = y
+        return y_star, SampleSet(swapped)
 
     def _bandwidth(self) -> np.ndarray:
         """Silverman's h_i = 1.06 s_i M^(−1/5), floored at 1% of the median positive h over rows

@@ -329,11 +329,6 @@ def test_report_dataframe_types():
         assert rep.metrics[col].dtype == float, col
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: SampleSet.sample adds Silverman kernel noise, so the simulated 'perfect' targets are over-dispersed "
-    "and a calibrated (exchangeable) ensemble falls outside its own perfect range (see /tmp/bugs_regression.md #5)",
-)
 def test_calibrated_ensemble_lies_inside_its_perfect_range():
     rng = np.random.default_rng(0)
     n, m = 4000, 20
@@ -344,9 +339,13 @@ def test_calibrated_ensemble_lies_inside_its_perfect_range():
     t = cc.diagnose(pset, n_resamples=0, n_simulations=40, diagrams=False).table()
     # exact: the 90% interval [x_(1), x_(19)] of a calibrated 20-member ensemble covers 18/21
     assert t.loc["coverage_90", "value"] == pytest.approx(18 / 21, abs=0.015)
-    for name in ("coverage_90", "max_calibration_deviation", "calibration_rmse", "crps", "ence"):
+    # two-sided for quantities with a target value; for error summaries (0 is best) the question is only
+    # "worse than a calibrated forecaster would be by chance?", and lucky data may fall below the range
+    for name in ("coverage_90", "crps", "ence"):
         lo, hi = t.loc[name, "perfect_low"], t.loc[name, "perfect_high"]
         assert lo <= t.loc[name, "value"] <= hi, (name, t.loc[name].to_dict())
+    for name in ("max_calibration_deviation", "calibration_rmse"):
+        assert t.loc[name, "value"] <= t.loc[name, "perfect_high"], (name, t.loc[name].to_dict())
 
 
 def test_zero_sigma_rows_are_left_out_of_z_statistics_only():

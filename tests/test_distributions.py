@@ -334,11 +334,6 @@ def test_quantileset_tied_quantiles_are_atoms():
     assert dist.mean()[0] == pytest.approx(m1, rel=1e-9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: tied outermost quantiles give λ = ∞ and NaN from exp(−∞·0) in cdf/crps/logpdf instead of an atom "
-    "(see /tmp/bugs_regression.md #6)",
-)
 def test_quantileset_tied_outer_quantiles():
     dist = cc.QuantileSet([0.1, 0.5, 0.9], [[0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
     # row A: 0.1·e^{4x} below 0, linear 0.1 → 0.5 on [0, 1], then an atom of 0.5 at 1 (segment + collapsed tail)

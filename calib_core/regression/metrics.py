@@ -316,6 +316,8 @@ def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
     if w is None:
         return float(np.std(s, ddof=1) / np.mean(s)) if r.n > 1 else float("nan")
     tot = w.sum()
+    if tot <= 1:
+        return float("nan")
     m = _dot(w, s) / tot
     v = _dot(w, (s - m) ** 2) / (tot - 1.0)
     return float(np.sqrt(v) / m)
