@@ -1,0 +1,41 @@
+"""Classification half of ``calib_core`` (SPEC §5–§7; Guo et al. 2017 and beyond).
+
+::
+
+    from calib_core.classification import metrics as cm        # cm.ece, cm.mce, cm.nll, cm.brier, cm.accuracy,
+                                                               # cm.classwise_ece, cm.reliability_table, …
+    from calib_core.classification import calibrators as ccal  # TemperatureScaling, VectorScaling, MatrixScaling,
+                                                               # PlattScaling, HistogramBinning, IsotonicCalibration,
+                                                               # BBQ
+    from calib_core.classification.loading import parse_classification_frame   # used by cc.load_predictions
+    from calib_core.classification.diagnostics import diagnose_classification  # used by cc.diagnose
+"""
+
+from . import calibrators, diagnostics, loading, metrics
+from .calibrators import (
+    BBQ,
+    HistogramBinning,
+    IsotonicCalibration,
+    MatrixScaling,
+    PlattScaling,
+    TemperatureScaling,
+    VectorScaling,
+)
+from .diagnostics import diagnose_classification
+from .loading import parse_classification_frame
+
+__all__ = [
+    "BBQ",
+    "HistogramBinning",
+    "IsotonicCalibration",
+    "MatrixScaling",
+    "PlattScaling",
+    "TemperatureScaling",
+    "VectorScaling",
+    "calibrators",
+    "diagnose_classification",
+    "diagnostics",
+    "loading",
+    "metrics",
+    "parse_classification_frame",
+]
