@@ -4,14 +4,21 @@
   10 standardised baseline features, target = disease progression one year later) with a
   probabilistic model trained on the fly, as a :class:`~calib_core.predictions.PredictionSet` in any
   of the three distribution layouts (Gaussian, quantiles, samples) and with a ``split`` column.
+* :func:`digits_example` — a classification example: an over-confident, weakly regularised multinomial
+  logistic regression trained now on part of scikit-learn's bundled *digits* data (8×8 images, 10
+  classes), with its logits on the held-out images (Guo et al. 2017's setting in miniature).
+* :func:`breast_cancer_example` — a binary classification example (scikit-learn's *breast cancer*
+  data, positive class "malignant") with the positive-class logit of an over-confident logistic
+  regression, for the positive-class versus top-label reliability semantics.
 * :func:`levi_synthetic` — the synthetic experiment of Levi et al. (2019, §4.1): x ~ U[0.1, 1],
   y ~ N(x, x²), with two forecasters in one set (``model`` column): one that knows the true σ = x
   and one whose σ ~ U[1, 10] is random noise.  Under the Kuleshov quantile-calibration curve the
   random one can be recalibrated to look perfect; Levi's RMSE-vs-RMV diagram and ENCE expose it.
 
-:func:`diabetes_frame` / :func:`levi_frame` return the same predictions as a DataFrame in the file
-format of SPEC §1 (``y``, ``mean``/``std``, ``q0.05``…, ``sample_0``…, ``split``, ``model``, ``x*``),
-e.g. for a "download the example" button or for loader round trips.
+:func:`diabetes_frame` / :func:`levi_frame` / :func:`digits_frame` / :func:`breast_cancer_frame` return the
+same predictions as a DataFrame in the file format of SPEC §1 (``y``, ``mean``/``std``, ``q0.05``…,
+``sample_0``…, ``label``, ``logit_0``…, ``split``, ``model``, ``x*``), e.g. for a "download the
+example" button or for loader round trips.
 
 Everything is seeded: the same arguments give bit-identical output.
 """
@@ -22,9 +29,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.ensemble import GradientBoostingRegressor
-from sklearn.linear_model import Ridge
+from sklearn.linear_model import LogisticRegression, Ridge
 
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf
 from .predictions import PredictionSet
@@ -32,8 +39,12 @@ from .predictions import PredictionSet
 __all__ = [
     "DIABETES_LEVELS",
     "LEVI_MODELS",
+    "breast_cancer_example",
+    "breast_cancer_frame",
     "diabetes_example",
     "diabetes_frame",
+    "digits_example",
+    "digits_frame",
     "levi_synthetic",
     "levi_frame",
     "mixture_quantiles",
@@ -293,3 +304,128 @@ def levi_frame(n: int = 10_000, *, cal_fraction: float = 0.5, seed: int = 0) -> 
         }
     )
 
+
+
+# --------------------------------------------------------------------------------------------------
+# classification examples
+# --------------------------------------------------------------------------------------------------
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _digits_logits(n_train: int, c: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Held-out logits of a weakly regularised multinomial logistic regression on the digits data."""
+    data = load_digits()
+    X = data.data / 16.0  # pixel intensities 0..16 → [0, 1]
+    y = data.target.astype(np.int64)
+    perm = np.random.default_rng(seed).permutation(y.size)
+    train, held_out = np.sort(perm[:n_train]), np.sort(perm[n_train:])
+    clf = LogisticRegression(C=c, max_iter=5000).fit(X[train], y[train])
+    return clf.decision_function(X[held_out]), y[held_out], held_out
+
+
+def digits_example(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0) -> PredictionSet:
+    """Real multi-class example: an over-confident classifier on scikit-learn's digits data, trained now.
+
+    Model (trained in a fraction of a second, no network): multinomial logistic regression with a very
+    weak L2 penalty (``C`` = 10⁴) on ``n_train`` random images of the 1,797 8×8 digit images (pixels
+    scaled to [0, 1]); it separates its training set perfectly, so its logits grow without bound in
+    the direction of the data and its confidence on new images (≈ 0.98) exceeds its accuracy (≈ 0.93):
+    ECE ≈ 0.05 with 15 bins and a temperature T ≈ 4 fixes most of it — the over-confidence that Guo
+    et al. (2017) report for modern networks, in miniature.  The set holds the **held-out** images'
+    logits (``decision_function``, whose softmax is ``predict_proba``), labels 0–9, class names
+    "0"…"9" and a random ``split`` (``cal_fraction`` of the rows ``"cal"``, the rest ``"test"``).
+    Data: Alpaydin & Kaynak (1998), UCI optical recognition of handwritten digits, bundled with
+    scikit-learn (``sklearn.datasets.load_digits``).
+    """
+    if not 0 < cal_fraction < 1 or n_train < 20:
+        raise ValueError("need n_train ≥ 20 and 0 < cal_fraction < 1")
+    logits, labels, held_out = _digits_logits(n_train, c, seed)
+    n = labels.size
+    return PredictionSet(
+        task="classification",
+        source="digits example (scikit-learn)",
+        layout="logits",
+        labels=labels,
+        probs=_softmax(logits),
+        logits=logits,
+        classes=[str(k) for k in range(10)],
+        split=_split_labels(n, cal_fraction, np.random.default_rng([seed, 2])),
+        row_number=np.arange(1, n + 1),
+        n_read=n,
+        messages=[
+            f"Built-in example: scikit-learn digits (8×8 images, 10 classes); logistic regression with C = {c:g} "
+            f"trained on {n_train} images, logits of the other {n} (over-confident)."
+        ],
+    )
+
+
+def digits_frame(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0) -> pd.DataFrame:
+    """:func:`digits_example` as a DataFrame: ``label, logit_0 … logit_9, split``."""
+    p = digits_example(n_train, c=c, cal_fraction=cal_fraction, seed=seed)
+    frame = pd.DataFrame(p.logits, columns=[f"logit_{k}" for k in range(p.logits.shape[1])])
+    frame.insert(0, "label", p.labels)
+    frame["split"] = p.split
+    return frame
+
+
+BREAST_CANCER_CLASSES = ("benign", "malignant")
+
+
+def _breast_cancer_logits(n_train: int, c: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    data = load_breast_cancer()
+    X = data.data
+    y = (data.target == 0).astype(np.int64)  # scikit-learn codes malignant as 0: positive class = malignant
+    perm = np.random.default_rng(seed).permutation(y.size)
+    train, held_out = np.sort(perm[:n_train]), np.sort(perm[n_train:])
+    mu, sd = X[train].mean(axis=0), X[train].std(axis=0)
+    Z = (X - mu) / np.where(sd > 0, sd, 1.0)  # standardised with the training rows' moments
+    clf = LogisticRegression(C=c, max_iter=10_000).fit(Z[train], y[train])
+    return clf.decision_function(Z[held_out]), y[held_out]
+
+
+def breast_cancer_example(
+    n_train: int = 150, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0
+) -> PredictionSet:
+    """Real binary example: scikit-learn's breast cancer data (569 tumours, 30 features), positive class
+    "malignant", with the held-out logits of a weakly regularised logistic regression (``C`` = 10⁴) trained
+    now on ``n_train`` rows (features standardised on them).  Accuracy ≈ 0.96 on the held-out rows but mean
+    confidence ≈ 0.99 (top-label ECE ≈ 0.03): a few confident mistakes (over-confidence).
+
+    Stored like the loader's ``binary_logit`` layout: ``logits`` = [0, z] (z = log-odds of malignant),
+    ``classes = ["benign", "malignant"]``.  Data: Street, Wolberg & Mangasarian (1993), Wisconsin
+    diagnostic breast cancer, bundled with scikit-learn (``sklearn.datasets.load_breast_cancer``).
+    """
+    if not 0 < cal_fraction < 1 or n_train < 20:
+        raise ValueError("need n_train ≥ 20 and 0 < cal_fraction < 1")
+    z, labels = _breast_cancer_logits(n_train, c, seed)
+    n = labels.size
+    logits = np.column_stack([np.zeros(n), z])
+    return PredictionSet(
+        task="classification",
+        source="breast cancer example (scikit-learn)",
+        layout="binary_logit",
+        labels=labels,
+        probs=_softmax(logits),
+        logits=logits,
+        classes=list(BREAST_CANCER_CLASSES),
+        split=_split_labels(n, cal_fraction, np.random.default_rng([seed, 2])),
+        row_number=np.arange(1, n + 1),
+        n_read=n,
+        messages=[
+            f"Built-in example: scikit-learn breast cancer data; logistic regression with C = {c:g} trained on "
+            f"{n_train} tumours, log-odds of 'malignant' for the other {n}."
+        ],
+    )
+
+
+def breast_cancer_frame(
+    n_train: int = 150, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0
+) -> pd.DataFrame:
+    """:func:`breast_cancer_example` as a DataFrame: ``label`` (benign/malignant), ``logit_malignant`` (the
+    log-odds of the positive class, named by its column suffix), ``split``."""
+    p = breast_cancer_example(n_train, c=c, cal_fraction=cal_fraction, seed=seed)
+    return pd.DataFrame(
+        {"label": np.asarray(BREAST_CANCER_CLASSES)[p.labels], "logit_malignant": p.logits[:, 1], "split": p.split}
+    )
