@@ -534,7 +534,8 @@ class KMeansSigma(RegressionCalibrator):
             self.scale_ = np.ones(X.shape[1])
         k = int(max(1, min(self.n_clusters, y.size)))
         self.kmeans_ = KMeans(n_clusters=k, n_init=self.n_init, random_state=self.random_state)
-        labels = self.kmeans_.fit_predict(self._scaled(X))
+        with threadpool_limits(limits=1):  # OpenMP/BLAS threads only add contention at these sizes
+            labels = self.kmeans_.fit_predict(self._scaled(X))
         eps = y - np.asarray(d.mean(), dtype=float)
         cnt, s_err = bin_sums(labels, k, eps * eps)
         overall = float(np.sqrt(np.mean(eps * eps)))
@@ -548,7 +549,8 @@ class KMeansSigma(RegressionCalibrator):
         self._check_fitted("sigma_")
         d = as_distribution(dist)
         X = _features(X, len(d), required=True, who="KMeansSigma")
-        labels = self.kmeans_.predict(self._scaled(X))
+        with threadpool_limits(limits=1):
+            labels = self.kmeans_.predict(self._scaled(X))
         return Gaussian(np.asarray(d.mean(), dtype=float), self.sigma_[labels])
 
 

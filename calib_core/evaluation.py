@@ -1,0 +1,305 @@
+"""``cc.evaluate``: fit recalibrators on calibration rows, score them on held-out test rows (SPEC §4).
+
+Protocol (CRUDE §5.1, SPEC §4): the rows of each model are split into calibration and test rows,
+either by the ``split`` column (``cal``/``test``) or at random (test fraction 0.5, seed 0); every
+calibrator is cloned (``sklearn.base.clone``), fitted on the calibration rows only and applied to
+the test rows only; every metric is computed on the test rows.  ``repeats = R`` re-draws the random
+split R times (CRUDE uses 20 trials) and the summary reports mean ± std over trials.
+
+The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
+"no recalibration" (the base predictions on the same test rows).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .distributions import PredictiveDistribution
+from .predictions import PredictionSet
+from .regression.metrics import RegressionRows, summary_statistics
+
+__all__ = ["evaluate", "EvaluationResult", "DEFAULT_METRICS", "split_rows"]
+
+#: Metrics reported by default (names of ``regression.metrics.summary_statistics``).
+DEFAULT_METRICS = (
+    "calibration_rmse",
+    "quantile_calibration_error",
+    "miscalibration_area",
+    "max_calibration_deviation",
+    "ence",
+    "cv",
+    "nll",
+    "crps",
+    "sharpness",
+    "rmse",
+    "reliability_score",
+    "pit_entropy",
+    "coverage_90",
+    "width_90",
+)
+
+MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
+LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
+SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
+
+
+@dataclass
+class EvaluationResult:
+    """Result of :func:`evaluate`.
+
+    ``long``: columns model, calibrator, trial, metric, value, n_cal, n_test (one row per
+    calibrator × metric × trial and model).  ``summary``: model, calibrator, metric, mean, std
+    (ddof = 1 over trials; NaN for a single trial or when a value is infinite), n_trials.  ``splits``: per
+    (model, trial) the 0-based row positions of the calibration and test rows in the prediction
+    set.  ``fit_seconds``: fit + transform time per (model, calibrator, trial).  ``messages``:
+    anything skipped or adjusted, in words.
+    """
+
+    long: pd.DataFrame
+    summary: pd.DataFrame
+    splits: list[dict[str, Any]] = field(default_factory=list)
+    fit_seconds: pd.DataFrame | None = None
+    messages: list[str] = field(default_factory=list)
+
+    def wide(self, stat: str = "mean", model: str | None = None) -> pd.DataFrame:
+        """Calibrators as rows, metrics as columns (``stat`` = "mean" or "std")."""
+        s = self.summary
+        if model is not None:
+            s = s[s["model"] == model]
+        return s.pivot_table(index=["model", "calibrator"], columns="metric", values=stat, sort=False)
+
+    def formatted(self, digits: int = 3, model: str | None = None) -> pd.DataFrame:
+        """"mean ± std" strings, calibrators as rows and metrics as columns."""
+        s = self.summary if model is None else self.summary[self.summary["model"] == model]
+        txt = s.assign(
+            text=[
+                f"{m:.{digits}g}" if not np.isfinite(sd) else f"{m:.{digits}g} ± {sd:.{digits}g}"
+                for m, sd in zip(s["mean"], s["std"])
+            ]
+        )
+        order = pd.MultiIndex.from_frame(s[["model", "calibrator"]].drop_duplicates())
+        wide = txt.pivot(index=["model", "calibrator"], columns="metric", values="text")
+        return wide.reindex(index=order, columns=pd.unique(s["metric"]))
+
+
+def _normalise_calibrators(calibrators: Any) -> dict[str, Any]:
+    if calibrators is None:
+        return {"none": None}
+    if isinstance(calibrators, Mapping):
+        return dict(calibrators)
+    if not isinstance(calibrators, Sequence) or isinstance(calibrators, str):
+        calibrators = [calibrators]
+    out: dict[str, Any] = {}
+    for cal in calibrators:
+        base = "none" if cal is None else type(cal).__name__
+        name, k = base, 2
+        while name in out:
+            name, k = f"{base} ({k})", k + 1
+        out[name] = cal
+    return out
+
+
+def _normalise_metrics(metrics: Any) -> tuple[list[str], dict[str, MetricFn]]:
+    """(names taken from summary_statistics, custom callables by name)."""
+    if metrics is None:
+        return list(DEFAULT_METRICS), {}
+    if isinstance(metrics, Mapping):
+        items = list(metrics.items())
+    else:
+        items = [
+            (m, m) if isinstance(m, str) else (getattr(m, "__name__", f"metric_{i}"), m) for i, m in enumerate(metrics)
+        ]
+    named: list[str] = []
+    custom: dict[str, MetricFn] = {}
+    for name, m in items:
+        if isinstance(m, str):
+            named.append(m)
+        elif callable(m):
+            custom[str(name)] = m
+        else:
+            raise TypeError(f"metric {name!r} must be a name or a callable (y, dist) -> float")
+    return named, custom
+
+
+def split_rows(
+    n: int,
+    split_labels: np.ndarray | None,
+    how: str,
+    trial: int,
+    seed: int,
+    test_fraction: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Calibration and test row positions (0-based) for one trial.
+
+    ``how="column"``: rows labelled ``cal`` / ``test`` (case-insensitive; other labels are left
+    out).  ``how="random"``: a permutation drawn from ``default_rng([seed, trial])``; the first
+    round(test_fraction·n) rows (at least 1, at most n − 1) are the test rows.
+    """
+    if how == "column":
+        lab = np.char.lower(np.asarray(split_labels).astype(str))
+        return np.flatnonzero(lab == "cal"), np.flatnonzero(lab == "test")
+    if how != "random":
+        raise ValueError(f"split must be None, 'column', 'random' or an array, got {how!r}")
+    if not 0.0 < test_fraction < 1.0:
+        raise ValueError("test_fraction must be strictly between 0 and 1")
+    if n < 2:
+        raise ValueError("a random split needs at least 2 rows")
+    perm = np.random.default_rng([int(seed), int(trial)]).permutation(n)
+    n_test = int(np.clip(round(test_fraction * n), 1, n - 1))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def _split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
+    if split is None:
+        if pset.split is not None:
+            lab = np.char.lower(np.asarray(pset.split).astype(str))
+            if np.any(lab == "cal") and np.any(lab == "test"):
+                return "column", np.asarray(pset.split)
+        return "random", None
+    if isinstance(split, str):
+        if split == "column":
+            if pset.split is None:
+                raise ValueError("split='column' but the prediction set has no split column")
+            return "column", np.asarray(pset.split)
+        return split, None
+    arr = np.asarray(split)
+    if arr.shape != (pset.n_rows,):
+        raise ValueError(f"a split array must have one entry per row ({pset.n_rows}), got shape {arr.shape}")
+    if arr.dtype == bool:
+        arr = np.where(arr, "test", "cal")
+    return "column", arr
+
+
+def evaluate(
+    prediction_set: PredictionSet,
+    calibrators: Any,
+    split: Any = None,
+    repeats: int = 1,
+    seed: int = 0,
+    test_fraction: float = 0.5,
+    metrics: Any = None,
+) -> EvaluationResult:
+    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
+        the calibrators (read as means; see :mod:`calib_core.regression.calibrators`).  Feature
+        columns are passed as ``X`` (a DataFrame) to every ``fit``/``transform``.
+    calibrators : mapping name → estimator, a sequence of estimators, or one estimator
+        Unfitted calibrators with ``fit(y, dist, X)`` / ``transform(dist, X)``; each is cloned per
+        trial.  ``None`` stands for the uncalibrated predictions.
+    split : None, "column", "random", or an array
+        ``None``: the ``split`` column when it has both ``cal`` and ``test`` rows, otherwise a random
+        split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
+    repeats : int
+        Number of trials (random split re-drawn each time; with a fixed split there is one trial).
+    seed, test_fraction :
+        Random split of trial t: permutation from ``default_rng([seed, t])``, test_fraction of the
+        rows held out.
+    metrics : None, sequence or mapping
+        Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
+        callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
+        ``__name__``), evaluated on the test rows.
+
+    Returns
+    -------
+    EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
+    (mean ± std over trials).
+    """
+    if prediction_set.task != "regression":
+        raise ValueError("evaluate() works on regression prediction sets")
+    if prediction_set.y is None:
+        raise ValueError("the prediction set has no targets y")
+    cals = _normalise_calibrators(calibrators)
+    named, custom = _normalise_metrics(metrics)
+    how, labels = _split_mode(prediction_set, split)
+    messages: list[str] = []
+    n_trials = max(1, int(repeats))
+    if how == "column" and n_trials > 1:
+        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
+        n_trials = 1
+    point_only = prediction_set.dist is None
+    if point_only and prediction_set.point is None:
+        raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
+    if point_only and any(c is None for c in cals.values()):
+        messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
+        cals = {k: v for k, v in cals.items() if v is not None}
+
+    n_all = prediction_set.n_rows
+    models = prediction_set.models()
+    rows: list[list[Any]] = []
+    timing: list[list[Any]] = []
+    splits: list[dict[str, Any]] = []
+    for model in models:
+        mrows = np.arange(n_all) if prediction_set.model is None else np.flatnonzero(prediction_set.model == model)
+        for trial in range(n_trials):
+            lab = None if labels is None else labels[mrows]
+            cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
+            cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
+            splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
+            if cal_idx.size == 0 or test_idx.size == 0:
+                messages.append(f"model {model!r}, trial {trial}: no calibration or no test rows; skipped")
+                continue
+            cal_set = prediction_set.take(cal_idx)
+            test_set = prediction_set.take(test_idx)
+            d_cal = cal_set.point if point_only else cal_set.dist
+            d_test = test_set.point if point_only else test_set.dist
+            y_cal, y_test = cal_set.y, test_set.y
+            for name, cal in cals.items():
+                t0 = time.perf_counter()
+                try:
+                    if cal is None:
+                        out = d_test
+                    else:
+                        est = clone(cal)
+                        est.fit(y_cal, d_cal, cal_set.features)
+                        out = est.transform(d_test, test_set.features)
+                except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                    messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                    continue
+                timing.append([model, name, trial, time.perf_counter() - t0])
+                values: dict[str, float] = {}
+                if named:
+                    stats = summary_statistics(RegressionRows(y_test, out))
+                    for m in named:
+                        if m not in stats:
+                            raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
+                        values[m] = stats[m]
+                for m, fn in custom.items():
+                    values[m] = float(fn(y_test, out))
+                for m, v in values.items():
+                    rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
+
+    long = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    summary = _summarise(long)
+    fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
+    return EvaluationResult(long=long, summary=summary, splits=splits, fit_seconds=fit_seconds, messages=messages)
+
+
+def _summarise(long: pd.DataFrame) -> pd.DataFrame:
+    if long.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+
+    def agg(v: pd.Series) -> pd.Series:
+        x = v.to_numpy(dtype=float)
+        fin = x[np.isfinite(x)]
+        if fin.size < x.size:  # an infinite value (e.g. NLL beyond an isotonic truncation) dominates
+            mean = float(np.mean(x)) if not np.isnan(x).all() else np.nan
+        else:
+            mean = float(fin.mean()) if fin.size else np.nan
+        std = float(np.std(fin, ddof=1)) if fin.size > 1 and fin.size == x.size else np.nan
+        return pd.Series({"mean": mean, "std": std, "n_trials": int(x.size)})
+
+    g = long.groupby(["model", "calibrator", "metric"], sort=False)["value"]
+    out = g.apply(agg).unstack().reset_index()
+    out["n_trials"] = out["n_trials"].astype(int)
+    return out[SUMMARY_COLUMNS]
