@@ -12,21 +12,27 @@ The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 
 from .diagnose import diagnose
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
+from .evaluation import EvaluationResult, evaluate
 from .io import load_predictions
 from .predictions import DropReport, InputError, PredictionSet
+from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
 
 __all__ = [
     "ALL",
     "diagnose",
     "DropReport",
+    "evaluate",
+    "EvaluationResult",
     "Gaussian",
     "InputError",
+    "IsotonicRecalibrated",
     "load_predictions",
     "PredictionSet",
     "PredictiveDistribution",
     "QuantileSet",
     "Report",
     "SampleSet",
+    "ShapeScale",
 ]
 __version__ = "0.1.0"
