@@ -1,0 +1,183 @@
+"""``evaluate_classification``: fit classification calibrators on calibration rows, score them on test rows.
+
+The classification twin of :func:`calib_core.evaluation.evaluate` (SPEC §4's protocol applied to SPEC §6's
+calibrators) with the same output: an :class:`~calib_core.evaluation.EvaluationResult` whose ``long`` table has one
+row per (model, calibrator, trial, metric) and whose ``summary`` gives mean ± std (ddof = 1) over trials.  The split
+helpers, the calibrator-name normalisation and the summary are *reused* from :mod:`calib_core.evaluation`, so a
+regression and a classification comparison are drawn and summarised identically:
+
+* split: the ``split`` column (``cal``/``test``) when it has both, otherwise a random split whose trial t is the
+  permutation of ``default_rng([seed, t])`` with ``test_fraction`` of the rows held out (``repeats`` trials);
+* every calibrator is cloned (``sklearn.base.clone``) per trial, fitted on the calibration rows only
+  (``fit(scores, labels)``) and applied to the test rows only (``predict_proba``); ``None`` = the uncalibrated
+  probabilities of the same test rows;
+* scores: logits when the file gave logits (the calibrators' ``input`` is set to ``"logits"`` when it was
+  ``"auto"``), else the probabilities (``input="probs"``); SPEC §6: logits = log p;
+* metrics on the test rows, from :class:`~calib_core.classification.metrics.ClassificationRows` (Guo et al. 2017):
+  ECE and MCE (``n_bins`` bins, ``strategy``), NLL (from logits with log-sum-exp for the uncalibrated rows, from the
+  calibrated probabilities otherwise), Brier, accuracy, mean confidence, class-wise ECE, and for K = 2 the
+  positive-class ECE/MCE.
+
+``progress(done, total, text)`` is called after every fitted (trial, calibrator) pair so a UI can show progress
+(BBQ and repeats can take seconds).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .classification.metrics import ClassificationRows, Strategy
+from .evaluation import LONG_COLUMNS, EvaluationResult, _normalise_calibrators, _split_mode, _summarise, split_rows
+from .predictions import PredictionSet
+
+__all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
+
+#: Metrics reported by default (keys of ``ClassificationRows.statistics``).
+DEFAULT_CLASSIFICATION_METRICS = (
+    "ece",
+    "mce",
+    "nll",
+    "brier",
+    "accuracy",
+    "mean_confidence",
+    "classwise_ece",
+    "ece_positive",
+    "mce_positive",
+)
+
+Progress = Callable[[int, int, str], None]
+
+
+def calibrator_input(pset: PredictionSet) -> tuple[np.ndarray, str]:
+    """The scores a classification calibrator is fitted on: ``(logits, "logits")`` when the set has logits,
+    else ``(probs, "probs")``."""
+    if pset.top_label_only or pset.probs is None:
+        raise ValueError(
+            "classification calibrators need the full probability (or logit) vector of every row; this file has "
+            "the top-label confidence only"
+        )
+    if pset.logits is not None:
+        return np.asarray(pset.logits, dtype=float), "logits"
+    return np.asarray(pset.probs, dtype=float), "probs"
+
+
+def _prepared(cal: Any, kind: str) -> Any:
+    est = clone(cal)
+    params = est.get_params(deep=False)
+    if params.get("input", None) == "auto":
+        est.set_params(input=kind)
+    return est
+
+
+def evaluate_classification(
+    prediction_set: PredictionSet,
+    calibrators: Any,
+    split: Any = None,
+    repeats: int = 1,
+    seed: int = 0,
+    test_fraction: float = 0.5,
+    metrics: Sequence[str] | None = None,
+    *,
+    n_bins: int = 15,
+    strategy: Strategy = "uniform",
+    progress: Progress | None = None,
+) -> EvaluationResult:
+    """Fit each classification calibrator on calibration rows and score it on held-out test rows.
+
+    Parameters
+    ----------
+    prediction_set : a classification PredictionSet with full probability vectors (and logits when available).
+    calibrators : mapping name → unfitted estimator (``fit(X, labels)`` / ``predict_proba(X)``), a sequence of
+        estimators or one; ``None`` stands for the uncalibrated probabilities.
+    split, repeats, seed, test_fraction : as in :func:`calib_core.evaluation.evaluate` (the same split helpers).
+    metrics : names from :data:`DEFAULT_CLASSIFICATION_METRICS` (default: all that apply; binary-only ones are
+        skipped for K > 2).
+    n_bins, strategy : ECE/MCE bins (Guo et al.: 15 equal-width bins; ``"quantile"`` = equal-mass).
+    progress : optional callback ``progress(done, total, text)``.
+
+    Returns
+    -------
+    :class:`~calib_core.evaluation.EvaluationResult` (``long``, ``summary``, ``splits``, ``fit_seconds``,
+    ``messages``).
+    """
+    pset = prediction_set
+    if pset.task != "classification":
+        raise ValueError("evaluate_classification() works on classification prediction sets")
+    scores, kind = calibrator_input(pset)
+    cals = _normalise_calibrators(calibrators)
+    wanted = list(metrics) if metrics is not None else list(DEFAULT_CLASSIFICATION_METRICS)
+    unknown = [m for m in wanted if m not in DEFAULT_CLASSIFICATION_METRICS]
+    if unknown:
+        raise KeyError(f"unknown metric(s) {unknown}; available: {list(DEFAULT_CLASSIFICATION_METRICS)}")
+    how, labels = _split_mode(pset, split)
+    messages: list[str] = []
+    n_trials = max(1, int(repeats))
+    if how == "column" and n_trials > 1:
+        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
+        n_trials = 1
+
+    n_all = pset.n_rows
+    models = pset.models()
+    total = len(models) * n_trials * len(cals)
+    done = 0
+    rows: list[list[Any]] = []
+    timing: list[list[Any]] = []
+    splits: list[dict[str, Any]] = []
+    for model in models:
+        mrows = np.arange(n_all) if pset.model is None else np.flatnonzero(pset.model == model)
+        for trial in range(n_trials):
+            lab = None if labels is None else labels[mrows]
+            cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
+            cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
+            splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
+            if cal_idx.size == 0 or test_idx.size == 0:
+                messages.append(f"model {model!r}, trial {trial}: no calibration or no test rows; skipped")
+                done += len(cals)
+                continue
+            y_cal, y_test = pset.labels[cal_idx], pset.labels[test_idx]
+            for name, cal in cals.items():
+                t0 = time.perf_counter()
+                try:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        if cal is None:
+                            logits = None if pset.logits is None else pset.logits[test_idx]
+                            crow = ClassificationRows(
+                                y_test, pset.probs[test_idx], logits, n_bins=n_bins, strategy=strategy
+                            )
+                        else:
+                            est = _prepared(cal, kind)
+                            est.fit(scores[cal_idx], y_cal)
+                            probs = est.predict_proba(scores[test_idx])
+                            crow = ClassificationRows(y_test, probs, None, n_bins=n_bins, strategy=strategy)
+                    for w in caught:
+                        text = f"{name}: {w.message}"
+                        if text not in messages:
+                            messages.append(text)
+                except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                    messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, f"{name} failed (trial {trial + 1}/{n_trials})")
+                    continue
+                timing.append([model, name, trial, time.perf_counter() - t0])
+                stats = crow.statistics()
+                for m in wanted:
+                    if m in stats:
+                        rows.append([model, name, trial, m, float(stats[m]), int(cal_idx.size), int(test_idx.size)])
+                done += 1
+                if progress is not None:
+                    progress(done, total, f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1
+                                                                                       else ""))
+
+    long = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    summary = _summarise(long)
+    fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
+    return EvaluationResult(long=long, summary=summary, splits=splits, fit_seconds=fit_seconds, messages=messages)
