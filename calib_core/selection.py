@@ -1,0 +1,268 @@
+"""Linked views without Streamlit: Plotly selection events → bin sets → row masks (pure functions).
+
+The dashboard links its charts through *bins*: every selectable trace built by ``calib_core.plots``
+carries ``customdata`` = the bin index and ``meta = {"name": <model>, "role": <role>}``.  A Plotly
+selection (click, shift-click, box or lasso) arrives in Streamlit as
+
+    {"selection": {"points": [{"curve_number": 1, "point_index": 3, "customdata": 3, ...}, ...],
+                   "point_indices": [...], "box": [...], "lasso": [...]}}
+
+(``point_indices`` is de-duplicated across traces, so it is useless with several models; this module
+reads ``curve_number`` + ``customdata`` of every point instead).  The page's ``on_select`` callback
+calls :func:`selected_bins` with the trace metadata of the figure that was clicked and stores the
+result in its own session key; everything downstream is a pure function of that stored selection:
+
+* :func:`sigma_bins` / :func:`confidence_row_bins` — the bin of every row, computed exactly as the
+  diagram tables do (Levi σ-bins: ``RegressionRows.sigma_bins``; confidence bins:
+  ``classification.metrics.confidence_bins``), per model;
+* :func:`rows_in_bins` — the boolean row mask of a selection {model: bins};
+* :class:`BinSelection` — a selection tied to the *context* it was made in (data token, binning,
+  number of bins …): :meth:`BinSelection.valid_for` drops it when the bins it refers to no longer
+  exist (new data or new binning), and keeps it across unrelated control changes;
+* :func:`format_bins` / :func:`describe_selection` — the "N rows selected from bins …" text.
+
+No Streamlit import; everything is vectorised over rows (loops run over models only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .binning import equal_count_bins, equal_width_bins
+from .classification.metrics import confidence_bins
+
+__all__ = [
+    "BinSelection",
+    "event_points",
+    "selected_bins",
+    "sigma_bins",
+    "confidence_row_bins",
+    "rows_in_bins",
+    "format_bins",
+    "describe_selection",
+]
+
+#: Trace roles (``meta["role"]``) whose points stand for a bin.
+SELECTABLE_ROLES: frozenset[str] = frozenset({"bins", "bars", "gap", "hist", "steps"})
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    """``obj[key]`` or ``obj.key`` (Streamlit's PlotlyState supports both; plain dicts only the first)."""
+    if obj is None:
+        return default
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    try:
+        return obj[key]
+    except (KeyError, TypeError, IndexError):
+        return getattr(obj, key, default)
+
+
+def event_points(event: Any) -> list[Mapping[str, Any]]:
+    """The list of selected points of a Plotly selection event (``None`` or no selection → ``[]``).
+
+    Accepts the whole widget state (``{"selection": {"points": …}}``), the inner ``selection`` mapping,
+    or Streamlit's attribute-access ``PlotlyState``.
+    """
+    if event is None:
+        return []
+    selection = _get(event, "selection", None)
+    source = selection if selection is not None else event
+    points = _get(source, "points", None)
+    return list(points) if points else []
+
+
+def _bin_of(point: Mapping[str, Any]) -> int | None:
+    """Bin index of one point: its ``customdata`` (scalar or first element), else a histogram's ``bin_number``."""
+    cd = _get(point, "customdata", None)
+    if isinstance(cd, list | tuple | np.ndarray):
+        cd = cd[0] if len(cd) else None
+    if cd is None:
+        cd = _get(point, "bin_number", None)
+    if cd is None:
+        return None
+    try:
+        value = float(cd)
+    except (TypeError, ValueError):
+        return None
+    return int(value) if np.isfinite(value) else None
+
+
+def selected_bins(
+    event: Any,
+    trace_meta: Sequence[Mapping[str, Any] | None],
+    roles: Iterable[str] = SELECTABLE_ROLES,
+    default_name: str = "model",
+) -> dict[str, tuple[int, ...]]:
+    """{trace name: sorted bin indices} of a Plotly selection event.
+
+    ``trace_meta[k]`` is ``figure.data[k].meta`` of the figure the user selected in (``None`` for
+    traces without one).  A point counts when its trace's role is in ``roles`` (reference lines,
+    bands and other decorations are ignored); its bin is its ``customdata``.  Clicks, shift-clicks
+    (Plotly sends the accumulated points), box and lasso selections all arrive as points, so one
+    function serves them all.  Points of unknown traces are ignored; an empty event gives ``{}``.
+    """
+    roles = frozenset(roles)
+    out: dict[str, set[int]] = {}
+    for point in event_points(event):
+        curve = _get(point, "curve_number", 0)
+        try:
+            meta = trace_meta[int(curve)]
+        except (IndexError, TypeError, ValueError):
+            continue
+        if not meta or meta.get("role") not in roles:
+            continue
+        b = _bin_of(point)
+        if b is None:
+            continue
+        out.setdefault(str(meta.get("name", default_name)), set()).add(b)
+    return {name: tuple(sorted(bins)) for name, bins in out.items()}
+
+
+def _groups(n: int, group: np.ndarray | None, default_name: str) -> list[tuple[str, np.ndarray]]:
+    """(name, row mask) of every value of ``group`` in order of first appearance (one group if None)."""
+    if group is None:
+        return [(default_name, np.ones(n, dtype=bool))]
+    group = np.asarray(group)
+    _, first = np.unique(group, return_index=True)
+    names = group[np.sort(first)]
+    return [(str(g), group == g) for g in names]
+
+
+def sigma_bins(
+    sigma: np.ndarray,
+    n_bins: int = 15,
+    binning: str = "count",
+    group: np.ndarray | None = None,
+    default_name: str = "model",
+) -> np.ndarray:
+    """Levi σ-bin (0..B−1) of every row, computed within each group (model) as the diagram does.
+
+    Identical to ``RegressionRows(y, dist).sigma_bins(n_bins, binning)`` on each model's rows: equal-count
+    bins of the rows sorted by σ (``np.argsort``; the row at sorted position i goes to bin ⌊i·B/n⌋,
+    Levi et al. 2019 §3) or netcal's equal-width ``[a, b)`` bins between min and max σ.
+    """
+    if binning not in ("count", "width"):
+        raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
+    sigma = np.asarray(sigma, dtype=float)
+    out = np.zeros(sigma.shape[0], dtype=np.int64)
+    for _, mask in _groups(sigma.shape[0], group, default_name):  # loop over models, not rows
+        s = sigma[mask]
+        if s.size == 0:
+            continue
+        if binning == "count":
+            out[mask] = equal_count_bins(s, n_bins, order=np.argsort(s))
+        else:
+            out[mask] = equal_width_bins(s, n_bins, closed="left")[0]
+    return out
+
+
+def confidence_row_bins(
+    values: np.ndarray,
+    n_bins: int = 15,
+    strategy: str = "uniform",
+    group: np.ndarray | None = None,
+    default_name: str = "model",
+) -> np.ndarray:
+    """Confidence bin (0..M−1) of every row, within each group (model), as the reliability tables do.
+
+    ``values`` is the top-label confidence max_k p_k (or P(y = 1) for the positive-class diagram);
+    bins as ``classification.metrics.confidence_bins`` (Guo et al. 2017: equal-width ((m−1)/M, m/M], or
+    equal-mass edges at the empirical quantiles of the group's values).
+    """
+    values = np.asarray(values, dtype=float)
+    out = np.zeros(values.shape[0], dtype=np.int64)
+    for _, mask in _groups(values.shape[0], group, default_name):
+        if mask.any():
+            out[mask] = confidence_bins(values[mask], n_bins, strategy)[0]  # type: ignore[arg-type]
+    return out
+
+
+def rows_in_bins(
+    row_bins: np.ndarray,
+    selection: Mapping[str, Iterable[int]],
+    group: np.ndarray | None = None,
+    default_name: str = "model",
+) -> np.ndarray:
+    """Boolean mask of the rows whose bin is selected for their group: OR_g (group = g) ∧ (bin ∈ bins_g).
+
+    ``row_bins`` is the per-row bin index (:func:`sigma_bins`, :func:`confidence_row_bins`); with no
+    ``group`` column every row belongs to ``default_name``.  One ``np.isin`` on the encoded
+    (group, bin) key, whatever the number of groups.
+    """
+    row_bins = np.asarray(row_bins, dtype=np.int64)
+    n = row_bins.shape[0]
+    if not selection:
+        return np.zeros(n, dtype=bool)
+    if group is None:
+        names = np.array([default_name])
+        codes = np.zeros(n, dtype=np.int64)
+    else:
+        names, codes = np.unique(np.asarray(group).astype(str), return_inverse=True)
+    stride = int(max(row_bins.max(initial=0), max((max(b, default=0) for b in selection.values()), default=0))) + 1
+    lookup = {str(name): i for i, name in enumerate(names)}
+    keys = [lookup[str(g)] * stride + int(b) for g, bins in selection.items() if str(g) in lookup for b in bins]
+    if not keys:
+        return np.zeros(n, dtype=bool)
+    return np.isin(codes.astype(np.int64) * stride + row_bins, np.asarray(keys, dtype=np.int64))
+
+
+def format_bins(bins: Iterable[int]) -> str:
+    """Compact text of a set of bin indices: ``[0, 1, 2, 5, 7, 8]`` → ``"0–2, 5, 7–8"``."""
+    b = np.unique(np.asarray(list(bins), dtype=np.int64))
+    if b.size == 0:
+        return "none"
+    breaks = np.flatnonzero(np.diff(b) != 1)
+    starts = np.r_[b[0], b[breaks + 1]]
+    ends = np.r_[b[breaks], b[-1]]
+    return ", ".join(str(s) if s == e else f"{s}–{e}" for s, e in zip(starts, ends))
+
+
+def describe_selection(selection: Mapping[str, Iterable[int]], n_rows: int, what: str = "bins") -> str:
+    """"N rows selected from bins …" (bins per model when several models are selected)."""
+    parts = [(name, tuple(bins)) for name, bins in selection.items() if tuple(bins)]
+    if not parts:
+        return "No bins selected."
+    if len(parts) == 1:
+        name, bins = parts[0]
+        where = f"{what} {format_bins(bins)}" + ("" if name == "model" else f" of {name!r}")
+    else:
+        where = "; ".join(f"{what} {format_bins(bins)} of {name!r}" for name, bins in parts)
+    return f"{n_rows:,} row{'s' if n_rows != 1 else ''} selected from {where}."
+
+
+@dataclass(frozen=True)
+class BinSelection:
+    """Selected bins {model: bins} together with the context they refer to.
+
+    ``context`` is any hashable description of what defines the bins (e.g. ``(data_token, n_bins,
+    binning)``); a selection made under one context means nothing under another, so pages call
+    :meth:`valid_for` with the current context and get an empty selection back when it changed (new
+    data, other binning) — and the same selection when only unrelated controls changed.
+    """
+
+    context: Hashable = None
+    bins: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def from_event(
+        cls, event: Any, trace_meta: Sequence[Mapping[str, Any] | None], context: Hashable, **kwargs: Any
+    ) -> BinSelection:
+        """The selection of a Plotly event (see :func:`selected_bins`) under ``context``."""
+        return cls(context, selected_bins(event, trace_meta, **kwargs))
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.bins.values())
+
+    def valid_for(self, context: Hashable) -> BinSelection:
+        """This selection if it was made under ``context``, else an empty one under ``context``."""
+        return self if context == self.context else BinSelection(context, {})
+
+    def for_name(self, name: str) -> tuple[int, ...]:
+        """The bins selected for one model (``()`` if none)."""
+        return tuple(self.bins.get(name, ()))
