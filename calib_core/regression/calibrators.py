@@ -61,6 +61,8 @@ __all__ = [
     "KMeansSigma",
     "ACCRUE",
     "accrue_objective",
+    "polynomial_sigma_cost",
+    "mlp_sigma_cost",
     "crps_min",
     "rs_min",
     "accrue_beta",
@@ -624,6 +626,69 @@ def accrue_objective(eps: np.ndarray, sigma: np.ndarray, beta: float) -> tuple[f
     return cost, beta * d_crps + (1.0 - beta) * d_rs, crps_mean, rs
 
 
+def polynomial_sigma_cost(
+    theta: np.ndarray, t: np.ndarray, eps: np.ndarray, beta: float, floor: float = 0.0
+) -> tuple[float, np.ndarray]:
+    """ACCRUE cost of σ_i = max(|p(t_i)|, floor), p = Σ_l θ_l T_l (Chebyshev), and its gradient in θ.
+
+    dcost/dθ = Vᵀ(sign(p)·dcost/dσ) with V_il = T_l(t_i) (zero where the floor is active).
+    """
+    V = np.polynomial.chebyshev.chebvander(t, theta.size - 1)
+    p = V @ theta
+    sig = np.maximum(np.abs(p), floor)
+    c, g, _, _ = accrue_objective(eps, sig, beta)
+    sgn = np.where(np.abs(p) > floor, np.sign(p), 0.0)
+    return c, V.T @ (g * sgn)
+
+
+def _unpack_mlp(w: np.ndarray, d: int, h: int) -> dict[str, np.ndarray]:
+    return {
+        "W": w[: h * d].reshape(h, d),
+        "c": w[h * d : h * d + h],
+        "v": w[h * d + h : h * d + 2 * h],
+        "b": np.asarray(w[h * d + 2 * h]),
+    }
+
+
+def _mlp_forward(P: dict[str, np.ndarray], Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    A = np.tanh(Xs @ P["W"].T + P["c"])
+    return A @ P["v"] + P["b"], A
+
+
+def mlp_sigma_cost(
+    w: np.ndarray,
+    Xs: np.ndarray,
+    eps: np.ndarray,
+    beta: float,
+    n_hidden: int,
+    alpha: float = 0.0,
+    norm: float = 1.0,
+) -> tuple[float, np.ndarray]:
+    """ACCRUE cost/norm + ½α(‖W‖² + ‖v‖²) of log σ = vᵀtanh(W x + c) + b and its gradient in w.
+
+    w packs (W (h×d) row-major, c (h), v (h), b).  Backpropagation: with g_i = σ_i·dcost/dσ_i/norm
+    (the gradient in log σ_i) and A = tanh(Wx + c): ∂/∂v = Aᵀg + αv, ∂/∂b = Σg,
+    ∂/∂W = [(g vᵀ) ⊙ (1 − A²)]ᵀ X + αW, ∂/∂c = column sums of (g vᵀ) ⊙ (1 − A²).
+    """
+    d = Xs.shape[1]
+    P = _unpack_mlp(w, d, n_hidden)
+    logsig, A = _mlp_forward(P, Xs)
+    sig = np.exp(logsig)
+    c, g, _, _ = accrue_objective(eps, sig, beta)
+    gl = g * sig / norm
+    dZ = np.outer(gl, P["v"]) * (1.0 - A * A)
+    grad = np.concatenate(
+        [
+            (dZ.T @ Xs + alpha * P["W"]).ravel(),
+            dZ.sum(axis=0),
+            A.T @ gl + alpha * P["v"],
+            [gl.sum()],
+        ]
+    )
+    pen = 0.5 * alpha * (np.sum(P["W"] ** 2) + np.sum(P["v"] ** 2))
+    return c / norm + pen, grad
+
+
 class ACCRUE(RegressionCalibrator):
     """ACCRUE (Camporeale & Carè): σ(x) minimising β·mean CRPS + (1 − β)·RS for fixed errors ε.
 
@@ -739,12 +804,7 @@ class ACCRUE(RegressionCalibrator):
         floor = 1e-9 * s0
 
         def cost_of(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            V = np.polynomial.chebyshev.chebvander(t, theta.size - 1)
-            p = V @ theta
-            sig = np.maximum(np.abs(p), floor)
-            c, g, _, _ = accrue_objective(eps, sig, beta)
-            sgn = np.where(np.abs(p) > floor, np.sign(p), 0.0)
-            return c, V.T @ (g * sgn)
+            return polynomial_sigma_cost(theta, t, eps, beta, floor)
 
         theta = np.array([s0])
         cost_old = cost_of(theta)[0]
@@ -774,19 +834,6 @@ class ACCRUE(RegressionCalibrator):
         self._sigma_train = np.maximum(np.abs(np.polynomial.chebyshev.chebvander(t, theta.size - 1) @ theta), floor)
 
     # one-hidden-layer network for log σ -----------------------------------------------------
-    def _unpack(self, w: np.ndarray, d: int) -> dict[str, np.ndarray]:
-        h = int(self.n_hidden)
-        W = w[: h * d].reshape(h, d)
-        c = w[h * d : h * d + h]
-        v = w[h * d + h : h * d + 2 * h]
-        b = w[h * d + 2 * h]
-        return {"W": W, "c": c, "v": v, "b": np.asarray(b)}
-
-    @staticmethod
-    def _forward(P: dict[str, np.ndarray], Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        A = np.tanh(Xs @ P["W"].T + P["c"])
-        return A @ P["v"] + P["b"], A
-
     def _fit_mlp(self, eps: np.ndarray, X: np.ndarray, s0: float) -> None:
         self.center_ = X.mean(axis=0)
         sd = X.std(axis=0)
@@ -797,25 +844,9 @@ class ACCRUE(RegressionCalibrator):
         beta = self.beta_
         norm = accrue_objective(eps, np.full(n, s0), beta)[0]
         norm = abs(norm) if norm != 0 else 1.0
-        alpha = float(self.alpha)
 
         def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
-            P = self._unpack(w, d)
-            logsig, A = self._forward(P, Xs)
-            sig = np.exp(logsig)
-            c, g, _, _ = accrue_objective(eps, sig, beta)
-            gl = g * sig / norm  # d cost / d log σ
-            dZ = np.outer(gl, P["v"]) * (1.0 - A * A)
-            grad = np.concatenate(
-                [
-                    (dZ.T @ Xs + alpha * P["W"]).ravel(),
-                    dZ.sum(axis=0),
-                    A.T @ gl + alpha * P["v"],
-                    [gl.sum()],
-                ]
-            )
-            pen = 0.5 * alpha * (np.sum(P["W"] ** 2) + np.sum(P["v"] ** 2))
-            return c / norm + pen, grad
+            return mlp_sigma_cost(w, Xs, eps, beta, h, float(self.alpha), norm)
 
         rng = np.random.default_rng(self.random_state)
         best = None
@@ -831,9 +862,9 @@ class ACCRUE(RegressionCalibrator):
             res = optimize.minimize(fun, w0, jac=True, method="L-BFGS-B", options={"maxiter": int(self.max_iter)})
             if best is None or res.fun < best.fun:
                 best = res
-        self.params_ = self._unpack(best.x, d)
+        self.params_ = _unpack_mlp(best.x, d, h)
         self.n_iter_ = int(best.nit)
-        self._sigma_train = np.exp(self._forward(self.params_, Xs)[0])
+        self._sigma_train = np.exp(_mlp_forward(self.params_, Xs)[0])
 
     # -- prediction --------------------------------------------------------------------------
     def predict_sigma(self, X: Any) -> np.ndarray:
@@ -845,7 +876,7 @@ class ACCRUE(RegressionCalibrator):
             return np.maximum(np.abs(np.polynomial.chebyshev.chebvander(t, self.coef_.size - 1) @ self.coef_), floor)
         Xa = _features(X, required=True, who="ACCRUE")
         Xs = (Xa - self.center_) / self.scale_
-        return np.exp(self._forward(self.params_, Xs)[0])
+        return np.exp(_mlp_forward(self.params_, Xs)[0])
 
     def transform(self, dist, X=None) -> Gaussian:
         d = as_distribution(dist)
