@@ -275,20 +275,13 @@ _REGRESSION_FIGURES = (
     ("qq", "qq_figure"),
     ("intervals", "intervals_figure"),
 )
-# builder names tried for classification tables (calib_core.plots; the first that exists is used)
-_CLASSIFICATION_FIGURES = (
-    ("reliability", ("reliability_figure", "reliability_diagram_figure")),
-    ("reliability", ("confidence_histogram_figure",)),
-    ("reliability_positive", ("positive_reliability_figure",)),
-)
-
-
 def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
     """The diagrams of a Report, one figure per diagram with every model overlaid (one colour per model).
 
     Regression: Kuleshov quantile-calibration curve, Levi RMSE-vs-RMV, PIT histogram, z histogram, Q-Q plot and
     central intervals (``calib_core.plots`` builders).  Classification: the reliability diagram and confidence
-    histogram builders of ``calib_core.plots`` when they exist.  Built from the diagram tables only (O(bins)).
+    histogram (Guo et al. 2017 Fig. 1) and, for binary sets, the positive-class reliability diagram.  Built from
+    the diagram tables only (O(bins)).
     """
     colors = plots.model_colors(report.models)
     out: dict[str, go.Figure] = {}
@@ -299,13 +292,17 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
                 fig = getattr(plots, builder)(tables, colors=colors)
                 out[fig.layout.title.text or table] = fig
     else:
-        for table, names in _CLASSIFICATION_FIGURES:
-            builder = next((getattr(plots, b) for b in names if hasattr(plots, b)), None)
-            tables = _tables_of(report, table, group)
-            if builder is not None and tables:
-                fig = builder(tables, colors=colors)
-                title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else names[0]
-                out[title] = fig
+        from .plots.classification import confidence_histogram_figure, reliability_figure
+
+        tables = _tables_of(report, "reliability", group)
+        if tables:
+            out["Reliability diagram"] = reliability_figure(tables, colors=colors)
+            out["Confidence histogram"] = confidence_histogram_figure(tables, colors=colors)
+        positive = _tables_of(report, "reliability_positive", group)
+        if positive:
+            out["Positive-class reliability"] = reliability_figure(
+                positive, colors=colors, target="positive", title="Positive-class reliability (P(y = 1))"
+            )
     return out
 
 
@@ -322,7 +319,7 @@ padding-bottom:.2rem}h3{font-size:1.05rem;margin-top:1.4rem}
 table.tbl{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem 0}
 table.tbl th,table.tbl td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
 table.tbl th{background:#f4f6f8}table.tbl td:first-child,table.tbl th:first-child{text-align:left}
-.figs{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:1rem}
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:1rem}
 .figure{border:1px solid #eee;border-radius:4px;padding:.4rem;min-width:0}
 .note{color:#555;font-size:.9rem}
 .beyond{color:#b00020;font-weight:600}
