@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 from sklearn.base import BaseEstimator
+from threadpoolctl import threadpool_limits
 
 from ..binning import bins_from_edges
 from .metrics import confidence_bins
@@ -89,7 +90,7 @@ def _detect_kind(X: np.ndarray, requested: str) -> str:
         return "probs" if in_unit else "logits"
     if not in_unit:
         return "logits"
-    if np.all(np.abs(X.sum(axis=1) - 1.0) <= _ROW_SUM_TOL):
+    if np.all(np.abs(np.einsum("ij->i", X) - 1.0) <= _ROW_SUM_TOL):
         return "probs"
     raise ValueError(
         "input='auto' cannot tell what X is: every value is in [0, 1] but rows do not sum to 1. "
@@ -391,7 +392,8 @@ class TemperatureScaling(_Calibrator):
                 if sub.max() > 0:
                     beta, _, _ = self._solve(sub, beta, 1e-6, 20)
                     beta = float(np.clip(beta, 1e-3, 1e3))
-        beta, it, status = self._solve(d, beta, self.tol, self.max_iter)
+        with threadpool_limits(limits=1, user_api="blas"):
+            beta, it, status = self._solve(d, beta, self.tol, self.max_iter)
         if status == "max_iter":
             warnings.warn("temperature scaling did not converge within max_iter passes", UserWarning, stacklevel=2)
         self.temperature_ = 1.0 / beta
@@ -452,14 +454,16 @@ class _LinearLogitScaling(_Calibrator):
                 stacklevel=2,
             )
         eye = np.ones(k) if self._diagonal else np.eye(k).ravel()
-        res = optimize.minimize(
-            linear_scaling_loss,
-            np.concatenate([eye, np.zeros(k)]),
-            args=(z, y, self._diagonal, float(self.l2)),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15},
-        )
+        # single-threaded BLAS: these (N, K) products are small, and OpenBLAS threads only add contention
+        with threadpool_limits(limits=1, user_api="blas"):
+            res = optimize.minimize(
+                linear_scaling_loss,
+                np.concatenate([eye, np.zeros(k)]),
+                args=(z, y, self._diagonal, float(self.l2)),
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15},
+            )
         n_w = eye.size
         self.coef_ = res.x[:n_w].copy() if self._diagonal else res.x[:n_w].reshape(k, k).copy()
         self.intercept_ = res.x[n_w:].copy()
@@ -600,7 +604,10 @@ class _OneVsRest(_Calibrator):
     def fit(self, X: np.ndarray, y: np.ndarray):
         A, y = self._fit_input(X, y)
         P = _probs_from(A, self.input_kind_)
-        self.maps_ = [self._fit_column(P[:, c].astype(float), y == c) for c in self._columns()]
+        cols = self._columns()
+        # one transposing copy: contiguous class columns
+        PT = np.ascontiguousarray((P if len(cols) == P.shape[1] else P[:, cols]).T, dtype=float)
+        self.maps_ = [self._fit_column(PT[j], y == c) for j, c in enumerate(cols)]
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
@@ -645,16 +652,28 @@ class HistogramBinning(_OneVsRest):
 
 
 def _unique_counts(p: np.ndarray, hit: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct sorted values of p with their counts and positive counts, via two sorts and no argsort."""
+    """Distinct sorted values of p with their counts and positive counts — sorts only, no argsort.
+
+    The smaller of the positive / negative subsets is sorted and its distinct values located in the distinct
+    values of p (every one of them occurs there exactly), so only a few searches are needed.
+    """
     xs = np.sort(p)
-    pos = np.sort(p[hit])
     new = np.empty(xs.size, dtype=bool)
     new[:1] = True
     np.not_equal(xs[1:], xs[:-1], out=new[1:])
     x_u = xs[new]
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, xs.size)).astype(float)
-    n_pos = (np.searchsorted(pos, x_u, side="right") - np.searchsorted(pos, x_u, side="left")).astype(float)
+    counts = np.diff(np.append(np.flatnonzero(new), xs.size)).astype(float)
+    n_hit = int(np.count_nonzero(hit))
+    use_pos = n_hit <= hit.size - n_hit
+    sub = np.sort(p[hit] if use_pos else p[~hit])
+    sub_new = np.empty(sub.size, dtype=bool)
+    sub_new[:1] = True
+    np.not_equal(sub[1:], sub[:-1], out=sub_new[1:])
+    sub_counts = np.diff(np.append(np.flatnonzero(sub_new), sub.size)).astype(float)
+    where = np.searchsorted(x_u, sub[sub_new])
+    sub_per_u = np.zeros(x_u.size)
+    sub_per_u[where] = sub_counts
+    n_pos = sub_per_u if use_pos else counts - sub_per_u
     return x_u, counts, n_pos
 
 
