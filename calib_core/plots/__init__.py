@@ -1,5 +1,12 @@
 """Plotly figure builders (no Streamlit): they take diagram tables and return ``go.Figure``."""
 
+from .classification import (
+    confidence_histogram_figure,
+    per_class_reliability_figure,
+    per_class_summary,
+    reliability_figure,
+    wilson_interval,
+)
 from .regression import (
     PALETTE,
     TEMPLATE,
@@ -18,12 +25,17 @@ __all__ = [
     "PALETTE",
     "TEMPLATE",
     "calibration_curve_figure",
+    "confidence_histogram_figure",
     "intervals_figure",
     "levi_figure",
     "metric_display_table",
     "metric_label",
     "model_colors",
+    "per_class_reliability_figure",
+    "per_class_summary",
     "pit_histogram_figure",
     "qq_figure",
+    "reliability_figure",
+    "wilson_interval",
     "z_histogram_figure",
 ]

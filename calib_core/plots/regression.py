@@ -27,7 +27,7 @@ a Streamlit ``on_select`` callback can read ``points[i]["customdata"]`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -131,14 +131,21 @@ def _identity(lo: float, hi: float, name: str = "ideal") -> go.Scatter:
 
 
 def calibration_curve_figure(
-    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Quantile calibration"
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Quantile calibration",
+    dashes: Mapping[str, str] | None = None,
+    bands: Collection[str] | None = None,
 ) -> go.Figure:
     """Kuleshov et al. (2018) quantile-calibration curve: observed p̂_j = mean(u ≤ p_j) vs expected p_j.
 
     Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band
     (``band_low``–``band_high``: where the curve of a perfectly calibrated forecaster with the same N
     falls 95% of the time) as a translucent ribbon in the same colour.
-    Table columns: ``level, observed, band_low, band_high``.
+    Table columns: ``level, observed, band_low, band_high``.  ``dashes`` maps a name to a Plotly dash style
+    (e.g. the conditional curve of a selection drawn dashed over the overall one); ``bands`` lists the names
+    whose band is drawn (default: all).
     """
     named = _named(tables, ["level", "observed", "band_low", "band_high"])
     cmap = _colors(list(named), colors)
@@ -148,6 +155,20 @@ def calibration_curve_figure(
     for name, t in named.items():
         level, obs, lo, hi = (_col(t, c) for c in ("level", "observed", "band_low", "band_high"))
         color = cmap[name]
+        dash = (dashes or {}).get(name, "solid")
+        if bands is not None and name not in bands:
+            fig.add_trace(
+                go.Scatter(
+                    x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=name,
+                    legendgroup=name, customdata=np.column_stack([lo, hi]),
+                    hovertemplate=(
+                        "expected %{x:.2f}<br>observed %{y:.3f}<br>"
+                        "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + name + "</extra>"
+                    ),
+                    meta={"name": name, "role": "curve"},
+                )
+            )
+            continue
         fig.add_trace(
             go.Scatter(
                 x=level, y=lo, mode="lines", line={"width": 0}, showlegend=False, hoverinfo="skip",
@@ -163,7 +184,7 @@ def calibration_curve_figure(
         )
         fig.add_trace(
             go.Scatter(
-                x=level, y=obs, mode="lines", line={"color": color, "width": 2.5}, name=name,
+                x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=name,
                 legendgroup=name, customdata=np.column_stack([lo, hi]),
                 hovertemplate=(
                     "expected %{x:.2f}<br>observed %{y:.3f}<br>"
@@ -179,7 +200,11 @@ def calibration_curve_figure(
 
 
 def levi_figure(
-    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "RMSE vs RMV (Levi et al.)"
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "RMSE vs RMV (Levi et al.)",
+    selected: Mapping[str, Iterable[int]] | None = None,
 ) -> go.Figure:
     """Levi et al. (2019) reliability diagram: RMSE_j = sqrt(mean ε²) vs RMV_j = sqrt(mean σ²) per σ-bin.
 
@@ -187,6 +212,8 @@ def levi_figure(
     and the identity line RMSE = RMV (perfect calibration).  Hover shows the bin's σ range, row
     count, RMV, RMSE and interval; ``customdata`` is the bin index (read it from a selection).
     Table columns: ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
+    ``selected = {name: bins}`` marks those bins through Plotly's ``selectedpoints`` (the other bins are
+    dimmed), e.g. to show a stored selection after a rerun.
     """
     cols = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
     named = _named(tables, cols)
@@ -221,6 +248,9 @@ def levi_figure(
                 customdata=t["bin"].to_numpy(dtype=np.int64),
                 text=text,
                 hovertemplate="%{text}<extra>" + name + "</extra>",
+                selectedpoints=_selected_points(t, selected, name),
+                selected={"marker": {"size": 13, "opacity": 1.0}},
+                unselected={"marker": {"opacity": 0.3}},
                 meta={"name": name, "role": "bins"},
             )
         )
@@ -228,6 +258,16 @@ def levi_figure(
     fig.update_xaxes(range=[ax_lo, ax_hi], constrain="domain")
     fig.update_yaxes(range=[ax_lo, ax_hi], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
+
+
+def _selected_points(
+    t: pd.DataFrame, selected: Mapping[str, Iterable[int]] | None, name: str
+) -> list[int] | None:
+    """Positions (point indices) of ``name``'s selected bins in its table; None when nothing is selected at all."""
+    if not selected or not any(tuple(v) for v in selected.values()):
+        return None
+    bins = np.asarray(list(selected.get(name, ())), dtype=np.int64)
+    return np.flatnonzero(np.isin(t["bin"].to_numpy(dtype=np.int64), bins)).tolist()
 
 
 def _finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +282,11 @@ def _finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _histogram_traces(
-    fig: go.Figure, named: Mapping[str, pd.DataFrame], cmap: Mapping[str, str], extra: str = ""
+    fig: go.Figure,
+    named: Mapping[str, pd.DataFrame],
+    cmap: Mapping[str, str],
+    extra: str = "",
+    dashes: Mapping[str, str] | None = None,
 ) -> None:
     """Bars for one table; step outlines (one colour each) when several tables are overlaid."""
     multi = len(named) > 1
@@ -269,7 +313,8 @@ def _histogram_traces(
             fig.add_trace(
                 go.Scatter(
                     x=np.concatenate([left, right[-1:]]), y=np.concatenate([dens, dens[-1:]]),
-                    mode="lines", line={"shape": "hv", "color": cmap[name], "width": 2}, name=name,
+                    mode="lines", name=name,
+                    line={"shape": "hv", "color": cmap[name], "width": 2, "dash": (dashes or {}).get(name, "solid")},
                     customdata=np.concatenate([bins, bins[-1:]]), text=text + text[-1:],
                     hovertemplate="%{text}<extra>" + name + "</extra>",
                     meta={"name": name, "role": "steps"},
@@ -279,18 +324,23 @@ def _histogram_traces(
 
 
 def pit_histogram_figure(
-    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "PIT histogram"
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "PIT histogram",
+    dashes: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Histogram of the PIT u = F(y) as a density, with the Uniform(0, 1) reference (density 1).
 
     A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means
     over-confident, ∩-shape under-confident, slope means bias.  Table columns:
-    ``left, right, count, density``.  Bars for one table, step lines for several.
+    ``left, right, count, density``.  Bars for one table, step lines for several (``dashes``: dash style
+    per name, e.g. a selection's histogram dashed over the overall one).
     """
     named = _named(tables, ["left", "right", "count", "density"])
     cmap = _colors(list(named), colors)
     fig = go.Figure()
-    _histogram_traces(fig, named, cmap)
+    _histogram_traces(fig, named, cmap, dashes=dashes)
     fig.add_trace(
         go.Scatter(
             x=[0.0, 1.0], y=[1.0, 1.0], mode="lines", line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},

@@ -1,0 +1,374 @@
+"""Plotly figures for classification calibration, built from the reliability TABLES (never raw rows).
+
+Tables come from ``calib_core.classification`` (``ClassificationRows.reliability`` /
+``per_class_reliability``; the Report's ``"reliability"``, ``"reliability_positive"`` and
+``"per_class"`` diagrams):
+
+==================== =======================================================================
+table                columns
+==================== =======================================================================
+reliability          bin, lower, upper, count, fraction, confidence, accuracy, gap
+per_class            class[, class_name], bin, lower, upper, count, fraction, confidence, accuracy, gap
+==================== =======================================================================
+
+* :func:`reliability_figure` — Guo et al. (2017) Fig. 1 (bottom row): accuracy per confidence bin as
+  bars, the **gap** to the bin's mean confidence as a second, hatched bar stacked on it (red when
+  over-confident), the diagonal, and a Wilson interval on each bin's accuracy (hover: bin range,
+  count, accuracy, interval, mean confidence, gap).  Several models: one line per model, one colour each.
+* :func:`confidence_histogram_figure` — Guo Fig. 1 (top row): % of samples per confidence bin with
+  vertical lines at the average confidence and the accuracy.
+* :func:`per_class_reliability_figure` — one-vs-rest reliability of every class as small multiples.
+* :func:`per_class_summary` — per class: frequency, mean predicted probability, one-vs-rest ECE.
+
+Linked views: bars and markers carry ``customdata`` = bin index and ``meta = {"name", "role"}``
+(roles ``bars``/``gap``/``hist`` for one model, ``bins``/``hist`` for several), read by
+``calib_core.selection.selected_bins``.  ``selected={model: bins}`` marks bins through Plotly's own
+``selectedpoints`` (unselected bars dimmed), so both charts show the same selection.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from scipy import stats
+
+from .regression import REFERENCE_COLOR, TEMPLATE, _colors, _layout, _named, _rgba
+
+__all__ = [
+    "GAP_COLOR",
+    "wilson_interval",
+    "reliability_figure",
+    "confidence_histogram_figure",
+    "per_class_reliability_figure",
+    "per_class_summary",
+]
+
+#: Colour of the gap bars (over-confidence) as in Guo et al. Fig. 1; under-confidence uses GAP_UNDER_COLOR.
+GAP_COLOR = "#e45756"
+GAP_UNDER_COLOR = "#72b7b2"
+_RELIABILITY_COLUMNS = ["bin", "lower", "upper", "count", "confidence", "accuracy", "gap"]
+_HIST_COLUMNS = ["bin", "lower", "upper", "count", "fraction", "confidence", "accuracy"]
+
+Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
+
+_AXES = {
+    "top_label": ("confidence (max predicted probability)", "accuracy"),
+    "positive": ("predicted probability of the positive class", "observed frequency of the positive class"),
+    "class": ("predicted probability of the class", "observed frequency of the class"),
+}
+
+
+def wilson_interval(successes: np.ndarray, n: np.ndarray, level: float = 0.90) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a binomial proportion, elementwise (Wilson 1927).
+
+    With p̂ = k/n and z = Φ⁻¹((1 + level)/2):
+    (p̂ + z²/2n ± z·sqrt(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n).  Unlike the Wald interval it stays
+    inside [0, 1] and is not degenerate at p̂ ∈ {0, 1} — the usual case for high-confidence bins.
+    Bins with n = 0 get NaN.
+    """
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = float(stats.norm.ppf(0.5 + level / 2.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+    lo, hi = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    empty = ~(n > 0)
+    lo[empty] = np.nan
+    hi[empty] = np.nan
+    return lo, hi
+
+
+def _f(t: pd.DataFrame, c: str) -> np.ndarray:
+    return t[c].to_numpy(dtype=float)
+
+
+def _selected_positions(t: pd.DataFrame, bins: Iterable[int] | None) -> list[int] | None:
+    """Point indices (positions in the table) of the selected bins; None = no selection for this trace."""
+    if bins is None:
+        return None
+    return np.flatnonzero(np.isin(t["bin"].to_numpy(dtype=np.int64), np.asarray(list(bins), dtype=np.int64))).tolist()
+
+
+def _sel(selected: Mapping[str, Iterable[int]] | None, name: str) -> list[int] | None:
+    """Bins selected for ``name``: None when nothing is selected anywhere (no dimming at all)."""
+    if not selected or not any(tuple(v) for v in selected.values()):
+        return None
+    return list(selected.get(name, ()))
+
+
+def _bin_text(t: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, level: float, y_name: str) -> list[str]:
+    pct = f"{level:.0%}"
+    out = []
+    for b, a, c, k, conf, acc, l_, h_ in zip(
+        t["bin"], _f(t, "lower"), _f(t, "upper"), t["count"], _f(t, "confidence"), _f(t, "accuracy"), lo, hi
+    ):
+        if not k:
+            out.append(f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>empty")
+            continue
+        out.append(
+            f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,}<br>{y_name} {acc:.3f} ({pct} CI [{l_:.3f}, {h_:.3f}])"
+            f"<br>mean confidence {conf:.3f}<br>gap (conf − {y_name}) {conf - acc:+.3f}"
+        )
+    return out
+
+
+def reliability_figure(
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    selected: Mapping[str, Iterable[int]] | None = None,
+    target: str = "top_label",
+    level: float = 0.90,
+    title: str | None = "Reliability diagram",
+) -> go.Figure:
+    """Guo et al. (2017) reliability diagram: accuracy per confidence bin against the diagonal.
+
+    acc(B_m) = (1/|B_m|) Σ_{i ∈ B_m} 1[ŷ_i = y_i], conf(B_m) = (1/|B_m|) Σ_{i ∈ B_m} p̂_i (Guo eq. 2–3;
+    ECE = Σ_m |B_m|/n · |acc − conf|).  One table: accuracy bars on the bins' x-range (so equal-mass bins
+    show their true widths), the gap conf − acc as a hatched bar from the accuracy to the mean confidence
+    (red: over-confident, teal: under-confident), ``level`` Wilson intervals on the accuracy as error
+    bars.  Several tables: one line + markers per model at (mean confidence, accuracy), with the same
+    intervals.  ``target`` only changes the axis titles: ``"top_label"`` (confidence vs accuracy),
+    ``"positive"`` (P(y = 1) vs frequency of y = 1; binary) or ``"class"``.
+    """
+    named = _named(tables, _RELIABILITY_COLUMNS)
+    cmap = _colors(list(named), colors)
+    multi = len(named) > 1
+    x_title, y_title = _AXES.get(target, _AXES["top_label"])
+    y_name = "accuracy" if target == "top_label" else "frequency"
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1},
+            name="perfect calibration", hoverinfo="skip", meta={"role": "reference"},
+        )
+    )
+    for name, t in named.items():
+        t = t[t["count"] > 0]  # empty bins have no accuracy: nothing to draw
+        count = _f(t, "count")
+        acc, conf = _f(t, "accuracy"), _f(t, "confidence")
+        lo, hi = wilson_interval(np.nan_to_num(acc) * count, count, level)
+        text = _bin_text(t, lo, hi, level, y_name)
+        bins = t["bin"].to_numpy(dtype=np.int64)
+        sel = _selected_positions(t, _sel(selected, name))
+        err = {
+            "type": "data", "symmetric": False, "array": np.maximum(hi - acc, 0.0),
+            "arrayminus": np.maximum(acc - lo, 0.0), "thickness": 1, "width": 2,
+        }
+        if not multi:
+            left, right = _f(t, "lower"), _f(t, "upper")
+            centre, width = (left + right) / 2, (right - left)
+            color = cmap[name]
+            fig.add_trace(
+                go.Bar(
+                    x=centre, y=acc, width=width, name=f"{y_name} (outputs)",
+                    marker={"color": _rgba(color, 0.85), "line": {"color": color, "width": 1}},
+                    error_y={**err, "color": "#333333"}, customdata=bins, text=text, textposition="none",
+                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
+                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.3}},
+                    meta={"name": name, "role": "bars"},
+                )
+            )
+            gap = conf - acc
+            edge = [GAP_COLOR if g >= 0 else GAP_UNDER_COLOR for g in gap]
+            fig.add_trace(
+                go.Bar(
+                    x=centre, y=np.abs(gap), base=np.minimum(acc, conf), width=width,
+                    name="gap to mean confidence",
+                    marker={
+                        "color": [_rgba(c, 0.25) for c in edge],
+                        "line": {"color": edge, "width": 1},
+                        "pattern": {"shape": "/", "fgcolor": edge, "size": 6, "solidity": 0.2},
+                    },
+                    customdata=bins, text=text, textposition="none",
+                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
+                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.3}},
+                    meta={"name": name, "role": "gap"},
+                )
+            )
+        else:
+            fig.add_trace(
+                go.Scatter(
+                    x=conf, y=acc, mode="lines+markers", name=name,
+                    line={"color": cmap[name], "width": 1.5}, marker={"color": cmap[name], "size": 8},
+                    error_y={**err, "color": cmap[name]},
+                    customdata=bins, text=text, hovertemplate="%{text}<extra>" + name + "</extra>",
+                    selectedpoints=sel,
+                    selected={"marker": {"opacity": 1.0, "size": 12}}, unselected={"marker": {"opacity": 0.3}},
+                    meta={"name": name, "role": "bins"},
+                )
+            )
+    _layout(fig, title, x_title, y_title, True)
+    fig.update_layout(barmode="overlay", bargap=0)
+    fig.update_xaxes(range=[0, 1], constrain="domain")
+    fig.update_yaxes(range=[0, 1.02], constrain="domain")
+    return fig
+
+
+def confidence_histogram_figure(
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    selected: Mapping[str, Iterable[int]] | None = None,
+    target: str = "top_label",
+    title: str | None = "Confidence histogram",
+) -> go.Figure:
+    """Guo et al. (2017) Fig. 1 (top row): share of samples per confidence bin, with the average confidence
+    (dashed) and the accuracy (dotted) of each model as vertical lines — their distance is the overall
+    over-confidence conf − acc.  Bars share the reliability diagram's bins (``customdata`` = bin), so a
+    selection in either chart marks the same bins.  Several models: grouped bars, one colour each.
+    """
+    named = _named(tables, _HIST_COLUMNS)
+    cmap = _colors(list(named), colors)
+    multi = len(named) > 1
+    x_title = _AXES.get(target, _AXES["top_label"])[0]
+    acc_name = "accuracy" if target == "top_label" else "frequency of positive class"
+    conf_name = "avg. confidence" if target == "top_label" else "avg. predicted probability"
+    fig = go.Figure()
+    top = 0.0
+    for name, t in named.items():
+        count = _f(t, "count")
+        n = count.sum()
+        pct = 100.0 * count / n if n > 0 else np.zeros_like(count)
+        top = max(top, float(np.nanmax(pct)) if pct.size else 0.0)
+        left, right = _f(t, "lower"), _f(t, "upper")
+        text = [
+            f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,} ({p:.1f}% of {int(n):,})"
+            for b, a, c, k, p in zip(t["bin"], left, right, count, pct)
+        ]
+        fig.add_trace(
+            go.Bar(
+                x=(left + right) / 2, y=pct, width=None if multi else (right - left), name=name,
+                marker={"color": _rgba(cmap[name], 0.8), "line": {"color": cmap[name], "width": 1}},
+                customdata=t["bin"].to_numpy(dtype=np.int64), text=text, textposition="none",
+                hovertemplate="%{text}<extra>" + name + "</extra>",
+                selectedpoints=_selected_positions(t, _sel(selected, name)),
+                selected={"marker": {"opacity": 1.0, "color": cmap[name]}}, unselected={"marker": {"opacity": 0.25}},
+                meta={"name": name, "role": "hist"}, showlegend=multi,
+            )
+        )
+        mean_conf = float(np.nansum(_f(t, "confidence") * count) / n) if n > 0 else np.nan
+        mean_acc = float(np.nansum(_f(t, "accuracy") * count) / n) if n > 0 else np.nan
+        suffix = f" ({name})" if multi else ""
+        for value, dash, label in ((mean_conf, "dash", conf_name), (mean_acc, "dot", acc_name)):
+            fig.add_trace(
+                go.Scatter(
+                    x=[value, value], y=[0, 1], yaxis="y2", mode="lines",
+                    line={"color": cmap[name] if multi else REFERENCE_COLOR, "dash": dash, "width": 2},
+                    name=f"{label} {value:.3f}{suffix}",
+                    hovertemplate=f"{label} {value:.4f}<extra>{name}</extra>",
+                    meta={"name": name, "role": "conf_line" if dash == "dash" else "acc_line"},
+                )
+            )
+    _layout(fig, title, x_title, "% of samples", True)
+    fig.update_layout(
+        barmode="group" if multi else "overlay", bargap=0.05 if multi else 0,
+        yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True},
+    )
+    fig.update_layout(xaxis_range=[0, 1], yaxis_range=[0, max(top * 1.08, 1.0)])
+    return fig
+
+
+def per_class_reliability_figure(
+    table: pd.DataFrame,
+    *,
+    class_names: Sequence[str] | None = None,
+    max_classes: int = 20,
+    ncols: int = 5,
+    color: str = "#4c78a8",
+    title: str | None = "Per-class reliability (one-vs-rest)",
+) -> go.Figure:
+    """Small multiples: for each class k, observed frequency of y = k against the mean predicted p_k per bin
+    (one-vs-rest reliability; Kull et al. 2019's class-wise calibration).  Only the first ``max_classes``
+    classes are drawn (the per-class table lists them all).  Table columns: ``class`` + reliability columns.
+    """
+    needed = ["class", "bin", "count", "confidence", "accuracy"]
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise ValueError(f"per-class table lacks column(s) {missing}; it has {list(table.columns)}")
+    classes = list(pd.unique(table["class"]))[:max_classes]
+    labels = _class_labels(table, classes, class_names)
+    ece_k = per_class_summary(table).set_index("class_code")["one-vs-rest ECE"]
+    k = len(classes)
+    ncols = max(1, min(ncols, k))
+    nrows = max(1, math.ceil(k / ncols))
+    fig = make_subplots(
+        rows=nrows, cols=ncols, shared_xaxes=True, shared_yaxes=True,
+        subplot_titles=[f"class {s} · ECE {ece_k[c]:.3f}" for s, c in zip(labels, classes)],
+        horizontal_spacing=0.03, vertical_spacing=0.12 if nrows > 1 else 0.0,
+    )
+    for i, c in enumerate(classes):
+        t = table[(table["class"] == c) & (table["count"] > 0)]
+        r, col = i // ncols + 1, i % ncols + 1
+        fig.add_trace(
+            go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1},
+                       hoverinfo="skip", showlegend=False, meta={"role": "reference"}),
+            row=r, col=col,
+        )
+        count = _f(t, "count")
+        fig.add_trace(
+            go.Scatter(
+                x=_f(t, "confidence"), y=_f(t, "accuracy"), mode="lines+markers", showlegend=False,
+                line={"color": _rgba(color, 0.45), "width": 1},
+                marker={"color": color, "size": np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14),
+                        "line": {"color": "white", "width": 0.5}},
+                customdata=np.column_stack([t["bin"].to_numpy(dtype=np.int64), count]),
+                hovertemplate=(
+                    "bin %{customdata[0]}<br>n = %{customdata[1]:,}<br>mean p %{x:.3f}<br>frequency %{y:.3f}"
+                    f"<extra>class {labels[i]}</extra>"
+                ),
+                meta={"name": labels[i], "role": "class"},
+            ),
+            row=r, col=col,
+        )
+    fig.update_xaxes(range=[0, 1], tickvals=[0, 0.5, 1])
+    fig.update_yaxes(range=[0, 1.02], tickvals=[0, 0.5, 1])
+    fig.update_layout(
+        template=TEMPLATE, title={"text": title} if title else None, showlegend=False,
+        height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": 70 if title else 40, "b": 40},
+    )
+    fig.update_annotations(font_size=12)
+    return fig
+
+
+def per_class_summary(table: pd.DataFrame, class_names: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per class from the per-class reliability table (``class_code``, display ``class``): observed
+    frequency of the class, mean predicted probability, and the one-vs-rest
+    ECE_k = Σ_m |B_mk| / n · |freq(B_mk) − conf(B_mk)| (Kull et al. 2019;
+    their mean over k is the Report's class-wise ECE).
+    """
+    t = table.copy()
+    t["hits"] = np.nan_to_num(_f(t, "accuracy")) * _f(t, "count")
+    t["conf_sum"] = np.nan_to_num(_f(t, "confidence")) * _f(t, "count")
+    t["abs_gap"] = np.abs(t["hits"] - t["conf_sum"])
+    g = t.groupby("class", sort=True)[["count", "hits", "conf_sum", "abs_gap"]].sum()
+    n = g["count"].to_numpy(dtype=float)
+    out = pd.DataFrame(
+        {
+            "class_code": g.index.to_numpy(),
+            "class": g.index.to_numpy(),
+            "frequency": g["hits"].to_numpy() / n,
+            "mean predicted probability": g["conf_sum"].to_numpy() / n,
+            "one-vs-rest ECE": g["abs_gap"].to_numpy() / n,
+        }
+    )
+    out["class"] = _class_labels(table, list(out["class"]), class_names)
+    return out
+
+
+def _class_labels(table: pd.DataFrame, classes: Sequence, class_names: Sequence[str] | None) -> list[str]:
+    """Display names of class codes: ``class_names[code]``, else the table's ``class_name`` column, else the code."""
+    if class_names is not None:
+        return [str(class_names[int(c)]) if 0 <= int(c) < len(class_names) else str(c) for c in classes]
+    if "class_name" in table.columns:
+        mapping = dict(zip(table["class"], table["class_name"]))
+        return [str(mapping.get(c, c)) for c in classes]
+    return [str(c) for c in classes]
