@@ -71,7 +71,7 @@ class ShapeScale(PredictiveDistribution):
       grid of spacing ≤ h/16 and direct convolution inside [ẑ_(0) − 6h, ẑ_(L−1) + 6h] (relative
       error of the binning ≈ (δ/h)²(d/h)²/8 at distance d from the nearest ẑ: a few 1e-3 in the body,
       < 2 % where the density has fallen to e⁻¹⁸ of a kernel peak) and exactly (log-sum-exp over
-      the 256 most extreme ẑ) outside that range.
+      the 64 most extreme ẑ) outside that range.
     """
 
     is_discrete = True
@@ -194,7 +194,7 @@ class ShapeScale(PredictiveDistribution):
         grid, log_dens, h = self._kde_grid()
         out = np.interp(z, grid, log_dens)
         zs = self.z_sorted
-        m = min(zs.size, 256)
+        m = min(zs.size, 64)
         const = np.log(zs.size * h) + 0.5 * LOG_2PI
         for side, mask in (("hi", z > grid[-1]), ("lo", z < grid[0])):
             if np.any(mask):
