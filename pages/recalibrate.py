@@ -1,0 +1,755 @@
+"""Recalibrate page: compare calibrators on held-out rows, before/after diagrams, downloads.
+
+Thin by design: the protocol is ``cc.evaluate`` (regression) / ``evaluate_classification`` (classification) —
+every calibrator cloned, fitted on calibration rows only and scored on test rows only, ``repeats`` random splits
+→ mean ± std — the diagram tables come from ``regression_diagrams`` / ``ClassificationRows.reliability``, the
+figures from ``calib_core.plots`` and the downloads from ``calib_core.export``.  This file lays them out.
+
+Data: the PredictionSet the Data page stored in ``st.session_state`` (see :func:`session_prediction_set`), else
+a built-in example chosen here, so the page also works on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from sklearn.base import clone
+
+import calib_core as cc
+from calib_core import examples, export, plots
+from calib_core.classification import calibrators as ccal
+from calib_core.classification.metrics import ClassificationRows
+from calib_core.evaluation import EvaluationResult, _summarise, split_rows
+from calib_core.evaluation_classification import calibrator_input, evaluate_classification
+from calib_core.plots.classification import confidence_histogram_figure, reliability_figure
+from calib_core.regression import calibrators as rcal
+from calib_core.regression.diagrams import regression_diagrams
+from calib_core.regression.metrics import RegressionRows
+
+BASELINE = "uncalibrated"
+#: Keys under which the Data page may store the loaded PredictionSet (first match wins; any PredictionSet in the
+#: session state is the fallback).
+DATA_KEYS = ("pset", "prediction_set", "data_pset", "data")
+KEEP = "_recal_keep_"  # shadow copies of this page's widget values (widget keys vanish on page switch)
+RESULT = "recal_result"
+DIAGRAM_RESAMPLES = 100  # bootstrap resamples for the Levi RMSE intervals of the before/after diagrams
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# calibrator catalogue: name → class, parameters shown in the UI
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    """One hyper-parameter widget: kind is "bool", "int", "float", "choice" or "feature" (a feature column)."""
+
+    name: str
+    label: str
+    kind: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    options: tuple[Any, ...] = ()
+    help: str | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    cls: type
+    params: tuple[Param, ...] = ()
+    paper: str = ""
+    needs_features: bool = False
+    point_ok: bool = False
+    binary_only: bool = False
+
+
+REGRESSION: dict[str, Entry] = {
+    "std scaling": Entry(rcal.StdScaling, paper="σ' = sσ, s² = mean z² (Levi et al. 2019, eq. 12)"),
+    "MLE + shift": Entry(rcal.GaussianShiftScale, paper="μ' = μ + mσ, σ' = sσ (CRUDE's Gaussian baseline)"),
+    "isotonic (Kuleshov)": Entry(
+        rcal.IsotonicRecalibration,
+        (Param("add_endpoint", "add the (1, 1) end point", "bool", False,
+               help="Quantile regularization §3: avoids a truncated support"),),
+        paper="R∘F with R isotonic (Kuleshov et al. 2018)",
+    ),
+    "CRUDE": Entry(rcal.CRUDE, paper="μ + σ·Ẑ, empirical z-scores (Zelikman et al.)"),
+    "split conformal": Entry(
+        rcal.SplitConformal,
+        (Param("signed", "signed scores", "bool", False, help="asymmetric intervals from signed z"),),
+        paper="μ ± σ·q on |z| (split conformal)",
+    ),
+    "σ-binning": Entry(
+        rcal.SigmaBinning,
+        (Param("n_bins", "σ-bins", "int", 15, 2, 500),
+         Param("mode", "map", "choice", "rmse", options=("rmse", "ratio"))),
+        paper="σ' = RMSE of the σ-bin (Levi et al. §3.1)",
+    ),
+    "σ-isotonic": Entry(rcal.SigmaIsotonic, paper="σ'² = isotonic regression of ε² on σ (Levi et al. §3.1)"),
+    "constant σ": Entry(rcal.ConstantSigma, paper="σ' = calibration RMSE (ACCRUE Table 1)", point_ok=True),
+    "k-means σ": Entry(
+        rcal.KMeansSigma,
+        (Param("n_clusters", "clusters", "int", 5, 1, 200),),
+        paper="σ' = RMSE of the k-means cluster of x (ACCRUE Table 1)",
+        needs_features=True,
+        point_ok=True,
+    ),
+    "ACCRUE": Entry(
+        rcal.ACCRUE,
+        (Param("model", "σ(x) model", "choice", "polynomial", options=("polynomial", "mlp")),
+         Param("feature", "feature (polynomial)", "feature", None),
+         Param("max_degree", "max degree", "int", 10, 0, 10)),
+        paper="σ(x) minimising β·CRPS + (1 − β)·RS (Camporeale & Carè)",
+        needs_features=True,
+        point_ok=True,
+    ),
+}
+REGRESSION_DEFAULT = ("std scaling", "isotonic (Kuleshov)", "CRUDE", "σ-binning")
+
+CLASSIFICATION: dict[str, Entry] = {
+    "temperature scaling": Entry(ccal.TemperatureScaling, paper="softmax(z/T) (Guo et al. 2017 §4.2)"),
+    "vector scaling": Entry(
+        ccal.VectorScaling, (Param("l2", "L2 penalty", "float", 0.0, 0.0, 1000.0),), paper="diag(W)·z + b (Guo §4.2)"
+    ),
+    "matrix scaling": Entry(
+        ccal.MatrixScaling, (Param("l2", "L2 penalty", "float", 0.0, 0.0, 1000.0),), paper="W·z + b (Guo §4.2)"
+    ),
+    "Platt scaling": Entry(ccal.PlattScaling, paper="σ(a·z + b) (Platt 1999)", binary_only=True),
+    "histogram binning": Entry(
+        ccal.HistogramBinning,
+        (Param("n_bins", "bins", "int", 15, 2, 500),
+         Param("strategy", "bins", "choice", "uniform", options=("uniform", "quantile"))),
+        paper="bin frequency (Zadrozny & Elkan 2001)",
+    ),
+    "isotonic": Entry(
+        ccal.IsotonicCalibration,
+        (Param("interpolation", "interpolation", "choice", "linear", options=("linear", "step")),),
+        paper="isotonic regression (Zadrozny & Elkan 2002)",
+    ),
+    "BBQ": Entry(
+        ccal.BBQ,
+        (Param("c", "binning-size constant C", "float", 10.0, 0.5, 1000.0),
+         Param("prior_strength", "Beta prior strength", "float", 2.0, 0.01, 1000.0)),
+        paper="Bayesian binning into quantiles (Naeini et al. 2015)",
+    ),
+}
+CLASSIFICATION_DEFAULT = ("temperature scaling", "histogram binning", "isotonic", "BBQ")
+
+EXAMPLES: dict[str, Callable[[], cc.PredictionSet]] = {
+    "Diabetes — Gaussian mean/std (real data)": lambda: examples.diabetes_example("gaussian"),
+    "Diabetes — 9 quantiles (real data)": lambda: examples.diabetes_example("quantile"),
+    "Diabetes — ensemble samples (real data)": lambda: examples.diabetes_example("sample"),
+    "Levi et al. §4.1 synthetic — true σ vs random σ": lambda: examples.levi_synthetic(),
+}
+for _name in ("classification_example", "digits_example", "breast_cancer_example"):
+    if hasattr(examples, _name):  # the classification example of the Data page, when it exists
+        EXAMPLES[f"Classification — {_name.replace('_example', '').replace('_', ' ')} (overconfident)"] = getattr(
+            examples, _name
+        )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------------------------
+def keep(key: str, default: Any) -> str:
+    """Restore a widget value saved by :func:`remember` (widget keys are deleted when the page is left)."""
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(KEEP + key, default)
+    return key
+
+
+def remember(*keys: str) -> None:
+    for k in keys:
+        if k in st.session_state:
+            st.session_state[KEEP + k] = st.session_state[k]
+
+
+def session_prediction_set() -> tuple[cc.PredictionSet | None, str | None]:
+    """The PredictionSet loaded on the Data page, if any, and its session key."""
+    for k in DATA_KEYS:
+        v = st.session_state.get(k)
+        if isinstance(v, cc.PredictionSet):
+            return v, k
+    for k in list(st.session_state.keys()):
+        v = st.session_state[k]
+        if isinstance(v, cc.PredictionSet):
+            return v, str(k)
+    return None, None
+
+
+@st.cache_resource(max_entries=8, show_spinner="Preparing the built-in example…")
+def example_set(name: str) -> cc.PredictionSet:
+    """A built-in example (shared, never mutated)."""
+    return EXAMPLES[name]()
+
+
+def n_classes(pset: cc.PredictionSet) -> int:
+    return 0 if pset.probs is None else int(pset.probs.shape[1])
+
+
+def available(pset: cc.PredictionSet) -> dict[str, Entry]:
+    """Calibrators that can run on this set."""
+    if pset.task == "classification":
+        k = n_classes(pset)
+        return {n: e for n, e in CLASSIFICATION.items() if not (e.binary_only and k != 2)}
+    has_x = pset.features is not None and pset.features.shape[1] > 0
+    point_only = pset.dist is None
+    return {
+        n: e for n, e in REGRESSION.items() if (has_x or not e.needs_features) and (e.point_ok or not point_only)
+    }
+
+
+def param_widget(task: str, cal: str, p: Param, pset: cc.PredictionSet, container) -> Any:
+    key = f"recal_p_{task}_{cal}_{p.name}"
+    if p.kind == "bool":
+        return container.checkbox(p.label, key=keep(key, p.default), help=p.help)
+    if p.kind == "int":
+        return int(container.number_input(p.label, min_value=int(p.low), max_value=int(p.high), step=1,
+                                          key=keep(key, int(p.default)), help=p.help))
+    if p.kind == "float":
+        return float(container.number_input(p.label, min_value=float(p.low), max_value=float(p.high),
+                                            key=keep(key, float(p.default)), help=p.help, format="%.4g"))
+    if p.kind == "choice":
+        return container.selectbox(p.label, p.options, key=keep(key, p.default), help=p.help)
+    if p.kind == "feature":
+        cols = [str(c) for c in pset.features.columns]
+        if st.session_state.get(key) not in cols:
+            st.session_state.pop(key, None)
+            st.session_state.pop(KEEP + key, None)
+        return container.selectbox(p.label, cols, key=keep(key, cols[0]), help=p.help)
+    raise ValueError(f"unknown parameter kind {p.kind!r}")
+
+
+def split_labels(pset: cc.PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
+    """Per-row 'cal'/'test' labels of random trial ``trial``: exactly ``cc.evaluate``'s own split (per model)."""
+    labels = np.empty(pset.n_rows, dtype=object)
+    for model in pset.models():
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        cal_pos, test_pos = split_rows(rows.size, None, "random", trial, seed, test_fraction)
+        labels[rows[cal_pos]] = "cal"
+        labels[rows[test_pos]] = "test"
+    return labels.astype(str)
+
+
+def has_split_column(pset: cc.PredictionSet) -> bool:
+    if pset.split is None:
+        return False
+    lab = np.char.lower(np.asarray(pset.split).astype(str))
+    return bool(np.any(lab == "cal") and np.any(lab == "test"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the comparison (runs on "Run comparison"; results kept in session state)
+# ---------------------------------------------------------------------------------------------------------------
+def run_comparison(
+    pset: cc.PredictionSet,
+    chosen: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    progress: Callable[[float, str], None],
+) -> dict[str, Any]:
+    """Evaluate every calibrator (mean ± std over trials) and compute the before/after diagrams of trial 1."""
+    cals: dict[str, Any] = {BASELINE: None, **chosen}
+    if pset.task == "regression" and pset.dist is None:
+        cals.pop(BASELINE)  # point predictions have no uncertainty to show "before"
+    use_column = settings["split"] == "split column"
+    n_trials = 1 if use_column else int(settings["repeats"])
+    models = pset.models()
+    total = n_trials * len(cals) + len(models) * len(cals)
+    done = 0
+
+    def trial_split(t: int) -> np.ndarray:
+        if use_column:
+            return np.char.lower(np.asarray(pset.split).astype(str))
+        return split_labels(pset, t, settings["seed"], settings["test_fraction"])
+
+    if pset.task == "regression":
+        longs, timing, splits, messages = [], [], [], []
+        for t in range(n_trials):
+            labels = trial_split(t)
+            for name, cal in cals.items():
+                res = cc.evaluate(pset, {name: cal}, split=labels, repeats=1)
+                longs.append(res.long.assign(trial=t))
+                timing.append(res.fit_seconds.assign(trial=t))
+                messages += [m for m in res.messages if m not in messages]
+                done += 1
+                progress(done / total, f"{name} · trial {t + 1}/{n_trials}")
+            splits += [{**s, "trial": t} for s in res.splits]
+        long = pd.concat(longs, ignore_index=True)
+        result = EvaluationResult(
+            long=long, summary=_summarise(long), splits=splits,
+            fit_seconds=pd.concat(timing, ignore_index=True), messages=messages,
+        )
+    elif use_column:
+        result = evaluate_classification(
+            pset, cals, split="column", seed=settings["seed"], n_bins=settings["n_bins"],
+            strategy=settings["strategy"], progress=lambda d, tot, text: progress(d / total, text),
+        )
+    else:
+        result = evaluate_classification(
+            pset, cals, split="random", repeats=n_trials, seed=settings["seed"],
+            test_fraction=settings["test_fraction"], n_bins=settings["n_bins"], strategy=settings["strategy"],
+            progress=lambda d, tot, text: progress(d / total, text),
+        )
+    done = n_trials * len(cals)
+
+    # before/after diagrams on the test rows of trial 1; calibrated predictions of every row for the downloads
+    labels0 = trial_split(0)
+    diagrams: dict[str, dict[str, dict[str, pd.DataFrame]]] = {}
+    calibrated: dict[str, dict[str, Any]] = {}
+    messages = list(result.messages)
+    if pset.task == "classification":
+        scores, kind = calibrator_input(pset)
+    for model in models:
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        cal_rows, test_rows = rows[labels0[rows] == "cal"], rows[labels0[rows] == "test"]
+        diagrams[model], calibrated[model] = {}, {}
+        if cal_rows.size == 0 or test_rows.size == 0:
+            done += len(cals)
+            continue
+        test_in_rows = np.isin(rows, test_rows)
+        sub = pset.take(rows)
+        for name, cal in cals.items():
+            try:
+                if pset.task == "regression":
+                    base = sub.dist if sub.dist is not None else sub.point
+                    if cal is None:
+                        dist = sub.dist
+                    else:
+                        fitset = pset.take(cal_rows)
+                        est = clone(cal).fit(fitset.y, fitset.dist if fitset.dist is not None else fitset.point,
+                                             fitset.features)
+                        dist = est.transform(base, sub.features)
+                    test_rows_rel = np.flatnonzero(test_in_rows)
+                    rr = RegressionRows(sub.y[test_rows_rel], dist.take(test_rows_rel), pit_seed=settings["seed"])
+                    diagrams[model][name] = regression_diagrams(
+                        rr, n_resamples=DIAGRAM_RESAMPLES, seed=settings["seed"]
+                    )
+                    calibrated[model][name] = dist
+                else:
+                    if cal is None:
+                        probs = sub.probs
+                    else:
+                        est = clone(cal)
+                        if est.get_params(deep=False).get("input") == "auto":
+                            est.set_params(input=kind)
+                        est.fit(scores[cal_rows], pset.labels[cal_rows])
+                        probs = est.predict_proba(scores[rows])
+                    crow = ClassificationRows(
+                        sub.labels[test_in_rows], probs[test_in_rows],
+                        n_bins=settings["n_bins"], strategy=settings["strategy"],
+                    )
+                    diagrams[model][name] = {"reliability": crow.reliability()}
+                    calibrated[model][name] = probs
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
+                text = f"{name} (model {model}): diagrams skipped: {exc}"
+                if text not in messages:
+                    messages.append(text)
+            done += 1
+            progress(min(done / total, 1.0), f"diagrams · {name}")
+    return {
+        "result": result,
+        "diagrams": diagrams,
+        "calibrated": calibrated,
+        "labels0": labels0,
+        "calibrators": list(cals),
+        "messages": messages,
+        "n_trials": n_trials,
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# figures and tables of a stored result
+# ---------------------------------------------------------------------------------------------------------------
+#: How to read each metric of the comparison: "min" (lower is better), "max", a target value, or "" (descriptive).
+BETTER: dict[str, str | float] = {
+    "calibration_rmse": "min", "quantile_calibration_error": "min", "miscalibration_area": "min",
+    "max_calibration_deviation": "min", "ence": "min", "nll": "min", "crps": "min", "rmse": "min",
+    "reliability_score": "min", "pit_entropy": "max", "coverage_90": 0.9, "sharpness": "", "width_90": "", "cv": "",
+    "ece": "min", "mce": "min", "brier": "min", "accuracy": "max", "classwise_ece": "min", "ece_positive": "min",
+    "mce_positive": "min", "mean_confidence": "",
+}
+
+
+def _better_text(rule: str | float) -> str:
+    if rule == "min":
+        return "lower"
+    if rule == "max":
+        return "higher"
+    if isinstance(rule, float):
+        return f"≈ {rule:g}"
+    return ""
+
+
+def comparison_table(result: EvaluationResult, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Metrics as rows, one column per calibrator ("model · calibrator" with several models) holding
+    "mean ± std"; plus the boolean frame of the best cell per metric (for highlighting)."""
+    s = result.summary
+    models = list(pd.unique(s["model"]))
+    multi = len(models) > 1
+    metrics = list(pd.unique(s["metric"]))
+    text = result.formatted(digits=3)  # index (model, calibrator), columns metrics
+    mean = result.wide("mean")
+    cols = [(m, c) for m in models for c in order if (m, c) in text.index]
+    names = [f"{m} · {c}" if multi else c for m, c in cols]
+    body = pd.DataFrame({name: [text.loc[mc, k] for k in metrics] for name, mc in zip(names, cols)})
+    best = pd.DataFrame(False, index=body.index, columns=names)
+    for i, k in enumerate(metrics):
+        rule = BETTER.get(k, "")
+        for m in models:
+            sel = [(j, name) for j, ((mm, _), name) in enumerate(zip(cols, names)) if mm == m]
+            vals = np.array([mean.loc[cols[j], k] if k in mean.columns else np.nan for j, _ in sel], dtype=float)
+            if not sel or not np.isfinite(vals).any() or rule == "":
+                continue
+            score = vals if rule == "min" else (-vals if rule == "max" else np.abs(vals - float(rule)))
+            score = np.where(np.isfinite(score), score, np.inf)
+            winners = np.flatnonzero(score == score.min())
+            for w in winners:
+                best.loc[i, sel[w][1]] = True
+    body.insert(0, "better", [_better_text(BETTER.get(k, "")) for k in metrics])
+    body.insert(0, "metric", [plots.metric_label(k) for k in metrics])
+    best.insert(0, "better", False)
+    best.insert(0, "metric", False)
+    return body, best
+
+
+def _single_band(fig, names: list[str]) -> None:
+    """The 95% consistency band depends on N only (the same test rows for every calibrator): draw it once, grey."""
+    first = True
+    for tr in fig.data:
+        meta = tr.meta or {}
+        if meta.get("role") in ("band_low", "band_high"):
+            if meta.get("name") != names[0]:
+                tr.visible = False
+            elif meta.get("role") == "band_high":
+                tr.fillcolor = "rgba(85,85,85,0.15)"
+                tr.name = "95% band (perfect calibration)"
+                tr.showlegend = first
+                first = False
+
+
+def figures_for(stored: dict[str, Any], model: str, task: str) -> dict[str, Any]:
+    tables = stored["diagrams"].get(model, {})
+    names = [n for n in stored["calibrators"] if n in tables]
+    colors = plots.model_colors(stored["calibrators"])
+    if not names:
+        return {}
+
+    def pick(key: str) -> dict[str, pd.DataFrame]:
+        return {n: tables[n][key] for n in names}
+
+    if task == "regression":
+        kul = plots.calibration_curve_figure(pick("calibration_curve"), colors=colors,
+                                             title="Quantile calibration (test rows)")
+        _single_band(kul, names)
+        return {
+            "Quantile calibration (Kuleshov)": kul,
+            "RMSE vs RMV (Levi)": plots.levi_figure(pick("levi_bins"), colors=colors,
+                                                   title="RMSE vs RMV per σ-bin (test rows)"),
+            "PIT histogram": plots.pit_histogram_figure(pick("pit_histogram"), colors=colors,
+                                                        title="PIT histogram (test rows)"),
+            "Central intervals": plots.intervals_figure(pick("intervals"), colors=colors,
+                                                        title="Central intervals (test rows)"),
+            "Standardised residuals": plots.z_histogram_figure(pick("z_histogram"), colors=colors,
+                                                               title="Standardised residuals (test rows)"),
+            "Q-Q plot": plots.qq_figure(pick("qq"), colors=colors, title="Normal Q-Q plot of z (test rows)"),
+        }
+    rel = pick("reliability")
+    return {
+        "Reliability diagram": reliability_figure(rel, colors=colors, title="Reliability diagram (test rows)"),
+        "Confidence histogram": confidence_histogram_figure(rel, colors=colors,
+                                                            title="Confidence histogram (test rows)"),
+    }
+
+
+def calibrated_frame(pset: cc.PredictionSet, stored: dict[str, Any], name: str) -> pd.DataFrame:
+    """Calibrated predictions of every row (each model's calibrator fitted on its trial-1 calibration rows);
+    ``split`` says which rows were used for fitting (cal) and which were held out (test)."""
+    parts = []
+    for model, by_cal in stored["calibrated"].items():
+        if name not in by_cal:
+            continue
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        sub = pset.take(rows)
+        sub.split = stored["labels0"][rows]
+        if pset.task == "regression":
+            parts.append(export.calibrated_predictions_frame(sub, by_cal[name], calibrator=name))
+        else:
+            parts.append(export.calibrated_probabilities_frame(sub, by_cal[name], calibrator=name))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def chart(fig, key: str) -> None:
+    st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# page
+# ---------------------------------------------------------------------------------------------------------------
+st.title("Recalibrate")
+st.markdown(
+    "Fit calibrators on **calibration rows** and judge them on **held-out test rows** — never on the rows they "
+    "were fitted on. Random splits can be repeated to see how much each number moves (mean ± std over trials)."
+)
+
+pset, data_key = session_prediction_set()
+if pset is not None:
+    st.caption(
+        f"Data: **{pset.source}** from the Data page · {pset.task} · {pset.n_rows:,} rows"
+        + (f" · layout {pset.layout}" if pset.layout else "")
+    )
+else:
+    st.info("No file loaded on the Data page — using a built-in example.", icon=":material/info:")
+    example = st.selectbox("Built-in example", list(EXAMPLES), key=keep("recal_example", list(EXAMPLES)[0]))
+    remember("recal_example")
+    try:
+        pset = example_set(example)
+    except Exception as exc:  # noqa: BLE001 - the page stays usable
+        st.error(f"Could not prepare the example: {exc}")
+        st.stop()
+    st.caption(f"{pset.n_rows:,} rows · {pset.task}" + (f" · layout {pset.layout}" if pset.layout else ""))
+
+task = pset.task
+if task == "classification" and (pset.top_label_only or pset.probs is None):
+    st.error(
+        "This file has the top-label confidence only. Classification calibrators need the full probability (or "
+        "logit) vector of every row: upload prob_0 … prob_{K−1} or logit_0 … logit_{K−1} columns."
+    )
+    st.stop()
+
+offered = available(pset)
+default = [n for n in (REGRESSION_DEFAULT if task == "regression" else CLASSIFICATION_DEFAULT) if n in offered]
+if not default:
+    default = list(offered)[:1]
+if task == "regression" and pset.dist is None:
+    st.info(
+        "Point predictions only: the calibrators below estimate σ from the errors (and features).",
+        icon=":material/info:",
+    )
+
+st.subheader("Calibrators")
+cal_key = f"recal_cals_{task}"
+if cal_key in st.session_state:
+    st.session_state[cal_key] = [c for c in st.session_state[cal_key] if c in offered]
+chosen_names = st.multiselect(
+    "Calibrators to compare (the uncalibrated predictions are always included as the baseline)",
+    list(offered),
+    key=keep(cal_key, default),
+    help="Each calibrator is cloned per trial, fitted on the calibration rows only and scored on the test rows.",
+)
+remember(cal_key)
+if task == "regression" and not (pset.features is not None and pset.features.shape[1]):
+    st.caption("k-means σ and ACCRUE need feature columns x* in the file; this data has none.")
+
+chosen: dict[str, Any] = {}
+param_keys: list[str] = []
+with st.expander("Calibrator parameters", expanded=False):
+    for name in chosen_names:
+        entry = offered[name]
+        st.markdown(f"**{name}** — {entry.paper}")
+        if not entry.params:
+            st.caption("no parameters")
+        values: dict[str, Any] = {}
+        cols = st.columns(max(len(entry.params), 1))
+        for p, col in zip(entry.params, cols):
+            values[p.name] = param_widget(task, name, p, pset, col)
+            param_keys.append(f"recal_p_{task}_{name}_{p.name}")
+        chosen[name] = entry.cls(**values)
+remember(*param_keys)
+for name in chosen_names:  # calibrators whose expander was never opened still get their (default) parameters
+    if name not in chosen:
+        chosen[name] = offered[name].cls()
+
+st.subheader("Split")
+col_ok = has_split_column(pset)
+split_options = ["split column", "random"] if col_ok else ["random"]
+if st.session_state.get("recal_split") not in split_options:
+    st.session_state.pop("recal_split", None)
+c_split, c_frac, c_seed, c_rep = st.columns([2, 2, 1, 1])
+split_mode = c_split.radio(
+    "Calibration / test rows",
+    split_options,
+    key=keep("recal_split", split_options[0]),
+    horizontal=True,
+    help="The file's split column (cal/test) or a random split re-drawn for every trial.",
+)
+is_random = split_mode == "random"
+test_fraction = c_frac.slider("Test fraction", 0.1, 0.9, step=0.05, key=keep("recal_test_fraction", 0.5),
+                              disabled=not is_random)
+seed = int(c_seed.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=keep("recal_seed", 0)))
+repeats = int(c_rep.number_input("Repeats", min_value=1, max_value=200, step=1, key=keep("recal_repeats", 20),
+                                 disabled=not is_random,
+                                 help="Random splits: CRUDE's protocol uses 20 trials (mean ± std)."))
+remember("recal_split", "recal_test_fraction", "recal_seed", "recal_repeats")
+if not col_ok:
+    st.caption("No split column with both cal and test rows: the rows are split at random.")
+
+n_bins, strategy = 15, "uniform"
+if task == "classification":
+    c_bins, c_strat = st.columns(2)
+    n_bins = int(c_bins.number_input("Confidence bins (ECE, reliability)", min_value=2, max_value=100, step=1,
+                                     key=keep("recal_n_bins", 15)))
+    strategy = c_strat.radio("Bins", ("uniform", "quantile"), horizontal=True, key=keep("recal_strategy", "uniform"),
+                             format_func=lambda s: "equal width (Guo)" if s == "uniform" else "equal mass")
+    remember("recal_n_bins", "recal_strategy")
+else:
+    st.caption("ENCE and the Levi diagrams use 15 equal-count σ-bins (Levi et al.); the PIT histogram 20 bins.")
+
+settings = {
+    "task": task,
+    "calibrators": {n: repr(chosen[n]) for n in chosen_names},
+    "split": split_mode,
+    "test_fraction": float(test_fraction),
+    "seed": seed,
+    "repeats": repeats if is_random else 1,
+    "n_bins": n_bins,
+    "strategy": strategy,
+}
+
+stored = st.session_state.get(RESULT)
+if stored is not None and stored.get("pset") is not pset:
+    stored = None  # new data: an old comparison does not apply
+    st.session_state.pop(RESULT, None)
+
+run = st.button("Run comparison", type="primary", icon=":material/play_arrow:", disabled=not chosen_names)
+if not chosen_names:
+    st.caption("Choose at least one calibrator.")
+if run and chosen_names:
+    bar = st.progress(0.0, text="Fitting calibrators…")
+    try:
+        out = run_comparison(pset, chosen, settings, lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+    except (cc.InputError, ValueError) as exc:
+        bar.empty()
+        st.error(f"The comparison could not run: {exc}")
+        st.stop()
+    bar.empty()
+    stored = {**out, "pset": pset, "settings": settings}
+    st.session_state[RESULT] = stored
+
+if stored is None:
+    st.info("Choose calibrators and press **Run comparison**.", icon=":material/arrow_upward:")
+    st.stop()
+
+if stored["settings"] != settings:
+    st.warning("The controls changed since this comparison was run: press **Run comparison** to update it.",
+               icon=":material/refresh:")
+
+result: EvaluationResult = stored["result"]
+s_settings = stored["settings"]
+n_trials = stored["n_trials"]
+n_cal = int(result.long["n_cal"].iloc[0]) if len(result.long) else 0
+n_test = int(result.long["n_test"].iloc[0]) if len(result.long) else 0
+
+st.subheader("Comparison on held-out rows")
+how = "the file's split column" if s_settings["split"] == "split column" else (
+    f"{n_trials} random split{'s' if n_trials > 1 else ''} (seed {s_settings['seed']}, "
+    f"{s_settings['test_fraction']:.0%} test)"
+)
+st.caption(
+    f"{n_cal:,} calibration / {n_test:,} test rows per trial · {how} · "
+    + ("mean ± std over trials" if n_trials > 1 else "one trial (no spread)")
+)
+for m in stored["messages"]:
+    st.warning(m)
+if result.long.empty:
+    st.error("No calibrator could be evaluated (see the messages above).")
+    st.stop()
+table, best = comparison_table(result, stored["calibrators"])
+styled = table.style.apply(
+    lambda col: np.where(best[col.name], "background-color: #dff0d8; font-weight: 600", ""), axis=0
+)
+st.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table))
+st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted "
+           "(“better” says which direction wins; ≈ 0.9 for the 90% interval's coverage).")
+
+st.subheader("Before / after (test rows of trial 1)")
+models = [m for m in pset.models() if stored["diagrams"].get(m)]
+if not models:
+    st.warning("No diagrams: no calibrator could be fitted.")
+    st.stop()
+model = models[0]
+if len(models) > 1:
+    model = st.selectbox("Model", models, key="recal_model")
+figs = figures_for(stored, model, task)
+names = list(figs)
+if task == "regression":
+    left, right = st.columns(2)
+    with left:
+        chart(figs[names[0]], "recal_kuleshov")
+        st.caption("Share of test targets below each predicted quantile; the grey ribbon is where a perfectly "
+                   "calibrated forecaster falls 95% of the time.")
+    with right:
+        chart(figs[names[1]], "recal_levi")
+        st.caption("RMSE vs RMV per σ-bin: a calibrator that only fixes the average (Kuleshov curve) can still "
+                   "leave σ unrelated to the error — Levi et al.'s point.")
+    tabs = st.tabs(names[2:])
+    for tab, name in zip(tabs, names[2:]):
+        with tab:
+            chart(figs[name], f"recal_fig_{name}")
+else:
+    left, right = st.columns(2)
+    with left:
+        chart(figs[names[0]], "recal_reliability")
+    with right:
+        chart(figs[names[1]], "recal_confidence")
+    st.caption("One line per calibrator at (mean confidence, accuracy) of each bin, with 90% Wilson intervals; "
+               "on the diagonal = calibrated (Guo et al. 2017).")
+
+st.subheader("Downloads")
+d1, d2, d3 = st.columns(3)
+with d1:
+    st.markdown("**Comparison table**")
+    st.download_button("Summary (CSV)", data=lambda: export.to_csv_bytes(result.summary),
+                       file_name="comparison_summary.csv", mime="text/csv", on_click="ignore",
+                       icon=":material/download:", key="recal_dl_summary")
+    st.download_button("Every trial (CSV)", data=lambda: export.to_csv_bytes(result.long),
+                       file_name="comparison_trials.csv", mime="text/csv", on_click="ignore",
+                       icon=":material/download:", key="recal_dl_long")
+with d2:
+    st.markdown("**Calibrated predictions**")
+    cal_names = [n for n in stored["calibrators"] if any(n in v for v in stored["calibrated"].values())]
+    which = st.selectbox("Calibrator", cal_names, key="recal_dl_which",
+                         index=min(1, len(cal_names) - 1) if cal_names else 0,
+                         help="Fitted on the calibration rows of trial 1, applied to every row; the split column "
+                              "says which rows were used for fitting.")
+    if which:
+        st.download_button("CSV", data=lambda: export.to_csv_bytes(calibrated_frame(pset, stored, which)),
+                           file_name=f"calibrated_{which}.csv", mime="text/csv", on_click="ignore",
+                           icon=":material/download:", key="recal_dl_csv")
+        st.download_button("Parquet", data=lambda: export.to_parquet_bytes(calibrated_frame(pset, stored, which)),
+                           file_name=f"calibrated_{which}.parquet", mime="application/octet-stream",
+                           on_click="ignore", icon=":material/download:", key="recal_dl_parquet")
+with d3:
+    st.markdown("**Figures and report**")
+    fig_name = st.selectbox("Figure", names, key="recal_dl_fig")
+    st.download_button("Figure (HTML)", data=lambda: export.figure_html(figs[fig_name]),
+                       file_name=f"{fig_name.split(' (')[0].replace(' ', '_').lower()}.html", mime="text/html",
+                       on_click="ignore", icon=":material/download:", key="recal_dl_figure")
+
+    def page_report() -> str:
+        all_figs = {}
+        for m in models:
+            for name, fig in figures_for(stored, m, task).items():
+                all_figs[f"{name} — {m}" if len(models) > 1 else name] = fig
+        return export.report_html(
+            None,
+            title=f"Recalibration comparison: {pset.source}",
+            figures=all_figs,
+            prediction_set=pset,
+            tables={f"Comparison on held-out rows ({how})": table},
+            notes=stored["messages"],
+            options={
+                "calibrators": "; ".join(f"{n} = {r}" for n, r in s_settings["calibrators"].items()),
+                "split": s_settings["split"],
+                "test fraction": s_settings["test_fraction"],
+                "seed": s_settings["seed"],
+                "trials": n_trials,
+                **({"confidence bins": s_settings["n_bins"], "bin strategy": s_settings["strategy"]}
+                   if task == "classification" else {}),
+            },
+        )
+
+    st.download_button("Page report (HTML)", data=page_report, file_name="recalibration_report.html",
+                       mime="text/html", on_click="ignore", icon=":material/download:", key="recal_dl_report")
