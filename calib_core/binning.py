@@ -124,9 +124,9 @@ def uniform_bin_index(
     """
     v = np.asarray(values, dtype=float)
     edges = np.linspace(lo, hi, n_bins + 1)
-    with np.errstate(invalid="ignore"):
-        g = np.floor((v - lo) * (n_bins / (hi - lo)))
-    idx = np.clip(np.nan_to_num(g, nan=n_bins - 1), 0, n_bins - 1).astype(np.int64)
+    g = np.floor((v - lo) * (n_bins / (hi - lo)))
+    # fmin/fmax ignore NaN: NaN → last bin, as the binary search puts it
+    idx = np.fmax(np.fmin(g, n_bins - 1), 0).astype(np.int64)
     if closed == "right":  # (a, b]: v ≤ lower edge → previous bin; v > upper edge → next bin
         idx -= (v <= edges[idx]) & (idx > 0)
         idx += (v > edges[idx + 1]) & (idx < n_bins - 1)

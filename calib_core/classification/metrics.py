@@ -324,7 +324,8 @@ class ClassificationRows:
         For top-label-only rows ``labels`` is the new correctness indicator.
         """
         new = object.__new__(ClassificationRows)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("nll_rows", "brier_rows", "_pos")})
+        drop = ("nll_rows", "brier_rows", "_pos", "_p_label")
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
         if self.top_label_only:
             new.correct = np.asarray(labels, dtype=float)
             return new
@@ -352,13 +353,16 @@ class ClassificationRows:
             lse = m + np.log(np.exp(z - m[:, None]).sum(axis=1))
             return lse - z[rows, self.labels]
         eps = np.finfo(float).eps if self.eps is None else self.eps
-        py = self.probs[rows, self.labels].astype(float)
-        return -np.log(np.clip(py, eps, 1.0 - eps))
+        return -np.log(np.clip(self._p_label, eps, 1.0 - eps))
+
+    @cached_property
+    def _p_label(self) -> np.ndarray:
+        """p_iy (float64), shared by NLL and Brier."""
+        return self.probs[np.arange(self.n), self.labels].astype(float)
 
     @cached_property
     def brier_rows(self) -> np.ndarray:
-        py = self.probs[np.arange(self.n), self.labels].astype(float)
-        return self._sq_sum - 2.0 * py + 1.0
+        return self._sq_sum - 2.0 * self._p_label + 1.0
 
     @cached_property
     def _pos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
@@ -409,7 +413,7 @@ class ClassificationRows:
         of y = 1), gap = confidence − accuracy (> 0: over-confident).  ``attrs["semantics"]`` says which.
         """
         count, s_conf, s_hit, edges = self.sums(weights, target)
-        df = pd.DataFrame(_table(count, s_conf, s_hit, edges, self.n_bins))
+        df = pd.DataFrame(_table(count, s_conf, s_hit, edges, self.n_bins), copy=False)
         df.attrs["semantics"] = _SEMANTICS[target]
         return df
 
