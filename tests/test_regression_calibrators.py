@@ -420,13 +420,20 @@ def test_sigma_binning_maps_each_bin_to_its_rmse():
         assert rm.ence(y, cal.transform(dist), n_bins=10) < rm.ence(y, dist, n_bins=10)
 
 
-def test_sigma_isotonic_preserves_block_mean_squared_error():
+@pytest.mark.parametrize("on", ["var", "std"])
+def test_sigma_isotonic_preserves_block_mean_squared_error(on):
     y, dist, _ = gaussian_data(500, seed=14, miscal=1.5)
-    cal = rcal.SigmaIsotonic().fit(y, dist)
+    cal = rcal.SigmaIsotonic(on=on).fit(y, dist)
     s_new = cal.transform(dist).std()
     order = np.argsort(dist.std())
     assert np.all(np.diff(s_new[order]) >= -1e-12)  # monotone in σ
     assert np.mean(s_new**2) == pytest.approx(np.mean((y - dist.mean()) ** 2))  # PAVA keeps the mean
+    # the two conventions share the PAVA blocks (σ ↦ σ² is monotone) and differ only between them
+    other = rcal.SigmaIsotonic(on="std" if on == "var" else "var").fit(y, dist)
+    assert_allclose(s_new, other.transform(dist).std(), rtol=1e-12)  # identical at calibration σ's
+    s_mid = np.sqrt(0.5 * (np.sort(dist.std())[:-1] ** 2 + np.sort(dist.std())[1:] ** 2))
+    mid = cc.Gaussian(np.zeros(s_mid.size), s_mid)
+    assert not np.allclose(cal.transform(mid).std(), other.transform(mid).std(), rtol=1e-9)
 
 
 def test_constant_and_kmeans_sigma_from_point_predictions():
