@@ -113,12 +113,14 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
-    """UTF-8 CSV of ``df`` with formula injection neutralised (see :func:`neutralise_formulas`).
+    """UTF-8 CSV of ``df`` (RFC 4180: CRLF line ends, so fields holding CR or LF are quoted) with formula
+    injection neutralised (see :func:`neutralise_formulas`).
 
     Floats are written with full precision (``repr``), NaN as an empty cell.
     """
     frame = df.reset_index() if index else df
-    return neutralise_formulas(frame).to_csv(index=False, lineterminator="\n").encode("utf-8")
+    # CRLF line ends (RFC 4180): a field holding a lone CR or LF is then always quoted
+    return neutralise_formulas(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def to_parquet_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
