@@ -329,21 +329,27 @@ class _LocScaleBasis(_Basis):
 
     def __init__(self, mean: np.ndarray, scale: np.ndarray) -> None:
         self.theta = np.column_stack([mean, scale])
+        self._last: tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def _q_integrals(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(∫₀ᵘ Q, ∫₀ᵘ vQ(v) dv, ∫₀ᵘ Q²)."""
         raise NotImplementedError  # pragma: no cover
 
+    def _q(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_q_integrals`` with a one-entry cache (the map's knots are used three times)."""
+        if self._last is None or self._last[0] is not u:
+            self._last = (u, self._q_integrals(np.asarray(u, dtype=float)))
+        return self._last[1]
+
     def Psi(self, u: np.ndarray) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        return np.stack([u, self._q_integrals(u)[0]], axis=-1)
+        return np.stack([np.asarray(u, dtype=float), self._q(u)[0]], axis=-1)
 
     def Psi1(self, u: np.ndarray) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        return np.stack([0.5 * u * u, self._q_integrals(u)[1]], axis=-1)
+        u2 = np.asarray(u, dtype=float)
+        return np.stack([0.5 * u2 * u2, self._q(u)[1]], axis=-1)
 
     def gram(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:
-        i0, _, i2 = self._q_integrals(a)
+        i0, _, i2 = self._q(a)
         g01 = float(np.dot(s, np.diff(i0)))
         g11 = float(np.dot(s, np.diff(i2)))
         return np.array([[float(np.dot(s, np.diff(a))), g01], [g01, g11]])
