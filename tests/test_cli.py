@@ -1,0 +1,159 @@
+"""``python -m calib_core report FILE --out report.html``: the report without a browser; exit 2 on bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotly.offline import get_plotlyjs
+
+from calib_core import __main__ as cli
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = ["--resamples", "20", "--simulations", "5"]
+
+
+def _regression_frame(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(size=n)
+    sigma = rng.uniform(0.5, 2.0, size=n)
+    y = mu + sigma * rng.normal(size=n)
+    return pd.DataFrame({"target": y, "mu": mu, "sigma": sigma, "model": np.where(np.arange(n) % 3, "a", "b")})
+
+
+def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "calib_core", *args], cwd=cwd, capture_output=True, text=True, timeout=180
+    )
+
+
+def test_subprocess_writes_a_self_contained_report(tmp_path):
+    csv_path = tmp_path / "preds.csv"
+    _regression_frame().rename(columns={"target": "y", "mu": "mean", "sigma": "std"}).to_csv(csv_path, index=False)
+    out = tmp_path / "report.html"
+    proc = _run("report", str(csv_path), "--out", str(out), "--n-bins", "10", "--binning", "width", "--seed", "3",
+                *FAST)
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {out}" in proc.stdout and "300 rows" in proc.stdout and "2 model(s)" in proc.stdout
+    html = out.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count(get_plotlyjs()) == 1
+    assert "<title>Calibration report: preds.csv</title>" in html
+    assert "<th>n_bins</th><td>10</td>" in html and "<th>binning</th><td>width</td>" in html
+    assert "<th>seed</th><td>3</td>" in html
+    assert html.count("Plotly.newPlot(") == 6
+    assert "Traceback" not in proc.stderr
+
+
+def test_subprocess_bad_file_exits_2_with_the_loaders_message(tmp_path):
+    bad = tmp_path / "garbage.csv"
+    bad.write_bytes(b"\x00\x01\x02 not a table \xff\xfe" * 50)
+    out = tmp_path / "r.html"
+    proc = _run("report", str(bad), "--out", str(out))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "garbage.csv" in proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_columns_mapping_and_metrics_csv(tmp_path):
+    csv_path = tmp_path / "renamed.csv"
+    _regression_frame().rename(columns={"target": "obs_value"}).to_csv(csv_path, index=False)
+    out, metrics = tmp_path / "r.html", tmp_path / "m.csv"
+    code = cli.main(["report", str(csv_path), "-o", str(out), "--columns", "y=obs_value,mean=mu",
+                     "--columns", "std=sigma", "--metrics-csv", str(metrics), "--title", "Mapped", "-q", *FAST])
+    assert code == 0
+    assert "<title>Mapped</title>" in out.read_text(encoding="utf-8")
+    table = pd.read_csv(metrics)
+    assert list(table.columns) == ["model", "group", "metric", "value", "ci_low", "ci_high", "perfect", "perfect_low",
+                                   "perfect_high"]
+    assert set(table["model"]) == {"a", "b"} and "ence" in set(table["metric"])
+
+
+def test_missing_target_column_says_how_to_map_it(tmp_path, capsys):
+    csv_path = tmp_path / "renamed.csv"
+    _regression_frame().rename(columns={"target": "obs_value"}).to_csv(csv_path, index=False)
+    code = cli.main(["report", str(csv_path), "-o", str(tmp_path / "r.html"), *FAST])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "renamed.csv" in err and "--columns y=<column>" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--n-bins", "0"], "--n-bins"),
+        (["--level", "1.5"], "--level"),
+        (["--columns", "ymean"], "role=column"),
+        (["--resamples", "-1"], "--resamples"),
+    ],
+)
+def test_bad_options_exit_2(tmp_path, capsys, extra, needle):
+    csv_path = tmp_path / "p.csv"
+    _regression_frame().to_csv(csv_path, index=False)
+    code = cli.main(["report", str(csv_path), "-o", str(tmp_path / "r.html"), *extra])
+    assert code == 2 and needle in capsys.readouterr().err
+
+
+def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "nope.csv"), "-o", str(tmp_path / "r.html")]) == 2
+    assert "nope.csv" in capsys.readouterr().err
+    csv_path = tmp_path / "p.csv"
+    _regression_frame().to_csv(csv_path, index=False)
+    code = cli.main(["report", str(csv_path), "-o", str(tmp_path / "no" / "dir" / "r.html"), "--columns",
+                     "y=target", *FAST])
+    assert code == 2 and "No such file or directory" in capsys.readouterr().err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report"])
+    assert exc.value.code == 2 and "required" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", "x.csv", "--out", "r.html", "--binning", "quantile"])
+    assert exc.value.code == 2
+
+
+def test_classification_file(tmp_path):
+    rng = np.random.default_rng(2)
+    n, k = 400, 3
+    z = 2.5 * rng.normal(size=(n, k))
+    labels = (z + rng.gumbel(size=(n, k)) * 2.5).argmax(1)
+    frame = pd.DataFrame({"label": labels, **{f"logit_{j}": z[:, j] for j in range(k)}})
+    csv_path = tmp_path / "cls.csv"
+    frame.to_csv(csv_path, index=False)
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(csv_path), "-o", str(out), "--strategy", "quantile", "-q", *FAST]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<th>strategy</th><td>quantile</td>" in html and "<th>task</th><td>classification</td>" in html
+    assert html.count("Plotly.newPlot(") == 2  # reliability diagram + confidence histogram
+
+
+def test_internal_error_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
+    csv_path = tmp_path / "p.csv"
+    _regression_frame().to_csv(csv_path, index=False)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setattr("calib_core.diagnose", boom)
+    code = cli.main(["report", str(csv_path), "-o", str(tmp_path / "r.html"), "--columns", "y=target"])
+    err = capsys.readouterr().err
+    assert code == 1 and "internal error: RuntimeError: simulated failure" in err and "Traceback" not in err
+    with pytest.raises(RuntimeError):
+        cli.main(["report", str(csv_path), "-o", str(tmp_path / "r.html"), "--columns", "y=target", "--traceback"])
+
+
+def test_parse_columns():
+    assert cli.parse_columns(None) is None
+    assert cli.parse_columns(["y=t, mean=m", "samples=a|b|c", "q0.05=lo,q0.95=hi", "std="]) == {
+        "y": "t",
+        "mean": "m",
+        "samples": ["a", "b", "c"],
+        "quantiles": {"0.05": "lo", "0.95": "hi"},
+        "std": None,
+    }
+    with pytest.raises(ValueError, match="role=column"):
+        cli.parse_columns(["y"])
