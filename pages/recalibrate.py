@@ -5,8 +5,9 @@ every calibrator cloned, fitted on calibration rows only and scored on test rows
 → mean ± std — the diagram tables come from ``regression_diagrams`` / ``ClassificationRows.reliability``, the
 figures from ``calib_core.plots`` and the downloads from ``calib_core.export``.  This file lays them out.
 
-Data: the PredictionSet the Data page stored in ``st.session_state`` (see :func:`session_prediction_set`), else
-a built-in example chosen here, so the page also works on its own.
+Data: the PredictionSet the Data page stored in ``st.session_state`` (``pages/common.py``'s contract: ``pset``,
+``pset_token``, ``pset_name``), else a built-in example chosen here (``common.EXAMPLES``), so the page also works
+on its own.  A stored comparison belongs to the data token it was computed on and is dropped when the data change.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import streamlit as st
 from sklearn.base import clone
 
 import calib_core as cc
-from calib_core import examples, export, plots
+from calib_core import export, plots
 from calib_core.classification import calibrators as ccal
 from calib_core.classification.metrics import ClassificationRows
 from calib_core.evaluation import EvaluationResult, _summarise, split_rows
@@ -30,11 +31,9 @@ from calib_core.plots.classification import confidence_histogram_figure, reliabi
 from calib_core.regression import calibrators as rcal
 from calib_core.regression.diagrams import regression_diagrams
 from calib_core.regression.metrics import RegressionRows
+from pages import common
 
 BASELINE = "uncalibrated"
-#: Keys under which the Data page may store the loaded PredictionSet (first match wins; any PredictionSet in the
-#: session state is the fallback).
-DATA_KEYS = ("pset", "prediction_set", "data_pset", "data")
 KEEP = "_recal_keep_"  # shadow copies of this page's widget values (widget keys vanish on page switch)
 RESULT = "recal_result"
 DIAGRAM_RESAMPLES = 100  # bootstrap resamples for the Levi RMSE intervals of the before/after diagrams
@@ -138,19 +137,6 @@ CLASSIFICATION: dict[str, Entry] = {
 }
 CLASSIFICATION_DEFAULT = ("temperature scaling", "histogram binning", "isotonic", "BBQ")
 
-EXAMPLES: dict[str, Callable[[], cc.PredictionSet]] = {
-    "Diabetes — Gaussian mean/std (real data)": lambda: examples.diabetes_example("gaussian"),
-    "Diabetes — 9 quantiles (real data)": lambda: examples.diabetes_example("quantile"),
-    "Diabetes — ensemble samples (real data)": lambda: examples.diabetes_example("sample"),
-    "Levi et al. §4.1 synthetic — true σ vs random σ": lambda: examples.levi_synthetic(),
-}
-for _name in ("classification_example", "digits_example", "breast_cancer_example"):
-    if hasattr(examples, _name):  # the classification example of the Data page, when it exists
-        EXAMPLES[f"Classification — {_name.replace('_example', '').replace('_', ' ')} (overconfident)"] = getattr(
-            examples, _name
-        )
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------------------------
@@ -165,25 +151,6 @@ def remember(*keys: str) -> None:
     for k in keys:
         if k in st.session_state:
             st.session_state[KEEP + k] = st.session_state[k]
-
-
-def session_prediction_set() -> tuple[cc.PredictionSet | None, str | None]:
-    """The PredictionSet loaded on the Data page, if any, and its session key."""
-    for k in DATA_KEYS:
-        v = st.session_state.get(k)
-        if isinstance(v, cc.PredictionSet):
-            return v, k
-    for k in list(st.session_state.keys()):
-        v = st.session_state[k]
-        if isinstance(v, cc.PredictionSet):
-            return v, str(k)
-    return None, None
-
-
-@st.cache_resource(max_entries=8, show_spinner="Preparing the built-in example…")
-def example_set(name: str) -> cc.PredictionSet:
-    """A built-in example (shared, never mutated)."""
-    return EXAMPLES[name]()
 
 
 def n_classes(pset: cc.PredictionSet) -> int:
@@ -481,10 +448,6 @@ def calibrated_frame(pset: cc.PredictionSet, stored: dict[str, Any], name: str) 
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def chart(fig, key: str) -> None:
-    st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False})
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # page
 # ---------------------------------------------------------------------------------------------------------------
@@ -494,21 +457,24 @@ st.markdown(
     "were fitted on. Random splits can be repeated to see how much each number moves (mean ± std over trials)."
 )
 
-pset, data_key = session_prediction_set()
-if pset is not None:
+data = common.current_data()
+if data is not None:
+    pset, token, data_name = data
     st.caption(
-        f"Data: **{pset.source}** from the Data page · {pset.task} · {pset.n_rows:,} rows"
+        f"Data: **{data_name}** (from the Data page) · {pset.task} · {pset.n_rows:,} rows"
         + (f" · layout {pset.layout}" if pset.layout else "")
     )
 else:
-    st.info("No file loaded on the Data page — using a built-in example.", icon=":material/info:")
-    example = st.selectbox("Built-in example", list(EXAMPLES), key=keep("recal_example", list(EXAMPLES)[0]))
+    st.info("No data loaded on the Data page — using a built-in example.", icon=":material/info:")
+    names = list(common.EXAMPLES)
+    example = st.selectbox("Built-in example", names, key=keep("recal_example", names[0]))
     remember("recal_example")
     try:
-        pset = example_set(example)
+        pset = common.load_example(example)
     except Exception as exc:  # noqa: BLE001 - the page stays usable
         st.error(f"Could not prepare the example: {exc}")
         st.stop()
+    token, data_name = f"example:{example}", example
     st.caption(f"{pset.n_rows:,} rows · {pset.task}" + (f" · layout {pset.layout}" if pset.layout else ""))
 
 task = pset.task
@@ -609,7 +575,7 @@ settings = {
 }
 
 stored = st.session_state.get(RESULT)
-if stored is not None and stored.get("pset") is not pset:
+if stored is not None and stored.get("token") != token:
     stored = None  # new data: an old comparison does not apply
     st.session_state.pop(RESULT, None)
 
@@ -625,7 +591,7 @@ if run and chosen_names:
         st.error(f"The comparison could not run: {exc}")
         st.stop()
     bar.empty()
-    stored = {**out, "pset": pset, "settings": settings}
+    stored = {**out, "token": token, "settings": settings}
     st.session_state[RESULT] = stored
 
 if stored is None:
@@ -677,23 +643,23 @@ names = list(figs)
 if task == "regression":
     left, right = st.columns(2)
     with left:
-        chart(figs[names[0]], "recal_kuleshov")
+        common.chart(figs[names[0]], "recal_kuleshov")
         st.caption("Share of test targets below each predicted quantile; the grey ribbon is where a perfectly "
                    "calibrated forecaster falls 95% of the time.")
     with right:
-        chart(figs[names[1]], "recal_levi")
+        common.chart(figs[names[1]], "recal_levi")
         st.caption("RMSE vs RMV per σ-bin: a calibrator that only fixes the average (Kuleshov curve) can still "
                    "leave σ unrelated to the error — Levi et al.'s point.")
     tabs = st.tabs(names[2:])
     for tab, name in zip(tabs, names[2:]):
         with tab:
-            chart(figs[name], f"recal_fig_{name}")
+            common.chart(figs[name], f"recal_fig_{name}")
 else:
     left, right = st.columns(2)
     with left:
-        chart(figs[names[0]], "recal_reliability")
+        common.chart(figs[names[0]], "recal_reliability")
     with right:
-        chart(figs[names[1]], "recal_confidence")
+        common.chart(figs[names[1]], "recal_confidence")
     st.caption("One line per calibrator at (mean confidence, accuracy) of each bin, with 90% Wilson intervals; "
                "on the diagonal = calibrated (Guo et al. 2017).")
 
@@ -735,7 +701,7 @@ with d3:
                 all_figs[f"{name} — {m}" if len(models) > 1 else name] = fig
         return export.report_html(
             None,
-            title=f"Recalibration comparison: {pset.source}",
+            title=f"Recalibration comparison: {data_name}",
             figures=all_figs,
             prediction_set=pset,
             tables={f"Comparison on held-out rows ({how})": table},
