@@ -258,7 +258,7 @@ def figure_html(fig: go.Figure, *, title: str | None = None) -> str:
         fig, include_plotlyjs=True, full_html=True, config={"displaylogo": False}, default_width="100%"
     )
     # give the page a title (plotly's full_html has none)
-    return body.replace("<head>", f"<head><meta charset=\"utf-8\"><title>{html.escape(page_title)}</title>", 1)
+    return body.replace("<head>", f"<head><title>{html.escape(page_title)}</title>", 1)
 
 
 def _tables_of(report: Report, name: str, group: str = ALL) -> dict[str, pd.DataFrame]:

@@ -1,0 +1,282 @@
+"""AppTest of the Recalibrate page (pages/recalibrate.py): calibrators, split, run, comparison table, diagrams,
+downloads.  The page is run on its own (it falls back to a built-in example) and through app.py."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotly.offline import get_plotlyjs
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+import calib_core as cc
+from calib_core import examples
+from calib_core.classification import calibrators as ccal
+from calib_core.evaluation_classification import evaluate_classification
+from calib_core.regression import calibrators as rcal
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = str(REPO / "pages" / "recalibrate.py")
+APP = str(REPO / "app.py")
+TIMEOUT = 180
+DIABETES = "Diabetes — Gaussian (mean, std) of a boosting ensemble"
+DIGITS = "Digits — over-confident classifier (10 classes, logits)"
+BREAST = "Breast cancer — binary classifier (logit of malignant)"
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def role_traces(spec: dict, role: str) -> list[dict]:
+    return [d for d in spec["data"] if d.get("meta", {}).get("role") == role and d.get("visible", True) is not False]
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture
+def page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    ok(at)
+    return at
+
+
+@pytest.fixture
+def captured(monkeypatch) -> dict:
+    """Deferred download callables by file id (``st.download_button(data=callable)``), to read the downloads."""
+    store: dict = {}
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self, data_callable, *args, **kwargs):
+        file_id = original(self, data_callable, *args, **kwargs)
+        store[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return store
+
+
+def download(at: AppTest, captured: dict, key_part: str):
+    button = next(b for b in at.get("download_button") if key_part in b.proto.id)
+    return captured[button.proto.deferred_file_id]()
+
+
+def run_random(at: AppTest, calibrators: list[str], repeats: int, task: str = "regression") -> AppTest:
+    at.multiselect(key=f"recal_cals_{task}").set_value(calibrators).run()
+    at.radio(key="recal_split").set_value("random").run()
+    at.number_input(key="recal_repeats").set_value(repeats).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    ok(at)
+    return at
+
+
+def test_page_runs_standalone_on_an_example(page):
+    assert page.title[0].value == "Recalibrate"
+    assert any("built-in example" in i.value for i in page.info)
+    assert page.selectbox(key="recal_example").value == DIABETES
+    assert page.multiselect(key="recal_cals_regression").value == ["std scaling", "isotonic (Kuleshov)", "CRUDE",
+                                                                   "σ-binning"]
+    # the diabetes example has a split column: it is the default, repeats are then off
+    assert page.radio(key="recal_split").value == "split column"
+    assert page.number_input(key="recal_repeats").disabled
+    assert not page.dataframe and not page.get("plotly_chart")
+    assert any("press **Run comparison**" in i.value for i in page.info)
+
+
+def test_regression_comparison_is_cc_evaluate_with_the_same_splits(page, captured):
+    at = run_random(page, ["std scaling", "CRUDE"], repeats=3)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["metric", "better", "uncalibrated", "std scaling", "CRUDE"]
+    assert {"calibration RMSE", "ENCE (Levi)", "NLL", "CRPS", "coverage 90%"} <= set(table["metric"])
+    assert all("±" in v for v in table["uncalibrated"])  # three trials: mean ± std
+    assert any("3 random splits" in c.value for c in at.caption)
+
+    # the numbers are cc.evaluate's, with the same three random splits
+    pset = examples.diabetes_example("gaussian")
+    ref = cc.evaluate(pset, {"uncalibrated": None, "std scaling": rcal.StdScaling(), "CRUDE": rcal.CRUDE()},
+                      split="random", repeats=3, seed=0)
+    got = at.session_state["recal_result"]["result"]
+    merged = ref.summary.merge(got.summary, on=["model", "calibrator", "metric"], suffixes=("_ref", "_page"))
+    assert len(merged) == len(ref.summary) == len(got.summary)
+    np.testing.assert_allclose(merged["mean_page"], merged["mean_ref"], rtol=1e-12)
+    np.testing.assert_allclose(merged["std_page"], merged["std_ref"], rtol=1e-10)
+
+    # std scaling fixes the over-confident example: its z spread and calibration error go down on held-out rows
+    wide = got.wide("mean").loc["model"]
+    assert wide.loc["std scaling", "calibration_rmse"] < 0.5 * wide.loc["uncalibrated", "calibration_rmse"]
+    assert wide.loc["std scaling", "nll"] < wide.loc["uncalibrated", "nll"]
+
+    # before/after diagrams: one colour per calibrator on every chart; the perfect-calibration band drawn once
+    s = specs(at)
+    assert len(s) == 6
+    kuleshov, levi = s[0], s[1]
+    curves = role_traces(kuleshov, "curve")
+    assert [c["name"] for c in curves] == ["uncalibrated", "std scaling", "CRUDE"]
+    colors = [c["line"]["color"] for c in curves]
+    assert len(set(colors)) == 3
+    assert len(role_traces(kuleshov, "band_high")) == 1
+    assert [d["marker"]["color"] for d in role_traces(levi, "bins")] == colors
+    for spec in s[2:]:  # PIT, intervals, z, Q-Q: the same colour for the same calibrator
+        named = {d["name"]: d for d in spec["data"] if d.get("meta", {}).get("name") in ("std scaling", "CRUDE")}
+        assert named["CRUDE"]["line" if "line" in named["CRUDE"] else "marker"]["color"] == colors[2]
+    for c in at.get("plotly_chart"):
+        assert len(c.proto.spec) < 200_000  # diagram tables, never rows
+
+    # downloads: comparison CSV, calibrated predictions (CSV + Parquet), figure HTML, page report
+    summary = pd.read_csv(io.BytesIO(download(at, captured, "recal_dl_summary")))
+    assert set(summary["calibrator"]) == {"uncalibrated", "std scaling", "CRUDE"}
+    assert {"mean", "std", "n_trials"} <= set(summary.columns)
+    calibrated = pd.read_csv(io.BytesIO(download(at, captured, "recal_dl_csv")))
+    assert at.selectbox(key="recal_dl_which").value == "std scaling"
+    assert len(calibrated) == pset.n_rows and set(calibrated["calibrator"]) == {"std scaling"}
+    assert set(calibrated["split"]) == {"cal", "test"}
+    np.testing.assert_allclose(calibrated["y"], pset.y)
+    pq = pd.read_parquet(io.BytesIO(download(at, captured, "recal_dl_parquet")))
+    pd.testing.assert_frame_equal(pq, calibrated, check_dtype=False)
+    # std scaling fitted on the calibration rows of trial 1: σ' = s·σ with s² = mean z² over those rows
+    cal_rows = calibrated["split"].to_numpy() == "cal"
+    z = (pset.y - pset.dist.mean()) / pset.dist.std()
+    s_hat = np.sqrt(np.mean(z[cal_rows] ** 2))
+    np.testing.assert_allclose(calibrated["std"], s_hat * pset.dist.std(), rtol=1e-10)
+    fig_html = download(at, captured, "recal_dl_figure")
+    assert fig_html.lower().startswith("<!doctype html>")
+    assert "<title>Quantile calibration (test rows)</title>" in fig_html
+    assert fig_html.count("Plotly.newPlot") == 1 and get_plotlyjs() in fig_html
+    report = download(at, captured, "recal_dl_report")
+    assert report.count("Plotly.newPlot(") == 6 and "<script src" not in report.replace("<script src=\"\"", "")
+    assert "Comparison on held-out rows" in report and "std scaling" in report
+
+
+def test_parameters_reach_the_calibrators_and_stale_results_are_flagged(page):
+    at = run_random(page, ["σ-binning"], repeats=2)
+    assert not at.warning
+    at.number_input(key="recal_p_regression_σ-binning_n_bins").set_value(4).run()
+    assert any("controls changed" in w.value for w in at.warning)
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    ok(at)
+    assert not at.warning
+    assert at.session_state["recal_result"]["settings"]["calibrators"] == {"σ-binning": "SigmaBinning(n_bins=4)"}
+    # the result survives an unrelated rerun (choosing another download)
+    at.selectbox(key="recal_dl_fig").select("RMSE vs RMV (Levi)").run()
+    ok(at)
+    assert at.dataframe and not at.warning
+
+
+def test_result_is_dropped_when_the_data_change(page):
+    at = run_random(page, ["std scaling"], repeats=2)
+    assert at.dataframe
+    at.selectbox(key="recal_example").select("Diabetes — 9 quantiles of the same ensemble").run()
+    ok(at)
+    assert not at.dataframe and any("press **Run comparison**" in i.value for i in at.info)
+
+
+def test_classification_comparison_and_reliability_overlay(page):
+    page.selectbox(key="recal_example").select(DIGITS).run()
+    ok(page)
+    ms = page.multiselect(key="recal_cals_classification")
+    assert ms.value == ["temperature scaling", "histogram binning", "isotonic", "BBQ"]
+    assert "Platt scaling" not in ms.options  # binary only; digits has 10 classes
+    at = run_random(page, ["temperature scaling", "matrix scaling"], repeats=2, task="classification")
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["metric", "better", "uncalibrated", "temperature scaling", "matrix scaling"]
+    assert {"ECE", "MCE", "NLL", "Brier", "accuracy"} <= set(table["metric"])
+    got = at.session_state["recal_result"]["result"]
+    pset = examples.digits_example()
+    ref = evaluate_classification(pset, {"uncalibrated": None, "temperature scaling": ccal.TemperatureScaling(),
+                                         "matrix scaling": ccal.MatrixScaling()}, split="random", repeats=2, seed=0)
+    pd.testing.assert_frame_equal(got.summary, ref.summary)
+    wide = got.wide("mean").loc["model"]
+    assert wide.loc["temperature scaling", "ece"] < 0.5 * wide.loc["uncalibrated", "ece"]  # over-confident model
+    s = specs(at)
+    assert len(s) == 2
+    lines = role_traces(s[0], "bins")
+    assert [d["name"] for d in lines] == ["uncalibrated", "temperature scaling", "matrix scaling"]
+    assert len({d["marker"]["color"] for d in lines}) == 3
+    assert len(role_traces(s[1], "hist")) == 3
+
+
+def test_binary_set_offers_platt_and_split_column(page):
+    page.selectbox(key="recal_example").select(BREAST).run()
+    ok(page)
+    assert "Platt scaling" in page.multiselect(key="recal_cals_classification").options
+    page.multiselect(key="recal_cals_classification").set_value(["Platt scaling", "BBQ"]).run()
+    next(b for b in page.button if b.label == "Run comparison").click().run()
+    ok(page)
+    assert list(page.dataframe[0].value.columns) == ["metric", "better", "uncalibrated", "Platt scaling", "BBQ"]
+    assert any("split column" in c.value and "one trial" in c.value for c in page.caption)
+
+
+def test_data_from_the_data_page_with_two_models():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    pset = examples.levi_synthetic(n=2000)
+    at.session_state["pset"] = pset
+    at.session_state["pset_token"] = "example:levi-small"
+    at.session_state["pset_name"] = "Levi small"
+    at.run()
+    ok(at)
+    assert any("from the Data page" in c.value for c in at.caption)
+    assert not at.get("selectbox") or "recal_example" not in [s.key for s in at.selectbox]
+    at.multiselect(key="recal_cals_regression").set_value(["std scaling", "σ-binning"]).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    ok(at)
+    cols = list(at.dataframe[0].value.columns)
+    assert cols[:3] == ["metric", "better", "true sigma · uncalibrated"]
+    assert "random sigma · σ-binning" in cols
+    assert at.selectbox(key="recal_model").options == ["true sigma", "random sigma"]
+    # Levi's point: σ-binning fixes the random-σ model's Kuleshov curve, but ENCE still shows σ is uninformative
+    wide = at.session_state["recal_result"]["result"].wide("mean")
+    assert wide.loc[("random sigma", "σ-binning"), "calibration_rmse"] < 0.05
+    assert wide.loc[("random sigma", "uncalibrated"), "ence"] > 5 * wide.loc[("true sigma", "uncalibrated"), "ence"]
+    at.selectbox(key="recal_model").select("random sigma").run()
+    ok(at)
+    curves = role_traces(specs(at)[0], "curve")
+    assert [c["name"] for c in curves] == ["uncalibrated", "std scaling", "σ-binning"]
+
+
+def test_point_predictions_offer_sigma_estimators_only():
+    rng = np.random.default_rng(0)
+    n = 600
+    x = rng.uniform(-1, 1, size=n)
+    mean = 2 * x
+    y = mean + (0.2 + np.abs(x)) * rng.normal(size=n)
+    pset = cc.PredictionSet(task="regression", source="points.csv", layout="point", y=y, point=mean,
+                            features=pd.DataFrame({"x0": x}), n_read=n)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["pset"] = pset
+    at.session_state["pset_token"] = "upload:points"
+    at.run()
+    ok(at)
+    assert at.multiselect(key="recal_cals_regression").options == ["constant σ", "k-means σ", "ACCRUE"]
+    assert any("Point predictions only" in i.value for i in at.info)
+    at.multiselect(key="recal_cals_regression").set_value(["constant σ", "ACCRUE"]).run()
+    next(b for b in at.button if b.label == "Run comparison").click().run()
+    ok(at)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["metric", "better", "constant σ", "ACCRUE"]  # no uncertainty "before"
+    wide = at.session_state["recal_result"]["result"].wide("mean").loc["model"]
+    assert wide.loc["ACCRUE", "nll"] < wide.loc["constant σ", "nll"]  # σ(x) grows with |x|: ACCRUE finds it
+
+
+def test_no_calibrator_disables_run(page):
+    page.multiselect(key="recal_cals_regression").set_value([]).run()
+    ok(page)
+    assert next(b for b in page.button if b.label == "Run comparison").disabled
+    assert any("at least one calibrator" in c.value for c in page.caption)
+
+
+def test_page_is_registered_in_the_app():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    ok(at)
+    at.switch_page("pages/recalibrate.py").run()
+    ok(at)
+    assert at.title[0].value == "Recalibrate"
