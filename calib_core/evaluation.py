@@ -290,6 +290,7 @@ def _summarise(long: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
 
     def agg(v: pd.Series) -> pd.Series:
+        """Mean and ddof=1 std over trials (an infinite value makes the mean infinite, the std NaN)."""
         x = v.to_numpy(dtype=float)
         fin = x[np.isfinite(x)]
         if fin.size < x.size:  # an infinite value (e.g. NLL beyond an isotonic truncation) dominates

@@ -131,9 +131,11 @@ class RegressionCalibrator(BaseEstimator):
     uses_features: bool = False
 
     def fit(self, y: np.ndarray, dist: PredictiveDistribution | np.ndarray, X: Any = None) -> RegressionCalibrator:
+        """Fit on calibration rows: targets y (N,), predictions ``dist`` (N rows or point array), features X."""
         raise NotImplementedError  # pragma: no cover
 
     def transform(self, dist: PredictiveDistribution | np.ndarray, X: Any = None) -> PredictiveDistribution:
+        """The recalibrated predictive distribution of the rows of ``dist`` (features X when used)."""
         raise NotImplementedError  # pragma: no cover
 
     def fit_transform(
@@ -161,6 +163,7 @@ class StdScaling(RegressionCalibrator):
     """
 
     def fit(self, y, dist, X=None) -> StdScaling:
+        """s = sqrt(mean(z²)), z = (y − μ)/σ (Levi eq. 12)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -170,6 +173,7 @@ class StdScaling(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, s·σ)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return Gaussian(mu, self.scale_ * sigma)
@@ -183,6 +187,7 @@ class GaussianShiftScale(RegressionCalibrator):
     """
 
     def fit(self, y, dist, X=None) -> GaussianShiftScale:
+        """m = mean(z), s = std(z) (ddof 0): the Gaussian MLE of the calibration z-scores."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -193,6 +198,7 @@ class GaussianShiftScale(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ + m·σ, s·σ)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return Gaussian(mu + self.shift_ * sigma, self.scale_ * sigma)
@@ -239,6 +245,7 @@ class IsotonicRecalibration(RegressionCalibrator):
         self.random_state = random_state
 
     def fit(self, y, dist, X=None) -> IsotonicRecalibration:
+        """Isotonic fit of (u_i, #{u_j ≤ u_i}/m) (or /(m + 1) with the (1, 1) end point), u = F(y)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         u = np.clip(rm.pit(y, d, randomize=self.randomize_pit, seed=self.random_state), 0.0, 1.0)
@@ -262,6 +269,7 @@ class IsotonicRecalibration(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> IsotonicRecalibrated:
+        """IsotonicRecalibrated(dist, R): CDF R∘F, quantiles F⁻¹∘R⁻¹, density R'(F)·f (QR eq. 10)."""
         self._check_fitted("mapping_x_")
         return IsotonicRecalibrated(as_distribution(dist), (self.mapping_x_, self.mapping_y_))
 
@@ -300,6 +308,7 @@ class CRUDE(RegressionCalibrator):
     """
 
     def fit(self, y, dist, X=None) -> CRUDE:
+        """Ẑ = sorted (y − μ)/σ on the calibration rows (CRUDE Algorithm 1)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -308,6 +317,7 @@ class CRUDE(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> ShapeScale:
+        """ShapeScale(μ, σ, Ẑ): quantiles μ + σ·Ẑ[int(p·L)]."""
         self._check_fitted("z_sorted_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return ShapeScale(mu, sigma, self.z_sorted_, assume_sorted=True)
@@ -343,6 +353,7 @@ class SplitConformal(RegressionCalibrator):
         self.signed = signed
 
     def fit(self, y, dist, X=None) -> SplitConformal:
+        """Sorted scores z (signed) or |z| (symmetric) of the calibration rows."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -357,6 +368,7 @@ class SplitConformal(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> ShapeScale:
+        """ShapeScale(μ, σ, Ẑ) with Ẑ the sorted z (signed) or the symmetrised ±|z| (see the class docstring)."""
         self._check_fitted("scores_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return ShapeScale(mu, sigma, self.z_sorted_, assume_sorted=True)
@@ -412,6 +424,7 @@ class SigmaBinning(RegressionCalibrator):
         self.mode = mode
 
     def fit(self, y, dist, X=None) -> SigmaBinning:
+        """Equal-count σ-bins; per bin RMSE_j = sqrt(mean ε²) and RMV_j = sqrt(mean σ²) (Levi §3.1)."""
         if self.mode not in ("rmse", "ratio"):
             raise ValueError(f"mode must be 'rmse' or 'ratio', got {self.mode!r}")
         d = as_distribution(dist)
@@ -441,6 +454,7 @@ class SigmaBinning(RegressionCalibrator):
         return bins_from_edges(np.asarray(sigma, dtype=float), edges, closed="right")
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, RMSE_j) (mode "rmse") or Gaussian(μ, σ·RMSE_j/RMV_j) (mode "ratio"), j the σ-bin."""
         mu, sigma = _mu_sigma(as_distribution(dist))
         b = self.bin_index(sigma)
         if self.mode == "rmse":
@@ -473,6 +487,7 @@ class SigmaIsotonic(RegressionCalibrator):
         raise ValueError(f"on must be 'var' or 'std', got {self.on!r}")
 
     def fit(self, y, dist, X=None) -> SigmaIsotonic:
+        """Isotonic (PAVA) regression of ε² on σ² (or σ)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -485,6 +500,7 @@ class SigmaIsotonic(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, sqrt(iso(σ²)))."""
         self._check_fitted("isotonic_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         var = np.maximum(self.isotonic_.predict(self._x(sigma)), self.floor_)
@@ -503,6 +519,7 @@ class ConstantSigma(RegressionCalibrator):
     """
 
     def fit(self, y, dist, X=None) -> ConstantSigma:
+        """σ = sqrt(mean ε²) over the calibration rows."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         eps = y - np.asarray(d.mean(), dtype=float)
@@ -511,6 +528,7 @@ class ConstantSigma(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, σ) with the same σ for every row."""
         self._check_fitted("sigma_")
         mu = np.asarray(as_distribution(dist).mean(), dtype=float)
         return Gaussian(mu, np.full(mu.shape, self.sigma_))
@@ -538,6 +556,7 @@ class KMeansSigma(RegressionCalibrator):
         return (X - self.center_) / self.scale_
 
     def fit(self, y, dist, X=None) -> KMeansSigma:
+        """k-means on the standardised features; σ_c = sqrt(mean ε²) per cluster."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         X = _features(X, len(d), required=True, who="KMeansSigma")
@@ -562,6 +581,7 @@ class KMeansSigma(RegressionCalibrator):
         return self
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, σ_c) with c the nearest cluster centre of each row."""
         self._check_fitted("sigma_")
         d = as_distribution(dist)
         X = _features(X, len(d), required=True, who="KMeansSigma")
@@ -783,6 +803,7 @@ class ACCRUE(RegressionCalibrator):
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, y, dist, X=None) -> ACCRUE:
+        """Minimise β·mean CRPS + (1 − β)·RS over the σ(x) model (ACCRUE eqs. 11–13; see the class docstring)."""
         if self.rs_min not in ("eq13", "practical"):
             raise ValueError(f"rs_min must be 'eq13' or 'practical', got {self.rs_min!r}")
         d = as_distribution(dist)
@@ -818,6 +839,7 @@ class ACCRUE(RegressionCalibrator):
         floor = 1e-9 * s0
 
         def cost_of(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            """Cost and analytic gradient in θ (:func:`polynomial_sigma_cost`)."""
             return polynomial_sigma_cost(theta, t, eps, beta, floor)
 
         theta = np.array([s0])
@@ -860,6 +882,7 @@ class ACCRUE(RegressionCalibrator):
         norm = abs(norm) if norm != 0 else 1.0
 
         def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
+            """Normalised, penalised cost and its backpropagated gradient (:func:`mlp_sigma_cost`)."""
             return mlp_sigma_cost(w, Xs, eps, beta, h, float(self.alpha), norm)
 
         rng = np.random.default_rng(self.random_state)
@@ -893,6 +916,7 @@ class ACCRUE(RegressionCalibrator):
         return np.exp(_mlp_forward(self.params_, Xs)[0])
 
     def transform(self, dist, X=None) -> Gaussian:
+        """Gaussian(μ, σ(x))."""
         d = as_distribution(dist)
         if X is None:
             raise ValueError("ACCRUE needs the feature matrix X (columns x*)")

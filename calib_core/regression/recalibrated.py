@@ -101,6 +101,7 @@ class ShapeScale(PredictiveDistribution):
         return self.z_sorted.size
 
     def take(self, index: np.ndarray) -> ShapeScale:
+        """Rows ``index`` (same shape Ẑ)."""
         out = ShapeScale(self._mean[index], self._std[index], self.z_sorted, assume_sorted=True)
         out._kde = self._kde
         return out
@@ -208,6 +209,7 @@ class ShapeScale(PredictiveDistribution):
         return self.shape_logpdf(self._z(y)) - np.log(self._std)
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """One draw per row: μ + σ·ẑ_J with J uniform on 0..L−1."""
         return self._mean + self._std * self.z_sorted[rng.integers(0, self.n_shape, size=len(self))]
 
 
@@ -304,12 +306,15 @@ class _Basis:
     theta: np.ndarray
 
     def Psi(self, u: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """∫₀ᵘ ψ_j(v) dv, shape (n, J)."""
         raise NotImplementedError
 
     def Psi1(self, u: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """∫₀ᵘ v ψ_j(v) dv, shape (n, J)."""
         raise NotImplementedError
 
     def gram(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """Σ_k s_k ∫_{a_k}^{a_{k+1}} ψ_j ψ_l dv, shape (J, J)."""
         raise NotImplementedError
 
     def centred(self) -> tuple[np.ndarray, np.ndarray]:
@@ -342,13 +347,16 @@ class _LocScaleBasis(_Basis):
         return self._last[1]
 
     def Psi(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ ψ_j(v) dv, shape (n, J)."""
         return np.stack([np.asarray(u, dtype=float), self._q(u)[0]], axis=-1)
 
     def Psi1(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ v ψ_j(v) dv, shape (n, J)."""
         u2 = np.asarray(u, dtype=float)
         return np.stack([0.5 * u2 * u2, self._q(u)[1]], axis=-1)
 
     def gram(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Σ_k s_k ∫_{a_k}^{a_{k+1}} ψ_j ψ_l dv, shape (J, J)."""
         i0, _, i2 = self._q(a)
         g01 = float(np.dot(s, np.diff(i0)))
         g11 = float(np.dot(s, np.diff(i2)))
@@ -409,13 +417,16 @@ class _SampleBasis(_Basis):
         return np.clip(np.asarray(u, dtype=float)[..., None], self.lo, self.hi)
 
     def Psi(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ ψ_j(v) dv, shape (n, J)."""
         return self._clip(u) - self.lo
 
     def Psi1(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ v ψ_j(v) dv, shape (n, J)."""
         c = self._clip(u)
         return 0.5 * (c * c - self.lo * self.lo)
 
     def gram(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Σ_k s_k ∫_{a_k}^{a_{k+1}} ψ_j ψ_l dv, shape (J, J)."""
         return np.diag(s @ np.diff(self.Psi(a), axis=0))
 
 
@@ -500,14 +511,17 @@ class _QuantileSetBasis(_Basis):
         return P0, P1, D, O
 
     def Psi(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ ψ_j(v) dv, shape (n, J)."""
         u = np.asarray(u, dtype=float)
         return self._pieces(u)[0].reshape(u.shape + (self.L,))
 
     def Psi1(self, u: np.ndarray) -> np.ndarray:
+        """∫₀ᵘ v ψ_j(v) dv, shape (n, J)."""
         u = np.asarray(u, dtype=float)
         return self._pieces(u)[1].reshape(u.shape + (self.L,))
 
     def gram(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Σ_k s_k ∫_{a_k}^{a_{k+1}} ψ_j ψ_l dv, shape (J, J)."""
         _, _, D, O = self._pieces(a)
         d = s @ np.diff(D, axis=0)
         o = s @ np.diff(O, axis=0)
@@ -582,6 +596,7 @@ class IsotonicRecalibrated(PredictiveDistribution):
         return len(self.base)
 
     def take(self, index: np.ndarray) -> IsotonicRecalibrated:
+        """Rows ``index`` of the base, same map R."""
         return IsotonicRecalibrated(self.base.take(index), (self.knots_u, self.knots_p))
 
     def recalibration_map(self, u: np.ndarray) -> np.ndarray:
