@@ -637,3 +637,20 @@ def test_point_predictions_are_read_as_means():
     assert_allclose(out.std(), np.sqrt(np.mean((y - point) ** 2)))
     with pytest.raises(RuntimeError, match="not fitted"):
         rcal.CRUDE().transform(dist)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [rcal.IsotonicRecalibration(add_endpoint=True), rcal.CRUDE(), rcal.SplitConformal()],
+    ids=lambda e: type(e).__name__,
+)
+def test_recalibrated_distributions_go_through_cc_diagnose(est):
+    """The full report (bootstrap CIs, perfect-calibration simulation by sampling, all diagrams)."""
+    from calib_core.predictions import PredictionSet
+
+    y, dist, _ = gaussian_data(400, seed=22)
+    out = clone(est).fit(y[:200], dist.take(np.arange(200))).transform(dist.take(np.arange(200, 400)))
+    rep = cc.diagnose(PredictionSet(task="regression", y=y[200:], dist=out), n_resamples=20, n_simulations=10)
+    table = rep.table()
+    assert np.all(np.isfinite(table["value"])) and np.all(np.isfinite(table["perfect"]))
+    assert {"calibration_curve", "levi_bins", "pit_histogram"} <= set(next(iter(rep.diagrams.values())))
