@@ -622,7 +622,13 @@ for m in stored["messages"]:
 if result.long.empty:
     st.error("No calibrator could be evaluated (see the messages above).")
     st.stop()
-table, best = comparison_table(result, stored["calibrators"])
+# Views of a stored comparison are built once and kept with it: a rerun that changes nothing in the comparison
+# (a download choice, another model, a page switch) only re-sends them (Plotly figure construction is the
+# expensive part of a redraw).
+view = stored.setdefault("view", {})
+if "table" not in view:
+    view["table"] = comparison_table(result, stored["calibrators"])
+table, best = view["table"]
 styled = table.style.apply(
     lambda col: np.where(best[col.name], "background-color: #dff0d8; font-weight: 600", ""), axis=0
 )
@@ -638,7 +644,13 @@ if not models:
 model = models[0]
 if len(models) > 1:
     model = st.selectbox("Model", models, key="recal_model")
-figs = figures_for(stored, model, task)
+def cached_figures(m: str) -> dict[str, Any]:
+    if ("figures", m) not in view:
+        view[("figures", m)] = figures_for(stored, m, task)
+    return view[("figures", m)]
+
+
+figs = cached_figures(model)
 names = list(figs)
 if task == "regression":
     left, right = st.columns(2)
@@ -697,7 +709,7 @@ with d3:
     def page_report() -> str:
         all_figs = {}
         for m in models:
-            for name, fig in figures_for(stored, m, task).items():
+            for name, fig in cached_figures(m).items():
                 all_figs[f"{name} — {m}" if len(models) > 1 else name] = fig
         return export.report_html(
             None,
