@@ -602,6 +602,7 @@ class _OneVsRest(_Calibrator):
         return [1] if self.n_classes_ == 2 else list(range(self.n_classes_))
 
     def fit(self, X: np.ndarray, y: np.ndarray):
+        """Fit one 1-D map per class on (p_ik, 1[y_i = k]) (only class 1 when K = 2)."""
         A, y = self._fit_input(X, y)
         P = _probs_from(A, self.input_kind_)
         cols = self._columns()

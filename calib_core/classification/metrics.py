@@ -336,10 +336,12 @@ class ClassificationRows:
     # -- per-row quantities --------------------------------------------------------------------------
     @property
     def top_label_only(self) -> bool:
+        """True for rows built from (confidence, correct) only."""
         return self.probs is None
 
     @property
     def is_binary(self) -> bool:
+        """True for K = 2 (positive-class reliability is then available)."""
         return self.k == 2
 
     @cached_property
