@@ -373,6 +373,8 @@ def comparison_table(result: EvaluationResult, order: list[str]) -> tuple[pd.Dat
             score = vals if rule == "min" else (-vals if rule == "max" else np.abs(vals - float(rule)))
             score = np.where(np.isfinite(score), score, np.inf)
             winners = np.flatnonzero(score == score.min())
+            if winners.size > max(1, len(sel) // 2):  # a tie of most columns (e.g. RMSE under σ-only maps)
+                continue
             for w in winners:
                 best.loc[i, sel[w][1]] = True
     body.insert(0, "better", [_better_text(BETTER.get(k, "")) for k in metrics])
@@ -424,10 +426,13 @@ def figures_for(stored: dict[str, Any], model: str, task: str) -> dict[str, Any]
             "Q-Q plot": plots.qq_figure(pick("qq"), colors=colors, title="Normal Q-Q plot of z (test rows)"),
         }
     rel = pick("reliability")
+    hist = confidence_histogram_figure(rel, colors=colors, title="Confidence histogram (test rows)")
+    for tr in hist.data:  # one legend entry per calibrator: its mean-confidence / accuracy lines stay on hover
+        if (tr.meta or {}).get("role") in ("conf_line", "acc_line"):
+            tr.showlegend = False
     return {
         "Reliability diagram": reliability_figure(rel, colors=colors, title="Reliability diagram (test rows)"),
-        "Confidence histogram": confidence_histogram_figure(rel, colors=colors,
-                                                            title="Confidence histogram (test rows)"),
+        "Confidence histogram": hist,
     }
 
 
@@ -673,7 +678,9 @@ else:
     with right:
         common.chart(figs[names[1]], "recal_confidence")
     st.caption("One line per calibrator at (mean confidence, accuracy) of each bin, with 90% Wilson intervals; "
-               "on the diagonal = calibrated (Guo et al. 2017).")
+               "on the diagonal = calibrated (Guo et al. 2017). Sparse low-confidence bins have wide intervals; "
+               "equal-mass bins give every point the same number of rows. The histogram's hover shows each "
+               "calibrator's average confidence and accuracy.")
 
 st.subheader("Downloads")
 d1, d2, d3 = st.columns(3)
@@ -693,10 +700,11 @@ with d2:
                          help="Fitted on the calibration rows of trial 1, applied to every row; the split column "
                               "says which rows were used for fitting.")
     if which:
-        st.download_button("CSV", data=lambda: export.to_csv_bytes(calibrated_frame(pset, stored, which)),
+        st.download_button("Predictions (CSV)", data=lambda: export.to_csv_bytes(calibrated_frame(pset, stored, which)),
                            file_name=f"calibrated_{which}.csv", mime="text/csv", on_click="ignore",
                            icon=":material/download:", key="recal_dl_csv")
-        st.download_button("Parquet", data=lambda: export.to_parquet_bytes(calibrated_frame(pset, stored, which)),
+        st.download_button("Predictions (Parquet)",
+                           data=lambda: export.to_parquet_bytes(calibrated_frame(pset, stored, which)),
                            file_name=f"calibrated_{which}.parquet", mime="application/octet-stream",
                            on_click="ignore", icon=":material/download:", key="recal_dl_parquet")
 with d3:
