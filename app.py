@@ -29,7 +29,7 @@ PERSISTENT_KEYS = (
     "data_example", "data_renormalize",
     "reg_models", "reg_group", "reg_rows", "reg_n_bins", "reg_binning", "reg_resamples", "reg_sims",
     "cls_models", "cls_group", "cls_rows", "cls_n_bins", "cls_strategy", "cls_resamples", "cls_sims", "cls_target",
-    "help_section",
+    "cls_hist_scale", "cls_per_class_model",
 )
 for _key in PERSISTENT_KEYS:
     if _key in st.session_state:
@@ -54,7 +54,7 @@ PAGES: dict[str, list[st.Page]] = {
 }
 if (HERE / "pages" / "recalibrate.py").exists():  # built by the recalibration work; registered when present
     PAGES["Fix"] = [_page("recalibrate.py", "Recalibrate", ":material/build:")]
-PAGES["Help"] = [_page("help.py", "Help", ":material/help:")]
+PAGES["Reference"] = [_page("help.py", "Help", ":material/help:")]
 
 page = st.navigation(PAGES, position="sidebar")
 

@@ -19,20 +19,31 @@ result in its own session key; everything downstream is a pure function of that 
 * :class:`BinSelection` — a selection tied to the *context* it was made in (data token, binning,
   number of bins …): :meth:`BinSelection.valid_for` drops it when the bins it refers to no longer
   exist (new data or new binning), and keeps it across unrelated control changes;
-* :func:`format_bins` / :func:`describe_selection` — the "N rows selected from bins …" text.
+* :func:`format_bins` / :func:`describe_selection` — the "N rows selected from bins …" text;
+* :func:`class_breakdown` — per-class counts, accuracy and confidence of the selected rows;
+* :func:`sync_chart` / :func:`note_event` / :func:`note_reset` — which selection to draw into each linked
+  chart (see below).
+
+Drawing a selection into a chart changes its figure, and Streamlit treats a changed figure as a *new*
+widget: plotly.js then forgets its own selection, so a later shift-click would start from scratch.  So
+the chart the user is selecting in keeps its figure unchanged (plotly.js shows and accumulates the live
+selection itself), while every *other* linked chart is redrawn with the stored selection; a chart whose
+figure changes anyway (other data, bins or options) gets the stored selection drawn in, and "Clear"
+bumps an epoch written into every linked figure so all of them are rebuilt empty.
 
 No Streamlit import; everything is vectorised over rows (loops run over models only).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from .binning import equal_count_bins, equal_width_bins
+from .binning import bin_sums, equal_count_bins, equal_width_bins
 from .classification.metrics import confidence_bins
 
 __all__ = [
@@ -44,6 +55,10 @@ __all__ = [
     "rows_in_bins",
     "format_bins",
     "describe_selection",
+    "class_breakdown",
+    "sync_chart",
+    "note_event",
+    "note_reset",
 ]
 
 #: Trace roles (``meta["role"]``) whose points stand for a bin.
@@ -266,3 +281,77 @@ class BinSelection:
     def for_name(self, name: str) -> tuple[int, ...]:
         """The bins selected for one model (``()`` if none)."""
         return tuple(self.bins.get(name, ()))
+
+
+def class_breakdown(
+    labels: np.ndarray,
+    pred: np.ndarray,
+    confidence: np.ndarray,
+    n_classes: int,
+    class_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per-class breakdown of some rows (e.g. the selected confidence bins), one row per class k:
+
+    ``predicted`` = #{ŷ_i = k}, ``accuracy`` = mean 1[y_i = k] over those rows (precision of k),
+    ``mean confidence`` = mean max-probability over them, ``gap`` = mean confidence − accuracy
+    (> 0: over-confident when predicting k; Guo et al. 2017's gap, per predicted class), and
+    ``true`` = #{y_i = k}.  Sums via ``binning.bin_sums`` with the class as the bin index.
+    Classes that occur neither as prediction nor as label are left out.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    pred = np.asarray(pred, dtype=np.int64)
+    confidence = np.asarray(confidence, dtype=float)
+    correct = (labels == pred).astype(float)
+    n_pred, s_conf, s_hit = bin_sums(pred, n_classes, confidence, correct)
+    (n_true,) = bin_sums(labels, n_classes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = s_hit / n_pred
+        conf = s_conf / n_pred
+    names = [str(class_names[k]) if class_names is not None and k < len(class_names) else str(k)
+             for k in range(n_classes)]
+    out = pd.DataFrame(
+        {
+            "class": names,
+            "predicted": n_pred.astype(np.int64),
+            "accuracy": acc,
+            "mean confidence": conf,
+            "gap": conf - acc,
+            "true": n_true.astype(np.int64),
+        }
+    )
+    return out[(out["predicted"] > 0) | (out["true"] > 0)].reset_index(drop=True)
+
+
+def sync_chart(
+    sync: MutableMapping[str, Any], chart: str, base_token: str, stored: Mapping[str, Iterable[int]]
+) -> dict[str, tuple[int, ...]]:
+    """The selection to draw into linked chart ``chart`` this run (``sync`` is the page's persistent dict).
+
+    ``base_token`` identifies the chart's figure *without* any selection (e.g. a hash of its JSON).
+    Rule: redraw with the ``stored`` selection, unless the chart's base figure is unchanged **and** the last
+    selection event came from this chart (:func:`note_event`) — then keep what was drawn last time, so the
+    figure, and hence the Streamlit widget and plotly.js's live selection (shift-click, box, lasso), stay.
+    """
+    base = sync.setdefault("base", {})
+    baked = sync.setdefault("baked", {})
+    if base.get(chart) != base_token or sync.get("source") != chart or chart not in baked:
+        baked[chart] = {str(k): tuple(int(b) for b in v) for k, v in stored.items() if tuple(v)}
+    base[chart] = base_token
+    return dict(baked[chart])
+
+
+def note_event(sync: MutableMapping[str, Any], chart: str) -> None:
+    """Record that the last selection came from ``chart`` (call it in the chart's ``on_select`` callback)."""
+    sync["source"] = chart
+
+
+def note_reset(sync: MutableMapping[str, Any]) -> int:
+    """A programmatic change of the selection (e.g. "Clear"): every linked chart must be rebuilt.
+
+    Forgets the source chart and increments ``sync["epoch"]``, which pages write into every linked figure
+    (``layout.meta``) so that even a chart whose drawn selection did not change gets a new identity (plotly.js
+    drops its live selection).  Returns the new epoch.
+    """
+    sync["source"] = None
+    sync["epoch"] = int(sync.get("epoch", 0)) + 1
+    return sync["epoch"]

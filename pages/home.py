@@ -65,6 +65,10 @@ st.markdown(
     "comes with a bootstrap interval and with the value a **perfectly calibrated** forecaster with the same "
     "predicted distributions would get at this sample size, so real miscalibration stands out from noise."
 )
+with st.container(horizontal=True):
+    st.page_link("pages/data.py", label="Diagnose your own predictions: upload a file or pick an example",
+                 icon=":material/upload_file:")
+    st.page_link("pages/help.py", label="How to read the diagrams", icon=":material/help:")
 
 c_example, c_layout, c_rows = st.columns([3, 2, 2])
 example = c_example.selectbox("Example", EXAMPLES, key="home_example")

@@ -302,7 +302,7 @@ def per_class_reliability_figure(
     nrows = max(1, math.ceil(k / ncols))
     fig = make_subplots(
         rows=nrows, cols=ncols, shared_xaxes=True, shared_yaxes=True,
-        subplot_titles=[f"class {s} · ECE {ece_k[c]:.3f}" for s, c in zip(labels, classes)],
+        subplot_titles=[f"{s} · ECE {ece_k[c]:.3f}" for s, c in zip(labels, classes)],
         horizontal_spacing=0.03, vertical_spacing=0.12 if nrows > 1 else 0.0,
     )
     for i, c in enumerate(classes):

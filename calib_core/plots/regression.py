@@ -27,6 +27,7 @@ a Streamlit ``on_select`` callback can read ``points[i]["customdata"]`` and
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -35,6 +36,8 @@ import plotly.graph_objects as go
 
 __all__ = [
     "TEMPLATE",
+    "figure_token",
+    "mark_selected",
     "PALETTE",
     "model_colors",
     "calibration_curve_figure",
@@ -260,6 +263,37 @@ def levi_figure(
     return fig
 
 
+def figure_token(fig: go.Figure) -> str:
+    """sha1 of a figure's JSON: identifies what Streamlit sends (and hence the chart widget's identity)."""
+    return hashlib.sha1(fig.to_json().encode()).hexdigest()
+
+
+def mark_selected(
+    fig: go.Figure,
+    selected: Mapping[str, Iterable[int]] | None,
+    roles: Collection[str] = ("bins", "bars", "gap", "hist"),
+) -> go.Figure:
+    """Mark selected bins on every selectable trace through Plotly's ``selectedpoints`` (in place).
+
+    A trace counts when ``meta["role"]`` is in ``roles``; its points are selected when their ``customdata``
+    (the bin index) is in ``selected[meta["name"]]``.  With no selection at all every trace is reset
+    (``selectedpoints = None``: nothing dimmed).  The traces' ``selected``/``unselected`` styles decide the
+    look, the same as for a live plotly.js selection.
+    """
+    any_selected = bool(selected) and any(tuple(v) for v in selected.values())
+    for trace in fig.data:
+        meta = trace.meta if isinstance(trace.meta, dict) else None
+        if not meta or meta.get("role") not in roles:
+            continue
+        if not any_selected:
+            trace.selectedpoints = None
+            continue
+        bins = np.asarray(list(selected.get(meta.get("name"), ())), dtype=np.int64)
+        cd = np.asarray(trace.customdata if trace.customdata is not None else [], dtype=float).reshape(-1)
+        trace.selectedpoints = np.flatnonzero(np.isin(cd, bins)).tolist()
+    return fig
+
+
 def _selected_points(
     t: pd.DataFrame, selected: Mapping[str, Iterable[int]] | None, name: str
 ) -> list[int] | None:
@@ -354,18 +388,23 @@ def pit_histogram_figure(
 
 
 def z_histogram_figure(
-    tables: Tables, *, colors: Mapping[str, str] | None = None, title: str | None = "Standardised residuals"
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Standardised residuals",
+    dashes: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Histogram of z = (y − μ)/σ as a density against the N(0, 1) density φ(z).
 
     The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the
     table's ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.
-    Table columns: ``left, right, count, density, normal_density``.
+    Table columns: ``left, right, count, density, normal_density``; ``dashes`` as in
+    :func:`pit_histogram_figure`.
     """
     named = _named(tables, ["left", "right", "count", "density", "normal_density"])
     cmap = _colors(list(named), colors)
     fig = go.Figure()
-    _histogram_traces(fig, named, cmap, extra="normal_density")
+    _histogram_traces(fig, named, cmap, extra="normal_density", dashes=dashes)
     lo = min(float(_finite_edges(t)[0].min()) for t in named.values())
     hi = max(float(_finite_edges(t)[1].max()) for t in named.values())
     grid = np.linspace(lo, hi, 201)
