@@ -18,8 +18,10 @@ the page's default CIs, or the calibrator comparison), one change of a control t
 then the control toggled back and forth between the two values: every later run finds the heavy work in the
 cache (``st.cache_data`` keyed by the data token and the options; Recalibrate keeps its comparison in session
 state), so its time is the redraw — script, figures, tables and protobuf serialisation of the page.  The time of
-``AppTest.run()`` is reported (median and max over ``--repeats`` toggles); it includes AppTest's own overhead, so
-it is an upper bound of the server's time (the browser's rendering is not included).
+``AppTest.run()`` is reported (median and max over ``--repeats`` toggles) together with the page script's own time
+(measured inside the script run by a small wrapper: the server's work for the rerun, including building and
+serialising every element, without AppTest's bookkeeping); neither includes the websocket transfer or the
+browser's rendering.
 
 Prints a table and writes ``bench/out/app.json``.
 """
@@ -74,10 +76,23 @@ def classification_set(n: int, k: int = 10, seed: int = 0) -> PredictionSet:
                          row_number=np.arange(1, n + 1))
 
 
+# The page runs inside this wrapper so that the script's own time (the server's work for a rerun, without
+# AppTest's tree bookkeeping) is recorded in the session state; st.stop() inside the page still records it.
+_WRAPPER = """
+import runpy, time
+import streamlit as st
+_t0 = time.perf_counter()
+try:
+    runpy.run_path({page!r}, run_name="__main__")
+finally:
+    st.session_state["_bench_script_s"] = time.perf_counter() - _t0
+"""
+
+
 def app_test(page: str, pset: PredictionSet, state: dict):
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(PAGES / page), default_timeout=TIMEOUT)
+    at = AppTest.from_string(_WRAPPER.format(page=str(PAGES / page)), default_timeout=TIMEOUT)
     at.session_state["pset"] = pset
     at.session_state["pset_token"] = f"bench:{pset.source}"
     at.session_state["pset_name"] = pset.source
@@ -94,11 +109,13 @@ def check(at) -> None:
         raise RuntimeError(f"page error: {[e.value for e in at.error]}")
 
 
-def timed_run(at) -> float:
+def timed_run(at, script_times: list[float] | None = None) -> float:
     t0 = time.perf_counter()
     at.run()
     dt = time.perf_counter() - t0
     check(at)
+    if script_times is not None:
+        script_times.append(float(at.session_state["_bench_script_s"]))
     return dt
 
 
@@ -167,20 +184,23 @@ def measure_redraw(n: int, repeats: int) -> list[dict]:
         key, kind, a, b = sc["toggle"]
         set_widget(at, key, kind, b)
         cold_change = timed_run(at)  # first time with value b: heavy work recomputed (diagnostics pages)
-        times = []
+        times: list[float] = []
+        script: list[float] = []
         for i in range(repeats):
             set_widget(at, key, kind, a if i % 2 == 0 else b)
-            times.append(timed_run(at))
+            times.append(timed_run(at, script))
         noop = [timed_run(at) for _ in range(max(2, repeats // 2))]
         sizes = payloads(at)
         row = {"page": sc["page"], "n": n, "control": key, "cold_first_s": cold, "cold_change_s": cold_change,
                "redraw_median_s": statistics.median(times), "redraw_max_s": max(times),
+               "script_median_s": statistics.median(script), "script_max_s": max(script),
                "rerun_no_change_s": statistics.median(noop), "charts": len(sizes), "total_bytes": sum(sizes),
                "max_bytes": max(sizes, default=0)}
         rows.append(row)
         print(f"  redraw  {sc['page']:<30} N={n:>9,}: cold {cold:.2f} s, new {key} {cold_change:.2f} s, "
-              f"cached toggle median {1000 * row['redraw_median_s']:.0f} ms (max {1000 * row['redraw_max_s']:.0f}"
-              f" ms), no-op rerun {1000 * row['rerun_no_change_s']:.0f} ms", flush=True)
+              f"cached toggle: AppTest run median {1000 * row['redraw_median_s']:.0f} ms (max "
+              f"{1000 * row['redraw_max_s']:.0f} ms), page script median {1000 * row['script_median_s']:.0f} ms; "
+              f"no-op rerun {1000 * row['rerun_no_change_s']:.0f} ms", flush=True)
     return rows
 
 
@@ -213,11 +233,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['total_bytes'] / 1e3:>7.1f} kB {ok:>7}")
     if out["redraw"]:
         print()
-        print(f"{'page':<30} {'N':>10} {'control':<14} {'cold':>8} {'redraw med':>11} {'max':>8} {'< 200 ms':>9}")
+        print(f"{'page':<30} {'N':>10} {'control':<14} {'cold':>8} {'AppTest med':>12} {'max':>7} "
+              f"{'script med':>11} {'max':>7} {'script < 200 ms':>16}")
         for r in out["redraw"]:
-            ok = "yes" if r["redraw_median_s"] < LIMIT_SECONDS else "NO"
+            ok = "yes" if r["script_median_s"] < LIMIT_SECONDS else "NO"
             print(f"{r['page']:<30} {r['n']:>10,} {r['control']:<14} {r['cold_first_s']:>7.2f}s "
-                  f"{1000 * r['redraw_median_s']:>9.0f}ms {1000 * r['redraw_max_s']:>6.0f}ms {ok:>9}")
+                  f"{1000 * r['redraw_median_s']:>10.0f}ms {1000 * r['redraw_max_s']:>5.0f}ms "
+                  f"{1000 * r['script_median_s']:>9.0f}ms {1000 * r['script_max_s']:>5.0f}ms {ok:>16}")
+        load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+        print(f"(load average during the run: {' '.join(load)} on {__import__('os').cpu_count()} cores)")
     dest = ROOT / "bench" / "out"
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "app.json").write_text(json.dumps(out, indent=2))
