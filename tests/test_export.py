@@ -302,3 +302,22 @@ def test_calibrated_probabilities_frame_round_trip(classification_set):
     assert again.task == "classification"
     np.testing.assert_array_equal(again.labels, ps.labels)
     np.testing.assert_allclose(again.probs, probs, rtol=1e-12)
+
+
+def test_report_with_models_and_groups_has_one_table_per_group_and_overlaid_figures():
+    rng = np.random.default_rng(4)
+    n = 400
+    mu, sigma = rng.normal(size=n), rng.uniform(0.5, 2, size=n)
+    frame = pd.DataFrame({
+        "y": mu + sigma * rng.normal(size=n), "mean": mu, "std": sigma,
+        "model": np.where(np.arange(n) % 2, "first", "second"), "group": np.where(np.arange(n) % 4 < 2, "g1", "g2"),
+    })
+    ps = cc.load_predictions(export.to_csv_bytes(frame), source="mg.csv")
+    report = cc.diagnose(ps, n_resamples=0, n_simulations=0)
+    html = export.report_html(report, title="mg", prediction_set=ps)
+    assert "<h3>All rows</h3>" in html and "<h3>Group g1</h3>" in html and "<h3>Group g2</h3>" in html
+    assert "<th>model</th>" in html  # several models: a model column
+    levi = export.default_figures(report)["RMSE vs RMV (Levi et al.)"]
+    named = [t.name for t in levi.data if (t.meta or {}).get("role") == "bins"]
+    assert named == ["second", "first"]  # order of first appearance in the file
+    assert len({t.marker.color for t in levi.data if (t.meta or {}).get("role") == "bins"}) == 2
