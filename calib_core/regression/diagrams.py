@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..binning import bin_sums, bins_from_edges
+from ..binning import bin_sums, uniform_bin_index
 from ..distributions import norm_pdf, norm_ppf
 from ..resampling import bootstrap_weights
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, _stat_calibration_curve, interval_table
@@ -73,7 +73,7 @@ def levi_bins_table(
     """
     b = rows.sigma_bins(n_bins, binning)
     cnt, s_var, s_err = bin_sums(b, n_bins, rows.var, rows.sq_err)
-    smin, smax = _sigma_range_by_bin(rows, b, n_bins)
+    smin, smax = _sigma_range_by_bin(rows, cnt)
     with np.errstate(invalid="ignore", divide="ignore"):
         rmv = np.sqrt(s_var / cnt)
         rmse = np.sqrt(s_err / cnt)
@@ -104,23 +104,24 @@ def levi_bins_table(
     return table[table["count"] > 0].reset_index(drop=True)
 
 
-def _sigma_range_by_bin(rows: RegressionRows, b: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest and largest σ of each bin (σ-bins are contiguous in sorted σ)."""
-    order = rows.sigma_order
-    bs, ss = b[order], rows.sigma[order]
-    starts = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1]])
-    ends = np.r_[starts[1:], bs.size] - 1
-    smin = np.full(n_bins, np.nan)
-    smax = np.full(n_bins, np.nan)
-    smin[bs[starts]] = ss[starts]
-    smax[bs[starts]] = ss[ends]
+def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest σ of each bin: σ-bins are contiguous blocks of the sorted σ, so the
+    block boundaries follow from the bin counts (O(B) after the sort)."""
+    counts = counts.astype(np.int64)
+    starts = np.cumsum(counts) - counts
+    ok = counts > 0
+    s = rows.sigma_sorted
+    smin = np.full(counts.shape, np.nan)
+    smax = np.full(counts.shape, np.nan)
+    smin[ok] = s[starts[ok]]
+    smax[ok] = s[starts[ok] + counts[ok] - 1]
     return smin, smax
 
 
 def pit_histogram_table(rows: RegressionRows, n_bins: int = 20) -> pd.DataFrame:
     """PIT histogram on [0, 1] with density (uniform reference = 1)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    b = bins_from_edges(rows.u, edges, closed="left")
+    b = uniform_bin_index(rows.u, n_bins, 0.0, 1.0, closed="left")
     (cnt,) = bin_sums(b, n_bins)
     dens = cnt / (rows.n * np.diff(edges))
     return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64), "density": dens})
@@ -135,7 +136,7 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
     if limit is None:
         limit = float(np.clip(np.quantile(np.abs(z), 0.995), 4.0, 10.0)) if rows.n else 4.0
     edges = np.linspace(-limit, limit, n_bins + 1)
-    b = bins_from_edges(z, edges, closed="left")
+    b = uniform_bin_index(z, n_bins, -limit, limit, closed="left")
     (cnt,) = bin_sums(b, n_bins)
     centres = 0.5 * (edges[:-1] + edges[1:])
     return pd.DataFrame(

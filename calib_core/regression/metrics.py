@@ -159,7 +159,11 @@ class RegressionRows:
 
     @cached_property
     def u_sorted(self) -> np.ndarray:
-        return norm_cdf(self.z_sorted) if self._gaussian else np.sort(self.u)
+        return np.sort(self.u)
+
+    @cached_property
+    def sigma_sorted(self) -> np.ndarray:
+        return np.sort(self.sigma)
 
     def sigma_bins(self, n_bins: int, binning: Binning, weights: np.ndarray | None = None) -> np.ndarray:
         """Bin index of every row for the Levi σ-bins (shared by ENCE and the diagram)."""
@@ -361,12 +365,12 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
     n = r.n
     mean_sigma = float(r.sigma.mean())
     zs = r.z_sorted
-    abs_z, sig = r.abs_z, r.sigma
-    for c in sorted(coverages):
+    tmp = np.empty(n)
+    for c in coverages:
         k = float(norm_ppf(0.5 + c / 2.0))
-        outside = abs_z > k
-        abs_z, sig = abs_z[outside], sig[outside]
-        penalty = float(_dot(sig, abs_z - k)) / n
+        np.subtract(r.abs_z, k, out=tmp)
+        np.maximum(tmp, 0.0, out=tmp)
+        penalty = _dot(r.sigma, tmp) / n
         inside = (np.searchsorted(zs, k, side="right") - np.searchsorted(zs, -k, side="left")) / n
         tag = f"{100 * c:g}"
         out[f"coverage_{tag}"] = float(inside)
