@@ -165,6 +165,16 @@ class RegressionRows:
     def sigma_sorted(self) -> np.ndarray:
         return np.sort(self.sigma)
 
+    def cum_weights(self, w: np.ndarray, order: np.ndarray, key: str) -> np.ndarray:
+        """cumsum(w[order]), computed once per weight vector (the bootstrap reuses it across metrics)."""
+        cache = self.__dict__.get("_cw_cache")
+        if cache is None or cache[0] is not w:
+            cache = (w, {})
+            self.__dict__["_cw_cache"] = cache
+        if key not in cache[1]:
+            cache[1][key] = np.cumsum(w[order])
+        return cache[1][key]
+
     def sigma_bins(self, n_bins: int, binning: Binning, weights: np.ndarray | None = None) -> np.ndarray:
         """Bin index of every row for the Levi σ-bins (shared by ENCE and the diagram)."""
         if binning not in ("count", "width"):
@@ -217,7 +227,7 @@ def _stat_calibration_curve(r: RegressionRows, w: np.ndarray | None, levels: np.
     if prop_type == "quantile":
         if w is None:
             return np.searchsorted(r.u_sorted, levels, side="right") / r.n
-        cw = np.cumsum(w[r.u_order])
+        cw = r.cum_weights(w, r.u_order, "u")
         k = np.searchsorted(r.u_sorted, levels, side="right")
         return np.where(k > 0, cw[np.maximum(k - 1, 0)], 0.0) / cw[-1]
     if prop_type == "interval":
@@ -236,7 +246,7 @@ def _ecdf_steps(r: RegressionRows, w: np.ndarray | None) -> tuple[np.ndarray, np
     """Sorted PIT values and the weighted ECDF just after each of them (normalised to 1)."""
     if w is None:
         return r.u_sorted, np.arange(1, r.n + 1) / r.n
-    cw = np.cumsum(w[r.u_order])
+    cw = r.cum_weights(w, r.u_order, "u")
     return r.u_sorted, cw / cw[-1]
 
 
@@ -404,38 +414,47 @@ def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
     of the rows would give.  The sort orders are computed once.
     """
     cache = r.__dict__.setdefault("_rank_cache", {})
-    if "orders" not in cache:
+    if "groups" not in cache:
         abs_eps = np.abs(r.eps)
-        cache["orders"] = ((r.sigma, r.sigma_order), (abs_eps, np.argsort(abs_eps)))
-    (xa, oa), (xb, ob) = cache["orders"]
-    a = _average_ranks(xa, oa, w)
-    b = _average_ranks(xb, ob, w)
+        cache["groups"] = (_TieGroups(r.sigma, r.sigma_order), _TieGroups(abs_eps, np.argsort(abs_eps)))
+    ga, gb = cache["groups"]
+    a, b = ga.ranks(w), gb.ranks(w)
     ma, mb = _wmean(a, w), _wmean(b, w)
     da, db = a - ma, b - mb
     den = np.sqrt(_wmean(da * da, w) * _wmean(db * db, w))
     return float(_wmean(da * db, w) / den) if den > 0 else float("nan")
 
 
-def _average_ranks(x: np.ndarray, order: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
-    """Tie-averaged ranks 1..N (``scipy.stats.rankdata``), or of the weighted resample (see above)."""
-    xs = x[order]
-    n = x.shape[0]
-    new_run = np.empty(n, dtype=bool)
-    new_run[0] = True
-    np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
-    ranks = np.empty(n, dtype=float)
-    if w is None and new_run.all():
-        ranks[order] = np.arange(1, n + 1, dtype=float)
-        return ranks
-    starts = np.flatnonzero(new_run)
-    ends = np.append(starts[1:], n)
-    if w is None:
-        before, size = starts.astype(float), (ends - starts).astype(float)
-    else:
-        cw = np.concatenate([[0.0], np.cumsum(w[order])])
-        before, size = cw[starts], cw[ends] - cw[starts]
-    ranks[order] = np.repeat(before + (size + 1.0) / 2.0, ends - starts)
-    return ranks
+class _TieGroups:
+    """Runs of equal values in sorted order, for tie-averaged ranks of the data or of a resample."""
+
+    def __init__(self, x: np.ndarray, order: np.ndarray) -> None:
+        xs = x[order]
+        n = x.shape[0]
+        new_run = np.empty(n, dtype=bool)
+        new_run[:1] = True
+        np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
+        self.order = order
+        self.starts = np.flatnonzero(new_run)
+        self.ends = np.append(self.starts[1:], n)
+        self.no_ties = self.starts.size == n
+        self.group_of_row = np.empty(n, dtype=np.int64)
+        self.group_of_row[order] = np.cumsum(new_run) - 1
+        self._data_ranks: np.ndarray | None = None
+
+    def ranks(self, w: np.ndarray | None = None) -> np.ndarray:
+        """Ranks 1..N with ties averaged (``scipy.stats.rankdata``); with count weights, the ranks
+        of the resample: a tie group after cumulative weight W_< with weight W_g gets W_< + (W_g + 1)/2."""
+        if w is None:
+            if self._data_ranks is None:
+                before = self.starts.astype(float)
+                size = (self.ends - self.starts).astype(float)
+                self._data_ranks = (before + (size + 1.0) / 2.0)[self.group_of_row]
+            return self._data_ranks
+        cw = np.concatenate([[0.0], np.cumsum(w[self.order])])
+        before = cw[self.starts]
+        size = cw[self.ends] - before
+        return (before + (size + 1.0) / 2.0)[self.group_of_row]
 
 
 def summary_statistics(
