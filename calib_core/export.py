@@ -325,6 +325,7 @@ table.tbl th{background:#f4f6f8}table.tbl td:first-child,table.tbl th:first-chil
 .figure{border:1px solid #eee;border-radius:4px;padding:.4rem;min-width:0}
 .note{color:#555;font-size:.9rem}
 .beyond{color:#b00020;font-weight:600}
+table.kv td{text-align:left}
 """
 
 
@@ -392,7 +393,7 @@ def _kv_table(items: Mapping[str, Any]) -> str:
     rows = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>" for k, v in items.items()
     )
-    return f'<table class="tbl">{rows}</table>'
+    return f'<table class="tbl kv">{rows}</table>'
 
 
 def _data_summary(report: Report | None, pset: PredictionSet | None) -> tuple[dict[str, Any], pd.DataFrame | None]:
@@ -507,7 +508,7 @@ def report_html(
 
     opts: dict[str, Any] = {}
     if report is not None:
-        opts.update({k: v for k, v in report.options.items() if k not in ("notes", "classes")})
+        opts.update({k: v for k, v in report.options.items() if k not in ("notes", "classes") and v not in ([], "")})
     opts.update(options or {})
     if opts:
         parts.append("<h2>Options</h2>")
