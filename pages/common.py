@@ -190,11 +190,16 @@ def _fmt(x: float) -> str:
 
 
 def metric_table(
-    metrics: pd.DataFrame, level: float = 0.95, keys: Iterable[str] | None = None, compact: bool = False
+    metrics: pd.DataFrame,
+    level: float = 0.95,
+    keys: Iterable[str] | None = None,
+    compact: bool = False,
+    keep_model: bool = False,
 ) -> pd.DataFrame:
     """Display table: metric, value, CI, perfect-calibration value and its range, verdict (+ model if several).
 
-    ``compact`` drops the perfect-calibration range column (narrow layouts; the verdict still uses it).
+    ``compact`` drops the perfect-calibration range column (narrow layouts; the verdict still uses it);
+    ``keep_model`` keeps the model column even when only one model is present.
     """
     t = plots.metric_display_table(metrics)
     if keys is not None:
@@ -214,7 +219,7 @@ def metric_table(
             "verdict": t["verdict"].to_numpy(),
         }
     )
-    if out["model"].nunique() <= 1:
+    if out["model"].nunique() <= 1 and not keep_model:
         out = out.drop(columns="model")
     if compact:
         out = out.drop(columns=f"perfect {pct} range")

@@ -188,9 +188,10 @@ if selected_report is not None:
         f"Each metric on the selected rows, next to its value on all rows; the {level:.0%} CI and the "
         "perfect-calibration value are those of the selection (its N). Formulas and papers: see the Help page."
     )
-    sel_table = common.metric_table(selected_report.metrics, level)
-    overall = common.metric_table(report.metrics, level)
-    join = ["model", "metric"] if "model" in overall.columns and "model" in sel_table.columns else ["metric"]
+    several = len(shown) > 1
+    sel_table = common.metric_table(selected_report.metrics, level, keep_model=several)
+    overall = common.metric_table(report.metrics, level, keep_model=several)
+    join = ["model", "metric"] if several else ["metric"]
     sel_table = sel_table.rename(columns={"value": "selection"}).merge(
         overall[join + ["value"]].rename(columns={"value": "all rows"}), on=join, how="left"
     )
