@@ -28,8 +28,9 @@ Peers (SPEC §9 conventions):
   would have to be inverted.
 
 Times are the best of ``--repeat`` runs (wall clock, one BLAS thread).  Ratios: peer / calib_core
-counterpart (StdScaling for VarianceScaling, IsotonicRecalibration for the isotonic peers), and every
-calibrator / StdScaling.
+counterpart (StdScaling for VarianceScaling, IsotonicRecalibration for the isotonic peers) on
+fit + transform and on total = fit + transform + query (where the peer answers the query), and every
+calibrator's fit + transform / StdScaling's.
 """
 
 from __future__ import annotations
@@ -202,22 +203,24 @@ def run(
     df = pd.DataFrame(rows)
     df["fit+transform"] = df["fit"] + df["transform"].fillna(0.0)
     df["total"] = df["fit+transform"] + df["query"].fillna(0.0)
-    ratios_ours, ratios_peer = [], []
-    for _, r in df.iterrows():
-        base = df[(df["N"] == r["N"]) & (df["method"] == "StdScaling")]["fit+transform"]
-        ratios_ours.append(r["fit+transform"] / base.iloc[0] if len(base) else np.nan)
+    df["× StdScaling"] = np.nan
+    df["peer / calib_core (fit+transform)"] = np.nan
+    df["peer / calib_core (total)"] = np.nan
+    for i, r in df.iterrows():
+        same_n = df[df["N"] == r["N"]]
+        base = same_n[same_n["method"] == "StdScaling"]
+        if len(base):
+            df.loc[i, "× StdScaling"] = r["fit+transform"] / base["fit+transform"].iloc[0]
         cp = (
             "IsotonicRecalibration"
             if r["method"].startswith("IsotonicRegression (t=")
             else COUNTERPART.get(r["method"])
         )
-        if cp is None:
-            ratios_peer.append(np.nan)
-            continue
-        ref = df[(df["N"] == r["N"]) & (df["method"] == cp)]
-        ratios_peer.append(r["fit+transform"] / ref["fit+transform"].iloc[0] if len(ref) else np.nan)
-    df["× StdScaling"] = ratios_ours
-    df["peer / calib_core counterpart"] = ratios_peer
+        ref = same_n[same_n["method"] == cp]
+        if cp is not None and len(ref):
+            df.loc[i, "peer / calib_core (fit+transform)"] = r["fit+transform"] / ref["fit+transform"].iloc[0]
+            if not pd.isna(r["query"]):
+                df.loc[i, "peer / calib_core (total)"] = r["total"] / ref["total"].iloc[0]
     return df
 
 
@@ -230,8 +233,10 @@ def markdown(df: pd.DataFrame) -> str:
         "transform",
         "query",
         "fit+transform",
+        "total",
         "× StdScaling",
-        "peer / calib_core counterpart",
+        "peer / calib_core (fit+transform)",
+        "peer / calib_core (total)",
         "cover90",
     ]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -245,7 +250,7 @@ def markdown(df: pd.DataFrame) -> str:
                 cells.append(v)
             elif pd.isna(v):
                 cells.append("—")
-            elif c in ("× StdScaling", "peer / calib_core counterpart"):
+            elif c.startswith("×") or c.startswith("peer"):
                 cells.append(f"{v:.2f}×")
             elif c == "cover90":
                 cells.append(f"{v:.3f}")
