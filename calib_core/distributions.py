@@ -213,10 +213,11 @@ class Gaussian(PredictiveDistribution):
         return norm_cdf(self._z(y))
 
     def ppf(self, p: np.ndarray | float) -> np.ndarray:
-        """μ + σ Φ⁻¹(p)."""
-        pp, two_d = self._broadcast_p(p)
-        q = self._mean[:, None] + self._std[:, None] * norm_ppf(pp)
-        return q if two_d else q[:, 0]
+        """μ + σ Φ⁻¹(p) (Φ⁻¹ evaluated once per distinct level shape, then broadcast)."""
+        zp = norm_ppf(np.asarray(p, dtype=float))
+        if zp.ndim == 2:
+            return self._mean[:, None] + self._std[:, None] * zp
+        return self._mean + self._std * zp
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """−½ log(2πσ²) − ε²/(2σ²)."""
