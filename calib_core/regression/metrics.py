@@ -438,19 +438,16 @@ class _TieGroups:
         self.starts = np.flatnonzero(new_run)
         self.ends = np.append(self.starts[1:], n)
         self.no_ties = self.starts.size == n
-        self.group_of_row = np.empty(n, dtype=np.int64)
+        self.group_of_row = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
         self.group_of_row[order] = np.cumsum(new_run) - 1
-        self._data_ranks: np.ndarray | None = None
 
     def ranks(self, w: np.ndarray | None = None) -> np.ndarray:
         """Ranks 1..N with ties averaged (``scipy.stats.rankdata``); with count weights, the ranks
         of the resample: a tie group after cumulative weight W_< with weight W_g gets W_< + (W_g + 1)/2."""
         if w is None:
-            if self._data_ranks is None:
-                before = self.starts.astype(float)
-                size = (self.ends - self.starts).astype(float)
-                self._data_ranks = (before + (size + 1.0) / 2.0)[self.group_of_row]
-            return self._data_ranks
+            before = self.starts.astype(float)
+            size = (self.ends - self.starts).astype(float)
+            return (before + (size + 1.0) / 2.0)[self.group_of_row]
         cw = np.concatenate([[0.0], np.cumsum(w[self.order])])
         before = cw[self.starts]
         size = cw[self.ends] - before
