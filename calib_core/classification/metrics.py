@@ -235,6 +235,21 @@ def _table(
     }
 
 
+_TABLE_COLUMNS = pd.Index(["bin", "lower", "upper", "count", "fraction", "confidence", "accuracy", "gap"])
+
+
+def _frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """DataFrame of the reliability columns without pandas' dict inference (≈ 25 µs instead of ≈ 150 µs,
+    which matters when the whole diagnosis of 1e4 rows takes about a millisecond)."""
+    arrays = [columns[c] for c in _TABLE_COLUMNS]
+    try:  # pandas' internal constructor (pinned pandas 3.1); the public one below gives the same frame
+        return pd.DataFrame._from_arrays(
+            arrays, columns=_TABLE_COLUMNS, index=pd.RangeIndex(len(arrays[0])), verify_integrity=False
+        )
+    except AttributeError:  # pragma: no cover - other pandas versions
+        return pd.DataFrame(columns, copy=False)
+
+
 # --------------------------------------------------------------------------------------------------
 # prepared rows
 # --------------------------------------------------------------------------------------------------
@@ -415,7 +430,7 @@ class ClassificationRows:
         of y = 1), gap = confidence − accuracy (> 0: over-confident).  ``attrs["semantics"]`` says which.
         """
         count, s_conf, s_hit, edges = self.sums(weights, target)
-        df = pd.DataFrame(_table(count, s_conf, s_hit, edges, self.n_bins), copy=False)
+        df = _frame(_table(count, s_conf, s_hit, edges, self.n_bins))
         df.attrs["semantics"] = _SEMANTICS[target]
         return df
 
