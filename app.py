@@ -58,6 +58,8 @@ PAGES["Reference"] = [_page("help.py", "Help", ":material/help:")]
 
 page = st.navigation(PAGES, position="sidebar")
 
+# Status of the loaded data.  Pages change the data in widget callbacks (which run before this file) or
+# rerun after changing it, so this is always current.
 with st.sidebar:
     pset = st.session_state.get("pset")
     if pset is not None:

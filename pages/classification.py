@@ -44,9 +44,12 @@ strategy_label = c2.segmented_control(
     help="Equal-width ((m−1)/M, m/M] bins (Guo et al.), or equal-mass bins at the quantiles of the confidence.",
 )
 strategy = "quantile" if strategy_label == "equal mass" else "uniform"
-n_resamples = c3.selectbox("Bootstrap resamples (CIs)", [0, 50, 100, 200, 500], key="cls_resamples")
+n_resamples = c3.selectbox(
+    "Bootstrap resamples", [0, 50, 100, 200, 500], key="cls_resamples",
+    help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
+)
 n_sims = c4.selectbox(
-    "Perfect-calibration simulations", [0, 20, 50, 100], key="cls_sims",
+    "Perfect-calibration sims", [0, 20, 50, 100], key="cls_sims",
     help="Labels simulated from the predicted probabilities: what a perfectly calibrated classifier gets at this N.",
 )
 target_label = c5.segmented_control(
@@ -161,7 +164,8 @@ with left:
     )
 with right:
     if st.session_state["cls_hist_scale"] == "log":
-        hist_fig.update_yaxes(type="log", range=None, autorange=True)
+        hist_fig.update_yaxes(type="log", range=None, autorange=True, tickvals=[0.01, 0.1, 1, 10, 100],
+                              ticktext=["0.01", "0.1", "1", "10", "100"])
     common.chart(hist_fig, "cls_hist_chart", on_select=lambda: _on_select("cls_hist_chart"),
                  selection_mode=("points", "box", "lasso"))
     cap, scale = st.columns([3, 2], vertical_alignment="center")

@@ -23,6 +23,35 @@ def _looks_classification(names: list[str]) -> bool:
     return any(n.startswith(("prob", "logit")) for n in low) or "label" in low
 
 
+def _load_example() -> None:
+    """Button callback (runs before the script, so the sidebar and every page see the new data at once)."""
+    name = st.session_state["data_example"]
+    common.set_data(common.load_example(name), f"example:{name}", name, "example")
+    st.session_state.pop("data_upload_error", None)
+    st.session_state["data_notice"] = f"Loaded: {name}"
+
+
+def _parse_upload() -> None:
+    """Uploader / option callback: parse a new upload once (sha1 of the bytes); keep the old data on errors."""
+    uploaded = st.session_state.get("data_upload")
+    st.session_state.pop("data_upload_error", None)
+    if uploaded is None:  # the uploader was emptied: the loaded data stays
+        st.session_state.pop("data_upload_ident", None)
+        return
+    data = uploaded.getvalue()
+    token = common.content_token(data)
+    renormalize = bool(st.session_state.get("data_renormalize", False))
+    st.session_state["data_upload_ident"] = (token, renormalize)
+    st.session_state["data_mapping"] = None
+    try:
+        pset = common.parse_upload(token, data, uploaded.name, "", None, renormalize)
+    except cc.InputError as err:
+        st.session_state["data_upload_error"] = str(err)
+    else:
+        common.set_data(pset, f"upload:{token}:auto:{int(renormalize)}", uploaded.name, "upload")
+        st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
+
+
 st.title("Data")
 st.markdown(
     "Load predictions to diagnose: **upload** a CSV, TSV or Parquet file (one row per example), or start from a "
@@ -40,10 +69,7 @@ with st.container(border=True):
         key="data_example",
         help="Trained or simulated on this machine on first use (scikit-learn's bundled data sets; no network).",
     )
-    if c2.button("Load example", type="primary", key="data_load_example", width="stretch"):
-        common.set_data(common.load_example(example), f"example:{example}", example, "example")
-        st.session_state.pop("data_upload_error", None)
-        st.toast(f"Loaded: {example}")
+    c2.button("Load example", type="primary", key="data_load_example", width="stretch", on_click=_load_example)
 
 # ------------------------------------------------------------------------------------------ upload
 with st.container(border=True):
@@ -53,26 +79,18 @@ with st.container(border=True):
         "`sample_0 …`. Classification: `label` plus `prob_0 …` or `logit_0 …` (binary: one `prob` or `logit`). "
         "Optional: `split` (cal/test), `group`, `model`, features `x*`. See the templates below."
     )
-    uploaded = st.file_uploader("Prediction file", type=common.UPLOAD_TYPES, key="data_upload")
+    uploaded = st.file_uploader("Prediction file", type=common.UPLOAD_TYPES, key="data_upload", on_change=_parse_upload)
     renormalize = st.checkbox(
         "Renormalise probability rows that do not sum to 1",
         key="data_renormalize",
+        on_change=_parse_upload,
         help="Off by default: rows that do not sum to 1 are refused with a message naming them.",
     )
     if uploaded is not None:
         data = uploaded.getvalue()
         token = common.content_token(data)
-        ident = (token, bool(renormalize))
-        if st.session_state.get("data_upload_ident") != ident:  # a new file (or option): parse it once
-            st.session_state["data_upload_ident"] = ident
-            st.session_state["data_mapping"] = None
-            try:
-                pset = common.parse_upload(token, data, uploaded.name, "", None, bool(renormalize))
-            except cc.InputError as err:
-                st.session_state["data_upload_error"] = str(err)
-            else:
-                st.session_state.pop("data_upload_error", None)
-                common.set_data(pset, f"upload:{token}:auto", uploaded.name, "upload")
+        if st.session_state.get("data_upload_ident") != (token, bool(renormalize)):  # e.g. restored widget
+            _parse_upload()
 
         if st.session_state.get("data_upload_error"):
             st.error(st.session_state["data_upload_error"], icon=":material/error:")
@@ -154,13 +172,15 @@ with st.container(border=True):
                         st.session_state.pop("data_upload_error", None)
                         st.session_state["data_mapping"] = mapping
                         mhash = common.content_token(mapping_json.encode())[:12]
-                        common.set_data(pset, f"upload:{token}:{task}:{mhash}", uploaded.name, "upload")
+                        new_token = f"upload:{token}:{task}:{mhash}:{int(bool(renormalize))}"
+                        common.set_data(pset, new_token, uploaded.name, "upload")
+                        st.session_state["data_notice"] = f"Loaded: {uploaded.name} (with the column mapping)"
                         st.rerun()
-    else:  # the uploader was emptied: forget its parse state (the loaded data stays)
-        st.session_state.pop("data_upload_ident", None)
-        st.session_state.pop("data_upload_error", None)
 
 # ------------------------------------------------------------------------------------------ summary
+notice = st.session_state.pop("data_notice", None)
+if notice:
+    st.toast(notice, icon=":material/check_circle:")
 current = common.current_data()
 st.subheader("Loaded data")
 if current is None:
@@ -196,7 +216,7 @@ else:
     if pset.features is not None and pset.features.shape[1]:
         facts["features"] = ", ".join(map(str, pset.features.columns[:12]))
     st.dataframe(
-        pd.DataFrame({"": list(facts), "value": list(facts.values())}), hide_index=True, width="stretch"
+        pd.DataFrame({"property": list(facts), "value": list(facts.values())}), hide_index=True, width="stretch"
     )
     target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"
     st.page_link(target, label=f"Diagnose it on the {pset.task.title()} page", icon=":material/arrow_forward:")

@@ -98,16 +98,12 @@ st.markdown(
     "marked *beyond noise*."
 )
 tab_r, tab_c, tab_d, tab_data = st.tabs(["Regression metrics", "Classification metrics", "Diagrams", "Data & layouts"])
-columns = {
-    "formula": st.column_config.TextColumn(width="large"),
-    "how to read it": st.column_config.TextColumn(width="large"),
-}
 with tab_r:
     st.caption("Notation: ε = y − μ, z = ε/σ, u = F(y) (PIT); N rows, B σ-bins.")
-    st.dataframe(_table(REGRESSION_KEYS), hide_index=True, width="stretch", column_config=columns, row_height=70)
+    st.table(_table(REGRESSION_KEYS), hide_index=True, border="horizontal")
 with tab_c:
     st.caption("Notation: p_i the predicted probability vector, ŷ_i = argmax_k p_ik, confidence = max_k p_ik.")
-    st.dataframe(_table(CLASSIFICATION_KEYS), hide_index=True, width="stretch", column_config=columns, row_height=70)
+    st.table(_table(CLASSIFICATION_KEYS), hide_index=True, border="horizontal")
 with tab_d:
     for title, source, text in DIAGRAMS:
         st.markdown(f"#### {title}\n*{source}*\n\n{text}")

@@ -43,11 +43,11 @@ binning_label = c2.segmented_control(
 )
 binning = "width" if binning_label == "equal width" else "count"
 n_resamples = c3.selectbox(
-    "Bootstrap resamples (CIs)", [0, 50, 100, 200, 500], key="reg_resamples",
-    help="Percentile bootstrap intervals of every metric (0 switches them off; faster).",
+    "Bootstrap resamples", [0, 50, 100, 200, 500], key="reg_resamples",
+    help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
 )
 n_sims = c4.selectbox(
-    "Perfect-calibration simulations", [0, 20, 50, 100], key="reg_sims",
+    "Perfect-calibration sims", [0, 20, 50, 100], key="reg_sims",
     help="Targets simulated from the predictions: the value a perfectly calibrated forecaster would get at this N.",
 )
 options = {"n_bins": int(n_bins), "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),

@@ -415,7 +415,7 @@ def test_help_page_lists_every_metric_with_formula_and_paper():
     at = new_app()
     at.switch_page("pages/help.py").run()
     assert not at.exception
-    reg, cls = at.dataframe[0].value, at.dataframe[1].value
+    reg, cls = at.table[0].value, at.table[1].value
     assert {"ENCE (Levi)", "calibration RMSE", "PIT entropy", "reliability score RS", "CRPS"} <= set(reg["metric"])
     assert {"ECE", "MCE", "NLL", "Brier", "class-wise ECE"} <= set(cls["metric"])
     for t in (reg, cls):

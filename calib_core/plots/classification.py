@@ -264,7 +264,7 @@ def confidence_histogram_figure(
                     x=[value, value], y=[0, 1], yaxis="y2", mode="lines",
                     line={"color": cmap[name] if multi else REFERENCE_COLOR, "dash": dash, "width": 2},
                     name=f"{label} {value:.3f}{suffix}",
-                    hovertemplate=f"{label} {value:.4f}<extra>{name}</extra>",
+                    hoverinfo="skip",  # the value is in the legend; clicks near a line must reach the bars
                     meta={"name": name, "role": "conf_line" if dash == "dash" else "acc_line"},
                 )
             )

@@ -59,7 +59,7 @@ class MetricHelp:
 
 
 _LEVI = "Levi et al. 2019, Evaluating and calibrating uncertainty prediction in regression tasks"
-_KUL = "Kuleshov et al. 2018 (quantile calibration); as summarised in Utpala & Rai 2020 (quantile regularization)"
+_KUL = "Kuleshov et al. 2018 (quantile calibration)"
 _CRUDE = "Zelikman et al. 2020, CRUDE"
 _QR = "Utpala & Rai 2020, Quantile regularization"
 _ACC = "Camporeale & Carè 2021, ACCRUE"
