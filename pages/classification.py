@@ -8,6 +8,8 @@ the per-class breakdown and the rows of those bins.  The selection is stored in 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -25,6 +27,8 @@ from calib_core.selection import (
     sync_chart,
 )
 from pages import common
+
+_t0 = time.perf_counter()
 
 st.title("Classification diagnostics")
 pset, token, name = common.require_data("classification", common.DEFAULT_CLASSIFICATION_EXAMPLE)
@@ -103,11 +107,30 @@ selection = BinSelection(context, {m: b for m, b in selection.bins.items() if m 
 st.session_state["cls_sel"] = selection
 
 sync = st.session_state.setdefault("cls_sync", {})  # which selection is drawn into each chart (selection.sync_chart)
-rel_fig = plots.reliability_figure(rel_tables, colors=colors, target=target)
-hist_fig = plots.confidence_histogram_figure(rel_tables, colors=colors, target=target)
-for chart_key, fig in (("cls_rel_chart", rel_fig), ("cls_hist_chart", hist_fig)):
-    fig.update_layout(meta={"selection_epoch": sync.get("epoch", 0)})
-    plots.mark_selected(fig, sync_chart(sync, chart_key, plots.figure_token(fig), selection.bins))
+log_hist = st.session_state["cls_hist_scale"] == "log"
+fig_key = f"{base_key}|{sorted(options.items())}|target={target}|epoch={sync.get('epoch', 0)}"
+
+
+def _linked_figure(chart_key: str, drawn: dict):
+    """The reliability diagram or the confidence histogram with ``drawn`` bins marked."""
+    if chart_key == "cls_rel_chart":
+        fig = plots.reliability_figure(rel_tables, colors=colors, target=target)
+    else:
+        fig = plots.confidence_histogram_figure(rel_tables, colors=colors, target=target)
+        if log_hist:  # a log axis makes sparse bins visible (and clickable)
+            fig.update_yaxes(type="log", range=None, autorange=True, tickvals=[0.01, 0.1, 1, 10, 100],
+                             ticktext=["0.01", "0.1", "1", "10", "100"])
+    fig.update_layout(meta={"selection_epoch": sync.get("epoch", 0)})  # "Clear" gives every chart a new identity
+    return plots.mark_selected(fig, drawn)
+
+
+linked = {}
+for chart_key in ("cls_rel_chart", "cls_hist_chart"):
+    base = f"{fig_key}|{chart_key}" + (f"|log={log_hist}" if chart_key == "cls_hist_chart" else "")
+    drawn = sync_chart(sync, chart_key, base, selection.bins)
+    linked[chart_key] = common.figure(f"{base}|drawn={sorted(drawn.items())}",
+                                      lambda k=chart_key, d=drawn: _linked_figure(k, d))
+rel_fig, hist_fig = linked["cls_rel_chart"], linked["cls_hist_chart"]
 metas = {
     "cls_rel_chart": [dict(d.meta) if d.meta else None for d in rel_fig.data],
     "cls_hist_chart": [dict(d.meta) if d.meta else None for d in hist_fig.data],
@@ -163,9 +186,6 @@ with left:
         "over-confident). ECE is the count-weighted mean of the gaps."
     )
 with right:
-    if st.session_state["cls_hist_scale"] == "log":
-        hist_fig.update_yaxes(type="log", range=None, autorange=True, tickvals=[0.01, 0.1, 1, 10, 100],
-                              ticktext=["0.01", "0.1", "1", "10", "100"])
     common.chart(hist_fig, "cls_hist_chart", on_select=lambda: _on_select("cls_hist_chart"),
                  selection_mode=("points", "box", "lasso"))
     cap, scale = st.columns([3, 2], vertical_alignment="center")
@@ -233,7 +253,10 @@ if not pset.top_label_only:
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:
         common.chart(
-            plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model]),
+            common.figure(
+                f"{base_key}|{sorted(options.items())}|per_class={per_model}",
+                lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model]),
+            ),
             "cls_per_class",
         )
         st.caption(
@@ -250,3 +273,5 @@ if not pset.top_label_only:
              ("frequency", "mean predicted probability", "one-vs-rest ECE")},
         )
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
+
+common.record_run_time(_t0, "classification")

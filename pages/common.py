@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -177,9 +178,31 @@ def init_state(defaults: Mapping[str, Any]) -> None:
         st.session_state.setdefault(k, v)
 
 
+def record_run_time(started: float, page: str) -> None:
+    """Store the server time of this page run (ms) in ``st.session_state["page_run_ms"][page]``.
+
+    Read by tests and benchmarks (redraw budget: < 200 ms at 10⁵ rows once the diagnosis is cached); runs
+    that end early (``st.stop``) keep the previous value.
+    """
+    st.session_state.setdefault("page_run_ms", {})[page] = 1000.0 * (time.perf_counter() - started)
+
+
 # --------------------------------------------------------------------------------------------------
 # display
 # --------------------------------------------------------------------------------------------------
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _figure(key: str, _build: Callable[[], Any]) -> Any:
+    return _build()
+
+
+def figure(key: str, build: Callable[[], Any]) -> Any:
+    """A Plotly figure built once per ``key`` and shared (``st.cache_resource``): building a figure costs
+    20–60 ms of Plotly validation, which would dominate a redraw.  ``key`` must determine the figure
+    completely (data token, filters, options, selection drawn, epoch); the returned figure is never mutated.
+    """
+    return _figure(key, build)
+
+
 def chart(fig, key: str, **kwargs: Any):
     """``st.plotly_chart`` as built (``theme=None``: the figure's own template), full width."""
     return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)

@@ -8,6 +8,7 @@ shows the loader's message and keeps the previously loaded data.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,8 @@ import streamlit as st
 import calib_core as cc
 from calib_core import templates
 from pages import common
+
+_t0 = time.perf_counter()
 
 
 def _looks_classification(names: list[str]) -> bool:
@@ -254,3 +257,5 @@ for task in ("regression", "classification"):
             key=f"data_template_{tname}", help=f"{t.file_name}: {t.description}", icon=":material/download:",
             width="stretch",
         )
+
+common.record_run_time(_t0, "data")

@@ -9,6 +9,8 @@ controls and is dropped when the data or the bins change.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -25,6 +27,8 @@ from calib_core.selection import (
     sync_chart,
 )
 from pages import common
+
+_t0 = time.perf_counter()
 
 st.title("Regression diagnostics")
 pset, token, name = common.require_data("regression", common.DEFAULT_REGRESSION_EXAMPLE)
@@ -92,9 +96,18 @@ st.session_state["reg_sel"] = selection
 
 sync = st.session_state.setdefault("reg_sync", {})  # which selection is drawn into the chart (selection.sync_chart)
 levi_tables = tables("levi_bins")
-levi = plots.levi_figure(levi_tables, colors=colors)
-levi.update_layout(meta={"selection_epoch": sync.get("epoch", 0)})
-plots.mark_selected(levi, sync_chart(sync, "reg_levi_chart", plots.figure_token(levi), selection.bins))
+fig_key = f"{base_key}|{sorted(options.items())}"  # determines every figure of the page (with what is drawn)
+levi_base = f"{fig_key}|levi|epoch={sync.get('epoch', 0)}"
+levi_drawn = sync_chart(sync, "reg_levi_chart", levi_base, selection.bins)
+
+
+def _levi_figure():
+    fig = plots.levi_figure(levi_tables, colors=colors)
+    fig.update_layout(meta={"selection_epoch": sync.get("epoch", 0)})  # "Clear" gives every chart a new identity
+    return plots.mark_selected(fig, levi_drawn)
+
+
+levi = common.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure)
 levi_meta = [dict(d.meta) if d.meta else None for d in levi.data]
 
 
@@ -164,8 +177,13 @@ if selected_report is not None:
     bands = set(sel_curves)  # the band that matters is the selection's (smaller N, wider band)
 curve_colors = {**colors, **{f"{m} · selected": colors[m] for m in shown}}
 with right:
+    sel_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
     common.chart(
-        plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands), "reg_kuleshov"
+        common.figure(
+            f"{fig_key}|kuleshov|{sel_part}",
+            lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands),
+        ),
+        "reg_kuleshov",
     )
     st.caption(
         "Quantile calibration (Kuleshov et al. 2018): share of targets below each predicted quantile. The ribbon is "
@@ -175,10 +193,18 @@ with right:
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(plots.pit_histogram_figure(pit_tables, colors=curve_colors, dashes=dashes), "reg_pit")
+    common.chart(
+        common.figure(f"{fig_key}|pit|{sel_part}",
+                      lambda: plots.pit_histogram_figure(pit_tables, colors=curve_colors, dashes=dashes)),
+        "reg_pit",
+    )
     st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
 with right2:
-    common.chart(plots.z_histogram_figure(z_tables, colors=curve_colors, dashes=dashes), "reg_z")
+    common.chart(
+        common.figure(f"{fig_key}|z|{sel_part}",
+                      lambda: plots.z_histogram_figure(z_tables, colors=curve_colors, dashes=dashes)),
+        "reg_z",
+    )
     st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
 
 # ------------------------------------------------------------------------------------- metrics
@@ -211,10 +237,11 @@ else:
 st.subheader("More diagrams")
 tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
 with tab_int:
-    common.chart(plots.intervals_figure(tables("intervals"), colors=colors), "reg_intervals")
+    fig_int = common.figure(f"{fig_key}|intervals", lambda: plots.intervals_figure(tables("intervals"), colors=colors))
+    common.chart(fig_int, "reg_intervals")
     st.caption("Observed coverage of the central 50–99% intervals: below the diagonal = intervals too narrow.")
 with tab_qq:
-    common.chart(plots.qq_figure(tables("qq"), colors=colors), "reg_qq")
+    common.chart(common.figure(f"{fig_key}|qq", lambda: plots.qq_figure(tables("qq"), colors=colors)), "reg_qq")
     st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
 
 if sel_mask is not None and sel_mask.any():
@@ -226,3 +253,5 @@ if sel_mask is not None and sel_mask.any():
             frame.insert(1, "model", part.model)
         frame["z"] = (frame["y"] - frame["mean"]) / frame["σ"]
         st.dataframe(frame, hide_index=True, width="stretch")
+
+common.record_run_time(_t0, "regression")
