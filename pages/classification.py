@@ -245,6 +245,7 @@ order = ["ece", "mce", "nll", "brier", "accuracy", "mean_confidence", "classwise
 common.show_metric_table(common.metric_table(report.metrics, level, keys=order))
 for note in report.options.get("notes", []):
     st.caption(note)
+per_class_fig = None
 
 # ------------------------------------------------------------------------------------- per class
 if not pset.top_label_only:
@@ -252,13 +253,11 @@ if not pset.top_label_only:
     per_model = st.selectbox("Model", shown, key="cls_per_class_model") if len(shown) > 1 else shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:
-        common.chart(
-            common.figure(
-                f"{base_key}|{sorted(options.items())}|per_class={per_model}",
-                lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model]),
-            ),
-            "cls_per_class",
+        per_class_fig = common.figure(
+            f"{base_key}|{sorted(options.items())}|per_class={per_model}",
+            lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model]),
         )
+        common.chart(per_class_fig, "cls_per_class")
         st.caption(
             "One-vs-rest reliability of every class: observed frequency of the class against the mean predicted "
             "probability per bin (marker size grows with the bin count; sparse bins are noisy)."
@@ -273,5 +272,14 @@ if not pset.top_label_only:
              ("frequency", "mean predicted probability", "one-vs-rest ECE")},
         )
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
+
+export_figures = {"Reliability diagram": rel_fig, "Confidence histogram": hist_fig}
+if per_class_fig is not None:
+    export_figures["Per-class reliability"] = per_class_fig
+common.export_row(
+    "classification", title=f"Classification diagnostics — {name}", report=report, figures=export_figures,
+    metrics=report.metrics, pset=sub, notes=[semantics.replace("**", ""),
+                                             f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."],
+)
 
 common.record_run_time(_t0, "classification")

@@ -83,6 +83,14 @@ if sub.dist is None:  # point predictions only
 shown = [m for m in report.models if (m, cc.ALL) in report.diagrams]
 
 
+charts_drawn: dict[str, object] = {}  # figures shown on the page (also offered as downloads)
+
+
+def chart(fig, key: str, **kwargs) -> None:
+    charts_drawn[key] = fig
+    common.chart(fig, key, **kwargs)
+
+
 def tables(name_: str, rep: cc.Report = report, suffix: str = "") -> dict[str, pd.DataFrame]:
     return {f"{m}{suffix}": rep.diagrams[(m, cc.ALL)][name_] for m in shown if (m, cc.ALL) in rep.diagrams}
 
@@ -178,7 +186,7 @@ if selected_report is not None:
 curve_colors = {**colors, **{f"{m} · selected": colors[m] for m in shown}}
 with right:
     sel_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
-    common.chart(
+    chart(
         common.figure(
             f"{fig_key}|kuleshov|{sel_part}",
             lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands),
@@ -193,14 +201,14 @@ with right:
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(
+    chart(
         common.figure(f"{fig_key}|pit|{sel_part}",
                       lambda: plots.pit_histogram_figure(pit_tables, colors=curve_colors, dashes=dashes)),
         "reg_pit",
     )
     st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
 with right2:
-    common.chart(
+    chart(
         common.figure(f"{fig_key}|z|{sel_part}",
                       lambda: plots.z_histogram_figure(z_tables, colors=curve_colors, dashes=dashes)),
         "reg_z",
@@ -238,11 +246,31 @@ st.subheader("More diagrams")
 tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
 with tab_int:
     fig_int = common.figure(f"{fig_key}|intervals", lambda: plots.intervals_figure(tables("intervals"), colors=colors))
-    common.chart(fig_int, "reg_intervals")
+    chart(fig_int, "reg_intervals")
     st.caption("Observed coverage of the central 50–99% intervals: below the diagonal = intervals too narrow.")
 with tab_qq:
-    common.chart(common.figure(f"{fig_key}|qq", lambda: plots.qq_figure(tables("qq"), colors=colors)), "reg_qq")
+    chart(common.figure(f"{fig_key}|qq", lambda: plots.qq_figure(tables("qq"), colors=colors)), "reg_qq")
     st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
+
+export_figures = {"RMSE vs RMV (Levi)": levi}
+for _name, _key in (("Quantile calibration", "reg_kuleshov"), ("PIT histogram", "reg_pit"),
+                    ("Standardised residuals", "reg_z"), ("Central intervals", "reg_intervals"),
+                    ("Q-Q plot", "reg_qq")):
+    _fig = charts_drawn.get(_key)
+    if _fig is not None:
+        export_figures[_name] = _fig
+export_metrics = report.metrics.assign(rows="all")
+export_tables = None
+if selected_report is not None:
+    export_metrics = pd.concat([export_metrics, selected_report.metrics.assign(rows="selected σ-bins")],
+                               ignore_index=True)
+    export_tables = {"Metrics of the selected σ-bins": common.metric_table(selected_report.metrics, level)}
+common.export_row(
+    "regression", title=f"Regression diagnostics — {name}", report=report, figures=export_figures,
+    metrics=export_metrics, pset=sub, tables=export_tables,
+    notes=[f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."]
+    + ([describe_selection(selection.bins, int(sel_mask.sum()), "σ-bins")] if sel_mask is not None else []),
+)
 
 if sel_mask is not None and sel_mask.any():
     with st.expander(f"Selected rows (first {common.MAX_TABLE_ROWS})", icon=":material/table_rows:"):

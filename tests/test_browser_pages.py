@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from calib_core import examples
@@ -119,6 +120,19 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     expect(info).to_have_text(re.compile(r"400 rows selected from σ-bins 13–14 of 'random sigma'"), timeout=LONG)
     wait_for_app(page)
     screenshot(page, artifacts_dir / "regression.png")
+
+    # take the results away: the metric table (CSV) and the page report (self-contained HTML)
+    with page.expect_download(timeout=LONG) as csv_download:
+        page.get_by_role("button", name="Metric table (CSV)").click()
+    metrics = pd.read_csv(csv_download.value.path())
+    assert set(metrics["rows"]) == {"all", "selected σ-bins"}
+    assert {"value", "ci_low", "ci_high", "perfect"} <= set(metrics.columns)
+    with page.expect_download(timeout=LONG) as html_download:
+        page.get_by_role("button", name="Page report (HTML)").click()
+    report = open(html_download.value.path(), encoding="utf-8").read()
+    assert "Regression diagnostics — levi_predictions.csv" in report and "Metrics of the selected σ-bins" in report
+    assert "400 rows selected from σ-bins 13–14" in report
+    assert not re.search(r"<script[^>]*\ssrc=", report)  # plotly.js inlined: renders offline
 
     page.get_by_role("button", name="Clear selection").click()
     expect(info).to_have_text(re.compile("No σ-bins selected"), timeout=LONG)
