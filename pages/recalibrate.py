@@ -1,9 +1,9 @@
 """Recalibrate page: compare calibrators on held-out rows, before/after diagrams, downloads.
 
-Thin by design: the protocol is ``cc.evaluate`` (regression) / ``evaluate_classification`` (classification) —
-every calibrator cloned, fitted on calibration rows only and scored on test rows only, ``repeats`` random splits
-→ mean ± std — the diagram tables come from ``regression_diagrams`` / ``ClassificationRows.reliability``, the
-figures from ``calib_core.plots`` and the downloads from ``calib_core.export``.  This file lays them out.
+Thin by design: the comparison is ``calib_core.comparison.compare_calibrators`` (``cc.evaluate`` /
+``evaluate_classification``: every calibrator cloned, fitted on calibration rows only and scored on test rows
+only, ``repeats`` random splits → mean ± std, plus the before/after diagram tables), the figures come from
+``calib_core.plots.comparison`` and the downloads from ``calib_core.export``.  This file lays them out.
 
 Data: the PredictionSet the Data page stored in ``st.session_state`` (``pages/common.py``'s contract: ``pset``,
 ``pset_token``, ``pset_name``), else a built-in example chosen here (``common.EXAMPLES``), so the page also works
@@ -12,31 +12,26 @@ on its own.  A stored comparison belongs to the data token it was computed on an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import pandas as pd
 import streamlit as st
-from sklearn.base import clone
 
 import calib_core as cc
-from calib_core import export, plots
+from calib_core import export
 from calib_core.classification import calibrators as ccal
-from calib_core.classification.metrics import ClassificationRows
-from calib_core.evaluation import EvaluationResult, _summarise, split_rows
-from calib_core.evaluation_classification import calibrator_input, evaluate_classification
-from calib_core.plots.classification import confidence_histogram_figure, reliability_figure
+from calib_core.comparison import (
+    calibrated_frame,
+    compare_calibrators,
+    comparison_table,
+    has_split_column,
+)
+from calib_core.plots.comparison import comparison_figures
 from calib_core.regression import calibrators as rcal
-from calib_core.regression.diagrams import regression_diagrams
-from calib_core.regression.metrics import RegressionRows
 from pages import common
 
-BASELINE = "uncalibrated"
 KEEP = "_recal_keep_"  # shadow copies of this page's widget values (widget keys vanish on page switch)
 RESULT = "recal_result"
-DIAGRAM_RESAMPLES = 100  # bootstrap resamples for the Levi RMSE intervals of the before/after diagrams
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -190,267 +185,28 @@ def param_widget(task: str, cal: str, p: Param, pset: cc.PredictionSet, containe
     raise ValueError(f"unknown parameter kind {p.kind!r}")
 
 
-def split_labels(pset: cc.PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
-    """Per-row 'cal'/'test' labels of random trial ``trial``: exactly ``cc.evaluate``'s own split (per model)."""
-    labels = np.empty(pset.n_rows, dtype=object)
-    for model in pset.models():
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        cal_pos, test_pos = split_rows(rows.size, None, "random", trial, seed, test_fraction)
-        labels[rows[cal_pos]] = "cal"
-        labels[rows[test_pos]] = "test"
-    return labels.astype(str)
 
 
-def has_split_column(pset: cc.PredictionSet) -> bool:
-    if pset.split is None:
-        return False
-    lab = np.char.lower(np.asarray(pset.split).astype(str))
-    return bool(np.any(lab == "cal") and np.any(lab == "test"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # the comparison (runs on "Run comparison"; results kept in session state)
 # ---------------------------------------------------------------------------------------------------------------
-def run_comparison(
-    pset: cc.PredictionSet,
-    chosen: Mapping[str, Any],
-    settings: Mapping[str, Any],
-    progress: Callable[[float, str], None],
-) -> dict[str, Any]:
-    """Evaluate every calibrator (mean ± std over trials) and compute the before/after diagrams of trial 1."""
-    cals: dict[str, Any] = {BASELINE: None, **chosen}
-    if pset.task == "regression" and pset.dist is None:
-        cals.pop(BASELINE)  # point predictions have no uncertainty to show "before"
-    use_column = settings["split"] == "split column"
-    n_trials = 1 if use_column else int(settings["repeats"])
-    models = pset.models()
-    total = n_trials * len(cals) + len(models) * len(cals)
-    done = 0
-
-    def trial_split(t: int) -> np.ndarray:
-        if use_column:
-            return np.char.lower(np.asarray(pset.split).astype(str))
-        return split_labels(pset, t, settings["seed"], settings["test_fraction"])
-
-    if pset.task == "regression":
-        longs, timing, splits, messages = [], [], [], []
-        for t in range(n_trials):
-            labels = trial_split(t)
-            for name, cal in cals.items():
-                res = cc.evaluate(pset, {name: cal}, split=labels, repeats=1)
-                longs.append(res.long.assign(trial=t))
-                timing.append(res.fit_seconds.assign(trial=t))
-                messages += [m for m in res.messages if m not in messages]
-                done += 1
-                progress(done / total, f"{name} · trial {t + 1}/{n_trials}")
-            splits += [{**s, "trial": t} for s in res.splits]
-        long = pd.concat(longs, ignore_index=True)
-        result = EvaluationResult(
-            long=long, summary=_summarise(long), splits=splits,
-            fit_seconds=pd.concat(timing, ignore_index=True), messages=messages,
-        )
-    elif use_column:
-        result = evaluate_classification(
-            pset, cals, split="column", seed=settings["seed"], n_bins=settings["n_bins"],
-            strategy=settings["strategy"], progress=lambda d, tot, text: progress(d / total, text),
-        )
-    else:
-        result = evaluate_classification(
-            pset, cals, split="random", repeats=n_trials, seed=settings["seed"],
-            test_fraction=settings["test_fraction"], n_bins=settings["n_bins"], strategy=settings["strategy"],
-            progress=lambda d, tot, text: progress(d / total, text),
-        )
-    done = n_trials * len(cals)
-
-    # before/after diagrams on the test rows of trial 1; calibrated predictions of every row for the downloads
-    labels0 = trial_split(0)
-    diagrams: dict[str, dict[str, dict[str, pd.DataFrame]]] = {}
-    calibrated: dict[str, dict[str, Any]] = {}
-    messages = list(result.messages)
-    if pset.task == "classification":
-        scores, kind = calibrator_input(pset)
-    for model in models:
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        cal_rows, test_rows = rows[labels0[rows] == "cal"], rows[labels0[rows] == "test"]
-        diagrams[model], calibrated[model] = {}, {}
-        if cal_rows.size == 0 or test_rows.size == 0:
-            done += len(cals)
-            continue
-        test_in_rows = np.isin(rows, test_rows)
-        sub = pset.take(rows)
-        for name, cal in cals.items():
-            try:
-                if pset.task == "regression":
-                    base = sub.dist if sub.dist is not None else sub.point
-                    if cal is None:
-                        dist = sub.dist
-                    else:
-                        fitset = pset.take(cal_rows)
-                        est = clone(cal).fit(fitset.y, fitset.dist if fitset.dist is not None else fitset.point,
-                                             fitset.features)
-                        dist = est.transform(base, sub.features)
-                    test_rows_rel = np.flatnonzero(test_in_rows)
-                    rr = RegressionRows(sub.y[test_rows_rel], dist.take(test_rows_rel), pit_seed=settings["seed"])
-                    diagrams[model][name] = regression_diagrams(
-                        rr, n_resamples=DIAGRAM_RESAMPLES, seed=settings["seed"]
-                    )
-                    calibrated[model][name] = dist
-                else:
-                    if cal is None:
-                        probs = sub.probs
-                    else:
-                        est = clone(cal)
-                        if est.get_params(deep=False).get("input") == "auto":
-                            est.set_params(input=kind)
-                        est.fit(scores[cal_rows], pset.labels[cal_rows])
-                        probs = est.predict_proba(scores[rows])
-                    crow = ClassificationRows(
-                        sub.labels[test_in_rows], probs[test_in_rows],
-                        n_bins=settings["n_bins"], strategy=settings["strategy"],
-                    )
-                    diagrams[model][name] = {"reliability": crow.reliability()}
-                    calibrated[model][name] = probs
-            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
-                text = f"{name} (model {model}): diagrams skipped: {exc}"
-                if text not in messages:
-                    messages.append(text)
-            done += 1
-            progress(min(done / total, 1.0), f"diagrams · {name}")
-    return {
-        "result": result,
-        "diagrams": diagrams,
-        "calibrated": calibrated,
-        "labels0": labels0,
-        "calibrators": list(cals),
-        "messages": messages,
-        "n_trials": n_trials,
-    }
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # figures and tables of a stored result
 # ---------------------------------------------------------------------------------------------------------------
-#: How to read each metric of the comparison: "min" (lower is better), "max", a target value, or "" (descriptive).
-BETTER: dict[str, str | float] = {
-    "calibration_rmse": "min", "quantile_calibration_error": "min", "miscalibration_area": "min",
-    "max_calibration_deviation": "min", "ence": "min", "nll": "min", "crps": "min", "rmse": "min",
-    "reliability_score": "min", "pit_entropy": "max", "coverage_90": 0.9, "sharpness": "", "width_90": "", "cv": "",
-    "ece": "min", "mce": "min", "brier": "min", "accuracy": "max", "classwise_ece": "min", "ece_positive": "min",
-    "mce_positive": "min", "mean_confidence": "",
-}
 
 
-def _better_text(rule: str | float) -> str:
-    if rule == "min":
-        return "lower"
-    if rule == "max":
-        return "higher"
-    if isinstance(rule, float):
-        return f"≈ {rule:g}"
-    return ""
 
 
-def comparison_table(result: EvaluationResult, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Metrics as rows, one column per calibrator ("model · calibrator" with several models) holding
-    "mean ± std"; plus the boolean frame of the best cell per metric (for highlighting)."""
-    s = result.summary
-    models = list(pd.unique(s["model"]))
-    multi = len(models) > 1
-    metrics = list(pd.unique(s["metric"]))
-    text = result.formatted(digits=3)  # index (model, calibrator), columns metrics
-    mean = result.wide("mean")
-    cols = [(m, c) for m in models for c in order if (m, c) in text.index]
-    names = [f"{m} · {c}" if multi else c for m, c in cols]
-    body = pd.DataFrame({name: [text.loc[mc, k] for k in metrics] for name, mc in zip(names, cols)})
-    best = pd.DataFrame(False, index=body.index, columns=names)
-    for i, k in enumerate(metrics):
-        rule = BETTER.get(k, "")
-        for m in models:
-            sel = [(j, name) for j, ((mm, _), name) in enumerate(zip(cols, names)) if mm == m]
-            vals = np.array([mean.loc[cols[j], k] if k in mean.columns else np.nan for j, _ in sel], dtype=float)
-            if not sel or not np.isfinite(vals).any() or rule == "":
-                continue
-            score = vals if rule == "min" else (-vals if rule == "max" else np.abs(vals - float(rule)))
-            score = np.where(np.isfinite(score), score, np.inf)
-            winners = np.flatnonzero(score == score.min())
-            if winners.size > max(1, len(sel) // 2):  # a tie of most columns (e.g. RMSE under σ-only maps)
-                continue
-            for w in winners:
-                best.loc[i, sel[w][1]] = True
-    body.insert(0, "better", [_better_text(BETTER.get(k, "")) for k in metrics])
-    body.insert(0, "metric", [plots.metric_label(k) for k in metrics])
-    best.insert(0, "better", False)
-    best.insert(0, "metric", False)
-    return body, best
 
 
-def _single_band(fig, names: list[str]) -> None:
-    """The 95% consistency band depends on N only (the same test rows for every calibrator): draw it once, grey."""
-    first = True
-    for tr in fig.data:
-        meta = tr.meta or {}
-        if meta.get("role") in ("band_low", "band_high"):
-            if meta.get("name") != names[0]:
-                tr.visible = False
-            elif meta.get("role") == "band_high":
-                tr.fillcolor = "rgba(85,85,85,0.15)"
-                tr.name = "95% band (perfect calibration)"
-                tr.showlegend = first
-                first = False
 
 
-def figures_for(stored: dict[str, Any], model: str, task: str) -> dict[str, Any]:
-    tables = stored["diagrams"].get(model, {})
-    names = [n for n in stored["calibrators"] if n in tables]
-    colors = plots.model_colors(stored["calibrators"])
-    if not names:
-        return {}
-
-    def pick(key: str) -> dict[str, pd.DataFrame]:
-        return {n: tables[n][key] for n in names}
-
-    if task == "regression":
-        kul = plots.calibration_curve_figure(pick("calibration_curve"), colors=colors,
-                                             title="Quantile calibration (test rows)")
-        _single_band(kul, names)
-        return {
-            "Quantile calibration (Kuleshov)": kul,
-            "RMSE vs RMV (Levi)": plots.levi_figure(pick("levi_bins"), colors=colors,
-                                                   title="RMSE vs RMV per σ-bin (test rows)"),
-            "PIT histogram": plots.pit_histogram_figure(pick("pit_histogram"), colors=colors,
-                                                        title="PIT histogram (test rows)"),
-            "Central intervals": plots.intervals_figure(pick("intervals"), colors=colors,
-                                                        title="Central intervals (test rows)"),
-            "Standardised residuals": plots.z_histogram_figure(pick("z_histogram"), colors=colors,
-                                                               title="Standardised residuals (test rows)"),
-            "Q-Q plot": plots.qq_figure(pick("qq"), colors=colors, title="Normal Q-Q plot of z (test rows)"),
-        }
-    rel = pick("reliability")
-    hist = confidence_histogram_figure(rel, colors=colors, title="Confidence histogram (test rows)")
-    for tr in hist.data:  # one legend entry per calibrator: its mean-confidence / accuracy lines stay on hover
-        if (tr.meta or {}).get("role") in ("conf_line", "acc_line"):
-            tr.showlegend = False
-    return {
-        "Reliability diagram": reliability_figure(rel, colors=colors, title="Reliability diagram (test rows)"),
-        "Confidence histogram": hist,
-    }
 
 
-def calibrated_frame(pset: cc.PredictionSet, stored: dict[str, Any], name: str) -> pd.DataFrame:
-    """Calibrated predictions of every row (each model's calibrator fitted on its trial-1 calibration rows);
-    ``split`` says which rows were used for fitting (cal) and which were held out (test)."""
-    parts = []
-    for model, by_cal in stored["calibrated"].items():
-        if name not in by_cal:
-            continue
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        sub = pset.take(rows)
-        sub.split = stored["labels0"][rows]
-        if pset.task == "regression":
-            parts.append(export.calibrated_predictions_frame(sub, by_cal[name], calibrator=name))
-        else:
-            parts.append(export.calibrated_probabilities_frame(sub, by_cal[name], calibrator=name))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -590,7 +346,9 @@ if not chosen_names:
 if run and chosen_names:
     bar = st.progress(0.0, text="Fitting calibrators…")
     try:
-        out = run_comparison(pset, chosen, settings, lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+        out = compare_calibrators(
+            pset, chosen, settings, lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text)
+        )
     except (cc.InputError, ValueError) as exc:
         bar.empty()
         st.error(f"The comparison could not run: {exc}")
@@ -607,7 +365,7 @@ if stored["settings"] != settings:
     st.warning("The controls changed since this comparison was run: press **Run comparison** to update it.",
                icon=":material/refresh:")
 
-result: EvaluationResult = stored["result"]
+result: cc.EvaluationResult = stored["result"]
 s_settings = stored["settings"]
 n_trials = stored["n_trials"]
 n_cal = int(result.long["n_cal"].iloc[0]) if len(result.long) else 0
@@ -635,7 +393,7 @@ if "table" not in view:
     view["table"] = comparison_table(result, stored["calibrators"])
 table, best = view["table"]
 styled = table.style.apply(
-    lambda col: np.where(best[col.name], "background-color: #dff0d8; font-weight: 600", ""), axis=0
+    lambda col: ["background-color: #dff0d8; font-weight: 600" if b else "" for b in best[col.name]], axis=0
 )
 st.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table))
 st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted "
@@ -651,7 +409,7 @@ if len(models) > 1:
     model = st.selectbox("Model", models, key="recal_model")
 def cached_figures(m: str) -> dict[str, Any]:
     if ("figures", m) not in view:
-        view[("figures", m)] = figures_for(stored, m, task)
+        view[("figures", m)] = comparison_figures(stored, m, task)
     return view[("figures", m)]
 
 
