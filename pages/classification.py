@@ -34,29 +34,18 @@ st.title("Classification diagnostics")
 pset, token, name = common.require_data("classification", common.DEFAULT_CLASSIFICATION_EXAMPLE)
 st.markdown(common.data_caption(pset, name))
 
-rows, models, group = common.filter_controls(pset, "cls")
+rows, models, group, (n_resamples, n_sims) = common.filter_controls(pset, "cls")
 binary = (not pset.top_label_only) and pset.probs is not None and pset.probs.shape[1] == 2
-default_resamples = 200 if pset.n_rows <= 50_000 else 50
-common.init_state({
-    "cls_n_bins": 15, "cls_strategy": "equal width", "cls_resamples": default_resamples, "cls_sims": 50,
-    "cls_target": "top label", "cls_hist_scale": "linear",
-})
-c1, c2, c3, c4, c5 = st.columns([3, 3, 2, 2, 3])
+common.init_state({"cls_n_bins": 15, "cls_strategy": "equal width", "cls_target": "top label",
+                   "cls_hist_scale": "linear"})
+c1, c2, c3, _ = st.columns([3, 2.5, 2.5, 1])
 n_bins = c1.slider("Confidence bins", 5, 30, key="cls_n_bins", help="Guo et al. use 15 equal-width bins.")
 strategy_label = c2.segmented_control(
     "Bins", ["equal width", "equal mass"], key="cls_strategy",
     help="Equal-width ((m−1)/M, m/M] bins (Guo et al.), or equal-mass bins at the quantiles of the confidence.",
 )
 strategy = "quantile" if strategy_label == "equal mass" else "uniform"
-n_resamples = c3.selectbox(
-    "Bootstrap resamples", [0, 50, 100, 200, 500], key="cls_resamples",
-    help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
-)
-n_sims = c4.selectbox(
-    "Perfect-calibration sims", [0, 20, 50, 100], key="cls_sims",
-    help="Labels simulated from the predicted probabilities: what a perfectly calibrated classifier gets at this N.",
-)
-target_label = c5.segmented_control(
+target_label = c3.segmented_control(
     "Binary semantics", ["top label", "positive class"], key="cls_target", disabled=not binary,
     help="Top label: confidence max(p, 1 − p) against accuracy (Guo). Positive class: P(y = 1) against the "
     "frequency of y = 1 (scikit-learn / netcal).",
@@ -118,8 +107,9 @@ def _linked_figure(chart_key: str, drawn: dict):
     else:
         fig = plots.confidence_histogram_figure(rel_tables, colors=colors, target=target)
         if log_hist:  # a log axis makes sparse bins visible (and clickable)
-            fig.update_yaxes(type="log", range=None, autorange=True, tickvals=[0.01, 0.1, 1, 10, 100],
-                             ticktext=["0.01", "0.1", "1", "10", "100"])
+            ticks = [0.01, 0.1, 1, 10, 100]
+            fig.update_layout(yaxis={"type": "log", "range": None, "autorange": True,  # not yaxis2 (the lines)
+                                     "tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]})
     fig.update_layout(meta={"selection_epoch": sync.get("epoch", 0)})  # "Clear" gives every chart a new identity
     return plots.mark_selected(fig, drawn)
 

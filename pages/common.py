@@ -120,8 +120,11 @@ def require_data(task: str, default_example: str) -> tuple[cc.PredictionSet, str
 # --------------------------------------------------------------------------------------------------
 # filtering (rows, models, group)
 # --------------------------------------------------------------------------------------------------
-def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str, ...], str]:
-    """Rows (split), models and group selectors; returns (rows, models, group) for the cache keys."""
+def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str, ...], str, tuple[int, int]]:
+    """Rows (split), models and group selectors plus the bootstrap-resamples and simulation selectors (one row).
+
+    Returns (rows, models, group, (n_resamples, n_simulations)); the first three go into the cache keys.
+    """
     models = pset.models()
     groups = [cc.ALL] + ([str(g) for g in pd.unique(pset.group)] if pset.group is not None else [])
     splits = ["all"] + ([s for s in ("cal", "test") if pset.split is not None and (pset.split == s).any()])
@@ -132,7 +135,8 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
         st.session_state[f"{prefix}_group"] = cc.ALL
     if st.session_state[f"{prefix}_rows"] not in splits:
         st.session_state[f"{prefix}_rows"] = "all"
-    c1, c2, c3 = st.columns([3, 2, 2])
+    init_state({f"{prefix}_resamples": 200 if pset.n_rows <= 50_000 else 50, f"{prefix}_sims": 50})
+    c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
     chosen = c1.multiselect(
         "Models", models, key=f"{prefix}_models", disabled=len(models) < 2,
         help="Several models are overlaid with one colour each.",
@@ -145,8 +149,17 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
         "Rows", splits, key=f"{prefix}_rows", disabled=len(splits) < 2,
         help="Rows of the `split` column (calibration / test), or all.",
     )
+    n_resamples = c4.selectbox(
+        "Bootstrap resamples", [0, 50, 100, 200, 500], key=f"{prefix}_resamples",
+        help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
+    )
+    n_sims = c5.selectbox(
+        "Perfect-calibration sims", [0, 20, 50, 100], key=f"{prefix}_sims",
+        help="Simulations of a perfectly calibrated forecaster with the same predictions (targets or labels drawn "
+        "from them): the value it would get at this N, and the range of noise.",
+    )
     chosen = tuple(m for m in models if m in (chosen or models)) or tuple(models)
-    return rows, chosen, group
+    return rows, chosen, group, (int(n_resamples), int(n_sims))
 
 
 def subset(pset: cc.PredictionSet, rows: str, models: Iterable[str], group: str) -> cc.PredictionSet:

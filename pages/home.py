@@ -94,6 +94,27 @@ for message in messages:
 n_models = len(report.models)
 st.caption(f"{report.n_rows:,} rows" + (f" · {n_models} models: {', '.join(report.models)}" if n_models > 1 else ""))
 
+# the same example, loaded as this session's data, on the Regression page (linked views, every option)
+SESSION_EXAMPLE = {  # (home example, layout) → title in pages.common.EXAMPLES
+    (DIABETES, "gaussian"): "Diabetes — Gaussian (mean, std) of a boosting ensemble",
+    (DIABETES, "quantile"): "Diabetes — 9 quantiles of the same ensemble",
+    (DIABETES, "sample"): "Diabetes — 50 ensemble samples",
+    (LEVI, "gaussian"): "Levi et al. §4.1 synthetic — true σ vs random σ",
+}
+
+
+def _explore() -> None:
+    from pages import common
+
+    title = SESSION_EXAMPLE[(example, layout)]
+    common.set_data(common.load_example(title), f"example:{title}", title, "example")
+    st.session_state["reg_rows"] = rows
+
+
+if st.button("Explore this example on the Regression page (select σ-bins, change bins, export)",
+             key="home_explore", on_click=_explore, icon=":material/arrow_forward:"):
+    st.switch_page("pages/regression.py")
+
 colors = plots.model_colors(report.models)
 
 

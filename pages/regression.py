@@ -34,26 +34,15 @@ st.title("Regression diagnostics")
 pset, token, name = common.require_data("regression", common.DEFAULT_REGRESSION_EXAMPLE)
 st.markdown(common.data_caption(pset, name))
 
-rows, models, group = common.filter_controls(pset, "reg")
-default_resamples = 200 if pset.n_rows <= 50_000 else 50
-common.init_state(
-    {"reg_n_bins": 15, "reg_binning": "equal count", "reg_resamples": default_resamples, "reg_sims": 50}
-)
-c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
+rows, models, group, (n_resamples, n_sims) = common.filter_controls(pset, "reg")
+common.init_state({"reg_n_bins": 15, "reg_binning": "equal count"})
+c1, c2, _ = st.columns([3, 2, 4])
 n_bins = c1.slider("σ-bins (Levi diagram, ENCE)", 5, 50, key="reg_n_bins", help="Levi et al. use 15 bins by default.")
 binning_label = c2.segmented_control(
     "Binning", ["equal count", "equal width"], key="reg_binning",
     help="Equal-count bins of sorted σ (Levi et al.); equal-width between min and max σ (netcal's convention).",
 )
 binning = "width" if binning_label == "equal width" else "count"
-n_resamples = c3.selectbox(
-    "Bootstrap resamples", [0, 50, 100, 200, 500], key="reg_resamples",
-    help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
-)
-n_sims = c4.selectbox(
-    "Perfect-calibration sims", [0, 20, 50, 100], key="reg_sims",
-    help="Targets simulated from the predictions: the value a perfectly calibrated forecaster would get at this N.",
-)
 options = {"n_bins": int(n_bins), "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
 

@@ -343,7 +343,8 @@ def test_classification_controls(digits_app):
     # equal-mass bins hold ~10% of the rows each (ties at confidence 1.0 can merge the top two bins)
     assert share.sum() == pytest.approx(100) and np.sum(np.abs(share - 10) < 1) >= 8
     at.segmented_control(key="cls_hist_scale").set_value("log").run()
-    assert specs(at)["cls_hist_chart"]["layout"]["yaxis"]["type"] == "log"
+    layout = specs(at)["cls_hist_chart"]["layout"]
+    assert layout["yaxis"]["type"] == "log" and layout["yaxis2"].get("type", "linear") == "linear"
     at.selectbox(key="cls_rows").select("cal").run()
     assert not at.exception
     at.selectbox(key="cls_rows").select("all")
@@ -433,3 +434,13 @@ def test_home_links_to_the_data_page(app):
     at.switch_page("pages/home.py").run()
     links = [e.proto.page for e in at.get("page_link")]
     assert any("data" in str(p) for p in links)
+
+
+def test_home_example_opens_on_the_regression_page():
+    at = new_app()
+    at.segmented_control(key="home_rows").set_value("test").run()
+    at.button(key="home_explore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["pset_name"] == DIABETES and at.session_state["reg_rows"] == "test"
+    assert at.title[0].value == "Regression diagnostics"
+    assert at.selectbox(key="reg_rows").value == "test"
