@@ -444,3 +444,48 @@ def test_home_example_opens_on_the_regression_page():
     assert at.session_state["pset_name"] == DIABETES and at.session_state["reg_rows"] == "test"
     assert at.title[0].value == "Regression diagnostics"
     assert at.selectbox(key="reg_rows").value == "test"
+
+
+def test_renormalise_option_reloads_the_upload():
+    at = new_app()
+    p = np.random.default_rng(2).dirichlet(np.ones(3), size=30) * 1.05  # rows sum to 1.05
+    frame = pd.DataFrame({"label": np.arange(30) % 3, "prob_0": p[:, 0], "prob_1": p[:, 1], "prob_2": p[:, 2]})
+    upload(at, "unnormalised.csv", csv_bytes(frame))
+    assert at.error and "renormal" in at.error[0].value.lower()
+    at.checkbox(key="data_renormalize").check().run()
+    assert not at.error, [e.value for e in at.error]
+    pset = at.session_state["pset"]
+    np.testing.assert_allclose(pset.probs.sum(axis=1), 1.0)
+    assert at.session_state["pset_token"].endswith(":1")  # the option is part of the data token
+
+
+def test_classification_with_two_models_overlays_and_selects_per_model():
+    at = new_app()
+    d = examples.digits_example()
+    tempered = np.exp(d.logits / 4.0)
+    tempered /= tempered.sum(axis=1, keepdims=True)
+    frames = [pd.DataFrame(probs, columns=[f"prob_{k}" for k in range(10)]).assign(label=d.labels, model=name)
+              for name, probs in (("raw", d.probs), ("T = 4", tempered))]
+    upload(at, "two_models.csv", csv_bytes(pd.concat(frames, ignore_index=True)))
+    at.switch_page("pages/classification.py").run()
+    at.selectbox(key="cls_resamples").select(0).run()
+    s = specs(at)
+    lines = [d_ for d_ in s["cls_rel_chart"]["data"] if d_.get("meta", {}).get("role") == "bins"]
+    assert [ln["name"] for ln in lines] == ["raw", "T = 4"] and lines[0]["line"]["color"] != lines[1]["line"]["color"]
+    ece = table(at, "model", "metric", "value").query("metric == 'ECE'").set_index("model")["value"]
+    assert ece["T = 4"] < ece["raw"]
+    points = bins_points(s["cls_rel_chart"], "T = 4", [12, 13])
+    plotly_select(at, "cls_rel_chart", points)
+    assert at.session_state["cls_sel"].bins == {"T = 4": (12, 13)}
+    assert "of 'T = 4'" in markdown_text(at)
+    breakdown = table(at, "class", "predicted", "accuracy", "gap")
+    assert "model" not in breakdown.columns or set(breakdown["model"]) == {"T = 4"}
+    rows = table(at, "row", "model", "label", "predicted")
+    assert set(rows["model"]) == {"T = 4"} and rows["confidence"].between(12 / 15, 14 / 15).all()
+    # an unrelated control keeps the selection; the histogram shows it on the same model only
+    at.segmented_control(key="cls_hist_scale").set_value("log").run()
+    assert at.session_state["cls_sel"].bins == {"T = 4": (12, 13)}
+    hist = [d_ for d_ in specs(at)["cls_hist_chart"]["data"] if d_.get("meta", {}).get("role") == "hist"]
+    assert hist[0]["selectedpoints"] == [] and len(hist[1]["selectedpoints"]) == 2
+    at.selectbox(key="cls_per_class_model").select("T = 4").run()
+    assert not at.exception
