@@ -259,6 +259,8 @@ def metric_table(
         out = out.drop(columns="model")
     if compact:
         out = out.drop(columns=f"perfect {pct} range")
+    if out["perfectly calibrated"].isna().all():  # no reference (simulations off, or point predictions)
+        out = out.drop(columns=["perfectly calibrated", "verdict"] + ([] if compact else [f"perfect {pct} range"]))
     return out.reset_index(drop=True)
 
 

@@ -107,6 +107,8 @@ with st.container(border=True):
         except cc.InputError:
             names, head = [], None
         if names:
+            if st.session_state.get("data_upload_error"):
+                st.caption("The columns could not be read as predictions: map them below and load the file again.")
             with st.expander("Column mapping", expanded=bool(st.session_state.get("data_upload_error")),
                              icon=":material/table_edit:"):
                 st.caption("First rows of the file:")

@@ -36,13 +36,15 @@ st.markdown(common.data_caption(pset, name))
 
 rows, models, group, (n_resamples, n_sims) = common.filter_controls(pset, "reg")
 common.init_state({"reg_n_bins": 15, "reg_binning": "equal count"})
-c1, c2, _ = st.columns([3, 2, 4])
-n_bins = c1.slider("σ-bins (Levi diagram, ENCE)", 5, 50, key="reg_n_bins", help="Levi et al. use 15 bins by default.")
-binning_label = c2.segmented_control(
-    "Binning", ["equal count", "equal width"], key="reg_binning",
-    help="Equal-count bins of sorted σ (Levi et al.); equal-width between min and max σ (netcal's convention).",
-)
-binning = "width" if binning_label == "equal width" else "count"
+if pset.dist is not None:  # σ-bins mean nothing for point predictions
+    c1, c2, _ = st.columns([3, 2, 4])
+    c1.slider("σ-bins (Levi diagram, ENCE)", 5, 50, key="reg_n_bins", help="Levi et al. use 15 bins by default.")
+    c2.segmented_control(
+        "Binning", ["equal count", "equal width"], key="reg_binning",
+        help="Equal-count bins of sorted σ (Levi et al.); equal-width between min and max σ (netcal's convention).",
+    )
+n_bins = st.session_state["reg_n_bins"]
+binning = "width" if st.session_state["reg_binning"] == "equal width" else "count"
 options = {"n_bins": int(n_bins), "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
 
