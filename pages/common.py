@@ -292,7 +292,7 @@ def export_row(
 ) -> None:
     """Download buttons of a diagnosis page: the metric table (CSV, formula-neutralised), any one figure (offline
     HTML) and the page report (self-contained HTML with data summary, metric tables, figures; ``calib_core.export``).
-    Files are built only when a button is pressed (callable data)."""
+    Files are built only when a button is pressed (callable data); pressing one does not rerun the page."""
     from calib_core import export
 
     stem = "".join(ch if ch.isalnum() else "_" for ch in str(st.session_state.get("pset_name", "data")))[:40]
@@ -300,7 +300,7 @@ def export_row(
     c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
     c1.download_button(
         "Metric table (CSV)", data=lambda: export.to_csv_bytes(metrics), file_name=f"{stem}_{prefix}_metrics.csv",
-        mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch",
+        mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
         help="Every metric with its CI and perfect-calibration value (cells starting with = + - @ are neutralised)",
     )
     names = list(figures)
@@ -308,7 +308,7 @@ def export_row(
     c3.download_button(
         "Figure (HTML)", data=lambda: export.figure_html(figures[which], title=which),
         file_name=f"{stem}_{prefix}_{''.join(ch if ch.isalnum() else '_' for ch in which)}.html", mime="text/html",
-        key=f"{prefix}_dl_figure", icon=":material/bar_chart:", width="stretch",
+        key=f"{prefix}_dl_figure", icon=":material/bar_chart:", width="stretch", on_click="ignore",
         help="The chosen figure as an interactive HTML file that works offline",
     )
     c4.download_button(
@@ -316,7 +316,7 @@ def export_row(
         data=lambda: export.report_html(report, title=title, figures=figures, prediction_set=pset, tables=tables,
                                         notes=list(notes), options=report.options),
         file_name=f"{stem}_{prefix}_report.html", mime="text/html", key=f"{prefix}_dl_report",
-        icon=":material/description:", width="stretch",
+        icon=":material/description:", width="stretch", on_click="ignore",
         help="A self-contained HTML report of this page (data summary, metric tables, figures)",
     )
 

@@ -257,7 +257,7 @@ for task in ("regression", "classification"):
         cols[i % 4].download_button(
             tname.replace("_", " "), templates.template_csv(tname), file_name=t.file_name, mime="text/csv",
             key=f"data_template_{tname}", help=f"{t.file_name}: {t.description}", icon=":material/download:",
-            width="stretch",
+            width="stretch", on_click="ignore",
         )
 
 common.record_run_time(_t0, "data")

@@ -137,6 +137,21 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     page.get_by_role("button", name="Clear selection").click()
     expect(info).to_have_text(re.compile("No σ-bins selected"), timeout=LONG)
     expect(kuleshov.locator(".legendtext", has_text="selected")).to_have_count(0)
+    wait_for_app(page)
+
+    # box selection: Plotly's "Box Select" tool, dragged around the random-σ bins 10–14
+    levi = charts.nth(0)
+    points = levi.locator(".scatterlayer .trace").nth(2).locator(".points path")
+    first, last = points.nth(10).bounding_box(), points.nth(14).bounding_box()
+    levi.hover()
+    levi.locator('[data-title="Box Select"]').click()
+    x0, y0 = first["x"] - 4, min(first["y"], last["y"]) - 10
+    x1, y1 = last["x"] + last["width"] + 4, max(first["y"] + first["height"], last["y"] + last["height"]) + 10
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=8)
+    page.mouse.up()
+    expect(info).to_have_text(re.compile(r"1,000 rows selected from σ-bins 10–14 of 'random sigma'"), timeout=LONG)
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
