@@ -39,7 +39,7 @@ def equal_count_bins(
     weights: np.ndarray | None = None,
     order: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Bin index of each row for B equal-count bins of ``values`` (ties broken by row order).
+    """Bin index of each row for B equal-count bins of ``values`` (ties in the order given by ``order``).
 
     bin(i) = ⌊W_<i · B / W⌋ where W_<i is the weight of the rows sorted before row i.
     ``order`` (a stable argsort of ``values``) may be passed to reuse a sort.
