@@ -234,13 +234,65 @@ def evaluate(
         messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
         cals = {k: v for k, v in cals.items() if v is not None}
 
-    n_all = prediction_set.n_rows
-    models = prediction_set.models()
     rows: list[list[Any]] = []
     timing: list[list[Any]] = []
     splits: list[dict[str, Any]] = []
-    for model in models:
-        mrows = np.arange(n_all) if prediction_set.model is None else np.flatnonzero(prediction_set.model == model)
+    for model, trial, cal_idx, test_idx in trial_splits(
+        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages
+    ):
+        cal_set = prediction_set.take(cal_idx)
+        test_set = prediction_set.take(test_idx)
+        d_cal = cal_set.point if point_only else cal_set.dist
+        d_test = test_set.point if point_only else test_set.dist
+        y_cal, y_test = cal_set.y, test_set.y
+        for name, cal in cals.items():
+            t0 = time.perf_counter()
+            try:
+                if cal is None:
+                    out = d_test
+                else:
+                    est = clone(cal)
+                    est.fit(y_cal, d_cal, cal_set.features)
+                    out = est.transform(d_test, test_set.features)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                continue
+            timing.append([model, name, trial, time.perf_counter() - t0])
+            values: dict[str, float] = {}
+            if named:
+                stats = summary_statistics(RegressionRows(y_test, out))
+                for m in named:
+                    if m not in stats:
+                        raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
+                    values[m] = stats[m]
+            for m, fn in custom.items():
+                values[m] = float(fn(y_test, out))
+            for m, v in values.items():
+                rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
+
+    return build_result(rows, timing, splits, messages)
+
+
+def trial_splits(
+    pset: PredictionSet,
+    labels: np.ndarray | None,
+    how: str,
+    n_trials: int,
+    seed: int,
+    test_fraction: float,
+    splits: list[dict[str, Any]],
+    messages: list[str],
+    on_skip: Callable[[], None] | None = None,
+):
+    """Yield ``(model, trial, cal_idx, test_idx)`` for every model and trial of the protocol.
+
+    Each split is recorded in ``splits``; a trial without calibration or test rows is reported in
+    ``messages``, announced through ``on_skip`` and not yielded.  Shared by the regression and the
+    classification evaluation so both draw exactly the same rows.
+    """
+    n_all = pset.n_rows
+    for model in pset.models():
+        mrows = np.arange(n_all) if pset.model is None else np.flatnonzero(pset.model == model)
         for trial in range(n_trials):
             lab = None if labels is None else labels[mrows]
             cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
@@ -248,41 +300,21 @@ def evaluate(
             splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
             if cal_idx.size == 0 or test_idx.size == 0:
                 messages.append(f"model {model!r}, trial {trial}: no calibration or no test rows; skipped")
+                if on_skip is not None:
+                    on_skip()
                 continue
-            cal_set = prediction_set.take(cal_idx)
-            test_set = prediction_set.take(test_idx)
-            d_cal = cal_set.point if point_only else cal_set.dist
-            d_test = test_set.point if point_only else test_set.dist
-            y_cal, y_test = cal_set.y, test_set.y
-            for name, cal in cals.items():
-                t0 = time.perf_counter()
-                try:
-                    if cal is None:
-                        out = d_test
-                    else:
-                        est = clone(cal)
-                        est.fit(y_cal, d_cal, cal_set.features)
-                        out = est.transform(d_test, test_set.features)
-                except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                    messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-                    continue
-                timing.append([model, name, trial, time.perf_counter() - t0])
-                values: dict[str, float] = {}
-                if named:
-                    stats = summary_statistics(RegressionRows(y_test, out))
-                    for m in named:
-                        if m not in stats:
-                            raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
-                        values[m] = stats[m]
-                for m, fn in custom.items():
-                    values[m] = float(fn(y_test, out))
-                for m, v in values.items():
-                    rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
+            yield model, trial, cal_idx, test_idx
 
+
+def build_result(
+    rows: list[list[Any]], timing: list[list[Any]], splits: list[dict[str, Any]], messages: list[str]
+) -> EvaluationResult:
+    """The EvaluationResult of collected long-table rows and fit timings."""
     long = pd.DataFrame(rows, columns=LONG_COLUMNS)
-    summary = _summarise(long)
     fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
-    return EvaluationResult(long=long, summary=summary, splits=splits, fit_seconds=fit_seconds, messages=messages)
+    return EvaluationResult(
+        long=long, summary=_summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages
+    )
 
 
 def _summarise(long: pd.DataFrame) -> pd.DataFrame:

@@ -30,11 +30,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import clone
 
 from .classification.metrics import ClassificationRows, Strategy
-from .evaluation import LONG_COLUMNS, EvaluationResult, _normalise_calibrators, _split_mode, _summarise, split_rows
+from .evaluation import EvaluationResult, _normalise_calibrators, _split_mode, build_result, trial_splits
 from .predictions import PredictionSet
 
 __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
@@ -123,61 +122,54 @@ def evaluate_classification(
         messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
         n_trials = 1
 
-    n_all = pset.n_rows
     models = pset.models()
     total = len(models) * n_trials * len(cals)
     done = 0
     rows: list[list[Any]] = []
     timing: list[list[Any]] = []
     splits: list[dict[str, Any]] = []
-    for model in models:
-        mrows = np.arange(n_all) if pset.model is None else np.flatnonzero(pset.model == model)
-        for trial in range(n_trials):
-            lab = None if labels is None else labels[mrows]
-            cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
-            cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
-            splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
-            if cal_idx.size == 0 or test_idx.size == 0:
-                messages.append(f"model {model!r}, trial {trial}: no calibration or no test rows; skipped")
-                done += len(cals)
-                continue
-            y_cal, y_test = pset.labels[cal_idx], pset.labels[test_idx]
-            for name, cal in cals.items():
-                t0 = time.perf_counter()
-                try:
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        if cal is None:
-                            logits = None if pset.logits is None else pset.logits[test_idx]
-                            crow = ClassificationRows(
-                                y_test, pset.probs[test_idx], logits, n_bins=n_bins, strategy=strategy
-                            )
-                        else:
-                            est = _prepared(cal, kind)
-                            est.fit(scores[cal_idx], y_cal)
-                            probs = est.predict_proba(scores[test_idx])
-                            crow = ClassificationRows(y_test, probs, None, n_bins=n_bins, strategy=strategy)
-                    for w in caught:
-                        text = f"{name}: {w.message}"
-                        if text not in messages:
-                            messages.append(text)
-                except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                    messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-                    done += 1
-                    if progress is not None:
-                        progress(done, total, f"{name} failed (trial {trial + 1}/{n_trials})")
-                    continue
-                timing.append([model, name, trial, time.perf_counter() - t0])
-                stats = crow.statistics()
-                for m in wanted:
-                    if m in stats:
-                        rows.append([model, name, trial, m, float(stats[m]), int(cal_idx.size), int(test_idx.size)])
+
+    def skipped() -> None:
+        nonlocal done
+        done += len(cals)
+
+    for model, trial, cal_idx, test_idx in trial_splits(
+        pset, labels, how, n_trials, seed, test_fraction, splits, messages, on_skip=skipped
+    ):
+        y_cal, y_test = pset.labels[cal_idx], pset.labels[test_idx]
+        for name, cal in cals.items():
+            t0 = time.perf_counter()
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    if cal is None:
+                        logits = None if pset.logits is None else pset.logits[test_idx]
+                        crow = ClassificationRows(
+                            y_test, pset.probs[test_idx], logits, n_bins=n_bins, strategy=strategy
+                        )
+                    else:
+                        est = _prepared(cal, kind)
+                        est.fit(scores[cal_idx], y_cal)
+                        probs = est.predict_proba(scores[test_idx])
+                        crow = ClassificationRows(y_test, probs, None, n_bins=n_bins, strategy=strategy)
+                for w in caught:
+                    text = f"{name}: {w.message}"
+                    if text not in messages:
+                        messages.append(text)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
                 done += 1
                 if progress is not None:
-                    progress(done, total, f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1
-                                                                                       else ""))
+                    progress(done, total, f"{name} failed (trial {trial + 1}/{n_trials})")
+                continue
+            timing.append([model, name, trial, time.perf_counter() - t0])
+            stats = crow.statistics()
+            for m in wanted:
+                if m in stats:
+                    rows.append([model, name, trial, m, float(stats[m]), int(cal_idx.size), int(test_idx.size)])
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1
+                                                                                   else ""))
 
-    long = pd.DataFrame(rows, columns=LONG_COLUMNS)
-    summary = _summarise(long)
-    fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
-    return EvaluationResult(long=long, summary=summary, splits=splits, fit_seconds=fit_seconds, messages=messages)
+    return build_result(rows, timing, splits, messages)
