@@ -13,6 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from calib_core.labs import LABS
+
 HERE = Path(__file__).resolve().parent
 
 st.set_page_config(
@@ -54,6 +56,9 @@ PAGES: dict[str, list[st.Page]] = {
 }
 if (HERE / "pages" / "recalibrate.py").exists():  # built by the recalibration work; registered when present
     PAGES["Fix"] = [_page("recalibrate.py", "Recalibrate", ":material/build:")]
+PAGES["Labs"] = [_page("labs.py", "Lab index", ":material/school:")] + [
+    _page(item.page_file, item.title, item.icon) for item in LABS if (HERE / "pages" / item.page_file).exists()
+]  # each lab's page is registered once its file exists (calib_core.labs.LABS is the index)
 PAGES["Reference"] = [_page("help.py", "Help", ":material/help:")]
 
 page = st.navigation(PAGES, position="sidebar")

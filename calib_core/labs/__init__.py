@@ -1,0 +1,109 @@
+"""Teaching labs: the seed papers' central demonstrations as reproducible computations.
+
+Each lab is a small module here (``calib_core.labs.<key>``) with a ``run_*`` function that takes the
+lab's slider values (N, seed, noise, bins, …) and returns a frozen result object: the numbers the lab
+claims (so tests can check the claim) and the diagram data / Plotly figures built by
+``calib_core.plots``.  The Streamlit pages ``pages/lab_<key>.py`` only lay out sliders and call these.
+
+:data:`LABS` is the index: one :class:`Lab` per page with its one-sentence lesson and the paper
+section it reproduces.  The lab index page (``pages/labs.py``) and ``app.py``'s navigation read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LABS", "Lab", "lab"]
+
+
+@dataclass(frozen=True)
+class Lab:
+    """One teaching lab: ``key`` (module ``calib_core.labs.<key>``, page ``pages/lab_<key>.py``),
+    its title, the one-sentence lesson, and the paper section it reproduces."""
+
+    key: str
+    title: str
+    lesson: str
+    reference: str
+    icon: str = ":material/school:"
+
+    @property
+    def page_file(self) -> str:
+        """File name of the lab's Streamlit page under ``pages/``."""
+        return f"lab_{self.key}.py"
+
+
+#: The labs, in teaching order.
+LABS: tuple[Lab, ...] = (
+    Lab(
+        "random_sigma",
+        "Random uncertainty looks calibrated",
+        "After Kuleshov's isotonic recalibration a forecaster whose σ is pure noise has a quantile-calibration "
+        "curve as straight as one with the true σ; only the Levi RMSE-vs-RMV diagram, ENCE and Cv tell them apart.",
+        "Levi et al. 2019, §4.1, Fig. 1–2",
+    ),
+    Lab(
+        "cauchy",
+        "The Cauchy example",
+        "Cauchy(0, |z|) forecasts of N(0, 1) targets are exactly quantile calibrated yet carry no information "
+        "about each error: average calibration is necessary, not sufficient.",
+        "Levi et al. 2019, §2",
+    ),
+    Lab(
+        "marginal",
+        "The degenerate marginal forecaster",
+        "Predicting the same marginal distribution for every x is perfectly quantile calibrated; only sharpness "
+        "and the Levi diagram reveal that it ignores x.",
+        "Utpala & Rai, quantile regularisation, §4.3",
+    ),
+    Lab(
+        "isotonic",
+        "Isotonic side effects",
+        "Kuleshov's isotonic recalibration fitted on a few calibration points truncates the predictive support, "
+        "makes the density spiky and shifts the mean.",
+        "Utpala & Rai, quantile regularisation, §3",
+    ),
+    Lab(
+        "nlpd",
+        "Same NLPD, different reliability",
+        "NLPD mixes accuracy and reliability: models with equal NLPD can be differently reliable, and NLPD can "
+        "fall while reliability gets worse.",
+        "Camporeale & Carè (ACCRUE), §3, Fig. 2",
+    ),
+    Lab(
+        "three_names",
+        "Three names, one algorithm",
+        "CRUDE, normalised split conformal prediction and Kuleshov recalibration of Gaussian forecasts all take "
+        "quantiles of the standardised calibration errors: the same intervals under three names.",
+        "Zelikman et al. (CRUDE) §3; Kuleshov et al. 2018",
+    ),
+    Lab(
+        "accrue",
+        "ACCRUE on toy data",
+        "Minimising CRPS plus a reliability score recovers the true σ(x) on the G, Y, W and 5D toy sets better "
+        "than CRPS alone or a k-means σ.",
+        "Camporeale & Carè (ACCRUE), §5.1",
+    ),
+    Lab(
+        "quantile_reg",
+        "Quantile regularisation",
+        "Adding λ·(entropy of the PIT) to the NLL training loss straightens the calibration curve at little cost "
+        "in RMSE.",
+        "Utpala & Rai, quantile regularisation, §4",
+    ),
+    Lab(
+        "temperature",
+        "Why temperature scaling works",
+        "A deep classifier's confidence outruns its accuracy; one temperature fixes it without changing a "
+        "single prediction, and the ECE you see depends on the bins.",
+        "Guo et al. 2017, §3–5",
+    ),
+)
+
+
+def lab(key: str) -> Lab:
+    """The :class:`Lab` called ``key`` (``KeyError`` listing the keys if there is none)."""
+    for item in LABS:
+        if item.key == key:
+            return item
+    raise KeyError(f"no lab {key!r}; labs: {', '.join(item.key for item in LABS)}")
