@@ -39,7 +39,8 @@ LABS: tuple[Lab, ...] = (
         "random_sigma",
         "Random uncertainty looks calibrated",
         "After Kuleshov's isotonic recalibration a forecaster whose σ is pure noise has a quantile-calibration "
-        "curve as straight as one with the true σ; only the Levi RMSE-vs-RMV diagram, ENCE and Cv tell them apart.",
+        "curve as straight as one with a learned σ; only the Levi RMSE-vs-RMV diagram and ENCE tell them apart "
+        "(Cv, the spread of σ, is ≈ 0.47 for both).",
         "Levi et al. 2019, §4.1, Fig. 1–2",
     ),
     Lab(

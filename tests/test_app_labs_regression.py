@@ -1,0 +1,102 @@
+"""AppTest of the regression lab pages (labs 1–5): each page runs with its default sliders and with changed
+sliders without an exception, and the lab's claim is checked numerically on what the page computed
+(the result it leaves in ``st.session_state["lab_<key>"]`` and the figures it drew)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 180
+
+
+def open_lab(key: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page(f"pages/lab_{key}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def specs(at: AppTest) -> dict[str, dict]:
+    """Figure JSON of every plotly chart, by widget key."""
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def decode(value) -> np.ndarray:
+    """Plotly 7 encodes numpy arrays as base64 typed arrays ({"dtype", "bdata"})."""
+    if isinstance(value, dict) and "bdata" in value:
+        import base64
+
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value)
+
+
+def trace(spec: dict, name: str, role: str | None = None) -> dict:
+    for d in spec["data"]:
+        meta = d.get("meta") or {}
+        if d.get("name") == name or meta.get("name") == name:
+            if role is None or meta.get("role") == role:
+                return d
+    raise AssertionError(f"no trace {name!r} ({role}) in {[d.get('name') for d in spec['data']]}")
+
+
+def plotly_select(at: AppTest, chart_key: str, points: list[dict]) -> AppTest:
+    """Run the app as if the user selected ``points`` in chart ``chart_key`` (fires its on_select callback);
+    see ../shared/recipes/streamlit-testing/NOTES.md §4.1 and tests/test_app_pages.py."""
+    chart = next(c for c in at.get("plotly_chart") if c.key == chart_key)
+    states = at._tree.get_widget_states()
+    event = {"selection": {"points": points, "point_indices": [p.get("point_index", 0) for p in points],
+                           "box": [], "lasso": []}}
+    states.widgets.append(WidgetState(id=chart.proto.id, string_value=json.dumps(event)))
+    at._run(states)
+    return ok(at)
+
+
+# ============================================================================================ lab 1
+def test_lab_random_sigma_page():
+    at = open_lab("random_sigma")
+    m = at.session_state["lab_random_sigma"].set_index(["model", "stage"])
+    # the claim, from what the page computed: both calibrated after isotonic, ENCE separates them
+    assert m.loc[("random σ", "isotonic"), "calibration_rmse"] < 0.03
+    assert m.loc[("learned σ", "isotonic"), "calibration_rmse"] < 0.03
+    assert m.loc[("random σ", "raw"), "calibration_rmse"] > 0.15
+    assert m.loc[("random σ", "isotonic"), "ence"] > 0.35 > 0.15 > m.loc[("learned σ", "isotonic"), "ence"]
+    figs = specs(at)
+    curve = decode(trace(figs["lab1_curve"], "random σ", "curve")["y"])
+    assert np.max(np.abs(curve - np.linspace(0, 1, 101))) < 0.05  # the drawn curve is on the diagonal
+    assert at.session_state["page_run_ms"]["lab_random_sigma"] < 5000
+
+    # select the three smallest-σ bins of the random σ: the conditional curve is drawn and is off the diagonal
+    levi = figs["lab1_levi"]
+    curve_number = next(i for i, d in enumerate(levi["data"]) if (d.get("meta") or {}).get("name") == "random σ")
+    points = [{"curve_number": curve_number, "point_index": b, "point_number": b, "customdata": b} for b in (0, 1, 2)]
+    plotly_select(at, "lab1_levi", points)
+    assert at.session_state["lab1_sel"].bins == {"random σ": (0, 1, 2)}
+    cond = decode(trace(specs(at)["lab1_curve"], "random σ · selected σ-bins", "curve")["y"])
+    assert cond[10] > 0.2  # P(u ≤ 0.1) within the low-σ bins: over-confident
+    at.button(key="lab1_clear").click().run()
+    assert ok(at).session_state["lab1_sel"].empty
+
+    # changed sliders: another seed, a narrower random σ range, fewer bins, the raw forecasts
+    at.slider(key="lab1_seed").set_value(7).run()
+    at.slider(key="lab1_sigma_range").set_value((2.0, 4.0)).run()
+    at.slider(key="lab1_bins").set_value(10).run()
+    ok(at)
+    m = at.session_state["lab_random_sigma"].set_index(["model", "stage"])
+    assert m.loc[("random σ", "isotonic"), "calibration_rmse"] < 0.03
+    assert m.loc[("random σ", "isotonic"), "ence"] > 0.15  # U[2, 4]: RMV spans 2×, ENCE ≈ 0.2
+    assert decode(trace(specs(at)["lab1_levi"], "random σ", "bins")["x"]).size == 10
+    at.segmented_control(key="lab1_stage").set_value("raw").run()
+    ok(at)
+    assert "raw" in specs(at)["lab1_levi"]["layout"]["title"]["text"]
