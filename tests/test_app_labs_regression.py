@@ -100,3 +100,24 @@ def test_lab_random_sigma_page():
     at.segmented_control(key="lab1_stage").set_value("raw").run()
     ok(at)
     assert "raw" in specs(at)["lab1_levi"]["layout"]["title"]["text"]
+
+
+# ============================================================================================ lab 2
+def test_lab_cauchy_page():
+    at = open_lab("cauchy")
+    m = at.session_state["lab_cauchy"].set_index("model")
+    dkw = np.sqrt(np.log(200) / (2 * 5000))
+    assert (m["max_calibration_deviation"] < dkw).all()  # both quantile calibrated
+    assert m.loc["Cauchy(0, |z|)", "min_bin_coverage"] < 0.15 and m.loc["Cauchy(0, |z|)", "max_bin_coverage"] > 0.9
+    assert m.loc["N(0, 1)", "max_bin_coverage"] - m.loc["N(0, 1)", "min_bin_coverage"] < 0.2
+    cov = decode(trace(specs(at)["lab2_coverage_chart"], "Cauchy(0, |z|)", "bins")["y"])
+    assert cov.size == 10 and cov[0] < 0.15 and cov[-1] > 0.9  # the drawn coverage line runs from ~0 to ~1
+
+    at.slider(key="lab2_coverage").set_value(0.8).run()
+    at.slider(key="lab2_bins").set_value(6).run()
+    at.slider(key="lab2_seed").set_value(11).run()
+    ok(at)
+    m = at.session_state["lab_cauchy"].set_index("model")
+    assert (m["coverage"] - 0.8).abs().max() < 0.03
+    assert m.loc["Cauchy(0, |z|)", "max_bin_coverage"] - m.loc["Cauchy(0, |z|)", "min_bin_coverage"] > 0.5
+    assert decode(trace(specs(at)["lab2_coverage_chart"], "Cauchy(0, |z|)", "bins")["y"]).size == 6

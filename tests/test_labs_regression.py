@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from calib_core.distributions import Gaussian
 from calib_core.labs import lab
+from calib_core.labs.cauchy import CAUCHY, HONEST, Cauchy, conditional_coverage, run_cauchy
 from calib_core.labs.common_regression import binned_coverage_table
 from calib_core.labs.random_sigma import LEARNED, RANDOM, fit_learned_sigma, run_random_sigma
 
@@ -115,3 +117,47 @@ def test_lab1_claim_holds_for_any_seed(seed):
 
 def test_lab1_registry_entry():
     assert lab("random_sigma").reference.startswith("Levi")
+
+
+# ============================================================================================ lab 2
+def test_lab2_cauchy_distribution_matches_scipy():
+    rng = np.random.default_rng(3)
+    loc, scale, y = rng.normal(size=50), rng.uniform(0.1, 3, 50), rng.normal(size=50) * 3
+    d = Cauchy(loc, scale)
+    assert np.allclose(d.cdf(y), stats.cauchy.cdf(y, loc, scale))
+    assert np.allclose(d.logpdf(y), stats.cauchy.logpdf(y, loc, scale))
+    assert np.allclose(d.ppf(0.9), stats.cauchy.ppf(0.9, loc, scale))
+    assert np.allclose(d.cdf(d.ppf(np.full(50, 0.3))), 0.3)
+    assert np.all(np.isinf(d.var())) and np.all(np.isinf(d.crps(y)))
+    assert len(d.take(np.arange(5))) == 5
+
+
+def test_lab2_cauchy_is_quantile_calibrated_but_useless():
+    """Levi §2: the PIT is exactly uniform (KS within the DKW bound for both forecasters), the scale has no rank
+    information (Spearman s.e. 1/√N ≈ 0.014), but the γ-binned coverage runs from ≈ 0 to ≈ 1 and follows the
+    exact 2Φ(γ·tan(πc/2)) − 1; N(0, 1) covers the nominal share in every bin (500 rows: s.e. 0.022)."""
+    r = run_cauchy(n=5000, seed=0, n_bins=10, coverage=0.5)
+    for m in (CAUCHY, HONEST):
+        assert r.value(m, "max_calibration_deviation") < r.dkw_bound
+        assert r.value(m, "calibration_rmse") < 0.02
+        assert r.value(m, "coverage") == pytest.approx(0.5, abs=3 * np.sqrt(0.25 / 5000))
+    assert abs(r.value(CAUCHY, "spearman_scale_abs_y")) < 0.05
+    assert r.value(CAUCHY, "min_bin_coverage") < 0.15 and r.value(CAUCHY, "max_bin_coverage") > 0.9
+    assert r.value(HONEST, "min_bin_coverage") > 0.5 - 4 * 0.0224
+    assert r.value(HONEST, "max_bin_coverage") < 0.5 + 4 * 0.0224
+    t = r.tables[CAUCHY]["coverage_by_scale"]
+    exact = conditional_coverage(t["key_mean"], 0.5)
+    # the curve is concave over most of the range, so the value at the bin mean is a little above the bin's
+    # average; 0.05 covers that and 4 s.e. of a 500-row proportion is 0.09 — use the sum
+    assert np.max(np.abs(t["observed"] - exact)) < 0.14
+    assert np.all(np.diff(t["observed"]) > -0.05)  # coverage grows with γ
+    assert r.value(CAUCHY, "nll") > r.value(HONEST, "nll") + 0.3  # the proper score is not fooled
+
+
+@SEEDS
+@given(seed=st.integers(0, 10_000), coverage=st.sampled_from([0.3, 0.5, 0.8]))
+def test_lab2_claim_holds_for_any_seed_and_level(seed, coverage):
+    r = run_cauchy(n=4000, seed=seed, n_bins=8, coverage=coverage)
+    assert r.value(CAUCHY, "max_calibration_deviation") < r.dkw_bound
+    assert r.value(CAUCHY, "max_bin_coverage") - r.value(CAUCHY, "min_bin_coverage") > 0.5
+    assert r.value(HONEST, "max_bin_coverage") - r.value(HONEST, "min_bin_coverage") < 0.2

@@ -1,0 +1,138 @@
+"""Lab 2 — the Cauchy example (Levi et al. 2019, §2): quantile calibrated, yet useless.
+
+Targets y_t ~ N(0, 1); the forecaster outputs Cauchy(0, γ_t) with γ_t = |z_t|, z_t ~ N(0, 1) drawn
+independently of y_t (Levi eq. 4).  Its PIT is F_t(y_t) = F_C(y_t/|z_t|) with F_C the Cauchy(0, 1) CDF, and
+the ratio of two independent standard normals is Cauchy(0, 1) (the absolute value does not matter by
+symmetry), so P(F_t(y_t) ≤ p) = p exactly: the forecaster is perfectly quantile calibrated although its
+scale carries no information about y_t.  The honest forecaster N(0, 1) is calibrated too.  What tells
+them apart is calibration *conditional on the forecast*: the central c-interval [−γ_t·tan(πc/2), γ_t·tan(πc/2)]
+covers y_t with probability 2Φ(γ_t tan(πc/2)) − 1 — near 0 for small γ_t and near 1 for large γ_t, where
+N(0, 1) covers c in every bin — and the proper scores (NLL).  A Cauchy has no mean or variance, so there
+is no Levi RMSE-vs-RMV diagram for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..distributions import Gaussian, PredictiveDistribution
+from ..regression import metrics as rm
+from .common_regression import binned_coverage_table, diagram_tables
+
+__all__ = ["Cauchy", "CAUCHY", "HONEST", "CauchyLab", "run_cauchy", "conditional_coverage"]
+
+CAUCHY = "Cauchy(0, |z|)"
+HONEST = "N(0, 1)"
+
+
+class Cauchy(PredictiveDistribution):
+    """Rows of Cauchy(loc_i, γ_i): F(y) = ½ + arctan((y − loc)/γ)/π, F⁻¹(p) = loc + γ·tan(π(p − ½)),
+    log f(y) = −log(πγ) − log(1 + ((y − loc)/γ)²).
+
+    A Cauchy has no mean and no variance: ``mean`` returns the median ``loc`` and ``var`` +inf, and its CRPS is
+    infinite (E|Y| = ∞), so ``crps`` returns +inf.
+    """
+
+    def __init__(self, loc: np.ndarray, scale: np.ndarray) -> None:
+        loc, scale = np.broadcast_arrays(np.asarray(loc, dtype=float), np.asarray(scale, dtype=float))
+        if loc.ndim != 1:
+            raise ValueError("loc and scale must be one-dimensional (one value per row)")
+        self.loc = np.array(loc)
+        self.scale = np.array(scale)
+
+    def __len__(self) -> int:
+        return self.loc.shape[0]
+
+    def mean(self) -> np.ndarray:
+        """The median ``loc`` (a Cauchy has no mean)."""
+        return self.loc
+
+    def var(self) -> np.ndarray:
+        """+inf (a Cauchy has no variance)."""
+        return np.full(self.loc.shape, np.inf)
+
+    def cdf(self, y: np.ndarray) -> np.ndarray:
+        """½ + arctan((y − loc)/γ)/π."""
+        return 0.5 + np.arctan((np.asarray(y, dtype=float) - self.loc) / self.scale) / np.pi
+
+    def ppf(self, p: np.ndarray | float) -> np.ndarray:
+        """loc + γ·tan(π(p − ½)) (±inf at p = 0, 1)."""
+        pp, two_d = self._broadcast_p(p)
+        q = stats.cauchy.ppf(pp, self.loc[:, None], self.scale[:, None])
+        return q if two_d else q[:, 0]
+
+    def logpdf(self, y: np.ndarray) -> np.ndarray:
+        """−log(πγ) − log(1 + ((y − loc)/γ)²)."""
+        t = (np.asarray(y, dtype=float) - self.loc) / self.scale
+        return -np.log(np.pi * self.scale) - np.log1p(t * t)
+
+    def crps(self, y: np.ndarray) -> np.ndarray:
+        """+inf: the CRPS needs a finite first moment."""
+        return np.full(self.loc.shape, np.inf)
+
+    def take(self, index: np.ndarray) -> Cauchy:
+        return Cauchy(self.loc[index], self.scale[index])
+
+
+def conditional_coverage(gamma: np.ndarray, coverage: float) -> np.ndarray:
+    """P(|y| ≤ γ·tan(πc/2)) = 2Φ(γ·tan(πc/2)) − 1 for y ~ N(0, 1): the coverage of the Cauchy(0, γ) central
+    c-interval given its scale γ (the exact curve behind the lab's coverage-by-γ diagram)."""
+    return 2.0 * stats.norm.cdf(np.asarray(gamma, dtype=float) * np.tan(np.pi * coverage / 2.0)) - 1.0
+
+
+@dataclass(frozen=True)
+class CauchyLab:
+    """Result of :func:`run_cauchy`: ``metrics`` (one row per forecaster), ``tables[name]`` (calibration_curve,
+    pit_histogram, coverage_by_scale: the central-interval coverage per equal-count bin of γ), the DKW bound
+    at this N and the exact coverage curve 2Φ(γ·tan(πc/2)) − 1 on a γ grid (``exact_curve``: gamma, coverage)."""
+
+    n: int
+    coverage: float
+    metrics: pd.DataFrame
+    tables: dict[str, dict[str, pd.DataFrame]]
+    dkw_bound: float
+    exact_curve: pd.DataFrame
+
+    def value(self, model: str, metric: str) -> float:
+        m = self.metrics
+        return float(m.loc[m["model"] == model, metric].iloc[0])
+
+
+def run_cauchy(n: int = 5000, *, seed: int = 0, n_bins: int = 10, coverage: float = 0.5) -> CauchyLab:
+    """Levi §2: y ~ N(0, 1), forecasts Cauchy(0, |z|) with z ~ N(0, 1) independent, and the honest N(0, 1).
+
+    Metrics per forecaster: calibration RMSE (levels 0, 0.01, …, 1), max |p̂ − p| (the PIT's KS distance; DKW
+    bound at α = 0.01 in ``dkw_bound``), NLL, Spearman(γ, |y|) (rank information of the scale), the mean width of
+    the central ``coverage`` interval and the smallest / largest observed coverage over the ``n_bins`` γ-bins.
+    """
+    rng = np.random.default_rng(seed)
+    y = rng.standard_normal(n)
+    gamma = np.abs(rng.standard_normal(n))
+    forecasters = {CAUCHY: Cauchy(np.zeros(n), gamma), HONEST: Gaussian(np.zeros(n), np.ones(n))}
+    rows, tables = [], {}
+    for name, dist in forecasters.items():
+        tab = diagram_tables(y, dist, levi=False)
+        tab["coverage_by_scale"] = binned_coverage_table(gamma, y, dist, coverage, n_bins)
+        tables[name] = tab
+        lo, hi = dist.interval(coverage)
+        cov = tab["coverage_by_scale"]["observed"]
+        rows.append({
+            "model": name,
+            "calibration_rmse": rm.calibration_rmse(y, dist),
+            "max_calibration_deviation": rm.max_calibration_deviation(y, dist),
+            "nll": rm.nll(y, dist),
+            "spearman_scale_abs_y": float(stats.spearmanr(gamma, np.abs(y)).statistic) if name == CAUCHY else np.nan,
+            "mean_width": float(np.mean(hi - lo)),
+            "coverage": float(np.mean((y >= lo) & (y <= hi))),
+            "min_bin_coverage": float(cov.min()),
+            "max_bin_coverage": float(cov.max()),
+        })
+    dkw = float(np.sqrt(np.log(2.0 / 0.01) / (2.0 * n)))
+    grid = np.linspace(0.0, float(tables[CAUCHY]["coverage_by_scale"]["key_mean"].max()), 101)
+    exact = pd.DataFrame({"gamma": grid, "coverage": conditional_coverage(grid, coverage)})
+    return CauchyLab(n=n, coverage=coverage, metrics=pd.DataFrame(rows), tables=tables, dkw_bound=dkw,
+                     exact_curve=exact)

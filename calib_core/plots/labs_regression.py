@@ -1,0 +1,153 @@
+"""Plotly figures of the regression labs (``calib_core.labs``), built from small lab tables (never raw rows).
+
+==================== =====================================================================================
+builder              table columns
+==================== =====================================================================================
+coverage_by_bin      bin, count, key_low, key_high, key_mean, observed, expected, band_low, band_high
+recalibration_map    u, R (the map on a grid); optional points: u, target (the calibration pairs)
+density              y, <one column per curve> (densities on a grid); markers: name → x position
+nlpd_reliability     name, nlpd, reliability (one row per model of a sequence)
+==================== =====================================================================================
+
+Same conventions as :mod:`calib_core.plots.regression`: explicit ``plotly_white`` template, one colour per
+name (``model_colors``), ``meta = {"name", "role"}`` on every trace and ``customdata`` = bin index on the
+binned traces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .regression import REFERENCE_COLOR, _colors, _layout, _named, _rgba
+
+__all__ = ["coverage_by_bin_figure", "recalibration_map_figure", "density_figure", "nlpd_reliability_figure"]
+
+
+def coverage_by_bin_figure(
+    tables: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    key_label: str = "σ",
+    colors: Mapping[str, str] | None = None,
+    title: str | None = None,
+    exact: tuple[np.ndarray, np.ndarray, str] | None = None,
+) -> go.Figure:
+    """Observed coverage of the central c-interval per equal-count bin of a key (σ, x, scale …) against c.
+
+    One line per name at the bins' mean key, the horizontal reference at the nominal c and, per name, the
+    95% range of Bin(n_j, c)/n_j (where a forecaster calibrated conditionally on the key falls) as a ribbon.
+    Average calibration only fixes the count-weighted mean of the line; a line crossing c from 0 to 1 means
+    the intervals' widths carry no information about the errors (Levi et al. 2019 §2).  ``exact = (x, y, name)``
+    adds a theoretical coverage curve (dotted).
+    """
+    cols = ["bin", "count", "key_low", "key_high", "key_mean", "observed", "expected", "band_low", "band_high"]
+    named = _named(tables, cols)
+    cmap = _colors(list(named), colors)
+    fig = go.Figure()
+    c = float(next(iter(named.values()))["expected"].iloc[0])
+    x_all = np.concatenate([t["key_mean"].to_numpy(float) for t in named.values()])
+    fig.add_trace(go.Scatter(x=[x_all.min(), x_all.max()], y=[c, c], mode="lines", name=f"nominal {c:.0%}",
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, hoverinfo="skip",
+                             meta={"role": "reference"}))
+    for name, t in named.items():
+        x = t["key_mean"].to_numpy(float)
+        fig.add_trace(go.Scatter(x=x, y=t["band_low"], mode="lines", line={"width": 0}, showlegend=False,
+                                 hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_low"}))
+        fig.add_trace(go.Scatter(x=x, y=t["band_high"], mode="lines", line={"width": 0}, fill="tonexty",
+                                 fillcolor=_rgba(cmap[name], 0.15), showlegend=False, hoverinfo="skip",
+                                 legendgroup=name, meta={"name": name, "role": "band_high"}))
+        text = [f"bin {int(b)}: {key_label} ∈ [{a:.3g}, {h:.3g}]<br>n = {int(k):,}<br>covered {o:.1%}"
+                for b, a, h, k, o in zip(t["bin"], t["key_low"], t["key_high"], t["count"], t["observed"])]
+        fig.add_trace(go.Scatter(x=x, y=t["observed"], mode="lines+markers", name=name, legendgroup=name,
+                                 line={"color": cmap[name], "width": 2}, marker={"color": cmap[name], "size": 8},
+                                 customdata=t["bin"].to_numpy(np.int64), text=text,
+                                 hovertemplate="%{text}<extra>" + name + "</extra>",
+                                 meta={"name": name, "role": "bins"}))
+    if exact is not None:
+        fig.add_trace(go.Scatter(x=exact[0], y=exact[1], mode="lines", name=exact[2], hoverinfo="skip",
+                                 line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1.5}, meta={"role": "exact"}))
+    _layout(fig, title, f"{key_label} (bin mean; equal-count bins)", "observed coverage", True)
+    fig.update_yaxes(range=[-0.02, 1.02], tickformat=".0%")
+    return fig
+
+
+def recalibration_map_figure(
+    grid: pd.DataFrame,
+    points: pd.DataFrame | None = None,
+    *,
+    title: str | None = "Isotonic recalibration map R",
+    truncation_u: float | None = None,
+) -> go.Figure:
+    """Kuleshov's map R: [0, 1] → [0, 1] (columns ``u, R``) with the calibration pairs (u_i, P̂(u_i)) it was fitted
+    on (columns ``u, target``) and, if R reaches 1 before u = 1, the truncation level a* marked (QR §3, B.2)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="identity",
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, hoverinfo="skip",
+                             meta={"role": "reference"}))
+    fig.add_trace(go.Scatter(x=grid["u"], y=grid["R"], mode="lines", name="R(u)", line={"color": "#4c78a8", "width": 2},
+                             hovertemplate="u %{x:.3f}<br>R(u) %{y:.3f}<extra></extra>", meta={"role": "map"}))
+    if points is not None and len(points):
+        fig.add_trace(go.Scatter(x=points["u"], y=points["target"], mode="markers", name="calibration pairs",
+                                 marker={"color": "#f58518", "size": 7},
+                                 hovertemplate="u %{x:.3f}<br>P̂ %{y:.3f}<extra></extra>", meta={"role": "points"}))
+    if truncation_u is not None and truncation_u < 1.0:
+        fig.add_vline(x=truncation_u, line={"color": "#e45756", "dash": "dot"},
+                      annotation_text=f"R = 1 from u = {truncation_u:.3f}", annotation_position="top left")
+    _layout(fig, title, "u = F(y) (predicted CDF)", "R(u) (recalibrated CDF)", True)
+    fig.update_xaxes(range=[0, 1], constrain="domain")
+    fig.update_yaxes(range=[0, 1.02], scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig
+
+
+def density_figure(
+    table: pd.DataFrame,
+    *,
+    markers: Mapping[str, float] | None = None,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Predictive density",
+    x_label: str = "y",
+) -> go.Figure:
+    """Densities on a grid (column ``y`` and one column per curve) with vertical markers (name → x), e.g. the
+    means before/after recalibration and the truncation point."""
+    names = [c for c in table.columns if c != "y"]
+    cmap = _colors(names, colors)
+    fig = go.Figure()
+    for name in names:
+        fig.add_trace(go.Scatter(x=table["y"], y=table[name], mode="lines", name=name,
+                                 line={"color": cmap[name], "width": 2}, meta={"name": name, "role": "density"},
+                                 hovertemplate="y %{x:.3f}<br>density %{y:.3f}<extra>" + name + "</extra>"))
+    palette = ["#555555", "#e45756", "#54a24b", "#b279a2"]
+    for i, (name, x) in enumerate((markers or {}).items()):
+        if np.isfinite(x):
+            fig.add_vline(x=float(x), line={"color": palette[i % len(palette)], "dash": "dot", "width": 1.5},
+                          annotation_text=name, annotation_position="top right" if i % 2 else "top left")
+    _layout(fig, title, x_label, "density", True)
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def nlpd_reliability_figure(
+    table: pd.DataFrame,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Accuracy (NLPD) against reliability (RS)",
+) -> go.Figure:
+    """One marker per model at (NLPD, reliability score), joined in the table's order (a sequence of models).
+
+    Both are negatively oriented; ACCRUE §3's point is that NLPD can fall while RS rises (Camporeale & Carè)."""
+    named = list(table["name"])
+    cmap = _colors(named, colors)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=table["nlpd"], y=table["reliability"], mode="lines", name="sequence",
+                             line={"color": REFERENCE_COLOR, "width": 1}, hoverinfo="skip",
+                             meta={"role": "path"}, showlegend=False))
+    for _, row in table.iterrows():
+        fig.add_trace(go.Scatter(x=[row["nlpd"]], y=[row["reliability"]], mode="markers", name=row["name"],
+                                 marker={"color": cmap[row["name"]], "size": 11},
+                                 hovertemplate="NLPD %{x:.3f}<br>RS %{y:.4f}<extra>" + row["name"] + "</extra>",
+                                 meta={"name": row["name"], "role": "points"}))
+    _layout(fig, title, "NLPD (lower = more accurate)", "reliability score RS (lower = more reliable)", True)
+    return fig
