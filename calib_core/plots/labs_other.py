@@ -1,0 +1,204 @@
+"""Plotly figures of teaching labs 6–9 (``calib_core.labs``), built from the labs' small tables.
+
+* :func:`standardised_quantiles_figure` — lab 6: the standardised quantile functions of CRUDE (a step
+  function through the sorted calibration z-scores) and of Kuleshov's isotonic recalibration of the Gaussian
+  PIT, with every method's interval bounds at the chosen coverage.
+* :func:`interval_sample_figure` — lab 6: the intervals of a few test rows, one colour per method.
+* :func:`coverage_bars_figure` — lab 6: held-out coverage per method against the nominal one, with the
+  binomial 95% range of a method whose true coverage is nominal.
+* :func:`sigma_recovery_figure` — lab 7: true σ(x) against the estimated ones (1-D toy sets), or
+  estimated against true σ at test points (5D).
+* :func:`ece_vs_bins_figure` — lab 9: ECE as a function of the number of bins, one line per calibrator.
+
+Every figure uses the explicit ``plotly_white`` template and traces carry ``meta = {"name", "role"}``
+(the conventions of :mod:`calib_core.plots.regression`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from scipy import stats
+
+from .regression import PALETTE, REFERENCE_COLOR, _layout, _rgba
+
+__all__ = [
+    "standardised_quantiles_figure",
+    "interval_sample_figure",
+    "coverage_bars_figure",
+    "sigma_recovery_figure",
+    "ece_vs_bins_figure",
+]
+
+
+def _method_colors(names: Sequence[str]) -> dict[str, str]:
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def standardised_quantiles_figure(quantiles: pd.DataFrame, bounds: pd.DataFrame, coverage: float) -> go.Figure:
+    """Lab 6: standardised quantile functions p ↦ (q_p − μ)/σ.
+
+    ``quantiles`` has a column ``p`` and one column per curve (CRUDE's step function Ẑ[int(p·L)], Kuleshov's
+    Φ⁻¹(R⁻¹(p)), the uncalibrated Gaussian Φ⁻¹(p)); ``bounds`` has ``method, lower_z, upper_z`` — every
+    method's interval bounds at ``coverage``, drawn as markers at p = (1 ∓ c)/2.
+    """
+    curves = [c for c in quantiles.columns if c != "p"]
+    names = list(dict.fromkeys(list(bounds["method"]) + curves))
+    cmap = _method_colors(names)
+    p = quantiles["p"].to_numpy(dtype=float)
+    fig = go.Figure()
+    for name in curves:
+        gauss = name == "Gaussian"
+        fig.add_trace(
+            go.Scatter(
+                x=p, y=quantiles[name].to_numpy(dtype=float), mode="lines", name=f"{name} quantile function",
+                line={"color": REFERENCE_COLOR if gauss else cmap[name], "width": 1 if gauss else 2,
+                      "dash": "dot" if gauss else "solid", "shape": "hv" if name == "CRUDE" else "linear"},
+                meta={"name": name, "role": "quantile_function"},
+            )
+        )
+    a = (1.0 - coverage) / 2.0
+    symbols = ("circle-open", "x-thin-open", "diamond-open", "square-open")
+    for i, row in enumerate(bounds.itertuples(index=False)):
+        fig.add_trace(
+            go.Scatter(
+                x=[a, 1.0 - a], y=[row.lower_z, row.upper_z], mode="markers", name=f"{row.method}: bounds",
+                marker={"color": cmap[row.method], "size": 12, "symbol": symbols[i % len(symbols)],
+                        "line": {"width": 2, "color": cmap[row.method]}},
+                hovertemplate="p = %{x:.3f}<br>z = %{y:.4f}<extra>" + row.method + "</extra>",
+                meta={"name": row.method, "role": "bounds"},
+            )
+        )
+    _layout(fig, "Standardised quantiles (q − μ)/σ", "quantile level p", "standardised quantile z", True)
+    return fig
+
+
+def interval_sample_figure(sample: pd.DataFrame, methods: Sequence[str]) -> go.Figure:
+    """Lab 6: each method's interval on the first test rows (sorted by μ), side by side, and the targets.
+
+    ``sample`` has ``row, mean, y`` and ``"<method>|lower"``, ``"<method>|upper"`` per method.
+    """
+    cmap = _method_colors(list(methods))
+    x = np.arange(len(sample), dtype=float)
+    fig = go.Figure()
+    k = len(methods)
+    for i, name in enumerate(methods):
+        lo = sample[f"{name}|lower"].to_numpy(dtype=float)
+        hi = sample[f"{name}|upper"].to_numpy(dtype=float)
+        mid = (lo + hi) / 2.0
+        fig.add_trace(
+            go.Scatter(
+                x=x + (i - (k - 1) / 2.0) * 0.15, y=mid, mode="markers", name=name,
+                marker={"color": cmap[name], "size": 3},
+                error_y={"type": "data", "symmetric": False, "array": hi - mid, "arrayminus": mid - lo,
+                         "color": cmap[name], "thickness": 2, "width": 0},
+                customdata=np.column_stack([lo, hi]),
+                hovertemplate="[%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + name + "</extra>",
+                meta={"name": name, "role": "interval"},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=sample["y"].to_numpy(dtype=float), mode="markers", name="target y",
+            marker={"color": "black", "size": 6, "symbol": "line-ew-open", "line": {"width": 2}},
+            meta={"name": "y", "role": "target"},
+        )
+    )
+    _layout(fig, "Intervals of the first test rows (sorted by μ)", "test row", "y", True)
+    return fig
+
+
+def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> go.Figure:
+    """Lab 6: held-out coverage per method (bars) against the nominal coverage (line) and the central 95% range
+    of the coverage a method with true coverage ``coverage`` shows on ``n_test`` rows (Binomial(n, c)/n)."""
+    names = list(bounds["method"])
+    cmap = _method_colors(names)
+    lo = stats.binom.ppf(0.025, n_test, coverage) / n_test
+    hi = stats.binom.ppf(0.975, n_test, coverage) / n_test
+    fig = go.Figure()
+    fig.add_hrect(y0=lo, y1=hi, fillcolor=_rgba(REFERENCE_COLOR, 0.15), line_width=0)
+    fig.add_trace(
+        go.Bar(
+            x=names, y=bounds["coverage_test"], marker={"color": [cmap[n] for n in names]},
+            text=[f"{v:.3f}" for v in bounds["coverage_test"]], textposition="outside", name="held-out coverage",
+            meta={"name": "coverage", "role": "bars"},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=names, y=[coverage] * len(names), mode="lines", name=f"nominal {coverage:g} (band: 95% binomial range)",
+            line={"color": REFERENCE_COLOR, "dash": "dash"}, meta={"name": "nominal", "role": "reference"},
+        )
+    )
+    _layout(fig, "Coverage on held-out rows", "method", "fraction of test targets inside", True)
+    low = min(float(bounds["coverage_test"].min()), lo)
+    fig.update_yaxes(range=[max(0.0, low - 0.1), min(1.0, max(hi, float(bounds["coverage_test"].max())) + 0.05)])
+    return fig
+
+
+def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_dimensional: bool = True) -> go.Figure:
+    """Lab 7: recovered σ(x) against the truth (ACCRUE §5.1, Figs. 4–7).
+
+    1-D toy sets: ``curves`` has ``x``, ``true`` and one column per method on a grid of x, drawn as lines
+    against x.  5D: ``curves`` has ``true`` and the methods at random test points; each method is a scatter
+    of estimated against true σ with the identity line (ACCRUE Fig. 7's view).
+    """
+    cmap = _method_colors(list(methods))
+    fig = go.Figure()
+    if one_dimensional:
+        x = curves["x"].to_numpy(dtype=float)
+        fig.add_trace(
+            go.Scatter(x=x, y=curves["true"], mode="lines", name="true σ(x)",
+                       line={"color": "black", "width": 3}, meta={"name": "true", "role": "truth"})
+        )
+        for name in methods:
+            fig.add_trace(
+                go.Scatter(x=x, y=curves[name], mode="lines", name=name, line={"color": cmap[name], "width": 2},
+                           meta={"name": name, "role": "estimate"})
+            )
+        _layout(fig, "σ(x): truth and estimates", "x", "σ(x)", True)
+        return fig
+    truth = curves["true"].to_numpy(dtype=float)
+    top = float(max(truth.max(), *(curves[m].max() for m in methods)))
+    fig.add_trace(
+        go.Scatter(x=[0, top], y=[0, top], mode="lines", name="perfect", hoverinfo="skip",
+                   line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "reference"})
+    )
+    for name in methods:
+        fig.add_trace(
+            go.Scattergl(x=truth, y=curves[name], mode="markers", name=name,
+                         marker={"color": cmap[name], "size": 4, "opacity": 0.5},
+                         meta={"name": name, "role": "estimate"})
+        )
+    _layout(fig, "Estimated vs true σ at test points (5D)", "true σ(x)", "estimated σ(x)", True)
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def ece_vs_bins_figure(table: pd.DataFrame, *, title: str | None = "ECE against the number of bins") -> go.Figure:
+    """Lab 9: ECE (Guo et al. eq. 3) as a function of the number M of equal-width bins.
+
+    ``table`` has ``n_bins`` and one column per calibrator (ECE on the test rows).  The ECE of a fixed set of
+    predictions changes with M: more bins, fewer rows per bin, more noise in |acc − conf| (an upward bias).
+    """
+    names = [c for c in table.columns if c != "n_bins"]
+    cmap = _method_colors(names)
+    m = table["n_bins"].to_numpy()
+    fig = go.Figure()
+    for name in names:
+        fig.add_trace(
+            go.Scatter(x=m, y=table[name], mode="lines+markers", name=name, line={"color": cmap[name], "width": 2},
+                       marker={"size": 5}, hovertemplate="M = %{x}<br>ECE = %{y:.4f}<extra>" + name + "</extra>",
+                       meta={"name": name, "role": "ece"})
+        )
+    _layout(fig, title, "number of bins M", "ECE", True)
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def colors_for(names: Sequence[str]) -> Mapping[str, str]:
+    """The colours the builders above give to ``names`` (for pages that draw other figures of the same methods)."""
+    return _method_colors(names)

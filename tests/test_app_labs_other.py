@@ -1,0 +1,80 @@
+"""AppTest of teaching labs 6–9 (pages/lab_three_names.py, lab_accrue.py, lab_quantile_reg.py, lab_temperature.py).
+
+Each page is run with its default sliders and with at least one slider changed; it must run without an
+exception or error, and the claim of the lab is checked numerically on the values the page computed (stored in
+``st.session_state["lab_<key>"]``) and, where it shows them, on its metrics.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scipy import stats
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 240
+
+
+def page(key: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / f"lab_{key}.py"), default_timeout=TIMEOUT)
+    at.run()
+    ok(at)
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def metric_value(at: AppTest, label_start: str) -> float:
+    return float(next(m for m in at.metric if m.label.startswith(label_start)).value)
+
+
+# ------------------------------------------------------------------------------------------------ lab 6
+def _check_three_names(state: dict) -> None:
+    bounds = state["bounds"]
+    names = bounds["method"]
+    diff, gap = state["max_abs_difference"], state["max_neighbour_gap"]
+    # the claim: endpoints differ by at most one gap between neighbouring calibration z-scores
+    assert max(diff.values()) <= gap * (1 + 1e-9) + 1e-12
+    # … because the ranks among the sorted calibration scores differ by at most one
+    crude = names.index("CRUDE")
+    for other in ("split conformal (signed)", "Kuleshov isotonic"):
+        j = names.index(other)
+        assert abs(bounds["lower_rank"][j] - bounds["lower_rank"][crude]) <= 1
+        assert abs(bounds["upper_rank"][j] - bounds["upper_rank"][crude]) <= 1
+    # held-out coverage of the three agrees with the nominal one within binomial noise (99.9%)
+    c, n = state["params"]["coverage"], state["n_test"]
+    lo, hi = stats.binom.ppf([0.0005, 0.9995], n, c) / n
+    covs = [bounds["coverage_test"][names.index(m)] for m in ("CRUDE", "split conformal (signed)", "Kuleshov isotonic")]
+    # finite-sample randomness of the calibration set adds spread: allow 0.02 beyond the binomial range
+    assert all(lo - 0.02 <= v <= hi + 0.02 for v in covs), covs
+    assert max(covs) - min(covs) < 0.02
+
+
+def test_lab_three_names_defaults_and_changed_sliders():
+    at = page("three_names")
+    state = at.session_state["lab_three_names"]
+    _check_three_names(state)
+    # defaults: L = 999, c = 0.9 → (L + 1)α/2 = 50: CRUDE and conformal give identical intervals
+    assert state["max_abs_difference"]["split conformal (signed)"] == 0.0
+    assert metric_value(at, "max |CRUDE − conformal|") == 0.0
+    # the uncalibrated over-confident Gaussian misses the nominal coverage by far (spread 1.5)
+    names = state["bounds"]["method"]
+    assert state["bounds"]["coverage_test"][names.index("uncalibrated Gaussian")] < 0.8
+    assert len(specs(at)) == 3
+    at.slider(key="lab3n_cal").set_value(400)
+    at.slider(key="lab3n_coverage").set_value(0.8)
+    at.segmented_control(key="lab3n_noise").set_value("skewed")
+    at.run()
+    ok(at)
+    state = at.session_state["lab_three_names"]
+    assert state["params"]["n_calibration"] == 400 and state["params"]["noise"] == "skewed"
+    _check_three_names(state)
