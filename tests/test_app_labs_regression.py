@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
@@ -121,3 +122,24 @@ def test_lab_cauchy_page():
     assert (m["coverage"] - 0.8).abs().max() < 0.03
     assert m.loc["Cauchy(0, |z|)", "max_bin_coverage"] - m.loc["Cauchy(0, |z|)", "min_bin_coverage"] > 0.5
     assert decode(trace(specs(at)["lab2_coverage_chart"], "Cauchy(0, |z|)", "bins")["y"]).size == 6
+
+
+# ============================================================================================ lab 3
+def test_lab_marginal_page():
+    at = open_lab("marginal")
+    m = at.session_state["lab_marginal"].set_index("model")
+    dkw = np.sqrt(np.log(200) / (2 * 5000))
+    assert (m["max_calibration_deviation"] < dkw).all()
+    ideal, marginal = m.loc["ideal N(a·x, σ²)"], m.loc["marginal N(0, a²s²+σ²)"]
+    assert marginal["sharpness"] / ideal["sharpness"] == pytest.approx(np.sqrt(401.0))
+    assert marginal["min_bin_coverage"] < 0.5 and marginal["max_bin_coverage"] > 0.99
+    levi = specs(at)["lab3_levi"]
+    assert np.allclose(decode(trace(levi, "marginal N(0, a²s²+σ²)", "bins")["x"]), np.sqrt(401.0))
+
+    at.slider(key="lab3_slope").set_value(2.0).run()
+    at.slider(key="lab3_x_std").set_value(1.5).run()
+    at.slider(key="lab3_seed").set_value(4).run()
+    ok(at)
+    m = at.session_state["lab_marginal"].set_index("model")
+    assert (m["max_calibration_deviation"] < dkw).all()
+    assert m.loc["marginal N(0, a²s²+σ²)", "sharpness"] == pytest.approx(np.sqrt(2.0**2 * 1.5**2 + 1.0))

@@ -17,6 +17,7 @@ from calib_core.distributions import Gaussian
 from calib_core.labs import lab
 from calib_core.labs.cauchy import CAUCHY, HONEST, Cauchy, conditional_coverage, run_cauchy
 from calib_core.labs.common_regression import binned_coverage_table
+from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.labs.random_sigma import LEARNED, RANDOM, fit_learned_sigma, run_random_sigma
 
 SEEDS = settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -161,3 +162,35 @@ def test_lab2_claim_holds_for_any_seed_and_level(seed, coverage):
     assert r.value(CAUCHY, "max_calibration_deviation") < r.dkw_bound
     assert r.value(CAUCHY, "max_bin_coverage") - r.value(CAUCHY, "min_bin_coverage") > 0.5
     assert r.value(HONEST, "max_bin_coverage") - r.value(HONEST, "min_bin_coverage") < 0.2
+
+
+# ============================================================================================ lab 3
+def test_lab3_marginal_forecaster_is_calibrated_but_not_sharp():
+    """QR claim 5: both pass the quantile-calibration test (KS below the DKW bound); sharpness is √401 against 1
+    exactly; the marginal's Levi bins all sit at RMV = √401; CRPS ≈ 20× larger (CRPS of N(0, s²) at its own draws
+    is s/√π); the marginal's coverage given x collapses at the extremes and is 100% near x = 0."""
+    r = run_marginal(n=5000, seed=0)
+    assert r.marginal_sigma == pytest.approx(np.sqrt(401.0))
+    for m in (IDEAL, MARGINAL):
+        assert r.value(m, "max_calibration_deviation") < r.dkw_bound
+        assert r.value(m, "calibration_rmse") < 0.02
+        assert r.value(m, "cv") == 0.0
+        assert r.value(m, "ence") < 0.1  # both constant σ, both on the diagonal: ENCE does not see it
+    assert r.value(MARGINAL, "sharpness") == pytest.approx(np.sqrt(401.0))
+    assert r.value(IDEAL, "sharpness") == pytest.approx(1.0)
+    assert r.value(MARGINAL, "crps") / r.value(IDEAL, "crps") == pytest.approx(np.sqrt(401.0), rel=0.1)
+    assert r.value(MARGINAL, "nll") - r.value(IDEAL, "nll") == pytest.approx(np.log(np.sqrt(401.0)), abs=0.1)
+    levi = r.tables[MARGINAL]["levi_bins"]
+    assert np.allclose(levi["rmv"], np.sqrt(401.0))
+    cov = r.tables[MARGINAL]["coverage_by_x"].set_index("bin")["observed"]
+    assert cov.iloc[0] < 0.5 and cov.iloc[-1] < 0.5 and cov.iloc[len(cov) // 2] > 0.99
+    assert r.value(IDEAL, "min_bin_coverage") > 0.9 - 4 * np.sqrt(0.09 / 333)
+
+
+@SEEDS
+@given(seed=st.integers(0, 10_000), slope=st.floats(0.5, 8.0), x_std=st.floats(0.5, 6.0))
+def test_lab3_marginal_is_calibrated_for_any_parameters(seed, slope, x_std):
+    r = run_marginal(n=3000, seed=seed, slope=slope, x_std=x_std, n_resamples=0)
+    assert r.value(MARGINAL, "max_calibration_deviation") < r.dkw_bound
+    assert r.value(MARGINAL, "sharpness") / r.value(IDEAL, "sharpness") == pytest.approx(
+        np.sqrt(slope**2 * x_std**2 + 1.0))

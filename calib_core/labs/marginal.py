@@ -1,0 +1,87 @@
+"""Lab 3 — the degenerate marginal forecaster (Utpala & Rai, "Quantile regularization", §4.3, claim 5).
+
+Data (QR §4.3): x ~ N(0, s_x²), y | x ~ N(a·x, σ²); the paper takes a = 5, σ = 1, s_x = 4 (it writes
+N(x | 0, 4) and the marginal N(0, 401) = N(0, a²s_x² + σ²), so 4 is the standard deviation).  Two forecasters:
+
+* **ideal** N(a·x, σ²), the true conditional distribution;
+* **marginal** N(0, a²s_x² + σ²), the same distribution for every x — the marginal of y.
+
+Claim 5: a forecaster that outputs the marginal of Y for every x is perfectly quantile calibrated
+(P(F(Y) ≤ p) = p because F is the CDF of Y itself).  So the Kuleshov curve and the PIT cannot tell the two
+apart; what can: sharpness sqrt(mean σ²) (√401 ≈ 20 against 1), the Levi diagram (every σ-bin of the marginal
+piles up at RMV = √401, Cv = 0), the proper scores (CRPS, NLL) and the coverage conditional on x (the
+marginal's intervals cover everything near x = 0 and nothing at large |x|).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..distributions import Gaussian
+from ..regression import metrics as rm
+from .common_regression import binned_coverage_table, diagram_tables, rows_of
+
+__all__ = ["IDEAL", "MARGINAL", "MarginalLab", "run_marginal"]
+
+IDEAL = "ideal N(a·x, σ²)"
+MARGINAL = "marginal N(0, a²s²+σ²)"
+
+
+@dataclass(frozen=True)
+class MarginalLab:
+    """Result of :func:`run_marginal`: ``metrics`` (one row per forecaster), ``tables[name]`` (calibration_curve,
+    pit_histogram, levi_bins, coverage_by_x), the marginal's σ = sqrt(a²s_x² + σ²) and the DKW bound at this N."""
+
+    n: int
+    coverage: float
+    marginal_sigma: float
+    dkw_bound: float
+    metrics: pd.DataFrame
+    tables: dict[str, dict[str, pd.DataFrame]]
+
+    def value(self, model: str, metric: str) -> float:
+        m = self.metrics
+        return float(m.loc[m["model"] == model, metric].iloc[0])
+
+
+def run_marginal(
+    n: int = 5000,
+    *,
+    seed: int = 0,
+    slope: float = 5.0,
+    noise: float = 1.0,
+    x_std: float = 4.0,
+    n_bins: int = 15,
+    coverage: float = 0.9,
+    n_resamples: int = 100,
+) -> MarginalLab:
+    """QR §4.3 with y | x ~ N(slope·x, noise²), x ~ N(0, x_std²): the ideal and the marginal forecaster.
+
+    Metrics per forecaster (``calib_core.regression.metrics``): calibration RMSE, max |p̂ − p| (KS), sharpness,
+    Cv, ENCE (``n_bins`` σ-bins), CRPS, NLL, RMSE, and the smallest / largest coverage of the central ``coverage``
+    interval over ``n_bins`` equal-count bins of x.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0.0, x_std, n)
+    y = rng.normal(slope * x, noise)
+    marginal_sigma = float(np.sqrt(slope**2 * x_std**2 + noise**2))
+    forecasters = {
+        IDEAL: Gaussian(slope * x, np.full(n, noise)),
+        MARGINAL: Gaussian(np.zeros(n), np.full(n, marginal_sigma)),
+    }
+    rows, tables = [], {}
+    keys = ("calibration_rmse", "max_calibration_deviation", "sharpness", "cv", "ence", "crps", "nll", "rmse")
+    for name, dist in forecasters.items():
+        tab = diagram_tables(y, dist, n_bins=n_bins, n_resamples=n_resamples, seed=seed)
+        tab["coverage_by_x"] = binned_coverage_table(x, y, dist, coverage, n_bins)
+        tables[name] = tab
+        s = rm.summary_statistics(rows_of(y, dist), n_bins=n_bins)
+        cov = tab["coverage_by_x"]["observed"]
+        rows.append({"model": name, **{k: float(s[k]) for k in keys},
+                     "min_bin_coverage": float(cov.min()), "max_bin_coverage": float(cov.max())})
+    dkw = float(np.sqrt(np.log(2.0 / 0.01) / (2.0 * n)))
+    return MarginalLab(n=n, coverage=coverage, marginal_sigma=marginal_sigma, dkw_bound=dkw,
+                       metrics=pd.DataFrame(rows), tables=tables)

@@ -1,0 +1,94 @@
+"""Lab 3 — the degenerate marginal forecaster (Utpala & Rai, "Quantile regularization", §4.3).
+
+Thin page: sliders → ``calib_core.labs.marginal.run_marginal`` (cached on the slider values) → figures from
+``calib_core.plots``.  The lab's metric table is left in ``st.session_state["lab_marginal"]`` for tests.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from calib_core import plots
+from calib_core.labs import lab
+from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
+from calib_core.plots.labs_regression import coverage_by_bin_figure
+from pages import common
+
+_t0 = time.perf_counter()
+LAB = lab("marginal")
+
+st.title(f"Lab 3 · {LAB.title}")
+st.markdown(
+    "x ~ N(0, s²), y | x ~ N(a·x, σ²) (the paper: a = 5, σ = 1, s = 4). The **ideal** forecaster says N(a·x, σ²); "
+    "the **marginal** one says N(0, a²s² + σ²) whatever x is. **What to look at:** both quantile-calibration curves "
+    "lie on the diagonal — the marginal of y is calibrated by construction. The Levi diagram shows the difference: "
+    "every σ-bin of the marginal sits at RMV = √(a²s² + σ²), 20× further up the diagonal than the ideal's (sharpness), "
+    "and its intervals cover everything near x = 0 and almost nothing at large |x| — it ignores x."
+)
+st.caption(f"{LAB.lesson}  —  {LAB.reference}")
+
+common.init_state({"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0,
+                   "lab3_bins": 15, "lab3_coverage": 0.9})
+c1, c2, c3 = st.columns(3)
+c1.slider("N", 500, 50000, step=500, key="lab3_n")
+c1.slider("Seed", 0, 99, key="lab3_seed")
+c2.slider("Slope a", 0.0, 10.0, step=0.5, key="lab3_slope")
+c2.slider("Noise σ", 0.2, 5.0, step=0.1, key="lab3_noise")
+c2.slider("Spread of x (s)", 0.5, 8.0, step=0.5, key="lab3_x_std")
+c3.slider("Bins (σ-bins and x-bins)", 5, 30, key="lab3_bins")
+c3.slider("Central interval coverage c", 0.5, 0.99, step=0.01, key="lab3_coverage")
+params = {"n": int(st.session_state["lab3_n"]), "seed": int(st.session_state["lab3_seed"]),
+          "slope": float(st.session_state["lab3_slope"]), "noise": float(st.session_state["lab3_noise"]),
+          "x_std": float(st.session_state["lab3_x_std"]), "n_bins": int(st.session_state["lab3_bins"]),
+          "coverage": float(st.session_state["lab3_coverage"])}
+
+
+@st.cache_data(max_entries=16, show_spinner="Simulating…")
+def _run(**kwargs):
+    return run_marginal(**kwargs)
+
+
+result = _run(**params)
+models = (IDEAL, MARGINAL)
+colors = plots.model_colors(models)
+key = f"lab3|{sorted(params.items())}"
+
+left, right = st.columns(2)
+with left:
+    common.chart(common.figure(f"{key}|curve", lambda: plots.calibration_curve_figure(
+        {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab3_curve")
+    st.caption("Quantile calibration (Kuleshov et al. 2018): both inside the 95% band of a perfect forecaster.")
+with right:
+    common.chart(common.figure(f"{key}|levi", lambda: plots.levi_figure(
+        {m: result.tables[m]["levi_bins"] for m in models}, colors=colors)), "lab3_levi")
+    st.caption(f"Levi et al. (2019): both are on the diagonal, but all of the marginal's σ-bins collapse onto RMV = "
+               f"{result.marginal_sigma:.3g} — no resolution; the ideal's sit at σ = {params['noise']:g}.")
+
+left2, right2 = st.columns(2)
+with left2:
+    common.chart(common.figure(f"{key}|coverage", lambda: coverage_by_bin_figure(
+        {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
+        title=f"Coverage of the central {result.coverage:.0%} interval per x-bin")), "lab3_coverage_chart")
+    st.caption("Calibration conditional on the input: equal-count bins of x; ribbons are the 95% range of a "
+               "forecaster calibrated given x.")
+with right2:
+    common.chart(common.figure(f"{key}|pit", lambda: plots.pit_histogram_figure(
+        {m: result.tables[m]["pit_histogram"] for m in models}, colors=colors)), "lab3_pit")
+    st.caption("PIT histograms: flat for both.")
+
+st.subheader("Numbers")
+table = result.metrics.rename(columns={
+    "calibration_rmse": "calibration RMSE", "max_calibration_deviation": "max |p̂ − p| (KS)", "sharpness": "sharpness",
+    "cv": "Cv", "ence": "ENCE", "crps": "CRPS", "nll": "NLL", "rmse": "RMSE",
+    "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"})
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[1:]})
+st.caption(
+    f"Both KS distances are below the DKW bound {result.dkw_bound:.3f} (α = 1%, N = {result.n:,}): calibration cannot "
+    "tell them apart, and neither can ENCE or Cv (both σ are constant). Sharpness sqrt(mean σ²), the proper scores "
+    "(CRPS, NLL) and the coverage given x can."
+)
+st.session_state["lab_marginal"] = result.metrics
+common.record_run_time(_t0, "lab_marginal")
