@@ -78,3 +78,29 @@ def test_lab_three_names_defaults_and_changed_sliders():
     state = at.session_state["lab_three_names"]
     assert state["params"]["n_calibration"] == 400 and state["params"]["noise"] == "skewed"
     _check_three_names(state)
+
+
+# ------------------------------------------------------------------------------------------------ lab 7
+def test_lab_accrue_defaults_and_changed_sliders():
+    at = page("accrue")
+    state = at.session_state["lab_accrue"]
+    assert state["params"] == {"toy": "Y", "n": 2000, "seed": 0, "n_clusters": 5}
+    e = state["median_errors"]
+    # the claim at the defaults (Y): ACCRUE recovers σ(x) better than CRPS alone, k-means and a constant σ
+    assert e["ACCRUE"] < e["CRPS only"] < e["k-means σ"] < e["constant σ"]
+    # the metrics shown are the stored numbers (percent, one decimal)
+    shown = next(m for m in at.metric if m.label.startswith("ACCRUE"))
+    assert shown.value == f"{100 * e['ACCRUE']:.1f}%"
+    assert len(specs(at)) == 2
+    # 5D with fewer rows and other k: the network model; ACCRUE still far better than k-means
+    at.segmented_control(key="labac_toy").set_value("5D")
+    at.slider(key="labac_n").set_value(1500)
+    at.slider(key="labac_k").set_value(8)
+    at.run()
+    ok(at)
+    state = at.session_state["lab_accrue"]
+    assert state["params"]["toy"] == "5D" and state["degree"] is None
+    e = state["median_errors"]
+    assert e["ACCRUE"] < 0.6 * e["k-means σ"]
+    spec = specs(at)[0]
+    assert {d["meta"]["name"] for d in spec["data"] if d.get("meta", {}).get("role") == "estimate"} == set(e)

@@ -8,6 +8,7 @@
   binomial 95% range of a method whose true coverage is nominal.
 * :func:`sigma_recovery_figure` — lab 7: true σ(x) against the estimated ones (1-D toy sets), or
   estimated against true σ at test points (5D).
+* :func:`error_histogram_figure` — lab 7: histogram of the relative σ errors (σ̂ − σ)/σ per method.
 * :func:`ece_vs_bins_figure` — lab 9: ECE as a function of the number of bins, one line per calibrator.
 
 Every figure uses the explicit ``plotly_white`` template and traces carry ``meta = {"name", "role"}``
@@ -30,6 +31,7 @@ __all__ = [
     "interval_sample_figure",
     "coverage_bars_figure",
     "sigma_recovery_figure",
+    "error_histogram_figure",
     "ece_vs_bins_figure",
 ]
 
@@ -175,6 +177,28 @@ def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_d
         )
     _layout(fig, "Estimated vs true σ at test points (5D)", "true σ(x)", "estimated σ(x)", True)
     fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def error_histogram_figure(errors: pd.DataFrame, methods: Sequence[str], n_bins: int = 40) -> go.Figure:
+    """Lab 7: density histogram of the relative σ errors (σ̂(x) − σ(x))/σ(x) at test points, one step line per
+    method on common bins (errors clipped to [−1, 2] so the outer bins hold the tails).  The figure carries the
+    bin table only (O(bins)), never the rows."""
+    cmap = _method_colors(list(methods))
+    edges = np.linspace(-1.0, 2.0, n_bins + 1)
+    fig = go.Figure()
+    for name in methods:
+        e = np.clip(errors[name].to_numpy(dtype=float), -1.0, 2.0)
+        counts, _ = np.histogram(e, bins=edges)
+        density = counts / max(e.size, 1) / np.diff(edges)
+        fig.add_trace(
+            go.Scatter(
+                x=np.repeat(edges, 2)[1:-1], y=np.repeat(density, 2), mode="lines", name=name,
+                line={"color": cmap[name], "width": 2}, meta={"name": name, "role": "histogram"},
+            )
+        )
+    fig.add_vline(x=0.0, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    _layout(fig, "Relative σ error at test points", "(σ̂ − σ)/σ", "density", True)
     return fig
 
 
