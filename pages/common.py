@@ -55,6 +55,15 @@ MAX_TABLE_ROWS = 200  # row tables show at most this many rows
 # --------------------------------------------------------------------------------------------------
 # loading (cached on content tokens)
 # --------------------------------------------------------------------------------------------------
+def upload_limit_mb() -> int:
+    """Largest accepted upload in MB: ``server.maxUploadSize`` (set in ``.streamlit/config.toml``).
+
+    The server refuses bigger request bodies, so the uploader widget is given the same value (its check runs in
+    the browser, before anything is sent, and shows “File must be … MB or smaller”).
+    """
+    return int(st.get_option("server.maxUploadSize"))
+
+
 def content_token(data: bytes) -> str:
     """sha1 of the uploaded bytes: the identity of an upload for caches and selections."""
     return hashlib.sha1(data).hexdigest()

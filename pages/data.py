@@ -80,9 +80,14 @@ with st.container(border=True):
     st.caption(
         "Regression: `y` plus `mean`/`std` (or `var`, `log_var`), quantile columns `q0.05 …`, or samples "
         "`sample_0 …`. Classification: `label` plus `prob_0 …` or `logit_0 …` (binary: one `prob` or `logit`). "
-        "Optional: `split` (cal/test), `group`, `model`, features `x*`. See the templates below."
+        "Optional: `split` (cal/test), `group`, `model`, features `x*`. See the templates below. "
+        f"Up to **{common.upload_limit_mb():,} MB** per file (Parquet holds 10⁷ rows of mean, std and y in about "
+        "240 MB; CSV about three times more)."
     )
-    uploaded = st.file_uploader("Prediction file", type=common.UPLOAD_TYPES, key="data_upload", on_change=_parse_upload)
+    uploaded = st.file_uploader(
+        "Prediction file", type=common.UPLOAD_TYPES, key="data_upload", on_change=_parse_upload,
+        max_upload_size=common.upload_limit_mb(),
+    )
     renormalize = st.checkbox(
         "Renormalise probability rows that do not sum to 1",
         key="data_renormalize",
