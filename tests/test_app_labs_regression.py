@@ -143,3 +143,30 @@ def test_lab_marginal_page():
     m = at.session_state["lab_marginal"].set_index("model")
     assert (m["max_calibration_deviation"] < dkw).all()
     assert m.loc["marginal N(0, a²s²+σ²)", "sharpness"] == pytest.approx(np.sqrt(2.0**2 * 1.5**2 + 1.0))
+
+
+# ============================================================================================ lab 4
+def test_lab_isotonic_page():
+    at = open_lab("isotonic")
+    n = at.session_state["lab_isotonic"]
+    assert n["truncation_u"] < 1.0 and n["zero_density_share"] > 0 and n["nll_after"] == np.inf
+    assert n["spike_ratio"] > 5 and abs(n["mean_shift"]) > 0.01
+    dens = specs(at)["lab4_density"]
+    after = decode(trace(dens, "after isotonic recalibration", "density")["y"])
+    y = decode(trace(dens, "after isotonic recalibration", "density")["x"])
+    assert np.all(after[y > n["truncation_point"] + 1e-9] == 0)  # the drawn density is cut at the truncation point
+    shapes = dens["layout"].get("shapes", [])
+    assert any(abs(s["x0"] - n["truncation_point"]) < 1e-9 for s in shapes)  # and the point is marked
+
+    at.toggle(key="lab4_endpoint").set_value(True).run()
+    ok(at)
+    n = at.session_state["lab_isotonic"]
+    assert n["truncation_u"] == 1.0 and n["zero_density_share"] == 0.0 and np.isfinite(n["nll_after"])
+    at.slider(key="lab4_n_cal").set_value(128).run()
+    at.slider(key="lab4_x_star").set_value(-2.5).run()
+    at.slider(key="lab4_assumed_noise").set_value(0.5).run()
+    ok(at)
+    n = at.session_state["lab_isotonic"]
+    assert n["mean_before"] == pytest.approx(-7.5, abs=0.5)  # μ(x*) ≈ 3·x*
+    # an over-confident model (assumed σ = 0.5 for σ = 1): the map has something to fix on 128 points
+    assert n["calibration_rmse_after"] < n["calibration_rmse_before"]

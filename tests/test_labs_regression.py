@@ -17,6 +17,7 @@ from calib_core.distributions import Gaussian
 from calib_core.labs import lab
 from calib_core.labs.cauchy import CAUCHY, HONEST, Cauchy, conditional_coverage, run_cauchy
 from calib_core.labs.common_regression import binned_coverage_table
+from calib_core.labs.isotonic import AFTER, BEFORE, BayesianLinearRegression, run_isotonic
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.labs.random_sigma import LEARNED, RANDOM, fit_learned_sigma, run_random_sigma
 
@@ -194,3 +195,74 @@ def test_lab3_marginal_is_calibrated_for_any_parameters(seed, slope, x_std):
     assert r.value(MARGINAL, "max_calibration_deviation") < r.dkw_bound
     assert r.value(MARGINAL, "sharpness") / r.value(IDEAL, "sharpness") == pytest.approx(
         np.sqrt(slope**2 * x_std**2 + 1.0))
+
+
+# ============================================================================================ lab 4
+def test_lab4_bayesian_linear_regression_closed_form():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-4, 4, 256)
+    y = 3 * x + rng.standard_normal(256)
+    # a vanishing prior gives least squares; the predictive variance is 1/β + φᵀS_Nφ with S_N = (αI + βΦᵀΦ)⁻¹
+    ols = np.linalg.lstsq(np.column_stack([np.ones(256), x]), y, rcond=None)[0]
+    blr = BayesianLinearRegression(alpha=1e-10, beta=1.0).fit(x, y)
+    assert np.allclose(blr.mean_, ols, atol=1e-6)
+    blr = BayesianLinearRegression(alpha=2.0, beta=4.0).fit(x, y)
+    phi = np.column_stack([np.ones(256), x])
+    s_n = np.linalg.inv(2.0 * np.eye(2) + 4.0 * phi.T @ phi)
+    assert np.allclose(blr.mean_, 4.0 * s_n @ phi.T @ y)
+    pred = blr.predict(np.array([-2.0, 0.5]))
+    f = np.array([[1, -2.0], [1, 0.5]])
+    assert np.allclose(pred.var(), 0.25 + np.einsum("ij,jk,ik->i", f, s_n, f))
+    assert np.allclose(pred.mean(), f @ blr.mean_)
+    # a strong prior shrinks the weights towards 0
+    assert abs(BayesianLinearRegression(alpha=1e6).fit(x, y).mean_[1]) < 0.01
+
+
+def test_lab4_isotonic_truncates_spikes_and_shifts():
+    """QR §3 with its own sizes (256 training, 32 calibration points).
+
+    * truncation: R reaches 1 at the largest calibration PIT c_(m), so the test targets above F⁻¹(c_(m)) get zero
+      density — their share is ≈ 1 − c_(m) (binomial s.e. ≤ 0.005 at 2,000 test rows, plus the BLR's own small
+      miscalibration) — and the test NLL is infinite;
+    * spikes: the slopes of R are 1/(m·spacing) of the calibration PITs — far above 1;
+    * mean: E[Y_iso] = μ − δσ (claim 3), checked against an independent numerical integral of the density.
+    """
+    r = run_isotonic(seed=0)
+    n = r.numbers
+    assert n["truncation_u"] == pytest.approx(r.calibration_pairs["u"].max())
+    assert n["truncation_u"] < 1.0 and np.isfinite(n["truncation_point"])
+    assert n["zero_density_share"] == pytest.approx(1 - n["truncation_u"], abs=0.02)
+    assert n["zero_density_share"] > 0 and n["nll_after"] == np.inf and np.isfinite(n["nll_after_finite_rows"])
+    assert n["spike_ratio"] > 5
+    d = r.density
+    y, g, f = d["y"].to_numpy(), d[AFTER].to_numpy(), d[BEFORE].to_numpy()
+    assert np.all(g[y > n["truncation_point"] + 1e-9] == 0)  # the support ends at y_trun
+    ratio = g[f > 1e-3] / f[f > 1e-3]
+    assert ratio.max() / max(ratio[ratio > 0].min(), 1e-12) > 3  # piecewise rescaled: jumps, not a smooth density
+    assert np.trapezoid(g, y) == pytest.approx(1.0, abs=2e-3)
+    numeric_mean = np.trapezoid(y * g, y)
+    assert n["mean_after"] == pytest.approx(numeric_mean, abs=2e-3 * n["sigma_star"])
+    assert n["mean_shift"] == pytest.approx(-n["delta"] * n["sigma_star"], abs=1e-9)
+    assert abs(n["mean_shift"]) > 0.01
+
+
+def test_lab4_endpoint_removes_the_truncation_only():
+    r = run_isotonic(seed=0, add_endpoint=True)
+    n = r.numbers
+    assert n["truncation_u"] == 1.0 and n["truncation_point"] == np.inf
+    assert n["zero_density_share"] == 0.0 and np.isfinite(n["nll_after"])
+    assert r.calibration_pairs["target"].max() == pytest.approx(32 / 33)  # targets i/(m + 1)
+    assert n["spike_ratio"] > 5 and abs(n["mean_shift"]) > 0.01  # spikes and mean shift remain
+
+
+@SEEDS
+@given(seed=st.integers(0, 10_000), endpoint=st.booleans())
+def test_lab4_side_effects_for_any_seed(seed, endpoint):
+    n = run_isotonic(seed=seed, add_endpoint=endpoint, n_test=1000, grid_points=200).numbers
+    if endpoint:
+        assert n["truncation_u"] == 1.0 and n["zero_density_share"] == 0.0
+    else:
+        assert n["truncation_u"] < 1.0
+        assert n["zero_density_share"] == pytest.approx(1 - n["truncation_u"], abs=0.03)
+    assert n["spike_ratio"] > 5  # P(min spacing of 32 uniforms > 1/160) ≈ 6e-4
+    assert n["mean_shift"] == pytest.approx(-n["delta"] * n["sigma_star"], abs=1e-9)
