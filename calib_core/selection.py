@@ -158,7 +158,7 @@ def sigma_bins(
     """Levi σ-bin (0..B−1) of every row, computed within each group (model) as the diagram does.
 
     Identical to ``RegressionRows(y, dist).sigma_bins(n_bins, binning)`` on each model's rows: equal-count
-    bins of the rows sorted by σ (``np.argsort``; the row at sorted position i goes to bin ⌊i·B/n⌋,
+    bins of the rows sorted by σ (stable: ties in row order; the row at sorted position i goes to bin ⌊i·B/n⌋,
     Levi et al. 2019 §3) or netcal's equal-width ``[a, b)`` bins between min and max σ.
     """
     if binning not in ("count", "width"):
@@ -170,7 +170,7 @@ def sigma_bins(
         if s.size == 0:
             continue
         if binning == "count":
-            out[mask] = equal_count_bins(s, n_bins, order=np.argsort(s))
+            out[mask] = equal_count_bins(s, n_bins)
         else:
             out[mask] = equal_width_bins(s, n_bins, closed="left")[0]
     return out

@@ -10,7 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from calib_core.binning import bin_sums, bins_from_edges, equal_count_bins, equal_mass_edges, equal_width_bins
+from calib_core import binning
+from calib_core.binning import (
+    bin_sums,
+    bins_from_edges,
+    counts_from_sorted,
+    equal_count_bins,
+    equal_mass_edges,
+    equal_width_bins,
+    stable_argsort,
+    stable_argsorts,
+)
 from calib_core.report import METRIC_COLUMNS, metric_rows
 from calib_core.resampling import bootstrap_intervals, bootstrap_weights, simulate_reference
 
@@ -20,6 +30,66 @@ HYP = settings(max_examples=60, deadline=None, derandomize=True)
 # =============================================================================================
 # Binning
 # =============================================================================================
+
+
+# -- stable_argsort: packed-key sort must equal NumPy's stable argsort bit for bit ------------------
+FLOATS = st.floats(allow_nan=False, width=64)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(FLOATS, min_size=0, max_size=300))
+def test_stable_argsort_equals_numpy_stable_argsort(values):
+    x = np.array(values, dtype=float)
+    order, xs = stable_argsort(x, return_sorted=True)
+    assert_array_equal(order, np.argsort(x, kind="stable"))
+    assert_array_equal(xs, x[np.argsort(x, kind="stable")])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda rng: rng.standard_normal(200_000),  # no ties
+        lambda rng: np.round(rng.standard_normal(200_000), 2),  # many ties
+        lambda rng: 1.0 + rng.integers(0, 50, 200_000) * 2e-16,  # neighbours closer than the packed key resolves
+        lambda rng: np.concatenate([[-0.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324], rng.standard_normal(1000)]),
+        lambda rng: rng.standard_normal(1000).astype(np.float32),
+        lambda rng: np.where(rng.random(1000) < 0.1, np.nan, rng.standard_normal(1000)),  # NaN: NumPy's path
+        lambda rng: rng.integers(-5, 5, 1000),  # integers: NumPy's path
+    ],
+)
+def test_stable_argsort_special_inputs(make):
+    x = make(np.random.default_rng(7))
+    assert_array_equal(stable_argsort(x), np.argsort(x, kind="stable"))
+
+
+def test_stable_argsorts_concurrent_equals_sequential(monkeypatch):
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(binning.PARALLEL_SORT_MIN + 10) for _ in range(3)]
+    parallel = stable_argsorts(*arrays, threads=3, return_sorted=True)
+    for a, (order, xs) in zip(arrays, parallel):
+        assert_array_equal(order, np.argsort(a, kind="stable"))
+        assert_array_equal(xs, np.sort(a))
+    monkeypatch.setattr(binning, "SORT_THREADS", 1)
+    for a, order in zip(arrays, stable_argsorts(*arrays)):
+        assert_array_equal(order, np.argsort(a, kind="stable"))
+
+
+@HYP
+@given(
+    st.integers(0, 500),
+    st.integers(1, 30),
+    st.integers(0, 2**31 - 1),
+    st.booleans(),
+    st.sampled_from(["left", "right"]),
+)
+def test_counts_from_sorted_equal_bincount_of_bins_from_edges(n, n_bins, seed, on_edges, closed):
+    rng = np.random.default_rng(seed)
+    edges = np.linspace(-1.0, 1.0, n_bins + 1)
+    v = rng.choice(edges, n) if on_edges else rng.uniform(-1.5, 1.5, n)
+    if n and seed % 3 == 0:
+        v[: n // 10] = np.nan  # NaN sorts last and lands in the last bin, as bins_from_edges puts it
+    expected = np.bincount(bins_from_edges(v, edges, closed), minlength=n_bins)
+    assert_array_equal(counts_from_sorted(np.sort(v), edges, closed), expected)
 
 
 @HYP

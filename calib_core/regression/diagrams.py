@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..binning import bin_sums, uniform_bin_index
+from ..binning import bin_sums, counts_from_sorted
 from ..distributions import norm_pdf, norm_ppf
 from ..resampling import bootstrap_weights
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, _stat_calibration_curve, interval_table
@@ -110,19 +110,18 @@ def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.nd
     counts = counts.astype(np.int64)
     starts = np.cumsum(counts) - counts
     ok = counts > 0
-    s = rows.sigma_sorted
+    order = rows.sigma_order
     smin = np.full(counts.shape, np.nan)
     smax = np.full(counts.shape, np.nan)
-    smin[ok] = s[starts[ok]]
-    smax[ok] = s[starts[ok] + counts[ok] - 1]
+    smin[ok] = rows.sigma[order[starts[ok]]]
+    smax[ok] = rows.sigma[order[starts[ok] + counts[ok] - 1]]
     return smin, smax
 
 
 def pit_histogram_table(rows: RegressionRows, n_bins: int = 20) -> pd.DataFrame:
     """PIT histogram on [0, 1] with density (uniform reference = 1)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    b = uniform_bin_index(rows.u, n_bins, 0.0, 1.0, closed="left")
-    (cnt,) = bin_sums(b, n_bins)
+    cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
     dens = cnt / (rows.n * np.diff(edges))
     return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64), "density": dens})
 
@@ -132,12 +131,11 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
 
     L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
     """
-    z = rows.z_finite
+    z = rows.z_sorted
     if limit is None:
-        limit = float(np.clip(np.quantile(np.abs(z), 0.995), 4.0, 10.0)) if rows.n else 4.0
+        limit = float(np.clip(_abs_quantile_of_sorted(z, 0.995), 4.0, 10.0)) if z.shape[0] else 4.0
     edges = np.linspace(-limit, limit, n_bins + 1)
-    b = uniform_bin_index(z, n_bins, -limit, limit, closed="left")
-    (cnt,) = bin_sums(b, n_bins)
+    cnt = counts_from_sorted(z, edges, closed="left")
     centres = 0.5 * (edges[:-1] + edges[1:])
     return pd.DataFrame(
         {
@@ -148,6 +146,22 @@ def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | Non
             "normal_density": norm_pdf(centres),
         }
     )
+
+
+def _abs_quantile_of_sorted(z_sorted: np.ndarray, q: float) -> float:
+    """``np.quantile(np.abs(z), q)`` (linear interpolation) for sorted z with q ≥ ½, from the tails only.
+
+    The order statistics of |z| from rank ⌊(N−1)q⌋ up are among the m = N − ⌊(N−1)q⌋ + 1 smallest
+    and m largest z, so only those 2m values are partitioned (N·(1 − q) instead of N).
+    """
+    n = z_sorted.shape[0]
+    h = (n - 1) * q
+    lo = int(np.floor(h))
+    m = min(n, n - lo + 1)
+    candidates = np.abs(np.concatenate([z_sorted[:m], z_sorted[max(m, n - m):]]))
+    k = candidates.shape[0] - (n - lo)  # the rank-lo value of |z| is rank k among the candidates
+    pair = np.partition(candidates, [k, min(k + 1, candidates.shape[0] - 1)])[[k, min(k + 1, candidates.shape[0] - 1)]]
+    return float(np.quantile(pair, h - lo))
 
 
 def qq_table(rows: RegressionRows, max_points: int = 512) -> pd.DataFrame:

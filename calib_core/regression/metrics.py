@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from ..binning import bin_sums, equal_count_bins, equal_width_bins
+from ..binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort, stable_argsorts
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf, norm_ppf
 
 __all__ = [
@@ -139,31 +139,59 @@ class RegressionRows:
         return w if (w is None or self.z_ok is None) else w[self.z_ok]
 
     @cached_property
+    def _sorted_by_order(self) -> dict[str, np.ndarray]:
+        """Sorted values that came with an order from :meth:`compute_orders` (no second gather)."""
+        return {}
+
+    @cached_property
     def z_order(self) -> np.ndarray:
-        """argsort of ``z_finite``."""
-        return np.argsort(self.z_finite)
+        """Stable argsort of ``z_finite`` (:func:`calib_core.binning.stable_argsort`)."""
+        return stable_argsort(self.z_finite)
 
     @cached_property
     def u_order(self) -> np.ndarray:
         """Order of the PIT values (equals the order of z for a Gaussian: one sort serves both)."""
-        return self.z_order if self._gaussian else np.argsort(self.u)
+        return self.z_order if self._gaussian else stable_argsort(self.u)
 
     @cached_property
     def sigma_order(self) -> np.ndarray:
-        return np.argsort(self.sigma)
+        """Stable argsort of σ (Levi's equal-count bins and the Spearman ranks share it)."""
+        return stable_argsort(self.sigma)
+
+    @cached_property
+    def abs_eps_order(self) -> np.ndarray:
+        """Stable argsort of |ε| (the Spearman ranks)."""
+        return stable_argsort(np.abs(self.eps))
+
+    def compute_orders(self) -> None:
+        """Sort z, σ and |ε| concurrently (:func:`calib_core.binning.stable_argsorts`) and cache the
+        orders; every metric of :func:`summary_statistics` needs all three."""
+        names = [k for k in ("z_order", "sigma_order", "abs_eps_order") if k not in self.__dict__]
+        arrays = {"z_order": self.z_finite, "sigma_order": self.sigma, "abs_eps_order": np.abs(self.eps)}
+        for name, (order, values) in zip(names, stable_argsorts(*(arrays[k] for k in names), return_sorted=True)):
+            self.__dict__[name] = order
+            self._sorted_by_order[name] = values
 
     @cached_property
     def z_sorted(self) -> np.ndarray:
         """``z_finite`` sorted."""
-        return np.sort(self.z_finite)
+        known = self._sorted_by_order.get("z_order")
+        return known if known is not None else self.z_finite[self.z_order]
 
     @cached_property
     def u_sorted(self) -> np.ndarray:
-        return np.sort(self.u)
+        """The PIT values sorted.  For a Gaussian u = Φ(z) is gathered in z's order; Φ is checked to
+        be non-decreasing there (a rounding-level dip would fall back to a sort)."""
+        us = self.u[self.u_order]
+        if self._gaussian and (us[1:] < us[:-1]).any():
+            us = np.sort(self.u)
+        return us
 
     @cached_property
     def sigma_sorted(self) -> np.ndarray:
-        return np.sort(self.sigma)
+        """σ sorted."""
+        known = self._sorted_by_order.get("sigma_order")
+        return known if known is not None else self.sigma[self.sigma_order]
 
     def cum_weights(self, w: np.ndarray, order: np.ndarray, key: str) -> np.ndarray:
         """cumsum(w[order]), computed once per weight vector (the bootstrap reuses it across metrics)."""
@@ -339,8 +367,12 @@ def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
 
 def _stat_intervals(r: RegressionRows, w: np.ndarray | None, coverages) -> dict[str, float]:
     """Coverage, mean width and mean interval score of the central intervals."""
-    if w is None and r._gaussian:
-        return _gaussian_intervals(r, coverages)
+    if w is None and r._gaussian:  # the metric table and the interval diagram share it
+        cache = r.__dict__.setdefault("_gaussian_interval_cache", {})
+        key = tuple(coverages)
+        if key not in cache:
+            cache[key] = _gaussian_intervals(r, coverages)
+        return dict(cache[key])
     out: dict[str, float] = {}
     bounds = r.__dict__.setdefault("_interval_cache", {})
     for c in coverages:
@@ -415,8 +447,11 @@ def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
     """
     cache = r.__dict__.setdefault("_rank_cache", {})
     if "groups" not in cache:
-        abs_eps = np.abs(r.eps)
-        cache["groups"] = (_TieGroups(r.sigma, r.sigma_order), _TieGroups(abs_eps, np.argsort(abs_eps)))
+        known = r._sorted_by_order
+        cache["groups"] = (
+            _TieGroups(r.sigma, r.sigma_order, known.get("sigma_order")),
+            _TieGroups(np.abs(r.eps), r.abs_eps_order, known.get("abs_eps_order")),
+        )
     ga, gb = cache["groups"]
     a, b = ga.ranks(w), gb.ranks(w)
     ma, mb = _wmean(a, w), _wmean(b, w)
@@ -426,24 +461,38 @@ def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
 
 
 class _TieGroups:
-    """Runs of equal values in sorted order, for tie-averaged ranks of the data or of a resample."""
+    """Runs of equal values in sorted order, for tie-averaged ranks of the data or of a resample.
 
-    def __init__(self, x: np.ndarray, order: np.ndarray) -> None:
-        xs = x[order]
+    Without ties (the usual case for continuous predictions) every run is one row: the ranks are the
+    inverse permutation of the sort order and no run bookkeeping is built.
+    """
+
+    def __init__(self, x: np.ndarray, order: np.ndarray, x_sorted: np.ndarray | None = None) -> None:
+        xs = x[order] if x_sorted is None else x_sorted
         n = x.shape[0]
         new_run = np.empty(n, dtype=bool)
         new_run[:1] = True
         np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
         self.order = order
+        self.no_ties = bool(new_run.all())
+        index_type = np.int32 if n < 2**31 else np.int64
+        self.group_of_row = np.empty(n, dtype=index_type)
+        if self.no_ties:  # group = position in the sorted order
+            self.group_of_row[order] = np.arange(n, dtype=index_type)
+            return
         self.starts = np.flatnonzero(new_run)
         self.ends = np.append(self.starts[1:], n)
-        self.no_ties = self.starts.size == n
-        self.group_of_row = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
-        self.group_of_row[order] = np.cumsum(new_run) - 1
+        self.group_of_row[order] = np.cumsum(new_run, dtype=index_type) - 1
 
     def ranks(self, w: np.ndarray | None = None) -> np.ndarray:
         """Ranks 1..N with ties averaged (``scipy.stats.rankdata``); with count weights, the ranks
         of the resample: a tie group after cumulative weight W_< with weight W_g gets W_< + (W_g + 1)/2."""
+        if self.no_ties:
+            if w is None:
+                return self.group_of_row + 1.0
+            ws = w[self.order]
+            before = np.cumsum(ws) - ws
+            return (before + (ws + 1.0) / 2.0)[self.group_of_row]
         if w is None:
             before = self.starts.astype(float)
             size = (self.ends - self.starts).astype(float)
@@ -466,6 +515,7 @@ def summary_statistics(
 ) -> dict[str, float]:
     """Every scalar of SPEC §3 for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
     r, w = rows, weights
+    r.compute_orders()
     curve = _stat_calibration_curve(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
     qce_curve = _stat_calibration_curve(r, w, qce_levels, "quantile")
