@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
@@ -104,3 +105,33 @@ def test_lab_accrue_defaults_and_changed_sliders():
     assert e["ACCRUE"] < 0.6 * e["k-means σ"]
     spec = specs(at)[0]
     assert {d["meta"]["name"] for d in spec["data"] if d.get("meta", {}).get("role") == "estimate"} == set(e)
+
+
+# ------------------------------------------------------------------------------------------------ lab 8
+def _qr_value(state: dict, model: str, rows: str, metric: str) -> float:
+    m = state["metrics"]
+    i = next(i for i in range(len(m["model"])) if m["model"][i] == model and m["rows"][i] == rows)
+    return float(m[metric][i])
+
+
+def test_lab_quantile_reg_defaults_and_changed_sliders():
+    at = page("quantile_reg")
+    state = at.session_state["lab_quantile_reg"]
+    plain, reg = state["names"]
+    assert (plain, reg) == ("λ = 0", "λ = 2")
+    # the claim: the regulariser lowers the held-out NLL (by orders of magnitude here) and straightens the curve
+    assert _qr_value(state, reg, "test", "nll") < 0.1 * _qr_value(state, plain, "test", "nll")
+    assert _qr_value(state, reg, "test", "calibration_rmse") < _qr_value(state, plain, "test", "calibration_rmse")
+    assert _qr_value(state, reg, "train", "pit_entropy") > _qr_value(state, plain, "train", "pit_entropy")
+    shown = next(m for m in at.metric if m.label.startswith("test calibration RMSE"))
+    assert float(shown.value) == pytest.approx(_qr_value(state, reg, "test", "calibration_rmse"), abs=6e-4)
+    assert len(specs(at)) == 2
+    at.slider(key="labqr_lam").set_value(5.0)
+    at.number_input(key="labqr_seed").set_value(1)
+    at.run()
+    ok(at)
+    state = at.session_state["lab_quantile_reg"]
+    plain, reg = state["names"]
+    assert reg == "λ = 5" and state["params"]["seed"] == 1
+    assert _qr_value(state, reg, "test", "nll") < _qr_value(state, plain, "test", "nll")
+    assert _qr_value(state, reg, "test", "calibration_rmse") < _qr_value(state, plain, "test", "calibration_rmse")

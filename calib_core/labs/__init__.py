@@ -89,8 +89,9 @@ LABS: tuple[Lab, ...] = (
     Lab(
         "quantile_reg",
         "Quantile regularisation",
-        "Adding λ·(entropy of the PIT) to the NLL training loss straightens the calibration curve at little cost "
-        "in RMSE.",
+        "Subtracting λ·(entropy of the training PIT) from the NLL loss stops an over-fitting network from "
+        "collapsing its σ: on held-out rows the NLL falls by orders of magnitude and the calibration curve "
+        "straightens on most splits.",
         "Utpala & Rai, quantile regularisation, §4",
     ),
     Lab(

