@@ -183,6 +183,9 @@ _MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
 _PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_NA_SPELLINGS = ["na", "n/a", "nan", "-nan", "null", "none", "<na>", "#n/a", "#na", "#n/a n/a"]
+_INTEGER = re.compile(r"^\s*[-+]?\d+\s*$")
+_DELIM_NAMES = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "'|'", "whitespace": "spaces"}
 
 
 def normalize_name(name: Any) -> str:
@@ -413,12 +416,38 @@ def _check_extra_fields(lines: list[str], header: list[str], delim: str, n_skipp
     k = len(header)
     for i, row in enumerate(rows):
         if len(row) > k and any(c.strip() for c in row[k:]):
+            # every field an integer: numbers written with a decimal comma (1,5) in a comma-separated file
+            decimal_comma = delim == "," and all(_INTEGER.match(c) for c in row if c.strip())
             raise InputError(
-                f"line {n_skipped + 2 + i} (data row {i + 1}) has {len(row)} fields but the header has {k}",
+                f"line {n_skipped + 2 + i} (data row {i + 1}) has {len(row)} fields but the header has {k}"
+                + (" (numbers written with a decimal comma, e.g. 1,5, split into two fields)" if decimal_comma else ""),
                 source=src,
                 rows=[i + 1],
                 hint="every row needs a header name for each value (row names without a header cell? add a name "
-                "such as 'id' to the header), and values containing the delimiter must be quoted",
+                "such as 'id' to the header), and values containing the delimiter must be quoted"
+                + ("; with a decimal comma use ';' as the delimiter or '.' in numbers" if decimal_comma else ""),
+            )
+
+
+def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: str) -> None:
+    """Refuse a header split by one delimiter whose data rows are one field there but split by another one."""
+    data = [ln for ln in lines[1:] if ln.strip()]
+    if len(header) < 2 or not data:
+        return
+    own = _field_counts(data, delim)
+    if sum(c <= 1 for c in own) < 0.9 * len(data):
+        return
+    for other in (",", "\t", ";", "|"):
+        if other == delim:
+            continue
+        counts = _field_counts(data, other)
+        if counts and sum(c == len(header) for c in counts) >= 0.9 * len(data):
+            raise InputError(
+                f"the header row is separated by {_DELIM_NAMES[delim]} ({len(header)} columns) but the data rows by "
+                f"{_DELIM_NAMES[other]}: mixed delimiters",
+                source=src,
+                columns=[str(h) for h in header[:20]],
+                hint="use one delimiter for the whole file (re-save it as CSV from a spreadsheet or pandas)",
             )
 
 
@@ -434,6 +463,7 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
     delim = _sniff_delimiter(lines, src)
     header = _header_fields(lines[0], delim)
     _check_columns(header, src)
+    _check_data_delimiter(lines, header, delim, src)
     _check_extra_fields(lines, header, delim, n_skipped, src)
     decimal = "."
     if delim == ";":
@@ -883,6 +913,7 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
         return s.to_numpy(dtype=float, na_value=np.nan)
     as_str = s.astype("string").str.strip()
+    as_str = as_str.mask(as_str.str.lower().isin(_NA_SPELLINGS))  # text columns (Parquet, npz): "NA" is missing
     values = pd.to_numeric(as_str, errors="coerce")
     bad = values.isna().to_numpy() & as_str.notna().to_numpy() & (as_str != "").fillna(False).to_numpy()
     if bad.any():
@@ -890,9 +921,14 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
         rows = (idx + 1).tolist()
         examples = ", ".join(f"row {r}: {str(s.iloc[i])[:20]!r}" for r, i in zip(rows[:3], idx[:3]))
         what = f" ({role})" if role and role != name else ""
+        delims = sorted({d for d in ",;\t|" for v in as_str.iloc[idx[:20]] if d in v})
+        delim_note = (
+            f"; the cells contain {', '.join(repr(d) for d in delims)}: is the file's delimiter or decimal mark "
+            "different from what the header suggests?" if delims else ""
+        )
         raise InputError(
             f"column {name!r}{what} has non-numeric values in {idx.size} row(s) ({examples}"
-            f"{', …' if idx.size > 3 else ''})",
+            f"{', …' if idx.size > 3 else ''}){delim_note}",
             source=_src(frame, source),
             columns=[str(name)],
             rows=rows[:20],
