@@ -39,6 +39,19 @@ __all__ = [
 
 
 _SIGN_BIT = np.uint64(1 << 63)
+_NEGATIVE_ZERO_KEY = ~_SIGN_BIT  # the key of −0.0 (all bits of 0x8000… flipped)
+
+
+def _float_keys(x: np.ndarray) -> np.ndarray:
+    """Order-preserving unsigned keys of float64 values: x < 0 → ~bits, x ≥ 0 → bits | sign bit;
+    −0.0 gets the key of +0.0 (they compare equal)."""
+    bits = x.view(np.uint64)
+    key = bits >> np.uint64(63)  # 1 for x < 0
+    np.negative(key, out=key)  # all ones for x < 0, else 0
+    key |= _SIGN_BIT
+    key ^= bits
+    key[key == _NEGATIVE_ZERO_KEY] = _SIGN_BIT
+    return key
 
 
 def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
@@ -62,7 +75,7 @@ def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarra
     n = x.shape[0] if x.ndim == 1 else -1
     fallback = x.ndim != 1 or n < 2 or n >= 2**32 or x.dtype.kind != "f"
     if not fallback:
-        x = np.asarray(x, dtype=np.float64) + 0.0  # a copy, with −0.0 → +0.0 (they compare equal)
+        x = np.ascontiguousarray(x, dtype=np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             maybe_nan = np.isnan(x.sum())  # one pass; inf − inf also gives NaN, hence the exact check
         fallback = bool(maybe_nan and np.isnan(x).any())
@@ -70,21 +83,18 @@ def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarra
         order = np.argsort(x, kind="stable")
         return (order, x[order]) if return_sorted else order
     shift = np.uint64(int(n - 1).bit_length())
-    bits = x.view(np.uint64)
-    key = bits >> np.uint64(63)  # 1 for x < 0
-    np.negative(key, out=key)  # all ones for x < 0, else 0
-    key |= _SIGN_BIT
-    key ^= bits  # order-preserving unsigned key: x < 0 → ~bits, x ≥ 0 → bits | sign bit
+    key = _float_keys(x)
     key >>= shift
     key <<= shift
     key |= np.arange(n, dtype=np.uint64)
     key.sort()
-    order = (key & np.uint64((1 << int(shift)) - 1)).astype(np.intp)
+    key &= np.uint64((1 << int(shift)) - 1)
+    order = key.view(np.int64)  # the row indices (< 2³²), without a copy
     xs = x[order]
     if not (xs[1:] < xs[:-1]).any():
         return (order, xs) if return_sorted else order
     # runs of equal high keys with a value out of order: re-sort those rows by (value, index)
-    high = key >> shift
+    high = _float_keys(xs) >> shift
     same = np.empty(n, dtype=bool)
     same[0] = False
     np.equal(high[1:], high[:-1], out=same[1:])
