@@ -170,3 +170,27 @@ def test_lab_isotonic_page():
     assert n["mean_before"] == pytest.approx(-7.5, abs=0.5)  # μ(x*) ≈ 3·x*
     # an over-confident model (assumed σ = 0.5 for σ = 1): the map has something to fix on 128 points
     assert n["calibration_rmse_after"] < n["calibration_rmse_before"]
+
+
+# ============================================================================================ lab 5
+def test_lab_nlpd_page():
+    at = open_lab("nlpd")
+    m = at.session_state["lab_nlpd"].set_index("model")
+    cal, twin = m.loc["calibrated σ(x)"], m.loc["equal-NLPD σ̃"]
+    assert twin["nlpd"] == pytest.approx(cal["nlpd"], abs=1e-8)
+    assert twin["reliability"] > 20 * cal["reliability"]
+    seq = m[m["t"].notna()].sort_values("t")
+    assert len(seq) == 6 and np.all(np.diff(seq["nlpd"]) < 0) and np.all(np.diff(seq["reliability"]) > 0)
+    path = specs(at)["lab5_path"]
+    xs = [d["x"][0] for d in path["data"] if (d.get("meta") or {}).get("role") == "points"]
+    assert len(xs) == 6 and np.all(np.diff(xs) < 0)  # the drawn NLPD falls along the sequence
+
+    at.slider(key="lab5_steps").set_value(4).run()
+    at.slider(key="lab5_t_max").set_value(0.5).run()
+    at.slider(key="lab5_n").set_value(3000).run()
+    ok(at)
+    m = at.session_state["lab_nlpd"].set_index("model")
+    seq = m[m["t"].notna()].sort_values("t")
+    assert len(seq) == 4 and seq["t"].max() == pytest.approx(0.5)
+    assert np.all(np.diff(seq["nlpd"]) < 0) and np.all(np.diff(seq["reliability"]) > 0)
+    assert m.loc["equal-NLPD σ̃", "nlpd"] == pytest.approx(m.loc["calibrated σ(x)", "nlpd"], abs=1e-8)

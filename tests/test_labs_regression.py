@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -19,6 +19,7 @@ from calib_core.labs.cauchy import CAUCHY, HONEST, Cauchy, conditional_coverage,
 from calib_core.labs.common_regression import binned_coverage_table
 from calib_core.labs.isotonic import AFTER, BEFORE, BayesianLinearRegression, run_isotonic
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
+from calib_core.labs.nlpd import CALIBRATED, EQUAL_NLPD, equal_nlpd_sigma, nlpd_per_row, run_nlpd
 from calib_core.labs.random_sigma import LEARNED, RANDOM, fit_learned_sigma, run_random_sigma
 
 SEEDS = settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -266,3 +267,62 @@ def test_lab4_side_effects_for_any_seed(seed, endpoint):
         assert n["zero_density_share"] == pytest.approx(1 - n["truncation_u"], abs=0.03)
     assert n["spike_ratio"] > 5  # P(min spacing of 32 uniforms > 1/160) ≈ 6e-4
     assert n["mean_shift"] == pytest.approx(-n["delta"] * n["sigma_star"], abs=1e-9)
+
+
+# ============================================================================================ lab 5
+@settings(max_examples=200, deadline=None)
+@given(eps=st.floats(-30, 30).filter(lambda e: abs(e) > 1e-6), sigma=st.floats(1e-3, 30))
+def test_lab5_equal_nlpd_sigma_solves_eq5(eps, sigma):
+    """σ̃ is on the same NLPD contour (ACCRUE eq. 5) and on the other side of the minimum σ² = ε²."""
+    assume((eps / sigma) ** 2 < 1300)  # beyond |z| ≈ 36 the other root exceeds the float range (σ̃ = +inf)
+    st_ = float(equal_nlpd_sigma(np.array([eps]), np.array([sigma]))[0])
+    a, b = nlpd_per_row(eps, sigma), nlpd_per_row(eps, st_)
+    assert b == pytest.approx(a, rel=1e-7, abs=1e-7)
+    w = (eps / sigma) ** 2
+    if abs(w - 1) > 1e-3:
+        assert (st_ - abs(eps)) * (sigma - abs(eps)) <= 0  # opposite sides of |ε|
+        assert abs(st_ - sigma) > 1e-9 * sigma
+
+
+def test_lab5_equal_nlpd_sigma_edge_cases():
+    s = equal_nlpd_sigma(np.array([0.0, 2.0, 1.0]), np.array([1.5, 2.0, 3.0]))
+    assert s[0] == 1.5 and s[1] == pytest.approx(2.0)  # ε = 0: no second root; σ = |ε|: the double root
+    assert s[2] < 1.0
+    far = equal_nlpd_sigma(np.array([1.0, 1.0]), np.array([1 / 32, 1e-4]))  # |z| = 32: w·e^(−w) underflows
+    assert np.isfinite(far[0]) and nlpd_per_row(1.0, far[0]) == pytest.approx(nlpd_per_row(1.0, 1 / 32), rel=1e-9)
+    assert far[1] == np.inf  # |z| = 10⁴: the other root is beyond the float range
+
+
+def test_lab5_same_nlpd_different_reliability_and_falling_nlpd():
+    """ACCRUE Fig. 2 at its own size (N = 1000).
+
+    Left: the twin's mean NLPD equals the calibrated one to rounding (per-row equality), its RS is > 20× larger and
+    its reliability diagram's largest gap > 0.1 (the calibrated one stays below the DKW bound 0.051).
+    Right: mean NLPD strictly decreasing along the sequence (each row's is), RS and the diagram's gap increasing;
+    the calibrated model's NLPD in the paper's convention is ≈ 0.455 = E log σ + ½ (s.e. ≈ 0.022 at N = 1000).
+    """
+    r = run_nlpd(n=1000, seed=0, steps=6, t_max=0.9)
+    assert r.value(EQUAL_NLPD, "nlpd") == pytest.approx(r.value(CALIBRATED, "nlpd"), abs=1e-8)
+    assert r.value(EQUAL_NLPD, "reliability") > 20 * r.value(CALIBRATED, "reliability")
+    assert r.value(EQUAL_NLPD, "max_calibration_deviation") > 0.1
+    assert r.value(CALIBRATED, "max_calibration_deviation") < dkw(1000)
+    e_log_sigma = 1.5 * np.log(1.5) - 0.5 * np.log(0.5) - 1.0
+    assert r.value(CALIBRATED, "nlpd_paper") == pytest.approx(e_log_sigma + 0.5, abs=3 * 0.0224)
+    seq = r.metrics.set_index("model").loc[list(r.sequence)]
+    assert len(seq) == 6 and seq["t"].is_monotonic_increasing
+    assert np.all(np.diff(seq["nlpd"]) < 0)
+    assert np.all(np.diff(seq["reliability"]) > 0)
+    assert np.all(np.diff(seq["max_calibration_deviation"]) > 0)
+    assert seq["nlpd_paper"].iloc[-1] < 0.1  # the paper's cyan line: NLPD 0.07
+    curve = r.curves[EQUAL_NLPD].set_index("level")["observed"]
+    assert abs(curve.loc[0.25] - 0.25) > 0.1  # the twin's reliability diagram is far off the diagonal
+
+
+@SEEDS
+@given(seed=st.integers(0, 10_000))
+def test_lab5_claim_holds_for_any_seed(seed):
+    r = run_nlpd(n=2000, seed=seed, steps=5, t_max=0.8)
+    assert r.value(EQUAL_NLPD, "nlpd") == pytest.approx(r.value(CALIBRATED, "nlpd"), abs=1e-8)
+    assert r.value(EQUAL_NLPD, "reliability") > 10 * r.value(CALIBRATED, "reliability")
+    seq = r.metrics.set_index("model").loc[list(r.sequence)]
+    assert np.all(np.diff(seq["nlpd"]) < 0) and np.all(np.diff(seq["reliability"]) > 0)
