@@ -135,3 +135,47 @@ def test_lab_quantile_reg_defaults_and_changed_sliders():
     assert reg == "λ = 5" and state["params"]["seed"] == 1
     assert _qr_value(state, reg, "test", "nll") < _qr_value(state, plain, "test", "nll")
     assert _qr_value(state, reg, "test", "calibration_rmse") < _qr_value(state, plain, "test", "calibration_rmse")
+
+
+# ------------------------------------------------------------------------------------------------ lab 9
+def _ts_value(state: dict, method: str, metric: str) -> float:
+    m = state["metrics"]
+    return float(m[metric][m["method"].index(method)])
+
+
+def test_lab_temperature_defaults_and_changed_sliders():
+    at = page("temperature")
+    state = at.session_state["lab_temperature"]
+    assert state["params"]["dataset"].startswith("digits") and state["params"]["target"] == "top_label"
+    # the claims: over-confident (T > 1), temperature scaling cuts the ECE, accuracy unchanged to the last bit
+    assert state["temperature"] > 2
+    assert _ts_value(state, "temperature scaling", "ece") < 0.5 * _ts_value(state, "uncalibrated", "ece")
+    assert _ts_value(state, "temperature scaling", "accuracy") == _ts_value(state, "uncalibrated", "accuracy")
+    assert _ts_value(state, "temperature scaling", "changed_predictions") == 0
+    acc = next(m for m in at.metric if m.label.startswith("accuracy before"))
+    before, after = acc.value.split(" → ")
+    assert before == after
+    # ECE moves with the number of bins
+    by_bins = state["ece_by_bins"]["temperature scaling"]
+    assert max(by_bins) - min(by_bins) > 0.02
+    assert len(specs(at)) == 4
+    # more bins in the table: the ECE shown is the one of the ECE-vs-M curve at that M
+    at.slider(key="labts_bins").set_value(20).run()
+    ok(at)
+    state = at.session_state["lab_temperature"]
+    i = state["ece_by_bins"]["n_bins"].index(20)
+    assert _ts_value(state, "uncalibrated", "ece") == pytest.approx(state["ece_by_bins"]["uncalibrated"][i], abs=1e-15)
+    # binary data set, positive-class semantics
+    at.segmented_control(key="labts_data").set_value("breast cancer (binary)").run()
+    at.segmented_control(key="labts_target").set_value("positive class").run()
+    ok(at)
+    state = at.session_state["lab_temperature"]
+    assert state["params"]["target"] == "positive"
+    for method in ("uncalibrated", "temperature scaling"):
+        assert _ts_value(state, method, "ece") == _ts_value(state, method, "ece_positive")
+    assert _ts_value(state, "temperature scaling", "accuracy") == _ts_value(state, "uncalibrated", "accuracy")
+    assert _ts_value(state, "temperature scaling", "ece") < _ts_value(state, "uncalibrated", "ece")
+    # an under-confident classifier (strong L2): T < 1
+    at.select_slider(key="labts_c").set_value(0.01).run()
+    ok(at)
+    assert at.session_state["lab_temperature"]["temperature"] < 1

@@ -98,7 +98,8 @@ LABS: tuple[Lab, ...] = (
         "temperature",
         "Why temperature scaling works",
         "A deep classifier's confidence outruns its accuracy; one temperature fixes it without changing a "
-        "single prediction, and the ECE you see depends on the bins.",
+        "single prediction, and the ECE you see depends on the bins and, for a binary classifier, on whether "
+        "you score the top label or the positive class.",
         "Guo et al. 2017, §3–5",
     ),
 )

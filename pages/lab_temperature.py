@@ -1,0 +1,114 @@
+"""Lab 9 — why temperature scaling works (Guo et al. 2017): over-confidence, one temperature, and the bins of ECE.
+
+Thin page: sliders, a cached call to ``calib_core.labs.temperature.run_temperature`` and its figures.  The
+numbers the lab claims are stored in ``st.session_state["lab_temperature"]`` (read by the AppTest).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from calib_core.labs import lab
+from calib_core.labs.temperature import DATASETS, run_temperature
+from pages import common
+
+LAB = lab("temperature")
+TARGETS = {"top-label": "top_label", "positive class": "positive"}
+
+st.title(f"Lab 9 · {LAB.title}")
+st.markdown(f"**Lesson.** {LAB.lesson}")
+st.info(
+    "**What to look at.** Before: the bars (accuracy per confidence bin) sit below the diagonal and the hatched "
+    "gaps are red — the classifier is more confident than it is right. One temperature T > 1 divides every logit: "
+    "the gaps close, and the accuracy does not move by a single prediction (the order of a row's logits is kept). "
+    "Histogram binning and isotonic regression also lower the ECE but change some predictions. Then read the ECE "
+    "chart: the same predictions get a different ECE for every number of bins. On the binary data set switch "
+    "between top-label and positive-class reliability — two different questions, two different ECEs.",
+    icon=":material/visibility:",
+)
+
+common.init_state({"labts_data": DATASETS[0], "labts_seed": 0, "labts_c": 1e4, "labts_cal": 0.5, "labts_bins": 15,
+                   "labts_target": "top-label", "labts_hist_bins": 15})
+c1, c2, c3, c4 = st.columns(4)
+c1.segmented_control("Data set", list(DATASETS), key="labts_data")
+c2.select_slider("Classifier's C (inverse L2 strength)", [0.01, 0.1, 1.0, 10.0, 100.0, 1e4], key="labts_c",
+                 help="Large C: nearly unregularised logistic regression — separable training data, growing logits, "
+                      "over-confidence. Small C: shrunk logits, under-confidence.")
+c3.slider("Calibration fraction", 0.2, 0.8, key="labts_cal", step=0.05,
+          help="Share of the held-out rows used to fit the calibrators; the rest are the test rows.")
+c4.number_input("Seed", 0, 10_000, key="labts_seed", step=1)
+d1, d2, d3 = st.columns(3)
+d1.slider("Bins M (diagrams, ECE in the table)", 5, 30, key="labts_bins")
+d2.slider("Histogram-binning calibrator bins", 5, 30, key="labts_hist_bins")
+binary = st.session_state["labts_data"] == DATASETS[1]
+d3.segmented_control("Binary semantics", list(TARGETS), key="labts_target", disabled=not binary,
+                     help="Top-label: confidence max(p, 1 − p) against 'prediction correct' (Guo). Positive class: "
+                          "P(y = 1) against the frequency of y = 1 (scikit-learn's calibration_curve).")
+
+params = {
+    "dataset": st.session_state["labts_data"] or DATASETS[0],
+    "c": float(st.session_state["labts_c"]),
+    "cal_fraction": round(float(st.session_state["labts_cal"]), 4),
+    "seed": int(st.session_state["labts_seed"]),
+    "n_bins": int(st.session_state["labts_bins"]),
+    "target": TARGETS.get(st.session_state["labts_target"] or "top-label", "top_label") if binary else "top_label",
+    "histogram_bins": int(st.session_state["labts_hist_bins"]),
+}
+
+
+@st.cache_data(max_entries=32, show_spinner="Training the classifier and calibrating…")
+def _run(dataset: str, c: float, cal_fraction: float, seed: int, n_bins: int, target: str, histogram_bins: int):
+    return run_temperature(dataset, c=c, cal_fraction=cal_fraction, seed=seed, n_bins=n_bins, target=target,
+                           histogram_bins=histogram_bins)
+
+
+result = _run(**params)
+key = "labts|" + "|".join(f"{k}={v}" for k, v in params.items())
+figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n])
+        for name in ("before", "after", "all", "ece_bins")}
+
+semantics = "positive-class" if result.target == "positive" else "top-label"
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("temperature T", f"{result.temperature:.3f}")
+m2.metric(f"ECE ({semantics}, M = {result.n_bins}): uncalibrated", f"{result.value('uncalibrated', 'ece'):.4f}")
+m3.metric(f"ECE ({semantics}, M = {result.n_bins}): temperature scaled",
+          f"{result.value('temperature scaling', 'ece'):.4f}",
+          delta=f"{result.value('temperature scaling', 'ece') - result.value('uncalibrated', 'ece'):.4f}",
+          delta_color="inverse")
+m4.metric("accuracy before → after temperature scaling",
+          f"{result.value('uncalibrated', 'accuracy'):.4f} → {result.value('temperature scaling', 'accuracy'):.4f}",
+          help="softmax(z/T) keeps the order of every row's logits: not one prediction changes.")
+
+left, right = st.columns(2)
+with left:
+    common.chart(figs["before"], "labts_before")
+with right:
+    common.chart(figs["after"], "labts_after")
+left, right = st.columns(2)
+with left:
+    common.chart(figs["ece_bins"], "labts_ece_bins")
+    st.caption("ECE on the test rows for M = 2 … 50 equal-width bins (Guo eq. 3). Few bins average over- and "
+               "under-confidence away; many bins hold few rows each and add noise.")
+with right:
+    common.chart(figs["all"], "labts_all")
+
+table = result.metrics.rename(columns={
+    "mean_confidence": "mean confidence", "ece": f"ECE ({semantics})", "ece_top_label": "ECE top-label",
+    "ece_positive": "ECE positive class", "mce": "MCE", "nll": "NLL", "brier": "Brier",
+    "changed_predictions": "predictions changed",
+})
+st.dataframe(table, hide_index=True, width="stretch", column_config={
+    c: st.column_config.NumberColumn(format="%.4f") for c in table.columns if c not in ("method", "predictions changed")
+})
+st.caption(
+    f"{result.dataset}: calibrators fitted on {result.n_cal} held-out rows, scored on {result.n_test} others; "
+    f"ECE and MCE with M = {result.n_bins} equal-width bins ((m−1)/M, m/M]."
+)
+
+st.session_state["lab_temperature"] = {
+    "params": params,
+    "temperature": result.temperature,
+    "metrics": result.metrics.to_dict("list"),
+    "ece_by_bins": result.ece_by_bins.to_dict("list"),
+}
+st.caption(f"Reference: {LAB.reference}.")
