@@ -13,6 +13,10 @@ For each N the same synthetic Gaussian predictions (heteroscedastic, mildly over
 * netcal 1.4.0: ENCE + UCE + QCE + NLL (``netcal.metrics``);
 * a single ``np.argsort`` of N values (the yardstick).
 
+``cc.diagnose`` runs its three sorts (z, σ, |ε|) concurrently on ``calib_core.binning.SORT_THREADS``
+threads; the "1 sort thread" column is the same call with the sorts one after another.  The load
+average is printed: on a busy machine the concurrent sorts gain nothing and every ratio drifts.
+
 Peak memory of a 1e7-row ``cc.diagnose`` (CIs off) is measured in a child process (ru_maxrss), together
 with the memory of its input arrays.  Times are the best of ``--repeat`` runs (wall clock).
 """
@@ -23,6 +27,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -35,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
+from calib_core import binning  # noqa: E402
 from calib_core.predictions import PredictionSet  # noqa: E402
 
 
@@ -125,21 +131,28 @@ def main() -> None:
         rep = args.repeat if n <= 1e6 else 1
         t_sort = best_time(lambda: np.argsort(y), rep)
         t_off = best_time(lambda: ours(mean, std, y, n_resamples=0, n_simulations=0), rep)
+        threads, binning.SORT_THREADS = binning.SORT_THREADS, 1
+        t_off_1 = best_time(lambda: ours(mean, std, y, n_resamples=0, n_simulations=0), rep)
+        binning.SORT_THREADS = threads
         t_on = best_time(lambda: ours(mean, std, y), 1)
         t_ut = best_time(quiet(lambda: ut_equivalent(mean, std, y)), rep)
         t_ut_all = best_time(quiet(lambda: ut_all(mean, std, y)), 1) if n <= args.adversarial_max else np.nan
         t_nc = best_time(quiet(lambda: netcal_metrics(mean, std, y)), rep)
-        rows.append((n, t_sort, t_off, t_on, t_ut, t_ut_all, t_nc))
-        print(f"N={n:>9,}: argsort {t_sort:.4f}s  ours(CIs off) {t_off:.4f}s  ours(CIs on) {t_on:.2f}s  "
-              f"UT {t_ut:.3f}s  UT+adv {t_ut_all:.2f}s  netcal {t_nc:.3f}s", flush=True)
+        rows.append((n, t_sort, t_off, t_off_1, t_on, t_ut, t_ut_all, t_nc))
+        print(f"N={n:>9,}: argsort {t_sort:.4f}s  ours(CIs off) {t_off:.4f}s  (1 sort thread {t_off_1:.4f}s)  "
+              f"ours(CIs on) {t_on:.2f}s  UT {t_ut:.3f}s  UT+adv {t_ut_all:.2f}s  netcal {t_nc:.3f}s  "
+              f"load average {os.getloadavg()[0]:.2f}", flush=True)
 
-    print("\n| N | np.argsort | ours, CIs off | ours, CIs on | UT equivalent | UT get_all_metrics (adv.) | "
-          "netcal ENCE+UCE+QCE+NLL | UT / ours | netcal / ours | ours / argsort |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for n, t_sort, t_off, t_on, t_ut, t_ut_all, t_nc in rows:
+    print(f"\nsort threads: {binning.SORT_THREADS}; load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
+    print("| N | np.argsort | ours, CIs off | ours, 1 sort thread | ours, CIs on | UT equivalent | "
+          "UT get_all_metrics (adv.) | netcal ENCE+UCE+QCE+NLL | UT / ours | netcal / ours | ours / argsort | "
+          "ours (1 thread) / argsort |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for n, t_sort, t_off, t_off_1, t_on, t_ut, t_ut_all, t_nc in rows:
         adv = "not run" if np.isnan(t_ut_all) else f"{t_ut_all:.2f} s"
-        print(f"| {n:.0e} | {t_sort * 1e3:.1f} ms | {t_off * 1e3:.1f} ms | {t_on:.2f} s | {t_ut * 1e3:.1f} ms | "
-              f"{adv} | {t_nc * 1e3:.1f} ms | {t_ut / t_off:.1f}× | {t_nc / t_off:.1f}× | {t_off / t_sort:.1f}× |")
+        print(f"| {n:.0e} | {t_sort * 1e3:.1f} ms | {t_off * 1e3:.1f} ms | {t_off_1 * 1e3:.1f} ms | {t_on:.2f} s | "
+              f"{t_ut * 1e3:.1f} ms | {adv} | {t_nc * 1e3:.1f} ms | {t_ut / t_off:.1f}× | {t_nc / t_off:.1f}× | "
+              f"{t_off / t_sort:.1f}× | {t_off_1 / t_sort:.1f}× |")
 
     if not args.no_memory:
         out = subprocess.run([sys.executable, __file__, "--memory-child", str(args.memory_n)],

@@ -20,7 +20,7 @@ Conventions
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Literal
 
 import numpy as np
@@ -28,6 +28,7 @@ import numpy as np
 __all__ = [
     "stable_argsort",
     "stable_argsorts",
+    "stable_argsort_futures",
     "equal_count_bins",
     "equal_width_bins",
     "equal_mass_edges",
@@ -115,23 +116,36 @@ _pool: ThreadPoolExecutor | None = None
 _pool_threads = 0
 
 
-def stable_argsorts(
+def stable_argsort_futures(
     *arrays: np.ndarray, threads: int | None = None, return_sorted: bool = False
-) -> list[np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`stable_argsort` of each array; for large arrays the sorts run concurrently.
+) -> list[Future]:
+    """Start :func:`stable_argsort` of each array and return one future per array.
 
-    The results are identical to sorting one after another: each sort is independent and
-    deterministic; only the wall-clock time changes (about halved with two free cores).
-    ``threads`` defaults to :data:`SORT_THREADS`; ``return_sorted`` as in :func:`stable_argsort`.
+    For large arrays (≥ :data:`PARALLEL_SORT_MIN`) with ``threads`` > 1 (default :data:`SORT_THREADS`)
+    the sorts run in a thread pool — NumPy releases the GIL while it sorts — so the caller can do
+    other work before collecting ``future.result()``; otherwise they run here and the futures are
+    already done.  The results are identical either way: each sort is independent and deterministic.
     """
     global _pool, _pool_threads
     threads = SORT_THREADS if threads is None else max(1, int(threads))
     if threads == 1 or len(arrays) < 2 or max(np.shape(a)[0] for a in arrays) < PARALLEL_SORT_MIN:
-        return [stable_argsort(a, return_sorted) for a in arrays]
+        done = []
+        for a in arrays:
+            future: Future = Future()
+            future.set_result(stable_argsort(a, return_sorted))
+            done.append(future)
+        return done
     if _pool is None or _pool_threads < threads:
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="calib_core-sort")
         _pool_threads = threads
-    return list(_pool.map(stable_argsort, arrays, [return_sorted] * len(arrays)))
+    return [_pool.submit(stable_argsort, a, return_sorted) for a in arrays]
+
+
+def stable_argsorts(
+    *arrays: np.ndarray, threads: int | None = None, return_sorted: bool = False
+) -> list[np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`stable_argsort` of each array, concurrently for large arrays (see :func:`stable_argsort_futures`)."""
+    return [f.result() for f in stable_argsort_futures(*arrays, threads=threads, return_sorted=return_sorted)]
 
 
 def equal_count_bins(

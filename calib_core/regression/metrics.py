@@ -17,13 +17,14 @@ Camporeale & Carè "ACCRUE" (CRPS eq. 5, reliability score eq. 8).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import special
 
-from ..binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort, stable_argsorts
+from ..binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort, stable_argsort_futures
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf, norm_ppf
 
 __all__ = [
@@ -93,10 +94,14 @@ class RegressionRows:
         self.z_ok: np.ndarray | None = None if finite.all() else finite
         self.n_z_excluded = int(self.n - finite.sum())
         self._gaussian = isinstance(dist, Gaussian) and self.z_ok is None
+        self._pit_options = (pit_seed, randomize_pit)
+
+    @cached_property
+    def u(self) -> np.ndarray:
+        """PIT values F(y) (Φ(z) for a Gaussian; see :func:`pit`), computed on first use."""
         if self._gaussian:
-            self.u = norm_cdf(self.z)
-        else:
-            self.u = _pit(y, dist, pit_seed, randomize_pit)
+            return norm_cdf(self.z)
+        return _pit(self.y, self.dist, *self._pit_options)
 
     # -- per-row scores ----------------------------------------------------------------------
     @cached_property
@@ -163,14 +168,23 @@ class RegressionRows:
         """Stable argsort of |ε| (the Spearman ranks)."""
         return stable_argsort(np.abs(self.eps))
 
-    def compute_orders(self) -> None:
-        """Sort z, σ and |ε| concurrently (:func:`calib_core.binning.stable_argsorts`) and cache the
-        orders; every metric of :func:`summary_statistics` needs all three."""
-        names = [k for k in ("z_order", "sigma_order", "abs_eps_order") if k not in self.__dict__]
-        arrays = {"z_order": self.z_finite, "sigma_order": self.sigma, "abs_eps_order": np.abs(self.eps)}
-        for name, (order, values) in zip(names, stable_argsorts(*(arrays[k] for k in names), return_sorted=True)):
+    def compute_orders(self, meanwhile: Callable[[], Any] | None = None) -> Any:
+        """Sort z, σ and |ε| (and u unless Gaussian) and cache the orders and sorted values: every
+        metric of :func:`summary_statistics` needs them.  The sorts run concurrently in a thread pool
+        (:func:`calib_core.binning.stable_argsort_futures`); ``meanwhile()``, if given, runs in this
+        thread while they do, and its result is returned."""
+        wanted = ("z_order", "sigma_order", "abs_eps_order") + (() if self._gaussian else ("u_order",))
+        names = [k for k in wanted if k not in self.__dict__]
+        sources = {"z_order": lambda: self.z_finite, "sigma_order": lambda: self.sigma,
+                   "abs_eps_order": lambda: np.abs(self.eps), "u_order": lambda: self.u}
+        arrays = {k: sources[k]() for k in names}
+        futures = stable_argsort_futures(*(arrays[k] for k in names), return_sorted=True) if names else []
+        result = meanwhile() if meanwhile is not None else None
+        for name, future in zip(names, futures):
+            order, values = future.result()
             self.__dict__[name] = order
             self._sorted_by_order[name] = values
+        return result
 
     @cached_property
     def z_sorted(self) -> np.ndarray:
@@ -182,6 +196,9 @@ class RegressionRows:
     def u_sorted(self) -> np.ndarray:
         """The PIT values sorted.  For a Gaussian u = Φ(z) is gathered in z's order; Φ is checked to
         be non-decreasing there (a rounding-level dip would fall back to a sort)."""
+        known = self._sorted_by_order.get("u_order")
+        if known is not None:
+            return known
         us = self.u[self.u_order]
         if self._gaussian and (us[1:] < us[:-1]).any():
             us = np.sort(self.u)
@@ -515,18 +532,31 @@ def summary_statistics(
 ) -> dict[str, float]:
     """Every scalar of SPEC §3 for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
     r, w = rows, weights
-    r.compute_orders()
+
+    def order_free() -> dict[str, float]:  # statistics that need no sort: computed while the sorts run
+        free = {
+            "nll": _wmean(r.neg_logpdf, w),
+            "crps": _wmean(r.crps, w),
+            "rmse": float(np.sqrt(_wmean(r.sq_err, w))),
+            "mae": _wmean(np.abs(r.eps), w),
+            "sharpness": float(np.sqrt(_wmean(r.var, w))),
+            "cv": _stat_cv(r, w),
+        }
+        free.update(_stat_z_moments(r, w))
+        return free
+
+    free = r.compute_orders(meanwhile=order_free)
     curve = _stat_calibration_curve(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
     qce_curve = _stat_calibration_curve(r, w, qce_levels, "quantile")
     out = {
-        "nll": _wmean(r.neg_logpdf, w),
-        "crps": _wmean(r.crps, w),
-        "rmse": float(np.sqrt(_wmean(r.sq_err, w))),
-        "mae": _wmean(np.abs(r.eps), w),
-        "sharpness": float(np.sqrt(_wmean(r.var, w))),
+        "nll": free["nll"],
+        "crps": free["crps"],
+        "rmse": free["rmse"],
+        "mae": free["mae"],
+        "sharpness": free["sharpness"],
         "ence": _stat_ence(r, w, n_bins, binning),
-        "cv": _stat_cv(r, w),
+        "cv": free["cv"],
         "calibration_rmse": float(np.sqrt(np.mean((curve - levels) ** 2))),
         "quantile_calibration_error": float(np.mean((qce_curve - qce_levels) ** 2)),
         "miscalibration_area": _stat_area(r, w),
@@ -535,7 +565,7 @@ def summary_statistics(
         "pit_entropy": _stat_pit_entropy(r, w),
         "spearman_sigma_abs_error": _stat_spearman(r, w),
     }
-    out.update(_stat_z_moments(r, w))
+    out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis")})
     out.update(_stat_intervals(r, w, coverages))
     return out
 
