@@ -72,7 +72,8 @@ with right:
         markers["truncation point"] = nums["truncation_point"]
     common.chart(common.figure(f"{key}|density", lambda: density_figure(
         result.density, markers=markers, title=f"Predictive density at x* = {result.x_star:g}",
-        colors={BEFORE: "#4c78a8", AFTER: "#f58518"})), "lab4_density")
+        colors={BEFORE: "#4c78a8", AFTER: "#f58518"}, y_cap=4.0 * float(result.density[BEFORE].max()))),
+        "lab4_density")
     st.caption("g(y) = R′(F(y))·f(y) (QR eq. 10): the base density rescaled piece by piece by the slopes of R.")
 
 st.subheader("Numbers")

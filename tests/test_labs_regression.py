@@ -92,7 +92,8 @@ def test_lab1_levi_diagram_and_ence_tell_them_apart(lab1):
 
 
 def test_lab1_cv_is_the_spread_of_sigma_not_its_information(lab1):
-    """Cv (Levi eq. 9) of U[1, 10] and of σ = x, x ~ U[0.1, 1], are both (0.9/√12)/0.55 = 4.5/(√12·5.5)·… ≈ 0.47."""
+    """Cv (Levi eq. 9) is scale invariant: U[1, 10] and σ ∝ x, x ~ U[0.1, 1], both have Cv = (9/√12)/5.5 ≈ 0.47 —
+    Cv measures the spread of σ, not whether σ tracks the error (it flags a constant σ, see lab 3)."""
     expected = (9 / np.sqrt(12)) / 5.5
     assert lab1.value(RANDOM, "raw", "cv") == pytest.approx(expected, abs=0.03)
     assert lab1.value(LEARNED, "raw", "cv") == pytest.approx(expected, abs=0.06)

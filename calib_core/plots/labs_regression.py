@@ -109,9 +109,14 @@ def density_figure(
     colors: Mapping[str, str] | None = None,
     title: str | None = "Predictive density",
     x_label: str = "y",
+    y_cap: float | None = None,
 ) -> go.Figure:
     """Densities on a grid (column ``y`` and one column per curve) with vertical markers (name → x), e.g. the
-    means before/after recalibration and the truncation point."""
+    means before/after recalibration and the truncation point (labels staggered so close markers stay legible).
+
+    ``y_cap`` clips the y-axis (spikes of an isotonic-recalibrated density can be 100× the base density); the
+    clipped peak height is then written in the corner.
+    """
     names = [c for c in table.columns if c != "y"]
     cmap = _colors(names, colors)
     fig = go.Figure()
@@ -120,12 +125,21 @@ def density_figure(
                                  line={"color": cmap[name], "width": 2}, meta={"name": name, "role": "density"},
                                  hovertemplate="y %{x:.3f}<br>density %{y:.3f}<extra>" + name + "</extra>"))
     palette = ["#555555", "#e45756", "#54a24b", "#b279a2"]
-    for i, (name, x) in enumerate((markers or {}).items()):
-        if np.isfinite(x):
-            fig.add_vline(x=float(x), line={"color": palette[i % len(palette)], "dash": "dot", "width": 1.5},
-                          annotation_text=name, annotation_position="top right" if i % 2 else "top left")
+    finite = [(name, float(x)) for name, x in (markers or {}).items() if np.isfinite(x)]
+    for i, (name, x) in enumerate(finite):
+        color = palette[i % len(palette)]
+        fig.add_shape(type="line", x0=x, x1=x, y0=0, y1=1, yref="paper", name=name,
+                      line={"color": color, "dash": "dot", "width": 1.5})
+        fig.add_annotation(x=x, y=1.0 - 0.08 * i, yref="paper", text=f"{name} = {x:.3g}", showarrow=False,
+                           xanchor="left", xshift=4, font={"color": color, "size": 11}, bgcolor="rgba(255,255,255,0.7)")
     _layout(fig, title, x_label, "density", True)
-    fig.update_yaxes(rangemode="tozero")
+    peak = float(np.nanmax(table[names].to_numpy(float))) if names else 0.0
+    if y_cap is not None and peak > y_cap:
+        fig.update_yaxes(range=[0, y_cap])
+        fig.add_annotation(x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", showarrow=False,
+                           text=f"y-axis clipped: peaks reach {peak:.3g}", font={"size": 11})
+    else:
+        fig.update_yaxes(rangemode="tozero")
     return fig
 
 
