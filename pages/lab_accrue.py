@@ -20,7 +20,8 @@ st.info(
     "**What to look at.** The black line is the σ(x) that generated the data. ACCRUE (β·CRPS + (1 − β)·RS) follows "
     "it closely; k-means can only draw a staircase with k steps, and a constant σ is the flat line. CRPS alone is a "
     "proper score and often comes close too — compare the median relative σ errors in the table, and watch the Y "
-    "set, where it stops at a lower polynomial degree. For 5D the chart shows estimated against true σ at test "
+    "set, where it stops at a lower polynomial degree; on W a polynomial struggles with either cost (the paper's "
+    "Fig. 6 shows the same). For 5D the chart shows estimated against true σ at test "
     "points (the paper's Fig. 7 view): k-means clusters of x cannot see a σ that depends on Σx_i.",
     icon=":material/visibility:",
 )

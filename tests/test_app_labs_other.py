@@ -179,3 +179,19 @@ def test_lab_temperature_defaults_and_changed_sliders():
     at.select_slider(key="labts_c").set_value(0.01).run()
     ok(at)
     assert at.session_state["lab_temperature"]["temperature"] < 1
+
+
+# ------------------------------------------------------------------------------------------------ navigation
+def test_labs_6_to_9_are_registered_and_run_inside_the_app():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.run()
+    ok(at)
+    for key in ("three_names", "accrue", "quantile_reg", "temperature"):
+        at.switch_page(f"pages/lab_{key}.py").run()
+        ok(at)
+        assert at.title[0].value.startswith("Lab ")
+        assert f"lab_{key}" in at.session_state
+    at.switch_page("pages/labs.py").run()
+    ok(at)
+    links = {el.proto.page for el in at.get("page_link")}
+    assert {f"lab_{key}" for key in ("three_names", "accrue", "quantile_reg", "temperature")} <= links
