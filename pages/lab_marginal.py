@@ -24,7 +24,8 @@ st.markdown(
     "x ~ N(0, s²), y | x ~ N(a·x, σ²) (the paper: a = 5, σ = 1, s = 4). The **ideal** forecaster says N(a·x, σ²); "
     "the **marginal** one says N(0, a²s² + σ²) whatever x is. **What to look at:** both quantile-calibration curves "
     "lie on the diagonal — the marginal of y is calibrated by construction. The Levi diagram shows the difference: "
-    "every σ-bin of the marginal sits at RMV = √(a²s² + σ²), 20× further up the diagonal than the ideal's (sharpness), "
+    "every σ-bin of the marginal sits at RMV = √(a²s² + σ²), far up the diagonal from the ideal's σ (sharpness; 20× "
+    "with the paper's numbers), "
     "and its intervals cover everything near x = 0 and almost nothing at large |x| — it ignores x."
 )
 st.caption(f"{LAB.lesson}  —  {LAB.reference}")

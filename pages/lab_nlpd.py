@@ -55,7 +55,7 @@ with left:
     nl = {m: result.value(m, "nlpd_paper") for m in pair}
     common.chart(common.figure(f"{key}|pair", lambda: plots.calibration_curve_figure(
         {m: result.curves[m] for m in pair}, colors=colors,
-        title=f"Equal NLPD ({nl[CALIBRATED]:.3f} and {nl[EQUAL_NLPD]:.3f}), different reliability")), "lab5_pair")
+        title=f"Same NLPD: {nl[CALIBRATED]:.3f} = {nl[EQUAL_NLPD]:.3f}")), "lab5_pair")
     st.caption("ACCRUE's reliability diagram: the empirical CDF of Φ_i = ½(erf η_i + 1), η = ε/(√2σ) — the "
                "quantile-calibration curve. NLPD in the paper's convention (without ½log 2π).")
 with right:

@@ -115,7 +115,7 @@ def density_figure(
     means before/after recalibration and the truncation point (labels staggered so close markers stay legible).
 
     ``y_cap`` clips the y-axis (spikes of an isotonic-recalibrated density can be 100× the base density); the
-    clipped peak height is then written in the corner.
+    clipped peak height is then added to the title.
     """
     names = [c for c in table.columns if c != "y"]
     cmap = _colors(names, colors)
@@ -136,8 +136,7 @@ def density_figure(
     peak = float(np.nanmax(table[names].to_numpy(float))) if names else 0.0
     if y_cap is not None and peak > y_cap:
         fig.update_yaxes(range=[0, y_cap])
-        fig.add_annotation(x=1.0, y=1.0, xref="paper", yref="paper", xanchor="right", showarrow=False,
-                           text=f"y-axis clipped: peaks reach {peak:.3g}", font={"size": 11})
+        fig.update_layout(title={"text": f"{title or ''} (y-axis clipped; spikes reach {peak:.3g})".strip()})
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig
