@@ -26,8 +26,9 @@ Reading (``read_table``)
   splits the header into the most fields while ≥ 90 % of the first 50 lines have that many fields.
   ``;`` files whose numbers use a decimal comma (``1,5``) are read with ``decimal=","``.
 * Errors → ``InputError``: empty file, binary garbage, everything in one column (unsupported
-  delimiter), duplicate column names, more than ``MAX_COLUMNS`` columns, more than ``max_bytes``
-  bytes (default ``DEFAULT_MAX_BYTES``), ragged rows (the line is named).
+  delimiter), a header and data rows split by different delimiters, duplicate column names, more
+  than ``MAX_COLUMNS`` columns, more than ``max_bytes`` bytes (default ``DEFAULT_MAX_BYTES``), ragged
+  rows (the line is named; a decimal comma in a comma-separated file is named as the likely cause).
 
 Data rows are numbered from 1 (the first row after the header; blank lines are skipped); these are the
 numbers in ``PredictionSet.row_number``, ``DropReport`` and every message.
@@ -49,7 +50,8 @@ y := E and mean := 0, so ε = E (E = reference − prediction; with the opposite
 sign of z changes).  ``u95`` (an expanded 95 % uncertainty U) gives σ = U / Φ⁻¹(0.975) (Gaussian
 coverage factor 1.95996; GUM's conventional k = 2 would give σ 2 % smaller).
 
-Validation (SPEC §7): non-numeric cells raise (column and first rows named); rows with a missing or
+Validation (SPEC §7): non-numeric cells raise (column and first rows named; NA spellings such as
+``NA``/``nan``/``null`` in text columns of Parquet/npz files are missing values); rows with a missing or
 non-finite value in a used column, σ ≤ 0, var ≤ 0 or crossing quantiles are dropped and counted per
 reason in ``PredictionSet.dropped`` (``n_read == n_rows + dropped.total``); fewer than 2 valid rows
 raise.  A ``model`` column (long multi-model files) keeps every row.

@@ -142,3 +142,19 @@ def test_loader_fixes_found_by_fuzzing():
     # cells that contain another delimiter get a note in the non-numeric message
     with pytest.raises(cc.InputError, match="the cells contain ';'"):
         cc.load_predictions(b"y,mean,std\n1;2,2,3\n4,5,6\n", source="c.csv")
+
+
+def test_binary_score_column_with_a_free_name():
+    """Found by the real-data walk (COCO detections): a mapped binary column named e.g. 'score' was taken for the
+    positive class's name, so labels 0/1 were refused ("'matched' has 2 values: 0, 1")."""
+    data = b"matched,score\n1,0.9\n0,0.3\n1,0.6\n"
+    ps = cc.load_predictions(data, task="classification", columns={"label": "matched", "probs": "score"},
+                             source="coco.csv")
+    assert ps.layout == "binary_prob" and ps.classes == ["0", "1"]
+    np.testing.assert_allclose(ps.probs[:, 1], [0.9, 0.3, 0.6])
+    # a prob_<suffix> column whose suffix is no label value: the positive class comes from the labels
+    ps = cc.load_predictions(b"label,prob_cat\n1,0.9\n0,0.3\n", source="cat.csv")
+    assert ps.classes == ["0", "1"]
+    # an explicit positive class that is no label value is named as such
+    with pytest.raises(cc.InputError, match="positive class 'yes' of 'score' is not a value of 'matched'"):
+        cc.load_predictions(data, columns={"label": "matched", "probs": "score", "positive": "yes"}, source="c.csv")

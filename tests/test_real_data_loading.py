@@ -1,8 +1,14 @@
-"""Load every regression file in ../shared/data/real and check what the loader made of it.
+"""Load every file in ../shared/data/real and check what the loader made of it.
 
 Only loading is checked here (rows kept, drops and their reasons, layouts, column roles, a few
 numbers from each folder's PROVENANCE.md that prove the columns were assigned correctly);
 diagnostics on these sets are tested elsewhere.  Skipped when the data folder is absent.
+
+``test_every_real_data_file_loads_or_is_rejected_with_a_reason`` (issue #7, point 2) walks every data file of
+every folder, regression and classification, and prints one line per file: rows read / kept / dropped per
+reason, or the reason it is rejected.  Files whose column names no alias matches are loaded with the mapping
+in ``REAL_MAPPINGS`` (documented there, from each folder's PROVENANCE.md); the raw UCI tables are not
+predictions and must be rejected with a message naming the missing column.
 """
 
 from __future__ import annotations
@@ -221,3 +227,92 @@ def test_weather_gefs_zero_inflated():
     assert any("12 row(s) have all members equal" in m for m in ps.messages)
     g = load(GEFS, columns={"samples": None})
     assert g.n_rows == 4959 and len(g.dropped.reasons["ens_std: σ = 0"]) == 12  # PROVENANCE: n_zero_std = 12
+
+
+# ---------------------------------------------------------------------------------------------
+# every file of every folder (issue #7, point 2)
+# ---------------------------------------------------------------------------------------------
+
+NIAMEY_METHODS = ("Logistic", "EMOS", "ENS", "EPC")
+REAL_MAPPINGS: dict[str, list[tuple[str, dict]]] = {
+    # COCO detections (PROVENANCE: "Binary confidence-calibration data (score vs. matched)"): the detection's
+    # confidence `score` is the probability of the positive class, `matched` (1 = true positive) the label.
+    "netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv": [
+        ("score vs matched", {"task": "classification", "columns": {"label": "matched", "probs": "score"}})],
+    "netcal_coco_detection_conf/ssd-resnet-50-v1-iou-0.60.csv": [
+        ("score vs matched", {"task": "classification", "columns": {"label": "matched", "probs": "score"}})],
+    # Niamey probability of precipitation: four forecasting methods, one column each, outcome `obs` (0/1).
+    "weather_niamey_pop_binary/precip_Niamey_2016.csv": [
+        (m, {"task": "classification", "columns": {"label": "obs", "probs": m}}) for m in NIAMEY_METHODS],
+    # Proppe 2022: reference R, prediction V, 95 % expanded uncertainty UV95 (PROVENANCE; UV95A is an alternative).
+    "uncval_chem_error_uncertainty/PRO2022_Data.csv": [
+        ("R, V, UV95", {"columns": {"y": "R", "mean": "V", "u95": "UV95"}})],
+}
+"""Files that need a column mapping: relative path → [(what, keyword arguments of cc.load_predictions)]."""
+
+REJECTED_FOLDERS = {"uci_regression_raw": ("no target column found", "no prediction column found")}
+"""Folders of raw data (features and targets, no predictions): every file must be refused with one of these."""
+
+PROVENANCE_CHECKS = {  # (rows, mean of the positive-class probability, base rate) from PROVENANCE.md
+    ("netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv", "score vs matched"): (40062, 0.70696, 0.51435),
+    ("netcal_coco_detection_conf/ssd-resnet-50-v1-iou-0.60.csv", "score vs matched"): (44810, 0.48091, 0.50348),
+    ("weather_niamey_pop_binary/precip_Niamey_2016.csv", "Logistic"): (92, 0.529, 0.576),
+    ("weather_niamey_pop_binary/precip_Niamey_2016.csv", "EMOS"): (92, 0.517, 0.576),
+    ("weather_niamey_pop_binary/precip_Niamey_2016.csv", "ENS"): (92, 0.787, 0.576),
+    ("weather_niamey_pop_binary/precip_Niamey_2016.csv", "EPC"): (92, 0.519, 0.576),
+}
+
+
+def _drops(ps: cc.PredictionSet) -> str:
+    return "; ".join(f"{r}: {len(v)}" for r, v in ps.dropped.reasons.items()) or "none"
+
+
+def _checked(ps: cc.PredictionSet) -> cc.PredictionSet:
+    assert ps.n_read == ps.n_rows + ps.dropped.total and len(ps.row_number) == ps.n_rows >= 2
+    return ps
+
+
+def test_every_real_data_file_loads_or_is_rejected_with_a_reason():
+    data_files = sorted(p for p in REAL.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".npz", ".parquet",
+                                                                                             ".tsv", ".txt", ".gz"))
+    assert len(data_files) >= 70  # 74 files in 15 folders when this was written
+    lines, loaded, mapped, rejected = [], 0, 0, 0
+    for path in data_files:
+        rel = path.relative_to(REAL).as_posix()
+        folder = rel.split("/")[0]
+        try:
+            ps = _checked(cc.load_predictions(path))
+        except cc.InputError as err:
+            message = str(err)
+            assert message.startswith(f"{path.name}:") and "What to do" in message, message
+            if rel in REAL_MAPPINGS:  # needs a mapping: say why, then load with the documented mapping
+                mapped += 1
+                lines.append(f"{rel}: without a mapping → {message.split(': ', 1)[1].split(' (looked')[0][:110]}")
+                for what, kwargs in REAL_MAPPINGS[rel]:
+                    ps = _checked(cc.load_predictions(path, **kwargs))
+                    lines.append(f"    with mapping [{what}]: {ps.task}/{ps.layout}, read {ps.n_read:,}, "
+                                 f"kept {ps.n_rows:,}, dropped {ps.dropped.total} ({_drops(ps)})")
+                    expected = PROVENANCE_CHECKS.get((rel, what))
+                    if expected:
+                        n, mean_p, base_rate = expected
+                        assert ps.n_rows == n and ps.dropped.total == 0
+                        assert ps.probs[:, 1].mean() == pytest.approx(mean_p, abs=6e-4)
+                        assert ps.labels.mean() == pytest.approx(base_rate, abs=6e-4)
+                continue
+            assert folder in REJECTED_FOLDERS, f"{rel} was rejected but should load: {message}"
+            assert any(reason in message for reason in REJECTED_FOLDERS[folder]), message
+            assert "columns are:" in message  # the message lists what the file has
+            rejected += 1
+            reason = message.split(": ", 1)[1].split(" (looked")[0]
+            columns = message.split("columns are: ")[1].split(" What to do")[0][:80]
+            lines.append(f"{rel}: rejected → {reason} (columns: {columns})")
+            continue
+        assert rel not in REAL_MAPPINGS, f"{rel} now loads without its mapping: update REAL_MAPPINGS"
+        assert folder not in REJECTED_FOLDERS, f"{rel} is raw data but loaded as {ps.layout}"
+        loaded += 1
+        lines.append(f"{rel}: {ps.task}/{ps.layout}, read {ps.n_read:,}, kept {ps.n_rows:,}, "
+                     f"dropped {ps.dropped.total} ({_drops(ps)})")
+    print(f"\n{len(data_files)} data files: {loaded} load as they are, {mapped} load with a documented mapping, "
+          f"{rejected} are rejected with a reason\n" + "\n".join(lines))
+    assert loaded + mapped + rejected == len(data_files)
+    assert rejected == sum(1 for p in data_files if p.relative_to(REAL).parts[0] in REJECTED_FOLDERS)

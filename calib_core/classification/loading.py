@@ -13,8 +13,9 @@ Layouts (``PredictionSet.layout``)
   (NLL from logits via log-sum-exp) and the probabilities ignored (said in ``messages``).
 * ``"binary_prob"`` / ``"binary_logit"``: a single ``prob`` / ``logit`` column (or one ``prob_<c>``) holding the
   positive class's probability / logit; stored as two columns [P(neg), P(pos)] (logits [0, z]).  The positive
-  class is ``columns["positive"]``, else 1 / true / yes / positive among the two label values; otherwise the
-  loader asks.
+  class is ``columns["positive"]``, else the column's suffix when it is a label value (``prob_yes``), else 1 / true /
+  yes / positive among the two label values (a mapped column with a free name such as ``score`` carries no class);
+  otherwise the loader asks.
 * ``"top_label"``: ``label, pred, confidence`` (aliases ``true_label``, ``pred_label``, …): only the predicted class
   and its confidence are known.  ``probs`` is None, ``confidence`` holds max_k p_k, ``point`` the predicted class
   and ``top_label_only`` is True: only top-label diagnostics (accuracy, confidence ECE/MCE, reliability diagram)
@@ -119,7 +120,8 @@ def _score_columns(
         names[kind] = []
         for c in found[kind]:
             m = _SCORE.match(normalize_name(c))
-            names[kind].append((m.group("name") or m.group("num") or "") if m else str(c))
+            # a mapped column named freely (e.g. "score") carries no class name; multi-class falls back to the name
+            names[kind].append((m.group("name") or m.group("num") or "") if m else "")
     if explicit:
         return found, names
     auto: dict[str, list[tuple[str, str]]] = {"probs": [], "logits": []}
@@ -286,13 +288,22 @@ def _binary_classes(
 ) -> list[str]:
     """[negative, positive] class names of a single-column binary file."""
     present = [str(u) for u in np.unique(labels[valid])]
-    if positive is None and suffix:
-        positive = suffix
+    explicit = positive is not None
+    if positive is None and suffix and any(u.casefold() == suffix.strip().casefold() for u in present):
+        positive = suffix  # prob_yes with labels no/yes; a suffix that is no label value (prob_cat) is not used
     if positive is not None:
         pos = str(positive).strip()
         match = [u for u in present if u == pos] or [u for u in present if u.casefold() == pos.casefold()]
         pos = match[0] if match else pos
         others = [u for u in present if u != pos]
+        if explicit and not match and len(present) == 2:
+            raise InputError(
+                f"the positive class {pos!r} of {score_col!r} is not a value of {label_col!r} (values: "
+                f"{_list(present)})",
+                source=src,
+                columns=[label_col, score_col],
+                hint=f"pass columns={{'positive': '{present[-1]}'}} (one of the label values)",
+            )
         if len(others) > 1:
             raise InputError(
                 f"column {score_col!r} is a single (binary) score but {label_col!r} has {len(present)} values: "
