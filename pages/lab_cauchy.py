@@ -14,6 +14,7 @@ from calib_core import plots
 from calib_core.labs import lab
 from calib_core.labs.cauchy import CAUCHY, HONEST, run_cauchy
 from calib_core.plots.labs_regression import coverage_by_bin_figure
+from calib_core.selection import BinSelection, format_bins
 from pages import common
 
 _t0 = time.perf_counter()
@@ -49,25 +50,60 @@ models = (CAUCHY, HONEST)
 colors = plots.model_colors(models)
 key = f"lab2|{sorted(params.items())}"
 
+# ------------------------------------------------------------------ selecting γ-bins (linked to the PIT histogram)
+context = (key,)
+stored = st.session_state.get("lab2_sel")
+selection = stored.valid_for(context) if isinstance(stored, BinSelection) else BinSelection(context, {})
+st.session_state["lab2_sel"] = selection
+selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
+epoch = st.session_state.setdefault("lab2_epoch", 0)
+coverage_fig = common.figure(f"{key}|coverage|{epoch}", lambda: coverage_by_bin_figure(
+    {m: result.tables[m]["coverage_by_scale"] for m in models}, key_label="γ = |z| (the Cauchy's scale)",
+    colors=colors, title=f"Coverage of the central {result.coverage:.0%} interval per γ-bin",
+    exact=(result.exact_curve["gamma"], result.exact_curve["coverage"], "exact: 2Φ(γ·tan(πc/2)) − 1")))
+coverage_meta = [dict(d.meta) if d.meta else None for d in coverage_fig.data]
+
+
+def _on_select() -> None:
+    st.session_state["lab2_sel"] = BinSelection.from_event(st.session_state.get("lab2_coverage_chart"),
+                                                           coverage_meta, context)
+
+
+def _clear() -> None:
+    st.session_state["lab2_sel"] = BinSelection(context, {})
+    st.session_state["lab2_epoch"] = st.session_state.get("lab2_epoch", 0) + 1
+
+
+pit_tables = {m: result.tables[m]["pit_histogram"] for m in models}
+pit_dashes: dict[str, str] = {}
+selected_pit = result.selected_pit(selected_bins) if selected_bins else None
+if selected_pit is not None:
+    for m in models:
+        pit_tables[f"{m} · selected γ-bins"] = selected_pit[m]
+        pit_dashes[f"{m} · selected γ-bins"] = "dash"
+pit_colors = {**colors, **{f"{m} · selected γ-bins": colors[m] for m in models}}
+info, clear_col = st.columns([5, 1], vertical_alignment="center")
+info.markdown("Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows."
+              if selection.empty else f"**γ-bins {format_bins(selected_bins)} selected** — their PIT histograms are "
+                                      "drawn dashed.")
+clear_col.button("Clear selection", key="lab2_clear", on_click=_clear, disabled=selection.empty, width="stretch")
+
 left, right = st.columns(2)
 with left:
     common.chart(common.figure(f"{key}|curve", lambda: plots.calibration_curve_figure(
         {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab2_curve")
     st.caption("Quantile calibration (Kuleshov et al. 2018): both on the diagonal, inside the 95% band.")
 with right:
-    common.chart(common.figure(f"{key}|coverage", lambda: coverage_by_bin_figure(
-        {m: result.tables[m]["coverage_by_scale"] for m in models}, key_label="γ = |z| (the Cauchy's scale)",
-        colors=colors, title=f"Coverage of the central {result.coverage:.0%} interval per γ-bin",
-        exact=(result.exact_curve["gamma"], result.exact_curve["coverage"], "exact: 2Φ(γ·tan(πc/2)) − 1"))),
-        "lab2_coverage_chart")
+    common.chart(coverage_fig, "lab2_coverage_chart", on_select=_on_select, selection_mode=("points", "box", "lasso"))
     st.caption("Both forecasters, binned by the Cauchy's γ (equal-count bins; ribbons: 95% range of a forecaster "
                "calibrated given γ). Average coverage is the nominal one for both.")
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(common.figure(f"{key}|pit", lambda: plots.pit_histogram_figure(
-        {m: result.tables[m]["pit_histogram"] for m in models}, colors=colors)), "lab2_pit")
-    st.caption("PIT histograms: flat for both.")
+    common.chart(common.figure(f"{key}|pit|{selected_bins}", lambda: plots.pit_histogram_figure(
+        pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab2_pit")
+    st.caption("PIT histograms: flat for both on all rows. Within small-γ bins the Cauchy's PIT piles up at 0 and 1 "
+               "(intervals far too narrow), within large-γ bins in the middle (far too wide).")
 with right2:
     st.markdown("**Numbers**")
     table = result.metrics.rename(columns={

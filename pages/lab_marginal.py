@@ -14,6 +14,7 @@ from calib_core import plots
 from calib_core.labs import lab
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.plots.labs_regression import coverage_by_bin_figure
+from calib_core.selection import BinSelection, format_bins
 from pages import common
 
 _t0 = time.perf_counter()
@@ -56,6 +57,43 @@ models = (IDEAL, MARGINAL)
 colors = plots.model_colors(models)
 key = f"lab3|{sorted(params.items())}"
 
+# ------------------------------------------------------------------ selecting x-bins (linked to the PIT histogram)
+context = (key,)
+stored = st.session_state.get("lab3_sel")
+selection = stored.valid_for(context) if isinstance(stored, BinSelection) else BinSelection(context, {})
+st.session_state["lab3_sel"] = selection
+selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
+epoch = st.session_state.setdefault("lab3_epoch", 0)
+coverage_fig = common.figure(f"{key}|coverage|{epoch}", lambda: coverage_by_bin_figure(
+    {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
+    title=f"Coverage of the central {result.coverage:.0%} interval per x-bin"))
+coverage_meta = [dict(d.meta) if d.meta else None for d in coverage_fig.data]
+
+
+def _on_select() -> None:
+    st.session_state["lab3_sel"] = BinSelection.from_event(st.session_state.get("lab3_coverage_chart"),
+                                                           coverage_meta, context)
+
+
+def _clear() -> None:
+    st.session_state["lab3_sel"] = BinSelection(context, {})
+    st.session_state["lab3_epoch"] = st.session_state.get("lab3_epoch", 0) + 1
+
+
+pit_tables = {m: result.tables[m]["pit_histogram"] for m in models}
+pit_dashes: dict[str, str] = {}
+selected_pit = result.selected_pit(selected_bins) if selected_bins else None
+if selected_pit is not None:
+    for m in models:
+        pit_tables[f"{m} · selected x-bins"] = selected_pit[m]
+        pit_dashes[f"{m} · selected x-bins"] = "dash"
+pit_colors = {**colors, **{f"{m} · selected x-bins": colors[m] for m in models}}
+info, clear_col = st.columns([5, 1], vertical_alignment="center")
+info.markdown("Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows."
+              if selection.empty else f"**x-bins {format_bins(selected_bins)} selected** — their PIT histograms are "
+                                      "drawn dashed.")
+clear_col.button("Clear selection", key="lab3_clear", on_click=_clear, disabled=selection.empty, width="stretch")
+
 left, right = st.columns(2)
 with left:
     common.chart(common.figure(f"{key}|curve", lambda: plots.calibration_curve_figure(
@@ -69,15 +107,14 @@ with right:
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(common.figure(f"{key}|coverage", lambda: coverage_by_bin_figure(
-        {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
-        title=f"Coverage of the central {result.coverage:.0%} interval per x-bin")), "lab3_coverage_chart")
+    common.chart(coverage_fig, "lab3_coverage_chart", on_select=_on_select, selection_mode=("points", "box", "lasso"))
     st.caption("Calibration conditional on the input: equal-count bins of x; ribbons are the 95% range of a "
                "forecaster calibrated given x.")
 with right2:
-    common.chart(common.figure(f"{key}|pit", lambda: plots.pit_histogram_figure(
-        {m: result.tables[m]["pit_histogram"] for m in models}, colors=colors)), "lab3_pit")
-    st.caption("PIT histograms: flat for both.")
+    common.chart(common.figure(f"{key}|pit|{selected_bins}", lambda: plots.pit_histogram_figure(
+        pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab3_pit")
+    st.caption("PIT histograms: flat for both on all rows. Select the outermost x-bins: the marginal's PIT piles up "
+               "at 0 or 1 there, the ideal's stays flat.")
 
 st.subheader("Numbers")
 table = result.metrics.rename(columns={

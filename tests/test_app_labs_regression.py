@@ -64,6 +64,17 @@ def plotly_select(at: AppTest, chart_key: str, points: list[dict]) -> AppTest:
     return ok(at)
 
 
+def select_bins(at: AppTest, chart_key: str, name: str, bins: list[int]) -> AppTest:
+    """Select the markers of ``bins`` of trace ``name`` (role "bins") in chart ``chart_key``."""
+    spec = specs(at)[chart_key]
+    curve = next(i for i, d in enumerate(spec["data"])
+                 if (d.get("meta") or {}).get("name") == name and d["meta"].get("role") == "bins")
+    cd = decode(spec["data"][curve]["customdata"])
+    points = [{"curve_number": curve, "point_index": int(i), "point_number": int(i), "customdata": int(cd[i])}
+              for i in range(len(cd)) if int(cd[i]) in bins]
+    return plotly_select(at, chart_key, points)
+
+
 # ============================================================================================ lab 1
 def test_lab_random_sigma_page():
     at = open_lab("random_sigma")
@@ -114,6 +125,17 @@ def test_lab_cauchy_page():
     cov = decode(trace(specs(at)["lab2_coverage_chart"], "Cauchy(0, |z|)", "bins")["y"])
     assert cov.size == 10 and cov[0] < 0.15 and cov[-1] > 0.9  # the drawn coverage line runs from ~0 to ~1
 
+    # select the two smallest-γ bins: the PIT histograms of those rows are drawn; the Cauchy's is U-shaped there
+    select_bins(at, "lab2_coverage_chart", "Cauchy(0, |z|)", [0, 1])
+    assert at.session_state["lab2_sel"].bins == {"Cauchy(0, |z|)": (0, 1)}
+    pit = specs(at)["lab2_pit"]
+    u_shape = decode(trace(pit, "Cauchy(0, |z|) · selected γ-bins", "steps")["y"])
+    flat = decode(trace(pit, "N(0, 1) · selected γ-bins", "steps")["y"])
+    assert u_shape[0] > 3 and u_shape[-1] > 3 and np.median(u_shape) < 0.6
+    assert np.all(np.abs(flat[:-1] - 1) < 0.6)  # 1,000 rows, 20 bins: s.e. of a bar's density ≈ 0.14
+    at.button(key="lab2_clear").click().run()
+    assert ok(at).session_state["lab2_sel"].empty
+
     at.slider(key="lab2_coverage").set_value(0.8).run()
     at.slider(key="lab2_bins").set_value(6).run()
     at.slider(key="lab2_seed").set_value(11).run()
@@ -135,6 +157,14 @@ def test_lab_marginal_page():
     assert marginal["min_bin_coverage"] < 0.5 and marginal["max_bin_coverage"] > 0.99
     levi = specs(at)["lab3_levi"]
     assert np.allclose(decode(trace(levi, "marginal N(0, a²s²+σ²)", "bins")["x"]), np.sqrt(401.0))
+
+    # select the lowest x-bin: the marginal's PIT of those rows piles up at 0, the ideal's stays spread out
+    select_bins(at, "lab3_coverage_chart", "marginal N(0, a²s²+σ²)", [0])
+    pit = specs(at)["lab3_pit"]
+    marg = decode(trace(pit, "marginal N(0, a²s²+σ²) · selected x-bins", "steps")["y"])
+    ideal_sel = decode(trace(pit, "ideal N(a·x, σ²) · selected x-bins", "steps")["y"])
+    assert marg[0] > 10 and np.all(marg[3:] == 0)
+    assert ideal_sel.max() < 3
 
     at.slider(key="lab3_slope").set_value(2.0).run()
     at.slider(key="lab3_x_std").set_value(1.5).run()

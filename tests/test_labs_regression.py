@@ -158,6 +158,18 @@ def test_lab2_cauchy_is_quantile_calibrated_but_useless():
     assert r.value(CAUCHY, "nll") > r.value(HONEST, "nll") + 0.3  # the proper score is not fooled
 
 
+def test_lab2_selected_small_scale_bins_are_over_confident():
+    """Given a small γ the Cauchy's intervals are far too narrow: its PIT within the lowest γ-bins piles up at 0 and 1
+    (P(u < 0.05) = P(|y| > γ·tan(0.45π)), large for γ < 0.25) while N(0, 1)'s PIT on the same rows is uniform."""
+    r = run_cauchy(n=5000, seed=0, n_bins=10)
+    pit = r.selected_pit((0, 1))
+    cauchy, honest = pit[CAUCHY]["density"].to_numpy(), pit[HONEST]["density"].to_numpy()
+    assert pit[CAUCHY]["count"].sum() == 1000
+    assert cauchy[0] > 3 and cauchy[-1] > 3 and np.median(cauchy) < 0.6
+    assert np.all(np.abs(honest - 1) < 0.6)
+    assert r.selected_pit(()) is None
+
+
 @SEEDS
 @given(seed=st.integers(0, 10_000), coverage=st.sampled_from([0.3, 0.5, 0.8]))
 def test_lab2_claim_holds_for_any_seed_and_level(seed, coverage):
@@ -188,6 +200,15 @@ def test_lab3_marginal_forecaster_is_calibrated_but_not_sharp():
     cov = r.tables[MARGINAL]["coverage_by_x"].set_index("bin")["observed"]
     assert cov.iloc[0] < 0.5 and cov.iloc[-1] < 0.5 and cov.iloc[len(cov) // 2] > 0.99
     assert r.value(IDEAL, "min_bin_coverage") > 0.9 - 4 * np.sqrt(0.09 / 333)
+
+
+def test_lab3_marginal_pit_given_extreme_x_is_degenerate():
+    r = run_marginal(n=5000, seed=0, n_bins=15)
+    low, high = r.selected_pit((0,)), r.selected_pit((14,))
+    # lowest x-bin: y ≈ 5x ≪ 0, F_marginal(y) ≈ Φ(5x/20) small; highest: close to 1
+    assert low[MARGINAL]["density"].iloc[0] > 10 and (low[MARGINAL]["density"].iloc[5:] == 0).all()
+    assert high[MARGINAL]["density"].iloc[-1] > 10 and (high[MARGINAL]["density"].iloc[:-5] == 0).all()
+    assert low[IDEAL]["density"].max() < 3 and high[IDEAL]["density"].max() < 3
 
 
 @SEEDS

@@ -21,7 +21,8 @@ from scipy import stats
 
 from ..distributions import Gaussian, PredictiveDistribution
 from ..regression import metrics as rm
-from .common_regression import binned_coverage_table, diagram_tables
+from ..regression.diagrams import pit_histogram_table
+from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, rows_of
 
 __all__ = ["Cauchy", "CAUCHY", "HONEST", "CauchyLab", "run_cauchy", "conditional_coverage"]
 
@@ -96,10 +97,22 @@ class CauchyLab:
     tables: dict[str, dict[str, pd.DataFrame]]
     dkw_bound: float
     exact_curve: pd.DataFrame
+    n_bins: int
+    y: np.ndarray
+    gamma: np.ndarray
+    dists: dict[str, PredictiveDistribution]
 
     def value(self, model: str, metric: str) -> float:
         m = self.metrics
         return float(m.loc[m["model"] == model, metric].iloc[0])
+
+    def selected_pit(self, bins: tuple[int, ...]) -> dict[str, pd.DataFrame] | None:
+        """PIT histogram of every forecaster on the rows of the γ-bins ``bins`` (None with fewer than 2 rows):
+        calibration given the forecast's own scale — U-shaped (over-confident) for small γ, ∩ for large γ."""
+        mask = key_bin_mask(self.gamma, self.n_bins, bins)
+        if mask.sum() < 2:
+            return None
+        return {name: pit_histogram_table(rows_of(self.y[mask], d.take(mask))) for name, d in self.dists.items()}
 
 
 def run_cauchy(n: int = 5000, *, seed: int = 0, n_bins: int = 10, coverage: float = 0.5) -> CauchyLab:
@@ -135,4 +148,4 @@ def run_cauchy(n: int = 5000, *, seed: int = 0, n_bins: int = 10, coverage: floa
     grid = np.linspace(0.0, float(tables[CAUCHY]["coverage_by_scale"]["key_mean"].max()), 101)
     exact = pd.DataFrame({"gamma": grid, "coverage": conditional_coverage(grid, coverage)})
     return CauchyLab(n=n, coverage=coverage, metrics=pd.DataFrame(rows), tables=tables, dkw_bound=dkw,
-                     exact_curve=exact)
+                     exact_curve=exact, n_bins=n_bins, y=y, gamma=gamma, dists=forecasters)

@@ -19,7 +19,7 @@ from ..distributions import PredictiveDistribution
 from ..regression.diagrams import calibration_curve_table, levi_bins_table, pit_histogram_table
 from ..regression.metrics import RegressionRows
 
-__all__ = ["diagram_tables", "binned_coverage_table", "rows_of"]
+__all__ = ["diagram_tables", "binned_coverage_table", "key_bin_mask", "rows_of"]
 
 
 def rows_of(y: np.ndarray, dist: PredictiveDistribution) -> RegressionRows:
@@ -98,3 +98,10 @@ def binned_coverage_table(
         }
     )
     return table[table["count"] > 0].reset_index(drop=True)
+
+
+def key_bin_mask(key: np.ndarray, n_bins: int, bins: tuple[int, ...] | list[int]) -> np.ndarray:
+    """Rows whose equal-count bin of ``key`` (the binning of :func:`binned_coverage_table`) is in ``bins``."""
+    key = np.asarray(key, dtype=float)
+    b = equal_count_bins(key, n_bins, order=np.argsort(key, kind="stable"))
+    return np.isin(b, np.asarray(list(bins), dtype=np.int64))

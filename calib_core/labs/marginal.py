@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..distributions import Gaussian
+from ..distributions import Gaussian, PredictiveDistribution
 from ..regression import metrics as rm
-from .common_regression import binned_coverage_table, diagram_tables, rows_of
+from ..regression.diagrams import pit_histogram_table
+from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, rows_of
 
 __all__ = ["IDEAL", "MARGINAL", "MarginalLab", "run_marginal"]
 
@@ -41,10 +42,22 @@ class MarginalLab:
     dkw_bound: float
     metrics: pd.DataFrame
     tables: dict[str, dict[str, pd.DataFrame]]
+    n_bins: int
+    x: np.ndarray
+    y: np.ndarray
+    dists: dict[str, PredictiveDistribution]
 
     def value(self, model: str, metric: str) -> float:
         m = self.metrics
         return float(m.loc[m["model"] == model, metric].iloc[0])
+
+    def selected_pit(self, bins: tuple[int, ...]) -> dict[str, pd.DataFrame] | None:
+        """PIT histogram of every forecaster on the rows of the x-bins ``bins`` (None with fewer than 2 rows):
+        calibration given the input — the marginal's PIT piles up at 0 or 1 at the extremes of x."""
+        mask = key_bin_mask(self.x, self.n_bins, bins)
+        if mask.sum() < 2:
+            return None
+        return {name: pit_histogram_table(rows_of(self.y[mask], d.take(mask))) for name, d in self.dists.items()}
 
 
 def run_marginal(
@@ -84,4 +97,4 @@ def run_marginal(
                      "min_bin_coverage": float(cov.min()), "max_bin_coverage": float(cov.max())})
     dkw = float(np.sqrt(np.log(2.0 / 0.01) / (2.0 * n)))
     return MarginalLab(n=n, coverage=coverage, marginal_sigma=marginal_sigma, dkw_bound=dkw,
-                       metrics=pd.DataFrame(rows), tables=tables)
+                       metrics=pd.DataFrame(rows), tables=tables, n_bins=n_bins, x=x, y=y, dists=forecasters)
