@@ -29,7 +29,7 @@ st.info(
 
 common.init_state({"labts_data": DATASETS[0], "labts_seed": 0, "labts_c": 1e4, "labts_cal": 0.5, "labts_bins": 15,
                    "labts_target": "top-label", "labts_hist_bins": 15})
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = st.columns([3, 2, 2, 1.3])
 c1.segmented_control("Data set", list(DATASETS), key="labts_data")
 c2.select_slider("Classifier's C (inverse L2 strength)", [0.01, 0.1, 1.0, 10.0, 100.0, 1e4], key="labts_c",
                  help="Large C: nearly unregularised logistic regression — separable training data, growing logits, "
@@ -65,19 +65,19 @@ def _run(dataset: str, c: float, cal_fraction: float, seed: int, n_bins: int, ta
 result = _run(**params)
 key = "labts|" + "|".join(f"{k}={v}" for k, v in params.items())
 figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n])
-        for name in ("before", "after", "all", "ece_bins")}
+        for name in ("before", "after", "histogram", "ece_bins")}
 
 semantics = "positive-class" if result.target == "positive" else "top-label"
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("temperature T", f"{result.temperature:.3f}")
 m2.metric(f"ECE ({semantics}, M = {result.n_bins}): uncalibrated", f"{result.value('uncalibrated', 'ece'):.4f}")
-m3.metric(f"ECE ({semantics}, M = {result.n_bins}): temperature scaled",
+m3.metric(f"ECE ({semantics}, M = {result.n_bins}): scaled by T",
           f"{result.value('temperature scaling', 'ece'):.4f}",
           delta=f"{result.value('temperature scaling', 'ece') - result.value('uncalibrated', 'ece'):.4f}",
           delta_color="inverse")
-m4.metric("accuracy before → after temperature scaling",
-          f"{result.value('uncalibrated', 'accuracy'):.4f} → {result.value('temperature scaling', 'accuracy'):.4f}",
-          help="softmax(z/T) keeps the order of every row's logits: not one prediction changes.")
+acc_before, acc_after = result.value("uncalibrated", "accuracy"), result.value("temperature scaling", "accuracy")
+m4.metric("accuracy after scaling by T", f"{acc_after:.4f}", delta=f"{acc_after - acc_before:+.4f} vs before",
+          delta_color="off", help="softmax(z/T) keeps the order of every row's logits: not one prediction changes.")
 
 left, right = st.columns(2)
 with left:
@@ -90,9 +90,12 @@ with left:
     st.caption("ECE on the test rows for M = 2 … 50 equal-width bins (Guo eq. 3). Few bins average over- and "
                "under-confidence away; many bins hold few rows each and add noise.")
 with right:
-    common.chart(figs["all"], "labts_all")
+    common.chart(figs["histogram"], "labts_histogram")
+    st.caption("Share of test rows per confidence bin, before and after temperature scaling; dashed = average "
+               "confidence, dotted = accuracy (Guo et al. Fig. 1, top row). Their distance is the over-confidence.")
 
-table = result.metrics.rename(columns={
+shown_metrics = result.metrics if binary else result.metrics.drop(columns=["ece_top_label"])
+table = shown_metrics.rename(columns={
     "mean_confidence": "mean confidence", "ece": f"ECE ({semantics})", "ece_top_label": "ECE top-label",
     "ece_positive": "ECE positive class", "mce": "MCE", "nll": "NLL", "brier": "Brier",
     "changed_predictions": "predictions changed",

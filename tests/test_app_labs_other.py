@@ -152,9 +152,9 @@ def test_lab_temperature_defaults_and_changed_sliders():
     assert _ts_value(state, "temperature scaling", "ece") < 0.5 * _ts_value(state, "uncalibrated", "ece")
     assert _ts_value(state, "temperature scaling", "accuracy") == _ts_value(state, "uncalibrated", "accuracy")
     assert _ts_value(state, "temperature scaling", "changed_predictions") == 0
-    acc = next(m for m in at.metric if m.label.startswith("accuracy before"))
-    before, after = acc.value.split(" → ")
-    assert before == after
+    acc = next(m for m in at.metric if m.label.startswith("accuracy after"))
+    assert float(acc.value) == pytest.approx(_ts_value(state, "uncalibrated", "accuracy"), abs=6e-5)
+    assert acc.proto.delta == "+0.0000 vs before"
     # ECE moves with the number of bins
     by_bins = state["ece_by_bins"]["temperature scaling"]
     assert max(by_bins) - min(by_bins) > 0.02

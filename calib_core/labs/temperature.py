@@ -65,8 +65,9 @@ class TemperatureLabResult:
         return float(self.metrics.set_index("method").loc[method, metric])
 
     def figures(self) -> dict:
-        """Reliability diagrams before/after temperature scaling, all methods overlaid, and ECE against M."""
-        from ..plots import reliability_figure
+        """Reliability diagrams before/after temperature scaling, their confidence histograms (Guo et al. Fig. 1)
+        and ECE against M."""
+        from ..plots import confidence_histogram_figure, reliability_figure
         from ..plots.labs_other import colors_for, ece_vs_bins_figure
 
         colors = dict(colors_for(list(METHODS)))
@@ -77,7 +78,10 @@ class TemperatureLabResult:
             "after": reliability_figure({"temperature scaling": self.reliability["temperature scaling"]},
                                         colors=colors, target=t,
                                         title=f"Temperature scaling, T = {self.temperature:.2f} (test rows)"),
-            "all": reliability_figure(self.reliability, colors=colors, target=t, title="All methods (test rows)"),
+            "histogram": confidence_histogram_figure(
+                {m: self.reliability[m] for m in METHODS[:2]}, colors=colors, target=t,
+                title="Confidence histogram (test rows)",
+            ),
             "ece_bins": ece_vs_bins_figure(self.ece_by_bins),
         }
 

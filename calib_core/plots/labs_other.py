@@ -75,6 +75,8 @@ def standardised_quantiles_figure(quantiles: pd.DataFrame, bounds: pd.DataFrame,
             )
         )
     _layout(fig, "Standardised quantiles (q − μ)/σ", "quantile level p", "standardised quantile z", True)
+    # seven legend entries wrap to several lines: a taller figure and the legend further down, clear of the x title
+    fig.update_layout(height=560, margin={"b": 190}, legend={"y": -0.2})
     return fig
 
 
@@ -114,30 +116,35 @@ def interval_sample_figure(sample: pd.DataFrame, methods: Sequence[str]) -> go.F
 
 
 def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> go.Figure:
-    """Lab 6: held-out coverage per method (bars) against the nominal coverage (line) and the central 95% range
-    of the coverage a method with true coverage ``coverage`` shows on ``n_test`` rows (Binomial(n, c)/n)."""
+    """Lab 6: held-out coverage per method (horizontal bars) against the nominal coverage (dashed line) and the
+    central 95% range of the coverage a method with true coverage ``coverage`` shows on ``n_test`` rows
+    (Binomial(n, c)/n, grey band)."""
     names = list(bounds["method"])
     cmap = _method_colors(names)
     lo = stats.binom.ppf(0.025, n_test, coverage) / n_test
     hi = stats.binom.ppf(0.975, n_test, coverage) / n_test
+    values = bounds["coverage_test"].to_numpy(dtype=float)
     fig = go.Figure()
-    fig.add_hrect(y0=lo, y1=hi, fillcolor=_rgba(REFERENCE_COLOR, 0.15), line_width=0)
+    fig.add_vrect(x0=lo, x1=hi, fillcolor=_rgba(REFERENCE_COLOR, 0.2), line_width=0)
     fig.add_trace(
         go.Bar(
-            x=names, y=bounds["coverage_test"], marker={"color": [cmap[n] for n in names]},
-            text=[f"{v:.3f}" for v in bounds["coverage_test"]], textposition="outside", name="held-out coverage",
-            meta={"name": "coverage", "role": "bars"},
+            y=names, x=values, orientation="h", marker={"color": [cmap[n] for n in names]},
+            text=[f"{v:.3f}" for v in values], textposition="outside", name="held-out coverage",
+            hovertemplate="%{y}: %{x:.4f}<extra></extra>", meta={"name": "coverage", "role": "bars"},
         )
     )
     fig.add_trace(
         go.Scatter(
-            x=names, y=[coverage] * len(names), mode="lines", name=f"nominal {coverage:g} (band: 95% binomial range)",
+            x=[coverage, coverage], y=[names[0], names[-1]], mode="lines",
+            name=f"nominal {coverage:g}; grey: 95% binomial range at n = {n_test:,}",
             line={"color": REFERENCE_COLOR, "dash": "dash"}, meta={"name": "nominal", "role": "reference"},
         )
     )
-    _layout(fig, "Coverage on held-out rows", "method", "fraction of test targets inside", True)
-    low = min(float(bounds["coverage_test"].min()), lo)
-    fig.update_yaxes(range=[max(0.0, low - 0.1), min(1.0, max(hi, float(bounds["coverage_test"].max())) + 0.05)])
+    _layout(fig, "Coverage on held-out rows", "fraction of test targets inside the interval", "", True)
+    low = min(float(values.min()), lo)
+    fig.update_xaxes(range=[max(0.0, low - 0.08), min(1.0, max(hi, float(values.max())) + 0.06)])
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(height=560, margin={"b": 190}, legend={"y": -0.2})
     return fig
 
 
