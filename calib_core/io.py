@@ -545,8 +545,16 @@ def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
         # the pandas blocks go to the system allocator (returned to the OS when the frame is freed) and the
         # decoded Arrow table is released at once: Arrow's default pool (mimalloc) would otherwise keep its
         # pages (≈ the uncompressed size) for the life of the process — 0.5 GB at 1e7 rows × 3 floats
-        frame = pf.read().to_pandas(memory_pool=pa.system_memory_pool())
-    except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+        table = pf.read()
+        try:
+            frame = table.to_pandas(memory_pool=pa.system_memory_pool())
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+            if b"pandas" not in (table.schema.metadata or {}):
+                raise
+            # malformed pandas metadata (hand-made or hostile file): the columns are read without it
+            frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
+        del table
+    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         raise InputError(f"Parquet data could not be read ({str(exc)[:200]})", source=src,
                          hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
     finally:

@@ -163,6 +163,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "encoding": ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig", "latin-1", "cp1252"),
     "binary_garbage": ("random", "truncated_parquet", "truncated_gzip", "csv_with_garbage"),
     "huge_column_count": FORMATS,
+    "parquet_pandas_metadata": TASKS,
 }
 """Sub-kinds of each category; the loader test runs each one with its own example budget."""
 @st.composite
@@ -577,6 +578,36 @@ def huge_column_count(draw: st.DrawFn, variant: str | None = None) -> Case:
                 words=(f"has {n_cols:,} columns", f"more than the limit of {cio.MAX_COLUMNS:,}"))
 
 
+_META_KEYS = ("columns", "index_columns", "column_indexes", "name", "field_name", "pandas_type", "numpy_type",
+              "metadata", "kind", "start", "stop", "step", "encoding", "pandas_version", "attributes")
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["y_true", "std", "range", "float64", "object",
+                                                                     "categorical", "datetimetz", "nope", ""]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(_META_KEYS), inner, max_size=5),
+    max_leaves=12,
+)
+
+
+@st.composite
+def parquet_pandas_metadata(draw: st.DrawFn, variant: str | None = None) -> Case:
+    """Parquet whose 'pandas' schema metadata is malformed (hand-made or hostile): the columns still load."""
+    import json
+
+    frame, _ = draw(_frame(draw, variant))
+    variant = variant or "json"
+    if draw(st.integers(0, 4)) == 0:
+        meta = draw(st.binary(max_size=40))  # not even JSON
+    else:
+        meta = json.dumps(draw(JSON_VALUES)).encode()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({b"pandas": meta})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    n = len(frame)
+    return Case("parquet_pandas_metadata", f"meta_{draw(st.integers(0, 999))}.parquet", buf.getvalue(), "load",
+                kept=np.arange(1, n + 1), n_read=n, note=meta[:60].decode("latin-1"))
+
+
 STRATEGIES = {
     "missing_column": missing_column,
     "duplicate_columns": duplicate_columns,
@@ -595,6 +626,7 @@ STRATEGIES = {
     "encoding": encodings,
     "binary_garbage": binary_garbage,
     "huge_column_count": huge_column_count,
+    "parquet_pandas_metadata": parquet_pandas_metadata,
 }
 
 

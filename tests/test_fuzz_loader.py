@@ -3,7 +3,8 @@
 The strategies in ``fuzz_cases.py`` draw CSV / TSV / Parquet bytes (UTF-8, UTF-16/32, Latin-1, Windows-1252) with one
 defect each: missing and duplicate columns, text in numeric columns, NaN/±inf, σ ≤ 0, crossing quantiles,
 probabilities out of range or not summing to 1, labels out of range, K mismatch, empty files, one row, fewer rows
-than bins, wrong delimiters, other encodings, binary garbage and huge column counts.  Every case must either load
+than bins, wrong delimiters, other encodings, binary garbage, huge column counts and malformed pandas metadata
+in Parquet files.  Every case must either load
 with its drops counted (kept + dropped == rows read, and exactly the expected rows kept) or raise ``cc.InputError``
 whose message names the file, the problem (column names / row numbers / counts, per category) and what to do.
 Any other exception fails the test.  ``derandomize=True`` and no example database: CI runs the same cases each time.
@@ -38,6 +39,7 @@ EXAMPLES = {  # max_examples per category, shared by its variants (≥ 500 in al
     "encoding": 40,
     "binary_garbage": 80,
     "huge_column_count": 6,
+    "parquet_pandas_metadata": 40,
 }
 MIN_TOTAL = 500
 OUTCOMES: dict[str, dict[str, int]] = {c: {"loaded": 0, "error": 0} for c in EXAMPLES}
@@ -119,7 +121,7 @@ def test_checker_rejects_wrong_outcomes():
 
 
 def test_loader_fixes_found_by_fuzzing():
-    """The three loader gaps the fuzzing found, as plain examples (each failed before the fix)."""
+    """The four loader gaps the fuzzing found, as plain examples (each failed before the fix)."""
     import io
 
     import pandas as pd
@@ -139,6 +141,15 @@ def test_loader_fixes_found_by_fuzzing():
     with pytest.raises(cc.InputError, match="decimal comma") as ei:
         cc.load_predictions(b"y,mean,std\n1,5,2,0,0,3\n2,5,1,5,0,4\n", source="d.csv")
     assert "line 2 (data row 1) has 6 fields but the header has 3" in str(ei.value)
+    # 4. Parquet whose pandas metadata is malformed ({} raised KeyError 'columns' out of pyarrow): columns still load
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for meta in (b"{}", b'{"index_columns": ["nope"], "columns": []}', b"not json"):
+        table = pa.table({"y_true": [1.0, 2.0], "mean": [1.5, 2.5], "std": [1.0, 1.0]})
+        buf = io.BytesIO()
+        pq.write_table(table.replace_schema_metadata({b"pandas": meta}), buf)
+        assert cc.load_predictions(buf.getvalue(), source="meta.parquet").n_rows == 2
     # cells that contain another delimiter get a note in the non-numeric message
     with pytest.raises(cc.InputError, match="the cells contain ';'"):
         cc.load_predictions(b"y,mean,std\n1;2,2,3\n4,5,6\n", source="c.csv")
