@@ -183,7 +183,8 @@ def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_d
                          meta={"name": name, "role": "estimate"})
         )
     _layout(fig, "Estimated vs true σ at test points (5D)", "true σ(x)", "estimated σ(x)", True)
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(range=[0, 1.05 * top], constrain="domain")
+    fig.update_yaxes(range=[0, 1.05 * top], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
 
 
