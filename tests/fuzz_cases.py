@@ -164,6 +164,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "binary_garbage": ("random", "truncated_parquet", "truncated_gzip", "csv_with_garbage"),
     "huge_column_count": FORMATS,
     "parquet_pandas_metadata": TASKS,
+    "npz_archives": ("object_array", "ragged", "three_d", "valid"),
 }
 """Sub-kinds of each category; the loader test runs each one with its own example budget."""
 @st.composite
@@ -578,6 +579,32 @@ def huge_column_count(draw: st.DrawFn, variant: str | None = None) -> Case:
                 words=(f"has {n_cols:,} columns", f"more than the limit of {cio.MAX_COLUMNS:,}"))
 
 
+@st.composite
+def npz_archives(draw: st.DrawFn, variant: str | None = None) -> Case:
+    """.npz archives (read with allow_pickle=False): object arrays, ragged lengths, 3-D only, and valid ones."""
+    variant = variant or draw(st.sampled_from(VARIANTS["npz_archives"]))
+    frame, info = draw(classification_frame())
+    n = len(frame)
+    probs = frame[info["scores"]].to_numpy()
+    labels = frame[info["label"]].to_numpy().astype(np.int64)
+    arrays: dict[str, np.ndarray]
+    if variant == "object_array":
+        arrays, words = {"probs": probs.astype(object), "labels": labels}, ("could not be read without pickle",)
+    elif variant == "ragged":
+        cut = draw(st.integers(0, n - 1))
+        arrays, words = {"probs": probs, "labels": labels[:cut]}, ("different lengths", "'labels'")
+    elif variant == "three_d":
+        arrays, words = {"probs": probs[:, :, None]}, ("no 1-D or 2-D arrays",)
+    else:
+        arrays, words = {"probs": probs, "labels": labels}, ()
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    name = f"npz_{variant}_{draw(st.integers(0, 999))}.npz"
+    if variant == "valid":
+        return Case("npz_archives", name, buf.getvalue(), "load", kept=np.arange(1, n + 1), n_read=n)
+    return Case("npz_archives", name, buf.getvalue(), "error", words=words)
+
+
 _META_KEYS = ("columns", "index_columns", "column_indexes", "name", "field_name", "pandas_type", "numpy_type",
               "metadata", "kind", "start", "stop", "step", "encoding", "pandas_version", "attributes")
 JSON_VALUES = st.recursive(
@@ -627,6 +654,7 @@ STRATEGIES = {
     "binary_garbage": binary_garbage,
     "huge_column_count": huge_column_count,
     "parquet_pandas_metadata": parquet_pandas_metadata,
+    "npz_archives": npz_archives,
 }
 
 

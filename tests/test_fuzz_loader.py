@@ -3,8 +3,8 @@
 The strategies in ``fuzz_cases.py`` draw CSV / TSV / Parquet bytes (UTF-8, UTF-16/32, Latin-1, Windows-1252) with one
 defect each: missing and duplicate columns, text in numeric columns, NaN/±inf, σ ≤ 0, crossing quantiles,
 probabilities out of range or not summing to 1, labels out of range, K mismatch, empty files, one row, fewer rows
-than bins, wrong delimiters, other encodings, binary garbage, huge column counts and malformed pandas metadata
-in Parquet files.  Every case must either load
+than bins, wrong delimiters, other encodings, binary garbage, huge column counts, malformed pandas metadata
+in Parquet files and .npz archives that would need pickle.  Every case must either load
 with its drops counted (kept + dropped == rows read, and exactly the expected rows kept) or raise ``cc.InputError``
 whose message names the file, the problem (column names / row numbers / counts, per category) and what to do.
 Any other exception fails the test.  ``derandomize=True`` and no example database: CI runs the same cases each time.
@@ -40,6 +40,7 @@ EXAMPLES = {  # max_examples per category, shared by its variants (≥ 500 in al
     "binary_garbage": 80,
     "huge_column_count": 6,
     "parquet_pandas_metadata": 40,
+    "npz_archives": 20,
 }
 MIN_TOTAL = 500
 OUTCOMES: dict[str, dict[str, int]] = {c: {"loaded": 0, "error": 0} for c in EXAMPLES}
