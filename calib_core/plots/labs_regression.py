@@ -136,7 +136,8 @@ def density_figure(
     peak = float(np.nanmax(table[names].to_numpy(float))) if names else 0.0
     if y_cap is not None and peak > y_cap:
         fig.update_yaxes(range=[0, y_cap])
-        fig.update_layout(title={"text": f"{title or ''} (y-axis clipped; spikes reach {peak:.3g})".strip()})
+        note = f"<sup>y-axis clipped; spikes reach {peak:.3g}</sup>"
+        fig.update_layout(title={"text": f"{title}<br>{note}" if title else note})
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig
