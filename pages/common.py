@@ -48,7 +48,7 @@ EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
 DEFAULT_REGRESSION_EXAMPLE = "Levi et al. §4.1 synthetic — true σ vs random σ"
 DEFAULT_CLASSIFICATION_EXAMPLE = "Digits — over-confident classifier (10 classes, logits)"
 
-UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
+UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "npz"]  # npz: plain arrays only (read with allow_pickle=False)
 MAX_TABLE_ROWS = 200  # row tables show at most this many rows
 
 
@@ -75,11 +75,14 @@ def load_example(name: str) -> cc.PredictionSet:
     return EXAMPLES[name][1]()
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading and validating the file…")
+@st.cache_data(max_entries=4, ttl=3600, show_spinner="Reading and validating the file…")
 def parse_upload(
     token: str, _data: bytes, file_name: str, mapping_json: str, task: str | None, renormalize: bool
 ) -> cc.PredictionSet:
-    """``cc.load_predictions`` of uploaded bytes, cached on (sha1, mapping, task, renormalize)."""
+    """``cc.load_predictions`` of uploaded bytes, cached on (sha1, mapping, task, renormalize).
+
+    Few entries, kept an hour: each holds a pickled set (≈ 0.4 GB at 10⁷ rows) beside the sessions' own copies.
+    """
     columns = json.loads(mapping_json) if mapping_json else None
     return cc.load_predictions(_data, task=task, columns=columns, source=file_name, renormalize=renormalize)
 

@@ -57,7 +57,8 @@ def _parse_upload() -> None:
 
 st.title("Data")
 st.markdown(
-    "Load predictions to diagnose: **upload** a CSV, TSV or Parquet file (one row per example), or start from a "
+    "Load predictions to diagnose: **upload** a CSV, TSV or Parquet file (one row per example) or an .npz of "
+    "arrays (e.g. probs and labels), or start from a "
     "**built-in example**. The loaded data stays available on every page until you load something else."
 )
 

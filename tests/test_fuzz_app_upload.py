@@ -100,6 +100,16 @@ def upload_and_check(at: AppTest, case) -> None:
         session_still_works(at)
 
 
+def test_a_real_npz_archive_can_be_uploaded(app, real_data_dir):
+    """.npz (plain arrays, read with allow_pickle=False) is an accepted upload type: a real CIFAR-10 set loads."""
+    path = real_data_dir / "netcal_cifar_probs" / "lenet-5-cifar-10.npz"
+    app.file_uploader(key="data_upload").upload(path.name, path.read_bytes(), "application/octet-stream").run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    pset = app.session_state["pset"]
+    assert app.session_state["pset_name"] == path.name
+    assert pset.layout == "probs" and pset.probs.shape == (10_000, 10) and pset.dropped.total == 0
+
+
 def test_session_works_after_the_fuzzing(app):
     """Runs after the fuzz test (file order): the session is still usable, and enough kinds of file were tried."""
     session_still_works(app)
