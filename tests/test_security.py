@@ -9,7 +9,8 @@
     ``yaml.load`` without a safe loader, ``yaml.unsafe_load`` / ``full_load``, ``torch.load`` without
     ``weights_only=True``; importing pickle-family modules is refused too.  The checker is run on small bad
     sources as well, so it is known to fail when such a call is added.
-(b) ``.streamlit/config.toml``: XSRF protection on, an upload size limit, no tracebacks shown to users.
+(b) ``.streamlit/config.toml``: XSRF protection on, an upload size limit, no tracebacks shown to users; and the
+    running server refuses an upload request that lacks the XSRF token (403).
 (c) ``requirements*.txt``: every line pinned with ``==`` (except ``-r``), and pyarrow ≥ 14.0.1 (CVE-2023-47248).
 (d) CSV downloads neutralise spreadsheet formulas: ``tests/test_export.py`` tests ``calib_core.export.to_csv_bytes``
     (examples and a hypothesis property); here the Regression page's metric CSV download is checked end to end —
@@ -204,6 +205,20 @@ def test_streamlit_config_has_xsrf_protection_and_an_upload_limit():
     assert isinstance(server["maxUploadSize"], int) and 1 <= server["maxUploadSize"] <= 1024  # MB
     assert config.get("client", {}).get("showErrorDetails") in ("none", False)  # no tracebacks for strangers
     assert config.get("browser", {}).get("gatherUsageStats") is False
+
+
+def test_running_server_refuses_an_upload_without_the_xsrf_token(streamlit_url):
+    """The real server (``streamlit run app.py`` with this config): an upload request without the XSRF cookie and
+    header is refused with 403 before any byte reaches the loader."""
+    import urllib.error
+    import urllib.request
+
+    body = b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\ny,mean,std\r\n--b--\r\n'
+    request = urllib.request.Request(f"{streamlit_url}/_stcore/upload_file/some-session/some-file", data=body,
+                                     method="PUT", headers={"Content-Type": "multipart/form-data; boundary=b"})
+    with pytest.raises(urllib.error.HTTPError) as ei:
+        urllib.request.urlopen(request, timeout=10)
+    assert ei.value.code == 403 and b"XSRF" in ei.value.read()
 
 
 # ------------------------------------------------------------------------------------------------ (c)
