@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzz_cases import CATEGORIES, COUNTS, check_error_message, check_prediction_set
+from fuzz_cases import CATEGORIES, check_error_message, check_prediction_set
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -71,7 +71,6 @@ def test_bad_uploads_show_the_message_and_keep_the_data(app, category):
 
 def upload_and_check(at: AppTest, case) -> None:
     SEEN[case.category] = SEEN.get(case.category, 0) + 1
-    COUNTS[f"app:{case.category}"] += 1
     before = at.session_state["pset_name"]
     mime = "application/octet-stream" if case.name.endswith(".parquet") else "text/csv"
     at.file_uploader(key="data_upload").upload(case.name, case.data, mime).run()
