@@ -66,6 +66,7 @@ import os
 import re
 import warnings
 import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -581,7 +582,7 @@ def _read_npz(data: bytes, src: str, limit: int) -> pd.DataFrame:
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    except Exception as exc:  # corrupt archives raise many types (zlib.error, TokenError from a bad .npy header, …)
         raise InputError(
             f"npz archive could not be read without pickle ({str(exc)[:200]})",
             source=src,
@@ -659,7 +660,7 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
                 data = gz.read(limit + 1)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise InputError(f"looks gzip-compressed but cannot be decompressed ({exc})", source=src,
                              hint="upload the uncompressed CSV") from None
         if len(data) > limit:
@@ -674,7 +675,7 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
                 names = zf.namelist()
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
             raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
                              hint="upload the CSV itself") from None
         if names and all(n.endswith(".npy") for n in names):

@@ -161,10 +161,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "fewer_rows_than_bins": TASKS,
     "wrong_delimiter": ("unsupported", "data_differs", "decimal_comma"),
     "encoding": ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig", "latin-1", "cp1252"),
-    "binary_garbage": ("random", "truncated_parquet", "truncated_gzip", "csv_with_garbage"),
+    "binary_garbage": ("random", "truncated_parquet", "truncated_gzip", "corrupted_parquet", "corrupted_gzip",
+                       "csv_with_garbage"),
     "huge_column_count": FORMATS,
     "parquet_pandas_metadata": TASKS,
-    "npz_archives": ("object_array", "ragged", "three_d", "valid"),
+    "npz_archives": ("object_array", "ragged", "three_d", "valid", "corrupted"),
 }
 """Sub-kinds of each category; the loader test runs each one with its own example budget."""
 @st.composite
@@ -552,6 +553,14 @@ def binary_garbage(draw: st.DrawFn, variant: str | None = None) -> Case:
 
             full = gzip.compress(to_bytes(frame, "csv"))
             data = full[: draw(st.integers(2, len(full) - 1))]
+        elif variant in ("corrupted_parquet", "corrupted_gzip"):
+            import gzip
+
+            full = bytearray(to_bytes(frame, "parquet") if variant == "corrupted_parquet"
+                             else gzip.compress(to_bytes(frame, "csv")))
+            for _ in range(draw(st.integers(1, 6))):  # flip bytes behind the magic number
+                full[draw(st.integers(4, len(full) - 1))] = draw(st.integers(0, 255))
+            data = bytes(full)
         else:
             text = to_bytes(frame, "csv")
             at = draw(st.integers(0, len(text)))
@@ -598,8 +607,14 @@ def npz_archives(draw: st.DrawFn, variant: str | None = None) -> Case:
     else:
         arrays, words = {"probs": probs, "labels": labels}, ()
     buf = io.BytesIO()
-    np.savez(buf, **arrays)
+    (np.savez_compressed if variant == "corrupted" else np.savez)(buf, **arrays)
     name = f"npz_{variant}_{draw(st.integers(0, 999))}.npz"
+    if variant == "corrupted":  # deflate streams, .npy headers and zip directory with flipped bytes or cut short
+        data = bytearray(buf.getvalue())
+        for _ in range(draw(st.integers(1, 6))):
+            data[draw(st.integers(4, len(data) - 1))] = draw(st.integers(0, 255))
+        data = data[: draw(st.integers(len(data) // 2, len(data)))]
+        return Case("npz_archives", name, bytes(data), "any", note="corrupted")
     if variant == "valid":
         return Case("npz_archives", name, buf.getvalue(), "load", kept=np.arange(1, n + 1), n_read=n)
     return Case("npz_archives", name, buf.getvalue(), "error", words=words)
