@@ -648,9 +648,26 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
     evaluated.  Returns a DataFrame with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and
     ``frame.attrs`` holding ``source``, ``format``, ``comments`` (leading '#' lines) and, for text,
     ``encoding``, ``delimiter``, ``decimal`` and ``header_line``.  Raises ``InputError`` for anything
-    that is not a readable, non-empty table with unique column names.
+    that is not a readable, non-empty table with unique column names; an exception of another type from a
+    parser (a bug or a case no check foresaw) is wrapped in an ``InputError`` saying so, so that no upload
+    ever ends in a traceback.
     """
     src = source_name(path_or_buffer, source)
+    try:
+        return _read_table(path_or_buffer, src, max_bytes)
+    except InputError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError, EOFError,
+            OSError, NotImplementedError, RecursionError, zlib.error) as exc:
+        raise InputError(
+            f"unexpected problem while reading the file ({type(exc).__name__}: {str(exc)[:200]})",
+            source=src,
+            hint="re-save it as plain UTF-8 CSV; if the file looks right, please report this as a bug",
+        ) from exc
+
+
+def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None) -> pd.DataFrame:
+    """``read_table`` without the last-resort wrapping of unexpected exceptions."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     data = _read_bytes(path_or_buffer, src, limit)
     if not data or (not data[:65536].strip() and not data.strip()):
