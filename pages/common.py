@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -62,6 +63,16 @@ def upload_limit_mb() -> int:
     the browser, before anything is sent, and shows “File must be … MB or smaller”).
     """
     return int(st.get_option("server.maxUploadSize"))
+
+
+_MARKDOWN_ACTIVE = re.compile(r"([\\\[\]<>])")
+
+
+def md_escape(text: object) -> str:
+    """Text from an uploaded file (file, column and class names, cell values inside loader messages) made inert for
+    ``st.markdown`` / ``st.error`` / ``st.caption``: ``[``, ``]``, ``<``, ``>`` and ``\\`` are backslash-escaped, so a
+    file cannot put links, remote images (``![](https://…)``), autolinks or ``:color[…]`` directives on the page."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", str(text))
 
 
 def content_token(data: bytes) -> str:
@@ -337,4 +348,4 @@ def data_caption(pset: cc.PredictionSet, name: str) -> str:
     """One line: name, task, layout, rows and models."""
     models = pset.models()
     extra = f" · {len(models)} models" if len(models) > 1 else ""
-    return f"**{name}** · {pset.task}, layout `{pset.layout}` · {pset.n_rows:,} rows{extra}"
+    return f"**{md_escape(name)}** · {pset.task}, layout `{pset.layout}` · {pset.n_rows:,} rows{extra}"

@@ -102,10 +102,10 @@ with st.container(border=True):
             _parse_upload()
 
         if st.session_state.get("data_upload_error"):
-            st.error(st.session_state["data_upload_error"], icon=":material/error:")
+            st.error(common.md_escape(st.session_state["data_upload_error"]), icon=":material/error:")
             previous = common.current_data()
             if previous is not None:
-                st.caption(f"Still using the previously loaded data: {previous[2]}.")
+                st.caption(f"Still using the previously loaded data: {common.md_escape(previous[2])}.")
 
         # ---- column mapping (always available for uploads; opened when guessing failed) ----------------
         try:
@@ -191,7 +191,7 @@ with st.container(border=True):
 # ------------------------------------------------------------------------------------------ summary
 notice = st.session_state.pop("data_notice", None)
 if notice:
-    st.toast(notice, icon=":material/check_circle:")
+    st.toast(common.md_escape(notice), icon=":material/check_circle:")
 current = common.current_data()
 st.subheader("Loaded data")
 if current is None:
@@ -213,7 +213,7 @@ else:
         st.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
         for message in pset.messages:
-            st.markdown(f"- {message}")
+            st.markdown(f"- {common.md_escape(message)}")
     facts = {"task": pset.task, "layout": pset.layout, "source": pset.source}
     if pset.split is not None:
         counts = pd.Series(pset.split).value_counts()

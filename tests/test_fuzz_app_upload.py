@@ -10,6 +10,7 @@ show the session still works.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,11 @@ def load_example(at: AppTest) -> None:
     assert at.session_state["pset_name"] == EXAMPLE
 
 
+def unescape(markdown: str) -> str:
+    """The loader's message as it was before ``pages.common.md_escape`` made its brackets inert."""
+    return re.sub(r"\\([\\\[\]<>])", r"\1", markdown)
+
+
 def session_still_works(at: AppTest) -> None:
     """After bad uploads: an example loads and the Regression page draws its figures without errors."""
     load_example(at)
@@ -75,7 +81,7 @@ def upload_and_check(at: AppTest, case) -> None:
     mime = "application/octet-stream" if case.name.endswith(".parquet") else "text/csv"
     at.file_uploader(key="data_upload").upload(case.name, case.data, mime).run()
     assert not at.exception, ([e.value for e in at.exception], case)
-    errors = [e.value for e in at.error]
+    errors = [unescape(e.value) for e in at.error]
     if errors:
         assert case.expect in ("error", "any"), (errors, case)
         assert len(errors) == 1
@@ -107,6 +113,27 @@ def test_a_real_npz_archive_can_be_uploaded(app, real_data_dir):
     pset = app.session_state["pset"]
     assert app.session_state["pset_name"] == path.name
     assert pset.layout == "probs" and pset.probs.shape == (10_000, 10) and pset.dropped.total == 0
+
+
+def test_markdown_in_uploaded_names_is_shown_inert(app):
+    """Column names, cell values and file names are shown as text: an uploaded file cannot put a link or a remote
+    image (a tracking pixel) on the page through the loader's messages, the error box or the captions."""
+    evil_col = "![t](https://tracker.example/p.png)"
+    link = "[fix your file here](https://phish.example)"
+    bad = f"truth,mean,{evil_col}\n1,2,3\n4,5,6\n".encode()
+    app.file_uploader(key="data_upload").upload(f"{link}.csv", bad, "text/csv").run()
+    assert not app.exception
+    shown = [e.value for e in app.error] + [c.value for c in app.caption] + [m.value for m in app.markdown]
+    assert any("tracker.example" in text for text in shown)  # the name is shown …
+    for text in shown:  # … but never as Markdown link/image syntax
+        assert not re.search(r"(?<!\\)\]\(", text) and "![" not in text, text
+    good = f"y_true,mean,std,{link}\n1,2,3,0\n4,5,6,0\n".encode()
+    app.file_uploader(key="data_upload").upload(f"{link}.csv", good, "text/csv").run()
+    assert not app.exception and app.session_state["pset_name"] == f"{link}.csv"
+    shown = [m.value for m in app.markdown] + [c.value for c in app.caption]
+    assert any("phish.example" in text for text in shown)
+    assert all(not re.search(r"(?<!\\)\]\(", text) for text in shown), shown
+    assert app.session_state["pset"].layout == "gaussian", app.session_state["pset"].messages
 
 
 def test_session_works_after_the_fuzzing(app):
