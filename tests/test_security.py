@@ -168,6 +168,15 @@ def test_the_checker_fails_on_dangerous_calls(source):
     assert dangerous_calls(source), source
 
 
+def test_the_checker_finds_a_call_injected_into_the_real_loader():
+    """The loader's own source passes; the same source with one pickle.loads / eval line added does not."""
+    source = (ROOT / "calib_core" / "io.py").read_text(encoding="utf-8")
+    assert dangerous_calls(source, "io.py") == []
+    for injected in ("import pickle as _p\n_p.loads(b'')\n", "eval(str(1))\n", "pd.read_pickle('x')\n"):
+        bad = source.replace("\ndef read_table(", f"\n{injected}\n\ndef read_table(", 1)
+        assert bad != source and dangerous_calls(bad, "io.py"), injected
+
+
 @pytest.mark.parametrize(
     "source",
     [
