@@ -83,7 +83,7 @@ with st.container(border=True):
         "`sample_0 …`. Classification: `label` plus `prob_0 …` or `logit_0 …` (binary: one `prob` or `logit`). "
         "Optional: `split` (cal/test), `group`, `model`, features `x*`. See the templates below. "
         f"Up to **{common.upload_limit_mb():,} MB** per file (Parquet holds 10⁷ rows of mean, std and y in about "
-        "240 MB; CSV about three times more)."
+        "240 MB; as CSV they take up to 2.5 times more)."
     )
     uploaded = st.file_uploader(
         "Prediction file", type=common.UPLOAD_TYPES, key="data_upload", on_change=_parse_upload,
