@@ -351,7 +351,7 @@ if run and chosen_names:
         )
     except (cc.InputError, ValueError) as exc:
         bar.empty()
-        st.error(f"The comparison could not run: {exc}")
+        st.error(f"The comparison could not run: {common.md_escape(exc)}")
         st.stop()
     bar.empty()
     stored = {**out, "token": token, "settings": settings}

@@ -53,7 +53,7 @@ base_key = f"{token}|rows={rows}|models={','.join(models)}|group={group}"
 try:
     report = common.diagnose_cached(base_key, sub, **options)
 except (cc.InputError, ValueError) as err:
-    st.error(f"Could not diagnose these rows: {err}")
+    st.error(f"Could not diagnose these rows: {common.md_escape(err)}")
     st.stop()
 level = float(report.options.get("level", 0.95))
 for note in report.options.get("notes", []):
