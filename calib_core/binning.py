@@ -108,8 +108,10 @@ def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarra
     return (order, x[order]) if return_sorted else order
 
 
-#: Threads for :func:`stable_argsorts` (NumPy releases the GIL while it sorts); 1 sorts one after another.
-SORT_THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Most threads for :func:`stable_argsorts` (NumPy releases the GIL while it sorts); 1 sorts one after
+#: another.  One thread per array even beyond the core count: three sorts on two cores finish sooner
+#: interleaved (≈ 1.5 sort times) than as two rounds (2 sort times).
+SORT_THREADS = 1 if (os.cpu_count() or 1) < 2 else 4
 #: Below this many values per array the sorts run one after another (thread start-up would dominate).
 PARALLEL_SORT_MIN = 100_000
 _pool: ThreadPoolExecutor | None = None
@@ -127,7 +129,7 @@ def stable_argsort_futures(
     already done.  The results are identical either way: each sort is independent and deterministic.
     """
     global _pool, _pool_threads
-    threads = SORT_THREADS if threads is None else max(1, int(threads))
+    threads = min(SORT_THREADS, len(arrays)) if threads is None else max(1, int(threads))
     if threads == 1 or len(arrays) < 2 or max(np.shape(a)[0] for a in arrays) < PARALLEL_SORT_MIN:
         done = []
         for a in arrays:

@@ -295,8 +295,25 @@ def _ecdf_steps(r: RegressionRows, w: np.ndarray | None) -> tuple[np.ndarray, np
     return r.u_sorted, cw / cw[-1]
 
 
+def _ecdf_gaps(r: RegressionRows) -> np.ndarray | None:
+    """d_j = j/N − u_(j), j = 1 … N: the ECDF just after each sorted PIT value minus the value
+    (unweighted data, cached); ``None`` if a PIT value lies outside [0, 1] (then the general path clips)."""
+    cache = r.__dict__
+    if "_ecdf_gaps" not in cache:
+        u = r.u_sorted
+        ok = u.shape[0] > 0 and u[0] >= 0.0 and u[-1] <= 1.0
+        cache["_ecdf_gaps"] = np.arange(1, r.n + 1) / r.n - u if ok else None
+    return cache["_ecdf_gaps"]
+
+
 def _stat_max_deviation(r: RegressionRows, w: np.ndarray | None) -> float:
-    """sup_p |ECDF(u)(p) − p| (exact: the supremum is attained at a jump)."""
+    """sup_p |ECDF(u)(p) − p| (exact: the supremum is attained at a jump).
+
+    Just after u_(j) the gap is d_j = j/N − u_(j); just before it, u_(j) − (j − 1)/N = 1/N − d_j.
+    """
+    d = _ecdf_gaps(r) if w is None else None
+    if d is not None:
+        return float(max(d.max(), 1.0 / r.n - d.min(), 0.0))
     u, after = _ecdf_steps(r, w)
     before = np.concatenate([[0.0], after[:-1]])
     return float(max(np.max(after - u), np.max(u - before), 0.0))
@@ -307,8 +324,13 @@ def _stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
 
     On the gap [a, b] between consecutive sorted PIT values the ECDF is a constant c, and
     ∫_a^b |c − p| dp = ½[(c − a)|c − a| − (c − b)|c − b|]  (an antiderivative of |c − p| is
-    −½(c − p)|c − p|).
+    −½(c − p)|c − p|).  Unweighted, with g(x) = x|x| and d_j = j/N − u_(j), the gaps telescope to
+    ½ Σ_j [g(d_j) − g(d_j − 1/N)] (the end gaps [0, u_(1)] and [u_(N), 1] included).
     """
+    d = _ecdf_gaps(r) if w is None else None
+    if d is not None:
+        e = d - 1.0 / r.n
+        return float(0.5 * (_dot(d, np.abs(d)) - _dot(e, np.abs(e))))
     u, after = _ecdf_steps(r, w)
     n = u.shape[0]
     edges = np.empty(n + 2)
