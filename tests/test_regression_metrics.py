@@ -346,6 +346,19 @@ def test_spearman_against_scipy_with_ties():
     assert rm.spearman_sigma_error(y2, d2) == pytest.approx(ref2, rel=1e-12)
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(2, 3000), st.integers(0, 2**31 - 1), st.floats(-1.0, 1.0))
+def test_spearman_without_ties_equals_scipy(n, seed, coupling):
+    # the no-ties path uses ρ = 1 − 6Σd²/(N(N²−1)); scipy ranks and correlates
+    rng = np.random.default_rng(seed)
+    sigma = rng.uniform(0.5, 2.0, n)
+    mu = rng.normal(size=n)
+    y = mu + (1.0 + coupling * (sigma - 1.25)) * rng.standard_normal(n)
+    dist = cc.Gaussian(mu, sigma)
+    ref = stats.spearmanr(sigma, np.abs(y - mu)).statistic
+    assert rm.spearman_sigma_error(y, dist) == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
 # =============================================================================================
 # Intervals
 # =============================================================================================
