@@ -20,8 +20,9 @@ Conventions
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,8 @@ __all__ = [
     "stable_argsort",
     "stable_argsorts",
     "stable_argsort_futures",
+    "argsort_details",
+    "ArgsortResult",
     "equal_count_bins",
     "equal_width_bins",
     "equal_mass_edges",
@@ -55,22 +58,31 @@ def _float_keys(x: np.ndarray) -> np.ndarray:
     return key
 
 
-def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+class ArgsortResult(NamedTuple):
+    """What :func:`argsort_details` found: the stable ``order``, ``values[order]`` if asked for
+    (else ``None``), and ``distinct`` — True when no two values are equal (False: there may be ties)."""
+
+    order: np.ndarray
+    sorted_values: np.ndarray | None
+    distinct: bool
+
+
+def argsort_details(values: np.ndarray, sorted_values: bool = False) -> ArgsortResult:
     """``np.argsort(values, kind="stable")`` for a 1-D float array, through one SIMD sort of packed keys.
 
     NumPy sorts plain 64-bit keys several times faster than it argsorts (vectorised sorting
     networks exist for ``np.sort``; ``argsort`` must move an index with every key).  So each value
     is mapped to an order-preserving unsigned key (IEEE-754 bits; sign bit flipped for x ≥ 0, all
-    bits flipped for x < 0; −0.0 is first made +0.0), its lowest ⌈log₂ N⌉ bits are replaced by the
+    bits flipped for x < 0; −0.0 gets the key of +0.0), its lowest ⌈log₂ N⌉ bits are replaced by the
     row index, and the packed keys are sorted with ``np.sort``; the low bits of the sorted keys are
-    the order.  Keys that agree above the index bits (values within about N·2⁻⁵² relative of each
-    other) come out in index order; wherever that disagrees with the values, those runs are put
-    right by a ``np.lexsort`` on (value, index) of just their rows.  The result is therefore exactly
-    the stable argsort (equal values in index order), which the tests check against NumPy.
+    the order.  Only neighbours whose keys agree above the index bits (equal values, or values
+    within about N·2⁻⁵² relative of each other) can be out of order: they come out in index order,
+    and where that disagrees with the values those runs are put right by a ``np.lexsort`` on
+    (value, index) of just their rows.  The result is therefore exactly the stable argsort (equal
+    values in index order), which the tests check against NumPy.  Without such neighbours the
+    values are all distinct (``distinct=True``), and no gather of the values is needed.
 
-    With ``return_sorted=True`` the pair ``(order, values[order])`` is returned (the sorted values
-    are a by-product of the check).  Falls back to ``np.argsort(kind="stable")`` for NaN, non-float
-    input, or N ≥ 2³².
+    Falls back to ``np.argsort(kind="stable")`` for NaN, non-float input, or N ≥ 2³².
     """
     x = np.asarray(values)
     n = x.shape[0] if x.ndim == 1 else -1
@@ -82,30 +94,43 @@ def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarra
         fallback = bool(maybe_nan and np.isnan(x).any())
     if fallback:
         order = np.argsort(x, kind="stable")
-        return (order, x[order]) if return_sorted else order
+        xs = x[order]
+        distinct = bool(x.ndim == 1 and not (xs[1:] == xs[:-1]).any())
+        return ArgsortResult(order, xs if sorted_values else None, distinct)
     shift = np.uint64(int(n - 1).bit_length())
     key = _float_keys(x)
     key >>= shift
     key <<= shift
     key |= np.arange(n, dtype=np.uint64)
     key.sort()
+    neighbours = key[1:] ^ key[:-1]  # < 2^shift exactly when two neighbours share their value bits
+    shared = neighbours < (np.uint64(1) << shift)
+    del neighbours
     key &= np.uint64((1 << int(shift)) - 1)
     order = key.view(np.int64)  # the row indices (< 2³²), without a copy
-    xs = x[order]
-    if not (xs[1:] < xs[:-1]).any():
-        return (order, xs) if return_sorted else order
-    # runs of equal high keys with a value out of order: re-sort those rows by (value, index)
-    high = _float_keys(xs) >> shift
+    if not shared.any():
+        return ArgsortResult(order, x[order] if sorted_values else None, True)
+    # runs of neighbours sharing their value bits: re-sort those rows by (value, index)
     same = np.empty(n, dtype=bool)
     same[0] = False
-    np.equal(high[1:], high[:-1], out=same[1:])
+    same[1:] = shared
     in_run = same.copy()
     in_run[:-1] |= same[1:]
     rows = np.flatnonzero(in_run)
     run_id = np.cumsum(~same[rows])
-    fix = np.lexsort((order[rows], xs[rows], run_id))
+    fix = np.lexsort((order[rows], x[order[rows]], run_id))
     order[rows] = order[rows][fix]
-    return (order, x[order]) if return_sorted else order
+    # equal values can only be such neighbours (same[i]: row i shares its value bits with row i − 1)
+    run_values = x[order[rows]]
+    distinct = not bool(((run_values[1:] == run_values[:-1]) & same[rows][1:]).any())
+    return ArgsortResult(order, x[order] if sorted_values else None, distinct)
+
+
+def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """``np.argsort(values, kind="stable")`` of a 1-D array (see :func:`argsort_details` for how);
+    with ``return_sorted=True`` the pair ``(order, values[order])``."""
+    result = argsort_details(values, return_sorted)
+    return (result.order, result.sorted_values) if return_sorted else result.order
 
 
 #: Most threads for :func:`stable_argsorts` (NumPy releases the GIL while it sorts); 1 sorts one after
@@ -119,35 +144,38 @@ _pool_threads = 0
 
 
 def stable_argsort_futures(
-    *arrays: np.ndarray, threads: int | None = None, return_sorted: bool = False
+    *arrays: np.ndarray, threads: int | None = None, sorted_values: bool | Sequence[bool] = False
 ) -> list[Future]:
-    """Start :func:`stable_argsort` of each array and return one future per array.
+    """Start :func:`argsort_details` of each array and return one future per array (an :class:`ArgsortResult`).
 
-    For large arrays (≥ :data:`PARALLEL_SORT_MIN`) with ``threads`` > 1 (default :data:`SORT_THREADS`)
-    the sorts run in a thread pool — NumPy releases the GIL while it sorts — so the caller can do
-    other work before collecting ``future.result()``; otherwise they run here and the futures are
-    already done.  The results are identical either way: each sort is independent and deterministic.
+    ``sorted_values`` (one flag, or one per array) asks for ``values[order]`` too.  For large arrays
+    (≥ :data:`PARALLEL_SORT_MIN`) with ``threads`` > 1 (default: one per array, at most
+    :data:`SORT_THREADS`) the sorts run in a thread pool — NumPy releases the GIL while it sorts —
+    so the caller can do other work before collecting ``future.result()``; otherwise they run here
+    and the futures are already done.  The results are identical either way.
     """
     global _pool, _pool_threads
+    flags = [sorted_values] * len(arrays) if isinstance(sorted_values, bool) else list(sorted_values)
     threads = min(SORT_THREADS, len(arrays)) if threads is None else max(1, int(threads))
     if threads == 1 or len(arrays) < 2 or max(np.shape(a)[0] for a in arrays) < PARALLEL_SORT_MIN:
         done = []
-        for a in arrays:
+        for a, flag in zip(arrays, flags):
             future: Future = Future()
-            future.set_result(stable_argsort(a, return_sorted))
+            future.set_result(argsort_details(a, flag))
             done.append(future)
         return done
     if _pool is None or _pool_threads < threads:
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="calib_core-sort")
         _pool_threads = threads
-    return [_pool.submit(stable_argsort, a, return_sorted) for a in arrays]
+    return [_pool.submit(argsort_details, a, flag) for a, flag in zip(arrays, flags)]
 
 
 def stable_argsorts(
     *arrays: np.ndarray, threads: int | None = None, return_sorted: bool = False
 ) -> list[np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
     """:func:`stable_argsort` of each array, concurrently for large arrays (see :func:`stable_argsort_futures`)."""
-    return [f.result() for f in stable_argsort_futures(*arrays, threads=threads, return_sorted=return_sorted)]
+    futures = stable_argsort_futures(*arrays, threads=threads, sorted_values=return_sorted)
+    return [(f.result().order, f.result().sorted_values) if return_sorted else f.result().order for f in futures]
 
 
 def equal_count_bins(

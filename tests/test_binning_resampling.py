@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from calib_core import binning
 from calib_core.binning import (
+    argsort_details,
     bin_sums,
     bins_from_edges,
     counts_from_sorted,
@@ -43,6 +44,9 @@ def test_stable_argsort_equals_numpy_stable_argsort(values):
     order, xs = stable_argsort(x, return_sorted=True)
     assert_array_equal(order, np.argsort(x, kind="stable"))
     assert_array_equal(xs, x[np.argsort(x, kind="stable")])
+    found = argsort_details(x)
+    assert_array_equal(found.order, order) and found.sorted_values is None
+    assert found.distinct == (np.unique(x).size == x.size)  # −0.0 == +0.0 counts as a tie
 
 
 @pytest.mark.parametrize(
@@ -60,6 +64,8 @@ def test_stable_argsort_equals_numpy_stable_argsort(values):
 def test_stable_argsort_special_inputs(make):
     x = make(np.random.default_rng(7))
     assert_array_equal(stable_argsort(x), np.argsort(x, kind="stable"))
+    if not np.isnan(x).any():
+        assert argsort_details(x).distinct == (np.unique(x).size == x.size)
 
 
 def test_stable_argsorts_concurrent_equals_sequential(monkeypatch):

@@ -178,13 +178,23 @@ class RegressionRows:
         sources = {"z_order": lambda: self.z_finite, "sigma_order": lambda: self.sigma,
                    "abs_eps_order": lambda: np.abs(self.eps), "u_order": lambda: self.u}
         arrays = {k: sources[k]() for k in names}
-        futures = stable_argsort_futures(*(arrays[k] for k in names), return_sorted=True) if names else []
+        # sorted values are kept for z and u (the PIT statistics read them); σ and |ε| need only their order
+        # and whether they have ties (Spearman), which the packed sort tells without gathering the values
+        wants_sorted = [k in ("z_order", "u_order") for k in names]
+        futures = stable_argsort_futures(*(arrays[k] for k in names), sorted_values=wants_sorted) if names else []
         result = meanwhile() if meanwhile is not None else None
         for name, future in zip(names, futures):
-            order, values = future.result()
-            self.__dict__[name] = order
-            self._sorted_by_order[name] = values
+            found = future.result()
+            self.__dict__[name] = found.order
+            if found.sorted_values is not None:
+                self._sorted_by_order[name] = found.sorted_values
+            self._distinct[name] = found.distinct
         return result
+
+    @cached_property
+    def _distinct(self) -> dict[str, bool]:
+        """Order name → no two values equal (from :meth:`compute_orders`; absent: unknown)."""
+        return {}
 
     @cached_property
     def z_sorted(self) -> np.ndarray:
@@ -486,10 +496,10 @@ def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
     """
     cache = r.__dict__.setdefault("_rank_cache", {})
     if "groups" not in cache:
-        known = r._sorted_by_order
-        cache["groups"] = (
-            _TieGroups(r.sigma, r.sigma_order, known.get("sigma_order")),
-            _TieGroups(np.abs(r.eps), r.abs_eps_order, known.get("abs_eps_order")),
+        known, distinct = r._sorted_by_order, r._distinct
+        cache["groups"] = tuple(
+            _TieGroups(values, getattr(r, name), known.get(name), distinct.get(name, False))
+            for values, name in ((r.sigma, "sigma_order"), (np.abs(r.eps), "abs_eps_order"))
         )
     ga, gb = cache["groups"]
     if w is None and ga.no_ties and gb.no_ties and r.n > 1:
@@ -511,14 +521,19 @@ class _TieGroups:
     inverse permutation of the sort order and no run bookkeeping is built.
     """
 
-    def __init__(self, x: np.ndarray, order: np.ndarray, x_sorted: np.ndarray | None = None) -> None:
-        xs = x[order] if x_sorted is None else x_sorted
+    def __init__(
+        self, x: np.ndarray, order: np.ndarray, x_sorted: np.ndarray | None = None, distinct: bool = False
+    ) -> None:
         n = x.shape[0]
-        new_run = np.empty(n, dtype=bool)
-        new_run[:1] = True
-        np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
         self.order = order
-        self.no_ties = bool(new_run.all())
+        if distinct:  # known from the sort: no value twice
+            self.no_ties = True
+        else:
+            xs = x[order] if x_sorted is None else x_sorted
+            new_run = np.empty(n, dtype=bool)
+            new_run[:1] = True
+            np.not_equal(xs[1:], xs[:-1], out=new_run[1:])
+            self.no_ties = bool(new_run.all())
         index_type = np.int32 if n < 2**31 else np.int64
         self.group_of_row = np.empty(n, dtype=index_type)
         if self.no_ties:  # group = position in the sorted order
