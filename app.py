@@ -56,12 +56,13 @@ PAGES: dict[str, list[st.Page]] = {
 }
 if (HERE / "pages" / "recalibrate.py").exists():  # built by the recalibration work; registered when present
     PAGES["Fix"] = [_page("recalibrate.py", "Recalibrate", ":material/build:")]
+PAGES["Reference"] = [_page("help.py", "Help", ":material/help:")]
 PAGES["Labs"] = [_page("labs.py", "Lab index", ":material/school:")] + [
     _page(item.page_file, item.title, item.icon) for item in LABS if (HERE / "pages" / item.page_file).exists()
 ]  # each lab's page is registered once its file exists (calib_core.labs.LABS is the index)
-PAGES["Reference"] = [_page("help.py", "Help", ":material/help:")]
 
-page = st.navigation(PAGES, position="sidebar")
+# expanded: every page listed (with the labs there are 17; collapsed, Streamlit would hide some behind "View more")
+page = st.navigation(PAGES, position="sidebar", expanded=True)
 
 # Status of the loaded data.  Pages change the data in widget callbacks (which run before this file) or
 # rerun after changing it, so this is always current.

@@ -213,8 +213,18 @@ def test_controls_survive_page_switches_and_templates_download(app_page, artifac
     nav(page, "Regression")
     box = page.get_by_role("combobox", name="Bootstrap resamples")
     expect(box).to_have_value("200", timeout=LONG)  # the default for this size
-    box.click()
-    page.get_by_role("option", name="100", exact=True).click()
+    # the first diagnosis may still be drawing: a rerun that lands while the menu is open closes it
+    expect(page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    option = page.get_by_role("option", name="100", exact=True)
+    for _ in range(3):
+        box.click()
+        try:
+            option.wait_for(state="visible", timeout=10_000)
+            break
+        except Exception:  # menu closed by a late rerun: open it again
+            wait_for_app(page)
+    option.click()
     expect(box).to_have_value("100")
     wait_for_app(page)
     nav(page, "Help")
