@@ -33,6 +33,7 @@ import streamlit as st
 import calib_core as cc
 from calib_core import examples, plots
 from calib_core.io import read_table
+from calib_core.selection import BinSelection
 
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
@@ -349,3 +350,40 @@ def data_caption(pset: cc.PredictionSet, name: str) -> str:
     models = pset.models()
     extra = f" · {len(models)} models" if len(models) > 1 else ""
     return f"**{md_escape(name)}** · {pset.task}, layout `{pset.layout}` · {pset.n_rows:,} rows{extra}"
+
+
+# --------------------------------------------------------------------------------------------------
+# linked bin selection of the lab pages (one chart's bins select rows for the other views)
+# --------------------------------------------------------------------------------------------------
+def lab_bin_selection(prefix: str, context: tuple) -> tuple[BinSelection, int]:
+    """The lab's stored bin selection (``{prefix}_sel``; reset when ``context`` — data and options — changes)
+    and its chart epoch (``{prefix}_epoch``: bumped by Clear so the chart becomes a new widget)."""
+    stored = st.session_state.get(f"{prefix}_sel")
+    selection = stored.valid_for(context) if isinstance(stored, BinSelection) else BinSelection(context, {})
+    st.session_state[f"{prefix}_sel"] = selection
+    return selection, st.session_state.setdefault(f"{prefix}_epoch", 0)
+
+
+def lab_selection_callbacks(
+    prefix: str, context: tuple, chart_key: str, trace_meta: list[dict | None]
+) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``on_select`` for the chart ``chart_key`` (its event → bins, via the traces' ``meta``) and ``clear``."""
+
+    def on_select() -> None:
+        st.session_state[f"{prefix}_sel"] = BinSelection.from_event(
+            st.session_state.get(chart_key), trace_meta, context
+        )
+
+    def clear() -> None:
+        st.session_state[f"{prefix}_sel"] = BinSelection(context, {})
+        st.session_state[f"{prefix}_epoch"] = st.session_state.get(f"{prefix}_epoch", 0) + 1
+
+    return on_select, clear
+
+
+def selection_row(prefix: str, selection: BinSelection, text: str, clear: Callable[[], None]) -> None:
+    """What is selected (``text``, Markdown) beside a Clear selection button (disabled when nothing is)."""
+    info, clear_col = st.columns([5, 1], vertical_alignment="center")
+    info.markdown(text)
+    clear_col.button("Clear selection", key=f"{prefix}_clear", on_click=clear, disabled=selection.empty,
+                     width="stretch")

@@ -14,7 +14,7 @@ from calib_core import plots
 from calib_core.labs import lab
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.plots.labs_regression import coverage_by_bin_figure
-from calib_core.selection import BinSelection, format_bins
+from calib_core.selection import format_bins
 from pages import common
 
 _t0 = time.perf_counter()
@@ -59,26 +59,14 @@ key = f"lab3|{sorted(params.items())}"
 
 # ------------------------------------------------------------------ selecting x-bins (linked to the PIT histogram)
 context = (key,)
-stored = st.session_state.get("lab3_sel")
-selection = stored.valid_for(context) if isinstance(stored, BinSelection) else BinSelection(context, {})
-st.session_state["lab3_sel"] = selection
+selection, epoch = common.lab_bin_selection("lab3", context)
 selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
-epoch = st.session_state.setdefault("lab3_epoch", 0)
 coverage_fig = common.figure(f"{key}|coverage|{epoch}", lambda: coverage_by_bin_figure(
     {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
     title=f"Coverage of the central {result.coverage:.0%} interval per x-bin"))
 coverage_meta = [dict(d.meta) if d.meta else None for d in coverage_fig.data]
 
-
-def _on_select() -> None:
-    st.session_state["lab3_sel"] = BinSelection.from_event(st.session_state.get("lab3_coverage_chart"),
-                                                           coverage_meta, context)
-
-
-def _clear() -> None:
-    st.session_state["lab3_sel"] = BinSelection(context, {})
-    st.session_state["lab3_epoch"] = st.session_state.get("lab3_epoch", 0) + 1
-
+_on_select, _clear = common.lab_selection_callbacks("lab3", context, "lab3_coverage_chart", coverage_meta)
 
 pit_tables = {m: result.tables[m]["pit_histogram"] for m in models}
 pit_dashes: dict[str, str] = {}
@@ -88,11 +76,11 @@ if selected_pit is not None:
         pit_tables[f"{m} · selected x-bins"] = selected_pit[m]
         pit_dashes[f"{m} · selected x-bins"] = "dash"
 pit_colors = {**colors, **{f"{m} · selected x-bins": colors[m] for m in models}}
-info, clear_col = st.columns([5, 1], vertical_alignment="center")
-info.markdown("Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows."
-              if selection.empty else f"**x-bins {format_bins(selected_bins)} selected** — their PIT histograms are "
-                                      "drawn dashed.")
-clear_col.button("Clear selection", key="lab3_clear", on_click=_clear, disabled=selection.empty, width="stretch")
+selection_text = (
+    "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
+    else f"**x-bins {format_bins(selected_bins)} selected** — their PIT histograms are drawn dashed."
+)
+common.selection_row("lab3", selection, selection_text, _clear)
 
 left, right = st.columns(2)
 with left:

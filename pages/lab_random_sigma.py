@@ -15,7 +15,7 @@ import streamlit as st
 from calib_core import plots
 from calib_core.labs import lab
 from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, run_random_sigma
-from calib_core.selection import BinSelection, describe_selection
+from calib_core.selection import describe_selection
 from pages import common
 
 _t0 = time.perf_counter()
@@ -63,10 +63,7 @@ key = f"lab1|{sorted(params.items())}|{stage}"
 
 # ------------------------------------------------------------------ selection of σ-bins (linked views)
 context = (key,)
-stored = st.session_state.get("lab1_sel")
-selection = stored.valid_for(context) if isinstance(stored, BinSelection) else BinSelection(context, {})
-st.session_state["lab1_sel"] = selection
-epoch = st.session_state.setdefault("lab1_epoch", 0)
+selection, epoch = common.lab_bin_selection("lab1", context)
 
 
 def _levi():
@@ -79,15 +76,7 @@ def _levi():
 levi = common.figure(f"{key}|levi|{epoch}", _levi)
 levi_meta = [dict(d.meta) if d.meta else None for d in levi.data]
 
-
-def _on_select() -> None:
-    st.session_state["lab1_sel"] = BinSelection.from_event(st.session_state.get("lab1_levi"), levi_meta, context)
-
-
-def _clear() -> None:
-    st.session_state["lab1_sel"] = BinSelection(context, {})
-    st.session_state["lab1_epoch"] = st.session_state.get("lab1_epoch", 0) + 1
-
+_on_select, _clear = common.lab_selection_callbacks("lab1", context, "lab1_levi", levi_meta)
 
 curves = {m: result.tables[(m, stage)]["calibration_curve"] for m in models}
 dashes: dict[str, str] = {}
@@ -102,11 +91,12 @@ for m in models:
             n_selected += int(result.tables[(m, stage)]["levi_bins"].set_index("bin").loc[list(bins), "count"].sum())
 curve_colors = {**colors, **{f"{m} · selected σ-bins": colors[m] for m in models}}
 
-info, clear_col = st.columns([5, 1], vertical_alignment="center")
-info.markdown("**No σ-bins selected** — click a bin in the Levi diagram (shift-click adds)." if selection.empty
-              else f"**{describe_selection(selection.bins, n_selected, 'σ-bins')}** The dashed curves are "
-                   "their conditional calibration.")
-clear_col.button("Clear selection", key="lab1_clear", on_click=_clear, disabled=selection.empty, width="stretch")
+selection_text = (
+    "**No σ-bins selected** — click a bin in the Levi diagram (shift-click adds)." if selection.empty
+    else f"**{describe_selection(selection.bins, n_selected, 'σ-bins')}** The dashed curves are their conditional "
+    "calibration."
+)
+common.selection_row("lab1", selection, selection_text, _clear)
 
 left, right = st.columns(2)
 with left:
