@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -78,11 +79,12 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log_path: Path, timeout: flo
         time.sleep(0.25)
 
 
-@pytest.fixture(scope="session")
-def streamlit_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start ``streamlit run app.py`` headless on a free port; yield its URL; stop it afterwards."""
+@contextlib.contextmanager
+def streamlit_server(log_dir: Path, *extra_args: str) -> Iterator[str]:
+    """``streamlit run app.py`` headless on a free loopback port (plus ``extra_args``, e.g. another
+    upload limit); yields its URL once healthy and stops its own process group afterwards."""
     port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log_path = log_dir / "server.log"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
@@ -94,6 +96,7 @@ def streamlit_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "--server.fileWatcherType", "none",
                 "--browser.gatherUsageStats", "false",
                 "--client.showErrorDetails", "full",  # tests want the traceback if a page crashes
+                *extra_args,
             ],
             cwd=REPO_ROOT,
             stdout=log,
@@ -113,6 +116,13 @@ def streamlit_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait(5)
+
+
+@pytest.fixture(scope="session")
+def streamlit_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app served by :func:`streamlit_server` for the whole test session."""
+    with streamlit_server(tmp_path_factory.mktemp("streamlit")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,6 @@ over-limit file of hundreds of MB would be slow to generate and send) and upload
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -63,30 +59,10 @@ def test_core_loader_refuses_bytes_over_its_limit_with_a_clear_message():
 @pytest.fixture(scope="module")
 def tiny_limit_url(tmp_path_factory):
     """A second server whose upload limit is 1 MB (own process group, stopped at the end)."""
-    from conftest import _wait_healthy, free_port
+    from conftest import streamlit_server
 
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit_limit") / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.maxUploadSize", "1",
-             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            start_new_session=True,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(url, proc, log_path, 90)
-            yield url
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(5)
+    with streamlit_server(tmp_path_factory.mktemp("streamlit_limit"), "--server.maxUploadSize", "1") as url:
+        yield url
 
 
 @pytest.mark.browser
