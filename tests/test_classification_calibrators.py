@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import optimize, special
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
@@ -359,7 +360,7 @@ def test_clone_and_fitted_attributes(cls):
         est.fit(X, y)
     assert est.input_kind_ == "probs" and est.n_classes_ == (2 if cls is ccal.PlattScaling else 3)
     assert not hasattr(clone(est), "input_kind_")
-    with pytest.raises(ValueError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         clone(est).predict_proba(X)
 
 

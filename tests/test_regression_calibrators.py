@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import optimize, special, stats
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 
 import calib_core as cc
 from calib_core.regression import calibrators as rcal
@@ -635,7 +636,7 @@ def test_point_predictions_are_read_as_means():
     # σ-rescalers on points: σ ≡ 1, so std scaling gives the calibration RMSE as a constant σ
     out = rcal.StdScaling().fit(y, point).transform(point)
     assert_allclose(out.std(), np.sqrt(np.mean((y - point) ** 2)))
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         rcal.CRUDE().transform(dist)
 
 

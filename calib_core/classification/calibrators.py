@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..binning import bins_from_edges
@@ -175,8 +176,7 @@ class _Calibrator(BaseEstimator):
         return A, _labels(y, A.shape[0], k)
 
     def _predict_input(self, X: np.ndarray) -> np.ndarray:
-        if not hasattr(self, "input_kind_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        check_is_fitted(self, "input_kind_")
         A = _as_float_array(X)
         k = 2 if A.ndim == 1 else A.shape[1]
         if k != self.n_classes_:
@@ -307,6 +307,7 @@ class TemperatureScaling(_Calibrator):
 
     def __init__(
         self,
+        *,
         input: InputKind = "auto",
         eps: float = 1e-12,
         tol: float = 1e-10,
@@ -491,7 +492,7 @@ class VectorScaling(_LinearLogitScaling):
     _diagonal = True
 
     def __init__(
-        self, input: InputKind = "auto", eps: float = 1e-12, l2: float = 0.0, tol: float = 1e-9, max_iter: int = 1000
+        self, *, input: InputKind = "auto", eps: float = 1e-12, l2: float = 0.0, tol: float = 1e-9, max_iter: int = 1000
     ) -> None:
         self.input = input
         self.eps = eps
@@ -511,7 +512,7 @@ class MatrixScaling(_LinearLogitScaling):
     _diagonal = False
 
     def __init__(
-        self, input: InputKind = "auto", eps: float = 1e-12, l2: float = 0.0, tol: float = 1e-9, max_iter: int = 1000
+        self, *, input: InputKind = "auto", eps: float = 1e-12, l2: float = 0.0, tol: float = 1e-9, max_iter: int = 1000
     ) -> None:
         self.input = input
         self.eps = eps
@@ -535,7 +536,7 @@ class PlattScaling(_Calibrator):
     Attributes: ``coef_`` (a), ``intercept_`` (b), ``input_kind_``, ``n_classes_`` (= 2).
     """
 
-    def __init__(self, input: InputKind = "auto", eps: float = 1e-12, prior_correction: bool = False) -> None:
+    def __init__(self, *, input: InputKind = "auto", eps: float = 1e-12, prior_correction: bool = False) -> None:
         self.input = input
         self.eps = eps
         self.prior_correction = prior_correction
@@ -634,7 +635,7 @@ class HistogramBinning(_OneVsRest):
     Attributes: ``maps_`` — per calibrated class (only class 1 when K = 2) a tuple (edges, θ).
     """
 
-    def __init__(self, input: InputKind = "auto", n_bins: int = 15, strategy: str = "uniform") -> None:
+    def __init__(self, *, input: InputKind = "auto", n_bins: int = 15, strategy: str = "uniform") -> None:
         self.input = input
         self.n_bins = n_bins
         self.strategy = strategy
@@ -691,7 +692,7 @@ class IsotonicCalibration(_OneVsRest):
     Attributes: ``maps_`` — per calibrated class (only class 1 when K = 2) a tuple (x thresholds, f values).
     """
 
-    def __init__(self, input: InputKind = "auto", interpolation: str = "linear") -> None:
+    def __init__(self, *, input: InputKind = "auto", interpolation: str = "linear") -> None:
         self.input = input
         self.interpolation = interpolation
 
@@ -739,7 +740,7 @@ class BBQ(_OneVsRest):
     values); ``n_models_``, ``bins_range_`` (B_min, B_max), ``model_weights_`` (posterior of each B, last class).
     """
 
-    def __init__(self, input: InputKind = "auto", c: float = 10.0, prior_strength: float = 2.0) -> None:
+    def __init__(self, *, input: InputKind = "auto", c: float = 10.0, prior_strength: float = 2.0) -> None:
         self.input = input
         self.c = c
         self.prior_strength = prior_strength

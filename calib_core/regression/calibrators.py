@@ -40,6 +40,7 @@ from scipy import optimize, special
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.isotonic import IsotonicRegression
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..binning import bin_sums, bins_from_edges, equal_count_bins
@@ -145,8 +146,8 @@ class RegressionCalibrator(BaseEstimator):
         return self.fit(y, dist, X).transform(dist, X)
 
     def _check_fitted(self, attr: str) -> None:
-        if not hasattr(self, attr):
-            raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit(y, dist) first")
+        """Raise ``sklearn.exceptions.NotFittedError`` unless the fitted attribute ``attr`` exists."""
+        check_is_fitted(self, attr)
 
 
 # =============================================================================================
@@ -239,7 +240,7 @@ class IsotonicRecalibration(RegressionCalibrator):
     n_calibration_ : m
     """
 
-    def __init__(self, add_endpoint: bool = False, randomize_pit: bool | None = None, random_state: int = 0):
+    def __init__(self, *, add_endpoint: bool = False, randomize_pit: bool | None = None, random_state: int = 0):
         self.add_endpoint = add_endpoint
         self.randomize_pit = randomize_pit
         self.random_state = random_state
@@ -349,7 +350,7 @@ class SplitConformal(RegressionCalibrator):
     Fitted attributes: ``scores_`` (sorted scores), ``z_sorted_`` (the shape used by transform).
     """
 
-    def __init__(self, signed: bool = False):
+    def __init__(self, *, signed: bool = False):
         self.signed = signed
 
     def fit(self, y, dist, X=None) -> SplitConformal:
@@ -395,6 +396,7 @@ class SplitConformal(RegressionCalibrator):
 
     def interval(self, dist, coverage: float) -> tuple[np.ndarray, np.ndarray]:
         """Conformal interval [μ + σ·lower, μ + σ·upper] with the (L + 1) finite-sample ranks."""
+        self._check_fitted("scores_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         lo, hi = self.score_quantiles(coverage)
         with np.errstate(invalid="ignore"):
@@ -419,7 +421,7 @@ class SigmaBinning(RegressionCalibrator):
     Fitted attributes: ``edges_`` (B − 1 inner boundaries), ``rmse_``, ``rmv_``, ``counts_``.
     """
 
-    def __init__(self, n_bins: int = 15, mode: Literal["rmse", "ratio"] = "rmse"):
+    def __init__(self, *, n_bins: int = 15, mode: Literal["rmse", "ratio"] = "rmse"):
         self.n_bins = n_bins
         self.mode = mode
 
@@ -455,6 +457,7 @@ class SigmaBinning(RegressionCalibrator):
 
     def transform(self, dist, X=None) -> Gaussian:
         """Gaussian(μ, RMSE_j) (mode "rmse") or Gaussian(μ, σ·RMSE_j/RMV_j) (mode "ratio"), j the σ-bin."""
+        self._check_fitted("edges_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         b = self.bin_index(sigma)
         if self.mode == "rmse":
@@ -476,7 +479,7 @@ class SigmaIsotonic(RegressionCalibrator):
     Fitted attribute: ``isotonic_`` (sklearn IsotonicRegression of ε² on σ² or σ), ``floor_``.
     """
 
-    def __init__(self, on: Literal["var", "std"] = "var"):
+    def __init__(self, *, on: Literal["var", "std"] = "var"):
         self.on = on
 
     def _x(self, sigma: np.ndarray) -> np.ndarray:
@@ -546,7 +549,7 @@ class KMeansSigma(RegressionCalibrator):
 
     uses_features = True
 
-    def __init__(self, n_clusters: int = 5, standardize: bool = True, n_init: int = 4, random_state: int = 0):
+    def __init__(self, *, n_clusters: int = 5, standardize: bool = True, n_init: int = 4, random_state: int = 0):
         self.n_clusters = n_clusters
         self.standardize = standardize
         self.n_init = n_init
@@ -765,6 +768,7 @@ class ACCRUE(RegressionCalibrator):
 
     def __init__(
         self,
+        *,
         model: Literal["polynomial", "mlp"] = "polynomial",
         feature: int | str = 0,
         max_degree: int = 10,
@@ -917,6 +921,7 @@ class ACCRUE(RegressionCalibrator):
 
     def transform(self, dist, X=None) -> Gaussian:
         """Gaussian(μ, σ(x))."""
+        self._check_fitted("beta_")
         d = as_distribution(dist)
         if X is None:
             raise ValueError("ACCRUE needs the feature matrix X (columns x*)")
