@@ -21,14 +21,13 @@ from . import export
 from .classification.metrics import ClassificationRows
 from .evaluation import EvaluationResult, _summarise, evaluate, split_rows
 from .evaluation_classification import calibrator_input, evaluate_classification
-from .plots.tables import metric_label
 from .predictions import PredictionSet
+from .registry import direction_text, metric, metric_label
 from .regression.diagrams import regression_diagrams
 from .regression.metrics import RegressionRows
 
 __all__ = [
     "BASELINE",
-    "BETTER",
     "split_labels",
     "has_split_column",
     "compare_calibrators",
@@ -185,24 +184,12 @@ def compare_calibrators(
     }
 
 
-#: How to read each metric of the comparison: "min" (lower is better), "max", a target value, or "" (descriptive).
-BETTER: dict[str, str | float] = {
-    "calibration_rmse": "min", "quantile_calibration_error": "min", "miscalibration_area": "min",
-    "max_calibration_deviation": "min", "ence": "min", "nll": "min", "crps": "min", "rmse": "min",
-    "reliability_score": "min", "pit_entropy": "max", "coverage_90": 0.9, "sharpness": "", "width_90": "", "cv": "",
-    "ece": "min", "mce": "min", "brier": "min", "accuracy": "max", "classwise_ece": "min", "ece_positive": "min",
-    "mce_positive": "min", "mean_confidence": "",
-}
-
-
-def _better_text(rule: str | float) -> str:
-    if rule == "min":
-        return "lower"
-    if rule == "max":
-        return "higher"
-    if isinstance(rule, float):
-        return f"≈ {rule:g}"
-    return ""
+def _direction(key: str) -> str | float | None:
+    """The registry's direction of a metric key (None for keys outside the registry, e.g. custom metrics)."""
+    try:
+        return metric(key).direction
+    except KeyError:
+        return None
 
 
 def comparison_table(result: EvaluationResult, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -219,20 +206,20 @@ def comparison_table(result: EvaluationResult, order: list[str]) -> tuple[pd.Dat
     body = pd.DataFrame({name: [text.loc[mc, k] for k in metrics] for name, mc in zip(names, cols)})
     best = pd.DataFrame(False, index=body.index, columns=names)
     for i, k in enumerate(metrics):
-        rule = BETTER.get(k, "")
+        rule = _direction(k)
         for m in models:
             sel = [(j, name) for j, ((mm, _), name) in enumerate(zip(cols, names)) if mm == m]
             vals = np.array([mean.loc[cols[j], k] if k in mean.columns else np.nan for j, _ in sel], dtype=float)
-            if not sel or not np.isfinite(vals).any() or rule == "":
+            if not sel or not np.isfinite(vals).any() or rule is None:
                 continue
-            score = vals if rule == "min" else (-vals if rule == "max" else np.abs(vals - float(rule)))
+            score = vals if rule == "lower" else (-vals if rule == "higher" else np.abs(vals - float(rule)))
             score = np.where(np.isfinite(score), score, np.inf)
             winners = np.flatnonzero(score == score.min())
             if winners.size > max(1, len(sel) // 2):  # a tie of most columns (e.g. RMSE under σ-only maps)
                 continue
             for w in winners:
                 best.loc[i, sel[w][1]] = True
-    body.insert(0, "better", [_better_text(BETTER.get(k, "")) for k in metrics])
+    body.insert(0, "better", [direction_text(_direction(k)) for k in metrics])
     body.insert(0, "metric", [metric_label(k) for k in metrics])
     best.insert(0, "better", False)
     best.insert(0, "metric", False)

@@ -23,27 +23,14 @@ from sklearn.base import clone
 
 from .distributions import PredictiveDistribution
 from .predictions import PredictionSet
+from .registry import default_metric_keys
 from .regression.metrics import RegressionRows, summary_statistics
 
 __all__ = ["evaluate", "EvaluationResult", "DEFAULT_METRICS", "split_rows"]
 
-#: Metrics reported by default (names of ``regression.metrics.summary_statistics``).
-DEFAULT_METRICS = (
-    "calibration_rmse",
-    "quantile_calibration_error",
-    "miscalibration_area",
-    "max_calibration_deviation",
-    "ence",
-    "cv",
-    "nll",
-    "crps",
-    "sharpness",
-    "rmse",
-    "reliability_score",
-    "pit_entropy",
-    "coverage_90",
-    "width_90",
-)
+#: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
+#: ``regression.metrics.summary_statistics``).
+DEFAULT_METRICS = default_metric_keys("regression")
 
 MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
 LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]

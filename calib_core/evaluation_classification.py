@@ -35,21 +35,13 @@ from sklearn.base import clone
 from .classification.metrics import ClassificationRows, Strategy
 from .evaluation import EvaluationResult, _normalise_calibrators, _split_mode, build_result, trial_splits
 from .predictions import PredictionSet
+from .registry import default_metric_keys
 
 __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
 
-#: Metrics reported by default (keys of ``ClassificationRows.statistics``).
-DEFAULT_CLASSIFICATION_METRICS = (
-    "ece",
-    "mce",
-    "nll",
-    "brier",
-    "accuracy",
-    "mean_confidence",
-    "classwise_ece",
-    "ece_positive",
-    "mce_positive",
-)
+#: Metrics reported by default (the registry's classification metrics marked ``evaluate_default``; keys of
+#: ``ClassificationRows.statistics``).
+DEFAULT_CLASSIFICATION_METRICS = default_metric_keys("classification")
 
 Progress = Callable[[int, int, str], None]
 

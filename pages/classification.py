@@ -16,6 +16,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import plots
+from calib_core.registry import metric_keys
 from calib_core.selection import (
     BinSelection,
     class_breakdown,
@@ -231,8 +232,7 @@ st.caption(
     f"Value with its {level:.0%} bootstrap CI and the value a perfectly calibrated classifier with the same "
     "predicted probabilities gets at this N (labels simulated from them). Formulas and papers: see the Help page."
 )
-order = ["ece", "mce", "nll", "brier", "accuracy", "mean_confidence", "classwise_ece", "ece_positive", "mce_positive"]
-common.show_metric_table(common.metric_table(report.metrics, level, keys=order))
+common.show_metric_table(common.metric_table(report.metrics, level, keys=metric_keys("classification")))
 for note in report.options.get("notes", []):
     st.caption(note)
 per_class_fig = None

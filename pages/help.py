@@ -1,21 +1,11 @@
-"""Help page: every metric's formula and paper, and how to read each diagram."""
+"""Help page: every metric's formula and paper (from the metric registry), every calibrator (from the calibrator
+registry), and how to read each diagram."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from calib_core.plots.tables import METRIC_HELP, metric_label
-
-REGRESSION_KEYS = [
-    "ence", "cv", "calibration_rmse", "quantile_calibration_error", "miscalibration_area",
-    "max_calibration_deviation", "reliability_score", "pit_entropy", "spearman_sigma_abs_error", "nll", "crps",
-    "sharpness", "rmse", "mae", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "coverage", "width",
-    "interval_score",
-]
-CLASSIFICATION_KEYS = ["ece", "mce", "nll", "brier", "accuracy", "mean_confidence", "classwise_ece", "ece_positive",
-                       "mce_positive"]
-_FAMILY = {"coverage": "coverage c% (PICP)", "width": "mean width c%", "interval_score": "interval score c%"}
+from calib_core.registry import calibrator_help_table, metric_help_table
 
 DIAGRAMS: list[tuple[str, str, str]] = [
     (
@@ -80,30 +70,34 @@ DIAGRAMS: list[tuple[str, str, str]] = [
 ]
 
 
-def _table(keys: list[str]) -> pd.DataFrame:
-    rows = []
-    for key in keys:
-        h = METRIC_HELP[key]
-        rows.append({"metric": _FAMILY.get(key, metric_label(key)), "formula": h.formula, "paper": h.source,
-                     "how to read it": h.reading})
-    return pd.DataFrame(rows)
-
-
 st.title("Help")
 st.markdown(
     "Calibration Lab asks whether predicted uncertainty is **right**. Every number on the diagnosis pages comes "
     "with a **bootstrap CI** (percentile interval over resampled rows) and the value a **perfectly calibrated** "
     "forecaster with the same predictions would get at the same N (targets or labels simulated from the "
     "predictions themselves; mean and central 95% range over the simulations). A value outside that range is "
-    "marked *beyond noise*."
+    "marked *beyond noise*.\n\n"
+    "Each metric has a **kind**: a *calibration statistic* measures a departure from \"the targets are draws "
+    "from the predicted distributions\"; a *proper score* rewards calibration and sharpness together (its value "
+    "under perfect calibration is a reference, not a test); a *descriptive* number (sharpness, widths, accuracy, "
+    "…) says something about the predictions but nothing about calibration. **better** says which direction wins "
+    "(≈ a target value, e.g. coverage c% ≈ c)."
 )
-tab_r, tab_c, tab_d, tab_data = st.tabs(["Regression metrics", "Classification metrics", "Diagrams", "Data & layouts"])
+tab_r, tab_c, tab_cal, tab_d, tab_data = st.tabs(
+    ["Regression metrics", "Classification metrics", "Calibrators", "Diagrams", "Data & layouts"]
+)
 with tab_r:
     st.caption("Notation: ε = y − μ, z = ε/σ, u = F(y) (PIT); N rows, B σ-bins.")
-    st.table(_table(REGRESSION_KEYS), hide_index=True, border="horizontal")
+    st.table(metric_help_table("regression"), hide_index=True, border="horizontal")
 with tab_c:
     st.caption("Notation: p_i the predicted probability vector, ŷ_i = argmax_k p_ik, confidence = max_k p_ik.")
-    st.table(_table(CLASSIFICATION_KEYS), hide_index=True, border="horizontal")
+    st.table(metric_help_table("classification"), hide_index=True, border="horizontal")
+with tab_cal:
+    st.caption(
+        "Every calibrator is fitted on calibration rows only and judged on held-out test rows (Recalibrate page). "
+        "Parameters are shown with their defaults."
+    )
+    st.table(calibrator_help_table(), hide_index=True, border="horizontal")
 with tab_d:
     for title, source, text in DIAGRAMS:
         st.markdown(f"#### {title}\n*{source}*\n\n{text}")

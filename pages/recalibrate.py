@@ -12,14 +12,12 @@ on its own.  A stored comparison belongs to the data token it was computed on an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
 import calib_core as cc
 from calib_core import export
-from calib_core.classification import calibrators as ccal
 from calib_core.comparison import (
     calibrated_frame,
     compare_calibrators,
@@ -27,110 +25,12 @@ from calib_core.comparison import (
     has_split_column,
 )
 from calib_core.plots.comparison import comparison_figures
-from calib_core.regression import calibrators as rcal
+from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
 from pages import common
 
 KEEP = "_recal_keep_"  # shadow copies of this page's widget values (widget keys vanish on page switch)
 RESULT = "recal_result"
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# calibrator catalogue: name → class, parameters shown in the UI
-# ---------------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Param:
-    """One hyper-parameter widget: kind is "bool", "int", "float", "choice" or "feature" (a feature column)."""
-
-    name: str
-    label: str
-    kind: str
-    default: Any
-    low: float | None = None
-    high: float | None = None
-    options: tuple[Any, ...] = ()
-    help: str | None = None
-
-
-@dataclass(frozen=True)
-class Entry:
-    cls: type
-    params: tuple[Param, ...] = ()
-    paper: str = ""
-    needs_features: bool = False
-    point_ok: bool = False
-    binary_only: bool = False
-
-
-REGRESSION: dict[str, Entry] = {
-    "std scaling": Entry(rcal.StdScaling, paper="σ' = sσ, s² = mean z² (Levi et al. 2019, eq. 12)"),
-    "MLE + shift": Entry(rcal.GaussianShiftScale, paper="μ' = μ + mσ, σ' = sσ (CRUDE's Gaussian baseline)"),
-    "isotonic (Kuleshov)": Entry(
-        rcal.IsotonicRecalibration,
-        (Param("add_endpoint", "add the (1, 1) end point", "bool", False,
-               help="Quantile regularization §3: avoids a truncated support"),),
-        paper="R∘F with R isotonic (Kuleshov et al. 2018)",
-    ),
-    "CRUDE": Entry(rcal.CRUDE, paper="μ + σ·Ẑ, empirical z-scores (Zelikman et al.)"),
-    "split conformal": Entry(
-        rcal.SplitConformal,
-        (Param("signed", "signed scores", "bool", False, help="asymmetric intervals from signed z"),),
-        paper="μ ± σ·q on |z| (split conformal)",
-    ),
-    "σ-binning": Entry(
-        rcal.SigmaBinning,
-        (Param("n_bins", "σ-bins", "int", 15, 2, 500),
-         Param("mode", "map", "choice", "rmse", options=("rmse", "ratio"))),
-        paper="σ' = RMSE of the σ-bin (Levi et al. §3.1)",
-    ),
-    "σ-isotonic": Entry(rcal.SigmaIsotonic, paper="σ'² = isotonic regression of ε² on σ (Levi et al. §3.1)"),
-    "constant σ": Entry(rcal.ConstantSigma, paper="σ' = calibration RMSE (ACCRUE Table 1)", point_ok=True),
-    "k-means σ": Entry(
-        rcal.KMeansSigma,
-        (Param("n_clusters", "clusters", "int", 5, 1, 200),),
-        paper="σ' = RMSE of the k-means cluster of x (ACCRUE Table 1)",
-        needs_features=True,
-        point_ok=True,
-    ),
-    "ACCRUE": Entry(
-        rcal.ACCRUE,
-        (Param("model", "σ(x) model", "choice", "polynomial", options=("polynomial", "mlp")),
-         Param("feature", "feature (polynomial)", "feature", None),
-         Param("max_degree", "max degree", "int", 10, 0, 10)),
-        paper="σ(x) minimising β·CRPS + (1 − β)·RS (Camporeale & Carè)",
-        needs_features=True,
-        point_ok=True,
-    ),
-}
-REGRESSION_DEFAULT = ("std scaling", "isotonic (Kuleshov)", "CRUDE", "σ-binning")
-
-CLASSIFICATION: dict[str, Entry] = {
-    "temperature scaling": Entry(ccal.TemperatureScaling, paper="softmax(z/T) (Guo et al. 2017 §4.2)"),
-    "vector scaling": Entry(
-        ccal.VectorScaling, (Param("l2", "L2 penalty", "float", 0.0, 0.0, 1000.0),), paper="diag(W)·z + b (Guo §4.2)"
-    ),
-    "matrix scaling": Entry(
-        ccal.MatrixScaling, (Param("l2", "L2 penalty", "float", 0.0, 0.0, 1000.0),), paper="W·z + b (Guo §4.2)"
-    ),
-    "Platt scaling": Entry(ccal.PlattScaling, paper="σ(a·z + b) (Platt 1999)", binary_only=True),
-    "histogram binning": Entry(
-        ccal.HistogramBinning,
-        (Param("n_bins", "bins", "int", 15, 2, 500),
-         Param("strategy", "bins", "choice", "uniform", options=("uniform", "quantile"))),
-        paper="bin frequency (Zadrozny & Elkan 2001)",
-    ),
-    "isotonic": Entry(
-        ccal.IsotonicCalibration,
-        (Param("interpolation", "interpolation", "choice", "linear", options=("linear", "step")),),
-        paper="isotonic regression (Zadrozny & Elkan 2002)",
-    ),
-    "BBQ": Entry(
-        ccal.BBQ,
-        (Param("c", "binning-size constant C", "float", 10.0, 0.5, 1000.0),
-         Param("prior_strength", "Beta prior strength", "float", 2.0, 0.01, 1000.0)),
-        paper="Bayesian binning into quantiles (Naeini et al. 2015)",
-    ),
-}
-CLASSIFICATION_DEFAULT = ("temperature scaling", "histogram binning", "isotonic", "BBQ")
 
 # ---------------------------------------------------------------------------------------------------------------
 # helpers
@@ -152,30 +52,32 @@ def n_classes(pset: cc.PredictionSet) -> int:
     return 0 if pset.probs is None else int(pset.probs.shape[1])
 
 
-def available(pset: cc.PredictionSet) -> dict[str, Entry]:
-    """Calibrators that can run on this set."""
-    if pset.task == "classification":
-        k = n_classes(pset)
-        return {n: e for n, e in CLASSIFICATION.items() if not (e.binary_only and k != 2)}
-    has_x = pset.features is not None and pset.features.shape[1] > 0
-    point_only = pset.dist is None
+def available(pset: cc.PredictionSet) -> dict[str, CalibratorEntry]:
+    """Calibrators of the registry that can run on this set."""
     return {
-        n: e for n, e in REGRESSION.items() if (has_x or not e.needs_features) and (e.point_ok or not point_only)
+        e.name: e
+        for e in available_calibrators(
+            pset.task,
+            point_only=pset.task == "regression" and pset.dist is None,
+            has_features=pset.features is not None and pset.features.shape[1] > 0,
+            n_classes=n_classes(pset),
+        )
     }
 
 
-def param_widget(task: str, cal: str, p: Param, pset: cc.PredictionSet, container) -> Any:
+def param_widget(task: str, cal: str, p: Tunable, default: Any, pset: cc.PredictionSet, container) -> Any:
+    """The widget of one tunable parameter (``default``: the constructor's default)."""
     key = f"recal_p_{task}_{cal}_{p.name}"
     if p.kind == "bool":
-        return container.checkbox(p.label, key=keep(key, p.default), help=p.help)
+        return container.checkbox(p.label, key=keep(key, default), help=p.help)
     if p.kind == "int":
         return int(container.number_input(p.label, min_value=int(p.low), max_value=int(p.high), step=1,
-                                          key=keep(key, int(p.default)), help=p.help))
+                                          key=keep(key, int(default)), help=p.help))
     if p.kind == "float":
         return float(container.number_input(p.label, min_value=float(p.low), max_value=float(p.high),
-                                            key=keep(key, float(p.default)), help=p.help, format="%.4g"))
+                                            key=keep(key, float(default)), help=p.help, format="%.4g"))
     if p.kind == "choice":
-        return container.selectbox(p.label, p.options, key=keep(key, p.default), help=p.help)
+        return container.selectbox(p.label, p.options, key=keep(key, default), help=p.help)
     if p.kind == "feature":
         cols = [str(c) for c in pset.features.columns]
         if st.session_state.get(key) not in cols:
@@ -247,7 +149,7 @@ if task == "classification" and (pset.top_label_only or pset.probs is None):
     st.stop()
 
 offered = available(pset)
-default = [n for n in (REGRESSION_DEFAULT if task == "regression" else CLASSIFICATION_DEFAULT) if n in offered]
+default = [n for n, e in offered.items() if e.default]
 if not default:
     default = list(offered)[:1]
 if task == "regression" and pset.dist is None:
@@ -276,18 +178,18 @@ with st.expander("Calibrator parameters", expanded=False):
     for name in chosen_names:
         entry = offered[name]
         st.markdown(f"**{name}** — {entry.paper}")
-        if not entry.params:
+        if not entry.tunable:
             st.caption("no parameters")
         values: dict[str, Any] = {}
-        cols = st.columns(max(len(entry.params), 1))
-        for p, col in zip(entry.params, cols):
-            values[p.name] = param_widget(task, name, p, pset, col)
+        cols = st.columns(max(len(entry.tunable), 1))
+        for p, col in zip(entry.tunable, cols):
+            values[p.name] = param_widget(task, name, p, entry.default_of(p.name), pset, col)
             param_keys.append(f"recal_p_{task}_{name}_{p.name}")
-        chosen[name] = entry.cls(**values)
+        chosen[name] = entry.make(**values)
 remember(*param_keys)
 for name in chosen_names:  # calibrators whose expander was never opened still get their (default) parameters
     if name not in chosen:
-        chosen[name] = offered[name].cls()
+        chosen[name] = offered[name].make()
 
 st.subheader("Split")
 col_ok = has_split_column(pset)

@@ -20,10 +20,9 @@ from .regression import (
     qq_figure,
     z_histogram_figure,
 )
-from .tables import METRIC_LABELS, metric_display_table, metric_label
+from .tables import metric_display_table, metric_label
 
 __all__ = [
-    "METRIC_LABELS",
     "PALETTE",
     "TEMPLATE",
     "calibration_curve_figure",

@@ -67,7 +67,6 @@ __all__ = [
     "crps_min",
     "rs_min",
     "accrue_beta",
-    "default_calibrators",
 ]
 
 SQRT2 = np.sqrt(2.0)
@@ -926,35 +925,3 @@ class ACCRUE(RegressionCalibrator):
         if X is None:
             raise ValueError("ACCRUE needs the feature matrix X (columns x*)")
         return Gaussian(np.asarray(d.mean(), dtype=float), self.predict_sigma(X))
-
-
-# =============================================================================================
-# defaults for the evaluation protocol
-# =============================================================================================
-
-
-def default_calibrators(point_only: bool = False, with_features: bool = False) -> dict[str, Any]:
-    """Calibrators offered by default: name → unfitted estimator (``None`` = no recalibration).
-
-    ``point_only``: only calibrators that estimate σ from the means (and features) are offered;
-    ``with_features`` adds the feature-based ones (k-means σ, ACCRUE on all features).
-    """
-    if point_only:
-        out: dict[str, Any] = {"constant σ": ConstantSigma()}
-    else:
-        out = {
-            "none": None,
-            "std scaling": StdScaling(),
-            "MLE + shift": GaussianShiftScale(),
-            "isotonic (Kuleshov)": IsotonicRecalibration(),
-            "isotonic + end point": IsotonicRecalibration(add_endpoint=True),
-            "CRUDE": CRUDE(),
-            "conformal |z|": SplitConformal(),
-            "σ-binning": SigmaBinning(),
-            "σ-isotonic": SigmaIsotonic(),
-            "constant σ": ConstantSigma(),
-        }
-    if with_features:
-        out["k-means σ"] = KMeansSigma()
-        out["ACCRUE"] = ACCRUE(model="mlp")
-    return out
