@@ -1,0 +1,352 @@
+"""Task-neutral significance machinery for the calibration verdicts (regression and classification).
+
+Everything here works on plain numbers and arrays; nothing knows about metrics or layouts.
+
+Multiplicity
+------------
+* :func:`holm_adjust` / :func:`holm` — Holm (1979) step-down adjusted p-values / rejections: the
+  family-wise error rate (probability of at least one false rejection) is at most ``alpha`` under
+  any dependence between the tests.  Used for the small pre-declared *primary* family whose result
+  is the one headline verdict.
+* :func:`bh_adjust` / :func:`benjamini_hochberg` — Benjamini & Hochberg (1995) step-up q-values /
+  rejections: the expected share of false discoveries among the flags is at most ``alpha``
+  (independent or positively dependent tests).  Used for the *secondary* statistics.
+* :func:`expected_chance_flags` — how many of n unadjusted tests at level alpha a perfectly
+  calibrated forecaster flags on average (n·alpha).
+
+NaN p-values (statistics without a test) are left out of the family and stay NaN / False.
+The adjusted values equal ``statsmodels.stats.multitest.multipletests(p, method="holm" / "fdr_bh")``.
+
+p-values
+--------
+* :func:`monte_carlo_p` — p-value from draws of the statistic under the null hypothesis,
+  p = (1 + #{T* ≥ t})/(1 + B) (Davison & Hinkley 1997, eq. 4.11; never 0, exact level for the
+  randomised test), with its Monte-Carlo standard error √(p(1 − p)/(B + 1)).
+* :func:`binomial_test` — exact binomial test (``scipy.stats.binomtest``, two-sided "minlike").
+* :func:`poisson_binomial_test` — a count of independent Bernoulli(p_i) events with unequal p_i
+  (e.g. ensemble coverage with ties): exact binomial when all p_i agree, otherwise simulated over
+  groups of equal p_i (cost B × #groups, not B × N).
+* :func:`normal_p`, :func:`gamma_p` — p-values from a normal or a moment-matched gamma null.
+
+Intervals
+---------
+* :func:`clopper_pearson` — exact binomial interval (coverage ≥ level for every p).
+* Block bootstrap: rows are assigned to G random blocks once (:func:`block_ids`); per-block sums of
+  whatever sufficient statistics a metric needs are kept (G × q); a bootstrap replicate is a
+  multinomial weight vector over the blocks (:func:`block_bootstrap_weights`), so all replicates are
+  one matrix product ``W @ S`` (B × G times G × q) instead of B passes over N rows.  Blocks of random
+  rows are i.i.d., so resampling blocks is resampling rows in groups (exact row bootstrap when G = N).
+  The delete-one-block jackknife sums (:func:`jackknife_sums`) give the BCa acceleration.
+* :func:`percentile_interval`, :func:`basic_interval`, :func:`bca_interval` (Efron 1987; vectorised
+  over statistics).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal, NamedTuple
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "Alternative",
+    "holm_adjust",
+    "holm",
+    "bh_adjust",
+    "benjamini_hochberg",
+    "expected_chance_flags",
+    "MonteCarloP",
+    "monte_carlo_p",
+    "binomial_test",
+    "poisson_binomial_test",
+    "normal_p",
+    "gamma_p",
+    "clopper_pearson",
+    "block_ids",
+    "block_bootstrap_weights",
+    "jackknife_sums",
+    "percentile_interval",
+    "basic_interval",
+    "bca_interval",
+    "format_p",
+]
+
+Alternative = Literal["two-sided", "greater", "less"]
+
+
+# =============================================================================================
+# Multiplicity
+# =============================================================================================
+
+
+def _family(p) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(p, dtype=float)
+    return p, np.flatnonzero(np.isfinite(p))
+
+
+def holm_adjust(pvalues) -> np.ndarray:
+    """Holm step-down adjusted p-values: sorted ascending, p̃_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)).
+
+    m counts the finite p-values only; NaN stays NaN.  Reject H_i at family-wise level α iff p̃_i ≤ α.
+    """
+    p, ok = _family(pvalues)
+    out = np.full(p.shape, np.nan)
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = (m - np.arange(m)) * p[order]
+    out[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return out
+
+
+def holm(pvalues, alpha: float = 0.05) -> np.ndarray:
+    """Boolean rejections of Holm's procedure at family-wise level ``alpha`` (NaN: False)."""
+    adj = holm_adjust(pvalues)
+    return np.isfinite(adj) & (adj <= alpha)
+
+
+def bh_adjust(pvalues) -> np.ndarray:
+    """Benjamini–Hochberg q-values: sorted ascending, q_(i) = min_{j ≥ i} min(1, m p_(j)/j) (NaN stays NaN)."""
+    p, ok = _family(pvalues)
+    out = np.full(p.shape, np.nan)
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = m * p[order] / np.arange(1, m + 1)
+    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    return out
+
+
+def benjamini_hochberg(pvalues, alpha: float = 0.05) -> np.ndarray:
+    """Boolean discoveries of the Benjamini–Hochberg procedure at false-discovery rate ``alpha``."""
+    q = bh_adjust(pvalues)
+    return np.isfinite(q) & (q <= alpha)
+
+
+def expected_chance_flags(n_tests: int, alpha: float = 0.05) -> float:
+    """Expected number of unadjusted flags (p ≤ α) among ``n_tests`` true null hypotheses: n·α."""
+    return float(n_tests) * float(alpha)
+
+
+# =============================================================================================
+# p-values
+# =============================================================================================
+
+
+class MonteCarloP(NamedTuple):
+    """A Monte-Carlo p-value: ``p`` = (1 + #{T* at least as extreme})/(1 + B), its standard error
+    ``se`` = √(p(1 − p)/(B + 1)) and the number of null draws ``n_draws`` (B)."""
+
+    p: float
+    se: float
+    n_draws: int
+
+
+def monte_carlo_p(observed: float, null_draws, alternative: Alternative = "greater") -> MonteCarloP:
+    """p-value of ``observed`` against draws of the statistic under the null hypothesis.
+
+    ``"greater"``: large values are evidence (#{T* ≥ t}); ``"less"``: #{T* ≤ t}; ``"two-sided"``:
+    twice the smaller one-sided p-value, capped at 1.  Draws that are NaN are dropped.  A relative
+    tolerance of 1e-12 counts draws equal to t up to rounding as "at least as extreme".
+    """
+    t = float(observed)
+    draws = np.asarray(null_draws, dtype=float).ravel()
+    draws = draws[np.isfinite(draws)]
+    b = draws.size
+    if b == 0 or not np.isfinite(t):
+        return MonteCarloP(float("nan"), float("nan"), int(b))
+    tol = 1e-12 * max(abs(t), 1e-300)
+    hi = (1.0 + np.count_nonzero(draws >= t - tol)) / (1.0 + b)
+    lo = (1.0 + np.count_nonzero(draws <= t + tol)) / (1.0 + b)
+    if alternative == "greater":
+        p = hi
+    elif alternative == "less":
+        p = lo
+    elif alternative == "two-sided":
+        p = min(1.0, 2.0 * min(hi, lo))
+    else:
+        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+    return MonteCarloP(float(p), float(np.sqrt(p * (1.0 - p) / (b + 1.0))), int(b))
+
+
+def binomial_test(k: int, n: int, p: float, alternative: Alternative = "two-sided") -> float:
+    """Exact binomial test of k successes in n trials against success probability p."""
+    if n <= 0:
+        return float("nan")
+    return float(stats.binomtest(int(k), int(n), float(p), alternative=alternative).pvalue)
+
+
+def poisson_binomial_test(
+    k: int,
+    probs,
+    *,
+    n_draws: int = 10_000,
+    rng: np.random.Generator | None = None,
+    alternative: Alternative = "two-sided",
+    decimals: int = 9,
+) -> MonteCarloP:
+    """Test a count k of independent events with success probabilities ``probs`` (one per trial).
+
+    All p_i equal (to ``decimals``): the exact binomial test (``se`` = 0, ``n_draws`` = 0).
+    Otherwise the count is simulated as Σ_g Binomial(n_g, p_g) over the groups of equal p_i
+    (``n_draws`` draws, cost n_draws × #groups) and the p-value is a :func:`monte_carlo_p`.
+    """
+    probs = np.asarray(probs, dtype=float).ravel()
+    n = probs.size
+    if n == 0:
+        return MonteCarloP(float("nan"), float("nan"), 0)
+    values, counts = np.unique(np.round(probs, decimals), return_counts=True)
+    if values.size == 1:
+        return MonteCarloP(binomial_test(k, n, float(np.clip(values[0], 0.0, 1.0)), alternative), 0.0, 0)
+    rng = np.random.default_rng(0) if rng is None else rng
+    draws = rng.binomial(counts[None, :], np.clip(values, 0.0, 1.0)[None, :], size=(n_draws, values.size)).sum(axis=1)
+    return monte_carlo_p(float(k), draws, alternative)
+
+
+def normal_p(z, alternative: Alternative = "two-sided"):
+    """p-value of a standard-normal statistic z (vectorised)."""
+    z = np.asarray(z, dtype=float)
+    if alternative == "two-sided":
+        out = 2.0 * stats.norm.sf(np.abs(z))
+    elif alternative == "greater":
+        out = stats.norm.sf(z)
+    elif alternative == "less":
+        out = stats.norm.cdf(z)
+    else:
+        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+    return float(out) if out.ndim == 0 else out
+
+
+def gamma_p(x: float, mean: float, var: float, alternative: Alternative = "two-sided") -> float:
+    """p-value of x against the gamma law with the given mean and variance (shape mean²/var,
+    scale var/mean).  A χ²_ν law is the gamma with mean ν and variance 2ν, so this is exact for
+    sums of squared standard normals and a moment-matched (Satterthwaite) approximation otherwise."""
+    if not (mean > 0 and var > 0 and np.isfinite(x)):
+        return float("nan")
+    shape, scale = mean * mean / var, var / mean
+    lo = float(stats.gamma.cdf(x, shape, scale=scale))
+    hi = float(stats.gamma.sf(x, shape, scale=scale))
+    if alternative == "greater":
+        return hi
+    if alternative == "less":
+        return lo
+    return min(1.0, 2.0 * min(lo, hi))
+
+
+# =============================================================================================
+# Intervals
+# =============================================================================================
+
+
+def clopper_pearson(k, n, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) interval for a binomial proportion: coverage ≥ ``level`` for every p."""
+    k, n = int(k), int(n)
+    if n <= 0:
+        return float("nan"), float("nan")
+    a = (1.0 - level) / 2.0
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
+    return lo, hi
+
+
+def block_ids(n: int, n_blocks: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """Assign n rows to random blocks: ``(block index per row, number of blocks G)``.
+
+    n ≤ ``n_blocks``: every row is its own block (G = n, the bootstrap is the ordinary row bootstrap).
+    Otherwise each row goes to one of G = ``n_blocks`` blocks uniformly at random (i.i.d. blocks,
+    sizes multinomial; a random assignment rather than contiguous runs, so ordered files do not
+    make the blocks differ systematically).
+    """
+    if n <= n_blocks:
+        return np.arange(n, dtype=np.intp), int(n)
+    return rng.integers(0, n_blocks, size=n, dtype=np.intp), int(n_blocks)
+
+
+def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_boot, n_blocks)`` multinomial counts (float), each row summing to n_blocks: blocks drawn
+    with replacement.  Replicate sums are ``weights @ block_sums``."""
+    if n_blocks <= 0 or n_boot <= 0:
+        return np.zeros((max(n_boot, 0), max(n_blocks, 0)))
+    return rng.multinomial(n_blocks, np.full(n_blocks, 1.0 / n_blocks), size=n_boot).astype(float)
+
+
+def jackknife_sums(block_sums: np.ndarray) -> np.ndarray:
+    """Delete-one-block sums: ``total − block_sums[g]`` for every block g (G × q)."""
+    s = np.asarray(block_sums, dtype=float)
+    return s.sum(axis=0, keepdims=True) - s
+
+
+def _columns(x) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    return x[:, None] if x.ndim == 1 else x
+
+
+def percentile_interval(boot, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of bootstrap replicates ``boot`` (B,) or (B, q), NaN replicates ignored."""
+    b = _columns(boot)
+    a = (1.0 - level) / 2.0
+    with warnings.catch_warnings():  # an all-NaN column gives NaN ends without a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanquantile(b, [a, 1.0 - a], axis=0)
+    return lo, hi
+
+
+def basic_interval(theta, boot, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Basic (reverse-percentile) interval [2θ̂ − q_{1−a}, 2θ̂ − q_a]: corrects a bias of the
+    statistic to first order (the bootstrap bias is subtracted twice from the percentile ends)."""
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    lo, hi = percentile_interval(boot, level)
+    return 2.0 * theta - hi, 2.0 * theta - lo
+
+
+def bca_interval(theta, boot, jack, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Bias-corrected and accelerated interval (Efron 1987), vectorised over statistics.
+
+    ``theta`` (q,) the estimates, ``boot`` (B, q) bootstrap replicates, ``jack`` (G, q) jackknife
+    (delete-one-block) values.  z₀ = Φ⁻¹(share of replicates below θ̂, ties counted half),
+    a = Σ(ȷ̄ − ȷ_g)³ / (6 [Σ(ȷ̄ − ȷ_g)²]^{3/2}); the ends are the replicate quantiles at
+    Φ(z₀ + (z₀ + z_α)/(1 − a(z₀ + z_α))).  Falls back to the percentile ends when z₀ is infinite.
+    """
+    theta = np.atleast_1d(np.asarray(theta, dtype=float))
+    b, j = _columns(boot), _columns(jack)
+    q = theta.size
+    lo_out, hi_out = np.full(q, np.nan), np.full(q, np.nan)
+    a_tail = (1.0 - level) / 2.0
+    z_lo, z_hi = stats.norm.ppf(a_tail), stats.norm.ppf(1.0 - a_tail)
+    for c in range(q):
+        col = b[:, c]
+        col = np.sort(col[np.isfinite(col)])
+        if col.size < 2 or not np.isfinite(theta[c]):
+            continue
+        share = (np.searchsorted(col, theta[c], "left") + np.searchsorted(col, theta[c], "right")) / (2.0 * col.size)
+        jc = j[:, c]
+        jc = jc[np.isfinite(jc)]
+        d = jc.mean() - jc if jc.size > 1 else np.zeros(1)
+        den = 6.0 * (np.sum(d * d)) ** 1.5
+        acc = float(np.sum(d**3) / den) if den > 0 else 0.0
+        if 0.0 < share < 1.0:
+            z0 = stats.norm.ppf(share)
+            ends = []
+            for zz in (z_lo, z_hi):
+                t = z0 + zz
+                denom = 1.0 - acc * t
+                ends.append(stats.norm.cdf(z0 + t / denom) if denom > 0 else (0.0 if zz < 0 else 1.0))
+            p_lo, p_hi = ends
+        else:
+            p_lo, p_hi = a_tail, 1.0 - a_tail
+        lo_out[c], hi_out[c] = np.quantile(col, [p_lo, p_hi])
+    return lo_out, hi_out
+
+
+def format_p(p: float, floor: float = 1e-6) -> str:
+    """"p < 1e-06"-style text for a sentence: two significant digits, "p < floor" below the floor."""
+    if not np.isfinite(p):
+        return "no test"
+    if p < floor:
+        return f"p < {floor:.0e}".replace("e-0", "e-")
+    if p < 0.001:
+        return f"p = {p:.1e}".replace("e-0", "e-")
+    return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
