@@ -207,8 +207,8 @@ def _z_moment(name: str) -> Callable[[Any, Any], float]:
 
 
 def _interval_column(column: str) -> Callable[..., float]:
-    def value(y: Any, dist: Any, coverage: float = 0.9) -> float:
-        return float(rm.interval_table(y, dist, [coverage])[column].iloc[0])
+    def value(y: Any, dist: Any, *, coverage: float = 0.9) -> float:
+        return float(rm.interval_table(y, dist, coverages=[coverage])[column].iloc[0])
 
     value.__name__ = column
     value.__qualname__ = column
@@ -220,9 +220,9 @@ def _mean_confidence(labels: Any, probs: Any, *, weights: Any = None) -> float:
 
 
 def _positive(fn: Callable[..., float]) -> Callable[..., float]:
-    def positive(labels: Any, probs: Any, n_bins: int = 15, strategy: cm.Strategy = "uniform", *,
+    def positive(labels: Any, probs: Any, *, n_bins: int = 15, strategy: cm.Strategy = "uniform",
                  closed: cm.Closed = "right", weights: Any = None) -> float:
-        return fn(labels, probs, n_bins, strategy, closed=closed, target="positive", weights=weights)
+        return fn(labels, probs, n_bins=n_bins, strategy=strategy, closed=closed, target="positive", weights=weights)
 
     positive.__name__ = f"{fn.__name__}_positive"
     positive.__qualname__ = positive.__name__
