@@ -102,7 +102,7 @@ def test_directions_and_families():
     m = reg.metric("coverage_97.5")  # any level, not only the report's
     assert (m.family, m.level, m.label, m.direction) == ("coverage", 0.975, "coverage 97.5%", 0.975)
     y, dist = gaussian_set().y, gaussian_set().dist
-    assert m(y, dist) == pytest.approx(cc.regression.metrics.interval_coverage(y, dist, 0.975))
+    assert m(y, dist) == pytest.approx(cc.regression.metrics.interval_coverage(y, dist, coverage=0.975))
     assert reg.metric("interval_score_95").label == "interval score 95%"
     assert reg.metric("nll", "classification").formula != reg.metric("nll", "regression").formula
     with pytest.raises(KeyError):
