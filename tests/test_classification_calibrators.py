@@ -246,7 +246,7 @@ def test_histogram_binning_uses_the_same_bins_in_fit_and_predict(strategy):
     q = hb.predict_proba(p)[:, 1]
     np.testing.assert_array_equal(q, theta[idx])
     # on its own calibration data the positive-class ECE is exactly 0 (every group of equal q has frequency q)
-    assert cm.ece(yb, q, 15, strategy, target="positive") < 1e-12
+    assert cm.ece(yb, q, n_bins=15, strategy=strategy, target="positive") < 1e-12
 
 
 def test_isotonic_equals_sklearn_one_vs_rest():

@@ -71,19 +71,19 @@ def ref_ece(y, p, n_bins=15, strategy="uniform", closed="right"):
 def test_ece_mce_equal_numpy_reference(seed, n, k, n_bins, strategy, closed):
     y, p, _ = _random_set(seed, n, k)
     e_ref, m_ref = ref_ece(y, p, n_bins, strategy, closed)
-    assert cm.ece(y, p, n_bins, strategy, closed=closed) == pytest.approx(e_ref, abs=1e-12)
-    assert cm.mce(y, p, n_bins, strategy, closed=closed) == pytest.approx(m_ref, abs=1e-12)
+    assert cm.ece(y, p, n_bins=n_bins, strategy=strategy, closed=closed) == pytest.approx(e_ref, abs=1e-12)
+    assert cm.mce(y, p, n_bins=n_bins, strategy=strategy, closed=closed) == pytest.approx(m_ref, abs=1e-12)
 
 
 def test_bin_edge_convention_guo_vs_netcal():
     # confidences exactly on the edges m/M: Guo's (a, b] puts 2/3 in the bin ending at 2/3, netcal's [a, b) after it
     p = np.array([[2 / 3, 1 / 3], [2 / 3, 1 / 3], [0.9, 0.1]])
     y = np.array([0, 1, 0])
-    right = cm.reliability_table(y, p, 3)
-    left = cm.reliability_table(y, p, 3, closed="left")
+    right = cm.reliability_table(y, p, n_bins=3)
+    left = cm.reliability_table(y, p, n_bins=3, closed="left")
     assert right["count"].tolist() == [0, 2, 1]
     assert left["count"].tolist() == [0, 0, 3]
-    assert cm.ece(y, p, 3) == pytest.approx((2 / 3) * abs(0.5 - 2 / 3) + (1 / 3) * 0.1)
+    assert cm.ece(y, p, n_bins=3) == pytest.approx((2 / 3) * abs(0.5 - 2 / 3) + (1 / 3) * 0.1)
 
 
 def test_ece_equals_netcal_both_layouts():
@@ -97,20 +97,20 @@ def test_ece_equals_netcal_both_layouts():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for bins in (10, 15):
-            assert cm.ece(y, p, bins, closed="left") == pytest.approx(
+            assert cm.ece(y, p, n_bins=bins, closed="left") == pytest.approx(
                 netcal_metrics.ECE(bins=bins).measure(p, y), abs=1e-12
             )
-            assert cm.mce(y, p, bins, closed="left") == pytest.approx(
+            assert cm.mce(y, p, n_bins=bins, closed="left") == pytest.approx(
                 netcal_metrics.MCE(bins=bins).measure(p, y), abs=1e-12
             )
             # netcal switches 1-D binary input to positive-class reliability
-            ours = cm.ece(yb, pb, bins, closed="left", target="positive")
+            ours = cm.ece(yb, pb, n_bins=bins, closed="left", target="positive")
             assert ours == pytest.approx(netcal_metrics.ECE(bins=bins).measure(pb, yb), abs=1e-12)
-            ours = cm.ece(yg, grid, bins, closed="left", target="positive")
+            ours = cm.ece(yg, grid, n_bins=bins, closed="left", target="positive")
             assert ours == pytest.approx(netcal_metrics.ECE(bins=bins).measure(grid, yg), abs=1e-12)
         # and Guo's convention differs from netcal's on the grid data (the switch is real)
-        assert cm.ece(yg, grid, 10, target="positive") != pytest.approx(
-            cm.ece(yg, grid, 10, closed="left", target="positive")
+        assert cm.ece(yg, grid, n_bins=10, target="positive") != pytest.approx(
+            cm.ece(yg, grid, n_bins=10, closed="left", target="positive")
         )
 
 
@@ -120,7 +120,7 @@ def test_positive_reliability_equals_sklearn_calibration_curve(strategy):
     pb = rng.beta(0.7, 0.7, size=3000)
     yb = (rng.random(3000) < pb).astype(int)
     prob_true, prob_pred = calibration_curve(yb, pb, n_bins=8, strategy=strategy)
-    t = cm.reliability_table(yb, pb, 8, strategy, target="positive")
+    t = cm.reliability_table(yb, pb, n_bins=8, strategy=strategy, target="positive")
     t = t[t["count"] > 0]
     np.testing.assert_allclose(t["accuracy"], prob_true, atol=1e-12)
     np.testing.assert_allclose(t["confidence"], prob_pred, atol=1e-12)
@@ -130,17 +130,19 @@ def test_positive_reliability_equals_sklearn_calibration_curve(strategy):
 def test_reliability_table_is_consistent_with_ece_and_mce():
     y, p, _ = _random_set(7, 3000, 10)
     for strategy in ("uniform", "quantile"):
-        t = cm.reliability_table(y, p, 15, strategy)
+        t = cm.reliability_table(y, p, n_bins=15, strategy=strategy)
         assert list(t.columns) == cm.RELIABILITY_COLUMNS
         assert len(t) == 15 and t["count"].sum() == 3000
         assert t["fraction"].sum() == pytest.approx(1.0)
         filled = t[t["count"] > 0]
-        assert (filled["fraction"] * filled["gap"].abs()).sum() == pytest.approx(cm.ece(y, p, 15, strategy))
-        assert filled["gap"].abs().max() == pytest.approx(cm.mce(y, p, 15, strategy))
+        assert (filled["fraction"] * filled["gap"].abs()).sum() == pytest.approx(
+            cm.ece(y, p, n_bins=15, strategy=strategy)
+        )
+        assert filled["gap"].abs().max() == pytest.approx(cm.mce(y, p, n_bins=15, strategy=strategy))
         assert np.all(filled["confidence"] >= filled["lower"] - 1e-12)
         assert np.all(filled["confidence"] <= filled["upper"] + 1e-12)
     assert "top-label" in t.attrs["semantics"]
-    empty = cm.reliability_table(np.array([0, 1]), np.array([[0.99, 0.01], [0.98, 0.02]]), 15)
+    empty = cm.reliability_table(np.array([0, 1]), np.array([[0.99, 0.01], [0.98, 0.02]]), n_bins=15)
     assert empty["count"].tolist()[:-1] == [0] * 14 and np.isnan(empty["accuracy"].iloc[0])
 
 
@@ -148,8 +150,8 @@ def test_classwise_ece_and_per_class_reliability():
     y, p, _ = _random_set(8, 2500, 4)
     for strategy in ("uniform", "quantile"):
         ref = np.mean([ref_binned(p[:, k], (y == k).astype(float), 10, strategy)[0] for k in range(4)])
-        assert cm.classwise_ece(y, p, 10, strategy) == pytest.approx(ref, abs=1e-12)
-        t = cm.per_class_reliability(y, p, 10, strategy)
+        assert cm.classwise_ece(y, p, n_bins=10, strategy=strategy) == pytest.approx(ref, abs=1e-12)
+        t = cm.per_class_reliability(y, p, n_bins=10, strategy=strategy)
         assert list(t.columns) == ["class", *cm.RELIABILITY_COLUMNS] and len(t) == 40
         per = t.dropna().groupby("class").apply(lambda g: (g["fraction"] * g["gap"].abs()).sum(), include_groups=False)
         assert per.mean() == pytest.approx(ref, abs=1e-12)

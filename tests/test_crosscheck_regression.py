@@ -88,7 +88,7 @@ def test_ut_quantile_curve_is_our_pit_curve_mirrored(case):
     """UT's prop_type="quantile" counts (pred − y)/σ ≤ Φ⁻¹(p): p̂_UT(p) = 1 − p̂_ours(1 − p)."""
     y, mu, sigma = gaussian_data(seed=2, **case)
     dist = cc.Gaussian(mu, sigma)
-    _, ours = rm.calibration_curve(y, dist, UT_LEVELS, prop_type="quantile")
+    _, ours = rm.calibration_curve(y, dist, levels=UT_LEVELS, prop_type="quantile")
     _, theirs = utc.get_proportion_lists_vectorized(mu, sigma, y, prop_type="quantile")
     assert_allclose(theirs, 1.0 - ours[::-1], rtol=0, atol=1e-12)
     if "bias" in case:  # an asymmetric miscalibration: the two curves themselves differ visibly

@@ -88,14 +88,14 @@ def test_values_equal_the_metric_functions(calibrated_report):
     assert t.loc["nll", "value"] == pytest.approx(rm.nll(y, dist), rel=1e-12)
     assert t.loc["crps", "value"] == pytest.approx(rm.crps(y, dist), rel=1e-12)
     assert t.loc["ence", "value"] == pytest.approx(rm.ence(y, dist), rel=1e-12)
-    assert t.loc["cv", "value"] == pytest.approx(rm.cv(dist), rel=1e-12)
+    assert t.loc["cv", "value"] == pytest.approx(rm.cv(None, dist), rel=1e-12)
     assert t.loc["calibration_rmse", "value"] == pytest.approx(rm.calibration_rmse(y, dist), rel=1e-12)
     assert t.loc["quantile_calibration_error", "value"] == pytest.approx(rm.quantile_calibration_error(y, dist))
     assert t.loc["miscalibration_area", "value"] == pytest.approx(rm.miscalibration_area(y, dist), rel=1e-12)
     assert t.loc["max_calibration_deviation", "value"] == pytest.approx(rm.max_calibration_deviation(y, dist))
     assert t.loc["reliability_score", "value"] == pytest.approx(rm.reliability_score(y, dist), rel=1e-12)
     assert t.loc["pit_entropy", "value"] == pytest.approx(rm.pit_entropy(y, dist), rel=1e-12)
-    assert t.loc["coverage_90", "value"] == pytest.approx(rm.interval_coverage(y, dist, 0.9), abs=1e-15)
+    assert t.loc["coverage_90", "value"] == pytest.approx(rm.interval_coverage(y, dist, coverage=0.9), abs=1e-15)
 
 
 def test_every_scalar_has_a_finite_ci_around_its_value(calibrated_report):

@@ -203,6 +203,6 @@ def test_temperature_lab_binary_semantics(seed):
     assert r.value("uncalibrated", "ece_positive") == pytest.approx(_reference_ece(p1, y, 15), abs=1e-12)
     for m in (4, 10, 20):
         p = cm.softmax(pset.logits[test])
-        assert cm.ece(y.astype(int), p, m) <= cm.ece(y.astype(int), p, m, target="positive") + 1e-12
+        assert cm.ece(y.astype(int), p, n_bins=m) <= cm.ece(y.astype(int), p, n_bins=m, target="positive") + 1e-12
     with pytest.raises(ValueError, match="binary"):
         run_temperature(DATASETS[0], target="positive")

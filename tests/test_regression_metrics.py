@@ -112,11 +112,11 @@ def test_standardized_residual_stats_against_scipy():
 def test_cv_definition_scale_invariance_and_constant_sigma():
     y, dist = make_data(300, seed=5)
     s = dist.std()
-    cv = rm.cv(dist)
+    cv = rm.cv(None, dist)
     assert cv == pytest.approx(np.std(s, ddof=1) / np.mean(s), rel=1e-12)
-    assert rm.cv(cc.Gaussian(dist.mean() * 3, s * 7.5)) == pytest.approx(cv, rel=1e-12)
-    assert rm.cv(y, dist) == pytest.approx(cv, rel=1e-12)  # (y, dist) order tolerated
-    assert rm.cv(cc.Gaussian(dist.mean(), np.full(300, 0.37))) == pytest.approx(0.0, abs=1e-15)
+    assert rm.cv(None, cc.Gaussian(dist.mean() * 3, s * 7.5)) == pytest.approx(cv, rel=1e-12)
+    assert rm.cv(y, dist) == pytest.approx(cv, rel=1e-12)  # y is ignored
+    assert rm.cv(None, cc.Gaussian(dist.mean(), np.full(300, 0.37))) == pytest.approx(0.0, abs=1e-15)
     assert rm.summary_statistics(rm.RegressionRows(y, dist))["cv"] == pytest.approx(cv, rel=1e-12)
 
 
@@ -200,9 +200,9 @@ def test_calibration_curve_direct_gaussian():
     y, dist = make_data(300, seed=10, noise=0.7)
     z = (y - dist.mean()) / dist.std()
     levels = np.linspace(0.0, 1.0, 37)
-    _, ph = rm.calibration_curve(y, dist, levels)
+    _, ph = rm.calibration_curve(y, dist, levels=levels)
     assert_allclose(ph, [np.mean(stats.norm.cdf(z) <= p) for p in levels])
-    _, ph_int = rm.calibration_curve(y, dist, levels, prop_type="interval")
+    _, ph_int = rm.calibration_curve(y, dist, levels=levels, prop_type="interval")
     assert_allclose(ph_int, [np.mean(np.abs(z) <= stats.norm.ppf(0.5 + p / 2)) for p in levels])
 
 
@@ -265,7 +265,7 @@ def test_grid_area_is_polygon_area():
     """With a level grid, the area between the polyline (p_j, p̂_j) and the diagonal (crossings split)."""
     y, dist = make_data(150, seed=16, noise=1.1)
     levels = np.linspace(0, 1, 100)
-    p, ph = rm.calibration_curve(y, dist, levels)
+    p, ph = rm.calibration_curve(y, dist, levels=levels)
     d = ph - p
     fine = np.linspace(0, 1, 400_001)
     numeric = integrate.trapezoid(np.abs(np.interp(fine, p, d)), fine)
@@ -392,7 +392,7 @@ def test_interval_coverage_width_and_score_direct(kind):
         else:
             lo, hi = _sample_interval(dist.samples, c)
         inside = np.mean((y >= lo) & (y <= hi))
-        assert rm.interval_coverage(y, dist, c) == pytest.approx(inside, abs=1e-12)
+        assert rm.interval_coverage(y, dist, coverage=c) == pytest.approx(inside, abs=1e-12)
         table = rm.interval_table(y, dist, coverages=(c,))
         assert table["observed"].iloc[0] == pytest.approx(inside, abs=1e-12)
         assert table["mean_width"].iloc[0] == pytest.approx(np.mean(hi - lo), rel=1e-10)

@@ -193,4 +193,4 @@ def test_qr_degenerate_marginal_forecaster_is_quantile_calibrated():
     assert rm.sharpness(y, ideal) == pytest.approx(1.0)
     assert rm.crps(y, degenerate) > 10 * rm.crps(y, ideal)
     assert rm.nll(y, degenerate) > rm.nll(y, ideal) + 2.5  # log(√401) ≈ 3.0 nats apart
-    assert rm.cv(degenerate) == 0.0
+    assert rm.cv(None, degenerate) == 0.0

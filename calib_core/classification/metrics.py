@@ -606,9 +606,9 @@ def _rows(labels, probs, n_bins=15, strategy="uniform", closed="right", logits=N
 def ece(
     labels: np.ndarray,
     probs: np.ndarray,
+    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    *,
     closed: Closed = "right",
     target: Target = "top_label",
     weights: np.ndarray | None = None,
@@ -627,9 +627,9 @@ def ece(
 def mce(
     labels: np.ndarray,
     probs: np.ndarray,
+    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    *,
     closed: Closed = "right",
     target: Target = "top_label",
     weights: np.ndarray | None = None,
@@ -689,9 +689,9 @@ def accuracy(labels: np.ndarray, probs: np.ndarray, *, weights: np.ndarray | Non
 def classwise_ece(
     labels: np.ndarray,
     probs: np.ndarray,
+    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    *,
     closed: Closed = "right",
     weights: np.ndarray | None = None,
 ) -> float:
@@ -704,9 +704,9 @@ def classwise_ece(
 def reliability_table(
     labels: np.ndarray,
     probs: np.ndarray,
+    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    *,
     closed: Closed = "right",
     target: Target = "top_label",
     weights: np.ndarray | None = None,
@@ -724,9 +724,9 @@ def reliability_table(
 def per_class_reliability(
     labels: np.ndarray,
     probs: np.ndarray,
+    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    *,
     closed: Closed = "right",
 ) -> pd.DataFrame:
     """Per-class (one-vs-rest) reliability: for every class k, the table of :func:`reliability_table`

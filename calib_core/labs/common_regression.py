@@ -41,9 +41,12 @@ def diagram_tables(
     ``pit_histogram`` and, when ``levi`` (σ finite), ``levi_bins`` (Levi et al. 2019: RMV_j = sqrt(mean σ²)
     against RMSE_j = sqrt(mean ε²) per equal-count σ-bin, 90% bootstrap interval) of (y, dist)."""
     rows = rows_of(y, dist)
-    out = {"calibration_curve": calibration_curve_table(rows), "pit_histogram": pit_histogram_table(rows, pit_bins)}
+    out = {
+        "calibration_curve": calibration_curve_table(rows),
+        "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
+    }
     if levi:
-        out["levi_bins"] = levi_bins_table(rows, n_bins, "count", n_resamples=n_resamples, seed=seed)
+        out["levi_bins"] = levi_bins_table(rows, n_bins=n_bins, binning="count", n_resamples=n_resamples, seed=seed)
     return out
 
 

@@ -135,20 +135,20 @@ def run_temperature(
             "method": name,
             "accuracy": cm.accuracy(y_test, p),
             "mean_confidence": float(np.mean(p.max(axis=1))),
-            "ece": cm.ece(y_test, p, n_bins, target=target),
-            "ece_top_label": cm.ece(y_test, p, n_bins),
+            "ece": cm.ece(y_test, p, n_bins=n_bins, target=target),
+            "ece_top_label": cm.ece(y_test, p, n_bins=n_bins),
         }
         if binary:
-            row["ece_positive"] = cm.ece(y_test, p, n_bins, target="positive")
+            row["ece_positive"] = cm.ece(y_test, p, n_bins=n_bins, target="positive")
         row |= {
-            "mce": cm.mce(y_test, p, n_bins, target=target),
+            "mce": cm.mce(y_test, p, n_bins=n_bins, target=target),
             "nll": cm.nll(y_test, p),
             "brier": cm.brier(y_test, p),
             "changed_predictions": int(np.count_nonzero(p.argmax(axis=1) != pred0)),
         }
         rows.append(row)
-        by_bins[name] = [cm.ece(y_test, p, m, target=target) for m in BIN_COUNTS]  # one pass per M, not per row
-        rel[name] = cm.reliability_table(y_test, p, n_bins, target=target)
+        by_bins[name] = [cm.ece(y_test, p, n_bins=m, target=target) for m in BIN_COUNTS]  # one pass per M, not per row
+        rel[name] = cm.reliability_table(y_test, p, n_bins=n_bins, target=target)
     return TemperatureLabResult(
         dataset=dataset,
         target=target,

@@ -44,7 +44,7 @@ __all__ = [
 
 
 def calibration_curve_table(
-    rows: RegressionRows, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95
+    rows: RegressionRows, *, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95
 ) -> pd.DataFrame:
     """Observed vs expected quantile levels with the consistency band of a calibrated forecaster.
 
@@ -60,6 +60,7 @@ def calibration_curve_table(
 
 def levi_bins_table(
     rows: RegressionRows,
+    *,
     n_bins: int = 15,
     binning: Binning = "count",
     n_resamples: int = 200,
@@ -118,7 +119,7 @@ def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.nd
     return smin, smax
 
 
-def pit_histogram_table(rows: RegressionRows, n_bins: int = 20) -> pd.DataFrame:
+def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFrame:
     """PIT histogram on [0, 1] with density (uniform reference = 1)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
@@ -126,7 +127,7 @@ def pit_histogram_table(rows: RegressionRows, n_bins: int = 20) -> pd.DataFrame:
     return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64), "density": dens})
 
 
-def z_histogram_table(rows: RegressionRows, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
+def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
     """Histogram of z = ε/σ on [−L, L] against the N(0, 1) density.
 
     L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
@@ -164,16 +165,16 @@ def _abs_quantile_of_sorted(z_sorted: np.ndarray, q: float) -> float:
     return float(np.quantile(pair, h - lo))
 
 
-def qq_table(rows: RegressionRows, max_points: int = 512) -> pd.DataFrame:
+def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
     """Normal Q-Q points: Φ⁻¹((i − ½)/N) against the sorted z, thinned to ≤ ``max_points``."""
     n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
     return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
 
-def intervals_table(rows: RegressionRows, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
+def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
     """Nominal vs observed coverage, mean width and interval score of the central intervals."""
-    return interval_table(rows, rows.dist, coverages)
+    return interval_table(rows, rows.dist, coverages=coverages)
 
 
 def regression_diagrams(
@@ -188,8 +189,8 @@ def regression_diagrams(
     """All diagram tables of one (y, dist) pair, keyed by the schema names above."""
     return {
         "calibration_curve": calibration_curve_table(rows),
-        "levi_bins": levi_bins_table(rows, n_bins, binning, n_resamples=n_resamples, seed=seed),
-        "pit_histogram": pit_histogram_table(rows, pit_bins),
+        "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),
+        "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
         "z_histogram": z_histogram_table(rows),
         "qq": qq_table(rows),
         "intervals": intervals_table(rows),

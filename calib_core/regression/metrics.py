@@ -656,7 +656,7 @@ def mae(y: np.ndarray, dist: PredictiveDistribution) -> float:
     return float(np.mean(np.abs(np.asarray(y, float) - dist.mean())))
 
 
-def ence(y: np.ndarray, dist: PredictiveDistribution, n_bins: int = 15, binning: Binning = "count") -> float:
+def ence(y: np.ndarray, dist: PredictiveDistribution, *, n_bins: int = 15, binning: Binning = "count") -> float:
     """Expected normalised calibration error (Levi et al. 2019, eq. 8).
 
     Rows are grouped into B bins by predicted σ; per bin RMV_j = sqrt(mean σ²) and
@@ -670,13 +670,15 @@ def ence(y: np.ndarray, dist: PredictiveDistribution, n_bins: int = 15, binning:
     return _stat_ence(_rows(y, dist), None, n_bins, binning)
 
 
-def cv(dist: PredictiveDistribution, y: np.ndarray | None = None) -> float:
-    """Coefficient of variation of the predicted σ (Levi eq. 9): std(σ, ddof=1) / mean(σ).
+def cv(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
+    """Coefficient of variation of the predicted σ (Levi et al. 2019, eq. 9).
 
-    Scale invariant; 0 for a constant σ.  ``y`` is accepted for symmetry and ignored.
+    C_v = sqrt(Σ_t (σ_t − μ_σ)² / (T − 1)) / μ_σ with μ_σ = mean σ, i.e. std(σ, ddof=1) / mean(σ).
+    Scale invariant; 0 for a constant σ.  C_v depends on the predictions only: ``y`` is taken first
+    like every other regression metric (``(y, dist)``) and may be ``None``; it is ignored.
     """
-    if isinstance(dist, np.ndarray) and isinstance(y, PredictiveDistribution):  # tolerate (y, dist) order
-        dist = y
+    if isinstance(y, PredictiveDistribution):
+        raise TypeError("cv takes (y, dist) like every regression metric (y may be None): cv(None, dist)")
     s = np.asarray(dist.std(), dtype=float)
     return float(np.std(s, ddof=1) / np.mean(s))
 
@@ -684,6 +686,7 @@ def cv(dist: PredictiveDistribution, y: np.ndarray | None = None) -> float:
 def calibration_curve(
     y: np.ndarray,
     dist: PredictiveDistribution,
+    *,
     levels: np.ndarray = DEFAULT_LEVELS,
     prop_type: PropType = "quantile",
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -700,6 +703,7 @@ def calibration_curve(
 def calibration_rmse(
     y: np.ndarray,
     dist: PredictiveDistribution,
+    *,
     levels: np.ndarray = DEFAULT_LEVELS,
     prop_type: PropType = "quantile",
 ) -> float:
@@ -708,31 +712,33 @@ def calibration_rmse(
     With ``levels=np.linspace(0, 1, 100), prop_type="interval"`` this is uncertainty-toolbox's
     ``root_mean_squared_calibration_error``.
     """
-    p, ph = calibration_curve(y, dist, levels, prop_type)
+    p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return float(np.sqrt(np.mean((ph - p) ** 2)))
 
 
 def mean_absolute_calibration_error(
     y: np.ndarray,
     dist: PredictiveDistribution,
+    *,
     levels: np.ndarray = DEFAULT_LEVELS,
     prop_type: PropType = "quantile",
 ) -> float:
     """mean_j |p̂_j − p_j| over the level grid (uncertainty-toolbox's MACE with its levels)."""
-    p, ph = calibration_curve(y, dist, levels, prop_type)
+    p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return float(np.mean(np.abs(ph - p)))
 
 
-def quantile_calibration_error(y: np.ndarray, dist: PredictiveDistribution, n_levels: int = 100) -> float:
+def quantile_calibration_error(y: np.ndarray, dist: PredictiveDistribution, *, n_levels: int = 100) -> float:
     """l2 quantile calibration error (QR eq. 8): (1/M) Σ_{j=1}^{M} (p̂_j − p_j)², p_j = j/M."""
     levels = np.arange(1, n_levels + 1) / n_levels
-    p, ph = calibration_curve(y, dist, levels, "quantile")
+    p, ph = calibration_curve(y, dist, levels=levels, prop_type="quantile")
     return float(np.mean((ph - p) ** 2))
 
 
 def miscalibration_area(
     y: np.ndarray,
     dist: PredictiveDistribution,
+    *,
     levels: np.ndarray | None = None,
     prop_type: PropType = "quantile",
 ) -> float:
@@ -747,7 +753,7 @@ def miscalibration_area(
         if prop_type != "quantile":
             raise ValueError("the exact (grid-free) area is defined for prop_type='quantile'")
         return _stat_area(_rows(y, dist), None)
-    p, ph = calibration_curve(y, dist, levels, prop_type)
+    p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return _area_between_polyline_and_diagonal(p, ph)
 
 
@@ -791,14 +797,12 @@ def pit_entropy(y: np.ndarray, dist: PredictiveDistribution) -> float:
     return _stat_pit_entropy(_rows(y, dist), None)
 
 
-def interval_coverage(
-    y: np.ndarray, dist: PredictiveDistribution, coverage: float = 0.9
-) -> float:
+def interval_coverage(y: np.ndarray, dist: PredictiveDistribution, *, coverage: float = 0.9) -> float:
     """PICP: fraction of targets inside the central interval [F⁻¹((1−c)/2), F⁻¹((1+c)/2)]."""
     return _stat_intervals(_rows(y, dist), None, [coverage])[f"coverage_{100 * coverage:g}"]
 
 
-def interval_table(y: np.ndarray, dist: PredictiveDistribution, coverages=DEFAULT_COVERAGES):
+def interval_table(y: np.ndarray, dist: PredictiveDistribution, *, coverages=DEFAULT_COVERAGES):
     """Per nominal coverage c: observed coverage, mean width and interval score.
 
     Interval score (Gneiting & Raftery 2007, α = 1 − c):
