@@ -59,6 +59,8 @@ __all__ = [
     "sync_chart",
     "note_event",
     "note_reset",
+    "trace_meta",
+    "with_selected",
 ]
 
 #: Trace roles (``meta["role"]``) whose points stand for a bin.
@@ -355,3 +357,28 @@ def note_reset(sync: MutableMapping[str, Any]) -> int:
     sync["source"] = None
     sync["epoch"] = int(sync.get("epoch", 0)) + 1
     return sync["epoch"]
+
+
+def trace_meta(figure: Any) -> list[dict | None]:
+    """``meta`` of every trace of a Plotly figure (``None`` for traces without one), as :func:`selected_bins`
+    and :meth:`BinSelection.from_event` take it."""
+    return [dict(d.meta) if d.meta else None for d in figure.data]
+
+
+def with_selected(
+    tables: Mapping[str, Any],
+    selected: Mapping[str, Any] | None,
+    colors: Mapping[str, str],
+    label: str = "selected",
+) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """Diagram tables of all rows overlaid with those of a selection: (tables, dashes, colours).
+
+    Every entry ``m`` of ``selected`` is added as ``"{m} · {label}"``, drawn dashed in the colour of ``m``;
+    ``colors`` gets such an entry for every name of ``colors`` (whether selected or not).
+    """
+    out = dict(tables)
+    dashes: dict[str, str] = {}
+    for m, table in (selected or {}).items():
+        out[f"{m} · {label}"] = table
+        dashes[f"{m} · {label}"] = "dash"
+    return out, dashes, {**colors, **{f"{m} · {label}": c for m, c in colors.items()}}

@@ -1,0 +1,387 @@
+"""What the dashboard pages show, computed without Streamlit: display tables, option decisions, texts.
+
+The pages (``pages/*.py``) lay out widgets and charts; every table they build from numbers, every choice
+they offer that depends on the data, and every sentence they compose from numbers comes from here, so it
+is tested like the rest of the core.  No Streamlit import.
+
+* data: :func:`is_binary`, :func:`filter_choices`, :func:`default_resamples`, :func:`subset`,
+  :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
+  :func:`data_caption`, :func:`file_stem`;
+* metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
+  :func:`diagram_tables`, :func:`diagnose_example`;
+* regression page: :func:`sigma_ranges`, :func:`regression_rows`;
+* classification page: :func:`row_bin_values`, :func:`reliability_semantics`, :func:`classification_rows`,
+  :func:`class_breakdowns`, :func:`per_class_table`;
+* labs: :func:`quantity_table`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import examples, plots
+from .diagnose import diagnose
+from .predictions import PredictionSet
+from .report import ALL, Report
+from .selection import class_breakdown
+
+__all__ = [
+    "is_binary",
+    "filter_choices",
+    "default_resamples",
+    "subset",
+    "looks_like_classification",
+    "column_mapping",
+    "data_facts",
+    "preview_rows",
+    "data_caption",
+    "file_stem",
+    "format_number",
+    "metric_table",
+    "selection_vs_all",
+    "diagram_tables",
+    "diagnose_example",
+    "sigma_ranges",
+    "regression_rows",
+    "row_bin_values",
+    "reliability_semantics",
+    "classification_rows",
+    "class_breakdowns",
+    "per_class_table",
+    "quantity_table",
+]
+
+SPREAD_KINDS = ("std", "var", "log_var", "log_std")  #: regression spread columns of the mapping form
+
+
+# ------------------------------------------------------------------------------------------------ data
+def is_binary(pset: PredictionSet) -> bool:
+    """True for a classification set with a full probability vector of exactly two classes.
+
+    (A top-label file — predicted class and confidence only — is never binary in this sense: neither the
+    positive-class reliability nor the binary-only calibrators can use it.)
+    """
+    return (not pset.top_label_only) and pset.probs is not None and pset.probs.shape[1] == 2
+
+
+def filter_choices(pset: PredictionSet) -> tuple[list[str], list[str], list[str]]:
+    """(models, groups, row splits) offered by the filter controls.
+
+    Groups start with :data:`calib_core.ALL`; splits with ``"all"`` followed by ``"cal"`` / ``"test"`` when the
+    ``split`` column has such rows.
+    """
+    models = pset.models()
+    groups = [ALL] + ([str(g) for g in pd.unique(pset.group)] if pset.group is not None else [])
+    splits = ["all"] + [s for s in ("cal", "test") if pset.split is not None and (pset.split == s).any()]
+    return models, groups, splits
+
+
+def default_resamples(n_rows: int) -> int:
+    """Default number of bootstrap resamples: 200, or 50 above 50,000 rows (keeps the first diagnosis fast)."""
+    return 200 if n_rows <= 50_000 else 50
+
+
+def subset(pset: PredictionSet, rows: str, models: Iterable[str], group: str) -> PredictionSet:
+    """The rows of ``pset`` in the chosen split (``"all"``), models and group (:data:`ALL`); vectorised masks."""
+    mask = np.ones(pset.n_rows, dtype=bool)
+    if rows != "all" and pset.split is not None:
+        mask &= pset.split == rows
+    if pset.model is not None:
+        mask &= np.isin(pset.model, list(models))
+    if group != ALL and pset.group is not None:
+        mask &= pset.group.astype(str) == group
+    return pset if mask.all() else pset.take(mask)
+
+
+def looks_like_classification(names: Iterable[str]) -> bool:
+    """Guess of the task from column names: ``prob*`` / ``logit*`` columns or a ``label`` column."""
+    low = [str(n).lower() for n in names]
+    return any(n.startswith(("prob", "logit")) for n in low) or "label" in low
+
+
+def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> dict[str, object]:
+    """The ``columns=`` mapping of :func:`calib_core.load_predictions` from the choices of the mapping form.
+
+    ``choices`` holds the form's values (``none`` = nothing chosen): regression ``y``, ``mean``, ``kind`` (one
+    of :data:`SPREAD_KINDS`, ``"quantiles"``, ``"samples"`` or a point-only label), ``spread``, ``multi`` (the
+    quantile / sample columns), ``levels`` (comma-separated quantile levels, blank = from the names);
+    classification ``label``, ``score_kind`` (``"probs"`` / ``"logits"``), ``scores``; both: ``split``,
+    ``group``, ``model``.
+    """
+    mapping: dict[str, object] = {}
+    if task == "regression":
+        kind = choices.get("kind")
+        if kind in SPREAD_KINDS:
+            if choices.get("spread", none) != none:
+                mapping[kind] = choices["spread"]
+        elif kind in ("quantiles", "samples"):
+            cols = list(choices.get("multi") or [])
+            if kind == "quantiles":
+                parts = [x.strip() for x in str(choices.get("levels") or "").split(",") if x.strip()]
+                mapping["quantiles"] = dict(zip(parts, cols)) if parts else cols
+            else:
+                mapping["samples"] = cols
+        else:
+            mapping["samples"] = None
+            mapping["quantiles"] = None
+        for role in ("y", "mean"):
+            if choices.get(role, none) != none:
+                mapping[role] = choices[role]
+    else:
+        if choices.get("label", none) != none:
+            mapping["label"] = choices["label"]
+        scores = list(choices.get("scores") or [])
+        if scores:
+            mapping[choices.get("score_kind", "probs")] = scores if len(scores) > 1 else scores[0]
+    for role in ("split", "group", "model"):
+        if choices.get(role, none) != none:
+            mapping[role] = choices[role]
+    return mapping
+
+
+def data_facts(pset: PredictionSet) -> pd.DataFrame:
+    """Property/value table of a loaded set: task, layout, source, split counts, groups, models, classes,
+    features (long lists cut: 12 groups / features, 20 classes)."""
+    facts = {"task": pset.task, "layout": pset.layout, "source": pset.source}
+    if pset.split is not None:
+        counts = pd.Series(pset.split).value_counts()
+        facts["split"] = ", ".join(f"{k}: {v:,}" for k, v in counts.items())
+    if pset.group is not None:
+        facts["groups"] = ", ".join(map(str, pd.unique(pset.group)[:12]))
+    if pset.model is not None:
+        facts["models"] = ", ".join(map(str, pset.models()))
+    if pset.classes is not None:
+        facts["classes"] = ", ".join(map(str, pset.classes[:20])) + (" …" if len(pset.classes) > 20 else "")
+    if pset.features is not None and pset.features.shape[1]:
+        facts["features"] = ", ".join(map(str, pset.features.columns[:12]))
+    return pd.DataFrame({"property": list(facts), "value": list(facts.values())})
+
+
+def preview_rows(pset: PredictionSet, n: int = 10) -> pd.DataFrame | None:
+    """The first ``n`` validated rows: row, y, mean, std (regression with a distribution) or row, label,
+    predicted class, confidence (classification with probabilities); None otherwise."""
+    if pset.task == "regression" and pset.dist is not None:
+        return pd.DataFrame(
+            {"row": pset.row_number[:n], "y": pset.y[:n], "mean": pset.dist.mean()[:n], "std": pset.dist.std()[:n]}
+        )
+    if pset.task == "classification" and pset.probs is not None:
+        pred = pset.probs[:n].argmax(axis=1)
+        names = np.asarray(pset.classes or np.arange(pset.probs.shape[1]).astype(str), dtype=object)
+        return pd.DataFrame(
+            {"row": pset.row_number[:n], "label": names[pset.labels[:n]], "predicted": names[pred],
+             "confidence": pset.probs[:n].max(axis=1)}
+        )
+    return None
+
+
+def data_caption(pset: PredictionSet, name: str) -> str:
+    """One Markdown line: name (as given: escape text from uploads first), task, layout, rows and models."""
+    models = pset.models()
+    extra = f" · {len(models)} models" if len(models) > 1 else ""
+    return f"**{name}** · {pset.task}, layout `{pset.layout}` · {pset.n_rows:,} rows{extra}"
+
+
+def file_stem(text: object, limit: int | None = 40) -> str:
+    """A file-name-safe stem: every character that is not alphanumeric becomes ``_`` (cut to ``limit``)."""
+    stem = "".join(ch if ch.isalnum() else "_" for ch in str(text))
+    return stem if limit is None else stem[:limit]
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+def format_number(x: float) -> str:
+    """4 significant digits, ``–`` for a missing value."""
+    return "–" if pd.isna(x) else f"{x:.4g}"
+
+
+def metric_table(
+    metrics: pd.DataFrame,
+    level: float = 0.95,
+    keys: Iterable[str] | None = None,
+    compact: bool = False,
+    keep_model: bool = False,
+) -> pd.DataFrame:
+    """Display table: metric, value, CI, perfect-calibration value and its range, verdict (+ model if several).
+
+    ``keys`` picks and orders metrics; ``compact`` drops the perfect-calibration range column (narrow layouts;
+    the verdict still uses it); ``keep_model`` keeps the model column even when only one model is present.
+    Without a perfect-calibration reference (simulations off, point predictions) its columns are dropped.
+    """
+    t = plots.metric_display_table(metrics)
+    if keys is not None:
+        order = {k: i for i, k in enumerate(keys)}
+        t = t[t["metric"].isin(order)].copy()
+        t["_o"] = t["metric"].map(order)
+        t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
+    pct = f"{level:.0%}"
+    fmt = format_number
+    out = pd.DataFrame(
+        {
+            "model": t["model"].to_numpy(),
+            "metric": t["label"].to_numpy(),
+            "value": t["value"].to_numpy(),
+            f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
+            "perfectly calibrated": t["perfect"].to_numpy(),
+            f"perfect {pct} range": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["perfect_low"], t["perfect_high"])],
+            "verdict": t["verdict"].to_numpy(),
+        }
+    )
+    if out["model"].nunique() <= 1 and not keep_model:
+        out = out.drop(columns="model")
+    if compact:
+        out = out.drop(columns=f"perfect {pct} range")
+    if out["perfectly calibrated"].isna().all():  # no reference (simulations off, or point predictions)
+        out = out.drop(columns=["perfectly calibrated", "verdict"] + ([] if compact else [f"perfect {pct} range"]))
+    return out.reset_index(drop=True)
+
+
+def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float = 0.95,
+                     several_models: bool = False) -> pd.DataFrame:
+    """Metric table of a selection with the all-rows value beside it: columns ``[model,] metric, selection,
+    all rows`` first, then the selection's CI / perfect-calibration columns (``selected`` and ``overall`` are
+    long metric frames, as ``Report.metrics``)."""
+    sel_table = metric_table(selected, level, keep_model=several_models)
+    all_table = metric_table(overall, level, keep_model=several_models)
+    join = ["model", "metric"] if several_models else ["metric"]
+    sel_table = sel_table.rename(columns={"value": "selection"}).merge(
+        all_table[join + ["value"]].rename(columns={"value": "all rows"}), on=join, how="left"
+    )
+    front = join + ["selection", "all rows"]
+    return sel_table[front + [c for c in sel_table.columns if c not in front]]
+
+
+def diagram_tables(report: Report, name: str, models: Iterable[str] | None = None,
+                   suffix: str = "") -> dict[str, pd.DataFrame]:
+    """{model + suffix: diagram table ``name``} over all rows (group :data:`ALL`) of every model of ``models``
+    (default: the report's) that has diagrams."""
+    names = report.models if models is None else models
+    return {f"{m}{suffix}": report.diagrams[(m, ALL)][name] for m in names if (m, ALL) in report.diagrams}
+
+
+def diagnose_example(example: str, layout: str = "gaussian", rows: str = "all",
+                     n_resamples: int = 200) -> tuple[Report, list[str]]:
+    """Report (seed 0) and loader messages of a built-in regression example: ``"diabetes"`` (the boosting
+    ensemble exported with ``layout`` gaussian / quantile / sample) or ``"levi"`` (Levi et al. §4.1 synthetic);
+    ``rows`` = ``"all"`` or a value of the split column."""
+    if example not in ("diabetes", "levi"):
+        raise ValueError(f"example must be 'diabetes' or 'levi', got {example!r}")
+    pset = examples.diabetes_example(layout) if example == "diabetes" else examples.levi_synthetic()
+    if rows != "all":
+        pset = pset.take(pset.split == rows)
+    report = diagnose(pset, n_resamples=n_resamples, seed=0)
+    return report, list(pset.messages)
+
+
+# ------------------------------------------------------------------------------------------------ regression
+def sigma_ranges(selection: Mapping[str, Iterable[int]], levi_tables: Mapping[str, pd.DataFrame]) -> str:
+    """``σ ∈ [low, high]`` of the selected σ-bins of every model (``(model)`` added when several), joined by ``;``."""
+    ranges = []
+    for m, bins in selection.items():
+        t = levi_tables[m]
+        in_sel = t[t["bin"].isin(bins)]
+        if len(in_sel):
+            ranges.append(f"σ ∈ [{in_sel['sigma_low'].min():.4g}, {in_sel['sigma_high'].max():.4g}]"
+                          + (f" ({m})" if len(selection) > 1 else ""))
+    return "; ".join(ranges)
+
+
+def regression_rows(pset: PredictionSet, mask: np.ndarray, limit: int) -> pd.DataFrame:
+    """The first ``limit`` rows of ``mask``: row, [model,] y, mean, σ and z = (y − mean)/σ."""
+    part = pset.take(np.flatnonzero(mask)[:limit])
+    frame = pd.DataFrame({"row": part.row_number, "y": part.y, "mean": part.dist.mean(), "σ": part.dist.std()})
+    if part.model is not None:
+        frame.insert(1, "model", part.model)
+    frame["z"] = (frame["y"] - frame["mean"]) / frame["σ"]
+    return frame
+
+
+# ------------------------------------------------------------------------------------------------ classification
+def row_bin_values(pset: PredictionSet, target: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(binned value, predicted class, top-label confidence) of every row, as the reliability diagrams bin them.
+
+    The binned value is the confidence (top-label files and ``target="top_label"``) or P(y = class 1)
+    (``target="positive"``).
+    """
+    if pset.top_label_only:
+        return pset.confidence, pset.point.astype(np.int64), pset.confidence
+    conf = pset.probs.max(axis=1)
+    pred = pset.probs.argmax(axis=1)
+    return (pset.probs[:, 1] if target == "positive" else conf), pred, conf
+
+
+def reliability_semantics(pset: PredictionSet, target: str) -> str:
+    """One Markdown sentence saying what the reliability diagram plots for this set and ``target``."""
+    classes = list(pset.classes) if pset.classes is not None else None
+    k = len(classes) if classes is not None else (pset.probs.shape[1] if pset.probs is not None else 0)
+    if pset.top_label_only:
+        return ("**Top-label file**: only the predicted class and its confidence are known, so the diagram bins "
+                "the confidence against accuracy; NLL, Brier and per-class views need full probability vectors.")
+    if target == "positive":
+        positive = classes[1] if classes else "1"
+        return (f"**Positive-class reliability** (binary): x = predicted P(y = {positive!s}), y = observed "
+                f"frequency of {positive!s} in the bin (scikit-learn / netcal convention); the table's "
+                "“ECE (positive class)” uses these bins. The top-label ECE bins max(p, 1 − p) instead.")
+    if is_binary(pset):
+        return ("**Top-label reliability** (binary): confidence = max(p, 1 − p) against accuracy (Guo et al.); "
+                "switch *Binary semantics* to see P(positive) against the frequency of the positive class.")
+    return (f"**Top-label reliability** ({k} classes): confidence = max_k p_k of each row against the "
+            "accuracy of the predicted class (Guo et al. 2017).")
+
+
+def _class_names(pset: PredictionSet) -> np.ndarray:
+    if pset.classes is not None:
+        return np.asarray(list(pset.classes), dtype=object)
+    k = pset.probs.shape[1] if pset.probs is not None else 0
+    return np.asarray([str(i) for i in range(max(k, 1))], dtype=object)
+
+
+def classification_rows(pset: PredictionSet, mask: np.ndarray, target: str, limit: int) -> pd.DataFrame:
+    """The first ``limit`` rows of ``mask``: row, [model,] label, predicted, confidence, [P(positive),] correct."""
+    values, pred, conf = row_bin_values(pset, target)
+    idx = np.flatnonzero(mask)[:limit]
+    names = _class_names(pset)
+    frame = pd.DataFrame({"row": pset.row_number[idx]})
+    if pset.model is not None:
+        frame["model"] = pset.model[idx]
+    frame["label"] = names[pset.labels[idx]]
+    frame["predicted"] = names[pred[idx]]
+    frame["confidence"] = conf[idx]
+    if target == "positive":
+        frame[f"P({names[1]})"] = values[idx]
+    frame["correct"] = pset.labels[idx] == pred[idx]
+    return frame
+
+
+def class_breakdowns(pset: PredictionSet, mask: np.ndarray, target: str, models: Sequence[str]) -> pd.DataFrame:
+    """:func:`calib_core.selection.class_breakdown` of the rows of ``mask``, per model of ``models`` that has a
+    model column (a ``model`` column first when there are several)."""
+    _, pred, conf = row_bin_values(pset, target)
+    classes = list(pset.classes) if pset.classes is not None else None
+    k = len(classes) if classes is not None else (pset.probs.shape[1] if pset.probs is not None else 0)
+    parts = []
+    models_sel: list[str | None] = [None] if pset.model is None else list(models)
+    for m in models_sel:  # loop over models, not rows
+        mm = mask if m is None else mask & (pset.model == m)
+        t = class_breakdown(pset.labels[mm], pred[mm], conf[mm], max(k, 1), classes)
+        if m is not None and len(models_sel) > 1:
+            t.insert(0, "model", m)
+        parts.append(t)
+    return pd.concat(parts, ignore_index=True)
+
+
+def per_class_table(per_class: pd.DataFrame, classes: Sequence[str] | None, wide_up_to: int = 12) -> pd.DataFrame:
+    """Per-class summary (``plots.per_class_summary``): one column per class (``class →`` first) when there are at
+    most ``wide_up_to`` classes, else one row per class."""
+    summary = plots.per_class_summary(per_class, classes).drop(columns="class_code")
+    if len(summary) <= wide_up_to:
+        return summary.set_index("class").T.rename_axis("class →").reset_index()
+    return summary
+
+
+# ------------------------------------------------------------------------------------------------ labs
+def quantity_table(numbers: Mapping[str, float], labels: Mapping[str, str]) -> pd.DataFrame:
+    """A two-column (quantity, value) table of ``numbers`` named by ``labels`` (in the order of ``labels``)."""
+    return pd.DataFrame([(label, numbers[key]) for key, label in labels.items()], columns=["quantity", "value"])

@@ -1,0 +1,217 @@
+"""calib_core.views: the tables, option decisions and texts of the dashboard pages, without Streamlit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+import calib_core as cc
+from calib_core import templates, views
+from calib_core.selection import class_breakdown, trace_meta, with_selected
+
+
+def _load(name: str, n_rows: int = 300) -> cc.PredictionSet:
+    return cc.load_predictions(templates.template_csv(name, n_rows=n_rows), source=f"{name}.csv")
+
+
+@pytest.fixture(scope="module")
+def multi() -> cc.PredictionSet:
+    return _load("multi_model")
+
+
+@pytest.fixture(scope="module")
+def probs() -> cc.PredictionSet:
+    return _load("probs")
+
+
+@pytest.fixture(scope="module")
+def report(multi) -> cc.Report:
+    return cc.diagnose(multi, n_resamples=0, n_simulations=5, seed=0)
+
+
+def test_no_streamlit_import():
+    source = open(views.__file__, encoding="utf-8").read()
+    assert "streamlit" not in source.replace("Streamlit", "")
+
+
+def test_is_binary_is_decided_on_full_two_column_probabilities(probs):
+    assert not views.is_binary(probs)
+    assert views.is_binary(_load("binary_prob"))
+    assert views.is_binary(_load("binary_logit"))
+    assert not views.is_binary(_load("top_label"))  # predicted class + confidence only
+
+
+def test_filter_choices_and_subset(multi):
+    models, groups, splits = views.filter_choices(multi)
+    assert models == ["calibrated", "over-confident"]
+    assert groups[0] == cc.ALL and set(groups[1:]) == {str(g) for g in pd.unique(multi.group)}
+    assert splits == ["all", "cal", "test"]
+    assert views.subset(multi, "all", models, cc.ALL) is multi
+    one = views.subset(multi, "test", ["calibrated"], groups[1])
+    expected = (multi.split == "test") & (multi.model == "calibrated") & (multi.group.astype(str) == groups[1])
+    assert one.n_rows == int(expected.sum()) > 0
+    assert set(one.model) == {"calibrated"}
+
+
+def test_default_resamples():
+    assert views.default_resamples(50_000) == 200
+    assert views.default_resamples(50_001) == 50
+
+
+def test_looks_like_classification():
+    assert views.looks_like_classification(["Label", "x"])
+    assert views.looks_like_classification(["y", "PROB_0"])
+    assert views.looks_like_classification(["logit"])
+    assert not views.looks_like_classification(["y", "mean", "std"])
+
+
+def test_column_mapping_regression_and_classification():
+    none = "—"
+    assert views.column_mapping("regression", {"y": "t", "mean": "m", "kind": "std", "spread": "s",
+                                               "split": none, "group": "g", "model": none}) == {
+        "std": "s", "y": "t", "mean": "m", "group": "g"}
+    assert views.column_mapping("regression", {"y": none, "mean": none, "kind": "var", "spread": none}) == {}
+    assert views.column_mapping("regression", {"kind": "quantiles", "multi": ["a", "b"], "levels": " 0.1, 0.9 "}) == {
+        "quantiles": {"0.1": "a", "0.9": "b"}}
+    assert views.column_mapping("regression", {"kind": "quantiles", "multi": ["a", "b"], "levels": ""}) == {
+        "quantiles": ["a", "b"]}
+    assert views.column_mapping("regression", {"kind": "samples", "multi": ["a", "b"]}) == {"samples": ["a", "b"]}
+    assert views.column_mapping("regression", {"kind": "none (point only)", "mean": "m"}) == {
+        "samples": None, "quantiles": None, "mean": "m"}
+    assert views.column_mapping("classification", {"label": "y", "score_kind": "logits", "scores": ["a", "b"],
+                                                   "split": "s"}) == {"label": "y", "logits": ["a", "b"], "split": "s"}
+    assert views.column_mapping("classification", {"label": none, "score_kind": "probs", "scores": ["p"]}) == {
+        "probs": "p"}
+
+
+def test_column_mapping_loads_an_upload():
+    frame = pd.DataFrame({"target": [0.1, 0.5, 1.2, 2.0], "mu": [0.0, 0.4, 1.0, 2.2], "sd": [1.0, 0.5, 0.7, 0.2]})
+    mapping = views.column_mapping("regression", {"y": "target", "mean": "mu", "kind": "std", "spread": "sd"})
+    pset = cc.load_predictions(frame.to_csv(index=False).encode(), task="regression", columns=mapping)
+    np.testing.assert_allclose(pset.dist.std(), frame["sd"])
+
+
+def test_data_facts_and_preview(multi, probs):
+    facts = views.data_facts(multi).set_index("property")["value"]
+    assert facts["task"] == "regression" and facts["models"] == "calibrated, over-confident"
+    n_cal = int((multi.split == "cal").sum())
+    assert f"cal: {n_cal:,}" in facts["split"]
+    preview = views.preview_rows(multi, 5)
+    assert list(preview.columns) == ["row", "y", "mean", "std"] and len(preview) == 5
+    np.testing.assert_allclose(preview["std"], multi.dist.std()[:5])
+    p = views.preview_rows(probs)
+    assert list(p.columns) == ["row", "label", "predicted", "confidence"]
+    np.testing.assert_allclose(p["confidence"], probs.probs[:10].max(axis=1))
+    assert list(p["predicted"]) == [probs.classes[i] for i in probs.probs[:10].argmax(axis=1)]
+    assert views.preview_rows(_load("point")) is None
+
+
+def test_data_caption_and_file_stem(multi):
+    assert views.data_caption(multi, "f.csv") == "**f.csv** · regression, layout `gaussian` · 300 rows · 2 models"
+    assert views.file_stem("a b/c.csv") == "a_b_c_csv"
+    assert len(views.file_stem("x" * 100)) == 40
+    assert len(views.file_stem("x" * 100, None)) == 100
+
+
+def test_metric_table(report, multi):
+    t = views.metric_table(report.metrics)
+    assert list(t.columns) == ["model", "metric", "value", "95% CI", "perfectly calibrated", "perfect 95% range",
+                               "verdict"]
+    assert set(t["model"]) == {"calibrated", "over-confident"}
+    one = views.metric_table(report.metrics[report.metrics["model"] == "calibrated"], keys=["rmse", "ence"])
+    assert "model" not in one.columns and len(one) == 2
+    assert one["value"].iloc[0] == pytest.approx(report.value("rmse", "calibrated"))
+    assert one["95% CI"].iloc[0] == "[–, –]"  # no resamples: no CI
+    compact = views.metric_table(report.metrics, compact=True)
+    assert "perfect 95% range" not in compact.columns and "verdict" in compact.columns
+    no_reference = cc.diagnose(multi, n_resamples=0, n_simulations=0, seed=0).metrics
+    assert list(views.metric_table(no_reference).columns) == ["model", "metric", "value", "95% CI"]
+    assert views.format_number(float("nan")) == "–" and views.format_number(1234567.0) == "1.235e+06"
+
+
+def test_selection_vs_all(report):
+    selected = report.metrics.assign(value=report.metrics["value"] * 2)
+    t = views.selection_vs_all(selected, report.metrics, several_models=True)
+    assert list(t.columns[:4]) == ["model", "metric", "selection", "all rows"]
+    np.testing.assert_allclose(t["selection"], 2 * t["all rows"], equal_nan=True)
+
+
+def test_diagram_tables_and_sigma_ranges(report):
+    levi = views.diagram_tables(report, "levi_bins")
+    assert list(levi) == ["calibrated", "over-confident"]
+    assert list(views.diagram_tables(report, "levi_bins", ["calibrated"], " · x")) == ["calibrated · x"]
+    t = levi["calibrated"]
+    text = views.sigma_ranges({"calibrated": (0, 1)}, levi)
+    lo, hi = t.loc[t["bin"].isin([0, 1]), "sigma_low"].min(), t.loc[t["bin"].isin([0, 1]), "sigma_high"].max()
+    assert text == f"σ ∈ [{lo:.4g}, {hi:.4g}]"
+    both = views.sigma_ranges({"calibrated": (0,), "over-confident": (1,)}, levi)
+    assert both.count("σ ∈") == 2 and "(over-confident)" in both
+
+
+def test_regression_rows(multi):
+    mask = multi.split == "test"
+    frame = views.regression_rows(multi, mask, 7)
+    assert list(frame.columns) == ["row", "model", "y", "mean", "σ", "z"] and len(frame) == 7
+    np.testing.assert_allclose(frame["z"], (frame["y"] - frame["mean"]) / frame["σ"])
+    np.testing.assert_array_equal(frame["row"], multi.row_number[np.flatnonzero(mask)[:7]])
+
+
+def test_classification_views(probs):
+    values, pred, conf = views.row_bin_values(probs, "top_label")
+    np.testing.assert_allclose(values, probs.probs.max(axis=1))
+    np.testing.assert_array_equal(pred, probs.probs.argmax(axis=1))
+    binary = _load("binary_prob")
+    values, _, conf = views.row_bin_values(binary, "positive")
+    np.testing.assert_allclose(values, binary.probs[:, 1])
+    top = _load("top_label")
+    values, pred, conf = views.row_bin_values(top, "top_label")
+    np.testing.assert_allclose(values, top.confidence)
+    mask = np.zeros(probs.n_rows, dtype=bool)
+    mask[::3] = True
+    rows = views.classification_rows(probs, mask, "top_label", 10)
+    assert list(rows.columns) == ["row", "label", "predicted", "confidence", "correct"] and len(rows) == 10
+    brows = views.classification_rows(binary, np.ones(binary.n_rows, bool), "positive", 5)
+    assert f"P({binary.classes[1] if binary.classes else '1'})" in brows.columns
+    breakdown = views.class_breakdowns(probs, mask, "top_label", [])
+    expected = class_breakdown(probs.labels[mask], probs.probs[mask].argmax(1), probs.probs[mask].max(1), 3,
+                               probs.classes)
+    pd.testing.assert_frame_equal(breakdown, expected)
+
+
+def test_reliability_semantics(probs):
+    assert "(3 classes)" in views.reliability_semantics(probs, "top_label")
+    binary = _load("binary_prob")
+    assert views.reliability_semantics(binary, "top_label").startswith("**Top-label reliability** (binary)")
+    assert views.reliability_semantics(binary, "positive").startswith("**Positive-class reliability**")
+    assert views.reliability_semantics(_load("top_label"), "top_label").startswith("**Top-label file**")
+
+
+def test_per_class_table(probs):
+    report = cc.diagnose(probs, n_resamples=0, n_simulations=0, seed=0)
+    per_class = report.diagrams[(report.models[0], cc.ALL)]["per_class"]
+    wide = views.per_class_table(per_class, probs.classes)
+    assert wide.columns[0] == "class →" and list(wide.columns[1:]) == list(probs.classes)
+    long = views.per_class_table(per_class, probs.classes, wide_up_to=2)
+    assert "class" in long.columns and len(long) == 3
+
+
+def test_quantity_table():
+    t = views.quantity_table({"a": 1.0, "b": 2.0}, {"b": "B", "a": "A"})
+    assert t.to_dict("list") == {"quantity": ["B", "A"], "value": [2.0, 1.0]}
+
+
+def test_diagnose_example_rejects_unknown_names():
+    with pytest.raises(ValueError, match="diabetes"):
+        views.diagnose_example("nope")
+
+
+def test_trace_meta_and_with_selected():
+    fig = go.Figure([go.Scatter(y=[1], meta={"name": "m", "role": "bins"}), go.Scatter(y=[2])])
+    assert trace_meta(fig) == [{"name": "m", "role": "bins"}, None]
+    tables, dashes, colors = with_selected({"a": 1, "b": 2}, {"a": 3}, {"a": "red", "b": "blue"}, "sel")
+    assert tables == {"a": 1, "b": 2, "a · sel": 3}
+    assert dashes == {"a · sel": "dash"}
+    assert colors == {"a": "red", "b": "blue", "a · sel": "red", "b · sel": "blue"}
+    assert with_selected({"a": 1}, None, {"a": "red"})[:2] == ({"a": 1}, {})
