@@ -3,8 +3,9 @@
 This file is the frame of every page: page config, the navigation (``st.navigation`` with
 ``st.Page``; add new pages to ``PAGES``), the sidebar status of the loaded data, and the
 persistence of page controls across page switches.  Pages live in ``pages/`` and stay thin: all
-computation is in ``calib_core`` (which never imports Streamlit); ``pages/common.py`` holds the
-shared session-state contract and cached loaders.
+computation is in ``calib_core`` (which never imports Streamlit; the pages' tables, decisions and texts are in
+``calib_core.views``); the Streamlit plumbing — session state, caches, widget persistence, linked selections,
+the lab scaffold — is the ``dashboard`` package.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import dashboard as ui
 from calib_core.labs import LABS
 
 HERE = Path(__file__).resolve().parent
@@ -24,18 +26,10 @@ st.set_page_config(
     initial_sidebar_state="auto",
 )
 
-# Widget keys are deleted when their page is not rendered; re-assigning them here (this file runs on
-# every page) keeps the controls' values across page switches (verified in the browser; AppTest does
-# not reproduce the deletion).  File uploaders and buttons cannot be set this way and are not listed.
-PERSISTENT_KEYS = (
-    "data_example", "data_renormalize",
-    "reg_models", "reg_group", "reg_rows", "reg_n_bins", "reg_binning", "reg_resamples", "reg_sims",
-    "cls_models", "cls_group", "cls_rows", "cls_n_bins", "cls_strategy", "cls_resamples", "cls_sims", "cls_target",
-    "cls_hist_scale", "cls_per_class_model",
-)
-for _key in PERSISTENT_KEYS:
-    if _key in st.session_state:
-        st.session_state[_key] = st.session_state[_key]
+# Widget keys are deleted when their page is not rendered; re-assigning the keys the pages declared persistent
+# (this file runs on every page) keeps the controls' values across page switches (verified in the browser;
+# AppTest does not reproduce the deletion).
+ui.keep_widget_values()
 
 
 def _page(file: str, title: str, icon: str, **kwargs) -> st.Page:

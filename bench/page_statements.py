@@ -13,10 +13,11 @@
        an expression that is itself a Streamlit call, or bound by ``with <streamlit call> as name`` — the columns,
        tabs, containers and progress bars of ``c1, c2 = st.columns(2)`` / ``c1.slider(…)``;
     3. a call of a *Streamlit-wrapping* function: a function that makes a Streamlit call in its body (by this same
-       rule, to a fixed point) or is decorated with a Streamlit decorator (``@st.cache_data``).  Such functions
+       rule, to a fixed point) or is decorated with a Streamlit decorator (``@st.cache_data``); a class is
+       Streamlit-wrapping when one of its methods is (its instances are then Streamlit objects, rule 2).  They
        are looked for in the page itself and in the dashboard plumbing (``pages/common.py`` and every module of
-       the top-level ``dashboard/`` package), called as ``module.f(…)``, ``f(…)`` or ``ui.f(…)`` for any
-       imported module alias of the plumbing.
+       the top-level ``dashboard/`` package, re-exports of its ``__init__`` included), called as ``f(…)`` or
+       ``alias.f(…)`` for any imported module alias of the plumbing (``common.f``, ``ui.f``).
 
     Reported: the count per file, the total over ``pages/*.py``, and the same over the page files proper
     (without ``pages/common.py``, the shared plumbing that used to live among the pages).
@@ -109,7 +110,15 @@ def _statements_in_order(tree: ast.AST):
     return sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: (n.lineno, n.col_offset))
 
 
-def _imports(tree: ast.AST) -> tuple[set[str], dict[str, str], dict[str, str]]:
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The dotted module of ``from <module> import …`` (relative imports resolved inside ``package``)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(tree: ast.AST, package: str = "") -> tuple[set[str], dict[str, str], dict[str, str]]:
     """(aliases of streamlit, module alias → dotted module, imported function name → dotted module)."""
     st_names, modules, functions = set(), {}, {}
     for node in ast.walk(tree):
@@ -118,16 +127,18 @@ def _imports(tree: ast.AST) -> tuple[set[str], dict[str, str], dict[str, str]]:
                 if a.name == "streamlit":
                     st_names.add(a.asname or "streamlit")
                 modules[a.asname or a.name.split(".")[0]] = a.name
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            module = _absolute(node, package)
             for a in node.names:
-                modules[a.asname or a.name] = f"{node.module}.{a.name}"
-                functions[a.asname or a.name] = node.module
+                modules[a.asname or a.name] = f"{module}.{a.name}"
+                functions[a.asname or a.name] = module
     return st_names, modules, functions
 
 
 def _wrapping_functions(tree: ast.AST, scope: _Scope) -> set[str]:
     """Names of the functions defined in ``tree`` that wrap a Streamlit call (fixed point over local calls)."""
     defs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
     found: set[str] = set()
     for name, d in defs.items():
         if any(scope.is_streamlit(dec) for dec in d.decorator_list):
@@ -135,6 +146,8 @@ def _wrapping_functions(tree: ast.AST, scope: _Scope) -> set[str]:
     while True:
         scope.wrappers = set(found)
         new = {name for name, d in defs.items() if name not in found and any(scope.is_streamlit(s) for s in d.body)}
+        new |= {c.name for c in classes if c.name not in found and any(
+            isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in found | new for m in c.body)}
         if not new:
             return found
         found |= new
@@ -149,20 +162,22 @@ def plumbing_wrappers(root: Path) -> dict[str, set[str]]:
     result: dict[str, set[str]] = {m: set() for m in trees}
     for _ in range(len(trees) + 2):  # modules call each other: iterate to a fixed point
         for m, tree in trees.items():
-            scope = _module_scope(tree, result)
+            scope = _module_scope(tree, result, m if files[m].name == "__init__.py" else m.rpartition(".")[0])
             for s in _statements_in_order(tree):
                 scope.bind(s)
             result[m] = _wrapping_functions(tree, scope)
         for m in list(result):  # re-exports: names of a package's __init__ imported from its modules
             tree = trees[m]
+            package = m if files[m].name == "__init__.py" else m.rpartition(".")[0]
             for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module in result:
-                    result[m] |= {a.asname or a.name for a in node.names if a.name in result[node.module]}
+                if isinstance(node, ast.ImportFrom) and _absolute(node, package) in result:
+                    source = result[_absolute(node, package)]
+                    result[m] |= {a.asname or a.name for a in node.names if a.name in source}
     return result
 
 
-def _module_scope(tree: ast.AST, wrappers_by_module: dict[str, set[str]]) -> _Scope:
-    st_names, modules, functions = _imports(tree)
+def _module_scope(tree: ast.AST, wrappers_by_module: dict[str, set[str]], package: str = "") -> _Scope:
+    st_names, modules, functions = _imports(tree, package)
     plumbing: dict[str, set[str]] = {"": set()}
     for alias, dotted in modules.items():
         if dotted in wrappers_by_module:

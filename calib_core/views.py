@@ -4,7 +4,7 @@ The pages (``pages/*.py``) lay out widgets and charts; every table they build fr
 they offer that depends on the data, and every sentence they compose from numbers comes from here, so it
 is tested like the rest of the core.  No Streamlit import.
 
-* data: :func:`is_binary`, :func:`filter_choices`, :func:`default_resamples`, :func:`subset`,
+* data: :func:`n_classes`, :func:`is_binary`, :func:`filter_choices`, :func:`default_resamples`, :func:`subset`,
   :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
   :func:`data_caption`, :func:`file_stem`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
@@ -30,6 +30,7 @@ from .report import ALL, Report
 from .selection import class_breakdown
 
 __all__ = [
+    "n_classes",
     "is_binary",
     "filter_choices",
     "default_resamples",
@@ -59,13 +60,18 @@ SPREAD_KINDS = ("std", "var", "log_var", "log_std")  #: regression spread column
 
 
 # ------------------------------------------------------------------------------------------------ data
+def n_classes(pset: PredictionSet) -> int:
+    """Number of classes of a set's probability vectors (0 without them: regression, top-label files)."""
+    return 0 if pset.probs is None else int(pset.probs.shape[1])
+
+
 def is_binary(pset: PredictionSet) -> bool:
     """True for a classification set with a full probability vector of exactly two classes.
 
     (A top-label file — predicted class and confidence only — is never binary in this sense: neither the
     positive-class reliability nor the binary-only calibrators can use it.)
     """
-    return (not pset.top_label_only) and pset.probs is not None and pset.probs.shape[1] == 2
+    return (not pset.top_label_only) and n_classes(pset) == 2
 
 
 def filter_choices(pset: PredictionSet) -> tuple[list[str], list[str], list[str]]:

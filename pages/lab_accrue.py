@@ -8,25 +8,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from calib_core.labs import lab
+import dashboard as ui
 from calib_core.labs.accrue import TOY_SETS, run_accrue
-from pages import common
 
-LAB = lab("accrue")
-
-st.title(f"Lab 7 · {LAB.title}")
-st.markdown(f"**Lesson.** {LAB.lesson}")
-st.info(
+LOOK = (
     "**What to look at.** The black line is the σ(x) that generated the data. ACCRUE (β·CRPS + (1 − β)·RS) follows "
     "it closely; k-means can only draw a staircase with k steps, and a constant σ is the flat line. CRPS alone is a "
     "proper score and often comes close too — compare the median relative σ errors in the table, and watch the Y "
     "set, where it stops at a lower polynomial degree; on W a polynomial struggles with either cost (the paper's "
     "Fig. 6 shows the same). For 5D the chart shows estimated against true σ at test "
-    "points (the paper's Fig. 7 view): k-means clusters of x cannot see a σ that depends on Σx_i.",
-    icon=":material/visibility:",
+    "points (the paper's Fig. 7 view): k-means clusters of x cannot see a σ that depends on Σx_i."
 )
-
-common.init_state({"labac_toy": "Y", "labac_n": 2000, "labac_seed": 0, "labac_k": 5})
+page = ui.LabPage("accrue", {"labac_toy": "Y", "labac_n": 2000, "labac_seed": 0, "labac_k": 5}, look=LOOK)
 c1, c2, c3, c4 = st.columns(4)
 c1.segmented_control("Toy set", list(TOY_SETS), key="labac_toy",
                      help="G, Y, W: 1-D (polynomial σ, Algorithm 1); 5D: the one-hidden-layer network on all five x.")
@@ -35,21 +28,14 @@ c3.number_input("Seed", 0, 10_000, key="labac_seed", step=1)
 c4.slider("k-means clusters k", 1, 10, key="labac_k")
 
 params = {
-    "toy": st.session_state["labac_toy"] or "Y",
+    "toy": page.value("labac_toy", "Y"),
     "n": int(st.session_state["labac_n"]),
     "seed": int(st.session_state["labac_seed"]),
     "n_clusters": int(st.session_state["labac_k"]),
 }
 
-
-@st.cache_data(max_entries=32, show_spinner="Fitting σ(x) four ways…")
-def _run(toy: str, n: int, seed: int, n_clusters: int):
-    return run_accrue(toy, n, seed=seed, n_clusters=n_clusters)
-
-
-result = _run(**params)
-key = "labac|" + "|".join(f"{k}={v}" for k, v in params.items())
-figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n]) for name in ("sigma", "errors")}
+result = page.run(run_accrue, params, spinner="Fitting σ(x) four ways…", max_entries=32)
+figs = page.figures(result, ("sigma", "errors"))
 
 errors = result.median_errors()
 cols = st.columns(len(errors))
@@ -58,27 +44,24 @@ for col, (name, value) in zip(cols, errors.items()):
 
 left, right = st.columns([3, 2])
 with left:
-    common.chart(figs["sigma"], "labac_sigma")
+    ui.chart(figs["sigma"], "labac_sigma")
 with right:
-    common.chart(figs["errors"], "labac_errors")
+    ui.chart(figs["errors"], "labac_errors")
 
-table = result.metrics.rename(columns={
+page.table(result.metrics, {
     "median_rel_sigma_error": "median |σ̂ − σ|/σ", "crps": "CRPS", "reliability_score": "RS",
     "calibration_error": "calibration error (max |ECDF(PIT) − p|)",
-})
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in table.columns if c != "method"})
+}, "%.4f", text=("method",))
 st.caption(
     f"All on 5,000 fresh test rows of {result.toy}; the point prediction is the exact mean f(x), so only σ(x) is "
     f"estimated. ACCRUE's weight β = {result.beta:.3f} (eq. 12, the paper's practical RS_min)"
     + (f"; Algorithm 1 stopped at polynomial degree {result.degree}." if result.degree is not None else ".")
 )
 
-st.session_state["lab_accrue"] = {
+page.finish({
     "params": params,
     "median_errors": errors,
     "metrics": result.metrics.to_dict("list"),
     "beta": result.beta,
     "degree": result.degree,
-}
-st.caption(f"Reference: {LAB.reference}.")
+})

@@ -6,31 +6,22 @@ Thin page: sliders → ``calib_core.labs.cauchy.run_cauchy`` (cached on the slid
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
+import dashboard as ui
 from calib_core import plots
-from calib_core.labs import lab
 from calib_core.labs.cauchy import CAUCHY, HONEST, run_cauchy
 from calib_core.plots.labs_regression import coverage_by_bin_figure
-from calib_core.selection import format_bins
-from pages import common
+from calib_core.selection import format_bins, with_selected
 
-_t0 = time.perf_counter()
-LAB = lab("cauchy")
-
-st.title(f"Lab 2 · {LAB.title}")
-st.markdown(
+INTRO = (
     "Targets y ~ N(0, 1). One forecaster says **Cauchy(0, γ)** with γ = |z|, z ~ N(0, 1) drawn independently of y; "
     "the other says **N(0, 1)**. **What to look at:** both quantile-calibration curves and PIT histograms are "
     "perfect — y/|z| is exactly Cauchy(0, 1), so the Cauchy's PIT is exactly uniform. Now look at the coverage of "
     "its intervals per bin of γ: near 0% for small γ and near 100% for large γ (the dotted curve is the exact "
     "2Φ(γ·tan(πc/2)) − 1), while N(0, 1) covers the nominal share in every bin. The Cauchy's scale is noise."
 )
-st.caption(f"{LAB.lesson}  —  {LAB.reference}")
-
-common.init_state({"lab2_n": 5000, "lab2_seed": 0, "lab2_bins": 10, "lab2_coverage": 0.5})
+page = ui.LabPage("cauchy", {"lab2_n": 5000, "lab2_seed": 0, "lab2_bins": 10, "lab2_coverage": 0.5}, intro=INTRO)
 c1, c2, c3 = st.columns(3)
 c1.slider("N", 500, 50000, step=500, key="lab2_n")
 c1.slider("Seed", 0, 99, key="lab2_seed")
@@ -39,56 +30,41 @@ c3.slider("Central interval coverage c", 0.1, 0.95, step=0.05, key="lab2_coverag
 params = {"n": int(st.session_state["lab2_n"]), "seed": int(st.session_state["lab2_seed"]),
           "n_bins": int(st.session_state["lab2_bins"]), "coverage": float(st.session_state["lab2_coverage"])}
 
-
-@st.cache_data(max_entries=16, show_spinner="Simulating…")
-def _run(**kwargs):
-    return run_cauchy(**kwargs)
-
-
-result = _run(**params)
+result = page.run(run_cauchy, params)
 models = (CAUCHY, HONEST)
 colors = plots.model_colors(models)
-key = f"lab2|{sorted(params.items())}"
 
 # ------------------------------------------------------------------ selecting γ-bins (linked to the PIT histogram)
-context = (key,)
-selection, epoch = common.lab_bin_selection("lab2", context)
+context = (page.key,)
+selection = ui.LinkedSelection("lab2", context)
+epoch = selection.epoch
 selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
-coverage_fig = common.figure(f"{key}|coverage|{epoch}", lambda: coverage_by_bin_figure(
+coverage_fig = page.figure(f"coverage|{epoch}", lambda: coverage_by_bin_figure(
     {m: result.tables[m]["coverage_by_scale"] for m in models}, key_label="γ = |z| (the Cauchy's scale)",
     colors=colors, title=f"Coverage of the central {result.coverage:.0%} interval per γ-bin",
     exact=(result.exact_curve["gamma"], result.exact_curve["coverage"], "exact: 2Φ(γ·tan(πc/2)) − 1")))
-coverage_meta = [dict(d.meta) if d.meta else None for d in coverage_fig.data]
-
-_on_select, _clear = common.lab_selection_callbacks("lab2", context, "lab2_coverage_chart", coverage_meta)
-
-pit_tables = {m: result.tables[m]["pit_histogram"] for m in models}
-pit_dashes: dict[str, str] = {}
-selected_pit = result.selected_pit(selected_bins) if selected_bins else None
-if selected_pit is not None:
-    for m in models:
-        pit_tables[f"{m} · selected γ-bins"] = selected_pit[m]
-        pit_dashes[f"{m} · selected γ-bins"] = "dash"
-pit_colors = {**colors, **{f"{m} · selected γ-bins": colors[m] for m in models}}
+pit_tables, pit_dashes, pit_colors = with_selected(
+    {m: result.tables[m]["pit_histogram"] for m in models},
+    result.selected_pit(selected_bins) if selected_bins else None, colors, "selected γ-bins")
 selection_text = (
     "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
     else f"**γ-bins {format_bins(selected_bins)} selected** — their PIT histograms are drawn dashed."
 )
-common.selection_row("lab2", selection, selection_text, _clear)
+selection.row(selection_text)
 
 left, right = st.columns(2)
 with left:
-    common.chart(common.figure(f"{key}|curve", lambda: plots.calibration_curve_figure(
+    ui.chart(page.figure("curve", lambda: plots.calibration_curve_figure(
         {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab2_curve")
     st.caption("Quantile calibration (Kuleshov et al. 2018): both on the diagonal, inside the 95% band.")
 with right:
-    common.chart(coverage_fig, "lab2_coverage_chart", on_select=_on_select, selection_mode=("points", "box", "lasso"))
+    selection.chart(coverage_fig, "lab2_coverage_chart")
     st.caption("Both forecasters, binned by the Cauchy's γ (equal-count bins; ribbons: 95% range of a forecaster "
                "calibrated given γ). Average coverage is the nominal one for both.")
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(common.figure(f"{key}|pit|{selected_bins}", lambda: plots.pit_histogram_figure(
+    ui.chart(page.figure(f"pit|{selected_bins}", lambda: plots.pit_histogram_figure(
         pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab2_pit")
     st.caption("PIT histograms: flat for both on all rows. Within small-γ bins the Cauchy's PIT piles up at 0 and 1 "
                "(intervals far too narrow), within large-γ bins in the middle (far too wide).")
@@ -107,5 +83,4 @@ with right2:
         "(a proper score) prefers N(0, 1); the Cauchy's CRPS is infinite and it has no variance, so there is no "
         "Levi RMSE-vs-RMV diagram for it."
     )
-st.session_state["lab_cauchy"] = result.metrics
-common.record_run_time(_t0, "lab_cauchy")
+page.finish(result.metrics)

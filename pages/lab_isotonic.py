@@ -6,21 +6,14 @@ Thin page: sliders → ``calib_core.labs.isotonic.run_isotonic`` (cached on the 
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import streamlit as st
 
-from calib_core.labs import lab
+import dashboard as ui
 from calib_core.labs.isotonic import AFTER, BEFORE, run_isotonic
 from calib_core.plots.labs_regression import density_figure, recalibration_map_figure
-from pages import common
 
-_t0 = time.perf_counter()
-LAB = lab("isotonic")
-
-st.title(f"Lab 4 · {LAB.title}")
-st.markdown(
+INTRO = (
     "Bayesian linear regression (conjugate Gaussian prior, closed-form predictive) is fitted to y = 3x + ε, "
     "x ~ U[−4, 4]; Kuleshov's isotonic map R is fitted on a small calibration set and the predictive density at one "
     "test input x* is shown before and after G = R∘F. **What to look at:** without the (1, 1) end point R reaches 1 at "
@@ -28,10 +21,12 @@ st.markdown(
     "zero likelihood (NLL = ∞); the density is piecewise rescaled, with spikes where two calibration PITs are close; "
     "and the mean moves by −δσ. Switch the end point on: the support is whole again, the spikes and the shift stay."
 )
-st.caption(f"{LAB.lesson}  —  {LAB.reference}")
-
-common.init_state({"lab4_n_train": 256, "lab4_n_cal": 32, "lab4_n_test": 2000, "lab4_seed": 0, "lab4_noise": 1.0,
-                   "lab4_assumed_noise": 1.0, "lab4_x_star": 1.0, "lab4_endpoint": False})
+page = ui.LabPage(
+    "isotonic",
+    {"lab4_n_train": 256, "lab4_n_cal": 32, "lab4_n_test": 2000, "lab4_seed": 0, "lab4_noise": 1.0,
+     "lab4_assumed_noise": 1.0, "lab4_x_star": 1.0, "lab4_endpoint": False},
+    intro=INTRO,
+)
 c1, c2, c3 = st.columns(3)
 c1.slider("Training points", 16, 2048, step=16, key="lab4_n_train", help="QR: 256")
 c1.slider("Calibration points m", 4, 512, step=4, key="lab4_n_cal", help="QR: 32")
@@ -49,19 +44,12 @@ params = {"n_train": int(st.session_state["lab4_n_train"]), "n_cal": int(st.sess
           "assumed_noise": float(st.session_state["lab4_assumed_noise"]),
           "x_star": float(st.session_state["lab4_x_star"]), "add_endpoint": bool(st.session_state["lab4_endpoint"])}
 
-
-@st.cache_data(max_entries=16, show_spinner="Fitting…")
-def _run(**kwargs):
-    return run_isotonic(**kwargs)
-
-
-result = _run(**params)
+result = page.run(run_isotonic, params, spinner="Fitting…")
 nums = result.numbers
-key = f"lab4|{sorted(params.items())}"
 
 left, right = st.columns(2)
 with left:
-    common.chart(common.figure(f"{key}|map", lambda: recalibration_map_figure(
+    ui.chart(page.figure("map", lambda: recalibration_map_figure(
         result.map_knots, result.calibration_pairs, truncation_u=nums["truncation_u"],
         title=f"Isotonic map R fitted on m = {params['n_cal']} points")), "lab4_map")
     st.caption("The calibration pairs (c_(i), i/m) — or i/(m + 1) with the end point — and the piecewise-linear R "
@@ -70,7 +58,7 @@ with right:
     markers = {"mean before": nums["mean_before"], "mean after": nums["mean_after"]}
     if nums["truncation_u"] < 1.0:
         markers["truncation point"] = nums["truncation_point"]
-    common.chart(common.figure(f"{key}|density", lambda: density_figure(
+    ui.chart(page.figure("density", lambda: density_figure(
         result.density, markers=markers, title=f"Predictive density at x* = {result.x_star:g}",
         colors={BEFORE: "#4c78a8", AFTER: "#f58518"}, y_cap=4.0 * float(result.density[BEFORE].max()))),
         "lab4_density")
@@ -100,5 +88,4 @@ st.caption(
     "With a well-specified model and m = 32 the map mostly adds noise: the test calibration RMSE gets worse, not "
     "better. Move m up to see the side effects shrink."
 )
-st.session_state["lab_isotonic"] = dict(nums)
-common.record_run_time(_t0, "lab_isotonic")
+page.finish(dict(nums))

@@ -6,22 +6,15 @@ Thin page: sliders → ``calib_core.labs.marginal.run_marginal`` (cached on the 
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
+import dashboard as ui
 from calib_core import plots
-from calib_core.labs import lab
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.plots.labs_regression import coverage_by_bin_figure
-from calib_core.selection import format_bins
-from pages import common
+from calib_core.selection import format_bins, with_selected
 
-_t0 = time.perf_counter()
-LAB = lab("marginal")
-
-st.title(f"Lab 3 · {LAB.title}")
-st.markdown(
+INTRO = (
     "x ~ N(0, s²), y | x ~ N(a·x, σ²) (the paper: a = 5, σ = 1, s = 4). The **ideal** forecaster says N(a·x, σ²); "
     "the **marginal** one says N(0, a²s² + σ²) whatever x is. **What to look at:** both quantile-calibration curves "
     "lie on the diagonal — the marginal of y is calibrated by construction. The Levi diagram shows the difference: "
@@ -29,10 +22,8 @@ st.markdown(
     "with the paper's numbers), "
     "and its intervals cover everything near x = 0 and almost nothing at large |x| — it ignores x."
 )
-st.caption(f"{LAB.lesson}  —  {LAB.reference}")
-
-common.init_state({"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0,
-                   "lab3_bins": 15, "lab3_coverage": 0.9})
+page = ui.LabPage("marginal", {"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0,
+     "lab3_bins": 15, "lab3_coverage": 0.9}, intro=INTRO)
 c1, c2, c3 = st.columns(3)
 c1.slider("N", 500, 50000, step=500, key="lab3_n")
 c1.slider("Seed", 0, 99, key="lab3_seed")
@@ -46,60 +37,45 @@ params = {"n": int(st.session_state["lab3_n"]), "seed": int(st.session_state["la
           "x_std": float(st.session_state["lab3_x_std"]), "n_bins": int(st.session_state["lab3_bins"]),
           "coverage": float(st.session_state["lab3_coverage"])}
 
-
-@st.cache_data(max_entries=16, show_spinner="Simulating…")
-def _run(**kwargs):
-    return run_marginal(**kwargs)
-
-
-result = _run(**params)
+result = page.run(run_marginal, params)
 models = (IDEAL, MARGINAL)
 colors = plots.model_colors(models)
-key = f"lab3|{sorted(params.items())}"
 
 # ------------------------------------------------------------------ selecting x-bins (linked to the PIT histogram)
-context = (key,)
-selection, epoch = common.lab_bin_selection("lab3", context)
+context = (page.key,)
+selection = ui.LinkedSelection("lab3", context)
+epoch = selection.epoch
 selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
-coverage_fig = common.figure(f"{key}|coverage|{epoch}", lambda: coverage_by_bin_figure(
+coverage_fig = page.figure(f"coverage|{epoch}", lambda: coverage_by_bin_figure(
     {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
     title=f"Coverage of the central {result.coverage:.0%} interval per x-bin"))
-coverage_meta = [dict(d.meta) if d.meta else None for d in coverage_fig.data]
-
-_on_select, _clear = common.lab_selection_callbacks("lab3", context, "lab3_coverage_chart", coverage_meta)
-
-pit_tables = {m: result.tables[m]["pit_histogram"] for m in models}
-pit_dashes: dict[str, str] = {}
-selected_pit = result.selected_pit(selected_bins) if selected_bins else None
-if selected_pit is not None:
-    for m in models:
-        pit_tables[f"{m} · selected x-bins"] = selected_pit[m]
-        pit_dashes[f"{m} · selected x-bins"] = "dash"
-pit_colors = {**colors, **{f"{m} · selected x-bins": colors[m] for m in models}}
+pit_tables, pit_dashes, pit_colors = with_selected(
+    {m: result.tables[m]["pit_histogram"] for m in models},
+    result.selected_pit(selected_bins) if selected_bins else None, colors, "selected x-bins")
 selection_text = (
     "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
     else f"**x-bins {format_bins(selected_bins)} selected** — their PIT histograms are drawn dashed."
 )
-common.selection_row("lab3", selection, selection_text, _clear)
+selection.row(selection_text)
 
 left, right = st.columns(2)
 with left:
-    common.chart(common.figure(f"{key}|curve", lambda: plots.calibration_curve_figure(
+    ui.chart(page.figure("curve", lambda: plots.calibration_curve_figure(
         {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab3_curve")
     st.caption("Quantile calibration (Kuleshov et al. 2018): both inside the 95% band of a perfect forecaster.")
 with right:
-    common.chart(common.figure(f"{key}|levi", lambda: plots.levi_figure(
+    ui.chart(page.figure("levi", lambda: plots.levi_figure(
         {m: result.tables[m]["levi_bins"] for m in models}, colors=colors)), "lab3_levi")
     st.caption(f"Levi et al. (2019): both are on the diagonal, but all of the marginal's σ-bins collapse onto RMV = "
                f"{result.marginal_sigma:.3g} — no resolution; the ideal's sit at σ = {params['noise']:g}.")
 
 left2, right2 = st.columns(2)
 with left2:
-    common.chart(coverage_fig, "lab3_coverage_chart", on_select=_on_select, selection_mode=("points", "box", "lasso"))
+    selection.chart(coverage_fig, "lab3_coverage_chart")
     st.caption("Calibration conditional on the input: equal-count bins of x; ribbons are the 95% range of a "
                "forecaster calibrated given x.")
 with right2:
-    common.chart(common.figure(f"{key}|pit|{selected_bins}", lambda: plots.pit_histogram_figure(
+    ui.chart(page.figure(f"pit|{selected_bins}", lambda: plots.pit_histogram_figure(
         pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab3_pit")
     st.caption("PIT histograms: flat for both on all rows. Select the outermost x-bins: the marginal's PIT piles up "
                "at 0 or 1 there, the ideal's stays flat.")
@@ -116,5 +92,4 @@ st.caption(
     "tell them apart, and neither can ENCE or Cv (both σ are constant). Sharpness sqrt(mean σ²), the proper scores "
     "(CRPS, NLL) and the coverage given x can."
 )
-st.session_state["lab_marginal"] = result.metrics
-common.record_run_time(_t0, "lab_marginal")
+page.finish(result.metrics)

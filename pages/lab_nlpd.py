@@ -6,30 +6,21 @@ Thin page: sliders → ``calib_core.labs.nlpd.run_nlpd`` (cached on the slider v
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
+import dashboard as ui
 from calib_core import plots
-from calib_core.labs import lab
 from calib_core.labs.nlpd import CALIBRATED, EQUAL_NLPD, run_nlpd
 from calib_core.plots.labs_regression import nlpd_reliability_figure
-from pages import common
 
-_t0 = time.perf_counter()
-LAB = lab("nlpd")
-
-st.title(f"Lab 5 · {LAB.title}")
-st.markdown(
+INTRO = (
     "x ~ U[0, 1], y ~ N(0, σ(x)²) with σ(x) = x + ½; every model predicts the mean 0 and differs only in σ. "
     "**What to look at:** left, the calibrated model and its twin whose σ̃ solves ACCRUE eq. 5 row by row — the "
     "same NLPD to the last digit, yet its reliability diagram is far off the diagonal. Right, a sequence moving "
     "each σ² towards the error ε² (the per-row NLPD minimum): NLPD falls at every step while the reliability "
     "diagram and the reliability score RS get worse. A lower NLPD is not a better calibrated model."
 )
-st.caption(f"{LAB.lesson}  —  {LAB.reference}")
-
-common.init_state({"lab5_n": 1000, "lab5_seed": 0, "lab5_steps": 6, "lab5_t_max": 0.9})
+page = ui.LabPage("nlpd", {"lab5_n": 1000, "lab5_seed": 0, "lab5_steps": 6, "lab5_t_max": 0.9}, intro=INTRO)
 c1, c2, c3 = st.columns(3)
 c1.slider("N", 200, 20000, step=100, key="lab5_n", help="ACCRUE Fig. 2: 1,000 points")
 c1.slider("Seed", 0, 99, key="lab5_seed")
@@ -38,14 +29,7 @@ c3.slider("Last step t_max of σ²(t) = (1 − t)σ² + tε²", 0.1, 0.95, step=
 params = {"n": int(st.session_state["lab5_n"]), "seed": int(st.session_state["lab5_seed"]),
           "steps": int(st.session_state["lab5_steps"]), "t_max": float(st.session_state["lab5_t_max"])}
 
-
-@st.cache_data(max_entries=16, show_spinner="Simulating…")
-def _run(**kwargs):
-    return run_nlpd(**kwargs)
-
-
-result = _run(**params)
-key = f"lab5|{sorted(params.items())}"
+result = page.run(run_nlpd, params)
 pair = (CALIBRATED, EQUAL_NLPD)
 seq = result.sequence
 colors = plots.model_colors([CALIBRATED, EQUAL_NLPD, *seq[1:]])
@@ -53,13 +37,13 @@ colors = plots.model_colors([CALIBRATED, EQUAL_NLPD, *seq[1:]])
 left, right = st.columns(2)
 with left:
     nl = {m: result.value(m, "nlpd_paper") for m in pair}
-    common.chart(common.figure(f"{key}|pair", lambda: plots.calibration_curve_figure(
+    ui.chart(page.figure("pair", lambda: plots.calibration_curve_figure(
         {m: result.curves[m] for m in pair}, colors=colors,
         title=f"Same NLPD: {nl[CALIBRATED]:.3f} = {nl[EQUAL_NLPD]:.3f}")), "lab5_pair")
     st.caption("ACCRUE's reliability diagram: the empirical CDF of Φ_i = ½(erf η_i + 1), η = ε/(√2σ) — the "
                "quantile-calibration curve. NLPD in the paper's convention (without ½log 2π).")
 with right:
-    common.chart(common.figure(f"{key}|sequence", lambda: plots.calibration_curve_figure(
+    ui.chart(page.figure("sequence", lambda: plots.calibration_curve_figure(
         {m: result.curves[m] for m in seq}, colors=colors, bands=(CALIBRATED,),
         title="NLPD falling, reliability worsening")), "lab5_sequence")
     st.caption("σ²(t) = (1 − t)σ² + tε² for growing t: each row's NLPD decreases along the way (ACCRUE Fig. 2 right).")
@@ -67,7 +51,7 @@ with right:
 left2, right2 = st.columns(2)
 with left2:
     path = result.metrics[result.metrics["model"].isin(seq)].rename(columns={"model": "name"})
-    common.chart(common.figure(f"{key}|path", lambda: nlpd_reliability_figure(path, colors=colors)), "lab5_path")
+    ui.chart(page.figure("path", lambda: nlpd_reliability_figure(path, colors=colors)), "lab5_path")
     st.caption("Each model of the sequence at (NLPD, RS): both are 'lower is better', and they move in opposite "
                "directions.")
 with right2:
@@ -80,5 +64,4 @@ with right2:
     st.caption("RS = ∫(Φ(η) − C(η))² dη, the squared distance of the standardised errors' empirical CDF from the "
                "normal one; max |p̂ − p| is the largest gap of the reliability diagram. CRPS, also a proper score, "
                "falls along the sequence too.")
-st.session_state["lab_nlpd"] = result.metrics
-common.record_run_time(_t0, "lab_nlpd")
+page.finish(result.metrics)

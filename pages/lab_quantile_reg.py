@@ -8,25 +8,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from calib_core.labs import lab
+import dashboard as ui
 from calib_core.labs.quantile_reg import run_quantile_reg
-from pages import common
 
-LAB = lab("quantile_reg")
-
-st.title(f"Lab 8 · {LAB.title}")
-st.markdown(f"**Lesson.** {LAB.lesson}")
-st.info(
+LOOK = (
     "**What to look at.** Both networks are the same (same data, same initialisation); only the loss differs. "
     "Without the regulariser the network explains its training patients with tiny σ's and is far too sure of "
     "itself on new ones: its test calibration curve runs flat through the middle (most test targets fall in the "
     "outer quantiles, the PIT histogram piles up at 0 and 1) and its test NLL explodes. With λ > 0 the training "
     "PIT is pushed towards uniform, σ stays honest, the curve moves towards the diagonal and the NLL drops. "
-    "Raise λ, or regularise the weights (α) instead, and compare.",
-    icon=":material/visibility:",
+    "Raise λ, or regularise the weights (α) instead, and compare."
 )
-
-common.init_state({"labqr_lam": 2.0, "labqr_n": 300, "labqr_seed": 0, "labqr_hidden": 16, "labqr_alpha": 1.0})
+page = ui.LabPage(
+    "quantile_reg",
+    {"labqr_lam": 2.0, "labqr_n": 300, "labqr_seed": 0, "labqr_hidden": 16, "labqr_alpha": 1.0},
+    look=LOOK,
+)
 c1, c2, c3, c4, c5 = st.columns(5)
 c1.slider("λ (quantile regulariser)", 0.1, 10.0, key="labqr_lam", step=0.1)
 c2.slider("Training patients", 100, 400, key="labqr_n", step=10,
@@ -43,15 +40,8 @@ params = {
     "alpha": float(st.session_state["labqr_alpha"]),
 }
 
-
-@st.cache_data(max_entries=32, show_spinner="Training two networks…")
-def _run(lam: float, n_train: int, seed: int, hidden: int, alpha: float):
-    return run_quantile_reg(lam, n_train, seed=seed, hidden=hidden, alpha=alpha)
-
-
-result = _run(**params)
-key = "labqr|" + "|".join(f"{k}={v}" for k, v in params.items())
-figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n]) for name in ("curve", "pit")}
+result = page.run(run_quantile_reg, params, spinner="Training two networks…", max_entries=32)
+figs = page.figures(result, ("curve", "pit"))
 plain, regularised = result.names
 
 SHOWN = (("nll", "test NLL", "{:.4g}"), ("calibration_rmse", "test calibration RMSE", "{:.3f}"),
@@ -63,26 +53,22 @@ for col, (metric, label, fmt) in zip(st.columns(3), SHOWN):
 
 left, right = st.columns(2)
 with left:
-    common.chart(figs["curve"], "labqr_curve")
+    ui.chart(figs["curve"], "labqr_curve")
 with right:
-    common.chart(figs["pit"], "labqr_pit")
+    ui.chart(figs["pit"], "labqr_pit")
 
-table = result.metrics.rename(columns={
+page.table(result.metrics, {
     "calibration_rmse": "calibration RMSE", "calibration_error_qr": "QR calibration error ×100 (eq. 8)",
     "rmse": "RMSE", "nll": "NLL", "pit_entropy": "PIT entropy H (eq. 6)", "sharpness": "sharpness (RMS σ)",
-})
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns
-                            if c not in ("model", "rows")})
+}, "%.4g", text=("model", "rows"))
 st.caption(
     f"Diabetes data (scikit-learn, 442 patients): {result.n_train} training and {result.n_test} test patients. "
     "PIT entropy −inf on test rows: some PIT values are exactly 0 or 1 (σ collapsed), the spacing estimator "
     "diverges. The λ = 0 model is plain Gaussian maximum likelihood."
 )
 
-st.session_state["lab_quantile_reg"] = {
+page.finish({
     "params": params,
     "names": list(result.names),
     "metrics": result.metrics.to_dict("list"),
-}
-st.caption(f"Reference: {LAB.reference}.")
+})

@@ -8,21 +8,14 @@ in those bins (conditional calibration).  The lab's numbers are left in ``st.ses
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
+import dashboard as ui
 from calib_core import plots
-from calib_core.labs import lab
 from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, run_random_sigma
-from calib_core.selection import describe_selection
-from pages import common
+from calib_core.selection import describe_selection, with_selected
 
-_t0 = time.perf_counter()
-LAB = lab("random_sigma")
-
-st.title(f"Lab 1 · {LAB.title}")
-st.markdown(
+INTRO = (
     "Two forecasters of the same targets (x ~ U[0.1, 1], y ~ N(x, x²), mean μ = x): one with a **random σ** drawn "
     "independently of everything, one with a **learned σ(x)**. **What to look at:** after Kuleshov's isotonic "
     "recalibration both quantile-calibration curves sit on the diagonal — the curve cannot tell them apart. The "
@@ -30,10 +23,12 @@ st.markdown(
     "diagonal, and ENCE says the same in one number. Click a σ-bin of the random σ to see its conditional "
     "calibration curve fall off the diagonal."
 )
-st.caption(f"{LAB.lesson}  —  {LAB.reference}")
-
-common.init_state({"lab1_n_test": 4000, "lab1_n_cal": 2000, "lab1_seed": 0, "lab1_sigma_range": (1.0, 10.0),
-                   "lab1_bins": 15, "lab1_stage": "isotonic"})
+page = ui.LabPage(
+    "random_sigma",
+    {"lab1_n_test": 4000, "lab1_n_cal": 2000, "lab1_seed": 0, "lab1_sigma_range": (1.0, 10.0),
+     "lab1_bins": 15, "lab1_stage": "isotonic"},
+    intro=INTRO,
+)
 c1, c2, c3 = st.columns(3)
 c1.slider("Test rows N", 1000, 20000, step=1000, key="lab1_n_test")
 c1.slider("Calibration rows (and training rows of the learned σ)", 200, 10000, step=200, key="lab1_n_cal",
@@ -50,20 +45,14 @@ params = {
     "sigma_high": float(st.session_state["lab1_sigma_range"][1]), "n_bins": int(st.session_state["lab1_bins"]),
 }
 
-
-@st.cache_data(max_entries=16, show_spinner="Simulating…")
-def _run(**kwargs):
-    return run_random_sigma(**kwargs)
-
-
-result = _run(**params)
+result = page.run(run_random_sigma, params, suffix=f"|{stage}")
 models = (RANDOM, LEARNED)
 colors = plots.model_colors(models)
-key = f"lab1|{sorted(params.items())}|{stage}"
 
 # ------------------------------------------------------------------ selection of σ-bins (linked views)
-context = (key,)
-selection, epoch = common.lab_bin_selection("lab1", context)
+context = (page.key,)
+selection = ui.LinkedSelection("lab1", context)
+epoch = selection.epoch
 
 
 def _levi():
@@ -73,41 +62,35 @@ def _levi():
     return fig
 
 
-levi = common.figure(f"{key}|levi|{epoch}", _levi)
-levi_meta = [dict(d.meta) if d.meta else None for d in levi.data]
-
-_on_select, _clear = common.lab_selection_callbacks("lab1", context, "lab1_levi", levi_meta)
-
-curves = {m: result.tables[(m, stage)]["calibration_curve"] for m in models}
-dashes: dict[str, str] = {}
+levi = page.figure(f"levi|{epoch}", _levi)
+conditional: dict[str, object] = {}  # the calibration curve of the selected σ-bins, per model
 n_selected = 0
 for m in models:
     bins = selection.for_name(m)
-    if bins:
-        cond = result.conditional_curve(m, stage, bins)
-        if cond is not None:
-            curves[f"{m} · selected σ-bins"] = cond
-            dashes[f"{m} · selected σ-bins"] = "dash"
-            n_selected += int(result.tables[(m, stage)]["levi_bins"].set_index("bin").loc[list(bins), "count"].sum())
-curve_colors = {**colors, **{f"{m} · selected σ-bins": colors[m] for m in models}}
+    cond = result.conditional_curve(m, stage, bins) if bins else None
+    if cond is not None:
+        conditional[m] = cond
+        n_selected += int(result.tables[(m, stage)]["levi_bins"].set_index("bin").loc[list(bins), "count"].sum())
+curves, dashes, curve_colors = with_selected({m: result.tables[(m, stage)]["calibration_curve"] for m in models},
+                                             conditional, colors, "selected σ-bins")
 
 selection_text = (
     "**No σ-bins selected** — click a bin in the Levi diagram (shift-click adds)." if selection.empty
     else f"**{describe_selection(selection.bins, n_selected, 'σ-bins')}** The dashed curves are their conditional "
     "calibration."
 )
-common.selection_row("lab1", selection, selection_text, _clear)
+selection.row(selection_text)
 
 left, right = st.columns(2)
 with left:
-    common.chart(common.figure(f"{key}|curve|{sorted(selection.bins.items())}",
+    ui.chart(page.figure(f"curve|{sorted(selection.bins.items())}",
                                lambda: plots.calibration_curve_figure(curves, colors=curve_colors, dashes=dashes,
                                                                       title=f"Quantile calibration — {stage}")),
                  "lab1_curve")
     st.caption("Kuleshov et al. (2018): share of test targets below each predicted quantile; the ribbon is where a "
                "perfectly calibrated forecaster's curve falls 95% of the time.")
 with right:
-    common.chart(levi, "lab1_levi", on_select=_on_select, selection_mode=("points", "box", "lasso"))
+    selection.chart(levi, "lab1_levi")
     st.caption("Levi et al. (2019): per σ-bin, root mean predicted variance against the observed RMSE (90% "
                "bootstrap intervals). Calibrated σ follows the diagonal; an uninformative σ gives a flat line.")
 
@@ -124,5 +107,4 @@ st.caption(
     "both have Cv ≈ 0.47): it flags a constant σ, not an uninformative one. Spearman(σ, |ε|) ≈ 0 says the random σ "
     f"carries no information. Learned σ̂(x) = √(π/2)·({result.learned_coef[0]:.3f} + {result.learned_coef[1]:.3f}·x)."
 )
-st.session_state["lab_random_sigma"] = result.metrics
-common.record_run_time(_t0, "lab_random_sigma")
+page.finish(result.metrics)

@@ -8,27 +8,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from calib_core.labs import lab
+import dashboard as ui
 from calib_core.labs.temperature import DATASETS, run_temperature
-from pages import common
 
-LAB = lab("temperature")
 TARGETS = {"top-label": "top_label", "positive class": "positive"}
 
-st.title(f"Lab 9 · {LAB.title}")
-st.markdown(f"**Lesson.** {LAB.lesson}")
-st.info(
+LOOK = (
     "**What to look at.** Before: the bars (accuracy per confidence bin) sit below the diagonal and the hatched "
     "gaps are red — the classifier is more confident than it is right. One temperature T > 1 divides every logit: "
     "the gaps close, and the accuracy does not move by a single prediction (the order of a row's logits is kept). "
     "Histogram binning and isotonic regression also lower the ECE but change some predictions. Then read the ECE "
     "chart: the same predictions get a different ECE for every number of bins. On the binary data set switch "
-    "between top-label and positive-class reliability — two different questions, two different ECEs.",
-    icon=":material/visibility:",
+    "between top-label and positive-class reliability — two different questions, two different ECEs."
 )
-
-common.init_state({"labts_data": DATASETS[0], "labts_seed": 0, "labts_c": 1e4, "labts_cal": 0.5, "labts_bins": 15,
-                   "labts_target": "top-label", "labts_hist_bins": 15})
+page = ui.LabPage(
+    "temperature",
+    {"labts_data": DATASETS[0], "labts_seed": 0, "labts_c": 1e4, "labts_cal": 0.5, "labts_bins": 15,
+                   "labts_target": "top-label", "labts_hist_bins": 15},
+    look=LOOK,
+)
 c1, c2, c3, c4 = st.columns([3, 2, 2, 1.3])
 c1.segmented_control("Data set", list(DATASETS), key="labts_data")
 c2.select_slider("Classifier's C (inverse L2 strength)", [0.01, 0.1, 1.0, 10.0, 100.0, 1e4], key="labts_c",
@@ -46,7 +44,7 @@ d3.segmented_control("Binary semantics", list(TARGETS), key="labts_target", disa
                           "P(y = 1) against the frequency of y = 1 (scikit-learn's calibration_curve).")
 
 params = {
-    "dataset": st.session_state["labts_data"] or DATASETS[0],
+    "dataset": page.value("labts_data", DATASETS[0]),
     "c": float(st.session_state["labts_c"]),
     "cal_fraction": round(float(st.session_state["labts_cal"]), 4),
     "seed": int(st.session_state["labts_seed"]),
@@ -55,17 +53,8 @@ params = {
     "histogram_bins": int(st.session_state["labts_hist_bins"]),
 }
 
-
-@st.cache_data(max_entries=32, show_spinner="Training the classifier and calibrating…")
-def _run(dataset: str, c: float, cal_fraction: float, seed: int, n_bins: int, target: str, histogram_bins: int):
-    return run_temperature(dataset, c=c, cal_fraction=cal_fraction, seed=seed, n_bins=n_bins, target=target,
-                           histogram_bins=histogram_bins)
-
-
-result = _run(**params)
-key = "labts|" + "|".join(f"{k}={v}" for k, v in params.items())
-figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n])
-        for name in ("before", "after", "histogram", "ece_bins")}
+result = page.run(run_temperature, params, spinner="Training the classifier and calibrating…", max_entries=32)
+figs = page.figures(result, ("before", "after", "histogram", "ece_bins"))
 
 semantics = "positive-class" if result.target == "positive" else "top-label"
 m1, m2, m3, m4 = st.columns(4)
@@ -81,37 +70,33 @@ m4.metric("accuracy after scaling by T", f"{acc_after:.4f}", delta=f"{acc_after 
 
 left, right = st.columns(2)
 with left:
-    common.chart(figs["before"], "labts_before")
+    ui.chart(figs["before"], "labts_before")
 with right:
-    common.chart(figs["after"], "labts_after")
+    ui.chart(figs["after"], "labts_after")
 left, right = st.columns(2)
 with left:
-    common.chart(figs["ece_bins"], "labts_ece_bins")
+    ui.chart(figs["ece_bins"], "labts_ece_bins")
     st.caption("ECE on the test rows for M = 2 … 50 equal-width bins (Guo eq. 3). Few bins average over- and "
                "under-confidence away; many bins hold few rows each and add noise.")
 with right:
-    common.chart(figs["histogram"], "labts_histogram")
+    ui.chart(figs["histogram"], "labts_histogram")
     st.caption("Share of test rows per confidence bin, before and after temperature scaling; dashed = average "
                "confidence, dotted = accuracy (Guo et al. Fig. 1, top row). Their distance is the over-confidence.")
 
 shown_metrics = result.metrics if binary else result.metrics.drop(columns=["ece_top_label"])
-table = shown_metrics.rename(columns={
+page.table(shown_metrics, {
     "mean_confidence": "mean confidence", "ece": f"ECE ({semantics})", "ece_top_label": "ECE top-label",
     "ece_positive": "ECE positive class", "mce": "MCE", "nll": "NLL", "brier": "Brier",
     "changed_predictions": "predictions changed",
-})
-st.dataframe(table, hide_index=True, width="stretch", column_config={
-    c: st.column_config.NumberColumn(format="%.4f") for c in table.columns if c not in ("method", "predictions changed")
-})
+}, "%.4f", text=("method", "predictions changed"))
 st.caption(
     f"{result.dataset}: calibrators fitted on {result.n_cal} held-out rows, scored on {result.n_test} others; "
     f"ECE and MCE with M = {result.n_bins} equal-width bins ((m−1)/M, m/M]."
 )
 
-st.session_state["lab_temperature"] = {
+page.finish({
     "params": params,
     "temperature": result.temperature,
     "metrics": result.metrics.to_dict("list"),
     "ece_by_bins": result.ece_by_bins.to_dict("list"),
-}
-st.caption(f"Reference: {LAB.reference}.")
+})

@@ -9,26 +9,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from calib_core.labs import lab
+import dashboard as ui
 from calib_core.labs.three_names import NOISE_SHAPES, run_three_names
-from pages import common
 
-LAB = lab("three_names")
-
-st.title(f"Lab 6 · {LAB.title}")
-st.markdown(f"**Lesson.** {LAB.lesson}")
-st.info(
+LOOK = (
     "**What to look at.** The left chart: CRUDE's step-shaped quantile function of the sorted calibration z-scores "
     "and Kuleshov's recalibrated Gaussian quantile function lie on top of each other, and all three methods' "
     "interval bounds (markers) sit on the same sorted scores — their ranks in the table differ by at most one. "
     "Then compare the held-out coverage: the three agree with the nominal coverage (grey band = binomial noise), "
     "the uncalibrated Gaussian does not. Try a skewed or heavy-tailed noise: nothing changes, none of the three "
-    "assumes Gaussian errors.",
-    icon=":material/visibility:",
+    "assumes Gaussian errors."
 )
-
-common.init_state({"lab3n_cal": 999, "lab3n_test": 5000, "lab3n_coverage": 0.90, "lab3n_spread": 1.5,
-                   "lab3n_shift": 0.0, "lab3n_noise": "Gaussian", "lab3n_seed": 0})
+page = ui.LabPage("three_names", {"lab3n_cal": 999, "lab3n_test": 5000, "lab3n_coverage": 0.90, "lab3n_spread": 1.5,
+                   "lab3n_shift": 0.0, "lab3n_noise": "Gaussian", "lab3n_seed": 0}, look=LOOK)
 c1, c2, c3, c4 = st.columns(4)
 c1.slider("Calibration rows L", 50, 3000, key="lab3n_cal", step=1,
           help="With L = 999 and coverage 0.9, (L + 1)·α/2 = 50 is an integer: CRUDE and conformal coincide exactly.")
@@ -47,26 +40,18 @@ params = {
     "coverage": round(float(st.session_state["lab3n_coverage"]), 4),
     "spread": round(float(st.session_state["lab3n_spread"]), 4),
     "shift": round(float(st.session_state["lab3n_shift"]), 4),
-    "noise": st.session_state["lab3n_noise"] or "Gaussian",
+    "noise": page.value("lab3n_noise", "Gaussian"),
     "seed": int(st.session_state["lab3n_seed"]),
 }
 
-
-@st.cache_data(max_entries=32, show_spinner="Simulating and recalibrating…")
-def _run(n_calibration: int, n_test: int, coverage: float, spread: float, shift: float, noise: str, seed: int):
-    return run_three_names(n_calibration, n_test, coverage=coverage, spread=spread, shift=shift, noise=noise, seed=seed)
-
-
-result = _run(**params)
-key = "lab3n|" + "|".join(f"{k}={v}" for k, v in params.items())
-figs = {name: common.figure(f"{key}|{name}", lambda n=name: result.figures()[n]) for name in ("quantiles", "intervals",
-                                                                                            "coverage")}
+result = page.run(run_three_names, params, spinner="Simulating and recalibrating…", max_entries=32)
+figs = page.figures(result, ("quantiles", "intervals", "coverage"))
 
 left, right = st.columns(2)
 with left:
-    common.chart(figs["quantiles"], "lab3n_quantiles")
+    ui.chart(figs["quantiles"], "lab3n_quantiles")
 with right:
-    common.chart(figs["coverage"], "lab3n_coverage_chart")
+    ui.chart(figs["coverage"], "lab3n_coverage_chart")
 
 st.subheader("The three intervals, row by row")
 diff = result.max_abs_difference
@@ -91,13 +76,12 @@ st.caption(
     "takes z_(⌊Lα/2⌋+1) and z_(⌊L(1−α/2)⌋+1); conformal z_(⌊(L+1)α/2⌋) and z_(⌈(L+1)(1−α/2)⌉); Kuleshov's "
     "isotonic map through (Φ(z_(i)), i/L) gives z_(i) at p = i/L and interpolates in between."
 )
-common.chart(figs["intervals"], "lab3n_intervals")
+ui.chart(figs["intervals"], "lab3n_intervals")
 
-st.session_state["lab_three_names"] = {
+page.finish({
     "params": params,
     "max_abs_difference": dict(diff),
     "max_neighbour_gap": float(result.max_neighbour_gap),
     "bounds": pd.DataFrame(result.bounds).to_dict("list"),
     "n_test": result.n_test,
-}
-st.caption(f"Reference: {LAB.reference}.")
+})

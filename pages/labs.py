@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from calib_core.labs import LABS
-
-PAGES_DIR = Path(__file__).resolve().parent
+import dashboard as ui
 
 st.title("Teaching labs")
 st.markdown(
@@ -17,11 +13,4 @@ st.markdown(
     "which paper it reproduces. Nothing here uses your uploaded data."
 )
 
-for number, item in enumerate(LABS, start=1):
-    with st.container(border=True):
-        st.markdown(f"**{number}. {item.title}** — {item.lesson}")
-        st.caption(item.reference)
-        if (PAGES_DIR / item.page_file).exists():
-            st.page_link(f"pages/{item.page_file}", label=f"Open the lab: {item.title}", icon=item.icon)
-        else:
-            st.caption("(this lab's page is not built yet)")
+ui.lab_index()

@@ -5,8 +5,8 @@ Thin by design: the comparison is ``calib_core.comparison.compare_calibrators`` 
 only, ``repeats`` random splits → mean ± std, plus the before/after diagram tables), the figures come from
 ``calib_core.plots.comparison`` and the downloads from ``calib_core.export``.  This file lays them out.
 
-Data: the PredictionSet the Data page stored in ``st.session_state`` (``pages/common.py``'s contract: ``pset``,
-``pset_token``, ``pset_name``), else a built-in example chosen here (``common.EXAMPLES``), so the page also works
+Data: the PredictionSet the Data page stored in ``st.session_state`` (``dashboard.state``'s contract: ``pset``,
+``pset_token``, ``pset_name``), else a built-in example chosen here (``dashboard.EXAMPLES``), so the page also works
 on its own.  A stored comparison belongs to the data token it was computed on and is dropped when the data change.
 """
 
@@ -17,7 +17,8 @@ from typing import Any
 import streamlit as st
 
 import calib_core as cc
-from calib_core import export
+import dashboard as ui
+from calib_core import export, views
 from calib_core.comparison import (
     calibrated_frame,
     compare_calibrators,
@@ -26,32 +27,13 @@ from calib_core.comparison import (
 )
 from calib_core.plots.comparison import comparison_figures
 from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
-from pages import common
 
-KEEP = "_recal_keep_"  # shadow copies of this page's widget values (widget keys vanish on page switch)
 RESULT = "recal_result"
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------------------------
-def keep(key: str, default: Any) -> str:
-    """Restore a widget value saved by :func:`remember` (widget keys are deleted when the page is left)."""
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(KEEP + key, default)
-    return key
-
-
-def remember(*keys: str) -> None:
-    for k in keys:
-        if k in st.session_state:
-            st.session_state[KEEP + k] = st.session_state[k]
-
-
-def n_classes(pset: cc.PredictionSet) -> int:
-    return 0 if pset.probs is None else int(pset.probs.shape[1])
-
-
 def available(pset: cc.PredictionSet) -> dict[str, CalibratorEntry]:
     """Calibrators of the registry that can run on this set."""
     return {
@@ -60,7 +42,7 @@ def available(pset: cc.PredictionSet) -> dict[str, CalibratorEntry]:
             pset.task,
             point_only=pset.task == "regression" and pset.dist is None,
             has_features=pset.features is not None and pset.features.shape[1] > 0,
-            n_classes=n_classes(pset),
+            n_classes=views.n_classes(pset),
         )
     }
 
@@ -69,21 +51,20 @@ def param_widget(task: str, cal: str, p: Tunable, default: Any, pset: cc.Predict
     """The widget of one tunable parameter (``default``: the constructor's default)."""
     key = f"recal_p_{task}_{cal}_{p.name}"
     if p.kind == "bool":
-        return container.checkbox(p.label, key=keep(key, default), help=p.help)
+        return container.checkbox(p.label, key=ui.persistent(key, default), help=p.help)
     if p.kind == "int":
         return int(container.number_input(p.label, min_value=int(p.low), max_value=int(p.high), step=1,
-                                          key=keep(key, int(default)), help=p.help))
+                                          key=ui.persistent(key, int(default)), help=p.help))
     if p.kind == "float":
         return float(container.number_input(p.label, min_value=float(p.low), max_value=float(p.high),
-                                            key=keep(key, float(default)), help=p.help, format="%.4g"))
+                                            key=ui.persistent(key, float(default)), help=p.help, format="%.4g"))
     if p.kind == "choice":
-        return container.selectbox(p.label, p.options, key=keep(key, default), help=p.help)
+        return container.selectbox(p.label, p.options, key=ui.persistent(key, default), help=p.help)
     if p.kind == "feature":
         cols = [str(c) for c in pset.features.columns]
         if st.session_state.get(key) not in cols:
             st.session_state.pop(key, None)
-            st.session_state.pop(KEEP + key, None)
-        return container.selectbox(p.label, cols, key=keep(key, cols[0]), help=p.help)
+        return container.selectbox(p.label, cols, key=ui.persistent(key, cols[0]), help=p.help)
     raise ValueError(f"unknown parameter kind {p.kind!r}")
 
 
@@ -120,7 +101,7 @@ st.markdown(
     "were fitted on. Random splits can be repeated to see how much each number moves (mean ± std over trials)."
 )
 
-data = common.current_data()
+data = ui.current_data()
 if data is not None:
     pset, token, data_name = data
     st.caption(
@@ -129,11 +110,10 @@ if data is not None:
     )
 else:
     st.info("No data loaded on the Data page — using a built-in example.", icon=":material/info:")
-    names = list(common.EXAMPLES)
-    example = st.selectbox("Built-in example", names, key=keep("recal_example", names[0]))
-    remember("recal_example")
+    names = list(ui.EXAMPLES)
+    example = st.selectbox("Built-in example", names, key=ui.persistent("recal_example", names[0]))
     try:
-        pset = common.load_example(example)
+        pset = ui.load_example(example)
     except Exception as exc:  # noqa: BLE001 - the page stays usable
         st.error(f"Could not prepare the example: {exc}")
         st.stop()
@@ -165,15 +145,13 @@ if cal_key in st.session_state:
 chosen_names = st.multiselect(
     "Calibrators to compare (the uncalibrated predictions are always included as the baseline)",
     list(offered),
-    key=keep(cal_key, default),
+    key=ui.persistent(cal_key, default),
     help="Each calibrator is cloned per trial, fitted on the calibration rows only and scored on the test rows.",
 )
-remember(cal_key)
 if task == "regression" and not (pset.features is not None and pset.features.shape[1]):
     st.caption("k-means σ and ACCRUE need feature columns x* in the file; this data has none.")
 
 chosen: dict[str, Any] = {}
-param_keys: list[str] = []
 with st.expander("Calibrator parameters", expanded=False):
     for name in chosen_names:
         entry = offered[name]
@@ -184,9 +162,7 @@ with st.expander("Calibrator parameters", expanded=False):
         cols = st.columns(max(len(entry.tunable), 1))
         for p, col in zip(entry.tunable, cols):
             values[p.name] = param_widget(task, name, p, entry.default_of(p.name), pset, col)
-            param_keys.append(f"recal_p_{task}_{name}_{p.name}")
         chosen[name] = entry.make(**values)
-remember(*param_keys)
 for name in chosen_names:  # calibrators whose expander was never opened still get their (default) parameters
     if name not in chosen:
         chosen[name] = offered[name].make()
@@ -200,18 +176,17 @@ c_split, c_frac, c_seed, c_rep = st.columns([2, 2, 1, 1])
 split_mode = c_split.radio(
     "Calibration / test rows",
     split_options,
-    key=keep("recal_split", split_options[0]),
+    key=ui.persistent("recal_split", split_options[0]),
     horizontal=True,
     help="The file's split column (cal/test) or a random split re-drawn for every trial.",
 )
 is_random = split_mode == "random"
-test_fraction = c_frac.slider("Test fraction", 0.1, 0.9, step=0.05, key=keep("recal_test_fraction", 0.5),
+test_fraction = c_frac.slider("Test fraction", 0.1, 0.9, step=0.05, key=ui.persistent("recal_test_fraction", 0.5),
                               disabled=not is_random)
-seed = int(c_seed.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=keep("recal_seed", 0)))
-repeats = int(c_rep.number_input("Repeats", min_value=1, max_value=200, step=1, key=keep("recal_repeats", 20),
+seed = int(c_seed.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=ui.persistent("recal_seed", 0)))
+repeats = int(c_rep.number_input("Repeats", min_value=1, max_value=200, step=1, key=ui.persistent("recal_repeats", 20),
                                  disabled=not is_random,
                                  help="Random splits: CRUDE's protocol uses 20 trials (mean ± std)."))
-remember("recal_split", "recal_test_fraction", "recal_seed", "recal_repeats")
 if not col_ok:
     st.caption("No split column with both cal and test rows: the rows are split at random.")
 
@@ -219,10 +194,10 @@ n_bins, strategy = 15, "uniform"
 if task == "classification":
     c_bins, c_strat = st.columns(2)
     n_bins = int(c_bins.number_input("Confidence bins (ECE, reliability)", min_value=2, max_value=100, step=1,
-                                     key=keep("recal_n_bins", 15)))
-    strategy = c_strat.radio("Bins", ("uniform", "quantile"), horizontal=True, key=keep("recal_strategy", "uniform"),
+                                     key=ui.persistent("recal_n_bins", 15)))
+    strategy = c_strat.radio("Bins", ("uniform", "quantile"), horizontal=True,
+                             key=ui.persistent("recal_strategy", "uniform"),
                              format_func=lambda s: "equal width (Guo)" if s == "uniform" else "equal mass")
-    remember("recal_n_bins", "recal_strategy")
 else:
     st.caption("ENCE and the Levi diagrams use 15 equal-count σ-bins (Levi et al.); the PIT histogram 20 bins.")
 
@@ -253,7 +228,7 @@ if run and chosen_names:
         )
     except (cc.InputError, ValueError) as exc:
         bar.empty()
-        st.error(f"The comparison could not run: {common.md_escape(exc)}")
+        st.error(f"The comparison could not run: {ui.md_escape(exc)}")
         st.stop()
     bar.empty()
     stored = {**out, "token": token, "settings": settings}
@@ -320,23 +295,23 @@ names = list(figs)
 if task == "regression":
     left, right = st.columns(2)
     with left:
-        common.chart(figs[names[0]], "recal_kuleshov")
+        ui.chart(figs[names[0]], "recal_kuleshov")
         st.caption("Share of test targets below each predicted quantile; the grey ribbon is where a perfectly "
                    "calibrated forecaster falls 95% of the time.")
     with right:
-        common.chart(figs[names[1]], "recal_levi")
+        ui.chart(figs[names[1]], "recal_levi")
         st.caption("RMSE vs RMV per σ-bin: a calibrator that only fixes the average (Kuleshov curve) can still "
                    "leave σ unrelated to the error — Levi et al.'s point.")
     tabs = st.tabs(names[2:])
     for tab, name in zip(tabs, names[2:]):
         with tab:
-            common.chart(figs[name], f"recal_fig_{name}")
+            ui.chart(figs[name], f"recal_fig_{name}")
 else:
     left, right = st.columns(2)
     with left:
-        common.chart(figs[names[0]], "recal_reliability")
+        ui.chart(figs[names[0]], "recal_reliability")
     with right:
-        common.chart(figs[names[1]], "recal_confidence")
+        ui.chart(figs[names[1]], "recal_confidence")
     st.caption("One line per calibrator at (mean confidence, accuracy) of each bin, with 90% Wilson intervals; "
                "on the diagonal = calibrated (Guo et al. 2017). Sparse low-confidence bins have wide intervals; "
                "equal-mass bins give every point the same number of rows. The histogram's hover shows each "

@@ -1,0 +1,59 @@
+"""Streamlit plumbing of the Calibration Lab dashboard (``app.py`` and ``pages/``); ``calib_core`` never imports it.
+
+* :mod:`dashboard.state` — the loaded-data contract in session state, built-in examples, uploads, widget defaults
+  and the one widget-persistence mechanism (:func:`init_state` with ``persist=True``, :func:`persistent`,
+  :func:`keep_widget_values` in ``app.py``);
+* :mod:`dashboard.cache` — cached diagnoses, shared figures, cached lab runs;
+* :mod:`dashboard.display` — Markdown escaping, charts, metric / number tables, filter controls, export row;
+* :mod:`dashboard.selection` — the one linked-selection mechanism (:class:`LinkedSelection`);
+* :mod:`dashboard.labs` — the one lab-page scaffold (:class:`LabPage`) and the lab index.
+
+Pages use it as ``import dashboard as ui``.  Pure tables, decisions and texts are in ``calib_core.views``.
+"""
+
+from __future__ import annotations
+
+from .cache import cached, diagnose_cached, figure
+from .display import (
+    METRIC_COLUMN_CONFIG,
+    SELECT_MODES,
+    chart,
+    data_caption,
+    export_row,
+    filter_controls,
+    md_escape,
+    number_table,
+    show_metric_table,
+)
+from .labs import LabPage, lab_index
+from .selection import LinkedSelection
+from .state import (
+    DEFAULT_CLASSIFICATION_EXAMPLE,
+    DEFAULT_REGRESSION_EXAMPLE,
+    EXAMPLES,
+    MAX_TABLE_ROWS,
+    UPLOAD_TYPES,
+    content_token,
+    current_data,
+    init_state,
+    keep_widget_values,
+    load_example,
+    parse_upload,
+    persist,
+    persistent,
+    record_run_time,
+    require_data,
+    set_data,
+    set_example,
+    upload_columns,
+    upload_limit_mb,
+)
+
+__all__ = [
+    "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "LabPage", "LinkedSelection",
+    "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "content_token",
+    "current_data", "data_caption", "diagnose_cached", "export_row", "figure", "filter_controls", "init_state",
+    "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
+    "persistent", "record_run_time", "require_data", "set_data", "set_example", "show_metric_table",
+    "upload_columns", "upload_limit_mb",
+]

@@ -1,0 +1,148 @@
+"""Display helpers of the dashboard: Markdown escaping, charts, metric and number tables, the filter controls and
+the export row of the diagnosis pages.  The tables themselves are built by ``calib_core.views``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import calib_core as cc
+from calib_core import export, views
+
+from .state import init_state
+
+_MARKDOWN_ACTIVE = re.compile(r"([\\\[\]<>])")
+
+#: Plotly selection modes of every selectable chart (click, shift-click, box, lasso).
+SELECT_MODES = ("points", "box", "lasso")
+
+
+def md_escape(text: object) -> str:
+    """Text from an uploaded file (file, column and class names, cell values inside loader messages) made inert for
+    ``st.markdown`` / ``st.error`` / ``st.caption``: ``[``, ``]``, ``<``, ``>`` and ``\\`` are backslash-escaped, so a
+    file cannot put links, remote images (``![](https://…)``), autolinks or ``:color[…]`` directives on the page."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", str(text))
+
+
+def data_caption(pset: cc.PredictionSet, name: str) -> str:
+    """One Markdown line: name (escaped), task, layout, rows and models."""
+    return views.data_caption(pset, md_escape(name))
+
+
+def chart(fig, key: str, **kwargs: Any):
+    """``st.plotly_chart`` as built (``theme=None``: the figure's own template), full width."""
+    return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)
+
+
+def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = None, **kwargs: Any) -> None:
+    """``st.dataframe`` (no index, full width) with ``columns`` (default: all) formatted as numbers with ``fmt``."""
+    names = frame.columns if columns is None else columns
+    kwargs.setdefault("hide_index", True)
+    st.dataframe(frame, width="stretch", column_config={c: st.column_config.NumberColumn(format=fmt) for c in names},
+                 **kwargs)
+
+
+METRIC_COLUMN_CONFIG = {
+    "value": st.column_config.NumberColumn(format="%.4g"),
+    "selection": st.column_config.NumberColumn(format="%.4g", help="The metric on the selected rows only"),
+    "all rows": st.column_config.NumberColumn(format="%.4g", help="The metric on all rows (no selection)"),
+    "perfectly calibrated": st.column_config.NumberColumn(
+        format="%.4g", help="Mean over targets simulated from the predictions themselves (same N)"
+    ),
+    "verdict": st.column_config.TextColumn(help="Is the value outside the perfect-calibration range (beyond noise)?"),
+}
+
+
+def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_help: str) -> None:
+    """A metric table of ``calib_core.views.metric_table`` with number formats and column help
+    (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``)."""
+    config = dict(METRIC_COLUMN_CONFIG)
+    for name, text in column_help.items():
+        column = name.replace("_", " ")
+        number = column != "verdict"
+        config[column] = (st.column_config.NumberColumn(format="%.4g", help=text) if number
+                          else st.column_config.TextColumn(help=text))
+    st.dataframe(table, hide_index=True, width="stretch", height=height, column_config=config)
+
+
+def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str, ...], str, tuple[int, int]]:
+    """Rows (split), models and group selectors plus the bootstrap-resamples and simulation selectors (one row).
+
+    Returns (rows, models, group, (n_resamples, n_simulations)); the first three go into the cache keys.
+    """
+    models, groups, splits = views.filter_choices(pset)
+    init_state({f"{prefix}_models": models, f"{prefix}_group": cc.ALL, f"{prefix}_rows": "all"}, persist=True)
+    for key, choices, default in ((f"{prefix}_group", groups, cc.ALL), (f"{prefix}_rows", splits, "all")):
+        if st.session_state[key] not in choices:  # data changed under the widget
+            st.session_state[key] = default
+    if any(m not in models for m in st.session_state[f"{prefix}_models"]):
+        st.session_state[f"{prefix}_models"] = models
+    init_state({f"{prefix}_resamples": views.default_resamples(pset.n_rows), f"{prefix}_sims": 50}, persist=True)
+    c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
+    chosen = c1.multiselect(
+        "Models", models, key=f"{prefix}_models", disabled=len(models) < 2,
+        help="Several models are overlaid with one colour each.",
+    )
+    group = c2.selectbox(
+        "Group", groups, key=f"{prefix}_group", disabled=len(groups) < 2,
+        help="Diagnose one slice of the `group` column, or all rows.",
+    )
+    rows = c3.selectbox(
+        "Rows", splits, key=f"{prefix}_rows", disabled=len(splits) < 2,
+        help="Rows of the `split` column (calibration / test), or all.",
+    )
+    n_resamples = c4.selectbox(
+        "Bootstrap resamples", [0, 50, 100, 200, 500], key=f"{prefix}_resamples",
+        help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
+    )
+    n_sims = c5.selectbox(
+        "Perfect-calibration sims", [0, 20, 50, 100], key=f"{prefix}_sims",
+        help="Simulations of a perfectly calibrated forecaster with the same predictions (targets or labels drawn "
+        "from them): the value it would get at this N, and the range of noise.",
+    )
+    chosen = tuple(m for m in models if m in (chosen or models)) or tuple(models)
+    return rows, chosen, group, (int(n_resamples), int(n_sims))
+
+
+def export_row(
+    prefix: str,
+    *,
+    title: str,
+    report: cc.Report,
+    figures: Mapping[str, Any],
+    metrics: pd.DataFrame,
+    pset: cc.PredictionSet,
+    tables: Mapping[str, pd.DataFrame] | None = None,
+    notes: Iterable[str] = (),
+) -> None:
+    """Download buttons of a diagnosis page: the metric table (CSV, formula-neutralised), any one figure (offline
+    HTML) and the page report (self-contained HTML with data summary, metric tables, figures; ``calib_core.export``).
+    Files are built only when a button is pressed (callable data); pressing one does not rerun the page."""
+    stem = views.file_stem(st.session_state.get("pset_name", "data"))
+    st.subheader("Export")
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+    c1.download_button(
+        "Metric table (CSV)", data=lambda: export.to_csv_bytes(metrics), file_name=f"{stem}_{prefix}_metrics.csv",
+        mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
+        help="Every metric with its CI and perfect-calibration value (cells starting with = + - @ are neutralised)",
+    )
+    names = list(figures)
+    which = c2.selectbox("Figure", names, key=f"{prefix}_dl_figure_name")
+    c3.download_button(
+        "Figure (HTML)", data=lambda: export.figure_html(figures[which], title=which),
+        file_name=f"{stem}_{prefix}_{views.file_stem(which, None)}.html", mime="text/html",
+        key=f"{prefix}_dl_figure", icon=":material/bar_chart:", width="stretch", on_click="ignore",
+        help="The chosen figure as an interactive HTML file that works offline",
+    )
+    c4.download_button(
+        "Page report (HTML)",
+        data=lambda: export.report_html(report, title=title, figures=figures, prediction_set=pset, tables=tables,
+                                        notes=list(notes), options=report.options),
+        file_name=f"{stem}_{prefix}_report.html", mime="text/html", key=f"{prefix}_dl_report",
+        icon=":material/description:", width="stretch", on_click="ignore",
+        help="A self-contained HTML report of this page (data summary, metric tables, figures)",
+    )

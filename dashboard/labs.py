@@ -1,0 +1,102 @@
+"""The one scaffold of the teaching-lab pages (``pages/lab_*.py``) and of the lab index.
+
+A lab page is: a header (title "Lab n · title", the lab's text, its lesson and paper reference), slider
+defaults, the lab's ``calib_core.labs`` run cached on the slider values, its figures (shared through the figure
+cache under a key made of the lab and the values), tables, and the lab's numbers left in
+``st.session_state["lab_<key>"]`` for the tests.  :class:`LabPage` does all of it but the layout of the sliders
+and of the charts, which stays in each page.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from calib_core.labs import LABS, lab
+
+from .cache import cached, figure
+from .display import number_table
+from .state import init_state, record_run_time
+
+PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
+
+
+class LabPage:
+    """Scaffold of the lab ``key`` (``calib_core.labs.LABS``), drawn on construction.
+
+    Header, two styles: with ``intro`` (the lab's own explanation, *What to look at* inside it) the intro is
+    followed by a caption "lesson — reference"; with ``look`` the lesson comes first and *What to look at* is a
+    box, the reference a caption at the end (:meth:`finish`).  ``defaults`` are the initial widget values.
+    """
+
+    def __init__(self, key: str, defaults: Mapping[str, Any], *, intro: str | None = None,
+                 look: str | None = None):
+        self.started = time.perf_counter()
+        self.lab = lab(key)
+        self.number = 1 + [item.key for item in LABS].index(key)
+        st.title(f"Lab {self.number} · {self.lab.title}")
+        if intro is not None:
+            st.markdown(intro)
+            st.caption(f"{self.lab.lesson}  —  {self.lab.reference}")
+        else:
+            st.markdown(f"**Lesson.** {self.lab.lesson}")
+            st.info(look, icon=":material/visibility:")
+        self.reference_at_end = intro is None
+        init_state(defaults)
+        self.key = f"lab:{key}"
+
+    @staticmethod
+    def value(key: str, default: Any = None) -> Any:
+        """The widget value ``key`` (``default`` when it is empty, e.g. a deselected segmented control)."""
+        value = st.session_state[key]
+        return default if value is None and default is not None else value
+
+    def run(self, function: Callable[..., Any], params: Mapping[str, Any], *, spinner: str = "Simulating…",
+            max_entries: int = 16, suffix: str = "") -> Any:
+        """``function(**params)``, cached on the values; sets :attr:`key` (figure cache key) from them."""
+        self.params = dict(params)
+        self.key = f"lab:{self.lab.key}|{sorted(self.params.items())}{suffix}"
+        return cached(function, max_entries=max_entries, spinner=spinner)(**self.params)
+
+    def figure(self, name: str, build: Callable[[], Any]) -> Any:
+        """A figure of this run (built once per slider values and ``name``)."""
+        return figure(f"{self.key}|{name}", build)
+
+    def figures(self, result: Any, names: Iterable[str]) -> dict[str, Any]:
+        """The named figures of ``result.figures()``."""
+        return {name: self.figure(name, lambda n=name: result.figures()[n]) for name in names}
+
+    @staticmethod
+    def table(frame: pd.DataFrame, renames: Mapping[str, str], fmt: str, text: int | Iterable[str] = 1) -> pd.DataFrame:
+        """Show ``frame`` with readable column names and numbers formatted with ``fmt``; ``text`` = the columns
+        left as they are: the first ``text`` ones, or those named.  Returns the renamed frame."""
+        table = frame.rename(columns=dict(renames))
+        names = list(table.columns)
+        numbers = names[text:] if isinstance(text, int) else [c for c in names if c not in set(text)]
+        number_table(table, fmt, numbers)
+        return table
+
+    def finish(self, numbers: Any) -> None:
+        """Leave the lab's numbers in ``st.session_state["lab_<key>"]`` (tests read them), the reference caption
+        (second header style) and the run time."""
+        st.session_state[f"lab_{self.lab.key}"] = numbers
+        if self.reference_at_end:
+            st.caption(f"Reference: {self.lab.reference}.")
+        record_run_time(self.started, f"lab_{self.lab.key}")
+
+
+def lab_index() -> None:
+    """The lab index: one bordered card per lab with its lesson, reference and a link to its page."""
+    for number, item in enumerate(LABS, start=1):
+        with st.container(border=True):
+            st.markdown(f"**{number}. {item.title}** — {item.lesson}")
+            st.caption(item.reference)
+            if (PAGES_DIR / item.page_file).exists():
+                st.page_link(f"pages/{item.page_file}", label=f"Open the lab: {item.title}", icon=item.icon)
+            else:
+                st.caption("(this lab's page is not built yet)")
