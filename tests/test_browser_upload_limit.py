@@ -1,5 +1,5 @@
 """The upload size limit (issue #7, point 4): set once in ``.streamlit/config.toml`` (``server.maxUploadSize``),
-stated on the Data page, given to the uploader widget (``pages.common.upload_limit_mb``), and enforced in the
+stated on the Data page, given to the uploader widget (``dashboard.upload_limit_mb``), and enforced in the
 browser before anything is sent.
 
 The browser test starts its own ``streamlit run app.py`` with a tiny ``--server.maxUploadSize 1`` (a real

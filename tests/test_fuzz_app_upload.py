@@ -50,7 +50,7 @@ def load_example(at: AppTest) -> None:
 
 
 def unescape(markdown: str) -> str:
-    """The loader's message as it was before ``pages.common.md_escape`` made its brackets inert."""
+    """The loader's message as it was before ``dashboard.md_escape`` made its brackets inert."""
     return re.sub(r"\\([\\\[\]<>])", r"\1", markdown)
 
 

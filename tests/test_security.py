@@ -1,7 +1,7 @@
 """Security checks (issue #7, point 5).
 
-(a) A static check of the code an upload can reach: every ``.py`` file under ``calib_core/``, ``pages/`` and
-    ``app.py`` is parsed with ``ast`` and must not call anything that unpickles, evaluates or executes:
+(a) A static check of the code an upload can reach: every ``.py`` file under ``calib_core/``, ``pages/``,
+    ``dashboard/`` and ``app.py`` is parsed with ``ast`` and must not call anything that unpickles, evaluates or executes:
     pickle / cPickle / dill / joblib / shelve / marshal loads, ``eval``, ``exec``, builtin ``compile``,
     ``__import__`` / ``importlib.import_module`` with a non-literal name, ``os.system`` / ``os.popen`` /
     ``os.exec*`` / ``os.spawn*``, anything from ``subprocess``, ``runpy``, ``pd.read_pickle``, pandas ``eval`` /
@@ -38,7 +38,8 @@ import pytest
 import calib_core as cc
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKED = sorted([*ROOT.joinpath("calib_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py"), ROOT / "app.py"])
+CHECKED = sorted([*ROOT.joinpath("calib_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py"),
+                  *ROOT.joinpath("dashboard").rglob("*.py"), ROOT / "app.py"])
 
 PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "jsonpickle"}
 FORBIDDEN_CALLS = {
