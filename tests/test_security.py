@@ -1,7 +1,8 @@
 """Security checks (issue #7, point 5).
 
 (a) A static check of the code an upload can reach: every ``.py`` file under ``calib_core/``, ``pages/``,
-    ``dashboard/`` and ``app.py`` is parsed with ``ast`` and must not call anything that unpickles, evaluates or executes:
+    ``dashboard/`` and ``app.py`` is parsed with ``ast`` and must not call anything that unpickles, evaluates or
+    executes:
     pickle / cPickle / dill / joblib / shelve / marshal loads, ``eval``, ``exec``, builtin ``compile``,
     ``__import__`` / ``importlib.import_module`` with a non-literal name, ``os.system`` / ``os.popen`` /
     ``os.exec*`` / ``os.spawn*``, anything from ``subprocess``, ``runpy``, ``pd.read_pickle``, pandas ``eval`` /
