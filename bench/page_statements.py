@@ -10,8 +10,9 @@
     1. an attribute of the module name ``st`` (``st.title(…)``, ``st.session_state[…] = …``,
        ``st.column_config.NumberColumn(…)``);
     2. a method call on a name bound to a Streamlit object: a name assigned (plainly or by tuple unpacking) from
-       an expression that is itself a Streamlit call, or bound by ``with <streamlit call> as name`` — the columns,
-       tabs, containers and progress bars of ``c1, c2 = st.columns(2)`` / ``c1.slider(…)``;
+       an expression that is itself a Streamlit call, bound by ``with <streamlit call> as name``, or a ``for``
+       target over an iterable that holds a Streamlit call or object — the columns, tabs, containers and progress
+       bars of ``c1, c2 = st.columns(2)`` / ``c1.slider(…)`` / ``for col, x in zip(cols, xs): col.metric(…)``;
     3. a call of a *Streamlit-wrapping* function: a function that makes a Streamlit call in its body (by this same
        rule, to a fixed point) or is decorated with a Streamlit decorator (``@st.cache_data``); a class is
        Streamlit-wrapping when one of its methods is (its instances are then Streamlit objects, rule 2).  They
@@ -82,6 +83,9 @@ class _Scope:
         targets: list[ast.AST] = []
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and self.is_streamlit(stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)) and (self.is_streamlit(stmt.iter) or any(
+                isinstance(n, ast.Name) and n.id in self.objects for n in ast.walk(stmt.iter))):
+            targets = [stmt.target]
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None
                        and self.is_streamlit(i.context_expr)]

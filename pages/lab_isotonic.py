@@ -6,10 +6,10 @@ Thin page: sliders → ``calib_core.labs.isotonic.run_isotonic`` (cached on the 
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 import dashboard as ui
+from calib_core import views
 from calib_core.labs.isotonic import AFTER, BEFORE, run_isotonic
 from calib_core.plots.labs_regression import density_figure, recalibration_map_figure
 
@@ -65,23 +65,21 @@ with right:
     st.caption("g(y) = R′(F(y))·f(y) (QR eq. 10): the base density rescaled piece by piece by the slopes of R.")
 
 st.subheader("Numbers")
-rows = [
-    ("truncation level a* (R = 1 from here; 1 = none)", nums["truncation_u"]),
-    ("truncation point y_trun = F⁻¹(a*) at x*", nums["truncation_point"]),
-    ("share of test targets with zero density after", nums["zero_density_share"]),
-    ("test NLL before", nums["nll_before"]),
-    ("test NLL after (∞ if any target has zero density)", nums["nll_after"]),
-    ("test NLL after, rows with non-zero density", nums["nll_after_finite_rows"]),
-    ("largest density inflation max_k s_k (spikes)", nums["spike_ratio"]),
-    ("mean at x* before (μ)", nums["mean_before"]),
-    ("mean at x* after", nums["mean_after"]),
-    ("mean shift (= −δσ, QR claim 3)", nums["mean_shift"]),
-    ("δ", nums["delta"]),
-    ("test calibration RMSE before", nums["calibration_rmse_before"]),
-    ("test calibration RMSE after", nums["calibration_rmse_after"]),
-]
-st.dataframe(pd.DataFrame(rows, columns=["quantity", "value"]), hide_index=True, width="stretch",
-             column_config={"value": st.column_config.NumberColumn(format="%.4g")})
+ui.number_table(views.quantity_table(nums, {
+    "truncation_u": "truncation level a* (R = 1 from here; 1 = none)",
+    "truncation_point": "truncation point y_trun = F⁻¹(a*) at x*",
+    "zero_density_share": "share of test targets with zero density after",
+    "nll_before": "test NLL before",
+    "nll_after": "test NLL after (∞ if any target has zero density)",
+    "nll_after_finite_rows": "test NLL after, rows with non-zero density",
+    "spike_ratio": "largest density inflation max_k s_k (spikes)",
+    "mean_before": "mean at x* before (μ)",
+    "mean_after": "mean at x* after",
+    "mean_shift": "mean shift (= −δσ, QR claim 3)",
+    "delta": "δ",
+    "calibration_rmse_before": "test calibration RMSE before",
+    "calibration_rmse_after": "test calibration RMSE after",
+}), "%.4g", ["value"])
 st.caption(
     f"Posterior mean of the BLR weights: intercept {result.posterior_mean[0]:.3f}, "
     f"slope {result.posterior_mean[1]:.3f}. "

@@ -81,12 +81,10 @@ with right2:
                "at 0 or 1 there, the ideal's stays flat.")
 
 st.subheader("Numbers")
-table = result.metrics.rename(columns={
+page.table(result.metrics, {
     "calibration_rmse": "calibration RMSE", "max_calibration_deviation": "max |p̂ − p| (KS)", "sharpness": "sharpness",
     "cv": "Cv", "ence": "ENCE", "crps": "CRPS", "nll": "NLL", "rmse": "RMSE",
-    "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"})
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[1:]})
+    "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"}, "%.4g")
 st.caption(
     f"Both KS distances are below the DKW bound {result.dkw_bound:.3f} (α = 1%, N = {result.n:,}): calibration cannot "
     "tell them apart, and neither can ENCE or Cv (both σ are constant). Sharpness sqrt(mean σ²), the proper scores "

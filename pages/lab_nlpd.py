@@ -56,11 +56,9 @@ with left2:
                "directions.")
 with right2:
     st.markdown("**Numbers**")
-    table = result.metrics.rename(columns={
+    page.table(result.metrics, {
         "nlpd": "NLPD", "nlpd_paper": "NLPD − ½log 2π (paper)", "reliability": "RS (ACCRUE eq. 8)",
-        "max_calibration_deviation": "max |p̂ − p| (Cal. err.)", "crps": "CRPS"})
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f") for c in table.columns[1:]})
+        "max_calibration_deviation": "max |p̂ − p| (Cal. err.)", "crps": "CRPS"}, "%.4f")
     st.caption("RS = ∫(Φ(η) − C(η))² dη, the squared distance of the standardised errors' empirical CDF from the "
                "normal one; max |p̂ − p| is the largest gap of the reliability diagram. CRPS, also a proper score, "
                "falls along the sequence too.")

@@ -95,12 +95,10 @@ with right:
                "bootstrap intervals). Calibrated σ follows the diagonal; an uninformative σ gives a flat line.")
 
 st.subheader("Numbers (test rows)")
-table = result.metrics.rename(columns={
+page.table(result.metrics, {
     "calibration_rmse": "calibration RMSE", "max_calibration_deviation": "max |p̂ − p| (KS)", "ence": "ENCE",
     "cv": "Cv", "spearman_sigma_abs_error": "Spearman(σ, |ε|)", "sharpness": "sharpness", "nll": "NLL",
-    "rmse": "RMSE"})
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[2:]})
+    "rmse": "RMSE"}, "%.3f", text=2)
 st.caption(
     "Calibration RMSE over the levels 0, 0.01, …, 1 and the KS distance read the quantile curve; ENCE (Levi eq. 8) "
     "reads the σ-bins. Cv (Levi eq. 9) is the spread of σ — about the same for both here (U[1, 10] and x ~ U[0.1, 1] "
