@@ -1,0 +1,226 @@
+"""Classification inference (issue 12): tests as statistics.
+
+Seeded simulations with binomial tolerances: the headline's false-alarm rate on perfectly calibrated data
+(labels drawn from the predicted probabilities, K = 2, 10, 100) is at most 5 % plus two Monte-Carlo standard
+errors, the p-values are uniform-ish under H0, temperature 1.5 and 1/1.5 are detected with the direction
+named; known answers on the over-confident digits example and DenseNet-BC-100 on CIFAR-100.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import calib_core as cc
+from calib_core.classification.diagnostics import classification_rows
+from calib_core.classification.inference import (
+    INFERENCE_COLUMNS,
+    PRIMARY_FAMILY,
+    ClassificationInference,
+    infer_classification,
+)
+from calib_core.classification.metrics import ClassificationRows
+from calib_core.examples import digits_example
+
+REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+DENSENET = REAL / "netcal_cifar_probs" / "densenet-bc-100-cifar-100.npz"
+FAST = {"n_null": 1000, "n_boot": 200, "classwise": False}
+
+
+def softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def draw(n, k, temperature, rng, scale=2.0):
+    """Labels from softmax(z), reported probabilities softmax(z / T) (T = 1: perfectly calibrated)."""
+    z = rng.normal(0.0, scale, size=(n, k))
+    p = softmax(z)
+    q = p if temperature == 1.0 else softmax(z / temperature)
+    y = np.minimum((np.cumsum(p, axis=1) < rng.random(n)[:, None]).sum(axis=1), k - 1)
+    return y, q
+
+
+def binomial_bound(rate, n_sets, sigmas=2.0):
+    return rate + sigmas * math.sqrt(rate * (1 - rate) / n_sets)
+
+
+@pytest.fixture(scope="module")
+def calibrated_runs():
+    """60 perfectly calibrated data sets per K (N = 500), one inference each: {K: [results]}."""
+    rng = np.random.default_rng(20260)
+    out = {}
+    for k in (2, 10, 100):
+        out[k] = [infer_classification(labels=y, probs=q, seed=i, **FAST)
+                  for i, (y, q) in enumerate(draw(500, k, 1.0, rng) for _ in range(60))]
+    return out
+
+
+def test_false_alarm_rate_of_the_headline_on_calibrated_data(calibrated_runs):
+    pooled = []
+    for k, runs in calibrated_runs.items():
+        alarms = [r.miscalibrated for r in runs]
+        pooled += alarms
+        rate = float(np.mean(alarms))
+        print(f"K = {k}: headline false-alarm rate {rate:.3f} over {len(runs)} calibrated sets")
+        assert rate <= binomial_bound(0.05, len(runs)), (k, rate)
+    rate = float(np.mean(pooled))
+    print(f"pooled: {rate:.3f} over {len(pooled)}")
+    assert rate <= binomial_bound(0.05, len(pooled))
+
+
+def test_p_values_are_uniform_under_perfect_calibration(calibrated_runs):
+    for metric in ("ece", "top_bin_gap", "confidence_gap"):
+        p = np.array([r.p_value(metric) for runs in calibrated_runs.values() for r in runs])
+        below = float(np.mean(p <= 0.1))
+        ks = stats.kstest(p, "uniform")
+        print(f"{metric}: share p ≤ 0.1 = {below:.3f}, KS p = {ks.pvalue:.3f}, mean p = {p.mean():.3f}")
+        # discrete statistics give conservative p-values (mass at 1): only the lower tail must not be heavy
+        assert below <= binomial_bound(0.1, p.size), metric
+        assert float(np.mean(p <= 0.05)) <= binomial_bound(0.05, p.size), metric
+    p = np.array([r.p_value("ece") for runs in calibrated_runs.values() for r in runs])
+    assert stats.kstest(p, "uniform").pvalue > 1e-3  # ECE is nearly continuous: close to uniform
+
+
+def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
+    r = calibrated_runs[2][0]
+    t = r.table.set_index("metric")
+    secondary = list(t.index[t["role"] == "secondary"])
+    assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive"]
+    assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
+    # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
+    flagged = [bool(x.table.loc[x.table["role"] == "secondary", "flag"].any())
+               for runs in calibrated_runs.values() for x in runs]
+    assert np.mean(flagged) <= binomial_bound(0.05, len(flagged), 3.0)
+
+
+@pytest.mark.parametrize("temperature, direction", [(1 / 1.5, "over-confident"), (1.5, "under-confident")])
+def test_power_against_temperature(temperature, direction):
+    rng = np.random.default_rng(7)
+    runs = [infer_classification(labels=y, probs=q, seed=i, **FAST)
+            for i, (y, q) in enumerate(draw(1000, 10, temperature, rng) for _ in range(20))]
+    hits = [r.miscalibrated and r.direction == direction for r in runs]
+    print(f"T = {temperature:.3f}: {np.mean(hits):.2f} detected as {direction}; e.g. {runs[0].sentence}")
+    assert np.mean(hits) >= 0.9
+
+
+def test_table_shape_kinds_and_sentence():
+    rng = np.random.default_rng(3)
+    y, q = draw(800, 2, 1 / 1.5, rng)
+    r = infer_classification(labels=y, probs=q, seed=1)
+    assert isinstance(r, ClassificationInference)
+    assert list(r.table.columns) == INFERENCE_COLUMNS
+    t = r.table.set_index("metric")
+    assert list(t.index[t["role"] == "primary"]) == list(PRIMARY_FAMILY)
+    assert set(t.loc[t["kind"] == "proper_score"].index) == {"nll", "brier"}
+    assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence"}
+    # only calibration statistics carry p-values; proper scores and descriptive ones do not
+    assert t.loc[t["kind"] == "calibration", "p_value"].notna().all()
+    assert t.loc[t["kind"] != "calibration", "p_value"].isna().all()
+    assert (t.loc[t["kind"] == "calibration", "p_mc_se"] >= 0).all()
+    assert (t["ci_low"] <= t["ci_high"]).all()
+    assert r.verdict == "miscalibrated" and r.direction == "over-confident"
+    assert r.sentence.startswith("Over-confident: accuracy ")
+    assert "ECE" in r.sentence and "p " in r.sentence
+    assert 0 <= t.loc["ece", "ci_low"] <= t.loc["ece", "debiased"] <= t.loc["ece", "ci_high"]
+
+
+def test_no_evidence_sentence():
+    rng = np.random.default_rng(11)
+    y, q = draw(300, 10, 1.0, rng)
+    r = infer_classification(labels=y, probs=q, seed=0)
+    if not r.miscalibrated:
+        assert r.sentence == "No evidence of miscalibration at this N (2 tests, family-wise 5%)."
+        t = r.table.set_index("metric")
+        assert t.loc["ece", "ci_low"] == 0.0  # perfect calibration is not excluded by the interval
+
+
+def test_top_label_null_moments_are_the_poisson_binomial_ones():
+    """Both null paths (exact rows, sub-bin binomials) have per-bin mean 0 and variance Σ c(1 − c)."""
+    rng = np.random.default_rng(5)
+    y, q = draw(3000, 10, 1.0, rng)
+    rows = ClassificationRows(y, q)
+    var = np.bincount(rows.bin_index, weights=rows.confidence * (1 - rows.confidence), minlength=15)
+    from calib_core.classification import inference as inf
+
+    top = inf._BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, 15, 16)
+    for budget in (10**9, 0):  # exact, sub-bins
+        d, exact = top.null_dev(4000, np.random.default_rng(1), budget)
+        assert exact == (budget > 0)
+        live = var > 1.0
+        se_mean = np.sqrt(var[live] / 4000)
+        assert np.all(np.abs(d[:, live].mean(axis=0)) <= 4.5 * se_mean)
+        ratio = d[:, live].var(axis=0) / var[live]
+        assert np.all(np.abs(ratio - 1) <= 4.5 * math.sqrt(2 / 4000)), ratio
+
+
+def test_classwise_null_paths_agree():
+    """Exact row-by-row class-wise null and the block bootstrap of one null draw: same null mean and spread."""
+    rng = np.random.default_rng(8)
+    y, q = draw(1500, 10, 1.0, rng)
+    exact = infer_classification(labels=y, probs=q, n_boot=100, exact_budget=10**9, seed=2)
+    block = infer_classification(labels=y, probs=q, n_boot=100, exact_budget=0, seed=2)
+    te, tb = exact.table.set_index("metric"), block.table.set_index("metric")
+    assert "exact" in exact.notes[-1] and "bootstrapped" in block.notes[-1]
+    m_e, m_b = te.loc["classwise_ece", "null_mean"], tb.loc["classwise_ece", "null_mean"]
+    w_e = te.loc["classwise_ece", "null_high"] - te.loc["classwise_ece", "null_low"]
+    w_b = tb.loc["classwise_ece", "null_high"] - tb.loc["classwise_ece", "null_low"]
+    print(f"class-wise null mean exact {m_e:.5f} / blocks {m_b:.5f}; 95% width {w_e:.5f} / {w_b:.5f}")
+    assert abs(m_b - m_e) <= 0.05 * m_e
+    assert 0.7 <= w_b / w_e <= 1.3
+
+
+def test_proper_score_references_are_the_exact_expectations():
+    rng = np.random.default_rng(4)
+    y, q = draw(400, 5, 1.0, rng)
+    r = infer_classification(labels=y, probs=q, n_null=1000, n_boot=100, seed=0)
+    t = r.table.set_index("metric")
+    rows = ClassificationRows(y, q)
+    sims = [rows.with_labels(rows.sample_labels(np.random.default_rng(s))) for s in range(3000)]
+    nll = np.array([np.mean(s.nll_rows) for s in sims])
+    brier = np.array([np.mean(s.brier_rows) for s in sims])
+    for name, draws in (("nll", nll), ("brier", brier)):
+        assert t.loc[name, "null_mean"] == pytest.approx(draws.mean(), abs=4 * draws.std() / math.sqrt(draws.size))
+        half = (t.loc[name, "null_high"] - t.loc[name, "null_low"]) / 2
+        assert half == pytest.approx(1.96 * draws.std(), rel=0.1)
+    assert np.isnan(t.loc["nll", "p_value"]) and t.loc["nll", "role"] == "reference"
+
+
+def test_top_label_only_rows():
+    rng = np.random.default_rng(9)
+    y, q = draw(2000, 10, 1 / 1.5, rng)
+    full = ClassificationRows(y, q)
+    rows = ClassificationRows.from_top_label(full.confidence, full.correct)
+    r = infer_classification(rows, n_null=1000, n_boot=200)
+    assert set(r.table["metric"]) == {"ece", "top_bin_gap", "mce", "confidence_gap", "accuracy", "mean_confidence"}
+    assert r.direction == "over-confident"
+
+
+def test_seeded_and_reproducible():
+    rng = np.random.default_rng(12)
+    y, q = draw(700, 3, 1.0, rng)
+    a = infer_classification(labels=y, probs=q, seed=5, **FAST)
+    b = infer_classification(labels=y, probs=q, seed=5, **FAST)
+    assert a.table.equals(b.table) and a.sentence == b.sentence
+
+
+def test_digits_example_is_over_confident():
+    r = infer_classification(classification_rows(digits_example()))
+    print(r.sentence)
+    assert r.verdict == "miscalibrated" and r.direction == "over-confident"
+    assert r.sentence.startswith("Over-confident: accuracy 0.93") and "p < 1e-6" in r.sentence
+
+
+@pytest.mark.skipif(not DENSENET.is_file(), reason="real data folder missing")
+def test_densenet_cifar100_is_over_confident():
+    r = infer_classification(classification_rows(cc.load_predictions(DENSENET)))
+    print(r.sentence)
+    t = r.table.set_index("metric")
+    assert r.verdict == "miscalibrated" and r.direction == "over-confident"
+    assert t.loc["ece", "value"] == pytest.approx(0.14215, abs=1e-4)  # the metric module's ECE
+    assert t.loc["ece", "ci_low"] <= t.loc["ece", "debiased"] <= t.loc["ece", "ci_high"]
+    assert t.loc["ece", "p_value"] < 1e-6 and t.loc["top_bin_gap", "p_value"] < 1e-6
