@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from plotly.offline import get_plotlyjs
 
-from calib_core import __main__ as cli
+from calib_core import cli
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--resamples", "20", "--simulations", "5"]
@@ -138,7 +138,7 @@ def test_internal_error_is_a_message_not_a_traceback(tmp_path, capsys, monkeypat
     def boom(*args, **kwargs):
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr("calib_core.diagnose", boom)
+    monkeypatch.setattr("calib_core.cli.diagnose", boom)
     code = cli.main(["report", str(csv_path), "-o", str(tmp_path / "r.html"), "--columns", "y=target"])
     err = capsys.readouterr().err
     assert code == 1 and "internal error: RuntimeError: simulated failure" in err and "Traceback" not in err
@@ -157,3 +157,40 @@ def test_parse_columns():
     }
     with pytest.raises(ValueError, match="role=column"):
         cli.parse_columns(["y"])
+
+
+def test_calibration_report_entry_point_takes_the_report_arguments_at_the_top_level(tmp_path, capsys):
+    csv_path = tmp_path / "preds.csv"
+    _regression_frame().rename(columns={"target": "y", "mu": "mean", "sigma": "std"}).to_csv(csv_path, index=False)
+    out = tmp_path / "r.html"
+    assert cli.report_main([str(csv_path), "--out", str(out), *FAST]) == 0
+    assert "<html" in out.read_text(encoding="utf-8").lower()
+    assert cli.report_main([str(tmp_path / "nope.csv"), "--out", str(out)]) == 2
+    with pytest.raises(SystemExit) as exc:
+        cli.report_main(["--help"])
+    assert exc.value.code == 0 and "usage: calibration-report" in capsys.readouterr().out
+
+
+def test_config_flags_read_the_streamlit_config(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[server]\nheadless = true\nmaxUploadSize = 500\nfileWatcherType = "none"\n'
+                      '[runner]\nmagicEnabled = false\n', encoding="utf-8")
+    assert cli.config_flags(config) == ["--server.headless=true", "--server.maxUploadSize=500",
+                                        "--server.fileWatcherType=none", "--runner.magicEnabled=false"]
+    assert cli.config_flags(tmp_path / "missing.toml") == []
+
+
+def test_lab_command_runs_streamlit_on_the_app_with_the_project_config_then_the_user_flags():
+    command = cli.lab_command(["--server.port", "8600"])
+    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
+    app = Path(command[4])
+    assert app.name == "app.py" and app.is_file()
+    flags = cli.config_flags(app.parent / ".streamlit" / "config.toml")
+    assert "--server.maxUploadSize=500" in flags and "--client.showErrorDetails=none" in flags
+    # the project's settings first, the forwarded arguments last (the last value of a flag wins in streamlit run)
+    assert command[5:] == [*flags, "--server.port", "8600"]
+
+
+def test_lab_help_does_not_start_streamlit(capsys):
+    assert cli.lab_main(["--help"]) == 0
+    assert "usage: calibration-lab" in capsys.readouterr().out
