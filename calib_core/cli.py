@@ -1,6 +1,4 @@
-"""Command line of Calibration Lab: the report CLI and the dashboard launcher.
-
-Two console commands (``pip install .``) and one module entry point:
+"""Command line of Calibration Lab: the report CLI.
 
 ``calibration-report FILE --out report.html [options]`` (also ``python -m calib_core report FILE ...``, SPEC §8)
     Writes the same self-contained HTML report as the dashboard's "report" download
@@ -15,21 +13,14 @@ Two console commands (``pip install .``) and one module entry point:
     loader's message — file, column, rows, what to do — and exits with code 2, never with a traceback; an unexpected
     internal error exits with code 1 (``--traceback`` shows it).
 
-``calibration-lab [STREAMLIT OPTIONS]``
-    Starts the dashboard: ``streamlit run`` on the installed ``app.py`` with the project's ``.streamlit/config.toml``
-    passed as command-line flags (so it applies from any working directory); further arguments are forwarded to
-    ``streamlit run``, e.g. ``calibration-lab --server.port 8600``.  This module never imports Streamlit: the launcher
-    replaces itself with ``python -m streamlit run …``.
+The dashboard's launcher, ``calibration-lab``, is :mod:`dashboard.launcher` (it runs Streamlit, which this
+package never imports).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.resources
-import os
-import subprocess
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -215,71 +206,3 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         )
         return EXIT_INTERNAL
     return EXIT_OK  # pragma: no cover
-
-
-# --- dashboard launcher -------------------------------------------------------------------------------------------
-
-#: The installed package that holds the dashboard (``app.py``, ``pages/``, ``dashboard/``, ``.streamlit/``);
-#: ``pyproject.toml`` maps the checkout's top-level files into it.
-DASHBOARD_PACKAGE = "calibration_lab"
-
-_LAB_USAGE = """usage: calibration-lab [STREAMLIT OPTIONS]
-
-Start the Calibration Lab dashboard (streamlit run on the installed app.py, with the project's
-.streamlit/config.toml applied as flags). Other arguments are passed on to 'streamlit run', e.g.
-  calibration-lab --server.port 8600 --server.address 127.0.0.1
-"""
-
-
-def find_app() -> Path:
-    """The dashboard's ``app.py``: next to this ``calib_core`` in a checkout, else in the installed package."""
-    checkout = Path(__file__).resolve().parent.parent / "app.py"
-    if checkout.is_file():
-        return checkout
-    try:
-        app = importlib.resources.files(DASHBOARD_PACKAGE) / "app.py"
-    except ModuleNotFoundError:
-        app = None
-    if app is None or not app.is_file():
-        raise FileNotFoundError(
-            f"the dashboard's app.py was found neither next to {Path(__file__).parent} nor in the package "
-            f"{DASHBOARD_PACKAGE!r}; reinstall with 'pip install calibration-lab' (or 'pip install .' in a checkout)"
-        )
-    return Path(str(app))
-
-
-def config_flags(config: Path) -> list[str]:
-    """``[server] headless = true`` in a Streamlit ``config.toml`` → ``["--server.headless=true", …]``."""
-    if not config.is_file():
-        return []
-    flags = []
-    for section, options in tomllib.loads(config.read_text(encoding="utf-8")).items():
-        for key, value in options.items():
-            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            flags.append(f"--{section}.{key}={text}")
-    return flags
-
-
-def lab_command(argv: Sequence[str] = ()) -> list[str]:
-    """The command that ``calibration-lab ARGS`` runs: config flags first, so that ``ARGS`` override them."""
-    app = find_app()
-    flags = config_flags(app.parent / ".streamlit" / "config.toml")
-    return [sys.executable, "-m", "streamlit", "run", str(app), *flags, *argv]
-
-
-def lab_main(argv: Sequence[str] | None = None) -> int:
-    """``calibration-lab``: replace this process by ``python -m streamlit run app.py`` (a child on Windows)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv in (["-h"], ["--help"]):
-        print(_LAB_USAGE)
-        return EXIT_OK
-    try:
-        command = lab_command(argv)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if os.name == "nt":  # pragma: no cover - no exec on Windows
-        return subprocess.call(command)
-    os.execv(command[0], command)  # pragma: no cover - does not return

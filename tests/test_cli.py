@@ -170,27 +170,3 @@ def test_calibration_report_entry_point_takes_the_report_arguments_at_the_top_le
         cli.report_main(["--help"])
     assert exc.value.code == 0 and "usage: calibration-report" in capsys.readouterr().out
 
-
-def test_config_flags_read_the_streamlit_config(tmp_path):
-    config = tmp_path / "config.toml"
-    config.write_text('[server]\nheadless = true\nmaxUploadSize = 500\nfileWatcherType = "none"\n'
-                      '[runner]\nmagicEnabled = false\n', encoding="utf-8")
-    assert cli.config_flags(config) == ["--server.headless=true", "--server.maxUploadSize=500",
-                                        "--server.fileWatcherType=none", "--runner.magicEnabled=false"]
-    assert cli.config_flags(tmp_path / "missing.toml") == []
-
-
-def test_lab_command_runs_streamlit_on_the_app_with_the_project_config_then_the_user_flags():
-    command = cli.lab_command(["--server.port", "8600"])
-    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
-    app = Path(command[4])
-    assert app.name == "app.py" and app.is_file()
-    flags = cli.config_flags(app.parent / ".streamlit" / "config.toml")
-    assert "--server.maxUploadSize=500" in flags and "--client.showErrorDetails=none" in flags
-    # the project's settings first, the forwarded arguments last (the last value of a flag wins in streamlit run)
-    assert command[5:] == [*flags, "--server.port", "8600"]
-
-
-def test_lab_help_does_not_start_streamlit(capsys):
-    assert cli.lab_main(["--help"]) == 0
-    assert "usage: calibration-lab" in capsys.readouterr().out

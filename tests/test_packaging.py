@@ -46,8 +46,8 @@ def test_pyproject_lists_every_package_of_the_checkout():
     """A new subpackage of calib_core (or of dashboard/) must be added to [tool.setuptools] packages."""
     setup = PYPROJECT["tool"]["setuptools"]
     expected = set(find_packages(str(REPO), include=["calib_core", "calib_core.*"]))
-    expected |= {"calibration_lab", "calibration_lab.pages"}
-    expected |= {f"calibration_lab.{name}" for name in find_packages(str(REPO), include=["dashboard", "dashboard.*"])}
+    expected |= {"calibration_lab", "calibration_lab.pages", "calibration_lab.dashboard"}
+    expected |= {f"calibration_lab.{name}" for name in find_packages(str(REPO), include=["dashboard.*"])}
     assert set(setup["packages"]) == expected
     for package, directory in setup["package-dir"].items():
         assert (REPO / directory).is_dir(), package
@@ -56,7 +56,10 @@ def test_pyproject_lists_every_package_of_the_checkout():
         ".streamlit/config.toml"
     ]
     scripts = PYPROJECT["project"]["scripts"]
-    assert scripts == {"calibration-lab": "calib_core.cli:lab_main", "calibration-report": "calib_core.cli:report_main"}
+    assert scripts == {
+        "calibration-lab": "calibration_lab.dashboard.launcher:main",
+        "calibration-report": "calib_core.cli:report_main",
+    }
 
 
 # --- fresh venv -----------------------------------------------------------------------------------------------------
