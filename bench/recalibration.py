@@ -103,8 +103,8 @@ def bench_ours(name: str, proto, d: dict, n: int, repeat: int) -> dict:
     cal = Gaussian(d["mu"][:n], d["sigma"][:n])
     test = Gaussian(d["mu"][n:], d["sigma"][n:])
     y_cal, x_cal, x_test = d["y"][:n], d["x"][:n], d["x"][n:]
-    t_fit, est = timed(lambda: clone(proto).fit(y_cal, cal, x_cal), repeat)
-    t_tr, out = timed(lambda: est.transform(test, x_test), repeat)
+    t_fit, est = timed(lambda: clone(proto).fit(cal, y_cal, features=x_cal), repeat)
+    t_tr, out = timed(lambda: est.transform(test, features=x_test), repeat)
     t_q, (lo, hi) = timed(lambda: out.interval(0.9), repeat)
     cover = float(np.mean((d["y"][n:] >= lo) & (d["y"][n:] <= hi)))
     return {"method": name, "library": "calib_core", "fit": t_fit, "transform": t_tr, "query": t_q, "cover90": cover}

@@ -146,7 +146,7 @@ def one_trial(task: tuple) -> list[dict]:
             if cal_proto is None:
                 d_out = d_te
             else:
-                d_out = clone(cal_proto).fit(ys[cal], d_cal).transform(d_te)
+                d_out = clone(cal_proto).fit(d_cal, ys[cal]).transform(d_te)
             rows.append(
                 {
                     "dataset": name,

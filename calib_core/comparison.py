@@ -143,9 +143,9 @@ def compare_calibrators(
                         dist = sub.dist
                     else:
                         fitset = pset.take(cal_rows)
-                        est = clone(cal).fit(fitset.y, fitset.dist if fitset.dist is not None else fitset.point,
-                                             fitset.features)
-                        dist = est.transform(base, sub.features)
+                        est = clone(cal).fit(fitset.dist if fitset.dist is not None else fitset.point, fitset.y,
+                                             features=fitset.features)
+                        dist = est.transform(base, features=sub.features)
                     test_rows_rel = np.flatnonzero(test_in_rows)
                     rr = RegressionRows(sub.y[test_rows_rel], dist.take(test_rows_rel), pit_seed=settings["seed"])
                     diagrams[model][name] = regression_diagrams(

@@ -180,10 +180,10 @@ def evaluate(
     prediction_set : PredictionSet
         A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
         the calibrators (read as means; see :mod:`calib_core.regression.calibrators`).  Feature
-        columns are passed as ``X`` (a DataFrame) to every ``fit``/``transform``.
+        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``.
     calibrators : mapping name → estimator, a sequence of estimators, or one estimator
-        Unfitted calibrators with ``fit(y, dist, X)`` / ``transform(dist, X)``; each is cloned per
-        trial.  ``None`` stands for the uncalibrated predictions.
+        Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
+        each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
     split : None, "column", "random", or an array
         ``None``: the ``split`` column when it has both ``cal`` and ``test`` rows, otherwise a random
         split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
@@ -239,8 +239,8 @@ def evaluate(
                     out = d_test
                 else:
                     est = clone(cal)
-                    est.fit(y_cal, d_cal, cal_set.features)
-                    out = est.transform(d_test, test_set.features)
+                    est.fit(d_cal, y_cal, features=cal_set.features)
+                    out = est.transform(d_test, features=test_set.features)
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
                 messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
                 continue

@@ -106,23 +106,23 @@ def test_regression_not_fitted_and_clone(cls):
     dist, y, X = _regression_data()
     est = _small(cls)
     with pytest.raises(NotFittedError, match="not fitted"):
-        est.transform(dist, X)
+        est.transform(dist, features=X)
     with pytest.raises(NotFittedError):
         check_is_fitted(est)
     c = clone(est)
     assert type(c) is cls and c.get_params() == est.get_params()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = est.fit(y, dist, X).transform(dist, X)
+        out = est.fit(dist, y, features=X).transform(dist, features=X)
     check_is_fitted(est)
     assert len(out) == len(y)
     fitted_clone = clone(est)
     assert fitted_clone.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
-        fitted_clone.transform(dist, X)
+        fitted_clone.transform(dist, features=X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        again = fitted_clone.fit(y, dist, X).transform(dist, X)
+        again = fitted_clone.fit(dist, y, features=X).transform(dist, features=X)
     np.testing.assert_allclose(again.mean(), out.mean())
     np.testing.assert_allclose(again.std(), out.std())
 
@@ -166,3 +166,17 @@ def test_classification_not_fitted_and_clone(cls):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(fitted_clone.fit(X, y).predict_proba(X), proba)
+
+
+def test_regression_calibrators_take_predictions_first():
+    """fit(dist, y, *, features=None) like scikit-learn's fit(X, y); the old (y, dist) order is refused."""
+    dist, y, X = _regression_data()
+    with pytest.raises(TypeError, match="fit\\(dist, y"):
+        rcal.StdScaling().fit(y, dist)
+    with pytest.raises(TypeError):
+        rcal.KMeansSigma().fit(dist, y, X)  # features are keyword-only
+    with pytest.raises(TypeError):
+        rcal.StdScaling().fit(dist, y).transform(dist, X)
+    a = rcal.KMeansSigma(n_clusters=2, n_init=1).fit_transform(dist, y, features=X)
+    b = rcal.KMeansSigma(n_clusters=2, n_init=1).fit(dist, y, features=X).transform(dist, features=X)
+    np.testing.assert_array_equal(a.std(), b.std())

@@ -214,7 +214,7 @@ def test_netcal_variance_scaling_factor_is_closed_form(case):
     except ImportError:
         return
     if hasattr(rcal, "StdScaling"):
-        fitted = rcal.StdScaling().fit(y, cc.Gaussian(mu, sigma))
+        fitted = rcal.StdScaling().fit(cc.Gaussian(mu, sigma), y)
         assert float(fitted.scale_) == pytest.approx(s, rel=REL)
 
 

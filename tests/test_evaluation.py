@@ -31,13 +31,13 @@ class Spy(rcal.RegressionCalibrator):
     def __init__(self, tag: str = "spy"):
         self.tag = tag
 
-    def fit(self, y, dist, X=None):
-        CALLS.append(("fit", np.asarray(X["row_id"]), np.asarray(y), np.asarray(dist.mean())))
-        self.inner_ = rcal.StdScaling().fit(y, dist)
+    def fit(self, dist, y, *, features=None):
+        CALLS.append(("fit", np.asarray(features["row_id"]), np.asarray(y), np.asarray(dist.mean())))
+        self.inner_ = rcal.StdScaling().fit(dist, y)
         return self
 
-    def transform(self, dist, X=None):
-        CALLS.append(("transform", np.asarray(X["row_id"]), None, np.asarray(dist.mean())))
+    def transform(self, dist, *, features=None):
+        CALLS.append(("transform", np.asarray(features["row_id"]), None, np.asarray(dist.mean())))
         return self.inner_.transform(dist)
 
 
@@ -128,7 +128,7 @@ def test_long_and_summary_tables():
     assert (res.summary["n_trials"] == 4).all()
     # the metric values are those of the metrics module on the same test rows
     sp = res.splits[0]
-    fitted = rcal.StdScaling().fit(pset.y[sp["cal"]], pset.dist.take(sp["cal"]))
+    fitted = rcal.StdScaling().fit(pset.dist.take(sp["cal"]), pset.y[sp["cal"]])
     out = fitted.transform(pset.dist.take(sp["test"]))
     row = long[(long.model == "m0") & (long.calibrator == "std") & (long.trial == 0)].set_index("metric")["value"]
     assert row["ence"] == pytest.approx(rm.ence(pset.y[sp["test"]], out))
@@ -164,7 +164,7 @@ def test_point_only_sets_and_failing_calibrators():
     assert set(res.long["calibrator"]) == {"const", "accrue"}
 
     class Broken(rcal.RegressionCalibrator):
-        def fit(self, y, dist, X=None):
+        def fit(self, dist, y, *, features=None):
             raise ValueError("boom")
 
     res = cc.evaluate(base, {"broken": Broken(), "std": rcal.StdScaling()})
@@ -201,10 +201,10 @@ def test_real_qm9_ensemble_validation_to_test():
         assert abs(w.loc[name, "coverage_90"] - 0.9) < abs(w.loc["none", "coverage_90"] - 0.9)
         assert w.loc[name, "calibration_rmse"] < w.loc["none", "calibration_rmse"]
     z_val = (val["y_true"] - val["mean"]) / val["std"]
-    std = rcal.StdScaling().fit(val["y_true"].to_numpy(), cc.Gaussian(val["mean"].to_numpy(), val["std"].to_numpy()))
+    std = rcal.StdScaling().fit(cc.Gaussian(val["mean"].to_numpy(), val["std"].to_numpy()), val["y_true"].to_numpy())
     assert std.scale_ == pytest.approx(np.sqrt(np.mean(z_val**2))) and 0.5 < std.scale_ < 0.62
     # peer: the published isotonic recalibration (written with 10 significant digits)
-    siso = rcal.SigmaIsotonic(on="var").fit(val["y_true"].to_numpy(), cc.Gaussian(val["mean"], val["std"]))
+    siso = rcal.SigmaIsotonic(on="var").fit(cc.Gaussian(val["mean"], val["std"]), val["y_true"].to_numpy())
     ours = siso.transform(cc.Gaussian(test["mean"].to_numpy(), test["std"].to_numpy())).std()
     assert_allclose(ours, theirs["std"].to_numpy(), rtol=2e-6)
     assert w.loc["siso", "ence"] == pytest.approx(rm.ence(theirs["y_true"], cc.Gaussian(theirs["mean"], theirs["std"])))

@@ -264,7 +264,7 @@ def test_parquet_of_metric_table_and_mixed_object_columns(regression_report):
 def test_calibrated_predictions_frame_and_loader_round_trip(regression_set):
     ps = regression_set
     cal = ps.take(ps.split == "cal")
-    dist = rcal.CRUDE().fit(cal.y, cal.dist).transform(ps.dist)
+    dist = rcal.CRUDE().fit(cal.dist, cal.y).transform(ps.dist)
     frame = export.calibrated_predictions_frame(ps, dist, calibrator="CRUDE")
     levels = [f"q{p:g}" for p in export.EXPORT_LEVELS]
     assert list(frame.columns) == ["row", "y", "mean", "std", *levels, "split", "calibrator"]

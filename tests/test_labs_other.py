@@ -104,7 +104,7 @@ def test_accrue_lab_reliability_term_helps_on_y(seed):
 
 def test_crps_only_sigma_is_accrue_with_beta_one():
     data = make_toy("G", 1000, 4)
-    est = CRPSOnlySigma().fit(data.y, data.f, data.x)
+    est = CRPSOnlySigma().fit(data.f, data.y, features=data.x)
     assert est.beta_ == 1.0
     assert est.cost_ == pytest.approx(est.crps_, rel=1e-12)
     g = cc.Gaussian(data.f, est.predict_sigma(data.x))

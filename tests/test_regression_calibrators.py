@@ -202,7 +202,7 @@ def compose_norm(m):
 def test_isotonic_map_passes_through_the_calibration_pits():
     """QR §3: on (c_(i), i/m) isotonic regression changes nothing; R(c_(i)) = i/m."""
     y, dist, _ = gaussian_data(300, seed=2)
-    cal = rcal.IsotonicRecalibration().fit(y, dist)
+    cal = rcal.IsotonicRecalibration().fit(dist, y)
     c = np.sort(dist.cdf(y))
     assert_allclose(cal.recalibration_map(c), np.arange(1, 301) / 300, atol=1e-12)
     assert cal.mapping_x_[0] == 0 and cal.mapping_y_[0] == 0
@@ -213,7 +213,7 @@ def test_isotonic_map_passes_through_the_calibration_pits():
 
 def test_truncation_point_and_end_point_option():
     y, dist, _ = gaussian_data(200, seed=3)
-    trunc = rcal.IsotonicRecalibration().fit(y, dist)
+    trunc = rcal.IsotonicRecalibration().fit(dist, y)
     z = (y - dist.mean()) / dist.std()
     c_max = stats.norm.cdf(z.max())
     assert_allclose(trunc.truncation_u_, c_max, rtol=1e-12)
@@ -226,7 +226,7 @@ def test_truncation_point_and_end_point_option():
     assert np.all(g.cdf(beyond) == 1.0) and np.all(np.isneginf(g.logpdf(beyond)))
     assert np.isinf(rm.nll(beyond, g))
     # with the (1, 1) end point: no truncation, finite likelihood everywhere
-    end = rcal.IsotonicRecalibration(add_endpoint=True).fit(y, dist)
+    end = rcal.IsotonicRecalibration(add_endpoint=True).fit(dist, y)
     assert end.truncation_u_ == 1.0
     assert np.all(np.isposinf(end.truncation_point(test)))
     ge = end.transform(test)
@@ -240,7 +240,7 @@ def test_truncation_point_and_end_point_option():
 def test_recalibrated_mean_qr_claim3_and_numerical_integration(add_endpoint):
     """QR claim 3: E[Y_iso] = μ − δσ, δ = (1/m)Σ_i (σ_(i+1)p_(i+1) − σ_(i)p_(i))/(c_(i+1) − c_(i))."""
     y, dist, _ = gaussian_data(150, seed=4)
-    cal = rcal.IsotonicRecalibration(add_endpoint=add_endpoint).fit(y, dist)
+    cal = rcal.IsotonicRecalibration(add_endpoint=add_endpoint).fit(dist, y)
     # the claim written out on the calibration rows: σ_(i)p_(i) = σ_i f(y_i) = φ(z_i), sorted by c
     mu, sd = dist.mean(), dist.std()
     c = dist.cdf(y)
@@ -282,7 +282,7 @@ def piecewise_integrals(cal: rcal.IsotonicRecalibration, one: cc.Gaussian) -> tu
 def test_piecewise_density_and_spike_ratio():
     """QR eq. 10: g = f/(m(c_(i+1) − c_(i))) on [F⁻¹(c_(i)), F⁻¹(c_(i+1))]; the spike ratio is its max."""
     y, dist, _ = gaussian_data(60, seed=5)
-    cal = rcal.IsotonicRecalibration(add_endpoint=True).fit(y, dist)
+    cal = rcal.IsotonicRecalibration(add_endpoint=True).fit(dist, y)
     c = np.concatenate([[0.0], np.sort(dist.cdf(y)), [1.0]])
     slopes = (1.0 / 61) / np.diff(c)
     assert_allclose(cal.spike_ratio_, slopes.max(), rtol=1e-9)
@@ -304,7 +304,7 @@ def test_piecewise_density_and_spike_ratio():
 
 def test_crude_is_algorithm_1():
     y, dist, _ = gaussian_data(333, seed=6, shift=0.3)
-    cal = rcal.CRUDE().fit(y, dist)
+    cal = rcal.CRUDE().fit(dist, y)
     z = np.sort((y - dist.mean()) / dist.std())
     assert_allclose(cal.z_sorted_, z)
     test = cc.Gaussian(np.array([1.0, 2.0]), np.array([0.5, 4.0]))
@@ -319,8 +319,8 @@ def test_crude_is_algorithm_1():
 def test_crude_intervals_equal_signed_split_conformal_when_L_plus_1_p_is_integer(coverage):
     """CRUDE §3.3: with L = 199 the (L + 1) ranks of signed conformal are integers and coincide."""
     y, dist, _ = gaussian_data(199, seed=7, miscal=1.3, shift=-0.4)
-    crude = rcal.CRUDE().fit(y, dist)
-    conf = rcal.SplitConformal(signed=True).fit(y, dist)
+    crude = rcal.CRUDE().fit(dist, y)
+    conf = rcal.SplitConformal(signed=True).fit(dist, y)
     test = cc.Gaussian(np.array([0.0, 5.0, -1.0]), np.array([1.0, 0.3, 2.0]))
     lo_a, hi_a = crude.interval(test, coverage)
     lo_b, hi_b = conf.interval(test, coverage)
@@ -336,8 +336,8 @@ def test_crude_and_conformal_ranks_differ_by_at_most_one(L, coverage):
     z = rng.normal(size=L)
     y = z.copy()
     dist = cc.Gaussian(np.zeros(L), np.ones(L))
-    crude = rcal.CRUDE().fit(y, dist)
-    conf = rcal.SplitConformal(signed=True).fit(y, dist)
+    crude = rcal.CRUDE().fit(dist, y)
+    conf = rcal.SplitConformal(signed=True).fit(dist, y)
     one = cc.Gaussian([0.0], [1.0])
     zs = np.sort(z)
     for got, ref in zip(crude.interval(one, coverage), conf.interval(one, coverage)):
@@ -349,7 +349,7 @@ def test_crude_and_conformal_ranks_differ_by_at_most_one(L, coverage):
 
 def test_symmetric_conformal_quantile_and_coverage():
     y, dist, _ = gaussian_data(999, seed=8, miscal=2.0)
-    conf = rcal.SplitConformal().fit(y, dist)
+    conf = rcal.SplitConformal().fit(dist, y)
     absz = np.sort(np.abs((y - dist.mean()) / dist.std()))
     lo, hi = conf.score_quantiles(0.9)
     assert hi == -lo == absz[int(np.ceil(1000 * 0.9)) - 1]
@@ -366,8 +366,8 @@ def test_symmetric_conformal_quantile_and_coverage():
 def test_kuleshov_on_a_gaussian_model_gives_crudes_quantiles():
     """R⁻¹(i/m) = c_(i) ⇒ Kuleshov's quantile at i/m is μ + σ·z_(i) = CRUDE's at (i − 1)/m."""
     y, dist, _ = gaussian_data(400, seed=10, miscal=1.5, shift=0.2)
-    kul = rcal.IsotonicRecalibration().fit(y, dist)
-    crude = rcal.CRUDE().fit(y, dist)
+    kul = rcal.IsotonicRecalibration().fit(dist, y)
+    crude = rcal.CRUDE().fit(dist, y)
     test = cc.Gaussian(np.array([0.0, 3.0]), np.array([1.0, 0.5]))
     i = np.arange(1, 401)
     qk = kul.transform(test).ppf((i / 400)[None, :])
@@ -388,7 +388,7 @@ def test_kuleshov_on_a_gaussian_model_gives_crudes_quantiles():
 
 def test_std_scaling_is_the_nll_minimiser():
     y, dist, _ = gaussian_data(400, seed=11, miscal=2.3)
-    cal = rcal.StdScaling().fit(y, dist)
+    cal = rcal.StdScaling().fit(dist, y)
     nll = lambda s: rm.nll(y, cc.Gaussian(dist.mean(), s * dist.std()))  # noqa: E731
     best = optimize.minimize_scalar(nll, bounds=(0.1, 10), method="bounded", options={"xatol": 1e-10})
     assert cal.scale_ == pytest.approx(best.x, rel=1e-6)
@@ -398,7 +398,7 @@ def test_std_scaling_is_the_nll_minimiser():
 
 def test_gaussian_shift_scale_is_the_mle_of_the_z_scores():
     y, dist, _ = gaussian_data(400, seed=12, miscal=0.7, shift=0.5)
-    cal = rcal.GaussianShiftScale().fit(y, dist)
+    cal = rcal.GaussianShiftScale().fit(dist, y)
     loc, scale = stats.norm.fit((y - dist.mean()) / dist.std())
     assert cal.shift_ == pytest.approx(loc) and cal.scale_ == pytest.approx(scale)
     out = cal.transform(dist)
@@ -411,7 +411,7 @@ def test_gaussian_shift_scale_is_the_mle_of_the_z_scores():
 def test_sigma_binning_maps_each_bin_to_its_rmse():
     y, dist, _ = gaussian_data(600, seed=13, miscal=1.8)
     for mode in ("rmse", "ratio"):
-        cal = rcal.SigmaBinning(n_bins=10, mode=mode).fit(y, dist)
+        cal = rcal.SigmaBinning(n_bins=10, mode=mode).fit(dist, y)
         b = cal.bin_index(dist.std())
         assert np.array_equal(np.bincount(b, minlength=10), np.full(10, 60))  # equal-count bins
         s_new = cal.transform(dist).std()
@@ -424,13 +424,13 @@ def test_sigma_binning_maps_each_bin_to_its_rmse():
 @pytest.mark.parametrize("on", ["var", "std"])
 def test_sigma_isotonic_preserves_block_mean_squared_error(on):
     y, dist, _ = gaussian_data(500, seed=14, miscal=1.5)
-    cal = rcal.SigmaIsotonic(on=on).fit(y, dist)
+    cal = rcal.SigmaIsotonic(on=on).fit(dist, y)
     s_new = cal.transform(dist).std()
     order = np.argsort(dist.std())
     assert np.all(np.diff(s_new[order]) >= -1e-12)  # monotone in σ
     assert np.mean(s_new**2) == pytest.approx(np.mean((y - dist.mean()) ** 2))  # PAVA keeps the mean
     # the two conventions share the PAVA blocks (σ ↦ σ² is monotone) and differ only between them
-    other = rcal.SigmaIsotonic(on="std" if on == "var" else "var").fit(y, dist)
+    other = rcal.SigmaIsotonic(on="std" if on == "var" else "var").fit(dist, y)
     assert_allclose(s_new, other.transform(dist).std(), rtol=1e-12)  # identical at calibration σ's
     s_mid = np.sqrt(0.5 * (np.sort(dist.std())[:-1] ** 2 + np.sort(dist.std())[1:] ** 2))
     mid = cc.Gaussian(np.zeros(s_mid.size), s_mid)
@@ -440,16 +440,16 @@ def test_sigma_isotonic_preserves_block_mean_squared_error(on):
 def test_constant_and_kmeans_sigma_from_point_predictions():
     y, dist, X = gaussian_data(400, seed=15)
     point = dist.mean()
-    const = rcal.ConstantSigma().fit(y, point)
+    const = rcal.ConstantSigma().fit(point, y)
     assert const.sigma_ == pytest.approx(np.sqrt(np.mean((y - point) ** 2)))
-    km1 = rcal.KMeansSigma(n_clusters=1).fit(y, point, X)
-    assert_allclose(km1.transform(point, X).std(), const.sigma_)
-    km = rcal.KMeansSigma(n_clusters=4).fit(y, point, X)
+    km1 = rcal.KMeansSigma(n_clusters=1).fit(point, y, features=X)
+    assert_allclose(km1.transform(point, features=X).std(), const.sigma_)
+    km = rcal.KMeansSigma(n_clusters=4).fit(point, y, features=X)
     lab = km.kmeans_.predict((X - km.center_) / km.scale_)
     for c in range(4):
         assert km.sigma_[c] == pytest.approx(np.sqrt(np.mean((y - point)[lab == c] ** 2)))
     with pytest.raises(ValueError, match="needs the feature matrix"):
-        rcal.KMeansSigma().fit(y, point)
+        rcal.KMeansSigma().fit(point, y)
 
 
 # =============================================================================================
@@ -531,7 +531,7 @@ def test_accrue_parametric_gradients_match_finite_differences():
 
 def _relative_sigma_error(name: str, model: str, seed: int = 0, **kw) -> float:
     data = make_toy(name, 2000, seed)
-    cal = rcal.ACCRUE(model=model, **kw).fit(data.y, data.f, data.x)  # point predictions = true mean
+    cal = rcal.ACCRUE(model=model, **kw).fit(data.f, data.y, features=data.x)  # point predictions = true mean
     lo, hi, d = toy_domain(name)
     grid = np.random.default_rng(99).uniform(lo, hi, size=(5000, d))
     truth = toy_sigma(name, grid)
@@ -554,8 +554,8 @@ def test_accrue_mlp_on_all_features_recovers_sigma():
 
 def test_accrue_literal_eq13_weight_is_rs_dominated():
     data = make_toy("G", 2000, 0)
-    lit = rcal.ACCRUE(rs_min="eq13").fit(data.y, data.f, data.x)
-    prac = rcal.ACCRUE().fit(data.y, data.f, data.x)
+    lit = rcal.ACCRUE(rs_min="eq13").fit(data.f, data.y, features=data.x)
+    prac = rcal.ACCRUE().fit(data.f, data.y, features=data.x)
     assert lit.beta_ < 1e-5 < 0.3 < prac.beta_ < 0.7
     assert lit.rs_min_ == pytest.approx(rcal.rs_min(2000))
     # literal eq. 13 ⇒ RS-only fit: it pushes RS below that of the true σ (1.6e-4 here, the sampling
@@ -567,7 +567,7 @@ def test_accrue_literal_eq13_weight_is_rs_dominated():
 
 def test_accrue_algorithm_1_degree_path():
     data = make_toy("Y", 2000, 1)
-    cal = rcal.ACCRUE(max_degree=10).fit(data.y, data.f, data.x)
+    cal = rcal.ACCRUE(max_degree=10).fit(data.f, data.y, features=data.x)
     degrees, costs = zip(*cal.history_)
     assert degrees[0] == 0 and list(degrees) == list(range(len(degrees)))
     assert np.all(np.diff(costs) < 0)  # each accepted degree lowers the cost
@@ -615,10 +615,10 @@ def test_every_calibrator_clones_and_feeds_every_diagnostic(name, kind):
     est = clone(ALL[name])
     assert est.get_params() == ALL[name].get_params()
     cal_idx, test_idx = np.arange(0, n, 2), np.arange(1, n, 2)
-    est.fit(y[cal_idx], base.take(cal_idx), X[cal_idx])
+    est.fit(base.take(cal_idx), y[cal_idx], features=X[cal_idx])
     assert not hasattr(ALL[name], "n_calibration_")  # the template stays unfitted
     assert est.n_calibration_ == cal_idx.size
-    out = est.transform(base.take(test_idx), X[test_idx])
+    out = est.transform(base.take(test_idx), features=X[test_idx])
     assert isinstance(out, cc.PredictiveDistribution) and len(out) == test_idx.size
     stats_ = rm.summary_statistics(rm.RegressionRows(y[test_idx], out))
     for key in ("calibration_rmse", "ence", "crps", "sharpness", "max_calibration_deviation", "coverage_90"):
@@ -631,10 +631,10 @@ def test_point_predictions_are_read_as_means():
     y, dist, X = gaussian_data(300, seed=21)
     point = dist.mean()
     for est in (rcal.ConstantSigma(), rcal.KMeansSigma(n_clusters=2), rcal.ACCRUE(max_degree=2)):
-        out = est.fit(y, point, X).transform(point, X)
+        out = est.fit(point, y, features=X).transform(point, features=X)
         assert_allclose(out.mean(), point)
     # σ-rescalers on points: σ ≡ 1, so std scaling gives the calibration RMSE as a constant σ
-    out = rcal.StdScaling().fit(y, point).transform(point)
+    out = rcal.StdScaling().fit(point, y).transform(point)
     assert_allclose(out.std(), np.sqrt(np.mean((y - point) ** 2)))
     with pytest.raises(NotFittedError, match="not fitted"):
         rcal.CRUDE().transform(dist)
@@ -650,7 +650,7 @@ def test_recalibrated_distributions_go_through_cc_diagnose(est):
     from calib_core.predictions import PredictionSet
 
     y, dist, _ = gaussian_data(400, seed=22)
-    out = clone(est).fit(y[:200], dist.take(np.arange(200))).transform(dist.take(np.arange(200, 400)))
+    out = clone(est).fit(dist.take(np.arange(200)), y[:200]).transform(dist.take(np.arange(200, 400)))
     rep = cc.diagnose(PredictionSet(task="regression", y=y[200:], dist=out), n_resamples=20, n_simulations=10)
     table = rep.table()
     assert np.all(np.isfinite(table["value"])) and np.all(np.isfinite(table["perfect"]))

@@ -105,7 +105,7 @@ def test_levi_true_sigma_has_low_ence(levi_result):
     rng = np.random.default_rng(2019)
     x = rng.uniform(0.1, 1.0, N_CAL)
     y = rng.normal(x, x)
-    assert rcal.StdScaling().fit(y, cc.Gaussian(x, x)).scale_ == pytest.approx(1.0, abs=3 / np.sqrt(2 * N_CAL))
+    assert rcal.StdScaling().fit(cc.Gaussian(x, x), y).scale_ == pytest.approx(1.0, abs=3 / np.sqrt(2 * N_CAL))
 
 
 # =============================================================================================
@@ -162,7 +162,7 @@ def test_levi_cauchy_forecaster_is_quantile_calibrated():
     assert abs(stats.spearmanr(gamma, np.abs(y)).statistic) < 0.03
     # Kuleshov's recalibration therefore has nothing to fix: R stays within the DKW band of identity
     yc = rng.standard_normal(n)
-    cal = rcal.IsotonicRecalibration().fit(yc, Cauchy(np.zeros(n), np.abs(rng.standard_normal(n))))
+    cal = rcal.IsotonicRecalibration().fit(Cauchy(np.zeros(n), np.abs(rng.standard_normal(n))), yc)
     u_grid = np.linspace(0, 1, 2001)
     assert np.max(np.abs(cal.recalibration_map(u_grid) - u_grid)) < dkw(n) + 1.0 / n
 

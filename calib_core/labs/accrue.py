@@ -116,8 +116,8 @@ def run_accrue(
     }
     sigma_test: dict[str, np.ndarray] = {}
     for name, est in estimators.items():
-        est.fit(train.y, train.f, train.x)
-        sigma_test[name] = est.transform(test.f, test.x).std()
+        est.fit(train.f, train.y, features=train.x)
+        sigma_test[name] = est.transform(test.f, features=test.x).std()
     rows, errors = [], {}
     for name in METHODS:
         s = sigma_test[name]
@@ -139,7 +139,7 @@ def run_accrue(
         X = x[:, None]
         curves = pd.DataFrame({"x": x, "true": toy_sigma(key, X)})
         for name, est in estimators.items():
-            curves[name] = est.transform(np.zeros(n_grid), X).std()
+            curves[name] = est.transform(np.zeros(n_grid), features=X).std()
     else:
         k = min(500, n_test)  # a scatter of 500 test points per method keeps the figure small
         curves = pd.DataFrame({"true": test.sigma[:k], **{m: sigma_test[m][:k] for m in METHODS}})

@@ -113,7 +113,7 @@ def run_isotonic(
     train, cal, test = np.split(np.arange(n), [n_train, n_train + n_cal])
     blr = BayesianLinearRegression(beta=1.0 / assumed_noise**2).fit(x[train], y[train])
     pred_cal, pred_test = blr.predict(x[cal]), blr.predict(x[test])
-    iso = IsotonicRecalibration(add_endpoint=add_endpoint).fit(y[cal], pred_cal)
+    iso = IsotonicRecalibration(add_endpoint=add_endpoint).fit(pred_cal, y[cal])
     recal_test = iso.transform(pred_test)
 
     star = blr.predict(np.array([float(x_star)]))

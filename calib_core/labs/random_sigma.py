@@ -119,8 +119,8 @@ def run_random_sigma(
         d_cal, d_test = Gaussian(x[cal], sigma[cal]), Gaussian(x[test], sigma[test])
         staged = {
             "raw": d_test,
-            "STD scaling": StdScaling().fit(y[cal], d_cal).transform(d_test),
-            "isotonic": IsotonicRecalibration().fit(y[cal], d_cal).transform(d_test),
+            "STD scaling": StdScaling().fit(d_cal, y[cal]).transform(d_test),
+            "isotonic": IsotonicRecalibration().fit(d_cal, y[cal]).transform(d_test),
         }
         for stage, dist in staged.items():
             dists[(model, stage)] = dist

@@ -127,9 +127,9 @@ def run_three_names(
     rng = np.random.default_rng(seed)
     y_cal, d_cal = simulate_forecasts(n_calibration, spread=spread, shift=shift, noise=noise, rng=rng)
     y_test, d_test = simulate_forecasts(n_test, spread=spread, shift=shift, noise=noise, rng=rng)
-    crude = rcal.CRUDE().fit(y_cal, d_cal)
-    conformal = rcal.SplitConformal(signed=True).fit(y_cal, d_cal)
-    kuleshov = rcal.IsotonicRecalibration().fit(y_cal, d_cal)
+    crude = rcal.CRUDE().fit(d_cal, y_cal)
+    conformal = rcal.SplitConformal(signed=True).fit(d_cal, y_cal)
+    kuleshov = rcal.IsotonicRecalibration().fit(d_cal, y_cal)
     z = crude.z_sorted_
     mu, sigma = d_test.mean(), d_test.std()
     intervals = {

@@ -1,8 +1,12 @@
 """Regression recalibrators (SPEC §4), scikit-learn style.
 
-Every calibrator has ``fit(y, dist, X=None)`` (on calibration rows) and ``transform(dist, X=None)``
-(on any rows) returning a :class:`~calib_core.distributions.PredictiveDistribution` that every
-diagnostic of :mod:`calib_core.regression.metrics` accepts; ``fit_transform`` does both.
+Every calibrator has ``fit(dist, y, *, features=None)`` (on calibration rows) and
+``transform(dist, *, features=None)`` (on any rows) returning a
+:class:`~calib_core.distributions.PredictiveDistribution` that every diagnostic of
+:mod:`calib_core.regression.metrics` accepts; ``fit_transform`` does both.  The order is
+scikit-learn's ``fit(X, y)``: the predictions ``dist`` are the inputs, the targets ``y`` second;
+``features`` are the optional per-row covariates (the ``x*`` columns) that :class:`KMeansSigma`
+and :class:`ACCRUE` need and the other calibrators ignore.
 Hyper-parameters are set in ``__init__`` only, fitted attributes end with an underscore, and
 ``sklearn.base.clone`` works.
 
@@ -11,7 +15,7 @@ Point predictions
 ``dist`` may be a predictive distribution **or a 1-D array of point predictions**.  An array is
 read as the predictive means with no uncertainty and wrapped as ``Gaussian(mean, 1)``: the
 calibrators that estimate σ from scratch (:class:`ConstantSigma`, :class:`KMeansSigma`,
-:class:`ACCRUE`) only use the means (plus the features ``X``), and the σ-rescaling calibrators
+:class:`ACCRUE`) only use the means (plus the ``features``), and the σ-rescaling calibrators
 then treat σ ≡ 1 (e.g. :class:`StdScaling` becomes a constant σ equal to the calibration RMSE).
 
 Notation (SPEC §2): μ and σ are ``dist.mean()`` and ``dist.std()``, ε = y − μ, z = ε/σ,
@@ -89,6 +93,11 @@ def as_distribution(dist: PredictiveDistribution | np.ndarray) -> PredictiveDist
 
 
 def _targets(y: Any, n: int) -> np.ndarray:
+    if isinstance(y, PredictiveDistribution):
+        raise TypeError(
+            "regression calibrators take fit(dist, y, *, features=None): predictions first, targets second "
+            "(the order of scikit-learn's fit(X, y)); got a predictive distribution as y"
+        )
     y = np.asarray(y, dtype=float)
     if y.ndim != 1 or y.shape[0] != n:
         raise ValueError(f"y must have shape ({n},), got {y.shape}")
@@ -97,20 +106,20 @@ def _targets(y: Any, n: int) -> np.ndarray:
     return y
 
 
-def _features(X: Any, n: int | None = None, required: bool = False, who: str = "") -> np.ndarray | None:
-    if X is None:
+def _features(features: Any, n: int | None = None, required: bool = False, who: str = "") -> np.ndarray | None:
+    if features is None:
         if required:
-            raise ValueError(f"{who} needs the feature matrix X (columns x*)")
+            raise ValueError(f"{who} needs the feature matrix (features=..., the x* columns)")
         return None
-    arr = np.asarray(X, dtype=float)
+    arr = np.asarray(features, dtype=float)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows × features), got shape {arr.shape}")
+        raise ValueError(f"features must be 2-D (rows × features), got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"X has {arr.shape[0]} rows but the predictions have {n}")
+        raise ValueError(f"features has {arr.shape[0]} rows but the predictions have {n}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError("X contains NaN or inf")
+        raise ValueError("features contains NaN or inf")
     return arr
 
 
@@ -123,26 +132,31 @@ def _mu_sigma(dist: PredictiveDistribution) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RegressionCalibrator(BaseEstimator):
-    """Base class: ``fit(y, dist, X=None)``, ``transform(dist, X=None)``, ``fit_transform``.
+    """Base class: ``fit(dist, y, *, features=None)``, ``transform(dist, *, features=None)``, ``fit_transform``.
 
-    ``uses_features`` is True for calibrators that read ``X`` (they raise without it).
+    The scikit-learn order ``fit(X, y)``: the model's predictions ``dist`` play the role of X (inputs first),
+    the targets ``y`` come second.  ``features`` are optional per-row covariates (the ``x*`` columns, an
+    (N, d) array or DataFrame) read only by the calibrators with ``uses_features = True`` (:class:`KMeansSigma`,
+    :class:`ACCRUE`), which raise without them; the others ignore them.
     """
 
     uses_features: bool = False
 
-    def fit(self, y: np.ndarray, dist: PredictiveDistribution | np.ndarray, X: Any = None) -> RegressionCalibrator:
-        """Fit on calibration rows: targets y (N,), predictions ``dist`` (N rows or point array), features X."""
+    def fit(
+        self, dist: PredictiveDistribution | np.ndarray, y: np.ndarray, *, features: Any = None
+    ) -> RegressionCalibrator:
+        """Fit on calibration rows: predictions ``dist`` (N rows or point array), targets y (N,), features."""
         raise NotImplementedError  # pragma: no cover
 
-    def transform(self, dist: PredictiveDistribution | np.ndarray, X: Any = None) -> PredictiveDistribution:
-        """The recalibrated predictive distribution of the rows of ``dist`` (features X when used)."""
+    def transform(self, dist: PredictiveDistribution | np.ndarray, *, features: Any = None) -> PredictiveDistribution:
+        """The recalibrated predictive distribution of the rows of ``dist`` (``features`` when used)."""
         raise NotImplementedError  # pragma: no cover
 
     def fit_transform(
-        self, y: np.ndarray, dist: PredictiveDistribution | np.ndarray, X: Any = None
+        self, dist: PredictiveDistribution | np.ndarray, y: np.ndarray, *, features: Any = None
     ) -> PredictiveDistribution:
-        """``fit(y, dist, X)`` then ``transform(dist, X)`` on the same rows."""
-        return self.fit(y, dist, X).transform(dist, X)
+        """``fit(dist, y, features=features)`` then ``transform(dist, features=features)`` on the same rows."""
+        return self.fit(dist, y, features=features).transform(dist, features=features)
 
     def _check_fitted(self, attr: str) -> None:
         """Raise ``sklearn.exceptions.NotFittedError`` unless the fitted attribute ``attr`` exists."""
@@ -162,7 +176,7 @@ class StdScaling(RegressionCalibrator):
     Fitted attribute: ``scale_`` (s).  ``transform`` returns ``Gaussian(μ, s·σ)``.
     """
 
-    def fit(self, y, dist, X=None) -> StdScaling:
+    def fit(self, dist, y, *, features=None) -> StdScaling:
         """s = sqrt(mean(z²)), z = (y − μ)/σ (Levi eq. 12)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -172,7 +186,7 @@ class StdScaling(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, s·σ)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -186,7 +200,7 @@ class GaussianShiftScale(RegressionCalibrator):
     m = mean(z), s = std(z) (ddof = 0).  Fitted attributes: ``shift_`` (m), ``scale_`` (s).
     """
 
-    def fit(self, y, dist, X=None) -> GaussianShiftScale:
+    def fit(self, dist, y, *, features=None) -> GaussianShiftScale:
         """m = mean(z), s = std(z) (ddof 0): the Gaussian MLE of the calibration z-scores."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -197,7 +211,7 @@ class GaussianShiftScale(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ + m·σ, s·σ)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -244,7 +258,7 @@ class IsotonicRecalibration(RegressionCalibrator):
         self.randomize_pit = randomize_pit
         self.random_state = random_state
 
-    def fit(self, y, dist, X=None) -> IsotonicRecalibration:
+    def fit(self, dist, y, *, features=None) -> IsotonicRecalibration:
         """Isotonic fit of (u_i, #{u_j ≤ u_i}/m) (or /(m + 1) with the (1, 1) end point), u = F(y)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -268,7 +282,7 @@ class IsotonicRecalibration(RegressionCalibrator):
         self.n_calibration_ = int(m)
         return self
 
-    def transform(self, dist, X=None) -> IsotonicRecalibrated:
+    def transform(self, dist, *, features=None) -> IsotonicRecalibrated:
         """IsotonicRecalibrated(dist, R): CDF R∘F, quantiles F⁻¹∘R⁻¹, density R'(F)·f (QR eq. 10)."""
         self._check_fitted("mapping_x_")
         return IsotonicRecalibrated(as_distribution(dist), (self.mapping_x_, self.mapping_y_))
@@ -307,7 +321,7 @@ class CRUDE(RegressionCalibrator):
     Fitted attribute: ``z_sorted_`` (Ẑ).
     """
 
-    def fit(self, y, dist, X=None) -> CRUDE:
+    def fit(self, dist, y, *, features=None) -> CRUDE:
         """Ẑ = sorted (y − μ)/σ on the calibration rows (CRUDE Algorithm 1)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -316,7 +330,7 @@ class CRUDE(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> ShapeScale:
+    def transform(self, dist, *, features=None) -> ShapeScale:
         """ShapeScale(μ, σ, Ẑ): quantiles μ + σ·Ẑ[int(p·L)]."""
         self._check_fitted("z_sorted_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -352,7 +366,7 @@ class SplitConformal(RegressionCalibrator):
     def __init__(self, *, signed: bool = False):
         self.signed = signed
 
-    def fit(self, y, dist, X=None) -> SplitConformal:
+    def fit(self, dist, y, *, features=None) -> SplitConformal:
         """Sorted scores z (signed) or |z| (symmetric) of the calibration rows."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -367,7 +381,7 @@ class SplitConformal(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> ShapeScale:
+    def transform(self, dist, *, features=None) -> ShapeScale:
         """ShapeScale(μ, σ, Ẑ) with Ẑ the sorted z (signed) or the symmetrised ±|z| (see the class docstring)."""
         self._check_fitted("scores_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -424,7 +438,7 @@ class SigmaBinning(RegressionCalibrator):
         self.n_bins = n_bins
         self.mode = mode
 
-    def fit(self, y, dist, X=None) -> SigmaBinning:
+    def fit(self, dist, y, *, features=None) -> SigmaBinning:
         """Equal-count σ-bins; per bin RMSE_j = sqrt(mean ε²) and RMV_j = sqrt(mean σ²) (Levi §3.1)."""
         if self.mode not in ("rmse", "ratio"):
             raise ValueError(f"mode must be 'rmse' or 'ratio', got {self.mode!r}")
@@ -454,7 +468,7 @@ class SigmaBinning(RegressionCalibrator):
         edges = np.concatenate([[-np.inf], self.edges_, [np.inf]])
         return bins_from_edges(np.asarray(sigma, dtype=float), edges, closed="right")
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, RMSE_j) (mode "rmse") or Gaussian(μ, σ·RMSE_j/RMV_j) (mode "ratio"), j the σ-bin."""
         self._check_fitted("edges_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -488,7 +502,7 @@ class SigmaIsotonic(RegressionCalibrator):
             return sigma
         raise ValueError(f"on must be 'var' or 'std', got {self.on!r}")
 
-    def fit(self, y, dist, X=None) -> SigmaIsotonic:
+    def fit(self, dist, y, *, features=None) -> SigmaIsotonic:
         """Isotonic (PAVA) regression of ε² on σ² (or σ)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -501,7 +515,7 @@ class SigmaIsotonic(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, sqrt(iso(σ²)))."""
         self._check_fitted("isotonic_")
         mu, sigma = _mu_sigma(as_distribution(dist))
@@ -520,7 +534,7 @@ class ConstantSigma(RegressionCalibrator):
     Uses only the predictive means, so it works from point predictions.  Fitted: ``sigma_``.
     """
 
-    def fit(self, y, dist, X=None) -> ConstantSigma:
+    def fit(self, dist, y, *, features=None) -> ConstantSigma:
         """σ = sqrt(mean ε²) over the calibration rows."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
@@ -529,7 +543,7 @@ class ConstantSigma(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, σ) with the same σ for every row."""
         self._check_fitted("sigma_")
         mu = np.asarray(as_distribution(dist).mean(), dtype=float)
@@ -541,7 +555,7 @@ class KMeansSigma(RegressionCalibrator):
 
     Features are standardised (``standardize=True``) before ``sklearn.cluster.KMeans``; the σ of
     cluster c is sqrt(mean ε²) over its calibration rows (aggregated with the binning engine's
-    ``bin_sums``).  Needs ``X``; uses only the means of ``dist``.
+    ``bin_sums``).  Needs ``features``; uses only the means of ``dist``.
 
     Fitted attributes: ``kmeans_``, ``sigma_`` (per cluster), ``center_``/``scale_`` (standardiser).
     """
@@ -557,11 +571,11 @@ class KMeansSigma(RegressionCalibrator):
     def _scaled(self, X: np.ndarray) -> np.ndarray:
         return (X - self.center_) / self.scale_
 
-    def fit(self, y, dist, X=None) -> KMeansSigma:
+    def fit(self, dist, y, *, features=None) -> KMeansSigma:
         """k-means on the standardised features; σ_c = sqrt(mean ε²) per cluster."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
-        X = _features(X, len(d), required=True, who="KMeansSigma")
+        X = _features(features, len(d), required=True, who="KMeansSigma")
         if self.standardize:
             self.center_ = X.mean(axis=0)
             sd = X.std(axis=0)
@@ -582,11 +596,11 @@ class KMeansSigma(RegressionCalibrator):
         self.n_calibration_ = int(y.size)
         return self
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, σ_c) with c the nearest cluster centre of each row."""
         self._check_fitted("sigma_")
         d = as_distribution(dist)
-        X = _features(X, len(d), required=True, who="KMeansSigma")
+        X = _features(features, len(d), required=True, who="KMeansSigma")
         with threadpool_limits(limits=1):
             labels = self.kmeans_.predict(self._scaled(X))
         return Gaussian(np.asarray(d.mean(), dtype=float), self.sigma_[labels])
@@ -738,7 +752,7 @@ class ACCRUE(RegressionCalibrator):
       and the cost is the reliability score alone in practice (slower, and less accurate on the
       toy sets: see the tests and the README).
 
-    Works from point predictions plus features: only ε = y − dist.mean() and X are used;
+    Works from point predictions plus features: only ε = y − dist.mean() and the ``features`` are used;
     ``transform`` returns ``Gaussian(μ, σ(x))``.
 
     Models of σ(x), fitted with L-BFGS on the analytic gradient of :func:`accrue_objective`
@@ -791,12 +805,12 @@ class ACCRUE(RegressionCalibrator):
         self.random_state = random_state
 
     # -- feature handling --------------------------------------------------------------------
-    def _column(self, X: Any) -> np.ndarray:
+    def _column(self, features: Any) -> np.ndarray:
         if isinstance(self.feature, str):
-            if not hasattr(X, "columns"):
-                raise ValueError(f"feature={self.feature!r} is a column name but X has no columns")
-            return np.asarray(X[self.feature], dtype=float)
-        arr = _features(X, required=True, who="ACCRUE")
+            if not hasattr(features, "columns"):
+                raise ValueError(f"feature={self.feature!r} is a column name but the features have no columns")
+            return np.asarray(features[self.feature], dtype=float)
+        arr = _features(features, required=True, who="ACCRUE")
         return arr[:, int(self.feature)]
 
     def _t(self, x: np.ndarray) -> np.ndarray:
@@ -805,14 +819,14 @@ class ACCRUE(RegressionCalibrator):
         return 2.0 * (np.clip(x, lo, hi) - lo) / span - 1.0
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, y, dist, X=None) -> ACCRUE:
+    def fit(self, dist, y, *, features=None) -> ACCRUE:
         """Minimise β·mean CRPS + (1 − β)·RS over the σ(x) model (ACCRUE eqs. 11–13; see the class docstring)."""
         if self.rs_min not in ("eq13", "practical"):
             raise ValueError(f"rs_min must be 'eq13' or 'practical', got {self.rs_min!r}")
         d = as_distribution(dist)
         y = _targets(y, len(d))
-        if X is None:
-            raise ValueError("ACCRUE needs the feature matrix X (columns x*)")
+        if features is None:
+            raise ValueError("ACCRUE needs the feature matrix (features=..., the x* columns)")
         eps = y - np.asarray(d.mean(), dtype=float)
         n = eps.size
         self.crps_min_ = crps_min(eps)
@@ -826,9 +840,9 @@ class ACCRUE(RegressionCalibrator):
         # L-BFGS-B's small dense updates are much slower with a multi-threaded BLAS (contention)
         with threadpool_limits(limits=1, user_api="blas"):
             if self.model == "polynomial":
-                self._fit_polynomial(eps, self._column(X), s0)
+                self._fit_polynomial(eps, self._column(features), s0)
             else:
-                self._fit_mlp(eps, _features(X, n, required=True, who="ACCRUE"), s0)
+                self._fit_mlp(eps, _features(features, n, required=True, who="ACCRUE"), s0)
         sig = self._sigma_train
         self.cost_, _, self.crps_, self.rs_ = accrue_objective(eps, sig, self.beta_)
         del self._sigma_train
@@ -907,21 +921,21 @@ class ACCRUE(RegressionCalibrator):
         self._sigma_train = np.exp(_mlp_forward(self.params_, Xs)[0])
 
     # -- prediction --------------------------------------------------------------------------
-    def predict_sigma(self, X: Any) -> np.ndarray:
-        """σ(x) for the rows of X."""
+    def predict_sigma(self, features: Any) -> np.ndarray:
+        """σ(x) for the rows of ``features``: |p(t)| (polynomial) or exp(vᵀtanh(W x̃ + c) + b) (mlp)."""
         self._check_fitted("beta_")
         if self.model == "polynomial":
-            t = self._t(self._column(X))
+            t = self._t(self._column(features))
             floor = 1e-9 * abs(float(self.coef_[0])) if self.coef_[0] != 0 else 1e-300
             return np.maximum(np.abs(np.polynomial.chebyshev.chebvander(t, self.coef_.size - 1) @ self.coef_), floor)
-        Xa = _features(X, required=True, who="ACCRUE")
+        Xa = _features(features, required=True, who="ACCRUE")
         Xs = (Xa - self.center_) / self.scale_
         return np.exp(_mlp_forward(self.params_, Xs)[0])
 
-    def transform(self, dist, X=None) -> Gaussian:
+    def transform(self, dist, *, features=None) -> Gaussian:
         """Gaussian(μ, σ(x))."""
         self._check_fitted("beta_")
         d = as_distribution(dist)
-        if X is None:
-            raise ValueError("ACCRUE needs the feature matrix X (columns x*)")
-        return Gaussian(np.asarray(d.mean(), dtype=float), self.predict_sigma(X))
+        if features is None:
+            raise ValueError("ACCRUE needs the feature matrix (features=..., the x* columns)")
+        return Gaussian(np.asarray(d.mean(), dtype=float), self.predict_sigma(features))
