@@ -729,6 +729,7 @@ def per_class_reliability(
     strategy: Strategy = "uniform",
     closed: Closed = "right",
 ) -> pd.DataFrame:
-    """Per-class (one-vs-rest) reliability: for every class k, the table of :func:`reliability_table`
-    binning p_ik against 1[y_i = k], stacked with a leading ``class`` column (K·M rows)."""
+    """Per-class (one-vs-rest) reliability (Zadrozny & Elkan 2002; the bins of Kull et al. 2019's class-wise
+    ECE): for every class k, the table of :func:`reliability_table` binning p_ik against 1[y_i = k]
+    (freq_{B_km}(y = k) vs mean_{B_km}(p_k)), stacked with a leading ``class`` column (K·M rows)."""
     return _rows(labels, probs, n_bins, strategy, closed).per_class_reliability()

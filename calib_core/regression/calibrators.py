@@ -149,7 +149,7 @@ class RegressionCalibrator(BaseEstimator):
         raise NotImplementedError  # pragma: no cover
 
     def transform(self, dist: PredictiveDistribution | np.ndarray, *, features: Any = None) -> PredictiveDistribution:
-        """The recalibrated predictive distribution of the rows of ``dist`` (``features`` when used)."""
+        """The recalibrated predictive distribution of the rows of ``dist`` (``features`` when used; SPEC §4)."""
         raise NotImplementedError  # pragma: no cover
 
     def fit_transform(
@@ -187,7 +187,7 @@ class StdScaling(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, s·σ)."""
+        """Gaussian(μ, s·σ) (Levi et al. 2019, STD scaling)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return Gaussian(mu, self.scale_ * sigma)
@@ -201,7 +201,7 @@ class GaussianShiftScale(RegressionCalibrator):
     """
 
     def fit(self, dist, y, *, features=None) -> GaussianShiftScale:
-        """m = mean(z), s = std(z) (ddof 0): the Gaussian MLE of the calibration z-scores."""
+        """m = mean(z), s = std(z) (ddof 0): the Gaussian MLE of the calibration z-scores (CRUDE's baseline)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -212,7 +212,7 @@ class GaussianShiftScale(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ + m·σ, s·σ)."""
+        """Gaussian(μ + m·σ, s·σ) (Gaussian MLE with shift, Zelikman et al.)."""
         self._check_fitted("scale_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return Gaussian(mu + self.shift_ * sigma, self.scale_ * sigma)
@@ -259,7 +259,8 @@ class IsotonicRecalibration(RegressionCalibrator):
         self.random_state = random_state
 
     def fit(self, dist, y, *, features=None) -> IsotonicRecalibration:
-        """Isotonic fit of (u_i, #{u_j ≤ u_i}/m) (or /(m + 1) with the (1, 1) end point), u = F(y)."""
+        """Isotonic fit of (u_i, #{u_j ≤ u_i}/m) (or /(m + 1) with the (1, 1) end point), u = F(y)
+        (Kuleshov et al. 2018; the end point from Utpala & Rai, QR §3)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         u = np.clip(rm.pit(y, d, randomize=self.randomize_pit, seed=self.random_state), 0.0, 1.0)
@@ -331,7 +332,7 @@ class CRUDE(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> ShapeScale:
-        """ShapeScale(μ, σ, Ẑ): quantiles μ + σ·Ẑ[int(p·L)]."""
+        """ShapeScale(μ, σ, Ẑ): quantiles μ + σ·Ẑ[int(p·L)] (CRUDE Algorithm 1)."""
         self._check_fitted("z_sorted_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return ShapeScale(mu, sigma, self.z_sorted_, assume_sorted=True)
@@ -367,7 +368,8 @@ class SplitConformal(RegressionCalibrator):
         self.signed = signed
 
     def fit(self, dist, y, *, features=None) -> SplitConformal:
-        """Sorted scores z (signed) or |z| (symmetric) of the calibration rows."""
+        """Sorted scores z (signed; Linusson et al. 2014) or |z| (symmetric; Papadopoulos 2008) of the
+        calibration rows."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -382,7 +384,7 @@ class SplitConformal(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> ShapeScale:
-        """ShapeScale(μ, σ, Ẑ) with Ẑ the sorted z (signed) or the symmetrised ±|z| (see the class docstring)."""
+        """ShapeScale(μ, σ, Ẑ), Ẑ the sorted z (signed) or the symmetrised ±|z| (split conformal; class docstring)."""
         self._check_fitted("scores_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         return ShapeScale(mu, sigma, self.z_sorted_, assume_sorted=True)
@@ -469,7 +471,7 @@ class SigmaBinning(RegressionCalibrator):
         return bins_from_edges(np.asarray(sigma, dtype=float), edges, closed="right")
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, RMSE_j) (mode "rmse") or Gaussian(μ, σ·RMSE_j/RMV_j) (mode "ratio"), j the σ-bin."""
+        """Gaussian(μ, RMSE_j) ("rmse") or Gaussian(μ, σ·RMSE_j/RMV_j) ("ratio"), j the σ-bin (Levi §3.1)."""
         self._check_fitted("edges_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         b = self.bin_index(sigma)
@@ -503,7 +505,7 @@ class SigmaIsotonic(RegressionCalibrator):
         raise ValueError(f"on must be 'var' or 'std', got {self.on!r}")
 
     def fit(self, dist, y, *, features=None) -> SigmaIsotonic:
-        """Isotonic (PAVA) regression of ε² on σ² (or σ)."""
+        """Isotonic (PAVA) regression of ε² on σ² (or σ) (Levi et al. 2019 §3.1; Busk et al. 2022)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         mu, sigma = _mu_sigma(d)
@@ -516,7 +518,7 @@ class SigmaIsotonic(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, sqrt(iso(σ²)))."""
+        """Gaussian(μ, sqrt(iso(σ²))) (σ-isotonic, Levi et al. 2019 §3.1)."""
         self._check_fitted("isotonic_")
         mu, sigma = _mu_sigma(as_distribution(dist))
         var = np.maximum(self.isotonic_.predict(self._x(sigma)), self.floor_)
@@ -535,7 +537,7 @@ class ConstantSigma(RegressionCalibrator):
     """
 
     def fit(self, dist, y, *, features=None) -> ConstantSigma:
-        """σ = sqrt(mean ε²) over the calibration rows."""
+        """σ = sqrt(mean ε²) over the calibration rows (ACCRUE Table 1's constant-σ baseline)."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         eps = y - np.asarray(d.mean(), dtype=float)
@@ -544,7 +546,7 @@ class ConstantSigma(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, σ) with the same σ for every row."""
+        """Gaussian(μ, σ) with the same σ for every row (constant-σ baseline, ACCRUE Table 1)."""
         self._check_fitted("sigma_")
         mu = np.asarray(as_distribution(dist).mean(), dtype=float)
         return Gaussian(mu, np.full(mu.shape, self.sigma_))
@@ -572,7 +574,7 @@ class KMeansSigma(RegressionCalibrator):
         return (X - self.center_) / self.scale_
 
     def fit(self, dist, y, *, features=None) -> KMeansSigma:
-        """k-means on the standardised features; σ_c = sqrt(mean ε²) per cluster."""
+        """k-means on the standardised features; σ_c = sqrt(mean ε²) per cluster (ACCRUE Table 1, "KM")."""
         d = as_distribution(dist)
         y = _targets(y, len(d))
         X = _features(features, len(d), required=True, who="KMeansSigma")
@@ -597,7 +599,7 @@ class KMeansSigma(RegressionCalibrator):
         return self
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, σ_c) with c the nearest cluster centre of each row."""
+        """Gaussian(μ, σ_c) with c the nearest cluster centre of each row (ACCRUE Table 1, "KM")."""
         self._check_fitted("sigma_")
         d = as_distribution(dist)
         X = _features(features, len(d), required=True, who="KMeansSigma")
@@ -922,7 +924,8 @@ class ACCRUE(RegressionCalibrator):
 
     # -- prediction --------------------------------------------------------------------------
     def predict_sigma(self, features: Any) -> np.ndarray:
-        """σ(x) for the rows of ``features``: |p(t)| (polynomial) or exp(vᵀtanh(W x̃ + c) + b) (mlp)."""
+        """σ(x) for the rows of ``features`` (ACCRUE, Camporeale & Carè): |p(t)| with p the fitted Chebyshev
+        polynomial (``model="polynomial"``) or exp(vᵀtanh(W x̃ + c) + b) (``model="mlp"``)."""
         self._check_fitted("beta_")
         if self.model == "polynomial":
             t = self._t(self._column(features))
@@ -933,7 +936,7 @@ class ACCRUE(RegressionCalibrator):
         return np.exp(_mlp_forward(self.params_, Xs)[0])
 
     def transform(self, dist, *, features=None) -> Gaussian:
-        """Gaussian(μ, σ(x))."""
+        """Gaussian(μ, σ(x)) with σ(x) from :meth:`predict_sigma` (Camporeale & Carè, ACCRUE)."""
         self._check_fitted("beta_")
         d = as_distribution(dist)
         if features is None:

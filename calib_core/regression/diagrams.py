@@ -48,6 +48,7 @@ def calibration_curve_table(
 ) -> pd.DataFrame:
     """Observed vs expected quantile levels with the consistency band of a calibrated forecaster.
 
+    p̂_j = mean_i 1[u_i ≤ p_j], u_i = F_i(y_i) the PIT (Kuleshov et al. 2018, the quantile calibration curve).
     Under perfect calibration N·p̂_j ~ Binomial(N, p_j); the band is its central ``band`` range / N.
     """
     levels = np.asarray(levels, dtype=float)
@@ -120,7 +121,8 @@ def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.nd
 
 
 def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFrame:
-    """PIT histogram on [0, 1] with density (uniform reference = 1)."""
+    """PIT histogram on [0, 1]: u_i = F_i(y_i), density count_b/(N·width_b), uniform (= 1) under calibration
+    (Dawid 1984; Gneiting, Balabdaoui & Raftery 2007 §3.1)."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
     dens = cnt / (rows.n * np.diff(edges))
@@ -128,7 +130,8 @@ def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFra
 
 
 def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
-    """Histogram of z = ε/σ on [−L, L] against the N(0, 1) density.
+    """Histogram of the standardised errors z = (y − μ)/σ on [−L, L] against the N(0, 1) density φ(z),
+    their distribution for a calibrated Gaussian forecaster (Levi et al. 2019 §3; Pernot 2022).
 
     L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
     """
@@ -166,14 +169,16 @@ def _abs_quantile_of_sorted(z_sorted: np.ndarray, q: float) -> float:
 
 
 def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
-    """Normal Q-Q points: Φ⁻¹((i − ½)/N) against the sorted z, thinned to ≤ ``max_points``."""
+    """Normal Q-Q points of the standardised errors (Wilk & Gnanadesikan 1968): Φ⁻¹((i − ½)/N) against the
+    i-th smallest z = (y − μ)/σ, thinned to ≤ ``max_points``; on the diagonal for z ~ N(0, 1)."""
     n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
     return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
 
 def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
-    """Nominal vs observed coverage, mean width and interval score of the central intervals."""
+    """Nominal vs observed coverage, mean width and interval score of the central intervals [l, u]:
+    IS_α = (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊, α = 1 − c (Gneiting & Raftery 2007, §6.2)."""
     return interval_table(rows, rows.dist, coverages=coverages)
 
 

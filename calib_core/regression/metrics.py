@@ -723,7 +723,8 @@ def mean_absolute_calibration_error(
     levels: np.ndarray = DEFAULT_LEVELS,
     prop_type: PropType = "quantile",
 ) -> float:
-    """mean_j |p̂_j − p_j| over the level grid (uncertainty-toolbox's MACE with its levels)."""
+    """Mean absolute calibration error: mean_j |p̂_j − p_j| over the level grid, p̂_j as in
+    :func:`calibration_curve` (Chung et al. 2021, Uncertainty Toolbox's MACE with its levels)."""
     p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return float(np.mean(np.abs(ph - p)))
 
@@ -742,7 +743,8 @@ def miscalibration_area(
     levels: np.ndarray | None = None,
     prop_type: PropType = "quantile",
 ) -> float:
-    """Area between the calibration curve and the diagonal.
+    """Miscalibration area between the calibration curve and the diagonal (Chung et al. 2021, Uncertainty
+    Toolbox; the curve of Kuleshov et al. 2018).
 
     ``levels=None`` (default): the exact area ∫₀¹ |ECDF_u(p) − p| dp of the PIT ECDF (no grid).
     With a grid of levels: the area between the piecewise-linear curve through (p_j, p̂_j) and the
@@ -798,7 +800,8 @@ def pit_entropy(y: np.ndarray, dist: PredictiveDistribution) -> float:
 
 
 def interval_coverage(y: np.ndarray, dist: PredictiveDistribution, *, coverage: float = 0.9) -> float:
-    """PICP: fraction of targets inside the central interval [F⁻¹((1−c)/2), F⁻¹((1+c)/2)]."""
+    """Observed coverage (PICP) of the central prediction interval of nominal coverage c = 1 − α
+    (Gneiting & Raftery 2007, §6.2): mean_i 1[F_i⁻¹((1−c)/2) ≤ y_i ≤ F_i⁻¹((1+c)/2)]; c for a calibrated model."""
     return _stat_intervals(_rows(y, dist), None, [coverage])[f"coverage_{100 * coverage:g}"]
 
 
