@@ -25,7 +25,7 @@ from .display import (
     number_table,
     show_metric_table,
 )
-from .labs import LabPage, lab_index
+from .labs import LabPage, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
 from .state import (
     DEFAULT_CLASSIFICATION_EXAMPLE,
@@ -54,6 +54,6 @@ __all__ = [
     "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "content_token",
     "current_data", "data_caption", "diagnose_cached", "export_row", "figure", "filter_controls", "init_state",
     "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
-    "persistent", "record_run_time", "require_data", "set_data", "set_example", "show_metric_table",
-    "upload_columns", "upload_limit_mb",
+    "persistent", "pit_of_selected_bins", "record_run_time", "require_data", "set_data", "set_example",
+    "show_metric_table", "upload_columns", "upload_limit_mb",
 ]

@@ -17,10 +17,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from calib_core import plots
 from calib_core.labs import LABS, lab
+from calib_core.selection import format_bins, with_selected
 
 from .cache import cached, figure
 from .display import number_table
+from .selection import LinkedSelection
 from .state import init_state, record_run_time
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
@@ -47,6 +50,7 @@ class LabPage:
             st.markdown(f"**Lesson.** {self.lab.lesson}")
             st.info(look, icon=":material/visibility:")
         self.reference_at_end = intro is None
+        self.defaults = dict(defaults)
         init_state(defaults)
         self.key = f"lab:{key}"
 
@@ -55,6 +59,22 @@ class LabPage:
         """The widget value ``key`` (``default`` when it is empty, e.g. a deselected segmented control)."""
         value = st.session_state[key]
         return default if value is None and default is not None else value
+
+    def params(self, keys: Mapping[str, str], *, digits: int | None = None, **extra: Any) -> dict[str, Any]:
+        """{parameter: value of its widget key} with each value converted to the type of the widget's default (an
+        empty widget gives its default); floats rounded to ``digits`` if given; ``extra`` parameters as given."""
+        out: dict[str, Any] = {}
+        for name, key in keys.items():
+            default = self.defaults[key]
+            value = self.value(key, default)
+            if isinstance(default, bool):
+                value = bool(value)
+            elif isinstance(default, int):
+                value = int(value)
+            elif isinstance(default, float):
+                value = float(value) if digits is None else round(float(value), digits)
+            out[name] = value
+        return {**out, **extra}
 
     def run(self, function: Callable[..., Any], params: Mapping[str, Any], *, spinner: str = "Simulating…",
             max_entries: int = 16, suffix: str = "") -> Any:
@@ -88,6 +108,25 @@ class LabPage:
         if self.reference_at_end:
             st.caption(f"Reference: {self.lab.reference}.")
         record_run_time(self.started, f"lab_{self.lab.key}")
+
+
+def pit_of_selected_bins(page: LabPage, prefix: str, result: Any, models: Iterable[str], colors: Mapping[str, str],
+                         what: str) -> tuple[LinkedSelection, Any]:
+    """Labs 2 and 3: bins (``what``: "γ-bins", "x-bins") selected in the lab's coverage-per-bin chart add the PIT
+    histograms of their rows (``result.selected_pit(bins)``, dashed) to the PIT histogram of all rows.
+
+    Draws the selection row; returns the selection (its :meth:`LinkedSelection.chart` draws the coverage chart)
+    and the PIT figure."""
+    selection = LinkedSelection(prefix, (page.key,))
+    bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
+    tables, dashes, pit_colors = with_selected({m: result.tables[m]["pit_histogram"] for m in models},
+                                               result.selected_pit(bins) if bins else None, colors, f"selected {what}")
+    selection.row(
+        "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
+        else f"**{what} {format_bins(bins)} selected** — their PIT histograms are drawn dashed."
+    )
+    return selection, page.figure(f"pit|{bins}", lambda: plots.pit_histogram_figure(tables, colors=pit_colors,
+                                                                                    dashes=dashes))
 
 
 def lab_index() -> None:

@@ -27,12 +27,7 @@ c2.slider("Rows N", 100, 5000, key="labac_n", step=100, help="The paper uses 100
 c3.number_input("Seed", 0, 10_000, key="labac_seed", step=1)
 c4.slider("k-means clusters k", 1, 10, key="labac_k")
 
-params = {
-    "toy": page.value("labac_toy", "Y"),
-    "n": int(st.session_state["labac_n"]),
-    "seed": int(st.session_state["labac_seed"]),
-    "n_clusters": int(st.session_state["labac_k"]),
-}
+params = page.params({"toy": "labac_toy", "n": "labac_n", "seed": "labac_seed", "n_clusters": "labac_k"})
 
 result = page.run(run_accrue, params, spinner="Fitting σ(x) four ways…", max_entries=32)
 figs = page.figures(result, ("sigma", "errors"))

@@ -12,7 +12,6 @@ import dashboard as ui
 from calib_core import plots
 from calib_core.labs.cauchy import CAUCHY, HONEST, run_cauchy
 from calib_core.plots.labs_regression import coverage_by_bin_figure
-from calib_core.selection import format_bins, with_selected
 
 INTRO = (
     "Targets y ~ N(0, 1). One forecaster says **Cauchy(0, γ)** with γ = |z|, z ~ N(0, 1) drawn independently of y; "
@@ -27,30 +26,18 @@ c1.slider("N", 500, 50000, step=500, key="lab2_n")
 c1.slider("Seed", 0, 99, key="lab2_seed")
 c2.slider("γ-bins", 4, 20, key="lab2_bins")
 c3.slider("Central interval coverage c", 0.1, 0.95, step=0.05, key="lab2_coverage")
-params = {"n": int(st.session_state["lab2_n"]), "seed": int(st.session_state["lab2_seed"]),
-          "n_bins": int(st.session_state["lab2_bins"]), "coverage": float(st.session_state["lab2_coverage"])}
+params = page.params({"n": "lab2_n", "seed": "lab2_seed", "n_bins": "lab2_bins", "coverage": "lab2_coverage"})
 
 result = page.run(run_cauchy, params)
 models = (CAUCHY, HONEST)
 colors = plots.model_colors(models)
 
 # ------------------------------------------------------------------ selecting γ-bins (linked to the PIT histogram)
-context = (page.key,)
-selection = ui.LinkedSelection("lab2", context)
-epoch = selection.epoch
-selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
-coverage_fig = page.figure(f"coverage|{epoch}", lambda: coverage_by_bin_figure(
+selection, pit_fig = ui.pit_of_selected_bins(page, "lab2", result, models, colors, "γ-bins")
+coverage_fig = page.figure(f"coverage|{selection.epoch}", lambda: coverage_by_bin_figure(
     {m: result.tables[m]["coverage_by_scale"] for m in models}, key_label="γ = |z| (the Cauchy's scale)",
     colors=colors, title=f"Coverage of the central {result.coverage:.0%} interval per γ-bin",
     exact=(result.exact_curve["gamma"], result.exact_curve["coverage"], "exact: 2Φ(γ·tan(πc/2)) − 1")))
-pit_tables, pit_dashes, pit_colors = with_selected(
-    {m: result.tables[m]["pit_histogram"] for m in models},
-    result.selected_pit(selected_bins) if selected_bins else None, colors, "selected γ-bins")
-selection_text = (
-    "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
-    else f"**γ-bins {format_bins(selected_bins)} selected** — their PIT histograms are drawn dashed."
-)
-selection.row(selection_text)
 
 left, right = st.columns(2)
 with left:
@@ -64,8 +51,7 @@ with right:
 
 left2, right2 = st.columns(2)
 with left2:
-    ui.chart(page.figure(f"pit|{selected_bins}", lambda: plots.pit_histogram_figure(
-        pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab2_pit")
+    ui.chart(pit_fig, "lab2_pit")
     st.caption("PIT histograms: flat for both on all rows. Within small-γ bins the Cauchy's PIT piles up at 0 and 1 "
                "(intervals far too narrow), within large-γ bins in the middle (far too wide).")
 with right2:

@@ -38,11 +38,9 @@ c2.slider("Seed", 0, 99, key="lab4_seed")
 c3.slider("Test input x*", -4.0, 4.0, step=0.1, key="lab4_x_star")
 c3.toggle("Add the (1, 1) end point (QR's remedy)", key="lab4_endpoint",
           help="Targets i/(m + 1) and the extra pair (1, 1): R < 1 on [0, 1), no truncation")
-params = {"n_train": int(st.session_state["lab4_n_train"]), "n_cal": int(st.session_state["lab4_n_cal"]),
-          "n_test": int(st.session_state["lab4_n_test"]), "seed": int(st.session_state["lab4_seed"]),
-          "noise": float(st.session_state["lab4_noise"]),
-          "assumed_noise": float(st.session_state["lab4_assumed_noise"]),
-          "x_star": float(st.session_state["lab4_x_star"]), "add_endpoint": bool(st.session_state["lab4_endpoint"])}
+params = page.params({"n_train": "lab4_n_train", "n_cal": "lab4_n_cal", "n_test": "lab4_n_test", "seed": "lab4_seed",
+                      "noise": "lab4_noise", "assumed_noise": "lab4_assumed_noise", "x_star": "lab4_x_star",
+                      "add_endpoint": "lab4_endpoint"})
 
 result = page.run(run_isotonic, params, spinner="Fitting…")
 nums = result.numbers

@@ -12,7 +12,6 @@ import dashboard as ui
 from calib_core import plots
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.plots.labs_regression import coverage_by_bin_figure
-from calib_core.selection import format_bins, with_selected
 
 INTRO = (
     "x ~ N(0, s²), y | x ~ N(a·x, σ²) (the paper: a = 5, σ = 1, s = 4). The **ideal** forecaster says N(a·x, σ²); "
@@ -22,8 +21,9 @@ INTRO = (
     "with the paper's numbers), "
     "and its intervals cover everything near x = 0 and almost nothing at large |x| — it ignores x."
 )
-page = ui.LabPage("marginal", {"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0,
-     "lab3_bins": 15, "lab3_coverage": 0.9}, intro=INTRO)
+DEFAULTS = {"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0, "lab3_bins": 15,
+            "lab3_coverage": 0.9}
+page = ui.LabPage("marginal", DEFAULTS, intro=INTRO)
 c1, c2, c3 = st.columns(3)
 c1.slider("N", 500, 50000, step=500, key="lab3_n")
 c1.slider("Seed", 0, 99, key="lab3_seed")
@@ -32,31 +32,18 @@ c2.slider("Noise σ", 0.2, 5.0, step=0.1, key="lab3_noise")
 c2.slider("Spread of x (s)", 0.5, 8.0, step=0.5, key="lab3_x_std")
 c3.slider("Bins (σ-bins and x-bins)", 5, 30, key="lab3_bins")
 c3.slider("Central interval coverage c", 0.5, 0.99, step=0.01, key="lab3_coverage")
-params = {"n": int(st.session_state["lab3_n"]), "seed": int(st.session_state["lab3_seed"]),
-          "slope": float(st.session_state["lab3_slope"]), "noise": float(st.session_state["lab3_noise"]),
-          "x_std": float(st.session_state["lab3_x_std"]), "n_bins": int(st.session_state["lab3_bins"]),
-          "coverage": float(st.session_state["lab3_coverage"])}
+params = page.params({"n": "lab3_n", "seed": "lab3_seed", "slope": "lab3_slope", "noise": "lab3_noise",
+                      "x_std": "lab3_x_std", "n_bins": "lab3_bins", "coverage": "lab3_coverage"})
 
 result = page.run(run_marginal, params)
 models = (IDEAL, MARGINAL)
 colors = plots.model_colors(models)
 
 # ------------------------------------------------------------------ selecting x-bins (linked to the PIT histogram)
-context = (page.key,)
-selection = ui.LinkedSelection("lab3", context)
-epoch = selection.epoch
-selected_bins = tuple(sorted(set().union(*selection.bins.values()))) if not selection.empty else ()
-coverage_fig = page.figure(f"coverage|{epoch}", lambda: coverage_by_bin_figure(
+selection, pit_fig = ui.pit_of_selected_bins(page, "lab3", result, models, colors, "x-bins")
+coverage_fig = page.figure(f"coverage|{selection.epoch}", lambda: coverage_by_bin_figure(
     {m: result.tables[m]["coverage_by_x"] for m in models}, key_label="x", colors=colors,
     title=f"Coverage of the central {result.coverage:.0%} interval per x-bin"))
-pit_tables, pit_dashes, pit_colors = with_selected(
-    {m: result.tables[m]["pit_histogram"] for m in models},
-    result.selected_pit(selected_bins) if selected_bins else None, colors, "selected x-bins")
-selection_text = (
-    "Click a bin in the coverage chart (shift-click adds) to see the PIT histogram of its rows." if selection.empty
-    else f"**x-bins {format_bins(selected_bins)} selected** — their PIT histograms are drawn dashed."
-)
-selection.row(selection_text)
 
 left, right = st.columns(2)
 with left:
@@ -75,8 +62,7 @@ with left2:
     st.caption("Calibration conditional on the input: equal-count bins of x; ribbons are the 95% range of a "
                "forecaster calibrated given x.")
 with right2:
-    ui.chart(page.figure(f"pit|{selected_bins}", lambda: plots.pit_histogram_figure(
-        pit_tables, colors=pit_colors, dashes=pit_dashes)), "lab3_pit")
+    ui.chart(pit_fig, "lab3_pit")
     st.caption("PIT histograms: flat for both on all rows. Select the outermost x-bins: the marginal's PIT piles up "
                "at 0 or 1 there, the ideal's stays flat.")
 

@@ -26,8 +26,7 @@ c1.slider("N", 200, 20000, step=100, key="lab5_n", help="ACCRUE Fig. 2: 1,000 po
 c1.slider("Seed", 0, 99, key="lab5_seed")
 c2.slider("Models in the sequence (incl. the calibrated one)", 2, 8, key="lab5_steps")
 c3.slider("Last step t_max of σ²(t) = (1 − t)σ² + tε²", 0.1, 0.95, step=0.05, key="lab5_t_max")
-params = {"n": int(st.session_state["lab5_n"]), "seed": int(st.session_state["lab5_seed"]),
-          "steps": int(st.session_state["lab5_steps"]), "t_max": float(st.session_state["lab5_t_max"])}
+params = page.params({"n": "lab5_n", "seed": "lab5_seed", "steps": "lab5_steps", "t_max": "lab5_t_max"})
 
 result = page.run(run_nlpd, params)
 pair = (CALIBRATED, EQUAL_NLPD)

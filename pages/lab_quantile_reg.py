@@ -32,13 +32,8 @@ c3.number_input("Seed (split and initialisation)", 0, 10_000, key="labqr_seed", 
 c4.select_slider("Hidden units", [0, 4, 8, 16, 32], key="labqr_hidden", help="0 = linear heteroscedastic model.")
 c5.select_slider("L2 weight penalty α", [0.1, 1.0, 10.0, 100.0], key="labqr_alpha")
 
-params = {
-    "lam": round(float(st.session_state["labqr_lam"]), 4),
-    "n_train": int(st.session_state["labqr_n"]),
-    "seed": int(st.session_state["labqr_seed"]),
-    "hidden": int(st.session_state["labqr_hidden"]),
-    "alpha": float(st.session_state["labqr_alpha"]),
-}
+params = page.params({"lam": "labqr_lam", "n_train": "labqr_n", "seed": "labqr_seed", "hidden": "labqr_hidden",
+                      "alpha": "labqr_alpha"}, digits=4)
 
 result = page.run(run_quantile_reg, params, spinner="Training two networks…", max_entries=32)
 figs = page.figures(result, ("curve", "pit"))

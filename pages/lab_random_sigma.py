@@ -38,12 +38,10 @@ c2.slider("Seed", 0, 99, key="lab1_seed")
 c3.slider("σ-bins (Levi diagram, ENCE)", 5, 30, key="lab1_bins")
 c3.segmented_control("Forecasts shown", list(STAGES), key="lab1_stage",
                      help="raw; after STD scaling (Levi's method: σ → s·σ); after Kuleshov's isotonic recalibration")
-stage = st.session_state["lab1_stage"] or "isotonic"
-params = {
-    "n_test": int(st.session_state["lab1_n_test"]), "n_cal": int(st.session_state["lab1_n_cal"]),
-    "seed": int(st.session_state["lab1_seed"]), "sigma_low": float(st.session_state["lab1_sigma_range"][0]),
-    "sigma_high": float(st.session_state["lab1_sigma_range"][1]), "n_bins": int(st.session_state["lab1_bins"]),
-}
+stage = page.value("lab1_stage", "isotonic")
+sigma_low, sigma_high = st.session_state["lab1_sigma_range"]
+params = page.params({"n_test": "lab1_n_test", "n_cal": "lab1_n_cal", "seed": "lab1_seed", "n_bins": "lab1_bins"},
+                     sigma_low=float(sigma_low), sigma_high=float(sigma_high))
 
 result = page.run(run_random_sigma, params, suffix=f"|{stage}")
 models = (RANDOM, LEARNED)

@@ -24,7 +24,7 @@ LOOK = (
 page = ui.LabPage(
     "temperature",
     {"labts_data": DATASETS[0], "labts_seed": 0, "labts_c": 1e4, "labts_cal": 0.5, "labts_bins": 15,
-                   "labts_target": "top-label", "labts_hist_bins": 15},
+     "labts_target": "top-label", "labts_hist_bins": 15},
     look=LOOK,
 )
 c1, c2, c3, c4 = st.columns([3, 2, 2, 1.3])
@@ -43,15 +43,9 @@ d3.segmented_control("Binary semantics", list(TARGETS), key="labts_target", disa
                      help="Top-label: confidence max(p, 1 − p) against 'prediction correct' (Guo). Positive class: "
                           "P(y = 1) against the frequency of y = 1 (scikit-learn's calibration_curve).")
 
-params = {
-    "dataset": page.value("labts_data", DATASETS[0]),
-    "c": float(st.session_state["labts_c"]),
-    "cal_fraction": round(float(st.session_state["labts_cal"]), 4),
-    "seed": int(st.session_state["labts_seed"]),
-    "n_bins": int(st.session_state["labts_bins"]),
-    "target": TARGETS.get(st.session_state["labts_target"] or "top-label", "top_label") if binary else "top_label",
-    "histogram_bins": int(st.session_state["labts_hist_bins"]),
-}
+target = TARGETS.get(st.session_state["labts_target"] or "top-label", "top_label") if binary else "top_label"
+params = page.params({"dataset": "labts_data", "c": "labts_c", "cal_fraction": "labts_cal", "seed": "labts_seed",
+                      "n_bins": "labts_bins", "histogram_bins": "labts_hist_bins"}, digits=4, target=target)
 
 result = page.run(run_temperature, params, spinner="Training the classifier and calibrating…", max_entries=32)
 figs = page.figures(result, ("before", "after", "histogram", "ece_bins"))

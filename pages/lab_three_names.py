@@ -20,8 +20,12 @@ LOOK = (
     "the uncalibrated Gaussian does not. Try a skewed or heavy-tailed noise: nothing changes, none of the three "
     "assumes Gaussian errors."
 )
-page = ui.LabPage("three_names", {"lab3n_cal": 999, "lab3n_test": 5000, "lab3n_coverage": 0.90, "lab3n_spread": 1.5,
-                   "lab3n_shift": 0.0, "lab3n_noise": "Gaussian", "lab3n_seed": 0}, look=LOOK)
+page = ui.LabPage(
+    "three_names",
+    {"lab3n_cal": 999, "lab3n_test": 5000, "lab3n_coverage": 0.90, "lab3n_spread": 1.5, "lab3n_shift": 0.0,
+     "lab3n_noise": "Gaussian", "lab3n_seed": 0},
+    look=LOOK,
+)
 c1, c2, c3, c4 = st.columns(4)
 c1.slider("Calibration rows L", 50, 3000, key="lab3n_cal", step=1,
           help="With L = 999 and coverage 0.9, (L + 1)·α/2 = 50 is an integer: CRUDE and conformal coincide exactly.")
@@ -34,15 +38,9 @@ d1.slider("Noise spread (× predicted σ)", 0.5, 3.0, key="lab3n_spread", step=0
 d2.slider("Bias (× predicted σ)", -1.0, 1.0, key="lab3n_shift", step=0.1)
 d3.segmented_control("Noise shape", list(NOISE_SHAPES), key="lab3n_noise")
 
-params = {
-    "n_calibration": int(st.session_state["lab3n_cal"]),
-    "n_test": int(st.session_state["lab3n_test"]),
-    "coverage": round(float(st.session_state["lab3n_coverage"]), 4),
-    "spread": round(float(st.session_state["lab3n_spread"]), 4),
-    "shift": round(float(st.session_state["lab3n_shift"]), 4),
-    "noise": page.value("lab3n_noise", "Gaussian"),
-    "seed": int(st.session_state["lab3n_seed"]),
-}
+params = page.params({"n_calibration": "lab3n_cal", "n_test": "lab3n_test", "coverage": "lab3n_coverage",
+                      "spread": "lab3n_spread", "shift": "lab3n_shift", "noise": "lab3n_noise", "seed": "lab3n_seed"},
+                     digits=4)
 
 result = page.run(run_three_names, params, spinner="Simulating and recalibrating…", max_entries=32)
 figs = page.figures(result, ("quantiles", "intervals", "coverage"))
