@@ -9,9 +9,9 @@ is tested like the rest of the core.  No Streamlit import.
   :func:`data_caption`, :func:`file_stem`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
   :func:`diagram_tables`, :func:`diagnose_example`;
-* regression page: :func:`sigma_ranges`, :func:`regression_rows`;
-* classification page: :func:`row_bin_values`, :func:`reliability_semantics`, :func:`classification_rows`,
-  :func:`class_breakdowns`, :func:`per_class_table`;
+* regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
+* classification page: :func:`row_bin_values`, :func:`confidence_bin_rows`, :func:`reliability_semantics`,
+  :func:`classification_rows`, :func:`class_breakdowns`, :func:`per_class_table`;
 * labs: :func:`quantity_table`.
 """
 
@@ -27,7 +27,7 @@ from . import examples, plots
 from .diagnose import diagnose
 from .predictions import PredictionSet
 from .report import ALL, Report
-from .selection import class_breakdown
+from .selection import class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins
 
 __all__ = [
     "n_classes",
@@ -47,8 +47,10 @@ __all__ = [
     "diagram_tables",
     "diagnose_example",
     "sigma_ranges",
+    "sigma_bin_rows",
     "regression_rows",
     "row_bin_values",
+    "confidence_bin_rows",
     "reliability_semantics",
     "classification_rows",
     "class_breakdowns",
@@ -294,6 +296,14 @@ def sigma_ranges(selection: Mapping[str, Iterable[int]], levi_tables: Mapping[st
     return "; ".join(ranges)
 
 
+def sigma_bin_rows(pset: PredictionSet, selection: Mapping[str, Iterable[int]], n_bins: int,
+                   binning: str = "count") -> np.ndarray:
+    """Row mask of the selected Levi σ-bins ({model: bins}), the bins computed per model as the diagram does
+    (:func:`calib_core.selection.sigma_bins`)."""
+    row_bins = sigma_bins(pset.dist.std(), n_bins, binning, group=pset.model)
+    return rows_in_bins(row_bins, selection, group=pset.model)
+
+
 def regression_rows(pset: PredictionSet, mask: np.ndarray, limit: int) -> pd.DataFrame:
     """The first ``limit`` rows of ``mask``: row, [model,] y, mean, σ and z = (y − mean)/σ."""
     part = pset.take(np.flatnonzero(mask)[:limit])
@@ -316,6 +326,15 @@ def row_bin_values(pset: PredictionSet, target: str) -> tuple[np.ndarray, np.nda
     conf = pset.probs.max(axis=1)
     pred = pset.probs.argmax(axis=1)
     return (pset.probs[:, 1] if target == "positive" else conf), pred, conf
+
+
+def confidence_bin_rows(pset: PredictionSet, selection: Mapping[str, Iterable[int]], n_bins: int,
+                        strategy: str = "uniform", target: str = "top_label") -> np.ndarray:
+    """Row mask of the selected confidence bins ({model: bins}) of the reliability diagram of ``target``, the bins
+    computed per model as the diagram does (:func:`calib_core.selection.confidence_row_bins`)."""
+    values, _, _ = row_bin_values(pset, target)
+    row_bins = confidence_row_bins(values, n_bins, strategy, group=pset.model)
+    return rows_in_bins(row_bins, selection, group=pset.model)
 
 
 def reliability_semantics(pset: PredictionSet, target: str) -> str:

@@ -19,6 +19,7 @@ from .display import (
     SELECT_MODES,
     chart,
     data_caption,
+    diagnose_rows,
     export_row,
     filter_controls,
     md_escape,
@@ -52,7 +53,8 @@ from .state import (
 __all__ = [
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "LabPage", "LinkedSelection",
     "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "content_token",
-    "current_data", "data_caption", "diagnose_cached", "export_row", "figure", "filter_controls", "init_state",
+    "current_data", "data_caption", "diagnose_cached", "diagnose_rows", "export_row", "figure", "filter_controls",
+    "init_state",
     "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
     "persistent", "pit_of_selected_bins", "record_run_time", "require_data", "set_data", "set_example",
     "show_metric_table", "upload_columns", "upload_limit_mb",

@@ -13,6 +13,7 @@ import streamlit as st
 import calib_core as cc
 from calib_core import export, views
 
+from .cache import diagnose_cached
 from .state import init_state
 
 _MARKDOWN_ACTIVE = re.compile(r"([\\\[\]<>])")
@@ -106,6 +107,22 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
     )
     chosen = tuple(m for m in models if m in (chosen or models)) or tuple(models)
     return rows, chosen, group, (int(n_resamples), int(n_sims))
+
+
+def diagnose_rows(
+    pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, **options: Any
+) -> tuple[cc.PredictionSet, str, cc.Report]:
+    """The chosen rows of the loaded data (``calib_core.views.subset``), the cache key of that choice and their
+    cached diagnosis with ``options``; rows that cannot be diagnosed show the reason and stop the page."""
+    models = tuple(models)
+    sub = views.subset(pset, rows, models, group)
+    key = f"{token}|rows={rows}|models={','.join(models)}|group={group}"
+    try:
+        report = diagnose_cached(key, sub, **options)
+    except (cc.InputError, ValueError) as err:
+        st.error(f"Could not diagnose these rows: {md_escape(err)}")
+        st.stop()
+    return sub, key, report
 
 
 def export_row(

@@ -16,7 +16,7 @@ import calib_core as cc
 import dashboard as ui
 from calib_core import plots, views
 from calib_core.registry import metric_keys
-from calib_core.selection import confidence_row_bins, describe_selection, rows_in_bins
+from calib_core.selection import describe_selection
 
 _t0 = time.perf_counter()
 
@@ -45,13 +45,7 @@ target = "positive" if (binary and target_label == "positive class") else "top_l
 
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
-sub = views.subset(pset, rows, models, group)
-base_key = f"{token}|rows={rows}|models={','.join(models)}|group={group}"
-try:
-    report = ui.diagnose_cached(base_key, sub, **options)
-except (cc.InputError, ValueError) as err:
-    st.error(f"Could not diagnose these rows: {ui.md_escape(err)}")
-    st.stop()
+sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
 if report.metrics.empty:
     st.warning("Too few rows to diagnose with these filters.")
     st.stop()
@@ -91,7 +85,6 @@ for chart_key in ("cls_rel_chart", "cls_hist_chart"):
     linked[chart_key] = ui.figure(f"{base}|drawn={sorted(drawn.items())}",
                                   lambda k=chart_key, d=drawn: _linked_figure(k, d))
 rel_fig, hist_fig = linked["cls_rel_chart"], linked["cls_hist_chart"]
-values, _, _ = views.row_bin_values(sub, target)  # row-level values of the bins the diagrams use
 
 st.subheader("Reliability diagram ↔ confidence histogram")
 st.caption(
@@ -100,8 +93,7 @@ st.caption(
 )
 sel_mask = None
 if not selection.empty:
-    row_bins = confidence_row_bins(values, int(n_bins), strategy, group=sub.model)
-    sel_mask = rows_in_bins(row_bins, selection.bins, group=sub.model)
+    sel_mask = views.confidence_bin_rows(sub, selection.bins, int(n_bins), strategy, target)
 selection.row("**No bins selected** — click bars to inspect them." if sel_mask is None else
               f"**{describe_selection(selection.bins, int(sel_mask.sum()), 'confidence bins')}**",
               icon=":material/deselect:")

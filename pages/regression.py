@@ -14,10 +14,9 @@ import time
 import pandas as pd
 import streamlit as st
 
-import calib_core as cc
 import dashboard as ui
 from calib_core import plots, views
-from calib_core.selection import describe_selection, rows_in_bins, sigma_bins, with_selected
+from calib_core.selection import describe_selection, with_selected
 
 _t0 = time.perf_counter()
 
@@ -39,13 +38,7 @@ binning = "width" if st.session_state["reg_binning"] == "equal width" else "coun
 options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
 
-sub = views.subset(pset, rows, models, group)
-base_key = f"{token}|rows={rows}|models={','.join(models)}|group={group}"
-try:
-    report = ui.diagnose_cached(base_key, sub, **options)
-except (cc.InputError, ValueError) as err:
-    st.error(f"Could not diagnose these rows: {ui.md_escape(err)}")
-    st.stop()
+sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
 level = float(report.options.get("level", 0.95))
 for note in report.options.get("notes", []):
     st.caption(note)
@@ -90,8 +83,7 @@ levi = ui.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure
 selected_report = None
 sel_mask = None
 if not selection.empty:
-    row_bins = sigma_bins(sub.dist.std(), n_bins, binning, group=sub.model)
-    sel_mask = rows_in_bins(row_bins, selection.bins, group=sub.model)
+    sel_mask = views.sigma_bin_rows(sub, selection.bins, n_bins, binning)
     if sel_mask.sum() >= 2:
         sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"
         selected_report = ui.diagnose_cached(sel_key, sub.take(sel_mask), **options)

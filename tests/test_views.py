@@ -9,7 +9,14 @@ import pytest
 
 import calib_core as cc
 from calib_core import templates, views
-from calib_core.selection import class_breakdown, trace_meta, with_selected
+from calib_core.selection import (
+    class_breakdown,
+    confidence_row_bins,
+    rows_in_bins,
+    sigma_bins,
+    trace_meta,
+    with_selected,
+)
 
 
 def _load(name: str, n_rows: int = 300) -> cc.PredictionSet:
@@ -215,3 +222,17 @@ def test_trace_meta_and_with_selected():
     assert dashes == {"a · sel": "dash"}
     assert colors == {"a": "red", "b": "blue", "a · sel": "red", "b · sel": "blue"}
     assert with_selected({"a": 1}, None, {"a": "red"})[:2] == ({"a": 1}, {})
+
+
+def test_bin_row_masks(multi, probs):
+    sel = {"calibrated": (0, 2), "over-confident": (14,)}
+    expected = rows_in_bins(sigma_bins(multi.dist.std(), 15, "width", group=multi.model), sel, group=multi.model)
+    np.testing.assert_array_equal(views.sigma_bin_rows(multi, sel, 15, "width"), expected)
+    assert expected.any()
+    values = probs.probs.max(axis=1)
+    expected = rows_in_bins(confidence_row_bins(values, 10, "quantile"), {"model": (9,)})
+    np.testing.assert_array_equal(views.confidence_bin_rows(probs, {"model": (9,)}, 10, "quantile"), expected)
+    assert expected.sum() > 0
+    binary = _load("binary_prob")
+    positive = views.confidence_bin_rows(binary, {"model": (0,)}, 10, "uniform", "positive")
+    np.testing.assert_array_equal(positive, binary.probs[:, 1] <= 0.1)
