@@ -22,7 +22,8 @@ p-values
 * :func:`monte_carlo_p` — p-value from draws of the statistic under the null hypothesis,
   p = (1 + #{T* ≥ t})/(1 + B) (Davison & Hinkley 1997, eq. 4.11; never 0, exact level for the
   randomised test), with its Monte-Carlo standard error √(p(1 − p)/(B + 1)).
-* :func:`binomial_test` — exact binomial test (``scipy.stats.binomtest``, two-sided "minlike").
+* :func:`binomial_test` — exact binomial test (two-sided: twice the smaller tail, the test the
+  Clopper–Pearson interval inverts).
 * :func:`poisson_binomial_test` — a count of independent Bernoulli(p_i) events with unequal p_i
   (e.g. ensemble coverage with ties): exact binomial when all p_i agree, otherwise simulated over
   groups of equal p_i (cost B × #groups, not B × N).
@@ -47,7 +48,7 @@ import warnings
 from typing import Literal, NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 __all__ = [
     "Alternative",
@@ -173,10 +174,25 @@ def monte_carlo_p(observed: float, null_draws, alternative: Alternative = "great
 
 
 def binomial_test(k: int, n: int, p: float, alternative: Alternative = "two-sided") -> float:
-    """Exact binomial test of k successes in n trials against success probability p."""
+    """Exact binomial test of k successes in n trials against success probability p.
+
+    Two-sided: twice the smaller exact tail, min(1, 2·min(P(X ≤ k), P(X ≥ k))) — the test that the
+    Clopper–Pearson interval inverts (p is outside the level-(1 − a) interval iff this p-value < a),
+    so the verdict and the interval never disagree.  One-sided: the exact tail.
+    """
+    k, n = int(k), int(n)
     if n <= 0:
         return float("nan")
-    return float(stats.binomtest(int(k), int(n), float(p), alternative=alternative).pvalue)
+    p = float(p)
+    lower = float(special.bdtr(k, n, p)) if k < n else 1.0  # P(X ≤ k)
+    upper = float(special.bdtrc(k - 1, n, p)) if k > 0 else 1.0  # P(X ≥ k)
+    if alternative == "less":
+        return lower
+    if alternative == "greater":
+        return upper
+    if alternative != "two-sided":
+        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+    return min(1.0, 2.0 * min(lower, upper))
 
 
 def poisson_binomial_test(
@@ -210,11 +226,11 @@ def normal_p(z, alternative: Alternative = "two-sided"):
     """p-value of a standard-normal statistic z (vectorised)."""
     z = np.asarray(z, dtype=float)
     if alternative == "two-sided":
-        out = 2.0 * stats.norm.sf(np.abs(z))
+        out = 2.0 * special.ndtr(-np.abs(z))
     elif alternative == "greater":
-        out = stats.norm.sf(z)
+        out = special.ndtr(-z)
     elif alternative == "less":
-        out = stats.norm.cdf(z)
+        out = special.ndtr(z)
     else:
         raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
     return float(out) if out.ndim == 0 else out
@@ -227,8 +243,8 @@ def gamma_p(x: float, mean: float, var: float, alternative: Alternative = "two-s
     if not (mean > 0 and var > 0 and np.isfinite(x)):
         return float("nan")
     shape, scale = mean * mean / var, var / mean
-    lo = float(stats.gamma.cdf(x, shape, scale=scale))
-    hi = float(stats.gamma.sf(x, shape, scale=scale))
+    lo = float(special.gammainc(shape, x / scale))
+    hi = float(special.gammaincc(shape, x / scale))
     if alternative == "greater":
         return hi
     if alternative == "less":
@@ -247,8 +263,8 @@ def clopper_pearson(k, n, level: float = 0.95) -> tuple[float, float]:
     if n <= 0:
         return float("nan"), float("nan")
     a = (1.0 - level) / 2.0
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
+    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, a))
+    hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - a))
     return lo, hi
 
 
@@ -270,7 +286,10 @@ def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator
     with replacement.  Replicate sums are ``weights @ block_sums``."""
     if n_blocks <= 0 or n_boot <= 0:
         return np.zeros((max(n_boot, 0), max(n_blocks, 0)))
-    return rng.multinomial(n_blocks, np.full(n_blocks, 1.0 / n_blocks), size=n_boot).astype(float)
+    # n_blocks draws with replacement per replicate, counted by one bincount over (replicate, block)
+    picks = rng.integers(0, n_blocks, size=(n_boot, n_blocks))
+    picks += np.arange(n_boot)[:, None] * n_blocks
+    return np.bincount(picks.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks).astype(float)
 
 
 def jackknife_sums(block_sums: np.ndarray) -> np.ndarray:
@@ -302,43 +321,53 @@ def basic_interval(theta, boot, level: float = 0.95) -> tuple[np.ndarray, np.nda
     return 2.0 * theta - hi, 2.0 * theta - lo
 
 
+def _sorted_quantile(sorted_cols: np.ndarray, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Per column c, the ``probs[c]`` quantile (linear interpolation, as ``np.quantile``) of the first
+    ``counts[c]`` entries of the column-sorted array (NaN sorted last)."""
+    pos = probs * (counts - 1)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, counts - 1)
+    cols = np.arange(sorted_cols.shape[1])
+    frac = pos - lo
+    a, b = sorted_cols[lo, cols], sorted_cols[hi, cols]
+    return a + frac * (b - a)
+
+
 def bca_interval(theta, boot, jack, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Bias-corrected and accelerated interval (Efron 1987), vectorised over statistics.
 
     ``theta`` (q,) the estimates, ``boot`` (B, q) bootstrap replicates, ``jack`` (G, q) jackknife
     (delete-one-block) values.  z₀ = Φ⁻¹(share of replicates below θ̂, ties counted half),
     a = Σ(ȷ̄ − ȷ_g)³ / (6 [Σ(ȷ̄ − ȷ_g)²]^{3/2}); the ends are the replicate quantiles at
-    Φ(z₀ + (z₀ + z_α)/(1 − a(z₀ + z_α))).  Falls back to the percentile ends when z₀ is infinite.
+    Φ(z₀ + (z₀ + z_α)/(1 − a(z₀ + z_α))).  Falls back to the percentile ends when z₀ is infinite
+    (θ̂ outside the replicates) or the acceleration term breaks down.  NaN replicates are ignored.
     """
     theta = np.atleast_1d(np.asarray(theta, dtype=float))
     b, j = _columns(boot), _columns(jack)
-    q = theta.size
-    lo_out, hi_out = np.full(q, np.nan), np.full(q, np.nan)
+    srt = np.sort(b, axis=0)  # NaN last
+    counts = np.isfinite(b).sum(axis=0)
     a_tail = (1.0 - level) / 2.0
-    z_lo, z_hi = stats.norm.ppf(a_tail), stats.norm.ppf(1.0 - a_tail)
-    for c in range(q):
-        col = b[:, c]
-        col = np.sort(col[np.isfinite(col)])
-        if col.size < 2 or not np.isfinite(theta[c]):
-            continue
-        share = (np.searchsorted(col, theta[c], "left") + np.searchsorted(col, theta[c], "right")) / (2.0 * col.size)
-        jc = j[:, c]
-        jc = jc[np.isfinite(jc)]
-        d = jc.mean() - jc if jc.size > 1 else np.zeros(1)
-        den = 6.0 * (np.sum(d * d)) ** 1.5
-        acc = float(np.sum(d**3) / den) if den > 0 else 0.0
-        if 0.0 < share < 1.0:
-            z0 = stats.norm.ppf(share)
-            ends = []
-            for zz in (z_lo, z_hi):
-                t = z0 + zz
-                denom = 1.0 - acc * t
-                ends.append(stats.norm.cdf(z0 + t / denom) if denom > 0 else (0.0 if zz < 0 else 1.0))
-            p_lo, p_hi = ends
-        else:
-            p_lo, p_hi = a_tail, 1.0 - a_tail
-        lo_out[c], hi_out[c] = np.quantile(col, [p_lo, p_hi])
-    return lo_out, hi_out
+    z_a = special.ndtri(np.array([a_tail, 1.0 - a_tail]))
+    with np.errstate(all="ignore"):
+        below = np.nansum(b < theta, axis=0) + 0.5 * np.nansum(b == theta, axis=0)
+        share = below / counts
+        jm = np.nanmean(j, axis=0)
+        d = jm - j
+        s2 = np.nansum(d * d, axis=0)
+        acc = np.where(s2 > 0, np.nansum(d**3, axis=0) / (6.0 * s2**1.5), 0.0)
+        z0 = special.ndtri(share)
+        ends = []
+        for zz in z_a:
+            t = z0 + zz
+            denom = 1.0 - acc * t
+            p = special.ndtr(z0 + t / denom)
+            fallback = ~np.isfinite(p) | (denom <= 0) | ~np.isfinite(z0)
+            ends.append(np.where(fallback, special.ndtr(zz), p))
+    ok = (counts >= 2) & np.isfinite(theta)
+    safe = np.maximum(counts, 1)
+    lo = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[0], 0, 1)), np.nan)
+    hi = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[1], 0, 1)), np.nan)
+    return lo, hi
 
 
 def format_p(p: float, floor: float = 1e-6) -> str:
