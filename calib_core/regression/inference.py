@@ -814,9 +814,13 @@ def _ence(row, value, r: RegressionRows, null: _NullModel, ids, g, weights, n_bi
     rep = _ence_from_bin_sums(weights @ bs_var, weights @ bs_sq)
     lo, hi = sig.basic_interval(value, rep, level)
     lo0, hi0 = max(0.0, float(lo[0])), max(0.0, float(hi[0]))
+    if mc.p > 1.0 - level:
+        # at the boundary (population ENCE 0) the bootstrap of |·| is biased; an ENCE the null test cannot tell
+        # from perfect calibration must not be excluded from 0 by its interval (test inversion at 0)
+        lo0 = 0.0
     row.update(
         p_value=mc.p, p_value_mc_se=mc.se, null_mean=ref, debiased=value - ref, ci_low=lo0, ci_high=hi0,
-        interval="basic bootstrap (blocks, σ-bins fixed), clipped at 0",
+        interval="basic bootstrap (blocks, σ-bins fixed), clipped at 0; lower end 0 unless the test rejects",
         test=f"Monte Carlo ({n_null} draws of {how})",
     )
     if not (lo0 <= value <= hi0):
