@@ -208,7 +208,8 @@ def poisson_binomial_test(
 
     All p_i equal (to ``decimals``): the exact binomial test (``se`` = 0, ``n_draws`` = 0).
     Otherwise the count is simulated as Σ_g Binomial(n_g, p_g) over the groups of equal p_i
-    (``n_draws`` draws, cost n_draws × #groups) and the p-value is a :func:`monte_carlo_p`.
+    (``n_draws`` draws, cost n_draws × #groups) and the p-value is a :func:`monte_carlo_p`; when no draw
+    is as extreme as k, the smaller normal-approximation tail replaces the floor 1/(B + 1).
     """
     probs = np.asarray(probs, dtype=float).ravel()
     n = probs.size
@@ -218,8 +219,18 @@ def poisson_binomial_test(
     if values.size == 1:
         return MonteCarloP(binomial_test(k, n, float(np.clip(values[0], 0.0, 1.0)), alternative), 0.0, 0)
     rng = np.random.default_rng(0) if rng is None else rng
-    draws = rng.binomial(counts[None, :], np.clip(values, 0.0, 1.0)[None, :], size=(n_draws, values.size)).sum(axis=1)
-    return monte_carlo_p(float(k), draws, alternative)
+    pv = np.clip(values, 0.0, 1.0)
+    draws = rng.binomial(counts[None, :], pv[None, :], size=(n_draws, values.size)).sum(axis=1)
+    mc = monte_carlo_p(float(k), draws, alternative)
+    if mc.p * (1.0 + mc.n_draws) <= (2.0 if alternative == "two-sided" else 1.0) + 1e-9:
+        # no draw as extreme: the Monte-Carlo floor 1/(B + 1) says little; use the normal tail (continuity
+        # corrected) of the count, which is accurate there for large counts, if it is smaller
+        mean, sd = float((counts * pv).sum()), float(np.sqrt((counts * pv * (1 - pv)).sum()))
+        if sd > 0:
+            zval = (abs(k - mean) - 0.5) / sd
+            tail = float(special.ndtr(-zval)) * (2.0 if alternative == "two-sided" else 1.0)
+            return MonteCarloP(min(mc.p, tail), mc.se, mc.n_draws)
+    return mc
 
 
 def normal_p(z, alternative: Alternative = "two-sided"):

@@ -85,7 +85,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import registry
 from .. import significance as sig
-from ..distributions import LOG_2PI, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf, norm_pdf
+from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf, norm_pdf
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 
 __all__ = [
@@ -578,7 +578,8 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
         values = summary_statistics(r, None, n_bins=n_bins, binning=binning, levels=levels, coverages=coverages)
     rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 12]))
     null = _null_model(r, coverages, n_bins, binning)
-    layout = "gaussian" if r._gaussian else type(r.dist).__name__
+    names = {Gaussian: "gaussian", QuantileSet: "quantile", SampleSet: "sample"}
+    layout = names.get(type(r.dist), type(r.dist).__name__)
     rec: dict[str, dict[str, Any]] = {name: _empty(name, float(v)) for name, v in values.items()}
 
     # ---- block bootstrap of the smooth metrics ------------------------------------------------
@@ -640,6 +641,11 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
             test += f" (finite-M ensemble coverage, mean {ref:.4f})"
         rec[key].update(p_value=p, p_value_mc_se=se, test=test, null_mean=ref, ci_low=lo_c, ci_high=hi_c,
                         interval="Clopper–Pearson (exact)")
+        if isinstance(r.dist, QuantileSet):
+            tau = r.dist.levels
+            if 0.5 - c / 2 < tau[0] - 1e-12 or 0.5 + c / 2 > tau[-1] + 1e-12:
+                rec[key]["note"] = ("interval ends beyond the given quantiles: this tests the exponential tails "
+                                    "the tool extrapolates, not only the forecast")
 
     # ---- ENCE ---------------------------------------------------------------------------------
     if "ence" in values:
@@ -969,18 +975,16 @@ def _decide(rec, values, n, layout, alpha, level, options) -> InferenceResult:
         if "over-confident" in dirs and "under-confident" in dirs:
             dirs = [d for d in dirs if d not in ("over-confident", "under-confident")]
             dirs.insert(0, "mis-shaped")
-        if not any(d in ("over-confident", "under-confident", "mis-shaped") for d in dirs):
-            # only KS / ENCE / mean z rejected: name the spread from the point estimates when they agree
+        if not dirs:
+            # only KS and/or ENCE rejected: name the spread from the point estimates of std z and the 90%
+            # coverage when they agree, else "mis-shaped"
             zs = rec.get("z_std")
             cv = rec.get("coverage_90")
             spread = ""
             if zs is not None and cv is not None and np.isfinite(zs["null_mean"]) and np.isfinite(cv["null_mean"]):
                 a, b = _direction_of("z_std", zs), _direction_of("coverage_90", cv)
                 spread = a if a == b else ""
-            if spread:
-                dirs.insert(0, spread)
-            elif not dirs:
-                dirs.append("mis-shaped")
+            dirs.append(spread or "mis-shaped")
         direction = " and ".join(dirs)
         order = {"coverage_90": 0, "z_std": 1, "z_mean": 2, "max_calibration_deviation": 3, "ence": 4}
         lead = min(rejected, key=lambda k: (rec[k]["p_value"], order.get(k, 9)))
