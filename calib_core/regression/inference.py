@@ -22,7 +22,8 @@ Metric kinds and what each gets
   ================================  ===========================================  ============================
   statistic                         null law / test                              interval
   ================================  ===========================================  ============================
-  max_calibration_deviation (KS)    Kolmogorov exact (``scipy.stats.kstwo``)     KS band D ± d_α (exact law)
+  max_calibration_deviation (KS)    Kolmogorov exact (``scipy.stats.kstwo``;     KS band D ± d_α (exact law)
+                                    Stephens-corrected limit above N = 20,000)
   coverage_c                        exact binomial (ensembles with unequal       Clopper–Pearson
                                     per-row p: Poisson-binomial, simulated)
   z_mean                            Gaussian: exact t-test; else CLT with the    t interval
@@ -598,13 +599,14 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
         rec[k].update(ci_low=float(a), ci_high=float(b), interval=method)
 
     # ---- PIT uniformity: KS exact, curve statistics -----------------------------------------
-    d_alpha = float(stats.kstwo.ppf(level, n))
+    v_ks = values.get("max_calibration_deviation", 0.0)
+    p_ks, d_alpha, ks_name = _ks_sf_ppf(v_ks, n, level)
     band = "KS band (distribution-free, coverage ≥ level)"
     if "max_calibration_deviation" in values:
-        v = values["max_calibration_deviation"]
+        v = v_ks
         rec_ks = rec["max_calibration_deviation"]
         rec_ks.update(
-            p_value=float(stats.kstwo.sf(v, n)), p_value_mc_se=0.0, test="Kolmogorov–Smirnov, exact",
+            p_value=p_ks, p_value_mc_se=0.0, test=ks_name,
             null_mean=_kstwo_mean(n), ci_low=max(0.0, v - d_alpha), ci_high=min(1.0, v + d_alpha), interval=band,
         )
     _curve_tests(rec, values, r, levels, n, n_null, d_alpha, band)
@@ -683,9 +685,26 @@ def _empty(name: str, value: float) -> dict[str, Any]:
                 family="", adjusted_p=np.nan, reject=False, note="")
 
 
-@lru_cache(maxsize=64)
+_KS_EXACT_MAX_N = 20_000
+_KOLMOGOROV_MEAN = float(np.sqrt(np.pi / 2.0) * np.log(2.0))  # E sup|Brownian bridge|
+
+
 def _kstwo_mean(n: int) -> float:
-    return float(stats.kstwo.mean(n))
+    """E D_N under H0: (√(π/2) ln 2 − 1/(6√N))/√N (the expansion of √N D_N; within 1e-4 relative of
+    ``scipy.stats.kstwo.mean``, which integrates numerically and takes seconds at large N)."""
+    sn = np.sqrt(n)
+    return float((_KOLMOGOROV_MEAN - 1.0 / (6.0 * sn)) / sn)
+
+
+def _ks_sf_ppf(d: float, n: int, level: float) -> tuple[float, float, str]:
+    """(p-value of D = d, the level-quantile of D_N, the law's name): the exact law (``kstwo``) up to
+    N = 20,000; beyond, Kolmogorov's limit with Stephens' correction (√N + 0.12 + 0.11/√N)·D (within
+    0.1% at p = 0.05 and 1.5% at p = 1e-30 for N ≥ 1e5, where the exact law takes seconds per call)."""
+    if n <= _KS_EXACT_MAX_N:
+        return float(stats.kstwo.sf(d, n)), float(stats.kstwo.ppf(level, n)), "Kolmogorov–Smirnov, exact"
+    k = np.sqrt(n) + 0.12 + 0.11 / np.sqrt(n)
+    return (float(stats.kstwobign.sf(k * d)), float(stats.kstwobign.ppf(level)) / k,
+            "Kolmogorov–Smirnov (Stephens-corrected limit law, N > 20,000)")
 
 
 def _curve_tests(rec, values, r, levels, n, n_null, d_alpha, band) -> None:
