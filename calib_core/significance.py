@@ -359,7 +359,8 @@ def bca_interval(theta, boot, jack, level: float = 0.95) -> tuple[np.ndarray, np
     counts = np.isfinite(b).sum(axis=0)
     a_tail = (1.0 - level) / 2.0
     z_a = special.ndtri(np.array([a_tail, 1.0 - a_tail]))
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (e.g. N = 2): NaN ends
         below = np.nansum(b < theta, axis=0) + 0.5 * np.nansum(b == theta, axis=0)
         share = below / counts
         jm = np.nanmean(j, axis=0)
@@ -376,8 +377,9 @@ def bca_interval(theta, boot, jack, level: float = 0.95) -> tuple[np.ndarray, np
             ends.append(np.where(fallback, special.ndtr(zz), p))
     ok = (counts >= 2) & np.isfinite(theta)
     safe = np.maximum(counts, 1)
-    lo = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[0], 0, 1)), np.nan)
-    hi = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[1], 0, 1)), np.nan)
+    with np.errstate(all="ignore"):
+        lo = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[0], 0, 1)), np.nan)
+        hi = np.where(ok, _sorted_quantile(srt, safe, np.clip(ends[1], 0, 1)), np.nan)
     return lo, hi
 
 

@@ -281,3 +281,11 @@ def test_rows_and_values_can_be_reused():
     np.testing.assert_array_equal(a.table["p_value"].to_numpy(), b.table["p_value"].to_numpy())
     with pytest.raises(ValueError):
         infer_regression(y)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("n", [2, 3, 7])
+def test_tiny_sets_give_a_result_without_warnings(n):
+    rng = np.random.default_rng(n)
+    res = infer_regression(rng.normal(size=n), Gaussian(np.zeros(n), np.ones(n)))
+    assert res.verdict in ("calibrated", "miscalibrated") and res.n == n
