@@ -252,6 +252,7 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         hidden_layer_size: int = 50,
         lam: float = 0.0,
         alpha: float = 1.0,

@@ -3,7 +3,9 @@
 Every calibrator class exported by ``calib_core.regression.calibrators`` and
 ``calib_core.classification.calibrators``: hyper-parameters keyword-only, ``sklearn.exceptions.NotFittedError``
 from every method that needs a fit when called before ``fit``, ``sklearn.base.clone`` gives an unfitted copy
-with the same parameters (before and after a fit), and ``check_is_fitted`` passes after ``fit``.
+with the same parameters (before and after a fit), and ``check_is_fitted`` passes after ``fit``.  The other
+estimators of the package (``training.HeteroscedasticMLP``, the isotonic lab's Bayesian linear regression) take
+keyword-only hyper-parameters too.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from sklearn.utils.validation import check_is_fitted
 
 import calib_core as cc
 from calib_core.classification import calibrators as ccal
+from calib_core.labs.isotonic import BayesianLinearRegression
 from calib_core.regression import calibrators as rcal
+from calib_core.training import HeteroscedasticMLP
 
 ABSTRACT = {rcal.RegressionCalibrator}
 
@@ -89,7 +93,9 @@ def _small(cls: type) -> BaseEstimator:
     return cls()
 
 
-@pytest.mark.parametrize("cls", REGRESSION + CLASSIFICATION, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", REGRESSION + CLASSIFICATION + [HeteroscedasticMLP, BayesianLinearRegression], ids=lambda c: c.__name__
+)
 def test_hyper_parameters_are_keyword_only(cls):
     if cls.__init__ is object.__init__:  # no hyper-parameters at all
         assert cls._get_param_names() == []

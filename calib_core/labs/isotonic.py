@@ -41,7 +41,7 @@ class BayesianLinearRegression:
     N(m_Nᵀφ(x), 1/β + φ(x)ᵀS_Nφ(x)) — closed form, no sampling.
     """
 
-    def __init__(self, alpha: float = 1e-2, beta: float = 1.0) -> None:
+    def __init__(self, *, alpha: float = 1e-2, beta: float = 1.0) -> None:
         self.alpha = alpha
         self.beta = beta
 
