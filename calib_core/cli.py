@@ -13,7 +13,7 @@
     loader's message — file, column, rows, what to do — and exits with code 2, never with a traceback; an unexpected
     internal error exits with code 1 (``--traceback`` shows it).
 
-The dashboard's launcher, ``calibration-lab``, is :mod:`dashboard.launcher` (it runs Streamlit, which this
+The dashboard's launcher, ``calibration-lab``, is ``launcher.py`` next to ``app.py`` (it runs Streamlit, which this
 package never imports).
 """
 

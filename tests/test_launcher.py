@@ -1,4 +1,4 @@
-"""``calibration-lab`` (dashboard.launcher): streamlit run on app.py with the project's .streamlit/config.toml as flags.
+"""``calibration-lab`` (launcher.py): streamlit run on app.py with the project's .streamlit/config.toml as flags.
 
 The launcher starting a real server from a fresh venv is tested in tests/test_packaging.py (slow)."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import launcher
+import launcher
 
 REPO = Path(__file__).resolve().parents[1]
 

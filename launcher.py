@@ -1,11 +1,14 @@
 """``calibration-lab``: start the dashboard — ``streamlit run`` on ``app.py`` with the project's Streamlit settings.
 
-Installed by ``pip install .`` as a console command.  ``app.py``, ``pages/``, this package and
+Installed by ``pip install .`` as a console command.  This file, ``app.py``, ``pages/``, ``dashboard/`` and
 ``.streamlit/config.toml`` are installed side by side (as the package ``calibration_lab``), so ``app.py`` is found
-next to this package both in a checkout and in an installed copy.  Streamlit reads ``.streamlit/config.toml`` only
-from the working directory, so the launcher passes the project's settings as command-line flags instead: the
-dashboard behaves the same from any directory.  Further arguments are forwarded to ``streamlit run`` after the
-project's settings (the last value of a flag wins), e.g. ``calibration-lab --server.port 8600``.
+next to this file both in a checkout and in an installed copy.  It is not part of ``dashboard/``: importing that
+package would build its Streamlit caches outside a running app (and twice, under two module names).
+
+Streamlit reads ``.streamlit/config.toml`` only from the working directory, so the launcher passes the project's
+settings as command-line flags instead: the dashboard behaves the same from any directory.  Further arguments are
+forwarded to ``streamlit run`` after the project's settings (the last value of a flag wins), e.g.
+``calibration-lab --server.port 8600``.
 
 Streamlit runs in this process (``streamlit.web.cli``, as the ``streamlit`` command itself does): no subprocess.
 """
@@ -20,7 +23,7 @@ from pathlib import Path
 from streamlit.web import cli as streamlit_cli
 
 #: The directory that holds ``app.py``, ``pages/``, ``dashboard/`` and ``.streamlit/`` (checkout or installed copy).
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent
 
 USAGE = """usage: calibration-lab [STREAMLIT OPTIONS]
 
