@@ -83,3 +83,21 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     expect(charts.nth(0).locator(".legend")).to_contain_text("temperature scaling")
     expect(charts.nth(1).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
     full_height_screenshot(page, artifacts_dir / "recalibrate_classification.png")
+
+
+def test_recalibrate_controls_survive_page_switches(app_page):
+    """The Recalibrate page's controls use the dashboard's one widget-persistence mechanism (declared persistent,
+    re-assigned by app.py): a value survives a visit to another page."""
+    from playwright.sync_api import expect
+
+    page = app_page
+    _open_recalibrate(page)
+    seed = page.get_by_label("Seed")
+    seed.fill("17")
+    seed.press("Enter")
+    wait_for_app(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Help").click()
+    expect(page.get_by_role("tab", name="Regression metrics")).to_be_visible()
+    wait_for_app(page)
+    _open_recalibrate(page)
+    expect(page.get_by_label("Seed")).to_have_value("17")
