@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
@@ -99,6 +100,8 @@ def _stop_group(proc: subprocess.Popen) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="process groups and venv/bin paths of POSIX")
 def test_fresh_venv_install_gives_the_package_and_both_commands(tmp_path):
+    if importlib.util.find_spec("ensurepip") is None:
+        pytest.skip("python -m venv needs ensurepip (on Debian: apt-get install python3-venv)")
     t0 = time.perf_counter()
     # A copy of the shipped files, so that the build writes nothing (build/, *.egg-info) into the checkout.
     src = tmp_path / "src"
