@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.web import cli as streamlit_cli
 
 import launcher
 
@@ -43,3 +44,11 @@ def test_missing_app_is_a_message_not_a_traceback(tmp_path, monkeypatch, capsys)
 def test_help_does_not_start_streamlit(capsys):
     assert launcher.main(["--help"]) == 0
     assert "usage: calibration-lab" in capsys.readouterr().out
+
+
+def test_forwarded_flags_override_the_project_config_in_streamlit_run():
+    """The order of streamlit_args is what makes ``calibration-lab --server.headless false`` win (last value wins)."""
+    args = launcher.streamlit_args(["--server.headless", "false", "--server.maxUploadSize", "7"])
+    params = streamlit_cli.main_run.make_context("run", args[1:]).params
+    assert params["server_headless"] is False and params["server_maxUploadSize"] == 7
+    assert streamlit_cli.main_run.make_context("run", launcher.streamlit_args()[1:]).params["server_headless"] is True
