@@ -14,10 +14,16 @@ rate (p ≤ 0.05) of every calibration statistic, the rate of any secondary BH f
 interval for the population value — computed once per (K, scenario) on ``--pop-n`` rows with the correctness
 Rao–Blackwellised (E[1(ŷ = y)] = p_true,ŷ, E[1(y = k)] = p_true,k), so it carries no sampling noise.
 
+``--timing`` instead measures the cost (issue 12, point 5): at N = 1e4, 1e5, 1e6 and K = 10 (the over-confident
+synthetic logits of ``bench/classification.py``), the best of ``--rounds`` interleaved runs of the point estimates
+``cc.diagnose(pset, n_resamples=0, n_simulations=0)`` and of the whole inference (``classification_rows`` +
+``infer_classification`` with its defaults: 2,000 null draws, 1,000 bootstrap replicates).
+
 Usage::
 
-    python bench/verdicts_classification.py                  # 1,000 sets per cell (long: run it in the background)
-    python bench/verdicts_classification.py --sets 200 --quick
+    python bench/verdicts_classification.py                  # 1,000 calibrated sets per cell (long: background)
+    python bench/verdicts_classification.py --sets 200 --max-seconds 120
+    python bench/verdicts_classification.py --timing
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import calib_core as cc  # noqa: E402
+from calib_core.classification.diagnostics import classification_rows  # noqa: E402
 from calib_core.classification.inference import infer_classification  # noqa: E402
 from calib_core.classification.metrics import ClassificationRows, confidence_bins  # noqa: E402
 
@@ -94,7 +102,7 @@ def population(k: int, temperature: float, scale: float, n_pop: int, n_bins: int
 
 def run_cell(k, n, temperature, pop, args, seed) -> dict:
     rng = np.random.default_rng(seed)
-    n_sets = args.sets
+    n_sets = args.sets if temperature == 1.0 else args.sets_power
     head = np.zeros(n_sets, bool)
     direction = []
     rej = {s: [] for s in STATS}
@@ -102,7 +110,11 @@ def run_cell(k, n, temperature, pop, args, seed) -> dict:
     any_bh = np.zeros(n_sets, bool)
     cover = {s: [] for s in INTERVALS}
     t0 = time.perf_counter()
+    done = 0
     for i in range(n_sets):
+        if args.max_seconds and time.perf_counter() - t0 > args.max_seconds:
+            break
+        done += 1
         y, q, _ = draw(n, k, temperature, args.scale, rng)
         r = infer_classification(
             labels=y, probs=q, n_null=args.n_null, n_boot=args.n_boot, seed=int(rng.integers(2**31)),
@@ -124,11 +136,13 @@ def run_cell(k, n, temperature, pop, args, seed) -> dict:
             if s in t.index:
                 target = pop_top if s == "top_bin_gap" else pop.get(s, np.nan)
                 cover[s].append(bool(t.loc[s, "ci_low"] <= target <= t.loc[s, "ci_high"]))
-    dt = (time.perf_counter() - t0) / n_sets
+    dt = (time.perf_counter() - t0) / done
+    head = head[:done]
+    any_bh = any_bh[:done]
     rate = float(head.mean())
     res = {
-        "K": k, "N": n, "T": temperature, "sets": n_sets,
-        "headline": rate, "headline_se": math.sqrt(max(rate * (1 - rate), 0.05 * 0.95) / n_sets),
+        "K": k, "N": n, "T": temperature, "sets": done,
+        "headline": rate, "headline_se": math.sqrt(max(rate * (1 - rate), 0.05 * 0.95) / done),
         "over": float(np.mean([d == "over-confident" for d in direction])),
         "under": float(np.mean([d == "under-confident" for d in direction])),
         "any_bh": float(any_bh.mean()),
@@ -142,15 +156,15 @@ def run_cell(k, n, temperature, pop, args, seed) -> dict:
 
 def fmt_table(results: list[dict]) -> str:
     lines = []
-    lines.append("| scenario | K | N | headline rate (± s.e.) | over / under | any BH flag | "
+    lines.append("| scenario | K | N | sets | headline rate (± s.e.) | over / under | any BH flag | "
                  "p ≤ 0.05: ECE / top / MCE / gap / cw-ECE / ECE+ | s per set |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         scen = next(name for name, t in SCENARIOS.items() if abs(t - r["T"]) < 1e-12)
         rj = r["reject"]
         rej = " / ".join(f"{rj[s]:.3f}" if s in rj else "–" for s in
                          ["ece", "top_bin_gap", "mce", "confidence_gap", "classwise_ece", "ece_positive"])
-        lines.append(f"| {scen} | {r['K']} | {r['N']} | {r['headline']:.3f} ± {r['headline_se']:.3f} | "
+        lines.append(f"| {scen} | {r['K']} | {r['N']} | {r['sets']} | {r['headline']:.3f} ± {r['headline_se']:.3f} | "
                      f"{r['over']:.2f} / {r['under']:.2f} | {r['any_bh']:.3f} | {rej} | {r['seconds_per_set']:.2f} |")
     lines.append("")
     lines.append("Interval coverage of the population value (nominal 0.95):")
@@ -167,9 +181,39 @@ def fmt_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def timing(sizes, rounds: int, k: int = 10) -> str:
+    """Point estimates vs the whole inference, best of ``rounds`` interleaved runs, per N."""
+    lines = ["| N | K | point estimates (s) | inference (s) | ratio | inference parts (s) |",
+             "|---|---|---|---|---|---|"]
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        z = rng.normal(size=(n, k)) * 2.0
+        y = np.minimum((np.cumsum(softmax(z / 1.5), axis=1) < rng.random(n)[:, None]).sum(1), k - 1)
+        pset = cc.PredictionSet(task="classification", source="synthetic", layout="probs", labels=y,
+                                probs=softmax(z), n_read=n)
+        best_p = best_i = math.inf
+        parts = {}
+        for _ in range(rounds):
+            t = time.perf_counter()
+            cc.diagnose(pset, n_resamples=0, n_simulations=0)
+            best_p = min(best_p, time.perf_counter() - t)
+            t = time.perf_counter()
+            res = infer_classification(classification_rows(pset))
+            dt = time.perf_counter() - t
+            if dt < best_i:
+                best_i, parts = dt, res.timings
+        part_text = ", ".join(f"{a} {b:.3f}" for a, b in parts.items() if a != "total")
+        lines.append(f"| {n:,} | {k} | {best_p:.3f} | {best_i:.3f} | {best_i / best_p:.2f} | {part_text} |")
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sets", type=int, default=1000, help="data sets per cell (default 1000)")
+    ap.add_argument("--sets", type=int, default=1000, help="calibrated data sets per cell (default 1000)")
+    ap.add_argument("--sets-power", type=int, default=200, help="miscalibrated data sets per cell (default 200)")
+    ap.add_argument("--max-seconds", type=float, default=0.0,
+                    help="stop a cell after this many seconds (0: never); the table gives the sets actually run")
     ap.add_argument("--n-null", type=int, default=1000, help="null draws per test (default 1000)")
     ap.add_argument("--n-boot", type=int, default=500, help="bootstrap replicates (default 500)")
     ap.add_argument("--scale", type=float, default=2.0, help="sd of the logits (default 2)")
@@ -179,14 +223,23 @@ def main(argv=None) -> None:
     ap.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
     ap.add_argument("--no-classwise", action="store_true", help="skip class-wise ECE (faster)")
     ap.add_argument("--out", default=str(OUT / "verdicts_classification"))
+    ap.add_argument("--timing", action="store_true", help="measure the cost instead (point estimates vs inference)")
+    ap.add_argument("--rounds", type=int, default=3, help="timing rounds (best of)")
     args = ap.parse_args(argv)
+    if args.timing:
+        text = timing([10_000, 100_000, 1_000_000], args.rounds)
+        print(text)
+        out = Path(args.out + "_timing")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text(text + "\n")
+        return
     results = []
-    for k in args.K:
-        for scen in args.scenarios:
-            t = SCENARIOS[scen]
+    for scen in args.scenarios:  # calibrated cells first
+        t = SCENARIOS[scen]
+        for k in args.K:
             pop = population(k, t, args.scale, args.pop_n, 15, seed=10_000 + k)
             for n in args.N:
-                r = run_cell(k, n, t, pop, args, seed=hash((k, n, round(t, 6))) % 2**31)
+                r = run_cell(k, n, t, pop, args, seed=k * 1_000_003 + n * 7 + int(round(100 * t)))
                 results.append(r)
                 print(json.dumps(r), flush=True)
     text = fmt_table(results)
