@@ -712,18 +712,33 @@ class _ClasswiseLayout:
             np.bincount(key, weights=self.val * self.val, minlength=n_b * size),
         ]
         out = [a.reshape(n_b, size) for a in out]
-        if self.sparse:  # first bins by complement of the block totals
-            ind = sparse.csr_matrix((np.ones(self.n), (block, np.arange(self.n))), shape=(n_b, self.n))
-            p = np.asarray(self.p, dtype=float)
-            totals = [
-                np.repeat(np.bincount(block, minlength=n_b).astype(float)[:, None], self.k, axis=1),
-                np.asarray(ind @ p),
-                np.asarray(ind @ (p * p)),
-            ]
+        if self.sparse:  # first bins by complement of the block totals (rows gathered block by block)
+            sizes = np.bincount(block, minlength=n_b)
+            order = np.argsort(block, kind="stable")
+            p_sorted = np.asarray(self.p, dtype=float)[order]
+            live = np.nonzero(sizes)[0]
+            starts = (np.cumsum(sizes) - sizes)[live]
+            totals = [np.repeat(sizes.astype(float)[:, None], self.k, axis=1), np.zeros((n_b, self.k)), None]
+            totals[1][live] = np.add.reduceat(p_sorted, starts, axis=0)
+            p_sorted *= p_sorted
+            totals[2] = np.zeros((n_b, self.k))
+            totals[2][live] = np.add.reduceat(p_sorted, starts, axis=0)
             first = np.arange(self.k) * self.nb
             for a, t in zip(out, totals):
                 a[:, first] = t - a.reshape(n_b, self.k, self.nb)[:, :, 1:].sum(axis=2)
         return out
+
+
+def _draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One label vector y* ~ Categorical(p_i): a running sum over the K columns (no (N, K) cumsum)."""
+    n, k = p.shape
+    u = rng.random(n) * p.sum(axis=1, dtype=float)
+    acc = np.zeros(n)
+    y = np.zeros(n, dtype=np.int64)
+    for c in range(k - 1):
+        acc += p[:, c]
+        y += acc < u
+    return y
 
 
 def _draw_labels(cum: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -772,8 +787,8 @@ def _classwise(rows, block, n_b, w, n_null, exact_budget, rng, flop_budget: floa
     c_count, c_conf, c_var, c_hit = (a.sum(axis=0) for a in (b_count, b_conf, b_var, b_hit))
     plug, deb = _ece_cells(c_count, c_conf, c_hit, c_var, float(n * k))
     # null
-    cum = np.cumsum(np.asarray(rows.probs, dtype=float), axis=1)
     if n * n_null <= exact_budget:
+        cum = np.cumsum(np.asarray(rows.probs, dtype=float), axis=1)
         d = np.empty((n_null, n_live))
         chunk = max(1, 500_000 // max(n, 1))
         for a in range(0, n_null, chunk):
@@ -783,7 +798,7 @@ def _classwise(rows, block, n_b, w, n_null, exact_budget, rng, flop_budget: floa
         d -= c_conf
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
-        y = _draw_labels(cum, 1, rng)[0]
+        y = _draw_one(rows.probs, rng)
         b_dev = np.bincount(block * n_live + col[lay.label_cells(y)], minlength=bs).reshape(n_b, n_live) - b_conf
         b_dev -= b_dev.mean(axis=0, keepdims=True)
         d = _block_weights(n_b, n_null, rng) @ b_dev
