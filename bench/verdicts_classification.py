@@ -225,9 +225,10 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=str(OUT / "verdicts_classification"))
     ap.add_argument("--timing", action="store_true", help="measure the cost instead (point estimates vs inference)")
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (best of)")
+    ap.add_argument("--timing-sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     args = ap.parse_args(argv)
     if args.timing:
-        text = timing([10_000, 100_000, 1_000_000], args.rounds)
+        text = timing(args.timing_sizes, args.rounds)
         print(text)
         out = Path(args.out + "_timing")
         out.parent.mkdir(parents=True, exist_ok=True)
