@@ -538,7 +538,7 @@ def infer_regression(
     coverages=DEFAULT_COVERAGES,
     n_null: int = 2_000,
     n_boot: int = 1_000,
-    n_blocks: int = 256,
+    n_blocks: int = 1_000,
     level: float = 0.95,
     alpha: float = 0.05,
     seed: int | None = 0,
