@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf
 from .predictions import PredictionSet
+from .special import softmax
 
 __all__ = [
     "DIABETES_LEVELS",
@@ -309,11 +310,6 @@ def levi_frame(n: int = 10_000, *, cal_fraction: float = 0.5, seed: int = 0) -> 
 # --------------------------------------------------------------------------------------------------
 # classification examples
 # --------------------------------------------------------------------------------------------------
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def _digits_logits(n_train: int, c: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Held-out logits of a weakly regularised multinomial logistic regression on the digits data."""
     data = load_digits()
@@ -348,7 +344,7 @@ def digits_example(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 
         source="digits example (scikit-learn)",
         layout="logits",
         labels=labels,
-        probs=_softmax(logits),
+        probs=softmax(logits),
         logits=logits,
         classes=[str(k) for k in range(10)],
         split=_split_labels(n, cal_fraction, np.random.default_rng([seed, 2])),
@@ -407,7 +403,7 @@ def breast_cancer_example(
         source="breast cancer example (scikit-learn)",
         layout="binary_logit",
         labels=labels,
-        probs=_softmax(logits),
+        probs=softmax(logits),
         logits=logits,
         classes=list(BREAST_CANCER_CLASSES),
         split=_split_labels(n, cal_fraction, np.random.default_rng([seed, 2])),

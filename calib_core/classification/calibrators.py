@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..binning import bins_from_edges
+from ..special import softmax
 from .metrics import confidence_bins
 
 __all__ = [
@@ -136,13 +137,7 @@ def _probs_from(X: np.ndarray, kind: str) -> np.ndarray:
         return np.column_stack([1.0 - q, q])
     if kind == "probs":
         return X
-    return special.softmax(X, axis=1)
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    e /= e.sum(axis=1, keepdims=True)
-    return e
+    return softmax(X, axis=1)
 
 
 def _nll_and_softmax(z: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -405,7 +400,7 @@ class TemperatureScaling(_Calibrator):
         """softmax(z / T) (float64)."""
         A = self._predict_input(X)
         z = _logits_from(A, self.input_kind_, self.eps)
-        return _softmax(z / self.temperature_)
+        return softmax(z / self.temperature_)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -478,7 +473,7 @@ class _LinearLogitScaling(_Calibrator):
         A = self._predict_input(X)
         z = _logits_from(A, self.input_kind_, self.eps)
         s = z * self.coef_ if self._diagonal else z @ self.coef_.T
-        return _softmax(s + self.intercept_)
+        return softmax(s + self.intercept_)
 
 
 class VectorScaling(_LinearLogitScaling):

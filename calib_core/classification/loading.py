@@ -56,7 +56,7 @@ from ..io import (
     resolve_column,
 )
 from ..predictions import InputError, PredictionSet
-from .metrics import softmax
+from ..special import softmax
 
 __all__ = ["parse_classification_frame", "ROLES", "PROB_TOL", "row_sum_tolerance"]
 

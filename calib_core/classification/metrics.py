@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..binning import bin_sums, bins_from_edges, equal_mass_edges, uniform_bin_index
+from ..special import log_softmax, softmax
 
 __all__ = [
     "Strategy",
@@ -106,21 +107,6 @@ def _as_labels(labels: np.ndarray, n: int, k: int) -> np.ndarray:
     if n and (y.min() < 0 or y.max() >= k):
         raise ValueError(f"labels must lie in 0..{k - 1}; found {y.min()}..{y.max()}")
     return y
-
-
-def softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax σ(z)_k = exp(z_k − max z) / Σ_j exp(z_j − max z), in float64."""
-    z = np.asarray(logits, dtype=float)
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    e /= e.sum(axis=axis, keepdims=True)
-    return e
-
-
-def log_softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
-    """log σ(z)_k = z_k − logsumexp(z) computed with the max shift (never overflows), in float64."""
-    z = np.asarray(logits, dtype=float)
-    d = z - z.max(axis=axis, keepdims=True)
-    return d - np.log(np.exp(d).sum(axis=axis, keepdims=True))
 
 
 def top_label(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
