@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .predictions import PredictionSet
+from .classification.diagnostics import diagnose_classification
+from .predictions import PredictionSet, iter_subsets
 from .regression.diagrams import regression_diagrams
 from .regression.metrics import Binning, RegressionRows, summary_statistics
-from .report import ALL, METRIC_COLUMNS, Report, metric_rows
+from .report import METRIC_COLUMNS, Report, metric_rows
 
 __all__ = ["diagnose", "diagnose_regression"]
 
@@ -23,22 +24,8 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     ``calib_core.classification.diagnostics.diagnose_classification`` with the same options.
     """
     if prediction_set.task == "classification":
-        from .classification.diagnostics import diagnose_classification
-
         return diagnose_classification(prediction_set, **options)
     return diagnose_regression(prediction_set, **options)
-
-
-def _subsets(pset: PredictionSet, by_group: bool):
-    """Yield (model, group, row mask) for every model, and every group within it."""
-    n = pset.n_rows
-    models = pset.models()
-    for model in models:
-        mmask = np.ones(n, dtype=bool) if pset.model is None else (pset.model == model)
-        yield model, ALL, mmask
-        if by_group and pset.group is not None:
-            for g in pd.unique(pset.group[mmask]):
-                yield model, str(g), mmask & (pset.group == g)
 
 
 def diagnose_regression(
@@ -76,7 +63,7 @@ def diagnose_regression(
     tables: list[pd.DataFrame] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
-    for model, group, mask in _subsets(pset, by_group):
+    for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -10,7 +11,10 @@ import pandas as pd
 
 from .distributions import PredictiveDistribution
 
-__all__ = ["InputError", "PredictionSet", "DropReport"]
+__all__ = ["ALL", "InputError", "PredictionSet", "DropReport", "iter_subsets"]
+
+ALL = "(all)"
+"""The group name of a whole model (every row of it, whatever its group)."""
 
 
 class InputError(ValueError):
@@ -148,3 +152,15 @@ class PredictionSet:
         if self.model is None:
             return ["model"]
         return list(pd.unique(self.model))
+
+
+def iter_subsets(pset: PredictionSet, by_group: bool = True) -> Iterator[tuple[str, str, np.ndarray]]:
+    """Yield (model, group, row mask) for every model (group :data:`ALL`), and every group within it."""
+    n = pset.n_rows
+    models = pset.models()
+    for model in models:
+        mmask = np.ones(n, dtype=bool) if pset.model is None else (pset.model == model)
+        yield model, ALL, mmask
+        if by_group and pset.group is not None:
+            for g in pd.unique(pset.group[mmask]):
+                yield model, str(g), mmask & (pset.group == g)

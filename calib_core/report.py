@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .predictions import ALL
 from .resampling import bootstrap_intervals, simulate_reference
 
 __all__ = ["Report", "ALL", "METRIC_COLUMNS", "metric_rows", "report_html_fragment"]
 
-ALL = "(all)"
 METRIC_COLUMNS = [
     "model",
     "group",

@@ -30,8 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..diagnose import _subsets
-from ..predictions import PredictionSet
+from ..predictions import PredictionSet, iter_subsets
 from ..report import METRIC_COLUMNS, Report, metric_rows
 from .metrics import ClassificationRows, Strategy
 
@@ -99,7 +98,7 @@ def diagnose_classification(
             "al.); 'ece_positive'/'mce_positive' and 'reliability_positive' use P(y = 1) against the frequency of "
             "y = 1 (netcal / scikit-learn's binary convention)."
         )
-    for model, group, mask in _subsets(pset, by_group):
+    for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
         if n < 2:
             notes.append(f"model {model!r}, group {group!r}: {n} row(s), too few to diagnose")
