@@ -13,8 +13,8 @@ The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 from .diagnose import diagnose
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .evaluation import EvaluationResult, evaluate
-from .io import load_predictions
 from .predictions import DropReport, InputError, PredictionSet
+from .reading import load_predictions
 from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
 

@@ -32,7 +32,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import examples
-from calib_core.io import read_table
+from calib_core.reading import read_table
 
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 import calib_core as cc
-from calib_core import io as cio
+from calib_core import reading as cio
 
 COUNTS: Counter[str] = Counter()
 """Cases checked per category (filled by :func:`check_load`; read by the totals test)."""

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import calib_core as cc
-from calib_core.classification.loading import parse_classification_frame
+from calib_core.classification.reading import parse_classification_frame
 
 REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
 

@@ -186,7 +186,7 @@ def test_binary_score_column_with_a_free_name():
 def test_unexpected_parser_errors_become_input_errors(monkeypatch):
     """Last resort: an exception of another type out of a parser is wrapped (the fuzz checks above treat this
     "unexpected problem" message as a failure, so it never hides a gap from the tests)."""
-    from calib_core import io as cio
+    from calib_core import reading as cio
 
     def broken(data, src):
         raise KeyError("something no check foresaw")

@@ -1,4 +1,4 @@
-"""Tests of the prediction-file loader ``cc.load_predictions`` and its reusable pieces (calib_core.io)."""
+"""Tests of the prediction-file loader ``cc.load_predictions`` and its reusable pieces (calib_core.reading)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import calib_core as cc
-from calib_core import io as cio
+from calib_core import reading as cio
 from calib_core.distributions import Gaussian, QuantileSet, SampleSet
 from calib_core.predictions import InputError
 
@@ -626,7 +626,7 @@ def test_detect_task():
 
 
 def test_classification_not_supported_yet_message(monkeypatch):
-    monkeypatch.setitem(sys.modules, "calib_core.classification.loading", None)
+    monkeypatch.setitem(sys.modules, "calib_core.classification.reading", None)
     with pytest.raises(InputError, match="classification files are not supported yet"):
         load("label,prob_0,prob_1\n0,0.9,0.1\n1,0.2,0.8\n")
 
@@ -638,9 +638,9 @@ def test_classification_is_dispatched_lazily(monkeypatch):
         calls.update(frame=frame, source=source, columns=columns, renormalize=renormalize)
         return cc.PredictionSet(task="classification", source=source)
 
-    fake = types.ModuleType("calib_core.classification.loading")
+    fake = types.ModuleType("calib_core.classification.reading")
     fake.parse_classification_frame = parse_classification_frame
-    monkeypatch.setitem(sys.modules, "calib_core.classification.loading", fake)
+    monkeypatch.setitem(sys.modules, "calib_core.classification.reading", fake)
     ps = load("label,prob_0,prob_1\n0,0.9,0.1\n1,0.2,0.8\n", renormalize=True)
     assert ps.task == "classification"
     assert calls["source"] == "test.csv" and calls["renormalize"] is True and calls["columns"] is None

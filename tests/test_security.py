@@ -124,7 +124,7 @@ def dangerous_calls(source: str, filename: str = "<string>") -> list[str]:
 # ------------------------------------------------------------------------------------------------ (a)
 def test_checked_files_exist():
     names = {p.relative_to(ROOT).as_posix() for p in CHECKED}
-    assert {"app.py", "calib_core/io.py", "calib_core/classification/loading.py", "pages/data.py"} <= names
+    assert {"app.py", "calib_core/reading.py", "calib_core/classification/reading.py", "pages/data.py"} <= names
     assert len(CHECKED) >= 20
 
 
@@ -172,11 +172,11 @@ def test_the_checker_fails_on_dangerous_calls(source):
 
 def test_the_checker_finds_a_call_injected_into_the_real_loader():
     """The loader's own source passes; the same source with one pickle.loads / eval line added does not."""
-    source = (ROOT / "calib_core" / "io.py").read_text(encoding="utf-8")
-    assert dangerous_calls(source, "io.py") == []
+    source = (ROOT / "calib_core" / "reading.py").read_text(encoding="utf-8")
+    assert dangerous_calls(source, "reading.py") == []
     for injected in ("import pickle as _p\n_p.loads(b'')\n", "eval(str(1))\n", "pd.read_pickle('x')\n"):
         bad = source.replace("\ndef read_table(", f"\n{injected}\n\ndef read_table(", 1)
-        assert bad != source and dangerous_calls(bad, "io.py"), injected
+        assert bad != source and dangerous_calls(bad, "reading.py"), injected
 
 
 @pytest.mark.parametrize(

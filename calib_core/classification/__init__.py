@@ -7,11 +7,11 @@
     from calib_core.classification import calibrators as ccal  # TemperatureScaling, VectorScaling, MatrixScaling,
                                                                # PlattScaling, HistogramBinning, IsotonicCalibration,
                                                                # BBQ
-    from calib_core.classification.loading import parse_classification_frame   # used by cc.load_predictions
+    from calib_core.classification.reading import parse_classification_frame   # used by cc.load_predictions
     from calib_core.classification.diagnostics import diagnose_classification  # used by cc.diagnose
 """
 
-from . import calibrators, diagnostics, loading, metrics
+from . import calibrators, diagnostics, metrics, reading
 from .calibrators import (
     BBQ,
     HistogramBinning,
@@ -22,7 +22,7 @@ from .calibrators import (
     VectorScaling,
 )
 from .diagnostics import diagnose_classification
-from .loading import parse_classification_frame
+from .reading import parse_classification_frame
 
 __all__ = [
     "BBQ",
@@ -35,7 +35,7 @@ __all__ = [
     "calibrators",
     "diagnose_classification",
     "diagnostics",
-    "loading",
     "metrics",
     "parse_classification_frame",
+    "reading",
 ]

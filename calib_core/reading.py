@@ -1028,9 +1028,9 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
 def _classification(frame: pd.DataFrame, source: str, columns: Mapping[str, Any] | None,
                     renormalize: bool) -> PredictionSet:
     try:
-        from .classification.loading import parse_classification_frame
+        from .classification.reading import parse_classification_frame
     except ImportError as exc:
-        missing_module = isinstance(exc, ModuleNotFoundError) and (exc.name or "").endswith("classification.loading")
+        missing_module = isinstance(exc, ModuleNotFoundError) and (exc.name or "").endswith("classification.reading")
         missing_name = "parse_classification_frame" in str(exc)
         if not (missing_module or missing_name):
             raise

@@ -1,7 +1,7 @@
 """Validating classification tables into a :class:`~calib_core.predictions.PredictionSet` (SPEC §1, §7).
 
-``cc.load_predictions`` reads the file (``calib_core.io.read_table``), detects the task and calls
-:func:`parse_classification_frame` for classification files.  Column matching reuses ``calib_core.io``
+``cc.load_predictions`` reads the file (``calib_core.reading.read_table``), detects the task and calls
+:func:`parse_classification_frame` for classification files.  Column matching reuses ``calib_core.reading``
 (``find_column`` / ``resolve_column`` with the ``ALIASES`` table, ``numeric_block``, ``label_values``, the
 split/group/model readers).
 
@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io import (
+from ..predictions import InputError, PredictionSet
+from ..reading import (
     ALIASES,
     CLASSIFICATION_ROLES,
     _row_labels,
@@ -55,7 +56,6 @@ from ..io import (
     numeric_values,
     resolve_column,
 )
-from ..predictions import InputError, PredictionSet
 from ..special import softmax
 
 __all__ = ["parse_classification_frame", "ROLES", "PROB_TOL", "row_sum_tolerance"]
