@@ -10,11 +10,11 @@ Public API (SPEC §8)::
 The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 """
 
+from .api import load_predictions
 from .diagnose import diagnose
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .evaluation import EvaluationResult, evaluate
 from .predictions import DropReport, InputError, PredictionSet
-from .reading import load_predictions
 from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
 

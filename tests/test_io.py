@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import sys
-import types
 
 import numpy as np
 import pandas as pd
@@ -14,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import calib_core as cc
+from calib_core import api
 from calib_core import reading as cio
 from calib_core.distributions import Gaussian, QuantileSet, SampleSet
 from calib_core.predictions import InputError
@@ -625,22 +624,14 @@ def test_detect_task():
     assert cio.detect_task(f(["label", "prob_0"]), {"y": "label", "mean": "prob_0"}) == "regression"
 
 
-def test_classification_not_supported_yet_message(monkeypatch):
-    monkeypatch.setitem(sys.modules, "calib_core.classification.reading", None)
-    with pytest.raises(InputError, match="classification files are not supported yet"):
-        load("label,prob_0,prob_1\n0,0.9,0.1\n1,0.2,0.8\n")
-
-
-def test_classification_is_dispatched_lazily(monkeypatch):
+def test_classification_is_dispatched(monkeypatch):
     calls = {}
 
     def parse_classification_frame(frame, source, columns, renormalize):
         calls.update(frame=frame, source=source, columns=columns, renormalize=renormalize)
         return cc.PredictionSet(task="classification", source=source)
 
-    fake = types.ModuleType("calib_core.classification.reading")
-    fake.parse_classification_frame = parse_classification_frame
-    monkeypatch.setitem(sys.modules, "calib_core.classification.reading", fake)
+    monkeypatch.setattr(api, "parse_classification_frame", parse_classification_frame)
     ps = load("label,prob_0,prob_1\n0,0.9,0.1\n1,0.2,0.8\n", renormalize=True)
     assert ps.task == "classification"
     assert calls["source"] == "test.csv" and calls["renormalize"] is True and calls["columns"] is None

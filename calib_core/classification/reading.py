@@ -1,9 +1,10 @@
 """Validating classification tables into a :class:`~calib_core.predictions.PredictionSet` (SPEC §1, §7).
 
-``cc.load_predictions`` reads the file (``calib_core.reading.read_table``), detects the task and calls
-:func:`parse_classification_frame` for classification files.  Column matching reuses ``calib_core.reading``
+``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.reading.read_table``), detects the task
+and calls :func:`parse_classification_frame` for classification files (the mirror of
+``calib_core.regression.reading.parse_regression_frame``).  Column matching reuses ``calib_core.reading``
 (``find_column`` / ``resolve_column`` with the ``ALIASES`` table, ``numeric_block``, ``label_values``, the
-split/group/model readers).
+split/group/model readers ``row_labels`` and the row bookkeeping ``RowFilter``).
 
 Layouts (``PredictionSet.layout``)
 ----------------------------------
@@ -47,14 +48,14 @@ from ..predictions import InputError, PredictionSet
 from ..reading import (
     ALIASES,
     CLASSIFICATION_ROLES,
-    _row_labels,
-    _Rows,
+    RowFilter,
     find_column,
     label_values,
     normalize_name,
     numeric_block,
     numeric_values,
     resolve_column,
+    row_labels,
 )
 from ..special import softmax
 
@@ -222,7 +223,7 @@ def _class_index(
 
 
 def _check_probabilities(
-    P: np.ndarray, rows: _Rows, cols: list[str], src: str, renormalize: bool, messages: list[str], binary: bool
+    P: np.ndarray, rows: RowFilter, cols: list[str], src: str, renormalize: bool, messages: list[str], binary: bool
 ) -> np.ndarray:
     """Range check (clip rounding, drop a few bad rows, raise when most are bad) and the row-sum check."""
     keep = rows.keep
@@ -401,7 +402,7 @@ def parse_classification_frame(
         found["probs"] = []
     kind = "logits" if len(found["logits"]) >= 2 or (found["logits"] and not found["probs"]) else "probs"
     score_cols = found[kind]
-    rows = _Rows(n)
+    rows = RowFilter(n)
     raw_labels = label_values(frame, label_col, missing=_MISSING)
     rows.drop(f"label {label_col!r}: missing value", raw_labels == _MISSING)
     confidence = pred_codes = logits = probs = None
@@ -503,7 +504,7 @@ def parse_classification_frame(
             "probability vectors."
         )
 
-    labels = _row_labels(frame, cols, src, used, messages)
+    labels = row_labels(frame, cols, src, used, messages)
     keep = rows.keep
     n_keep = int(keep.sum())
     if n_keep < 2:

@@ -1,0 +1,62 @@
+"""The task-dispatching entry points of ``calib_core``: :func:`load_predictions`, :func:`diagnose`, :func:`evaluate`.
+
+Each looks at the task (given, detected from the file's columns, or ``PredictionSet.task``) and hands over to the
+regression or the classification half, which mirror each other module for module (``reading``, ``diagnose``,
+``evaluate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .classification.reading import parse_classification_frame
+from .predictions import InputError, PredictionSet
+from .reading import detect_task, read_table, source_name
+from .regression.reading import parse_regression_frame
+
+__all__ = ["load_predictions"]
+
+
+def load_predictions(
+    path_or_buffer: Any,
+    task: str | None = None,
+    columns: Mapping[str, Any] | None = None,
+    *,
+    source: str | None = None,
+    renormalize: bool = False,
+    max_bytes: int | None = None,
+) -> PredictionSet:
+    """Read and validate a prediction file (SPEC §1, §7, §8): ``cc.load_predictions``.
+
+    ``path_or_buffer`` is a path, bytes, or a binary file-like (Streamlit's ``UploadedFile`` works).
+    ``task`` is ``"regression"``, ``"classification"`` or None (detected by ``detect_task``).
+    ``columns`` maps roles to the file's column names, e.g. ``{"y": "E", "mean": "pred", "std": "uE",
+    "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
+    not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
+    to 1).  ``max_bytes`` bounds the file size (default ``DEFAULT_MAX_BYTES``).
+
+    Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the
+    file, the column(s), the row(s) and what to do.  Dropped rows are in ``.dropped`` and ``.messages``.
+    """
+    src = source_name(path_or_buffer, source)
+    if task not in (None, "regression", "classification"):
+        raise InputError(f"unknown task {task!r}", source=src, hint="use 'regression', 'classification' or None")
+    if columns is not None and not isinstance(columns, Mapping):
+        raise InputError("columns must be a mapping from role to column name", source=src,
+                         hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}")
+    frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes)
+    kind = task or detect_task(frame, columns)
+    try:
+        if kind == "classification":
+            return parse_classification_frame(frame, src, columns, renormalize)
+        return parse_regression_frame(frame, src, columns)
+    except InputError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as exc:
+        # Safety net so that bad input never shows a traceback in the UI; the cause is chained.
+        raise InputError(
+            f"unexpected problem while reading the {kind} columns ({type(exc).__name__}: {str(exc)[:200]})",
+            source=src,
+            hint="check the column mapping; if the file looks right, please report this as a bug",
+        ) from exc
