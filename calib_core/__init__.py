@@ -10,8 +10,7 @@ Public API (SPEC §8)::
 The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 """
 
-from .api import load_predictions
-from .diagnose import diagnose
+from .api import diagnose, load_predictions
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .evaluation import EvaluationResult, evaluate
 from .predictions import DropReport, InputError, PredictionSet

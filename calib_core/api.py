@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .classification.diagnose import diagnose_classification
 from .classification.reading import parse_classification_frame
 from .predictions import InputError, PredictionSet
 from .reading import detect_task, read_table, source_name
+from .regression.diagnose import diagnose_regression
 from .regression.reading import parse_regression_frame
+from .report import Report
 
-__all__ = ["load_predictions"]
+__all__ = ["diagnose", "load_predictions"]
 
 
 def load_predictions(
@@ -60,3 +63,15 @@ def load_predictions(
             source=src,
             hint="check the column mapping; if the file looks right, please report this as a bug",
         ) from exc
+
+
+def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
+    """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
+    the data behind every diagram, for each model and each group (SPEC §3, §5).
+
+    Regression options: see :func:`~calib_core.regression.diagnose.diagnose_regression`.  Classification sets are
+    handed to ``calib_core.classification.diagnose.diagnose_classification`` with the same options.
+    """
+    if prediction_set.task == "classification":
+        return diagnose_classification(prediction_set, **options)
+    return diagnose_regression(prediction_set, **options)

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import examples, plots
-from .diagnose import diagnose
+from .api import diagnose
 from .predictions import PredictionSet
 from .report import ALL, Report
 from .selection import class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins

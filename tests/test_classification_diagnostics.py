@@ -11,7 +11,7 @@ import pytest
 
 import calib_core as cc
 from calib_core.classification import metrics as cm
-from calib_core.classification.diagnostics import diagnose_classification
+from calib_core.classification.diagnose import diagnose_classification
 from calib_core.classification.reading import parse_classification_frame
 from calib_core.report import METRIC_COLUMNS
 

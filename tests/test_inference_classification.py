@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import calib_core as cc
-from calib_core.classification.diagnostics import classification_rows
+from calib_core.classification.diagnose import classification_rows
 from calib_core.classification.inference import (
     INFERENCE_COLUMNS,
     PRIMARY_FAMILY,

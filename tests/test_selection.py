@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import calib_core as cc
 from calib_core import examples, plots
-from calib_core.classification.diagnostics import classification_rows
+from calib_core.classification.diagnose import classification_rows
 from calib_core.regression.metrics import RegressionRows
 from calib_core.selection import (
     BinSelection,

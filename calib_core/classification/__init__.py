@@ -8,10 +8,10 @@
                                                                # PlattScaling, HistogramBinning, IsotonicCalibration,
                                                                # BBQ
     from calib_core.classification.reading import parse_classification_frame   # used by cc.load_predictions
-    from calib_core.classification.diagnostics import diagnose_classification  # used by cc.diagnose
+    from calib_core.classification.diagnose import diagnose_classification     # used by cc.diagnose
 """
 
-from . import calibrators, diagnostics, metrics, reading
+from . import calibrators, diagnose, metrics, reading
 from .calibrators import (
     BBQ,
     HistogramBinning,
@@ -21,7 +21,7 @@ from .calibrators import (
     TemperatureScaling,
     VectorScaling,
 )
-from .diagnostics import diagnose_classification
+from .diagnose import diagnose_classification
 from .reading import parse_classification_frame
 
 __all__ = [
@@ -33,8 +33,8 @@ __all__ = [
     "TemperatureScaling",
     "VectorScaling",
     "calibrators",
+    "diagnose",
     "diagnose_classification",
-    "diagnostics",
     "metrics",
     "parse_classification_frame",
     "reading",

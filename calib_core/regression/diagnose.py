@@ -1,31 +1,20 @@
-"""``cc.diagnose``: every diagnostic of a PredictionSet, with CIs and perfect-calibration values."""
+"""``diagnose_regression``: every regression diagnostic of a PredictionSet, with CIs and perfect-calibration values.
+
+``cc.diagnose`` (:mod:`calib_core.api`) hands regression sets here; the classification mirror is
+``calib_core.classification.diagnose.diagnose_classification``.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .classification.diagnostics import diagnose_classification
-from .predictions import PredictionSet, iter_subsets
-from .regression.diagrams import regression_diagrams
-from .regression.metrics import Binning, RegressionRows, summary_statistics
-from .report import METRIC_COLUMNS, Report, metric_rows
+from ..predictions import PredictionSet, iter_subsets
+from ..report import METRIC_COLUMNS, Report, metric_rows
+from .diagrams import regression_diagrams
+from .metrics import Binning, RegressionRows, summary_statistics
 
-__all__ = ["diagnose", "diagnose_regression"]
-
-
-def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
-    """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
-    the data behind every diagram, for each model and each group (SPEC §3, §5).
-
-    Regression options: see :func:`diagnose_regression`.  Classification sets are handed to
-    ``calib_core.classification.diagnostics.diagnose_classification`` with the same options.
-    """
-    if prediction_set.task == "classification":
-        return diagnose_classification(prediction_set, **options)
-    return diagnose_regression(prediction_set, **options)
+__all__ = ["diagnose_regression"]
 
 
 def diagnose_regression(
