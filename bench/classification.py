@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calib_core.classification import calibrators as ccal  # noqa: E402
+from calib_core.classification import diagrams as cd  # noqa: E402
 from calib_core.classification import metrics as cm  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real"
@@ -193,7 +194,7 @@ def plain_numpy_ece(p: np.ndarray, y: np.ndarray, n_bins: int = 15) -> float:
 
 def ours_all_metrics(p: np.ndarray, y: np.ndarray) -> tuple[dict, object]:
     rows = cm.ClassificationRows(y, p, n_bins=15)
-    return rows.statistics(classwise=False), rows.reliability()
+    return rows.statistics(classwise=False), cd.reliability_of(rows)
 
 
 def _sklearn_temperature(z: np.ndarray, y: np.ndarray) -> float:

@@ -18,6 +18,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from . import export
+from .classification.diagrams import reliability_of
 from .classification.metrics import ClassificationRows
 from .evaluation import EvaluationResult, _summarise, evaluate, split_rows
 from .evaluation_classification import calibrator_input, evaluate_classification
@@ -165,7 +166,7 @@ def compare_calibrators(
                         sub.labels[test_in_rows], probs[test_in_rows],
                         n_bins=settings["n_bins"], strategy=settings["strategy"],
                     )
-                    diagrams[model][name] = {"reliability": crow.reliability()}
+                    diagrams[model][name] = {"reliability": reliability_of(crow)}
                     calibrated[model][name] = probs
             except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
                 text = f"{name} (model {model}): diagrams skipped: {exc}"

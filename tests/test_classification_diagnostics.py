@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import calib_core as cc
+from calib_core.classification import diagrams as cd
 from calib_core.classification import metrics as cm
 from calib_core.classification.diagnose import diagnose_classification
 from calib_core.classification.reading import parse_classification_frame
@@ -74,7 +75,7 @@ def test_by_model_and_group_with_diagram_tables():
     assert rep.value("ece", "net_b", "night") == pytest.approx(cm.ece(y, p))
     d = rep.diagrams[("net_b", "night")]
     assert set(d) == {"reliability", "per_class"}
-    assert list(d["reliability"].columns) == cm.RELIABILITY_COLUMNS
+    assert list(d["reliability"].columns) == cd.RELIABILITY_COLUMNS
     assert d["reliability"]["count"].sum() == sel.sum()
     assert list(d["per_class"].columns[:2]) == ["class", "class_name"] and len(d["per_class"]) == 4 * 15
     filled = d["reliability"][d["reliability"]["count"] > 0]

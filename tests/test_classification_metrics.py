@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, log_loss
 
+from calib_core.classification import diagrams as cd
 from calib_core.classification import metrics as cm
 
 REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
@@ -79,8 +80,8 @@ def test_bin_edge_convention_guo_vs_netcal():
     # confidences exactly on the edges m/M: Guo's (a, b] puts 2/3 in the bin ending at 2/3, netcal's [a, b) after it
     p = np.array([[2 / 3, 1 / 3], [2 / 3, 1 / 3], [0.9, 0.1]])
     y = np.array([0, 1, 0])
-    right = cm.reliability_table(y, p, n_bins=3)
-    left = cm.reliability_table(y, p, n_bins=3, closed="left")
+    right = cd.reliability_table(y, p, n_bins=3)
+    left = cd.reliability_table(y, p, n_bins=3, closed="left")
     assert right["count"].tolist() == [0, 2, 1]
     assert left["count"].tolist() == [0, 0, 3]
     assert cm.ece(y, p, n_bins=3) == pytest.approx((2 / 3) * abs(0.5 - 2 / 3) + (1 / 3) * 0.1)
@@ -120,7 +121,7 @@ def test_positive_reliability_equals_sklearn_calibration_curve(strategy):
     pb = rng.beta(0.7, 0.7, size=3000)
     yb = (rng.random(3000) < pb).astype(int)
     prob_true, prob_pred = calibration_curve(yb, pb, n_bins=8, strategy=strategy)
-    t = cm.reliability_table(yb, pb, n_bins=8, strategy=strategy, target="positive")
+    t = cd.reliability_table(yb, pb, n_bins=8, strategy=strategy, target="positive")
     t = t[t["count"] > 0]
     np.testing.assert_allclose(t["accuracy"], prob_true, atol=1e-12)
     np.testing.assert_allclose(t["confidence"], prob_pred, atol=1e-12)
@@ -130,8 +131,8 @@ def test_positive_reliability_equals_sklearn_calibration_curve(strategy):
 def test_reliability_table_is_consistent_with_ece_and_mce():
     y, p, _ = _random_set(7, 3000, 10)
     for strategy in ("uniform", "quantile"):
-        t = cm.reliability_table(y, p, n_bins=15, strategy=strategy)
-        assert list(t.columns) == cm.RELIABILITY_COLUMNS
+        t = cd.reliability_table(y, p, n_bins=15, strategy=strategy)
+        assert list(t.columns) == cd.RELIABILITY_COLUMNS
         assert len(t) == 15 and t["count"].sum() == 3000
         assert t["fraction"].sum() == pytest.approx(1.0)
         filled = t[t["count"] > 0]
@@ -142,7 +143,7 @@ def test_reliability_table_is_consistent_with_ece_and_mce():
         assert np.all(filled["confidence"] >= filled["lower"] - 1e-12)
         assert np.all(filled["confidence"] <= filled["upper"] + 1e-12)
     assert "top-label" in t.attrs["semantics"]
-    empty = cm.reliability_table(np.array([0, 1]), np.array([[0.99, 0.01], [0.98, 0.02]]), n_bins=15)
+    empty = cd.reliability_table(np.array([0, 1]), np.array([[0.99, 0.01], [0.98, 0.02]]), n_bins=15)
     assert empty["count"].tolist()[:-1] == [0] * 14 and np.isnan(empty["accuracy"].iloc[0])
 
 
@@ -151,8 +152,8 @@ def test_classwise_ece_and_per_class_reliability():
     for strategy in ("uniform", "quantile"):
         ref = np.mean([ref_binned(p[:, k], (y == k).astype(float), 10, strategy)[0] for k in range(4)])
         assert cm.classwise_ece(y, p, n_bins=10, strategy=strategy) == pytest.approx(ref, abs=1e-12)
-        t = cm.per_class_reliability(y, p, n_bins=10, strategy=strategy)
-        assert list(t.columns) == ["class", *cm.RELIABILITY_COLUMNS] and len(t) == 40
+        t = cd.per_class_reliability(y, p, n_bins=10, strategy=strategy)
+        assert list(t.columns) == ["class", *cd.RELIABILITY_COLUMNS] and len(t) == 40
         per = t.dropna().groupby("class").apply(lambda g: (g["fraction"] * g["gap"].abs()).sum(), include_groups=False)
         assert per.mean() == pytest.approx(ref, abs=1e-12)
 
@@ -257,7 +258,7 @@ def test_top_label_only_rows_match_full_rows():
     assert set(s_top) == {"ece", "mce", "accuracy", "mean_confidence"}
     for key in s_top:
         assert s_top[key] == pytest.approx(s_full[key], abs=1e-12)
-    pd.testing.assert_frame_equal(top.reliability(), full.reliability())
+    pd.testing.assert_frame_equal(cd.reliability_of(top), cd.reliability_of(full))
     with pytest.raises(ValueError, match="top-label only"):
         top.classwise_ece()
 

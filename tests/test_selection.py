@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import calib_core as cc
 from calib_core import examples, plots
 from calib_core.classification.diagnose import classification_rows
+from calib_core.classification.diagrams import reliability_of
 from calib_core.regression.metrics import RegressionRows
 from calib_core.selection import (
     BinSelection,
@@ -124,7 +125,7 @@ def test_confidence_row_bins_match_the_reliability_table(strategy):
     rows = classification_rows(pset, n_bins=10, strategy=strategy)
     rb = confidence_row_bins(pset.probs.max(axis=1), 10, strategy)
     np.testing.assert_array_equal(rb, rows.bin_index)
-    table = rows.reliability()
+    table = reliability_of(rows)
     np.testing.assert_array_equal(np.bincount(rb, minlength=10), table["count"].to_numpy())
 
 

@@ -3,7 +3,8 @@
 ::
 
     from calib_core.classification import metrics as cm        # cm.ece, cm.mce, cm.nll, cm.brier, cm.accuracy,
-                                                               # cm.classwise_ece, cm.reliability_table, …
+                                                               # cm.classwise_ece, …
+    from calib_core.classification import diagrams as cd       # cd.reliability_table, cd.per_class_reliability
     from calib_core.classification import calibrators as ccal  # TemperatureScaling, VectorScaling, MatrixScaling,
                                                                # PlattScaling, HistogramBinning, IsotonicCalibration,
                                                                # BBQ
@@ -11,7 +12,7 @@
     from calib_core.classification.diagnose import diagnose_classification     # used by cc.diagnose
 """
 
-from . import calibrators, diagnose, metrics, reading
+from . import calibrators, diagnose, diagrams, metrics, reading
 from .calibrators import (
     BBQ,
     HistogramBinning,
@@ -35,6 +36,7 @@ __all__ = [
     "calibrators",
     "diagnose",
     "diagnose_classification",
+    "diagrams",
     "metrics",
     "parse_classification_frame",
     "reading",

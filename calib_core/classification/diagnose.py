@@ -13,7 +13,8 @@ files correct* ~ Bernoulli(confidence)):
   of y = 1 (netcal's / scikit-learn's binary convention).
 
 Diagrams (``Report.diagrams[(model, group)]``), all from ``calib_core.binning`` through
-:class:`~calib_core.classification.metrics.ClassificationRows` (so bars and numbers agree):
+:class:`~calib_core.classification.metrics.ClassificationRows` and
+:mod:`calib_core.classification.diagrams` (so bars and numbers agree):
 
 * ``"reliability"`` — per bin: ``bin, lower, upper, count, fraction, confidence, accuracy, gap`` (top-label; Guo
   Fig. 1/4: accuracy bars with the gap to the diagonal, and the confidence histogram from ``fraction``);
@@ -32,6 +33,7 @@ import pandas as pd
 
 from ..predictions import PredictionSet, iter_subsets
 from ..report import METRIC_COLUMNS, Report, metric_rows
+from .diagrams import classification_diagrams
 from .metrics import ClassificationRows, Strategy
 
 __all__ = ["diagnose_classification", "classification_rows"]
@@ -128,14 +130,7 @@ def diagnose_classification(
             )
         )
         if diagrams:
-            d = {"reliability": rows.reliability()}
-            if use_cw:
-                d["per_class"] = rows.per_class_reliability()
-                if pset.classes is not None and len(pset.classes) == rows.k:
-                    d["per_class"].insert(1, "class_name", [pset.classes[c] for c in d["per_class"]["class"]])
-            if rows.is_binary and not rows.top_label_only:
-                d["reliability_positive"] = rows.reliability(target="positive")
-            figs[(model, group)] = d
+            figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
     metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)
     return Report(
         task="classification",

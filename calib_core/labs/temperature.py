@@ -27,6 +27,7 @@ import pandas as pd
 
 from .. import examples
 from ..classification import calibrators as ccal
+from ..classification import diagrams as cd
 from ..classification import metrics as cm
 
 __all__ = ["DATASETS", "BIN_COUNTS", "TemperatureLabResult", "run_temperature"]
@@ -148,7 +149,7 @@ def run_temperature(
         }
         rows.append(row)
         by_bins[name] = [cm.ece(y_test, p, n_bins=m, target=target) for m in BIN_COUNTS]  # one pass per M, not per row
-        rel[name] = cm.reliability_table(y_test, p, n_bins=n_bins, target=target)
+        rel[name] = cd.reliability_table(y_test, p, n_bins=n_bins, target=target)
     return TemperatureLabResult(
         dataset=dataset,
         target=target,
