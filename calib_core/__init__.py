@@ -12,8 +12,8 @@ The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 
 from .api import diagnose, load_predictions
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
-from .evaluation import EvaluationResult, evaluate
 from .predictions import DropReport, InputError, PredictionSet
+from .protocol import EvaluationResult, evaluate
 from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
 

@@ -19,10 +19,10 @@ from sklearn.base import clone
 
 from . import export
 from .classification.diagrams import reliability_of
+from .classification.evaluate import calibrator_input, evaluate_classification
 from .classification.metrics import ClassificationRows
-from .evaluation import EvaluationResult, _summarise, evaluate, split_rows
-from .evaluation_classification import calibrator_input, evaluate_classification
 from .predictions import PredictionSet
+from .protocol import EvaluationResult, _summarise, evaluate, split_rows
 from .registry import direction_text, metric, metric_label
 from .regression.diagrams import regression_diagrams
 from .regression.metrics import RegressionRows

@@ -15,8 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import calib_core as cc
-from calib_core.evaluation import DEFAULT_METRICS, split_rows
 from calib_core.predictions import PredictionSet
+from calib_core.protocol import DEFAULT_METRICS, split_rows
 from calib_core.regression import calibrators as rcal
 from calib_core.regression import metrics as rm
 

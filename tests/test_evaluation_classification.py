@@ -8,10 +8,10 @@ import pytest
 from sklearn.base import BaseEstimator
 
 from calib_core.classification import calibrators as ccal
+from calib_core.classification.evaluate import evaluate_classification
 from calib_core.classification.metrics import ClassificationRows
-from calib_core.evaluation import split_rows
-from calib_core.evaluation_classification import evaluate_classification
 from calib_core.predictions import PredictionSet
+from calib_core.protocol import split_rows
 
 
 def make_set(n: int = 1200, k: int = 4, seed: int = 0, *, logits: bool = True, models: bool = False,

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 import calib_core as cc
 from calib_core import examples
 from calib_core.classification import calibrators as ccal
-from calib_core.evaluation_classification import evaluate_classification
+from calib_core.classification.evaluate import evaluate_classification
 from calib_core.regression import calibrators as rcal
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ import calib_core as cc
 from calib_core import registry as reg
 from calib_core.classification import calibrators as ccal
 from calib_core.classification import metrics as cm
-from calib_core.evaluation import DEFAULT_METRICS
-from calib_core.evaluation_classification import DEFAULT_CLASSIFICATION_METRICS
+from calib_core.classification.evaluate import DEFAULT_CLASSIFICATION_METRICS
+from calib_core.protocol import DEFAULT_METRICS
 from calib_core.regression import calibrators as rcal
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

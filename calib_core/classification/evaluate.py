@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .classification.metrics import ClassificationRows, Strategy
-from .evaluation import EvaluationResult, _normalise_calibrators, _split_mode, build_result, trial_splits
-from .predictions import PredictionSet
-from .registry import default_metric_keys
+from ..predictions import PredictionSet
+from ..protocol import EvaluationResult, _normalise_calibrators, _split_mode, build_result, trial_splits
+from ..registry import default_metric_keys
+from .metrics import ClassificationRows, Strategy
 
 __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
 
