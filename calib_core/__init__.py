@@ -10,10 +10,10 @@ Public API (SPEC §8)::
 The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 """
 
-from .api import diagnose, load_predictions
+from .api import diagnose, evaluate, load_predictions
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .predictions import DropReport, InputError, PredictionSet
-from .protocol import EvaluationResult, evaluate
+from .protocol import EvaluationResult
 from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
 

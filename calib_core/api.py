@@ -11,14 +11,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .classification.diagnose import diagnose_classification
+from .classification.evaluate import evaluate_classification
 from .classification.reading import parse_classification_frame
 from .predictions import InputError, PredictionSet
+from .protocol import EvaluationResult
 from .reading import detect_task, read_table, source_name
 from .regression.diagnose import diagnose_regression
+from .regression.evaluate import evaluate_regression
 from .regression.reading import parse_regression_frame
 from .report import Report
 
-__all__ = ["diagnose", "load_predictions"]
+__all__ = ["diagnose", "evaluate", "load_predictions"]
 
 
 def load_predictions(
@@ -75,3 +78,31 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     if prediction_set.task == "classification":
         return diagnose_classification(prediction_set, **options)
     return diagnose_regression(prediction_set, **options)
+
+
+def evaluate(
+    prediction_set: PredictionSet,
+    calibrators: Any,
+    *,
+    split: Any = None,
+    repeats: int = 1,
+    seed: int = 0,
+    test_fraction: float = 0.5,
+    metrics: Any = None,
+    **options: Any,
+) -> EvaluationResult:
+    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4), for either task.
+
+    The protocol (:mod:`calib_core.protocol`): ``split`` is None (the ``split`` column when it has both ``cal`` and
+    ``test`` rows, else a random split), ``"column"``, ``"random"`` or per-row labels / an "is test" mask;
+    ``repeats`` random trials, trial t drawn from ``default_rng([seed, t])`` with ``test_fraction`` of the rows
+    held out; ``None`` as a calibrator stands for the uncalibrated predictions.  Regression sets go to
+    :func:`~calib_core.regression.evaluate.evaluate_regression`, classification sets to
+    :func:`~calib_core.classification.evaluate.evaluate_classification` (``options``: ``n_bins``, ``strategy``,
+    ``progress``).  Returns an :class:`~calib_core.protocol.EvaluationResult` (``long``, ``summary``, ``splits``,
+    ``fit_seconds``, ``messages``).
+    """
+    kwargs = dict(split=split, repeats=repeats, seed=seed, test_fraction=test_fraction, metrics=metrics, **options)
+    if prediction_set.task == "classification":
+        return evaluate_classification(prediction_set, calibrators, **kwargs)
+    return evaluate_regression(prediction_set, calibrators, **kwargs)

@@ -22,9 +22,10 @@ from .classification.diagrams import reliability_of
 from .classification.evaluate import calibrator_input, evaluate_classification
 from .classification.metrics import ClassificationRows
 from .predictions import PredictionSet
-from .protocol import EvaluationResult, _summarise, evaluate, split_rows
+from .protocol import EvaluationResult, split_rows, summarise
 from .registry import direction_text, metric, metric_label
 from .regression.diagrams import regression_diagrams
+from .regression.evaluate import evaluate_regression
 from .regression.metrics import RegressionRows
 
 __all__ = [
@@ -95,7 +96,7 @@ def compare_calibrators(
         for t in range(n_trials):
             labels = trial_split(t)
             for name, cal in cals.items():
-                res = evaluate(pset, {name: cal}, split=labels, repeats=1)
+                res = evaluate_regression(pset, {name: cal}, split=labels, repeats=1)
                 longs.append(res.long.assign(trial=t))
                 timing.append(res.fit_seconds.assign(trial=t))
                 messages += [m for m in res.messages if m not in messages]
@@ -104,7 +105,7 @@ def compare_calibrators(
             splits += [{**s, "trial": t} for s in res.splits]
         long = pd.concat(longs, ignore_index=True)
         result = EvaluationResult(
-            long=long, summary=_summarise(long), splits=splits,
+            long=long, summary=summarise(long), splits=splits,
             fit_seconds=pd.concat(timing, ignore_index=True), messages=messages,
         )
     elif use_column:

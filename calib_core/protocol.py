@@ -1,4 +1,4 @@
-"""``cc.evaluate``: fit recalibrators on calibration rows, score them on held-out test rows (SPEC §4).
+"""The evaluation protocol shared by both tasks (SPEC §4): splits, trials, the result type.
 
 Protocol (CRUDE §5.1, SPEC §4): the rows of each model are split into calibration and test rows,
 either by the ``split`` column (``cal``/``test``) or at random (test fraction 0.5, seed 0); every
@@ -7,39 +7,42 @@ the test rows only; every metric is computed on the test rows.  ``repeats = R`` 
 split R times (CRUDE uses 20 trials) and the summary reports mean ± std over trials.
 
 The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
-"no recalibration" (the base predictions on the same test rows).
+"no recalibration" (the base predictions on the same test rows).  The per-task loops live in
+``calib_core.regression.evaluate`` and ``calib_core.classification.evaluate``; ``cc.evaluate``
+(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits` and build
+their :class:`EvaluationResult` with :func:`build_result`, so the two tasks are split and summarised identically.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
-from .distributions import PredictiveDistribution
 from .predictions import PredictionSet
-from .registry import default_metric_keys
-from .regression.metrics import RegressionRows, summary_statistics
 
-__all__ = ["evaluate", "EvaluationResult", "DEFAULT_METRICS", "split_rows"]
+__all__ = [
+    "EvaluationResult",
+    "LONG_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "build_result",
+    "normalise_calibrators",
+    "split_mode",
+    "split_rows",
+    "summarise",
+    "trial_splits",
+]
 
-#: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
-#: ``regression.metrics.summary_statistics``).
-DEFAULT_METRICS = default_metric_keys("regression")
-
-MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
 LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
 SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
 
 
 @dataclass
 class EvaluationResult:
-    """Result of :func:`evaluate`.
+    """Result of :func:`calib_core.evaluate` (both tasks).
 
     ``long``: columns model, calibrator, trial, metric, value, n_cal, n_test (one row per
     calibrator × metric × trial and model).  ``summary``: model, calibrator, metric, mean, std
@@ -76,7 +79,9 @@ class EvaluationResult:
         return wide.reindex(index=order, columns=pd.unique(s["metric"]))
 
 
-def _normalise_calibrators(calibrators: Any) -> dict[str, Any]:
+def normalise_calibrators(calibrators: Any) -> dict[str, Any]:
+    """Calibrators as a dict name → estimator: a mapping is kept, one estimator or a sequence is named by class
+    (``"none"`` for None; repeated names get " (2)", " (3)" …)."""
     if calibrators is None:
         return {"none": None}
     if isinstance(calibrators, Mapping):
@@ -91,28 +96,6 @@ def _normalise_calibrators(calibrators: Any) -> dict[str, Any]:
             name, k = f"{base} ({k})", k + 1
         out[name] = cal
     return out
-
-
-def _normalise_metrics(metrics: Any) -> tuple[list[str], dict[str, MetricFn]]:
-    """(names taken from summary_statistics, custom callables by name)."""
-    if metrics is None:
-        return list(DEFAULT_METRICS), {}
-    if isinstance(metrics, Mapping):
-        items = list(metrics.items())
-    else:
-        items = [
-            (m, m) if isinstance(m, str) else (getattr(m, "__name__", f"metric_{i}"), m) for i, m in enumerate(metrics)
-        ]
-    named: list[str] = []
-    custom: dict[str, MetricFn] = {}
-    for name, m in items:
-        if isinstance(m, str):
-            named.append(m)
-        elif callable(m):
-            custom[str(name)] = m
-        else:
-            raise TypeError(f"metric {name!r} must be a name or a callable (y, dist) -> float")
-    return named, custom
 
 
 def split_rows(
@@ -143,7 +126,9 @@ def split_rows(
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
-def _split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
+def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
+    """``(how, labels)`` for :func:`split_rows` from the ``split`` argument of an evaluation (see
+    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask."""
     if split is None:
         if pset.split is not None:
             lab = np.char.lower(np.asarray(pset.split).astype(str))
@@ -164,102 +149,6 @@ def _split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None
     return "column", arr
 
 
-def evaluate(
-    prediction_set: PredictionSet,
-    calibrators: Any,
-    split: Any = None,
-    repeats: int = 1,
-    seed: int = 0,
-    test_fraction: float = 0.5,
-    metrics: Any = None,
-) -> EvaluationResult:
-    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
-
-    Parameters
-    ----------
-    prediction_set : PredictionSet
-        A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
-        the calibrators (read as means; see :mod:`calib_core.regression.calibrators`).  Feature
-        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``.
-    calibrators : mapping name → estimator, a sequence of estimators, or one estimator
-        Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
-        each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
-    split : None, "column", "random", or an array
-        ``None``: the ``split`` column when it has both ``cal`` and ``test`` rows, otherwise a random
-        split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
-    repeats : int
-        Number of trials (random split re-drawn each time; with a fixed split there is one trial).
-    seed, test_fraction :
-        Random split of trial t: permutation from ``default_rng([seed, t])``, test_fraction of the
-        rows held out.
-    metrics : None, sequence or mapping
-        Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
-        callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
-        ``__name__``), evaluated on the test rows.
-
-    Returns
-    -------
-    EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
-    (mean ± std over trials).
-    """
-    if prediction_set.task != "regression":
-        raise ValueError("evaluate() works on regression prediction sets")
-    if prediction_set.y is None:
-        raise ValueError("the prediction set has no targets y")
-    cals = _normalise_calibrators(calibrators)
-    named, custom = _normalise_metrics(metrics)
-    how, labels = _split_mode(prediction_set, split)
-    messages: list[str] = []
-    n_trials = max(1, int(repeats))
-    if how == "column" and n_trials > 1:
-        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
-        n_trials = 1
-    point_only = prediction_set.dist is None
-    if point_only and prediction_set.point is None:
-        raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
-    if point_only and any(c is None for c in cals.values()):
-        messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
-        cals = {k: v for k, v in cals.items() if v is not None}
-
-    rows: list[list[Any]] = []
-    timing: list[list[Any]] = []
-    splits: list[dict[str, Any]] = []
-    for model, trial, cal_idx, test_idx in trial_splits(
-        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages
-    ):
-        cal_set = prediction_set.take(cal_idx)
-        test_set = prediction_set.take(test_idx)
-        d_cal = cal_set.point if point_only else cal_set.dist
-        d_test = test_set.point if point_only else test_set.dist
-        y_cal, y_test = cal_set.y, test_set.y
-        for name, cal in cals.items():
-            t0 = time.perf_counter()
-            try:
-                if cal is None:
-                    out = d_test
-                else:
-                    est = clone(cal)
-                    est.fit(d_cal, y_cal, features=cal_set.features)
-                    out = est.transform(d_test, features=test_set.features)
-            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-                continue
-            timing.append([model, name, trial, time.perf_counter() - t0])
-            values: dict[str, float] = {}
-            if named:
-                stats = summary_statistics(RegressionRows(y_test, out))
-                for m in named:
-                    if m not in stats:
-                        raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
-                    values[m] = stats[m]
-            for m, fn in custom.items():
-                values[m] = float(fn(y_test, out))
-            for m, v in values.items():
-                rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
-
-    return build_result(rows, timing, splits, messages)
-
-
 def trial_splits(
     pset: PredictionSet,
     labels: np.ndarray | None,
@@ -270,7 +159,7 @@ def trial_splits(
     splits: list[dict[str, Any]],
     messages: list[str],
     on_skip: Callable[[], None] | None = None,
-):
+) -> Iterator[tuple[str, int, np.ndarray, np.ndarray]]:
     """Yield ``(model, trial, cal_idx, test_idx)`` for every model and trial of the protocol.
 
     Each split is recorded in ``splits``; a trial without calibration or test rows is reported in
@@ -300,11 +189,12 @@ def build_result(
     long = pd.DataFrame(rows, columns=LONG_COLUMNS)
     fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
     return EvaluationResult(
-        long=long, summary=_summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages
+        long=long, summary=summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages
     )
 
 
-def _summarise(long: pd.DataFrame) -> pd.DataFrame:
+def summarise(long: pd.DataFrame) -> pd.DataFrame:
+    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table."""
     if long.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
 

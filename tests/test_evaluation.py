@@ -16,9 +16,10 @@ from numpy.testing import assert_allclose
 
 import calib_core as cc
 from calib_core.predictions import PredictionSet
-from calib_core.protocol import DEFAULT_METRICS, split_rows
+from calib_core.protocol import split_rows
 from calib_core.regression import calibrators as rcal
 from calib_core.regression import metrics as rm
+from calib_core.regression.evaluate import DEFAULT_METRICS
 
 REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 
+import calib_core as cc
 from calib_core.classification import calibrators as ccal
 from calib_core.classification.evaluate import evaluate_classification
 from calib_core.classification.metrics import ClassificationRows
@@ -154,3 +155,13 @@ def test_binary_platt_and_positive_class_metrics():
     wide = res.wide("mean").loc["model"]
     assert {"ece_positive", "mce_positive"} <= set(wide.columns)
     assert wide.loc["Platt", "ece_positive"] < wide.loc["none", "ece_positive"]
+
+
+def test_cc_evaluate_dispatches_classification_sets():
+    """cc.evaluate on a classification set is evaluate_classification with the same arguments (options included)."""
+    ps = make_set(models=True)
+    cals = {"none": None, "T": ccal.TemperatureScaling()}
+    ref = evaluate_classification(ps, cals, repeats=2, seed=3, n_bins=10, strategy="quantile")
+    res = cc.evaluate(ps, cals, repeats=2, seed=3, n_bins=10, strategy="quantile")
+    pd.testing.assert_frame_equal(res.long, ref.long)
+    pd.testing.assert_frame_equal(res.summary, ref.summary)

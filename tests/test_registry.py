@@ -16,8 +16,8 @@ from calib_core import registry as reg
 from calib_core.classification import calibrators as ccal
 from calib_core.classification import metrics as cm
 from calib_core.classification.evaluate import DEFAULT_CLASSIFICATION_METRICS
-from calib_core.protocol import DEFAULT_METRICS
 from calib_core.regression import calibrators as rcal
+from calib_core.regression.evaluate import DEFAULT_METRICS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -1,10 +1,11 @@
 """``evaluate_classification``: fit classification calibrators on calibration rows, score them on test rows.
 
-The classification twin of :func:`calib_core.evaluation.evaluate` (SPEC §4's protocol applied to SPEC §6's
-calibrators) with the same output: an :class:`~calib_core.evaluation.EvaluationResult` whose ``long`` table has one
-row per (model, calibrator, trial, metric) and whose ``summary`` gives mean ± std (ddof = 1) over trials.  The split
-helpers, the calibrator-name normalisation and the summary are *reused* from :mod:`calib_core.evaluation`, so a
-regression and a classification comparison are drawn and summarised identically:
+The classification twin of :func:`calib_core.regression.evaluate.evaluate_regression` (SPEC §4's protocol applied to
+SPEC §6's calibrators; ``cc.evaluate`` dispatches classification sets here) with the same output: an
+:class:`~calib_core.protocol.EvaluationResult` whose ``long`` table has one row per (model, calibrator, trial,
+metric) and whose ``summary`` gives mean ± std (ddof = 1) over trials. The split helpers, the calibrator-name
+normalisation and the summary are *reused* from :mod:`calib_core.protocol`, so a regression and a classification
+comparison are drawn and summarised identically:
 
 * split: the ``split`` column (``cal``/``test``) when it has both, otherwise a random split whose trial t is the
   permutation of ``default_rng([seed, t])`` with ``test_fraction`` of the rows held out (``repeats`` trials);
@@ -33,7 +34,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..predictions import PredictionSet
-from ..protocol import EvaluationResult, _normalise_calibrators, _split_mode, build_result, trial_splits
+from ..protocol import EvaluationResult, build_result, normalise_calibrators, split_mode, trial_splits
 from ..registry import default_metric_keys
 from .metrics import ClassificationRows, Strategy
 
@@ -87,7 +88,7 @@ def evaluate_classification(
     prediction_set : a classification PredictionSet with full probability vectors (and logits when available).
     calibrators : mapping name → unfitted estimator (``fit(X, labels)`` / ``predict_proba(X)``), a sequence of
         estimators or one; ``None`` stands for the uncalibrated probabilities.
-    split, repeats, seed, test_fraction : as in :func:`calib_core.evaluation.evaluate` (the same split helpers).
+    split, repeats, seed, test_fraction : as in :func:`calib_core.evaluate` (the same split helpers).
     metrics : names from :data:`DEFAULT_CLASSIFICATION_METRICS` (default: all that apply; binary-only ones are
         skipped for K > 2).
     n_bins, strategy : ECE/MCE bins (Guo et al.: 15 equal-width bins; ``"quantile"`` = equal-mass).
@@ -95,19 +96,19 @@ def evaluate_classification(
 
     Returns
     -------
-    :class:`~calib_core.evaluation.EvaluationResult` (``long``, ``summary``, ``splits``, ``fit_seconds``,
+    :class:`~calib_core.protocol.EvaluationResult` (``long``, ``summary``, ``splits``, ``fit_seconds``,
     ``messages``).
     """
     pset = prediction_set
     if pset.task != "classification":
         raise ValueError("evaluate_classification() works on classification prediction sets")
     scores, kind = calibrator_input(pset)
-    cals = _normalise_calibrators(calibrators)
+    cals = normalise_calibrators(calibrators)
     wanted = list(metrics) if metrics is not None else list(DEFAULT_CLASSIFICATION_METRICS)
     unknown = [m for m in wanted if m not in DEFAULT_CLASSIFICATION_METRICS]
     if unknown:
         raise KeyError(f"unknown metric(s) {unknown}; available: {list(DEFAULT_CLASSIFICATION_METRICS)}")
-    how, labels = _split_mode(pset, split)
+    how, labels = split_mode(pset, split)
     messages: list[str] = []
     n_trials = max(1, int(repeats))
     if how == "column" and n_trials > 1:

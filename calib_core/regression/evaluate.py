@@ -1,0 +1,150 @@
+"""``evaluate_regression``: fit regression recalibrators on calibration rows, score them on held-out test rows.
+
+The regression loop of the evaluation protocol of :mod:`calib_core.protocol` (SPEC §4; ``cc.evaluate`` dispatches
+regression sets here); the classification mirror is ``calib_core.classification.evaluate.evaluate_classification``.
+Calibrators take ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``; metrics are the names of
+``regression.metrics.summary_statistics`` and/or callables ``f(y, dist) -> float``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ..distributions import PredictiveDistribution
+from ..predictions import PredictionSet
+from ..protocol import EvaluationResult, build_result, normalise_calibrators, split_mode, trial_splits
+from ..registry import default_metric_keys
+from .metrics import RegressionRows, summary_statistics
+
+__all__ = ["DEFAULT_METRICS", "evaluate_regression"]
+
+#: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
+#: ``regression.metrics.summary_statistics``).
+DEFAULT_METRICS = default_metric_keys("regression")
+
+MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
+
+MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
+
+
+def _normalise_metrics(metrics: Any) -> tuple[list[str], dict[str, MetricFn]]:
+    """(names taken from summary_statistics, custom callables by name)."""
+    if metrics is None:
+        return list(DEFAULT_METRICS), {}
+    if isinstance(metrics, Mapping):
+        items = list(metrics.items())
+    else:
+        items = [
+            (m, m) if isinstance(m, str) else (getattr(m, "__name__", f"metric_{i}"), m) for i, m in enumerate(metrics)
+        ]
+    named: list[str] = []
+    custom: dict[str, MetricFn] = {}
+    for name, m in items:
+        if isinstance(m, str):
+            named.append(m)
+        elif callable(m):
+            custom[str(name)] = m
+        else:
+            raise TypeError(f"metric {name!r} must be a name or a callable (y, dist) -> float")
+    return named, custom
+
+
+def evaluate_regression(
+    prediction_set: PredictionSet,
+    calibrators: Any,
+    split: Any = None,
+    repeats: int = 1,
+    seed: int = 0,
+    test_fraction: float = 0.5,
+    metrics: Any = None,
+) -> EvaluationResult:
+    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
+        the calibrators (read as means; see :mod:`calib_core.regression.calibrators`).  Feature
+        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``.
+    calibrators : mapping name → estimator, a sequence of estimators, or one estimator
+        Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
+        each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
+    split : None, "column", "random", or an array
+        ``None``: the ``split`` column when it has both ``cal`` and ``test`` rows, otherwise a random
+        split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
+    repeats : int
+        Number of trials (random split re-drawn each time; with a fixed split there is one trial).
+    seed, test_fraction :
+        Random split of trial t: permutation from ``default_rng([seed, t])``, test_fraction of the
+        rows held out.
+    metrics : None, sequence or mapping
+        Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
+        callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
+        ``__name__``), evaluated on the test rows.
+
+    Returns
+    -------
+    EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
+    (mean ± std over trials).
+    """
+    if prediction_set.task != "regression":
+        raise ValueError("evaluate() works on regression prediction sets")
+    if prediction_set.y is None:
+        raise ValueError("the prediction set has no targets y")
+    cals = normalise_calibrators(calibrators)
+    named, custom = _normalise_metrics(metrics)
+    how, labels = split_mode(prediction_set, split)
+    messages: list[str] = []
+    n_trials = max(1, int(repeats))
+    if how == "column" and n_trials > 1:
+        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
+        n_trials = 1
+    point_only = prediction_set.dist is None
+    if point_only and prediction_set.point is None:
+        raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
+    if point_only and any(c is None for c in cals.values()):
+        messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
+        cals = {k: v for k, v in cals.items() if v is not None}
+
+    rows: list[list[Any]] = []
+    timing: list[list[Any]] = []
+    splits: list[dict[str, Any]] = []
+    for model, trial, cal_idx, test_idx in trial_splits(
+        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages
+    ):
+        cal_set = prediction_set.take(cal_idx)
+        test_set = prediction_set.take(test_idx)
+        d_cal = cal_set.point if point_only else cal_set.dist
+        d_test = test_set.point if point_only else test_set.dist
+        y_cal, y_test = cal_set.y, test_set.y
+        for name, cal in cals.items():
+            t0 = time.perf_counter()
+            try:
+                if cal is None:
+                    out = d_test
+                else:
+                    est = clone(cal)
+                    est.fit(d_cal, y_cal, features=cal_set.features)
+                    out = est.transform(d_test, features=test_set.features)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                continue
+            timing.append([model, name, trial, time.perf_counter() - t0])
+            values: dict[str, float] = {}
+            if named:
+                stats = summary_statistics(RegressionRows(y_test, out))
+                for m in named:
+                    if m not in stats:
+                        raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
+                    values[m] = stats[m]
+            for m, fn in custom.items():
+                values[m] = float(fn(y_test, out))
+            for m, v in values.items():
+                rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
+
+    return build_result(rows, timing, splits, messages)
