@@ -1,7 +1,7 @@
 """Plotly figures for classification calibration, built from the reliability TABLES (never raw rows).
 
-Tables come from ``calib_core.classification`` (``ClassificationRows.reliability`` /
-``per_class_reliability``; the Report's ``"reliability"``, ``"reliability_positive"`` and
+Tables come from ``calib_core.classification.diagrams`` (``reliability_of`` /
+``per_class_reliability_of``; the Report's ``"reliability"``, ``"reliability_positive"`` and
 ``"per_class"`` diagrams):
 
 ==================== =======================================================================
@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy import stats
 
-from .regression import REFERENCE_COLOR, TEMPLATE, _colors, _layout, _named, _rgba
+from ._style import REFERENCE_COLOR, TEMPLATE, apply_layout, merged_colors, named_tables, rgba
 
 __all__ = [
     "GAP_COLOR",
@@ -139,8 +139,8 @@ def reliability_figure(
     intervals.  ``target`` only changes the axis titles: ``"top_label"`` (confidence vs accuracy),
     ``"positive"`` (P(y = 1) vs frequency of y = 1; binary) or ``"class"``.
     """
-    named = _named(tables, _RELIABILITY_COLUMNS)
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, _RELIABILITY_COLUMNS)
+    cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
     x_title, y_title = _AXES.get(target, _AXES["top_label"])
     y_name = "accuracy" if target == "top_label" else "frequency"
@@ -170,7 +170,7 @@ def reliability_figure(
             fig.add_trace(
                 go.Bar(
                     x=centre, y=acc, width=width, name=f"{y_name} (outputs)",
-                    marker={"color": _rgba(color, 0.85), "line": {"color": color, "width": 1}},
+                    marker={"color": rgba(color, 0.85), "line": {"color": color, "width": 1}},
                     error_y={**err, "color": "#333333"}, customdata=bins, text=text, textposition="none",
                     hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
                     selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.3}},
@@ -184,7 +184,7 @@ def reliability_figure(
                     x=centre, y=np.abs(gap), base=np.minimum(acc, conf), width=width,
                     name="gap to mean confidence",
                     marker={
-                        "color": [_rgba(c, 0.25) for c in edge],
+                        "color": [rgba(c, 0.25) for c in edge],
                         "line": {"color": edge, "width": 1},
                         "pattern": {"shape": "/", "fgcolor": edge, "size": 6, "solidity": 0.2},
                     },
@@ -206,7 +206,7 @@ def reliability_figure(
                     meta={"name": name, "role": "bins"},
                 )
             )
-    _layout(fig, title, x_title, y_title, True)
+    apply_layout(fig, title, x_title, y_title, True)
     fig.update_layout(barmode="overlay", bargap=0)
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1.02], constrain="domain")
@@ -226,8 +226,8 @@ def confidence_histogram_figure(
     over-confidence conf − acc.  Bars share the reliability diagram's bins (``customdata`` = bin), so a
     selection in either chart marks the same bins.  Several models: grouped bars, one colour each.
     """
-    named = _named(tables, _HIST_COLUMNS)
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, _HIST_COLUMNS)
+    cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
     x_title = _AXES.get(target, _AXES["top_label"])[0]
     acc_name = "accuracy" if target == "top_label" else "frequency of positive class"
@@ -247,7 +247,7 @@ def confidence_histogram_figure(
         fig.add_trace(
             go.Bar(
                 x=(left + right) / 2, y=pct, width=None if multi else (right - left), name=name,
-                marker={"color": _rgba(cmap[name], 0.8), "line": {"color": cmap[name], "width": 1}},
+                marker={"color": rgba(cmap[name], 0.8), "line": {"color": cmap[name], "width": 1}},
                 customdata=t["bin"].to_numpy(dtype=np.int64), text=text, textposition="none",
                 hovertemplate="%{text}<extra>" + name + "</extra>",
                 selectedpoints=_selected_positions(t, _sel(selected, name)),
@@ -268,7 +268,7 @@ def confidence_histogram_figure(
                     meta={"name": name, "role": "conf_line" if dash == "dash" else "acc_line"},
                 )
             )
-    _layout(fig, title, x_title, "% of samples", True)
+    apply_layout(fig, title, x_title, "% of samples", True)
     fig.update_layout(
         barmode="group" if multi else "overlay", bargap=0.05 if multi else 0,
         yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True},
@@ -317,7 +317,7 @@ def per_class_reliability_figure(
         fig.add_trace(
             go.Scatter(
                 x=_f(t, "confidence"), y=_f(t, "accuracy"), mode="lines+markers", showlegend=False,
-                line={"color": _rgba(color, 0.45), "width": 1},
+                line={"color": rgba(color, 0.45), "width": 1},
                 marker={"color": color, "size": np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14),
                         "line": {"color": "white", "width": 0.5}},
                 customdata=np.column_stack([t["bin"].to_numpy(dtype=np.int64), count]),

@@ -24,7 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy import stats
 
-from .regression import PALETTE, REFERENCE_COLOR, _layout, _rgba
+from ._style import PALETTE, REFERENCE_COLOR, apply_layout, rgba
 
 __all__ = [
     "standardised_quantiles_figure",
@@ -74,7 +74,7 @@ def standardised_quantiles_figure(quantiles: pd.DataFrame, bounds: pd.DataFrame,
                 meta={"name": row.method, "role": "bounds"},
             )
         )
-    _layout(fig, "Standardised quantiles (q − μ)/σ", "quantile level p", "standardised quantile z", True)
+    apply_layout(fig, "Standardised quantiles (q − μ)/σ", "quantile level p", "standardised quantile z", True)
     # seven legend entries wrap to several lines: a taller figure and the legend further down, clear of the x title
     fig.update_layout(height=560, margin={"b": 190}, legend={"y": -0.2})
     return fig
@@ -111,7 +111,7 @@ def interval_sample_figure(sample: pd.DataFrame, methods: Sequence[str]) -> go.F
             meta={"name": "y", "role": "target"},
         )
     )
-    _layout(fig, "Intervals of the first test rows (sorted by μ)", "test row", "y", True)
+    apply_layout(fig, "Intervals of the first test rows (sorted by μ)", "test row", "y", True)
     return fig
 
 
@@ -125,7 +125,7 @@ def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> 
     hi = stats.binom.ppf(0.975, n_test, coverage) / n_test
     values = bounds["coverage_test"].to_numpy(dtype=float)
     fig = go.Figure()
-    fig.add_vrect(x0=lo, x1=hi, fillcolor=_rgba(REFERENCE_COLOR, 0.2), line_width=0)
+    fig.add_vrect(x0=lo, x1=hi, fillcolor=rgba(REFERENCE_COLOR, 0.2), line_width=0)
     fig.add_trace(
         go.Bar(
             y=names, x=values, orientation="h", marker={"color": [cmap[n] for n in names]},
@@ -140,7 +140,7 @@ def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> 
             line={"color": REFERENCE_COLOR, "dash": "dash"}, meta={"name": "nominal", "role": "reference"},
         )
     )
-    _layout(fig, "Coverage on held-out rows", "fraction of test targets inside the interval", "", True)
+    apply_layout(fig, "Coverage on held-out rows", "fraction of test targets inside the interval", "", True)
     low = min(float(values.min()), lo)
     fig.update_xaxes(range=[max(0.0, low - 0.08), min(1.0, max(hi, float(values.max())) + 0.06)])
     fig.update_yaxes(autorange="reversed")
@@ -168,7 +168,7 @@ def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_d
                 go.Scatter(x=x, y=curves[name], mode="lines", name=name, line={"color": cmap[name], "width": 2},
                            meta={"name": name, "role": "estimate"})
             )
-        _layout(fig, "σ(x): truth and estimates", "x", "σ(x)", True)
+        apply_layout(fig, "σ(x): truth and estimates", "x", "σ(x)", True)
         return fig
     truth = curves["true"].to_numpy(dtype=float)
     top = float(max(truth.max(), *(curves[m].max() for m in methods)))
@@ -182,7 +182,7 @@ def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_d
                          marker={"color": cmap[name], "size": 4, "opacity": 0.5},
                          meta={"name": name, "role": "estimate"})
         )
-    _layout(fig, "Estimated vs true σ at test points (5D)", "true σ(x)", "estimated σ(x)", True)
+    apply_layout(fig, "Estimated vs true σ at test points (5D)", "true σ(x)", "estimated σ(x)", True)
     fig.update_xaxes(range=[0, 1.05 * top], constrain="domain")
     fig.update_yaxes(range=[0, 1.05 * top], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
@@ -206,7 +206,7 @@ def error_histogram_figure(errors: pd.DataFrame, methods: Sequence[str], n_bins:
             )
         )
     fig.add_vline(x=0.0, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
-    _layout(fig, "Relative σ error at test points", "(σ̂ − σ)/σ", "density", True)
+    apply_layout(fig, "Relative σ error at test points", "(σ̂ − σ)/σ", "density", True)
     return fig
 
 
@@ -226,7 +226,7 @@ def ece_vs_bins_figure(table: pd.DataFrame, *, title: str | None = "ECE against 
                        marker={"size": 5}, hovertemplate="M = %{x}<br>ECE = %{y:.4f}<extra>" + name + "</extra>",
                        meta={"name": name, "role": "ece"})
         )
-    _layout(fig, title, "number of bins M", "ECE", True)
+    apply_layout(fig, title, "number of bins M", "ECE", True)
     fig.update_yaxes(rangemode="tozero")
     return fig
 

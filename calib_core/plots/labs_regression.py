@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .regression import REFERENCE_COLOR, _colors, _layout, _named, _rgba
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba
 
 __all__ = ["coverage_by_bin_figure", "recalibration_map_figure", "density_figure", "nlpd_reliability_figure"]
 
@@ -44,8 +44,8 @@ def coverage_by_bin_figure(
     adds a theoretical coverage curve (dotted).
     """
     cols = ["bin", "count", "key_low", "key_high", "key_mean", "observed", "expected", "band_low", "band_high"]
-    named = _named(tables, cols)
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, cols)
+    cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     c = float(next(iter(named.values()))["expected"].iloc[0])
     x_all = np.concatenate([t["key_mean"].to_numpy(float) for t in named.values()])
@@ -57,7 +57,7 @@ def coverage_by_bin_figure(
         fig.add_trace(go.Scatter(x=x, y=t["band_low"], mode="lines", line={"width": 0}, showlegend=False,
                                  hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_low"}))
         fig.add_trace(go.Scatter(x=x, y=t["band_high"], mode="lines", line={"width": 0}, fill="tonexty",
-                                 fillcolor=_rgba(cmap[name], 0.15), showlegend=False, hoverinfo="skip",
+                                 fillcolor=rgba(cmap[name], 0.15), showlegend=False, hoverinfo="skip",
                                  legendgroup=name, meta={"name": name, "role": "band_high"}))
         text = [f"bin {int(b)}: {key_label} ∈ [{a:.3g}, {h:.3g}]<br>n = {int(k):,}<br>covered {o:.1%}"
                 for b, a, h, k, o in zip(t["bin"], t["key_low"], t["key_high"], t["count"], t["observed"])]
@@ -69,7 +69,7 @@ def coverage_by_bin_figure(
     if exact is not None:
         fig.add_trace(go.Scatter(x=exact[0], y=exact[1], mode="lines", name=exact[2], hoverinfo="skip",
                                  line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1.5}, meta={"role": "exact"}))
-    _layout(fig, title, f"{key_label} (bin mean; equal-count bins)", "observed coverage", True)
+    apply_layout(fig, title, f"{key_label} (bin mean; equal-count bins)", "observed coverage", True)
     fig.update_yaxes(range=[-0.02, 1.02], tickformat=".0%")
     return fig
 
@@ -96,7 +96,7 @@ def recalibration_map_figure(
     if truncation_u is not None and truncation_u < 1.0:
         fig.add_vline(x=truncation_u, line={"color": "#e45756", "dash": "dot"},
                       annotation_text=f"R = 1 from u = {truncation_u:.3f}", annotation_position="top left")
-    _layout(fig, title, "u = F(y) (predicted CDF)", "R(u) (recalibrated CDF)", True)
+    apply_layout(fig, title, "u = F(y) (predicted CDF)", "R(u) (recalibrated CDF)", True)
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1.02], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
@@ -118,7 +118,7 @@ def density_figure(
     clipped peak height is then added to the title.
     """
     names = [c for c in table.columns if c != "y"]
-    cmap = _colors(names, colors)
+    cmap = merged_colors(names, colors)
     fig = go.Figure()
     for name in names:
         fig.add_trace(go.Scatter(x=table["y"], y=table[name], mode="lines", name=name,
@@ -132,7 +132,7 @@ def density_figure(
                       line={"color": color, "dash": "dot", "width": 1.5})
         fig.add_annotation(x=x, y=1.0 - 0.08 * i, yref="paper", text=f"{name} = {x:.3g}", showarrow=False,
                            xanchor="left", xshift=4, font={"color": color, "size": 11}, bgcolor="rgba(255,255,255,0.7)")
-    _layout(fig, title, x_label, "density", True)
+    apply_layout(fig, title, x_label, "density", True)
     peak = float(np.nanmax(table[names].to_numpy(float))) if names else 0.0
     if y_cap is not None and peak > y_cap:
         fig.update_yaxes(range=[0, y_cap])
@@ -153,7 +153,7 @@ def nlpd_reliability_figure(
 
     Both are negatively oriented; ACCRUE §3's point is that NLPD can fall while RS rises (Camporeale & Carè)."""
     named = list(table["name"])
-    cmap = _colors(named, colors)
+    cmap = merged_colors(named, colors)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=table["nlpd"], y=table["reliability"], mode="lines", name="sequence",
                              line={"color": REFERENCE_COLOR, "width": 1}, hoverinfo="skip",
@@ -163,5 +163,5 @@ def nlpd_reliability_figure(
                                  marker={"color": cmap[row["name"]], "size": 11},
                                  hovertemplate="NLPD %{x:.3f}<br>RS %{y:.4f}<extra>" + row["name"] + "</extra>",
                                  meta={"name": row["name"], "role": "points"}))
-    _layout(fig, title, "NLPD (lower = more accurate)", "reliability score RS (lower = more reliable)", True)
+    apply_layout(fig, title, "NLPD (lower = more accurate)", "reliability score RS (lower = more reliable)", True)
     return fig

@@ -28,11 +28,23 @@ a Streamlit ``on_select`` callback can read ``points[i]["customdata"]`` and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from ._style import (
+    PALETTE,
+    REFERENCE_COLOR,
+    TEMPLATE,
+    Tables,
+    apply_layout,
+    merged_colors,
+    model_colors,
+    named_tables,
+    rgba,
+)
 
 __all__ = [
     "TEMPLATE",
@@ -48,77 +60,10 @@ __all__ = [
     "intervals_figure",
 ]
 
-TEMPLATE = "plotly_white"
-#: Colour-blind-friendly qualitative palette (Vega "tableau10"), one colour per model.
-PALETTE = (
-    "#4c78a8",
-    "#f58518",
-    "#54a24b",
-    "#e45756",
-    "#72b7b2",
-    "#b279a2",
-    "#ff9da6",
-    "#9d755d",
-    "#eeca3b",
-    "#bab0ac",
-)
-REFERENCE_COLOR = "#555555"
-_HEIGHT = 420
-
-Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
-
-
-def model_colors(names: Sequence[str]) -> dict[str, str]:
-    """Stable colour per name: the i-th name gets ``PALETTE[i mod 10]``.
-
-    Pass the same ``colors`` mapping to every builder on a page so a model keeps its colour.
-    """
-    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
-
-
-def _named(tables: Tables, required: Sequence[str], default_name: str = "model") -> dict[str, pd.DataFrame]:
-    """Normalise one table or a mapping of tables to ``{name: table}`` and check the columns."""
-    named = {default_name: tables} if isinstance(tables, pd.DataFrame) else dict(tables)
-    if not named:
-        raise ValueError("no diagram table given")
-    for name, table in named.items():
-        missing = [c for c in required if c not in table.columns]
-        if missing:
-            raise ValueError(f"diagram table {name!r} lacks column(s) {missing}; it has {list(table.columns)}")
-    return named
-
-
-def _colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
-    base = model_colors(names)
-    if colors:
-        base.update({k: v for k, v in colors.items() if k in base})
-    return base
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _col(table: pd.DataFrame, name: str) -> np.ndarray:
     return table[name].to_numpy(dtype=float)
-
-
-def _layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, multi: bool) -> go.Figure:
-    fig.update_layout(
-        template=TEMPLATE,
-        title={"text": title} if title else None,
-        xaxis_title=xaxis,
-        yaxis_title=yaxis,
-        height=_HEIGHT,
-        margin={"l": 60, "r": 20, "t": 45 if title else 15, "b": 95 if multi else 55},
-        showlegend=multi,
-        # below the x-axis title: never collides with the title or the data
-        legend={"orientation": "h", "yanchor": "top", "y": -0.17, "xanchor": "center", "x": 0.5},
-        hovermode="closest",
-    )
-    return fig
 
 
 def _identity(lo: float, hi: float, name: str = "ideal") -> go.Scatter:
@@ -150,8 +95,8 @@ def calibration_curve_figure(
     (e.g. the conditional curve of a selection drawn dashed over the overall one); ``bands`` lists the names
     whose band is drawn (default: all).
     """
-    named = _named(tables, ["level", "observed", "band_low", "band_high"])
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, ["level", "observed", "band_low", "band_high"])
+    cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
     fig = go.Figure()
     fig.add_trace(_identity(0.0, 1.0))
@@ -180,7 +125,7 @@ def calibration_curve_figure(
         )
         fig.add_trace(
             go.Scatter(
-                x=level, y=hi, mode="lines", line={"width": 0}, fill="tonexty", fillcolor=_rgba(color, 0.18),
+                x=level, y=hi, mode="lines", line={"width": 0}, fill="tonexty", fillcolor=rgba(color, 0.18),
                 name=f"{name}: 95% band" if multi else "95% band (perfect calibration)", showlegend=not multi,
                 hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_high"},
             )
@@ -196,7 +141,9 @@ def calibration_curve_figure(
                 meta={"name": name, "role": "curve"},
             )
         )
-    _layout(fig, title, "expected proportion p (predicted quantile level)", "observed proportion of y ≤ F⁻¹(p)", True)
+    apply_layout(
+        fig, title, "expected proportion p (predicted quantile level)", "observed proportion of y ≤ F⁻¹(p)", True
+    )
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
@@ -219,8 +166,8 @@ def levi_figure(
     dimmed), e.g. to show a stored selection after a rerun.
     """
     cols = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
-    named = _named(tables, cols)
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, cols)
+    cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     vals = np.concatenate([_col(t, c) for t in named.values() for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
     vals = vals[np.isfinite(vals)]
@@ -257,7 +204,7 @@ def levi_figure(
                 meta={"name": name, "role": "bins"},
             )
         )
-    _layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
+    apply_layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
     fig.update_xaxes(range=[ax_lo, ax_hi], constrain="domain")
     fig.update_yaxes(range=[ax_lo, ax_hi], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
@@ -337,7 +284,7 @@ def _histogram_traces(
             fig.add_trace(
                 go.Bar(
                     x=(left + right) / 2, y=dens, width=right - left, name=name,
-                    marker={"color": _rgba(cmap[name], 0.75), "line": {"color": cmap[name], "width": 1}},
+                    marker={"color": rgba(cmap[name], 0.75), "line": {"color": cmap[name], "width": 1}},
                     customdata=bins, text=text, textposition="none",
                     hovertemplate="%{text}<extra>" + name + "</extra>",
                     meta={"name": name, "role": "bars"},
@@ -371,8 +318,8 @@ def pit_histogram_figure(
     ``left, right, count, density``.  Bars for one table, step lines for several (``dashes``: dash style
     per name, e.g. a selection's histogram dashed over the overall one).
     """
-    named = _named(tables, ["left", "right", "count", "density"])
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, ["left", "right", "count", "density"])
+    cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     _histogram_traces(fig, named, cmap, dashes=dashes)
     fig.add_trace(
@@ -381,7 +328,7 @@ def pit_histogram_figure(
             name="uniform", hoverinfo="skip", meta={"role": "reference"},
         )
     )
-    _layout(fig, title, "PIT u = F(y)", "density", True)
+    apply_layout(fig, title, "PIT u = F(y)", "density", True)
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(rangemode="tozero")
     return fig
@@ -401,8 +348,8 @@ def z_histogram_figure(
     Table columns: ``left, right, count, density, normal_density``; ``dashes`` as in
     :func:`pit_histogram_figure`.
     """
-    named = _named(tables, ["left", "right", "count", "density", "normal_density"])
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, ["left", "right", "count", "density", "normal_density"])
+    cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     _histogram_traces(fig, named, cmap, extra="normal_density", dashes=dashes)
     lo = min(float(_finite_edges(t)[0].min()) for t in named.values())
@@ -415,7 +362,7 @@ def z_histogram_figure(
             meta={"role": "reference"},
         )
     )
-    _layout(fig, title, "z = (y − μ) / σ", "density", True)
+    apply_layout(fig, title, "z = (y − μ) / σ", "density", True)
     fig.update_xaxes(range=[lo, hi])
     fig.update_yaxes(rangemode="tozero")
     return fig
@@ -428,8 +375,8 @@ def qq_figure(
 
     Table columns: ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
     """
-    named = _named(tables, ["theoretical", "observed"])
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, ["theoretical", "observed"])
+    cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     vals = np.concatenate([np.concatenate([_col(t, "theoretical"), _col(t, "observed")]) for t in named.values()])
     vals = vals[np.isfinite(vals)]
@@ -445,7 +392,7 @@ def qq_figure(
                 meta={"name": name, "role": "points"},
             )
         )
-    _layout(fig, title, "N(0, 1) quantile", "observed quantile of z", len(named) > 1)
+    apply_layout(fig, title, "N(0, 1) quantile", "observed quantile of z", len(named) > 1)
     return fig
 
 
@@ -458,8 +405,8 @@ def intervals_figure(
     mean width and the interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
     Table columns: ``coverage, observed, mean_width, interval_score``.
     """
-    named = _named(tables, ["coverage", "observed", "mean_width", "interval_score"])
-    cmap = _colors(list(named), colors)
+    named = named_tables(tables, ["coverage", "observed", "mean_width", "interval_score"])
+    cmap = merged_colors(list(named), colors)
     nominal = np.concatenate([_col(t, "coverage") for t in named.values()])
     observed = np.concatenate([_col(t, "observed") for t in named.values()])
     both = np.concatenate([nominal, observed])
@@ -480,7 +427,7 @@ def intervals_figure(
                 meta={"name": name, "role": "points"},
             )
         )
-    _layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
+    apply_layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
     fig.update_xaxes(range=[lo, 1.0], tickformat=".0%", constrain="domain")
     fig.update_yaxes(range=[lo, 1.0], tickformat=".0%", scaleanchor="x", scaleratio=1, constrain="domain")
     return fig

@@ -1,0 +1,96 @@
+"""The look shared by every figure builder of :mod:`calib_core.plots` (template, palette, layout, table checks).
+
+A private module: the names are public here so the builders of both tasks and the labs import them from one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = [
+    "HEIGHT",
+    "PALETTE",
+    "REFERENCE_COLOR",
+    "TEMPLATE",
+    "Tables",
+    "apply_layout",
+    "merged_colors",
+    "model_colors",
+    "named_tables",
+    "rgba",
+]
+
+TEMPLATE = "plotly_white"
+#: Colour-blind-friendly qualitative palette (Vega "tableau10"), one colour per model.
+PALETTE = (
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#eeca3b",
+    "#bab0ac",
+)
+REFERENCE_COLOR = "#555555"
+HEIGHT = 420
+"""Figure height in pixels."""
+
+Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
+
+
+def model_colors(names: Sequence[str]) -> dict[str, str]:
+    """Stable colour per name: the i-th name gets ``PALETTE[i mod 10]``.
+
+    Pass the same ``colors`` mapping to every builder on a page so a model keeps its colour.
+    """
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def named_tables(tables: Tables, required: Sequence[str], default_name: str = "model") -> dict[str, pd.DataFrame]:
+    """Normalise one table or a mapping of tables to ``{name: table}`` and check the columns."""
+    named = {default_name: tables} if isinstance(tables, pd.DataFrame) else dict(tables)
+    if not named:
+        raise ValueError("no diagram table given")
+    for name, table in named.items():
+        missing = [c for c in required if c not in table.columns]
+        if missing:
+            raise ValueError(f"diagram table {name!r} lacks column(s) {missing}; it has {list(table.columns)}")
+    return named
+
+
+def merged_colors(names: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    """:func:`model_colors` of ``names``, overridden by the caller's ``colors`` for those names."""
+    base = model_colors(names)
+    if colors:
+        base.update({k: v for k, v in colors.items() if k in base})
+    return base
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    """``"#rrggbb"`` as a CSS ``rgba(r,g,b,alpha)`` string."""
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def apply_layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, multi: bool) -> go.Figure:
+    """The common look of every figure: template, titles, height, margins, a legend below when ``multi``."""
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title} if title else None,
+        xaxis_title=xaxis,
+        yaxis_title=yaxis,
+        height=HEIGHT,
+        margin={"l": 60, "r": 20, "t": 45 if title else 15, "b": 95 if multi else 55},
+        showlegend=multi,
+        # below the x-axis title: never collides with the title or the data
+        legend={"orientation": "h", "yanchor": "top", "y": -0.17, "xanchor": "center", "x": 0.5},
+        hovermode="closest",
+    )
+    return fig
