@@ -30,7 +30,7 @@ from scipy import stats
 from ..binning import bin_sums, counts_from_sorted
 from ..distributions import norm_pdf, norm_ppf
 from ..resampling import bootstrap_weights
-from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, _stat_calibration_curve, interval_table
+from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, interval_table, observed_proportions
 
 __all__ = [
     "calibration_curve_table",
@@ -52,7 +52,7 @@ def calibration_curve_table(
     Under perfect calibration N·p̂_j ~ Binomial(N, p_j); the band is its central ``band`` range / N.
     """
     levels = np.asarray(levels, dtype=float)
-    observed = _stat_calibration_curve(rows, None, levels, "quantile")
+    observed = observed_proportions(rows, None, levels, "quantile")
     a = (1.0 - band) / 2.0
     lo = stats.binom.ppf(a, rows.n, levels) / rows.n
     hi = stats.binom.ppf(1.0 - a, rows.n, levels) / rows.n

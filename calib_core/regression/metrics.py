@@ -31,6 +31,7 @@ __all__ = [
     "RegressionRows",
     "DEFAULT_LEVELS",
     "DEFAULT_COVERAGES",
+    "observed_proportions",
     "pit",
     "nll",
     "crps",
@@ -276,8 +277,8 @@ def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
 # =============================================================================================
 
 
-def _stat_calibration_curve(r: RegressionRows, w: np.ndarray | None, levels: np.ndarray, prop_type: PropType):
-    """Observed proportions p̂_j for the given levels."""
+def observed_proportions(r: RegressionRows, w: np.ndarray | None, levels: np.ndarray, prop_type: PropType):
+    """Observed proportions p̂_j of a calibration curve at ``levels`` (row weights ``w``; None = the data)."""
     levels = np.asarray(levels, dtype=float)
     if prop_type == "quantile":
         if w is None:
@@ -588,9 +589,9 @@ def summary_statistics(
         return free
 
     free = r.compute_orders(meanwhile=order_free)
-    curve = _stat_calibration_curve(r, w, levels, "quantile")
+    curve = observed_proportions(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
-    qce_curve = _stat_calibration_curve(r, w, qce_levels, "quantile")
+    qce_curve = observed_proportions(r, w, qce_levels, "quantile")
     out = {
         "nll": free["nll"],
         "crps": free["crps"],
@@ -697,7 +698,7 @@ def calibration_curve(
     centred interval of coverage p_j, i.e. mean(|2u − 1| ≤ p_j).
     """
     levels = np.asarray(levels, dtype=float)
-    return levels, _stat_calibration_curve(_rows(y, dist), None, levels, prop_type)
+    return levels, observed_proportions(_rows(y, dist), None, levels, prop_type)
 
 
 def calibration_rmse(
