@@ -42,6 +42,7 @@ import plotly.io as pio
 
 from . import plots
 from .distributions import PredictiveDistribution
+from .plots.classification import confidence_histogram_figure, reliability_figure
 from .predictions import PredictionSet
 from .report import ALL, Report
 
@@ -294,8 +295,6 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
                 fig = getattr(plots, builder)(tables, colors=colors)
                 out[fig.layout.title.text or table] = fig
     else:
-        from .plots.classification import confidence_histogram_figure, reliability_figure
-
         tables = _tables_of(report, "reliability", group)
         if tables:
             out["Reliability diagram"] = reliability_figure(tables, colors=colors)

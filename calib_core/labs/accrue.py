@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..distributions import Gaussian
+from ..plots import labs_other
 from ..regression import calibrators as rcal
 from ..regression import metrics as rm
 from ..regression.toy import TOY_SETS, make_toy, toy_domain, toy_sigma
@@ -79,8 +80,6 @@ class AccrueLabResult:
 
     def figures(self) -> dict:
         """σ(x) figure (``calib_core.plots.labs_other.sigma_recovery_figure``) and the relative-error histogram."""
-        from ..plots import labs_other
-
         return {
             "sigma": labs_other.sigma_recovery_figure(self.curves, list(METHODS), one_dimensional=self.one_dimensional),
             "errors": labs_other.error_histogram_figure(self.errors, list(METHODS)),

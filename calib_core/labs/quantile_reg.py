@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_diabetes
 
+from ..plots import calibration_curve_figure, model_colors, pit_histogram_figure
 from ..regression import metrics as rm
 from ..regression.diagrams import calibration_curve_table, pit_histogram_table
 from ..training import HeteroscedasticMLP
@@ -71,8 +72,6 @@ class QuantileRegResult:
 
     def figures(self) -> dict:
         """Calibration curves and PIT histograms of both models on the test rows (``calib_core.plots``)."""
-        from ..plots import calibration_curve_figure, model_colors, pit_histogram_figure
-
         colors = model_colors(list(self.curves))
         return {
             "curve": calibration_curve_figure(self.curves, colors=colors, title="Quantile calibration (test rows)"),

@@ -29,6 +29,8 @@ from .. import examples
 from ..classification import calibrators as ccal
 from ..classification import diagrams as cd
 from ..classification import metrics as cm
+from ..plots import confidence_histogram_figure, reliability_figure
+from ..plots.labs_other import colors_for, ece_vs_bins_figure
 
 __all__ = ["DATASETS", "BIN_COUNTS", "TemperatureLabResult", "run_temperature"]
 
@@ -68,9 +70,6 @@ class TemperatureLabResult:
     def figures(self) -> dict:
         """Reliability diagrams before/after temperature scaling, their confidence histograms (Guo et al. Fig. 1)
         and ECE against M."""
-        from ..plots import confidence_histogram_figure, reliability_figure
-        from ..plots.labs_other import colors_for, ece_vs_bins_figure
-
         colors = dict(colors_for(list(METHODS)))
         t = "top_label" if self.target == "top_label" else "positive"
         return {

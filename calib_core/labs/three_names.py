@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from ..distributions import Gaussian
+from ..plots import labs_other
 from ..regression import calibrators as rcal
 
 __all__ = ["NOISE_SHAPES", "ThreeNamesResult", "simulate_forecasts", "run_three_names"]
@@ -97,8 +98,6 @@ class ThreeNamesResult:
 
     def figures(self) -> dict:
         """The lab's Plotly figures (``calib_core.plots.labs_other``)."""
-        from ..plots import labs_other
-
         return {
             "quantiles": labs_other.standardised_quantiles_figure(self.quantile_functions, self.bounds, self.coverage),
             "intervals": labs_other.interval_sample_figure(self.sample, list(self.bounds["method"])),
