@@ -10,6 +10,8 @@ Public API (SPEC §8)::
 The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
 """
 
+__version__ = "0.1.0"  # before the imports: modules may read it while the package initialises
+
 from .api import diagnose, evaluate, load_predictions
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .predictions import DropReport, InputError, PredictionSet
@@ -34,4 +36,3 @@ __all__ = [
     "SampleSet",
     "ShapeScale",
 ]
-__version__ = "0.1.0"

@@ -40,7 +40,7 @@ import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from . import plots
+from . import __version__, plots
 from .distributions import PredictiveDistribution
 from .plots.classification import confidence_histogram_figure, reliability_figure
 from .predictions import PredictionSet
@@ -374,8 +374,6 @@ def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
 def _versions() -> dict[str, str]:
     import scipy
     import sklearn
-
-    from . import __version__
 
     return {
         "calib_core": __version__,
