@@ -3,36 +3,94 @@
 Public API (SPEC §8)::
 
     import calib_core as cc
-    cc.load_predictions(path_or_buffer, task=None, columns=None)   # -> PredictionSet
-    cc.Gaussian, cc.QuantileSet, cc.SampleSet                     # predictive distributions
-    cc.diagnose(prediction_set, **options)                        # -> Report
+    ps = cc.load_predictions(path_or_buffer, task=None, columns=None)   # -> PredictionSet (either task)
+    report = cc.diagnose(ps, **options)                                # -> Report (metrics + diagram tables)
+    result = cc.evaluate(ps, {"T": cc.TemperatureScaling()}, split=None, repeats=1, seed=0)  # -> EvaluationResult
+    cc.plots.reliability_figure(report.diagrams[("model", cc.ALL)]["reliability"])          # plotly figures
 
-The package never imports Streamlit; the dashboard in ``pages/`` calls into it.
+    cc.Gaussian, cc.QuantileSet, cc.SampleSet                         # predictive distributions
+    cc.StdScaling, cc.IsotonicRecalibration, …                        # regression calibrators
+    cc.TemperatureScaling, cc.PlattScaling, …                         # classification calibrators
+    cc.regression, cc.classification                                  # the two halves (metrics, diagrams, …)
+
+The three entry points dispatch on the task (:mod:`calib_core.api`).  The package never imports Streamlit; the
+dashboard in ``pages/`` calls into it.
 """
 
 __version__ = "0.1.0"  # before the imports: modules may read it while the package initialises
 
+from . import classification, plots, regression
 from .api import diagnose, evaluate, load_predictions
+from .classification.calibrators import (
+    BBQ,
+    HistogramBinning,
+    IsotonicCalibration,
+    MatrixScaling,
+    PlattScaling,
+    TemperatureScaling,
+    VectorScaling,
+)
 from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from .predictions import DropReport, InputError, PredictionSet
 from .protocol import EvaluationResult
+from .regression.calibrators import (
+    ACCRUE,
+    CRUDE,
+    ConstantSigma,
+    GaussianShiftScale,
+    IsotonicRecalibration,
+    KMeansSigma,
+    SigmaBinning,
+    SigmaIsotonic,
+    SplitConformal,
+    StdScaling,
+)
 from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
 from .report import ALL, Report
+from .special import log_softmax, softmax
 
 __all__ = [
-    "ALL",
-    "diagnose",
-    "DropReport",
-    "evaluate",
-    "EvaluationResult",
-    "Gaussian",
-    "InputError",
-    "IsotonicRecalibrated",
+    # entry points
     "load_predictions",
+    "diagnose",
+    "evaluate",
+    # data and results
+    "ALL",
+    "DropReport",
+    "EvaluationResult",
+    "InputError",
     "PredictionSet",
+    "Report",
+    # predictive distributions
+    "Gaussian",
+    "IsotonicRecalibrated",
     "PredictiveDistribution",
     "QuantileSet",
-    "Report",
     "SampleSet",
     "ShapeScale",
+    # regression calibrators
+    "ACCRUE",
+    "CRUDE",
+    "ConstantSigma",
+    "GaussianShiftScale",
+    "IsotonicRecalibration",
+    "KMeansSigma",
+    "SigmaBinning",
+    "SigmaIsotonic",
+    "SplitConformal",
+    "StdScaling",
+    # classification calibrators
+    "BBQ",
+    "HistogramBinning",
+    "IsotonicCalibration",
+    "MatrixScaling",
+    "PlattScaling",
+    "TemperatureScaling",
+    "VectorScaling",
+    # numerics, figures and the two halves
+    "log_softmax",
+    "softmax",
+    "plots",
+    "classification",
+    "regression",
 ]

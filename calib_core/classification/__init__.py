@@ -1,6 +1,6 @@
 """Classification half of ``calib_core`` (SPEC §5–§7; Guo et al. 2017 and beyond).
 
-::
+The mirror of :mod:`calib_core.regression`, module for module::
 
     from calib_core.classification import metrics as cm        # cm.ece, cm.mce, cm.nll, cm.brier, cm.accuracy,
                                                                # cm.classwise_ece, …
@@ -10,6 +10,7 @@
                                                                # BBQ
     from calib_core.classification.reading import parse_classification_frame   # used by cc.load_predictions
     from calib_core.classification.diagnose import diagnose_classification     # used by cc.diagnose
+    from calib_core.classification.evaluate import evaluate_classification     # used by cc.evaluate
 """
 
 from . import calibrators, diagnose, diagrams, metrics, reading
