@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .special import softmax
+
 __all__ = ["Template", "TEMPLATES", "template_names", "template_frame", "template_csv"]
 
 
@@ -119,8 +121,7 @@ def _classification(name: str, n: int, rng: np.random.Generator) -> pd.DataFrame
     k = 2 if name.startswith("binary") else 3
     logits = 2.0 * rng.standard_normal((n, k))
     logits -= logits[:, :1]  # class 0 as the reference (a binary file's logit is then z_1)
-    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)
+    probs = softmax(logits, axis=1)
     cum = np.cumsum(probs, axis=1)
     label = np.minimum((rng.random(n)[:, None] > cum).sum(axis=1), k - 1)  # label ~ Categorical(p): calibrated
     split = _split(n, rng)
