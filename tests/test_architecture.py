@@ -26,8 +26,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("neutral", ["reading", "report", "protocol"]),
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
-        "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
-        "examples"]),
+        "regression.diagrams", "classification.diagrams", "regression.recalibrated", "classification.inference",
+        "selection", "training", "examples"]),
     ("calibrators", ["regression.calibrators", "classification.calibrators", "registry"]),
     ("diagnose, evaluate", ["regression.diagnose", "classification.diagnose", "regression.evaluate",
                             "classification.evaluate"]),
