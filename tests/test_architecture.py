@@ -26,9 +26,10 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("neutral", ["reading", "report", "protocol"]),
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
-        "regression.diagrams", "classification.diagrams", "regression.recalibrated", "classification.inference",
-        "selection", "training", "examples"]),
-    ("calibrators", ["regression.calibrators", "classification.calibrators", "registry"]),
+        "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
+        "examples"]),
+    ("calibrators, registry, inference", ["regression.calibrators", "classification.calibrators", "registry",
+                                          "regression.inference", "classification.inference"]),
     ("diagnose, evaluate", ["regression.diagnose", "classification.diagnose", "regression.evaluate",
                             "classification.evaluate"]),
     ("api", ["api", "regression", "classification"]),
