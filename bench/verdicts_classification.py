@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core.classification.diagnostics import classification_rows  # noqa: E402
+from calib_core.classification.diagnose import classification_rows  # noqa: E402
 from calib_core.classification.inference import infer_classification  # noqa: E402
 from calib_core.classification.metrics import ClassificationRows, confidence_bins  # noqa: E402
 
