@@ -44,6 +44,7 @@ from . import __version__, plots
 from .distributions import PredictiveDistribution
 from .plots.classification import confidence_histogram_figure, reliability_figure
 from .predictions import PredictionSet
+from .protocol import EvaluationResult
 from .report import ALL, Report
 
 __all__ = [
@@ -58,6 +59,9 @@ __all__ = [
     "metric_table_html_frame",
     "calibrated_predictions_frame",
     "calibrated_probabilities_frame",
+    "calibrated_frame",
+    "evaluation_figures",
+    "evaluation_report_html",
 ]
 
 #: Quantile levels written by :func:`calibrated_predictions_frame` (columns ``q0.05`` … ``q0.95``).
@@ -226,6 +230,25 @@ def calibrated_probabilities_frame(
     if calibrator is not None:
         out["calibrator"] = np.full(n, calibrator, dtype=object)
     return pd.DataFrame(out)
+
+
+def calibrated_frame(pset: PredictionSet, result: EvaluationResult, name: str) -> pd.DataFrame:
+    """Calibrated predictions of every row by calibrator ``name`` of an evaluation (``cc.evaluate(...,
+    diagrams=True)``: each model's calibrator fitted on its first trial's calibration rows), in the file layout of
+    :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame`; ``split`` says which rows were
+    used for fitting (cal) and which were held out (test)."""
+    parts = []
+    for model, by_cal in (result.calibrated or {}).items():
+        if name not in by_cal:
+            continue
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        sub = pset.take(rows)
+        sub.split = result.split_labels[rows]
+        if pset.task == "regression":
+            parts.append(calibrated_predictions_frame(sub, by_cal[name], calibrator=name))
+        else:
+            parts.append(calibrated_probabilities_frame(sub, by_cal[name], calibrator=name))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 # =============================================================================================
@@ -522,4 +545,43 @@ def report_html(
         f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n'
         + "\n".join(parts)
         + "\n</body>\n</html>\n"
+    )
+
+
+def evaluation_figures(result: EvaluationResult) -> dict[str, go.Figure]:
+    """The before/after figures of every model of an evaluation run with ``diagrams=True`` (named
+    "<figure> — <model>" when there are several models)."""
+    models = [m for m in result.diagrams if result.diagrams[m]]
+    out: dict[str, go.Figure] = {}
+    for m in models:
+        for name, fig in plots.comparison_figures(result, m).items():
+            out[f"{name} — {m}" if len(models) > 1 else name] = fig
+    return out
+
+
+def evaluation_report_html(
+    prediction_set: PredictionSet | None,
+    result: EvaluationResult,
+    *,
+    title: str,
+    figures: Mapping[str, go.Figure] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> str:
+    """A self-contained HTML report of an evaluation (``cc.evaluate``): the comparison table on held-out rows
+    (mean ± std over trials, the registry's "better" direction), the messages as notes, the before/after figures
+    (``figures``, default :func:`evaluation_figures`), and the options (the split, seed and trials of the result
+    first, then ``options``)."""
+    table, _ = plots.comparison_table(result)
+    opts: dict[str, Any] = {"split": result.split_description(), "trials": result.n_trials}
+    if result.split == "random":
+        opts.update({"seed": result.seed, "test fraction": result.test_fraction})
+    opts.update(options or {})
+    return report_html(
+        None,
+        title=title,
+        figures=evaluation_figures(result) if figures is None else figures,
+        prediction_set=prediction_set,
+        tables={f"Comparison on held-out rows ({result.split_description()})": table},
+        notes=result.messages,
+        options=opts,
     )

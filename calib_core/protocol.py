@@ -25,19 +25,29 @@ import pandas as pd
 from .predictions import PredictionSet
 
 __all__ = [
+    "DIAGRAM_RESAMPLES",
     "EvaluationResult",
+    "Progress",
     "LONG_COLUMNS",
     "SUMMARY_COLUMNS",
     "build_result",
+    "has_split_column",
     "normalise_calibrators",
     "split_mode",
+    "split_labels",
     "split_rows",
     "summarise",
+    "trial_labels",
     "trial_splits",
 ]
 
 LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
 SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
+#: Bootstrap resamples for the intervals of the before/after diagram tables (``diagrams=True``).
+DIAGRAM_RESAMPLES = 100
+
+#: ``progress(done, total, text)``: called as the work of an evaluation completes.
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -50,6 +60,16 @@ class EvaluationResult:
     (model, trial) the 0-based row positions of the calibration and test rows in the prediction
     set.  ``fit_seconds``: fit + transform time per (model, calibrator, trial).  ``messages``:
     anything skipped or adjusted, in words.
+
+    ``task``; ``calibrators``: the calibrator names in the order given; ``n_trials``; ``split``: ``"column"`` (a
+    fixed split: the split column or given labels) or ``"random"``, with its ``seed`` and ``test_fraction``;
+    ``split_labels``: per-row labels of the first
+    trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).  ``fitted``: per model, the
+    estimators fitted on the first trial's calibration rows (name → estimator, None for the uncalibrated
+    baseline), so views of that trial reuse them instead of fitting again.  With ``diagrams=True``:
+    ``diagrams`` (per model and calibrator, the diagram tables of the first trial's test rows) and ``calibrated``
+    (per model and calibrator, the calibrated predictions of every row of the model: a distribution for
+    regression, a probability matrix for classification).
     """
 
     long: pd.DataFrame
@@ -57,6 +77,23 @@ class EvaluationResult:
     splits: list[dict[str, Any]] = field(default_factory=list)
     fit_seconds: pd.DataFrame | None = None
     messages: list[str] = field(default_factory=list)
+    task: str = "regression"
+    calibrators: list[str] = field(default_factory=list)
+    n_trials: int = 1
+    split: str = "random"
+    seed: int = 0
+    test_fraction: float = 0.5
+    split_labels: np.ndarray | None = None
+    fitted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diagrams: dict[str, dict[str, dict[str, pd.DataFrame]]] = field(default_factory=dict)
+    calibrated: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def split_description(self) -> str:
+        """How the rows were split, in words (e.g. "20 random splits (seed 0, 50% test)")."""
+        if self.split == "column":
+            return "the file's split column"
+        n = self.n_trials
+        return f"{n} random split{'s' if n > 1 else ''} (seed {self.seed}, {self.test_fraction:.0%} test)"
 
     def wide(self, stat: str = "mean", model: str | None = None) -> pd.DataFrame:
         """Calibrators as rows, metrics as columns (``stat`` = "mean" or "std")."""
@@ -149,6 +186,35 @@ def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]
     return "column", arr
 
 
+def has_split_column(pset: PredictionSet) -> bool:
+    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows."""
+    if pset.split is None:
+        return False
+    lab = np.char.lower(np.asarray(pset.split).astype(str))
+    return bool(np.any(lab == "cal") and np.any(lab == "test"))
+
+
+def trial_labels(
+    pset: PredictionSet, how: str, labels: np.ndarray | None, trial: int, seed: int, test_fraction: float
+) -> np.ndarray:
+    """Per-row split labels of one trial: a fixed split's own labels (lower-cased), or ``cal``/``test`` of the
+    random draw of each model (exactly the rows :func:`trial_splits` yields)."""
+    if how == "column":
+        return np.char.lower(np.asarray(labels).astype(str))
+    out = np.empty(pset.n_rows, dtype=object)
+    for model in pset.models():
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        cal_pos, test_pos = split_rows(rows.size, None, how, trial, seed, test_fraction)
+        out[rows[cal_pos]] = "cal"
+        out[rows[test_pos]] = "test"
+    return out.astype(str)
+
+
+def split_labels(pset: PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
+    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model)."""
+    return trial_labels(pset, "random", None, trial, seed, test_fraction)
+
+
 def trial_splits(
     pset: PredictionSet,
     labels: np.ndarray | None,
@@ -183,13 +249,17 @@ def trial_splits(
 
 
 def build_result(
-    rows: list[list[Any]], timing: list[list[Any]], splits: list[dict[str, Any]], messages: list[str]
+    rows: list[list[Any]],
+    timing: list[list[Any]],
+    splits: list[dict[str, Any]],
+    messages: list[str],
+    **extra: Any,
 ) -> EvaluationResult:
-    """The EvaluationResult of collected long-table rows and fit timings."""
+    """The EvaluationResult of collected long-table rows and fit timings (``extra``: the other fields)."""
     long = pd.DataFrame(rows, columns=LONG_COLUMNS)
     fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
     return EvaluationResult(
-        long=long, summary=summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages
+        long=long, summary=summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages, **extra
     )
 
 

@@ -1,9 +1,11 @@
 """Recalibrate page: compare calibrators on held-out rows, before/after diagrams, downloads.
 
-Thin by design: the comparison is ``calib_core.comparison.compare_calibrators`` (``cc.evaluate`` /
-``evaluate_classification``: every calibrator cloned, fitted on calibration rows only and scored on test rows
-only, ``repeats`` random splits → mean ± std, plus the before/after diagram tables), the figures come from
-``calib_core.plots.comparison`` and the downloads from ``calib_core.export``.  This file lays them out.
+Thin by design: the comparison is ``cc.evaluate(..., diagrams=True)`` (every calibrator cloned, fitted on
+calibration rows only and scored on test rows only, ``repeats`` random splits → mean ± std, plus the before/after
+diagram tables of the first split from the estimators fitted in it), the calibrators and their parameters come from
+``calib_core.registry``, the table from ``calib_core.plots.tables.comparison_table``, the figures from
+``calib_core.plots.comparison`` and the downloads and report from ``calib_core.export``.  This file lays them out
+and turns its radio labels into the core's arguments.
 
 Data: the PredictionSet the Data page stored in ``st.session_state`` (``dashboard.state``'s contract: ``pset``,
 ``pset_token``, ``pset_name``), else a built-in example chosen here (``dashboard.EXAMPLES``), so the page also works
@@ -19,16 +21,14 @@ import streamlit as st
 import calib_core as cc
 import dashboard as ui
 from calib_core import export, views
-from calib_core.comparison import (
-    calibrated_frame,
-    compare_calibrators,
-    comparison_table,
-    has_split_column,
-)
 from calib_core.plots.comparison import comparison_figures
+from calib_core.plots.tables import comparison_table
+from calib_core.protocol import has_split_column
 from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
 
 RESULT = "recal_result"
+BASELINE = "uncalibrated"  # the name of the "no calibrator" column
+SPLIT_COLUMN = "split column"  # radio label → split="column"; "random" → split="random"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ for name in chosen_names:  # calibrators whose expander was never opened still g
 
 st.subheader("Split")
 col_ok = has_split_column(pset)
-split_options = ["split column", "random"] if col_ok else ["random"]
+split_options = [SPLIT_COLUMN, "random"] if col_ok else ["random"]
 if st.session_state.get("recal_split") not in split_options:
     st.session_state.pop("recal_split", None)
 c_split, c_frac, c_seed, c_rep = st.columns([2, 2, 1, 1])
@@ -222,16 +222,22 @@ if not chosen_names:
     st.caption("Choose at least one calibrator.")
 if run and chosen_names:
     bar = st.progress(0.0, text="Fitting calibrators…")
+    cals: dict[str, Any] = {BASELINE: None, **chosen}
+    if task == "regression" and pset.dist is None:
+        cals.pop(BASELINE)  # point predictions have no uncertainty to show "before"
     try:
-        out = compare_calibrators(
-            pset, chosen, settings, lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text)
+        out = cc.evaluate(
+            pset, cals, split="column" if split_mode == SPLIT_COLUMN else "random", repeats=settings["repeats"],
+            seed=seed, test_fraction=float(test_fraction), diagrams=True,
+            progress=lambda done, total, text: bar.progress(min(max(done / total, 0.0), 1.0), text=text),
+            **({"n_bins": n_bins, "strategy": strategy} if task == "classification" else {}),
         )
     except (cc.InputError, ValueError) as exc:
         bar.empty()
         st.error(f"The comparison could not run: {ui.md_escape(exc)}")
         st.stop()
     bar.empty()
-    stored = {**out, "token": token, "settings": settings}
+    stored = {"result": out, "token": token, "settings": settings}
     st.session_state[RESULT] = stored
 
 if stored is None:
@@ -244,20 +250,17 @@ if stored["settings"] != settings:
 
 result: cc.EvaluationResult = stored["result"]
 s_settings = stored["settings"]
-n_trials = stored["n_trials"]
+n_trials = result.n_trials
 n_cal = int(result.long["n_cal"].iloc[0]) if len(result.long) else 0
 n_test = int(result.long["n_test"].iloc[0]) if len(result.long) else 0
 
 st.subheader("Comparison on held-out rows")
-how = "the file's split column" if s_settings["split"] == "split column" else (
-    f"{n_trials} random split{'s' if n_trials > 1 else ''} (seed {s_settings['seed']}, "
-    f"{s_settings['test_fraction']:.0%} test)"
-)
+how = result.split_description()
 st.caption(
     f"{n_cal:,} calibration / {n_test:,} test rows per trial · {how} · "
     + ("mean ± std over trials" if n_trials > 1 else "one trial (no spread)")
 )
-for m in stored["messages"]:
+for m in result.messages:
     st.warning(m)
 if result.long.empty:
     st.error("No calibrator could be evaluated (see the messages above).")
@@ -267,7 +270,7 @@ if result.long.empty:
 # expensive part of a redraw).
 view = stored.setdefault("view", {})
 if "table" not in view:
-    view["table"] = comparison_table(result, stored["calibrators"])
+    view["table"] = comparison_table(result)
 table, best = view["table"]
 styled = table.style.apply(
     lambda col: ["background-color: #dff0d8; font-weight: 600" if b else "" for b in best[col.name]], axis=0
@@ -277,7 +280,7 @@ st.caption("mean ± std over trials on the test rows; the best value of each met
            "(“better” says which direction wins; ≈ 0.9 for the 90% interval's coverage).")
 
 st.subheader("Before / after (test rows of trial 1)")
-models = [m for m in pset.models() if stored["diagrams"].get(m)]
+models = [m for m in pset.models() if result.diagrams.get(m)]
 if not models:
     st.warning("No diagrams: no calibrator could be fitted.")
     st.stop()
@@ -286,7 +289,7 @@ if len(models) > 1:
     model = st.selectbox("Model", models, key="recal_model")
 def cached_figures(m: str) -> dict[str, Any]:
     if ("figures", m) not in view:
-        view[("figures", m)] = comparison_figures(stored, m, task)
+        view[("figures", m)] = comparison_figures(result, m)
     return view[("figures", m)]
 
 
@@ -329,17 +332,18 @@ with d1:
                        icon=":material/download:", key="recal_dl_long")
 with d2:
     st.markdown("**Calibrated predictions**")
-    cal_names = [n for n in stored["calibrators"] if any(n in v for v in stored["calibrated"].values())]
+    cal_names = [n for n in result.calibrators if any(n in v for v in result.calibrated.values())]
     which = st.selectbox("Calibrator", cal_names, key="recal_dl_which",
                          index=min(1, len(cal_names) - 1) if cal_names else 0,
                          help="Fitted on the calibration rows of trial 1, applied to every row; the split column "
                               "says which rows were used for fitting.")
     if which:
-        st.download_button("Predictions (CSV)", data=lambda: export.to_csv_bytes(calibrated_frame(pset, stored, which)),
+        st.download_button("Predictions (CSV)",
+                           data=lambda: export.to_csv_bytes(export.calibrated_frame(pset, result, which)),
                            file_name=f"calibrated_{which}.csv", mime="text/csv", on_click="ignore",
                            icon=":material/download:", key="recal_dl_csv")
         st.download_button("Predictions (Parquet)",
-                           data=lambda: export.to_parquet_bytes(calibrated_frame(pset, stored, which)),
+                           data=lambda: export.to_parquet_bytes(export.calibrated_frame(pset, result, which)),
                            file_name=f"calibrated_{which}.parquet", mime="application/octet-stream",
                            on_click="ignore", icon=":material/download:", key="recal_dl_parquet")
 with d3:
@@ -354,19 +358,13 @@ with d3:
         for m in models:
             for name, fig in cached_figures(m).items():
                 all_figs[f"{name} — {m}" if len(models) > 1 else name] = fig
-        return export.report_html(
-            None,
+        return export.evaluation_report_html(
+            pset,
+            result,
             title=f"Recalibration comparison: {data_name}",
             figures=all_figs,
-            prediction_set=pset,
-            tables={f"Comparison on held-out rows ({how})": table},
-            notes=stored["messages"],
             options={
                 "calibrators": "; ".join(f"{n} = {r}" for n, r in s_settings["calibrators"].items()),
-                "split": s_settings["split"],
-                "test fraction": s_settings["test_fraction"],
-                "seed": s_settings["seed"],
-                "trials": n_trials,
                 **({"confidence bins": s_settings["n_bins"], "bin strategy": s_settings["strategy"]}
                    if task == "classification" else {}),
             },

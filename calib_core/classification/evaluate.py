@@ -34,8 +34,17 @@ import numpy as np
 from sklearn.base import clone
 
 from ..predictions import PredictionSet
-from ..protocol import EvaluationResult, build_result, normalise_calibrators, split_mode, trial_splits
+from ..protocol import (
+    EvaluationResult,
+    Progress,
+    build_result,
+    normalise_calibrators,
+    split_mode,
+    trial_labels,
+    trial_splits,
+)
 from ..registry import default_metric_keys
+from .diagrams import reliability_of
 from .metrics import ClassificationRows, Strategy
 
 __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
@@ -43,9 +52,6 @@ __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibra
 #: Metrics reported by default (the registry's classification metrics marked ``evaluate_default``; keys of
 #: ``ClassificationRows.statistics``).
 DEFAULT_CLASSIFICATION_METRICS = default_metric_keys("classification")
-
-Progress = Callable[[int, int, str], None]
-
 
 def calibrator_input(pset: PredictionSet) -> tuple[np.ndarray, str]:
     """The scores a classification calibrator is fitted on: ``(logits, "logits")`` when the set has logits,
@@ -71,14 +77,15 @@ def _prepared(cal: Any, kind: str) -> Any:
 def evaluate_classification(
     prediction_set: PredictionSet,
     calibrators: Any,
+    *,
     split: Any = None,
     repeats: int = 1,
     seed: int = 0,
     test_fraction: float = 0.5,
     metrics: Sequence[str] | None = None,
-    *,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
+    diagrams: bool = False,
     progress: Progress | None = None,
 ) -> EvaluationResult:
     """Fit each classification calibrator on calibration rows and score it on held-out test rows.
@@ -92,12 +99,15 @@ def evaluate_classification(
     metrics : names from :data:`DEFAULT_CLASSIFICATION_METRICS` (default: all that apply; binary-only ones are
         skipped for K > 2).
     n_bins, strategy : ECE/MCE bins (Guo et al.: 15 equal-width bins; ``"quantile"`` = equal-mass).
+    diagrams : also compute, for the first trial, the reliability table of the test rows and the calibrated
+        probabilities of every row, with the estimators fitted in that trial.
     progress : optional callback ``progress(done, total, text)``.
 
     Returns
     -------
     :class:`~calib_core.protocol.EvaluationResult` (``long``, ``summary``, ``splits``, ``fit_seconds``,
-    ``messages``).
+    ``messages``, the first trial's fitted estimators ``fitted``; with ``diagrams=True`` also ``diagrams`` and
+    ``calibrated``).
     """
     pset = prediction_set
     if pset.task != "classification":
@@ -116,11 +126,13 @@ def evaluate_classification(
         n_trials = 1
 
     models = pset.models()
-    total = len(models) * n_trials * len(cals)
+    total = len(models) * len(cals) * (n_trials + (1 if diagrams else 0))
     done = 0
     rows: list[list[Any]] = []
     timing: list[list[Any]] = []
     splits: list[dict[str, Any]] = []
+    fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
+    failed: dict[tuple[str, str], Exception] = {}
 
     def skipped() -> None:
         nonlocal done
@@ -135,6 +147,7 @@ def evaluate_classification(
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
+                    est = None
                     if cal is None:
                         logits = None if pset.logits is None else pset.logits[test_idx]
                         crow = ClassificationRows(
@@ -151,11 +164,15 @@ def evaluate_classification(
                         messages.append(text)
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
                 messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                if trial == 0:
+                    failed[(model, name)] = exc
                 done += 1
                 if progress is not None:
                     progress(done, total, f"{name} failed (trial {trial + 1}/{n_trials})")
                 continue
             timing.append([model, name, trial, time.perf_counter() - t0])
+            if trial == 0:
+                fitted[model][name] = est
             stats = crow.statistics()
             for m in wanted:
                 if m in stats:
@@ -165,4 +182,64 @@ def evaluate_classification(
                 progress(done, total, f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1
                                                                                    else ""))
 
-    return build_result(rows, timing, splits, messages)
+    views: dict[str, Any] = {}
+    if diagrams:
+
+        def step(text: str) -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total, text)
+
+        views = _first_trial_views(pset, cals, splits, fitted, failed, scores, n_bins, strategy, messages, step)
+    return build_result(
+        rows, timing, splits, messages, task="classification", calibrators=list(cals), n_trials=n_trials,
+        split=how, seed=int(seed), test_fraction=float(test_fraction),
+        split_labels=trial_labels(pset, how, labels, 0, seed, test_fraction), fitted=fitted, **views,
+    )
+
+
+def _first_trial_views(
+    pset: PredictionSet,
+    cals: dict[str, Any],
+    splits: list[dict[str, Any]],
+    fitted: dict[str, dict[str, Any]],
+    failed: dict[tuple[str, str], Exception],
+    scores: np.ndarray,
+    n_bins: int,
+    strategy: Strategy,
+    messages: list[str],
+    step: Callable[[str], None],
+) -> dict[str, Any]:
+    """Reliability tables of the first trial's test rows and calibrated probabilities of every row, per model and
+    calibrator, from the estimators fitted in that trial."""
+    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
+    calibrated: dict[str, dict[str, Any]] = {}
+    first = {s["model"]: s for s in splits if s["trial"] == 0}
+    for model in pset.models():
+        diagrams[model], calibrated[model] = {}, {}
+        split = first.get(model)
+        if split is None or split["cal"].size == 0 or split["test"].size == 0:
+            for _ in cals:
+                step("diagrams")
+            continue
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        test_in_rows = np.isin(rows, split["test"])
+        sub = pset.take(rows)
+        for name in cals:
+            try:
+                if name not in fitted[model]:
+                    raise failed.get((model, name)) or RuntimeError("not fitted")
+                est = fitted[model][name]
+                probs = sub.probs if est is None else est.predict_proba(scores[rows])
+                crow = ClassificationRows(
+                    sub.labels[test_in_rows], probs[test_in_rows], n_bins=n_bins, strategy=strategy
+                )
+                diagrams[model][name] = {"reliability": reliability_of(crow)}
+                calibrated[model][name] = probs
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
+                text = f"{name} (model {model}): diagrams skipped: {exc}"
+                if text not in messages:
+                    messages.append(text)
+            step(f"diagrams · {name}")
+    return {"diagrams": diagrams, "calibrated": calibrated}

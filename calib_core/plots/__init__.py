@@ -7,6 +7,7 @@ from .classification import (
     reliability_figure,
     wilson_interval,
 )
+from .comparison import comparison_figures
 from .regression import (
     PALETTE,
     TEMPLATE,
@@ -20,12 +21,14 @@ from .regression import (
     qq_figure,
     z_histogram_figure,
 )
-from .tables import metric_display_table, metric_label
+from .tables import comparison_table, metric_display_table, metric_label
 
 __all__ = [
     "PALETTE",
     "TEMPLATE",
     "calibration_curve_figure",
+    "comparison_figures",
+    "comparison_table",
     "confidence_histogram_figure",
     "figure_token",
     "intervals_figure",

@@ -35,11 +35,13 @@ def _single_band(fig, names: list[str]) -> None:
                 first = False
 
 
-def comparison_figures(stored: dict[str, Any], model: str, task: str) -> dict[str, Any]:
-    """Before/after figures of ``compare_calibrators``'s result for one model (test rows of the first split)."""
-    tables = stored["diagrams"].get(model, {})
-    names = [n for n in stored["calibrators"] if n in tables]
-    colors = model_colors(stored["calibrators"])
+def comparison_figures(result: Any, model: str) -> dict[str, Any]:
+    """Before/after figures of an evaluation for one model: the diagram tables of the first trial's test rows
+    (``cc.evaluate(..., diagrams=True)``), one colour per calibrator."""
+    task = result.task
+    tables = (result.diagrams or {}).get(model, {})
+    names = [n for n in result.calibrators if n in tables]
+    colors = model_colors(result.calibrators)
     if not names:
         return {}
 

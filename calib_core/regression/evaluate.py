@@ -17,8 +17,18 @@ from sklearn.base import clone
 
 from ..distributions import PredictiveDistribution
 from ..predictions import PredictionSet
-from ..protocol import EvaluationResult, build_result, normalise_calibrators, split_mode, trial_splits
+from ..protocol import (
+    DIAGRAM_RESAMPLES,
+    EvaluationResult,
+    Progress,
+    build_result,
+    normalise_calibrators,
+    split_mode,
+    trial_labels,
+    trial_splits,
+)
 from ..registry import default_metric_keys
+from .diagrams import regression_diagrams
 from .metrics import RegressionRows, summary_statistics
 
 __all__ = ["DEFAULT_METRICS", "evaluate_regression"]
@@ -26,8 +36,6 @@ __all__ = ["DEFAULT_METRICS", "evaluate_regression"]
 #: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
 #: ``regression.metrics.summary_statistics``).
 DEFAULT_METRICS = default_metric_keys("regression")
-
-MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
 
 MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
 
@@ -57,11 +65,14 @@ def _normalise_metrics(metrics: Any) -> tuple[list[str], dict[str, MetricFn]]:
 def evaluate_regression(
     prediction_set: PredictionSet,
     calibrators: Any,
+    *,
     split: Any = None,
     repeats: int = 1,
     seed: int = 0,
     test_fraction: float = 0.5,
     metrics: Any = None,
+    diagrams: bool = False,
+    progress: Progress | None = None,
 ) -> EvaluationResult:
     """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
 
@@ -86,11 +97,17 @@ def evaluate_regression(
         Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
         callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
         ``__name__``), evaluated on the test rows.
+    diagrams : bool
+        Also compute, for the first trial, the diagram tables of the test rows
+        (:func:`~calib_core.regression.diagrams.regression_diagrams`, ``DIAGRAM_RESAMPLES`` bootstrap resamples)
+        and the calibrated predictions of every row, with the estimators fitted in that trial.
+    progress : optional callback ``progress(done, total, text)``.
 
     Returns
     -------
     EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
-    (mean ± std over trials).
+    (mean ± std over trials), the first trial's fitted estimators (``.fitted``), and with ``diagrams=True``
+    ``.diagrams`` and ``.calibrated``.
     """
     if prediction_set.task != "regression":
         raise ValueError("evaluate() works on regression prediction sets")
@@ -111,30 +128,52 @@ def evaluate_regression(
         messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
         cals = {k: v for k, v in cals.items() if v is not None}
 
+    models = prediction_set.models()
+    total = len(models) * len(cals) * (n_trials + (1 if diagrams else 0))
+    done = 0
+
+    def step(text: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total, text)
+
+    def skipped() -> None:
+        nonlocal done
+        done += len(cals)
+
     rows: list[list[Any]] = []
     timing: list[list[Any]] = []
     splits: list[dict[str, Any]] = []
+    fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
+    failed: dict[tuple[str, str], Exception] = {}
     for model, trial, cal_idx, test_idx in trial_splits(
-        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages
+        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages, on_skip=skipped
     ):
         cal_set = prediction_set.take(cal_idx)
         test_set = prediction_set.take(test_idx)
         d_cal = cal_set.point if point_only else cal_set.dist
         d_test = test_set.point if point_only else test_set.dist
         y_cal, y_test = cal_set.y, test_set.y
+        where = f"trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else "")
         for name, cal in cals.items():
             t0 = time.perf_counter()
             try:
                 if cal is None:
-                    out = d_test
+                    est, out = None, d_test
                 else:
                     est = clone(cal)
                     est.fit(d_cal, y_cal, features=cal_set.features)
                     out = est.transform(d_test, features=test_set.features)
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
                 messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+                if trial == 0:
+                    failed[(model, name)] = exc
+                step(f"{name} failed · {where}")
                 continue
             timing.append([model, name, trial, time.perf_counter() - t0])
+            if trial == 0:
+                fitted[model][name] = est
             values: dict[str, float] = {}
             if named:
                 stats = summary_statistics(RegressionRows(y_test, out))
@@ -146,5 +185,56 @@ def evaluate_regression(
                 values[m] = float(fn(y_test, out))
             for m, v in values.items():
                 rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
+            step(f"{name} · {where}")
 
-    return build_result(rows, timing, splits, messages)
+    first = trial_labels(prediction_set, how, labels, 0, seed, test_fraction)
+    views: dict[str, Any] = {}
+    if diagrams:
+        views = _first_trial_views(prediction_set, cals, splits, fitted, failed, seed, messages, step)
+    return build_result(
+        rows, timing, splits, messages, task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
+        seed=int(seed), test_fraction=float(test_fraction), split_labels=first, fitted=fitted, **views,
+    )
+
+
+def _first_trial_views(
+    pset: PredictionSet,
+    cals: dict[str, Any],
+    splits: list[dict[str, Any]],
+    fitted: dict[str, dict[str, Any]],
+    failed: dict[tuple[str, str], Exception],
+    seed: int,
+    messages: list[str],
+    step: Callable[[str], None],
+) -> dict[str, Any]:
+    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
+    calibrator, from the estimators fitted in that trial."""
+    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
+    calibrated: dict[str, dict[str, Any]] = {}
+    first = {s["model"]: s for s in splits if s["trial"] == 0}
+    for model in pset.models():
+        diagrams[model], calibrated[model] = {}, {}
+        split = first.get(model)
+        if split is None or split["cal"].size == 0 or split["test"].size == 0:
+            for _ in cals:
+                step("diagrams")
+            continue
+        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
+        sub = pset.take(rows)
+        base = sub.dist if sub.dist is not None else sub.point
+        for name in cals:
+            try:
+                if name not in fitted[model]:
+                    raise failed.get((model, name)) or RuntimeError("not fitted")
+                est = fitted[model][name]
+                dist = sub.dist if est is None else est.transform(base, features=sub.features)
+                rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
+                diagrams[model][name] = regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed)
+                calibrated[model][name] = dist
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
+                text = f"{name} (model {model}): diagrams skipped: {exc}"
+                if text not in messages:
+                    messages.append(text)
+            step(f"diagrams · {name}")
+    return {"diagrams": diagrams, "calibrated": calibrated}
