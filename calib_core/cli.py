@@ -1,4 +1,4 @@
-"""Command line of Calibration Lab: the report CLI.
+"""Command line of Calibration Lab: the report CLI, the calibrator comparison, the registries.
 
 ``calibration-report FILE --out report.html [options]`` (also ``python -m calib_core report FILE ...``, SPEC §8)
     Writes the same self-contained HTML report as the dashboard's "report" download
@@ -13,6 +13,17 @@
     loader's message — file, column, rows, what to do — and exits with code 2, never with a traceback; an unexpected
     internal error exits with code 1 (``--traceback`` shows it).
 
+``python -m calib_core evaluate FILE --calibrators "std scaling" CRUDE --repeats 20 [--out comparison.html]``
+    The Recalibrate page without a browser: ``cc.evaluate`` (every calibrator fitted on calibration rows, scored on
+    held-out test rows; the split column, or ``--repeats`` random splits) prints the comparison table (mean ± std
+    over trials, best cell per metric marked ``*``) and optionally writes the page's HTML report (``--out``) and
+    the summary / per-trial tables as CSV.  Calibrator names are those of the calibrator registry (default: the
+    registry's default choice for the task, as on the page).
+
+``python -m calib_core metrics [--task T]`` / ``python -m calib_core calibrators [--task T]``
+    Print the metric registry (key, label, kind, better direction) and the calibrator registry (name, class,
+    inputs, parameters with their defaults).
+
 The dashboard's launcher, ``calibration-lab``, is ``launcher.py`` next to ``app.py`` (it runs Streamlit, which this
 package never imports).
 """
@@ -25,9 +36,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import diagnose, load_predictions
-from .export import report_html, to_csv_bytes
-from .predictions import InputError
+import pandas as pd
+
+from . import diagnose, evaluate, load_predictions
+from .export import evaluation_report_html, report_html, to_csv_bytes
+from .plots.tables import comparison_table
+from .predictions import InputError, PredictionSet
+from .registry import (
+    TASKS,
+    available_calibrators,
+    calibrator_help_table,
+    calibrators,
+    direction_text,
+    metrics,
+)
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -80,7 +102,8 @@ _REPORT_DESCRIPTION = "Diagnose FILE (CSV, TSV or Parquet; SPEC §1 layouts) and
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m calib_core`` argument parser (one sub-command: ``report``)."""
+    """The ``python -m calib_core`` argument parser (sub-commands ``report``, ``evaluate``, ``metrics``,
+    ``calibrators``)."""
     parser = _Parser(prog="python -m calib_core", description="Calibration Lab from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     rep = sub.add_parser(
@@ -89,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
         description=_REPORT_DESCRIPTION,
     )
     add_report_arguments(rep)
+    ev = sub.add_parser(
+        "evaluate",
+        help="compare calibrators on held-out rows (the Recalibrate page without a browser)",
+        description="Fit calibrators on calibration rows of FILE and score them on held-out test rows.",
+    )
+    add_evaluate_arguments(ev)
+    for name, what in (("metrics", "metric"), ("calibrators", "calibrator")):
+        lst = sub.add_parser(name, help=f"list the {what} registry", description=f"List the {what} registry.")
+        lst.add_argument("--task", choices=TASKS, default=None, help="one task only")
     return parser
 
 
@@ -126,6 +158,122 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rep.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
+
+
+def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
+    """The options of the comparison: FILE, --calibrators, the split, the outputs."""
+    names = sorted({e.name for e in calibrators()})
+    ev.add_argument("file", metavar="FILE", help="prediction file (CSV, TSV, Parquet)")
+    ev.add_argument("--calibrators", "-c", nargs="+", default=None, metavar="NAME",
+                    help="calibrators of the registry (see `calibrators`; default: the page's default choice): "
+                    + ", ".join(names))
+    ev.add_argument("--no-baseline", action="store_true", help="leave out the uncalibrated predictions")
+    ev.add_argument("--split", choices=("auto", "column", "random"), default="auto",
+                    help="the split column, random splits, or auto: the column when it has cal and test rows")
+    ev.add_argument("--repeats", type=int, default=20, help="random splits (default 20, CRUDE's protocol)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the random splits (default 0)")
+    ev.add_argument("--test-fraction", type=float, default=0.5, help="share of held-out rows (default 0.5)")
+    ev.add_argument("--task", choices=TASKS, default=None, help="task (default: detected from the columns)")
+    ev.add_argument("--columns", action="append", default=None, metavar="ROLE=COL[,ROLE=COL…]",
+                    help="map roles to column names, e.g. y=target,mean=mu,std=sigma (repeatable)")
+    ev.add_argument("--n-bins", type=int, default=15, help="classification confidence bins (default 15)")
+    ev.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
+                    help="classification confidence bins: equal-width (Guo) or equal-mass (default uniform)")
+    ev.add_argument("--renormalize", action="store_true",
+                    help="classification: renormalise probability rows that do not sum to 1")
+    ev.add_argument("--out", "-o", default=None, help="also write the HTML report (table and before/after diagrams)")
+    ev.add_argument("--summary-csv", default=None, help="also write the summary (mean, std per metric) as CSV")
+    ev.add_argument("--trials-csv", default=None, help="also write every trial's values as CSV")
+    ev.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    ev.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
+
+
+BASELINE = "uncalibrated"
+
+
+def _chosen(pset: PredictionSet, names: Sequence[str] | None, baseline: bool) -> dict[str, Any]:
+    """The calibrators to compare, by registry name (checked against what the set offers)."""
+    n_classes = 0 if pset.probs is None else int(pset.probs.shape[1])
+    offered = {
+        e.name: e
+        for e in available_calibrators(
+            pset.task,
+            point_only=pset.task == "regression" and pset.dist is None,
+            has_features=pset.features is not None and pset.features.shape[1] > 0,
+            n_classes=n_classes,
+        )
+    }
+    if names is None:
+        names = [n for n, e in offered.items() if e.default] or list(offered)[:1]
+    out: dict[str, Any] = {}
+    if baseline and not (pset.task == "regression" and pset.dist is None):
+        out[BASELINE] = None
+    for name in names:
+        if name not in offered:
+            known = {e.name for e in calibrators(pset.task)}
+            why = "cannot run on this file" if name in known else f"is not a {pset.task} calibrator of the registry"
+            raise ValueError(f"calibrator {name!r} {why} (offered: {', '.join(offered)})")
+        out[name] = offered[name].make()
+    return out
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if args.repeats < 1:
+        raise ValueError("--repeats must be at least 1")
+    path = _existing(args.file)
+    pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize)
+    cals = _chosen(pset, args.calibrators, not args.no_baseline)
+    options: dict[str, Any] = {}
+    if pset.task == "classification":
+        options.update(n_bins=args.n_bins, strategy=args.strategy)
+    result = evaluate(
+        pset, cals, split=None if args.split == "auto" else args.split, repeats=args.repeats, seed=args.seed,
+        test_fraction=args.test_fraction, diagrams=args.out is not None, **options,
+    )
+    table, best = comparison_table(result)
+    marked = table.copy()
+    for col in best.columns[2:]:
+        marked[col] = [f"{v} *" if b else str(v) for v, b in zip(table[col], best[col])]
+    if args.out:
+        text = evaluation_report_html(pset, result, title=f"Recalibration comparison: {path.name}")
+        Path(args.out).write_text(text, encoding="utf-8")
+    if args.summary_csv:
+        Path(args.summary_csv).write_bytes(to_csv_bytes(result.summary))
+    if args.trials_csv:
+        Path(args.trials_csv).write_bytes(to_csv_bytes(result.long))
+    if not args.quiet:
+        print(f"{pset.task}, {pset.n_rows:,} rows; held-out rows: {result.split_description()}")
+        for m in result.messages:
+            print(f"note: {m}")
+        print(marked.to_string(index=False))
+        if args.out:
+            print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    if args.command == "metrics":
+        rows = [
+            {"key": m.key, "task": m.task, "kind": m.kind, "better": direction_text(m.direction), "label": m.label}
+            for m in metrics(args.task)
+        ]
+        frame = pd.DataFrame(rows)
+    else:
+        frame = calibrator_help_table(args.task)[["calibrator", "task", "class", "inputs", "parameters"]]
+    with pd.option_context("display.max_colwidth", 200, "display.width", 200):
+        print(frame.to_string(index=False))
+    return EXIT_OK
+
+
+def _existing(file: str) -> Path:
+    path = Path(file)
+    if not path.is_file():
+        raise InputError(
+            "no such file" if not path.exists() else "not a regular file",
+            source=str(path),
+            hint="check the path (relative paths are relative to the current directory)",
+        )
+    return path
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -187,6 +335,10 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         if args.command == "report":
             return _report(args)
+        if args.command == "evaluate":
+            return _evaluate(args)
+        if args.command in ("metrics", "calibrators"):
+            return _list(args)
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
     except InputError as exc:
         text = str(exc)
