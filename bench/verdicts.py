@@ -219,7 +219,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="200 / 50 / 100 data sets, N = 200 and 1,000")
     args = ap.parse_args(argv)
     if args.task != "regression":
-        print("classification: see calib_core/classification/inference.py (not part of this study run)")
+        print("classification: python bench/verdicts_classification.py (K = 2, 10, 100; same sections)")
         return 2
     if args.quick:
         args.sizes, args.reps, args.power_reps, args.coverage_reps = [200, 1000], 200, 50, 100
