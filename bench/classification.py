@@ -11,8 +11,10 @@ Two parts, both printed as markdown tables (and written to ``bench/out/classific
    binary "prediction is correct" score; NLL and Brier there are those of that binary event (Brier = mean (q − c)²),
    and temperature / vector / matrix scaling are not applicable.
 2. **Speed** at N = 1e4, 1e5, 1e6 and K = 10 (synthetic over-confident logits), all peers in this process except
-   netcal's BBQ, which runs in a subprocess with a 120 s timeout.  Times are the best of a few runs, ours and the
-   peer's interleaved (the machine may be shared).
+   netcal's BBQ, which runs in a subprocess with a 120 s timeout.  ``cc.diagnose`` is timed with intervals and
+   tests off (the point estimates and the reliability tables) and on (the defaults: 1,000 bootstrap replicates,
+   2,000 null draws, every p-value and the headline verdict), side by side (issue 12: at most 3× at 1e6 rows).
+   Times are the best of a few runs, ours and the peer's interleaved (the machine may be shared).
 
 Usage::
 
@@ -37,6 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import calib_core as cc  # noqa: E402
 from calib_core.classification import calibrators as ccal  # noqa: E402
 from calib_core.classification import diagrams as cd  # noqa: E402
 from calib_core.classification import metrics as cm  # noqa: E402
@@ -241,7 +244,7 @@ def _netcal_bbq_child(n: int) -> None:
     print(time.perf_counter() - t0)
 
 
-def speed(sizes: list[int]) -> dict:
+def speed(sizes: list[int], diagnose_only: bool = False) -> dict:
     from netcal.binning import IsotonicRegression as NIso
     from netcal.metrics import ECE as NECE
     from netcal.metrics import MCE as NMCE
@@ -260,11 +263,22 @@ def speed(sizes: list[int]) -> dict:
         def predict(self, X):
             return np.asarray(X).argmax(1)
 
-    out: dict[str, dict] = {"metrics": {}, "temperature": {}, "isotonic": {}, "bbq": {}}
+    out: dict[str, dict] = {"diagnose": {}, "metrics": {}, "temperature": {}, "isotonic": {}, "bbq": {}}
     warnings.simplefilter("ignore")
     for n in sizes:
         z, p, y = make_data(n)
         runs = 30 if n <= 100_000 else 5
+        # cc.diagnose: point estimates vs intervals + nulls on, one run
+        pset = cc.PredictionSet(task="classification", labels=y, probs=p, layout="probs")
+        cc.diagnose(pset, diagrams=False)  # warm-up
+        out["diagnose"][n] = best_of(
+            {"off": lambda: cc.diagnose(pset, n_resamples=0, n_simulations=0),
+             "on": lambda: cc.diagnose(pset)},
+            5 if n <= 100_000 else 3,
+        )
+        print(f"  diagnose N = {n:.0e}: {out['diagnose'][n]}", file=sys.stderr)
+        if diagnose_only:
+            continue
         # sanity: same numbers
         s, _ = ours_all_metrics(p, y)
         assert abs(s["ece"] - plain_numpy_ece(p, y)) < 1e-12
@@ -317,9 +331,22 @@ def speed(sizes: list[int]) -> dict:
 
 
 def speed_tables(sp: dict) -> str:
-    sizes = list(sp["metrics"])
+    sizes = list(sp["diagnose"])
     fmt = lambda s: f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"  # noqa: E731
     lines = [
+        "**`cc.diagnose`** (K = 10, class-wise ECE included; point estimates = intervals and tests off; on = 1,000 "
+        "bootstrap replicates over random row blocks and 2,000 null draws: every interval, p-value and the headline)",
+        "",
+        "| N | point estimates + reliability tables | intervals + nulls on | on / off |",
+        "|---|---|---|---|",
+    ]
+    for n in sizes:
+        t = sp["diagnose"][n]
+        lines.append(f"| {n:.0e} | {fmt(t['off'])} | {fmt(t['on'])} | **{t['on'] / t['off']:.2f}×** |")
+    if not sp["metrics"]:
+        return "\n".join(lines)
+    lines += [
+        "",
         "**Metrics** (K = 10; ours = one `ClassificationRows` pass giving ECE, MCE, NLL, Brier, accuracy, mean "
         "confidence and the reliability table)",
         "",
@@ -380,6 +407,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="3 repeats, speed up to N = 1e5")
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--diagnose-only", action="store_true", help="speed: only cc.diagnose with inference off / on")
     ap.add_argument("--netcal-bbq", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.netcal_bbq is not None:
@@ -408,7 +436,7 @@ def main() -> None:
             )
             parts.append("## Real data\n\n" + head + "\n\n" + "\n\n".join(real_table(b) for b in blocks))
     if not args.skip_speed:
-        sp = speed(sizes)
+        sp = speed(sizes, args.diagnose_only)
         report["speed"] = {k: {str(n): v for n, v in d.items()} for k, d in sp.items()}
         parts.append("## Speed (one process beside netcal 1.4 and scikit-learn 1.9)\n\n" + speed_tables(sp))
     text = "\n\n".join(parts)

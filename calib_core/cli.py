@@ -4,7 +4,7 @@
     Writes the same self-contained HTML report as the dashboard's "report" download
     (``calib_core.export.report_html`` of ``cc.diagnose``), without a browser — e.g. in CI::
 
-        calibration-report preds.csv --out report.html --n-bins 15 --binning count --resamples 200 --seed 0 \\
+        calibration-report preds.csv --out report.html --n-bins 15 --binning count --resamples 1000 --seed 0 \\
             --columns y=target,mean=mu,std=sigma --metrics-csv metrics.csv
 
     ``--columns`` maps roles to the file's column names (``role=column`` pairs separated by commas; a list for
@@ -39,7 +39,7 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
-from .export import evaluation_report_html, report_html, to_csv_bytes
+from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .plots.tables import comparison_table
 from .predictions import InputError, PredictionSet
 from .registry import (
@@ -50,6 +50,7 @@ from .registry import (
     direction_text,
     metrics,
 )
+from .report import ALL
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -147,9 +148,11 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
                      help="classification confidence bins: equal-width (Guo) or equal-mass (default uniform)")
     rep.add_argument("--pit-bins", type=int, default=20, help="PIT histogram bins (default 20)")
-    rep.add_argument("--resamples", type=int, default=200, help="bootstrap resamples for the CIs (0: none)")
-    rep.add_argument("--simulations", type=int, default=50,
-                     help="perfect-calibration simulations for the reference values (0: none)")
+    rep.add_argument("--resamples", type=int, default=1000,
+                     help="bootstrap replicates for the intervals (0: none; default 1000)")
+    rep.add_argument("--simulations", type=int, default=2000,
+                     help="null draws for the simulated p-values and reference values (0: no tests and no verdict; "
+                     "default 2000)")
     rep.add_argument("--level", type=float, default=0.95, help="CI level (default 0.95)")
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the simulations")
     rep.add_argument("--no-groups", action="store_true", help="do not diagnose each value of the group column")
@@ -310,13 +313,16 @@ def _report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.write_text(text, encoding="utf-8")
     if args.metrics_csv:
-        Path(args.metrics_csv).write_bytes(to_csv_bytes(report.metrics))
+        Path(args.metrics_csv).write_bytes(to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)))
     if not args.quiet:
         dropped = f", {pset.dropped.total:,} dropped" if pset.dropped.total else ""
         print(
             f"wrote {out} ({len(text) / 1e6:.1f} MB): {pset.task}, {pset.n_rows:,} rows{dropped}, "
             f"{len(report.models)} model(s), {report.metrics['metric'].nunique()} metrics"
         )
+        for _, row in report.verdicts.iterrows():
+            where = "" if row["group"] == ALL else f", group {row['group']}"
+            print(f"  {row['model']}{where}: {row['sentence']}")
     return EXIT_OK
 
 

@@ -7,8 +7,9 @@ the same report.
 * :func:`report_html` — one HTML file that renders **offline**: plotly.js is inlined once
   (``plotly.offline.get_plotlyjs()``, ~4.8 MB), every figure is a ``<div>`` drawn by it, and there is no external
   ``<script src>``, stylesheet or font.  It contains the data summary (rows read / kept / dropped and why), the
-  metric tables with their bootstrap CI and the value a perfectly calibrated forecaster would get (and its range),
-  any extra tables (e.g. the calibrator comparison), the options and the versions.
+  headline verdict of every model and group in words, the metric tables with their interval, the value a perfectly
+  calibrated forecaster would get, the p-value of every calibration statistic and its Holm / BH flag, any extra
+  tables (e.g. the calibrator comparison), the options and the versions.
 * :func:`figure_html` — one figure as a complete offline HTML page.
 * :func:`to_csv_bytes` — CSV with spreadsheet formula injection neutralised (OWASP "CSV injection"): a text cell
   that starts with ``=``, ``+``, ``-``, ``@``, tab, CR or LF gets a leading single quote, so Excel/LibreOffice show
@@ -57,6 +58,7 @@ __all__ = [
     "default_figures",
     "report_html",
     "metric_table_html_frame",
+    "metrics_with_verdicts",
     "calibrated_predictions_frame",
     "calibrated_probabilities_frame",
     "calibrated_frame",
@@ -347,6 +349,7 @@ table.tbl th{background:#f4f6f8}table.tbl td:first-child,table.tbl th:first-chil
 .figure{border:1px solid #eee;border-radius:4px;padding:.4rem;min-width:0}
 .note{color:#555;font-size:.9rem}
 .beyond{color:#b00020;font-weight:600}
+.ok{color:#1b5e20}
 table.kv td{text-align:left}
 """
 
@@ -374,7 +377,8 @@ def _table_html(df: pd.DataFrame) -> str:
 
 
 def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
-    """The metric table of one group as displayed in the report: value, CI, perfect value and range, verdict."""
+    """The metric table of one group as displayed in the report: value, interval, perfect-calibration value,
+    p-value (± Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test and note."""
     t = plots.metric_display_table(report.metrics, model=None, group=group)
     level = report.options.get("level", 0.95)
     pct = f"{level:.0%}"
@@ -383,15 +387,46 @@ def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
             "model": t["model"].astype(str),
             "metric": t["label"],
             "value": t["value"].astype(float),
+            "debiased": t["debiased"].astype(float),
             f"{pct} CI": [f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
             "perfectly calibrated": t["perfect"].astype(float),
-            f"perfect {pct} range": [f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(t["perfect_low"], t["perfect_high"])],
+            "p-value": t["p_text"],
             "verdict": t["verdict"],
+            "test": t["test"],
+            "note": t["note"],
         }
     )
     if out["model"].nunique() <= 1:
         out = out.drop(columns="model")
+    if not np.isfinite(out["debiased"].to_numpy(dtype=float)).any():
+        out = out.drop(columns="debiased")
     return out
+
+
+def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
+    """The long metric table with the headline of its (model, group) appended to every row: ``headline_verdict``,
+    ``headline_direction``, ``headline_p_value``, ``headline`` (the sentence) — the metric CSV export."""
+    if verdicts is None or verdicts.empty:
+        return metrics
+    keys = [k for k in ("model", "group", "rows") if k in metrics.columns and k in verdicts.columns]
+    head = verdicts[keys + ["verdict", "direction", "p_value", "sentence"]].rename(
+        columns={"verdict": "headline_verdict", "direction": "headline_direction", "p_value": "headline_p_value",
+                 "sentence": "headline"}
+    )
+    return metrics.merge(head, on=keys, how="left")
+
+
+def _verdicts_html(report: Report, group: str) -> str:
+    v = report.verdicts
+    v = v[v["group"] == group] if len(v) else v
+    if not len(v):
+        return ""
+    items = []
+    for _, row in v.iterrows():
+        cls = {"miscalibrated": "beyond", "calibrated": "ok"}.get(str(row["verdict"]), "")
+        who = f"<b>{html.escape(str(row['model']))}</b>: " if len(v) > 1 else ""
+        items.append(f'<li class="{cls}">{who}{html.escape(str(row["sentence"]))}</li>')
+    return '<ul class="verdicts">' + "".join(items) + "</ul>"
 
 
 def _versions() -> dict[str, str]:
@@ -464,12 +499,13 @@ def report_html(
 
     Sections: header (title, time, version); data summary (file, task, layout, rows read / kept / dropped with the
     reasons and row numbers, models, groups, split, loader messages — from ``prediction_set`` when given, else from
-    the Report); notes; metric tables, one per group, each metric with its value, bootstrap CI, the mean value of a
-    perfectly calibrated forecaster with the same predictions and its central range, and a verdict (outside that
-    range = beyond noise; see ``calib_core.plots.metric_display_table``); ``tables`` (extra titled tables, e.g. the
-    calibrator comparison); figures (``figures`` or, when ``None``, :func:`default_figures` of the report); options;
-    versions.  plotly.js is inlined once in ``<head>`` and every figure is a div drawn by it; all text is
-    HTML-escaped.  ``report`` may be ``None`` for pages whose content is only ``tables``/``figures``.
+    the Report); notes; per group the headline verdict of every model in words and the metric table, each metric
+    with its value, interval, the mean value of a perfectly calibrated forecaster with the same predictions, the
+    p-value of its test and its Holm / BH flag (see ``calib_core.plots.metric_display_table``); ``tables``
+    (extra titled tables, e.g. the calibrator comparison); figures (``figures`` or, when ``None``,
+    :func:`default_figures` of the report); options; versions.  plotly.js is inlined once in ``<head>`` and every
+    figure is a div drawn by it; all text is HTML-escaped.  ``report`` may be ``None`` for pages whose content is
+    only ``tables``/``figures``.
     """
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     versions = _versions()
@@ -495,14 +531,21 @@ def report_html(
     if report is not None and len(report.metrics):
         parts.append("<h2>Metrics</h2>")
         parts.append(
-            '<p class="note">Each value comes with its bootstrap confidence interval and the value a perfectly '
-            "calibrated forecaster with the same predicted distributions would get at this sample size (mean and "
-            "central range over simulations). <em>beyond noise</em>: the value lies outside that range.</p>"
+            '<p class="note">Each value comes with its interval and the value a perfectly calibrated forecaster '
+            "with the same predicted distributions would get at this sample size; every calibration statistic with "
+            "the p-value of the test of perfect calibration. The headline verdict of each model comes from a small "
+            "primary family of tests with Holm's correction (family-wise 5%, <em>rejected (Holm)</em>); the other "
+            "calibration statistics are flagged by Benjamini–Hochberg at a 5% false-discovery rate "
+            "(<em>flagged (BH)</em>).</p>"
         )
         for group in report.groups:
             frame = metric_table_html_frame(report, group)
             parts.append(f"<h3>{'All rows' if group == ALL else 'Group ' + html.escape(str(group))}</h3>")
-            parts.append(_table_html(frame).replace("<td>beyond noise</td>", '<td class="beyond">beyond noise</td>'))
+            parts.append(_verdicts_html(report, group))
+            table = _table_html(frame)
+            for text in ("rejected (Holm)", "flagged (BH)"):
+                table = table.replace(f"<td>{text}</td>", f'<td class="beyond">{text}</td>')
+            parts.append(table)
 
     for name, table in (tables or {}).items():
         parts.append(f"<h2>{html.escape(str(name))}</h2>")

@@ -1,13 +1,29 @@
-"""The Report returned by ``cc.diagnose``: a long metric table and the data behind every diagram.
+"""The Report returned by ``cc.diagnose``: a long metric table, a verdicts table and the data behind every diagram.
 
-The metric table has one row per (model, group, metric) with columns
+The metric table (``Report.metrics``) has one row per (model, group, metric) with columns
 
-    model, group, metric, value, ci_low, ci_high, perfect, perfect_low, perfect_high
+    model, group, metric, value, ci_low, ci_high, perfect, perfect_low, perfect_high,
+    kind, family, debiased, interval, p_value, p_mc_se, test, adjusted_p, flag, note
 
-``value`` is the metric on the data, ``[ci_low, ci_high]`` its bootstrap CI, ``perfect`` the mean
-value a perfectly calibrated forecaster with the same predictions would get (targets simulated
-from the predictions) and ``[perfect_low, perfect_high]`` the central range of that simulation —
-the noise level at this N.  ``group == ALL`` is the whole model.
+``value`` is the metric on the data and ``[ci_low, ci_high]`` the interval for its population value (the method
+in ``interval``: BCa or basic block bootstrap, exact binomial, KS band, …); ``perfect`` is the value a perfectly
+calibrated forecaster with the same predictions gets on average at this N (its exact expectation where one is
+known, else simulated; ``[perfect_low, perfect_high]`` its central range where the inference layer gives one).
+``kind`` is the metric's kind in the registry (calibration statistic, proper score, descriptive).  Every
+calibration statistic has a test: ``p_value`` (two-sided unless the statistic only grows with miscalibration),
+``p_mc_se`` the Monte-Carlo standard error of a simulated p-value (0 for exact tests), ``test`` its name;
+``family`` is ``"primary"`` (the small pre-declared family behind the headline verdict, Holm at family-wise
+``alpha``) or ``"secondary"`` (Benjamini–Hochberg at false-discovery rate ``alpha``); ``adjusted_p`` the Holm- or
+BH-adjusted p-value and ``flag`` whether it is at most ``alpha``.  ``debiased`` is a bias-corrected estimate where
+the plug-in is biased (ENCE, ECE, calibration RMSE, …) and ``note`` says e.g. why a value sits outside its interval.
+``group == ALL`` is the whole model.
+
+The verdicts table (``Report.verdicts``) has one row per (model, group) with columns :data:`VERDICT_COLUMNS`:
+the headline ``verdict`` ("calibrated" = no evidence of miscalibration, "miscalibrated", or "not tested"), its
+``direction`` (e.g. "over-confident"), ``p_value`` (the smallest Holm-adjusted p-value of the primary family: the
+family-wise p-value of "perfectly calibrated"), the statistic that decided it (``lead``), the plain ``sentence``,
+and the bookkeeping of the multiplicity correction (tests in the family, secondary tests, BH flags, flags expected
+by chance).
 
 ``diagrams[(model, group)]`` maps a diagram name to its table (see ``regression.diagrams`` and
 ``classification.metrics`` for the schemas).
@@ -26,7 +42,21 @@ import pandas as pd
 from .predictions import ALL
 from .resampling import bootstrap_intervals, simulate_reference
 
-__all__ = ["Report", "ALL", "METRIC_COLUMNS", "metric_rows", "report_html_fragment"]
+__all__ = [
+    "Report",
+    "ALL",
+    "METRIC_COLUMNS",
+    "INFERENCE_COLUMNS",
+    "VERDICT_COLUMNS",
+    "metric_rows",
+    "inference_metric_rows",
+    "verdict_row",
+    "empty_verdicts",
+    "NOT_TESTED",
+    "headline_of",
+    "blank_inference",
+    "report_html_fragment",
+]
 
 METRIC_COLUMNS = [
     "model",
@@ -38,6 +68,33 @@ METRIC_COLUMNS = [
     "perfect",
     "perfect_low",
     "perfect_high",
+    "kind",
+    "family",
+    "debiased",
+    "interval",
+    "p_value",
+    "p_mc_se",
+    "test",
+    "adjusted_p",
+    "flag",
+    "note",
+]
+#: The columns of the metric table that the inference layer fills (after the point value).
+INFERENCE_COLUMNS = METRIC_COLUMNS[4:]
+VERDICT_COLUMNS = [
+    "model",
+    "group",
+    "n",
+    "verdict",
+    "direction",
+    "p_value",
+    "lead",
+    "sentence",
+    "n_tests",
+    "alpha",
+    "n_secondary",
+    "n_flags",
+    "expected_chance_flags",
 ]
 
 
@@ -67,8 +124,120 @@ def metric_rows(
     for name, v in values.items():
         lo, hi = ci.get(name, (np.nan, np.nan))
         pm, pl, ph = ref.get(name, nan3)
-        rows.append([model, group, name, float(v), lo, hi, pm, pl, ph])
+        how = "percentile bootstrap" if np.isfinite(lo) else ""
+        rows.append([model, group, name, float(v), lo, hi, pm, pl, ph, "", "", np.nan, how, np.nan, np.nan, "",
+                     np.nan, False, ""])
     return pd.DataFrame(rows, columns=METRIC_COLUMNS)
+
+
+def verdict_row(
+    model: str,
+    group: str,
+    n: int,
+    *,
+    verdict: str,
+    direction: str | None = "",
+    p_value: float = np.nan,
+    lead: str = "",
+    sentence: str = "",
+    n_tests: int = 0,
+    alpha: float = 0.05,
+    n_secondary: int = 0,
+    n_flags: int = 0,
+    expected_chance_flags: float = np.nan,
+) -> dict[str, Any]:
+    """One row of ``Report.verdicts`` (see the module docstring)."""
+    return {
+        "model": model,
+        "group": group,
+        "n": int(n),
+        "verdict": verdict,
+        "direction": direction or "",
+        "p_value": float(p_value),
+        "lead": lead,
+        "sentence": sentence,
+        "n_tests": int(n_tests),
+        "alpha": float(alpha),
+        "n_secondary": int(n_secondary),
+        "n_flags": int(n_flags),
+        "expected_chance_flags": float(expected_chance_flags),
+    }
+
+
+def empty_verdicts() -> pd.DataFrame:
+    """A verdicts table without rows."""
+    return pd.DataFrame(columns=VERDICT_COLUMNS)
+
+
+#: Verdict of a (model, group) whose statistics were not tested (null draws switched off, point predictions).
+NOT_TESTED = "not tested"
+
+
+def headline_of(table: pd.DataFrame) -> tuple[float, str]:
+    """(family-wise p-value, lead statistic) of a standardised inference table: the smallest Holm-adjusted p-value of
+    the primary family and the primary statistic with the smallest raw p-value."""
+    prim = table[(table["family"] == "primary") & np.isfinite(table["p_value"].to_numpy(dtype=float))]
+    if prim.empty:
+        return float("nan"), ""
+    return float(prim["adjusted_p"].min()), str(prim["p_value"].astype(float).idxmin())
+
+
+def blank_inference(table: pd.DataFrame, intervals: bool, tests: bool) -> pd.DataFrame:
+    """Switch off the intervals (``n_resamples = 0``) or the tests (``n_simulations = 0``) of a standardised
+    inference table: their columns become empty."""
+    t = table.copy()
+    if not intervals:
+        t[["ci_low", "ci_high"]] = np.nan
+        t["interval"] = ""
+    if not tests:
+        t[["perfect", "perfect_low", "perfect_high", "p_value", "p_mc_se", "adjusted_p"]] = np.nan
+        t[["test", "family"]] = ""
+        t["flag"] = False
+    return t
+
+
+_INFERENCE_DEFAULTS: dict[str, Any] = {
+    "ci_low": np.nan, "ci_high": np.nan, "perfect": np.nan, "perfect_low": np.nan, "perfect_high": np.nan,
+    "kind": "", "family": "", "debiased": np.nan, "interval": "", "p_value": np.nan, "p_mc_se": np.nan, "test": "",
+    "adjusted_p": np.nan, "flag": False, "note": "",
+}
+
+
+def inference_metric_rows(
+    model: str,
+    group: str,
+    values: Mapping[str, float],
+    inference: pd.DataFrame | None,
+    *,
+    kinds: Mapping[str, str] | None = None,
+    extra: tuple[str, ...] = (),
+) -> pd.DataFrame:
+    """Metric-table rows (:data:`METRIC_COLUMNS`) of one (model, group).
+
+    ``values`` are the point estimates (they are the ``value`` column, whatever the inference layer computed);
+    ``inference`` is indexed by metric with any of :data:`INFERENCE_COLUMNS` (missing ones get their empty value);
+    ``extra`` names statistics of ``inference`` that are not in ``values`` (e.g. a test statistic of the primary
+    family) and are appended with the inference layer's own value.  ``kinds`` fills ``kind`` where the inference
+    table has none.
+    """
+    kinds = kinds or {}
+    inf = inference if inference is not None else pd.DataFrame()
+    names = list(values) + [k for k in extra if k in inf.index and k not in values]
+    records = []
+    for name in names:
+        rec: dict[str, Any] = {"model": model, "group": group, "metric": name}
+        rec["value"] = float(values[name]) if name in values else float(inf.loc[name, "value"])
+        row = inf.loc[name] if name in inf.index else None
+        for col, default in _INFERENCE_DEFAULTS.items():
+            v = row[col] if row is not None and col in row.index else default
+            rec[col] = default if (v is None or (isinstance(v, float) and not isinstance(default, float)
+                                                 and np.isnan(v))) else v
+        if not rec["kind"]:
+            rec["kind"] = kinds.get(name, "")
+        records.append(rec)
+    frame = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+    frame["flag"] = frame["flag"].astype(bool)
+    return frame
 
 
 @dataclass
@@ -82,6 +251,7 @@ class Report:
     n_rows: int = 0
     dropped: pd.DataFrame | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    verdicts: pd.DataFrame = field(default_factory=empty_verdicts)
 
     @property
     def models(self) -> list[str]:
@@ -101,6 +271,20 @@ class Report:
     def value(self, metric: str, model: str | None = None, group: str = ALL) -> float:
         """One metric's value."""
         return float(self.table(model, group).loc[metric, "value"])
+
+    def verdict(self, model: str | None = None, group: str = ALL) -> dict[str, Any]:
+        """The headline verdict of one model (default: the first) and group, as a dict of :data:`VERDICT_COLUMNS`."""
+        model = self.models[0] if model is None else model
+        v = self.verdicts
+        sel = v[(v["model"] == model) & (v["group"] == group)]
+        if sel.empty:
+            raise KeyError(f"no verdict for model {model!r}, group {group!r}")
+        return sel.iloc[0].to_dict()
+
+    def sentences(self, group: str = ALL) -> list[tuple[str, str]]:
+        """(model, sentence) of every model for one group, in the report's model order."""
+        v = self.verdicts[self.verdicts["group"] == group]
+        return [(str(m), str(s)) for m, s in zip(v["model"], v["sentence"])]
 
     def wide(self, column: str = "value") -> pd.DataFrame:
         """Metrics as columns, one row per (model, group)."""

@@ -4,7 +4,7 @@ The pages (``pages/*.py``) lay out widgets and charts; every table they build fr
 they offer that depends on the data, and every sentence they compose from numbers comes from here, so it
 is tested like the rest of the core.  No Streamlit import.
 
-* data: :func:`n_classes`, :func:`is_binary`, :func:`filter_choices`, :func:`default_resamples`, :func:`subset`,
+* data: :func:`n_classes`, :func:`is_binary`, :func:`filter_choices`, :data:`DEFAULT_RESAMPLES`, :func:`subset`,
   :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
   :func:`data_caption`, :func:`file_stem`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import examples, plots
+from . import examples, plots, registry
 from .api import diagnose
 from .predictions import PredictionSet
 from .report import ALL, Report
@@ -33,7 +33,11 @@ __all__ = [
     "n_classes",
     "is_binary",
     "filter_choices",
-    "default_resamples",
+    "RESAMPLE_CHOICES",
+    "NULL_DRAW_CHOICES",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_NULL_DRAWS",
+    "verdict_lines",
     "subset",
     "looks_like_classification",
     "column_mapping",
@@ -88,9 +92,13 @@ def filter_choices(pset: PredictionSet) -> tuple[list[str], list[str], list[str]
     return models, groups, splits
 
 
-def default_resamples(n_rows: int) -> int:
-    """Default number of bootstrap resamples: 200, or 50 above 50,000 rows (keeps the first diagnosis fast)."""
-    return 200 if n_rows <= 50_000 else 50
+#: Choices of the diagnosis pages for the bootstrap replicates (intervals) and the null draws (p-values) and the
+#: defaults — the same at every N: the inference layer works on per-block and per-bin sums, so its cost hardly
+#: grows with these counts or with N (no lowering for large files).
+RESAMPLE_CHOICES = (0, 200, 500, 1000, 2000)
+NULL_DRAW_CHOICES = (0, 1000, 2000, 5000)
+DEFAULT_RESAMPLES = 1000
+DEFAULT_NULL_DRAWS = 2000
 
 
 def subset(pset: PredictionSet, rows: str, models: Iterable[str], group: str) -> PredictionSet:
@@ -212,17 +220,20 @@ def metric_table(
     compact: bool = False,
     keep_model: bool = False,
 ) -> pd.DataFrame:
-    """Display table: metric, value, CI, perfect-calibration value and its range, verdict (+ model if several).
+    """Display table: metric, value (and its debiased estimate where there is one), interval, perfect-calibration
+    value, p-value (± its Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test name and note (+ model if
+    several).
 
-    ``keys`` picks and orders metrics; ``compact`` drops the perfect-calibration range column (narrow layouts;
-    the verdict still uses it); ``keep_model`` keeps the model column even when only one model is present.
-    Without a perfect-calibration reference (simulations off, point predictions) its columns are dropped.
+    ``keys`` picks and orders metrics (statistics of the inference layer that are not registry metrics, e.g. the
+    top-bin gap, follow the keys); ``compact`` drops the test name and note columns (narrow layouts);
+    ``keep_model`` keeps the model column even when only one model is present.  Without tests (null draws off,
+    point predictions) the perfect-calibration, p-value and verdict columns are dropped.
     """
     t = plots.metric_display_table(metrics)
     if keys is not None:
         order = {k: i for i, k in enumerate(keys)}
-        t = t[t["metric"].isin(order)].copy()
-        t["_o"] = t["metric"].map(order)
+        t = t[t["metric"].isin(order) | ~t["metric"].isin(set(order) | _registry_keys())].copy()
+        t["_o"] = t["metric"].map(order).fillna(len(order))
         t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
     pct = f"{level:.0%}"
     fmt = format_number
@@ -231,19 +242,37 @@ def metric_table(
             "model": t["model"].to_numpy(),
             "metric": t["label"].to_numpy(),
             "value": t["value"].to_numpy(),
+            "debiased": t["debiased"].to_numpy(dtype=float),
             f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
-            "perfectly calibrated": t["perfect"].to_numpy(),
-            f"perfect {pct} range": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["perfect_low"], t["perfect_high"])],
+            "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
+            "p-value": t["p_text"].to_numpy(),
             "verdict": t["verdict"].to_numpy(),
+            "test": t["test"].to_numpy(),
+            "note": t["note"].to_numpy(),
         }
     )
     if out["model"].nunique() <= 1 and not keep_model:
         out = out.drop(columns="model")
-    if compact:
-        out = out.drop(columns=f"perfect {pct} range")
-    if out["perfectly calibrated"].isna().all():  # no reference (simulations off, or point predictions)
-        out = out.drop(columns=["perfectly calibrated", "verdict"] + ([] if compact else [f"perfect {pct} range"]))
+    empty = [c for c in ("test", "note") if not out[c].astype(str).str.len().any()]
+    if compact or empty:
+        out = out.drop(columns=["test", "note"] if compact else empty)
+    if not np.isfinite(out["debiased"].to_numpy(dtype=float)).any():
+        out = out.drop(columns="debiased")
+    if not np.isfinite(t["p_value"].to_numpy(dtype=float)).any():  # no tests (null draws off, point predictions)
+        out = out.drop(columns=["perfectly calibrated", "p-value", "verdict"])
     return out.reset_index(drop=True)
+
+
+def _registry_keys() -> set[str]:
+    return {m.key for m in registry.metrics()}
+
+
+def verdict_lines(report: Report, models: Iterable[str] | None = None, group: str = ALL) -> list[tuple[str, str]]:
+    """(model, sentence) of the headline verdict of each model (default: the report's) for ``group``, in words —
+    "Over-confident: the 90% intervals cover 65% of targets (expected 90%, p < 1e-6) …"."""
+    wanted = report.models if models is None else list(models)
+    found = dict(report.sentences(group))
+    return [(m, found[m]) for m in wanted if m in found]
 
 
 def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float = 0.95,

@@ -4,7 +4,8 @@
   and the one widget-persistence mechanism (:func:`init_state` with ``persist=True``, :func:`persistent`,
   :func:`keep_widget_values` in ``app.py``);
 * :mod:`dashboard.cache` — cached diagnoses, shared figures, cached lab runs;
-* :mod:`dashboard.display` — Markdown escaping, charts, metric / number tables, filter controls, export row;
+* :mod:`dashboard.display` — Markdown escaping, charts, verdict sentences, metric / number tables, filter controls,
+  export row;
 * :mod:`dashboard.selection` — the one linked-selection mechanism (:class:`LinkedSelection`);
 * :mod:`dashboard.labs` — the one lab-page scaffold (:class:`LabPage`) and the lab index.
 
@@ -25,6 +26,7 @@ from .display import (
     md_escape,
     number_table,
     show_metric_table,
+    show_verdicts,
 )
 from .labs import LabPage, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
@@ -57,5 +59,5 @@ __all__ = [
     "init_state",
     "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
     "persistent", "pit_of_selected_bins", "record_run_time", "require_data", "set_data", "set_example",
-    "show_metric_table", "upload_columns", "upload_limit_mb",
+    "show_metric_table", "show_verdicts", "upload_columns", "upload_limit_mb",
 ]

@@ -16,7 +16,7 @@ import streamlit as st
 import calib_core as cc
 
 
-@st.cache_data(max_entries=64, show_spinner="Diagnosing (bootstrap CIs and perfect-calibration simulations)…")
+@st.cache_data(max_entries=64, show_spinner="Diagnosing (tests, intervals and verdicts)…")
 def diagnosed(key: str, _pset: cc.PredictionSet, options_json: str) -> cc.Report:
     """``cc.diagnose`` cached on an explicit key (data token + filters + selection) and the options."""
     return cc.diagnose(_pset, by_group=False, **json.loads(options_json))

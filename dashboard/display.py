@@ -49,12 +49,26 @@ def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = 
 
 METRIC_COLUMN_CONFIG = {
     "value": st.column_config.NumberColumn(format="%.4g"),
+    "debiased": st.column_config.NumberColumn(
+        format="%.4g", help="Bias-corrected estimate where the plug-in value is biased upward by noise (ENCE, ECE, …)"
+    ),
     "selection": st.column_config.NumberColumn(format="%.4g", help="The metric on the selected rows only"),
     "all rows": st.column_config.NumberColumn(format="%.4g", help="The metric on all rows (no selection)"),
     "perfectly calibrated": st.column_config.NumberColumn(
-        format="%.4g", help="Mean over targets simulated from the predictions themselves (same N)"
+        format="%.4g", help="What a perfectly calibrated forecaster with the same predictions gets on average at this "
+        "N (exact expectation where known, else simulated)"
     ),
-    "verdict": st.column_config.TextColumn(help="Is the value outside the perfect-calibration range (beyond noise)?"),
+    "p-value": st.column_config.TextColumn(
+        help="p-value of the test of “the targets are draws from the predicted distributions” (± its Monte-Carlo "
+        "standard error when simulated)"
+    ),
+    "verdict": st.column_config.TextColumn(
+        help="rejected (Holm): a primary test rejected at family-wise 5% — the headline says miscalibrated; "
+        "flagged (BH): a secondary statistic flagged at false-discovery rate 5%; empty: no test (scores, "
+        "descriptive numbers). See Help."
+    ),
+    "test": st.column_config.TextColumn(help="How the p-value was computed"),
+    "note": st.column_config.TextColumn(help="E.g. why a value sits outside its interval"),
 }
 
 
@@ -62,12 +76,30 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
     """A metric table of ``calib_core.views.metric_table`` with number formats and column help
     (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``)."""
     config = dict(METRIC_COLUMN_CONFIG)
+    text_columns = {"verdict", "p-value", "test", "note"}
     for name, text in column_help.items():
         column = name.replace("_", " ")
-        number = column != "verdict"
-        config[column] = (st.column_config.NumberColumn(format="%.4g", help=text) if number
-                          else st.column_config.TextColumn(help=text))
+        config[column] = (st.column_config.TextColumn(help=text) if column in text_columns
+                          else st.column_config.NumberColumn(format="%.4g", help=text))
     st.dataframe(table, hide_index=True, width="stretch", height=height, column_config=config)
+
+
+def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:
+    """The headline verdict of each model in words, one line per model (above a metric table)."""
+    lines = views.verdict_lines(report, models, group)
+    several = len(lines) > 1
+    for model, sentence in lines:
+        verdict = report.verdict(model, group)["verdict"]
+        icon = {"miscalibrated": ":material/error:", "calibrated": ":material/check_circle:"}.get(
+            verdict, ":material/info:")
+        who = f"**{md_escape(model)}** — " if several else ""
+        text = f"{who}{md_escape(sentence)}"
+        if verdict == "miscalibrated":
+            st.warning(text, icon=icon)
+        elif verdict == "calibrated":
+            st.success(text, icon=icon)
+        else:
+            st.info(text, icon=icon)
 
 
 def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str, ...], str, tuple[int, int]]:
@@ -82,7 +114,8 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
             st.session_state[key] = default
     if any(m not in models for m in st.session_state[f"{prefix}_models"]):
         st.session_state[f"{prefix}_models"] = models
-    init_state({f"{prefix}_resamples": views.default_resamples(pset.n_rows), f"{prefix}_sims": 50}, persist=True)
+    init_state({f"{prefix}_resamples": views.DEFAULT_RESAMPLES, f"{prefix}_sims": views.DEFAULT_NULL_DRAWS},
+               persist=True)
     c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
     chosen = c1.multiselect(
         "Models", models, key=f"{prefix}_models", disabled=len(models) < 2,
@@ -97,13 +130,14 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
         help="Rows of the `split` column (calibration / test), or all.",
     )
     n_resamples = c4.selectbox(
-        "Bootstrap resamples", [0, 50, 100, 200, 500], key=f"{prefix}_resamples",
-        help="Resamples of the rows for the percentile bootstrap CI of every metric (0 switches CIs off; faster).",
+        "Bootstrap resamples", list(views.RESAMPLE_CHOICES), key=f"{prefix}_resamples",
+        help="Bootstrap replicates for the interval of every metric (re-weighted blocks of rows; 0 switches "
+        "intervals off).",
     )
     n_sims = c5.selectbox(
-        "Perfect-calibration sims", [0, 20, 50, 100], key=f"{prefix}_sims",
-        help="Simulations of a perfectly calibrated forecaster with the same predictions (targets or labels drawn "
-        "from them): the value it would get at this N, and the range of noise.",
+        "Null draws", list(views.NULL_DRAW_CHOICES), key=f"{prefix}_sims",
+        help="Draws of the statistics under perfect calibration for the simulated p-values (ENCE, ECE, …; exact "
+        "tests need none). 0 switches tests, verdicts and perfect-calibration values off.",
     )
     chosen = tuple(m for m in models if m in (chosen or models)) or tuple(models)
     return rows, chosen, group, (int(n_resamples), int(n_sims))
@@ -135,17 +169,22 @@ def export_row(
     pset: cc.PredictionSet,
     tables: Mapping[str, pd.DataFrame] | None = None,
     notes: Iterable[str] = (),
+    verdicts: pd.DataFrame | None = None,
 ) -> None:
     """Download buttons of a diagnosis page: the metric table (CSV, formula-neutralised), any one figure (offline
     HTML) and the page report (self-contained HTML with data summary, metric tables, figures; ``calib_core.export``).
-    Files are built only when a button is pressed (callable data); pressing one does not rerun the page."""
+    Files are built only when a button is pressed (callable data); pressing one does not rerun the page.
+    ``verdicts`` (default: the report's) are appended to the metric CSV's rows (headline verdict of each model)."""
+    verdicts = report.verdicts if verdicts is None else verdicts
     stem = views.file_stem(st.session_state.get("pset_name", "data"))
     st.subheader("Export")
     c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
     c1.download_button(
-        "Metric table (CSV)", data=lambda: export.to_csv_bytes(metrics), file_name=f"{stem}_{prefix}_metrics.csv",
+        "Metric table (CSV)", data=lambda: export.to_csv_bytes(export.metrics_with_verdicts(metrics, verdicts)),
+        file_name=f"{stem}_{prefix}_metrics.csv",
         mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
-        help="Every metric with its CI and perfect-calibration value (cells starting with = + - @ are neutralised)",
+        help="Every metric with its interval, perfect-calibration value, p-value and flags, and the headline verdict "
+        "of each model (cells starting with = + - @ are neutralised)",
     )
     names = list(figures)
     which = c2.selectbox("Figure", names, key=f"{prefix}_dl_figure_name")

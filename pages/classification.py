@@ -138,9 +138,13 @@ if sel_mask is not None:
 
 # ------------------------------------------------------------------------------------- metrics
 st.subheader("Metrics")
+ui.show_verdicts(report)
 st.caption(
-    f"Value with its {level:.0%} bootstrap CI and the value a perfectly calibrated classifier with the same "
-    "predicted probabilities gets at this N (labels simulated from them). Formulas and papers: see the Help page."
+    f"Value with its {level:.0%} interval, the value a perfectly calibrated classifier with the same predicted "
+    "probabilities gets at this N, and the p-value of the test of perfect calibration (labels drawn from the "
+    "predicted probabilities). The headline above comes from two primary tests (ECE and the gap of the top "
+    "confidence bin; Holm at family-wise 5%); the other calibration statistics are flagged by Benjamini–Hochberg "
+    "at 5% FDR. Tests, formulas and papers: see the Help page."
 )
 ui.show_metric_table(views.metric_table(report.metrics, level, keys=metric_keys("classification")))
 for note in report.options.get("notes", []):

@@ -70,22 +70,94 @@ DIAGRAMS: list[tuple[str, str, str]] = [
 ]
 
 
+VERDICTS = r"""
+#### What is tested
+Every **calibration statistic** is a test of one null hypothesis, *perfect calibration*: **the targets are
+independent draws from the predicted distributions themselves** (regression: y_i ~ F_i, so the PIT u = F(y) is
+uniform and z = (y − μ)/σ has mean 0 and variance 1; ensembles: the target is exchangeable with the members;
+classification: y_i ~ Categorical(p_i)). Nothing else is assumed — in particular not a Gaussian error law when
+the forecast is not Gaussian. Each statistic gets a p-value:
+
+| statistic | test (null law) |
+| --- | --- |
+| PIT uniformity (KS max deviation) | exact Kolmogorov law (`scipy.stats.kstwo`) |
+| coverage c% | exact binomial (ensembles with unequal per-row probabilities: Poisson-binomial, simulated) |
+| mean z | t-test (Gaussian) or CLT with the exact per-row null moments |
+| std z | χ²ₙ₋₁ (Gaussian) or a moment-matched gamma law |
+| ENCE | simulated: per σ-bin sums Σσ²z² drawn from their null law (gamma with exact mean and variance) |
+| calibration RMSE, l2 QCE, miscalibration area, PIT entropy | simulated uniform PITs (they depend on N only) |
+| ECE, MCE, top-bin gap, confidence − accuracy | simulated: correct per sub-bin ~ Binomial, or a Bernstein bound |
+| class-wise ECE | simulated label vectors y* ~ Categorical(p_i) |
+
+Simulated p-values use the *Null draws* (2,000 by default) and show their Monte-Carlo standard error
+(± in the table: √(p(1 − p)/B)); they are computed from per-bin summaries, so thousands of draws cost
+milliseconds. **Proper scores** (NLL, CRPS, Brier, interval score) get their expectation under the null as the
+*perfectly calibrated* value — a reference, not a test: a forecaster can be calibrated and still score badly.
+**Descriptive** numbers (sharpness, Cv, widths, RMSE, accuracy, Spearman) get no verdict at all.
+
+#### One headline verdict: the primary family and Holm
+About 25 statistics tested at 5% each would flag something on most perfectly calibrated models. So one small
+family is declared in advance and only it decides the headline:
+
+* **regression**: PIT uniformity (KS), mean z, std z, coverage of the 90% interval, ENCE;
+* **classification**: ECE and the gap between confidence and accuracy in the **top confidence bin** (the
+  highest-confidence bins merged until they hold ≥ N/bins rows: where a classifier's confident decisions — and the
+  over-confidence of modern networks — live).
+
+**Holm's** step-down correction keeps the chance that a perfectly calibrated model is called *miscalibrated* at
+most 5% (family-wise, whatever the dependence between the tests): sort the p-values, compare the smallest with
+5%/m, the next with 5%/(m − 1), …; the table's *rejected (Holm)* marks the tests that fall. The headline's
+p-value is the smallest Holm-adjusted p-value. Its **direction** comes from the signs of the rejected tests: std z
+above 1 or coverage below nominal = *over-confident* (σ too small), the reverse = *under-confident*; mean z > 0 =
+*biased low*; for classification accuracy below confidence = *over-confident*.
+
+#### The other statistics: Benjamini–Hochberg
+The secondary calibration statistics show their own p-values and a *flagged (BH)* mark from the
+**Benjamini–Hochberg** procedure at a 5% false-discovery rate (among the flags, at most 5% are expected to be
+false on average). **Flags expected by chance**: a perfectly calibrated forecaster tested on m secondary
+statistics at 5% each shows 0.05 × m unadjusted flags on average (about 1 of 20 — with ~20 regression statistics,
+one); BH flags fewer, and none of them changes the headline.
+
+#### "Perfectly calibrated" is the predicted law itself
+The perfectly calibrated value is what the same predictions would score if the targets were drawn from them.
+ENCE shows why this matters (Pernot 2024, arXiv 2402.10043 and 2403.00423): ENCE is positive under perfect
+calibration and grows with the number of bins (≈ √((κ − 1)/(2π n_b)) with n_b rows per bin and κ = E z⁴ the
+kurtosis of the standardised errors: ≈ 0.022 for N = 10,000 in 15 bins with Gaussian errors). Its reference
+therefore depends on the assumed error law: with the same σ, Student-t errors with 6 degrees of freedom give a
+reference about 1.5× larger (5 d.o.f.: ≈ 1.7×, simulated), a uniform error law about 0.6×. Calibration Lab takes
+the law the forecast states (Gaussian for mean/std files, the quantiles or members otherwise); if you believe the
+errors are heavier-tailed than the forecast says, that belief is itself a miscalibration the PIT and z tests see.
+
+#### Why a value can sit outside its interval
+The interval is for the **population value** of the statistic (what it would be with infinitely many rows), not
+a range around the observed number. Statistics built from absolute or squared deviations (ENCE, ECE, calibration
+RMSE, KS, UCE) are **biased upward** by noise: even a perfectly calibrated model scores above 0. Their intervals
+are built around a **debiased** estimate (shown in the *debiased* column) or by the basic bootstrap, which
+corrects the bias — so the plug-in value can lie above its interval, and the *note* says so. Where the test does
+not reject, the interval extends down to 0 (perfect calibration is not excluded). Coverage uses the exact
+Clopper–Pearson interval, KS-type statistics the distribution-free KS band, smooth statistics (std z, NLL, CRPS,
+…) the BCa block bootstrap (rows in 256 random blocks, blocks re-weighted: thousands of replicates cost one matrix
+product).
+"""
+
 st.title("Help")
 st.markdown(
-    "Calibration Lab asks whether predicted uncertainty is **right**. Every number on the diagnosis pages comes "
-    "with a **bootstrap CI** (percentile interval over resampled rows) and the value a **perfectly calibrated** "
-    "forecaster with the same predictions would get at the same N (targets or labels simulated from the "
-    "predictions themselves; mean and central 95% range over the simulations). A value outside that range is "
-    "marked *beyond noise*.\n\n"
+    "Calibration Lab asks whether predicted uncertainty is **right**. Above each metric table, one sentence per "
+    "model says whether the predictions are **miscalibrated** (and how) or whether there is **no evidence of "
+    "miscalibration** at this N. Every number comes with an **interval** for its population value and the value a "
+    "**perfectly calibrated** forecaster with the same predictions would get at the same N; every calibration "
+    "statistic with the **p-value** of a test and a Holm or Benjamini–Hochberg flag (tab *Tests and verdicts*).\n\n"
     "Each metric has a **kind**: a *calibration statistic* measures a departure from \"the targets are draws "
     "from the predicted distributions\"; a *proper score* rewards calibration and sharpness together (its value "
     "under perfect calibration is a reference, not a test); a *descriptive* number (sharpness, widths, accuracy, "
     "…) says something about the predictions but nothing about calibration. **better** says which direction wins "
     "(≈ a target value, e.g. coverage c% ≈ c)."
 )
-tab_r, tab_c, tab_cal, tab_d, tab_data = st.tabs(
-    ["Regression metrics", "Classification metrics", "Calibrators", "Diagrams", "Data & layouts"]
+tab_v, tab_r, tab_c, tab_cal, tab_d, tab_data = st.tabs(
+    ["Tests and verdicts", "Regression metrics", "Classification metrics", "Calibrators", "Diagrams", "Data & layouts"]
 )
+with tab_v:
+    st.markdown(VERDICTS)
 with tab_r:
     st.caption("Notation: ε = y − μ, z = ε/σ, u = F(y) (PIT); N rows, B σ-bins.")
     st.table(metric_help_table("regression"), hide_index=True, border="horizontal")

@@ -18,7 +18,7 @@ LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"
 EXAMPLES = {DIABETES: "diabetes", LEVI: "levi"}
 LAYOUTS = {"Gaussian (mean, std)": "gaussian", "Quantiles (9 levels)": "quantile", "Samples (50 draws)": "sample"}
 ROWS = ("all", "test", "cal")
-N_RESAMPLES = 200
+N_RESAMPLES = views.DEFAULT_RESAMPLES
 # the same example, loaded as this session's data, on the Regression page (linked views, every option)
 SESSION_EXAMPLE = {  # (home example, layout) → title in dashboard.EXAMPLES
     (DIABETES, "gaussian"): "Diabetes — Gaussian (mean, std) of a boosting ensemble",
@@ -30,8 +30,9 @@ SESSION_EXAMPLE = {  # (home example, layout) → title in dashboard.EXAMPLES
 st.title("Calibration Lab")
 st.markdown(
     "Is a model's predicted uncertainty **right**? This page diagnoses a built-in example; every number "
-    "comes with a bootstrap interval and with the value a **perfectly calibrated** forecaster with the same "
-    "predicted distributions would get at this sample size, so real miscalibration stands out from noise."
+    "comes with an interval and with the value a **perfectly calibrated** forecaster with the same "
+    "predicted distributions would get at this sample size, and every calibration statistic with the p-value of "
+    "a test — one verdict per model says in words whether the miscalibration is real or could be noise."
 )
 with st.container(horizontal=True):
     st.page_link("pages/data.py", label="Diagnose your own predictions: upload a file or pick an example",
@@ -93,11 +94,10 @@ with right:
     )
 
 st.subheader("Metrics")
+ui.show_verdicts(report)
 ui.show_metric_table(
     views.metric_table(report.metrics, report.options.get("level", 0.95)),
     height=740,  # about 20 rows; the rest scroll
-    perfectly_calibrated="Mean over targets simulated from the predicted distributions themselves",
-    verdict="Is the value outside the perfect-calibration range?",
 )
 
 st.subheader("More diagrams")

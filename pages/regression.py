@@ -52,6 +52,7 @@ if sub.dist is None:  # point predictions only
         "This file has point predictions only (no σ, quantiles or samples): only accuracy can be measured. "
         "Estimate an uncertainty first (e.g. ACCRUE or a constant σ on the Recalibrate page)."
     )
+    ui.show_verdicts(report)
     ui.show_metric_table(views.metric_table(report.metrics, level))
     st.stop()
 
@@ -143,19 +144,23 @@ with right2:
 if selected_report is not None:
     st.subheader("Metrics of the selected rows")
     st.caption(
-        f"Each metric on the selected rows, next to its value on all rows; the {level:.0%} CI and the "
-        "perfect-calibration value are those of the selection (its N). Formulas and papers: see the Help page."
+        f"Each metric on the selected rows, next to its value on all rows; the {level:.0%} interval, the "
+        "perfect-calibration value, the p-value and the verdict are those of the selection (its N). Tests, "
+        "formulas and papers: see the Help page."
     )
+    ui.show_verdicts(selected_report)
     ui.show_metric_table(views.selection_vs_all(selected_report.metrics, report.metrics, level, len(shown) > 1),
                          height=560)
 else:
     if not selection.empty:
         st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
     st.subheader("Metrics")
+    ui.show_verdicts(report)
     st.caption(
-        f"Value with its {level:.0%} bootstrap CI and the value a perfectly calibrated forecaster with the same "
-        "predictions gets at this N (mean and range over the simulations). “beyond noise” = outside that range. "
-        "Formulas and papers: see the Help page."
+        f"Value with its {level:.0%} interval, the value a perfectly calibrated forecaster with the same predictions "
+        "gets at this N, and the p-value of the test of perfect calibration. The headline above comes from five "
+        "primary tests (PIT uniformity, mean z, std z, 90% coverage, ENCE; Holm at family-wise 5%); the other "
+        "calibration statistics are flagged by Benjamini–Hochberg at 5% FDR. Tests, formulas and papers: see Help."
     )
     ui.show_metric_table(views.metric_table(report.metrics, level), height=560)
 
@@ -177,14 +182,17 @@ for _name, _key in (("Quantile calibration", "reg_kuleshov"), ("PIT histogram", 
                     ("Q-Q plot", "reg_qq")):
     export_figures[_name] = charts_drawn[_key]
 export_metrics = report.metrics.assign(rows="all")
+export_verdicts = report.verdicts.assign(rows="all")
 export_tables = None
 if selected_report is not None:
     export_metrics = pd.concat([export_metrics, selected_report.metrics.assign(rows="selected σ-bins")],
                                ignore_index=True)
+    export_verdicts = pd.concat([export_verdicts, selected_report.verdicts.assign(rows="selected σ-bins")],
+                                ignore_index=True)
     export_tables = {"Metrics of the selected σ-bins": views.metric_table(selected_report.metrics, level)}
 ui.export_row(
     "regression", title=f"Regression diagnostics — {name}", report=report, figures=export_figures,
-    metrics=export_metrics, pset=sub, tables=export_tables,
+    metrics=export_metrics, pset=sub, tables=export_tables, verdicts=export_verdicts,
     notes=[f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."]
     + ([describe_selection(selection.bins, n_sel, "σ-bins")] if sel_mask is not None else []),
 )

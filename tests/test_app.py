@@ -37,13 +37,15 @@ def test_home_runs_without_exception_or_error(home):
 def test_home_shows_metric_table_with_ci_and_perfect_values(home):
     assert len(home.dataframe) == 1
     table = home.dataframe[0].value
-    assert {"metric", "value", "95% CI", "perfectly calibrated", "perfect 95% range", "verdict"} <= set(table.columns)
+    assert {"metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict"} <= set(table.columns)
     metrics = set(table["metric"])
     assert {"ENCE (Levi)", "NLL", "CRPS", "calibration RMSE", "coverage 90%"} <= metrics
     ence = table.set_index("metric").loc["ENCE (Levi)"]
     assert 0 <= ence["value"] < 5 and ence["95% CI"].startswith("[")
-    # the example is over-confident: its z spread is far beyond what a calibrated model shows at N = 442
-    assert table.set_index("metric").loc["std z", "verdict"] == "beyond noise"
+    # the example is over-confident: its z spread is far beyond what a calibrated model shows at N = 442 — the
+    # std z test of the primary family rejects, and the sentence above the table says so (issue 12)
+    assert table.set_index("metric").loc["std z", "verdict"] == "rejected (Holm)"
+    assert any(w.value.startswith("Over-confident") for w in home.warning), [w.value for w in home.warning]
 
 
 def test_home_draws_kuleshov_and_levi_side_by_side(home):

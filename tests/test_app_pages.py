@@ -191,8 +191,8 @@ def test_classification_mapping():
 def levi_app() -> AppTest:
     at = load_example(new_app(), LEVI)
     at.switch_page("pages/regression.py").run()
-    at.selectbox(key="reg_resamples").select(50).run()
-    at.selectbox(key="reg_sims").select(20).run()
+    at.selectbox(key="reg_resamples").select(200).run()
+    at.selectbox(key="reg_sims").select(1000).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -211,10 +211,15 @@ def test_regression_page_draws_every_lens_with_one_colour_per_model(levi_app):
     colors = {d["name"]: d["line"]["color"] for d in s["reg_levi_chart"]["data"] if d.get("meta", {}).get("name")}
     assert colors["true sigma"] != colors["random sigma"]
     assert all(len(json.dumps(v)) < 100_000 for v in s.values())
-    t = table(at, "metric", "95% CI", "perfectly calibrated", "verdict")
+    t = table(at, "metric", "95% CI", "perfectly calibrated", "p-value", "verdict")
     ence = t[t["metric"] == "ENCE (Levi)"].set_index("model")
     assert ence.loc["random sigma", "value"] == pytest.approx(0.84, abs=0.03)
-    assert ence.loc["random sigma", "verdict"] == "beyond noise"
+    assert ence.loc["random sigma", "verdict"] == "rejected (Holm)"
+    assert ence.loc["true sigma", "verdict"] == "not significant"
+    # one sentence per model above the table (issue 12): the true-σ model calibrated, the random-σ one not
+    said = [e.value for e in at.success] + [e.value for e in at.warning]
+    assert any(v.startswith("**true sigma** — No evidence of miscalibration") for v in said), said
+    assert any(v.startswith("**random sigma** — Under-confident") for v in said), said
     assert "No σ-bins selected" in markdown_text(at)
 
 
@@ -229,8 +234,8 @@ def test_regression_controls(levi_app):
     t = table(at, "metric", "95% CI")
     assert (t["95% CI"] == "[–, –]").all()
     at.selectbox(key="reg_sims").select(0).run()
-    t = table(at, "metric", "value", "95% CI")  # no simulations: no reference columns, no verdict
-    assert "perfectly calibrated" not in t.columns and "verdict" not in t.columns
+    t = table(at, "metric", "value", "95% CI")  # no null draws: no reference, p-value or verdict columns
+    assert "perfectly calibrated" not in t.columns and "verdict" not in t.columns and "p-value" not in t.columns
     at.selectbox(key="reg_rows").select("test").run()
     assert at.get("plotly_chart") and not at.exception
     at.multiselect(key="reg_models").unselect("true sigma").run()
@@ -242,8 +247,8 @@ def test_regression_controls(levi_app):
     at.selectbox(key="reg_rows").select("all")
     at.segmented_control(key="reg_binning").set_value("equal count")
     at.slider(key="reg_n_bins").set_value(15)
-    at.selectbox(key="reg_resamples").select(50)
-    at.selectbox(key="reg_sims").select(20).run()
+    at.selectbox(key="reg_resamples").select(200)
+    at.selectbox(key="reg_sims").select(1000).run()
     assert not at.exception
 
 
@@ -274,7 +279,7 @@ def test_levi_selection_recomputes_the_linked_views(levi_app):
     assert at.session_state["reg_sel"].bins == {"random sigma": (0, 1, 2), "true sigma": (14,)}
     assert "σ-bins 14 of 'true sigma'" in markdown_text(at)
     # an unrelated control keeps the selection …
-    at.selectbox(key="reg_resamples").select(100).run()
+    at.selectbox(key="reg_resamples").select(500).run()
     assert at.session_state["reg_sel"].bins == {"random sigma": (0, 1, 2), "true sigma": (14,)}
     assert "rows selected" in markdown_text(at)
     # … and the Levi figure draws it (selected bins marked through selectedpoints)
@@ -312,8 +317,8 @@ def test_regression_group_selector_and_point_only_file():
 def digits_app() -> AppTest:
     at = load_example(new_app(), DIGITS)
     at.switch_page("pages/classification.py").run()
-    at.selectbox(key="cls_resamples").select(50).run()
-    at.selectbox(key="cls_sims").select(20).run()
+    at.selectbox(key="cls_resamples").select(200).run()
+    at.selectbox(key="cls_sims").select(1000).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -324,9 +329,10 @@ def test_classification_page_tables_and_figures(digits_app):
     assert {"cls_rel_chart", "cls_hist_chart", "cls_per_class"} <= set(s)
     rel_roles = [d.get("meta", {}).get("role") for d in s["cls_rel_chart"]["data"]]
     assert rel_roles == ["reference", "bars", "gap"]
-    t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "verdict").set_index("metric")
+    t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict").set_index("metric")
     assert list(t.index[:4]) == ["ECE", "MCE", "NLL", "Brier"]
-    assert t.loc["ECE", "verdict"] == "beyond noise" and t.loc["ECE", "value"] == pytest.approx(0.0508, abs=2e-3)
+    assert t.loc["ECE", "verdict"] == "rejected (Holm)" and t.loc["ECE", "value"] == pytest.approx(0.0508, abs=2e-3)
+    assert any(w.value.startswith("Over-confident") for w in at.warning), [w.value for w in at.warning]
     assert "Top-label reliability" in markdown_text(at)
     per_class = table(at, "class →")
     assert list(per_class["class →"]) == ["frequency", "mean predicted probability", "one-vs-rest ECE"]

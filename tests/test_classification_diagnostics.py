@@ -36,17 +36,24 @@ def test_metric_table_values_cis_and_perfect_reference():
     rep = diagnose_classification(ps, n_resamples=100, n_simulations=30)
     assert rep.task == "classification" and list(rep.metrics.columns) == METRIC_COLUMNS
     t = rep.table()
-    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "nll", "brier", "classwise_ece"}
+    # the point metrics, plus the inference layer's primary / direction statistics (issue 12)
+    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "nll", "brier", "classwise_ece",
+                            "top_bin_gap", "confidence_gap"}
     p, y = ps.probs, ps.labels
     assert t.loc["ece", "value"] == pytest.approx(cm.ece(y, p))
     assert t.loc["mce", "value"] == pytest.approx(cm.mce(y, p))
     assert t.loc["nll", "value"] == pytest.approx(cm.nll(y, p))
     assert t.loc["brier", "value"] == pytest.approx(cm.brier(y, p))
     assert t.loc["classwise_ece", "value"] == pytest.approx(cm.classwise_ece(y, p))
-    assert (t["ci_low"] <= t["value"] + 1e-12).all() and (t["value"] <= t["ci_high"] + 1e-12).all()
+    assert (t["ci_low"] <= t["ci_high"]).all()
+    inside = (t["ci_low"] <= t["value"] + 1e-12) & (t["value"] <= t["ci_high"] + 1e-12)
+    assert (inside | (t["note"].str.len() > 0)).all(), t[~inside]  # outside only with a reason (biased plug-in)
     # a perfectly calibrated forecaster with these predictions has a small ECE; this one is far outside that range
     assert t.loc["ece", "value"] > t.loc["ece", "perfect_high"] > t.loc["ece", "perfect"] > 0
+    assert t.loc["ece", "p_value"] < 0.01 and t.loc["ece", "family"] == "primary" and t.loc["ece", "flag"]
     assert t.loc["accuracy", "perfect"] == pytest.approx(t.loc["mean_confidence", "value"], abs=0.01)
+    v = rep.verdict()
+    assert v["verdict"] == "miscalibrated" and v["direction"] == "over-confident" and v["n_tests"] == 2
     # reproducible
     again = diagnose_classification(ps, n_resamples=100, n_simulations=30)
     pd.testing.assert_frame_equal(rep.metrics, again.metrics)
@@ -54,10 +61,12 @@ def test_metric_table_values_cis_and_perfect_reference():
 
 def test_calibrated_labels_fall_inside_the_perfect_range():
     ps = parse_classification_frame(_frame(n=4000, sharpen=1.0, seed=3), "cal.csv")
-    t = diagnose_classification(ps, n_resamples=0, n_simulations=60).table()
+    rep = diagnose_classification(ps, n_resamples=0, n_simulations=1000)
+    t = rep.table()
     assert np.isnan(t.loc["ece", "ci_low"])  # CIs switched off
     for m in ("ece", "nll", "brier"):
         assert t.loc[m, "perfect_low"] <= t.loc[m, "value"] <= t.loc[m, "perfect_high"], m
+    assert t.loc["ece", "p_value"] > 0.05 and rep.verdict()["verdict"] == "calibrated"
 
 
 def test_by_model_and_group_with_diagram_tables():
@@ -107,7 +116,7 @@ def test_top_label_only_file():
     ps = cc.load_predictions(text.encode(), source="top.csv")
     rep = cc.diagnose(ps, n_resamples=30, n_simulations=20)
     t = rep.table()
-    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence"}
+    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "top_bin_gap", "confidence_gap"}
     assert t.loc["ece", "value"] == pytest.approx(
         cm.ClassificationRows.from_top_label(conf, correct).statistics()["ece"]
     )

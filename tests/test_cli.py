@@ -12,6 +12,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from calib_core import cli
+from calib_core.report import METRIC_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--resamples", "20", "--simulations", "5"]
@@ -67,8 +68,10 @@ def test_columns_mapping_and_metrics_csv(tmp_path):
     assert code == 0
     assert "<title>Mapped</title>" in out.read_text(encoding="utf-8")
     table = pd.read_csv(metrics)
-    assert list(table.columns) == ["model", "group", "metric", "value", "ci_low", "ci_high", "perfect", "perfect_low",
-                                   "perfect_high"]
+    # the Report's metric columns (issue 12: with the p-values and flags) and the headline of each model
+    assert list(table.columns) == METRIC_COLUMNS + ["headline_verdict", "headline_direction", "headline_p_value",
+                                                    "headline"]
+    assert table["p_value"].notna().any() and set(table["headline_verdict"]) <= {"calibrated", "miscalibrated"}
     assert set(table["model"]) == {"a", "b"} and "ence" in set(table["metric"])
 
 

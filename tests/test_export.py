@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html as html_lib
 import io
 import re
 
@@ -43,7 +44,7 @@ def regression_set() -> PredictionSet:
 
 @pytest.fixture(scope="module")
 def regression_report(regression_set) -> cc.Report:
-    return cc.diagnose(regression_set, n_resamples=20, n_simulations=10, seed=0)
+    return cc.diagnose(regression_set, n_resamples=200, n_simulations=200, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +83,17 @@ def test_report_is_self_contained(regression_html):
 
 def test_report_has_metric_tables_with_ci_and_perfect_values(regression_html, regression_report):
     html = regression_html
-    for header in ("95% CI", "perfectly calibrated", "perfect 95% range", "verdict"):
+    for header in ("95% CI", "perfectly calibrated", "p-value", "verdict", "test", "note"):
         assert f"<th>{header}</th>" in html
     ence = regression_report.table().loc["ence"]
     assert f"[{ence['ci_low']:.4g}, {ence['ci_high']:.4g}]" in html
     assert f"{ence['perfect']:.4g}" in html
-    # σ is 1.5× too small: the z spread is far outside what a calibrated forecaster shows at N = 300
-    assert 'class="beyond">beyond noise' in html
+    # σ is 1.5× too small: the z spread is far beyond what a calibrated forecaster shows at N = 300 — rejected by
+    # Holm in the primary family, and the headline says so in words (issue 12: exports carry the verdict)
+    assert 'class="beyond">rejected (Holm)' in html
+    for _, v in regression_report.verdicts[regression_report.verdicts["group"] == cc.ALL].iterrows():
+        assert html_lib.escape(v["sentence"]) in html
+    assert "Over-confident" in html
 
 
 def test_report_data_summary_counts_dropped_rows(regression_html, regression_set):

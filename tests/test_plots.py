@@ -326,21 +326,30 @@ def test_levi_and_histogram_builders_any_shape(n_bins, n_models, seed):
 
 
 def test_metric_display_table_verdicts_and_labels():
+    # model, group, metric, value, CI, perfect (mean, low, high) + kind, family, p-value, its s.e., flag (issue 12)
+    def row(model, group, metric, value, kind, family="", p=np.nan, se=np.nan, flag=False):
+        rec = dict.fromkeys(METRIC_COLUMNS, np.nan)
+        rec.update(model=model, group=group, metric=metric, value=value, ci_low=value - 0.1, ci_high=value + 0.1,
+                   kind=kind, family=family, interval="", test="", note="", p_value=p, p_mc_se=se, flag=flag)
+        return rec
+
     rows = [
-        ["m", ALL, "ence", 0.5, 0.4, 0.6, 0.1, 0.05, 0.15],  # outside the perfect range
-        ["m", ALL, "nll", 1.0, 0.9, 1.1, 1.0, 0.95, 1.05],  # inside
-        ["m", ALL, "sharpness", 2.0, 1.9, 2.1, 2.0, 2.0, 2.0],  # degenerate range
-        ["m", ALL, "coverage_90", 0.8, 0.7, 0.9, np.nan, np.nan, np.nan],  # no simulation
-        ["m", "g1", "ence", 0.2, 0.1, 0.3, 0.1, 0.05, 0.15],
-        ["other", ALL, "ence", 0.1, 0.0, 0.2, 0.1, 0.05, 0.15],
+        row("m", ALL, "ence", 0.5, "calibration statistic", "primary", 1e-8, 0.0, True),  # rejected by Holm
+        row("m", ALL, "nll", 1.0, "proper score"),  # a reference, no test
+        row("m", ALL, "sharpness", 2.0, "descriptive"),  # no verdict at all
+        row("m", ALL, "coverage_90", 0.8, "calibration statistic", "primary", 0.2, 0.0, False),  # not significant
+        row("m", ALL, "calibration_rmse", 0.1, "calibration statistic", "secondary", 0.01, 0.002, True),  # BH flag
+        row("m", "g1", "ence", 0.2, "calibration statistic", "primary", 0.5),
+        row("other", ALL, "ence", 0.1, "calibration statistic", "primary", 0.5),
     ]
     metrics = pd.DataFrame(rows, columns=METRIC_COLUMNS)
     t = plots.metric_display_table(metrics, model="m")
-    assert list(t["metric"]) == ["ence", "nll", "sharpness", "coverage_90"]
-    assert list(t["verdict"]) == ["beyond noise", "within noise", "", ""]
-    assert list(t["label"]) == ["ENCE (Levi)", "NLL", "sharpness √mean σ²", "coverage 90%"]
-    assert len(plots.metric_display_table(metrics, model=None)) == 5
-    assert len(plots.metric_display_table(metrics, model="m", group=None)) == 5
+    assert list(t["metric"]) == ["ence", "nll", "sharpness", "coverage_90", "calibration_rmse"]
+    assert list(t["verdict"]) == ["rejected (Holm)", "", "", "not significant", "flagged (BH)"]
+    assert list(t["p_text"]) == ["< 1e-6", "–", "–", "0.20", "0.01 ± 0.002"]
+    assert list(t["label"]) == ["ENCE (Levi)", "NLL", "sharpness √mean σ²", "coverage 90%", "calibration RMSE"]
+    assert len(plots.metric_display_table(metrics, model=None)) == 6
+    assert len(plots.metric_display_table(metrics, model="m", group=None)) == 6
     assert plots.metric_label("interval_score_95") == "interval score 95%"
     assert plots.metric_label("unknown_metric") == "unknown_metric"
 

@@ -35,7 +35,7 @@ def probs() -> cc.PredictionSet:
 
 @pytest.fixture(scope="module")
 def report(multi) -> cc.Report:
-    return cc.diagnose(multi, n_resamples=0, n_simulations=5, seed=0)
+    return cc.diagnose(multi, n_resamples=0, n_simulations=200, seed=0)
 
 
 def test_no_streamlit_import():
@@ -62,9 +62,19 @@ def test_filter_choices_and_subset(multi):
     assert set(one.model) == {"calibrated"}
 
 
-def test_default_resamples():
-    assert views.default_resamples(50_000) == 200
-    assert views.default_resamples(50_001) == 50
+def test_default_resamples_do_not_depend_on_n():
+    # issue 12: no lowering of the resample counts for large files (the inference works on block/bin sums)
+    assert not hasattr(views, "default_resamples")
+    assert views.DEFAULT_RESAMPLES in views.RESAMPLE_CHOICES and views.DEFAULT_RESAMPLES >= 1000
+    assert views.DEFAULT_NULL_DRAWS in views.NULL_DRAW_CHOICES and views.DEFAULT_NULL_DRAWS >= 1000
+
+
+def test_verdict_lines(report):
+    lines = views.verdict_lines(report)
+    assert [m for m, _ in lines] == ["calibrated", "over-confident"]
+    assert lines[0][1].startswith("No evidence of miscalibration")
+    assert lines[1][1].startswith("Over-confident")
+    assert views.verdict_lines(report, ["over-confident"]) == lines[1:]
 
 
 def test_looks_like_classification():
@@ -124,15 +134,15 @@ def test_data_caption_and_file_stem(multi):
 
 def test_metric_table(report, multi):
     t = views.metric_table(report.metrics)
-    assert list(t.columns) == ["model", "metric", "value", "95% CI", "perfectly calibrated", "perfect 95% range",
-                               "verdict"]
+    assert list(t.columns) == ["model", "metric", "value", "debiased", "95% CI", "perfectly calibrated", "p-value",
+                               "verdict", "test", "note"]
     assert set(t["model"]) == {"calibrated", "over-confident"}
     one = views.metric_table(report.metrics[report.metrics["model"] == "calibrated"], keys=["rmse", "ence"])
     assert "model" not in one.columns and len(one) == 2
     assert one["value"].iloc[0] == pytest.approx(report.value("rmse", "calibrated"))
     assert one["95% CI"].iloc[0] == "[–, –]"  # no resamples: no CI
     compact = views.metric_table(report.metrics, compact=True)
-    assert "perfect 95% range" not in compact.columns and "verdict" in compact.columns
+    assert "note" not in compact.columns and "test" not in compact.columns and "verdict" in compact.columns
     no_reference = cc.diagnose(multi, n_resamples=0, n_simulations=0, seed=0).metrics
     assert list(views.metric_table(no_reference).columns) == ["model", "metric", "value", "95% CI"]
     assert views.format_number(float("nan")) == "–" and views.format_number(1234567.0) == "1.235e+06"

@@ -1,8 +1,10 @@
 """``diagnose_classification``: every classification diagnostic of a PredictionSet (SPEC §5), by model and group.
 
-Metric table (``Report.metrics``; one row per model × group × metric, with a bootstrap CI and the value under
-perfect calibration — labels simulated from the predicted probabilities, y* ~ Categorical(p_i); for top-label-only
-files correct* ~ Bernoulli(confidence)):
+Metric table (``Report.metrics``; one row per model × group × metric, with an interval, the value under perfect
+calibration — labels drawn from the predicted probabilities, y* ~ Categorical(p_i); for top-label-only files
+correct* ~ Bernoulli(confidence) — and for calibration statistics a p-value, from
+:func:`~calib_core.classification.inference.infer_classification`; ``Report.verdicts`` holds the headline of each
+model and group):
 
 * ``ece``, ``mce`` — top-label confidence ECE / MCE (Guo et al. 2017 eq. 3, 5) with ``n_bins`` bins of the chosen
   ``strategy`` (equal-width ((m−1)/M, m/M] by default, or equal-mass);
@@ -32,11 +34,60 @@ from typing import Any
 import pandas as pd
 
 from ..predictions import PredictionSet, iter_subsets
-from ..report import METRIC_COLUMNS, Report, metric_rows
+from ..report import (
+    METRIC_COLUMNS,
+    NOT_TESTED,
+    Report,
+    blank_inference,
+    empty_verdicts,
+    headline_of,
+    inference_metric_rows,
+    verdict_row,
+)
 from .diagrams import classification_diagrams
+from .inference import PRIMARY_FAMILY, infer_classification
 from .metrics import ClassificationRows, Strategy
 
-__all__ = ["diagnose_classification", "classification_rows"]
+__all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
+
+#: The inference layer's kinds → the metric registry's (``calib_core.registry.KINDS``).
+_KINDS = {"calibration": "calibration statistic", "proper_score": "proper score", "descriptive": "descriptive"}
+
+
+def classification_inference(
+    rows: ClassificationRows,
+    *,
+    model: str,
+    group: str,
+    n_resamples: int,
+    n_simulations: int,
+    level: float,
+    alpha: float,
+    classwise: bool,
+    seed: int | None,
+) -> tuple[pd.DataFrame | None, dict]:
+    """Tests, intervals and the headline of one (model, group) through :func:`infer_classification`, as a
+    standardised inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row."""
+    n = rows.n
+    if n_resamples <= 0 and n_simulations <= 0:
+        return None, verdict_row(model, group, n, verdict=NOT_TESTED,
+                                 sentence="Not tested (bootstrap and null draws switched off).")
+    res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
+                               level=level, alpha=alpha, classwise=classwise, seed=seed)
+    t = res.table.set_index("metric").rename(columns={
+        "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
+        "p_adjusted": "adjusted_p"})
+    t["family"] = t["role"].where(t["role"].isin(["primary", "secondary"]), "")
+    t["kind"] = t["kind"].map(_KINDS).fillna("")
+    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    if n_simulations <= 0:
+        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
+    p, lead = headline_of(t)
+    verdict = "miscalibrated" if res.miscalibrated else "calibrated"
+    n_flags = int(t.loc[t["family"] == "secondary", "flag"].sum())
+    return t, verdict_row(model, group, n, verdict=verdict, direction=res.direction, p_value=p, lead=lead,
+                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
+                          n_flags=n_flags, expected_chance_flags=res.expected_chance_flags)
 
 
 def classification_rows(
@@ -56,36 +107,43 @@ def diagnose_classification(
     pset: PredictionSet,
     n_bins: int = 15,
     strategy: Strategy = "uniform",
-    n_resamples: int = 200,
-    n_simulations: int = 50,
+    n_resamples: int = 1000,
+    n_simulations: int = 2000,
     level: float = 0.95,
     seed: int | None = 0,
     *,
+    alpha: float = 0.05,
     by_group: bool = True,
     diagrams: bool = True,
     classwise: bool = True,
     **ignored: Any,
 ) -> Report:
-    """Classification diagnostics of every (model, group): metric table with CIs and perfect-calibration values,
-    and the reliability tables (see the module docstring).
+    """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
+    and p-values, the headline verdicts (:mod:`calib_core.classification.inference`) and the reliability tables
+    (see the module docstring).
 
     Parameters
     ----------
     n_bins, strategy : confidence bins for ECE/MCE and the reliability tables (``"uniform"`` = Guo's 15 equal-width
         bins, ``"quantile"`` = equal-mass).
-    n_resamples : bootstrap resamples (multinomial row weights) for the CIs; 0 switches CIs off.
-    n_simulations : perfectly calibrated label draws for the reference values; 0 switches them off.
-    level : two-sided level of the CIs and of the reference range.
-    seed : seeds the bootstrap and the simulations.
+    n_resamples : bootstrap replicates for the intervals (multinomial re-weighting of random row blocks, on
+        per-block summaries); 0 switches intervals off.
+    n_simulations : null draws (labels drawn from the predicted probabilities, on per-bin summaries) for the
+        p-values and the perfect-calibration values; 0 switches tests, perfect-calibration values and verdicts off.
+    level : two-sided level of the intervals and of the perfect-calibration range.
+    alpha : family-wise level of the headline verdict (Holm over ECE and the top-bin gap) and false-discovery rate
+        of the secondary flags (Benjamini–Hochberg).
+    seed : seeds the bootstrap and the null draws.
     by_group : also diagnose each value of the ``group`` column.
     diagrams : compute the diagram tables.
-    classwise : compute class-wise ECE and the per-class tables (O(N·K) per bootstrap replicate).
+    classwise : compute class-wise ECE (and its test) and the per-class tables.
     ignored : regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are
         accepted and listed in ``Report.options["ignored_options"]``.
     """
     if pset.task != "classification":
         raise ValueError("diagnose_classification needs a classification PredictionSet")
     tables: list[pd.DataFrame] = []
+    verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
     if pset.top_label_only:
@@ -110,25 +168,12 @@ def diagnose_classification(
         rows = classification_rows(pset, mask, n_bins, strategy)
         use_cw = classwise and not rows.top_label_only
 
-        def statistic(w, rows=rows, use_cw=use_cw):
-            return rows.statistics(w, classwise=use_cw)
-
-        def simulate(rng, rows=rows, use_cw=use_cw):
-            return rows.simulate(rng, classwise=use_cw)
-
-        tables.append(
-            metric_rows(
-                statistic,
-                n,
-                simulate,
-                model=model,
-                group=group,
-                n_resamples=n_resamples,
-                n_simulations=n_simulations,
-                level=level,
-                seed=seed,
-            )
-        )
+        values = rows.statistics(None, classwise=use_cw)
+        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
+                                             n_simulations=n_simulations, level=level, alpha=alpha,
+                                             classwise=use_cw, seed=seed)
+        tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
+        verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
     metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)
@@ -139,12 +184,14 @@ def diagnose_classification(
         source=pset.source,
         n_rows=pset.n_rows,
         dropped=pset.dropped.summary(),
+        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options={
             "n_bins": n_bins,
             "strategy": strategy,
             "n_resamples": n_resamples,
             "n_simulations": n_simulations,
             "level": level,
+            "alpha": alpha,
             "seed": seed,
             "layout": pset.layout,
             "top_label_only": pset.top_label_only,

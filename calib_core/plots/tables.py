@@ -1,11 +1,15 @@
 """Display tables derived from a Report's long metric table (pure pandas; no Streamlit).
 
-The dashboard shows each metric with its bootstrap CI and the value a perfectly calibrated
-forecaster with the same predicted distributions would get (Report columns, see
-``calib_core.report``).  :func:`metric_display_table` adds a readable label and a verdict column
-that says whether the observed value lies outside the perfect-calibration range (the central
-``level`` range of the simulated values), i.e. whether the deviation is larger than noise at this N.
-Labels come from the metric registry (:mod:`calib_core.registry`).
+The dashboard shows each metric with its interval, the value a perfectly calibrated forecaster with the same
+predicted distributions would get, and — for calibration statistics — the p-value of the test of "the targets are
+draws from the predicted distributions" with its multiplicity flag (Report columns, see ``calib_core.report``).
+:func:`metric_display_table` adds a readable label (from the metric registry, :mod:`calib_core.registry`), a
+formatted p-value and a ``verdict`` column that says what the test found:
+
+* ``"rejected (Holm)"`` — a statistic of the primary family whose Holm-adjusted p-value is at most α (this is what
+  makes the headline verdict "miscalibrated");
+* ``"flagged (BH)"`` — a secondary statistic flagged by the Benjamini–Hochberg procedure at false-discovery rate α;
+* ``"not significant"`` — tested, not rejected; ``""`` — no test (proper scores, descriptive numbers).
 """
 
 from __future__ import annotations
@@ -17,18 +21,46 @@ import pandas as pd
 
 from ..registry import direction_text, metric, metric_label
 from ..report import ALL
+from ..significance import format_p
 
-__all__ = ["metric_label", "metric_display_table", "comparison_table"]
+__all__ = [
+    "metric_label",
+    "statistic_label",
+    "metric_display_table",
+    "format_p_value",
+    "VERDICT_TEXT",
+    "comparison_table",
+]
+
+#: Statistics of the inference layer that are not registry metrics (members of the classification primary family).
+_EXTRA_LABELS = {
+    "top_bin_gap": "top-bin gap (confidence − accuracy)",
+    "confidence_gap": "mean confidence − accuracy",
+}
+
+VERDICT_TEXT = {"primary": "rejected (Holm)", "secondary": "flagged (BH)"}
+
+
+def statistic_label(key: str) -> str:
+    """Readable label of a metric-table key (registry label, or the inference layer's own statistics)."""
+    return _EXTRA_LABELS.get(key) or metric_label(key)
+
+
+def format_p_value(p: float, se: float = 0.0) -> str:
+    """"0.031 ± 0.004" (Monte-Carlo s.e. when there is one), "< 1e-6", "–" without a test."""
+    if p is None or not np.isfinite(p):
+        return "–"
+    text = format_p(float(p)).replace("p = ", "").replace("p ", "")
+    if se is not None and np.isfinite(se) and se > 0:
+        text += f" ± {se:.1g}"
+    return text
 
 
 def metric_display_table(metrics: pd.DataFrame, model: str | None = None, group: str | None = ALL) -> pd.DataFrame:
     """Metric rows of one model (``None``: all models) and group, ready to display.
 
-    Columns: ``model, metric, label, value, ci_low, ci_high, perfect, perfect_low, perfect_high,
-    verdict``.  ``verdict`` is ``"beyond noise"`` when the value lies outside
-    [perfect_low, perfect_high] (the range a perfectly calibrated forecaster with the same
-    predictions reaches in the simulation), ``"within noise"`` when inside, and ``""`` when that range
-    is degenerate (metrics that depend on the predictions only, e.g. sharpness) or missing.
+    Columns: the Report's (minus ``group``) plus ``label``, ``p_text`` (formatted p-value with its Monte-Carlo
+    s.e.) and ``verdict`` (see the module docstring).
     """
     m = metrics
     if model is not None:
@@ -36,13 +68,16 @@ def metric_display_table(metrics: pd.DataFrame, model: str | None = None, group:
     if group is not None:
         m = m[m["group"] == group]
     out = m.drop(columns=["group"]).reset_index(drop=True).copy()
-    out.insert(2, "label", [metric_label(k) for k in out["metric"]])
-    value = out["value"].to_numpy(dtype=float)
-    lo = out["perfect_low"].to_numpy(dtype=float)
-    hi = out["perfect_high"].to_numpy(dtype=float)
-    informative = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
-    outside = (value < lo) | (value > hi)
-    out["verdict"] = np.where(informative, np.where(outside, "beyond noise", "within noise"), "")
+    out.insert(2, "label", [statistic_label(k) for k in out["metric"]])
+    p = out["p_value"].to_numpy(dtype=float)
+    se = out["p_mc_se"].to_numpy(dtype=float)
+    out["p_text"] = [format_p_value(a, b) for a, b in zip(p, se)]
+    family = out["family"].astype(str).to_numpy()
+    flag = out["flag"].to_numpy(dtype=bool)
+    out["verdict"] = [
+        (VERDICT_TEXT.get(f, "flagged") if hit else "not significant") if np.isfinite(pv) else ""
+        for f, hit, pv in zip(family, flag, p)
+    ]
     return out
 
 

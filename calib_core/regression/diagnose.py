@@ -1,4 +1,6 @@
-"""``diagnose_regression``: every regression diagnostic of a PredictionSet, with CIs and perfect-calibration values.
+"""``diagnose_regression``: every regression diagnostic of a PredictionSet — intervals, perfect-calibration values,
+p-values and one headline verdict per (model, group) from the inference layer
+(:mod:`calib_core.regression.inference`), and the diagram tables.
 
 ``cc.diagnose`` (:mod:`calib_core.api`) hands regression sets here; the classification mirror is
 ``calib_core.classification.diagnose.diagnose_classification``.
@@ -9,12 +11,75 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import significance as sig
 from ..predictions import PredictionSet, iter_subsets
-from ..report import METRIC_COLUMNS, Report, metric_rows
+from ..report import (
+    METRIC_COLUMNS,
+    NOT_TESTED,
+    Report,
+    blank_inference,
+    empty_verdicts,
+    headline_of,
+    inference_metric_rows,
+    verdict_row,
+)
 from .diagrams import regression_diagrams
+from .inference import infer_regression, metric_kind
 from .metrics import Binning, RegressionRows, summary_statistics
 
-__all__ = ["diagnose_regression"]
+__all__ = ["diagnose_regression", "regression_inference"]
+
+
+def regression_inference(
+    rows: RegressionRows,
+    values: dict[str, float],
+    *,
+    model: str,
+    group: str,
+    n_bins: int,
+    binning: Binning,
+    n_resamples: int,
+    n_simulations: int,
+    level: float,
+    alpha: float,
+    seed: int | None,
+) -> tuple[pd.DataFrame | None, dict]:
+    """Tests, intervals and the headline of one (model, group) through :func:`infer_regression`, as a standardised
+    inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row."""
+    n = rows.n
+    if n_resamples <= 0 and n_simulations <= 0:
+        return None, verdict_row(model, group, n, verdict=NOT_TESTED,
+                                 sentence="Not tested (bootstrap and null draws switched off).")
+    res = infer_regression(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                           n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1), level=level,
+                           alpha=alpha, seed=seed)
+    t = res.table.rename(columns={"null_mean": "perfect", "p_value_mc_se": "p_mc_se", "reject": "flag"})
+    t["family"] = t["family"].where(t["family"].isin(["primary", "secondary"]), "")
+    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    if n_simulations <= 0:
+        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
+    p, lead = headline_of(t)
+    return t, verdict_row(model, group, n, verdict=res.verdict, direction=res.direction, p_value=p, lead=lead,
+                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
+                          n_flags=res.n_flags, expected_chance_flags=res.expected_chance_flags)
+
+
+def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,
+                n_blocks: int = 256) -> pd.DataFrame:
+    """RMSE and MAE of point predictions with block-bootstrap percentile intervals (no test: nothing to judge)."""
+    values = {"rmse": float(np.sqrt(np.mean(err * err))), "mae": float(np.mean(np.abs(err)))}
+    inf = None
+    if n_resamples > 0:
+        rng = np.random.default_rng(seed)
+        ids, g = sig.block_ids(err.size, n_blocks, rng)
+        sums = np.stack([np.bincount(ids, minlength=g).astype(float), np.bincount(ids, weights=err * err, minlength=g),
+                         np.bincount(ids, weights=np.abs(err), minlength=g)], axis=1)
+        reps = sig.block_bootstrap_weights(g, n_resamples, rng) @ sums
+        boot = np.stack([np.sqrt(reps[:, 1] / reps[:, 0]), reps[:, 2] / reps[:, 0]], axis=1)
+        lo, hi = sig.percentile_interval(boot, level)
+        how = "percentile bootstrap" + (" (random row blocks)" if g < err.size else "")
+        inf = pd.DataFrame({"ci_low": lo, "ci_high": hi, "interval": [how, how]}, index=["rmse", "mae"])
+    return inference_metric_rows(model, group, values, inf, kinds={"rmse": "descriptive", "mae": "descriptive"})
 
 
 def diagnose_regression(
@@ -23,26 +88,31 @@ def diagnose_regression(
     n_bins: int = 15,
     binning: Binning = "count",
     pit_bins: int = 20,
-    n_resamples: int = 200,
-    n_simulations: int = 50,
+    n_resamples: int = 1000,
+    n_simulations: int = 2000,
     level: float = 0.95,
+    alpha: float = 0.05,
     seed: int | None = 0,
     by_group: bool = True,
     diagrams: bool = True,
 ) -> Report:
-    """Regression diagnostics of every (model, group).
+    """Regression diagnostics of every (model, group): metric table with intervals, perfect-calibration values and
+    p-values, the headline verdicts and the diagram tables.
 
     Parameters
     ----------
     n_bins, binning : Levi σ-bins for ENCE and the reliability diagram (equal-count by default,
         ``"width"`` for netcal's equal-width convention).
     pit_bins : bins of the PIT histogram.
-    n_resamples : bootstrap resamples for the CIs (0 switches CIs off).
-    n_simulations : simulations of a perfectly calibrated forecaster for the reference values
-        (y* ~ F_i; for ensembles the target swapped with a random member, see
-        ``SampleSet.calibrated_draw``; 0 switches them off).
-    level : two-sided level of the CIs and of the reference range.
-    seed : seeds the bootstrap, the simulations and the randomised PIT of ensembles.
+    n_resamples : bootstrap replicates for the intervals (block bootstrap on per-block sums, see
+        :mod:`calib_core.significance`; 0 switches intervals off).
+    n_simulations : null draws of the simulated tests (ENCE, calibration-curve statistics, ensemble coverage; exact
+        tests need none) and of the simulated perfect-calibration values; 0 switches tests, perfect-calibration
+        values and the verdicts off.
+    level : two-sided level of the intervals.
+    alpha : family-wise level of the headline verdict (Holm over the primary family) and false-discovery rate of
+        the secondary flags (Benjamini–Hochberg).
+    seed : seeds the bootstrap, the null draws and the randomised PIT of ensembles.
     by_group : also diagnose each value of the ``group`` column.
     diagrams : compute the diagram tables (``Report.diagrams``).
     """
@@ -50,6 +120,7 @@ def diagnose_regression(
     if pset.task != "regression":
         raise ValueError("diagnose_regression needs a regression PredictionSet")
     tables: list[pd.DataFrame] = []
+    verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
     for model, group, mask in iter_subsets(pset, by_group):
@@ -59,47 +130,20 @@ def diagnose_regression(
             notes.append(f"model {model!r}, group {group!r}: {n} row(s), too few to diagnose")
             continue
         if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
-            point = pset.point[mask]
-            err = y - point
-
-            def point_stat(w, err=err):
-                w = np.ones_like(err) if w is None else w
-                return {
-                    "rmse": float(np.sqrt(np.dot(w, err * err) / w.sum())),
-                    "mae": float(np.dot(w, np.abs(err)) / w.sum()),
-                }
-
-            tables.append(
-                metric_rows(
-                    point_stat, n, None, model=model, group=group, n_resamples=n_resamples, level=level, seed=seed
-                )
-            )
+            err = y - pset.point[mask]
+            tables.append(_point_rows(err, model, group, n_resamples, level, seed))
+            verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
+                                        sentence="Point predictions only: no predicted uncertainty to test."))
             continue
         # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
         dist = pset.dist if mask.all() else pset.dist.take(mask)
         rows = RegressionRows(y, dist, pit_seed=seed)
-
-        def statistic(w, rows=rows):
-            return summary_statistics(rows, w, n_bins=n_bins, binning=binning)
-
-        def simulate(rng, dist=dist, y=y):
-            y_star, dist_star = dist.calibrated_draw(y, rng)
-            sim_rows = RegressionRows(y_star, dist_star, pit_seed=int(rng.integers(2**31)))
-            return summary_statistics(sim_rows, None, n_bins=n_bins, binning=binning)
-
-        tables.append(
-            metric_rows(
-                statistic,
-                n,
-                simulate,
-                model=model,
-                group=group,
-                n_resamples=n_resamples,
-                n_simulations=n_simulations,
-                level=level,
-                seed=seed,
-            )
-        )
+        values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
+        inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins, binning=binning,
+                                         n_resamples=n_resamples, n_simulations=n_simulations, level=level,
+                                         alpha=alpha, seed=seed)
+        tables.append(inference_metric_rows(model, group, values, inf, kinds=_kinds(values)))
+        verdicts.append(head)
         if diagrams:
             figs[(model, group)] = regression_diagrams(
                 rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins, n_resamples=n_resamples, seed=seed
@@ -112,6 +156,7 @@ def diagnose_regression(
         source=pset.source,
         n_rows=pset.n_rows,
         dropped=pset.dropped.summary(),
+        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options={
             "n_bins": n_bins,
             "binning": binning,
@@ -119,8 +164,13 @@ def diagnose_regression(
             "n_resamples": n_resamples,
             "n_simulations": n_simulations,
             "level": level,
+            "alpha": alpha,
             "seed": seed,
             "layout": pset.layout,
             "notes": notes,
         },
     )
+
+
+def _kinds(values) -> dict[str, str]:
+    return {k: metric_kind(k) for k in values}

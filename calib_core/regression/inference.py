@@ -84,7 +84,6 @@ import pandas as pd
 from scipy import special, stats
 from threadpoolctl import threadpool_limits
 
-from .. import registry
 from .. import significance as sig
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf, norm_pdf
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
@@ -100,9 +99,12 @@ __all__ = [
     "DESCRIPTIVE",
 ]
 
-CALIBRATION_STATISTIC = registry.CALIBRATION
-PROPER_SCORE = registry.PROPER
-DESCRIPTIVE = registry.DESCRIPTIVE
+# The metric registry's kinds (``calib_core.registry.KINDS``; tests/test_verdicts_known_answers.py checks that
+# they and :func:`metric_kind` agree with it).  Not imported from it: the registry imports the regression package,
+# whose ``diagnose`` imports this module.
+CALIBRATION_STATISTIC = "calibration statistic"
+PROPER_SCORE = "proper score"
+DESCRIPTIVE = "descriptive"
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
@@ -136,12 +138,8 @@ _SCORE_SAMPLE = 4_000
 
 
 def metric_kind(name: str) -> str:
-    """"calibration statistic", "proper score" or "descriptive" for a regression metric key (the metric
-    registry's ``kind``; keys it does not know are classified by their name)."""
-    try:
-        return registry.metric(name, "regression").kind
-    except KeyError:
-        pass
+    """"calibration statistic", "proper score" or "descriptive" for a regression metric key, by its name (the
+    same as the metric registry's ``kind`` for every registry metric)."""
     if name in _PROPER or name.startswith("interval_score_"):
         return PROPER_SCORE
     if name in _DESCRIPTIVE or name.startswith("width_"):
