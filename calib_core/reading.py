@@ -71,6 +71,7 @@ __all__ = [
     "numeric_values",
     "parse_quantile_level",
     "read_table",
+    "require_valid_rows",
     "resolve_column",
     "row_labels",
     "source_name",
@@ -1026,6 +1027,28 @@ class RowFilter:
         v = values if values.ndim == 2 else values[:, None]
         self.drop(f"{label}: missing value", np.isnan(v).any(axis=1))
         self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
+
+
+def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str]) -> np.ndarray:
+    """The ``keep`` mask of a parser's row bookkeeping, once every check has run.
+
+    Computes the number of rows that passed all checks of ``rows``; when fewer than 2 remain (too few for any
+    metric or calibrator) it raises an :class:`InputError` naming ``source`` and ``columns``, the counts per drop
+    reason and the first 1-based row numbers that were dropped.  Shared by the regression and the classification
+    parsers.
+    """
+    keep = rows.keep
+    n_keep = int(keep.sum())
+    if n_keep < 2:
+        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
+        raise InputError(
+            f"only {n_keep} of {keep.size} row(s) are valid (at least 2 are needed); rows dropped — {summary}",
+            source=source,
+            columns=columns,
+            rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],
+            hint="fix the missing/invalid values listed, or check that the right columns are mapped",
+        )
+    return keep
 
 
 def row_labels(

@@ -54,6 +54,7 @@ from ..reading import (
     normalize_name,
     numeric_block,
     numeric_values,
+    require_valid_rows,
     resolve_column,
     row_labels,
 )
@@ -505,17 +506,8 @@ def parse_classification_frame(
         )
 
     labels = row_labels(frame, cols, src, used, messages)
-    keep = rows.keep
+    keep = require_valid_rows(rows, source=src, columns=used)
     n_keep = int(keep.sum())
-    if n_keep < 2:
-        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
-        raise InputError(
-            f"only {n_keep} of {n} row(s) are valid (at least 2 are needed); rows dropped — {summary}",
-            source=src,
-            columns=used,
-            rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],
-            hint="fix the missing/invalid values listed, or check that the right columns are mapped",
-        )
     if logits is not None:
         logits = logits[keep]
         probs = softmax(logits)

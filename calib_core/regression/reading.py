@@ -52,6 +52,7 @@ from ..reading import (
     name_list,
     numeric_block,
     numeric_values,
+    require_valid_rows,
     row_labels,
 )
 
@@ -345,17 +346,8 @@ def parse_regression_frame(
     feat_cols = find_feature_columns(frame, cols, source=src, exclude=used)
     used += feat_cols
 
-    keep = rows.keep
+    keep = require_valid_rows(rows, source=src, columns=used)
     n_keep = int(keep.sum())
-    if n_keep < 2:
-        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
-        raise InputError(
-            f"only {n_keep} of {n} row(s) are valid (at least 2 are needed); rows dropped — {summary}",
-            source=src,
-            columns=used,
-            rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],
-            hint="fix the missing/invalid values listed, or check that the right columns are mapped",
-        )
 
     y_keep = y[keep]
     dist: Gaussian | QuantileSet | SampleSet | None = None
