@@ -28,15 +28,19 @@ __all__ = [
     "DIAGRAM_RESAMPLES",
     "EvaluationResult",
     "Progress",
+    "TrialLog",
     "LONG_COLUMNS",
     "SUMMARY_COLUMNS",
     "build_result",
+    "first_trial_views",
     "has_split_column",
+    "model_rows",
     "normalise_calibrators",
     "split_mode",
     "split_labels",
     "split_rows",
     "summarise",
+    "trial_count",
     "trial_labels",
     "trial_splits",
 ]
@@ -194,6 +198,21 @@ def has_split_column(pset: PredictionSet) -> bool:
     return bool(np.any(lab == "cal") and np.any(lab == "test"))
 
 
+def model_rows(pset: PredictionSet, model: str) -> np.ndarray:
+    """0-based row positions of ``model`` in the set (every row when the set has no model column)."""
+    return np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+
+
+def trial_count(how: str, repeats: int, messages: list[str]) -> int:
+    """Number of trials of an evaluation: ``max(1, repeats)`` for a random split; a fixed split (``how ==
+    "column"``) gives one trial, and asking for more is noted in ``messages``."""
+    n_trials = max(1, int(repeats))
+    if how == "column" and n_trials > 1:
+        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
+        n_trials = 1
+    return n_trials
+
+
 def trial_labels(
     pset: PredictionSet, how: str, labels: np.ndarray | None, trial: int, seed: int, test_fraction: float
 ) -> np.ndarray:
@@ -203,7 +222,7 @@ def trial_labels(
         return np.char.lower(np.asarray(labels).astype(str))
     out = np.empty(pset.n_rows, dtype=object)
     for model in pset.models():
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+        rows = model_rows(pset, model)
         cal_pos, test_pos = split_rows(rows.size, None, how, trial, seed, test_fraction)
         out[rows[cal_pos]] = "cal"
         out[rows[test_pos]] = "test"
@@ -232,9 +251,8 @@ def trial_splits(
     ``messages``, announced through ``on_skip`` and not yielded.  Shared by the regression and the
     classification evaluation so both draw exactly the same rows.
     """
-    n_all = pset.n_rows
     for model in pset.models():
-        mrows = np.arange(n_all) if pset.model is None else np.flatnonzero(pset.model == model)
+        mrows = model_rows(pset, model)
         for trial in range(n_trials):
             lab = None if labels is None else labels[mrows]
             cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
@@ -246,6 +264,115 @@ def trial_splits(
                     on_skip()
                 continue
             yield model, trial, cal_idx, test_idx
+
+
+class TrialLog:
+    """Bookkeeping of the trial loop of an evaluation, shared by both tasks.
+
+    Collects the long-table rows, the fit timings, the splits, the first trial's fitted estimators (``fitted``:
+    model → name → estimator) and failures (``failed``: (model, name) → exception), appends to ``messages`` and
+    counts progress: ``total`` = models × calibrators × (trials, + 1 for the first-trial diagrams), ``step(text)``
+    advances it by one and calls ``progress(done, total, text)``.  :meth:`result` builds the
+    :class:`EvaluationResult`.
+    """
+
+    def __init__(
+        self,
+        models: Sequence[str],
+        n_calibrators: int,
+        n_trials: int,
+        diagrams: bool,
+        messages: list[str],
+        progress: Progress | None = None,
+    ) -> None:
+        self.n_calibrators = n_calibrators
+        self.total = len(models) * n_calibrators * (n_trials + (1 if diagrams else 0))
+        self.done = 0
+        self.progress = progress
+        self.messages = messages
+        self.rows: list[list[Any]] = []
+        self.timing: list[list[Any]] = []
+        self.splits: list[dict[str, Any]] = []
+        self.fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
+        self.failed: dict[tuple[str, str], Exception] = {}
+
+    def step(self, text: str) -> None:
+        """One unit of work done: advance the count and report ``text``."""
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, text)
+
+    def skip_trial(self) -> None:
+        """A skipped (model, trial): count its calibrators as done without reporting (``on_skip`` of
+        :func:`trial_splits`)."""
+        self.done += self.n_calibrators
+
+    def failure(self, model: str, trial: int, name: str, exc: Exception, text: str) -> None:
+        """Calibrator ``name`` failed on (model, trial): note it in ``messages``, keep the first trial's exception
+        for the diagrams, and step with ``text``."""
+        self.messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+        if trial == 0:
+            self.failed[(model, name)] = exc
+        self.step(text)
+
+    def fitted_in(self, model: str, trial: int, name: str, estimator: Any, seconds: float) -> None:
+        """Calibrator ``name`` was fitted and applied in ``seconds``; the first trial's estimator is kept."""
+        self.timing.append([model, name, trial, seconds])
+        if trial == 0:
+            self.fitted[model][name] = estimator
+
+    def add_values(
+        self, model: str, name: str, trial: int, values: Mapping[str, float], n_cal: int, n_test: int
+    ) -> None:
+        """Long-table rows (one per metric, in the order of ``values``) of one (model, calibrator, trial)."""
+        for metric, value in values.items():
+            self.rows.append([model, name, trial, metric, float(value), int(n_cal), int(n_test)])
+
+    def result(self, **extra: Any) -> EvaluationResult:
+        """The :class:`EvaluationResult` of everything collected (``extra``: the other fields)."""
+        return build_result(self.rows, self.timing, self.splits, self.messages, fitted=self.fitted, **extra)
+
+
+def first_trial_views(
+    pset: PredictionSet,
+    cals: Mapping[str, Any],
+    log: TrialLog,
+    view: Callable[[PredictionSet, np.ndarray, np.ndarray, Any], tuple[dict[str, Any], Any]],
+) -> dict[str, Any]:
+    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
+    calibrator, from the estimators fitted in that trial (``diagrams=True`` of an evaluation).
+
+    For every model whose first trial has calibration and test rows, and every calibrator fitted in it,
+    ``view(sub, rows, test_rel, estimator)`` computes the task's ``(tables, calibrated)``: ``sub`` = the model's
+    rows (``rows``: their positions in ``pset``), ``test_rel`` = positions of the first trial's test rows inside
+    ``sub``, ``estimator`` = the fitted calibrator (None for the uncalibrated baseline).  A calibrator that failed
+    (in the first trial or here) is noted once in ``log.messages``; each (model, calibrator) is one progress step.
+    Returns ``{"diagrams": …, "calibrated": …}`` (model → name → result).
+    """
+    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
+    calibrated: dict[str, dict[str, Any]] = {}
+    first = {s["model"]: s for s in log.splits if s["trial"] == 0}
+    for model in pset.models():
+        diagrams[model], calibrated[model] = {}, {}
+        split = first.get(model)
+        if split is None or split["cal"].size == 0 or split["test"].size == 0:
+            for _ in cals:
+                log.step("diagrams")
+            continue
+        rows = model_rows(pset, model)
+        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
+        sub = pset.take(rows)
+        for name in cals:
+            try:
+                if name not in log.fitted[model]:
+                    raise log.failed.get((model, name)) or RuntimeError("not fitted")
+                diagrams[model][name], calibrated[model][name] = view(sub, rows, test_rel, log.fitted[model][name])
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
+                text = f"{name} (model {model}): diagrams skipped: {exc}"
+                if text not in log.messages:
+                    log.messages.append(text)
+            log.step(f"diagrams · {name}")
+    return {"diagrams": diagrams, "calibrated": calibrated}
 
 
 def build_result(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,9 +37,11 @@ from ..predictions import PredictionSet
 from ..protocol import (
     EvaluationResult,
     Progress,
-    build_result,
+    TrialLog,
+    first_trial_views,
     normalise_calibrators,
     split_mode,
+    trial_count,
     trial_labels,
     trial_splits,
 )
@@ -120,26 +122,12 @@ def evaluate_classification(
         raise KeyError(f"unknown metric(s) {unknown}; available: {list(DEFAULT_CLASSIFICATION_METRICS)}")
     how, labels = split_mode(pset, split)
     messages: list[str] = []
-    n_trials = max(1, int(repeats))
-    if how == "column" and n_trials > 1:
-        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
-        n_trials = 1
+    n_trials = trial_count(how, repeats, messages)
 
     models = pset.models()
-    total = len(models) * len(cals) * (n_trials + (1 if diagrams else 0))
-    done = 0
-    rows: list[list[Any]] = []
-    timing: list[list[Any]] = []
-    splits: list[dict[str, Any]] = []
-    fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
-    failed: dict[tuple[str, str], Exception] = {}
-
-    def skipped() -> None:
-        nonlocal done
-        done += len(cals)
-
+    log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
     for model, trial, cal_idx, test_idx in trial_splits(
-        pset, labels, how, n_trials, seed, test_fraction, splits, messages, on_skip=skipped
+        pset, labels, how, n_trials, seed, test_fraction, log.splits, messages, on_skip=log.skip_trial
     ):
         y_cal, y_test = pset.labels[cal_idx], pset.labels[test_idx]
         for name, cal in cals.items():
@@ -163,83 +151,26 @@ def evaluate_classification(
                     if text not in messages:
                         messages.append(text)
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-                if trial == 0:
-                    failed[(model, name)] = exc
-                done += 1
-                if progress is not None:
-                    progress(done, total, f"{name} failed (trial {trial + 1}/{n_trials})")
+                log.failure(model, trial, name, exc, f"{name} failed (trial {trial + 1}/{n_trials})")
                 continue
-            timing.append([model, name, trial, time.perf_counter() - t0])
-            if trial == 0:
-                fitted[model][name] = est
+            log.fitted_in(model, trial, name, est, time.perf_counter() - t0)
             stats = crow.statistics()
-            for m in wanted:
-                if m in stats:
-                    rows.append([model, name, trial, m, float(stats[m]), int(cal_idx.size), int(test_idx.size)])
-            done += 1
-            if progress is not None:
-                progress(done, total, f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1
-                                                                                   else ""))
+            log.add_values(model, name, trial, {m: stats[m] for m in wanted if m in stats}, cal_idx.size,
+                           test_idx.size)
+            log.step(f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else ""))
 
     views: dict[str, Any] = {}
     if diagrams:
 
-        def step(text: str) -> None:
-            nonlocal done
-            done += 1
-            if progress is not None:
-                progress(done, total, text)
+        def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
+            """Reliability table of the test rows and the calibrated probabilities of every row of one model."""
+            probs = sub.probs if est is None else est.predict_proba(scores[rows])
+            crow = ClassificationRows(sub.labels[test_rel], probs[test_rel], n_bins=n_bins, strategy=strategy)
+            return {"reliability": reliability_of(crow)}, probs
 
-        views = _first_trial_views(pset, cals, splits, fitted, failed, scores, n_bins, strategy, messages, step)
-    return build_result(
-        rows, timing, splits, messages, task="classification", calibrators=list(cals), n_trials=n_trials,
+        views = first_trial_views(pset, cals, log, view)
+    return log.result(
+        task="classification", calibrators=list(cals), n_trials=n_trials,
         split=how, seed=int(seed), test_fraction=float(test_fraction),
-        split_labels=trial_labels(pset, how, labels, 0, seed, test_fraction), fitted=fitted, **views,
+        split_labels=trial_labels(pset, how, labels, 0, seed, test_fraction), **views,
     )
-
-
-def _first_trial_views(
-    pset: PredictionSet,
-    cals: dict[str, Any],
-    splits: list[dict[str, Any]],
-    fitted: dict[str, dict[str, Any]],
-    failed: dict[tuple[str, str], Exception],
-    scores: np.ndarray,
-    n_bins: int,
-    strategy: Strategy,
-    messages: list[str],
-    step: Callable[[str], None],
-) -> dict[str, Any]:
-    """Reliability tables of the first trial's test rows and calibrated probabilities of every row, per model and
-    calibrator, from the estimators fitted in that trial."""
-    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
-    calibrated: dict[str, dict[str, Any]] = {}
-    first = {s["model"]: s for s in splits if s["trial"] == 0}
-    for model in pset.models():
-        diagrams[model], calibrated[model] = {}, {}
-        split = first.get(model)
-        if split is None or split["cal"].size == 0 or split["test"].size == 0:
-            for _ in cals:
-                step("diagrams")
-            continue
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        test_in_rows = np.isin(rows, split["test"])
-        sub = pset.take(rows)
-        for name in cals:
-            try:
-                if name not in fitted[model]:
-                    raise failed.get((model, name)) or RuntimeError("not fitted")
-                est = fitted[model][name]
-                probs = sub.probs if est is None else est.predict_proba(scores[rows])
-                crow = ClassificationRows(
-                    sub.labels[test_in_rows], probs[test_in_rows], n_bins=n_bins, strategy=strategy
-                )
-                diagrams[model][name] = {"reliability": reliability_of(crow)}
-                calibrated[model][name] = probs
-            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
-                text = f"{name} (model {model}): diagrams skipped: {exc}"
-                if text not in messages:
-                    messages.append(text)
-            step(f"diagrams · {name}")
-    return {"diagrams": diagrams, "calibrated": calibrated}

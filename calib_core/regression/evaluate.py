@@ -21,9 +21,11 @@ from ..protocol import (
     DIAGRAM_RESAMPLES,
     EvaluationResult,
     Progress,
-    build_result,
+    TrialLog,
+    first_trial_views,
     normalise_calibrators,
     split_mode,
+    trial_count,
     trial_labels,
     trial_splits,
 )
@@ -117,10 +119,7 @@ def evaluate_regression(
     named, custom = _normalise_metrics(metrics)
     how, labels = split_mode(prediction_set, split)
     messages: list[str] = []
-    n_trials = max(1, int(repeats))
-    if how == "column" and n_trials > 1:
-        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
-        n_trials = 1
+    n_trials = trial_count(how, repeats, messages)
     point_only = prediction_set.dist is None
     if point_only and prediction_set.point is None:
         raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
@@ -129,26 +128,9 @@ def evaluate_regression(
         cals = {k: v for k, v in cals.items() if v is not None}
 
     models = prediction_set.models()
-    total = len(models) * len(cals) * (n_trials + (1 if diagrams else 0))
-    done = 0
-
-    def step(text: str) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
-            progress(done, total, text)
-
-    def skipped() -> None:
-        nonlocal done
-        done += len(cals)
-
-    rows: list[list[Any]] = []
-    timing: list[list[Any]] = []
-    splits: list[dict[str, Any]] = []
-    fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
-    failed: dict[tuple[str, str], Exception] = {}
+    log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
     for model, trial, cal_idx, test_idx in trial_splits(
-        prediction_set, labels, how, n_trials, seed, test_fraction, splits, messages, on_skip=skipped
+        prediction_set, labels, how, n_trials, seed, test_fraction, log.splits, messages, on_skip=log.skip_trial
     ):
         cal_set = prediction_set.take(cal_idx)
         test_set = prediction_set.take(test_idx)
@@ -166,14 +148,9 @@ def evaluate_regression(
                     est.fit(d_cal, y_cal, features=cal_set.features)
                     out = est.transform(d_test, features=test_set.features)
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-                if trial == 0:
-                    failed[(model, name)] = exc
-                step(f"{name} failed · {where}")
+                log.failure(model, trial, name, exc, f"{name} failed · {where}")
                 continue
-            timing.append([model, name, trial, time.perf_counter() - t0])
-            if trial == 0:
-                fitted[model][name] = est
+            log.fitted_in(model, trial, name, est, time.perf_counter() - t0)
             values: dict[str, float] = {}
             if named:
                 stats = summary_statistics(RegressionRows(y_test, out))
@@ -183,58 +160,22 @@ def evaluate_regression(
                     values[m] = stats[m]
             for m, fn in custom.items():
                 values[m] = float(fn(y_test, out))
-            for m, v in values.items():
-                rows.append([model, name, trial, m, float(v), int(cal_idx.size), int(test_idx.size)])
-            step(f"{name} · {where}")
+            log.add_values(model, name, trial, values, cal_idx.size, test_idx.size)
+            log.step(f"{name} · {where}")
 
     first = trial_labels(prediction_set, how, labels, 0, seed, test_fraction)
     views: dict[str, Any] = {}
     if diagrams:
-        views = _first_trial_views(prediction_set, cals, splits, fitted, failed, seed, messages, step)
-    return build_result(
-        rows, timing, splits, messages, task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
-        seed=int(seed), test_fraction=float(test_fraction), split_labels=first, fitted=fitted, **views,
+
+        def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
+            """Diagram tables of the test rows and the calibrated distribution of every row of one model."""
+            base = sub.dist if sub.dist is not None else sub.point
+            dist = sub.dist if est is None else est.transform(base, features=sub.features)
+            rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
+            return regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed), dist
+
+        views = first_trial_views(prediction_set, cals, log, view)
+    return log.result(
+        task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
+        seed=int(seed), test_fraction=float(test_fraction), split_labels=first, **views,
     )
-
-
-def _first_trial_views(
-    pset: PredictionSet,
-    cals: dict[str, Any],
-    splits: list[dict[str, Any]],
-    fitted: dict[str, dict[str, Any]],
-    failed: dict[tuple[str, str], Exception],
-    seed: int,
-    messages: list[str],
-    step: Callable[[str], None],
-) -> dict[str, Any]:
-    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
-    calibrator, from the estimators fitted in that trial."""
-    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
-    calibrated: dict[str, dict[str, Any]] = {}
-    first = {s["model"]: s for s in splits if s["trial"] == 0}
-    for model in pset.models():
-        diagrams[model], calibrated[model] = {}, {}
-        split = first.get(model)
-        if split is None or split["cal"].size == 0 or split["test"].size == 0:
-            for _ in cals:
-                step("diagrams")
-            continue
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
-        sub = pset.take(rows)
-        base = sub.dist if sub.dist is not None else sub.point
-        for name in cals:
-            try:
-                if name not in fitted[model]:
-                    raise failed.get((model, name)) or RuntimeError("not fitted")
-                est = fitted[model][name]
-                dist = sub.dist if est is None else est.transform(base, features=sub.features)
-                rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
-                diagrams[model][name] = regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed)
-                calibrated[model][name] = dist
-            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
-                text = f"{name} (model {model}): diagrams skipped: {exc}"
-                if text not in messages:
-                    messages.append(text)
-            step(f"diagrams · {name}")
-    return {"diagrams": diagrams, "calibrated": calibrated}
