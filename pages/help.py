@@ -131,7 +131,7 @@ errors are heavier-tailed than the forecast says, that belief is itself a miscal
 #### Why a value can sit outside its interval
 The interval is for the **population value** of the statistic (what it would be with infinitely many rows), not
 a range around the observed number. Statistics built from absolute or squared deviations (ENCE, ECE, calibration
-RMSE, KS, UCE) are **biased upward** by noise: even a perfectly calibrated model scores above 0. Their intervals
+RMSE, KS) are **biased upward** by noise: even a perfectly calibrated model scores above 0. Their intervals
 are built around a **debiased** estimate (shown in the *debiased* column) or by the basic bootstrap, which
 corrects the bias — so the plug-in value can lie above its interval, and the *note* says so. Where the test does
 not reject, the interval extends down to 0 (perfect calibration is not excluded). Coverage uses the exact

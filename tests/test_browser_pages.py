@@ -212,11 +212,11 @@ def test_controls_survive_page_switches_and_templates_download(app_page, artifac
 
     nav(page, "Regression")
     box = page.get_by_role("combobox", name="Bootstrap resamples")
-    expect(box).to_have_value("200", timeout=LONG)  # the default for this size
+    expect(box).to_have_value("1000", timeout=LONG)  # the default (the same at every size, issue 12)
     # the first diagnosis may still be drawing: a rerun that lands while the menu is open closes it
     expect(page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first).to_be_visible(timeout=LONG)
     wait_for_app(page)
-    option = page.get_by_role("option", name="100", exact=True)
+    option = page.get_by_role("option", name="500", exact=True)
     for _ in range(3):
         box.click()
         try:
@@ -225,12 +225,13 @@ def test_controls_survive_page_switches_and_templates_download(app_page, artifac
         except Exception:  # menu closed by a late rerun: open it again
             wait_for_app(page)
     option.click()
-    expect(box).to_have_value("100")
+    expect(box).to_have_value("500")
     wait_for_app(page)
     nav(page, "Help")
-    expect(page.get_by_role("tab", name="Regression metrics")).to_be_visible()
+    expect(page.get_by_role("tab", name="Tests and verdicts")).to_be_visible()
+    expect(page.get_by_text("Benjamini–Hochberg").first).to_be_visible()
     wait_for_app(page)
     screenshot(page, artifacts_dir / "help.png")
     nav(page, "Regression")
-    expect(page.get_by_role("combobox", name="Bootstrap resamples")).to_have_value("100", timeout=LONG)
+    expect(page.get_by_role("combobox", name="Bootstrap resamples")).to_have_value("500", timeout=LONG)
     expect(page.get_by_test_id("stException")).to_have_count(0)
