@@ -9,8 +9,10 @@ split R times (CRUDE uses 20 trials) and the summary reports mean ± std over tr
 The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
 "no recalibration" (the base predictions on the same test rows).  The per-task loops live in
 ``calib_core.regression.evaluate`` and ``calib_core.classification.evaluate``; ``cc.evaluate``
-(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits` and build
-their :class:`EvaluationResult` with :func:`build_result`, so the two tasks are split and summarised identically.
+(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits`, keep their
+books (rows, timings, fitted estimators, failures, progress) in a :class:`TrialLog` that builds their
+:class:`EvaluationResult` with :func:`build_result`, and compute the ``diagrams=True`` views with
+:func:`first_trial_views`, so the two tasks are split, recorded and summarised identically.
 """
 
 from __future__ import annotations
