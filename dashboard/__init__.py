@@ -28,7 +28,7 @@ from .display import (
     show_metric_table,
     show_verdicts,
 )
-from .labs import LabPage, lab_index, pit_of_selected_bins
+from .labs import LabPage, column_labels, is_registry_metric, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
 from .state import (
     DEFAULT_CLASSIFICATION_EXAMPLE,
@@ -54,10 +54,10 @@ from .state import (
 
 __all__ = [
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "LabPage", "LinkedSelection",
-    "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "content_token",
-    "current_data", "data_caption", "diagnose_cached", "diagnose_rows", "export_row", "figure", "filter_controls",
-    "init_state",
-    "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
-    "persistent", "pit_of_selected_bins", "record_run_time", "require_data", "set_data", "set_example",
-    "show_metric_table", "show_verdicts", "upload_columns", "upload_limit_mb",
+    "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "column_labels",
+    "content_token", "current_data", "data_caption", "diagnose_cached", "diagnose_rows", "export_row", "figure",
+    "filter_controls", "init_state", "is_registry_metric", "keep_widget_values", "lab_index", "load_example",
+    "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins", "record_run_time",
+    "require_data", "set_data", "set_example", "show_metric_table", "show_verdicts", "upload_columns",
+    "upload_limit_mb",
 ]

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from calib_core import plots
+from calib_core import plots, registry
 from calib_core.labs import LABS, lab
 from calib_core.selection import format_bins, with_selected
 
@@ -92,12 +92,20 @@ class LabPage:
         return {name: self.figure(name, lambda n=name: result.figures()[n]) for name in names}
 
     @staticmethod
-    def table(frame: pd.DataFrame, renames: Mapping[str, str], fmt: str, text: int | Iterable[str] = 1) -> pd.DataFrame:
-        """Show ``frame`` with readable column names and numbers formatted with ``fmt``; ``text`` = the columns
-        left as they are: the first ``text`` ones, or those named.  Returns the renamed frame."""
-        table = frame.rename(columns=dict(renames))
-        names = list(table.columns)
-        numbers = names[text:] if isinstance(text, int) else [c for c in names if c not in set(text)]
+    def table(frame: pd.DataFrame, labels: Mapping[str, str], fmt: str, text: int | Iterable[str] = 1, *,
+              task: str = "regression") -> pd.DataFrame:
+        """Show ``frame`` with readable column names (:func:`column_labels`: the registry's label for a metric of
+        ``task``, the lab's ``labels`` for its own quantities) and numbers formatted with ``fmt``; ``text`` = the
+        columns left as they are: the first ``text`` ones, or those named (by key or label).  Returns the renamed
+        frame."""
+        names = column_labels(frame.columns, labels, task=task)
+        table = frame.rename(columns=names)
+        columns = list(table.columns)
+        if isinstance(text, int):
+            numbers = columns[text:]
+        else:
+            kept = {names.get(c, c) for c in text} | set(text)
+            numbers = [c for c in columns if c not in kept]
         number_table(table, fmt, numbers)
         return table
 
@@ -108,6 +116,25 @@ class LabPage:
         if self.reference_at_end:
             st.caption(f"Reference: {self.lab.reference}.")
         record_run_time(self.started, f"lab_{self.lab.key}")
+
+
+def is_registry_metric(key: str, task: str | None = None) -> bool:
+    """Whether ``key`` is a metric of the registry (of ``task``; None: of either task)."""
+    for t in (task,) if task is not None else registry.TASKS:
+        try:
+            registry.metric(key, t)
+        except KeyError:
+            continue
+        return True
+    return False
+
+
+def column_labels(columns: Iterable[str], labels: Mapping[str, str] | None = None, *,
+                  task: str = "regression") -> dict[str, str]:
+    """{column: readable name}: a metric of the registry gets the registry's label (:func:`registry.metric_label`;
+    a lab never relabels one), any other column the lab's label from ``labels``, else its own name."""
+    labels = dict(labels or {})
+    return {c: registry.metric_label(c, task) if is_registry_metric(c, task) else labels.get(c, c) for c in columns}
 
 
 def pit_of_selected_bins(page: LabPage, prefix: str, result: Any, models: Iterable[str], colors: Mapping[str, str],

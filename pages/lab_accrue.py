@@ -44,7 +44,7 @@ with right:
     ui.chart(figs["errors"], "labac_errors")
 
 page.table(result.metrics, {
-    "median_rel_sigma_error": "median |σ̂ − σ|/σ", "crps": "CRPS", "reliability_score": "RS",
+    "median_rel_sigma_error": "median |σ̂ − σ|/σ",
     "calibration_error": "calibration error (max |ECDF(PIT) − p|)",
 }, "%.4f", text=("method",))
 st.caption(

@@ -56,11 +56,10 @@ with left2:
                "(intervals far too narrow), within large-γ bins in the middle (far too wide).")
 with right2:
     st.markdown("**Numbers**")
-    table = result.metrics.rename(columns={
-        "calibration_rmse": "calibration RMSE", "max_calibration_deviation": "max |p̂ − p| (KS)", "nll": "NLL",
+    table = result.metrics.rename(columns=ui.column_labels(result.metrics.columns, {
         "spearman_scale_abs_y": "Spearman(γ, |y|)", "mean_width": f"mean {result.coverage:.0%} width",
         "coverage": "coverage", "min_bin_coverage": "min coverage over γ-bins",
-        "max_bin_coverage": "max coverage over γ-bins"})
+        "max_bin_coverage": "max coverage over γ-bins"}))
     st.dataframe(table.set_index("model").T, width="stretch",
                  column_config={m: st.column_config.NumberColumn(format="%.3f") for m in models})
     st.caption(

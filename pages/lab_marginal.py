@@ -68,8 +68,6 @@ with right2:
 
 st.subheader("Numbers")
 page.table(result.metrics, {
-    "calibration_rmse": "calibration RMSE", "max_calibration_deviation": "max |p̂ − p| (KS)", "sharpness": "sharpness",
-    "cv": "Cv", "ence": "ENCE", "crps": "CRPS", "nll": "NLL", "rmse": "RMSE",
     "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"}, "%.4g")
 st.caption(
     f"Both KS distances are below the DKW bound {result.dkw_bound:.3f} (α = 1%, N = {result.n:,}): calibration cannot "

@@ -56,9 +56,9 @@ with left2:
 with right2:
     st.markdown("**Numbers**")
     page.table(result.metrics, {
-        "nlpd": "NLPD", "nlpd_paper": "NLPD − ½log 2π (paper)", "reliability": "RS (ACCRUE eq. 8)",
-        "max_calibration_deviation": "max |p̂ − p| (Cal. err.)", "crps": "CRPS"}, "%.4f")
+        "nlpd": "NLPD", "nlpd_paper": "NLPD − ½log 2π (paper)", "reliability": "RS (ACCRUE eq. 8)"},
+        "%.4f")
     st.caption("RS = ∫(Φ(η) − C(η))² dη, the squared distance of the standardised errors' empirical CDF from the "
-               "normal one; max |p̂ − p| is the largest gap of the reliability diagram. CRPS, also a proper score, "
-               "falls along the sequence too.")
+               "normal one; the max deviation (KS) is the largest gap of the reliability diagram. CRPS, also a proper "
+               "score, falls along the sequence too.")
 page.finish(result.metrics)

@@ -77,12 +77,8 @@ with right:
     st.caption("Share of test rows per confidence bin, before and after temperature scaling; dashed = average "
                "confidence, dotted = accuracy (Guo et al. Fig. 1, top row). Their distance is the over-confidence.")
 
-shown_metrics = result.metrics if binary else result.metrics.drop(columns=["ece_top_label"])
-page.table(shown_metrics, {
-    "mean_confidence": "mean confidence", "ece": f"ECE ({semantics})", "ece_top_label": "ECE top-label",
-    "ece_positive": "ECE positive class", "mce": "MCE", "nll": "NLL", "brier": "Brier",
-    "changed_predictions": "predictions changed",
-}, "%.4f", text=("method", "predictions changed"))
+page.table(result.metric_table(), {"changed_predictions": "predictions changed"}, "%.4f",
+           text=("method", "changed_predictions"), task="classification")
 st.caption(
     f"{result.dataset}: calibrators fitted on {result.n_cal} held-out rows, scored on {result.n_test} others; "
     f"ECE and MCE with M = {result.n_bins} equal-width bins ((m−1)/M, m/M]."

@@ -14,6 +14,7 @@ from numpy.testing import assert_allclose
 
 import calib_core as cc
 from calib_core import examples
+from calib_core import registry as reg
 from calib_core.classification import metrics as cm
 from calib_core.labs.accrue import CRPSOnlySigma, run_accrue
 from calib_core.labs.quantile_reg import run_quantile_reg
@@ -206,3 +207,23 @@ def test_temperature_lab_binary_semantics(seed):
         assert cm.ece(y.astype(int), p, n_bins=m) <= cm.ece(y.astype(int), p, n_bins=m, target="positive") + 1e-12
     with pytest.raises(ValueError, match="binary"):
         run_temperature(DATASETS[0], target="positive")
+
+
+@pytest.mark.parametrize("dataset, target", [(DATASETS[0], "top_label"), (DATASETS[1], "top_label"),
+                                             (DATASETS[1], "positive")])
+def test_temperature_lab_metric_table_uses_registry_keys(dataset, target):
+    """The lab's table (metric_table) names every metric by its registry key with the registry's semantics —
+    ``ece``/``mce`` top-label, ``ece_positive``/``mce_positive`` positive-class — and shows no ECE twice."""
+    r = run_temperature(dataset, target=target)
+    table = r.metric_table().set_index("method")
+    metric_columns = [c for c in table.columns if c != "changed_predictions"]
+    assert set(metric_columns) <= set(reg.metric_keys("classification"))
+    assert len(set(table.columns)) == len(table.columns)
+    for method in table.index:
+        assert table.loc[method, "ece"] == r.value(method, "ece_top_label")
+        if target == "positive":
+            assert table.loc[method, "ece_positive"] == r.value(method, "ece")
+            assert table.loc[method, "mce_positive"] == r.value(method, "mce")
+        else:
+            assert table.loc[method, "mce"] == r.value(method, "mce")
+    assert ("ece_positive" in table.columns) == (dataset == DATASETS[1])

@@ -67,6 +67,14 @@ class TemperatureLabResult:
         """One number of the metric table."""
         return float(self.metrics.set_index("method").loc[method, metric])
 
+    def metric_table(self) -> pd.DataFrame:
+        """:attr:`metrics` under the metric registry's keys, no column twice: ``ece`` / ``mce`` top-label and
+        ``ece_positive`` / ``mce_positive`` positive-class (with ``target="positive"`` the chosen ECE and MCE are
+        the positive-class ones and move there; ``ece_top_label`` becomes ``ece``)."""
+        if self.target == "positive":
+            return self.metrics.drop(columns=["ece"]).rename(columns={"ece_top_label": "ece", "mce": "mce_positive"})
+        return self.metrics.drop(columns=["ece_top_label"])
+
     def figures(self) -> dict:
         """Reliability diagrams before/after temperature scaling, their confidence histograms (Guo et al. Fig. 1)
         and ECE against M."""
