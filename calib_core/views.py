@@ -221,7 +221,7 @@ def metric_table(
     keep_model: bool = False,
 ) -> pd.DataFrame:
     """Display table: metric, value (and its debiased estimate where there is one), interval, perfect-calibration
-    value, p-value (± its Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test name and note (+ model if
+    value, p-value (± its Monte-Carlo s.e. where that matters, see :func:`calib_core.plots.p_value_cell`), verdict of the test (Holm / BH flag), test name and note (+ model if
     several).
 
     ``keys`` picks and orders metrics (statistics of the inference layer that are not registry metrics, e.g. the
@@ -245,7 +245,7 @@ def metric_table(
             "debiased": t["debiased"].to_numpy(dtype=float),
             f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
             "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
-            "p-value": t["p_text"].to_numpy(),
+            "p-value": [plots.p_value_cell(a, b) for a, b in zip(t["p_value"], t["p_mc_se"])],
             "verdict": t["verdict"].to_numpy(),
             "test": t["test"].to_numpy(),
             "note": t["note"].to_numpy(),

@@ -47,22 +47,31 @@ def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = 
                  **kwargs)
 
 
+#: Number columns of a metric table that are missing for some metrics (no debiased estimate, no
+#: perfect-calibration value): shown as right-aligned text, an empty cell where there is no number (a NaN in a
+#: NumberColumn reads "None").
+SPARSE_NUMBER_COLUMNS = ("debiased", "perfectly calibrated")
+
 METRIC_COLUMN_CONFIG = {
-    "value": st.column_config.NumberColumn(format="%.4g"),
-    "debiased": st.column_config.NumberColumn(
-        format="%.4g", help="Bias-corrected estimate where the plug-in value is biased upward by noise (ENCE, ECE, …)"
+    "value": st.column_config.NumberColumn(format="%.4g", width=80),
+    "debiased": st.column_config.TextColumn(
+        width=80, alignment="right",
+        help="Bias-corrected estimate where the plug-in value is biased upward by noise (ENCE, ECE, …)",
     ),
-    "selection": st.column_config.NumberColumn(format="%.4g", help="The metric on the selected rows only"),
-    "all rows": st.column_config.NumberColumn(format="%.4g", help="The metric on all rows (no selection)"),
-    "perfectly calibrated": st.column_config.NumberColumn(
-        format="%.4g", help="What a perfectly calibrated forecaster with the same predictions gets on average at this "
+    "selection": st.column_config.NumberColumn(format="%.4g", width=80, help="The metric on the selected rows only"),
+    "all rows": st.column_config.NumberColumn(format="%.4g", width=80, help="The metric on all rows (no selection)"),
+    "perfectly calibrated": st.column_config.TextColumn(
+        width=100, alignment="right",
+        help="What a perfectly calibrated forecaster with the same predictions gets on average at this "
         "N (exact expectation where known, else simulated)"
     ),
     "p-value": st.column_config.TextColumn(
+        width=100, alignment="right",
         help="p-value of the test of “the targets are draws from the predicted distributions” (± its Monte-Carlo "
-        "standard error when simulated)"
+        "standard error when simulated and close enough to 5% to matter; the CSV export has it for every row)"
     ),
     "verdict": st.column_config.TextColumn(
+        width=125,
         help="rejected (Holm): a primary test rejected at family-wise 5% — the headline says miscalibrated; "
         "flagged (BH): a secondary statistic flagged at false-discovery rate 5%; empty: no test (scores, "
         "descriptive numbers). See Help."
@@ -72,16 +81,29 @@ METRIC_COLUMN_CONFIG = {
 }
 
 
+def number_text(values: Iterable[Any]) -> list[str]:
+    """4 significant digits (as the ``%.4g`` number columns), an empty string for a missing value."""
+    return ["" if v is None or pd.isna(v) else f"{float(v):.4g}" for v in values]
+
+
 def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_help: str) -> None:
-    """A metric table of ``calib_core.views.metric_table`` with number formats and column help
-    (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``)."""
+    """A metric table of ``calib_core.views.metric_table`` with number formats, column widths and help
+    (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``).  The sparse number columns
+    (:data:`SPARSE_NUMBER_COLUMNS`) are shown as text with an empty cell where a metric has no such number."""
     config = dict(METRIC_COLUMN_CONFIG)
     text_columns = {"verdict", "p-value", "test", "note"}
     for name, text in column_help.items():
         column = name.replace("_", " ")
-        config[column] = (st.column_config.TextColumn(help=text) if column in text_columns
-                          else st.column_config.NumberColumn(format="%.4g", help=text))
-    st.dataframe(table, hide_index=True, width="stretch", height=height, column_config=config)
+        if column in config:
+            config[column] = {**config[column], "help": text}
+        else:
+            config[column] = (st.column_config.TextColumn(help=text) if column in text_columns
+                              else st.column_config.NumberColumn(format="%.4g", help=text))
+    shown = table.copy()
+    for column in SPARSE_NUMBER_COLUMNS:
+        if column in shown.columns:
+            shown[column] = number_text(shown[column])
+    st.dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
 
 
 def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:

@@ -45,6 +45,14 @@ def test_home_shows_metric_table_with_ci_and_perfect_values(home):
     # the example is over-confident: its z spread is far beyond what a calibrated model shows at N = 442 — the
     # std z test of the primary family rejects, and the sentence above the table says so (issue 12)
     assert table.set_index("metric").loc["std z", "verdict"] == "rejected (Holm)"
+    # metrics without a debiased estimate or a perfect-calibration value show an empty cell, never "None"/"nan"
+    by_metric = table.set_index("metric")
+    for column in ("debiased", "perfectly calibrated"):
+        cells = table[column].astype(str)
+        assert not cells.isin(["None", "nan", "NaN", "<NA>"]).any(), (column, list(cells))
+    assert by_metric.loc["RMSE", "debiased"] == "" and by_metric.loc["RMSE", "perfectly calibrated"] == ""
+    assert float(by_metric.loc["ENCE (Levi)", "debiased"]) < ence["value"]
+    assert by_metric.loc["ENCE (Levi)", "p-value"] == "5.0e-4"  # the Monte-Carlo floor, no ± s.e. in the cell
     assert any(w.value.startswith("Over-confident") for w in home.warning), [w.value for w in home.warning]
 
 

@@ -347,6 +347,11 @@ def test_metric_display_table_verdicts_and_labels():
     assert list(t["metric"]) == ["ence", "nll", "sharpness", "coverage_90", "calibration_rmse"]
     assert list(t["verdict"]) == ["rejected (Holm)", "", "", "not significant", "flagged (BH)"]
     assert list(t["p_text"]) == ["< 1e-6", "–", "–", "0.20", "0.01 ± 0.002"]
+    # table cells: the Monte-Carlo s.e. only where p ± 2 s.e. reaches across 5%
+    assert plots.p_value_cell(0.01, 0.002) == "0.01"
+    assert plots.p_value_cell(0.049, 0.005) == "0.049 ± 0.005"
+    assert plots.p_value_cell(1 / 2001, 1 / 2001) == "5.0e-4"  # the Monte-Carlo floor: far from 5%
+    assert plots.p_value_cell(float("nan"), float("nan")) == "–" and plots.p_value_cell(1e-8, 0.0) == "< 1e-6"
     assert list(t["label"]) == ["ENCE (Levi)", "NLL", "sharpness √mean σ²", "coverage 90%", "calibration RMSE"]
     assert len(plots.metric_display_table(metrics, model=None)) == 6
     assert len(plots.metric_display_table(metrics, model="m", group=None)) == 6

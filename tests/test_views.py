@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import pytest
 
 import calib_core as cc
-from calib_core import templates, views
+from calib_core import plots, templates, views
 from calib_core.selection import (
     class_breakdown,
     confidence_row_bins,
@@ -146,6 +146,22 @@ def test_metric_table(report, multi):
     no_reference = cc.diagnose(multi, n_resamples=0, n_simulations=0, seed=0).metrics
     assert list(views.metric_table(no_reference).columns) == ["model", "metric", "value", "95% CI"]
     assert views.format_number(float("nan")) == "–" and views.format_number(1234567.0) == "1.235e+06"
+
+
+def test_metric_table_cells(multi):
+    """Interval text only where there is no interval, short p-values, verdict words as in the display table."""
+    metrics = cc.diagnose(multi, n_resamples=30, n_simulations=200, seed=0).metrics
+    t = views.metric_table(metrics)
+    d = plots.metric_display_table(metrics)
+    has_ci = (np.isfinite(d["ci_low"].to_numpy(dtype=float)) & np.isfinite(d["ci_high"].to_numpy(dtype=float)))
+    assert has_ci.any() and not (t["95% CI"][has_ci] == "[–, –]").any()
+    assert (t["95% CI"][~has_ci] == "[–, –]").all()
+    simulated = np.isfinite(d["p_mc_se"].to_numpy(dtype=float)) & (d["p_mc_se"].to_numpy(dtype=float) > 0)
+    assert simulated.any()
+    for cell, p, se in zip(t["p-value"], d["p_value"], d["p_mc_se"]):
+        assert cell == plots.p_value_cell(p, se) and len(cell) <= 14
+        assert ("±" in cell) == (np.isfinite(se) and se > 0 and abs(p - 0.05) <= 2 * se)
+    assert set(t["verdict"]) <= {"rejected (Holm)", "flagged (BH)", "not significant", ""}
 
 
 def test_selection_vs_all(report):

@@ -21,7 +21,7 @@ from .regression import (
     qq_figure,
     z_histogram_figure,
 )
-from .tables import comparison_table, metric_display_table, metric_label
+from .tables import comparison_table, metric_display_table, metric_label, p_value_cell
 
 __all__ = [
     "PALETTE",
@@ -35,6 +35,7 @@ __all__ = [
     "levi_figure",
     "mark_selected",
     "metric_display_table",
+    "p_value_cell",
     "metric_label",
     "model_colors",
     "per_class_reliability_figure",

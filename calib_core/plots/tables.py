@@ -28,6 +28,7 @@ __all__ = [
     "statistic_label",
     "metric_display_table",
     "format_p_value",
+    "p_value_cell",
     "VERDICT_TEXT",
     "comparison_table",
 ]
@@ -54,6 +55,14 @@ def format_p_value(p: float, se: float = 0.0) -> str:
     if se is not None and np.isfinite(se) and se > 0:
         text += f" ± {se:.1g}"
     return text
+
+
+def p_value_cell(p: float, se: float = 0.0, alpha: float = 0.05) -> str:
+    """Short p-value for a table cell: like :func:`format_p_value`, with the Monte-Carlo s.e. only where it
+    matters — where p ± 2 s.e. reaches across ``alpha`` (e.g. "5.0e-4" at the Monte-Carlo floor, "0.049 ± 0.006")."""
+    if p is None or se is None or not (np.isfinite(p) and np.isfinite(se)) or abs(float(p) - alpha) > 2 * float(se):
+        se = 0.0
+    return format_p_value(p, se)
 
 
 def metric_display_table(metrics: pd.DataFrame, model: str | None = None, group: str | None = ALL) -> pd.DataFrame:
