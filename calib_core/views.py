@@ -221,8 +221,8 @@ def metric_table(
     keep_model: bool = False,
 ) -> pd.DataFrame:
     """Display table: metric, value (and its debiased estimate where there is one), interval, perfect-calibration
-    value, p-value (± its Monte-Carlo s.e. where that matters, see :func:`calib_core.plots.p_value_cell`), verdict of the test (Holm / BH flag), test name and note (+ model if
-    several).
+    value, p-value (± its Monte-Carlo s.e. where that matters, see :func:`calib_core.plots.p_value_cell`),
+    verdict of the test (Holm / BH flag), test name and note (+ model if several).
 
     ``keys`` picks and orders metrics (statistics of the inference layer that are not registry metrics, e.g. the
     top-bin gap, follow the keys); ``compact`` drops the test name and note columns (narrow layouts);
