@@ -53,25 +53,28 @@ def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = 
 SPARSE_NUMBER_COLUMNS = ("debiased", "perfectly calibrated")
 
 METRIC_COLUMN_CONFIG = {
-    "value": st.column_config.NumberColumn(format="%.4g", width=80),
+    # model and metric stay in view when a wide table (selection vs all rows, several models) scrolls sideways
+    "model": st.column_config.TextColumn(pinned=True),
+    "metric": st.column_config.TextColumn(pinned=True),
+    "value": st.column_config.NumberColumn(format="%.4g", width=72),
     "debiased": st.column_config.TextColumn(
-        width=80, alignment="right",
+        width=72, alignment="right",
         help="Bias-corrected estimate where the plug-in value is biased upward by noise (ENCE, ECE, …)",
     ),
-    "selection": st.column_config.NumberColumn(format="%.4g", width=80, help="The metric on the selected rows only"),
-    "all rows": st.column_config.NumberColumn(format="%.4g", width=80, help="The metric on all rows (no selection)"),
+    "selection": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on the selected rows only"),
+    "all rows": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on all rows (no selection)"),
     "perfectly calibrated": st.column_config.TextColumn(
-        width=100, alignment="right",
+        width=130, alignment="right",
         help="What a perfectly calibrated forecaster with the same predictions gets on average at this "
         "N (exact expectation where known, else simulated)"
     ),
     "p-value": st.column_config.TextColumn(
-        width=100, alignment="right",
+        width=95, alignment="right",
         help="p-value of the test of “the targets are draws from the predicted distributions” (± its Monte-Carlo "
         "standard error when simulated and close enough to 5% to matter; the CSV export has it for every row)"
     ),
     "verdict": st.column_config.TextColumn(
-        width=125,
+        width=135,
         help="rejected (Holm): a primary test rejected at family-wise 5% — the headline says miscalibrated; "
         "flagged (BH): a secondary statistic flagged at false-discovery rate 5%; empty: no test (scores, "
         "descriptive numbers). See Help."
