@@ -14,7 +14,7 @@ Pages use it as ``import dashboard as ui``.  Pure tables, decisions and texts ar
 
 from __future__ import annotations
 
-from .cache import cached, diagnose_cached, figure
+from .cache import cached, diagnose_cached, figure, warm_up_core
 from .display import (
     METRIC_COLUMN_CONFIG,
     SELECT_MODES,
@@ -59,5 +59,5 @@ __all__ = [
     "filter_controls", "init_state", "is_registry_metric", "keep_widget_values", "lab_index", "load_example",
     "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins", "record_run_time",
     "require_data", "set_data", "set_example", "show_metric_table", "show_verdicts", "upload_columns",
-    "upload_limit_mb",
+    "upload_limit_mb", "warm_up_core",
 ]

@@ -8,12 +8,14 @@ so hashing the data would give stale hits.  Figures are shared through ``st.cach
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 import calib_core as cc
+from calib_core.regression.inference import warm_up
 
 
 @st.cache_data(max_entries=64, show_spinner="Diagnosing (tests, intervals and verdicts)…")
@@ -49,3 +51,13 @@ def cached(function: Callable[..., Any], *, max_entries: int = 16, spinner: str 
     if key not in _CACHED:
         _CACHED[key] = st.cache_data(max_entries=max_entries, show_spinner=spinner)(function)
     return _CACHED[key]
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up_core() -> threading.Thread:
+    """Once per server process: build the core's N-only null tables in a background thread
+    (:func:`calib_core.regression.inference.warm_up`, about 0.5 s), so that the first diagnosis a user asks
+    for does not pay for them.  Returns the (daemon) thread; ``join()`` it to wait."""
+    thread = threading.Thread(target=warm_up, name="calibration-lab-warm-up", daemon=True)
+    thread.start()
+    return thread

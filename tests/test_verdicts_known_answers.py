@@ -112,3 +112,17 @@ def test_regression_metric_kinds_agree_with_the_registry():
     report = cc.diagnose(examples.levi_synthetic(n=400), diagrams=False, n_resamples=50, n_simulations=100)
     for key, kind in zip(report.metrics["metric"], report.metrics["kind"]):
         assert kind == registry.metric(key, "regression").kind, key
+
+
+def test_warm_up_builds_the_n_only_null_tables_the_first_diagnosis_reads():
+    """regression.inference.warm_up (run by the dashboard at server start) fills the cache that a diagnosis above
+    2,000 rows reads: after it, diagnosing 5,000 rows builds no new N-only table."""
+    from calib_core.regression import inference as ri
+
+    ri._n_only_table.cache_clear()
+    ri.warm_up()
+    built = ri._n_only_table.cache_info().currsize
+    assert built == 2
+    cc.diagnose(examples.levi_synthetic(n=2_500), by_group=False, n_resamples=50, n_simulations=200)
+    info = ri._n_only_table.cache_info()
+    assert info.currsize == built and info.hits >= 1

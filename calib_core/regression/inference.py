@@ -92,6 +92,7 @@ __all__ = [
     "InferenceResult",
     "infer_regression",
     "metric_kind",
+    "warm_up",
     "PRIMARY",
     "INFERENCE_COLUMNS",
     "CALIBRATION_STATISTIC",
@@ -375,6 +376,19 @@ def _n_only_table(n: int, draws: int = _TABLE_DRAWS) -> dict[str, np.ndarray]:
         for key, val in _pit_curve_stats(u).items():
             out.setdefault(key, []).append(val)
     return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def warm_up() -> None:
+    """Build the N-only null tables that every diagnosis above N = 2,000 rows reads, ahead of the first one.
+
+    The calibration-curve statistics of a continuous PIT (miscalibration area, PIT entropy, reliability score)
+    have nulls that depend on N only: uniform PITs are simulated once at N = 1,000 and N = 2,000
+    (2,000 sorted draws each, about 0.5 s) and extrapolated to larger N (:func:`_n_only_null`).  Both tables
+    are cached for the process; calling this at server start (the dashboard does, in a background thread)
+    keeps that cost out of the user's first diagnosis.  Idempotent and thread-safe (``functools.lru_cache``).
+    """
+    _n_only_table(_TABLE_MAX_N // 2)
+    _n_only_table(_TABLE_MAX_N)
 
 
 def _n_only_null(name: str, n: int) -> tuple[np.ndarray, str]:
