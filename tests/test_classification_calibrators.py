@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from peers import require_peer
 from scipy import optimize, special
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
@@ -116,7 +117,7 @@ def test_temperature_on_float32_input_works_unlike_netcal():
     q = ours32.predict_proba(p32)
     assert q.dtype == np.float64
     assert cm.ece(y, q) < cm.ece(y, p32) / 2
-    netcal_scaling = pytest.importorskip("netcal.scaling")
+    netcal_scaling = require_peer("netcal.scaling")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         nc = netcal_scaling.TemperatureScaling()
@@ -165,7 +166,7 @@ def test_linear_scaling_gradient_is_exact(diagonal, l2):
 
 
 def test_vector_scaling_matches_netcal_logistic_calibration_on_float64():
-    netcal_scaling = pytest.importorskip("netcal.scaling")
+    netcal_scaling = require_peer("netcal.scaling")
     rng = np.random.default_rng(9)
     n, k = 3000, 5
     z = rng.normal(size=(n, k)) * 2

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from peers import require_peer
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, log_loss
 
@@ -88,7 +89,7 @@ def test_bin_edge_convention_guo_vs_netcal():
 
 
 def test_ece_equals_netcal_both_layouts():
-    netcal_metrics = pytest.importorskip("netcal.metrics")
+    netcal_metrics = require_peer("netcal.metrics")
     y, p, _ = _random_set(3, 4000, 7)
     rng = np.random.default_rng(5)
     pb = rng.beta(2, 2, size=4000)

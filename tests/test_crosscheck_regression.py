@@ -1,7 +1,8 @@
 """Cross-checks of the regression core against other people's implementations (issue 2, point 6).
 
-Peers (pinned in requirements-dev.txt): uncertainty-toolbox 0.1.1, netcal 1.4.0, properscoring 0.1,
-scoringrules 0.10.  Agreement is to 1e-9 relative.  Where a peer uses another convention, the
+Peers (pinned in requirements-dev.txt; netcal, optional, in requirements-netcal.txt): uncertainty-toolbox 0.1.1,
+netcal 1.4.0, properscoring 0.1, scoringrules 0.10.
+Agreement is to 1e-9 relative.  Where a peer uses another convention, the
 difference is stated next to the test and our switchable option reproduces the peer:
 
 * uncertainty-toolbox calibrates over ``np.linspace(0, 1, 100)`` (100 levels including 0 and 1) with
@@ -32,9 +33,8 @@ from calib_core.regression import metrics as rm
 ut = pytest.importorskip("uncertainty_toolbox")
 ps = pytest.importorskip("properscoring")
 sr = pytest.importorskip("scoringrules")
-netcal_metrics = pytest.importorskip("netcal.metrics")
-netcal_regression = pytest.importorskip("netcal.regression")
 
+from peers import require_peer  # noqa: E402
 from uncertainty_toolbox import metrics_calibration as utc  # noqa: E402
 from uncertainty_toolbox import metrics_scoring_rule as uts  # noqa: E402
 
@@ -135,6 +135,16 @@ def test_ut_scores(case):
 # =============================================================================================
 
 
+@pytest.fixture(scope="module")
+def netcal_metrics():
+    return require_peer("netcal.metrics")
+
+
+@pytest.fixture(scope="module")
+def netcal_regression():
+    return require_peer("netcal.regression")
+
+
 def _netcal(metric, *args, **kwargs) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -143,7 +153,7 @@ def _netcal(metric, *args, **kwargs) -> float:
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("bins", [10, 4, 15])
-def test_netcal_ence_equal_width_convention(case, bins):
+def test_netcal_ence_equal_width_convention(case, bins, netcal_metrics):
     y, mu, sigma = gaussian_data(seed=5, **case)
     dist = cc.Gaussian(mu, sigma)
     theirs = _netcal(netcal_metrics.ENCE(bins=bins), (mu, sigma), y, kind="meanstd")
@@ -154,7 +164,7 @@ def test_netcal_ence_equal_width_convention(case, bins):
         assert abs(rm.ence(y, dist) - theirs) > 1e-6
 
 
-def test_netcal_ence_with_empty_bins_averages_non_empty_ones():
+def test_netcal_ence_with_empty_bins_averages_non_empty_ones(netcal_metrics):
     """A heavy right tail of σ leaves equal-width bins empty: both average over the non-empty bins."""
     y, mu, sigma = gaussian_data(n=600, seed=6)
     sigma = sigma.copy()
@@ -167,7 +177,7 @@ def test_netcal_ence_with_empty_bins_averages_non_empty_ones():
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_netcal_uce_rebuilt_from_our_binning_engine(case):
+def test_netcal_uce_rebuilt_from_our_binning_engine(case, netcal_metrics):
     """UCE = Σ_b n_b/N |MSE_b − MV_b| over 10 equal-width bins *of the variance* (netcal's convention)."""
     y, mu, sigma = gaussian_data(seed=7, **case)
     rows = rm.RegressionRows(y, cc.Gaussian(mu, sigma))
@@ -188,14 +198,14 @@ def test_netcal_uce_rebuilt_from_our_binning_engine(case):
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_netcal_nll(case):
+def test_netcal_nll(case, netcal_metrics):
     y, mu, sigma = gaussian_data(seed=8, **case)
     theirs = _netcal(netcal_metrics.NLL(), (mu, sigma), y, kind="meanstd")
     assert rm.nll(y, cc.Gaussian(mu, sigma)) == pytest.approx(theirs, rel=REL)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_netcal_variance_scaling_factor_is_closed_form(case):
+def test_netcal_variance_scaling_factor_is_closed_form(case, netcal_regression):
     """Levi eq. 12: s² = mean(z²) is the exact NLL minimiser; netcal's VarianceScaling fits the same s."""
     y, mu, sigma = gaussian_data(seed=9, **case)
     rows = rm.RegressionRows(y, cc.Gaussian(mu, sigma))

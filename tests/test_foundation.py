@@ -46,8 +46,9 @@ def test_ci_script_is_strict_and_ordered():
         return hits[0]
 
     order = [
-        first(r"pip install torch==2\.13\.0"),
         first(r"pip install -r requirements-dev\.txt"),
+        first(r"pip install torch==2\.13\.0"),
+        first(r"pip install -r requirements-netcal\.txt"),
         first(r"apt-get .*update"),
         first(r"apt-get .*install -y chromium"),
         first(r"^ruff check \.$"),

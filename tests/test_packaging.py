@@ -40,7 +40,16 @@ def test_pyproject_dependencies_are_the_pins_of_requirements_txt():
 def test_crosscheck_extra_has_the_pins_of_requirements_dev_txt():
     extra = set(PYPROJECT["project"]["optional-dependencies"]["crosscheck"])
     assert extra <= _requirements(REPO / "requirements-dev.txt")
-    assert {pin.split("==")[0] for pin in extra} == {"netcal", "uncertainty-toolbox", "properscoring", "scoringrules"}
+    assert {pin.split("==")[0] for pin in extra} == {"uncertainty-toolbox", "properscoring", "scoringrules"}
+
+
+def test_netcal_extra_has_the_pins_of_requirements_netcal_txt_and_dev_requirements_pull_no_torch():
+    extra = set(PYPROJECT["project"]["optional-dependencies"]["netcal"])
+    assert extra == _requirements(REPO / "requirements-netcal.txt")
+    assert {pin.split("==")[0] for pin in extra} == {"torch", "netcal"}
+    # the README's test command must not pull torch (a multi-GB CUDA build on an ordinary machine)
+    dev = {pin.split("==")[0] for pin in _requirements(REPO / "requirements-dev.txt")}
+    assert not dev & {"torch", "netcal"}
 
 
 def test_pyproject_lists_every_package_of_the_checkout():
@@ -180,3 +189,15 @@ def test_fresh_venv_install_gives_the_package_and_both_commands(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # nothing of the group is left
     print(f"fresh-venv install {t_install:.0f} s, whole test {time.perf_counter() - t0:.0f} s")
+
+
+def test_a_missing_optional_peer_is_a_skip_with_the_install_command_and_an_error_under_ci(monkeypatch):
+    from peers import require_peer
+
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="requirements-netcal.txt"):
+        require_peer("netcal.no_such_module_here")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true"):
+        require_peer("netcal.no_such_module_here")
+    assert require_peer("numpy").__name__ == "numpy"
