@@ -236,7 +236,7 @@ def test_running_server_refuses_an_upload_without_the_xsrf_token(streamlit_url):
 PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*(\[[A-Za-z0-9_,\-]+\])?==[A-Za-z0-9.+!\-]+(\s*;.*)?$")
 
 
-@pytest.mark.parametrize("name", ["requirements.txt", "requirements-dev.txt"])
+@pytest.mark.parametrize("name", ["requirements.txt", "requirements-dev.txt", "requirements-netcal.txt"])
 def test_requirements_are_pinned(name):
     lines = [ln.split(" #")[0].strip() for ln in (ROOT / name).read_text(encoding="utf-8").splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("#")]
