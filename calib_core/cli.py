@@ -11,7 +11,12 @@
     ``samples``/``probs``/``logits``/``features`` with ``|`` between names, e.g. ``samples=m1|m2|m3``; quantile columns
     as ``q0.05=lo``; ``role=`` leaves a role unused).  Bad input (unreadable file, missing columns, …) prints the
     loader's message — file, column, rows, what to do — and exits with code 2, never with a traceback; an unexpected
-    internal error exits with code 1 (``--traceback`` shows it).
+    internal error exits with code 1 (``--traceback`` shows it).  Options are checked first, each message naming
+    the option (``--pit-bins must be at least 2, got 0``); the loader's hints are given in command-line words
+    (``--columns label=<column>``).  No input is ever overwritten: an output path equal to an input file is
+    refused, and so is an existing file that is not what this command writes there (not HTML for ``--out``,
+    another header for a CSV output) unless ``--force`` is given.  NumPy's numerical warnings (overflow, invalid
+    values from extreme rows) become one note in the report and on stdout instead of a flood on stderr.
 
 ``python -m calib_core evaluate FILE --calibrators "std scaling" CRUDE --repeats 20 [--out comparison.html]``
     The Recalibrate page without a browser: ``cc.evaluate`` (every calibrator fitted on calibration rows, scored on
@@ -31,8 +36,14 @@ package never imports).
 from __future__ import annotations
 
 import argparse
+import ast
+import os
+import re
 import sys
-from collections.abc import Sequence
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +67,7 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-_LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles"}
+_LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles", "classes"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -159,6 +170,8 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--renormalize", action="store_true",
                      help="classification: renormalise probability rows that do not sum to 1")
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
+    rep.add_argument("--force", action="store_true",
+                     help="overwrite an existing output file that this command did not write (never an input)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rep.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
 
@@ -187,8 +200,173 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--out", "-o", default=None, help="also write the HTML report (table and before/after diagrams)")
     ev.add_argument("--summary-csv", default=None, help="also write the summary (mean, std per metric) as CSV")
     ev.add_argument("--trials-csv", default=None, help="also write every trial's values as CSV")
+    ev.add_argument("--force", action="store_true",
+                    help="overwrite an existing output file that this command did not write (never an input)")
     ev.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     ev.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# option validation, output protection, hints in command-line words, numerical warnings
+# ------------------------------------------------------------------------------------------------------------------
+def _check_options(args: argparse.Namespace, checks: Sequence[tuple[str, Callable[[Any], bool], str]]) -> None:
+    """Raise ``ValueError`` naming the option (``--pit-bins must be at least 1, got 0``) for the first option
+    whose value fails its check; ``checks`` are (dest, predicate, requirement) triples."""
+    for dest, ok, requirement in checks:
+        value = getattr(args, dest)
+        if not ok(value):
+            raise ValueError(f"--{dest.replace('_', '-')} must be {requirement}, got {value!r}")
+
+
+_AT_LEAST_1 = (lambda v: v >= 1, "at least 1")
+_AT_LEAST_2 = (lambda v: v >= 2, "at least 2")
+_NON_NEGATIVE = (lambda v: v >= 0, "at least 0")
+_OPEN_UNIT = (lambda v: 0.0 < v < 1.0, "strictly between 0 and 1")
+
+
+def _opt(dest: str, rule: tuple[Callable[[Any], bool], str]) -> tuple[str, Callable[[Any], bool], str]:
+    return dest, rule[0], rule[1]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def _looks_like_html(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(512).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def _first_line(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.readline(65536).rstrip(b"\r\n")
+
+
+def _check_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes | None]],
+                   force: bool) -> None:
+    """Refuse to destroy input: an output path equal to an input file or to another output, a directory, and
+    (without ``--force``) an existing file that is not what this command writes there — for an HTML output
+    (``data`` None or HTML) a file that does not start like HTML, for a CSV output a file whose header line is not
+    the one about to be written (a previous run's table is overwritten).  ``outputs`` are (option, path or None,
+    data) triples; ``data`` None checks an HTML output before the work is done."""
+    seen: list[tuple[str, Path]] = []
+    for option, name, data in outputs:
+        if name is None:
+            continue
+        path = Path(name)
+        for source in inputs:
+            if _same_file(path, source):
+                raise InputError(f"{option} {name} is the input file", source=str(source),
+                                 hint=f"choose another {option} path; the input is never overwritten")
+        for other_option, other in seen:
+            if _same_file(path, other):
+                raise ValueError(f"{option} and {other_option} name the same file {name}: choose different paths")
+        seen.append((option, path))
+        if not path.exists():
+            continue
+        if path.is_dir():
+            raise ValueError(f"{option} {name} is a directory: give a file name")
+        if force:
+            continue
+        html_output = data is None or data.lstrip().lower().startswith((b"<!doctype html", b"<html"))
+        if html_output and not _looks_like_html(path):
+            raise ValueError(
+                f"{option} {name} exists and is not an HTML file: refusing to overwrite it "
+                "(choose another path, or pass --force to replace it)"
+            )
+        if not html_output and _first_line(path) != data.split(b"\n", 1)[0].rstrip(b"\r"):
+            raise ValueError(
+                f"{option} {name} exists and is not a table this command wrote: refusing to overwrite it "
+                "(choose another path, or pass --force to replace it)"
+            )
+
+
+def _write_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes]], force: bool) -> None:
+    """Check every output (:func:`_check_outputs`) with its content, then write them all (none on a refusal)."""
+    _check_outputs(inputs, outputs, force)
+    for _, name, data in outputs:
+        if name is not None:
+            Path(name).write_bytes(data)
+
+
+_PY_COLUMNS = re.compile(r"columns=(\{(?:[^{}]|\{[^{}]*\})*\})")
+_CLASSIFICATION_ROLES = {"label", "probs", "logits", "positive", "classes", "pred_label"}
+
+
+def _cli_columns(mapping: dict[Any, Any], more: bool) -> str:
+    """``{'label': '<name>'}`` → ``--columns label=<name>`` (the command-line form of a ``columns=`` mapping)."""
+    pairs = []
+    for role, value in mapping.items():
+        if role == "quantiles" and isinstance(value, dict):
+            pairs += [f"q{lvl}={col}" for lvl, col in value.items()]
+        elif role == "quantiles" or value is Ellipsis:
+            pairs.append("q<level>=<column>,…" if role == "quantiles" else f"{role}=<value>")
+        elif value is None:
+            pairs.append(f"{role}=")
+        elif isinstance(value, (list, tuple)):
+            names = ["<column>|<column>|…" if v is Ellipsis else str(v) for v in value]
+            pairs.append(f"{role}={'|'.join(names)}")
+        else:
+            pairs.append(f"{role}={'<column>' if value == '<name>' else value}")
+    return "--columns " + ",".join(pairs) + (",…" if more else "")
+
+
+def cli_message(text: str, task: str | None = None) -> str:
+    """A loader message in command-line words: each Python-API hint ``columns={...}`` becomes the equivalent
+    ``--columns role=column`` option; a hint that cannot be translated gets the task's generic example
+    (regression: y, mean, std; classification: label and probability columns)."""
+    roles: set[str] = set()
+    untranslated = False
+
+    def translate(match: re.Match) -> str:
+        nonlocal untranslated
+        literal = match.group(1)
+        more = bool(re.search(r",\s*(\.\.\.|…)\s*\}$", literal))
+        literal = re.sub(r",\s*(\.\.\.|…)\s*\}$", "}", literal)
+        try:
+            mapping = ast.literal_eval(literal)
+        except (ValueError, SyntaxError):
+            mapping = None
+        if not isinstance(mapping, dict):
+            untranslated = True
+            roles.update(re.findall(r"'(\w+)'\s*:", literal))
+            return match.group(0)
+        roles.update(str(k) for k in mapping)
+        return _cli_columns(mapping, more)
+
+    out = _PY_COLUMNS.sub(translate, text).replace("task='classification'", "--task classification")
+    if untranslated or ("columns=" in out and "--columns" not in out):
+        classification = task == "classification" or (task is None and bool(roles & _CLASSIFICATION_ROLES))
+        example = ("--columns label=<column>,probs=<column>|<column>|…" if classification
+                   else "--columns y=<column>,mean=<column>,std=<column>")
+        out += f" On the command line: {example} (see --help)."
+    return out
+
+
+@contextmanager
+def _numerical_warnings(notes: list[str]) -> Iterator[None]:
+    """Collect NumPy's RuntimeWarnings (overflow, invalid value, divide by zero, …) of the block into one note
+    instead of a screenful of stderr: extreme rows give inf/NaN statistics, and the report says so."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        yield
+    counts = Counter(str(w.message) for w in caught if issubclass(w.category, RuntimeWarning))
+    others = [w for w in caught if not issubclass(w.category, RuntimeWarning)]
+    for w in others:  # not ours to hide
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if counts:
+        kinds = "; ".join(f"{m} ({n}×)" for m, n in counts.most_common(4))
+        notes.append(
+            f"NumPy reported {sum(counts.values()):,} numerical warnings while computing ({kinds}): some rows have "
+            "extreme values (e.g. a spread near 0, overflowing errors), so statistics involving them may be "
+            "inf or NaN."
+        )
 
 
 BASELINE = "uncalibrated"
@@ -221,29 +399,36 @@ def _chosen(pset: PredictionSet, names: Sequence[str] | None, baseline: bool) ->
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    if args.repeats < 1:
-        raise ValueError("--repeats must be at least 1")
+    _check_options(args, [_opt("repeats", _AT_LEAST_1), _opt("seed", _NON_NEGATIVE),
+                          _opt("test_fraction", _OPEN_UNIT), _opt("n_bins", _AT_LEAST_1)])
     path = _existing(args.file)
+    outputs = [("--out", args.out), ("--summary-csv", args.summary_csv), ("--trials-csv", args.trials_csv)]
+    _check_outputs([path], [(option, name, None if option == "--out" else b"") for option, name in outputs],
+                   force=True)  # identity only: the content checks run with the content, below
+    _check_outputs([path], [("--out", args.out, None)], args.force)
     pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize)
     cals = _chosen(pset, args.calibrators, not args.no_baseline)
     options: dict[str, Any] = {}
     if pset.task == "classification":
         options.update(n_bins=args.n_bins, strategy=args.strategy)
-    result = evaluate(
-        pset, cals, split=None if args.split == "auto" else args.split, repeats=args.repeats, seed=args.seed,
-        test_fraction=args.test_fraction, diagrams=args.out is not None, **options,
-    )
+    notes: list[str] = []
+    with _numerical_warnings(notes):
+        result = evaluate(
+            pset, cals, split=None if args.split == "auto" else args.split, repeats=args.repeats, seed=args.seed,
+            test_fraction=args.test_fraction, diagrams=args.out is not None, **options,
+        )
     table, best = comparison_table(result)
     marked = table.copy()
     for col in best.columns[2:]:
         marked[col] = [f"{v} *" if b else str(v) for v, b in zip(table[col], best[col])]
-    if args.out:
-        text = evaluation_report_html(pset, result, title=f"Recalibration comparison: {path.name}")
-        Path(args.out).write_text(text, encoding="utf-8")
-    if args.summary_csv:
-        Path(args.summary_csv).write_bytes(to_csv_bytes(result.summary))
-    if args.trials_csv:
-        Path(args.trials_csv).write_bytes(to_csv_bytes(result.long))
+    if notes:
+        result.messages.extend(notes)
+    _write_outputs([path], [
+        ("--out", args.out, evaluation_report_html(pset, result, title=f"Recalibration comparison: {path.name}")
+         .encode("utf-8") if args.out else b""),
+        ("--summary-csv", args.summary_csv, to_csv_bytes(result.summary) if args.summary_csv else b""),
+        ("--trials-csv", args.trials_csv, to_csv_bytes(result.long) if args.trials_csv else b""),
+    ], args.force)
     if not args.quiet:
         print(f"{pset.task}, {pset.n_rows:,} rows; held-out rows: {result.split_description()}")
         for m in result.messages:
@@ -280,20 +465,13 @@ def _existing(file: str) -> Path:
 
 
 def _report(args: argparse.Namespace) -> int:
-    if args.n_bins < 1:
-        raise ValueError("--n-bins must be at least 1")
-    if args.resamples < 0 or args.simulations < 0:
-        raise ValueError("--resamples and --simulations must be ≥ 0")
-    if not 0.0 < args.level < 1.0:
-        raise ValueError("--level must lie strictly between 0 and 1")
+    _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2),
+                          _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
+                          _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
     columns = parse_columns(args.columns)
-    path = Path(args.file)
-    if not path.is_file():
-        raise InputError(
-            "no such file" if not path.exists() else "not a regular file",
-            source=str(path),
-            hint="check the path (relative paths are relative to the current directory)",
-        )
+    path = _existing(args.file)
+    _check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
+    _check_outputs([path], [("--out", args.out, None)], args.force)
     pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize)
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
@@ -307,13 +485,16 @@ def _report(args: argparse.Namespace) -> int:
         options.update(binning=args.binning, pit_bins=args.pit_bins)
     else:
         options.update(strategy=args.strategy)
-    report = diagnose(pset, **options)
+    notes: list[str] = []
+    with _numerical_warnings(notes):
+        report = diagnose(pset, **options)
     title = args.title or f"Calibration report: {path.name}"
-    text = report_html(report, title=title, prediction_set=pset)
+    with _numerical_warnings(notes):
+        text = report_html(report, title=title, prediction_set=pset, notes=notes)
     out = Path(args.out)
-    out.write_text(text, encoding="utf-8")
-    if args.metrics_csv:
-        Path(args.metrics_csv).write_bytes(to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)))
+    metrics_csv = to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)) if args.metrics_csv else b""
+    _write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
+                                                                      metrics_csv)], args.force)
     if not args.quiet:
         dropped = f", {pset.dropped.total:,} dropped" if pset.dropped.total else ""
         print(
@@ -323,6 +504,8 @@ def _report(args: argparse.Namespace) -> int:
         for _, row in report.verdicts.iterrows():
             where = "" if row["group"] == ALL else f", group {row['group']}"
             print(f"  {row['model']}{where}: {row['sentence']}")
+        for note in notes:
+            print(f"note: {note}")
     return EXIT_OK
 
 
@@ -347,10 +530,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
             return _list(args)
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
     except InputError as exc:
-        text = str(exc)
-        if "columns=" in text:
-            text += " On the command line: --columns y=<column>,mean=<column>,std=<column> (see --help)."
-        print(f"error: {text}", file=sys.stderr)
+        print(f"error: {cli_message(str(exc), getattr(args, 'task', None))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except (ValueError, OSError) as exc:  # bad options, unwritable output, too few rows to diagnose, …
         print(f"error: {exc}", file=sys.stderr)

@@ -173,3 +173,114 @@ def test_calibration_report_entry_point_takes_the_report_arguments_at_the_top_le
         cli.report_main(["--help"])
     assert exc.value.code == 0 and "usage: calibration-report" in capsys.readouterr().out
 
+
+
+# ---------------------------------------------------------------------------------------------- issue 15, point 5
+def test_report_never_overwrites_its_input(tmp_path, capsys):
+    keep = tmp_path / "keep.csv"
+    _regression_frame().to_csv(keep, index=False)
+    before = keep.read_bytes()
+    code = cli.main(["report", str(keep), "--out", str(keep), "--columns", "y=target", *FAST])
+    err = capsys.readouterr().err
+    assert code == 2 and "--out" in err and "input file" in err
+    assert keep.read_bytes() == before
+    # the same file through another spelling of its path, and as --metrics-csv; --force does not override it
+    other = tmp_path / "sub" / ".." / "keep.csv"
+    (tmp_path / "sub").mkdir()
+    for extra in (["--out", str(other)], ["--out", str(tmp_path / "r.html"), "--metrics-csv", str(other)],
+                  ["--out", str(keep), "--force"]):
+        assert cli.main(["report", str(keep), "--columns", "y=target", *extra, *FAST]) == 2
+        assert "input file" in capsys.readouterr().err
+        assert keep.read_bytes() == before
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_refuses_an_existing_non_html_output_without_force(tmp_path, capsys):
+    src = tmp_path / "p.csv"
+    _regression_frame().to_csv(src, index=False)
+    data = tmp_path / "other_data.csv"
+    data.write_text("a,b\n1,2\n", encoding="utf-8")
+    code = cli.main(["report", str(src), "--out", str(data), "--columns", "y=target", *FAST])
+    err = capsys.readouterr().err
+    assert code == 2 and "--out" in err and "--force" in err and "not an HTML file" in err
+    assert data.read_text(encoding="utf-8") == "a,b\n1,2\n"
+    # a previous report is replaced; --force replaces anything that is not an input
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(src), "--out", str(out), "--columns", "y=target", "-q", *FAST]) == 0
+    assert cli.main(["report", str(src), "--out", str(out), "--columns", "y=target", "-q", *FAST]) == 0
+    # --metrics-csv: the previous metric table is overwritten, another CSV is not
+    metrics = tmp_path / "m.csv"
+    args = ["report", str(src), "--out", str(out), "--columns", "y=target", "-q", *FAST]
+    assert cli.main([*args, "--metrics-csv", str(metrics)]) == 0
+    assert cli.main([*args, "--metrics-csv", str(metrics)]) == 0
+    code = cli.main([*args, "--metrics-csv", str(data)])
+    assert code == 2 and "--metrics-csv" in capsys.readouterr().err
+    assert data.read_text(encoding="utf-8") == "a,b\n1,2\n"
+    assert cli.main([*args, "--out", str(data), "--force"]) == 0
+    assert data.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_evaluate_never_overwrites_its_input(tmp_path, capsys):
+    keep = tmp_path / "keep.csv"
+    _regression_frame().rename(columns={"target": "y", "mu": "mean", "sigma": "std"}).to_csv(keep, index=False)
+    before = keep.read_bytes()
+    for option in ("--out", "--summary-csv", "--trials-csv"):
+        assert cli.main(["evaluate", str(keep), option, str(keep), "--repeats", "2", "-q"]) == 2
+        assert option in capsys.readouterr().err
+        assert keep.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "needle"),
+    [
+        ("report", ["--pit-bins", "0"], "--pit-bins must be at least 2, got 0"),
+        ("report", ["--pit-bins", "-3"], "--pit-bins must be at least 2"),
+        ("report", ["--seed", "-1"], "--seed must be at least 0"),
+        ("report", ["--simulations", "-5"], "--simulations must be at least 0"),
+        ("evaluate", ["--test-fraction", "1.5"], "--test-fraction must be strictly between 0 and 1"),
+        ("evaluate", ["--n-bins", "0"], "--n-bins must be at least 1"),
+        ("evaluate", ["--seed", "-2"], "--seed must be at least 0"),
+        ("evaluate", ["--repeats", "0"], "--repeats must be at least 1"),
+    ],
+)
+def test_options_are_validated_by_name(tmp_path, capsys, command, extra, needle):
+    csv_path = tmp_path / "p.csv"
+    _regression_frame().rename(columns={"target": "y", "mu": "mean", "sigma": "std"}).to_csv(csv_path, index=False)
+    out = ["--out", str(tmp_path / "r.html")] if command == "report" else []
+    assert cli.main([command, str(csv_path), *out, *extra]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_classification_errors_get_classification_hints(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    p = rng.dirichlet(np.ones(3), size=200)
+    frame = pd.DataFrame({"lab": p.argmax(1), **{f"prob_{j}": p[:, j] for j in range(3)}})
+    csv_path = tmp_path / "cls.csv"
+    frame.to_csv(csv_path, index=False)
+    assert cli.main(["report", str(csv_path), "--out", str(tmp_path / "r.html"), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "--columns label=<column>" in err and "y=<column>" not in err and "columns={" not in err
+    # the hint works as given
+    assert cli.main(["report", str(csv_path), "--out", str(tmp_path / "r.html"), "--columns", "label=lab",
+                     "-q", *FAST]) == 0
+
+
+def test_cli_message_translates_python_hints():
+    assert cli.cli_message("x What to do: map them with columns={'probs': [...]}") == (
+        "x What to do: map them with --columns probs=<column>|<column>|…")
+    assert "--columns q0.05=lo,q0.95=hi" in cli.cli_message("e.g. columns={'quantiles': {0.05: 'lo', 0.95: 'hi'}}")
+    text = cli.cli_message("pass columns={'y': '<name>', 'mean': '<name>', ...})")
+    assert "--columns y=<column>,mean=<column>,…" in text
+
+
+def test_numerical_warnings_become_one_note_not_a_flood(tmp_path):
+    frame = _regression_frame().rename(columns={"target": "y", "mu": "mean", "sigma": "std"})
+    frame.loc[:5, "std"] = 1e-300  # z overflows: NumPy warns in many places
+    csv_path = tmp_path / "tiny.csv"
+    frame.to_csv(csv_path, index=False)
+    out = tmp_path / "r.html"
+    proc = _run("report", str(csv_path), "--out", str(out), *FAST)
+    assert proc.returncode == 0, proc.stderr
+    assert "RuntimeWarning" not in proc.stderr and proc.stderr.strip() == ""
+    assert "numerical warnings" in proc.stdout
+    assert "numerical warnings" in out.read_text(encoding="utf-8")
