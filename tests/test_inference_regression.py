@@ -289,3 +289,95 @@ def test_tiny_sets_give_a_result_without_warnings(n):
     rng = np.random.default_rng(n)
     res = infer_regression(rng.normal(size=n), Gaussian(np.zeros(n), np.ones(n)))
     assert res.verdict in ("calibrated", "miscalibrated") and res.n == n
+
+
+# -- quantile sets: the headline tests the quantiles that were given ------------------------------
+def test_quantile_set_headline_tests_the_widest_given_central_interval():
+    rng = np.random.default_rng(51)
+    y, d = calibrated("quantile", 1500, rng)
+    res = infer_regression(y, d, seed=2)
+    t = res.table
+    assert inf.primary_family(d) == ("max_calibration_deviation", "z_mean", "z_std", "coverage_80", "ence")
+    assert set(t.index[t["family"] == "primary"]) == set(inf.primary_family(d))
+    assert t.loc["coverage_90", "family"] == "secondary"
+    assert "coverage_80" in t.loc["coverage_90", "note"]
+    # [q0.1, q0.9] is given: exact binomial test of the count against 0.8, no extrapolated tail involved
+    k = int(np.sum((y >= d.values[:, 0]) & (y <= d.values[:, -1])))
+    assert k == round(t.loc["coverage_80", "value"] * y.size)
+    n = y.size
+    assert t.loc["coverage_80", "p_value"] == pytest.approx(
+        min(1, 2 * min(stats.binom.cdf(k, n, 0.8), stats.binom.sf(k - 1, n, 0.8))), rel=1e-9)
+    assert t.loc["coverage_80", "note"] == ""
+    # levels that contain 0.05 and 0.95 keep the 90% interval; Gaussian and ensemble layouts keep PRIMARY
+    tau = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
+    assert inf.primary_family(QuantileSet(tau, np.sort(rng.normal(size=(5, 5)), axis=1))) == PRIMARY
+    assert inf.primary_family(Gaussian(np.zeros(3), np.ones(3))) == PRIMARY
+
+
+def test_quantile_set_coverage_80_false_alarms_and_power():
+    rng = np.random.default_rng(52)
+    reps = 300
+    p_null = []
+    for _ in range(reps):
+        y, d = calibrated("quantile", 400, rng)
+        k = np.sum((y >= d.values[:, 0]) & (y <= d.values[:, -1]))
+        p_null.append(min(1, 2 * min(stats.binom.cdf(k, y.size, 0.8), stats.binom.sf(k - 1, y.size, 0.8))))
+    for a in (0.05, 0.2):  # exact binomial: never anti-conservative
+        assert np.mean(np.array(p_null) <= a) <= binomial_ceiling(a, reps)
+    hits = 0
+    for i in range(10):
+        y, d = calibrated("quantile", 3000, rng, sigma_factor=0.8)
+        res = infer_regression(y, d, seed=i, n_boot=100, n_null=500)
+        hits += bool(res.table.loc["coverage_80", "reject"])
+    assert hits == 10
+
+
+# -- skewness, kurtosis and the reliability score in every layout ---------------------------------
+def _population_shape(layout: str, sigma_factor: float) -> tuple[float, float, float]:
+    """Population (std, skewness, excess kurtosis) of z in the design of ``calibrated`` with the predicted σ ×
+    ``sigma_factor``.  Gaussian: z = ε/factor.  Quantile sets: every row's z has the same standardised law (the
+    quantiles are location–scale copies), so one row's exact moments are the population's.  Ensembles: pooled
+    moments of 400,000 rows (their standard errors are below 1% of the intervals' half-widths)."""
+    if layout == "gaussian":
+        return 1.0 / sigma_factor, 0.0, 0.0
+    if layout == "quantile":
+        d = QuantileSet(TAU9, norm_ppf(TAU9)[None, :])
+        _, m2, m3, m4 = inf._QuantileNull(RegressionRows(np.zeros(1), d)).z_moments()
+        return 1.0 / sigma_factor, float(m3[0] / m2[0] ** 1.5), float(m4[0] / m2[0] ** 2 - 3.0)
+    y, d = calibrated("ensemble", 400_000, np.random.default_rng(0), sigma_factor=sigma_factor)
+    z = RegressionRows(y, d).z_finite
+    return float(z.std()), float(stats.skew(z)), float(stats.kurtosis(z))
+
+
+@pytest.mark.parametrize("layout", ["gaussian", "quantile", "ensemble"])
+def test_shape_intervals_cover_the_population_value(layout):
+    """std z, skewness and kurtosis intervals (bootstrap-t) in every layout, at σ × 1.25 (under-confident)."""
+    pop = dict(zip(("z_std", "z_skewness", "z_excess_kurtosis"), _population_shape(layout, 1.25)))
+    rng = np.random.default_rng({"gaussian": 61, "quantile": 62, "ensemble": 63}[layout])
+    reps, n = 60, 1000
+    hits = dict.fromkeys(pop, 0)
+    for i in range(reps):
+        y, d = calibrated(layout, n, rng, sigma_factor=1.25)
+        t = infer_regression(y, d, seed=i, n_boot=300, n_null=100).table
+        for k, v in pop.items():
+            hits[k] += t.loc[k, "ci_low"] <= v <= t.loc[k, "ci_high"]
+    t = infer_regression(y, d, seed=0, n_boot=50, n_null=50).table
+    assert t.loc["z_skewness", "interval"].startswith("symmetric bootstrap-t")
+    assert t.loc["z_std", "interval"].endswith("on log std z")
+    print(layout, {k: h / reps for k, h in hits.items()})
+    for k, h in hits.items():  # binomial tolerance: as few hits has probability > 0.1% at coverage 0.95
+        assert stats.binom.cdf(h, reps, 0.95) > 1e-3, (layout, k, h / reps)
+
+
+def test_shape_statistics_without_a_null_say_so():
+    rng = np.random.default_rng(64)
+    for layout in ("quantile", "ensemble"):
+        y, d = calibrated(layout, 600, rng)
+        t = infer_regression(y, d, seed=1, n_boot=200, n_null=200).table
+        assert np.isnan(t.loc["reliability_score", "p_value"])
+        assert "no test" in t.loc["reliability_score", "note"]
+        for k in ("z_skewness", "z_excess_kurtosis"):
+            assert np.isfinite(t.loc[k, "ci_low"]) and t.loc[k, "ci_low"] <= t.loc[k, "ci_high"]
+    y, d = calibrated("gaussian", 300, rng)
+    t = infer_regression(y, d, seed=1, n_boot=200, n_null=200).table
+    assert "fourth-moment" in t.loc["z_excess_kurtosis", "note"]  # N < 1,000: says that it under-covers
