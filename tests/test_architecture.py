@@ -22,16 +22,16 @@ PACKAGE = ROOT / "calib_core"
 #: may import it): place a new module here when a lower layer needs it.
 LAYERS: list[tuple[str, list[str]]] = [
     ("base", ["special", "distributions", "predictions", "binning", "resampling", "significance", "templates",
-              "regression.toy"]),
+              "regression.toy", "mergeable"]),
     ("neutral", ["reading", "report", "protocol"]),
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
         "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
-        "examples"]),
+        "examples", "regression.summary", "classification.summary"]),
     ("calibrators, registry, inference", ["regression.calibrators", "classification.calibrators", "registry",
                                           "regression.inference", "classification.inference"]),
     ("diagnose, evaluate", ["regression.diagnose", "classification.diagnose", "regression.evaluate",
-                            "classification.evaluate"]),
+                            "classification.evaluate", "summary"]),
     ("api", ["api", "regression", "classification"]),
 ]
 #: Entry points: imports inside functions are allowed there (they keep ``--help`` fast).
