@@ -15,9 +15,11 @@ Vectorised accumulation (:func:`exact_bin_sums`): each value x = m·2ᵉ (``np.f
 t = m·2²⁶ = t_hi + t_lo with t_hi = trunc(t), an integer with |t_hi| < 2²⁶, and t_lo = t − t_hi, a multiple of
 2⁻²⁷ with |t_lo| < 1 (both exact).  Rows are grouped by (cell, e); within a group a float ``np.bincount`` of t_hi
 adds integers below 2²⁶ and of t_lo multiples of 2⁻²⁷ below 1, so every partial sum is exact as long as a group
-has fewer than 2²⁶ rows (blocks of 2²⁵ rows are accumulated separately).  Each group total
-(Σt_hi + Σt_lo)·2^(e−26) then becomes an integer and is added to its cell.  Non-finite values are not summed: they
-are counted (+inf, −inf, NaN) and a sum with any of them is ±inf or NaN, as the float sum would be.
+has fewer than 2²⁶ rows (blocks of 2²⁵ rows are accumulated separately).  (In the code the halves are taken from
+the IEEE bits: hi = x with its lowest 27 significand bits cleared, lo = x − hi, grouped by the biased exponent.)
+Each group total (Σt_hi + Σt_lo)·2^(e−26) then becomes an integer and is added to its cell.  Non-finite values
+are not summed: they are counted (+inf, −inf, NaN) and a sum with any of them is ±inf or NaN, as the float sum
+would be.
 
 Row-id hashing
 --------------
@@ -98,16 +100,18 @@ def _add_block(sums: np.ndarray, index: np.ndarray, n_cells: int, x: np.ndarray)
     if x.shape[0] == 0:
         return
     bits = x.view(np.uint64)
-    # biased exponent E (0 for zero and subnormals, which are multiples of 2⁻¹⁰⁷⁴ like E = 1)
-    e = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
-    np.maximum(e, 1, out=e)
+    # biased exponent E: a group of equal E shares the grid of its halves (E = 0: zero and subnormals)
+    e = (bits >> np.uint64(52)).astype(np.int64)
+    e &= 0x7FF
     hi = (bits & np.uint64(_HI_MASK)).view(np.float64)  # the top 26 significand bits: a multiple of 2^(E−1048)
     lo = x - hi  # exact: a multiple of 2^(E−1075), |lo| < 2^(E−1048)
-    e_min = int(e.min())
-    span = int(e.max()) - e_min + 1
+    e_min, span = 0, 2048
+    if n_cells * span > 1 << 18:  # many cells: only the exponents present
+        e_min = int(e.min())
+        span = int(e.max()) - e_min + 1
+        e -= e_min
     key = index * span
     key += e
-    key -= e_min
     size = n_cells * span
     s_hi = np.bincount(key, weights=hi, minlength=size)
     s_lo = np.bincount(key, weights=lo, minlength=size)

@@ -32,6 +32,7 @@ ENCE is then the ENCE of those (still fixed, mergeable) bins.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from functools import reduce
 from typing import Any
@@ -46,12 +47,13 @@ from .classification.reading import parse_classification_frame
 from .classification.summary import (
     classification_block_statistics,
     classification_diagrams_from_part,
+    classification_rows_values,
     classification_values,
     spec_for_classification,
     summarize_classification,
 )
 from .mergeable import Summary, SummarySpec, exact_float
-from .predictions import ALL, PredictionSet
+from .predictions import ALL, PredictionSet, iter_subsets
 from .regression.inference import PRIMARY as REGRESSION_PRIMARY
 from .regression.inference import metric_kind
 from .regression.reading import parse_regression_frame
@@ -73,6 +75,8 @@ __all__ = [
     "EXACTNESS",
     "spec_for",
     "spec_from_sample",
+    "edge_values",
+    "with_edges",
     "summarize",
     "merge",
     "merge_all",
@@ -105,6 +109,50 @@ def spec_from_sample(sample: PredictionSet, **options: Any) -> SummarySpec:
     random sample of s rows, each bin's share of the data is within about √(p(1 − p)/s) of 1/B); the summary is
     exact for those fixed bins, but ENCE then differs from the in-memory ENCE (whose bins are the data's own)."""
     return spec_for(sample, **options)
+
+
+def edge_values(
+    chunk: PredictionSet | pd.DataFrame,
+    *,
+    task: str,
+    row_ids: np.ndarray | None = None,
+    columns: Any = None,
+    by_group: bool = True,
+) -> pd.DataFrame:
+    """The first pass of a two-pass summary: per row of the chunk and per (model, group) it belongs to, the value
+    that equal-count bins are cut on — σ (regression) or the top-label confidence (classification) — with the
+    row's global id; columns ``model, group, value, row_id``.  Exact edges are the order statistics of ``value``
+    (ties by ``row_id``) at :func:`calib_core.mergeable.equal_count_positions` of each (model, group), which
+    :func:`with_edges` puts into a spec (in memory: ``mergeable.equal_count_edges``)."""
+    if isinstance(chunk, pd.DataFrame):
+        ids_frame = np.arange(len(chunk), dtype=np.int64) if row_ids is None else np.asarray(row_ids, np.int64)
+        probe = SummarySpec(task=task)
+        pset = _frame_to_set(chunk, probe, columns, "<chunk>")
+        ids = ids_frame[np.asarray(pset.row_number, dtype=np.int64) - 1]
+    else:
+        pset = chunk
+        ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
+    if task == "classification":
+        from_rows = classification_rows_values(pset)
+    else:
+        from_rows = np.asarray(pset.dist.std(), dtype=float)
+    frames = []
+    for model, group, mask in iter_subsets(pset, by_group):
+        frames.append(pd.DataFrame({"model": str(model), "group": str(group), "value": from_rows[mask],
+                                    "row_id": ids[mask]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", "group", "value",
+                                                                                      "row_id"])
+
+
+def with_edges(spec: SummarySpec, edges: dict[tuple[str, str], Any]) -> SummarySpec:
+    """A copy of ``spec`` with the first pass's edges: regression ``{(model, group): (values, row_ids)}`` (inner
+    equal-count σ edges), classification ``{(model, group): edges}`` (the M + 1 equal-mass confidence edges)."""
+    if spec.task == "regression":
+        table = tuple((m, g, tuple(float(v) for v in np.asarray(e[0], dtype=float)),
+                       tuple(int(i) for i in np.asarray(e[1], dtype=np.int64))) for (m, g), e in sorted(edges.items()))
+        return dataclasses.replace(spec, sigma_edges=table)
+    table = tuple((m, g, tuple(float(v) for v in np.asarray(e, dtype=float))) for (m, g), e in sorted(edges.items()))
+    return dataclasses.replace(spec, conf_edges=table)
 
 
 def _frame_to_set(frame: pd.DataFrame, spec: SummarySpec, columns: Any, source: str) -> PredictionSet:
@@ -187,6 +235,20 @@ def _bootstrap(theta: dict[str, float], blk: np.ndarray, bins: np.ndarray, stat,
         lo, hi = sig.bca_interval(th, np.stack([reps[k] for k in names], 1), np.stack([jack[k] for k in names], 1),
                                   level)
     return {k: (float(a), float(b)) for k, a, b in zip(names, lo, hi)}
+
+
+def levi_rmse_interval(part: dict, n_resamples: int, seed: int, level: float = 0.90) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of each σ-bin's RMSE (bin membership fixed), from the per-block, per-bin sums:
+    the summary's version of ``regression.diagrams.levi_bins_table``'s interval."""
+    bins = part["blk_bins"]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 15]))
+    w = sig.block_bootstrap_weights(bins.shape[0], max(n_resamples, 1), rng)
+    reps = np.einsum("rg,gb->rb", w, bins[..., 0]), np.einsum("rg,gb->rb", w, bins[..., 2])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rmse = np.sqrt(reps[1] / reps[0])
+    lo, hi = sig.percentile_interval(rmse, level)
+    keep = part["n"] > 0
+    return np.where(keep, lo, np.nan), np.where(keep, hi, np.nan)
 
 
 def _ks_p(d: float, n: int) -> float:
@@ -308,7 +370,8 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     n = int(part["n"].sum())
     kinds = {"ece": "calibration statistic", "mce": "calibration statistic", "classwise_ece": "calibration statistic",
              "ece_positive": "calibration statistic", "mce_positive": "calibration statistic",
-             "top_bin_gap": "calibration statistic", "nll": "proper score", "brier": "proper score",
+             "top_bin_gap": "calibration statistic", "confidence_gap": "calibration statistic",
+             "nll": "proper score", "brier": "proper score",
              "accuracy": "descriptive", "mean_confidence": "descriptive"}
     count = part["n"].astype(float)
     s_conf = exact_float(part["x:conf"])
@@ -321,6 +384,7 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     n_top = float(count[first_top:].sum())
     values = dict(values)
     values["top_bin_gap"] = float((s_conf[first_top:].sum() - s_hit[first_top:].sum()) / n_top)
+    values["confidence_gap"] = float(values["mean_confidence"] - values["accuracy"])
     rec = {k: _empty_row(v, kinds.get(k, "")) for k, v in values.items()}
     exactness = {k: "exact" for k in values}
     if n_boot > 0:
@@ -346,6 +410,11 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
             zt = values["top_bin_gap"] * n_top / np.sqrt(v_top)
             rec["top_bin_gap"].update(p_value=float(sig.normal_p(zt)), p_mc_se=0.0, perfect=0.0,
                                       test="normal (Poisson-binomial mean and variance of the top bin)")
+        v_all = float(s_var.sum())
+        if v_all > 0:
+            rec["confidence_gap"].update(p_value=float(sig.normal_p(values["confidence_gap"] * n / np.sqrt(v_all))),
+                                         p_mc_se=0.0, perfect=0.0,
+                                         test="normal (Poisson-binomial mean and variance of all rows)")
     prim, sec = _decide(rec, CLASSIFICATION_PRIMARY, alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec, "values": values}, exactness
@@ -405,7 +474,7 @@ def report(
             table, info, ex = _classification_inference(part, spec, values, level=level, alpha=alpha,
                                                         n_boot=n_resamples, n_null=max(n_simulations, 1), seed=seed)
             direction_of = _classification_direction
-            extra = ("top_bin_gap",)
+            extra = ("top_bin_gap", "confidence_gap")
         exactness.update(ex)
         if n_simulations <= 0:
             table[["p_value", "p_mc_se", "adjusted_p", "perfect"]] = np.nan
@@ -421,7 +490,8 @@ def report(
         tables.append(inference_metric_rows(model, group, values, table, extra=extra))
         if diagrams:
             if spec.task == "regression":
-                figs[key] = regression_diagrams_from_part(part, spec)
+                figs[key] = regression_diagrams_from_part(
+                    part, spec, rmse_interval=levi_rmse_interval(part, n_resamples, seed) if n_resamples else None)
             else:
                 figs[key] = classification_diagrams_from_part(part, spec, model=model, group=group, classes=classes)
     metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)

@@ -262,13 +262,23 @@ def test_ensemble_summary_equals_in_memory_metrics_at_the_same_pit():
     check_regression(ensemble_set(5_000, seed=23))
 
 
-@pytest.mark.parametrize("k, strategy", [(5, "uniform"), (2, "uniform"), (5, "quantile")])
+def top_label_set(n: int, seed: int = 4) -> PredictionSet:
+    full = classification_set(n, 6, seed=seed)
+    pred = full.probs.argmax(axis=1)
+    return PredictionSet(task="classification", labels=full.labels, point=pred, confidence=full.probs.max(axis=1),
+                         top_label_only=True, layout="top_label", row_number=full.row_number)
+
+
+@pytest.mark.parametrize("k, strategy", [(5, "uniform"), (2, "uniform"), (5, "quantile"), (0, "uniform")])
 def test_classification_summary_equals_in_memory_metrics(k, strategy):
-    pset = classification_set(20_000, k, seed=31 + k)
+    pset = classification_set(20_000, k, seed=31 + k) if k else top_label_set(20_000)
     spec = S.spec_for(pset, strategy=strategy)
     summ = chunked(pset, [4_000, 13_001], spec)
     got = classification_values(summ.parts[("model", ALL)], spec)
-    ref = ClassificationRows(pset.labels, pset.probs, strategy=strategy).statistics()
+    if k:
+        ref = ClassificationRows(pset.labels, pset.probs, strategy=strategy).statistics()
+    else:
+        ref = ClassificationRows.from_top_label(pset.confidence, pset.labels == pset.point).statistics()
     if strategy == "quantile":
         ref.pop("classwise_ece")  # class-wise ECE from a summary: equal-width bins only
     assert set(got) == set(ref)
@@ -334,3 +344,57 @@ def test_summarize_a_frame_counts_dropped_rows_with_their_ids():
     firsts = sorted(i for d in summ.dropped.values() for i in d["first"])
     assert firsts == [102, 103]
     assert sum(d["count"] for d in summ.dropped.values()) == 2
+
+
+def test_a_sigma_bin_selection_redraws_the_curve_and_pit_histogram_exactly():
+    pset = gaussian_set(6_000, seed=61, scale=1.2)
+    spec = S.spec_for(pset)
+    part = S.summarize(pset, spec=spec).parts[("model", ALL)]
+    from calib_core.regression.summary import regression_diagrams_from_part
+
+    chosen = np.array([0, 1, 7])
+    tables = regression_diagrams_from_part(part, spec, sigma_bins=chosen)
+    rows = RegressionRows(pset.y, pset.dist)
+    inside = np.isin(rows.sigma_bins(15, "count"), chosen)
+    sub = RegressionRows(pset.y[inside], pset.dist.take(inside))
+    from calib_core.regression.diagrams import calibration_curve_table, intervals_table
+
+    pd.testing.assert_frame_equal(tables["calibration_curve"], calibration_curve_table(sub))
+    pd.testing.assert_frame_equal(tables["intervals"], intervals_table(sub), rtol=1e-12)
+    counts = np.histogram(sub.u, np.linspace(0, 1, 21))[0]
+    assert np.array_equal(tables["pit_histogram"]["count"].to_numpy(), counts)
+
+
+def test_two_passes_over_chunks_reproduce_the_in_memory_sigma_bins():
+    """First pass: edge_values per chunk, exact order statistics per (model, group); second pass: summaries."""
+    from calib_core.mergeable import equal_count_positions
+
+    pset = gaussian_set(5_000, seed=71, groups=True)
+    base = S.spec_for(gaussian_set(50, seed=1))  # grids only; its σ edges are replaced
+    cuts = [0, 1_700, 3_100, 5_000]
+    chunks = [pset.take(np.arange(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    values = pd.concat([S.edge_values(c, task="regression") for c in chunks], ignore_index=True)
+    edges = {}
+    for (m, g), t in values.groupby(["model", "group"]):
+        t = t.sort_values(["value", "row_id"], kind="stable")
+        pos = equal_count_positions(len(t), base.n_bins)
+        edges[(m, g)] = (t["value"].to_numpy()[pos], t["row_id"].to_numpy()[pos])
+    spec = S.with_edges(base, edges)
+    merged = S.merge_all(S.summarize(c, spec=spec) for c in chunks)
+    assert_same_summary(merged, S.summarize(pset, spec=S.spec_for(pset)))
+
+
+@pytest.mark.parametrize("top_only", [False, True])
+def test_classification_report_has_the_shape_of_diagnose(top_only):
+    pset = top_label_set(5_000) if top_only else classification_set(5_000, 3, seed=81, temperature=1.6)
+    rep = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=100, n_simulations=500)
+    ref = cc.diagnose(pset, n_resamples=50, n_simulations=200)
+    assert set(rep.metrics["metric"]) == set(ref.metrics["metric"])
+    assert set(rep.diagrams[("model", ALL)]) == set(ref.diagrams[("model", ALL)])
+    pd.testing.assert_frame_equal(rep.diagrams[("model", ALL)]["reliability"],
+                                  ref.diagrams[("model", ALL)]["reliability"], rtol=1e-12, check_dtype=False)
+    t, r = rep.table(), ref.table()
+    for name in ("top_bin_gap", "confidence_gap", "ece"):
+        assert rel_err(t.loc[name, "value"], r.loc[name, "value"]) <= 1e-12, name
+    if not top_only:  # over-confident by construction (the truth is softer)
+        assert rep.verdict()["verdict"] == "miscalibrated" and rep.verdict()["direction"] == "over-confident"

@@ -35,6 +35,7 @@ __all__ = [
     "summarize_classification_rows",
     "summarize_classification",
     "classification_values",
+    "classification_rows_values",
     "classification_block_statistics",
     "classification_diagrams_from_part",
 ]
@@ -68,6 +69,11 @@ def _rows(pset: PredictionSet, mask: Any) -> ClassificationRows:
         correct = sel(pset.labels) == sel(pset.point)
         return ClassificationRows.from_top_label(sel(pset.confidence), correct)
     return ClassificationRows(sel(pset.labels), sel(pset.probs), sel(pset.logits))
+
+
+def classification_rows_values(pset: PredictionSet) -> np.ndarray:
+    """The top-label confidence of every row (what equal-mass confidence bins are cut on)."""
+    return _rows(pset, None).confidence
 
 
 def spec_for_classification(pset: PredictionSet, *, by_group: bool = True, **options: Any) -> SummarySpec:

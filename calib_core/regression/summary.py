@@ -6,8 +6,8 @@ Per (model, group) a summary part holds, per Levi σ-bin b (B bins, equal-count 
 * ``n`` (rows), ``nz`` (rows with a finite z = ε/σ), ``sigma_min``/``sigma_max``;
 * exact sums (``x:<name>``, Python ints, :mod:`calib_core.mergeable`) of σ, σ² (the rounded product, as the
   in-memory metrics use it) and its rounding error (``var_err``: σ² = var + var_err exactly, Dekker's product),
-  ε², |ε|, NLL, CRPS, z, z² (+ ``z2_err``), z³, z⁴, z·Φ(z) and φ(z) (the reliability score's sums), and per
-  interval level c the width and the interval score (or, for Gaussians, the penalty σ(|z| − k)₊);
+  ε², |ε|, NLL, CRPS, z, z², z³, z⁴ (the powers as rounded products), z·Φ(z) and φ(z) (the reliability score's
+  sums), and per interval level c the width and the interval score (or, for Gaussians, the penalty σ(|z| − k)₊);
   non-finite values of each are counted in ``nf:<name>``;
 * ``in:<c>`` the rows inside the central interval of level c;
 * ``curve`` the PIT histogram per σ-bin on the quantile-curve grid (so a σ-bin selection redraws the conditional
@@ -238,29 +238,29 @@ def summarize_regression_rows(
     else:
         b = bin_by_edges(r.sigma, ids, sigma_edges[0], sigma_edges[1])
     part: dict[str, np.ndarray] = {"n": np.bincount(b, minlength=nb).astype(np.int64)}
+    # σ-bins are contiguous runs of the σ order: bin k holds sorted positions cum_k … cum_{k+1} − 1
+    sig_sorted = np.sort(r.sigma)
+    cnt = part["n"]
+    starts = np.cumsum(cnt) - cnt
+    ok = cnt > 0
     smin = np.full(nb, np.nan)
     smax = np.full(nb, np.nan)
-    order = np.argsort(b, kind="stable")
-    bounds = np.searchsorted(b[order], np.arange(nb + 1))
-    sig_sorted = r.sigma[order]
-    for k in range(nb):  # loop over bins (B ≈ 15), not rows
-        if bounds[k + 1] > bounds[k]:
-            seg = sig_sorted[bounds[k]:bounds[k + 1]]
-            smin[k], smax[k] = np.nanmin(seg), np.nanmax(seg)
+    smin[ok] = sig_sorted[starts[ok]]
+    smax[ok] = sig_sorted[starts[ok] + cnt[ok] - 1]
     part["sigma_min"], part["sigma_max"] = smin, smax
     var, var_err = _two_product(r.sigma, r.sigma)
     z = r.z
     zok = np.isfinite(z)
     zb = b[zok]
     zf = z[zok]
-    z2, z2_err = _two_product(zf, zf)
+    z2 = zf * zf
     part["nz"] = np.bincount(zb, minlength=nb).astype(np.int64)
     u = r.u
     uz = (u if gaussian else norm_cdf(z))[zok]
     phi = (r.phi if gaussian else norm_pdf(z))[zok]
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("sq_err", r.sq_err),
                    ("abs_err", np.abs(r.eps)), ("nll", r.neg_logpdf), ("crps", r.crps)], part)
-    _cells(zb, nb, [("z", zf), ("z2", z2), ("z2_err", z2_err), ("z3", z2 * zf), ("z4", z2 * z2),
+    _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
     block_cols: list[np.ndarray] = [np.ones(n), r.sigma, var, r.sq_err, np.abs(r.eps), r.neg_logpdf, r.crps,
                                     zok.astype(float), np.where(zok, z, 0.0), np.where(zok, z * z, 0.0)]
@@ -288,7 +288,7 @@ def summarize_regression_rows(
     pe = np.asarray(spec.pit_edges, dtype=float)
     k_le = _hist(u, pe)
     part["pit_le"] = np.bincount(k_le, minlength=pe.size + 1).astype(np.int64)
-    on_edge = np.searchsorted(pe, u, side="right") > k_le
+    on_edge = pe[np.minimum(k_le, pe.size - 1)] == u  # k_le = #{e < u}: u sits on e_k exactly when e_k == u
     part["pit_eq"] = np.bincount(k_le[on_edge], minlength=pe.size).astype(np.int64)[: pe.size]
     part["pit_sum"] = np.bincount(k_le, weights=u, minlength=pe.size + 1)
     ce = np.asarray(spec.curve_edges, dtype=float)
@@ -456,8 +456,6 @@ def _z_moments(part: dict, nz: int) -> dict[str, float]:
         return {"z_mean": nan, "z_std": nan, "z_skewness": nan, "z_excess_kurtosis": nan}
     s1, s3, s4 = _fr(part, "z"), _fr(part, "z3"), _fr(part, "z4")
     s2 = _fr(part, "z2")
-    if isinstance(s2, Fraction):
-        s2 = s2 + _fr(part, "z2_err")
     if not all(isinstance(s, Fraction) for s in (s1, s2, s3, s4)):
         return {"z_mean": _f(s1 / nz) if isinstance(s1, Fraction) else nan, "z_std": nan, "z_skewness": nan,
                 "z_excess_kurtosis": nan}
@@ -624,9 +622,9 @@ def regression_diagrams_from_part(
         c_lt[-1] = part["pit_le"].sum()  # the last bin is closed: [a, 1]
         cnt = np.diff(c_lt)
         n_all = int(part["pit_le"].sum())
-    else:  # on the curve grid: bins (a, b], within the fine-edge ties of the grid
+    else:  # on the curve grid: bins (a, b] (differs from [a, b) only for a PIT exactly on a grid level)
         cum = np.concatenate([[0], np.cumsum(curve_counts)])
-        at = np.searchsorted(ce, hist_edges)
+        at = np.abs(ce[None, :] - hist_edges[:, None]).argmin(axis=1)  # the grid level nearest each edge
         cnt = np.diff(cum[np.minimum(at + 1, cum.size - 1)]).astype(float)
         cnt[0] += curve_counts[0]
         n_all = n_sel
