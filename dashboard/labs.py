@@ -109,6 +109,13 @@ class LabPage:
         number_table(table, fmt, numbers)
         return table
 
+    def findings(self, sentences: Iterable[str], *, title: str = "What the numbers say") -> None:
+        """The lab's conclusions, each computed from the numbers on screen (``calib_core.labs.<lab>``), as a list
+        under ``title``; also left in ``st.session_state["lab_<key>_findings"]`` for the tests."""
+        sentences = list(sentences)
+        st.session_state[f"lab_{self.lab.key}_findings"] = sentences
+        st.markdown(f"**{title}**\n\n" + "\n".join(f"- {s}" for s in sentences))
+
     def finish(self, numbers: Any) -> None:
         """Leave the lab's numbers in ``st.session_state["lab_<key>"]`` (tests read them), the reference caption
         (second header style) and the run time."""

@@ -14,12 +14,13 @@ from calib_core.labs.temperature import DATASETS, run_temperature
 TARGETS = {"top-label": "top_label", "positive class": "positive"}
 
 LOOK = (
-    "**What to look at.** Before: the bars (accuracy per confidence bin) sit below the diagonal and the hatched "
-    "gaps are red — the classifier is more confident than it is right. One temperature T > 1 divides every logit: "
-    "the gaps close, and the accuracy does not move by a single prediction (the order of a row's logits is kept). "
-    "Histogram binning and isotonic regression also lower the ECE but change some predictions. Then read the ECE "
-    "chart: the same predictions get a different ECE for every number of bins. On the binary data set switch "
-    "between top-label and positive-class reliability — two different questions, two different ECEs."
+    "**What to look at.** The reliability diagram before: bars below the diagonal mean accuracy below confidence "
+    "(over-confidence), above it the reverse; the hatched gaps are the difference. One temperature T divides every "
+    "logit: compare the diagram after, and the accuracy, which cannot move (the order of a row's logits is kept). "
+    "Histogram binning and isotonic regression are fitted on the same rows and may change predictions. Then read "
+    "the ECE chart: the same predictions get a different ECE for every number of bins. On the binary data set "
+    "switch between top-label and positive-class reliability — two different questions, two different ECEs. "
+    "What the numbers say is listed below the table."
 )
 page = ui.LabPage(
     "temperature",
@@ -83,6 +84,7 @@ st.caption(
     f"{result.dataset}: calibrators fitted on {result.n_cal} held-out rows, scored on {result.n_test} others; "
     f"ECE and MCE with M = {result.n_bins} equal-width bins ((m−1)/M, m/M]."
 )
+page.findings(result.findings())
 
 page.finish({
     "params": params,

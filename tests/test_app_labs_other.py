@@ -176,9 +176,14 @@ def test_lab_temperature_defaults_and_changed_sliders():
     assert _ts_value(state, "temperature scaling", "accuracy") == _ts_value(state, "uncalibrated", "accuracy")
     assert _ts_value(state, "temperature scaling", "ece") < _ts_value(state, "uncalibrated", "ece")
     # an under-confident classifier (strong L2): T < 1
+    findings = " ".join(at.session_state["lab_temperature_findings"])
+    assert "positive-class ECE" in findings and "over-confident" in findings
+    assert any(findings.split(" — ")[0][:40] in m.value for m in at.markdown)  # shown on the page
     at.select_slider(key="labts_c").set_value(0.01).run()
     ok(at)
     assert at.session_state["lab_temperature"]["temperature"] < 1
+    findings = " ".join(at.session_state["lab_temperature_findings"])
+    assert "under-confident" in findings and "T < 1" in findings and "over-confident" not in findings
 
 
 # ------------------------------------------------------------------------------------------------ navigation

@@ -200,6 +200,23 @@ def test_lab_isotonic_page():
     assert n["mean_before"] == pytest.approx(-7.5, abs=0.5)  # μ(x*) ≈ 3·x*
     # an over-confident model (assumed σ = 0.5 for σ = 1): the map has something to fix on 128 points
     assert n["calibration_rmse_after"] < n["calibration_rmse_before"]
+    findings = " ".join(at.session_state["lab_isotonic_findings"])
+    assert "makes it better" in findings and "no truncation" in findings
+    assert any("makes it better" in m.value for m in at.markdown)
+
+
+def test_lab_isotonic_findings_follow_the_sliders():
+    at = open_lab("isotonic")
+    findings = " ".join(at.session_state["lab_isotonic_findings"])
+    n = at.session_state["lab_isotonic"]
+    assert "makes it worse" in findings and "NLL is ∞" in findings  # well specified, m = 32, no end point
+    assert f"{n['calibration_rmse_after']:.4f}" in findings
+    at.slider(key="lab4_n_cal").set_value(512).run()
+    ok(at)
+    n512 = at.session_state["lab_isotonic"]
+    assert n512["mean_before"] == n["mean_before"]  # the base model does not move with m
+    findings = " ".join(at.session_state["lab_isotonic_findings"])
+    assert f"{n512['spike_ratio']:,.0f}×" in findings
 
 
 # ============================================================================================ lab 5

@@ -227,3 +227,22 @@ def test_temperature_lab_metric_table_uses_registry_keys(dataset, target):
         else:
             assert table.loc[method, "mce"] == r.value(method, "mce")
     assert ("ece_positive" in table.columns) == (dataset == DATASETS[1])
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(dataset=DATASETS[1], target="positive"), dict(c=0.01),
+                                dict(dataset=DATASETS[1], seed=3, cal_fraction=0.3)])
+def test_temperature_lab_findings_are_computed_from_the_numbers(kw):
+    r = run_temperature(**kw)
+    text = " ".join(r.findings())
+    before, scaled = r.value("uncalibrated", "ece"), r.value("temperature scaling", "ece")
+    gap = r.value("uncalibrated", "mean_confidence") - r.value("uncalibrated", "accuracy")
+    assert ("over-confident" in text) == (gap > 0) and ("under-confident" in text) == (gap < 0)
+    assert ("T > 1" in text) == (r.temperature > 1)
+    assert ("the gaps close" in text) == (scaled <= 0.5 * before)
+    assert ("the gaps narrow" in text) == (0.5 * before < scaled < before)
+    assert ("does not improve" in text) == (scaled >= before)
+    assert f"{before:.4f} → {scaled:.4f}" in text
+    for method in ("histogram binning", "isotonic"):
+        assert f"{method} reaches {r.value(method, 'ece'):.4f}" in text
+    eces = {m: r.value(m, "ece") for m in ("uncalibrated", "temperature scaling", "histogram binning", "isotonic")}
+    assert f"ECE at M = {r.n_bins}: {min(eces, key=eces.get)}" in text

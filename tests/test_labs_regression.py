@@ -17,7 +17,7 @@ from calib_core.distributions import Gaussian
 from calib_core.labs import lab
 from calib_core.labs.cauchy import CAUCHY, HONEST, Cauchy, conditional_coverage, run_cauchy
 from calib_core.labs.common_regression import binned_coverage_table
-from calib_core.labs.isotonic import AFTER, BEFORE, BayesianLinearRegression, run_isotonic
+from calib_core.labs.isotonic import AFTER, BEFORE, BayesianLinearRegression, isotonic_findings, run_isotonic
 from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
 from calib_core.labs.nlpd import CALIBRATED, EQUAL_NLPD, equal_nlpd_sigma, nlpd_per_row, run_nlpd
 from calib_core.labs.random_sigma import LEARNED, RANDOM, fit_learned_sigma, run_random_sigma
@@ -348,3 +348,28 @@ def test_lab5_claim_holds_for_any_seed(seed):
     assert r.value(EQUAL_NLPD, "reliability") > 10 * r.value(CALIBRATED, "reliability")
     seq = r.metrics.set_index("model").loc[list(r.sequence)]
     assert np.all(np.diff(seq["nlpd"]) < 0) and np.all(np.diff(seq["reliability"]) > 0)
+
+
+# ---------------------------------------------------------------------- lab 4: the text says what the numbers say
+def test_lab4_base_model_is_fixed_when_m_or_the_test_size_moves():
+    base = run_isotonic(n_cal=32)
+    for kw in (dict(n_cal=72), dict(n_cal=512), dict(n_test=5000)):
+        other = run_isotonic(**kw)
+        assert other.posterior_mean == base.posterior_mean
+        assert other.numbers["mean_before"] == base.numbers["mean_before"]
+
+
+@pytest.mark.parametrize("kw", [dict(n_cal=32), dict(n_cal=512, add_endpoint=True), dict(n_cal=128, assumed_noise=0.5),
+                                dict(n_cal=8, seed=3)])
+def test_lab4_findings_are_computed_from_the_numbers(kw):
+    result = run_isotonic(**kw)
+    n = result.numbers
+    text = " ".join(isotonic_findings(result, n_cal=kw["n_cal"], well_specified=kw.get("assumed_noise", 1.0) == 1.0))
+    worse = n["calibration_rmse_after"] > n["calibration_rmse_before"]
+    assert ("makes it worse" in text) == worse and ("makes it better" in text) == (not worse)
+    assert f"{n['calibration_rmse_before']:.4f}" in text and f"{n['calibration_rmse_after']:.4f}" in text
+    assert ("no truncation" in text) == (n["truncation_u"] == 1.0)
+    assert ("NLL is ∞" in text) == (n["zero_density_share"] > 0)
+    if n["zero_density_share"] > 0:
+        assert f"{n['zero_density_share']:.1%}" in text
+    assert f"{n['mean_shift']:+.3f}" in text

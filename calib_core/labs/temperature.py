@@ -75,6 +75,42 @@ class TemperatureLabResult:
             return self.metrics.drop(columns=["ece"]).rename(columns={"ece_top_label": "ece", "mce": "mce_positive"})
         return self.metrics.drop(columns=["ece_top_label"])
 
+    def findings(self) -> list[str]:
+        """What the numbers on screen say, one sentence each, computed from :attr:`metrics` (nothing fixed): the
+        direction of the miscalibration before (mean confidence against accuracy), what T did to the ECE (and
+        that not one prediction changed), the other calibrators' ECE and changed predictions, and the best ECE."""
+        semantics = "positive-class" if self.target == "positive" else "top-label"
+        before, scaled = self.value("uncalibrated", "ece"), self.value("temperature scaling", "ece")
+        acc, conf = self.value("uncalibrated", "accuracy"), self.value("uncalibrated", "mean_confidence")
+        gap = conf - acc
+        lean = ("over-confident" if gap > 0 else "under-confident") if abs(gap) > 1e-12 else "exactly balanced"
+        out = [f"Before: mean (top-label) confidence {conf:.4f} against accuracy {acc:.4f} on the {self.n_test} test "
+               f"rows — "
+               f"{lean} by {abs(gap):.4f}."]
+        direction = ("T > 1 divides every logit and lowers the confidences" if self.temperature > 1 else
+                     "T < 1 multiplies the logits and raises the confidences" if self.temperature < 1 else
+                     "T = 1 leaves the logits as they are")
+        if scaled < before:
+            rel = (before - scaled) / before if before > 0 else 0.0
+            verb = ("the gaps close" if rel >= 0.5 else "the gaps narrow") + \
+                f": {semantics} ECE {before:.4f} → {scaled:.4f} (−{rel:.0%})"
+        else:
+            verb = f"the {semantics} ECE does not improve ({before:.4f} → {scaled:.4f})"
+        changed = int(self.value("temperature scaling", "changed_predictions"))
+        kept = "no prediction changed" if changed == 0 else f"{changed} predictions changed"
+        out.append(f"T = {self.temperature:.3f}: {direction}; {verb}; {kept} (the order of a row's logits is kept).")
+        others = []
+        for method in METHODS[2:]:
+            n_changed = int(self.value(method, "changed_predictions"))
+            others.append(f"{method} reaches {self.value(method, 'ece'):.4f} "
+                          f"({n_changed} prediction{'s' if n_changed != 1 else ''} changed)")
+        out.append("Of the other calibrators, " + " and ".join(others) + ".")
+        eces = {m: self.value(m, "ece") for m in METHODS}
+        best = min(eces, key=eces.get)
+        out.append(f"Lowest {semantics} ECE at M = {self.n_bins}: {best} ({eces[best]:.4f}); the ECE chart shows how "
+                   f"the ranking depends on M.")
+        return out
+
     def figures(self) -> dict:
         """Reliability diagrams before/after temperature scaling, their confidence histograms (Guo et al. Fig. 1)
         and ECE against M."""
