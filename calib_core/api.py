@@ -32,6 +32,7 @@ def load_predictions(
     source: str | None = None,
     renormalize: bool = False,
     max_bytes: int | None = None,
+    limit_hint: str | None = None,
 ) -> PredictionSet:
     """Read and validate a prediction file (SPEC §1, §7, §8): ``cc.load_predictions``.
 
@@ -40,7 +41,9 @@ def load_predictions(
     ``columns`` maps roles to the file's column names, e.g. ``{"y": "E", "mean": "pred", "std": "uE",
     "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
     not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
-    to 1).  ``max_bytes`` bounds the file size (default ``DEFAULT_MAX_BYTES``).
+    to 1).  ``max_bytes`` bounds the file, its decompressed bytes and what it decodes to in memory, each checked
+    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.reading.read_table``); ``limit_hint`` says
+    how to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
 
     Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the
     file, the column(s), the row(s) and what to do.  Dropped rows are in ``.dropped`` and ``.messages``.
@@ -51,7 +54,7 @@ def load_predictions(
     if columns is not None and not isinstance(columns, Mapping):
         raise InputError("columns must be a mapping from role to column name", source=src,
                          hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}")
-    frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes)
+    frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes, limit_hint=limit_hint)
     kind = task or detect_task(frame, columns)
     try:
         if kind == "classification":

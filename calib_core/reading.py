@@ -10,11 +10,12 @@ bookkeeping :class:`RowFilter` (drop reasons → ``DropReport``).
 Reading (``read_table``)
 ------------------------
 * Formats are recognised from the content, not the name: Parquet (``PAR1`` magic; the footer's row
-  count, column count and uncompressed size are checked *before* any data is read), ``.npz`` archives
-  of plain arrays (``np.load(..., allow_pickle=False)``; a 2-D array ``probs`` becomes columns
-  ``prob_0 … prob_{K−1}``, a 1-D array ``labels`` the column ``label``), gzip-compressed text
-  (decompressed with a size bound), Excel ``.xlsx`` only if ``openpyxl`` is installed, and delimited
-  text otherwise.  Pickles, legacy ``.xls`` and other binary content are refused with a message.
+  count, column count and decoded size — rows × columns × bytes, :func:`parquet_decoded_bytes` — are checked
+  *before* any data is read), ``.npz`` archives of plain arrays (``np.load(..., allow_pickle=False)``; a 2-D
+  array ``probs`` becomes columns ``prob_0 … prob_{K−1}``, a 1-D array ``labels`` the column ``label``),
+  gzip / bzip2 / xz / single-file zip compressed tables (decompressed as a stream that stops one byte past
+  the size limit), Excel ``.xlsx`` only if ``openpyxl`` is installed, and delimited text otherwise.
+  Pickles, legacy ``.xls`` and other binary content are refused with a message.
 * Text encodings: UTF-8, UTF-8 with BOM, UTF-16/UTF-32 with BOM (and UTF-16 without BOM when every
   other byte is NUL), then Windows-1252, then Latin-1 as the last resort.
 * Lines starting with ``#`` (and blank lines) before the header are comments; they are kept in
@@ -33,9 +34,11 @@ numbers in ``PredictionSet.row_number``, ``DropReport`` and every message.
 
 from __future__ import annotations
 
+import bz2
 import csv
 import gzip
 import io
+import lzma
 import os
 import re
 import warnings
@@ -82,6 +85,29 @@ DEFAULT_MAX_BYTES = 1 << 30
 
 MAX_COLUMNS = 10_000
 """Files with more columns than this are refused before they are parsed."""
+
+DEFAULT_LIMIT_HINT = "pass a larger max_bytes"
+"""How to raise the size limit, in the words of the caller (the dashboard and the CLI pass their own)."""
+
+
+def size_text(n: float) -> str:
+    """Bytes in words: ``1,000 bytes`` below 1 MB, else three significant digits, ``4.58 MB`` / ``500 MB`` /
+    ``14.9 GB`` (binary units, as Streamlit's ``server.maxUploadSize``)."""
+    if n < 1 << 20:
+        return f"{int(n):,} bytes"
+    if n < 1 << 30:
+        return f"{n / (1 << 20):.3g} MB"
+    return f"{n / (1 << 30):.3g} GB"
+
+
+def _too_big(what: str, limit: int, src: str, limit_hint: str | None) -> InputError:
+    """The one message of every size check: what is too big, the limit, and how to raise it."""
+    return InputError(
+        f"{what}, more than the size limit of {size_text(limit)}",
+        source=src,
+        hint="split the file or keep only the columns you need, or raise the limit: "
+        + (limit_hint or DEFAULT_LIMIT_HINT),
+    )
 
 MAX_ROWS = 100_000_000
 """Parquet / npz files declaring more rows than this are refused before they are read."""
@@ -186,10 +212,10 @@ def source_name(path_or_buffer: Any, source: str | None = None) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def _read_bytes(path_or_buffer: Any, src: str, limit: int) -> bytes:
+def _read_bytes(path_or_buffer: Any, src: str, limit: int, limit_hint: str | None = None) -> bytes:
     """All bytes of a path, bytes object or file-like (``getvalue()`` or ``read()``), refusing > limit."""
-    too_big = "is larger than the size limit of {lim:,} bytes ({size})"
-    hint = "split the file, drop unused columns, or pass a larger max_bytes"
+    too_big = "is larger than the size limit of {lim} ({size})"
+    hint = f"split the file, drop unused columns, or raise the limit: {limit_hint or DEFAULT_LIMIT_HINT}"
     if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
         data = bytes(path_or_buffer)
     elif isinstance(path_or_buffer, (str, os.PathLike)):
@@ -200,7 +226,7 @@ def _read_bytes(path_or_buffer: Any, src: str, limit: int) -> bytes:
             raise InputError(f"{p} is not a regular file", source=src, hint="pass the path of a CSV/TSV/Parquet file")
         size = p.stat().st_size
         if size > limit:
-            raise InputError(too_big.format(lim=limit, size=f"{size:,} bytes"), source=src, hint=hint)
+            raise InputError(too_big.format(lim=size_text(limit), size=f"{size:,} bytes"), source=src, hint=hint)
         data = p.read_bytes()
     elif hasattr(path_or_buffer, "getvalue"):
         data = path_or_buffer.getvalue()
@@ -219,7 +245,8 @@ def _read_bytes(path_or_buffer: Any, src: str, limit: int) -> bytes:
     if not isinstance(data, bytes):
         raise InputError("the upload did not give bytes", source=src, hint="pass a binary file-like object")
     if len(data) > limit:
-        raise InputError(too_big.format(lim=limit, size=f"at least {len(data):,} bytes"), source=src, hint=hint)
+        raise InputError(too_big.format(lim=size_text(limit), size=f"at least {len(data):,} bytes"), source=src,
+                         hint=hint)
     return data
 
 
@@ -493,7 +520,30 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
     return frame
 
 
-def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
+def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
+    """Bytes the decoded table will take, from the Parquet footer alone (nothing is decompressed): every value
+    costs at least 8 bytes once decoded (float64 / int64 / an object pointer in pandas; wider fixed-length
+    values their width), and string / binary columns — read as dictionaries, see :func:`_read_parquet` — add
+    their uncompressed pages (an upper bound of their distinct values).  Run-length / dictionary encoding lets a
+    file of a few kB declare 10⁸ constant rows; this is what they decode to."""
+    total = 0
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        for j in range(group.num_columns):
+            column = group.column(j)
+            values = max(int(column.num_values), int(group.num_rows))
+            kind = column.physical_type
+            if kind == "FIXED_LEN_BYTE_ARRAY" and schema is not None:
+                width = max(8, int(schema.column(j).length or 0))
+            else:
+                width = 8
+            total += values * width
+            if kind == "BYTE_ARRAY":
+                total += int(column.total_uncompressed_size)
+    return total
+
+
+def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -501,20 +551,24 @@ def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
         pf = pq.ParquetFile(pa.BufferReader(data))
         meta = pf.metadata
         n_rows, n_cols = int(meta.num_rows), int(meta.num_columns)
-        uncompressed = sum(int(meta.row_group(i).total_byte_size) for i in range(meta.num_row_groups))
+        decoded = parquet_decoded_bytes(meta, pf.schema)
+        text_columns = [f.name for f in pf.schema_arrow
+                        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+                        or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"is not a readable Parquet file ({str(exc)[:200]})", source=src,
                          hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
     if n_cols > MAX_COLUMNS:
         raise InputError(f"has {n_cols:,} columns, more than the limit of {MAX_COLUMNS:,}", source=src,
                          hint="keep only the columns you need")
-    if n_rows > MAX_ROWS or uncompressed > limit:
-        raise InputError(
-            f"declares {n_rows:,} rows and {uncompressed:,} bytes of uncompressed data, over the limit "
-            f"({MAX_ROWS:,} rows, {limit:,} bytes)",
-            source=src,
-            hint="split the file or pass a larger max_bytes",
-        )
+    if n_rows > MAX_ROWS:
+        raise InputError(f"declares {n_rows:,} rows, more than the limit of {MAX_ROWS:,}", source=src,
+                         hint="split the file")
+    if decoded > limit:
+        raise _too_big(f"declares {n_rows:,} rows × {n_cols:,} columns, which decode to about "
+                       f"{size_text(decoded)} in memory", limit, src, limit_hint)
+    if text_columns:  # strings stay dictionaries while decoding: a repeated long string is held once
+        pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text_columns)
     try:
         # the pandas blocks go to the system allocator (returned to the OS when the frame is freed) and the
         # decoded Arrow table is released at once: Arrow's default pool (mimalloc) would otherwise keep its
@@ -528,6 +582,9 @@ def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
             # malformed pandas metadata (hand-made or hostile file): the columns are read without it
             frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
         del table
+        for name in text_columns:  # back to plain object columns (one shared str per distinct value)
+            if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
+                frame[name] = _categorical_to_object(frame[name])
     except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         raise InputError(f"Parquet data could not be read ({str(exc)[:200]})", source=src,
                          hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
@@ -542,16 +599,26 @@ def _read_parquet(data: bytes, src: str, limit: int) -> pd.DataFrame:
     return frame
 
 
+def _categorical_to_object(values: pd.Series) -> pd.Series:
+    """A categorical column as an object column of the same values (missing → None, as pyarrow gives them),
+    each distinct value one shared object."""
+    categories = np.asarray(values.cat.categories, dtype=object)
+    codes = values.cat.codes.to_numpy()
+    out = np.empty(codes.size, dtype=object)
+    valid = codes >= 0
+    out[valid] = categories[codes[valid]]
+    return pd.Series(out, index=values.index, name=values.name)
+
+
 _NPZ_NAMES = {"probs": "prob", "logits": "logit", "samples": "sample", "members": "member", "labels": "label",
               "quantiles": "q"}
 
 
-def _read_npz(data: bytes, src: str, limit: int) -> pd.DataFrame:
+def _read_npz(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        total = sum(info.file_size for info in zf.infolist())
+        total = sum(info.file_size for info in zf.infolist())  # zipfile never inflates a member past its size
     if total > limit:
-        raise InputError(f"npz archive expands to {total:,} bytes, over the limit of {limit:,}", source=src,
-                         hint="split the file or pass a larger max_bytes")
+        raise _too_big(f"is an npz archive whose arrays take {size_text(total)}", limit, src, limit_hint)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -613,12 +680,18 @@ def _read_excel(data: bytes, src: str) -> pd.DataFrame:
     return frame
 
 
-def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None) -> pd.DataFrame:
+def read_table(
+    path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None, limit_hint: str | None = None
+) -> pd.DataFrame:
     """Read a prediction table from a path, bytes or binary file-like (e.g. Streamlit's ``UploadedFile``).
 
-    The format is recognised from the content (see the module docstring): Parquet, npz, gzip, Excel
-    (only with openpyxl) or delimited text with sniffed delimiter and encoding.  Nothing is unpickled or
-    evaluated.  Returns a DataFrame with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and
+    The format is recognised from the content (see the module docstring): Parquet, npz, gzip / bzip2 / xz /
+    single-file zip compressed tables, Excel (only with openpyxl) or delimited text with sniffed delimiter and
+    encoding.  Nothing is unpickled or evaluated.  ``max_bytes`` (default ``DEFAULT_MAX_BYTES``) bounds the file,
+    its decompressed bytes (decompression stops one byte past it) and what a Parquet / npz file decodes to in
+    memory (from its footer: rows × columns × bytes, :func:`parquet_decoded_bytes`), each checked *before*
+    decoding; ``limit_hint`` says how to raise the limit in the caller's words (default "pass a larger
+    max_bytes").  Returns a DataFrame with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and
     ``frame.attrs`` holding ``source``, ``format``, ``comments`` (leading '#' lines) and, for text,
     ``encoding``, ``delimiter``, ``decimal`` and ``header_line``.  Raises ``InputError`` for anything
     that is not a readable, non-empty table with unique column names; an exception of another type from a
@@ -627,11 +700,11 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
     """
     src = source_name(path_or_buffer, source)
     try:
-        return _read_table(path_or_buffer, src, max_bytes)
+        return _read_table(path_or_buffer, src, max_bytes, limit_hint)
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError, EOFError,
-            OSError, NotImplementedError, RecursionError, zlib.error) as exc:
+            OSError, NotImplementedError, RecursionError, zlib.error, lzma.LZMAError) as exc:
         raise InputError(
             f"unexpected problem while reading the file ({type(exc).__name__}: {str(exc)[:200]})",
             source=src,
@@ -639,28 +712,48 @@ def read_table(path_or_buffer: Any, *, source: str | None = None, max_bytes: int
         ) from exc
 
 
-def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None) -> pd.DataFrame:
+def _compression(data: bytes) -> str:
+    """The compression format of ``data`` from its magic bytes ("" for none; zip archives are told apart later)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    if data[:3] == b"BZh" and data[3:4].isdigit() and data[4:10] in (b"\x31\x41\x59\x26\x53\x59",
+                                                                    b"\x17\x72\x45\x38\x50\x90"):
+        return "bzip2"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    return ""
+
+
+def _inflate(data: bytes, kind: str, src: str, limit: int, limit_hint: str | None) -> bytes:
+    """Decompress ``data`` (gzip, bzip2, xz) as a stream that stops one byte past ``limit``: a bomb of a few MB
+    that would inflate to GBs costs at most ``limit`` bytes before it is refused."""
+    opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bzip2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+    try:
+        with opener(io.BytesIO(data)) as stream:
+            out = stream.read(limit + 1)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError, ValueError) as exc:
+        raise InputError(f"looks {kind}-compressed but cannot be decompressed ({exc})", source=src,
+                         hint="upload the uncompressed CSV") from None
+    if len(out) > limit:
+        raise _too_big(f"decompresses to more than {size_text(limit)} ({kind})", limit, src, limit_hint)
+    if not out.strip():
+        raise InputError(f"is empty (after {kind} decompression)", source=src, hint="upload a non-empty table")
+    return out
+
+
+def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint: str | None = None) -> pd.DataFrame:
     """``read_table`` without the last-resort wrapping of unexpected exceptions."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
-    data = _read_bytes(path_or_buffer, src, limit)
+    data = _read_bytes(path_or_buffer, src, limit, limit_hint)
     if not data or (not data[:65536].strip() and not data.strip()):
         raise InputError("is empty", source=src, hint="upload a table with a header row and one row per example")
-    compressed = ""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                data = gz.read(limit + 1)
-        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            raise InputError(f"looks gzip-compressed but cannot be decompressed ({exc})", source=src,
-                             hint="upload the uncompressed CSV") from None
-        if len(data) > limit:
-            raise InputError(f"decompresses to more than the size limit of {limit:,} bytes", source=src,
-                             hint="split the file or pass a larger max_bytes")
-        compressed = "gzip"
-        if not data.strip():
-            raise InputError("is empty (after gzip decompression)", source=src, hint="upload a non-empty table")
+    compressed = _compression(data)
+    if compressed:
+        data = _inflate(data, compressed, src, limit, limit_hint)
+    elif data[:4] == b"PK\x03\x04":
+        data, compressed = _unzip_single_table(data, src, limit, limit_hint)
     if data[:4] == b"PAR1":
-        frame = _read_parquet(data, src, limit)
+        frame = _read_parquet(data, src, limit, limit_hint)
     elif data[:4] == b"PK\x03\x04":
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -669,7 +762,7 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None) -> pd.Data
             raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
                              hint="upload the CSV itself") from None
         if names and all(n.endswith(".npy") for n in names):
-            frame = _read_npz(data, src, limit)
+            frame = _read_npz(data, src, limit, limit_hint)
         elif any(n.startswith("xl/") for n in names) or "[Content_Types].xml" in names:
             frame = _read_excel(data, src)
         else:
@@ -692,6 +785,34 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None) -> pd.Data
     if compressed:
         frame.attrs["compression"] = compressed
     return frame
+
+
+def _unzip_single_table(data: bytes, src: str, limit: int, limit_hint: str | None) -> tuple[bytes, str]:
+    """A zip archive holding exactly one table file (``preds.csv.zip``): that file's bytes, read as a stream that
+    stops one byte past ``limit`` (the declared size is not trusted).  npz archives (every member ``.npy``) and
+    Excel workbooks are returned unchanged, to be read as such; other archives are refused."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = [i for i in zf.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
+            names = [i.filename for i in infos]
+            if (names and all(n.endswith(".npy") for n in names)) or any(n.startswith("xl/") for n in names) \
+                    or "[Content_Types].xml" in names:
+                return data, ""
+            if len(infos) != 1:
+                raise InputError(
+                    f"is a zip archive of {len(infos)} files" + (f" ({name_list(names, 5)})" if names else ""),
+                    source=src, hint="unzip it and upload the CSV/Parquet file inside")
+            with zf.open(infos[0]) as member:
+                out = member.read(limit + 1)
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError, zlib.error) as exc:
+        raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
+                         hint="upload the CSV itself") from None
+    if len(out) > limit:
+        raise _too_big(f"holds {infos[0].filename}, which decompresses to more than {size_text(limit)}", limit, src,
+                       limit_hint)
+    if not out.strip():
+        raise InputError(f"is empty (after unzipping {infos[0].filename})", source=src, hint="upload a non-empty table")
+    return out, "zip"
 
 
 # ----------------------------------------------------------------------------------------------

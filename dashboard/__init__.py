@@ -49,6 +49,7 @@ from .state import (
     set_data,
     set_example,
     upload_columns,
+    upload_limit_bytes,
     upload_limit_mb,
 )
 
@@ -59,5 +60,5 @@ __all__ = [
     "filter_controls", "init_state", "is_registry_metric", "keep_widget_values", "lab_index", "load_example",
     "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins", "record_run_time",
     "require_data", "set_data", "set_example", "show_metric_table", "show_verdicts", "upload_columns",
-    "upload_limit_mb", "warm_up_core",
+    "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
 ]

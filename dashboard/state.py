@@ -34,6 +34,8 @@ import calib_core as cc
 from calib_core import examples
 from calib_core.reading import read_table
 
+from .cache import BytesBoundedCache
+
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
     "Diabetes — Gaussian (mean, std) of a boosting ensemble": ("regression", lambda: examples.diabetes_example()),
@@ -119,22 +121,44 @@ def load_example(name: str) -> cc.PredictionSet:
     return EXAMPLES[name][1]()
 
 
-@st.cache_data(max_entries=4, ttl=3600, show_spinner="Reading and validating the file…")
-def parse_upload(
-    token: str, _data: bytes, file_name: str, mapping_json: str, task: str | None, renormalize: bool
-) -> cc.PredictionSet:
-    """``cc.load_predictions`` of uploaded bytes, cached on (sha1, mapping, task, renormalize).
+def upload_limit_bytes() -> int:
+    """:func:`upload_limit_mb` in bytes: the limit the core loader applies to an upload's decompressed and decoded
+    size (``max_bytes``), so that a small compressed or run-length-encoded file cannot take more memory than the
+    largest file the server accepts."""
+    return upload_limit_mb() << 20
 
-    Few entries, kept an hour: each holds a pickled set (≈ 0.4 GB at 10⁷ rows) beside the sessions' own copies.
-    """
-    columns = json.loads(mapping_json) if mapping_json else None
-    return cc.load_predictions(_data, task=task, columns=columns, source=file_name, renormalize=renormalize)
+
+def upload_limit_hint() -> str:
+    """How to raise the upload limit, for the loader's size messages."""
+    return (f"start the dashboard with a larger --server.maxUploadSize (in MB; now {upload_limit_mb():,}), or set "
+            "maxUploadSize under [server] in .streamlit/config.toml")
+
+
+#: Parsed uploads shared by all sessions, bounded in bytes: at most the upload limit in total (one largest upload),
+#: each entry kept an hour at most.  A session's loaded set is the cached object itself, not a copy.
+UPLOADS = BytesBoundedCache(upload_limit_bytes, ttl=3600)
+
+
+def parse_upload(
+    token: str, data: bytes, file_name: str, mapping_json: str, task: str | None, renormalize: bool
+) -> cc.PredictionSet:
+    """``cc.load_predictions`` of uploaded bytes (size limits: :func:`upload_limit_bytes`), cached in
+    :data:`UPLOADS` on (sha1, file name, mapping, task, renormalize)."""
+    key = (token, file_name, mapping_json, task, bool(renormalize))
+    pset = UPLOADS.get(key)
+    if pset is None:
+        columns = json.loads(mapping_json) if mapping_json else None
+        with st.spinner("Reading and validating the file…"):
+            pset = cc.load_predictions(data, task=task, columns=columns, source=file_name, renormalize=renormalize,
+                                       max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
+        UPLOADS.put(key, pset)
+    return pset
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str], pd.DataFrame]:
     """Column names and the first rows of an upload (for the column-mapping form); raises InputError."""
-    frame = read_table(_data, source=file_name)
+    frame = read_table(_data, source=file_name, max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
     return [str(c) for c in frame.columns], frame.head(10)
 
 
