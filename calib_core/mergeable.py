@@ -273,7 +273,9 @@ class SummarySpec:
     equal-mass strategy: ``numpy.quantile`` edges of the confidences from a first pass); ``n_classes``;
     ``n_blocks`` the bootstrap blocks G (rows hashed to blocks by row id); ``seed`` the hash seed;
     ``kde_floor`` the smallest kernel bandwidth of an ensemble's NLL (``SampleSet`` floors h at 1% of the median
-    bandwidth of the data it sees: a whole-data number, so a summary takes it from the first pass).
+    bandwidth of the data it sees: a whole-data number, so a summary takes it from the first pass);
+    ``edges_exact`` whether the σ / confidence edges are the data's own (a first pass over all rows) rather than a
+    sample's (then ENCE and equal-mass ECE are those of the spec's fixed bins, not of the in-memory bins).
     """
 
     task: str
@@ -294,7 +296,14 @@ class SummarySpec:
     n_blocks: int = 256
     seed: int = 0
     kde_floor: float = 0.0
+    edges_exact: bool = True
     version: int = FORMAT_VERSION
+
+    def own_edges(self, model: str, group: str) -> bool:
+        """Whether the spec has σ / confidence edges of this very (model, group) (not a fallback's)."""
+        if self.task == "regression":
+            return any((m, g) == (model, group) for m, g, _, _ in self.sigma_edges)
+        return self.strategy == "uniform" or any((m, g) == (model, group) for m, g, _ in self.conf_edges)
 
     def sigma_edges_for(self, model: str, group: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Inner σ-bin edges (values, row ids) of a (model, group) (fallbacks in the class docstring)."""

@@ -108,7 +108,7 @@ def spec_from_sample(sample: PredictionSet, **options: Any) -> SummarySpec:
     """:func:`spec_for` on a sample of the data: the bins are the sample's equal-count σ bins (for a uniform
     random sample of s rows, each bin's share of the data is within about √(p(1 − p)/s) of 1/B); the summary is
     exact for those fixed bins, but ENCE then differs from the in-memory ENCE (whose bins are the data's own)."""
-    return spec_for(sample, **options)
+    return dataclasses.replace(spec_for(sample, **options), edges_exact=False)
 
 
 def edge_values(
@@ -260,6 +260,25 @@ def _ks_p(d: float, n: int) -> float:
     return float(stats.kstwobign.sf(k * d))
 
 
+def curve_null(n: int, levels: tuple[float, ...], qce_levels: tuple[float, ...], n_null: int) -> dict[str, np.ndarray]:
+    """Null draws of calibration_rmse (on ``levels``) and the l2 QCE (on ``qce_levels``) for N uniform PITs, exact
+    from multinomial counts of the cells between the grid points — the construction (and the seed) of the
+    in-memory curve tests in ``regression.inference``, so the p-values agree with ``cc.diagnose``'s."""
+    rng = np.random.default_rng(np.random.SeedSequence([20240513, n, n_null]))
+    lev = np.asarray(levels, dtype=float)
+    qlev = np.asarray(qce_levels, dtype=float)
+    cuts = np.unique(np.concatenate([lev, qlev, [0.0, 1.0]]))
+    cuts = cuts[(cuts > 0) & (cuts < 1)]
+    edges = np.concatenate([[0.0], cuts, [1.0]])
+    counts = rng.multinomial(n, np.diff(edges), size=n_null)
+    cdf = np.concatenate([np.zeros((n_null, 1)), np.cumsum(counts, axis=1)], axis=1) / n
+    p_lev = cdf[:, np.searchsorted(edges, np.clip(lev, 0, 1))]
+    p_lev[:, lev <= 0] = 0.0
+    p_q = cdf[:, np.searchsorted(edges, qlev)]
+    return {"calibration_rmse": np.sqrt(np.mean((p_lev - lev) ** 2, axis=1)),
+            "quantile_calibration_error": np.mean((p_q - qlev) ** 2, axis=1)}
+
+
 def _empty_row(value: float, kind: str) -> dict[str, Any]:
     return {"kind": kind, "value": value, "ci_low": np.nan, "ci_high": np.nan, "interval": "", "perfect": np.nan,
             "p_value": np.nan, "p_mc_se": np.nan, "test": "", "family": "", "adjusted_p": np.nan, "flag": False,
@@ -315,7 +334,7 @@ def _regression_direction(rec: dict, rejected: list[str]) -> str:
 
 
 def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float], *, level: float, alpha: float,
-                          n_boot: int, seed: int) -> tuple[pd.DataFrame, dict, dict[str, str]]:
+                          n_boot: int, n_null: int, seed: int) -> tuple[pd.DataFrame, dict, dict[str, str]]:
     n = int(part["n"].sum())
     nz = int(part["nz"].sum())
     rec = {k: _empty_row(v, metric_kind(k)) for k, v in values.items()}
@@ -338,6 +357,12 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     rec["max_calibration_deviation"].update(
         p_value=p_lo_d, p_mc_se=0.0, test="Kolmogorov–Smirnov at the lower end of the D bracket (conservative)",
         note=rec["max_calibration_deviation"]["note"] + f"; p-value at the upper end {p_hi_d:.3g}")
+    if n_null > 0:
+        null = curve_null(n, spec.levels, spec.qce_levels, n_null)
+        for name in ("calibration_rmse", "quantile_calibration_error"):
+            mc = sig.monte_carlo_p(values[name], null[name], "greater")
+            rec[name].update(p_value=mc.p, p_mc_se=mc.se, perfect=float(null[name].mean()),
+                             test="Monte Carlo (exact multinomial null of uniform PITs on the grid)")
     for c in spec.coverages:
         key = f"coverage_{100 * c:g}"
         k = int(part[f"in:{100 * c:g}"].sum())
@@ -444,8 +469,9 @@ def report(
 
     Intervals: BCa on the bootstrap-block sums (blocks hashed from row ids; a replicate re-weights the blocks
     with multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy.
-    Tests from a summary — regression: KS (at the conservative end of its bracket), exact binomial coverage
-    (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a
+    Tests from a summary — regression: KS (at the conservative end of its bracket), the curve statistics against
+    their exact multinomial null (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial
+    coverage (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a
     per-bin normal null and the top-bin gap (Poisson-binomial mean and variance).  Holm over the tested members
     of the in-memory primary family, Benjamini–Hochberg over the rest; ``n_simulations = 0`` switches the tests
     and verdicts off, ``n_resamples = 0`` the intervals.
@@ -466,7 +492,7 @@ def report(
         if spec.task == "regression":
             values = regression_values(part, spec)
             table, info, ex = _regression_inference(part, spec, values, level=level, alpha=alpha,
-                                                    n_boot=n_resamples, seed=seed)
+                                                    n_boot=n_resamples, n_null=n_simulations, seed=seed)
             direction_of = _regression_direction
             extra: tuple[str, ...] = ()
         else:
@@ -475,7 +501,16 @@ def report(
                                                         n_boot=n_resamples, n_null=max(n_simulations, 1), seed=seed)
             direction_of = _classification_direction
             extra = ("top_bin_gap", "confidence_gap")
-        exactness.update(ex)
+        binned = "ence" if spec.task == "regression" else "ece"
+        if binned in values and not (spec.edges_exact and spec.own_edges(model, group)):
+            ex[binned] = "exact for the spec's bins"
+            msg = ("bins from a sample or another subset's edges: the exact value for these fixed bins, not for the "
+                   "in-memory equal-count bins")
+            prev = str(table.loc[binned, "note"])
+            table.loc[binned, "note"] = (prev + "; " if prev else "") + msg
+        for k, v in ex.items():  # a downgrade in any (model, group) stays
+            if exactness.get(k, "exact") == "exact":
+                exactness[k] = v
         if n_simulations <= 0:
             table[["p_value", "p_mc_se", "adjusted_p", "perfect"]] = np.nan
             table[["test", "family"]] = ""

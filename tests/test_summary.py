@@ -398,3 +398,23 @@ def test_classification_report_has_the_shape_of_diagnose(top_only):
         assert rel_err(t.loc[name, "value"], r.loc[name, "value"]) <= 1e-12, name
     if not top_only:  # over-confident by construction (the truth is softer)
         assert rep.verdict()["verdict"] == "miscalibrated" and rep.verdict()["direction"] == "over-confident"
+
+
+def test_curve_and_coverage_p_values_from_a_summary_equal_diagnose():
+    pset = gaussian_set(3_000, seed=91, scale=1.05)
+    rep = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=0, n_simulations=400)
+    ref = cc.diagnose(pset, n_resamples=0, n_simulations=400)
+    t, r = rep.table(), ref.table()
+    for name in ("calibration_rmse", "quantile_calibration_error", "coverage_90", "coverage_50", "z_mean", "z_std"):
+        assert rel_err(t.loc[name, "p_value"], r.loc[name, "p_value"]) <= 1e-9, name
+    # KS: p-value at the lower end of the D bracket ≥ the in-memory p-value (conservative)
+    assert t.loc["max_calibration_deviation", "p_value"] >= r.loc["max_calibration_deviation", "p_value"] - 1e-12
+
+
+def test_a_spec_from_a_sample_says_its_ence_is_for_its_own_bins():
+    pset = gaussian_set(4_000, seed=95, groups=True)
+    spec = S.spec_from_sample(pset.take(np.arange(0, 4_000, 7)), by_group=False)
+    rep = S.report(S.summarize(pset, spec=spec), n_resamples=0, n_simulations=0)
+    assert rep.options["exactness"]["ence"] == "exact for the spec's bins"
+    assert "not for the in-memory" in rep.table(group="a").loc["ence", "note"]
+    assert rep.options["exactness"]["nll"] == "exact"
