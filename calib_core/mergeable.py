@@ -85,33 +85,32 @@ def exact_bin_sums(index: np.ndarray, n_cells: int, values: np.ndarray) -> tuple
     nonfinite = np.zeros((n_cells, 3), dtype=np.int64)
     finite = np.isfinite(x)
     if not finite.all():
-        bad = ~finite
         for j, mask in enumerate((x == np.inf, x == -np.inf, np.isnan(x))):
             if mask.any():
                 nonfinite[:, j] = np.bincount(index[mask], minlength=n_cells)
         index, x = index[finite], x[finite]
-        del bad
+    wide = n_cells * 2048 > 1 << 18  # many cells: group by the exponents present only
     for start in range(0, x.shape[0], _BLOCK_ROWS):
-        _add_block(sums, index[start:start + _BLOCK_ROWS], n_cells, x[start:start + _BLOCK_ROWS])
+        _add_block(sums, index[start:start + _BLOCK_ROWS], n_cells, x[start:start + _BLOCK_ROWS], wide)
     return sums, nonfinite
 
 
-def _add_block(sums: np.ndarray, index: np.ndarray, n_cells: int, x: np.ndarray) -> None:
+def _add_block(sums: np.ndarray, index: np.ndarray, n_cells: int, x: np.ndarray, wide: bool) -> None:
     if x.shape[0] == 0:
         return
     bits = x.view(np.uint64)
     # biased exponent E: a group of equal E shares the grid of its halves (E = 0: zero and subnormals)
-    e = (bits >> np.uint64(52)).astype(np.int64)
-    e &= 0x7FF
-    hi = (bits & np.uint64(_HI_MASK)).view(np.float64)  # the top 26 significand bits: a multiple of 2^(E−1048)
-    lo = x - hi  # exact: a multiple of 2^(E−1075), |lo| < 2^(E−1048)
+    e = bits >> np.uint64(52)
+    e &= np.uint64(0x7FF)
     e_min, span = 0, 2048
-    if n_cells * span > 1 << 18:  # many cells: only the exponents present
+    if wide:
         e_min = int(e.min())
         span = int(e.max()) - e_min + 1
-        e -= e_min
+        e -= np.uint64(e_min)
     key = index * span
-    key += e
+    key += e.view(np.int64)
+    hi = (bits & np.uint64(_HI_MASK)).view(np.float64)  # the top 26 significand bits: a multiple of 2^(E−1048)
+    lo = x - hi  # exact: a multiple of 2^(E−1075), |lo| < 2^(E−1048)
     size = n_cells * span
     s_hi = np.bincount(key, weights=hi, minlength=size)
     s_lo = np.bincount(key, weights=lo, minlength=size)

@@ -63,12 +63,13 @@ def classification_spec(
                        conf_edges=edges, n_classes=int(n_classes), n_blocks=int(n_blocks), seed=int(seed))
 
 
-def _rows(pset: PredictionSet, mask: Any) -> ClassificationRows:
+def _rows(pset: PredictionSet, mask: Any, n_bins: int = 15, closed: str = "right") -> ClassificationRows:
+    """Prepared rows with equal-width bins (the equal-mass edges of a summary come from its spec)."""
     sel = (lambda a: a) if mask is None else (lambda a: None if a is None else a[mask])
     if pset.top_label_only:
         correct = sel(pset.labels) == sel(pset.point)
-        return ClassificationRows.from_top_label(sel(pset.confidence), correct)
-    return ClassificationRows(sel(pset.labels), sel(pset.probs), sel(pset.logits))
+        return ClassificationRows.from_top_label(sel(pset.confidence), correct, n_bins=n_bins, closed=closed)
+    return ClassificationRows(sel(pset.labels), sel(pset.probs), sel(pset.logits), n_bins=n_bins, closed=closed)
 
 
 def classification_rows_values(pset: PredictionSet) -> np.ndarray:
@@ -95,12 +96,29 @@ def _bins(values: np.ndarray, spec: SummarySpec, edges: np.ndarray | None) -> np
     return bins_from_edges(values, edges, spec.closed)
 
 
+def _classwise_index(p: np.ndarray, nb: int, closed: str) -> np.ndarray:
+    """(N, K) flat (class, bin) index of every p_ik on M equal-width bins: ``uniform_bin_index`` only for the
+    entries outside the first bin (with K classes almost all p_ik are small), the rest is bin 0."""
+    n, k = p.shape
+    edge1 = np.linspace(0.0, 1.0, nb + 1)[1]
+    flat = np.broadcast_to(np.arange(k, dtype=np.int64) * nb, (n, k)).copy()
+    # bin 0 is [0, e_1] for closed="right" and [0, e_1) for closed="left"; NaN goes elsewhere (uniform_bin_index)
+    outside = ~(p <= edge1) if closed == "right" else ~(p < edge1)
+    if outside.any():
+        flat[outside] += uniform_bin_index(p[outside], nb, 0.0, 1.0, closed)
+    return flat
+
+
 def summarize_classification_rows(rows: ClassificationRows, row_ids: np.ndarray, spec: SummarySpec,
                                   conf_edges: np.ndarray | None) -> dict[str, np.ndarray]:
     """The summary part of one (model, group) chunk (prepared rows with their global ``row_ids``)."""
     nb = spec.n_bins
     n = rows.n
-    b = _bins(rows.confidence, spec, conf_edges)
+    uniform = spec.strategy == "uniform" or conf_edges is None
+    if uniform and rows.strategy == "uniform" and rows.n_bins == nb and rows.closed == spec.closed:
+        b = rows.bin_index  # the rows' own equal-width bins (the same ``uniform_bin_index``)
+    else:
+        b = _bins(rows.confidence, spec, conf_edges)
     hit = rows.correct > 0.5
     part: dict[str, np.ndarray] = {
         "n": np.bincount(b, minlength=nb).astype(np.int64),
@@ -119,7 +137,7 @@ def summarize_classification_rows(rows: ClassificationRows, row_ids: np.ndarray,
             cols.append(v)
         k = rows.k
         p = rows.probs.astype(float)
-        flat = uniform_bin_index(p.reshape(-1), nb, 0.0, 1.0, spec.closed).reshape(n, k) + np.arange(k) * nb
+        flat = _classwise_index(p, nb, spec.closed)
         part["cw_n"] = np.bincount(flat.reshape(-1), minlength=k * nb).reshape(k, nb).astype(np.int64)
         s, _ = exact_bin_sums(flat.reshape(-1), k * nb, p.reshape(-1))
         part["x:cw_p"] = s.reshape(k, nb)
@@ -163,7 +181,7 @@ def summarize_classification(
         if not mask.any():
             continue
         whole = bool(mask.all())
-        rows = _rows(pset, None if whole else mask)
+        rows = _rows(pset, None if whole else mask, spec.n_bins, spec.closed)
         parts[(str(model), str(group))] = summarize_classification_rows(
             rows, ids if whole else ids[mask], spec, spec.conf_edges_for(str(model), str(group)))
     return parts
