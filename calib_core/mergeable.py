@@ -57,6 +57,7 @@ __all__ = [
     "SummarySpec",
     "Summary",
     "merge_parts",
+    "as_ids",
 ]
 
 #: The file format's name and version (``Summary.to_bytes``); readers refuse other versions.

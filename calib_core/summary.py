@@ -61,6 +61,7 @@ from .regression.summary import (
     BOUNDED_METRICS,
     UNAVAILABLE_METRICS,
     block_statistics,
+    point_block_statistics,
     regression_bounds,
     regression_diagrams_from_part,
     regression_values,
@@ -81,6 +82,8 @@ __all__ = [
     "merge",
     "merge_all",
     "report",
+    "curve_null",
+    "levi_rmse_interval",
 ]
 
 #: How each reported number relates to ``cc.diagnose`` on the same rows.
@@ -249,6 +252,16 @@ def levi_rmse_interval(part: dict, n_resamples: int, seed: int, level: float = 0
     lo, hi = sig.percentile_interval(rmse, level)
     keep = part["n"] > 0
     return np.where(keep, lo, np.nan), np.where(keep, hi, np.nan)
+
+
+def _percentile(part: dict, n_boot: int, level: float, seed: int) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of RMSE and MAE of a point-prediction part from its block sums."""
+    blk = part["blk"]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 13]))
+    reps = point_block_statistics(sig.block_bootstrap_weights(blk.shape[0], n_boot, rng) @ blk, part["blk_bins"])
+    names = list(reps)
+    lo, hi = sig.percentile_interval(np.stack([reps[k] for k in names], 1), level)
+    return {k: (float(a), float(b)) for k, a, b in zip(names, lo, hi)}
 
 
 def _ks_p(d: float, n: int) -> float:
@@ -488,6 +501,19 @@ def report(
         n = int(part["n"].sum())
         if n < 2:
             notes.append(f"model {model!r}, group {group!r}: {n} row(s), too few to diagnose")
+            continue
+        if spec.task == "regression" and "nz" not in part:  # point predictions: accuracy, nothing to test
+            values = regression_values(part, spec)
+            inf = None
+            if n_resamples > 0:
+                ci = _percentile(part, n_resamples, level, seed)
+                inf = pd.DataFrame({"ci_low": [ci[k][0] for k in values], "ci_high": [ci[k][1] for k in values],
+                                    "interval": "percentile bootstrap (blocks hashed from row ids)"},
+                                   index=list(values))
+            tables.append(inference_metric_rows(model, group, values, inf,
+                                                kinds={"rmse": "descriptive", "mae": "descriptive"}))
+            verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
+                                        sentence="Point predictions only: no predicted uncertainty to test."))
             continue
         if spec.task == "regression":
             values = regression_values(part, spec)

@@ -418,3 +418,27 @@ def test_a_spec_from_a_sample_says_its_ence_is_for_its_own_bins():
     assert rep.options["exactness"]["ence"] == "exact for the spec's bins"
     assert "not for the in-memory" in rep.table(group="a").loc["ence", "note"]
     assert rep.options["exactness"]["nll"] == "exact"
+
+
+@pytest.mark.parametrize("make", [ensemble_set, quantile_set])
+def test_chunking_does_not_change_ensemble_or_quantile_summaries(make):
+    pset = make(2_500)
+    spec = S.spec_for(pset)
+    assert_same_summary(chunked(pset, [1, 800, 801, 2_000], spec), S.summarize(pset, spec=spec))
+
+
+def test_point_predictions_summarise_to_rmse_and_mae():
+    rng = np.random.default_rng(97)
+    y = rng.standard_normal(3_000)
+    pset = PredictionSet(task="regression", y=y, point=y + 0.3 * rng.standard_normal(3_000), layout="point",
+                         row_number=np.arange(1, 3_001, dtype=np.int64))
+    spec = S.spec_for(pset)
+    summ = chunked(pset, [1_000, 2_222], spec)
+    assert_same_summary(summ, S.summarize(pset, spec=spec))
+    rep = S.report(summ, n_resamples=200)
+    ref = cc.diagnose(pset, n_resamples=200)
+    assert set(rep.metrics["metric"]) == set(ref.metrics["metric"]) == {"rmse", "mae"}
+    for name in ("rmse", "mae"):
+        assert rel_err(rep.value(name), ref.value(name)) <= 1e-12
+        assert rep.table().loc[name, "ci_low"] < rep.value(name) < rep.table().loc[name, "ci_high"]
+    assert rep.verdict()["verdict"] == ref.verdict()["verdict"] == "not tested"

@@ -71,13 +71,19 @@ from ..predictions import PredictionSet, iter_subsets
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, RegressionRows
 
 __all__ = [
+    "default_pit_edges",
     "regression_spec",
+    "spec_for_regression",
+    "ensemble_pit",
+    "ensemble_logpdf",
     "summarize_regression_rows",
     "summarize_regression",
     "regression_values",
     "regression_bounds",
     "regression_diagrams_from_part",
     "block_statistics",
+    "point_block_statistics",
+    "summarize_point_rows",
     "EXACT_METRICS",
     "BOUNDED_METRICS",
     "UNAVAILABLE_METRICS",
@@ -156,7 +162,7 @@ def spec_for_regression(pset: PredictionSet, *, row_ids: np.ndarray | None = Non
     Silverman bandwidth over all rows).  ``options`` go to :func:`regression_spec`."""
     ids = _row_ids(pset, row_ids)
     n_bins = int(options.get("n_bins", 15))
-    edges = {}
+    edges: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
     if pset.dist is not None:
         sigma = np.asarray(pset.dist.std(), dtype=float)
         for model, group, mask in iter_subsets(pset, by_group):
@@ -318,6 +324,20 @@ def summarize_regression_rows(
     return part
 
 
+def summarize_point_rows(err: np.ndarray, row_ids: np.ndarray, spec: SummarySpec) -> dict[str, np.ndarray]:
+    """The part of point predictions (errors ε = y − ŷ): the count, exact Σε² and Σ|ε|, and block sums."""
+    zero = np.zeros(err.shape[0], dtype=np.int64)
+    part: dict[str, np.ndarray] = {"n": np.array([err.shape[0]], dtype=np.int64)}
+    _cells(zero, 1, [("sq_err", err * err), ("abs_err", np.abs(err))], part)
+    blk = hash_block(row_ids, spec.seed, spec.n_blocks)
+    sums = np.empty((spec.n_blocks, 3))
+    for j, col in enumerate((np.ones(err.shape[0]), err * err, np.abs(err))):
+        sums[:, j] = np.bincount(blk, weights=col, minlength=spec.n_blocks)
+    part["blk"] = sums
+    part["blk_bins"] = np.zeros((spec.n_blocks, 1, 3))
+    return part
+
+
 def ensemble_pit(y: np.ndarray, dist: SampleSet, row_ids: np.ndarray, seed: int) -> np.ndarray:
     """Randomised rank PIT (r + V(1 + ties))/(M + 1) of ``SampleSet.pit`` with V a hash of the row id
     (:func:`calib_core.mergeable.hash_uniform`, stream 2) instead of a generator in row order."""
@@ -341,14 +361,16 @@ def summarize_regression(
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     """Summary parts of every (model, group) of a regression chunk (``row_ids``: global ids of its rows; default
     the set's ``row_number``)."""
-    if pset.dist is None:
-        raise ValueError("a summary needs predictive distributions (this set has point predictions only)")
     ids = _row_ids(pset, row_ids)
     parts = {}
     for model, group, mask in iter_subsets(pset, by_group):
         if not mask.any():
             continue
         whole = bool(mask.all())
+        if pset.dist is None:  # point predictions: accuracy only (RMSE, MAE), as cc.diagnose reports them
+            err = pset.y[mask] - pset.point[mask]
+            parts[(str(model), str(group))] = summarize_point_rows(err, ids[mask], spec)
+            continue
         y = pset.y if whole else pset.y[mask]
         dist = pset.dist if whole else pset.dist.take(mask)
         parts[(str(model), str(group))] = summarize_regression_rows(
@@ -396,6 +418,8 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     """Every scalar of ``regression.metrics.summary_statistics`` from a summary part (exactness in the module
     docstring; the unavailable ones are NaN)."""
     n = int(part["n"].sum())
+    if "nz" not in part:  # point predictions
+        return {"rmse": _sqrt(_fr(part, "sq_err") / n), "mae": _f(_fr(part, "abs_err") / n)}
     nz = int(part["nz"].sum())
     out: dict[str, float] = {}
     out["nll"] = _f(_fr(part, "nll") / n)
@@ -550,6 +574,8 @@ def _reliability(part: dict, spec: SummarySpec) -> tuple[float, float]:
 
 def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, float]]:
     """The interval [low, high] each bounded metric's true (in-memory) value lies in, from the same part."""
+    if "nz" not in part:
+        return {}
     ks_lo, ks_hi = _ks_bounds(part, spec)
     area, half = _area(part, spec)
     rs, b = _reliability(part, spec)
@@ -586,6 +612,12 @@ def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) 
 # ---------------------------------------------------------------------------------------------------------------
 # diagram tables (the schemas of regression.diagrams)
 # ---------------------------------------------------------------------------------------------------------------
+def point_block_statistics(sums: np.ndarray, bin_sums: np.ndarray) -> dict[str, np.ndarray]:
+    """RMSE and MAE of replicate sums of a point-prediction part (columns n, Σε², Σ|ε|)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"rmse": np.sqrt(sums[:, 1] / sums[:, 0]), "mae": sums[:, 2] / sums[:, 0]}
+
+
 def regression_diagrams_from_part(
     part: dict, spec: SummarySpec, *, sigma_bins: np.ndarray | None = None, band: float = 0.95,
     rmse_interval: tuple[np.ndarray, np.ndarray] | None = None,
