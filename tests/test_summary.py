@@ -442,3 +442,15 @@ def test_point_predictions_summarise_to_rmse_and_mae():
         assert rel_err(rep.value(name), ref.value(name)) <= 1e-12
         assert rep.table().loc[name, "ci_low"] < rep.value(name) < rep.table().loc[name, "ci_high"]
     assert rep.verdict()["verdict"] == ref.verdict()["verdict"] == "not tested"
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.04])
+def test_gaussian_ence_test_and_verdict_agree_with_diagnose(scale):
+    pset = gaussian_set(20_000, seed=99, scale=scale)
+    rep = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=200, n_simulations=2_000)
+    ref = cc.diagnose(pset, n_resamples=200, n_simulations=2_000)
+    p1, p2 = rep.table().loc["ence", "p_value"], ref.table().loc["ence", "p_value"]
+    se = np.sqrt(max(p2 * (1 - p2), 1e-3) / 2_000)
+    assert abs(p1 - p2) <= 5 * np.sqrt(2) * se + 1e-3, (p1, p2)  # same null law, independent Monte-Carlo draws
+    assert rep.verdict()["verdict"] == ref.verdict()["verdict"]
+    assert rep.verdict()["n_tests"] == ref.verdict()["n_tests"] == 5

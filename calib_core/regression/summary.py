@@ -5,7 +5,8 @@ Per (model, group) a summary part holds, per Levi σ-bin b (B bins, equal-count 
 
 * ``n`` (rows), ``nz`` (rows with a finite z = ε/σ), ``sigma_min``/``sigma_max``;
 * exact sums (``x:<name>``, Python ints, :mod:`calib_core.mergeable`) of σ, σ² (the rounded product, as the
-  in-memory metrics use it) and its rounding error (``var_err``: σ² = var + var_err exactly, Dekker's product),
+  in-memory metrics use it) and its rounding error (``var_err``: σ² = var + var_err exactly, Dekker's product), σ⁴
+  (``var2``, the Gaussian ENCE null's variance),
   ε², |ε|, NLL, CRPS, z, z², z³, z⁴ (the powers as rounded products), z·Φ(z) and φ(z) (the reliability score's
   sums), and per interval level c the width and the interval score (or, for Gaussians, the penalty σ(|z| − k)₊);
   non-finite values of each are counted in ``nf:<name>``;
@@ -264,7 +265,7 @@ def summarize_regression_rows(
     u = r.u
     uz = (u if gaussian else norm_cdf(z))[zok]
     phi = (r.phi if gaussian else norm_pdf(z))[zok]
-    _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("sq_err", r.sq_err),
+    _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
                    ("abs_err", np.abs(r.eps)), ("nll", r.neg_logpdf), ("crps", r.crps)], part)
     _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
