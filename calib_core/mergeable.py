@@ -337,7 +337,11 @@ class SummarySpec:
 def merge_parts(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Merge two per-(model, group) parts name by name: names ending ``_min``/``_max`` take the element-wise
     minimum/maximum (NaN = empty), every other array is added (int64 counts and exact sums exactly, float64
-    approximate sums in float)."""
+    approximate sums in float).  Both parts must hold the same arrays, except the non-finite counters ``nf:*``."""
+    odd = {k for k in set(a) ^ set(b) if not k.startswith("nf:")}
+    if odd:  # only the non-finite counters are optional (absent while a chunk has none)
+        raise ValueError(f"cannot merge summaries: arrays {sorted(odd)} are in one part only (different versions "
+                         "or layouts)")
     out: dict[str, np.ndarray] = {}
     for name in sorted(set(a) | set(b)):
         if name not in a:
@@ -433,8 +437,12 @@ class Summary:
                     arr = np.load(io.BytesIO(fh.read()), allow_pickle=False)
                 arrays[a["name"]] = _bytes_to_ints(arr) if a["exact"] else arr
             parts[(entry["model"], entry["group"])] = arrays
-        return cls(SummarySpec.from_json(header["spec"]), parts, int(header["n_rows"]), header["dropped"],
-                   header.get("source", "<summary>"), tuple(header.get("models", ())))
+        try:
+            spec = SummarySpec.from_json(header["spec"])
+        except TypeError as exc:
+            raise ValueError(f"the summary's spec does not fit this version of the tool ({exc})") from None
+        return cls(spec, parts, int(header["n_rows"]), header["dropped"], header.get("source", "<summary>"),
+                   tuple(header.get("models", ())))
 
 
 def _json_default(v: Any) -> Any:

@@ -454,3 +454,14 @@ def test_gaussian_ence_test_and_verdict_agree_with_diagnose(scale):
     assert abs(p1 - p2) <= 5 * np.sqrt(2) * se + 1e-3, (p1, p2)  # same null law, independent Monte-Carlo draws
     assert rep.verdict()["verdict"] == ref.verdict()["verdict"]
     assert rep.verdict()["n_tests"] == ref.verdict()["n_tests"] == 5
+
+
+def test_parts_with_different_arrays_do_not_merge_but_missing_nonfinite_counters_do():
+    from calib_core.mergeable import merge_parts
+
+    a = {"n": np.array([1, 2]), "x:var": np.array([3, 4], dtype=object)}
+    b = {"n": np.array([1, 0]), "x:var": np.array([1, 1], dtype=object), "nf:var": np.array([[1, 0, 0], [0, 0, 0]])}
+    out = merge_parts(a, b)
+    assert out["n"].tolist() == [2, 2] and out["x:var"].tolist() == [4, 5] and out["nf:var"][0, 0] == 1
+    with pytest.raises(ValueError, match="one part only"):
+        merge_parts(a, {**b, "x:var2": np.array([0, 0], dtype=object)})
