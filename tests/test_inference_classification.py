@@ -175,6 +175,35 @@ def test_classwise_null_paths_agree():
     assert 0.7 <= w_b / w_e <= 1.3
 
 
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_classwise_block_sums_are_the_direct_per_cell_sums(strategy):
+    """The class-wise layout's per-block (count, Σp, Σp²) — sparse entries plus first bins by complement of the
+    block totals (equal-width bins) — equal a direct bincount over all N·K (row, class) entries, and the label's
+    cell is where the point estimates bin p_{i,y}."""
+    from calib_core.classification.inference import _ClasswiseLayout
+
+    rng = np.random.default_rng(13)
+    y, q = draw(3000, 7, 1.0, rng)
+    rows = ClassificationRows(y, q, n_bins=10, strategy=strategy)
+    lay = _ClasswiseLayout(rows)
+    n_b = 37
+    block = rng.integers(0, n_b, size=rows.n)
+    got = lay.block_sums(block, n_b)
+    flat = []
+    for c in range(rows.k):  # the direct way: every p_ik binned among its class's bins
+        e = np.linspace(0.0, 1.0, 11) if strategy == "uniform" else np.quantile(q[:, c], np.linspace(0, 1, 11))
+        flat.append(np.clip(np.searchsorted(e, q[:, c], side="left") - 1, 0, 9) + 10 * c)
+    cells = np.column_stack(flat)
+    key = (block[:, None] * rows.k * 10 + cells).ravel()
+    size = n_b * rows.k * 10
+    want = [np.bincount(key, weights=w, minlength=size).reshape(n_b, -1)
+            for w in (np.ones(q.size), q.ravel(), q.ravel() ** 2)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(lay.label_cells(y), cells[np.arange(rows.n), y])
+    assert rows.classwise_cells is lay.cells_full  # binned once, shared with the point estimates
+
+
 def test_proper_score_references_are_the_exact_expectations():
     rng = np.random.default_rng(4)
     y, q = draw(400, 5, 1.0, rng)

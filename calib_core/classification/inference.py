@@ -655,44 +655,30 @@ def _mce_bound(t: float, count: np.ndarray, var: np.ndarray) -> float:
 class _ClasswiseLayout:
     """Where every p_ik falls among the K·M one-vs-rest (class, bin) cells, stored sparsely.
 
-    Equal-width bins: only the entries outside their class's first bin are listed (``ri`` row, ``cell``,
-    ``val``) — with K classes almost every p_ik ≤ 1/M — and the first bins follow from per-block totals
-    (count, Σ p_ik, Σ p_ik²) by complement.  Equal-mass bins: every entry is listed.
+    The cells are the point estimates' (:attr:`ClassificationRows.classwise_cells`, cached on the rows, so a
+    diagnosis bins the N·K probabilities once).  Equal-width bins: only the entries outside their class's first
+    bin are listed (``ri`` row, ``cell``, ``val``; :attr:`ClassificationRows.classwise_outside_first`) — with K
+    classes almost every p_ik ≤ 1/M — and the first bins follow from per-block totals (count, Σ p_ik, Σ p_ik²)
+    by complement.  Equal-mass bins: every entry is listed.
     """
 
     def __init__(self, rows: ClassificationRows):
         self.n, self.k, self.nb = rows.n, rows.k, rows.n_bins
         self.size = self.k * self.nb
-        self.closed = rows.closed
         self.p = rows.probs
-        n, k, nb = self.n, self.k, self.nb
+        self.cells_full = rows.classwise_cells
         if rows.strategy == "uniform":
-            self.cells_full = None
             self.sparse = True
-            ri, ci = np.nonzero(self.p > (1.0 / nb) * (1.0 - 1e-9))
-            val = self.p[ri, ci].astype(float)
-            b, _ = confidence_bins(val, nb, "uniform", self.closed)
-            keep = b > 0
-            self.ri, self.cell, self.val = ri[keep], ci[keep] * nb + b[keep], val[keep]
+            self.ri, self.cell, self.val = rows.classwise_outside_first
         else:
-            cells = np.empty((n, k), dtype=np.int64)
-            for c in range(k):  # one quantile binning per class
-                idx, _ = confidence_bins(self.p[:, c], nb, "quantile", self.closed)
-                cells[:, c] = idx + c * nb
-            self.cells_full = cells
             self.sparse = False
-            self.ri = np.repeat(np.arange(n), k)
-            self.cell = cells.ravel()
+            self.ri = np.repeat(np.arange(self.n), self.k)
+            self.cell = self.cells_full.ravel()
             self.val = self.p.astype(float).ravel()
 
     def label_cells(self, y: np.ndarray) -> np.ndarray:
         """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N))."""
-        rows_i = np.arange(self.n)
-        if self.cells_full is not None:
-            return self.cells_full[rows_i, y]
-        v = self.p[rows_i, y].astype(float)
-        b, _ = confidence_bins(v.ravel(), self.nb, "uniform", self.closed)
-        return y * self.nb + b.reshape(y.shape)
+        return self.cells_full[np.arange(self.n), y]
 
     def block_sums(self, block: np.ndarray, n_b: int) -> list[np.ndarray]:
         """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays."""
@@ -704,17 +690,12 @@ class _ClasswiseLayout:
             np.bincount(key, weights=self.val * self.val, minlength=n_b * size),
         ]
         out = [a.reshape(n_b, size) for a in out]
-        if self.sparse:  # first bins by complement of the block totals (rows gathered block by block)
-            sizes = np.bincount(block, minlength=n_b)
-            order = np.argsort(block, kind="stable")
-            p_sorted = np.asarray(self.p, dtype=float)[order]
-            live = np.nonzero(sizes)[0]
-            starts = (np.cumsum(sizes) - sizes)[live]
-            totals = [np.repeat(sizes.astype(float)[:, None], self.k, axis=1), np.zeros((n_b, self.k)), None]
-            totals[1][live] = np.add.reduceat(p_sorted, starts, axis=0)
-            p_sorted *= p_sorted
-            totals[2] = np.zeros((n_b, self.k))
-            totals[2][live] = np.add.reduceat(p_sorted, starts, axis=0)
+        if self.sparse:  # first bins by complement of the per-block class totals Σ_{i∈b} p_ik, Σ_{i∈b} p_ik²
+            # one pass over the rows in file order: the (B × N) block indicator, column-compressed, times p
+            ind = sparse.csc_matrix((np.ones(self.n), block, np.arange(self.n + 1)), shape=(n_b, self.n))
+            p = np.asarray(self.p, dtype=float)
+            sizes = np.bincount(block, minlength=n_b).astype(float)
+            totals = [np.repeat(sizes[:, None], self.k, axis=1), ind @ p, ind @ (p * p)]
             first = np.arange(self.k) * self.nb
             for a, t in zip(out, totals):
                 a[:, first] = t - a.reshape(n_b, self.k, self.nb)[:, :, 1:].sum(axis=2)
@@ -813,15 +794,18 @@ def _score_references(rows: ClassificationRows, z: float) -> dict[str, tuple[flo
     if rows.logits is not None:
         z_ = rows.logits
         logp = z_ - z_.max(axis=1, keepdims=True)
-        logp = logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
+        logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
     else:
         eps = np.finfo(float).eps if rows.eps is None else rows.eps
-        logp = np.log(np.clip(p, eps, 1.0 - eps))
+        logp = np.maximum(p, eps)  # log clip(p, ε, 1 − ε), in one (N, K) buffer reused below
+        np.minimum(logp, 1.0 - eps, out=logp)
+        np.log(logp, out=logp)
     e1 = -np.einsum("ij,ij->i", p, logp)
-    e2 = np.einsum("ij,ij->i", p, logp * logp)
+    logp *= logp  # the buffer is ours in both branches
+    e2 = np.einsum("ij,ij->i", p, logp)
     var_nll = np.clip(e2 - e1 * e1, 0.0, None).sum() / n**2
     sq = np.einsum("ij,ij->i", p, p)
-    cube = np.einsum("ij,ij->i", p * p, p)
+    cube = np.einsum("ij,ij->i", np.multiply(p, p, out=logp), p)
     e_brier = 1.0 - sq  # Σp² − 2E[p_Y] + 1 with E[p_Y] = Σp²
     var_brier = (4.0 * np.clip(cube - sq * sq, 0.0, None)).sum() / n**2
     m1, m2 = float(e1.mean()), float(e_brier.mean())

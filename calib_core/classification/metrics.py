@@ -403,6 +403,19 @@ class ClassificationRows:
         rows_nz = np.nonzero(outside)[0]
         return rows_nz, flat[outside], self.probs[outside].astype(float)
 
+    @property
+    def classwise_cells(self) -> np.ndarray:
+        """(N, K) flat one-vs-rest cell k·M + b of every p_ik (b its bin among class k's M bins; cached)."""
+        return self._classwise[0]
+
+    @property
+    def classwise_outside_first(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Equal-width bins: (row, flat cell, p) of the entries outside their class's first bin, row-major
+        (cached; with K classes almost every p_ik ≤ 1/M falls in the first bin)."""
+        if self.strategy != "uniform":
+            raise ValueError("classwise_outside_first is for equal-width bins")
+        return self._classwise_sparse
+
     @cached_property
     def _classwise_unweighted(self) -> tuple[np.ndarray, np.ndarray]:
         return self._count_conf(None)
