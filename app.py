@@ -67,7 +67,7 @@ page = st.navigation(PAGES, position="sidebar", expanded=True)
 with st.sidebar:
     pset = st.session_state.get("pset")
     if pset is not None:
-        st.markdown(f"**Loaded:** {st.session_state.get('pset_name', pset.source)}")
+        st.markdown(f"**Loaded:** {ui.md_escape(st.session_state.get('pset_name', pset.source))}")
         st.caption(f"{pset.task} · `{pset.layout}` · {pset.n_rows:,} rows")
     else:
         st.caption("No data loaded yet — see the Data page.")

@@ -12,11 +12,13 @@ is tested like the rest of the core.  No Streamlit import.
 * regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
 * classification page: :func:`row_bin_values`, :func:`confidence_bin_rows`, :func:`reliability_semantics`,
   :func:`classification_rows`, :func:`class_breakdowns`, :func:`per_class_table`;
-* labs: :func:`quantity_table`.
+* labs: :func:`quantity_table`;
+* text from files: :func:`md_escape` — the one escaping path of every string that came from a file.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +32,7 @@ from .report import ALL, Report
 from .selection import class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins
 
 __all__ = [
+    "md_escape",
     "n_classes",
     "is_binary",
     "filter_choices",
@@ -192,6 +195,33 @@ def preview_rows(pset: PredictionSet, n: int = 10) -> pd.DataFrame | None:
              "confidence": pset.probs[:n].max(axis=1)}
         )
     return None
+
+
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>!$&~|@{}#])")  # characters that open an inline construct anywhere
+_MARKDOWN_LINE_START = re.compile(r"^([ \t]*)([-+=.)>]|\d+[.)])", re.MULTILINE)  # block markers at a line start
+_SHORTCODE_COLON = re.compile(r":(?=[^\s])|:$")
+_WORD_JOINER = "\u2060"
+
+
+def md_escape(text: object) -> str:
+    """Text that came from a file (file, column, model, group and class names, cell values, messages that quote
+    them) made inert for every Markdown surface of the dashboard (``st.markdown`` / ``caption`` / ``info`` /
+    ``warning`` / ``error`` / ``toast``, widget, tab and expander labels, help tooltips): it shows as the same
+    characters.  This is the one escaping path of the dashboard (``ui.md_escape``).
+
+    Backslash-escaped (CommonMark §2.4): every character that opens an inline construct — links and images
+    ``![](…)``, emphasis, code, raw HTML, entities ``&…;``, LaTeX ``$…$``, strikethrough, tables, e-mail
+    autolinks, ``:color[…]`` directives — and the block markers at the start of a line (headings, lists,
+    quotes, rules, setext underlines).  A ``:`` followed by a non-space character (or ending the text) gets an
+    invisible word joiner (U+2060) after it, because Streamlit replaces ``:material/…:`` icons and ``:emoji:``
+    shortcodes in the text *after* escapes are resolved, and URL autolinks need ``://`` / ``www.``
+    (``www.`` gets its dot escaped).  Text written by the project itself is not passed through it (its
+    Markdown is meant).
+    """
+    out = _MARKDOWN_INLINE.sub(r"\\\1", str(text))
+    out = _MARKDOWN_LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], out)
+    out = re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:-1] + "\\.", out)
+    return _SHORTCODE_COLON.sub(":" + _WORD_JOINER, out)
 
 
 def data_caption(pset: PredictionSet, name: str) -> str:
@@ -374,7 +404,7 @@ def reliability_semantics(pset: PredictionSet, target: str) -> str:
         return ("**Top-label file**: only the predicted class and its confidence are known, so the diagram bins "
                 "the confidence against accuracy; NLL, Brier and per-class views need full probability vectors.")
     if target == "positive":
-        positive = classes[1] if classes else "1"
+        positive = md_escape(classes[1]) if classes else "1"  # a label value of the file
         return (f"**Positive-class reliability** (binary): x = predicted P(y = {positive!s}), y = observed "
                 f"frequency of {positive!s} in the bin (scikit-learn / netcal convention); the table's "
                 "“ECE (positive class)” uses these bins. The top-label ECE bins max(p, 1 − p) instead.")

@@ -1,9 +1,9 @@
-"""Display helpers of the dashboard: Markdown escaping, charts, metric and number tables, the filter controls and
-the export row of the diagnosis pages.  The tables themselves are built by ``calib_core.views``."""
+"""Display helpers of the dashboard: Markdown escaping (:func:`calib_core.views.md_escape`), charts, metric and
+number tables, the filter controls and the export row of the diagnosis pages.  The tables themselves are built by
+``calib_core.views``."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -12,21 +12,13 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import export, views
+from calib_core.views import md_escape  # the one escaping path of text from files (re-exported as ui.md_escape)
 
 from .cache import diagnose_cached
 from .state import init_state
 
-_MARKDOWN_ACTIVE = re.compile(r"([\\\[\]<>])")
-
 #: Plotly selection modes of every selectable chart (click, shift-click, box, lasso).
 SELECT_MODES = ("points", "box", "lasso")
-
-
-def md_escape(text: object) -> str:
-    """Text from an uploaded file (file, column and class names, cell values inside loader messages) made inert for
-    ``st.markdown`` / ``st.error`` / ``st.caption``: ``[``, ``]``, ``<``, ``>`` and ``\\`` are backslash-escaped, so a
-    file cannot put links, remote images (``![](https://…)``), autolinks or ``:color[…]`` directives on the page."""
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", str(text))
 
 
 def data_caption(pset: cc.PredictionSet, name: str) -> str:

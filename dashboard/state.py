@@ -33,6 +33,7 @@ import streamlit as st
 import calib_core as cc
 from calib_core import examples
 from calib_core.reading import read_table
+from calib_core.views import md_escape
 
 from .cache import BytesBoundedCache
 
@@ -192,7 +193,8 @@ def require_data(task: str, default_example: str) -> tuple[cc.PredictionSet, str
         st.info(f"No data loaded yet. Upload a file on the Data page, or start from a built-in {task} example.")
     else:
         st.warning(
-            f"The loaded data ({data[2]}) is a **{data[0].task}** set; this page diagnoses **{task}** predictions."
+            f"The loaded data ({md_escape(data[2])}) is a **{data[0].task}** set; this page diagnoses **{task}** "
+            "predictions."
         )
     c1, c2 = st.columns([1, 2])
     c1.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")

@@ -95,7 +95,7 @@ sel_mask = None
 if not selection.empty:
     sel_mask = views.confidence_bin_rows(sub, selection.bins, int(n_bins), strategy, target)
 selection.row("**No bins selected** — click bars to inspect them." if sel_mask is None else
-              f"**{describe_selection(selection.bins, int(sel_mask.sum()), 'confidence bins')}**",
+              f"**{ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), 'confidence bins'))}**",
               icon=":material/deselect:")
 left, right = st.columns(2)
 with left:
@@ -148,7 +148,7 @@ st.caption(
 )
 ui.show_metric_table(views.metric_table(report.metrics, level, keys=metric_keys("classification")))
 for note in report.options.get("notes", []):
-    st.caption(note)
+    st.caption(ui.md_escape(note))
 per_class_fig = None
 
 # ------------------------------------------------------------------------------------- per class

@@ -105,7 +105,7 @@ data = ui.current_data()
 if data is not None:
     pset, token, data_name = data
     st.caption(
-        f"Data: **{data_name}** (from the Data page) · {pset.task} · {pset.n_rows:,} rows"
+        f"Data: **{ui.md_escape(data_name)}** (from the Data page) · {pset.task} · {pset.n_rows:,} rows"
         + (f" · layout {pset.layout}" if pset.layout else "")
     )
 else:
@@ -115,7 +115,7 @@ else:
     try:
         pset = ui.load_example(example)
     except Exception as exc:  # noqa: BLE001 - the page stays usable
-        st.error(f"Could not prepare the example: {exc}")
+        st.error(f"Could not prepare the example: {ui.md_escape(exc)}")
         st.stop()
     token, data_name = f"example:{example}", example
     st.caption(f"{pset.n_rows:,} rows · {pset.task}" + (f" · layout {pset.layout}" if pset.layout else ""))
@@ -261,7 +261,7 @@ st.caption(
     + ("mean ± std over trials" if n_trials > 1 else "one trial (no spread)")
 )
 for m in result.messages:
-    st.warning(m)
+    st.warning(ui.md_escape(m))
 if result.long.empty:
     st.error("No calibrator could be evaluated (see the messages above).")
     st.stop()

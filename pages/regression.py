@@ -41,7 +41,7 @@ options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples)
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
 level = float(report.options.get("level", 0.95))
 for note in report.options.get("notes", []):
-    st.caption(note)
+    st.caption(ui.md_escape(note))
 if report.metrics.empty:
     st.warning("Too few rows to diagnose with these filters.")
     st.stop()
@@ -97,8 +97,8 @@ st.caption(
 )
 n_sel = int(sel_mask.sum()) if sel_mask is not None else 0
 selection.row("**No σ-bins selected** — the views below use all rows." if selection.empty else
-              f"**{describe_selection(selection.bins, n_sel, 'σ-bins')}** "
-              + views.sigma_ranges(selection.bins, levi_tables), icon=":material/deselect:")
+              f"**{ui.md_escape(describe_selection(selection.bins, n_sel, 'σ-bins'))}** "
+              + ui.md_escape(views.sigma_ranges(selection.bins, levi_tables)), icon=":material/deselect:")
 
 left, right = st.columns(2)
 with left:

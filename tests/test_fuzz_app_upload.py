@@ -50,8 +50,9 @@ def load_example(at: AppTest) -> None:
 
 
 def unescape(markdown: str) -> str:
-    """The loader's message as it was before ``dashboard.md_escape`` made its brackets inert."""
-    return re.sub(r"\\([\\\[\]<>])", r"\1", markdown)
+    """The loader's message as it was before ``ui.md_escape`` made it inert (backslash escapes of ASCII
+    punctuation resolved, word joiners after colons removed)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 
 def session_still_works(at: AppTest) -> None:
