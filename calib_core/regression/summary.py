@@ -245,15 +245,13 @@ def summarize_regression_rows(
     else:
         b = bin_by_edges(r.sigma, ids, sigma_edges[0], sigma_edges[1])
     part: dict[str, np.ndarray] = {"n": np.bincount(b, minlength=nb).astype(np.int64)}
-    # σ-bins are contiguous runs of the σ order: bin k holds sorted positions cum_k … cum_{k+1} − 1
-    sig_sorted = np.sort(r.sigma)
-    cnt = part["n"]
-    starts = np.cumsum(cnt) - cnt
-    ok = cnt > 0
-    smin = np.full(nb, np.nan)
-    smax = np.full(nb, np.nan)
-    smin[ok] = sig_sorted[starts[ok]]
-    smax[ok] = sig_sorted[starts[ok] + cnt[ok] - 1]
+    smin = np.full(nb, np.inf)
+    smax = np.full(nb, -np.inf)
+    np.minimum.at(smin, b, r.sigma)  # ufunc.at: O(N) without a sort
+    np.maximum.at(smax, b, r.sigma)
+    empty = part["n"] == 0
+    smin[empty] = np.nan
+    smax[empty] = np.nan
     part["sigma_min"], part["sigma_max"] = smin, smax
     var, var_err = _two_product(r.sigma, r.sigma)
     z = r.z
@@ -265,32 +263,46 @@ def summarize_regression_rows(
     u = r.u
     uz = (u if gaussian else norm_cdf(z))[zok]
     phi = (r.phi if gaussian else norm_pdf(z))[zok]
+    abs_err = np.abs(r.eps)
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
-                   ("abs_err", np.abs(r.eps)), ("nll", r.neg_logpdf), ("crps", r.crps)], part)
+                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps)], part)
     _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
-    block_cols: list[np.ndarray] = [np.ones(n), r.sigma, var, r.sq_err, np.abs(r.eps), r.neg_logpdf, r.crps,
-                                    zok.astype(float), np.where(zok, z, 0.0), np.where(zok, z * z, 0.0)]
+    g = spec.n_blocks
+    blk = hash_block(ids, spec.seed, g)
+    # block columns: n, Σσ, Σσ², Σε², Σ|ε|, ΣNLL, ΣCRPS, n_z, Σz, Σz², then (inside, width, score) per level
+    base_cols = [None, r.sigma, var, r.sq_err, abs_err, r.neg_logpdf, r.crps]
+    blk_sums = np.empty((g, len(base_cols) + 3 + 3 * len(spec.coverages)))
+    for j, col in enumerate(base_cols):  # loop over the columns, not rows
+        blk_sums[:, j] = np.bincount(blk, weights=col, minlength=g)
+    blk_z = blk[zok]
+    blk_sums[:, 7] = np.bincount(blk_z, minlength=g)
+    blk_sums[:, 8] = np.bincount(blk_z, weights=zf, minlength=g)
+    blk_sums[:, 9] = np.bincount(blk_z, weights=z2, minlength=g)
+    base_cols += [None, None, None]
     abs_z = np.abs(z)
-    for c in spec.coverages:
+    for i, c in enumerate(spec.coverages):
         tag = _tag(c)
         alpha = 1.0 - c
-        if gaussian:
+        j = len(base_cols) + 3 * i
+        if gaussian:  # width = 2kσ and score = width + (2/α)σ(|z| − k)₊: only the rows outside carry a penalty
             k = float(norm_ppf(0.5 + c / 2.0))
             inside = zok & (abs_z <= k)
-            with np.errstate(invalid="ignore"):
-                pen = r.sigma * np.maximum(abs_z - k, 0.0)
-            _cells(zb, nb, [(f"pen_{tag}", pen[zok])], part)
-            width = 2.0 * k * r.sigma
-            score = width + (2.0 / alpha) * pen
+            out = np.flatnonzero(zok & (abs_z > k))
+            pen = r.sigma[out] * (abs_z[out] - k)
+            _cells(b[out], nb, [(f"pen_{tag}", pen)], part)
+            blk_sums[:, j + 1] = 2.0 * k * blk_sums[:, 1]
+            blk_sums[:, j + 2] = blk_sums[:, j + 1] + (2.0 / alpha) * np.bincount(blk[out], weights=pen, minlength=g)
         else:
             lo, hi = dist.interval(c)
             inside = (y >= lo) & (y <= hi)
             width = hi - lo
             score = width + (2.0 / alpha) * (np.maximum(lo - y, 0) + np.maximum(y - hi, 0))
             _cells(b, nb, [(f"width_{tag}", width), (f"score_{tag}", score)], part)
+            blk_sums[:, j + 1] = np.bincount(blk, weights=width, minlength=g)
+            blk_sums[:, j + 2] = np.bincount(blk, weights=score, minlength=g)
         part[f"in:{tag}"] = np.bincount(b[inside], minlength=nb).astype(np.int64)
-        block_cols += [inside.astype(float), width, score]
+        blk_sums[:, j] = np.bincount(blk[inside], minlength=g)
     # PIT: fine histogram (exact counts at the edges, values on the edges, Σu per bin) and the per-σ-bin curve
     pe = np.asarray(spec.pit_edges, dtype=float)
     k_le = _hist(u, pe)
@@ -309,12 +321,6 @@ def summarize_regression_rows(
     part["z_sum"] = np.bincount(kz, weights=zf, minlength=ze.size + 1)
     part["z_min"] = np.array([zf.min() if zf.size else np.nan])
     part["z_max"] = np.array([zf.max() if zf.size else np.nan])
-    # bootstrap blocks (hash of the row id)
-    g = spec.n_blocks
-    blk = hash_block(ids, spec.seed, g)
-    blk_sums = np.empty((g, len(block_cols)))
-    for j, col in enumerate(block_cols):  # loop over the ~25 columns, not rows
-        blk_sums[:, j] = np.bincount(blk, weights=col, minlength=g)
     part["blk"] = blk_sums
     kb = blk * nb + b
     bins3 = np.empty((g * nb, 3))
