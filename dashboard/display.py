@@ -26,6 +26,25 @@ def data_caption(pset: cc.PredictionSet, name: str) -> str:
     return views.data_caption(pset, md_escape(name))
 
 
+def csv_safe(data: Any) -> Any:
+    """``data`` (a DataFrame or a pandas ``Styler``) with the text cells and column names a spreadsheet would run
+    as a formula (``= + - @``, tab, CR, LF first) prefixed with ``'`` — :func:`calib_core.export.neutralise_formulas`,
+    the rule of the project's own CSV exports.  Streamlit's dataframe toolbar offers "Download as CSV" of what is
+    displayed, so every displayed frame that holds text from a file goes through this (:func:`dataframe`)."""
+    if type(data).__name__ == "Styler" and isinstance(getattr(data, "data", None), pd.DataFrame):
+        data.data = export.neutralise_formulas(data.data)
+        return data
+    if isinstance(data, pd.Series):
+        data = data.to_frame()
+    return export.neutralise_formulas(data) if isinstance(data, pd.DataFrame) else data
+
+
+def dataframe(data: Any, **kwargs: Any):
+    """``st.dataframe`` of :func:`csv_safe` data: the toolbar's CSV download cannot carry a formula from a file
+    (``=HYPERLINK(…)`` in a model name, a group, a label or a column name)."""
+    return st.dataframe(csv_safe(data), **kwargs)
+
+
 def chart(fig, key: str, **kwargs: Any):
     """``st.plotly_chart`` as built (``theme=None``: the figure's own template), full width."""
     return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)
@@ -35,7 +54,7 @@ def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = 
     """``st.dataframe`` (no index, full width) with ``columns`` (default: all) formatted as numbers with ``fmt``."""
     names = frame.columns if columns is None else columns
     kwargs.setdefault("hide_index", True)
-    st.dataframe(frame, width="stretch", column_config={c: st.column_config.NumberColumn(format=fmt) for c in names},
+    dataframe(frame, width="stretch", column_config={c: st.column_config.NumberColumn(format=fmt) for c in names},
                  **kwargs)
 
 
@@ -98,7 +117,7 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
     for column in SPARSE_NUMBER_COLUMNS:
         if column in shown.columns:
             shown[column] = number_text(shown[column])
-    st.dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
+    dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
 
 
 def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:

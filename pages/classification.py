@@ -119,7 +119,7 @@ if sel_mask is not None:
         with b1:
             st.markdown("**Per-class breakdown of the selected rows** (by predicted class)")
             models_sel = [m for m in shown if m in selection.bins]
-            st.dataframe(
+            ui.dataframe(
                 views.class_breakdowns(sub, sel_mask, target, models_sel), hide_index=True, width="stretch",
                 column_config={
                     "predicted": st.column_config.NumberColumn(help="rows predicted as this class"),
@@ -132,7 +132,7 @@ if sel_mask is not None:
         with b2:
             n_in = int(sel_mask.sum())
             st.markdown(f"**Rows in the selected bins** (first {min(n_in, ui.MAX_TABLE_ROWS)} of {n_in:,})")
-            st.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS), hide_index=True,
+            ui.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS), hide_index=True,
                          width="stretch", height=300,
                          column_config={"confidence": st.column_config.NumberColumn(format="%.4f")})
 

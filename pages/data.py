@@ -112,7 +112,7 @@ with st.container(border=True):
             with st.expander("Column mapping", expanded=bool(st.session_state.get("data_upload_error")),
                              icon=":material/table_edit:"):
                 st.caption("First rows of the file:")
-                st.dataframe(head, hide_index=True, width="stretch", height=180)
+                ui.dataframe(head, hide_index=True, width="stretch", height=180)
                 none = "—"
                 ui.init_state({"data_map_task": "classification" if views.looks_like_classification(names)
                                else "regression"})
@@ -187,17 +187,17 @@ else:
         k4.metric("models", f"{len(pset.models())}")
     if dropped:
         st.markdown("**Dropped rows by reason** (row numbers count data rows from 1):")
-        st.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
+        ui.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
         for message in pset.messages:
             st.markdown(f"- {ui.md_escape(message)}")
-    st.dataframe(views.data_facts(pset), hide_index=True, width="stretch")
+    ui.dataframe(views.data_facts(pset), hide_index=True, width="stretch")
     target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"
     st.page_link(target, label=f"Diagnose it on the {pset.task.title()} page", icon=":material/arrow_forward:")
     preview = views.preview_rows(pset)
     if preview is not None:
         with st.expander("First validated rows", icon=":material/table:"):
-            st.dataframe(preview, hide_index=True, width="stretch")
+            ui.dataframe(preview, hide_index=True, width="stretch")
 
 # ------------------------------------------------------------------------------------------ templates
 st.subheader("Templates")

@@ -272,10 +272,12 @@ view = stored.setdefault("view", {})
 if "table" not in view:
     view["table"] = comparison_table(result)
 table, best = view["table"]
+table = ui.csv_safe(table)  # model names become cells / column names of the toolbar's CSV download
+best = best.set_axis(table.columns, axis=1).set_axis(table.index, axis=0)
 styled = table.style.apply(
     lambda col: ["background-color: #dff0d8; font-weight: 600" if b else "" for b in best[col.name]], axis=0
 )
-st.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table))
+ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table))
 st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted "
            "(“better” says which direction wins; ≈ 0.9 for the 90% interval's coverage).")
 

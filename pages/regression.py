@@ -199,6 +199,6 @@ ui.export_row(
 
 if sel_mask is not None and sel_mask.any():
     with st.expander(f"Selected rows (first {ui.MAX_TABLE_ROWS})", icon=":material/table_rows:"):
-        st.dataframe(views.regression_rows(sub, sel_mask, ui.MAX_TABLE_ROWS), hide_index=True, width="stretch")
+        ui.dataframe(views.regression_rows(sub, sel_mask, ui.MAX_TABLE_ROWS), hide_index=True, width="stretch")
 
 ui.record_run_time(_t0, "regression")
