@@ -1150,20 +1150,21 @@ class RowFilter:
         self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
 
 
-def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str]) -> np.ndarray:
+def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_rows: int = 2) -> np.ndarray:
     """The ``keep`` mask of a parser's row bookkeeping, once every check has run.
 
-    Computes the number of rows that passed all checks of ``rows``; when fewer than 2 remain (too few for any
-    metric or calibrator) it raises an :class:`InputError` naming ``source`` and ``columns``, the counts per drop
-    reason and the first 1-based row numbers that were dropped.  Shared by the regression and the classification
-    parsers.
+    Computes the number of rows that passed all checks of ``rows``; when fewer than ``min_rows`` (default 2: too few
+    for any metric or calibrator) remain it raises an :class:`InputError` naming ``source`` and ``columns``, the
+    counts per drop reason and the first 1-based row numbers that were dropped.  Shared by the regression and the
+    classification parsers; one partition of a larger data set is parsed with ``min_rows=0`` (its drops are counted,
+    the data set as a whole is checked once every partition is read).
     """
     keep = rows.keep
     n_keep = int(keep.sum())
-    if n_keep < 2:
+    if n_keep < min_rows:
         summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
         raise InputError(
-            f"only {n_keep} of {keep.size} row(s) are valid (at least 2 are needed); rows dropped — {summary}",
+            f"only {n_keep} of {keep.size} row(s) are valid (at least {min_rows} are needed); rows dropped — {summary}",
             source=source,
             columns=columns,
             rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],

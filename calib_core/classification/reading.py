@@ -347,6 +347,8 @@ def parse_classification_frame(
     source: str | None = None,
     columns: Mapping[str, Any] | None = None,
     renormalize: bool = False,
+    *,
+    min_rows: int = 2,
 ) -> PredictionSet:
     """Validate a classification table and build its ``PredictionSet`` (layouts and rules: module docstring).
 
@@ -354,7 +356,8 @@ def parse_classification_frame(
     positive-class column), ``confidence`` and ``pred_label`` (top-label files), ``classes`` (class names in
     score-column order), ``positive`` (binary: the positive label value), ``split``, ``group``, ``model``.
     ``renormalize=True`` divides probability rows by their sums instead of refusing rows that do not sum to 1.
-    Raises ``InputError``; dropped rows are counted in ``.dropped`` and described in ``.messages``.
+    Raises ``InputError``; dropped rows are counted in ``.dropped`` and described in ``.messages``; fewer than
+    ``min_rows`` valid rows raise (``min_rows=0`` for one partition of a larger data set).
     """
     src = source or frame.attrs.get("source") or "<memory>"
     cols: dict[str, Any] = {}
@@ -506,7 +509,7 @@ def parse_classification_frame(
         )
 
     labels = row_labels(frame, cols, src, used, messages)
-    keep = require_valid_rows(rows, source=src, columns=used)
+    keep = require_valid_rows(rows, source=src, columns=used, min_rows=min_rows)
     n_keep = int(keep.sum())
     if logits is not None:
         logits = logits[keep]

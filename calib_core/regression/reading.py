@@ -292,14 +292,15 @@ def _ensemble_notes(samples: np.ndarray, y: np.ndarray, messages: list[str]) -> 
 
 
 def parse_regression_frame(
-    frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None
+    frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None, *, min_rows: int = 2
 ) -> PredictionSet:
     """Validate a regression table and build its ``PredictionSet`` (layout rules in the module docstring).
 
     Layouts and the distribution they give (SPEC §1–2): ``gaussian`` → ``Gaussian(μ, σ)`` with σ from
     ``std``, √``var``, exp(½ ``log_var``), exp(``log_std``) or ``u95``/Φ⁻¹(0.975); ``quantile`` →
     ``QuantileSet(levels, values)``; ``sample`` → ``SampleSet(members)``; ``point`` → no distribution.
-    Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``.
+    Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``; fewer than ``min_rows`` valid rows
+    raise (``min_rows=0`` for one partition of a larger data set).
     """
     src = frame_source(frame, source)
     _unknown_roles(columns, src)
@@ -346,7 +347,7 @@ def parse_regression_frame(
     feat_cols = find_feature_columns(frame, cols, source=src, exclude=used)
     used += feat_cols
 
-    keep = require_valid_rows(rows, source=src, columns=used)
+    keep = require_valid_rows(rows, source=src, columns=used, min_rows=min_rows)
     n_keep = int(keep.sum())
 
     y_keep = y[keep]
