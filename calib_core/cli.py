@@ -17,6 +17,16 @@
     refused, and so is an existing file that is not what this command writes there (not HTML for ``--out``,
     another header for a CSV output) unless ``--force`` is given.  NumPy's numerical warnings (overflow, invalid
     values from extreme rows) become one note in the report and on stdout instead of a flood on stderr.
+    With ``--engine dask``, partitions that failed twice are named and the exit code is 3.
+
+``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
+    A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
+    (``calib_core.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
+    ``--memory-limit`` each, or the running cluster at ``--scheduler``) and the report is drawn from the merged
+    summary (``calib_core.summary.report``; which numbers are exact and which carry a bound is stated in the
+    report).  ``--save-summary FILE`` also writes the summary (a versioned zip of JSON and ``.npy`` arrays, no
+    pickle; with the default engine it summarises the file in memory); ``report SUMMARY_FILE --out report.html``
+    opens a saved summary.  Needs the ``dask`` extra (``pip install "calibration-lab[dask]"``).
 
 ``python -m calib_core evaluate FILE --calibrators "std scaling" CRUDE --repeats 20 [--out comparison.html]``
     The Recalibrate page without a browser: ``cc.evaluate`` (every calibrator fitted on calibration rows, scored on
@@ -50,6 +60,7 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
+from .distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .plots.tables import comparison_table
 from .predictions import InputError, PredictionSet
@@ -66,6 +77,7 @@ from .report import ALL
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
+EXIT_PARTITIONS_FAILED = 3
 
 _LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles", "classes"}
 
@@ -110,7 +122,11 @@ def _is_level(text: str) -> bool:
         return False
 
 
-_REPORT_DESCRIPTION = "Diagnose FILE (CSV, TSV or Parquet; SPEC §1 layouts) and write a self-contained HTML report."
+_REPORT_DESCRIPTION = (
+    "Diagnose FILE (CSV, TSV or Parquet; SPEC §1 layouts) and write a self-contained HTML report. With --engine dask "
+    "FILE is a Parquet data set (glob, directory or file) summarised on Dask; FILE may also be a summary file "
+    "written by --save-summary."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +162,9 @@ def build_report_parser(prog: str = "calibration-report") -> argparse.ArgumentPa
 
 def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     """The options of the report: FILE, --out, --columns, binning, resampling, …"""
-    rep.add_argument("file", metavar="FILE", help="prediction file (CSV, TSV, Parquet)")
+    rep.add_argument("file", metavar="FILE",
+                     help="prediction file (CSV, TSV, Parquet), a Parquet glob/directory with --engine dask, or a "
+                     "summary file written by --save-summary")
     rep.add_argument("--out", "-o", required=True, help="output HTML file")
     rep.add_argument("--title", default=None, help="report title (default: 'Calibration report: FILE')")
     rep.add_argument("--task", choices=("regression", "classification"), default=None,
@@ -172,6 +190,17 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--force", action="store_true",
                      help="overwrite an existing output file that this command did not write (never an input)")
+    rep.add_argument("--engine", choices=("memory", "dask"), default="memory",
+                     help="memory: read FILE into memory (default); dask: summarise a Parquet data set on Dask")
+    rep.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="--engine dask: address of a running Dask scheduler (default: a new local cluster)")
+    rep.add_argument("--workers", type=int, default=2, help="--engine dask: local worker processes (default 2)")
+    rep.add_argument("--memory-limit", default="2GiB", help="--engine dask: memory per local worker (default 2GiB)")
+    rep.add_argument("--rows-per-partition", type=int, default=DEFAULT_ROWS_PER_PARTITION,
+                     help="--engine dask: rows per partition, whole row groups "
+                     f"(default {DEFAULT_ROWS_PER_PARTITION:,})")
+    rep.add_argument("--save-summary", default=None, metavar="SUMMARY_FILE",
+                     help="also write the mergeable summary (versioned zip of JSON and .npy, no pickle)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rep.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
 
@@ -464,14 +493,36 @@ def _existing(file: str) -> Path:
     return path
 
 
+def _is_summary_file(path: Path) -> bool:
+    """A summary written by ``--save-summary``: a zip archive whose ``header.json`` names the summary format."""
+    import zipfile
+
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        if fh.read(4) != b"PK\x03\x04":
+            return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return "header.json" in zf.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
 def _report(args: argparse.Namespace) -> int:
     _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2),
                           _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
                           _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
     columns = parse_columns(args.columns)
+    if args.engine == "dask" or _is_summary_file(Path(args.file)):
+        return _report_from_summary(args, columns)
+    if any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
+        raise InputError("looks like a glob; a data set of several Parquet files is read with --engine dask",
+                         source=args.file, hint=f"python -m calib_core report '{args.file}' --engine dask --out ...")
     path = _existing(args.file)
     _check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
     _check_outputs([path], [("--out", args.out, None)], args.force)
+    _check_summary_output([path], args)
     pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize)
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
@@ -495,6 +546,13 @@ def _report(args: argparse.Namespace) -> int:
     metrics_csv = to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)) if args.metrics_csv else b""
     _write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
                                                                       metrics_csv)], args.force)
+    if args.save_summary:
+        from .summary import spec_for, summarize
+
+        spec_options = {"n_bins": args.n_bins, "seed": args.seed}
+        spec_options.update({"pit_bins": args.pit_bins} if pset.task == "regression" else {"strategy": args.strategy})
+        spec = spec_for(pset, by_group=not args.no_groups, **spec_options)
+        _write_summary(args.save_summary, summarize(pset, spec=spec, by_group=not args.no_groups))
     if not args.quiet:
         dropped = f", {pset.dropped.total:,} dropped" if pset.dropped.total else ""
         print(
@@ -509,8 +567,113 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_summary_output(inputs: Sequence[Path], args: argparse.Namespace) -> None:
+    """``--save-summary``: never an input file nor another output; an existing file is replaced only when it is a
+    summary file (or with ``--force``)."""
+    name = args.save_summary
+    if name is None:
+        return
+    path = Path(name)
+    for source in inputs:
+        if _same_file(path, source):
+            raise InputError(f"--save-summary {name} is an input file", source=str(source),
+                             hint="choose another --save-summary path; the input is never overwritten")
+    for option, other in (("--out", args.out), ("--metrics-csv", args.metrics_csv)):
+        if other is not None and _same_file(path, Path(other)):
+            raise ValueError(f"--save-summary and {option} name the same file {name}: choose different paths")
+    if path.is_dir():
+        raise ValueError(f"--save-summary {name} is a directory: give a file name")
+    if path.exists() and not args.force and not _is_summary_file(path):
+        raise ValueError(f"--save-summary {name} exists and is not a summary file: refusing to overwrite it "
+                         "(choose another path, or pass --force to replace it)")
+
+
+def _write_summary(name: str, summary: Any) -> None:
+    """Write a summary file (checked before the work by :func:`_check_summary_output`)."""
+    Path(name).write_bytes(summary.to_bytes())
+
+
+def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | None) -> int:
+    """``report --engine dask`` (summarise a Parquet data set on Dask) or ``report SUMMARY_FILE``."""
+    from .summary import Summary, report
+
+    path = Path(args.file)
+    notes: list[str] = []
+    result = None
+    if _is_summary_file(path):
+        inputs = [path]
+    else:
+        from .distributed import expand_paths
+
+        inputs = [Path(p) for p in expand_paths(args.file)]
+    _check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
+    _check_outputs(inputs, [("--out", args.out, None)], args.force)
+    _check_summary_output(inputs, args)
+    if _is_summary_file(path):
+        try:
+            summary = Summary.from_bytes(path.read_bytes())
+        except ValueError as exc:
+            raise InputError(str(exc), source=str(path), hint="give a file written by --save-summary") from None
+        notes.append(f"Drawn from the summary file {path.name} ({summary.n_rows:,} rows summarised).")
+    else:
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the extra is installed in CI
+            raise ValueError("--engine dask needs the dask extra: pip install 'calibration-lab[dask]'")
+        if args.binning != "count":
+            raise ValueError("--binning width is not available with --engine dask (summaries use equal-count σ-bins)")
+        _check_options(args, [_opt("workers", _AT_LEAST_1), _opt("rows_per_partition", _AT_LEAST_1)])
+        result = summarize_parquet(
+            args.file, columns=columns, task=args.task, renormalize=args.renormalize, scheduler=args.scheduler,
+            n_workers=args.workers, memory_limit=args.memory_limit, rows_per_partition=args.rows_per_partition,
+            by_group=not args.no_groups, n_bins=args.n_bins, pit_bins=args.pit_bins, strategy=args.strategy,
+            seed=args.seed,
+        )
+        summary = result.summary
+        notes.append(
+            f"Summarised on Dask ({result.cluster}): {len(result.files):,} file(s), {len(result.partitions):,} "
+            f"partitions, {result.n_read:,} rows read, {result.passes} pass(es) over the data, "
+            f"{result.seconds['total']:.1f} s."
+        )
+        notes += result.messages
+    with _numerical_warnings(notes):
+        rep = report(summary, level=args.level, n_resamples=args.resamples, n_simulations=args.simulations,
+                     seed=args.seed)
+    if result is not None:
+        rep.dropped = result.dropped_table()
+    exact = rep.options.get("exactness", {})
+    bounded = sorted(k for k, v in exact.items() if v == "bound")
+    missing = sorted(k for k, v in exact.items() if v == "not available")
+    if bounded:
+        notes.append(f"From the summary with a stated bound (see each row's note): {', '.join(bounded)}.")
+    if missing:
+        notes.append(f"Not available from a summary (they need the sorted rows): {', '.join(missing)}.")
+    title = args.title or f"Calibration report: {args.file}"
+    with _numerical_warnings(notes):
+        text = report_html(rep, title=title, notes=notes)
+    out = Path(args.out)
+    metrics_csv = to_csv_bytes(metrics_with_verdicts(rep.metrics, rep.verdicts)) if args.metrics_csv else b""
+    _write_outputs(inputs, [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
+                                                                        metrics_csv)], args.force)
+    if args.save_summary:
+        _write_summary(args.save_summary, summary)
+    if not args.quiet:
+        dropped = f", {result.n_dropped:,} dropped" if result is not None and result.n_dropped else ""
+        print(f"wrote {out} ({len(text) / 1e6:.1f} MB): {summary.spec.task}, {summary.n_rows:,} rows{dropped}, "
+              f"{len(rep.models)} model(s), {rep.metrics['metric'].nunique()} metrics")
+        for note in notes[:1]:
+            print(f"  {note}")
+        for _, row in rep.verdicts.iterrows():
+            where = "" if row["group"] == ALL else f", group {row['group']}"
+            print(f"  {row['model']}{where}: {row['sentence']}")
+        if args.save_summary:
+            print(f"wrote {args.save_summary}")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m calib_core``: returns the exit code (0 ok, 2 bad input or arguments, 1 internal error)."""
+    """``python -m calib_core``: returns the exit code (0 ok, 2 bad input or arguments, 1 internal error, 3 Dask
+    partitions that failed twice)."""
     return _run(build_parser(), argv)
 
 
@@ -529,6 +692,9 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         if args.command in ("metrics", "calibrators"):
             return _list(args)
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
+    except PartitionError as exc:  # --engine dask: partitions that failed twice, each named
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_PARTITIONS_FAILED
     except InputError as exc:
         print(f"error: {cli_message(str(exc), getattr(args, 'task', None))}", file=sys.stderr)
         return EXIT_BAD_INPUT
