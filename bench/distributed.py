@@ -1,0 +1,232 @@
+"""Calibration summaries of Parquet data sets on Dask, at scale (issue 13, point 4): a benchmark, not a test.
+
+Writes a synthetic Parquet data set — Gaussian regression rows (y, mean, std; σ log-normal, predictions 15 %
+over-confident) and classification rows (K = 10 probabilities from a softmax of normal logits, labels drawn from a
+tempered version, label as int) — to local disk (``--dir``, default under /tmp; deleted afterwards unless ``--keep``),
+then for 1 and 2 workers times ``calib_core.distributed.summarize_parquet`` on a new ``LocalCluster`` (one thread per
+worker, ``--memory-limit`` each) and reads every worker's peak resident memory (``getrusage`` of the worker process,
+which starts fresh with each cluster).  Prints wall time per stage, throughput (rows/s), peak memory per worker, the
+scaling from 1 to 2 workers and the time projected for 1e9 rows on 16 workers from it:
+
+    t(1e9, 16) = t_fixed + (t(N, 1) − t_fixed) · (1e9 / N) / (16 · e₂),   e₂ = t(N, 1) / (2 · t(N, 2))
+
+(the parallel efficiency measured from 1 to 2 workers kept at 16 — optimistic for the tree's depth, pessimistic on
+a machine whose two cores are shared with other jobs; ``t_fixed`` = planning + cluster start).
+
+Side by side, in the same run, DuckDB (one process, all cores) computes from the same files what SQL can express:
+the top-label ECE with 15 equal-width bins, the 90 % central-interval coverage of the Gaussian, and the binned RMSE
+vs RMV (15 equal-count σ-bins, NTILE over σ); the values are printed next to ours (they agree to float rounding)
+with DuckDB's time.
+
+    nice -n 10 python bench/distributed.py --regression-rows 2e8 --classification-rows 1e8
+    nice -n 10 python bench/distributed.py --regression-rows 1e7 --classification-rows 5e6   # the README's run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# this file's folder first on sys.path would make ``import distributed`` import this file, not Dask's package
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from calib_core.distributed import open_client, summarize_parquet  # noqa: E402
+from calib_core.distributions import norm_ppf  # noqa: E402
+from calib_core.summary import report  # noqa: E402
+
+ROWS_PER_FILE = 5_000_000
+ROW_GROUP = 250_000
+
+
+def write_regression(folder: Path, n: int, seed: int = 0) -> None:
+    """Gaussian predictions, y drawn with σ·1.15 (over-confident), in files of ROWS_PER_FILE rows."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for i, start in enumerate(range(0, n, ROWS_PER_FILE)):
+        m = min(ROWS_PER_FILE, n - start)
+        sigma = rng.lognormal(0.0, 0.5, m)
+        mean = rng.normal(0.0, 2.0, m)
+        y = mean + 1.15 * sigma * rng.standard_normal(m)
+        table = pa.table({"y": y, "mean": mean, "std": sigma})
+        pq.write_table(table, folder / f"reg-{i:04d}.parquet", row_group_size=ROW_GROUP, compression="snappy")
+
+
+def write_classification(folder: Path, n: int, k: int = 10, seed: int = 1) -> None:
+    """K-class probabilities (softmax of N(0, 1.5²) logits) and labels drawn from softmax(logits / 1.3)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for i, start in enumerate(range(0, n, ROWS_PER_FILE)):
+        cols: dict[str, np.ndarray] = {}
+        labels = np.empty(min(ROWS_PER_FILE, n - start), dtype=np.int64)
+        for a in range(0, labels.size, 1_000_000):
+            b = min(a + 1_000_000, labels.size)
+            logits = rng.normal(0.0, 1.5, (b - a, k))
+            p = np.exp(logits - logits.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            q = np.exp((logits - logits.max(axis=1, keepdims=True)) / 1.3)
+            q /= q.sum(axis=1, keepdims=True)
+            labels[a:b] = (q.cumsum(axis=1) < rng.random((b - a, 1))).sum(axis=1).clip(0, k - 1)
+            for j in range(k):
+                cols.setdefault(f"prob_{j}", np.empty(labels.size))[a:b] = p[:, j]
+        cols["label"] = labels
+        pq.write_table(pa.table(cols), folder / f"cls-{i:04d}.parquet", row_group_size=ROW_GROUP,
+                       compression="snappy")
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: int) -> dict:
+    """summarize_parquet + report on a fresh LocalCluster; wall times and every worker's peak RSS."""
+    t0 = time.perf_counter()
+    with open_client(None, n_workers=workers, memory_limit=memory_limit) as client:
+        client.wait_for_workers(workers, timeout=120)
+        t_start = time.perf_counter() - t0
+        res = summarize_parquet(pattern, scheduler=client, rows_per_partition=rows_per_partition)
+        peaks = sorted(client.run(_peak_rss_mb).values())
+    t1 = time.perf_counter()
+    rep = report(res.summary, n_resamples=200, n_simulations=200)
+    t_report = time.perf_counter() - t1
+    return {"workers": workers, "rows": res.n_read, "partitions": len(res.partitions), "passes": res.passes,
+            "start_s": t_start, "plan_s": res.seconds["plan"], "edges_s": res.seconds["edges"],
+            "summaries_s": res.seconds["summaries"], "total_s": t_start + res.seconds["total"], "report_s": t_report,
+            "peak_mb": peaks, "report": rep}
+
+
+def duckdb_regression(pattern: str, n_bins: int = 15) -> tuple[dict, float]:
+    import duckdb
+
+    z = float(norm_ppf(0.95))
+    t0 = time.perf_counter()
+    con = duckdb.connect()
+    cov = con.execute(f"SELECT avg(CASE WHEN abs(y - mean) <= {z!r} * std THEN 1.0 ELSE 0.0 END) "
+                      f"FROM read_parquet('{pattern}')").fetchone()[0]
+    # Levi's equal-count bins as calib_core cuts them: sorted position i (ties in file/row order) → bin ⌊i·B/N⌋
+    bins = con.execute(
+        f"SELECT b, sqrt(avg((y - mean) * (y - mean))) AS rmse, sqrt(avg(std * std)) AS rmv, count(*) AS n FROM "
+        f"(SELECT y, mean, std, (row_number() OVER (ORDER BY std, filename, file_row_number) - 1) * {n_bins} "
+        f"// count(*) OVER () AS b FROM read_parquet('{pattern}', filename = true, file_row_number = true)) "
+        "GROUP BY b ORDER BY b").df()
+    seconds = time.perf_counter() - t0
+    ence = float(np.mean(np.abs(bins["rmv"] - bins["rmse"]) / bins["rmv"]))
+    return {"coverage_90": float(cov), "ence": ence}, seconds
+
+
+def duckdb_classification(pattern: str, k: int = 10, n_bins: int = 15) -> tuple[dict, float]:
+    import duckdb
+
+    probs = ", ".join(f"prob_{j}" for j in range(k))
+    argmax = "CASE " + " ".join(f"WHEN prob_{j} = greatest({probs}) THEN {j}" for j in range(k)) + " END"
+    t0 = time.perf_counter()
+    con = duckdb.connect()
+    ece = con.execute(
+        f"WITH r AS (SELECT greatest({probs}) AS c, CASE WHEN ({argmax}) = label THEN 1.0 ELSE 0.0 END AS hit "
+        f"FROM read_parquet('{pattern}')), "
+        f"b AS (SELECT greatest(least(ceil(c * {n_bins}) - 1, {n_bins - 1}), 0) AS bin, sum(c) AS sc, sum(hit) AS sh "
+        "FROM r GROUP BY bin) "
+        "SELECT sum(abs(sc - sh)) / (SELECT count(*) FROM r) FROM b").fetchone()[0]
+    return {"ece": float(ece)}, time.perf_counter() - t0
+
+
+def _row(task: str, r: dict) -> dict:
+    total = r["total_s"] - r["start_s"]
+    return {"task": task, "rows": f"{r['rows']:.2e}", "workers": r["workers"], "partitions": r["partitions"],
+            "passes": r["passes"], "cluster start s": round(r["start_s"], 1), "edges s": round(r["edges_s"], 1),
+            "summaries s": round(r["summaries_s"], 1), "total s (no start)": round(total, 1),
+            "rows/s": f"{r['rows'] / total:,.0f}", "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]),
+            "report s": round(r["report_s"], 1)}
+
+
+def projection(one: dict, two: dict, target: float = 1e9, workers: int = 16) -> tuple[float, float]:
+    """(parallel efficiency 1 → 2 workers, projected seconds for ``target`` rows on ``workers`` workers, cluster
+    start not included): the work time t = edges + summaries scales as rows / (workers · efficiency)."""
+    t1 = one["edges_s"] + one["summaries_s"]
+    t2 = two["edges_s"] + two["summaries_s"]
+    eff = t1 / (2.0 * t2)
+    return eff, one["plan_s"] + t1 * (target / one["rows"]) / (workers * eff)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--regression-rows", type=float, default=2e8)
+    ap.add_argument("--classification-rows", type=float, default=1e8)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--memory-limit", default="2GiB")
+    ap.add_argument("--rows-per-partition", type=int, default=1_000_000)
+    ap.add_argument("--dir", default=None, help="where to write the data (default: a new folder under /tmp)")
+    ap.add_argument("--keep", action="store_true", help="keep the data afterwards")
+    ap.add_argument("--skip-duckdb", action="store_true")
+    args = ap.parse_args(argv)
+    n_reg, n_cls = int(args.regression_rows), int(args.classification_rows)
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="calib-bench-", dir="/tmp"))
+    free = shutil.disk_usage(root if root.exists() else "/tmp").free
+    need = 28 * n_reg + 90 * n_cls
+    print(f"data under {root}; free disk {free / 1e9:.1f} GB, about {need / 1e9:.1f} GB needed")
+    if need > 0.8 * free:
+        print("not enough free disk: choose fewer rows or another --dir")
+        return 2
+    rows = []
+    try:
+        t0 = time.perf_counter()
+        if n_reg:
+            write_regression(root / "regression", n_reg)
+        if n_cls:
+            write_classification(root / "classification", n_cls)
+        size = sum(f.stat().st_size for f in root.rglob("*.parquet"))
+        print(f"wrote {n_reg:,} regression + {n_cls:,} classification rows ({size / 1e9:.2f} GB) in "
+              f"{time.perf_counter() - t0:.0f} s")
+        for task, n in (("regression", n_reg), ("classification", n_cls)):
+            if not n:
+                continue
+            pattern = str(root / task / "*.parquet")
+            runs = {}
+            for w in args.workers:
+                r = run_dask(pattern, w, args.memory_limit, args.rows_per_partition)
+                runs[w] = r
+                rows.append(_row(task, r))
+                print(pd.DataFrame([rows[-1]]).to_string(index=False), flush=True)
+            ours = runs[max(runs)]["report"]
+            if not args.skip_duckdb:
+                if task == "regression":
+                    ref, sec = duckdb_regression(pattern)
+                    mine = {"coverage_90": ours.value("coverage_90"), "ence": ours.value("ence")}
+                else:
+                    ref, sec = duckdb_classification(pattern)
+                    mine = {"ece": ours.value("ece")}
+                best = min(r["total_s"] - r["start_s"] for r in runs.values())
+                print(f"DuckDB {task} ({n:,} rows, one process): {sec:.1f} s ({n / sec:,.0f} rows/s), "
+                      f"{sec / best:.2f}x our best wall time")
+                for key in ref:
+                    print(f"  {key}: DuckDB {ref[key]:.12g}   summary {mine[key]:.12g}   "
+                          f"|diff| {abs(ref[key] - mine[key]):.2g}")
+            if 1 in runs and 2 in runs:
+                eff, proj = projection(runs[1], runs[2])
+                w1, w2 = (runs[w]["edges_s"] + runs[w]["summaries_s"] for w in (1, 2))
+                print(f"{task}: 1 → 2 workers: parallel efficiency {eff:.2f} (work time {w1:.1f} s → {w2:.1f} s); "
+                      f"projected 1e9 rows on 16 workers: {proj / 60:.1f} min (+ cluster start)")
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    print()
+    print(pd.DataFrame(rows).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    raise SystemExit(main())
