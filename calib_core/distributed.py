@@ -51,13 +51,13 @@ import numpy as np
 import pandas as pd
 
 from .classification.reading import parse_classification_frame
-from .classification.summary import spec_for_classification
+from .classification.summary import classification_rows_values, spec_for_classification
 from .mergeable import Summary, SummarySpec, equal_count_positions
 from .predictions import InputError, PredictionSet, iter_subsets
 from .reading import detect_task
 from .regression.reading import parse_regression_frame
 from .regression.summary import regression_spec
-from .summary import merge_all, summarize
+from .summary import merge_all, summarize, with_edges
 
 __all__ = [
     "DEFAULT_ROWS_PER_PARTITION",
@@ -69,10 +69,17 @@ __all__ = [
     "ReadOptions",
     "check_schemas",
     "expand_paths",
+    "float_keys",
+    "key_values",
+    "locate_row",
     "open_client",
     "order_statistics",
+    "parse_frame",
     "plan_partitions",
+    "read_head",
     "read_partition",
+    "regression_edges",
+    "equal_mass_edges_distributed",
     "run_tree",
 ]
 
@@ -241,7 +248,6 @@ def plan_partitions(
         for g in range(meta.num_row_groups):
             n = int(meta.row_group(g).num_rows)
             if n == 0:
-                file_row += 0
                 continue
             if not groups:
                 start = file_row
@@ -725,13 +731,13 @@ def _global_ids(part: Partition, pset: PredictionSet) -> np.ndarray:
     return np.asarray(pset.row_number, dtype=np.int64) + part.row_id
 
 
-def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool) -> Summary | None:
-    """Read, parse and summarise one partition; its drops carry global row numbers (None: no row at all)."""
+def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool) -> Summary:
+    """Read, parse and summarise one partition; its drops carry data-set row numbers (a partition without a valid
+    row gives an empty summary that only counts them)."""
     pset = read_partition(part, options)
     tally = DropTally.of(pset, part.row_id)
     if pset.n_rows == 0:
-        empty = Summary(spec, {}, 0, tally.as_dropped(), part.name, ())
-        return empty
+        return Summary(spec, {}, 0, tally.as_dropped(), part.name, ())
     out = summarize(pset, spec=spec, row_ids=_global_ids(part, pset), by_group=by_group)
     out.dropped = tally.as_dropped()
     return out
@@ -769,6 +775,49 @@ def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptio
     return edges, passes
 
 
+def _confidence_subsets(part: Partition, options: ReadOptions,
+                        by_group: bool) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    pset = read_partition(part, options)
+    if pset.n_rows == 0:
+        return {}
+    conf = np.asarray(classification_rows_values(pset), dtype=np.float64)
+    ids = _global_ids(part, pset)
+    return {(m, g): (conf[mask], ids[mask]) for m, g, mask in iter_subsets(pset, by_group)}
+
+
+def _quantile_positions(n: int, n_bins: int) -> list[tuple[float, int, float]]:
+    """For q = k/M, k = 0..M: NumPy's linear-method virtual index v = (n − 1)·q, its floor i and v − i."""
+    out = []
+    for q in np.linspace(0.0, 1.0, n_bins + 1):
+        v = (n - 1) * q
+        i = int(np.floor(v))
+        out.append((v, i, v - i))
+    return out
+
+
+def equal_mass_edges_distributed(client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int,
+                                 by_group: bool = True) -> tuple[dict[tuple[str, str], np.ndarray], int]:
+    """``binning.equal_mass_edges`` (``np.quantile`` of the top-label confidences at k/M, linear method) of every
+    (model, group) of a distributed classification data set, exactly: with v = (n − 1)·q, i = ⌊v⌋ and the order
+    statistics x₍ᵢ₎, x₍ᵢ₊₁₎ (:func:`order_statistics`, values only), the edge is ``np.quantile([x₍ᵢ₎, x₍ᵢ₊₁₎],
+    v − i)`` — NumPy's own interpolation of the same two values — or x₍ₙ₋₁₎ when v ≥ n − 1.  Returns the edges
+    and the number of data passes."""
+
+    def ranks(subset: Any, n: int) -> list[int]:
+        return sorted({r for v, i, _ in _quantile_positions(n, n_bins) for r in ((n - 1,) if v >= n - 1
+                                                                                  else (i, i + 1))})
+
+    totals, stats, passes = order_statistics(client, parts, lambda p: _confidence_subsets(p, options, by_group),
+                                             ranks, with_ids=False)
+    edges = {}
+    for subset, found in stats.items():
+        n = totals[subset]
+        vals = [found[n - 1][0] if v >= n - 1 else float(np.quantile(np.array([found[i][0], found[i + 1][0]]), g))
+                for v, i, g in _quantile_positions(n, n_bins)]
+        edges[subset] = np.array(vals, dtype=np.float64)
+    return edges, passes
+
+
 def summarize_parquet(
     paths_or_glob: Any,
     *,
@@ -796,16 +845,16 @@ def summarize_parquet(
     1-based row numbers of the data set, files in name order — one file read in memory gets the same ids, so the
     same summary) and merge the summaries in a tree on the workers.
 
-    ``n_bins`` σ-bins or confidence bins, ``pit_bins`` (regression), ``strategy`` (classification; ``"uniform"``
-    only for now) and ``seed`` (the hashed bootstrap blocks) go into the spec, like the same options of
-    ``cc.diagnose``.  ``scheduler``: None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes,
-    ``memory_limit`` each), an address ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``;
-    the workers must be able to read the paths and import ``calib_core``.  ``spec``: a ready
-    :class:`~calib_core.mergeable.SummarySpec` (no edges pass); further ``spec_options`` go to
-    ``regression.summary.regression_spec`` (``coverages``, ``n_blocks``, …) or
-    ``classification.summary.classification_spec``.  Raises ``InputError`` for bad input and :class:`PartitionError`
-    when partitions
-    failed twice.  Returns a :class:`ParquetSummary`.
+    ``n_bins`` σ-bins or confidence bins, ``pit_bins`` (regression), ``strategy`` (classification: ``"uniform"``,
+    or ``"quantile"`` with exact equal-mass edges from :func:`equal_mass_edges_distributed`) and ``seed`` (the
+    hashed bootstrap blocks) go into the spec, like the same options of ``cc.diagnose``.
+
+    ``scheduler``: None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes, ``memory_limit``
+    each), an address ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``; the workers must be
+    able to read the paths and import ``calib_core``.  ``spec``: a ready :class:`~calib_core.mergeable.SummarySpec`
+    (no edges pass); further ``spec_options`` go to ``regression.summary.regression_spec`` (``coverages``,
+    ``n_blocks``, …) or ``classification.summary.classification_spec``.  Raises ``InputError`` for bad input and
+    :class:`PartitionError` when partitions failed twice.  Returns a :class:`ParquetSummary`.
     """
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -818,11 +867,13 @@ def summarize_parquet(
         t1 = time.perf_counter()
         if spec is None:
             if options.task == "classification":
-                if strategy != "uniform":
-                    raise ValueError("equal-mass confidence bins (strategy='quantile') are not available on the "
-                                     "Dask engine yet; use strategy='uniform'")
                 spec = spec_for_classification(head, by_group=by_group, n_bins=n_bins, strategy=strategy, seed=seed,
                                                **spec_options)
+                if strategy == "quantile":
+                    conf_edges, extra = equal_mass_edges_distributed(client, parts, options, n_bins=n_bins,
+                                                                     by_group=by_group)
+                    passes += extra
+                    spec = with_edges(spec, conf_edges)
             else:
                 if head.dist is None:
                     raise InputError("point predictions only: a summary needs a predictive distribution",
