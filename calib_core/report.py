@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .predictions import ALL
+from .predictions import ALL, PredictionSet
 from .resampling import bootstrap_intervals, simulate_reference
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "headline_of",
     "blank_inference",
     "report_html_fragment",
+    "diagnosis_report",
 ]
 
 METRIC_COLUMNS = [
@@ -306,6 +307,31 @@ class Report:
 REPR_MAX_MODELS = 8
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 _W, _H, _L, _R, _T, _B = 360, 300, 48, 12, 12, 40  # SVG size and margins (px)
+
+
+def diagnosis_report(
+    task: str,
+    pset: PredictionSet,
+    *,
+    tables: list[pd.DataFrame],
+    verdicts: list[dict[str, Any]],
+    diagrams: dict[tuple[str, str], dict[str, pd.DataFrame]],
+    options: dict[str, Any],
+) -> Report:
+    """The :class:`Report` of one diagnosis of ``pset``: the per-(model, group) metric tables stacked into
+    ``metrics`` (:data:`METRIC_COLUMNS`, no rows when there are no tables), the :func:`verdict_row` dicts as the
+    ``verdicts`` frame (:func:`empty_verdicts` when there are none), the data's source, row count and dropped-row
+    summary, and ``options`` as given (the diagnose function's settings and notes)."""
+    return Report(
+        task=task,
+        metrics=pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS),
+        diagrams=diagrams,
+        source=pset.source,
+        n_rows=pset.n_rows,
+        dropped=pset.dropped.summary(),
+        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
+        options=options,
+    )
 
 
 def _fmt(value: float) -> str:

@@ -106,3 +106,25 @@ def test_many_models_stay_small(tmp_path):
     assert f"first {REPR_MAX_MODELS} of {n_models} models shown" in html
     assert "m07" in html and "m08" not in html
     assert len(html) < 60_000
+
+
+def test_both_diagnoses_assemble_their_report_the_same_way():
+    """regression and classification diagnose build their Report with report.diagnosis_report: the same
+    metric and verdict columns, empty tables (not missing columns) when no subset has enough rows, and the
+    data's source, row count and dropped-row summary."""
+    from calib_core.report import METRIC_COLUMNS, VERDICT_COLUMNS
+
+    one_class_row = cc.PredictionSet(task="classification", labels=np.array([0]), probs=np.array([[0.3, 0.7]]),
+                                     layout="probs", source="one.csv")
+    levi = examples.levi_synthetic(n=5)
+    one_reg_row = dataclasses.replace(levi, y=levi.y[:1], dist=levi.dist.take(np.arange(10) < 1),
+                                      model=levi.model[:1], group=None if levi.group is None else levi.group[:1])
+    for pset, task in ((one_class_row, "classification"), (one_reg_row, "regression")):
+        report = cc.diagnose(pset, **FAST)
+        assert report.task == task
+        assert list(report.metrics.columns) == METRIC_COLUMNS and report.metrics.empty
+        assert list(report.verdicts.columns) == VERDICT_COLUMNS and report.verdicts.empty
+        assert report.source == pset.source and report.n_rows == pset.n_rows
+        assert any("too few to diagnose" in note for note in report.options["notes"])
+    full = cc.diagnose(levi, **FAST)
+    assert set(full.verdicts["model"]) == set(levi.models()) and not full.metrics.empty

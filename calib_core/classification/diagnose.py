@@ -35,11 +35,10 @@ import pandas as pd
 
 from ..predictions import PredictionSet, iter_subsets
 from ..report import (
-    METRIC_COLUMNS,
     NOT_TESTED,
     Report,
     blank_inference,
-    empty_verdicts,
+    diagnosis_report,
     headline_of,
     inference_metric_rows,
     verdict_row,
@@ -176,15 +175,12 @@ def diagnose_classification(
         verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
-    metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)
-    return Report(
-        task="classification",
-        metrics=metrics,
+    return diagnosis_report(
+        "classification",
+        pset,
+        tables=tables,
+        verdicts=verdicts,
         diagrams=figs,
-        source=pset.source,
-        n_rows=pset.n_rows,
-        dropped=pset.dropped.summary(),
-        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options={
             "n_bins": n_bins,
             "strategy": strategy,

@@ -14,11 +14,10 @@ import pandas as pd
 from .. import significance as sig
 from ..predictions import PredictionSet, iter_subsets
 from ..report import (
-    METRIC_COLUMNS,
     NOT_TESTED,
     Report,
     blank_inference,
-    empty_verdicts,
+    diagnosis_report,
     headline_of,
     inference_metric_rows,
     verdict_row,
@@ -148,15 +147,12 @@ def diagnose_regression(
             figs[(model, group)] = regression_diagrams(
                 rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins, n_resamples=n_resamples, seed=seed
             )
-    metrics = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS)
-    return Report(
-        task="regression",
-        metrics=metrics,
+    return diagnosis_report(
+        "regression",
+        pset,
+        tables=tables,
+        verdicts=verdicts,
         diagrams=figs,
-        source=pset.source,
-        n_rows=pset.n_rows,
-        dropped=pset.dropped.summary(),
-        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options={
             "n_bins": n_bins,
             "binning": binning,
