@@ -6,11 +6,11 @@ the evaluation defaults, the Help and Recalibrate pages, the exports):
 * **metrics** — one :class:`Metric` per (task, key): readable label, formula, paper, how to read it, the direction
   in which a value is better (``"lower"``, ``"higher"``, a target value such as 0.9 for the 90% coverage or 1 for
   std z, or ``None`` when no direction is better), its ``kind`` (:data:`CALIBRATION`, :data:`PROPER`,
-  :data:`DESCRIPTIVE`), the function that computes it and that function's default options.  The interval metrics
-  form parametrised families (:class:`MetricFamily`: coverage, mean width and interval score of the central
-  interval of nominal coverage c); the registry holds their members at
-  :data:`~calib_core.regression.metrics.DEFAULT_COVERAGES` and :func:`metric` builds a member at any other level
-  (``"coverage_97.5"``).
+  :data:`DESCRIPTIVE`: the names of ``calib_core.report.KINDS``, which the inference layers read too), the function
+  that computes it and that function's default options.  The interval metrics form parametrised families
+  (:class:`MetricFamily`: coverage, mean width and interval score of the central interval of nominal coverage c); the
+  registry holds their members at :data:`~calib_core.regression.metrics.DEFAULT_COVERAGES` and :func:`metric` builds a
+  member at any other level (``"coverage_97.5"``).
 * **calibrators** — one :class:`CalibratorEntry` per recalibration method: name, class, paper, task, which inputs it
   needs (feature columns, whether it works on point predictions, binary labels only), its parameters with the
   defaults read from the class's constructor signature, and the few parameters worth tuning (:class:`Tunable`:
@@ -44,6 +44,7 @@ from .classification import calibrators as ccal
 from .classification import metrics as cm
 from .regression import calibrators as rcal
 from .regression import metrics as rm
+from .report import CALIBRATION_STATISTIC, DESCRIPTIVE, KINDS, PROPER_SCORE
 
 __all__ = [
     "CALIBRATION",
@@ -72,10 +73,8 @@ __all__ = [
     "constructor_defaults",
 ]
 
-CALIBRATION = "calibration statistic"
-PROPER = "proper score"
-DESCRIPTIVE = "descriptive"
-KINDS = (CALIBRATION, PROPER, DESCRIPTIVE)
+CALIBRATION = CALIBRATION_STATISTIC
+PROPER = PROPER_SCORE
 TASKS = ("regression", "classification")
 
 Direction = str | float | None

@@ -43,6 +43,10 @@ from .predictions import ALL, PredictionSet
 from .resampling import bootstrap_intervals, simulate_reference
 
 __all__ = [
+    "CALIBRATION_STATISTIC",
+    "PROPER_SCORE",
+    "DESCRIPTIVE",
+    "KINDS",
     "Report",
     "ALL",
     "METRIC_COLUMNS",
@@ -58,6 +62,15 @@ __all__ = [
     "report_html_fragment",
     "diagnosis_report",
 ]
+
+#: What a metric is (its ``kind`` in the metric registry and in the ``kind`` column): a calibration statistic
+#: (tested against "targets are draws from the predicted distributions"), a proper score (its expectation under
+#: that hypothesis is a reference, not a test) or descriptive (no verdict).  Defined here, below the registry and
+#: the inference layers, so that both read the same names without importing each other.
+CALIBRATION_STATISTIC = "calibration statistic"
+PROPER_SCORE = "proper score"
+DESCRIPTIVE = "descriptive"
+KINDS = (CALIBRATION_STATISTIC, PROPER_SCORE, DESCRIPTIVE)
 
 METRIC_COLUMNS = [
     "model",

@@ -35,7 +35,10 @@ import pandas as pd
 
 from ..predictions import PredictionSet, iter_subsets
 from ..report import (
+    CALIBRATION_STATISTIC,
+    DESCRIPTIVE,
     NOT_TESTED,
+    PROPER_SCORE,
     Report,
     blank_inference,
     diagnosis_report,
@@ -49,8 +52,8 @@ from .metrics import ClassificationRows, Strategy
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
 
-#: The inference layer's kinds → the metric registry's (``calib_core.registry.KINDS``).
-_KINDS = {"calibration": "calibration statistic", "proper_score": "proper score", "descriptive": "descriptive"}
+#: The inference layer's kinds → the metric registry's (``calib_core.report.KINDS``).
+_KINDS = {"calibration": CALIBRATION_STATISTIC, "proper_score": PROPER_SCORE, "descriptive": DESCRIPTIVE}
 
 
 def classification_inference(

@@ -90,6 +90,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import significance as sig
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf, norm_pdf
+from ..report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 
 __all__ = [
@@ -105,12 +106,6 @@ __all__ = [
     "DESCRIPTIVE",
 ]
 
-# The metric registry's kinds (``calib_core.registry.KINDS``; tests/test_verdicts_known_answers.py checks that
-# they and :func:`metric_kind` agree with it).  Not imported from it: the registry imports the regression package,
-# whose ``diagnose`` imports this module.
-CALIBRATION_STATISTIC = "calibration statistic"
-PROPER_SCORE = "proper score"
-DESCRIPTIVE = "descriptive"
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  For quantile
 #: sets whose given levels do not reach the 90% interval's ends the coverage member is the widest central interval
