@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import calib_core as cc
@@ -119,10 +120,30 @@ def test_warm_up_builds_the_n_only_null_tables_the_first_diagnosis_reads():
     2,000 rows reads: after it, diagnosing 5,000 rows builds no new N-only table."""
     from calib_core.regression import inference as ri
 
-    ri._n_only_table.cache_clear()
+    ri._built_n_only_table.cache_clear()
     ri.warm_up()
-    built = ri._n_only_table.cache_info().currsize
+    built = ri._built_n_only_table.cache_info().currsize
     assert built == 2
     cc.diagnose(examples.levi_synthetic(n=2_500), by_group=False, n_resamples=50, n_simulations=200)
-    info = ri._n_only_table.cache_info()
+    info = ri._built_n_only_table.cache_info()
     assert info.currsize == built and info.hits >= 1
+
+
+def test_a_diagnosis_during_the_warm_up_waits_for_its_tables_instead_of_building_them_again():
+    """The first diagnosis can start while the server-start thread is still building the N-only tables: it waits
+    for them (one lock), so each table is built once (two cache misses in all) and the numbers are the same."""
+    import threading
+
+    from calib_core.regression import inference as ri
+
+    pset = examples.levi_synthetic(n=2_500)
+    opts = {"by_group": False, "n_resamples": 50, "n_simulations": 200, "diagrams": False}
+    ri._built_n_only_table.cache_clear()
+    thread = threading.Thread(target=ri.warm_up)
+    thread.start()
+    during = cc.diagnose(pset, **opts)
+    thread.join()
+    info = ri._built_n_only_table.cache_info()
+    assert info.misses == 2 and info.currsize == 2
+    after = cc.diagnose(pset, **opts)
+    pd.testing.assert_frame_equal(during.metrics, after.metrics)

@@ -78,6 +78,7 @@ top of the point estimates.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -390,9 +391,20 @@ def _pit_curve_stats(u_sorted: np.ndarray) -> dict[str, np.ndarray]:
     return {"miscalibration_area": area, "pit_entropy": entropy, "reliability_score": rs}
 
 
-@lru_cache(maxsize=32)
+_TABLE_LOCK = threading.Lock()
+
+
 def _n_only_table(n: int, draws: int = _TABLE_DRAWS) -> dict[str, np.ndarray]:
-    """Null draws of the statistics that depend on N only, at N = n (seeded per n, cached)."""
+    """Null draws of the statistics that depend on N only, at N = n (seeded per n, cached for the process).
+
+    One builder at a time: a diagnosis that needs a table the server-start warm-up thread is still building
+    waits for it instead of building it a second time alongside (which would cost more than waiting)."""
+    with _TABLE_LOCK:
+        return _built_n_only_table(n, draws)
+
+
+@lru_cache(maxsize=32)
+def _built_n_only_table(n: int, draws: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(np.random.SeedSequence([20240512, n]))
     out: dict[str, list[np.ndarray]] = {}
     chunk = max(1, 2_000_000 // n)
@@ -410,7 +422,7 @@ def warm_up() -> None:
     have nulls that depend on N only: uniform PITs are simulated once at N = 1,000 and N = 2,000
     (2,000 sorted draws each, about 0.5 s) and extrapolated to larger N (:func:`_n_only_null`).  Both tables
     are cached for the process; calling this at server start (the dashboard does, in a background thread)
-    keeps that cost out of the user's first diagnosis.  Idempotent and thread-safe (``functools.lru_cache``).
+    keeps that cost out of the user's first diagnosis.  Idempotent and thread-safe (one lock, one cache).
     """
     _n_only_table(_TABLE_MAX_N // 2)
     _n_only_table(_TABLE_MAX_N)
