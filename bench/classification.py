@@ -13,20 +13,23 @@ Two parts, both printed as markdown tables (and written to ``bench/out/classific
 2. **Speed** at N = 1e4, 1e5, 1e6 and K = 10 (synthetic over-confident logits), all peers in this process except
    netcal's BBQ, which runs in a subprocess with a 120 s timeout.  ``cc.diagnose`` is timed with intervals and
    tests off (the point estimates and the reliability tables) and on (the defaults: 1,000 bootstrap replicates,
-   2,000 null draws, every p-value and the headline verdict), side by side (issue 12: at most 3× at 1e6 rows).
-   Times are the best of a few runs, ours and the peer's interleaved (the machine may be shared).
+   2,000 null draws, every p-value and the headline verdict), side by side (issue 12: at most 3× at 1e6 rows):
+   medians of interleaved rounds, at K = 10 (``--k 10 100`` adds K = 100), with the load average.  Peer times are
+   the best of a few runs, ours and the peer's interleaved (the machine may be shared).
 
 Usage::
 
     python bench/classification.py                # everything (~15-20 min: matrix scaling at K = 100 is slow)
     python bench/classification.py --quick        # 3 repeats, N up to 1e5
     python bench/classification.py --skip-real    # speed only
+    python bench/classification.py --skip-real --diagnose-only --k 10 100   # cc.diagnose off / on only
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -184,6 +187,52 @@ def best_of(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, float]
     return best
 
 
+def median_of(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
+    """Median wall time of each function over ``runs`` interleaved rounds (every function sees the same load)."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(runs):
+        for key, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[key].append(time.perf_counter() - t0)
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def diagnose_times(sizes: list[int], ks: list[int]) -> dict[tuple[int, int], dict[str, float]]:
+    """``cc.diagnose`` with intervals and tests off (point estimates + reliability tables) and on (the defaults),
+    medians of interleaved rounds (5 up to 1e5 rows, 3 above), per (K, N)."""
+    out = {}
+    for k in ks:
+        for n in sizes:
+            _, p, y = make_data(n, k)
+            pset = cc.PredictionSet(task="classification", labels=y, probs=p, layout="probs")
+            cc.diagnose(pset, diagrams=False)  # warm-up
+            out[(k, n)] = median_of(
+                {"off": lambda: cc.diagnose(pset, n_resamples=0, n_simulations=0),
+                 "on": lambda: cc.diagnose(pset)},
+                5 if n <= 100_000 else 3,
+            )
+            out[(k, n)]["load"] = os.getloadavg()[0]
+            print(f"  diagnose K = {k}, N = {n:.0e}: {out[(k, n)]}", file=sys.stderr)
+    return out
+
+
+def diagnose_table(times: dict[tuple[int, int], dict[str, float]]) -> str:
+    fmt = lambda s: f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"  # noqa: E731
+    lines = [
+        "**`cc.diagnose`** (class-wise ECE included; point estimates = intervals and tests off; on = 1,000 "
+        "bootstrap replicates over random row blocks and 2,000 null draws: every interval, p-value and the headline; "
+        "medians of interleaved runs)",
+        "",
+        "| K | N | point estimates + reliability tables | intervals + nulls on | on / off | load (1 min) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (k, n), t in times.items():
+        lines.append(f"| {k} | {n:.0e} | {fmt(t['off'])} | {fmt(t['on'])} | **{t['on'] / t['off']:.2f}×** | "
+                     f"{t['load']:.1f} |")
+    return "\n".join(lines)
+
+
 def plain_numpy_ece(p: np.ndarray, y: np.ndarray, n_bins: int = 15) -> float:
     """The reference: top-label ECE with np.bincount, written the usual way."""
     conf = p.max(axis=1)
@@ -244,7 +293,7 @@ def _netcal_bbq_child(n: int) -> None:
     print(time.perf_counter() - t0)
 
 
-def speed(sizes: list[int], diagnose_only: bool = False) -> dict:
+def speed(sizes: list[int]) -> dict:
     from netcal.binning import IsotonicRegression as NIso
     from netcal.metrics import ECE as NECE
     from netcal.metrics import MCE as NMCE
@@ -263,22 +312,11 @@ def speed(sizes: list[int], diagnose_only: bool = False) -> dict:
         def predict(self, X):
             return np.asarray(X).argmax(1)
 
-    out: dict[str, dict] = {"diagnose": {}, "metrics": {}, "temperature": {}, "isotonic": {}, "bbq": {}}
+    out: dict[str, dict] = {"metrics": {}, "temperature": {}, "isotonic": {}, "bbq": {}}
     warnings.simplefilter("ignore")
     for n in sizes:
         z, p, y = make_data(n)
         runs = 30 if n <= 100_000 else 5
-        # cc.diagnose: point estimates vs intervals + nulls on, one run
-        pset = cc.PredictionSet(task="classification", labels=y, probs=p, layout="probs")
-        cc.diagnose(pset, diagrams=False)  # warm-up
-        out["diagnose"][n] = best_of(
-            {"off": lambda: cc.diagnose(pset, n_resamples=0, n_simulations=0),
-             "on": lambda: cc.diagnose(pset)},
-            5 if n <= 100_000 else 3,
-        )
-        print(f"  diagnose N = {n:.0e}: {out['diagnose'][n]}", file=sys.stderr)
-        if diagnose_only:
-            continue
         # sanity: same numbers
         s, _ = ours_all_metrics(p, y)
         assert abs(s["ece"] - plain_numpy_ece(p, y)) < 1e-12
@@ -331,22 +369,10 @@ def speed(sizes: list[int], diagnose_only: bool = False) -> dict:
 
 
 def speed_tables(sp: dict) -> str:
-    sizes = list(sp["diagnose"])
+    sizes = list(sp["metrics"])
     fmt = lambda s: f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"  # noqa: E731
-    lines = [
-        "**`cc.diagnose`** (K = 10, class-wise ECE included; point estimates = intervals and tests off; on = 1,000 "
-        "bootstrap replicates over random row blocks and 2,000 null draws: every interval, p-value and the headline)",
-        "",
-        "| N | point estimates + reliability tables | intervals + nulls on | on / off |",
-        "|---|---|---|---|",
-    ]
-    for n in sizes:
-        t = sp["diagnose"][n]
-        lines.append(f"| {n:.0e} | {fmt(t['off'])} | {fmt(t['on'])} | **{t['on'] / t['off']:.2f}×** |")
-    if not sp["metrics"]:
-        return "\n".join(lines)
+    lines: list[str] = []
     lines += [
-        "",
         "**Metrics** (K = 10; ours = one `ClassificationRows` pass giving ECE, MCE, NLL, Brier, accuracy, mean "
         "confidence and the reliability table)",
         "",
@@ -408,6 +434,7 @@ def main() -> None:
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--diagnose-only", action="store_true", help="speed: only cc.diagnose with inference off / on")
+    ap.add_argument("--k", nargs="*", type=int, default=[10], help="classes of the cc.diagnose timings (e.g. 10 100)")
     ap.add_argument("--netcal-bbq", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.netcal_bbq is not None:
@@ -436,9 +463,14 @@ def main() -> None:
             )
             parts.append("## Real data\n\n" + head + "\n\n" + "\n\n".join(real_table(b) for b in blocks))
     if not args.skip_speed:
-        sp = speed(sizes, args.diagnose_only)
-        report["speed"] = {k: {str(n): v for n, v in d.items()} for k, d in sp.items()}
-        parts.append("## Speed (one process beside netcal 1.4 and scikit-learn 1.9)\n\n" + speed_tables(sp))
+        dt = diagnose_times(sizes, args.k)
+        report["diagnose"] = {f"K={k}, N={n}": v for (k, n), v in dt.items()}
+        speed_text = diagnose_table(dt)
+        if not args.diagnose_only:
+            sp = speed(sizes)
+            report["speed"] = {k: {str(n): v for n, v in d.items()} for k, d in sp.items()}
+            speed_text += "\n\n" + speed_tables(sp)
+        parts.append("## Speed (one process beside netcal 1.4 and scikit-learn 1.9)\n\n" + speed_text)
     text = "\n\n".join(parts)
     print(text)
     OUT.mkdir(parents=True, exist_ok=True)

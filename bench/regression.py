@@ -8,7 +8,7 @@ For each N the same synthetic Gaussian predictions (heteroscedastic, mildly over
 * ``cc.diagnose`` with intervals and tests off (n_resamples = 0, n_simulations = 0: the point estimates, metrics
   + all diagram tables) and on (the defaults: 1,000 block-bootstrap replicates, 2,000 null draws — every interval,
   p-value, perfect-calibration value and the headline verdict), side by side with their ratio (issue 12: at most
-  3× at 1e6 rows);
+  3× at 1e6 rows) — medians of at least 3 interleaved rounds (off, on, off, on, …);
 * uncertainty-toolbox 0.1.1: its equivalent metrics (accuracy, average calibration, sharpness, scoring
   rules: ``get_all_metrics`` minus the adversarial part) and the full ``get_all_metrics`` with its
   adversarial group calibration;
@@ -20,7 +20,7 @@ threads; the "1 sort thread" column is the same call with the sorts one after an
 average is printed: on a busy machine the concurrent sorts gain nothing and every ratio drifts.
 
 Peak memory of a 1e7-row ``cc.diagnose`` (CIs off) is measured in a child process (ru_maxrss), together
-with the memory of its input arrays.  Times are the best of ``--repeat`` runs (wall clock).
+with the memory of its input arrays.  Other times are the best of ``--repeat`` runs (wall clock).
 """
 
 from __future__ import annotations
@@ -62,6 +62,18 @@ def best_time(fn, repeat: int) -> float:
         fn()
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def median_pair(off, on, rounds: int) -> tuple[float, float]:
+    """Median wall times of ``off`` and ``on`` over ``rounds`` interleaved rounds (off, on, off, on, …): both see the
+    same load, so their ratio is fair on a shared machine."""
+    t_off, t_on = [], []
+    for _ in range(rounds):
+        for fn, out in ((off, t_off), (on, t_on)):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return float(np.median(t_off)), float(np.median(t_on))
 
 
 def quiet(fn):
@@ -133,12 +145,12 @@ def main() -> None:
         mean, std, y = make_data(n)
         rep = args.repeat if n <= 1e6 else 1
         t_sort = best_time(lambda: np.argsort(y), rep)
-        t_off = best_time(lambda: ours(mean, std, y, n_resamples=0, n_simulations=0), rep)
+        ours(mean, std, y)  # warm the per-N null tables of the inference layer (cached once per process)
+        t_off, t_on = median_pair(lambda: ours(mean, std, y, n_resamples=0, n_simulations=0),
+                                  lambda: ours(mean, std, y), max(rep, 3))
         threads, binning.SORT_THREADS = binning.SORT_THREADS, 1
         t_off_1 = best_time(lambda: ours(mean, std, y, n_resamples=0, n_simulations=0), rep)
         binning.SORT_THREADS = threads
-        ours(mean, std, y)  # warm the per-N null tables of the inference layer (cached once per process)
-        t_on = best_time(lambda: ours(mean, std, y), rep)
         if args.ours_only:
             t_ut = t_ut_all = t_nc = np.nan
         else:
@@ -152,7 +164,8 @@ def main() -> None:
               f"load average {os.getloadavg()[0]:.2f}", flush=True)
 
     print(f"\nsort threads: {binning.SORT_THREADS}; load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
-    print("| N | np.argsort | ours, point estimates | ours, 1 sort thread | ours, intervals + nulls on | on / off | "
+    print("| N | np.argsort | ours, point estimates (median) | ours, 1 sort thread | "
+          "ours, intervals + nulls on (median) | on / off | "
           "UT equivalent | UT get_all_metrics (adv.) | netcal ENCE+UCE+QCE+NLL | UT / ours | netcal / ours | "
           "ours / argsort | ours (1 thread) / argsort |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
