@@ -39,6 +39,7 @@ __all__ = [
     "bin_sums",
     "uniform_bin_index",
     "counts_from_sorted",
+    "reject_nan",
 ]
 
 
@@ -257,7 +258,9 @@ def bin_sums(
     out = [count]
     for q in quantities:
         qw = q if weights is None else q * weights
-        out.append(np.bincount(bin_index, weights=qw, minlength=n_bins))
+        # float even for an empty index: np.bincount then returns int64 whatever the weights, and a caller's
+        # in-place float assignment into it would truncate (issue 15, point 7)
+        out.append(np.bincount(bin_index, weights=qw, minlength=n_bins).astype(float, copy=False))
     return tuple(out)
 
 
@@ -297,3 +300,22 @@ def counts_from_sorted(
     side = "left" if closed == "left" else "right"
     cum = np.concatenate([[0], np.searchsorted(sorted_values, inner, side=side), [sorted_values.shape[0]]])
     return np.diff(cum).astype(float)
+
+
+def reject_nan(values: np.ndarray, what: str, *, hint: str = "") -> None:
+    """The metrics' NaN policy: raise ``ValueError`` naming ``what`` and the rows (count and the first five
+    indices) when ``values`` (a row mask if boolean, else values whose NaN rows are looked for) has NaN rows.
+
+    Every public metric function of ``calib_core.regression.metrics`` and ``calib_core.classification.metrics``
+    raises rather than propagating or silently dropping NaN (README, "NaN policy"); ``cc.load_predictions`` drops
+    such rows from a file and counts them instead.
+    """
+    v = np.asarray(values)
+    bad = v if v.dtype == bool else np.isnan(v.astype(float, copy=False))
+    if bad.ndim > 1:
+        bad = bad.any(axis=tuple(range(1, bad.ndim)))
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        first = ", ".join(str(int(i)) for i in rows[:5]) + (", …" if rows.size > 5 else "")
+        raise ValueError(f"{what} is NaN in {rows.size} row{'s' if rows.size != 1 else ''} (rows {first}): drop or "
+                         f"impute those rows first{hint}")

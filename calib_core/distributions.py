@@ -93,6 +93,10 @@ class PredictiveDistribution(ABC):
     #: True when the distribution has atoms (its CDF jumps), e.g. an empirical ensemble.
     is_discrete: bool = False
 
+    def nan_rows(self) -> np.ndarray:
+        """Boolean mask of the rows whose parameters contain NaN (the metrics' NaN policy, README "NaN policy")."""
+        return np.isnan(np.asarray(self.mean(), dtype=float))
+
     @abstractmethod
     def __len__(self) -> int: ...
 
@@ -193,6 +197,9 @@ class Gaussian(PredictiveDistribution):
     def __len__(self) -> int:
         return self._mean.shape[0]
 
+    def nan_rows(self) -> np.ndarray:
+        return np.isnan(self._mean) | np.isnan(self._std)
+
     def mean(self) -> np.ndarray:
         return self._mean
 
@@ -283,6 +290,9 @@ class QuantileSet(PredictiveDistribution):
 
     def __len__(self) -> int:
         return self.values.shape[0]
+
+    def nan_rows(self) -> np.ndarray:
+        return np.isnan(self.values).any(axis=1)
 
     def take(self, index: np.ndarray) -> QuantileSet:
         return QuantileSet(self.levels, self.values[index])
@@ -473,6 +483,9 @@ class SampleSet(PredictiveDistribution):
 
     def __len__(self) -> int:
         return self.samples.shape[0]
+
+    def nan_rows(self) -> np.ndarray:
+        return np.isnan(self.samples).any(axis=1)
 
     @property
     def n_samples(self) -> int:

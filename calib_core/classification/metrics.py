@@ -37,7 +37,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..binning import bin_sums, bins_from_edges, equal_mass_edges, uniform_bin_index
+from ..binning import bin_sums, bins_from_edges, equal_mass_edges, reject_nan, uniform_bin_index
 from ..special import log_softmax, softmax
 
 __all__ = [
@@ -522,6 +522,10 @@ def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
 
 
 def _rows(labels, probs, n_bins=15, strategy="uniform", closed="right", logits=None, eps=None) -> ClassificationRows:
+    """The rows of a public metric call, after the NaN policy (:func:`calib_core.binning.reject_nan`)."""
+    for values, what in ((probs, "probs"), (logits, "logits"), (labels, "labels")):
+        if values is not None and np.asarray(values).dtype.kind == "f":
+            reject_nan(values, what)
     return ClassificationRows(labels, probs, logits, n_bins=n_bins, strategy=strategy, closed=closed, eps=eps)
 
 
@@ -584,7 +588,7 @@ def nll(
     """
     if probs is None and logits is None:
         raise ValueError("give probs or logits")
-    r = ClassificationRows(labels, probs, logits, eps=eps)
+    r = _rows(labels, probs, logits=logits, eps=eps)
     return _wmean(r.nll_rows, None if weights is None else np.asarray(weights, dtype=float))
 
 
@@ -600,14 +604,14 @@ def brier(
     A binary 1-D input sums over both classes, i.e. 2·mean (p_i − y_i)²; ``scale_by_half=True`` halves
     it (scikit-learn's default for binary input, ``brier_score_loss(..., scale_by_half="auto")``).
     """
-    r = ClassificationRows(labels, probs)
+    r = _rows(labels, probs)
     v = _wmean(r.brier_rows, None if weights is None else np.asarray(weights, dtype=float))
     return 0.5 * v if scale_by_half else v
 
 
 def accuracy(labels: np.ndarray, probs: np.ndarray, *, weights: np.ndarray | None = None) -> float:
     """Fraction of rows with argmax_k p_ik = y_i (ties: the first maximal class)."""
-    r = ClassificationRows(labels, probs)
+    r = _rows(labels, probs)
     return _wmean(r.correct, None if weights is None else np.asarray(weights, dtype=float))
 
 

@@ -24,7 +24,14 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
-from ..binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort, stable_argsort_futures
+from ..binning import (
+    bin_sums,
+    equal_count_bins,
+    equal_width_bins,
+    reject_nan,
+    stable_argsort,
+    stable_argsort_futures,
+)
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf, norm_ppf
 
 __all__ = [
@@ -257,8 +264,23 @@ def _pit(
     return np.asarray(dist.pit(y, rng), dtype=float)
 
 
+_DIST_PARAMETERS = "the predictive distribution (its mean, std, quantiles or members)"
+
+
+def _reject_nan(y: np.ndarray | None, dist: PredictiveDistribution) -> None:
+    """The NaN policy of every public regression metric (:func:`calib_core.binning.reject_nan`)."""
+    if y is not None:
+        reject_nan(np.asarray(y, dtype=float), "y")
+    reject_nan(dist.nan_rows(), _DIST_PARAMETERS)
+
+
 def _rows(y, dist, **kw) -> RegressionRows:
-    return y if isinstance(y, RegressionRows) else RegressionRows(y, dist, **kw)
+    """The rows of a public metric call, after the NaN policy."""
+    if isinstance(y, RegressionRows):
+        return y
+    if isinstance(dist, PredictiveDistribution):
+        _reject_nan(y, dist)
+    return RegressionRows(y, dist, **kw)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
@@ -382,7 +404,7 @@ def _stat_pit_entropy(r: RegressionRows, w: np.ndarray | None) -> float:
     """Sample-spacing entropy (QR eq. 6).  With weights: on the distinct resampled rows."""
     u = r.u_sorted if w is None else r.u_sorted[w[r.u_order] > 0]
     n = u.shape[0]
-    if n < 3:
+    if n < 2:  # QR eq. 6 needs one spacing: n = 2, k = 1 is defined
         return float("nan")
     k = max(1, int(round(np.sqrt(n))))
     if k >= n:
@@ -392,27 +414,60 @@ def _stat_pit_entropy(r: RegressionRows, w: np.ndarray | None) -> float:
         return float(np.mean(np.log((n + 1) / k * spacing)))
 
 
+#: σ beyond these bounds would over- or underflow in σ² (|log10 σ| ≈ 154): ENCE and Cv rescale first
+_SQUARE_SAFE = (1e-100, 1e100)
+
+
+def _power_of_two(x: np.ndarray) -> np.ndarray:
+    """2^e with e the binary exponent of x (x ≠ 0 finite; 1 elsewhere): dividing by it is exact."""
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(x) & (x != 0)
+    return np.where(ok, np.ldexp(1.0, np.frexp(np.where(ok, x, 1.0))[1]), 1.0)
+
+
+def _needs_rescaling(sigma: np.ndarray) -> bool:
+    positive = sigma[np.isfinite(sigma) & (sigma > 0)]
+    return bool(positive.size) and bool(positive.max() > _SQUARE_SAFE[1] or positive.min() < _SQUARE_SAFE[0])
+
+
 def _stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Binning) -> float:
-    """ENCE = mean over non-empty bins of |RMV_j − RMSE_j| / RMV_j (Levi eq. 8)."""
+    """ENCE = mean over non-empty bins of |RMV_j − RMSE_j| / RMV_j (Levi eq. 8).
+
+    Scale-free at any magnitude: when some σ² would over- or underflow, σ and ε of each bin are first divided by
+    the power of two of the bin's largest σ (exact, and the ratio RMSE_j/RMV_j does not change)."""
     b = r.sigma_bins(n_bins, binning, w)
-    cnt, s_var, s_err = bin_sums(b, n_bins, r.var, r.sq_err, weights=w)
+    if _needs_rescaling(r.sigma):
+        top = np.zeros(n_bins)
+        np.maximum.at(top, b, np.where(np.isfinite(r.sigma), np.abs(r.sigma), 0.0))
+        scale = _power_of_two(top)[b]
+        var, sq_err = (r.sigma / scale) ** 2, (r.eps / scale) ** 2
+    else:
+        var, sq_err = r.var, r.sq_err
+    cnt, s_var, s_err = bin_sums(b, n_bins, var, sq_err, weights=w)
     ok = (cnt > 0) & (s_var > 0)  # a bin whose σ are all 0 has no RMV to normalise by: left out
     rmv = np.sqrt(s_var[ok] / cnt[ok])
     rmse_ = np.sqrt(s_err[ok] / cnt[ok])
     return float(np.mean(np.abs(rmv - rmse_) / rmv))
 
 
-def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
-    """Cv = std(σ, ddof=1)/mean(σ) (Levi eq. 9)."""
-    s = r.sigma
+def _scale_free_cv(s: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Cv = std(σ, ddof=1)/mean(σ) (Levi eq. 9), with σ divided by the power of two of its largest value first
+    when σ² could over- or underflow (exact; Cv is scale-free)."""
+    if _needs_rescaling(s):
+        s = s / _power_of_two(np.max(np.abs(s[np.isfinite(s)])) if np.isfinite(s).any() else 1.0)
     if w is None:
-        return float(np.std(s, ddof=1) / np.mean(s)) if r.n > 1 else float("nan")
+        return float(np.std(s, ddof=1) / np.mean(s)) if s.size > 1 else float("nan")
     tot = w.sum()
     if tot <= 1:
         return float("nan")
     m = _dot(w, s) / tot
     v = _dot(w, (s - m) ** 2) / (tot - 1.0)
     return float(np.sqrt(v) / m)
+
+
+def _stat_cv(r: RegressionRows, w: np.ndarray | None) -> float:
+    """Cv = std(σ, ddof=1)/mean(σ) (Levi eq. 9)."""
+    return _scale_free_cv(r.sigma, w)
 
 
 def _stat_intervals(r: RegressionRows, w: np.ndarray | None, coverages) -> dict[str, float]:
@@ -432,12 +487,12 @@ def _stat_intervals(r: RegressionRows, w: np.ndarray | None, coverages) -> dict[
                 k = float(norm_ppf(0.5 + c / 2.0))
                 inside = (r.abs_z <= k).astype(float)
                 width = (2.0 * k) * r.sigma
-                score = width + (2.0 / alpha) * r.sigma * np.maximum(r.abs_z - k, 0.0)
+                score = width + _interval_penalty(r.sigma * np.maximum(r.abs_z - k, 0.0), alpha)
             else:
                 lo, hi = r.dist.interval(c)
                 inside = ((r.y >= lo) & (r.y <= hi)).astype(float)
                 width = hi - lo
-                score = width + (2.0 / alpha) * (np.maximum(lo - r.y, 0) + np.maximum(r.y - hi, 0))
+                score = width + _interval_penalty(np.maximum(lo - r.y, 0) + np.maximum(r.y - hi, 0), alpha)
             bounds[c] = (inside, width, score)
         inside, width, score = bounds[c]
         tag = f"{100 * c:g}"
@@ -445,6 +500,20 @@ def _stat_intervals(r: RegressionRows, w: np.ndarray | None, coverages) -> dict[
         out[f"width_{tag}"] = _wmean(width, w)
         out[f"interval_score_{tag}"] = _wmean(score, w)
     return out
+
+
+def _interval_penalty(excess: np.ndarray, alpha: float) -> np.ndarray:
+    """(2/α)·excess of the interval score; at α = 0 (the whole support, c = 1) infinite where a target lies
+    outside and 0 elsewhere (no 0·∞)."""
+    if alpha > 0:
+        return (2.0 / alpha) * excess
+    return np.where(excess > 0, np.inf, 0.0)
+
+
+def _check_coverages(coverages) -> None:
+    bad = [c for c in np.atleast_1d(np.asarray(coverages, dtype=float)) if not 0.0 < c <= 1.0]
+    if bad:
+        raise ValueError(f"coverage must be in (0, 1], got {bad[0]:g}")
 
 
 def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
@@ -467,7 +536,7 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
         tag = f"{100 * c:g}"
         out[f"coverage_{tag}"] = float(inside)
         out[f"width_{tag}"] = 2.0 * k * mean_sigma
-        out[f"interval_score_{tag}"] = 2.0 * k * mean_sigma + (2.0 / (1.0 - c)) * penalty
+        out[f"interval_score_{tag}"] = 2.0 * k * mean_sigma + float(_interval_penalty(np.float64(penalty), 1.0 - c))
     keys = [f"{kind}_{100 * c:g}" for c in coverages for kind in ("coverage", "width", "interval_score")]
     return {key: out[key] for key in keys}
 
@@ -628,6 +697,7 @@ def pit(
     and for ensembles (``SampleSet``) the randomised rank PIT (r + V(1 + ties))/(M + 1), both
     uniform under calibration.  ``randomize=False`` uses V = ½ for ensembles and F(y) otherwise.
     """
+    _reject_nan(y, dist)
     return _pit(np.asarray(y, dtype=float), dist, seed, randomize)
 
 
@@ -643,17 +713,20 @@ def crps(y: np.ndarray, dist: PredictiveDistribution) -> float:
 
 def sharpness(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
     """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox). ``y`` is ignored."""
+    _reject_nan(None, dist)
     s = np.asarray(dist.std(), dtype=float)
     return float(np.sqrt(np.mean(s * s)))
 
 
 def rmse(y: np.ndarray, dist: PredictiveDistribution) -> float:
     """Root mean squared error of the predictive mean, sqrt(mean ε²)."""
+    _reject_nan(y, dist)
     return float(np.sqrt(np.mean((np.asarray(y, float) - dist.mean()) ** 2)))
 
 
 def mae(y: np.ndarray, dist: PredictiveDistribution) -> float:
     """Mean absolute error of the predictive mean, mean |ε|."""
+    _reject_nan(y, dist)
     return float(np.mean(np.abs(np.asarray(y, float) - dist.mean())))
 
 
@@ -680,8 +753,8 @@ def cv(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
     """
     if isinstance(y, PredictiveDistribution):
         raise TypeError("cv takes (y, dist) like every regression metric (y may be None): cv(None, dist)")
-    s = np.asarray(dist.std(), dtype=float)
-    return float(np.std(s, ddof=1) / np.mean(s))
+    _reject_nan(None, dist)
+    return _scale_free_cv(np.asarray(dist.std(), dtype=float))
 
 
 def calibration_curve(
@@ -802,7 +875,9 @@ def pit_entropy(y: np.ndarray, dist: PredictiveDistribution) -> float:
 
 def interval_coverage(y: np.ndarray, dist: PredictiveDistribution, *, coverage: float = 0.9) -> float:
     """Observed coverage (PICP) of the central prediction interval of nominal coverage c = 1 − α
-    (Gneiting & Raftery 2007, §6.2): mean_i 1[F_i⁻¹((1−c)/2) ≤ y_i ≤ F_i⁻¹((1+c)/2)]; c for a calibrated model."""
+    (Gneiting & Raftery 2007, §6.2): mean_i 1[F_i⁻¹((1−c)/2) ≤ y_i ≤ F_i⁻¹((1+c)/2)]; c for a calibrated model.
+    0 < c ≤ 1; c = 1 is the whole support (1.0 for a Gaussian, as uncertainty-toolbox returns)."""
+    _check_coverages(coverage)
     return _stat_intervals(_rows(y, dist), None, [coverage])[f"coverage_{100 * coverage:g}"]
 
 
@@ -814,6 +889,7 @@ def interval_table(y: np.ndarray, dist: PredictiveDistribution, *, coverages=DEF
     """
     import pandas as pd
 
+    _check_coverages(coverages)
     s = _stat_intervals(_rows(y, dist), None, coverages)
     return pd.DataFrame(
         {
