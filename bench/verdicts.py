@@ -87,13 +87,13 @@ def mc_se(rate: float, reps: int) -> float:
     return float(np.sqrt(max(rate * (1 - rate), 1e-12) / reps))
 
 
-def false_alarms(sizes, reps: int, seed: int) -> None:
+def false_alarms(sizes, reps: int, seed: int, layouts=LAYOUTS) -> None:
     print(f"\n### False alarms under perfect calibration ({reps} data sets per cell)\n")
     print("| layout | N | headline false alarms | goal (5% + 2 s.e.) | BH flags / set | expected chance flags "
           "| s/set |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     per_stat: dict[tuple[str, int], dict[str, float]] = {}
-    for layout in LAYOUTS:
+    for layout in layouts:
         for n in sizes:
             rng = np.random.default_rng([seed, n, LAYOUTS.index(layout)])
             alarms, flags, chance = 0, 0, 0.0
@@ -126,12 +126,12 @@ def false_alarms(sizes, reps: int, seed: int) -> None:
               + " | ".join(f"{per_stat[c][k]:.3f}" if k in per_stat[c] else "–" for c in cells) + " |")
 
 
-def power(sizes, reps: int, seed: int) -> None:
+def power(sizes, reps: int, seed: int, layouts=LAYOUTS) -> None:
     print(f"\n### Power: headline 'miscalibrated' (and the expected direction named) — {reps} data sets per cell\n")
     print("| alternative | layout | " + " | ".join(f"N = {n:,}" for n in sizes) + " |")
     print("|---|---|" + "---:|" * len(sizes))
     for name, (direction, kw) in ALTERNATIVES.items():
-        for layout in LAYOUTS:
+        for layout in layouts:
             cells = []
             for n in sizes:
                 rng = np.random.default_rng([seed + 1, n, LAYOUTS.index(layout), len(name)])
@@ -216,6 +216,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--sections", nargs="+", default=["false-alarms", "power", "coverage", "cost"],
                     choices=["false-alarms", "power", "coverage", "cost"])
+    ap.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=list(LAYOUTS))
     ap.add_argument("--quick", action="store_true", help="200 / 50 / 100 data sets, N = 200 and 1,000")
     args = ap.parse_args(argv)
     if args.task != "regression":
@@ -226,9 +227,9 @@ def main(argv=None) -> int:
     print(f"# Regression verdicts: simulation study (seed {args.seed})")
     t0 = time.perf_counter()
     if "false-alarms" in args.sections:
-        false_alarms(args.sizes, args.reps, args.seed)
+        false_alarms(args.sizes, args.reps, args.seed, args.layouts)
     if "power" in args.sections:
-        power(args.sizes, args.power_reps, args.seed)
+        power(args.sizes, args.power_reps, args.seed, args.layouts)
     if "coverage" in args.sections:
         interval_coverage(args.coverage_n, args.coverage_reps, args.seed)
     if "cost" in args.sections:
