@@ -10,7 +10,7 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots
-from calib_core.labs.cauchy import CAUCHY, HONEST, run_cauchy
+from calib_core.labs.cauchy import CAUCHY, HONEST, cauchy_findings, run_cauchy
 from calib_core.plots.labs_regression import coverage_by_bin_figure
 
 INTRO = (
@@ -43,17 +43,17 @@ left, right = st.columns(2)
 with left:
     ui.chart(page.figure("curve", lambda: plots.calibration_curve_figure(
         {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab2_curve")
-    st.caption("Quantile calibration (Kuleshov et al. 2018): both on the diagonal, inside the 95% band.")
+    st.caption("Quantile calibration (Kuleshov et al. 2018) with the 95% band of a perfect forecaster.")
 with right:
     selection.chart(coverage_fig, "lab2_coverage_chart")
     st.caption("Both forecasters, binned by the Cauchy's γ (equal-count bins; ribbons: 95% range of a forecaster "
-               "calibrated given γ). Average coverage is the nominal one for both.")
+               "calibrated given γ).")
 
 left2, right2 = st.columns(2)
 with left2:
     ui.chart(pit_fig, "lab2_pit")
-    st.caption("PIT histograms: flat for both on all rows. Within small-γ bins the Cauchy's PIT piles up at 0 and 1 "
-               "(intervals far too narrow), within large-γ bins in the middle (far too wide).")
+    st.caption("PIT histograms of all rows. Select small-γ bins: intervals too narrow pile the PIT up at 0 and 1; "
+               "large-γ bins: intervals too wide pile it up in the middle.")
 with right2:
     st.markdown("**Numbers**")
     table = result.metrics.rename(columns=ui.column_labels(result.metrics.columns, {
@@ -62,10 +62,7 @@ with right2:
         "max_bin_coverage": "max coverage over γ-bins"}))
     st.dataframe(table.set_index("model").T, width="stretch",
                  column_config={m: st.column_config.NumberColumn(format="%.3f") for m in models})
-    st.caption(
-        f"KS distance below the DKW bound {result.dkw_bound:.3f} (α = 1%, N = {result.n:,}) means: indistinguishable "
-        "from perfect quantile calibration. Spearman(γ, |y|) ≈ 0: the scale carries no information. The NLL "
-        "(a proper score) prefers N(0, 1); the Cauchy's CRPS is infinite and it has no variance, so there is no "
-        "Levi RMSE-vs-RMV diagram for it."
-    )
+    st.caption("The Cauchy's CRPS is infinite and it has no variance, so there is no Levi RMSE-vs-RMV diagram "
+               "for it.")
+page.findings(cauchy_findings(result))
 page.finish(result.metrics)

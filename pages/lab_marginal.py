@@ -10,16 +10,15 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots
-from calib_core.labs.marginal import IDEAL, MARGINAL, run_marginal
+from calib_core.labs.marginal import IDEAL, MARGINAL, marginal_findings, run_marginal
 from calib_core.plots.labs_regression import coverage_by_bin_figure
 
 INTRO = (
     "x ~ N(0, s²), y | x ~ N(a·x, σ²) (the paper: a = 5, σ = 1, s = 4). The **ideal** forecaster says N(a·x, σ²); "
-    "the **marginal** one says N(0, a²s² + σ²) whatever x is. **What to look at:** both quantile-calibration curves "
-    "lie on the diagonal — the marginal of y is calibrated by construction. The Levi diagram shows the difference: "
-    "every σ-bin of the marginal sits at RMV = √(a²s² + σ²), far up the diagonal from the ideal's σ (sharpness; 20× "
-    "with the paper's numbers), "
-    "and its intervals cover everything near x = 0 and almost nothing at large |x| — it ignores x."
+    "the **marginal** one says N(0, a²s² + σ²) whatever x is. **What to look at:** the marginal of y is calibrated "
+    "by construction, so compare the two quantile-calibration curves first. Then the Levi diagram: every σ-bin of "
+    "the marginal sits at the one RMV = √(a²s² + σ²), the ideal's at σ (sharpness); and the coverage of the "
+    "intervals given x, which the marginal ignores. What the numbers say is listed at the end."
 )
 DEFAULTS = {"lab3_n": 5000, "lab3_seed": 0, "lab3_slope": 5.0, "lab3_noise": 1.0, "lab3_x_std": 4.0, "lab3_bins": 15,
             "lab3_coverage": 0.9}
@@ -49,12 +48,12 @@ left, right = st.columns(2)
 with left:
     ui.chart(page.figure("curve", lambda: plots.calibration_curve_figure(
         {m: result.tables[m]["calibration_curve"] for m in models}, colors=colors)), "lab3_curve")
-    st.caption("Quantile calibration (Kuleshov et al. 2018): both inside the 95% band of a perfect forecaster.")
+    st.caption("Quantile calibration (Kuleshov et al. 2018) with the 95% band of a perfect forecaster.")
 with right:
     ui.chart(page.figure("levi", lambda: plots.levi_figure(
         {m: result.tables[m]["levi_bins"] for m in models}, colors=colors)), "lab3_levi")
-    st.caption(f"Levi et al. (2019): both are on the diagonal, but all of the marginal's σ-bins collapse onto RMV = "
-               f"{result.marginal_sigma:.3g} — no resolution; the ideal's sit at σ = {params['noise']:g}.")
+    st.caption(f"Levi et al. (2019): all of the marginal's σ-bins collapse onto RMV = {result.marginal_sigma:.3g} — "
+               f"no resolution; the ideal's sit at σ = {params['noise']:g}.")
 
 left2, right2 = st.columns(2)
 with left2:
@@ -63,15 +62,11 @@ with left2:
                "forecaster calibrated given x.")
 with right2:
     ui.chart(pit_fig, "lab3_pit")
-    st.caption("PIT histograms: flat for both on all rows. Select the outermost x-bins: the marginal's PIT piles up "
-               "at 0 or 1 there, the ideal's stays flat.")
+    st.caption("PIT histograms of all rows. Select the outermost x-bins to see the PIT of their rows: a forecaster "
+               "that ignores x piles it up at 0 or 1 there.")
 
 st.subheader("Numbers")
 page.table(result.metrics, {
     "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"}, "%.4g")
-st.caption(
-    f"Both KS distances are below the DKW bound {result.dkw_bound:.3f} (α = 1%, N = {result.n:,}): calibration cannot "
-    "tell them apart, and neither can ENCE or Cv (both σ are constant). Sharpness sqrt(mean σ²), the proper scores "
-    "(CRPS, NLL) and the coverage given x can."
-)
+page.findings(marginal_findings(result))
 page.finish(result.metrics)

@@ -373,3 +373,40 @@ def test_lab4_findings_are_computed_from_the_numbers(kw):
     if n["zero_density_share"] > 0:
         assert f"{n['zero_density_share']:.1%}" in text
     assert f"{n['mean_shift']:+.3f}" in text
+
+
+# ---------------------------------------------------------------------- labs 2 and 3: computed findings
+@pytest.mark.parametrize("kw", [dict(), dict(n=500, coverage=0.9, seed=3), dict(n=2000, coverage=0.2, seed=7)])
+def test_lab2_findings_are_computed_from_the_numbers(kw):
+    from calib_core.labs.cauchy import CAUCHY, HONEST, cauchy_findings, run_cauchy
+
+    r = run_cauchy(**kw)
+    m = r.metrics.set_index("model")
+    text = " ".join(cauchy_findings(r))
+    ks = m["max_calibration_deviation"]
+    assert ("both below it" in text) == bool((ks <= r.dkw_bound).all())
+    assert f"{ks[CAUCHY]:.4f}" in text and f"{r.dkw_bound:.4f}" in text
+    rho = m.loc[CAUCHY, "spearman_scale_abs_y"]
+    assert ("carries no information" in text) == (abs(rho) <= 2 / np.sqrt(r.n - 1))
+    best = CAUCHY if m.loc[CAUCHY, "nll"] < m.loc[HONEST, "nll"] else HONEST
+    assert f"prefers {best}" in text
+    assert f"covers {m.loc[CAUCHY, 'min_bin_coverage']:.0%}–{m.loc[CAUCHY, 'max_bin_coverage']:.0%}" in text
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(slope=0.0), dict(slope=1.0, noise=3.0, n=800, seed=2)])
+def test_lab3_findings_are_computed_from_the_numbers(kw):
+    from calib_core.labs.marginal import IDEAL, MARGINAL, marginal_findings, run_marginal
+
+    r = run_marginal(**kw)
+    m = r.metrics.set_index("model")
+    text = " ".join(marginal_findings(r))
+    assert ("both below it" in text) == bool((m["max_calibration_deviation"] <= r.dkw_bound).all())
+    ratio = m.loc[MARGINAL, "sharpness"] / m.loc[IDEAL, "sharpness"]
+    assert f"{ratio:.1f}× wider" in text
+    spread_i = m.loc[IDEAL, "max_bin_coverage"] - m.loc[IDEAL, "min_bin_coverage"]
+    spread_m = m.loc[MARGINAL, "max_bin_coverage"] - m.loc[MARGINAL, "min_bin_coverage"]
+    assert ("it ignores x" in text) == (spread_m > 2 * spread_i)
+    if kw.get("slope") == 0.0:  # the two forecasters coincide
+        assert "a tie" in text
+    else:
+        assert "both prefer the ideal forecaster" in text

@@ -22,9 +22,9 @@ from scipy import stats
 from ..distributions import Gaussian, PredictiveDistribution
 from ..regression import metrics as rm
 from ..regression.diagrams import pit_histogram_table
-from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, rows_of
+from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
 
-__all__ = ["Cauchy", "CAUCHY", "HONEST", "CauchyLab", "run_cauchy", "conditional_coverage"]
+__all__ = ["Cauchy", "CAUCHY", "HONEST", "CauchyLab", "run_cauchy", "conditional_coverage", "cauchy_findings"]
 
 CAUCHY = "Cauchy(0, |z|)"
 HONEST = "N(0, 1)"
@@ -149,3 +149,30 @@ def run_cauchy(n: int = 5000, *, seed: int = 0, n_bins: int = 10, coverage: floa
     exact = pd.DataFrame({"gamma": grid, "coverage": conditional_coverage(grid, coverage)})
     return CauchyLab(n=n, coverage=coverage, metrics=pd.DataFrame(rows), tables=tables, dkw_bound=dkw,
                      exact_curve=exact, n_bins=n_bins, y=y, gamma=gamma, dists=forecasters)
+
+
+def cauchy_findings(result: CauchyLab) -> list[str]:
+    """What the lab's numbers say, computed from :attr:`CauchyLab.metrics` (nothing fixed): KS against the DKW
+    bound, coverage overall and its range over γ-bins for both forecasters, Spearman(γ, |y|) against its null
+    spread ±2/√(N − 1), and which forecaster the NLL prefers."""
+    m = result.metrics.set_index("model")
+    out = [ks_sentence({k: float(m.loc[k, "max_calibration_deviation"]) for k in (CAUCHY, HONEST)},
+                       result.dkw_bound, result.n)]
+    c = f"{result.coverage:.0%}"
+    lo_c, hi_c = float(m.loc[CAUCHY, "min_bin_coverage"]), float(m.loc[CAUCHY, "max_bin_coverage"])
+    lo_h, hi_h = float(m.loc[HONEST, "min_bin_coverage"]), float(m.loc[HONEST, "max_bin_coverage"])
+    wider = "far more uneven" if (hi_c - lo_c) > 2 * (hi_h - lo_h) else "about as even"
+    out.append(f"Coverage of the central {c} intervals over all rows: {float(m.loc[CAUCHY, 'coverage']):.1%} "
+               f"(Cauchy) and {float(m.loc[HONEST, 'coverage']):.1%} (N(0, 1)); per γ-bin the Cauchy covers "
+               f"{lo_c:.0%}–{hi_c:.0%}, N(0, 1) {lo_h:.0%}–{hi_h:.0%}: the Cauchy's coverage is {wider}.")
+    rho = float(m.loc[CAUCHY, "spearman_scale_abs_y"])
+    spread = 2.0 / np.sqrt(max(result.n - 1, 1))
+    if abs(rho) <= spread:
+        info = f"within ±2/√(N − 1) = ±{spread:.3f} of 0: the Cauchy's scale carries no information about |y|"
+    else:
+        info = f"outside ±2/√(N − 1) = ±{spread:.3f}: the scale tracks |y| in this draw"
+    out.append(f"Spearman(γ, |y|) = {rho:+.3f}, {info}.")
+    nll = {k: float(m.loc[k, "nll"]) for k in (CAUCHY, HONEST)}
+    best = min(nll, key=nll.get)
+    out.append(f"The NLL (a proper score) prefers {best} ({nll[CAUCHY]:.3f} Cauchy, {nll[HONEST]:.3f} N(0, 1)).")
+    return out

@@ -108,3 +108,19 @@ def key_bin_mask(key: np.ndarray, n_bins: int, bins: tuple[int, ...] | list[int]
     key = np.asarray(key, dtype=float)
     b = equal_count_bins(key, n_bins, order=np.argsort(key, kind="stable"))
     return np.isin(b, np.asarray(list(bins), dtype=np.int64))
+
+
+def ks_sentence(ks: dict[str, float], bound: float, n: int) -> str:
+    """Both KS distances against the DKW bound ε = sqrt(log(2/α)/(2N)) (α = 1%): below it, a forecaster is
+    indistinguishable from perfect quantile calibration at this N (Dvoretzky–Kiefer–Wolfowitz, Massart 1990)."""
+    parts = ", ".join(f"{m} {v:.4f}" for m, v in ks.items())
+    above = [m for m, v in ks.items() if v > bound]
+    every = "both" if len(ks) == 2 else "all"
+    if not above:
+        verdict = f"{every} below it: quantile calibration cannot tell them apart"
+    elif len(above) == len(ks):
+        verdict = f"{every} above it: each is distinguishable from perfect quantile calibration"
+    else:
+        verdict = f"{' and '.join(above)} above it, the other below"
+    return f"KS distance {parts} against the DKW bound {bound:.4f} (α = 1%, N = {n:,}): {verdict}."
+

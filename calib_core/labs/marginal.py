@@ -23,9 +23,9 @@ import pandas as pd
 from ..distributions import Gaussian, PredictiveDistribution
 from ..regression import metrics as rm
 from ..regression.diagrams import pit_histogram_table
-from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, rows_of
+from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
 
-__all__ = ["IDEAL", "MARGINAL", "MarginalLab", "run_marginal"]
+__all__ = ["IDEAL", "MARGINAL", "MarginalLab", "run_marginal", "marginal_findings"]
 
 IDEAL = "ideal N(a·x, σ²)"
 MARGINAL = "marginal N(0, a²s²+σ²)"
@@ -98,3 +98,30 @@ def run_marginal(
     dkw = float(np.sqrt(np.log(2.0 / 0.01) / (2.0 * n)))
     return MarginalLab(n=n, coverage=coverage, marginal_sigma=marginal_sigma, dkw_bound=dkw,
                        metrics=pd.DataFrame(rows), tables=tables, n_bins=n_bins, x=x, y=y, dists=forecasters)
+
+
+def marginal_findings(result: MarginalLab) -> list[str]:
+    """What the lab's numbers say, computed from :attr:`MarginalLab.metrics` (nothing fixed): KS against the DKW
+    bound, sharpness, coverage given x (range over x-bins) and which forecaster the proper scores prefer."""
+    m = result.metrics.set_index("model")
+    out = [ks_sentence({k: float(m.loc[k, "max_calibration_deviation"]) for k in (IDEAL, MARGINAL)},
+                       result.dkw_bound, result.n)]
+    s_i, s_m = float(m.loc[IDEAL, "sharpness"]), float(m.loc[MARGINAL, "sharpness"])
+    out.append(f"Sharpness sqrt(mean σ²): {s_i:.3g} (ideal) against {s_m:.3g} (marginal), "
+               f"{s_m / s_i:.1f}× wider; ENCE {float(m.loc[IDEAL, 'ence']):.3f} and "
+               f"{float(m.loc[MARGINAL, 'ence']):.3f}, Cv 0 for both (each σ is constant).")
+    lo_i, hi_i = float(m.loc[IDEAL, "min_bin_coverage"]), float(m.loc[IDEAL, "max_bin_coverage"])
+    lo_m, hi_m = float(m.loc[MARGINAL, "min_bin_coverage"]), float(m.loc[MARGINAL, "max_bin_coverage"])
+    tail = ("it ignores x" if (hi_m - lo_m) > 2 * (hi_i - lo_i) else "about as even as the ideal's here")
+    out.append(f"Coverage of the central {result.coverage:.0%} interval per x-bin: {lo_i:.0%}–{hi_i:.0%} (ideal), "
+               f"{lo_m:.0%}–{hi_m:.0%} (marginal): {tail}.")
+    diff = {name: float(m.loc[MARGINAL, name]) - float(m.loc[IDEAL, name]) for name in ("crps", "nll")}
+    tie = all(abs(d) <= 1e-9 * abs(float(m.loc[IDEAL, name])) for name, d in diff.items())
+    better = [name for name, d in diff.items() if d > 0]
+    scores = f"CRPS {float(m.loc[IDEAL, 'crps']):.3g} vs {float(m.loc[MARGINAL, 'crps']):.3g}, " \
+             f"NLL {float(m.loc[IDEAL, 'nll']):.3g} vs {float(m.loc[MARGINAL, 'nll']):.3g}"
+    prefer = ("a tie: with these sliders the two forecasters coincide" if tie else
+              "both prefer the ideal forecaster" if len(better) == 2 else
+              "both prefer the marginal forecaster" if not better else "they disagree")
+    out.append(f"Proper scores ({scores}): {prefer}.")
+    return out
