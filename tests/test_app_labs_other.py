@@ -137,6 +137,24 @@ def test_lab_quantile_reg_defaults_and_changed_sliders():
     assert _qr_value(state, reg, "test", "calibration_rmse") < _qr_value(state, plain, "test", "calibration_rmse")
 
 
+def test_lab_quantile_reg_findings_follow_the_sliders():
+    at = page("quantile_reg")
+    findings = " ".join(at.session_state["lab_quantile_reg_findings"])
+    state = at.session_state["lab_quantile_reg"]
+    assert "towards the diagonal" in findings and "−inf for λ = 0" in findings
+    assert f"{_qr_value(state, 'λ = 0', 'test', 'calibration_rmse'):.3f}" in findings
+    assert any("What the numbers say" in m.value for m in at.markdown)
+    at.select_slider(key="labqr_hidden").set_value(0)  # linear model: the regulariser does not help here
+    at.run()
+    ok(at)
+    findings = " ".join(at.session_state["lab_quantile_reg_findings"])
+    state = at.session_state["lab_quantile_reg"]
+    plain, reg = state["names"]
+    before, after = (_qr_value(state, m, "test", "calibration_rmse") for m in (plain, reg))
+    assert f"{before:.3f} → {after:.3f}" in findings
+    assert ("away from the diagonal" in findings) == (after > before) and "−inf" not in findings
+
+
 # ------------------------------------------------------------------------------------------------ lab 9
 def _ts_value(state: dict, method: str, metric: str) -> float:
     m = state["metrics"]

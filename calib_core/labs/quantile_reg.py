@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from sklearn.datasets import load_diabetes
 
 from ..plots import calibration_curve_figure, model_colors, pit_histogram_figure
@@ -28,7 +29,7 @@ from ..regression import metrics as rm
 from ..regression.diagrams import calibration_curve_table, pit_histogram_table
 from ..training import HeteroscedasticMLP
 
-__all__ = ["QuantileRegResult", "run_quantile_reg"]
+__all__ = ["QuantileRegResult", "quantile_reg_findings", "run_quantile_reg"]
 
 
 def _scores(y: np.ndarray, dist) -> dict[str, float]:
@@ -119,3 +120,56 @@ def run_quantile_reg(
         pit=pits,
         options={"seed": seed, "hidden": hidden, "alpha": alpha, "max_iter": max_iter},
     )
+
+
+def _change(before: float, after: float, fmt: str, lower: str, higher: str, same: str) -> str:
+    """``before → after`` and the word for its direction; equal at the shown precision reads as ``same``."""
+    a, b = fmt.format(before), fmt.format(after)
+    word = same if a == b else (lower if after < before else higher)
+    return f"{a} → {b}: {word}"
+
+
+def quantile_reg_findings(result: QuantileRegResult) -> list[str]:
+    """What lab 8's numbers say, each sentence computed from :attr:`QuantileRegResult.metrics` and the test PIT
+    histograms (nothing fixed): the share of test PIT values in the outer tenths u < 0.1 or u > 0.9 per model
+    against 20% and its central 99% binomial range Bin(N_test, 0.2)/N_test (above: over-confident, below:
+    under-confident); test NLL, test calibration RMSE, test RMSE and training PIT entropy (QR eq. 6; 0 is the
+    uniform's, the largest) without → with the regulariser, each with the direction it moved; and which models'
+    test PIT entropy is −inf (PIT values exactly 0 or 1)."""
+    plain, reg = result.names
+    v = result.value
+    lo, hi = stats.binom.ppf([0.005, 0.995], result.n_test, 0.2) / result.n_test
+    parts = []
+    for name in (plain, reg):
+        t = result.pit[name]
+        outer = float(t.loc[(t["right"] <= 0.1 + 1e-12) | (t["left"] >= 0.9 - 1e-12), "count"].sum()
+                      / t["count"].sum())
+        verdict = ("over-confident (σ too small)" if outer > hi else
+                   "under-confident (σ too large)" if outer < lo else "within the range of a calibrated forecaster")
+        parts.append((name, outer, verdict))
+    same = parts[0][2] == parts[1][2]
+    shares = " and ".join(f"{o:.0%} for {n}" for n, o, _ in parts)
+    verdict = (f"both {parts[0][2]}" if same else "; ".join(f"{n} {w}" for n, _, w in parts))
+    out = [f"Test PIT values in the outer tenths (u < 0.1 or u > 0.9): {shares}, against 20% for a calibrated "
+           f"forecaster (99% range {lo:.0%}–{hi:.0%} at {result.n_test} test patients): {verdict}."]
+    nll = _change(v(plain, "test", "nll"), v(reg, "test", "nll"), "{:.4g}",
+                  "the regulariser lowers it", "the regulariser raises it", "unchanged")
+    ratio = v(plain, "test", "nll") - v(reg, "test", "nll")
+    out.append(f"Test NLL {nll} (by {abs(ratio):.4g} nats per patient).")
+    out.append("Test calibration RMSE " + _change(
+        v(plain, "test", "calibration_rmse"), v(reg, "test", "calibration_rmse"), "{:.3f}",
+        "the curve moves towards the diagonal", "the curve moves away from the diagonal",
+        "the curve stays as far from the diagonal") + ".")
+    out.append("Test RMSE " + _change(v(plain, "test", "rmse"), v(reg, "test", "rmse"), "{:.1f}",
+                                      "the means get better too", "the means get worse",
+                                      "the means are as good") + ".")
+    out.append("Training PIT entropy " + _change(
+        v(plain, "train", "pit_entropy"), v(reg, "train", "pit_entropy"), "{:.3f}",
+        "the regulariser did not push the training PIT towards uniform (0 is the uniform's entropy, the largest)",
+        "the regulariser pushed the training PIT towards uniform (0 is the uniform's entropy, the largest)",
+        "the regulariser left the training PIT's spread as it was") + ".")
+    collapsed = [n for n in (plain, reg) if np.isneginf(v(n, "test", "pit_entropy"))]
+    if collapsed:
+        out.append(f"Test PIT entropy is −inf for {' and '.join(collapsed)}: some test PIT values are exactly 0 or 1 "
+                   "(σ collapsed), and the spacing estimator diverges.")
+    return out
