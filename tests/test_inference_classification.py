@@ -254,3 +254,81 @@ def test_densenet_cifar100_is_over_confident():
     assert t.loc["ece", "value"] == pytest.approx(0.14215, abs=1e-4)  # the metric module's ECE
     assert t.loc["ece", "ci_low"] <= t.loc["ece", "debiased"] <= t.loc["ece", "ci_high"]
     assert t.loc["ece", "p_value"] < 1e-6 and t.loc["top_bin_gap", "p_value"] < 1e-6
+
+
+# -- intervals of MCE and class-wise ECE: coverage of the population value ----------------------------------------
+def _population_gaps(k, temperature, n_pop=None, seed=99, n_bins=15):
+    """Population per-bin mass × (acc − conf) of the top label and class-wise cells Σ(p_true − q)/N, with the
+    correctness Rao–Blackwellised (E[1(ŷ = y)] = p_true,ŷ): no sampling noise beyond the design's."""
+    rng = np.random.default_rng(seed)
+    n_pop = n_pop or 4_000_000 // k
+    z = rng.normal(0.0, 2.0, size=(n_pop, k))
+    pt = softmax(z)
+    q = pt if temperature == 1.0 else softmax(z / temperature)
+    rows = ClassificationRows(np.zeros(n_pop, dtype=int), q, n_bins=n_bins)
+    hit = pt[np.arange(n_pop), rows.pred]
+    mass = np.bincount(rows.bin_index, minlength=n_bins) / n_pop
+    dev = np.bincount(rows.bin_index, weights=hit - rows.confidence, minlength=n_bins) / n_pop
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    b = np.clip(np.searchsorted(edges, q.ravel(), side="left") - 1, 0, n_bins - 1)
+    cells = (b.reshape(n_pop, k) + np.arange(k) * n_bins).ravel()
+    cw = np.abs(np.bincount(cells, weights=(pt - q).ravel(), minlength=k * n_bins)).sum() / (n_pop * k)
+    return mass, dev, float(cw)
+
+
+def test_mce_interval_is_the_simultaneous_clopper_pearson_one():
+    from calib_core.classification import inference as inf
+
+    count = np.array([0.0, 1.0, 7.0, 40.0, 300.0])
+    hits = np.array([0.0, 1.0, 2.0, 30.0, 280.0])
+    conf = np.array([0.0, 0.30, 0.5, 0.8, 0.9]) * count
+    lo, hi, how = inf._mce_interval(count, conf, hits, 0.95)
+    lev = 0.95 ** (1 / 4)
+    near, far = [], []
+    for n, h, c in zip(count[1:], hits[1:], conf[1:]):
+        ci = stats.binomtest(int(h), int(n)).proportion_ci(lev, method="exact")
+        a, b = ci.low - c / n, ci.high - c / n
+        near.append(0.0 if a <= 0 <= b else min(abs(a), abs(b)))
+        far.append(max(abs(a), abs(b)))
+    assert (lo, hi) == pytest.approx((max(near), max(far)), rel=1e-9)
+    assert "Šidák over 4 bins" in how
+    mce = np.max(np.abs(hits[1:] - conf[1:]) / count[1:])
+    assert lo <= mce <= hi  # the plug-in is always inside
+
+
+@pytest.mark.parametrize("k, temperature", [(10, 1 / 1.5), (10, 1.5), (100, 1 / 1.5)])
+def test_mce_and_classwise_intervals_cover_the_population_value(k, temperature):
+    mass, dev, cw_pop = _population_gaps(k, temperature)
+    rng = np.random.default_rng(100 + k)
+    reps, n = (40, 500) if k < 100 else (30, 300)
+    hit_mce = hit_cw = 0
+    lows = []
+    for i in range(reps):
+        y, q = draw(n, k, temperature, rng)
+        r = infer_classification(labels=y, probs=q, n_null=500, n_boot=200, seed=i)
+        t = r.table.set_index("metric")
+        filled = np.bincount(ClassificationRows(y, q).bin_index, minlength=15) > 0
+        use = filled & (mass > 0)
+        mce_pop = float(np.max(np.abs(dev[use]) / mass[use]))
+        hit_mce += t.loc["mce", "ci_low"] <= mce_pop <= t.loc["mce", "ci_high"]
+        hit_cw += t.loc["classwise_ece", "ci_low"] <= cw_pop <= t.loc["classwise_ece", "ci_high"]
+        lows.append(t.loc["classwise_ece", "ci_low"])
+        assert t.loc["mce", "ci_low"] <= t.loc["mce", "value"] <= t.loc["mce", "ci_high"]
+        assert t.loc["classwise_ece", "ci_low"] <= t.loc["classwise_ece", "value"] <= t.loc["classwise_ece", "ci_high"]
+    print(f"K = {k}, T = {temperature:.3f}: MCE {hit_mce / reps:.3f}, class-wise ECE {hit_cw / reps:.3f} "
+          f"(population {cw_pop:.4f}, mean lower end {np.mean(lows):.4f})")
+    for h in (hit_mce, hit_cw):  # binomial tolerance: as few hits has probability > 0.1% at coverage 0.95
+        assert stats.binom.cdf(h, reps, 0.95) > 1e-3
+
+
+def test_mce_and_classwise_intervals_contain_zero_under_perfect_calibration(calibrated_runs):
+    """At the population value 0 the intervals cover 0 at least as often as their level says."""
+    for name in ("mce", "classwise_ece"):
+        runs = [r for k in (10, 100) for r in calibrated_runs[k]]
+        if name == "classwise_ece":  # the fixture skips class-wise ECE: run a few with it
+            rng = np.random.default_rng(77)
+            runs = [infer_classification(labels=y, probs=q, n_null=500, n_boot=200, seed=i)
+                    for i, (y, q) in enumerate(draw(400, 10, 1.0, rng) for _ in range(40))]
+        t = [r.table.set_index("metric").loc[name] for r in runs]
+        hits = sum(row["ci_low"] <= 0.0 for row in t)
+        assert stats.binom.cdf(hits, len(runs), 0.95) > 1e-3, (name, hits, len(runs))
