@@ -380,4 +380,4 @@ def test_shape_statistics_without_a_null_say_so():
             assert np.isfinite(t.loc[k, "ci_low"]) and t.loc[k, "ci_low"] <= t.loc[k, "ci_high"]
     y, d = calibrated("gaussian", 300, rng)
     t = infer_regression(y, d, seed=1, n_boot=200, n_null=200).table
-    assert "fourth-moment" in t.loc["z_excess_kurtosis", "note"]  # N < 1,000: says that it under-covers
+    assert "fourth-moment" in t.loc["z_excess_kurtosis", "note"]  # N < 10,000: says that it under-covers
