@@ -149,7 +149,7 @@ verdicts* and *Classification verdicts*); where a simple choice fell short it wa
 
 * **std z, skewness, kurtosis of z**: *bootstrap-t* — every bootstrap replicate is divided by its own standard
   error (the delta method, from the moments of z up to the 8th), std z on the log scale, skewness symmetric. The
-  BCa interval covered 92% instead of 95% at N = 1,000; bootstrap-t covers 94–95% for std z and skewness.
+  BCa interval covered 92% instead of 95% at N = 1,000; bootstrap-t covers 95% for std z, 92–95% for skewness.
   **Kurtosis** is a fourth moment and needs many rows: its interval covers less than 95% (about 91% at N = 200
   and 92–93% at N = 500–1,500 with Gaussian errors, less with heavy tails) — below N = 10,000 its note says so.
 * **MCE**: a maximum over bins cannot be bootstrapped (the bootstrap never sees the noise of a bin of one or two
