@@ -419,10 +419,15 @@ class Summary:
         return buf.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Summary:
-        """Read :meth:`to_bytes` output; a wrong format or version raises ``ValueError`` naming both."""
+    def from_bytes(cls, data: bytes, *, max_bytes: int = 2**31) -> Summary:
+        """Read :meth:`to_bytes` output; a wrong format or version raises ``ValueError`` naming both, and so does
+        an archive that would expand to more than ``max_bytes`` (checked from its directory before anything is
+        decompressed)."""
         try:
             zf = zipfile.ZipFile(io.BytesIO(data))
+            expanded = sum(info.file_size for info in zf.infolist())
+            if expanded > max_bytes:
+                raise ValueError(f"it expands to {expanded:,} bytes, more than the limit of {max_bytes:,}")
             header = json.loads(zf.read("header.json"))
         except (zipfile.BadZipFile, KeyError, ValueError) as exc:
             raise ValueError(f"not a calibration summary file ({exc})") from None

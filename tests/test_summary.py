@@ -221,6 +221,8 @@ def test_summary_file_round_trip_and_version_check():
         Summary.from_bytes(buf.getvalue())
     with pytest.raises(ValueError, match="not a calibration summary"):
         Summary.from_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="more than the limit"):
+        Summary.from_bytes(data, max_bytes=10_000)
 
 
 # -- values against the in-memory metrics -------------------------------------------------------------------------
