@@ -10,15 +10,15 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots
-from calib_core.labs.nlpd import CALIBRATED, EQUAL_NLPD, run_nlpd
+from calib_core.labs.nlpd import CALIBRATED, EQUAL_NLPD, nlpd_findings, run_nlpd
 from calib_core.plots.labs_regression import nlpd_reliability_figure
 
 INTRO = (
     "x ~ U[0, 1], y ~ N(0, σ(x)²) with σ(x) = x + ½; every model predicts the mean 0 and differs only in σ. "
-    "**What to look at:** left, the calibrated model and its twin whose σ̃ solves ACCRUE eq. 5 row by row — the "
-    "same NLPD to the last digit, yet its reliability diagram is far off the diagonal. Right, a sequence moving "
-    "each σ² towards the error ε² (the per-row NLPD minimum): NLPD falls at every step while the reliability "
-    "diagram and the reliability score RS get worse. A lower NLPD is not a better calibrated model."
+    "**What to look at:** left, the calibrated model and its twin whose σ̃ solves ACCRUE eq. 5 row by row (the same "
+    "NLPD by construction): compare their reliability diagrams. Right, a sequence moving each σ² towards the error "
+    "ε² (the per-row NLPD minimum): follow the NLPD and the reliability score RS along it. What the numbers say is "
+    "listed at the end."
 )
 page = ui.LabPage("nlpd", {"lab5_n": 1000, "lab5_seed": 0, "lab5_steps": 6, "lab5_t_max": 0.9}, intro=INTRO)
 c1, c2, c3 = st.columns(3)
@@ -44,21 +44,20 @@ with left:
 with right:
     ui.chart(page.figure("sequence", lambda: plots.calibration_curve_figure(
         {m: result.curves[m] for m in seq}, colors=colors, bands=(CALIBRATED,),
-        title="NLPD falling, reliability worsening")), "lab5_sequence")
+        title="The sequence σ²(t) = (1 − t)σ² + tε²")), "lab5_sequence")
     st.caption("σ²(t) = (1 − t)σ² + tε² for growing t: each row's NLPD decreases along the way (ACCRUE Fig. 2 right).")
 
 left2, right2 = st.columns(2)
 with left2:
     path = result.metrics[result.metrics["model"].isin(seq)].rename(columns={"model": "name"})
     ui.chart(page.figure("path", lambda: nlpd_reliability_figure(path, colors=colors)), "lab5_path")
-    st.caption("Each model of the sequence at (NLPD, RS): both are 'lower is better', and they move in opposite "
-               "directions.")
+    st.caption("Each model of the sequence at (NLPD, RS): both are 'lower is better'.")
 with right2:
     st.markdown("**Numbers**")
     page.table(result.metrics, {
         "nlpd": "NLPD", "nlpd_paper": "NLPD − ½log 2π (paper)", "reliability": "RS (ACCRUE eq. 8)"},
         "%.4f")
     st.caption("RS = ∫(Φ(η) − C(η))² dη, the squared distance of the standardised errors' empirical CDF from the "
-               "normal one; the max deviation (KS) is the largest gap of the reliability diagram. CRPS, also a proper "
-               "score, falls along the sequence too.")
+               "normal one; the max deviation (KS) is the largest gap of the reliability diagram.")
+page.findings(nlpd_findings(result))
 page.finish(result.metrics)

@@ -12,16 +12,16 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots
-from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, run_random_sigma
+from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, random_sigma_findings, run_random_sigma
 from calib_core.selection import describe_selection, with_selected
 
 INTRO = (
     "Two forecasters of the same targets (x ~ U[0.1, 1], y ~ N(x, x²), mean μ = x): one with a **random σ** drawn "
-    "independently of everything, one with a **learned σ(x)**. **What to look at:** after Kuleshov's isotonic "
-    "recalibration both quantile-calibration curves sit on the diagonal — the curve cannot tell them apart. The "
-    "Levi RMSE-vs-RMV diagram can: the random σ's RMSE is flat across σ-bins while the learned σ follows the "
-    "diagonal, and ENCE says the same in one number. Click a σ-bin of the random σ to see its conditional "
-    "calibration curve fall off the diagonal."
+    "independently of everything, one with a **learned σ(x)**. **What to look at:** switch the forecasts between "
+    "raw, STD scaling and Kuleshov's isotonic recalibration and compare the two quantile-calibration curves; then "
+    "the Levi RMSE-vs-RMV diagram, where an uninformative σ gives a flat line and a calibrated one the diagonal, and "
+    "ENCE, its one-number summary. Click a σ-bin of the random σ to see its conditional calibration curve. What "
+    "the numbers say is listed at the end."
 )
 page = ui.LabPage(
     "random_sigma",
@@ -96,8 +96,8 @@ st.subheader("Numbers (test rows)")
 page.table(result.metrics, {}, "%.3f", text=2)
 st.caption(
     "Calibration RMSE over the levels 0, 0.01, …, 1 and the KS distance read the quantile curve; ENCE (Levi eq. 8) "
-    "reads the σ-bins. Cv (Levi eq. 9) is the spread of σ — about the same for both here (U[1, 10] and x ~ U[0.1, 1] "
-    "both have Cv ≈ 0.47): it flags a constant σ, not an uninformative one. Spearman(σ, |ε|) ≈ 0 says the random σ "
-    f"carries no information. Learned σ̂(x) = √(π/2)·({result.learned_coef[0]:.3f} + {result.learned_coef[1]:.3f}·x)."
+    "reads the σ-bins; Cv (Levi eq. 9) is the spread of σ. "
+    f"Learned σ̂(x) = √(π/2)·({result.learned_coef[0]:.3f} + {result.learned_coef[1]:.3f}·x)."
 )
+page.findings(random_sigma_findings(result, stage))
 page.finish(result.metrics)

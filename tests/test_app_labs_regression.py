@@ -241,3 +241,21 @@ def test_lab_nlpd_page():
     assert len(seq) == 4 and seq["t"].max() == pytest.approx(0.5)
     assert np.all(np.diff(seq["nlpd"]) < 0) and np.all(np.diff(seq["reliability"]) > 0)
     assert m.loc["equal-NLPD σ̃", "nlpd"] == pytest.approx(m.loc["calibrated σ(x)", "nlpd"], abs=1e-8)
+
+
+@pytest.mark.parametrize("key, slider, value, before, after", [
+    ("random_sigma", "lab1_stage", "raw", "both below it", "random σ above it"),
+    ("cauchy", "lab2_n", 500, "N = 5,000", "N = 500"),
+    ("marginal", "lab3_slope", 0.0, "both prefer the ideal forecaster", "a tie"),
+    ("nlpd", "lab5_steps", 2, "(6 models)", "(2 models)"),
+])
+def test_lab_findings_follow_the_sliders(key, slider, value, before, after):
+    at = open_lab(key)
+    findings = " ".join(at.session_state[f"lab_{key}_findings"])
+    assert before in findings and after not in findings
+    assert any(findings.split(":")[0] in m.value for m in at.markdown)  # shown on the page
+    widget = at.segmented_control(key=slider) if slider == "lab1_stage" else at.slider(key=slider)
+    widget.set_value(value).run()
+    ok(at)
+    findings = " ".join(at.session_state[f"lab_{key}_findings"])
+    assert after in findings and before not in findings

@@ -410,3 +410,37 @@ def test_lab3_findings_are_computed_from_the_numbers(kw):
         assert "a tie" in text
     else:
         assert "both prefer the ideal forecaster" in text
+
+
+# ---------------------------------------------------------------------- labs 1 and 5: computed findings
+@pytest.mark.parametrize("kw", [dict(), dict(n_test=1000, n_cal=400, sigma_low=0.1, sigma_high=0.5, seed=4)])
+def test_lab1_findings_are_computed_from_the_numbers(kw):
+    from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, random_sigma_findings, run_random_sigma
+
+    r = run_random_sigma(**kw)
+    n = r.y_test.size
+    for stage in STAGES:
+        m = r.metrics[r.metrics["stage"] == stage].set_index("model")
+        text = " ".join(random_sigma_findings(r, stage))
+        bound = np.sqrt(np.log(200) / (2 * n))
+        assert ("both below it" in text) == bool((m["max_calibration_deviation"] <= bound).all())
+        assert ("ENCE tells them apart" in text) == (m.loc[RANDOM, "ence"] > 2 * m.loc[LEARNED, "ence"])
+        assert f"Cv {m.loc[RANDOM, 'cv']:.2f} (random)" in text
+        rho = m.loc[RANDOM, "spearman_sigma_abs_error"]
+        assert ("random σ (carries no information" in text) == (abs(rho) <= 2 / np.sqrt(n - 1))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(steps=2, t_max=0.1), dict(n=200, seed=5)])
+def test_lab5_findings_are_computed_from_the_numbers(kw):
+    from calib_core.labs.nlpd import nlpd_findings
+
+    r = run_nlpd(**kw)
+    m = r.metrics.set_index("model")
+    text = " ".join(nlpd_findings(r))
+    assert f"NLPD {m.loc[CALIBRATED, 'nlpd']:.6f} and {m.loc[EQUAL_NLPD, 'nlpd']:.6f} (the same)" in text
+    seq = m.loc[list(r.sequence)]
+    falls = bool(np.all(np.diff(seq["nlpd"]) < 0))
+    rises = bool(np.all(np.diff(seq["reliability"]) > 0))
+    assert ("the NLPD falls at every step" in text) == falls
+    assert ("RS rises at every step" in text) == rises
+    assert ("opposite directions" in text) == (falls and rises)

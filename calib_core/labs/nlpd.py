@@ -29,7 +29,7 @@ from ..distributions import LOG_2PI, Gaussian
 from ..regression import metrics as rm
 from .common_regression import diagram_tables
 
-__all__ = ["CALIBRATED", "EQUAL_NLPD", "NlpdLab", "equal_nlpd_sigma", "nlpd_per_row", "run_nlpd"]
+__all__ = ["CALIBRATED", "EQUAL_NLPD", "NlpdLab", "equal_nlpd_sigma", "nlpd_per_row", "run_nlpd", "nlpd_findings"]
 
 CALIBRATED = "calibrated σ(x)"
 EQUAL_NLPD = "equal-NLPD σ̃"
@@ -108,3 +108,28 @@ def run_nlpd(n: int = 1000, *, seed: int = 0, steps: int = 6, t_max: float = 0.9
                      "max_calibration_deviation": rm.max_calibration_deviation(y, dist), "crps": rm.crps(y, dist)})
         curves[name] = diagram_tables(y, dist, levi=False)["calibration_curve"]
     return NlpdLab(n=n, metrics=pd.DataFrame(rows), curves=curves, sequence=(CALIBRATED, *sequence))
+
+
+def _trend(values: np.ndarray) -> str:
+    d = np.diff(np.asarray(values, dtype=float))
+    return "falls at every step" if np.all(d < 0) else "rises at every step" if np.all(d > 0) else "is not monotone"
+
+
+def nlpd_findings(result: NlpdLab) -> list[str]:
+    """What the numbers say, computed from :attr:`NlpdLab.metrics` (nothing fixed): the pair's NLPD (equal?) against
+    their RS and KS, and along the sequence whether NLPD, RS and CRPS fall or rise at every step."""
+    m = result.metrics.set_index("model")
+    a, b = float(m.loc[CALIBRATED, "nlpd"]), float(m.loc[EQUAL_NLPD, "nlpd"])
+    equal = "the same" if abs(a - b) <= 1e-9 * max(abs(a), 1.0) else "not the same"
+    out = [f"The pair: NLPD {a:.6f} and {b:.6f} ({equal}), but RS {float(m.loc[CALIBRATED, 'reliability']):.4f} "
+           f"against {float(m.loc[EQUAL_NLPD, 'reliability']):.4f} and the largest reliability gap (KS) "
+           f"{float(m.loc[CALIBRATED, 'max_calibration_deviation']):.3f} against "
+           f"{float(m.loc[EQUAL_NLPD, 'max_calibration_deviation']):.3f}."]
+    seq = m.loc[list(result.sequence)]
+    nl, rs, cr = seq["nlpd"].to_numpy(), seq["reliability"].to_numpy(), seq["crps"].to_numpy()
+    out.append(f"Along the sequence ({len(seq)} models) the NLPD {_trend(nl)} ({nl[0]:.3f} → {nl[-1]:.3f}), RS "
+               f"{_trend(rs)} ({rs[0]:.4f} → {rs[-1]:.4f}) and the CRPS {_trend(cr)} ({cr[0]:.3f} → {cr[-1]:.3f}).")
+    if _trend(nl) == "falls at every step" and _trend(rs) == "rises at every step":
+        out.append("Both are 'lower is better' and they move in opposite directions: a lower NLPD is not a better "
+                   "calibrated model.")
+    return out

@@ -28,9 +28,10 @@ from ..regression import metrics as rm
 from ..regression.calibrators import IsotonicRecalibration, StdScaling
 from ..regression.diagrams import calibration_curve_table
 from ..selection import rows_in_bins, sigma_bins
-from .common_regression import diagram_tables, rows_of
+from .common_regression import diagram_tables, ks_sentence, rows_of
 
-__all__ = ["RANDOM", "LEARNED", "STAGES", "RandomSigmaLab", "fit_learned_sigma", "run_random_sigma"]
+__all__ = ["RANDOM", "LEARNED", "STAGES", "RandomSigmaLab", "fit_learned_sigma", "run_random_sigma",
+           "random_sigma_findings"]
 
 RANDOM = "random σ"
 LEARNED = "learned σ"
@@ -130,3 +131,29 @@ def run_random_sigma(
         n_bins=n_bins, metrics=pd.DataFrame(metrics), tables=tables, y_test=y[test], x_test=x[test], dists=dists,
         learned_coef=(a, b),
     )
+
+
+def random_sigma_findings(result: RandomSigmaLab, stage: str) -> list[str]:
+    """What the numbers of ``stage`` say, computed from :attr:`RandomSigmaLab.metrics` (nothing fixed): KS of both
+    against the DKW bound sqrt(log(2/α)/(2N)) (α = 1%), ENCE (does it tell them apart), Cv (spread of σ) and
+    Spearman(σ, |ε|) against its null spread ±2/√(N − 1)."""
+    m = result.metrics[result.metrics["stage"] == stage].set_index("model")
+    n = int(np.asarray(result.y_test).size)
+    bound = float(np.sqrt(np.log(2 / 0.01) / (2 * n)))
+    ks = {k: float(m.loc[k, "max_calibration_deviation"]) for k in (RANDOM, LEARNED)}
+    out = [f"After {stage}: " + ks_sentence(ks, bound, n)]
+    e_r, e_l = float(m.loc[RANDOM, "ence"]), float(m.loc[LEARNED, "ence"])
+    apart = (f"ENCE tells them apart ({e_r:.3f} random σ, {e_l:.3f} learned σ, {e_r / e_l:.0f}×)" if e_r > 2 * e_l
+             else f"ENCE does not tell them apart ({e_r:.3f} random σ, {e_l:.3f} learned σ)")
+    out.append(apart + ".")
+    c_r, c_l = float(m.loc[RANDOM, "cv"]), float(m.loc[LEARNED, "cv"])
+    same = abs(c_r - c_l) <= 0.2 * max(c_r, c_l)
+    out.append(f"Cv {c_r:.2f} (random) and {c_l:.2f} (learned): "
+               + ("about the same — Cv measures how much σ varies, not whether it is informative." if same else
+                  "different, but Cv measures how much σ varies, not whether it is informative."))
+    spread = 2.0 / np.sqrt(max(n - 1, 1))
+    rho = {k: float(m.loc[k, "spearman_sigma_abs_error"]) for k in (RANDOM, LEARNED)}
+    words = {k: ("carries no information about |ε|" if abs(v) <= spread else "tracks |ε|") for k, v in rho.items()}
+    out.append(f"Spearman(σ, |ε|): {rho[RANDOM]:+.3f} for the random σ ({words[RANDOM]}), {rho[LEARNED]:+.3f} for the "
+               f"learned σ ({words[LEARNED]}); ±{spread:.3f} is two standard errors of 0 at N = {n:,}.")
+    return out
