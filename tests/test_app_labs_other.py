@@ -105,6 +105,25 @@ def test_lab_accrue_defaults_and_changed_sliders():
     assert e["ACCRUE"] < 0.6 * e["k-means σ"]
     spec = specs(at)[0]
     assert {d["meta"]["name"] for d in spec["data"] if d.get("meta", {}).get("role") == "estimate"} == set(e)
+    findings = " ".join(at.session_state["lab_accrue_findings"])
+    assert f"ACCRUE {100 * e['ACCRUE']:.1f}%" in findings and "k = 8" in findings
+    assert ("no real improvement on a constant σ" in findings) == (e["k-means σ"] >= 0.9 * e["constant σ"])
+    assert "Algorithm 1" not in findings  # the network on 5D has no polynomial degree
+
+
+def test_lab_accrue_findings_follow_the_sliders():
+    at = page("accrue")
+    findings = " ".join(at.session_state["lab_accrue_findings"])
+    assert "the reliability term helps" in findings and "ACCRUE recovers σ(x) best" in findings
+    assert any("What the numbers say" in m.value for m in at.markdown)
+    at.segmented_control(key="labac_toy").set_value("G")
+    at.slider(key="labac_n").set_value(100)
+    at.run()
+    ok(at)
+    e = at.session_state["lab_accrue"]["median_errors"]
+    findings = " ".join(at.session_state["lab_accrue_findings"])
+    assert f"{min(e, key=e.get)} recovers σ(x) best" in findings
+    assert ("the CRPS alone does better" in findings) == (round(1000 * e["ACCRUE"]) > round(1000 * e["CRPS only"]))
 
 
 # ------------------------------------------------------------------------------------------------ lab 8

@@ -17,7 +17,7 @@ import calib_core as cc
 from calib_core import examples
 from calib_core import registry as reg
 from calib_core.classification import metrics as cm
-from calib_core.labs.accrue import CRPSOnlySigma, run_accrue
+from calib_core.labs.accrue import CRPSOnlySigma, accrue_findings, run_accrue
 from calib_core.labs.quantile_reg import quantile_reg_findings, run_quantile_reg
 from calib_core.labs.temperature import DATASETS, run_temperature
 from calib_core.labs.three_names import NOISE_SHAPES, run_three_names
@@ -102,6 +102,36 @@ def test_accrue_lab_reliability_term_helps_on_y(seed):
     """On Y the CRPS-only degree path stops early; ACCRUE's σ is closer (measured seeds 0–4: 4.5% vs 8.5% mean)."""
     e = run_accrue("Y", 2000, seed=seed).median_errors()
     assert e["ACCRUE"] < e["CRPS only"]
+
+
+@pytest.mark.parametrize("kw", [dict(toy="Y"), dict(toy="G", n=100), dict(toy="5D", n=1500, n_clusters=8)])
+def test_accrue_findings_are_computed_from_the_numbers(kw):
+    """Y: the reliability term helps (5.6% vs 7.5%); G at N = 100: CRPS only is better (3.9% vs 4.7%) and every
+    KS distance is below the DKW bound; 5D: k-means is no better than a constant σ (38.3% vs 38.0%)."""
+    r = run_accrue(**kw)
+    e = r.median_errors()
+    text = " ".join(accrue_findings(r))
+    for name, v in e.items():
+        assert f"{name} {100 * v:.1f}%" in text
+    assert f"{min(e, key=e.get)} recovers σ(x) best" in text
+    a, c = round(1000 * e["ACCRUE"]), round(1000 * e["CRPS only"])
+    assert ("the reliability term helps" in text) == (a < c)
+    assert ("the CRPS alone does better" in text) == (a > c)
+    assert ("Both miss σ(x) by more than 10%" in text) == (min(e["ACCRUE"], e["CRPS only"]) > 0.10)
+    assert ("no real improvement on a constant σ" in text) == (e["k-means σ"] >= 0.9 * e["constant σ"])
+    if r.one_dimensional:
+        assert f"degree {r.degree} for ACCRUE and {r.crps_degree} for CRPS only" in text
+    else:
+        assert r.crps_degree is None and "Algorithm 1" not in text
+    bound = np.sqrt(np.log(2.0 / 0.01) / (2.0 * 5000))
+    ks = dict(zip(r.metrics["method"], r.metrics["calibration_error"]))
+    above = [m for m, v in ks.items() if v > bound]
+    assert f"DKW bound {bound:.4f}" in text
+    assert ("all below it" in text) == (not above)
+    if above and len(above) < len(ks):
+        assert f"{' and '.join(above)} above it, the other{'s' if len(ks) - len(above) > 1 else ''} below" in text
+    if kw["toy"] == "G":  # the settings where the old fixed text ("ACCRUE follows it closely") did not say why
+        assert a > c and not above
 
 
 def test_crps_only_sigma_is_accrue_with_beta_one():

@@ -29,8 +29,9 @@ from ..plots import labs_other
 from ..regression import calibrators as rcal
 from ..regression import metrics as rm
 from ..regression.toy import TOY_SETS, make_toy, toy_domain, toy_sigma
+from .common_regression import ks_sentence
 
-__all__ = ["TOY_SETS", "CRPSOnlySigma", "AccrueLabResult", "run_accrue"]
+__all__ = ["TOY_SETS", "CRPSOnlySigma", "AccrueLabResult", "accrue_findings", "run_accrue"]
 
 METHODS = ("ACCRUE", "CRPS only", "k-means σ", "constant σ")
 
@@ -57,7 +58,8 @@ class AccrueLabResult:
     ``metrics``: one row per method — ``median_rel_sigma_error``, ``crps``, ``reliability_score``,
     ``calibration_error`` (max |ECDF(PIT) − p|) on the test rows.  ``curves``: for 1-D sets x on a grid with
     ``true`` and one column per method; for 5D, test points with ``true`` and the methods.  ``errors``: the
-    relative σ errors (σ̂ − σ)/σ per test row and method (for the error histogram).
+    relative σ errors (σ̂ − σ)/σ per test row and method (for the error histogram).  ``degree`` /
+    ``crps_degree``: where Algorithm 1 stopped for ACCRUE / CRPS only (None for the network on 5D).
     """
 
     toy: str
@@ -68,6 +70,7 @@ class AccrueLabResult:
     beta: float
     degree: int | None
     options: dict = field(default_factory=dict)
+    crps_degree: int | None = None
 
     @property
     def one_dimensional(self) -> bool:
@@ -152,4 +155,52 @@ def run_accrue(
         beta=float(accrue.beta_),
         degree=int(accrue.degree_) if kind == "polynomial" else None,
         options={"seed": seed, "n_clusters": n_clusters, "model": kind, "n_test": n_test},
+        crps_degree=int(estimators["CRPS only"].degree_) if kind == "polynomial" else None,
     )
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.1f}%"
+
+
+def accrue_findings(result: AccrueLabResult) -> list[str]:
+    """What lab 7's numbers say, each sentence computed from :attr:`AccrueLabResult.metrics` (nothing fixed): the
+    median relative σ error median |σ̂ − σ|/σ of the four methods and the best; ACCRUE against CRPS only (whether
+    the reliability term helps, with the polynomial degrees Algorithm 1 stopped at); whether both miss σ(x) by more
+    than 10% at half the test points; k-means against a constant σ (within 10% of it: the clusters of x do not
+    see σ(x)); and the PIT's KS distance of every method against the DKW bound at the test N
+    (:func:`~calib_core.labs.common_regression.ks_sentence`) — a σ can be marginally calibrated and still wrong
+    at every x."""
+    e = result.median_errors()
+    n_test = int(result.options.get("n_test", len(result.errors)))
+    best = min(e, key=e.get)
+    out = ["Median relative σ error on the test rows: " + ", ".join(f"{m} {_pct(v)}" for m, v in e.items())
+           + f": {best} recovers σ(x) best."]
+    a, c = e["ACCRUE"], e["CRPS only"]
+    if _pct(a) == _pct(c):
+        verdict = "the reliability term makes no difference at this precision"
+    elif a < c:
+        verdict = "the reliability term helps"
+    else:
+        verdict = "the reliability term does not help here; the CRPS alone does better"
+    degrees = ""
+    if result.degree is not None and result.crps_degree is not None:
+        same = "the same degree" if result.degree == result.crps_degree else "different degrees"
+        degrees = (f" Algorithm 1 stopped at polynomial degree {result.degree} for ACCRUE and {result.crps_degree} "
+                   f"for CRPS only ({same}).")
+    out.append(f"ACCRUE {_pct(a)} against CRPS only {_pct(c)}: {verdict}.{degrees}")
+    if min(a, c) > 0.10:
+        out.append(f"Both miss σ(x) by more than 10% at half the test points: the "
+                   f"{'polynomial' if result.one_dimensional else 'network'} struggles with either cost here.")
+    k = result.options.get("n_clusters")
+    km, const = e["k-means σ"], e["constant σ"]
+    if km >= 0.9 * const:
+        kmv = "no real improvement on a constant σ: the clusters of x do not see how σ(x) varies"
+    else:
+        kmv = f"an error {const / km:.1f}× smaller than a constant σ's, with a staircase of {k} steps"
+    out.append(f"k-means with k = {k}: {_pct(km)} against {_pct(const)} for a constant σ, {kmv}.")
+    m = result.metrics.set_index("method")
+    bound = float(np.sqrt(np.log(2.0 / 0.01) / (2.0 * n_test)))
+    out.append(ks_sentence({name: float(m.loc[name, "calibration_error"]) for name in METHODS}, bound, n_test)
+               .replace("KS distance", "Calibration error (the PIT's KS distance)"))
+    return out

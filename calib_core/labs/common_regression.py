@@ -121,6 +121,7 @@ def ks_sentence(ks: dict[str, float], bound: float, n: int) -> str:
     elif len(above) == len(ks):
         verdict = f"{every} above it: each is distinguishable from perfect quantile calibration"
     else:
-        verdict = f"{' and '.join(above)} above it, the other below"
+        rest = "the other" if len(ks) - len(above) == 1 else "the others"
+        verdict = f"{' and '.join(above)} above it, {rest} below"
     return f"KS distance {parts} against the DKW bound {bound:.4f} (α = 1%, N = {n:,}): {verdict}."
 
