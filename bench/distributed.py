@@ -19,7 +19,7 @@ vs RMV (15 equal-count σ-bins, NTILE over σ); the values are printed next to o
 with DuckDB's time.
 
     nice -n 10 python bench/distributed.py --regression-rows 2e8 --classification-rows 1e8
-    nice -n 10 python bench/distributed.py --regression-rows 1e7 --classification-rows 5e6   # the README's run
+    nice -n 10 python bench/distributed.py --regression-rows 1e7 --classification-rows 5e6   # the README's size
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: int) -> dict:
+def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: int | None) -> dict:
     """summarize_parquet + report on a fresh LocalCluster; wall times and every worker's peak RSS."""
     t0 = time.perf_counter()
     with open_client(None, n_workers=workers, memory_limit=memory_limit) as client:
@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classification-rows", type=float, default=1e8)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--memory-limit", default="2GiB")
-    ap.add_argument("--rows-per-partition", type=int, default=1_000_000)
+    ap.add_argument("--rows-per-partition", type=int, default=None,
+                    help="default: calib_core.distributed.auto_rows_per_partition of the column count")
     ap.add_argument("--dir", default=None, help="where to write the data (default: a new folder under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the data afterwards")
     ap.add_argument("--skip-duckdb", action="store_true")

@@ -197,8 +197,8 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--workers", type=int, default=2, help="--engine dask: local worker processes (default 2)")
     rep.add_argument("--memory-limit", default="2GiB", help="--engine dask: memory per local worker (default 2GiB)")
     rep.add_argument("--rows-per-partition", type=int, default=DEFAULT_ROWS_PER_PARTITION,
-                     help="--engine dask: rows per partition, whole row groups "
-                     f"(default {DEFAULT_ROWS_PER_PARTITION:,})")
+                     help="--engine dask: rows per partition, whole row groups (default: about 6e8 bytes / (230 "
+                     "bytes x columns), e.g. 869,565 rows of y, mean, std)")
     rep.add_argument("--save-summary", default=None, metavar="SUMMARY_FILE",
                      help="also write the mergeable summary (versioned zip of JSON and .npy, no pickle)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
@@ -622,7 +622,9 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
             raise ValueError("--engine dask needs the dask extra: pip install 'calibration-lab[dask]'")
         if args.binning != "count":
             raise ValueError("--binning width is not available with --engine dask (summaries use equal-count σ-bins)")
-        _check_options(args, [_opt("workers", _AT_LEAST_1), _opt("rows_per_partition", _AT_LEAST_1)])
+        _check_options(args, [_opt("workers", _AT_LEAST_1)])
+        if args.rows_per_partition is not None:
+            _check_options(args, [_opt("rows_per_partition", _AT_LEAST_1)])
         result = summarize_parquet(
             args.file, columns=columns, task=args.task, renormalize=args.renormalize, scheduler=args.scheduler,
             n_workers=args.workers, memory_limit=args.memory_limit, rows_per_partition=args.rows_per_partition,

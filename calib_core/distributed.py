@@ -9,8 +9,9 @@ one partition.  The pipeline of :func:`summarize_parquet`:
    compared with the first file's (:func:`check_schemas`: a column missing from one file, or a column whose
    type differs in kind — numeric / text / boolean / other — raises an :class:`~calib_core.predictions.InputError`
    naming both files and the column); row groups are grouped into partitions of about ``rows_per_partition``
-   rows (:func:`plan_partitions`), each with its file, row groups, rows of the file and 0-based global row id
-   of its first row.  Dask's own ``read_parquet`` is not used to cut partitions because it fuses files into one
+   rows — by default as many as keep a task's working set near 600 MB (:func:`auto_rows_per_partition`) —
+   (:func:`plan_partitions`), each with its file, row groups, rows of the file and the data-set row number of its
+   first row.  Dask's own ``read_parquet`` is not used to cut partitions because it fuses files into one
    partition when only a few columns are read, which loses the position of a row in its file that drop reports
    and the hashed bootstrap weights need.
 2. **Head**: the first rows of the first file go through the same reader as ``cc.load_predictions``
@@ -61,7 +62,9 @@ from .summary import merge_all, summarize, with_edges
 
 __all__ = [
     "DEFAULT_ROWS_PER_PARTITION",
+    "PARTITION_BUDGET_BYTES",
     "ParquetSummary",
+    "auto_rows_per_partition",
     "summarize_parquet",
     "DropTally",
     "Partition",
@@ -83,8 +86,21 @@ __all__ = [
     "run_tree",
 ]
 
-DEFAULT_ROWS_PER_PARTITION = 1_000_000
-"""Rows per partition (whole row groups are grouped until this many rows; a larger row group is one partition)."""
+DEFAULT_ROWS_PER_PARTITION = None
+"""``rows_per_partition=None``: :func:`auto_rows_per_partition` of the data set's column count."""
+
+PARTITION_BUDGET_BYTES = 600_000_000
+"""Working set one partition task may take.  Measured by ``bench/distributed.py`` (peak resident memory of a worker
+process, about 300 MB of which is the interpreter and libraries): ≈ 230 bytes per cell of a partition
+(reading, parsing, summarising), so a budget of 6·10⁸ bytes keeps a worker near 1 GB."""
+
+BYTES_PER_CELL = 230
+
+
+def auto_rows_per_partition(n_columns: int) -> int:
+    """Rows per partition for a table of ``n_columns`` columns: ⌊PARTITION_BUDGET_BYTES / (230 B · columns)⌋, at
+    least 10,000 — 869,565 rows for (y, mean, std), 237,154 for 10 probabilities and a label."""
+    return max(10_000, PARTITION_BUDGET_BYTES // (BYTES_PER_CELL * max(1, int(n_columns))))
 
 FIRST_ROW_IDS = 10
 """Row numbers kept per drop reason (the smallest global 1-based row numbers; the count is exact)."""
@@ -217,17 +233,19 @@ class Partition:
 
 
 def plan_partitions(
-    paths_or_glob: Any, *, rows_per_partition: int = DEFAULT_ROWS_PER_PARTITION
+    paths_or_glob: Any, *, rows_per_partition: int | None = DEFAULT_ROWS_PER_PARTITION
 ) -> tuple[list[Partition], list[str]]:
     """The partitions of a Parquet data set and its files, from the footers alone (no data is read).
 
-    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows; the
-    schemas are checked first (:func:`check_schemas`).  Unreadable footers raise ``InputError`` naming the file.
+    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows (None:
+    :func:`auto_rows_per_partition` of the column count, so that a worker's memory does not grow with the width
+    of the table; a row group larger than that is one partition); the schemas are checked first
+    (:func:`check_schemas`).  Unreadable footers raise ``InputError`` naming the file.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if rows_per_partition < 1:
+    if rows_per_partition is not None and rows_per_partition < 1:
         raise ValueError("rows_per_partition must be at least 1")
     files = expand_paths(paths_or_glob)
     metas, schemas = [], []
@@ -240,6 +258,8 @@ def plan_partitions(
         metas.append(pf.metadata)
         schemas.append(pf.schema_arrow)
     check_schemas(files, schemas)
+    if rows_per_partition is None:
+        rows_per_partition = auto_rows_per_partition(len(_data_fields(schemas[0])))
     parts: list[Partition] = []
     row_id = 0
     for path, meta in zip(files, metas):
@@ -827,7 +847,7 @@ def summarize_parquet(
     scheduler: Any = None,
     n_workers: int = 2,
     memory_limit: str | int = "2GiB",
-    rows_per_partition: int = DEFAULT_ROWS_PER_PARTITION,
+    rows_per_partition: int | None = DEFAULT_ROWS_PER_PARTITION,
     by_group: bool = True,
     spec: SummarySpec | None = None,
     n_bins: int = 15,

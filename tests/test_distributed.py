@@ -353,3 +353,12 @@ def test_cli_engine_dask_names_disagreeing_files_and_refuses_a_glob_in_memory(tm
     assert "column 'std' is in part-00.parquet but not in part-01.parquet" in proc.stderr
     proc = _cli("report", "data/*.parquet", "--out", "r.html", cwd=tmp_path)
     assert proc.returncode == 2 and "--engine dask" in proc.stderr
+
+
+def test_partitions_are_sized_by_the_width_of_the_table(tmp_path):
+    assert cd.auto_rows_per_partition(3) == 600_000_000 // (230 * 3)
+    assert cd.auto_rows_per_partition(11) == 237_154 and cd.auto_rows_per_partition(10**6) == 10_000
+    narrow = pd.DataFrame({"y": np.zeros(10), "mean": 0.0, "std": 1.0})
+    _write([narrow], tmp_path / "narrow", row_group_size=2)
+    assert len(cd.plan_partitions(tmp_path / "narrow")[0]) == 1  # 869,565 rows allowed: every row group in one
+    assert len(cd.plan_partitions(tmp_path / "narrow", rows_per_partition=4)[0]) == 3  # 4 + 4 + 2 rows
