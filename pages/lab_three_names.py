@@ -10,15 +10,14 @@ import pandas as pd
 import streamlit as st
 
 import dashboard as ui
-from calib_core.labs.three_names import NOISE_SHAPES, run_three_names
+from calib_core.labs.three_names import NOISE_SHAPES, run_three_names, three_names_findings
 
 LOOK = (
     "**What to look at.** The left chart: CRUDE's step-shaped quantile function of the sorted calibration z-scores "
-    "and Kuleshov's recalibrated Gaussian quantile function lie on top of each other, and all three methods' "
-    "interval bounds (markers) sit on the same sorted scores — their ranks in the table differ by at most one. "
-    "Then compare the held-out coverage: the three agree with the nominal coverage (grey band = binomial noise), "
-    "the uncalibrated Gaussian does not. Try a skewed or heavy-tailed noise: nothing changes, none of the three "
-    "assumes Gaussian errors."
+    "and Kuleshov's recalibrated Gaussian quantile function, with all three methods' interval bounds (markers) on "
+    "the sorted scores — by construction their ranks differ by at most one. Then compare the held-out coverage of "
+    "the three and of the uncalibrated Gaussian with the nominal one (grey band = binomial noise of the test rows). "
+    "Try a skewed or heavy-tailed noise, a small L or a spread of 1, and read what changes below."
 )
 page = ui.LabPage(
     "three_names",
@@ -75,6 +74,7 @@ st.caption(
     "isotonic map through (Φ(z_(i)), i/L) gives z_(i) at p = i/L and interpolates in between."
 )
 ui.chart(figs["intervals"], "lab3n_intervals")
+page.findings(three_names_findings(result))
 
 page.finish({
     "params": params,

@@ -82,6 +82,24 @@ def test_lab_three_names_defaults_and_changed_sliders():
 
 
 # ------------------------------------------------------------------------------------------------ lab 7
+def test_lab_three_names_findings_follow_the_sliders():
+    at = page("three_names")
+    findings = " ".join(at.session_state["lab_three_names_findings"])
+    assert "all three inside it" in findings and "too narrow (over-confident)" in findings
+    assert "coincide exactly ((L + 1)α/2 = 50 is an integer)" in findings
+    assert any("What the numbers say" in m.value for m in at.markdown)
+    at.slider(key="lab3n_spread").set_value(1.0)  # an honest Gaussian forecaster: nothing to recalibrate
+    at.slider(key="lab3n_cal").set_value(500)
+    at.run()
+    ok(at)
+    findings = " ".join(at.session_state["lab_three_names_findings"])
+    state = at.session_state["lab_three_names"]
+    u = state["bounds"]["coverage_test"][state["bounds"]["method"].index("uncalibrated Gaussian")]
+    lo, hi = stats.binom.ppf([0.025, 0.975], state["n_test"], 0.9) / state["n_test"]
+    assert f"covers {u:.4f}" in findings and ("needs no recalibration" in findings) == (lo <= u <= hi)
+    assert "coincide exactly" not in findings and "25.05 is not an integer" in findings
+
+
 def test_lab_accrue_defaults_and_changed_sliders():
     at = page("accrue")
     state = at.session_state["lab_accrue"]

@@ -20,7 +20,7 @@ from calib_core.classification import metrics as cm
 from calib_core.labs.accrue import CRPSOnlySigma, accrue_findings, run_accrue
 from calib_core.labs.quantile_reg import quantile_reg_findings, run_quantile_reg
 from calib_core.labs.temperature import DATASETS, run_temperature
-from calib_core.labs.three_names import NOISE_SHAPES, run_three_names
+from calib_core.labs.three_names import NOISE_SHAPES, run_three_names, three_names_findings
 from calib_core.regression import metrics as rm
 from calib_core.regression.toy import make_toy, toy_sigma
 
@@ -76,6 +76,38 @@ def test_three_names_coverage_is_nominal_and_uncalibrated_is_not():
     figs = r.figures()
     assert set(figs) == {"quantiles", "intervals", "coverage"}
     assert all(len(f.to_json()) < 100_000 for f in figs.values())
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(n_calibration=500, coverage=0.8, spread=1.0, noise="skewed"),
+                                dict(n_calibration=50, seed=3), dict(spread=1.0)])
+def test_three_names_findings_are_computed_from_the_numbers(kw):
+    """Defaults: CRUDE = conformal exactly, all three inside the grey band, the uncalibrated Gaussian below it;
+    L = 50, seed 3: conformal covers 0.978 (outside the band, the fixed text said 'the three agree'); spread 1:
+    the uncalibrated Gaussian is inside the band."""
+    r = run_three_names(**kw)
+    b = r.bounds.set_index("method")
+    text = " ".join(three_names_findings(r))
+    c, n, L = r.coverage, r.n_test, r.n_calibration
+    lo, hi = stats.binom.ppf([0.025, 0.975], n, c) / n
+    for m in b.index:
+        assert f"{b.loc[m, 'coverage_test']:.4f}" in text
+    inside = [lo <= b.loc[m, "coverage_test"] <= hi for m in ("CRUDE", "split conformal (signed)", "Kuleshov isotonic")]
+    assert ("all three inside it" in text) == all(inside)
+    assert ("calibration rows add their own spread" in text) == (not all(inside))
+    u = b.loc["uncalibrated Gaussian", "coverage_test"]
+    assert ("too narrow (over-confident)" in text) == (u < lo) and ("too wide (under-confident)" in text) == (u > hi)
+    assert ("needs no recalibration" in text) == (lo <= u <= hi)
+    assert ("coincide exactly" in text) == (r.max_abs_difference["split conformal (signed)"] == 0.0)
+    half = (L + 1) * (1 - c) / 2
+    assert ("is an integer" in text) == (abs(half - round(half)) < 1e-9 and "coincide exactly" in text)
+    assert f"largest neighbouring z-gap = {r.max_neighbour_gap:.4g}" in text and "within the bound" in text
+    apart = max(abs(b.loc[m, s] - b.loc["CRUDE", s]) for m in ("split conformal (signed)", "Kuleshov isotonic")
+                for s in ("lower_rank", "upper_rank"))
+    assert f"at most {apart:g} apart" in text and apart <= 1
+    if kw == dict(n_calibration=50, seed=3):
+        assert not all(inside)
+    if kw == dict(spread=1.0):
+        assert lo <= u <= hi
 
 
 # ------------------------------------------------------------------------------------------------ lab 7

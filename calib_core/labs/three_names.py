@@ -31,7 +31,7 @@ from ..distributions import Gaussian
 from ..plots import labs_other
 from ..regression import calibrators as rcal
 
-__all__ = ["NOISE_SHAPES", "ThreeNamesResult", "simulate_forecasts", "run_three_names"]
+__all__ = ["NOISE_SHAPES", "ThreeNamesResult", "simulate_forecasts", "run_three_names", "three_names_findings"]
 
 #: Shapes of the targets' standardised noise (each with mean 0 and variance 1).
 NOISE_SHAPES = ("Gaussian", "skewed", "heavy-tailed")
@@ -194,3 +194,54 @@ def run_three_names(
         sample=sample,
         options={"spread": spread, "shift": shift, "noise": noise, "seed": seed},
     )
+
+
+def three_names_findings(result: ThreeNamesResult) -> list[str]:
+    """What lab 6's numbers say, each sentence computed from :attr:`ThreeNamesResult.bounds` and the endpoint
+    differences (nothing fixed): the ranks of the three methods' bounds among the L sorted calibration z-scores
+    and their largest difference from CRUDE's; the largest endpoint difference from CRUDE against the bound
+    σ_max·(largest neighbouring z-gap), and whether CRUDE and conformal coincide exactly ((L + 1)α/2 an integer);
+    each method's held-out coverage against the central 95% range Bin(n_test, c)/n_test of the coverage chart's
+    grey band, with the calibration set's own spread ±2·√(c(1 − c)/L) when one of the three falls outside it."""
+    b = result.bounds.set_index("method")
+    c, L, n = result.coverage, result.n_calibration, result.n_test
+    ranks = "; ".join(f"{m} {b.loc[m, 'lower_rank']:g} and {b.loc[m, 'upper_rank']:g}" for m in METHODS)
+    spread = max(abs(float(b.loc[m, side]) - float(b.loc[METHODS[0], side]))
+                 for m in METHODS[1:] for side in ("lower_rank", "upper_rank"))
+    out = [f"Ranks of the lower and upper bounds among the L = {L:,} sorted calibration z-scores (x.5: between "
+           f"two): {ranks} — at most {spread:g} apart."]
+    d = result.max_abs_difference
+    gap = result.max_neighbour_gap
+    within = all(v <= gap * (1 + 1e-9) + 1e-12 for v in d.values())
+    half = (L + 1) * (1.0 - c) / 2.0
+    integer = abs(half - round(half)) < 1e-9
+    same = d[METHODS[1]] == 0.0
+    coincide = (f"CRUDE and conformal coincide exactly ((L + 1)α/2 = {half:g} is an integer)" if same and integer
+                else "CRUDE and conformal coincide exactly" if same
+                else f"CRUDE and conformal differ ((L + 1)α/2 = {half:g} is not an integer)")
+    out.append(f"Largest endpoint difference from CRUDE: conformal {d[METHODS[1]]:.4g}, Kuleshov "
+               f"{d[METHODS[2]]:.4g}, {'within' if within else 'beyond'} the bound σ_max × largest neighbouring "
+               f"z-gap = {gap:.4g}; {coincide}.")
+    lo, hi = stats.binom.ppf([0.025, 0.975], n, c) / n
+
+    def place(v: float) -> str:
+        return "inside" if lo <= v <= hi else ("below" if v < lo else "above")
+
+    covs = {m: float(b.loc[m, "coverage_test"]) for m in METHODS}
+    where = {m: place(v) for m, v in covs.items()}
+    listed = ", ".join(f"{m} {v:.4f}" for m, v in covs.items())
+    if all(w == "inside" for w in where.values()):
+        verdict = "all three inside it"
+    else:
+        cal = 2.0 * np.sqrt(c * (1.0 - c) / L)
+        verdict = (", ".join(f"{m} {w}" for m, w in where.items()) + f" — the {L:,} calibration rows add their own "
+                   f"spread of about ±{cal:.4f} to what the test rows show")
+    noise = result.options.get("noise", "Gaussian")
+    out.append(f"Held-out coverage at nominal {c:g} with {noise} noise: {listed}, against the grey band "
+               f"{lo:.4f}–{hi:.4f} (95% binomial range at {n:,} test rows): {verdict}.")
+    u = float(b.loc["uncalibrated Gaussian", "coverage_test"])
+    word = {"inside": "inside the band: here the Gaussian forecast needs no recalibration",
+            "below": "below the band: its intervals are too narrow (over-confident)",
+            "above": "above the band: its intervals are too wide (under-confident)"}[place(u)]
+    out.append(f"The uncalibrated Gaussian covers {u:.4f}, {word}.")
+    return out
