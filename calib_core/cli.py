@@ -64,6 +64,7 @@ from .distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_p
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .plots.tables import comparison_table
 from .predictions import InputError, PredictionSet
+from .reading import DEFAULT_MAX_BYTES
 from .registry import (
     TASKS,
     available_calibrators,
@@ -188,6 +189,9 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--renormalize", action="store_true",
                      help="classification: renormalise probability rows that do not sum to 1")
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
+    rep.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
+                     help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
+                     f"{DEFAULT_MAX_BYTES >> 20:,})")
     rep.add_argument("--force", action="store_true",
                      help="overwrite an existing output file that this command did not write (never an input)")
     rep.add_argument("--engine", choices=("memory", "dask"), default="memory",
@@ -229,6 +233,9 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--out", "-o", default=None, help="also write the HTML report (table and before/after diagrams)")
     ev.add_argument("--summary-csv", default=None, help="also write the summary (mean, std per metric) as CSV")
     ev.add_argument("--trials-csv", default=None, help="also write every trial's values as CSV")
+    ev.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
+                    help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
+                    f"{DEFAULT_MAX_BYTES >> 20:,})")
     ev.add_argument("--force", action="store_true",
                     help="overwrite an existing output file that this command did not write (never an input)")
     ev.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
@@ -238,6 +245,12 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------------------------------------------
 # option validation, output protection, hints in command-line words, numerical warnings
 # ------------------------------------------------------------------------------------------------------------------
+def _size_limit(args: argparse.Namespace) -> dict[str, Any]:
+    """``max_bytes`` and its hint for ``load_predictions`` from ``--max-size-mb``."""
+    return {"max_bytes": args.max_size_mb << 20,
+            "limit_hint": f"pass a larger --max-size-mb (now {args.max_size_mb:,})"}
+
+
 def _check_options(args: argparse.Namespace, checks: Sequence[tuple[str, Callable[[Any], bool], str]]) -> None:
     """Raise ``ValueError`` naming the option (``--pit-bins must be at least 1, got 0``) for the first option
     whose value fails its check; ``checks`` are (dest, predicate, requirement) triples."""
@@ -428,14 +441,15 @@ def _chosen(pset: PredictionSet, names: Sequence[str] | None, baseline: bool) ->
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    _check_options(args, [_opt("repeats", _AT_LEAST_1), _opt("seed", _NON_NEGATIVE),
+    _check_options(args, [_opt("repeats", _AT_LEAST_1), _opt("seed", _NON_NEGATIVE), _opt("max_size_mb", _AT_LEAST_1),
                           _opt("test_fraction", _OPEN_UNIT), _opt("n_bins", _AT_LEAST_1)])
     path = _existing(args.file)
     outputs = [("--out", args.out), ("--summary-csv", args.summary_csv), ("--trials-csv", args.trials_csv)]
     _check_outputs([path], [(option, name, None if option == "--out" else b"") for option, name in outputs],
                    force=True)  # identity only: the content checks run with the content, below
     _check_outputs([path], [("--out", args.out, None)], args.force)
-    pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize)
+    pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize,
+                            **_size_limit(args))
     cals = _chosen(pset, args.calibrators, not args.no_baseline)
     options: dict[str, Any] = {}
     if pset.task == "classification":
@@ -510,7 +524,7 @@ def _is_summary_file(path: Path) -> bool:
 
 
 def _report(args: argparse.Namespace) -> int:
-    _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2),
+    _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2), _opt("max_size_mb", _AT_LEAST_1),
                           _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
                           _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
     columns = parse_columns(args.columns)
@@ -523,7 +537,7 @@ def _report(args: argparse.Namespace) -> int:
     _check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
     _check_outputs([path], [("--out", args.out, None)], args.force)
     _check_summary_output([path], args)
-    pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize)
+    pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize, **_size_limit(args))
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
         "n_resamples": args.resamples,

@@ -101,9 +101,11 @@ def size_text(n: float) -> str:
 
 
 def _too_big(what: str, limit: int, src: str, limit_hint: str | None) -> InputError:
-    """The one message of every size check: what is too big, the limit, and how to raise it."""
+    """The one message of every size check: what is too big, the limit, and how to raise it (``what`` ending in
+    "more than" is continued by the limit)."""
+    joiner = " " if what.endswith("more than") else ", more than "
     return InputError(
-        f"{what}, more than the size limit of {size_text(limit)}",
+        f"{what}{joiner}the size limit of {size_text(limit)}",
         source=src,
         hint="split the file or keep only the columns you need, or raise the limit: "
         + (limit_hint or DEFAULT_LIMIT_HINT),
@@ -735,7 +737,7 @@ def _inflate(data: bytes, kind: str, src: str, limit: int, limit_hint: str | Non
         raise InputError(f"looks {kind}-compressed but cannot be decompressed ({exc})", source=src,
                          hint="upload the uncompressed CSV") from None
     if len(out) > limit:
-        raise _too_big(f"decompresses to more than {size_text(limit)} ({kind})", limit, src, limit_hint)
+        raise _too_big(f"is {kind}-compressed and decompresses to more than", limit, src, limit_hint)
     if not out.strip():
         raise InputError(f"is empty (after {kind} decompression)", source=src, hint="upload a non-empty table")
     return out
@@ -808,7 +810,7 @@ def _unzip_single_table(data: bytes, src: str, limit: int, limit_hint: str | Non
         raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
                          hint="upload the CSV itself") from None
     if len(out) > limit:
-        raise _too_big(f"holds {infos[0].filename}, which decompresses to more than {size_text(limit)}", limit, src,
+        raise _too_big(f"holds {infos[0].filename}, which decompresses to more than", limit, src,
                        limit_hint)
     if not out.strip():
         raise InputError(f"is empty (after unzipping {infos[0].filename})", source=src, hint="upload a non-empty table")

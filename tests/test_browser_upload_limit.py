@@ -99,3 +99,37 @@ def test_file_over_the_limit_gets_a_clear_message(chromium_browser, tiny_limit_u
         expect(page.get_by_test_id("stException")).to_have_count(0)
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_compressed_bomb_is_refused_at_the_servers_limit(chromium_browser, tiny_limit_url, tmp_path, artifacts_dir):
+    """Issue 15, point 1: a small gzip file (named .csv) inflating past the server's 1 MB limit is refused with the
+    limit and how to raise it — the app gives the core its own limit (the core's default is 1 GB)."""
+    import gzip
+
+    expect = pytest.importorskip("playwright.sync_api").expect
+    from conftest import full_height_screenshot, wait_for_app
+
+    bomb = tmp_path / "bomb.csv"
+    bomb.write_bytes(gzip.compress(b"y,mean,std\n" + b"0.5,0.25,1\n" * 300_000))  # 3.3 MB of text
+    assert bomb.stat().st_size < 100_000
+
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(tiny_limit_url)
+        wait_for_app(page)
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+        expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
+        wait_for_app(page)
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bomb))
+        alert = page.get_by_test_id("stAlertContentError")
+        expect(alert).to_contain_text("decompresses to more than the size limit of 1 MB", timeout=120_000)
+        text = alert.inner_text().replace("\u2060", "")
+        assert "--server.maxUploadSize" in text and "now 1" in text, text
+        wait_for_app(page)
+        expect(page.get_by_text("Nothing loaded yet")).to_be_visible()
+        full_height_screenshot(page, artifacts_dir / "upload_bomb_refused.png")
+    finally:
+        context.close()

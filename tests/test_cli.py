@@ -284,3 +284,20 @@ def test_numerical_warnings_become_one_note_not_a_flood(tmp_path):
     assert "RuntimeWarning" not in proc.stderr and proc.stderr.strip() == ""
     assert "numerical warnings" in proc.stdout
     assert "numerical warnings" in out.read_text(encoding="utf-8")
+
+
+def test_size_limit_is_a_cli_option_and_the_message_says_so(tmp_path, capsys):
+    import gzip
+
+    bomb = tmp_path / "bomb.csv.gz"
+    bomb.write_bytes(gzip.compress(b"y,mean,std\n" + b"0.5,0.25,1\n" * 300_000))  # inflates to 3.3 MB
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(bomb), "--out", str(out), "--max-size-mb", "1", *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "more than the size limit of 1 MB" in err and "pass a larger --max-size-mb (now 1)" in err
+    assert "max_bytes" not in err and not out.exists()
+    assert cli.main(["evaluate", str(bomb), "--max-size-mb", "1", "-q"]) == 2
+    assert "--max-size-mb" in capsys.readouterr().err
+    assert cli.main(["report", str(bomb), "--out", str(out), "--max-size-mb", "0"]) == 2
+    assert "--max-size-mb must be at least 1, got 0" in capsys.readouterr().err
+    assert cli.main(["report", str(bomb), "--out", str(out), "-q", *FAST]) == 0  # within the default 1,024 MB

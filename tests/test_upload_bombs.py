@@ -106,7 +106,7 @@ def test_compressed_csv_bomb_stops_at_the_limit(kind, monkeypatch):
     with pytest.raises(cc.InputError) as err:
         cc.load_predictions(data, source=f"bomb.{kind}", max_bytes=limit, limit_hint="ask for more")
     text = str(err.value)
-    assert "decompresses to more than 1 MB" in text and "raise the limit: ask for more" in text
+    assert "decompresses to more than the size limit of 1 MB" in text and "raise the limit: ask for more" in text
     # below the limit the same compressed table loads
     small = _csv_bytes(1000)
     packed = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}.get(kind)
