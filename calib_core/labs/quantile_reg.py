@@ -134,8 +134,8 @@ def quantile_reg_findings(result: QuantileRegResult) -> list[str]:
     histograms (nothing fixed): the share of test PIT values in the outer tenths u < 0.1 or u > 0.9 per model
     against 20% and its central 99% binomial range Bin(N_test, 0.2)/N_test (above: over-confident, below:
     under-confident); test NLL, test calibration RMSE, test RMSE and training PIT entropy (QR eq. 6; 0 is the
-    uniform's, the largest) without → with the regulariser, each with the direction it moved; and which models'
-    test PIT entropy is −inf (PIT values exactly 0 or 1)."""
+    uniform PIT's, the largest; its spacing estimate scatters around it) without → with the regulariser, each
+    with the direction it moved; and which models' test PIT entropy is −inf (PIT values exactly 0 or 1)."""
     plain, reg = result.names
     v = result.value
     lo, hi = stats.binom.ppf([0.005, 0.995], result.n_test, 0.2) / result.n_test
@@ -163,10 +163,11 @@ def quantile_reg_findings(result: QuantileRegResult) -> list[str]:
     out.append("Test RMSE " + _change(v(plain, "test", "rmse"), v(reg, "test", "rmse"), "{:.1f}",
                                       "the means get better too", "the means get worse",
                                       "the means are as good") + ".")
+    zero = "a uniform PIT has entropy 0, the largest; the spacing estimate scatters around it"
     out.append("Training PIT entropy " + _change(
         v(plain, "train", "pit_entropy"), v(reg, "train", "pit_entropy"), "{:.3f}",
-        "the regulariser did not push the training PIT towards uniform (0 is the uniform's entropy, the largest)",
-        "the regulariser pushed the training PIT towards uniform (0 is the uniform's entropy, the largest)",
+        f"the regulariser did not push the training PIT towards uniform ({zero})",
+        f"the regulariser pushed the training PIT towards uniform ({zero})",
         "the regulariser left the training PIT's spread as it was") + ".")
     collapsed = [n for n in (plain, reg) if np.isneginf(v(n, "test", "pit_entropy"))]
     if collapsed:
