@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 st.set_page_config(
     page_title="Calibration Lab",
-    page_icon=":material/tune:",
+    page_icon=ui.PAGE_ICON,  # inline SVG: the browser fetches nothing (a :material/…: icon comes from a CDN)
     layout="wide",
     initial_sidebar_state="auto",
 )
@@ -41,7 +41,9 @@ def _page(file: str, title: str, icon: str, **kwargs) -> st.Page:
 
 
 # Registered explicitly: calling st.navigation switches off Streamlit's automatic pages/ discovery,
-# so only the pages listed here exist.  Sections are dict keys ("" = no header).
+# so only the pages listed here exist.  (A page address opened first on a fresh server would run its file
+# without this navigation: `import dashboard` reruns such a run through this file, see dashboard.frame.)
+# Sections are dict keys ("" = no header).
 PAGES: dict[str, list[st.Page]] = {
     "": [
         _page("home.py", "Home", ":material/home:", default=True),

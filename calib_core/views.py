@@ -6,7 +6,7 @@ is tested like the rest of the core.  No Streamlit import.
 
 * data: :func:`n_classes`, :func:`is_binary`, :func:`filter_choices`, :data:`DEFAULT_RESAMPLES`, :func:`subset`,
   :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
-  :func:`data_caption`, :func:`file_stem`;
+  :func:`data_caption`, :func:`download_name`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
   :func:`diagram_tables`, :func:`diagnose_example`;
 * regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
@@ -19,6 +19,7 @@ is tested like the rest of the core.  No Streamlit import.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -47,7 +48,7 @@ __all__ = [
     "data_facts",
     "preview_rows",
     "data_caption",
-    "file_stem",
+    "download_name",
     "format_number",
     "metric_table",
     "selection_vs_all",
@@ -231,10 +232,54 @@ def data_caption(pset: PredictionSet, name: str) -> str:
     return f"**{name}** · {pset.task}, layout `{pset.layout}` · {pset.n_rows:,} rows{extra}"
 
 
-def file_stem(text: object, limit: int | None = 40) -> str:
-    """A file-name-safe stem: every character that is not alphanumeric becomes ``_`` (cut to ``limit``)."""
-    stem = "".join(ch if ch.isalnum() else "_" for ch in str(text))
-    return stem if limit is None else stem[:limit]
+#: Characters NFKD cannot reduce to ASCII, spelled out in download names (Greek letters of the metrics and papers).
+_ASCII_SPELLING = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "eps", "θ": "theta", "κ": "kappa", "λ": "lambda",
+    "μ": "mu", "ν": "nu", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "χ": "chi", "ψ": "psi",
+    "ω": "omega", "Δ": "delta", "Σ": "sigma", "Φ": "phi", "Ω": "omega", "ß": "ss", "æ": "ae", "ø": "o", "đ": "d",
+    "ł": "l", "×": "x", "%": "pct",
+}
+#: Words a cut data name does not end with.
+_LINK_WORDS = frozenset({"a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "with"})
+#: File extensions of prediction files, dropped from the data name (``preds.csv`` → ``preds``).
+_DATA_EXTENSIONS = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".npz")
+
+
+def _ascii_words(text: str) -> list[str]:
+    """Lower-case ASCII words of ``text``: Greek letters spelled out, accents dropped (NFKD), other characters
+    separate words; a dot between two digits is kept (``§4.1`` → ``4.1``)."""
+    spelled = "".join(_ASCII_SPELLING.get(ch, _ASCII_SPELLING.get(ch.lower(), ch)) for ch in text)
+    plain = unicodedata.normalize("NFKD", spelled).encode("ascii", "ignore").decode("ascii").lower()
+    return re.findall(r"[a-z0-9]+(?:\.[0-9]+)*", plain)
+
+
+def download_name(data_name: object, *parts: object, ext: str, max_data_chars: int = 40) -> str:
+    """The file name of a download: ``<data>_<part>_<part>.<ext>``, ASCII, short and readable.
+
+    Every piece is reduced to lower-case ASCII words joined by ``-`` (Greek letters spelled out: ``σ`` →
+    ``sigma``; accents dropped; punctuation, dashes and spaces separate words; a dot between digits kept). The
+    data name (a file name or an example title) loses its table extension and is cut at a word boundary to
+    ``max_data_chars`` characters (at least its first word, itself cut to that length; a cut name does not end
+    in a link word such as ``of`` or ``vs``); ``parts`` (page, table, figure) are kept whole. Pieces with no
+    ASCII letter or digit are left out; the data name falls back to ``data``. E.g.
+    ``("Levi et al. §4.1 synthetic — true σ vs random σ", "regression", "metrics", ext="csv")`` →
+    ``levi-et-al-4.1-synthetic-true-sigma_regression_metrics.csv``.
+    """
+    text = str(data_name)
+    if text.lower().endswith(_DATA_EXTENSIONS):
+        text = text[: text.rindex(".")]
+    words = _ascii_words(text) or ["data"]
+    kept = [words[0][:max_data_chars]]
+    for word in words[1:]:
+        if len("-".join([*kept, word])) > max_data_chars:
+            while len(kept) > 1 and kept[-1] in _LINK_WORDS:  # a cut name does not end in "of", "vs", …
+                kept.pop()
+            break
+        kept.append(word)
+    stem = "-".join(kept)
+    pieces = [stem] + ["-".join(w) for w in (_ascii_words(str(p)) for p in parts) if w]
+    suffix = "".join(_ascii_words(ext)) or "bin"
+    return f"{'_'.join(pieces)}.{suffix}"
 
 
 # ------------------------------------------------------------------------------------------------ metrics

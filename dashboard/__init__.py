@@ -7,12 +7,19 @@
 * :mod:`dashboard.display` — Markdown escaping, charts, verdict sentences, metric / number tables, filter controls,
   export row;
 * :mod:`dashboard.selection` — the one linked-selection mechanism (:class:`LinkedSelection`);
-* :mod:`dashboard.labs` — the one lab-page scaffold (:class:`LabPage`) and the lab index.
+* :mod:`dashboard.labs` — the one lab-page scaffold (:class:`LabPage`) and the lab index;
+* :mod:`dashboard.frame` — the page icon and the guard that makes ``app.py``'s navigation frame every page, even a
+  page address opened first on a fresh server (:func:`take_over_navigation`, run on the first import of this
+  package, before anything else).
 
 Pages use it as ``import dashboard as ui``.  Pure tables, decisions and texts are in ``calib_core.views``.
 """
 
 from __future__ import annotations
+
+from .frame import PAGE_ICON, take_over_navigation
+
+take_over_navigation()  # first: a page run without app.py's navigation reruns here, before drawing anything
 
 from .cache import cached, diagnose_cached, figure, warm_up_core
 from .display import (
@@ -56,11 +63,11 @@ from .state import (
 )
 
 __all__ = [
-    "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "LabPage", "LinkedSelection",
-    "MAX_TABLE_ROWS", "METRIC_COLUMN_CONFIG", "SELECT_MODES", "UPLOAD_TYPES", "cached", "chart", "column_labels",
-    "content_token", "csv_safe", "current_data", "data_caption", "dataframe", "diagnose_cached", "diagnose_rows",
-    "export_row", "figure", "filter_controls", "init_state", "is_registry_metric", "keep_widget_values", "lab_index",
-    "load_example", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
-    "record_run_time", "require_data", "set_data", "set_example", "show_metric_table", "show_verdicts",
-    "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
+    "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
+    "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
+    "chart", "column_labels", "content_token", "csv_safe", "current_data", "data_caption", "dataframe",
+    "diagnose_cached", "diagnose_rows", "export_row", "figure", "filter_controls", "init_state", "is_registry_metric",
+    "keep_widget_values", "lab_index", "load_example", "md_escape", "number_table", "parse_upload", "persist",
+    "persistent", "pit_of_selected_bins", "record_run_time", "require_data", "set_data", "set_example",
+    "show_metric_table", "show_verdicts", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
 ]

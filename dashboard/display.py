@@ -212,12 +212,12 @@ def export_row(
     Files are built only when a button is pressed (callable data); pressing one does not rerun the page.
     ``verdicts`` (default: the report's) are appended to the metric CSV's rows (headline verdict of each model)."""
     verdicts = report.verdicts if verdicts is None else verdicts
-    stem = views.file_stem(st.session_state.get("pset_name", "data"))
+    data_name = st.session_state.get("pset_name", "data")
     st.subheader("Export")
     c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
     c1.download_button(
         "Metric table (CSV)", data=lambda: export.to_csv_bytes(export.metrics_with_verdicts(metrics, verdicts)),
-        file_name=f"{stem}_{prefix}_metrics.csv",
+        file_name=views.download_name(data_name, prefix, "metrics", ext="csv"),
         mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
         help="Every metric with its interval, perfect-calibration value, p-value and flags, and the headline verdict "
         "of each model (cells starting with = + - @ are neutralised)",
@@ -226,7 +226,7 @@ def export_row(
     which = c2.selectbox("Figure", names, key=f"{prefix}_dl_figure_name")
     c3.download_button(
         "Figure (HTML)", data=lambda: export.figure_html(figures[which], title=which),
-        file_name=f"{stem}_{prefix}_{views.file_stem(which, None)}.html", mime="text/html",
+        file_name=views.download_name(data_name, prefix, which, ext="html"), mime="text/html",
         key=f"{prefix}_dl_figure", icon=":material/bar_chart:", width="stretch", on_click="ignore",
         help="The chosen figure as an interactive HTML file that works offline",
     )
@@ -234,7 +234,8 @@ def export_row(
         "Page report (HTML)",
         data=lambda: export.report_html(report, title=title, figures=figures, prediction_set=pset, tables=tables,
                                         notes=list(notes), options=report.options),
-        file_name=f"{stem}_{prefix}_report.html", mime="text/html", key=f"{prefix}_dl_report",
+        file_name=views.download_name(data_name, prefix, "report", ext="html"), mime="text/html",
+        key=f"{prefix}_dl_report",
         icon=":material/description:", width="stretch", on_click="ignore",
         help="A self-contained HTML report of this page (data summary, metric tables, figures)",
     )

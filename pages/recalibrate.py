@@ -327,10 +327,12 @@ d1, d2, d3 = st.columns(3)
 with d1:
     st.markdown("**Comparison table**")
     st.download_button("Summary (CSV)", data=lambda: export.to_csv_bytes(result.summary),
-                       file_name="comparison_summary.csv", mime="text/csv", on_click="ignore",
+                       file_name=views.download_name(data_name, "comparison", "summary", ext="csv"),
+                       mime="text/csv", on_click="ignore",
                        icon=":material/download:", key="recal_dl_summary")
     st.download_button("Every trial (CSV)", data=lambda: export.to_csv_bytes(result.long),
-                       file_name="comparison_trials.csv", mime="text/csv", on_click="ignore",
+                       file_name=views.download_name(data_name, "comparison", "trials", ext="csv"),
+                       mime="text/csv", on_click="ignore",
                        icon=":material/download:", key="recal_dl_long")
 with d2:
     st.markdown("**Calibrated predictions**")
@@ -342,17 +344,20 @@ with d2:
     if which:
         st.download_button("Predictions (CSV)",
                            data=lambda: export.to_csv_bytes(export.calibrated_frame(pset, result, which)),
-                           file_name=f"calibrated_{which}.csv", mime="text/csv", on_click="ignore",
+                           file_name=views.download_name(data_name, "calibrated", which, ext="csv"),
+                           mime="text/csv", on_click="ignore",
                            icon=":material/download:", key="recal_dl_csv")
         st.download_button("Predictions (Parquet)",
                            data=lambda: export.to_parquet_bytes(export.calibrated_frame(pset, result, which)),
-                           file_name=f"calibrated_{which}.parquet", mime="application/octet-stream",
+                           file_name=views.download_name(data_name, "calibrated", which, ext="parquet"),
+                           mime="application/octet-stream",
                            on_click="ignore", icon=":material/download:", key="recal_dl_parquet")
 with d3:
     st.markdown("**Figures and report**")
     fig_name = st.selectbox("Figure", names, key="recal_dl_fig")
     st.download_button("Figure (HTML)", data=lambda: export.figure_html(figs[fig_name]),
-                       file_name=f"{fig_name.split(' (')[0].replace(' ', '_').lower()}.html", mime="text/html",
+                       file_name=views.download_name(data_name, fig_name.split(" (")[0], ext="html"),
+                       mime="text/html",
                        on_click="ignore", icon=":material/download:", key="recal_dl_figure")
 
     def page_report() -> str:
@@ -372,5 +377,6 @@ with d3:
             },
         )
 
-    st.download_button("Page report (HTML)", data=page_report, file_name="recalibration_report.html",
+    st.download_button("Page report (HTML)", data=page_report,
+                       file_name=views.download_name(data_name, "recalibration", "report", ext="html"),
                        mime="text/html", on_click="ignore", icon=":material/download:", key="recal_dl_report")

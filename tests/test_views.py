@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -125,11 +127,40 @@ def test_data_facts_and_preview(multi, probs):
     assert views.preview_rows(_load("point")) is None
 
 
-def test_data_caption_and_file_stem(multi):
+def test_data_caption(multi):
     assert views.data_caption(multi, "f.csv") == "**f.csv** · regression, layout `gaussian` · 300 rows · 2 models"
-    assert views.file_stem("a b/c.csv") == "a_b_c_csv"
-    assert len(views.file_stem("x" * 100)) == 40
-    assert len(views.file_stem("x" * 100, None)) == 100
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        # the example title of issue 14 (was Levi_et_al___4_1_synthetic___true_σ_vs_r_regression_metrics.csv)
+        (("Levi et al. §4.1 synthetic — true σ vs random σ", "regression", "metrics"),
+         "levi-et-al-4.1-synthetic-true-sigma_regression_metrics.csv"),
+        (("Diabetes — Gaussian (mean, std) of a boosting ensemble", "regression", "report"),
+         "diabetes-gaussian-mean-std-of-a-boosting_regression_report.csv"),
+        (("my predictions (v2).csv", "classification", "Reliability diagram (all)"),
+         "my-predictions-v2_classification_reliability-diagram-all.csv"),
+        (("Straße Ærø naïve μ.parquet", "x"), "strasse-aero-naive-mu_x.csv"),  # transliterated, extension dropped
+        (("预测.npz", "regression", "metrics"), "data_regression_metrics.csv"),  # nothing ASCII: "data"
+        (("a" * 100, "b"), "a" * 40 + "_b.csv"),  # one over-long word is cut
+        (("q", "", "—", "z"), "q_z.csv"),  # empty parts are left out
+    ],
+)
+def test_download_name(args, expected):
+    assert views.download_name(*args, ext="csv") == expected
+
+
+def test_download_names_of_every_example_are_short_readable_ascii():
+    from dashboard.state import EXAMPLES
+
+    for title in [*EXAMPLES, "Levi et al. §4.1 synthetic — true σ vs random σ"]:
+        for parts in (("regression", "metrics"), ("classification", "Reliability diagram")):
+            name = views.download_name(title, *parts, ext="html")
+            assert name.isascii() and name.endswith(".html"), name
+            assert re.fullmatch(r"[a-z0-9.]+(?:-[a-z0-9.]+)*(?:_[a-z0-9.]+(?:-[a-z0-9.]+)*)*\.html", name), name
+            assert len(name.split("_")[0]) <= 40 and len(name) <= 80, name
+            assert not name.split("_")[0].endswith(("-of", "-vs", "-a", "-the", "-and")), name
 
 
 def test_metric_table(report, multi):
