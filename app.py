@@ -64,15 +64,16 @@ PAGES["Labs"] = [_page("labs.py", "Lab index", ":material/school:")] + [
 # expanded: every page listed (with the labs there are 17; collapsed, Streamlit would hide some behind "View more")
 page = st.navigation(PAGES, position="sidebar", expanded=True)
 
+# The loaded data survives a reload or a new tab: a server-side store keyed by an unguessable ?data=<key> in the
+# address (dashboard.state.keep_data; bounds in dashboard.state: STORE_MAX_BYTES, STORE_IDLE_HOURS).  Lab
+# addresses never carry the key: they are the links people share.
+is_lab = page.url_path in {p.url_path for p in PAGES["Labs"]}
+ui.keep_data(in_address=not is_lab)
+
 # Status of the loaded data.  Pages change the data in widget callbacks (which run before this file) or
 # rerun after changing it, so this is always current.
 with st.sidebar:
-    pset = st.session_state.get("pset")
-    if pset is not None:
-        st.markdown(f"**Loaded:** {ui.md_escape(st.session_state.get('pset_name', pset.source))}")
-        st.caption(f"{pset.task} · `{pset.layout}` · {pset.n_rows:,} rows")
-    else:
-        st.caption("No data loaded yet — see the Data page.")
+    ui.data_status(home=page.url_path == "", in_address=not is_lab)  # "": the default page, Home
     st.caption("Calibration Lab · diagnose and fix predictive uncertainty. Nothing leaves this machine.")
 
 page.run()

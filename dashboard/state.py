@@ -11,7 +11,16 @@ key                  value
                      ``"example:<name>"``; cache keys and selections are tied to it
 ``pset_name``        display name (file name or example title)
 ``pset_origin``      ``"upload"`` or ``"example"``
+``data_key``         this session's key into the server-side store of loaded data (see below)
 ===================  ==================================================================================
+
+Data that stays: :func:`set_data` also keeps the loaded data in a server-side store (:mod:`dashboard.store`, one
+per server process, :func:`data_store`) under an unguessable key (``secrets.token_urlsafe(16)``) that this session
+puts into its own address as ``?data=<key>`` (:data:`DATA_PARAM`).  A reload or the same address in a new tab
+starts a new session, which finds the key in its address and gets the data back (:func:`keep_data`, called by
+``app.py`` on every run); without the key nothing is found.  Bounds: :data:`STORE_MAX_BYTES` for all sessions
+together (least recently used data evicted first) and :data:`STORE_IDLE_HOURS` after the last use; a server
+restart forgets everything.  Built-in examples are kept by title only (they are rebuilt from the cache).
 
 Widget persistence: Streamlit deletes the state of a widget whose page is not rendered.  A page declares the
 keys that must survive page switches with :func:`init_state` (``persist=True``) or :func:`persist`; ``app.py``
@@ -36,6 +45,7 @@ from calib_core.reading import read_table
 from calib_core.views import md_escape
 
 from .cache import BytesBoundedCache
+from .store import DataStore, approx_nbytes
 
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
@@ -56,6 +66,12 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "npz"]  # npz: plain array
 MAX_TABLE_ROWS = 200  # row tables show at most this many rows
 
 _PERSISTENT = "_persistent_widget_keys"  # session key: the set of widget keys kept across page switches
+
+DATA_PARAM = "data"  #: query parameter of the address that holds the session's key into the data store
+STORE_MAX_BYTES = 2 * 1024**3  #: byte budget of the data store, all sessions together (LRU eviction beyond it)
+STORE_IDLE_HOURS = 12  #: loaded data is forgotten this long after its last use
+_DATA_KEY = "data_key"  # session key: this session's key into the data store
+_EXAMPLE_NBYTES = 1024  # an example is kept by its title
 
 
 # --------------------------------------------------------------------------------------------------
@@ -164,11 +180,117 @@ def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str],
 
 
 def set_data(pset: cc.PredictionSet, token: str, name: str, origin: str) -> None:
-    """Make ``pset`` the loaded data of this session (resets selections tied to the old data)."""
+    """Make ``pset`` the loaded data of this session (resets selections tied to the old data) and keep it in the
+    server-side store under this session's key (created on first use; put into the address by :func:`keep_data`).
+    """
     st.session_state["pset"] = pset
     st.session_state["pset_token"] = token
     st.session_state["pset_name"] = name
     st.session_state["pset_origin"] = origin
+    _store_current()
+
+
+@st.cache_resource(show_spinner=False)
+def data_store() -> DataStore:
+    """The server process's store of loaded data (:data:`STORE_MAX_BYTES`, :data:`STORE_IDLE_HOURS`)."""
+    return DataStore(max_bytes=STORE_MAX_BYTES, max_idle_seconds=STORE_IDLE_HOURS * 3600.0)
+
+
+def _store_current() -> bool:
+    """Put this session's loaded data into the store under its key (made now if it has none); False if it is too
+    large to keep (it then stays in this tab only)."""
+    pset = st.session_state.get("pset")
+    if pset is None:
+        return False
+    store = data_store()
+    key = st.session_state.get(_DATA_KEY) or store.new_token()
+    st.session_state[_DATA_KEY] = key
+    origin = st.session_state.get("pset_origin", "upload")
+    record = {name: st.session_state.get(name) for name in ("pset_token", "pset_name", "pset_origin")}
+    if origin == "example" and record["pset_name"] in EXAMPLES:
+        kept = store.put(key, record, nbytes=_EXAMPLE_NBYTES)  # rebuilt from load_example's cache
+    else:
+        kept = store.put(key, {**record, "pset": pset}, nbytes=approx_nbytes(pset))
+    st.session_state["data_kept"] = kept
+    return kept
+
+
+def keep_data(*, in_address: bool = True) -> None:
+    """Once per run (``app.py``, before the page): bring back or keep this session's data.
+
+    * Nothing loaded and ``?data=<key>`` in the address: the stored data comes back (a reload, a new tab); an
+      unknown or expired key leaves the address and :func:`data_status` says the data is no longer kept.
+    * Data loaded: it counts as used (its idle time restarts), is stored again if it was evicted meanwhile, and
+      its key is put into the address — unless ``in_address`` is False (pages whose links are meant to be shared,
+      the labs: their address never carries it).
+    """
+    store = data_store()
+    params = st.query_params
+    if st.session_state.get("pset") is None:
+        key = params.get(DATA_PARAM)
+        if key is None:
+            return
+        record = store.get(key)
+        if record is None:
+            st.session_state["data_lost"] = True
+            del params[DATA_PARAM]
+            return
+        pset = record["pset"] if "pset" in record else load_example(record["pset_name"])
+        st.session_state["pset"] = pset
+        for name in ("pset_token", "pset_name", "pset_origin"):
+            st.session_state[name] = record[name]
+        st.session_state[_DATA_KEY] = key
+        st.session_state["data_kept"] = True
+        st.session_state["data_restored"] = True
+    else:
+        key = st.session_state.get(_DATA_KEY)
+        if key is None or store.get(key) is None:
+            _store_current()
+            key = st.session_state.get(_DATA_KEY)
+    if not st.session_state.get("data_kept"):
+        key = None
+    if in_address and key is not None:
+        if params.get(DATA_PARAM) != key:
+            params[DATA_PARAM] = key
+    elif DATA_PARAM in params:
+        del params[DATA_PARAM]
+
+
+def data_status(*, home: bool = False, in_address: bool = True) -> None:
+    """The sidebar's status of the loaded data: what is loaded, how long it is kept and how to get it back
+    (``home``: the Home page, which diagnoses a built-in example and says so beside it when data is loaded;
+    ``in_address`` as in :func:`keep_data`)."""
+    hours = f"{STORE_IDLE_HOURS} hours"
+    pset = st.session_state.get("pset")
+    if pset is None:
+        if st.session_state.get("data_lost"):
+            st.caption(
+                f"The data of this address is no longer kept (data is kept {hours} after its last use, while the "
+                "server runs and has room): load it again on the Data page."
+            )
+        elif home:
+            st.caption("No data of yours loaded yet: Home diagnoses a built-in example. Load your own on the Data "
+                       "page.")
+        else:
+            st.caption("No data loaded yet — see the Data page.")
+        return
+    from .display import md_escape
+
+    st.markdown(f"**Loaded:** {md_escape(st.session_state.get('pset_name', pset.source))}")
+    st.caption(f"{pset.task} · `{pset.layout}` · {pset.n_rows:,} rows")
+    if not st.session_state.get("data_kept"):
+        budget = STORE_MAX_BYTES / 1024**3
+        st.caption(f"Too large to keep on this server beyond this tab (over {budget:g} GB): a reload forgets it.")
+    elif in_address:
+        st.caption(
+            f"Kept on this server for {hours} after its last use: a reload, or this address in a new tab, brings "
+            "it back. The address is its private key: share it only with people who may see the data."
+        )
+    else:
+        st.caption(
+            f"Kept on this server for {hours} after its last use. Lab addresses leave out the key to it, so they "
+            "can be shared; any other page's address brings it back after a reload."
+        )
 
 
 def set_example(title: str) -> None:

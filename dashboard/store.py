@@ -1,0 +1,160 @@
+"""The server-side store that keeps each browser session's loaded data across a page refresh or a new tab.
+
+Pure Python (no Streamlit import; :mod:`dashboard.state` wires it to the session and the address bar).  Entries are
+keyed by an unguessable token (:meth:`DataStore.new_token`: 16 random bytes from :mod:`secrets`, URL-safe Base64),
+which only the session that created it puts into its own address; a request without the token cannot reach the
+entry.  The store is bounded in bytes and in time: an entry idle for longer than ``max_idle_seconds`` expires, and
+when the entries together exceed ``max_bytes`` the least recently used ones are evicted first.  A value larger than
+the whole budget is not kept at all.  Everything lives in this server process's memory: a restart forgets it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: What a token looks like (``secrets.token_urlsafe(16)`` gives 22 characters); anything else is never looked up.
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{22}")
+
+
+@dataclasses.dataclass
+class _Entry:
+    value: Any
+    nbytes: int
+    last_used: float
+
+
+class DataStore:
+    """Token → value, at most ``max_bytes`` in all (least recently used evicted first) and expiring after
+    ``max_idle_seconds`` without a :meth:`get` or :meth:`put`.  Thread-safe (sessions run in their own threads).
+
+    ``clock`` (seconds, monotonic) is injectable for tests.
+    """
+
+    def __init__(self, *, max_bytes: int, max_idle_seconds: float, clock: Callable[[], float] = time.monotonic):
+        if max_bytes <= 0 or max_idle_seconds <= 0:
+            raise ValueError("max_bytes and max_idle_seconds must be positive")
+        self.max_bytes = int(max_bytes)
+        self.max_idle_seconds = float(max_idle_seconds)
+        self._clock = clock
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def new_token() -> str:
+        """A fresh unguessable token: 128 random bits (``secrets.token_urlsafe(16)``, 22 URL-safe characters)."""
+        return secrets.token_urlsafe(16)
+
+    @staticmethod
+    def is_token(text: object) -> bool:
+        """Whether ``text`` has the form of a token (22 URL-safe characters)."""
+        return isinstance(text, str) and TOKEN_PATTERN.fullmatch(text) is not None
+
+    def put(self, token: str, value: Any, *, nbytes: int) -> bool:
+        """Keep ``value`` (about ``nbytes`` bytes) under ``token``, replacing what was there; evict the least
+        recently used other entries while the total exceeds ``max_bytes``.  Returns False (and keeps nothing under
+        ``token``) when ``nbytes`` alone exceeds ``max_bytes`` or ``token`` is malformed."""
+        if not self.is_token(token):
+            return False
+        with self._lock:
+            now = self._clock()
+            self._expire(now)
+            self._remove(token)
+            if nbytes > self.max_bytes:
+                return False
+            self._entries[token] = _Entry(value, int(nbytes), now)
+            self._bytes += int(nbytes)
+            while self._bytes > self.max_bytes:  # the new entry is the most recent: others go first
+                self._remove(next(iter(self._entries)))
+            return True
+
+    def get(self, token: str) -> Any | None:
+        """The value under ``token`` (and it counts as used now), or None if unknown, expired or evicted."""
+        if not self.is_token(token):
+            return None
+        with self._lock:
+            now = self._clock()
+            self._expire(now)
+            entry = self._entries.get(token)
+            if entry is None:
+                return None
+            entry.last_used = now
+            self._entries.move_to_end(token)
+            return entry.value
+
+    def discard(self, token: str) -> None:
+        """Forget ``token``'s entry (no error if there is none)."""
+        with self._lock:
+            self._remove(token)
+
+    @property
+    def total_bytes(self) -> int:
+        """Sum of the ``nbytes`` of the entries kept (expired ones included until the next call that expires)."""
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, token: object) -> bool:
+        """Whether ``token`` has an unexpired entry (does not count as a use)."""
+        with self._lock:
+            entry = self._entries.get(token) if isinstance(token, str) else None
+            return entry is not None and self._clock() - entry.last_used <= self.max_idle_seconds
+
+    # -- under the lock ---------------------------------------------------------------------------------------
+    def _remove(self, token: str) -> None:
+        entry = self._entries.pop(token, None)
+        if entry is not None:
+            self._bytes -= entry.nbytes
+
+    def _expire(self, now: float) -> None:
+        while self._entries:  # oldest use first: stop at the first entry still fresh
+            token, entry = next(iter(self._entries.items()))
+            if now - entry.last_used <= self.max_idle_seconds:
+                break
+            self._remove(token)
+
+
+def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
+    """Memory held by ``obj``, roughly: NumPy buffers (object arrays with their elements), pandas objects
+    (``memory_usage(deep=True)``), strings and bytes, recursing into containers, dataclasses and instance
+    ``__dict__``; each object counted once.  The store's budget is charged with it."""
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen or obj is None:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        base = obj if obj.base is None or not isinstance(obj.base, np.ndarray) else obj.base
+        if id(base) in seen and base is not obj:
+            return 0
+        seen.add(id(base))
+        if base.dtype == object:
+            return int(pd.Series(base.ravel(), copy=False).memory_usage(deep=True, index=False))
+        return int(base.nbytes)
+    if isinstance(obj, pd.DataFrame | pd.Series | pd.Index):
+        usage = obj.memory_usage(deep=True)
+        return int(usage.sum() if hasattr(usage, "sum") else usage)
+    if isinstance(obj, str | bytes | bytearray | int | float | bool | complex):
+        return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(approx_nbytes(k, _seen=seen) + approx_nbytes(v, _seen=seen)
+                                        for k, v in obj.items())
+    if isinstance(obj, list | tuple | set | frozenset):
+        return sys.getsizeof(obj) + sum(approx_nbytes(v, _seen=seen) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sys.getsizeof(obj) + sum(approx_nbytes(getattr(obj, f.name, None), _seen=seen)
+                                        for f in dataclasses.fields(obj))
+    if hasattr(obj, "__dict__") and not isinstance(obj, type):
+        return sys.getsizeof(obj) + approx_nbytes(vars(obj), _seen=seen)
+    return sys.getsizeof(obj)
