@@ -241,11 +241,10 @@ def keep_data(*, in_address: bool = True) -> None:
             st.session_state[name] = record[name]
         st.session_state[_DATA_KEY] = key
         st.session_state["data_kept"] = True
-        st.session_state["data_restored"] = True
     else:
         key = st.session_state.get(_DATA_KEY)
-        if key is None or store.get(key) is None:
-            _store_current()
+        if key is None or (st.session_state.get("data_kept") and store.get(key) is None):
+            _store_current()  # first time, or evicted / expired while this tab stayed open: keep it again
             key = st.session_state.get(_DATA_KEY)
     if not st.session_state.get("data_kept"):
         key = None

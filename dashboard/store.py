@@ -25,6 +25,7 @@ import pandas as pd
 
 #: What a token looks like (``secrets.token_urlsafe(16)`` gives 22 characters); anything else is never looked up.
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{22}")
+_OBJECT_SAMPLE = 1000  # elements of an object array sized by approx_nbytes (the rest are taken to be alike)
 
 
 @dataclasses.dataclass
@@ -127,9 +128,10 @@ class DataStore:
 
 
 def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
-    """Memory held by ``obj``, roughly: NumPy buffers (object arrays with their elements), pandas objects
-    (``memory_usage(deep=True)``), strings and bytes, recursing into containers, dataclasses and instance
-    ``__dict__``; each object counted once.  The store's budget is charged with it."""
+    """Memory held by ``obj``, roughly: NumPy buffers (object arrays: pointers plus their elements, sized on an
+    even sample of 1,000 — a few objects repeated count once), pandas objects (``memory_usage(deep=True)``),
+    strings and bytes, recursing into containers, dataclasses and instance ``__dict__``; each object counted
+    once.  The store's budget is charged with it."""
     seen = set() if _seen is None else _seen
     if id(obj) in seen or obj is None:
         return 0
@@ -139,8 +141,14 @@ def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
         if id(base) in seen and base is not obj:
             return 0
         seen.add(id(base))
-        if base.dtype == object:
-            return int(pd.Series(base.ravel(), copy=False).memory_usage(deep=True, index=False))
+        if base.dtype == object and base.size:  # pointers + the elements, sized on an even sample of them
+            flat = base.reshape(-1)
+            sample = flat[:: max(1, flat.size // _OBJECT_SAMPLE)][:_OBJECT_SAMPLE]
+            distinct = {id(x): x for x in sample}
+            if len(distinct) * 10 <= len(sample):  # a few objects repeated (labels such as "cal", "test")
+                return int(base.nbytes + sum(sys.getsizeof(x) for x in distinct.values()))
+            per_item = sum(sys.getsizeof(x) for x in sample) / len(sample)
+            return int(base.nbytes + per_item * flat.size)
         return int(base.nbytes)
     if isinstance(obj, pd.DataFrame | pd.Series | pd.Index):
         usage = obj.memory_usage(deep=True)

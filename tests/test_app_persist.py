@@ -100,3 +100,26 @@ def test_home_and_sidebar_agree_on_what_is_shown():
     assert f"Loaded: {LEVI}" in " ".join(m.value for m in at.sidebar.markdown).replace("**", "")
     links = [link.label for link in at.get("page_link")]
     assert any(label.startswith("Your data,") and "Below: a built-in example" in label for label in links), links
+
+
+def test_data_larger_than_the_budget_stays_in_its_tab_and_is_not_resized_on_every_run(monkeypatch):
+    import dashboard.state as state
+
+    sized = []
+    real = state.approx_nbytes
+    monkeypatch.setattr(state, "approx_nbytes", lambda obj: sized.append(1) or real(obj))
+    monkeypatch.setattr(state, "STORE_MAX_BYTES", 50_000)  # a 1,000-row upload holds more than this
+    state.data_store.clear()  # a new store with the small budget
+    try:
+        at = _session(page="pages/data.py")
+        data = examples.levi_frame(n=500).to_csv(index=False).encode()
+        at.file_uploader(key="data_upload").upload("big.csv", data, "text/csv").run()
+        assert at.session_state["pset_name"] == "big.csv" and at.session_state["data_kept"] is False
+        assert DATA_PARAM not in at.query_params  # no key: nothing to bring back
+        assert "Too large to keep on this server beyond this tab" in _captions(at)
+        n_sized = len(sized)
+        at.switch_page("pages/regression.py").run()
+        at.switch_page("pages/data.py").run()
+        assert len(sized) == n_sized  # not measured again on every run
+    finally:
+        state.data_store.clear()
