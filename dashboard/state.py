@@ -259,7 +259,7 @@ def data_status(*, home: bool = False, in_address: bool = True) -> None:
     """The sidebar's status of the loaded data: what is loaded, how long it is kept and how to get it back
     (``home``: the Home page, which diagnoses a built-in example and says so beside it when data is loaded;
     ``in_address`` as in :func:`keep_data`)."""
-    hours = f"{STORE_IDLE_HOURS} hours"
+    hours = f"{STORE_IDLE_HOURS:d} hours"
     pset = st.session_state.get("pset")
     if pset is None:
         if st.session_state.get("data_lost"):
@@ -290,6 +290,19 @@ def data_status(*, home: bool = False, in_address: bool = True) -> None:
             f"Kept on this server for {hours} after its last use. Lab addresses leave out the key to it, so they "
             "can be shared; any other page's address brings it back after a reload."
         )
+
+
+def loaded_data_link() -> None:
+    """On Home, when data is loaded: a link to the page that diagnoses it, saying that Home shows an example."""
+    pset = st.session_state.get("pset")
+    if pset is None:
+        return
+    from .display import md_escape
+
+    target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"
+    name = md_escape(st.session_state.get("pset_name", pset.source))
+    st.page_link(target, label=f"Your data, {name}, is loaded: diagnose it on the {pset.task.title()} page. "
+                 "Below: a built-in example.", icon=":material/arrow_forward:")
 
 
 def set_example(title: str) -> None:

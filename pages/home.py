@@ -38,11 +38,7 @@ with st.container(horizontal=True):
     st.page_link("pages/data.py", label="Diagnose your own predictions: upload a file or pick an example",
                  icon=":material/upload_file:")
     st.page_link("pages/help.py", label="How to read the diagrams", icon=":material/help:")
-loaded = ui.current_data()
-if loaded is not None:  # the sidebar names the loaded data: say where it is diagnosed, and that this is not it
-    target = "pages/regression.py" if loaded[0].task == "regression" else "pages/classification.py"
-    st.page_link(target, label=f"Your data, {ui.md_escape(loaded[2])}, is loaded: diagnose it on the "
-                 f"{loaded[0].task.title()} page. Below: a built-in example.", icon=":material/arrow_forward:")
+ui.loaded_data_link()  # the sidebar names the loaded data: where it is diagnosed, and that this is not it
 
 c_example, c_layout, c_rows = st.columns([3, 2, 2])
 example = c_example.selectbox("Example", list(EXAMPLES), key="home_example")
