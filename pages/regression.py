@@ -25,14 +25,17 @@ pset, token, name = ui.require_data("regression", ui.DEFAULT_REGRESSION_EXAMPLE)
 st.markdown(ui.data_caption(pset, name))
 
 rows, models, group, (n_resamples, n_sims) = ui.filter_controls(pset, "reg")
-ui.init_state({"reg_n_bins": 15, "reg_binning": "equal count"}, persist=True)
+ui.init_state({"reg_n_bins": 15, "reg_binning": "equal count", "reg_levi_log": False}, persist=True)
 if pset.dist is not None:  # σ-bins mean nothing for point predictions
-    c1, c2, _ = st.columns([3, 2, 4])
+    c1, c2, c3 = st.columns([3, 2, 4], vertical_alignment="bottom")
     c1.slider("σ-bins (Levi diagram, ENCE)", 5, 50, key="reg_n_bins", help="Levi et al. use 15 bins by default.")
     c2.segmented_control(
         "Binning", ["equal count", "equal width"], key="reg_binning",
         help="Equal-count bins of sorted σ (Levi et al.); equal-width between min and max σ (netcal's convention).",
     )
+    c3.toggle("Log axes (Levi diagram)", key="reg_levi_log",
+              help="Log-log axes spread σ-bins that differ by orders of magnitude (one far bin, models on different "
+              "scales); RMSE = RMV stays the diagonal.")
 n_bins = int(st.session_state["reg_n_bins"])
 binning = "width" if st.session_state["reg_binning"] == "equal width" else "count"
 options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
@@ -69,12 +72,13 @@ def chart(figure, key: str) -> None:
 # ------------------------------------------------------------------------------------- selection state
 selection = ui.LinkedSelection("reg", (token, rows, group, n_bins, binning), shown)
 fig_key = f"{base_key}|{sorted(options.items())}"  # determines every figure of the page (with what is drawn)
-levi_base = f"{fig_key}|levi|epoch={selection.epoch}"
+levi_log = bool(st.session_state["reg_levi_log"])
+levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"
 levi_drawn = selection.drawn("reg_levi_chart", levi_base)
 
 
 def _levi_figure():
-    fig = plots.levi_figure(levi_tables, colors=colors)
+    fig = plots.levi_figure(levi_tables, colors=colors, log_axes=levi_log)
     fig.update_layout(meta={"selection_epoch": selection.epoch})  # "Clear" gives every chart a new identity
     return plots.mark_selected(fig, levi_drawn)
 

@@ -252,6 +252,26 @@ def test_regression_controls(levi_app):
     assert not at.exception
 
 
+def test_levi_log_axes_toggle(levi_app):
+    """Issue 14, point 6: log axes spread σ-bins of different scales; the identity line and the selection stay."""
+    at = levi_app
+    linear = specs(at)["reg_levi_chart"]["layout"]
+    assert linear["xaxis"].get("type", "linear") == "linear"
+    at.toggle(key="reg_levi_log").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = specs(at)["reg_levi_chart"]
+    assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"
+    assert spec["layout"]["xaxis"]["range"] == spec["layout"]["yaxis"]["range"]
+    assert any(d.get("meta", {}).get("role") == "reference" for d in spec["data"])
+    plotly_select(at, "reg_levi_chart", bins_points(spec, "random sigma", [3]))
+    assert at.session_state["reg_sel"].bins == {"random sigma": (3,)}
+    at.toggle(key="reg_levi_log").set_value(False).run()
+    assert specs(at)["reg_levi_chart"]["layout"]["xaxis"].get("type", "linear") == "linear"
+    assert at.session_state["reg_sel"].bins == {"random sigma": (3,)}  # the axes are a view, not a new binning
+    at.button(key="reg_clear").click().run()
+    assert at.session_state["reg_sel"].empty
+
+
 def test_levi_selection_recomputes_the_linked_views(levi_app):
     at = levi_app
     before = table(at, "metric", "value")

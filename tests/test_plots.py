@@ -219,6 +219,56 @@ def test_levi_axes_zoom_to_data_far_from_zero():
     assert by_meta(near, "reference")[0].x[0] == 0.0  # data near the origin: axes start at 0
 
 
+def _share_of_axis(fig: go.Figure, values: np.ndarray) -> float:
+    """Width of ``values`` as a share of the x-axis range (in the axis's own units: log10 for a log axis)."""
+    lo, hi = fig.layout.xaxis.range
+    v = np.log10(values) if fig.layout.xaxis.type == "log" else values
+    return float((v.max() - v.min()) / (hi - lo))
+
+
+def test_levi_log_axes_spread_bins_a_far_bin_squeezes():
+    # 14 bins between RMV 0.1 and 2 and one bin at 50 (the QM9 case): on linear axes the 14 use < 3% of the
+    # width, on log axes more than 30%; the identity line still spans the shared range of both axes
+    t = levi_table(15)
+    t.loc[14, ["rmv", "rmse", "rmse_low", "rmse_high", "sigma_low", "sigma_high"]] = [50, 55, 45, 65, 40, 60]
+    close = t["rmv"].to_numpy()[:14]
+    linear = plots.levi_figure(t)
+    log = plots.levi_figure(t, log_axes=True)
+    assert linear.layout.xaxis.type in (None, "linear") and _share_of_axis(linear, close) < 0.03
+    assert log.layout.xaxis.type == log.layout.yaxis.type == "log"
+    assert _share_of_axis(log, close) > 0.3
+    lo, hi = by_meta(log, "reference")[0].x
+    assert tuple(log.layout.xaxis.range) == tuple(log.layout.yaxis.range)
+    np.testing.assert_allclose(np.log10([lo, hi]), log.layout.xaxis.range)
+    values = t[["rmv", "rmse", "rmse_low", "rmse_high"]].to_numpy()
+    assert lo < values.min() and hi > values.max()
+    assert log.layout.yaxis.scaleanchor == "x"  # RMSE = RMV stays the 45° diagonal
+
+
+def test_levi_log_axes_ignore_zero_and_nan():
+    t = levi_table(6)
+    t.loc[0, "rmse_low"] = 0.0  # an interval reaching 0 has no logarithm
+    t.loc[1, ["rmse_low", "rmse_high"]] = np.nan
+    lo, hi = plots.levi_figure(t, log_axes=True).layout.xaxis.range
+    positive = t[["rmv", "rmse", "rmse_low", "rmse_high"]].to_numpy().ravel()
+    positive = positive[np.isfinite(positive) & (positive > 0)]
+    assert np.isfinite([lo, hi]).all() and lo < np.log10(positive.min()) and hi > np.log10(positive.max())
+
+
+@pytest.mark.parametrize("builder,make", BUILDERS, ids=[b.__name__ for b, _ in BUILDERS])
+def test_titles_sit_below_the_toolbar(builder, make):
+    """Plotly's toolbar shows in the top-right corner of the figure on hover: the title sits on the plotting
+    area (paper coordinates) and the top margin leaves the toolbar its own strip above it."""
+    from calib_core.plots._style import MODEBAR_HEIGHT, TITLE_LINE
+
+    fig = builder(make(), title="A long title that runs under the toolbar of a half-width chart")
+    title = fig.layout.title
+    assert title.yref == "paper" and title.y == 1 and title.yanchor == "bottom"
+    assert fig.layout.margin.t >= MODEBAR_HEIGHT + TITLE_LINE + title.pad.b
+    untitled = builder(make(), title=None)
+    assert untitled.layout.margin.t >= MODEBAR_HEIGHT  # nor does it cover the data
+
+
 def test_levi_handles_nan_interval():
     t = levi_table(5)
     t.loc[2, ["rmse_low", "rmse_high"]] = np.nan  # e.g. CIs switched off

@@ -21,6 +21,7 @@ __all__ = [
     "model_colors",
     "named_tables",
     "rgba",
+    "title_layout",
 ]
 
 TEMPLATE = "plotly_white"
@@ -40,6 +41,10 @@ PALETTE = (
 REFERENCE_COLOR = "#555555"
 HEIGHT = 420
 """Figure height in pixels."""
+MODEBAR_HEIGHT = 30
+"""Pixels at the top of a figure kept for Plotly's toolbar (it appears in the top-right corner on hover)."""
+TITLE_LINE = 22
+"""Pixels per line of a figure title."""
 
 Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
 
@@ -79,15 +84,32 @@ def rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def title_layout(title: str | None, *, lines: int = 1) -> tuple[dict | None, int]:
+    """(Plotly ``title``, top margin in px) that keep a title clear of the toolbar.
+
+    The title sits just above the plotting area (left-aligned, ``yref="paper"``) and the top margin holds
+    :data:`MODEBAR_HEIGHT` above it, so the toolbar Plotly shows on hover (top-right corner of the figure) never
+    covers the title or the data.  ``lines``: lines of the title text (``<br>``-separated).
+    """
+    top = MODEBAR_HEIGHT + 4
+    if not title:
+        return None, top
+    spec = {"text": title, "x": 0, "xref": "paper", "xanchor": "left", "y": 1, "yref": "paper",
+            "yanchor": "bottom", "pad": {"b": 8}}
+    return spec, top + TITLE_LINE * max(lines, 1) + 8
+
+
 def apply_layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, multi: bool) -> go.Figure:
-    """The common look of every figure: template, titles, height, margins, a legend below when ``multi``."""
+    """The common look of every figure: template, titles, height, margins, a legend below when ``multi``;
+    the title placed by :func:`title_layout` (below the toolbar)."""
+    title_spec, top = title_layout(title, lines=str(title or "").count("<br>") + 1)
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": title} if title else None,
+        title=title_spec,
         xaxis_title=xaxis,
         yaxis_title=yaxis,
         height=HEIGHT,
-        margin={"l": 60, "r": 20, "t": 45 if title else 15, "b": 95 if multi else 55},
+        margin={"l": 60, "r": 20, "t": top, "b": 95 if multi else 55},
         showlegend=multi,
         # below the x-axis title: never collides with the title or the data
         legend={"orientation": "h", "yanchor": "top", "y": -0.17, "xanchor": "center", "x": 0.5},

@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy import stats
 
-from ._style import REFERENCE_COLOR, TEMPLATE, apply_layout, merged_colors, named_tables, rgba
+from ._style import REFERENCE_COLOR, TEMPLATE, apply_layout, merged_colors, named_tables, rgba, title_layout
 
 __all__ = [
     "GAP_COLOR",
@@ -331,9 +331,10 @@ def per_class_reliability_figure(
         )
     fig.update_xaxes(range=[0, 1], tickvals=[0, 0.5, 1])
     fig.update_yaxes(range=[0, 1.02], tickvals=[0, 0.5, 1])
+    title_spec, top = title_layout(title)
     fig.update_layout(
-        template=TEMPLATE, title={"text": title} if title else None, showlegend=False,
-        height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": 70 if title else 40, "b": 40},
+        template=TEMPLATE, title=title_spec, showlegend=False,
+        height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": top + 25, "b": 40},  # + subplot titles
     )
     fig.update_annotations(font_size=12)
     return fig

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba, title_layout
 
 __all__ = ["coverage_by_bin_figure", "recalibration_map_figure", "density_figure", "nlpd_reliability_figure"]
 
@@ -137,7 +137,8 @@ def density_figure(
     if y_cap is not None and peak > y_cap:
         fig.update_yaxes(range=[0, y_cap])
         note = f"<sup>y-axis clipped; spikes reach {peak:.3g}</sup>"
-        fig.update_layout(title={"text": f"{title}<br>{note}" if title else note})
+        spec, top = title_layout(f"{title}<br>{note}" if title else note, lines=2 if title else 1)
+        fig.update_layout(title=spec, margin={"t": top})
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig

@@ -155,6 +155,7 @@ def levi_figure(
     colors: Mapping[str, str] | None = None,
     title: str | None = "RMSE vs RMV (Levi et al.)",
     selected: Mapping[str, Iterable[int]] | None = None,
+    log_axes: bool = False,
 ) -> go.Figure:
     """Levi et al. (2019) reliability diagram: RMSE_j = sqrt(mean ε²) vs RMV_j = sqrt(mean σ²) per σ-bin.
 
@@ -164,18 +165,18 @@ def levi_figure(
     Table columns: ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
     ``selected = {name: bins}`` marks those bins through Plotly's ``selectedpoints`` (the other bins are
     dimmed), e.g. to show a stored selection after a rerun.
+
+    Both axes share one range (the identity line at 45°) fitted to the data: linear axes start at 0 unless the
+    data sit far from it; ``log_axes=True`` gives log-log axes spanning the positive values (bins whose σ differ by
+    orders of magnitude — one far bin, models on different scales — are spread out instead of squeezed into a
+    corner; RMSE = RMV stays the diagonal).
     """
     cols = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
     named = named_tables(tables, cols)
     cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     vals = np.concatenate([_col(t, c) for t in named.values() for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
-    vals = vals[np.isfinite(vals)]
-    ax_lo, ax_hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
-    pad = 0.06 * (ax_hi - ax_lo) if ax_hi > ax_lo else 0.5 * max(abs(ax_hi), 1.0)
-    # the same range on both axes (the identity line at 45°); start at 0 unless the data sit far from it
-    ax_lo = 0.0 if ax_lo - pad < 0.15 * ax_hi else ax_lo - pad
-    ax_hi = ax_hi + pad
+    ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
     fig.add_trace(_identity(ax_lo, ax_hi, "RMSE = RMV"))
     for name, t in named.items():
         rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
@@ -205,9 +206,28 @@ def levi_figure(
             )
         )
     apply_layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
-    fig.update_xaxes(range=[ax_lo, ax_hi], constrain="domain")
-    fig.update_yaxes(range=[ax_lo, ax_hi], scaleanchor="x", scaleratio=1, constrain="domain")
+    kind = "log" if log_axes else "linear"
+    fig.update_xaxes(type=kind, range=axis_range, constrain="domain")
+    fig.update_yaxes(type=kind, range=axis_range, scaleanchor="x", scaleratio=1, constrain="domain")
     return fig
+
+
+def _diagonal_range(values: np.ndarray, *, log_axes: bool) -> tuple[float, float, list[float]]:
+    """(low, high, Plotly axis range) shared by both axes of a diagram with an identity line.
+
+    Linear: [min − pad, max + pad] with pad = 6% of the span, starting at 0 when min − pad < 0.15·max.  Log: the
+    positive values, padded by 6% of their span in decades; Plotly's range is then in log10 units.
+    """
+    vals = np.asarray(values, dtype=float)
+    vals = vals[np.isfinite(vals) & ((vals > 0) if log_axes else True)]
+    if log_axes:
+        lo, hi = (float(np.log10(vals.min())), float(np.log10(vals.max()))) if vals.size else (-1.0, 0.0)
+        pad = 0.06 * (hi - lo) if hi > lo else 0.1
+        return 10 ** (lo - pad), 10 ** (hi + pad), [lo - pad, hi + pad]
+    lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
+    pad = 0.06 * (hi - lo) if hi > lo else 0.5 * max(abs(hi), 1.0)
+    lo = 0.0 if lo - pad < 0.15 * hi else lo - pad
+    return lo, hi + pad, [lo, hi + pad]
 
 
 def figure_token(fig: go.Figure) -> str:
