@@ -12,6 +12,7 @@ is tested like the rest of the core.  No Streamlit import.
 * regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
 * classification page: :func:`row_bin_values`, :func:`confidence_bin_rows`, :func:`reliability_semantics`,
   :func:`classification_rows`, :func:`class_breakdowns`, :func:`per_class_table`;
+* recalibrate page: :data:`COMPARISON_METRICS`, :func:`comparison_metrics`;
 * labs: :func:`quantity_table`;
 * text from files: :func:`md_escape` — the one escaping path of every string that came from a file.
 """
@@ -64,6 +65,8 @@ __all__ = [
     "class_breakdowns",
     "per_class_table",
     "quantity_table",
+    "COMPARISON_METRICS",
+    "comparison_metrics",
 ]
 
 SPREAD_KINDS = ("std", "var", "log_var", "log_std")  #: regression spread columns of the mapping form
@@ -514,3 +517,25 @@ def per_class_table(per_class: pd.DataFrame, classes: Sequence[str] | None, wide
 def quantity_table(numbers: Mapping[str, float], labels: Mapping[str, str]) -> pd.DataFrame:
     """A two-column (quantity, value) table of ``numbers`` named by ``labels`` (in the order of ``labels``)."""
     return pd.DataFrame([(label, numbers[key]) for key, label in labels.items()], columns=["quantity", "value"])
+
+
+# ------------------------------------------------------------------------------------------------ recalibrate
+#: The metrics the Recalibrate comparison shows first (dot-plot rows and table columns): one or two calibration
+#: statistics a reader knows, the coverage of the 90% interval, the proper scores and a sharpness number.
+COMPARISON_METRICS = {
+    "regression": ("ence", "calibration_rmse", "coverage_90", "nll", "crps", "sharpness"),
+    "classification": ("ece", "classwise_ece", "ece_positive", "nll", "brier", "accuracy"),
+}
+
+
+def comparison_metrics(summary: pd.DataFrame, task: str) -> tuple[list[str], list[str]]:
+    """(every metric key of a comparison summary in its order, the default subset to show).
+
+    ``summary``: :func:`calib_core.plots.tables.comparison_summary`'s table (ordered by kind).  The default is
+    :data:`COMPARISON_METRICS` of ``task`` restricted to the metrics present, in the summary's order; all
+    metrics when none of them is present.
+    """
+    keys = [str(k) for k in pd.unique(summary["metric"])]
+    wanted = set(COMPARISON_METRICS.get(task, ()))
+    default = [k for k in keys if k in wanted]
+    return keys, default or keys

@@ -3,9 +3,10 @@
 Thin by design: the comparison is ``cc.evaluate(..., diagrams=True)`` (every calibrator cloned, fitted on
 calibration rows only and scored on test rows only, ``repeats`` random splits → mean ± std, plus the before/after
 diagram tables of the first split from the estimators fitted in it), the calibrators and their parameters come from
-``calib_core.registry``, the table from ``calib_core.plots.tables.comparison_table``, the figures from
-``calib_core.plots.comparison`` and the downloads and report from ``calib_core.export``.  This file lays them out
-and turns its radio labels into the core's arguments.
+``calib_core.registry``, the summary table from ``calib_core.plots.tables.comparison_summary`` (drawn as a dot plot
+by ``calib_core.plots.comparison.comparison_dot_figure``, the chosen metrics as a narrow table by
+``comparison_columns``), the before/after figures from ``calib_core.plots.comparison`` and the downloads and
+report from ``calib_core.export``.  This file lays them out and turns its radio labels into the core's arguments.
 
 Data: the PredictionSet the Data page stored in ``st.session_state`` (``dashboard.state``'s contract: ``pset``,
 ``pset_token``, ``pset_name``), else a built-in example chosen here (``dashboard.EXAMPLES``), so the page also works
@@ -21,8 +22,9 @@ import streamlit as st
 import calib_core as cc
 import dashboard as ui
 from calib_core import export, views
-from calib_core.plots.comparison import comparison_figures
-from calib_core.plots.tables import comparison_table
+from calib_core.plots import model_colors
+from calib_core.plots.comparison import comparison_dot_figure, comparison_figures
+from calib_core.plots.tables import comparison_columns, comparison_summary
 from calib_core.protocol import has_split_column
 from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
 
@@ -269,17 +271,39 @@ if result.long.empty:
 # (a download choice, another model, a page switch) only re-sends them (Plotly figure construction is the
 # expensive part of a redraw).
 view = stored.setdefault("view", {})
-if "table" not in view:
-    view["table"] = comparison_table(result)
-table, best = view["table"]
-table = ui.csv_safe(table)  # model names become cells / column names of the toolbar's CSV download
+if "summary" not in view:
+    view["summary"] = comparison_summary(result)
+summary = view["summary"]
+metric_keys, default_metrics = views.comparison_metrics(summary, task)
+labels = dict(zip(summary["metric"], summary["label"]))
+metrics_key = f"recal_metrics_{task}"
+if metrics_key in st.session_state:
+    st.session_state[metrics_key] = [k for k in st.session_state[metrics_key] if k in metric_keys]
+picked = st.multiselect(
+    "Metrics shown", metric_keys, key=ui.persistent(metrics_key, default_metrics), format_func=labels.get,
+    help="Rows of the chart and columns of the table below; every metric is in the CSV download.",
+)
+picked = [k for k in metric_keys if k in picked] or default_metrics
+if ("dots", tuple(picked)) not in view:
+    view[("dots", tuple(picked))] = comparison_dot_figure(summary[summary["metric"].isin(picked)],
+                                                          colors=model_colors(result.calibrators),
+                                                          reference=BASELINE)
+ui.chart(view[("dots", tuple(picked))], "recal_dots")
+st.caption(
+    "Each dot is a calibrator's mean over trials on the test rows, the whisker ± one std; ★ marks the best of each "
+    "row (↓ lower is better, ↑ higher, → closest to the target), the dashed line the uncalibrated predictions. "
+    "Every row has its own scale."
+)
+table, best = comparison_columns(summary, picked)
+table = ui.csv_safe(table)  # model and calibrator names become cells of the toolbar's CSV download
 best = best.set_axis(table.columns, axis=1).set_axis(table.index, axis=0)
 styled = table.style.apply(
     lambda col: ["background-color: #dff0d8; font-weight: 600" if b else "" for b in best[col.name]], axis=0
 )
-ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table))
-st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted "
-           "(“better” says which direction wins; ≈ 0.9 for the 90% interval's coverage).")
+ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(table),
+             column_config={"model": st.column_config.TextColumn(pinned=True),
+                            "calibrator": st.column_config.TextColumn(pinned=True)})
+st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted.")
 
 st.subheader("Before / after (test rows of trial 1)")
 models = [m for m in pset.models() if result.diagrams.get(m)]
@@ -289,10 +313,13 @@ if not models:
 model = models[0]
 if len(models) > 1:
     model = st.selectbox("Model", models, key="recal_model")
+levi_log = bool(task == "regression" and st.session_state.get("recal_levi_log", False))
+
+
 def cached_figures(m: str) -> dict[str, Any]:
-    if ("figures", m) not in view:
-        view[("figures", m)] = comparison_figures(result, m)
-    return view[("figures", m)]
+    if ("figures", m, levi_log) not in view:
+        view[("figures", m, levi_log)] = comparison_figures(result, m, reference=BASELINE, log_axes=levi_log)
+    return view[("figures", m, levi_log)]
 
 
 figs = cached_figures(model)
@@ -304,11 +331,17 @@ if task == "regression":
         st.caption("Share of test targets below each predicted quantile; the grey ribbon is where a perfectly "
                    "calibrated forecaster falls 95% of the time.")
     with right:
-        ui.chart(figs[names[1]], "recal_levi")
-        st.caption("RMSE vs RMV per σ-bin: a calibrator that only fixes the average (Kuleshov curve) can still "
-                   "leave σ unrelated to the error — Levi et al.'s point.")
-    tabs = st.tabs(names[2:])
-    for tab, name in zip(tabs, names[2:]):
+        ui.chart(figs[names[2]], "recal_pit")
+        st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
+    ui.chart(figs[names[1]], "recal_levi")
+    c_caption, c_log = st.columns([4, 1], vertical_alignment="center")
+    c_caption.caption("RMSE vs RMV per σ-bin, one panel per calibrator with the uncalibrated bins in grey: a "
+                      "calibrator that only fixes the average (Kuleshov curve) can still leave σ unrelated to the "
+                      "error — Levi et al.'s point. The panels share their axes, fitted to the calibrated bins.")
+    c_log.toggle("Log axes", key=ui.persistent("recal_levi_log", False),
+                 help="Log-log axes spread σ-bins that differ by orders of magnitude; RMSE = RMV stays the diagonal.")
+    tabs = st.tabs(names[3:])
+    for tab, name in zip(tabs, names[3:]):
         with tab:
             ui.chart(figs[name], f"recal_fig_{name}")
 else:

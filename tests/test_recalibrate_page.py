@@ -33,6 +33,16 @@ def specs(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
+def spec_of(at: AppTest, key: str) -> dict:
+    """The figure JSON of the chart with widget key ``key``."""
+    return next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == key)
+
+
+def metric_headers(table: pd.DataFrame) -> set[str]:
+    """The metric labels of the comparison table's columns (without the direction arrows)."""
+    return {c.split(" ↓")[0].split(" ↑")[0].split(" →")[0] for c in table.columns if c not in ("model", "calibrator")}
+
+
 def role_traces(spec: dict, role: str) -> list[dict]:
     return [d for d in spec["data"] if d.get("meta", {}).get("role") == role and d.get("visible", True) is not False]
 
@@ -95,9 +105,10 @@ def test_page_runs_standalone_on_an_example(page):
 def test_regression_comparison_is_cc_evaluate_with_the_same_splits(page, captured):
     at = run_random(page, ["std scaling", "CRUDE"], repeats=3)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["metric", "better", "uncalibrated", "std scaling", "CRUDE"]
-    assert {"calibration RMSE", "ENCE (Levi)", "NLL", "CRPS", "coverage 90%"} <= set(table["metric"])
-    assert all("±" in v for v in table["uncalibrated"])  # three trials: mean ± std
+    assert list(table.columns[:1]) == ["calibrator"] and list(table["calibrator"]) == ["uncalibrated", "std scaling",
+                                                                                        "CRUDE"]
+    assert {"calibration RMSE", "ENCE (Levi)", "NLL", "CRPS", "coverage 90%"} <= metric_headers(table)
+    assert all("±" in v for v in table.iloc[0, 1:])  # three trials: mean ± std
     assert any("3 random splits" in c.value for c in at.caption)
 
     # the numbers are cc.evaluate's, with the same three random splits
@@ -117,15 +128,19 @@ def test_regression_comparison_is_cc_evaluate_with_the_same_splits(page, capture
 
     # before/after diagrams: one colour per calibrator on every chart; the perfect-calibration band drawn once
     s = specs(at)
-    assert len(s) == 6
-    kuleshov, levi = s[0], s[1]
+    assert len(s) == 7  # the comparison's dot plot + six diagrams
+    kuleshov, levi = spec_of(at, "recal_kuleshov"), spec_of(at, "recal_levi")
     curves = role_traces(kuleshov, "curve")
     assert [c["name"] for c in curves] == ["uncalibrated", "std scaling", "CRUDE"]
     colors = [c["line"]["color"] for c in curves]
     assert len(set(colors)) == 3
     assert len(role_traces(kuleshov, "band_high")) == 1
-    assert [d["marker"]["color"] for d in role_traces(levi, "bins")] == colors
-    for spec in s[2:]:  # PIT, intervals, z, Q-Q: the same colour for the same calibrator
+    # Levi small multiples: one panel per calibrator, the uncalibrated bins in grey behind each
+    assert [d["marker"]["color"] for d in role_traces(levi, "bins")] == colors[1:]
+    assert len(role_traces(levi, "reference_bins")) == 2
+    dots = spec_of(at, "recal_dots")
+    assert [d["marker"]["color"] for d in role_traces(dots, "legend") if d.get("mode") == "markers"][:3] == colors
+    for spec in s[2:]:  # PIT, Levi panels, intervals, z, Q-Q: the same colour for the same calibrator
         named = {d["name"]: d for d in spec["data"] if d.get("meta", {}).get("name") in ("std scaling", "CRUDE")}
         assert named["CRUDE"]["line" if "line" in named["CRUDE"] else "marker"]["color"] == colors[2]
     for c in at.get("plotly_chart"):
@@ -187,8 +202,11 @@ def test_classification_comparison_and_reliability_overlay(page):
     assert "Platt scaling" not in ms.options  # binary only; digits has 10 classes
     at = run_random(page, ["temperature scaling", "matrix scaling"], repeats=2, task="classification")
     table = at.dataframe[0].value
-    assert list(table.columns) == ["metric", "better", "uncalibrated", "temperature scaling", "matrix scaling"]
-    assert {"ECE", "MCE", "NLL", "Brier", "accuracy"} <= set(table["metric"])
+    assert list(table["calibrator"]) == ["uncalibrated", "temperature scaling", "matrix scaling"]
+    assert {"ECE", "class-wise ECE", "NLL", "Brier", "accuracy"} <= metric_headers(table)
+    at.multiselect(key="recal_metrics_classification").select("mce").run()  # any metric on demand
+    ok(at)
+    assert "MCE" in metric_headers(at.dataframe[0].value)
     got = at.session_state["recal_result"]["result"]
     pset = examples.digits_example()
     ref = evaluate_classification(pset, {"uncalibrated": None, "temperature scaling": ccal.TemperatureScaling(),
@@ -197,11 +215,11 @@ def test_classification_comparison_and_reliability_overlay(page):
     wide = got.wide("mean").loc["model"]
     assert wide.loc["temperature scaling", "ece"] < 0.5 * wide.loc["uncalibrated", "ece"]  # over-confident model
     s = specs(at)
-    assert len(s) == 2
-    lines = role_traces(s[0], "bins")
+    assert len(s) == 3  # the dot plot, the reliability diagram and the confidence histogram
+    lines = role_traces(s[1], "bins")
     assert [d["name"] for d in lines] == ["uncalibrated", "temperature scaling", "matrix scaling"]
     assert len({d["marker"]["color"] for d in lines}) == 3
-    assert len(role_traces(s[1], "hist")) == 3
+    assert len(role_traces(s[2], "hist")) == 3
 
 
 def test_binary_set_offers_platt_and_split_column(page):
@@ -211,7 +229,7 @@ def test_binary_set_offers_platt_and_split_column(page):
     page.multiselect(key="recal_cals_classification").set_value(["Platt scaling", "BBQ"]).run()
     next(b for b in page.button if b.label == "Run comparison").click().run()
     ok(page)
-    assert list(page.dataframe[0].value.columns) == ["metric", "better", "uncalibrated", "Platt scaling", "BBQ"]
+    assert list(page.dataframe[0].value["calibrator"]) == ["uncalibrated", "Platt scaling", "BBQ"]
     assert any("split column" in c.value and "one trial" in c.value for c in page.caption)
 
 
@@ -228,9 +246,11 @@ def test_data_from_the_data_page_with_two_models():
     at.multiselect(key="recal_cals_regression").set_value(["std scaling", "σ-binning"]).run()
     next(b for b in at.button if b.label == "Run comparison").click().run()
     ok(at)
-    cols = list(at.dataframe[0].value.columns)
-    assert cols[:3] == ["metric", "better", "true sigma · uncalibrated"]
-    assert "random sigma · σ-binning" in cols
+    table = at.dataframe[0].value
+    assert list(table.columns[:2]) == ["model", "calibrator"]
+    assert list(zip(table["model"], table["calibrator"]))[:4] == [
+        ("true sigma", "uncalibrated"), ("true sigma", "std scaling"), ("true sigma", "σ-binning"),
+        ("random sigma", "uncalibrated")]
     assert at.selectbox(key="recal_model").options == ["true sigma", "random sigma"]
     # Levi's point: σ-binning fixes the random-σ model's Kuleshov curve, but ENCE still shows σ is uninformative
     wide = at.session_state["recal_result"]["result"].wide("mean")
@@ -238,7 +258,7 @@ def test_data_from_the_data_page_with_two_models():
     assert wide.loc[("random sigma", "uncalibrated"), "ence"] > 5 * wide.loc[("true sigma", "uncalibrated"), "ence"]
     at.selectbox(key="recal_model").select("random sigma").run()
     ok(at)
-    curves = role_traces(specs(at)[0], "curve")
+    curves = role_traces(spec_of(at, "recal_kuleshov"), "curve")
     assert [c["name"] for c in curves] == ["uncalibrated", "std scaling", "σ-binning"]
 
 
@@ -261,7 +281,7 @@ def test_point_predictions_offer_sigma_estimators_only():
     next(b for b in at.button if b.label == "Run comparison").click().run()
     ok(at)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["metric", "better", "constant σ", "ACCRUE"]  # no uncertainty "before"
+    assert list(table["calibrator"]) == ["constant σ", "ACCRUE"]  # no uncertainty "before"
     wide = at.session_state["recal_result"]["result"].wide("mean").loc["model"]
     assert wide.loc["ACCRUE", "nll"] < wide.loc["constant σ", "nll"]  # σ(x) grows with |x|: ACCRUE finds it
 
@@ -280,3 +300,60 @@ def test_page_is_registered_in_the_app():
     at.switch_page("pages/recalibrate.py").run()
     ok(at)
     assert at.title[0].value == "Recalibrate"
+
+
+SEVEN = ["std scaling", "MLE + shift", "isotonic (Kuleshov)", "CRUDE", "split conformal", "σ-binning", "constant σ"]
+
+
+def test_comparison_is_a_dot_plot_with_a_narrow_table_below(page):
+    """Issue 14, point 1: the comparison's main view is a dot plot (one row per metric, best marked, uncalibrated
+    as reference) and the table below has one row per calibrator and the chosen metric columns only."""
+    from calib_core.plots.tables import comparison_summary
+    from calib_core.views import COMPARISON_METRICS
+
+    at = run_random(page, SEVEN, repeats=2)
+    result = at.session_state["recal_result"]["result"]
+    summary = comparison_summary(result)
+    dots = spec_of(at, "recal_dots")
+    layout = dots["layout"]
+    rows = [layout[k]["ticktext"][0] for k in sorted((k for k in layout if k.startswith("yaxis")),
+                                                     key=lambda k: int(k[5:] or 1)) if "ticktext" in layout[k]]
+    default = [k for k in pd.unique(summary["metric"]) if k in COMPARISON_METRICS["regression"]]
+    labels = dict(zip(summary["metric"], summary["label"]))
+    assert [r.rsplit(" ", 1)[0] if r.endswith(("↓", "↑")) else r.split(" →")[0] for r in rows] == [
+        labels[k] for k in default]
+    # the stars are the summary's best cells, one dot per calibrator per row
+    for trace in role_traces(dots, "dots"):
+        part = summary[(summary["metric"] == trace["meta"]["metric"]) & (summary["model"] == trace["meta"]["model"])]
+        assert trace["meta"]["best"] == list(part.loc[part["best"], "calibrator"])
+        assert sorted(trace["meta"]["calibrators"]) == sorted(part["calibrator"][~np.isnan(part["mean"])])
+    assert any(t["meta"]["best"] for t in role_traces(dots, "dots"))
+    # the uncalibrated predictions as a dashed reference line in every row
+    assert sum(1 for sh in layout["shapes"] if sh["line"].get("dash") == "dash") == len(default)
+    table = at.dataframe[0].value
+    assert list(table["calibrator"]) == ["uncalibrated", *SEVEN]
+    assert len(table.columns) == 1 + len(default)  # 8 calibrators as rows, not 8 columns
+    # the metric picker drives both
+    at.multiselect(key="recal_metrics_regression").unselect("sharpness").select("rmse").run()
+    ok(at)
+    assert "sharpness √mean σ²" not in metric_headers(at.dataframe[0].value)
+    assert "RMSE" in metric_headers(at.dataframe[0].value)
+    ticks = [v["ticktext"][0] for k, v in spec_of(at, "recal_dots")["layout"].items()
+             if k.startswith("yaxis") and "ticktext" in v]
+    assert any(t.startswith("RMSE") for t in ticks) and not any(t.startswith("sharpness") for t in ticks)
+
+
+def test_levi_small_multiples_and_log_axes(page):
+    """Issue 14, points 1 and 6: one Levi panel per calibrator (no tangle of 8 curves with error bars) and a log-axes
+    toggle that changes every panel's axis type."""
+    at = run_random(page, SEVEN, repeats=1)
+    levi = spec_of(at, "recal_levi")
+    assert [d["name"] for d in role_traces(levi, "bins")] == SEVEN
+    assert len({d["xaxis"] for d in role_traces(levi, "bins")}) == len(SEVEN)  # one panel each
+    assert levi["layout"]["xaxis"].get("type", "linear") == "linear"
+    at.toggle(key="recal_levi_log").set_value(True).run()
+    ok(at)
+    levi = spec_of(at, "recal_levi")
+    axes = [v for k, v in levi["layout"].items() if k.startswith(("xaxis", "yaxis"))]
+    assert len(axes) >= 2 * len(SEVEN) and all(a["type"] == "log" for a in axes)
+    assert len({tuple(a["range"]) for a in axes}) == 1  # one shared range: the same diagonal in every panel

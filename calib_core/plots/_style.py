@@ -84,18 +84,19 @@ def rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def title_layout(title: str | None, *, lines: int = 1) -> tuple[dict | None, int]:
+def title_layout(title: str | None, *, lines: int = 1, above: int = 0) -> tuple[dict | None, int]:
     """(Plotly ``title``, top margin in px) that keep a title clear of the toolbar.
 
     The title sits just above the plotting area (left-aligned, ``yref="paper"``) and the top margin holds
     :data:`MODEBAR_HEIGHT` above it, so the toolbar Plotly shows on hover (top-right corner of the figure) never
-    covers the title or the data.  ``lines``: lines of the title text (``<br>``-separated).
+    covers the title or the data.  ``lines``: lines of the title text (``<br>``-separated); ``above``: pixels
+    between the title and the plotting area kept for other text (subplot or column titles).
     """
-    top = MODEBAR_HEIGHT + 4
+    top = MODEBAR_HEIGHT + 4 + above
     if not title:
         return None, top
     spec = {"text": title, "x": 0, "xref": "paper", "xanchor": "left", "y": 1, "yref": "paper",
-            "yanchor": "bottom", "pad": {"b": 8}}
+            "yanchor": "bottom", "pad": {"b": 8 + above}}
     return spec, top + TITLE_LINE * max(lines, 1) + 8
 
 

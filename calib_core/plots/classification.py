@@ -331,10 +331,10 @@ def per_class_reliability_figure(
         )
     fig.update_xaxes(range=[0, 1], tickvals=[0, 0.5, 1])
     fig.update_yaxes(range=[0, 1.02], tickvals=[0, 0.5, 1])
-    title_spec, top = title_layout(title)
+    title_spec, top = title_layout(title, above=25)  # room for the subplot titles
     fig.update_layout(
         template=TEMPLATE, title=title_spec, showlegend=False,
-        height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": top + 25, "b": 40},  # + subplot titles
+        height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": top, "b": 40},
     )
     fig.update_annotations(font_size=12)
     return fig

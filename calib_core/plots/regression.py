@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ._style import (
     PALETTE,
@@ -44,6 +46,7 @@ from ._style import (
     model_colors,
     named_tables,
     rgba,
+    title_layout,
 )
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "model_colors",
     "calibration_curve_figure",
     "levi_figure",
+    "levi_panels_figure",
     "pit_histogram_figure",
     "z_histogram_figure",
     "qq_figure",
@@ -171,40 +175,14 @@ def levi_figure(
     orders of magnitude — one far bin, models on different scales — are spread out instead of squeezed into a
     corner; RMSE = RMV stays the diagonal).
     """
-    cols = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
-    named = named_tables(tables, cols)
+    named = named_tables(tables, LEVI_COLUMNS)
     cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     vals = np.concatenate([_col(t, c) for t in named.values() for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
     ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
     fig.add_trace(_identity(ax_lo, ax_hi, "RMSE = RMV"))
     for name, t in named.items():
-        rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
-        count = t["count"].to_numpy()
-        slo, shi = _col(t, "sigma_low"), _col(t, "sigma_high")
-        text = [
-            f"bin {int(b)}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
-            f"<br>90% CI [{lo_:.4g}, {hi_:.4g}]"
-            for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
-        ]
-        fig.add_trace(
-            go.Scatter(
-                x=rmv, y=rmse, mode="lines+markers", name=name,
-                line={"color": cmap[name], "width": 1.5},
-                marker={"color": cmap[name], "size": 8},
-                error_y={
-                    "type": "data", "symmetric": False, "array": np.maximum(hi - rmse, 0.0),
-                    "arrayminus": np.maximum(rmse - lo, 0.0), "color": cmap[name], "thickness": 1.2, "width": 3,
-                },
-                customdata=t["bin"].to_numpy(dtype=np.int64),
-                text=text,
-                hovertemplate="%{text}<extra>" + name + "</extra>",
-                selectedpoints=_selected_points(t, selected, name),
-                selected={"marker": {"size": 13, "opacity": 1.0}},
-                unselected={"marker": {"opacity": 0.3}},
-                meta={"name": name, "role": "bins"},
-            )
-        )
+        fig.add_trace(_levi_trace(name, t, cmap[name], _selected_points(t, selected, name)))
     apply_layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
     kind = "log" if log_axes else "linear"
     fig.update_xaxes(type=kind, range=axis_range, constrain="domain")
@@ -228,6 +206,104 @@ def _diagonal_range(values: np.ndarray, *, log_axes: bool) -> tuple[float, float
     pad = 0.06 * (hi - lo) if hi > lo else 0.5 * max(abs(hi), 1.0)
     lo = 0.0 if lo - pad < 0.15 * hi else lo - pad
     return lo, hi + pad, [lo, hi + pad]
+
+
+def _levi_trace(name: str, t: pd.DataFrame, color: str, selectedpoints: Any = None, *, marker_size: int = 8,
+                legend: bool = True) -> go.Scatter:
+    """The σ-bins of one table: markers joined by a line, 90% bootstrap interval of RMSE as error bars, hover
+    text, ``customdata`` = bin index, ``meta = {"name", "role": "bins"}``."""
+    rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
+    count = t["count"].to_numpy()
+    slo, shi = _col(t, "sigma_low"), _col(t, "sigma_high")
+    text = [
+        f"bin {int(b)}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
+        f"<br>90% CI [{lo_:.4g}, {hi_:.4g}]"
+        for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
+    ]
+    return go.Scatter(
+        x=rmv, y=rmse, mode="lines+markers", name=name, showlegend=legend,
+        line={"color": color, "width": 1.5},
+        marker={"color": color, "size": marker_size},
+        error_y={
+            "type": "data", "symmetric": False, "array": np.maximum(hi - rmse, 0.0),
+            "arrayminus": np.maximum(rmse - lo, 0.0), "color": color, "thickness": 1.2, "width": 3,
+        },
+        customdata=t["bin"].to_numpy(dtype=np.int64),
+        text=text,
+        hovertemplate="%{text}<extra>" + name + "</extra>",
+        selectedpoints=selectedpoints,
+        selected={"marker": {"size": 13, "opacity": 1.0}},
+        unselected={"marker": {"opacity": 0.3}},
+        meta={"name": name, "role": "bins"},
+    )
+
+
+LEVI_COLUMNS = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
+
+
+def levi_panels_figure(
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    reference: str | None = None,
+    log_axes: bool = False,
+    ncols: int = 4,
+    title: str | None = "RMSE vs RMV per σ-bin (Levi et al.)",
+) -> go.Figure:
+    """Small multiples of the Levi et al. (2019) diagram: one panel per table (e.g. per calibrator), RMSE_j vs
+    RMV_j per σ-bin with its 90% bootstrap interval, the identity line RMSE = RMV in every panel and the
+    ``reference`` table's bins (e.g. the uncalibrated predictions) in light grey behind every other panel's.
+
+    All panels share one range on both axes, fitted to the panels' own bins (:func:`levi_figure`'s rule; log-log
+    with ``log_axes=True``; the reference may run out of view), so the panels compare at a glance and the
+    identity line is the same diagonal everywhere; ``ncols`` panels per row.
+    Table columns as :func:`levi_figure`'s.  Eight calibrators with error bars overlaid on one diagram are a
+    tangle; side by side each stays readable.
+    """
+    named = named_tables(tables, LEVI_COLUMNS)
+    cmap = merged_colors(list(named), colors)
+    ref = named.get(reference) if reference is not None else None
+    panels = [n for n in named if n != reference] or list(named)
+    # zoom to the panels' own bins: a far-off reference (σ of the uncalibrated model 10x too wide) is context,
+    # it must not squeeze the calibrated bins into a corner
+    vals = np.concatenate([_col(named[n], c) for n in panels for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
+    ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
+    ncols = max(1, min(ncols, len(panels)))
+    nrows = -(-len(panels) // ncols)
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=panels, horizontal_spacing=0.05,
+                        vertical_spacing=0.16 if nrows > 1 else 0.0)
+    for i, name in enumerate(panels):
+        r, c = i // ncols + 1, i % ncols + 1
+        identity = _identity(ax_lo, ax_hi, "RMSE = RMV")
+        identity.showlegend = i == 0
+        fig.add_trace(identity, row=r, col=c)
+        if ref is not None:
+            grey = _levi_trace(reference, ref, rgba(REFERENCE_COLOR, 0.35), marker_size=5, legend=i == 0)
+            grey.meta = {"name": reference, "role": "reference_bins"}
+            grey.error_y = None
+            fig.add_trace(grey, row=r, col=c)
+        fig.add_trace(_levi_trace(name, named[name], cmap[name], marker_size=6, legend=False), row=r, col=c)
+    kind = "log" if log_axes else "linear"
+    fig.update_xaxes(type=kind, range=axis_range, nticks=4, tickfont={"size": 10})
+    fig.update_yaxes(type=kind, range=axis_range, nticks=4, tickfont={"size": 10})
+    for i in range(len(panels)):  # square panels: the identity line at 45° in each
+        r, c = i // ncols + 1, i % ncols + 1
+        xname = fig.get_subplot(r, c).xaxis.plotly_name.replace("axis", "")
+        fig.update_yaxes(row=r, col=c, scaleanchor=xname, scaleratio=1, constrain="domain")
+        fig.update_xaxes(row=r, col=c, constrain="domain")
+    fig.update_xaxes(row=nrows, title={"text": "RMV", "font": {"size": 11}})
+    fig.update_yaxes(col=1, title={"text": "RMSE", "font": {"size": 11}})
+    title_spec, top = title_layout(title, above=25)  # room for the panel titles
+    panel = 210
+    fig.update_layout(
+        template=TEMPLATE, title=title_spec, height=top + nrows * (panel + 45) + 60,
+        margin={"l": 60, "r": 20, "t": top, "b": 80}, showlegend=ref is not None,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.12 if nrows > 1 else -0.25, "xanchor": "center",
+                "x": 0.5},
+        hovermode="closest",
+    )
+    fig.update_annotations(font_size=12)
+    return fig
 
 
 def figure_token(fig: go.Figure) -> str:
