@@ -52,8 +52,9 @@ def test_recalibrate_runs_draws_and_downloads(app_page, artifacts_dir):
     charts = page.get_by_test_id("stPlotlyChart")
     expect(charts.first.locator(".main-svg").first).to_be_attached()
     # Kuleshov chart: identity line + one consistency band (2 traces) + uncalibrated + four calibrators
-    expect(charts.nth(0).locator(".scatterlayer .trace")).to_have_count(8, timeout=60_000)
-    legend = charts.nth(0).locator(".legend")
+    kuleshov = page.locator(".st-key-recal_kuleshov").get_by_test_id("stPlotlyChart")
+    expect(kuleshov.locator(".scatterlayer .trace")).to_have_count(8, timeout=60_000)
+    legend = kuleshov.locator(".legend")
     for name in ("uncalibrated", "std scaling", "isotonic (Kuleshov)", "CRUDE", "σ-binning"):
         expect(legend).to_contain_text(name)
 
@@ -79,9 +80,9 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     wait_for_app(page)
     _run(page)
     charts = page.get_by_test_id("stPlotlyChart")
-    expect(charts).to_have_count(2)
-    expect(charts.nth(0).locator(".legend")).to_contain_text("temperature scaling")
-    expect(charts.nth(1).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
+    expect(charts).to_have_count(3)  # the comparison's dot plot, reliability diagram, confidence histogram
+    expect(charts.nth(1).locator(".legend")).to_contain_text("temperature scaling")
+    expect(charts.nth(2).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
     full_height_screenshot(page, artifacts_dir / "recalibrate_classification.png")
 
 
@@ -101,3 +102,85 @@ def test_recalibrate_controls_survive_page_switches(app_page):
     wait_for_app(page)
     _open_recalibrate(page)
     expect(page.get_by_label("Seed")).to_have_value("17")
+
+
+LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"
+SEVEN = ["MLE + shift", "split conformal", "constant σ"]  # added to the four defaults: 7 calibrators
+#: Glide's data grid keeps its scroller 10 px larger than its viewport (room for the overlay scrollbars); a table
+#: that really scrolls overflows by at least a row (35 px) or a column.
+GRID_SLACK = 12
+
+BOXES = """(selector) => [...document.querySelectorAll(selector)].map(e => {
+    const b = e.getBoundingClientRect(); return {left: b.left, right: b.right, width: b.width}; })"""
+INNER_SCROLL = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')].map(t => {
+    let x = 0, y = 0;
+    for (const e of t.querySelectorAll('*')) {
+        x = Math.max(x, e.scrollWidth - e.clientWidth); y = Math.max(y, e.scrollHeight - e.clientHeight); }
+    return {x, y}; })"""
+
+
+def test_comparison_of_seven_calibrators_and_two_models_fits_1440x900(chromium_browser, streamlit_url, artifacts_dir):
+    """Issue 14, point 1: with 7 calibrators and 2 models the comparison (dot plot + table of the chosen metrics)
+    fits the page at 1440×900: no chart or table is wider than the viewport, the table has no inner scroll, the
+    Levi panels too; the log-axes toggle turns every Levi panel's axes to log."""
+    from playwright.sync_api import expect
+
+    context = chromium_browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(streamlit_url)
+        wait_for_app(page)
+        _open_recalibrate(page)
+        page.get_by_test_id("stSelectbox").filter(has_text="Built-in example").click()
+        page.get_by_role("option", name=LEVI).click()
+        expect(page.get_by_text("20,000 rows")).to_be_visible(timeout=120_000)
+        wait_for_app(page)
+        box = page.locator(".st-key-recal_cals_regression")
+        for name in SEVEN:
+            box.locator("input").click()
+            box.locator("input").fill(name)
+            page.keyboard.press("Enter")
+            wait_for_app(page)
+        page.keyboard.press("Escape")
+        page.get_by_text("random", exact=True).click()
+        wait_for_app(page)
+        repeats = page.get_by_role("spinbutton", name="Repeats")
+        repeats.fill("2")
+        repeats.press("Enter")
+        wait_for_app(page)
+        _run(page)
+        dots = page.locator(".st-key-recal_dots")
+        expect(dots.locator(".scatterlayer .trace").first).to_be_attached()
+        dots.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(artifacts_dir / "recalibrate_comparison_1440.png"))
+
+        width = page.evaluate("window.innerWidth")
+        main = page.evaluate(BOXES, "[data-testid=stMainBlockContainer]")[0]
+        for selector in ("[data-testid=stPlotlyChart]", "[data-testid=stDataFrame]"):
+            for b in page.evaluate(BOXES, selector):
+                if b["width"]:  # charts in closed tabs have no box
+                    assert b["right"] <= min(width, main["right"]) + 1, (selector, b, width)
+        table = page.get_by_test_id("stDataFrame").first
+        expect(table).to_contain_text("calibrator")
+        scroll = page.evaluate(INNER_SCROLL)[0]
+        assert scroll["x"] <= GRID_SLACK and scroll["y"] <= GRID_SLACK, scroll  # 16 rows, 8 columns, whole
+        # the best of each row is drawn as a star (plotly draws stars as paths in the point layer)
+        assert dots.locator(".scatterlayer .point").count() >= 16 * 6
+
+        levi = page.locator(".st-key-recal_levi")
+        levi.scroll_into_view_if_needed()
+        types = "(el) => { const p = el.querySelector('.js-plotly-plot')._fullLayout; " \
+                "return Object.keys(p).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => p[k].type); }"
+        assert set(levi.evaluate(types)) == {"linear"}
+        page.locator(".st-key-recal_levi_log").get_by_text("Log axes").click()
+        wait_for_app(page)
+        page.wait_for_function(
+            "() => document.querySelector('.st-key-recal_levi .js-plotly-plot')._fullLayout.xaxis.type === 'log'")
+        assert set(levi.evaluate(types)) == {"log"}
+        assert len(levi.evaluate(types)) == 2 * 7  # one panel per calibrator
+        page.wait_for_timeout(500)
+        levi.screenshot(path=str(artifacts_dir / "recalibrate_levi_panels_log.png"))
+    finally:
+        context.close()

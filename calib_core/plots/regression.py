@@ -185,9 +185,18 @@ def levi_figure(
         fig.add_trace(_levi_trace(name, t, cmap[name], _selected_points(t, selected, name)))
     apply_layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
     kind = "log" if log_axes else "linear"
-    fig.update_xaxes(type=kind, range=axis_range, constrain="domain")
-    fig.update_yaxes(type=kind, range=axis_range, scaleanchor="x", scaleratio=1, constrain="domain")
+    ticks = _log_ticks(axis_range) if log_axes else {}
+    fig.update_xaxes(type=kind, range=axis_range, constrain="domain", **ticks)
+    fig.update_yaxes(type=kind, range=axis_range, scaleanchor="x", scaleratio=1, constrain="domain", **ticks)
     return fig
+
+
+def _log_ticks(axis_range: list[float]) -> dict[str, Any]:
+    """Tick values 1, 2, 5 × 10^k inside a log axis range (log10 units), labelled in full ("0.2", not "2")."""
+    e = np.arange(np.floor(axis_range[0]), np.ceil(axis_range[1]) + 1)
+    vals = (np.array([1.0, 2.0, 5.0])[None, :] * 10.0 ** e[:, None]).ravel()
+    vals = vals[(np.log10(vals) >= axis_range[0]) & (np.log10(vals) <= axis_range[1])]
+    return {"tickvals": vals, "ticktext": [f"{v:g}" for v in vals]}
 
 
 def _diagonal_range(values: np.ndarray, *, log_axes: bool) -> tuple[float, float, list[float]]:
@@ -284,8 +293,9 @@ def levi_panels_figure(
             fig.add_trace(grey, row=r, col=c)
         fig.add_trace(_levi_trace(name, named[name], cmap[name], marker_size=6, legend=False), row=r, col=c)
     kind = "log" if log_axes else "linear"
-    fig.update_xaxes(type=kind, range=axis_range, nticks=4, tickfont={"size": 10})
-    fig.update_yaxes(type=kind, range=axis_range, nticks=4, tickfont={"size": 10})
+    ticks = _log_ticks(axis_range) if log_axes else {"nticks": 4}
+    fig.update_xaxes(type=kind, range=axis_range, tickfont={"size": 10}, **ticks)
+    fig.update_yaxes(type=kind, range=axis_range, tickfont={"size": 10}, **ticks)
     for i in range(len(panels)):  # square panels: the identity line at 45° in each
         r, c = i // ncols + 1, i % ncols + 1
         xname = fig.get_subplot(r, c).xaxis.plotly_name.replace("axis", "")
