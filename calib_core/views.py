@@ -8,6 +8,7 @@ is tested like the rest of the core.  No Streamlit import.
   :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
   :func:`data_caption`, :func:`download_name`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
+  :func:`metric_groups`, :func:`metric_tests`,
   :func:`diagram_tables`, :func:`diagnose_example`;
 * regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
 * classification page: :func:`row_bin_values`, :func:`confidence_bin_rows`, :func:`reliability_semantics`,
@@ -53,6 +54,9 @@ __all__ = [
     "format_number",
     "metric_table",
     "selection_vs_all",
+    "KIND_HEADINGS",
+    "metric_groups",
+    "metric_tests",
     "diagram_tables",
     "diagnose_example",
     "sigma_ranges",
@@ -354,11 +358,11 @@ def verdict_lines(report: Report, models: Iterable[str] | None = None, group: st
 
 
 def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float = 0.95,
-                     several_models: bool = False) -> pd.DataFrame:
+                     several_models: bool = False, compact: bool = False) -> pd.DataFrame:
     """Metric table of a selection with the all-rows value beside it: columns ``[model,] metric, selection,
     all rows`` first, then the selection's CI / perfect-calibration columns (``selected`` and ``overall`` are
-    long metric frames, as ``Report.metrics``)."""
-    sel_table = metric_table(selected, level, keep_model=several_models)
+    long metric frames, as ``Report.metrics``; ``compact`` as :func:`metric_table`'s)."""
+    sel_table = metric_table(selected, level, keep_model=several_models, compact=compact)
     all_table = metric_table(overall, level, keep_model=several_models)
     join = ["model", "metric"] if several_models else ["metric"]
     sel_table = sel_table.rename(columns={"value": "selection"}).merge(
@@ -366,6 +370,57 @@ def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float
     )
     front = join + ["selection", "all rows"]
     return sel_table[front + [c for c in sel_table.columns if c not in front]]
+
+
+#: Headings of the metric families on the diagnosis pages (the registry's kinds, in this order).
+KIND_HEADINGS = {
+    registry.CALIBRATION: "Calibration statistics (tested against perfect calibration)",
+    registry.PROPER: "Proper scores (lower is better; the perfect-calibration value is a reference)",
+    registry.DESCRIPTIVE: "Descriptive (no verdict)",
+}
+_EMPTY_CELLS = ("", "–", "None", "nan")
+
+
+def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """A display metric table (:func:`metric_table` or :func:`selection_vs_all`) split by the registry's kind:
+    [(heading, rows)] in :data:`KIND_HEADINGS` order, empty groups left out.
+
+    ``metrics``: the long metric frame the table was built from (``Report.metrics``; its ``kind`` column, or the
+    registry's kind of the key, says the family).  Within a group the rows are ordered by metric, then model (the
+    models' values of one metric side by side), and columns that are empty for every row of the group (no
+    p-value among proper scores, no perfect-calibration value among descriptive numbers, no note) are dropped.
+    Statistics outside the registry (the classification top-bin gap) count as calibration statistics.
+    """
+    shown = plots.metric_display_table(metrics, group=None)
+    kind_of = dict(zip(shown["label"], shown["kind"].fillna(registry.CALIBRATION)))
+    order = {label: i for i, label in enumerate(pd.unique(table["metric"]))}
+    kinds = table["metric"].map(kind_of).fillna(registry.CALIBRATION)
+    out = []
+    for kind, heading in KIND_HEADINGS.items():
+        part = table[(kinds == kind).to_numpy()].copy()
+        if part.empty:
+            continue
+        part["_o"] = part["metric"].map(order)
+        if "model" in part.columns:
+            models = {m: i for i, m in enumerate(pd.unique(table["model"]))}
+            part["_m"] = part["model"].map(models)
+            part = part.sort_values(["_o", "_m"], kind="stable").drop(columns=["_o", "_m"])
+        else:
+            part = part.sort_values("_o", kind="stable").drop(columns="_o")
+        empty = part.isna() | part.astype(str).isin(_EMPTY_CELLS)
+        keep = [c for c in part.columns if c in ("model", "metric") or not empty[c].all()]
+        out.append((heading, part[keep].reset_index(drop=True)))
+    return out
+
+
+def metric_tests(metrics: pd.DataFrame) -> pd.DataFrame:
+    """metric, test, note: how each metric's p-value or reference was computed, once per metric (the test and note
+    columns of :func:`metric_table`, shown apart so that the metric tables fit the page)."""
+    t = plots.metric_display_table(metrics, group=None)
+    t = t[(t["test"].astype(str).str.len() > 0) | (t["note"].astype(str).str.len() > 0)]
+    t = t.drop_duplicates(["metric", "test", "note"])
+    return pd.DataFrame({"metric": t["label"].to_numpy(), "test": t["test"].to_numpy(),
+                         "note": t["note"].to_numpy()}).drop_duplicates("metric").reset_index(drop=True)
 
 
 def diagram_tables(report: Report, name: str, models: Iterable[str] | None = None,

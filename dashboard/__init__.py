@@ -34,8 +34,10 @@ from .display import (
     filter_controls,
     md_escape,
     number_table,
+    show_metric_groups,
     show_metric_table,
     show_verdicts,
+    table_height,
 )
 from .labs import LabPage, column_labels, is_registry_metric, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
@@ -73,6 +75,6 @@ __all__ = [
     "data_store", "dataframe", "diagnose_cached", "diagnose_rows", "export_row", "figure", "filter_controls",
     "init_state", "is_registry_metric", "keep_data", "keep_widget_values", "lab_index", "load_example",
     "loaded_data_link", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
-    "record_run_time", "require_data", "set_data", "set_example", "show_metric_table", "show_verdicts",
-    "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
+    "record_run_time", "require_data", "set_data", "set_example", "show_metric_groups", "show_metric_table",
+    "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
 ]

@@ -120,6 +120,24 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
     dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
 
 
+def table_height(n_rows: int) -> int:
+    """Pixel height of an ``st.dataframe`` that shows ``n_rows`` rows and its header whole (35 px a row)."""
+    return 35 * (n_rows + 1) + 3
+
+
+def show_metric_groups(table: pd.DataFrame, metrics: pd.DataFrame, **column_help: str) -> None:
+    """A display metric table (``views.metric_table(..., compact=True)`` or ``views.selection_vs_all``) as one
+    whole table per metric family (``views.metric_groups``: calibration statistics, proper scores, descriptive;
+    no inner scroll), then how each p-value was computed (``views.metric_tests``) in an expander."""
+    for heading, part in views.metric_groups(table, metrics):
+        st.markdown(f"**{heading}**")
+        show_metric_table(part, height=table_height(len(part)), **column_help)
+    tests = views.metric_tests(metrics)
+    if not tests.empty:
+        with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
+            st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)))
+
+
 def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:
     """The headline verdict of each model in words, one line per model (above a metric table)."""
     lines = views.verdict_lines(report, models, group)

@@ -146,7 +146,8 @@ st.caption(
     "confidence bin; Holm at family-wise 5%); the other calibration statistics are flagged by Benjamini–Hochberg "
     "at 5% FDR. Tests, formulas and papers: see the Help page."
 )
-ui.show_metric_table(views.metric_table(report.metrics, level, keys=metric_keys("classification")))
+ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys("classification"), compact=True),
+                      report.metrics)
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
 per_class_fig = None

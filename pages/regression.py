@@ -153,8 +153,8 @@ if selected_report is not None:
         "formulas and papers: see the Help page."
     )
     ui.show_verdicts(selected_report)
-    ui.show_metric_table(views.selection_vs_all(selected_report.metrics, report.metrics, level, len(shown) > 1),
-                         height=560)
+    ui.show_metric_groups(views.selection_vs_all(selected_report.metrics, report.metrics, level, len(shown) > 1,
+                                                 compact=True), selected_report.metrics)
 else:
     if not selection.empty:
         st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
@@ -166,7 +166,7 @@ else:
         "primary tests (PIT uniformity, mean z, std z, 90% coverage, ENCE; Holm at family-wise 5%); the other "
         "calibration statistics are flagged by Benjamini–Hochberg at 5% FDR. Tests, formulas and papers: see Help."
     )
-    ui.show_metric_table(views.metric_table(report.metrics, level), height=560)
+    ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True), report.metrics)
 
 st.subheader("More diagrams")
 tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])

@@ -96,10 +96,19 @@ def markdown_text(at: AppTest) -> str:
 
 
 def table(at: AppTest, *columns: str) -> pd.DataFrame:
-    """The first dataframe on the page having all ``columns``."""
-    for d in at.dataframe:
-        if set(columns) <= set(d.value.columns):
-            return d.value
+    """The first table on the page having all ``columns``: a metric table shown as one dataframe per family
+    (calibration statistics, proper scores, descriptive) is put back together — every dataframe that follows
+    the first match and has the ``metric`` column, up to the next one without it."""
+    frames = [d.value for d in at.dataframe]
+    for i, frame in enumerate(frames):
+        if set(columns) <= set(frame.columns):
+            parts = [frame]
+            if "metric" in frame.columns:
+                for more in frames[i + 1:]:
+                    if "metric" not in more.columns or "test" in more.columns:  # the tests expander ends it
+                        break
+                    parts.append(more)
+            return pd.concat(parts, ignore_index=True) if len(parts) > 1 else frame
     raise AssertionError(f"no dataframe with columns {columns}: {[list(d.value.columns) for d in at.dataframe]}")
 
 
@@ -350,7 +359,10 @@ def test_classification_page_tables_and_figures(digits_app):
     rel_roles = [d.get("meta", {}).get("role") for d in s["cls_rel_chart"]["data"]]
     assert rel_roles == ["reference", "bars", "gap"]
     t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict").set_index("metric")
-    assert list(t.index[:4]) == ["ECE", "MCE", "NLL", "Brier"]
+    # the registry's order within each family: calibration statistics first, then the proper scores
+    assert list(t.index[:2]) == ["ECE", "MCE"]
+    assert [m for m in t.index if m in ("NLL", "Brier")] == ["NLL", "Brier"]
+    assert list(t.index).index("NLL") > list(t.index).index("class-wise ECE")
     assert t.loc["ECE", "verdict"] == "rejected (Holm)" and t.loc["ECE", "value"] == pytest.approx(0.0508, abs=2e-3)
     assert any(w.value.startswith("Over-confident") for w in at.warning), [w.value for w in at.warning]
     assert "Top-label reliability" in markdown_text(at)

@@ -293,3 +293,29 @@ def test_bin_row_masks(multi, probs):
     binary = _load("binary_prob")
     positive = views.confidence_bin_rows(binary, {"model": (0,)}, 10, "uniform", "positive")
     np.testing.assert_array_equal(positive, binary.probs[:, 1] <= 0.1)
+
+
+def test_metric_groups_split_by_family_whole_and_metric_major():
+    """Issue 14, point 1: the metric table is shown as one table per family (registry kind), the models' values of
+    a metric side by side, columns that are empty for a family dropped; every row appears exactly once."""
+    import calib_core as cc
+    from calib_core import examples, registry
+
+    report = cc.diagnose(examples.levi_synthetic(n=1000), n_resamples=50, n_simulations=200, seed=0)
+    table = views.metric_table(report.metrics, compact=True)
+    groups = views.metric_groups(table, report.metrics)
+    assert [h for h, _ in groups] == list(views.KIND_HEADINGS.values())
+    assert sum(len(p) for _, p in groups) == len(table)
+    kind = {registry.metric_label(k, "regression"): registry.metric(k, "regression").kind
+            for k in report.metrics["metric"]}
+    for (heading, part), k in zip(groups, registry.KINDS):
+        assert {kind[m] for m in part["metric"]} == {k}, heading
+        assert list(part["model"][:2]) == ["true sigma", "random sigma"]  # one metric, both models
+        assert (part["metric"].iloc[0::2].to_numpy() == part["metric"].iloc[1::2].to_numpy()).all()
+    calib, proper, descriptive = (p for _, p in groups)
+    assert "std z" in set(calib["metric"]) and {"p-value", "verdict"} <= set(calib.columns)
+    assert "p-value" not in proper.columns and "perfectly calibrated" in proper.columns  # a reference, no test
+    assert "perfectly calibrated" not in descriptive.columns and "debiased" not in descriptive.columns
+    tests = views.metric_tests(report.metrics)
+    assert tests["metric"].is_unique and "ENCE (Levi)" in set(tests["metric"])
+    assert tests.set_index("metric").loc["std z", "test"].startswith("χ²")
