@@ -93,13 +93,20 @@ class LabPage:
 
     @staticmethod
     def table(frame: pd.DataFrame, labels: Mapping[str, str], fmt: str, text: int | Iterable[str] = 1, *,
-              task: str = "regression") -> pd.DataFrame:
+              task: str = "regression", by_quantity: bool = False) -> pd.DataFrame:
         """Show ``frame`` with readable column names (:func:`column_labels`: the registry's label for a metric of
         ``task``, the lab's ``labels`` for its own quantities) and numbers formatted with ``fmt``; ``text`` = the
         columns left as they are: the first ``text`` ones, or those named (by key or label).  Returns the renamed
-        frame."""
+        frame.  ``by_quantity``: one row per quantity and one column per row of ``frame`` (named by its first
+        column), so a few forecasters with many numbers fit the page instead of scrolling sideways."""
         names = column_labels(frame.columns, labels, task=task)
         table = frame.rename(columns=names)
+        if by_quantity:
+            key = table.columns[0]
+            table = table.set_index(key).T.rename_axis("quantity").reset_index()
+            table.columns = [str(c) for c in table.columns]
+            number_table(table, fmt, list(table.columns[1:]), height=35 * (len(table) + 1) + 3)
+            return table
         columns = list(table.columns)
         if isinstance(text, int):
             numbers = columns[text:]

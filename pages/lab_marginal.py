@@ -67,6 +67,7 @@ with right2:
 
 st.subheader("Numbers")
 page.table(result.metrics, {
-    "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"}, "%.4g")
+    "min_bin_coverage": "min coverage over x-bins", "max_bin_coverage": "max coverage over x-bins"}, "%.4g",
+    by_quantity=True)
 page.findings(marginal_findings(result))
 page.finish(result.metrics)

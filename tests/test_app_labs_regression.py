@@ -157,6 +157,11 @@ def test_lab_marginal_page():
     assert marginal["min_bin_coverage"] < 0.5 and marginal["max_bin_coverage"] > 0.99
     levi = specs(at)["lab3_levi"]
     assert np.allclose(decode(trace(levi, "marginal N(0, a²s²+σ²)", "bins")["x"]), np.sqrt(401.0))
+    # the Numbers table: one row per quantity, one column per forecaster (it fits; 11 columns scrolled sideways)
+    numbers = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
+    assert list(numbers.columns) == ["quantity", "ideal N(a·x, σ²)", "marginal N(0, a²s²+σ²)"]
+    assert len(numbers) == len(m.columns) and "max deviation (KS)" in set(numbers["quantity"])
+    assert numbers.set_index("quantity").loc["sharpness √mean σ²", "ideal N(a·x, σ²)"] == ideal["sharpness"]
 
     # select the lowest x-bin: the marginal's PIT of those rows piles up at 0, the ideal's stays spread out
     select_bins(at, "lab3_coverage_chart", "marginal N(0, a²s²+σ²)", [0])
