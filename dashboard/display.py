@@ -75,9 +75,9 @@ METRIC_COLUMN_CONFIG = {
     "selection": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on the selected rows only"),
     "all rows": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on all rows (no selection)"),
     "perfectly calibrated": st.column_config.TextColumn(
-        width=130, alignment="right",
-        help="What a perfectly calibrated forecaster with the same predictions gets on average at this "
-        "N (exact expectation where known, else simulated)"
+        "if calibrated", width=100, alignment="right",  # a short header keeps 9 columns inside the page
+        help="Perfectly calibrated: what a perfectly calibrated forecaster with the same predictions gets on "
+        "average at this N (exact expectation where known, else simulated)"
     ),
     "p-value": st.column_config.TextColumn(
         width=95, alignment="right",
