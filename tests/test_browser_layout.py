@@ -73,13 +73,14 @@ def test_regression_metric_tables_whole_and_levi_log_axes(page_1440, artifacts_d
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts_dir / "regression_metric_tables.png"))
 
-    levi = page.locator(".st-key-reg_levi_chart")
+    levi = page.locator(".st-key-reg_levi_chart[data-stale='false']")
     axis = "(el) => el.querySelector('.js-plotly-plot')._fullLayout.xaxis.type"
     assert levi.evaluate(axis) == "linear"
     page.get_by_text("Log axes (Levi diagram)").click()
     wait_for_app(page)
     page.wait_for_function(
-        "() => document.querySelector('.st-key-reg_levi_chart .js-plotly-plot')._fullLayout.xaxis.type === 'log'")
+        "() => { const e = document.querySelector('.st-key-reg_levi_chart[data-stale=false] .js-plotly-plot'); "
+        "return !!(e && e._fullLayout && e._fullLayout.xaxis.type === 'log'); }")
     levi.scroll_into_view_if_needed()
     levi.hover()  # the toolbar shows; it must not cover the title
     page.wait_for_timeout(500)

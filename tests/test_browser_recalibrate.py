@@ -169,7 +169,7 @@ def test_comparison_of_seven_calibrators_and_two_models_fits_1440x900(chromium_b
         # the best of each row is drawn as a star (plotly draws stars as paths in the point layer)
         assert dots.locator(".scatterlayer .point").count() >= 16 * 6
 
-        levi = page.locator(".st-key-recal_levi")
+        levi = page.locator(".st-key-recal_levi[data-stale='false']")
         levi.scroll_into_view_if_needed()
         types = "(el) => { const p = el.querySelector('.js-plotly-plot')._fullLayout; " \
                 "return Object.keys(p).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => p[k].type); }"
@@ -177,7 +177,8 @@ def test_comparison_of_seven_calibrators_and_two_models_fits_1440x900(chromium_b
         page.locator(".st-key-recal_levi_log").get_by_text("Log axes").click()
         wait_for_app(page)
         page.wait_for_function(
-            "() => document.querySelector('.st-key-recal_levi .js-plotly-plot')._fullLayout.xaxis.type === 'log'")
+            "() => { const e = document.querySelector('.st-key-recal_levi[data-stale=false] .js-plotly-plot'); "
+            "return !!(e && e._fullLayout && e._fullLayout.xaxis.type === 'log'); }")
         assert set(levi.evaluate(types)) == {"log"}
         assert len(levi.evaluate(types)) == 2 * 7  # one panel per calibrator
         page.wait_for_timeout(500)
