@@ -135,7 +135,7 @@ def show_metric_groups(table: pd.DataFrame, metrics: pd.DataFrame, **column_help
     tests = views.metric_tests(metrics)
     if not tests.empty:
         with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
-            st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)))
+            dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)))
 
 
 def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:
