@@ -11,7 +11,7 @@ import pandas as pd
 
 from .distributions import PredictiveDistribution
 
-__all__ = ["ALL", "InputError", "PredictionSet", "DropReport", "iter_subsets"]
+__all__ = ["ALL", "InputError", "Message", "PredictionSet", "DropReport", "app_text", "iter_subsets"]
 
 ALL = "(all)"
 """The group name of a whole model (every row of it, whatever its group)."""
@@ -22,7 +22,9 @@ class InputError(ValueError):
 
     Attributes mirror the message so a UI can highlight them: ``source`` (file name),
     ``columns`` (list of column names), ``rows`` (1-based data row numbers, possibly truncated)
-    and ``hint`` (what to do).
+    and ``hint`` (what to do, in the words of the Python API and the CLI: ``columns={...}``,
+    ``task=...``).  ``app_hint`` says the same in the words of the dashboard's Data page (its
+    column-mapping form and check boxes); :meth:`app_message` is the message a page shows.
     """
 
     def __init__(
@@ -33,18 +35,58 @@ class InputError(ValueError):
         columns: list[str] | None = None,
         rows: list[int] | None = None,
         hint: str | None = None,
+        app_hint: str | None = None,
     ) -> None:
         self.source = source
         self.columns = list(columns or [])
         self.rows = list(rows or [])
         self.hint = hint
+        self.app_hint = app_hint
+        self.message = message
+        super().__init__(self._text(hint))
+
+    def _text(self, hint: str | None) -> str:
         parts = []
-        if source:
-            parts.append(f"{source}:")
-        parts.append(message)
+        if self.source:
+            parts.append(f"{self.source}:")
+        parts.append(self.message)
         if hint:
             parts.append(f"What to do: {hint}")
-        super().__init__(" ".join(parts))
+        return " ".join(parts)
+
+    def app_message(self) -> str:
+        """The message in the words of the dashboard: ``app_hint`` instead of ``hint`` when one was given."""
+        return self._text(self.app_hint or self.hint)
+
+    def __reduce__(self):  # pickling (Streamlit's cache) keeps every keyword field
+        return (_rebuild_input_error, (self.message, self.source, self.columns, self.rows, self.hint, self.app_hint))
+
+
+def _rebuild_input_error(message, source, columns, rows, hint, app_hint) -> InputError:
+    return InputError(message, source=source, columns=columns, rows=rows, hint=hint, app_hint=app_hint)
+
+
+class Message(str):
+    """A loader message whose wording in the dashboard differs from the Python/CLI wording.
+
+    ``str(message)`` is the text for the Python API and the CLI (it may name ``columns={...}``); ``.app`` says the
+    same in the words of the Data page.  :func:`app_text` picks the page's wording of any message.
+    """
+
+    app: str
+
+    def __new__(cls, text: str, app: str) -> Message:
+        obj = super().__new__(cls, text)
+        obj.app = app
+        return obj
+
+    def __reduce__(self):
+        return (Message, (str(self), self.app))
+
+
+def app_text(message: str) -> str:
+    """The dashboard's wording of a loader message (``Message.app``; any other string as it is)."""
+    return getattr(message, "app", message)
 
 
 @dataclass

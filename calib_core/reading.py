@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .predictions import DropReport, InputError
+from .predictions import DropReport, InputError, Message
 
 __all__ = [
     "ALIASES",
@@ -60,9 +60,16 @@ __all__ = [
     "MAX_COLUMNS",
     "REGRESSION_ROLES",
     "detect_task",
+    "guess_columns",
+    "score_column",
+    "split_roles",
     "find_column",
     "find_feature_columns",
     "find_quantile_columns",
+    "find_score_columns",
+    "LABEL_FALLBACK",
+    "row_label_columns",
+    "unused_columns_note",
     "find_sample_columns",
     "RowFilter",
     "comment_note",
@@ -137,7 +144,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     # error-only files: E = reference − prediction
     "error": ("e", "error", "err", "errors", "residual", "residuals", "resid"),
     # optional row attributes
-    "split": ("split", "subset", "fold", "partition", "set"),
+    "split": ("split", "subset", "role", "split_role", "is_test", "is_cal", "is_calibration", "fold", "partition",
+              "set"),
     "group": ("group", "groups", "slice", "subgroup", "stratum", "category"),
     "model": ("model", "models", "model_name", "method", "forecaster"),
     # classification (used here to detect the task; parsed in classification.reading)
@@ -151,7 +159,8 @@ Name patterns (regular expressions on normalised names) complete the table:
 quantiles ``QUANTILE_PATTERN`` (``q0.05``, ``q_0.05``, ``quantile_0.05``, ``q5``, ``q97.5``, ``q5%``),
 members ``SAMPLE_PATTERN`` (``sample_0``, ``member_*``, ``m0``, ``ens_1``, ``draw_3`` …; ECMWF-style
 ``CTR``/``ctrl`` + ``P1 … Pn`` when both kinds are present), features ``FEATURE_PATTERN`` (``x``, ``x1``,
-``x_*``, ``feature_*``) and classification score columns ``CLASS_SCORE_PATTERN`` (``prob_*``, ``logit_*``).
+``x_*``, ``feature_*``) and classification score columns (:func:`score_column`: ``prob_<class>``, ``proba_<class>``,
+``p_<class>``, ``<class>_prob``, ``logit_<class>`` …).
 """
 
 QUANTILE_PATTERN = re.compile(r"^(?:q|quantile|qtl|quant|tau)[_\-]?(\d+(?:\.\d*)?|\.\d+)(%?)$")
@@ -166,6 +175,13 @@ ECMWF_CONTROL = frozenset({"ctr", "ctrl", "control", "cf"})
 ECMWF_PERTURBED = re.compile(r"^(?:p|pf)_?\d+$")
 FEATURE_PATTERN = re.compile(r"^(?:x|x\d+|x_.+|feature_.+|feat_.+)$")
 CLASS_SCORE_PATTERN = re.compile(r"^(?:prob|proba|probability|logit|logits)(?:_.+|\d+)?$")
+_SCORE_PREFIX = re.compile(
+    r"^(?P<kind>probability|probs|proba|prob|p|logits|logit)(?:[_\s.\-]+(?P<name>\S.*)|(?P<num>\d+))?$", re.IGNORECASE
+)
+_SCORE_SUFFIX = re.compile(r"^(?P<name>.*\S)[_\s.\-]+(?P<kind>probability|proba|prob|logits|logit)$", re.IGNORECASE)
+_SCORE_SUFFIX_EXCLUDED = frozenset(
+    {"max", "top", "pred", "predicted", "mean", "avg", "average", "label", "class", "true", "y_true", "y_pred"}
+)
 
 REGRESSION_ROLES = frozenset(
     {"y", "mean", "point", "std", "var", "log_var", "log_std", "u95", "error", "quantiles", "samples", "split",
@@ -182,6 +198,9 @@ SPLIT_SYNONYMS = {
     "cal": "cal", "calib": "cal", "calibration": "cal", "calibrate": "cal", "val": "cal", "valid": "cal",
     "validation": "cal", "test": "test", "testing": "test", "eval": "test", "evaluation": "test", "holdout": "test",
 }
+
+SPLIT_TRAIN = frozenset({"train", "training", "fit"})
+"""Split values of rows used for neither calibration nor testing (kept as ``train``)."""
 
 _MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
@@ -850,6 +869,7 @@ def resolve_column(frame: pd.DataFrame, name: Any, *, role: str, source: str | N
         source=src,
         columns=[str(name)],
         hint="check the spelling in the column mapping",
+        app_hint="choose the column again under Column mapping",
     )
 
 
@@ -887,8 +907,69 @@ def find_column(
                 source=frame_source(frame, source),
                 columns=[str(h) for h in hits],
                 hint=f"pass columns={{'{role}': '<name>'}} to choose one",
+                app_hint=f"choose the {role} column under Column mapping and load the file again",
             )
     return None
+
+
+LABEL_FALLBACK = ("y", "y_true", "ytrue", "true", "target", "truth", "ground_truth", "gt")
+"""Names of a classification file's label column when no ``ALIASES["label"]`` name exists (in this order)."""
+
+
+def score_column(name: Any) -> tuple[str, str, str] | None:
+    """(kind, class name, style) of a classification score column name, or None.
+
+    ``kind`` is ``"probs"`` or ``"logits"``; the class name is the rest of the name with its case kept (``""`` for a
+    bare ``prob`` / ``logit`` column).  Styles: ``"prefix"`` — ``prob_<class>``, ``proba_<class>``,
+    ``probability_<class>``, ``probs_<class>``, ``prob0``, ``logit_<class>``, ``logits_<class>``; ``"p"`` —
+    ``p_<class>`` (not ``p1`` / ``p_value``); ``"suffix"`` — ``<class>_prob``, ``<class>_proba``,
+    ``<class>_probability``, ``<class>_logit`` (not ``max_prob`` / ``top_prob``, which are top-label confidences).
+    Separators may be ``_``, ``-``, ``.`` or spaces; the kind is matched case-insensitively.
+    """
+    text = str(name).strip()
+    m = _SCORE_PREFIX.match(text)
+    if m:
+        kind = "logits" if m.group("kind").lower().startswith("logit") else "probs"
+        cls = m.group("name") or m.group("num") or ""
+        if m.group("kind").lower() == "p":
+            if not m.group("name") or normalize_name(cls) in ("value", "val", "adj", "adjusted"):
+                return None
+            return kind, cls, "p"
+        return kind, cls, "prefix"
+    m = _SCORE_SUFFIX.match(text)
+    if m and normalize_name(m.group("name")) not in _SCORE_SUFFIX_EXCLUDED:
+        kind = "logits" if m.group("kind").lower().startswith("logit") else "probs"
+        return kind, m.group("name"), "suffix"
+    return None
+
+
+def find_score_columns(frame: pd.DataFrame, *, exclude: Sequence[str] = ()) -> dict[str, list[tuple[str, str]]]:
+    """Classification score columns found by name (:func:`score_column`): kind → [(column, class name)], file order.
+
+    ``prob_*`` / ``proba_*`` / ``logit_*`` columns count alone; the weaker ``p_<class>`` and ``<class>_prob`` styles
+    only when at least two columns of that kind use them (one ``p_hat`` or ``x_prob`` is no class vector), and
+    ``p_<n>`` columns never when the file has an ECMWF control column (``CTR``/``ctrl``: then ``P1 … Pn`` are
+    ensemble members).
+    """
+    ecmwf = any(normalize_name(c) in ECMWF_CONTROL for c in frame.columns)
+    hits: dict[str, list[tuple[str, str, str]]] = {"probs": [], "logits": []}
+    for c in frame.columns:
+        if c in exclude:
+            continue
+        found = score_column(c)
+        if found is None:
+            continue
+        kind, cls, style = found
+        if style == "p" and ecmwf and cls.isdigit():
+            continue
+        hits[kind].append((str(c), cls, style))
+    out: dict[str, list[tuple[str, str]]] = {}
+    for kind, items in hits.items():
+        weak = [t for t in items if t[2] != "prefix"]
+        if len(weak) < 2:
+            items = [t for t in items if t[2] == "prefix"]
+        out[kind] = [(c, cls) for c, cls, _ in items]
+    return out
 
 
 def parse_quantile_level(name: Any) -> float | None:
@@ -1100,9 +1181,10 @@ def label_values(frame: pd.DataFrame, name: str, missing: str = "(missing)") -> 
 def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -> str:
     """``"classification"`` or ``"regression"`` from the column names (and the mapping's keys).
 
-    Classification when the mapping uses classification roles, or when the file has ``prob_*`` /
-    ``logit_*`` columns, or a label column with a confidence (top-label) column, and no regression
-    uncertainty columns (std/var/quantiles/samples/error); otherwise regression.
+    Classification when the mapping uses classification roles, or when the file has score columns
+    (:func:`find_score_columns`: ``prob_<class>``, ``proba_<class>``, ``p_<class>``, ``<class>_prob``, ``logit_*`` …),
+    or a label column with a confidence (top-label) column, and no regression uncertainty columns
+    (std/var/quantiles/samples/error) unless a label column is present; otherwise regression.
     """
     keys = set(columns or ())
     if keys & CLASSIFICATION_ROLES:
@@ -1110,11 +1192,12 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
     if keys & (REGRESSION_ROLES - {"split", "group", "model", "features"}):
         return "regression"
     norm = [normalize_name(c) for c in frame.columns]
-    scores = [k for k in norm if CLASS_SCORE_PATTERN.match(k)]
+    scores = find_score_columns(frame)
+    has_scores = bool(scores["probs"] or scores["logits"])
     has_label = any(k in ALIASES["label"] for k in norm)
     has_conf = any(k in ALIASES["confidence"] for k in norm)
     has_pred_label = any(k in ALIASES["pred_label"] for k in norm)
-    cls = bool(scores) or (has_conf and (has_label or has_pred_label))
+    cls = has_scores or (has_conf and (has_label or has_pred_label))
     if not cls:
         return "regression"
     reg_roles = ("std", "var", "log_var", "log_std", "error")
@@ -1175,23 +1258,207 @@ def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_
     return keep
 
 
+_SPLIT_01_NAMES = frozenset({"split", "role", "split_role", "subset", "partition", "set", "is_test", "is_cal",
+                             "is_calibration"})
+_SPLIT_01_CAL = frozenset({"is_cal", "is_calibration"})
+_TRUE = frozenset({"1", "true", "yes"})
+_FALSE = frozenset({"0", "false", "no"})
+
+
+def split_roles(values: np.ndarray, name: str, missing: str = "(missing)") -> tuple[np.ndarray, str] | None:
+    """The per-row roles ``cal`` / ``test`` (/ ``train``) of a split column's values, or None when they are no roles.
+
+    Values are roles when every distinct value is a role word — ``cal``, ``calib``, ``calibration``, ``val``,
+    ``valid``, ``validation`` → ``cal``; ``test``, ``testing``, ``eval``, ``holdout`` → ``test``; ``train``,
+    ``training``, ``fit`` → ``train`` (case-insensitive) — and one of cal/test occurs; or when they are 0/1
+    (true/false) in a column named like a split (``split``, ``role``, ``is_test`` …): 1 = test, 0 = cal (``is_cal`` /
+    ``is_calibration``: 1 = cal).  Anything else (fold numbers 0–4, site names) gives None: such a column is a
+    group, not a split.  Returns the mapped values (``missing`` kept) and a sentence on any renaming ("" if none).
+    """
+    uniq = [str(u) for u in pd.unique(values) if str(u) != missing]
+    if not uniq:
+        return None
+    low = {u: u.strip().lower() for u in uniq}
+    words = {**SPLIT_SYNONYMS, **{w: "train" for w in SPLIT_TRAIN}}
+    mapping: dict[str, str] | None = None
+    note = ""
+    if all(v in words for v in low.values()) and any(words[v] in ("cal", "test") for v in low.values()):
+        mapping = {u: words[v] for u, v in low.items()}
+        renamed = sorted(f"{k}→{v}" for k, v in mapping.items() if k != v)
+        note = f"split values renamed: {', '.join(renamed[:10])}." if renamed else ""
+    elif normalize_name(name) in _SPLIT_01_NAMES and set(low.values()) <= (_TRUE | _FALSE):
+        one, zero = ("cal", "test") if normalize_name(name) in _SPLIT_01_CAL else ("test", "cal")
+        mapping = {u: one if v in _TRUE else zero for u, v in low.items()}
+        note = f"split column {name!r}: 1 read as {one}, 0 as {zero}."
+    if mapping is None:
+        return None
+    mapping[missing] = missing
+    return pd.Series(values).map(mapping).to_numpy(dtype=object), note
+
+
+def _value_list(values: np.ndarray, k: int = 6) -> str:
+    uniq = pd.unique(values)
+    shown = ", ".join(str(u) for u in uniq[:k])
+    return shown + (f", … ({len(uniq)} values)" if len(uniq) > k else "")
+
+
+def row_label_columns(
+    frame: pd.DataFrame, cols: Mapping[str, Any], src: str, used: Sequence[str]
+) -> tuple[dict[str, str | None], np.ndarray | None, list[str]]:
+    """Which columns are the split, group and model columns, the split's per-row roles, and notes on the choice.
+
+    The mapping's choice is taken as given.  Found by name (``ALIASES``), a split column is taken only when its
+    values are calibration/test roles (:func:`split_roles`); otherwise (e.g. ``fold`` 0–4) it becomes the group
+    column when the file has none, and a note says so.  Returns ({role: column or None}, split roles or None, notes).
+    """
+    taken = list(used)
+    names: dict[str, str | None] = {}
+    notes: list[str] = []
+    split_values: np.ndarray | None = None
+    offered: str | None = None
+    name = find_column(frame, "split", cols, source=src, exclude=taken)
+    if name is not None:
+        raw = label_values(frame, name)
+        roles = split_roles(raw, name)
+        if roles is not None:
+            split_values, note = roles
+            notes += [note] if note else []
+        elif "split" in cols:  # the user's choice: values kept as they are
+            split_values = raw
+            notes.append(
+                f"split values other than cal/test kept as they are: {sorted({str(v) for v in pd.unique(raw)})[:10]}."
+            )
+        else:
+            offered, name = name, None
+        if name is not None:
+            taken.append(name)
+    names["split"] = name
+    for role in ("group", "model"):
+        found = find_column(frame, role, cols, source=src, exclude=taken)
+        if role == "group" and found is None and offered is not None and "group" not in cols:
+            found = offered
+            values = _value_list(label_values(frame, offered))
+            notes.append(Message(
+                f"column {offered!r} (values {values}) does not hold calibration/test roles (cal/test, 0/1 in a "
+                "column named split or is_test), so it is read as a group, not as the split. If it is the split, "
+                f"pass columns={{'split': '{offered}'}}.",
+                f"column {offered!r} (values {values}) does not hold calibration/test roles (cal/test, 0/1 in a "
+                "column named split or is_test), so it is read as a group, not as the split. If it is the split, "
+                f"choose it as the split column under Column mapping above and load the file again.",
+            ))
+        elif role == "group" and offered is not None:
+            notes.append(Message(
+                f"column {offered!r} does not hold calibration/test roles and a group column exists: not used. "
+                f"Pass columns={{'split': '{offered}'}} to use it as the split.",
+                f"column {offered!r} does not hold calibration/test roles and a group column exists: not used. "
+                "Choose it as the split column under Column mapping above to use it as the split.",
+            ))
+        names[role] = found
+        if found is not None:
+            taken.append(found)
+    return names, split_values, notes
+
+
 def row_labels(
     frame: pd.DataFrame, cols: Mapping[str, Any], src: str, used: list[str], messages: list[str]
 ) -> dict[str, np.ndarray | None]:
-    """Optional split / group / model columns as string arrays (split synonyms mapped to cal/test)."""
+    """Optional split / group / model columns as string arrays (:func:`row_label_columns`; split roles cal/test).
+
+    The columns taken are appended to ``used`` and the notes on the choice to ``messages``.
+    """
+    names, split_values, notes = row_label_columns(frame, cols, src, used)
+    messages += notes
     out: dict[str, np.ndarray | None] = {}
     for role in ("split", "group", "model"):
-        name = find_column(frame, role, cols, source=src, exclude=used)
-        out[role] = None if name is None else label_values(frame, name)
+        name = names[role]
         if name is not None:
             used.append(name)
-    if out["split"] is not None:
-        mapping = {v: SPLIT_SYNONYMS.get(str(v).strip().lower(), v) for v in pd.unique(out["split"])}
-        out["split"] = pd.Series(out["split"]).map(mapping).to_numpy(dtype=object)
-        renamed = sorted(f"{k}→{v}" for k, v in mapping.items() if k != v)
-        if renamed:
-            messages.append(f"split values renamed: {', '.join(renamed[:10])}.")
-        unknown = sorted({str(v) for v in mapping.values()} - {"cal", "test"})
-        if unknown:
+        out[role] = None if name is None else label_values(frame, name)
+    if names["split"] is not None:
+        out["split"] = split_values
+        unknown = sorted({str(v) for v in pd.unique(split_values)} - {"cal", "test", "train", "(missing)"})
+        if unknown and "split" not in cols:
             messages.append(f"split values other than cal/test kept as they are: {unknown[:10]}.")
+    return out
+
+
+def unused_columns_note(frame: pd.DataFrame, used: Sequence[str]) -> str:
+    """The loader's sentence on columns no role took ("" when every column is used); a pandas index is named."""
+    ignored = [str(c) for c in frame.columns if c not in used]
+    if not ignored:
+        return ""
+    index = [c for c in ignored if re.fullmatch(r"(?:Unnamed: 0|index|)", c)]
+    note = f"columns not used: {name_list(ignored, 12)}"
+    if index:
+        note += f" ({index[0] or 'an unnamed column'!r} looks like a row index, as pandas writes it)"
+    return note + "."
+
+
+def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
+
+    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, :func:`find_score_columns`, the regression
+    layout preference sample > quantile > gaussian, :func:`row_label_columns`), but never raising: a role that
+    cannot be decided is left out.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
+    ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
+    ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+    """
+    task = detect_task(frame)
+    out: dict[str, Any] = {"task": task}
+    used: list[str] = []
+
+    def take(role: str) -> str | None:
+        try:
+            name = find_column(frame, role, None, exclude=used)
+        except InputError:
+            return None
+        if name is not None:
+            used.append(name)
+        return name
+
+    if task == "classification":
+        label = take("label")
+        if label is None:
+            norm = {c: normalize_name(c) for c in frame.columns}
+            label = next((str(c) for alias in LABEL_FALLBACK for c, k in norm.items() if k == alias), None)
+            if label is not None:
+                used.append(label)
+        if label is not None:
+            out["label"] = label
+        scores = find_score_columns(frame, exclude=used)
+        kind = "logits" if len(scores["logits"]) >= 2 or (scores["logits"] and not scores["probs"]) else "probs"
+        if scores[kind]:
+            if all(cls.isdigit() for _, cls in scores[kind]):
+                scores[kind].sort(key=lambda t: int(t[1]))
+            out[kind] = [c for c, _ in scores[kind]]
+            used += out[kind]
+    else:
+        y = take("y") or take("error")
+        if y is not None:
+            out["y" if normalize_name(y) in ALIASES["y"] else "error"] = y
+        mean = take("mean") or take("point")
+        if mean is not None:
+            out["mean"] = mean
+        try:
+            samples = [c for c in find_sample_columns(frame) if c not in used]
+            levels, quantiles = find_quantile_columns(frame)
+        except InputError:
+            samples, quantiles = [], []
+        quantiles = [c for c in quantiles if c not in used]
+        if len(samples) >= 2:
+            out["samples"] = samples
+        elif len(quantiles) >= 2:
+            out["quantiles"] = quantiles
+        else:
+            for role in ("std", "var", "log_var", "log_std", "u95"):
+                col = take(role)
+                if col is not None:
+                    out[role] = col
+                    break
+        used += out.get("samples", []) + out.get("quantiles", [])
+    try:
+        names, _, _ = row_label_columns(frame, {}, frame_source(frame, None), used)
+    except InputError:
+        names = {}
+    out.update({role: name for role, name in names.items() if name is not None})
     return out

@@ -5,8 +5,8 @@ they offer that depends on the data, and every sentence they compose from number
 is tested like the rest of the core.  No Streamlit import.
 
 * data: :func:`n_classes`, :func:`is_binary`, :func:`filter_choices`, :data:`DEFAULT_RESAMPLES`, :func:`subset`,
-  :func:`looks_like_classification`, :func:`column_mapping`, :func:`data_facts`, :func:`preview_rows`,
-  :func:`data_caption`, :func:`download_name`;
+  :func:`looks_like_classification`, :func:`column_mapping`, :func:`mapping_form_values`, :func:`loader_messages`,
+  :func:`data_facts`, :func:`preview_rows`, :func:`data_caption`, :func:`download_name`;
 * metrics and diagrams: :func:`format_number`, :func:`metric_table`, :func:`selection_vs_all`,
   :func:`metric_groups`, :func:`metric_tests`,
   :func:`diagram_tables`, :func:`diagnose_example`;
@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import examples, plots, registry
 from .api import diagnose
-from .predictions import PredictionSet
+from .predictions import PredictionSet, app_text
 from .report import ALL, Report
 from .selection import class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins
 
@@ -47,6 +47,8 @@ __all__ = [
     "subset",
     "looks_like_classification",
     "column_mapping",
+    "mapping_form_values",
+    "loader_messages",
     "data_facts",
     "preview_rows",
     "data_caption",
@@ -73,7 +75,7 @@ __all__ = [
     "comparison_metrics",
 ]
 
-SPREAD_KINDS = ("std", "var", "log_var", "log_std")  #: regression spread columns of the mapping form
+SPREAD_KINDS = ("std", "var", "log_var", "log_std", "u95")  #: regression spread columns of the mapping form
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -168,6 +170,40 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
         if choices.get(role, none) != none:
             mapping[role] = choices[role]
     return mapping
+
+
+def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str, Any]:
+    """The mapping form's starting values from what detection guessed (:func:`calib_core.reading.guess_columns`).
+
+    Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``, ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),
+    ``spread``, ``multi``, ``levels`` (blank: read from the names); classification ``label``, ``score_kind``,
+    ``scores``; both ``split``, ``group``, ``model``.  Roles detection could not fill are ``none`` (or empty lists).
+    """
+    task = str(guess.get("task", "regression"))
+    out: dict[str, Any] = {
+        "task": task, "y": guess.get("y") or none, "mean": guess.get("mean") or none,
+        "kind": "std", "spread": none, "multi": [], "levels": "", "label": guess.get("label") or none,
+        "score_kind": "logits" if "logits" in guess else "probs",
+        "scores": list(guess.get("logits") or guess.get("probs") or []),
+    }
+    for kind in ("samples", "quantiles"):
+        if guess.get(kind):
+            out["kind"], out["multi"] = kind, list(guess[kind])
+    for kind in SPREAD_KINDS:
+        if guess.get(kind):
+            out["kind"], out["spread"] = kind, guess[kind]
+    if task == "regression" and out["y"] != none and out["mean"] != none and out["spread"] == none \
+            and not out["multi"]:
+        out["kind"] = "none (point only)"
+    for role in ("split", "group", "model"):
+        out[role] = guess.get(role) or none
+    return out
+
+
+def loader_messages(pset: PredictionSet) -> list[str]:
+    """The loader's messages about a set in the dashboard's words (a message naming ``columns={...}`` for the
+    Python API has a Data-page wording, :class:`calib_core.predictions.Message`)."""
+    return [app_text(m) for m in pset.messages]
 
 
 def data_facts(pset: PredictionSet) -> pd.DataFrame:

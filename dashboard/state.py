@@ -41,7 +41,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import examples
-from calib_core.reading import read_table
+from calib_core.reading import guess_columns, read_table
 from calib_core.views import md_escape
 
 from .cache import BytesBoundedCache
@@ -173,10 +173,11 @@ def parse_upload(
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str], pd.DataFrame]:
-    """Column names and the first rows of an upload (for the column-mapping form); raises InputError."""
+def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str], pd.DataFrame, dict[str, Any]]:
+    """Column names, the first rows and what detection guessed (``guess_columns``) of an upload, for the
+    column-mapping form; raises InputError."""
     frame = read_table(_data, source=file_name, max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
-    return [str(c) for c in frame.columns], frame.head(10)
+    return [str(c) for c in frame.columns], frame.head(10), guess_columns(frame)
 
 
 def set_data(pset: cc.PredictionSet, token: str, name: str, origin: str) -> None:

@@ -27,6 +27,19 @@ def _load_example() -> None:
     st.session_state["data_notice"] = f"Loaded: {name}"
 
 
+def _prefill_mapping(token: str, data: bytes, name: str) -> None:
+    """Start the column-mapping form of a new file with what detection guessed (once per file)."""
+    if st.session_state.get("data_map_file") == token:
+        return
+    st.session_state["data_map_file"] = token
+    try:
+        _, _, guess = ui.upload_columns(token, data, name)
+    except cc.InputError:
+        return
+    for field, value in views.mapping_form_values(guess).items():
+        st.session_state[f"data_map_{field}"] = value
+
+
 def _parse_upload() -> None:
     """Uploader / option callback: parse a new upload once (sha1 of the bytes); keep the old data on errors."""
     uploaded = st.session_state.get("data_upload")
@@ -39,10 +52,11 @@ def _parse_upload() -> None:
     renormalize = bool(st.session_state.get("data_renormalize", False))
     st.session_state["data_upload_ident"] = (token, renormalize)
     st.session_state["data_mapping"] = None
+    _prefill_mapping(token, data, uploaded.name)
     try:
         pset = ui.parse_upload(token, data, uploaded.name, "", None, renormalize)
     except cc.InputError as err:
-        st.session_state["data_upload_error"] = str(err)
+        st.session_state["data_upload_error"] = err.app_message()
     else:
         ui.set_data(pset, f"upload:{token}:auto:{int(renormalize)}", uploaded.name, "upload")
         st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
@@ -74,8 +88,9 @@ with st.container(border=True):
     st.subheader("Upload a prediction file")
     st.caption(
         "Regression: `y` plus `mean`/`std` (or `var`, `log_var`), quantile columns `q0.05 …`, or samples "
-        "`sample_0 …`. Classification: `label` plus `prob_0 …` or `logit_0 …` (binary: one `prob` or `logit`). "
-        "Optional: `split` (cal/test), `group`, `model`, features `x*`. See the templates below. "
+        "`sample_0 …`. Classification: `label` (or `y`) plus one probability column per class — `prob_0 …`, "
+        "`prob_<class>`, `p_<class>`, `<class>_prob` — or `logit_0 …` (binary: one `prob` or `logit`). "
+        "Optional: `split` (cal/test or calibration/test), `group`, `model`, features `x*`. See the templates below. "
         f"Up to **{ui.upload_limit_mb():,} MB** per file (Parquet holds 10⁷ rows of mean, std and y in about "
         "240 MB; as CSV they take up to 2.5 times more)."
     )
@@ -103,7 +118,7 @@ with st.container(border=True):
 
         # ---- column mapping (always available for uploads; opened when guessing failed) ----------------
         try:
-            names, head = ui.upload_columns(token, data, uploaded.name)
+            names, head, _ = ui.upload_columns(token, data, uploaded.name)
         except cc.InputError:
             names, head = [], None
         if names:
@@ -111,11 +126,12 @@ with st.container(border=True):
                 st.caption("The columns could not be read as predictions: map them below and load the file again.")
             with st.expander("Column mapping", expanded=bool(st.session_state.get("data_upload_error")),
                              icon=":material/table_edit:"):
-                st.caption("First rows of the file:")
+                st.caption("Pre-filled with what was detected in the file; change what is wrong and press "
+                           "**Load with this mapping**. First rows of the file:")
                 ui.dataframe(head, hide_index=True, width="stretch", height=180)
                 none = "—"
                 ui.init_state({"data_map_task": "classification" if views.looks_like_classification(names)
-                               else "regression"})
+                               else "regression"})  # only if the guess could not be made
                 task = st.segmented_control("Task", ["regression", "classification"], key="data_map_task")
                 task = task or "regression"
                 choices: dict[str, object] = {}
@@ -154,7 +170,7 @@ with st.container(border=True):
                     try:
                         pset = ui.parse_upload(token, data, uploaded.name, mapping_json, task, bool(renormalize))
                     except cc.InputError as err:
-                        st.session_state["data_upload_error"] = str(err)
+                        st.session_state["data_upload_error"] = err.app_message()
                         st.rerun()
                     else:
                         st.session_state.pop("data_upload_error", None)
@@ -189,7 +205,7 @@ else:
         st.markdown("**Dropped rows by reason** (row numbers count data rows from 1):")
         ui.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
-        for message in pset.messages:
+        for message in views.loader_messages(pset):
             st.markdown(f"- {ui.md_escape(message)}")
     ui.dataframe(views.data_facts(pset), hide_index=True, width="stretch")
     target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"

@@ -9,8 +9,10 @@ split/group/model readers ``row_labels`` and the row bookkeeping ``RowFilter``).
 Layouts (``PredictionSet.layout``)
 ----------------------------------
 * ``"probs"`` / ``"logits"``: a label column plus ``prob_*`` / ``logit_*`` columns (also ``proba_*``,
-  ``probability_*``, ``logits_*``; ``prob0`` works).  Integer suffixes are sorted numerically and are the class
-  names; other suffixes (``prob_cat``) are class names in file order.  When both kinds exist the logits are used
+  ``probability_*``, ``logits_*``; ``prob0`` works; and, when at least two columns use them, ``p_<class>`` and
+  ``<class>_prob`` / ``<class>_proba`` as pandas / scikit-learn users name them — ``calib_core.reading.score_column``).
+  Integer suffixes are sorted numerically and are the class names; other suffixes (``prob_cat``) are class names
+  in file order, with their case kept.  When both kinds exist the logits are used
   (NLL from logits via log-sum-exp) and the probabilities ignored (said in ``messages``).
 * ``"binary_prob"`` / ``"binary_logit"``: a single ``prob`` / ``logit`` column (or one ``prob_<c>``) holding the
   positive class's probability / logit; stored as two columns [P(neg), P(pos)] (logits [0, z]).  The positive
@@ -44,12 +46,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..predictions import InputError, PredictionSet
+from ..predictions import InputError, Message, PredictionSet
 from ..reading import (
     ALIASES,
     CLASSIFICATION_ROLES,
+    LABEL_FALLBACK,
     RowFilter,
     find_column,
+    find_score_columns,
     label_values,
     normalize_name,
     numeric_block,
@@ -57,6 +61,8 @@ from ..reading import (
     require_valid_rows,
     resolve_column,
     row_labels,
+    score_column,
+    unused_columns_note,
 )
 from ..special import softmax
 
@@ -70,10 +76,8 @@ PROB_TOL = 1e-6
 """Probabilities in [−1e-6, 1 + 1e-6] are clipped to [0, 1] (rounding); beyond that a row is invalid."""
 
 _SYNONYMS = {"labels": "label", "prob": "probs", "logit": "logits"}
-_LABEL_FALLBACK = ("y", "y_true", "ytrue", "true", "target", "truth", "ground_truth", "gt")
 _PRED_FALLBACK = ("pred", "prediction", "y_pred", "ypred", "predicted")
 _POSITIVE_NAMES = ("1", "true", "yes", "y", "pos", "positive")
-_SCORE = re.compile(r"^(?P<kind>prob|proba|probability|logit|logits)(?:_(?P<name>.+)|(?P<num>\d+))?$")
 _MISSING = "(missing)"
 
 
@@ -121,19 +125,12 @@ def _score_columns(
         found[kind] = [resolve_column(frame, n, role=kind, source=src) for n in spec]
         names[kind] = []
         for c in found[kind]:
-            m = _SCORE.match(normalize_name(c))
+            m = score_column(c)
             # a mapped column named freely (e.g. "score") carries no class name; multi-class falls back to the name
-            names[kind].append((m.group("name") or m.group("num") or "") if m else "")
+            names[kind].append(m[1] if m else "")
     if explicit:
         return found, names
-    auto: dict[str, list[tuple[str, str]]] = {"probs": [], "logits": []}
-    for c in frame.columns:
-        if c in exclude:
-            continue
-        m = _SCORE.match(normalize_name(c))
-        if m:
-            kind = "logits" if m.group("kind").startswith("logit") else "probs"
-            auto[kind].append((str(c), m.group("name") or m.group("num") or ""))
+    auto = find_score_columns(frame, exclude=exclude)
     for kind, pairs in auto.items():
         suffixes = [s for _, s in pairs]
         if len(pairs) > 1 and "" in suffixes:
@@ -143,6 +140,8 @@ def _score_columns(
                 source=src,
                 columns=[c for c, _ in pairs],
                 hint=f"map the ones to use: columns={{'{kind}': [...]}}",
+                app_hint="choose the score columns to use under Column mapping (Task: classification) and load the "
+                "file again",
             )
         if pairs and all(re.fullmatch(r"\d+", s) for s in suffixes):
             pairs.sort(key=lambda t: int(t[1]))
@@ -187,16 +186,20 @@ def _class_index(
             order = _name_sort_key(list(uniq))
             alpha = {u: i for i, u in enumerate(order)}
             mapped = np.array([alpha[u] for u in uniq], dtype=np.int64)
-            messages.append(
-                f"label names mapped to the score columns alphabetically (scikit-learn's order): "
-                f"{', '.join(f'{u}→{classes[i]}' for u, i in list(alpha.items())[:10])}"
-                f"{' …' if k > 10 else ''}. Pass columns={{'classes': [...]}} if the columns are in another order."
-            )
+            pairs = (f"{', '.join(f'{u}→{classes[i]}' for u, i in list(alpha.items())[:10])}"
+                     f"{' …' if k > 10 else ''}")
+            text = f"label names mapped to the score columns alphabetically (scikit-learn's order): {pairs}."
+            messages.append(Message(
+                f"{text} Pass columns={{'classes': [...]}} if the columns are in another order.",
+                f"{text} If the columns are in another order, name them by class (prob_<class name>, e.g. "
+                f"prob_{order[0]}) and upload the file again.",
+            ))
             classes = order
         else:
             bad_rows = np.flatnonzero(valid)[np.isin(inv, np.flatnonzero(mapped < 0))]
             ints = [int(u) for u in uniq[is_int]]
             hint = "check that the label column and the score columns describe the same classes"
+            app_hint = None
             if integer_columns and ints and min(ints) >= 1 and max(ints) == k and all(c.isdigit() for c in classes):
                 hint = (
                     f"labels look 1-based (1..{k}) while the score columns are numbered 0..{k - 1}: subtract 1 "
@@ -211,6 +214,10 @@ def _class_index(
                 hint = (
                     f"pass columns={{'classes': [...]}} listing the {k} class names in the order of the score columns"
                 )
+                app_hint = (
+                    "name each score column after its class (prob_<class name>, e.g. "
+                    f"prob_{unknown[0]}) so that the label values match the columns, and upload the file again"
+                )
             raise InputError(
                 f"column {label_col!r} has {bad_rows.size} label(s) that are not among the {k} classes "
                 f"({_list(classes, 6)}): {_list(unknown.tolist(), 6)} (rows {_rows_text(bad_rows)})",
@@ -218,6 +225,7 @@ def _class_index(
                 columns=[label_col],
                 rows=(bad_rows[:20] + 1).tolist(),
                 hint=hint,
+                app_hint=app_hint,
             )
     codes[valid] = mapped[inv]
     return codes, classes
@@ -248,6 +256,8 @@ def _check_probabilities(
             )
             if pct
             else "if these are logits, name the columns logit_* (or map columns={'logits': [...]})",
+            app_hint=None if pct else "if these are logits, choose 'Scores are: logits' under Column mapping and "
+            "load the file again (or name the columns logit_*)",
         )
     rows.drop("probability outside [0, 1]", outside)
     P = np.clip(P, 0.0, 1.0)
@@ -267,8 +277,9 @@ def _check_probabilities(
                 source=src,
                 columns=cols,
                 rows=(idx[:20] + 1).tolist(),
-                hint="fix the file, or load it with renormalize=True (in the app: tick 'renormalise rows') to divide "
-                "every row by its sum",
+                hint="fix the file, or load it with renormalize=True to divide every row by its sum",
+                app_hint="fix the file, or tick 'Renormalise probability rows that do not sum to 1' below the upload "
+                "to divide every row by its sum",
             )
         zero = rows.keep & (s <= 0)
         rows.drop("probabilities sum to 0 (cannot renormalise)", zero)
@@ -305,6 +316,8 @@ def _binary_classes(
                 source=src,
                 columns=[label_col, score_col],
                 hint=f"pass columns={{'positive': '{present[-1]}'}} (one of the label values)",
+                app_hint=f"name the score column after a label value (e.g. prob_{present[-1]}) and upload the file "
+                "again",
             )
         if len(others) > 1:
             raise InputError(
@@ -339,6 +352,8 @@ def _binary_classes(
         source=src,
         columns=[label_col, score_col],
         hint=f"pass columns={{'positive': '{present[-1] if present else 'yes'}'}}",
+        app_hint=f"name the score column after the positive label value (e.g. prob_{present[-1] if present else 'yes'})"
+        " and upload the file again",
     )
 
 
@@ -381,7 +396,7 @@ def parse_classification_frame(
     label_col = find_column(frame, "label", cols, source=src)
     if label_col is None and "label" not in cols:
         norm = {c: normalize_name(c) for c in frame.columns}
-        for alias in _LABEL_FALLBACK:
+        for alias in LABEL_FALLBACK:
             hits = [c for c, k in norm.items() if k == alias]
             if hits:
                 label_col = str(hits[0])
@@ -393,6 +408,8 @@ def parse_classification_frame(
             source=src,
             columns=[str(c) for c in frame.columns[:20]],
             hint="name the true-class column 'label' or pass columns={'label': '<name>'}",
+            app_hint="choose the label column under Column mapping (Task: classification) and load the file again, "
+            "or name the true-class column 'label'",
         )
     used.append(label_col)
 
@@ -434,11 +451,15 @@ def parse_classification_frame(
                 logits = np.column_stack([np.zeros(n), v])
             else:
                 probs = np.column_stack([1.0 - v, v])
-            messages.append(
+            text = (
                 f"binary file: {score_cols[0]!r} is the {'logit' if kind == 'logits' else 'probability'} of the "
-                f"positive class {classes[1]!r} (negative class {classes[0]!r}); pass columns={{'positive': ...}} to "
-                "change it."
+                f"positive class {classes[1]!r} (negative class {classes[0]!r})"
             )
+            messages.append(Message(
+                f"{text}; pass columns={{'positive': ...}} to change it.",
+                f"{text}; to change it, name the column after the other label value (prob_{classes[0]}) and give it "
+                "that class's probability.",
+            ))
         else:
             layout = kind
             classes = [s if s else c for s, c in zip(suffixes[kind], score_cols)]
@@ -468,6 +489,8 @@ def parse_classification_frame(
                 source=src,
                 columns=[str(c) for c in frame.columns[:20]],
                 hint="name the score columns prob_<class> or logit_<class>, or map them with columns={'probs': [...]}",
+                app_hint="choose the score columns under Column mapping (Task: classification) and load the file "
+                "again, or name them prob_<class> / logit_<class>",
             )
         used.append(conf_col)
         pred_col = find_column(frame, "pred_label", cols, source=src, exclude=used)
@@ -484,6 +507,7 @@ def parse_classification_frame(
                 source=src,
                 columns=[conf_col],
                 hint="name it pred_label (or pred), or pass columns={'pred_label': '<name>'}",
+                app_hint="name the predicted-class column pred_label (or pred) and upload the file again",
             )
         used.append(pred_col)
         layout = "top_label"
@@ -530,9 +554,9 @@ def parse_classification_frame(
             f"{r}: {c} (rows {_list(rows.report.reasons[r].tolist(), 5)})" for r, c in rows.counts.items()
         )
         messages.append(f"{rows.report.total} row(s) dropped: {details}.")
-    ignored = [str(c) for c in frame.columns if c not in used]
-    if ignored:
-        messages.append(f"columns not used: {_list(ignored, 12)}.")
+    note = unused_columns_note(frame, used)
+    if note:
+        messages.append(note)
 
     def _take(a: np.ndarray | None) -> np.ndarray | None:
         return None if a is None else a[keep]

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..distributions import Gaussian, QuantileSet, SampleSet, norm_ppf
-from ..predictions import InputError, PredictionSet
+from ..predictions import InputError, Message, PredictionSet
 from ..reading import (
     ALIASES,
     REGRESSION_ROLES,
@@ -54,6 +54,7 @@ from ..reading import (
     numeric_values,
     require_valid_rows,
     row_labels,
+    unused_columns_note,
 )
 
 __all__ = ["LAYOUT_ROLES", "parse_regression_frame"]
@@ -125,6 +126,8 @@ def _find_roles(frame: pd.DataFrame, cols: dict[str, Any], src: str, messages: l
             columns=[str(c) for c in frame.columns[:20]],
             hint="rename the target column to y_true (or pass columns={'y': '<name>', 'mean': '<name>', ...}); "
             "for a classification file pass task='classification'",
+            app_hint="choose the target y and the mean under Column mapping and load the file again; for a "
+            "classification file choose Task: classification there",
         )
 
     samples = [c for c in find_sample_columns(frame, cols, source=src) if c not in used]
@@ -142,7 +145,8 @@ def _find_roles(frame: pd.DataFrame, cols: dict[str, Any], src: str, messages: l
         for role, found in (("samples", samples), ("quantiles", q_cols)):
             if cols.get(role) is not None and len(found) < 2:
                 raise InputError(f"the mapping lists fewer than 2 {role} columns", source=src, columns=found,
-                                 hint=f"{role} need at least 2 columns")
+                                 hint=f"{role} need at least 2 columns",
+                                 app_hint=f"choose at least 2 {role} columns under Column mapping")
     roles = _Roles(y_col, err_col, mean_col, samples, levels, q_cols, spread, "point")
     if len(samples) >= 2:
         roles.layout = "sample"
@@ -163,10 +167,14 @@ def _find_roles(frame: pd.DataFrame, cols: dict[str, Any], src: str, messages: l
         alternatives.append(f"Gaussian columns {mean_col!r}/{spread[roles.spread_found[0]]!r}")
     if alternatives:
         off = "samples" if roles.layout == "sample" else "quantiles"
-        messages.append(
+        text = (
             f"using the {roles.layout} layout; the file also has {' and '.join(alternatives)} (preference: sample > "
-            f"quantile > gaussian). To use another, pass e.g. columns={{'{off}': None}}."
+            "quantile > gaussian)."
         )
+        messages.append(Message(
+            f"{text} To use another, pass e.g. columns={{'{off}': None}}.",
+            f"{text} To use another, choose its Uncertainty layout under Column mapping and load the file again.",
+        ))
     return roles
 
 
@@ -198,6 +206,8 @@ def _target_and_point(
             columns=[str(c) for c in frame.columns[:20]],
             hint="rename the prediction column to mean (or pass columns={'mean': '<name>'}); for a classification "
             "file pass task='classification'",
+            app_hint="choose the mean / point prediction under Column mapping and load the file again; for a "
+            "classification file choose Task: classification there",
         )
     return y, point
 
@@ -369,9 +379,9 @@ def parse_regression_frame(
         details = "; ".join(f"{r}: {c} (rows {name_list(rows.report.reasons[r].tolist(), 5)})"
                             for r, c in rows.counts.items())
         messages.append(f"{rows.report.total} row(s) dropped: {details}.")
-    ignored = [str(c) for c in frame.columns if c not in used]
-    if ignored:
-        messages.append(f"columns not used: {name_list(ignored, 12)}.")
+    note = unused_columns_note(frame, used)
+    if note:
+        messages.append(note)
     if frame.attrs.get("comments"):
         messages.append(f"file comment: {' / '.join(frame.attrs['comments'])[:200]}")
     if frame.attrs.get("encoding") not in (None, "utf-8", "utf-8-sig"):
