@@ -19,7 +19,8 @@ result in its own session key; everything downstream is a pure function of that 
 * :class:`BinSelection` — a selection tied to the *context* it was made in (data token, binning,
   number of bins …): :meth:`BinSelection.valid_for` drops it when the bins it refers to no longer
   exist (new data or new binning), and keeps it across unrelated control changes;
-* :func:`format_bins` / :func:`describe_selection` — the "N rows selected from bins …" text;
+* :func:`format_bins` / :func:`bin_runs` / :func:`describe_selection` — the "N rows selected from bins …" text
+  (bins numbered from 1, as the charts' hover labels number them; indices stay 0-based in the code);
 * :func:`class_breakdown` — per-class counts, accuracy and confidence of the selected rows;
 * :func:`sync_chart` / :func:`note_event` / :func:`note_reset` — which selection to draw into each linked
   chart (see below).
@@ -54,17 +55,19 @@ __all__ = [
     "confidence_row_bins",
     "rows_in_bins",
     "format_bins",
+    "bin_runs",
     "describe_selection",
     "class_breakdown",
     "sync_chart",
     "note_event",
+    "is_area_selection",
     "note_reset",
     "trace_meta",
     "with_selected",
 ]
 
 #: Trace roles (``meta["role"]``) whose points stand for a bin.
-SELECTABLE_ROLES: frozenset[str] = frozenset({"bins", "bars", "gap", "hist", "steps"})
+SELECTABLE_ROLES: frozenset[str] = frozenset({"bins", "bars", "gap", "column", "hist", "steps"})
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -228,9 +231,13 @@ def rows_in_bins(
     return np.isin(codes.astype(np.int64) * stride + row_bins, np.asarray(keys, dtype=np.int64))
 
 
-def format_bins(bins: Iterable[int]) -> str:
-    """Compact text of a set of bin indices: ``[0, 1, 2, 5, 7, 8]`` → ``"0–2, 5, 7–8"``."""
-    b = np.unique(np.asarray(list(bins), dtype=np.int64))
+def format_bins(bins: Iterable[int], *, first: int = 1) -> str:
+    """Compact text of a set of bin indices, numbered from ``first`` as the charts' hover labels and axes number
+    them: ``[0, 1, 2, 5, 7, 8]`` → ``"1–3, 6, 8–9"`` (``first=0``: ``"0–2, 5, 7–8"``).
+
+    Bin indices are 0-based everywhere in the code (``customdata``, :class:`BinSelection`); only texts add ``first``.
+    """
+    b = np.unique(np.asarray(list(bins), dtype=np.int64)) + int(first)
     if b.size == 0:
         return "none"
     breaks = np.flatnonzero(np.diff(b) != 1)
@@ -239,17 +246,32 @@ def format_bins(bins: Iterable[int]) -> str:
     return ", ".join(str(s) if s == e else f"{s}–{e}" for s, e in zip(starts, ends))
 
 
-def describe_selection(selection: Mapping[str, Iterable[int]], n_rows: int, what: str = "bins") -> str:
-    """"N rows selected from bins …" (bins per model when several models are selected)."""
+def bin_runs(bins: Iterable[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive bin indices as (first, last) pairs: ``[10, 12, 13]`` → ``[(10, 10), (12, 13)]``."""
+    b = np.unique(np.asarray(list(bins), dtype=np.int64))
+    if b.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(b) != 1)
+    return [(int(s), int(e)) for s, e in zip(np.r_[b[0], b[breaks + 1]], np.r_[b[breaks], b[-1]])]
+
+
+def describe_selection(
+    selection: Mapping[str, Iterable[int]], n_rows: int, what: str = "bins", *, n_bins: int | None = None
+) -> str:
+    """"N rows selected from σ-bins 11, 13 of 15 …": bins numbered from 1 as the charts number them (per model
+    when several models are selected; ``n_bins`` adds "of B"; one bin is named in the singular)."""
     parts = [(name, tuple(bins)) for name, bins in selection.items() if tuple(bins)]
     if not parts:
         return "No bins selected."
-    if len(parts) == 1:
-        name, bins = parts[0]
-        where = f"{what} {format_bins(bins)}" + ("" if name == "model" else f" of {name!r}")
-    else:
-        where = "; ".join(f"{what} {format_bins(bins)} of {name!r}" for name, bins in parts)
-    return f"{n_rows:,} row{'s' if n_rows != 1 else ''} selected from {where}."
+    one = what[:-1] if what.endswith("s") else what
+
+    def where(name: str, bins: tuple[int, ...]) -> str:
+        text = f"{one if len(set(bins)) == 1 else what} {format_bins(bins)}"
+        if n_bins is not None:
+            text += f" of {int(n_bins)}"
+        return text + ("" if name == "model" and len(parts) == 1 else f" ({name})")
+
+    return f"{n_rows:,} row{'s' if n_rows != 1 else ''} selected from {'; '.join(where(n, b) for n, b in parts)}."
 
 
 @dataclass(frozen=True)
@@ -342,9 +364,24 @@ def sync_chart(
     return dict(baked[chart])
 
 
-def note_event(sync: MutableMapping[str, Any], chart: str) -> None:
-    """Record that the last selection came from ``chart`` (call it in the chart's ``on_select`` callback)."""
-    sync["source"] = chart
+def note_event(sync: MutableMapping[str, Any], chart: str, event: Any = None) -> None:
+    """Record that the last selection came from ``chart`` (call it in the chart's ``on_select`` callback).
+
+    A box or lasso ``event`` (:func:`is_area_selection`) is not left to plotly.js: the chart is redrawn with the
+    stored selection like the others, because plotly.js marks the points whose *centre* lies in the area, and a
+    chart may stand for a bin by a point elsewhere (the reliability diagram's full-height column: a box around the
+    bars would select the bars and veil every column).  Clicks and shift-clicks stay live (plotly.js accumulates
+    them only in the figure it drew)."""
+    sync["source"] = None if is_area_selection(event) else chart
+
+
+def is_area_selection(event: Any) -> bool:
+    """True when a Plotly selection event comes from the box or lasso tool (its ``box`` / ``lasso`` lists)."""
+    if event is None:
+        return False
+    selection = _get(event, "selection", None)
+    source = selection if selection is not None else event
+    return bool(_get(source, "box", None) or _get(source, "lasso", None))
 
 
 def note_reset(sync: MutableMapping[str, Any]) -> int:

@@ -32,7 +32,7 @@ from . import examples, plots, registry
 from .api import diagnose
 from .predictions import PredictionSet, app_text
 from .report import ALL, Report
-from .selection import class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins
+from .selection import bin_runs, class_breakdown, confidence_row_bins, rows_in_bins, sigma_bins
 
 __all__ = [
     "md_escape",
@@ -175,7 +175,8 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
 def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str, Any]:
     """The mapping form's starting values from what detection guessed (:func:`calib_core.reading.guess_columns`).
 
-    Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``, ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),
+    Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``,
+    ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),
     ``spread``, ``multi``, ``levels`` (blank: read from the names); classification ``label``, ``score_kind``,
     ``scores``; both ``split``, ``group``, ``model``.  Roles detection could not fill are ``none`` (or empty lists).
     """
@@ -483,14 +484,19 @@ def diagnose_example(example: str, layout: str = "gaussian", rows: str = "all",
 
 # ------------------------------------------------------------------------------------------------ regression
 def sigma_ranges(selection: Mapping[str, Iterable[int]], levi_tables: Mapping[str, pd.DataFrame]) -> str:
-    """``σ ∈ [low, high]`` of the selected σ-bins of every model (``(model)`` added when several), joined by ``;``."""
+    """The σ ranges of the selected σ-bins of every model: one ``[low, high]`` per run of consecutive bins, so
+    that bins 11 and 13 give two disjoint ranges (``σ ∈ [a, b] ∪ [c, d]``); ``(model)`` added when several models
+    are selected; models joined by ``;``."""
     ranges = []
     for m, bins in selection.items():
         t = levi_tables[m]
-        in_sel = t[t["bin"].isin(bins)]
-        if len(in_sel):
-            ranges.append(f"σ ∈ [{in_sel['sigma_low'].min():.4g}, {in_sel['sigma_high'].max():.4g}]"
-                          + (f" ({m})" if len(selection) > 1 else ""))
+        parts = []
+        for first, last in bin_runs(bins):
+            run = t[t["bin"].between(first, last)]
+            if len(run):
+                parts.append(f"[{run['sigma_low'].min():.4g}, {run['sigma_high'].max():.4g}]")
+        if parts:
+            ranges.append("σ ∈ " + " ∪ ".join(parts) + (f" ({m})" if len(selection) > 1 else ""))
     return "; ".join(ranges)
 
 

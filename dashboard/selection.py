@@ -69,8 +69,9 @@ class LinkedSelection:
         key, context, prefix = self.key, self.context, self.prefix
 
         def callback() -> None:
-            note_event(st.session_state.setdefault(f"{prefix}_sync", {}), chart_key)
-            st.session_state[key] = BinSelection.from_event(st.session_state.get(chart_key), meta, context)
+            event = st.session_state.get(chart_key)
+            note_event(st.session_state.setdefault(f"{prefix}_sync", {}), chart_key, event)
+            st.session_state[key] = BinSelection.from_event(event, meta, context)
 
         return callback
 

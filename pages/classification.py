@@ -95,7 +95,8 @@ sel_mask = None
 if not selection.empty:
     sel_mask = views.confidence_bin_rows(sub, selection.bins, int(n_bins), strategy, target)
 selection.row("**No bins selected** — click bars to inspect them." if sel_mask is None else
-              f"**{ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), 'confidence bins'))}**",
+              "**" + ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), "confidence bins",
+                                                     n_bins=int(n_bins))) + "**",
               icon=":material/deselect:")
 left, right = st.columns(2)
 with left:

@@ -101,7 +101,7 @@ st.caption(
 )
 n_sel = int(sel_mask.sum()) if sel_mask is not None else 0
 selection.row("**No σ-bins selected** — the views below use all rows." if selection.empty else
-              f"**{ui.md_escape(describe_selection(selection.bins, n_sel, 'σ-bins'))}** "
+              f"**{ui.md_escape(describe_selection(selection.bins, n_sel, 'σ-bins', n_bins=n_bins))}** "
               + ui.md_escape(views.sigma_ranges(selection.bins, levi_tables)), icon=":material/deselect:")
 
 left, right = st.columns(2)
@@ -198,7 +198,7 @@ ui.export_row(
     "regression", title=f"Regression diagnostics — {name}", report=report, figures=export_figures,
     metrics=export_metrics, pset=sub, tables=export_tables, verdicts=export_verdicts,
     notes=[f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."]
-    + ([describe_selection(selection.bins, n_sel, "σ-bins")] if sel_mask is not None else []),
+    + ([describe_selection(selection.bins, n_sel, "σ-bins", n_bins=n_bins)] if sel_mask is not None else []),
 )
 
 if sel_mask is not None and sel_mask.any():

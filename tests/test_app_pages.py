@@ -287,7 +287,7 @@ def test_levi_selection_recomputes_the_linked_views(levi_app):
     spec = specs(at)["reg_levi_chart"]
     plotly_select(at, "reg_levi_chart", bins_points(spec, "random sigma", [0, 1, 2]))
     text = markdown_text(at)
-    assert "2,000 rows selected from σ-bins 0–2 of 'random sigma'" in text
+    assert "2,000 rows selected from σ-bins 1–3 of 15 (random sigma)" in text  # numbered from 1, as the hovers
     sel: BinSelection = at.session_state["reg_sel"]
     assert sel.bins == {"random sigma": (0, 1, 2)}
     s = specs(at)
@@ -306,7 +306,7 @@ def test_levi_selection_recomputes_the_linked_views(levi_app):
     plotly_select(at, "reg_levi_chart", bins_points(spec, "random sigma", [0, 1, 2])
                   + bins_points(spec, "true sigma", [14]))
     assert at.session_state["reg_sel"].bins == {"random sigma": (0, 1, 2), "true sigma": (14,)}
-    assert "σ-bins 14 of 'true sigma'" in markdown_text(at)
+    assert "σ-bin 15 of 15 (true sigma)" in markdown_text(at)
     # an unrelated control keeps the selection …
     at.selectbox(key="reg_resamples").select(500).run()
     assert at.session_state["reg_sel"].bins == {"random sigma": (0, 1, 2), "true sigma": (14,)}
@@ -398,7 +398,7 @@ def test_reliability_selection_links_histogram_breakdown_and_rows(digits_app):
     spec = specs(at)["cls_rel_chart"]
     plotly_select(at, "cls_rel_chart", bins_points(spec, "model", [13], role="bars"))
     assert at.session_state["cls_sel"].bins == {"model": (13,)}
-    assert "14 rows selected from confidence bins 13" in markdown_text(at)
+    assert "14 rows selected from confidence bin 14 of 15." in markdown_text(at)
     # the histogram highlights the same bin
     hist = specs(at)["cls_hist_chart"]["data"][0]
     assert [int(decode(hist["customdata"])[i]) for i in hist["selectedpoints"]] == [13]
@@ -415,7 +415,7 @@ def test_reliability_selection_links_histogram_breakdown_and_rows(digits_app):
     spec_h = specs(at)["cls_hist_chart"]
     plotly_select(at, "cls_hist_chart", bins_points(spec_h, "model", [12, 13, 14], role="hist"))
     assert at.session_state["cls_sel"].bins == {"model": (12, 13, 14)}
-    assert "selected from confidence bins 12–14" in markdown_text(at)
+    assert "selected from confidence bins 13–15 of 15." in markdown_text(at)
     assert len(table(at, "row", "label", "predicted")) == 200  # first 200 rows of the selection
     at.button(key="cls_clear").click().run()
     assert at.session_state["cls_sel"].empty and "No bins selected" in markdown_text(at)
@@ -516,7 +516,7 @@ def test_classification_with_two_models_overlays_and_selects_per_model():
     points = bins_points(s["cls_rel_chart"], "T = 4", [12, 13])
     plotly_select(at, "cls_rel_chart", points)
     assert at.session_state["cls_sel"].bins == {"T = 4": (12, 13)}
-    assert "of 'T = 4'" in markdown_text(at)
+    assert "confidence bins 13–14 of 15 (T = 4)" in markdown_text(at)
     breakdown = table(at, "class", "predicted", "accuracy", "gap")
     assert "model" not in breakdown.columns or set(breakdown["model"]) == {"T = 4"}
     rows = table(at, "row", "model", "label", "predicted")

@@ -104,12 +104,12 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     # two models, 15 σ-bins each, drawn as markers with error bars
     expect(levi.locator(".scatterlayer .trace").nth(2).locator(".points path")).to_have_count(15, timeout=LONG)
     expect(levi.locator(".legendtext", has_text="random sigma")).to_be_visible()
-    info = page.get_by_text(re.compile(r"σ-bins selected|rows selected from σ-bins"))
+    info = page.get_by_text(re.compile(r"σ-bins selected|rows selected from σ-bin"))
     expect(info).to_have_text(re.compile("No σ-bins selected"))
     wait_for_app(page)
 
     click_point(page, levi, 2, 13)  # trace 2 = 'random sigma' (trace 0 is the identity line)
-    expect(info).to_have_text(re.compile(r"200 rows selected from σ-bins 13 of 'random sigma'"), timeout=LONG)
+    expect(info).to_have_text(re.compile(r"200 rows selected from σ-bin 14 of 15 \(random sigma\)"), timeout=LONG)
     kuleshov = charts.nth(1)
     expect(kuleshov.locator(".legendtext", has_text="random sigma · selected")).to_be_visible(timeout=LONG)
     expect(charts.nth(2).locator(".legendtext", has_text="random sigma · selected")).to_be_visible()  # PIT
@@ -117,7 +117,8 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     wait_for_app(page)
 
     click_point(page, charts.nth(0), 2, 14, shift=True)  # shift-click adds a bin
-    expect(info).to_have_text(re.compile(r"400 rows selected from σ-bins 13–14 of 'random sigma'"), timeout=LONG)
+    expect(info).to_have_text(re.compile(r"400 rows selected from σ-bins 14–15 of 15 \(random sigma\)"),
+                              timeout=LONG)
     wait_for_app(page)
     screenshot(page, artifacts_dir / "regression.png")
 
@@ -131,7 +132,7 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
         page.get_by_role("button", name="Page report (HTML)").click()
     report = open(html_download.value.path(), encoding="utf-8").read()
     assert "Regression diagnostics — levi_predictions.csv" in report and "Metrics of the selected σ-bins" in report
-    assert "400 rows selected from σ-bins 13–14" in report
+    assert "400 rows selected from σ-bins 14–15 of 15" in report
     assert not re.search(r"<script[^>]*\ssrc=", report)  # plotly.js inlined: renders offline
 
     page.get_by_role("button", name="Clear selection").click()
@@ -151,7 +152,8 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     page.mouse.down()
     page.mouse.move(x1, y1, steps=8)
     page.mouse.up()
-    expect(info).to_have_text(re.compile(r"1,000 rows selected from σ-bins 10–14 of 'random sigma'"), timeout=LONG)
+    expect(info).to_have_text(re.compile(r"1,000 rows selected from σ-bins 11–15 of 15 \(random sigma\)"),
+                              timeout=LONG)
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
@@ -162,14 +164,14 @@ def test_classification_reliability_bars_link_to_histogram_and_rows(app_page, ar
     charts = page.get_by_test_id("stPlotlyChart")
     rel, hist = charts.nth(0), charts.nth(1)
     expect(rel.locator(".barlayer .trace").first.locator(".point path")).to_have_count(9, timeout=LONG)
-    info = page.get_by_text(re.compile(r"No bins selected|rows selected from confidence bins"))
+    info = page.get_by_text(re.compile(r"No bins selected|rows selected from confidence bin"))
     expect(info).to_have_text(re.compile("No bins selected"))
     page.get_by_test_id("stButtonGroup").get_by_role("radio", name="log").click()  # histogram y axis
     expect(hist.locator(".ytick").first).to_be_visible()
     wait_for_app(page)
 
     click_bar(page, rel, 0, 7)  # the 8th non-empty bin: confidence (13/15, 14/15]
-    expect(info).to_have_text(re.compile(r"14 rows selected from confidence bins 13\."), timeout=LONG)
+    expect(info).to_have_text(re.compile(r"14 rows selected from confidence bin 14 of 15\."), timeout=LONG)
     # the histogram highlights bin 13 and dims the others
     bars = hist.locator(".barlayer .trace").first.locator(".point path")
     expect(bars.nth(13)).to_have_css("opacity", "1", timeout=LONG)
@@ -180,7 +182,7 @@ def test_classification_reliability_bars_link_to_histogram_and_rows(app_page, ar
 
     n_top = int((examples.digits_example().probs.max(axis=1) > 14 / 15).sum())  # rows of the top bin
     click_bar(page, hist, 0, 14)  # the other direction: a histogram bar
-    expect(info).to_have_text(re.compile(rf"{n_top:,} rows selected from confidence bins 14\."), timeout=LONG)
+    expect(info).to_have_text(re.compile(rf"{n_top:,} rows selected from confidence bin 15 of 15\."), timeout=LONG)
     expect(page.get_by_text(f"Rows in the selected bins (first 200 of {n_top:,})")).to_be_visible()
     wait_for_app(page)
     screenshot(page, artifacts_dir / "classification.png")

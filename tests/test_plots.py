@@ -185,7 +185,7 @@ def test_levi_figure_error_bars_customdata_hover():
     np.testing.assert_allclose(pts.error_y.arrayminus, t["rmse"] - t["rmse_low"])
     assert pts.error_y.symmetric is False
     for text, count, b in zip(pts.text, t["count"], t["bin"]):
-        assert f"n = {count:,}" in text and text.startswith(f"bin {b}:")
+        assert f"n = {count:,}" in text and text.startswith(f"bin {b + 1}:")  # numbered from 1
     (ref,) = by_meta(fig, "reference")
     lo, top = ref.x
     assert ref.x == ref.y

@@ -63,9 +63,9 @@ def test_wilson_interval_covers_about_its_level(n, p, seed):
 def test_reliability_figure_single_model(digits_report):
     t = digits_report.diagrams[("model", cc.ALL)]["reliability"]
     fig = plots.reliability_figure(t)
-    assert roles(fig) == ["reference", "bars", "gap"]
+    assert roles(fig) == ["reference", "bars", "gap", "column"]
     assert fig.layout.template.layout.paper_bgcolor == "white"
-    bars, gap = fig.data[1], fig.data[2]
+    bars, gap, column = fig.data[1], fig.data[2], fig.data[3]
     ok = t[t["count"] > 0]
     np.testing.assert_array_equal(np.asarray(bars.customdata), ok["bin"].to_numpy())
     np.testing.assert_allclose(np.asarray(bars.y), ok["accuracy"])
@@ -81,6 +81,14 @@ def test_reliability_figure_single_model(digits_report):
     np.testing.assert_allclose(np.asarray(bars.error_y.array), hi - ok["accuracy"], atol=1e-12)
     assert f"n = {int(ok['count'].iloc[-1]):,}" in bars.text[-1] and "90% CI" in bars.text[-1]
     assert bars.selectedpoints is None
+    # one clickable column per bin takes hover and selections for the bar and its gap together
+    np.testing.assert_array_equal(np.asarray(column.customdata), ok["bin"].to_numpy())
+    np.testing.assert_allclose(np.asarray(column.width, dtype=float), ok["upper"] - ok["lower"])
+    assert list(column.text) == list(bars.text) and bars.hoverinfo == gap.hoverinfo == "skip"
+    assert bars.unselected.marker.opacity == gap.unselected.marker.opacity == 1.0  # never dimmed on their own
+    assert column.marker.color == pc.COLUMN_CLEAR and column.unselected.marker.color == pc.COLUMN_VEIL
+    marked = plots.mark_selected(plots.reliability_figure(t), {"model": [int(ok["bin"].iloc[-1])]})
+    assert list(marked.data[3].selectedpoints) == [len(ok) - 1]
 
 
 def test_reliability_figure_several_models_one_colour_each(digits_report, cancer_report):

@@ -15,11 +15,13 @@ from calib_core.classification.diagrams import reliability_of
 from calib_core.regression.metrics import RegressionRows
 from calib_core.selection import (
     BinSelection,
+    bin_runs,
     class_breakdown,
     confidence_row_bins,
     describe_selection,
     event_points,
     format_bins,
+    is_area_selection,
     note_event,
     note_reset,
     rows_in_bins,
@@ -174,7 +176,7 @@ def test_rows_in_bins_equals_a_direct_definition(n, n_groups, n_bins, seed):
 @settings(max_examples=100, deadline=None)
 @given(st.sets(st.integers(0, 60), max_size=25))
 def test_format_bins_round_trips(bins):
-    text = format_bins(bins)
+    text = format_bins(bins, first=0)
     if not bins:
         assert text == "none"
         return
@@ -183,15 +185,29 @@ def test_format_bins_round_trips(bins):
         a, _, b = part.partition("–")
         back.update(range(int(a), int(b or a) + 1))
     assert back == bins
+    assert format_bins(bins) == format_bins({b + 1 for b in bins}, first=0)  # shown from 1 by default
 
 
 def test_describe_selection():
-    assert format_bins([5, 0, 1, 2, 7, 8]) == "0–2, 5, 7–8"
+    # bin indices are 0-based in the code; texts number them from 1, as the charts' hover labels do
+    assert format_bins([5, 0, 1, 2, 7, 8]) == "1–3, 6, 8–9"
+    assert format_bins([5, 0, 1, 2, 7, 8], first=0) == "0–2, 5, 7–8"
     assert describe_selection({}, 0) == "No bins selected."
-    assert describe_selection({"model": (3,)}, 1, "σ-bins") == "1 row selected from σ-bins 3."
-    assert describe_selection({"a": (1, 2)}, 50) == "50 rows selected from bins 1–2 of 'a'."
-    two = describe_selection({"a": (1,), "b": (4, 6)}, 1234)
-    assert two == "1,234 rows selected from bins 1 of 'a'; bins 4, 6 of 'b'."
+    assert describe_selection({"model": (3,)}, 1, "σ-bins") == "1 row selected from σ-bin 4."
+    assert describe_selection({"model": (13,)}, 14, "confidence bins", n_bins=15) == (
+        "14 rows selected from confidence bin 14 of 15.")
+    assert describe_selection({"a": (1, 2)}, 50) == "50 rows selected from bins 2–3 (a)."
+    two = describe_selection({"a": (1,), "b": (4, 6)}, 1234, n_bins=10)
+    assert two == "1,234 rows selected from bin 2 of 10 (a); bins 5, 7 of 10 (b)."
+    # shift-selecting σ-bins 10 and 12 (0-based 9, 11) lists two disjoint bins, not a range over bin 11
+    assert describe_selection({"model": (9, 11)}, 400, "σ-bins", n_bins=15) == (
+        "400 rows selected from σ-bins 10, 12 of 15.")
+
+
+def test_bin_runs():
+    assert bin_runs([]) == []
+    assert bin_runs([12, 10, 13, 13]) == [(10, 10), (12, 13)]
+    assert bin_runs(range(5)) == [(0, 4)]
 
 
 def test_bin_selection_context():
@@ -249,3 +265,20 @@ def test_sync_keeps_the_interacting_chart_and_redraws_the_others():
     # "Clear": every chart is rebuilt empty and the epoch changes
     assert note_reset(sync) == 1 and sync["epoch"] == 1
     assert sync_chart(sync, "hist", "h0", {}) == {} and sync_chart(sync, "rel", "r1", {}) == {}
+
+
+def test_box_and_lasso_selections_are_redrawn_in_their_own_chart():
+    click = {"selection": {"points": [{"curve_number": 3, "customdata": 2}], "box": [], "lasso": []}}
+    box = {"selection": {"points": [{"curve_number": 1, "customdata": 2}], "box": [{"x": [0.1, 0.4], "y": [0, 1]}],
+                         "lasso": []}}
+    lasso = {"selection": {"points": [], "box": [], "lasso": [{"x": [0, 1, 1], "y": [0, 0, 1]}]}}
+    assert not is_area_selection(click) and is_area_selection(box) and is_area_selection(lasso)
+    assert not is_area_selection(None) and not is_area_selection({})
+    sync: dict = {}
+    sync_chart(sync, "rel", "r0", {})
+    note_event(sync, "rel", click)  # a click stays live in its chart (plotly.js accumulates shift-clicks there)
+    assert sync_chart(sync, "rel", "r0", {"m": (2,)}) == {}
+    # a box: plotly.js marks points by their centres, which need not stand for the bin (the reliability diagram's
+    # full-height columns), so the chart is redrawn with the stored selection
+    note_event(sync, "rel", box)
+    assert sync_chart(sync, "rel", "r0", {"m": (2, 3)}) == {"m": (2, 3)}

@@ -212,6 +212,13 @@ def test_diagram_tables_and_sigma_ranges(report):
     assert text == f"σ ∈ [{lo:.4g}, {hi:.4g}]"
     both = views.sigma_ranges({"calibrated": (0,), "over-confident": (1,)}, levi)
     assert both.count("σ ∈") == 2 and "(over-confident)" in both
+    # bins 10 and 12 (0-based 9, 11) are two disjoint σ ranges, not one spanning bin 11
+    gap = views.sigma_ranges({"calibrated": (9, 11)}, levi)
+    r9, r11 = (t.loc[t["bin"] == b, ["sigma_low", "sigma_high"]].iloc[0] for b in (9, 11))
+    assert gap == (f"σ ∈ [{r9['sigma_low']:.4g}, {r9['sigma_high']:.4g}] ∪ "
+                   f"[{r11['sigma_low']:.4g}, {r11['sigma_high']:.4g}]")
+    r10 = t.loc[t["bin"] == 10, "sigma_low"].iloc[0]
+    assert f"{r10:.4g}" not in gap
 
 
 def test_regression_rows(multi):

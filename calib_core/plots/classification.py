@@ -51,6 +51,10 @@ __all__ = [
 #: Colour of the gap bars (over-confidence) as in Guo et al. Fig. 1; under-confidence uses GAP_UNDER_COLOR.
 GAP_COLOR = "#e45756"
 GAP_UNDER_COLOR = "#72b7b2"
+#: The clickable column over each bin of a single-model reliability diagram: clear, or a white veil over the bins
+#: not selected while some are (so a selection lights the whole bin — accuracy bar, interval and gap — at once).
+COLUMN_CLEAR = "rgba(255, 255, 255, 0)"
+COLUMN_VEIL = "rgba(255, 255, 255, 0.7)"
 _RELIABILITY_COLUMNS = ["bin", "lower", "upper", "count", "confidence", "accuracy", "gap"]
 _HIST_COLUMNS = ["bin", "lower", "upper", "count", "fraction", "confidence", "accuracy"]
 
@@ -111,10 +115,11 @@ def _bin_text(t: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, level: float, y_n
         t["bin"], _f(t, "lower"), _f(t, "upper"), t["count"], _f(t, "confidence"), _f(t, "accuracy"), lo, hi
     ):
         if not k:
-            out.append(f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>empty")
+            out.append(f"bin {int(b) + 1}: ({a:.3g}, {c:.3g}]<br>empty")
             continue
         out.append(
-            f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,}<br>{y_name} {acc:.3f} ({pct} CI [{l_:.3f}, {h_:.3f}])"
+            f"bin {int(b) + 1}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,}<br>{y_name} {acc:.3f} "
+            f"({pct} CI [{l_:.3f}, {h_:.3f}])"
             f"<br>mean confidence {conf:.3f}<br>gap (conf − {y_name}) {conf - acc:+.3f}"
         )
     return out
@@ -135,9 +140,11 @@ def reliability_figure(
     ECE = Σ_m |B_m|/n · |acc − conf|).  One table: accuracy bars on the bins' x-range (so equal-mass bins
     show their true widths), the gap conf − acc as a hatched bar from the accuracy to the mean confidence
     (red: over-confident, teal: under-confident), ``level`` Wilson intervals on the accuracy as error
-    bars.  Several tables: one line + markers per model at (mean confidence, accuracy), with the same
-    intervals.  ``target`` only changes the axis titles: ``"top_label"`` (confidence vs accuracy),
-    ``"positive"`` (P(y = 1) vs frequency of y = 1; binary) or ``"class"``.
+    bars, and over each bin a transparent full-height column (role ``"column"``) that takes hover, clicks and
+    selections for the whole bin (the bins not selected are veiled).  Several tables: one line + markers per
+    model at (mean confidence, accuracy), with the same intervals.  ``target`` only changes the axis titles:
+    ``"top_label"`` (confidence vs accuracy), ``"positive"`` (P(y = 1) vs frequency of y = 1; binary) or
+    ``"class"``.
     """
     named = named_tables(tables, _RELIABILITY_COLUMNS)
     cmap = merged_colors(list(named), colors)
@@ -172,8 +179,8 @@ def reliability_figure(
                     x=centre, y=acc, width=width, name=f"{y_name} (outputs)",
                     marker={"color": rgba(color, 0.85), "line": {"color": color, "width": 1}},
                     error_y={**err, "color": "#333333"}, customdata=bins, text=text, textposition="none",
-                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
-                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.3}},
+                    hoverinfo="skip", selectedpoints=sel,  # hover, clicks and dimming: the bin's column below
+                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 1.0}},
                     meta={"name": name, "role": "bars"},
                 )
             )
@@ -189,9 +196,22 @@ def reliability_figure(
                         "pattern": {"shape": "/", "fgcolor": edge, "size": 6, "solidity": 0.2},
                     },
                     customdata=bins, text=text, textposition="none",
-                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
-                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.3}},
+                    hoverinfo="skip", selectedpoints=sel,
+                    selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 1.0}},
                     meta={"name": name, "role": "gap"},
+                )
+            )
+            # the whole bin as one clickable column on top: plotly.js selects (and dims) per trace point, so a
+            # click on the accuracy bar alone lit only that bar; the column's point stands for the bar and its gap
+            # (clear when selected, a white veil over the bins not selected; shift-click and boxes work as usual)
+            fig.add_trace(
+                go.Bar(
+                    x=centre, y=np.ones_like(centre), width=width, name="bin", showlegend=False,
+                    marker={"color": COLUMN_CLEAR, "line": {"width": 0}},
+                    customdata=bins, text=text, textposition="none",
+                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
+                    selected={"marker": {"color": COLUMN_CLEAR}}, unselected={"marker": {"color": COLUMN_VEIL}},
+                    meta={"name": name, "role": "column"},
                 )
             )
         else:
@@ -241,7 +261,7 @@ def confidence_histogram_figure(
         top = max(top, float(np.nanmax(pct)) if pct.size else 0.0)
         left, right = _f(t, "lower"), _f(t, "upper")
         text = [
-            f"bin {int(b)}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,} ({p:.1f}% of {int(n):,})"
+            f"bin {int(b) + 1}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,} ({p:.1f}% of {int(n):,})"
             for b, a, c, k, p in zip(t["bin"], left, right, count, pct)
         ]
         fig.add_trace(
@@ -320,7 +340,7 @@ def per_class_reliability_figure(
                 line={"color": rgba(color, 0.45), "width": 1},
                 marker={"color": color, "size": np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14),
                         "line": {"color": "white", "width": 0.5}},
-                customdata=np.column_stack([t["bin"].to_numpy(dtype=np.int64), count]),
+                customdata=np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count]),  # bins numbered from 1
                 hovertemplate=(
                     "bin %{customdata[0]}<br>n = %{customdata[1]:,}<br>mean p %{x:.3f}<br>frequency %{y:.3f}"
                     f"<extra>class {labels[i]}</extra>"

@@ -59,7 +59,7 @@ def coverage_by_bin_figure(
         fig.add_trace(go.Scatter(x=x, y=t["band_high"], mode="lines", line={"width": 0}, fill="tonexty",
                                  fillcolor=rgba(cmap[name], 0.15), showlegend=False, hoverinfo="skip",
                                  legendgroup=name, meta={"name": name, "role": "band_high"}))
-        text = [f"bin {int(b)}: {key_label} ∈ [{a:.3g}, {h:.3g}]<br>n = {int(k):,}<br>covered {o:.1%}"
+        text = [f"bin {int(b) + 1}: {key_label} ∈ [{a:.3g}, {h:.3g}]<br>n = {int(k):,}<br>covered {o:.1%}"
                 for b, a, h, k, o in zip(t["bin"], t["key_low"], t["key_high"], t["count"], t["observed"])]
         fig.add_trace(go.Scatter(x=x, y=t["observed"], mode="lines+markers", name=name, legendgroup=name,
                                  line={"color": cmap[name], "width": 2}, marker={"color": cmap[name], "size": 8},

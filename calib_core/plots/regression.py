@@ -225,7 +225,7 @@ def _levi_trace(name: str, t: pd.DataFrame, color: str, selectedpoints: Any = No
     count = t["count"].to_numpy()
     slo, shi = _col(t, "sigma_low"), _col(t, "sigma_high")
     text = [
-        f"bin {int(b)}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
+        f"bin {int(b) + 1}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
         f"<br>90% CI [{lo_:.4g}, {hi_:.4g}]"
         for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
     ]
@@ -324,7 +324,7 @@ def figure_token(fig: go.Figure) -> str:
 def mark_selected(
     fig: go.Figure,
     selected: Mapping[str, Iterable[int]] | None,
-    roles: Collection[str] = ("bins", "bars", "gap", "hist"),
+    roles: Collection[str] = ("bins", "bars", "gap", "column", "hist"),
 ) -> go.Figure:
     """Mark selected bins on every selectable trace through Plotly's ``selectedpoints`` (in place).
 
