@@ -45,6 +45,9 @@ __all__ = [
     "DEFAULT_NULL_DRAWS",
     "verdict_lines",
     "subset",
+    "MODELS_SHOWN",
+    "default_models",
+    "models_note",
     "looks_like_classification",
     "column_mapping",
     "mapping_form_values",
@@ -70,6 +73,9 @@ __all__ = [
     "classification_rows",
     "class_breakdowns",
     "per_class_table",
+    "per_class_choice",
+    "per_class_caption",
+    "PER_CLASS_SHOWN",
     "quantity_table",
     "COMPARISON_METRICS",
     "comparison_metrics",
@@ -112,6 +118,24 @@ RESAMPLE_CHOICES = (0, 200, 500, 1000, 2000)
 NULL_DRAW_CHOICES = (0, 1000, 2000, 5000)
 DEFAULT_RESAMPLES = 1000
 DEFAULT_NULL_DRAWS = 2000
+
+
+#: Models diagnosed and drawn at first when a file has more (each is one colour, one legend entry, one diagnosis).
+MODELS_SHOWN = 8
+
+
+def default_models(models: Sequence[str], shown: int = MODELS_SHOWN) -> list[str]:
+    """The models a page starts with: all of them up to ``shown``, else the first ``shown`` in file order."""
+    return list(models[:shown])
+
+
+def models_note(n_chosen: int, n_models: int, default: bool) -> str:
+    """The caption under the filter controls when not every model is shown ("" when all are)."""
+    if n_chosen >= n_models:
+        return ""
+    which = f"the first {n_chosen} in the file" if default else "those picked under Models"
+    return (f"Showing {n_chosen} of {n_models} models ({which}); pick others under Models. Each model shown is "
+            "diagnosed and drawn in its own colour.")
 
 
 def subset(pset: PredictionSet, rows: str, models: Iterable[str], group: str) -> PredictionSet:
@@ -599,6 +623,32 @@ def class_breakdowns(pset: PredictionSet, mask: np.ndarray, target: str, models:
             t.insert(0, "model", m)
         parts.append(t)
     return pd.concat(parts, ignore_index=True)
+
+
+#: Panels of the per-class reliability figure shown at first (more are unreadable at a page's width).
+PER_CLASS_SHOWN = 20
+
+
+def per_class_choice(
+    per_class: pd.DataFrame, classes: Sequence[str] | None, shown: int = PER_CLASS_SHOWN
+) -> tuple[dict[str, Any], list[str]]:
+    """The class picker of the per-class reliability figure: ({label: class code} of every class in class order,
+    the labels shown by default) — all classes when there are at most ``shown``, else the ``shown`` with the largest
+    one-vs-rest ECE, worst first (:func:`calib_core.plots.worst_classes`)."""
+    summary = plots.per_class_summary(per_class, classes)
+    options = dict(zip(summary["class"].astype(str), summary["class_code"]))
+    by_code = {code: label for label, code in options.items()}
+    return options, [by_code[c] for c in plots.worst_classes(per_class, shown)]
+
+
+def per_class_caption(n_shown: int, n_classes: int, default: bool) -> str:
+    """How many classes the per-class figure shows, and which ("" when it shows all of them)."""
+    if n_shown >= n_classes:
+        return ""
+    which = (f"the {n_shown} with the largest one-vs-rest ECE, worst first" if default
+             else "the classes picked above")
+    return (f"Showing {n_shown} of {n_classes} classes ({which}); pick classes above to see others. The table "
+            "below lists every class.")
 
 
 def per_class_table(per_class: pd.DataFrame, classes: Sequence[str] | None, wide_up_to: int = 12) -> pd.DataFrame:

@@ -159,21 +159,26 @@ def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group:
 def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str, ...], str, tuple[int, int]]:
     """Rows (split), models and group selectors plus the bootstrap-resamples and simulation selectors (one row).
 
-    Returns (rows, models, group, (n_resamples, n_simulations)); the first three go into the cache keys.
+    Returns (rows, models, group, (n_resamples, n_simulations)); the first three go into the cache keys.  A file
+    with more than ``views.MODELS_SHOWN`` models starts with the first of them (``views.default_models``) and a
+    caption says how many are shown: every model is diagnosed and drawn only when picked.
     """
     models, groups, splits = views.filter_choices(pset)
-    init_state({f"{prefix}_models": models, f"{prefix}_group": cc.ALL, f"{prefix}_rows": "all"}, persist=True)
+    first = views.default_models(models)
+    init_state({f"{prefix}_models": first, f"{prefix}_group": cc.ALL, f"{prefix}_rows": "all"}, persist=True)
     for key, choices, default in ((f"{prefix}_group", groups, cc.ALL), (f"{prefix}_rows", splits, "all")):
         if st.session_state[key] not in choices:  # data changed under the widget
             st.session_state[key] = default
     if any(m not in models for m in st.session_state[f"{prefix}_models"]):
-        st.session_state[f"{prefix}_models"] = models
+        st.session_state[f"{prefix}_models"] = first
     init_state({f"{prefix}_resamples": views.DEFAULT_RESAMPLES, f"{prefix}_sims": views.DEFAULT_NULL_DRAWS},
                persist=True)
     c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
     chosen = c1.multiselect(
         "Models", models, key=f"{prefix}_models", disabled=len(models) < 2,
-        help="Several models are overlaid with one colour each.",
+        help="Several models are overlaid with one colour each."
+        + (f" The file has {len(models)}; the first {len(first)} are shown at first — more make the charts "
+           "unreadable and the page slow." if len(first) < len(models) else ""),
     )
     group = c2.selectbox(
         "Group", groups, key=f"{prefix}_group", disabled=len(groups) < 2,
@@ -193,7 +198,10 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
         help="Draws of the statistics under perfect calibration for the simulated p-values (ENCE, ECE, …; exact "
         "tests need none). 0 switches tests, verdicts and perfect-calibration values off.",
     )
-    chosen = tuple(m for m in models if m in (chosen or models)) or tuple(models)
+    chosen = tuple(m for m in models if m in (chosen or first)) or tuple(first)
+    note = views.models_note(len(chosen), len(models), chosen == tuple(first))
+    if note:
+        st.caption(note)
     return rows, chosen, group, (int(n_resamples), int(n_sims))
 
 

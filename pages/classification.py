@@ -159,9 +159,24 @@ if not pset.top_label_only:
     per_model = st.selectbox("Model", shown, key="cls_per_class_model") if len(shown) > 1 else shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:
+        class_options, worst = views.per_class_choice(per_class, classes)
+        picked = worst
+        if len(class_options) > len(worst):  # more classes than panels: the worst first, the user picks others
+            if st.session_state.get("cls_per_class_for") != (token, per_model, rows, group):
+                st.session_state["cls_per_class_for"] = (token, per_model, rows, group)
+                st.session_state["cls_per_class_pick"] = worst
+            picked = st.multiselect(
+                "Classes shown", list(class_options), key="cls_per_class_pick",
+                help="At first the classes with the largest one-vs-rest ECE, worst first.",
+            ) or worst
+        caption = views.per_class_caption(len(picked), len(class_options), picked == worst)
+        if caption:
+            st.caption(caption)
+        codes = [class_options[c] for c in picked]
         per_class_fig = ui.figure(
-            f"{base_key}|{sorted(options.items())}|per_class={per_model}",
-            lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model]),
+            f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
+            lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model],
+                                                       classes=codes),
         )
         ui.chart(per_class_fig, "cls_per_class")
         st.caption(

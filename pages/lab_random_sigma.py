@@ -100,4 +100,6 @@ st.caption(
     f"Learned σ̂(x) = √(π/2)·({result.learned_coef[0]:.3f} + {result.learned_coef[1]:.3f}·x)."
 )
 page.findings(random_sigma_findings(result, stage))
+for note in result.zero_density_notes():  # an ∞ NLL says which rows and why
+    st.warning(ui.md_escape(note).replace("*", r"\*"), icon=":material/all_inclusive:")
 page.finish(result.metrics)

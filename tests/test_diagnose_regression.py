@@ -19,7 +19,7 @@ SCHEMAS = {
     "calibration_curve": ["level", "observed", "band_low", "band_high"],
     "levi_bins": ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"],
     "pit_histogram": ["left", "right", "count", "density"],
-    "z_histogram": ["left", "right", "count", "density", "normal_density"],
+    "z_histogram": ["left", "right", "count", "density", "normal_density", "outside"],
     "qq": ["theoretical", "observed"],
     "intervals": ["coverage", "observed", "mean_width", "interval_score"],
 }

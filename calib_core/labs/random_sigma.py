@@ -73,6 +73,17 @@ class RandomSigmaLab:
         sel = m[(m["model"] == model) & (m["stage"] == stage)]
         return float(sel[metric].iloc[0])
 
+    def zero_density_notes(self) -> list[str]:
+        """Why an NLL of the metric table is ∞: for every (model, stage) with test targets where the predictive
+        density is 0 (isotonic recalibration's truncated support), ``regression.metrics.zero_density_note`` naming
+        the rows (test rows numbered from 1) and the cause, prefixed with the forecaster."""
+        notes = []
+        for (model, stage), dist in self.dists.items():
+            note = rm.zero_density_note(self.y_test, dist, what="test rows")
+            if note:
+                notes.append(f"{model}, {stage}: {note}")
+        return notes
+
     def conditional_curve(self, model: str, stage: str, bins: tuple[int, ...]) -> pd.DataFrame | None:
         """Kuleshov curve (with its band at the selection's N) of the test rows in ``model``'s σ-bins ``bins``
         at ``stage`` — calibration conditional on σ (Levi et al. 2019 §2–3).  None with fewer than 2 rows."""

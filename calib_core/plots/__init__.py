@@ -6,6 +6,7 @@ from .classification import (
     per_class_summary,
     reliability_figure,
     wilson_interval,
+    worst_classes,
 )
 from .comparison import comparison_figures
 from .regression import (
@@ -40,6 +41,7 @@ __all__ = [
     "model_colors",
     "per_class_reliability_figure",
     "per_class_summary",
+    "worst_classes",
     "pit_histogram_figure",
     "qq_figure",
     "reliability_figure",

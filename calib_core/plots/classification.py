@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,7 @@ __all__ = [
     "confidence_histogram_figure",
     "per_class_reliability_figure",
     "per_class_summary",
+    "worst_classes",
 ]
 
 #: Colour of the gap bars (over-confidence) as in Guo et al. Fig. 1; under-confidence uses GAP_UNDER_COLOR.
@@ -301,20 +303,25 @@ def per_class_reliability_figure(
     table: pd.DataFrame,
     *,
     class_names: Sequence[str] | None = None,
+    classes: Sequence[Any] | None = None,
     max_classes: int = 20,
     ncols: int = 5,
     color: str = "#4c78a8",
     title: str | None = "Per-class reliability (one-vs-rest)",
 ) -> go.Figure:
     """Small multiples: for each class k, observed frequency of y = k against the mean predicted p_k per bin
-    (one-vs-rest reliability; Kull et al. 2019's class-wise calibration).  Only the first ``max_classes``
-    classes are drawn (the per-class table lists them all).  Table columns: ``class`` + reliability columns.
+    (one-vs-rest reliability; Kull et al. 2019's class-wise calibration).  Table columns: ``class`` + reliability
+    columns.
+
+    ``classes`` lists the class codes to draw, in that order; by default all classes when there are at most
+    ``max_classes``, else the ``max_classes`` with the largest one-vs-rest ECE, worst first
+    (:func:`worst_classes`) — never silently the first ones.  Each panel's title gives its class and ECE_k.
     """
     needed = ["class", "bin", "count", "confidence", "accuracy"]
     missing = [c for c in needed if c not in table.columns]
     if missing:
         raise ValueError(f"per-class table lacks column(s) {missing}; it has {list(table.columns)}")
-    classes = list(pd.unique(table["class"]))[:max_classes]
+    classes = list(classes) if classes is not None else worst_classes(table, max_classes)
     labels = _class_labels(table, classes, class_names)
     ece_k = per_class_summary(table).set_index("class_code")["one-vs-rest ECE"]
     k = len(classes)
@@ -358,6 +365,17 @@ def per_class_reliability_figure(
     )
     fig.update_annotations(font_size=12)
     return fig
+
+
+def worst_classes(table: pd.DataFrame, k: int = 20) -> list[Any]:
+    """The class codes of a per-class reliability table to show first: all of them in class order when there are
+    at most ``k``, else the ``k`` with the largest one-vs-rest ECE_k (:func:`per_class_summary`), worst first
+    (ties in class order)."""
+    summary = per_class_summary(table)
+    if len(summary) <= k:
+        return list(summary["class_code"])
+    order = summary.sort_values("one-vs-rest ECE", ascending=False, kind="stable")
+    return list(order["class_code"].iloc[:k])
 
 
 def per_class_summary(table: pd.DataFrame, class_names: Sequence[str] | None = None) -> pd.DataFrame:

@@ -451,8 +451,10 @@ def z_histogram_figure(
 
     The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the
     table's ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.
-    Table columns: ``left, right, count, density, normal_density``; ``dashes`` as in
-    :func:`pit_histogram_figure`.
+    Table columns: ``left, right, count, density, normal_density`` and optionally ``outside`` (rows beyond the
+    range counted in the end bins): that clipped mass is drawn hatched grey on top of its end bin (one model) and
+    named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up is never
+    read as the tail's shape.  ``dashes`` as in :func:`pit_histogram_figure`.
     """
     named = named_tables(tables, ["left", "right", "count", "density", "normal_density"])
     cmap = merged_colors(list(named), colors)
@@ -468,10 +470,52 @@ def z_histogram_figure(
             meta={"role": "reference"},
         )
     )
+    _mark_clipped(fig, named, lo, hi)
     apply_layout(fig, title, "z = (y − μ) / σ", "density", True)
     fig.update_xaxes(range=[lo, hi])
     fig.update_yaxes(rangemode="tozero")
     return fig
+
+
+def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, hi: float) -> None:
+    """The rows beyond a histogram's range that its end bins hold (table column ``outside``): a hatched grey
+    segment on top of the end bar (one table) and a note per side at the top of the chart."""
+    notes: dict[str, list[str]] = {"left": [], "right": []}
+    for name, t in named.items():
+        if "outside" not in t.columns or not len(t):
+            continue
+        n = max(int(t["count"].sum()), 1)
+        left, right = _finite_edges(t)
+        for side, i in (("left", 0), ("right", len(t) - 1)):
+            k = int(t["outside"].iloc[i])
+            if k <= 0:
+                continue
+            edge = f"{left[0] if side == 'left' else right[-1]:.3g}".replace("-", "−")
+            what = f"z < {edge}" if side == "left" else f"z ≥ {edge}"
+            notes[side].append((f"{name}: " if len(named) > 1 else "") + f"{k:,} rows ({100 * k / n:.2g}%) with {what}")
+            if len(named) == 1:
+                width = right[i] - left[i]
+                height = k / (n * width)
+                fig.add_trace(
+                    go.Bar(
+                        x=[(left[i] + right[i]) / 2], y=[height], base=[float(t["density"].iloc[i]) - height],
+                        width=[width], name="beyond the range (clipped into the end bin)",
+                        legendgroup="clipped", showlegend=not any(
+                            (d.meta or {}).get("role") == "clipped" for d in fig.data),
+                        marker={"color": "rgba(120, 120, 120, 0.35)", "line": {"color": "#555555", "width": 1},
+                                "pattern": {"shape": "x", "fgcolor": "#555555", "size": 5, "solidity": 0.3}},
+                        hovertemplate=f"{k:,} rows with {what}, counted in this end bin<extra></extra>",
+                        meta={"name": name, "role": "clipped"},
+                    )
+                )
+    for side, lines in notes.items():
+        if lines:
+            fig.add_annotation(
+                x=lo if side == "left" else hi, xref="x", y=1.0, yref="paper", yanchor="top",
+                xanchor="left" if side == "left" else "right", showarrow=False, align=side,
+                text="<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar"),
+                font={"size": 11, "color": "#555555"}, bgcolor="rgba(255, 255, 255, 0.8)",
+            )
 
 
 def qq_figure(

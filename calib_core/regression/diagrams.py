@@ -15,7 +15,7 @@ levi_bins : bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
     Levi et al. 2019 σ-bins; [rmse_low, rmse_high] is a bootstrap 90% interval of the bin RMSE
     (block bootstrap: per-block, per-bin sums re-weighted, see ``calib_core.significance``).
 pit_histogram : left, right, count, density
-z_histogram : left, right, count, density, normal_density
+z_histogram : left, right, count, density, normal_density, outside
     Standardised residuals; values beyond the outer edges are counted in the end bins.
 qq : theoretical, observed
     At most ``max_points`` quantiles of z against N(0, 1).
@@ -143,7 +143,9 @@ def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | 
     """Histogram of the standardised errors z = (y − μ)/σ on [−L, L] against the N(0, 1) density φ(z),
     their distribution for a calibrated Gaussian forecaster (Levi et al. 2019 §3; Pernot 2022).
 
-    L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins.
+    L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins, and
+    ``outside`` counts those rows (#{z < −L} in the first bin, #{z ≥ L} in the last, 0 elsewhere) so that a figure
+    can mark the clipped mass instead of showing it as a pile-up.
     """
     z = rows.z_sorted
     if limit is None:
@@ -151,6 +153,9 @@ def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | 
     edges = np.linspace(-limit, limit, n_bins + 1)
     cnt = counts_from_sorted(z, edges, closed="left")
     centres = 0.5 * (edges[:-1] + edges[1:])
+    outside = np.zeros(n_bins, dtype=np.int64)
+    outside[0] += int(np.searchsorted(z, -limit, side="left"))
+    outside[-1] += int(z.shape[0] - np.searchsorted(z, limit, side="left"))
     return pd.DataFrame(
         {
             "left": edges[:-1],
@@ -158,6 +163,7 @@ def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | 
             "count": cnt.astype(np.int64),
             "density": cnt / (max(z.shape[0], 1) * np.diff(edges)),
             "normal_density": norm_pdf(centres),
+            "outside": outside,
         }
     )
 

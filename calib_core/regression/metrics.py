@@ -41,6 +41,8 @@ __all__ = [
     "observed_proportions",
     "pit",
     "nll",
+    "zero_density_rows",
+    "zero_density_note",
     "crps",
     "sharpness",
     "rmse",
@@ -704,6 +706,57 @@ def pit(
 def nll(y: np.ndarray, dist: PredictiveDistribution) -> float:
     """Mean negative log-likelihood −mean log f_i(y_i); Gaussian: ½log(2πσ²) + ε²/(2σ²)."""
     return _wmean(_rows(y, dist).neg_logpdf, None)
+
+
+def zero_density_rows(y: np.ndarray, dist: PredictiveDistribution) -> np.ndarray:
+    """Boolean mask of the rows whose target has predictive density 0, f_i(y_i) = 0 (log f = −∞): one such row
+    makes the mean NLL −mean log f_i(y_i) infinite."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logf = np.asarray(dist.logpdf(np.asarray(y, dtype=float)), dtype=float)
+    return np.isneginf(logf)
+
+
+def zero_density_note(
+    y: np.ndarray, dist: PredictiveDistribution, *, row_numbers: np.ndarray | None = None, what: str = "rows"
+) -> str:
+    """Why the NLL is infinite, in one paragraph ("" when every target has a positive density).
+
+    Names how many of the ``what`` (and which: ``row_numbers``, 1-based, else positions from 1) have
+    f_i(y_i) = 0 and, for a recalibrated distribution with a truncated support (Kuleshov's isotonic map R is flat
+    at 0 below its first knot and at 1 above the largest calibration PIT a*: G = R∘F has density
+    g = R'(F(y))·f(y) = 0 outside [F⁻¹(lower), F⁻¹(a*)], Utpala & Rai, "Quantile regularization", §3 and
+    appendix B.2), says where the support ends and on which side the targets fell.  The NLL ignores no row, so it
+    is ∞; CRPS and the calibration metrics stay finite.
+    """
+    zero = zero_density_rows(y, dist)
+    k = int(zero.sum())
+    if k == 0:
+        return ""
+    idx = np.flatnonzero(zero)
+    numbers = (np.asarray(row_numbers)[idx] if row_numbers is not None else idx + 1).tolist()
+    shown = ", ".join(f"{int(r):,}" for r in numbers[:8]) + (" …" if k > 8 else "")
+    text = (f"NLL = ∞: {k:,} of {zero.size:,} {what} ({shown}) have a target where the predictive density is 0, "
+            "and one such row makes the mean of −log f(y) infinite.")
+    support = getattr(dist, "support", None)
+    if callable(support) and hasattr(dist, "truncation_u"):
+        lo, hi = (np.asarray(a, dtype=float) for a in support())
+        yy = np.asarray(y, dtype=float)
+        above = int((zero & (yy >= hi)).sum())
+        below = k - above
+        parts = []
+        if above:
+            parts.append(f"every PIT above a* = {float(dist.truncation_u):.4g} to 1, so there is no mass above "
+                         f"F⁻¹(a*) — {above:,} of these targets lie there")
+        if below:
+            parts.append(f"every PIT below {float(dist.lower_truncation_u):.4g} to 0, so there is no mass below "
+                         f"its quantile — {below:,} of these targets lie there")
+        if parts:
+            text += (" Isotonic recalibration (Kuleshov et al. 2018) is flat at its ends: its map R sends "
+                     + "; and ".join(parts) + ". The recalibrated distribution has a truncated support (Utpala & "
+                     "Rai, \"Quantile regularization\", §3): the calibration rows had no PIT that far out. CRPS "
+                     "and the calibration metrics stay finite; more calibration rows or a calibrator with full "
+                     "support (STD scaling) avoid it.")
+    return text
 
 
 def crps(y: np.ndarray, dist: PredictiveDistribution) -> float:
