@@ -53,7 +53,8 @@ def load_predictions(
         raise InputError(f"unknown task {task!r}", source=src, hint="use 'regression', 'classification' or None")
     if columns is not None and not isinstance(columns, Mapping):
         raise InputError("columns must be a mapping from role to column name", source=src,
-                         hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}")
+                         hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}",
+                         app_hint="choose the columns under Column mapping")
     frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes, limit_hint=limit_hint)
     kind = task or detect_task(frame, columns)
     try:

@@ -1038,11 +1038,14 @@ def find_quantile_columns(
                     source=src,
                     columns=[col],
                     hint="map levels explicitly: columns={'quantiles': {0.05: 'lo', 0.95: 'hi'}}",
+                    app_hint="write the levels of the chosen columns under 'Quantile levels of these columns' in "
+                    "the Column mapping",
                 )
             pairs.append((lev, col))
     else:
         raise InputError("columns['quantiles'] must be a dict {level: column} or a list of column names",
-                         source=src, hint="e.g. columns={'quantiles': {0.05: 'lo', 0.5: 'med', 0.95: 'hi'}}")
+                         source=src, hint="e.g. columns={'quantiles': {0.05: 'lo', 0.5: 'med', 0.95: 'hi'}}",
+                         app_hint="choose the quantile columns under Column mapping")
     if not pairs:
         return np.empty(0), []
     pairs.sort(key=lambda t: t[0])
@@ -1057,6 +1060,8 @@ def find_quantile_columns(
             source=src,
             columns=[names[i], names[i + 1]],
             hint="remove one of them or map the levels explicitly with columns={'quantiles': {...}}",
+            app_hint="remove one of them from the file, or choose the quantile columns and write their levels under "
+            "Column mapping",
         )
     return levels, names
 
@@ -1076,7 +1081,8 @@ def find_sample_columns(
     if spec is not ...:
         if isinstance(spec, str) or not isinstance(spec, Sequence):
             raise InputError("columns['samples'] must be a list of column names", source=src,
-                             hint="e.g. columns={'samples': ['CTR', 'P1', 'P2']}")
+                             hint="e.g. columns={'samples': ['CTR', 'P1', 'P2']}",
+                             app_hint="choose the sample columns under Column mapping")
         return [resolve_column(frame, n, role="samples", source=src) for n in spec]
     found = []
     for c in frame.columns:

@@ -45,6 +45,7 @@ class Case:
     load_kwargs: dict[str, Any] = field(default_factory=dict)
     drop_words: tuple[str, ...] = ()  # every drop reason must contain one of these
     note: str = ""
+    app_words: tuple[str, ...] | None = None  # words of the message as the Data page shows it, if they differ
 
     def __repr__(self) -> str:  # hypothesis prints failing examples: keep it readable
         head = self.data[:160]
@@ -386,7 +387,9 @@ def probabilities_not_summing_to_one(draw: st.DrawFn, variant: str | None = None
         return Case("probabilities_not_summing_to_one", name, data, "load", kept=np.arange(1, n + 1), n_read=n,
                     load_kwargs={"renormalize": True}, note="renormalize=True")
     return Case("probabilities_not_summing_to_one", name, data, "error",
-                words=(f"{len(rows)} row(s)", "do not sum to 1", f"rows {rows[0] + 1}", "renormalize=True"))
+                words=(f"{len(rows)} row(s)", "do not sum to 1", f"rows {rows[0] + 1}", "renormalize=True"),
+                app_words=(f"{len(rows)} row(s)", "do not sum to 1", f"rows {rows[0] + 1}",
+                           "tick 'Renormalise probability rows that do not sum to 1'"))
 
 
 @st.composite
@@ -683,12 +686,20 @@ def strategy(category: str, variant: str | None = None) -> st.SearchStrategy[Cas
 
 
 # ------------------------------------------------------------------------------------------------ checking
-def check_error_message(case: Case, message: str) -> None:
-    """Every message names the file and says what to do; category words name the problem."""
+#: Python API words a message shown in the browser must not use (it names the page's controls instead).
+PYTHON_WORDS = ("columns=", "columns[", "task=", "renormalize=", "max_bytes")
+
+
+def check_error_message(case: Case, message: str, *, app: bool = False) -> None:
+    """Every message names the file and says what to do; category words name the problem.  ``app``: the message as
+    the Data page shows it (``InputError.app_message``): ``case.app_words`` if given, and no Python arguments."""
     assert message.startswith(f"{case.name}:"), (message, case)
     assert "What to do:" in message, (message, case)
     assert "unexpected problem" not in message, (message, case)  # the loader's safety net is not an answer
-    for word in case.words:  # a tuple lists alternatives
+    if app:
+        assert not any(w in message for w in PYTHON_WORDS), (message, case)
+    words = case.app_words if app and case.app_words is not None else case.words
+    for word in words:  # a tuple lists alternatives
         alternatives = word if isinstance(word, tuple) else (word,)
         assert any(w in message for w in alternatives), (word, message, case)
 

@@ -357,7 +357,7 @@ def test_classification_page_tables_and_figures(digits_app):
     s = specs(at)
     assert {"cls_rel_chart", "cls_hist_chart", "cls_per_class"} <= set(s)
     rel_roles = [d.get("meta", {}).get("role") for d in s["cls_rel_chart"]["data"]]
-    assert rel_roles == ["reference", "bars", "gap"]
+    assert rel_roles == ["reference", "bars", "gap", "column"]  # the clickable column over each bin
     t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict").set_index("metric")
     # the registry's order within each family: calibration statistics first, then the proper scores
     assert list(t.index[:2]) == ["ECE", "MCE"]

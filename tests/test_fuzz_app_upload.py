@@ -86,7 +86,7 @@ def upload_and_check(at: AppTest, case) -> None:
     if errors:
         assert case.expect in ("error", "any"), (errors, case)
         assert len(errors) == 1
-        check_error_message(case, errors[0])
+        check_error_message(case, errors[0], app=True)
         assert at.session_state["pset_name"] == before, case  # the previous data are kept
         assert any("previously loaded data" in c.value for c in at.caption)
     else:

@@ -226,3 +226,21 @@ def test_layout_alternative_message_has_a_page_wording():
     assert "columns={'quantiles': None}" in msg
     assert "Uncertainty layout" in app_text(msg) and "columns=" not in app_text(msg)
     assert all(not any(w in m for w in PY_WORDS) for m in views.loader_messages(ps))
+
+
+def test_every_hint_in_python_words_has_a_page_wording():
+    """An ast scan of the loader: every InputError whose hint names a Python argument (columns=, task=, …) also gives
+    an app_hint, so no path can show Python arguments on the Data page."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "calib_core"
+    missing = []
+    for rel in ("reading.py", "regression/reading.py", "classification/reading.py", "api.py"):
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError":
+                kw = {k.arg: k.value for k in node.keywords}
+                if "hint" in kw and any(w in ast.unparse(kw["hint"]) for w in PY_WORDS) and "app_hint" not in kw:
+                    missing.append(f"{rel}:{node.lineno}")
+    assert not missing, missing

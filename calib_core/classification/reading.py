@@ -121,6 +121,7 @@ def _score_columns(
                 f"columns[{kind!r}] must be a column name (binary) or a list of column names",
                 source=src,
                 hint=f"e.g. columns={{'{kind}': ['p_a', 'p_b', 'p_c']}}",
+                app_hint="choose the score columns under Column mapping",
             )
         found[kind] = [resolve_column(frame, n, role=kind, source=src) for n in spec]
         names[kind] = []

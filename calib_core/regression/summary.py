@@ -690,13 +690,16 @@ def regression_diagrams_from_part(
         edges = np.linspace(-limit, limit, 41)
         cum = np.concatenate([[0], np.cumsum(zc)])  # cum[k] = #{z ≤ e_{k−1}}, k = 1..K+1 → #{z ≤ ze[k-1]}
         le = cum[np.searchsorted(ze, edges) + 1].astype(float)  # #{z ≤ edge} (edges on the fine grid)
+        outside = np.zeros(edges.size - 1, dtype=np.int64)  # rows beyond ±L held by the end bins (marked by plots)
+        outside[0] += int(le[0])
+        outside[-1] += int(nz - le[-1])
         le[0] = 0.0
         le[-1] = nz
         cnt_z = np.diff(le)
         centres = 0.5 * (edges[:-1] + edges[1:])
         tables["z_histogram"] = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt_z.astype(np.int64),
                                               "density": cnt_z / (nz * np.diff(edges)),
-                                              "normal_density": norm_pdf(centres)})
+                                              "normal_density": norm_pdf(centres), "outside": outside})
         idx = np.unique(np.linspace(0, nz - 1, min(nz, 512)).round().astype(np.int64))
         pos = np.searchsorted(np.cumsum(zc), idx, side="right")  # fine bin of the idx-th smallest z
         mids = np.concatenate([[part["z_min"][0]], (ze[:-1] + ze[1:]) / 2.0, [part["z_max"][0]]])
