@@ -41,7 +41,7 @@ def test_per_class_reliability_of_100_classes(app_page, artifacts_dir, tmp_path)
     figure = page.get_by_test_id("stPlotlyChart").nth(2)
     titles = figure.locator(".annotation-text")
     expect(titles).to_have_count(20, timeout=LONG)
-    shown = [int(t.split(" ·")[0]) for t in titles.all_inner_texts()]
+    shown = [int(t.split(" ·")[0]) for t in titles.all_text_contents()]
     assert all(c >= 70 for c in shown), shown  # the worst classes, not 0–19
     wait_for_app(page)
     figure.scroll_into_view_if_needed()
