@@ -101,5 +101,5 @@ st.caption(
 )
 page.findings(random_sigma_findings(result, stage))
 for note in result.zero_density_notes():  # an ∞ NLL says which rows and why
-    st.warning(ui.md_escape(note).replace("*", r"\*"), icon=":material/all_inclusive:")
+    st.warning(ui.md_escape(note), icon=":material/all_inclusive:")
 page.finish(result.metrics)
