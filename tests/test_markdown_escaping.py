@@ -82,6 +82,8 @@ OWN_TEXT: dict[str, str] = {
     "pages/recalibrate.py:entry.paper": "a calibrator's paper (calib_core.registry)",
     "dashboard/state.py:task": "the page's task, a literal in the page",
     "dashboard/state.py:default_example": "a built-in example title",
+    "pages/classification.py:caption": "views.per_class_caption: numbers of classes and fixed words (no class names)",
+    "dashboard/display.py:note": "views.models_note: numbers of models and fixed words (no model names)",
 }
 
 
