@@ -96,10 +96,8 @@ with right:
 
 st.subheader("Metrics")
 ui.show_verdicts(report)
-ui.show_metric_table(
-    views.metric_table(report.metrics, report.options.get("level", 0.95)),
-    height=740,  # about 20 rows; the rest scroll
-)
+ui.show_metric_groups(views.metric_table(report.metrics, report.options.get("level", 0.95), compact=True),
+                      report.metrics)
 
 st.subheader("More diagrams")
 tab_pit, tab_z, tab_qq, tab_int = st.tabs(["PIT histogram", "z histogram", "Q-Q plot", "Intervals"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -35,9 +36,17 @@ def test_home_runs_without_exception_or_error(home):
 
 
 def test_home_shows_metric_table_with_ci_and_perfect_values(home):
-    assert len(home.dataframe) == 1
-    table = home.dataframe[0].value
-    assert {"metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict"} <= set(table.columns)
+    # one whole table per metric family (calibration statistics, proper scores, descriptive), then the tests
+    families = [d.value for d in home.dataframe if "value" in d.value.columns]
+    assert len(families) == 3
+    assert {"metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict"} <= set(families[0].columns)
+    for family in families:  # every cell shown is a number or empty, never "None"/"nan" (checked per table)
+        for column in set(family.columns) & {"debiased", "perfectly calibrated"}:
+            assert not family[column].astype(str).isin(["None", "nan", "NaN", "<NA>"]).any(), column
+    # columns a family does not show (e.g. no "debiased" among descriptive metrics) are empty cells here
+    table = pd.concat(families, ignore_index=True).fillna("")
+    tests = next(d.value for d in home.dataframe if "test" in d.value.columns)
+    assert "ENCE (Levi)" in set(tests["metric"])
     metrics = set(table["metric"])
     assert {"ENCE (Levi)", "NLL", "CRPS", "calibration RMSE", "coverage 90%"} <= metrics
     ence = table.set_index("metric").loc["ENCE (Levi)"]

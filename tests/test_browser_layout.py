@@ -110,3 +110,20 @@ def test_classification_and_lab3_tables_fit(page_1440, artifacts_dir):
     page.get_by_role("heading", name="Numbers").scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts_dir / "lab3_numbers.png"))
+
+
+def test_home_metric_tables_whole(page_1440, artifacts_dir):
+    """Home's diagnosed example shows its metric tables by family and whole, like the Regression page (no fixed
+    box with an inner scroll, no cut column)."""
+    from playwright.sync_api import expect
+
+    page = page_1440
+    heading = page.get_by_text("Calibration statistics (tested against perfect calibration)")
+    expect(heading).to_be_visible(timeout=180_000)
+    wait_for_app(page)
+    heading.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(artifacts_dir / "home_metric_tables_debug.png"), full_page=True)
+    _tables_whole_and_inside(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts_dir / "home_metric_tables.png"))
