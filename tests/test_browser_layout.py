@@ -121,9 +121,8 @@ def test_home_metric_tables_whole(page_1440, artifacts_dir):
     heading = page.get_by_text("Calibration statistics (tested against perfect calibration)")
     expect(heading).to_be_visible(timeout=180_000)
     wait_for_app(page)
-    heading.scroll_into_view_if_needed()
+    heading.scroll_into_view_if_needed()  # the grids size themselves once on screen
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     page.wait_for_timeout(500)
-    page.screenshot(path=str(artifacts_dir / "home_metric_tables_debug.png"), full_page=True)
     _tables_whole_and_inside(page)
-    page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts_dir / "home_metric_tables.png"))
