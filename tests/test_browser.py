@@ -29,7 +29,9 @@ def test_home_renders_charts_and_table(app_page, artifacts_dir):
     # the two headline charts sit side by side
     kb, lb = kuleshov.bounding_box(), levi.bounding_box()
     assert kb and lb and abs(kb["y"] - lb["y"]) < 5 and lb["x"] > kb["x"] + kb["width"] - 5
-    expect(page.get_by_test_id("stDataFrame")).to_have_count(1)
+    # the metric tables: one whole table per family (calibration statistics, proper scores, descriptive) and the
+    # tests table inside its expander
+    expect(page.get_by_test_id("stDataFrame")).to_have_count(4)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     wait_for_app(page)
     shot = full_height_screenshot(page, artifacts_dir / "home.png")
