@@ -113,8 +113,10 @@ def warm_up_server() -> None:
 def warm_up_core() -> threading.Thread:
     """Once per server process: :func:`warm_up_server` in a background thread (about 1 s of CPU), so that the
     first diagnosis a user asks for pays neither the null tables nor the first use of Plotly and the tables.
-    Returns the (daemon) thread; ``join()`` it to wait."""
-    thread = threading.Thread(target=warm_up_server, name="calibration-lab-warm-up", daemon=True)
+    Returns the thread; ``join()`` it to wait.  Not a daemon: a process that ends right after starting (an AppTest
+    run, a short-lived server) waits the ~1 s for it instead of tearing the interpreter down while the thread is in
+    native code (which aborted such a process with "terminate called without an active exception")."""
+    thread = threading.Thread(target=warm_up_server, name="calibration-lab-warm-up", daemon=False)
     thread.start()
     return thread
 

@@ -40,9 +40,12 @@ def _open(page, link: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=link).click()
     wait_for_app(page)
     example = page.get_by_role("button", name="Load the example")
-    if example.count():
-        example.click()
-        wait_for_app(page)
+    try:  # without data the page offers its example (the button may appear a moment after the run settles)
+        example.first.wait_for(state="visible", timeout=15_000)
+    except Exception:
+        return
+    example.first.click()
+    wait_for_app(page)
 
 
 def _tables_whole_and_inside(page) -> list[dict]:

@@ -5,6 +5,8 @@ partitions named, a worker that dies retried.  (Skipped when the optional ``dask
 from __future__ import annotations
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +29,17 @@ pytestmark = pytest.mark.slow  # a LocalCluster start is ~5 s on a loaded 2-core
 
 @pytest.fixture(scope="module")
 def client():
-    with cd.open_client(n_workers=2, memory_limit="1GiB") as c:
-        c.wait_for_workers(2, timeout=60)
-        yield c
+    # Worker processes are started with multiprocessing's "spawn", which re-runs the parent's ``__main__`` file.
+    # In a full test run an AppTest may have left app.py as ``__main__`` (the workers would then run the app and
+    # die): give the cluster's lifetime (restarts included) a bare ``__main__``, as ``python -m calib_core`` has.
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        with cd.open_client(n_workers=2, memory_limit="1GiB") as c:
+            c.wait_for_workers(2, timeout=60)
+            yield c
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _regression_frame(n: int, seed: int) -> pd.DataFrame:
