@@ -7,16 +7,12 @@ so hashing the data would give stale hits.  Figures are shared through ``st.cach
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import plotly.io as pio
 import streamlit as st
 
@@ -119,94 +115,3 @@ def warm_up_core() -> threading.Thread:
     thread = threading.Thread(target=warm_up_server, name="calibration-lab-warm-up", daemon=False)
     thread.start()
     return thread
-
-
-def nbytes(value: Any) -> int:
-    """Bytes held by ``value``: NumPy arrays (``nbytes``), pandas objects (``memory_usage``), and the fields /
-    items of dataclasses, dicts, lists and tuples (each object counted once), e.g. a ``PredictionSet``."""
-    seen: set[int] = set()
-
-    def walk(obj: Any) -> int:
-        if obj is None or isinstance(obj, (bool, int, float, str, bytes)) or id(obj) in seen:
-            return len(obj) if isinstance(obj, (str, bytes)) else 0
-        seen.add(id(obj))
-        if isinstance(obj, np.ndarray):
-            return int(obj.nbytes)
-        if isinstance(obj, pd.DataFrame):
-            return int(obj.memory_usage(index=True, deep=False).sum())
-        if isinstance(obj, (pd.Series, pd.Index)):
-            return int(obj.memory_usage(deep=False))
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return sum(walk(getattr(obj, f.name)) for f in dataclasses.fields(obj))
-        if isinstance(obj, dict):
-            return sum(walk(k) + walk(v) for k, v in obj.items())
-        if isinstance(obj, (list, tuple, set, frozenset)):
-            return sum(walk(v) for v in obj)
-        return sum(walk(v) for v in vars(obj).values()) if hasattr(obj, "__dict__") else 0
-
-    return walk(value)
-
-
-class BytesBoundedCache:
-    """A process-wide LRU cache bounded in bytes (and entry age), shared by all sessions and thread-safe.
-
-    ``st.cache_data`` bounds entries only by count (and returns a pickled copy per hit): four cached uploads of
-    a few hundred MB each stayed resident after their sessions closed.  Here the values' total
-    :func:`nbytes` never exceeds ``max_bytes`` — least recently used entries go first, a value larger than the
-    bound is not kept — and entries older than ``ttl`` seconds are dropped.  Values are returned as stored
-    (not copied): they must never be mutated (the loaded ``PredictionSet`` never is).
-    """
-
-    def __init__(self, max_bytes: Callable[[], int] | int, ttl: float = 3600.0) -> None:
-        self._max_bytes = max_bytes
-        self.ttl = ttl
-        self._items: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @property
-    def max_bytes(self) -> int:
-        """The bound in bytes (a callable bound is read on every use, e.g. from the Streamlit config)."""
-        return int(self._max_bytes() if callable(self._max_bytes) else self._max_bytes)
-
-    @property
-    def total_bytes(self) -> int:
-        """Bytes held now."""
-        with self._lock:
-            return sum(size for _, size, _ in self._items.values())
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)
-
-    def get(self, key: Hashable) -> Any | None:
-        """The value stored under ``key`` (and mark it recently used), or None."""
-        with self._lock:
-            self._expire()
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items.move_to_end(key)
-            return item[0]
-
-    def put(self, key: Hashable, value: Any, size: int | None = None) -> None:
-        """Store ``value`` (``size`` bytes, default :func:`nbytes`), evicting least recently used entries."""
-        size = nbytes(value) if size is None else int(size)
-        bound = self.max_bytes
-        with self._lock:
-            self._items.pop(key, None)
-            self._expire()
-            if size > bound:
-                return
-            while self._items and sum(s for _, s, _ in self._items.values()) + size > bound:
-                self._items.popitem(last=False)
-            self._items[key] = (value, size, time.monotonic())
-
-    def clear(self) -> None:
-        """Drop every entry."""
-        with self._lock:
-            self._items.clear()
-
-    def _expire(self) -> None:
-        cutoff = time.monotonic() - self.ttl
-        for key in [k for k, (_, _, t) in self._items.items() if t < cutoff]:
-            del self._items[key]

@@ -44,8 +44,7 @@ from calib_core import examples
 from calib_core.reading import guess_columns, read_table
 from calib_core.views import md_escape
 
-from .cache import BytesBoundedCache
-from .store import DataStore, approx_nbytes
+from .store import BoundedStore, approx_nbytes
 
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
@@ -152,8 +151,8 @@ def upload_limit_hint() -> str:
 
 
 #: Parsed uploads shared by all sessions, bounded in bytes: at most the upload limit in total (one largest upload),
-#: each entry kept an hour at most.  A session's loaded set is the cached object itself, not a copy.
-UPLOADS = BytesBoundedCache(upload_limit_bytes, ttl=3600)
+#: each entry kept an hour after its last use.  A session's loaded set is the cached object itself, not a copy.
+UPLOADS = BoundedStore(max_bytes=upload_limit_bytes, max_idle_seconds=3600)
 
 
 def parse_upload(
@@ -192,9 +191,10 @@ def set_data(pset: cc.PredictionSet, token: str, name: str, origin: str) -> None
 
 
 @st.cache_resource(show_spinner=False)
-def data_store() -> DataStore:
-    """The server process's store of loaded data (:data:`STORE_MAX_BYTES`, :data:`STORE_IDLE_HOURS`)."""
-    return DataStore(max_bytes=STORE_MAX_BYTES, max_idle_seconds=STORE_IDLE_HOURS * 3600.0)
+def data_store() -> BoundedStore:
+    """The server process's store of loaded data (:data:`STORE_MAX_BYTES`, :data:`STORE_IDLE_HOURS`; keys are
+    unguessable tokens)."""
+    return BoundedStore(max_bytes=STORE_MAX_BYTES, max_idle_seconds=STORE_IDLE_HOURS * 3600.0, tokens_only=True)
 
 
 def _store_current() -> bool:

@@ -1,11 +1,19 @@
-"""The server-side store that keeps each browser session's loaded data across a page refresh or a new tab.
+"""The one bounded store of the dashboard: values kept in this server process's memory, bounded in bytes and time.
 
-Pure Python (no Streamlit import; :mod:`dashboard.state` wires it to the session and the address bar).  Entries are
-keyed by an unguessable token (:meth:`DataStore.new_token`: 16 random bytes from :mod:`secrets`, URL-safe Base64),
-which only the session that created it puts into its own address; a request without the token cannot reach the
-entry.  The store is bounded in bytes and in time: an entry idle for longer than ``max_idle_seconds`` expires, and
-when the entries together exceed ``max_bytes`` the least recently used ones are evicted first.  A value larger than
-the whole budget is not kept at all.  Everything lives in this server process's memory: a restart forgets it.
+Pure Python (no Streamlit import).  Two instances, both in :mod:`dashboard.state`:
+
+* the store of each browser session's loaded data across a page refresh or a new tab (``data_store()``), keyed by an
+  unguessable token (:meth:`BoundedStore.new_token`: 16 random bytes from :mod:`secrets`, URL-safe Base64) which
+  only the session that created it puts into its own address; a request without the token cannot reach the entry
+  (``tokens_only=True``: a key that is not of the token's form is never stored nor looked up);
+* the parsed uploads shared by all sessions (``UPLOADS``), keyed by (content hash, file name, mapping, options).
+
+Every entry is charged its size from one function, :func:`approx_nbytes`.  An entry idle for longer than
+``max_idle_seconds`` (no :meth:`~BoundedStore.get` or :meth:`~BoundedStore.put`) expires; when the entries together
+exceed ``max_bytes`` the least recently used ones are evicted first; a value larger than the whole budget is not
+kept at all.  So the store never holds more than ``max_bytes`` (as measured by :func:`approx_nbytes`).  Values are
+returned as stored (not copied): they must never be mutated.  Everything lives in this server process's memory: a
+restart forgets it.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
@@ -35,22 +43,32 @@ class _Entry:
     last_used: float
 
 
-class DataStore:
-    """Token → value, at most ``max_bytes`` in all (least recently used evicted first) and expiring after
-    ``max_idle_seconds`` without a :meth:`get` or :meth:`put`.  Thread-safe (sessions run in their own threads).
+class BoundedStore:
+    """Key → value, at most ``max_bytes`` in all (least recently used evicted first; sizes from
+    :func:`approx_nbytes` unless given) and expiring after ``max_idle_seconds`` without a :meth:`get` or
+    :meth:`put`.  Thread-safe (sessions run in their own threads).
 
-    ``clock`` (seconds, monotonic) is injectable for tests.
+    ``max_bytes`` may be a callable read on every :meth:`put` (e.g. a limit from the Streamlit config);
+    ``tokens_only`` keeps and looks up only keys of the form of :meth:`new_token`; ``clock`` (seconds, monotonic)
+    is injectable for tests.
     """
 
-    def __init__(self, *, max_bytes: int, max_idle_seconds: float, clock: Callable[[], float] = time.monotonic):
-        if max_bytes <= 0 or max_idle_seconds <= 0:
+    def __init__(self, *, max_bytes: int | Callable[[], int], max_idle_seconds: float, tokens_only: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
+        if (not callable(max_bytes) and max_bytes <= 0) or max_idle_seconds <= 0:
             raise ValueError("max_bytes and max_idle_seconds must be positive")
-        self.max_bytes = int(max_bytes)
+        self._max_bytes = max_bytes
         self.max_idle_seconds = float(max_idle_seconds)
+        self.tokens_only = bool(tokens_only)
         self._clock = clock
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()  # least recently used first
         self._bytes = 0
         self._lock = threading.Lock()
+
+    @property
+    def max_bytes(self) -> int:
+        """The bound in bytes (a callable bound is read on every use)."""
+        return int(self._max_bytes() if callable(self._max_bytes) else self._max_bytes)
 
     @staticmethod
     def new_token() -> str:
@@ -62,76 +80,93 @@ class DataStore:
         """Whether ``text`` has the form of a token (22 URL-safe characters)."""
         return isinstance(text, str) and TOKEN_PATTERN.fullmatch(text) is not None
 
-    def put(self, token: str, value: Any, *, nbytes: int) -> bool:
-        """Keep ``value`` (about ``nbytes`` bytes) under ``token``, replacing what was there; evict the least
-        recently used other entries while the total exceeds ``max_bytes``.  Returns False (and keeps nothing under
-        ``token``) when ``nbytes`` alone exceeds ``max_bytes`` or ``token`` is malformed."""
-        if not self.is_token(token):
+    def _valid(self, key: object) -> bool:
+        return self.is_token(key) if self.tokens_only else isinstance(key, Hashable)
+
+    def put(self, key: Hashable, value: Any, *, nbytes: int | None = None) -> bool:
+        """Keep ``value`` (``nbytes`` bytes, default :func:`approx_nbytes` of it) under ``key``, replacing what was
+        there; evict the least recently used other entries while the total exceeds ``max_bytes``.  Returns False
+        (and keeps nothing under ``key``) when the value alone exceeds ``max_bytes`` or ``key`` is not valid."""
+        if not self._valid(key):
             return False
+        size = approx_nbytes(value) if nbytes is None else int(nbytes)
+        bound = self.max_bytes
         with self._lock:
             now = self._clock()
             self._expire(now)
-            self._remove(token)
-            if nbytes > self.max_bytes:
+            self._remove(key)
+            if size > bound:
                 return False
-            self._entries[token] = _Entry(value, int(nbytes), now)
-            self._bytes += int(nbytes)
-            while self._bytes > self.max_bytes:  # the new entry is the most recent: others go first
+            self._entries[key] = _Entry(value, size, now)
+            self._bytes += size
+            while self._bytes > bound:  # the new entry is the most recent: others go first
                 self._remove(next(iter(self._entries)))
             return True
 
-    def get(self, token: str) -> Any | None:
-        """The value under ``token`` (and it counts as used now), or None if unknown, expired or evicted."""
-        if not self.is_token(token):
+    def get(self, key: Hashable) -> Any | None:
+        """The value under ``key`` (and it counts as used now), or None if unknown, expired or evicted."""
+        if not self._valid(key):
             return None
         with self._lock:
             now = self._clock()
             self._expire(now)
-            entry = self._entries.get(token)
+            entry = self._entries.get(key)
             if entry is None:
                 return None
             entry.last_used = now
-            self._entries.move_to_end(token)
+            self._entries.move_to_end(key)
             return entry.value
 
-    def discard(self, token: str) -> None:
-        """Forget ``token``'s entry (no error if there is none)."""
+    def discard(self, key: Hashable) -> None:
+        """Forget ``key``'s entry (no error if there is none)."""
         with self._lock:
-            self._remove(token)
+            self._remove(key)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def expire(self) -> None:
+        """Drop the entries idle for longer than ``max_idle_seconds`` now (every :meth:`get` and :meth:`put` does
+        this too)."""
+        with self._lock:
+            self._expire(self._clock())
 
     @property
     def total_bytes(self) -> int:
-        """Sum of the ``nbytes`` of the entries kept (expired ones included until the next call that expires)."""
+        """Sum of the sizes of the entries kept (expired ones included until the next call that expires)."""
         return self._bytes
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, token: object) -> bool:
-        """Whether ``token`` has an unexpired entry (does not count as a use)."""
+    def __contains__(self, key: object) -> bool:
+        """Whether ``key`` has an unexpired entry (does not count as a use)."""
         with self._lock:
-            entry = self._entries.get(token) if isinstance(token, str) else None
+            entry = self._entries.get(key) if self._valid(key) else None
             return entry is not None and self._clock() - entry.last_used <= self.max_idle_seconds
 
     # -- under the lock ---------------------------------------------------------------------------------------
-    def _remove(self, token: str) -> None:
-        entry = self._entries.pop(token, None)
+    def _remove(self, key: Hashable) -> None:
+        entry = self._entries.pop(key, None)
         if entry is not None:
             self._bytes -= entry.nbytes
 
     def _expire(self, now: float) -> None:
         while self._entries:  # oldest use first: stop at the first entry still fresh
-            token, entry = next(iter(self._entries.items()))
+            key, entry = next(iter(self._entries.items()))
             if now - entry.last_used <= self.max_idle_seconds:
                 break
-            self._remove(token)
+            self._remove(key)
 
 
 def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
     """Memory held by ``obj``, roughly: NumPy buffers (object arrays: pointers plus their elements, sized on an
     even sample of 1,000 — a few objects repeated count once), pandas objects (``memory_usage(deep=True)``),
     strings and bytes, recursing into containers, dataclasses and instance ``__dict__``; each object counted
-    once.  The store's budget is charged with it."""
+    once.  The one size function of :class:`BoundedStore`."""
     seen = set() if _seen is None else _seen
     if id(obj) in seen or obj is None:
         return 0

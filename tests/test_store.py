@@ -1,4 +1,5 @@
-"""dashboard.store: the server-side store of loaded data — unguessable tokens, byte budget (LRU), idle expiry."""
+"""dashboard.store: the one bounded store (loaded data under unguessable tokens, parsed uploads) — byte budget (LRU),
+idle expiry, one size function."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 
 from calib_core import examples
-from dashboard.store import DataStore, approx_nbytes
+from dashboard.store import BoundedStore, approx_nbytes
 
 
 class Clock:
@@ -22,15 +23,15 @@ class Clock:
         return self.now
 
 
-def _store(max_bytes: int = 100, idle: float = 60.0) -> tuple[DataStore, Clock]:
+def _store(max_bytes: int = 100, idle: float = 60.0) -> tuple[BoundedStore, Clock]:
     clock = Clock()
-    return DataStore(max_bytes=max_bytes, max_idle_seconds=idle, clock=clock), clock
+    return BoundedStore(max_bytes=max_bytes, max_idle_seconds=idle, tokens_only=True, clock=clock), clock
 
 
 def test_tokens_are_unguessable_and_malformed_ones_are_never_looked_up():
-    tokens = {DataStore.new_token() for _ in range(2000)}
+    tokens = {BoundedStore.new_token() for _ in range(2000)}
     assert len(tokens) == 2000  # 128 random bits each: a collision here would mean a broken generator
-    assert all(DataStore.is_token(t) and len(t) == 22 for t in tokens)
+    assert all(BoundedStore.is_token(t) and len(t) == 22 for t in tokens)
     store, _ = _store()
     assert not store.put("short", 1, nbytes=1) and len(store) == 0
     for bad in ("", "x" * 21, "x" * 23, "a/b" + "c" * 19, None, 5):
@@ -39,7 +40,7 @@ def test_tokens_are_unguessable_and_malformed_ones_are_never_looked_up():
 
 def test_a_value_is_found_only_under_its_own_token():
     store, _ = _store()
-    a, b = DataStore.new_token(), DataStore.new_token()
+    a, b = BoundedStore.new_token(), BoundedStore.new_token()
     assert store.put(a, "data of a", nbytes=10)
     assert store.get(a) == "data of a"
     assert store.get(b) is None and b not in store
@@ -49,7 +50,7 @@ def test_a_value_is_found_only_under_its_own_token():
 
 def test_least_recently_used_entries_are_evicted_beyond_the_byte_budget():
     store, clock = _store(max_bytes=100)
-    t = [DataStore.new_token() for _ in range(4)]
+    t = [BoundedStore.new_token() for _ in range(4)]
     for i in range(3):
         clock.now += 1
         assert store.put(t[i], i, nbytes=30)
@@ -66,7 +67,7 @@ def test_least_recently_used_entries_are_evicted_beyond_the_byte_budget():
 
 def test_entries_expire_after_the_idle_time_and_use_extends_them():
     store, clock = _store(idle=60.0)
-    a, b = DataStore.new_token(), DataStore.new_token()
+    a, b = BoundedStore.new_token(), BoundedStore.new_token()
     store.put(a, "a", nbytes=1)
     store.put(b, "b", nbytes=1)
     clock.now += 59.0
@@ -79,8 +80,8 @@ def test_entries_expire_after_the_idle_time_and_use_extends_them():
 
 
 def test_concurrent_puts_keep_the_byte_count_exact():
-    store = DataStore(max_bytes=10_000, max_idle_seconds=3600)
-    tokens = [DataStore.new_token() for _ in range(400)]
+    store = BoundedStore(max_bytes=10_000, max_idle_seconds=3600, tokens_only=True)
+    tokens = [BoundedStore.new_token() for _ in range(400)]
 
     def work(part: list[str]) -> None:
         for token in part:
@@ -112,6 +113,30 @@ def test_approx_nbytes_counts_arrays_frames_and_shared_buffers_once():
 
 def test_invalid_bounds_are_refused():
     with pytest.raises(ValueError):
-        DataStore(max_bytes=0, max_idle_seconds=1)
+        BoundedStore(max_bytes=0, max_idle_seconds=1)
     with pytest.raises(ValueError):
-        DataStore(max_bytes=1, max_idle_seconds=0)
+        BoundedStore(max_bytes=1, max_idle_seconds=0)
+
+
+def test_any_hashable_key_without_tokens_only_and_sizes_from_approx_nbytes():
+    """The parsed-uploads use: tuple keys, sizes measured by the one size function, a bound read on every put."""
+    limit = [1000]
+    clock = Clock()
+    cache = BoundedStore(max_bytes=lambda: limit[0], max_idle_seconds=3600, clock=clock)
+    a, b, c = np.zeros(50), np.zeros(60), np.zeros(200)  # 400, 480, 1600 bytes
+    assert 880 <= approx_nbytes([a, a, (b,)]) < 880 + 200  # each array counted once (plus the containers)
+    assert cache.put(("a", "f.csv"), a) and cache.put(("b", "f.csv"), b)
+    assert cache.total_bytes == 880 and cache.get(("a", "f.csv")) is a  # the object itself, not a copy
+    assert cache.put(("a2", "f.csv"), np.ones(50))  # over 1000: the least recently used ("b") goes
+    assert cache.get(("b", "f.csv")) is None and cache.get(("a", "f.csv")) is a and cache.total_bytes == 800
+    assert not cache.put("c", c)  # larger than the bound: not kept, nothing evicted for it
+    assert cache.get("c") is None and len(cache) == 2
+    limit[0] = 500  # the bound is read again on the next put
+    assert cache.put("d", np.zeros(10)) and cache.total_bytes <= 500 and len(cache) == 2
+    clock.now += 3601
+    cache.expire()
+    assert len(cache) == 0 and cache.total_bytes == 0
+    assert not cache.put(["unhashable"], 1)
+    cache.put("e", 1, nbytes=7)
+    cache.clear()
+    assert len(cache) == 0 and cache.total_bytes == 0

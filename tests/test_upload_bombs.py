@@ -172,21 +172,3 @@ def test_cached_uploads_are_bounded_in_bytes(small_upload_limit):
     data = pd.DataFrame({"y": np.random.default_rng(5).normal(size=10_000), "mean": 0.0, "std": 1.0}).to_csv(
         index=False).encode()
     assert state.parse_upload(state.content_token(data), data, "f5.csv", "", None, False) is sets[-1]
-
-
-def test_bytes_bounded_cache():
-    from dashboard.cache import BytesBoundedCache, nbytes
-
-    cache = BytesBoundedCache(1000)
-    a, b, c = np.zeros(50), np.zeros(60), np.zeros(200)  # 400, 480, 1600 bytes
-    assert nbytes([a, a, (b,)]) == 880  # each array counted once
-    cache.put("a", a)
-    cache.put("b", b)
-    assert cache.total_bytes == 880 and cache.get("a") is a
-    cache.put("a2", np.ones(50))  # over 1000: the least recently used ("b") goes
-    assert cache.get("b") is None and cache.get("a") is a and cache.total_bytes == 800
-    cache.put("c", c)  # larger than the bound: not kept, nothing evicted for it
-    assert cache.get("c") is None and len(cache) == 2
-    expired = BytesBoundedCache(1000, ttl=-1.0)
-    expired.put("a", a)
-    assert expired.get("a") is None
