@@ -5,7 +5,8 @@
 * ``artifacts_dir``: ``tests/artifacts/`` (gitignored) for screenshots and other test outputs.
 * ``streamlit_url`` (session): a real ``streamlit run app.py`` on a free loopback port, started
   once and stopped (its own process group only) at the end of the session.
-* ``chromium_browser`` (session) / ``app_page``: Debian's ``/usr/bin/chromium`` driven by
+* ``chromium_browser`` (session) / ``open_page`` (a factory: a page in a fresh context, any address, viewport
+  and timeout) / ``app_page`` (the home page at 1400×1000): Debian's ``/usr/bin/chromium`` driven by
   Playwright (never ``playwright install``); browser tests are skipped when Chromium or the
   Playwright package is missing, except under ``CI=true``, where that is an error.
   ``wait_for_app(page)`` waits until the app is connected and its script has finished running.
@@ -21,8 +22,9 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,17 +159,34 @@ def wait_for_app(page, timeout: int = 60_000) -> None:
 
 
 @pytest.fixture
-def app_page(chromium_browser, streamlit_url):
-    """A fresh browser context on the app's home page, loaded and idle (1400×1000 viewport)."""
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
+def open_page(chromium_browser) -> Iterator[Callable[..., Any]]:
+    """A factory of fresh browser pages, each in its own context (no shared cookies or session), all closed at the
+    end of the test: ``open_page(url, width=1400, height=1000, timeout=60_000)`` opens ``url``, waits until the app
+    is idle (:func:`wait_for_app` with ``timeout`` ms, also the page's default timeout) and returns the page;
+    ``url=None`` returns the blank page (e.g. to listen to its requests first)."""
+    contexts = []
+
+    def open_(url: str | None, *, width: int = 1400, height: int = 1000, timeout: int = 60_000):
+        context = chromium_browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(timeout)
+        if url is not None:
+            page.goto(url)
+            wait_for_app(page, timeout=timeout)
+        return page
+
     try:
-        page.goto(streamlit_url)
-        wait_for_app(page)
-        yield page
+        yield open_
     finally:
-        context.close()
+        for context in contexts:
+            context.close()
+
+
+@pytest.fixture
+def app_page(open_page, streamlit_url):
+    """A fresh browser context on the app's home page, loaded and idle (1400×1000 viewport)."""
+    return open_page(streamlit_url)
 
 
 def full_height_screenshot(page, path: Path, width: int = 1400) -> Path:

@@ -42,7 +42,7 @@ def recorder():
 
 
 @pytest.mark.browser
-def test_hostile_names_request_nothing_and_show_as_text(chromium_browser, streamlit_url, recorder, artifacts_dir):
+def test_hostile_names_request_nothing_and_show_as_text(open_page, streamlit_url, recorder, artifacts_dir):
     expect = pytest.importorskip("playwright.sync_api").expect
     from conftest import full_height_screenshot, wait_for_app
 
@@ -56,39 +56,32 @@ def test_hostile_names_request_nothing_and_show_as_text(chromium_browser, stream
     data = pd.DataFrame({"y": mean + std * rng.normal(size=n), "mean": mean, "std": std,
                          "model": np.where(np.arange(n) % 2, image, ":blue[m2] :material/verified:")})
 
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(streamlit_url)
-        wait_for_app(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-        expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
-        wait_for_app(page)
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-            files=[{"name": file_name, "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
-        sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar).to_contain_text("Loaded:", timeout=120_000)
-        wait_for_app(page)
-        shown_name = page.get_by_test_id("stSidebar").inner_text().replace("\u2060", "")  # word joiners
-        assert ":red-background[styled]" in shown_name and ":material/verified:" in shown_name, shown_name
-        full_height_screenshot(page, artifacts_dir / "hostile_names_data.png")
+    page = open_page(streamlit_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
+    wait_for_app(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        files=[{"name": file_name, "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("Loaded:", timeout=120_000)
+    wait_for_app(page)
+    shown_name = page.get_by_test_id("stSidebar").inner_text().replace("\u2060", "")  # word joiners
+    assert ":red-background[styled]" in shown_name and ":material/verified:" in shown_name, shown_name
+    full_height_screenshot(page, artifacts_dir / "hostile_names_data.png")
 
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
-        expect(page.get_by_role("heading", level=1, name="Regression diagnostics")).to_be_visible(timeout=120_000)
-        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=180_000)
-        wait_for_app(page, timeout=180_000)
-        page.wait_for_timeout(1500)
-        text = page.get_by_test_id("stMain").inner_text().replace("\u2060", "")
-        assert image in text  # the model name is shown, as text
-        full_height_screenshot(page, artifacts_dir / "hostile_names_regression.png")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Regression diagnostics")).to_be_visible(timeout=120_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=180_000)
+    wait_for_app(page, timeout=180_000)
+    page.wait_for_timeout(1500)
+    text = page.get_by_test_id("stMain").inner_text().replace("\u2060", "")
+    assert image in text  # the model name is shown, as text
+    full_height_screenshot(page, artifacts_dir / "hostile_names_regression.png")
 
-        for where in ("stMain", "stSidebar"):
-            root = page.get_by_test_id(where)
-            assert root.locator(".stMarkdownColoredBackground, .stMarkdownColoredText").count() == 0, where
-            assert root.locator(f"img[src*='127.0.0.1:{port}']").count() == 0, where
-            icons = root.locator("[data-testid='stMarkdownContainer'] [data-testid='stIconMaterial']")
-            assert "verified" not in " ".join(icons.all_inner_texts()), where
-        assert requests == [], requests
-    finally:
-        context.close()
+    for where in ("stMain", "stSidebar"):
+        root = page.get_by_test_id(where)
+        assert root.locator(".stMarkdownColoredBackground, .stMarkdownColoredText").count() == 0, where
+        assert root.locator(f"img[src*='127.0.0.1:{port}']").count() == 0, where
+        icons = root.locator("[data-testid='stMarkdownContainer'] [data-testid='stIconMaterial']")
+        assert "verified" not in " ".join(icons.all_inner_texts()), where
+    assert requests == [], requests

@@ -24,16 +24,9 @@ MAIN_RIGHT = "() => document.querySelector('[data-testid=stMainBlockContainer]')
 
 
 @pytest.fixture
-def page_1440(chromium_browser, streamlit_url):
-    context = chromium_browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(180_000)
-    try:
-        page.goto(streamlit_url)
-        wait_for_app(page)
-        yield page
-    finally:
-        context.close()
+def page_1440(open_page, streamlit_url):
+    """The home page at 1440×900, idle (the conftest factory)."""
+    return open_page(streamlit_url, width=1440, height=900, timeout=180_000)
 
 
 def _open(page, link: str) -> None:

@@ -119,69 +119,62 @@ INNER_SCROLL = """() => [...document.querySelectorAll('[data-testid=stDataFrame]
     return {x, y}; })"""
 
 
-def test_comparison_of_seven_calibrators_and_two_models_fits_1440x900(chromium_browser, streamlit_url, artifacts_dir):
+def test_comparison_of_seven_calibrators_and_two_models_fits_1440x900(open_page, streamlit_url, artifacts_dir):
     """Issue 14, point 1: with 7 calibrators and 2 models the comparison (dot plot + table of the chosen metrics)
     fits the page at 1440×900: no chart or table is wider than the viewport, the table has no inner scroll, the
     Levi panels too; the log-axes toggle turns every Levi panel's axes to log."""
     from playwright.sync_api import expect
 
-    context = chromium_browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    try:
-        page.goto(streamlit_url)
+    page = open_page(streamlit_url, width=1440, height=900, timeout=120_000)
+    _open_recalibrate(page)
+    page.get_by_test_id("stSelectbox").filter(has_text="Built-in example").click()
+    page.get_by_role("option", name=LEVI).click()
+    expect(page.get_by_text("20,000 rows")).to_be_visible(timeout=120_000)
+    wait_for_app(page)
+    box = page.locator(".st-key-recal_cals_regression")
+    for name in SEVEN:
+        box.locator("input").click()
+        box.locator("input").fill(name)
+        page.keyboard.press("Enter")
         wait_for_app(page)
-        _open_recalibrate(page)
-        page.get_by_test_id("stSelectbox").filter(has_text="Built-in example").click()
-        page.get_by_role("option", name=LEVI).click()
-        expect(page.get_by_text("20,000 rows")).to_be_visible(timeout=120_000)
-        wait_for_app(page)
-        box = page.locator(".st-key-recal_cals_regression")
-        for name in SEVEN:
-            box.locator("input").click()
-            box.locator("input").fill(name)
-            page.keyboard.press("Enter")
-            wait_for_app(page)
-        page.keyboard.press("Escape")
-        page.get_by_text("random", exact=True).click()
-        wait_for_app(page)
-        repeats = page.get_by_role("spinbutton", name="Repeats")
-        repeats.fill("2")
-        repeats.press("Enter")
-        wait_for_app(page)
-        _run(page)
-        dots = page.locator(".st-key-recal_dots")
-        expect(dots.locator(".scatterlayer .trace").first).to_be_attached()
-        dots.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
-        page.screenshot(path=str(artifacts_dir / "recalibrate_comparison_1440.png"))
+    page.keyboard.press("Escape")
+    page.get_by_text("random", exact=True).click()
+    wait_for_app(page)
+    repeats = page.get_by_role("spinbutton", name="Repeats")
+    repeats.fill("2")
+    repeats.press("Enter")
+    wait_for_app(page)
+    _run(page)
+    dots = page.locator(".st-key-recal_dots")
+    expect(dots.locator(".scatterlayer .trace").first).to_be_attached()
+    dots.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(artifacts_dir / "recalibrate_comparison_1440.png"))
 
-        width = page.evaluate("window.innerWidth")
-        main = page.evaluate(BOXES, "[data-testid=stMainBlockContainer]")[0]
-        for selector in ("[data-testid=stPlotlyChart]", "[data-testid=stDataFrame]"):
-            for b in page.evaluate(BOXES, selector):
-                if b["width"]:  # charts in closed tabs have no box
-                    assert b["right"] <= min(width, main["right"]) + 1, (selector, b, width)
-        table = page.get_by_test_id("stDataFrame").first
-        expect(table).to_contain_text("calibrator")
-        scroll = page.evaluate(INNER_SCROLL)[0]
-        assert scroll["x"] <= GRID_SLACK and scroll["y"] <= GRID_SLACK, scroll  # 16 rows, 8 columns, whole
-        # the best of each row is drawn as a star (plotly draws stars as paths in the point layer)
-        assert dots.locator(".scatterlayer .point").count() >= 16 * 6
+    width = page.evaluate("window.innerWidth")
+    main = page.evaluate(BOXES, "[data-testid=stMainBlockContainer]")[0]
+    for selector in ("[data-testid=stPlotlyChart]", "[data-testid=stDataFrame]"):
+        for b in page.evaluate(BOXES, selector):
+            if b["width"]:  # charts in closed tabs have no box
+                assert b["right"] <= min(width, main["right"]) + 1, (selector, b, width)
+    table = page.get_by_test_id("stDataFrame").first
+    expect(table).to_contain_text("calibrator")
+    scroll = page.evaluate(INNER_SCROLL)[0]
+    assert scroll["x"] <= GRID_SLACK and scroll["y"] <= GRID_SLACK, scroll  # 16 rows, 8 columns, whole
+    # the best of each row is drawn as a star (plotly draws stars as paths in the point layer)
+    assert dots.locator(".scatterlayer .point").count() >= 16 * 6
 
-        levi = page.locator(".st-key-recal_levi[data-stale='false']")
-        levi.scroll_into_view_if_needed()
-        types = "(el) => { const p = el.querySelector('.js-plotly-plot')._fullLayout; " \
-                "return Object.keys(p).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => p[k].type); }"
-        assert set(levi.evaluate(types)) == {"linear"}
-        page.locator(".st-key-recal_levi_log").get_by_text("Log axes").click()
-        wait_for_app(page)
-        page.wait_for_function(
-            "() => { const e = document.querySelector('.st-key-recal_levi[data-stale=false] .js-plotly-plot'); "
-            "return !!(e && e._fullLayout && e._fullLayout.xaxis.type === 'log'); }")
-        assert set(levi.evaluate(types)) == {"log"}
-        assert len(levi.evaluate(types)) == 2 * 7  # one panel per calibrator
-        page.wait_for_timeout(500)
-        levi.screenshot(path=str(artifacts_dir / "recalibrate_levi_panels_log.png"))
-    finally:
-        context.close()
+    levi = page.locator(".st-key-recal_levi[data-stale='false']")
+    levi.scroll_into_view_if_needed()
+    types = "(el) => { const p = el.querySelector('.js-plotly-plot')._fullLayout; " \
+            "return Object.keys(p).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => p[k].type); }"
+    assert set(levi.evaluate(types)) == {"linear"}
+    page.locator(".st-key-recal_levi_log").get_by_text("Log axes").click()
+    wait_for_app(page)
+    page.wait_for_function(
+        "() => { const e = document.querySelector('.st-key-recal_levi[data-stale=false] .js-plotly-plot'); "
+        "return !!(e && e._fullLayout && e._fullLayout.xaxis.type === 'log'); }")
+    assert set(levi.evaluate(types)) == {"log"}
+    assert len(levi.evaluate(types)) == 2 * 7  # one panel per calibrator
+    page.wait_for_timeout(500)
+    levi.screenshot(path=str(artifacts_dir / "recalibrate_levi_panels_log.png"))

@@ -66,7 +66,7 @@ def tiny_limit_url(tmp_path_factory):
 
 
 @pytest.mark.browser
-def test_file_over_the_limit_gets_a_clear_message(chromium_browser, tiny_limit_url, tmp_path):
+def test_file_over_the_limit_gets_a_clear_message(open_page, tiny_limit_url, tmp_path):
     expect = pytest.importorskip("playwright.sync_api").expect
     from conftest import wait_for_app
 
@@ -77,32 +77,25 @@ def test_file_over_the_limit_gets_a_clear_message(chromium_browser, tiny_limit_u
     frame.to_csv(big, index=False)
     assert 1.5 * 2**20 < big.stat().st_size < 3 * 2**20  # ~2 MB, over the 1 MB limit of this server
 
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(tiny_limit_url)
-        wait_for_app(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-        expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
-        wait_for_app(page)
-        uploader = page.get_by_test_id("stFileUploader")
-        expect(page.get_by_text("Up to 1 MB per file")).to_be_visible()
-        expect(uploader).to_contain_text("1MB per file")  # the widget's own dropzone line
-        uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(big))
-        # refused in the browser: the file is listed with Streamlit's message and nothing is sent or loaded
-        expect(uploader).to_contain_text("too_big.csv", timeout=30_000)
-        expect(uploader).to_contain_text("File must be 1.0MB or smaller.")
-        page.wait_for_timeout(1000)
-        wait_for_app(page)
-        expect(page.get_by_text("Nothing loaded yet")).to_be_visible()
-        expect(page.get_by_test_id("stException")).to_have_count(0)
-    finally:
-        context.close()
+    page = open_page(tiny_limit_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
+    wait_for_app(page)
+    uploader = page.get_by_test_id("stFileUploader")
+    expect(page.get_by_text("Up to 1 MB per file")).to_be_visible()
+    expect(uploader).to_contain_text("1MB per file")  # the widget's own dropzone line
+    uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(big))
+    # refused in the browser: the file is listed with Streamlit's message and nothing is sent or loaded
+    expect(uploader).to_contain_text("too_big.csv", timeout=30_000)
+    expect(uploader).to_contain_text("File must be 1.0MB or smaller.")
+    page.wait_for_timeout(1000)
+    wait_for_app(page)
+    expect(page.get_by_text("Nothing loaded yet")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
 @pytest.mark.browser
-def test_compressed_bomb_is_refused_at_the_servers_limit(chromium_browser, tiny_limit_url, tmp_path, artifacts_dir):
+def test_compressed_bomb_is_refused_at_the_servers_limit(open_page, tiny_limit_url, tmp_path, artifacts_dir):
     """Issue 15, point 1: a small gzip file (named .csv) inflating past the server's 1 MB limit is refused with the
     limit and how to raise it — the app gives the core its own limit (the core's default is 1 GB)."""
     import gzip
@@ -114,22 +107,15 @@ def test_compressed_bomb_is_refused_at_the_servers_limit(chromium_browser, tiny_
     bomb.write_bytes(gzip.compress(b"y,mean,std\n" + b"0.5,0.25,1\n" * 300_000))  # 3.3 MB of text
     assert bomb.stat().st_size < 100_000
 
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(tiny_limit_url)
-        wait_for_app(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-        expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
-        wait_for_app(page)
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bomb))
-        alert = page.get_by_test_id("stAlertContentError")
-        expect(alert).to_contain_text("decompresses to more than the size limit of 1 MB", timeout=120_000)
-        text = alert.inner_text().replace("\u2060", "")
-        assert "--server.maxUploadSize" in text and "now 1" in text, text
-        wait_for_app(page)
-        expect(page.get_by_text("Nothing loaded yet")).to_be_visible()
-        full_height_screenshot(page, artifacts_dir / "upload_bomb_refused.png")
-    finally:
-        context.close()
+    page = open_page(tiny_limit_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
+    wait_for_app(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bomb))
+    alert = page.get_by_test_id("stAlertContentError")
+    expect(alert).to_contain_text("decompresses to more than the size limit of 1 MB", timeout=120_000)
+    text = alert.inner_text().replace("\u2060", "")
+    assert "--server.maxUploadSize" in text and "now 1" in text, text
+    wait_for_app(page)
+    expect(page.get_by_text("Nothing loaded yet")).to_be_visible()
+    full_height_screenshot(page, artifacts_dir / "upload_bomb_refused.png")
