@@ -63,7 +63,7 @@ from . import diagnose, evaluate, load_predictions
 from .distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .plots.tables import comparison_table
-from .predictions import InputError, PredictionSet
+from .predictions import InputError, PredictionSet, ReadingNote
 from .reading import DEFAULT_MAX_BYTES
 from .registry import (
     TASKS,
@@ -474,6 +474,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     ], args.force)
     if not args.quiet:
         print(f"{pset.task}, {pset.n_rows:,} rows; held-out rows: {result.split_description()}")
+        for line in load_lines(pset):
+            print(line)
         for m in result.messages:
             print(f"note: {m}")
         print(marked.to_string(index=False))
@@ -573,12 +575,23 @@ def _report(args: argparse.Namespace) -> int:
             f"wrote {out} ({len(text) / 1e6:.1f} MB): {pset.task}, {pset.n_rows:,} rows{dropped}, "
             f"{len(report.models)} model(s), {report.metrics['metric'].nunique()} metrics"
         )
+        for line in load_lines(pset):
+            print(line)
         for _, row in report.verdicts.iterrows():
             where = "" if row["group"] == ALL else f", group {row['group']}"
             print(f"  {row['model']}{where}: {row['sentence']}")
         for note in notes:
             print(f"note: {note}")
     return EXIT_OK
+
+
+def load_lines(pset: PredictionSet) -> list[str]:
+    """What the CLI says about the loading of a file: one line per drop reason (count and first rows) and the
+    reader's notes on its text (an unbalanced quote's lines, lines that were not UTF-8), so that no row is lost
+    without the user reading why."""
+    lines = [f"dropped {rows.size:,} row(s): {reason} (rows {', '.join(map(str, rows[:10].tolist()))}"
+             f"{', …' if rows.size > 10 else ''})" for reason, rows in pset.dropped.reasons.items()]
+    return lines + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
 
 
 def _check_summary_output(inputs: Sequence[Path], args: argparse.Namespace) -> None:

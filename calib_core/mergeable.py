@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from .predictions import ALL
+
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
@@ -60,9 +62,11 @@ __all__ = [
     "as_ids",
 ]
 
-#: The file format's name and version (``Summary.to_bytes``); readers refuse other versions.
+#: The file format's name and version (``Summary.to_bytes``); readers refuse other versions.  Version 2: the
+#: all-rows group key is ``calib_core.predictions.ALL`` (" (all)"), no longer "(all)", which a group of the file
+#: could be named (version-1 files cannot tell the two apart).
 FORMAT = "calib-lab-summary"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Exact sums are integers in units of 2**-EXACT_UNIT_BITS.
 EXACT_UNIT_BITS = 1138
 _BLOCK_ROWS = 1 << 25
@@ -308,7 +312,7 @@ class SummarySpec:
     def sigma_edges_for(self, model: str, group: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Inner σ-bin edges (values, row ids) of a (model, group) (fallbacks in the class docstring)."""
         table = {(m, g): (v, i) for m, g, v, i in self.sigma_edges}
-        for key in ((model, group), (model, "(all)"), ("*", "*")):
+        for key in ((model, group), (model, ALL), ("*", "*")):
             if key in table:
                 v, i = table[key]
                 return np.asarray(v, dtype=float), np.asarray(i, dtype=np.int64)
@@ -317,7 +321,7 @@ class SummarySpec:
     def conf_edges_for(self, model: str, group: str) -> np.ndarray | None:
         """Confidence-bin edges (M + 1) of a (model, group) for the equal-mass strategy."""
         table = {(m, g): e for m, g, e in self.conf_edges}
-        for key in ((model, group), (model, "(all)"), ("*", "*")):
+        for key in ((model, group), (model, ALL), ("*", "*")):
             if key in table:
                 return np.asarray(table[key], dtype=float)
         return None

@@ -11,10 +11,16 @@ import pandas as pd
 
 from .distributions import PredictiveDistribution
 
-__all__ = ["ALL", "InputError", "Message", "PredictionSet", "DropReport", "app_text", "iter_subsets"]
+__all__ = ["ALL", "InputError", "Message", "PredictionSet", "DropReport", "ReadingNote", "app_text", "iter_subsets"]
 
-ALL = "(all)"
-"""The group name of a whole model (every row of it, whatever its group)."""
+ALL = " (all)"
+"""The group key of a whole model (every row of it, whatever its group).
+
+It starts with a space so that no group of a file can be named like it: the readers strip every group value
+(``calib_core.reading.label_values``), so a group literally called ``(all)`` stays a group of its own instead of
+replacing the all-rows diagrams and doubling every metric row.  :func:`iter_subsets` refuses a hand-made set whose
+group column holds the key itself.  Pages show it as ``calib_core.views.group_label`` says ("(all rows)").
+"""
 
 
 class InputError(ValueError):
@@ -82,6 +88,15 @@ class Message(str):
 
     def __reduce__(self):
         return (Message, (str(self), self.app))
+
+
+class ReadingNote(str):
+    """A loader message on how the file's text was read that a user must see even where loader messages are not
+    listed (the CLI prints these): lines read as one row because of an unbalanced quote, lines that were not
+    UTF-8."""
+
+    def __reduce__(self):
+        return (ReadingNote, (str(self),))
 
 
 def app_text(message: str) -> str:
@@ -200,6 +215,9 @@ def iter_subsets(pset: PredictionSet, by_group: bool = True) -> Iterator[tuple[s
     """Yield (model, group, row mask) for every model (group :data:`ALL`), and every group within it."""
     n = pset.n_rows
     models = pset.models()
+    if by_group and pset.group is not None and (np.asarray(pset.group, dtype=object) == ALL).any():
+        raise InputError(f"the group column holds {ALL!r}, the key reserved for all rows of a model",
+                         source=pset.source, columns=["group"], hint="rename that group")
     for model in models:
         mmask = np.ones(n, dtype=bool) if pset.model is None else (pset.model == model)
         yield model, ALL, mmask

@@ -17,7 +17,12 @@ Reading (``read_table``)
   the size limit), Excel ``.xlsx`` only if ``openpyxl`` is installed, and delimited text otherwise.
   Pickles, legacy ``.xls`` and other binary content are refused with a message.
 * Text encodings: UTF-8, UTF-8 with BOM, UTF-16/UTF-32 with BOM (and UTF-16 without BOM when every
-  other byte is NUL), then Windows-1252, then Latin-1 as the last resort.
+  other byte is NUL), then Windows-1252 (Latin-1 for the bytes 1252 leaves undefined).  A UTF-8 file with a few
+  lines that are not UTF-8 is read line by line (those lines as Windows-1252, named in a message), never as
+  Windows-1252 as a whole (``Zürich`` → ``ZÃ¼rich``).
+* A quote that opens and is closed only lines later makes the parser read the lines in between as one cell:
+  such rows are found (``frame.attrs["merged_rows"]``, with their lines) and dropped by the parsers under
+  ``MERGED_ROWS_REASON``; a quote never closed is refused naming its line.
 * Lines starting with ``#`` (and blank lines) before the header are comments; they are kept in
   ``frame.attrs["comments"]`` and shown in messages.
 * The delimiter is sniffed among ``,``, tab, ``;``, ``|`` and runs of whitespace: the candidate that
@@ -51,7 +56,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .predictions import DropReport, InputError, Message
+from .predictions import DropReport, InputError, Message, ReadingNote
 
 __all__ = [
     "ALIASES",
@@ -71,8 +76,11 @@ __all__ = [
     "row_label_columns",
     "unused_columns_note",
     "find_sample_columns",
+    "MERGED_ROWS_REASON",
     "RowFilter",
+    "broken_rows",
     "comment_note",
+    "reading_notes",
     "frame_source",
     "label_values",
     "name_list",
@@ -206,6 +214,7 @@ _MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
 _PANDAS_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_PANDAS_EOF_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
 _NA_SPELLINGS = ["na", "n/a", "nan", "-nan", "null", "none", "<na>", "#n/a", "#na", "#n/a n/a"]
 _INTEGER = re.compile(r"^\s*[-+]?\d+\s*$")
 _DELIM_NAMES = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "'|'", "whitespace": "spaces"}
@@ -271,8 +280,10 @@ def _read_bytes(path_or_buffer: Any, src: str, limit: int, limit_hint: str | Non
     return data
 
 
-def _decode(data: bytes, src: str) -> tuple[str, str]:
-    """Decode text: BOMs first, then UTF-8, Windows-1252, Latin-1; refuse binary content."""
+def _decode(data: bytes, src: str) -> tuple[str, str, list[int]]:
+    """Decode text: BOMs first, then UTF-8, Windows-1252 (line by line in a file that is mostly UTF-8,
+    :func:`_decode_utf8_or_legacy`), Latin-1; refuse binary content.  Returns (text, encoding, 1-based numbers of
+    the lines read as Windows-1252 in a mostly-UTF-8 file)."""
     boms = (
         (b"\xff\xfe\x00\x00", "utf-32-le"),
         (b"\x00\x00\xfe\xff", "utf-32-be"),
@@ -282,8 +293,13 @@ def _decode(data: bytes, src: str) -> tuple[str, str]:
     )
     text: str | None = None
     encoding = ""
+    legacy_lines: list[int] = []
     for bom, enc in boms:
         if data.startswith(bom):
+            if enc == "utf-8-sig":
+                text, encoding, legacy_lines = _decode_utf8_or_legacy(data[len(bom):])
+                encoding = {"utf-8": enc, "cp1252": "cp1252"}.get(encoding, encoding)
+                break
             try:
                 text = data[len(bom):].decode(enc.replace("-sig", ""))
                 encoding = enc
@@ -308,13 +324,7 @@ def _decode(data: bytes, src: str) -> tuple[str, str]:
                         pass
                     break
     if text is None:
-        for enc in ("utf-8", "cp1252", "latin-1"):
-            try:
-                text, encoding = data.decode(enc), enc
-                break
-            except UnicodeDecodeError:
-                continue
-    assert text is not None  # latin-1 decodes any byte string
+        text, encoding, legacy_lines = _decode_utf8_or_legacy(data)
     sample = text[:65536]
     n_ctrl = len(_CONTROL_CHARS.findall(sample))
     if "\x00" in sample or n_ctrl > max(2, 0.01 * len(sample)):
@@ -324,7 +334,53 @@ def _decode(data: bytes, src: str) -> tuple[str, str]:
             hint="upload a CSV, TSV or Parquet file; compressed or binary formats other than gzip/Parquet/npz "
             "are not read",
         )
-    return text, encoding
+    return text, encoding, legacy_lines
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, kept by errors="surrogateescape"
+_NON_ASCII = re.compile("[\u0080-\ud7ff\ue000-\U0010ffff]")  # characters UTF-8 did decode beyond ASCII
+_UNDECODED_LINE = re.compile("[^\n]*[\udc80-\udcff][^\n]*")
+
+
+def _legacy(raw: bytes) -> str:
+    """Windows-1252, or Latin-1 where 1252 leaves a byte undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D)."""
+    try:
+        return raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _decode_utf8_or_legacy(data: bytes) -> tuple[str, str, list[int]]:
+    """Text of a file without byte-order mark: UTF-8 where it is UTF-8, Windows-1252 where it is not.
+
+    A file that is valid UTF-8 is UTF-8.  A file in which no byte sequence decodes as UTF-8 beyond ASCII is a
+    legacy file: Windows-1252 (Latin-1 where 1252 leaves a byte undefined).  A file with both — UTF-8 text and
+    some lines holding bytes that are not UTF-8 (one cell typed on another machine) — is decoded line by line:
+    each line that is not UTF-8 is read as Windows-1252 and every other line as UTF-8, so that ``Zürich`` stays
+    ``Zürich`` on the UTF-8 lines instead of the whole file becoming ``ZÃ¼rich``.  The encoding is then
+    ``"utf-8+cp1252"``.  Returns (text, encoding, 1-based numbers of the lines read as Windows-1252 in a mixed
+    file).  One pass in C (``surrogateescape``); Python runs once per line that is not UTF-8.
+    """
+    try:
+        return data.decode("utf-8"), "utf-8", []
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8", errors="surrogateescape")
+    if not _NON_ASCII.search(text):
+        return _legacy(data), "cp1252", []
+    starts: list[int] = []
+
+    def legacy(m: re.Match[str]) -> str:
+        starts.append(m.start())
+        return _legacy(m.group(0).encode("utf-8", "surrogateescape"))
+
+    fixed = _UNDECODED_LINE.sub(legacy, text)
+    lines, line, pos = [], 1, 0
+    for start in starts:
+        line += text.count("\n", pos, start)
+        pos = start
+        lines.append(line)
+    return fixed, "utf-8+cp1252", lines
 
 
 _LEADING_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*")
@@ -476,7 +532,7 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 
 
 def _read_text(data: bytes, src: str) -> pd.DataFrame:
-    text, encoding = _decode(data, src)
+    text, encoding, legacy_lines = _decode(data, src)
     comments, body, n_skipped = _split_comments(text)
     lines = body[:1_000_000].splitlines()[:51]
     if (len(lines) == 51 or len(body) > 1_000_000) and len(lines) > 1:
@@ -511,6 +567,17 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
             frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
+        m = _PANDAS_EOF_QUOTE.search(msg)
+        if m:
+            line = int(m.group(1)) + 1 + (0 if as_bytes else n_skipped)
+            raise InputError(
+                f"line {line} (data row {line - n_skipped - 1}): a quote (\") opens there and is never closed, so "
+                "every line after it would be read as one cell",
+                source=src,
+                rows=[line - n_skipped - 1],
+                hint=f"remove the stray quote on line {line} or close it (a value that contains a quote is written "
+                'in quotes with the quote doubled: "a ""b"" c")',
+            ) from None
         m = _PANDAS_LINE.search(msg)
         if m:
             expected, line, saw = (int(g) for g in m.groups())
@@ -536,9 +603,71 @@ def _read_text(data: bytes, src: str) -> pd.DataFrame:
             "encoding": encoding,
             "comments": comments,
             "header_line": n_skipped + 1,
+            "legacy_lines": legacy_lines,
+            "merged_rows": _merged_rows(frame, body, delim, n_skipped),
         }
     )
     return frame
+
+
+def _merged_rows(frame: pd.DataFrame, body: str, delim: str, n_skipped: int) -> list[dict[str, Any]]:
+    """Data rows that hold a line break inside a cell: a quote that opens and is closed lines later (an
+    unbalanced quote closed by the next stray one) makes the parser read every line in between as part of one
+    cell, so an 11-line file yields 7 rows.  Each entry: ``row`` (1-based data row), ``column``, ``first_line`` and
+    ``last_line`` (1-based lines of the file; 0 when they cannot be told).
+
+    Cheap when nothing is wrong: without a quote in the text, or with no more line breaks than rows + header,
+    no cell can hold one and nothing is scanned; otherwise the text columns are searched (vectorised) and the
+    lines of the few rows found are counted with the ``csv`` module up to the last of them.
+    """
+    if '"' not in body:
+        return []
+    breaks = body.count("\n") or body.count("\r")
+    if breaks <= len(frame) + 1:
+        return []
+    hit = np.zeros(len(frame), dtype=bool)
+    where: dict[int, str] = {}
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object and not pd.api.types.is_string_dtype(column.dtype):
+            continue
+        try:
+            has = column.str.contains("[\r\n]", regex=True, na=False).to_numpy(dtype=bool)
+        except (AttributeError, TypeError):  # no strings in the column
+            continue
+        for i in np.flatnonzero(has & ~hit):
+            where[int(i)] = str(name)
+        hit |= has
+    if not hit.any():
+        return []
+    lines = _record_lines(body, delim, int(np.flatnonzero(hit)[-1]))
+    out = []
+    for i in np.flatnonzero(hit):
+        first, last = lines.get(int(i), (0, 0))
+        out.append({"row": int(i) + 1, "column": where[int(i)], "first_line": first + n_skipped if first else 0,
+                    "last_line": last + n_skipped if last else 0})
+    return out
+
+
+def _record_lines(body: str, delim: str, last: int) -> dict[int, tuple[int, int]]:
+    """{0-based data row: (first, last) 1-based line of ``body``} for the data rows up to ``last``, read with the
+    ``csv`` module (blank lines skipped as the parser skips them); {} when it cannot follow the text."""
+    reader = csv.reader(io.StringIO(body, newline=None), delimiter=" " if delim == "whitespace" else delim,
+                        skipinitialspace=delim == "whitespace")
+    out: dict[int, tuple[int, int]] = {}
+    record = -1  # the header is record −1
+    try:
+        while record <= last:
+            before = reader.line_num
+            row = next(reader)
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if record >= 0:
+                out[record] = (before + 1, reader.line_num)
+            record += 1
+    except (csv.Error, StopIteration):
+        return {}
+    return out
 
 
 def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
@@ -1124,17 +1253,25 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
     and ``-inf`` are parsed (and later dropped as non-finite by the validators).
     """
     s = frame[name]
+    what = f" ({role})" if role and role != name else ""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        raise _boolean_error(frame, name, what, source, np.arange(len(s)))
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
         return s.to_numpy(dtype=float, na_value=np.nan)
     as_str = s.astype("string").str.strip()
     as_str = as_str.mask(as_str.str.lower().isin(_NA_SPELLINGS))  # text columns (Parquet, npz): "NA" is missing
+    broken = broken_rows(frame)
+    if broken.any():  # dropped by the parser for the line breaks in them, whatever their cells hold
+        as_str = as_str.mask(broken)
     values = pd.to_numeric(as_str, errors="coerce")
     bad = values.isna().to_numpy() & as_str.notna().to_numpy() & (as_str != "").fillna(False).to_numpy()
     if bad.any():
+        boolean = as_str.str.lower().isin(["true", "false"]).to_numpy() & bad
+        if boolean.any():
+            raise _boolean_error(frame, name, what, source, np.flatnonzero(boolean))
         idx = np.flatnonzero(bad)
         rows = (idx + 1).tolist()
         examples = ", ".join(f"row {r}: {str(s.iloc[i])[:20]!r}" for r, i in zip(rows[:3], idx[:3]))
-        what = f" ({role})" if role and role != name else ""
         delims = sorted({d for d in ",;\t|" for v in as_str.iloc[idx[:20]] if d in v})
         delim_note = (
             f"; the cells contain {', '.join(repr(d) for d in delims)}: is the file's delimiter or decimal mark "
@@ -1152,17 +1289,40 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
     return values.to_numpy(dtype=float, na_value=np.nan)
 
 
+def _boolean_error(frame: pd.DataFrame, name: str, what: str, source: str | None, idx: np.ndarray) -> InputError:
+    """The refusal of True/False in a numeric column (they are not read as 1/0: a σ of True is no number)."""
+    idx = np.asarray(idx)
+    rows = (idx[:20] + 1).tolist()
+    where = "in every row" if idx.size == len(frame) else (
+        f"in {idx.size} row(s): {', '.join(map(str, rows[:5]))}{', …' if idx.size > 5 else ''}")
+    return InputError(
+        f"column {name!r}{what} holds True/False values {where}, not numbers; they are not read as 1/0",
+        source=frame_source(frame, source),
+        columns=[str(name)],
+        rows=rows,
+        hint="write numbers in that column (0 and 1 if that is what is meant), or check that the right column is "
+        "mapped to this role",
+    )
+
+
 def numeric_block(frame: pd.DataFrame, names: Sequence[str], *, source: str | None = None,
                   role: str | None = None) -> np.ndarray:
     """Several columns as a float64 array of shape (N, len(names)), with the checks of ``numeric_values``."""
     sub = frame[list(names)]
-    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_complex_dtype(t) for t in sub.dtypes):
+    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_complex_dtype(t)
+           and not pd.api.types.is_bool_dtype(t) for t in sub.dtypes):
         return sub.to_numpy(dtype=float, na_value=np.nan)
     return np.column_stack([numeric_values(frame, n, source=source, role=role) for n in names])
 
 
 def label_values(frame: pd.DataFrame, name: str, missing: str = "(missing)") -> np.ndarray:
-    """Column as an object array of stripped strings (integral floats written without '.0'; NaN → ``missing``)."""
+    """Column as an object array of stripped strings (integral floats written without '.0'; NaN → ``missing``).
+
+    Rows the reader found broken (several lines read as one row, :func:`broken_rows`) read as ``missing``: their
+    cells are fragments of other rows, and a split column's roles are judged without them."""
+    broken = broken_rows(frame)
+    if broken.any():  # a frame without the reader's attrs: no row is broken in it
+        return label_values(pd.DataFrame({name: frame[name].mask(broken)}), name, missing)
     s = frame[name]
     if pd.api.types.is_float_dtype(s.dtype):
         v = s.to_numpy(dtype=float, na_value=np.nan)
@@ -1218,17 +1378,32 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
 # ----------------------------------------------------------------------------------------------
 
 
+MERGED_ROWS_REASON = "a quote opens and closes lines later: several lines read as one row"
+"""The drop reason of a data row that holds a line break inside a cell (``frame.attrs["merged_rows"]``)."""
+
+
 class RowFilter:
     """Row bookkeeping of a parser: accumulates drop reasons (a ``DropReport`` and counts per reason); the
-    mask ``keep`` is the AND of all checks."""
+    mask ``keep`` is the AND of all checks.
 
-    def __init__(self, n: int) -> None:
+    Given the frame, rows the reader found broken (several lines read as one row, ``frame.attrs["merged_rows"]``)
+    are dropped first, under :data:`MERGED_ROWS_REASON`, and no later check counts them again (their cells are
+    garbage: "missing value" would be a wrong reason).
+    """
+
+    def __init__(self, n: int, frame: pd.DataFrame | None = None) -> None:
         self.keep = np.ones(n, dtype=bool)
         self.report = DropReport()
         self.counts: dict[str, int] = {}
+        self.broken = np.zeros(n, dtype=bool)
+        if frame is not None:
+            self.broken = broken_rows(frame)
+            self.drop(MERGED_ROWS_REASON, self.broken)
 
     def drop(self, reason: str, bad: np.ndarray) -> None:
         bad = np.asarray(bad, dtype=bool)
+        if reason != MERGED_ROWS_REASON:
+            bad = bad & ~self.broken
         if bad.any():
             self.report.add(reason, np.flatnonzero(bad) + 1)
             self.counts[reason] = int(bad.sum())
@@ -1239,6 +1414,48 @@ class RowFilter:
         v = values if values.ndim == 2 else values[:, None]
         self.drop(f"{label}: missing value", np.isnan(v).any(axis=1))
         self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
+
+
+def broken_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Boolean mask of the data rows the reader found broken (``frame.attrs["merged_rows"]``: several lines of the
+    file read as one row because of an unbalanced quote); all False for other frames."""
+    mask = np.zeros(len(frame), dtype=bool)
+    rows = [m["row"] - 1 for m in frame.attrs.get("merged_rows") or () if 0 < m["row"] <= len(frame)]
+    mask[rows] = True
+    return mask
+
+
+def reading_notes(frame: pd.DataFrame) -> list[ReadingNote]:
+    """The reader's sentences on how the text was read, for a parser's messages: lines read as several-lines-in-
+    one-row (an unbalanced quote; those rows are dropped), lines that were not UTF-8 in a UTF-8 file (read as
+    Windows-1252) and a legacy encoding.  [] for a plain UTF-8 file (and for Parquet / npz / Excel)."""
+    notes: list[str] = []
+    for m in (frame.attrs.get("merged_rows") or [])[:5]:
+        if m["first_line"]:
+            notes.append(
+                f"lines {m['first_line']}–{m['last_line']} were read as one row (data row {m['row']}): a quote (\") "
+                f"in column {m['column']!r} opens on line {m['first_line']} and closes only on line {m['last_line']}; "
+                "that row is dropped. Remove the stray quote (or close it on its line) to get the "
+                f"{m['last_line'] - m['first_line'] + 1} lines back as rows."
+            )
+        else:
+            notes.append(f"data row {m['row']} holds a line break in column {m['column']!r} (a quote opens and closes "
+                         "lines later): several lines were read as one row, which is dropped. Remove the stray quote.")
+    merged = frame.attrs.get("merged_rows") or []
+    if len(merged) > 5:
+        more = name_list([m["row"] for m in merged[5:]], 10)
+        notes.append(f"… and {len(merged) - 5} more such row(s) (data rows {more}).")
+    legacy = frame.attrs.get("legacy_lines") or []
+    encoding = frame.attrs.get("encoding")
+    if legacy:
+        notes.append(
+            f"{len(legacy)} line(s) are not valid UTF-8 (lines {name_list(legacy, 10)}): they were read as "
+            "Windows-1252 (é, ü, € …) and the rest of the file as UTF-8. Check the text on those lines; re-save the "
+            "file as UTF-8 to be sure."
+        )
+    elif encoding not in (None, "utf-8", "utf-8-sig"):
+        notes.append(f"text encoding: {encoding}.")
+    return [ReadingNote(n) for n in notes]
 
 
 def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_rows: int = 2) -> np.ndarray:

@@ -36,6 +36,8 @@ from .selection import bin_runs, class_breakdown, confidence_row_bins, rows_in_b
 
 __all__ = [
     "md_escape",
+    "ALL_ROWS_LABEL",
+    "group_label",
     "n_classes",
     "is_binary",
     "filter_choices",
@@ -102,13 +104,29 @@ def is_binary(pset: PredictionSet) -> bool:
 def filter_choices(pset: PredictionSet) -> tuple[list[str], list[str], list[str]]:
     """(models, groups, row splits) offered by the filter controls.
 
-    Groups start with :data:`calib_core.ALL`; splits with ``"all"`` followed by ``"cal"`` / ``"test"`` when the
-    ``split`` column has such rows.
+    Groups start with :data:`calib_core.ALL` (shown as :func:`group_label` says); splits with ``"all"`` followed
+    by ``"cal"`` / ``"test"`` when the ``split`` column has such rows.
     """
     models = pset.models()
     groups = [ALL] + ([str(g) for g in pd.unique(pset.group)] if pset.group is not None else [])
     splits = ["all"] + [s for s in ("cal", "test") if pset.split is not None and (pset.split == s).any()]
     return models, groups, splits
+
+
+#: How the group selector shows :data:`calib_core.ALL` (every row of the chosen models).
+ALL_ROWS_LABEL = "(all rows)"
+
+
+def group_label(group: str) -> str:
+    """The group selector's text of a group key: :data:`calib_core.ALL` reads ``"(all rows)"``; a group of the
+    file reads as its name, with " — a group of the file" added when the name looks like the all-rows entry
+    (``(all)``, ``(all rows)``, ``all``), so that the two never look alike."""
+    if group == ALL:
+        return ALL_ROWS_LABEL
+    text = str(group)
+    if text.strip().strip("()").strip().lower() in ("all", "all rows"):
+        return f"{text} — a group of the file"
+    return text
 
 
 #: Choices of the diagnosis pages for the bootstrap replicates (intervals) and the null draws (p-values) and the

@@ -181,7 +181,7 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
            "unreadable and the page slow." if len(first) < len(models) else ""),
     )
     group = c2.selectbox(
-        "Group", groups, key=f"{prefix}_group", disabled=len(groups) < 2,
+        "Group", groups, key=f"{prefix}_group", disabled=len(groups) < 2, format_func=views.group_label,
         help="Diagnose one slice of the `group` column, or all rows.",
     )
     rows = c3.selectbox(

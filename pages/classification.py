@@ -194,8 +194,9 @@ if per_class_fig is not None:
     export_figures["Per-class reliability"] = per_class_fig
 ui.export_row(
     "classification", title=f"Classification diagnostics — {name}", report=report, figures=export_figures,
-    metrics=report.metrics, pset=sub, notes=[semantics.replace("**", ""),
-                                             f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."],
+    metrics=report.metrics, pset=sub,
+    notes=[semantics.replace("**", ""),
+           f"Filters: rows = {rows}, models = {', '.join(models)}, group = {views.group_label(group)}."],
 )
 
 ui.record_run_time(_t0, "classification")

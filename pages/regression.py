@@ -197,7 +197,7 @@ if selected_report is not None:
 ui.export_row(
     "regression", title=f"Regression diagnostics — {name}", report=report, figures=export_figures,
     metrics=export_metrics, pset=sub, tables=export_tables, verdicts=export_verdicts,
-    notes=[f"Filters: rows = {rows}, models = {', '.join(models)}, group = {group}."]
+    notes=[f"Filters: rows = {rows}, models = {', '.join(models)}, group = {views.group_label(group)}."]
     + ([describe_selection(selection.bins, n_sel, "σ-bins", n_bins=n_bins)] if sel_mask is not None else []),
 )
 

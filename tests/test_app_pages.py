@@ -332,7 +332,7 @@ def test_regression_group_selector_and_point_only_file():
     upload(at, "multi.csv", templates.template_csv("multi_model", n_rows=400))
     at.switch_page("pages/regression.py").run()
     at.selectbox(key="reg_resamples").select(0).run()
-    assert at.selectbox(key="reg_group").options == ["(all)", "small x", "large x"]
+    assert at.selectbox(key="reg_group").options == ["(all rows)", "small x", "large x"]
     at.selectbox(key="reg_group").select("large x").run()
     assert not at.exception and not at.error
     upload(at, "point.csv", templates.template_csv("point"))

@@ -30,11 +30,12 @@ exactly K distinct names occur, with a message — or explicitly with ``columns[
 
 Validation (SPEC §7) — errors raise ``calib_core.InputError`` naming the file, column(s), row(s) and what to do:
 non-numeric cells; labels outside 0..K−1 or unknown class names (K mismatch; 1-based labels are recognised and
-named); probability columns that are mostly outside [0, 1] (probably logits); rows whose probabilities do not sum
-to 1 within ``max(1e-3, 1e-4·K)`` — **never silently fixed**: the error offers ``renormalize=True``, which divides
-every row by its sum and says so.  Counted and dropped (``PredictionSet.dropped``, ``n_read = n_rows + dropped``):
-rows with a missing/non-finite label, score or confidence, a few probabilities outside [0, 1] (beyond a 1e-6
-rounding tolerance), and rows summing to 0 under ``renormalize``.
+named); probability columns that are mostly outside [0, 1] (probably logits); rows whose probabilities do not sum to
+1 within ``max(1e-3, K·2⁻²⁴)`` (:func:`row_sum_tolerance`) — **never silently fixed**: the error offers
+``renormalize=True``, which divides every row by its sum and says so. Counted and dropped
+(``PredictionSet.dropped``, ``n_read = n_rows + dropped``): rows with a missing/non-finite label, score or
+confidence, a few probabilities outside [0, 1] (beyond a 1e-6 rounding tolerance), and rows summing to 0 under
+``renormalize``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from ..reading import (
     normalize_name,
     numeric_block,
     numeric_values,
+    reading_notes,
     require_valid_rows,
     resolve_column,
     row_labels,
@@ -81,9 +83,30 @@ _POSITIVE_NAMES = ("1", "true", "yes", "y", "pos", "positive")
 _MISSING = "(missing)"
 
 
+ROW_SUM_TOL = 1e-3
+"""The fixed part of the row-sum tolerance (:func:`row_sum_tolerance`)."""
+
+FLOAT32_UNIT_ROUNDOFF = 2.0**-24
+"""u = 2⁻²⁴ ≈ 5.96e-8, the unit round-off of float32 (half its machine epsilon)."""
+
+
 def row_sum_tolerance(k: int) -> float:
-    """Allowed |Σ_k p_k − 1| for a probability row with K classes: max(1e-3, 1e-4·K) (rounded CSV values)."""
-    return max(1e-3, 1e-4 * k)
+    """Allowed |Σ_k p_k − 1| for a probability row with K classes: ``max(1e-3, K·u₃₂)``, u₃₂ = 2⁻²⁴.
+
+    Two sources of honest deviation, neither of which grows like a fraction of K:
+
+    * float32 models: a softmax normalised in float32 sums to 1 within the classic bound of recursive summation,
+      |Σ p̂_k − 1| ≤ γ_K ≈ K·u₃₂ (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2) —
+      3e-4 at K = 5,000, 6e-3 at K = 10⁵; and the float32 values themselves are each within u₃₂·p_k of the
+      float64 ones, which adds at most u₃₂ to the sum;
+    * values written with a few decimals: with 4 significant decimals each p_k is off by ≤ 5e-5, which a fixed
+      1e-3 absorbs for the small K where CSV rounding is common.
+
+    The former tolerance max(1e-3, 1e-4·K) grew by a tenth of a percent per class: at K = 5,000 it was 0.5 and
+    accepted rows summing to 0.6.  Rows off by more are refused with a message offering ``renormalize=True`` —
+    never silently fixed.
+    """
+    return max(ROW_SUM_TOL, k * FLOAT32_UNIT_ROUNDOFF)
 
 
 def _list(names: Sequence[Any], k: int = 8) -> str:
@@ -424,7 +447,7 @@ def parse_classification_frame(
         found["probs"] = []
     kind = "logits" if len(found["logits"]) >= 2 or (found["logits"] and not found["probs"]) else "probs"
     score_cols = found[kind]
-    rows = RowFilter(n)
+    rows = RowFilter(n, frame)
     raw_labels = label_values(frame, label_col, missing=_MISSING)
     rows.drop(f"label {label_col!r}: missing value", raw_labels == _MISSING)
     confidence = pred_codes = logits = probs = None
@@ -558,6 +581,7 @@ def parse_classification_frame(
     note = unused_columns_note(frame, used)
     if note:
         messages.append(note)
+    messages += reading_notes(frame)
 
     def _take(a: np.ndarray | None) -> np.ndarray | None:
         return None if a is None else a[keep]

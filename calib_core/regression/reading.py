@@ -22,7 +22,8 @@ sign of z changes).  ``u95`` (an expanded 95 % uncertainty U) gives σ = U / Φ�
 coverage factor 1.95996; GUM's conventional k = 2 would give σ 2 % smaller).
 
 Validation (SPEC §7): non-numeric cells raise (column and first rows named; NA spellings such as
-``NA``/``nan``/``null`` in text columns of Parquet/npz files are missing values); rows with a missing or
+``NA``/``nan``/``null`` in text columns of Parquet/npz files are missing values), and so do True/False (never read
+as 1/0); rows that an unbalanced quote merged with the lines after it, rows with a missing or
 non-finite value in a used column, σ ≤ 0, var ≤ 0 or crossing quantiles are dropped and counted per
 reason in ``PredictionSet.dropped`` (``n_read == n_rows + dropped.total``); fewer than 2 valid rows
 raise.  A ``model`` column (long multi-model files) keeps every row.
@@ -52,6 +53,7 @@ from ..reading import (
     name_list,
     numeric_block,
     numeric_values,
+    reading_notes,
     require_valid_rows,
     row_labels,
     unused_columns_note,
@@ -321,7 +323,7 @@ def parse_regression_frame(
                          hint="add at least two rows of predictions")
     messages: list[str] = []
     roles = _find_roles(frame, cols, src, messages)
-    rows = RowFilter(n)
+    rows = RowFilter(n, frame)
     y, point = _target_and_point(frame, roles, rows, src, messages)
     used = [c for c in (roles.y, roles.error, roles.mean) if c is not None]
 
@@ -384,8 +386,7 @@ def parse_regression_frame(
         messages.append(note)
     if frame.attrs.get("comments"):
         messages.append(f"file comment: {' / '.join(frame.attrs['comments'])[:200]}")
-    if frame.attrs.get("encoding") not in (None, "utf-8", "utf-8-sig"):
-        messages.append(f"text encoding: {frame.attrs['encoding']}.")
+    messages += reading_notes(frame)
     if frame.attrs.get("decimal") == ",":
         messages.append("numbers read with a decimal comma (';'-separated file).")
 
