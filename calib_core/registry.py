@@ -238,6 +238,10 @@ _CRUDE = "Zelikman et al. 2020, CRUDE"
 _QR = "Utpala & Rai 2020, Quantile regularization"
 _ACC = "Camporeale & Carè 2021, ACCRUE"
 _GUO = "Guo et al. 2017, On calibration of modern neural networks"
+_PERNOT_ZMS = ("Pernot 2023, Calibration in machine learning uncertainty quantification: beyond consistency to "
+               "target adaptivity (APL Mach. Learn.); Pernot 2024, arXiv 2402.10043")
+_PERNOT_HEAVY = ("Pernot 2024, Negative impact of heavy-tailed uncertainty and error distributions on the reliability "
+                 "of calibration statistics for machine learning regression tasks (arXiv 2402.10043)")
 _R, _C = "regression", "classification"
 
 _REGRESSION: tuple[Metric, ...] = (
@@ -349,6 +353,26 @@ _REGRESSION: tuple[Metric, ...] = (
         "z_excess_kurtosis", _R, "excess kurtosis z", CALIBRATION, 0.0,
         "excess kurtosis of z", "standardised residuals", "0 for Gaussian tails; > 0 heavier tails (CRUDE §3).",
         _z_moment("z_excess_kurtosis"),
+    ),
+    # heavy-tail-robust statistics (Pernot 2023–24; calib_core.regression.heavy_tails)
+    _metric(
+        "zms", _R, "ZMS (mean z²)", CALIBRATION, 1.0,
+        "ZMS = mean_i z_i², z = (y − μ)/σ; under calibration E z² = 1 for any error law; N·ZMS ~ χ²_N for "
+        "Gaussians",
+        _PERNOT_ZMS,
+        "1 when the variances are calibrated on average; > 1 σ too small, < 1 σ too large. A mean of ratios: "
+        "much less sensitive than MSE − mean σ² to a few huge σ or errors (heavy tails).",
+        rm.zms,
+    ),
+    _metric(
+        "mean_log_z2", _R, "mean log z² (robust ZMS)", CALIBRATION, rm.LOG_CHI2_1_MEAN,
+        "mean_i log z_i² (rows with z = 0 left out); reference for calibrated Gaussian z: "
+        "E log χ²₁ = ψ(½) + log 2 ≈ −1.2704, variance π²/2",
+        _PERNOT_HEAVY,
+        "≈ −1.27 when calibrated with Gaussian errors; higher = σ too small (σ → cσ shifts it by −2 log c). All "
+        "its moments exist even when z has heavy tails, so its interval holds where ZMS's does not; but its "
+        "reference moves with the error law (unit-variance Student-t₅ errors: −1.57).",
+        rm.mean_log_z2,
     ),
 )
 

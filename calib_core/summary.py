@@ -436,6 +436,11 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
         cdf = float(special.chdtr(nz - 1, s_obs))
         rec["z_std"].update(p_value=min(1.0, 2 * min(cdf, float(special.chdtrc(nz - 1, s_obs)))), p_mc_se=0.0,
                             test="χ² test, exact (N − 1 d.f.)")
+        if "zms" in rec and np.isfinite(values.get("zms", np.nan)):  # N·ZMS ~ χ²_N (Pernot 2023)
+            z_obs = nz * values["zms"]
+            rec["zms"].update(p_value=min(1.0, 2 * min(float(special.chdtr(nz, z_obs)),
+                                                       float(special.chdtrc(nz, z_obs)))),
+                              p_mc_se=0.0, test="χ² test, exact (N d.f.)", perfect=1.0)
     if gaussian and "x:var2" in part and n_null > 0:
         _gaussian_ence_test(rec["ence"], values["ence"], part, n_null, n_boot, level, seed)
     else:

@@ -59,6 +59,8 @@ __all__ = [
     "interval_coverage",
     "interval_table",
     "standardized_residual_stats",
+    "zms",
+    "mean_log_z2",
     "spearman_sigma_error",
     "summary_statistics",
 ]
@@ -559,6 +561,29 @@ def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]
     }
 
 
+def _log_z2(r: RegressionRows) -> tuple[np.ndarray, np.ndarray | None]:
+    """log z² = 2 log|z| over ``z_finite`` (no underflow of z²), and the mask of the rows where it is finite (None:
+    all; z = 0 exactly, e.g. a target equal to the predicted mean in rounded data, gives −∞ and is left out)."""
+    cache = r.__dict__
+    if "_log_z2" not in cache:
+        with np.errstate(divide="ignore"):
+            lz = 2.0 * np.log(np.abs(r.z_finite))
+        ok = np.isfinite(lz)
+        cache["_log_z2"] = (lz, None) if ok.all() else (lz[ok], ok)
+    return cache["_log_z2"]
+
+
+def _stat_zms(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]:
+    """ZMS = mean z² and mean log z² over the rows with a finite z (the latter also without z = 0)."""
+    z, wz = r.z_finite, r.z_weights(w)
+    lz, ok = _log_z2(r)
+    wl = wz if (wz is None or ok is None) else wz[ok]
+    return {
+        "zms": _wmean(z * z, wz) if z.size else float("nan"),
+        "mean_log_z2": _wmean(lz, wl) if lz.size else float("nan"),
+    }
+
+
 def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
     """Spearman ρ(σ, |ε|): Pearson correlation of the (tie-averaged) ranks.
 
@@ -657,6 +682,7 @@ def summary_statistics(
             "cv": _stat_cv(r, w),
         }
         free.update(_stat_z_moments(r, w))
+        free.update(_stat_zms(r, w))
         return free
 
     free = r.compute_orders(meanwhile=order_free)
@@ -679,7 +705,7 @@ def summary_statistics(
         "pit_entropy": _stat_pit_entropy(r, w),
         "spearman_sigma_abs_error": _stat_spearman(r, w),
     }
-    out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis")})
+    out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms", "mean_log_z2")})
     out.update(_stat_intervals(r, w, coverages))
     return out
 
@@ -957,6 +983,38 @@ def interval_table(y: np.ndarray, dist: PredictiveDistribution, *, coverages=DEF
 def standardized_residual_stats(y: np.ndarray, dist: PredictiveDistribution) -> dict[str, float]:
     """Mean, std (ddof=0), skewness and excess kurtosis of z = (y − μ)/σ (N(0,1): 0, 1, 0, 0)."""
     return _stat_z_moments(_rows(y, dist), None)
+
+
+def zms(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Mean squared z-score ZMS = (1/N) Σ_i z_i², z = (y − μ)/σ (Pernot 2023, "Calibration in machine learning
+    uncertainty quantification: beyond consistency to target adaptivity", APL Mach. Learn.; Pernot 2024, arXiv
+    2402.10043).
+
+    1 for a calibrated variance (E z² = 1 whatever the error law), > 1 when σ is too small on average.  Unlike
+    the calibration error MSE − mean σ², it is a mean of ratios, so a few very large σ or errors (heavy-tailed
+    uncertainty and error distributions) move it much less; its scale behaviour is exact: σ → cσ gives ZMS/c².
+    Rows with σ = 0 are left out (as for every z statistic)."""
+    return _stat_zms(_rows(y, dist), None)["zms"]
+
+
+#: E log χ²₁ = ψ(½) + log 2 = −(γ + log 2) ≈ −1.2704: mean log z² of a calibrated Gaussian forecaster
+LOG_CHI2_1_MEAN = float(special.digamma(0.5) + np.log(2.0))
+#: Var log χ²₁ = ψ′(½) = π²/2
+LOG_CHI2_1_VAR = float(np.pi**2 / 2.0)
+
+
+def mean_log_z2(y: np.ndarray, dist: PredictiveDistribution) -> float:
+    """Mean log squared z-score (1/N′) Σ_i log z_i² over the N′ rows with a finite, non-zero z — the log-based,
+    heavy-tail-robust variant of ZMS.
+
+    ZMS averages z², whose law under heavy tails has few finite moments (Pernot 2024, arXiv 2402.10043:
+    "Negative impact of heavy-tailed uncertainty and error distributions on the reliability of calibration
+    statistics"); log z² has every moment whenever z has a density bounded near 0, so its mean and interval stay
+    reliable.  The price is a reference that depends on the error law: under calibrated Gaussian z it is
+    E log χ²₁ = ψ(½) + log 2 = −(γ + log 2) ≈ −1.2704 (:data:`LOG_CHI2_1_MEAN`, variance π²/2), and lower for
+    heavier-tailed unit-variance laws (Student-t₅ scaled to variance 1: ≈ −1.57).  σ → cσ shifts it by −2 log c
+    exactly; it is a log-scale average: exp(mean log z² + 1.2704) is a geometric ZMS, 1 when calibrated and Gaussian."""
+    return _stat_zms(_rows(y, dist), None)["mean_log_z2"]
 
 
 def spearman_sigma_error(y: np.ndarray, dist: PredictiveDistribution) -> float:

@@ -91,9 +91,9 @@ __all__ = [
 ]
 
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
-                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis")
+                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score")
-UNAVAILABLE_METRICS = ("pit_entropy", "spearman_sigma_abs_error")
+UNAVAILABLE_METRICS = ("pit_entropy", "spearman_sigma_abs_error", "mean_log_z2")
 
 
 def _tag(c: float) -> str:
@@ -456,6 +456,9 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     out["pit_entropy"] = float("nan")
     out["spearman_sigma_abs_error"] = float("nan")
     out.update(_z_moments(part, nz))
+    s_z2 = _fr(part, "z2")  # ZMS = Σz²/N_z, exact (Pernot 2023); mean log z² needs a sum the summary does not keep
+    out["zms"] = _f(s_z2 / nz) if nz and isinstance(s_z2, Fraction) else float("nan")
+    out["mean_log_z2"] = float("nan")
     for c in spec.coverages:
         tag = _tag(c)
         out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)
@@ -599,7 +602,7 @@ def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) 
     with np.errstate(invalid="ignore", divide="ignore"):
         n, s_sig, s_var, s_sq, s_abs, s_nll, s_crps, nz, sz, sz2 = (sums[:, i] for i in range(10))
         out = {"nll": s_nll / n, "crps": s_crps / n, "rmse": np.sqrt(s_sq / n), "mae": s_abs / n,
-               "sharpness": np.sqrt(s_var / n), "z_mean": sz / nz,
+               "sharpness": np.sqrt(s_var / n), "z_mean": sz / nz, "zms": sz2 / nz,
                "z_std": np.sqrt(np.maximum(sz2 / nz - (sz / nz) ** 2, 0.0)),
                "cv": np.sqrt(np.maximum((s_var - s_sig * s_sig / n) / (n - 1.0), 0.0)) / (s_sig / n)}
         for j, c in enumerate(spec.coverages):
