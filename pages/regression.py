@@ -16,6 +16,7 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots, views
+from calib_core.regression.heavy_tails import ence_by_bins_tables
 from calib_core.selection import describe_selection, with_selected
 
 _t0 = time.perf_counter()
@@ -169,7 +170,7 @@ else:
     ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True), report.metrics)
 
 st.subheader("More diagrams")
-tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
+tab_int, tab_qq, tab_ence = st.tabs(["Intervals", "Q-Q plot", "ENCE vs bins"])
 with tab_int:
     chart(ui.figure(f"{fig_key}|intervals",
                     lambda: plots.intervals_figure(views.diagram_tables(report, "intervals", shown), colors=colors)),
@@ -179,11 +180,22 @@ with tab_qq:
     chart(ui.figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown), colors=colors)),
           "reg_qq")
     st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
+with tab_ence:
+    chart(ui.figure(f"{fig_key}|ence_bins",
+                    lambda: plots.ence_bins_figure(ence_by_bins_tables(sub, binning=binning), colors=colors,
+                                                   current=n_bins)),
+          "reg_ence_bins")
+    st.caption(
+        "ENCE at 2–100 σ-bins, against the band where a perfectly calibrated forecaster with the same σ falls (95%, "
+        "1,000 simulated draws per bin count, Gaussian errors). ENCE grows with the number of bins even under "
+        "perfect calibration (Pernot 2024): a value means something only against the band at its own bin count. "
+        "Above the band at every count = σ does not track the error; inside = no evidence at any binning."
+    )
 
 export_figures = {"RMSE vs RMV (Levi)": levi}
 for _name, _key in (("Quantile calibration", "reg_kuleshov"), ("PIT histogram", "reg_pit"),
                     ("Standardised residuals", "reg_z"), ("Central intervals", "reg_intervals"),
-                    ("Q-Q plot", "reg_qq")):
+                    ("Q-Q plot", "reg_qq"), ("ENCE vs bins", "reg_ence_bins")):
     export_figures[_name] = charts_drawn[_key]
 export_metrics = report.metrics.assign(rows="all")
 export_verdicts = report.verdicts.assign(rows="all")

@@ -9,6 +9,7 @@ from .classification import (
     worst_classes,
 )
 from .comparison import comparison_figures
+from .heavy_tails import ence_bins_figure
 from .regression import (
     PALETTE,
     TEMPLATE,
@@ -31,6 +32,7 @@ __all__ = [
     "comparison_figures",
     "comparison_table",
     "confidence_histogram_figure",
+    "ence_bins_figure",
     "figure_token",
     "intervals_figure",
     "levi_figure",

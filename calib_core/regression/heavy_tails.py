@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import special
 
 from .. import significance as sig
+from ..predictions import PredictionSet, iter_subsets
 from .metrics import LOG_CHI2_1_MEAN, LOG_CHI2_1_VAR, Binning, RegressionRows
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "log_zms_standard_error",
     "simulated_log_z2_null",
     "ence_by_bins",
+    "ence_by_bins_tables",
     "DEFAULT_BIN_COUNTS",
 ]
 
@@ -180,3 +182,28 @@ def ence_by_bins(
                     "p_value": mc.p, "excess": ence - float(null.mean()), "rows_per_bin": n / b})
     return pd.DataFrame(out, columns=["n_bins", "ence", "null_mean", "null_low", "null_high", "p_value", "excess",
                                       "rows_per_bin"])
+
+
+def ence_by_bins_tables(
+    prediction_set: PredictionSet,
+    *,
+    bin_counts: Sequence[int] = DEFAULT_BIN_COUNTS,
+    binning: Binning = "count",
+    n_null: int = 1_000,
+    level: float = 0.95,
+    seed: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """:func:`ence_by_bins` of every model of a regression :class:`~calib_core.predictions.PredictionSet` (all its
+    rows per model; ``{model: table}``, models with fewer than 2 rows or no predictive distribution left out)."""
+    out: dict[str, pd.DataFrame] = {}
+    pset = prediction_set
+    if pset.task != "regression" or pset.dist is None:
+        return out
+    for model, _, mask in iter_subsets(pset, by_group=False):
+        if int(mask.sum()) < 2:
+            continue
+        y = pset.y if mask.all() else pset.y[mask]
+        dist = pset.dist if mask.all() else pset.dist.take(mask)
+        out[model] = ence_by_bins(RegressionRows(y, dist), bin_counts=bin_counts, binning=binning, n_null=n_null,
+                                  level=level, seed=seed)
+    return out

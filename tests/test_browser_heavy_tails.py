@@ -1,0 +1,40 @@
+"""Real browser: the Regression page's "ENCE vs bins" tab (issue 16, point 6) draws ENCE against the number of
+σ-bins over its perfect-calibration band; a screenshot of the chart goes to tests/artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+
+from calib_core import examples
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+from conftest import wait_for_app  # noqa: E402
+
+LONG = 120_000
+
+
+def test_ence_against_bins_tab(app_page, artifacts_dir, tmp_path):
+    page = app_page
+    path = tmp_path / "levi_predictions.csv"
+    examples.levi_frame(n=3000).to_csv(path, index=False)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Regression diagnostics")).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    tab = page.get_by_role("tab", name="ENCE vs bins")
+    tab.scroll_into_view_if_needed()
+    tab.click()
+    panel = page.get_by_role("tabpanel").filter(has=page.get_by_text("ENCE at 2–100 σ-bins"))
+    chart = panel.get_by_test_id("stPlotlyChart")
+    expect(chart.locator(".legendtext", has_text="random sigma").first).to_be_visible(timeout=LONG)
+    # 2 models × (band low, band high, null mean, ENCE) traces; ENCE markers at 14 bin counts per model
+    expect(chart.locator(".scatterlayer .trace")).to_have_count(9)  # and the page's B as a dashed line
+    expect(chart.locator(".scatterlayer .trace").nth(3).locator(".points path")).to_have_count(14)
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    chart.screenshot(path=str(artifacts_dir / "regression_ence_bins.png"))
