@@ -47,6 +47,17 @@ DIAGRAMS: list[tuple[str, str, str]] = [
         "interval score. Below the diagonal = too narrow.",
     ),
     (
+        "ENCE against the number of σ-bins",
+        "Pernot 2024 (arXiv 2402.10043, 2403.00423); Levi et al. 2019",
+        "ENCE at 2–100 σ-bins (log axes) over the 95% band and mean (dotted) of a perfectly calibrated forecaster "
+        "with the same σ: per bin Σσ²z² is drawn from a gamma law with the exact mean Σσ² and variance 2Σσ⁴ "
+        "(Gaussian errors; 1,000 draws per bin count). Even when calibrated, ENCE grows with the number of bins — "
+        "each bin's RMSE/RMV is estimated from N/B rows — so an ENCE is only large or small against the band at its "
+        "own bin count. Above the band at every count: σ does not track the error. Inside: no evidence at any "
+        "binning. The band assumes Gaussian errors; with heavier tails it sits higher (Pernot 2024, arXiv "
+        "2403.00423).",
+    ),
+    (
         "Classification reliability diagram",
         "Guo et al. 2017, Fig. 1",
         "Predictions are binned by confidence (15 equal-width bins by default). Bars: accuracy in each bin with a 90% "
@@ -187,6 +198,28 @@ exactly (rounded data) are left out of the log variant and counted in its note. 
 (Benjamini–Hochberg).
 """
 
+QUANTILE_CORP = r"""
+#### Quantile-score decomposition (CORP for regression quantiles)
+For each level τ (0.05, 0.25, 0.5, 0.75, 0.95) the predicted τ-quantile x_i = F_i⁻¹(τ) is scored by the quantile
+(pinball) score QS_τ(x, y) = (1{y ≤ x} − τ)(x − y) (Koenker & Bassett 1978; scoringrules' convention, checked to
+1e-9). Following CORP (Dimitriadis, Gneiting & Jordan 2021, PNAS) for quantiles (Gneiting et al. 2023, *Model
+diagnostics and forecast evaluation for quantiles*, Annu. Rev. Stat. Appl.):
+
+* **x̂** = the isotonic τ-quantile regression of y on x — the best *increasing* recalibration of the forecast under
+  the quantile score, computed exactly (threshold partitioning, checked against linear programming);
+* **r** = the marginal τ-quantile of y (a constant);
+* **MCB** = QS(x) − QS(x̂) ≥ 0: what recalibration would save (miscalibration); **DSC** = QS(r) − QS(x̂) ≥ 0: what
+  the forecast's ordering is worth (discrimination); **UNC** = QS(r): the difficulty of the targets; and
+  **QS = MCB − DSC + UNC** exactly.
+
+Read MCB against the score (*MCB share*): a calibrated forecaster's MCB is PAV's overfit alone (measured 0.5–1.1% of
+the score at N = 20,000 with Gaussian forecasts), an over-confident one's is large in the tails (σ halved: above 10%
+at τ = 0.05 and 0.95) and small at the median. Intervals: 95% block bootstrap of the three means with x̂ held fixed
+(they leave out the refit's variability, and MCB's plug-in keeps PAV's upward bias). This is the decomposition we
+chose for regression: per quantile level (so a user sees *which* quantiles are off), not the CRPS one via isotonic
+distributional regression, which needs a distributional fit.
+"""
+
 st.title("Help")
 st.markdown(
     "Calibration Lab asks whether predicted uncertainty is **right**. Above each metric table, one sentence per "
@@ -209,6 +242,7 @@ with tab_r:
     st.caption("Notation: ε = y − μ, z = ε/σ, u = F(y) (PIT); N rows, B σ-bins.")
     st.table(metric_help_table("regression"), hide_index=True, border="horizontal")
     st.markdown(HEAVY_TAILS)
+    st.markdown(QUANTILE_CORP)
 with tab_c:
     st.caption("Notation: p_i the predicted probability vector, ŷ_i = argmax_k p_ik, confidence = max_k p_ik.")
     st.table(metric_help_table("classification"), hide_index=True, border="horizontal")

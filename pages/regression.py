@@ -16,6 +16,7 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots, views
+from calib_core.regression.decomposition import decomposition_display, quantile_decomposition_table
 from calib_core.regression.heavy_tails import ence_by_bins_tables
 from calib_core.selection import describe_selection, with_selected
 
@@ -190,6 +191,23 @@ with tab_ence:
         "1,000 simulated draws per bin count, Gaussian errors). ENCE grows with the number of bins even under "
         "perfect calibration (Pernot 2024): a value means something only against the band at its own bin count. "
         "Above the band at every count = σ does not track the error; inside = no evidence at any binning."
+    )
+
+st.subheader("Quantile-score decomposition (CORP)")
+ui.init_state({"reg_qs_decomposition": sub.n_rows <= 200_000})
+st.toggle("Decompose the quantile score", key="reg_qs_decomposition",
+          help="Isotonic (PAV) recalibration of each predicted τ-quantile; on by default up to 200,000 rows "
+          "(each level costs about two sorts and 20 passes over the rows).")
+if st.session_state["reg_qs_decomposition"]:
+    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}",
+                              lambda: quantile_decomposition_table(sub, n_boot=int(n_resamples)))
+    ui.dataframe(decomposition_display(decomposition, level), hide_index=True, width="stretch")
+    st.caption(
+        "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. 2021; "
+        "Gneiting et al. 2023). MCB: what recalibrating the predicted τ-quantile by an increasing map (isotonic "
+        "τ-quantile regression) would save — near 0 when calibrated; DSC: what the forecast's ordering of the "
+        "targets is worth against the constant marginal quantile; UNC: the score of that constant. 95% block-"
+        "bootstrap intervals with the recalibration held fixed. See Help."
     )
 
 export_figures = {"RMSE vs RMV (Levi)": levi}

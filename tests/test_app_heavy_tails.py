@@ -43,3 +43,21 @@ def test_ence_against_bins_figure(levi_page):
     # the band rises with the number of bins (Pernot): ENCE's noise floor
     mean = next(d for d in data if d.get("meta", {}).get("role") == "null_mean" and d["meta"]["name"] == "true sigma")
     assert np.all(np.diff(decode(mean["y"])) > 0)
+
+
+def test_quantile_score_decomposition_table(levi_page):
+    t = table(levi_page, "τ", "QS", "MCB", "DSC", "UNC", "MCB share")
+    assert len(t) == 10 and set(t["model"]) == {"true sigma", "random sigma"}
+
+    def mcb(model: str, tau: str) -> float:
+        text = t[(t["model"] == model) & (t["τ"] == tau)]["MCB"].iloc[0]
+        value, interval = text.split(" [")
+        low, high = (float(v) for v in interval.rstrip("]").split(", "))
+        assert low <= float(value) <= high
+        return float(value)
+
+    # random σ: its 5% quantiles are badly placed row by row, which recalibration can partly repair
+    assert mcb("random sigma", "0.05") > 3 * mcb("true sigma", "0.05")
+    levi_page.toggle(key="reg_qs_decomposition").set_value(False).run()
+    assert not any("MCB share" in d.value.columns for d in levi_page.dataframe)
+    levi_page.toggle(key="reg_qs_decomposition").set_value(True).run()

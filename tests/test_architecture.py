@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
         "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
-        "regression.heavy_tails",
+        "regression.heavy_tails", "regression.decomposition",
         "examples", "regression.summary", "classification.summary"]),
     ("calibrators, registry, inference", ["regression.calibrators", "classification.calibrators", "registry",
                                           "regression.inference", "classification.inference"]),
