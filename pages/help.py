@@ -190,7 +190,9 @@ errors both intervals cover 94–95%; with Student-t₃ errors (infinite fourth 
 **86%** of the true value 1, mean log z²'s covers **93%** of its own. Its price: the reference depends on the
 error law — for calibrated **Gaussian** z it is E log χ²₁ = ψ(½) + log 2 = −(γ + log 2) ≈ **−1.2704**
 (variance π²/2, normal test on the mean); for unit-variance **Student-t_ν** errors it is
-ψ(½) − ψ(ν/2) + log(ν − 2) (ν = 5: −1.57; ν = 3: −2.00). So *mean log z² below −1.27 with ZMS ≈ 1 reads as
+ψ(½) − ψ(ν/2) + log(ν − 2) (ν = 5: −1.57; ν = 3: −2.00); the lab *The reference value depends on the error law*
+shows ENCE's, ZMS's and mean log z²'s references under Gaussian, Student-t and empirical-z errors side by side.
+So *mean log z² below −1.27 with ZMS ≈ 1 reads as
 "variance right, tails heavier than Gaussian"*, not as under-confidence. σ → cσ shifts it by exactly −2 log c.
 Quantile sets and ensembles get a reference simulated from the calibrated forecaster (20,000 random rows, one
 draw each; its Monte-Carlo error is kept with the reference and added to the test's variance). Rows with z = 0

@@ -38,3 +38,21 @@ def test_ence_against_bins_tab(app_page, artifacts_dir, tmp_path):
     page.mouse.move(5, 5)
     page.wait_for_timeout(400)
     chart.screenshot(path=str(artifacts_dir / "regression_ence_bins.png"))
+
+
+def test_error_law_lab(app_page, artifacts_dir):
+    page = app_page
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="The reference value depends on the error law",
+                                                    exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Lab 10 · The reference value depends on the error law")
+           ).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(2, timeout=LONG)
+    expect(charts.nth(0).locator(".legendtext", has_text="the data's ENCE")).to_be_visible(timeout=LONG)
+    expect(page.get_by_text("What the numbers say", exact=True)).to_be_visible()
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    from conftest import full_height_screenshot
+
+    full_height_screenshot(page, artifacts_dir / "lab_error_law.png")

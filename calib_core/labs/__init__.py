@@ -102,6 +102,14 @@ LABS: tuple[Lab, ...] = (
         "you score the top label or the positive class.",
         "Guo et al. 2017, §3–5",
     ),
+    Lab(
+        "error_law",
+        "The reference value depends on the error law",
+        "The same forecasts, calibrated in variance, get different perfect-calibration references for ENCE and mean "
+        "log z² under Gaussian, Student-t and empirical-z errors, so a verdict against the wrong law calls a "
+        "calibrated forecaster miscalibrated; ZMS keeps its reference 1 and only its band widens.",
+        "Pernot 2024, arXiv 2403.00423, §3–4; arXiv 2402.10043",
+    ),
 )
 
 
