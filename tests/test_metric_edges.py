@@ -78,7 +78,7 @@ def _regression_calls():
         "max_calibration_deviation": rm.max_calibration_deviation, "reliability_score": rm.reliability_score,
         "pit_entropy": rm.pit_entropy, "interval_coverage": rm.interval_coverage, "interval_table": rm.interval_table,
         "standardized_residual_stats": rm.standardized_residual_stats,
-        "spearman_sigma_error": rm.spearman_sigma_error,
+        "spearman_sigma_error": rm.spearman_sigma_error, "zms": rm.zms, "mean_log_z2": rm.mean_log_z2,
     }
 
 

@@ -1,0 +1,100 @@
+"""Cost of the heavy-tail lenses (issue 16, points 6 and 9) at 1e4, 1e5 and 1e6 Gaussian rows.
+
+Prints medians of ``--repeat`` runs (CPU seconds of the process, all threads) and ratios to the page's point estimates
+(``summary_statistics``, which now includes ZMS and mean log z²):
+
+* ``point``: every metric of the Regression page's table (the budget's unit);
+* ``zms point``: ZMS and mean log z² alone (one log per row);
+* ``inference``: ``infer_regression`` (all tests, intervals, nulls; the issue-12 budget is ≤ 3× point);
+* ``zms inference``: what ZMS and mean log z² add to it (inference minus inference without them: the block sums
+  of log z², log² z² and the two tests);
+* ``ence by bins``: ``ence_by_bins`` at 14 bin counts (2–100), 1,000 null draws each, on fresh rows (its own σ
+  sort) and on rows whose σ order is already known (as after a diagnosis);
+* ``QS decomposition``: ``quantile_score_decomposition`` at the 5 default levels with 1,000 bootstrap replicates
+  (exact isotonic τ-quantile regression per level), and per level.
+
+Usage: ``nice -n 10 python bench/heavy_tails.py [--repeat 5] [--sizes 10000 100000 1000000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from calib_core.distributions import Gaussian  # noqa: E402
+from calib_core.regression import heavy_tails as ht  # noqa: E402
+from calib_core.regression import inference as inf  # noqa: E402
+from calib_core.regression import metrics as rm  # noqa: E402
+from calib_core.regression.decomposition import quantile_score_decomposition  # noqa: E402
+
+
+def median_time(fn, repeat: int) -> float:
+    """Median CPU seconds of this process (all its threads) over ``repeat`` calls: on a machine shared with other
+    jobs wall times measure the queue, CPU times the work (the figures and ratios printed are CPU)."""
+    out = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        out.append(time.process_time() - t)
+    return float(np.median(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    args = ap.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    print(f"{'N':>9} {'point':>8} {'zms pt':>8} {'inference':>10} {'zms inf':>8} {'ence/bins':>10} "
+          f"{'(sorted)':>9} {'QS dec.':>8} | ratios to point: {'zms':>5} {'inf':>5} {'zms inf':>7} {'ence/bins':>9} "
+          f"{'QS dec.':>8} {'per level':>9}")
+    for n in args.sizes:
+        rng = np.random.default_rng(n)
+        mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+        y = mu + s * rng.standard_normal(n)
+        d = Gaussian(mu, s)
+
+        def point():
+            return rm.summary_statistics(rm.RegressionRows(y, d))
+
+        t_point = median_time(point, args.repeat)
+        rows = rm.RegressionRows(y, d)
+        values = rm.summary_statistics(rows)
+
+        def zms_point():
+            r = rm.RegressionRows(y, d)
+            return rm._stat_zms(r, None)
+
+        t_zp = median_time(zms_point, args.repeat)
+
+        def inference(values=values):
+            return inf.infer_regression(None, rows=rows, values=values)
+
+        t_inf = median_time(inference, args.repeat)
+        without = {k: v for k, v in values.items() if k not in ("zms", "mean_log_z2")}
+        saved = rows.__dict__.pop("_log_z2")
+        original = inf._zms_tests
+        inf._zms_tests = lambda *a, **k: None
+        try:
+            t_inf0 = median_time(lambda: inf.infer_regression(None, rows=rows, values=without), args.repeat)
+        finally:
+            inf._zms_tests = original
+            rows.__dict__["_log_z2"] = saved
+        t_bins = median_time(lambda: ht.ence_by_bins(rm.RegressionRows(y, d)), args.repeat)
+        t_bins_sorted = median_time(lambda: ht.ence_by_bins(rows), args.repeat)
+        t_dec = median_time(lambda: quantile_score_decomposition(y, d), args.repeat)
+        extra = max(t_inf - t_inf0, 0.0)
+        print(f"{n:>9,} {t_point:8.3f} {t_zp:8.3f} {t_inf:10.3f} {extra:8.3f} {t_bins:10.3f} {t_bins_sorted:9.3f} "
+              f"{t_dec:8.3f} | {'':>17}{t_zp / t_point:5.2f} {t_inf / t_point:5.2f} {extra / t_point:7.2f} "
+              f"{t_bins / t_point:9.2f} {t_dec / t_point:8.2f} {t_dec / 5 / t_point:9.2f}")
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
