@@ -91,13 +91,28 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _cpu_seconds() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _rows_in(folder: Path) -> int:
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
+
+
 def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: int | None) -> dict:
     """summarize_parquet + report on a fresh LocalCluster; wall times and every worker's peak RSS."""
     t0 = time.perf_counter()
     with open_client(None, n_workers=workers, memory_limit=memory_limit) as client:
         client.wait_for_workers(workers, timeout=120)
         t_start = time.perf_counter() - t0
+        cpu0 = sum(client.run(_cpu_seconds).values())
+        load0 = os.getloadavg()[0]
         res = summarize_parquet(pattern, scheduler=client, rows_per_partition=rows_per_partition)
+        load1 = os.getloadavg()[0]
+        cpu = sum(client.run(_cpu_seconds).values()) - cpu0
         peaks = sorted(client.run(_peak_rss_mb).values())
     t1 = time.perf_counter()
     rep = report(res.summary, n_resamples=200, n_simulations=200)
@@ -105,35 +120,45 @@ def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: 
     return {"workers": workers, "rows": res.n_read, "partitions": len(res.partitions), "passes": res.passes,
             "start_s": t_start, "plan_s": res.seconds["plan"], "edges_s": res.seconds["edges"],
             "summaries_s": res.seconds["summaries"], "total_s": t_start + res.seconds["total"], "report_s": t_report,
-            "peak_mb": peaks, "report": rep}
+            "peak_mb": peaks, "report": rep, "spec": res.summary.spec, "cpu_s": cpu, "load": (load0 + load1) / 2.0}
 
 
-def duckdb_regression(pattern: str, n_bins: int = 15) -> tuple[dict, float]:
+def duckdb_regression(pattern: str, n_bins: int = 15, threads: int = 2) -> tuple[dict, float]:
+    """DuckDB's coverage of the 90 % interval and Levi's binned RMSE vs RMV (ENCE) over equal-count σ-bins cut
+    as calib_core cuts them: the order statistics at the sorted positions ⌈kN/B⌉ (``quantile_disc`` at
+    (pos + ½)/N: DuckDB takes the value at 0-based position ⌈qN⌉ − 1), bin = number of
+    edges ≤ σ (the same bins as the row-order tie-break when no σ is tied with an edge: the synthetic σ is
+    continuous, and the edges are compared with ours value by value)."""
     import duckdb
 
     z = float(norm_ppf(0.95))
     t0 = time.perf_counter()
     con = duckdb.connect()
-    cov = con.execute(f"SELECT avg(CASE WHEN abs(y - mean) <= {z!r} * std THEN 1.0 ELSE 0.0 END) "
-                      f"FROM read_parquet('{pattern}')").fetchone()[0]
-    # Levi's equal-count bins as calib_core cuts them: sorted position i (ties in file/row order) → bin ⌊i·B/N⌋
+    con.execute(f"SET threads = {threads}")
+    src = f"read_parquet('{pattern}')"
+    n, cov = con.execute(f"SELECT count(*), avg(CASE WHEN abs(y - mean) <= {z!r} * std THEN 1.0 ELSE 0.0 END) "
+                         f"FROM {src}").fetchone()
+    pos = (np.arange(1, n_bins) * n + n_bins - 1) // n_bins
+    qs = [(float(p) + 0.5) / n for p in pos]
+    edges = np.array(con.execute(f"SELECT quantile_disc(std, {qs}) FROM {src}").fetchone()[0], dtype=float)
+    b = " + ".join(f"(std >= {float(e)!r})::INTEGER" for e in edges)
     bins = con.execute(
-        f"SELECT b, sqrt(avg((y - mean) * (y - mean))) AS rmse, sqrt(avg(std * std)) AS rmv, count(*) AS n FROM "
-        f"(SELECT y, mean, std, (row_number() OVER (ORDER BY std, filename, file_row_number) - 1) * {n_bins} "
-        f"// count(*) OVER () AS b FROM read_parquet('{pattern}', filename = true, file_row_number = true)) "
-        "GROUP BY b ORDER BY b").df()
+        f"SELECT {b} AS b, count(*) AS n, sqrt(avg((y - mean) * (y - mean))) AS rmse, sqrt(avg(std * std)) AS rmv "
+        f"FROM {src} GROUP BY b ORDER BY b").df()
     seconds = time.perf_counter() - t0
     ence = float(np.mean(np.abs(bins["rmv"] - bins["rmse"]) / bins["rmv"]))
-    return {"coverage_90": float(cov), "ence": ence}, seconds
+    return {"coverage_90": float(cov), "ence": ence, "edges": edges, "bins": bins}, seconds
 
 
-def duckdb_classification(pattern: str, k: int = 10, n_bins: int = 15) -> tuple[dict, float]:
+def duckdb_classification(pattern: str, k: int = 10, n_bins: int = 15, threads: int = 2) -> tuple[dict, float]:
+    """DuckDB's top-label ECE on 15 equal-width bins (a, b] (the argmax by the first maximal column)."""
     import duckdb
 
     probs = ", ".join(f"prob_{j}" for j in range(k))
     argmax = "CASE " + " ".join(f"WHEN prob_{j} = greatest({probs}) THEN {j}" for j in range(k)) + " END"
     t0 = time.perf_counter()
     con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
     ece = con.execute(
         f"WITH r AS (SELECT greatest({probs}) AS c, CASE WHEN ({argmax}) = label THEN 1.0 ELSE 0.0 END AS hit "
         f"FROM read_parquet('{pattern}')), "
@@ -148,8 +173,10 @@ def _row(task: str, r: dict) -> dict:
     return {"task": task, "rows": f"{r['rows']:.2e}", "workers": r["workers"], "partitions": r["partitions"],
             "passes": r["passes"], "cluster start s": round(r["start_s"], 1), "edges s": round(r["edges_s"], 1),
             "summaries s": round(r["summaries_s"], 1), "total s (no start)": round(total, 1),
-            "rows/s": f"{r['rows'] / total:,.0f}", "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]),
-            "report s": round(r["report_s"], 1)}
+            "rows/s": f"{r['rows'] / total:,.0f}", "worker CPU s": round(r["cpu_s"], 1),
+            "rows/CPU-s": f"{r['rows'] / r['cpu_s']:,.0f}",
+            "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]), "report s": round(r["report_s"], 1),
+            "load": round(r["load"], 1)}
 
 
 def projection(one: dict, two: dict, target: float = 1e9, workers: int = 16) -> tuple[float, float]:
@@ -172,11 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", default=None, help="where to write the data (default: a new folder under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the data afterwards")
     ap.add_argument("--skip-duckdb", action="store_true")
+    ap.add_argument("--tasks", nargs="+", default=["regression", "classification"])
     args = ap.parse_args(argv)
     n_reg, n_cls = int(args.regression_rows), int(args.classification_rows)
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="calib-bench-", dir="/tmp"))
     free = shutil.disk_usage(root if root.exists() else "/tmp").free
-    need = 28 * n_reg + 90 * n_cls
+    need = 28 * (n_reg - _rows_in(root / "regression")) + 90 * (n_cls - _rows_in(root / "classification"))
     print(f"data under {root}; free disk {free / 1e9:.1f} GB, about {need / 1e9:.1f} GB needed")
     if need > 0.8 * free:
         print("not enough free disk: choose fewer rows or another --dir")
@@ -184,15 +212,16 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         t0 = time.perf_counter()
-        if n_reg:
+        # files already there with the asked number of rows (an earlier run with --keep) are read again as they are
+        if n_reg and _rows_in(root / "regression") != n_reg:
             write_regression(root / "regression", n_reg)
-        if n_cls:
+        if n_cls and _rows_in(root / "classification") != n_cls:
             write_classification(root / "classification", n_cls)
         size = sum(f.stat().st_size for f in root.rglob("*.parquet"))
         print(f"wrote {n_reg:,} regression + {n_cls:,} classification rows ({size / 1e9:.2f} GB) in "
               f"{time.perf_counter() - t0:.0f} s")
         for task, n in (("regression", n_reg), ("classification", n_cls)):
-            if not n:
+            if not n or task not in args.tasks:
                 continue
             pattern = str(root / task / "*.parquet")
             runs = {}
@@ -206,6 +235,16 @@ def main(argv: list[str] | None = None) -> int:
                 if task == "regression":
                     ref, sec = duckdb_regression(pattern)
                     mine = {"coverage_90": ours.value("coverage_90"), "ence": ours.value("ence")}
+                    spec = runs[max(runs)]["spec"]
+                    ours_edges = np.asarray(spec.sigma_edges[0][2], dtype=float)
+                    levi = ours.diagrams[next(iter(ours.diagrams))]["levi_bins"]
+                    theirs = ref["bins"]
+                    same = int(np.sum(ours_edges == ref["edges"]))
+                    print(f"  σ-bin edges: {same} of {ours_edges.size} equal to DuckDB's bit for bit; per-bin counts "
+                          f"equal: {bool(np.array_equal(levi['count'].to_numpy(), theirs['n'].to_numpy()))}; "
+                          f"max |Δ| binned RMSE {np.max(np.abs(levi['rmse'] - theirs['rmse'])):.2g}, "
+                          f"RMV {np.max(np.abs(levi['rmv'] - theirs['rmv'])):.2g}")
+                    ref = {k: ref[k] for k in ("coverage_90", "ence")}
                 else:
                     ref, sec = duckdb_classification(pattern)
                     mine = {"ece": ours.value("ece")}

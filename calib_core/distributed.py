@@ -21,8 +21,8 @@ one partition.  The pipeline of :func:`summarize_parquet`:
 3. **Edges** (when the bins need quantiles of the data: equal-count σ-bins of a regression, equal-mass confidence
    bins): exact order statistics by a distributed radix select (:func:`order_statistics`) — each pass reads every
    partition, counts the next bits of the IEEE-754 keys of the values inside the buckets that hold the wanted
-   ranks, and the client narrows each bucket; after at most three passes (20 + 22 + 22 bits), or earlier once a
-   bucket is small enough to gather, the value at each rank is known exactly.
+   ranks, and the client narrows each bucket; after at most three passes (24 + 20 + 20 bits), or earlier once a
+   bucket is small enough to gather (typically the second pass), the value at each rank is known exactly.
 4. **Summaries**: every partition is read (pyarrow, page checksums verified), parsed by the same reader with
    ``min_rows=0`` (its dropped rows are counted per reason, :class:`DropTally`) and summarised with
    ``summary.summarize(chunk, spec=spec, row_ids=global row ids)``; the summaries are merged by
@@ -562,8 +562,12 @@ def key_values(key: np.ndarray) -> np.ndarray:
     return np.where(pos, key ^ _SIGN, ~key).view(np.float64)
 
 
-_WIDTHS = (20, 22, 22, 20, 22, 22)  # bits of the 128-bit (value key, row id) counted by successive passes
-_STARTS = (0, 20, 42, 64, 84, 106)
+# bits of the 128-bit (value key, row id) counted by successive passes: the first digit is the sign, the exponent and
+# 12 significand bits, so a bucket spans a relative 2⁻¹² of σ and the buckets holding the wanted ranks are small
+# enough to gather in the second pass (two passes over the data) up to about 10⁹ rows of a smooth distribution
+_WIDTHS = (24, 20, 20, 24, 20, 20)
+_STARTS = (0, 24, 44, 64, 88, 108)
+_DENSE_SPAN = 1 << 22  # digits counted with a bincount (no sort) when they span at most this many values
 
 
 @dataclass
@@ -617,8 +621,22 @@ def _stat_leaf(part: Partition, load: Callable[[Partition], Mapping[Any, tuple[n
             order = np.lexsort((i, k))
             out[ask] = (k[order], i[order])
         else:
-            out[ask] = np.unique(_digits(k, i, bits), return_counts=True)
+            out[ask] = _count_digits(_digits(k, i, bits))
     return out
+
+
+def _count_digits(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct digits, counts) of uint64 digits: a bincount over the digits' span when it is at most 2²² values
+    (O(n), no sort), else ``numpy.unique``."""
+    if d.size == 0:
+        return d, np.zeros(0, dtype=np.int64)
+    lo = d.min()
+    span = int(d.max() - lo) + 1
+    if span > _DENSE_SPAN:
+        return np.unique(d, return_counts=True)
+    counts = np.bincount((d - lo).astype(np.int64), minlength=span)
+    nz = np.flatnonzero(counts)
+    return nz.astype(np.uint64) + lo, counts[nz]
 
 
 def _stat_combine(*parts: dict) -> dict:
@@ -667,11 +685,11 @@ def order_statistics(
     (value, row id) — the order of a stable sort when the ids follow the row order.  NaN is not allowed.
 
     Radix select on 128-bit keys (order-preserving key of the value, :func:`float_keys`, then the row id): the
-    first pass counts every subset's values by their top 20 bits, which also gives n; each later pass either
+    first pass counts every subset's values by their top 24 bits, which also gives n; each later pass either
     gathers the (value, id) pairs inside the buckets that hold a wanted rank, when those buckets hold at most
-    ``gather_limit`` rows together, or counts the next 20–22 bits inside them.  Without ``with_ids`` the search
+    ``gather_limit`` rows together, or counts the next 20–24 bits inside them.  Without ``with_ids`` the search
     stops once the value is known (the id returned is then −1).  Exact, with memory bounded by the distinct digits
-    of a bucket (≤ 2²² counts) or ``gather_limit`` pairs.  Returns (n per subset, {subset: {rank: (value, id)}},
+    of a bucket (≤ 2²⁴ counts) or ``gather_limit`` pairs.  Returns (n per subset, {subset: {rank: (value, id)}},
     the number of passes over the data).
     """
     first = run_tree(client, lambda p: _stat_leaf(p, load, None), parts, _stat_combine, stage="quantiles-0")

@@ -237,11 +237,11 @@ def bin_by_edges(values: np.ndarray, row_ids: np.ndarray, edges: np.ndarray, edg
     """Bin of every row for inner edges (e_1 ≤ … ≤ e_{B−1}): the number of edges (e_k, id_k) ≤ (value, id) in
     lexicographic order (without ``edge_ids``: the number of e_k ≤ value).  Bins are [e_k, e_{k+1})."""
     edges = np.asarray(edges, dtype=float)
-    lo = np.searchsorted(edges, values, side="left")
     if edge_ids is None:
         return np.searchsorted(edges, values, side="right").astype(np.int64)
-    hi = np.searchsorted(edges, values, side="right")
-    tied = np.flatnonzero(hi > lo)
+    lo = np.searchsorted(edges, values, side="left")
+    # a row is tied with an edge iff the first edge ≥ its value equals it (one binary search, not two)
+    tied = np.flatnonzero(edges[np.minimum(lo, edges.size - 1)] == values) if edges.size else lo[:0]
     out = lo.astype(np.int64)
     if tied.size:
         eids = np.asarray(edge_ids, dtype=np.int64)

@@ -126,7 +126,7 @@ def test_order_statistics_are_exact_on_the_cluster(client, tmp_path):
     ranks = lambda s, n: [0, 1, n // 7, n // 2, n - 2, n - 1]
     for limit in (0, 10**9):  # counting passes down to the last bit of (value, id), and gathering at once
         totals, stats, passes = cd.order_statistics(client, parts, load, ranks, gather_limit=limit)
-        assert passes == (6 if limit == 0 else 2)  # 20 + 22 + 22 value bits, 20 + 22 + 22 id bits
+        assert passes == (6 if limit == 0 else 2)  # 24 + 20 + 20 value bits, 24 + 20 + 20 id bits
         for subset, arr, arr_ids in (("all", values, ids), ("even", values[1::2], ids[1::2])):
             assert totals[subset] == arr.size
             order = np.lexsort((arr_ids, arr))  # ties (1.25 ×500, rounded normals) by row id

@@ -194,7 +194,12 @@ def _class_index(
     k = len(classes)
     lut = {c: i for i, c in enumerate(classes)}
     codes = np.full(labels.shape[0], -1, dtype=np.int64)
-    uniq, inv = np.unique(labels[valid], return_inverse=True)
+    # hash-based factorize (O(N)) with its few distinct values sorted, instead of np.unique's sort of all labels
+    codes_seen, seen = pd.factorize(labels[valid])
+    order = np.argsort(seen, kind="stable")
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    uniq, inv = np.asarray(seen)[order], rank[codes_seen]
     mapped = np.array([lut.get(u, -1) for u in uniq], dtype=np.int64)
     if (mapped < 0).any():  # case-insensitive second chance
         fold = {c.casefold(): i for i, c in enumerate(classes)}
