@@ -204,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     n_reg, n_cls = int(args.regression_rows), int(args.classification_rows)
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="calib-bench-", dir="/tmp"))
     free = shutil.disk_usage(root if root.exists() else "/tmp").free
-    need = 28 * (n_reg - _rows_in(root / "regression")) + 90 * (n_cls - _rows_in(root / "classification"))
+    have_reg = _rows_in(root / "regression") if n_reg else 0
+    have_cls = _rows_in(root / "classification") if n_cls else 0
+    need = 28 * (n_reg - have_reg) + 90 * (n_cls - have_cls)
     print(f"data under {root}; free disk {free / 1e9:.1f} GB, about {need / 1e9:.1f} GB needed")
     if need > 0.8 * free:
         print("not enough free disk: choose fewer rows or another --dir")
@@ -213,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         t0 = time.perf_counter()
         # files already there with the asked number of rows (an earlier run with --keep) are read again as they are
-        if n_reg and _rows_in(root / "regression") != n_reg:
+        if n_reg and have_reg != n_reg:
             write_regression(root / "regression", n_reg)
-        if n_cls and _rows_in(root / "classification") != n_cls:
+        if n_cls and have_cls != n_cls:
             write_classification(root / "classification", n_cls)
         size = sum(f.stat().st_size for f in root.rglob("*.parquet"))
         print(f"wrote {n_reg:,} regression + {n_cls:,} classification rows ({size / 1e9:.2f} GB) in "

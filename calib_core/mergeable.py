@@ -278,8 +278,10 @@ class SummarySpec:
     ``n_blocks`` the bootstrap blocks G (rows hashed to blocks by row id); ``seed`` the hash seed;
     ``kde_floor`` the smallest kernel bandwidth of an ensemble's NLL (``SampleSet`` floors h at 1% of the median
     bandwidth of the data it sees: a whole-data number, so a summary takes it from the first pass);
-    ``edges_exact`` whether the σ / confidence edges are the data's own (a first pass over all rows) rather than a
-    sample's (then ENCE and equal-mass ECE are those of the spec's fixed bins, not of the in-memory bins).
+    ``quantile_levels`` the stated levels τ of a quantile set (its primary family tests the widest central interval
+    they state, as ``regression.inference.primary_family``); ``edges_exact`` whether the σ / confidence edges
+    are the data's own (a first pass over all rows) rather than a sample's (then ENCE and equal-mass ECE are
+    those of the spec's fixed bins, not of the in-memory bins).
     """
 
     task: str
@@ -301,6 +303,7 @@ class SummarySpec:
     seed: int = 0
     kde_floor: float = 0.0
     edges_exact: bool = True
+    quantile_levels: tuple = ()
     version: int = FORMAT_VERSION
 
     def own_edges(self, model: str, group: str) -> bool:

@@ -55,7 +55,7 @@ from .classification.summary import (
 from .mergeable import Summary, SummarySpec, exact_float
 from .predictions import ALL, PredictionSet, iter_subsets
 from .regression.inference import PRIMARY as REGRESSION_PRIMARY
-from .regression.inference import metric_kind
+from .regression.inference import metric_kind, primary_family_of_levels
 from .regression.reading import parse_regression_frame
 from .regression.summary import (
     BOUNDED_METRICS,
@@ -74,6 +74,8 @@ __all__ = [
     "Summary",
     "SummarySpec",
     "EXACTNESS",
+    "SPEARMAN_NOTE",
+    "PIT_ENTROPY_NOTE",
     "spec_for",
     "spec_from_sample",
     "edge_values",
@@ -84,14 +86,27 @@ __all__ = [
     "report",
     "curve_null",
     "levi_rmse_interval",
+    "regression_primary",
 ]
 
 #: How each reported number relates to ``cc.diagnose`` on the same rows.
 EXACTNESS = {
     "exact": "the exact sums rounded once: equal to the in-memory value up to the in-memory value's own rounding",
     "bound": "the true value lies in the interval given in the note (fine-bin bracket, computed from the summary)",
-    "not available": "needs the sorted rows (PIT spacing entropy, Spearman ranks): NaN from a summary",
+    "not available": "needs what a summary does not keep (the rows' joint ranks for Spearman ρ of σ and |ε|, a sum "
+                     "of log z² for the mean log z²): NaN from a summary",
 }
+
+#: Why Spearman's ρ(σ, |ε|) is not computed from a summary (the note of its row).
+SPEARMAN_NOTE = ("not available from a summary: Spearman's ρ needs every row's rank of σ and of |ε| together; the "
+                 "σ-bin table gives a row's σ rank only to within its bin and nothing of the rank of its |ε| (sums "
+                 "of |ε| per σ-bin bound no rank correlation), so no bounded value can be given — see the Levi "
+                 "bins (RMSE per σ-bin) for how the error grows with σ")
+
+#: The note of the PIT entropy from a summary (its bracket follows).
+PIT_ENTROPY_NOTE = ("from a summary: the spacing estimator with the PITs of each fine PIT bin placed evenly in it "
+                    "(measured within 4e-4 of the rows' value at 10⁶ rows: more than its own sampling spread there, "
+                    "so it is not tested from a summary); the exact value lies in")
 
 
 def spec_for(data: PredictionSet, **options: Any) -> SummarySpec:
@@ -378,8 +393,10 @@ def _verdict(model: str, group: str, n: int, rec: dict, prim: list[str], sec: li
 
 def _regression_direction(rec: dict, rejected: list[str]) -> str:
     zs = rec.get("z_std", {}).get("value", np.nan)
-    cov = rec.get("coverage_90", {}).get("value", np.nan)
-    if np.isfinite(zs) and np.isfinite(cov) and (zs > 1) == (cov < 0.9):
+    key = next((k for k in rejected if k.startswith("coverage_")), "coverage_90")
+    cov = rec.get(key, {}).get("value", np.nan)
+    nominal = float(key.split("_")[1]) / 100.0
+    if np.isfinite(zs) and np.isfinite(cov) and (zs > 1) == (cov < nominal):
         return "over-confident" if zs > 1 else "under-confident"
     if "z_mean" in rejected:
         return "biased"
@@ -395,10 +412,14 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     for k in values:
         exactness[k] = "not available" if k in UNAVAILABLE_METRICS else "bound" if k in BOUNDED_METRICS else "exact"
     for k, (lo, hi) in regression_bounds(part, spec).items():
-        rec[k]["note"] = f"from a summary: the exact value lies in [{lo:.6g}, {hi:.6g}]"
+        lead = PIT_ENTROPY_NOTE if k == "pit_entropy" else "from a summary: the exact value lies in"
+        rec[k]["note"] = f"{lead} [{lo:.6g}, {hi:.6g}]"
+        if k == "pit_entropy" and not np.isfinite(lo):
+            rec[k]["note"] += " (−inf: k = √N sorted PITs fit in one fine bin, so a spacing may be 0)"
     for k in UNAVAILABLE_METRICS:
         if k in rec:
-            rec[k]["note"] = "not available from a summary (needs the sorted rows)"
+            rec[k]["note"] = SPEARMAN_NOTE if k == "spearman_sigma_abs_error" else \
+                "not available from a summary (it needs a per-row quantity the summary does not keep)"
     if n_boot > 0:
         ci = _bootstrap(values, part["blk"], part["blk_bins"], lambda s, b: block_statistics(s, b, spec), n_boot,
                         level, seed)
@@ -423,6 +444,14 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
         rec[key].update(ci_low=lo_c, ci_high=hi_c, interval="Clopper–Pearson (exact)")
         if spec.layout in ("gaussian", "quantile"):
             rec[key].update(p_value=sig.binomial_test(k, n, c), p_mc_se=0.0, test="exact binomial", perfect=c)
+            tau = spec.quantile_levels
+            if tau and (0.5 - c / 2 < tau[0] - 1e-12 or 0.5 + c / 2 > tau[-1] + 1e-12):
+                given = primary_family_of_levels(np.asarray(tau), spec.coverages)
+                key_given = next((k for k in given if k.startswith("coverage_")), "")
+                rec[key]["note"] = ("interval ends beyond the given quantiles: this tests the exponential tails "
+                                    "the tool extrapolates, not only the forecast"
+                                    + (f"; the headline tests {key_given} (the widest central interval given) "
+                                       "instead" if key_given != "coverage_90" else ""))
         else:
             rec[key]["note"] = "no test from a summary: an ensemble's finite-M coverage needs the per-row null"
     if gaussian and nz > 2:
@@ -446,9 +475,18 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     else:
         rec["ence"]["note"] = (rec["ence"]["note"] + "; " if rec["ence"]["note"] else "") + \
             "no test from a summary for this layout (its null needs the rows' shapes)"
-    prim, sec = _decide(rec, REGRESSION_PRIMARY, alpha)
+    prim, sec = _decide(rec, regression_primary(spec), alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec}, exactness
+
+
+def regression_primary(spec: SummarySpec) -> tuple[str, ...]:
+    """The primary family of a regression summary, as ``regression.inference.primary_family`` chooses it in memory:
+    :data:`~calib_core.regression.inference.PRIMARY`, with ``coverage_90`` replaced for a quantile set by the widest
+    central interval its stated levels give (9 levels 0.1 … 0.9: ``coverage_80``)."""
+    if spec.layout == "quantile" and spec.quantile_levels:
+        return primary_family_of_levels(np.asarray(spec.quantile_levels, dtype=float), spec.coverages)
+    return REGRESSION_PRIMARY
 
 
 def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, float], *, level: float,

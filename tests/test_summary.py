@@ -323,9 +323,12 @@ def test_report_from_a_summary_has_the_shape_of_diagnose():
     v = rep.verdict(group=ALL)
     assert v["verdict"] == "miscalibrated" and v["direction"] == "over-confident"  # σ too small by 1.3
     ex = rep.options["exactness"]
-    assert ex["nll"] == "exact" and ex["max_calibration_deviation"] == "bound" and ex["pit_entropy"] == "not available"
+    assert ex["nll"] == "exact" and ex["max_calibration_deviation"] == "bound" and ex["pit_entropy"] == "bound"
+    assert ex["spearman_sigma_abs_error"] == "not available"
     note = rep.table().loc["max_calibration_deviation", "note"]
     assert "lies in" in note
+    assert "rank of σ and of |ε|" in rep.table().loc["spearman_sigma_abs_error", "note"]
+    assert "placed evenly" in rep.table().loc["pit_entropy", "note"]
 
 
 def test_report_of_a_calibrated_model_is_calibrated_and_intervals_cover():
@@ -467,3 +470,68 @@ def test_parts_with_different_arrays_do_not_merge_but_missing_nonfinite_counters
     assert out["n"].tolist() == [2, 2] and out["x:var"].tolist() == [4, 5] and out["nf:var"][0, 0] == 1
     with pytest.raises(ValueError, match="one part only"):
         merge_parts(a, {**b, "x:var2": np.array([0, 0], dtype=object)})
+
+
+# -- loose ends of issue 13: quantile sets' primary family, PIT entropy --------------------------------------------
+
+
+def nine_quantile_set(n: int, seed: int = 5, scale: float = 1.0) -> PredictionSet:
+    """Gaussian forecasts stated as the 9 quantiles 0.1 … 0.9 (no 5% / 95% quantile: the 90% interval is
+    extrapolated), y drawn with σ·scale."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    mu = rng.standard_normal(n)
+    sd = np.exp(0.3 * rng.standard_normal(n))
+    levels = np.arange(1, 10) / 10
+    values = mu[:, None] + sd[:, None] * stats.norm.ppf(levels)[None, :]
+    y = mu + scale * sd * rng.standard_normal(n)
+    return PredictionSet(task="regression", y=y, dist=cc.QuantileSet(levels, values), layout="quantile",
+                         row_number=np.arange(1, n + 1, dtype=np.int64))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.2])
+def test_a_nine_quantile_summary_tests_its_80_percent_interval_as_diagnose_does(scale):
+    pset = nine_quantile_set(20_000, scale=scale)
+    rep = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=0, n_simulations=500)
+    ref = cc.diagnose(pset, n_resamples=0, n_simulations=500)
+    got, want = rep.table(), ref.table()
+    assert got.loc["coverage_80", "family"] == want.loc["coverage_80", "family"] == "primary"
+    assert got.loc["coverage_90", "family"] == want.loc["coverage_90", "family"] == "secondary"
+    assert "beyond the given quantiles" in got.loc["coverage_90", "note"]
+    assert "coverage_80" in got.loc["coverage_90", "note"]
+    assert rep.verdict()["verdict"] == ref.verdict()["verdict"]
+    assert rep.verdict()["verdict"] == ("calibrated" if scale == 1.0 else "miscalibrated")
+    # a saved summary keeps the stated levels
+    again = Summary.from_bytes(S.summarize(pset, spec=S.spec_for(pset)).to_bytes())
+    assert again.spec.quantile_levels == tuple(np.arange(1, 10) / 10)
+    assert S.regression_primary(again.spec) == S.regression_primary(S.spec_for(pset))
+
+
+@pytest.mark.parametrize("make, n", [(gaussian_set, 20_000), (quantile_set, 20_000), (ensemble_set, 5_000)])
+def test_pit_entropy_from_a_summary_is_in_its_bracket_and_near_the_rows_value(make, n):
+    pset = make(n)
+    spec = S.spec_for(pset)
+    part = chunked(pset, [n // 4, n // 2 + 3], spec).parts[("model", ALL)]
+    got = regression_values(part, spec)["pit_entropy"]
+    want = summary_statistics(in_memory_rows(pset, spec))["pit_entropy"]  # ensembles: at the hashed V
+    lo, hi = regression_bounds(part, spec)["pit_entropy"]
+    assert lo <= want <= hi and lo < got < hi
+    assert np.isfinite(hi)
+    if make is gaussian_set:  # smooth PITs at 20,000 rows: √N = 141 rows span several fine bins, a finite bracket
+        assert np.isfinite(lo) and hi - lo < 0.2
+    assert abs(got - want) <= 1e-3, (got, want)
+
+
+def test_pit_entropy_of_tied_pits_is_minus_infinity_as_in_memory():
+    pset = gaussian_set(2_000, seed=8)
+    spec = S.spec_for(pset)
+    part = dict(S.summarize(pset, spec=spec).parts[("model", ALL)])
+    # every PIT exactly on one fine edge: a zero spacing in memory (log 0)
+    pe = np.asarray(spec.pit_edges)
+    j = int(np.searchsorted(pe, 0.5))
+    part["pit_le"] = np.zeros_like(part["pit_le"])
+    part["pit_le"][j] = 2_000
+    part["pit_eq"] = np.zeros_like(part["pit_eq"])
+    part["pit_eq"][j] = 2_000
+    assert regression_values(part, spec)["pit_entropy"] == -np.inf

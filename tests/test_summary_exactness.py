@@ -50,6 +50,8 @@ def test_regression_report_equals_diagnose_at_1e6(make, n):
         elif k in BOUNDED_METRICS:
             lo, hi = bounds[k]
             assert lo - 1e-12 * abs(want) <= want <= hi + 1e-12 * abs(want), (k, lo, want, hi)
+            if k == "pit_entropy":  # evenly placed within fine bins: measured 8e-5 (Gaussian), 3.4e-4 (quantiles)
+                assert abs(got[k] - want) <= 1e-3, (got[k], want)
         else:
             assert rel_err(got[k], want) <= 1e-12, (k, got[k], want)
 

@@ -113,6 +113,7 @@ __all__ = [
     "warm_up",
     "PRIMARY",
     "primary_family",
+    "primary_family_of_levels",
     "INFERENCE_COLUMNS",
     "CALIBRATION_STATISTIC",
     "PROPER_SCORE",
@@ -162,7 +163,13 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
     no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so)."""
     if not isinstance(dist, QuantileSet):
         return PRIMARY
-    key = _given_coverage_key(dist.levels, coverages)
+    return primary_family_of_levels(dist.levels, coverages)
+
+
+def primary_family_of_levels(levels: np.ndarray, coverages=DEFAULT_COVERAGES) -> tuple[str, ...]:
+    """:func:`primary_family` of a quantile set from its stated levels τ alone (what a mergeable summary keeps):
+    ``coverage_90`` replaced by the widest central interval of ``coverages`` whose ends are both in τ."""
+    key = _given_coverage_key(levels, coverages)
     if key is None or key == "coverage_90":
         return PRIMARY
     return tuple(key if k == "coverage_90" else k for k in PRIMARY)

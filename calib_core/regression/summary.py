@@ -28,9 +28,13 @@ Exactness (what :func:`regression_values` returns against ``regression.metrics.s
 * bounded: max_calibration_deviation (KS) lies in [value, value + bound] with bound ≤ one fine PIT-bin width plus
   the largest fine-bin mass; miscalibration_area within ±bound (the ECDF integral is exact in every fine bin
   the curve cannot cross and bounded in the others); reliability_score within ±bound (its rank term
-  ½Σ|η_i − η_j| is exact across z-bins and bounded by half the bin width per within-bin pair);
-* not from a summary: pit_entropy (a spacing estimator of the sorted PITs) and spearman_sigma_abs_error (global
-  ranks of σ and |ε|): NaN with a note.
+  ½Σ|η_i − η_j| is exact across z-bins and bounded by half the bin width per within-bin pair); pit_entropy (the
+  spacing estimator with the PITs placed evenly within each fine bin, :func:`_pit_entropy`; the bracket from the
+  bins each sorted rank falls in — its lower end is −∞ once √N PITs fit in one fine bin — and, tested, within
+  1e-3 of the rows' value: measured 8e-5 (Gaussian) and 3.4e-4 (5-quantile set) at 10⁶ rows, more than the
+  statistic's null spread there (3e-5), so the summary gives it no test);
+* not from a summary: spearman_sigma_abs_error (it needs each row's ranks of σ and of |ε| together; a σ-bin
+  table gives no bound on it): NaN with a note.
 
 Ensembles (``SampleSet``): the randomised rank PIT draws V from a hash of the row id (not from a generator in row
 order), so it does not depend on the chunking; the in-memory ``cc.diagnose`` draws V in row order, so PIT-based
@@ -92,8 +96,8 @@ __all__ = [
 
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
                  "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
-BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score")
-UNAVAILABLE_METRICS = ("pit_entropy", "spearman_sigma_abs_error", "mean_log_z2")
+BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
+UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2")
 
 
 def _tag(c: float) -> str:
@@ -103,10 +107,13 @@ def _tag(c: float) -> str:
 def default_pit_edges(fine_bins: int = 2000, levels: np.ndarray = DEFAULT_LEVELS, n_qce_levels: int = 100,
                       pit_bins: int = 20) -> np.ndarray:
     """Fine PIT edges on [0, 1]: ``fine_bins`` equal widths united with the curve levels, the QCE levels j/M and
-    the PIT-diagram edges (the very float values the in-memory metrics compare with)."""
+    the PIT-diagram edges (the very float values the in-memory metrics compare with), and the geometric tail
+    edges 2⁻ʲ and 1 − 2⁻ʲ, j = 12 … 40 (exact binary fractions: a forecaster whose tails are too light piles PITs
+    within 10⁻⁸ of 0 and 1, and the PIT entropy's spacings there are resolved on a log scale)."""
+    tails = 2.0 ** -np.arange(12, 41)
     return np.unique(np.concatenate([np.linspace(0.0, 1.0, fine_bins + 1), np.asarray(levels, dtype=float),
                                      np.arange(1, n_qce_levels + 1) / n_qce_levels,
-                                     np.linspace(0.0, 1.0, pit_bins + 1)]))
+                                     np.linspace(0.0, 1.0, pit_bins + 1), tails, 1.0 - tails]))
 
 
 def regression_spec(
@@ -124,12 +131,14 @@ def regression_spec(
     n_blocks: int = 256,
     seed: int = 0,
     kde_floor: float = 0.0,
+    quantile_levels: np.ndarray | None = None,
 ) -> SummarySpec:
     """A regression :class:`~calib_core.mergeable.SummarySpec` (defaults: the in-memory ``cc.diagnose`` grids).
 
     ``sigma_edges`` maps (model, group) to the inner equal-count σ edges (values, row ids), e.g. from
     :func:`calib_core.mergeable.equal_count_edges` over each subset (the first pass).  Fine PIT bins: width
-    1/``fine_pit_bins`` (the KS bound is about one width); z bins: ``z_bins`` on [−``z_limit``, ``z_limit``].
+    1/``fine_pit_bins`` (the KS bound is about one width); z bins: ``z_bins`` on [−``z_limit``, ``z_limit``];
+    ``quantile_levels`` the stated levels of a quantile set (they choose its primary coverage test).
     """
     lev = np.asarray(levels, dtype=float)
     edges = tuple((m, g, tuple(float(v) for v in np.asarray(e[0], dtype=float)),
@@ -143,6 +152,7 @@ def regression_spec(
         z_edges=tuple(np.linspace(-z_limit, z_limit, z_bins + 1).tolist()),
         coverages=tuple(float(c) for c in coverages),
         n_bins=int(n_bins), sigma_edges=edges, n_blocks=int(n_blocks), seed=int(seed), kde_floor=float(kde_floor),
+        quantile_levels=() if quantile_levels is None else tuple(float(v) for v in np.asarray(quantile_levels)),
     )
 
 
@@ -168,6 +178,8 @@ def spec_for_regression(pset: PredictionSet, *, row_ids: np.ndarray | None = Non
         sigma = np.asarray(pset.dist.std(), dtype=float)
         for model, group, mask in iter_subsets(pset, by_group):
             edges[(model, group)] = equal_count_edges(sigma[mask], ids[mask], n_bins)
+    if isinstance(pset.dist, QuantileSet) and "quantile_levels" not in options:
+        options["quantile_levels"] = pset.dist.levels
     if isinstance(pset.dist, SampleSet) and "kde_floor" not in options:
         h = _silverman(pset.dist.samples)
         positive = h[h > 0]
@@ -223,12 +235,14 @@ def _unit_hist(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     With G = 2¹⁴ cells, the cell j = ⌊u·G⌋ of u is exact (G is a power of two), so j/G ≤ u < (j + 1)/G; the
     count starts at #{e < j/G} (a table of G + 1 entries) and adds the edges inside the cell below u, one
     vectorised comparison per edge the fullest cell holds (one or two for the default 2,000 fine bins).  The same
-    integers as ``searchsorted(edges, u, "left")``; values outside [0, 1) or NaN take the binary search."""
+    integers as ``searchsorted(edges, u, "left")``; values in the end cells, outside [0, 1) or NaN take the binary
+    search."""
     v = np.asarray(values, dtype=float)
     g = _UNIT_CELLS
     starts = np.searchsorted(edges, np.arange(g + 1) / g, side="left")
-    depth = int(np.max(np.diff(starts))) if starts.size > 1 else 0
-    inside = (v >= 0.0) & (v < 1.0)
+    # the end cells hold the geometric tail edges (many per cell): their few values take the binary search
+    depth = int(np.max(np.diff(starts[1:-1]))) if starts.size > 3 else 0
+    inside = (v >= 1.0 / g) & (v < 1.0 - 1.0 / g)
     j = np.where(inside, v, 0.0) * g
     k = starts[j.astype(np.int64)]
     last = edges.size - 1
@@ -479,7 +493,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     area, _ = _area(part, spec)
     out["miscalibration_area"] = area
     out["reliability_score"] = _reliability(part, spec)[0]
-    out["pit_entropy"] = float("nan")
+    out["pit_entropy"] = _pit_entropy(part, spec)[0]
     out["spearman_sigma_abs_error"] = float("nan")
     out.update(_z_moments(part, nz))
     s_z2 = _fr(part, "z2")  # ZMS = Σz²/N_z, exact (Pernot 2023); mean log z² needs a sum the summary does not keep
@@ -608,6 +622,75 @@ def _reliability(part: dict, spec: SummarySpec) -> tuple[float, float]:
     return float(rs), bound
 
 
+def _pit_pieces(part: dict, spec: SummarySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The PITs of a part as pieces (left, right, count), in order: per fine bin k its open interior
+    (e_{k−1}, e_k) and the atom {e_k} of the PITs exactly on the edge (``pit_eq``); PITs ≤ e_0 an atom at e_0 and
+    PITs > e_K one at e_K.  Empty pieces are left out."""
+    pe = np.asarray(spec.pit_edges, dtype=float)
+    le = part["pit_le"].astype(np.int64)
+    eq = part["pit_eq"].astype(np.int64)
+    k = pe.size
+    left = np.concatenate([[pe[0]], np.column_stack([pe[:-1], pe[1:]]).reshape(-1), [pe[-1]]])
+    right = np.concatenate([[pe[0]], np.column_stack([pe[1:], pe[1:]]).reshape(-1), [pe[-1]]])
+    count = np.concatenate([[le[0]], np.column_stack([le[1:k] - eq[1:], eq[1:]]).reshape(-1), [le[k]]])
+    keep = count > 0
+    return left[keep], right[keep], count[keep]
+
+
+def _pit_entropy(part: dict, spec: SummarySpec) -> tuple[float, float, float]:
+    """The sample-spacing PIT entropy (``regression.metrics.pit_entropy``, QR eq. 6) from the fine PIT histogram:
+    (estimate, low, high).
+
+    H = 1/(n−k) Σ_{i=1}^{n−k} log((n+1)/k · (u_(i+k) − u_(i))), k = round(√n).  The rank r of a sorted PIT
+    lies in a known piece (:func:`_pit_pieces`), so u_(r) ∈ [left, right] of its piece: every spacing lies in
+    [left(i+k) − right(i), right(i+k) − left(i)] and H in [low, high] (low = −∞ as soon as a spacing can be 0,
+    i.e. as soon as k PITs share a fine bin: always at large n; the upper end stays finite).  The estimate places
+    the c PITs of a piece evenly, u_(r) = left + (t − ½)(right − left)/c for the t-th of them — the entropy of
+    the histogram's piecewise-uniform PIT density, computed per run of ranks where both pieces are fixed (the
+    spacing is then linear in i and Σ log is the Euler–Maclaurin sum of its integral): O(bins), no rows.  It
+    differs from the rows' value by the within-bin scatter of the spacings (tested at 10⁶ rows: within 1e-3)."""
+    nan = float("nan")
+    left, right, count = _pit_pieces(part, spec)
+    n = int(count.sum())
+    if n < 2:
+        return nan, nan, nan
+    k = max(1, int(round(np.sqrt(n))))
+    if k >= n:
+        k = n - 1
+    cum = np.cumsum(count)  # ranks 1..n: piece p holds ranks cum[p−1]+1 .. cum[p]
+    before = cum - count
+    slope = (right - left) / count
+    # runs of i ∈ [1, n − k] on which the pieces of i and of i + k are both fixed
+    breaks = np.concatenate([[1, n - k + 1], before + 1, before + 1 - k])
+    breaks = np.unique(breaks[(breaks >= 1) & (breaks <= n - k + 1)])
+    s, t = breaks[:-1], breaks[1:]  # i = s .. t − 1
+    p1 = np.searchsorted(cum, s, side="left")
+    p2 = np.searchsorted(cum, s + k, side="left")
+    length = (t - s).astype(float)
+    scale = (n + 1) / k
+    # spacing Δ_i = a + b·i (even placement), bracket [lo, hi]
+    a = (left[p2] + (k - before[p2] - 0.5) * slope[p2]) - (left[p1] + (-before[p1] - 0.5) * slope[p1])
+    b = slope[p2] - slope[p1]
+    lo = left[p2] - right[p1]
+    hi = right[p2] - left[p1]
+    m = n - k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        high = float(np.sum(length * np.log(scale * hi)) / m)
+        low = float(np.sum(length * np.log(scale * np.maximum(lo, 0.0))) / m) if np.all(lo > 0) else -np.inf
+        d_first = a + b * s
+        d_last = a + b * (t - 1)
+        if np.any(d_first <= 0) or np.any(d_last <= 0):  # k + 1 PITs in one atom: a zero spacing, as in memory
+            return -np.inf, low, high
+        x0, x1 = scale * d_first, scale * d_last
+        f0, f1 = np.log(x0), np.log(x1)
+        # Σ_{i=s}^{t−1} log(scale·Δ_i) = ∫_s^{t−1} + (f(s) + f(t − 1))/2 (exact for a constant Δ)
+        steep = np.abs(x1 - x0) > 1e-9 * np.abs(x0)
+        integral = np.where(steep, ((x1 * f1 - x1) - (x0 * f0 - x0)) / np.where(steep, x1 - x0, 1.0),
+                            0.5 * (f0 + f1)) * (length - 1.0)
+        total = np.sum(np.where(length > 1, integral + 0.5 * (f0 + f1), f0))
+    return float(total / m), low, high
+
+
 def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, float]]:
     """The interval [low, high] each bounded metric's true (in-memory) value lies in, from the same part."""
     if "nz" not in part:
@@ -615,8 +698,9 @@ def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, f
     ks_lo, ks_hi = _ks_bounds(part, spec)
     area, half = _area(part, spec)
     rs, b = _reliability(part, spec)
+    _, h_lo, h_hi = _pit_entropy(part, spec)
     return {"max_calibration_deviation": (ks_lo, ks_hi), "miscalibration_area": (area - half, area + half),
-            "reliability_score": (rs - b, rs + b)}
+            "reliability_score": (rs - b, rs + b), "pit_entropy": (h_lo, h_hi)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
