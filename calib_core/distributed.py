@@ -53,11 +53,12 @@ import pandas as pd
 
 from .classification.reading import parse_classification_frame
 from .classification.summary import classification_rows_values, spec_for_classification
+from .distributions import SampleSet
 from .mergeable import Summary, SummarySpec, equal_count_positions
 from .predictions import InputError, PredictionSet, iter_subsets
 from .reading import detect_task
 from .regression.reading import parse_regression_frame
-from .regression.summary import regression_spec
+from .regression.summary import regression_spec, silverman_bandwidths
 from .summary import merge_all, summarize, with_edges
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "read_head",
     "read_partition",
     "regression_edges",
+    "regression_edges_and_kde_floor",
     "equal_mass_edges_distributed",
     "run_tree",
 ]
@@ -785,13 +787,22 @@ def _merge_leaves(*summaries: Summary) -> Summary:
     return merge_all(summaries)
 
 
-def _sigma_subsets(part: Partition, options: ReadOptions, by_group: bool) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+_KDE = "kernel bandwidths"  # the subset of the ensembles' positive Silverman bandwidths (subsets of σ are tuples)
+
+
+def _sigma_subsets(part: Partition, options: ReadOptions, by_group: bool,
+                   kde: bool = False) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
     pset = read_partition(part, options)
     if pset.n_rows == 0 or pset.dist is None:
         return {}
     sigma = np.asarray(pset.dist.std(), dtype=np.float64)
     ids = _global_ids(part, pset)
-    return {(m, g): (sigma[mask], ids[mask]) for m, g, mask in iter_subsets(pset, by_group)}
+    out = {(m, g): (sigma[mask], ids[mask]) for m, g, mask in iter_subsets(pset, by_group)}
+    if kde and isinstance(pset.dist, SampleSet):
+        h = silverman_bandwidths(pset.dist.samples)
+        positive = h > 0
+        out[_KDE] = (h[positive], ids[positive])
+    return out
 
 
 def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int,
@@ -799,18 +810,44 @@ def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptio
     """The exact equal-count σ edges of every (model, group) of a distributed data set: the order statistics
     (σ, row number) at ``mergeable.equal_count_positions(n, n_bins)`` (ties by row number, as the in-memory stable
     sort breaks them), by :func:`order_statistics`; returns the edges and the number of data passes made."""
+    edges, _, passes = regression_edges_and_kde_floor(client, parts, options, n_bins=n_bins, by_group=by_group,
+                                                      kde=False)
+    return edges, passes
+
+
+def regression_edges_and_kde_floor(
+    client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int, by_group: bool = True,
+    kde: bool = True,
+) -> tuple[dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], float, int]:
+    """:func:`regression_edges` and, for ensembles (``kde``), in the same passes the kernel floor of their NLL:
+    1% of the median positive Silverman bandwidth h = 1.06·s·M^(−1/5) over all valid rows (``SampleSet``'s floor,
+    as ``regression.summary.spec_for_regression`` takes it over a whole set), the median being NumPy's — the
+    middle order statistic, or the mean of the two middle ones — of the exact order statistics.  Returns (edges,
+    floor — 0.0 without ``kde``, 1e-12 when no bandwidth is positive — and the number of data passes)."""
 
     def ranks(subset: Any, n: int) -> list[int]:
+        if subset == _KDE:
+            return sorted({(n - 1) // 2, n // 2})
         pos = equal_count_positions(n, n_bins)
         return [int(p) for p in pos[pos < n]]
 
-    _, stats, passes = order_statistics(client, parts, lambda p: _sigma_subsets(p, options, by_group), ranks)
+    totals, stats, passes = order_statistics(client, parts, lambda p: _sigma_subsets(p, options, by_group, kde),
+                                             ranks)
+    floor = 0.0
+    if kde:
+        found = stats.pop(_KDE, None)
+        if found:
+            n = totals[_KDE]
+            middle = np.array([found[r][0] for r in sorted({(n - 1) // 2, n // 2})], dtype=np.float64)
+            floor = 0.01 * float(np.median(middle))
+        else:
+            floor = 1e-12
     edges = {}
     for subset, found in stats.items():
         order = sorted(found)
         edges[subset] = (np.array([found[r][0] for r in order], dtype=np.float64),
                          np.array([found[r][1] for r in order], dtype=np.int64))
-    return edges, passes
+    return edges, floor, passes
 
 
 def _confidence_subsets(part: Partition, options: ReadOptions,
@@ -916,11 +953,14 @@ def summarize_parquet(
                 if head.dist is None:
                     raise InputError("point predictions only: a summary needs a predictive distribution",
                                      source=head.source, hint="add an uncertainty column (std, quantiles, samples)")
-                if head.layout == "sample":
-                    raise ValueError("ensemble (sample) files are not summarised on the Dask engine yet: the "
-                                     "kernel bandwidth floor of their NLL needs another pass")
-                edges, extra = regression_edges(client, parts, options, n_bins=n_bins, by_group=by_group)
+                ensemble = head.layout == "sample"
+                edges, floor, extra = regression_edges_and_kde_floor(client, parts, options, n_bins=n_bins,
+                                                                     by_group=by_group, kde=ensemble)
                 passes += extra
+                if ensemble:
+                    spec_options.setdefault("kde_floor", floor)
+                if head.layout == "quantile":
+                    spec_options.setdefault("quantile_levels", head.dist.levels)
                 spec = regression_spec(layout=head.layout, sigma_edges=edges, n_bins=n_bins, pit_bins=pit_bins,
                                        seed=seed, **spec_options)
         seconds["edges"] = time.perf_counter() - t1

@@ -207,6 +207,22 @@ def test_a_partition_that_fails_twice_is_reported_by_name(client, tmp_path):
     assert "failed twice" in str(err.value) and "part-01.parquet row group" in str(err.value)
 
 
+def test_summarize_parquet_names_the_corrupt_partition_and_gives_no_result(client, tmp_path):
+    """End to end: a corrupt data page fails its partition in the first pass over the data (the σ edges); the
+    error names the file, row groups and rows, and no summary is returned (never a result without them)."""
+    frames = [_regression_frame(1000, i) for i in range(3)]
+    paths = _write(frames, tmp_path)
+    data = bytearray(paths[2].read_bytes())
+    mid = len(data) // 3
+    data[mid : mid + 400] = os.urandom(400)
+    paths[2].write_bytes(bytes(data))
+    with pytest.raises(cd.PartitionError) as err:
+        cd.summarize_parquet(tmp_path, scheduler=client, rows_per_partition=700)
+    names = [name for name, _ in err.value.failures]
+    assert names and all(name.startswith("part-02.parquet row group") and "(rows " in name for name in names)
+    assert "failed twice" in str(err.value)
+
+
 def _die_once(part, marker_dir):
     """Kill the worker process the first time partition 2 runs (the marker file says it already died once)."""
     marker = Path(marker_dir) / f"died-{part.index}"
@@ -292,6 +308,52 @@ def test_tied_sigmas_give_the_in_memory_sigma_bins(client, tmp_path):
     _write(frames, tmp_path)
     result = cd.summarize_parquet(tmp_path, scheduler=client, rows_per_partition=500, n_bins=10)
     _compare_with_memory(result, frames, parse_regression_frame, n_bins=10)
+
+
+def _ensemble_frame(n: int, seed: int, m: int = 8) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(0.0, 1.0, n)
+    sd = rng.lognormal(0.0, 0.3, n)
+    members = mu[:, None] + sd[:, None] * rng.standard_normal((n, m))
+    members[:5] = members[:5, :1]  # degenerate rows (all members equal): their kernel needs the global floor
+    frame = pd.DataFrame(members, columns=[f"member_{j}" for j in range(m)])
+    frame.insert(0, "y", mu + 1.2 * sd * rng.standard_normal(n))
+    frame["group"] = rng.choice(["a", "b"], n)
+    return frame
+
+
+def test_ensembles_are_summarised_on_the_cluster_as_in_memory(client, tmp_path):
+    """Ensembles on Dask: the rank PIT is row-local (its randomisation hashed from the row id) and the kernel
+    floor of the NLL (1% of the median positive bandwidth over all rows) comes from the same radix select as the
+    σ edges; the summary equals the in-memory one bit for bit and its exact metrics equal cc.diagnose's."""
+    from calib_core.regression.summary import silverman_bandwidths
+
+    frames = [_ensemble_frame(n, 40 + i) for i, n in enumerate((900, 700, 1100))]
+    frames[1].loc[[3, 4], "member_2"] = np.nan  # dropped rows, counted
+    _write(frames, tmp_path)
+    result = cd.summarize_parquet(tmp_path, scheduler=client, rows_per_partition=600, n_bins=8)
+    assert result.summary.spec.layout == "sample" and len(result.partitions) == 5  # row groups of 700
+    whole = parse_regression_frame(pd.concat(frames, ignore_index=True), "all")
+    h = silverman_bandwidths(whole.dist.samples)
+    assert result.summary.spec.kde_floor == 0.01 * float(np.median(h[h > 0]))
+    assert result.passes == 3  # σ edges and the kernel floor in the same two passes, then the summaries
+    _compare_with_memory(result, frames, parse_regression_frame, against_diagnose=False, n_bins=8)
+    assert sum(d["count"] for d in result.summary.dropped.values()) == 2
+    # against cc.diagnose: every metric that does not depend on the PIT's randomisation V (hashed from the row id
+    # here, drawn in row order in memory) nor, per group, on the kernel floor (in memory: the subset's own median)
+    import calib_core as cc
+    from calib_core.predictions import ALL
+    from calib_core.summary import report
+
+    a = report(result.summary, n_resamples=0, n_simulations=0).metrics
+    d = cc.diagnose(whole, n_resamples=0, n_simulations=0, n_bins=8).metrics
+    joined = a.merge(d, on=["model", "group", "metric"], suffixes=("", "_mem"))
+    row_local = joined["metric"].isin(["rmse", "mae", "crps", "sharpness", "cv", "ence", "z_mean", "z_std",
+                                       "z_skewness", "z_excess_kurtosis"]) | \
+        joined["metric"].str.startswith(("coverage_", "width_", "interval_score_")) | \
+        ((joined["metric"] == "nll") & (joined["group"] == ALL))
+    assert row_local.sum() >= 40
+    np.testing.assert_allclose(joined.loc[row_local, "value"], joined.loc[row_local, "value_mem"], rtol=1e-12)
 
 
 def test_summarize_parquet_classification(client, tmp_path):

@@ -81,6 +81,7 @@ __all__ = [
     "spec_for_regression",
     "ensemble_pit",
     "ensemble_logpdf",
+    "silverman_bandwidths",
     "summarize_regression_rows",
     "summarize_regression",
     "regression_values",
@@ -195,8 +196,13 @@ def _row_ids(pset: PredictionSet, row_ids: np.ndarray | None) -> np.ndarray:
     return as_ids(None, pset.n_rows)
 
 
-def _silverman(samples: np.ndarray) -> np.ndarray:
+def silverman_bandwidths(samples: np.ndarray) -> np.ndarray:
+    """Silverman's h_i = 1.06·s_i·M^(−1/5) of every row's M members (s_i with ddof = 1), unfloored: the bandwidths
+    of ``SampleSet``'s kernel density, whose floor is 1% of their median positive value."""
     return 1.06 * samples.std(axis=1, ddof=1) * samples.shape[1] ** (-0.2)
+
+
+_silverman = silverman_bandwidths
 
 
 def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
