@@ -11,7 +11,9 @@ scaling from 1 to 2 workers and the time projected for 1e9 rows on 16 workers fr
     t(1e9, 16) = t_fixed + (t(N, 1) − t_fixed) · (1e9 / N) / (16 · e₂),   e₂ = t(N, 1) / (2 · t(N, 2))
 
 (the parallel efficiency measured from 1 to 2 workers kept at 16 — optimistic for the tree's depth, pessimistic on
-a machine whose two cores are shared with other jobs; ``t_fixed`` = planning + cluster start).
+a machine whose two cores are shared with other jobs; ``t_fixed`` = planning + cluster start), and from the workers'
+CPU time (``getrusage``, load-independent as far as CPU time is): 1e9 / (16 · rows per worker-CPU-second), the time
+if every worker has a core of its own.  The load average (1 minute, mean of start and end) is printed per run.
 
 Side by side, in the same run, DuckDB (one process, all cores) computes from the same files what SQL can express:
 the top-label ECE with 15 equal-width bins, the 90 % central-interval coverage of the Gaussian, and the binned RMSE
@@ -261,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
                 w1, w2 = (runs[w]["edges_s"] + runs[w]["summaries_s"] for w in (1, 2))
                 print(f"{task}: 1 → 2 workers: parallel efficiency {eff:.2f} (work time {w1:.1f} s → {w2:.1f} s); "
                       f"projected 1e9 rows on 16 workers: {proj / 60:.1f} min (+ cluster start)")
+            big = runs[max(runs)]
+            rate = big["rows"] / big["cpu_s"]
+            print(f"{task}: {rate:,.0f} rows per worker-CPU-second with {max(runs)} workers (all passes): 1e9 rows on "
+                  f"16 workers with a core each ≈ {1e9 / (16 * rate) / 60:.1f} min of work (+ start and plan)")
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
