@@ -1,15 +1,28 @@
-"""Caches of the dashboard, keyed on small explicit tokens.
+"""Caches of the dashboard, keyed on small explicit tokens, bounded in bytes and shared by all sessions.
 
-Heavy work is cached with ``st.cache_data`` keyed on the data token and the options, with the data itself passed
-as ``_``-prefixed arguments that Streamlit does not hash — Streamlit hashes only a sample of large arrays/frames,
-so hashing the data would give stale hits.  Figures are shared through ``st.cache_resource``.
+Two :class:`dashboard.store.BoundedStore` instances (the store of loaded data and of parsed uploads are in
+:mod:`dashboard.state`):
+
+* :data:`RESULTS` — diagnoses (:func:`diagnose_cached`) and other computed results (:func:`cached`: the labs' runs,
+  Home's example), kept pickled: every hit unpickles a private copy, as ``st.cache_data`` does, and the size
+  charged is the pickle's length; at most :data:`RESULT_CACHE_BYTES`;
+* :data:`FIGURES` — Plotly figures (:func:`figure`), shared as objects (never mutated); at most
+  :data:`FIGURE_CACHE_BYTES`.
+
+Keys are explicit: the data token and the options, never the data itself (Streamlit hashes only a sample of large
+arrays and frames, so hashing the data would give stale hits).  One computation per key at a time: a session that
+asks for a value another session is computing waits for it instead of computing it again (30 students opening the
+same lab at once compute its default run once).  Entries idle for :data:`CACHE_IDLE_SECONDS` expire; beyond the
+byte budget the least recently used go first.  :func:`memory_bound` states what all the server's caches can hold.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import pickle
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
@@ -22,40 +35,109 @@ from calib_core.registry import metric_keys
 from calib_core.regression.inference import warm_up
 from calib_core.selection import with_selected
 
+from .store import BoundedStore, approx_nbytes
 
-@st.cache_data(max_entries=64, show_spinner="Diagnosing (tests, intervals and verdicts)…")
-def diagnosed(key: str, _pset: cc.PredictionSet, options_json: str) -> cc.Report:
-    """``cc.diagnose`` cached on an explicit key (data token + filters + selection) and the options."""
-    return cc.diagnose(_pset, by_group=False, **json.loads(options_json))
+RESULT_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`RESULTS` (pickled diagnoses and lab runs)
+FIGURE_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`FIGURES` (shared Plotly figures)
+CACHE_IDLE_SECONDS = 3600.0  #: a cached result or figure not used for this long is dropped
+
+#: Pickled results shared by all sessions (diagnoses, lab runs, Home's example).
+RESULTS = BoundedStore(max_bytes=RESULT_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
+#: Plotly figures shared by all sessions.
+FIGURES = BoundedStore(max_bytes=FIGURE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
+_COMPUTE_LOCKS = tuple(threading.Lock() for _ in range(64))  # one computation per key at a time (striped by hash)
+
+
+def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, pickled: bool,
+             spinner: str | None = None, nbytes: Callable[[Any], int] | None = None) -> Any:
+    """The value cached in ``store`` under ``key``, computed by ``compute()`` (under ``st.spinner(spinner)``) on a
+    miss.  ``pickled``: the store keeps the pickle and every hit returns an unpickled copy (callers may do what they
+    like with it); otherwise the object itself is shared and must never be mutated (size ``nbytes(value)``, default
+    :func:`dashboard.store.approx_nbytes`).  Concurrent misses of one key compute once; the others wait.  A value
+    larger than the store's budget is returned but not kept."""
+    def hit() -> Any:
+        value = store.get(key)
+        return pickle.loads(value) if pickled and value is not None else value
+
+    value = hit()
+    if value is not None:
+        return value
+    with _COMPUTE_LOCKS[hash(key) % len(_COMPUTE_LOCKS)]:
+        value = hit()
+        if value is not None:
+            return value
+        with st.spinner(spinner) if spinner else contextlib.nullcontext():
+            value = compute()
+        if pickled:
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            store.put(key, data, nbytes=len(data))
+        else:
+            store.put(key, value, nbytes=(nbytes or approx_nbytes)(value))
+    return value
 
 
 def diagnose_cached(key: str, pset: cc.PredictionSet, **options: Any) -> cc.Report:
-    """:func:`diagnosed` with the options serialised (sorted keys) so equal options hit the same entry."""
-    return diagnosed(key, pset, json.dumps(options, sort_keys=True))
+    """``cc.diagnose(pset, by_group=False, **options)`` cached in :data:`RESULTS` on an explicit ``key`` (data token
+    + filters + selection) and the options (serialised with sorted keys, so equal options hit the same entry)."""
+    options_json = json.dumps(options, sort_keys=True)
+    return memoized(RESULTS, ("diagnosis", key, options_json),
+                    lambda: cc.diagnose(pset, by_group=False, **options), pickled=True,
+                    spinner="Diagnosing (tests, intervals and verdicts)…")
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
-def _figure(key: str, _build: Callable[[], Any]) -> Any:
-    return _build()
+def _figure_nbytes(fig: Any) -> int:
+    """What a Plotly figure holds: its trace and layout dicts (the trace objects are views of them)."""
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    return approx_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
 
 
 def figure(key: str, build: Callable[[], Any]) -> Any:
-    """A Plotly figure built once per ``key`` and shared (``st.cache_resource``): building a figure costs
+    """A Plotly figure built once per ``key`` and shared through :data:`FIGURES`: building a figure costs
     20–60 ms of Plotly validation, which would dominate a redraw.  ``key`` must determine the figure
     completely (data token, filters, options, selection drawn, epoch); the returned figure is never mutated.
     """
-    return _figure(key, build)
+    return memoized(FIGURES, ("figure", key), build, pickled=False, nbytes=_figure_nbytes)
 
 
-_CACHED: dict[tuple[Callable[..., Any], int, str], Callable[..., Any]] = {}
+def cached(function: Callable[..., Any], *, max_entries: int | None = None,
+           spinner: str = "Computing…") -> Callable[..., Any]:
+    """``function`` with its results cached in :data:`RESULTS` (pickled; every hit is a private copy), keyed on the
+    function and the ``repr`` of its arguments (numbers, strings, tuples: the labs' slider values).  The bound is
+    :data:`RESULT_CACHE_BYTES` for all functions together; ``max_entries`` is accepted for older callers and not
+    used."""
+    del max_entries
+    name = f"{function.__module__}.{function.__qualname__}"
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        key = ("cached", name, repr(args), repr(sorted(kwargs.items())))
+        return memoized(RESULTS, key, lambda: function(*args, **kwargs), pickled=True, spinner=spinner)
+
+    return call
 
 
-def cached(function: Callable[..., Any], *, max_entries: int = 16, spinner: str = "Computing…") -> Callable[..., Any]:
-    """``function`` wrapped in ``st.cache_data`` (keyed on its arguments), one wrapper per function."""
-    key = (function, max_entries, spinner)
-    if key not in _CACHED:
-        _CACHED[key] = st.cache_data(max_entries=max_entries, show_spinner=spinner)(function)
-    return _CACHED[key]
+def clear_caches() -> None:
+    """Empty :data:`RESULTS` and :data:`FIGURES` (tests)."""
+    RESULTS.clear()
+    FIGURES.clear()
+
+
+def memory_bound(*, upload_limit_mb: int) -> dict[str, int]:
+    """What the server's caches hold at most, in bytes, by cache (all sessions together; what stays after every
+    session has expired): the store of loaded data (:data:`dashboard.state.STORE_MAX_BYTES`), the parsed uploads
+    (the upload limit), :data:`RESULTS` and :data:`FIGURES`.  Sizes are those of
+    :func:`dashboard.store.approx_nbytes` (pickles: their length).  Not in it: the built-in examples (six fixed data
+    sets, built once), the core's null tables (a fixed-size ``lru_cache``) and each open session's own state (its
+    upload's bytes and widgets, dropped when the session expires)."""
+    from .state import STORE_MAX_BYTES
+
+    bound = {
+        "loaded data (dashboard.state.data_store)": STORE_MAX_BYTES,
+        "parsed uploads (dashboard.state.UPLOADS)": int(upload_limit_mb) << 20,
+        "diagnoses and lab runs (dashboard.cache.RESULTS)": RESULT_CACHE_BYTES,
+        "figures (dashboard.cache.FIGURES)": FIGURE_CACHE_BYTES,
+    }
+    bound["total"] = sum(bound.values())
+    return bound
 
 
 def warm_up_pages() -> None:
