@@ -1,45 +1,63 @@
-"""Load test of the dashboard (issue #7, point 3): N concurrent browser sessions against one ``streamlit run``.
+"""Serving load of the dashboard (issues #7 point 3, #15 point 8): concurrent browser sessions against one server.
 
-    python bench/load.py                        # 10 sessions, 1e5 rows each
+    python bench/load.py --all                  # both scenarios below, one server each, README rows at the end
+    python bench/load.py                        # regression: 10 sessions, 1e5 rows each
+    python bench/load.py --scenario lab         # teaching: 30 sessions opening labs and moving their sliders
     python bench/load.py --sessions 3 --rows 2e4 --json bench/out/load.json
-    python bench/load.py --rounds 2 --settle 130   # two waves of 10 new sessions: is the memory bounded?
+    python bench/load.py --rounds 2             # two waves of new sessions one after the other
 
-What it does:
+Scenarios:
 
-1. Writes one regression CSV per session into a temporary directory (``--rows`` rows of y, mean, std and a
-   ``split`` column cal/test; synthetic heteroscedastic Gaussian predictions, σ 30 % too small; seed = session
-   number, so every session uploads different data and nothing is shared through the caches).  With
-   ``--rounds R`` the N sessions run R times one wave after the other, each wave with new sessions and new files
-   (caches keyed per upload then fill up to their ``max_entries``).
-2. Starts ``streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port <free>`` in its
-   own process group (stopped with SIGTERM, then SIGKILL, whatever happens) and waits for ``/_stcore/health``.
-3. Samples the resident memory of the server's process group every ``--sample-ms`` ms in a thread (VmRSS of every
-   process whose process group is the server's, from /proc; no psutil needed).
-4. Drives N sessions at the same time: one headless Debian Chromium (``/usr/bin/chromium``, never
-   ``playwright install``) with one browser context per session, all running concurrently under asyncio.  Each
-   session opens the app, goes to the Data page, uploads its file through the real file input, goes to the
-   Regression page and waits for the Levi diagram, then changes controls one after the other:
-   σ-bins 15 → 16 (slider, keyboard), binning → equal width, rows → cal, a click on a Levi σ-bin, binning → equal
-   count, rows → all, σ-bins 16 → 15.  The last two return to combinations the session has seen (cache hits); the
-   others need a new diagnosis (with the page's default CIs: 50 bootstrap resamples and 50 perfect-calibration
-   simulations above 50,000 rows).
-5. **Latency** of a step = wall time from the browser action to the end of the page run it causes, as the page
-   sees it: a MutationObserver (installed before the app's own scripts) counts the app's transitions from
-   ``data-test-script-state="running"`` to ``"notRunning"`` (the attribute ``wait_for_app`` in tests/conftest.py
-   polls); the step ends when a new run has finished, its visible consequence is there (e.g. 16 markers in the
-   Levi diagram, the "rows selected" line) and the app is idle again.  So it includes the websocket round trip,
-   the server's queueing behind the other sessions, the diagnosis or cache hit, and Plotly's drawing in the
-   browser.  Upload = set the file → validation summary shown; first diagnosis = click on "Regression" → Levi
-   markers drawn.
+* **regression** (``--sessions 10 --rows 1e5``): one regression CSV per session (``--rows`` rows of y, mean, std and a
+  ``split`` column cal/test; synthetic heteroscedastic Gaussian predictions, σ 30 % too small; seed = session
+  number, so every session uploads different data and nothing is shared through the caches).  Each session opens
+  the app, goes to the Data page, uploads its file through the real file input, goes to the Regression page and
+  waits for the Levi diagram, then changes controls one after the other: σ-bins 15 → 16 (slider, keyboard),
+  binning → equal width, rows → cal, a click on a Levi σ-bin, binning → equal count, rows → all, σ-bins 16 → 15.
+  The last two return to combinations the session has seen (cache hits); the others need a new diagnosis (with the
+  page's default intervals and tests).  A *redraw* is any of these control changes.
+* **lab** (``--sessions 30``): the sessions are dealt round-robin to the labs in ``--labs`` (default: labs 1–5).
+  Each opens its lab's address directly (as a student following a link), waits for the settled page, then moves
+  the lab's sliders with the keyboard to values that differ between the sessions of a lab: Seed → +k (k = 1, 2, …
+  the session's rank within its lab: a new simulation), the lab's second slider → +1, Seed → −k (back to seed 0
+  with the new second value: the first session of a lab computes it, the others find it cached).
+
+How it measures:
+
+1. Starts ``streamlit run app.py`` headless on a free loopback port in its own process group (stopped with
+   SIGTERM, then SIGKILL, whatever happens), with ``server.disconnectedSessionTTL`` = ``--session-ttl`` (default
+   30 s instead of Streamlit's 120 s, so that the sessions expire within the bench), waits for
+   ``/_stcore/health``, then opens and closes one session (``cold open``: the server imports the app and its
+   libraries on its first session, not at start; a class's server has been opened by the teacher before).
+2. A monitor thread samples every ``--sample-ms`` ms the resident memory of the server's process group (VmRSS from
+   /proc; no psutil), its CPU time (utime + stime from /proc) and the 1-minute load average.
+3. Drives the sessions at the same time: one headless Debian Chromium (``/usr/bin/chromium``, never
+   ``playwright install``) with one browser context per session, all concurrent under asyncio.  **Latency** of a
+   step = wall time from the browser action to the settled page: a MutationObserver (installed before the app's
+   own scripts) counts the app's runs (``data-test-script-state`` running → notRunning, the attribute
+   ``wait_for_app`` in tests/conftest.py polls) and notes when the last run started; the step ends when a run that
+   started after the action has finished, its visible consequence is there (16 Levi markers, the slider's new
+   value, every Plotly chart drawn, no stale element) and the app is idle.  So it includes the websocket round
+   trip, the server's queueing behind the other sessions, the computation or cache hit, and the drawing in the
+   browser — which, here, runs on the same 2 cores as the server (30 Chromium renderers drawing Plotly charts).
+4. **Server CPU per step**, the figure that does not depend on the machine's load: after the concurrent waves, one
+   more session runs the same steps *alone* (its own data or slider values, so nothing is a cache hit that was not
+   one above) and each step's CPU time of the server's processes (from /proc) is recorded, beside the CPU time of
+   the browser (Chromium and the Playwright driver).  The concurrent waves' total server CPU per step is printed
+   too.  Projection for a class (browsers on the students' machines, server scripts serialised by Python's GIL on
+   one core): n requests arriving at once finish after n·c seconds at worst, (n + 1)/2·c at the median, for a
+   server CPU time c per step.
+5. **Memory**: server RSS before the sessions, the peak, after each wave, and after the sessions expired: the bench
+   waits ``--settle`` s (longer than the TTL), opens and closes one more session (Streamlit drops disconnected
+   sessions older than the TTL when the next session is stored, not by a timer), and reads the RSS again.  What is
+   left then is the caches, whose bound ``bound_lines`` prints (``dashboard.cache.memory_bound``).
 6. **Errors**: any ``stException`` element, any ``st.error`` alert (``stAlertContentError``), any Playwright
-   timeout (``--timeout`` s per step; the session stops at its first timeout), any crashed session.
+   timeout (``--timeout`` s per step; the session stops at its first timeout), any crashed session, any
+   traceback in the server's log.  The exit status is 1 when there was any error.
 
-Prints per-session and per-step tables (median / p90 / max), the peak server RSS, the RSS before the sessions,
-at the end of each wave and ``--settle`` seconds after the last browser contexts were closed (Streamlit drops a
-disconnected session after ``server.disconnectedSessionTTL``, 120 s by default, when the next session is stored:
-so after settling the bench opens and closes one more session; settle longer than 120 s to see what the caches
-alone keep); exits with status 1 when there was any error.  A bench, not a test: on the 2-core
-machine ten sessions take minutes.
+The machine's load average is printed before and during every scenario: other jobs on the machine lengthen the wall
+times (not the server CPU per step).  A bench, not a test: ``--all`` takes about 5–10 minutes on a quiet 2-core
+machine.
 """
 
 from __future__ import annotations
@@ -48,6 +66,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -57,6 +76,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,16 +88,30 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 APP = "[data-testid='stApp']"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
-# counts the app's finished runs (running → anything else) from the very first document of every page
+#: Lab scenario: (address path, heading starts with, second slider's label); every lab has a "Seed" slider.
+LAB_SLIDERS: dict[str, tuple[str, str, str]] = {
+    "random_sigma": ("lab_random_sigma", "Lab 1 ·", "σ-bins (Levi diagram, ENCE)"),
+    "cauchy": ("lab_cauchy", "Lab 2 ·", "γ-bins"),
+    "marginal": ("lab_marginal", "Lab 3 ·", "Bins (σ-bins and x-bins)"),
+    "isotonic": ("lab_isotonic", "Lab 4 ·", "Calibration points m"),
+    "nlpd": ("lab_nlpd", "Lab 5 ·", "Models in the sequence (incl. the calibrated one)"),
+}
+
+# counts the app's finished runs (running → anything else) and notes when the last run started (performance.now()),
+# from the very first document of every page
 RUN_COUNTER_JS = """
 (() => {
   window.__calibRuns = 0;
+  window.__calibLastStart = -1;
   let last = null;
   const observer = new MutationObserver(() => {
     const app = document.querySelector("[data-testid='stApp']");
     const state = app ? app.getAttribute("data-test-script-state") : null;
     if (state !== last) {
+      if (state === "running") window.__calibLastStart = performance.now();
       if (last === "running" && state !== "running") window.__calibRuns += 1;
       last = state;
     }
@@ -90,10 +124,21 @@ IDLE_JS = f"""(before) => {{
   return window.__calibRuns > before && app && app.getAttribute("data-test-connection-state") === "CONNECTED"
       && app.getAttribute("data-test-script-state") === "notRunning";
 }}"""
+# settled: a run that started after `since` (performance.now()) has finished, the app is idle, nothing is stale and
+# every Plotly chart on the page is drawn
+SETTLED_JS = f"""([since, minCharts]) => {{
+  const app = document.querySelector("{APP}");
+  if (!(app && window.__calibRuns > 0 && window.__calibLastStart > since
+        && app.getAttribute("data-test-connection-state") === "CONNECTED"
+        && app.getAttribute("data-test-script-state") === "notRunning")) return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+  return charts.length >= minCharts && charts.every(c => c.querySelector(".main-svg"));
+}}"""
 
 
 # --------------------------------------------------------------------------------------------------
-# data, server, memory
+# data, server, /proc
 # --------------------------------------------------------------------------------------------------
 def write_csv(path: Path, n_rows: int, seed: int) -> Path:
     """n_rows synthetic Gaussian regression predictions (y, mean, std, split), σ 30 % too small."""
@@ -113,12 +158,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
-    """``streamlit run app.py`` headless on 127.0.0.1:port in its own process group (output to log_path)."""
+def start_server(port: int, log_path: Path, session_ttl: float) -> subprocess.Popen:
+    """``streamlit run app.py`` headless on 127.0.0.1:port in its own process group (output to log_path);
+    disconnected sessions are dropped after ``session_ttl`` s."""
     log = open(log_path, "w")  # noqa: SIM115 (closed by stop_server)
     return subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+         "--server.disconnectedSessionTTL", str(int(session_ttl)),
          "--browser.gatherUsageStats", "false", "--client.showErrorDetails", "full"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         start_new_session=True,
@@ -156,72 +203,128 @@ def wait_healthy(url: str, proc: subprocess.Popen, log_path: Path, timeout: floa
         time.sleep(0.25)
 
 
-def group_rss_mb(pgid: int) -> float:
-    """Sum of VmRSS (MB) of the processes in process group ``pgid`` (Linux /proc)."""
-    total = 0
+def proc_table() -> list[tuple[int, int, int, float, float]]:
+    """(pid, ppid, process group, CPU seconds (utime + stime), RSS in MB) of every process, from /proc."""
+    rows = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat") as f:
                 stat = f.read()
-            if int(stat[stat.rindex(")") + 2:].split()[2]) != pgid:  # fields after "(comm)": state ppid pgrp
-                continue
-            with open(f"/proc/{entry.name}/status") as f:
-                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS")), 0)
-        except (OSError, ValueError):
+        except OSError:
             continue
-    return total / 1024
+        fields = stat[stat.rindex(")") + 2:].split()  # after "(comm)": state ppid pgrp … utime(11) stime(12) rss(21)
+        try:
+            rows.append((int(entry.name), int(fields[1]), int(fields[2]), (int(fields[11]) + int(fields[12])) / CLK_TCK,
+                         int(fields[21]) * PAGE_SIZE / 2**20))
+        except (IndexError, ValueError):
+            continue
+    return rows
 
 
-class RssSampler(threading.Thread):
-    """Samples ``group_rss_mb(pgid)`` every ``interval`` s until stopped; keeps (time, MB) pairs."""
+def group_rss_mb(pgid: int) -> float:
+    """Sum of the resident memory (MB) of the processes in process group ``pgid``."""
+    return sum(rss for _, _, group, _, rss in proc_table() if group == pgid)
+
+
+def cpu_split(server_pgid: int) -> tuple[float, float]:
+    """(CPU seconds of the server's process group, CPU seconds of this bench's other descendants — the Playwright
+    driver and Chromium), cumulative since each process started (exited processes are not counted)."""
+    table = proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, ppid, *_ in table:
+        children.setdefault(ppid, []).append(pid)
+    mine, todo = set(), [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        for child in children.get(pid, ()):
+            if child not in mine:
+                mine.add(child)
+                todo.append(child)
+    server = sum(cpu for _, _, group, cpu, _ in table if group == server_pgid)
+    browser = sum(cpu for pid, _, group, cpu, _ in table if pid in mine and group != server_pgid)
+    return server, browser
+
+
+def load_average() -> float:
+    """The 1-minute load average (/proc/loadavg)."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+class Monitor(threading.Thread):
+    """Samples (time, server RSS MB, 1-minute load average) every ``interval`` s until stopped."""
 
     def __init__(self, pgid: int, interval: float) -> None:
         super().__init__(daemon=True)
         self.pgid, self.interval = pgid, interval
-        self.samples: list[tuple[float, float]] = []
+        self.samples: list[tuple[float, float, float]] = []
         self._stop_event = threading.Event()
 
     def run(self) -> None:
         while not self._stop_event.is_set():
-            self.samples.append((time.monotonic(), group_rss_mb(self.pgid)))
+            self.samples.append((time.monotonic(), group_rss_mb(self.pgid), load_average()))
             self._stop_event.wait(self.interval)
 
     def stop(self) -> None:
         self._stop_event.set()
         self.join(5)
 
-    @property
-    def peak(self) -> float:
-        return max((mb for _, mb in self.samples), default=float("nan"))
+    def peak(self, since: float = 0.0) -> float:
+        return max((mb for t, mb, _ in self.samples if t >= since), default=float("nan"))
+
+    def mean_load(self, since: float, until: float) -> float:
+        values = [load for t, _, load in self.samples if since <= t <= until]
+        return float(np.mean(values)) if values else float("nan")
 
 
 # --------------------------------------------------------------------------------------------------
-# one browser session
+# browser sessions
 # --------------------------------------------------------------------------------------------------
 @dataclass
 class SessionResult:
     index: int
+    kind: str
     steps: dict[str, float] = field(default_factory=dict)  # step name → seconds
+    cpu: dict[str, tuple[float, float]] = field(default_factory=dict)  # step → (server, browser) CPU s (solo runs)
     errors: list[str] = field(default_factory=list)
 
     @property
-    def control_latencies(self) -> list[float]:
-        return [v for k, v in self.steps.items() if k not in ("upload", "first diagnosis")]
+    def redraws(self) -> list[float]:
+        """Latencies of the steps after the page was first drawn (control changes, slider moves)."""
+        return [v for k, v in self.steps.items() if k not in FIRST_STEPS]
+
+
+FIRST_STEPS = ("upload", "first diagnosis", "open lab")
 
 
 class Session:
-    def __init__(self, index: int, browser, url: str, csv: Path, timeout_s: float, expect) -> None:
-        self.index, self.browser, self.url, self.csv = index, browser, url, csv
+    """One browser context driven through a scenario; :meth:`step` times one action."""
+
+    kind = "?"
+
+    def __init__(self, index: int, browser, url: str, timeout_s: float, expect,
+                 cpu: Callable[[], tuple[float, float]] | None = None) -> None:
+        self.index, self.browser, self.url = index, browser, url
         self.timeout = int(timeout_s * 1000)
         self.expect = expect
-        self.result = SessionResult(index)
+        self.cpu = cpu  # set for a solo session: each step's CPU time is recorded
+        self.result = SessionResult(index, self.kind)
         self.context = None
         self.page = None
 
+    async def open_context(self) -> None:
+        self.context = await self.browser.new_context(viewport={"width": 1400, "height": 1000})
+        await self.context.add_init_script(RUN_COUNTER_JS)
+        self.page = await self.context.new_page()
+        self.page.set_default_timeout(self.timeout)
+
     async def idle(self, before: int) -> None:
         await self.page.wait_for_function(IDLE_JS, arg=before, timeout=self.timeout, polling=50)
+
+    async def settled(self, since: float, min_charts: int = 1) -> None:
+        await self.page.wait_for_function(SETTLED_JS, arg=[since, min_charts], timeout=self.timeout, polling=50)
 
     async def check_errors(self, step: str) -> None:
         for test_id, what in (("stException", "exception"), ("stAlertContentError", "st.error")):
@@ -230,18 +333,50 @@ class Session:
                 text = (await self.page.get_by_test_id(test_id).first.inner_text())[:300]
                 self.result.errors.append(f"{step}: {n} {what} element(s): {text}")
 
-    async def step(self, name: str, action, consequence=None) -> None:
-        """Run ``action``; wait for a finished run, ``consequence`` and idleness; record the wall time."""
-        before = await self.page.evaluate("window.__calibRuns")
+    async def timed(self, name: str, body: Callable[[], Awaitable[None]]) -> None:
+        """Run ``body`` (the action and its waits); record its wall time (and CPU times in a solo session)."""
+        cpu0 = self.cpu() if self.cpu else None
         t0 = time.perf_counter()
-        await action()
-        await self.idle(before)
-        if consequence is not None:
-            await consequence()
-            await self.page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(
-                state="attached", timeout=self.timeout)
+        await body()
         self.result.steps[name] = time.perf_counter() - t0
+        if cpu0 is not None:
+            cpu1 = self.cpu()
+            self.result.cpu[name] = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
         await self.check_errors(name)
+
+    async def step(self, name: str, action, consequence=None) -> None:
+        """Run ``action``; wait for a finished run, ``consequence`` and idleness; record the time."""
+        before = await self.page.evaluate("window.__calibRuns")
+
+        async def body() -> None:
+            await action()
+            await self.idle(before)
+            if consequence is not None:
+                await consequence()
+                await self.page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(
+                    state="attached", timeout=self.timeout)
+
+        await self.timed(name, body)
+
+    async def fail(self, exc: Exception) -> None:
+        step = f"after {list(self.result.steps)[-1]!r}" if self.result.steps else "at the first step"
+        self.result.errors.append(f"{step}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+
+    async def close(self) -> None:
+        if self.context is not None:
+            await self.context.close()
+            self.context = None
+
+
+class RegressionSession(Session):
+    """Upload a CSV on the Data page, open the Regression page, change its controls (see the module docstring)."""
+
+    kind = "regression"
+
+    def __init__(self, index: int, browser, url: str, timeout_s: float, expect, csv: Path,
+                 cpu: Callable[[], tuple[float, float]] | None = None) -> None:
+        super().__init__(index, browser, url, timeout_s, expect, cpu)
+        self.csv = csv
 
     def levi_markers(self):
         levi = self.page.get_by_test_id("stPlotlyChart").nth(0)
@@ -260,10 +395,8 @@ class Session:
     async def run(self) -> SessionResult:
         expect, page_timeout = self.expect, self.timeout
         try:
-            self.context = await self.browser.new_context(viewport={"width": 1400, "height": 1000})
-            await self.context.add_init_script(RUN_COUNTER_JS)
-            self.page = page = await self.context.new_page()
-            page.set_default_timeout(page_timeout)
+            await self.open_context()
+            page = self.page
             await page.goto(self.url)
             await page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(state="attached")
             await self.nav("Data", "Data")
@@ -295,7 +428,7 @@ class Session:
                 "rows → cal", lambda: self.select("Rows", "cal"),
                 lambda: expect(page.get_by_role("combobox", name="Rows")).to_have_value("cal", timeout=page_timeout),
             )
-            info = page.get_by_text("rows selected from σ-bins")
+            info = page.get_by_text(re.compile(r"rows? selected from σ-bins? "))  # "… from σ-bin 13 of 16."
 
             async def click_bin() -> None:
                 point = self.levi_markers().nth(12)
@@ -322,46 +455,205 @@ class Session:
                 lambda: expect(self.levi_markers()).to_have_count(15, timeout=page_timeout),
             )
         except Exception as exc:  # noqa: BLE001 (a timeout or a crash of this session is an error to report)
-            step = f"after {list(self.result.steps)[-1]!r}" if self.result.steps else "before the upload"
-            self.result.errors.append(f"{step}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+            await self.fail(exc)
         return self.result
 
-    async def close(self) -> None:
-        if self.context is not None:
-            await self.context.close()
 
 
-async def drive(url: str, csvs: list[Path], timeout_s: float, first_index: int = 0) -> list[SessionResult]:
-    from playwright.async_api import async_playwright, expect
+class LabSession(Session):
+    """Open a lab's address, then move its sliders (see the module docstring); ``rank`` = 1, 2, … within the lab."""
+
+    kind = "lab"
+
+    def __init__(self, index: int, browser, url: str, timeout_s: float, expect, lab: str, rank: int,
+                 cpu: Callable[[], tuple[float, float]] | None = None) -> None:
+        super().__init__(index, browser, url, timeout_s, expect, cpu)
+        self.lab, self.rank = lab, rank
+        self.path, self.heading, self.second = LAB_SLIDERS[lab]
+
+    async def now(self) -> float:
+        return float(await self.page.evaluate("performance.now()"))
+
+    async def move(self, name: str, label: str, presses: int) -> None:
+        """Press ArrowRight (``presses`` > 0) or ArrowLeft on the slider ``label``; the step ends when the slider
+        shows its new value and a run that started after the last press has settled the page."""
+        slider = self.page.locator(f"input[type=range][aria-label='{label}']")
+        start = float(await slider.input_value())
+        key = "ArrowRight" if presses > 0 else "ArrowLeft"
+
+        async def body() -> None:
+            await slider.focus()
+            for _ in range(abs(presses) - 1):
+                await slider.press(key)
+            since = await self.now()
+            await slider.press(key)
+            await self.page.wait_for_function(
+                "([el, start]) => Number(el.value) !== start", arg=[await slider.element_handle(), start],
+                timeout=self.timeout, polling=50)
+            await self.settled(since)
+
+        await self.timed(name, body)
+        value = float(await slider.input_value())
+        if presses > 0 and value <= start or presses < 0 and value >= start:
+            self.result.errors.append(f"{name}: the slider {label!r} stayed at {start:g}")
+
+    async def run(self) -> SessionResult:
+        try:
+            await self.open_context()
+            page = self.page
+
+            async def open_lab() -> None:
+                await page.goto(f"{self.url}/{self.path}")
+                await self.expect(page.get_by_role("heading", level=1)).to_contain_text(self.heading,
+                                                                                        timeout=self.timeout)
+                await self.settled(-1.0)
+
+            await self.timed("open lab", open_lab)
+            await self.move("Seed +k", "Seed", self.rank)
+            await self.move("second slider +1", self.second, 1)
+            await self.move("Seed −k (back)", "Seed", -self.rank)
+        except Exception as exc:  # noqa: BLE001 (a timeout or a crash of this session is an error to report)
+            await self.fail(exc)
+        return self.result
+
+
+# --------------------------------------------------------------------------------------------------
+# driving and measuring one scenario
+# --------------------------------------------------------------------------------------------------
+async def drive(sessions_of: Callable[[object], list[Session]],
+                cpu: Callable[[], tuple[float, float]]) -> tuple[list[SessionResult], tuple[float, float]]:
+    """Run the sessions made by ``sessions_of(browser)`` concurrently in one headless Chromium; returns their
+    results and ``cpu()`` read when they are done, before the browser closes (its CPU time goes with it)."""
+    from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            sessions = [Session(first_index + i, browser, url, csv, timeout_s, expect) for i, csv in enumerate(csvs)]
+            sessions = sessions_of(browser)
             results = await asyncio.gather(*(s.run() for s in sessions))
+            cpu_end = cpu()
             for s in sessions:
                 await s.close()
-            return list(results)
+            return list(results), cpu_end
         finally:
             await browser.close()
 
 
-async def touch(url: str) -> None:
-    """Open and close one more session: Streamlit drops disconnected sessions older than the TTL when the next
-    session is stored (a ``cachetools.TTLCache`` expires entries on insertion), not by a timer."""
+async def touch(url: str, timeout_s: float) -> float:
+    """Open and close one session on the home page; returns its time to an idle app.  Streamlit drops disconnected
+    sessions older than the TTL when the next session is stored (not by a timer), and imports the app on the first
+    session."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             context = await browser.new_context()
+            await context.add_init_script(RUN_COUNTER_JS)
             page = await context.new_page()
-            await page.goto(url)
-            await page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(state="attached",
-                                                                                        timeout=120_000)
+            t0 = time.perf_counter()
+            await page.goto(url, timeout=timeout_s * 1000)
+            await page.get_by_role("heading", level=1).first.wait_for(timeout=timeout_s * 1000)
+            await page.wait_for_function(SETTLED_JS, arg=[-1, 0], timeout=timeout_s * 1000, polling=100)
+            elapsed = time.perf_counter() - t0
             await context.close()
+            return elapsed
         finally:
             await browser.close()
+
+
+def make_sessions(args: argparse.Namespace, kind: str, n: int, first: int, files: list[Path] | None, expect,
+                  cpu=None) -> Callable[[object], list[Session]]:
+    """The sessions ``first``, …, ``first + n - 1`` of a scenario (``cpu``: record each step's CPU times)."""
+    def sessions_of(browser) -> list[Session]:
+        out: list[Session] = []
+        for i in range(n):
+            index = first + i
+            if kind == "regression":
+                out.append(RegressionSession(index, browser, args.url, args.timeout, expect, files[index], cpu=cpu))
+            else:
+                lab = args.labs[index % len(args.labs)]  # the solo session is the next in turn: a rank nobody used
+                rank = 1 + index // len(args.labs)
+                out.append(LabSession(index, browser, args.url, args.timeout, expect, lab, rank, cpu=cpu))
+        return out
+    return sessions_of
+
+
+def run_scenario(args: argparse.Namespace, kind: str, sessions: int, rows: int) -> dict:
+    """Start a server, run ``args.rounds`` waves of ``sessions`` concurrent sessions of ``kind``, one solo session,
+    let the sessions expire; return the measurements."""
+    from playwright.async_api import expect
+
+    total = sessions * args.rounds + 1  # + the solo session
+    with tempfile.TemporaryDirectory(prefix="calib_load_") as tmp:
+        tmp_dir = Path(tmp)
+        files = None
+        if kind == "regression":
+            files = [write_csv(tmp_dir / f"session_{i:02d}.csv", rows, seed=i) for i in range(total)]
+        port = free_port()
+        log_path = tmp_dir / "server.log"
+        load_before = load_average()
+        proc = start_server(port, log_path, args.session_ttl)
+        monitor = None
+        try:
+            args.url = url = f"http://127.0.0.1:{port}"
+            t_start = time.perf_counter()
+            wait_healthy(url, proc, log_path)
+            up = time.perf_counter() - t_start
+            monitor = Monitor(proc.pid, args.sample_ms / 1000)
+            monitor.start()
+            rss_start = group_rss_mb(proc.pid)
+            cold = asyncio.run(touch(url, args.timeout))
+            time.sleep(1.0)
+            rss_idle = group_rss_mb(proc.pid)
+            what = (f"{sessions} sessions × {rows:,} rows ({files[0].stat().st_size / 2**20:.1f} MB CSV each)"
+                    if kind == "regression" else f"{sessions} sessions over labs {', '.join(args.labs)}")
+            print(f"[{kind}] server up in {up:.1f} s, first session (imports the app) {cold:.1f} s; {what}; load "
+                  f"average {load_before:.1f}", flush=True)
+            cpu = lambda: cpu_split(proc.pid)  # noqa: E731
+            t0 = time.monotonic()
+            results: list[SessionResult] = []
+            rss_waves = []
+            cpu_server, cpu_browser = 0.0, 0.0
+            for r in range(args.rounds):
+                cpu0 = cpu()  # the browser is not started yet: its CPU time counts from 0
+                wave, cpu1 = asyncio.run(drive(make_sessions(args, kind, sessions, r * sessions, files, expect), cpu))
+                results += wave
+                cpu_server += cpu1[0] - cpu0[0]
+                cpu_browser += cpu1[1] - cpu0[1]
+                rss_waves.append(group_rss_mb(proc.pid))
+                med, p90, _ = stats([v for res in wave for v in res.redraws])
+                print(f"[{kind}] wave {r + 1}/{args.rounds} done after {time.monotonic() - t0:.0f} s: redraws median "
+                      f"{fmt(med)}, p90 {fmt(p90)}; {sum(len(res.errors) for res in wave)} errors; server RSS "
+                      f"{rss_waves[-1]:.0f} MB, peak {monitor.peak():.0f} MB; load average {load_average():.1f}",
+                      flush=True)
+            t1 = time.monotonic()
+            solo = asyncio.run(drive(make_sessions(args, kind, 1, sessions * args.rounds, files, expect, cpu=cpu),
+                                     cpu))[0][0]
+            time.sleep(args.settle)
+            asyncio.run(touch(url, args.timeout))
+            time.sleep(3)
+            rss_settled = group_rss_mb(proc.pid)
+            load_after = load_average()
+            monitor.stop()
+            server_errors = [line for line in log_path.read_text().splitlines()
+                             if "Traceback" in line or "ERROR" in line]
+        finally:
+            if monitor is not None:
+                monitor.stop()
+            stop_server(proc)
+    n_steps = sum(len(r.steps) for r in results)
+    return {
+        "kind": kind, "sessions": sessions, "rounds": args.rounds, "rows": rows, "labs": list(args.labs),
+        "wall_s": t1 - t0, "server_up_s": up, "cold_open_s": cold,
+        "load_before": load_before, "load_during": monitor.mean_load(t0, t1), "load_after": load_after,
+        "rss_start_mb": rss_start, "rss_idle_mb": rss_idle, "rss_peak_mb": monitor.peak(),
+        "rss_after_waves_mb": rss_waves,
+        "rss_settled_mb": rss_settled, "settle_s": args.settle, "session_ttl_s": args.session_ttl,
+        "server_cpu_waves_s": cpu_server, "browser_cpu_waves_s": cpu_browser, "steps_waves": n_steps,
+        "results": [r.__dict__ for r in results], "solo": solo.__dict__, "server_errors": server_errors,
+        "rss_samples": monitor.samples[:: max(1, len(monitor.samples) // 2000)],
+    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -378,102 +670,142 @@ def fmt(s: float) -> str:
     return "–" if s != s else (f"{s * 1000:.0f} ms" if s < 1 else f"{s:.1f} s")
 
 
+def redraws(m: dict) -> list[float]:
+    return [v for r in m["results"] for k, v in r["steps"].items() if k not in FIRST_STEPS]
+
+
+def first_steps(m: dict) -> list[float]:
+    name = "first diagnosis" if m["kind"] == "regression" else "open lab"
+    return [r["steps"][name] for r in m["results"] if name in r["steps"]]
+
+
+def n_errors(m: dict) -> int:
+    return sum(len(r["errors"]) for r in m["results"]) + len(m["solo"]["errors"]) + len(m["server_errors"])
+
+
+def solo_cpu(m: dict, first: bool) -> float:
+    """Median server CPU seconds of the solo session's redraws (``first``: its first-draw step)."""
+    values = [c[0] for k, c in m["solo"]["cpu"].items() if (k in FIRST_STEPS and k != "upload") == first
+              and k != "upload"]
+    return statistics.median(values) if values else float("nan")
+
+
+def print_details(m: dict) -> None:
+    kind, results = m["kind"], m["results"]
+    print(f"\n## {kind}: {m['sessions']} concurrent sessions"
+          + (f" × {m['rounds']} waves" if m["rounds"] > 1 else "")
+          + (f", {m['rows']:,} rows each" if kind == "regression" else f" over labs {', '.join(m['labs'])}")
+          + f", {m['wall_s']:.0f} s wall clock; load average {m['load_before']:.1f} before, "
+          f"{m['load_during']:.1f} during (this bench included)\n")
+    step_names = list(dict.fromkeys(k for r in results for k in r["steps"]))
+    print("| step (all sessions) | n | median | p90 | max | server CPU alone | browser CPU alone |")
+    print("|---|---|---|---|---|---|---|")
+    for name in step_names:
+        values = [r["steps"][name] for r in results if name in r["steps"]]
+        med, p90, mx = stats(values)
+        cpu = m["solo"]["cpu"].get(name)
+        cpu_text = f"{fmt(cpu[0])} | {fmt(cpu[1])}" if cpu else "– | –"
+        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | {cpu_text} |")
+    every = redraws(m)
+    med, p90, mx = stats(every)
+    print(f"| **all redraws** | {len(every)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | "
+          f"{fmt(solo_cpu(m, first=False))} (median) | |")
+    per_step = m["server_cpu_waves_s"] / max(m["steps_waves"], 1)
+    print(f"\nCPU during the waves: server {m['server_cpu_waves_s']:.0f} s ({fmt(per_step)} per step over "
+          f"{m['steps_waves']} steps), browsers {m['browser_cpu_waves_s']:.0f} s, i.e. {m['wall_s'] * 2:.0f} core-s "
+          f"available on 2 cores in {m['wall_s']:.0f} s.")
+    c = solo_cpu(m, first=False)
+    n = m["sessions"]
+    print(f"Projection with the browsers elsewhere (server CPU {fmt(c)} per redraw, scripts serialised on one core): "
+          f"{n} redraws at the same instant finish after {fmt((n + 1) / 2 * c)} (median) and {fmt(n * c)} (last).")
+    print(f"Server RSS (process group): {m['rss_start_mb']:.0f} MB at start, {m['rss_idle_mb']:.0f} MB after the first "
+          f"session (app imported), peak {m['rss_peak_mb']:.0f} MB, after each wave "
+          f"{', '.join(f'{mb:.0f}' for mb in m['rss_after_waves_mb'])} MB, {m['rss_settled_mb']:.0f} MB after the "
+          f"sessions expired (TTL {m['session_ttl_s']:.0f} s, settled {m['settle_s']:.0f} s, one more session opened "
+          f"and closed)")
+    print(f"Errors: {n_errors(m)}")
+    for r in [*results, m["solo"]]:
+        for e in r["errors"]:
+            print(f"  session {r['index']}: {e}")
+    for line in m["server_errors"][:20]:
+        print(f"  server log: {line}")
+
+
+def readme_rows(ms: list[dict]) -> None:
+    print("\n| scenario | load avg before / during | first draw median / p90 | redraw median / p90 / max | "
+          "server CPU per redraw (alone) | peak RSS | RSS after the sessions expired | errors |")
+    print("|---|---|---|---|---|---|---|---|")
+    for m in ms:
+        name = (f"{m['sessions']} sessions × {m['rows']:,} rows, Regression page" if m["kind"] == "regression"
+                else f"{m['sessions']} sessions, labs {', '.join(LAB_SLIDERS[k][1].split()[1] for k in m['labs'])}")
+        f_med, f_p90, _ = stats(first_steps(m))
+        r_med, r_p90, r_max = stats(redraws(m))
+        print(f"| {name} | {m['load_before']:.1f} / {m['load_during']:.1f} | {fmt(f_med)} / {fmt(f_p90)} | "
+              f"{fmt(r_med)} / {fmt(r_p90)} / {fmt(r_max)} | {fmt(solo_cpu(m, first=False))} | "
+              f"{m['rss_peak_mb']:.0f} MB | {m['rss_settled_mb']:.0f} MB | {n_errors(m)} |")
+
+
+def bound_lines() -> None:
+    """The caches' memory bound (dashboard.cache.memory_bound) as the server computes it with the default config."""
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")  # no "No runtime found" warnings outside a server
+    try:
+        from dashboard.cache import memory_bound
+    except ImportError:
+        return
+    bound = memory_bound(upload_limit_mb=500)
+    print("\nMemory bound of the server's caches (default config):")
+    for name, nbytes in bound.items():
+        print(f"  {name}: {nbytes / 2**20:,.0f} MB")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sessions", type=int, default=10)
+    ap.add_argument("--all", action="store_true", help="both scenarios with their defaults, one server each")
+    ap.add_argument("--scenario", choices=("regression", "lab"), default="regression")
+    ap.add_argument("--sessions", type=int, default=None, help="concurrent sessions (regression 10, lab 30)")
     ap.add_argument("--rounds", type=int, default=1, help="waves of --sessions new sessions, one after the other")
-    ap.add_argument("--rows", type=float, default=1e5, help="rows of each session's upload")
+    ap.add_argument("--rows", type=float, default=1e5, help="rows of each regression session's upload")
+    ap.add_argument("--labs", default=",".join(LAB_SLIDERS),
+                    help=f"labs of the lab scenario, comma-separated ({', '.join(LAB_SLIDERS)})")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per step before it counts as an error")
-    ap.add_argument("--sample-ms", type=float, default=100)
-    ap.add_argument("--settle", type=float, default=10, help="seconds to wait after the sessions closed")
+    ap.add_argument("--sample-ms", type=float, default=200)
+    ap.add_argument("--session-ttl", type=float, default=30, help="server.disconnectedSessionTTL of the server (s)")
+    ap.add_argument("--settle", type=float, default=None, help="seconds to wait after the sessions closed "
+                    "(default: the TTL + 5)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers to this file")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
         return 2
-
-    with tempfile.TemporaryDirectory(prefix="calib_load_") as tmp:
-        tmp_dir = Path(tmp)
-        n_rows = int(args.rows)
-        csvs = [write_csv(tmp_dir / f"session_{i:02d}.csv", n_rows, seed=i) for i in range(args.sessions * args.rounds)]
-        port = free_port()
-        log_path = tmp_dir / "server.log"
-        proc = start_server(port, log_path)
-        sampler = None
+    args.labs = [k.strip() for k in args.labs.split(",") if k.strip()]
+    unknown = [k for k in args.labs if k not in LAB_SLIDERS]
+    if unknown or not args.labs:
+        print(f"unknown lab(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(LAB_SLIDERS)}", file=sys.stderr)
+        return 2
+    if args.settle is None:
+        args.settle = args.session_ttl + 5
+    plan = ([("regression", 10), ("lab", 30)] if args.all else
+            [(args.scenario, args.sessions or (10 if args.scenario == "regression" else 30))])
+    if args.all and args.sessions is not None:
+        print("--all runs 10 regression and 30 lab sessions; --sessions is ignored", file=sys.stderr)
+    measured = []
+    for kind, sessions in plan:
         try:
-            url = f"http://127.0.0.1:{port}"
-            t_start = time.perf_counter()
-            wait_healthy(url, proc, log_path)
-            print(f"server up in {time.perf_counter() - t_start:.1f} s on {url}; {args.sessions} sessions × "
-                  f"{n_rows:,} rows ({csvs[0].stat().st_size / 2**20:.1f} MB CSV each)", flush=True)
-            sampler = RssSampler(proc.pid, args.sample_ms / 1000)
-            sampler.start()
-            time.sleep(0.5)
-            rss_idle = group_rss_mb(proc.pid)
-            t0 = time.perf_counter()
-            results: list[SessionResult] = []
-            rss_rounds = []
-            for r in range(args.rounds):
-                wave = csvs[r * args.sessions:(r + 1) * args.sessions]
-                results += asyncio.run(drive(url, wave, args.timeout, first_index=r * args.sessions))
-                rss_rounds.append(group_rss_mb(proc.pid))
-                print(f"wave {r + 1}/{args.rounds} done after {time.perf_counter() - t0:.0f} s; server RSS "
-                      f"{rss_rounds[-1]:.0f} MB, peak so far {sampler.peak:.0f} MB", flush=True)
-            wall = time.perf_counter() - t0
-            rss_end_sessions = rss_rounds[-1]
-            time.sleep(args.settle)
-            asyncio.run(touch(url))
-            time.sleep(5)
-            rss_settled = group_rss_mb(proc.pid)
-            sampler.stop()
-            server_errors = [line for line in log_path.read_text().splitlines()
-                             if "Traceback" in line or "ERROR" in line]
-        finally:
-            if sampler is not None:
-                sampler.stop()
-            stop_server(proc)
-
-    step_names = list(dict.fromkeys(k for r in results for k in r.steps))
-    waves = f" × {args.rounds} waves" if args.rounds > 1 else ""
-    print(f"\n{args.sessions} concurrent sessions{waves}, {n_rows:,} rows each, {wall:.0f} s wall clock\n")
-    print("| session | upload | first diagnosis | control changes: median | p90 | max | errors |")
-    print("|---|---|---|---|---|---|---|")
-    for r in results:
-        med, p90, mx = stats(r.control_latencies)
-        print(f"| {r.index} | {fmt(r.steps.get('upload', float('nan')))} | "
-              f"{fmt(r.steps.get('first diagnosis', float('nan')))} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | "
-              f"{len(r.errors)} |")
-    print("\n| step (all sessions) | n | median | p90 | max |")
-    print("|---|---|---|---|---|")
-    for name in step_names:
-        values = [r.steps[name] for r in results if name in r.steps]
-        med, p90, mx = stats(values)
-        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} |")
-    every = [v for r in results for v in r.control_latencies]
-    med, p90, mx = stats(every)
-    print(f"| **all control changes** | {len(every)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} |")
-    n_errors = sum(len(r.errors) for r in results) + len(server_errors)
-    print(f"\nServer RSS (process group): idle before the sessions {rss_idle:.0f} MB, peak {sampler.peak:.0f} MB, "
-          f"after each wave {', '.join(f'{mb:.0f}' for mb in rss_rounds)} MB, {args.settle:.0f} s after the last "
-          f"sessions closed and one more session opened and closed {rss_settled:.0f} MB ({len(sampler.samples)} "
-          f"samples every {args.sample_ms:.0f} ms)")
-    print(f"Errors: {n_errors}")
-    for r in results:
-        for e in r.errors:
-            print(f"  session {r.index}: {e}")
-    for line in server_errors[:20]:
-        print(f"  server log: {line}")
+            m = run_scenario(args, kind, sessions, int(args.rows))
+        except Exception as exc:  # noqa: BLE001 (the server did not start, the browser did not launch, …)
+            print(f"[{kind}] failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+        print_details(m)
+        measured.append(m)
+    readme_rows(measured)
+    bound_lines()
+    total_errors = sum(n_errors(m) for m in measured)
+    print(f"\nload average now {load_average():.1f}; errors in all: {total_errors}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "sessions": args.sessions, "rounds": args.rounds, "rows": n_rows, "wall_s": wall, "rss_idle_mb": rss_idle,
-            "rss_after_waves_mb": rss_rounds,
-            "rss_peak_mb": sampler.peak, "rss_end_mb": rss_end_sessions, "rss_settled_mb": rss_settled,
-            "rss_samples": sampler.samples[:: max(1, len(sampler.samples) // 2000)],
-            "results": [{"session": r.index, "steps": r.steps, "errors": r.errors} for r in results],
-            "server_errors": server_errors,
-        }, indent=1))
-    return 1 if n_errors else 0
+        args.json.write_text(json.dumps(measured, indent=1, default=str))
+    return 1 if total_errors else 0
 
 
 if __name__ == "__main__":
