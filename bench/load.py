@@ -747,8 +747,12 @@ def readme_rows(ms: list[dict]) -> None:
 
 def bound_lines() -> None:
     """The caches' memory bound (dashboard.cache.memory_bound) as the server computes it with the default config."""
+    import logging
+
+    import streamlit  # noqa: F401 (creates the logger silenced below)
+
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")  # no "No runtime found" warnings outside a server
+    logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)  # "No runtime found"
     try:
         from dashboard.cache import memory_bound
     except ImportError:
