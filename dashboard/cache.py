@@ -4,8 +4,8 @@ Two :class:`dashboard.store.BoundedStore` instances (the store of loaded data an
 :mod:`dashboard.state`):
 
 * :data:`RESULTS` — diagnoses (:func:`diagnose_cached`) and other computed results (:func:`cached`: the labs' runs,
-  Home's example), kept pickled: every hit unpickles a private copy, as ``st.cache_data`` does, and the size
-  charged is the pickle's length; at most :data:`RESULT_CACHE_BYTES`;
+  Home's example): every hit is a private deep copy, as with ``st.cache_data`` (nothing is pickled); at most
+  :data:`RESULT_CACHE_BYTES`;
 * :data:`FIGURES` — Plotly figures (:func:`figure`), shared as objects (never mutated); at most
   :data:`FIGURE_CACHE_BYTES`.
 
@@ -19,10 +19,9 @@ byte budget the least recently used go first.  :func:`memory_bound` states what 
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
-import importlib
 import json
-import pickle
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -39,27 +38,27 @@ from calib_core.selection import with_selected
 
 from .store import BoundedStore, approx_nbytes
 
-RESULT_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`RESULTS` (pickled diagnoses and lab runs)
+RESULT_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`RESULTS` (diagnoses and lab runs)
 FIGURE_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`FIGURES` (shared Plotly figures)
 CACHE_IDLE_SECONDS = 3600.0  #: a cached result or figure not used for this long is dropped
 
-#: Pickled results shared by all sessions (diagnoses, lab runs, Home's example).
+#: Results shared by all sessions (diagnoses, lab runs, Home's example); every hit is a deep copy.
 RESULTS = BoundedStore(max_bytes=RESULT_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 #: Plotly figures shared by all sessions.
 FIGURES = BoundedStore(max_bytes=FIGURE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 _COMPUTE_LOCKS = tuple(threading.Lock() for _ in range(64))  # one computation per key at a time (striped by hash)
 
 
-def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, pickled: bool,
+def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, copied: bool,
              spinner: str | None = None, nbytes: Callable[[Any], int] | None = None) -> Any:
-    """The value cached in ``store`` under ``key``, computed by ``compute()`` (under ``st.spinner(spinner)``) on a
-    miss.  ``pickled``: the store keeps the pickle and every hit returns an unpickled copy (callers may do what they
-    like with it); otherwise the object itself is shared and must never be mutated (size ``nbytes(value)``, default
-    :func:`dashboard.store.approx_nbytes`).  Concurrent misses of one key compute once; the others wait.  A value
-    larger than the store's budget is returned but not kept."""
+    """The value cached in ``store`` under ``key``, computed by ``compute()`` (under ``st.spinner(spinner)``, the
+    calling page's own words) on a miss; its size is ``nbytes(value)`` (default :func:`dashboard.store.approx_nbytes`).
+    ``copied``: the store keeps its own deep copy and every hit returns a new one (callers may do what they like
+    with it); otherwise the object itself is shared and must never be mutated.  Concurrent misses of one key compute
+    once; the others wait.  A value larger than the store's budget is returned but not kept."""
     def hit() -> Any:
         value = store.get(key)
-        return pickle.loads(value) if pickled and value is not None else value
+        return copy.deepcopy(value) if copied and value is not None else value
 
     value = hit()
     if value is not None:
@@ -70,11 +69,8 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
             return value
         with st.spinner(spinner) if spinner else contextlib.nullcontext():
             value = compute()
-        if pickled:
-            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            store.put(key, data, nbytes=len(data))
-        else:
-            store.put(key, value, nbytes=(nbytes or approx_nbytes)(value))
+        kept = copy.deepcopy(value) if copied else value
+        store.put(key, kept, nbytes=(nbytes or approx_nbytes)(kept))
     return value
 
 
@@ -83,7 +79,7 @@ def diagnose_cached(key: str, pset: cc.PredictionSet, **options: Any) -> cc.Repo
     + filters + selection) and the options (serialised with sorted keys, so equal options hit the same entry)."""
     options_json = json.dumps(options, sort_keys=True)
     return memoized(RESULTS, ("diagnosis", key, options_json),
-                    lambda: cc.diagnose(pset, by_group=False, **options), pickled=True,
+                    lambda: cc.diagnose(pset, by_group=False, **options), copied=True,
                     spinner="Diagnosing (tests, intervals and verdicts)…")
 
 
@@ -98,12 +94,12 @@ def figure(key: str, build: Callable[[], Any]) -> Any:
     20–60 ms of Plotly validation, which would dominate a redraw.  ``key`` must determine the figure
     completely (data token, filters, options, selection drawn, epoch); the returned figure is never mutated.
     """
-    return memoized(FIGURES, ("figure", key), build, pickled=False, nbytes=_figure_nbytes)
+    return memoized(FIGURES, ("figure", key), build, copied=False, nbytes=_figure_nbytes)
 
 
 def cached(function: Callable[..., Any], *, max_entries: int | None = None,
            spinner: str = "Computing…") -> Callable[..., Any]:
-    """``function`` with its results cached in :data:`RESULTS` (pickled; every hit is a private copy), keyed on the
+    """``function`` with its results cached in :data:`RESULTS` (every hit is a private deep copy), keyed on the
     function and the ``repr`` of its arguments (numbers, strings, tuples: the labs' slider values).  The bound is
     :data:`RESULT_CACHE_BYTES` for all functions together; ``max_entries`` is accepted for older callers and not
     used."""
@@ -112,7 +108,7 @@ def cached(function: Callable[..., Any], *, max_entries: int | None = None,
 
     def call(*args: Any, **kwargs: Any) -> Any:
         key = ("cached", name, repr(args), repr(sorted(kwargs.items())))
-        return memoized(RESULTS, key, lambda: function(*args, **kwargs), pickled=True, spinner=spinner)
+        return memoized(RESULTS, key, lambda: function(*args, **kwargs), copied=True, spinner=spinner)
 
     return call
 
@@ -127,7 +123,7 @@ def memory_bound(*, upload_limit_mb: int) -> dict[str, int]:
     """What the server's caches hold at most, in bytes, by cache (all sessions together; what stays after every
     session has expired): the store of loaded data (:data:`dashboard.state.STORE_MAX_BYTES`), the parsed uploads
     (the upload limit), :data:`RESULTS` and :data:`FIGURES`.  Sizes are those of
-    :func:`dashboard.store.approx_nbytes` (pickles: their length).  Not in it: the built-in examples (six fixed data
+    :func:`dashboard.store.approx_nbytes`.  Not in it: the built-in examples (six fixed data
     sets, built once), the core's null tables (a fixed-size ``lru_cache``) and each open session's own state (its
     upload's bytes and widgets, dropped when the session expires)."""
     from .state import STORE_MAX_BYTES
@@ -187,10 +183,18 @@ def warm_up_server() -> None:
     :func:`warm_up_pages`, then the labs' modules; finally the heap is frozen (:func:`freeze_heap`)."""
     warm_up()
     warm_up_pages()
-    import calib_core.labs as labs
+    from calib_core.labs import (  # noqa: F401 (imported to be frozen with the rest)
+        accrue,
+        cauchy,
+        isotonic,
+        marginal,
+        nlpd,
+        quantile_reg,
+        random_sigma,
+        temperature,
+        three_names,
+    )
 
-    for item in labs.LABS:
-        importlib.import_module(f"calib_core.labs.{item.key}")
     freeze_heap()
 
 

@@ -1,5 +1,5 @@
 """dashboard.cache: the shared result and figure caches are bounded in bytes, compute a key once under concurrency,
-and give private copies of pickled results (issue 15, point 8: the server's memory is bounded)."""
+and give private copies of results (issue 15, point 8: the server's memory is bounded)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_concurrent_misses_of_one_key_compute_once(small_store):
         return np.arange(10)
 
     out = []
-    threads = [threading.Thread(target=lambda: out.append(cache.memoized(small_store, "k", compute, pickled=True)))
+    threads = [threading.Thread(target=lambda: out.append(cache.memoized(small_store, "k", compute, copied=True)))
                for _ in range(8)]
     for thread in threads:
         thread.start()
@@ -37,22 +37,22 @@ def test_concurrent_misses_of_one_key_compute_once(small_store):
     assert all(np.array_equal(x, np.arange(10)) for x in out)
 
 
-def test_pickled_hits_are_private_copies_and_shared_values_are_the_object(small_store):
-    first = cache.memoized(small_store, "p", lambda: {"a": [1, 2]}, pickled=True)
-    hit = cache.memoized(small_store, "p", lambda: pytest.fail("recomputed"), pickled=True)
+def test_copied_hits_are_private_copies_and_shared_values_are_the_object(small_store):
+    first = cache.memoized(small_store, "p", lambda: {"a": [1, 2]}, copied=True)
+    hit = cache.memoized(small_store, "p", lambda: pytest.fail("recomputed"), copied=True)
     hit["a"].append(3)  # a caller mutating its copy does not change what the next caller gets
-    assert cache.memoized(small_store, "p", lambda: None, pickled=True) == {"a": [1, 2]} == first
+    assert cache.memoized(small_store, "p", lambda: None, copied=True) == {"a": [1, 2]} == first
     obj = object()
-    assert cache.memoized(small_store, "o", lambda: obj, pickled=False, nbytes=lambda v: 10) is obj
-    assert cache.memoized(small_store, "o", lambda: pytest.fail("rebuilt"), pickled=False) is obj
+    assert cache.memoized(small_store, "o", lambda: obj, copied=False, nbytes=lambda v: 10) is obj
+    assert cache.memoized(small_store, "o", lambda: pytest.fail("rebuilt"), copied=False) is obj
 
 
 def test_results_beyond_the_budget_evict_the_least_recently_used(small_store):
-    for i in range(6):  # 6 pickles of ~2.5 kB into 10 kB
-        cache.memoized(small_store, ("r", i), lambda i=i: np.full(300, float(i)), pickled=True)
+    for i in range(6):  # 6 arrays of 2.4 kB into 10 kB
+        cache.memoized(small_store, ("r", i), lambda i=i: np.full(300, float(i)), copied=True)
     assert small_store.total_bytes <= 10_000 and len(small_store) < 6
     assert ("r", 5) in small_store and ("r", 0) not in small_store
-    big = cache.memoized(small_store, "big", lambda: np.zeros(5_000), pickled=True)  # 40 kB: returned, not kept
+    big = cache.memoized(small_store, "big", lambda: np.zeros(5_000), copied=True)  # 40 kB: returned, not kept
     assert big.shape == (5_000,) and "big" not in small_store and small_store.total_bytes <= 10_000
 
 

@@ -65,6 +65,7 @@ OWN_TEXT: dict[str, str] = {
     "data[0].task": "the task: 'regression' or 'classification'",
     "pset.layout": "the loader's layout name (gaussian, quantile, sample, point, probs, logits, top_label, …)",
     "pages/data.py:target": "a page path of this project",
+    "dashboard/cache.py:spinner": "the spinner text a page passes to a cache call: its own fixed words",
     "dashboard/state.py:hours": "dashboard.state.STORE_IDLE_HOURS, an int, and the word 'hours'",
     "dashboard/state.py:target": "a page path of this project",
     "pages/data.py:task": "the task: a fixed option of the segmented control, or the loop over both tasks",
