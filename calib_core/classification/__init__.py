@@ -11,9 +11,10 @@ The mirror of :mod:`calib_core.regression`, module for module::
     from calib_core.classification.reading import parse_classification_frame   # used by cc.load_predictions
     from calib_core.classification.diagnose import diagnose_classification     # used by cc.diagnose
     from calib_core.classification.evaluate import evaluate_classification     # used by cc.evaluate
+    from calib_core.classification import corp                 # CORP reliability, MCB − DSC + UNC, Murphy
 """
 
-from . import calibrators, diagnose, diagrams, metrics, reading
+from . import calibrators, corp, diagnose, diagrams, metrics, reading
 from .calibrators import (
     BBQ,
     HistogramBinning,
@@ -35,6 +36,7 @@ __all__ = [
     "TemperatureScaling",
     "VectorScaling",
     "calibrators",
+    "corp",
     "diagnose",
     "diagnose_classification",
     "diagrams",
