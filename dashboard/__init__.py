@@ -21,7 +21,7 @@ from .frame import PAGE_ICON, take_over_navigation
 
 take_over_navigation()  # first: a page run without app.py's navigation reruns here, before drawing anything
 
-from .cache import cached, diagnose_cached, figure, warm_up_core
+from .cache import cached, corp_cached, diagnose_cached, figure, warm_up_core
 from .display import (
     METRIC_COLUMN_CONFIG,
     SELECT_MODES,
@@ -72,7 +72,8 @@ __all__ = [
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
     "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
     "chart", "column_labels", "content_token", "csv_safe", "current_data", "data_caption", "data_status",
-    "data_store", "dataframe", "diagnose_cached", "diagnose_rows", "export_row", "figure", "filter_controls",
+    "data_store", "dataframe", "corp_cached", "diagnose_cached", "diagnose_rows", "export_row", "figure",
+    "filter_controls",
     "init_state", "is_registry_metric", "keep_data", "keep_widget_values", "lab_index", "load_example",
     "loaded_data_link", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
     "record_run_time", "require_data", "set_data", "set_example", "show_metric_groups", "show_metric_table",

@@ -32,6 +32,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import examples, plots, views
+from calib_core.classification.corp import corp_of
 from calib_core.registry import metric_keys
 from calib_core.regression.inference import warm_up
 from calib_core.selection import with_selected
@@ -72,6 +73,17 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
         kept = copy.deepcopy(value) if copied else value
         store.put(key, kept, nbytes=(nbytes or approx_nbytes)(kept))
     return value
+
+
+@st.cache_data(max_entries=32, show_spinner="CORP: PAV curves, bands and score decompositions…")
+def _corp(key: str, _pset: cc.PredictionSet, options_json: str) -> dict[str, Any]:
+    return corp_of(_pset, **json.loads(options_json))
+
+
+def corp_cached(key: str, pset: cc.PredictionSet, **options: Any) -> dict[str, Any]:
+    """``calib_core.classification.corp.corp_of`` of the chosen rows, cached on an explicit key and the options
+    (issue 16: the CORP reliability diagram, its bands, the score decomposition and the Murphy diagram)."""
+    return _corp(key, pset, json.dumps(options, sort_keys=True))
 
 
 def diagnose_cached(key: str, pset: cc.PredictionSet, **options: Any) -> cc.Report:

@@ -15,6 +15,7 @@ import streamlit as st
 import calib_core as cc
 import dashboard as ui
 from calib_core import plots, views
+from calib_core.plots import corp as corp_plots
 from calib_core.registry import metric_keys
 from calib_core.selection import describe_selection
 
@@ -25,9 +26,11 @@ pset, token, name = ui.require_data("classification", ui.DEFAULT_CLASSIFICATION_
 st.markdown(ui.data_caption(pset, name))
 
 rows, models, group, (n_resamples, n_sims) = ui.filter_controls(pset, "cls")
+REL_KINDS = ("binned (Guo et al.)", "CORP (PAV)")
 binary = views.is_binary(pset)
 ui.init_state({"cls_n_bins": 15, "cls_strategy": "equal width", "cls_target": "top label",
-               "cls_hist_scale": "linear"}, persist=True)
+               "cls_hist_scale": "linear", "cls_rel_kind": "binned (Guo et al.)", "cls_corp_band": "consistency"},
+              persist=True)
 ui.persist("cls_per_class_model")
 c1, c2, c3, _ = st.columns([3, 2.5, 2.5, 1])
 n_bins = c1.slider("Confidence bins", 5, 30, key="cls_n_bins", help="Guo et al. use 15 equal-width bins.")
@@ -98,13 +101,40 @@ selection.row("**No bins selected** — click bars to inspect them." if sel_mask
               "**" + ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), "confidence bins",
                                                      n_bins=int(n_bins))) + "**",
               icon=":material/deselect:")
+rel_kind = st.segmented_control(
+    "Reliability diagram", list(REL_KINDS), key="cls_rel_kind",
+    help="Binned: Guo et al.'s bars over confidence bins (click them to select rows). CORP: the isotonic (PAV) "
+    "recalibration curve of Dimitriadis, Gneiting & Jordan (2021) — no bins to choose — with its consistency and "
+    "confidence bands, and below the metrics the score decomposition MCB − DSC + UNC and the Murphy diagram.",
+) or REL_KINDS[0]
+use_corp = rel_kind == REL_KINDS[1]
+corps = None
+if use_corp:
+    corp_options = {"target": target, "n_resamples": min(int(n_sims), 1000), "n_boot": min(int(n_resamples), 200),
+                    "level": level, "seed": 0}
+    corps = ui.corp_cached(base_key, sub, models=shown, **corp_options)
 left, right = st.columns(2)
 with left:
-    selection.chart(rel_fig, "cls_rel_chart")
-    st.caption(
-        "Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence (red = "
-        "over-confident). ECE is the count-weighted mean of the gaps."
-    )
+    if corps:
+        band = st.segmented_control("Band", list(corp_plots.BAND_CHOICES), key="cls_corp_band",
+                                    label_visibility="collapsed",
+                                    help="Consistency: where a calibrated forecaster's CORP curve falls 90% of the "
+                                    "time (labels redrawn from the forecasts). Confidence: 90% bootstrap band of "
+                                    "this curve.") or "consistency"
+        corp_fig = ui.figure(f"{base_key}|corp|{sorted(corp_options.items())}|band={band}",
+                             lambda: corp_plots.corp_reliability_figure(corps, colors=colors, band=band))
+        ui.chart(corp_fig, "cls_corp_chart")
+        st.caption(
+            "CORP: the PAV (isotonic) fit of the outcome on the forecast — the recalibrated probability at each "
+            "forecast. On the diagonal = calibrated; where it leaves the grey consistency band, the miscalibration is "
+            "more than chance at this N. MCB in the legend: the Brier miscalibration (table below)."
+        )
+    else:
+        selection.chart(rel_fig, "cls_rel_chart")
+        st.caption(
+            "Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence (red = "
+            "over-confident). ECE is the count-weighted mean of the gaps."
+        )
 with right:
     selection.chart(hist_fig, "cls_hist_chart")
     cap, scale = st.columns([3, 2], vertical_alignment="center")
@@ -152,6 +182,28 @@ ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
 per_class_fig = None
+murphy_fig = None
+
+# ------------------------------------------------------------------------------------------------ CORP
+if corps:
+    st.subheader("Score decomposition (CORP)")
+    st.caption(
+        "Mean score S = MCB − DSC + UNC from the PAV-recalibrated forecasts (Dimitriadis, Gneiting & Jordan 2021): "
+        "MCB = miscalibration (what recalibration would gain; ≥ 0), DSC = discrimination (how much the recalibrated "
+        f"forecasts beat the base rate; ≥ 0), UNC = the base rate's own score. {level:.0%} bootstrap intervals; "
+        "'MCB if calibrated' is what a perfectly calibrated forecaster gets at this N (PAV fits noise); the MCB "
+        "test compares MCB with its null draws ('floor': MCB beat all of them). Brier here is that of the binary "
+        "event ((x − y)²; for two classes half the Brier of the metric table)."
+    )
+    ui.dataframe(corp_plots.decomposition_display_table(corps), hide_index=True, width="stretch")
+    murphy_fig = ui.figure(f"{base_key}|murphy|{sorted(corp_options.items())}",
+                           lambda: corp_plots.murphy_figure({m: c.murphy for m, c in corps.items()}, colors=colors))
+    ui.chart(murphy_fig, "cls_murphy_chart")
+    st.caption(
+        "Murphy diagram (Ehm et al. 2016): the mean elementary score at each threshold θ — the loss of a user who "
+        "acts when the forecast exceeds θ, with cost–loss ratio θ. Lower is better; a model below another at every "
+        "θ is better for every user and every proper score. The area under a curve is half its Brier score."
+    )
 
 # ------------------------------------------------------------------------------------- per class
 if not pset.top_label_only:
@@ -190,6 +242,8 @@ if not pset.top_label_only:
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
 
 export_figures = {"Reliability diagram": rel_fig, "Confidence histogram": hist_fig}
+if corps:
+    export_figures.update({"CORP reliability diagram": corp_fig, "Murphy diagram": murphy_fig})
 if per_class_fig is not None:
     export_figures["Per-class reliability"] = per_class_fig
 ui.export_row(

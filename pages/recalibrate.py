@@ -22,8 +22,10 @@ import streamlit as st
 import calib_core as cc
 import dashboard as ui
 from calib_core import export, views
+from calib_core.classification.corp import mcb_dsc_points
 from calib_core.plots import model_colors
 from calib_core.plots.comparison import comparison_dot_figure, comparison_figures
+from calib_core.plots.corp import emphasise, mcb_dsc_figure, picked_point
 from calib_core.plots.tables import comparison_columns, comparison_summary
 from calib_core.protocol import has_split_column
 from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
@@ -305,8 +307,39 @@ ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(tabl
                             "calibrator": st.column_config.TextColumn(pinned=True)})
 st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted.")
 
-st.subheader("Before / after (test rows of trial 1)")
 models = [m for m in pset.models() if result.diagrams.get(m)]
+picked_cal = None
+if task == "classification" and models:
+    st.subheader("MCB–DSC plane (test rows of trial 1)")
+    if "plane" not in view:
+        view["plane"] = mcb_dsc_points(pset, result)
+    points = view["plane"]
+    if points.empty:
+        st.caption("No calibrated test rows to place in the plane.")
+    else:
+        pick = picked_point(st.session_state.get("recal_plane"))
+        if pick is not None and pick != st.session_state.get("recal_plane_applied"):
+            # a new click: select that model and calibrator in the views below (before their widgets exist)
+            st.session_state["recal_plane_applied"] = pick
+            if pick[0] in models and len(models) > 1:
+                st.session_state["recal_model"] = pick[0]
+            if pick[1] in result.calibrators:
+                st.session_state["recal_dl_which"] = pick[1]
+        elif pick is None:
+            st.session_state.pop("recal_plane_applied", None)
+        picked_cal = pick[1] if pick is not None else None
+        ui.chart(mcb_dsc_figure(points, colors=model_colors(result.calibrators), reference=BASELINE,
+                                selected=pick), "recal_plane", on_select="rerun", selection_mode="points")
+        event_name = "positive class" if (points["target"] == "positive").all() else "top label"
+        st.caption(
+            f"Brier score of the {event_name} event split as S = MCB − DSC + UNC by the CORP (PAV) recalibration "
+            "(Dimitriadis et al. 2021; the plane of their 2024 triptych): right = more miscalibrated, up = more "
+            "discriminating; dotted lines have equal score, better towards the top left. Arrows go from each "
+            "model's uncalibrated predictions to its calibrators — a calibrator should move left without losing "
+            "height. Marker shape = model. Click a point to select its model and calibrator below."
+        )
+
+st.subheader("Before / after (test rows of trial 1)")
 if not models:
     st.warning("No diagrams: no calibrator could be fitted.")
     st.stop()
@@ -324,6 +357,8 @@ def cached_figures(m: str) -> dict[str, Any]:
 
 figs = cached_figures(model)
 names = list(figs)
+if picked_cal is not None and picked_cal in result.calibrators:  # the plane's pick stands out in every figure
+    figs = {k: emphasise(f, picked_cal, result.calibrators) for k, f in figs.items()}
 if task == "regression":
     left, right = st.columns(2)
     with left:
@@ -370,8 +405,9 @@ with d1:
 with d2:
     st.markdown("**Calibrated predictions**")
     cal_names = [n for n in result.calibrators if any(n in v for v in result.calibrated.values())]
+    if cal_names and st.session_state.get("recal_dl_which") not in cal_names:  # default: the first calibrator
+        st.session_state["recal_dl_which"] = cal_names[min(1, len(cal_names) - 1)]
     which = st.selectbox("Calibrator", cal_names, key="recal_dl_which",
-                         index=min(1, len(cal_names) - 1) if cal_names else 0,
                          help="Fitted on the calibration rows of trial 1, applied to every row; the split column "
                               "says which rows were used for fitting.")
     if which:

@@ -80,10 +80,31 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     wait_for_app(page)
     _run(page)
     charts = page.get_by_test_id("stPlotlyChart")
-    expect(charts).to_have_count(3)  # the comparison's dot plot, reliability diagram, confidence histogram
-    expect(charts.nth(1).locator(".legend")).to_contain_text("temperature scaling")
-    expect(charts.nth(2).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
+    expect(charts).to_have_count(4)  # the dot plot, the MCB–DSC plane, reliability diagram, confidence histogram
+    expect(charts.nth(2).locator(".legend")).to_contain_text("temperature scaling")
+    expect(charts.nth(3).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
     full_height_screenshot(page, artifacts_dir / "recalibrate_classification.png")
+
+    # the MCB–DSC plane (issue 16, point 3): clicking the isotonic point selects it in the downloads' picker
+    plane = page.locator(".st-key-recal_plane").get_by_test_id("stPlotlyChart")
+    legend = plane.locator(".legend")
+    for name in ("uncalibrated", "temperature scaling", "histogram binning", "isotonic", "BBQ"):
+        expect(legend).to_contain_text(name)
+    picker = page.get_by_role("combobox", name="Calibrator")
+    expect(picker).to_have_value("temperature scaling")
+    traces = plane.locator(".scatterlayer .trace")
+    point = traces.nth(traces.count() - 2).locator(".points path").first  # isotonic: the 4th of 5 point traces
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x - 6, y - 6)
+    page.mouse.move(x, y, steps=4)
+    page.wait_for_timeout(250)
+    page.mouse.click(x, y)
+    expect(picker).to_have_value("isotonic", timeout=120_000)
+    wait_for_app(page)
+    page.mouse.move(5, 5)
+    plane.screenshot(path=str(artifacts_dir / "recalibrate_mcb_dsc_plane.png"))
 
 
 def test_recalibrate_controls_survive_page_switches(app_page):

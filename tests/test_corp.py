@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from peers import require_peer
@@ -109,6 +109,9 @@ def test_decomposition_identity_and_signs(data):
 @given(forecasts, st.randoms(use_true_random=False))
 def test_decomposition_invariances(data, rnd):
     x, y = (np.asarray(v, dtype=float) for v in data)
+    # 1 − x can round two distinct forecasts to one (0.001 and 0.0010000000000000002): the complement is then
+    # another forecast, with a tie PAV must pool
+    assume(np.unique(1 - x).size == np.unique(x).size)
     perm = np.array(rnd.sample(range(x.size), x.size))
     for score in C.SCORES:
         d = C.decompose(x, y, score=score)

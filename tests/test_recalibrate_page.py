@@ -215,11 +215,11 @@ def test_classification_comparison_and_reliability_overlay(page):
     wide = got.wide("mean").loc["model"]
     assert wide.loc["temperature scaling", "ece"] < 0.5 * wide.loc["uncalibrated", "ece"]  # over-confident model
     s = specs(at)
-    assert len(s) == 3  # the dot plot, the reliability diagram and the confidence histogram
-    lines = role_traces(s[1], "bins")
+    assert len(s) == 4  # the dot plot, the MCB–DSC plane, the reliability diagram and the confidence histogram
+    lines = role_traces(spec_of(at, "recal_reliability"), "bins")
     assert [d["name"] for d in lines] == ["uncalibrated", "temperature scaling", "matrix scaling"]
     assert len({d["marker"]["color"] for d in lines}) == 3
-    assert len(role_traces(s[2], "hist")) == 3
+    assert len(role_traces(spec_of(at, "recal_confidence"), "hist")) == 3
 
 
 def test_binary_set_offers_platt_and_split_column(page):

@@ -69,6 +69,7 @@ from scipy import special
 from scipy.optimize import isotonic_regression
 
 from ..predictions import PredictionSet, iter_subsets
+from ..protocol import EvaluationResult, model_rows
 from ..significance import monte_carlo_p
 from .metrics import top_label
 
@@ -77,6 +78,7 @@ __all__ = [
     "CURVE_COLUMNS",
     "DECOMPOSITION_COLUMNS",
     "MURPHY_COLUMNS",
+    "PLANE_COLUMNS",
     "SCORES",
     "Corp",
     "CorpTarget",
@@ -85,6 +87,7 @@ __all__ = [
     "corp",
     "corp_of",
     "decompose",
+    "mcb_dsc_points",
     "distinct",
     "murphy_table",
     "pav",
@@ -287,11 +290,13 @@ class Corp:
     ``curve``: :data:`CURVE_COLUMNS` — both ends of every PAV block (the exact step curve, small at any N).
     ``bands``: :data:`BAND_COLUMNS` — the consistency and confidence bands at every distinct forecast value (or
     grid group: ``attrs["grid"]``).  ``decomposition``: :data:`DECOMPOSITION_COLUMNS`, one row per score.
+    ``murphy``: :data:`MURPHY_COLUMNS` at 201 thresholds (:func:`murphy_table`).
     """
 
     curve: pd.DataFrame
     bands: pd.DataFrame
     decomposition: pd.DataFrame
+    murphy: pd.DataFrame
     n: int
     target: str
     info: dict = field(default_factory=dict)
@@ -452,9 +457,10 @@ def corp(
             "n_boot": n_boot, "grid": bool(on_grid), "grid_width": 1.0 / grid if on_grid else 0.0,
             "n_distinct": int(d.value.size), "n_groups": int(n_g.size)}
     curve = _curve_table(d.value, fit, d.count)
-    for t in (curve, bands, decomposition):
+    murphy = _murphy(d, 201)
+    for t in (curve, bands, decomposition, murphy):
         t.attrs.update(info)
-    return Corp(curve=curve, bands=bands, decomposition=decomposition, n=n, target=target, info=info)
+    return Corp(curve=curve, bands=bands, decomposition=decomposition, murphy=murphy, n=n, target=target, info=info)
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -476,10 +482,11 @@ def murphy_table(x: np.ndarray, y: np.ndarray, *, thetas: np.ndarray | int = 201
     or the number of equally spaced θ in [0, 1]).  ∫₀¹ S̄_θ dθ = Brier/2 (S̄_θ is piecewise linear with kinks at
     the forecast values).  Columns :data:`MURPHY_COLUMNS`.  O(N log N + T log N).
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    return _murphy(distinct(x, y), thetas)
+
+
+def _murphy(d: Distinct, thetas: np.ndarray | int) -> pd.DataFrame:
     th = np.linspace(0.0, 1.0, int(thetas)) if np.ndim(thetas) == 0 else np.asarray(thetas, dtype=float)
-    d = distinct(x, y)
     n = float(d.count.sum())
     cum_n = np.r_[0.0, np.cumsum(d.count)]
     cum_h = np.r_[0.0, np.cumsum(d.events)]
@@ -537,3 +544,40 @@ def corp_of(
             tgt = target
         out[model] = corp(x, y, target=tgt, **options)
     return out
+
+
+#: Columns of :func:`mcb_dsc_points`.
+PLANE_COLUMNS = ["model", "calibrator", "mcb", "dsc", "unc", "score", "n_test", "target"]
+
+
+def mcb_dsc_points(
+    pset: PredictionSet, result: EvaluationResult, *, score: Score = "brier", target: CorpTarget | None = None
+) -> pd.DataFrame:
+    """The points of the MCB–DSC plane of a Recalibrate run (Dimitriadis, Gneiting, Jordan & Vogel 2024, IJF 40,
+    "Evaluating probabilistic classifiers: the triptych"): for every model and every calibrator (the uncalibrated
+    predictions included) the CORP decomposition (:func:`decompose`) of its calibrated probabilities on the test
+    rows of the first trial (``result.calibrated``, from ``cc.evaluate(..., diagrams=True)``).
+
+    ``target``: the binary event — default the positive class for K = 2, else the top label (whose event,
+    "the arg-max is right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
+    Columns :data:`PLANE_COLUMNS`.
+    """
+    if pset.task != "classification":
+        raise ValueError("the MCB–DSC plane needs a classification PredictionSet")
+    first = {s["model"]: s for s in result.splits if s["trial"] == 0}
+    rows = []
+    for model, by_cal in result.calibrated.items():
+        split = first.get(model)
+        if split is None or not by_cal:
+            continue
+        idx = model_rows(pset, model)
+        test_rel = np.flatnonzero(np.isin(idx, split["test"]))
+        labels = pset.labels[idx][test_rel]
+        for cal, probs in by_cal.items():
+            p = np.asarray(probs, dtype=float)[test_rel]
+            tgt: CorpTarget = target or ("positive" if p.shape[1] == 2 else "top_label")
+            x, y = binary_events(labels, p, target=tgt)
+            d = decompose(np.clip(x, 0.0, 1.0), y, score=score)
+            rows.append({"model": model, "calibrator": cal, "mcb": d["mcb"], "dsc": d["dsc"], "unc": d["unc"],
+                         "score": d["score"], "n_test": int(test_rel.size), "target": tgt})
+    return pd.DataFrame(rows, columns=PLANE_COLUMNS)

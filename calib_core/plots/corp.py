@@ -1,0 +1,287 @@
+"""Figures and display tables of the CORP lens (issue 16, points 1–3): CORP reliability diagram with consistency
+and confidence bands, the score decomposition table, the Murphy diagram and the MCB–DSC plane.
+
+Built from the tables of :mod:`calib_core.classification.corp` (never raw rows):
+
+================ ===========================================================================================
+table            columns
+================ ===========================================================================================
+curve            forecast, recalibrated, count (both ends of every PAV block)
+bands            forecast, count, consistency_low, consistency_high, confidence_low, confidence_high
+decomposition    score, value, value_low, value_high, mcb, mcb_low, mcb_high, mcb_null_mean, mcb_p_value, dsc, …
+murphy           theta, score
+plane            model, calibrator, mcb, dsc, unc, score (one row per point of the MCB–DSC plane)
+================ ===========================================================================================
+
+Names from uploaded files (models, calibrators) reach trace names and hover text HTML-escaped: Plotly renders a
+subset of HTML there.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..classification.corp import Corp
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, rgba
+
+__all__ = [
+    "BAND_CHOICES",
+    "emphasise",
+    "picked_point",
+    "corp_reliability_figure",
+    "decomposition_display_table",
+    "mcb_dsc_figure",
+    "murphy_figure",
+]
+
+#: What the CORP diagram shades: the consistency band (under calibration), the confidence band, both or none.
+BAND_CHOICES = ("consistency", "confidence", "both", "none")
+
+_AXES = {
+    "top_label": ("confidence (max predicted probability)", "recalibrated accuracy (PAV)"),
+    "positive": ("predicted probability of the positive class", "recalibrated frequency (PAV)"),
+}
+
+
+def _esc(name: object) -> str:
+    return html.escape(str(name), quote=False)
+
+
+def _band_trace(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, color: str, name: str, legend: bool,
+                group: str) -> go.Scatter:
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    xs, lo, hi = x[ok], lo[ok], hi[ok]
+    return go.Scatter(
+        x=np.r_[xs, xs[::-1]], y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=color, line={"width": 0},
+        mode="lines", name=name, showlegend=legend, legendgroup=group, hoverinfo="skip",
+    )
+
+
+def corp_reliability_figure(
+    corps: Mapping[str, Corp],
+    *,
+    colors: Mapping[str, str] | None = None,
+    band: str = "consistency",
+    title: str | None = "CORP reliability diagram",
+) -> go.Figure:
+    """CORP reliability diagram (Dimitriadis, Gneiting & Jordan 2021, Fig. 1): the PAV-recalibrated frequency against
+    the forecast, one line per model, the diagonal, and the pointwise ``band_level`` band(s) shaded: the
+    consistency band (where a calibrated forecaster's curve falls; grey) and/or the bootstrap confidence band of
+    the curve (the model's colour).  Hover: forecast, recalibrated value, rows in the PAV block."""
+    if band not in BAND_CHOICES:
+        raise ValueError(f"band must be one of {BAND_CHOICES}, got {band!r}")
+    if not corps:
+        raise ValueError("no CORP result given")
+    names = list(corps)
+    cols = merged_colors(names, colors)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": REFERENCE_COLOR, "dash": "dot",
+                                                                      "width": 1},
+                             name="calibrated (diagonal)", hoverinfo="skip"))
+    targets = {c.target for c in corps.values()}
+    for i, (name, c) in enumerate(corps.items()):
+        b = c.bands
+        x = b["forecast"].to_numpy(float)
+        level = float(c.info.get("band_level", 0.9))
+        group = f"m{i}"
+        if band in ("consistency", "both"):
+            fig.add_trace(_band_trace(x, b["consistency_low"].to_numpy(float), b["consistency_high"].to_numpy(float),
+                                      rgba(REFERENCE_COLOR, 0.16 if len(corps) == 1 else 0.08),
+                                      f"{level:.0%} consistency band" + ("" if len(corps) == 1 else f" — {_esc(name)}"),
+                                      i == 0 or len(corps) > 1, group))
+        if band in ("confidence", "both"):
+            fig.add_trace(_band_trace(x, b["confidence_low"].to_numpy(float), b["confidence_high"].to_numpy(float),
+                                      rgba(cols[name], 0.22), f"{level:.0%} confidence band — {_esc(name)}", True,
+                                      group))
+    for i, (name, c) in enumerate(corps.items()):
+        cv = c.curve
+        mcb = c.decomposition.set_index("score").loc["brier"]
+        hover = [f"{_esc(name)}<br>forecast {f:.4g}<br>recalibrated {r:.4f}<br>{int(k):,} rows in this PAV block"
+                 for f, r, k in zip(cv["forecast"], cv["recalibrated"], cv["count"])]
+        fig.add_trace(go.Scatter(
+            x=cv["forecast"], y=cv["recalibrated"], mode="lines+markers" if len(cv) <= 60 else "lines",
+            line={"color": cols[name], "width": 2.5}, marker={"size": 4}, name=f"{_esc(name)} (MCB {mcb.mcb:.4f})",
+            legendgroup=f"m{i}", hovertext=hover, hoverinfo="text", meta={"name": str(name), "role": "corp"},
+        ))
+    target = next(iter(targets)) if len(targets) == 1 else "positive"
+    xt, yt = _AXES.get(target, _AXES["positive"])
+    apply_layout(fig, title, xt, yt, True)
+    fig.update_layout(xaxis={"range": [0, 1]}, yaxis={"range": [0, 1.02]})
+    return fig
+
+
+def decomposition_display_table(corps: Mapping[str, Corp], *, digits: int = 4) -> pd.DataFrame:
+    """One row per (model, score): S̄ = MCB − DSC + UNC with each term's interval as text, MCB's null mean (what a
+    calibrated forecaster gets at this N: "MCB if calibrated") and the MCB test's p-value ("(floor)": MCB beat
+    every null draw, p = 1/(R + 1)).  The ``model`` column only with several models, ``note`` only when a row has
+    one."""
+    rows = []
+    level = 0.95
+    for name, c in corps.items():
+        level = float(c.info.get("level", 0.95))
+        for r in c.decomposition.itertuples():
+            def iv(v: float, lo: float, hi: float) -> str:
+                if not np.isfinite(v):
+                    return "∞"
+                if np.isfinite(lo) and np.isfinite(hi):
+                    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+                return f"{v:.{digits}f}"
+            rows.append({
+                "model": str(name),
+                "score": "Brier" if r.score == "brier" else "log",
+                "S": iv(r.value, r.value_low, r.value_high),
+                "MCB": iv(r.mcb, r.mcb_low, r.mcb_high),
+                "MCB if calibrated": "" if not np.isfinite(r.mcb_null_mean) else f"{r.mcb_null_mean:.{digits}f}",
+                "p (MCB test)": _p_text(r.mcb_p_value, int(c.info.get("n_resamples", 0))),
+                "DSC": iv(r.dsc, r.dsc_low, r.dsc_high),
+                "UNC": iv(r.unc, r.unc_low, r.unc_high),
+                "note": r.note,
+            })
+    out = pd.DataFrame(rows)
+    out = out.rename(columns={c: f"{c} ({level:.0%} CI)" for c in ("S", "MCB", "DSC", "UNC")})
+    if len(corps) == 1:
+        out = out.drop(columns="model")
+    if not out["note"].astype(bool).any():
+        out = out.drop(columns="note")
+    return out
+
+
+def _p_text(p: float, n_draws: int) -> str:
+    """A Monte-Carlo p-value as text; at its floor 1/(R + 1) (MCB above every null draw) it says "(floor)"."""
+    if not np.isfinite(p):
+        return ""
+    text = f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+    if n_draws > 0 and p <= 1.0 / (n_draws + 1) * (1 + 1e-9):
+        text += " (floor)"
+    return text
+
+
+def murphy_figure(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Murphy diagram",
+) -> go.Figure:
+    """Murphy diagram (Ehm et al. 2016, Fig. 1): the mean elementary score S̄_θ against the threshold θ, one line
+    per model; lower is better, and a model below another for every θ is better for every user (every proper
+    score).  The area under each curve is half its Brier score."""
+    if not tables:
+        raise ValueError("no Murphy table given")
+    cols = merged_colors(list(tables), colors)
+    fig = go.Figure()
+    for name, t in tables.items():
+        fig.add_trace(go.Scatter(
+            x=t["theta"], y=t["score"], mode="lines", line={"color": cols[name], "width": 2}, name=_esc(name),
+            hovertemplate=f"{_esc(name)}<br>θ = %{{x:.3f}}<br>mean elementary score %{{y:.4f}}<extra></extra>",
+        ))
+    apply_layout(fig, title, "threshold θ (cost–loss ratio)", "mean elementary score", len(tables) > 1)
+    fig.update_layout(xaxis={"range": [0, 1]}, yaxis={"rangemode": "tozero"})
+    return fig
+
+
+def mcb_dsc_figure(
+    points: pd.DataFrame,
+    *,
+    colors: Mapping[str, str] | None = None,
+    reference: str | None = None,
+    selected: tuple[str, str] | None = None,
+    n_isolines: int = 6,
+    title: str | None = "MCB–DSC plane",
+) -> go.Figure:
+    """The MCB–DSC plane (Dimitriadis, Gneiting, Jordan & Vogel 2024, "Evaluating probabilistic classifiers: the
+    triptych", IJF 40, Fig. 1c): one point per (model, calibrator) at (MCB, DSC), coloured by calibrator, with
+    arrows from each model's ``reference`` (the uncalibrated predictions) to its recalibrated points.  Isolines of
+    equal score S = MCB − DSC + UNC are the lines DSC = MCB + UNC − S (slope 1); when UNC differs between points
+    (top-label events depend on the predictions) they are labelled with MCB − DSC = S − UNC instead.  Better is up
+    and to the left.  Every point carries ``customdata`` = [model, calibrator] for the page's selection;
+    ``selected`` draws a ring around one point.
+    """
+    need = {"model", "calibrator", "mcb", "dsc", "unc", "score"}
+    if missing := need - set(points.columns):
+        raise ValueError(f"MCB–DSC points lack column(s) {sorted(missing)}")
+    pts = points[np.isfinite(points["mcb"].to_numpy(float)) & np.isfinite(points["dsc"].to_numpy(float))]
+    cals = list(dict.fromkeys(pts["calibrator"].astype(str)))
+    cols = merged_colors(cals, colors)
+    models = list(dict.fromkeys(pts["model"].astype(str)))
+    symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"]
+    fig = go.Figure()
+    mcb, dsc = pts["mcb"].to_numpy(float), pts["dsc"].to_numpy(float)
+    x_hi = max(float(mcb.max()) * 1.15, 1e-6) if len(pts) else 1.0
+    y_hi = max(float(dsc.max()) * 1.15, 1e-6) if len(pts) else 1.0
+    unc = pts["unc"].to_numpy(float)
+    common = len(pts) > 0 and np.ptp(unc) <= 1e-12 * max(1.0, abs(unc[0]))
+    # isolines: S − UNC = MCB − DSC takes values from −y_hi to x_hi
+    levels = np.linspace(-y_hi, x_hi, n_isolines + 2)[1:-1]
+    for v in levels:
+        xs = np.array([max(0.0, v), x_hi])
+        ys = xs - v
+        label = f"S = {v + unc[0]:.4g}" if common else f"MCB − DSC = {v:.3g}"
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#bbbbbb", "width": 1, "dash": "dot"},
+                                 hoverinfo="skip", showlegend=False))
+        fig.add_annotation(x=xs[1], y=ys[1], text=label, showarrow=False, xanchor="right", yanchor="bottom",
+                           font={"size": 10, "color": "#888888"})
+    if reference is not None:
+        for m in models:
+            own = pts[pts["model"].astype(str) == m]
+            start = own[own["calibrator"].astype(str) == reference]
+            if start.empty:
+                continue
+            x0, y0 = float(start["mcb"].iloc[0]), float(start["dsc"].iloc[0])
+            for r in own[own["calibrator"].astype(str) != reference].itertuples():
+                fig.add_annotation(x=r.mcb, y=r.dsc, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y",
+                                   showarrow=True, arrowhead=3, arrowsize=1, arrowwidth=1,
+                                   arrowcolor=rgba(cols.get(str(r.calibrator), REFERENCE_COLOR), 0.6), text="")
+    for cal in cals:
+        own = pts[pts["calibrator"].astype(str) == cal]
+        sym = [symbols[models.index(str(m)) % len(symbols)] for m in own["model"]]
+        hover = [f"<b>{_esc(m)}</b> — {_esc(cal)}<br>MCB {a:.5f}<br>DSC {b:.5f}<br>UNC {u:.5f}<br>score {s:.5f}"
+                 for m, a, b, u, s in zip(own["model"], own["mcb"], own["dsc"], own["unc"], own["score"])]
+        fig.add_trace(go.Scatter(
+            x=own["mcb"], y=own["dsc"], mode="markers", name=_esc(cal),
+            marker={"color": cols[cal], "size": 12 if cal != reference else 10, "symbol": sym,
+                    "line": {"color": "white", "width": 1}},
+            customdata=np.column_stack([own["model"].astype(str), own["calibrator"].astype(str)]),
+            hovertext=hover, hoverinfo="text", meta={"role": "plane"},
+        ))
+    if selected is not None:
+        hit = pts[(pts["model"].astype(str) == selected[0]) & (pts["calibrator"].astype(str) == selected[1])]
+        if not hit.empty:
+            fig.add_trace(go.Scatter(x=hit["mcb"], y=hit["dsc"], mode="markers", hoverinfo="skip", showlegend=False,
+                                     marker={"size": 22, "color": "rgba(0,0,0,0)",
+                                             "line": {"color": "#222222", "width": 2}}))
+    apply_layout(fig, title, "MCB (miscalibration) →  worse", "DSC (discrimination) →  better", True)
+    fig.update_layout(xaxis={"range": [0, x_hi]}, yaxis={"range": [0, y_hi]}, clickmode="event+select",
+                      dragmode="select")
+    return fig
+
+
+def picked_point(event: object) -> tuple[str, str] | None:
+    """(model, calibrator) of the first point of a Streamlit Plotly selection event on :func:`mcb_dsc_figure` (its
+    ``customdata``), or None when nothing is selected."""
+    try:
+        points = event["selection"]["points"]  # type: ignore[index]
+    except (KeyError, TypeError):
+        points = getattr(getattr(event, "selection", None), "points", None)
+    for point in points or ():
+        cd = point.get("customdata") if isinstance(point, Mapping) else None
+        if isinstance(cd, (list, tuple)) and len(cd) >= 2:
+            return str(cd[0]), str(cd[1])
+    return None
+
+
+def emphasise(fig: go.Figure, keep: str, names: Sequence[str], *, faded: float = 0.2) -> go.Figure:
+    """A copy of ``fig`` whose traces of the other ``names`` (by trace name or ``meta["name"]``) are faded to
+    opacity ``faded``: the calibrator picked in the MCB–DSC plane stands out in the before/after figures."""
+    out = go.Figure(fig)
+    others = {str(n) for n in names} - {str(keep)}
+    for trace in out.data:
+        meta = trace.meta if isinstance(trace.meta, Mapping) else {}
+        name = str(meta.get("name", trace.name))
+        if name in others or _esc(name) in {_esc(o) for o in others}:
+            trace.opacity = faded
+    return out
