@@ -19,7 +19,7 @@ def _open_recalibrate(page) -> None:
     from playwright.sync_api import expect
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recalibrate").click()
-    expect(page.get_by_role("button", name="Run comparison")).to_be_visible()
+    expect(page.get_by_role("button", name="Run comparison")).to_be_visible(timeout=120_000)  # a loaded machine
     wait_for_app(page)
 
 
@@ -90,7 +90,7 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     legend = plane.locator(".legend")
     for name in ("uncalibrated", "temperature scaling", "histogram binning", "isotonic", "BBQ"):
         expect(legend).to_contain_text(name)
-    picker = page.get_by_role("combobox", name="Calibrator")
+    picker = page.get_by_role("combobox", name="Calibrator", exact=True)
     expect(picker).to_have_value("temperature scaling")
     traces = plane.locator(".scatterlayer .trace")
     point = traces.nth(traces.count() - 2).locator(".points path").first  # isotonic: the 4th of 5 point traces
@@ -101,7 +101,10 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     page.mouse.move(x, y, steps=4)
     page.wait_for_timeout(250)
     page.mouse.click(x, y)
-    expect(picker).to_have_value("isotonic", timeout=120_000)
+    try:
+        expect(picker).to_have_value("isotonic", timeout=120_000)
+    finally:
+        full_height_screenshot(page, artifacts_dir / "recalibrate_plane_clicked.png")
     wait_for_app(page)
     page.mouse.move(5, 5)
     plane.screenshot(path=str(artifacts_dir / "recalibrate_mcb_dsc_plane.png"))

@@ -78,6 +78,8 @@ OWN_TEXT: dict[str, str] = {
     "pages/recalibrate.py:names[3:]": "figure titles of calib_core.plots.comparison_figures (fixed words)",
     "dashboard/display.py:heading": "a metric family's heading, calib_core.views.KIND_HEADINGS (fixed words)",
     "pages/recalibrate.py:p.label": "a calibrator parameter's label (calib_core.registry)",
+    "pages/classification.py:list(REL_KINDS)": "the two reliability-diagram kinds, fixed words of the page",
+    "pages/classification.py:list(corp_plots.BAND_CHOICES)": "CORP band choices, fixed words (calib_core.plots.corp)",
     "pages/recalibrate.py:p.help": "a calibrator parameter's help (calib_core.registry)",
     "pages/recalibrate.py:name": "a calibrator name of the registry (the loop over the offered calibrators)",
     "pages/recalibrate.py:entry.paper": "a calibrator's paper (calib_core.registry)",

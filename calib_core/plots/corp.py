@@ -234,7 +234,7 @@ def mcb_dsc_figure(
             x0, y0 = float(start["mcb"].iloc[0]), float(start["dsc"].iloc[0])
             for r in own[own["calibrator"].astype(str) != reference].itertuples():
                 fig.add_annotation(x=r.mcb, y=r.dsc, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y",
-                                   showarrow=True, arrowhead=3, arrowsize=1, arrowwidth=1,
+                                   showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=1.2, standoff=7,
                                    arrowcolor=rgba(cols.get(str(r.calibrator), REFERENCE_COLOR), 0.6), text="")
     for cal in cals:
         own = pts[pts["calibrator"].astype(str) == cal]
@@ -255,8 +255,7 @@ def mcb_dsc_figure(
                                      marker={"size": 22, "color": "rgba(0,0,0,0)",
                                              "line": {"color": "#222222", "width": 2}}))
     apply_layout(fig, title, "MCB (miscalibration) →  worse", "DSC (discrimination) →  better", True)
-    fig.update_layout(xaxis={"range": [0, x_hi]}, yaxis={"range": [0, y_hi]}, clickmode="event+select",
-                      dragmode="select")
+    fig.update_layout(xaxis={"range": [0, x_hi]}, yaxis={"range": [0, y_hi]})
     return fig
 
 
