@@ -82,6 +82,59 @@ DIAGRAMS: list[tuple[str, str, str]] = [
 ]
 
 
+#: The CORP lens (issue 16): reliability without bins, the score decomposition, the Murphy diagram, the MCB–DSC plane.
+CORP_HELP = r"""
+#### CORP reliability diagram (Classification page, *Reliability diagram: CORP (PAV)*)
+*Dimitriadis, Gneiting & Jordan 2021, "Stable reliability diagrams for probabilistic classifiers", PNAS 118*
+
+The forecast x (top label: the confidence max_k p_k, event "the arg-max is right"; binary files with *positive
+class*: P(y = 1), event y = 1) against **x̂ = PAV(y | x)**, the isotonic regression of the event on the forecast
+(pool-adjacent-violators; equal forecasts are pooled first). PAV chooses the bins itself — the best non-decreasing
+step function — so there is no bin count to get wrong, and the curve is the recalibrated forecast. On the
+diagonal = calibrated. **Consistency band** (grey, 90%): labels redrawn as y* ~ Bernoulli(x), PAV refitted, the
+5–95% range at each x — where a *calibrated* forecaster's curve falls at this N; the curve outside it is
+miscalibration beyond chance. **Confidence band** (the model's colour): rows resampled with replacement, the 5–95%
+range of the refitted curve. Both use 1,000 / 200 resamples, fitted together in one PAV pass. Above 1,000 distinct
+forecasts the resampling runs on groups of forecasts less than 0.002 apart (the curve and the numbers stay exact;
+the band is that of forecasts moved by less than 0.002).
+
+#### Score decomposition S = MCB − DSC + UNC
+*Dimitriadis et al. 2021, eq. 4; Murphy 1973*
+
+With S̄_X the mean score of the forecasts, S̄_C that of the PAV-recalibrated forecasts and S̄_R that of the base
+rate ȳ: **MCB = S̄_X − S̄_C** (miscalibration: what recalibration gains, ≥ 0), **DSC = S̄_R − S̄_C** (discrimination:
+what the recalibrated forecast gains over the base rate, ≥ 0), **UNC = S̄_R** (the base rate's score: ȳ(1 − ȳ) for
+Brier, its entropy for the log score). The identity S̄_X = MCB − DSC + UNC is exact. Brier here is (x − y)² of the
+binary event (for two classes half the metric table's Σ_k Brier). Reading: of two models with the same score, the
+one with the smaller MCB is fixed by recalibration, the other needs better features. Intervals (95%): basic
+bootstrap for S, DSC and UNC. MCB is biased upward (PAV fits noise: a calibrated forecaster still gets MCB > 0 —
+column *MCB if calibrated*, the mean over the null draws), so its interval is centred on MCB minus that null mean,
+clipped at 0 (measured coverage of the population MCB 0.93–1.00 in seeded simulations; the plain bootstrap covered
+0.53–0.77). **MCB test**: p = (1 + #{null MCB ≥ MCB})/(1 + 1,000) over the null draws; *floor* = MCB beat every
+draw. It is a further test of calibration, not part of the headline's primary family. Cross-checked against
+model-diagnostics' `decompose` and scikit-learn's isotonic regression to 1e-9.
+
+#### Murphy diagram
+*Ehm, Gneiting, Jordan & Krüger 2016, JRSS B 78, §3*
+
+The mean elementary score S̄_θ = [θ·#{x > θ, y = 0} + (1 − θ)·#{x ≤ θ, y = 1}]/N against the threshold θ: the
+loss of a user who acts when the forecast exceeds θ and whose cost–loss ratio is θ. Every proper score of a binary
+forecast is a mixture of these, so a model whose curve lies below another's at every θ is better for every user
+and every proper score; crossing curves mean the ranking depends on the use. The area under a curve is half its
+Brier score.
+
+#### MCB–DSC plane (Recalibrate page)
+*Dimitriadis, Gneiting, Jordan & Vogel 2024, "Evaluating probabilistic classifiers: the triptych", IJF 40*
+
+Every model and every calibrator of a comparison as a point (MCB, DSC) of the Brier decomposition on the test rows
+of trial 1, with arrows from each model's uncalibrated point to its calibrators. Dotted lines have equal score
+(DSC = MCB + UNC − S); better is up and to the left. A good calibrator moves left without dropping: recalibration
+removes MCB and should keep DSC. For top-label events UNC can differ between points (a calibrator that moves the
+arg-max changes which predictions are right), so the lines are labelled with MCB − DSC. Click a point to select
+its model and calibrator in the figures and downloads below.
+"""
+
+
 VERDICTS = r"""
 #### What is tested
 Every **calibration statistic** is a test of one null hypothesis, *perfect calibration*: **the targets are
@@ -257,6 +310,7 @@ with tab_cal:
 with tab_d:
     for title, source, text in DIAGRAMS:
         st.markdown(f"#### {title}\n*{source}*\n\n{text}")
+    st.markdown(CORP_HELP)
 with tab_data:
     st.markdown(
         """
