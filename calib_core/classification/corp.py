@@ -272,7 +272,7 @@ def decompose(x: np.ndarray, y: np.ndarray, *, score: Score = "brier") -> dict[s
 def _groups(d: Distinct, max_groups: int, grid: int) -> np.ndarray:
     """Group id of every distinct value: the identity when U ≤ ``max_groups``; otherwise a new group starts where
     the value's 1/``grid`` cell of [0, 1] or its N/``grid`` cell of the cumulative count changes (so a group spans
-    less than 1/grid in x and holds at most about N/grid rows, or a single distinct value)."""
+    less than 1/grid in x, and its rows before its last distinct value are at most N/grid)."""
     u = d.value.size
     if u <= max_groups:
         return np.arange(u)
