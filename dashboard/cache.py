@@ -75,15 +75,13 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
     return value
 
 
-@st.cache_data(max_entries=32, show_spinner="CORP: PAV curves, bands and score decompositions…")
-def _corp(key: str, _pset: cc.PredictionSet, options_json: str) -> dict[str, Any]:
-    return corp_of(_pset, **json.loads(options_json))
-
-
 def corp_cached(key: str, pset: cc.PredictionSet, **options: Any) -> dict[str, Any]:
-    """``calib_core.classification.corp.corp_of`` of the chosen rows, cached on an explicit key and the options
-    (issue 16: the CORP reliability diagram, its bands, the score decomposition and the Murphy diagram)."""
-    return _corp(key, pset, json.dumps(options, sort_keys=True))
+    """``calib_core.classification.corp.corp_of`` of the chosen rows, cached in :data:`RESULTS` on an explicit key and
+    the options (issue 16: the CORP reliability diagram, its bands, the score decomposition and the Murphy
+    diagram); every hit is a private deep copy."""
+    options_json = json.dumps(options, sort_keys=True)
+    return memoized(RESULTS, ("corp", key, options_json), lambda: corp_of(pset, **options), copied=True,
+                    spinner="CORP: PAV curves, bands and score decompositions…")
 
 
 def diagnose_cached(key: str, pset: cc.PredictionSet, **options: Any) -> cc.Report:
