@@ -42,6 +42,7 @@ import pandas as pd
 
 from .classification import calibrators as ccal
 from .classification import metrics as cm
+from .classification import smooth as csm
 from .regression import calibrators as rcal
 from .regression import metrics as rm
 from .report import CALIBRATION_STATISTIC, DESCRIPTIVE, KINDS, PROPER_SCORE
@@ -242,6 +243,7 @@ _PERNOT_ZMS = ("Pernot 2023, Calibration in machine learning uncertainty quantif
                "target adaptivity (APL Mach. Learn.); Pernot 2024, arXiv 2402.10043")
 _PERNOT_HEAVY = ("Pernot 2024, Negative impact of heavy-tailed uncertainty and error distributions on the reliability "
                  "of calibration statistics for machine learning regression tasks (arXiv 2402.10043)")
+_SMECE = "Błasiok & Nakkiran 2023, Smooth ECE: Principled reliability diagrams via kernel smoothing"
 _R, _C = "regression", "classification"
 
 _REGRESSION: tuple[Metric, ...] = (
@@ -404,6 +406,23 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         _GUO + " (eq. 3)",
         "0 = confidence equals accuracy in every bin; the bar gaps of the reliability diagram, weighted by bin size.",
         cm.ece, evaluate_default=True,
+    ),
+    # -- smooth ECE (issue 16, point 4) ----------------------------------------------------------------------------
+    _metric(
+        "smooth_ece", _C, "smooth ECE", CALIBRATION, "lower",
+        "h_σ(t) = (1/N) Σ_i K_σ(t, c_i)(1[ŷ_i = y_i] − c_i), K_σ the Gaussian reflected at 0 and 1; "
+        "smECE_σ = ∫₀¹ |h_σ(t)| dt; smECE = σ* with smECE_σ* = σ* (automatic bandwidth)",
+        _SMECE,
+        "0 = the kernel-smoothed reliability curve lies on the diagonal. Like ECE without a binning choice: the "
+        "bandwidth σ* is chosen by the data (it equals the value), and the number is consistent (it cannot be made "
+        "small or large by picking bins).",
+        csm.smooth_ece,
+    ),
+    _metric(
+        "smooth_ece_positive", _C, "smooth ECE (positive class)", CALIBRATION, "lower",
+        "smooth ECE of P(y = 1) against 1[y = 1] (binary files)", _SMECE,
+        "Positive-class reliability without bins (differs from the top-label smooth ECE, which smooths max(p, 1 − p)).",
+        csm.smooth_ece, target="positive",
     ),
     _metric(
         "mce", _C, "MCE", CALIBRATION, "lower",

@@ -167,6 +167,25 @@ if sel_mask is not None:
                          width="stretch", height=300,
                          column_config={"confidence": st.column_config.NumberColumn(format="%.4f")})
 
+# ------------------------------------------------------------------------------------- smooth reliability
+smooth_fig = None
+smooth_name = "smooth_reliability_positive" if target == "positive" else "smooth_reliability"
+smooth_tables = {m: report.diagrams[(m, cc.ALL)][smooth_name] for m in shown
+                 if smooth_name in report.diagrams[(m, cc.ALL)]}
+if smooth_tables:
+    ui.init_state({"cls_smooth": True}, persist=True)
+    if st.toggle("Smooth reliability diagram (no bins)", key="cls_smooth",
+                 help="Kernel-smoothed reliability curve at the automatic bandwidth σ* (Błasiok & Nakkiran 2023); "
+                 "its smooth ECE is in the metric table next to the binned ECE."):
+        smooth_fig = ui.figure(f"{fig_key}|smooth", lambda: plots.smooth_reliability_figure(
+            smooth_tables, colors=colors, target=target))
+        ui.chart(smooth_fig, "cls_smooth_chart")
+        st.caption(
+            "Kernel-smoothed outcome frequency against the predicted probability (reflected Gaussian kernel of "
+            "width σ*, chosen by the data so that smooth ECE = σ*); shaded: density of the predictions. No bins to "
+            "choose: the binned diagram above can look better or worse with other bins, this one cannot."
+        )
+
 # ------------------------------------------------------------------------------------- metrics
 st.subheader("Metrics")
 ui.show_verdicts(report)
@@ -244,6 +263,8 @@ if not pset.top_label_only:
 export_figures = {"Reliability diagram": rel_fig, "Confidence histogram": hist_fig}
 if corps:
     export_figures.update({"CORP reliability diagram": corp_fig, "Murphy diagram": murphy_fig})
+if smooth_fig is not None:
+    export_figures["Smooth reliability diagram"] = smooth_fig
 if per_class_fig is not None:
     export_figures["Per-class reliability"] = per_class_fig
 ui.export_row(

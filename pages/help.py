@@ -275,6 +275,28 @@ chose for regression: per quantile level (so a user sees *which* quantiles are o
 distributional regression, which needs a distributional fit.
 """
 
+SMOOTH_ECE = """
+#### Smooth ECE (Błasiok & Nakkiran 2023)
+The binned ECE depends on the bins; **smooth ECE** replaces them with a kernel. With K_σ the Gaussian of width σ
+reflected at 0 and 1, the smoothed residual is h_σ(t) = (1/N) Σ_i K_σ(t, f_i)(y_i − f_i) and smECE_σ = ∫₀¹ |h_σ(t)| dt
+(f = confidence and y = 1[correct] for the top label; f = P(y = 1) and y = 1[y = 1] for the positive class). The
+bandwidth is chosen by the data: smECE_σ falls as σ grows, so there is one σ* with smECE_σ* = σ*, and **smooth
+ECE = σ*** — a consistent calibration measure (it cannot be made small or large by picking bins). The smooth
+reliability diagram draws Σ K_σ*(t, f_i) y_i / Σ K_σ*(t, f_i) with the density of the predictions.
+
+*Computation*: rows are rounded onto a grid of spacing Δ and smoothed in the cosine basis (the reflected kernel is
+diagonal there); the grid's error is at most φ(1)(Δ/σ)²·mean|y − f| (≤ 1e-6 by default; tested against the
+definition). *Cross-check*: the `relplot` package's `smECE` is reproduced to 1e-9 by `convention="relplot"`; it
+differs from the paper's fixed point by design: its bandwidth is a 10-step bisection (up to 2⁻¹⁰ above σ*) and
+it counts a prediction of exactly 0 or 1 with half its kernel.
+
+*Test* (secondary, Benjamini–Hochberg): because smECE_σ − σ falls in σ, a perfectly calibrated data set has
+smECE* ≥ s exactly when its smECE at the fixed bandwidth s exceeds s, so the p-value compares smECE at s = σ̂ with
+1,000 null data sets (labels drawn from the predicted probabilities). The *perfectly calibrated* column is the mean
+smooth ECE of such data sets (their own σ*). *Interval*: basic block bootstrap of smECE at the chosen σ̂ (the
+bandwidth is conditioned on, as the bins of ECE are), clipped at 0 and extended to 0 when the test does not reject.
+"""
+
 st.title("Help")
 st.markdown(
     "Calibration Lab asks whether predicted uncertainty is **right**. Above each metric table, one sentence per "
@@ -301,6 +323,7 @@ with tab_r:
 with tab_c:
     st.caption("Notation: p_i the predicted probability vector, ŷ_i = argmax_k p_ik, confidence = max_k p_ik.")
     st.table(metric_help_table("classification"), hide_index=True, border="horizontal")
+    st.markdown(SMOOTH_ECE)
 with tab_cal:
     st.caption(
         "Every calibrator is fitted on calibration rows only and judged on held-out test rows (Recalibrate page). "

@@ -360,7 +360,7 @@ def test_classification_page_tables_and_figures(digits_app):
     assert rel_roles == ["reference", "bars", "gap", "column"]  # the clickable column over each bin
     t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict").set_index("metric")
     # the registry's order within each family: calibration statistics first, then the proper scores
-    assert list(t.index[:2]) == ["ECE", "MCE"]
+    assert list(t.index[:3]) == ["ECE", "smooth ECE", "MCE"]  # smooth ECE next to the binned one (issue 16)
     assert [m for m in t.index if m in ("NLL", "Brier")] == ["NLL", "Brier"]
     assert list(t.index).index("NLL") > list(t.index).index("class-wise ECE")
     assert t.loc["ECE", "verdict"] == "rejected (Holm)" and t.loc["ECE", "value"] == pytest.approx(0.0508, abs=2e-3)

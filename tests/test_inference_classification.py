@@ -90,7 +90,7 @@ def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     r = calibrated_runs[2][0]
     t = r.table.set_index("metric")
     secondary = list(t.index[t["role"] == "secondary"])
-    assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive"]
+    assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive"]
     assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
     # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
     flagged = [bool(x.table.loc[x.table["role"] == "secondary", "flag"].any())

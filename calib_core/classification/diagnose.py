@@ -49,6 +49,7 @@ from ..report import (
 from .diagrams import classification_diagrams
 from .inference import PRIMARY_FAMILY, infer_classification
 from .metrics import ClassificationRows, Strategy
+from .smooth import smooth_summaries
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
 
@@ -67,6 +68,7 @@ def classification_inference(
     alpha: float,
     classwise: bool,
     seed: int | None,
+    smooth_estimates: dict | None = None,
 ) -> tuple[pd.DataFrame | None, dict]:
     """Tests, intervals and the headline of one (model, group) through :func:`infer_classification`, as a
     standardised inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row."""
@@ -75,7 +77,8 @@ def classification_inference(
         return None, verdict_row(model, group, n, verdict=NOT_TESTED,
                                  sentence="Not tested (bootstrap and null draws switched off).")
     res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
-                               level=level, alpha=alpha, classwise=classwise, seed=seed)
+                               level=level, alpha=alpha, classwise=classwise, seed=seed,
+                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates)
     t = res.table.set_index("metric").rename(columns={
         "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
         "p_adjusted": "adjusted_p"})
@@ -118,6 +121,7 @@ def diagnose_classification(
     by_group: bool = True,
     diagrams: bool = True,
     classwise: bool = True,
+    smooth: bool = True,
     **ignored: Any,
 ) -> Report:
     """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
@@ -139,6 +143,9 @@ def diagnose_classification(
     by_group : also diagnose each value of the ``group`` column.
     diagrams : compute the diagram tables.
     classwise : compute class-wise ECE (and its test) and the per-class tables.
+    smooth : compute the smooth ECE (Błasiok & Nakkiran 2023; top-label, and positive class for binary files), its
+        test and interval, and the kernel-smoothed reliability tables ``"smooth_reliability"`` (and
+        ``"smooth_reliability_positive"``).
     ignored : regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are
         accepted and listed in ``Report.options["ignored_options"]``.
     """
@@ -171,13 +178,16 @@ def diagnose_classification(
         use_cw = classwise and not rows.top_label_only
 
         values = rows.statistics(None, classwise=use_cw)
+        smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
+        values.update({k: e.value for k, e in (smooth_est or {}).items()})
         inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
                                              n_simulations=n_simulations, level=level, alpha=alpha,
-                                             classwise=use_cw, seed=seed)
+                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est)
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
         verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
+            figs[(model, group)].update(smooth_curves)
     return diagnosis_report(
         "classification",
         pset,
@@ -192,6 +202,7 @@ def diagnose_classification(
             "level": level,
             "alpha": alpha,
             "seed": seed,
+            "smooth": smooth,
             "layout": pset.layout,
             "top_label_only": pset.top_label_only,
             "classes": pset.classes,

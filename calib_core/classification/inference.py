@@ -96,6 +96,7 @@ from ..significance import (
     percentile_interval,
 )
 from .metrics import ClassificationRows, Strategy, confidence_bins
+from .smooth import SmoothECE, rows_target, smooth_inference
 
 __all__ = [
     "PRIMARY_FAMILY",
@@ -136,6 +137,8 @@ _KIND = {
     "classwise_ece": "calibration",
     "ece_positive": "calibration",
     "mce_positive": "calibration",
+    "smooth_ece": "calibration",
+    "smooth_ece_positive": "calibration",
     "nll": "proper_score",
     "brier": "proper_score",
     "accuracy": "descriptive",
@@ -350,6 +353,8 @@ def infer_classification(
     classwise: bool = True,
     exact_budget: int = 2_000_000,
     seed: int | None = 0,
+    smooth: bool = True,
+    smooth_estimates: dict[str, SmoothECE] | None = None,
 ) -> ClassificationInference:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
@@ -358,7 +363,9 @@ def infer_classification(
     the Monte-Carlo standard error of p = 0.05 is then ≤ 0.007; row-by-row exact draws while N · n_null ≤
     ``exact_budget``), ``n_boot`` bootstrap replicates over ``n_blocks`` random row blocks, ``n_sub`` sub-bins
     per bin for the summary-level null draws, two-sided ``level`` for the intervals, ``alpha`` the family-wise
-    error of the headline and the false-discovery rate of the secondary flags.
+    error of the headline and the false-discovery rate of the secondary flags.  ``smooth``: also test the smooth
+    ECE (secondary; :func:`calib_core.classification.smooth.smooth_inference`, at most 1,000 null draws), reusing
+    ``smooth_estimates`` (key → :class:`SmoothECE`) when the caller has them.
     """
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -436,6 +443,17 @@ def infer_classification(
         cw = _classwise(rows, block, n_b, w, n_null, exact_budget, rng)
         notes.append(cw["note"])
         timings["classwise"] = time.perf_counter() - t3
+
+    # ---- smooth ECE (Błasiok & Nakkiran 2023): its own grid, null and bootstrap (classification.smooth) ---------
+    sm_res: dict[str, dict] = {}
+    if smooth:
+        t5 = time.perf_counter()
+        for tgt, key in (("top_label", "smooth_ece"), *((("positive", "smooth_ece_positive"),) if binary else ())):
+            f_s, y_s = rows_target(rows, tgt)
+            sm_res[key] = smooth_inference(
+                np.clip(f_s, 0.0, 1.0), y_s, estimate=(smooth_estimates or {}).get(key), block=block,
+                n_boot=n_boot, n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, rng=rng)
+        timings["smooth"] = time.perf_counter() - t5
 
     # ---- bootstrap: one matrix product of the weights with every block summary ----------------------
     t4 = time.perf_counter()
@@ -515,9 +533,15 @@ def infer_classification(
         else:
             pvals[name] = (p_mc, se, method)
 
+    for key, r in sm_res.items():  # smooth ECE: p-value from its fixed-bandwidth draws, null law of smECE* itself
+        obs[key] = float(r["value"])
+        pvals[key] = (float(r["p_value"]), float(r["p_mc_se"]), r["p_method"])
+        null[key] = r["null"]
+
     # ---- multiplicity --------------------------------------------------------------------------------
     primary = [m for m in PRIMARY_FAMILY if m in pvals]
-    secondary = [m for m in ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive") if m in pvals]
+    secondary = [m for m in ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
+                             "smooth_ece_positive") if m in pvals]
     adj_prim = holm_adjust([pvals[m][0] for m in primary])
     adj_sec = bh_adjust([pvals[m][0] for m in secondary])
     adjusted = {m: (float(a), bool(a <= alpha)) for m, a in zip(primary, adj_prim)}
@@ -536,6 +560,8 @@ def infer_classification(
         ci["ece_positive"] = _l1_band(obs["ece_positive"], boot["ece_positive_l1"], null["ece_positive"], level)
     if cw is not None:
         ci["classwise_ece"] = _l1_band(obs["classwise_ece"], cw["boot_l1"], null["classwise_ece"], level)
+    for key, r in sm_res.items():
+        ci[key] = (float(r["ci_low"]), float(r["ci_high"]), r["interval"])
     ci["mce"] = _mce_interval(top.count, top.s_v, top.s_h, level)
     if pos is not None:
         ci["mce_positive"] = _mce_interval(pos.count, pos.s_v, pos.s_h, level)
@@ -587,6 +613,8 @@ def infer_classification(
                 f"scores {nm:.3g} on average at this N); the interval is for the population value, around the "
                 f"debiased estimate {deb[name]:.3g}"
             )
+        elif name in sm_res:
+            note = sm_res[name]["note"]
         elif name in ("mce", "mce_positive"):
             note = (
                 "interval for the largest |accuracy − confidence| over the bins these rows fill (simultaneous exact "

@@ -23,6 +23,7 @@ from .regression import (
     qq_figure,
     z_histogram_figure,
 )
+from .smooth import smooth_reliability_figure
 from .tables import comparison_table, metric_display_table, metric_label, p_value_cell
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "pit_histogram_figure",
     "qq_figure",
     "reliability_figure",
+    "smooth_reliability_figure",
     "wilson_interval",
     "z_histogram_figure",
 ]
