@@ -29,10 +29,10 @@ rows, models, group, (n_resamples, n_sims) = ui.filter_controls(pset, "cls")
 REL_KINDS = ("binned (Guo et al.)", "CORP (PAV)")
 binary = views.is_binary(pset)
 ui.init_state({"cls_n_bins": 15, "cls_strategy": "equal width", "cls_target": "top label",
-               "cls_hist_scale": "linear", "cls_rel_kind": "binned (Guo et al.)", "cls_corp_band": "consistency"},
-              persist=True)
+               "cls_hist_scale": "linear", "cls_rel_kind": "binned (Guo et al.)", "cls_corp_band": "consistency",
+               "cls_tce": False}, persist=True)
 ui.persist("cls_per_class_model")
-c1, c2, c3, _ = st.columns([3, 2.5, 2.5, 1])
+c1, c2, c3, c4 = st.columns([3, 2.5, 2.5, 1])
 n_bins = c1.slider("Confidence bins", 5, 30, key="cls_n_bins", help="Guo et al. use 15 equal-width bins.")
 strategy_label = c2.segmented_control(
     "Bins", ["equal width", "equal mass"], key="cls_strategy",
@@ -46,8 +46,11 @@ target_label = c3.segmented_control(
 )
 target = "positive" if (binary and target_label == "positive class") else "top_label"
 
+use_tce = c4.checkbox("TCE", key="cls_tce",
+                      help="Also report TCE, the share of predictions an exact binomial test of their (equal-mass) "
+                      "bin rejects (Matsubara et al. 2023), with its value under perfect calibration.")
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
-           "seed": 0}
+           "seed": 0, "tce": bool(use_tce)}
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
 if report.metrics.empty:
     st.warning("Too few rows to diagnose with these filters.")

@@ -295,6 +295,22 @@ smECE* ≥ s exactly when its smECE at the fixed bandwidth s exceeds s, so the p
 1,000 null data sets (labels drawn from the predicted probabilities). The *perfectly calibrated* column is the mean
 smooth ECE of such data sets (their own σ*). *Interval*: basic block bootstrap of smECE at the chosen σ̂ (the
 bandwidth is conditioned on, as the bins of ECE are), clipped at 0 and extended to 0 when the test does not reject.
+
+#### Calibration ratio Σp/Σy and TCE (Matsubara et al. 2023)
+The **calibration ratio** R = Σ predicted / Σ observed events (top label: Σ confidence / number correct; positive
+class: Σ P(y = 1) / number of positives) is the summary click-through models are judged by: 1 is right on average,
+1.25 predicts 25% more events than occur. It cannot see errors that cancel across probabilities (read it with
+ECE). *Interval*: delta method on the log scale, log R ± z·se with se² = var(p/p̄ − y/ȳ)/N (both sums vary with
+the rows); its coverage was measured by simulation (94–96% for balanced classes at N = 300 and for 2% prevalence at
+N = 5,000; README). *Test*: R is a monotone function of the overall gap Σ(p − y), tested with the same null draws.
+
+**TCE** (test-based calibration error, an option on the Classification page) cuts the rows into 10 equal-mass bins
+and tests each row's prediction with the exact binomial test of its bin's events: TCE = percent of rows rejected
+at 5%. With the equal-tailed test (twice the smaller tail) a row is rejected exactly when its prediction lies
+outside the bin's Clopper–Pearson interval, which makes it one comparison per row; the paper's code uses SciPy's
+`binomtest` (outcomes no more likely than the observed one), `test="minlike"` in `calib_core`, which rejects more
+often in small bins. TCE grows with N even for a perfectly calibrated model (the intervals shrink), so read it
+against its *perfectly calibrated* value; it has no interval (no population value that does not depend on N).
 """
 
 st.title("Help")

@@ -48,3 +48,15 @@ def test_binary_positive_class_smooth_ece():
     spec = specs(at)["cls_smooth_chart"]
     assert "positive class" in spec["layout"]["xaxis"]["title"]["text"]
     assert not at.exception
+
+
+def test_calibration_ratio_always_and_tce_as_an_option(digits_app):
+    at = digits_app
+    names = set(table(at, "metric", "value")["metric"])
+    assert "calibration ratio Σp/Σy" in names and "TCE (%)" not in names
+    at.checkbox(key="cls_tce").check().run()
+    assert not at.exception
+    t = table(at, "metric", "value", "p-value").set_index("metric")
+    assert "TCE (%)" in t.index and 0 <= float(t.loc["TCE (%)", "value"]) <= 100
+    at.checkbox(key="cls_tce").uncheck().run()
+    assert "TCE (%)" not in set(table(at, "metric", "value")["metric"])

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
         "regression.heavy_tails", "regression.decomposition",
         "examples", "regression.summary", "classification.summary",
-        "classification.smooth"]),
+        "classification.smooth", "classification.ratio"]),
     ("calibrators, registry, inference", ["regression.calibrators", "classification.calibrators", "registry",
                                           "regression.inference", "classification.inference",
                                           "classification.corp"]),

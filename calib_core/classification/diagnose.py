@@ -49,6 +49,7 @@ from ..report import (
 from .diagrams import classification_diagrams
 from .inference import PRIMARY_FAMILY, infer_classification
 from .metrics import ClassificationRows, Strategy
+from .ratio import ratio_values
 from .smooth import smooth_summaries
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
@@ -69,6 +70,7 @@ def classification_inference(
     classwise: bool,
     seed: int | None,
     smooth_estimates: dict | None = None,
+    tce: bool = True,
 ) -> tuple[pd.DataFrame | None, dict]:
     """Tests, intervals and the headline of one (model, group) through :func:`infer_classification`, as a
     standardised inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row."""
@@ -78,7 +80,7 @@ def classification_inference(
                                  sentence="Not tested (bootstrap and null draws switched off).")
     res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
                                level=level, alpha=alpha, classwise=classwise, seed=seed,
-                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates)
+                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce)
     t = res.table.set_index("metric").rename(columns={
         "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
         "p_adjusted": "adjusted_p"})
@@ -122,6 +124,7 @@ def diagnose_classification(
     diagrams: bool = True,
     classwise: bool = True,
     smooth: bool = True,
+    tce: bool = True,
     **ignored: Any,
 ) -> Report:
     """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
@@ -145,7 +148,8 @@ def diagnose_classification(
     classwise : compute class-wise ECE (and its test) and the per-class tables.
     smooth : compute the smooth ECE (Błasiok & Nakkiran 2023; top-label, and positive class for binary files), its
         test and interval, and the kernel-smoothed reliability tables ``"smooth_reliability"`` (and
-        ``"smooth_reliability_positive"``).
+        ``"smooth_reliability_positive"``).  The calibration ratio Σf/Σy is always reported (top label, positive class).
+    tce : report TCE (Matsubara et al. 2023; 10 equal-mass bins, exact binomial tests at ``alpha``) and its test.
     ignored : regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are
         accepted and listed in ``Report.options["ignored_options"]``.
     """
@@ -180,9 +184,10 @@ def diagnose_classification(
         values = rows.statistics(None, classwise=use_cw)
         smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
         values.update({k: e.value for k, e in (smooth_est or {}).items()})
+        values.update(ratio_values(rows, tce=tce, alpha=alpha))
         inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
                                              n_simulations=n_simulations, level=level, alpha=alpha,
-                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est)
+                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce)
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
         verdicts.append(head)
         if diagrams:
@@ -203,6 +208,7 @@ def diagnose_classification(
             "alpha": alpha,
             "seed": seed,
             "smooth": smooth,
+            "tce": tce,
             "layout": pset.layout,
             "top_label_only": pset.top_label_only,
             "classes": pset.classes,

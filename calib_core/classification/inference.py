@@ -96,6 +96,7 @@ from ..significance import (
     percentile_interval,
 )
 from .metrics import ClassificationRows, Strategy, confidence_bins
+from .ratio import ratio_interval, tce_null
 from .smooth import SmoothECE, rows_target, smooth_inference
 
 __all__ = [
@@ -139,6 +140,10 @@ _KIND = {
     "mce_positive": "calibration",
     "smooth_ece": "calibration",
     "smooth_ece_positive": "calibration",
+    "calibration_ratio": "calibration",
+    "calibration_ratio_positive": "calibration",
+    "tce": "calibration",
+    "tce_positive": "calibration",
     "nll": "proper_score",
     "brier": "proper_score",
     "accuracy": "descriptive",
@@ -355,6 +360,7 @@ def infer_classification(
     seed: int | None = 0,
     smooth: bool = True,
     smooth_estimates: dict[str, SmoothECE] | None = None,
+    tce: bool = True,
 ) -> ClassificationInference:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
@@ -365,7 +371,10 @@ def infer_classification(
     per bin for the summary-level null draws, two-sided ``level`` for the intervals, ``alpha`` the family-wise
     error of the headline and the false-discovery rate of the secondary flags.  ``smooth``: also test the smooth
     ECE (secondary; :func:`calib_core.classification.smooth.smooth_inference`, at most 1,000 null draws), reusing
-    ``smooth_estimates`` (key → :class:`SmoothECE`) when the caller has them.
+    ``smooth_estimates`` (key → :class:`SmoothECE`) when the caller has them.  The calibration ratio Σf/Σy (top
+    label, and positive class for binary files) is always tested (secondary; the overall gap's null draws) with a
+    log-scale delta-method interval; ``tce``: also TCE (:mod:`calib_core.classification.ratio`; secondary, no
+    interval).
     """
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -533,6 +542,35 @@ def infer_classification(
         else:
             pvals[name] = (p_mc, se, method)
 
+    # calibration ratio Σf/Σy: a monotone function of the overall gap Σ(f − y), tested with the same null draws
+    ratio_sets = [("calibration_ratio", top, d_null, rows.confidence, rows.correct)]
+    if pos is not None:
+        ratio_sets.append(("calibration_ratio_positive", pos, dp, pos.v, pos.h))
+    ratio_ci: dict[str, tuple[float, float, str]] = {}
+    for key, summ, d, f_r, y_r in ratio_sets:
+        s_f, s_y = float(summ.s_v.sum()), float(summ.s_h.sum())
+        obs[key] = s_f / s_y if s_y > 0 else (float("inf") if s_f > 0 else float("nan"))
+        gap = abs(s_f - s_y)
+        tot = d.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            null[key] = np.where(s_f + tot > 0, s_f / (s_f + tot), np.nan)
+        p_mc, se, _ = monte_carlo_p(gap, np.abs(tot), "greater")
+        bound = min(1.0, 2.0 * _bernstein_sum(gap, float(summ.var.sum())))
+        pvals[key] = ((bound, 0.0, f"Bernstein bound (no null draw reached it in {tot.size})") if bound < p_mc else
+                      (p_mc, se, f"Monte Carlo ({tot.size} null draws of Σ(y* − f); R is monotone in it)"))
+        lo_r, hi_r = ratio_interval(np.asarray(f_r, dtype=float), np.asarray(y_r, dtype=float), level)
+        ratio_ci[key] = (lo_r, hi_r, "delta method on the log scale (ratio of two means of the same rows)")
+    if tce:
+        t6 = time.perf_counter()
+        for key, f_t, y_t in (("tce", rows.confidence, rows.correct),
+                              *((("tce_positive", pos.v, pos.h),) if pos is not None else ())):
+            o_t, nd_t, how_t = tce_null(np.clip(f_t, 0.0, 1.0), y_t, n_draws=min(n_null, 1000), alpha=alpha,
+                                        exact_budget=exact_budget, rng=rng)
+            obs[key], null[key] = o_t, nd_t
+            p_mc, se, _ = monte_carlo_p(o_t, nd_t, "greater")
+            pvals[key] = (p_mc, se, f"Monte Carlo ({nd_t.size} null draws; {how_t})")
+        timings["tce"] = time.perf_counter() - t6
+
     for key, r in sm_res.items():  # smooth ECE: p-value from its fixed-bandwidth draws, null law of smECE* itself
         obs[key] = float(r["value"])
         pvals[key] = (float(r["p_value"]), float(r["p_mc_se"]), r["p_method"])
@@ -541,7 +579,8 @@ def infer_classification(
     # ---- multiplicity --------------------------------------------------------------------------------
     primary = [m for m in PRIMARY_FAMILY if m in pvals]
     secondary = [m for m in ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
-                             "smooth_ece_positive") if m in pvals]
+                             "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce",
+                             "tce_positive") if m in pvals]
     adj_prim = holm_adjust([pvals[m][0] for m in primary])
     adj_sec = bh_adjust([pvals[m][0] for m in secondary])
     adjusted = {m: (float(a), bool(a <= alpha)) for m, a in zip(primary, adj_prim)}
@@ -562,6 +601,7 @@ def infer_classification(
         ci["classwise_ece"] = _l1_band(obs["classwise_ece"], cw["boot_l1"], null["classwise_ece"], level)
     for key, r in sm_res.items():
         ci[key] = (float(r["ci_low"]), float(r["ci_high"]), r["interval"])
+    ci.update(ratio_ci)
     ci["mce"] = _mce_interval(top.count, top.s_v, top.s_h, level)
     if pos is not None:
         ci["mce_positive"] = _mce_interval(pos.count, pos.s_v, pos.s_h, level)
@@ -615,6 +655,14 @@ def infer_classification(
             )
         elif name in sm_res:
             note = sm_res[name]["note"]
+        elif name in ("tce", "tce_positive"):
+            note = (
+                "percent of rows whose bin's exact binomial test rejects their prediction (10 equal-mass bins, "
+                f"level {alpha:g}); no interval: TCE has no N-free population value (it tends to 100 % as N grows "
+                "for any spread of predictions), compare it with the perfectly calibrated value at this N"
+            )
+        elif name.startswith("calibration_ratio"):
+            note = "Σ predicted / Σ observed events: > 1 over-predicts; its test is the overall gap's"
         elif name in ("mce", "mce_positive"):
             note = (
                 "interval for the largest |accuracy − confidence| over the bins these rows fill (simultaneous exact "
