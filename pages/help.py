@@ -23,8 +23,11 @@ DIAGRAMS: list[tuple[str, str, str]] = [
         "Quantile calibration curve (Kuleshov)",
         "Kuleshov et al. 2018; Utpala & Rai 2020",
         "For every level p the share of targets below the predicted p-quantile (p̂ = mean 1[F(y) ≤ p]). The diagonal "
-        "is perfect calibration; the ribbon is where a perfectly calibrated forecaster's curve falls 95% of the time "
-        "at this N (binomial band). Below the diagonal at low p and above at high p = intervals too narrow "
+        "is perfect calibration; the ribbon is a **simultaneous** 95% band: a perfectly calibrated forecaster's whole "
+        "curve stays inside it 95% of the time at this N (Säilynoja, Bürkner & Vehtari 2022: binomial quantiles at a "
+        "level γ adjusted by simulation for the 99 levels at once; a pointwise band would be left somewhere by about "
+        "half of all calibrated data sets). The *ECDF difference* view draws the curve minus the diagonal. "
+        "Below the diagonal at low p and above at high p = intervals too narrow "
         "(over-confident). Averaged over all inputs, so a random but well-scaled σ can look perfect here (Levi et al. "
         "§4.1 — try the synthetic example).",
     ),

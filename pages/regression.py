@@ -121,18 +121,28 @@ curve_tables, dashes, curve_colors = overlays["calibration_curve"]
 bands = {k for k in dashes} if selected_report is not None else None  # the selection's band (smaller N, wider)
 sel_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
 with right:
+    ui.init_state({"reg_curve_view": "curve"}, persist=True)
+    ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
     chart(
         ui.figure(
-            f"{fig_key}|kuleshov|{sel_part}",
-            lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands),
+            f"{fig_key}|kuleshov|{sel_part}|view={st.session_state['reg_curve_view']}",
+            (lambda: plots.pit_ecdf_difference_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands))
+            if ecdf_diff else
+            (lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands)),
         ),
         "reg_kuleshov",
     )
-    st.caption(
-        "Quantile calibration (Kuleshov et al. 2018): share of targets below each predicted quantile. The ribbon is "
-        "where a perfectly calibrated forecaster's curve falls 95% of the time"
-        + (" (for the selected rows)." if selected_report is not None else ".")
+    cap_k, view_k = st.columns([3, 2], vertical_alignment="center")
+    cap_k.caption(
+        ("PIT-ECDF difference (Säilynoja et al. 2022): observed minus expected share of targets below each predicted "
+         "quantile; 0 is perfect calibration. " if ecdf_diff else
+         "Quantile calibration (Kuleshov et al. 2018): share of targets below each predicted quantile. ")
+        + "The ribbon is a simultaneous 95% band: a perfectly calibrated forecaster's whole curve stays inside it 95% "
+        "of the time" + (" (for the selected rows)." if selected_report is not None else ".")
     )
+    view_k.segmented_control("Curve view", ["curve", "ECDF difference"], key="reg_curve_view",
+                             label_visibility="collapsed",
+                             help="ECDF difference: F̂(p) − p, which magnifies small departures at every level.")
 
 left2, right2 = st.columns(2)
 with left2:

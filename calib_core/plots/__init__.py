@@ -10,6 +10,7 @@ from .classification import (
 )
 from .comparison import comparison_figures
 from .heavy_tails import ence_bins_figure
+from .pit_ecdf import pit_ecdf_difference_figure
 from .regression import (
     PALETTE,
     TEMPLATE,
@@ -43,6 +44,7 @@ __all__ = [
     "metric_label",
     "model_colors",
     "per_class_reliability_figure",
+    "pit_ecdf_difference_figure",
     "per_class_summary",
     "worst_classes",
     "pit_histogram_figure",

@@ -9,8 +9,9 @@ quantities as the metrics, so a bar and its number always agree.
 Schemas
 -------
 calibration_curve : level, observed, band_low, band_high
-    Kuleshov curve p̂_j = mean(u ≤ p_j) on p = 0, 0.01, …, 1 and the pointwise 95% band of a
-    perfectly calibrated forecaster with the same N (binomial quantiles of Bin(N, p_j)/N).
+    Kuleshov curve p̂_j = mean(u ≤ p_j) on p = 0, 0.01, …, 1 and the 95% band of a perfectly calibrated
+    forecaster with the same N: binomial quantiles of Bin(N, p_j)/N at the level adjusted so that the whole curve
+    stays inside with probability 95% (simultaneous; Säilynoja, Bürkner & Vehtari 2022; ``calib_core.ecdf_bands``).
 levi_bins : bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
     Levi et al. 2019 σ-bins; [rmse_low, rmse_high] is a bootstrap 90% interval of the bin RMSE
     (block bootstrap: per-block, per-bin sums re-weighted, see ``calib_core.significance``).
@@ -28,10 +29,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..binning import bin_sums, counts_from_sorted
 from ..distributions import norm_pdf, norm_ppf
+from ..ecdf_bands import ecdf_band
 from ..significance import block_bootstrap_weights, block_ids
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, interval_table, observed_proportions
 
@@ -47,19 +48,23 @@ __all__ = [
 
 
 def calibration_curve_table(
-    rows: RegressionRows, *, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95
+    rows: RegressionRows, *, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95, simultaneous: bool = True
 ) -> pd.DataFrame:
     """Observed vs expected quantile levels with the consistency band of a calibrated forecaster.
 
     p̂_j = mean_i 1[u_i ≤ p_j], u_i = F_i(y_i) the PIT (Kuleshov et al. 2018, the quantile calibration curve).
-    Under perfect calibration N·p̂_j ~ Binomial(N, p_j); the band is its central ``band`` range / N.
+    Under perfect calibration N·p̂_j ~ Binomial(N, p_j).  ``simultaneous`` (default): the band is Bin(N, p_j)
+    quantiles at the adjusted level γ for which the whole curve of a calibrated forecaster stays inside with
+    probability ``band`` (Säilynoja, Bürkner & Vehtari 2022; :func:`calib_core.ecdf_bands.ecdf_band`); else the
+    pointwise central ``band`` range / N (each level alone).  ``attrs``: ``band`` ("simultaneous" / "pointwise"),
+    ``gamma``.
     """
     levels = np.asarray(levels, dtype=float)
     observed = observed_proportions(rows, None, levels, "quantile")
-    a = (1.0 - band) / 2.0
-    lo = stats.binom.ppf(a, rows.n, levels) / rows.n
-    hi = stats.binom.ppf(1.0 - a, rows.n, levels) / rows.n
-    return pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+    lo, hi, gamma = ecdf_band(rows.n, levels, band, simultaneous=simultaneous)
+    out = pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+    out.attrs.update(band="simultaneous" if simultaneous else "pointwise", gamma=gamma)
+    return out
 
 
 def levi_bins_table(

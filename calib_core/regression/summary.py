@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from ..binning import uniform_bin_index
 from ..distributions import (
@@ -61,6 +61,7 @@ from ..distributions import (
     norm_pdf,
     norm_ppf,
 )
+from ..ecdf_bands import ecdf_band
 from ..mergeable import (
     SummarySpec,
     as_ids,
@@ -764,10 +765,10 @@ def regression_diagrams_from_part(
     if n_sel:
         cum = np.cumsum(curve_counts)[: ce.size]
         observed = cum[np.searchsorted(ce, lev)] / n_sel
-        a = (1.0 - band) / 2.0
-        tables["calibration_curve"] = pd.DataFrame({
-            "level": lev, "observed": observed, "band_low": stats.binom.ppf(a, n_sel, lev) / n_sel,
-            "band_high": stats.binom.ppf(1.0 - a, n_sel, lev) / n_sel})
+        lo, hi, gamma = ecdf_band(n_sel, lev, band)  # simultaneous, as regression.diagrams.calibration_curve_table
+        tables["calibration_curve"] = pd.DataFrame(
+            {"level": lev, "observed": observed, "band_low": lo, "band_high": hi})
+        tables["calibration_curve"].attrs.update(band="simultaneous", gamma=gamma)
     # PIT histogram [a, b) on pit_bins equal bins
     hist_edges = np.linspace(0.0, 1.0, spec.pit_bins + 1)
     if sigma_bins is None:

@@ -1,0 +1,61 @@
+"""The PIT-ECDF difference plot (Säilynoja, Bürkner & Vehtari 2022, Fig. 3): F̂(z) − z with its simultaneous band,
+the Kuleshov curve's view in which small departures are visible at every level."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection, Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba
+
+__all__ = ["pit_ecdf_difference_figure"]
+
+
+def pit_ecdf_difference_figure(
+    tables: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "PIT-ECDF difference",
+    dashes: Mapping[str, str] | None = None,
+    bands: Collection[str] | None = None,
+) -> go.Figure:
+    """F̂(p) − p of each ``calibration_curve`` table (``level, observed, band_low, band_high``) with its band minus p
+    as a ribbon (roles ``band_low``, ``band_high``, ``curve`` as in ``calibration_curve_figure``): 0 is perfect
+    calibration; with the simultaneous band a calibrated forecaster's whole curve stays inside 95% of the time."""
+    named = named_tables(tables, ["level", "observed", "band_low", "band_high"])
+    cmap = merged_colors(list(named), colors)
+    multi = len(named) > 1
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 0], mode="lines", name="perfect calibration", hoverinfo="skip",
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "reference"}))
+    kind = "simultaneous"
+    for name, t in named.items():
+        p = t["level"].to_numpy(dtype=float)
+        d = t["observed"].to_numpy(dtype=float) - p
+        lo = t["band_low"].to_numpy(dtype=float) - p
+        hi = t["band_high"].to_numpy(dtype=float) - p
+        kind = t.attrs.get("band", kind)
+        label = html.escape(str(name))
+        color = cmap[name]
+        if bands is None or name in bands:
+            fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line={"width": 0}, showlegend=False, hoverinfo="skip",
+                                     legendgroup=label, meta={"name": name, "role": "band_low"}))
+            fig.add_trace(go.Scatter(
+                x=p, y=hi, mode="lines", line={"width": 0}, fill="tonexty", fillcolor=rgba(color, 0.18),
+                name=f"{label}: 95% {kind} band" if multi else f"95% {kind} band (perfect calibration)",
+                showlegend=not multi, hoverinfo="skip", legendgroup=label, meta={"name": name, "role": "band_high"}))
+        fig.add_trace(go.Scatter(
+            x=p, y=d, mode="lines", name=label, legendgroup=label,
+            line={"color": color, "width": 2.5, "dash": (dashes or {}).get(name, "solid")},
+            customdata=np.column_stack([lo, hi]),
+            hovertemplate="p %{x:.2f}<br>F̂(p) − p %{y:+.4f}<br>band [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]"
+                          "<extra>" + label + "</extra>",
+            meta={"name": name, "role": "curve"}))
+    apply_layout(fig, title, "expected proportion p (predicted quantile level)", "F̂(p) − p (observed − expected)",
+                 True)
+    fig.update_xaxes(range=[0, 1])
+    return fig

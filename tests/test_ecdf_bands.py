@@ -1,0 +1,106 @@
+"""Simultaneous PIT-ECDF bands (Säilynoja, Bürkner & Vehtari 2022; issue 16, point 5): by seeded simulation the whole
+Kuleshov curve of a calibrated forecaster stays inside the simultaneous 95% band in ≈ 95% of data sets (binomial
+tolerance), while the old pointwise band is left by far more; the cache, the ECDF-difference view and the page
+option."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+import calib_core as cc
+from calib_core import ecdf_bands as eb
+from calib_core import plots
+from calib_core.distributions import Gaussian
+from calib_core.regression.diagrams import calibration_curve_table
+from calib_core.regression.metrics import DEFAULT_LEVELS, RegressionRows
+from tests.test_app_pages import LEVI, load_example, new_app, specs
+
+
+def tolerance(rate, n_sets, sigmas=2.0):
+    return sigmas * math.sqrt(rate * (1 - rate) / n_sets)
+
+
+@pytest.mark.parametrize("n, n_sets", [(40, 600), (500, 600), (5000, 400)])
+def test_whole_curve_inside_the_simultaneous_band_95_percent_of_the_time(n, n_sets):
+    rng = np.random.default_rng(1000 + n)  # not the seed the band's own simulation uses
+    sim_lo, sim_hi, gamma = eb.ecdf_band(n, DEFAULT_LEVELS, 0.95)
+    pw_lo, pw_hi, _ = eb.ecdf_band(n, DEFAULT_LEVELS, 0.95, simultaneous=False)
+    inside_sim, inside_pw = [], []
+    for _ in range(n_sets):
+        u = np.sort(rng.random(n))  # the PIT of a calibrated continuous forecaster
+        ecdf = np.searchsorted(u, DEFAULT_LEVELS, side="right") / n
+        inside_sim.append(eb.inside_band(ecdf, sim_lo, sim_hi))
+        inside_pw.append(eb.inside_band(ecdf, pw_lo, pw_hi))
+    rate, rate_pw = float(np.mean(inside_sim)), float(np.mean(inside_pw))
+    print(f"N = {n}: γ = {gamma:.5f}; whole curve inside: simultaneous {rate:.3f}, pointwise {rate_pw:.3f}")
+    # the simulation's own Monte-Carlo error (M = 4,000) adds to the data sets' binomial error
+    slack = tolerance(0.95, n_sets) + tolerance(0.95, 4000)
+    assert abs(rate - 0.95) <= slack + 0.01  # + discreteness of the binomial band at small N
+    assert rate_pw < 0.8  # the pointwise band does not hold for the whole curve
+    assert gamma < 0.05 / 5
+
+
+def test_through_the_kuleshov_table_with_gaussian_forecasts():
+    rng = np.random.default_rng(7)
+    inside = []
+    for _ in range(300):
+        mu, sigma = rng.normal(size=300), rng.uniform(0.5, 2.0, 300)
+        y = rng.normal(mu, sigma)
+        t = calibration_curve_table(RegressionRows(y, Gaussian(mu, sigma)))
+        assert t.attrs["band"] == "simultaneous"
+        inside.append(eb.inside_band(t["observed"], t["band_low"], t["band_high"]))
+    rate = float(np.mean(inside))
+    assert abs(rate - 0.95) <= tolerance(0.95, 300) + tolerance(0.95, 4000) + 0.01
+    # an over-confident forecaster (σ halved) leaves it
+    mu, sigma = rng.normal(size=300), np.ones(300)
+    y = rng.normal(mu, sigma)
+    t = calibration_curve_table(RegressionRows(y, Gaussian(mu, sigma / 2)))
+    assert not eb.inside_band(t["observed"], t["band_low"], t["band_high"])
+
+
+def test_band_is_cached_nested_and_shrinks_with_n():
+    lev = DEFAULT_LEVELS
+    eb.ecdf_band(777, lev)
+    t0 = time.perf_counter()
+    lo, hi, g = eb.ecdf_band(777, lev)
+    assert time.perf_counter() - t0 < 0.05  # cached per (N, levels, level)
+    plo, phi, pg = eb.ecdf_band(777, lev, simultaneous=False)
+    assert pg == pytest.approx(0.05) and g < pg
+    assert np.all(lo <= plo) and np.all(hi >= phi)  # the simultaneous band contains the pointwise one
+    lo2, hi2, _ = eb.ecdf_band(7770, lev)
+    assert np.mean(hi2 - lo2) < np.mean(hi - lo)
+    assert lo[0] == hi[0] == 0.0 and lo[-1] == hi[-1] == 1.0  # F̂(0) = 0 and F̂(1) = 1 always
+
+
+def test_diagnosis_and_the_ecdf_difference_figure():
+    rng = np.random.default_rng(3)
+    mu, sigma = rng.normal(size=400), np.full(400, 1.0)
+    pset = cc.PredictionSet(task="regression", y=rng.normal(mu, sigma), dist=Gaussian(mu, sigma))
+    rep = cc.diagnose(pset, n_resamples=0, n_simulations=0)
+    t = rep.diagrams[(rep.models[0], cc.ALL)]["calibration_curve"]
+    assert t.attrs["band"] == "simultaneous"
+    fig = plots.pit_ecdf_difference_figure({"m": t})
+    roles = [d.meta.get("role") for d in fig.data]
+    assert roles == ["reference", "band_low", "band_high", "curve"]
+    curve = fig.data[-1]
+    np.testing.assert_allclose(curve.y, t["observed"] - t["level"])
+    np.testing.assert_allclose(fig.data[1].y, t["band_low"] - t["level"])
+    assert "simultaneous" in fig.data[2].name
+
+
+def test_regression_page_curve_view_option():
+    at = load_example(new_app(), LEVI)
+    at.switch_page("pages/regression.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    y_title = specs(at)["reg_kuleshov"]["layout"]["yaxis"]["title"]["text"]
+    assert "observed proportion" in y_title
+    at.segmented_control(key="reg_curve_view").set_value("ECDF difference").run()
+    assert not at.exception
+    spec = specs(at)["reg_kuleshov"]
+    assert "F̂(p) − p" in spec["layout"]["yaxis"]["title"]["text"]
+    assert [d.get("meta", {}).get("role") for d in spec["data"]][:1] == ["reference"]
+    assert any("simultaneous 95% band" in c.value for c in at.caption)
