@@ -38,13 +38,17 @@ def test_metric_table_values_cis_and_perfect_reference():
     t = rep.table()
     # the point metrics, plus the inference layer's primary / direction statistics (issue 12)
     assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "nll", "brier", "classwise_ece",
-                            "top_bin_gap", "confidence_gap"}
+                            "top_bin_gap", "confidence_gap",
+                            "smooth_ece", "calibration_ratio", "tce"}  # issue 16's statistics
     p, y = ps.probs, ps.labels
     assert t.loc["ece", "value"] == pytest.approx(cm.ece(y, p))
     assert t.loc["mce", "value"] == pytest.approx(cm.mce(y, p))
     assert t.loc["nll", "value"] == pytest.approx(cm.nll(y, p))
     assert t.loc["brier", "value"] == pytest.approx(cm.brier(y, p))
     assert t.loc["classwise_ece", "value"] == pytest.approx(cm.classwise_ece(y, p))
+    no_interval = ["tce"]  # TCE has no N-free population value: no interval by design (issue 16)
+    assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
+    t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()
     inside = (t["ci_low"] <= t["value"] + 1e-12) & (t["value"] <= t["ci_high"] + 1e-12)
     assert (inside | (t["note"].str.len() > 0)).all(), t[~inside]  # outside only with a reason (biased plug-in)
@@ -83,7 +87,7 @@ def test_by_model_and_group_with_diagram_tables():
     y, p = df.loc[sel, "label"].to_numpy(), df.loc[sel, [f"prob_{j}" for j in range(4)]].to_numpy()
     assert rep.value("ece", "net_b", "night") == pytest.approx(cm.ece(y, p))
     d = rep.diagrams[("net_b", "night")]
-    assert set(d) == {"reliability", "per_class"}
+    assert set(d) == {"reliability", "per_class", "smooth_reliability"}
     assert list(d["reliability"].columns) == cd.RELIABILITY_COLUMNS
     assert d["reliability"]["count"].sum() == sel.sum()
     assert list(d["per_class"].columns[:2]) == ["class", "class_name"] and len(d["per_class"]) == 4 * 15
@@ -116,12 +120,13 @@ def test_top_label_only_file():
     ps = cc.load_predictions(text.encode(), source="top.csv")
     rep = cc.diagnose(ps, n_resamples=30, n_simulations=20)
     t = rep.table()
-    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "top_bin_gap", "confidence_gap"}
+    assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "top_bin_gap", "confidence_gap",
+                            "smooth_ece", "calibration_ratio", "tce"}
     assert t.loc["ece", "value"] == pytest.approx(
         cm.ClassificationRows.from_top_label(conf, correct).statistics()["ece"]
     )
     assert t.loc["ece", "value"] > t.loc["ece", "perfect_high"]
-    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability"}
+    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability", "smooth_reliability"}
     assert rep.options["top_label_only"] and any("top-label-only" in n for n in rep.options["notes"])
 
 

@@ -90,7 +90,8 @@ def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     r = calibrated_runs[2][0]
     t = r.table.set_index("metric")
     secondary = list(t.index[t["role"] == "secondary"])
-    assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive"]
+    assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive",
+                         "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive"]
     assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
     # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
     flagged = [bool(x.table.loc[x.table["role"] == "secondary", "flag"].any())
@@ -122,6 +123,9 @@ def test_table_shape_kinds_and_sentence():
     assert t.loc[t["kind"] == "calibration", "p_value"].notna().all()
     assert t.loc[t["kind"] != "calibration", "p_value"].isna().all()
     assert (t.loc[t["kind"] == "calibration", "p_mc_se"] >= 0).all()
+    no_interval = [m for m in ("tce", "tce_positive") if m in t.index]  # by design (issue 16): no population value
+    assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
+    t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()
     assert r.verdict == "miscalibrated" and r.direction == "over-confident"
     assert r.sentence.startswith("Over-confident: accuracy ")
@@ -226,7 +230,8 @@ def test_top_label_only_rows():
     full = ClassificationRows(y, q)
     rows = ClassificationRows.from_top_label(full.confidence, full.correct)
     r = infer_classification(rows, n_null=1000, n_boot=200)
-    assert set(r.table["metric"]) == {"ece", "top_bin_gap", "mce", "confidence_gap", "accuracy", "mean_confidence"}
+    assert set(r.table["metric"]) == {"ece", "top_bin_gap", "mce", "confidence_gap", "accuracy", "mean_confidence",
+                                      "smooth_ece", "calibration_ratio", "tce"}
     assert r.direction == "over-confident"
 
 
