@@ -426,38 +426,6 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         "Positive-class reliability without bins (differs from the top-label smooth ECE, which smooths max(p, 1 − p)).",
         csm.smooth_ece, target="positive",
     ),
-    # -- binary and ads-style summaries (issue 16, point 7) ------------------------------------------------------
-    _metric(
-        "calibration_ratio", _C, "calibration ratio Σp/Σy", CALIBRATION, 1.0,
-        "R = Σ_i c_i / Σ_i 1[ŷ_i = y_i] (= mean confidence / accuracy); interval: log R ± z·se, "
-        "se² = var(c/c̄ − hit/h̄)/N (delta method)",
-        "calibration ratio of click-through models (expected / observed events)",
-        "1 = right on average; > 1 over-predicts (over-confident), < 1 under-predicts. Blind to errors that cancel "
-        "across probabilities: read it with ECE.",
-        cratio.calibration_ratio,
-    ),
-    _metric(
-        "calibration_ratio_positive", _C, "calibration ratio Σp/Σy (positive class)", CALIBRATION, 1.0,
-        "R = Σ_i P(y_i = 1) / #{y_i = 1} (binary files)",
-        "calibration ratio of click-through models (expected / observed events)",
-        "1 = as many positives as predicted; > 1 the model predicts more positives than occur.",
-        cratio.calibration_ratio, target="positive",
-    ),
-    _metric(
-        "tce", _C, "TCE (%)", CALIBRATION, "lower",
-        "10 equal-mass bins of the confidence; TCE = 100 · #{rows whose confidence the exact binomial test of their "
-        "bin's accuracy rejects at 5%} / N",
-        _TCE,
-        "Share of predictions that differ significantly from their bin's frequency. Grows with N even for a "
-        "calibrated model (compare with the perfectly calibrated value); no interval (no N-free population value).",
-        cratio.tce,
-    ),
-    _metric(
-        "tce_positive", _C, "TCE (%, positive class)", CALIBRATION, "lower",
-        "TCE of P(y = 1) against y (binary files)", _TCE,
-        "Positive-class TCE (the paper's binary setting).",
-        cratio.tce, target="positive",
-    ),
     _metric(
         "mce", _C, "MCE", CALIBRATION, "lower",
         "MCE = max_m |acc(B_m) − conf(B_m)| over non-empty bins", _GUO + " (eq. 5)",
@@ -502,6 +470,38 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         "mce_positive", _C, "MCE (positive class)", CALIBRATION, "lower",
         "MCE of P(y = 1) against the frequency of y = 1 (binary files)", "netcal binary convention",
         "Worst positive-class bin.", _positive(cm.mce), evaluate_default=True,
+    ),
+    # -- binary and ads-style summaries (issue 16, point 7) ------------------------------------------------------
+    _metric(
+        "calibration_ratio", _C, "calibration ratio Σp/Σy", CALIBRATION, 1.0,
+        "R = Σ_i c_i / Σ_i 1[ŷ_i = y_i] (= mean confidence / accuracy); interval: log R ± z·se, "
+        "se² = var(c/c̄ − hit/h̄)/N (delta method)",
+        "calibration ratio of click-through models (expected / observed events)",
+        "1 = right on average; > 1 over-predicts (over-confident), < 1 under-predicts. Blind to errors that cancel "
+        "across probabilities: read it with ECE.",
+        cratio.calibration_ratio,
+    ),
+    _metric(
+        "calibration_ratio_positive", _C, "calibration ratio Σp/Σy (positive class)", CALIBRATION, 1.0,
+        "R = Σ_i P(y_i = 1) / #{y_i = 1} (binary files)",
+        "calibration ratio of click-through models (expected / observed events)",
+        "1 = as many positives as predicted; > 1 the model predicts more positives than occur.",
+        cratio.calibration_ratio, target="positive",
+    ),
+    _metric(
+        "tce", _C, "TCE (%)", CALIBRATION, "lower",
+        "10 equal-mass bins of the confidence; TCE = 100 · #{rows whose confidence the exact binomial test of their "
+        "bin's accuracy rejects at 5%} / N",
+        _TCE,
+        "Share of predictions that differ significantly from their bin's frequency. Grows with N even for a "
+        "calibrated model (compare with the perfectly calibrated value); no interval (no N-free population value).",
+        cratio.tce,
+    ),
+    _metric(
+        "tce_positive", _C, "TCE (%, positive class)", CALIBRATION, "lower",
+        "TCE of P(y = 1) against y (binary files)", _TCE,
+        "Positive-class TCE (the paper's binary setting).",
+        cratio.tce, target="positive",
     ),
 )
 

@@ -539,6 +539,20 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
             rec["confidence_gap"].update(p_value=float(sig.normal_p(values["confidence_gap"] * n / np.sqrt(v_all))),
                                          p_mc_se=0.0, perfect=0.0,
                                          test="normal (Poisson-binomial mean and variance of all rows)")
+    # issue 16: the calibration ratio Σc/Σhit is exact from the sums and tested as the overall gap; smooth ECE and TCE
+    # need the rows (a kernel over every confidence; per-row binomial tests): listed, not computed
+    ratio = float(s_conf.sum() / s_hit.sum()) if s_hit.sum() > 0 else float("nan")
+    rec["calibration_ratio"] = _empty_row(ratio, "calibration statistic")
+    rec["calibration_ratio"]["note"] = "Σ confidence / Σ correct (exact); no interval from a summary"
+    exactness["calibration_ratio"] = "exact"
+    if "p_value" in rec["confidence_gap"] and np.isfinite(rec["confidence_gap"].get("p_value", np.nan)):
+        rec["calibration_ratio"].update(p_value=rec["confidence_gap"]["p_value"], p_mc_se=0.0, perfect=1.0,
+                                        test="the overall gap's test (R is monotone in Σ(c − hit))")
+    positive = ("smooth_ece_positive", "calibration_ratio_positive", "tce_positive") if "ece_positive" in values else ()
+    for key in ("smooth_ece", "tce", *positive):
+        rec[key] = _empty_row(float("nan"), "calibration statistic")
+        rec[key]["note"] = "needs the rows (not available from a summary): run cc.diagnose on the data"
+        exactness[key] = "not available from a summary"
     prim, sec = _decide(rec, CLASSIFICATION_PRIMARY, alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec, "values": values}, exactness
@@ -612,7 +626,8 @@ def report(
             table, info, ex = _classification_inference(part, spec, values, level=level, alpha=alpha,
                                                         n_boot=n_resamples, n_null=max(n_simulations, 1), seed=seed)
             direction_of = _classification_direction
-            extra = ("top_bin_gap", "confidence_gap")
+            extra = ("top_bin_gap", "confidence_gap", "calibration_ratio", "smooth_ece", "tce",
+                     "smooth_ece_positive", "calibration_ratio_positive", "tce_positive")
         binned = "ence" if spec.task == "regression" else "ece"
         if binned in values and not (spec.edges_exact and spec.own_edges(model, group)):
             ex[binned] = "exact for the spec's bins"

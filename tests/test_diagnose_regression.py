@@ -337,10 +337,15 @@ def test_histograms_curve_qq_and_intervals_tables():
     assert np.all(cur["band_low"] <= cur["band_high"])
     inner = cur.iloc[1:-1]
     assert np.all(inner["band_low"] < inner["level"]) and np.all(inner["level"] < inner["band_high"])
-    # the band is the central 95% of Binomial(N, p)/N
+    # the band is Binomial(N, p)/N quantiles at the adjusted level γ < 5% for which the whole curve stays inside 95%
+    # of the time (simultaneous, issue 16; tests/test_ecdf_bands.py checks that coverage by simulation)
     from scipy import stats
 
-    assert_allclose(cur["band_high"], stats.binom.ppf(0.975, n, cur["level"]) / n)
+    gamma = cur.attrs["gamma"]
+    assert cur.attrs["band"] == "simultaneous" and 0 < gamma < 0.05
+    assert_allclose(cur["band_high"], stats.binom.ppf(1 - gamma / 2, n, cur["level"]) / n)
+    assert_allclose(cur["band_low"], stats.binom.ppf(gamma / 2, n, cur["level"]) / n)
+    assert np.all(cur["band_high"] >= stats.binom.ppf(0.975, n, cur["level"]) / n)  # wider than the pointwise band
 
     qq = d["qq"]
     assert 2 <= len(qq) <= 512
