@@ -63,6 +63,7 @@ from .summary import merge_all, summarize, with_edges
 
 __all__ = [
     "DEFAULT_ROWS_PER_PARTITION",
+    "IN_PROCESS",
     "PARTITION_BUDGET_BYTES",
     "ParquetSummary",
     "auto_rows_per_partition",
@@ -97,6 +98,10 @@ process, about 300 MB of which is the interpreter and libraries): ≈ 230 bytes 
 (reading, parsing, summarising), so a budget of 6·10⁸ bytes keeps a worker near 1 GB."""
 
 BYTES_PER_CELL = 230
+
+IN_PROCESS = "in-process"
+"""``scheduler=IN_PROCESS``: no cluster — the partitions are read and summarised one after the other in this
+process (memory: one partition's working set), and Dask need not be installed (the dashboard's default engine)."""
 
 
 def auto_rows_per_partition(n_columns: int) -> int:
@@ -426,7 +431,8 @@ class open_client:  # noqa: N801 - used as a context manager, like a function
     """``with open_client(scheduler, n_workers=2) as client``: a ``distributed.Client`` of an existing cluster
     (``scheduler`` an address such as ``tcp://10.0.0.5:8786``, or a ``Client``, used as it is and not closed) or of
     a new ``LocalCluster`` of ``n_workers`` single-threaded worker processes with ``memory_limit`` each (closed on
-    exit).  The local scheduler runs with ``distributed.scheduler.allowed-failures = 1`` (a task that was on two
+    exit), or None for :data:`IN_PROCESS` (everything runs in this process, :func:`run_tree` with no client).
+    The local scheduler runs with ``distributed.scheduler.allowed-failures = 1`` (a task that was on two
     workers that died is reported, not tried a third time) and ``worker-saturation = 1.0`` (a worker holds only the
     tasks it runs, so a worker that dies puts only those under suspicion)."""
 
@@ -439,6 +445,8 @@ class open_client:  # noqa: N801 - used as a context manager, like a function
         self._own: list[Any] = []
 
     def __enter__(self) -> Any:
+        if isinstance(self.scheduler, str) and self.scheduler == IN_PROCESS:
+            return None
         import dask
         from distributed import Client, LocalCluster
 
@@ -925,7 +933,8 @@ def summarize_parquet(
     hashed bootstrap blocks) go into the spec, like the same options of ``cc.diagnose``.
 
     ``scheduler``: None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes, ``memory_limit``
-    each), an address ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``; the workers must be
+    each), :data:`IN_PROCESS` (no cluster: one partition after the other in this process), an address
+    ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``; the workers must be
     able to read the paths and import ``calib_core``.  ``spec``: a ready :class:`~calib_core.mergeable.SummarySpec`
     (no edges pass); further ``spec_options`` go to ``regression.summary.regression_spec`` (``coverages``,
     ``n_blocks``, …) or ``classification.summary.classification_spec``.  Raises ``InputError`` for bad input and
@@ -980,6 +989,8 @@ def summarize_parquet(
 
 
 def _describe(client: Any) -> str:
+    if client is None:
+        return "in this process, one partition at a time"
     info = client.scheduler_info()
     workers = info.get("workers", {})
     threads = sum(int(w.get("nthreads", 1)) for w in workers.values())

@@ -183,6 +183,8 @@ def set_data(pset: cc.PredictionSet, token: str, name: str, origin: str) -> None
     """Make ``pset`` the loaded data of this session (resets selections tied to the old data) and keep it in the
     server-side store under this session's key (created on first use; put into the address by :func:`keep_data`).
     """
+    for key in ("summary", "summary_token", "summary_name", "summary_note"):  # rows replace a loaded summary
+        st.session_state.pop(key, None)
     st.session_state["pset"] = pset
     st.session_state["pset_token"] = token
     st.session_state["pset_name"] = name
@@ -262,6 +264,14 @@ def data_status(*, home: bool = False, in_address: bool = True) -> None:
     ``in_address`` as in :func:`keep_data`)."""
     hours = f"{STORE_IDLE_HOURS:d} hours"
     pset = st.session_state.get("pset")
+    summary = st.session_state.get("summary")
+    if pset is None and summary is not None:
+        from .display import md_escape
+
+        st.markdown(f"**Loaded:** {md_escape(st.session_state.get('summary_name', summary.source))}")
+        st.caption(f"{summary.spec.task} · summary of {summary.n_rows:,} rows · no rows held")
+        st.caption("A summary is kept in this tab only: a reload forgets it (open it again on the Data page).")
+        return
     if pset is None:
         if st.session_state.get("data_lost"):
             st.caption(
@@ -324,7 +334,12 @@ def require_data(task: str, default_example: str) -> tuple[cc.PredictionSet, str
     data = current_data()
     if data is not None and data[0].task == task:
         return data
-    if data is None:
+    summary = st.session_state.get("summary")
+    if data is None and summary is not None:
+        name = md_escape(st.session_state.get("summary_name", summary.source))
+        st.warning(f"The loaded data ({name}) is a summary of {summary.n_rows:,} **{summary.spec.task}** rows; this "
+                   f"page diagnoses **{task}** predictions.")
+    elif data is None:
         st.info(f"No data loaded yet. Upload a file on the Data page, or start from a built-in {task} example.")
     else:
         st.warning(

@@ -18,10 +18,17 @@ from calib_core import plots, views
 from calib_core.plots import corp as corp_plots
 from calib_core.registry import metric_keys
 from calib_core.selection import describe_selection
+from dashboard import summary as summ
+from dashboard import summary_pages
 
 _t0 = time.perf_counter()
 
 st.title("Classification diagnostics")
+loaded_summary = summ.current_summary("classification")
+if loaded_summary is not None:  # a summary instead of rows: every diagram it can give, linked through its bins
+    summary_pages.classification_page(*loaded_summary)
+    ui.record_run_time(_t0, "classification")
+    st.stop()
 pset, token, name = ui.require_data("classification", ui.DEFAULT_CLASSIFICATION_EXAMPLE)
 st.markdown(ui.data_caption(pset, name))
 

@@ -14,7 +14,9 @@ import streamlit as st
 
 import calib_core as cc
 import dashboard as ui
-from calib_core import templates, views
+from calib_core import data_dirs, summary_views, templates, views
+from calib_core.distributed import PartitionError
+from dashboard import summary as summ
 
 _t0 = time.perf_counter()
 
@@ -60,6 +62,36 @@ def _parse_upload() -> None:
     else:
         ui.set_data(pset, f"upload:{token}:auto:{int(renormalize)}", uploaded.name, "upload")
         st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
+
+
+def _open_summary_upload() -> None:
+    """Summary-file uploader callback: open it as the loaded data; keep what was loaded on errors."""
+    uploaded = st.session_state.get("data_summary_upload")
+    st.session_state.pop("data_summary_error", None)
+    if uploaded is None:
+        return
+    try:
+        summ.open_summary_bytes(uploaded.getvalue(), uploaded.name)
+    except cc.InputError as err:
+        st.session_state["data_summary_error"] = err.app_message()
+    else:
+        st.session_state["data_notice"] = f"Opened the summary {uploaded.name}"
+
+
+def _open_server_path() -> None:
+    """'Open' button callback: a summary file or a Parquet data set under the allowed directories."""
+    text = str(st.session_state.get("data_server_path", "")).strip()
+    st.session_state.pop("data_summary_error", None)
+    try:
+        if text.lower().endswith((".summary", ".zip")):
+            path = data_dirs.resolve_summary_file(text, summ.allowed_data_dirs())
+            summ.open_summary_bytes(path.read_bytes(), path.name)
+        else:
+            summ.summarize_server_data(text, int(st.session_state.get("data_server_bins", 15)))
+    except (cc.InputError, PartitionError) as err:
+        st.session_state["data_summary_error"] = err.app_message() if isinstance(err, cc.InputError) else str(err)
+    else:
+        st.session_state["data_notice"] = f"Opened {text}"
 
 
 st.title("Data")
@@ -181,13 +213,55 @@ with st.container(border=True):
                         st.session_state["data_notice"] = f"Loaded: {uploaded.name} (with the column mapping)"
                         st.rerun()
 
+# ------------------------------------------------------------------------------------------ large data
+with st.container(border=True):
+    st.subheader("Large data: a Parquet data set on the server, or a summary file")
+    st.caption(
+        "Too many rows to upload? Open a Parquet data set that lives on this server by path or glob: it is read "
+        "one partition at a time into a mergeable summary (per-bin counts and exact sums; no rows are kept), and "
+        "the Regression and Classification pages draw from it. Or open a summary file written by "
+        "`python -m calib_core report … --save-summary run.summary`."
+    )
+    allowed = summ.allowed_data_dirs()
+    if allowed:
+        st.caption("Paths allowed on this server: " + ui.md_escape(", ".join(str(p) for p in allowed))
+                   + f" (relative paths start at the first). Engine: {ui.md_escape(summ.engine()[1])}.")
+    else:
+        st.caption("Opening files on this server is off: " + ui.md_escape(data_dirs.how_to_allow()) + ".")
+    p1, p2, p3 = st.columns([5, 1.3, 1.2], vertical_alignment="bottom")
+    p1.text_input("Path or glob on the server (Parquet data set, or a .summary file)", key="data_server_path",
+                  placeholder="runs/2026-11/*.parquet", disabled=not allowed)
+    p2.number_input("Bins", 5, 50, 15, key="data_server_bins", disabled=not allowed,
+                    help="σ-bins (regression) or confidence bins (classification) of the summary: fixed once made.")
+    p3.button("Open", key="data_server_open", type="primary", width="stretch", on_click=_open_server_path,
+              disabled=not allowed)
+    st.file_uploader("Summary file (from --save-summary)", type=["summary", "zip"], key="data_summary_upload",
+                     on_change=_open_summary_upload)
+    if st.session_state.get("data_summary_error"):
+        st.error(ui.md_escape(st.session_state["data_summary_error"]), icon=":material/error:")
+
 # ------------------------------------------------------------------------------------------ summary
 notice = st.session_state.pop("data_notice", None)
 if notice:
     st.toast(ui.md_escape(notice), icon=":material/check_circle:")
 current = ui.current_data()
+loaded_summary = summ.current_summary()
 st.subheader("Loaded data")
-if current is None:
+if loaded_summary is not None:
+    summary, _, summary_name = loaded_summary
+    st.markdown(summ.summary_caption(summary, summary_name))
+    if st.session_state.get("summary_note"):
+        st.caption(ui.md_escape(st.session_state["summary_note"]))
+    ui.dataframe(summary_views.summary_facts(summary), hide_index=True, width="stretch")
+    dropped_rows = summary_views.dropped_rows(summary)
+    if not dropped_rows.empty:
+        st.markdown("**Dropped rows by reason** (row numbers of the data set, files in name order, from 1):")
+        ui.dataframe(dropped_rows, hide_index=True, width="stretch")
+    target = "pages/regression.py" if summary.spec.task == "regression" else "pages/classification.py"
+    st.page_link(target, label=f"Diagnose it on the {summary.spec.task.title()} page",
+                 icon=":material/arrow_forward:")
+    st.caption(summary_views.NOT_FROM_SUMMARY["rows"])
+elif current is None:
     st.info("Nothing loaded yet: pick an example or upload a file above.")
 else:
     pset, token, name = current

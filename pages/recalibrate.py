@@ -29,6 +29,7 @@ from calib_core.plots.corp import emphasise, mcb_dsc_figure, picked_point
 from calib_core.plots.tables import comparison_columns, comparison_summary
 from calib_core.protocol import has_split_column
 from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
+from calib_core.summary_views import NOT_FROM_SUMMARY
 
 RESULT = "recal_result"
 BASELINE = "uncalibrated"  # the name of the "no calibrator" column
@@ -113,7 +114,10 @@ if data is not None:
         + (f" · layout {pset.layout}" if pset.layout else "")
     )
 else:
-    st.info("No data loaded on the Data page — using a built-in example.", icon=":material/info:")
+    if st.session_state.get("summary") is not None:  # a summary holds no rows to fit on
+        st.info(NOT_FROM_SUMMARY["recalibrate"] + " Using a built-in example here.", icon=":material/info:")
+    else:
+        st.info("No data loaded on the Data page — using a built-in example.", icon=":material/info:")
     names = list(ui.EXAMPLES)
     example = st.selectbox("Built-in example", names, key=ui.persistent("recal_example", names[0]))
     try:

@@ -19,10 +19,17 @@ from calib_core import plots, views
 from calib_core.regression.decomposition import decomposition_display, quantile_decomposition_table
 from calib_core.regression.heavy_tails import ence_by_bins_tables
 from calib_core.selection import describe_selection, with_selected
+from dashboard import summary as summ
+from dashboard import summary_pages
 
 _t0 = time.perf_counter()
 
 st.title("Regression diagnostics")
+loaded_summary = summ.current_summary("regression")
+if loaded_summary is not None:  # a summary instead of rows: every diagram it can give, linked through its bins
+    summary_pages.regression_page(*loaded_summary)
+    ui.record_run_time(_t0, "regression")
+    st.stop()
 pset, token, name = ui.require_data("regression", ui.DEFAULT_REGRESSION_EXAMPLE)
 st.markdown(ui.data_caption(pset, name))
 

@@ -50,8 +50,8 @@ HELPER_SINKS = {"row": 0}  # LinkedSelection.row(text)
 
 #: Functions whose result is safe Markdown: the escaper, helpers that escape the file text they insert, and
 #: functions of numbers.
-SAFE_CALLS = {"md_escape", "data_caption", "reliability_semantics", "len", "min", "max", "int", "float", "round",
-              "abs", "sum", "range"}
+SAFE_CALLS = {"md_escape", "data_caption", "summary_caption", "reliability_semantics", "len", "min", "max", "int",
+              "float", "round", "abs", "sum", "range"}
 
 #: Names of numbers (counts, limits): ``n_rows``, ``result.n_bins``, ``MAX_TABLE_ROWS``.
 NUMBER_NAME = re.compile(r"^(n_\w+|MAX_\w+)$")
@@ -60,6 +60,11 @@ STR_METHODS = {"title", "upper", "lower", "capitalize", "strip", "replace"}
 
 #: Expressions that cannot hold text from a file (``expression`` anywhere, or ``path:expression``) → why.
 OWN_TEXT: dict[str, str] = {
+    "summary.spec.task": "a loaded summary's task: 'regression' or 'classification' (summary_views.read_summary "
+                         "refuses any other)",
+    "summary.spec.task.title()": "a loaded summary's task: 'regression' or 'classification' (checked on reading)",
+    "summary_views.NOT_FROM_SUMMARY['rows']": "a fixed sentence of calib_core.summary_views",
+    "NOT_FROM_SUMMARY['recalibrate']": "a fixed sentence of calib_core.summary_views",
     "pset.task": "the task: 'regression' or 'classification'",
     "pset.task.title()": "the task: 'regression' or 'classification'",
     "data[0].task": "the task: 'regression' or 'classification'",

@@ -1,0 +1,219 @@
+"""The Regression and Classification pages when the loaded data is a summary (``dashboard.summary``): every diagram
+a summary can give, linked through σ-bins / confidence bins, with the metric tables saying which numbers are exact
+and which carry a stated bound.  Each computation is one call into ``calib_core`` (``calib_core.summary`` for the
+report, ``calib_core.summary_views`` for selections and exactness); what needs the rows says so.
+
+A selection redraw costs O(bins × levels) whatever the number of rows summarised (``bench/summary_dashboard.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import calib_core as cc
+from calib_core import plots, views
+from calib_core import summary_views as sv
+from calib_core.registry import metric_keys
+from calib_core.selection import describe_selection, with_selected
+
+from .cache import figure
+from .display import chart, dataframe, md_escape, show_metric_groups, show_verdicts
+from .selection import LinkedSelection
+from .state import init_state
+from .summary import summary_caption, summary_report
+
+
+def _controls(summary: Any, prefix: str) -> tuple[list[str], int, int]:
+    """Models (several: overlaid) and the bootstrap / null-draw choices; returns (models, resamples, sims)."""
+    models = [str(m) for m in summary.models]
+    init_state({f"{prefix}_models": views.default_models(models), f"{prefix}_resamples": views.DEFAULT_RESAMPLES,
+                f"{prefix}_sims": views.DEFAULT_NULL_DRAWS}, persist=True)
+    if any(m not in models for m in st.session_state[f"{prefix}_models"]):
+        st.session_state[f"{prefix}_models"] = views.default_models(models)
+    c1, c2, c3 = st.columns([4, 2, 2])
+    chosen = c1.multiselect("Models", models, key=f"{prefix}_models", disabled=len(models) < 2)
+    n_res = c2.selectbox("Bootstrap resamples", list(views.RESAMPLE_CHOICES), key=f"{prefix}_resamples",
+                         help="Replicates of the hashed row blocks kept in the summary (0 switches intervals off).")
+    n_sims = c3.selectbox("Null draws", list(views.NULL_DRAW_CHOICES), key=f"{prefix}_sims",
+                          help="Draws under perfect calibration for the simulated p-values (0: no tests).")
+    chosen = [m for m in models if m in (chosen or models[:1])] or models[:1]
+    return chosen, int(n_res), int(n_sims)
+
+
+def _metric_tables(summary: Any, report: cc.Report, table: Any, metrics: Any) -> None:
+    """A display metric table with the exact / bound column, by family, and the caption that explains it."""
+    show_metric_groups(sv.add_exactness(table, sv.exactness_table(summary, report)), metrics,
+                       **{"from the summary": "exact: the in-memory value of the same rows; bound [a, b]: the "
+                          "in-memory value lies in [a, b]; needs the rows: not in a summary"})
+    st.caption(sv.EXACTNESS_CAPTION)
+
+
+def regression_page(summary: Any, token: str, name: str) -> None:
+    """The Regression page drawn from a regression summary."""
+    st.markdown(summary_caption(summary, name))
+    models, n_res, n_sims = _controls(summary, "regsum")
+    init_state({"regsum_levi_log": False}, persist=True)
+    st.toggle("Log axes (Levi diagram)", key="regsum_levi_log")
+    report = summary_report(token, summary, n_res, n_sims)
+    level = float(report.options.get("level", 0.95))
+    for note in report.options.get("notes", []):
+        st.caption(md_escape(note))
+    levi_tables = views.diagram_tables(report, "levi_bins", models)
+    shown = list(levi_tables)
+    if not shown:
+        st.warning("This summary holds point predictions only (no σ-bins): see the metric table.")
+        show_verdicts(report)
+        _metric_tables(summary, report, views.metric_table(report.metrics, level, compact=True), report.metrics)
+        return
+    colors = plots.model_colors([str(m) for m in summary.models])
+    n_bins = summary.spec.n_bins
+    selection = LinkedSelection("regsum", (token, tuple(models)), shown)
+    fig_key = f"{token}|models={models}|{n_res}|{n_sims}"
+    levi_log = bool(st.session_state["regsum_levi_log"])
+    levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"
+    levi_drawn = selection.drawn("regsum_levi_chart", levi_base)
+
+    def _levi():
+        fig = plots.levi_figure(levi_tables, colors=colors, log_axes=levi_log)
+        fig.update_layout(meta={"selection_epoch": selection.epoch})
+        return plots.mark_selected(fig, levi_drawn)
+
+    levi = figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi)
+    selected = sv.selection_tables(summary, selection.bins, level=level) if not selection.empty else {}
+    n_sel = sv.selected_rows(summary, selection.bins) if not selection.empty else 0
+
+    st.subheader("σ-bins and conditional calibration")
+    st.caption(
+        f"The summary's {n_bins} equal-count σ-bins. Click a σ-bin in the Levi diagram (shift-click adds more; or "
+        "drag a box / lasso): the quantile calibration curve, the PIT histogram, the intervals and the metrics are "
+        "redrawn for the rows of those bins from the summary's per-σ-bin PIT histograms and sums."
+    )
+    selection.row("**No σ-bins selected** — the views below use all rows." if selection.empty else
+                  f"**{md_escape(describe_selection(selection.bins, n_sel, 'σ-bins', n_bins=n_bins))}** "
+                  + md_escape(views.sigma_ranges(selection.bins, levi_tables)), icon=":material/deselect:")
+    sel_part = f"sel={sorted(selection.bins.items())}" if selected else "sel=none"
+    left, right = st.columns(2)
+    with left:
+        selection.chart(levi, "regsum_levi_chart")
+        st.caption("RMSE vs RMV per σ-bin (Levi et al. 2019), 90% bootstrap intervals over the summary's hashed row "
+                   "blocks. Calibrated σ lies on the diagonal.")
+    overlays = {name_: with_selected(views.diagram_tables(report, name_, shown), selected.get(name_), colors)
+                for name_ in ("calibration_curve", "pit_histogram", "z_histogram", "intervals")}
+    curve, dashes, curve_colors = overlays["calibration_curve"]
+    bands = set(dashes) if selected else None
+    with right:
+        chart(figure(f"{fig_key}|kuleshov|{sel_part}", lambda: plots.calibration_curve_figure(
+            curve, colors=curve_colors, dashes=dashes, bands=bands)), "regsum_kuleshov")
+        st.caption("Quantile calibration (Kuleshov et al. 2018), exact at its 101 levels from the summary; the "
+                   "ribbon is where a calibrated forecaster's curve falls 95% of the time.")
+    left2, right2 = st.columns(2)
+    with left2:
+        pit, pit_dashes, _ = overlays["pit_histogram"]
+        chart(figure(f"{fig_key}|pit|{sel_part}", lambda: plots.pit_histogram_figure(
+            pit, colors=curve_colors, dashes=pit_dashes)), "regsum_pit")
+        st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
+    with right2:
+        z_tables, z_dashes, _ = overlays["z_histogram"]
+        chart(figure(f"{fig_key}|z", lambda: plots.z_histogram_figure(z_tables, colors=colors, dashes=z_dashes)),
+              "regsum_z")
+        st.caption("Standardised residuals z against N(0, 1), read off the summary's fine z histogram (all rows)."
+                   + (" " + sv.NOT_FROM_SUMMARY["z_selection"] if selected else ""))
+
+    if selected:
+        st.subheader("Metrics of the selected rows")
+        sel_metrics = sv.selection_metrics(summary, selection.bins, level=level, n_resamples=n_res)
+        if sel_metrics.empty:
+            st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
+        else:
+            st.caption(f"Each metric of the selected rows, exact from the per-σ-bin sums, next to its value on all "
+                       f"rows; {level:.0%} intervals: Clopper–Pearson for coverages, bootstrap over the hashed row "
+                       "blocks for RMSE and sharpness. " + sv.NOT_FROM_SUMMARY["regression_selection_metrics"])
+            _metric_tables(summary, report, views.selection_vs_all(sel_metrics, report.metrics, level,
+                                                                    len(shown) > 1, compact=True), sel_metrics)
+    st.subheader("Metrics" + (" of all rows" if selected else ""))
+    show_verdicts(report, shown)
+    _metric_tables(summary, report, views.metric_table(report.metrics[report.metrics["model"].isin(shown)], level,
+                                                       compact=True), report.metrics)
+
+    st.subheader("More diagrams")
+    tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
+    with tab_int:
+        ints, int_dashes, int_colors = overlays["intervals"]
+        chart(figure(f"{fig_key}|intervals|{sel_part}", lambda: plots.intervals_figure(ints, colors=int_colors)),
+              "regsum_intervals")
+        st.caption("Observed coverage of the central 50–99% intervals (exact from the summary's counters).")
+    with tab_qq:
+        chart(figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown),
+                                                             colors=colors)), "regsum_qq")
+        st.caption("Quantiles of z against N(0, 1), read off the fine z histogram (within one z-bin width, 0.005).")
+    if selected:
+        st.info(sv.NOT_FROM_SUMMARY["rows"], icon=":material/table_rows:")
+
+
+def classification_page(summary: Any, token: str, name: str) -> None:
+    """The Classification page drawn from a classification summary."""
+    st.markdown(summary_caption(summary, name))
+    models, n_res, n_sims = _controls(summary, "clssum")
+    report = summary_report(token, summary, n_res, n_sims)
+    level = float(report.options.get("level", 0.95))
+    shown = [m for m in models if (m, cc.ALL) in report.diagrams]
+    if not shown:
+        st.warning("Too few rows to diagnose in this summary.")
+        return
+    colors = plots.model_colors([str(m) for m in summary.models])
+    n_bins = summary.spec.n_bins
+    rel_tables = {m: report.diagrams[(m, cc.ALL)]["reliability"] for m in shown}
+    st.markdown("Top-label semantics: the confidence of the predicted class against accuracy (Guo et al. 2017); "
+                f"{n_bins} {'equal-width' if summary.spec.strategy == 'uniform' else 'equal-mass'} bins of the "
+                "summary.")
+    selection = LinkedSelection("clssum", (token, tuple(models)), shown)
+    fig_key = f"{token}|models={models}|{n_res}|{n_sims}|epoch={selection.epoch}"
+
+    def _linked(chart_key: str, drawn: dict):
+        fig = (plots.reliability_figure(rel_tables, colors=colors) if chart_key == "clssum_rel_chart"
+               else plots.confidence_histogram_figure(rel_tables, colors=colors))
+        fig.update_layout(meta={"selection_epoch": selection.epoch})
+        return plots.mark_selected(fig, drawn)
+
+    linked = {}
+    for chart_key in ("clssum_rel_chart", "clssum_hist_chart"):
+        base = f"{fig_key}|{chart_key}"
+        drawn = selection.drawn(chart_key, base)
+        linked[chart_key] = figure(f"{base}|drawn={sorted(drawn.items())}", lambda k=chart_key, d=drawn: _linked(k, d))
+    st.subheader("Reliability diagram ↔ confidence histogram")
+    st.caption("Click a bin in either chart (shift-click adds, or drag a box) to highlight it in both and show its "
+               "numbers below, from the summary's per-bin counts and exact sums.")
+    n_sel = sv.selected_rows(summary, selection.bins) if not selection.empty else 0
+    selection.row("**No bins selected** — click bars to inspect them." if selection.empty else
+                  "**" + md_escape(describe_selection(selection.bins, n_sel, "confidence bins", n_bins=n_bins)) + "**",
+                  icon=":material/deselect:")
+    left, right = st.columns(2)
+    with left:
+        selection.chart(linked["clssum_rel_chart"], "clssum_rel_chart")
+        st.caption("Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence.")
+    with right:
+        selection.chart(linked["clssum_hist_chart"], "clssum_hist_chart")
+        st.caption("Share of samples per bin; dashed = average confidence, dotted = accuracy.")
+    if not selection.empty:
+        tables = sv.selection_tables(summary, selection.bins, level=level).get("selected_bins", {})
+        for model, table in tables.items():
+            st.markdown(f"**Selected bins** — {md_escape(model)}" if len(shown) > 1 else "**Selected bins**")
+            dataframe(table, hide_index=True, width="stretch")
+        st.info(sv.NOT_FROM_SUMMARY["per_class_selection"], icon=":material/table_rows:")
+
+    st.subheader("Metrics")
+    show_verdicts(report, shown)
+    _metric_tables(summary, report, views.metric_table(report.metrics[report.metrics["model"].isin(shown)], level,
+                                                       keys=metric_keys("classification"), compact=True),
+                   report.metrics)
+    per_model = shown[0]
+    per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
+    if per_class is not None:
+        st.subheader("Per-class reliability" + (f" — {md_escape(per_model)}" if len(shown) > 1 else ""))
+        class_options, worst = views.per_class_choice(per_class, None)
+        codes = [class_options[c] for c in worst]
+        chart(figure(f"{fig_key}|per_class={per_model}", lambda: plots.per_class_reliability_figure(
+            per_class, color=colors[per_model], classes=codes)), "clssum_per_class")
+        st.caption("One-vs-rest reliability of each class from the summary's per-class bins (exact).")
