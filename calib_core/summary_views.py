@@ -21,6 +21,7 @@ number of rows summarised:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -190,17 +191,20 @@ def exactness_table(summary: Summary, report: Report, group: str = ALL) -> pd.Da
             bounds = regression_bounds(part, summary.spec) if part is not None else {}
             if key in bounds:
                 lo, hi = bounds[key]
-                text = f"bound [{lo:.5g}, {hi:.5g}]"
+                text = f"bound [{lo:.4g}, {hi:.4g}]"
         records.append({"model": model, "metric": key, "label": label, "exactness": text})
     return pd.DataFrame(records, columns=["model", "metric", "label", "exactness"])
 
 
-def add_exactness(table: pd.DataFrame, exactness: pd.DataFrame, *, column: str = "from the summary") -> pd.DataFrame:
+def add_exactness(table: pd.DataFrame, exactness: pd.DataFrame | None, *,
+                  column: str = "from the summary") -> pd.DataFrame:
     """A display metric table (``views.metric_table`` / ``selection_vs_all``: metric labels, an optional model
-    column) with ``column`` from :func:`exactness_table` inserted after the value; metrics it does not list are
-    "exact" (sums over bins)."""
+    column) with ``column`` from :func:`exactness_table` inserted after the value; metrics it does not list (all of
+    them for ``None``: the metrics of a selection, :func:`selection_metrics`) are "exact" (sums over bins)."""
     out = table.copy()
-    if "model" in out.columns:
+    if exactness is None:
+        values = ["exact"] * len(out)
+    elif "model" in out.columns:
         found = {(str(m), lab): t for m, lab, t in zip(exactness["model"], exactness["label"], exactness["exactness"])}
         values = [found.get((str(m), lab), "exact") for m, lab in zip(out["model"], out["metric"])]
     else:
@@ -241,7 +245,7 @@ def _selected_bins_table(part: dict, summary: Summary, model: str, group: str, b
     hits = part["hit"][bins].astype(np.int64)
     ci = [sig.clopper_pearson(int(h), int(c), level) if c else (np.nan, np.nan) for h, c in zip(hits, count)]
     ranges = [f"({a:.3f}, {b:.3f}]" for a, b in zip(rel["lower"], rel["upper"])]
-    out = pd.DataFrame({"bin": pd.Series((bins + 1).tolist(), dtype=object), "confidence range": ranges,
+    out = pd.DataFrame({"bin": pd.array(bins + 1, dtype="Int64"), "confidence range": ranges,
                         "rows": count, "mean confidence": rel["confidence"].to_numpy(),
                         "accuracy": rel["accuracy"].to_numpy(),
                         f"accuracy {level:.0%} CI": [f"[{a:.4f}, {b:.4f}]" for a, b in ci],
@@ -251,7 +255,7 @@ def _selected_bins_table(part: dict, summary: Summary, model: str, group: str, b
         conf = float(sum(exact_fraction(v) for v in part["x:conf"][bins]) / n)
         k = int(hits.sum())
         lo, hi = sig.clopper_pearson(k, n, level)
-        out.loc[len(out)] = ["all selected", "", n, conf, k / n, f"[{lo:.4f}, {hi:.4f}]", conf - k / n]
+        out.loc[len(out)] = [pd.NA, "all selected bins", n, conf, k / n, f"[{lo:.4f}, {hi:.4f}]", conf - k / n]
     return out
 
 
@@ -340,14 +344,21 @@ def _regression_selection_values(part: dict, summary: Summary, bins: np.ndarray)
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _block_weights(n_blocks: int, n_resamples: int, seed: int) -> np.ndarray:
+    """Multinomial block weights of the selection bootstrap (the same for every selection: drawn once)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 16]))
+    w = sig.block_bootstrap_weights(n_blocks, n_resamples, rng)
+    w.setflags(write=False)
+    return w
+
+
 def _selection_bootstrap(part: dict, bins: np.ndarray, n_resamples: int, level: float,
                          seed: int) -> dict[str, tuple[float, float]]:
     """Percentile intervals of RMSE and sharpness (RMV) of the selected σ-bins from the per-block, per-bin
     (count, Σσ², Σε²) sums (blocks hashed from row ids; bin membership fixed)."""
     blk = part["blk_bins"][:, bins, :]  # G × b × 3
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 16]))
-    w = sig.block_bootstrap_weights(blk.shape[0], n_resamples, rng)
-    reps = np.einsum("rg,gbq->rbq", w, blk)
+    reps = np.einsum("rg,gbq->rbq", _block_weights(blk.shape[0], n_resamples, seed), blk)
     cnt, sv, se = reps[..., 0], reps[..., 1], reps[..., 2]
     with np.errstate(invalid="ignore", divide="ignore"):
         n = cnt.sum(axis=1)

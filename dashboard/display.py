@@ -74,6 +74,9 @@ METRIC_COLUMN_CONFIG = {
     ),
     "selection": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on the selected rows only"),
     "all rows": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on all rows (no selection)"),
+    "from the summary": st.column_config.TextColumn(  # a summary loaded instead of rows (dashboard.summary_pages)
+        width=170, help="exact: the in-memory value of the same rows; bound [a, b]: the in-memory value lies in "
+        "[a, b]; exact for the summary's bins: bins from a sample; needs the rows: not available from a summary"),
     "perfectly calibrated": st.column_config.TextColumn(
         "if calibrated", width=100, alignment="right",  # a short header keeps 9 columns inside the page
         help="Perfectly calibrated: what a perfectly calibrated forecaster with the same predictions gets on "

@@ -19,7 +19,7 @@ from calib_core.registry import metric_keys
 from calib_core.selection import describe_selection, with_selected
 
 from .cache import figure
-from .display import chart, dataframe, md_escape, show_metric_groups, show_verdicts
+from .display import chart, dataframe, md_escape, show_metric_table, show_verdicts, table_height
 from .selection import LinkedSelection
 from .state import init_state
 from .summary import summary_caption, summary_report
@@ -42,11 +42,30 @@ def _controls(summary: Any, prefix: str) -> tuple[list[str], int, int]:
     return chosen, int(n_res), int(n_sims)
 
 
-def _metric_tables(summary: Any, report: cc.Report, table: Any, metrics: Any) -> None:
-    """A display metric table with the exact / bound column, by family, and the caption that explains it."""
-    show_metric_groups(sv.add_exactness(table, sv.exactness_table(summary, report)), metrics,
-                       **{"from the summary": "exact: the in-memory value of the same rows; bound [a, b]: the "
-                          "in-memory value lies in [a, b]; needs the rows: not in a summary"})
+def _groups(summary: Any, report: cc.Report | None, table: Any, metrics: Any) -> tuple[list, Any]:
+    """(``views.metric_groups`` of the display table with the exact / bound column, ``views.metric_tests``);
+    ``report`` None: the metrics of a selection, all exact sums."""
+    exactness = sv.exactness_table(summary, report) if report is not None else None
+    return views.metric_groups(sv.add_exactness(table, exactness), metrics), views.metric_tests(metrics)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _all_rows_groups(key: str, _summary: Any, _report: cc.Report, models: tuple, level: float) -> tuple[list, Any]:
+    """:func:`_groups` of the all-rows metric table, cached on the summary token and options (``key``): it does
+    not change with a selection, so a selection redraw only renders it."""
+    metrics = _report.metrics[_report.metrics["model"].isin(models)]
+    keys = metric_keys("classification") if _summary.spec.task == "classification" else None
+    return _groups(_summary, _report, views.metric_table(metrics, level, keys=keys, compact=True), _report.metrics)
+
+
+def _show_groups(groups: list, tests: Any) -> None:
+    """The metric tables by family (as ``dashboard.show_metric_groups``), then the caption on exactness."""
+    for heading, part in groups:
+        st.markdown(f"**{heading}**")
+        show_metric_table(part, height=table_height(len(part)))
+    if not tests.empty:
+        with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
+            dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)))
     st.caption(sv.EXACTNESS_CAPTION)
 
 
@@ -65,7 +84,7 @@ def regression_page(summary: Any, token: str, name: str) -> None:
     if not shown:
         st.warning("This summary holds point predictions only (no σ-bins): see the metric table.")
         show_verdicts(report)
-        _metric_tables(summary, report, views.metric_table(report.metrics, level, compact=True), report.metrics)
+        _show_groups(*_all_rows_groups(f"{token}|{n_res}|{n_sims}", summary, report, tuple(models), level))
         return
     colors = plots.model_colors([str(m) for m in summary.models])
     n_bins = summary.spec.n_bins
@@ -87,7 +106,7 @@ def regression_page(summary: Any, token: str, name: str) -> None:
     st.subheader("σ-bins and conditional calibration")
     st.caption(
         f"The summary's {n_bins} equal-count σ-bins. Click a σ-bin in the Levi diagram (shift-click adds more; or "
-        "drag a box / lasso): the quantile calibration curve, the PIT histogram, the intervals and the metrics are "
+        "drag a box / lasso): the quantile calibration curve, the PIT histogram and the metrics are "
         "redrawn for the rows of those bins from the summary's per-σ-bin PIT histograms and sums."
     )
     selection.row("**No σ-bins selected** — the views below use all rows." if selection.empty else
@@ -100,7 +119,7 @@ def regression_page(summary: Any, token: str, name: str) -> None:
         st.caption("RMSE vs RMV per σ-bin (Levi et al. 2019), 90% bootstrap intervals over the summary's hashed row "
                    "blocks. Calibrated σ lies on the diagonal.")
     overlays = {name_: with_selected(views.diagram_tables(report, name_, shown), selected.get(name_), colors)
-                for name_ in ("calibration_curve", "pit_histogram", "z_histogram", "intervals")}
+                for name_ in ("calibration_curve", "pit_histogram", "z_histogram")}
     curve, dashes, curve_colors = overlays["calibration_curve"]
     bands = set(dashes) if selected else None
     with right:
@@ -121,29 +140,30 @@ def regression_page(summary: Any, token: str, name: str) -> None:
         st.caption("Standardised residuals z against N(0, 1), read off the summary's fine z histogram (all rows)."
                    + (" " + sv.NOT_FROM_SUMMARY["z_selection"] if selected else ""))
 
-    if selected:
+    sel_metrics = sv.selection_metrics(summary, selection.bins, level=level, n_resamples=n_res) if selected else None
+    if sel_metrics is not None and not sel_metrics.empty:  # as on the row page: the selection's table replaces it
         st.subheader("Metrics of the selected rows")
-        sel_metrics = sv.selection_metrics(summary, selection.bins, level=level, n_resamples=n_res)
-        if sel_metrics.empty:
+        st.caption(f"Each metric of the selected rows, exact from the per-σ-bin sums, next to its value on all "
+                   f"rows; {level:.0%} intervals: Clopper–Pearson for coverages, bootstrap over the hashed row "
+                   "blocks for RMSE and sharpness. " + sv.NOT_FROM_SUMMARY["regression_selection_metrics"]
+                   + " Clear the selection for the table of all rows with its tests.")
+        overall = report.metrics[report.metrics["metric"].isin(sel_metrics["metric"].unique())]
+        _show_groups(*_groups(summary, None, views.selection_vs_all(
+            sel_metrics, overall, level, len(shown) > 1, compact=True), sel_metrics))
+    else:
+        if selected:
             st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
-        else:
-            st.caption(f"Each metric of the selected rows, exact from the per-σ-bin sums, next to its value on all "
-                       f"rows; {level:.0%} intervals: Clopper–Pearson for coverages, bootstrap over the hashed row "
-                       "blocks for RMSE and sharpness. " + sv.NOT_FROM_SUMMARY["regression_selection_metrics"])
-            _metric_tables(summary, report, views.selection_vs_all(sel_metrics, report.metrics, level,
-                                                                    len(shown) > 1, compact=True), sel_metrics)
-    st.subheader("Metrics" + (" of all rows" if selected else ""))
-    show_verdicts(report, shown)
-    _metric_tables(summary, report, views.metric_table(report.metrics[report.metrics["model"].isin(shown)], level,
-                                                       compact=True), report.metrics)
+        st.subheader("Metrics")
+        show_verdicts(report, shown)
+        _show_groups(*_all_rows_groups(f"{token}|{n_res}|{n_sims}", summary, report, tuple(shown), level))
 
     st.subheader("More diagrams")
     tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
     with tab_int:
-        ints, int_dashes, int_colors = overlays["intervals"]
-        chart(figure(f"{fig_key}|intervals|{sel_part}", lambda: plots.intervals_figure(ints, colors=int_colors)),
-              "regsum_intervals")
-        st.caption("Observed coverage of the central 50–99% intervals (exact from the summary's counters).")
+        chart(figure(f"{fig_key}|intervals", lambda: plots.intervals_figure(
+            views.diagram_tables(report, "intervals", shown), colors=colors)), "regsum_intervals")
+        st.caption("Observed coverage of the central 50–99% intervals of all rows (exact from the summary's "
+                   "counters; the selected rows' coverages are in their metric table).")
     with tab_qq:
         chart(figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown),
                                                              colors=colors)), "regsum_qq")
@@ -205,9 +225,7 @@ def classification_page(summary: Any, token: str, name: str) -> None:
 
     st.subheader("Metrics")
     show_verdicts(report, shown)
-    _metric_tables(summary, report, views.metric_table(report.metrics[report.metrics["model"].isin(shown)], level,
-                                                       keys=metric_keys("classification"), compact=True),
-                   report.metrics)
+    _show_groups(*_all_rows_groups(f"{token}|{n_res}|{n_sims}", summary, report, tuple(shown), level))
     per_model = shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:

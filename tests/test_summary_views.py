@@ -152,7 +152,7 @@ def test_confidence_bin_selection_table_is_exact():
     model = summ.models[0]
     table = sv.selection_tables(summ, {model: (10, 12)})["selected_bins"][model]
     rel = cc.diagnose(pset, n_resamples=0, n_simulations=0).diagrams[(model, cc.ALL)]["reliability"]
-    assert list(table["bin"][:2]) == [11, 13] and table["bin"].iloc[2] == "all selected"
+    assert list(table["bin"][:2]) == [11, 13] and table["confidence range"].iloc[2] == "all selected bins"
     for i, b in enumerate((10, 12)):
         assert table["rows"].iloc[i] == rel["count"].iloc[b]
         assert table["accuracy"].iloc[i] == pytest.approx(rel["accuracy"].iloc[b], rel=1e-12)
@@ -173,7 +173,7 @@ def test_exactness_column_says_exact_bound_or_needs_the_rows(regression_summary)
     assert ex["max_calibration_deviation"].startswith("bound [")
     lo, hi = (float(v) for v in ex["max_calibration_deviation"][7:-1].split(","))
     true_ks = cc.diagnose(pset, n_resamples=0, n_simulations=0).value("max_calibration_deviation")
-    assert lo - 1e-5 <= true_ks <= hi + 1e-5  # the printed bracket (5 significant digits) holds the in-memory KS
+    assert lo * (1 - 1e-3) <= true_ks <= hi * (1 + 1e-3)  # the printed bracket (4 digits) holds the in-memory KS
     table = sv.add_exactness(views.metric_table(rep.metrics, compact=True), sv.exactness_table(summ, rep))
     assert list(table.columns[:3]) == ["metric", "value", "from the summary"]
     sample = S.summarize(pset, spec=S.spec_from_sample(pset.take(np.arange(5000))))
