@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import calib_core as cc  # noqa: E402
 from calib_core import summary as S  # noqa: E402
-from calib_core.predictions import PredictionSet  # noqa: E402
+from calib_core.predictions import ALL, PredictionSet  # noqa: E402
 
 OUT = Path("/tmp/calib_summary_bench")
 
@@ -124,7 +124,7 @@ def timings(path: Path, repeats: int) -> None:
                     t_, dashes, cols = with_selected(views.diagram_tables(rep, name), out.get(name), colors)
                     build(t_, colors=cols, dashes=dashes)
             else:
-                rel = {model: rep.diagrams[(model, "(all)")]["reliability"]}
+                rel = {model: rep.diagrams[(model, ALL)]["reliability"]}
                 plots.mark_selected(plots.reliability_figure(rel, colors=colors), sel)
                 plots.mark_selected(plots.confidence_histogram_figure(rel, colors=colors), sel)
 

@@ -17,7 +17,7 @@ import calib_core as cc
 from calib_core import data_dirs, views
 from calib_core import summary as S
 from calib_core import summary_views as sv
-from calib_core.mergeable import FORMAT
+from calib_core.mergeable import FORMAT, FORMAT_VERSION
 from tests.test_summary import classification_set, gaussian_set
 
 
@@ -92,20 +92,21 @@ def test_read_summary_round_trip_and_refusals():
         sv.read_summary(b"PAR1" + b"\0" * 20, source="run.parquet")
     with pytest.raises(cc.InputError, match="not a summary file"):
         sv.read_summary(b"y,mean,std\n1,2,3\n", source="x.summary")
-    # a newer version: the header says version 2
+    # a newer version: the header says FORMAT_VERSION + 1
     buf = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(s.to_bytes())) as src, zipfile.ZipFile(buf, "w") as dst:
         for info in src.infolist():
             data = src.read(info.filename)
             if info.filename == "header.json":
                 header = json.loads(data)
-                header["version"] = 2
+                header["version"] = FORMAT_VERSION + 1
                 data = json.dumps(header).encode()
             dst.writestr(info.filename, data)
     with pytest.raises(cc.InputError) as err:
         sv.read_summary(buf.getvalue(), source="new.summary")
     message = str(err.value)
-    assert "new.summary" in message and "version 2" in message and f"{FORMAT!r} version 1" in message, message
+    assert "new.summary" in message and f"version {FORMAT_VERSION + 1}" in message, message
+    assert f"{FORMAT!r} version {FORMAT_VERSION}" in message, message
     with pytest.raises(cc.InputError, match="not a .*calibration summary"):
         sv.read_summary(b"PK\x03\x04" + b"\0" * 40, source="broken.summary")
 
