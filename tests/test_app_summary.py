@@ -127,7 +127,7 @@ def test_regression_page_from_a_summary_redraws_a_sigma_bin_selection():
     assert not at.error
     metrics = table(at, "metric", "value", "from the summary")
     ex = dict(zip(metrics["metric"], metrics["from the summary"]))
-    assert ex["RMSE"] == "exact" and ex["PIT entropy"] == "needs the rows"
+    assert ex["RMSE"] == "exact" and ex["Spearman ρ(σ, |ε|)"] == "needs the rows"
     assert ex["max deviation (KS)"].startswith("bound [")
     model = summary.models[0]
     plotly_select(at, "regsum_levi_chart", bins_points(specs(at)["regsum_levi_chart"], model, [2, 3]))
