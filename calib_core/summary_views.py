@@ -184,8 +184,8 @@ def exactness_table(summary: Summary, report: Report, group: str = ALL) -> pd.Da
     records = []
     for model, key, label in zip(labels["model"], labels["metric"], labels["label"]):
         kind = kinds.get(key, "exact")
-        text = {"not available": "needs the rows", "exact for the spec's bins": "exact for the summary's bins"}.get(
-            kind, kind)
+        text = ("needs the rows" if str(kind).startswith("not available") else
+                {"exact for the spec's bins": "exact for the summary's bins"}.get(kind, kind))
         if kind == "bound":
             part = summary.parts.get((str(model), group))
             bounds = regression_bounds(part, summary.spec) if part is not None else {}

@@ -150,7 +150,7 @@ def test_classification_page_from_a_summary_redraws_a_confidence_bin_selection()
     assert not at.error
     assert {"clssum_rel_chart", "clssum_hist_chart", "clssum_per_class"} <= set(specs(at))
     metrics = table(at, "metric", "value", "from the summary")
-    assert set(metrics["from the summary"]) == {"exact"}
+    assert "exact" in set(metrics["from the summary"]) <= {"exact", "needs the rows"}
     model = summary.models[0]
     points = bins_points(specs(at)["clssum_rel_chart"], model, [12], role="column")
     plotly_select(at, "clssum_rel_chart", points)
