@@ -580,7 +580,7 @@ def _report(args: argparse.Namespace) -> int:
         for _, row in report.verdicts.iterrows():
             where = "" if row["group"] == ALL else f", group {row['group']}"
             print(f"  {row['model']}{where}: {row['sentence']}")
-        for note in notes:
+        for note in [*report.options.get("notes", []), *notes]:  # the diagnosis's (e.g. a degenerate group), then ours
             print(f"note: {note}")
     return EXIT_OK
 

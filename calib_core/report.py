@@ -56,6 +56,7 @@ __all__ = [
     "inference_metric_rows",
     "verdict_row",
     "empty_verdicts",
+    "subset_name",
     "NOT_TESTED",
     "headline_of",
     "blank_inference",
@@ -176,6 +177,11 @@ def verdict_row(
         "n_flags": int(n_flags),
         "expected_chance_flags": float(expected_chance_flags),
     }
+
+
+def subset_name(model: str, group: str) -> str:
+    """How a report's notes name one (model, group): "model 'm', all rows" or "model 'm', group 'dry'"."""
+    return f"model {model!r}, " + ("all rows" if group == ALL else f"group {group!r}")
 
 
 def empty_verdicts() -> pd.DataFrame:

@@ -85,9 +85,10 @@ def _regression_calls():
 def test_the_nan_policy_covers_every_public_regression_function():
     public = {name for name in rm.__all__ if callable(getattr(rm, name)) and name[0].islower()}
     # observed_proportions / summary_statistics take RegressionRows; zero_density_rows / zero_density_note are no
-    # metrics but say which rows make the NLL infinite (issue 14, point 5)
+    # metrics but say which rows make the NLL infinite (issue 14, point 5); undefined_z_counts (RegressionRows) and
+    # undefined_z_note (counts) say why rows have no usable z (issue 15, point 3)
     assert public - set(_regression_calls()) <= {"observed_proportions", "summary_statistics", "zero_density_rows",
-                                                 "zero_density_note"}
+                                                 "zero_density_note", "undefined_z_counts", "undefined_z_note"}
 
 
 def _layouts(n: int, rng: np.random.Generator):

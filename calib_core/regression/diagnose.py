@@ -8,10 +8,13 @@ p-values and one headline verdict per (model, group) from the inference layer
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from .. import significance as sig
+from ..distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from ..predictions import PredictionSet, iter_subsets
 from ..report import (
     NOT_TESTED,
@@ -20,13 +23,14 @@ from ..report import (
     diagnosis_report,
     headline_of,
     inference_metric_rows,
+    subset_name,
     verdict_row,
 )
 from .diagrams import regression_diagrams
 from .inference import infer_regression, metric_kind
-from .metrics import Binning, RegressionRows, summary_statistics
+from .metrics import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 
-__all__ = ["diagnose_regression", "regression_inference"]
+__all__ = ["diagnose_regression", "regression_inference", "degenerate_note"]
 
 
 def regression_inference(
@@ -126,27 +130,43 @@ def diagnose_regression(
         n = int(mask.sum())
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:
-            notes.append(f"model {model!r}, group {group!r}: {n} row(s), too few to diagnose")
+            notes.append(f"{subset_name(model, group)}: {n} row(s), too few to diagnose")
             continue
-        if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
-            err = y - pset.point[mask]
-            tables.append(_point_rows(err, model, group, n_resamples, level, seed))
-            verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
-                                        sentence="Point predictions only: no predicted uncertainty to test."))
+        try:
+            if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
+                err = y - pset.point[mask]
+                with np.errstate(over="ignore", invalid="ignore"):  # an overflowing error is an infinite RMSE
+                    point = _point_rows(err, model, group, n_resamples, level, seed)
+                tables.append(point)
+                verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
+                                            sentence="Point predictions only: no predicted uncertainty to test."))
+                continue
+            # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
+            dist = pset.dist if mask.all() else pset.dist.take(mask)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                rows = RegressionRows(y, dist, pit_seed=seed)
+                causes = undefined_z_counts(rows)
+            # rows without a usable z give inf/NaN on purpose there: the subset's note says why, not NumPy
+            with np.errstate(**({"all": "ignore"} if causes else {})):
+                values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
+                inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
+                                                 binning=binning, n_resamples=n_resamples,
+                                                 n_simulations=n_simulations, level=level, alpha=alpha, seed=seed)
+                table = inference_metric_rows(model, group, values, inf, kinds=_kinds(values))
+                figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
+                                              n_resamples=n_resamples, seed=seed) if diagrams else None
+        except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
+            notes.append(f"{subset_name(model, group)}: could not be diagnosed ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}); the other models and groups are not affected")
             continue
-        # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
-        dist = pset.dist if mask.all() else pset.dist.take(mask)
-        rows = RegressionRows(y, dist, pit_seed=seed)
-        values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
-        inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins, binning=binning,
-                                         n_resamples=n_resamples, n_simulations=n_simulations, level=level,
-                                         alpha=alpha, seed=seed)
-        tables.append(inference_metric_rows(model, group, values, inf, kinds=_kinds(values)))
+        note = degenerate_note(model, group, rows, values, causes, layout=_layout_name(dist))
+        if note:
+            notes.append(note)
+            _note_metrics(table, causes, rows.n, _layout_name(dist))
+        tables.append(table)
         verdicts.append(head)
-        if diagrams:
-            figs[(model, group)] = regression_diagrams(
-                rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins, n_resamples=n_resamples, seed=seed
-            )
+        if figures is not None:
+            figs[(model, group)] = figures
     return diagnosis_report(
         "regression",
         pset,
@@ -170,3 +190,45 @@ def diagnose_regression(
 
 def _kinds(values) -> dict[str, str]:
     return {k: metric_kind(k) for k in values}
+
+
+def _layout_name(dist: PredictiveDistribution) -> str:
+    if isinstance(dist, SampleSet):
+        return "sample"
+    if isinstance(dist, QuantileSet):
+        return "quantile"
+    return "gaussian" if isinstance(dist, Gaussian) else ""
+
+
+def degenerate_note(
+    model: str,
+    group: str,
+    rows: RegressionRows,
+    values: Mapping[str, float],
+    causes: Mapping[str, int],
+    *,
+    layout: str = "",
+) -> str:
+    """The note of a (model, group) whose rows have no usable z = (y − μ)/σ (``causes`` from
+    :func:`~calib_core.regression.metrics.undefined_z_counts`; "" when there are none): which subset, why
+    (:func:`~calib_core.regression.metrics.undefined_z_note`, e.g. "all 37 ensembles have zero spread (every member
+    equal), so z = (y − mean)/σ is undefined on every row" — an ensemble forecast of rain in a dry-weather group
+    where every member forecasts 0) and how many of its metrics are therefore undefined (NaN) or infinite; those
+    metrics' rows carry the reason in their ``note``."""
+    reason = undefined_z_note(dict(causes), rows.n, layout=layout)
+    if not reason:
+        return ""
+    v = np.array([float(x) for x in values.values()])
+    k_nan, k_inf = int(np.isnan(v).sum()), int(np.isinf(v).sum())
+    effects = ([f"{k_nan} undefined (NaN)"] if k_nan else []) + ([f"{k_inf} infinite"] if k_inf else [])
+    tail = (f" — {' and '.join(effects)} of its {v.size} metrics (their rows in the metric table say so)"
+            if effects else "")
+    return f"{subset_name(model, group)}: {reason}{tail}."
+
+
+def _note_metrics(table: pd.DataFrame, causes: Mapping[str, int], n: int, layout: str) -> None:
+    """Write the reason into the ``note`` of every metric of ``table`` (one subset) whose value is not finite."""
+    reason = undefined_z_note(dict(causes), n, layout=layout)
+    bad = ~np.isfinite(table["value"].to_numpy(dtype=float))
+    prev = table.loc[bad, "note"].astype(str)
+    table.loc[bad, "note"] = [f"{p}; {reason}" if p else reason for p in prev]

@@ -289,6 +289,9 @@ class _QuantileNull(_NullModel):
             m2 = central[2] / sd**2
             m3 = central[3] / sd**3
             m4 = central[4] / sd**4
+        ok = self.rows.z_ok  # per row of ``z_finite``: rows with σ = 0 (all quantiles equal) have no z
+        if ok is not None:
+            m2, m3, m4 = m2[ok], m3[ok], m4[ok]
         return 0.0, m2, m3, m4
 
 

@@ -63,6 +63,9 @@ __all__ = [
     "mean_log_z2",
     "spearman_sigma_error",
     "summary_statistics",
+    "Z_CAUSES",
+    "undefined_z_counts",
+    "undefined_z_note",
 ]
 
 #: Quantile-calibration grid p = 0, 0.01, …, 1 (SPEC §3).
@@ -98,8 +101,9 @@ class RegressionRows:
         self.n = y.shape[0]
         self.mean = np.asarray(dist.mean(), dtype=float)
         self.sigma = np.asarray(dist.std(), dtype=float)
-        self.eps = y - self.mean
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):  # rows without a usable z: see undefined_z_counts
+            self.eps = y - self.mean
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             self.z = self.eps / self.sigma
         finite = np.isfinite(self.z)
         #: rows with a finite z (σ > 0); z-based statistics use these only (None: all rows)
@@ -384,6 +388,8 @@ def _stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
 def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
     """ACCRUE eq. 8 with weights (energy-distance form, exact)."""
     z = r.z_finite
+    if z.shape[0] == 0:  # no row with a finite z (σ = 0, or y − mean or z overflowing): RS is undefined
+        return float("nan")
     if w is None:
         # Only Σ η_(i)(2i − 1) needs the order; the other terms are sums over rows:
         # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
@@ -397,6 +403,8 @@ def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
     w = r.z_weights(w)
     eta = r.z_sorted / np.sqrt(2.0)
     ws = w[r.z_order]
+    if not ws.sum() > 0:  # a replicate that drew none of the rows with a finite z
+        return float("nan")
     ws = ws / ws.sum()
     before = np.cumsum(ws) - ws
     e_abs = eta * special.erf(eta) + np.exp(-eta * eta) / np.sqrt(np.pi)  # E|η − X|, X ~ N(0, ½)
@@ -449,6 +457,8 @@ def _stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Bi
         var, sq_err = r.var, r.sq_err
     cnt, s_var, s_err = bin_sums(b, n_bins, var, sq_err, weights=w)
     ok = (cnt > 0) & (s_var > 0)  # a bin whose σ are all 0 has no RMV to normalise by: left out
+    if not ok.any():  # every σ is 0 (or no row): no bin to average
+        return float("nan")
     rmv = np.sqrt(s_var[ok] / cnt[ok])
     rmse_ = np.sqrt(s_err[ok] / cnt[ok])
     return float(np.mean(np.abs(rmv - rmse_) / rmv))
@@ -460,11 +470,15 @@ def _scale_free_cv(s: np.ndarray, w: np.ndarray | None = None) -> float:
     if _needs_rescaling(s):
         s = s / _power_of_two(np.max(np.abs(s[np.isfinite(s)])) if np.isfinite(s).any() else 1.0)
     if w is None:
-        return float(np.std(s, ddof=1) / np.mean(s)) if s.size > 1 else float("nan")
+        if s.size < 2 or not np.mean(s) > 0:  # one row, or every σ = 0: no spread to compare with
+            return float("nan")
+        return float(np.std(s, ddof=1) / np.mean(s))
     tot = w.sum()
     if tot <= 1:
         return float("nan")
     m = _dot(w, s) / tot
+    if not m > 0:
+        return float("nan")
     v = _dot(w, (s - m) ** 2) / (tot - 1.0)
     return float(np.sqrt(v) / m)
 
@@ -547,6 +561,8 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
 
 def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]:
     z, w = r.z_finite, r.z_weights(w)
+    if z.shape[0] == 0 or (w is not None and not w.sum() > 0):  # no finite z: undefined
+        return dict.fromkeys(("z_mean", "z_std", "z_skewness", "z_excess_kurtosis"), float("nan"))
     m = _wmean(z, w)
     d = z - m
     d2 = d * d
@@ -657,6 +673,78 @@ class _TieGroups:
         before = cw[self.starts]
         size = cw[self.ends] - before
         return (before + (size + 1.0) / 2.0)[self.group_of_row]
+
+
+#: Why a row has no usable z = (y − μ)/σ: keys of :func:`undefined_z_counts`, in the order notes name them.
+Z_CAUSES = ("zero_spread", "overflow", "z_overflow", "z_square_overflow")
+#: |z| above this squares to ∞ (√ of the largest double).
+_Z_SQUARE_MAX = float(np.sqrt(np.finfo(float).max))
+
+
+def undefined_z_counts(rows: RegressionRows) -> dict[str, int]:
+    """How many rows of ``rows`` have no usable standardised error z = (y − μ)/σ, by cause (:data:`Z_CAUSES`);
+    causes with no row are left out, so ``{}`` means every z is finite and squares to a finite number.
+
+    * ``zero_spread`` — σ = 0 (an ensemble whose members are all equal, a quantile set whose quantiles are all
+      equal): z is ±∞ or 0/0, and the statistics of z leave the row out (``RegressionRows.z_ok``);
+    * ``overflow`` — ε = y − μ, μ or σ is not finite although y and the prediction are (e.g. y = 1e308 and
+      μ = −1e308: ε overflows the largest double, about 1.8e308);
+    * ``z_overflow`` — ε and σ > 0 are finite but ε/σ overflows (σ = 1e-300 with |ε| > 1.8e8);
+    * ``z_square_overflow`` — z is finite but z² is not (|z| > 1.34e154, e.g. σ = 1e-300 with |ε| ≈ 1): z is
+      used, but the second and higher moments of z, the NLL of a Gaussian and the like are infinite.
+
+    Vectorised over rows (comparisons only)."""
+    sigma, eps, mean = rows.sigma, rows.eps, rows.mean
+    out: dict[str, int] = {}
+    if rows.z_ok is not None:
+        bad = ~rows.z_ok
+        finite = np.isfinite(eps) & np.isfinite(sigma) & np.isfinite(mean)
+        out["zero_spread"] = int(np.count_nonzero(bad & finite & (sigma == 0)))
+        out["overflow"] = int(np.count_nonzero(bad & ~finite))
+        out["z_overflow"] = int(np.count_nonzero(bad & finite & (sigma != 0)))
+    out["z_square_overflow"] = int(np.count_nonzero(np.abs(rows.z_finite) > _Z_SQUARE_MAX))
+    return {k: out[k] for k in Z_CAUSES if out.get(k, 0)}
+
+
+def _spread_words(layout: str) -> tuple[str, str]:
+    """(what one row's prediction is called, what zero spread means for it) in a layout's words."""
+    if layout == "sample":
+        return "ensembles", "have zero spread (every member equal)"
+    if layout == "quantile":
+        return "quantile sets", "have all quantiles equal (zero spread)"
+    return "predictive distributions", "have σ = 0"
+
+
+def undefined_z_note(counts: dict[str, int], n: int, *, layout: str = "") -> str:
+    """The reason, in words, why some or all of ``n`` rows have no usable z (``counts`` from
+    :func:`undefined_z_counts`; ``layout`` "sample", "quantile" or "gaussian" names the predictions): e.g. "all 37
+    ensembles have zero spread (every member equal), so z = (y − mean)/σ is undefined" or "3 of 100 rows: y − mean
+    overflows …".  "" when ``counts`` is empty.  The caller adds which subset and which metrics it affects."""
+    what, zero = _spread_words(layout)
+    k_bad = sum(counts.get(c, 0) for c in ("zero_spread", "overflow", "z_overflow"))
+    parts = []
+    for cause in Z_CAUSES:
+        k = counts.get(cause, 0)
+        if not k:
+            continue
+        share = f"all {k:,}" if k == n else f"{k:,} of {n:,}"
+        if cause == "zero_spread":
+            parts.append(f"{share} {what} {zero}")
+        elif cause == "overflow":
+            parts.append(f"{share} rows have y − mean (or the predicted mean or σ) beyond the floating-point range "
+                         "(±1.8e308)")
+        elif cause == "z_overflow":
+            parts.append(f"{share} rows have a σ so small that z = (y − mean)/σ overflows")
+        else:
+            parts.append(f"{share} rows have |z| = |y − mean|/σ above 1.3e154 (a tiny σ), so z² overflows")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    if k_bad == n:
+        return text + ", so z = (y − mean)/σ is undefined on every row"
+    if k_bad:
+        return text + f": z = (y − mean)/σ is undefined there, and the statistics of z use the other {n - k_bad:,} rows"
+    return text
 
 
 def summary_statistics(
