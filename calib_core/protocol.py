@@ -32,6 +32,7 @@ __all__ = [
     "Progress",
     "TrialLog",
     "LONG_COLUMNS",
+    "MIN_SPLIT_ROWS",
     "SUMMARY_COLUMNS",
     "build_result",
     "first_trial_views",
@@ -41,6 +42,7 @@ __all__ = [
     "split_mode",
     "split_labels",
     "split_rows",
+    "split_too_small",
     "summarise",
     "trial_count",
     "trial_labels",
@@ -51,6 +53,10 @@ LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_t
 SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
 #: Bootstrap resamples for the intervals of the before/after diagram tables (``diagrams=True``).
 DIAGRAM_RESAMPLES = 100
+
+#: Fewest calibration rows and fewest test rows of a model's split: one row fits no spread, and one test row has no
+#: calibration curve, no standard deviation of z and no bin to compare — such a model is skipped with a message.
+MIN_SPLIT_ROWS = 2
 
 #: ``progress(done, total, text)``: called as the work of an evaluation completes.
 Progress = Callable[[int, int, str], None]
@@ -169,6 +175,27 @@ def split_rows(
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
+def split_too_small(
+    model: str, n: int, labels: np.ndarray | None, how: str, test_fraction: float, *, others: bool = False
+) -> str:
+    """Why ``model``'s ``n`` rows cannot be split into at least :data:`MIN_SPLIT_ROWS` calibration and as many test
+    rows ("" when they can), in the words of the evaluation: a random split holds out round(test_fraction·n) rows
+    (at least 1, at most n − 1, as :func:`split_rows`); a fixed split counts the model's ``cal`` and ``test``
+    labels.  ``others``: the set has other models, which are still recalibrated (the message says so)."""
+    if how == "column":
+        lab = np.char.lower(np.asarray(labels).astype(str))
+        n_cal, n_test = int(np.count_nonzero(lab == "cal")), int(np.count_nonzero(lab == "test"))
+        given = f"the split column gives {n_cal} calibration and {n_test} test row(s)"
+    else:
+        n_test = int(np.clip(round(test_fraction * n), 1, n - 1)) if n >= 2 else 0
+        n_cal = n - n_test
+        given = f"{n} row(s) give {n_cal} calibration and {n_test} test row(s) at test fraction {test_fraction:g}"
+    if n_cal >= MIN_SPLIT_ROWS and n_test >= MIN_SPLIT_ROWS:
+        return ""
+    return (f"model {model!r}: {given} — too few to recalibrate (at least {MIN_SPLIT_ROWS} of each are needed); "
+            "skipped" + (", the other models are recalibrated" if others else ""))
+
+
 def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
     """``(how, labels)`` for :func:`split_rows` from the ``split`` argument of an evaluation (see
     :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask."""
@@ -222,9 +249,11 @@ def trial_labels(
     random draw of each model (exactly the rows :func:`trial_splits` yields)."""
     if how == "column":
         return np.char.lower(np.asarray(labels).astype(str))
-    out = np.empty(pset.n_rows, dtype=object)
+    out = np.full(pset.n_rows, "", dtype=object)  # "": a model of one row, which has no split
     for model in pset.models():
         rows = model_rows(pset, model)
+        if rows.size < 2:
+            continue
         cal_pos, test_pos = split_rows(rows.size, None, how, trial, seed, test_fraction)
         out[rows[cal_pos]] = "cal"
         out[rows[test_pos]] = "test"
@@ -249,22 +278,26 @@ def trial_splits(
 ) -> Iterator[tuple[str, int, np.ndarray, np.ndarray]]:
     """Yield ``(model, trial, cal_idx, test_idx)`` for every model and trial of the protocol.
 
-    Each split is recorded in ``splits``; a trial without calibration or test rows is reported in
-    ``messages``, announced through ``on_skip`` and not yielded.  Shared by the regression and the
-    classification evaluation so both draw exactly the same rows.
+    Each split is recorded in ``splits``.  A model whose rows give fewer than :data:`MIN_SPLIT_ROWS` calibration or
+    test rows (:func:`split_too_small`; the sizes are the same in every trial) is named in ``messages``, each of its
+    trials announced through ``on_skip`` and none yielded: the other models go on.  Shared by the regression and
+    the classification evaluation so both draw exactly the same rows.
     """
-    for model in pset.models():
+    models = pset.models()
+    for model in models:
         mrows = model_rows(pset, model)
+        lab = None if labels is None else labels[mrows]
+        small = split_too_small(model, mrows.size, lab, how, test_fraction, others=len(models) > 1)
+        if small:
+            messages.append(small)
+            for _ in range(n_trials):
+                if on_skip is not None:
+                    on_skip()
+            continue
         for trial in range(n_trials):
-            lab = None if labels is None else labels[mrows]
             cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
             cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
             splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
-            if cal_idx.size == 0 or test_idx.size == 0:
-                messages.append(f"model {model!r}, trial {trial}: no calibration or no test rows; skipped")
-                if on_skip is not None:
-                    on_skip()
-                continue
             yield model, trial, cal_idx, test_idx
 
 

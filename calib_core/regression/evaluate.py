@@ -147,13 +147,16 @@ def evaluate_regression(
                     est = clone(cal)
                     est.fit(d_cal, y_cal, features=cal_set.features)
                     out = est.transform(d_test, features=test_set.features)
+                seconds = time.perf_counter() - t0
+                # a calibrated σ of 0 or an overflowing error gives NaN/inf statistics on purpose, not warnings
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    stats = summary_statistics(RegressionRows(y_test, out)) if named else {}
             except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
                 log.failure(model, trial, name, exc, f"{name} failed · {where}")
                 continue
-            log.fitted_in(model, trial, name, est, time.perf_counter() - t0)
+            log.fitted_in(model, trial, name, est, seconds)
             values: dict[str, float] = {}
             if named:
-                stats = summary_statistics(RegressionRows(y_test, out))
                 for m in named:
                     if m not in stats:
                         raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
