@@ -179,8 +179,16 @@ def verdict_row(
     }
 
 
-def subset_name(model: str, group: str) -> str:
-    """How a report's notes name one (model, group): "model 'm', all rows" or "model 'm', group 'dry'"."""
+def subset_name(model: str, group: str, pset: PredictionSet | None = None, mask: np.ndarray | None = None) -> str:
+    """How a report's notes name one (model, group): "model 'm', all rows" or "model 'm', group 'dry'".
+
+    With ``pset`` and the subset's row ``mask``, the rows of :data:`ALL` that all belong to one group are named by
+    it (a diagnosis of one group's rows without ``by_group``, as the dashboard's group filter makes); called only
+    when a note is written, so the extra pass over the group column costs nothing otherwise."""
+    if group == ALL and pset is not None and pset.group is not None:
+        values = pd.unique(pset.group if mask is None else pset.group[mask])
+        if len(values) == 1:
+            group = str(values[0])
     return f"model {model!r}, " + ("all rows" if group == ALL else f"group {group!r}")
 
 

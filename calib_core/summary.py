@@ -54,6 +54,7 @@ from .classification.summary import (
 )
 from .mergeable import Summary, SummarySpec, exact_float
 from .predictions import ALL, PredictionSet, iter_subsets
+from .regression.diagnose import degenerate_note, mark_undefined_metrics
 from .regression.inference import PRIMARY as REGRESSION_PRIMARY
 from .regression.inference import metric_kind, primary_family_of_levels
 from .regression.reading import parse_regression_frame
@@ -67,6 +68,7 @@ from .regression.summary import (
     regression_values,
     spec_for_regression,
     summarize_regression,
+    undefined_z_of_part,
 )
 from .report import METRIC_COLUMNS, NOT_TESTED, Report, empty_verdicts, inference_metric_rows, verdict_row
 
@@ -649,7 +651,13 @@ def report(
         if n_resamples <= 0:
             table[["ci_low", "ci_high"]] = np.nan
             table["interval"] = ""
-        tables.append(inference_metric_rows(model, group, values, table, extra=extra))
+        metric_rows = inference_metric_rows(model, group, values, table, extra=extra)
+        causes = undefined_z_of_part(part) if spec.task == "regression" else {}
+        if causes:  # rows without a finite z (e.g. an ensemble group whose members are all equal): say so
+            own = {k: v for k, v in values.items() if k not in UNAVAILABLE_METRICS}  # not those no summary gives
+            notes.append(degenerate_note(model, group, n, own, causes, layout=spec.layout))
+            mark_undefined_metrics(metric_rows, causes, n, layout=spec.layout, skip=UNAVAILABLE_METRICS)
+        tables.append(metric_rows)
         if diagrams:
             if spec.task == "regression":
                 figs[key] = regression_diagrams_from_part(

@@ -60,6 +60,8 @@ options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_res
            "seed": 0, "tce": bool(use_tce)}
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
 if report.metrics.empty:
+    for note in report.options.get("notes", []):  # why (e.g. a group of one row)
+        st.caption(ui.md_escape(note))
     st.warning("Too few rows to diagnose with these filters.")
     st.stop()
 level = float(report.options.get("level", 0.95))

@@ -237,3 +237,32 @@ def test_cli_report_of_a_file_with_a_degenerate_group(tmp_path, capsys):
     assert dry["value"].isna().all() and dry["note"].str.contains("zero spread").all()
     wet = table[table["group"] == "wet"]
     assert np.isfinite(wet["value"]).all()
+
+
+def test_summary_report_notes_the_degenerate_group_the_same_way():
+    from calib_core import summary as summaries
+
+    pset = _load(_rain(), "rain.csv")
+    summary = summaries.summarize(pset, spec=summaries.spec_for(pset))
+    report = summaries.report(summary, n_resamples=30, n_simulations=30)
+    assert set(report.groups) == {ALL, "dry", "wet"}
+    (dry,) = _notes(report, "dry")
+    assert dry.startswith("model 'model', group 'dry': all 37 ensembles have zero spread (every member equal), so "
+                          "z = (y − mean)/σ is undefined on every row — ")
+    # a summary keeps how many rows have a finite z, not why
+    (whole,) = _notes(report, ALL)
+    assert whole == ("model 'model', all rows: 37 of 120 rows have no finite z = (y − mean)/σ (σ = 0, or y − mean or "
+                     "z beyond the floating-point range): the statistics of z use the other 83 rows.")
+    table = report.table(group="dry")
+    undefined = table[~np.isfinite(table["value"].to_numpy(float))]
+    mine = undefined[undefined["note"].str.contains("all 37 ensembles have zero spread")]
+    assert set(Z_STATS) - {"reliability_score"} <= set(mine.index)
+    assert f"{len(mine)} undefined (NaN) of its " in dry
+    # what a summary cannot give whatever the rows keeps its own note only
+    assert not undefined.loc[undefined["note"].str.startswith("not available"), "note"].str.contains("spread").any()
+    # the other group is what a summary of its rows alone gives
+    wet = pset.take(pset.group == "wet")
+    alone = summaries.report(summaries.summarize(wet, spec=summaries.spec_for(wet)), n_resamples=30,
+                             n_simulations=30)
+    assert_allclose(report.table(group="wet")["value"].to_numpy(float), alone.table(group="wet")["value"]
+                    .to_numpy(float), rtol=1e-12, equal_nan=True)

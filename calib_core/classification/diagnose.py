@@ -175,10 +175,10 @@ def diagnose_classification(
     for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
         if n < 2:
-            notes.append(f"{subset_name(model, group)}: {n} row(s), too few to diagnose")
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
             continue
         if n < n_bins:
-            notes.append(f"{subset_name(model, group)}: {n} rows for {n_bins} bins — most bins are empty")
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
         rows = classification_rows(pset, mask, n_bins, strategy)
         use_cw = classwise and not rows.top_label_only
 

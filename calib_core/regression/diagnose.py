@@ -8,7 +8,7 @@ p-values and one headline verdict per (model, group) from the inference layer
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ from .diagrams import regression_diagrams
 from .inference import infer_regression, metric_kind
 from .metrics import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 
-__all__ = ["diagnose_regression", "regression_inference", "degenerate_note"]
+__all__ = ["diagnose_regression", "regression_inference", "degenerate_note", "mark_undefined_metrics", "layout_name"]
 
 
 def regression_inference(
@@ -130,7 +130,7 @@ def diagnose_regression(
         n = int(mask.sum())
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:
-            notes.append(f"{subset_name(model, group)}: {n} row(s), too few to diagnose")
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
             continue
         try:
             if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
@@ -156,13 +156,13 @@ def diagnose_regression(
                 figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
                                               n_resamples=n_resamples, seed=seed) if diagrams else None
         except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
-            notes.append(f"{subset_name(model, group)}: could not be diagnosed ({type(exc).__name__}: "
+            notes.append(f"{subset_name(model, group, pset, mask)}: could not be diagnosed ({type(exc).__name__}: "
                          f"{str(exc)[:200]}); the other models and groups are not affected")
             continue
-        note = degenerate_note(model, group, rows, values, causes, layout=_layout_name(dist))
+        note = degenerate_note(model, group, n, values, causes, layout=layout_name(dist), pset=pset, mask=mask)
         if note:
             notes.append(note)
-            _note_metrics(table, causes, rows.n, _layout_name(dist))
+            mark_undefined_metrics(table, causes, n, layout=layout_name(dist))
         tables.append(table)
         verdicts.append(head)
         if figures is not None:
@@ -192,7 +192,8 @@ def _kinds(values) -> dict[str, str]:
     return {k: metric_kind(k) for k in values}
 
 
-def _layout_name(dist: PredictiveDistribution) -> str:
+def layout_name(dist: PredictiveDistribution | None) -> str:
+    """The layout a distribution comes from ("sample", "quantile", "gaussian"; "" for another or none)."""
     if isinstance(dist, SampleSet):
         return "sample"
     if isinstance(dist, QuantileSet):
@@ -203,19 +204,22 @@ def _layout_name(dist: PredictiveDistribution) -> str:
 def degenerate_note(
     model: str,
     group: str,
-    rows: RegressionRows,
+    n: int,
     values: Mapping[str, float],
     causes: Mapping[str, int],
     *,
     layout: str = "",
+    pset: PredictionSet | None = None,
+    mask: np.ndarray | None = None,
 ) -> str:
-    """The note of a (model, group) whose rows have no usable z = (y − μ)/σ (``causes`` from
+    """The note of a (model, group) of ``n`` rows some of which have no usable z = (y − μ)/σ (``causes`` from
     :func:`~calib_core.regression.metrics.undefined_z_counts`; "" when there are none): which subset, why
     (:func:`~calib_core.regression.metrics.undefined_z_note`, e.g. "all 37 ensembles have zero spread (every member
     equal), so z = (y − mean)/σ is undefined on every row" — an ensemble forecast of rain in a dry-weather group
     where every member forecasts 0) and how many of its metrics are therefore undefined (NaN) or infinite; those
-    metrics' rows carry the reason in their ``note``."""
-    reason = undefined_z_note(dict(causes), rows.n, layout=layout)
+    metrics' rows carry the reason in their ``note``.  ``pset`` and ``mask`` name the group of a one-group set
+    (:func:`~calib_core.report.subset_name`)."""
+    reason = undefined_z_note(dict(causes), n, layout=layout)
     if not reason:
         return ""
     v = np.array([float(x) for x in values.values()])
@@ -223,12 +227,16 @@ def degenerate_note(
     effects = ([f"{k_nan} undefined (NaN)"] if k_nan else []) + ([f"{k_inf} infinite"] if k_inf else [])
     tail = (f" — {' and '.join(effects)} of its {v.size} metrics (their rows in the metric table say so)"
             if effects else "")
-    return f"{subset_name(model, group)}: {reason}{tail}."
+    return f"{subset_name(model, group, pset, mask)}: {reason}{tail}."
 
 
-def _note_metrics(table: pd.DataFrame, causes: Mapping[str, int], n: int, layout: str) -> None:
-    """Write the reason into the ``note`` of every metric of ``table`` (one subset) whose value is not finite."""
+def mark_undefined_metrics(
+    table: pd.DataFrame, causes: Mapping[str, int], n: int, *, layout: str = "", skip: Iterable[str] = ()
+) -> None:
+    """Write why (:func:`~calib_core.regression.metrics.undefined_z_note` of ``causes`` over ``n`` rows) into the
+    ``note`` of every metric of ``table`` (the metric rows of one subset, in place) whose value is not finite,
+    except the metrics in ``skip`` (e.g. those a summary cannot give whatever the rows)."""
     reason = undefined_z_note(dict(causes), n, layout=layout)
-    bad = ~np.isfinite(table["value"].to_numpy(dtype=float))
+    bad = ~np.isfinite(table["value"].to_numpy(dtype=float)) & ~table["metric"].isin(list(skip)).to_numpy()
     prev = table.loc[bad, "note"].astype(str)
     table.loc[bad, "note"] = [f"{p}; {reason}" if p else reason for p in prev]

@@ -676,7 +676,7 @@ class _TieGroups:
 
 
 #: Why a row has no usable z = (y − μ)/σ: keys of :func:`undefined_z_counts`, in the order notes name them.
-Z_CAUSES = ("zero_spread", "overflow", "z_overflow", "z_square_overflow")
+Z_CAUSES = ("zero_spread", "overflow", "z_overflow", "no_finite_z", "z_square_overflow")
 #: |z| above this squares to ∞ (√ of the largest double).
 _Z_SQUARE_MAX = float(np.sqrt(np.finfo(float).max))
 
@@ -692,6 +692,9 @@ def undefined_z_counts(rows: RegressionRows) -> dict[str, int]:
     * ``z_overflow`` — ε and σ > 0 are finite but ε/σ overflows (σ = 1e-300 with |ε| > 1.8e8);
     * ``z_square_overflow`` — z is finite but z² is not (|z| > 1.34e154, e.g. σ = 1e-300 with |ε| ≈ 1): z is
       used, but the second and higher moments of z, the NLL of a Gaussian and the like are infinite.
+
+    (``no_finite_z`` — no finite z for a cause not known — is what a summary, which keeps only the count of rows
+    with a finite z, can say: ``calib_core.regression.summary.undefined_z_of_part``.)
 
     Vectorised over rows (comparisons only)."""
     sigma, eps, mean = rows.sigma, rows.eps, rows.mean
@@ -721,7 +724,7 @@ def undefined_z_note(counts: dict[str, int], n: int, *, layout: str = "") -> str
     ensembles have zero spread (every member equal), so z = (y − mean)/σ is undefined" or "3 of 100 rows: y − mean
     overflows …".  "" when ``counts`` is empty.  The caller adds which subset and which metrics it affects."""
     what, zero = _spread_words(layout)
-    k_bad = sum(counts.get(c, 0) for c in ("zero_spread", "overflow", "z_overflow"))
+    k_bad = sum(counts.get(c, 0) for c in ("zero_spread", "overflow", "z_overflow", "no_finite_z"))
     parts = []
     for cause in Z_CAUSES:
         k = counts.get(cause, 0)
@@ -735,15 +738,20 @@ def undefined_z_note(counts: dict[str, int], n: int, *, layout: str = "") -> str
                          "(±1.8e308)")
         elif cause == "z_overflow":
             parts.append(f"{share} rows have a σ so small that z = (y − mean)/σ overflows")
+        elif cause == "no_finite_z":
+            parts.append(f"{share} rows have no finite z = (y − mean)/σ (σ = 0, or y − mean or z beyond the "
+                         "floating-point range)")
         else:
             parts.append(f"{share} rows have |z| = |y − mean|/σ above 1.3e154 (a tiny σ), so z² overflows")
     if not parts:
         return ""
     text = "; ".join(parts)
+    said = set(counts) <= {"no_finite_z", "z_square_overflow"}  # the words already say z is undefined there
     if k_bad == n:
-        return text + ", so z = (y − mean)/σ is undefined on every row"
+        return text + ("" if said else ", so z = (y − mean)/σ is undefined on every row")
     if k_bad:
-        return text + f": z = (y − mean)/σ is undefined there, and the statistics of z use the other {n - k_bad:,} rows"
+        return text + (": the" if said else ": z = (y − mean)/σ is undefined there, and the") + \
+            f" statistics of z use the other {n - k_bad:,} rows"
     return text
 
 

@@ -86,6 +86,7 @@ __all__ = [
     "summarize_regression_rows",
     "summarize_regression",
     "regression_values",
+    "undefined_z_of_part",
     "regression_bounds",
     "regression_diagrams_from_part",
     "block_statistics",
@@ -521,6 +522,19 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     return out
 
 
+def undefined_z_of_part(part: dict) -> dict[str, int]:
+    """:func:`~calib_core.regression.metrics.undefined_z_counts` of the rows of a summary part, as far as a
+    summary can tell: the rows without a finite z are n − n_z; they are ``zero_spread`` when every σ of the part is
+    0 (its σ-bins' largest σ), else of a cause the summary does not keep (``no_finite_z``).  ``{}`` when every row
+    has a finite z."""
+    k = int(part["n"].sum()) - int(part["nz"].sum())
+    if k <= 0:
+        return {}
+    top = np.asarray(part["sigma_max"], dtype=float)
+    top = top[np.isfinite(top)]
+    return {"zero_spread" if top.size and (top == 0).all() else "no_finite_z": k}
+
+
 def _ence(part: dict) -> float:
     cnt = part["n"].astype(float)
     s_var = exact_float(part["x:var"], part.get("nf:var"))
@@ -732,7 +746,10 @@ def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) 
         ok = (cnt > 0) & (sv > 0)
         rmv = np.sqrt(np.where(ok, sv / cnt, np.nan))
         rmse = np.sqrt(np.where(ok, se / cnt, np.nan))
-        out["ence"] = np.nanmean(np.abs(rmv - rmse) / rmv, axis=1)
+        ratio = np.abs(rmv - rmse) / rmv  # NaN in the bins left out; a replicate with none (every σ = 0) is NaN
+        kept = ~np.isnan(ratio)
+        k = kept.sum(axis=1)
+        out["ence"] = np.where(k > 0, np.where(kept, ratio, 0.0).sum(axis=1) / np.maximum(k, 1), np.nan)
     return out
 
 
