@@ -127,3 +127,17 @@ def test_recalibrate_page_with_a_two_row_file_says_why_nothing_was_compared():
     assert not at.exception, [e.value for e in at.exception]
     assert any("model 'tiny': 2 row(s) give 1 calibration and 1 test row(s)" in w.value for w in at.warning)
     assert [e.value for e in at.error] == ["No calibrator could be evaluated (see the messages above)."]
+
+
+def test_cli_evaluate_names_the_skipped_model(tmp_path, capsys):
+    from calib_core import cli
+
+    path = tmp_path / "two.csv"
+    _regression(n_tiny=2).to_csv(path, index=False)
+    out = tmp_path / "two.html"
+    assert cli.main(["evaluate", str(path), "--out", str(out)]) == 0  # exit 1 (internal error) before
+    captured = capsys.readouterr()
+    note = ("model 'tiny': 2 row(s) give 1 calibration and 1 test row(s) at test fraction 0.5 — too few to "
+            "recalibrate (at least 2 of each are needed); skipped, the other models are recalibrated")
+    assert f"note: {note}" in captured.out and captured.err == ""
+    assert note.replace("'", "&#x27;") in out.read_text(encoding="utf-8")

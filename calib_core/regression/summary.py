@@ -487,7 +487,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     s2 = _fr(part, "var") + _fr(part, "var_err")
     if n > 1 and isinstance(s1, Fraction) and isinstance(s2, Fraction):
         v = (s2 - s1 * s1 / n) / (n - 1)
-        out["cv"] = float(np.sqrt(float(v)) / float(s1 / n)) if v >= 0 else float("nan")
+        out["cv"] = float(np.sqrt(float(v)) / float(s1 / n)) if v >= 0 and s1 > 0 else float("nan")  # σ all 0: NaN
     else:
         out["cv"] = float("nan")
     lev = np.asarray(spec.levels, dtype=float)
