@@ -5,7 +5,9 @@ A private module: the names are public here so the builders of both tasks and th
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,6 +22,7 @@ __all__ = [
     "merged_colors",
     "model_colors",
     "named_tables",
+    "plain",
     "rgba",
     "title_layout",
 ]
@@ -47,6 +50,20 @@ TITLE_LINE = 22
 """Pixels per line of a figure title."""
 
 Tables = pd.DataFrame | Mapping[str, pd.DataFrame]
+
+
+def plain(text: Any) -> str:
+    """Text from a file (a model, group or class name) as Plotly shows it, literally.
+
+    Plotly renders a subset of HTML in trace names, hover labels, titles, subplot titles, tick labels and
+    annotations (``<b>``, ``<i>``, ``<a href>``, ``<br>``, ``<span style>`` …) and fills ``%{…}`` fields of hover
+    templates; it decodes the entities ``&lt;``, ``&gt;``, ``&amp;`` and numeric ones when it draws.  So ``&``,
+    ``<`` and ``>`` are written as entities (``html.escape`` without quotes: Plotly does not decode ``&quot;``)
+    and ``%`` as ``&#37;``: the name is drawn as typed and can neither open a tag nor a template field.  Every
+    name from a file goes through this once, on its way into a figure; ``meta`` keeps the raw name (selections
+    are matched on it).
+    """
+    return html.escape(str(text), quote=False).replace("%", "&#37;")
 
 
 def model_colors(names: Sequence[str]) -> dict[str, str]:

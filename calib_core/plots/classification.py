@@ -38,7 +38,16 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy import stats
 
-from ._style import REFERENCE_COLOR, TEMPLATE, apply_layout, merged_colors, named_tables, rgba, title_layout
+from ._style import (
+    REFERENCE_COLOR,
+    TEMPLATE,
+    apply_layout,
+    merged_colors,
+    named_tables,
+    plain,
+    rgba,
+    title_layout,
+)
 
 __all__ = [
     "GAP_COLOR",
@@ -211,7 +220,7 @@ def reliability_figure(
                     x=centre, y=np.ones_like(centre), width=width, name="bin", showlegend=False,
                     marker={"color": COLUMN_CLEAR, "line": {"width": 0}},
                     customdata=bins, text=text, textposition="none",
-                    hovertemplate="%{text}<extra>" + name + "</extra>", selectedpoints=sel,
+                    hovertemplate="%{text}<extra>" + plain(name) + "</extra>", selectedpoints=sel,
                     selected={"marker": {"color": COLUMN_CLEAR}}, unselected={"marker": {"color": COLUMN_VEIL}},
                     meta={"name": name, "role": "column"},
                 )
@@ -219,10 +228,10 @@ def reliability_figure(
         else:
             fig.add_trace(
                 go.Scatter(
-                    x=conf, y=acc, mode="lines+markers", name=name,
+                    x=conf, y=acc, mode="lines+markers", name=plain(name),
                     line={"color": cmap[name], "width": 1.5}, marker={"color": cmap[name], "size": 8},
                     error_y={**err, "color": cmap[name]},
-                    customdata=bins, text=text, hovertemplate="%{text}<extra>" + name + "</extra>",
+                    customdata=bins, text=text, hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
                     selectedpoints=sel,
                     selected={"marker": {"opacity": 1.0, "size": 12}}, unselected={"marker": {"opacity": 0.3}},
                     meta={"name": name, "role": "bins"},
@@ -268,10 +277,10 @@ def confidence_histogram_figure(
         ]
         fig.add_trace(
             go.Bar(
-                x=(left + right) / 2, y=pct, width=None if multi else (right - left), name=name,
+                x=(left + right) / 2, y=pct, width=None if multi else (right - left), name=plain(name),
                 marker={"color": rgba(cmap[name], 0.8), "line": {"color": cmap[name], "width": 1}},
                 customdata=t["bin"].to_numpy(dtype=np.int64), text=text, textposition="none",
-                hovertemplate="%{text}<extra>" + name + "</extra>",
+                hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
                 selectedpoints=_selected_positions(t, _sel(selected, name)),
                 selected={"marker": {"opacity": 1.0, "color": cmap[name]}}, unselected={"marker": {"opacity": 0.25}},
                 meta={"name": name, "role": "hist"}, showlegend=multi,
@@ -279,7 +288,7 @@ def confidence_histogram_figure(
         )
         mean_conf = float(np.nansum(_f(t, "confidence") * count) / n) if n > 0 else np.nan
         mean_acc = float(np.nansum(_f(t, "accuracy") * count) / n) if n > 0 else np.nan
-        suffix = f" ({name})" if multi else ""
+        suffix = f" ({plain(name)})" if multi else ""
         for value, dash, label in ((mean_conf, "dash", conf_name), (mean_acc, "dot", acc_name)):
             fig.add_trace(
                 go.Scatter(
@@ -329,7 +338,7 @@ def per_class_reliability_figure(
     nrows = max(1, math.ceil(k / ncols))
     fig = make_subplots(
         rows=nrows, cols=ncols, shared_xaxes=True, shared_yaxes=True,
-        subplot_titles=[f"{s} · ECE {ece_k[c]:.3f}" for s, c in zip(labels, classes)],
+        subplot_titles=[f"{plain(s)} · ECE {ece_k[c]:.3f}" for s, c in zip(labels, classes)],
         horizontal_spacing=0.03, vertical_spacing=0.12 if nrows > 1 else 0.0,
     )
     for i, c in enumerate(classes):
@@ -350,7 +359,7 @@ def per_class_reliability_figure(
                 customdata=np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count]),  # bins numbered from 1
                 hovertemplate=(
                     "bin %{customdata[0]}<br>n = %{customdata[1]:,}<br>mean p %{x:.3f}<br>frequency %{y:.3f}"
-                    f"<extra>class {labels[i]}</extra>"
+                    f"<extra>class {plain(labels[i])}</extra>"
                 ),
                 meta={"name": labels[i], "role": "class"},
             ),

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..registry import KINDS
-from ._style import REFERENCE_COLOR, TEMPLATE, merged_colors, title_layout
+from ._style import REFERENCE_COLOR, TEMPLATE, merged_colors, plain, title_layout
 from .classification import confidence_histogram_figure, reliability_figure
 from .regression import (
     calibration_curve_figure,
@@ -76,7 +76,8 @@ def comparison_dot_figure(
     plot_height = DOT_ROW_HEIGHT * n_rows
     gap = 22  # px between rows: the x tick labels of the row above
     fig = make_subplots(
-        rows=n_rows, cols=n_cols, column_titles=models if n_cols > 1 else None, horizontal_spacing=0.05,
+        rows=n_rows, cols=n_cols, column_titles=[plain(m) for m in models] if n_cols > 1 else None,
+        horizontal_spacing=0.05,
         vertical_spacing=min(gap / (plot_height + gap * n_rows), 0.5 / max(n_rows - 1, 1)),
     )
     n_cal = len(cals)
@@ -103,7 +104,7 @@ def comparison_dot_figure(
             names = part["calibrator"].to_numpy()
             shown = np.isfinite(x)
             text = [
-                f"{name}: {'inf' if i else f'{v:.4g}'}" + (f" ± {e:.3g}" if e > 0 and not i else "")
+                f"{plain(name)}: {'inf' if i else f'{v:.4g}'}" + (f" ± {e:.3g}" if e > 0 and not i else "")
                 + (" · best" if b else "")
                 for name, v, e, i, b in zip(names, m, sd, inf, best)
             ]
@@ -111,7 +112,7 @@ def comparison_dot_figure(
                 go.Scatter(
                     x=x[shown], y=[dodge[n] for n in names[shown]], mode="markers+text", showlegend=False,
                     textposition="middle right", textfont={"size": 10, "color": BEST_COLOR},
-                    texttemplate=[f"  {n}" if b else "" for n, b in zip(names[shown], best[shown])],
+                    texttemplate=[f"  {plain(n)}" if b else "" for n, b in zip(names[shown], best[shown])],
                     marker={
                         "color": [cmap[n] for n in names[shown]],
                         "size": np.where(best, 13, 8)[shown],
@@ -148,13 +149,13 @@ def comparison_dot_figure(
             font={"size": 11, "color": REFERENCE_COLOR},
         )
     for cal in cals:  # the legend: one entry per calibrator, the best star and the reference lines
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=cal,
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=plain(cal),
                                  marker={"color": cmap[cal], "size": 9}, meta={"role": "legend"}))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="best of the row",
                              marker={"color": "white", "symbol": "star", "size": 12,
                                      "line": {"color": BEST_COLOR, "width": 1.5}}, meta={"role": "legend"}))
     if reference in cmap:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{reference} (reference)",
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{plain(reference)} (reference)",
                                  line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "legend"}))
     if np.isfinite(summary["target"].to_numpy(dtype=float)).any():
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="target value",

@@ -45,6 +45,7 @@ from ._style import (
     merged_colors,
     model_colors,
     named_tables,
+    plain,
     rgba,
     title_layout,
 )
@@ -111,11 +112,11 @@ def calibration_curve_figure(
         if bands is not None and name not in bands:
             fig.add_trace(
                 go.Scatter(
-                    x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=name,
+                    x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=plain(name),
                     legendgroup=name, customdata=np.column_stack([lo, hi]),
                     hovertemplate=(
                         "expected %{x:.2f}<br>observed %{y:.3f}<br>"
-                        "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + name + "</extra>"
+                        "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + plain(name) + "</extra>"
                     ),
                     meta={"name": name, "role": "curve"},
                 )
@@ -130,17 +131,17 @@ def calibration_curve_figure(
         fig.add_trace(
             go.Scatter(
                 x=level, y=hi, mode="lines", line={"width": 0}, fill="tonexty", fillcolor=rgba(color, 0.18),
-                name=f"{name}: 95% band" if multi else "95% band (perfect calibration)", showlegend=not multi,
+                name=f"{plain(name)}: 95% band" if multi else "95% band (perfect calibration)", showlegend=not multi,
                 hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_high"},
             )
         )
         fig.add_trace(
             go.Scatter(
-                x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=name,
+                x=level, y=obs, mode="lines", line={"color": color, "width": 2.5, "dash": dash}, name=plain(name),
                 legendgroup=name, customdata=np.column_stack([lo, hi]),
                 hovertemplate=(
                     "expected %{x:.2f}<br>observed %{y:.3f}<br>"
-                    "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + name + "</extra>"
+                    "95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra>" + plain(name) + "</extra>"
                 ),
                 meta={"name": name, "role": "curve"},
             )
@@ -230,7 +231,7 @@ def _levi_trace(name: str, t: pd.DataFrame, color: str, selectedpoints: Any = No
         for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
     ]
     return go.Scatter(
-        x=rmv, y=rmse, mode="lines+markers", name=name, showlegend=legend,
+        x=rmv, y=rmse, mode="lines+markers", name=plain(name), showlegend=legend,
         line={"color": color, "width": 1.5},
         marker={"color": color, "size": marker_size},
         error_y={
@@ -239,7 +240,7 @@ def _levi_trace(name: str, t: pd.DataFrame, color: str, selectedpoints: Any = No
         },
         customdata=t["bin"].to_numpy(dtype=np.int64),
         text=text,
-        hovertemplate="%{text}<extra>" + name + "</extra>",
+        hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
         selectedpoints=selectedpoints,
         selected={"marker": {"size": 13, "opacity": 1.0}},
         unselected={"marker": {"opacity": 0.3}},
@@ -279,7 +280,7 @@ def levi_panels_figure(
     ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
     ncols = max(1, min(ncols, len(panels)))
     nrows = -(-len(panels) // ncols)
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=panels, horizontal_spacing=0.05,
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[plain(p) for p in panels], horizontal_spacing=0.05,
                         vertical_spacing=0.16 if nrows > 1 else 0.0)
     for i, name in enumerate(panels):
         r, c = i // ncols + 1, i % ncols + 1
@@ -389,10 +390,10 @@ def _histogram_traces(
         if not multi:
             fig.add_trace(
                 go.Bar(
-                    x=(left + right) / 2, y=dens, width=right - left, name=name,
+                    x=(left + right) / 2, y=dens, width=right - left, name=plain(name),
                     marker={"color": rgba(cmap[name], 0.75), "line": {"color": cmap[name], "width": 1}},
                     customdata=bins, text=text, textposition="none",
-                    hovertemplate="%{text}<extra>" + name + "</extra>",
+                    hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
                     meta={"name": name, "role": "bars"},
                 )
             )
@@ -400,10 +401,10 @@ def _histogram_traces(
             fig.add_trace(
                 go.Scatter(
                     x=np.concatenate([left, right[-1:]]), y=np.concatenate([dens, dens[-1:]]),
-                    mode="lines", name=name,
+                    mode="lines", name=plain(name),
                     line={"shape": "hv", "color": cmap[name], "width": 2, "dash": (dashes or {}).get(name, "solid")},
                     customdata=np.concatenate([bins, bins[-1:]]), text=text + text[-1:],
-                    hovertemplate="%{text}<extra>" + name + "</extra>",
+                    hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
                     meta={"name": name, "role": "steps"},
                 )
             )
@@ -492,7 +493,8 @@ def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, 
                 continue
             edge = f"{left[0] if side == 'left' else right[-1]:.3g}".replace("-", "−")
             what = f"z < {edge}" if side == "left" else f"z ≥ {edge}"
-            notes[side].append((f"{name}: " if len(named) > 1 else "") + f"{k:,} rows ({100 * k / n:.2g}%) with {what}")
+            who = f"{plain(name)}: " if len(named) > 1 else ""
+            notes[side].append(f"{who}{k:,} rows ({100 * k / n:.2g}%) with {what}")
             if len(named) == 1:
                 width = right[i] - left[i]
                 height = k / (n * width)
@@ -537,8 +539,8 @@ def qq_figure(
         trace = go.Scattergl if x.size > 2000 else go.Scatter
         fig.add_trace(
             trace(
-                x=x, y=y, mode="markers", name=name, marker={"color": cmap[name], "size": 5},
-                hovertemplate="N(0,1) quantile %{x:.3f}<br>observed %{y:.3f}<extra>" + name + "</extra>",
+                x=x, y=y, mode="markers", name=plain(name), marker={"color": cmap[name], "size": 5},
+                hovertemplate="N(0,1) quantile %{x:.3f}<br>observed %{y:.3f}<extra>" + plain(name) + "</extra>",
                 meta={"name": name, "role": "points"},
             )
         )
@@ -567,12 +569,12 @@ def intervals_figure(
         cov, obs = _col(t, "coverage"), _col(t, "observed")
         fig.add_trace(
             go.Scatter(
-                x=cov, y=obs, mode="lines+markers", name=name,
+                x=cov, y=obs, mode="lines+markers", name=plain(name),
                 line={"color": cmap[name], "width": 1.5}, marker={"color": cmap[name], "size": 8},
                 customdata=np.column_stack([_col(t, "mean_width"), _col(t, "interval_score")]),
                 hovertemplate=(
                     "nominal %{x:.0%}<br>observed %{y:.1%}<br>mean width %{customdata[0]:.4g}"
-                    "<br>interval score %{customdata[1]:.4g}<extra>" + name + "</extra>"
+                    "<br>interval score %{customdata[1]:.4g}<extra>" + plain(name) + "</extra>"
                 ),
                 meta={"name": name, "role": "points"},
             )
