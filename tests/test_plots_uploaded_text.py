@@ -153,3 +153,13 @@ def test_every_figure_builder_of_uploaded_data_is_covered():
     missing = builders - COVERED
     assert not missing, (f"figure builder(s) {sorted(missing)} take names from uploaded files: pass every name "
                          "through calib_core.plots._style.plain and add a hostile-name case here")
+
+
+def test_issue16_builders_draw_uploaded_names_literally(regression):
+    """The lenses added with issue 16 (PIT-ECDF difference, ENCE against bins) take model names too."""
+    from calib_core.regression.heavy_tails import ence_by_bins_tables
+
+    pset, report = regression
+    curves = {m: report.diagrams[(m, cc.ALL)]["calibration_curve"] for m in report.models}
+    check(plots.pit_ecdf_difference_figure(curves))
+    check(plots.ence_bins_figure(ence_by_bins_tables(pset, binning="count")))

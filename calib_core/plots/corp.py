@@ -19,7 +19,6 @@ subset of HTML there.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..classification.corp import Corp
-from ._style import REFERENCE_COLOR, apply_layout, merged_colors, rgba
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, plain, rgba
 
 __all__ = [
     "BAND_CHOICES",
@@ -49,7 +48,7 @@ _AXES = {
 
 
 def _esc(name: object) -> str:
-    return html.escape(str(name), quote=False)
+    return plain(name)
 
 
 def _band_trace(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, color: str, name: str, legend: bool,

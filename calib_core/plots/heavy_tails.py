@@ -20,6 +20,7 @@ from ._style import (
     apply_layout,
     merged_colors,
     named_tables,
+    plain,
     rgba,
     title_layout,
 )
@@ -47,7 +48,8 @@ def ence_bins_figure(
     for name, t in named.items():
         b = t["n_bins"].to_numpy(dtype=float)
         color = cmap[name]
-        label = f"{name}: " if multi else ""
+        shown = plain(name)
+        label = f"{shown}: " if multi else ""
         fig.add_trace(go.Scatter(x=b, y=t["null_low"], mode="lines", line={"width": 0}, showlegend=False,
                                  hoverinfo="skip", legendgroup=name, meta={"name": name, "role": "band_low"}))
         fig.add_trace(go.Scatter(
@@ -60,11 +62,11 @@ def ence_bins_figure(
             meta={"name": name, "role": "null_mean"}))
         fig.add_trace(go.Scatter(
             x=b, y=t["ence"], mode="lines+markers", line={"color": color, "width": 2.2},
-            marker={"color": color, "size": 7}, name=name if multi else "ENCE", legendgroup=name,
+            marker={"color": color, "size": 7}, name=shown if multi else "ENCE", legendgroup=name,
             customdata=np.column_stack([t["null_mean"], t["null_low"], t["null_high"], t["p_value"]]),
             hovertemplate=("B = %{x} bins<br>ENCE %{y:.4g}<br>perfect calibration %{customdata[0]:.4g} "
                            "[%{customdata[1]:.4g}, %{customdata[2]:.4g}]<br>p = %{customdata[3]:.3g}<extra>"
-                           + name + "</extra>"),
+                           + shown + "</extra>"),
             meta={"name": name, "role": "ence"}))
     apply_layout(fig, title, "number of σ-bins B (log scale)", "ENCE (log scale)", True)
     values = np.concatenate([t[c].to_numpy(dtype=float) for t in named.values() for c in ("ence", "null_low")]) \

@@ -3,14 +3,13 @@ the Kuleshov curve's view in which small departures are visible at every level."
 
 from __future__ import annotations
 
-import html
 from collections.abc import Collection, Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, plain, rgba
 
 __all__ = ["pit_ecdf_difference_figure"]
 
@@ -39,7 +38,7 @@ def pit_ecdf_difference_figure(
         lo = t["band_low"].to_numpy(dtype=float) - p
         hi = t["band_high"].to_numpy(dtype=float) - p
         kind = t.attrs.get("band", kind)
-        label = html.escape(str(name))
+        label = plain(name)
         color = cmap[name]
         if bands is None or name in bands:
             fig.add_trace(go.Scatter(x=p, y=lo, mode="lines", line={"width": 0}, showlegend=False, hoverinfo="skip",

@@ -3,14 +3,13 @@ automatic bandwidth σ*, with the kernel density of the predictions underneath."
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, rgba
+from ._style import REFERENCE_COLOR, apply_layout, merged_colors, named_tables, plain, rgba
 
 __all__ = ["smooth_reliability_figure"]
 
@@ -43,7 +42,7 @@ def smooth_reliability_figure(
         dens = t["density"].to_numpy(dtype=float)
         curve = t["curve"].to_numpy(dtype=float)
         curve = np.where(dens >= 0.01 * np.nanmax(dens), curve, np.nan)
-        label = html.escape(str(name))
+        label = plain(name)
         value, sigma = t.attrs.get("smooth_ece", np.nan), t.attrs.get("sigma", np.nan)
         fig.add_trace(go.Scatter(
             x=x, y=dens, yaxis="y2", mode="lines", fill="tozeroy", line={"width": 0, "color": cmap[name]},
