@@ -44,6 +44,7 @@ __all__ = [
     "Strategy",
     "Closed",
     "Target",
+    "event_rows",
     "as_probabilities",
     "softmax",
     "log_softmax",
@@ -105,6 +106,29 @@ def top_label(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pred = p.argmax(axis=1)
     conf = p[np.arange(p.shape[0]), pred].astype(float)
     return pred, conf
+
+
+def event_rows(labels: np.ndarray, probs: np.ndarray, target: str = "top_label") -> tuple[np.ndarray, np.ndarray]:
+    """The binary event a calibration statistic of one probability per row looks at: ``(f, y)`` with ``y ∈ {0, 1}``.
+
+    ``target="top_label"``: f_i = max_k p_ik (the confidence) and y_i = 1[argmax_k p_ik = label_i] (Guo et al. 2017);
+    ``target="positive"`` (binary files, K = 2): f_i = p_i1 and y_i = 1[label_i = 1].  NaN probabilities or labels
+    raise a ``ValueError`` naming the argument (the package's NaN policy).
+    """
+    p = as_probabilities(probs)
+    reject_nan(p, "probs")
+    y = np.asarray(labels)
+    if y.dtype.kind == "f":
+        reject_nan(y, "labels")
+    y = y.astype(np.int64)
+    if target == "top_label":
+        pred, conf = top_label(p)
+        return conf, (pred == y).astype(float)
+    if target == "positive":
+        if p.shape[1] != 2:
+            raise ValueError("target='positive' needs binary predictions (K = 2)")
+        return p[:, 1].astype(float), (y == 1).astype(float)
+    raise ValueError(f"target must be 'top_label' or 'positive', not {target!r}")
 
 
 def simulate_labels(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -48,8 +48,7 @@ from typing import Literal
 import numpy as np
 from scipy import special, stats
 
-from ..binning import reject_nan
-from .metrics import as_probabilities, confidence_bins, top_label
+from .metrics import confidence_bins, event_rows
 
 __all__ = [
     "calibration_ratio",
@@ -64,22 +63,6 @@ __all__ = [
 
 Target = Literal["top_label", "positive"]
 
-
-def _target(labels: np.ndarray, probs: np.ndarray, target: str) -> tuple[np.ndarray, np.ndarray]:
-    p = as_probabilities(probs)
-    reject_nan(p, "probs")
-    y = np.asarray(labels)
-    if y.dtype.kind == "f":
-        reject_nan(y, "labels")
-    y = y.astype(np.int64)
-    if target == "top_label":
-        pred, conf = top_label(p)
-        return conf, (pred == y).astype(float)
-    if target == "positive":
-        if p.shape[1] != 2:
-            raise ValueError("target='positive' needs binary predictions (K = 2)")
-        return p[:, 1].astype(float), (y == 1).astype(float)
-    raise ValueError(f"target must be 'top_label' or 'positive', not {target!r}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -112,7 +95,7 @@ def calibration_ratio(
     """Calibration ratio Σ_i f_i / Σ_i y_i (expected over observed events; 1 = right on average, > 1 over-predicts):
     top-label (Σ confidence / number correct = mean confidence / accuracy) or, for a binary set with
     ``target="positive"``, Σ P(y = 1) / number of positives.  ``weights``: row weights."""
-    f, y = _target(labels, probs, target)
+    f, y = event_rows(labels, probs, target)
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         return ratio_of(w * f, w * y)
@@ -202,7 +185,7 @@ def tce(
     """TCE in percent (Matsubara et al. 2023): top-label (confidence against correctness) or, with
     ``target="positive"`` on a binary set, P(y = 1) against y; ``n_bins`` adaptive (equal-mass) bins, rows rejected
     by the exact binomial test of their bin at ``alpha`` (see :func:`tce_of`)."""
-    f, y = _target(labels, probs, target)
+    f, y = event_rows(labels, probs, target)
     return tce_of(f, y, n_bins=n_bins, strategy=strategy, alpha=alpha)
 
 

@@ -69,7 +69,7 @@ import pandas as pd
 from scipy import fft, optimize, signal
 
 from ..binning import reject_nan
-from .metrics import ClassificationRows, as_probabilities, top_label
+from .metrics import ClassificationRows, event_rows
 
 __all__ = [
     "Convention",
@@ -399,23 +399,6 @@ def smooth_ece_at(values: np.ndarray, outcomes: np.ndarray, sigma: float, *, tol
     return smooth_ece_of(values, outcomes, sigma=sigma, tol=tol).value
 
 
-def _target_rows(labels: np.ndarray, probs: np.ndarray, target: str) -> tuple[np.ndarray, np.ndarray]:
-    p = as_probabilities(probs)
-    reject_nan(p, "probs")
-    y = np.asarray(labels)
-    if y.dtype.kind == "f":
-        reject_nan(y, "labels")
-    y = y.astype(np.int64)
-    if target == "top_label":
-        pred, conf = top_label(p)
-        return conf, (pred == y).astype(float)
-    if target == "positive":
-        if p.shape[1] != 2:
-            raise ValueError("target='positive' needs binary predictions (K = 2)")
-        return p[:, 1].astype(float), (y == 1).astype(float)
-    raise ValueError(f"target must be 'top_label' or 'positive', not {target!r}")
-
-
 def smooth_ece(
     labels: np.ndarray,
     probs: np.ndarray,
@@ -428,7 +411,7 @@ def smooth_ece(
     """Smooth ECE (Błasiok & Nakkiran 2023) of (labels, probs): top-label (confidence max_k p_k against
     1[argmax = label]) or, for a binary set with ``target="positive"``, P(y = 1) against 1[y = 1].
     smECE = σ* with smECE_σ* = σ* (reflected Gaussian kernel); see :func:`smooth_ece_of`."""
-    f, y = _target_rows(labels, probs, target)
+    f, y = event_rows(labels, probs, target)
     return smooth_ece_of(f, y, sigma=sigma, convention=convention, tol=tol).value
 
 
