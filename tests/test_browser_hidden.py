@@ -31,14 +31,14 @@ def test_per_class_reliability_of_100_classes(app_page, artifacts_dir, tmp_path)
     frame.insert(0, "label", labels)
     frame.to_csv(tmp_path / "hundred.csv", index=False, float_format="%.7f")
     nav(page, "Data")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(tmp_path / "hundred.csv"))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(tmp_path / "hundred.csv"))
     expect(page.get_by_test_id("stSidebar").get_by_text("hundred.csv")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     nav(page, "Classification")
     caption = page.get_by_text(re.compile(r"Showing \d+ of 100 classes"))
     expect(caption).to_have_text(re.compile(r"Showing 20 of 100 classes \(the 20 with the largest one-vs-rest ECE"),
                                  timeout=LONG)
-    figure = page.get_by_test_id("stPlotlyChart").nth(2)
+    figure = page.locator(".st-key-cls_per_class").get_by_test_id("stPlotlyChart")  # by key: new charts come first
     titles = figure.locator(".annotation-text")
     expect(titles).to_have_count(20, timeout=LONG)
     shown = [int(t.split(" ·")[0]) for t in titles.all_text_contents()]

@@ -60,7 +60,7 @@ def test_hostile_names_request_nothing_and_show_as_text(open_page, streamlit_url
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
         files=[{"name": file_name, "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text("Loaded:", timeout=120_000)

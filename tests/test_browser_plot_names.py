@@ -31,7 +31,7 @@ def test_plotly_legends_show_uploaded_names_literally(open_page, streamlit_url, 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
         files=[{"name": "names.csv", "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
     expect(page.get_by_test_id("stSidebar")).to_contain_text("Loaded:", timeout=120_000)
     wait_for_app(page)

@@ -53,9 +53,10 @@ def test_clicking_a_reliability_bar_highlights_the_whole_bin(app_page, artifacts
 
     # a box around the tops of the 6th and 7th bars: both bins, drawn clear, the others veiled
     bars = rel.locator(".barlayer .trace").first.locator(".point path")
-    first, last = bars.nth(5).bounding_box(), bars.nth(6).bounding_box()
     rel.hover()
     rel.locator('[data-title="Box Select"]').click()
+    # the boxes after the hover: it may scroll the (now taller) page, and page coordinates move with it
+    first, last = bars.nth(5).bounding_box(), bars.nth(6).bounding_box()
     page.mouse.move(first["x"] + 3, min(first["y"], last["y"]) - 15)
     page.mouse.down()
     page.mouse.move(last["x"] + last["width"] - 3, max(first["y"], last["y"]) + 15, steps=8)

@@ -81,7 +81,7 @@ def test_file_over_the_limit_gets_a_clear_message(open_page, tiny_limit_url, tmp
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    uploader = page.get_by_test_id("stFileUploader")
+    uploader = page.get_by_test_id("stFileUploader").first
     expect(page.get_by_text("Up to 1 MB per file")).to_be_visible()
     expect(uploader).to_contain_text("1MB per file")  # the widget's own dropzone line
     uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(big))
@@ -111,7 +111,7 @@ def test_compressed_bomb_is_refused_at_the_servers_limit(open_page, tiny_limit_u
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bomb))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(bomb))
     alert = page.get_by_test_id("stAlertContentError")
     expect(alert).to_contain_text("decompresses to more than the size limit of 1 MB", timeout=120_000)
     text = alert.inner_text().replace("\u2060", "")

