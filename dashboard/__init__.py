@@ -34,6 +34,7 @@ from .display import (
     filter_controls,
     md_escape,
     number_table,
+    show_decomposition_table,
     show_metric_groups,
     show_metric_table,
     show_verdicts,
@@ -76,6 +77,7 @@ __all__ = [
     "filter_controls",
     "init_state", "is_registry_metric", "keep_data", "keep_widget_values", "lab_index", "load_example",
     "loaded_data_link", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
-    "record_run_time", "require_data", "set_data", "set_example", "show_metric_groups", "show_metric_table",
+    "record_run_time", "require_data", "set_data", "set_example", "show_decomposition_table", "show_metric_groups",
+    "show_metric_table",
     "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
 ]

@@ -123,6 +123,20 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
     dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
 
 
+#: Column widths (px) of the quantile-score decomposition table: two models' "value [low, high]" columns side by
+#: side fit a 1440 px window's main column (auto widths overflowed it by 14 px and the grid scrolled).
+DECOMPOSITION_COLUMN_WIDTHS = {"model": 95, "τ": 40, "QS": 165, "MCB": 205, "DSC": 210, "UNC": 165,
+                               "MCB share": 80}
+
+
+def show_decomposition_table(table: pd.DataFrame) -> None:
+    """The quantile-score decomposition (``calib_core.regression.decomposition.decomposition_display``) whole in
+    the main column: fixed column widths instead of Glide's auto widths (a cell's full text shows on hover)."""
+    config = {c: st.column_config.TextColumn(width=w) for c, w in DECOMPOSITION_COLUMN_WIDTHS.items()
+              if c in table.columns}
+    dataframe(table, hide_index=True, width="stretch", column_config=config)
+
+
 def table_height(n_rows: int) -> int:
     """Pixel height of an ``st.dataframe`` that shows ``n_rows`` rows and its header whole (35 px a row)."""
     return 35 * (n_rows + 1) + 3

@@ -218,7 +218,7 @@ st.toggle("Decompose the quantile score", key="reg_qs_decomposition",
 if st.session_state["reg_qs_decomposition"]:
     decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}",
                               lambda: quantile_decomposition_table(sub, n_boot=int(n_resamples)))
-    ui.dataframe(decomposition_display(decomposition, level), hide_index=True, width="stretch")
+    ui.show_decomposition_table(decomposition_display(decomposition, level))
     st.caption(
         "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. 2021; "
         "Gneiting et al. 2023). MCB: what recalibrating the predicted τ-quantile by an increasing map (isotonic "
