@@ -4,8 +4,9 @@ Writes a synthetic Parquet data set — Gaussian regression rows (y, mean, std; 
 over-confident) and classification rows (K = 10 probabilities from a softmax of normal logits, labels drawn from a
 tempered version, label as int) — to local disk (``--dir``, default under /tmp; deleted afterwards unless ``--keep``),
 then for 1 and 2 workers times ``calib_core.distributed.summarize_parquet`` on a new ``LocalCluster`` (one thread per
-worker, ``--memory-limit`` each) and reads every worker's peak resident memory (``getrusage`` of the worker process,
-which starts fresh with each cluster).  Prints wall time per stage, throughput (rows/s), peak memory per worker, the
+worker, ``--memory-limit`` each) and reads every worker's peak resident memory (``VmHWM`` of the worker process,
+which starts fresh with each cluster; see ``_peak_rss_mb`` for why not ``getrusage``).  Prints wall time per
+stage, throughput (rows/s), peak memory per worker, the
 scaling from 1 to 2 workers and the time projected for 1e9 rows on 16 workers from it:
 
     t(1e9, 16) = t_fixed + (t(N, 1) − t_fixed) · (1e9 / N) / (16 · e₂),   e₂ = t(N, 1) / (2 · t(N, 2))
@@ -44,7 +45,7 @@ import pandas as pd  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from calib_core.distributed import open_client, summarize_parquet  # noqa: E402
+from calib_core.distributed import open_client, process_peak_mb, summarize_parquet  # noqa: E402
 from calib_core.distributions import norm_ppf  # noqa: E402
 from calib_core.summary import report  # noqa: E402
 
@@ -87,10 +88,7 @@ def write_classification(folder: Path, n: int, k: int = 10, seed: int = 1) -> No
                        compression="snappy")
 
 
-def _peak_rss_mb() -> float:
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+_peak_rss_mb = process_peak_mb  # VmHWM, not ru_maxrss: see its docstring
 
 
 def _cpu_seconds() -> float:
@@ -122,7 +120,8 @@ def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: 
     return {"workers": workers, "rows": res.n_read, "partitions": len(res.partitions), "passes": res.passes,
             "start_s": t_start, "plan_s": res.seconds["plan"], "edges_s": res.seconds["edges"],
             "summaries_s": res.seconds["summaries"], "total_s": t_start + res.seconds["total"], "report_s": t_report,
-            "peak_mb": peaks, "report": rep, "spec": res.summary.spec, "cpu_s": cpu, "load": (load0 + load1) / 2.0}
+            "peak_mb": peaks, "client_peak_mb": _peak_rss_mb(), "report": rep, "spec": res.summary.spec,
+            "cpu_s": cpu, "load": (load0 + load1) / 2.0}
 
 
 def duckdb_regression(pattern: str, n_bins: int = 15, threads: int = 2) -> tuple[dict, float]:
@@ -177,7 +176,8 @@ def _row(task: str, r: dict) -> dict:
             "summaries s": round(r["summaries_s"], 1), "total s (no start)": round(total, 1),
             "rows/s": f"{r['rows'] / total:,.0f}", "worker CPU s": round(r["cpu_s"], 1),
             "rows/CPU-s": f"{r['rows'] / r['cpu_s']:,.0f}",
-            "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]), "report s": round(r["report_s"], 1),
+            "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]),
+            "client peak MB": round(r["client_peak_mb"]), "report s": round(r["report_s"], 1),
             "load": round(r["load"], 1)}
 
 

@@ -434,3 +434,46 @@ def test_partitions_are_sized_by_the_width_of_the_table(tmp_path):
     _write([narrow], tmp_path / "narrow", row_group_size=2)
     assert len(cd.plan_partitions(tmp_path / "narrow")[0]) == 1  # 869,565 rows allowed: every row group in one
     assert len(cd.plan_partitions(tmp_path / "narrow", rows_per_partition=4)[0]) == 3  # 4 + 4 + 2 rows
+
+
+def _classification_frame(n: int, seed: int, k: int = 10) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(0.0, 1.5, (n, k))
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    frame = pd.DataFrame({f"prob_{j}": p[:, j] for j in range(k)})
+    frame["label"] = (p.cumsum(axis=1) < rng.random((n, 1))).sum(axis=1).clip(0, k - 1)
+    return frame
+
+
+def _peak_on_a_fresh_worker(pattern: str) -> tuple[float, cd.ParquetSummary]:
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        with cd.open_client(n_workers=1, memory_limit="1GiB") as c:
+            c.wait_for_workers(1, timeout=60)
+            res = cd.summarize_parquet(pattern, scheduler=c, rows_per_partition=30_000)
+            (peak,) = cd.worker_peak_mb(c).values()
+    finally:
+        sys.modules["__main__"] = main
+    return peak, res
+
+
+def test_a_workers_memory_does_not_grow_with_the_number_of_partitions(tmp_path):
+    """Issue 13: memory per worker depends on the partition size and the bins, not on N.  The same 30,000-row
+    K = 10 partitions, 4 or 24 of them, on a fresh single-worker LocalCluster: the worker's peak (VmHWM, its own
+    — ru_maxrss would include the test process's peak, inherited across fork + exec) grows by less than a tenth
+    of one partition's frame, and the merged summary's arrays have the same shapes."""
+    frames = [_classification_frame(30_000, i) for i in range(24)]
+    _write(frames, tmp_path, row_group_size=30_000)
+    few_files = [str(p) for p in sorted(tmp_path.glob("*.parquet"))[:4]]
+    peak_few, few = _peak_on_a_fresh_worker(few_files)
+    peak_many, many = _peak_on_a_fresh_worker(str(tmp_path / "*.parquet"))
+    assert (len(few.partitions), len(many.partitions)) == (4, 24)
+    assert many.summary.n_rows == 6 * few.summary.n_rows == 720_000
+    frame_mb = frames[0].memory_usage(deep=True).sum() / 2**20  # 2.5 MB of float64/int64 cells
+    assert peak_many - peak_few < max(0.1 * frame_mb, 8.0), (peak_few, peak_many)
+    assert peak_many < 1024  # well inside the worker's limit
+    assert few.summary.parts.keys() == many.summary.parts.keys()
+    for key, arrays in many.summary.parts.items():
+        assert {n: a.shape for n, a in arrays.items()} == {n: a.shape for n, a in few.summary.parts[key].items()}
