@@ -52,7 +52,7 @@ from .classification.summary import (
     spec_for_classification,
     summarize_classification,
 )
-from .mergeable import Summary, SummarySpec, exact_float
+from .mergeable import Summary, SummarySpec, exact_float, exact_fraction
 from .predictions import ALL, PredictionSet, iter_subsets
 from .regression.diagnose import degenerate_note, mark_undefined_metrics
 from .regression.inference import PRIMARY as REGRESSION_PRIMARY
@@ -550,7 +550,9 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     if "p_value" in rec["confidence_gap"] and np.isfinite(rec["confidence_gap"].get("p_value", np.nan)):
         rec["calibration_ratio"].update(p_value=rec["confidence_gap"]["p_value"], p_mc_se=0.0, perfect=1.0,
                                         test="the overall gap's test (R is monotone in Σ(c − hit))")
-    positive = ("smooth_ece_positive", "calibration_ratio_positive", "tce_positive") if "ece_positive" in values else ()
+    if "pos_n" in part:  # binary: Σ P(y = 1) / number of positives, exact from the positive-class bins
+        rec["calibration_ratio_positive"], exactness["calibration_ratio_positive"] = _positive_ratio(part), "exact"
+    positive = ("smooth_ece_positive", "tce_positive") if "ece_positive" in values else ()
     for key in ("smooth_ece", "tce", *positive):
         rec[key] = _empty_row(float("nan"), "calibration statistic")
         rec[key]["note"] = "needs the rows (not available from a summary): run cc.diagnose on the data"
@@ -558,6 +560,28 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     prim, sec = _decide(rec, CLASSIFICATION_PRIMARY, alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec, "values": values}, exactness
+
+
+def _positive_ratio(part: dict) -> dict[str, Any]:
+    """The positive-class calibration ratio R₊ = Σᵢ P(yᵢ = 1) / #{yᵢ = 1} of a binary part (as
+    ``classification.ratio.calibration_ratio(target="positive")``), exact: the exact sum of the per-bin Σp over the
+    integer count of positives, rounded once (inf when there is no positive and Σp > 0).  Its test is that of the
+    overall positive-class gap Σ(p − y), which R₊ is monotone in: under perfect calibration y ~ Bernoulli(p)
+    independently, so Σy has mean Σp and variance Σp(1 − p) (the part's ``x:pos_var``; normal approximation,
+    two-sided; parts written before it was kept get no test)."""
+    s_p = exact_fraction(sum(int(v) for v in part["x:pos_p"]))
+    k = int(part["pos_hit"].sum())
+    value = float(s_p / k) if k > 0 else (float("inf") if s_p > 0 else float("nan"))
+    row = _empty_row(value, "calibration statistic")
+    row["note"] = "Σ P(y = 1) / positives (exact); no interval from a summary"
+    if "x:pos_var" in part:
+        var = float(exact_fraction(sum(int(v) for v in part["x:pos_var"])))
+        if var > 0:
+            z = float(s_p - k) / np.sqrt(var)
+            row.update(p_value=float(sig.normal_p(z)), p_mc_se=0.0, perfect=1.0,
+                       test="normal (Poisson-binomial mean Σp and variance Σp(1 − p) of the positives; "
+                            "R₊ is monotone in Σ(p − y))")
+    return row
 
 
 def _classification_direction(rec: dict, rejected: list[str]) -> str:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binom
 
 import calib_core as cc
 from calib_core import summary as S
@@ -537,3 +538,34 @@ def test_pit_entropy_of_tied_pits_is_minus_infinity_as_in_memory():
     part["pit_eq"] = np.zeros_like(part["pit_eq"])
     part["pit_eq"][j] = 2_000
     assert regression_values(part, spec)["pit_entropy"] == -np.inf
+
+
+def test_the_positive_class_ratio_is_exact_from_a_summary_and_its_test_holds_its_size():
+    """Σ P(y = 1) / positives from the summary's positive-class bins equals cc.diagnose's ratio (1e-12, chunked at
+    random boundaries); its normal test of Σ(p − y) rejects a calibrated binary model at about its level (seeded
+    simulation: 400 data sets, the count of p < 0.05 inside the binomial 99.9% range) and a biased one always."""
+    pset = classification_set(20_000, 2, seed=11)
+    spec = S.spec_for(pset)
+    summ = chunked(pset, [3_001, 9_999, 15_000], spec)
+    got = S.report(summ, n_resamples=0, n_simulations=50, diagrams=False)
+    ref = cc.diagnose(pset, n_resamples=0, n_simulations=0, diagrams=False)
+    assert rel_err(got.value("calibration_ratio_positive"), ref.value("calibration_ratio_positive")) <= 1e-12
+    assert got.options["exactness"]["calibration_ratio_positive"] == "exact"
+    row = got.metrics.set_index("metric").loc["calibration_ratio_positive"]
+    assert np.isfinite(row["p_value"]) and "Poisson-binomial" in row["test"]
+
+    rng = np.random.default_rng(12)
+    n, reps = 2_000, 400
+    p_values = {1.0: [], 0.85: []}
+    for _ in range(reps):
+        p1 = rng.uniform(0.05, 0.95, n)
+        for shrink in p_values:  # labels drawn from p1 (calibrated) or from 0.85·p1 (over-predicts the positives)
+            labels = (rng.random(n) < shrink * p1).astype(np.int64)
+            one = PredictionSet(task="classification", labels=labels, probs=np.column_stack([1 - p1, p1]),
+                                layout="probs", row_number=np.arange(1, n + 1, dtype=np.int64))
+            part = S.summarize(one, spec=S.spec_for(one)).parts[("model", ALL)]
+            p_values[shrink].append(S._positive_ratio(part)["p_value"])
+    rejected = int(np.sum(np.array(p_values[1.0]) < 0.05))
+    lo, hi = binom.ppf([0.0005, 0.9995], reps, 0.05)
+    assert lo <= rejected <= hi, rejected
+    assert np.all(np.array(p_values[0.85]) < 0.05)

@@ -151,6 +151,7 @@ def summarize_classification_rows(rows: ClassificationRows, row_ids: np.ndarray,
                 part["pos_n"] = np.bincount(pb, minlength=nb).astype(np.int64)
                 part["pos_hit"] = np.bincount(pb[pos], minlength=nb).astype(np.int64)
                 part["x:pos_p"] = exact_bin_sums(pb, nb, v)[0]
+                part["x:pos_var"] = exact_bin_sums(pb, nb, v * (1.0 - v))[0]
     g = spec.n_blocks
     blk = hash_block(row_ids, spec.seed, g)
     sums = np.empty((g, len(cols)))
