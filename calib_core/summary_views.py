@@ -21,6 +21,7 @@ number of rows summarised:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,10 +51,14 @@ __all__ = [
     "summarize_data_set",
     "summary_report",
     "summary_facts",
+    "summary_groups",
+    "summary_of_group",
     "dropped_rows",
     "exactness_table",
     "add_exactness",
     "selected_rows",
+    "has_positive_class",
+    "metrics_with_exactness",
     "selection_tables",
     "selection_metrics",
 ]
@@ -164,6 +169,46 @@ def summary_facts(summary: Summary) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["property", "value"])
 
 
+def summary_groups(summary: Summary) -> list[str]:
+    """The groups a page can show: :data:`~calib_core.predictions.ALL` (all rows) first, then every group of the
+    summary's parts in sorted order (a summary is keyed per (model, group); ``by_group=False`` gives ALL only)."""
+    return [ALL, *sorted({str(g) for _, g in summary.parts if g != ALL})]
+
+
+def summary_of_group(summary: Summary, group: str) -> Summary:
+    """The summary of one group's rows as a summary of all rows: its parts ``(model, group)`` keyed
+    ``(model, ALL)`` and the spec's σ / confidence edges of that group moved to ``(model, ALL)`` (a group's own
+    first-pass edges stay its own; a group without them falls back to the all-rows edges it was binned with, as
+    :meth:`SummarySpec.sigma_edges_for` does).  Then :func:`calib_core.summary.report`, :func:`selection_tables`
+    and :func:`selection_metrics` of it are those of the group — each group is the in-memory diagnosis of its
+    rows, as the row pages' group filter gives — at the cost of the group's bins only.  ``ALL`` returns
+    ``summary`` itself; an unknown group raises ``KeyError``."""
+    if group == ALL:
+        return summary
+    parts = {(m, ALL): arrays for (m, g), arrays in summary.parts.items() if g == group}
+    if not parts:
+        raise KeyError(f"the summary has no group {group!r}")
+    spec = summary.spec
+    sigma = []
+    for model, _ in parts:
+        found = spec.sigma_edges_for(model, group)
+        if found is not None:
+            sigma.append((model, ALL, tuple(float(v) for v in found[0]), tuple(int(i) for i in found[1])))
+    conf = []
+    for model, _ in parts:
+        edges = spec.conf_edges_for(model, group)
+        if edges is not None:
+            conf.append((model, ALL, tuple(float(v) for v in edges)))
+    own = {m for m, _ in parts if spec.own_edges(m, group)}
+    # edges a group only borrowed (from its model's all-rows pass) are not its own: keep saying so
+    exact = spec.edges_exact and len(own) == len(parts)
+    new_spec = dataclasses.replace(spec, sigma_edges=tuple(sigma) if spec.sigma_edges else (),
+                                   conf_edges=tuple(conf) if spec.conf_edges else (), edges_exact=exact)
+    n_rows = sum(int(np.asarray(a["n"]).sum()) for a in parts.values() if "n" in a)
+    models = tuple(m for m in summary.models if (str(m), ALL) in parts) or tuple(m for m, _ in parts)
+    return Summary(new_spec, parts, n_rows, summary.dropped, f"{summary.source} — group {group}", models)
+
+
 def dropped_rows(summary: Summary) -> pd.DataFrame:
     """reason, count, first rows (data-set row numbers) of the rows dropped while summarising."""
     rows = [{"reason": r, "count": int(d["count"]),
@@ -215,6 +260,20 @@ def add_exactness(table: pd.DataFrame, exactness: pd.DataFrame | None, *,
     return out
 
 
+def metrics_with_exactness(summary: Summary, report: Report, *, column: str = "from_summary") -> pd.DataFrame:
+    """``report.metrics`` (a report of ``summary``) with ``column`` — the :func:`exactness_table` text of every
+    (model, group, metric) row: "exact", "bound [a, b]", "exact for the summary's bins" or "needs the rows" — for
+    the metric CSV of a page drawn from a summary."""
+    out = report.metrics.copy()
+    texts: dict[tuple[str, str, str], str] = {}
+    for group in pd.unique(out["group"]):
+        ex = exactness_table(summary, report, group=str(group))
+        texts.update({(str(m), str(group), str(k)): t for m, k, t in zip(ex["model"], ex["metric"], ex["exactness"])})
+    out[column] = [texts.get((str(m), str(g), str(k)), "exact")
+                   for m, g, k in zip(out["model"], out["group"], out["metric"])]
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # selections
 # ---------------------------------------------------------------------------------------------------------------
@@ -227,32 +286,47 @@ def _bins(selection: Mapping[str, Iterable[int]], model: str, n_bins: int) -> np
     return b[(b >= 0) & (b < n_bins)]
 
 
-def selected_rows(summary: Summary, selection: Mapping[str, Iterable[int]], group: str = ALL) -> int:
-    """Rows in the selected bins, all models together (a sum of bin counts)."""
+#: The arrays of a classification part behind each reliability target: (rows per bin, events per bin, exact Σf).
+_TARGET_ARRAYS = {"top_label": ("n", "hit", "x:conf"), "positive": ("pos_n", "pos_hit", "x:pos_p")}
+
+
+def has_positive_class(summary: Summary) -> bool:
+    """Whether a classification summary keeps the positive-class bins of a binary set (P(y = 1) against y = 1)."""
+    return summary.spec.task == "classification" and any("pos_n" in part for part in summary.parts.values())
+
+
+def selected_rows(summary: Summary, selection: Mapping[str, Iterable[int]], group: str = ALL, *,
+                  target: str = "top_label") -> int:
+    """Rows in the selected bins, all models together (a sum of bin counts); ``target="positive"``: the bins of
+    the positive-class probability (binary classification)."""
+    count_name = _TARGET_ARRAYS[target][0] if summary.spec.task == "classification" else "n"
     total = 0
     for model in selection:
         part = _part(summary, model, group)
-        if part is not None:
-            total += int(part["n"][_bins(selection, model, summary.spec.n_bins)].sum())
+        if part is not None and count_name in part:
+            total += int(part[count_name][_bins(selection, model, summary.spec.n_bins)].sum())
     return total
 
 
 def _selected_bins_table(part: dict, summary: Summary, model: str, group: str, bins: np.ndarray,
-                         level: float) -> pd.DataFrame:
-    rel = classification_diagrams_from_part(part, summary.spec, model=model, group=group)["reliability"]
+                         level: float, target: str = "top_label") -> pd.DataFrame:
+    count_name, hit_name, sum_name = _TARGET_ARRAYS[target]
+    table = "reliability_positive" if target == "positive" else "reliability"
+    rel = classification_diagrams_from_part(part, summary.spec, model=model, group=group)[table]
     rel = rel.iloc[bins]
-    count = part["n"][bins].astype(np.int64)
-    hits = part["hit"][bins].astype(np.int64)
+    count = part[count_name][bins].astype(np.int64)
+    hits = part[hit_name][bins].astype(np.int64)
     ci = [sig.clopper_pearson(int(h), int(c), level) if c else (np.nan, np.nan) for h, c in zip(hits, count)]
     ranges = [f"({a:.3f}, {b:.3f}]" for a, b in zip(rel["lower"], rel["upper"])]
-    out = pd.DataFrame({"bin": pd.array(bins + 1, dtype="Int64"), "confidence range": ranges,
-                        "rows": count, "mean confidence": rel["confidence"].to_numpy(),
-                        "accuracy": rel["accuracy"].to_numpy(),
-                        f"accuracy {level:.0%} CI": [f"[{a:.4f}, {b:.4f}]" for a, b in ci],
+    what, rate = ("P(y = 1)", "frequency of y = 1") if target == "positive" else ("confidence", "accuracy")
+    out = pd.DataFrame({"bin": pd.array(bins + 1, dtype="Int64"), f"{what} range": ranges,
+                        "rows": count, f"mean {what}": rel["confidence"].to_numpy(),
+                        rate: rel["accuracy"].to_numpy(),
+                        f"{rate} {level:.0%} CI": [f"[{a:.4f}, {b:.4f}]" for a, b in ci],
                         "gap": rel["gap"].to_numpy()})
     n = int(count.sum())
     if len(bins) > 1 and n:
-        conf = float(sum(exact_fraction(v) for v in part["x:conf"][bins]) / n)
+        conf = float(sum(exact_fraction(v) for v in part[sum_name][bins]) / n)
         k = int(hits.sum())
         lo, hi = sig.clopper_pearson(k, n, level)
         out.loc[len(out)] = [pd.NA, "all selected bins", n, conf, k / n, f"[{lo:.4f}, {hi:.4f}]", conf - k / n]
@@ -265,6 +339,7 @@ def selection_tables(
     *,
     group: str = ALL,
     level: float = 0.95,
+    target: str = "top_label",
 ) -> dict[str, dict[str, pd.DataFrame]]:
     """The linked views of a bin selection ({model: bin indices, 0-based}), from the summary alone:
     {table name: {model: table}} for the models with a selection.
@@ -272,14 +347,16 @@ def selection_tables(
     Regression (σ-bins): ``calibration_curve``, ``pit_histogram`` and ``intervals`` of the selected rows
     (``regression.summary.regression_diagrams_from_part`` with ``sigma_bins``: the curve is exact at its levels,
     the PIT histogram exact on the curve grid); classification (confidence bins): ``selected_bins`` — per selected
-    bin its rows, mean confidence, accuracy with its exact Clopper–Pearson interval and gap, and their total.
+    bin its rows, mean confidence, accuracy with its exact Clopper–Pearson interval and gap, and their total
+    (``target="positive"``, binary sets: the bins of P(y = 1), its mean and the frequency of y = 1).
     O(bins × levels) per model: independent of the number of rows summarised."""
     spec = summary.spec
     out: dict[str, dict[str, pd.DataFrame]] = {}
     for model in selection:
         part = _part(summary, model, group)
         bins = _bins(selection, model, spec.n_bins)
-        if part is None or not bins.size or int(part["n"][bins].sum()) == 0:
+        count_name = _TARGET_ARRAYS[target][0] if spec.task == "classification" else "n"
+        if part is None or count_name not in part or not bins.size or int(part[count_name][bins].sum()) == 0:
             continue
         if spec.task == "regression":
             if "curve" not in part:
@@ -290,7 +367,7 @@ def selection_tables(
                     out.setdefault(name, {})[model] = tables[name]
         else:
             out.setdefault("selected_bins", {})[model] = _selected_bins_table(part, summary, model, group, bins,
-                                                                             level)
+                                                                             level, target)
     return out
 
 

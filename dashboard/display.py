@@ -4,7 +4,7 @@ number tables, the filter controls and the export row of the diagnosis pages.  T
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -244,8 +244,8 @@ def export_row(
     title: str,
     report: cc.Report,
     figures: Mapping[str, Any],
-    metrics: pd.DataFrame,
-    pset: cc.PredictionSet,
+    metrics: pd.DataFrame | Callable[[], pd.DataFrame],
+    pset: cc.PredictionSet | None,
     tables: Mapping[str, pd.DataFrame] | None = None,
     notes: Iterable[str] = (),
     verdicts: pd.DataFrame | None = None,
@@ -253,13 +253,17 @@ def export_row(
     """Download buttons of a diagnosis page: the metric table (CSV, formula-neutralised), any one figure (offline
     HTML) and the page report (self-contained HTML with data summary, metric tables, figures; ``calib_core.export``).
     Files are built only when a button is pressed (callable data); pressing one does not rerun the page.
-    ``verdicts`` (default: the report's) are appended to the metric CSV's rows (headline verdict of each model)."""
+    ``verdicts`` (default: the report's) are appended to the metric CSV's rows (headline verdict of each model).
+    ``pset`` None: the page draws from a loaded summary (no rows; the report's own counts describe the data);
+    ``metrics`` may be a callable, called only when the CSV is downloaded."""
     verdicts = report.verdicts if verdicts is None else verdicts
-    data_name = st.session_state.get("pset_name", "data")
+    data_name = st.session_state.get("pset_name") or st.session_state.get("summary_name") or "data"
     st.subheader("Export")
     c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
     c1.download_button(
-        "Metric table (CSV)", data=lambda: export.to_csv_bytes(export.metrics_with_verdicts(metrics, verdicts)),
+        "Metric table (CSV)",
+        data=lambda: export.to_csv_bytes(export.metrics_with_verdicts(metrics() if callable(metrics) else metrics,
+                                                                      verdicts)),
         file_name=views.download_name(data_name, prefix, "metrics", ext="csv"),
         mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
         help="Every metric with its interval, perfect-calibration value, p-value and flags, and the headline verdict "

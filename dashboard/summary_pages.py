@@ -19,27 +19,50 @@ from calib_core.registry import metric_keys
 from calib_core.selection import describe_selection, with_selected
 
 from .cache import figure
-from .display import chart, dataframe, md_escape, show_metric_table, show_verdicts, table_height
+from .display import (
+    chart,
+    dataframe,
+    export_row,
+    md_escape,
+    show_metric_table,
+    show_verdicts,
+    table_height,
+)
 from .selection import LinkedSelection
 from .state import init_state
 from .summary import summary_caption, summary_report
 
 
-def _controls(summary: Any, prefix: str) -> tuple[list[str], int, int]:
-    """Models (several: overlaid) and the bootstrap / null-draw choices; returns (models, resamples, sims)."""
+def _controls(summary: Any, prefix: str) -> tuple[list[str], str, int, int]:
+    """Models (several: overlaid), the group, and the bootstrap / null-draw choices; returns (models, group,
+    resamples, sims).  The group is one of ``summary_views.summary_groups`` (all rows first)."""
     models = [str(m) for m in summary.models]
-    init_state({f"{prefix}_models": views.default_models(models), f"{prefix}_resamples": views.DEFAULT_RESAMPLES,
-                f"{prefix}_sims": views.DEFAULT_NULL_DRAWS}, persist=True)
+    groups = sv.summary_groups(summary)
+    init_state({f"{prefix}_models": views.default_models(models), f"{prefix}_group": cc.ALL,
+                f"{prefix}_resamples": views.DEFAULT_RESAMPLES, f"{prefix}_sims": views.DEFAULT_NULL_DRAWS},
+               persist=True)
     if any(m not in models for m in st.session_state[f"{prefix}_models"]):
         st.session_state[f"{prefix}_models"] = views.default_models(models)
-    c1, c2, c3 = st.columns([4, 2, 2])
+    if st.session_state[f"{prefix}_group"] not in groups:  # another summary was opened
+        st.session_state[f"{prefix}_group"] = cc.ALL
+    c1, c2, c3, c4 = st.columns([4, 2, 2, 2])
     chosen = c1.multiselect("Models", models, key=f"{prefix}_models", disabled=len(models) < 2)
-    n_res = c2.selectbox("Bootstrap resamples", list(views.RESAMPLE_CHOICES), key=f"{prefix}_resamples",
+    group = c2.selectbox("Group", groups, key=f"{prefix}_group", disabled=len(groups) < 2,
+                         format_func=views.group_label,
+                         help="The rows of one group of the summary (its own bins and sums), or all rows.")
+    n_res = c3.selectbox("Bootstrap resamples", list(views.RESAMPLE_CHOICES), key=f"{prefix}_resamples",
                          help="Replicates of the hashed row blocks kept in the summary (0 switches intervals off).")
-    n_sims = c3.selectbox("Null draws", list(views.NULL_DRAW_CHOICES), key=f"{prefix}_sims",
+    n_sims = c4.selectbox("Null draws", list(views.NULL_DRAW_CHOICES), key=f"{prefix}_sims",
                           help="Draws under perfect calibration for the simulated p-values (0: no tests).")
     chosen = [m for m in models if m in (chosen or models[:1])] or models[:1]
-    return chosen, int(n_res), int(n_sims)
+    return chosen, str(group), int(n_res), int(n_sims)
+
+
+def _of_group(summary: Any, token: str, group: str) -> tuple[Any, str]:
+    """The summary of the chosen group's rows (``summary_views.summary_of_group``) and its cache token."""
+    if group == cc.ALL:
+        return summary, token
+    return sv.summary_of_group(summary, group), f"{token}|group={group}"
 
 
 def _groups(summary: Any, report: cc.Report | None, table: Any, metrics: Any) -> tuple[list, Any]:
@@ -69,10 +92,23 @@ def _show_groups(groups: list, tests: Any) -> None:
     st.caption(sv.EXACTNESS_CAPTION)
 
 
+def _export(prefix: str, task: str, summary: Any, report: cc.Report, name: str, group: str,
+            figures: dict[str, Any], notes: list[str]) -> None:
+    """The export row of a page drawn from a summary (as the row pages'): the metric table as CSV with a
+    ``from_summary`` column (exact / bound / needs the rows), any one figure as HTML, and the page report."""
+    export_row(
+        prefix, title=f"{task} diagnostics — {name}", report=report, figures=figures,
+        metrics=lambda: sv.metrics_with_exactness(summary, report), pset=None,
+        notes=[f"Drawn from a summary of {summary.n_rows:,} rows (no rows held); group = {views.group_label(group)}.",
+               *notes, sv.EXACTNESS_CAPTION.replace("**", "")],
+    )
+
+
 def regression_page(summary: Any, token: str, name: str) -> None:
     """The Regression page drawn from a regression summary."""
     st.markdown(summary_caption(summary, name))
-    models, n_res, n_sims = _controls(summary, "regsum")
+    models, group, n_res, n_sims = _controls(summary, "regsum")
+    summary, token = _of_group(summary, token, group)
     init_state({"regsum_levi_log": False}, persist=True)
     st.toggle("Log axes (Levi diagram)", key="regsum_levi_log")
     report = summary_report(token, summary, n_res, n_sims)
@@ -123,20 +159,22 @@ def regression_page(summary: Any, token: str, name: str) -> None:
     curve, dashes, curve_colors = overlays["calibration_curve"]
     bands = set(dashes) if selected else None
     with right:
-        chart(figure(f"{fig_key}|kuleshov|{sel_part}", lambda: plots.calibration_curve_figure(
-            curve, colors=curve_colors, dashes=dashes, bands=bands)), "regsum_kuleshov")
+        kuleshov = figure(f"{fig_key}|kuleshov|{sel_part}", lambda: plots.calibration_curve_figure(
+            curve, colors=curve_colors, dashes=dashes, bands=bands))
+        chart(kuleshov, "regsum_kuleshov")
         st.caption("Quantile calibration (Kuleshov et al. 2018), exact at its 101 levels from the summary; the "
                    "ribbon is where a calibrated forecaster's curve falls 95% of the time.")
     left2, right2 = st.columns(2)
     with left2:
         pit, pit_dashes, _ = overlays["pit_histogram"]
-        chart(figure(f"{fig_key}|pit|{sel_part}", lambda: plots.pit_histogram_figure(
-            pit, colors=curve_colors, dashes=pit_dashes)), "regsum_pit")
+        pit_fig = figure(f"{fig_key}|pit|{sel_part}", lambda: plots.pit_histogram_figure(
+            pit, colors=curve_colors, dashes=pit_dashes))
+        chart(pit_fig, "regsum_pit")
         st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
     with right2:
         z_tables, z_dashes, _ = overlays["z_histogram"]
-        chart(figure(f"{fig_key}|z", lambda: plots.z_histogram_figure(z_tables, colors=colors, dashes=z_dashes)),
-              "regsum_z")
+        z_fig = figure(f"{fig_key}|z", lambda: plots.z_histogram_figure(z_tables, colors=colors, dashes=z_dashes))
+        chart(z_fig, "regsum_z")
         st.caption("Standardised residuals z against N(0, 1), read off the summary's fine z histogram (all rows)."
                    + (" " + sv.NOT_FROM_SUMMARY["z_selection"] if selected else ""))
 
@@ -160,22 +198,36 @@ def regression_page(summary: Any, token: str, name: str) -> None:
     st.subheader("More diagrams")
     tab_int, tab_qq = st.tabs(["Intervals", "Q-Q plot"])
     with tab_int:
-        chart(figure(f"{fig_key}|intervals", lambda: plots.intervals_figure(
-            views.diagram_tables(report, "intervals", shown), colors=colors)), "regsum_intervals")
+        intervals_fig = figure(f"{fig_key}|intervals", lambda: plots.intervals_figure(
+            views.diagram_tables(report, "intervals", shown), colors=colors))
+        chart(intervals_fig, "regsum_intervals")
         st.caption("Observed coverage of the central 50–99% intervals of all rows (exact from the summary's "
                    "counters; the selected rows' coverages are in their metric table).")
     with tab_qq:
-        chart(figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown),
-                                                             colors=colors)), "regsum_qq")
+        qq_fig = figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown),
+                                                                colors=colors))
+        chart(qq_fig, "regsum_qq")
         st.caption("Quantiles of z against N(0, 1), read off the fine z histogram (within one z-bin width, 0.005).")
     if selected:
         st.info(sv.NOT_FROM_SUMMARY["rows"], icon=":material/table_rows:")
+    _export("regsum", "Regression", summary, report, name, group, {
+        "Levi diagram (RMSE vs RMV)": levi, "Quantile calibration curve": kuleshov, "PIT histogram": pit_fig,
+        "z histogram": z_fig, "Interval coverage": intervals_fig, "Q-Q plot": qq_fig},
+        [f"Selection: {describe_selection(selection.bins, n_sel, 'σ-bins', n_bins=n_bins)}."] if selected else [])
 
 
 def classification_page(summary: Any, token: str, name: str) -> None:
     """The Classification page drawn from a classification summary."""
     st.markdown(summary_caption(summary, name))
-    models, n_res, n_sims = _controls(summary, "clssum")
+    models, group, n_res, n_sims = _controls(summary, "clssum")
+    summary, token = _of_group(summary, token, group)
+    binary = sv.has_positive_class(summary)
+    init_state({"clssum_target": "top label"}, persist=True)
+    target_label = st.segmented_control(
+        "Binary semantics", ["top label", "positive class"], key="clssum_target", disabled=not binary,
+        help="Top label: confidence max(p, 1 − p) against accuracy (Guo). Positive class: P(y = 1) against the "
+        "frequency of y = 1 (scikit-learn / netcal), from the summary's positive-class bins.")
+    target = "positive" if (binary and target_label == "positive class") else "top_label"
     report = summary_report(token, summary, n_res, n_sims)
     level = float(report.options.get("level", 0.95))
     shown = [m for m in models if (m, cc.ALL) in report.diagrams]
@@ -184,12 +236,18 @@ def classification_page(summary: Any, token: str, name: str) -> None:
         return
     colors = plots.model_colors([str(m) for m in summary.models])
     n_bins = summary.spec.n_bins
-    rel_tables = {m: report.diagrams[(m, cc.ALL)]["reliability"] for m in shown}
-    st.markdown("Top-label semantics: the confidence of the predicted class against accuracy (Guo et al. 2017); "
-                f"{n_bins} {'equal-width' if summary.spec.strategy == 'uniform' else 'equal-mass'} bins of the "
-                "summary.")
-    selection = LinkedSelection("clssum", (token, tuple(models)), shown)
-    fig_key = f"{token}|models={models}|{n_res}|{n_sims}|epoch={selection.epoch}"
+    table_name = "reliability_positive" if target == "positive" else "reliability"
+    rel_tables = {m: report.diagrams[(m, cc.ALL)][table_name] for m in shown
+                  if table_name in report.diagrams[(m, cc.ALL)]}
+    bins_word = "equal-width" if summary.spec.strategy == "uniform" or target == "positive" else "equal-mass"
+    if target == "positive":
+        st.markdown("Positive-class semantics: the predicted probability of class 1 against the frequency of "
+                    f"y = 1 (scikit-learn / netcal); {n_bins} equal-width bins of the summary.")
+    else:
+        st.markdown("Top-label semantics: the confidence of the predicted class against accuracy (Guo et al. 2017); "
+                    f"{n_bins} {bins_word} bins of the summary.")
+    selection = LinkedSelection("clssum", (token, tuple(models), target), shown)
+    fig_key = f"{token}|models={models}|{n_res}|{n_sims}|{target}|epoch={selection.epoch}"
 
     def _linked(chart_key: str, drawn: dict):
         fig = (plots.reliability_figure(rel_tables, colors=colors) if chart_key == "clssum_rel_chart"
@@ -202,22 +260,28 @@ def classification_page(summary: Any, token: str, name: str) -> None:
         base = f"{fig_key}|{chart_key}"
         drawn = selection.drawn(chart_key, base)
         linked[chart_key] = figure(f"{base}|drawn={sorted(drawn.items())}", lambda k=chart_key, d=drawn: _linked(k, d))
-    st.subheader("Reliability diagram ↔ confidence histogram")
+    st.subheader("Reliability diagram ↔ " + ("probability histogram" if target == "positive"
+                                             else "confidence histogram"))
     st.caption("Click a bin in either chart (shift-click adds, or drag a box) to highlight it in both and show its "
                "numbers below, from the summary's per-bin counts and exact sums.")
-    n_sel = sv.selected_rows(summary, selection.bins) if not selection.empty else 0
+    n_sel = sv.selected_rows(summary, selection.bins, target=target) if not selection.empty else 0
+    what = "P(y = 1) bins" if target == "positive" else "confidence bins"
     selection.row("**No bins selected** — click bars to inspect them." if selection.empty else
-                  "**" + md_escape(describe_selection(selection.bins, n_sel, "confidence bins", n_bins=n_bins)) + "**",
+                  "**" + md_escape(describe_selection(selection.bins, n_sel, what, n_bins=n_bins)) + "**",
                   icon=":material/deselect:")
     left, right = st.columns(2)
     with left:
         selection.chart(linked["clssum_rel_chart"], "clssum_rel_chart")
-        st.caption("Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence.")
+        st.caption(("Bars: frequency of y = 1 per bin" if target == "positive" else "Bars: accuracy per bin")
+                   + " with 90% Wilson intervals; hatched: the gap to the bin's mean "
+                   + ("P(y = 1)." if target == "positive" else "confidence."))
     with right:
         selection.chart(linked["clssum_hist_chart"], "clssum_hist_chart")
-        st.caption("Share of samples per bin; dashed = average confidence, dotted = accuracy.")
+        st.caption("Share of samples per bin; dashed = average " + ("P(y = 1)" if target == "positive" else
+                                                                   "confidence") + ", dotted = "
+                   + ("frequency of y = 1." if target == "positive" else "accuracy."))
     if not selection.empty:
-        tables = sv.selection_tables(summary, selection.bins, level=level).get("selected_bins", {})
+        tables = sv.selection_tables(summary, selection.bins, level=level, target=target).get("selected_bins", {})
         for model, table in tables.items():
             st.markdown(f"**Selected bins** — {md_escape(model)}" if len(shown) > 1 else "**Selected bins**")
             dataframe(table, hide_index=True, width="stretch")
@@ -228,10 +292,20 @@ def classification_page(summary: Any, token: str, name: str) -> None:
     _show_groups(*_all_rows_groups(f"{token}|{n_res}|{n_sims}", summary, report, tuple(shown), level))
     per_model = shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
+    figures = {"Reliability diagram": linked["clssum_rel_chart"],
+               "Probability histogram" if target == "positive" else "Confidence histogram":
+                   linked["clssum_hist_chart"]}
     if per_class is not None:
         st.subheader("Per-class reliability" + (f" — {md_escape(per_model)}" if len(shown) > 1 else ""))
         class_options, worst = views.per_class_choice(per_class, None)
         codes = [class_options[c] for c in worst]
-        chart(figure(f"{fig_key}|per_class={per_model}", lambda: plots.per_class_reliability_figure(
-            per_class, color=colors[per_model], classes=codes)), "clssum_per_class")
+        per_class_fig = figure(f"{fig_key}|per_class={per_model}", lambda: plots.per_class_reliability_figure(
+            per_class, color=colors[per_model], classes=codes))
+        chart(per_class_fig, "clssum_per_class")
         st.caption("One-vs-rest reliability of each class from the summary's per-class bins (exact).")
+        figures["Per-class reliability"] = per_class_fig
+    semantics = "positive class (P(y = 1) against y = 1)" if target == "positive" else "top label"
+    _export("clssum", "Classification", summary, report, name, group, figures,
+            [f"Reliability semantics: {semantics}."]
+            + ([f"Selection: {describe_selection(selection.bins, n_sel, what, n_bins=n_bins)}."]
+               if not selection.empty else []))

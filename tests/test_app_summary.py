@@ -167,3 +167,116 @@ def test_pages_that_need_rows_say_so_with_a_summary_loaded():
     at.switch_page("pages/recalibrate.py").run()
     assert not at.exception
     assert any("a summary holds none" in i.value for i in at.info)
+
+
+def test_summary_pages_show_a_chosen_group_as_the_diagnosis_of_its_rows():
+    pset = gaussian_set(24_000, seed=7, scale=1.2, groups=True)
+    summary = S.summarize(pset, spec=S.spec_for(pset))
+    at = _with_summary(summary, "pages/regression.py")
+    group_box = at.selectbox(key="regsum_group")
+    assert list(group_box.options) == [cc.views.group_label(cc.ALL), "a", "b"] and not group_box.disabled
+    group_box.set_value("a").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    rows = pset.take(pset.group == "a")
+    ref = cc.diagnose(rows, n_resamples=0, n_simulations=0)
+    metrics = table(at, "metric", "value", "from the summary")
+    rmse = float(metrics.loc[metrics["metric"] == "RMSE", "value"].iloc[0])
+    assert rmse == pytest.approx(ref.value("rmse"), rel=1e-3)  # shown to 4 significant digits
+    assert rmse != pytest.approx(cc.diagnose(pset, n_resamples=0, n_simulations=0).value("rmse"), rel=1e-3)
+    # a σ-bin selection inside the group: the group's own σ-bins, its rows only
+    model = summary.models[0]
+    plotly_select(at, "regsum_levi_chart", bins_points(specs(at)["regsum_levi_chart"], model, [0, 1]))
+    mask = cc.views.sigma_bin_rows(rows, {model: (0, 1)}, 15, "count")
+    assert any(f"{int(mask.sum()):,} rows selected" in m.value for m in at.markdown)
+    sel = table(at, "metric", "selection", "all rows")
+    got = float(sel.loc[sel["metric"] == "RMSE", "selection"].iloc[0])
+    assert got == pytest.approx(cc.diagnose(rows.take(mask), n_resamples=0, n_simulations=0).value("rmse"),
+                                rel=1e-12)
+
+
+def test_classification_summary_page_has_the_positive_class_view_and_its_exact_ratio():
+    pset = classification_set(20_000, 2, seed=8)
+    summary = S.summarize(pset, spec=S.spec_for(pset))
+    at = _with_summary(summary, "pages/classification.py")
+    metrics = table(at, "metric", "value", "from the summary")
+    ex = dict(zip(metrics["metric"], metrics["from the summary"]))
+    ratio_label = next(m for m in ex if "positive" in m and "ratio" in m)
+    assert ex[ratio_label] == "exact"
+    ref = cc.diagnose(pset, n_resamples=0, n_simulations=0)
+    shown = float(metrics.loc[metrics["metric"] == ratio_label, "value"].iloc[0])
+    assert shown == pytest.approx(ref.value("calibration_ratio_positive"), rel=1e-3)
+    target = at.segmented_control(key="clssum_target")
+    assert not target.disabled
+    target.set_value("positive class").run()
+    assert not at.exception and not at.error
+    model = summary.models[0]
+    points = bins_points(specs(at)["clssum_rel_chart"], model, [4], role="column")
+    plotly_select(at, "clssum_rel_chart", points)
+    selected = table(at, "bin", "rows", "frequency of y = 1")
+    pos = ref.diagrams[(model, cc.ALL)]["reliability_positive"]
+    assert int(selected["rows"].iloc[0]) == int(pos["count"].iloc[4])
+    assert float(selected["frequency of y = 1"].iloc[0]) == pytest.approx(float(pos["accuracy"].iloc[4]), rel=1e-12)
+    # a K = 5 summary has no positive class: the control is off
+    five = classification_set(3000, 5, seed=9)
+    at = _with_summary(S.summarize(five, spec=S.spec_for(five)), "pages/classification.py")
+    assert at.segmented_control(key="clssum_target").disabled
+
+
+@pytest.fixture
+def captured(monkeypatch) -> dict:
+    """Deferred download callables by file id (as in test_recalibrate_page), to read the downloads."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    store: dict = {}
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self, data_callable, *args, **kwargs):
+        file_id = original(self, data_callable, *args, **kwargs)
+        store[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return store
+
+
+@pytest.mark.parametrize("page, prefix", [("pages/regression.py", "regsum"), ("pages/classification.py", "clssum")])
+def test_summary_pages_export_the_metric_table_a_figure_and_the_page_report(page, prefix, captured):
+    import io
+
+    from tests.test_recalibrate_page import download
+
+    pset = gaussian_set(8000, seed=5) if prefix == "regsum" else classification_set(8000, 3, seed=5)
+    at = _with_summary(S.summarize(pset, spec=S.spec_for(pset)), page)
+    csv = pd.read_csv(io.BytesIO(download(at, captured, f"{prefix}_dl_metrics")))
+    assert {"metric", "value", "from_summary"} <= set(csv.columns)
+    kinds = dict(zip(csv["metric"], csv["from_summary"]))
+    if prefix == "regsum":
+        assert kinds["rmse"] == "exact" and kinds["max_calibration_deviation"].startswith("bound [")
+        assert kinds["spearman_sigma_abs_error"] == "needs the rows"
+        assert csv.loc[csv["metric"] == "rmse", "value"].iloc[0] == pytest.approx(
+            cc.diagnose(pset, n_resamples=0, n_simulations=0).value("rmse"), rel=1e-12)
+    else:
+        assert kinds["ece"] == "exact" and kinds["smooth_ece"] == "needs the rows"
+    fig_html = download(at, captured, f"{prefix}_dl_figure")
+    assert b"plotly" in fig_html.lower() if isinstance(fig_html, bytes) else "plotly" in fig_html.lower()
+    report = download(at, captured, f"{prefix}_dl_report")
+    text = report.decode() if isinstance(report, bytes) else report
+    assert "Drawn from a summary of 8,000 rows" in text and "test.summary" in text
+
+
+def test_data_page_summarises_an_ensemble_data_set_in_the_server_process(data_dir):
+    allowed, _ = data_dir
+    rng = np.random.default_rng(12)
+    n = 3000
+    mu = rng.standard_normal(n)
+    frame = pd.DataFrame({"y": mu + 1.3 * rng.standard_normal(n)})
+    for j in range(8):
+        frame[f"member_{j}"] = mu + rng.standard_normal(n)
+    frame.to_parquet(allowed / "ensemble.parquet", row_group_size=1000)
+    at = _open(new_app(), "ensemble.parquet")
+    assert not at.error, [e.value for e in at.error]
+    summary = at.session_state["summary"]
+    assert summary.spec.layout == "sample" and summary.n_rows == n
+    at.switch_page("pages/regression.py").run()
+    assert not at.exception and not at.error
+    assert {"regsum_levi_chart", "regsum_kuleshov", "regsum_pit"} <= set(specs(at))

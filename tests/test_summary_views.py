@@ -181,3 +181,53 @@ def test_exactness_column_says_exact_bound_or_needs_the_rows(regression_summary)
     sample = S.summarize(pset, spec=S.spec_from_sample(pset.take(np.arange(5000))))
     rep2 = S.report(sample, n_resamples=0, n_simulations=0)
     assert sv.exactness_table(sample, rep2).set_index("metric")["exactness"]["ence"] == "exact for the summary's bins"
+
+
+# ------------------------------------------------------------------------------------------- groups
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_a_group_of_a_summary_is_the_in_memory_diagnosis_of_its_rows(task):
+    """summary_of_group: the report, the σ-bin selection and its metrics of one group equal cc.diagnose of that
+    group's rows (exact sums within 1e-12; the σ-bins are the group's own equal-count bins)."""
+    from calib_core.predictions import ALL
+
+    if task == "regression":
+        pset = gaussian_set(6_000, seed=21, groups=True)
+    else:
+        pset = classification_set(6_000, 4, seed=22)
+        pset.group = np.where(np.random.default_rng(23).random(pset.n_rows) < 0.4, "a", "b")
+    summ = S.summarize(pset, spec=S.spec_for(pset))
+    assert sv.summary_groups(summ) == [ALL, "a", "b"]
+    assert sv.summary_of_group(summ, ALL) is summ
+    with pytest.raises(KeyError):
+        sv.summary_of_group(summ, "c")
+    for group in ("a", "b"):
+        sub = sv.summary_of_group(summ, group)
+        rows = pset.take(pset.group == group)
+        assert sub.n_rows == rows.n_rows and list(sub.parts) == [("model", ALL)]
+        got = S.report(sub, n_resamples=0, n_simulations=0, diagrams=True)
+        ref = cc.diagnose(rows, n_resamples=0, n_simulations=0, diagrams=True)
+        have = set(ref.table().index)  # (without null draws cc.diagnose leaves out e.g. the top-bin gap)
+        exact = [k for k, v in got.options["exactness"].items() if v == "exact" and k in have]
+        assert len(exact) >= 8
+        for k in exact:
+            assert abs(got.value(k) - ref.value(k)) <= 1e-12 * max(1.0, abs(ref.value(k))), (group, k)
+        if task == "regression":
+            ref_levi = ref.diagrams[("model", ALL)]["levi_bins"]
+            got_levi = got.diagrams[("model", ALL)]["levi_bins"]
+            assert got_levi["count"].tolist() == ref_levi["count"].tolist()  # the group's own σ-bins
+            selected = sv.selection_metrics(sub, {"model": [0, 1, 2]}, n_resamples=0).set_index("metric")
+            in_bins = rows.take(np.isin(views_bin_index(rows, ref_levi), [0, 1, 2]))
+            ref_sel = cc.diagnose(in_bins, n_resamples=0, n_simulations=0, diagrams=False)
+            for k in ("nll", "crps", "rmse", "coverage_90"):
+                assert abs(selected.loc[k, "value"] - ref_sel.value(k)) <= 1e-12 * max(1.0, abs(ref_sel.value(k)))
+        else:
+            pd.testing.assert_frame_equal(got.diagrams[("model", ALL)]["reliability"],
+                                          ref.diagrams[("model", ALL)]["reliability"], rtol=1e-12,
+                                          check_dtype=False)
+
+
+def views_bin_index(rows, levi: pd.DataFrame) -> np.ndarray:
+    """The equal-count σ-bin of every row (the in-memory bins: stable sort of σ, ⌈kN/B⌉ cuts)."""
+    from calib_core.binning import equal_count_bins
+
+    return equal_count_bins(np.asarray(rows.dist.std()), len(levi))
