@@ -250,8 +250,8 @@ def classification_page(summary: Any, token: str, name: str) -> None:
     fig_key = f"{token}|models={models}|{n_res}|{n_sims}|{target}|epoch={selection.epoch}"
 
     def _linked(chart_key: str, drawn: dict):
-        fig = (plots.reliability_figure(rel_tables, colors=colors) if chart_key == "clssum_rel_chart"
-               else plots.confidence_histogram_figure(rel_tables, colors=colors))
+        fig = (plots.reliability_figure(rel_tables, colors=colors, target=target) if chart_key == "clssum_rel_chart"
+               else plots.confidence_histogram_figure(rel_tables, colors=colors, target=target))
         fig.update_layout(meta={"selection_epoch": selection.epoch})
         return plots.mark_selected(fig, drawn)
 
