@@ -92,6 +92,12 @@ OWN_TEXT: dict[str, str] = {
     "dashboard/state.py:default_example": "a built-in example title",
     "pages/classification.py:caption": "views.per_class_caption: numbers of classes and fixed words (no class names)",
     "dashboard/display.py:note": "views.models_note: numbers of models and fixed words (no model names)",
+    "dashboard/summary_pages.py:heading": "a metric family's heading, calib_core.views.KIND_HEADINGS (fixed words)",
+    "sv.EXACTNESS_CAPTION": "a fixed paragraph of calib_core.summary_views",
+    "sv.NOT_FROM_SUMMARY['rows']": "a fixed sentence of calib_core.summary_views",
+    "sv.NOT_FROM_SUMMARY['z_selection']": "a fixed sentence of calib_core.summary_views",
+    "sv.NOT_FROM_SUMMARY['regression_selection_metrics']": "a fixed sentence of calib_core.summary_views",
+    "sv.NOT_FROM_SUMMARY['per_class_selection']": "a fixed sentence of calib_core.summary_views",
 }
 
 
