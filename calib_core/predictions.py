@@ -140,7 +140,9 @@ class PredictionSet:
     Regression sets carry ``y`` and ``dist`` (``None`` for point-only files, whose point
     prediction is in ``point``); classification sets carry ``labels`` and ``probs`` (and
     ``logits`` when the file gave logits).  ``split``, ``group`` and ``model`` are per-row string
-    arrays or ``None``; ``features`` holds the feature columns.  ``n_read`` counts the data rows
+    arrays or ``None``; ``features`` holds the feature columns (those
+    feature-based calibrators use) and ``slice_columns`` every column no role took (features included), the
+    candidate slice columns of ``calib_core.slices``.  ``n_read`` counts the data rows
     in the file and ``dropped`` says which were removed and why (n_read = n_rows + dropped.total).
     """
 
@@ -160,6 +162,7 @@ class PredictionSet:
     group: np.ndarray | None = None
     model: np.ndarray | None = None
     features: pd.DataFrame | None = None
+    slice_columns: pd.DataFrame | None = None  # every column no role took (features too), for the slice explorer
     row_number: np.ndarray | None = None
     n_read: int = 0
     dropped: DropReport = field(default_factory=DropReport)
@@ -198,6 +201,7 @@ class PredictionSet:
             features=None if self.features is None else self.features.iloc[np.asarray(index)].reset_index(drop=True)
             if np.asarray(index).dtype != bool
             else self.features.loc[np.asarray(index)].reset_index(drop=True),
+            slice_columns=None if self.slice_columns is None else _frame_rows(self.slice_columns, index),
             row_number=_t(self.row_number),
             n_read=self.n_read,
             dropped=self.dropped,
@@ -209,6 +213,12 @@ class PredictionSet:
         if self.model is None:
             return ["model"]
         return list(pd.unique(self.model))
+
+
+def _frame_rows(frame: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
+    index = np.asarray(index)
+    out = frame.loc[index] if index.dtype == bool else frame.iloc[index]
+    return out.reset_index(drop=True)
 
 
 def iter_subsets(pset: PredictionSet, by_group: bool = True) -> Iterator[tuple[str, str, np.ndarray]]:

@@ -75,6 +75,9 @@ __all__ = [
     "LABEL_FALLBACK",
     "row_label_columns",
     "unused_columns_note",
+    "SLICE_CATEGORICAL_MAX",
+    "column_kinds",
+    "slice_columns",
     "find_sample_columns",
     "MERGED_ROWS_REASON",
     "RowFilter",
@@ -1684,4 +1687,48 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     except InputError:
         names = {}
     out.update({role: name for role, name in names.items() if name is not None})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Columns kept for slices
+# ----------------------------------------------------------------------------------------------
+
+#: A numeric column with at most this many distinct values is a categorical slice column (its values are slices);
+#: above it, a numeric one (cut into quantile bins).
+SLICE_CATEGORICAL_MAX = 12
+_INDEX_NAME = re.compile(r"(?:Unnamed: 0|index|)")
+
+
+def column_kinds(frame: pd.DataFrame) -> dict[str, str]:
+    """``{column: "numeric" | "categorical"}``: numeric when the dtype is a number (not boolean) with more than
+    :data:`SLICE_CATEGORICAL_MAX` distinct values, categorical otherwise (text, booleans, few-valued codes)."""
+    out = {}
+    for c in frame.columns:
+        values = frame[c]
+        numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+        out[str(c)] = "numeric" if numeric and values.nunique(dropna=True) > SLICE_CATEGORICAL_MAX else "categorical"
+    return out
+
+
+def slice_columns(
+    frame: pd.DataFrame, used: Sequence[str], keep: np.ndarray, messages: list[str],
+) -> pd.DataFrame | None:
+    """The columns no role took (features and any other column, row-index columns left out), on the kept rows, as
+    candidate slice columns (``PredictionSet.slice_columns``); text columns that are entirely numbers become
+    numbers.  Appends one message counting them by kind (:func:`column_kinds`); ``None`` when there is none."""
+    names = [c for c in frame.columns if c not in used and not _INDEX_NAME.fullmatch(str(c))]
+    if not names:
+        return None
+    out = frame.loc[keep, names].reset_index(drop=True)
+    out.columns = [str(c) for c in names]
+    for c in out.columns:
+        if out[c].dtype == object:
+            conv = pd.to_numeric(out[c], errors="coerce")
+            if conv.notna().sum() == out[c].notna().sum():
+                out[c] = conv
+    kinds = column_kinds(out)
+    by_kind = {kind: [c for c, k in kinds.items() if k == kind] for kind in ("numeric", "categorical")}
+    parts = [f"{len(cols)} {kind} ({name_list(cols, 6)})" for kind, cols in by_kind.items() if cols]
+    messages.append(f"columns kept for slices: {', '.join(parts)}.")
     return out

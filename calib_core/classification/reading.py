@@ -64,6 +64,7 @@ from ..reading import (
     resolve_column,
     row_labels,
     score_column,
+    slice_columns,
     unused_columns_note,
 )
 from ..special import softmax
@@ -586,6 +587,7 @@ def parse_classification_frame(
     note = unused_columns_note(frame, used)
     if note:
         messages.append(note)
+    kept_for_slices = slice_columns(frame, used, keep, messages)
     messages += reading_notes(frame)
 
     def _take(a: np.ndarray | None) -> np.ndarray | None:
@@ -605,6 +607,7 @@ def parse_classification_frame(
         split=_take(labels["split"]),
         group=_take(labels["group"]),
         model=_take(labels["model"]),
+        slice_columns=kept_for_slices,
         row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
         n_read=n,
         dropped=rows.report,

@@ -24,6 +24,7 @@ from .regression import (
     qq_figure,
     z_histogram_figure,
 )
+from .slices import funnel_figure
 from .smooth import smooth_reliability_figure
 from .tables import comparison_table, metric_display_table, metric_label, p_value_cell
 
@@ -35,6 +36,7 @@ __all__ = [
     "comparison_table",
     "confidence_histogram_figure",
     "ence_bins_figure",
+    "funnel_figure",
     "figure_token",
     "intervals_figure",
     "levi_figure",

@@ -56,6 +56,7 @@ from ..reading import (
     reading_notes,
     require_valid_rows,
     row_labels,
+    slice_columns,
     unused_columns_note,
 )
 
@@ -384,6 +385,7 @@ def parse_regression_frame(
     note = unused_columns_note(frame, used)
     if note:
         messages.append(note)
+    kept_for_slices = slice_columns(frame, [c for c in used if c not in feat_cols], keep, messages)
     if frame.attrs.get("comments"):
         messages.append(f"file comment: {' / '.join(frame.attrs['comments'])[:200]}")
     messages += reading_notes(frame)
@@ -404,6 +406,7 @@ def parse_regression_frame(
         group=_take(labels["group"]),
         model=_take(labels["model"]),
         features=features,
+        slice_columns=kept_for_slices,
         row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
         n_read=n,
         dropped=rows.report,

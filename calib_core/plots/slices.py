@@ -1,0 +1,62 @@
+"""The slice explorer's funnel plot: one statistic of every candidate slice against its size, inside the limits a
+perfectly calibrated forecaster stays within (tables of :func:`calib_core.regression.slices.funnel_table` and
+:func:`calib_core.classification.slices.funnel_table`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._style import PALETTE, REFERENCE_COLOR, apply_layout, plain, rgba
+
+__all__ = ["funnel_figure"]
+
+FLAGGED_COLOR = "#e45756"
+
+
+def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
+                  highlight: int | None = None, title: str | None = None) -> go.Figure:
+    """Funnel plot (Spiegelhalter 2005): each slice's ``statistic`` (y) against its rows n (log x), flagged
+    slices in red, the 95% limits (dashed), the multiplicity-adjusted limits (solid; outside them this statistic
+    alone flags a slice) and the perfect-calibration value (dotted).  ``highlight``: the ``index`` of a slice drawn
+    larger (the one the pages are restricted to).  Each marker's ``customdata`` is the slice's ``index`` (a click
+    selects it)."""
+    fig = go.Figure()
+    n = limits["n"].to_numpy()
+    fig.add_trace(go.Scatter(x=n, y=limits["expected"], mode="lines", name="perfect calibration",
+                             line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1}, hoverinfo="skip"))
+    for name, dash, label in (("95%", "dash", "95% limits"), ("adjusted", "solid", "limits adjusted for the search")):
+        for side in ("lower", "upper"):
+            fig.add_trace(go.Scatter(
+                x=n, y=limits[f"{side} {name}"], mode="lines", name=label, legendgroup=name,
+                showlegend=side == "lower", line={"color": REFERENCE_COLOR, "dash": dash, "width": 1.2},
+                hoverinfo="skip"))
+    for flagged, color, label in ((False, PALETTE[0], "slices"), (True, FLAGGED_COLOR, "flagged slices")):
+        part = points[points["flagged"].to_numpy(dtype=bool) == flagged]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["n"], y=part["value"], mode="markers", name=label,
+            marker={"color": rgba(color, 0.75), "size": 7, "line": {"width": 0.5, "color": "white"}},
+            customdata=part["index"].to_numpy(), text=[plain(s) for s in part["slice"]],
+            hovertemplate="%{text}<br>n = %{x:,}<br>" + plain(statistic) + " = %{y:.4g}<extra></extra>"))
+    if highlight is not None:
+        part = points[points["index"].to_numpy() == int(highlight)]
+        if not part.empty:
+            fig.add_trace(go.Scatter(
+                x=part["n"], y=part["value"], mode="markers", name="shown on the pages",
+                marker={"symbol": "circle-open", "size": 16, "line": {"width": 2.5, "color": "#222222"}},
+                customdata=part["index"].to_numpy(), text=[plain(s) for s in part["slice"]],
+                hovertemplate="%{text}<extra>shown</extra>"))
+    apply_layout(fig, title, "slice size n (rows, log scale)", plain(statistic), True)
+    fig.update_xaxes(type="log")
+    finite = np.isfinite(points["value"].to_numpy(dtype=float))
+    if finite.any():  # keep the funnel readable: y range from the limits and the slices
+        ys = np.concatenate([points["value"].to_numpy(dtype=float)[finite],
+                             limits[["lower adjusted", "upper adjusted"]].to_numpy(dtype=float).ravel()])
+        ys = ys[np.isfinite(ys)]
+        pad = 0.05 * (ys.max() - ys.min() or 1.0)
+        fig.update_yaxes(range=[ys.min() - pad, ys.max() + pad])
+    fig.update_layout(clickmode="event+select")
+    return fig
