@@ -52,6 +52,7 @@ PAGES: dict[str, list[st.Page]] = {
     "Diagnose": [
         _page("regression.py", "Regression", ":material/show_chart:"),
         _page("classification.py", "Classification", ":material/category:"),
+        _page("slices.py", "Slice explorer", ":material/grid_view:"),
     ],
 }
 if (HERE / "pages" / "recalibrate.py").exists():  # built by the recalibration work; registered when present

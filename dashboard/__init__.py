@@ -7,6 +7,8 @@
 * :mod:`dashboard.display` — Markdown escaping, charts, verdict sentences, metric / number tables, filter controls,
   export row;
 * :mod:`dashboard.selection` — the one linked-selection mechanism (:class:`LinkedSelection`);
+* :mod:`dashboard.slices` — the slice focus set on the Slice explorer that restricts the diagnosis pages
+  (:func:`apply_slice_focus`);
 * :mod:`dashboard.labs` — the one lab-page scaffold (:class:`LabPage`) and the lab index;
 * :mod:`dashboard.frame` — the page icon and the guard that makes ``app.py``'s navigation frame every page, even a
   page address opened first on a fresh server (:func:`take_over_navigation`, run on the first import of this
@@ -42,6 +44,7 @@ from .display import (
 )
 from .labs import LabPage, column_labels, is_registry_metric, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
+from .slices import apply_slice_focus, clear_slice_focus, set_slice_focus, slice_focus
 from .state import (
     DEFAULT_CLASSIFICATION_EXAMPLE,
     DEFAULT_REGRESSION_EXAMPLE,
@@ -80,4 +83,5 @@ __all__ = [
     "record_run_time", "require_data", "set_data", "set_example", "show_decomposition_table", "show_metric_groups",
     "show_metric_table",
     "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
+    "apply_slice_focus", "clear_slice_focus", "set_slice_focus", "slice_focus",
 ]

@@ -30,6 +30,7 @@ if loaded_summary is not None:  # a summary instead of rows: every diagram it ca
     ui.record_run_time(_t0, "classification")
     st.stop()
 pset, token, name = ui.require_data("classification", ui.DEFAULT_CLASSIFICATION_EXAMPLE)
+pset, token = ui.apply_slice_focus(pset, token, "cls")  # a slice chosen on the Slice explorer
 st.markdown(ui.data_caption(pset, name))
 
 rows, models, group, (n_resamples, n_sims) = ui.filter_controls(pset, "cls")

@@ -31,6 +31,7 @@ if loaded_summary is not None:  # a summary instead of rows: every diagram it ca
     ui.record_run_time(_t0, "regression")
     st.stop()
 pset, token, name = ui.require_data("regression", ui.DEFAULT_REGRESSION_EXAMPLE)
+pset, token = ui.apply_slice_focus(pset, token, "reg")  # a slice chosen on the Slice explorer
 st.markdown(ui.data_caption(pset, name))
 
 rows, models, group, (n_resamples, n_sims) = ui.filter_controls(pset, "reg")

@@ -1,0 +1,151 @@
+"""Slice explorer: where are the loaded predictions miscalibrated?  Every slice of the data (group, model and the
+file's other columns, their values, numeric quantile bins and pairwise intersections) ranked by the evidence of
+miscalibration, adjusted for the number of slices searched, with a funnel plot.  Choosing a slice (a row of the
+list or a point of the funnel) restricts the Regression / Classification page to it (``dashboard.slices``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import streamlit as st
+
+import dashboard as ui
+from calib_core import plots, slice_views
+from calib_core.slices import available_slice_columns, slice_mask
+from dashboard.cache import RESULTS, memoized
+
+_t0 = time.perf_counter()
+
+st.title("Slice explorer")
+st.caption(
+    "Where is the model miscalibrated? Each slice of the rows — a value of the group, model or any other column "
+    "of the file, a quantile bin of a numeric column, and every intersection of two — is tested against perfect "
+    "calibration at its own size, so a small noisy slice does not top the list; the p-value is adjusted for the "
+    "number of slices searched (Holm). Choose a slice to see every diagram of the diagnosis page on its rows."
+)
+data = ui.current_data()
+if data is None:
+    st.info("No data loaded yet. Upload a file with feature columns on the Data page, or load an example there.")
+    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
+    st.stop()
+pset, token, name = data
+st.markdown(ui.data_caption(pset, name))
+task = pset.task
+if task == "regression" and pset.dist is None:
+    st.warning("This file has point predictions only: the slice statistics need a predictive distribution.")
+    st.stop()
+avail = available_slice_columns(pset)
+if not avail:
+    st.warning("This file has no column to slice by: add a group or model column or feature columns (any column "
+               "that is not a prediction or the target is kept), and load it again on the Data page.")
+    st.stop()
+
+ui.init_state({"slc_min_size": 100, "slc_bins": 5, "slc_pairs": True, "slc_target": "positive class"},
+              persist=True)
+if st.session_state.get("slc_columns_token") != token:  # new data: every column
+    st.session_state["slc_columns"] = list(avail)
+    st.session_state["slc_columns_token"] = token
+c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+c1.number_input("Minimum slice size", min_value=20, max_value=max(20, pset.n_rows), step=50, key="slc_min_size",
+                help="Slices with fewer rows are not searched (PIT χ² needs about 50).")
+c2.slider("Bins of numeric columns", 2, 10, key="slc_bins",
+          help="Numeric columns are cut at their quantiles into this many equal-count bins.")
+c3.toggle("Pairwise intersections", key="slc_pairs",
+          help="Also search every intersection of two slices of different columns (e.g. region = north & age ∈ "
+          "[40, 55)).")
+binary = task == "classification" and pset.probs is not None and pset.probs.shape[1] == 2
+c4.segmented_control("Binary semantics", ["positive class", "top label"], key="slc_target", disabled=not binary,
+                     help="Positive class: P(y = 1) against the frequency of y = 1; top label: confidence against "
+                     "accuracy (multi-class files always use the top label).")
+st.multiselect("Columns", list(avail), key="slc_columns",
+               format_func=lambda c: f"{c} ({avail[c]})",
+               help="Slice columns: group, model and every column of the file that no role took.")
+columns = [c for c in st.session_state["slc_columns"] if c in avail]
+if not columns:
+    st.warning("Choose at least one column.")
+    st.stop()
+target = "positive" if (binary and st.session_state["slc_target"] == "positive class") else "top_label"
+options = {"columns": tuple(columns), "n_bins": int(st.session_state["slc_bins"]),
+           "min_size": int(st.session_state["slc_min_size"]), "pairs": bool(st.session_state["slc_pairs"]),
+           "target": target}
+key = ("slices", token, tuple(sorted(options.items())))
+ranking, sset = memoized(RESULTS, key, lambda: slice_views.explore_slices(pset, **options), copied=False,
+                         spinner="Testing every slice…")
+if sset.n_slices == 0:
+    st.warning("No slice has the minimum size: lower it, or use fewer bins.")
+    st.stop()
+st.markdown(ui.md_escape(slice_views.search_sentence(ranking, sset, pset)))
+
+
+def _focus(index: int) -> None:
+    label = ranking.loc[ranking["index"] == index, "slice"].iloc[0]
+    ui.set_slice_focus(token, label, slice_mask(sset, index))
+
+
+def _on_table() -> None:
+    event = st.session_state.get("slc_table")
+    rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    if rows:
+        _focus(int(ranking["index"].iloc[rows[0]]))
+
+
+def _on_funnel() -> None:
+    event = st.session_state.get("slc_funnel")
+    points = list(getattr(getattr(event, "selection", None), "points", []) or [])
+    picked = [p.get("customdata") for p in points if p.get("customdata") is not None]
+    if picked:
+        value = picked[0]
+        _focus(int(value[0] if isinstance(value, list | tuple) else value))
+
+
+focus = ui.slice_focus(token)
+page = "pages/classification.py" if task == "classification" else "pages/regression.py"
+f1, f2, f3 = st.columns([4, 1.4, 1.2], vertical_alignment="center")
+if focus is None:
+    f1.markdown("**No slice chosen** — click a row of the list or a point of the funnel plot.")
+else:
+    f1.markdown(f"**Chosen: {ui.md_escape(focus['label'])}** ({focus['n']:,} rows) — the "
+                f"{task.capitalize()} page now shows this slice only.")
+f2.page_link(page, label=f"Open the {task.capitalize()} page", icon=":material/arrow_forward:",
+             disabled=focus is None)
+f3.button("Show all rows", key="slc_clear", on_click=ui.clear_slice_focus, disabled=focus is None,
+          icon=":material/filter_alt_off:", width="stretch")
+
+st.subheader("Worst slices first")
+table = slice_views.slice_display_table(ranking, task)
+fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+       if c not in ("rank", "slice", "n", "verdict", "driven by", "adjusted p")}
+fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e")
+fmt["evidence"] = st.column_config.NumberColumn(format="%.1f", help="−log₁₀ of the slice's combined p-value")
+ui.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config=fmt,
+             key="slc_table", on_select=_on_table, selection_mode="single-row")
+st.caption(
+    f"The {min(len(ranking), slice_views.DISPLAY_ROWS):,} worst of {len(ranking):,} slices. Evidence = −log₁₀ of "
+    "the slice's p-value (its tests combined by Bonferroni; each test against its exact or simulated law under "
+    "perfect calibration at the slice's n); adjusted p: Holm over every slice searched. Verdict 'miscalibrated' "
+    "when the adjusted p ≤ 0.05. Select a row to restrict the diagnosis page to that slice."
+)
+
+st.subheader("Funnel plot")
+stats_choices = list(slice_views.funnel_statistics(task))
+ui.init_state({"slc_funnel_stat": stats_choices[0]}, persist=True)
+if st.session_state["slc_funnel_stat"] not in stats_choices:
+    st.session_state["slc_funnel_stat"] = stats_choices[0]
+statistic = st.segmented_control("Statistic", stats_choices, key="slc_funnel_stat") or stats_choices[0]
+points, limits = slice_views.funnel_tables(pset, ranking, statistic, target=target)
+shown = ranking.loc[ranking["slice"] == focus["label"], "index"] if focus is not None else ranking["index"].iloc[:0]
+highlight = int(shown.iloc[0]) if len(shown) else None
+fig = ui.figure(f"{key}|funnel|{statistic}|highlight={highlight}",
+                lambda: plots.funnel_figure(points, limits, statistic=statistic, highlight=highlight))
+ui.chart(fig, "slc_funnel", on_select=_on_funnel, selection_mode=("points",))
+st.caption(
+    f"Each slice's {statistic} against its size. Dashed: the 95% limits of a perfectly calibrated forecaster; "
+    "solid: the limits adjusted for the number of slices searched — outside them this statistic alone flags the "
+    "slice. Red: flagged slices (any of their tests). Click a point to restrict the diagnosis page to it."
+)
+if np.isinf(points["value"].to_numpy(dtype=float)).any():
+    st.caption("Slices without any positive event have no calibration ratio and are not drawn.")
+
+ui.record_run_time(_t0, "slices")

@@ -1,0 +1,115 @@
+"""AppTest: the Slice explorer page (issue 17 pts 2-3) — ranked list with the planted slice first, the funnel plot,
+the controls, and the focus that restricts the Regression / Classification pages until "Show all rows"."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+import calib_core as cc
+from calib_core.distributions import Gaussian
+from calib_core.slices import slice_mask
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 300
+
+
+def planted_regression(n: int = 6000, seed: int = 0) -> cc.PredictionSet:
+    """Calibrated Gaussian predictions except the slice region = east (σ 40% too small)."""
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "east", "west"], n)
+    age = rng.normal(45, 12, n)
+    mu, sigma = rng.normal(size=n), np.exp(rng.normal(scale=0.3, size=n))
+    y = mu + np.where(region == "east", 1.4, 1.0) * sigma * rng.normal(size=n)
+    return cc.PredictionSet(task="regression", layout="gaussian", y=y, dist=Gaussian(mu, sigma),
+                            point=mu, slice_columns=pd.DataFrame({"region": region, "age": age}),
+                            row_number=np.arange(1, n + 1), n_read=n)
+
+
+def page_with(page: str, pset: cc.PredictionSet, token: str, **state) -> AppTest:
+    """``page`` run through app.py's navigation (the explorer links to the diagnosis pages) on ``pset``."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in {"pset": pset, "pset_token": token, "pset_name": "t.csv", "pset_origin": "upload",
+                       **state}.items():
+        at.session_state[key] = value
+    at.switch_page(f"pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_slice_explorer_ranks_the_planted_slice_first_and_draws_the_funnel():
+    pset = planted_regression()
+    at = page_with("slices.py", pset, f"test:{time.time_ns()}")
+    table = at.dataframe[0].value
+    assert table.loc[0, "slice"] == "region = east" and table.loc[0, "verdict"] == "miscalibrated"
+    assert table.loc[0, "driven by"] == "std z"
+    assert list(table.columns[:3]) == ["rank", "slice", "n"] and "adjusted p" in table.columns
+    text = "\n".join(m.value for m in at.markdown)
+    assert "slices searched (2 of 2 columns, 1 pair)" in text and "flagged at family-wise 5%" in text
+    funnel = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == "slc_funnel")
+    names = [t.get("name") for t in funnel["data"]]
+    assert "flagged slices" in names and "limits adjusted for the search" in names
+    # fewer columns, no pairs: only the region's and the age bins' slices
+    at.toggle(key="slc_pairs").set_value(False).run()
+    at.multiselect(key="slc_columns").set_value(["region"]).run()
+    assert not at.exception
+    assert sorted(at.dataframe[0].value["slice"]) == [f"region = {r}" for r in ("east", "north", "south", "west")]
+    # a minimum size above every slice says so
+    at.number_input(key="slc_min_size").set_value(5000).run()
+    assert any("No slice has the minimum size" in w.value for w in at.warning)
+
+
+def test_focus_restricts_the_regression_page_until_show_all_rows():
+    pset = planted_regression()
+    token = f"test:{time.time_ns()}"
+    ranking, sset = cc.slice_views.explore_slices(pset) if hasattr(cc, "slice_views") else \
+        __import__("calib_core.slice_views").slice_views.explore_slices(pset)
+    east = int(ranking.loc[ranking["slice"] == "region = east", "index"].iloc[0])
+    mask = slice_mask(sset, east)
+    focus = {"token": token, "label": "region = east", "mask": mask, "n": int(mask.sum())}
+    at = page_with("regression.py", pset, token, slice_focus=focus, reg_resamples=0, reg_sims=0)
+    infos = "\n".join(i.value for i in at.info)
+    assert "Restricted to the slice **region = east**" in infos and f"{int(mask.sum()):,} of 6,000 rows" in infos
+    assert f"{int(mask.sum()):,}" in "\n".join(m.value for m in at.markdown)  # the data caption counts the slice
+    at.button(key="reg_slice_clear").click().run()
+    assert not at.exception
+    assert "slice_focus" not in at.session_state
+    assert not any("Restricted to the slice" in i.value for i in at.info)
+    # a focus of other data is ignored
+    at2 = page_with("regression.py", pset, token + "x", slice_focus=focus, reg_resamples=0, reg_sims=0)
+    assert not any("Restricted to the slice" in i.value for i in at2.info)
+
+
+def test_classification_explorer_and_focus():
+    rng = np.random.default_rng(1)
+    n = 6000
+    f = rng.uniform(0.05, 0.95, n)
+    site = rng.choice(["a", "b", "c"], n)
+    y = (rng.random(n) < np.where(site == "c", 0.7 * f, f)).astype(int)
+    pset = cc.PredictionSet(task="classification", layout="probs", labels=y, probs=np.column_stack([1 - f, f]),
+                            classes=["0", "1"], slice_columns=pd.DataFrame({"site": site}),
+                            row_number=np.arange(1, n + 1), n_read=n)
+    token = f"test:{time.time_ns()}"
+    at = page_with("slices.py", pset, token)
+    table = at.dataframe[0].value
+    assert table.loc[0, "slice"] == "site = c" and table.loc[0, "verdict"] == "miscalibrated"
+    assert {"ECE", "calibration ratio"} <= set(table.columns)
+    mask = site == "c"
+    focus = {"token": token, "label": "site = c", "mask": mask, "n": int(mask.sum())}
+    at = page_with("classification.py", pset, token, slice_focus=focus, cls_resamples=0, cls_sims=0)
+    assert any("Restricted to the slice **site = c**" in i.value for i in at.info)
+
+
+def test_explorer_without_slice_columns_says_what_to_do():
+    rng = np.random.default_rng(2)
+    n = 500
+    pset = cc.PredictionSet(task="regression", layout="gaussian", y=rng.normal(size=n),
+                            dist=Gaussian(np.zeros(n), np.ones(n)), point=np.zeros(n),
+                            row_number=np.arange(1, n + 1), n_read=n)
+    at = page_with("slices.py", pset, f"test:{time.time_ns()}")
+    assert any("no column to slice by" in w.value for w in at.warning)
