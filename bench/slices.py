@@ -70,6 +70,8 @@ def run(n_sets: int, n: int, planted: float | None, seed: int) -> dict:
         flagged += bool(ranking["flagged"].any())
         first += ranking.loc[0, "slice"] == PLANTED
         searched.append(sset.n_slices)
+        print(f"set {k}: planted={planted} flagged={flagged} first={first} ({wall[-1]:.1f} s)", file=sys.stderr,
+              flush=True)
     return {"flagged": flagged, "first": first, "sets": n_sets, "searched": float(np.mean(searched)),
             "wall": float(np.median(wall)), "cpu": float(np.median(cpu))}
 
@@ -80,18 +82,25 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="rows per data set")
     parser.add_argument("--planted", type=float, default=1.2, help="spread factor in the planted slice")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--arm", choices=["both", "null", "planted"], default="both",
+                        help="run one arm only (two processes can run the arms side by side)")
     args = parser.parse_args()
-    null = run(args.sets, args.n, None, args.seed)
-    plant = run(args.sets, args.n, args.planted, args.seed + 1)
+    empty = {"flagged": 0, "first": 0, "sets": 0, "searched": float("nan"), "wall": float("nan"), "cpu": float("nan")}
+    null = run(args.sets, args.n, None, args.seed) if args.arm != "planted" else empty
+    plant = run(args.sets, args.n, args.planted, args.seed + 1) if args.arm != "null" else empty
+    searched = null["searched"] if null["sets"] else plant["searched"]
     print(f"N = {args.n:,} rows, 20 features, {args.sets} data sets per arm, seed {args.seed}; "
-          f"about {null['searched']:,.0f} slices searched per data set.\n")
+          f"about {searched:,.0f} slices searched per data set.\n")
     print("| arm | goal | result | 95% CI | median s per set (wall / CPU) |")
     print("|---|---|---|---|---|")
     k, m = null["flagged"], null["sets"]
-    lo, hi = clopper_pearson(k, m)
-    print(f"| calibrated: any slice flagged | ≤ 5% + MC error | {k}/{m} = {k / m:.1%} | [{lo:.1%}, {hi:.1%}] | "
-          f"{null['wall']:.1f} / {null['cpu']:.1f} |")
+    lo, hi = clopper_pearson(k, m) if m else (float("nan"), float("nan"))
+    if m:
+        print(f"| calibrated: any slice flagged | ≤ 5% + MC error | {k}/{m} = {k / m:.1%} | [{lo:.1%}, {hi:.1%}] | "
+              f"{null['wall']:.1f} / {null['cpu']:.1f} |")
     k, m = plant["first"], plant["sets"]
+    if not m:
+        return
     lo, hi = clopper_pearson(k, m)
     print(f"| planted: spread {args.planted:g}·σ in {PLANTED} (2%), ranked first | ≥ 90% | {k}/{m} = {k / m:.1%} | "
           f"[{lo:.1%}, {hi:.1%}] | {plant['wall']:.1f} / {plant['cpu']:.1f} |")

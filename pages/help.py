@@ -316,6 +316,35 @@ often in small bins. TCE grows with N even for a perfectly calibrated model (the
 against its *perfectly calibrated* value; it has no interval (no population value that does not depend on N).
 """
 
+SLICE_EXPLORER = r"""
+#### Slice explorer: where is it miscalibrated? (issue 17)
+**Slices.** Every value of the `group` and `model` columns and of every other column of the file that no role took
+(the loader keeps them and counts them, numeric or categorical: a number column with more than 12 distinct values
+is numeric), numeric columns cut into equal-count quantile bins (the number of bins is yours), and every
+intersection of two slices of different columns; slices below the minimum size are not searched, and an
+intersection as large as one of its parents is that parent.
+
+**Statistics and tests at each slice's size.** Regression: PIT χ² (10 PIT bins, against χ²₉), coverage of the
+central 90% interval (exact binomial), mean z and std z with z = Φ⁻¹(PIT) (exactly N(0, 1) under perfect
+calibration for any continuous forecast, and (y − μ)/σ for a Gaussian one: exact normal and χ²ₙ₋₁ tests), ENCE on
+five σ-bins fixed on all rows (simulated null, per bin MSE/MV ~ χ²_ν/ν with Satterthwaite's ν; not tested for
+ensembles, whose own spread is noisy). Classification: ECE over 10 equal-width bins (simulated null) and the
+calibration ratio Σp/Σy (exact binomial at the slice's mean probability). Every slice's statistics come from
+sums per slice computed for all slices at once (one pass over the rows per column and pair).
+
+**Ranked by evidence, adjusted for the search.** A slice's tests are combined by Bonferroni (p = m·min p); the
+*evidence* is −log₁₀ of that p, so a small slice needs a larger deviation to rank high. Across all slices
+searched the p-values are adjusted by Holm's step-down method, valid whatever the overlap of slices: a slice is
+flagged *miscalibrated* when its adjusted p ≤ 0.05, so a perfectly calibrated model gets a flagged slice in at most
+5% of data sets (measured: README, `bench/slices.py`). The multicalibration error of Guy et al. (2025, *Measuring
+multi-calibration*) is the related summary: the largest standardised deviation over subpopulations.
+
+**Funnel plot.** One statistic of every slice against its size (log scale), with the 95% limits of a perfectly
+calibrated forecaster (dashed) and the limits adjusted for the number of slices searched (solid); flagged slices
+are red. **Linked**: choosing a slice (a row of the list or a funnel point) restricts every diagram and table of
+the Regression / Classification page to its rows, until *Show all rows*.
+"""
+
 st.title("Help")
 st.markdown(
     "Calibration Lab asks whether predicted uncertainty is **right**. Above each metric table, one sentence per "
@@ -334,6 +363,7 @@ tab_v, tab_r, tab_c, tab_cal, tab_d, tab_data = st.tabs(
 )
 with tab_v:
     st.markdown(VERDICTS)
+    st.markdown(SLICE_EXPLORER)
 with tab_r:
     st.caption("Notation: ε = y − μ, z = ε/σ, u = F(y) (PIT); N rows, B σ-bins.")
     st.table(metric_help_table("regression"), hide_index=True, border="horizontal")

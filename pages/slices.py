@@ -102,7 +102,7 @@ def _on_funnel() -> None:
 
 focus = ui.slice_focus(token)
 page = "pages/classification.py" if task == "classification" else "pages/regression.py"
-f1, f2, f3 = st.columns([4, 1.4, 1.2], vertical_alignment="center")
+f1, f2, f3 = st.columns([3.6, 1.9, 1.2], vertical_alignment="center")
 if focus is None:
     f1.markdown("**No slice chosen** — click a row of the list or a point of the funnel plot.")
 else:
@@ -115,10 +115,16 @@ f3.button("Show all rows", key="slc_clear", on_click=ui.clear_slice_focus, disab
 
 st.subheader("Worst slices first")
 table = slice_views.slice_display_table(ranking, task)
-fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+fmt = {c: st.column_config.NumberColumn(format="%.3f", width="small") for c in table.columns
        if c not in ("rank", "slice", "n", "verdict", "driven by", "adjusted p")}
-fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e")
-fmt["evidence"] = st.column_config.NumberColumn(format="%.1f", help="−log₁₀ of the slice's combined p-value")
+fmt["rank"] = st.column_config.NumberColumn(width=40)
+fmt["n"] = st.column_config.NumberColumn(format="localized", width="small")
+fmt["slice"] = st.column_config.TextColumn(width="medium")
+fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width="small")
+fmt["evidence"] = st.column_config.NumberColumn(format="%.1f", width="small",
+                                                help="−log₁₀ of the slice's combined p-value")
+fmt["verdict"] = st.column_config.TextColumn(width="small")
+fmt["driven by"] = st.column_config.TextColumn(width="small", help="The slice's test with the smallest p-value")
 ui.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config=fmt,
              key="slc_table", on_select=_on_table, selection_mode="single-row")
 st.caption(

@@ -83,6 +83,9 @@ OWN_TEXT: dict[str, str] = {
     "pages/recalibrate.py:names[3:]": "figure titles of calib_core.plots.comparison_figures (fixed words)",
     "dashboard/display.py:heading": "a metric family's heading, calib_core.views.KIND_HEADINGS (fixed words)",
     "pages/recalibrate.py:p.label": "a calibrator parameter's label (calib_core.registry)",
+    "pages/slices.py:stats_choices": "the funnel statistics, fixed names (FUNNEL_STATISTICS of calib_core's "
+                                     "regression.slices / classification.slices)",
+    "pages/slices.py:statistic": "one of the funnel statistics, fixed names (FUNNEL_STATISTICS)",
     "pages/classification.py:list(REL_KINDS)": "the two reliability-diagram kinds, fixed words of the page",
     "pages/classification.py:list(corp_plots.BAND_CHOICES)": "CORP band choices, fixed words (calib_core.plots.corp)",
     "pages/recalibrate.py:p.help": "a calibrator parameter's help (calib_core.registry)",

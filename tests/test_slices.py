@@ -144,6 +144,10 @@ def test_regression_statistics_equal_direct_computation_on_the_slice_rows():
             stats.chi2.sf((m.sum() - 1) * z[m].var(ddof=1), m.sum() - 1))), rtol=1e-6)
         np.testing.assert_allclose(row["p mean z"], 2 * stats.norm.sf(abs(z[m].mean()) * np.sqrt(m.sum())),
                                    rtol=1e-6)
+        # PIT: the most extreme decile count against Binomial(n, 1/10), exact, Bonferroni over the 10 deciles
+        two = [min(1.0, 2 * min(stats.binom.cdf(c, m.sum(), 0.1), stats.binom.sf(c - 1, m.sum(), 0.1)))
+               for c in counts]
+        np.testing.assert_allclose(row["p PIT"], min(1.0, 10 * min(two)), rtol=1e-6)
     assert ranking["evidence"].is_monotonic_decreasing
     assert ranking.loc[0, "slice"] == "site = s07" and ranking.loc[0, "flagged"] and ranking.loc[0, "worst"] == "std z"
     # Holm over the slices searched, of the Bonferroni-combined p

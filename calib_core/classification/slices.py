@@ -10,8 +10,9 @@ statistic          value                                                        
 ECE                Σ_b |Σ_{i∈b} (y_i − f_i)| / n over 10 equal-width bins of f   simulated: per bin Σ(y − f) ~
                    (Guo et al. 2017)                                             N(0, Σ f(1 − f))
 calibration ratio  Σ f / Σ y (1 = calibrated; > 1 over-confident)                Σy ~ Binomial(n, f̄), exact two-
-                                                                                 sided (a Poisson-binomial sum has
-                                                                                 at most that variance)
+                                                                                 sided (conservative: a Poisson-
+                                                                                 binomial sum's tails are at most
+                                                                                 the binomial's, Hoeffding 1956)
 =================  ============================================================  ==================================
 
 The two p-values of a slice are combined by Bonferroni and the slices are ranked and Holm-adjusted by
