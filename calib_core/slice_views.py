@@ -49,13 +49,13 @@ def funnel_tables(pset: PredictionSet, ranking: pd.DataFrame, statistic: str, *,
 
 
 def slice_display_table(ranking: pd.DataFrame, task: str, *, rows: int = DISPLAY_ROWS) -> pd.DataFrame:
-    """The ranked list as shown: rank, slice, n, the statistics, evidence, adjusted p, verdict and the test that
-    drives it (the worst ``rows`` slices)."""
+    """The ranked list as shown: rank, slice, n, the statistics, evidence, adjusted p and the verdict, naming the
+    test that drives it (``miscalibrated (std z)``), of the worst ``rows`` slices."""
     stats_cols = (["ECE", "calibration ratio"] if task == "classification"
                   else ["PIT χ²", "coverage 90%", "mean z", "std z", "ENCE"])
     out = ranking.head(rows)[["rank", "slice", "n", *stats_cols, "evidence", "adjusted p"]].copy()
-    out["verdict"] = np.where(ranking.head(rows)["flagged"], "miscalibrated", "no evidence")
-    out["driven by"] = ranking.head(rows)["worst"].to_numpy()
+    head = ranking.head(rows)
+    out["verdict"] = np.where(head["flagged"], "miscalibrated (" + head["worst"].astype(str) + ")", "no evidence")
     return out.reset_index(drop=True)
 
 

@@ -46,8 +46,7 @@ def test_slice_explorer_ranks_the_planted_slice_first_and_draws_the_funnel():
     pset = planted_regression()
     at = page_with("slices.py", pset, f"test:{time.time_ns()}")
     table = at.dataframe[0].value
-    assert table.loc[0, "slice"] == "region = east" and table.loc[0, "verdict"] == "miscalibrated"
-    assert table.loc[0, "driven by"] == "std z"
+    assert table.loc[0, "slice"] == "region = east" and table.loc[0, "verdict"] == "miscalibrated (std z)"
     assert list(table.columns[:3]) == ["rank", "slice", "n"] and "adjusted p" in table.columns
     text = "\n".join(m.value for m in at.markdown)
     assert "slices searched (2 of 2 columns, 1 pair)" in text and "flagged at family-wise 5%" in text
@@ -97,7 +96,7 @@ def test_classification_explorer_and_focus():
     token = f"test:{time.time_ns()}"
     at = page_with("slices.py", pset, token)
     table = at.dataframe[0].value
-    assert table.loc[0, "slice"] == "site = c" and table.loc[0, "verdict"] == "miscalibrated"
+    assert table.loc[0, "slice"] == "site = c" and table.loc[0, "verdict"].startswith("miscalibrated (")
     assert {"ECE", "calibration ratio"} <= set(table.columns)
     mask = site == "c"
     focus = {"token": token, "label": "site = c", "mask": mask, "n": int(mask.sum())}
