@@ -40,12 +40,12 @@ from scipy import stats
 
 from ._style import (
     REFERENCE_COLOR,
-    TEMPLATE,
     apply_layout,
     merged_colors,
     named_tables,
     plain,
     rgba,
+    set_template,
     title_layout,
 )
 
@@ -368,8 +368,9 @@ def per_class_reliability_figure(
     fig.update_xaxes(range=[0, 1], tickvals=[0, 0.5, 1])
     fig.update_yaxes(range=[0, 1.02], tickvals=[0, 0.5, 1])
     title_spec, top = title_layout(title, above=25)  # room for the subplot titles
+    set_template(fig)
     fig.update_layout(
-        template=TEMPLATE, title=title_spec, showlegend=False,
+        title=title_spec, showlegend=False,
         height=max(260, 210 * nrows + 70), margin={"l": 50, "r": 20, "t": top, "b": 40},
     )
     fig.update_annotations(font_size=12)

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..registry import KINDS
-from ._style import REFERENCE_COLOR, TEMPLATE, merged_colors, plain, title_layout
+from ._style import REFERENCE_COLOR, merged_colors, plain, set_template, title_layout
 from .classification import confidence_histogram_figure, reliability_figure
 from .regression import (
     calibration_curve_figure,
@@ -162,8 +162,9 @@ def comparison_dot_figure(
                                  line={"color": TARGET_COLOR, "width": 1.5}, meta={"role": "legend"}))
     title_spec, top = title_layout(title)
     legend_rows = 1 + (len(cals) + 2) // 5
+    set_template(fig)
     fig.update_layout(
-        template=TEMPLATE, title=title_spec, height=top + plot_height + gap * n_rows + 30 + 24 * legend_rows,
+        title=title_spec, height=top + plot_height + gap * n_rows + 30 + 24 * legend_rows,
         margin={"l": 230, "r": 20, "t": top + (22 if n_cols > 1 else 0), "b": 30 + 24 * legend_rows},
         showlegend=True, hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -(24.0 / (plot_height + gap * n_rows)),

@@ -15,13 +15,13 @@ from plotly.subplots import make_subplots
 from ._style import (
     PALETTE,
     REFERENCE_COLOR,
-    TEMPLATE,
     Tables,
     apply_layout,
     merged_colors,
     named_tables,
     plain,
     rgba,
+    set_template,
     title_layout,
 )
 
@@ -167,7 +167,8 @@ def error_law_references_figure(references: pd.DataFrame, *, n_bins: int | None 
             meta={"role": "observed", "statistic": stat}), row=1, col=j)
     spec, top = title_layout(title)
     top = top + 30 if title else 70  # the subplot titles sit above each panel, below the figure's title
-    fig.update_layout(template=TEMPLATE, title=spec, height=420, margin={"l": 50, "r": 20, "t": top, "b": 70},
+    set_template(fig)
+    fig.update_layout(title=spec, height=420, margin={"l": 50, "r": 20, "t": top, "b": 70},
                       legend={"orientation": "h", "yanchor": "top", "y": -0.12, "xanchor": "center", "x": 0.5},
                       showlegend=True)
     fig.update_xaxes(tickfont={"size": 11}, linecolor=REFERENCE_COLOR)

@@ -47,6 +47,7 @@ from ._style import (
     named_tables,
     plain,
     rgba,
+    set_template,
     title_layout,
 )
 
@@ -306,8 +307,9 @@ def levi_panels_figure(
     fig.update_yaxes(col=1, title={"text": "RMSE", "font": {"size": 11}})
     title_spec, top = title_layout(title, above=25)  # room for the panel titles
     panel = 210
+    set_template(fig)
     fig.update_layout(
-        template=TEMPLATE, title=title_spec, height=top + nrows * (panel + 45) + 60,
+        title=title_spec, height=top + nrows * (panel + 45) + 60,
         margin={"l": 60, "r": 20, "t": top, "b": 80}, showlegend=ref is not None,
         legend={"orientation": "h", "yanchor": "top", "y": -0.12 if nrows > 1 else -0.25, "xanchor": "center",
                 "x": 0.5},

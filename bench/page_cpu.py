@@ -1,0 +1,136 @@
+"""Benchmark: server CPU time of each control change of the load scenario on the diagnosis pages at 10⁵ rows.
+
+    python bench/page_cpu.py                          # Regression and Classification, 3 data sets each
+    python bench/page_cpu.py --pages regression --repeats 5 --n 1e5
+    python bench/page_cpu.py --profile "n_bins 16"    # cProfile of that step (first repeat), our code only
+
+The steps are those of ``bench/load.py``'s regression session (issue 15 point 8) run headless with
+``streamlit.testing.v1.AppTest`` through ``app.py`` on data put into the session as the Data page does: the first
+diagnosis, then σ-bins 15 → 16, binning → equal width, rows → cal, binning → equal count, rows → all (seen before),
+σ-bins 16 → 15 (seen before).  Classification: its first diagnosis, then bins 15 → 16, rows → cal, rows → all.  Each
+repeat uses new data (seed = repeat), so nothing is a cache hit that would not be one for a new user.
+
+The figure is the CPU time of the script thread (``time.thread_time`` over ``AppTest``'s script run): what the server
+spends per redraw, insensitive to other processes competing for the cores — on 2 shared cores the wall time is not.
+With n sessions redrawing at the same instant, the server (Python scripts serialised by the GIL) finishes the median
+one after about (n + 1)/2 times that CPU time, the last after n times.  Medians over the repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+_CPU_MS: list[float] = []
+_PROFILE: dict[str, str | None] = {"step": None, "current": None}
+
+
+def _record_cpu() -> None:
+    """Record the script thread's CPU time of every AppTest run in _CPU_MS (and profile the chosen step)."""
+    from streamlit.testing.v1 import local_script_runner as lsr
+
+    run = lsr.LocalScriptRunner._run_script_thread
+
+    def timed(self) -> None:
+        profile = cProfile.Profile() if _PROFILE["step"] and _PROFILE["step"] == _PROFILE["current"] else None
+        c0 = time.thread_time()
+        if profile:
+            profile.enable()
+        try:
+            run(self)
+        finally:
+            _CPU_MS.append(1000.0 * (time.thread_time() - c0))
+            if profile:
+                profile.disable()
+                out = io.StringIO()
+                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(str(ROOT), 50)
+                print(out.getvalue(), file=sys.stderr)
+                _PROFILE["step"] = None
+
+    lsr.LocalScriptRunner._run_script_thread = timed
+
+
+def steps(page: str):
+    """(name, change) of each step; change(at) sets the control (None: a first run)."""
+    def slider(key: str, value: int):
+        return lambda at: at.slider(key=key).set_value(value)
+
+    def select(key: str, value: str):
+        return lambda at: at.selectbox(key=key).set_value(value)
+
+    def state(key: str, value: str):
+        return lambda at: at.session_state.__setitem__(key, value)
+
+    if page == "regression":
+        return [("first diagnosis", None), ("n_bins 16", slider("reg_n_bins", 16)),
+                ("binning → width", state("reg_binning", "equal width")), ("rows → cal", select("reg_rows", "cal")),
+                ("binning → count", state("reg_binning", "equal count")),
+                ("rows → all (seen)", select("reg_rows", "all")), ("n_bins 15 (seen)", slider("reg_n_bins", 15))]
+    return [("first diagnosis", None), ("bins 16", slider("cls_n_bins", 16)), ("rows → cal", select("cls_rows", "cal")),
+            ("rows → all (seen)", select("cls_rows", "all"))]
+
+
+def run_page(page: str, n: int, seed: int) -> dict[str, float]:
+    """{step: script CPU ms} of one new session of ``page`` on new data (``seed``)."""
+    from streamlit.testing.v1 import AppTest
+
+    from app import classification_set, regression_set  # bench/app.py
+
+    pset = regression_set(n, seed=seed) if page == "regression" else classification_set(n, seed=seed)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    import dashboard
+
+    dashboard.warm_up_core().join()  # a server whose warm-up has run (the teacher opened it)
+    at.session_state["pset"] = pset
+    at.session_state["pset_token"] = f"bench:{page}:{n}:{seed}:{os.getpid()}"
+    at.session_state["pset_name"] = "bench.csv"
+    at.session_state["pset_origin"] = "upload"
+    at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+    out = {}
+    for name, change in steps(page):
+        _PROFILE["current"] = name
+        if change is not None:
+            change(at)
+        at.run()
+        if at.exception:
+            raise RuntimeError([e.value for e in at.exception])
+        out[name] = _CPU_MS[-1]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pages", default="regression,classification")
+    ap.add_argument("--n", type=float, default=1e5)
+    ap.add_argument("--repeats", type=int, default=3, help="new sessions on new data per page")
+    ap.add_argument("--profile", default=None, help="cProfile this step of the first repeat (to stderr)")
+    args = ap.parse_args()
+    _record_cpu()
+    _PROFILE["step"] = args.profile
+    n = int(args.n)
+    print(f"Script-thread CPU per step at N = {n:,} (median of {args.repeats} sessions on new data; ms)")
+    for page in args.pages.split(","):
+        runs = [run_page(page, n, seed) for seed in range(1, args.repeats + 1)]
+        print(f"\n| {page} step | CPU ms (median) | min | max |\n|---|---|---|---|")
+        for name in runs[0]:
+            v = [r[name] for r in runs]
+            print(f"| {name} | {statistics.median(v):.0f} | {min(v):.0f} | {max(v):.0f} |", flush=True)
+        redraws = [statistics.median([r[k] for r in runs]) for k in list(runs[0])[1:]]
+        print(f"| mean of the redraw medians | {statistics.mean(redraws):.0f} | | |")
+    print(f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
