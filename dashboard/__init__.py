@@ -23,7 +23,7 @@ from .frame import PAGE_ICON, take_over_navigation
 
 take_over_navigation()  # first: a page run without app.py's navigation reruns here, before drawing anything
 
-from .cache import cached, corp_cached, diagnose_cached, figure, warm_up_core
+from .cache import cached, content_key, corp_cached, diagnose_cached, figure, result_cached, warm_up_core
 from .display import (
     METRIC_COLUMN_CONFIG,
     SELECT_MODES,
@@ -75,13 +75,13 @@ from .state import (
 __all__ = [
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
     "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
-    "chart", "column_labels", "content_token", "csv_safe", "current_data", "data_caption", "data_status",
+    "chart", "column_labels", "content_key", "content_token", "csv_safe", "current_data", "data_caption", "data_status",
     "data_store", "dataframe", "corp_cached", "diagnose_cached", "diagnose_rows", "export_row", "figure",
     "filter_controls",
     "init_state", "is_registry_metric", "keep_data", "keep_widget_values", "lab_index", "load_example",
     "loaded_data_link", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
-    "record_run_time", "require_data", "set_data", "set_example", "show_decomposition_table", "show_metric_groups",
-    "show_metric_table",
+    "record_run_time", "require_data", "result_cached", "set_data", "set_example", "show_decomposition_table",
+    "show_metric_groups", "show_metric_table",
     "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
     "apply_slice_focus", "clear_slice_focus", "set_slice_focus", "slice_focus",
 ]

@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
+import hashlib
 import json
+import pickle
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -97,6 +99,20 @@ def _figure_nbytes(fig: Any) -> int:
     """What a Plotly figure holds: its trace and layout dicts (the trace objects are views of them)."""
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
     return approx_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
+
+
+def content_key(*parts: Any) -> str:
+    """A digest (BLAKE2b, 128 bits) of the pickled ``parts``: small objects a figure or a table is drawn from
+    (diagram tables, colours, dashes, flags).  Keying a figure on what it is drawn from, not on the controls of the
+    page, lets a control that does not change it (the σ-bins count leaves the PIT histogram alone) reuse it; equal
+    content pickles to equal bytes, and a difference anywhere (data, dtype, index, name) is another key."""
+    return hashlib.blake2b(pickle.dumps(parts, protocol=5), digest_size=16).hexdigest()
+
+
+def result_cached(key: Hashable, compute: Callable[[], Any], *, spinner: str | None = None) -> Any:
+    """``compute()`` cached in :data:`RESULTS` on an explicit ``key`` that must determine it (data token, filters,
+    the options it depends on — and no other); every hit is a private deep copy."""
+    return memoized(RESULTS, ("result", key), compute, copied=True, spinner=spinner)
 
 
 def figure(key: str, build: Callable[[], Any]) -> Any:

@@ -81,7 +81,7 @@ def chart(figure, key: str) -> None:
 
 # ------------------------------------------------------------------------------------- selection state
 selection = ui.LinkedSelection("reg", (token, rows, group, n_bins, binning), shown)
-fig_key = f"{base_key}|{sorted(options.items())}"  # determines every figure of the page (with what is drawn)
+fig_key = f"{base_key}|{sorted(options.items())}"  # determines the Levi diagram (with what is drawn)
 levi_log = bool(st.session_state["reg_levi_log"])
 levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"
 levi_drawn = selection.drawn("reg_levi_chart", levi_base)
@@ -127,13 +127,12 @@ for table_name in ("calibration_curve", "pit_histogram", "z_histogram"):
     overlays[table_name] = with_selected(views.diagram_tables(report, table_name, shown), selected, colors)
 curve_tables, dashes, curve_colors = overlays["calibration_curve"]
 bands = {k for k in dashes} if selected_report is not None else None  # the selection's band (smaller N, wider)
-sel_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
 with right:
     ui.init_state({"reg_curve_view": "curve"}, persist=True)
     ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
     chart(
-        ui.figure(
-            f"{fig_key}|kuleshov|{sel_part}|view={st.session_state['reg_curve_view']}",
+        ui.figure(  # keyed on what it is drawn from: controls that leave the curves alone reuse it
+            f"kuleshov|{ui.content_key(curve_tables, curve_colors, dashes, bands, ecdf_diff)}",
             (lambda: plots.pit_ecdf_difference_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands))
             if ecdf_diff else
             (lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands)),
@@ -155,12 +154,12 @@ with right:
 left2, right2 = st.columns(2)
 with left2:
     pit_tables, pit_dashes, _ = overlays["pit_histogram"]
-    chart(ui.figure(f"{fig_key}|pit|{sel_part}",
+    chart(ui.figure(f"pit|{ui.content_key(pit_tables, curve_colors, pit_dashes)}",
                     lambda: plots.pit_histogram_figure(pit_tables, colors=curve_colors, dashes=pit_dashes)), "reg_pit")
     st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
 with right2:
     z_tables, z_dashes, _ = overlays["z_histogram"]
-    chart(ui.figure(f"{fig_key}|z|{sel_part}",
+    chart(ui.figure(f"z|{ui.content_key(z_tables, curve_colors, z_dashes)}",
                     lambda: plots.z_histogram_figure(z_tables, colors=curve_colors, dashes=z_dashes)), "reg_z")
     st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
 
@@ -191,18 +190,20 @@ else:
 st.subheader("More diagrams")
 tab_int, tab_qq, tab_ence = st.tabs(["Intervals", "Q-Q plot", "ENCE vs bins"])
 with tab_int:
-    chart(ui.figure(f"{fig_key}|intervals",
-                    lambda: plots.intervals_figure(views.diagram_tables(report, "intervals", shown), colors=colors)),
-          "reg_intervals")
+    interval_tables = views.diagram_tables(report, "intervals", shown)
+    chart(ui.figure(f"intervals|{ui.content_key(interval_tables, colors)}",
+                    lambda: plots.intervals_figure(interval_tables, colors=colors)), "reg_intervals")
     st.caption("Observed coverage of the central 50–99% intervals: below the diagonal = intervals too narrow.")
 with tab_qq:
-    chart(ui.figure(f"{fig_key}|qq", lambda: plots.qq_figure(views.diagram_tables(report, "qq", shown), colors=colors)),
+    qq_tables = views.diagram_tables(report, "qq", shown)
+    chart(ui.figure(f"qq|{ui.content_key(qq_tables, colors)}", lambda: plots.qq_figure(qq_tables, colors=colors)),
           "reg_qq")
     st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
 with tab_ence:
-    chart(ui.figure(f"{fig_key}|ence_bins",
-                    lambda: plots.ence_bins_figure(ence_by_bins_tables(sub, binning=binning), colors=colors,
-                                                   current=n_bins)),
+    # depends on the rows and the binning only (not on the σ-bins count, the resamples or the selection)
+    ence_tables = ui.result_cached(f"{base_key}|ence_bins|{binning}", lambda: ence_by_bins_tables(sub, binning=binning))
+    chart(ui.figure(f"ence_bins|{ui.content_key(ence_tables, colors, n_bins)}",
+                    lambda: plots.ence_bins_figure(ence_tables, colors=colors, current=n_bins)),
           "reg_ence_bins")
     st.caption(
         "ENCE at 2–100 σ-bins, against the band where a perfectly calibrated forecaster with the same σ falls (95%, "

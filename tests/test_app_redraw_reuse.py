@@ -1,0 +1,66 @@
+"""A control change on the Regression page rebuilds only what it changes (issue 15 point 8: a redraw's server CPU).
+
+The σ-bins count and the binning change the Levi diagram and the diagnosis, not the quantile-calibration curve, the
+PIT and z histograms, the intervals or the Q-Q plot: those figures are keyed on the tables they are drawn from
+(``dashboard.content_key``) and reused; the ENCE-against-bins tables (1,000 simulated draws per bin count) depend on
+the rows and the binning only, so a σ-bins change only moves the figure's current-count marker.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+from test_app_pages import LEVI, load_example, new_app, specs
+
+import calib_core.plots
+import calib_core.regression.heavy_tails
+
+REUSED = ("calibration_curve_figure", "pit_histogram_figure", "z_histogram_figure", "intervals_figure", "qq_figure")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """{function name: calls} of the figure builders of the page and of ence_by_bins_tables."""
+    counts: collections.Counter = collections.Counter()
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for name in (*REUSED, "levi_figure", "ence_bins_figure"):
+        spy(calib_core.plots, name)
+    spy(calib_core.regression.heavy_tails, "ence_by_bins_tables")
+    return counts
+
+
+def test_sigma_bins_and_binning_changes_reuse_the_figures_they_do_not_change(calls):
+    at = load_example(new_app(), LEVI)
+    at.switch_page("pages/regression.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    before = specs(at)
+
+    calls.clear()
+    at.slider(key="reg_n_bins").set_value(17).run()
+    assert not at.exception, [e.value for e in at.exception]
+    after = specs(at)
+    assert calls["levi_figure"] == 1 and calls["ence_bins_figure"] == 1  # 17 bins: new Levi, marker moved
+    assert calls["ence_by_bins_tables"] == 0  # the same rows and binning: the simulated band is reused
+    assert not any(calls[name] for name in REUSED), dict(calls)
+    for key in ("reg_kuleshov", "reg_pit", "reg_z", "reg_intervals", "reg_qq"):
+        assert after[key] == before[key], key
+    assert after["reg_levi_chart"] != before["reg_levi_chart"]
+    marker = [d for d in after["reg_ence_bins"]["data"] if d.get("meta", {}).get("role") == "current"]
+    assert marker and before["reg_ence_bins"] != after["reg_ence_bins"]
+
+    calls.clear()
+    at.session_state["reg_binning"] = "equal width"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert calls["ence_by_bins_tables"] == 1 and calls["levi_figure"] == 1
+    assert not any(calls[name] for name in REUSED), dict(calls)
