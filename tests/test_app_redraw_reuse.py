@@ -40,6 +40,9 @@ def calls(monkeypatch):
 
 
 def test_sigma_bins_and_binning_changes_reuse_the_figures_they_do_not_change(calls):
+    from dashboard.cache import clear_caches
+
+    clear_caches()  # the result and figure stores are shared by the process: start from none
     at = load_example(new_app(), LEVI)
     at.switch_page("pages/regression.py").run()
     assert not at.exception, [e.value for e in at.exception]
