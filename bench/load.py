@@ -5,6 +5,7 @@
     python bench/load.py --scenario lab         # teaching: 30 sessions opening labs and moving their sliders
     python bench/load.py --sessions 3 --rows 2e4 --json bench/out/load.json
     python bench/load.py --rounds 2             # two waves of new sessions one after the other
+    python bench/load.py --all --client ws      # the same sessions over Streamlit's protocol, without browsers
 
 Scenarios:
 
@@ -54,6 +55,16 @@ How it measures:
 6. **Errors**: any ``stException`` element, any ``st.error`` alert (``stAlertContentError``), any Playwright
    timeout (``--timeout`` s per step; the session stops at its first timeout), any crashed session, any
    traceback in the server's log.  The exit status is 1 when there was any error.
+
+**Clients** (``--client``): ``browser`` (default) drives Chromium as above — its renderers run on the server's cores:
+in the last measurement the 30 lab sessions' browsers used 320 s of CPU against the server's 30 s, so on a 2-core
+machine the wall times measure the browsers.  ``ws`` replaces each browser by a :class:`WsSession` that speaks
+Streamlit's websocket protocol as the frontend does (the same page addresses, the same widget changes, an upload
+through the same HTTP route; no rendering), so a step's latency is the server's: its queueing behind the other
+sessions, the computation or cache hit, building and serialising every element and the transfer — what a class
+sees when the browsers run on the students' machines (plus their own drawing, 0.4–2 s of one core per step in the
+solo browser session).  The Levi-bin click (a Plotly selection event) is the one browser step the ``ws`` session
+leaves out; every other step is checked to change a figure of the page.
 
 The machine's load average is printed before and during every scenario: other jobs on the machine lengthen the wall
 times (not the server CPU per step).  A bench, not a test: ``--all`` takes about 5–10 minutes on a quiet 2-core
@@ -518,6 +529,261 @@ class LabSession(Session):
 
 
 # --------------------------------------------------------------------------------------------------
+# protocol sessions (--client ws): Streamlit's own websocket protocol, no browser
+# --------------------------------------------------------------------------------------------------
+SCRIPT_FINISHED_OK = 0  # ScriptFinishedStatus.FINISHED_SUCCESSFULLY (2 = stopped early for a rerun: keep reading)
+
+
+class WsSession:
+    """One session that speaks Streamlit's websocket protocol like the app's frontend, without drawing anything.
+
+    It sends what the browser sends — a ``rerun_script`` BackMsg with the page and the widget states of the controls
+    it changes (the server keeps every other widget's value from the previous run) — and reads the ForwardMsgs
+    (every element of the page, the figures' JSON included) up to ``script_finished``.  A step's latency is the wall
+    time from sending to the end of that run: the server's queueing behind the other sessions, its computation or
+    cache hit, building and serialising the page and the transfer, without the browser's rendering — what a class
+    whose browsers run on the students' own machines sees from the server.  Widgets are found by label in the
+    elements received; an upload goes through the same HTTP route as the browser's (file URL request, PUT).
+    """
+
+    kind = "?"
+
+    def __init__(self, index: int, url: str, timeout_s: float, cpu=None) -> None:
+        self.index, self.url, self.timeout = index, url, timeout_s
+        self.cpu = cpu
+        self.result = SessionResult(index, self.kind)
+        self.ws = None
+        self.session_id = ""
+        self.page_hash = ""
+        self.pages: dict[str, str] = {}  # url path → page script hash
+        self.widgets: dict[str, tuple[str, str]] = {}  # label → (widget id, element type)
+        self.elements: list[tuple[str, object]] = []  # (type, element proto) of the last run
+        self.xsrf = ""
+
+    async def open(self, page: str = "") -> None:
+        import websockets
+
+        with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=self.timeout) as r:  # XSRF cookie
+            cookie = r.headers.get("Set-Cookie", "")
+        match = re.search(r"_streamlit_xsrf=([^;]+)", cookie)
+        self.xsrf = match.group(1) if match else ""
+        ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
+        self.ws = await websockets.connect(ws_url, subprotocols=["streamlit", self.xsrf] if self.xsrf else
+                                           ["streamlit"], origin=self.url, max_size=None,
+                                           additional_headers={"Cookie": f"_streamlit_xsrf={self.xsrf}"}
+                                           if self.xsrf else None)
+        self._first_page = page
+
+    async def _read_run(self) -> None:
+        """Read ForwardMsgs up to the end of a run that finished normally; note widgets, pages and errors."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self.elements = []
+        while True:
+            msg = ForwardMsg()
+            msg.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
+            kind = msg.WhichOneof("type")
+            if kind == "new_session":
+                ns = msg.new_session
+                if ns.initialize.session_id:
+                    self.session_id = ns.initialize.session_id
+                self.elements = []
+            elif kind == "navigation":  # st.navigation (app.py): the pages and the one this run shows
+                nav = msg.navigation
+                self.page_hash = nav.page_script_hash
+                self.pages.update({p.url_pathname: p.page_script_hash for p in nav.app_pages})
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                etype = element.WhichOneof("type")
+                inner = getattr(element, etype)
+                self.elements.append((etype, inner))
+                wid, label = getattr(inner, "id", ""), getattr(inner, "label", "")
+                if wid and label:
+                    self.widgets[label] = (wid, etype)
+            elif kind == "script_finished" and msg.script_finished == SCRIPT_FINISHED_OK:
+                return
+
+    def errors_in_run(self) -> list[str]:
+        out = []
+        for etype, inner in self.elements:
+            if etype == "exception":
+                out.append(f"exception: {inner.message[:200]}")
+            elif etype == "alert" and inner.format == 1:  # Alert.Format.ERROR
+                out.append(f"st.error: {inner.body[:200]}")
+        return out
+
+    async def rerun(self, states=(), page_hash: str | None = None, page_name: str = "") -> None:
+        """Send a rerun with ``states`` (WidgetState protos) and read the run."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        back = BackMsg()
+        client = back.rerun_script
+        client.query_string = ""
+        client.page_script_hash = self.page_hash if page_hash is None else page_hash
+        client.page_name = page_name
+        client.widget_states.widgets.extend(states)
+        await self.ws.send(back.SerializeToString())
+        await self._read_run()
+
+    def state(self, label: str, **value):
+        """The WidgetState of the widget ``label`` with ``value`` (e.g. ``double_array_value=[16]``)."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        wid, _ = self.widgets[label]
+        ws = WidgetState(id=wid)
+        for name, v in value.items():
+            field_ = getattr(ws, name)
+            if name in ("double_array_value", "string_array_value"):
+                field_.data.extend(v)
+            elif name == "file_uploader_state_value":
+                field_.CopyFrom(v)
+            else:
+                setattr(ws, name, v)
+        return ws
+
+    async def timed(self, name: str, body) -> None:
+        cpu0 = self.cpu() if self.cpu else None
+        t0 = time.perf_counter()
+        await body()
+        self.result.steps[name] = time.perf_counter() - t0
+        if cpu0 is not None:
+            cpu1 = self.cpu()
+            self.result.cpu[name] = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
+        for e in self.errors_in_run():
+            self.result.errors.append(f"{name}: {e}")
+
+    def charts(self) -> tuple[str, ...]:
+        """The JSON of the figures of the last run."""
+        return tuple(inner.spec for etype, inner in self.elements if etype == "plotly_chart")
+
+    async def step(self, name: str, label: str, **value) -> None:
+        """Set the widget ``label`` to ``value`` (a rerun); every step of the scenarios changes a figure, which is
+        checked (the server does not echo a widget's value back)."""
+        before = self.charts()
+        await self.timed(name, lambda: self.rerun([self.state(label, **value)]))
+        if self.charts() == before:
+            self.result.errors.append(f"{name}: no figure changed")
+
+    async def fail(self, exc: BaseException) -> None:
+        step = f"after {list(self.result.steps)[-1]!r}" if self.result.steps else "at the first step"
+        self.result.errors.append(f"{step}: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+    async def upload(self, label: str, path: Path) -> None:
+        """Upload ``path`` into the file uploader ``label`` as the frontend does, then rerun with its state."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        back = BackMsg()
+        back.file_urls_request.request_id = f"upload-{self.index}"
+        back.file_urls_request.file_names.append(path.name)
+        back.file_urls_request.session_id = self.session_id
+        await self.ws.send(back.SerializeToString())
+        while True:
+            msg = ForwardMsg()
+            msg.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
+            if msg.WhichOneof("type") == "file_urls_response":
+                urls = msg.file_urls_response.file_urls[0]
+                break
+        data = path.read_bytes()
+        boundary = f"calibload{self.index}"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{path.name}\"\r\n"
+                "Content-Type: text/csv\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        request = urllib.request.Request(
+            urls.upload_url if urls.upload_url.startswith("http") else f"{self.url}{urls.upload_url}", data=body,
+            method="PUT", headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                                   "X-Xsrftoken": self.xsrf, "Cookie": f"_streamlit_xsrf={self.xsrf}",
+                                   "Origin": self.url})
+        await asyncio.to_thread(lambda: urllib.request.urlopen(request, timeout=self.timeout).read())
+        info = UploadedFileInfo(file_id=urls.file_id, name=path.name, size=len(data), file_urls=urls)
+        await self.rerun([self.state(label, file_uploader_state_value=FileUploaderState(uploaded_file_info=[info]))])
+
+
+class WsRegressionSession(WsSession):
+    """The regression session's steps (module docstring) over the protocol; the Levi-bin click is left out (it is
+    a Plotly selection event of the browser)."""
+
+    kind = "regression"
+
+    def __init__(self, index: int, url: str, timeout_s: float, csv: Path, cpu=None) -> None:
+        super().__init__(index, url, timeout_s, cpu)
+        self.csv = csv
+
+    async def run(self) -> SessionResult:
+        try:
+            await self.open()
+            await self.rerun(page_name="")
+            await self.rerun(page_hash=self.pages["data"])
+            await self.timed("upload", lambda: self.upload("Prediction file", self.csv))
+            n_rows = sum(1 for _ in open(self.csv)) - 1
+            if not any(t == "metric" and e.body == f"{n_rows:,}" for t, e in self.elements):
+                self.result.errors.append(f"upload: the Data page does not show {n_rows:,} rows read")
+            await self.timed("first diagnosis", lambda: self.rerun(page_hash=self.pages["regression"]))
+            shown = (self.csv.stem, self.csv.stem.replace("_", "\\_"))  # the caption escapes Markdown
+            if not any(t == "markdown" and any(x in e.body for x in shown) for t, e in self.elements):
+                self.result.errors.append(f"first diagnosis: the Regression page does not name {self.csv.name}")
+            bins = "σ-bins (Levi diagram, ENCE)"
+            await self.step("σ-bins 15→16", bins, double_array_value=[16])
+            await self.step("binning → width", "Binning", string_array_value=["equal width"])
+            await self.step("rows → cal", "Rows", string_value="cal")
+            await self.step("binning → count", "Binning", string_array_value=["equal count"])
+            await self.step("rows → all (cached)", "Rows", string_value="all")
+            await self.step("σ-bins 16→15 (cached)", bins, double_array_value=[15])
+        except Exception as exc:  # noqa: BLE001 (a timeout or a crash of this session is an error to report)
+            await self.fail(exc)
+        return self.result
+
+
+class WsLabSession(WsSession):
+    """The lab session's steps (module docstring) over the protocol: open the lab's address, Seed +k, the second
+    slider +1, Seed back (one rerun per step with the slider's final value)."""
+
+    kind = "lab"
+
+    def __init__(self, index: int, url: str, timeout_s: float, lab: str, rank: int, cpu=None) -> None:
+        super().__init__(index, url, timeout_s, cpu)
+        self.lab, self.rank = lab, rank
+        self.path, self.heading, self.second = LAB_SLIDERS[lab]
+
+    def value(self, label: str) -> float:
+        """The slider's value as the page now holds it (the value the server set, else its default)."""
+        for etype, inner in self.elements:
+            if etype == "slider" and inner.label == label:
+                return float(inner.value[0] if inner.set_value and inner.value else inner.default[0])
+        raise KeyError(label)
+
+    async def run(self) -> SessionResult:
+        try:
+            await self.open()
+            await self.timed("open lab", lambda: self.rerun(page_name=self.path, page_hash=""))
+            seed = self.value("Seed")
+            await self.step("Seed +k", "Seed", double_array_value=[seed + self.rank])
+            second = self.value(self.second)
+            step_ = next(inner.step for etype, inner in self.elements if etype == "slider"
+                         and inner.label == self.second)
+            await self.step("second slider +1", self.second, double_array_value=[second + step_])
+            await self.step("Seed −k (back)", "Seed", double_array_value=[seed])
+        except Exception as exc:  # noqa: BLE001
+            await self.fail(exc)
+        return self.result
+
+
+async def drive_ws(sessions: list[WsSession], cpu) -> tuple[list[SessionResult], tuple[float, float]]:
+    """Run protocol sessions concurrently; their results and ``cpu()`` when they are done."""
+    try:
+        results = await asyncio.gather(*(s.run() for s in sessions))
+        return list(results), cpu()
+    finally:
+        for s in sessions:
+            await s.close()
+
+
+# --------------------------------------------------------------------------------------------------
 # driving and measuring one scenario
 # --------------------------------------------------------------------------------------------------
 async def drive(sessions_of: Callable[[object], list[Session]],
@@ -579,6 +845,19 @@ def make_sessions(args: argparse.Namespace, kind: str, n: int, first: int, files
     return sessions_of
 
 
+def make_ws_sessions(args: argparse.Namespace, kind: str, n: int, first: int, files: list[Path] | None,
+                     cpu=None) -> list[WsSession]:
+    """Protocol sessions ``first``, …, ``first + n - 1`` (``--client ws``), dealt like :func:`make_sessions`."""
+    out: list[WsSession] = []
+    for index in range(first, first + n):
+        if kind == "regression":
+            out.append(WsRegressionSession(index, args.url, args.timeout, files[index], cpu=cpu))
+        else:
+            out.append(WsLabSession(index, args.url, args.timeout, args.labs[index % len(args.labs)],
+                                    1 + index // len(args.labs), cpu=cpu))
+    return out
+
+
 def run_scenario(args: argparse.Namespace, kind: str, sessions: int, rows: int) -> dict:
     """Start a server, run ``args.rounds`` waves of ``sessions`` concurrent sessions of ``kind``, one solo session,
     let the sessions expire; return the measurements."""
@@ -611,13 +890,18 @@ def run_scenario(args: argparse.Namespace, kind: str, sessions: int, rows: int) 
             print(f"[{kind}] server up in {up:.1f} s, first session (imports the app) {cold:.1f} s; {what}; load "
                   f"average {load_before:.1f}", flush=True)
             cpu = lambda: cpu_split(proc.pid)  # noqa: E731
+
+            def wave_of(n: int, first: int, solo_cpu=None):
+                if args.client == "ws":
+                    return asyncio.run(drive_ws(make_ws_sessions(args, kind, n, first, files, solo_cpu), cpu))
+                return asyncio.run(drive(make_sessions(args, kind, n, first, files, expect, cpu=solo_cpu), cpu))
             t0 = time.monotonic()
             results: list[SessionResult] = []
             rss_waves = []
             cpu_server, cpu_browser = 0.0, 0.0
             for r in range(args.rounds):
                 cpu0 = cpu()  # the browser is not started yet: its CPU time counts from 0
-                wave, cpu1 = asyncio.run(drive(make_sessions(args, kind, sessions, r * sessions, files, expect), cpu))
+                wave, cpu1 = wave_of(sessions, r * sessions)
                 results += wave
                 cpu_server += cpu1[0] - cpu0[0]
                 cpu_browser += cpu1[1] - cpu0[1]
@@ -628,8 +912,7 @@ def run_scenario(args: argparse.Namespace, kind: str, sessions: int, rows: int) 
                       f"{rss_waves[-1]:.0f} MB, peak {monitor.peak():.0f} MB; load average {load_average():.1f}",
                       flush=True)
             t1 = time.monotonic()
-            solo = asyncio.run(drive(make_sessions(args, kind, 1, sessions * args.rounds, files, expect, cpu=cpu),
-                                     cpu))[0][0]
+            solo = wave_of(1, sessions * args.rounds, solo_cpu=cpu)[0][0]
             time.sleep(args.settle)
             asyncio.run(touch(url, args.timeout))
             time.sleep(3)
@@ -644,7 +927,8 @@ def run_scenario(args: argparse.Namespace, kind: str, sessions: int, rows: int) 
             stop_server(proc)
     n_steps = sum(len(r.steps) for r in results)
     return {
-        "kind": kind, "sessions": sessions, "rounds": args.rounds, "rows": rows, "labs": list(args.labs),
+        "kind": kind, "client": args.client, "sessions": sessions, "rounds": args.rounds, "rows": rows,
+        "labs": list(args.labs),
         "wall_s": t1 - t0, "server_up_s": up, "cold_open_s": cold,
         "load_before": load_before, "load_during": monitor.mean_load(t0, t1), "load_after": load_after,
         "rss_start_mb": rss_start, "rss_idle_mb": rss_idle, "rss_peak_mb": monitor.peak(),
@@ -778,6 +1062,9 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=None, help="seconds to wait after the sessions closed "
                     "(default: the TTL + 5)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers to this file")
+    ap.add_argument("--client", choices=("browser", "ws"), default="browser",
+                    help="browser: Chromium sessions (rendering on this machine's cores); ws: Streamlit's websocket "
+                    "protocol without a browser (the server's latency, as with the browsers on other machines)")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
