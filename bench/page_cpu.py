@@ -54,7 +54,8 @@ def _record_cpu() -> None:
             if profile:
                 profile.disable()
                 out = io.StringIO()
-                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(str(ROOT), 50)
+                where = os.environ.get("PROF_FILTER", str(ROOT))  # a regular expression of file names
+                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(where, 50)
                 print(out.getvalue(), file=sys.stderr)
                 _PROFILE["step"] = None
 

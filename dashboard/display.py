@@ -14,7 +14,7 @@ import calib_core as cc
 from calib_core import export, views
 from calib_core.views import md_escape  # the one escaping path of text from files (re-exported as ui.md_escape)
 
-from .cache import diagnose_cached
+from .cache import content_key, diagnose_cached, result_cached
 from .state import init_state
 
 #: Plotly selection modes of every selectable chart (click, shift-click, box, lasso).
@@ -39,10 +39,11 @@ def csv_safe(data: Any) -> Any:
     return export.neutralise_formulas(data) if isinstance(data, pd.DataFrame) else data
 
 
-def dataframe(data: Any, **kwargs: Any):
+def dataframe(data: Any, *, neutralised: bool = False, **kwargs: Any):
     """``st.dataframe`` of :func:`csv_safe` data: the toolbar's CSV download cannot carry a formula from a file
-    (``=HYPERLINK(…)`` in a model name, a group, a label or a column name)."""
-    return st.dataframe(csv_safe(data), **kwargs)
+    (``=HYPERLINK(…)`` in a model name, a group, a label or a column name).  ``neutralised``: ``data`` is the
+    unchanged result of :func:`csv_safe` (a display frame cached after neutralisation), not neutralised twice."""
+    return st.dataframe(data if neutralised else csv_safe(data), **kwargs)
 
 
 def chart(fig, key: str, **kwargs: Any):
@@ -107,6 +108,26 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
     """A metric table of ``calib_core.views.metric_table`` with number formats, column widths and help
     (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``).  The sparse number columns
     (:data:`SPARSE_NUMBER_COLUMNS`) are shown as text with an empty cell where a metric has no such number."""
+    config = _metric_column_config(column_help)
+    _metric_table_element(_metric_display_frame(table), height, config)
+
+
+def _metric_display_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """The frame :func:`show_metric_table` shows: the sparse number columns as text, then :func:`csv_safe`."""
+    shown = table.copy()
+    for column in SPARSE_NUMBER_COLUMNS:
+        if column in shown.columns:
+            shown[column] = number_text(shown[column])
+    return csv_safe(shown)
+
+
+def _metric_table_element(shown: pd.DataFrame, height: int | str, config: dict) -> None:
+    """``st.dataframe`` of a frame already passed through :func:`_metric_display_frame` (csv-safe)."""
+    dataframe(shown, neutralised=True, hide_index=True, width="stretch", height=height, column_config=config)
+
+
+def _metric_column_config(column_help: dict[str, str]) -> dict:
+    """:data:`METRIC_COLUMN_CONFIG` with the help texts of ``column_help`` (see :func:`show_metric_table`)."""
     config = dict(METRIC_COLUMN_CONFIG)
     text_columns = {"verdict", "p-value", "test", "note"}
     for name, text in column_help.items():
@@ -116,11 +137,16 @@ def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_
         else:
             config[column] = (st.column_config.TextColumn(help=text) if column in text_columns
                               else st.column_config.NumberColumn(format="%.4g", help=text))
-    shown = table.copy()
-    for column in SPARSE_NUMBER_COLUMNS:
-        if column in shown.columns:
-            shown[column] = number_text(shown[column])
-    dataframe(shown, hide_index=True, width="stretch", height=height, column_config=config)
+    return config
+
+
+def _metric_group_frames(table: pd.DataFrame,
+                         metrics: pd.DataFrame) -> tuple[list[tuple[str, pd.DataFrame]], pd.DataFrame]:
+    """What :func:`show_metric_groups` shows: (heading, display frame) of each metric family and the csv-safe
+    table of how each p-value was computed (empty when there is none)."""
+    parts = [(heading, _metric_display_frame(part)) for heading, part in views.metric_groups(table, metrics)]
+    tests = views.metric_tests(metrics)
+    return parts, (csv_safe(tests) if not tests.empty else tests)
 
 
 #: Column widths (px) of the quantile-score decomposition table: two models' "value [low, high]" columns side by
@@ -146,13 +172,17 @@ def show_metric_groups(table: pd.DataFrame, metrics: pd.DataFrame, **column_help
     """A display metric table (``views.metric_table(..., compact=True)`` or ``views.selection_vs_all``) as one
     whole table per metric family (``views.metric_groups``: calibration statistics, proper scores, descriptive;
     no inner scroll), then how each p-value was computed (``views.metric_tests``) in an expander."""
-    for heading, part in views.metric_groups(table, metrics):
+    # the frames depend on the two tables only: built once per content (about 50 ms at every rerun otherwise:
+    # grouping, number texts and the formula neutralisation of small pandas frames)
+    parts, tests = result_cached(("metric_groups", content_key(table, metrics)),
+                                 lambda: _metric_group_frames(table, metrics))
+    config = _metric_column_config(column_help)
+    for heading, part in parts:
         st.markdown(f"**{heading}**")
-        show_metric_table(part, height=table_height(len(part)), **column_help)
-    tests = views.metric_tests(metrics)
+        _metric_table_element(part, table_height(len(part)), config)
     if not tests.empty:
         with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
-            dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)))
+            dataframe(tests, neutralised=True, hide_index=True, width="stretch", height=table_height(len(tests)))
 
 
 def show_verdicts(report: cc.Report, models: Iterable[str] | None = None, group: str = cc.ALL) -> None:
