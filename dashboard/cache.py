@@ -23,12 +23,12 @@ import copy
 import gc
 import hashlib
 import json
-import pickle
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import plotly.io as pio
 import streamlit as st
 
@@ -101,12 +101,34 @@ def _figure_nbytes(fig: Any) -> int:
     return approx_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
 
 
+def _digest_into(h: Any, part: Any) -> None:
+    """Feed ``part`` to the hash ``h``: a DataFrame by its columns, dtypes, index and values
+    (``pd.util.hash_pandas_object``), a mapping or sequence item by item, anything else by its ``repr``."""
+    if isinstance(part, pd.DataFrame):
+        h.update(repr(("frame", list(part.columns), [str(d) for d in part.dtypes], part.shape)).encode())
+        h.update(pd.util.hash_pandas_object(part, index=True).to_numpy().tobytes())
+    elif isinstance(part, Mapping):
+        h.update(f"mapping{len(part)}".encode())
+        for key in sorted(part, key=repr):
+            h.update(repr(key).encode())
+            _digest_into(h, part[key])
+    elif isinstance(part, (list, tuple, set, frozenset)):
+        items = sorted(part, key=repr) if isinstance(part, (set, frozenset)) else part
+        h.update(f"{type(part).__name__}{len(part)}".encode())
+        for item in items:
+            _digest_into(h, item)
+    else:
+        h.update(repr(part).encode())
+
+
 def content_key(*parts: Any) -> str:
-    """A digest (BLAKE2b, 128 bits) of the pickled ``parts``: small objects a figure or a table is drawn from
-    (diagram tables, colours, dashes, flags).  Keying a figure on what it is drawn from, not on the controls of the
-    page, lets a control that does not change it (the σ-bins count leaves the PIT histogram alone) reuse it; equal
-    content pickles to equal bytes, and a difference anywhere (data, dtype, index, name) is another key."""
-    return hashlib.blake2b(pickle.dumps(parts, protocol=5), digest_size=16).hexdigest()
+    """A digest (BLAKE2b, 128 bits) of ``parts``: small objects a figure or a table is drawn from (diagram tables,
+    colours, dashes, flags).  Keying a figure on what it is drawn from, not on the controls of the page, lets a
+    control that does not change it (the σ-bins count leaves the PIT histogram alone) reuse it; a difference
+    anywhere (a value, a dtype, the index, a column name) is another key."""
+    h = hashlib.blake2b(digest_size=16)
+    _digest_into(h, parts)
+    return h.hexdigest()
 
 
 def result_cached(key: Hashable, compute: Callable[[], Any], *, spinner: str | None = None) -> Any:
