@@ -79,14 +79,33 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
     if n == 0:
         return np.empty(0)
     order = stable_argsort(x) if order is None else order
-    xs = x[order]
     values, inverse = np.unique(y, return_inverse=True) if targets is None else targets
-    yi = inverse[order]
-    m = values.size
-    # split positions 0..n allowed only between different x (ties stay on one side)
+    starts, lo, _ = _threshold_partition(x[order], inverse[order], values.size, tau)
+    out = np.empty(n)
+    out[order] = np.repeat(values[lo], np.diff(np.append(starts, n)))
+    return out
+
+
+def _threshold_partition(
+    xs: np.ndarray, yi: np.ndarray, m: int, tau: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The threshold-partitioning recursion of :func:`isotonic_quantile_regression` on rows sorted by x (``xs``)
+    with target ranks ``yi`` ∈ 0..m−1: returns the final segments' ``starts`` (row positions) and their value-rank
+    ranges [lo, hi) (hi = lo + 1 for every segment when the recursion ran to the end).
+
+    One pass per depth, all segments at once: the prefix value at split position s is
+    #{i < s : y_i ≤ c_seg(i)} − τ·s (an integer count minus one product, so equal values compare equal), its
+    per-segment maximum over the allowed positions (between different x) by one ``maximum.reduceat`` and the first
+    position attaining it by one ``flatnonzero``; rows of finished segments are left in the pass (their split is
+    forced to the segment's end), which costs less than compacting them away.
+    """
+    n = xs.size
     allowed = np.ones(n + 1, dtype=bool)
     allowed[1:n] = xs[1:] > xs[:-1]
-    pos = np.arange(n + 1)
+    all_allowed = bool(allowed.all())
+    tau_pos = tau * np.arange(n + 1, dtype=float)
+    yi = yi.astype(np.int64 if m > np.iinfo(np.int32).max else np.int32, copy=False)
+    counts = np.zeros(n + 1, dtype=np.int64)
     starts = np.array([0])
     lo = np.array([0])
     hi = np.array([m])
@@ -95,23 +114,18 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
         if not active.any():
             break
         ends = np.append(starts[1:], n)
-        mid = (lo + hi) // 2
         seg_len = ends - starts
-        seg_of_row = np.repeat(np.arange(starts.size), seg_len)
-        c_row = (mid - 1)[seg_of_row]
-        g = np.where(active[seg_of_row], (yi <= c_row) - tau, 0.0)
-        cs = np.empty(n + 1)
-        cs[0] = 0.0
-        np.cumsum(g, out=cs[1:])
-        # prefix value at each split position s of a segment: cs[s] − cs[start]; position s = start .. end
-        val = np.where(allowed, cs, -np.inf)
-        val[starts] = cs[starts]  # s = start (everything above c) is always allowed
-        seg_max = np.maximum.reduceat(val[:n], starts)  # over s in [start, end)
-        end_val = np.where(allowed[ends] | (ends == n), cs[ends], -np.inf)
-        seg_of_pos = seg_of_row
-        first = np.minimum.reduceat(np.where(val[:n] == seg_max[seg_of_pos], pos[:n], n + 1), starts)
-        split = np.where(end_val > seg_max, ends, first)
-        split = np.where(active, split, ends)  # finished segments: all rows stay "left"
+        mid = (lo + hi) // 2
+        np.cumsum(yi <= np.repeat((mid - 1).astype(yi.dtype), seg_len), out=counts[1:])
+        cs = counts - tau_pos
+        val = cs[:n] if all_allowed else np.where(allowed[:n], cs[:n], -np.inf)
+        if not all_allowed:
+            val[starts] = cs[starts]  # s = start (everything above c) is always allowed
+        seg_max = np.maximum.reduceat(val, starts)  # over s in [start, end)
+        hits = np.flatnonzero(val == np.repeat(seg_max, seg_len))
+        first = hits[np.searchsorted(hits, starts)]
+        end_val = np.where(allowed[ends], cs[ends], -np.inf)
+        split = np.where(active & (end_val <= seg_max), first, ends)  # finished segments: all rows stay "left"
         # new segments, in row order: left [start, split) with values [lo, mid) (unchanged when finished), then
         # right [split, end) with values [mid, hi) (active segments only); empty ones dropped
         two_starts = np.stack([starts, split], 1).ravel()
@@ -119,17 +133,19 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
         two_hi = np.stack([np.where(active, mid, hi), hi], 1).ravel()
         keep = np.stack([split > starts, active & (ends > split)], 1).ravel()
         starts, lo, hi = two_starts[keep], two_lo[keep], two_hi[keep]
-    fitted_sorted = np.repeat(values[lo], np.diff(np.append(starts, n)))
-    out = np.empty(n)
-    out[order] = fitted_sorted
-    return out
+    return starts, lo, hi
 
 
-def _empirical_quantile(y: np.ndarray, tau: float) -> float:
-    """A minimiser of Σ QS_τ(r, y_i) over constants r: the order statistic y_(⌈Nτ⌉)."""
-    ys = np.sort(y)
-    k = int(np.ceil(ys.size * tau - 1e-12))
-    return float(ys[min(max(k, 1), ys.size) - 1])
+def _empirical_quantile(y: np.ndarray, tau: float, *, targets: tuple[np.ndarray, np.ndarray] | None = None,
+                        cum_counts: np.ndarray | None = None) -> float:
+    """A minimiser of Σ QS_τ(r, y_i) over constants r: the order statistic y_(⌈Nτ⌉) (from the distinct targets and
+    their cumulative counts when given: no sort)."""
+    k = int(np.ceil(y.size * tau - 1e-12))
+    k = min(max(k, 1), y.size)
+    if targets is not None:
+        cum = np.cumsum(np.bincount(targets[1], minlength=targets[0].size)) if cum_counts is None else cum_counts
+        return float(targets[0][np.searchsorted(cum, k)])
+    return float(np.sort(y)[k - 1])
 
 
 def quantile_score_decomposition(
@@ -161,9 +177,10 @@ def quantile_score_decomposition(
     forecasts = [np.asarray(dist.ppf(tau), dtype=float) for tau in levels]
     orders = stable_argsorts(*forecasts) if len(forecasts) > 1 else [stable_argsort(f) for f in forecasts]
     targets = np.unique(y, return_inverse=True)
+    cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
     for tau, x, order in zip(levels, forecasts, orders):
         fitted = isotonic_quantile_regression(x, y, tau, order=order, targets=targets)
-        r = _empirical_quantile(y, tau)
+        r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
         s_x, s_rc, s_r = quantile_score(y, x, tau), quantile_score(y, fitted, tau), quantile_score(y, r, tau)
         score, rc, unc = float(s_x.mean()), float(s_rc.mean()), float(s_r.mean())
         row = {"tau": tau, "score": score, "mcb": score - rc, "dsc": unc - rc, "unc": unc}
