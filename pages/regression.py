@@ -16,7 +16,12 @@ import streamlit as st
 
 import dashboard as ui
 from calib_core import plots, views
-from calib_core.regression.decomposition import decomposition_display, quantile_decomposition_table
+from calib_core.regression.decomposition import (
+    DEFAULT_DECOMPOSITION_LEVELS,
+    decomposition_display,
+    quantile_decomposition_table,
+    quantile_reliability_of,
+)
 from calib_core.regression.heavy_tails import ence_by_bins_tables
 from calib_core.selection import describe_selection, with_selected
 from dashboard import summary as summ
@@ -212,21 +217,39 @@ with tab_ence:
         "Above the band at every count = σ does not track the error; inside = no evidence at any binning."
     )
 
-st.subheader("Quantile-score decomposition (CORP)")
+st.subheader("Quantile-score decomposition and CORP quantile reliability")
 ui.init_state({"reg_qs_decomposition": sub.n_rows <= 200_000})
 st.toggle("Decompose the quantile score", key="reg_qs_decomposition",
           help="Isotonic (PAV) recalibration of each predicted τ-quantile; on by default up to 200,000 rows "
           "(each level costs about two sorts and 20 passes over the rows).")
 if st.session_state["reg_qs_decomposition"]:
-    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}",
-                              lambda: quantile_decomposition_table(sub, n_boot=int(n_resamples)))
+    qs_rows = sub.take(sel_mask) if selected_report is not None else sub  # the selected σ-bins, like the views above
+    rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
+    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{sel_part}",
+                              lambda: quantile_decomposition_table(qs_rows, n_boot=int(n_resamples)))
     ui.show_decomposition_table(decomposition_display(decomposition, level))
     st.caption(
         "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. 2021; "
         "Gneiting et al. 2023). MCB: what recalibrating the predicted τ-quantile by an increasing map (isotonic "
         "τ-quantile regression) would save — near 0 when calibrated; DSC: what the forecast's ordering of the "
         "targets is worth against the constant marginal quantile; UNC: the score of that constant. 95% block-"
-        "bootstrap intervals with the recalibration held fixed. See Help."
+        "bootstrap intervals with the recalibration held fixed. See Help." + rows_note
+    )
+    ui.init_state({"reg_qs_level": 0.5}, persist=True)
+    st.segmented_control("Quantile level τ (CORP reliability diagram)", list(DEFAULT_DECOMPOSITION_LEVELS),
+                         key="reg_qs_level", format_func=lambda t: f"{t:g}",
+                         help="The level whose predicted quantile the CORP diagram below recalibrates.")
+    qs_tau = float(st.session_state["reg_qs_level"] or 0.5)
+    chart(ui.figure(f"{fig_key}|qs_corp|{qs_tau}|{sel_part}",
+                    lambda: plots.quantile_reliability_figure(quantile_reliability_of(qs_rows, tau=qs_tau),
+                                                              colors=colors)),
+          "reg_qs_corp")
+    st.caption(
+        f"CORP quantile reliability (Gneiting et al. 2023): the isotonic {qs_tau:g}-quantile recalibration of the "
+        f"targets on the predicted {qs_tau:g}-quantile. On the diagonal = calibrated at that level; above = the "
+        "predicted quantile is too low there (more targets fall below it than it claims), below = too high. The "
+        "grey ribbon is a pointwise 90% consistency band: where a calibrated forecaster's curve falls at this N "
+        "(targets redrawn from the forecasts)." + rows_note
     )
 
 export_figures = {"RMSE vs RMV (Levi)": levi}
@@ -234,6 +257,8 @@ for _name, _key in (("Quantile calibration", "reg_kuleshov"), ("PIT histogram", 
                     ("Standardised residuals", "reg_z"), ("Central intervals", "reg_intervals"),
                     ("Q-Q plot", "reg_qq"), ("ENCE vs bins", "reg_ence_bins")):
     export_figures[_name] = charts_drawn[_key]
+if "reg_qs_corp" in charts_drawn:
+    export_figures["CORP quantile reliability"] = charts_drawn["reg_qs_corp"]
 export_metrics = report.metrics.assign(rows="all")
 export_verdicts = report.verdicts.assign(rows="all")
 export_tables = None

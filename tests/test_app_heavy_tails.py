@@ -61,3 +61,45 @@ def test_quantile_score_decomposition_table(levi_page):
     levi_page.toggle(key="reg_qs_decomposition").set_value(False).run()
     assert not any("MCB share" in d.value.columns for d in levi_page.dataframe)
     levi_page.toggle(key="reg_qs_decomposition").set_value(True).run()
+
+
+def test_corp_quantile_reliability_diagram(levi_page):
+    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram next to the decomposition table is
+    the core's curve for the chosen level, with a consistency band; the level selector redraws it; a σ-bin
+    selection restricts it (and the table) to the selected rows."""
+    from test_app_pages import bins_points, plotly_select
+
+    from calib_core.regression.decomposition import quantile_reliability_of
+
+    at = levi_page
+    assert at.session_state["reg_qs_level"] == 0.5
+    spec = specs(at)["reg_qs_corp"]
+    curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
+    assert set(curves) == {"true sigma", "random sigma"}
+    assert sum(1 for d in spec["data"] if d.get("fill") == "toself") == 2  # one band per model
+    pset = at.session_state["pset"]
+    core = quantile_reliability_of(pset, tau=0.5)
+    np.testing.assert_allclose(decode(curves["true sigma"]["y"]), core["true sigma"].curve["recalibrated"])
+    assert "τ = 0.5" in spec["layout"]["title"]["text"]
+    at.segmented_control(key="reg_qs_level").set_value(0.95).run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = specs(at)["reg_qs_corp"]
+    assert "τ = 0.95" in spec["layout"]["title"]["text"]
+    core = quantile_reliability_of(pset, tau=0.95)
+    curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
+    np.testing.assert_allclose(decode(curves["random sigma"]["y"]), core["random sigma"].curve["recalibrated"])
+    before = table(at, "τ", "QS", "MCB")
+    # select three σ-bins of the random-σ model: the diagram and the table are those of its rows only
+    plotly_select(at, "reg_levi_chart", bins_points(specs(at)["reg_levi_chart"], "random sigma", [0, 1, 2]))
+    assert not at.exception, [e.value for e in at.exception]
+    spec = specs(at)["reg_qs_corp"]
+    curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
+    assert set(curves) == {"random sigma"}
+    bands = [d for d in spec["data"] if d.get("fill") == "toself"]
+    assert len(bands) == 1
+    after = table(at, "τ", "QS", "MCB")
+    assert set(after["model"]) == {"random sigma"} and len(after) == 5
+    assert not before[before["model"] == "random sigma"]["QS"].reset_index(drop=True).equals(
+        after["QS"].reset_index(drop=True))
+    at.button(key="reg_clear").click().run()
+    at.segmented_control(key="reg_qs_level").set_value(0.5).run()

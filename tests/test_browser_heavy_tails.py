@@ -56,3 +56,30 @@ def test_error_law_lab(app_page, artifacts_dir):
     from conftest import full_height_screenshot
 
     full_height_screenshot(page, artifacts_dir / "lab_error_law.png")
+
+
+def test_corp_quantile_reliability_diagram(app_page, artifacts_dir, tmp_path):
+    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram below the decomposition table, its
+    level selector (τ = 0.95 chosen), the band and the two models' curves; screenshot in tests/artifacts/."""
+    page = app_page
+    path = tmp_path / "levi_predictions.csv"
+    examples.levi_frame(n=3000).to_csv(path, index=False)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(path))
+    expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
+    expect(page.get_by_role("heading", level=1, name="Regression diagnostics")).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    level = page.locator(".st-key-reg_qs_level")
+    level.scroll_into_view_if_needed()
+    level.get_by_role("radio", name="0.95", exact=True).click()
+    wait_for_app(page, LONG)
+    chart = page.locator(".st-key-reg_qs_corp").get_by_test_id("stPlotlyChart")
+    expect(chart.locator(".gtitle", has_text="τ = 0.95")).to_be_visible(timeout=LONG)
+    expect(chart.locator(".legendtext", has_text="random sigma (MCB")).to_be_visible(timeout=LONG)
+    expect(chart.locator(".legendtext", has_text="90% consistency band")).to_have_count(2)
+    chart.scroll_into_view_if_needed()
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    chart.screenshot(path=str(artifacts_dir / "regression_quantile_corp.png"))

@@ -9,6 +9,7 @@ from .classification import (
     worst_classes,
 )
 from .comparison import comparison_figures
+from .corp import quantile_reliability_figure
 from .heavy_tails import ence_bins_figure
 from .pit_ecdf import pit_ecdf_difference_figure
 from .regression import (
@@ -51,6 +52,7 @@ __all__ = [
     "worst_classes",
     "pit_histogram_figure",
     "qq_figure",
+    "quantile_reliability_figure",
     "reliability_figure",
     "smooth_reliability_figure",
     "wilson_interval",

@@ -11,6 +11,9 @@ bands            forecast, count, consistency_low, consistency_high, confidence_
 decomposition    score, value, value_low, value_high, mcb, mcb_low, mcb_high, mcb_null_mean, mcb_p_value, dsc, …
 murphy           theta, score
 plane            model, calibrator, mcb, dsc, unc, score (one row per point of the MCB–DSC plane)
+quantile curve   forecast, recalibrated, count (regression: :class:`~calib_core.regression.decomposition.
+                 QuantileReliability`, both ends of every block of the isotonic τ-quantile fit)
+quantile bands   forecast, count, consistency_low, consistency_high (one row per group of forecasts)
 ================ ===========================================================================================
 
 Names from uploaded files (models, calibrators) reach trace names and hover text HTML-escaped: Plotly renders a
@@ -26,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..classification.corp import Corp
+from ..regression.decomposition import QuantileReliability
 from ._style import REFERENCE_COLOR, apply_layout, merged_colors, plain, rgba
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "decomposition_display_table",
     "mcb_dsc_figure",
     "murphy_figure",
+    "quantile_reliability_figure",
 ]
 
 #: What the CORP diagram shades: the consistency band (under calibration), the confidence band, both or none.
@@ -111,6 +116,55 @@ def corp_reliability_figure(
     xt, yt = _AXES.get(target, _AXES["positive"])
     apply_layout(fig, title, xt, yt, True)
     fig.update_layout(xaxis={"range": [0, 1]}, yaxis={"range": [0, 1.02]})
+    return fig
+
+
+def quantile_reliability_figure(
+    results: Mapping[str, QuantileReliability],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """CORP quantile reliability diagram (Gneiting et al. 2023, Annu. Rev. Stat. Appl. 10, Fig. 3): for one level
+    τ, the isotonic τ-quantile recalibration x̂ against the predicted τ-quantile x, one line per model, the
+    diagonal (calibrated: x̂ = x) and each model's pointwise consistency band under calibration (grey).  Above the
+    diagonal = the predicted quantile is too low there (more than τ of the targets fall below it).  Hover: the
+    forecast, the recalibrated quantile and the rows of the isotonic block; the legend gives each model's MCB
+    (what the recalibration saves of the mean quantile score)."""
+    if not results:
+        raise ValueError("no quantile reliability result given")
+    taus = {r.tau for r in results.values()}
+    if len(taus) != 1:
+        raise ValueError(f"one level τ per figure, got {sorted(taus)}")
+    tau = taus.pop()
+    cols = merged_colors(list(results), colors)
+    fig = go.Figure()
+    lows = [float(r.curve["forecast"].min()) for r in results.values()]
+    highs = [float(r.curve["forecast"].max()) for r in results.values()]
+    lo, hi = min(lows), max(highs)
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", hoverinfo="skip",
+                             line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1},
+                             name="calibrated (diagonal)"))
+    for i, (name, r) in enumerate(results.items()):
+        b = r.bands
+        level = float(r.info.get("band_level", 0.9))
+        fig.add_trace(_band_trace(b["forecast"].to_numpy(float), b["consistency_low"].to_numpy(float),
+                                  b["consistency_high"].to_numpy(float),
+                                  rgba(REFERENCE_COLOR, 0.16 if len(results) == 1 else 0.08),
+                                  f"{level:.0%} consistency band" + ("" if len(results) == 1 else f" — {_esc(name)}"),
+                                  i == 0 or len(results) > 1, f"m{i}"))
+    for i, (name, r) in enumerate(results.items()):
+        cv = r.curve
+        hover = [f"{_esc(name)}<br>predicted {tau:g}-quantile {f:.4g}<br>recalibrated {v:.4g}<br>{int(k):,} rows in "
+                 "this isotonic block" for f, v, k in zip(cv["forecast"], cv["recalibrated"], cv["count"])]
+        fig.add_trace(go.Scatter(
+            x=cv["forecast"], y=cv["recalibrated"], mode="lines+markers" if len(cv) <= 60 else "lines",
+            line={"color": cols[name], "width": 2.5}, marker={"size": 4}, legendgroup=f"m{i}",
+            name=f"{_esc(name)} (MCB {r.decomposition['mcb']:.4g})", hovertext=hover, hoverinfo="text",
+            meta={"name": str(name), "role": "quantile_corp"},
+        ))
+    apply_layout(fig, f"CORP quantile reliability, τ = {tau:g}" if title is None else title,
+                 f"predicted {tau:g}-quantile", f"recalibrated {tau:g}-quantile (isotonic)", True)
     return fig
 
 

@@ -29,6 +29,7 @@ recalibration; the refit's own variability is not in it, and MCB's plug-in carri
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,11 @@ __all__ = [
     "quantile_score_decomposition",
     "quantile_decomposition_table",
     "decomposition_display",
+    "QUANTILE_BAND_COLUMNS",
+    "QUANTILE_CURVE_COLUMNS",
+    "QuantileReliability",
+    "quantile_reliability",
+    "quantile_reliability_of",
 ]
 
 #: The levels τ decomposed by default: the ends and quartiles of the central 50% and 90% intervals and the median.
@@ -241,4 +247,168 @@ def decomposition_display(table: pd.DataFrame, level: float = 0.95) -> pd.DataFr
         else:
             out[name] = table[k].map(_fmt)
     out["MCB share"] = table["mcb_share"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.2g}%")
+    return out
+
+
+# =============================================================================================
+# CORP quantile reliability diagram (issue 16, point 1, regression side)
+# =============================================================================================
+
+#: Columns of :attr:`QuantileReliability.curve`: both ends (in forecast order) of every block of the isotonic
+#: τ-quantile recalibration, with the rows in the block.
+QUANTILE_CURVE_COLUMNS = ["forecast", "recalibrated", "count"]
+#: Columns of :attr:`QuantileReliability.bands`: one row per group of consecutive forecasts (its mean forecast and
+#: its rows), the pointwise consistency band under calibration.
+QUANTILE_BAND_COLUMNS = ["forecast", "count", "consistency_low", "consistency_high"]
+
+
+@dataclass
+class QuantileReliability:
+    """CORP quantile reliability of one forecaster at one level τ (see :func:`quantile_reliability`).
+
+    ``curve``: :data:`QUANTILE_CURVE_COLUMNS` (the exact step curve x ↦ x̂, small at any N); ``bands``:
+    :data:`QUANTILE_BAND_COLUMNS`; ``decomposition``: ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals:
+    :func:`quantile_score_decomposition` has them); ``info``: τ, N, the band's level, draws, groups and grid.
+    """
+
+    tau: float
+    curve: pd.DataFrame
+    bands: pd.DataFrame
+    decomposition: dict
+    n: int
+    info: dict = field(default_factory=dict)
+
+
+def _group_bounds(xs: np.ndarray, n_groups: int) -> np.ndarray:
+    """Start positions of about ``n_groups`` groups of consecutive sorted forecasts ``xs`` of near-equal counts,
+    each boundary moved forward to the next change of x (equal forecasts stay in one group); ends with N."""
+    n = xs.size
+    change = np.r_[0, np.flatnonzero(xs[1:] > xs[:-1]) + 1]
+    target = (np.arange(n_groups) * n) // n_groups
+    starts = np.unique(change[np.minimum(np.searchsorted(change, target), change.size - 1)])
+    return np.r_[starts, n]
+
+
+def quantile_reliability(
+    y,
+    dist: PredictiveDistribution,
+    *,
+    tau: float = 0.5,
+    n_resamples: int = 200,
+    band_level: float = 0.90,
+    max_groups: int = 200,
+    grid: int = 256,
+    per_group: int = 16,
+    seed: int | None = 0,
+) -> QuantileReliability:
+    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ) (Gneiting, Wolffram, Resin, Kraus,
+    Bracher, Dimitriadis, Hagenmeyer, Jordan, Lerch, Phipps & Schienle 2023, "Model diagnostics and forecast
+    evaluation for quantiles", Annu. Rev. Stat. Appl. 10, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan
+    2021, PNAS): the isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn
+    against x.  A calibrated τ-quantile forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal
+    = the predicted quantile is too low there (more than a share τ of targets fall below it), below = too high.
+
+    **Consistency band** (pointwise ``band_level``, 90% as in the papers) under the hypothesis of calibration: the
+    targets redrawn from the forecasts, y*_i ~ F_i, and the fit recomputed.  Computed without redrawing N rows:
+
+    * the fit is restricted to be constant on ``max_groups`` groups of consecutive forecasts (near-equal counts,
+      equal forecasts together) and to values in a grid c_1 < … < c_C (``grid`` values: quantiles of the forecasts
+      and of the targets).  By threshold decomposition the fit exceeds c_j exactly on the groups from s_j on, where
+      s_j is the first arg-max over group boundaries b of Σ_{g < b} (K_gj − τ n_g), K_gj = #{i ∈ g : y*_i ≤ c_j};
+      so P(x̂*(g) > c_j) = P(s_j ≤ g) needs only the law of the counts at each c_j separately;
+    * K_gj ~ Binomial(n_g, p̄_gj), p̄_gj the mean of F_i(c_j) over up to ``per_group`` rows spread through group g
+      (the exact law is Poisson-binomial with that mean and a variance smaller by Σ(F_i(c_j) − p̄_gj)²: the band
+      errs wide); ``n_resamples`` draws per grid value;
+    * the band at group g is [c_{J_lo − 1}, c_{J_hi}], where J_q is the first j with P̂(x̂*(g) ≤ c_j) ≥ q at
+      q = (1 ∓ band_level)/2: the grid cell edges outside the quantiles (conservative by at most one cell on each
+      side).  Cost O(R·G·C) whatever N.
+
+    Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
+    produces at this N.  ``decomposition``: QS_τ = MCB − DSC + UNC of this fit (module docstring).
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    if n < 2:
+        raise ValueError(f"the quantile reliability diagram needs at least 2 rows, got {n}")
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
+    x = np.asarray(dist.ppf(tau), dtype=float)
+    order = stable_argsort(x)
+    xs = x[order]
+    targets = np.unique(y, return_inverse=True)
+    fitted = isotonic_quantile_regression(x, y, tau, order=order, targets=targets)
+    fs = fitted[order]
+    s_x, s_c = float(quantile_score(y, x, tau).mean()), float(quantile_score(y, fitted, tau).mean())
+    unc = float(quantile_score(y, _empirical_quantile(y, tau, targets=targets), tau).mean())
+    decomposition = {"score": s_x, "mcb": s_x - s_c, "dsc": unc - s_c, "unc": unc}
+
+    # the curve: both ends of every block of equal fitted value (in forecast order)
+    new = np.r_[True, fs[1:] != fs[:-1]]
+    b_starts = np.flatnonzero(new)
+    b_ends = np.r_[b_starts[1:], n] - 1
+    pos = np.unique(np.r_[b_starts, b_ends])
+    block_of = np.cumsum(new) - 1
+    curve = pd.DataFrame({"forecast": xs[pos], "recalibrated": fs[pos],
+                          "count": np.diff(np.r_[b_starts, n])[block_of[pos]].astype(float)})
+
+    # groups of consecutive forecasts and the value grid
+    bounds = _group_bounds(xs, max(1, int(max_groups)))
+    g_start, g_len = bounds[:-1], np.diff(bounds)
+    n_g = g_len.astype(float)
+    xbar = np.add.reduceat(xs, g_start) / n_g
+    levels = (np.arange(grid // 2) + 0.5) / (grid // 2)
+    c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
+    cons_lo = cons_hi = np.full(g_start.size, np.nan)
+    if n_resamples > 0 and c.size > 1:
+        rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 1617]))
+        k = np.minimum(g_len, int(per_group))
+        rep_group = np.repeat(np.arange(g_start.size), k)
+        within = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
+        rep_pos = g_start[rep_group] + ((2 * within + 1) * g_len[rep_group]) // (2 * k[rep_group])  # k-tile midpoints
+        rep_rows = order[rep_pos]
+        cdf = np.asarray(dist.take(np.repeat(rep_rows, c.size)).cdf(np.tile(c, rep_rows.size)), dtype=float)
+        cdf = cdf.reshape(rep_rows.size, c.size)
+        p_bar = np.clip(np.add.reduceat(cdf, np.r_[0, np.cumsum(k)[:-1]], axis=0) / k[:, None], 0.0, 1.0)  # G × C
+        r = int(n_resamples)
+        n_gi = g_len.astype(np.int64)
+        split_counts = np.zeros((c.size, g_start.size + 1))
+        for j0 in range(0, c.size, 32):  # 32 grid values at a time: R × G × 32 counts
+            js = np.arange(j0, min(j0 + 32, c.size))
+            counts = rng.binomial(n_gi[None, :, None], p_bar[None, :, js], size=(r, g_start.size, js.size))
+            walk = np.cumsum(counts - tau * n_g[None, :, None], axis=1)
+            walk = np.concatenate([np.zeros((r, 1, js.size)), walk], axis=1)
+            s = walk.argmax(axis=1)  # R × |js|: first maximiser over group boundaries 0..G
+            split_counts[js] = np.bincount((np.arange(js.size)[None, :] * (g_start.size + 1) + s).ravel(),
+                                           minlength=js.size * (g_start.size + 1)).reshape(js.size, -1)
+        above = np.cumsum(split_counts, axis=1)[:, :-1] / r  # P(x̂*(g) > c_j) = P(s_j ≤ g), C × G
+        cdf_g = np.maximum.accumulate(1.0 - above, axis=0)  # P(x̂*(g) ≤ c_j), non-decreasing in j
+        j_lo = (cdf_g < lo_q).sum(axis=0)  # first j with cdf ≥ q
+        j_hi = (cdf_g < hi_q).sum(axis=0)
+        cons_lo = np.where(j_lo > 0, c[np.maximum(j_lo - 1, 0)], -np.inf)
+        cons_hi = np.where(j_hi < c.size, c[np.minimum(j_hi, c.size - 1)], np.inf)
+        cons_lo, cons_hi = np.maximum(cons_lo, c[0]), np.minimum(cons_hi, c[-1])  # shown within the grid
+    bands = pd.DataFrame({"forecast": xbar, "count": n_g, "consistency_low": cons_lo, "consistency_high": cons_hi})
+    info = {"tau": float(tau), "n": n, "band_level": band_level, "n_resamples": int(n_resamples),
+            "n_groups": int(g_start.size), "grid": int(c.size), "per_group": int(per_group)}
+    for t in (curve, bands):
+        t.attrs.update(info)
+    return QuantileReliability(tau=float(tau), curve=curve, bands=bands, decomposition=decomposition, n=n, info=info)
+
+
+def quantile_reliability_of(
+    prediction_set: PredictionSet, *, tau: float = 0.5, **options
+) -> dict[str, QuantileReliability]:
+    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2), keyed
+    by model; empty for point predictions.  ``options`` go to :func:`quantile_reliability`."""
+    pset = prediction_set
+    out: dict[str, QuantileReliability] = {}
+    if pset.task != "regression" or pset.dist is None:
+        return out
+    for model, _, mask in iter_subsets(pset, by_group=False):
+        if int(mask.sum()) < 2:
+            continue
+        y = pset.y if mask.all() else pset.y[mask]
+        dist = pset.dist if mask.all() else pset.dist.take(mask)
+        out[model] = quantile_reliability(y, dist, tau=tau, **options)
     return out
