@@ -11,7 +11,8 @@ import pandas as pd
 
 from .distributions import PredictiveDistribution
 
-__all__ = ["ALL", "InputError", "Message", "PredictionSet", "DropReport", "ReadingNote", "app_text", "iter_subsets"]
+__all__ = ["ALL", "InputError", "Message", "PredictionSet", "DropReport", "ReadingNote", "app_text",
+           "iter_model_distributions", "iter_subsets"]
 
 ALL = " (all)"
 """The group key of a whole model (every row of it, whatever its group).
@@ -219,6 +220,24 @@ def _frame_rows(frame: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
     index = np.asarray(index)
     out = frame.loc[index] if index.dtype == bool else frame.iloc[index]
     return out.reset_index(drop=True)
+
+
+def iter_model_distributions(
+    pset: PredictionSet, *, min_rows: int = 2
+) -> Iterator[tuple[str, np.ndarray, PredictiveDistribution]]:
+    """Yield (model, y, predictive distributions) of every model of a regression set with a distribution (all its
+    rows, groups together), skipping models with fewer than ``min_rows`` rows; nothing for point predictions or a
+    classification set.  The per-model loop of every regression lens drawn per model (ENCE against bins, the
+    quantile-score decomposition, the CORP quantile reliability diagram)."""
+    if pset.task != "regression" or pset.dist is None:
+        return
+    for model, _, mask in iter_subsets(pset, by_group=False):
+        if int(mask.sum()) < min_rows:
+            continue
+        if mask.all():
+            yield model, pset.y, pset.dist
+        else:
+            yield model, pset.y[mask], pset.dist.take(mask)
 
 
 def iter_subsets(pset: PredictionSet, by_group: bool = True) -> Iterator[tuple[str, str, np.ndarray]]:

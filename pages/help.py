@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import dashboard  # noqa: F401  (every page imports it first: its address opened first shows app.py's navigation)
-from calib_core.registry import calibrator_help_table, metric_help_table
+from calib_core.registry import calibrator_help_table, decomposition_help_table, metric_help_table
 
 DIAGRAMS: list[tuple[str, str, str]] = [
     (
@@ -129,8 +129,10 @@ Brier score.
 #### MCB–DSC plane (Recalibrate page)
 *Dimitriadis, Gneiting, Jordan & Vogel 2024, "Evaluating probabilistic classifiers: the triptych", IJF 40*
 
-Every model and every calibrator of a comparison as a point (MCB, DSC) of the Brier decomposition on the test rows
-of trial 1, with arrows from each model's uncalibrated point to its calibrators. Dotted lines have equal score
+Every model and every calibrator of a comparison as a point (MCB, DSC) of the Brier decomposition on the test rows,
+averaged over every trial of the comparison (bars: ± one standard deviation over trials; the terms are also rows
+of the comparison table and the CSV downloads, and the plane is in the page report), with arrows from each
+model's uncalibrated point to its calibrators. Dotted lines have equal score
 (DSC = MCB + UNC − S); better is up and to the left. A good calibrator moves left without dropping: recalibration
 removes MCB and should keep DSC. For top-label events UNC can differ between points (a calibrator that moves the
 arg-max changes which predictions are right), so the lines are labelled with MCB − DSC. Click a point to select
@@ -400,6 +402,10 @@ with tab_d:
     for title, source, text in DIAGRAMS:
         st.markdown(f"#### {title}\n*{source}*\n\n{text}")
     st.markdown(CORP_HELP)
+    st.markdown("#### The terms of the score decompositions")
+    st.caption("MCB, DSC and UNC of the Brier and log scores (CORP, Classification page; the MCB–DSC plane, "
+               "Recalibrate page) and of the quantile score (Regression page).")
+    st.table(decomposition_help_table(), hide_index=True, border="horizontal")
 with tab_data:
     st.markdown(
         """

@@ -314,7 +314,7 @@ st.caption("mean ± std over trials on the test rows; the best value of each met
 models = [m for m in pset.models() if result.diagrams.get(m)]
 picked_cal = None
 if task == "classification" and models:
-    st.subheader("MCB–DSC plane (test rows of trial 1)")
+    st.subheader("MCB–DSC plane (test rows, mean over trials)")
     if "plane" not in view:
         view["plane"] = mcb_dsc_points(pset, result)
     points = view["plane"]
@@ -332,15 +332,18 @@ if task == "classification" and models:
         elif pick is None:
             st.session_state.pop("recal_plane_applied", None)
         picked_cal = pick[1] if pick is not None else None
-        ui.chart(mcb_dsc_figure(points, colors=model_colors(result.calibrators), reference=BASELINE,
-                                selected=pick), "recal_plane", on_select="rerun", selection_mode="points")
+        plane_fig = mcb_dsc_figure(points, colors=model_colors(result.calibrators), reference=BASELINE, selected=pick)
+        ui.chart(plane_fig, "recal_plane", on_select="rerun", selection_mode="points")
         event_name = "positive class" if (points["target"] == "positive").all() else "top label"
         st.caption(
             f"Brier score of the {event_name} event split as S = MCB − DSC + UNC by the CORP (PAV) recalibration "
             "(Dimitriadis et al. 2021; the plane of their 2024 triptych): right = more miscalibrated, up = more "
             "discriminating; dotted lines have equal score, better towards the top left. Arrows go from each "
             "model's uncalibrated predictions to its calibrators — a calibrator should move left without losing "
-            "height. Marker shape = model. Click a point to select its model and calibrator below."
+            "height. Marker shape = model. "
+            + (f"Each point is the mean over {int(points['n_trials'].max())} trials' test rows, bars ± one std. "
+               if int(points["n_trials"].max()) > 1 else "")
+            + "Click a point to select its model and calibrator below."
         )
 
 st.subheader("Before / after (test rows of trial 1)")
@@ -435,6 +438,9 @@ with d3:
 
     def page_report() -> str:
         all_figs = {}
+        if task == "classification" and "plane" in view and not view["plane"].empty:  # the plane, without a pick
+            all_figs["MCB–DSC plane"] = mcb_dsc_figure(view["plane"], colors=model_colors(result.calibrators),
+                                                       reference=BASELINE)
         for m in models:
             for name, fig in cached_figures(m).items():
                 all_figs[f"{name} — {m}" if len(models) > 1 else name] = fig

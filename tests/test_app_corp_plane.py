@@ -11,7 +11,16 @@ import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 from test_app_pages import decode
-from test_recalibrate_page import PAGE, TIMEOUT, ok, role_traces, spec_of
+from test_recalibrate_page import (  # noqa: F401  (captured: a fixture)
+    PAGE,
+    TIMEOUT,
+    captured,
+    download,
+    ok,
+    role_traces,
+    run_random,
+    spec_of,
+)
 
 import calib_core as cc
 from calib_core import examples
@@ -98,3 +107,30 @@ def test_click_selects_model_and_calibrator(plane_page):
     at.selectbox(key="recal_model").select("digits <b>base</b>").run()
     ok(at)
     assert at.selectbox(key="recal_model").value == "digits <b>base</b>"
+
+
+def test_plane_is_the_mean_over_trials_and_in_the_page_report(captured):  # noqa: F811
+    """Issue 16, point 3 follow-up: with 3 trials every point is the mean of the terms on each trial's test rows
+    (by hand for the uncalibrated predictions), with ± one std bars, and the page's HTML report holds the plane."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["pset"] = examples.digits_example()
+    at.session_state["pset_token"] = "test:digits-3-trials"
+    at.session_state["pset_name"] = "digits"
+    at.run()
+    ok(at)
+    at = run_random(at, ["temperature scaling"], repeats=3, task="classification")
+    result = at.session_state["recal_result"]["result"]
+    pset = at.session_state["pset"]
+    assert result.n_trials == 3
+    mcb = []
+    for s in (s for s in result.splits if s["model"] == "model"):
+        x, y = C.binary_events(pset.labels[s["test"]], pset.probs[s["test"]], target="top_label")
+        mcb.append(C.decompose(x, y)["mcb"])
+    assert len(mcb) == 3 and np.ptp(mcb) > 0  # the trials differ
+    spec = spec_of(at, "recal_plane")
+    base = next(t for t in role_traces(spec, "plane") if t["name"] == "uncalibrated")
+    assert decode(base["x"])[0] == pytest.approx(np.mean(mcb), rel=1e-12)
+    assert decode(base["error_x"]["array"])[0] == pytest.approx(np.std(mcb, ddof=1), rel=1e-9)
+    assert "mean over 3 trials" in base["hovertext"][0]
+    report = download(at, captured, "recal_dl_report")
+    assert "MCB–DSC plane" in report and "mean over 3 trials" in report

@@ -210,7 +210,8 @@ def test_classification_comparison_and_reliability_overlay(page):
     got = at.session_state["recal_result"]["result"]
     pset = examples.digits_example()
     ref = evaluate_classification(pset, {"uncalibrated": None, "temperature scaling": ccal.TemperatureScaling(),
-                                         "matrix scaling": ccal.MatrixScaling()}, split="random", repeats=2, seed=0)
+                                         "matrix scaling": ccal.MatrixScaling()}, split="random", repeats=2, seed=0,
+                                diagrams=True)  # as the page (which also records the MCB–DSC plane's terms)
     pd.testing.assert_frame_equal(got.summary, ref.summary)
     wide = got.wide("mean").loc["model"]
     assert wide.loc["temperature scaling", "ece"] < 0.5 * wide.loc["uncalibrated", "ece"]  # over-confident model

@@ -177,3 +177,41 @@ def test_help_page_shows_every_registry_entry():
     assert set(reg_t["kind"]) <= set(reg.KINDS) and set(cls_t["kind"]) <= set(reg.KINDS)
     assert list(cal_t["calibrator"]) == [e.name for e in reg.CALIBRATORS]
     assert list(cal_t["paper"]) == [e.paper for e in reg.CALIBRATORS]
+    dec_t = at.table[3].value  # the decomposition terms (Diagrams tab)
+    assert list(dec_t["term"]) == [m.label for m in reg.DECOMPOSITION_TERMS]
+    assert list(dec_t["paper"]) == [m.paper for m in reg.DECOMPOSITION_TERMS]
+
+
+# ------------------------------------------------------------------------------------- decomposition terms
+def test_decomposition_terms_are_described_and_reproduce_the_cores_tables():
+    """MCB, DSC and UNC of the Brier, log and quantile scores (issue 16, point 2) are registry entries with the
+    same fields as the metrics (not report metrics: kept out of METRICS) and their functions give the numbers of
+    the CORP tables."""
+    from calib_core.classification.corp import binary_events, corp
+    from calib_core.regression.decomposition import quantile_score_decomposition
+
+    keys = {m.key for m in reg.DECOMPOSITION_TERMS}
+    assert keys == {f"{t}_{s}" for t in ("mcb", "dsc", "unc") for s in ("brier", "log", "qs")}
+    assert not keys & {m.key for m in reg.METRICS}
+    for m in reg.DECOMPOSITION_TERMS:
+        assert m.label and m.formula and m.paper and m.reading and m.kind in reg.KINDS
+        params = inspect.signature(m.fn).parameters
+        assert all(k in params for k in m.options), m.key
+    assert {m.key for m in reg.DECOMPOSITION_TERMS if m.kind == reg.CALIBRATION} == {"mcb_brier", "mcb_log", "mcb_qs"}
+    assert reg.decomposition_term("dsc_brier").direction == "higher"
+    with pytest.raises(KeyError):
+        reg.decomposition_term("mcb_crps")
+    pset = classification_set(4)
+    x, y = binary_events(pset.labels, pset.probs, target="top_label")
+    table = corp(x, y, n_resamples=0, n_boot=0).decomposition.set_index("score")
+    for score in ("brier", "log"):
+        for term in ("mcb", "dsc", "unc"):
+            m = reg.decomposition_term(f"{term}_{score}", "classification")
+            assert m(pset.labels, pset.probs) == pytest.approx(table.loc[score, term], rel=1e-12, abs=1e-15)
+    rset = gaussian_set()
+    q = quantile_score_decomposition(rset.y, rset.dist, levels=[0.25], n_boot=0).iloc[0]
+    for term in ("mcb", "dsc", "unc"):
+        m = reg.decomposition_term(f"{term}_qs", "regression")
+        assert m(rset.y, rset.dist, tau=0.25) == pytest.approx(q[term], rel=1e-12, abs=1e-15)
+    help_table = reg.decomposition_help_table()
+    assert list(help_table["term"]) == [m.label for m in reg.DECOMPOSITION_TERMS]

@@ -91,7 +91,7 @@ def test_classification_tiny_model_is_skipped():
     result = cc.evaluate(pset, _calibrators("classification"), split="random", repeats=2, diagrams=True)
     assert any(m.startswith("model 'tiny': 2 row(s) give 1 calibration and 1 test row(s)") for m in result.messages)
     assert set(result.long["model"]) == {"big"}
-    _same_as_alone(result, pset, split="random", repeats=2)
+    _same_as_alone(result, pset, split="random", repeats=2, diagrams=True)  # as result
 
 
 def test_recalibrate_page_names_the_skipped_model_and_compares_the_others():

@@ -71,7 +71,7 @@ from scipy.optimize import isotonic_regression
 from ..predictions import PredictionSet, iter_subsets
 from ..protocol import EvaluationResult, model_rows
 from ..significance import monte_carlo_p
-from .metrics import top_label
+from .metrics import Target, top_label
 
 __all__ = [
     "BAND_COLUMNS",
@@ -92,9 +92,12 @@ __all__ = [
     "murphy_table",
     "pav",
     "pav_batch",
+    "PLANE_METRICS",
+    "plane_terms",
 ]
 
-CorpTarget = Literal["top_label", "positive"]
+#: The binary event of a CORP diagram (the same choice as the metrics' ``target``).
+CorpTarget = Target
 Score = Literal["brier", "log"]
 #: The two proper scores of the decomposition.
 SCORES: tuple[Score, ...] = ("brier", "log")
@@ -547,7 +550,25 @@ def corp_of(
 
 
 #: Columns of :func:`mcb_dsc_points`.
-PLANE_COLUMNS = ["model", "calibrator", "mcb", "dsc", "unc", "score", "n_test", "target"]
+PLANE_COLUMNS = ["model", "calibrator", "mcb", "dsc", "unc", "score", "n_test", "target", "n_trials", "mcb_std",
+                 "dsc_std"]
+#: The per-trial metrics ``cc.evaluate(..., diagrams=True)`` records for the plane (Brier decomposition terms;
+#: registry entries of ``calib_core.registry.DECOMPOSITION_TERMS``).
+PLANE_METRICS = ("mcb_brier", "dsc_brier", "unc_brier")
+
+
+def _plane_target(n_classes: int, target: CorpTarget | None) -> CorpTarget:
+    return target or ("positive" if n_classes == 2 else "top_label")
+
+
+def plane_terms(labels: np.ndarray, probs: np.ndarray, *, target: CorpTarget | None = None) -> dict[str, float]:
+    """MCB, DSC and UNC of the Brier score of the binary event (:func:`decompose`) of one set of probabilities,
+    keyed as :data:`PLANE_METRICS`: what the evaluation records on every trial's test rows for the MCB–DSC plane.
+    ``target``: default the positive class for K = 2, else the top label."""
+    p = np.asarray(probs, dtype=float)
+    x, y = binary_events(labels, p, target=_plane_target(p.shape[1], target))
+    d = decompose(np.clip(x, 0.0, 1.0), y, score="brier")
+    return {"mcb_brier": d["mcb"], "dsc_brier": d["dsc"], "unc_brier": d["unc"]}
 
 
 def mcb_dsc_points(
@@ -555,8 +576,13 @@ def mcb_dsc_points(
 ) -> pd.DataFrame:
     """The points of the MCB–DSC plane of a Recalibrate run (Dimitriadis, Gneiting, Jordan & Vogel 2024, IJF 40,
     "Evaluating probabilistic classifiers: the triptych"): for every model and every calibrator (the uncalibrated
-    predictions included) the CORP decomposition (:func:`decompose`) of its calibrated probabilities on the test
-    rows of the first trial (``result.calibrated``, from ``cc.evaluate(..., diagrams=True)``).
+    predictions included) the CORP decomposition (:func:`decompose`) of its calibrated probabilities on test rows.
+
+    Brier score with the default event: the **mean over every trial** of the terms the evaluation recorded on each
+    trial's test rows (:data:`PLANE_METRICS`, from ``cc.evaluate(..., diagrams=True)``), with their standard
+    deviations over trials (``mcb_std``, ``dsc_std``; NaN for one trial); score = MCB − DSC + UNC of the means
+    (the identity holds for means).  Otherwise (the log score, another ``target``, or a result without those
+    metrics) the decomposition of the first trial's test rows (``result.calibrated``), ``n_trials`` = 1.
 
     ``target``: the binary event — default the positive class for K = 2, else the top label (whose event,
     "the arg-max is right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
@@ -565,7 +591,24 @@ def mcb_dsc_points(
     if pset.task != "classification":
         raise ValueError("the MCB–DSC plane needs a classification PredictionSet")
     first = {s["model"]: s for s in result.splits if s["trial"] == 0}
+    n_classes = int(pset.probs.shape[1]) if pset.probs is not None else 2
+    default_target = _plane_target(n_classes, None)
+    summary = result.summary
+    recorded = summary[summary["metric"].isin(PLANE_METRICS)] if not summary.empty else summary
+    use_trials = score == "brier" and (target is None or target == default_target) and not recorded.empty
     rows = []
+    if use_trials:
+        wide = recorded.pivot_table(index=["model", "calibrator"], columns="metric", values=["mean", "std", "n_trials"],
+                                    sort=False, dropna=False)
+        n_test = {m: float(np.mean([s["test"].size for s in result.splits if s["model"] == m]))
+                  for m in {s["model"] for s in result.splits}}
+        for (model, cal), r in wide.iterrows():
+            mcb, dsc, unc = (float(r[("mean", k)]) for k in PLANE_METRICS)
+            rows.append({"model": model, "calibrator": cal, "mcb": mcb, "dsc": dsc, "unc": unc,
+                         "score": mcb - dsc + unc, "n_test": int(round(n_test.get(model, 0))),
+                         "target": default_target, "n_trials": int(r[("n_trials", "mcb_brier")]),
+                         "mcb_std": float(r[("std", "mcb_brier")]), "dsc_std": float(r[("std", "dsc_brier")])})
+        return pd.DataFrame(rows, columns=PLANE_COLUMNS)
     for model, by_cal in result.calibrated.items():
         split = first.get(model)
         if split is None or not by_cal:
@@ -575,9 +618,10 @@ def mcb_dsc_points(
         labels = pset.labels[idx][test_rel]
         for cal, probs in by_cal.items():
             p = np.asarray(probs, dtype=float)[test_rel]
-            tgt: CorpTarget = target or ("positive" if p.shape[1] == 2 else "top_label")
+            tgt: CorpTarget = _plane_target(p.shape[1], target)
             x, y = binary_events(labels, p, target=tgt)
             d = decompose(np.clip(x, 0.0, 1.0), y, score=score)
             rows.append({"model": model, "calibrator": cal, "mcb": d["mcb"], "dsc": d["dsc"], "unc": d["unc"],
-                         "score": d["score"], "n_test": int(test_rel.size), "target": tgt})
+                         "score": d["score"], "n_test": int(test_rel.size), "target": tgt, "n_trials": 1,
+                         "mcb_std": np.nan, "dsc_std": np.nan})
     return pd.DataFrame(rows, columns=PLANE_COLUMNS)

@@ -46,6 +46,7 @@ from ..protocol import (
     trial_splits,
 )
 from ..registry import default_metric_keys
+from .corp import plane_terms
 from .diagrams import reliability_of
 from .metrics import ClassificationRows, Strategy
 
@@ -155,8 +156,10 @@ def evaluate_classification(
                 continue
             log.fitted_in(model, trial, name, est, time.perf_counter() - t0)
             stats = crow.statistics()
-            log.add_values(model, name, trial, {m: stats[m] for m in wanted if m in stats}, cal_idx.size,
-                           test_idx.size)
+            values = {m: stats[m] for m in wanted if m in stats}
+            if diagrams:  # the MCB–DSC plane's coordinates, every trial (the plane shows their means)
+                values.update(plane_terms(y_test, pset.probs[test_idx] if est is None else probs))
+            log.add_values(model, name, trial, values, cal_idx.size, test_idx.size)
             log.step(f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else ""))
 
     views: dict[str, Any] = {}

@@ -252,7 +252,8 @@ def mcb_dsc_figure(
     equal score S = MCB − DSC + UNC are the lines DSC = MCB + UNC − S (slope 1); when UNC differs between points
     (top-label events depend on the predictions) they are labelled with MCB − DSC = S − UNC instead.  Better is up
     and to the left.  Every point carries ``customdata`` = [model, calibrator] for the page's selection;
-    ``selected`` draws a ring around one point.
+    ``selected`` draws a ring around one point.  Points that are means over trials (``n_trials`` > 1, from
+    :func:`~calib_core.classification.corp.mcb_dsc_points`) get ± one standard deviation over trials as bars.
     """
     need = {"model", "calibrator", "mcb", "dsc", "unc", "score"}
     if missing := need - set(points.columns):
@@ -292,10 +293,17 @@ def mcb_dsc_figure(
     for cal in cals:
         own = pts[pts["calibrator"].astype(str) == cal]
         sym = [symbols[models.index(str(m)) % len(symbols)] for m in own["model"]]
+        trials = own["n_trials"].to_numpy(float) if "n_trials" in own else np.ones(len(own))
         hover = [f"<b>{_esc(m)}</b> — {_esc(cal)}<br>MCB {a:.5f}<br>DSC {b:.5f}<br>UNC {u:.5f}<br>score {s:.5f}"
-                 for m, a, b, u, s in zip(own["model"], own["mcb"], own["dsc"], own["unc"], own["score"])]
+                 + (f"<br>mean over {int(k)} trials" if k > 1 else "")
+                 for m, a, b, u, s, k in zip(own["model"], own["mcb"], own["dsc"], own["unc"], own["score"], trials)]
+        spread = {}
+        if {"mcb_std", "dsc_std"} <= set(own.columns) and np.isfinite(own["mcb_std"].to_numpy(float)).any():
+            bar = {"type": "data", "visible": True, "thickness": 1, "width": 0, "color": rgba(cols[cal], 0.5)}
+            spread = {"error_x": {**bar, "array": np.nan_to_num(own["mcb_std"].to_numpy(float))},
+                      "error_y": {**bar, "array": np.nan_to_num(own["dsc_std"].to_numpy(float))}}
         fig.add_trace(go.Scatter(
-            x=own["mcb"], y=own["dsc"], mode="markers", name=_esc(cal),
+            x=own["mcb"], y=own["dsc"], mode="markers", name=_esc(cal), **spread,
             marker={"color": cols[cal], "size": 12 if cal != reference else 10, "symbol": sym,
                     "line": {"color": "white", "width": 1}},
             customdata=np.column_stack([own["model"].astype(str), own["calibrator"].astype(str)]),

@@ -37,7 +37,7 @@ import pandas as pd
 from .. import significance as sig
 from ..binning import stable_argsort, stable_argsorts
 from ..distributions import PredictiveDistribution
-from ..predictions import PredictionSet, iter_subsets
+from ..predictions import PredictionSet, iter_model_distributions
 
 __all__ = [
     "DEFAULT_DECOMPOSITION_LEVELS",
@@ -214,16 +214,8 @@ def quantile_decomposition_table(
 ) -> pd.DataFrame:
     """:func:`quantile_score_decomposition` of every model of a regression set (all its rows per model), stacked
     with a ``model`` column; empty for point predictions."""
-    pset = prediction_set
-    frames = []
-    if pset.task == "regression" and pset.dist is not None:
-        for model, _, mask in iter_subsets(pset, by_group=False):
-            if int(mask.sum()) < 2:
-                continue
-            y = pset.y if mask.all() else pset.y[mask]
-            dist = pset.dist if mask.all() else pset.dist.take(mask)
-            t = quantile_score_decomposition(y, dist, levels=levels, n_boot=n_boot, level=level, seed=seed)
-            frames.append(t.assign(model=model))
+    frames = [quantile_score_decomposition(y, dist, levels=levels, n_boot=n_boot, level=level, seed=seed)
+              .assign(model=model) for model, y, dist in iter_model_distributions(prediction_set)]
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
@@ -401,14 +393,5 @@ def quantile_reliability_of(
 ) -> dict[str, QuantileReliability]:
     """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2), keyed
     by model; empty for point predictions.  ``options`` go to :func:`quantile_reliability`."""
-    pset = prediction_set
-    out: dict[str, QuantileReliability] = {}
-    if pset.task != "regression" or pset.dist is None:
-        return out
-    for model, _, mask in iter_subsets(pset, by_group=False):
-        if int(mask.sum()) < 2:
-            continue
-        y = pset.y if mask.all() else pset.y[mask]
-        dist = pset.dist if mask.all() else pset.dist.take(mask)
-        out[model] = quantile_reliability(y, dist, tau=tau, **options)
-    return out
+    return {model: quantile_reliability(y, dist, tau=tau, **options)
+            for model, y, dist in iter_model_distributions(prediction_set)}

@@ -30,13 +30,14 @@ cumulative sums of σ², ε² and σ⁴ in σ order (one pass; each bin count th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from .. import significance as sig
-from ..predictions import PredictionSet, iter_subsets
+from ..predictions import PredictionSet, iter_model_distributions
 from .metrics import LOG_CHI2_1_MEAN, LOG_CHI2_1_VAR, Binning, RegressionRows
 
 __all__ = [
@@ -184,26 +185,9 @@ def ence_by_bins(
                                       "rows_per_bin"])
 
 
-def ence_by_bins_tables(
-    prediction_set: PredictionSet,
-    *,
-    bin_counts: Sequence[int] = DEFAULT_BIN_COUNTS,
-    binning: Binning = "count",
-    n_null: int = 1_000,
-    level: float = 0.95,
-    seed: int | None = 0,
-) -> dict[str, pd.DataFrame]:
+def ence_by_bins_tables(prediction_set: PredictionSet, **options: Any) -> dict[str, pd.DataFrame]:
     """:func:`ence_by_bins` of every model of a regression :class:`~calib_core.predictions.PredictionSet` (all its
-    rows per model; ``{model: table}``, models with fewer than 2 rows or no predictive distribution left out)."""
-    out: dict[str, pd.DataFrame] = {}
-    pset = prediction_set
-    if pset.task != "regression" or pset.dist is None:
-        return out
-    for model, _, mask in iter_subsets(pset, by_group=False):
-        if int(mask.sum()) < 2:
-            continue
-        y = pset.y if mask.all() else pset.y[mask]
-        dist = pset.dist if mask.all() else pset.dist.take(mask)
-        out[model] = ence_by_bins(RegressionRows(y, dist), bin_counts=bin_counts, binning=binning, n_null=n_null,
-                                  level=level, seed=seed)
-    return out
+    rows per model; ``{model: table}``, models with fewer than 2 rows or no predictive distribution left out);
+    ``options`` (``bin_counts``, ``binning``, ``n_null``, ``level``, ``seed``) go to :func:`ence_by_bins`."""
+    return {model: ence_by_bins(RegressionRows(y, dist), **options)
+            for model, y, dist in iter_model_distributions(prediction_set)}
