@@ -88,6 +88,8 @@ OWN_TEXT: dict[str, str] = {
     "pages/slices.py:statistic": "one of the funnel statistics, fixed names (FUNNEL_STATISTICS)",
     "pages/classification.py:list(REL_KINDS)": "the two reliability-diagram kinds, fixed words of the page",
     "pages/classification.py:list(corp_plots.BAND_CHOICES)": "CORP band choices, fixed words (calib_core.plots.corp)",
+    "pages/regression.py:list(DEFAULT_DECOMPOSITION_LEVELS)": "the quantile levels 0.05…0.95, numbers of "
+                                                              "calib_core.regression.decomposition",
     "pages/recalibrate.py:p.help": "a calibrator parameter's help (calib_core.registry)",
     "pages/recalibrate.py:name": "a calibrator name of the registry (the loop over the offered calibrators)",
     "pages/recalibrate.py:entry.paper": "a calibrator's paper (calib_core.registry)",
