@@ -224,8 +224,9 @@ st.toggle("Decompose the quantile score", key="reg_qs_decomposition",
           "(each level costs about two sorts and 20 passes over the rows).")
 if st.session_state["reg_qs_decomposition"]:
     qs_rows = sub.take(sel_mask) if selected_report is not None else sub  # the selected σ-bins, like the views above
+    qs_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
     rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
-    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{sel_part}",
+    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{qs_part}",
                               lambda: quantile_decomposition_table(qs_rows, n_boot=int(n_resamples)))
     ui.show_decomposition_table(decomposition_display(decomposition, level))
     st.caption(
@@ -240,7 +241,7 @@ if st.session_state["reg_qs_decomposition"]:
                          key="reg_qs_level", format_func=lambda t: f"{t:g}",
                          help="The level whose predicted quantile the CORP diagram below recalibrates.")
     qs_tau = float(st.session_state["reg_qs_level"] or 0.5)
-    chart(ui.figure(f"{fig_key}|qs_corp|{qs_tau}|{sel_part}",
+    chart(ui.figure(f"{fig_key}|qs_corp|{qs_tau}|{qs_part}",
                     lambda: plots.quantile_reliability_figure(quantile_reliability_of(qs_rows, tau=qs_tau),
                                                               colors=colors)),
           "reg_qs_corp")
