@@ -20,7 +20,7 @@ dashboard in ``pages/`` calls into it.
 __version__ = "0.1.0"  # before the imports: modules may read it while the package initialises
 
 from . import classification, plots, regression
-from .api import diagnose, evaluate, load_predictions
+from .api import diagnose, evaluate, load_predictions, slice_comparison
 from .classification.calibrators import (
     BBQ,
     HistogramBinning,
@@ -54,6 +54,7 @@ __all__ = [
     "load_predictions",
     "diagnose",
     "evaluate",
+    "slice_comparison",
     # data and results
     "ALL",
     "DropReport",

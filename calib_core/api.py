@@ -1,4 +1,5 @@
-"""The task-dispatching entry points of ``calib_core``: :func:`load_predictions`, :func:`diagnose`, :func:`evaluate`.
+"""The task-dispatching entry points of ``calib_core``: :func:`load_predictions`, :func:`diagnose`, :func:`evaluate`,
+:func:`slice_comparison`.
 
 Each looks at the task (given, detected from the file's columns, or ``PredictionSet.task``) and hands over to the
 regression or the classification half, which mirror each other module for module (``reading``, ``diagnose``,
@@ -11,17 +12,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .classification.diagnose import diagnose_classification
-from .classification.evaluate import evaluate_classification
+from .classification.evaluate import evaluate_classification, slice_comparison_classification
 from .classification.reading import parse_classification_frame
 from .predictions import InputError, PredictionSet
 from .protocol import EvaluationResult
 from .reading import detect_task, read_table, source_name
 from .regression.diagnose import diagnose_regression
-from .regression.evaluate import evaluate_regression
+from .regression.evaluate import evaluate_regression, slice_comparison_regression
 from .regression.reading import parse_regression_frame
 from .report import Report
 
-__all__ = ["diagnose", "evaluate", "load_predictions"]
+__all__ = ["diagnose", "evaluate", "load_predictions", "slice_comparison"]
 
 
 def load_predictions(
@@ -110,3 +111,14 @@ def evaluate(
     if prediction_set.task == "classification":
         return evaluate_classification(prediction_set, calibrators, **kwargs)
     return evaluate_regression(prediction_set, calibrators, **kwargs)
+
+
+def slice_comparison(prediction_set: PredictionSet, result: EvaluationResult, *, by: str, **options: Any):
+    """Per-slice metrics of the held-out rows of an evaluation (``cc.evaluate(..., diagrams=True)``) before and
+    after every calibrator, for the slices of column ``by`` (``"group"`` or a feature column): one row per (model,
+    slice, calibrator).  Regression: :func:`~calib_core.regression.evaluate.slice_comparison_regression`;
+    classification: :func:`~calib_core.classification.evaluate.slice_comparison_classification` (``options``:
+    ``metrics``, and ``n_bins``/``strategy`` for classification)."""
+    if prediction_set.task == "classification":
+        return slice_comparison_classification(prediction_set, result, by=by, **options)
+    return slice_comparison_regression(prediction_set, result, by=by, **options)

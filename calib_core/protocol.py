@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .groupwise import slice_labels
 from .predictions import PredictionSet
 
 __all__ = [
@@ -39,6 +40,10 @@ __all__ = [
     "has_split_column",
     "model_rows",
     "normalise_calibrators",
+    "slice_comparison_rows",
+    "slice_inputs",
+    "slice_kwargs",
+    "slice_note",
     "split_mode",
     "split_labels",
     "split_rows",
@@ -145,6 +150,83 @@ def normalise_calibrators(calibrators: Any) -> dict[str, Any]:
             name, k = f"{base} ({k})", k + 1
         out[name] = cal
     return out
+
+
+def slice_inputs(pset: PredictionSet, cals: Mapping[str, Any]) -> dict[str, np.ndarray | Exception]:
+    """The slice labels every slice-wise calibrator (``uses_groups``) reads: its ``by`` column → per-row labels of
+    ``pset`` (:func:`calib_core.groupwise.slice_labels`), or the ``ValueError`` saying why there are none (raised
+    when that calibrator is fitted, so it fails alone with the reason in the messages)."""
+    out: dict[str, np.ndarray | Exception] = {}
+    for cal in cals.values():
+        if cal is None or not getattr(cal, "uses_groups", False):
+            continue
+        by = str(cal.get_params(deep=False).get("by"))
+        if by not in out:
+            try:
+                out[by] = slice_labels(pset, by)
+            except ValueError as exc:
+                out[by] = exc
+    return out
+
+
+def slice_kwargs(cal: Any, slices: Mapping[str, np.ndarray | Exception], rows: np.ndarray) -> dict[str, Any]:
+    """``{"groups": labels of rows}`` for a slice-wise calibrator (``{}`` for the others); raises the reason when its
+    slice column is missing."""
+    if cal is None or not getattr(cal, "uses_groups", False):
+        return {}
+    labels = slices[str(cal.get_params(deep=False).get("by"))]
+    if isinstance(labels, Exception):
+        raise labels
+    return {"groups": labels[rows]}
+
+
+def slice_note(est: Any, kwargs: Mapping[str, Any], name: str, messages: list[str]) -> None:
+    """Append (once) the note of a fitted slice-wise calibrator counting the rows that used the global fit."""
+    if "groups" not in kwargs or not hasattr(est, "note"):
+        return
+    note = est.note(kwargs["groups"])
+    if note:
+        text = f"{name}: {note}"
+        if text not in messages:
+            messages.append(text)
+
+
+def slice_comparison_rows(
+    pset: PredictionSet,
+    result: EvaluationResult,
+    by: str,
+    score: Callable[[np.ndarray, np.ndarray, Any], dict[str, float]],
+    keys: Sequence[str],
+) -> pd.DataFrame:
+    """Per-slice metrics of the first trial's held-out rows, before and after every calibrator (both tasks).
+
+    For every model of ``result`` (an evaluation with ``diagrams=True``, whose ``calibrated`` predictions cover every
+    row of the model) and every slice g of column ``by`` (:func:`calib_core.groupwise.slice_labels`; the slice
+    ``(all rows)`` first): ``score(rows, rel, predictions)`` for every calibrator, the uncalibrated baseline included
+    (``rows``: the test rows of g as positions in ``pset``; ``rel``: the same rows as positions in the model's
+    calibrated ``predictions``).  Columns: model, slice, calibrator, n_test, then ``keys``.  Loops over models ×
+    slices × calibrators; each score is vectorised over its rows.
+    """
+    labels = slice_labels(pset, by)
+    test_all = np.char.lower(np.asarray(result.split_labels).astype(str)) == "test"
+    out: list[dict[str, Any]] = []
+    for model, by_cal in (result.calibrated or {}).items():
+        rows = model_rows(pset, model)
+        test = test_all[rows]
+        lab = labels[rows]
+        slices = [("(all rows)", test)] + [(str(g), test & (lab == g)) for g in np.unique(lab[test])]
+        for g, mask in slices:
+            idx = np.flatnonzero(mask)
+            if idx.size == 0:
+                continue
+            for name in result.calibrators:
+                if name not in by_cal:
+                    continue
+                with np.errstate(all="ignore"):
+                    values = score(rows[idx], idx, by_cal[name])
+                out.append({"model": model, "slice": g, "calibrator": name, "n_test": int(idx.size),
+                            **{k: float(values.get(k, np.nan)) for k in keys}})
+    return pd.DataFrame(out, columns=["model", "slice", "calibrator", "n_test", *keys])
 
 
 def split_rows(

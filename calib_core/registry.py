@@ -711,9 +711,10 @@ def constructor_defaults(cls: type) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Tunable:
-    """A constructor parameter worth tuning: ``kind`` "bool", "int", "float", "choice" or "feature" (the name of a
-    feature column), bounds ``low``/``high`` for numbers, ``options`` for choices, a short ``label`` and ``help``.
-    The default is the constructor's (see :attr:`CalibratorEntry.parameters`)."""
+    """A constructor parameter worth tuning: ``kind`` "bool", "int", "float", "choice", "feature" (the name of a
+    feature column) or "slice" (a column slices come from: ``"group"`` or a feature column), bounds
+    ``low``/``high`` for numbers, ``options`` for choices, a short ``label`` and ``help``.  The default is the
+    constructor's (see :attr:`CalibratorEntry.parameters`)."""
 
     name: str
     label: str
@@ -729,8 +730,9 @@ class CalibratorEntry:
     """One recalibration method.
 
     ``needs_features``: needs feature columns (``x*``); ``point_ok``: works on point predictions (estimates σ);
-    ``binary_only``: two classes only.  ``tunable`` lists the parameters offered for tuning; ``default`` marks the
-    methods compared by default.
+    ``binary_only``: two classes only; ``needs_slices``: a slice-wise method, fitted per slice of a group or feature
+    column (``uses_groups``: it takes ``groups=`` in fit and transform).  ``tunable`` lists the parameters offered for
+    tuning; ``default`` marks the methods compared by default.
     """
 
     name: str
@@ -742,6 +744,7 @@ class CalibratorEntry:
     point_ok: bool = False
     binary_only: bool = False
     default: bool = False
+    needs_slices: bool = False
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -762,6 +765,12 @@ class CalibratorEntry:
         """An unfitted instance with ``params`` (the others at their defaults)."""
         return self.cls(**params)
 
+
+_SLICE_BY = Tunable("by", "slice column", "slice",
+                    help="The group column or a feature column (numeric features: 5 equal-count bins); one fit per "
+                         "slice on its calibration rows.")
+_MIN_ROWS = Tunable("min_rows", "min calibration rows per slice", "int", 1, 100000,
+                    help="A slice with fewer calibration rows, or one absent from them, uses the global fit.")
 
 CALIBRATORS: tuple[CalibratorEntry, ...] = (
     CalibratorEntry("std scaling", rcal.StdScaling, _R, "σ' = sσ, s² = mean z² (Levi et al. 2019, eq. 12)",
@@ -797,8 +806,25 @@ CALIBRATORS: tuple[CalibratorEntry, ...] = (
          Tunable("max_degree", "max degree", "int", 0, 10)),
         needs_features=True, point_ok=True,
     ),
+    # -- slice-wise (issue 17, point 5) ------------------------------------------------------------------------
+    CalibratorEntry(
+        "std scaling per slice", rcal.GroupStdScaling, _R,
+        "σ' = s_g σ, s_g² = mean z² over the calibration rows of slice g (Levi et al. 2019 eq. 12, per slice)",
+        (_SLICE_BY, _MIN_ROWS), needs_slices=True, point_ok=True,
+    ),
+    CalibratorEntry(
+        "Mondrian conformal", rcal.MondrianConformal, _R,
+        "μ ± σ·q_g, q_g the ⌈(L_g + 1)(1 − α)⌉-th |z| of slice g (Vovk et al. 2003, Mondrian confidence machine)",
+        (_SLICE_BY, _MIN_ROWS, Tunable("signed", "signed scores", "bool", help="asymmetric intervals from signed z")),
+        needs_slices=True, point_ok=True,
+    ),
     CalibratorEntry("temperature scaling", ccal.TemperatureScaling, _C, "softmax(z/T) (Guo et al. 2017 §4.2)",
                     default=True),
+    CalibratorEntry(
+        "temperature scaling per slice", ccal.GroupTemperatureScaling, _C,
+        "softmax(z/T_g), T_g minimising the NLL of slice g (Guo et al. 2017 §4.2, per slice)",
+        (_SLICE_BY, _MIN_ROWS), needs_slices=True,
+    ),
     CalibratorEntry("vector scaling", ccal.VectorScaling, _C, "diag(W)·z + b (Guo §4.2)",
                     (Tunable("l2", "L2 penalty", "float", 0.0, 1000.0),)),
     CalibratorEntry("matrix scaling", ccal.MatrixScaling, _C, "W·z + b (Guo §4.2)",
@@ -844,13 +870,17 @@ def calibrators(task: str | None = None) -> list[CalibratorEntry]:
 
 
 def available_calibrators(
-    task: str, *, point_only: bool = False, has_features: bool = False, n_classes: int | None = None
+    task: str, *, point_only: bool = False, has_features: bool = False, n_classes: int | None = None,
+    has_slices: bool = False,
 ) -> list[CalibratorEntry]:
     """The calibrators that can run on a set of ``task`` with these inputs: feature-based ones only with features,
-    σ-estimating ones only for point predictions, binary-only ones only for two classes."""
+    σ-estimating ones only for point predictions, binary-only ones only for two classes, slice-wise ones only when
+    the set has a slice column (``has_slices``: a group or feature column)."""
     out = []
     for e in calibrators(task):
         if e.needs_features and not has_features:
+            continue
+        if e.needs_slices and not has_slices:
             continue
         if point_only and not e.point_ok:
             continue
@@ -868,6 +898,8 @@ def _inputs_text(e: CalibratorEntry) -> str:
         needs.append("works on point predictions")
     if e.binary_only:
         needs.append("two classes only")
+    if e.needs_slices:
+        needs.append("a slice column (group or feature)")
     return "; ".join(needs)
 
 

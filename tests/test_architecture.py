@@ -22,7 +22,7 @@ PACKAGE = ROOT / "calib_core"
 #: may import it): place a new module here when a lower layer needs it.
 LAYERS: list[tuple[str, list[str]]] = [
     ("base", ["special", "distributions", "predictions", "binning", "resampling", "significance", "templates",
-              "regression.toy", "mergeable", "ecdf_bands"]),
+              "regression.toy", "mergeable", "ecdf_bands", "groupwise"]),
     ("neutral", ["reading", "report", "protocol"]),
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",

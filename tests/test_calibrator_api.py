@@ -25,7 +25,7 @@ from calib_core.labs.isotonic import BayesianLinearRegression
 from calib_core.regression import calibrators as rcal
 from calib_core.training import HeteroscedasticMLP
 
-ABSTRACT = {rcal.RegressionCalibrator}
+ABSTRACT = {rcal.RegressionCalibrator, rcal.SliceWiseCalibrator}
 
 
 def _exported(module) -> list[type]:
@@ -54,9 +54,12 @@ def test_every_calibrator_is_covered():
         "ConstantSigma",
         "KMeansSigma",
         "ACCRUE",
+        "GroupStdScaling",
+        "MondrianConformal",
     }
     assert {c.__name__ for c in CLASSIFICATION} == {
         "TemperatureScaling",
+        "GroupTemperatureScaling",
         "VectorScaling",
         "MatrixScaling",
         "PlattScaling",
@@ -80,6 +83,11 @@ def _classification_data(cls: type, n: int = 300, seed: int = 3):
         return rng.normal(size=n) * 2, rng.integers(0, 2, n)
     logits = rng.normal(size=(n, 3)) * 2
     return logits, rng.integers(0, 3, n)
+
+
+def _slices(cls: type, n: int) -> dict:
+    """``groups=`` for the slice-wise calibrators (two slices, both above their min_rows), nothing for the others."""
+    return {"groups": np.where(np.arange(n) % 2 == 0, "a", "b")} if getattr(cls, "uses_groups", False) else {}
 
 
 def _small(cls: type) -> BaseEstimator:
@@ -117,9 +125,10 @@ def test_regression_not_fitted_and_clone(cls):
         check_is_fitted(est)
     c = clone(est)
     assert type(c) is cls and c.get_params() == est.get_params()
+    g = _slices(cls, len(y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = est.fit(dist, y, features=X).transform(dist, features=X)
+        out = est.fit(dist, y, features=X, **g).transform(dist, features=X, **g)
     check_is_fitted(est)
     assert len(out) == len(y)
     fitted_clone = clone(est)
@@ -128,7 +137,7 @@ def test_regression_not_fitted_and_clone(cls):
         fitted_clone.transform(dist, features=X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        again = fitted_clone.fit(dist, y, features=X).transform(dist, features=X)
+        again = fitted_clone.fit(dist, y, features=X, **g).transform(dist, features=X, **g)
     np.testing.assert_allclose(again.mean(), out.mean())
     np.testing.assert_allclose(again.std(), out.std())
 
@@ -160,18 +169,19 @@ def test_classification_not_fitted_and_clone(cls):
         check_is_fitted(est)
     c = clone(est)
     assert type(c) is cls and c.get_params() == est.get_params()
+    g = _slices(cls, len(y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        proba = est.fit(X, y).predict_proba(X)
+        proba = est.fit(X, y, **g).predict_proba(X, **g)
     check_is_fitted(est)
     assert proba.shape == (len(y), 2 if cls is ccal.PlattScaling else 3)
     fitted_clone = clone(est)
     assert fitted_clone.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
-        fitted_clone.predict_proba(X)
+        fitted_clone.predict_proba(X, **g)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        np.testing.assert_allclose(fitted_clone.fit(X, y).predict_proba(X), proba)
+        np.testing.assert_allclose(fitted_clone.fit(X, y, **g).predict_proba(X, **g), proba)
 
 
 def test_regression_calibrators_take_predictions_first():

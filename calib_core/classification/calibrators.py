@@ -26,6 +26,10 @@ they calibrate P(y = 1) only and return [1 − q, q] (Guo §4.1's binary setting
 
 All optimisation is in float64 (float32 input is converted first — netcal 1.4's temperature scaling silently does
 nothing on float32 input, its issue #61) with analytic gradients; there are no finite differences.
+
+Slice-wise: :class:`GroupTemperatureScaling` fits one temperature per slice (``fit(X, labels, *, groups=...)``,
+``predict_proba(X, *, groups=...)``; ``uses_groups = True``), the global temperature for a slice unseen at fit time,
+with fewer than ``min_rows`` calibration rows or whose own fit is degenerate.
 """
 
 from __future__ import annotations
@@ -40,12 +44,14 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..binning import bins_from_edges
+from ..groupwise import GROUP, SliceFit, as_labels
 from ..special import softmax
 from .metrics import confidence_bins
 
 __all__ = [
     "InputKind",
     "TemperatureScaling",
+    "GroupTemperatureScaling",
     "VectorScaling",
     "MatrixScaling",
     "PlattScaling",
@@ -401,6 +407,97 @@ class TemperatureScaling(_Calibrator):
         A = self._predict_input(X)
         z = _logits_from(A, self.input_kind_, self.eps)
         return softmax(z / self.temperature_)
+
+
+class GroupTemperatureScaling(_Calibrator):
+    """Slice-wise temperature scaling: q_i = softmax(z_i / T_g) for the rows of slice g (Guo et al. 2017 eq. 9 per
+    slice).
+
+    T_g minimises the NLL of the calibration rows of slice g (:class:`TemperatureScaling` on those rows: the convex
+    problem in β = 1/T solved from its cumulants).  A slice unseen at fit time, with fewer than ``min_rows``
+    calibration rows, or whose own fit is degenerate (every calibration row of the slice classified correctly, or
+    logits no better than uniform: the NLL has no finite minimiser and :class:`TemperatureScaling` would cap T) gets
+    the global T fitted on every calibration row.  With one slice it is :class:`TemperatureScaling`.
+
+    Parameters
+    ----------
+    by : the column ``cc.evaluate`` takes the slices from (``"group"`` or a feature column).
+    min_rows : fewest calibration rows of a slice fitted on its own.
+    input, eps, tol, max_iter, random_state : as :class:`TemperatureScaling`.
+
+    Attributes
+    ----------
+    temperature_ : T_g per slice of ``slices_.levels`` (the global T where a slice is not fitted on its own).
+    global_temperature_ : the global T.
+    slices_ : :class:`~calib_core.groupwise.SliceFit` (its ``failed`` marks the degenerate slices).
+    input_kind_, n_classes_.
+    """
+
+    uses_groups = True
+
+    def __init__(
+        self,
+        *,
+        by: str = GROUP,
+        min_rows: int = 30,
+        input: InputKind = "auto",
+        eps: float = 1e-12,
+        tol: float = 1e-10,
+        max_iter: int = 50,
+        random_state: int | None = 0,
+    ) -> None:
+        self.by = by
+        self.min_rows = min_rows
+        self.input = input
+        self.eps = eps
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _one(self) -> TemperatureScaling:
+        return TemperatureScaling(input="logits", eps=self.eps, tol=self.tol, max_iter=self.max_iter,
+                                  random_state=self.random_state)
+
+    def fit(self, X: np.ndarray, y: np.ndarray, *, groups=None) -> GroupTemperatureScaling:
+        """T_g on the calibration rows of every slice with at least ``min_rows`` rows, and the global T."""
+        A, y = self._fit_input(X, y)
+        labels = as_labels(groups, A.shape[0], who="GroupTemperatureScaling")
+        sf, codes = SliceFit.of(labels, self.min_rows)
+        z = _logits_from(A, self.input_kind_, self.eps)
+        self.global_temperature_ = float(self._one().fit(z, y).temperature_)
+        temps = np.full(sf.levels.size, self.global_temperature_)
+        failed = np.zeros(sf.levels.size, dtype=bool)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(sf.counts)])
+        for k in np.flatnonzero(sf.own):  # one fit per slice (a loop over slices, vectorised within)
+            rows = order[bounds[k]:bounds[k + 1]]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                t = self._one().fit(z[rows], y[rows])
+            if t.n_iter_ == 0 and caught:  # capped: no finite NLL minimiser on this slice
+                failed[k] = True
+            else:
+                temps[k] = t.temperature_
+        self.slices_ = sf.with_failed(failed)
+        self.temperature_ = np.where(self.slices_.own, temps, self.global_temperature_)
+        return self
+
+    def note(self, groups) -> str | None:
+        """Words counting the rows of ``groups`` that use the global T; None when there are none."""
+        check_is_fitted(self, "temperature_")
+        return self.slices_.note(np.asarray(groups).astype(str), who="temperature scaling per slice")
+
+    def predict(self, X: np.ndarray, *, groups=None) -> np.ndarray:
+        """Class with the highest calibrated probability."""
+        return self.predict_proba(X, groups=groups).argmax(axis=1)
+
+    def predict_proba(self, X: np.ndarray, *, groups=None) -> np.ndarray:
+        """softmax(z_i / T_g), g the slice of row i (float64)."""
+        A = self._predict_input(X)
+        z = _logits_from(A, self.input_kind_, self.eps)
+        c = self.slices_.own_codes(as_labels(groups, z.shape[0], who="GroupTemperatureScaling"))
+        t = np.where(c >= 0, self.temperature_[np.maximum(c, 0)], self.global_temperature_)
+        return softmax(z / t[:, None])
 
 
 # --------------------------------------------------------------------------------------------------

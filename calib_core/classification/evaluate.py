@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
 from ..predictions import PredictionSet
@@ -40,6 +41,10 @@ from ..protocol import (
     TrialLog,
     first_trial_views,
     normalise_calibrators,
+    slice_comparison_rows,
+    slice_inputs,
+    slice_kwargs,
+    slice_note,
     split_mode,
     trial_count,
     trial_labels,
@@ -50,7 +55,8 @@ from .corp import plane_terms
 from .diagrams import reliability_of
 from .metrics import ClassificationRows, Strategy
 
-__all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input"]
+__all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input", "SLICE_METRICS",
+           "slice_comparison_classification"]
 
 #: Metrics reported by default (the registry's classification metrics marked ``evaluate_default``; keys of
 #: ``ClassificationRows.statistics``).
@@ -97,7 +103,8 @@ def evaluate_classification(
     ----------
     prediction_set : a classification PredictionSet with full probability vectors (and logits when available).
     calibrators : mapping name → unfitted estimator (``fit(X, labels)`` / ``predict_proba(X)``), a sequence of
-        estimators or one; ``None`` stands for the uncalibrated probabilities.
+        estimators or one; ``None`` stands for the uncalibrated probabilities.  Slice-wise calibrators
+        (``uses_groups``) also get ``groups=``, the labels of their ``by`` column.
     split, repeats, seed, test_fraction : as in :func:`calib_core.evaluate` (the same split helpers).
     metrics : names from :data:`DEFAULT_CLASSIFICATION_METRICS` (default: all that apply; binary-only ones are
         skipped for K > 2).
@@ -125,6 +132,7 @@ def evaluate_classification(
     messages: list[str] = []
     n_trials = trial_count(how, repeats, messages)
 
+    slices = slice_inputs(pset, cals)
     models = pset.models()
     log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
     for model, trial, cal_idx, test_idx in trial_splits(
@@ -144,8 +152,10 @@ def evaluate_classification(
                         )
                     else:
                         est = _prepared(cal, kind)
-                        est.fit(scores[cal_idx], y_cal)
-                        probs = est.predict_proba(scores[test_idx])
+                        est.fit(scores[cal_idx], y_cal, **slice_kwargs(cal, slices, cal_idx))
+                        kw = slice_kwargs(cal, slices, test_idx)
+                        probs = est.predict_proba(scores[test_idx], **kw)
+                        slice_note(est, kw, name, messages)
                         crow = ClassificationRows(y_test, probs, None, n_bins=n_bins, strategy=strategy)
                 for w in caught:
                     text = f"{name}: {w.message}"
@@ -167,7 +177,7 @@ def evaluate_classification(
 
         def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
             """Reliability table of the test rows and the calibrated probabilities of every row of one model."""
-            probs = sub.probs if est is None else est.predict_proba(scores[rows])
+            probs = sub.probs if est is None else est.predict_proba(scores[rows], **slice_kwargs(est, slices, rows))
             crow = ClassificationRows(sub.labels[test_rel], probs[test_rel], n_bins=n_bins, strategy=strategy)
             return {"reliability": reliability_of(crow)}, probs
 
@@ -177,3 +187,36 @@ def evaluate_classification(
         split=how, seed=int(seed), test_fraction=float(test_fraction),
         split_labels=trial_labels(pset, how, labels, 0, seed, test_fraction), **views,
     )
+
+
+#: Metrics of the per-slice comparison (:func:`slice_comparison_classification`).
+SLICE_METRICS = ("ece", "mean_confidence", "accuracy", "nll", "brier")
+
+
+def slice_comparison_classification(
+    prediction_set: PredictionSet,
+    result: EvaluationResult,
+    *,
+    by: str,
+    metrics: Sequence[str] = SLICE_METRICS,
+    n_bins: int = 15,
+    strategy: Strategy = "uniform",
+) -> pd.DataFrame:
+    """Per-slice calibration of the held-out rows before and after every calibrator (issue 17, point 5).
+
+    For each model and each slice g of column ``by`` (``"group"`` or a feature column), the statistics ``metrics``
+    (names of ``ClassificationRows.statistics``: top-label ECE with ``n_bins`` ``strategy`` bins, Guo et al. 2017;
+    mean confidence, accuracy, NLL, Brier) of the first trial's test rows of g under every calibrator of ``result``
+    (``cc.evaluate(..., diagrams=True)``), the uncalibrated baseline included.  Columns: model, slice (``(all
+    rows)`` first), calibrator, n_test, metrics.
+    """
+    if not result.calibrated:
+        raise ValueError("the evaluation holds no calibrated predictions: run it with diagrams=True")
+    labels = np.asarray(prediction_set.labels)
+
+    def score(rows: np.ndarray, rel: np.ndarray, probs: Any) -> dict[str, float]:
+        """The statistics of some held-out rows of one model."""
+        crow = ClassificationRows(labels[rows], np.asarray(probs)[rel], None, n_bins=n_bins, strategy=strategy)
+        return crow.statistics(classwise=False)
+
+    return slice_comparison_rows(prediction_set, result, by, score, list(metrics))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
 from ..distributions import PredictiveDistribution
@@ -24,6 +25,10 @@ from ..protocol import (
     TrialLog,
     first_trial_views,
     normalise_calibrators,
+    slice_comparison_rows,
+    slice_inputs,
+    slice_kwargs,
+    slice_note,
     split_mode,
     trial_count,
     trial_labels,
@@ -33,7 +38,11 @@ from ..registry import default_metric_keys
 from .diagrams import regression_diagrams
 from .metrics import RegressionRows, summary_statistics
 
-__all__ = ["DEFAULT_METRICS", "evaluate_regression"]
+__all__ = ["DEFAULT_METRICS", "SLICE_METRICS", "evaluate_regression", "slice_comparison_regression"]
+
+#: Metrics of the per-slice comparison (:func:`slice_comparison_regression`): coverage of the 90% central interval,
+#: mean and std of z, ENCE, the PIT's largest deviation (KS), CRPS and NLL.
+SLICE_METRICS = ("coverage_90", "z_mean", "z_std", "ence", "max_calibration_deviation", "crps", "nll")
 
 #: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
 #: ``regression.metrics.summary_statistics``).
@@ -83,7 +92,9 @@ def evaluate_regression(
     prediction_set : PredictionSet
         A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
         the calibrators (read as means; see :mod:`calib_core.regression.calibrators`).  Feature
-        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``.
+        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``; slice-wise calibrators
+        (``uses_groups``) also get ``groups=``, the labels of their ``by`` column (:func:`~calib_core.protocol.
+        slice_inputs`), and the rows they fit globally are counted in the messages.
     calibrators : mapping name → estimator, a sequence of estimators, or one estimator
         Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
         each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
@@ -127,6 +138,7 @@ def evaluate_regression(
         messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
         cals = {k: v for k, v in cals.items() if v is not None}
 
+    slices = slice_inputs(prediction_set, cals)
     models = prediction_set.models()
     log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
     for model, trial, cal_idx, test_idx in trial_splits(
@@ -145,8 +157,10 @@ def evaluate_regression(
                     est, out = None, d_test
                 else:
                     est = clone(cal)
-                    est.fit(d_cal, y_cal, features=cal_set.features)
-                    out = est.transform(d_test, features=test_set.features)
+                    est.fit(d_cal, y_cal, features=cal_set.features, **slice_kwargs(cal, slices, cal_idx))
+                    kw = slice_kwargs(cal, slices, test_idx)
+                    out = est.transform(d_test, features=test_set.features, **kw)
+                    slice_note(est, kw, name, messages)
                 seconds = time.perf_counter() - t0
                 # a calibrated σ of 0 or an overflowing error gives NaN/inf statistics on purpose, not warnings
                 with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -173,7 +187,8 @@ def evaluate_regression(
         def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
             """Diagram tables of the test rows and the calibrated distribution of every row of one model."""
             base = sub.dist if sub.dist is not None else sub.point
-            dist = sub.dist if est is None else est.transform(base, features=sub.features)
+            dist = sub.dist if est is None else est.transform(base, features=sub.features,
+                                                              **slice_kwargs(est, slices, rows))
             rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
             return regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed), dist
 
@@ -182,3 +197,25 @@ def evaluate_regression(
         task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
         seed=int(seed), test_fraction=float(test_fraction), split_labels=first, **views,
     )
+
+
+def slice_comparison_regression(
+    prediction_set: PredictionSet, result: EvaluationResult, *, by: str, metrics: Any = SLICE_METRICS
+) -> pd.DataFrame:
+    """Per-slice calibration of the held-out rows before and after every calibrator (issue 17, point 5).
+
+    For each model and each slice g of column ``by`` (``"group"`` or a feature column), the statistics
+    ``metrics`` (names of ``regression.metrics.summary_statistics``; default :data:`SLICE_METRICS`) of the first
+    trial's test rows of g under every calibrator of ``result`` (``cc.evaluate(..., diagrams=True)``), the
+    uncalibrated baseline included: a slice-wise calibrator should move every slice, not just the average, towards
+    coverage 0.9, mean z 0 and std z 1.  Columns: model, slice (``(all rows)`` first), calibrator, n_test, metrics.
+    """
+    if not result.calibrated:
+        raise ValueError("the evaluation holds no calibrated predictions: run it with diagrams=True")
+    y = np.asarray(prediction_set.y, dtype=float)
+
+    def score(rows: np.ndarray, rel: np.ndarray, dist: Any) -> dict[str, float]:
+        """The summary statistics of some held-out rows of one model."""
+        return summary_statistics(RegressionRows(y[rows], dist.take(rel), pit_seed=result.seed))
+
+    return slice_comparison_rows(prediction_set, result, by, score, list(metrics))
