@@ -23,12 +23,13 @@ import calib_core as cc
 import dashboard as ui
 from calib_core import export, views
 from calib_core.classification.corp import mcb_dsc_points
+from calib_core.groupwise import slice_columns
 from calib_core.plots import model_colors
 from calib_core.plots.comparison import comparison_dot_figure, comparison_figures
 from calib_core.plots.corp import emphasise, mcb_dsc_figure, picked_point
-from calib_core.plots.tables import comparison_columns, comparison_summary
+from calib_core.plots.tables import comparison_columns, comparison_summary, slice_comparison_columns
 from calib_core.protocol import has_split_column
-from calib_core.registry import CalibratorEntry, Tunable, available_calibrators
+from calib_core.registry import CalibratorEntry, Tunable, available_calibrators, metric_label
 from calib_core.summary_views import NOT_FROM_SUMMARY
 
 RESULT = "recal_result"
@@ -48,6 +49,7 @@ def available(pset: cc.PredictionSet) -> dict[str, CalibratorEntry]:
             point_only=pset.task == "regression" and pset.dist is None,
             has_features=pset.features is not None and pset.features.shape[1] > 0,
             n_classes=views.n_classes(pset),
+            has_slices=bool(slice_columns(pset)),
         )
     }
 
@@ -65,6 +67,12 @@ def param_widget(task: str, cal: str, p: Tunable, default: Any, pset: cc.Predict
                                             key=ui.persistent(key, float(default)), help=p.help, format="%.4g"))
     if p.kind == "choice":
         return container.selectbox(p.label, p.options, key=ui.persistent(key, default), help=p.help)
+    if p.kind == "slice":
+        cols = slice_columns(pset)
+        if st.session_state.get(key) not in cols:
+            st.session_state.pop(key, None)
+        return container.selectbox(p.label, cols, key=ui.persistent(key, default if default in cols else cols[0]),
+                                   help=p.help)
     if p.kind == "feature":
         cols = [str(c) for c in pset.features.columns]
         if st.session_state.get(key) not in cols:
@@ -310,6 +318,60 @@ ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(tabl
              column_config={"model": st.column_config.TextColumn(pinned=True),
                             "calibrator": st.column_config.TextColumn(pinned=True)})
 st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted.")
+
+slice_cols = slice_columns(pset)
+if slice_cols and result.calibrated:
+    st.subheader("Per slice (test rows of trial 1)")
+    slice_by = [chosen[n].get_params().get("by") for n in chosen_names if getattr(chosen[n], "uses_groups", False)]
+    if st.session_state.get("recal_slice_by") not in slice_cols:
+        st.session_state.pop("recal_slice_by", None)
+    c_by, c_metric = st.columns(2)
+    by = c_by.selectbox("Slice column", slice_cols,
+                        key=ui.persistent("recal_slice_by", slice_by[0] if slice_by and slice_by[0] in slice_cols
+                                          else slice_cols[0]),
+                        help="The group column or a feature column (numeric features: 5 equal-count bins).")
+    if ("slices", by) not in view:
+        try:
+            view[("slices", by)] = cc.slice_comparison(
+                pset, result, by=by,
+                **({"n_bins": s_settings["n_bins"], "strategy": s_settings["strategy"]}
+                   if task == "classification" else {}))
+        except ValueError as exc:
+            view[("slices", by)] = exc
+    per_slice = view[("slices", by)]
+    if isinstance(per_slice, Exception):
+        st.warning(f"No per-slice table: {ui.md_escape(per_slice)}")
+    elif per_slice.empty:
+        st.caption("No test rows to split into slices.")
+    else:
+        slice_metrics = [c for c in per_slice.columns if c not in ("model", "slice", "calibrator", "n_test")]
+        default_metric = "coverage_90" if task == "regression" else "ece"
+        if st.session_state.get("recal_slice_metric") not in slice_metrics:
+            st.session_state.pop("recal_slice_metric", None)
+        slice_metric = c_metric.selectbox(
+            "Metric", slice_metrics, key=ui.persistent("recal_slice_metric", default_metric),
+            format_func=lambda k: metric_label(k, task))
+        slice_models = list(dict.fromkeys(per_slice["model"]))
+        slice_model = slice_models[0]
+        if len(slice_models) > 1:
+            slice_model = st.selectbox("Model", slice_models, key="recal_slice_model")
+        s_table, s_best = slice_comparison_columns(per_slice, slice_metric, task=task, model=slice_model)
+        s_table = ui.csv_safe(s_table)
+        s_best = s_best.set_axis(s_table.columns, axis=1).set_axis(s_table.index, axis=0)
+        with st.container(key="recal_slice_table"):
+            ui.dataframe(
+                s_table.style.apply(lambda col: ["background-color: #dff0d8; font-weight: 600" if b else ""
+                                                 for b in s_best[col.name]], axis=0),
+                hide_index=True, width="stretch", height=38 + 35 * min(len(s_table), 12),
+                column_config={"slice": st.column_config.TextColumn(pinned=True)})
+        st.caption(
+            "The chosen metric on the held-out rows of every slice, before (uncalibrated) and after each calibrator; "
+            "the best cell of each slice is highlighted. A calibrator fitted on the whole data can fix the average "
+            "while leaving slices off; the slice-wise calibrators (std scaling per slice, Mondrian conformal, "
+            "temperature scaling per slice) fit each slice on its own calibration rows.")
+        st.download_button("Per-slice table (CSV)", data=lambda: export.to_csv_bytes(per_slice),
+                           file_name=views.download_name(data_name, "comparison", "slices", by, ext="csv"),
+                           mime="text/csv", on_click="ignore", icon=":material/download:", key="recal_dl_slices")
 
 models = [m for m in pset.models() if result.diagrams.get(m)]
 picked_cal = None

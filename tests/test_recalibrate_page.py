@@ -276,7 +276,10 @@ def test_point_predictions_offer_sigma_estimators_only():
     at.session_state["pset_token"] = "upload:points"
     at.run()
     ok(at)
-    assert at.multiselect(key="recal_cals_regression").options == ["constant σ", "k-means σ", "ACCRUE"]
+    # σ estimators only; the feature column x0 also makes a slice column, so the slice-wise ones (per-slice RMSE
+    # on point predictions) are offered too
+    assert at.multiselect(key="recal_cals_regression").options == ["constant σ", "k-means σ", "ACCRUE",
+                                                                   "std scaling per slice", "Mondrian conformal"]
     assert any("Point predictions only" in i.value for i in at.info)
     at.multiselect(key="recal_cals_regression").set_value(["constant σ", "ACCRUE"]).run()
     next(b for b in at.button if b.label == "Run comparison").click().run()
@@ -358,3 +361,82 @@ def test_levi_small_multiples_and_log_axes(page):
     axes = [v for k, v in levi["layout"].items() if k.startswith(("xaxis", "yaxis"))]
     assert len(axes) >= 2 * len(SEVEN) and all(a["type"] == "log" for a in axes)
     assert len({tuple(a["range"]) for a in axes}) == 1  # one shared range: the same diagonal in every panel
+
+
+def slice_table(at: AppTest) -> pd.DataFrame:
+    """The per-slice table (the one dataframe with a "slice" column)."""
+    return next(d.value for d in at.dataframe if "slice" in d.value.columns)
+
+
+def _sliced_regression(n: int = 4000, seed: int = 0) -> cc.PredictionSet:
+    """σ = 1 predictions whose true noise is 2 in region 'north', 0.5 in 'south' and 1 in the small 'east'."""
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "east"], n, p=[0.45, 0.45, 0.10])
+    mu = rng.normal(size=n)
+    scale = np.select([region == "north", region == "south"], [2.0, 0.5], 1.0)
+    y = mu + scale * rng.standard_normal(n)
+    return cc.PredictionSet(task="regression", source="regions.csv", layout="gaussian", y=y,
+                            dist=cc.Gaussian(mu, np.ones(n)), group=region, n_read=n)
+
+
+def test_slice_wise_calibrators_and_the_per_slice_table():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["pset"] = _sliced_regression()
+    at.session_state["pset_token"] = "upload:regions"
+    at.session_state["pset_name"] = "regions.csv"
+    at.run()
+    ok(at)
+    offered = at.multiselect(key="recal_cals_regression").options
+    assert {"std scaling per slice", "Mondrian conformal"} <= set(offered)
+    at = run_random(at, ["std scaling", "std scaling per slice", "Mondrian conformal"], repeats=1)
+    assert at.selectbox(key="recal_slice_by").value == "group"
+    assert at.selectbox(key="recal_slice_metric").value == "coverage_90"
+    table = slice_table(at)
+    assert list(table.columns) == ["slice", "test rows", "uncalibrated", "std scaling", "std scaling per slice",
+                                   "Mondrian conformal"]
+    rows = table.set_index("slice")
+    assert list(rows.index) == ["(all rows)", "east", "north", "south"]
+    assert rows["test rows"].iloc[1:].sum() == rows.loc["(all rows)", "test rows"]
+    cov = rows[["uncalibrated", "std scaling", "std scaling per slice", "Mondrian conformal"]].astype(float)
+    # the global std scaling leaves the noisy region under-covered and the quiet one over-covered; per slice ≈ 0.9
+    assert cov.loc["north", "std scaling"] < 0.8 and cov.loc["south", "std scaling"] > 0.97
+    for region in ("north", "south"):
+        for cal in ("std scaling per slice", "Mondrian conformal"):
+            assert abs(cov.loc[region, cal] - 0.9) < 0.04, (region, cal)
+    at.selectbox(key="recal_slice_metric").set_value("z_std").run()
+    ok(at)
+    z_std = slice_table(at).set_index("slice")
+    assert float(z_std.loc["north", "uncalibrated"]) == pytest.approx(2.0, rel=0.1)
+    assert float(z_std.loc["north", "std scaling per slice"]) == pytest.approx(1.0, abs=0.08)
+
+
+def test_slice_column_missing_for_a_calibrator_is_reported():
+    """A slice-wise calibrator set to a column that this data lacks fails alone, with the reason."""
+    pset = _sliced_regression(n=600)
+    res = cc.evaluate(pset, {"m": rcal.MondrianConformal(by="x9"), "s": rcal.StdScaling()})
+    assert any("no column 'x9' to slice by" in m for m in res.messages)
+
+
+def test_classification_offers_temperature_per_slice():
+    rng = np.random.default_rng(2)
+    n = 3000
+    g = rng.choice(["a", "b"], n)
+    z = rng.normal(size=(n, 3)) * 2
+    t = np.where(g == "a", 0.5, 2.0)
+    p = np.exp(z / t[:, None])
+    p /= p.sum(axis=1, keepdims=True)
+    labels = (np.cumsum(p, axis=1) < rng.random(n)[:, None]).sum(axis=1).clip(0, 2)
+    probs = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    pset = cc.PredictionSet(task="classification", source="g.csv", labels=labels, probs=probs, logits=z,
+                            classes=["0", "1", "2"], group=g, n_read=n)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["pset"] = pset
+    at.session_state["pset_token"] = "upload:g"
+    at.run()
+    ok(at)
+    at = run_random(at, ["temperature scaling", "temperature scaling per slice"], repeats=1, task="classification")
+    assert at.selectbox(key="recal_slice_metric").value == "ece"
+    at.selectbox(key="recal_slice_metric").set_value("nll").run()
+    nll = slice_table(at).set_index("slice")
+    for s in ("a", "b"):
+        assert float(nll.loc[s, "temperature scaling per slice"]) < float(nll.loc[s, "temperature scaling"])

@@ -227,3 +227,35 @@ def comparison_table(result: Any, order: list[str] | None = None) -> tuple[pd.Da
     best.insert(0, "better", False)
     best.insert(0, "metric", False)
     return body, best
+
+
+def slice_comparison_columns(
+    table: pd.DataFrame, metric_key: str, *, task: str, model: str | None = None, digits: int = 3
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One metric of ``cc.slice_comparison``'s table as slices × calibrators: columns ``slice``, ``test rows``, then
+    one per calibrator (in the table's order, the uncalibrated baseline first when present); cells are the
+    metric on that slice's held-out rows (``digits`` significant digits).  Returns (table, best): ``best`` marks,
+    per slice, the cell best by the registry's direction (lowest, highest or closest to the target value; none for
+    a metric without a direction)."""
+    t = table if model is None else table[table["model"] == model]
+    t = t[["slice", "calibrator", "n_test", metric_key]]
+    cals = list(pd.unique(t["calibrator"]))
+    slices = list(pd.unique(t["slice"]))
+    wide = t.pivot(index="slice", columns="calibrator", values=metric_key).reindex(index=slices, columns=cals)
+    n = t.drop_duplicates("slice").set_index("slice")["n_test"].reindex(slices)
+    values = wide.to_numpy(dtype=float)
+    direction = _direction(metric_key, task)
+    best_arr = np.zeros_like(values, dtype=bool)
+    if direction is not None and values.size:
+        with np.errstate(invalid="ignore"):
+            score = (values if direction == "lower" else -values if direction == "higher"
+                     else np.abs(values - float(direction)))
+        score = np.where(np.isfinite(score), score, np.inf)
+        low = score.min(axis=1, keepdims=True)
+        best_arr = np.isfinite(low) & (score == low)
+    out = pd.DataFrame({"slice": slices, "test rows": n.to_numpy(dtype=np.int64)})
+    best = pd.DataFrame({"slice": False, "test rows": False}, index=out.index)
+    for j, c in enumerate(cals):
+        out[c] = [f"{v:.{digits}g}" if np.isfinite(v) else ("–" if np.isnan(v) else str(v)) for v in values[:, j]]
+        best[c] = best_arr[:, j]
+    return out, best

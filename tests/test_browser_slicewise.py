@@ -1,0 +1,74 @@
+"""Real browser: slice-wise recalibration on the Recalibrate page (issue 17, point 5).  A file with a ``group``
+column is uploaded on the Data page (its prediction-file uploader, by key); Recalibrate offers std scaling per slice
+and Mondrian conformal, and the per-slice table (found by its key) shows the held-out coverage of every region before
+and after.  Screenshot in tests/artifacts/recalibrate_slices.png."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+from conftest import full_height_screenshot, wait_for_app  # noqa: E402
+
+LONG = 120_000
+
+
+def _regions_csv(path, n: int = 3000, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    group = rng.choice(["north", "south", "east"], n, p=[0.45, 0.45, 0.10])
+    mean = rng.normal(size=n)
+    scale = np.select([group == "north", group == "south"], [2.0, 0.5], 1.0)
+    pd.DataFrame({"y": mean + scale * rng.standard_normal(n), "mean": mean, "std": np.ones(n),
+                  "group": group}).to_csv(path, index=False)
+
+
+def _pick(page, key: str, option: str) -> None:
+    """Add ``option`` to the multiselect with widget key ``key``."""
+    box = page.locator(f".st-key-{key}")
+    box.get_by_role("combobox").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def test_slice_wise_recalibration_per_slice_table(app_page, artifacts_dir, tmp_path):
+    page = app_page
+    path = tmp_path / "regions.csv"
+    _regions_csv(path)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
+    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recalibrate").click()
+    expect(page.get_by_role("button", name="Run comparison")).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    cals = page.locator(".st-key-recal_cals_regression")
+    for name in ("std scaling per slice", "Mondrian conformal"):
+        _pick(page, "recal_cals_regression", name)
+        expect(cals).to_contain_text(name)
+        wait_for_app(page)
+    page.get_by_role("button", name="Run comparison").click()
+    expect(page.get_by_text("Per slice (test rows of trial 1)")).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    table = page.locator(".st-key-recal_slice_table")
+    table.scroll_into_view_if_needed()
+    expect(table.get_by_test_id("stDataFrame")).to_be_visible()
+    # the grid is a canvas; its CSV toolbar download is the honest read of the cells
+    with page.expect_download(timeout=LONG) as info:
+        page.get_by_role("button", name="Per-slice table (CSV)").click()
+    got = pd.read_csv(info.value.path())
+    cov = got.pivot_table(index="slice", columns="calibrator", values="coverage_90")
+    assert set(cov.index) == {"(all rows)", "north", "south", "east"}
+    assert cov.loc["north", "std scaling"] < 0.8
+    assert abs(cov.loc["north", "Mondrian conformal"] - 0.9) < 0.05
+    assert abs(cov.loc["south", "std scaling per slice"] - 0.9) < 0.05
+    box = table.bounding_box()
+    main = page.get_by_test_id("stMainBlockContainer").bounding_box()
+    assert box["x"] + box["width"] <= main["x"] + main["width"] + 1  # fits the main column
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    table.screenshot(path=str(artifacts_dir / "recalibrate_slices_table.png"))
+    full_height_screenshot(page, artifacts_dir / "recalibrate_slices.png")
