@@ -143,7 +143,8 @@ class PredictionSet:
     ``logits`` when the file gave logits).  ``split``, ``group`` and ``model`` are per-row string
     arrays or ``None``; ``features`` holds the feature columns (those
     feature-based calibrators use) and ``slice_columns`` every column no role took (features included), the
-    candidate slice columns of ``calib_core.slices``.  ``n_read`` counts the data rows
+    candidate slice columns of ``calib_core.slices``; ``time`` the time column (``datetime64[ns]`` or
+    numbers, ``calib_core.timecol``) or ``None``.  ``n_read`` counts the data rows
     in the file and ``dropped`` says which were removed and why (n_read = n_rows + dropped.total).
     """
 
@@ -164,6 +165,7 @@ class PredictionSet:
     model: np.ndarray | None = None
     features: pd.DataFrame | None = None
     slice_columns: pd.DataFrame | None = None  # every column no role took (features too), for the slice explorer
+    time: np.ndarray | None = None
     row_number: np.ndarray | None = None
     n_read: int = 0
     dropped: DropReport = field(default_factory=DropReport)
@@ -203,6 +205,7 @@ class PredictionSet:
             if np.asarray(index).dtype != bool
             else self.features.loc[np.asarray(index)].reset_index(drop=True),
             slice_columns=None if self.slice_columns is None else _frame_rows(self.slice_columns, index),
+            time=_t(self.time),
             row_number=_t(self.row_number),
             n_read=self.n_read,
             dropped=self.dropped,

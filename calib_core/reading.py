@@ -196,7 +196,7 @@ _SCORE_SUFFIX_EXCLUDED = frozenset(
 
 REGRESSION_ROLES = frozenset(
     {"y", "mean", "point", "std", "var", "log_var", "log_std", "u95", "error", "quantiles", "samples", "split",
-     "group", "model", "features"}
+     "group", "model", "features", "time"}
 )
 """Keys accepted in ``columns`` for regression files."""
 

@@ -181,7 +181,7 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
     of :data:`SPREAD_KINDS`, ``"quantiles"``, ``"samples"`` or a point-only label), ``spread``, ``multi`` (the
     quantile / sample columns), ``levels`` (comma-separated quantile levels, blank = from the names);
     classification ``label``, ``score_kind`` (``"probs"`` / ``"logits"``), ``scores``; both: ``split``,
-    ``group``, ``model``.
+    ``group``, ``model``, ``time``.
     """
     mapping: dict[str, object] = {}
     if task == "regression":
@@ -208,7 +208,7 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
         scores = list(choices.get("scores") or [])
         if scores:
             mapping[choices.get("score_kind", "probs")] = scores if len(scores) > 1 else scores[0]
-    for role in ("split", "group", "model"):
+    for role in ("split", "group", "model", "time"):
         if choices.get(role, none) != none:
             mapping[role] = choices[role]
     return mapping
@@ -220,7 +220,8 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
     Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``,
     ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),
     ``spread``, ``multi``, ``levels`` (blank: read from the names); classification ``label``, ``score_kind``,
-    ``scores``; both ``split``, ``group``, ``model``.  Roles detection could not fill are ``none`` (or empty lists).
+    ``scores``; both ``split``, ``group``, ``model``, ``time``.  Roles detection could not fill are ``none`` (or
+    empty lists).
     """
     task = str(guess.get("task", "regression"))
     out: dict[str, Any] = {
@@ -238,7 +239,7 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
     if task == "regression" and out["y"] != none and out["mean"] != none and out["spread"] == none \
             and not out["multi"]:
         out["kind"] = "none (point only)"
-    for role in ("split", "group", "model"):
+    for role in ("split", "group", "model", "time"):
         out[role] = guess.get(role) or none
     return out
 
@@ -264,6 +265,12 @@ def data_facts(pset: PredictionSet) -> pd.DataFrame:
         facts["classes"] = ", ".join(map(str, pset.classes[:20])) + (" …" if len(pset.classes) > 20 else "")
     if pset.features is not None and pset.features.shape[1]:
         facts["features"] = ", ".join(map(str, pset.features.columns[:12]))
+    if pset.time is not None and len(pset.time):
+        t = np.asarray(pset.time)
+        if np.issubdtype(t.dtype, np.datetime64):
+            facts["time"] = f"{pd.Timestamp(t.min())} … {pd.Timestamp(t.max())}"
+        else:
+            facts["time"] = f"{float(np.min(t)):g} … {float(np.max(t)):g} (numbers)"
     return pd.DataFrame({"property": list(facts), "value": list(facts.values())})
 
 

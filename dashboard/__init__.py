@@ -71,8 +71,10 @@ from .state import (
     upload_limit_bytes,
     upload_limit_mb,
 )
+from .timeview import over_time
 
 __all__ = [
+    "over_time",
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
     "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
     "chart", "column_labels", "content_key", "content_token", "csv_safe", "current_data", "data_caption", "data_status",

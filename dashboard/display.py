@@ -253,13 +253,18 @@ def filter_controls(pset: cc.PredictionSet, prefix: str) -> tuple[str, tuple[str
 
 
 def diagnose_rows(
-    pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, **options: Any
+    pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, *,
+    restrict: tuple[str, Any] | None = None, **options: Any
 ) -> tuple[cc.PredictionSet, str, cc.Report]:
     """The chosen rows of the loaded data (``calib_core.views.subset``), the cache key of that choice and their
-    cached diagnosis with ``options``; rows that cannot be diagnosed show the reason and stop the page."""
+    cached diagnosis with ``options``; rows that cannot be diagnosed show the reason and stop the page.
+    ``restrict``: (key text, row mask over that subset), e.g. a brushed time range (``dashboard.over_time``)."""
     models = tuple(models)
     sub = views.subset(pset, rows, models, group)
     key = f"{token}|rows={rows}|models={','.join(models)}|group={group}"
+    if restrict is not None:
+        sub = sub.take(restrict[1])
+        key += f"|{restrict[0]}"
     try:
         report = diagnose_cached(key, sub, **options)
     except (cc.InputError, ValueError) as err:

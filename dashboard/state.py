@@ -42,6 +42,7 @@ import streamlit as st
 import calib_core as cc
 from calib_core import examples
 from calib_core.reading import guess_columns, read_table
+from calib_core.timecol import find_time_column
 from calib_core.views import md_escape
 
 from .store import BoundedStore, approx_nbytes
@@ -176,7 +177,10 @@ def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str],
     """Column names, the first rows and what detection guessed (``guess_columns``) of an upload, for the
     column-mapping form; raises InputError."""
     frame = read_table(_data, source=file_name, max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
-    return [str(c) for c in frame.columns], frame.head(10), guess_columns(frame)
+    guess = guess_columns(frame)
+    taken = [v for k, v in guess.items() if k != "task" and isinstance(v, str)]
+    guess["time"] = find_time_column(frame, None, exclude=taken)[0]  # by name or date/time dtype (calib_core.timecol)
+    return [str(c) for c in frame.columns], frame.head(10), guess
 
 
 def set_data(pset: cc.PredictionSet, token: str, name: str, origin: str) -> None:

@@ -59,7 +59,8 @@ use_tce = c4.checkbox("TCE", key="cls_tce",
                       "bin rejects (Matsubara et al. 2023), with its value under perfect calibration.")
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0, "tce": bool(use_tce)}
-sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
+time_range = ui.over_time(pset, token, rows, models, group, "cls")  # None without a time column or a brushed range
+sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
 if report.metrics.empty:
     for note in report.options.get("notes", []):  # why (e.g. a group of one row)
         st.caption(ui.md_escape(note))
@@ -75,7 +76,8 @@ table_name = "reliability_positive" if target == "positive" else "reliability"
 rel_tables = {m: report.diagrams[(m, cc.ALL)][table_name] for m in shown}
 
 # ------------------------------------------------------------------------------------- selection
-selection = ui.LinkedSelection("cls", (token, rows, group, int(n_bins), strategy, target), shown)
+selection = ui.LinkedSelection("cls", (token, rows, group, int(n_bins), strategy, target,
+                                       time_range and time_range[0]), shown)
 log_hist = st.session_state["cls_hist_scale"] == "log"
 fig_key = f"{base_key}|{sorted(options.items())}|target={target}|epoch={selection.epoch}"
 

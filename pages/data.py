@@ -193,9 +193,12 @@ with st.container(border=True):
                         "Score columns (one per class, in class order; one column = binary positive class)",
                         names, key="data_map_scores",
                     )
-                o1, o2, o3 = st.columns(3)
-                for role, col in (("split", o1), ("group", o2), ("model", o3)):
-                    choices[role] = col.selectbox(f"{role} column (optional)", [none, *names], key=f"data_map_{role}")
+                o1, o2, o3, o4 = st.columns(4)
+                for role, col in (("split", o1), ("group", o2), ("model", o3), ("time", o4)):
+                    choices[role] = col.selectbox(
+                        f"{role} column (optional)", [none, *names], key=f"data_map_{role}",
+                        help="Dates/times (ISO 8601, any format pandas reads) or numbers; cells that are no "
+                             "date/time are dropped and counted below." if role == "time" else None)
                 mapping = views.column_mapping(task, choices, none)
                 if st.button("Load with this mapping", key="data_map_apply", type="primary"):
                     mapping_json = json.dumps(mapping, sort_keys=True)

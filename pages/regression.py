@@ -56,7 +56,8 @@ binning = "width" if st.session_state["reg_binning"] == "equal width" else "coun
 options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
 
-sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, **options)
+time_range = ui.over_time(pset, token, rows, models, group, "reg")  # None without a time column or a brushed range
+sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
 level = float(report.options.get("level", 0.95))
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
@@ -85,7 +86,7 @@ def chart(figure, key: str) -> None:
 
 
 # ------------------------------------------------------------------------------------- selection state
-selection = ui.LinkedSelection("reg", (token, rows, group, n_bins, binning), shown)
+selection = ui.LinkedSelection("reg", (token, rows, group, n_bins, binning, time_range and time_range[0]), shown)
 fig_key = f"{base_key}|{sorted(options.items())}"  # determines the Levi diagram (with what is drawn)
 levi_log = bool(st.session_state["reg_levi_log"])
 levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"

@@ -23,7 +23,7 @@ PACKAGE = ROOT / "calib_core"
 LAYERS: list[tuple[str, list[str]]] = [
     ("base", ["special", "distributions", "predictions", "binning", "resampling", "significance", "templates",
               "regression.toy", "mergeable", "ecdf_bands", "groupwise"]),
-    ("neutral", ["reading", "report", "protocol"]),
+    ("neutral", ["reading", "report", "protocol", "timecol"]),
     ("task reading, metrics, diagram tables", [
         "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
         "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",

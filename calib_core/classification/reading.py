@@ -68,10 +68,11 @@ from ..reading import (
     unused_columns_note,
 )
 from ..special import softmax
+from ..timecol import read_time
 
 __all__ = ["parse_classification_frame", "ROLES", "PROB_TOL", "row_sum_tolerance"]
 
-ROLES = frozenset(CLASSIFICATION_ROLES | {"split", "group", "model"})
+ROLES = frozenset(CLASSIFICATION_ROLES | {"split", "group", "model", "time"})
 """Keys accepted in ``columns`` for classification files (``labels``/``prob``/``logit`` are synonyms of
 ``label``/``probs``/``logits``)."""
 
@@ -563,6 +564,7 @@ def parse_classification_frame(
         )
 
     labels = row_labels(frame, cols, src, used, messages)
+    time = read_time(frame, cols, src, used, rows, messages)
     keep = require_valid_rows(rows, source=src, columns=used, min_rows=min_rows)
     n_keep = int(keep.sum())
     if logits is not None:
@@ -608,6 +610,7 @@ def parse_classification_frame(
         group=_take(labels["group"]),
         model=_take(labels["model"]),
         slice_columns=kept_for_slices,
+        time=_take(time),
         row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
         n_read=n,
         dropped=rows.report,

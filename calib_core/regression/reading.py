@@ -59,6 +59,7 @@ from ..reading import (
     slice_columns,
     unused_columns_note,
 )
+from ..timecol import read_time
 
 __all__ = ["LAYOUT_ROLES", "parse_regression_frame"]
 
@@ -357,6 +358,7 @@ def parse_regression_frame(
         )
 
     labels = row_labels(frame, cols, src, used, messages)
+    time = read_time(frame, cols, src, used, rows, messages)
     feat_cols = find_feature_columns(frame, cols, source=src, exclude=used)
     used += feat_cols
 
@@ -407,6 +409,7 @@ def parse_regression_frame(
         model=_take(labels["model"]),
         features=features,
         slice_columns=kept_for_slices,
+        time=_take(time),
         row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
         n_read=n,
         dropped=rows.report,
