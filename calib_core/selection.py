@@ -97,8 +97,11 @@ def event_points(event: Any) -> list[Mapping[str, Any]]:
 
 
 def _bin_of(point: Mapping[str, Any]) -> int | None:
-    """Bin index of one point: its ``customdata`` (scalar or first element), else a histogram's ``bin_number``."""
+    """Bin index of one point: its ``customdata`` (scalar, or the first element of a row: a list or, as plotly.js
+    sends a 2-D customdata row, a mapping {"0": …}), else a histogram's ``bin_number``."""
     cd = _get(point, "customdata", None)
+    if isinstance(cd, Mapping):  # a 2-D customdata row arrives from plotly.js as {"0": …, "1": …}
+        cd = cd.get("0", cd.get(0))
     if isinstance(cd, list | tuple | np.ndarray):
         cd = cd[0] if len(cd) else None
     if cd is None:

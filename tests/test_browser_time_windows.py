@@ -1,9 +1,11 @@
 """Real browser: calibration over time (issue 17, point 4).  A file with a ``timestamp`` column is uploaded on the
 Data page (prediction-file uploader, by key); the Regression page draws coverage per week with intervals and the
-perfect-calibration band (chart found by its key), one marker per week, and the coverage drop of the drifted weeks
-below the band.  Screenshots in tests/artifacts/."""
+perfect-calibration band (chart found by its key), one marker per week; dragging a box over the last weeks restricts
+every view to that time range; Clear returns.  Screenshots in tests/artifacts/."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -48,7 +50,22 @@ def test_over_time_chart_and_brushing(app_page, artifacts_dir, tmp_path):
     page.wait_for_timeout(400)
     chart.screenshot(path=str(artifacts_dir / "regression_over_time.png"))
 
-    # the page's restriction by a picked time range is tested through the chart's on_select event in
-    # tests/test_time_windows.py (test_a_box_over_the_chart_picks_the_windows_through_on_select)
-    expect(page.get_by_role("button", name="Clear time range")).to_be_disabled()
+    # drag a box over the last three weeks (the drifted ones): every view below uses those rows
+    first, last = points.nth(9).bounding_box(), points.nth(11).bounding_box()
+    area = chart.locator(".nsewdrag").first.bounding_box()
+    page.mouse.move(first["x"] - 8, area["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(last["x"] + last["width"] + 8, area["y"] + area["height"] - 5, steps=10)
+    page.mouse.up()
+    info = page.get_by_text(re.compile(r"Time range 2026-03-09 00:00 to 2026-03-30 00:00 \(3 windows, [\d,]+ rows\)"))
+    expect(info).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    chart = page.locator(".st-key-reg_time_chart").get_by_test_id("stPlotlyChart")
+    chart.scroll_into_view_if_needed()
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    chart.screenshot(path=str(artifacts_dir / "regression_over_time_brushed.png"))
     full_height_screenshot(page, artifacts_dir / "regression_over_time_page.png")
+    page.get_by_role("button", name="Clear time range").click()
+    expect(page.get_by_text("No time range picked")).to_be_visible(timeout=LONG)

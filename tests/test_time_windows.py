@@ -268,7 +268,9 @@ def test_a_box_over_the_chart_picks_the_windows_through_on_select():
     at = _page_with(ps, "regression.py")
     chart = next(c for c in at.get("plotly_chart") if c.key == "reg_time_chart")
     curve = [d["meta"]["role"] for d in json.loads(chart.proto.spec)["data"]].index("window")
-    points = [{"curve_number": curve, "point_index": i, "customdata": [i, 0, 0, 0, 0, 0]} for i in (9, 10)]
+    # plotly.js sends a row of a 2-D customdata as a mapping {"0": …, "1": …} (seen in Chromium)
+    points = [{"curve_number": curve, "point_index": i, "customdata": {str(j): v for j, v in enumerate([i, 5, 0, 1])}}
+              for i in (9, 10)]
     states = at._tree.get_widget_states()
     event = {"selection": {"points": points, "point_indices": [9, 10], "box": [{"x": [0, 1], "y": [0, 1]}],
                            "lasso": []}}
