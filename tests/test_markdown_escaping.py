@@ -70,6 +70,8 @@ OWN_TEXT: dict[str, str] = {
     "data[0].task": "the task: 'regression' or 'classification'",
     "pset.layout": "the loader's layout name (gaussian, quantile, sample, point, probs, logits, top_label, …)",
     "pages/data.py:target": "a page path of this project",
+    "dashboard/timeview.py:_span_text(windows, picked, int(mask.sum()))": "a picked time range: timestamps formatted "
+        "with strftime (datetime64 after calib_core.timecol) or numbers with .6g, and counts; no text from the file",
     "dashboard/cache.py:spinner": "the spinner text a page passes to a cache call: its own fixed words",
     "dashboard/state.py:hours": "dashboard.state.STORE_IDLE_HOURS, an int, and the word 'hours'",
     "dashboard/state.py:target": "a page path of this project",
