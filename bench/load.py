@@ -416,7 +416,8 @@ class RegressionSession(Session):
             n_rows = sum(1 for _ in open(self.csv)) - 1
             await self.step(
                 "upload",
-                lambda: page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(self.csv)),
+                lambda: page.locator(".st-key-data_upload").get_by_test_id(
+                    "stFileUploaderDropzoneInput").set_input_files(str(self.csv)),
                 lambda: expect(page.get_by_test_id("stMetricValue").nth(0)).to_have_text(f"{n_rows:,}",
                                                                                          timeout=page_timeout),
             )

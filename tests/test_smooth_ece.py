@@ -152,6 +152,15 @@ def test_bounds_symmetry_and_permutation(fs, seed):
     assert sm.smooth_ece_of(f[perm], y[perm]).value == pytest.approx(res.value, rel=1e-9, abs=1e-12)
 
 
+def test_subnormal_residuals_do_not_divide_by_zero():
+    """Hypothesis found f = [5e-324, 5e-324], y = [0, 0]: φ(1)·mean|r| underflowed to 0 in the grid choice
+    (ZeroDivisionError); smECE is then the (subnormal) mean residual's order, and its reflection agrees."""
+    f, y = np.array([5e-324, 5e-324]), np.zeros(2)
+    res = sm.smooth_ece_of(f, y)
+    assert 0.0 <= res.value <= 1e-300
+    assert sm.smooth_ece_of(1.0 - f, 1.0 - y).value == pytest.approx(res.value, abs=1e-12)
+
+
 @settings(max_examples=25, deadline=None)
 @given(probs_st, st.integers(0, 2**32 - 1))
 def test_smece_sigma_does_not_increase_with_sigma(fs, seed):

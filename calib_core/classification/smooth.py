@@ -277,7 +277,7 @@ def _clean(values: np.ndarray, outcomes: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _grid_for(sigma: float, mean_abs: float, tol: float) -> int:
     """Smallest power-of-two E (2^10 … 2^22) with φ(1)(Δ/σ)² mean|r| ≤ tol."""
-    if sigma <= 0 or mean_abs <= 0:
+    if sigma <= 0 or PHI1 * mean_abs <= 0:  # the product underflows for subnormal residuals (mean|r| ~ 5e-324)
         return 2 ** _MIN_LOG2
     delta = sigma * math.sqrt(tol / (PHI1 * mean_abs))
     k = math.ceil(math.log2(1.0 / delta)) if delta < 1 else 0
