@@ -343,7 +343,9 @@ is numeric), numeric columns cut into equal-count quantile bins (the number of b
 intersection of two slices of different columns; slices below the minimum size are not searched, and an
 intersection as large as one of its parents is that parent.
 
-**Statistics and tests at each slice's size.** Regression: PIT χ² (10 PIT bins, against χ²₉), coverage of the
+**Statistics and tests at each slice's size.** Regression: PIT uniformity (the table shows Pearson's χ² of the 10
+PIT deciles; the test is exact: the most extreme decile count against Binomial(n, 1/10), Bonferroni over the 10
+deciles, because χ²₉ is too optimistic at the search's thresholds near p = 10⁻⁶), coverage of the
 central 90% interval (exact binomial), mean z and std z with z = Φ⁻¹(PIT) (exactly N(0, 1) under perfect
 calibration for any continuous forecast, and (y − μ)/σ for a Gaussian one: exact normal and χ²ₙ₋₁ tests), ENCE on
 five σ-bins fixed on all rows (simulated null, per bin MSE/MV ~ χ²_ν/ν with Satterthwaite's ν; not tested for
