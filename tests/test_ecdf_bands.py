@@ -104,3 +104,55 @@ def test_regression_page_curve_view_option():
     assert "F̂(p) − p" in spec["layout"]["yaxis"]["title"]["text"]
     assert [d.get("meta", {}).get("role") for d in spec["data"]][:1] == ["reference"]
     assert any("simultaneous 95% band" in c.value for c in at.caption)
+
+
+# --- tabulated γ (issue 13, point 5: a summary-backed selection must not re-simulate the band for its new N) ---
+@pytest.mark.parametrize("n", [1_000, 2_371, 42_170, 6_693_781, 100_000_000, 333_000_000, 5 * 10**12])
+def test_tabulated_band_holds_simultaneously_at_interpolated_n(n):
+    """At table points (10³, 10⁸), between them (log-interpolated γ) and beyond the table (5·10¹²): the share of
+    calibrated data sets whose whole ECDF at the 99 levels stays in the band is 95% within binomial tolerance
+    (3 s.e. of the 4,000 data sets plus 3 s.e. of the table's own simulation, M = 100,000)."""
+    z = np.linspace(0.0, 1.0, 101)
+    lo, hi, gamma = eb.ecdf_band(n, z, 0.95)
+    assert gamma == pytest.approx(eb.adjusted_gamma(n, z, 0.05))
+    n_sets = 4_000
+    rng = np.random.default_rng(2024 + n % 1000)  # not the table's seed (0)
+    inner = z[1:-1]
+    counts = np.cumsum(rng.multinomial(n, np.diff(np.concatenate([[0.0], inner, [1.0]])), size=n_sets)[:, :-1],
+                       axis=1)
+    inside = np.all((counts >= lo[1:-1] * n - 1e-6) & (counts <= hi[1:-1] * n + 1e-6), axis=1)
+    rate = float(inside.mean())
+    slack = 3 * math.sqrt(tolerance(0.95, n_sets, 1) ** 2 + tolerance(0.95, eb.TABLE_SIMS, 1) ** 2)
+    print(f"N = {n:.3g}: γ = {gamma:.6f}, inside {rate:.4f} (± {slack:.4f})")
+    assert abs(rate - 0.95) <= slack
+
+
+def test_tabulated_band_end_to_end_with_uniform_pit_values():
+    n, n_sets = 20_000, 600  # between table points 17,783 and 31,623
+    rng = np.random.default_rng(99)
+    lo, hi, _ = eb.ecdf_band(n, DEFAULT_LEVELS, 0.95)
+    inside = []
+    for _ in range(n_sets):
+        u = np.sort(rng.random(n))
+        inside.append(eb.inside_band(np.searchsorted(u, DEFAULT_LEVELS, side="right") / n, lo, hi))
+    assert abs(float(np.mean(inside)) - 0.95) <= 3 * tolerance(0.95, n_sets, 1)
+
+
+def test_table_is_what_the_simulation_gives_and_is_cheap():
+    """The shipped γ at N = 10³ and 10⁶ are recomputed by :func:`gamma_table` (same method, M, seed), to the 7
+    digits stored; a band for a new large N costs no simulation (< 20 ms, against ~65 ms for one)."""
+    table = eb._GAMMA_TABLES[(eb._DEFAULT_GRID, 0.05)]
+    pick = [0, 12]
+    again = eb.gamma_table(DEFAULT_LEVELS, 0.05, n_grid=eb.TABLE_N[pick])
+    np.testing.assert_allclose(again, table[pick], rtol=1e-6)
+    assert np.all(np.diff(np.log(table)) < 0.05) and np.all(np.diff(np.log(table)) > -0.06)  # slowly varying
+    before = eb._gamma_cached.cache_info().misses
+    t = time.thread_time()
+    for n in (6_693_781, 6_659_156, 13_364_963, 33_327_605):
+        eb.ecdf_band(n, DEFAULT_LEVELS)
+    assert eb._gamma_cached.cache_info().misses == before  # no simulation ran
+    assert (time.thread_time() - t) / 4 < 0.02
+    # other levels and small N still simulate, and agree with the table where both exist within Monte-Carlo error
+    g_sim = eb.adjusted_gamma(5_000, DEFAULT_LEVELS, 0.05, tabulated=False)
+    g_tab = eb.adjusted_gamma(5_000, DEFAULT_LEVELS, 0.05)
+    assert abs(np.log(g_sim / g_tab)) < 0.25
