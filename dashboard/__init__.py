@@ -27,6 +27,7 @@ from .cache import cached, content_key, corp_cached, diagnose_cached, figure, re
 from .display import (
     METRIC_COLUMN_CONFIG,
     SELECT_MODES,
+    LazyFigures,
     chart,
     csv_safe,
     data_caption,
@@ -34,6 +35,7 @@ from .display import (
     diagnose_rows,
     export_row,
     filter_controls,
+    lazy_tabs,
     md_escape,
     number_table,
     show_decomposition_table,
@@ -74,7 +76,7 @@ from .state import (
 from .timeview import over_time
 
 __all__ = [
-    "over_time",
+    "over_time", "LazyFigures", "lazy_tabs",
     "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
     "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
     "chart", "column_labels", "content_key", "content_token", "csv_safe", "current_data", "data_caption", "data_status",

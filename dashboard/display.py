@@ -51,6 +51,35 @@ def chart(fig, key: str, **kwargs: Any):
     return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)
 
 
+def lazy_tabs(labels: Iterable[str], key: str) -> dict[str, Any]:
+    """``st.tabs`` that run only the open tab: {label: tab container}; draw a tab's content only when its ``.open``
+    is true (Streamlit ≥ 1.67 tracks the open tab and reruns on a switch).  The open tab is kept across page switches
+    (``key`` is persistent).  A closed tab costs nothing on the server: its figures and tables are not computed."""
+    labels = list(labels)
+    init_state({key: labels[0]}, persist=True)
+    if st.session_state[key] not in labels:  # a tab removed since (or bad state): the first
+        st.session_state[key] = labels[0]
+    return dict(zip(labels, st.tabs(labels, key=key, on_change="rerun")))
+
+
+class LazyFigures(Mapping):
+    """Named figures for the export row whose values may be zero-argument builders, called only when a figure is
+    read (a download button pressed): the figures of closed tabs are not built on every redraw."""
+
+    def __init__(self, items: Mapping[str, Any]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._items[name]
+        return value() if callable(value) else value
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 def number_table(frame: pd.DataFrame, fmt: str, columns: Iterable[str] | None = None, **kwargs: Any) -> None:
     """``st.dataframe`` (no index, full width) with ``columns`` (default: all) formatted as numbers with ``fmt``."""
     names = frame.columns if columns is None else columns

@@ -194,73 +194,95 @@ else:
     ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True), report.metrics)
 
 st.subheader("More diagrams")
-tab_int, tab_qq, tab_ence = st.tabs(["Intervals", "Q-Q plot", "ENCE vs bins"])
-with tab_int:
+# lazy tabs: only the open tab is computed and drawn (a closed tab costs the server nothing on a redraw)
+more = ui.lazy_tabs(["Intervals", "Q-Q plot", "ENCE vs bins", "Quantile-score decomposition",
+                     "CORP quantile reliability"], "reg_more_tab")
+
+
+def _intervals_figure():
     interval_tables = views.diagram_tables(report, "intervals", shown)
-    chart(ui.figure(f"intervals|{ui.content_key(interval_tables, colors)}",
-                    lambda: plots.intervals_figure(interval_tables, colors=colors)), "reg_intervals")
-    st.caption("Observed coverage of the central 50–99% intervals: below the diagonal = intervals too narrow.")
-with tab_qq:
+    return ui.figure(f"intervals|{ui.content_key(interval_tables, colors)}",
+                     lambda: plots.intervals_figure(interval_tables, colors=colors))
+
+
+def _qq_figure():
     qq_tables = views.diagram_tables(report, "qq", shown)
-    chart(ui.figure(f"qq|{ui.content_key(qq_tables, colors)}", lambda: plots.qq_figure(qq_tables, colors=colors)),
-          "reg_qq")
-    st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
-with tab_ence:
+    return ui.figure(f"qq|{ui.content_key(qq_tables, colors)}", lambda: plots.qq_figure(qq_tables, colors=colors))
+
+
+def _ence_bins_figure():
     # depends on the rows and the binning only (not on the σ-bins count, the resamples or the selection)
     ence_tables = ui.result_cached(f"{base_key}|ence_bins|{binning}", lambda: ence_by_bins_tables(sub, binning=binning))
-    chart(ui.figure(f"ence_bins|{ui.content_key(ence_tables, colors, n_bins)}",
-                    lambda: plots.ence_bins_figure(ence_tables, colors=colors, current=n_bins)),
-          "reg_ence_bins")
-    st.caption(
-        "ENCE at 2–100 σ-bins, against the band where a perfectly calibrated forecaster with the same σ falls (95%, "
-        "1,000 simulated draws per bin count, Gaussian errors). ENCE grows with the number of bins even under "
-        "perfect calibration (Pernot 2024): a value means something only against the band at its own bin count. "
-        "Above the band at every count = σ does not track the error; inside = no evidence at any binning."
-    )
+    return ui.figure(f"ence_bins|{ui.content_key(ence_tables, colors, n_bins)}",
+                     lambda: plots.ence_bins_figure(ence_tables, colors=colors, current=n_bins))
 
-st.subheader("Quantile-score decomposition and CORP quantile reliability")
-ui.init_state({"reg_qs_decomposition": sub.n_rows <= 200_000})
-st.toggle("Decompose the quantile score", key="reg_qs_decomposition",
-          help="Isotonic (PAV) recalibration of each predicted τ-quantile; on by default up to 200,000 rows "
-          "(each level costs about two sorts and 20 passes over the rows).")
-if st.session_state["reg_qs_decomposition"]:
-    qs_rows = sub.take(sel_mask) if selected_report is not None else sub  # the selected σ-bins, like the views above
-    qs_part = f"sel={sorted(selection.bins.items())}" if selected_report is not None else "sel=none"
-    rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
-    decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{qs_part}",
-                              lambda: quantile_decomposition_table(qs_rows, n_boot=int(n_resamples)))
-    ui.show_decomposition_table(decomposition_display(decomposition, level))
-    st.caption(
-        "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. 2021; "
-        "Gneiting et al. 2023). MCB: what recalibrating the predicted τ-quantile by an increasing map (isotonic "
-        "τ-quantile regression) would save — near 0 when calibrated; DSC: what the forecast's ordering of the "
-        "targets is worth against the constant marginal quantile; UNC: the score of that constant. 95% block-"
-        "bootstrap intervals with the recalibration held fixed. See Help." + rows_note
-    )
-    ui.init_state({"reg_qs_level": 0.5}, persist=True)
-    st.segmented_control("Quantile level τ (CORP reliability diagram)", list(DEFAULT_DECOMPOSITION_LEVELS),
-                         key="reg_qs_level", format_func=lambda t: f"{t:g}",
-                         help="The level whose predicted quantile the CORP diagram below recalibrates.")
-    qs_tau = float(st.session_state["reg_qs_level"] or 0.5)
-    chart(ui.figure(f"{fig_key}|qs_corp|{qs_tau}|{qs_part}",
-                    lambda: plots.quantile_reliability_figure(quantile_reliability_of(qs_rows, tau=qs_tau),
-                                                              colors=colors)),
-          "reg_qs_corp")
-    st.caption(
-        f"CORP quantile reliability (Gneiting et al. 2023): the isotonic {qs_tau:g}-quantile recalibration of the "
-        f"targets on the predicted {qs_tau:g}-quantile. On the diagonal = calibrated at that level; above = the "
-        "predicted quantile is too low there (more targets fall below it than it claims), below = too high. The "
-        "grey ribbon is a pointwise 90% consistency band: where a calibrated forecaster's curve falls at this N "
-        "(targets redrawn from the forecasts)." + rows_note
-    )
 
-export_figures = {"RMSE vs RMV (Levi)": levi}
-for _name, _key in (("Quantile calibration", "reg_kuleshov"), ("PIT histogram", "reg_pit"),
-                    ("Standardised residuals", "reg_z"), ("Central intervals", "reg_intervals"),
-                    ("Q-Q plot", "reg_qq"), ("ENCE vs bins", "reg_ence_bins")):
-    export_figures[_name] = charts_drawn[_key]
-if "reg_qs_corp" in charts_drawn:
-    export_figures["CORP quantile reliability"] = charts_drawn["reg_qs_corp"]
+# the quantile-score lenses follow the σ-bin selection (its rows; the bins mean something only with their binning)
+qs_rows = sub.take(sel_mask) if selected_report is not None else sub
+qs_part = (f"sel={n_bins},{binning},{sorted(selection.bins.items())}" if selected_report is not None
+           else "sel=none")
+rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
+ui.init_state({"reg_qs_level": 0.5}, persist=True)
+
+
+def _qs_corp_figure(tau: float):
+    # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options)
+    return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}",
+                     lambda: plots.quantile_reliability_figure(quantile_reliability_of(qs_rows, tau=tau),
+                                                               colors=colors))
+
+
+with more["Intervals"]:
+    if more["Intervals"].open:
+        chart(_intervals_figure(), "reg_intervals")
+        st.caption("Observed coverage of the central 50–99% intervals: below the diagonal = intervals too narrow.")
+with more["Q-Q plot"]:
+    if more["Q-Q plot"].open:
+        chart(_qq_figure(), "reg_qq")
+        st.caption("Quantiles of z against N(0, 1) quantiles: an S-shape means heavier tails than Gaussian.")
+with more["ENCE vs bins"]:
+    if more["ENCE vs bins"].open:
+        chart(_ence_bins_figure(), "reg_ence_bins")
+        st.caption(
+            "ENCE at 2–100 σ-bins, against the band where a perfectly calibrated forecaster with the same σ falls "
+            "(95%, 1,000 simulated draws per bin count, Gaussian errors). ENCE grows with the number of bins even "
+            "under perfect calibration (Pernot 2024): a value means something only against the band at its own bin "
+            "count. Above the band at every count = σ does not track the error; inside = no evidence at any binning."
+        )
+with more["Quantile-score decomposition"]:
+    if more["Quantile-score decomposition"].open:
+        decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{qs_part}",
+                                  lambda: quantile_decomposition_table(qs_rows, n_boot=int(n_resamples)))
+        ui.show_decomposition_table(decomposition_display(decomposition, level))
+        st.caption(
+            "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. "
+            "2021; Gneiting et al. 2023). MCB: what recalibrating the predicted τ-quantile by an increasing map "
+            "(isotonic τ-quantile regression) would save — near 0 when calibrated; DSC: what the forecast's ordering "
+            "of the targets is worth against the constant marginal quantile; UNC: the score of that constant. 95% "
+            "block-bootstrap intervals with the recalibration held fixed. See Help." + rows_note
+        )
+with more["CORP quantile reliability"]:
+    if more["CORP quantile reliability"].open:
+        st.segmented_control("Quantile level τ (CORP reliability diagram)", list(DEFAULT_DECOMPOSITION_LEVELS),
+                             key="reg_qs_level", format_func=lambda t: f"{t:g}",
+                             help="The level whose predicted quantile the CORP diagram below recalibrates.")
+        qs_tau = float(st.session_state["reg_qs_level"] or 0.5)
+        chart(_qs_corp_figure(qs_tau), "reg_qs_corp")
+        st.caption(
+            f"CORP quantile reliability (Gneiting et al. 2023): the isotonic {qs_tau:g}-quantile recalibration of "
+            f"the targets on the predicted {qs_tau:g}-quantile. On the diagonal = calibrated at that level; above = "
+            "the predicted quantile is too low there (more targets fall below it than it claims), below = too high. "
+            "The grey ribbon is a pointwise 90% consistency band: where a calibrated forecaster's curve falls at this "
+            "N (targets redrawn from the forecasts)." + rows_note
+        )
+
+# every figure of the page can be downloaded; those of closed tabs are built only when a download asks for them
+export_figures = ui.LazyFigures({
+    "RMSE vs RMV (Levi)": levi, "Quantile calibration": charts_drawn["reg_kuleshov"],
+    "PIT histogram": charts_drawn["reg_pit"], "Standardised residuals": charts_drawn["reg_z"],
+    "Central intervals": _intervals_figure, "Q-Q plot": _qq_figure, "ENCE vs bins": _ence_bins_figure,
+    "CORP quantile reliability": lambda tau=float(st.session_state["reg_qs_level"] or 0.5): _qs_corp_figure(tau),
+})
 export_metrics = report.metrics.assign(rows="all")
 export_verdicts = report.verdicts.assign(rows="all")
 export_tables = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_app_pages import LEVI, decode, load_example, new_app, specs, table
+from test_app_pages import LEVI, decode, load_example, new_app, open_tab, specs, table
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,8 @@ def test_metric_table_has_zms_and_its_log_variant(levi_page):
 
 
 def test_ence_against_bins_figure(levi_page):
-    s = specs(levi_page)
+    assert "reg_ence_bins" not in specs(levi_page)  # a closed tab is neither computed nor drawn (lazy tabs)
+    s = specs(open_tab(levi_page, "reg_more_tab", "ENCE vs bins"))
     assert "reg_ence_bins" in s
     data = s["reg_ence_bins"]["data"]
     ence = {d["meta"]["name"]: d for d in data if d.get("meta", {}).get("role") == "ence"}
@@ -46,6 +47,9 @@ def test_ence_against_bins_figure(levi_page):
 
 
 def test_quantile_score_decomposition_table(levi_page):
+    open_tab(levi_page, "reg_more_tab", "Intervals")
+    assert not any("MCB share" in d.value.columns for d in levi_page.dataframe)  # computed only when asked
+    open_tab(levi_page, "reg_more_tab", "Quantile-score decomposition")
     t = table(levi_page, "τ", "QS", "MCB", "DSC", "UNC", "MCB share")
     assert len(t) == 10 and set(t["model"]) == {"true sigma", "random sigma"}
 
@@ -58,13 +62,12 @@ def test_quantile_score_decomposition_table(levi_page):
 
     # random σ: its 5% quantiles are badly placed row by row, which recalibration can partly repair
     assert mcb("random sigma", "0.05") > 3 * mcb("true sigma", "0.05")
-    levi_page.toggle(key="reg_qs_decomposition").set_value(False).run()
+    open_tab(levi_page, "reg_more_tab", "Q-Q plot")
     assert not any("MCB share" in d.value.columns for d in levi_page.dataframe)
-    levi_page.toggle(key="reg_qs_decomposition").set_value(True).run()
 
 
 def test_corp_quantile_reliability_diagram(levi_page):
-    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram next to the decomposition table is
+    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram (its own tab, drawn only when open) is
     the core's curve for the chosen level, with a consistency band; the level selector redraws it; a σ-bin
     selection restricts it (and the table) to the selected rows."""
     from test_app_pages import bins_points, plotly_select
@@ -72,6 +75,8 @@ def test_corp_quantile_reliability_diagram(levi_page):
     from calib_core.regression.decomposition import quantile_reliability_of
 
     at = levi_page
+    assert "reg_qs_corp" not in specs(at)  # computed only when its tab is open
+    open_tab(at, "reg_more_tab", "CORP quantile reliability")
     assert at.session_state["reg_qs_level"] == 0.5
     spec = specs(at)["reg_qs_corp"]
     curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
@@ -88,16 +93,16 @@ def test_corp_quantile_reliability_diagram(levi_page):
     core = quantile_reliability_of(pset, tau=0.95)
     curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
     np.testing.assert_allclose(decode(curves["random sigma"]["y"]), core["random sigma"].curve["recalibrated"])
-    before = table(at, "τ", "QS", "MCB")
+    before = table(open_tab(at, "reg_more_tab", "Quantile-score decomposition"), "τ", "QS", "MCB")
     # select three σ-bins of the random-σ model: the diagram and the table are those of its rows only
     plotly_select(at, "reg_levi_chart", bins_points(specs(at)["reg_levi_chart"], "random sigma", [0, 1, 2]))
     assert not at.exception, [e.value for e in at.exception]
-    spec = specs(at)["reg_qs_corp"]
+    after = table(at, "τ", "QS", "MCB")
+    spec = specs(open_tab(at, "reg_more_tab", "CORP quantile reliability"))["reg_qs_corp"]
     curves = {d["meta"]["name"]: d for d in spec["data"] if d.get("meta", {}).get("role") == "quantile_corp"}
     assert set(curves) == {"random sigma"}
     bands = [d for d in spec["data"] if d.get("fill") == "toself"]
     assert len(bands) == 1
-    after = table(at, "τ", "QS", "MCB")
     assert set(after["model"]) == {"random sigma"} and len(after) == 5
     assert not before[before["model"] == "random sigma"]["QS"].reset_index(drop=True).equals(
         after["QS"].reset_index(drop=True))

@@ -61,6 +61,12 @@ def specs(at: AppTest) -> dict[str, dict]:
     return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """Open the tab ``label`` of the lazy tabs ``key`` (as a click on it does) and rerun: only the open tab is drawn."""
+    at.session_state[key] = label
+    return at.run()
+
+
 def plotly_select(at: AppTest, chart_key: str, points: list[dict]) -> AppTest:
     """Run the app as if the user selected ``points`` in chart ``chart_key`` (fires its on_select callback)."""
     chart = next(c for c in at.get("plotly_chart") if c.key == chart_key)
@@ -213,7 +219,10 @@ def levi_bins_trace(spec: dict, name: str) -> dict:
 def test_regression_page_draws_every_lens_with_one_colour_per_model(levi_app):
     at = levi_app
     s = specs(at)
-    assert {"reg_levi_chart", "reg_kuleshov", "reg_pit", "reg_z", "reg_intervals", "reg_qq"} <= set(s)
+    assert {"reg_levi_chart", "reg_kuleshov", "reg_pit", "reg_z", "reg_intervals"} <= set(s)
+    assert "reg_qq" not in s  # a closed tab is not drawn (lazy tabs)
+    assert "reg_qq" in specs(open_tab(at, "reg_more_tab", "Q-Q plot"))
+    open_tab(at, "reg_more_tab", "Intervals")
     for key in ("reg_levi_chart", "reg_kuleshov"):
         names = [d["name"] for d in s[key]["data"] if d.get("meta", {}).get("role") in ("bins", "curve")]
         assert names == ["true sigma", "random sigma"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 
 import pytest
-from test_app_pages import LEVI, load_example, new_app, specs
+from test_app_pages import LEVI, load_example, new_app, open_tab, specs
 
 import calib_core.plots
 import calib_core.regression.heavy_tails
@@ -47,14 +47,19 @@ def test_sigma_bins_and_binning_changes_reuse_the_figures_they_do_not_change(cal
     at.switch_page("pages/regression.py").run()
     assert not at.exception, [e.value for e in at.exception]
     before = specs(at)
+    for tab, key in (("Q-Q plot", "reg_qq"), ("ENCE vs bins", "reg_ence_bins")):  # lazy tabs: drawn when open
+        before[key] = specs(open_tab(at, "reg_more_tab", tab))[key]
 
     calls.clear()
-    at.slider(key="reg_n_bins").set_value(17).run()
+    at.slider(key="reg_n_bins").set_value(17).run()  # with the "ENCE vs bins" tab open
     assert not at.exception, [e.value for e in at.exception]
     after = specs(at)
     assert calls["levi_figure"] == 1 and calls["ence_bins_figure"] == 1  # 17 bins: new Levi, marker moved
     assert calls["ence_by_bins_tables"] == 0  # the same rows and binning: the simulated band is reused
+    for tab, key in (("Q-Q plot", "reg_qq"), ("Intervals", "reg_intervals")):  # the other tabs: reused figures
+        after[key] = specs(open_tab(at, "reg_more_tab", tab))[key]
     assert not any(calls[name] for name in REUSED), dict(calls)
+    open_tab(at, "reg_more_tab", "ENCE vs bins")
     for key in ("reg_kuleshov", "reg_pit", "reg_z", "reg_intervals", "reg_qq"):
         assert after[key] == before[key], key
     assert after["reg_levi_chart"] != before["reg_levi_chart"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from calib_core.predictions import ALL
 from calib_core.reading import MERGED_ROWS_REASON
-from tests.test_app_pages import decode, new_app, specs, upload
+from tests.test_app_pages import decode, new_app, open_tab, specs, upload
 from tests.test_row_losses import _eleven_rows, _with_group_named_all
 
 
@@ -42,6 +42,7 @@ def test_regression_page_offers_a_group_named_all_apart_from_all_rows():
     at = upload(new_app(), "groups.csv", _with_group_named_all())
     at.switch_page("pages/regression.py").run()
     at.selectbox(key="reg_resamples").select(0).run()
+    open_tab(at, "reg_more_tab", "Q-Q plot")  # lazy tabs: the Q-Q plot is drawn when its tab is open
     group = at.selectbox(key="reg_group")
     assert group.options == ["(all rows)", "(all) — a group of the file", "rest"]
     assert group.value == ALL

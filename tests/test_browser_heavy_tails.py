@@ -59,7 +59,7 @@ def test_error_law_lab(app_page, artifacts_dir):
 
 
 def test_corp_quantile_reliability_diagram(app_page, artifacts_dir, tmp_path):
-    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram below the decomposition table, its
+    """Issue 16, point 1 (regression side): the CORP quantile reliability diagram in its tab (opened by a click), its
     level selector (τ = 0.95 chosen), the band and the two models' curves; screenshot in tests/artifacts/."""
     page = app_page
     path = tmp_path / "levi_predictions.csv"
@@ -70,6 +70,10 @@ def test_corp_quantile_reliability_diagram(app_page, artifacts_dir, tmp_path):
     wait_for_app(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Regression diagnostics")).to_be_visible(timeout=LONG)
+    wait_for_app(page, LONG)
+    tab = page.get_by_role("tab", name="CORP quantile reliability")  # a lazy tab: drawn once opened
+    tab.scroll_into_view_if_needed()
+    tab.click()
     wait_for_app(page, LONG)
     level = page.locator(".st-key-reg_qs_level")
     level.scroll_into_view_if_needed()

@@ -60,6 +60,7 @@ STR_METHODS = {"title", "upper", "lower", "capitalize", "strip", "replace"}
 
 #: Expressions that cannot hold text from a file (``expression`` anywhere, or ``path:expression``) → why.
 OWN_TEXT: dict[str, str] = {
+    "dashboard/display.py:labels": "dashboard.lazy_tabs' tab labels: the pages' own literal tab names",
     "summary.spec.task": "a loaded summary's task: 'regression' or 'classification' (summary_views.read_summary "
                          "refuses any other)",
     "summary.spec.task.title()": "a loaded summary's task: 'regression' or 'classification' (checked on reading)",
