@@ -31,7 +31,7 @@ from ..predictions import InputError, PredictionSet
 from ..slices import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, SliceSet, candidate_slices, rank_slices, slice_binned_sums
 from .metrics import event_rows
 
-__all__ = ["slice_ranking", "slice_events", "funnel_table", "TESTS", "FUNNEL_STATISTICS"]
+__all__ = ["slice_ranking", "slice_events", "ranking_from_sums", "funnel_table", "TESTS", "FUNNEL_STATISTICS"]
 
 TESTS = ("ECE", "calibration ratio")
 """The tests of each slice, in the order of the ranking's ``worst`` column."""
@@ -68,9 +68,17 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     f, y = slice_events(pset, target=target)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
                                                               min_size=min_size, pairs=pairs)
-    S = sset.n_slices
     b = np.minimum((f * _BINS).astype(np.int64), _BINS - 1)
     sums = slice_binned_sums(sset, np.column_stack([np.ones_like(f), f, y, f * (1.0 - f)]), b, _BINS)  # (S, B, 4)
+    return ranking_from_sums(sset.label, sset.size, sums, n_null=n_null, seed=seed, alpha=alpha), sset
+
+
+def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray, *, n_null: int = 200,
+                      seed: int = 0, alpha: float = ALPHA) -> pd.DataFrame:
+    """The ranking of :func:`slice_ranking` from the per-slice sums alone (in-memory rows and mergeable summaries
+    give the same table): ``sums`` (S, 10, 4) = per equal-width probability bin (rows, Σf, Σy, Σf(1 − f));
+    ``labels`` / ``sizes`` name and count the slices.  Statistics and tests: module table."""
+    S = len(labels)
     n = sums[:, :, 0].sum(axis=1)
     sf, sy = sums[:, :, 1].sum(axis=1), sums[:, :, 2].sum(axis=1)
     ece = np.abs(sums[:, :, 2] - sums[:, :, 1]).sum(axis=1) / n
@@ -88,14 +96,14 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     log_p = np.column_stack([np.log(p_ece), log_ratio]) if S else np.empty((0, len(TESTS)))
     p = np.exp(log_p)
     table = pd.DataFrame({
-        "slice": sset.label, "n": sset.size, "ECE": ece,
+        "slice": list(labels), "n": np.asarray(sizes), "ECE": ece,
         "calibration ratio": np.divide(sf, sy, out=np.full_like(sf, np.inf), where=sy > 0),
         "p ECE": p[:, 0], "p ratio": p[:, 1], "index": np.arange(S),
     })
     ranked = rank_slices(table, p, log_p, alpha=alpha)
     ranked.insert(ranked.columns.get_loc("flagged") + 1, "worst",
                   [TESTS[i] for i in ranked.pop("_worst").to_numpy()])
-    return ranked, sset
+    return ranked
 
 
 def funnel_table(ranking: pd.DataFrame, statistic: str = "calibration ratio", *, base_rate: float,

@@ -44,7 +44,8 @@ from ..distributions import SampleSet
 from ..predictions import InputError, PredictionSet
 from ..slices import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, SliceSet, candidate_slices, rank_slices, slice_binned_sums
 
-__all__ = ["slice_ranking", "slice_row_statistics", "funnel_table", "TESTS", "FUNNEL_STATISTICS"]
+__all__ = ["slice_ranking", "slice_row_statistics", "ranking_from_sums", "sigma_bin_edges", "funnel_table", "TESTS",
+           "FUNNEL_STATISTICS"]
 
 TESTS = ("PIT χ²", "coverage 90%", "mean z", "std z", "ENCE")
 """The five tests of each slice, in the order of the ranking's ``worst`` column."""
@@ -86,14 +87,12 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     ence_tested = not isinstance(pset.dist, SampleSet)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
                                                               min_size=min_size, pairs=pairs)
-    S = sset.n_slices
     uc = np.clip(u, _EPS, 1.0 - _EPS)
     z = special.ndtri(uc)
     covered = ((u >= 0.05) & (u <= 0.95)).astype(float)
     pit_bin = np.minimum((u * _PIT_BINS).astype(np.int64), _PIT_BINS - 1)
     finite_sigma = np.isfinite(sigma) & (sigma > 0)
-    s_edges = np.unique(np.quantile(sigma[finite_sigma], np.linspace(0, 1, _SIGMA_BINS + 1)[1:-1])) \
-        if finite_sigma.any() else np.empty(0)
+    s_edges = sigma_bin_edges(sigma)
     s_bin = np.searchsorted(s_edges, sigma, side="right")
     n_s = s_edges.size + 1
     s2 = np.where(finite_sigma, sigma, 0.0) ** 2
@@ -102,6 +101,28 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     pit_counts = slice_binned_sums(sset, ones, pit_bin, _PIT_BINS)[:, :, 0]  # (S, 10)
     sums = slice_binned_sums(sset, np.column_stack([ones, z, z * z, covered]))[:, 0, :]
     ence_sums = slice_binned_sums(sset, np.column_stack([ones, s2, e2, s2 * s2]), s_bin, n_s)  # (S, B, 4)
+    ranked = ranking_from_sums(sset.label, sset.size, pit_counts, sums, ence_sums, ence_tested=ence_tested,
+                               n_null=n_null, seed=seed, alpha=alpha)
+    return ranked, sset
+
+
+def sigma_bin_edges(sigma: np.ndarray) -> np.ndarray:
+    """The inner edges of ENCE's σ-bins: the distinct quantiles k/5, k = 1 … 4, of the finite positive σ
+    (``np.quantile``, linear method); a row's bin is ``searchsorted(edges, σ, side="right")``."""
+    sigma = np.asarray(sigma, dtype=float)
+    finite_sigma = np.isfinite(sigma) & (sigma > 0)
+    return np.unique(np.quantile(sigma[finite_sigma], np.linspace(0, 1, _SIGMA_BINS + 1)[1:-1])) \
+        if finite_sigma.any() else np.empty(0)
+
+
+def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.ndarray, sums: np.ndarray,
+                      ence_sums: np.ndarray, *, ence_tested: bool = True, n_null: int = 200, seed: int = 0,
+                      alpha: float = ALPHA) -> pd.DataFrame:
+    """The ranking of :func:`slice_ranking` from the per-slice sums alone (so that in-memory rows and mergeable
+    summaries give the same table): ``pit_counts`` (S, 10) rows per PIT decile, ``sums`` (S, 4) = (n, Σz, Σz²,
+    rows with PIT in [0.05, 0.95]), ``ence_sums`` (S, B, 4) = per σ-bin (rows, Σσ², Σ(σz)², Σσ⁴); ``labels`` /
+    ``sizes`` name and count the slices (``index`` = position in them).  Statistics and tests: module table."""
+    S = len(labels)
     n = sums[:, 0]
     mean_z = sums[:, 1] / n
     var_z = np.maximum(sums[:, 2] - n * mean_z**2, 0.0) / np.maximum(n - 1, 1)
@@ -115,6 +136,7 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     n_used = np.maximum(used.sum(axis=1), 1)
     ence = (np.abs(1.0 - ratio) * used).sum(axis=1) / n_used
     nu = np.divide(ss2**2, ss4, out=np.ones_like(ss2), where=used & (ss4 > 0))
+    n_s = ence_sums.shape[1]
     rng = np.random.default_rng(seed + 1)
     null_ence = np.empty((S, n_null))
     for lo in range(0, S, 512):  # chunks of slices: memory 512 × B × n_null
@@ -135,7 +157,7 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     ]) if S else np.empty((0, len(TESTS)))
     p = np.exp(log_p)
     table = pd.DataFrame({
-        "slice": sset.label, "n": sset.size, "PIT χ²": chi2_pit, "coverage 90%": k_cov / n, "mean z": mean_z,
+        "slice": list(labels), "n": np.asarray(sizes), "PIT χ²": chi2_pit, "coverage 90%": k_cov / n, "mean z": mean_z,
         "std z": np.sqrt(var_z), "ENCE": ence if ence_tested else np.full(S, np.nan), "p PIT": p[:, 0],
         "p coverage": p[:, 1], "p mean z": p[:, 2],
         "p std z": p[:, 3], "p ENCE": p[:, 4], "index": np.arange(S),
@@ -143,7 +165,7 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     ranked = rank_slices(table, p, log_p, alpha=alpha)
     ranked.insert(ranked.columns.get_loc("flagged") + 1, "worst",
                   [TESTS[i] for i in ranked.pop("_worst").to_numpy()])
-    return ranked, sset
+    return ranked
 
 
 def funnel_table(ranking: pd.DataFrame, statistic: str = "std z", *, alpha: float = ALPHA,
