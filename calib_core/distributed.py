@@ -59,6 +59,8 @@ from .predictions import InputError, PredictionSet, iter_subsets
 from .reading import detect_task
 from .regression.reading import parse_regression_frame
 from .regression.summary import regression_spec, silverman_bandwidths
+from .slice_summary import SAMPLE_ROWS, SliceSketch, SliceSummary, sketch_slices, spec_from_sketch, summarize_slices
+from .slices import DEFAULT_BINS
 from .summary import merge_all, summarize, with_edges
 
 __all__ = [
@@ -68,6 +70,8 @@ __all__ = [
     "ParquetSummary",
     "auto_rows_per_partition",
     "summarize_parquet",
+    "SliceParquetSummary",
+    "slice_summary_parquet",
     "DropTally",
     "Partition",
     "PartitionError",
@@ -1024,3 +1028,110 @@ def _describe(client: Any) -> str:
     workers = info.get("workers", {})
     threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
     return f"{info.get('address', '?')} ({len(workers)} workers, {threads} threads)"
+
+
+# ----------------------------------------------------------------------------------------------
+# Slice statistics (the slice explorer) from mergeable slice summaries
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SliceParquetSummary:
+    """What :func:`slice_summary_parquet` found: the merged :class:`~calib_core.slice_summary.SliceSummary`, the
+    ``files`` and ``partitions`` read, ``n_read`` data rows (``summary.n_rows`` of them valid), the wall seconds per
+    stage (plan, edges, summaries, total), the head's loader ``messages`` and the cluster it ran on."""
+
+    summary: SliceSummary
+    files: list[str]
+    partitions: list[Partition]
+    n_read: int
+    seconds: dict[str, float]
+    messages: list[str]
+    cluster: str
+
+
+def _sketch_leaf(part: Partition, options: ReadOptions, rate: float, seed: int) -> SliceSketch | None:
+    pset = read_partition(part, options)
+    if pset.n_rows == 0:
+        return None
+    return sketch_slices(pset, rate=rate, row_ids=_global_ids(part, pset), seed=seed)
+
+
+def _merge_sketches(*sketches: SliceSketch | None) -> SliceSketch | None:
+    found = [s for s in sketches if s is not None]
+    if not found:
+        return None
+    out = found[0]
+    for s in found[1:]:
+        out = out.merge(s)
+    return out
+
+
+def _slice_leaf(part: Partition, options: ReadOptions, spec: Any) -> SliceSummary | None:
+    pset = read_partition(part, options)
+    if pset.n_rows == 0:
+        return None
+    return summarize_slices(pset, spec, row_ids=_global_ids(part, pset))
+
+
+def _merge_slice_summaries(*summaries: SliceSummary | None) -> SliceSummary | None:
+    found = [s for s in summaries if s is not None]
+    if not found:
+        return None
+    out = found[0]
+    for s in found[1:]:
+        out = out.merge(s)
+    return out
+
+
+def slice_summary_parquet(
+    paths_or_glob: Any,
+    *,
+    columns: Mapping[str, Any] | None = None,
+    task: str | None = None,
+    renormalize: bool = False,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    memory_limit: str | int = "2GiB",
+    rows_per_partition: int | None = DEFAULT_ROWS_PER_PARTITION,
+    n_bins: int = DEFAULT_BINS,
+    sample_rows: int = SAMPLE_ROWS,
+    target: str = "auto",
+    seed: int = 0,
+) -> SliceParquetSummary:
+    """The slice explorer's summary of a Parquet data set on Dask: every slice column's and every pair of columns'
+    per-cell sums (:mod:`calib_core.slice_summary`), from which
+    :func:`calib_core.slice_summary.summary_ranking` ranks the slices as the in-memory explorer does.
+
+    Two passes over the partitions, each a tree of merges on the workers (:func:`run_tree`; failures as in
+    :func:`summarize_parquet`): (1) the :class:`~calib_core.slice_summary.SliceSketch` — text levels, which
+    numeric columns have more than 12 values, and the rows whose row-id hash falls below m/N
+    (m = ``sample_rows``, N the rows of the files), whose quantiles give the numeric and σ edges (rank error in
+    ``summary.spec.rank_error``; exact when N ≤ m); (2) the slice summary of every partition with those edges.
+    Rows are read and parsed by the reader of ``cc.load_predictions`` (``columns``, ``task``, ``renormalize`` as
+    there); invalid rows are left out, as in memory.  ``scheduler``: as :func:`summarize_parquet`.
+    """
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition)
+    options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
+    n_read = sum(p.n_rows for p in parts)
+    rate = min(1.0, float(sample_rows) / max(n_read, 1))
+    seconds["plan"] = time.perf_counter() - t0
+    with open_client(scheduler, n_workers=n_workers, memory_limit=memory_limit) as client:
+        cluster = _describe(client)
+        t1 = time.perf_counter()
+        sketch = run_tree(client, lambda p: _sketch_leaf(p, options, rate, seed), parts, _merge_sketches,
+                          stage="slice-edges")
+        if sketch is None:
+            raise InputError(f"none of the {n_read:,} rows is valid", source=str(paths_or_glob),
+                             hint="check the column mapping")
+        spec = spec_from_sketch(sketch, n_bins=n_bins, target=target, seed=seed)
+        seconds["edges"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        summary = run_tree(client, lambda p: _slice_leaf(p, options, spec), parts, _merge_slice_summaries,
+                           stage="slice-summary")
+        seconds["summaries"] = time.perf_counter() - t2
+    seconds["total"] = time.perf_counter() - t0
+    notes = [m for m in head.messages[1:] if "row" not in m]
+    return SliceParquetSummary(summary, files, parts, n_read, seconds, notes, cluster)

@@ -270,8 +270,10 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     """
     p = np.asarray(pvalues, dtype=float)
     logp = np.asarray(log_pvalues, dtype=float)
-    m = np.maximum(np.isfinite(logp).sum(axis=1), 1)  # tests without a p-value (NaN) do not count
-    worst = np.argmin(np.where(np.isfinite(logp), logp, np.inf), axis=1) if p.size else np.empty(0, np.int64)
+    # tests without a p-value (NaN) do not count; a log p of −inf (a tail beyond float range, e.g. a χ² log-sf of a
+    # 10⁵-row slice with std z 1.2) is the strongest evidence, not a missing p-value
+    m = np.maximum((~np.isnan(logp)).sum(axis=1), 1)
+    worst = np.argmin(np.where(np.isnan(logp), np.inf, logp), axis=1) if p.size else np.empty(0, np.int64)
     log_comb = np.minimum(0.0, np.log(m) + logp[np.arange(p.shape[0]), worst]) if p.size else np.empty(0)
     out = table.copy()
     out["evidence"] = -log_comb / np.log(10.0)

@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, list[str]]] = [
                                           "regression.inference", "classification.inference",
                                           "classification.corp", "regression.slices", "classification.slices"]),
     ("diagnose, evaluate", ["regression.diagnose", "classification.diagnose", "regression.evaluate",
-                            "classification.evaluate", "summary"]),
+                            "classification.evaluate", "summary", "slice_summary"]),
     ("api", ["api", "regression", "classification"]),
 ]
 #: Entry points: imports inside functions are allowed there (they keep ``--help`` fast).
