@@ -59,7 +59,8 @@ from .regression.summary import ensemble_pit
 from .slices import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, available_slice_columns
 
 __all__ = ["SliceSpec", "SliceSummary", "SliceSketch", "slice_spec", "spec_from_sketch", "summarize_slices",
-           "sketch_slices", "summary_ranking", "column_codes", "BLOCK_CELLS", "SAMPLE_ROWS", "MISSING"]
+           "sketch_slices", "summary_ranking", "summary_cells", "summary_funnel", "search_sentence", "column_codes",
+           "merge_all", "describe_spec", "BLOCK_CELLS", "SAMPLE_ROWS", "MISSING"]
 
 MISSING = "(missing)"
 """The level of a missing categorical value (as :func:`calib_core.slices.encode_column`)."""
@@ -201,10 +202,13 @@ def column_codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
     if spec.kinds[i] == "numeric":
         x = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
         e = np.asarray(spec.edges[i], dtype=float)
-        codes = np.full(x.shape[0], none, dtype=np.int64)
-        if e.size >= 2:
-            ok = np.isfinite(x)
-            codes[ok] = np.searchsorted(e[1:-1], x[ok], side="right")
+        if e.size < 2:
+            codes = np.full(x.shape[0], none, dtype=np.int64)
+        else:  # #{inner edges ≤ x} (searchsorted side="right"), by comparisons: the edges are few
+            codes = np.zeros(x.shape[0], dtype=np.int64)
+            for edge in e[1:-1]:
+                codes += x >= edge
+            codes[~np.isfinite(x)] = none
         if not spec.none[i] and (codes == none).any():
             raise InputError(f"column {spec.columns[i]!r} has missing or non-finite values, which the slice "
                              "summary's spec does not expect", columns=[spec.columns[i]],
@@ -601,3 +605,27 @@ def describe_spec(spec: SliceSpec) -> Mapping[str, Any]:
     return {"numeric": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "numeric"],
             "categorical": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "categorical"],
             "rank_error": spec.rank_error}
+
+
+def summary_funnel(summary: SliceSummary, ranking: pd.DataFrame, statistic: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The funnel plot's ``(points, limits)`` of a ranking from a summary (the task's ``funnel_table``; for
+    classification the base rate Σf/n is read off the summary's totals)."""
+    if summary.spec.task == "regression":
+        return reg_slices.funnel_table(ranking, statistic)
+    totals = summary.single(0).sum(axis=0) if summary.spec.columns else np.zeros(summary.spec.n_values)
+    n = totals[0:4 * _PROB_BINS:4].sum()
+    base = float(totals[1:4 * _PROB_BINS:4].sum() / n) if n > 0 else 0.5
+    return cls_slices.funnel_table(ranking, statistic, base_rate=base)
+
+
+def search_sentence(summary: SliceSummary, ranking: pd.DataFrame, *, alpha: float = ALPHA) -> str:
+    """One sentence: how many slices of how many rows were searched, how many are flagged, and how exact the bins
+    are (plain text)."""
+    spec = summary.spec
+    flagged = int(ranking["flagged"].sum()) if len(ranking) else 0
+    bins = ("numeric bins at the exact quantiles of every row" if spec.rank_error == 0.0 else
+            f"numeric bins at the quantiles of a hashed sample of the rows (each edge within "
+            f"{100 * spec.rank_error:.2g}% of its rank, with probability 99%)")
+    return (f"{len(ranking):,} slices of {summary.n_rows:,} rows searched from the data set's slice summary "
+            f"({len(spec.columns)} columns; {bins}); {flagged:,} flagged as miscalibrated at family-wise level "
+            f"{alpha:g} (Holm).")

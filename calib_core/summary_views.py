@@ -34,7 +34,7 @@ import pandas as pd
 from . import significance as sig
 from .classification.summary import classification_diagrams_from_part
 from .data_dirs import resolve_data_files
-from .distributed import IN_PROCESS, ParquetSummary, summarize_parquet
+from .distributed import IN_PROCESS, ParquetSummary, SliceParquetSummary, slice_summary_parquet, summarize_parquet
 from .distributions import norm_ppf
 from .mergeable import FORMAT, FORMAT_VERSION, Summary, exact_fraction
 from .plots import metric_display_table
@@ -149,6 +149,20 @@ def summarize_data_set(
         raise InputError(str(exc), source=text, hint="open a summary file made by the CLI instead") from None
     result.summary.source = text
     return result
+
+
+def slices_of_data_set(text: str, allowed: Sequence[Path], *, scheduler: Any = IN_PROCESS, n_bins: int = 5,
+                       task: str | None = None) -> SliceParquetSummary:
+    """The slice explorer's summary (:func:`calib_core.distributed.slice_summary_parquet`) of the Parquet files a
+    user named, only under the ``allowed`` directories, on the configured engine: what the explorer page ranks
+    when the loaded data is a Parquet data set."""
+    files = resolve_data_files(text, allowed)
+    try:
+        return slice_summary_parquet(files, scheduler=scheduler, n_bins=n_bins, task=task)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc), source=text, hint="check the data set's columns") from None
 
 
 # ---------------------------------------------------------------------------------------------------------------

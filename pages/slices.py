@@ -14,6 +14,8 @@ import streamlit as st
 import dashboard as ui
 from calib_core import plots, slice_views
 from calib_core.slices import available_slice_columns, slice_mask
+from dashboard import slice_summary_page
+from dashboard import summary as summ
 from dashboard.cache import RESULTS, memoized
 
 _t0 = time.perf_counter()
@@ -26,6 +28,12 @@ st.caption(
     "number of slices searched (Holm). Choose a slice to see every diagram of the diagnosis page on its rows."
 )
 data = ui.current_data()
+# --- summary / Parquet path (no rows held): owned by dashboard.slice_summary_page -------------------------------
+if data is None and summ.current_summary() is not None:
+    slice_summary_page.render(*summ.current_summary())
+    ui.record_run_time(_t0, "slices")
+    st.stop()
+# --- end of the summary path -------------------------------------------------------------------------------------
 if data is None:
     st.info("No data loaded yet. Upload a file with feature columns on the Data page, or load an example there.")
     st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
