@@ -104,6 +104,9 @@ process, about 300 MB of which is the interpreter and libraries): ≈ 230 bytes 
 (reading, parsing, summarising), so a budget of 6·10⁸ bytes keeps a worker near 1 GB."""
 
 BYTES_PER_CELL = 230
+SLICE_BYTES_PER_CELL = 25
+"""Working set of the slice explorer's passes per cell of a partition (measured: 570 MB above the interpreter for
+10⁶ rows × 23 columns), so its partitions default to PARTITION_BUDGET_BYTES / (25 B · columns) rows."""
 
 IN_PROCESS = "in-process"
 """``scheduler=IN_PROCESS``: no cluster — the partitions are read and summarised one after the other in this
@@ -1109,10 +1112,20 @@ def slice_summary_parquet(
     (m = ``sample_rows``, N the rows of the files), whose quantiles give the numeric and σ edges (rank error in
     ``summary.spec.rank_error``; exact when N ≤ m); (2) the slice summary of every partition with those edges.
     Rows are read and parsed by the reader of ``cc.load_predictions`` (``columns``, ``task``, ``renormalize`` as
-    there); invalid rows are left out, as in memory.  ``scheduler``: as :func:`summarize_parquet`.
+    there); invalid rows are left out, as in memory.  ``scheduler``: as :func:`summarize_parquet`;
+    ``rows_per_partition`` None: PARTITION_BUDGET_BYTES / (:data:`SLICE_BYTES_PER_CELL` · columns).
     """
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
+    if rows_per_partition is None:  # a slice pass needs ~25 B per cell (measured): larger partitions than a summary's
+        import pyarrow.parquet as pq
+
+        first = expand_paths(paths_or_glob)[0]
+        try:
+            n_columns = len(_data_fields(pq.read_schema(first)))
+        except (OSError, ValueError):
+            n_columns = 1  # plan_partitions names the unreadable file below
+        rows_per_partition = max(10_000, PARTITION_BUDGET_BYTES // (SLICE_BYTES_PER_CELL * max(1, n_columns)))
     parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition)
     options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
     n_read = sum(p.n_rows for p in parts)
