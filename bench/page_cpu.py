@@ -3,12 +3,15 @@
     python bench/page_cpu.py                          # Regression and Classification, 3 data sets each
     python bench/page_cpu.py --pages regression --repeats 5 --n 1e5
     python bench/page_cpu.py --profile "n_bins 16"    # cProfile of that step (first repeat), our code only
+    python bench/page_cpu.py --pages labs             # the lab scenario's steps on labs 1-5
 
 The steps are those of ``bench/load.py``'s regression session (issue 15 point 8) run headless with
 ``streamlit.testing.v1.AppTest`` through ``app.py`` on data put into the session as the Data page does: the first
 diagnosis, then σ-bins 15 → 16, binning → equal width, rows → cal, binning → equal count, rows → all (seen before),
 σ-bins 16 → 15 (seen before).  Classification: its first diagnosis, then bins 15 → 16, rows → cal, rows → all.  Each
-repeat uses new data (seed = repeat), so nothing is a cache hit that would not be one for a new user.
+repeat uses new data (seed = repeat), so nothing is a cache hit that would not be one for a new user.  Labs
+(``--pages labs`` or ``lab_random_sigma,…``): ``bench/load.py``'s lab scenario for one student of rank k = repeat —
+open the lab (caches emptied first: the class's first student), Seed → k, the second slider + 1, Seed → 0.
 
 The figure is the CPU time of the script thread (``time.thread_time`` over ``AppTest``'s script run): what the server
 spends per redraw, insensitive to other processes competing for the cores — on 2 shared cores the wall time is not.
@@ -73,6 +76,12 @@ def steps(page: str):
     def state(key: str, value: str):
         return lambda at: at.session_state.__setitem__(key, value)
 
+    if page in LAB_SLIDERS:
+        seed_key, second_key = LAB_SLIDERS[page]
+        return [("open lab", None), ("Seed → k", lambda at: at.slider(key=seed_key).set_value(_RANK[0])),
+                ("second + 1", lambda at: at.slider(key=second_key).set_value(at.slider(key=second_key).value + _step(
+                    at.slider(key=second_key)))),
+                ("Seed → 0", lambda at: at.slider(key=seed_key).set_value(0))]
     if page == "regression":
         return [("first diagnosis", None), ("n_bins 16", slider("reg_n_bins", 16)),
                 ("binning → width", state("reg_binning", "equal width")), ("rows → cal", select("reg_rows", "cal")),
@@ -82,23 +91,47 @@ def steps(page: str):
             ("rows → all (seen)", select("cls_rows", "all"))]
 
 
+#: Lab pages of bench/load.py's lab scenario: (Seed slider key, second slider key).
+LAB_SLIDERS = {"lab_random_sigma": ("lab1_seed", "lab1_bins"), "lab_cauchy": ("lab2_seed", "lab2_bins"),
+               "lab_marginal": ("lab3_seed", "lab3_bins"), "lab_isotonic": ("lab4_seed", "lab4_n_cal"),
+               "lab_nlpd": ("lab5_seed", "lab5_steps")}
+_RANK = [1]  # the student's rank k within the lab (= the repeat)
+
+
+def _step(slider) -> float:
+    """One keyboard step of a slider (its ``step``)."""
+    return slider.step if getattr(slider, "step", None) else 1
+
+
 def run_page(page: str, n: int, seed: int) -> dict[str, float]:
     """{step: script CPU ms} of one new session of ``page`` on new data (``seed``)."""
     from streamlit.testing.v1 import AppTest
 
+    import dashboard
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    dashboard.warm_up_core().join()  # a server whose warm-up has run (the teacher opened it)
+    if page in LAB_SLIDERS:
+        from dashboard.cache import clear_caches
+
+        clear_caches()
+        _RANK[0] = seed
+        at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+        return _run_steps(at, page)
+
     from app import classification_set, regression_set  # bench/app.py
 
     pset = regression_set(n, seed=seed) if page == "regression" else classification_set(n, seed=seed)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    at.run()
-    import dashboard
-
-    dashboard.warm_up_core().join()  # a server whose warm-up has run (the teacher opened it)
     at.session_state["pset"] = pset
     at.session_state["pset_token"] = f"bench:{page}:{n}:{seed}:{os.getpid()}"
     at.session_state["pset_name"] = "bench.csv"
     at.session_state["pset_origin"] = "upload"
     at.switch_page(str(ROOT / "pages" / f"{page}.py"))
+    return _run_steps(at, page)
+
+
+def _run_steps(at, page: str) -> dict[str, float]:
     out = {}
     for name, change in steps(page):
         _PROFILE["current"] = name
@@ -122,7 +155,8 @@ def main() -> None:
     _PROFILE["step"] = args.profile
     n = int(args.n)
     print(f"Script-thread CPU per step at N = {n:,} (median of {args.repeats} sessions on new data; ms)")
-    for page in args.pages.split(","):
+    pages = args.pages.replace("labs", ",".join(LAB_SLIDERS)).split(",")
+    for page in pages:
         runs = [run_page(page, n, seed) for seed in range(1, args.repeats + 1)]
         print(f"\n| {page} step | CPU ms (median) | min | max |\n|---|---|---|---|")
         for name in runs[0]:
@@ -130,6 +164,9 @@ def main() -> None:
             print(f"| {name} | {statistics.median(v):.0f} | {min(v):.0f} | {max(v):.0f} |", flush=True)
         redraws = [statistics.median([r[k] for r in runs]) for k in list(runs[0])[1:]]
         print(f"| mean of the redraw medians | {statistics.mean(redraws):.0f} | | |")
+        if page in LAB_SLIDERS:
+            every = [statistics.median([r[k] for r in runs]) for k in runs[0]]
+            print(f"| mean of the step medians (open included) | {statistics.mean(every):.0f} | | |")
     print(f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -32,6 +32,7 @@ import datetime as _dt
 import html
 import io
 import platform
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -79,18 +80,29 @@ _NUMBER_LITERAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 # =============================================================================================
 
 
+_IS_STR = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
+_NUMBER_RE = re.compile(_NUMBER_LITERAL)
+
+
 def _neutralise_series(s: pd.Series) -> pd.Series:
-    """Prefix ``'`` to the string cells of ``s`` that start with a formula character (vectorised)."""
-    is_str = s.map(lambda v: isinstance(v, str), na_action="ignore").fillna(False).astype(bool)
+    """Prefix ``'`` to the string cells of ``s`` that start with a formula character; ``s`` itself when none does.
+
+    Array operations on the cells (their first characters compared at once); only the few cells that start with a
+    formula character are matched against the number-literal pattern one by one."""
+    values = s.to_numpy(dtype=object)
+    if values.size == 0:
+        return s
+    is_str = _IS_STR(values).astype(bool)
     if not is_str.any():
         return s
-    text = s[is_str].astype(str)
-    risky = text.str.startswith(FORMULA_PREFIXES) & ~text.str.fullmatch(_NUMBER_LITERAL)
-    if not risky.any():
+    where = np.flatnonzero(is_str)
+    first = values[where].astype(str).astype("U1")  # each text cell's first character ('' for an empty cell)
+    starts = where[np.isin(first, FORMULA_PREFIXES)]
+    risky = [i for i in starts if not _NUMBER_RE.fullmatch(values[i])]
+    if not risky:
         return s
     out = s.astype(object).copy()
-    idx = risky[risky].index
-    out.loc[idx] = "'" + text.loc[idx]
+    out.iloc[risky] = ["'" + values[i] for i in risky]
     return out
 
 
@@ -111,9 +123,12 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
             or pd.api.types.is_datetime64_any_dtype(s)
         ):
             continue
-        if isinstance(s.dtype, pd.CategoricalDtype):
+        categorical = isinstance(s.dtype, pd.CategoricalDtype)
+        if categorical:
             s = s.astype(object)
-        out[col] = _neutralise_series(s)
+        safe = _neutralise_series(s)
+        if safe is not s or categorical:  # an unchanged text column is left as it is
+            out[col] = safe
     names = pd.Series([str(c) for c in out.columns], dtype=object)
     out.columns = list(_neutralise_series(names))
     return out

@@ -192,8 +192,10 @@ if smooth_tables:
     if st.toggle("Smooth reliability diagram (no bins)", key="cls_smooth",
                  help="Kernel-smoothed reliability curve at the automatic bandwidth σ* (Błasiok & Nakkiran 2023); "
                  "its smooth ECE is in the metric table next to the binned ECE."):
-        smooth_fig = ui.figure(f"{fig_key}|smooth", lambda: plots.smooth_reliability_figure(
-            smooth_tables, colors=colors, target=target))
+        # keyed on what it is drawn from: the bins, the resamples and the selection leave it alone
+        smooth_key = ui.content_key(smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target)
+        smooth_fig = ui.figure(f"smooth|{smooth_key}",
+                               lambda: plots.smooth_reliability_figure(smooth_tables, colors=colors, target=target))
         ui.chart(smooth_fig, "cls_smooth_chart")
         st.caption(
             "Kernel-smoothed outcome frequency against the predicted probability (reflected Gaussian kernel of "

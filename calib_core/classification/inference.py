@@ -76,8 +76,12 @@ false-discovery rate ``alpha``; the table says how many flags one would expect b
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import math
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -340,6 +344,68 @@ class _BinnedBernoulli:
 
 
 # --------------------------------------------------------------------------------------------------
+# smooth ECE inference: its own random stream, memoised on the rows
+# --------------------------------------------------------------------------------------------------
+#: How many smooth-ECE inference results :func:`smooth_inference_of` keeps (each a few kB: 200 null draws).
+SMOOTH_MEMO_ENTRIES = 32
+_SMOOTH_MEMO: OrderedDict = OrderedDict()
+_SMOOTH_LOCK = threading.Lock()
+
+
+def _digest(*arrays: np.ndarray) -> str:
+    """BLAKE2b (128 bits) of the arrays' dtypes, shapes and bytes."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(memoryview(a).cast("B"))
+    return h.hexdigest()
+
+
+def smooth_inference_of(
+    values: np.ndarray,
+    outcomes: np.ndarray,
+    *,
+    estimate: SmoothECE | None,
+    n_blocks: int,
+    n_boot: int,
+    n_null: int,
+    level: float,
+    exact_budget: int,
+    seed: int | None,
+    stream: str,
+) -> dict:
+    """:func:`calib_core.classification.smooth.smooth_inference` of (``values``, ``outcomes``) on its own random
+    stream (``SeedSequence`` of ``seed`` and ``stream``) with its own random row blocks
+    (:func:`calib_core.significance.block_ids`, ``n_blocks``): its test, null and interval depend on the rows and
+    these options only — not on the confidence bins or the other statistics' draws — so a change of the bins reuses
+    them.  With a ``seed``, the last :data:`SMOOTH_MEMO_ENTRIES` results are kept, keyed on a digest of the rows
+    and the options (every hit is a private copy); ``seed=None`` draws afresh every time."""
+    f = np.asarray(values, dtype=float)
+    y = np.asarray(outcomes)
+    key = None
+    if seed is not None:
+        est = (float(estimate.value), float(estimate.sigma)) if estimate is not None else None
+        key = (_digest(f, y), est, int(n_blocks), int(n_boot), int(n_null), float(level), int(exact_budget),
+               int(seed), stream)
+        with _SMOOTH_LOCK:
+            if key in _SMOOTH_MEMO:
+                _SMOOTH_MEMO.move_to_end(key)
+                return copy.deepcopy(_SMOOTH_MEMO[key])
+    entropy = [0 if seed is None else int(seed), 0x5E0, *stream.encode()]
+    rng = np.random.default_rng(np.random.SeedSequence(entropy) if seed is not None else None)
+    block, _ = block_ids(f.shape[0], n_blocks, rng)
+    out = smooth_inference(f, y, estimate=estimate, block=block, n_boot=n_boot, n_null=n_null, level=level,
+                           exact_budget=exact_budget, rng=rng)
+    if key is not None:
+        with _SMOOTH_LOCK:
+            _SMOOTH_MEMO[key] = copy.deepcopy(out)
+            while len(_SMOOTH_MEMO) > SMOOTH_MEMO_ENTRIES:
+                _SMOOTH_MEMO.popitem(last=False)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
 # the entry point
 # --------------------------------------------------------------------------------------------------
 def infer_classification(
@@ -459,9 +525,10 @@ def infer_classification(
         t5 = time.perf_counter()
         for tgt, key in (("top_label", "smooth_ece"), *((("positive", "smooth_ece_positive"),) if binary else ())):
             f_s, y_s = rows_target(rows, tgt)
-            sm_res[key] = smooth_inference(
-                np.clip(f_s, 0.0, 1.0), y_s, estimate=(smooth_estimates or {}).get(key), block=block,
-                n_boot=n_boot, n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, rng=rng)
+            sm_res[key] = smooth_inference_of(
+                np.clip(f_s, 0.0, 1.0), y_s, estimate=(smooth_estimates or {}).get(key), n_blocks=n_blocks,
+                n_boot=n_boot, n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, seed=seed,
+                stream=key)
         timings["smooth"] = time.perf_counter() - t5
 
     # ---- bootstrap: one matrix product of the weights with every block summary ----------------------
