@@ -11,7 +11,8 @@ Prints medians of ``--repeat`` runs (CPU seconds of the process, all threads) an
 * ``ence by bins``: ``ence_by_bins`` at 14 bin counts (2–100), 1,000 null draws each, on fresh rows (its own σ
   sort) and on rows whose σ order is already known (as after a diagnosis);
 * ``QS decomposition``: ``quantile_score_decomposition`` at the 5 default levels with 1,000 bootstrap replicates
-  (exact isotonic τ-quantile regression per level), and per level;
+  (exact isotonic τ-quantile regression per level up to 262,144 rows, above on a grid of about 4,096 values with
+  its error bound ``fit_bound``, printed after the table), and per level;
 * ``QS CORP``: ``quantile_reliability`` at τ = 0.95 (the Regression page's CORP quantile reliability diagram for one
   level: the exact isotonic fit, its curve, and the 90% consistency band from 200 draws on 200 groups × 256 values).
 
@@ -56,6 +57,7 @@ def main() -> None:
     print(f"{'N':>9} {'point':>8} {'zms pt':>8} {'inference':>10} {'zms inf':>8} {'ence/bins':>10} "
           f"{'(sorted)':>9} {'QS dec.':>8} {'QS CORP':>8} | ratios to point: {'zms':>5} {'inf':>5} {'zms inf':>7} "
           f"{'ence/bins':>9} {'QS dec.':>8} {'per level':>9} {'QS CORP':>8}")
+    bounds = {}
     for n in args.sizes:
         rng = np.random.default_rng(n)
         mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
@@ -91,12 +93,16 @@ def main() -> None:
         t_bins = median_time(lambda: ht.ence_by_bins(rm.RegressionRows(y, d)), args.repeat)
         t_bins_sorted = median_time(lambda: ht.ence_by_bins(rows), args.repeat)
         t_dec = median_time(lambda: quantile_score_decomposition(y, d), args.repeat)
+        bounds[n] = quantile_score_decomposition(y, d, n_boot=0)[["tau", "mcb", "fit_bound"]]
         t_corp = median_time(lambda: quantile_reliability(y, d, tau=0.95), args.repeat)
         extra = max(t_inf - t_inf0, 0.0)
         print(f"{n:>9,} {t_point:8.3f} {t_zp:8.3f} {t_inf:10.3f} {extra:8.3f} {t_bins:10.3f} {t_bins_sorted:9.3f} "
               f"{t_dec:8.3f} {t_corp:8.3f} | {'':>17}{t_zp / t_point:5.2f} {t_inf / t_point:5.2f} "
               f"{extra / t_point:7.2f} {t_bins / t_point:9.2f} {t_dec / t_point:8.2f} {t_dec / 5 / t_point:9.2f} "
               f"{t_corp / t_point:8.2f}")
+    for n, b in bounds.items():
+        print(f"N = {n:,}: MCB by level {b['mcb'].round(7).tolist()}, grid-fit bound {b['fit_bound'].round(7).tolist()}"
+              " (0 = exact fit)")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 

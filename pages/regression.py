@@ -18,6 +18,8 @@ import dashboard as ui
 from calib_core import plots, views
 from calib_core.regression.decomposition import (
     DEFAULT_DECOMPOSITION_LEVELS,
+    EXACT_ROWS,
+    GRID_VALUES,
     decomposition_display,
     quantile_decomposition_table,
     quantile_reliability_of,
@@ -260,6 +262,9 @@ with more["Quantile-score decomposition"]:
             "(isotonic τ-quantile regression) would save — near 0 when calibrated; DSC: what the forecast's ordering "
             "of the targets is worth against the constant marginal quantile; UNC: the score of that constant. 95% "
             "block-bootstrap intervals with the recalibration held fixed. See Help." + rows_note
+            + (f" Above {EXACT_ROWS:,} rows the isotonic fit is computed on a grid of about {GRID_VALUES:,} "
+               "values: the exact MCB and DSC exceed those shown by at most "
+               f"{decomposition['fit_bound'].max():.2g}." if decomposition["fit_bound"].max() > 0 else "")
         )
 with more["CORP quantile reliability"]:
     if more["CORP quantile reliability"].open:

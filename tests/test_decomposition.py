@@ -159,3 +159,57 @@ def test_quantile_and_interval_scores_against_scoringrules():
     for j, tau in ((0, 0.1), (8, 0.9)):
         ref = float(np.mean(sr.quantile_score(y, qs.values[:, j], tau)))
         assert t.loc[t["tau"] == tau, "score"].iloc[0] == pytest.approx(ref, rel=1e-9)
+
+
+# ------------------------------------------------------------------------------ the grid fit (issue 16, point 9)
+@pytest.mark.parametrize("case", range(200))
+def test_grid_fit_is_the_exact_fit_rounded_up_to_the_grid_within_its_bound(case):
+    """Above EXACT_ROWS the decomposition fits on a grid: the fit must be ⌈exact fit⌉ on the grid (ties in x and y,
+    grids of targets and of other values) and its mean score exceed the exact one by at most the stated bound."""
+    from calib_core.regression.decomposition import grid_isotonic_quantile_regression, quantile_grid
+
+    rng = np.random.default_rng(1000 + case)
+    n = int(rng.integers(2, 300))
+    x = rng.integers(0, 6, n).astype(float) if case % 2 else rng.normal(size=n)
+    y = np.round(rng.normal(size=n) + rng.uniform(-1, 2) * x, 1 if case % 3 == 0 else 8)
+    tau = float(rng.uniform(0.02, 0.98))
+    size = int(rng.integers(1, 40))
+    grid = quantile_grid(np.sort(y), size)
+    if case % 4 == 0:  # values that are not targets (the forecasts' order statistics), within [min y, max y]
+        grid = np.unique(np.r_[grid, np.clip(quantile_grid(np.sort(x), size), y.min(), y.max())])
+    exact = isotonic_quantile_regression(x, y, tau)
+    fit, bound = grid_isotonic_quantile_regression(x, y, tau, grid)
+    np.testing.assert_array_equal(fit, grid[np.searchsorted(grid, exact, side="left")])
+    excess = quantile_score(y, fit, tau).mean() - quantile_score(y, exact, tau).mean()
+    assert -1e-12 <= excess <= bound + 1e-12
+    if grid.size == np.unique(y).size:  # every target on the grid: the exact fit, no error
+        np.testing.assert_array_equal(fit, exact)
+        assert bound == 0.0
+
+
+def test_grid_fit_refuses_a_grid_without_the_targets_range():
+    from calib_core.regression.decomposition import grid_isotonic_quantile_regression
+
+    x, y = np.arange(5.0), np.array([0.0, 2.0, 1.0, 4.0, 3.0])
+    with pytest.raises(ValueError, match="smallest and the largest target"):
+        grid_isotonic_quantile_regression(x, y, 0.5, np.array([1.0, 4.0]))
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.6])
+def test_decomposition_on_the_grid_brackets_the_exact_one(factor):
+    """The same data decomposed exactly and on the grid (EXACT_ROWS lowered): QS and UNC equal, the exact MCB and DSC
+    within [grid value, grid value + fit_bound], and the bound small against the score."""
+    rng = np.random.default_rng(7)
+    n = 40_000
+    mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    y = mu + s * rng.standard_normal(n)
+    dist = Gaussian(mu, factor * s)
+    exact = quantile_score_decomposition(y, dist, n_boot=0)
+    grid = quantile_score_decomposition(y, dist, n_boot=0, exact_rows=1_000)
+    assert (exact["fit_bound"] == 0).all() and (grid["fit_bound"] > 0).all()
+    np.testing.assert_allclose(grid["score"], exact["score"], rtol=1e-12)
+    np.testing.assert_allclose(grid["unc"], exact["unc"], rtol=1e-12)
+    for term in ("mcb", "dsc"):
+        assert (exact[term] >= grid[term] - 1e-12).all(), term
+        assert (exact[term] <= grid[term] + grid["fit_bound"] + 1e-12).all(), term
+    assert (grid["fit_bound"] < 0.01 * grid["score"]).all()

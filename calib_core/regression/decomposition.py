@@ -22,6 +22,20 @@ The isotonic quantile regression is computed exactly by threshold partitioning (
 solved again with their values restricted to below / above c.  All segments of one recursion depth are handled at
 once with segmented prefix sums, so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.
 
+**Fine grid above** :data:`EXACT_ROWS` **rows** (issue 16, point 9: the exact fit's ~log₂(distinct targets) ≈ 20
+passes per level would dominate at 1e6 rows).  The same recursion visits only the thresholds of a grid G of about
+:data:`GRID_VALUES` values (order statistics of y, with min y and max y, and of the level's forecasts x, clipped to
+[min y, max y]), ≈ 12 passes; its fit is exactly x̂_G = ⌈x̂⌉_G, the exact fit rounded up to the grid (threshold
+decomposition: for every threshold c the rows with fit > c are the same optimal suffix whichever other thresholds
+are visited), so it is non-decreasing in x and
+S̄(x̂) ≤ S̄(x̂_G).  On a level set B of x̂ with value v ∈ (c_{j−1}, c_j] the rounding costs
+Σ_B [QS(c_j, y) − QS(v, y)] ≤ (1 + τ)(c_j − v)·#{i ∈ B : c_{j−1} < y_i ≤ c_j} (v is a τ-quantile of B's
+targets: #{y < v} ≤ τ|B|; and v ≥ t_j, the smallest target in the cell), so with ``fit_bound`` =
+(1 + τ)/N · Σ_i (c_{j(i)} − t_{j(i)})·1{y_i in the grid cell of its own fitted value} the exact terms lie in
+MCB ∈ [MCB_G, MCB_G + fit_bound] and DSC ∈ [DSC_G, DSC_G + fit_bound]
+(S̄ and UNC are exact).  Only rows whose target falls in the narrow cell of their own fitted value count: the bound
+is second order in the cell width (reported with the table; tested against the exact fit).
+
 Intervals: block bootstrap of the three means with x̂ held fixed (the sampling variability of the scores given the
 recalibration; the refit's own variability is not in it, and MCB's plug-in carries PAV's upward bias).
 """
@@ -41,6 +55,10 @@ from ..predictions import PredictionSet, iter_model_distributions
 
 __all__ = [
     "DEFAULT_DECOMPOSITION_LEVELS",
+    "EXACT_ROWS",
+    "GRID_VALUES",
+    "grid_isotonic_quantile_regression",
+    "quantile_grid",
     "quantile_score",
     "isotonic_quantile_regression",
     "quantile_score_decomposition",
@@ -55,6 +73,12 @@ __all__ = [
 
 #: The levels τ decomposed by default: the ends and quartiles of the central 50% and 90% intervals and the median.
 DEFAULT_DECOMPOSITION_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: Up to this many rows the decomposition's isotonic fit is exact; above, it is fitted on a grid of targets with its
+#: error bound (module docstring).
+EXACT_ROWS = 262_144
+#: Grid values of the fit above :data:`EXACT_ROWS` rows: half order statistics of the targets, half of the forecasts
+#: (clipped to the targets' range), so the cells are narrow both where the targets and where the fit lie.
+GRID_VALUES = 4_096
 
 
 def quantile_score(y, q, tau: float) -> np.ndarray:
@@ -110,8 +134,15 @@ def _threshold_partition(
     allowed[1:n] = xs[1:] > xs[:-1]
     all_allowed = bool(allowed.all())
     tau_pos = tau * np.arange(n + 1, dtype=float)
-    yi = yi.astype(np.int64 if m > np.iinfo(np.int32).max else np.int32, copy=False)
-    counts = np.zeros(n + 1, dtype=np.int64)
+    small = n < np.iinfo(np.int32).max
+    rank_type = np.int16 if m <= np.iinfo(np.int16).max else np.int32 if m <= np.iinfo(np.int32).max else np.int64
+    yi = yi.astype(rank_type, copy=False)  # narrow ranks: less memory to stream through every pass
+    # buffers reused by every pass (fresh arrays of N elements per pass cost as much as the arithmetic)
+    counts = np.zeros(n + 1, dtype=np.int32 if small else np.int64)
+    below = np.empty(n, dtype=bool)
+    cs = np.empty(n + 1)
+    val = cs[:n] if all_allowed else np.empty(n)
+    same = np.empty(n, dtype=bool)
     starts = np.array([0])
     lo = np.array([0])
     hi = np.array([m])
@@ -122,13 +153,16 @@ def _threshold_partition(
         ends = np.append(starts[1:], n)
         seg_len = ends - starts
         mid = (lo + hi) // 2
-        np.cumsum(yi <= np.repeat((mid - 1).astype(yi.dtype), seg_len), out=counts[1:])
-        cs = counts - tau_pos
-        val = cs[:n] if all_allowed else np.where(allowed[:n], cs[:n], -np.inf)
+        np.less_equal(yi, np.repeat((mid - 1).astype(yi.dtype), seg_len), out=below)
+        np.cumsum(below, out=counts[1:])
+        np.subtract(counts, tau_pos, out=cs)
         if not all_allowed:
+            val.fill(-np.inf)
+            np.copyto(val, cs[:n], where=allowed[:n])
             val[starts] = cs[starts]  # s = start (everything above c) is always allowed
         seg_max = np.maximum.reduceat(val, starts)  # over s in [start, end)
-        hits = np.flatnonzero(val == np.repeat(seg_max, seg_len))
+        np.equal(val, np.repeat(seg_max, seg_len), out=same)
+        hits = np.flatnonzero(same)
         first = hits[np.searchsorted(hits, starts)]
         end_val = np.where(allowed[ends], cs[ends], -np.inf)
         split = np.where(active & (end_val <= seg_max), first, ends)  # finished segments: all rows stay "left"
@@ -140,6 +174,68 @@ def _threshold_partition(
         keep = np.stack([split > starts, active & (ends > split)], 1).ravel()
         starts, lo, hi = two_starts[keep], two_lo[keep], two_hi[keep]
     return starts, lo, hi
+
+
+def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2) -> np.ndarray:
+    """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, of the sorted values ``sorted_y``, with v_(1): of
+    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell)."""
+    n = sorted_y.size
+    pos = -(-np.arange(1, int(size) + 1) * n // int(size)) - 1  # ⌈kN/size⌉ − 1
+    return np.unique(np.r_[sorted_y[0], sorted_y[np.clip(pos, 0, n - 1)]])
+
+
+def grid_isotonic_quantile_regression(
+    x, y, tau: float, grid: np.ndarray, *, order: np.ndarray | None = None, cells: np.ndarray | None = None,
+    sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
+    """The exact isotonic τ-quantile fit x̂ (:func:`isotonic_quantile_regression`) rounded up to ``grid``, x̂_G =
+    ⌈x̂⌉_G, computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes), and the bound
+    ``fit_bound`` ≥ S̄(x̂_G) − S̄(x̂) ≥ 0 on its mean quantile score (module docstring).
+
+    ``grid``: increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets); ``order``: a
+    stable argsort of x, and ``sorted_x`` = ``x[order]``; ``cells``: ``np.searchsorted(grid, y)``, ``sorted_y``:
+    ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row, fit_bound).
+
+    The bound uses the exact fit's values being targets: in the cell (c_{j−1}, c_j] they are at least t_j, the
+    smallest target above c_{j−1}, so the rounding moves them by at most c_j − t_j (0 when the cell's only target is
+    c_j: a grid holding every target gives the exact fit and a zero bound)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    grid = np.asarray(grid, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
+    n = x.size
+    if n == 0:
+        return np.empty(0), 0.0
+    if grid.size == 0 or grid[0] > y.min() or grid[-1] < y.max() or np.any(np.diff(grid) <= 0):
+        raise ValueError("the grid must be increasing and contain the smallest and the largest target")
+    order = stable_argsort(x) if order is None else order
+    cell = np.searchsorted(grid, y, side="left") if cells is None else cells  # grid[cell − 1] < y ≤ grid[cell]
+    cell_sorted = cell[order]
+    starts, lo, _ = _threshold_partition(x[order] if sorted_x is None else sorted_x, cell_sorted, grid.size, tau)
+    seg_len = np.diff(np.append(starts, n))
+    fit_sorted = np.repeat(lo, seg_len)  # in x order: the grid index of each row's fitted value
+    own = cell_sorted == fit_sorted  # targets in the cell of their own fitted value (cell 0 = min y: no error)
+    sorted_y = np.sort(y) if sorted_y is None else sorted_y
+    first = sorted_y[np.minimum(np.searchsorted(sorted_y, grid[:-1], side="right"), n - 1)]  # t_j, j ≥ 1
+    widths = np.r_[0.0, np.maximum(grid[1:] - first, 0.0)]
+    bound = (1.0 + tau) * float(np.dot(np.bincount(fit_sorted[own], minlength=grid.size), widths)) / n
+    out = np.empty(n)
+    out[order] = np.repeat(grid[lo], seg_len)
+    return out, bound
+
+
+def _quantile_score_into(y: np.ndarray, q, tau: float, buffers: tuple[np.ndarray, np.ndarray, np.ndarray]
+                         ) -> np.ndarray:
+    """:func:`quantile_score` (the same operations, so the same bits) written into ``buffers`` (two float arrays and
+    a bool array of y's length, reused: large temporaries cost as much as the arithmetic); returns the first."""
+    out, factor, below = buffers
+    np.less_equal(y, q, out=below)
+    np.subtract(below, tau, out=factor)
+    np.subtract(q, y, out=out)
+    return np.multiply(factor, out, out=out)
 
 
 def _empirical_quantile(y: np.ndarray, tau: float, *, targets: tuple[np.ndarray, np.ndarray] | None = None,
@@ -163,12 +259,17 @@ def quantile_score_decomposition(
     n_blocks: int = 1_000,
     level: float = 0.95,
     seed: int | None = 0,
+    exact_rows: int = EXACT_ROWS,
+    grid_values: int = GRID_VALUES,
 ) -> pd.DataFrame:
     """QS_τ = MCB − DSC + UNC at each level τ (module docstring), with block-bootstrap percentile intervals.
 
-    Returns one row per τ: ``tau, score, mcb, dsc, unc`` and ``<c>_low``/``<c>_high`` for each of ``score, mcb, dsc,
-    unc`` (``n_boot`` replicates over ``n_blocks`` random row blocks, the recalibration held fixed; no intervals when
-    ``n_boot`` is 0), and ``mcb_share`` = MCB/score.
+    Returns one row per τ: ``tau, score, mcb, dsc, unc``, ``fit_bound`` (0 when the isotonic fit is exact, i.e. up
+    to ``exact_rows`` rows; above, the fit is on a grid of ``grid_values`` targets and the exact MCB and DSC exceed
+    the reported ones by at most ``fit_bound``), ``<c>_low``/``<c>_high`` for each of ``score, mcb, dsc, unc``
+    (``n_boot`` replicates over ``n_blocks`` random row blocks, the recalibration held fixed; no intervals when
+    ``n_boot`` is 0), and ``mcb_share`` = MCB/score; ``grid_values``: about how many grid values (half from the
+    targets, half from each level's forecasts).
     """
     y = np.asarray(y, dtype=float)
     n = y.size
@@ -181,17 +282,41 @@ def quantile_score_decomposition(
     rows = []
     levels = [float(t) for t in levels]
     forecasts = [np.asarray(dist.ppf(tau), dtype=float) for tau in levels]
-    orders = stable_argsorts(*forecasts) if len(forecasts) > 1 else [stable_argsort(f) for f in forecasts]
-    targets = np.unique(y, return_inverse=True)
-    cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
-    for tau, x, order in zip(levels, forecasts, orders):
-        fitted = isotonic_quantile_regression(x, y, tau, order=order, targets=targets)
-        r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
-        s_x, s_rc, s_r = quantile_score(y, x, tau), quantile_score(y, fitted, tau), quantile_score(y, r, tau)
-        score, rc, unc = float(s_x.mean()), float(s_rc.mean()), float(s_r.mean())
-        row = {"tau": tau, "score": score, "mcb": score - rc, "dsc": unc - rc, "unc": unc}
+    exact = n <= exact_rows
+    if exact:
+        orders = stable_argsorts(*forecasts) if len(forecasts) > 1 else [stable_argsort(f) for f in forecasts]
+        sorted_xs = [None] * len(forecasts)
+        targets = np.unique(y, return_inverse=True)
+        cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
+    else:  # a grid of targets: y sorted with the forecasts; the marginal quantile is an order statistic of it
+        *sorts, (order_y, sorted_y) = stable_argsorts(*forecasts, y, return_sorted=True)
+        orders, sorted_xs = [o for o, _ in sorts], [v for _, v in sorts]
+        y_grid = quantile_grid(sorted_y, grid_values // 2)
+        cells = np.empty(n, dtype=np.int16 if grid_values < np.iinfo(np.int16).max else np.int32)
+    buffers = (np.empty(n), np.empty(n), np.empty(n, dtype=bool))
+    for tau, x, order, sorted_x in zip(levels, forecasts, orders, sorted_xs):
+        if exact:
+            fitted, bound = isotonic_quantile_regression(x, y, tau, order=order, targets=targets), 0.0
+            r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
+        else:  # this level's grid: the targets' and its forecasts' order statistics, within [min y, max y]
+            x_grid = np.clip(quantile_grid(sorted_x, grid_values // 2), sorted_y[0], sorted_y[-1])
+            grid = np.unique(np.r_[y_grid, x_grid])
+            # grid[cell − 1] < y ≤ grid[cell]: in sorted order, runs of equal cells (no search per row)
+            cells[order_y] = np.repeat(np.arange(grid.size, dtype=cells.dtype),
+                                       np.diff(np.searchsorted(sorted_y, grid, side="right"), prepend=0))
+            fitted, bound = grid_isotonic_quantile_regression(x, y, tau, grid, order=order, cells=cells,
+                                                              sorted_x=sorted_x, sorted_y=sorted_y)
+            r = float(sorted_y[min(max(int(np.ceil(n * tau - 1e-12)), 1), n) - 1])
+        means, block_sums = [], [count]
+        for q in (x, fitted, r):  # the score of x, of the recalibrated x̂ and of the marginal quantile r, row by row
+            qs = _quantile_score_into(y, q, tau, buffers)
+            means.append(float(qs.mean()))
+            if weights is not None:
+                block_sums.append(np.bincount(ids, qs, g))
+        score, rc, unc = means
+        row = {"tau": tau, "score": score, "mcb": score - rc, "dsc": unc - rc, "unc": unc, "fit_bound": bound}
         if weights is not None:
-            sums = np.stack([count, np.bincount(ids, s_x, g), np.bincount(ids, s_rc, g), np.bincount(ids, s_r, g)], 1)
+            sums = np.stack(block_sums, 1)
             rep = weights @ sums
             with np.errstate(invalid="ignore", divide="ignore"):
                 m_x, m_rc, m_r = rep[:, 1] / rep[:, 0], rep[:, 2] / rep[:, 0], rep[:, 3] / rep[:, 0]
