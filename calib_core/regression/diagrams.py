@@ -33,7 +33,7 @@ import pandas as pd
 from ..binning import bin_sums, counts_from_sorted
 from ..distributions import norm_pdf, norm_ppf
 from ..ecdf_bands import ecdf_band
-from ..significance import block_bootstrap_weights, block_ids
+from ..significance import block_bootstrap_weights, block_ids, nan_quantiles
 from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, interval_table, observed_proportions
 
 __all__ = [
@@ -105,7 +105,7 @@ def levi_bins_table(
         a = (1.0 - level) / 2.0
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a bin empty in every replicate
-            lo, hi = np.nanquantile(reps, [a, 1.0 - a], axis=0)
+            lo, hi = nan_quantiles(reps, [a, 1.0 - a])
     table = pd.DataFrame(
         {
             "bin": np.arange(n_bins),
