@@ -572,7 +572,8 @@ def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target:
     """The spec from a merged first pass: a numeric-typed column with more than 12 distinct values is numeric
     (edges: quantiles of the sample), any other column categorical (every level); group/model only when they
     have two levels or more (as in memory).  ``rank_error`` = √(ln(2/δ)/(2m)) for a sample of m < N rows (module
-    docstring), 0 when every row was taken."""
+    docstring) with m the smallest number of finite sampled values any edge comes from, 0 when every row was
+    taken."""
     names, kinds, edges, levels, none = [], [], [], [], []
     for name in sketch.columns:
         if name in ("group", "model") and len(sketch.text_levels.get(name, ())) < 2:
@@ -592,8 +593,10 @@ def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target:
     sigma_edges: list[float] = []
     if sketch.task == "regression":
         sigma_edges = reg_slices.sigma_bin_edges(sketch.sample["\0sigma"]).tolist()
-    m = int(sketch.sample["\0sigma"].size) if sketch.task == "regression" else \
-        max((v.size for v in sketch.sample.values()), default=0)
+    # the smallest sample any edge comes from: a column's missing values (and σ's non-finite ones) shrink its own
+    m = min([int(np.isfinite(sketch.sample[c]).sum()) for c, k in zip(names, kinds, strict=True) if k == "numeric"]
+            + ([int(np.isfinite(sketch.sample["\0sigma"]).sum())] if sketch.task == "regression" else []),
+            default=0)
     exact = sketch.rate >= 1.0
     err = 0.0 if exact else math.sqrt(math.log(2.0 / delta) / (2.0 * max(m, 1)))
     return SliceSpec(sketch.task, names, kinds, edges, levels, none, sigma_edges, sketch.ence_tested, target, seed,
