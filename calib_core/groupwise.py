@@ -5,9 +5,10 @@ taxonomy: the category of a row is known before its target).  This module holds 
 classification calibrators share:
 
 * :func:`slice_columns` / :func:`slice_labels` — which columns of a prediction set can define slices (the ``group``
-  column and every feature column) and the per-row slice label of one of them: the value itself for a categorical
-  column or a numeric one with at most :data:`MAX_LEVELS` distinct values, else the equal-count quantile bin
-  (:data:`NUMERIC_BINS` bins over all rows of the set; the bins use the feature only, never a target);
+  column, every feature column and every other column no role took) and the per-row slice label of one of them:
+  the value itself for a categorical column or a numeric one with at most :data:`MAX_LEVELS` distinct values, else
+  the equal-count quantile bin (:data:`NUMERIC_BINS` bins over all rows of the set; the bins use the feature only,
+  never a target);
 * :class:`SliceFit` — the slices seen at fit time, their calibration-row counts, which ones have enough rows
   (``min_rows``) to get their own parameters, and the lookup of new rows: a row whose slice was unseen at fit time or
   had fewer than ``min_rows`` calibration rows uses the global fit, and :meth:`SliceFit.note` counts those rows in
@@ -59,11 +60,14 @@ def as_labels(groups: Any, n: int, *, who: str = "a slice-wise calibrator") -> n
 
 
 def slice_columns(pset: PredictionSet) -> list[str]:
-    """Columns of ``pset`` that can define slices: ``"group"`` (when the set has a group column) and every feature
-    column, in file order."""
+    """Columns of ``pset`` that can define slices: ``"group"`` (when the set has a group column), every feature
+    column, in file order, then every other column no role took (``pset.slice_columns``, the slice explorer's
+    columns, e.g. a text column ``region``)."""
     out = [GROUP] if pset.group is not None else []
     if pset.features is not None:
         out += [str(c) for c in pset.features.columns if str(c) != GROUP]
+    if pset.slice_columns is not None:
+        out += [str(c) for c in pset.slice_columns.columns if str(c) not in out and str(c) != GROUP]
     return out
 
 
@@ -78,9 +82,11 @@ def slice_labels(pset: PredictionSet, by: str) -> np.ndarray:
         if pset.group is None:
             raise ValueError("this data has no group column to slice by")
         return np.asarray(pset.group).astype(str)
-    if pset.features is None or by not in [str(c) for c in pset.features.columns]:
+    frame = next((f for f in (pset.features, pset.slice_columns)
+                  if f is not None and by in [str(c) for c in f.columns]), None)
+    if frame is None:
         raise ValueError(f"no column {by!r} to slice by; slice columns: {slice_columns(pset)}")
-    col = pset.features[[c for c in pset.features.columns if str(c) == by][0]]
+    col = frame[[c for c in frame.columns if str(c) == by][0]]
     missing = col.isna().to_numpy()
     if pd.api.types.is_numeric_dtype(col.dtype) and col.nunique(dropna=True) > MAX_LEVELS:
         x = col.to_numpy(dtype=float)

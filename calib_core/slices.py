@@ -29,8 +29,8 @@ from .predictions import InputError, PredictionSet
 from .reading import column_kinds
 from .significance import holm_adjust
 
-__all__ = ["SliceSet", "candidate_slices", "encode_column", "slice_sums", "slice_binned_sums", "slice_mask",
-           "available_slice_columns", "rank_slices", "DEFAULT_MIN_SIZE", "DEFAULT_BINS", "ALPHA"]
+__all__ = ["SliceSet", "candidate_slices", "restrict_slices", "encode_column", "slice_sums", "slice_binned_sums",
+           "slice_mask", "available_slice_columns", "rank_slices", "DEFAULT_MIN_SIZE", "DEFAULT_BINS", "ALPHA"]
 
 DEFAULT_MIN_SIZE = 100
 """Default smallest slice (rows)."""
@@ -187,6 +187,29 @@ def candidate_slices(pset: PredictionSet, *, columns: Sequence[str] | None = Non
         levels.append(lev)
     singles = [(i,) for i in range(len(enc_names))]
     terms = singles + ([(i, j) for i in range(len(enc_names)) for j in range(i + 1, len(enc_names))] if pairs else [])
+    return _assemble(n, enc_names, kinds, codes, levels, terms, min_size)
+
+
+def restrict_slices(sset: SliceSet, rows: np.ndarray, *, min_size: int = DEFAULT_MIN_SIZE) -> SliceSet:
+    """The slices of ``sset`` on a subset of its rows (``rows``: a boolean mask or positions), e.g. the held-out
+    rows of a recalibration: the same columns, levels (numeric bins keep the edges cut on all rows), pairs and
+    labels, each slice kept when it has at least ``min_size`` of those rows (an intersection as large as one of
+    its parents on them is dropped, as in :func:`candidate_slices`).  Cost: O(n) per term."""
+    if min_size < 1:
+        raise ValueError("min_size must be ≥ 1")
+    idx = np.asarray(rows)
+    if idx.dtype == bool:
+        if idx.shape != (sset.n_rows,):
+            raise ValueError(f"the row mask must have the slices' {sset.n_rows} rows, got {idx.shape}")
+        idx = np.flatnonzero(idx)
+    codes = [c[idx] for c in sset.codes]
+    return _assemble(int(idx.size), list(sset.columns), list(sset.kinds), codes, [list(lev) for lev in sset.levels],
+                     list(sset.terms), min_size)
+
+
+def _assemble(n: int, enc_names: list[str], kinds: list[str], codes: list[np.ndarray], levels: list[list[str]],
+              terms: list[tuple[int, ...]], min_size: int) -> SliceSet:
+    """The SliceSet of encoded columns and terms: every combined code of a term with ≥ ``min_size`` rows."""
     sset = SliceSet(n, enc_names, kinds, codes, levels, terms, np.empty(0, np.int64), np.empty(0, np.int64), [],
                     np.empty(0, np.int64))
     term_ids, keys, sizes, labels = [], [], [], []

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 import dashboard as ui
-from calib_core import plots, slice_views
+from calib_core import export, plots, slice_views, views
 from calib_core.slices import available_slice_columns, slice_mask
 from dashboard import slice_summary_page
 from dashboard import summary as summ
@@ -52,12 +52,15 @@ if not avail:
 
 ui.init_state({"slc_min_size": 100, "slc_bins": 5, "slc_pairs": True, "slc_target": "positive class"},
               persist=True)
-if st.session_state.get("slc_columns_token") != token:  # new data: every column
+if st.session_state.get("slc_columns_token") != token or "slc_columns" not in st.session_state:  # new data: all
     st.session_state["slc_columns"] = list(avail)
     st.session_state["slc_columns_token"] = token
+ui.persist("slc_columns")  # kept across page switches (e.g. to Recalibrate and back)
 c1, c2, c3, c4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 c1.number_input("Minimum slice size", min_value=20, max_value=max(20, pset.n_rows), step=50, key="slc_min_size",
-                help="Slices with fewer rows are not searched (PIT χ² needs about 50).")
+                help="Slices with fewer rows are not searched. Every test is exact or simulated at the slice's own "
+                "size, so a small slice is judged fairly, but it rarely holds enough evidence to pass the adjustment "
+                "for the search; a lower minimum searches more slices and makes that adjustment stricter.")
 c2.slider("Bins of numeric columns", 2, 10, key="slc_bins",
           help="Numeric columns are cut at their quantiles into this many equal-count bins.")
 c3.toggle("Pairwise intersections", key="slc_pairs",
@@ -160,5 +163,68 @@ st.caption(
 )
 if np.isinf(points["value"].to_numpy(dtype=float)).any():
     st.caption("Slices without any positive event have no calibration ratio and are not drawn.")
+
+# ------------------------------------------------------------------------------------- before / after recalibration
+st.subheader("Before and after recalibration")
+stored = st.session_state.get("recal_result")  # the Recalibrate page's comparison (its data token, its result)
+result = stored.get("result") if isinstance(stored, dict) and stored.get("token") == token else None
+if result is None or not result.calibrated:
+    st.caption("Run a comparison on the Recalibrate page (e.g. std scaling per slice, Mondrian conformal or "
+               "temperature scaling per slice, by the column of a flagged slice): its held-out rows' worst slices "
+               "are then ranked here before and after each calibrator.")
+    st.page_link("pages/recalibrate.py", label="Go to the Recalibrate page", icon=":material/tune:")
+else:
+    views_of = stored.setdefault("view", {})  # kept with the comparison, dropped with it
+    ba_key = ("slices_before_after", tuple(sorted(options.items())))
+    if ba_key not in views_of:
+        try:
+            views_of[ba_key] = slice_views.slices_before_after(pset, result, slices=sset,
+                                                               min_size=options["min_size"], target=target)
+        except ValueError as exc:
+            views_of[ba_key] = exc
+    ba = views_of[ba_key]
+    if isinstance(ba, Exception):
+        st.warning(f"No before/after ranking: {ui.md_escape(ba)}")
+    elif not ba.after or ba.slices.n_slices == 0:
+        st.caption("No calibrator to compare, or no slice with the minimum size among the held-out rows.")
+    else:
+        b1, b2 = st.columns([3, 2], vertical_alignment="bottom")
+        grouped = [c for c in ba.after if any(getattr(f.get(c), "uses_groups", False)
+                                              for f in result.fitted.values())]
+        if st.session_state.get("slc_after") not in ba.after:
+            st.session_state["slc_after"] = (grouped or ba.after)[0]
+        after = b1.selectbox("Calibrator (after)", ba.after, key="slc_after",
+                             help="Each calibrator of the Recalibrate comparison; slice-wise ones are chosen first.")
+        order = b2.segmented_control("Worst first", ["before", "after"], key="slc_ba_order",
+                                     default="before") or "before"
+        st.markdown(ui.md_escape(slice_views.before_after_sentence(ba, after, min_size=options["min_size"])))
+        for name, why in ba.skipped.items():
+            st.caption(ui.md_escape(f"{name}: left out ({why})."))
+        ba_table = slice_views.before_after_table(ba, after, order=order)
+        ba_fmt = {"slice": st.column_config.TextColumn(width=190),
+                  "n": st.column_config.NumberColumn(format="localized", help="held-out rows of the slice"),
+                  "rank": st.column_config.TextColumn(help="rank before → after (1 = worst)"),
+                  "statistic": st.column_config.TextColumn(help="the test's statistic before → after"),
+                  "evidence": st.column_config.TextColumn(help="−log₁₀ of the slice's combined p, before → after"),
+                  "adjusted p": st.column_config.TextColumn(help="Holm-adjusted p, before → after")}
+        with st.container(key="slc_ba_table"):
+            ui.dataframe(slice_views.before_after_display(ba_table), hide_index=True, width="stretch",
+                         height=min(420, 38 + 35 * len(ba_table)), column_config=ba_fmt)
+        after_text = ui.md_escape(f"after {after}")
+        st.download_button("Before/after table (CSV)", data=lambda: export.to_csv_bytes(ba_table),
+                           file_name=views.download_name(name, "slices", "before_after", after, ext="csv"),
+                           mime="text/csv", on_click="ignore", icon=":material/download:", key="slc_ba_download")
+        lead = after_text if order == "after" else "before (uncalibrated)"
+        st.caption(f"Held-out rows only. Worst first by the ranking {lead}; the test is the one with the smallest "
+                   "p-value in that ranking, its statistic shown before → after. 'no longer flagged': miscalibrated "
+                   "before, no evidence after.")
+        pts_before, pts_after, ba_limits = slice_views.before_after_funnel(ba, after, statistic)
+        ba_fig = ui.figure(f"{key}|ba|{id(result)}|{after}|{statistic}",
+                           lambda: plots.funnel_figure(pts_after, ba_limits, statistic=statistic, before=pts_before,
+                                                       labels=("before", f"after {after}")))
+        ui.chart(ba_fig, "slc_ba_funnel")
+        st.caption(f"The held-out slices' {statistic} before (open markers) and {after_text} "
+                   "(filled) against their held-out size, with the limits of the held-out search; grey segments join "
+                   "a slice's two points when it is flagged before or after.")
 
 ui.record_run_time(_t0, "slices")

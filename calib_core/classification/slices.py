@@ -31,7 +31,8 @@ from ..predictions import InputError, PredictionSet
 from ..slices import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, SliceSet, candidate_slices, rank_slices, slice_binned_sums
 from .metrics import event_rows
 
-__all__ = ["slice_ranking", "slice_events", "ranking_from_sums", "funnel_table", "TESTS", "FUNNEL_STATISTICS"]
+__all__ = ["slice_ranking", "rank_events", "slice_events", "ranking_from_sums", "funnel_table", "TESTS",
+           "FUNNEL_STATISTICS"]
 
 TESTS = ("ECE", "calibration ratio")
 """The tests of each slice, in the order of the ranking's ``worst`` column."""
@@ -68,9 +69,22 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     f, y = slice_events(pset, target=target)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
                                                               min_size=min_size, pairs=pairs)
+    return rank_events(f, y, sset, n_null=n_null, seed=seed, alpha=alpha), sset
+
+
+def rank_events(f: np.ndarray, y: np.ndarray, sset: SliceSet, *, n_null: int = 200, seed: int = 0,
+                alpha: float = ALPHA) -> pd.DataFrame:
+    """The ranking of :func:`slice_ranking` from per-row probabilities ``f`` and events ``y`` ∈ {0, 1}
+    (:func:`slice_events`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g. held-out rows under a
+    calibrator's probabilities (:func:`calib_core.slice_views.slices_before_after`): the per-slice sums, then
+    :func:`ranking_from_sums`."""
+    f = np.asarray(f, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if f.shape != (sset.n_rows,) or y.shape != (sset.n_rows,):
+        raise ValueError(f"f and y must have the slices' {sset.n_rows} rows, got {f.shape} and {y.shape}")
     b = np.minimum((f * _BINS).astype(np.int64), _BINS - 1)
     sums = slice_binned_sums(sset, np.column_stack([np.ones_like(f), f, y, f * (1.0 - f)]), b, _BINS)  # (S, B, 4)
-    return ranking_from_sums(sset.label, sset.size, sums, n_null=n_null, seed=seed, alpha=alpha), sset
+    return ranking_from_sums(sset.label, sset.size, sums, n_null=n_null, seed=seed, alpha=alpha)
 
 
 def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray, *, n_null: int = 200,

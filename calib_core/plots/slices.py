@@ -16,13 +16,21 @@ FLAGGED_COLOR = "#e45756"
 
 
 def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
-                  highlight: int | None = None, title: str | None = None) -> go.Figure:
+                  highlight: int | None = None, title: str | None = None,
+                  before: pd.DataFrame | None = None, labels: tuple[str, str] = ("before", "after")) -> go.Figure:
     """Funnel plot (Spiegelhalter 2005): each slice's ``statistic`` (y) against its rows n (log x), flagged
     slices in red, the 95% limits (dashed), the multiplicity-adjusted limits (solid; outside them this statistic
     alone flags a slice) and the perfect-calibration value (dotted).  ``highlight``: the ``index`` of a slice drawn
     larger (the one the pages are restricted to).  Each marker's ``customdata`` is the slice's ``index`` (a click
-    selects it)."""
+    selects it).
+
+    ``before``: the same slices (same ``index``) under other predictions, e.g. uncalibrated where ``points`` are
+    after a recalibration (:func:`calib_core.slice_views.before_after_funnel`): drawn as open markers (red when
+    flagged then) named ``labels[0]``, ``points`` as filled markers named ``labels[1]``, and a grey segment from
+    each slice's before to its after point for the slices flagged before or after."""
     fig = go.Figure()
+    if before is not None:
+        _before_traces(fig, before, points, statistic, labels)
     n = limits["n"].to_numpy()
     fig.add_trace(go.Scatter(x=n, y=limits["expected"], mode="lines", name="perfect calibration",
                              line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1}, hoverinfo="skip"))
@@ -32,7 +40,8 @@ def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
                 x=n, y=limits[f"{side} {name}"], mode="lines", name=label, legendgroup=name,
                 showlegend=side == "lower", line={"color": REFERENCE_COLOR, "dash": dash, "width": 1.2},
                 hoverinfo="skip"))
-    for flagged, color, label in ((False, PALETTE[0], "slices"), (True, FLAGGED_COLOR, "flagged slices")):
+    names = ("slices", "flagged slices") if before is None else (f"slices {labels[1]}", f"flagged {labels[1]}")
+    for flagged, color, label in ((False, PALETTE[0], names[0]), (True, FLAGGED_COLOR, names[1])):
         part = points[points["flagged"].to_numpy(dtype=bool) == flagged]
         if part.empty:
             continue
@@ -53,10 +62,42 @@ def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
     fig.update_xaxes(type="log")
     finite = np.isfinite(points["value"].to_numpy(dtype=float))
     if finite.any():  # keep the funnel readable: y range from the limits and the slices
-        ys = np.concatenate([points["value"].to_numpy(dtype=float)[finite],
+        shown = points["value"].to_numpy(dtype=float)[finite]
+        if before is not None:
+            shown = np.concatenate([shown, before["value"].to_numpy(dtype=float)])
+        ys = np.concatenate([shown,
                              limits[["lower adjusted", "upper adjusted"]].to_numpy(dtype=float).ravel()])
         ys = ys[np.isfinite(ys)]
         pad = 0.05 * (ys.max() - ys.min() or 1.0)
         fig.update_yaxes(range=[ys.min() - pad, ys.max() + pad])
     fig.update_layout(clickmode="event+select")
     return fig
+
+
+def _before_traces(fig: go.Figure, before: pd.DataFrame, after: pd.DataFrame, statistic: str,
+                   labels: tuple[str, str]) -> None:
+    """Segments before → after of the slices flagged in either, and the open markers of ``before``."""
+    b = before.set_index("index")
+    a = after.set_index("index").reindex(b.index)
+    moved = (b["flagged"].to_numpy(dtype=bool) | a["flagged"].fillna(False).to_numpy(dtype=bool))
+    moved &= np.isfinite(b["value"].to_numpy(dtype=float)) & np.isfinite(a["value"].to_numpy(dtype=float))
+    if moved.any():
+        k = int(moved.sum())
+        xs = np.column_stack([b["n"].to_numpy(dtype=float)[moved], a["n"].to_numpy(dtype=float)[moved],
+                              np.full(k, np.nan)]).ravel()
+        ys = np.column_stack([b["value"].to_numpy(dtype=float)[moved], a["value"].to_numpy(dtype=float)[moved],
+                              np.full(k, np.nan)]).ravel()
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"{labels[0]} → {labels[1]}",
+                                 line={"color": rgba(REFERENCE_COLOR, 0.6), "width": 1}, hoverinfo="skip",
+                                 connectgaps=False))
+    for flagged, color, label in ((False, PALETTE[0], f"slices {labels[0]}"),
+                                  (True, FLAGGED_COLOR, f"flagged {labels[0]}")):
+        part = before[before["flagged"].to_numpy(dtype=bool) == flagged]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["n"], y=part["value"], mode="markers", name=label,
+            marker={"symbol": "circle-open", "color": rgba(color, 0.8), "size": 8, "line": {"width": 1.2}},
+            text=[plain(s) for s in part["slice"]],
+            hovertemplate="%{text}<br>n = %{x:,}<br>" + plain(statistic) + " = %{y:.4g}<extra>" + plain(labels[0])
+            + "</extra>"))

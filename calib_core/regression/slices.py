@@ -40,12 +40,12 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ..distributions import SampleSet
+from ..distributions import PredictiveDistribution, SampleSet
 from ..predictions import InputError, PredictionSet
 from ..slices import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, SliceSet, candidate_slices, rank_slices, slice_binned_sums
 
-__all__ = ["slice_ranking", "slice_row_statistics", "ranking_from_sums", "sigma_bin_edges", "funnel_table", "TESTS",
-           "FUNNEL_STATISTICS"]
+__all__ = ["slice_ranking", "rank_row_statistics", "row_statistics", "slice_row_statistics", "ranking_from_sums",
+           "sigma_bin_edges", "funnel_table", "TESTS", "FUNNEL_STATISTICS"]
 
 TESTS = ("PIT χ²", "coverage 90%", "mean z", "std z", "ENCE")
 """The five tests of each slice, in the order of the ranking's ``worst`` column."""
@@ -62,9 +62,14 @@ def slice_row_statistics(pset: PredictionSet, *, seed: int = 0) -> tuple[np.ndar
     if pset.task != "regression" or pset.dist is None or pset.y is None:
         raise InputError("the slice explorer needs predictive distributions (σ, quantiles or samples)",
                          source=pset.source, hint="load a regression file with an uncertainty column")
-    u = np.asarray(pset.dist.pit(pset.y, np.random.default_rng(seed)), dtype=float)
-    sigma = np.asarray(pset.dist.std(), dtype=float)
-    return u, sigma
+    return row_statistics(pset.y, pset.dist, seed=seed)
+
+
+def row_statistics(y: np.ndarray, dist: PredictiveDistribution, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, σ)`` of targets ``y`` under ``dist``: u_i = F_i(y_i) (randomised PIT, Czado et al. 2009, where F_i has
+    atoms; generator ``default_rng(seed)``) and σ_i = sd(F_i)."""
+    u = np.asarray(dist.pit(np.asarray(y, dtype=float), np.random.default_rng(seed)), dtype=float)
+    return u, np.asarray(dist.std(), dtype=float)
 
 
 def _two_sided_log(log_lower: np.ndarray, log_upper: np.ndarray) -> np.ndarray:
@@ -84,9 +89,22 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     :func:`calib_core.slices.candidate_slices`; ``n_null`` simulated draws for ENCE's null, generator ``seed``.
     """
     u, sigma = slice_row_statistics(pset, seed=seed)
-    ence_tested = not isinstance(pset.dist, SampleSet)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
                                                               min_size=min_size, pairs=pairs)
+    return rank_row_statistics(u, sigma, sset, ence_tested=not isinstance(pset.dist, SampleSet), n_null=n_null,
+                               seed=seed, alpha=alpha), sset
+
+
+def rank_row_statistics(u: np.ndarray, sigma: np.ndarray, sset: SliceSet, *, ence_tested: bool = True,
+                        n_null: int = 200, seed: int = 0, alpha: float = ALPHA) -> pd.DataFrame:
+    """The ranking of :func:`slice_ranking` from per-row PIT values ``u`` and spreads ``sigma``
+    (:func:`row_statistics`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g. held-out rows under
+    a calibrator's predictions (:func:`calib_core.slice_views.slices_before_after`): the per-slice sums, then
+    :func:`ranking_from_sums`.  ``ence_tested`` False: ``p ENCE`` is NaN (ensembles, module docstring)."""
+    u = np.asarray(u, dtype=float)
+    sigma = np.asarray(sigma, dtype=float)
+    if u.shape != (sset.n_rows,) or sigma.shape != (sset.n_rows,):
+        raise ValueError(f"u and sigma must have the slices' {sset.n_rows} rows, got {u.shape} and {sigma.shape}")
     uc = np.clip(u, _EPS, 1.0 - _EPS)
     z = special.ndtri(uc)
     covered = ((u >= 0.05) & (u <= 0.95)).astype(float)
@@ -101,9 +119,8 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     pit_counts = slice_binned_sums(sset, ones, pit_bin, _PIT_BINS)[:, :, 0]  # (S, 10)
     sums = slice_binned_sums(sset, np.column_stack([ones, z, z * z, covered]))[:, 0, :]
     ence_sums = slice_binned_sums(sset, np.column_stack([ones, s2, e2, s2 * s2]), s_bin, n_s)  # (S, B, 4)
-    ranked = ranking_from_sums(sset.label, sset.size, pit_counts, sums, ence_sums, ence_tested=ence_tested,
-                               n_null=n_null, seed=seed, alpha=alpha)
-    return ranked, sset
+    return ranking_from_sums(sset.label, sset.size, pit_counts, sums, ence_sums, ence_tested=ence_tested,
+                             n_null=n_null, seed=seed, alpha=alpha)
 
 
 def sigma_bin_edges(sigma: np.ndarray) -> np.ndarray:
