@@ -444,17 +444,19 @@ def verdict_lines(report: Report, models: Iterable[str] | None = None, group: st
 
 
 def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float = 0.95,
-                     several_models: bool = False, compact: bool = False) -> pd.DataFrame:
-    """Metric table of a selection with the all-rows value beside it: columns ``[model,] metric, selection,
+                     several_models: bool = False, compact: bool = False, *, label: str = "selection",
+                     keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """Metric table of a selection with the all-rows value beside it: columns ``[model,] metric, <label>,
     all rows`` first, then the selection's CI / perfect-calibration columns (``selected`` and ``overall`` are
-    long metric frames, as ``Report.metrics``; ``compact`` as :func:`metric_table`'s)."""
-    sel_table = metric_table(selected, level, keep_model=several_models, compact=compact)
-    all_table = metric_table(overall, level, keep_model=several_models)
+    long metric frames, as ``Report.metrics``; ``compact`` and ``keys`` as :func:`metric_table`'s; ``label``:
+    the name of the selection's value column, e.g. ``"slice"``)."""
+    sel_table = metric_table(selected, level, keys=keys, keep_model=several_models, compact=compact)
+    all_table = metric_table(overall, level, keys=keys, keep_model=several_models)
     join = ["model", "metric"] if several_models else ["metric"]
-    sel_table = sel_table.rename(columns={"value": "selection"}).merge(
+    sel_table = sel_table.rename(columns={"value": label}).merge(
         all_table[join + ["value"]].rename(columns={"value": "all rows"}), on=join, how="left"
     )
-    front = join + ["selection", "all rows"]
+    front = join + [label, "all rows"]
     return sel_table[front + [c for c in sel_table.columns if c not in front]]
 
 
@@ -465,6 +467,14 @@ KIND_HEADINGS = {
     registry.DESCRIPTIVE: "Descriptive (no verdict)",
 }
 _EMPTY_CELLS = ("", "–", "None", "nan")
+
+
+def _registry_kind(key: str) -> str:
+    """The registry's kind of a metric key; a statistic outside the registry counts as a calibration statistic."""
+    try:
+        return registry.metric(str(key)).kind
+    except KeyError:
+        return registry.CALIBRATION
 
 
 def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -478,7 +488,8 @@ def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str,
     Statistics outside the registry (the classification top-bin gap) count as calibration statistics.
     """
     shown = plots.metric_display_table(metrics, group=None)
-    kind_of = dict(zip(shown["label"], shown["kind"].fillna(registry.CALIBRATION)))
+    kind_of = dict(zip(shown["label"], [k if isinstance(k, str) and k else _registry_kind(key)
+                                        for k, key in zip(shown["kind"], shown["metric"], strict=True)]))
     order = {label: i for i, label in enumerate(pd.unique(table["metric"]))}
     kinds = table["metric"].map(kind_of).fillna(registry.CALIBRATION)
     out = []

@@ -103,6 +103,8 @@ METRIC_COLUMN_CONFIG = {
         help="Bias-corrected estimate where the plug-in value is biased upward by noise (ENCE, ECE, …)",
     ),
     "selection": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on the selected rows only"),
+    "slice": st.column_config.NumberColumn(format="%.4g", width=72,
+                                           help="The metric on the rows of the slice chosen on the Slice explorer"),
     "all rows": st.column_config.NumberColumn(format="%.4g", width=72, help="The metric on all rows (no selection)"),
     "from the summary": st.column_config.TextColumn(  # a summary loaded instead of rows (dashboard.summary_pages)
         width=170, help="exact: the in-memory value of the same rows; bound [a, b]: the in-memory value lies in "

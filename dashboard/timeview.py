@@ -19,7 +19,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core import views
-from calib_core.plots import model_colors
+from calib_core.plots import model_colors, with_background
 from calib_core.plots.timewindows import time_windows_figure
 from calib_core.selection import selected_bins, trace_meta
 from calib_core.timecol import time_kind
@@ -45,10 +45,12 @@ def _span_text(windows: pd.DataFrame, picked: tuple[int, ...], n_rows: int) -> s
 
 
 def over_time(
-    pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, prefix: str
+    pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, prefix: str,
+    whole: tuple[cc.PredictionSet, str] | None = None,
 ) -> tuple[str, np.ndarray] | None:
     """Draw the section; return ``(cache-key text, row mask over views.subset(pset, rows, models, group))`` of the
-    picked time range, or None (no time column, or nothing picked)."""
+    picked time range, or None (no time column, or nothing picked).  ``whole``: ``(pset, token)`` of the whole data
+    when ``pset`` is a slice of it (the Slice explorer's focus): its windows are drawn faintly behind."""
     if pset.time is None:
         return None
     models = tuple(models)
@@ -78,8 +80,11 @@ def over_time(
     metric = c3.selectbox("Metric", keys, key=persistent(f"{prefix}_time_metric", keys[0]), format_func=labels.get)
     cache = st.session_state.setdefault(f"{prefix}_time_cache", {})
     ckey = (token, rows, models, group, spec)
-    if ckey not in cache:
-        cache.clear()  # one table per page: the last choice
+    wkey = ("whole", whole[1] if whole else None, rows, models, group, spec)
+    if ckey not in cache:  # one table per page (and one of the whole data behind a slice): the last choice
+        kept = {wkey: cache[wkey]} if wkey in cache else {}
+        cache.clear()
+        cache.update(kept)
         try:
             cache[ckey] = window_table(sub, window=spec, coverage=coverage)
         except ValueError as exc:
@@ -95,7 +100,17 @@ def over_time(
     stored = st.session_state.get(pick_key)
     picked: tuple[int, ...] = stored[1] if isinstance(stored, tuple) and stored[0] == ckey else ()
     st.session_state[pick_key] = (ckey, picked)
-    fig = time_windows_figure(table, metric, colors=model_colors(pset.models()), picked=picked)
+    behind = None
+    if whole is not None and whole[1] != token and whole[0].time is not None:
+        if wkey not in cache:  # kept beside the slice's table while the slice is shown
+            try:
+                cache[wkey] = window_table(views.subset(whole[0], rows, models, group), window=spec,
+                                           coverage=coverage)
+            except ValueError as exc:
+                cache[wkey] = exc
+        behind = None if isinstance(cache[wkey], Exception) else cache[wkey][0]
+    fig = with_background(time_windows_figure, table, behind, metric=metric, colors=model_colors(pset.models()),
+                          picked=picked)
     chart_key = f"{prefix}_time_chart"
     meta = trace_meta(fig)
 

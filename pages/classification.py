@@ -30,6 +30,7 @@ if loaded_summary is not None:  # a summary instead of rows: every diagram it ca
     ui.record_run_time(_t0, "classification")
     st.stop()
 pset, token, name = ui.require_data("classification", ui.DEFAULT_CLASSIFICATION_EXAMPLE)
+whole = pset, token  # drawn faintly behind a slice chosen on the Slice explorer
 pset, token = ui.apply_slice_focus(pset, token, "cls")  # a slice chosen on the Slice explorer
 st.markdown(ui.data_caption(pset, name))
 
@@ -59,8 +60,9 @@ use_tce = c4.checkbox("TCE", key="cls_tce",
                       "bin rejects (Matsubara et al. 2023), with its value under perfect calibration.")
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0, "tce": bool(use_tce)}
-time_range = ui.over_time(pset, token, rows, models, group, "cls")  # None without a time column or a brushed range
+time_range = ui.over_time(pset, token, rows, models, group, "cls", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
+faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
 if report.metrics.empty:
     for note in report.options.get("notes", []):  # why (e.g. a group of one row)
         st.caption(ui.md_escape(note))
@@ -75,6 +77,12 @@ st.markdown(semantics)
 table_name = "reliability_positive" if target == "positive" else "reliability"
 rel_tables = {m: report.diagrams[(m, cc.ALL)][table_name] for m in shown}
 
+
+def behind(name: str):
+    """The all-rows tables drawn faintly behind a chosen slice's (None without a slice)."""
+    return {m: t[name] for m, t in faint.tables_of(shown).items() if name in t} if faint else None
+
+
 # ------------------------------------------------------------------------------------- selection
 selection = ui.LinkedSelection("cls", (token, rows, group, int(n_bins), strategy, target,
                                        time_range and time_range[0]), shown)
@@ -85,9 +93,11 @@ fig_key = f"{base_key}|{sorted(options.items())}|target={target}|epoch={selectio
 def _linked_figure(chart_key: str, drawn: dict):
     """The reliability diagram or the confidence histogram with ``drawn`` bins marked."""
     if chart_key == "cls_rel_chart":
-        fig = plots.reliability_figure(rel_tables, colors=colors, target=target)
+        fig = plots.with_background(plots.reliability_figure, rel_tables, behind(table_name), colors=colors,
+                                    target=target)
     else:
-        fig = plots.confidence_histogram_figure(rel_tables, colors=colors, target=target)
+        fig = plots.with_background(plots.confidence_histogram_figure, rel_tables, behind(table_name), colors=colors,
+                                    target=target)
         if log_hist:  # a log axis makes sparse bins visible (and clickable)
             ticks = [0.01, 0.1, 1, 10, 100]
             fig.update_layout(yaxis={"type": "log", "range": None, "autorange": True,  # not yaxis2 (the lines)
@@ -128,6 +138,10 @@ if use_corp:
     corp_options = {"target": target, "n_resamples": min(int(n_sims), 1000), "n_boot": min(int(n_resamples), 200),
                     "level": level, "seed": 0}
     corps = ui.corp_cached(base_key, sub, models=shown, **corp_options)
+
+    def corps_behind():
+        """The all-rows CORP fits drawn faintly behind a chosen slice's (None without a slice)."""
+        return ui.corp_cached(faint.base_key, faint.pset, models=shown, **corp_options) if faint else None
 left, right = st.columns(2)
 with left:
     if corps:
@@ -137,7 +151,8 @@ with left:
                                     "time (labels redrawn from the forecasts). Confidence: 90% bootstrap band of "
                                     "this curve.") or "consistency"
         corp_fig = ui.figure(f"{base_key}|corp|{sorted(corp_options.items())}|band={band}",
-                             lambda: corp_plots.corp_reliability_figure(corps, colors=colors, band=band))
+                             lambda: plots.with_background(corp_plots.corp_reliability_figure, corps, corps_behind(),
+                                                           colors=colors, band=band))
         ui.chart(corp_fig, "cls_corp_chart")
         st.caption(
             "CORP: the PAV (isotonic) fit of the outcome on the forecast — the recalibrated probability at each "
@@ -193,9 +208,10 @@ if smooth_tables:
                  help="Kernel-smoothed reliability curve at the automatic bandwidth σ* (Błasiok & Nakkiran 2023); "
                  "its smooth ECE is in the metric table next to the binned ECE."):
         # keyed on what it is drawn from: the bins, the resamples and the selection leave it alone
-        smooth_key = ui.content_key(smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target)
-        smooth_fig = ui.figure(f"smooth|{smooth_key}",
-                               lambda: plots.smooth_reliability_figure(smooth_tables, colors=colors, target=target))
+        smooth_key = ui.content_key(smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target,
+                                    behind(smooth_name))
+        smooth_fig = ui.figure(f"smooth|{smooth_key}", lambda: plots.with_background(
+            plots.smooth_reliability_figure, smooth_tables, behind(smooth_name), colors=colors, target=target))
         ui.chart(smooth_fig, "cls_smooth_chart")
         st.caption(
             "Kernel-smoothed outcome frequency against the predicted probability (reflected Gaussian kernel of "
@@ -213,8 +229,14 @@ st.caption(
     "confidence bin; Holm at family-wise 5%); the other calibration statistics are flagged by Benjamini–Hochberg "
     "at 5% FDR. Tests, formulas and papers: see the Help page."
 )
-ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys("classification"), compact=True),
-                      report.metrics)
+if faint is not None:
+    st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
+               "The interval, reference, p-value and verdict are the slice's.")
+ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys("classification"), compact=True)
+                      if faint is None else
+                      ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
+                          report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice",
+                          keys=metric_keys("classification"))), report.metrics)
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
 per_class_fig = None
@@ -233,7 +255,10 @@ if corps:
     )
     ui.dataframe(corp_plots.decomposition_display_table(corps), hide_index=True, width="stretch")
     murphy_fig = ui.figure(f"{base_key}|murphy|{sorted(corp_options.items())}",
-                           lambda: corp_plots.murphy_figure({m: c.murphy for m, c in corps.items()}, colors=colors))
+                           lambda: plots.with_background(corp_plots.murphy_figure,
+                                                         {m: c.murphy for m, c in corps.items()},
+                                                         {m: c.murphy for m, c in (corps_behind() or {}).items()},
+                                                         colors=colors))
     ui.chart(murphy_fig, "cls_murphy_chart")
     st.caption(
         "Murphy diagram (Ehm et al. 2016): the mean elementary score at each threshold θ — the loss of a user who "
@@ -263,8 +288,9 @@ if not pset.top_label_only:
         codes = [class_options[c] for c in picked]
         per_class_fig = ui.figure(
             f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
-            lambda: plots.per_class_reliability_figure(per_class, class_names=classes, color=colors[per_model],
-                                                       classes=codes),
+            lambda: plots.with_background(plots.per_class_reliability_figure, per_class,
+                                          (behind("per_class") or {}).get(per_model), class_names=classes,
+                                          color=colors[per_model], classes=codes),
         )
         ui.chart(per_class_fig, "cls_per_class")
         st.caption(

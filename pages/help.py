@@ -363,7 +363,17 @@ multi-calibration*) is the related summary: the largest standardised deviation o
 **Funnel plot.** One statistic of every slice against its size (log scale), with the 95% limits of a perfectly
 calibrated forecaster (dashed) and the limits adjusted for the number of slices searched (solid); flagged slices
 are red. **Linked**: choosing a slice (a row of the list or a funnel point) restricts every diagram and table of
-the Regression / Classification page to its rows, until *Show all rows*.
+the Regression / Classification page to its rows, until *Show all rows*; the whole data (same filters) is drawn
+faintly behind each diagram in grey (*all rows (faint)*; histogram bars as grey outlines) and the metric tables get
+an *all rows* column, so the slice is read against the rest.
+
+**Before and after a recalibration.** After a comparison on the Recalibrate page, the explorer ranks the slices of
+its **held-out** rows (the test rows of its first trial; no calibrator saw them) for the uncalibrated predictions
+and for each calibrator, with the same slices, tests and Holm adjustment: the worst slices side by side (rank,
+statistic, evidence and adjusted p as *before → after*; *no longer flagged* when the calibrator fixed a flagged
+slice) and a funnel plot of both. A calibrator fitted on all rows can fix the average and leave a slice flagged; a
+slice-wise one (std scaling per slice, Mondrian conformal, temperature scaling per slice, by the slice's column)
+fits each slice on its own calibration rows.
 """
 
 st.title("Help")

@@ -38,6 +38,7 @@ if loaded_summary is not None:  # a summary instead of rows: every diagram it ca
     ui.record_run_time(_t0, "regression")
     st.stop()
 pset, token, name = ui.require_data("regression", ui.DEFAULT_REGRESSION_EXAMPLE)
+whole = pset, token  # drawn faintly behind a slice chosen on the Slice explorer
 pset, token = ui.apply_slice_focus(pset, token, "reg")  # a slice chosen on the Slice explorer
 st.markdown(ui.data_caption(pset, name))
 
@@ -58,8 +59,10 @@ binning = "width" if st.session_state["reg_binning"] == "equal width" else "coun
 options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0}
 
-time_range = ui.over_time(pset, token, rows, models, group, "reg")  # None without a time column or a brushed range
+time_range = ui.over_time(pset, token, rows, models, group, "reg", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
+faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
+bg_key = faint and faint.base_key  # the data and filters of all rows: what its PIT, z, Q-Q, interval tables depend on
 level = float(report.options.get("level", 0.95))
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
@@ -79,6 +82,12 @@ if sub.dist is None:  # point predictions only
 
 levi_tables = views.diagram_tables(report, "levi_bins")
 shown = list(levi_tables)  # models with diagrams
+
+
+def behind(table_name: str):
+    """The all-rows tables drawn faintly behind a chosen slice's (None without a slice)."""
+    return faint.tables(table_name, shown) if faint else None
+
 charts_drawn: dict[str, object] = {}  # figures shown on the page (also offered as downloads)
 
 
@@ -96,7 +105,7 @@ levi_drawn = selection.drawn("reg_levi_chart", levi_base)
 
 
 def _levi_figure():
-    fig = plots.levi_figure(levi_tables, colors=colors, log_axes=levi_log)
+    fig = plots.with_background(plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log)
     fig.update_layout(meta={"selection_epoch": selection.epoch})  # "Clear" gives every chart a new identity
     return plots.mark_selected(fig, levi_drawn)
 
@@ -140,10 +149,10 @@ with right:
     ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
     chart(
         ui.figure(  # keyed on what it is drawn from: controls that leave the curves alone reuse it
-            f"kuleshov|{ui.content_key(curve_tables, curve_colors, dashes, bands, ecdf_diff)}",
-            (lambda: plots.pit_ecdf_difference_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands))
-            if ecdf_diff else
-            (lambda: plots.calibration_curve_figure(curve_tables, colors=curve_colors, dashes=dashes, bands=bands)),
+            "kuleshov|" + ui.content_key(curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key),
+            lambda: plots.with_background(plots.pit_ecdf_difference_figure if ecdf_diff else
+                                          plots.calibration_curve_figure, curve_tables, behind("calibration_curve"),
+                                          colors=curve_colors, dashes=dashes, bands=bands),
         ),
         "reg_kuleshov",
     )
@@ -162,13 +171,15 @@ with right:
 left2, right2 = st.columns(2)
 with left2:
     pit_tables, pit_dashes, _ = overlays["pit_histogram"]
-    chart(ui.figure(f"pit|{ui.content_key(pit_tables, curve_colors, pit_dashes)}",
-                    lambda: plots.pit_histogram_figure(pit_tables, colors=curve_colors, dashes=pit_dashes)), "reg_pit")
+    chart(ui.figure(f"pit|{ui.content_key(pit_tables, curve_colors, pit_dashes, bg_key)}",
+                    lambda: plots.with_background(plots.pit_histogram_figure, pit_tables, behind("pit_histogram"),
+                                                  colors=curve_colors, dashes=pit_dashes)), "reg_pit")
     st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
 with right2:
     z_tables, z_dashes, _ = overlays["z_histogram"]
-    chart(ui.figure(f"z|{ui.content_key(z_tables, curve_colors, z_dashes)}",
-                    lambda: plots.z_histogram_figure(z_tables, colors=curve_colors, dashes=z_dashes)), "reg_z")
+    chart(ui.figure(f"z|{ui.content_key(z_tables, curve_colors, z_dashes, bg_key)}",
+                    lambda: plots.with_background(plots.z_histogram_figure, z_tables, behind("z_histogram"),
+                                                  colors=curve_colors, dashes=z_dashes)), "reg_z")
     st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
 
 # ------------------------------------------------------------------------------------- metrics
@@ -193,7 +204,13 @@ else:
         "primary tests (PIT uniformity, mean z, std z, 90% coverage, ENCE; Holm at family-wise 5%); the other "
         "calibration statistics are flagged by Benjamini–Hochberg at 5% FDR. Tests, formulas and papers: see Help."
     )
-    ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True), report.metrics)
+    if faint is not None:
+        st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
+                   "The interval, reference, p-value and verdict are the slice's.")
+    ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True) if faint is None else
+                          ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
+                              report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice")),
+                          report.metrics)
 
 st.subheader("More diagrams")
 # lazy tabs: only the open tab is computed and drawn (a closed tab costs the server nothing on a redraw)
@@ -203,20 +220,25 @@ more = ui.lazy_tabs(["Intervals", "Q-Q plot", "ENCE vs bins", "Quantile-score de
 
 def _intervals_figure():
     interval_tables = views.diagram_tables(report, "intervals", shown)
-    return ui.figure(f"intervals|{ui.content_key(interval_tables, colors)}",
-                     lambda: plots.intervals_figure(interval_tables, colors=colors))
+    return ui.figure(f"intervals|{ui.content_key(interval_tables, colors, bg_key)}",
+                     lambda: plots.with_background(plots.intervals_figure, interval_tables, behind("intervals"),
+                                                   colors=colors))
 
 
 def _qq_figure():
     qq_tables = views.diagram_tables(report, "qq", shown)
-    return ui.figure(f"qq|{ui.content_key(qq_tables, colors)}", lambda: plots.qq_figure(qq_tables, colors=colors))
+    return ui.figure(f"qq|{ui.content_key(qq_tables, colors, bg_key)}",
+                     lambda: plots.with_background(plots.qq_figure, qq_tables, behind("qq"), colors=colors))
 
 
 def _ence_bins_figure():
     # depends on the rows and the binning only (not on the σ-bins count, the resamples or the selection)
     ence_tables = ui.result_cached(f"{base_key}|ence_bins|{binning}", lambda: ence_by_bins_tables(sub, binning=binning))
-    return ui.figure(f"ence_bins|{ui.content_key(ence_tables, colors, n_bins)}",
-                     lambda: plots.ence_bins_figure(ence_tables, colors=colors, current=n_bins))
+    return ui.figure(f"ence_bins|{ui.content_key(ence_tables, colors, n_bins, bg_key)}",
+                     lambda: plots.with_background(plots.ence_bins_figure, ence_tables, faint and ui.result_cached(
+                         f"{faint.base_key}|ence_bins|{binning}", lambda: ence_by_bins_tables(faint.pset,
+                                                                                                binning=binning)),
+                                                   colors=colors, current=n_bins))
 
 
 # the quantile-score lenses follow the σ-bin selection (its rows; the bins mean something only with their binning)
@@ -230,8 +252,11 @@ ui.init_state({"reg_qs_level": 0.5}, persist=True)
 def _qs_corp_figure(tau: float):
     # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options)
     return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}",
-                     lambda: plots.quantile_reliability_figure(quantile_reliability_of(qs_rows, tau=tau),
-                                                               colors=colors))
+                     lambda: plots.with_background(
+                         plots.quantile_reliability_figure, quantile_reliability_of(qs_rows, tau=tau),
+                         faint and ui.result_cached(f"{faint.base_key}|qs_reliability|{tau}",
+                                                    lambda: quantile_reliability_of(faint.pset, tau=tau)),
+                         colors=colors))
 
 
 with more["Intervals"]:

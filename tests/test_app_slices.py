@@ -42,6 +42,24 @@ def page_with(page: str, pset: cc.PredictionSet, token: str, **state) -> AppTest
     return at
 
 
+def faint_traces_by_chart(at: AppTest) -> dict[str, int]:
+    """{chart key: number of faint (all rows) traces}; they must come first and carry one legend entry."""
+    out = {}
+    for chart in at.get("plotly_chart"):
+        data = json.loads(chart.proto.spec)["data"]
+        faint = [d for d in data if (d.get("meta") or {}).get("role") == "faint"]
+        k = len(faint)
+        under = [(d.get("meta") or {}).get("role") == "faint" and not d["meta"].get("outline") for d in data]
+        assert under[:sum(under)] == [True] * sum(under), chart.key  # curves drawn under the slice's traces
+        outline = [bool((d.get("meta") or {}).get("outline")) for d in data]
+        assert not any(outline) or outline[-sum(outline):] == [True] * sum(outline), chart.key  # bar outlines over
+        if k:
+            assert [d.get("showlegend", True) for d in faint].count(True) == 1
+            assert {d["name"] for d in faint} == {"all rows (faint)"}
+        out[chart.key] = k
+    return out
+
+
 def test_slice_explorer_ranks_the_planted_slice_first_and_draws_the_funnel():
     pset = planted_regression()
     at = page_with("slices.py", pset, f"test:{time.time_ns()}")
@@ -75,9 +93,29 @@ def test_focus_restricts_the_regression_page_until_show_all_rows():
     infos = "\n".join(i.value for i in at.info)
     assert "Restricted to the slice **region = east**" in infos and f"{int(mask.sum()):,} of 6,000 rows" in infos
     assert f"{int(mask.sum()):,}" in "\n".join(m.value for m in at.markdown)  # the data caption counts the slice
+    # the whole data drawn faintly behind every diagram, and beside every metric
+    faint = faint_traces_by_chart(at)
+    for tab in ("Intervals", "Q-Q plot", "ENCE vs bins", "CORP quantile reliability"):  # lazy tabs: drawn when open
+        at.session_state["reg_more_tab"] = tab
+        at.run()
+        assert not at.exception
+        faint.update(faint_traces_by_chart(at))
+    assert set(faint) >= {"reg_levi_chart", "reg_kuleshov", "reg_pit", "reg_z", "reg_intervals", "reg_qq",
+                          "reg_ence_bins", "reg_qs_corp"}
+    assert all(faint.values()), faint
+    at.session_state["reg_more_tab"] = "Intervals"
+    at.run()
+    metrics = at.dataframe[0].value
+    assert list(metrics.columns[:3]) == ["metric", "slice", "all rows"]
+    whole = page_with("regression.py", pset, token + "-whole", reg_resamples=0, reg_sims=0)
+    assert not faint_traces_by_chart(whole) or not any(faint_traces_by_chart(whole).values())
+    whole_metrics = whole.dataframe[0].value.set_index("metric")["value"]
+    np.testing.assert_allclose(metrics.set_index("metric")["all rows"].loc[whole_metrics.index], whole_metrics)
     at.button(key="reg_slice_clear").click().run()
     assert not at.exception
     assert "slice_focus" not in at.session_state
+    assert not any(faint_traces_by_chart(at).values())
+    assert "value" in at.dataframe[0].value.columns and "all rows" not in at.dataframe[0].value.columns
     assert not any("Restricted to the slice" in i.value for i in at.info)
     # a focus of other data is ignored
     at2 = page_with("regression.py", pset, token + "x", slice_focus=focus, reg_resamples=0, reg_sims=0)
@@ -102,6 +140,14 @@ def test_classification_explorer_and_focus():
     focus = {"token": token, "label": "site = c", "mask": mask, "n": int(mask.sum())}
     at = page_with("classification.py", pset, token, slice_focus=focus, cls_resamples=0, cls_sims=0)
     assert any("Restricted to the slice **site = c**" in i.value for i in at.info)
+    faint = faint_traces_by_chart(at)
+    assert {"cls_rel_chart", "cls_hist_chart", "cls_smooth_chart"} <= set(faint) and all(faint.values()), faint
+    tables = [d.value for d in at.dataframe if "metric" in d.value.columns]
+    assert tables and all(list(t.columns[:3]) == ["metric", "slice", "all rows"] for t in tables)
+    at.segmented_control(key="cls_rel_kind").set_value("CORP (PAV)").run()
+    assert not at.exception
+    faint = faint_traces_by_chart(at)
+    assert faint["cls_corp_chart"] and faint["cls_murphy_chart"]
 
 
 def test_explorer_without_slice_columns_says_what_to_do():
@@ -164,3 +210,20 @@ def test_explorer_shows_the_worst_slices_before_and_after_a_slice_wise_recalibra
     at.segmented_control(key="slc_ba_order").set_value("after").run()
     ba = before_after_shown(at)
     assert list(ba["rank after"]) == sorted(ba["rank after"])
+
+
+def test_over_time_chart_draws_the_whole_data_faintly_behind_a_slice():
+    pset = planted_regression(4000, seed=2)
+    pset.time = (np.datetime64("2026-01-01T00:00") + (np.arange(pset.n_rows) * 30).astype("timedelta64[m]")
+                 ).astype("datetime64[ns]")
+    token = f"test:{time.time_ns()}"
+    mask = np.asarray(pset.slice_columns["region"] == "east")
+    focus = {"token": token, "label": "region = east", "mask": mask, "n": int(mask.sum())}
+    at = page_with("regression.py", pset, token, slice_focus=focus, reg_resamples=0, reg_sims=0)
+    faint = faint_traces_by_chart(at)
+    assert faint["reg_time_chart"] >= 1 and all(faint.values()), faint
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == "reg_time_chart")
+    n_windows = [len(d["x"]) for d in spec["data"] if (d.get("meta") or {}).get("role") == "faint"]
+    assert n_windows == [len(d["x"]) for d in spec["data"] if (d.get("meta") or {}).get("role") == "window"]
+    at.button(key="reg_slice_clear").click().run()
+    assert not at.exception and not any(faint_traces_by_chart(at).values())

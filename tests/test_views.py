@@ -326,3 +326,20 @@ def test_metric_groups_split_by_family_whole_and_metric_major():
     tests = views.metric_tests(report.metrics)
     assert tests["metric"].is_unique and "ENCE (Levi)" in set(tests["metric"])
     assert tests.set_index("metric").loc["std z", "test"].startswith("χ²")
+
+
+def test_metric_groups_without_null_draws_use_the_registry_kind():
+    """With the null draws switched off the report's metrics carry no kind: the groups come from the registry
+    (the diagnosis pages showed no metric table at all then)."""
+    v = views
+    rng = np.random.default_rng(1)
+    f = rng.uniform(0.05, 0.95, 1500)
+    ps = cc.PredictionSet(task="classification", labels=(rng.random(1500) < f).astype(int),
+                          probs=np.column_stack([1 - f, f]), classes=["0", "1"])
+    report = cc.diagnose(ps, by_group=False, n_resamples=0, n_simulations=0)
+    assert (report.metrics["kind"].fillna("") == "").all()  # the case fixed
+    groups = dict(v.metric_groups(v.metric_table(report.metrics, compact=True), report.metrics))
+    assert list(groups) == list(v.KIND_HEADINGS.values())
+    assert "ECE" in set(groups[v.KIND_HEADINGS["calibration statistic"]]["metric"])
+    assert "NLL" in set(groups[v.KIND_HEADINGS["proper score"]]["metric"])
+    assert sum(len(g) for g in groups.values()) == len(v.metric_table(report.metrics, compact=True))

@@ -1,5 +1,6 @@
 """Plotly figure builders (no Streamlit): they take diagram tables and return ``go.Figure``."""
 
+from .background import with_background
 from .classification import (
     confidence_histogram_figure,
     per_class_reliability_figure,
@@ -56,5 +57,6 @@ __all__ = [
     "reliability_figure",
     "smooth_reliability_figure",
     "wilson_interval",
+    "with_background",
     "z_histogram_figure",
 ]

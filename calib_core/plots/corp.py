@@ -231,6 +231,7 @@ def murphy_figure(
         fig.add_trace(go.Scatter(
             x=t["theta"], y=t["score"], mode="lines", line={"color": cols[name], "width": 2}, name=_esc(name),
             hovertemplate=f"{_esc(name)}<br>θ = %{{x:.3f}}<br>mean elementary score %{{y:.4f}}<extra></extra>",
+            meta={"name": str(name), "role": "murphy"},
         ))
     apply_layout(fig, title, "threshold θ (cost–loss ratio)", "mean elementary score", len(tables) > 1)
     fig.update_layout(xaxis={"range": [0, 1]}, yaxis={"rangemode": "tozero"})
