@@ -127,7 +127,8 @@ st.caption(
     "calibration curve, the PIT histogram and the metric table on the rows of those bins only."
 )
 n_sel = int(sel_mask.sum()) if sel_mask is not None else 0
-selection.row("**No σ-bins selected** — the views below use all rows." if selection.empty else
+whose_rows = "all rows of the chosen slice" if faint is not None else "all rows"
+selection.row(f"**No σ-bins selected** — the views below use {whose_rows}." if selection.empty else
               f"**{ui.md_escape(describe_selection(selection.bins, n_sel, 'σ-bins', n_bins=n_bins))}** "
               + ui.md_escape(views.sigma_ranges(selection.bins, levi_tables)), icon=":material/deselect:")
 

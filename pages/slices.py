@@ -132,7 +132,9 @@ fmt["rank"] = st.column_config.NumberColumn(width=40)
 fmt["n"] = st.column_config.NumberColumn(format="localized", width=60)
 fmt["slice"] = st.column_config.TextColumn(width=200)
 fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width=75)
-fmt["evidence"] = st.column_config.NumberColumn(format="%.1f", width=62, help="−log₁₀ of the slice's combined p-value")
+fmt["evidence"] = st.column_config.NumberColumn(
+    format="%.1f", width=62,
+    help="−log₁₀ of the slice's combined p-value (Infinity: p below ~10⁻³⁰⁸, the smallest a float holds)")
 fmt["verdict"] = st.column_config.TextColumn(width=150, help="Miscalibrated when the adjusted p ≤ 0.05; in brackets "
                                              "the slice's test with the smallest p-value")
 ui.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config=fmt,

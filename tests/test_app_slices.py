@@ -93,6 +93,7 @@ def test_focus_restricts_the_regression_page_until_show_all_rows():
     infos = "\n".join(i.value for i in at.info)
     assert "Restricted to the slice **region = east**" in infos and f"{int(mask.sum()):,} of 6,000 rows" in infos
     assert f"{int(mask.sum()):,}" in "\n".join(m.value for m in at.markdown)  # the data caption counts the slice
+    assert "use all rows of the chosen slice" in "\n".join(m.value for m in at.markdown)  # not 'all rows'
     # the whole data drawn faintly behind every diagram, and beside every metric
     faint = faint_traces_by_chart(at)
     for tab in ("Intervals", "Q-Q plot", "ENCE vs bins", "CORP quantile reliability"):  # lazy tabs: drawn when open
@@ -117,6 +118,7 @@ def test_focus_restricts_the_regression_page_until_show_all_rows():
     assert not any(faint_traces_by_chart(at).values())
     assert "value" in at.dataframe[0].value.columns and "all rows" not in at.dataframe[0].value.columns
     assert not any("Restricted to the slice" in i.value for i in at.info)
+    assert "of the chosen slice" not in "\n".join(m.value for m in at.markdown)
     # a focus of other data is ignored
     at2 = page_with("regression.py", pset, token + "x", slice_focus=focus, reg_resamples=0, reg_sims=0)
     assert not any("Restricted to the slice" in i.value for i in at2.info)
