@@ -46,7 +46,14 @@ from .display import (
 )
 from .labs import LabPage, column_labels, is_registry_metric, lab_index, pit_of_selected_bins
 from .selection import LinkedSelection
-from .slices import apply_slice_focus, clear_slice_focus, set_slice_focus, slice_background, slice_focus
+from .slices import (
+    apply_slice_focus,
+    clear_slice_focus,
+    set_slice_focus,
+    slice_background,
+    slice_focus,
+    slice_list_columns,
+)
 from .state import (
     DEFAULT_CLASSIFICATION_EXAMPLE,
     DEFAULT_REGRESSION_EXAMPLE,
@@ -88,4 +95,5 @@ __all__ = [
     "show_metric_groups", "show_metric_table",
     "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
     "apply_slice_focus", "clear_slice_focus", "set_slice_focus", "slice_background", "slice_focus",
+    "slice_list_columns",
 ]

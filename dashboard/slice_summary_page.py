@@ -18,6 +18,7 @@ from calib_core import summary_views as sv
 
 from .cache import RESULTS, figure, memoized
 from .display import chart, dataframe, md_escape
+from .slices import slice_list_columns
 from .state import init_state
 from .summary import allowed_data_dirs, engine, summary_caption
 
@@ -71,13 +72,7 @@ def render(summary: Any, token: str, name: str) -> None:
                          "holds no rows: choosing a slice here cannot restrict the diagnosis pages."))
     st.subheader("Worst slices first")
     table = slice_views.slice_display_table(ranking, task)
-    fmt = {c: st.column_config.NumberColumn(format="%.3f", width=62) for c in table.columns
-           if c not in ("rank", "slice", "n", "verdict", "adjusted p")}
-    fmt["rank"] = st.column_config.NumberColumn(width=40)
-    fmt["n"] = st.column_config.NumberColumn(format="localized", width=70)
-    fmt["slice"] = st.column_config.TextColumn(width=200)
-    fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width=75)
-    fmt["verdict"] = st.column_config.TextColumn(width=150)
+    fmt = slice_list_columns(table)
     dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config=fmt,
               key="slcs_table")
     st.subheader("Funnel plot")

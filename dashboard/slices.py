@@ -118,3 +118,22 @@ def slice_background(pset: cc.PredictionSet, token: str, rows: str, models: Iter
     found = memoized(RESULTS, ("slice_background", full_key), compute, copied=False,
                      spinner="Diagnosing all rows (drawn faintly behind the slice)…")
     return found if isinstance(found, SliceBackground) and not found.report.metrics.empty else None
+
+
+def slice_list_columns(table: pd.DataFrame) -> dict[str, Any]:
+    """The column configuration of the explorer's worst-first slice list (the in-memory page and the Parquet
+    summary page show the same table, :func:`calib_core.slice_views.slice_display_table`): statistics to three
+    decimals, ``evidence`` = −log₁₀ of the slice's combined p (Infinity when p underflows, ≲ 10⁻³⁰⁸), the Holm
+    ``adjusted p`` in scientific notation, widths that keep the list inside the 1440 px main column."""
+    fmt: dict[str, Any] = {c: st.column_config.NumberColumn(format="%.3f", width=62) for c in table.columns
+                           if c not in ("rank", "slice", "n", "verdict", "adjusted p")}
+    fmt["rank"] = st.column_config.NumberColumn(width=40)
+    fmt["n"] = st.column_config.NumberColumn(format="localized", width=70)
+    fmt["slice"] = st.column_config.TextColumn(width=200)
+    fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width=75)
+    fmt["evidence"] = st.column_config.NumberColumn(
+        format="%.1f", width=62,
+        help="−log₁₀ of the slice's combined p-value (Infinity: p below ~10⁻³⁰⁸, the smallest a float holds)")
+    fmt["verdict"] = st.column_config.TextColumn(width=150, help="Miscalibrated when the adjusted p ≤ 0.05; in "
+                                                 "brackets the slice's test with the smallest p-value")
+    return fmt

@@ -126,17 +126,7 @@ f3.button("Show all rows", key="slc_clear", on_click=ui.clear_slice_focus, disab
 
 st.subheader("Worst slices first")
 table = slice_views.slice_display_table(ranking, task)
-fmt = {c: st.column_config.NumberColumn(format="%.3f", width=62) for c in table.columns
-       if c not in ("rank", "slice", "n", "verdict", "adjusted p")}
-fmt["rank"] = st.column_config.NumberColumn(width=40)
-fmt["n"] = st.column_config.NumberColumn(format="localized", width=60)
-fmt["slice"] = st.column_config.TextColumn(width=200)
-fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width=75)
-fmt["evidence"] = st.column_config.NumberColumn(
-    format="%.1f", width=62,
-    help="−log₁₀ of the slice's combined p-value (Infinity: p below ~10⁻³⁰⁸, the smallest a float holds)")
-fmt["verdict"] = st.column_config.TextColumn(width=150, help="Miscalibrated when the adjusted p ≤ 0.05; in brackets "
-                                             "the slice's test with the smallest p-value")
+fmt = ui.slice_list_columns(table)
 ui.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config=fmt,
              key="slc_table", on_select=_on_table, selection_mode="single-row")
 st.caption(
