@@ -114,6 +114,9 @@ def test_positive_class_axes(cancer_report):
     assert "positive class" in fig.layout.xaxis.title.text and "positive class" in fig.layout.yaxis.title.text
     hist = plots.confidence_histogram_figure(t, target="positive")
     assert any("avg. predicted probability" in d.name for d in hist.data)
+    assert "Predicted-probability histogram" in hist.layout.title.text  # not 'Confidence': bins of p(y = 1)
+    top = plots.confidence_histogram_figure(cancer_report.diagrams[("model", cc.ALL)]["reliability"])
+    assert "Confidence histogram" in top.layout.title.text
 
 
 def test_confidence_histogram_lines_equal_the_report_metrics(digits_report):

@@ -250,13 +250,17 @@ def confidence_histogram_figure(
     colors: Mapping[str, str] | None = None,
     selected: Mapping[str, Iterable[int]] | None = None,
     target: str = "top_label",
-    title: str | None = "Confidence histogram",
+    title: str | None = "auto",
 ) -> go.Figure:
     """Guo et al. (2017) Fig. 1 (top row): share of samples per confidence bin, with the average confidence
     (dashed) and the accuracy (dotted) of each model as vertical lines — their distance is the overall
     over-confidence conf − acc.  Bars share the reliability diagram's bins (``customdata`` = bin), so a
     selection in either chart marks the same bins.  Several models: grouped bars, one colour each.
+    ``title`` "auto": "Confidence histogram" for the top label, "Predicted-probability histogram" for the
+    positive class (``target="positive"``: the bins are of p(y = 1), not of a confidence).
     """
+    if title == "auto":
+        title = "Confidence histogram" if target == "top_label" else "Predicted-probability histogram"
     named = named_tables(tables, _HIST_COLUMNS)
     cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
