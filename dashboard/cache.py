@@ -49,7 +49,29 @@ CACHE_IDLE_SECONDS = 3600.0  #: a cached result or figure not used for this long
 RESULTS = BoundedStore(max_bytes=RESULT_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 #: Plotly figures shared by all sessions.
 FIGURES = BoundedStore(max_bytes=FIGURE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
-_COMPUTE_LOCKS = tuple(threading.Lock() for _ in range(64))  # one computation per key at a time (striped by hash)
+# One computation per (store, key) at a time: a lock per key being computed, dropped when nobody holds or waits for
+# it.  Per key, not striped by hash: a computation may itself call :func:`memoized` for another key (the slice
+# background's diagnosis, a figure of a cached result), and two keys sharing a stripe then deadlocked the session.
+# Keys never depend on each other in a cycle, so per-key locks cannot deadlock.
+_KEY_LOCKS: dict[tuple[int, Hashable], list] = {}
+_KEY_LOCKS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def _computing(store: BoundedStore, key: Hashable):
+    """Hold the lock of (``store``, ``key``) while its value is computed; other threads computing it wait."""
+    ident = (id(store), key)
+    with _KEY_LOCKS_GUARD:
+        entry = _KEY_LOCKS.setdefault(ident, [threading.Lock(), 0])
+        entry[1] += 1
+    try:
+        with entry[0]:
+            yield
+    finally:
+        with _KEY_LOCKS_GUARD:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _KEY_LOCKS[ident]
 
 
 def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, copied: bool,
@@ -66,7 +88,7 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
     value = hit()
     if value is not None:
         return value
-    with _COMPUTE_LOCKS[hash(key) % len(_COMPUTE_LOCKS)]:
+    with _computing(store, key):
         value = hit()
         if value is not None:
             return value

@@ -37,6 +37,28 @@ def test_concurrent_misses_of_one_key_compute_once(small_store):
     assert all(np.array_equal(x, np.arange(10)) for x in out)
 
 
+def test_a_computation_may_memoize_other_keys_whatever_their_hashes(small_store):
+    """A computation that itself calls ``memoized`` (the slice background's diagnosis does) finishes for any pair of
+    keys: with locks striped by hash % 64, keys 1 and 65 (hash(n) = n) shared a lock and the session hung for ever
+    (seen as a CI test that never returned, the second time for string keys under another PYTHONHASHSEED)."""
+    done = []
+
+    def outer(k: int) -> None:
+        inner = k + 64 * (1 + k % 3)
+        done.append(cache.memoized(small_store, k, lambda: cache.memoized(small_store, inner, lambda: inner,
+                                                                            copied=False) + 1, copied=False))
+
+    threads = [threading.Thread(target=outer, args=(k,), daemon=True) for k in range(1, 9)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    for thread in threads:
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), "a nested memoized call deadlocked"
+    assert sorted(done) == sorted(k + 64 * (1 + k % 3) + 1 for k in range(1, 9))
+    assert not cache._KEY_LOCKS  # noqa: SLF001 — the per-key locks are dropped once nobody needs them
+
+
 def test_copied_hits_are_private_copies_and_shared_values_are_the_object(small_store):
     first = cache.memoized(small_store, "p", lambda: {"a": [1, 2]}, copied=True)
     hit = cache.memoized(small_store, "p", lambda: pytest.fail("recomputed"), copied=True)
