@@ -462,8 +462,10 @@ def _peak_on_a_fresh_worker(pattern: str) -> tuple[float, cd.ParquetSummary]:
 def test_a_workers_memory_does_not_grow_with_the_number_of_partitions(tmp_path):
     """Issue 13: memory per worker depends on the partition size and the bins, not on N.  The same 30,000-row
     K = 10 partitions, 4 or 24 of them, on a fresh single-worker LocalCluster: the worker's peak (VmHWM, its own
-    — ru_maxrss would include the test process's peak, inherited across fork + exec) grows by less than a tenth
-    of one partition's frame, and the merged summary's arrays have the same shapes."""
+    — ru_maxrss would include the test process's peak, inherited across fork + exec) grows by less than 40% of what
+    keeping the 20 extra partitions' frames would add (a leak of a frame per partition, planted, grew it by 59 MB;
+    allocator and task bookkeeping noise reached 9.5 MB in one CI run, over the 8 MB this test first allowed), and
+    the merged summary's arrays have the same shapes."""
     frames = [_classification_frame(30_000, i) for i in range(24)]
     _write(frames, tmp_path, row_group_size=30_000)
     few_files = [str(p) for p in sorted(tmp_path.glob("*.parquet"))[:4]]
@@ -472,7 +474,7 @@ def test_a_workers_memory_does_not_grow_with_the_number_of_partitions(tmp_path):
     assert (len(few.partitions), len(many.partitions)) == (4, 24)
     assert many.summary.n_rows == 6 * few.summary.n_rows == 720_000
     frame_mb = frames[0].memory_usage(deep=True).sum() / 2**20  # 2.5 MB of float64/int64 cells
-    assert peak_many - peak_few < max(0.1 * frame_mb, 8.0), (peak_few, peak_many)
+    assert peak_many - peak_few < max(0.4 * 20 * frame_mb, 8.0), (peak_few, peak_many, frame_mb)
     assert peak_many < 1024  # well inside the worker's limit
     assert few.summary.parts.keys() == many.summary.parts.keys()
     for key, arrays in many.summary.parts.items():
