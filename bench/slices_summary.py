@@ -1,7 +1,7 @@
 """The slice explorer at scale (issue 17, point 7): slice statistics from mergeable summaries over a Parquet data set.
 
     nice -n 10 python bench/slices_summary.py --build            # writes 1e7 rows × 20 features once (~1 min)
-    python bench/slices_summary.py [--workers 2] [--repeats 1]   # times the explorer on it
+    python bench/slices_summary.py [--workers 2] [--repeats 3]   # times the explorer on it
 
 The data set is the design of ``bench/slices.py`` (15 numeric features x0 … x14 ~ N(0, 1), categorical c0 … c3 with
 3, 4, 6, 8 levels and ``site`` with 50; Gaussian predictions, σ depending on x0, perfectly calibrated except a
@@ -10,8 +10,9 @@ planted ``site = s07`` whose errors are 1.2·σ), written as 10 Parquet files of
 ``--workers`` single-threaded processes: the edges pass, then the summary pass merged in a tree) and the ranking of
 every slice from the merged summary (``calib_core.slice_summary.summary_ranking``), as the explorer's Parquet
 path runs them (the cluster is started and its workers have imported the core before the clock starts, as on a
-running server).  Prints wall seconds per stage, the CPU seconds of this process and of the workers, the load
-average, the number of slices and the first ones — ``site = s07`` should come first.
+running server), ``--repeats`` times on the same cluster.  Prints per run and as medians over the runs: wall
+seconds per stage, the CPU seconds of this process and of the workers, the load average before and after; then
+the number of slices and the first ones — ``site = s07`` should come first.
 """
 
 from __future__ import annotations
@@ -69,32 +70,42 @@ def _cpu_of_workers(client) -> float:
     return float(sum(client.run(cpu).values())) if client is not None else 0.0
 
 
-def run(workers: int) -> None:
+def run(workers: int, repeats: int) -> None:
     import calib_core.distributed as cd
     from calib_core.slice_summary import summary_ranking
 
     pattern = str(OUT / "*.parquet")
-    load0 = os.getloadavg()
+    rows = []
     with cd.open_client(None if workers > 0 else cd.IN_PROCESS, n_workers=max(workers, 1)) as client:
         if client is not None:
             client.wait_for_workers(workers, timeout=60)
             client.run(_warm)  # the workers import the core once (as a running dashboard's cluster has)
-        cpu_w0 = _cpu_of_workers(client)
-        cpu0, t0 = time.process_time(), time.perf_counter()
-        result = cd.slice_summary_parquet(pattern, scheduler=client if client is not None else cd.IN_PROCESS)
-        t1 = time.perf_counter()
-        ranking = summary_ranking(result.summary)
-        t2 = time.perf_counter()
-        cpu_here = time.process_time() - cpu0
-        cpu_workers = _cpu_of_workers(client) - cpu_w0
-    load1 = os.getloadavg()
-    s = result.seconds
+        for k in range(repeats):
+            load0 = os.getloadavg()[0]
+            cpu_w0 = _cpu_of_workers(client)
+            cpu0, t0 = time.process_time(), time.perf_counter()
+            result = cd.slice_summary_parquet(pattern, scheduler=client if client is not None else cd.IN_PROCESS)
+            t1 = time.perf_counter()
+            ranking = summary_ranking(result.summary)
+            t2 = time.perf_counter()
+            s = result.seconds
+            rows.append({"plan": s.get("plan", 0.0), "edges": s.get("edges", 0.0), "summary": s.get("summaries", 0.0),
+                         "ranking": t2 - t1, "total": t2 - t0, "cpu here": time.process_time() - cpu0,
+                         "cpu workers": _cpu_of_workers(client) - cpu_w0, "load before": load0,
+                         "load after": os.getloadavg()[0]})
+            r = rows[-1]
+            print(f"run {k + 1}: total {r['total']:.2f} s wall (plan {r['plan']:.2f}, edges {r['edges']:.2f}, summary "
+                  f"{r['summary']:.2f}, ranking {r['ranking']:.2f}); CPU {r['cpu here']:.1f} s here + "
+                  f"{r['cpu workers']:.1f} s workers; load {r['load before']:.1f} → {r['load after']:.1f}",
+                  flush=True)
+    med = pd.DataFrame(rows).median()
     print(f"{result.n_read:,} rows, {len(result.summary.spec.columns)} features, {len(ranking):,} slices; "
-          f"{'in process' if workers == 0 else f'{workers} workers'}")
-    print(f"  wall: plan {s.get('plan', 0):.2f} s, edges pass {s.get('edges', 0):.2f} s, summary pass "
-          f"{s.get('summaries', 0):.2f} s, ranking {t2 - t1:.2f} s; total {t2 - t0:.2f} s")
-    print(f"  CPU: this process {cpu_here:.1f} s, workers {cpu_workers:.1f} s; load average "
-          f"{load0[0]:.1f} before, {load1[0]:.1f} after")
+          f"{'in process' if workers == 0 else f'{workers} workers'}; medians of {repeats} runs "
+          f"(the first run includes the workers' first Parquet read):")
+    print(f"  wall: plan {med['plan']:.2f} s, edges pass {med['edges']:.2f} s, summary pass {med['summary']:.2f} s, "
+          f"ranking {med['ranking']:.2f} s; total {med['total']:.2f} s")
+    print(f"  CPU: this process {med['cpu here']:.1f} s, workers {med['cpu workers']:.1f} s; load average "
+          f"{med['load before']:.1f} before, {med['load after']:.1f} after")
     print(ranking.head(5)[["rank", "slice", "n", "std z", "evidence", "adjusted p", "flagged"]].to_string(index=False))
 
 
@@ -104,11 +115,12 @@ def main() -> None:
     ap.add_argument("--rows", type=float, default=1e7)
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--workers", type=int, default=2, help="0: in this process, no cluster")
+    ap.add_argument("--repeats", type=int, default=3, help="runs on the same cluster (medians printed)")
     args = ap.parse_args()
     if args.build:
         build(int(args.rows), args.files)
     else:
-        run(args.workers)
+        run(args.workers, args.repeats)
 
 
 if __name__ == "__main__":

@@ -338,14 +338,16 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
     return parse_regression_frame(frame, source, options.columns, min_rows=min_rows)
 
 
-def read_partition(part: Partition, options: ReadOptions) -> PredictionSet:
+def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = ()) -> PredictionSet:
     """Read one partition (pyarrow, page checksums verified where the writer stored them) and parse it; its
-    ``row_number`` are the 1-based rows of the partition and ``dropped`` counts its invalid rows."""
+    ``row_number`` are the 1-based rows of the partition and ``dropped`` counts its invalid rows.  Columns named
+    in ``dictionary`` (text columns no role takes) are read as dictionaries, i.e. pandas categoricals: their
+    codes come from the file's dictionary pages, without a Python string per row."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(part.path, page_checksum_verification=True)
+        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=list(dictionary) or None)
         table = pf.read_row_groups(list(part.row_groups), use_threads=False)
         frame = _frame(table)
         del table
@@ -1053,8 +1055,20 @@ class SliceParquetSummary:
     cluster: str
 
 
-def _sketch_leaf(part: Partition, options: ReadOptions, rate: float, seed: int) -> SliceSketch | None:
-    pset = read_partition(part, options)
+def _text_slice_columns(files: Sequence[str], head: PredictionSet) -> list[str]:
+    """The file's text columns that the head's reader kept as slice columns (no role took them): read as
+    dictionaries by the slice passes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kept = set() if head.slice_columns is None else {str(c) for c in head.slice_columns.columns}
+    return [f.name for f in pq.read_schema(files[0])
+            if (pa.types.is_string(f.type) or pa.types.is_large_string(f.type)) and str(f.name).strip() in kept]
+
+
+def _sketch_leaf(part: Partition, options: ReadOptions, rate: float, seed: int,
+                 dictionary: Sequence[str] = ()) -> SliceSketch | None:
+    pset = read_partition(part, options, dictionary=dictionary)
     if pset.n_rows == 0:
         return None
     return sketch_slices(pset, rate=rate, row_ids=_global_ids(part, pset), seed=seed)
@@ -1070,8 +1084,9 @@ def _merge_sketches(*sketches: SliceSketch | None) -> SliceSketch | None:
     return out
 
 
-def _slice_leaf(part: Partition, options: ReadOptions, spec: Any) -> SliceSummary | None:
-    pset = read_partition(part, options)
+def _slice_leaf(part: Partition, options: ReadOptions, spec: Any,
+                dictionary: Sequence[str] = ()) -> SliceSummary | None:
+    pset = read_partition(part, options, dictionary=dictionary)
     if pset.n_rows == 0:
         return None
     return summarize_slices(pset, spec, row_ids=_global_ids(part, pset))
@@ -1130,11 +1145,12 @@ def slice_summary_parquet(
     options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
     n_read = sum(p.n_rows for p in parts)
     rate = min(1.0, float(sample_rows) / max(n_read, 1))
+    text = _text_slice_columns(files, head)
     seconds["plan"] = time.perf_counter() - t0
     with open_client(scheduler, n_workers=n_workers, memory_limit=memory_limit) as client:
         cluster = _describe(client)
         t1 = time.perf_counter()
-        sketch = run_tree(client, lambda p: _sketch_leaf(p, options, rate, seed), parts, _merge_sketches,
+        sketch = run_tree(client, lambda p: _sketch_leaf(p, options, rate, seed, text), parts, _merge_sketches,
                           stage="slice-edges")
         if sketch is None:
             raise InputError(f"none of the {n_read:,} rows is valid", source=str(paths_or_glob),
@@ -1142,7 +1158,7 @@ def slice_summary_parquet(
         spec = spec_from_sketch(sketch, n_bins=n_bins, target=target, seed=seed)
         seconds["edges"] = time.perf_counter() - t1
         t2 = time.perf_counter()
-        summary = run_tree(client, lambda p: _slice_leaf(p, options, spec), parts, _merge_slice_summaries,
+        summary = run_tree(client, lambda p: _slice_leaf(p, options, spec, text), parts, _merge_slice_summaries,
                            stage="slice-summary")
         seconds["summaries"] = time.perf_counter() - t2
     seconds["total"] = time.perf_counter() - t0

@@ -124,9 +124,12 @@ def _text(values: pd.Series) -> pd.Series:
 
 
 def _distinct_text(values: pd.Series) -> set[str]:
-    """The set of :func:`_text` of the values, converting only the distinct ones."""
-    raw, uniques = pd.factorize(pd.Series(values).reset_index(drop=True), use_na_sentinel=True)
-    out = set(_text(pd.Series(uniques, dtype=object)).tolist())
+    """The set of :func:`_text` of the values, converting only the distinct ones (of a categorical column: the
+    categories some row has)."""
+    raw, uniques = _factorize(pd.Series(values).reset_index(drop=True))
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        uniques = uniques[np.bincount(raw + 1, minlength=len(uniques) + 1)[1:] > 0]
+    out = set(_text(uniques).tolist())
     if raw.size and (raw < 0).any():
         out.add(MISSING)
     return out
@@ -198,34 +201,57 @@ def slice_spec(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_b
 def column_codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
     """Codes 0 … radix−1 of column i's values (code len(levels): in no slice).  A value the spec has no code for
     raises (the spec must come from every row: each text level, and whether numeric values are missing)."""
+    return _codes(values, spec, i).astype(np.int64)
+
+
+def _codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
+    """:func:`column_codes` in the smallest integer type that holds them."""
     none = len(spec.levels[i])
+    series = pd.Series(values)
     if spec.kinds[i] == "numeric":
-        x = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+        x = series.to_numpy(dtype=float) if series.dtype == np.float64 else \
+            pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
         e = np.asarray(spec.edges[i], dtype=float)
+        small = np.int8 if none < 127 else np.int32
         if e.size < 2:
-            codes = np.full(x.shape[0], none, dtype=np.int64)
-        else:  # #{inner edges ≤ x} (searchsorted side="right"), by comparisons: the edges are few
-            codes = np.zeros(x.shape[0], dtype=np.int64)
+            codes = np.full(x.shape[0], none, dtype=small)
+        else:  # #{inner edges ≤ x} (searchsorted side="right"), by comparisons in one byte: the edges are few
+            codes = np.zeros(x.shape[0], dtype=small)
+            above = np.empty(x.shape[0], dtype=bool)
             for edge in e[1:-1]:
-                codes += x >= edge
-            codes[~np.isfinite(x)] = none
+                np.greater_equal(x, edge, out=above)
+                codes += above
+            bad = ~np.isfinite(x)
+            if bad.any():
+                codes[bad] = none
         if not spec.none[i] and (codes == none).any():
             raise InputError(f"column {spec.columns[i]!r} has missing or non-finite values, which the slice "
                              "summary's spec does not expect", columns=[spec.columns[i]],
                              hint="build the spec from every row (the first pass) before summarising")
         return codes
-    raw, uniques = pd.factorize(pd.Series(values).reset_index(drop=True), use_na_sentinel=True)
+    series = series.reset_index(drop=True)
+    raw, uniques = _factorize(series)
     # text of the distinct values only (as calib_core.slices.encode_column writes every value), then their level
     index = pd.Index(spec.levels[i])
     of_unique = index.get_indexer(_text(pd.Series(uniques, dtype=object)))
     missing = int(index.get_indexer([MISSING])[0]) if raw.size and (raw < 0).any() else -1
-    codes = np.where(raw >= 0, of_unique[np.maximum(raw, 0)] if of_unique.size else -1, missing).astype(np.int64)
+    lut = np.append(of_unique, missing).astype(np.int16 if len(spec.levels[i]) < 32_000 else np.int64)
+    codes = lut[raw]  # code −1 (a missing value) reads the last entry
     if (codes < 0).any():
-        bad = _text(pd.Series(values).reset_index(drop=True))[codes < 0].iloc[0]
+        bad = _text(series)[codes < 0].iloc[0]
         raise InputError(f"column {spec.columns[i]!r} has the value {bad!r}, which the slice summary's spec does "
                          "not list", columns=[spec.columns[i]],
                          hint="build the spec from every row (the first pass) before summarising")
     return codes
+
+
+def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """``(codes, uniques)`` of a column's values, code −1 for a missing value; a categorical column (a Parquet
+    text column read as a dictionary) gives its own codes and categories without hashing any row."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.cat.codes.to_numpy(), pd.Series(np.asarray(series.cat.categories, dtype=object), dtype=object)
+    raw, uniques = pd.factorize(series, use_na_sentinel=True)
+    return raw, pd.Series(uniques, dtype=object)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -312,21 +338,23 @@ def _inner(u_or_f: np.ndarray, other: np.ndarray, spec: SliceSpec) -> tuple[list
     return [None, f, y, f * (1.0 - f)], b, _PROB_BINS, np.empty(0, np.int64), 0
 
 
-def _cell_sums(cell: np.ndarray, n_cells: int, weights: list, inner: np.ndarray, n_inner: int,
-               state: np.ndarray, n_state: int) -> np.ndarray:
-    """(n_cells, V): per cell, per inner bin the sums of ``weights`` (None: rows), then rows per state."""
-    k = cell * n_inner
-    k += inner
+def _cell_sums(ca: np.ndarray, scale: int, k_inner: np.ndarray, k_state: np.ndarray | None, n_cells: int,
+               weights: list, n_inner: int, n_state: int, buf: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` (n_cells, V) ← per cell and inner bin the sums of ``weights`` (None: rows), then per cell the rows
+    per state, by one ``np.bincount`` per sum.  The keys are ca·scale·n_inner + ``k_inner`` and
+    ca·scale·n_state + ``k_state``, with the second block's part (cb·n_inner + inner bin, cb·n_state + state)
+    precomputed once per block, built in the preallocated int64 ``buf``."""
     size = n_cells * n_inner
     W = len(weights)
-    out = np.empty((n_cells, n_inner * W + n_state))
     view = out[:, :n_inner * W].reshape(n_cells, n_inner, W)
+    np.multiply(ca, scale * n_inner, out=buf, dtype=np.int64)
+    buf += k_inner
     for j, w in enumerate(weights):
-        view[:, :, j] = np.bincount(k, weights=w, minlength=size).reshape(n_cells, n_inner)
+        view[:, :, j] = np.bincount(buf, weights=w, minlength=size).reshape(n_cells, n_inner)
     if n_state:
-        k = cell * n_state
-        k += state
-        out[:, n_inner * W:] = np.bincount(k, minlength=n_cells * n_state).reshape(n_cells, n_state)
+        np.multiply(ca, scale * n_state, out=buf, dtype=np.int64)
+        buf += k_state
+        out[:, n_inner * W:] = np.bincount(buf, minlength=n_cells * n_state).reshape(n_cells, n_state)
     return out
 
 
@@ -354,16 +382,19 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
     F = len(spec.columns)
     radices = [spec.radix(i) for i in range(F)]
     V = spec.n_values
-    codes = [column_codes(_column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
+    codes = [_codes(_column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
     singles = [np.zeros((r, V)) for r in radices]
     pairs = {(i, j): np.zeros((radices[i], radices[j], V)) for i in range(F) for j in range(i + 1, F)}
     blocks = _blocks(radices)
     bcode, bsize, proj, offs = [], [], [], []
     for blk in blocks:
         r = [radices[i] for i in blk]
-        code = np.zeros(n, dtype=np.int64)
-        for i in blk:
-            code = code * radices[i] + codes[i]
+        code = codes[blk[0]]  # small integers: the keys are built in int64 buffers
+        if len(blk) > 1:
+            code = code.astype(np.int32 if int(np.prod(r)) < 2 ** 31 else np.int64)
+        for i in blk[1:]:
+            code *= radices[i]
+            code += codes[i]
         bcode.append(code)
         bsize.append(int(np.prod(r)))
         proj.append(_projector(r))
@@ -380,13 +411,30 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
                 both = (Pi[:, :, None] * Pj[:, None, :]).reshape(P.shape[0], -1)  # (cells, p·q) one-hot
                 pairs[(i, blk[y])] += (both.T @ table).reshape(Pi.shape[1], Pj.shape[1], -1)
 
+    # one key buffer and one table reused by every pair of blocks (fewer page faults than fresh arrays per pair)
+    buf = np.empty(n, dtype=np.int64)
+    most = max(bsize) ** 2 if len(blocks) > 1 else bsize[0]
+    store = np.empty(most * V)
+
+    def second(bi: int) -> tuple[np.ndarray, np.ndarray | None]:  # a block's part of the keys
+        k_inner = bcode[bi] * np.int64(n_inner)
+        k_inner += inner
+        if not n_state:
+            return k_inner, None
+        k_state = bcode[bi] * np.int64(n_state)
+        k_state += state
+        return k_inner, k_state
+
     if len(blocks) == 1:
-        within(0, _cell_sums(bcode[0], bsize[0], weights, inner, n_inner, state, n_state))
+        within(0, _cell_sums(np.zeros(1, dtype=np.int64), 0, *second(0), bsize[0], weights, n_inner, n_state, buf,
+                             store[:bsize[0] * V].reshape(bsize[0], V)))
     done = set()
-    for ba in range(len(blocks)):
-        for bb in range(ba + 1, len(blocks)):
+    for bb in range(1, len(blocks)):
+        k_inner, k_state = second(bb)
+        for ba in range(bb):
             ra, rb = bsize[ba], bsize[bb]
-            table = _cell_sums(bcode[ba] * rb + bcode[bb], ra * rb, weights, inner, n_inner, state, n_state)
+            table = _cell_sums(bcode[ba], rb, k_inner, k_state, ra * rb, weights, n_inner, n_state, buf,
+                               store[:ra * rb * V].reshape(ra * rb, V))
             t3 = table.reshape(ra, rb, V)
             for bi, marg in ((ba, t3.sum(axis=1)), (bb, t3.sum(axis=0))):
                 if bi not in done:
@@ -398,6 +446,7 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
             for x, i in enumerate(blocks[ba]):
                 for y, j in enumerate(blocks[bb]):
                     pairs[(i, j)] += W[offs[ba][x]:offs[ba][x + 1], offs[bb][y]:offs[bb][y + 1]]
+        del k_inner, k_state
     return SliceSummary(spec, n, singles, pairs, [np.zeros_like(s) for s in singles],
                         {k: np.zeros_like(v) for k, v in pairs.items()})
 

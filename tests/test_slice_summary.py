@@ -169,6 +169,49 @@ def test_merge_is_commutative_and_chunking_free_to_rounding(regression_set):
         np.testing.assert_allclose(a.pair(k[1], k[0]), np.swapaxes(b.pair(*k), 0, 1), rtol=1e-12, atol=1e-9)
 
 
+def test_text_columns_read_as_categoricals_give_the_same_summary():
+    """The Parquet passes read text slice columns as dictionaries (pandas categoricals): codes, levels and every
+    sum equal those of the same column as text — with missing values, padded text, and categories no kept row
+    has (a row dropped by the reader, or a category the dictionary lists unused)."""
+    frame = regression_frame(3_000, 21)
+    frame.loc[7, "std"] = -1.0  # dropped by the reader: its region becomes a category no kept row has
+    frame.loc[7, "region"] = "only-in-a-dropped-row"
+    cat = frame.copy()
+    for c in ("site", "region", "group"):
+        cat[c] = pd.Categorical(cat[c], categories=sorted(set(cat[c].dropna())) + ["never-used"])
+    text_set, cat_set = parse_regression_frame(frame, "t.csv"), parse_regression_frame(cat, "c.csv")
+    assert isinstance(cat_set.slice_columns["region"].dtype, pd.CategoricalDtype)
+    spec = ss.slice_spec(text_set)
+    ids = np.arange(1, text_set.n_rows + 1)
+    for rate in (1.0, 0.3):
+        a = ss.spec_from_sketch(ss.sketch_slices(text_set, rate=rate, row_ids=ids))
+        b = ss.spec_from_sketch(ss.sketch_slices(cat_set, rate=rate, row_ids=ids))
+        assert a.levels == b.levels and a.edges == b.edges
+        assert "only-in-a-dropped-row" not in b.levels[b.columns.index("region")]
+    for i, name in enumerate(spec.columns):
+        np.testing.assert_array_equal(ss.column_codes(ss._column_values(cat_set, name), spec, i),
+                                      ss.column_codes(ss._column_values(text_set, name), spec, i), err_msg=name)
+    x, y = ss.summarize_slices(text_set, spec), ss.summarize_slices(cat_set, spec)
+    for i in range(len(spec.columns)):
+        np.testing.assert_array_equal(x.single(i), y.single(i))
+    for k in x.pairs:
+        np.testing.assert_array_equal(x.pair(*k), y.pair(*k))
+
+
+@pytest.mark.parametrize("columns", [["site"], ["x1"], ["site", "region"]])
+def test_one_or_two_slice_columns_equal_in_memory(columns):
+    """A spec of a single column (one block, no pair of blocks) or of two small ones (one block holding both)."""
+    frame = regression_frame(4_000, 31)[["y", "mean", "std", *columns]]
+    pset = parse_regression_frame(frame, "few.csv")
+    mem, _ = reg_slices.slice_ranking(pset)
+    summ = summary_of_chunks(pset, ss.slice_spec(pset), [1_234, 2_999])
+    got = ss.summary_ranking(summ)
+    assert len(got) >= 5
+    assert got["slice"].tolist() == mem["slice"].tolist() and got["n"].tolist() == mem["n"].tolist()
+    for c in STATS["regression"]:
+        np.testing.assert_allclose(got[c].to_numpy(float), mem[c].to_numpy(float), rtol=1e-9, atol=1e-12, err_msg=c)
+
+
 def _write_parts(frame: pd.DataFrame, folder, cuts, row_group_size=500):
     folder.mkdir(parents=True, exist_ok=True)
     bounds = [0, *cuts, len(frame)]
