@@ -213,3 +213,91 @@ def test_decomposition_on_the_grid_brackets_the_exact_one(factor):
         assert (exact[term] >= grid[term] - 1e-12).all(), term
         assert (exact[term] <= grid[term] + grid["fit_bound"] + 1e-12).all(), term
     assert (grid["fit_bound"] < 0.01 * grid["score"]).all()
+
+
+@pytest.mark.parametrize("case", range(60))
+def test_integer_comparisons_at_ratio_levels_give_an_exact_fit(case):
+    """At levels τ = p/q (every default level) the grid recursion compares q·count − p·s in integers.  With every
+    target on the grid its fit is an exact fit: non-decreasing, a function of x, values among the targets, and the
+    same mean score as the floating-point exact fit (ties in x and y, up to 64 and more segments per pass)."""
+    from calib_core.regression.decomposition import grid_isotonic_quantile_regression
+
+    rng = np.random.default_rng(5000 + case)
+    n = int(rng.integers(2, 40)) if case % 3 else int(rng.integers(500, 3000))
+    x = rng.integers(0, 8, n).astype(float) if case % 2 else rng.normal(size=n)
+    y = np.round(rng.normal(size=n) + rng.uniform(-1, 2) * x, 1 if case % 4 == 0 else 8)
+    tau = [0.05, 0.25, 0.5, 0.75, 0.95, 0.1, 1 / 3, 0.9][case % 8]
+    exact = isotonic_quantile_regression(x, y, tau)
+    fit, bound = grid_isotonic_quantile_regression(x, y, tau, np.unique(y))
+    assert bound == 0.0
+    o = np.argsort(x, kind="stable")
+    assert np.all(np.diff(fit[o]) >= 0)
+    for v in np.unique(x):
+        assert np.ptp(fit[x == v]) == 0
+    assert set(fit) <= set(y)
+    assert quantile_score(y, fit, tau).mean() == pytest.approx(quantile_score(y, exact, tau).mean(), rel=1e-12,
+                                                               abs=1e-15)
+
+
+def test_levels_whose_forecasts_share_an_order_share_one_sort():
+    """Levels of a constant-scale forecast are increasing functions of one another: one sort serves all of them
+    (the same order array), and it sorts each level's forecasts; varying scales get a stable argsort each; a level
+    that agrees with another on the sampled rows but not on all rows gets its own sort."""
+    from calib_core.regression.decomposition import _ORDER_SAMPLE, _level_orders
+
+    rng = np.random.default_rng(3)
+    n = 20_000
+    mu = rng.normal(size=n)
+    levels = (0.05, 0.5, 0.95)
+    shared = [np.asarray(Gaussian(mu, np.full(n, 1.5)).ppf(t)) for t in levels]
+    sorts, y_sort = _level_orders(shared)
+    assert y_sort is None
+    assert all(s.order is sorts[0].order for s in sorts)
+    for f, s in zip(shared, sorts):
+        assert np.all(np.diff(f[s.order]) >= 0) and s.distinct
+    tied = [np.asarray(Gaussian(np.round(mu, 1), np.full(n, 1.5)).ppf(t)) for t in levels]  # ties: one sort still
+    sorts, _ = _level_orders(tied)
+    assert all(s.order is sorts[0].order for s in sorts) and not any(s.distinct for s in sorts)
+    for f, s in zip(tied, sorts):
+        assert np.all(np.diff(f[s.order]) >= 0)
+    varying = [np.asarray(Gaussian(mu, rng.uniform(0.5, 2.0, n)).ppf(t)) for t in levels]
+    y = rng.normal(size=n)
+    sorts, y_sort = _level_orders(varying, y)
+    for f, s in zip(varying, sorts):
+        np.testing.assert_array_equal(s.order, np.argsort(f, kind="stable"))
+    np.testing.assert_array_equal(y_sort.order, np.argsort(y, kind="stable"))
+    np.testing.assert_array_equal(y_sort.sorted_values, np.sort(y))
+    # the sampled rows (evenly spaced) in one order, two rows between them swapped
+    base = np.arange(n, dtype=float)
+    sampled = set(np.linspace(0, n - 1, min(n, _ORDER_SAMPLE)).astype(np.int64).tolist())
+    a = next(i for i in range(1, n - 1) if i not in sampled and i + 1 not in sampled)
+    other = base.copy()
+    other[[a, a + 1]] = other[[a + 1, a]]
+    sorts, _ = _level_orders([base, other])
+    np.testing.assert_array_equal(sorts[1].order, np.argsort(other, kind="stable"))
+
+
+@pytest.mark.parametrize("kind", ["constant scale", "ties", "constant forecasts"])
+def test_decomposition_on_the_grid_brackets_the_exact_one_for_shared_orders_ties_and_constants(kind):
+    """The grid decomposition's new paths (levels sharing one sort, tied forecasts and targets, one forecast for every
+    row): QS and UNC equal to the exact decomposition's, the exact MCB and DSC within [grid, grid + fit_bound]."""
+    rng = np.random.default_rng(11)
+    n = 30_000
+    mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    y = mu + s * rng.standard_normal(n)
+    if kind == "constant scale":
+        dist = Gaussian(mu, np.full(n, 1.4))
+    elif kind == "ties":
+        dist, y = Gaussian(np.round(mu, 1), np.round(s, 1)), np.round(y, 1)
+    else:
+        dist = Gaussian(np.zeros(n), np.ones(n))
+    exact = quantile_score_decomposition(y, dist, n_boot=0)
+    grid = quantile_score_decomposition(y, dist, n_boot=0, exact_rows=1_000)
+    np.testing.assert_allclose(grid["score"], exact["score"], rtol=1e-12)
+    np.testing.assert_allclose(grid["unc"], exact["unc"], rtol=1e-12)
+    for term in ("mcb", "dsc"):
+        assert (exact[term] >= grid[term] - 1e-12).all(), term
+        assert (exact[term] <= grid[term] + grid["fit_bound"] + 1e-12).all(), term
+    assert (grid["fit_bound"] < 0.01 * grid["score"]).all()
+    if kind == "constant forecasts":  # nothing to discriminate: DSC 0 exactly, and within the bound on the grid
+        assert (exact["dsc"].abs() < 1e-12).all()

@@ -36,6 +36,12 @@ MCB ∈ [MCB_G, MCB_G + fit_bound] and DSC ∈ [DSC_G, DSC_G + fit_bound]
 (S̄ and UNC are exact).  Only rows whose target falls in the narrow cell of their own fitted value count: the bound
 is second order in the cell width (reported with the table; tested against the exact fit).
 
+What it costs at 1e6 rows (CPU; ``bench/heavy_tails.py``): one sort per level's forecasts and one of y (about half
+the time; levels whose forecasts are increasing functions of one another, as with a constant scale, share one sort),
+and ≈ 12 passes per level, which compare in integers at levels τ = p/q (q·count − p·s: exact, and half the memory
+of count − τ·s in floating point) and find the first arg-max of each segment with one ``argmax`` while a pass has
+few segments.
+
 Intervals: block bootstrap of the three means with x̂ held fixed (the sampling variability of the scores given the
 recalibration; the refit's own variability is not in it, and MCB's plug-in carries PAV's upward bias).
 """
@@ -44,12 +50,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from .. import significance as sig
-from ..binning import stable_argsort, stable_argsorts
+from ..binning import ArgsortResult, argsort_details, stable_argsort, stable_argsort_futures
 from ..distributions import PredictiveDistribution
 from ..predictions import PredictionSet, iter_model_distributions
 
@@ -116,32 +123,68 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
     return out
 
 
+def _tau_ratio(tau: float, n: int) -> tuple[int, int] | None:
+    """(p, q) with p/q = τ as a double (q ≤ :data:`_RATIO_DENOMINATOR`) when the prefix values q·count − p·s of
+    :func:`_threshold_partition` fit in 64-bit integers for N rows; else None."""
+    ratio = Fraction(tau).limit_denominator(_RATIO_DENOMINATOR)
+    p, q = ratio.numerator, ratio.denominator
+    if p / q != tau or q * (n + 1) >= 2**62:
+        return None
+    return p, q
+
+
+#: Largest denominator q of a level τ = p/q whose threshold recursion on a grid runs in integers (the default levels
+#: 0.05 … 0.95 have q ≤ 20).
+_RATIO_DENOMINATOR = 4_096
+#: Up to this many segments a pass finds each segment's first arg-max with one ``argmax`` per segment (one read of
+#: the prefix values); above, with ``maximum.reduceat`` and a search for the first row attaining it (four reads).
+_FEW_SEGMENTS = 64
+
+
 def _threshold_partition(
-    xs: np.ndarray, yi: np.ndarray, m: int, tau: float
+    xs: np.ndarray | None, yi: np.ndarray, m: int, tau: float, *, integer_ratio: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The threshold-partitioning recursion of :func:`isotonic_quantile_regression` on rows sorted by x (``xs``)
-    with target ranks ``yi`` ∈ 0..m−1: returns the final segments' ``starts`` (row positions) and their value-rank
-    ranges [lo, hi) (hi = lo + 1 for every segment when the recursion ran to the end).
+    """The threshold-partitioning recursion of :func:`isotonic_quantile_regression` on rows sorted by x (``xs``;
+    None when no two forecasts are equal) with target ranks ``yi`` ∈ 0..m−1: returns the final segments' ``starts``
+    (row positions) and their value-rank ranges [lo, hi) (hi = lo + 1 for every segment when the recursion ran to
+    the end).
 
     One pass per depth, all segments at once: the prefix value at split position s is
     #{i < s : y_i ≤ c_seg(i)} − τ·s (an integer count minus one product, so equal values compare equal), its
-    per-segment maximum over the allowed positions (between different x) by one ``maximum.reduceat`` and the first
-    position attaining it by one ``flatnonzero``; rows of finished segments are left in the pass (their split is
-    forced to the segment's end), which costs less than compacting them away.
+    per-segment maximum over the allowed positions (between different x) and the first position attaining it (one
+    ``argmax`` per segment while there are at most :data:`_FEW_SEGMENTS`, else one ``maximum.reduceat`` and one
+    ``flatnonzero``); rows of finished segments are left in the pass (their split is forced to the segment's end),
+    which costs less than compacting them away.
+
+    ``integer_ratio``: when τ is a ratio p/q of small integers as a double (every default level), compare
+    q·count − p·s in integers instead: exact, so values equal for τ = p/q compare equal (in floating point,
+    count − τ·s of two such positions differ by rounding, and the first arg-max among them is the rounding's
+    choice), and half the memory per pass.  The fit is then optimal for τ = p/q, which differs from the double τ by
+    less than 2⁻⁵² τ.
     """
-    n = xs.size
+    n = yi.size
     allowed = np.ones(n + 1, dtype=bool)
-    allowed[1:n] = xs[1:] > xs[:-1]
+    if xs is not None:
+        allowed[1:n] = xs[1:] > xs[:-1]
     all_allowed = bool(allowed.all())
-    tau_pos = tau * np.arange(n + 1, dtype=float)
+    ratio = _tau_ratio(tau, n) if integer_ratio else None
+    if ratio is None:  # count − τ·s in floating point
+        scale, value_type, lowest = 1, np.float64, -np.inf
+        tau_pos = tau * np.arange(n + 1, dtype=float)
+    else:  # q·count − p·s in integers
+        p, scale = ratio
+        value_type = np.int32 if scale * (n + 1) < 2**31 else np.int64
+        lowest = np.iinfo(value_type).min
+        tau_pos = np.arange(n + 1, dtype=value_type)
+        tau_pos *= p
     small = n < np.iinfo(np.int32).max
     rank_type = np.int16 if m <= np.iinfo(np.int16).max else np.int32 if m <= np.iinfo(np.int32).max else np.int64
     yi = yi.astype(rank_type, copy=False)  # narrow ranks: less memory to stream through every pass
     # buffers reused by every pass (fresh arrays of N elements per pass cost as much as the arithmetic)
     counts = np.zeros(n + 1, dtype=np.int32 if small else np.int64)
     below = np.empty(n, dtype=bool)
-    cs = np.empty(n + 1)
-    val = cs[:n] if all_allowed else np.empty(n)
+    cs = np.empty(n + 1, dtype=value_type)
+    val = cs[:n] if all_allowed else np.empty(n, dtype=value_type)
     same = np.empty(n, dtype=bool)
     starts = np.array([0])
     lo = np.array([0])
@@ -153,19 +196,31 @@ def _threshold_partition(
         ends = np.append(starts[1:], n)
         seg_len = ends - starts
         mid = (lo + hi) // 2
-        np.less_equal(yi, np.repeat((mid - 1).astype(yi.dtype), seg_len), out=below)
+        if starts.size == 1:
+            np.less_equal(yi, yi.dtype.type(mid[0] - 1), out=below)
+        else:
+            np.less_equal(yi, np.repeat((mid - 1).astype(yi.dtype), seg_len), out=below)
         np.cumsum(below, out=counts[1:])
-        np.subtract(counts, tau_pos, out=cs)
+        if ratio is None:
+            np.subtract(counts, tau_pos, out=cs)
+        else:
+            np.multiply(counts, scale, out=cs)
+            np.subtract(cs, tau_pos, out=cs)
         if not all_allowed:
-            val.fill(-np.inf)
+            val.fill(lowest)
             np.copyto(val, cs[:n], where=allowed[:n])
             val[starts] = cs[starts]  # s = start (everything above c) is always allowed
-        seg_max = np.maximum.reduceat(val, starts)  # over s in [start, end)
-        np.equal(val, np.repeat(seg_max, seg_len), out=same)
-        hits = np.flatnonzero(same)
-        first = hits[np.searchsorted(hits, starts)]
-        end_val = np.where(allowed[ends], cs[ends], -np.inf)
-        split = np.where(active & (end_val <= seg_max), first, ends)  # finished segments: all rows stay "left"
+        if starts.size <= _FEW_SEGMENTS:  # over s in [start, end): the first maximiser of each segment
+            first = np.array([s + int(np.argmax(val[s:e])) for s, e in zip(starts.tolist(), ends.tolist())],
+                             dtype=np.int64)
+            seg_max = val[first]
+        else:
+            seg_max = np.maximum.reduceat(val, starts)
+            np.equal(val, np.repeat(seg_max, seg_len), out=same)
+            hits = np.flatnonzero(same)
+            first = hits[np.searchsorted(hits, starts)]
+        end_above = ~allowed[ends] | (cs[ends] <= seg_max)  # s = end (nothing above c) not better
+        split = np.where(active & end_above, first, ends)  # finished segments: all rows stay "left"
         # new segments, in row order: left [start, split) with values [lo, mid) (unchanged when finished), then
         # right [split, end) with values [mid, hi) (active segments only); empty ones dropped
         two_starts = np.stack([starts, split], 1).ravel()
@@ -176,25 +231,81 @@ def _threshold_partition(
     return starts, lo, hi
 
 
-def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2) -> np.ndarray:
+def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2, *, order: np.ndarray | None = None
+                  ) -> np.ndarray:
     """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, of the sorted values ``sorted_y``, with v_(1): of
-    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell)."""
+    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell).  With
+    ``order`` (an argsort of the values), ``sorted_y`` may be the values unsorted: only the order statistics are
+    gathered."""
     n = sorted_y.size
-    pos = -(-np.arange(1, int(size) + 1) * n // int(size)) - 1  # ⌈kN/size⌉ − 1
-    return np.unique(np.r_[sorted_y[0], sorted_y[np.clip(pos, 0, n - 1)]])
+    pos = np.r_[0, np.clip(-(-np.arange(1, int(size) + 1) * n // int(size)) - 1, 0, n - 1)]  # ⌈kN/size⌉ − 1
+    return np.unique(sorted_y[pos if order is None else order[pos]])
+
+
+#: Rows compared to guess which levels' forecasts share an order (:func:`_level_orders`).
+_ORDER_SAMPLE = 4_096
+
+
+def _level_orders(forecasts: Sequence[np.ndarray], y: np.ndarray | None = None
+                  ) -> tuple[list[ArgsortResult], ArgsortResult | None]:
+    """An order sorting each level's forecasts (:class:`~calib_core.binning.ArgsortResult`: the order and whether
+    the forecasts are distinct; no sorted values), and the stable argsort of ``y`` with its sorted values (None
+    without ``y``), all sorts started together.
+
+    Levels whose forecasts are non-decreasing functions of one another (a constant scale, a location family, one
+    forecast for several levels) share one sort: on :data:`_ORDER_SAMPLE` evenly spaced rows a level's forecasts are
+    compared in the order of an earlier level's; where they are non-decreasing there, the earlier level's full order
+    is checked on all rows (one gather) and used if it sorts this level's forecasts too.  An order that sorts x gives
+    the same fit as x's stable argsort (ties in x are kept together whatever their order)."""
+    n = forecasts[0].size if forecasts else 0
+    owner = list(range(len(forecasts)))
+    if n > 1:
+        sample = np.unique(np.linspace(0, n - 1, min(n, _ORDER_SAMPLE)).astype(np.int64))
+        sampled = [f[sample] for f in forecasts]
+        sample_orders: dict[int, np.ndarray] = {}
+        for j in range(1, len(forecasts)):
+            for i in sorted(set(owner[:j])):
+                if i not in sample_orders:
+                    sample_orders[i] = np.argsort(sampled[i], kind="stable")
+                xs = sampled[j][sample_orders[i]]
+                if not (xs[1:] < xs[:-1]).any():
+                    owner[j] = i
+                    break
+    owners = sorted(set(owner))
+    extra = [] if y is None else [y]
+    futures = stable_argsort_futures(*[forecasts[i] for i in owners], *extra,
+                                     sorted_values=[False] * len(owners) + [True] * len(extra))
+    done = {i: f.result() for i, f in zip(owners, futures)}
+    results = []
+    for j, i in enumerate(owner):
+        if i != j:
+            xs = forecasts[j][done[i].order]
+            if (xs[1:] < xs[:-1]).any():  # the sample agreed, the rows do not: a sort of its own
+                done[j] = argsort_details(forecasts[j])
+            else:
+                done[j] = ArgsortResult(done[i].order, None, bool((xs[1:] > xs[:-1]).all()))
+        results.append(done[j])
+    return results, (futures[-1].result() if extra else None)
 
 
 def grid_isotonic_quantile_regression(
     x, y, tau: float, grid: np.ndarray, *, order: np.ndarray | None = None, cells: np.ndarray | None = None,
-    sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None,
+    sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None, distinct_x: bool = False,
 ) -> tuple[np.ndarray, float]:
     """The exact isotonic τ-quantile fit x̂ (:func:`isotonic_quantile_regression`) rounded up to ``grid``, x̂_G =
     ⌈x̂⌉_G, computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes), and the bound
     ``fit_bound`` ≥ S̄(x̂_G) − S̄(x̂) ≥ 0 on its mean quantile score (module docstring).
 
     ``grid``: increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets); ``order``: a
-    stable argsort of x, and ``sorted_x`` = ``x[order]``; ``cells``: ``np.searchsorted(grid, y)``, ``sorted_y``:
-    ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row, fit_bound).
+    stable argsort of x (or any order sorting x: the fit is the same whatever the order among equal forecasts), and
+    ``sorted_x`` = ``x[order]`` (not needed with ``distinct_x``: no two forecasts equal); ``cells``:
+    ``np.searchsorted(grid, y)``, ``sorted_y``: ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row,
+    fit_bound).
+
+    At a level τ that is a ratio p/q of small integers as a double (every default level) the recursion compares in
+    integers (:func:`_threshold_partition`): where several fits are exact (ties of the prefix values at τ = p/q) it
+    rounds up the one with the earliest splits, which can differ from :func:`isotonic_quantile_regression`'s
+    floating-point choice; the bound holds for the exact fit it rounds.
 
     The bound uses the exact fit's values being targets: in the cell (c_{j−1}, c_j] they are at least t_j, the
     smallest target above c_{j−1}, so the rounding moves them by at most c_j − t_j (0 when the cell's only target is
@@ -214,14 +325,15 @@ def grid_isotonic_quantile_regression(
     order = stable_argsort(x) if order is None else order
     cell = np.searchsorted(grid, y, side="left") if cells is None else cells  # grid[cell − 1] < y ≤ grid[cell]
     cell_sorted = cell[order]
-    starts, lo, _ = _threshold_partition(x[order] if sorted_x is None else sorted_x, cell_sorted, grid.size, tau)
+    xs = None if distinct_x else x[order] if sorted_x is None else sorted_x
+    starts, lo, _ = _threshold_partition(xs, cell_sorted, grid.size, tau, integer_ratio=True)
     seg_len = np.diff(np.append(starts, n))
-    fit_sorted = np.repeat(lo, seg_len)  # in x order: the grid index of each row's fitted value
-    own = cell_sorted == fit_sorted  # targets in the cell of their own fitted value (cell 0 = min y: no error)
+    # targets in the cell of their own fitted value (cell 0 = min y: no error), counted per segment of equal fit
+    own = np.add.reduceat(cell_sorted == np.repeat(lo.astype(cell_sorted.dtype), seg_len), starts, dtype=np.int64)
     sorted_y = np.sort(y) if sorted_y is None else sorted_y
     first = sorted_y[np.minimum(np.searchsorted(sorted_y, grid[:-1], side="right"), n - 1)]  # t_j, j ≥ 1
     widths = np.r_[0.0, np.maximum(grid[1:] - first, 0.0)]
-    bound = (1.0 + tau) * float(np.dot(np.bincount(fit_sorted[own], minlength=grid.size), widths)) / n
+    bound = (1.0 + tau) * float(np.dot(np.bincount(lo, own, minlength=grid.size), widths)) / n
     out = np.empty(n)
     out[order] = np.repeat(grid[lo], seg_len)
     return out, bound
@@ -283,29 +395,27 @@ def quantile_score_decomposition(
     levels = [float(t) for t in levels]
     forecasts = [np.asarray(dist.ppf(tau), dtype=float) for tau in levels]
     exact = n <= exact_rows
+    sorts, y_sort = _level_orders(forecasts, None if exact else y)
     if exact:
-        orders = stable_argsorts(*forecasts) if len(forecasts) > 1 else [stable_argsort(f) for f in forecasts]
-        sorted_xs = [None] * len(forecasts)
         targets = np.unique(y, return_inverse=True)
         cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
     else:  # a grid of targets: y sorted with the forecasts; the marginal quantile is an order statistic of it
-        *sorts, (order_y, sorted_y) = stable_argsorts(*forecasts, y, return_sorted=True)
-        orders, sorted_xs = [o for o, _ in sorts], [v for _, v in sorts]
+        order_y, sorted_y = y_sort.order, y_sort.sorted_values
         y_grid = quantile_grid(sorted_y, grid_values // 2)
         cells = np.empty(n, dtype=np.int16 if grid_values < np.iinfo(np.int16).max else np.int32)
     buffers = (np.empty(n), np.empty(n), np.empty(n, dtype=bool))
-    for tau, x, order, sorted_x in zip(levels, forecasts, orders, sorted_xs):
+    for tau, x, (order, _, distinct) in zip(levels, forecasts, sorts):
         if exact:
             fitted, bound = isotonic_quantile_regression(x, y, tau, order=order, targets=targets), 0.0
             r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
         else:  # this level's grid: the targets' and its forecasts' order statistics, within [min y, max y]
-            x_grid = np.clip(quantile_grid(sorted_x, grid_values // 2), sorted_y[0], sorted_y[-1])
+            x_grid = np.clip(quantile_grid(x, grid_values // 2, order=order), sorted_y[0], sorted_y[-1])
             grid = np.unique(np.r_[y_grid, x_grid])
             # grid[cell − 1] < y ≤ grid[cell]: in sorted order, runs of equal cells (no search per row)
             cells[order_y] = np.repeat(np.arange(grid.size, dtype=cells.dtype),
                                        np.diff(np.searchsorted(sorted_y, grid, side="right"), prepend=0))
             fitted, bound = grid_isotonic_quantile_regression(x, y, tau, grid, order=order, cells=cells,
-                                                              sorted_x=sorted_x, sorted_y=sorted_y)
+                                                              sorted_y=sorted_y, distinct_x=distinct)
             r = float(sorted_y[min(max(int(np.ceil(n * tau - 1e-12)), 1), n) - 1])
         means, block_sums = [], [count]
         for q in (x, fitted, r):  # the score of x, of the recalibrated x̂ and of the marginal quantile r, row by row
