@@ -16,15 +16,22 @@ Prints medians of ``--repeat`` runs (CPU seconds of the process, all threads) an
 * ``QS CORP``: ``quantile_reliability`` at τ = 0.95 (the Regression page's CORP quantile reliability diagram for one
   level: the exact isotonic fit, its curve, and the 90% consistency band from 200 draws on 200 groups × 256 values).
 
-Usage: ``nice -n 10 python bench/heavy_tails.py [--repeat 5] [--sizes 10000 100000 1000000]``.
+``--decomposition-only`` times just the point estimates and the QS decomposition, interleaved (point, decomposition,
+point, … so that both see the same load; the budget is their ratio); ``--against REV`` adds the decomposition as of
+git revision ``REV`` (e.g. ``main``) to the same interleaved loop, old and new side by side.
+
+Usage: ``nice -n 10 python bench/heavy_tails.py [--repeat 5] [--sizes 10000 100000 1000000]
+[--decomposition-only] [--against main]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -48,12 +55,61 @@ def median_time(fn, repeat: int) -> float:
     return float(np.median(out))
 
 
+def interleaved_times(fns: dict, repeat: int) -> dict:
+    """Median CPU seconds of each function over ``repeat`` rounds, the functions called in turn within each round."""
+    out: dict = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t = time.process_time()
+            fn()
+            out[name].append(time.process_time() - t)
+    return {name: float(np.median(v)) for name, v in out.items()}
+
+
+def decomposition_at(rev: str):
+    """``quantile_score_decomposition`` as of git revision ``rev`` (its module loaded beside this tree's package)."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    path = "calib_core/regression/decomposition.py"
+    source = subprocess.run(["git", "-C", root, "show", f"{rev}:{path}"], capture_output=True, text=True,
+                            check=True).stdout
+    name = "calib_core.regression._decomposition_at_" + "".join(c if c.isalnum() else "_" for c in rev)
+    module = types.ModuleType(name)
+    module.__package__ = "calib_core.regression"
+    sys.modules[name] = module
+    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)
+    return module.quantile_score_decomposition
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--decomposition-only", action="store_true",
+                    help="time only the point estimates and the QS decomposition, interleaved")
+    ap.add_argument("--against", metavar="REV",
+                    help="also time the QS decomposition as of git revision REV (implies --decomposition-only)")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    if args.decomposition_only or args.against:
+        old = decomposition_at(args.against) if args.against else None
+        print(f"{'N':>9} {'point':>8} {'QS dec.':>8} {'ratio':>6}" + (f" {'at ' + args.against:>12} {'ratio':>6}"
+                                                                      if old else "") + "   (CPU s, interleaved)")
+        for n in args.sizes:
+            rng = np.random.default_rng(n)
+            mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+            y = mu + s * rng.standard_normal(n)
+            d = Gaussian(mu, s)
+            fns = {"point": lambda: rm.summary_statistics(rm.RegressionRows(y, d)),
+                   "new": lambda: quantile_score_decomposition(y, d)}
+            if old:
+                fns["old"] = lambda: old(y, d)
+            t = interleaved_times(fns, args.repeat)
+            line = f"{n:>9,} {t['point']:8.3f} {t['new']:8.3f} {t['new'] / t['point']:6.2f}"
+            if old:
+                line += f" {t['old']:12.3f} {t['old'] / t['point']:6.2f}"
+            print(line)
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+        return
     print(f"{'N':>9} {'point':>8} {'zms pt':>8} {'inference':>10} {'zms inf':>8} {'ence/bins':>10} "
           f"{'(sorted)':>9} {'QS dec.':>8} {'QS CORP':>8} | ratios to point: {'zms':>5} {'inf':>5} {'zms inf':>7} "
           f"{'ence/bins':>9} {'QS dec.':>8} {'per level':>9} {'QS CORP':>8}")
