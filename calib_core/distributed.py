@@ -317,13 +317,17 @@ class ReadOptions:
     renormalize: bool = False
 
 
-def _frame(table: Any) -> pd.DataFrame:
+def _frame(table: Any, *, zero_copy: bool = False) -> pd.DataFrame:
+    """The table as a frame (string column names stripped, index 0 … n−1).  ``zero_copy``: one block per column
+    and the table's buffers handed over (``split_blocks``, ``self_destruct``): columns without missing values are
+    the read-only Arrow buffers themselves, no copy (the table is unusable afterwards)."""
     import pyarrow as pa
 
+    kw = {"split_blocks": True, "self_destruct": True} if zero_copy else {"memory_pool": pa.system_memory_pool()}
     try:
-        frame = table.to_pandas(memory_pool=pa.system_memory_pool())
+        frame = table.to_pandas(**kw)
     except (KeyError, IndexError, AttributeError, TypeError, ValueError):
-        frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
+        frame = table.replace_schema_metadata(None).to_pandas(**kw)
     if not isinstance(frame.index, pd.RangeIndex):
         frame = frame.reset_index()
     frame = frame.reset_index(drop=True)
@@ -338,18 +342,20 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
     return parse_regression_frame(frame, source, options.columns, min_rows=min_rows)
 
 
-def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = ()) -> PredictionSet:
+def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = (),
+                   zero_copy: bool = False) -> PredictionSet:
     """Read one partition (pyarrow, page checksums verified where the writer stored them) and parse it; its
     ``row_number`` are the 1-based rows of the partition and ``dropped`` counts its invalid rows.  Columns named
     in ``dictionary`` (text columns no role takes) are read as dictionaries, i.e. pandas categoricals: their
-    codes come from the file's dictionary pages, without a Python string per row."""
+    codes come from the file's dictionary pages, without a Python string per row.  ``zero_copy``: the frame's
+    columns are the Arrow buffers (read-only; for readers of the set that do not write into its columns)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=list(dictionary) or None)
         table = pf.read_row_groups(list(part.row_groups), use_threads=False)
-        frame = _frame(table)
+        frame = _frame(table, zero_copy=zero_copy)
         del table
     finally:
         pa.default_memory_pool().release_unused()
@@ -1068,7 +1074,7 @@ def _text_slice_columns(files: Sequence[str], head: PredictionSet) -> list[str]:
 
 def _sketch_leaf(part: Partition, options: ReadOptions, rate: float, seed: int,
                  dictionary: Sequence[str] = ()) -> SliceSketch | None:
-    pset = read_partition(part, options, dictionary=dictionary)
+    pset = read_partition(part, options, dictionary=dictionary, zero_copy=True)
     if pset.n_rows == 0:
         return None
     return sketch_slices(pset, rate=rate, row_ids=_global_ids(part, pset), seed=seed)
@@ -1086,7 +1092,7 @@ def _merge_sketches(*sketches: SliceSketch | None) -> SliceSketch | None:
 
 def _slice_leaf(part: Partition, options: ReadOptions, spec: Any,
                 dictionary: Sequence[str] = ()) -> SliceSummary | None:
-    pset = read_partition(part, options, dictionary=dictionary)
+    pset = read_partition(part, options, dictionary=dictionary, zero_copy=True)
     if pset.n_rows == 0:
         return None
     return summarize_slices(pset, spec, row_ids=_global_ids(part, pset))

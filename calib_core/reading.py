@@ -78,6 +78,7 @@ __all__ = [
     "SLICE_CATEGORICAL_MAX",
     "column_kinds",
     "slice_columns",
+    "kept_rows",
     "find_sample_columns",
     "MERGED_ROWS_REASON",
     "RowFilter",
@@ -1717,6 +1718,14 @@ def _more_values_than(values: pd.Series, k: int) -> bool:
     return bool(values.iloc[:4096].nunique(dropna=True) > k or values.nunique(dropna=True) > k)
 
 
+def kept_rows(frame: pd.DataFrame, names: Sequence[str], keep: np.ndarray) -> pd.DataFrame:
+    """Columns ``names`` of ``frame`` on the rows where ``keep`` (a boolean mask), index 0 … k−1.  When every row is
+    kept the columns are not copied (copy-on-write: a later write to either frame copies then)."""
+    keep = np.asarray(keep, dtype=bool)
+    out = frame[list(names)] if keep.all() else frame.loc[keep, list(names)]
+    return out.reset_index(drop=True)
+
+
 def slice_columns(
     frame: pd.DataFrame, used: Sequence[str], keep: np.ndarray, messages: list[str],
 ) -> pd.DataFrame | None:
@@ -1726,7 +1735,7 @@ def slice_columns(
     names = [c for c in frame.columns if c not in used and not _INDEX_NAME.fullmatch(str(c))]
     if not names:
         return None
-    out = frame.loc[keep, names].reset_index(drop=True)
+    out = kept_rows(frame, names, keep)
     out.columns = [str(c) for c in names]
     for c in out.columns:
         if out[c].dtype == object:

@@ -128,7 +128,7 @@ def _distinct_text(values: pd.Series) -> set[str]:
     categories some row has)."""
     raw, uniques = _factorize(pd.Series(values).reset_index(drop=True))
     if isinstance(values.dtype, pd.CategoricalDtype):
-        uniques = uniques[np.bincount(raw + 1, minlength=len(uniques) + 1)[1:] > 0]
+        uniques = uniques[np.bincount(raw.astype(np.intp) + 1, minlength=len(uniques) + 1)[1:] > 0]
     out = set(_text(uniques).tolist())
     if raw.size and (raw < 0).any():
         out.add(MISSING)
@@ -416,12 +416,14 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
     most = max(bsize) ** 2 if len(blocks) > 1 else bsize[0]
     store = np.empty(most * V)
 
+    k_bufs = np.empty(n, dtype=np.int64), np.empty(n if n_state else 0, dtype=np.int64)
+
     def second(bi: int) -> tuple[np.ndarray, np.ndarray | None]:  # a block's part of the keys
-        k_inner = bcode[bi] * np.int64(n_inner)
+        k_inner = np.multiply(bcode[bi], n_inner, out=k_bufs[0], dtype=np.int64)
         k_inner += inner
         if not n_state:
             return k_inner, None
-        k_state = bcode[bi] * np.int64(n_state)
+        k_state = np.multiply(bcode[bi], n_state, out=k_bufs[1], dtype=np.int64)
         k_state += state
         return k_inner, k_state
 
@@ -446,7 +448,6 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
             for x, i in enumerate(blocks[ba]):
                 for y, j in enumerate(blocks[bb]):
                     pairs[(i, j)] += W[offs[ba][x]:offs[ba][x + 1], offs[bb][y]:offs[bb][y + 1]]
-        del k_inner, k_state
     return SliceSummary(spec, n, singles, pairs, [np.zeros_like(s) for s in singles],
                         {k: np.zeros_like(v) for k, v in pairs.items()})
 
@@ -586,7 +587,7 @@ def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | Non
     """The first-pass :class:`SliceSketch` of a chunk: rows enter the sample when ``hash_uniform(row id) < rate``
     (so a row's membership does not depend on the chunking)."""
     ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
-    take = hash_uniform(ids, seed, _SAMPLE_STREAM) < rate
+    take = np.flatnonzero(hash_uniform(ids, seed, _SAMPLE_STREAM) < rate)
     names: list[str] = []
     for name in ("group", "model"):
         if getattr(pset, name) is not None and (pset.slice_columns is None or name not in pset.slice_columns.columns):
@@ -603,15 +604,17 @@ def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | Non
             distinct = head if head.size > SLICE_CATEGORICAL_MAX else pd.unique(values.dropna())
             few[name] = set(map(float, distinct)) if distinct.size <= SLICE_CATEGORICAL_MAX else None
             text[name] = _distinct_text(values) if few[name] is not None else set()
-            x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            x = values.to_numpy(dtype=float) if values.dtype == np.float64 else \
+                pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
             sample[name] = x[take]
             nonfinite[name] = not bool(np.isfinite(x).all())
         else:
             text[name] = _distinct_text(values)
     ence = True
     if pset.task == "regression":
-        _, sigma = reg_slices.slice_row_statistics(pset, seed=seed)
-        sample["\0sigma"] = np.asarray(sigma, float)[take]
+        if pset.dist is None or pset.y is None:
+            reg_slices.slice_row_statistics(pset, seed=seed)  # raises: the explorer needs distributions
+        sample["\0sigma"] = np.asarray(pset.dist.std(), float)[take]  # σ of slice_row_statistics, without the PIT
         ence = not isinstance(pset.dist, SampleSet)
     return SliceSketch(pset.task, names, text, few, sample, pset.n_rows, ence, rate, nonfinite)
 

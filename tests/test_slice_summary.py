@@ -247,3 +247,44 @@ def test_a_p_value_below_float_range_is_the_strongest_evidence():
     out = rank_slices(table, np.exp(logp), logp)
     assert out["slice"].tolist() == ["b", "a", "c"]
     assert np.isinf(out.loc[0, "evidence"]) and out.loc[0, "flagged"] and out.loc[0, "adjusted p"] == 0.0
+
+
+def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
+    """A partition read for the slice passes (text columns as dictionaries, the frame on the Arrow buffers) is
+    the partition the ordinary read gives: same kept rows, targets, distributions and slice columns (text equal
+    value by value), with an invalid row dropped in both."""
+    pytest.importorskip("pyarrow")
+    import calib_core.distributed as cd
+
+    frame = regression_frame(3_000, 41)
+    frame.loc[17, "std"] = -1.0
+    _write_parts(frame, tmp_path, [], row_group_size=1_000)
+    parts, files = cd.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
+    options, head = cd.read_head(files, task=None, columns=None, renormalize=False)
+    text = cd._text_slice_columns(files, head)
+    assert sorted(text) == ["region", "site"]  # text columns no role takes (group is the group role)
+    for part in parts:
+        plain = cd.read_partition(part, options)
+        fast = cd.read_partition(part, options, dictionary=text, zero_copy=True)
+        assert fast.n_rows == plain.n_rows and fast.dropped.total == plain.dropped.total
+        np.testing.assert_array_equal(fast.row_number, plain.row_number)
+        np.testing.assert_array_equal(fast.y, plain.y)
+        np.testing.assert_array_equal(fast.dist.std(), plain.dist.std())
+        assert list(fast.slice_columns.columns) == list(plain.slice_columns.columns)
+        for c in text:
+            assert isinstance(fast.slice_columns[c].dtype, pd.CategoricalDtype)
+        for c in plain.slice_columns.columns:
+            np.testing.assert_array_equal(ss._text(fast.slice_columns[c]).to_numpy(),
+                                          ss._text(plain.slice_columns[c]).to_numpy(), err_msg=c)
+
+
+def test_kept_rows_copies_only_when_rows_are_dropped():
+    from calib_core.reading import kept_rows
+
+    frame = pd.DataFrame({"a": np.arange(5.0), "b": list("vwxyz"), "c": np.ones(5)})
+    every = kept_rows(frame, ["a", "b"], np.ones(5, bool))
+    some = kept_rows(frame, ["a", "b"], np.array([True, False, True, True, False]))
+    assert every.index.equals(pd.RangeIndex(5)) and some.index.equals(pd.RangeIndex(3))
+    assert some["a"].tolist() == [0.0, 2.0, 3.0] and some["b"].tolist() == ["v", "x", "y"]
+    every.loc[0, "a"] = 99.0  # a write to the result leaves the reader's frame as it was
+    assert frame.loc[0, "a"] == 0.0 and list(every.columns) == ["a", "b"]

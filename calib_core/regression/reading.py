@@ -50,6 +50,7 @@ from ..reading import (
     find_quantile_columns,
     find_sample_columns,
     frame_source,
+    kept_rows,
     name_list,
     numeric_block,
     numeric_values,
@@ -279,7 +280,7 @@ def _quantile_values(frame: pd.DataFrame, roles: _Roles, rows: RowFilter, src: s
 
 def _feature_frame(frame: pd.DataFrame, feat_cols: list[str], keep: np.ndarray, messages: list[str]) -> pd.DataFrame:
     """Kept rows of the feature columns; text columns that are entirely numeric are converted."""
-    features = frame.loc[keep, feat_cols].reset_index(drop=True)
+    features = kept_rows(frame, feat_cols, keep)
     for c in feat_cols:
         if not pd.api.types.is_numeric_dtype(features[c].dtype):
             conv = pd.to_numeric(features[c], errors="coerce")
