@@ -47,6 +47,7 @@ Intervals
 from __future__ import annotations
 
 import warnings
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -69,6 +70,8 @@ __all__ = [
     "clopper_pearson",
     "block_ids",
     "block_bootstrap_weights",
+    "BlockDesign",
+    "block_design",
     "jackknife_sums",
     "percentile_interval",
     "basic_interval",
@@ -305,6 +308,44 @@ def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator
     picks = rng.integers(0, n_blocks, size=(n_boot, n_blocks))
     picks += np.arange(n_boot)[:, None] * n_blocks
     return np.bincount(picks.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks).astype(float)
+
+
+class BlockDesign(NamedTuple):
+    """What :func:`block_design` draws: the block of every row, the number of blocks G, the (B × G) bootstrap
+    weights (both arrays read-only, possibly shared) and a generator at the state after those draws."""
+
+    ids: np.ndarray
+    n_blocks: int
+    weights: np.ndarray
+    rng: np.random.Generator
+
+
+#: :func:`block_design` keeps the designs of this many (N, G, B, seed) (about 9 MB each at N = 1e5, B = G = 1,000)
+DESIGN_MEMO = 6
+
+
+def block_design(n: int, n_blocks: int, n_boot: int, seed: int | tuple[int, ...]) -> BlockDesign:
+    """``rng = np.random.default_rng(seed)``, then ``block_ids(n, n_blocks, rng)`` and
+    ``block_bootstrap_weights(G, n_boot, rng)``: the random blocks and bootstrap weights of N rows, and the
+    generator after drawing them (the caller's later draws continue the same stream).  The same numbers as those
+    calls; the designs of the last :data:`DESIGN_MEMO` (N, G, B, seed) are memoised, since every diagnosis of N rows
+    with one seed draws the same ones (6 ms at N = 1e5 and B = G = 1,000).  ``seed`` is an int or a tuple of ints
+    (as ``default_rng([seed, stream])``); the returned arrays are read-only."""
+    key = (int(n), int(n_blocks), int(n_boot), seed if isinstance(seed, int) else tuple(int(s) for s in seed))
+    ids, g, weights, state = _memo_design(*key)
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    return BlockDesign(ids, g, weights, rng)
+
+
+@lru_cache(maxsize=DESIGN_MEMO)
+def _memo_design(n: int, n_blocks: int, n_boot: int, seed: int | tuple[int, ...]):
+    rng = np.random.default_rng(seed if isinstance(seed, int) else list(seed))
+    ids, g = block_ids(n, n_blocks, rng)
+    weights = block_bootstrap_weights(g, n_boot, rng)
+    ids.flags.writeable = False
+    weights.flags.writeable = False
+    return ids, g, weights, rng.bit_generator.state
 
 
 def jackknife_sums(block_sums: np.ndarray) -> np.ndarray:

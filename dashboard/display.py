@@ -297,7 +297,7 @@ def diagnose_rows(
         sub = sub.take(restrict[1])
         key += f"|{restrict[0]}"
     try:
-        report = diagnose_cached(key, sub, **options)
+        report = diagnose_cached(key, sub, staged=True, **options)  # σ-bins changes redo only ENCE and the verdicts
     except (cc.InputError, ValueError) as err:
         st.error(f"Could not diagnose these rows: {md_escape(err)}")
         st.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 
+import pandas as pd
 import pytest
 from test_app_pages import LEVI, load_example, new_app, open_tab, specs
 
@@ -72,3 +73,42 @@ def test_sigma_bins_and_binning_changes_reuse_the_figures_they_do_not_change(cal
     assert not at.exception, [e.value for e in at.exception]
     assert calls["ence_by_bins_tables"] == 1 and calls["levi_figure"] == 1
     assert not any(calls[name] for name in REUSED), dict(calls)
+
+
+def test_a_sigma_bins_change_redoes_only_the_binned_part_and_shows_the_same_numbers(monkeypatch):
+    """σ-bins 15 → 19: the diagnosis is finished from its bins-free stage (no new summary statistics, bootstrap or
+    tests but ENCE's), and every table and figure of the page equals a session whose stage was dropped."""
+    import calib_core.regression.diagnose as diag
+    from dashboard.cache import STAGES, clear_caches
+
+    summaries = collections.Counter()
+    real = diag.summary_statistics
+
+    def counted(*args, **kwargs):
+        summaries["calls"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(diag, "summary_statistics", counted)
+
+    def page_at_19_bins(drop_stage: bool):
+        clear_caches()
+        at = load_example(new_app(), LEVI)
+        at.switch_page("pages/regression.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(STAGES) == 1  # one mapping: a stage per model of the page's rows
+        if drop_stage:
+            STAGES.clear()
+        summaries.clear()
+        at.slider(key="reg_n_bins").set_value(19).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at, summaries["calls"]
+
+    staged, staged_calls = page_at_19_bins(drop_stage=False)
+    fresh, fresh_calls = page_at_19_bins(drop_stage=True)
+    assert staged_calls == 0 and fresh_calls == 2  # two models: each summarised again without its stage
+    assert specs(staged) == specs(fresh)
+    tables = [t.value for t in staged.dataframe]
+    assert tables and len(tables) == len(fresh.dataframe)
+    for a, b in zip(tables, (t.value for t in fresh.dataframe)):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert [m.value for m in staged.markdown] == [m.value for m in fresh.markdown]

@@ -101,5 +101,7 @@ def test_memory_bound_names_every_cache_in_bytes():
 
     bound = cache.memory_bound(upload_limit_mb=500)
     assert bound["total"] == sum(v for k, v in bound.items() if k != "total")
-    assert bound["total"] == STORE_MAX_BYTES + (500 << 20) + cache.RESULT_CACHE_BYTES + cache.FIGURE_CACHE_BYTES
+    assert bound["total"] == (STORE_MAX_BYTES + (500 << 20) + cache.RESULT_CACHE_BYTES + cache.FIGURE_CACHE_BYTES
+                              + cache.STAGE_CACHE_BYTES)
     assert cache.RESULTS.max_bytes == cache.RESULT_CACHE_BYTES and cache.FIGURES.max_bytes == cache.FIGURE_CACHE_BYTES
+    assert cache.STAGES.max_bytes == cache.STAGE_CACHE_BYTES

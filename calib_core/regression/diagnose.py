@@ -8,7 +8,9 @@ p-values and one headline verdict per (model, group) from the inference layer
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,11 +28,18 @@ from ..report import (
     subset_name,
     verdict_row,
 )
-from .diagrams import regression_diagrams
-from .inference import infer_regression, metric_kind
-from .metrics import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
+from .diagrams import levi_bins_table, regression_diagrams
+from .inference import ENCE_ROW_CACHES, InferenceStage, finish_inference, inference_stage, metric_kind
+from .metrics import (
+    Binning,
+    RegressionRows,
+    summary_statistics,
+    undefined_z_counts,
+    undefined_z_note,
+)
 
-__all__ = ["diagnose_regression", "regression_inference", "degenerate_note", "mark_undefined_metrics", "layout_name"]
+__all__ = ["diagnose_regression", "regression_inference", "SubsetStage", "degenerate_note", "mark_undefined_metrics",
+           "layout_name"]
 
 
 def regression_inference(
@@ -46,16 +55,20 @@ def regression_inference(
     level: float,
     alpha: float,
     seed: int | None,
+    stage: InferenceStage | None = None,
 ) -> tuple[pd.DataFrame | None, dict]:
     """Tests, intervals and the headline of one (model, group) through :func:`infer_regression`, as a standardised
-    inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row."""
+    inference table (indexed by metric, ``calib_core.report.INFERENCE_COLUMNS``) and a verdict row.  ``stage``: its
+    bins-free part (:func:`inference_stage` of these rows and options) if already computed; ``values`` must then
+    hold ENCE at ``n_bins``, ``binning``."""
     n = rows.n
     if n_resamples <= 0 and n_simulations <= 0:
         return None, verdict_row(model, group, n, verdict=NOT_TESTED,
                                  sentence="Not tested (bootstrap and null draws switched off).")
-    res = infer_regression(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
-                           n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1), level=level,
-                           alpha=alpha, seed=seed)
+    if stage is None:
+        stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                                **_stage_options(n_resamples, n_simulations, level, seed))
+    res = finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, ence=values.get("ence"), rows=rows)
     t = res.table.rename(columns={"null_mean": "perfect", "p_value_mc_se": "p_mc_se", "reject": "flag"})
     t["family"] = t["family"].where(t["family"].isin(["primary", "secondary"]), "")
     t = blank_inference(t, n_resamples > 0, n_simulations > 0)
@@ -65,6 +78,40 @@ def regression_inference(
     return t, verdict_row(model, group, n, verdict=res.verdict, direction=res.direction, p_value=p, lead=lead,
                           sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
                           n_flags=res.n_flags, expected_chance_flags=res.expected_chance_flags)
+
+
+def _stage_options(n_resamples: int, n_simulations: int, level: float, seed: int | None) -> dict[str, Any]:
+    """The options :func:`inference_stage` gets from the diagnosis options (as :func:`infer_regression` did)."""
+    return dict(n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1), level=level, seed=seed)
+
+
+@dataclass(frozen=True)
+class SubsetStage:
+    """The part of one (model, group)'s diagnosis that does not depend on the σ-bins (``n_bins``, ``binning``):
+    its rows (:meth:`RegressionRows.detached` to what ENCE and the Levi table read), the point values (with ENCE at
+    the bins it was made with), the inference stage (:class:`~calib_core.regression.inference.InferenceStage`) and
+    every diagram table but the Levi table.  Kept in the ``stages`` mapping of :func:`diagnose_regression`."""
+
+    rows: RegressionRows
+    causes: dict[str, int]
+    values: dict[str, float]
+    inference: InferenceStage | None
+    diagrams: dict[str, pd.DataFrame] | None
+    n_bins: int
+    binning: str
+    options: tuple
+
+    def serves(self, y: np.ndarray, dist: PredictiveDistribution, options: tuple) -> bool:
+        """Whether this stage was made from these rows (y, μ and σ equal, same count) with these options."""
+        r = self.rows
+        return (options == self.options and r.n == y.shape[0]
+                and np.array_equal(r.y, y, equal_nan=True)
+                and np.array_equal(r.mean, np.asarray(dist.mean(), dtype=float), equal_nan=True)
+                and np.array_equal(r.sigma, np.asarray(dist.std(), dtype=float), equal_nan=True))
+
+
+#: Diagram tables in the order :func:`regression_diagrams` gives them (the Levi table is the only binned one)
+_DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogram", "qq", "intervals")
 
 
 def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,
@@ -98,6 +145,7 @@ def diagnose_regression(
     seed: int | None = 0,
     by_group: bool = True,
     diagrams: bool = True,
+    stages: MutableMapping[Any, Any] | None = None,
 ) -> Report:
     """Regression diagnostics of every (model, group): metric table with intervals, perfect-calibration values and
     p-values, the headline verdicts and the diagram tables.
@@ -118,6 +166,12 @@ def diagnose_regression(
     seed : seeds the bootstrap, the null draws and the randomised PIT of ensembles.
     by_group : also diagnose each value of the ``group`` column.
     diagrams : compute the diagram tables (``Report.diagrams``).
+    stages : a mapping the caller keeps between diagnoses of the same rows whose options differ in the σ-bins
+        (``n_bins``, ``binning``) at most: each (model, group)'s bins-free part (:class:`SubsetStage`: sorts, point
+        values, bootstrap, every test but ENCE's, the other diagram tables, the random stream's state where ENCE's
+        null draws begin) is put there, and a later call finds it and recomputes only ENCE, its test and interval,
+        the Levi table and the decisions — the same report as without it, to the last bit (a stage made from
+        other rows or options is not used).  Ensembles are not staged (their null is binned).
     """
     pset = prediction_set
     if pset.task != "regression":
@@ -126,6 +180,7 @@ def diagnose_regression(
     verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
+    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams)
     for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
         y = pset.y if n == pset.n_rows else pset.y[mask]
@@ -143,18 +198,48 @@ def diagnose_regression(
                 continue
             # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
             dist = pset.dist if mask.all() else pset.dist.take(mask)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                rows = RegressionRows(y, dist, pit_seed=seed)
-                causes = undefined_z_counts(rows)
+            stage_key = (model, group, n)
+            stage = stages.get(stage_key) if stages is not None else None
+            if stage is not None and not stage.serves(y, dist, bins_free_options):
+                stage = None
+            if stage is None:
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    rows = RegressionRows(y, dist, pit_seed=seed)
+                    causes = undefined_z_counts(rows)
+            else:
+                rows, causes = stage.rows.detached(), stage.causes
             # rows without a usable z give inf/NaN on purpose there: the subset's note says why, not NumPy
             with np.errstate(**({"all": "ignore"} if causes else {})):
-                values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
+                if stage is None:
+                    values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
+                    tested = n_resamples > 0 or n_simulations > 0
+                    inf_stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                                                **_stage_options(n_resamples, n_simulations, level, seed)) \
+                        if tested else None
+                    figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
+                                                  n_resamples=n_resamples, seed=seed) if diagrams else None
+                    if stages is not None and (inf_stage is None or inf_stage.bins_free):
+                        stages[stage_key] = SubsetStage(
+                            rows=rows.detached(ENCE_ROW_CACHES), causes=dict(causes), values=dict(values),
+                            inference=inf_stage.slimmed(ENCE_ROW_CACHES) if inf_stage is not None else None,
+                            diagrams=({k: v.copy() for k, v in figures.items() if k != "levi_bins"}
+                                      if figures is not None else None),
+                            n_bins=int(n_bins), binning=str(binning), options=bins_free_options)
+                else:
+                    values = dict(stage.values)
+                    if (int(n_bins), str(binning)) != (stage.n_bins, stage.binning):
+                        values["ence"] = rows.ence(n_bins=n_bins, binning=binning)
+                    inf_stage = stage.inference
+                    figures = None
+                    if diagrams:
+                        levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
+                                               seed=seed)
+                        figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
                                                  binning=binning, n_resamples=n_resamples,
-                                                 n_simulations=n_simulations, level=level, alpha=alpha, seed=seed)
+                                                 n_simulations=n_simulations, level=level, alpha=alpha, seed=seed,
+                                                 stage=inf_stage)
                 table = inference_metric_rows(model, group, values, inf, kinds=_kinds(values))
-                figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
-                                              n_resamples=n_resamples, seed=seed) if diagrams else None
         except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
             notes.append(f"{subset_name(model, group, pset, mask)}: could not be diagnosed ({type(exc).__name__}: "
                          f"{str(exc)[:200]}); the other models and groups are not affected")

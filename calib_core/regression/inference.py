@@ -82,6 +82,7 @@ top of the point estimates.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import special, stats
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .. import significance as sig
 from ..distributions import LOG_2PI, Gaussian, PredictiveDistribution, QuantileSet, SampleSet, norm_cdf, norm_pdf
@@ -108,7 +109,10 @@ from .metrics import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows,
 
 __all__ = [
     "InferenceResult",
+    "InferenceStage",
     "infer_regression",
+    "inference_stage",
+    "finish_inference",
     "metric_kind",
     "warm_up",
     "PRIMARY",
@@ -689,12 +693,90 @@ def infer_regression(
     alpha : family-wise level of the headline (Holm) and FDR level of the secondary flags (BH).
     seed : seeds the randomised PIT (when ``rows`` is not given), blocks, bootstrap and nulls.
     """
-    with threadpool_limits(1):  # small matrix products: BLAS threads only oversubscribe the cores
-        return _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, alpha, seed,
-                      rows, values)
+    stage = inference_stage(y, dist, n_bins=n_bins, binning=binning, levels=levels, coverages=coverages,
+                            n_null=n_null, n_boot=n_boot, n_blocks=n_blocks, level=level, seed=seed, rows=rows,
+                            values=values)
+    return finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, rows=stage.rows)
 
 
-def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, alpha, seed, rows, values):
+_CONTROLLER: list = []  # the process's ThreadpoolController, found once (inspecting the loaded libraries: ~4 ms)
+
+
+def _one_blas_thread():
+    """``threadpool_limits(1)`` through one ThreadpoolController made once per process (making one per call read
+    the loaded libraries from /proc every time: about 4 ms of each diagnosis)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1)
+
+
+@dataclass(frozen=True)
+class InferenceStage:
+    """Everything :func:`infer_regression` computes before the σ-bins enter: the point values (ENCE's among them
+    is replaced by :func:`finish_inference`), every other metric's test, interval and reference, and the random
+    stream's state where ENCE's null draws begin.  ``finish_inference(stage, n_bins=…, binning=…)`` gives what
+    ``infer_regression`` gives with those bins, to the last bit; a change of the σ-bins alone then costs ENCE, its
+    test and interval and the decision (Holm's family holds ENCE, so the verdict is redone), not the bootstrap,
+    the sorts and the other tests.  ``bins_free`` is False for ensembles, whose exchangeability null is binned:
+    their stage serves only the bins it was made with (``n_bins``, ``binning``).  ``rows`` may be a
+    :meth:`RegressionRows.detached` copy that keeps only what ENCE needs (the rest is recomputed on use)."""
+
+    rows: RegressionRows
+    values: dict[str, float]
+    rec: dict[str, dict[str, Any]]
+    rng_state: dict[str, Any]
+    z_moments: tuple
+    ensemble_bin_moments: np.ndarray | None
+    layout: str
+    n_bins: int
+    binning: str
+    design: tuple[int, int, int, int | None]  # (N, n_blocks, n_boot, seed) of the bootstrap (:func:`_design`)
+    options: dict[str, Any]
+
+    @property
+    def bins_free(self) -> bool:
+        return self.ensemble_bin_moments is None
+
+    def slimmed(self, keep: tuple[str, ...]) -> InferenceStage:
+        """This stage with ``rows`` detached to the cached quantities ``keep`` (what a stored stage needs)."""
+        return dataclasses.replace(self, rows=self.rows.detached(keep))
+
+
+#: Cached per-row quantities :func:`finish_inference` and the Levi table read (kept by a stored stage's rows)
+ENCE_ROW_CACHES = ("var", "sq_err", "sigma_order")
+
+
+def _design(n: int, n_blocks: int, n_boot: int, seed: int | None) -> sig.BlockDesign:
+    """The bootstrap's random blocks and weights: :func:`calib_core.significance.block_design` on the stream
+    ``(seed, 12)`` (seed None: 0, as always here)."""
+    return sig.block_design(n, n_blocks, n_boot, (0 if seed is None else int(seed), 12))
+
+
+def inference_stage(
+    y,
+    dist: PredictiveDistribution | None = None,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    levels: np.ndarray = DEFAULT_LEVELS,
+    coverages=DEFAULT_COVERAGES,
+    n_null: int = 2_000,
+    n_boot: int = 1_000,
+    n_blocks: int = 1_000,
+    level: float = 0.95,
+    seed: int | None = 0,
+    rows: RegressionRows | None = None,
+    values: dict[str, float] | None = None,
+) -> InferenceStage:
+    """The part of :func:`infer_regression` (same arguments, no ``alpha``) that does not depend on the σ-bins
+    (for ensembles: on other bins than ``n_bins``, ``binning``); see :class:`InferenceStage`."""
+    with _one_blas_thread():  # small matrix products: BLAS threads only oversubscribe the cores
+        return _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed,
+                                rows, values)
+
+
+def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed, rows,
+                     values) -> InferenceStage:
     if rows is None:
         if dist is None:
             raise ValueError("infer_regression needs (y, dist) or rows=")
@@ -705,17 +787,15 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
         raise ValueError(f"infer_regression needs at least 2 rows, got {n}")
     if values is None:
         values = summary_statistics(r, None, n_bins=n_bins, binning=binning, levels=levels, coverages=coverages)
-    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 12]))
     null = _null_model(r, coverages, n_bins, binning)
     names = {Gaussian: "gaussian", QuantileSet: "quantile", SampleSet: "sample"}
     layout = names.get(type(r.dist), type(r.dist).__name__)
     rec: dict[str, dict[str, Any]] = {name: _empty(name, float(v)) for name, v in values.items()}
 
     # ---- block bootstrap of the smooth metrics ------------------------------------------------
-    ids, g = sig.block_ids(n, n_blocks, rng)
+    ids, g, weights, rng = _design(n, n_blocks, n_boot, seed)
     need_scores = any(k.startswith("interval_score_") for k in values)
     sums, names = _block_table(r, ids, g, coverages, need_scores)
-    weights = sig.block_bootstrap_weights(g, n_boot, rng)
     boot = _smooth_stats(weights @ sums, names, r._gaussian, coverages)
     jack = _smooth_stats(sig.jackknife_sums(sums), names, r._gaussian, coverages)
     smooth = [k for k in boot if k in values]
@@ -781,10 +861,49 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
                                     "the tool extrapolates, not only the forecast"
                                     + (f"; the headline tests {given} (the widest central interval given) instead"
                                        if given else ""))
+    return InferenceStage(
+        rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
+        ensemble_bin_moments=null.bin_moments if isinstance(null, _EnsembleNull) else None, layout=layout,
+        n_bins=int(n_bins), binning=str(binning), design=(n, n_blocks, n_boot, seed),
+        options=dict(levels=tuple(np.asarray(levels, dtype=float).tolist()), coverages=tuple(coverages),
+                     n_null=n_null, n_boot=n_boot, level=level, seed=seed),
+    )
+
+
+def finish_inference(stage: InferenceStage, *, n_bins: int = 15, binning: Binning = "count",
+                     alpha: float = 0.05, ence: float | None = None,
+                     rows: RegressionRows | None = None) -> InferenceResult:
+    """:func:`infer_regression`'s result from its bins-free ``stage`` (:func:`inference_stage`) with the σ-bins
+    ``n_bins``, ``binning``: ENCE (its point value ``ence`` if known, else computed), its Monte Carlo test against
+    the gamma null and its basic-bootstrap interval, the proper-score references, Spearman's interval, the
+    families and Holm / Benjamini–Hochberg decisions.  ``rows``: the stage's rows or a
+    :meth:`~RegressionRows.detached` copy of them, whose caches this fills (default: a new copy); the stage itself
+    is not changed, so it can serve other bins, in several threads at once."""
+    if not stage.bins_free and (int(n_bins), str(binning)) != (stage.n_bins, stage.binning):
+        raise ValueError("an ensemble's inference stage serves only the σ-bins it was made with")
+    with _one_blas_thread():
+        return _finish_inference(stage, n_bins, binning, alpha, ence, stage.rows.detached() if rows is None else rows)
+
+
+def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: RegressionRows) -> InferenceResult:
+    n = r.n
+    o = stage.options
+    level, n_null, coverages = o["level"], o["n_null"], o["coverages"]
+    rec = {k: dict(v) for k, v in stage.rec.items()}
+    values = dict(stage.values)
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = stage.rng_state
+    ids, g, weights, _ = _design(*stage.design)
 
     # ---- ENCE ---------------------------------------------------------------------------------
     if "ence" in values:
-        _ence(rec["ence"], values["ence"], r, null, ids, g, weights, n_bins, binning, n_null, rng, level)
+        if ence is None:
+            same = (int(n_bins), str(binning)) == (stage.n_bins, stage.binning)
+            ence = values["ence"] if same else r.ence(n_bins=n_bins, binning=binning)
+        values["ence"] = ence
+        rec["ence"]["value"] = float(ence)
+        _ence(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights, n_bins,
+              binning, n_null, rng, level)
 
     # ---- proper-score references, Spearman interval ------------------------------------------
     _score_references(rec, values, r, coverages, rng)
@@ -809,8 +928,9 @@ def _infer(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks
             row["note"] = "value outside its interval: " + (
                 "the plug-in is biased; the interval targets the population value" if biased
                 else "skewed bootstrap distribution (BCa ends)")
-    return _decide(rec, values, n, layout, alpha, level, dict(n_bins=n_bins, binning=binning, n_null=n_null,
-                   n_boot=n_boot, n_blocks=g, level=level, alpha=alpha, seed=seed))
+    return _decide(rec, values, n, stage.layout, alpha, level, dict(
+        n_bins=n_bins, binning=binning, n_null=n_null, n_boot=o["n_boot"], n_blocks=g, level=level, alpha=alpha,
+        seed=o["seed"]))
 
 
 def _empty(name: str, value: float) -> dict[str, Any]:
@@ -1045,18 +1165,19 @@ def _shape_intervals(rec, values, r: RegressionRows, sums, names, boot, g, n, le
 _KURTOSIS_FULL_N = 10_000
 
 
-def _ence(row, value, r: RegressionRows, null: _NullModel, ids, g, weights, n_bins, binning, n_null, rng, level):
+def _ence(row, value, r: RegressionRows, z_moments, ensemble_bin_moments, ids, g, weights, n_bins, binning, n_null,
+          rng, level):
     b = r.sigma_bins(n_bins, binning)
     nb = int(n_bins)
     var = r.var
-    m1, m2, m3, m4 = null.z_moments()
+    m1, m2, m3, m4 = z_moments
     # per (block, bin) Σσ² and Σε²: the interval's replicates, and Σσ² per bin for the null
     idx = ids * nb + b
     bs_var = np.bincount(idx, weights=var, minlength=g * nb).reshape(g, nb)
     bs_sq = np.bincount(idx, weights=r.sq_err, minlength=g * nb).reshape(g, nb)
     v_bin = bs_var.sum(axis=0)
-    if isinstance(null, _EnsembleNull):
-        null_draws = _ensemble_ence_null(null.bin_moments, n_null, rng)
+    if ensemble_bin_moments is not None:
+        null_draws = _ensemble_ence_null(ensemble_bin_moments, n_null, rng)
         how = "per-bin Σε², Σσ² of the exchangeability null (each candidate binned by its own σ): Σσ² normal, " \
               "Σε² | Σσ² gamma, exact moments"
     else:

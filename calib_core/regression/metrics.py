@@ -17,7 +17,7 @@ Camporeale & Carè "ACCRUE" (CRPS eq. 5, reliability score eq. 8).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, Literal
 
@@ -206,6 +206,30 @@ class RegressionRows:
                 self._sorted_by_order[name] = found.sorted_values
             self._distinct[name] = found.distinct
         return result
+
+    def ence(self, *, n_bins: int = 15, binning: Binning = "count") -> float:
+        """ENCE (Levi et al. 2019, eq. 8) of these rows: mean over the non-empty σ-bins of |RMV_j − RMSE_j| / RMV_j,
+        scale-free; the value :func:`summary_statistics` gives with these bins."""
+        return _stat_ence(self, None, n_bins, binning)
+
+    def detached(self, keep: Iterable[str] | None = None) -> RegressionRows:
+        """A RegressionRows sharing this one's arrays (y, dist, μ, σ, ε, z and the cached quantities named in
+        ``keep``; None: all of them) but not its caches: what it computes later (other sorts, bins, weights'
+        sums) stays its own, so a stored copy does not grow and two threads using copies do not share a cache.
+        A cached quantity not kept is recomputed on first use (same values)."""
+        own = ("y", "dist", "n", "mean", "sigma", "eps", "z", "z_ok", "n_z_excluded", "_gaussian", "_pit_options")
+        out = object.__new__(RegressionRows)
+        names = set(own) | (set(self.__dict__) if keep is None else set(keep))
+        for name in names & set(self.__dict__):
+            value = self.__dict__[name]
+            out.__dict__[name] = dict(value) if isinstance(value, dict) else value
+        out.__dict__.pop("_bin_cache", None)
+        out.__dict__.pop("_cw_cache", None)
+        if "_sorted_by_order" in self.__dict__:  # sorted values that came with a kept order
+            out.__dict__["_sorted_by_order"] = {k: v for k, v in self._sorted_by_order.items() if k in names}
+        if "_distinct" in self.__dict__:
+            out.__dict__["_distinct"] = {k: v for k, v in self._distinct.items() if k in names}
+        return out
 
     @cached_property
     def _distinct(self) -> dict[str, bool]:
