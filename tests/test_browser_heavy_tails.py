@@ -81,6 +81,8 @@ def test_corp_quantile_reliability_diagram(app_page, artifacts_dir, tmp_path):
     wait_for_app(page, LONG)
     chart = page.locator(".st-key-reg_qs_corp").get_by_test_id("stPlotlyChart")
     expect(chart.locator(".gtitle", has_text="τ = 0.95")).to_be_visible(timeout=LONG)
+    # while Plotly swaps the τ = 0.5 figure for the new one both legends can be in the DOM for a moment: wait for one
+    expect(chart.locator(".legendtext", has_text="random sigma (MCB")).to_have_count(1, timeout=LONG)
     expect(chart.locator(".legendtext", has_text="random sigma (MCB")).to_be_visible(timeout=LONG)
     expect(chart.locator(".legendtext", has_text="90% consistency band")).to_have_count(2)
     chart.scroll_into_view_if_needed()
