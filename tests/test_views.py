@@ -328,6 +328,78 @@ def test_metric_groups_split_by_family_whole_and_metric_major():
     assert tests.set_index("metric").loc["std z", "test"].startswith("χ²")
 
 
+def _reference_metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """metric_groups as a plain pandas computation (what the dashboard showed before it was rewritten on lists)."""
+    shown = plots.metric_display_table(metrics, group=None)
+    kind_of = dict(zip(shown["label"], [k if isinstance(k, str) and k else views._registry_kind(key)
+                                        for k, key in zip(shown["kind"], shown["metric"], strict=True)]))
+    order = {label: i for i, label in enumerate(pd.unique(table["metric"]))}
+    kinds = table["metric"].map(kind_of).fillna(cc.registry.CALIBRATION)
+    out = []
+    for kind, heading in views.KIND_HEADINGS.items():
+        part = table[(kinds == kind).to_numpy()].copy()
+        if part.empty:
+            continue
+        part["_o"] = part["metric"].map(order)
+        if "model" in part.columns:
+            part["_m"] = part["model"].map({m: i for i, m in enumerate(pd.unique(table["model"]))})
+            part = part.sort_values(["_o", "_m"], kind="stable").drop(columns=["_o", "_m"])
+        else:
+            part = part.sort_values("_o", kind="stable").drop(columns="_o")
+        empty = part.isna() | part.astype(str).isin(("", "–", "None", "nan"))
+        keep = [c for c in part.columns if c in ("model", "metric") or not empty[c].all()]
+        out.append((heading, part[keep].reset_index(drop=True)))
+    return out
+
+
+def _reference_metric_tests(metrics: pd.DataFrame) -> pd.DataFrame:
+    t = plots.metric_display_table(metrics, group=None)
+    t = t[(t["test"].astype(str).str.len() > 0) | (t["note"].astype(str).str.len() > 0)]
+    t = t.drop_duplicates(["metric", "test", "note"])
+    return pd.DataFrame({"metric": t["label"].to_numpy(), "test": t["test"].to_numpy(),
+                         "note": t["note"].to_numpy()}).drop_duplicates("metric").reset_index(drop=True)
+
+
+def test_metric_groups_and_tests_equal_the_plain_pandas_computation():
+    """metric_groups and metric_tests (rewritten on lists for a redraw's CPU, issue 15 point 8) give the frames of the
+    pandas computation, exactly, for regression and classification tables, several models, a selection against all
+    rows, tests off, point predictions, and missing tests or notes."""
+    from calib_core import examples
+    from calib_core.registry import metric_keys
+
+    lv = examples.levi_synthetic(n=1500)
+    rng = np.random.default_rng(4)
+    report = cc.diagnose(lv, by_group=False, n_resamples=50, n_simulations=200)
+    selected = cc.diagnose(lv.take(rng.random(lv.n_rows) < 0.3), by_group=False, n_resamples=50, n_simulations=200)
+    off = cc.diagnose(lv, by_group=False, n_resamples=0, n_simulations=0)
+    f = rng.uniform(0.05, 0.95, 1500)
+    cls = cc.diagnose(cc.PredictionSet(task="classification", labels=(rng.random(1500) < f).astype(int),
+                                       probs=np.column_stack([1 - f, f]), classes=["0", "1"]),
+                      by_group=False, n_resamples=50, n_simulations=200)
+    point = cc.diagnose(cc.PredictionSet(task="regression", y=lv.y, point=lv.dist.mean(), layout="point"),
+                        by_group=False, n_resamples=50)
+    holes = report.metrics.copy()
+    holes.loc[3, "test"] = np.nan
+    holes.loc[5, "note"] = None
+    holes.loc[7, "kind"] = ""
+    cases = [
+        (views.metric_table(report.metrics, compact=True), report.metrics),
+        (views.metric_table(report.metrics, 0.9), report.metrics),
+        (views.selection_vs_all(selected.metrics, report.metrics, 0.95, True, compact=True), selected.metrics),
+        (views.selection_vs_all(selected.metrics, report.metrics, 0.95, True, label="slice"), selected.metrics),
+        (views.metric_table(off.metrics, compact=True), off.metrics),
+        (views.metric_table(cls.metrics, keys=metric_keys("classification"), compact=True), cls.metrics),
+        (views.metric_table(point.metrics), point.metrics),
+        (views.metric_table(holes), holes),
+    ]
+    for table, metrics in cases:
+        got, want = views.metric_groups(table, metrics), _reference_metric_groups(table, metrics)
+        assert [h for h, _ in got] == [h for h, _ in want]
+        for (_, a), (_, b) in zip(got, want):
+            pd.testing.assert_frame_equal(a, b, check_exact=True)
+        pd.testing.assert_frame_equal(views.metric_tests(metrics), _reference_metric_tests(metrics), check_exact=True)
+
+
 def test_metric_groups_without_null_draws_use_the_registry_kind():
     """With the null draws switched off the report's metrics carry no kind: the groups come from the registry
     (the diagnosis pages showed no metric table at all then)."""

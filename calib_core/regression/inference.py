@@ -612,6 +612,10 @@ def _smooth_stats(s: np.ndarray, names: list[str], gaussian: bool, coverages) ->
     return out
 
 
+#: C(k, j) for k ≤ 8 (``scipy.special.comb``'s values, looked up instead of called 45 times per use)
+_BINOMIAL = [[special.comb(k, j) for j in range(k + 1)] for k in range(9)]
+
+
 def _shape_standard_errors(raw: list[np.ndarray], nz: np.ndarray) -> dict[str, np.ndarray]:
     """Delta-method (influence-function) standard errors of log std z, skewness and excess kurtosis.
 
@@ -625,8 +629,10 @@ def _shape_standard_errors(raw: list[np.ndarray], nz: np.ndarray) -> dict[str, n
     m = raw[0]
     e = [np.ones_like(m), *raw]
     mu = [np.ones_like(m), np.zeros_like(m)]
+    neg = -m
+    powers = [neg**p for p in range(9)]  # (−m)^p once each (the same values as computed in every term)
     for k in range(2, 9):
-        mu.append(sum(special.comb(k, j) * e[j] * (-m) ** (k - j) for j in range(k + 1)))
+        mu.append(sum(_BINOMIAL[k][j] * e[j] * powers[k - j] for j in range(k + 1)))
     m2, m3, m4 = np.maximum(mu[2], 0.0), mu[3], mu[4]
 
     def var_of(coef: dict[int, np.ndarray]) -> np.ndarray:
