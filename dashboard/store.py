@@ -185,7 +185,9 @@ def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
             per_item = sum(sys.getsizeof(x) for x in sample) / len(sample)
             return int(base.nbytes + per_item * flat.size)
         return int(base.nbytes)
-    if isinstance(obj, pd.DataFrame | pd.Series | pd.Index):
+    if isinstance(obj, pd.DataFrame):
+        return _frame_nbytes(obj)
+    if isinstance(obj, pd.Series | pd.Index):
         usage = obj.memory_usage(deep=True)
         return int(usage.sum() if hasattr(usage, "sum") else usage)
     if isinstance(obj, str | bytes | bytearray | int | float | bool | complex):
@@ -201,3 +203,24 @@ def approx_nbytes(obj: Any, *, _seen: set[int] | None = None) -> int:
     if hasattr(obj, "__dict__") and not isinstance(obj, type):
         return sys.getsizeof(obj) + approx_nbytes(vars(obj), _seen=seen)
     return sys.getsizeof(obj)
+
+
+def _frame_nbytes(frame: pd.DataFrame) -> int:
+    """``frame.memory_usage(deep=True).sum()``, summed over the frame's blocks instead of one Series per column
+    (the same number: a block's ``nbytes``, plus its objects' sizes for object blocks, plus the index's deep usage;
+    ~0.3 ms → 3 µs per small frame, and a lab run or a diagnosis holds dozens of them)."""
+    try:
+        total = frame.index.memory_usage(deep=True)
+        for block in frame._mgr.blocks:  # noqa: SLF001 (pandas' block manager: the frame's arrays without copies)
+            values = block.values
+            if isinstance(values, np.ndarray):
+                total += values.nbytes
+                if values.dtype == object:
+                    total += pd._libs.lib.memory_usage_of_objects(values.ravel())  # noqa: SLF001
+            elif hasattr(values, "memory_usage"):
+                total += values.memory_usage(deep=True)
+            else:
+                total += values.nbytes
+        return int(total)
+    except (AttributeError, TypeError):  # another pandas layout: its own (slower) sum
+        return int(frame.memory_usage(deep=True).sum())

@@ -111,6 +111,25 @@ def test_approx_nbytes_counts_arrays_frames_and_shared_buffers_once():
     assert floats <= approx_nbytes(pset) <= 40 * 20_000 * 8
 
 
+def test_approx_nbytes_of_a_frame_is_its_deep_memory_usage_for_every_column_kind():
+    """A frame's size is summed over its blocks (a redraw's CPU, issue 15 point 8): the same number as
+    ``memory_usage(deep=True).sum()`` for numbers, text (object and string dtypes), categories, dates, booleans,
+    nullable integers, a MultiIndex, a frame without columns and one whose text cells are shared."""
+    rng = np.random.default_rng(0)
+    frames = [
+        pd.DataFrame({"a": rng.random(50), "b": ["x"] * 50, "c": pd.Categorical(["u", "v"] * 25),
+                      "d": pd.date_range("2020-01-01", periods=50), "e": [True, False] * 25,
+                      "f": np.array(["q", None] * 25, dtype=object), "g": pd.array([1, None] * 25, dtype="Int64")}),
+        pd.DataFrame({"s": pd.Series(["é", "a longer text"] * 10, dtype="string"), "n": np.arange(20)}),
+        pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}, index=pd.MultiIndex.from_product([["a", "b"], [1, 2]])),
+        pd.DataFrame(index=pd.RangeIndex(7)),
+        pd.DataFrame(),
+        examples.levi_frame(n=300),
+    ]
+    for frame in frames:
+        assert approx_nbytes(frame) == frame.memory_usage(deep=True).sum()
+
+
 def test_invalid_bounds_are_refused():
     with pytest.raises(ValueError):
         BoundedStore(max_bytes=0, max_idle_seconds=1)
