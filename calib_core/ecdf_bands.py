@@ -122,7 +122,18 @@ def ecdf_band(
     quantiles at γ = 1 − level, or (``simultaneous``) at the adjusted γ of :func:`adjusted_gamma`, so that the whole
     ECDF of a calibrated forecaster stays inside with probability ``level``."""
     lev = np.asarray(levels, dtype=float)
-    alpha = 1.0 - float(level)
+    lo, hi, gamma = _band_cached(int(n), lev.shape, tuple(lev.ravel().tolist()), float(level), bool(simultaneous),
+                                 int(n_sims))
+    return lo.copy(), hi.copy(), gamma
+
+
+@lru_cache(maxsize=256)
+def _band_cached(n: int, shape: tuple[int, ...], levels: tuple[float, ...], level: float, simultaneous: bool,
+                 n_sims: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`ecdf_band`'s result, once per (N, levels, level, …): several forecasters of one N (a lab's six, a
+    page's models) share it (two ``binom.ppf`` over the levels, ~1 ms)."""
+    lev = np.array(levels, dtype=float).reshape(shape)
+    alpha = 1.0 - level
     gamma = adjusted_gamma(n, lev, alpha, n_sims=n_sims) if simultaneous else alpha
     if n < 1:
         return np.full(lev.shape, np.nan), np.full(lev.shape, np.nan), gamma

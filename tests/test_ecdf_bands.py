@@ -156,3 +156,17 @@ def test_table_is_what_the_simulation_gives_and_is_cheap():
     g_sim = eb.adjusted_gamma(5_000, DEFAULT_LEVELS, 0.05, tabulated=False)
     g_tab = eb.adjusted_gamma(5_000, DEFAULT_LEVELS, 0.05)
     assert abs(np.log(g_sim / g_tab)) < 0.25
+
+
+def test_a_band_is_computed_once_per_n_and_levels_and_handed_out_as_copies():
+    """Several forecasters of one N share their band (a lab's six, issue 15 point 8): the memoised band equals the
+    computation, and what a caller gets is its own copy."""
+    levels = np.linspace(0.01, 0.99, 99)
+    for n, level, simultaneous in ((50, 0.95, True), (3_000, 0.9, True), (3_000, 0.95, False), (10**6, 0.95, True)):
+        lo, hi, gamma = eb.ecdf_band(n, levels, level, simultaneous=simultaneous)
+        want = eb._band_cached.__wrapped__(n, levels.shape, tuple(levels.tolist()), level, simultaneous, 4_000)
+        np.testing.assert_array_equal(lo, want[0])
+        np.testing.assert_array_equal(hi, want[1])
+        assert gamma == want[2]
+        lo[:] = -1.0  # a caller changing its arrays does not change the next caller's
+        assert (eb.ecdf_band(n, levels, level, simultaneous=simultaneous)[0] >= 0).all()
