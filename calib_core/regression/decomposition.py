@@ -104,8 +104,9 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
     Threshold partitioning: with V the sorted distinct targets and a segment of rows (contiguous in x order) whose
     values are known to lie in V[a..b), the threshold c = V[mid − 1] (mid = ⌊(a + b)/2⌋) splits it at the suffix start
     s maximising Σ_{start ≤ i < s} (1{y_i ≤ c} − τ) over the tie-group boundaries; rows before s take values in
-    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.  ``order`` (a stable argsort of x) and ``targets``
-    (``np.unique(y, return_inverse=True)``) may be passed to reuse sorts across levels."""
+    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.  ``order`` (a stable argsort of x, or any order sorting
+    x: equal forecasts get one value whatever their order) and ``targets`` (``np.unique(y, return_inverse=True)``) may
+    be passed to reuse sorts across levels."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
