@@ -4,7 +4,7 @@ number tables, the filter controls and the export row of the diagnosis pages.  T
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -199,14 +199,24 @@ def table_height(n_rows: int) -> int:
     return 35 * (n_rows + 1) + 3
 
 
-def show_metric_groups(table: pd.DataFrame, metrics: pd.DataFrame, **column_help: str) -> None:
+def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *,
+                       key: Hashable | None = None, **column_help: str) -> None:
     """A display metric table (``views.metric_table(..., compact=True)`` or ``views.selection_vs_all``) as one
     whole table per metric family (``views.metric_groups``: calibration statistics, proper scores, descriptive;
-    no inner scroll), then how each p-value was computed (``views.metric_tests``) in an expander."""
-    # the frames depend on the two tables only: built once per content (about 50 ms at every rerun otherwise:
-    # grouping, number texts and the formula neutralisation of small pandas frames)
-    parts, tests = result_cached(("metric_groups", content_key(table, metrics)),
-                                 lambda: _metric_group_frames(table, metrics))
+    no inner scroll), then how each p-value was computed (``views.metric_tests``) in an expander.
+
+    The frames are built once per content (about 50 ms at every rerun otherwise: grouping, number texts and the
+    formula neutralisation of small pandas frames).  ``key``: something that determines ``table`` and ``metrics``
+    (the diagnosis's cache key and the level): the frames are then cached on it, and ``table`` may be a
+    zero-argument builder that is called only when they are not (a rerun with the same diagnosis builds neither the
+    table nor a digest of it, ~7 ms); without ``key`` they are cached on a digest of the two tables."""
+    if key is not None:
+        parts, tests = result_cached(("metric_groups_of", key), lambda: _metric_group_frames(
+            table() if callable(table) else table, metrics))
+    else:
+        table = table() if callable(table) else table
+        parts, tests = result_cached(("metric_groups", content_key(table, metrics)),
+                                     lambda: _metric_group_frames(table, metrics))
     config = _metric_column_config(column_help)
     for heading, part in parts:
         st.markdown(f"**{heading}**")

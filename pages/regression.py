@@ -192,8 +192,9 @@ if selected_report is not None:
         "formulas and papers: see the Help page."
     )
     ui.show_verdicts(selected_report)
-    ui.show_metric_groups(views.selection_vs_all(selected_report.metrics, report.metrics, level, len(shown) > 1,
-                                                 compact=True), selected_report.metrics)
+    ui.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
+                                                         len(shown) > 1, compact=True),
+                          selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
 else:
     if not selection.empty:
         st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
@@ -208,10 +209,11 @@ else:
     if faint is not None:
         st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                    "The interval, reference, p-value and verdict are the slice's.")
-    ui.show_metric_groups(views.metric_table(report.metrics, level, compact=True) if faint is None else
-                          ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
-                              report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice")),
-                          report.metrics)
+    # keyed on the diagnosis (its rows and options) and the level: a rerun with the same diagnosis builds nothing
+    ui.show_metric_groups((lambda: views.metric_table(report.metrics, level, compact=True)) if faint is None else
+                          (lambda: views.selection_vs_all(report.metrics, faint.metrics, level, len(shown) > 1,
+                                                          compact=True, label="slice")),
+                          report.metrics, key=f"{fig_key}|{level}|table" + (f"|vs_all|{faint.key}" if faint else ""))
 
 st.subheader("More diagrams")
 # lazy tabs: only the open tab is computed and drawn (a closed tab costs the server nothing on a redraw)

@@ -112,3 +112,34 @@ def test_a_sigma_bins_change_redoes_only_the_binned_part_and_shows_the_same_numb
     for a, b in zip(tables, (t.value for t in fresh.dataframe)):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
     assert [m.value for m in staged.markdown] == [m.value for m in fresh.markdown]
+
+
+def test_a_rerun_with_a_diagnosis_seen_before_builds_no_metric_table(monkeypatch):
+    """The metric tables' display frames are cached on the diagnosis key and the level: σ-bins 15 → 16 → 15 builds
+    the metric table for 16 only; going back to 15 (and a rerun changing nothing) builds none, with the same tables."""
+    import calib_core.views
+    from dashboard.cache import clear_caches
+
+    built = collections.Counter()
+    real = calib_core.views.metric_table
+
+    def counted(*args, **kwargs):
+        built["metric_table"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(calib_core.views, "metric_table", counted)
+    clear_caches()
+    at = load_example(new_app(), LEVI)
+    at.switch_page("pages/regression.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    first = [t.value for t in at.dataframe]
+    built.clear()
+    at.slider(key="reg_n_bins").set_value(16).run()
+    assert built["metric_table"] == 1
+    at.slider(key="reg_n_bins").set_value(15).run()
+    at.run()
+    assert built["metric_table"] == 1
+    again = [t.value for t in at.dataframe]
+    assert len(again) == len(first)
+    for a, b in zip(first, again):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
