@@ -27,11 +27,12 @@ Usage: ``nice -n 10 python bench/heavy_tails.py [--repeat 5] [--sizes 10000 1000
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 import time
-import types
 
 import numpy as np
 
@@ -67,16 +68,21 @@ def interleaved_times(fns: dict, repeat: int) -> dict:
 
 
 def decomposition_at(rev: str):
-    """``quantile_score_decomposition`` as of git revision ``rev`` (its module loaded beside this tree's package)."""
+    """``quantile_score_decomposition`` as of git revision ``rev``: the revision's module file, written by
+    ``git show`` into a temporary directory, imported with the standard import machinery as a sibling module of this
+    tree's ``calib_core.regression`` (so its relative imports resolve here)."""
     root = os.path.join(os.path.dirname(__file__), "..")
     path = "calib_core/regression/decomposition.py"
-    source = subprocess.run(["git", "-C", root, "show", f"{rev}:{path}"], capture_output=True, text=True,
-                            check=True).stdout
+    source = subprocess.run(["git", "-C", root, "show", f"{rev}:{path}"], capture_output=True, check=True).stdout
     name = "calib_core.regression._decomposition_at_" + "".join(c if c.isalnum() else "_" for c in rev)
-    module = types.ModuleType(name)
-    module.__package__ = "calib_core.regression"
+    directory = tempfile.mkdtemp(prefix="decomposition_at_")
+    file = os.path.join(directory, "decomposition.py")
+    with open(file, "wb") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)
+    spec.loader.exec_module(module)
     return module.quantile_score_decomposition
 
 

@@ -520,7 +520,8 @@ def test_classification_with_two_models_overlays_and_selects_per_model():
     s = specs(at)
     lines = [d_ for d_ in s["cls_rel_chart"]["data"] if d_.get("meta", {}).get("role") == "bins"]
     assert [ln["name"] for ln in lines] == ["raw", "T = 4"] and lines[0]["line"]["color"] != lines[1]["line"]["color"]
-    ece = table(at, "model", "metric", "value").query("metric == 'ECE'").set_index("model")["value"]
+    rows = table(at, "model", "metric", "value")
+    ece = rows[rows["metric"] == "ECE"].set_index("model")["value"]
     assert ece["T = 4"] < ece["raw"]
     points = bins_points(s["cls_rel_chart"], "T = 4", [12, 13])
     plotly_select(at, "cls_rel_chart", points)
