@@ -4,7 +4,7 @@ This file is the frame of every page: page config, the navigation (``st.navigati
 ``st.Page``; add new pages to ``PAGES``), the sidebar status of the loaded data, and the
 persistence of page controls across page switches.  Pages live in ``pages/`` and stay thin: all
 computation is in ``calib_core`` (which never imports Streamlit; the pages' tables, decisions and texts are in
-``calib_core.views``); the Streamlit plumbing — session state, caches, widget persistence, linked selections,
+``views.pages``); the Streamlit plumbing — session state, caches, widget persistence, linked selections,
 the lab scaffold — is the ``dashboard`` package.
 """
 

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core.predictions import PredictionSet  # noqa: E402
+from calib_core.base.predictions import PredictionSet  # noqa: E402
 
 PAGES = ROOT / "pages"
 LIMIT_BYTES = 1_000_000

@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core.classification import calibrators as ccal  # noqa: E402
-from calib_core.classification import diagrams as cd  # noqa: E402
-from calib_core.classification import metrics as cm  # noqa: E402
+from calib_core.calibrators import classification as ccal  # noqa: E402
+from calib_core.diagrams import classification as cd  # noqa: E402
+from calib_core.metrics import classification as cm  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real"
 OUT = ROOT / "bench" / "out"

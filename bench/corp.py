@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from classification import make_data  # noqa: E402
 
 import calib_core as cc  # noqa: E402
-from calib_core.classification import corp as C  # noqa: E402
+from calib_core.diagrams import classification_corp as C  # noqa: E402
 
 
 def median_times(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, tuple[float, float]]:

@@ -3,7 +3,8 @@
 Writes a synthetic Parquet data set — Gaussian regression rows (y, mean, std; σ log-normal, predictions 15 %
 over-confident) and classification rows (K = 10 probabilities from a softmax of normal logits, labels drawn from a
 tempered version, label as int) — to local disk (``--dir``, default under /tmp; deleted afterwards unless ``--keep``),
-then for 1 and 2 workers times ``calib_core.distributed.summarize_parquet`` on a new ``LocalCluster`` (one thread per
+then for 1 and 2 workers times ``calib_core.scale.distributed.summarize_parquet`` on a new ``LocalCluster`` (one
+thread per
 worker, ``--memory-limit`` each) and reads every worker's peak resident memory (``VmHWM`` of the worker process,
 which starts fresh with each cluster; see ``_peak_rss_mb`` for why not ``getrusage``).  Prints wall time per
 stage, throughput (rows/s), peak memory per worker, the
@@ -45,9 +46,9 @@ import pandas as pd  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from calib_core.distributed import open_client, process_peak_mb, summarize_parquet  # noqa: E402
-from calib_core.distributions import norm_ppf  # noqa: E402
-from calib_core.summary import report  # noqa: E402
+from calib_core.base.regression import norm_ppf  # noqa: E402
+from calib_core.scale.distributed import open_client, process_peak_mb, summarize_parquet  # noqa: E402
+from calib_core.scale.summary import report  # noqa: E402
 
 ROWS_PER_FILE = 5_000_000
 ROW_GROUP = 250_000
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--memory-limit", default="2GiB")
     ap.add_argument("--rows-per-partition", type=int, default=None,
-                    help="default: calib_core.distributed.auto_rows_per_partition of the column count")
+                    help="default: calib_core.scale.distributed.auto_rows_per_partition of the column count")
     ap.add_argument("--dir", default=None, help="where to write the data (default: a new folder under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the data afterwards")
     ap.add_argument("--skip-duckdb", action="store_true")

@@ -66,7 +66,7 @@ def _record_cpu() -> None:
 
 def make_set(page: str, n: int):
     from app import classification_set  # bench/app.py
-    from calib_core import examples
+    from calib_core.data import examples
 
     return examples.levi_synthetic(n=n // 2) if page == "regression.py" else classification_set(n)
 

@@ -38,11 +38,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from calib_core.distributions import Gaussian  # noqa: E402
-from calib_core.regression import heavy_tails as ht  # noqa: E402
-from calib_core.regression import inference as inf  # noqa: E402
-from calib_core.regression import metrics as rm  # noqa: E402
-from calib_core.regression.decomposition import quantile_reliability, quantile_score_decomposition  # noqa: E402
+from calib_core.base.regression import Gaussian
+from calib_core.inference import regression as inf
+from calib_core.metrics import regression as rm
+from calib_core.metrics import regression_tails as ht
+from calib_core.metrics.regression_decomposition import quantile_reliability, quantile_score_decomposition
 
 
 def median_time(fn, repeat: int) -> float:

@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core import ecdf_bands  # noqa: E402
-from calib_core.classification.diagnose import classification_rows  # noqa: E402
-from calib_core.classification.ratio import ratio_interval, ratio_of, tce_null  # noqa: E402
-from calib_core.classification.smooth import smooth_inference, smooth_summaries  # noqa: E402
-from calib_core.regression.metrics import DEFAULT_LEVELS  # noqa: E402
+from calib_core.base import ecdf_bands  # noqa: E402
+from calib_core.diagnosis.classification import classification_rows  # noqa: E402
+from calib_core.metrics.classification_ratio import ratio_interval, ratio_of, tce_null  # noqa: E402
+from calib_core.metrics.classification_smooth import smooth_inference, smooth_summaries  # noqa: E402
+from calib_core.metrics.regression import DEFAULT_LEVELS  # noqa: E402
 
 
 def data(n: int, k: int = 10, seed: int = 0) -> cc.PredictionSet:

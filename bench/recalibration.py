@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calib_core import Gaussian  # noqa: E402
-from calib_core.regression import calibrators as rcal  # noqa: E402
+from calib_core.calibrators import regression as rcal  # noqa: E402
 
 Z90 = 1.6448536269514722
 

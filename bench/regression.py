@@ -15,7 +15,7 @@ For each N the same synthetic Gaussian predictions (heteroscedastic, mildly over
 * netcal 1.4.0: ENCE + UCE + QCE + NLL (``netcal.metrics``);
 * a single ``np.argsort`` of N values (the yardstick).
 
-``cc.diagnose`` runs its three sorts (z, σ, |ε|) concurrently on ``calib_core.binning.SORT_THREADS``
+``cc.diagnose`` runs its three sorts (z, σ, |ε|) concurrently on ``calib_core.base.binning.SORT_THREADS``
 threads; the "1 sort thread" column is the same call with the sorts one after another.  The load
 average is printed: on a busy machine the concurrent sorts gain nothing and every ratio drifts.
 
@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core import binning  # noqa: E402
-from calib_core.predictions import PredictionSet  # noqa: E402
+from calib_core.base import binning  # noqa: E402
+from calib_core.base.predictions import PredictionSet  # noqa: E402
 
 
 def make_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from page_cpu import _CPU_MS, _record_cpu  # noqa: E402
 
 import calib_core as cc  # noqa: E402
-from calib_core.distributions import Gaussian  # noqa: E402
+from calib_core.base.regression import Gaussian  # noqa: E402
 
 
 def data(page: str, n: int, seed: int) -> tuple[cc.PredictionSet, np.ndarray, str]:

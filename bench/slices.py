@@ -29,9 +29,9 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calib_core.distributions import Gaussian  # noqa: E402
-from calib_core.predictions import PredictionSet  # noqa: E402
-from calib_core.regression.slices import slice_ranking  # noqa: E402
+from calib_core.base.predictions import PredictionSet  # noqa: E402
+from calib_core.base.regression import Gaussian  # noqa: E402
+from calib_core.slices.regression import slice_ranking  # noqa: E402
 
 PLANTED = "site = s07"
 

@@ -6,9 +6,9 @@
 The data set is the design of ``bench/slices.py`` (15 numeric features x0 … x14 ~ N(0, 1), categorical c0 … c3 with
 3, 4, 6, 8 levels and ``site`` with 50; Gaussian predictions, σ depending on x0, perfectly calibrated except a
 planted ``site = s07`` whose errors are 1.2·σ), written as 10 Parquet files of 10⁶ rows (row groups of 250,000) to
-``/tmp/calib_slices_bench``.  The run: ``calib_core.distributed.slice_summary_parquet`` (a ``LocalCluster`` of
+``/tmp/calib_slices_bench``.  The run: ``calib_core.scale.distributed.slice_summary_parquet`` (a ``LocalCluster`` of
 ``--workers`` single-threaded processes: the edges pass, then the summary pass merged in a tree) and the ranking of
-every slice from the merged summary (``calib_core.slice_summary.summary_ranking``), as the explorer's Parquet
+every slice from the merged summary (``calib_core.scale.slices.summary_ranking``), as the explorer's Parquet
 path runs them (the cluster is started and its workers have imported the core before the clock starts, as on a
 running server), ``--repeats`` times on the same cluster.  Prints per run and as medians over the runs: wall
 seconds per stage, the CPU seconds of this process and of the workers, the load average before and after; then
@@ -58,8 +58,8 @@ def build(rows: int, files: int) -> None:
 
 
 def _warm() -> None:
-    import calib_core.distributed  # noqa: F401
-    import calib_core.slice_summary  # noqa: F401
+    import calib_core.scale.distributed  # noqa: F401
+    import calib_core.scale.slices  # noqa: F401
 
 
 def _cpu_of_workers(client) -> float:
@@ -71,8 +71,8 @@ def _cpu_of_workers(client) -> float:
 
 
 def run(workers: int, repeats: int) -> None:
-    import calib_core.distributed as cd
-    from calib_core.slice_summary import summary_ranking
+    import calib_core.scale.distributed as cd
+    from calib_core.scale.slices import summary_ranking
 
     pattern = str(OUT / "*.parquet")
     rows = []

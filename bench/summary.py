@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import calib_core as cc  # noqa: E402
-from calib_core import summary as S  # noqa: E402
-from calib_core.predictions import ALL  # noqa: E402
-from calib_core.regression.summary import BOUNDED_METRICS, UNAVAILABLE_METRICS, regression_bounds  # noqa: E402
+from calib_core.base.predictions import ALL
+from calib_core.scale import summary as S
+from calib_core.scale.regression import BOUNDED_METRICS, UNAVAILABLE_METRICS, regression_bounds
 from tests.test_summary import classification_set, ensemble_set, gaussian_set, quantile_set  # noqa: E402
 
 

@@ -8,7 +8,7 @@ differ), σ-bins from the first chunk's equal-count edges (``spec_from_sample``)
 probabilities, over-confident (labels from the probabilities at temperature 1.3), equal-width bins.
 
 Without ``--build`` it reads the files and times, per selection, the page's redraw functions — the linked diagram
-tables (``calib_core.summary_views.selection_tables``), the metrics of the selected rows with their intervals
+tables (``views.summary.selection_tables``), the metrics of the selected rows with their intervals
 (``selection_metrics``, regression) and the Plotly figures the page draws from them — median of ``--repeats``,
 next to the time of the full report of the summary (done once per summary on the page, cached).
 
@@ -31,8 +31,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import calib_core as cc  # noqa: E402
-from calib_core import summary as S  # noqa: E402
-from calib_core.predictions import ALL, PredictionSet  # noqa: E402
+from calib_core.base.predictions import ALL, PredictionSet
+from calib_core.scale import summary as S
 
 OUT = Path("/tmp/calib_summary_bench")
 
@@ -89,7 +89,7 @@ def upgrade_v1(path: Path) -> bool:
     import json
     import zipfile
 
-    from calib_core.mergeable import FORMAT_VERSION
+    from calib_core.base.mergeable import FORMAT_VERSION
 
     with zipfile.ZipFile(path) as zf:
         header = json.loads(zf.read("header.json"))
@@ -126,8 +126,10 @@ def _median_ms(fn, repeats: int) -> float:
 
 
 def timings(path: Path, repeats: int) -> None:
-    from calib_core import plots, summary_views, views
-    from calib_core.selection import with_selected
+    from calib_core import plots
+    from views import pages as views
+    from views import summary as summary_views
+    from views.selection import with_selected
 
     summ = summary_views.read_summary(path.read_bytes(), source=path.name)
     t = time.perf_counter()
@@ -174,8 +176,8 @@ def page_timings(path: Path, repeats: int) -> None:
     import uuid
 
     import dashboard.summary_pages as pages
-    from calib_core import summary_views
     from tests.test_app_pages import bins_points, new_app, plotly_select, specs
+    from views import summary as summary_views
 
     summ = summary_views.read_summary(path.read_bytes(), source=path.name)
     task = summ.spec.task

@@ -3,7 +3,7 @@
     python bench/training_comparison.py                       # default: 8 sets, 5 splits, λ ∈ {0, 1}
     python bench/training_comparison.py --sets yacht concrete --splits 3 --lams 0 1 3
 
-Model: :class:`calib_core.training.HeteroscedasticMLP` (one tanh hidden layer of 50 units, heads μ and
+Model: :class:`calib_core.calibrators.training.HeteroscedasticMLP` (one tanh hidden layer of 50 units, heads μ and
 log σ, standardised inputs/target, 100 warm-up L-BFGS iterations on the mean, then 300 on
 NLL − λ·H(PIT) with the sample-spacing entropy of QR eq. 6, k = round(√n_train), analytic gradients).
 The L2 weight α is chosen per data set from ``--alphas`` by the validation NLL of the λ = 0 model on
@@ -46,8 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.uci_data import available, load_test_masks, load_uci  # noqa: E402
-from calib_core.regression import metrics as rm  # noqa: E402
-from calib_core.training import HeteroscedasticMLP  # noqa: E402
+from calib_core.calibrators.training import HeteroscedasticMLP  # noqa: E402
+from calib_core.metrics import regression as rm  # noqa: E402
 
 DEFAULT_SETS = [
     "airfoil",

@@ -21,7 +21,7 @@ Models, both from scikit-learn:
   includes the fitted noise.  Trained on at most ``--gp-max-train`` (1000) of the train rows (seeded
   subsample; GP fitting is O(n³)) — only kin8nm and power-plant are affected.
 
-Calibrators (``calib_core.regression.calibrators``, not reimplemented here): none, STD scaling (Levi
+Calibrators (``calib_core.calibrators.regression``, not reimplemented here): none, STD scaling (Levi
 eq. 12), Gaussian MLE with shift (CRUDE's baseline), Kuleshov isotonic, CRUDE.
 
 At the end the orderings are compared with CRUDE's Table 1, read from the seed text
@@ -56,8 +56,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.uci_data import available, load_uci  # noqa: E402
 from calib_core import Gaussian  # noqa: E402
-from calib_core.regression import calibrators as rcal  # noqa: E402
-from calib_core.regression import metrics as rm  # noqa: E402
+from calib_core.calibrators import regression as rcal  # noqa: E402
+from calib_core.metrics import regression as rm  # noqa: E402
 
 SEED_TEXT = ROOT.parent / "shared" / "seeds" / "zelikman_crude.txt"
 DEFAULT_SETS = [

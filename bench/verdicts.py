@@ -39,9 +39,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calib_core.distributions import Gaussian, QuantileSet, SampleSet, norm_ppf  # noqa: E402
-from calib_core.regression import inference as inf  # noqa: E402
-from calib_core.regression.metrics import RegressionRows, summary_statistics  # noqa: E402
+from calib_core.base.regression import Gaussian, QuantileSet, SampleSet, norm_ppf  # noqa: E402
+from calib_core.inference import regression as inf  # noqa: E402
+from calib_core.metrics.regression import RegressionRows, summary_statistics  # noqa: E402
 
 TAU9 = np.arange(1, 10) / 10
 LAYOUTS = ("gaussian", "quantile", "ensemble")

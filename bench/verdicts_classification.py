@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core.classification.diagnose import classification_rows  # noqa: E402
-from calib_core.classification.inference import infer_classification  # noqa: E402
-from calib_core.classification.metrics import ClassificationRows, confidence_bins  # noqa: E402
+from calib_core.diagnosis.classification import classification_rows  # noqa: E402
+from calib_core.inference.classification import infer_classification  # noqa: E402
+from calib_core.metrics.classification import ClassificationRows, confidence_bins  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 SCENARIOS = {"calibrated": 1.0, "T=1.5 (under-confident)": 1.5, "T=1/1.5 (over-confident)": 1.0 / 1.5}

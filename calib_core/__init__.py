@@ -21,7 +21,13 @@ __version__ = "0.1.0"  # before the imports: modules may read it while the packa
 
 from . import classification, plots, regression
 from .api import diagnose, evaluate, load_predictions, slice_comparison
-from .classification.calibrators import (
+from .base.classification import log_softmax, softmax
+from .base.predictions import DropReport, InputError, PredictionSet
+from .base.protocol import EvaluationResult
+from .base.regression import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
+from .base.regression_recalibrated import IsotonicRecalibrated, ShapeScale
+from .base.report import ALL, Report
+from .calibrators.classification import (
     BBQ,
     HistogramBinning,
     IsotonicCalibration,
@@ -30,10 +36,7 @@ from .classification.calibrators import (
     TemperatureScaling,
     VectorScaling,
 )
-from .distributions import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
-from .predictions import DropReport, InputError, PredictionSet
-from .protocol import EvaluationResult
-from .regression.calibrators import (
+from .calibrators.regression import (
     ACCRUE,
     CRUDE,
     ConstantSigma,
@@ -45,9 +48,6 @@ from .regression.calibrators import (
     SplitConformal,
     StdScaling,
 )
-from .regression.recalibrated import IsotonicRecalibrated, ShapeScale
-from .report import ALL, Report
-from .special import log_softmax, softmax
 
 __all__ = [
     # entry points

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .classification.diagnose import diagnose_classification
-from .classification.evaluate import evaluate_classification, slice_comparison_classification
-from .classification.reading import parse_classification_frame
-from .predictions import InputError, PredictionSet
-from .protocol import EvaluationResult
-from .reading import detect_task, read_table, source_name
-from .regression.diagnose import diagnose_regression
-from .regression.evaluate import evaluate_regression, slice_comparison_regression
-from .regression.reading import parse_regression_frame
-from .report import Report
+from .base.predictions import InputError, PredictionSet
+from .base.protocol import EvaluationResult
+from .base.report import Report
+from .data.classification import parse_classification_frame
+from .data.reading import detect_task, read_table, source_name
+from .data.regression import parse_regression_frame
+from .diagnosis.classification import diagnose_classification
+from .diagnosis.regression import diagnose_regression
+from .evaluation.classification import evaluate_classification, slice_comparison_classification
+from .evaluation.regression import evaluate_regression, slice_comparison_regression
 
 __all__ = ["diagnose", "evaluate", "load_predictions", "slice_comparison"]
 
@@ -43,7 +43,7 @@ def load_predictions(
     "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
     not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
     to 1).  ``max_bytes`` bounds the file, its decompressed bytes and what it decodes to in memory, each checked
-    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.reading.read_table``); ``limit_hint`` says
+    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.data.reading.read_table``); ``limit_hint`` says
     how to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
 
     Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the
@@ -77,8 +77,8 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
     the data behind every diagram, for each model and each group (SPEC §3, §5).
 
-    Regression options: see :func:`~calib_core.regression.diagnose.diagnose_regression`.  Classification sets are
-    handed to ``calib_core.classification.diagnose.diagnose_classification`` with the same options.
+    Regression options: see :func:`~calib_core.diagnosis.regression.diagnose_regression`.  Classification sets are
+    handed to ``calib_core.diagnosis.classification.diagnose_classification`` with the same options.
     """
     if prediction_set.task == "classification":
         return diagnose_classification(prediction_set, **options)
@@ -98,13 +98,13 @@ def evaluate(
 ) -> EvaluationResult:
     """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4), for either task.
 
-    The protocol (:mod:`calib_core.protocol`): ``split`` is None (the ``split`` column when it has both ``cal`` and
+    The protocol (:mod:`calib_core.base.protocol`): ``split`` is None (the ``split`` column when it has both ``cal`` and
     ``test`` rows, else a random split), ``"column"``, ``"random"`` or per-row labels / an "is test" mask;
     ``repeats`` random trials, trial t drawn from ``default_rng([seed, t])`` with ``test_fraction`` of the rows
     held out; ``None`` as a calibrator stands for the uncalibrated predictions.  Regression sets go to
-    :func:`~calib_core.regression.evaluate.evaluate_regression`, classification sets to
-    :func:`~calib_core.classification.evaluate.evaluate_classification` (``options``: ``n_bins``, ``strategy``,
-    ``progress``).  Returns an :class:`~calib_core.protocol.EvaluationResult` (``long``, ``summary``, ``splits``,
+    :func:`~calib_core.evaluation.regression.evaluate_regression`, classification sets to
+    :func:`~calib_core.evaluation.classification.evaluate_classification` (``options``: ``n_bins``, ``strategy``,
+    ``progress``).  Returns an :class:`~calib_core.base.protocol.EvaluationResult` (``long``, ``summary``, ``splits``,
     ``fit_seconds``, ``messages``).
     """
     kwargs = dict(split=split, repeats=repeats, seed=seed, test_fraction=test_fraction, metrics=metrics, **options)
@@ -116,8 +116,8 @@ def evaluate(
 def slice_comparison(prediction_set: PredictionSet, result: EvaluationResult, *, by: str, **options: Any):
     """Per-slice metrics of the held-out rows of an evaluation (``cc.evaluate(..., diagrams=True)``) before and
     after every calibrator, for the slices of column ``by`` (``"group"`` or a feature column): one row per (model,
-    slice, calibrator).  Regression: :func:`~calib_core.regression.evaluate.slice_comparison_regression`;
-    classification: :func:`~calib_core.classification.evaluate.slice_comparison_classification` (``options``:
+    slice, calibrator).  Regression: :func:`~calib_core.evaluation.regression.slice_comparison_regression`;
+    classification: :func:`~calib_core.evaluation.classification.slice_comparison_classification` (``options``:
     ``metrics``, and ``n_bins``/``strategy`` for classification)."""
     if prediction_set.task == "classification":
         return slice_comparison_classification(prediction_set, result, by=by, **options)

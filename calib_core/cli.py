@@ -21,9 +21,9 @@
 
 ``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
     A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
-    (``calib_core.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
+    (``calib_core.scale.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
     ``--memory-limit`` each, or the running cluster at ``--scheduler``) and the report is drawn from the merged
-    summary (``calib_core.summary.report``; which numbers are exact and which carry a bound is stated in the
+    summary (``calib_core.scale.summary.report``; which numbers are exact and which carry a bound is stated in the
     report).  ``--save-summary FILE`` also writes the summary (a versioned zip of JSON and ``.npy`` arrays, no
     pickle; with the default engine it summarises the file in memory); ``report SUMMARY_FILE --out report.html``
     opens a saved summary.  Needs the ``dask`` extra (``pip install "calibration-lab[dask]"``).
@@ -60,12 +60,9 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
-from .distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
-from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
-from .plots.tables import comparison_table
-from .predictions import InputError, PredictionSet, ReadingNote
-from .reading import DEFAULT_MAX_BYTES
-from .registry import (
+from .base.predictions import InputError, PredictionSet, ReadingNote
+from .base.report import ALL
+from .calibrators.registry import (
     TASKS,
     available_calibrators,
     calibrator_help_table,
@@ -73,7 +70,10 @@ from .registry import (
     direction_text,
     metrics,
 )
-from .report import ALL
+from .data.reading import DEFAULT_MAX_BYTES
+from .evaluation.tables import comparison_table
+from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
+from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -563,7 +563,7 @@ def _report(args: argparse.Namespace) -> int:
     _write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
                                                                       metrics_csv)], args.force)
     if args.save_summary:
-        from .summary import spec_for, summarize
+        from .scale.summary import spec_for, summarize
 
         spec_options = {"n_bins": args.n_bins, "seed": args.seed}
         spec_options.update({"pit_bins": args.pit_bins} if pset.task == "regression" else {"strategy": args.strategy})
@@ -622,7 +622,7 @@ def _write_summary(name: str, summary: Any) -> None:
 
 def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | None) -> int:
     """``report --engine dask`` (summarise a Parquet data set on Dask) or ``report SUMMARY_FILE``."""
-    from .summary import Summary, report
+    from .scale.summary import Summary, report
 
     path = Path(args.file)
     notes: list[str] = []
@@ -630,7 +630,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     if _is_summary_file(path):
         inputs = [path]
     else:
-        from .distributed import expand_paths
+        from .scale.distributed import expand_paths
 
         inputs = [Path(p) for p in expand_paths(args.file)]
     _check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)

@@ -43,11 +43,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from . import __version__, plots
-from .distributions import PredictiveDistribution
+from .base.predictions import PredictionSet
+from .base.protocol import EvaluationResult
+from .base.regression import PredictiveDistribution
+from .base.report import ALL, Report
 from .plots.classification import confidence_histogram_figure, reliability_figure
-from .predictions import PredictionSet
-from .protocol import EvaluationResult
-from .report import ALL, Report
 
 __all__ = [
     "EXPORT_LEVELS",

@@ -14,7 +14,7 @@
   page address opened first on a fresh server (:func:`take_over_navigation`, run on the first import of this
   package, before anything else).
 
-Pages use it as ``import dashboard as ui``.  Pure tables, decisions and texts are in ``calib_core.views``.
+Pages use it as ``import dashboard as ui``.  Pure tables, decisions and texts are in ``views.pages``.
 """
 
 from __future__ import annotations

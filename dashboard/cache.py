@@ -35,13 +35,15 @@ import plotly.io as pio
 import streamlit as st
 
 import calib_core as cc
-from calib_core import examples, plots, views
-from calib_core.classification.corp import corp_of
-from calib_core.registry import metric_keys
-from calib_core.regression.inference import warm_up
-from calib_core.selection import with_selected
+from calib_core import plots
+from calib_core.calibrators.registry import metric_keys
+from calib_core.data import examples
+from calib_core.diagrams.classification_corp import corp_of
+from calib_core.inference.regression import warm_up
+from views import pages as views
+from views.selection import with_selected
 
-from .store import BoundedStore, approx_nbytes
+from .store import STORE_MAX_BYTES, BoundedStore, approx_nbytes
 
 RESULT_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`RESULTS` (diagnoses and lab runs)
 STAGE_CACHE_BYTES = 256 * 2**20  #: byte budget of :data:`STAGES` (bins-free parts of regression diagnoses)
@@ -109,7 +111,8 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
 
 
 def corp_cached(key: str, pset: cc.PredictionSet, **options: Any) -> dict[str, Any]:
-    """``calib_core.classification.corp.corp_of`` of the chosen rows, cached in :data:`RESULTS` on an explicit key and
+    """``calib_core.diagrams.classification_corp.corp_of`` of the chosen rows, cached in :data:`RESULTS` on an
+    explicit key and
     the options (issue 16: the CORP reliability diagram, its bands, the score decomposition and the Murphy
     diagram); every hit is a private deep copy."""
     options_json = json.dumps(options, sort_keys=True)
@@ -221,10 +224,8 @@ def memory_bound(*, upload_limit_mb: int) -> dict[str, int]:
     (the upload limit), :data:`RESULTS`, :data:`FIGURES` and :data:`STAGES`.  Sizes are those of
     :func:`dashboard.store.approx_nbytes`.  Not in it: the built-in examples (six fixed data
     sets, built once), the core's null tables and bootstrap designs (fixed-size ``lru_cache``s;
-    ``calib_core.significance.DESIGN_MEMO`` designs of about 9 MB each at 1e5 rows) and each open session's own
+    ``calib_core.base.significance.DESIGN_MEMO`` designs of about 9 MB each at 1e5 rows) and each open session's own
     state (its upload's bytes and widgets, dropped when the session expires)."""
-    from .state import STORE_MAX_BYTES
-
     bound = {
         "loaded data (dashboard.state.data_store)": STORE_MAX_BYTES,
         "parsed uploads (dashboard.state.UPLOADS)": int(upload_limit_mb) << 20,
@@ -277,7 +278,7 @@ def warm_up_pages() -> None:
 
 def warm_up_server() -> None:
     """Everything a server process does once, ahead of its first diagnosis: the core's N-only null tables
-    (:func:`calib_core.regression.inference.warm_up`, read by the first diagnosis, so built first), then
+    (:func:`calib_core.inference.regression.warm_up`, read by the first diagnosis, so built first), then
     :func:`warm_up_pages`, then the labs' modules; finally the heap is frozen (:func:`freeze_heap`)."""
     warm_up()
     warm_up_pages()

@@ -1,6 +1,6 @@
-"""Display helpers of the dashboard: Markdown escaping (:func:`calib_core.views.md_escape`), charts, metric and
+"""Display helpers of the dashboard: Markdown escaping (:func:`views.pages.md_escape`), charts, metric and
 number tables, the filter controls and the export row of the diagnosis pages.  The tables themselves are built by
-``calib_core.views``."""
+``views.pages``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pandas as pd
 import streamlit as st
 
 import calib_core as cc
-from calib_core import export, views
-from calib_core.views import md_escape  # the one escaping path of text from files (re-exported as ui.md_escape)
+from calib_core import export
+from views import pages as views
+from views.pages import md_escape
 
 from .cache import content_key, diagnose_cached, result_cached
 from .state import init_state
@@ -136,7 +137,7 @@ def number_text(values: Iterable[Any]) -> list[str]:
 
 
 def show_metric_table(table: pd.DataFrame, height: int | str = "auto", **column_help: str) -> None:
-    """A metric table of ``calib_core.views.metric_table`` with number formats, column widths and help
+    """A metric table of ``views.pages.metric_table`` with number formats, column widths and help
     (``column_help``: other help texts, e.g. ``perfectly_calibrated="…"``).  The sparse number columns
     (:data:`SPARSE_NUMBER_COLUMNS`) are shown as text with an empty cell where a metric has no such number."""
     config = _metric_column_config(column_help)
@@ -187,7 +188,7 @@ DECOMPOSITION_COLUMN_WIDTHS = {"model": 95, "τ": 40, "QS": 165, "MCB": 205, "DS
 
 
 def show_decomposition_table(table: pd.DataFrame) -> None:
-    """The quantile-score decomposition (``calib_core.regression.decomposition.decomposition_display``) whole in
+    """The quantile-score decomposition (``calib_core.metrics.regression_decomposition.decomposition_display``) whole in
     the main column: fixed column widths instead of Glide's auto widths (a cell's full text shows on hover)."""
     config = {c: st.column_config.TextColumn(width=w) for c, w in DECOMPOSITION_COLUMN_WIDTHS.items()
               if c in table.columns}
@@ -297,7 +298,7 @@ def diagnose_rows(
     pset: cc.PredictionSet, token: str, rows: str, models: Iterable[str], group: str, *,
     restrict: tuple[str, Any] | None = None, **options: Any
 ) -> tuple[cc.PredictionSet, str, cc.Report]:
-    """The chosen rows of the loaded data (``calib_core.views.subset``), the cache key of that choice and their
+    """The chosen rows of the loaded data (``views.pages.subset``), the cache key of that choice and their
     cached diagnosis with ``options``; rows that cannot be diagnosed show the reason and stop the page.
     ``restrict``: (key text, row mask over that subset), e.g. a brushed time range (``dashboard.over_time``)."""
     models = tuple(models)

@@ -17,9 +17,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from calib_core import plots, registry
+from calib_core import plots
+from calib_core.calibrators import registry
 from calib_core.labs import LABS, lab
-from calib_core.selection import format_bins, with_selected
+from views.selection import format_bins, with_selected
 
 from .cache import cached, figure
 from .display import number_table

@@ -2,14 +2,14 @@
 
 A :class:`LinkedSelection` keeps, under the page's ``prefix``:
 
-* ``{prefix}_sel`` — the stored :class:`calib_core.selection.BinSelection`, dropped when its *context* (data
+* ``{prefix}_sel`` — the stored :class:`views.selection.BinSelection`, dropped when its *context* (data
   token, binning, options) changes and restricted to the names (models) still shown;
-* ``{prefix}_sync`` — the bookkeeping of :func:`calib_core.selection.sync_chart`: which selection is drawn into
+* ``{prefix}_sync`` — the bookkeeping of :func:`views.selection.sync_chart`: which selection is drawn into
   which chart, the chart the last event came from, and the epoch that "Clear" bumps so every linked figure is
   rebuilt.
 
 It makes the ``on_select`` callback of each selectable chart, the Clear callback and the selection row (text +
-Clear button).  The pure parts (events → bins, bins → rows, texts) are in ``calib_core.selection``.
+Clear button).  The pure parts (events → bins, bins → rows, texts) are in ``views.selection``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 
 import streamlit as st
 
-from calib_core.selection import BinSelection, note_event, note_reset, sync_chart, trace_meta
+from views.selection import BinSelection, note_event, note_reset, sync_chart, trace_meta
 
 from .display import SELECT_MODES, chart
 
@@ -60,7 +60,7 @@ class LinkedSelection:
         return int(self.sync.get("epoch", 0))
 
     def drawn(self, chart_key: str, base_token: str) -> dict[str, tuple[int, ...]]:
-        """The selection to draw into linked chart ``chart_key`` (:func:`calib_core.selection.sync_chart`)."""
+        """The selection to draw into linked chart ``chart_key`` (:func:`views.selection.sync_chart`)."""
         return sync_chart(self.sync, chart_key, base_token, self.selection.bins)
 
     def on_select(self, chart_key: str, figure) -> Callable[[], None]:

@@ -1,7 +1,7 @@
 """The slice explorer when the loaded data is a Parquet data set opened on the Data page ("Large data"): no rows are
-held, so the slices are searched from the data set's slice summary (``calib_core.summary_views.slices_of_data_set``
+held, so the slices are searched from the data set's slice summary (``views.summary.slices_of_data_set``
 on the operator's engine: a first pass for the bins, a second for every slice's sums; cached per data set and
-number of bins), ranked by ``calib_core.slice_summary.summary_ranking`` — the in-memory explorer's statistics,
+number of bins), ranked by ``calib_core.scale.slices.summary_ranking`` — the in-memory explorer's statistics,
 tests and order — with the same list and funnel plot.  Choosing a slice cannot restrict the diagnosis pages (there
 are no rows to restrict); the page says so.
 """
@@ -12,9 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from calib_core import plots, slice_views
-from calib_core import slice_summary as slsum
-from calib_core import summary_views as sv
+from calib_core import plots
+from calib_core.scale import slices as slsum
+from views import slices as slice_views
+from views import summary as sv
 
 from .cache import RESULTS, figure, memoized
 from .display import chart, dataframe, md_escape

@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 
 import calib_core as cc
-from calib_core import views
+from views import pages as views
 
 from .cache import RESULTS, diagnose_cached, memoized
 from .display import md_escape
@@ -77,7 +77,7 @@ class SliceBackground:
     pset: cc.PredictionSet
 
     def tables(self, name: str, models: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
-        """Diagram tables ``name`` of all rows (``calib_core.views.diagram_tables``)."""
+        """Diagram tables ``name`` of all rows (``views.pages.diagram_tables``)."""
         return views.diagram_tables(self.report, name, models)
 
     def tables_of(self, models: Iterable[str]) -> dict[str, dict[str, pd.DataFrame]]:
@@ -122,7 +122,7 @@ def slice_background(pset: cc.PredictionSet, token: str, rows: str, models: Iter
 
 def slice_list_columns(table: pd.DataFrame) -> dict[str, Any]:
     """The column configuration of the explorer's worst-first slice list (the in-memory page and the Parquet
-    summary page show the same table, :func:`calib_core.slice_views.slice_display_table`): statistics to three
+    summary page show the same table, :func:`views.slices.slice_display_table`): statistics to three
     decimals, ``evidence`` = −log₁₀ of the slice's combined p (Infinity when p underflows, ≲ 10⁻³⁰⁸), the Holm
     ``adjusted p`` in scientific notation, widths that keep the list inside the 1440 px main column."""
     fmt: dict[str, Any] = {c: st.column_config.NumberColumn(format="%.3f", width=62) for c in table.columns

@@ -40,12 +40,12 @@ import pandas as pd
 import streamlit as st
 
 import calib_core as cc
-from calib_core import examples
-from calib_core.reading import guess_columns, read_table
-from calib_core.timecol import find_time_column
-from calib_core.views import md_escape
+from calib_core.data import examples
+from calib_core.data.reading import guess_columns, read_table
+from calib_core.data.timecol import find_time_column
+from views.pages import md_escape
 
-from .store import BoundedStore, approx_nbytes
+from .store import STORE_MAX_BYTES, BoundedStore, approx_nbytes
 
 #: Built-in examples: title → (task, loader).  Trained / simulated on first use and cached.
 EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
@@ -68,7 +68,6 @@ MAX_TABLE_ROWS = 200  # row tables show at most this many rows
 _PERSISTENT = "_persistent_widget_keys"  # session key: the set of widget keys kept across page switches
 
 DATA_PARAM = "data"  #: query parameter of the address that holds the session's key into the data store
-STORE_MAX_BYTES = 2 * 1024**3  #: byte budget of the data store, all sessions together (LRU eviction beyond it)
 STORE_IDLE_HOURS = 12  #: loaded data is forgotten this long after its last use
 _DATA_KEY = "data_key"  # session key: this session's key into the data store
 _EXAMPLE_NBYTES = 1024  # an example is kept by its title
@@ -179,7 +178,7 @@ def upload_columns(token: str, _data: bytes, file_name: str) -> tuple[list[str],
     frame = read_table(_data, source=file_name, max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
     guess = guess_columns(frame)
     taken = [v for k, v in guess.items() if k != "task" and isinstance(v, str)]
-    guess["time"] = find_time_column(frame, None, exclude=taken)[0]  # by name or date/time dtype (calib_core.timecol)
+    guess["time"] = find_time_column(frame, None, exclude=taken)[0]  # by name or dtype (data.timecol)
     return [str(c) for c in frame.columns], frame.head(10), guess
 
 
@@ -270,7 +269,6 @@ def data_status(*, home: bool = False, in_address: bool = True) -> None:
     pset = st.session_state.get("pset")
     summary = st.session_state.get("summary")
     if pset is None and summary is not None:
-        from .display import md_escape
 
         st.markdown(f"**Loaded:** {md_escape(st.session_state.get('summary_name', summary.source))}")
         st.caption(f"{summary.spec.task} · summary of {summary.n_rows:,} rows · no rows held")
@@ -288,7 +286,6 @@ def data_status(*, home: bool = False, in_address: bool = True) -> None:
         else:
             st.caption("No data loaded yet — see the Data page.")
         return
-    from .display import md_escape
 
     st.markdown(f"**Loaded:** {md_escape(st.session_state.get('pset_name', pset.source))}")
     st.caption(f"{pset.task} · `{pset.layout}` · {pset.n_rows:,} rows")
@@ -312,7 +309,6 @@ def loaded_data_link() -> None:
     pset = st.session_state.get("pset")
     if pset is None:
         return
-    from .display import md_escape
 
     target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"
     name = md_escape(st.session_state.get("pset_name", pset.source))

@@ -31,6 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: Byte budget of the data store of loaded data, all sessions together (LRU eviction beyond it).
+STORE_MAX_BYTES = 2 * 1024**3
+
 #: What a token looks like (``secrets.token_urlsafe(16)`` gives 22 characters); anything else is never looked up.
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{22}")
 _OBJECT_SAMPLE = 1000  # elements of an object array sized by approx_nbytes (the rest are taken to be alike)

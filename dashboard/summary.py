@@ -6,7 +6,7 @@ Session state (next to the row contract of :mod:`dashboard.state`; a session has
 ===================  ==================================================================================
 key                  value
 ===================  ==================================================================================
-``summary``          the loaded :class:`calib_core.summary.Summary` (never mutated)
+``summary``          the loaded :class:`calib_core.scale.summary.Summary` (never mutated)
 ``summary_token``    its identity for caches and selections (``"summary:<sha1>"`` or ``"parquet:<sha1>"``)
 ``summary_name``     display name (file name or the path / glob typed)
 ``summary_note``     how it was made (engine, files, passes, seconds), shown on the Data page
@@ -16,7 +16,7 @@ Operator settings (read on every use, so a restart is not needed to change them)
 
 * allowed directories for server files: ``CALIB_LAB_DATA_DIR`` (``os.pathsep``-separated) and/or ``data_dirs``
   under ``[calibration_lab]`` in ``.streamlit/secrets.toml`` — nothing is allowed by default
-  (:mod:`calib_core.data_dirs`);
+  (:mod:`views.data_dirs`);
 * the engine: ``CALIB_LAB_DASK_SCHEDULER`` (or ``dask_scheduler`` under ``[calibration_lab]``) — unset: in this
   server process, one partition at a time; ``local``: a Dask ``LocalCluster`` of 2 workers; ``tcp://HOST:PORT``:
   that cluster.
@@ -34,9 +34,9 @@ from typing import Any
 import streamlit as st
 
 import calib_core as cc
-from calib_core import data_dirs
-from calib_core import summary_views as sv
-from calib_core.distributed import IN_PROCESS
+from calib_core.scale.distributed import IN_PROCESS
+from views import data_dirs
+from views import summary as sv
 
 from .display import md_escape
 
@@ -124,7 +124,7 @@ def summarize_server_data(text: str, n_bins: int) -> None:
 
 @st.cache_data(max_entries=16, show_spinner="Computing the metrics, tests and diagrams of the summary…")
 def summary_report(token: str, _summary: Any, n_resamples: int, n_simulations: int) -> cc.Report:
-    """``calib_core.summary.report`` of the loaded summary, cached on its token and the options."""
+    """``calib_core.scale.summary.report`` of the loaded summary, cached on its token and the options."""
     return sv.summary_report(_summary, n_resamples=n_resamples, n_simulations=n_simulations, seed=0)
 
 

@@ -1,7 +1,7 @@
 """The Regression and Classification pages when the loaded data is a summary (``dashboard.summary``): every diagram
 a summary can give, linked through σ-bins / confidence bins, with the metric tables saying which numbers are exact
-and which carry a stated bound.  Each computation is one call into ``calib_core`` (``calib_core.summary`` for the
-report, ``calib_core.summary_views`` for selections and exactness); what needs the rows says so.
+and which carry a stated bound.  Each computation is one call into ``calib_core`` (``calib_core.scale.summary`` for the
+report, ``views.summary`` for selections and exactness); what needs the rows says so.
 
 A selection redraw costs O(bins × levels) whatever the number of rows summarised (``bench/summary_dashboard.py``).
 """
@@ -13,21 +13,14 @@ from typing import Any
 import streamlit as st
 
 import calib_core as cc
-from calib_core import plots, views
-from calib_core import summary_views as sv
-from calib_core.registry import metric_keys
-from calib_core.selection import describe_selection, with_selected
+from calib_core import plots
+from calib_core.calibrators.registry import metric_keys
+from views import pages as views
+from views import summary as sv
+from views.selection import describe_selection, with_selected
 
 from .cache import figure
-from .display import (
-    chart,
-    dataframe,
-    export_row,
-    md_escape,
-    show_metric_table,
-    show_verdicts,
-    table_height,
-)
+from .display import chart, dataframe, export_row, md_escape, show_metric_table, show_verdicts, table_height
 from .selection import LinkedSelection
 from .state import init_state
 from .summary import summary_caption, summary_report

@@ -1,6 +1,6 @@
 """The "Over time" section of the Regression and Classification pages (issue 17, point 4).
 
-When the loaded data has a time column it draws one metric per time window (``calib_core.timewindows``:
+When the loaded data has a time column it draws one metric per time window (``calib_core.slices.time``:
 ``window_table``; figure ``calib_core.plots.timewindows.time_windows_figure``) for the rows the page's filters
 chose, with the window and the metric picked here.  Clicking windows or dragging a box along the time axis picks a
 time range; :func:`over_time` returns the rows inside it, which the page hands to ``diagnose_rows(restrict=…)``
@@ -18,12 +18,12 @@ import pandas as pd
 import streamlit as st
 
 import calib_core as cc
-from calib_core import views
+from calib_core.data.timecol import time_kind
 from calib_core.plots import model_colors, with_background
 from calib_core.plots.timewindows import time_windows_figure
-from calib_core.selection import selected_bins, trace_meta
-from calib_core.timecol import time_kind
-from calib_core.timewindows import CALENDAR, WINDOW_METRICS, window_rows, window_table
+from calib_core.slices.time import CALENDAR, WINDOW_METRICS, window_rows, window_table
+from views import pages as views
+from views.selection import selected_bins, trace_meta
 
 from .display import chart
 from .state import persistent

@@ -3,7 +3,7 @@ with CIs and perfect-calibration values, per-class reliability.
 
 Selecting confidence bins in either chart (click, shift-click, box, lasso) highlights them in both, and shows
 the per-class breakdown and the rows of those bins.  The selection is kept by ``dashboard.LinkedSelection`` in
-``st.session_state["cls_sel"]`` (a ``calib_core.selection.BinSelection`` tied to the data, filters and binning).
+``st.session_state["cls_sel"]`` (a ``views.selection.BinSelection`` tied to the data, filters and binning).
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ import streamlit as st
 
 import calib_core as cc
 import dashboard as ui
-from calib_core import plots, views
+from calib_core import plots
+from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
-from calib_core.registry import metric_keys
-from calib_core.selection import describe_selection
 from dashboard import summary as summ
 from dashboard import summary_pages
+from views import pages as views
+from views.selection import describe_selection
 
 _t0 = time.perf_counter()
 

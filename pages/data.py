@@ -14,9 +14,12 @@ import streamlit as st
 
 import calib_core as cc
 import dashboard as ui
-from calib_core import data_dirs, summary_views, templates, views
-from calib_core.distributed import PartitionError
+from calib_core.data import templates
+from calib_core.scale.distributed import PartitionError
 from dashboard import summary as summ
+from views import data_dirs
+from views import pages as views
+from views import summary as summary_views
 
 _t0 = time.perf_counter()
 

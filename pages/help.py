@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import dashboard  # noqa: F401  (every page imports it first: its address opened first shows app.py's navigation)
-from calib_core.registry import calibrator_help_table, decomposition_help_table, metric_help_table
+from calib_core.calibrators.registry import calibrator_help_table, decomposition_help_table, metric_help_table
 
 DIAGRAMS: list[tuple[str, str, str]] = [
     (

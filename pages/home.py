@@ -1,7 +1,7 @@
 """Home page: a real regression example, diagnosed (metric table + Kuleshov and Levi diagrams).
 
-Thin by design: the example and its report come from ``calib_core.views.diagnose_example`` (cached here), the
-tables from ``calib_core.views`` and the figures from ``calib_core.plots``; this file only lays them out with the
+Thin by design: the example and its report come from ``views.pages.diagnose_example`` (cached here), the
+tables from ``views.pages`` and the figures from ``calib_core.plots``; this file only lays them out with the
 shared ``dashboard`` helpers.
 """
 
@@ -11,7 +11,8 @@ import streamlit as st
 
 import calib_core as cc
 import dashboard as ui
-from calib_core import plots, views
+from calib_core import plots
+from views import pages as views
 
 DIABETES = "Diabetes — gradient-boosting ensemble (real data)"
 LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"

@@ -9,9 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 import dashboard as ui
-from calib_core import views
 from calib_core.labs.isotonic import AFTER, BEFORE, isotonic_findings, run_isotonic
 from calib_core.plots.labs_regression import density_figure, recalibration_map_figure
+from views import pages as views
 
 INTRO = (
     "Bayesian linear regression (conjugate Gaussian prior, closed-form predictive) is fitted to y = 3x + ε, "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import dashboard as ui
-from calib_core import registry
+from calib_core.calibrators import registry
 from calib_core.labs.quantile_reg import quantile_reg_findings, run_quantile_reg
 
 LOOK = (

@@ -13,7 +13,7 @@ import streamlit as st
 import dashboard as ui
 from calib_core import plots
 from calib_core.labs.random_sigma import LEARNED, RANDOM, STAGES, random_sigma_findings, run_random_sigma
-from calib_core.selection import describe_selection, with_selected
+from views.selection import describe_selection, with_selected
 
 INTRO = (
     "Two forecasters of the same targets (x ~ U[0.1, 1], y ~ N(x, x²), mean μ = x): one with a **random σ** drawn "

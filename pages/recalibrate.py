@@ -3,7 +3,8 @@
 Thin by design: the comparison is ``cc.evaluate(..., diagrams=True)`` (every calibrator cloned, fitted on
 calibration rows only and scored on test rows only, ``repeats`` random splits → mean ± std, plus the before/after
 diagram tables of the first split from the estimators fitted in it), the calibrators and their parameters come from
-``calib_core.registry``, the summary table from ``calib_core.plots.tables.comparison_summary`` (drawn as a dot plot
+``calib_core.calibrators.registry``, the summary table from ``calib_core.diagnosis.tables.comparison_summary`` (drawn
+as a dot plot
 by ``calib_core.plots.comparison.comparison_dot_figure``, the chosen metrics as a narrow table by
 ``comparison_columns``), the before/after figures from ``calib_core.plots.comparison`` and the downloads and
 report from ``calib_core.export``.  This file lays them out and turns its radio labels into the core's arguments.
@@ -21,16 +22,17 @@ import streamlit as st
 
 import calib_core as cc
 import dashboard as ui
-from calib_core import export, views
-from calib_core.classification.corp import mcb_dsc_points
-from calib_core.groupwise import slice_columns
+from calib_core import export
+from calib_core.base.groupwise import slice_columns
+from calib_core.base.protocol import has_split_column
+from calib_core.calibrators.registry import CalibratorEntry, Tunable, available_calibrators, metric_label
+from calib_core.diagrams.classification_corp import mcb_dsc_points
+from calib_core.evaluation.tables import comparison_columns, comparison_summary, slice_comparison_columns
 from calib_core.plots import model_colors
 from calib_core.plots.comparison import comparison_dot_figure, comparison_figures
 from calib_core.plots.corp import emphasise, mcb_dsc_figure, picked_point
-from calib_core.plots.tables import comparison_columns, comparison_summary, slice_comparison_columns
-from calib_core.protocol import has_split_column
-from calib_core.registry import CalibratorEntry, Tunable, available_calibrators, metric_label
-from calib_core.summary_views import NOT_FROM_SUMMARY
+from views import pages as views
+from views.summary import NOT_FROM_SUMMARY
 
 RESULT = "recal_result"
 BASELINE = "uncalibrated"  # the name of the "no calibrator" column

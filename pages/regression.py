@@ -3,7 +3,7 @@
 Selecting σ-bins in the Levi diagram (click, shift-click, box or lasso) recomputes the Kuleshov curve, the
 PIT histogram and the metric table on the rows of those bins — conditional calibration, the point of Levi et
 al. (2019).  The selection is kept by ``dashboard.LinkedSelection`` in ``st.session_state["reg_sel"]`` (a
-``calib_core.selection.BinSelection`` tied to the data and the binning), so it survives reruns caused by other
+``views.selection.BinSelection`` tied to the data and the binning), so it survives reruns caused by other
 controls and is dropped when the data or the bins change.
 """
 
@@ -15,8 +15,8 @@ import pandas as pd
 import streamlit as st
 
 import dashboard as ui
-from calib_core import plots, views
-from calib_core.regression.decomposition import (
+from calib_core import plots
+from calib_core.metrics.regression_decomposition import (
     DEFAULT_DECOMPOSITION_LEVELS,
     EXACT_ROWS,
     GRID_VALUES,
@@ -24,10 +24,11 @@ from calib_core.regression.decomposition import (
     quantile_decomposition_table,
     quantile_reliability_of,
 )
-from calib_core.regression.heavy_tails import ence_by_bins_tables
-from calib_core.selection import describe_selection, with_selected
+from calib_core.metrics.regression_tails import ence_by_bins_tables
 from dashboard import summary as summ
 from dashboard import summary_pages
+from views import pages as views
+from views.selection import describe_selection, with_selected
 
 _t0 = time.perf_counter()
 

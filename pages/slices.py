@@ -12,11 +12,13 @@ import numpy as np
 import streamlit as st
 
 import dashboard as ui
-from calib_core import export, plots, slice_views, views
-from calib_core.slices import available_slice_columns, slice_mask
+from calib_core import export, plots
+from calib_core.slices.candidates import available_slice_columns, slice_mask
 from dashboard import slice_summary_page
 from dashboard import summary as summ
 from dashboard.cache import RESULTS, memoized
+from views import pages as views
+from views import slices as slice_views
 
 _t0 = time.perf_counter()
 

@@ -1,5 +1,5 @@
-"""Hypothesis strategies that draw bad prediction files (issue #7, point 1), shared by ``test_fuzz_loader.py`` and
-``test_fuzz_app_upload.py``.
+"""Hypothesis strategies that draw bad prediction files (issue #7, point 1), shared by
+``tests/data/test_reading_fuzz.py`` and ``tests/app/test_data_fuzz.py``.
 
 Every strategy draws a :class:`Case`: the bytes of a CSV / TSV / Parquet file (in some text encoding) with one kind
 of defect, and what the loader must make of it — either a successful load that keeps exactly ``kept`` (1-based data
@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 import calib_core as cc
-from calib_core import reading as cio
+from calib_core.data import reading as cio
 
 COUNTS: Counter[str] = Counter()
 """Cases checked per category (filled by :func:`check_load`; read by the totals test)."""

@@ -1,10 +1,21 @@
-"""The architecture rules of ``calib_core`` (README, "Architecture"), checked on the source with ``ast``.
+"""The house rules, checked on the source with ``ast`` for every module of the project.
 
-* no import cycles between the modules of ``calib_core``;
-* no private name (``_x``) imported from another module;
-* no ``calib_core`` import inside a function (lazy imports that would hide a cycle), except in the entry points;
-* ``calib_core`` never imports Streamlit;
-* layers only depend downwards: a module imports modules of its own layer or of a lower one (``LAYERS``).
+The project is four packages stacked on each other, and ``calib_core`` is itself a stack of layer folders:
+
+    pages/  →  dashboard/ (Streamlit)  →  views/ (pure pandas view-models)  →  calib_core/
+    calib_core:  base → data → metrics → diagrams → calibrators → inference → diagnosis → evaluation → slices
+                 → scale → plots → labs → top (``api``, ``cli``, ``export``, the ``regression`` / ``classification``
+                 facades, ``__main__``)
+
+Rules:
+
+* arrows only point down: a module imports modules of its own layer or of a lower one, never a higher one;
+* no import cycles anywhere (all four packages and ``app.py`` together);
+* every module lives in a known place: a layer folder of ``calib_core``, one of its few top modules, ``views/``,
+  ``dashboard/`` or ``pages/`` — a new folder or top module fails until it is placed here;
+* each layer folder of ``calib_core`` holds ``regression.py`` and ``classification.py``, which mirror each other;
+* ``calib_core`` and ``views`` never import Streamlit; no private name (``_x``) is imported from another module;
+  no ``calib_core`` import inside a function (a lazy import hides a cycle), except in the entry points.
 """
 
 from __future__ import annotations
@@ -16,48 +27,57 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "calib_core"
 
-#: Bottom to top.  A module not listed here is treated as the top layer (it may import anything, nothing listed
-#: may import it): place a new module here when a lower layer needs it.
-LAYERS: list[tuple[str, list[str]]] = [
-    ("base", ["special", "distributions", "predictions", "binning", "resampling", "significance", "templates",
-              "regression.toy", "mergeable", "ecdf_bands", "groupwise"]),
-    ("neutral", ["reading", "report", "protocol", "timecol"]),
-    ("task reading, metrics, diagram tables", [
-        "regression.reading", "classification.reading", "regression.metrics", "classification.metrics",
-        "regression.diagrams", "classification.diagrams", "regression.recalibrated", "selection", "training",
-        "regression.heavy_tails", "regression.decomposition",
-        "examples", "regression.summary", "classification.summary",
-        "classification.smooth", "classification.ratio", "slices"]),
-    ("calibrators, registry, inference", ["regression.calibrators", "classification.calibrators", "registry",
-                                          "regression.inference", "classification.inference",
-                                          "classification.corp", "regression.slices", "classification.slices"]),
-    ("diagnose, evaluate", ["regression.diagnose", "classification.diagnose", "regression.evaluate",
-                            "classification.evaluate", "summary", "slice_summary"]),
-    ("api", ["api", "regression", "classification"]),
-]
+#: calib_core's layer folders, bottom to top.
+CORE_LAYERS = ["base", "data", "metrics", "diagrams", "calibrators", "inference", "diagnosis", "evaluation",
+               "slices", "scale", "plots", "labs"]
+#: The modules at the top of calib_core ("" is ``calib_core/__init__.py``): the entry points and the task facades.
+CORE_TOP = {"", "__main__", "api", "cli", "export", "regression", "classification"}
+#: At most this many top-level modules besides ``__init__``.
+MAX_CORE_TOP = 6
+#: The stack of the whole project, bottom to top: calib_core's layers, its top, then the dashboard's packages.
+LAYERS = [f"calib_core.{layer}" for layer in CORE_LAYERS] + ["calib_core (top)", "views", "dashboard", "pages", "app"]
 #: Entry points: imports inside functions are allowed there (they keep ``--help`` fast).
-ENTRY_POINTS = {"__main__", "cli"}
+ENTRY_POINTS = {"calib_core.__main__", "calib_core.cli"}
+#: Packages that never import Streamlit.
+NO_STREAMLIT = ("calib_core", "views")
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
-    out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
-        is_pkg = parts[-1] == "__init__"
-        if is_pkg:
-            parts = parts[:-1]
-        out[".".join(parts)] = (path, is_pkg)  # "" is calib_core/__init__.py
+    out: dict[str, tuple[Path, bool]] = {"app": (ROOT / "app.py", False)}
+    for package in ("calib_core", "views", "dashboard", "pages"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            is_pkg = parts[-1] == "__init__"
+            if is_pkg:
+                parts = parts[:-1]
+            out[".".join(parts)] = (path, is_pkg)
     return out
 
 
 MODULES = _modules()
 
 
+def layer_of(name: str) -> str | None:
+    """The layer of a module (``None``: a module in no known place)."""
+    parts = name.split(".")
+    if parts[0] == "calib_core":
+        rest = parts[1:]
+        if len(rest) >= 1 and rest[0] in CORE_LAYERS:
+            return f"calib_core.{rest[0]}"
+        if ".".join(rest) in CORE_TOP:
+            return "calib_core (top)"
+        return None
+    return parts[0] if parts[0] in LAYERS else None
+
+
+def rank(name: str) -> int:
+    return LAYERS.index(layer_of(name))  # type: ignore[arg-type]
+
+
 @cache
 def _imports(name: str) -> list[tuple[str, str | None, bool, int]]:
-    """(imported calib_core module, imported name or None, at module level?, line) of every import in ``name``."""
+    """(imported project module, imported name or None, at module level?, line) of every import in ``name``."""
     path, is_pkg = MODULES[name]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top = {id(n) for n in tree.body}
@@ -65,26 +85,25 @@ def _imports(name: str) -> list[tuple[str, str | None, bool, int]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = name.split(".") if name else []
+                base = name.split(".")
                 if not is_pkg:
                     base = base[:-1]
                 base = base[: len(base) - (node.level - 1)] + ([node.module] if node.module else [])
                 module = ".".join(base)
-            elif node.module == "calib_core" or (node.module or "").startswith("calib_core."):
-                module = node.module[len("calib_core."):] if node.module != "calib_core" else ""
             else:
+                module = node.module or ""
+            if module.split(".")[0] not in {"calib_core", "views", "dashboard", "pages"}:
                 continue
             for alias in node.names:
-                sub = f"{module}.{alias.name}" if module else alias.name
+                sub = f"{module}.{alias.name}"
                 if sub in MODULES:  # "from . import metrics" imports a module
                     found.append((sub, None, id(node) in top, node.lineno))
                 else:
                     found.append((module, alias.name, id(node) in top, node.lineno))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name == "calib_core" or alias.name.startswith("calib_core."):
-                    found.append((alias.name[len("calib_core."):] if "." in alias.name else "", None,
-                                  id(node) in top, node.lineno))
+                if alias.name.split(".")[0] in {"calib_core", "views", "dashboard", "pages"}:
+                    found.append((alias.name, None, id(node) in top, node.lineno))
     return found
 
 
@@ -99,24 +118,28 @@ def _third_party(name: str) -> set[str]:
     return out
 
 
+def _packages_of(target: str) -> set[str]:
+    parts = target.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
 @cache
-def _graph(implicit: bool = False) -> dict[str, set[str]]:
-    """Module → the calib_core modules it imports.  ``implicit``: also the packages whose ``__init__`` such an
-    import runs first (importing ``regression.metrics`` runs ``regression/__init__.py``), except the root and the
+def _graph(implicit: bool = False) -> dict[str, frozenset[str]]:
+    """Module → the project modules it imports.  ``implicit``: also the packages whose ``__init__`` such an import
+    runs first (importing ``calib_core.metrics.regression`` runs ``calib_core/metrics/__init__.py``), except the
     importer's own packages, which are already initialising."""
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for m in MODULES:
-        own = {".".join(m.split(".")[:i]) for i in range(len(m.split(".")) + 1)}
+        own = _packages_of(m) | {m}
         for target, _, _, _ in _imports(m):
             if target != m and target in MODULES:
                 graph[m].add(target)
-                parts = target.split(".")
                 if implicit:
-                    graph[m] |= {".".join(parts[:i]) for i in range(1, len(parts))} - own
-    return graph
+                    graph[m] |= (_packages_of(target) & set(MODULES)) - own
+    return {m: frozenset(t) for m, t in graph.items()}
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def _cycles(graph: dict[str, frozenset[str]] | dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -128,7 +151,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in graph[v]:
+        for w in sorted(graph[v]):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -151,22 +174,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def _layer(name: str) -> int:
-    for rank, (_, names) in enumerate(LAYERS):
-        if name in names:
-            return rank
-    return len(LAYERS)
-
-
-def _label(name: str) -> str:
-    return "calib_core" + (f".{name}" if name else "")
-
-
-def test_the_checker_sees_the_package():
-    assert {"", "api", "reading", "regression.reading", "classification.reading", "plots.regression"} <= set(MODULES)
-    assert ("predictions", "iter_subsets", True) in {t[:3] for t in _imports("classification.diagnose")}
-    listed = [m for _, names in LAYERS for m in names]
-    assert len(listed) == len(set(listed)) and set(listed) <= set(MODULES), set(listed) - set(MODULES)
+def test_the_checker_sees_the_whole_project():
+    assert {"calib_core", "calib_core.api", "calib_core.metrics.regression", "calib_core.data.classification",
+            "views.pages", "dashboard.state", "pages.regression", "app"} <= set(MODULES)
+    assert ("calib_core.base.predictions", "iter_subsets", True) in {
+        t[:3] for t in _imports("calib_core.diagnosis.classification")}
 
 
 def test_the_cycle_finder_finds_a_cycle():
@@ -174,9 +186,29 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_the_layer_rule_catches_an_upward_import():
+    assert rank("calib_core.metrics.regression") < rank("calib_core.inference.regression") < rank("views.pages")
+    assert rank("calib_core.api") < rank("views.pages") < rank("dashboard.cache") < rank("pages.data")
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_module_lives_in_a_known_place(name):
+    assert layer_of(name) is not None, (
+        f"{name} is in no layer: put it in a layer folder of calib_core (or views/, dashboard/, pages/)")
+
+
+def test_calib_core_has_few_top_modules():
+    top = sorted(m for m in MODULES if m.startswith("calib_core") and layer_of(m) == "calib_core (top)")
+    assert len(top) - 1 <= MAX_CORE_TOP, top  # - 1: calib_core/__init__.py
+
+
+@pytest.mark.parametrize("layer", CORE_LAYERS)
+def test_each_layer_folder_holds_both_task_files(layer):
+    assert {f"calib_core.{layer}.regression", f"calib_core.{layer}.classification"} <= set(MODULES)
+
+
 def test_every_internal_import_names_an_existing_module():
-    bad = [f"{_label(m)}:{line} imports from {_label(t)}" for m in MODULES for t, _, _, line in _imports(m)
-           if t not in MODULES]
+    bad = [f"{m}:{line} imports from {t}" for m in MODULES for t, _, _, line in _imports(m) if t not in MODULES]
     assert bad == []
 
 
@@ -186,7 +218,7 @@ def test_no_import_cycles():
 
 def test_no_private_names_imported_across_modules():
     bad = [
-        f"{_label(m)}:{line} imports {name} from {_label(target)}"
+        f"{m}:{line} imports {name} from {target}"
         for m in MODULES
         for target, name, _, line in _imports(m)
         if name is not None and name.startswith("_") and not name.startswith("__") and target != m
@@ -196,26 +228,24 @@ def test_no_private_names_imported_across_modules():
 
 def test_no_calib_core_imports_inside_functions():
     bad = [
-        f"{_label(m)}:{line} imports {_label(target)} inside a function"
+        f"{m}:{line} imports {target} inside a function"
         for m in MODULES
-        if m not in ENTRY_POINTS
+        if m.startswith("calib_core") and m not in ENTRY_POINTS
         for target, _, at_top, line in _imports(m)
         if not at_top
     ]
     assert bad == []
 
 
-def test_calib_core_never_imports_streamlit():
-    assert [_label(m) for m in MODULES if "streamlit" in _third_party(m)] == []
+def test_calib_core_and_views_never_import_streamlit():
+    assert [m for m in MODULES if m.startswith(NO_STREAMLIT) and "streamlit" in _third_party(m)] == []
 
 
-@pytest.mark.parametrize("name", [m for _, names in LAYERS for m in names])
-def test_layers_only_depend_downwards(name):
-    rank = _layer(name)
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_arrows_only_point_down(name):
     upward = [
-        f"{_label(name)} ({LAYERS[rank][0]}) imports {_label(t)} "
-        f"({LAYERS[_layer(t)][0] if _layer(t) < len(LAYERS) else 'top: plots, export, labs, …'})"
+        f"{name} ({layer_of(name)}) imports {t} ({layer_of(t)})"
         for t in sorted(_graph()[name])
-        if _layer(t) > rank and not t.startswith(name + ".")  # a package's __init__ may re-export its modules
+        if layer_of(t) is not None and layer_of(name) is not None and rank(t) > rank(name)
     ]
     assert upward == []

@@ -13,7 +13,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from calib_core import cli
-from calib_core.report import METRIC_COLUMNS
+from calib_core.base.report import METRIC_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--resamples", "20", "--simulations", "5"]

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import calib_core as cc
-from calib_core import registry
+from calib_core.calibrators import registry
+from calib_core.calibrators import regression as rcal
 from calib_core.cli import main
-from calib_core.regression import calibrators as rcal
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from plotly.offline import get_plotlyjs
 
 import calib_core as cc
 from calib_core import export, plots
-from calib_core.classification import calibrators as ccal
-from calib_core.predictions import PredictionSet
-from calib_core.regression import calibrators as rcal
+from calib_core.base.predictions import PredictionSet
+from calib_core.calibrators import classification as ccal
+from calib_core.calibrators import regression as rcal
 
 PLOTLYJS = get_plotlyjs()
 

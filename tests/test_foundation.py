@@ -5,31 +5,58 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _quick_start_commands() -> list[str]:
+def _code_blocks(section_title: str) -> list[str]:
     text = (ROOT / "README.md").read_text()
-    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```(?:bash|sh)?\n(.*?)```", section, re.S)
-    assert block, "Quick start has no code block"
-    return [line.strip() for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
+    section = text.split(section_title, 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```(?:bash|sh|python)?\n(.*?)```", section, re.S)
 
 
-def test_readme_quick_start_has_exactly_the_two_commands():
-    assert _quick_start_commands() == [
+def _commands(block: str) -> list[str]:
+    """The commands of a shell block, without their trailing comments."""
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_readme_is_a_door():
+    """A short README: what it is with a screenshot, the two quick-start commands, Python in ~20 lines, the house
+    and where to read next; the depth lives in docs/."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    blocks = _code_blocks("## Quick start")
+    assert _commands(blocks[0]) == [
         "pip install -r requirements.txt && streamlit run app.py",
         "pip install -r requirements-dev.txt && pytest",
     ]
-    readme = (ROOT / "README.md").read_text()
-    for section in ("## Conventions", "## Results", "## Data policy", "## Layout of the code"):
+    assert _commands(blocks[1]) == ['pytest -m "browser or slow"']  # the marked tests' command
+    for section in ("## Quick start", "## Python in twenty lines", "## The house", "## Where to read next",
+                    "## Data policy"):
         assert section in readme
-    # the screenshot the README shows is in the repository
     for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme):
         assert (ROOT / image).is_file(), image
+    for link in re.findall(r"\]\(((?:docs/|CHANGELOG)[^)#]+)", readme):
+        assert (ROOT / link).is_file(), link
+
+
+def test_readme_python_runs(tmp_path):
+    """The README's Python block runs as written on a small Gaussian prediction file."""
+    (code,) = _code_blocks("## Python in twenty lines")
+    rng = np.random.default_rng(0)
+    mean = rng.normal(size=300)
+    pd.DataFrame({"y": mean + rng.normal(size=300), "mean": mean, "std": 1.0}).to_csv(
+        tmp_path / "predictions.csv", index=False)
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (tmp_path / "calibration_curve.html").is_file()
 
 
 def test_ci_script_is_strict_and_ordered():
@@ -53,13 +80,14 @@ def test_ci_script_is_strict_and_ordered():
         first(r"apt-get .*install -y chromium"),
         first(r"^ruff check \.$"),
         first(r"^pytest\b"),
+        first(r"^pytest .*-m \"browser or slow\""),
     ]
     assert order == sorted(order)
     assert "playwright install" not in text
     # the test command's exit code is not masked (no "|| true", no pipe into another command)
-    pytest_line = lines[first(r"^pytest\b")]
-    assert "||" not in pytest_line and "|" not in pytest_line
-    assert lines[-1] == pytest_line
+    for pytest_line in (lines[first(r"^pytest\b")], lines[-1]):
+        assert "||" not in pytest_line and "|" not in pytest_line
+    assert lines[-1] == lines[first(r"^pytest .*-m \"browser or slow\"")]  # the marked tests run last
 
 
 def test_tool_configuration():

@@ -56,7 +56,7 @@ def test_pyproject_lists_every_package_of_the_checkout():
     """A new subpackage of calib_core (or of dashboard/) must be added to [tool.setuptools] packages."""
     setup = PYPROJECT["tool"]["setuptools"]
     expected = set(find_packages(str(REPO), include=["calib_core", "calib_core.*"]))
-    expected |= {"calibration_lab", "calibration_lab.pages", "calibration_lab.dashboard"}
+    expected |= {"calibration_lab", "calibration_lab.pages", "calibration_lab.dashboard", "calibration_lab.views"}
     expected |= {f"calibration_lab.{name}" for name in find_packages(str(REPO), include=["dashboard.*"])}
     assert set(setup["packages"]) == expected
     for package, directory in setup["package-dir"].items():
@@ -192,7 +192,7 @@ def test_fresh_venv_install_gives_the_package_and_both_commands(tmp_path):
 
 
 def test_a_missing_optional_peer_is_a_skip_with_the_install_command_and_an_error_under_ci(monkeypatch):
-    from peers import require_peer
+    from tests.peers import require_peer
 
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="requirements-netcal.txt"):

@@ -39,7 +39,8 @@ import pytest
 import calib_core as cc
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKED = sorted([*ROOT.joinpath("calib_core").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py"),
+CHECKED = sorted([*ROOT.joinpath("calib_core").rglob("*.py"), *ROOT.joinpath("views").rglob("*.py"),
+                  *ROOT.joinpath("pages").rglob("*.py"),
                   *ROOT.joinpath("dashboard").rglob("*.py"), ROOT / "app.py"])
 
 PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "jsonpickle"}
@@ -124,7 +125,7 @@ def dangerous_calls(source: str, filename: str = "<string>") -> list[str]:
 # ------------------------------------------------------------------------------------------------ (a)
 def test_checked_files_exist():
     names = {p.relative_to(ROOT).as_posix() for p in CHECKED}
-    assert {"app.py", "calib_core/reading.py", "calib_core/classification/reading.py", "pages/data.py"} <= names
+    assert {"app.py", "calib_core/data/reading.py", "calib_core/data/classification.py", "pages/data.py"} <= names
     assert len(CHECKED) >= 20
 
 
@@ -138,12 +139,14 @@ def test_no_unpickling_eval_or_exec_in_code_reachable_from_an_upload(path):
 # so a new one (e.g. ``exec`` of a revision's source in a benchmark) fails here until it is justified or removed.
 # Running the project's own commands (``subprocess``) is not counted.
 OUTSIDE_UPLOAD_PATHS = {
-    "tests/test_loader_exports.py": (("pickle",), "round trip of the project's own InputError / Message"),
+    "tests/data/test_reading_exports.py": (("pickle",), "round trip of the project's own InputError / Message"),
     "tests/test_security.py": (("pickle",), "builds its own trap payload and unpickles it once to show it is live"),
-    "tests/test_distributed.py": (("cloudpickle", "__import__"), "ships this test module's functions to the workers"),
-    "tests/test_slice_summary_distributed.py": (("cloudpickle", "__import__"), "the same, for the slice summaries"),
+    "tests/scale/test_distributed.py": (("cloudpickle", "__import__"),
+                                        "ships this test module's functions to the workers"),
+    "tests/scale/test_slices_distributed.py": (("cloudpickle", "__import__"), "the same, for the slice summaries"),
     "tests/peers.py": (("import_module",), "imports a peer package named in its own fixed list"),
-    "tests/test_plots_template.py": (("import_module",), "imports the project's own plot modules by their names"),
+    "tests/plots/test_style.py": (("import_module",), "imports the project's own plot modules by their names"),
+    "bench/golden.py": (("import_module",), "imports the project's own lab modules and the pinned libraries by name"),
 }
 
 
@@ -198,7 +201,7 @@ def test_the_checker_fails_on_dangerous_calls(source):
 
 def test_the_checker_finds_a_call_injected_into_the_real_loader():
     """The loader's own source passes; the same source with one pickle.loads / eval line added does not."""
-    source = (ROOT / "calib_core" / "reading.py").read_text(encoding="utf-8")
+    source = (ROOT / "calib_core" / "data" / "reading.py").read_text(encoding="utf-8")
     assert dangerous_calls(source, "reading.py") == []
     for injected in ("import pickle as _p\n_p.loads(b'')\n", "eval(str(1))\n", "pd.read_pickle('x')\n"):
         bad = source.replace("\ndef read_table(", f"\n{injected}\n\ndef read_table(", 1)
@@ -224,7 +227,8 @@ def test_the_checker_passes_safe_calls(source):
 
 def test_npz_is_read_without_pickle_and_pickles_are_refused():
     """The one np.load in the loader passes allow_pickle=False (checked above); object arrays and raw pickles are
-    refused with a message (tests/test_io.py: test_object_npz_is_refused, test_bad_files_raise_input_error)."""
+    refused with a message (tests/data/test_reading.py: test_object_npz_is_refused,
+    test_bad_files_raise_input_error)."""
     buf = io.BytesIO()
     np.savez(buf, probs=np.array([[0.5, 0.5]], dtype=object), labels=np.array([0]))
     with pytest.raises(cc.InputError, match="without pickle"):

@@ -1,15 +1,15 @@
 """Lab 7 — ACCRUE on toy data: true versus estimated σ(x) (Camporeale & Carè, §5.1, Figs. 4–7 and Table 1).
 
-Data: the toy sets G, Y, W (1-D) and 5D of :mod:`calib_core.regression.toy`, y ~ N(f(x), σ(x)²), with the exact
+Data: the toy sets G, Y, W (1-D) and 5D of :mod:`calib_core.data.toy`, y ~ N(f(x), σ(x)²), with the exact
 mean f(x) as the point prediction (the paper does the same for 5D), so only σ(x) is estimated from the errors
 ε = y − f(x).  Four estimates of σ(x), fitted on the same rows:
 
 * **ACCRUE** — σ(x) minimising β·mean CRPS + (1 − β)·RS, β from eq. 12 (:class:`~calib_core.regression.
   calibrators.ACCRUE`; polynomial Algorithm 1 on the 1-D sets, the one-hidden-layer network on 5D);
 * **CRPS only** — the same model and optimiser with β = 1 (:class:`CRPSOnlySigma`), the paper's "CRPS" column;
-* **k-means σ** — the RMS error of each of k clusters of x (:class:`~calib_core.regression.calibrators.
+* **k-means σ** — the RMS error of each of k clusters of x (:class:`~calib_core.calibrators.regression.
   KMeansSigma`), the paper's "KM" baseline;
-* **constant σ** — one σ for every x (:class:`~calib_core.regression.calibrators.ConstantSigma`), for scale.
+* **constant σ** — one σ for every x (:class:`~calib_core.calibrators.regression.ConstantSigma`), for scale.
 
 They are compared on fresh test rows: the median relative σ error median |σ̂(x) − σ(x)|/σ(x) (the lab's headline
 number), the mean CRPS, the reliability score RS (ACCRUE eq. 8) and the largest deviation of the PIT's ECDF from
@@ -24,12 +24,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..distributions import Gaussian
+from ..base.regression import Gaussian
+from ..calibrators import regression as rcal
+from ..data.toy import TOY_SETS, make_toy, toy_domain, toy_sigma
+from ..metrics import regression as rm
 from ..plots import labs_other
-from ..regression import calibrators as rcal
-from ..regression import metrics as rm
-from ..regression.toy import TOY_SETS, make_toy, toy_domain, toy_sigma
-from .common_regression import ks_sentence
+from .regression import ks_sentence
 
 __all__ = ["TOY_SETS", "CRPSOnlySigma", "AccrueLabResult", "accrue_findings", "run_accrue"]
 
@@ -169,7 +169,7 @@ def accrue_findings(result: AccrueLabResult) -> list[str]:
     the reliability term helps, with the polynomial degrees Algorithm 1 stopped at); whether both miss σ(x) by more
     than 10% at half the test points; k-means against a constant σ (within 10% of it: the clusters of x do not
     see σ(x)); and the PIT's KS distance of every method against the DKW bound at the test N
-    (:func:`~calib_core.labs.common_regression.ks_sentence`) — a σ can be marginally calibrated and still wrong
+    (:func:`~calib_core.labs.regression.ks_sentence`) — a σ can be marginally calibrated and still wrong
     at every x."""
     e = result.median_errors()
     n_test = int(result.options.get("n_test", len(result.errors)))

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..distributions import Gaussian, PredictiveDistribution
-from ..regression import metrics as rm
-from ..regression.diagrams import pit_histogram_table
-from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
+from ..base.regression import Gaussian, PredictiveDistribution
+from ..diagrams.regression import pit_histogram_table
+from ..metrics import regression as rm
+from .regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
 
 __all__ = ["Cauchy", "CAUCHY", "HONEST", "CauchyLab", "run_cauchy", "conditional_coverage", "cauchy_findings"]
 

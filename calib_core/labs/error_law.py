@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..regression.heavy_tails import DEFAULT_BIN_COUNTS, log_z2_moments_student
-from ..regression.metrics import LOG_CHI2_1_MEAN
+from ..metrics.regression import LOG_CHI2_1_MEAN
+from ..metrics.regression_tails import DEFAULT_BIN_COUNTS, log_z2_moments_student
 
 __all__ = ["NULLS", "STATISTIC_LABELS", "ErrorLawLab", "run_error_law", "error_law_findings", "references_display"]
 
@@ -75,7 +75,7 @@ def _ence_curves(var_sorted: np.ndarray, sq_sorted: np.ndarray, bin_counts: tupl
     cum_e = np.concatenate([np.zeros((sq_sorted.shape[0], 1)), np.cumsum(sq_sorted, axis=1)], axis=1)
     out = np.empty((sq_sorted.shape[0], len(bin_counts)))
     for j, b in enumerate(bin_counts):
-        starts = (np.arange(b + 1, dtype=np.int64) * n + b - 1) // b  # calib_core.binning.equal_count_bins
+        starts = (np.arange(b + 1, dtype=np.int64) * n + b - 1) // b  # calib_core.base.binning.equal_count_bins
         s_v = np.diff(cum_v[starts])
         s_e = np.diff(cum_e[:, starts], axis=1)
         ok = s_v > 0

@@ -3,8 +3,8 @@
 QR's illustration: Bayesian linear regression fitted to 256 training points of y = 3x + ε, ε ~ N(0, 1),
 x ~ U[−4, 4], then Kuleshov et al.'s isotonic recalibration fitted on only 32 calibration points.  The
 recalibrated CDF is G = R∘F with R the piecewise-linear map through the calibration pairs (c_(i), i/m)
-(:class:`~calib_core.regression.calibrators.IsotonicRecalibration`,
-:class:`~calib_core.regression.recalibrated.IsotonicRecalibrated`), and
+(:class:`~calib_core.calibrators.regression.IsotonicRecalibration`,
+:class:`~calib_core.base.regression_recalibrated.IsotonicRecalibrated`), and
 
 * **truncated support** (QR §3, B.2): R reaches 1 at c_(m) = max_i c_i, so G(y) = 1 beyond
   y_trun = F⁻¹(c_(m)); every test target above it gets density 0 (NLL = ∞);
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..distributions import Gaussian
-from ..regression import metrics as rm
-from ..regression.calibrators import IsotonicRecalibration
+from ..base.regression import Gaussian
+from ..calibrators.regression import IsotonicRecalibration
+from ..metrics import regression as rm
 
 __all__ = ["BayesianLinearRegression", "IsotonicLab", "run_isotonic", "isotonic_findings", "BEFORE", "AFTER"]
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..distributions import Gaussian, PredictiveDistribution
-from ..regression import metrics as rm
-from ..regression.diagrams import pit_histogram_table
-from .common_regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
+from ..base.regression import Gaussian, PredictiveDistribution
+from ..diagrams.regression import pit_histogram_table
+from ..metrics import regression as rm
+from .regression import binned_coverage_table, diagram_tables, key_bin_mask, ks_sentence, rows_of
 
 __all__ = ["IDEAL", "MARGINAL", "MarginalLab", "run_marginal", "marginal_findings"]
 
@@ -73,7 +73,7 @@ def run_marginal(
 ) -> MarginalLab:
     """QR §4.3 with y | x ~ N(slope·x, noise²), x ~ N(0, x_std²): the ideal and the marginal forecaster.
 
-    Metrics per forecaster (``calib_core.regression.metrics``): calibration RMSE, max |p̂ − p| (KS), sharpness,
+    Metrics per forecaster (``calib_core.metrics.regression``): calibration RMSE, max |p̂ − p| (KS), sharpness,
     Cv, ENCE (``n_bins`` σ-bins), CRPS, NLL, RMSE, and the smallest / largest coverage of the central ``coverage``
     interval over ``n_bins`` equal-count bins of x.
     """

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..distributions import LOG_2PI, Gaussian
-from ..regression import metrics as rm
-from .common_regression import diagram_tables
+from ..base.regression import LOG_2PI, Gaussian
+from ..metrics import regression as rm
+from .regression import diagram_tables
 
 __all__ = ["CALIBRATED", "EQUAL_NLPD", "NlpdLab", "equal_nlpd_sigma", "nlpd_per_row", "run_nlpd", "nlpd_findings"]
 

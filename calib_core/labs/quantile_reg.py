@@ -2,7 +2,8 @@
 
 Data: scikit-learn's bundled *diabetes* set (442 patients, 10 standardised baseline variables, target =
 disease progression after one year; Efron et al. 2004), split at random into ``n_train`` training rows and the
-rest as test rows.  Model: :class:`calib_core.training.HeteroscedasticMLP`, a one-hidden-layer tanh network with
+rest as test rows.  Model: :class:`calib_core.calibrators.training.HeteroscedasticMLP`, a one-hidden-layer tanh
+network with
 a μ head and a log σ head, trained by full-batch L-BFGS on
 
     L(θ) = NLL(θ) − λ·H(u(θ)) + α/(2n)·ΣW²,    u_i = Φ((y_i − μ_i)/σ_i)   (QR eqs. 6–7),
@@ -24,10 +25,10 @@ import pandas as pd
 from scipy import stats
 from sklearn.datasets import load_diabetes
 
+from ..calibrators.training import HeteroscedasticMLP
+from ..diagrams.regression import calibration_curve_table, pit_histogram_table
+from ..metrics import regression as rm
 from ..plots import calibration_curve_figure, model_colors, pit_histogram_figure
-from ..regression import metrics as rm
-from ..regression.diagrams import calibration_curve_table, pit_histogram_table
-from ..training import HeteroscedasticMLP
 
 __all__ = ["QuantileRegResult", "quantile_reg_findings", "run_quantile_reg"]
 
@@ -89,7 +90,8 @@ def run_quantile_reg(
     alpha: float = 1.0,
     max_iter: int = 300,
 ) -> QuantileRegResult:
-    """Train :class:`~calib_core.training.HeteroscedasticMLP` with λ = 0 and λ = ``lam`` on ``n_train`` random
+    """Train :class:`~calib_core.calibrators.training.HeteroscedasticMLP` with λ = 0 and λ = ``lam`` on ``n_train``
+    random
     diabetes patients (split seeded by ``seed``, same initialisation) and score both on the training and the
     held-out rows (QR §4 and Table 1's columns: calibration error, RMSE, NLL).  About 0.5 s on one core."""
     if lam <= 0:

@@ -9,8 +9,8 @@ differ in σ:
   the stand-in for the paper's NLL-trained uncertainty branch).
 
 Each is recalibrated on a calibration set with Kuleshov et al.'s isotonic map
-(:class:`~calib_core.regression.calibrators.IsotonicRecalibration`) and with STD scaling
-(:class:`~calib_core.regression.calibrators.StdScaling`, Levi's own method), then evaluated on test
+(:class:`~calib_core.calibrators.regression.IsotonicRecalibration`) and with STD scaling
+(:class:`~calib_core.calibrators.regression.StdScaling`, Levi's own method), then evaluated on test
 rows.  The claim: after isotonic recalibration both quantile-calibration curves lie on the diagonal
 (calibration RMSE ≈ noise), while the Levi RMSE-vs-RMV diagram, ENCE (Levi eq. 8) and Cv (eq. 9)
 tell the random σ (flat RMSE, ENCE ≈ 0.5 after scaling) from the learned one (ENCE ≈ 0).
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..distributions import Gaussian, PredictiveDistribution
-from ..regression import metrics as rm
-from ..regression.calibrators import IsotonicRecalibration, StdScaling
-from ..regression.diagrams import calibration_curve_table
-from ..selection import rows_in_bins, sigma_bins
-from .common_regression import diagram_tables, ks_sentence, rows_of
+from ..base.regression import Gaussian, PredictiveDistribution
+from ..calibrators.regression import IsotonicRecalibration, StdScaling
+from ..diagrams.bin_rows import rows_in_bins, sigma_bins
+from ..diagrams.regression import calibration_curve_table
+from ..metrics import regression as rm
+from .regression import diagram_tables, ks_sentence, rows_of
 
 __all__ = ["RANDOM", "LEARNED", "STAGES", "RandomSigmaLab", "fit_learned_sigma", "run_random_sigma",
            "random_sigma_findings"]

@@ -1,8 +1,8 @@
 """Lab 9 — why temperature scaling works (Guo et al. 2017, §3–5).
 
 An over-confident classifier — scikit-learn's bundled digits (10 classes) or breast-cancer (binary) data with a
-nearly unregularised logistic regression, :func:`calib_core.examples.digits_example` /
-:func:`~calib_core.examples.breast_cancer_example`, whose held-out confidence outruns its accuracy — is
+nearly unregularised logistic regression, :func:`calib_core.data.examples.digits_example` /
+:func:`~calib_core.data.examples.breast_cancer_example`, whose held-out confidence outruns its accuracy — is
 recalibrated on its ``cal`` rows three ways and scored on its ``test`` rows:
 
 * **temperature scaling** (Guo eq. 9): q = softmax(z/T), one T > 0 minimising the calibration NLL.  Dividing
@@ -22,15 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 import pandas as pd
 
-from .. import examples
-from ..classification import calibrators as ccal
-from ..classification import diagrams as cd
-from ..classification import metrics as cm
+from ..calibrators import classification as ccal
+from ..data import examples
+from ..metrics import classification as cm
 from ..plots import confidence_histogram_figure, reliability_figure
 from ..plots.labs_other import colors_for, ece_vs_bins_figure
+from .classification import score_methods
 
 __all__ = ["DATASETS", "BIN_COUNTS", "TemperatureLabResult", "run_temperature"]
 
@@ -171,28 +170,8 @@ def run_temperature(
         .predict_proba(p_test),
         "isotonic": ccal.IsotonicCalibration(input="probs").fit(p_cal, y_cal).predict_proba(p_test),
     }
-    pred0 = p_test.argmax(axis=1)
-    rows, by_bins, rel = [], {"n_bins": list(BIN_COUNTS)}, {}
-    for name in METHODS:
-        p = probs[name]
-        row = {
-            "method": name,
-            "accuracy": cm.accuracy(y_test, p),
-            "mean_confidence": float(np.mean(p.max(axis=1))),
-            "ece": cm.ece(y_test, p, n_bins=n_bins, target=target),
-            "ece_top_label": cm.ece(y_test, p, n_bins=n_bins),
-        }
-        if binary:
-            row["ece_positive"] = cm.ece(y_test, p, n_bins=n_bins, target="positive")
-        row |= {
-            "mce": cm.mce(y_test, p, n_bins=n_bins, target=target),
-            "nll": cm.nll(y_test, p),
-            "brier": cm.brier(y_test, p),
-            "changed_predictions": int(np.count_nonzero(p.argmax(axis=1) != pred0)),
-        }
-        rows.append(row)
-        by_bins[name] = [cm.ece(y_test, p, n_bins=m, target=target) for m in BIN_COUNTS]  # one pass per M, not per row
-        rel[name] = cd.reliability_table(y_test, p, n_bins=n_bins, target=target)
+    metrics, ece_by_bins, rel = score_methods(y_test, {m: probs[m] for m in METHODS}, n_bins=n_bins, target=target,
+                                              bin_counts=BIN_COUNTS, reference="uncalibrated")
     return TemperatureLabResult(
         dataset=dataset,
         target=target,
@@ -200,8 +179,8 @@ def run_temperature(
         n_cal=int(cal.sum()),
         n_test=int(test.sum()),
         temperature=float(temp.temperature_),
-        metrics=pd.DataFrame(rows),
-        ece_by_bins=pd.DataFrame(by_bins),
+        metrics=metrics,
+        ece_by_bins=ece_by_bins,
         reliability=rel,
         options={"n_train": n_train, "c": c, "cal_fraction": cal_fraction, "seed": seed,
                  "histogram_bins": histogram_bins},

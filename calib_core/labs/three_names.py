@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..distributions import Gaussian
+from ..base.regression import Gaussian
+from ..calibrators import regression as rcal
 from ..plots import labs_other
-from ..regression import calibrators as rcal
 
 __all__ = ["NOISE_SHAPES", "ThreeNamesResult", "simulate_forecasts", "run_three_names", "three_names_findings"]
 

@@ -1,5 +1,7 @@
 """Plotly figure builders (no Streamlit): they take diagram tables and return ``go.Figure``."""
 
+from ..diagnosis.tables import metric_display_table, metric_label, p_value_cell
+from ..evaluation.tables import comparison_table
 from .background import with_background
 from .classification import (
     confidence_histogram_figure,
@@ -28,7 +30,6 @@ from .regression import (
 )
 from .slices import funnel_figure
 from .smooth import smooth_reliability_figure
-from .tables import comparison_table, metric_display_table, metric_label, p_value_cell
 
 __all__ = [
     "PALETTE",

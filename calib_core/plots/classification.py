@@ -1,6 +1,6 @@
 """Plotly figures for classification calibration, built from the reliability TABLES (never raw rows).
 
-Tables come from ``calib_core.classification.diagrams`` (``reliability_of`` /
+Tables come from ``calib_core.diagrams.classification`` (``reliability_of`` /
 ``per_class_reliability_of``; the Report's ``"reliability"``, ``"reliability_positive"`` and
 ``"per_class"`` diagrams):
 
@@ -22,7 +22,7 @@ per_class            class[, class_name], bin, lower, upper, count, fraction, co
 
 Linked views: bars and markers carry ``customdata`` = bin index and ``meta = {"name", "role"}``
 (roles ``bars``/``gap``/``hist`` for one model, ``bins``/``hist`` for several), read by
-``calib_core.selection.selected_bins``.  ``selected={model: bins}`` marks bins through Plotly's own
+``views.selection.selected_bins``.  ``selected={model: bins}`` marks bins through Plotly's own
 ``selectedpoints`` (unselected bars dimmed), so both charts show the same selection.
 """
 

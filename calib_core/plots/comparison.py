@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..registry import KINDS
+from ..calibrators.registry import KINDS
 from ._style import REFERENCE_COLOR, merged_colors, plain, set_template, title_layout
 from .classification import confidence_histogram_figure, reliability_figure
 from .regression import (
@@ -60,7 +60,7 @@ def comparison_dot_figure(
     carries the direction (↓ lower is better, ↑ higher, → target).  An infinite mean (e.g. the NLL of a
     calibrator that gives a target zero density) is drawn as a ▶ at the right edge of its row.
 
-    ``summary``: :func:`calib_core.plots.tables.comparison_summary`'s table (model, calibrator, metric, label,
+    ``summary``: :func:`calib_core.diagnosis.tables.comparison_summary`'s table (model, calibrator, metric, label,
     kind, better, target, mean, std, best).  Within a row the calibrators are dodged vertically in legend order
     (first on top), so dots with equal means stay visible.
     """

@@ -1,7 +1,7 @@
 """Figures and display tables of the CORP lens (issue 16, points 1–3): CORP reliability diagram with consistency
 and confidence bands, the score decomposition table, the Murphy diagram and the MCB–DSC plane.
 
-Built from the tables of :mod:`calib_core.classification.corp` (never raw rows):
+Built from the tables of :mod:`calib_core.diagrams.classification_corp` (never raw rows):
 
 ================ ===========================================================================================
 table            columns
@@ -11,7 +11,7 @@ bands            forecast, count, consistency_low, consistency_high, confidence_
 decomposition    score, value, value_low, value_high, mcb, mcb_low, mcb_high, mcb_null_mean, mcb_p_value, dsc, …
 murphy           theta, score
 plane            model, calibrator, mcb, dsc, unc, score (one row per point of the MCB–DSC plane)
-quantile curve   forecast, recalibrated, count (regression: :class:`~calib_core.regression.decomposition.
+quantile curve   forecast, recalibrated, count (regression: :class:`~calib_core.metrics.regression_decomposition.
                  QuantileReliability`, both ends of every block of the isotonic τ-quantile fit)
 quantile bands   forecast, count, consistency_low, consistency_high (one row per group of forecasts)
 ================ ===========================================================================================
@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..classification.corp import Corp
-from ..regression.decomposition import QuantileReliability
+from ..diagrams.classification_corp import Corp
+from ..metrics.regression_decomposition import QuantileReliability
 from ._style import REFERENCE_COLOR, apply_layout, merged_colors, plain, rgba
 
 __all__ = [
@@ -254,7 +254,7 @@ def mcb_dsc_figure(
     (top-label events depend on the predictions) they are labelled with MCB − DSC = S − UNC instead.  Better is up
     and to the left.  Every point carries ``customdata`` = [model, calibrator] for the page's selection;
     ``selected`` draws a ring around one point.  Points that are means over trials (``n_trials`` > 1, from
-    :func:`~calib_core.classification.corp.mcb_dsc_points`) get ± one standard deviation over trials as bars.
+    :func:`~calib_core.diagrams.classification_corp.mcb_dsc_points`) get ± one standard deviation over trials as bars.
     """
     need = {"model", "calibrator", "mcb", "dsc", "unc", "score"}
     if missing := need - set(points.columns):

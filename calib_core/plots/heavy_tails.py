@@ -1,5 +1,5 @@
 """Plotly figures of the heavy-tail lenses (Pernot 2024): ENCE against the number of σ-bins with its
-perfect-calibration band, built from the tables of :func:`calib_core.regression.heavy_tails.ence_by_bins` (columns
+perfect-calibration band, built from the tables of :func:`calib_core.metrics.regression_tails.ence_by_bins` (columns
 ``n_bins, ence, null_mean, null_low, null_high, p_value``: O(bin counts) points whatever the number of rows), and the
 two figures of the lab "the reference value depends on the error law" (:mod:`calib_core.labs.error_law`)."""
 

@@ -1,7 +1,7 @@
 """Plotly figures for the regression diagnostics, built from DIAGRAM TABLES (never raw rows).
 
 Every builder takes one table or a mapping ``{name: table}`` (one trace group and one colour per
-name, e.g. per model) in the schemas produced by ``calib_core.regression.diagrams``:
+name, e.g. per model) in the schemas produced by ``calib_core.diagrams.regression``:
 
 ==================== =====================================================================
 table                columns

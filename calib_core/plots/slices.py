@@ -1,6 +1,6 @@
 """The slice explorer's funnel plot: one statistic of every candidate slice against its size, inside the limits a
-perfectly calibrated forecaster stays within (tables of :func:`calib_core.regression.slices.funnel_table` and
-:func:`calib_core.classification.slices.funnel_table`)."""
+perfectly calibrated forecaster stays within (tables of :func:`calib_core.slices.regression.funnel_table` and
+:func:`calib_core.slices.classification.funnel_table`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
     selects it).
 
     ``before``: the same slices (same ``index``) under other predictions, e.g. uncalibrated where ``points`` are
-    after a recalibration (:func:`calib_core.slice_views.before_after_funnel`): drawn as open markers (red when
+    after a recalibration (:func:`views.slices.before_after_funnel`): drawn as open markers (red when
     flagged then) named ``labels[0]``, ``points`` as filled markers named ``labels[1]``, and a grey segment from
     each slice's before to its after point for the slices flagged before or after."""
     fig = go.Figure()

@@ -29,7 +29,8 @@ def smooth_reliability_figure(
     """One line per model: ŷ_σ*(t) = Σ K_σ*(t, f_i) y_i / Σ K_σ*(t, f_i) against t (the diagonal is perfect
     calibration), drawn where the predictions' kernel density δ̂(t) is at least 1 % of its maximum (elsewhere the
     curve rests on a handful of rows); the density itself as a shaded area on a second axis.  The legend gives each
-    model's smooth ECE and bandwidth (``attrs`` of :func:`calib_core.classification.smooth.smooth_reliability`)."""
+    model's smooth ECE and bandwidth (``attrs`` of
+    :func:`calib_core.metrics.classification_smooth.smooth_reliability`)."""
     named = named_tables(tables, ["t", "curve", "density"])
     cmap = merged_colors(list(named), colors)
     x_title, y_title = _AXES.get(target, _AXES["top_label"])

@@ -1,0 +1,529 @@
+"""The evaluation protocol shared by both tasks (SPEC §4): splits, trials, the result type.
+
+Protocol (CRUDE §5.1, SPEC §4): the rows of each model are split into calibration and test rows,
+either by the ``split`` column (``cal``/``test``) or at random (test fraction 0.5, seed 0); every
+calibrator is cloned (``sklearn.base.clone``), fitted on the calibration rows only and applied to
+the test rows only; every metric is computed on the test rows.  ``repeats = R`` re-draws the random
+split R times (CRUDE uses 20 trials) and the summary reports mean ± std over trials.
+
+The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
+"no recalibration" (the base predictions on the same test rows).  The per-task loops live in
+``calib_core.evaluation.regression`` and ``calib_core.evaluation.classification``; ``cc.evaluate``
+(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits`, keep their
+books (rows, timings, fitted estimators, failures, progress) in a :class:`TrialLog` that builds their
+:class:`EvaluationResult` with :func:`build_result`, and compute the ``diagrams=True`` views with
+:func:`first_trial_views`, so the two tasks are split, recorded and summarised identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .groupwise import slice_labels
+from .predictions import PredictionSet
+
+__all__ = [
+    "DIAGRAM_RESAMPLES",
+    "EvaluationResult",
+    "Progress",
+    "TrialLog",
+    "LONG_COLUMNS",
+    "MIN_SPLIT_ROWS",
+    "SUMMARY_COLUMNS",
+    "build_result",
+    "first_trial_views",
+    "has_split_column",
+    "model_rows",
+    "normalise_calibrators",
+    "slice_comparison_rows",
+    "slice_inputs",
+    "slice_kwargs",
+    "slice_note",
+    "split_mode",
+    "split_labels",
+    "split_rows",
+    "split_too_small",
+    "summarise",
+    "trial_count",
+    "trial_labels",
+    "trial_splits",
+]
+
+LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
+SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
+#: Bootstrap resamples for the intervals of the before/after diagram tables (``diagrams=True``).
+DIAGRAM_RESAMPLES = 100
+
+#: Fewest calibration rows and fewest test rows of a model's split: one row fits no spread, and one test row has no
+#: calibration curve, no standard deviation of z and no bin to compare — such a model is skipped with a message.
+MIN_SPLIT_ROWS = 2
+
+#: ``progress(done, total, text)``: called as the work of an evaluation completes.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class EvaluationResult:
+    """Result of :func:`calib_core.evaluate` (both tasks).
+
+    ``long``: columns model, calibrator, trial, metric, value, n_cal, n_test (one row per
+    calibrator × metric × trial and model).  ``summary``: model, calibrator, metric, mean, std
+    (ddof = 1 over trials; NaN for a single trial or when a value is infinite), n_trials.  ``splits``: per
+    (model, trial) the 0-based row positions of the calibration and test rows in the prediction
+    set.  ``fit_seconds``: fit + transform time per (model, calibrator, trial).  ``messages``:
+    anything skipped or adjusted, in words.
+
+    ``task``; ``calibrators``: the calibrator names in the order given; ``n_trials``; ``split``: ``"column"`` (a
+    fixed split: the split column or given labels) or ``"random"``, with its ``seed`` and ``test_fraction``;
+    ``split_labels``: per-row labels of the first
+    trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).  ``fitted``: per model, the
+    estimators fitted on the first trial's calibration rows (name → estimator, None for the uncalibrated
+    baseline), so views of that trial reuse them instead of fitting again.  With ``diagrams=True``:
+    ``diagrams`` (per model and calibrator, the diagram tables of the first trial's test rows) and ``calibrated``
+    (per model and calibrator, the calibrated predictions of every row of the model: a distribution for
+    regression, a probability matrix for classification).
+    """
+
+    long: pd.DataFrame
+    summary: pd.DataFrame
+    splits: list[dict[str, Any]] = field(default_factory=list)
+    fit_seconds: pd.DataFrame | None = None
+    messages: list[str] = field(default_factory=list)
+    task: str = "regression"
+    calibrators: list[str] = field(default_factory=list)
+    n_trials: int = 1
+    split: str = "random"
+    seed: int = 0
+    test_fraction: float = 0.5
+    split_labels: np.ndarray | None = None
+    fitted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diagrams: dict[str, dict[str, dict[str, pd.DataFrame]]] = field(default_factory=dict)
+    calibrated: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def split_description(self) -> str:
+        """How the rows were split, in words (e.g. "20 random splits (seed 0, 50% test)")."""
+        if self.split == "column":
+            return "the file's split column"
+        n = self.n_trials
+        return f"{n} random split{'s' if n > 1 else ''} (seed {self.seed}, {self.test_fraction:.0%} test)"
+
+    def wide(self, stat: str = "mean", model: str | None = None) -> pd.DataFrame:
+        """Calibrators as rows, metrics as columns (``stat`` = "mean" or "std")."""
+        s = self.summary
+        if model is not None:
+            s = s[s["model"] == model]
+        return s.pivot_table(index=["model", "calibrator"], columns="metric", values=stat, sort=False)
+
+    def formatted(self, digits: int = 3, model: str | None = None) -> pd.DataFrame:
+        """"mean ± std" strings, calibrators as rows and metrics as columns."""
+        s = self.summary if model is None else self.summary[self.summary["model"] == model]
+        txt = s.assign(
+            text=[
+                f"{m:.{digits}g}" if not np.isfinite(sd) else f"{m:.{digits}g} ± {sd:.{digits}g}"
+                for m, sd in zip(s["mean"], s["std"])
+            ]
+        )
+        order = pd.MultiIndex.from_frame(s[["model", "calibrator"]].drop_duplicates())
+        wide = txt.pivot(index=["model", "calibrator"], columns="metric", values="text")
+        return wide.reindex(index=order, columns=pd.unique(s["metric"]))
+
+
+def normalise_calibrators(calibrators: Any) -> dict[str, Any]:
+    """Calibrators as a dict name → estimator: a mapping is kept, one estimator or a sequence is named by class
+    (``"none"`` for None; repeated names get " (2)", " (3)" …)."""
+    if calibrators is None:
+        return {"none": None}
+    if isinstance(calibrators, Mapping):
+        return dict(calibrators)
+    if not isinstance(calibrators, Sequence) or isinstance(calibrators, str):
+        calibrators = [calibrators]
+    out: dict[str, Any] = {}
+    for cal in calibrators:
+        base = "none" if cal is None else type(cal).__name__
+        name, k = base, 2
+        while name in out:
+            name, k = f"{base} ({k})", k + 1
+        out[name] = cal
+    return out
+
+
+def slice_inputs(pset: PredictionSet, cals: Mapping[str, Any]) -> dict[str, np.ndarray | Exception]:
+    """The slice labels every slice-wise calibrator (``uses_groups``) reads: its ``by`` column → per-row labels of
+    ``pset`` (:func:`calib_core.base.groupwise.slice_labels`), or the ``ValueError`` saying why there are none (raised
+    when that calibrator is fitted, so it fails alone with the reason in the messages)."""
+    out: dict[str, np.ndarray | Exception] = {}
+    for cal in cals.values():
+        if cal is None or not getattr(cal, "uses_groups", False):
+            continue
+        by = str(cal.get_params(deep=False).get("by"))
+        if by not in out:
+            try:
+                out[by] = slice_labels(pset, by)
+            except ValueError as exc:
+                out[by] = exc
+    return out
+
+
+def slice_kwargs(cal: Any, slices: Mapping[str, np.ndarray | Exception], rows: np.ndarray) -> dict[str, Any]:
+    """``{"groups": labels of rows}`` for a slice-wise calibrator (``{}`` for the others); raises the reason when its
+    slice column is missing."""
+    if cal is None or not getattr(cal, "uses_groups", False):
+        return {}
+    labels = slices[str(cal.get_params(deep=False).get("by"))]
+    if isinstance(labels, Exception):
+        raise labels
+    return {"groups": labels[rows]}
+
+
+def slice_note(est: Any, kwargs: Mapping[str, Any], name: str, messages: list[str]) -> None:
+    """Append (once) the note of a fitted slice-wise calibrator counting the rows that used the global fit."""
+    if "groups" not in kwargs or not hasattr(est, "note"):
+        return
+    note = est.note(kwargs["groups"])
+    if note:
+        text = f"{name}: {note}"
+        if text not in messages:
+            messages.append(text)
+
+
+def slice_comparison_rows(
+    pset: PredictionSet,
+    result: EvaluationResult,
+    by: str,
+    score: Callable[[np.ndarray, np.ndarray, Any], dict[str, float]],
+    keys: Sequence[str],
+) -> pd.DataFrame:
+    """Per-slice metrics of the first trial's held-out rows, before and after every calibrator (both tasks).
+
+    For every model of ``result`` (an evaluation with ``diagrams=True``, whose ``calibrated`` predictions cover every
+    row of the model) and every slice g of column ``by`` (:func:`calib_core.base.groupwise.slice_labels`; the slice
+    ``(all rows)`` first): ``score(rows, rel, predictions)`` for every calibrator, the uncalibrated baseline included
+    (``rows``: the test rows of g as positions in ``pset``; ``rel``: the same rows as positions in the model's
+    calibrated ``predictions``).  Columns: model, slice, calibrator, n_test, then ``keys``.  Loops over models ×
+    slices × calibrators; each score is vectorised over its rows.
+    """
+    labels = slice_labels(pset, by)
+    test_all = np.char.lower(np.asarray(result.split_labels).astype(str)) == "test"
+    out: list[dict[str, Any]] = []
+    for model, by_cal in (result.calibrated or {}).items():
+        rows = model_rows(pset, model)
+        test = test_all[rows]
+        lab = labels[rows]
+        slices = [("(all rows)", test)] + [(str(g), test & (lab == g)) for g in np.unique(lab[test])]
+        for g, mask in slices:
+            idx = np.flatnonzero(mask)
+            if idx.size == 0:
+                continue
+            for name in result.calibrators:
+                if name not in by_cal:
+                    continue
+                with np.errstate(all="ignore"):
+                    values = score(rows[idx], idx, by_cal[name])
+                out.append({"model": model, "slice": g, "calibrator": name, "n_test": int(idx.size),
+                            **{k: float(values.get(k, np.nan)) for k in keys}})
+    return pd.DataFrame(out, columns=["model", "slice", "calibrator", "n_test", *keys])
+
+
+def split_rows(
+    n: int,
+    split_labels: np.ndarray | None,
+    how: str,
+    trial: int,
+    seed: int,
+    test_fraction: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Calibration and test row positions (0-based) for one trial.
+
+    ``how="column"``: rows labelled ``cal`` / ``test`` (case-insensitive; other labels are left
+    out).  ``how="random"``: a permutation drawn from ``default_rng([seed, trial])``; the first
+    round(test_fraction·n) rows (at least 1, at most n − 1) are the test rows.
+    """
+    if how == "column":
+        lab = np.char.lower(np.asarray(split_labels).astype(str))
+        return np.flatnonzero(lab == "cal"), np.flatnonzero(lab == "test")
+    if how != "random":
+        raise ValueError(f"split must be None, 'column', 'random' or an array, got {how!r}")
+    if not 0.0 < test_fraction < 1.0:
+        raise ValueError("test_fraction must be strictly between 0 and 1")
+    if n < 2:
+        raise ValueError("a random split needs at least 2 rows")
+    perm = np.random.default_rng([int(seed), int(trial)]).permutation(n)
+    n_test = int(np.clip(round(test_fraction * n), 1, n - 1))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def split_too_small(
+    model: str, n: int, labels: np.ndarray | None, how: str, test_fraction: float, *, others: bool = False
+) -> str:
+    """Why ``model``'s ``n`` rows cannot be split into at least :data:`MIN_SPLIT_ROWS` calibration and as many test
+    rows ("" when they can), in the words of the evaluation: a random split holds out round(test_fraction·n) rows
+    (at least 1, at most n − 1, as :func:`split_rows`); a fixed split counts the model's ``cal`` and ``test``
+    labels.  ``others``: the set has other models, which are still recalibrated (the message says so)."""
+    if how == "column":
+        lab = np.char.lower(np.asarray(labels).astype(str))
+        n_cal, n_test = int(np.count_nonzero(lab == "cal")), int(np.count_nonzero(lab == "test"))
+        given = f"the split column gives {n_cal} calibration and {n_test} test row(s)"
+    else:
+        n_test = int(np.clip(round(test_fraction * n), 1, n - 1)) if n >= 2 else 0
+        n_cal = n - n_test
+        given = f"{n} row(s) give {n_cal} calibration and {n_test} test row(s) at test fraction {test_fraction:g}"
+    if n_cal >= MIN_SPLIT_ROWS and n_test >= MIN_SPLIT_ROWS:
+        return ""
+    return (f"model {model!r}: {given} — too few to recalibrate (at least {MIN_SPLIT_ROWS} of each are needed); "
+            "skipped" + (", the other models are recalibrated" if others else ""))
+
+
+def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
+    """``(how, labels)`` for :func:`split_rows` from the ``split`` argument of an evaluation (see
+    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask."""
+    if split is None:
+        if pset.split is not None:
+            lab = np.char.lower(np.asarray(pset.split).astype(str))
+            if np.any(lab == "cal") and np.any(lab == "test"):
+                return "column", np.asarray(pset.split)
+        return "random", None
+    if isinstance(split, str):
+        if split == "column":
+            if pset.split is None:
+                raise ValueError("split='column' but the prediction set has no split column")
+            return "column", np.asarray(pset.split)
+        return split, None
+    arr = np.asarray(split)
+    if arr.shape != (pset.n_rows,):
+        raise ValueError(f"a split array must have one entry per row ({pset.n_rows}), got shape {arr.shape}")
+    if arr.dtype == bool:
+        arr = np.where(arr, "test", "cal")
+    return "column", arr
+
+
+def has_split_column(pset: PredictionSet) -> bool:
+    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows."""
+    if pset.split is None:
+        return False
+    lab = np.char.lower(np.asarray(pset.split).astype(str))
+    return bool(np.any(lab == "cal") and np.any(lab == "test"))
+
+
+def model_rows(pset: PredictionSet, model: str) -> np.ndarray:
+    """0-based row positions of ``model`` in the set (every row when the set has no model column)."""
+    return np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
+
+
+def trial_count(how: str, repeats: int, messages: list[str]) -> int:
+    """Number of trials of an evaluation: ``max(1, repeats)`` for a random split; a fixed split (``how ==
+    "column"``) gives one trial, and asking for more is noted in ``messages``."""
+    n_trials = max(1, int(repeats))
+    if how == "column" and n_trials > 1:
+        messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
+        n_trials = 1
+    return n_trials
+
+
+def trial_labels(
+    pset: PredictionSet, how: str, labels: np.ndarray | None, trial: int, seed: int, test_fraction: float
+) -> np.ndarray:
+    """Per-row split labels of one trial: a fixed split's own labels (lower-cased), or ``cal``/``test`` of the
+    random draw of each model (exactly the rows :func:`trial_splits` yields)."""
+    if how == "column":
+        return np.char.lower(np.asarray(labels).astype(str))
+    out = np.full(pset.n_rows, "", dtype=object)  # "": a model of one row, which has no split
+    for model in pset.models():
+        rows = model_rows(pset, model)
+        if rows.size < 2:
+            continue
+        cal_pos, test_pos = split_rows(rows.size, None, how, trial, seed, test_fraction)
+        out[rows[cal_pos]] = "cal"
+        out[rows[test_pos]] = "test"
+    return out.astype(str)
+
+
+def split_labels(pset: PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
+    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model)."""
+    return trial_labels(pset, "random", None, trial, seed, test_fraction)
+
+
+def trial_splits(
+    pset: PredictionSet,
+    labels: np.ndarray | None,
+    how: str,
+    n_trials: int,
+    seed: int,
+    test_fraction: float,
+    splits: list[dict[str, Any]],
+    messages: list[str],
+    on_skip: Callable[[], None] | None = None,
+) -> Iterator[tuple[str, int, np.ndarray, np.ndarray]]:
+    """Yield ``(model, trial, cal_idx, test_idx)`` for every model and trial of the protocol.
+
+    Each split is recorded in ``splits``.  A model whose rows give fewer than :data:`MIN_SPLIT_ROWS` calibration or
+    test rows (:func:`split_too_small`; the sizes are the same in every trial) is named in ``messages``, each of its
+    trials announced through ``on_skip`` and none yielded: the other models go on.  Shared by the regression and
+    the classification evaluation so both draw exactly the same rows.
+    """
+    models = pset.models()
+    for model in models:
+        mrows = model_rows(pset, model)
+        lab = None if labels is None else labels[mrows]
+        small = split_too_small(model, mrows.size, lab, how, test_fraction, others=len(models) > 1)
+        if small:
+            messages.append(small)
+            for _ in range(n_trials):
+                if on_skip is not None:
+                    on_skip()
+            continue
+        for trial in range(n_trials):
+            cal_pos, test_pos = split_rows(mrows.size, lab, how, trial, seed, test_fraction)
+            cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
+            splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
+            yield model, trial, cal_idx, test_idx
+
+
+class TrialLog:
+    """Bookkeeping of the trial loop of an evaluation, shared by both tasks.
+
+    Collects the long-table rows, the fit timings, the splits, the first trial's fitted estimators (``fitted``:
+    model → name → estimator) and failures (``failed``: (model, name) → exception), appends to ``messages`` and
+    counts progress: ``total`` = models × calibrators × (trials, + 1 for the first-trial diagrams), ``step(text)``
+    advances it by one and calls ``progress(done, total, text)``.  :meth:`result` builds the
+    :class:`EvaluationResult`.
+    """
+
+    def __init__(
+        self,
+        models: Sequence[str],
+        n_calibrators: int,
+        n_trials: int,
+        diagrams: bool,
+        messages: list[str],
+        progress: Progress | None = None,
+    ) -> None:
+        self.n_calibrators = n_calibrators
+        self.total = len(models) * n_calibrators * (n_trials + (1 if diagrams else 0))
+        self.done = 0
+        self.progress = progress
+        self.messages = messages
+        self.rows: list[list[Any]] = []
+        self.timing: list[list[Any]] = []
+        self.splits: list[dict[str, Any]] = []
+        self.fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
+        self.failed: dict[tuple[str, str], Exception] = {}
+
+    def step(self, text: str) -> None:
+        """One unit of work done: advance the count and report ``text``."""
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, text)
+
+    def skip_trial(self) -> None:
+        """A skipped (model, trial): count its calibrators as done without reporting (``on_skip`` of
+        :func:`trial_splits`)."""
+        self.done += self.n_calibrators
+
+    def failure(self, model: str, trial: int, name: str, exc: Exception, text: str) -> None:
+        """Calibrator ``name`` failed on (model, trial): note it in ``messages``, keep the first trial's exception
+        for the diagrams, and step with ``text``."""
+        self.messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
+        if trial == 0:
+            self.failed[(model, name)] = exc
+        self.step(text)
+
+    def fitted_in(self, model: str, trial: int, name: str, estimator: Any, seconds: float) -> None:
+        """Calibrator ``name`` was fitted and applied in ``seconds``; the first trial's estimator is kept."""
+        self.timing.append([model, name, trial, seconds])
+        if trial == 0:
+            self.fitted[model][name] = estimator
+
+    def add_values(
+        self, model: str, name: str, trial: int, values: Mapping[str, float], n_cal: int, n_test: int
+    ) -> None:
+        """Long-table rows (one per metric, in the order of ``values``) of one (model, calibrator, trial)."""
+        for metric, value in values.items():
+            self.rows.append([model, name, trial, metric, float(value), int(n_cal), int(n_test)])
+
+    def result(self, **extra: Any) -> EvaluationResult:
+        """The :class:`EvaluationResult` of everything collected (``extra``: the other fields)."""
+        return build_result(self.rows, self.timing, self.splits, self.messages, fitted=self.fitted, **extra)
+
+
+def first_trial_views(
+    pset: PredictionSet,
+    cals: Mapping[str, Any],
+    log: TrialLog,
+    view: Callable[[PredictionSet, np.ndarray, np.ndarray, Any], tuple[dict[str, Any], Any]],
+) -> dict[str, Any]:
+    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
+    calibrator, from the estimators fitted in that trial (``diagrams=True`` of an evaluation).
+
+    For every model whose first trial has calibration and test rows, and every calibrator fitted in it,
+    ``view(sub, rows, test_rel, estimator)`` computes the task's ``(tables, calibrated)``: ``sub`` = the model's
+    rows (``rows``: their positions in ``pset``), ``test_rel`` = positions of the first trial's test rows inside
+    ``sub``, ``estimator`` = the fitted calibrator (None for the uncalibrated baseline).  A calibrator that failed
+    (in the first trial or here) is noted once in ``log.messages``; each (model, calibrator) is one progress step.
+    Returns ``{"diagrams": …, "calibrated": …}`` (model → name → result).
+    """
+    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
+    calibrated: dict[str, dict[str, Any]] = {}
+    first = {s["model"]: s for s in log.splits if s["trial"] == 0}
+    for model in pset.models():
+        diagrams[model], calibrated[model] = {}, {}
+        split = first.get(model)
+        if split is None or split["cal"].size == 0 or split["test"].size == 0:
+            for _ in cals:
+                log.step("diagrams")
+            continue
+        rows = model_rows(pset, model)
+        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
+        sub = pset.take(rows)
+        for name in cals:
+            try:
+                if name not in log.fitted[model]:
+                    raise log.failed.get((model, name)) or RuntimeError("not fitted")
+                diagrams[model][name], calibrated[model][name] = view(sub, rows, test_rel, log.fitted[model][name])
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
+                text = f"{name} (model {model}): diagrams skipped: {exc}"
+                if text not in log.messages:
+                    log.messages.append(text)
+            log.step(f"diagrams · {name}")
+    return {"diagrams": diagrams, "calibrated": calibrated}
+
+
+def build_result(
+    rows: list[list[Any]],
+    timing: list[list[Any]],
+    splits: list[dict[str, Any]],
+    messages: list[str],
+    **extra: Any,
+) -> EvaluationResult:
+    """The EvaluationResult of collected long-table rows and fit timings (``extra``: the other fields)."""
+    long = pd.DataFrame(rows, columns=LONG_COLUMNS)
+    fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
+    return EvaluationResult(
+        long=long, summary=summarise(long), splits=splits, fit_seconds=fit_seconds, messages=messages, **extra
+    )
+
+
+def summarise(long: pd.DataFrame) -> pd.DataFrame:
+    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table."""
+    if long.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+
+    def agg(v: pd.Series) -> pd.Series:
+        """Mean and ddof=1 std over trials (an infinite value makes the mean infinite, the std NaN)."""
+        x = v.to_numpy(dtype=float)
+        fin = x[np.isfinite(x)]
+        if fin.size < x.size:  # an infinite value (e.g. NLL beyond an isotonic truncation) dominates
+            mean = float(np.mean(x)) if not np.isnan(x).all() else np.nan
+        else:
+            mean = float(fin.mean()) if fin.size else np.nan
+        std = float(np.std(fin, ddof=1)) if fin.size > 1 and fin.size == x.size else np.nan
+        return pd.Series({"mean": mean, "std": std, "n_trials": int(x.size)})
+
+    g = long.groupby(["model", "calibrator", "metric"], sort=False)["value"]
+    out = g.apply(agg).unstack().reset_index()
+    out["n_trials"] = out["n_trials"].astype(int)
+    return out[SUMMARY_COLUMNS]

@@ -1,0 +1,147 @@
+"""The time column of a prediction file: which column it is and how its cells are read (issue 17, point 4).
+
+* **Which column.**  The user's mapping ``columns={"time": "<name>"}`` (``None``: no time column), else the first
+  column whose normalised name is one of :data:`TIME_ALIASES` (``time``, ``timestamp``, ``date``, ``datetime`` …),
+  else a column whose dtype already is a date/time (Parquet, Excel) that no other role took.
+* **How it is read** (:func:`parse_time`): date/time dtypes as they are (time-zone aware values converted to UTC);
+  text through ``pandas.to_datetime`` — first with the format inferred from the cells (fast, vectorised), then
+  the cells that failed one by one in mixed formats; numbers as numbers (an epoch, a step or a period index:
+  windows are then N equal spans of those numbers).  Missing cells and cells that are no date/time are counted
+  as dropped rows with their row numbers (reasons :data:`MISSING_REASON` and :data:`BAD_REASON`), unless most
+  cells of a *detected* column fail: then the column is not a time column and a message says so (a mapped column
+  raises an ``InputError`` naming the column and the first bad rows).
+
+Values are ``datetime64[ns]`` (UTC, no zone) or ``float64``; :func:`time_kind` tells which.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..base.predictions import InputError, Message
+from .reading import RowFilter, name_list, normalize_name, resolve_column
+
+__all__ = [
+    "BAD_REASON",
+    "MISSING_REASON",
+    "TIME_ALIASES",
+    "find_time_column",
+    "parse_time",
+    "read_time",
+    "time_kind",
+]
+
+TIME_ALIASES = ("time", "timestamp", "date", "datetime", "date_time", "ts", "time_stamp", "event_time", "event_date",
+                "created_at", "valid_time", "forecast_time", "issue_time", "day")
+"""Normalised column names read as the time column, in priority order."""
+
+MISSING_REASON = "time: missing value"
+BAD_REASON = "time: not a date/time"
+
+
+def find_time_column(
+    frame: pd.DataFrame, columns: Mapping[str, Any] | None, *, source: str | None = None,
+    exclude: Sequence[str] = (),
+) -> tuple[str | None, bool]:
+    """(the time column or None, whether the user mapped it) — see the module docstring."""
+    if columns is not None and "time" in columns:
+        name = columns["time"]
+        return (None, True) if name is None else (resolve_column(frame, name, role="time", source=source), True)
+    free = [c for c in frame.columns if c not in exclude]
+    norm = {str(c): normalize_name(c) for c in free}
+    for alias in TIME_ALIASES:
+        for c in free:
+            if norm[str(c)] == alias:
+                return str(c), False
+    for c in free:
+        if pd.api.types.is_datetime64_any_dtype(frame[c].dtype):
+            return str(c), False
+    return None, False
+
+
+def time_kind(values: np.ndarray | None) -> str | None:
+    """``"datetime"`` for datetime64 values, ``"number"`` for numbers, None for no time column."""
+    if values is None:
+        return None
+    return "datetime" if np.issubdtype(np.asarray(values).dtype, np.datetime64) else "number"
+
+
+def parse_time(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, missing mask, not-a-date mask) of a time column's cells (module docstring; vectorised)."""
+    s = series
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        if getattr(s.dt, "tz", None) is not None:
+            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+        v = s.to_numpy(dtype="datetime64[ns]")
+        missing = np.isnat(v)
+        return v, missing, np.zeros(v.size, dtype=bool)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        v = np.full(len(s), np.datetime64("NaT"), dtype="datetime64[ns]")
+        return v, np.zeros(len(s), dtype=bool), np.ones(len(s), dtype=bool)
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        v = s.to_numpy(dtype=float, na_value=np.nan)
+        return v, np.isnan(v), np.isinf(v)
+    text = s.astype("string").str.strip()
+    missing = (text.isna() | text.str.lower().isin(["", "na", "nan", "nat", "null", "none", "n/a", "-"])).to_numpy(
+        dtype=bool)
+    as_num = pd.to_numeric(text.where(~missing), errors="coerce")
+    if as_num.notna().sum() == (~missing).sum() and (~missing).any():  # numbers written as text
+        v = as_num.to_numpy(dtype=float, na_value=np.nan)
+        return v, missing, np.isinf(v) & ~missing
+    cells = text.where(~missing)
+    with warnings.catch_warnings():  # "could not infer format": the cells are then parsed one by one, as intended
+        warnings.simplefilter("ignore", UserWarning)
+        parsed = pd.to_datetime(cells, errors="coerce", utc=True)
+    failed = parsed.isna().to_numpy() & ~missing
+    if failed.any():  # other formats among the cells: retry those one by one
+        retry = pd.to_datetime(cells[failed], errors="coerce", utc=True, format="mixed")
+        parsed = parsed.copy()
+        parsed[failed] = retry
+    v = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+    bad = np.isnat(v) & ~missing
+    return v, missing, bad
+
+
+def read_time(
+    frame: pd.DataFrame, columns: Mapping[str, Any] | None, src: str, used: list[str], rows: RowFilter,
+    messages: list[str],
+) -> np.ndarray | None:
+    """The time column of a parser's frame (all rows), its missing and bad cells dropped through ``rows``; None
+    when there is none.  The column is appended to ``used`` and a sentence on it to ``messages``."""
+    name, mapped = find_time_column(frame, columns, source=src, exclude=used)
+    if name is None:
+        return None
+    values, missing, bad = parse_time(frame[name])
+    present = int((~missing).sum())
+    n_bad = int(bad.sum())
+    if present == 0 or n_bad > present / 2:
+        first = name_list((np.flatnonzero(bad) + 1).tolist(), 5)
+        if mapped:
+            raise InputError(
+                f"time column {name!r}: {n_bad} of {present} filled cells are no date/time (rows {first})",
+                source=src, columns=[name], rows=(np.flatnonzero(bad)[:20] + 1).tolist(),
+                hint="map a column of dates/times (ISO 8601 such as 2026-01-31 or 2026-01-31T12:00) or numbers",
+                app_hint="choose another time column under Column mapping (or none) and load the file again",
+            )
+        messages.append(Message(
+            f"column {name!r} looks like a time column by its name but {n_bad} of {present} cells are no date/time: "
+            "not used as time (map it with columns={'time': ...} to see the rows).",
+            f"column {name!r} looks like a time column by its name but {n_bad} of {present} cells are no date/time: "
+            "not used as time (choose it as the time column under Column mapping to see the rows)."))
+        return None
+    used.append(name)
+    rows.drop(MISSING_REASON, missing)
+    rows.drop(BAD_REASON, bad)
+    kept = values[rows.keep & ~missing & ~bad]
+    if kept.size:
+        if time_kind(values) == "datetime":
+            span = f"{pd.Timestamp(kept.min())} to {pd.Timestamp(kept.max())}"
+        else:
+            span = f"{kept.min():g} to {kept.max():g} (numbers)"
+        messages.append(f"time from column {name!r}: {span}.")
+    return values

@@ -1,0 +1,219 @@
+"""``diagnose_classification``: every classification diagnostic of a PredictionSet (SPEC §5), by model and group.
+
+Metric table (``Report.metrics``; one row per model × group × metric, with an interval, the value under perfect
+calibration — labels drawn from the predicted probabilities, y* ~ Categorical(p_i); for top-label-only files
+correct* ~ Bernoulli(confidence) — and for calibration statistics a p-value, from
+:func:`~calib_core.inference.classification.infer_classification`; ``Report.verdicts`` holds the headline of each
+model and group):
+
+* ``ece``, ``mce`` — top-label confidence ECE / MCE (Guo et al. 2017 eq. 3, 5) with ``n_bins`` bins of the chosen
+  ``strategy`` (equal-width ((m−1)/M, m/M] by default, or equal-mass);
+* ``accuracy``, ``mean_confidence``;
+* ``nll`` (from logits via log-sum-exp when the file has logits), ``brier`` (Σ_k, in [0, 2]) and ``classwise_ece``
+  (one-vs-rest, averaged over classes) — full probability vectors only;
+* binary files (K = 2) also get ``ece_positive`` / ``mce_positive``: the same bins on P(y = 1) against the frequency
+  of y = 1 (netcal's / scikit-learn's binary convention).
+
+Diagrams (``Report.diagrams[(model, group)]``), all from ``calib_core.base.binning`` through
+:class:`~calib_core.metrics.classification.ClassificationRows` and
+:mod:`calib_core.diagrams.classification` (so bars and numbers agree):
+
+* ``"reliability"`` — per bin: ``bin, lower, upper, count, fraction, confidence, accuracy, gap`` (top-label; Guo
+  Fig. 1/4: accuracy bars with the gap to the diagonal, and the confidence histogram from ``fraction``);
+* ``"per_class"`` — the same columns plus ``class`` (one-vs-rest reliability of every class; K·M rows);
+* ``"reliability_positive"`` (binary only) — positive-class reliability: x = predicted P(y = 1), y = observed
+  frequency of y = 1.  Every table's ``attrs["semantics"]`` says what it shows.
+
+Row selection: all rows of the file (the ``split`` column matters for calibrators, not for diagnostics).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..base.predictions import PredictionSet, iter_subsets
+from ..base.report import (
+    CALIBRATION_STATISTIC,
+    DESCRIPTIVE,
+    NOT_TESTED,
+    PROPER_SCORE,
+    Report,
+    blank_inference,
+    diagnosis_report,
+    headline_of,
+    inference_metric_rows,
+    subset_name,
+    verdict_row,
+)
+from ..diagrams.classification import classification_diagrams
+from ..inference.classification import PRIMARY_FAMILY, infer_classification
+from ..metrics.classification import ClassificationRows, Strategy
+from ..metrics.classification_ratio import ratio_values
+from ..metrics.classification_smooth import smooth_summaries
+
+__all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
+
+#: The inference layer's kinds → the metric registry's (``calib_core.base.report.KINDS``).
+_KINDS = {"calibration": CALIBRATION_STATISTIC, "proper_score": PROPER_SCORE, "descriptive": DESCRIPTIVE}
+
+
+def classification_inference(
+    rows: ClassificationRows,
+    *,
+    model: str,
+    group: str,
+    n_resamples: int,
+    n_simulations: int,
+    level: float,
+    alpha: float,
+    classwise: bool,
+    seed: int | None,
+    smooth_estimates: dict | None = None,
+    tce: bool = True,
+) -> tuple[pd.DataFrame | None, dict]:
+    """Tests, intervals and the headline of one (model, group) through :func:`infer_classification`, as a
+    standardised inference table (indexed by metric, ``calib_core.base.report.INFERENCE_COLUMNS``) and a verdict row."""
+    n = rows.n
+    if n_resamples <= 0 and n_simulations <= 0:
+        return None, verdict_row(model, group, n, verdict=NOT_TESTED,
+                                 sentence="Not tested (bootstrap and null draws switched off).")
+    res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
+                               level=level, alpha=alpha, classwise=classwise, seed=seed,
+                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce)
+    t = res.table.set_index("metric").rename(columns={
+        "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
+        "p_adjusted": "adjusted_p"})
+    t["family"] = t["role"].where(t["role"].isin(["primary", "secondary"]), "")
+    t["kind"] = t["kind"].map(_KINDS).fillna("")
+    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    if n_simulations <= 0:
+        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
+    p, lead = headline_of(t)
+    verdict = "miscalibrated" if res.miscalibrated else "calibrated"
+    n_flags = int(t.loc[t["family"] == "secondary", "flag"].sum())
+    return t, verdict_row(model, group, n, verdict=verdict, direction=res.direction, p_value=p, lead=lead,
+                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
+                          n_flags=n_flags, expected_chance_flags=res.expected_chance_flags)
+
+
+def classification_rows(
+    pset: PredictionSet, mask: Any = None, n_bins: int = 15, strategy: Strategy = "uniform"
+) -> ClassificationRows:
+    """The prepared :class:`ClassificationRows` of a classification PredictionSet (optionally some rows)."""
+    if pset.task != "classification":
+        raise ValueError("classification_rows needs a classification PredictionSet")
+    sel = (lambda a: a) if mask is None else (lambda a: None if a is None else a[mask])
+    if pset.top_label_only:
+        correct = sel(pset.labels) == sel(pset.point)
+        return ClassificationRows.from_top_label(sel(pset.confidence), correct, n_bins=n_bins, strategy=strategy)
+    return ClassificationRows(sel(pset.labels), sel(pset.probs), sel(pset.logits), n_bins=n_bins, strategy=strategy)
+
+
+def diagnose_classification(
+    pset: PredictionSet,
+    n_bins: int = 15,
+    strategy: Strategy = "uniform",
+    n_resamples: int = 1000,
+    n_simulations: int = 2000,
+    level: float = 0.95,
+    seed: int | None = 0,
+    *,
+    alpha: float = 0.05,
+    by_group: bool = True,
+    diagrams: bool = True,
+    classwise: bool = True,
+    smooth: bool = True,
+    tce: bool = True,
+    **ignored: Any,
+) -> Report:
+    """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
+    and p-values, the headline verdicts (:mod:`calib_core.inference.classification`) and the reliability tables
+    (see the module docstring).
+
+    Parameters
+    ----------
+    n_bins, strategy : confidence bins for ECE/MCE and the reliability tables (``"uniform"`` = Guo's 15 equal-width
+        bins, ``"quantile"`` = equal-mass).
+    n_resamples : bootstrap replicates for the intervals (multinomial re-weighting of random row blocks, on
+        per-block summaries); 0 switches intervals off.
+    n_simulations : null draws (labels drawn from the predicted probabilities, on per-bin summaries) for the
+        p-values and the perfect-calibration values; 0 switches tests, perfect-calibration values and verdicts off.
+    level : two-sided level of the intervals and of the perfect-calibration range.
+    alpha : family-wise level of the headline verdict (Holm over ECE and the top-bin gap) and false-discovery rate
+        of the secondary flags (Benjamini–Hochberg).
+    seed : seeds the bootstrap and the null draws.
+    by_group : also diagnose each value of the ``group`` column.
+    diagrams : compute the diagram tables.
+    classwise : compute class-wise ECE (and its test) and the per-class tables.
+    smooth : compute the smooth ECE (Błasiok & Nakkiran 2023; top-label, and positive class for binary files), its
+        test and interval, and the kernel-smoothed reliability tables ``"smooth_reliability"`` (and
+        ``"smooth_reliability_positive"``).  The calibration ratio Σf/Σy is always reported (top label, positive class).
+    tce : report TCE (Matsubara et al. 2023; 10 equal-mass bins, exact binomial tests at ``alpha``) and its test.
+    ignored : regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are
+        accepted and listed in ``Report.options["ignored_options"]``.
+    """
+    if pset.task != "classification":
+        raise ValueError("diagnose_classification needs a classification PredictionSet")
+    tables: list[pd.DataFrame] = []
+    verdicts: list[dict] = []
+    figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
+    notes: list[str] = []
+    if pset.top_label_only:
+        notes.append(
+            "top-label-only file: accuracy, ECE, MCE and the top-label reliability diagram only (no NLL, Brier, "
+            "class-wise ECE or per-class reliability without the full probability vectors)."
+        )
+    binary = not pset.top_label_only and pset.probs is not None and pset.probs.shape[1] == 2
+    if binary:
+        notes.append(
+            "binary file: 'ece'/'mce' and the 'reliability' table are top-label (confidence = max(p, 1 − p), Guo et "
+            "al.); 'ece_positive'/'mce_positive' and 'reliability_positive' use P(y = 1) against the frequency of "
+            "y = 1 (netcal / scikit-learn's binary convention)."
+        )
+    for model, group, mask in iter_subsets(pset, by_group):
+        n = int(mask.sum())
+        if n < 2:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
+            continue
+        if n < n_bins:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
+        rows = classification_rows(pset, mask, n_bins, strategy)
+        use_cw = classwise and not rows.top_label_only
+
+        values = rows.statistics(None, classwise=use_cw)
+        smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
+        values.update({k: e.value for k, e in (smooth_est or {}).items()})
+        values.update(ratio_values(rows, tce=tce, alpha=alpha))
+        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
+                                             n_simulations=n_simulations, level=level, alpha=alpha,
+                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce)
+        tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
+        verdicts.append(head)
+        if diagrams:
+            figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
+            figs[(model, group)].update(smooth_curves)
+    return diagnosis_report(
+        "classification",
+        pset,
+        tables=tables,
+        verdicts=verdicts,
+        diagrams=figs,
+        options={
+            "n_bins": n_bins,
+            "strategy": strategy,
+            "n_resamples": n_resamples,
+            "n_simulations": n_simulations,
+            "level": level,
+            "alpha": alpha,
+            "seed": seed,
+            "smooth": smooth,
+            "tce": tce,
+            "layout": pset.layout,
+            "top_label_only": pset.top_label_only,
+            "classes": pset.classes,
+            "notes": notes,
+            "ignored_options": sorted(ignored),
+        },
+    )

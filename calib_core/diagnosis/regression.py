@@ -1,0 +1,321 @@
+"""``diagnose_regression``: every regression diagnostic of a PredictionSet — intervals, perfect-calibration values,
+p-values and one headline verdict per (model, group) from the inference layer
+(:mod:`calib_core.inference.regression`), and the diagram tables.
+
+``cc.diagnose`` (:mod:`calib_core.api`) hands regression sets here; the classification mirror is
+``calib_core.diagnosis.classification.diagnose_classification``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..base import significance as sig
+from ..base.predictions import PredictionSet, iter_subsets
+from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
+from ..base.report import (
+    NOT_TESTED,
+    Report,
+    blank_inference,
+    diagnosis_report,
+    headline_of,
+    inference_metric_rows,
+    subset_name,
+    verdict_row,
+)
+from ..diagrams.regression import levi_bins_table, regression_diagrams
+from ..inference.regression import ENCE_ROW_CACHES, InferenceStage, finish_inference, inference_stage, metric_kind
+from ..metrics.regression import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
+
+__all__ = ["diagnose_regression", "regression_inference", "SubsetStage", "degenerate_note", "mark_undefined_metrics",
+           "layout_name"]
+
+
+def regression_inference(
+    rows: RegressionRows,
+    values: dict[str, float],
+    *,
+    model: str,
+    group: str,
+    n_bins: int,
+    binning: Binning,
+    n_resamples: int,
+    n_simulations: int,
+    level: float,
+    alpha: float,
+    seed: int | None,
+    stage: InferenceStage | None = None,
+) -> tuple[pd.DataFrame | None, dict]:
+    """Tests, intervals and the headline of one (model, group) through :func:`infer_regression`, as a standardised
+    inference table (indexed by metric, ``calib_core.base.report.INFERENCE_COLUMNS``) and a verdict row.  ``stage``: its
+    bins-free part (:func:`inference_stage` of these rows and options) if already computed; ``values`` must then
+    hold ENCE at ``n_bins``, ``binning``."""
+    n = rows.n
+    if n_resamples <= 0 and n_simulations <= 0:
+        return None, verdict_row(model, group, n, verdict=NOT_TESTED,
+                                 sentence="Not tested (bootstrap and null draws switched off).")
+    if stage is None:
+        stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                                **_stage_options(n_resamples, n_simulations, level, seed))
+    res = finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, ence=values.get("ence"), rows=rows)
+    t = res.table.rename(columns={"null_mean": "perfect", "p_value_mc_se": "p_mc_se", "reject": "flag"})
+    t["family"] = t["family"].where(t["family"].isin(["primary", "secondary"]), "")
+    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    if n_simulations <= 0:
+        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
+    p, lead = headline_of(t)
+    return t, verdict_row(model, group, n, verdict=res.verdict, direction=res.direction, p_value=p, lead=lead,
+                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
+                          n_flags=res.n_flags, expected_chance_flags=res.expected_chance_flags)
+
+
+def _stage_options(n_resamples: int, n_simulations: int, level: float, seed: int | None) -> dict[str, Any]:
+    """The options :func:`inference_stage` gets from the diagnosis options (as :func:`infer_regression` did)."""
+    return dict(n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1), level=level, seed=seed)
+
+
+@dataclass(frozen=True)
+class SubsetStage:
+    """The part of one (model, group)'s diagnosis that does not depend on the σ-bins (``n_bins``, ``binning``):
+    its rows (:meth:`RegressionRows.detached` to what ENCE and the Levi table read), the point values (with ENCE at
+    the bins it was made with), the inference stage (:class:`~calib_core.inference.regression.InferenceStage`) and
+    every diagram table but the Levi table.  Kept in the ``stages`` mapping of :func:`diagnose_regression`."""
+
+    rows: RegressionRows
+    causes: dict[str, int]
+    values: dict[str, float]
+    inference: InferenceStage | None
+    diagrams: dict[str, pd.DataFrame] | None
+    n_bins: int
+    binning: str
+    options: tuple
+
+    def serves(self, y: np.ndarray, dist: PredictiveDistribution, options: tuple) -> bool:
+        """Whether this stage was made from these rows (y, μ and σ equal, same count) with these options."""
+        r = self.rows
+        return (options == self.options and r.n == y.shape[0]
+                and np.array_equal(r.y, y, equal_nan=True)
+                and np.array_equal(r.mean, np.asarray(dist.mean(), dtype=float), equal_nan=True)
+                and np.array_equal(r.sigma, np.asarray(dist.std(), dtype=float), equal_nan=True))
+
+
+#: Diagram tables in the order :func:`regression_diagrams` gives them (the Levi table is the only binned one)
+_DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogram", "qq", "intervals")
+
+
+def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,
+                n_blocks: int = 256) -> pd.DataFrame:
+    """RMSE and MAE of point predictions with block-bootstrap percentile intervals (no test: nothing to judge)."""
+    values = {"rmse": float(np.sqrt(np.mean(err * err))), "mae": float(np.mean(np.abs(err)))}
+    inf = None
+    if n_resamples > 0:
+        rng = np.random.default_rng(seed)
+        ids, g = sig.block_ids(err.size, n_blocks, rng)
+        sums = np.stack([np.bincount(ids, minlength=g).astype(float), np.bincount(ids, weights=err * err, minlength=g),
+                         np.bincount(ids, weights=np.abs(err), minlength=g)], axis=1)
+        reps = sig.block_bootstrap_weights(g, n_resamples, rng) @ sums
+        boot = np.stack([np.sqrt(reps[:, 1] / reps[:, 0]), reps[:, 2] / reps[:, 0]], axis=1)
+        lo, hi = sig.percentile_interval(boot, level)
+        how = "percentile bootstrap" + (" (random row blocks)" if g < err.size else "")
+        inf = pd.DataFrame({"ci_low": lo, "ci_high": hi, "interval": [how, how]}, index=["rmse", "mae"])
+    return inference_metric_rows(model, group, values, inf, kinds={"rmse": "descriptive", "mae": "descriptive"})
+
+
+def diagnose_regression(
+    prediction_set: PredictionSet,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    pit_bins: int = 20,
+    n_resamples: int = 1000,
+    n_simulations: int = 2000,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    by_group: bool = True,
+    diagrams: bool = True,
+    stages: MutableMapping[Any, Any] | None = None,
+) -> Report:
+    """Regression diagnostics of every (model, group): metric table with intervals, perfect-calibration values and
+    p-values, the headline verdicts and the diagram tables.
+
+    Parameters
+    ----------
+    n_bins, binning : Levi σ-bins for ENCE and the reliability diagram (equal-count by default,
+        ``"width"`` for netcal's equal-width convention).
+    pit_bins : bins of the PIT histogram.
+    n_resamples : bootstrap replicates for the intervals (block bootstrap on per-block sums, see
+        :mod:`calib_core.base.significance`; 0 switches intervals off).
+    n_simulations : null draws of the simulated tests (ENCE, calibration-curve statistics, ensemble coverage; exact
+        tests need none) and of the simulated perfect-calibration values; 0 switches tests, perfect-calibration
+        values and the verdicts off.
+    level : two-sided level of the intervals.
+    alpha : family-wise level of the headline verdict (Holm over the primary family) and false-discovery rate of
+        the secondary flags (Benjamini–Hochberg).
+    seed : seeds the bootstrap, the null draws and the randomised PIT of ensembles.
+    by_group : also diagnose each value of the ``group`` column.
+    diagrams : compute the diagram tables (``Report.diagrams``).
+    stages : a mapping the caller keeps between diagnoses of the same rows whose options differ in the σ-bins
+        (``n_bins``, ``binning``) at most: each (model, group)'s bins-free part (:class:`SubsetStage`: sorts, point
+        values, bootstrap, every test but ENCE's, the other diagram tables, the random stream's state where ENCE's
+        null draws begin) is put there, and a later call finds it and recomputes only ENCE, its test and interval,
+        the Levi table and the decisions — the same report as without it, to the last bit (a stage made from
+        other rows or options is not used).  Ensembles are not staged (their null is binned).
+    """
+    pset = prediction_set
+    if pset.task != "regression":
+        raise ValueError("diagnose_regression needs a regression PredictionSet")
+    tables: list[pd.DataFrame] = []
+    verdicts: list[dict] = []
+    figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
+    notes: list[str] = []
+    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams)
+    for model, group, mask in iter_subsets(pset, by_group):
+        n = int(mask.sum())
+        y = pset.y if n == pset.n_rows else pset.y[mask]
+        if n < 2:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
+            continue
+        try:
+            if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
+                err = y - pset.point[mask]
+                with np.errstate(over="ignore", invalid="ignore"):  # an overflowing error is an infinite RMSE
+                    point = _point_rows(err, model, group, n_resamples, level, seed)
+                tables.append(point)
+                verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
+                                            sentence="Point predictions only: no predicted uncertainty to test."))
+                continue
+            # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
+            dist = pset.dist if mask.all() else pset.dist.take(mask)
+            stage_key = (model, group, n)
+            stage = stages.get(stage_key) if stages is not None else None
+            if stage is not None and not stage.serves(y, dist, bins_free_options):
+                stage = None
+            if stage is None:
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    rows = RegressionRows(y, dist, pit_seed=seed)
+                    causes = undefined_z_counts(rows)
+            else:
+                rows, causes = stage.rows.detached(), stage.causes
+            # rows without a usable z give inf/NaN on purpose there: the subset's note says why, not NumPy
+            with np.errstate(**({"all": "ignore"} if causes else {})):
+                if stage is None:
+                    values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
+                    tested = n_resamples > 0 or n_simulations > 0
+                    inf_stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                                                **_stage_options(n_resamples, n_simulations, level, seed)) \
+                        if tested else None
+                    figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
+                                                  n_resamples=n_resamples, seed=seed) if diagrams else None
+                    if stages is not None and (inf_stage is None or inf_stage.bins_free):
+                        stages[stage_key] = SubsetStage(
+                            rows=rows.detached(ENCE_ROW_CACHES), causes=dict(causes), values=dict(values),
+                            inference=inf_stage.slimmed(ENCE_ROW_CACHES) if inf_stage is not None else None,
+                            diagrams=({k: v.copy() for k, v in figures.items() if k != "levi_bins"}
+                                      if figures is not None else None),
+                            n_bins=int(n_bins), binning=str(binning), options=bins_free_options)
+                else:
+                    values = dict(stage.values)
+                    if (int(n_bins), str(binning)) != (stage.n_bins, stage.binning):
+                        values["ence"] = rows.ence(n_bins=n_bins, binning=binning)
+                    inf_stage = stage.inference
+                    figures = None
+                    if diagrams:
+                        levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
+                                               seed=seed)
+                        figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER}
+                inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
+                                                 binning=binning, n_resamples=n_resamples,
+                                                 n_simulations=n_simulations, level=level, alpha=alpha, seed=seed,
+                                                 stage=inf_stage)
+                table = inference_metric_rows(model, group, values, inf, kinds=_kinds(values))
+        except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
+            notes.append(f"{subset_name(model, group, pset, mask)}: could not be diagnosed ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}); the other models and groups are not affected")
+            continue
+        note = degenerate_note(model, group, n, values, causes, layout=layout_name(dist), pset=pset, mask=mask)
+        if note:
+            notes.append(note)
+            mark_undefined_metrics(table, causes, n, layout=layout_name(dist))
+        tables.append(table)
+        verdicts.append(head)
+        if figures is not None:
+            figs[(model, group)] = figures
+    return diagnosis_report(
+        "regression",
+        pset,
+        tables=tables,
+        verdicts=verdicts,
+        diagrams=figs,
+        options={
+            "n_bins": n_bins,
+            "binning": binning,
+            "pit_bins": pit_bins,
+            "n_resamples": n_resamples,
+            "n_simulations": n_simulations,
+            "level": level,
+            "alpha": alpha,
+            "seed": seed,
+            "layout": pset.layout,
+            "notes": notes,
+        },
+    )
+
+
+def _kinds(values) -> dict[str, str]:
+    return {k: metric_kind(k) for k in values}
+
+
+def layout_name(dist: PredictiveDistribution | None) -> str:
+    """The layout a distribution comes from ("sample", "quantile", "gaussian"; "" for another or none)."""
+    if isinstance(dist, SampleSet):
+        return "sample"
+    if isinstance(dist, QuantileSet):
+        return "quantile"
+    return "gaussian" if isinstance(dist, Gaussian) else ""
+
+
+def degenerate_note(
+    model: str,
+    group: str,
+    n: int,
+    values: Mapping[str, float],
+    causes: Mapping[str, int],
+    *,
+    layout: str = "",
+    pset: PredictionSet | None = None,
+    mask: np.ndarray | None = None,
+) -> str:
+    """The note of a (model, group) of ``n`` rows some of which have no usable z = (y − μ)/σ (``causes`` from
+    :func:`~calib_core.metrics.regression.undefined_z_counts`; "" when there are none): which subset, why
+    (:func:`~calib_core.metrics.regression.undefined_z_note`, e.g. "all 37 ensembles have zero spread (every member
+    equal), so z = (y − mean)/σ is undefined on every row" — an ensemble forecast of rain in a dry-weather group
+    where every member forecasts 0) and how many of its metrics are therefore undefined (NaN) or infinite; those
+    metrics' rows carry the reason in their ``note``.  ``pset`` and ``mask`` name the group of a one-group set
+    (:func:`~calib_core.base.report.subset_name`)."""
+    reason = undefined_z_note(dict(causes), n, layout=layout)
+    if not reason:
+        return ""
+    v = np.array([float(x) for x in values.values()])
+    k_nan, k_inf = int(np.isnan(v).sum()), int(np.isinf(v).sum())
+    effects = ([f"{k_nan} undefined (NaN)"] if k_nan else []) + ([f"{k_inf} infinite"] if k_inf else [])
+    tail = (f" — {' and '.join(effects)} of its {v.size} metrics (their rows in the metric table say so)"
+            if effects else "")
+    return f"{subset_name(model, group, pset, mask)}: {reason}{tail}."
+
+
+def mark_undefined_metrics(
+    table: pd.DataFrame, causes: Mapping[str, int], n: int, *, layout: str = "", skip: Iterable[str] = ()
+) -> None:
+    """Write why (:func:`~calib_core.metrics.regression.undefined_z_note` of ``causes`` over ``n`` rows) into the
+    ``note`` of every metric of ``table`` (the metric rows of one subset, in place) whose value is not finite,
+    except the metrics in ``skip`` (e.g. those a summary cannot give whatever the rows)."""
+    reason = undefined_z_note(dict(causes), n, layout=layout)
+    bad = ~np.isfinite(table["value"].to_numpy(dtype=float)) & ~table["metric"].isin(list(skip)).to_numpy()
+    prev = table.loc[bad, "note"].astype(str)
+    table.loc[bad, "note"] = [f"{p}; {reason}" if p else reason for p in prev]

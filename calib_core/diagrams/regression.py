@@ -1,0 +1,230 @@
+"""The data behind every regression diagram (SPEC §3), as small pandas tables.
+
+Each builder takes a :class:`~calib_core.metrics.regression.RegressionRows` and returns a table
+whose size depends on the number of bins or levels, never on N — the figures in
+``calib_core.plots`` draw these tables, so the browser never receives raw rows.  The binned
+tables come from the same binning engine (``calib_core.base.binning``) and the same per-row
+quantities as the metrics, so a bar and its number always agree.
+
+Schemas
+-------
+calibration_curve : level, observed, band_low, band_high
+    Kuleshov curve p̂_j = mean(u ≤ p_j) on p = 0, 0.01, …, 1 and the 95% band of a perfectly calibrated
+    forecaster with the same N: binomial quantiles of Bin(N, p_j)/N at the level adjusted so that the whole curve
+    stays inside with probability 95% (simultaneous; Säilynoja, Bürkner & Vehtari 2022; ``calib_core.base.ecdf_bands``).
+levi_bins : bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
+    Levi et al. 2019 σ-bins; [rmse_low, rmse_high] is a bootstrap 90% interval of the bin RMSE
+    (block bootstrap: per-block, per-bin sums re-weighted, see ``calib_core.base.significance``).
+pit_histogram : left, right, count, density
+z_histogram : left, right, count, density, normal_density, outside
+    Standardised residuals; values beyond the outer edges are counted in the end bins.
+qq : theoretical, observed
+    At most ``max_points`` quantiles of z against N(0, 1).
+intervals : coverage, observed, mean_width, interval_score
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..base.binning import bin_sums, counts_from_sorted
+from ..base.ecdf_bands import ecdf_band
+from ..base.regression import norm_pdf, norm_ppf
+from ..base.significance import block_bootstrap_weights, block_ids, nan_quantiles
+from ..metrics.regression import (
+    DEFAULT_COVERAGES,
+    DEFAULT_LEVELS,
+    Binning,
+    RegressionRows,
+    interval_table,
+    observed_proportions,
+)
+
+__all__ = [
+    "calibration_curve_table",
+    "levi_bins_table",
+    "pit_histogram_table",
+    "z_histogram_table",
+    "qq_table",
+    "intervals_table",
+    "regression_diagrams",
+]
+
+
+def calibration_curve_table(
+    rows: RegressionRows, *, levels: np.ndarray = DEFAULT_LEVELS, band: float = 0.95, simultaneous: bool = True
+) -> pd.DataFrame:
+    """Observed vs expected quantile levels with the consistency band of a calibrated forecaster.
+
+    p̂_j = mean_i 1[u_i ≤ p_j], u_i = F_i(y_i) the PIT (Kuleshov et al. 2018, the quantile calibration curve).
+    Under perfect calibration N·p̂_j ~ Binomial(N, p_j).  ``simultaneous`` (default): the band is Bin(N, p_j)
+    quantiles at the adjusted level γ for which the whole curve of a calibrated forecaster stays inside with
+    probability ``band`` (Säilynoja, Bürkner & Vehtari 2022; :func:`calib_core.base.ecdf_bands.ecdf_band`); else the
+    pointwise central ``band`` range / N (each level alone).  ``attrs``: ``band`` ("simultaneous" / "pointwise"),
+    ``gamma``.
+    """
+    levels = np.asarray(levels, dtype=float)
+    observed = observed_proportions(rows, None, levels, "quantile")
+    lo, hi, gamma = ecdf_band(rows.n, levels, band, simultaneous=simultaneous)
+    out = pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+    out.attrs.update(band="simultaneous" if simultaneous else "pointwise", gamma=gamma)
+    return out
+
+
+def levi_bins_table(
+    rows: RegressionRows,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    n_resamples: int = 200,
+    level: float = 0.90,
+    seed: int | None = 0,
+    n_blocks: int = 256,
+) -> pd.DataFrame:
+    """Levi reliability diagram data: per σ-bin count, σ range, RMV, RMSE and its bootstrap interval.
+
+    RMV_j = sqrt(mean σ²), RMSE_j = sqrt(mean ε²) over the bin's rows (Levi et al. 2019, §3).
+    The interval is a percentile bootstrap with bin membership held fixed, computed on per-block sums:
+    rows go to ``n_blocks`` random blocks once, each replicate re-weights the blocks (multinomial), so
+    the ``n_resamples`` replicates are one (R × G) @ (G × 2·bins) product instead of R passes over N rows
+    (the ordinary row bootstrap when N ≤ n_blocks).
+    """
+    b = rows.sigma_bins(n_bins, binning)
+    cnt, s_var, s_err = bin_sums(b, n_bins, rows.var, rows.sq_err)
+    smin, smax = _sigma_range_by_bin(rows, cnt)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rmv = np.sqrt(s_var / cnt)
+        rmse = np.sqrt(s_err / cnt)
+    lo = np.full(n_bins, np.nan)
+    hi = np.full(n_bins, np.nan)
+    if n_resamples > 0 and rows.n > 1:
+        rng = np.random.default_rng(seed)
+        ids, g = block_ids(rows.n, n_blocks, rng)
+        key = ids * n_bins + b
+        sums = np.hstack([np.bincount(key, minlength=g * n_bins).reshape(g, n_bins).astype(float),
+                          np.bincount(key, weights=rows.sq_err, minlength=g * n_bins).reshape(g, n_bins)])
+        reps = block_bootstrap_weights(g, n_resamples, rng) @ sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps = np.sqrt(reps[:, n_bins:] / reps[:, :n_bins])
+        a = (1.0 - level) / 2.0
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a bin empty in every replicate
+            lo, hi = nan_quantiles(reps, [a, 1.0 - a])
+    table = pd.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "count": cnt.astype(np.int64),
+            "sigma_low": smin,
+            "sigma_high": smax,
+            "rmv": rmv,
+            "rmse": rmse,
+            "rmse_low": lo,
+            "rmse_high": hi,
+        }
+    )
+    return table[table["count"] > 0].reset_index(drop=True)
+
+
+def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest σ of each bin: σ-bins are contiguous blocks of the sorted σ, so the
+    block boundaries follow from the bin counts (O(B) after the sort)."""
+    counts = counts.astype(np.int64)
+    starts = np.cumsum(counts) - counts
+    ok = counts > 0
+    order = rows.sigma_order
+    smin = np.full(counts.shape, np.nan)
+    smax = np.full(counts.shape, np.nan)
+    smin[ok] = rows.sigma[order[starts[ok]]]
+    smax[ok] = rows.sigma[order[starts[ok] + counts[ok] - 1]]
+    return smin, smax
+
+
+def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFrame:
+    """PIT histogram on [0, 1]: u_i = F_i(y_i), density count_b/(N·width_b), uniform (= 1) under calibration
+    (Dawid 1984; Gneiting, Balabdaoui & Raftery 2007 §3.1)."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
+    dens = cnt / (rows.n * np.diff(edges))
+    return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64), "density": dens})
+
+
+def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
+    """Histogram of the standardised errors z = (y − μ)/σ on [−L, L] against the N(0, 1) density φ(z),
+    their distribution for a calibrated Gaussian forecaster (Levi et al. 2019 §3; Pernot 2022).
+
+    L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins, and
+    ``outside`` counts those rows (#{z < −L} in the first bin, #{z ≥ L} in the last, 0 elsewhere) so that a figure
+    can mark the clipped mass instead of showing it as a pile-up.
+    """
+    z = rows.z_sorted
+    if limit is None:
+        limit = float(np.clip(_abs_quantile_of_sorted(z, 0.995), 4.0, 10.0)) if z.shape[0] else 4.0
+    edges = np.linspace(-limit, limit, n_bins + 1)
+    cnt = counts_from_sorted(z, edges, closed="left")
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    outside = np.zeros(n_bins, dtype=np.int64)
+    outside[0] += int(np.searchsorted(z, -limit, side="left"))
+    outside[-1] += int(z.shape[0] - np.searchsorted(z, limit, side="left"))
+    return pd.DataFrame(
+        {
+            "left": edges[:-1],
+            "right": edges[1:],
+            "count": cnt.astype(np.int64),
+            "density": cnt / (max(z.shape[0], 1) * np.diff(edges)),
+            "normal_density": norm_pdf(centres),
+            "outside": outside,
+        }
+    )
+
+
+def _abs_quantile_of_sorted(z_sorted: np.ndarray, q: float) -> float:
+    """``np.quantile(np.abs(z), q)`` (linear interpolation) for sorted z with q ≥ ½, from the tails only.
+
+    The order statistics of |z| from rank ⌊(N−1)q⌋ up are among the m = N − ⌊(N−1)q⌋ + 1 smallest
+    and m largest z, so only those 2m values are partitioned (N·(1 − q) instead of N).
+    """
+    n = z_sorted.shape[0]
+    h = (n - 1) * q
+    lo = int(np.floor(h))
+    m = min(n, n - lo + 1)
+    candidates = np.abs(np.concatenate([z_sorted[:m], z_sorted[max(m, n - m):]]))
+    k = candidates.shape[0] - (n - lo)  # the rank-lo value of |z| is rank k among the candidates
+    pair = np.partition(candidates, [k, min(k + 1, candidates.shape[0] - 1)])[[k, min(k + 1, candidates.shape[0] - 1)]]
+    return float(np.quantile(pair, h - lo))
+
+
+def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
+    """Normal Q-Q points of the standardised errors (Wilk & Gnanadesikan 1968): Φ⁻¹((i − ½)/N) against the
+    i-th smallest z = (y − μ)/σ, thinned to ≤ ``max_points``; on the diagonal for z ~ N(0, 1)."""
+    n = rows.z_sorted.shape[0]
+    idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
+    return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
+
+
+def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
+    """Nominal vs observed coverage, mean width and interval score of the central intervals [l, u]:
+    IS_α = (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊, α = 1 − c (Gneiting & Raftery 2007, §6.2)."""
+    return interval_table(rows, rows.dist, coverages=coverages)
+
+
+def regression_diagrams(
+    rows: RegressionRows,
+    *,
+    n_bins: int = 15,
+    binning: Binning = "count",
+    pit_bins: int = 20,
+    n_resamples: int = 200,
+    seed: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """All diagram tables of one (y, dist) pair, keyed by the schema names above."""
+    return {
+        "calibration_curve": calibration_curve_table(rows),
+        "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),
+        "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
+        "z_histogram": z_histogram_table(rows),
+        "qq": qq_table(rows),
+        "intervals": intervals_table(rows),
+    }

@@ -1,0 +1,221 @@
+"""``evaluate_regression``: fit regression recalibrators on calibration rows, score them on held-out test rows.
+
+The regression loop of the evaluation protocol of :mod:`calib_core.base.protocol` (SPEC §4; ``cc.evaluate`` dispatches
+regression sets here); the classification mirror is ``calib_core.evaluation.classification.evaluate_classification``.
+Calibrators take ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``; metrics are the names of
+``regression.metrics.summary_statistics`` and/or callables ``f(y, dist) -> float``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from ..base.predictions import PredictionSet
+from ..base.protocol import (
+    DIAGRAM_RESAMPLES,
+    EvaluationResult,
+    Progress,
+    TrialLog,
+    first_trial_views,
+    normalise_calibrators,
+    slice_comparison_rows,
+    slice_inputs,
+    slice_kwargs,
+    slice_note,
+    split_mode,
+    trial_count,
+    trial_labels,
+    trial_splits,
+)
+from ..base.regression import PredictiveDistribution
+from ..calibrators.registry import default_metric_keys
+from ..diagrams.regression import regression_diagrams
+from ..metrics.regression import RegressionRows, summary_statistics
+
+__all__ = ["DEFAULT_METRICS", "SLICE_METRICS", "evaluate_regression", "slice_comparison_regression"]
+
+#: Metrics of the per-slice comparison (:func:`slice_comparison_regression`): coverage of the 90% central interval,
+#: mean and std of z, ENCE, the PIT's largest deviation (KS), CRPS and NLL.
+SLICE_METRICS = ("coverage_90", "z_mean", "z_std", "ence", "max_calibration_deviation", "crps", "nll")
+
+#: Metrics reported by default (the registry's regression metrics marked ``evaluate_default``; names of
+#: ``regression.metrics.summary_statistics``).
+DEFAULT_METRICS = default_metric_keys("regression")
+
+MetricFn = Callable[[np.ndarray, PredictiveDistribution], float]
+
+
+def _normalise_metrics(metrics: Any) -> tuple[list[str], dict[str, MetricFn]]:
+    """(names taken from summary_statistics, custom callables by name)."""
+    if metrics is None:
+        return list(DEFAULT_METRICS), {}
+    if isinstance(metrics, Mapping):
+        items = list(metrics.items())
+    else:
+        items = [
+            (m, m) if isinstance(m, str) else (getattr(m, "__name__", f"metric_{i}"), m) for i, m in enumerate(metrics)
+        ]
+    named: list[str] = []
+    custom: dict[str, MetricFn] = {}
+    for name, m in items:
+        if isinstance(m, str):
+            named.append(m)
+        elif callable(m):
+            custom[str(name)] = m
+        else:
+            raise TypeError(f"metric {name!r} must be a name or a callable (y, dist) -> float")
+    return named, custom
+
+
+def evaluate_regression(
+    prediction_set: PredictionSet,
+    calibrators: Any,
+    *,
+    split: Any = None,
+    repeats: int = 1,
+    seed: int = 0,
+    test_fraction: float = 0.5,
+    metrics: Any = None,
+    diagrams: bool = False,
+    progress: Progress | None = None,
+) -> EvaluationResult:
+    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
+        the calibrators (read as means; see :mod:`calib_core.calibrators.regression`).  Feature
+        columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``; slice-wise calibrators
+        (``uses_groups``) also get ``groups=``, the labels of their ``by`` column (:func:`~calib_core.base.protocol.
+        slice_inputs`), and the rows they fit globally are counted in the messages.
+    calibrators : mapping name → estimator, a sequence of estimators, or one estimator
+        Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
+        each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
+    split : None, "column", "random", or an array
+        ``None``: the ``split`` column when it has both ``cal`` and ``test`` rows, otherwise a random
+        split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
+    repeats : int
+        Number of trials (random split re-drawn each time; with a fixed split there is one trial).
+    seed, test_fraction :
+        Random split of trial t: permutation from ``default_rng([seed, t])``, test_fraction of the
+        rows held out.
+    metrics : None, sequence or mapping
+        Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
+        callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
+        ``__name__``), evaluated on the test rows.
+    diagrams : bool
+        Also compute, for the first trial, the diagram tables of the test rows
+        (:func:`~calib_core.diagrams.regression.regression_diagrams`, ``DIAGRAM_RESAMPLES`` bootstrap resamples)
+        and the calibrated predictions of every row, with the estimators fitted in that trial.
+    progress : optional callback ``progress(done, total, text)``.
+
+    Returns
+    -------
+    EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
+    (mean ± std over trials), the first trial's fitted estimators (``.fitted``), and with ``diagrams=True``
+    ``.diagrams`` and ``.calibrated``.
+    """
+    if prediction_set.task != "regression":
+        raise ValueError("evaluate() works on regression prediction sets")
+    if prediction_set.y is None:
+        raise ValueError("the prediction set has no targets y")
+    cals = normalise_calibrators(calibrators)
+    named, custom = _normalise_metrics(metrics)
+    how, labels = split_mode(prediction_set, split)
+    messages: list[str] = []
+    n_trials = trial_count(how, repeats, messages)
+    point_only = prediction_set.dist is None
+    if point_only and prediction_set.point is None:
+        raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
+    if point_only and any(c is None for c in cals.values()):
+        messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
+        cals = {k: v for k, v in cals.items() if v is not None}
+
+    slices = slice_inputs(prediction_set, cals)
+    models = prediction_set.models()
+    log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
+    for model, trial, cal_idx, test_idx in trial_splits(
+        prediction_set, labels, how, n_trials, seed, test_fraction, log.splits, messages, on_skip=log.skip_trial
+    ):
+        cal_set = prediction_set.take(cal_idx)
+        test_set = prediction_set.take(test_idx)
+        d_cal = cal_set.point if point_only else cal_set.dist
+        d_test = test_set.point if point_only else test_set.dist
+        y_cal, y_test = cal_set.y, test_set.y
+        where = f"trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else "")
+        for name, cal in cals.items():
+            t0 = time.perf_counter()
+            try:
+                if cal is None:
+                    est, out = None, d_test
+                else:
+                    est = clone(cal)
+                    est.fit(d_cal, y_cal, features=cal_set.features, **slice_kwargs(cal, slices, cal_idx))
+                    kw = slice_kwargs(cal, slices, test_idx)
+                    out = est.transform(d_test, features=test_set.features, **kw)
+                    slice_note(est, kw, name, messages)
+                seconds = time.perf_counter() - t0
+                # a calibrated σ of 0 or an overflowing error gives NaN/inf statistics on purpose, not warnings
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    stats = summary_statistics(RegressionRows(y_test, out)) if named else {}
+            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
+                log.failure(model, trial, name, exc, f"{name} failed · {where}")
+                continue
+            log.fitted_in(model, trial, name, est, seconds)
+            values: dict[str, float] = {}
+            if named:
+                for m in named:
+                    if m not in stats:
+                        raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
+                    values[m] = stats[m]
+            for m, fn in custom.items():
+                values[m] = float(fn(y_test, out))
+            log.add_values(model, name, trial, values, cal_idx.size, test_idx.size)
+            log.step(f"{name} · {where}")
+
+    first = trial_labels(prediction_set, how, labels, 0, seed, test_fraction)
+    views: dict[str, Any] = {}
+    if diagrams:
+
+        def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
+            """Diagram tables of the test rows and the calibrated distribution of every row of one model."""
+            base = sub.dist if sub.dist is not None else sub.point
+            dist = sub.dist if est is None else est.transform(base, features=sub.features,
+                                                              **slice_kwargs(est, slices, rows))
+            rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
+            return regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed), dist
+
+        views = first_trial_views(prediction_set, cals, log, view)
+    return log.result(
+        task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
+        seed=int(seed), test_fraction=float(test_fraction), split_labels=first, **views,
+    )
+
+
+def slice_comparison_regression(
+    prediction_set: PredictionSet, result: EvaluationResult, *, by: str, metrics: Any = SLICE_METRICS
+) -> pd.DataFrame:
+    """Per-slice calibration of the held-out rows before and after every calibrator (issue 17, point 5).
+
+    For each model and each slice g of column ``by`` (``"group"`` or a feature column), the statistics
+    ``metrics`` (names of ``regression.metrics.summary_statistics``; default :data:`SLICE_METRICS`) of the first
+    trial's test rows of g under every calibrator of ``result`` (``cc.evaluate(..., diagrams=True)``), the
+    uncalibrated baseline included: a slice-wise calibrator should move every slice, not just the average, towards
+    coverage 0.9, mean z 0 and std z 1.  Columns: model, slice (``(all rows)`` first), calibrator, n_test, metrics.
+    """
+    if not result.calibrated:
+        raise ValueError("the evaluation holds no calibrated predictions: run it with diagrams=True")
+    y = np.asarray(prediction_set.y, dtype=float)
+
+    def score(rows: np.ndarray, rel: np.ndarray, dist: Any) -> dict[str, float]:
+        """The summary statistics of some held-out rows of one model."""
+        return summary_statistics(RegressionRows(y[rows], dist.take(rel), pit_seed=result.seed))
+
+    return slice_comparison_rows(prediction_set, result, by, score, list(metrics))

@@ -1,0 +1,647 @@
+"""CORP for regression quantiles: the quantile (pinball) score at each level τ decomposed as S = MCB − DSC + UNC.
+
+For a level τ, the forecast x_i = F_i⁻¹(τ) (the predicted τ-quantile) and the target y_i, the quantile score is
+QS_τ(x, y) = (1{y ≤ x} − τ)(x − y) = (1 − τ)(x − y) for y ≤ x and τ(y − x) above (Koenker & Bassett 1978; the
+convention of ``scoringrules.quantile_score``).  Following the CORP approach (Dimitriadis, Gneiting & Jordan 2021,
+PNAS) for quantiles (Gneiting, Wolffram, Resin et al. 2023, "Model diagnostics and forecast evaluation for
+quantiles", Annu. Rev. Stat. Appl. 10, §4):
+
+* x̂ = the **isotonic τ-quantile regression** of y on x (the best non-decreasing function of the forecast under the
+  quantile score; PAV's answer for the pinball loss), the *recalibrated* forecast;
+* r = the marginal empirical τ-quantile of y (a constant: the best forecast that ignores x);
+* MCB = S̄(x) − S̄(x̂) ≥ 0 (miscalibration: what recalibration would save),
+  DSC = S̄(r) − S̄(x̂) ≥ 0 (discrimination: what the forecast's ordering is worth),
+  UNC = S̄(r) (the difficulty of the targets), and S̄(x) = MCB − DSC + UNC exactly.
+
+Both inequalities are exact because the identity and every constant are non-decreasing functions of x.  Calibrated
+forecasts have MCB near 0 (PAV's overfit only: it shrinks like log N / N); a good forecaster has a large DSC.
+
+The isotonic quantile regression is computed exactly by threshold partitioning (Hochbaum & Queyranne 2003; Stout
+2013): for a value c between consecutive distinct targets, the rows whose fitted value exceeds c form the suffix
+(in x order, ties in x kept together) minimising Σ (1{y_i ≤ c} − τ) — a prefix-sum arg-max — and the two sides are
+solved again with their values restricted to below / above c.  All segments of one recursion depth are handled at
+once with segmented prefix sums, so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.
+
+**Fine grid above** :data:`EXACT_ROWS` **rows** (issue 16, point 9: the exact fit's ~log₂(distinct targets) ≈ 20
+passes per level would dominate at 1e6 rows).  The same recursion visits only the thresholds of a grid G of about
+:data:`GRID_VALUES` values (order statistics of y, with min y and max y, and of the level's forecasts x, clipped to
+[min y, max y]), ≈ 12 passes; its fit is exactly x̂_G = ⌈x̂⌉_G, the exact fit rounded up to the grid (threshold
+decomposition: for every threshold c the rows with fit > c are the same optimal suffix whichever other thresholds
+are visited), so it is non-decreasing in x and
+S̄(x̂) ≤ S̄(x̂_G).  On a level set B of x̂ with value v ∈ (c_{j−1}, c_j] the rounding costs
+Σ_B [QS(c_j, y) − QS(v, y)] ≤ (1 + τ)(c_j − v)·#{i ∈ B : c_{j−1} < y_i ≤ c_j} (v is a τ-quantile of B's
+targets: #{y < v} ≤ τ|B|; and v ≥ t_j, the smallest target in the cell), so with ``fit_bound`` =
+(1 + τ)/N · Σ_i (c_{j(i)} − t_{j(i)})·1{y_i in the grid cell of its own fitted value} the exact terms lie in
+MCB ∈ [MCB_G, MCB_G + fit_bound] and DSC ∈ [DSC_G, DSC_G + fit_bound]
+(S̄ and UNC are exact).  Only rows whose target falls in the narrow cell of their own fitted value count: the bound
+is second order in the cell width (reported with the table; tested against the exact fit).
+
+What it costs at 1e6 rows (CPU; ``bench/heavy_tails.py``): one sort per level's forecasts and one of y (about half
+the time; levels whose forecasts are increasing functions of one another, as with a constant scale, share one sort),
+and ≈ 12 passes per level, which compare in integers at levels τ = p/q (q·count − p·s: exact, and half the memory
+of count − τ·s in floating point) and find the first arg-max of each segment with one ``argmax`` while a pass has
+few segments.
+
+Intervals: block bootstrap of the three means with x̂ held fixed (the sampling variability of the scores given the
+recalibration; the refit's own variability is not in it, and MCB's plug-in carries PAV's upward bias).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from ..base import significance as sig
+from ..base.binning import ArgsortResult, argsort_details, stable_argsort, stable_argsort_futures
+from ..base.predictions import PredictionSet, iter_model_distributions
+from ..base.regression import PredictiveDistribution
+
+__all__ = [
+    "DEFAULT_DECOMPOSITION_LEVELS",
+    "EXACT_ROWS",
+    "GRID_VALUES",
+    "grid_isotonic_quantile_regression",
+    "quantile_grid",
+    "quantile_score",
+    "isotonic_quantile_regression",
+    "quantile_score_decomposition",
+    "quantile_decomposition_table",
+    "decomposition_display",
+    "QUANTILE_BAND_COLUMNS",
+    "QUANTILE_CURVE_COLUMNS",
+    "QuantileReliability",
+    "quantile_reliability",
+    "quantile_reliability_of",
+]
+
+#: The levels τ decomposed by default: the ends and quartiles of the central 50% and 90% intervals and the median.
+DEFAULT_DECOMPOSITION_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: Up to this many rows the decomposition's isotonic fit is exact; above, it is fitted on a grid of targets with its
+#: error bound (module docstring).
+EXACT_ROWS = 262_144
+#: Grid values of the fit above :data:`EXACT_ROWS` rows: half order statistics of the targets, half of the forecasts
+#: (clipped to the targets' range), so the cells are narrow both where the targets and where the fit lie.
+GRID_VALUES = 4_096
+
+
+def quantile_score(y, q, tau: float) -> np.ndarray:
+    """Per-row quantile (pinball) score QS_τ(q, y) = (1{y ≤ q} − τ)(q − y) (Koenker & Bassett 1978; equals
+    ``scoringrules.quantile_score(y, q, τ)``)."""
+    y = np.asarray(y, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return ((y <= q) - tau) * (q - y)
+
+
+def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None = None,
+                                 targets: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The non-decreasing function of ``x`` minimising Σ_i QS_τ(f(x_i), y_i), evaluated at each row (exact; rows with
+    equal x get equal values; among the minimisers, one whose values are targets y).
+
+    Threshold partitioning: with V the sorted distinct targets and a segment of rows (contiguous in x order) whose
+    values are known to lie in V[a..b), the threshold c = V[mid − 1] (mid = ⌊(a + b)/2⌋) splits it at the suffix start
+    s maximising Σ_{start ≤ i < s} (1{y_i ≤ c} − τ) over the tie-group boundaries; rows before s take values in
+    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.  ``order`` (a stable argsort of x, or any order sorting
+    x: equal forecasts get one value whatever their order) and ``targets`` (``np.unique(y, return_inverse=True)``) may
+    be passed to reuse sorts across levels."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
+    n = x.size
+    if n == 0:
+        return np.empty(0)
+    order = stable_argsort(x) if order is None else order
+    values, inverse = np.unique(y, return_inverse=True) if targets is None else targets
+    starts, lo, _ = _threshold_partition(x[order], inverse[order], values.size, tau)
+    out = np.empty(n)
+    out[order] = np.repeat(values[lo], np.diff(np.append(starts, n)))
+    return out
+
+
+def _tau_ratio(tau: float, n: int) -> tuple[int, int] | None:
+    """(p, q) with p/q = τ as a double (q ≤ :data:`_RATIO_DENOMINATOR`) when the prefix values q·count − p·s of
+    :func:`_threshold_partition` fit in 64-bit integers for N rows; else None."""
+    ratio = Fraction(tau).limit_denominator(_RATIO_DENOMINATOR)
+    p, q = ratio.numerator, ratio.denominator
+    if p / q != tau or q * (n + 1) >= 2**62:
+        return None
+    return p, q
+
+
+#: Largest denominator q of a level τ = p/q whose threshold recursion on a grid runs in integers (the default levels
+#: 0.05 … 0.95 have q ≤ 20).
+_RATIO_DENOMINATOR = 4_096
+#: Up to this many segments a pass finds each segment's first arg-max with one ``argmax`` per segment (one read of
+#: the prefix values); above, with ``maximum.reduceat`` and a search for the first row attaining it (four reads).
+_FEW_SEGMENTS = 64
+
+
+def _threshold_partition(
+    xs: np.ndarray | None, yi: np.ndarray, m: int, tau: float, *, integer_ratio: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The threshold-partitioning recursion of :func:`isotonic_quantile_regression` on rows sorted by x (``xs``;
+    None when no two forecasts are equal) with target ranks ``yi`` ∈ 0..m−1: returns the final segments' ``starts``
+    (row positions) and their value-rank ranges [lo, hi) (hi = lo + 1 for every segment when the recursion ran to
+    the end).
+
+    One pass per depth, all segments at once: the prefix value at split position s is
+    #{i < s : y_i ≤ c_seg(i)} − τ·s (an integer count minus one product, so equal values compare equal), its
+    per-segment maximum over the allowed positions (between different x) and the first position attaining it (one
+    ``argmax`` per segment while there are at most :data:`_FEW_SEGMENTS`, else one ``maximum.reduceat`` and one
+    ``flatnonzero``); rows of finished segments are left in the pass (their split is forced to the segment's end),
+    which costs less than compacting them away.
+
+    ``integer_ratio``: when τ is a ratio p/q of small integers as a double (every default level), compare
+    q·count − p·s in integers instead: exact, so values equal for τ = p/q compare equal (in floating point,
+    count − τ·s of two such positions differ by rounding, and the first arg-max among them is the rounding's
+    choice), and half the memory per pass.  The fit is then optimal for τ = p/q, which differs from the double τ by
+    less than 2⁻⁵² τ.
+    """
+    n = yi.size
+    allowed = np.ones(n + 1, dtype=bool)
+    if xs is not None:
+        allowed[1:n] = xs[1:] > xs[:-1]
+    all_allowed = bool(allowed.all())
+    ratio = _tau_ratio(tau, n) if integer_ratio else None
+    if ratio is None:  # count − τ·s in floating point
+        scale, value_type, lowest = 1, np.float64, -np.inf
+        tau_pos = tau * np.arange(n + 1, dtype=float)
+    else:  # q·count − p·s in integers
+        p, scale = ratio
+        value_type = np.int32 if scale * (n + 1) < 2**31 else np.int64
+        lowest = np.iinfo(value_type).min
+        tau_pos = np.arange(n + 1, dtype=value_type)
+        tau_pos *= p
+    small = n < np.iinfo(np.int32).max
+    rank_type = np.int16 if m <= np.iinfo(np.int16).max else np.int32 if m <= np.iinfo(np.int32).max else np.int64
+    yi = yi.astype(rank_type, copy=False)  # narrow ranks: less memory to stream through every pass
+    # buffers reused by every pass (fresh arrays of N elements per pass cost as much as the arithmetic)
+    counts = np.zeros(n + 1, dtype=np.int32 if small else np.int64)
+    below = np.empty(n, dtype=bool)
+    cs = np.empty(n + 1, dtype=value_type)
+    val = cs[:n] if all_allowed else np.empty(n, dtype=value_type)
+    same = np.empty(n, dtype=bool)
+    starts = np.array([0])
+    lo = np.array([0])
+    hi = np.array([m])
+    while True:
+        active = hi - lo > 1
+        if not active.any():
+            break
+        ends = np.append(starts[1:], n)
+        seg_len = ends - starts
+        mid = (lo + hi) // 2
+        if starts.size == 1:
+            np.less_equal(yi, yi.dtype.type(mid[0] - 1), out=below)
+        else:
+            np.less_equal(yi, np.repeat((mid - 1).astype(yi.dtype), seg_len), out=below)
+        np.cumsum(below, out=counts[1:])
+        if ratio is None:
+            np.subtract(counts, tau_pos, out=cs)
+        else:
+            np.multiply(counts, scale, out=cs)
+            np.subtract(cs, tau_pos, out=cs)
+        if not all_allowed:
+            val.fill(lowest)
+            np.copyto(val, cs[:n], where=allowed[:n])
+            val[starts] = cs[starts]  # s = start (everything above c) is always allowed
+        if starts.size <= _FEW_SEGMENTS:  # over s in [start, end): the first maximiser of each segment
+            first = np.array([s + int(np.argmax(val[s:e])) for s, e in zip(starts.tolist(), ends.tolist())],
+                             dtype=np.int64)
+            seg_max = val[first]
+        else:
+            seg_max = np.maximum.reduceat(val, starts)
+            np.equal(val, np.repeat(seg_max, seg_len), out=same)
+            hits = np.flatnonzero(same)
+            first = hits[np.searchsorted(hits, starts)]
+        end_above = ~allowed[ends] | (cs[ends] <= seg_max)  # s = end (nothing above c) not better
+        split = np.where(active & end_above, first, ends)  # finished segments: all rows stay "left"
+        # new segments, in row order: left [start, split) with values [lo, mid) (unchanged when finished), then
+        # right [split, end) with values [mid, hi) (active segments only); empty ones dropped
+        two_starts = np.stack([starts, split], 1).ravel()
+        two_lo = np.stack([lo, mid], 1).ravel()
+        two_hi = np.stack([np.where(active, mid, hi), hi], 1).ravel()
+        keep = np.stack([split > starts, active & (ends > split)], 1).ravel()
+        starts, lo, hi = two_starts[keep], two_lo[keep], two_hi[keep]
+    return starts, lo, hi
+
+
+def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2, *, order: np.ndarray | None = None
+                  ) -> np.ndarray:
+    """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, of the sorted values ``sorted_y``, with v_(1): of
+    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell).  With
+    ``order`` (an argsort of the values), ``sorted_y`` may be the values unsorted: only the order statistics are
+    gathered."""
+    n = sorted_y.size
+    pos = np.r_[0, np.clip(-(-np.arange(1, int(size) + 1) * n // int(size)) - 1, 0, n - 1)]  # ⌈kN/size⌉ − 1
+    return np.unique(sorted_y[pos if order is None else order[pos]])
+
+
+#: Rows compared to guess which levels' forecasts share an order (:func:`_level_orders`).
+_ORDER_SAMPLE = 4_096
+
+
+def _level_orders(forecasts: Sequence[np.ndarray], y: np.ndarray | None = None
+                  ) -> tuple[list[ArgsortResult], ArgsortResult | None]:
+    """An order sorting each level's forecasts (:class:`~calib_core.base.binning.ArgsortResult`: the order and whether
+    the forecasts are distinct; no sorted values), and the stable argsort of ``y`` with its sorted values (None
+    without ``y``), all sorts started together.
+
+    Levels whose forecasts are non-decreasing functions of one another (a constant scale, a location family, one
+    forecast for several levels) share one sort: on :data:`_ORDER_SAMPLE` evenly spaced rows a level's forecasts are
+    compared in the order of an earlier level's; where they are non-decreasing there, the earlier level's full order
+    is checked on all rows (one gather) and used if it sorts this level's forecasts too.  An order that sorts x gives
+    the same fit as x's stable argsort (ties in x are kept together whatever their order)."""
+    n = forecasts[0].size if forecasts else 0
+    owner = list(range(len(forecasts)))
+    if n > 1:
+        sample = np.unique(np.linspace(0, n - 1, min(n, _ORDER_SAMPLE)).astype(np.int64))
+        sampled = [f[sample] for f in forecasts]
+        sample_orders: dict[int, np.ndarray] = {}
+        for j in range(1, len(forecasts)):
+            for i in sorted(set(owner[:j])):
+                if i not in sample_orders:
+                    sample_orders[i] = np.argsort(sampled[i], kind="stable")
+                xs = sampled[j][sample_orders[i]]
+                if not (xs[1:] < xs[:-1]).any():
+                    owner[j] = i
+                    break
+    owners = sorted(set(owner))
+    extra = [] if y is None else [y]
+    futures = stable_argsort_futures(*[forecasts[i] for i in owners], *extra,
+                                     sorted_values=[False] * len(owners) + [True] * len(extra))
+    done = {i: f.result() for i, f in zip(owners, futures)}
+    results = []
+    for j, i in enumerate(owner):
+        if i != j:
+            xs = forecasts[j][done[i].order]
+            if (xs[1:] < xs[:-1]).any():  # the sample agreed, the rows do not: a sort of its own
+                done[j] = argsort_details(forecasts[j])
+            else:
+                done[j] = ArgsortResult(done[i].order, None, bool((xs[1:] > xs[:-1]).all()))
+        results.append(done[j])
+    return results, (futures[-1].result() if extra else None)
+
+
+def grid_isotonic_quantile_regression(
+    x, y, tau: float, grid: np.ndarray, *, order: np.ndarray | None = None, cells: np.ndarray | None = None,
+    sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None, distinct_x: bool = False,
+) -> tuple[np.ndarray, float]:
+    """The exact isotonic τ-quantile fit x̂ (:func:`isotonic_quantile_regression`) rounded up to ``grid``, x̂_G =
+    ⌈x̂⌉_G, computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes), and the bound
+    ``fit_bound`` ≥ S̄(x̂_G) − S̄(x̂) ≥ 0 on its mean quantile score (module docstring).
+
+    ``grid``: increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets); ``order``: a
+    stable argsort of x (or any order sorting x: the fit is the same whatever the order among equal forecasts), and
+    ``sorted_x`` = ``x[order]`` (not needed with ``distinct_x``: no two forecasts equal); ``cells``:
+    ``np.searchsorted(grid, y)``, ``sorted_y``: ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row,
+    fit_bound).
+
+    At a level τ that is a ratio p/q of small integers as a double (every default level) the recursion compares in
+    integers (:func:`_threshold_partition`): where several fits are exact (ties of the prefix values at τ = p/q) it
+    rounds up the one with the earliest splits, which can differ from :func:`isotonic_quantile_regression`'s
+    floating-point choice; the bound holds for the exact fit it rounds.
+
+    The bound uses the exact fit's values being targets: in the cell (c_{j−1}, c_j] they are at least t_j, the
+    smallest target above c_{j−1}, so the rounding moves them by at most c_j − t_j (0 when the cell's only target is
+    c_j: a grid holding every target gives the exact fit and a zero bound)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    grid = np.asarray(grid, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
+    n = x.size
+    if n == 0:
+        return np.empty(0), 0.0
+    if grid.size == 0 or grid[0] > y.min() or grid[-1] < y.max() or np.any(np.diff(grid) <= 0):
+        raise ValueError("the grid must be increasing and contain the smallest and the largest target")
+    order = stable_argsort(x) if order is None else order
+    cell = np.searchsorted(grid, y, side="left") if cells is None else cells  # grid[cell − 1] < y ≤ grid[cell]
+    cell_sorted = cell[order]
+    xs = None if distinct_x else x[order] if sorted_x is None else sorted_x
+    starts, lo, _ = _threshold_partition(xs, cell_sorted, grid.size, tau, integer_ratio=True)
+    seg_len = np.diff(np.append(starts, n))
+    # targets in the cell of their own fitted value (cell 0 = min y: no error), counted per segment of equal fit
+    own = np.add.reduceat(cell_sorted == np.repeat(lo.astype(cell_sorted.dtype), seg_len), starts, dtype=np.int64)
+    sorted_y = np.sort(y) if sorted_y is None else sorted_y
+    first = sorted_y[np.minimum(np.searchsorted(sorted_y, grid[:-1], side="right"), n - 1)]  # t_j, j ≥ 1
+    widths = np.r_[0.0, np.maximum(grid[1:] - first, 0.0)]
+    bound = (1.0 + tau) * float(np.dot(np.bincount(lo, own, minlength=grid.size), widths)) / n
+    out = np.empty(n)
+    out[order] = np.repeat(grid[lo], seg_len)
+    return out, bound
+
+
+def _quantile_score_into(y: np.ndarray, q, tau: float, buffers: tuple[np.ndarray, np.ndarray, np.ndarray]
+                         ) -> np.ndarray:
+    """:func:`quantile_score` (the same operations, so the same bits) written into ``buffers`` (two float arrays and
+    a bool array of y's length, reused: large temporaries cost as much as the arithmetic); returns the first."""
+    out, factor, below = buffers
+    np.less_equal(y, q, out=below)
+    np.subtract(below, tau, out=factor)
+    np.subtract(q, y, out=out)
+    return np.multiply(factor, out, out=out)
+
+
+def _empirical_quantile(y: np.ndarray, tau: float, *, targets: tuple[np.ndarray, np.ndarray] | None = None,
+                        cum_counts: np.ndarray | None = None) -> float:
+    """A minimiser of Σ QS_τ(r, y_i) over constants r: the order statistic y_(⌈Nτ⌉) (from the distinct targets and
+    their cumulative counts when given: no sort)."""
+    k = int(np.ceil(y.size * tau - 1e-12))
+    k = min(max(k, 1), y.size)
+    if targets is not None:
+        cum = np.cumsum(np.bincount(targets[1], minlength=targets[0].size)) if cum_counts is None else cum_counts
+        return float(targets[0][np.searchsorted(cum, k)])
+    return float(np.sort(y)[k - 1])
+
+
+def quantile_score_decomposition(
+    y,
+    dist: PredictiveDistribution,
+    *,
+    levels: Sequence[float] = DEFAULT_DECOMPOSITION_LEVELS,
+    n_boot: int = 1_000,
+    n_blocks: int = 1_000,
+    level: float = 0.95,
+    seed: int | None = 0,
+    exact_rows: int = EXACT_ROWS,
+    grid_values: int = GRID_VALUES,
+) -> pd.DataFrame:
+    """QS_τ = MCB − DSC + UNC at each level τ (module docstring), with block-bootstrap percentile intervals.
+
+    Returns one row per τ: ``tau, score, mcb, dsc, unc``, ``fit_bound`` (0 when the isotonic fit is exact, i.e. up
+    to ``exact_rows`` rows; above, the fit is on a grid of ``grid_values`` targets and the exact MCB and DSC exceed
+    the reported ones by at most ``fit_bound``), ``<c>_low``/``<c>_high`` for each of ``score, mcb, dsc, unc``
+    (``n_boot`` replicates over ``n_blocks`` random row blocks, the recalibration held fixed; no intervals when
+    ``n_boot`` is 0), and ``mcb_share`` = MCB/score; ``grid_values``: about how many grid values (half from the
+    targets, half from each level's forecasts).
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    if n < 2:
+        raise ValueError(f"the quantile-score decomposition needs at least 2 rows, got {n}")
+    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 1616]))
+    ids, g = sig.block_ids(n, n_blocks, rng)
+    weights = sig.block_bootstrap_weights(g, n_boot, rng) if n_boot > 0 else None
+    count = np.bincount(ids, minlength=g).astype(float)
+    rows = []
+    levels = [float(t) for t in levels]
+    forecasts = [np.asarray(dist.ppf(tau), dtype=float) for tau in levels]
+    exact = n <= exact_rows
+    sorts, y_sort = _level_orders(forecasts, None if exact else y)
+    if exact:
+        targets = np.unique(y, return_inverse=True)
+        cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
+    else:  # a grid of targets: y sorted with the forecasts; the marginal quantile is an order statistic of it
+        order_y, sorted_y = y_sort.order, y_sort.sorted_values
+        y_grid = quantile_grid(sorted_y, grid_values // 2)
+        cells = np.empty(n, dtype=np.int16 if grid_values < np.iinfo(np.int16).max else np.int32)
+    buffers = (np.empty(n), np.empty(n), np.empty(n, dtype=bool))
+    for tau, x, (order, _, distinct) in zip(levels, forecasts, sorts):
+        if exact:
+            fitted, bound = isotonic_quantile_regression(x, y, tau, order=order, targets=targets), 0.0
+            r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
+        else:  # this level's grid: the targets' and its forecasts' order statistics, within [min y, max y]
+            x_grid = np.clip(quantile_grid(x, grid_values // 2, order=order), sorted_y[0], sorted_y[-1])
+            grid = np.unique(np.r_[y_grid, x_grid])
+            # grid[cell − 1] < y ≤ grid[cell]: in sorted order, runs of equal cells (no search per row)
+            cells[order_y] = np.repeat(np.arange(grid.size, dtype=cells.dtype),
+                                       np.diff(np.searchsorted(sorted_y, grid, side="right"), prepend=0))
+            fitted, bound = grid_isotonic_quantile_regression(x, y, tau, grid, order=order, cells=cells,
+                                                              sorted_y=sorted_y, distinct_x=distinct)
+            r = float(sorted_y[min(max(int(np.ceil(n * tau - 1e-12)), 1), n) - 1])
+        means, block_sums = [], [count]
+        for q in (x, fitted, r):  # the score of x, of the recalibrated x̂ and of the marginal quantile r, row by row
+            qs = _quantile_score_into(y, q, tau, buffers)
+            means.append(float(qs.mean()))
+            if weights is not None:
+                block_sums.append(np.bincount(ids, qs, g))
+        score, rc, unc = means
+        row = {"tau": tau, "score": score, "mcb": score - rc, "dsc": unc - rc, "unc": unc, "fit_bound": bound}
+        if weights is not None:
+            sums = np.stack(block_sums, 1)
+            rep = weights @ sums
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m_x, m_rc, m_r = rep[:, 1] / rep[:, 0], rep[:, 2] / rep[:, 0], rep[:, 3] / rep[:, 0]
+            boot = np.stack([m_x, m_x - m_rc, m_r - m_rc, m_r], 1)
+            lo_, hi_ = sig.percentile_interval(boot, level)
+            for j, k in enumerate(("score", "mcb", "dsc", "unc")):
+                row[f"{k}_low"], row[f"{k}_high"] = float(lo_[j]), float(hi_[j])
+        row["mcb_share"] = row["mcb"] / score if score > 0 else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def quantile_decomposition_table(
+    prediction_set: PredictionSet,
+    *,
+    levels: Sequence[float] = DEFAULT_DECOMPOSITION_LEVELS,
+    n_boot: int = 1_000,
+    level: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """:func:`quantile_score_decomposition` of every model of a regression set (all its rows per model), stacked
+    with a ``model`` column; empty for point predictions."""
+    frames = [quantile_score_decomposition(y, dist, levels=levels, n_boot=n_boot, level=level, seed=seed)
+              .assign(model=model) for model, y, dist in iter_model_distributions(prediction_set)]
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    return out[["model", *[c for c in out.columns if c != "model"]]]
+
+
+def _fmt(v: float) -> str:
+    return "" if not np.isfinite(v) else f"{v:.4g}"
+
+
+def decomposition_display(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The decomposition table as the page shows it: one row per (model, τ) with ``QS``, ``MCB``, ``DSC``, ``UNC``
+    as "value [low, high]" text and the MCB share of the score in percent."""
+    if table.empty:
+        return pd.DataFrame()
+    out = pd.DataFrame({"model": table["model"].astype(str), "τ": table["tau"].map(lambda t: f"{t:g}")})
+    for k, name in (("score", "QS"), ("mcb", "MCB"), ("dsc", "DSC"), ("unc", "UNC")):
+        if f"{k}_low" in table:
+            out[name] = [f"{_fmt(v)} [{_fmt(a)}, {_fmt(b)}]"
+                         for v, a, b in zip(table[k], table[f"{k}_low"], table[f"{k}_high"])]
+        else:
+            out[name] = table[k].map(_fmt)
+    out["MCB share"] = table["mcb_share"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.2g}%")
+    return out
+
+
+# =============================================================================================
+# CORP quantile reliability diagram (issue 16, point 1, regression side)
+# =============================================================================================
+
+#: Columns of :attr:`QuantileReliability.curve`: both ends (in forecast order) of every block of the isotonic
+#: τ-quantile recalibration, with the rows in the block.
+QUANTILE_CURVE_COLUMNS = ["forecast", "recalibrated", "count"]
+#: Columns of :attr:`QuantileReliability.bands`: one row per group of consecutive forecasts (its mean forecast and
+#: its rows), the pointwise consistency band under calibration.
+QUANTILE_BAND_COLUMNS = ["forecast", "count", "consistency_low", "consistency_high"]
+
+
+@dataclass
+class QuantileReliability:
+    """CORP quantile reliability of one forecaster at one level τ (see :func:`quantile_reliability`).
+
+    ``curve``: :data:`QUANTILE_CURVE_COLUMNS` (the exact step curve x ↦ x̂, small at any N); ``bands``:
+    :data:`QUANTILE_BAND_COLUMNS`; ``decomposition``: ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals:
+    :func:`quantile_score_decomposition` has them); ``info``: τ, N, the band's level, draws, groups and grid.
+    """
+
+    tau: float
+    curve: pd.DataFrame
+    bands: pd.DataFrame
+    decomposition: dict
+    n: int
+    info: dict = field(default_factory=dict)
+
+
+def _group_bounds(xs: np.ndarray, n_groups: int) -> np.ndarray:
+    """Start positions of about ``n_groups`` groups of consecutive sorted forecasts ``xs`` of near-equal counts,
+    each boundary moved forward to the next change of x (equal forecasts stay in one group); ends with N."""
+    n = xs.size
+    change = np.r_[0, np.flatnonzero(xs[1:] > xs[:-1]) + 1]
+    target = (np.arange(n_groups) * n) // n_groups
+    starts = np.unique(change[np.minimum(np.searchsorted(change, target), change.size - 1)])
+    return np.r_[starts, n]
+
+
+def quantile_reliability(
+    y,
+    dist: PredictiveDistribution,
+    *,
+    tau: float = 0.5,
+    n_resamples: int = 200,
+    band_level: float = 0.90,
+    max_groups: int = 100,
+    grid: int = 256,
+    per_group: int = 16,
+    normal_above: float = 25.0,
+    seed: int | None = 0,
+) -> QuantileReliability:
+    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ) (Gneiting, Wolffram, Resin, Kraus,
+    Bracher, Dimitriadis, Hagenmeyer, Jordan, Lerch, Phipps & Schienle 2023, "Model diagnostics and forecast
+    evaluation for quantiles", Annu. Rev. Stat. Appl. 10, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan
+    2021, PNAS): the isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn
+    against x.  A calibrated τ-quantile forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal
+    = the predicted quantile is too low there (more than a share τ of targets fall below it), below = too high.
+
+    **Consistency band** (pointwise ``band_level``, 90% as in the papers) under the hypothesis of calibration: the
+    targets redrawn from the forecasts, y*_i ~ F_i, and the fit recomputed.  Computed without redrawing N rows:
+
+    * the fit is restricted to be constant on ``max_groups`` groups of consecutive forecasts (near-equal counts,
+      equal forecasts together) and to values in a grid c_1 < … < c_C (``grid`` values: quantiles of the forecasts
+      and of the targets).  By threshold decomposition the fit exceeds c_j exactly on the groups from s_j on, where
+      s_j is the first arg-max over group boundaries b of Σ_{g < b} (K_gj − τ n_g), K_gj = #{i ∈ g : y*_i ≤ c_j};
+      so P(x̂*(g) > c_j) = P(s_j ≤ g) needs only the law of the counts at each c_j separately;
+    * K_gj ~ Binomial(n_g, p̄_gj), p̄_gj the mean of F_i(c_j) over up to ``per_group`` rows spread through group g
+      (the exact law is Poisson-binomial with that mean and a variance smaller by Σ(F_i(c_j) − p̄_gj)²: the band
+      errs wide); ``n_resamples`` draws per grid value; where n_g p̄(1 − p̄) ≥ ``normal_above`` the count is drawn
+      from the normal law with the binomial's mean and variance instead (skewness below 0.2; cheaper, and the cells
+      that carry information at large N);
+    * the band at group g is [c_{J_lo − 1}, c_{J_hi}], where J_q is the first j with P̂(x̂*(g) ≤ c_j) ≥ q at
+      q = (1 ∓ band_level)/2: the grid cell edges outside the quantiles (conservative by at most one cell on each
+      side).  Cost O(R·G·C) whatever N.
+
+    Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
+    produces at this N.  ``decomposition``: QS_τ = MCB − DSC + UNC of this fit (module docstring).
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    if n < 2:
+        raise ValueError(f"the quantile reliability diagram needs at least 2 rows, got {n}")
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
+    x = np.asarray(dist.ppf(tau), dtype=float)
+    order = stable_argsort(x)
+    xs = x[order]
+    targets = np.unique(y, return_inverse=True)
+    fitted = isotonic_quantile_regression(x, y, tau, order=order, targets=targets)
+    fs = fitted[order]
+    s_x, s_c = float(quantile_score(y, x, tau).mean()), float(quantile_score(y, fitted, tau).mean())
+    unc = float(quantile_score(y, _empirical_quantile(y, tau, targets=targets), tau).mean())
+    decomposition = {"score": s_x, "mcb": s_x - s_c, "dsc": unc - s_c, "unc": unc}
+
+    # the curve: both ends of every block of equal fitted value (in forecast order)
+    new = np.r_[True, fs[1:] != fs[:-1]]
+    b_starts = np.flatnonzero(new)
+    b_ends = np.r_[b_starts[1:], n] - 1
+    pos = np.unique(np.r_[b_starts, b_ends])
+    block_of = np.cumsum(new) - 1
+    curve = pd.DataFrame({"forecast": xs[pos], "recalibrated": fs[pos],
+                          "count": np.diff(np.r_[b_starts, n])[block_of[pos]].astype(float)})
+
+    # groups of consecutive forecasts and the value grid
+    bounds = _group_bounds(xs, max(1, int(max_groups)))
+    g_start, g_len = bounds[:-1], np.diff(bounds)
+    n_g = g_len.astype(float)
+    xbar = np.add.reduceat(xs, g_start) / n_g
+    levels = (np.arange(grid // 2) + 0.5) / (grid // 2)
+    c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
+    cons_lo = cons_hi = np.full(g_start.size, np.nan)
+    if n_resamples > 0 and c.size > 1:
+        rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 1617]))
+        k = np.minimum(g_len, int(per_group))
+        rep_group = np.repeat(np.arange(g_start.size), k)
+        within = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
+        rep_pos = g_start[rep_group] + ((2 * within + 1) * g_len[rep_group]) // (2 * k[rep_group])  # k-tile midpoints
+        rep_rows = order[rep_pos]
+        cdf = np.asarray(dist.take(np.repeat(rep_rows, c.size)).cdf(np.tile(c, rep_rows.size)), dtype=float)
+        cdf = cdf.reshape(rep_rows.size, c.size)
+        p_bar = np.clip(np.add.reduceat(cdf, np.r_[0, np.cumsum(k)[:-1]], axis=0) / k[:, None], 0.0, 1.0)  # G × C
+        r = int(n_resamples)
+        n_gi = g_len.astype(np.int64)
+        split_counts = np.zeros((c.size, g_start.size + 1))
+        for j0 in range(0, c.size, 32):  # 32 grid values at a time: R × G × 32 counts
+            js = np.arange(j0, min(j0 + 32, c.size))
+            p_js = np.broadcast_to(p_bar[None, :, js], (r, g_start.size, js.size))
+            n_js = np.broadcast_to(n_g[None, :, None], p_js.shape)
+            var = n_js * p_js * (1.0 - p_js)
+            small = var < normal_above  # exact binomial draws; the normal law with the same moments above
+            if small.all():
+                counts = rng.binomial(n_gi[None, :, None], p_js).astype(float)
+            else:
+                counts = n_js * p_js + np.sqrt(var) * rng.standard_normal(p_js.shape)
+                if small.any():
+                    counts[small] = rng.binomial(np.broadcast_to(n_gi[None, :, None], p_js.shape)[small],
+                                                 p_js[small])
+            walk = np.cumsum(counts - tau * n_g[None, :, None], axis=1)
+            walk = np.concatenate([np.zeros((r, 1, js.size)), walk], axis=1)
+            s = walk.argmax(axis=1)  # R × |js|: first maximiser over group boundaries 0..G
+            split_counts[js] = np.bincount((np.arange(js.size)[None, :] * (g_start.size + 1) + s).ravel(),
+                                           minlength=js.size * (g_start.size + 1)).reshape(js.size, -1)
+        above = np.cumsum(split_counts, axis=1)[:, :-1] / r  # P(x̂*(g) > c_j) = P(s_j ≤ g), C × G
+        cdf_g = np.maximum.accumulate(1.0 - above, axis=0)  # P(x̂*(g) ≤ c_j), non-decreasing in j
+        j_lo = (cdf_g < lo_q).sum(axis=0)  # first j with cdf ≥ q
+        j_hi = (cdf_g < hi_q).sum(axis=0)
+        cons_lo = np.where(j_lo > 0, c[np.maximum(j_lo - 1, 0)], -np.inf)
+        cons_hi = np.where(j_hi < c.size, c[np.minimum(j_hi, c.size - 1)], np.inf)
+        cons_lo, cons_hi = np.maximum(cons_lo, c[0]), np.minimum(cons_hi, c[-1])  # shown within the grid
+    bands = pd.DataFrame({"forecast": xbar, "count": n_g, "consistency_low": cons_lo, "consistency_high": cons_hi})
+    info = {"tau": float(tau), "n": n, "band_level": band_level, "n_resamples": int(n_resamples),
+            "normal_above": float(normal_above),
+            "n_groups": int(g_start.size), "grid": int(c.size), "per_group": int(per_group)}
+    for t in (curve, bands):
+        t.attrs.update(info)
+    return QuantileReliability(tau=float(tau), curve=curve, bands=bands, decomposition=decomposition, n=n, info=info)
+
+
+def quantile_reliability_of(
+    prediction_set: PredictionSet, *, tau: float = 0.5, **options
+) -> dict[str, QuantileReliability]:
+    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2), keyed
+    by model; empty for point predictions.  ``options`` go to :func:`quantile_reliability`."""
+    return {model: quantile_reliability(y, dist, tau=tau, **options)
+            for model, y, dist in iter_model_distributions(prediction_set)}

@@ -1,0 +1,256 @@
+"""Calibration over time (issue 17, point 4): metrics per time window with their intervals and the
+perfect-calibration band, and the rows of a brushed time range.
+
+Windows (:func:`window_codes`): calendar windows of the time column — ``"hour"``, ``"day"``, ``"week"``
+(Monday-based), ``"month"``, ``"quarter"``, ``"year"`` (``pandas.Period``) — or ``N`` equal spans between the first
+and the last time (also for numeric time columns).  Every row gets the code of its window (one vectorised pass);
+per-window sums are ``np.bincount`` over (model, window) codes, so the table costs O(N) whatever the number of
+windows.  Empty windows have no row in the table.
+
+Metrics per window (:func:`window_table`), each with an interval for its population value (``level``, default 95%)
+and the band where a perfectly calibrated forecaster with the same predictions and the same window size falls
+``level`` of the time:
+
+regression (z = (y − μ)/σ, the central interval of nominal coverage c of every row's predictive distribution):
+
+* ``coverage_<c>`` — share of targets in their interval; interval: Clopper–Pearson (as the regression inference
+  layer); band: the central ``level`` range of Binomial(n, c)/n (exact);
+* ``z_mean`` — mean z; interval: t interval mean ± t_{n−1}·s/√n; band: ±z_{(1+level)/2}/√n (z has mean 0 and variance
+  1 per row under perfect calibration; exact for Gaussian predictions);
+* ``z_std`` — std z (ddof 1); interval: s·exp(±z·se) with se(log s) = sqrt((m₄/s⁴ − (n − 3)/(n − 1))/(4n)) (delta
+  method with the window's own kurtosis); band: sqrt(χ²_{n−1} quantiles/(n − 1)) (exact for Gaussian predictions).
+
+classification (top-label confidence c_i and hit h_i = 1[prediction correct], Guo et al. 2017):
+
+* ``gap`` — mean confidence − accuracy (over-confidence; the signed calibration error of the window); interval:
+  mean ± t·s/√n of d_i = c_i − h_i; band: ±z·sqrt(Σ c_i(1 − c_i))/n (under perfect calibration h_i ~ Bernoulli(c_i),
+  so Σ d_i has mean 0 and that variance; normal approximation);
+* ``accuracy`` — interval: Clopper–Pearson; band: mean confidence ± z·sqrt(Σ c_i(1 − c_i))/n.
+
+:func:`window_rows` turns windows picked in the chart (their codes) into the row mask of the time range they span.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ..base.predictions import PredictionSet
+from ..data.timecol import time_kind
+from ..metrics.classification import event_rows
+
+__all__ = [
+    "CALENDAR",
+    "WINDOW_METRICS",
+    "WindowSpec",
+    "clopper_pearson_arrays",
+    "window_codes",
+    "window_rows",
+    "window_table",
+]
+
+#: Calendar windows and their ``pandas.Period`` frequency.
+CALENDAR = {"hour": "h", "day": "D", "week": "W-SUN", "month": "M", "quarter": "Q", "year": "Y"}
+
+#: Metrics of :func:`window_table` per task: key → (label, target value or None for a per-window target).
+WINDOW_METRICS = {
+    "regression": {"coverage": ("coverage", None), "z_mean": ("mean z", 0.0), "z_std": ("std z", 1.0)},
+    "classification": {"gap": ("mean confidence − accuracy", 0.0), "accuracy": ("accuracy", None)},
+}
+
+WindowSpec = str | int
+"""A calendar window name of :data:`CALENDAR` or a number N of equal spans."""
+
+
+def window_codes(time: np.ndarray, window: WindowSpec) -> tuple[np.ndarray, pd.DataFrame]:
+    """(window code of every row, the windows): ``windows`` has one row per non-empty window in time order with
+    ``window`` (its code), ``start``, ``end`` (half-open [start, end)), ``label``.
+
+    ``window``: a name of :data:`CALENDAR` (datetime columns only) or an int N ≥ 1: N equal spans of
+    [min, max] (the last span closed at max).
+    """
+    t = np.asarray(time)
+    kind = time_kind(t)
+    if t.size == 0:
+        raise ValueError("no rows with a time")
+    if isinstance(window, str):
+        if kind != "datetime":
+            raise ValueError("calendar windows need dates/times; this time column holds numbers: choose N windows")
+        if window not in CALENDAR:
+            raise ValueError(f"window must be one of {list(CALENDAR)} or a number of windows, got {window!r}")
+        periods = pd.PeriodIndex(pd.DatetimeIndex(t).to_period(CALENDAR[window]))
+        ordinals, codes = np.unique(periods.asi8, return_inverse=True)
+        per = pd.PeriodIndex.from_ordinals(ordinals, freq=periods.freq)
+        starts = per.start_time.to_numpy(dtype="datetime64[ns]")
+        ends = (per + 1).start_time.to_numpy(dtype="datetime64[ns]")
+        fmt = {"hour": "%Y-%m-%d %H:00", "day": "%Y-%m-%d", "week": "week of %Y-%m-%d", "month": "%Y-%m",
+               "quarter": None, "year": "%Y"}[window]
+        labels = [str(p) for p in per] if fmt is None else [pd.Timestamp(s).strftime(fmt) for s in starts]
+        table = pd.DataFrame({"window": np.arange(ordinals.size), "start": starts, "end": ends, "label": labels})
+        return codes.astype(np.int64), table
+    n_win = int(window)
+    if n_win < 1:
+        raise ValueError(f"the number of windows must be at least 1, got {window}")
+    x = t.astype("datetime64[ns]").astype(np.int64).astype(float) if kind == "datetime" else t.astype(float)
+    lo, hi = float(x.min()), float(x.max())
+    width = (hi - lo) / n_win if hi > lo else 1.0
+    raw = np.clip(np.floor((x - lo) / width).astype(np.int64), 0, n_win - 1)
+    used, codes = np.unique(raw, return_inverse=True)
+    edges_lo = lo + used * width
+    edges_hi = np.where(used == n_win - 1, np.nextafter(hi, np.inf), lo + (used + 1) * width)
+    if kind == "datetime":
+        starts = np.round(edges_lo).astype(np.int64).astype("datetime64[ns]")
+        ends = np.round(edges_hi).astype(np.int64).astype("datetime64[ns]")
+        ends = np.where(used == n_win - 1, t.max() + np.timedelta64(1, "ns"), ends)
+        labels = [f"{pd.Timestamp(a):%Y-%m-%d %H:%M} – {pd.Timestamp(b):%Y-%m-%d %H:%M}" for a, b in zip(starts, ends)]
+    else:
+        starts, ends = edges_lo, edges_hi
+        labels = [f"{a:.4g} – {b:.4g}" for a, b in zip(starts, np.minimum(ends, hi))]
+    table = pd.DataFrame({"window": np.arange(used.size), "start": starts, "end": ends, "label": labels})
+    return codes.astype(np.int64), table
+
+
+def clopper_pearson_arrays(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper–Pearson intervals of k successes out of n, element-wise (as ``significance.clopper_pearson``)."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    a = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k == 0, 0.0, special.betaincinv(np.maximum(k, 1e-300), n - k + 1, a))
+        hi = np.where(k == n, 1.0, special.betaincinv(k + 1, np.maximum(n - k, 1e-300), 1.0 - a))
+    return lo, hi
+
+
+def _sums(codes: np.ndarray, size: int, *values: np.ndarray) -> list[np.ndarray]:
+    return [np.bincount(codes, weights=v, minlength=size) for v in values]
+
+
+def _regression_rows(y: np.ndarray, dist: Any, coverage: float) -> dict[str, np.ndarray]:
+    mu = np.asarray(dist.mean(), dtype=float)
+    sd = np.asarray(dist.std(), dtype=float)
+    lo, hi = dist.interval(coverage)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (np.asarray(y, dtype=float) - mu) / sd
+    return {"z": z, "hit": ((y >= lo) & (y <= hi)).astype(float)}
+
+
+def _regression_stats(codes, size, r, coverage, level) -> list[dict[str, np.ndarray]]:
+    z, hit = r["z"], r["hit"]
+    n, k, s1 = _sums(codes, size, np.ones_like(z), hit, z)
+    mean = s1 / np.maximum(n, 1)
+    dev = z - mean[codes]
+    s2, s4 = _sums(codes, size, dev**2, dev**4)
+    q = stats.norm.ppf(0.5 + level / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = s2 / (n - 1)
+        sd = np.sqrt(var)
+        tq = stats.t.ppf(0.5 + level / 2.0, np.maximum(n - 1, 1))
+        half = tq * sd / np.sqrt(n)
+        m4 = s4 / n
+        m2 = s2 / n
+        se_log = np.sqrt(np.maximum(m4 / np.maximum(m2 * m2, 1e-300) - (n - 3) / (n - 1), 0.0) / (4.0 * n))
+        chi_lo = stats.chi2.ppf(0.5 - level / 2.0, np.maximum(n - 1, 1)) / (n - 1)
+        chi_hi = stats.chi2.ppf(0.5 + level / 2.0, np.maximum(n - 1, 1)) / (n - 1)
+    cov = k / np.maximum(n, 1)
+    cp_lo, cp_hi = clopper_pearson_arrays(k, n, level)
+    b_lo = stats.binom.ppf(0.5 - level / 2.0, n, coverage) / np.maximum(n, 1)
+    b_hi = stats.binom.ppf(0.5 + level / 2.0, n, coverage) / np.maximum(n, 1)
+    c = f"{100 * coverage:g}"
+    return [
+        {"metric": f"coverage_{c}", "label": f"coverage {c}%", "n": n, "value": cov, "lo": cp_lo, "hi": cp_hi,
+         "band_lo": b_lo, "band_hi": b_hi, "target": np.full(size, coverage)},
+        {"metric": "z_mean", "label": "mean z", "n": n, "value": mean, "lo": mean - half, "hi": mean + half,
+         "band_lo": -q / np.sqrt(n), "band_hi": q / np.sqrt(n), "target": np.zeros(size)},
+        {"metric": "z_std", "label": "std z", "n": n, "value": sd, "lo": sd * np.exp(-q * se_log),
+         "hi": sd * np.exp(q * se_log), "band_lo": np.sqrt(chi_lo), "band_hi": np.sqrt(chi_hi),
+         "target": np.ones(size)},
+    ]
+
+
+def _classification_stats(codes, size, conf, hit, level) -> list[dict[str, np.ndarray]]:
+    d = conf - hit
+    n, k, sc, sv, sd1 = _sums(codes, size, np.ones_like(conf), hit, conf, conf * (1.0 - conf), d)
+    q = stats.norm.ppf(0.5 + level / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = sd1 / n
+        dev = d - gap[codes]
+        (s2,) = _sums(codes, size, dev * dev)
+        sdd = np.sqrt(s2 / (n - 1))
+        tq = stats.t.ppf(0.5 + level / 2.0, np.maximum(n - 1, 1))
+        half = tq * sdd / np.sqrt(n)
+        band = q * np.sqrt(sv) / n
+        mconf = sc / n
+        acc = k / n
+    cp_lo, cp_hi = clopper_pearson_arrays(k, n, level)
+    return [
+        {"metric": "gap", "label": "mean confidence − accuracy", "n": n, "value": gap, "lo": gap - half,
+         "hi": gap + half, "band_lo": -band, "band_hi": band, "target": np.zeros(size)},
+        {"metric": "accuracy", "label": "accuracy", "n": n, "value": acc, "lo": cp_lo, "hi": cp_hi,
+         "band_lo": mconf - band, "band_hi": mconf + band, "target": mconf},
+    ]
+
+
+def window_table(
+    pset: PredictionSet, *, window: WindowSpec = "week", coverage: float = 0.9, level: float = 0.95,
+    target: str = "top_label",
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Metrics per (model, time window) with intervals and perfect-calibration bands (module docstring).
+
+    Returns (table, codes): ``table`` has one row per (model, window, metric) with columns model, window, start,
+    end, label (the window's), n, metric, metric_label, value, lo, hi (the ``level`` interval), band_lo, band_hi
+    (the perfect-calibration band), target; ``codes`` is the window of every row of ``pset`` (for
+    :func:`window_rows`).  Loops run over models only; everything per row is vectorised.
+    """
+    if pset.time is None:
+        raise ValueError("this data has no time column: map one on the Data page (Column mapping → time column)")
+    codes, windows = window_codes(pset.time, window)
+    size = len(windows)
+    models = pset.models()
+    model_of = np.zeros(pset.n_rows, dtype=np.int64) if pset.model is None else \
+        pd.Categorical(pset.model, categories=models).codes.astype(np.int64)
+    out = []
+    if pset.task == "regression":
+        if pset.dist is None:
+            raise ValueError("point predictions have no interval or σ: nothing to track over time")
+        r = _regression_rows(pset.y, pset.dist, coverage)
+        per_row = r
+    else:
+        if pset.probs is None:
+            conf = np.asarray(pset.confidence, dtype=float)
+            hit = (np.asarray(pset.point) == np.asarray(pset.labels)).astype(float)
+        else:
+            conf, hit = event_rows(pset.labels, pset.probs, target)
+        per_row = {"conf": conf, "hit": hit}
+    for m, model in enumerate(models):
+        rows = model_of == m
+        c = codes[rows]
+        if pset.task == "regression":
+            blocks = _regression_stats(c, size, {k: v[rows] for k, v in per_row.items()}, coverage, level)
+        else:
+            blocks = _classification_stats(c, size, per_row["conf"][rows], per_row["hit"][rows], level)
+        present = np.bincount(c, minlength=size) > 0
+        for b in blocks:
+            frame = windows.loc[present].copy()
+            frame.insert(0, "model", model)
+            frame["n"] = b["n"][present].astype(np.int64)
+            frame["metric"] = b["metric"]
+            frame["metric_label"] = b["label"]
+            for col in ("value", "lo", "hi", "band_lo", "band_hi", "target"):
+                frame[col] = np.asarray(b[col], dtype=float)[present]
+            out.append(frame)
+    cols = ["model", "window", "start", "end", "label", "n", "metric", "metric_label", "value", "lo", "hi",
+            "band_lo", "band_hi", "target"]
+    table = pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
+    return table, codes
+
+
+def window_rows(codes: np.ndarray, picked: Any) -> np.ndarray:
+    """Rows whose window lies in the time range spanned by the picked windows (from the first to the last picked
+    window, so a box over a gap also takes the windows inside it): a boolean mask over the rows of ``codes``."""
+    w = np.asarray(sorted({int(p) for p in picked}), dtype=np.int64)
+    if w.size == 0:
+        return np.zeros(np.asarray(codes).shape[0], dtype=bool)
+    return (codes >= w.min()) & (codes <= w.max())

@@ -1,0 +1,1 @@
+"""Tests of ``calib_core/base/``, file for file."""

@@ -1,0 +1,1 @@
+"""Real-browser tests: Playwright driving Debian's Chromium against ``streamlit run app.py`` (marker ``browser``)."""

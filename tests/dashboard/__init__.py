@@ -1,0 +1,1 @@
+"""Tests of ``dashboard/``: caches, stores, the page frame and the warm-up."""

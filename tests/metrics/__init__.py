@@ -1,0 +1,1 @@
+"""Tests of ``calib_core/metrics/``, file for file."""

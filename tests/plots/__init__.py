@@ -1,0 +1,1 @@
+"""Tests of ``calib_core/plots/``, file for file."""

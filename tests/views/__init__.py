@@ -1,0 +1,1 @@
+"""Tests of ``views/``: the page view-models, without Streamlit."""
