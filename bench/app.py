@@ -3,7 +3,7 @@
     python bench/app.py                          # payload at N = 1e6, redraw at N = 1e5
     python bench/app.py --payload-n 1e5 --redraw-n 1e4 --repeats 3
 
-(1) **Figure payload** (issue 5, point 6: < 1 MB at 1e6 rows).  Every page that draws data-dependent figures —
+(1) **Figure payload** (target: < 1 MB at 1e6 rows).  Every page that draws data-dependent figures —
 Regression, Classification, Recalibrate (regression and classification data) — is run headless with
 ``streamlit.testing.v1.AppTest`` on a synthetic 1e6-row set put into ``st.session_state`` exactly as the Data
 page does (``pset``, ``pset_token``, ``pset_name``), and the JSON of every ``st.plotly_chart`` element as sent to

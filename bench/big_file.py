@@ -1,4 +1,4 @@
-"""Benchmark: load and diagnose a big regression Parquet file (issue #7, point 4: < 3 GB peak memory).
+"""Benchmark: load and diagnose a big regression Parquet file (target: < 3 GB peak memory).
 
     python bench/big_file.py                   # 1e7 rows: mean, std, y (float64) + a 'group' column
     python bench/big_file.py --rows 1e6 --no-group
@@ -14,7 +14,7 @@ parent's memory does not count):
 The child reports ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` (peak resident set size, KiB on Linux)
 after the imports, after loading and after diagnosing, and the wall-clock time of each step.  The parent
 prints the file size and a table, and exits with status 1 when the peak is at or above ``--limit-gb``.
-``tests/test_big_file.py`` runs the same child (``measure``) at a smaller size.
+``tests/data/test_reading_big_file.py`` runs the same child (``measure``) at a smaller size.
 """
 
 from __future__ import annotations

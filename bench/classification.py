@@ -1,4 +1,4 @@
-"""Classification bench (issue 4): real-data calibration table and speed beside netcal 1.4 and scikit-learn 1.9.
+"""Classification bench: real-data calibration table and speed beside netcal 1.4 and scikit-learn 1.9.
 
 Two parts, both printed as markdown tables (and written to ``bench/out/classification.md`` / ``.json``):
 
@@ -13,7 +13,7 @@ Two parts, both printed as markdown tables (and written to ``bench/out/classific
 2. **Speed** at N = 1e4, 1e5, 1e6 and K = 10 (synthetic over-confident logits), all peers in this process except
    netcal's BBQ, which runs in a subprocess with a 120 s timeout.  ``cc.diagnose`` is timed with intervals and
    tests off (the point estimates and the reliability tables) and on (the defaults: 1,000 bootstrap replicates,
-   2,000 null draws, every p-value and the headline verdict), side by side (issue 12: at most 3× at 1e6 rows):
+   2,000 null draws, every p-value and the headline verdict), side by side (target: at most 3× at 1e6 rows):
    medians of interleaved rounds, at K = 10 (``--k 10 100`` adds K = 100), with the load average.  Peer times are
    the best of a few runs, ours and the peer's interleaved (the machine may be shared).
 

@@ -1,4 +1,4 @@
-"""CORP bench (issue 16, point 9): the CORP reliability curve, its consistency and confidence bands, the Brier and
+"""CORP bench: the CORP reliability curve, its consistency and confidence bands, the Brier and
 log score decompositions with their intervals and MCB test, and the Murphy diagram, against the Classification
 page's point estimates, at N = 1e4, 1e5, 1e6 (K = 10, top label; over-confident synthetic logits of
 ``bench/classification.py``), with model-diagnostics' ``decompose`` (the peer, Brier only) beside.
@@ -10,7 +10,7 @@ Columns (medians of interleaved rounds, wall and CPU seconds; every function see
 * ``CORP exact`` — the curve, both decompositions and the Murphy table, no resampling;
 * ``CORP with bands`` — what the page's CORP option computes: 1,000 null draws (consistency band, MCB test) and
   200 bootstrap resamples (confidence band, intervals), on the grid above 1,000 distinct values;
-* ratio = CORP with bands / page point estimates (issue 16: at most 3×);
+* ratio = CORP with bands / page point estimates (target: at most 3×);
 * ``exact-resampling bands`` (N = 1e4 only, one round) — the same resampling on every distinct value (no grid), to
   show what the grid saves.
 

@@ -1,4 +1,4 @@
-"""Calibration summaries of Parquet data sets on Dask, at scale (issue 13, point 4): a benchmark, not a test.
+"""Calibration summaries of Parquet data sets on Dask, at scale: a benchmark, not a test.
 
 Writes a synthetic Parquet data set — Gaussian regression rows (y, mean, std; σ log-normal, predictions 15 %
 over-confident) and classification rows (K = 10 probabilities from a softmax of normal logits, labels drawn from a

@@ -1,4 +1,4 @@
-"""Benchmark: server time of a first diagnosis in the dashboard at 10⁵ rows (issue 12: at most 0.5 s).
+"""Benchmark: server time of a first diagnosis in the dashboard at 10⁵ rows (target: at most 0.5 s).
 
     python bench/first_diagnosis.py                       # 5 fresh processes per page, then warm repeats
     python bench/first_diagnosis.py --processes 3 --start-delay 1

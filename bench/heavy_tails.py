@@ -1,4 +1,4 @@
-"""Cost of the heavy-tail lenses (issue 16, points 6 and 9) at 1e4, 1e5 and 1e6 Gaussian rows.
+"""Cost of the heavy-tail lenses at 1e4, 1e5 and 1e6 Gaussian rows.
 
 Prints medians of ``--repeat`` runs (CPU seconds of the process, all threads) and ratios to the page's point estimates
 (``summary_statistics``, which now includes ZMS and mean log z²):

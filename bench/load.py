@@ -1,4 +1,4 @@
-"""Serving load of the dashboard (issues #7 point 3, #15 point 8): concurrent browser sessions against one server.
+"""Serving load of the dashboard : concurrent browser sessions against one server.
 
     python bench/load.py --all                  # both scenarios below, one server each, README rows at the end
     python bench/load.py                        # regression: 10 sessions, 1e5 rows each

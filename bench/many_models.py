@@ -1,4 +1,4 @@
-"""Benchmark: a file with many models on the diagnosis pages (issue 14, point 5: 200 models took 22 s to draw and
+"""Benchmark: a file with many models on the diagnosis pages (200 models once took 22 s to draw and
 10 s per control change, with 201 legend entries).
 
     python bench/many_models.py                    # 200 models × 500 rows, Regression and Classification pages

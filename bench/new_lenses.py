@@ -1,10 +1,10 @@
-"""Speed of issue 16's smooth-ECE, ratio/TCE and PIT-band lenses (points 4, 5, 7, 9) beside the page's point estimates.
+"""Speed of smooth-ECE, ratio/TCE and PIT-band lenses (points 4, 5, 7, 9) beside the page's point estimates.
 
 For N = 1e4, 1e5, 1e6 (K = 10, synthetic over-confident logits, as ``bench/classification.py``) this times, as medians
 of ``--repeat`` interleaved rounds (wall clock and process CPU):
 
 * ``point estimates``: ``cc.diagnose`` with intervals and nulls off and without the new statistics (what the
-  Classification page computed before issue 16: every metric and reliability table);
+  Classification page computed before these lenses: every metric and reliability table);
 * ``smooth ECE + test + interval``: the point estimate at the automatic bandwidth with its curve
   (``smooth_summaries``) and ``smooth_inference`` (1,000 null draws, 1,000 bootstrap replicates, 200 null σ*);
 * ``ratio + interval + test``: Σf/Σy and its delta-method interval (its test sums the overall gap's existing null
@@ -12,7 +12,7 @@ of ``--repeat`` interleaved rounds (wall clock and process CPU):
 * ``TCE + test``: TCE and 1,000 null draws;
 * ``simultaneous band``: ``ecdf_band`` for a new N (uncached: 4,000 simulated samples, bisection on γ).
 
-Each new lens is reported with its ratio to the point estimates (issue 16, point 9: at most 3×).
+Each new lens is reported with its ratio to the point estimates (target: at most 3×).
 
 Usage::
 

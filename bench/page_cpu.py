@@ -5,7 +5,7 @@
     python bench/page_cpu.py --profile "n_bins 16"    # cProfile of that step (first repeat), our code only
     python bench/page_cpu.py --pages labs             # the lab scenario's steps on labs 1-5
 
-The steps are those of ``bench/load.py``'s regression session (issue 15 point 8) run headless with
+The steps are those of ``bench/load.py``'s regression session run headless with
 ``streamlit.testing.v1.AppTest`` through ``app.py`` on data put into the session as the Data page does: the first
 diagnosis, then σ-bins 15 → 16, binning → equal width, rows → cal, binning → equal count, rows → all (seen before),
 σ-bins 16 → 15 (seen before).  Classification: its first diagnosis, then bins 15 → 16, rows → cal, rows → all.  Each

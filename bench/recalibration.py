@@ -13,7 +13,7 @@ slightly skewed noise so every calibrator has something to fix.  For every metho
 * ``query``     — the recalibrated central 90% interval of every test row (forces any lazy work;
   the same question asked of every method that can answer it).
 
-Peers (SPEC §9 conventions):
+Peers (the project's conventions, docs/conventions.md):
 
 * uncertainty-toolbox 0.1.1 — ``get_proportion_lists_vectorized`` (its default 100 levels, default
   ``prop_type="interval"``) + ``recalibration.iso_recal`` as fit; ``get_prediction_interval(…,

@@ -7,7 +7,7 @@ For each N the same synthetic Gaussian predictions (heteroscedastic, mildly over
 
 * ``cc.diagnose`` with intervals and tests off (n_resamples = 0, n_simulations = 0: the point estimates, metrics
   + all diagram tables) and on (the defaults: 1,000 block-bootstrap replicates, 2,000 null draws — every interval,
-  p-value, perfect-calibration value and the headline verdict), side by side with their ratio (issue 12: at most
+  p-value, perfect-calibration value and the headline verdict), side by side with their ratio (target: at most
   3× at 1e6 rows) — medians of at least 3 interleaved rounds (off, on, off, on, …);
 * uncertainty-toolbox 0.1.1: its equivalent metrics (accuracy, average calibration, sharpness, scoring
   rules: ``get_all_metrics`` minus the adversarial part) and the full ``get_all_metrics`` with its

@@ -1,5 +1,5 @@
 """Benchmark: server CPU of the diagnosis pages with a slice chosen on the Slice explorer, the whole data drawn
-faintly behind it (issue 17, point 3), against the same steps without a slice, at 10⁵ rows.
+faintly behind it, against the same steps without a slice, at 10⁵ rows.
 
     python bench/slice_background.py                      # both pages, 3 sessions each
     python bench/slice_background.py --pages regression --repeats 5 --n 1e5

@@ -1,4 +1,4 @@
-"""Is the slice explorer truthful under the null, and does it find a planted slice?  (issue 17, point 6)
+"""Is the slice explorer truthful under the null, and does it find a planted slice?
 
     python bench/slices.py                       # 100 null + 100 planted data sets at N = 1e5 (about 15 min alone)
     python bench/slices.py --sets 20 --n 20000   # quicker

@@ -1,4 +1,4 @@
-"""The slice explorer at scale (issue 17, point 7): slice statistics from mergeable summaries over a Parquet data set.
+"""The slice explorer at scale: slice statistics from mergeable summaries over a Parquet data set.
 
     nice -n 10 python bench/slices_summary.py --build            # writes 1e7 rows × 20 features once (~1 min)
     python bench/slices_summary.py [--workers 2] [--repeats 3]   # times the explorer on it

@@ -1,4 +1,4 @@
-"""Mergeable summaries against the in-memory diagnosis on one machine (issue 13, points 1-2).
+"""Mergeable summaries against the in-memory diagnosis on one machine.
 
 For each layout: the time to summarise N rows (one chunk, median of ``--repeats``), the in-memory
 ``cc.diagnose`` point estimates on the same rows (no intervals, no tests) as the baseline, ``summary.report``'s
@@ -24,7 +24,7 @@ import calib_core as cc  # noqa: E402
 from calib_core.base.predictions import ALL
 from calib_core.scale import summary as S
 from calib_core.scale.regression import BOUNDED_METRICS, UNAVAILABLE_METRICS, regression_bounds
-from tests.test_summary import classification_set, ensemble_set, gaussian_set, quantile_set  # noqa: E402
+from tests.scale.test_summary import classification_set, ensemble_set, gaussian_set, quantile_set  # noqa: E402
 
 
 def _median_time(fn, repeats: int) -> tuple[float, object]:

@@ -1,4 +1,4 @@
-"""Selection redraw from a summary at any N (issue 13, point 5): the server time of a σ-bin or confidence-bin
+"""Selection redraw from a summary at any N: the server time of a σ-bin or confidence-bin
 selection on the Regression / Classification page when the loaded data is a summary.
 
 ``--build`` makes the summaries once: N synthetic rows summarised in process, chunk by chunk (NumPy, no data set
@@ -176,7 +176,7 @@ def page_timings(path: Path, repeats: int) -> None:
     import uuid
 
     import dashboard.summary_pages as pages
-    from tests.test_app_pages import bins_points, new_app, plotly_select, specs
+    from tests.app.test_pages import bins_points, new_app, plotly_select, specs
     from views import summary as summary_views
 
     summ = summary_views.read_summary(path.read_bytes(), source=path.name)

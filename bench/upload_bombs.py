@@ -1,4 +1,4 @@
-"""Upload bombs of issue 15 (point 1) at their real sizes, against the dashboard's upload limit.
+"""Upload bombs at their real sizes, against the dashboard's upload limit.
 
     python bench/upload_bombs.py                # limit 500 MB (.streamlit/config.toml)
     python bench/upload_bombs.py --limit-mb 200
@@ -9,7 +9,7 @@ or inflates to, the outcome (refused / loaded), seconds to the outcome and the c
 baseline after imports.  For comparison the same load is run with the core's default limit (1 GB), which the
 dashboard got before it passed its own limit.
 
-Bombs (issue 15): a Parquet of 2e7 constant rows (mean, std, y), a Parquet of 1e8 rows × 20 constant columns,
+Bombs: a Parquet of 2e7 constant rows (mean, std, y), a Parquet of 1e8 rows × 20 constant columns,
 and a .csv.gz of one repeated line inflating to ~4.3 GB.
 """
 

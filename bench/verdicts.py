@@ -1,4 +1,4 @@
-"""Simulation study of the verdicts (issue 12, point 6): false alarms, power, interval coverage, cost.
+"""Simulation study of the verdicts: false alarms, power, interval coverage, cost.
 
     python bench/verdicts.py --task regression                       # the full study (long)
     python bench/verdicts.py --task regression --reps 1000 --power-reps 200 --sizes 200 1000 10000

@@ -1,4 +1,4 @@
-"""Simulation study of the classification verdicts (issue 12, point 6): false alarms, power, interval coverage.
+"""Simulation study of the classification verdicts: false alarms, power, interval coverage.
 
 For K = 2, 10 and 100 classes and N = 200, 1,000 and 10,000 rows, ``--sets`` data sets per cell are drawn from
 
@@ -16,7 +16,7 @@ Rao–Blackwellised (E[1(ŷ = y)] = p_true,ŷ, E[1(y = k)] = p_true,k), so it ca
 target is the population's largest bin gap over the bins the data set fills (what its interval is for: a bin no
 row falls in says nothing); ``mce_all_bins`` scores the same interval against the maximum over every bin.
 
-``--timing`` instead measures the cost (issue 12, point 5): at N = 1e4, 1e5, 1e6 and K = 10 (the over-confident
+``--timing`` instead measures the cost: at N = 1e4, 1e5, 1e6 and K = 10 (the over-confident
 synthetic logits of ``bench/classification.py``), the best of ``--rounds`` interleaved runs of the point estimates
 ``cc.diagnose(pset, n_resamples=0, n_simulations=0)`` and of the whole inference (``classification_rows`` +
 ``infer_classification`` with its defaults: 2,000 null draws, 1,000 bootstrap replicates).

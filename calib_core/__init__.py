@@ -1,6 +1,6 @@
 """Calibration Lab core: diagnose and fix the calibration of predictive uncertainty.
 
-Public API (SPEC §8)::
+Public API::
 
     import calib_core as cc
     ps = cc.load_predictions(path_or_buffer, task=None, columns=None)   # -> PredictionSet (either task)

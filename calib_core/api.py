@@ -35,7 +35,7 @@ def load_predictions(
     max_bytes: int | None = None,
     limit_hint: str | None = None,
 ) -> PredictionSet:
-    """Read and validate a prediction file (SPEC §1, §7, §8): ``cc.load_predictions``.
+    """Read and validate a prediction file: ``cc.load_predictions``.
 
     ``path_or_buffer`` is a path, bytes, or a binary file-like (Streamlit's ``UploadedFile`` works).
     ``task`` is ``"regression"``, ``"classification"`` or None (detected by ``detect_task``).
@@ -75,7 +75,7 @@ def load_predictions(
 
 def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
-    the data behind every diagram, for each model and each group (SPEC §3, §5).
+    the data behind every diagram, for each model and each group.
 
     Regression options: see :func:`~calib_core.diagnosis.regression.diagnose_regression`.  Classification sets are
     handed to ``calib_core.diagnosis.classification.diagnose_classification`` with the same options.
@@ -96,7 +96,7 @@ def evaluate(
     metrics: Any = None,
     **options: Any,
 ) -> EvaluationResult:
-    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4), for either task.
+    """Fit each calibrator on calibration rows and score it on held-out test rows, for either task.
 
     The protocol (:mod:`calib_core.base.protocol`): ``split`` is None (the ``split`` column when it has both ``cal`` and
     ``test`` rows, else a random split), ``"column"``, ``"random"`` or per-row labels / an "is test" mask;

@@ -1,6 +1,6 @@
 """Command line of Calibration Lab: the report CLI, the calibrator comparison, the registries.
 
-``calibration-report FILE --out report.html [options]`` (also ``python -m calib_core report FILE ...``, SPEC §8)
+``calibration-report FILE --out report.html [options]`` (also ``python -m calib_core report FILE ...``)
     Writes the same self-contained HTML report as the dashboard's "report" download
     (``calib_core.export.report_html`` of ``cc.diagnose``), without a browser — e.g. in CI::
 
@@ -124,7 +124,8 @@ def _is_level(text: str) -> bool:
 
 
 _REPORT_DESCRIPTION = (
-    "Diagnose FILE (CSV, TSV or Parquet; SPEC §1 layouts) and write a self-contained HTML report. With --engine dask "
+    "Diagnose FILE (CSV, TSV or Parquet, in any layout the loader reads) and write a self-contained HTML report. "
+    "With --engine dask "
     "FILE is a Parquet data set (glob, directory or file) summarised on Dask; FILE may also be a summary file "
     "written by --save-summary."
 )

@@ -18,7 +18,7 @@ the same report.
   numbers, never as formulas.  Column names are neutralised like text cells.
 * :func:`to_parquet_bytes` — Parquet (pyarrow), a typed binary format that needs no neutralisation.
 * :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame` — a (recalibrated) regression
-  distribution or classification probability matrix as a tidy table in the loader's own file layout (SPEC §1), so
+  distribution or classification probability matrix as a tidy table in the loader's own file layout, so
   an exported file can be uploaded again.
 
 Figures carry an explicit template: ``import streamlit`` replaces Plotly's default template with a placeholder
@@ -199,7 +199,7 @@ def calibrated_predictions_frame(
     Columns: ``row`` (1-based row in the source file, when known), ``y``, ``mean`` = E[Y], ``std`` = sqrt(Var Y),
     ``q<p>`` = F⁻¹(p) for every level p (default ``q0.05 … q0.95``), then ``split``, ``group``, ``model`` when the
     set has them and ``calibrator`` when given.  Reading it back with ``cc.load_predictions`` gives the same
-    distribution in the quantile layout (piecewise-linear between the exported quantiles, SPEC §2).
+    distribution in the quantile layout (piecewise-linear between the exported quantiles).
     ``dist`` must have the same rows as ``pset`` (e.g. ``calibrator.transform(pset.dist)`` or the test rows of
     both).
     """

@@ -113,7 +113,7 @@ def memoized(store: BoundedStore, key: Hashable, compute: Callable[[], Any], *, 
 def corp_cached(key: str, pset: cc.PredictionSet, **options: Any) -> dict[str, Any]:
     """``calib_core.diagrams.classification_corp.corp_of`` of the chosen rows, cached in :data:`RESULTS` on an
     explicit key and
-    the options (issue 16: the CORP reliability diagram, its bands, the score decomposition and the Murphy
+    the options (the CORP reliability diagram, its bands, the score decomposition and the Murphy
     diagram); every hit is a private deep copy."""
     options_json = json.dumps(options, sort_keys=True)
     return memoized(RESULTS, ("corp", key, options_json), lambda: corp_of(pset, **options), copied=True,

@@ -1,4 +1,4 @@
-"""The "Over time" section of the Regression and Classification pages (issue 17, point 4).
+"""The "Over time" section of the Regression and Classification pages.
 
 When the loaded data has a time column it draws one metric per time window (``calib_core.slices.time``:
 ``window_table``; figure ``calib_core.plots.timewindows.time_windows_figure``) for the rows the page's filters

@@ -85,7 +85,7 @@ DIAGRAMS: list[tuple[str, str, str]] = [
 ]
 
 
-#: The CORP lens (issue 16): reliability without bins, the score decomposition, the Murphy diagram, the MCB–DSC plane.
+#: The CORP lens: reliability without bins, the score decomposition, the Murphy diagram, the MCB–DSC plane.
 CORP_HELP = r"""
 #### CORP reliability diagram (Classification page, *Reliability diagram: CORP (PAV)*)
 *Dimitriadis, Gneiting & Jordan 2021, "Stable reliability diagrams for probabilistic classifiers", PNAS 118*
@@ -336,7 +336,7 @@ against its *perfectly calibrated* value; it has no interval (no population valu
 """
 
 SLICE_EXPLORER = r"""
-#### Slice explorer: where is it miscalibrated? (issue 17)
+#### Slice explorer: where is it miscalibrated?
 **Slices.** Every value of the `group` and `model` columns and of every other column of the file that no role took
 (the loader keeps them and counts them, numeric or categorical: a number column with more than 12 distinct values
 is numeric), numeric columns cut into equal-count quantile bins (the number of bins is yours), and every

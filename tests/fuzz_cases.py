@@ -1,4 +1,4 @@
-"""Hypothesis strategies that draw bad prediction files (issue #7, point 1), shared by
+"""Hypothesis strategies that draw bad prediction files, shared by
 ``tests/data/test_reading_fuzz.py`` and ``tests/app/test_data_fuzz.py``.
 
 Every strategy draws a :class:`Case`: the bytes of a CSV / TSV / Parquet file (in some text encoding) with one kind

@@ -69,7 +69,7 @@ def test_columns_mapping_and_metrics_csv(tmp_path):
     assert code == 0
     assert "<title>Mapped</title>" in out.read_text(encoding="utf-8")
     table = pd.read_csv(metrics)
-    # the Report's metric columns (issue 12: with the p-values and flags) and the headline of each model
+    # the Report's metric columns (with the p-values and flags) and the headline of each model
     assert list(table.columns) == METRIC_COLUMNS + ["headline_verdict", "headline_direction", "headline_p_value",
                                                     "headline"]
     assert table["p_value"].notna().any() and set(table["headline_verdict"]) <= {"calibrated", "miscalibrated"}
@@ -176,7 +176,7 @@ def test_calibration_report_entry_point_takes_the_report_arguments_at_the_top_le
 
 
 
-# ---------------------------------------------------------------------------------------------- issue 15, point 5
+# ------------------------------------------------------ CLI outputs never overwrite
 def test_report_never_overwrites_its_input(tmp_path, capsys):
     keep = tmp_path / "keep.csv"
     _regression_frame().to_csv(keep, index=False)
@@ -283,7 +283,7 @@ def test_numerical_warnings_become_one_note_not_a_flood(tmp_path):
     proc = _run("report", str(csv_path), "--out", str(out), *FAST)
     assert proc.returncode == 0, proc.stderr
     assert "RuntimeWarning" not in proc.stderr and proc.stderr.strip() == ""
-    # the diagnosis names the rows and why (issue 15, point 3) instead of NumPy's warnings: rows 0-5 are 4 of
+    # the diagnosis names the rows and why instead of NumPy's warnings: rows 0-5 are 4 of
     # model a's 200 rows and 2 of model b's 100
     html = out.read_text(encoding="utf-8")
     for text in ("model 'a', all rows: 4 of 200 rows have |z| = |y − mean|/σ above 1.3e154 (a tiny σ), so z² overflows",

@@ -89,7 +89,7 @@ def test_report_has_metric_tables_with_ci_and_perfect_values(regression_html, re
     assert f"[{ence['ci_low']:.4g}, {ence['ci_high']:.4g}]" in html
     assert f"{ence['perfect']:.4g}" in html
     # σ is 1.5× too small: the z spread is far beyond what a calibrated forecaster shows at N = 300 — rejected by
-    # Holm in the primary family, and the headline says so in words (issue 12: exports carry the verdict)
+    # Holm in the primary family, and the headline says so in words (exports carry the verdict)
     assert 'class="beyond">rejected (Holm)' in html
     for _, v in regression_report.verdicts[regression_report.verdicts["group"] == cc.ALL].iterrows():
         assert html_lib.escape(v["sentence"]) in html

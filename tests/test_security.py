@@ -1,4 +1,4 @@
-"""Security checks (issue #7, point 5).
+"""Security checks.
 
 (a) A static check of the code an upload can reach: every ``.py`` file under ``calib_core/``, ``pages/``,
     ``dashboard/`` and ``app.py`` is parsed with ``ast`` and must not call anything that unpickles, evaluates or

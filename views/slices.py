@@ -84,7 +84,7 @@ def search_sentence(ranking: pd.DataFrame, sset: SliceSet, pset: PredictionSet, 
 
 
 # --------------------------------------------------------------------------------------------------------------
-# the worst slices before and after a recalibration (issue 17, point 5)
+# the worst slices before and after a recalibration
 # --------------------------------------------------------------------------------------------------------------
 @dataclass
 class SlicesBeforeAfter:

@@ -1,4 +1,4 @@
-"""Page tables of a loaded summary (issue 13, point 5): what the dashboard draws when the loaded data is a
+"""Page tables of a loaded summary: what the dashboard draws when the loaded data is a
 mergeable :class:`~calib_core.base.mergeable.Summary` instead of rows.
 
 A summary — written by ``python -m calib_core report … --save-summary FILE`` or made on the Data page from a

@@ -259,7 +259,7 @@ def bin_sums(
     for q in quantities:
         qw = q if weights is None else q * weights
         # float even for an empty index: np.bincount then returns int64 whatever the weights, and a caller's
-        # in-place float assignment into it would truncate (issue 15, point 7)
+        # in-place float assignment into it would truncate
         out.append(np.bincount(bin_index, weights=qw, minlength=n_bins).astype(float, copy=False))
     return tuple(out)
 

@@ -25,7 +25,7 @@ in N: as N → ∞ the centred counts converge to a Brownian bridge at the z_j a
 limit, so γ(N) tends to a constant γ∞(z, α) with corrections of order (N·min z_j)^(−1/2).  For the default grid
 (the 99 interior levels 0.01 … 0.99) at α = 0.05, γ was therefore calibrated once by the same simulation with
 M = 100,000 (seed 0; coverage s.e. 0.0007) at the 37 log-spaced N = 10^(k/4), k = 12 … 48 (10³ … 10¹²)
-(:func:`gamma_table` regenerates it; ``tests/test_ecdf_bands.py`` recomputes entries and checks them), and
+(:func:`gamma_table` regenerates it; ``tests/base/test_ecdf_bands.py`` recomputes entries and checks them), and
 :func:`adjusted_gamma` interpolates log γ linearly in log N between them (γ goes from 0.00265 at N = 10³ to
 0.00223, the table's neighbouring entries differ by at most 5%); above 10¹² it uses the last entry (the limit,
 within Monte-Carlo error).  Below 10³, for other grids and other levels it simulates per N as above.  The band

@@ -1,6 +1,6 @@
-"""The evaluation protocol shared by both tasks (SPEC §4): splits, trials, the result type.
+"""The evaluation protocol shared by both tasks: splits, trials, the result type.
 
-Protocol (CRUDE §5.1, SPEC §4): the rows of each model are split into calibration and test rows,
+Protocol (CRUDE §5.1): the rows of each model are split into calibration and test rows,
 either by the ``split`` column (``cal``/``test``) or at random (test fraction 0.5, seed 0); every
 calibrator is cloned (``sklearn.base.clone``), fitted on the calibration rows only and applied to
 the test rows only; every metric is computed on the test rows.  ``repeats = R`` re-draws the random

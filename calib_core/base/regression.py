@@ -1,11 +1,11 @@
-"""Vectorised predictive distributions for regression (SPEC §2).
+"""Vectorised predictive distributions for regression.
 
 Every distribution holds N independent univariate predictive distributions, one per row, and
 evaluates them all at once: ``cdf(y)``, ``ppf(p)``, ``logpdf(y)`` and ``crps(y)`` take an array
 of length N (or something that broadcasts to it) and return an array of length N.  There are no
 Python loops over rows.
 
-Notation (SPEC §2): ε = y − μ, z = ε/σ, PIT u = F(y).
+Notation: ε = y − μ, z = ε/σ, PIT u = F(y).
 
 The interface is modelled on ``scipy.stats`` frozen distributions, minus the parameters: the
 objects are immutable and can be sliced row-wise with ``dist.take(index)``.

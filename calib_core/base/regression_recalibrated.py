@@ -1,4 +1,4 @@
-"""Recalibrated predictive distributions (SPEC §2): ``ShapeScale`` (CRUDE) and ``IsotonicRecalibrated`` (Kuleshov).
+"""Recalibrated predictive distributions: ``ShapeScale`` (CRUDE) and ``IsotonicRecalibrated`` (Kuleshov).
 
 ``ShapeScale(mean, std, z_sorted)``
     Y = μ + σ·Ẑ with Ẑ the empirical distribution of L calibration z-scores (Zelikman et al.,

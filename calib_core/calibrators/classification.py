@@ -1,4 +1,4 @@
-"""Post-hoc classification calibrators (SPEC §6; Guo et al. 2017 §4, Naeini et al. 2015, Zadrozny & Elkan 2001/2002,
+"""Post-hoc classification calibrators (Guo et al. 2017 §4, Naeini et al. 2015, Zadrozny & Elkan 2001/2002,
 Platt 1999).
 
 All are scikit-learn-style estimators (parameters in ``__init__`` only, fitted attributes with a trailing
@@ -10,7 +10,7 @@ Input: logits or probabilities
 ``X`` is (N, K) logits or probabilities, or a 1-D array for a binary problem (the positive class's logit or
 probability).  Every calibrator has ``input="auto" | "logits" | "probs"``:
 
-* ``"probs"``: X holds probabilities.  The scaling methods work on logits = log p (SPEC §6; clipped at ``eps``;
+* ``"probs"``: X holds probabilities.  The scaling methods work on logits = log p (clipped at ``eps``;
   for a 1-D binary probability p the logit log(p/(1 − p))); the binning methods use p directly.
 * ``"logits"``: X holds logits.  The binning methods use softmax(X) (1-D: the sigmoid).
 * ``"auto"`` (default): decided once, in ``fit``, and stored in ``input_kind_``: a 2-D X is probabilities when
@@ -25,7 +25,9 @@ whose calibrated scores are all 0 gets the uniform vector 1/K (scikit-learn's co
 they calibrate P(y = 1) only and return [1 − q, q] (Guo §4.1's binary setting).
 
 All optimisation is in float64 (float32 input is converted first — netcal 1.4's temperature scaling silently does
-nothing on float32 input, its issue #61) with analytic gradients; there are no finite differences.
+nothing on float32 input,
+https://github.com/EFS-OpenSource/calibration-framework/issues/61) with analytic gradients; there are no finite
+differences.
 
 Slice-wise: :class:`GroupTemperatureScaling` fits one temperature per slice (``fit(X, labels, *, groups=...)``,
 ``predict_proba(X, *, groups=...)``; ``uses_groups = True``), the global temperature for a slice unseen at fit time,

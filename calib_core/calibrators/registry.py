@@ -415,7 +415,7 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         "0 = confidence equals accuracy in every bin; the bar gaps of the reliability diagram, weighted by bin size.",
         cm.ece, evaluate_default=True,
     ),
-    # -- smooth ECE (issue 16, point 4) ----------------------------------------------------------------------------
+    # -- smooth ECE ----------------------------------------------------------------------------
     _metric(
         "smooth_ece", _C, "smooth ECE", CALIBRATION, "lower",
         "h_σ(t) = (1/N) Σ_i K_σ(t, c_i)(1[ŷ_i = y_i] − c_i), K_σ the Gaussian reflected at 0 and 1; "
@@ -477,7 +477,7 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         "MCE of P(y = 1) against the frequency of y = 1 (binary files)", "netcal binary convention",
         "Worst positive-class bin.", _positive(cm.mce), evaluate_default=True,
     ),
-    # -- binary and ads-style summaries (issue 16, point 7) ------------------------------------------------------
+    # -- binary and ads-style summaries ------------------------------------------------------
     _metric(
         "calibration_ratio", _C, "calibration ratio Σp/Σy", CALIBRATION, 1.0,
         "R = Σ_i c_i / Σ_i 1[ŷ_i = y_i] (= mean confidence / accuracy); interval: log R ± z·se, "
@@ -603,7 +603,7 @@ def metric_help_table(task: str) -> pd.DataFrame:
 
 
 # =============================================================================================
-# score decompositions S = MCB − DSC + UNC (issue 16, point 2): the terms of the CORP lenses
+# score decompositions S = MCB − DSC + UNC: the terms of the CORP lenses
 # =============================================================================================
 # Not report metrics (``cc.diagnose`` does not compute them; the CORP views and their tables do), so they are kept
 # out of METRICS and described here with the same fields.
@@ -806,7 +806,7 @@ CALIBRATORS: tuple[CalibratorEntry, ...] = (
          Tunable("max_degree", "max degree", "int", 0, 10)),
         needs_features=True, point_ok=True,
     ),
-    # -- slice-wise (issue 17, point 5) ------------------------------------------------------------------------
+    # -- slice-wise ------------------------------------------------------------------------
     CalibratorEntry(
         "std scaling per slice", rcal.GroupStdScaling, _R,
         "σ' = s_g σ, s_g² = mean z² over the calibration rows of slice g (Levi et al. 2019 eq. 12, per slice)",

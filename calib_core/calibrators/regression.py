@@ -1,4 +1,4 @@
-"""Regression recalibrators (SPEC §4), scikit-learn style.
+"""Regression recalibrators, scikit-learn style.
 
 Every calibrator has ``fit(dist, y, *, features=None)`` (on calibration rows) and
 ``transform(dist, *, features=None)`` (on any rows) returning a
@@ -18,7 +18,7 @@ calibrators that estimate σ from scratch (:class:`ConstantSigma`, :class:`KMean
 :class:`ACCRUE`) only use the means (plus the ``features``), and the σ-rescaling calibrators
 then treat σ ≡ 1 (e.g. :class:`StdScaling` becomes a constant σ equal to the calibration RMSE).
 
-Notation (SPEC §2): μ and σ are ``dist.mean()`` and ``dist.std()``, ε = y − μ, z = ε/σ,
+Notation: μ and σ are ``dist.mean()`` and ``dist.std()``, ε = y − μ, z = ε/σ,
 u = F(y) the PIT.
 
 * :class:`StdScaling` — σ' = sσ, s² = mean z², the NLL minimiser (Levi et al. 2019, eq. 12);
@@ -159,7 +159,7 @@ class RegressionCalibrator(BaseEstimator):
         raise NotImplementedError  # pragma: no cover
 
     def transform(self, dist: PredictiveDistribution | np.ndarray, *, features: Any = None) -> PredictiveDistribution:
-        """The recalibrated predictive distribution of the rows of ``dist`` (``features`` when used; SPEC §4)."""
+        """The recalibrated predictive distribution of the rows of ``dist`` (``features`` when used)."""
         raise NotImplementedError  # pragma: no cover
 
     def fit_transform(

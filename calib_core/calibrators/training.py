@@ -1,4 +1,4 @@
-"""Quantile-regularised training of a small heteroscedastic regression model (SPEC §4, QR §4).
+"""Quantile-regularised training of a small heteroscedastic regression model (Utpala & Rai 2020, §4).
 
 Quantile regularization (Utpala & Rai, "Quantile Regularization", QR §4) is a *training* method, not a
 post-hoc map: a model that predicts a Gaussian N(μ(x), σ(x)²) is fitted by minimising

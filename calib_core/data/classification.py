@@ -1,4 +1,4 @@
-"""Validating classification tables into a :class:`~calib_core.base.predictions.PredictionSet` (SPEC §1, §7).
+"""Validating classification tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
 ``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.data.reading.read_table``), detects the
 task
@@ -30,7 +30,7 @@ Labels may be integers 0..K−1 or class names.  Names are matched to the score 
 case-insensitively); names with integer-suffixed columns are mapped alphabetically (scikit-learn's column order) when
 exactly K distinct names occur, with a message — or explicitly with ``columns["classes"] = [name_0, …, name_{K−1}]``.
 
-Validation (SPEC §7) — errors raise ``calib_core.InputError`` naming the file, column(s), row(s) and what to do:
+Validation — errors raise ``calib_core.InputError`` naming the file, column(s), row(s) and what to do:
 non-numeric cells; labels outside 0..K−1 or unknown class names (K mismatch; 1-based labels are recognised and
 named); probability columns that are mostly outside [0, 1] (probably logits); rows whose probabilities do not sum to
 1 within ``max(1e-3, K·2⁻²⁴)`` (:func:`row_sum_tolerance`) — **never silently fixed**: the error offers

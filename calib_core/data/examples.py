@@ -16,7 +16,7 @@
   random one can be recalibrated to look perfect; Levi's RMSE-vs-RMV diagram and ENCE expose it.
 
 :func:`diabetes_frame` / :func:`levi_frame` / :func:`digits_frame` / :func:`breast_cancer_frame` return the
-same predictions as a DataFrame in the file format of SPEC §1 (``y``, ``mean``/``std``, ``q0.05``…,
+same predictions as a DataFrame in the prediction-file format (``y``, ``mean``/``std``, ``q0.05``…,
 ``sample_0``…, ``label``, ``logit_0``…, ``split``, ``model``, ``x*``), e.g. for a "download the
 example" button or for loader round trips.
 
@@ -219,7 +219,7 @@ def diabetes_frame(
     cal_fraction: float = 0.5,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """:func:`diabetes_example` as a DataFrame in the prediction-file format of SPEC §1.
+    """:func:`diabetes_example` as a DataFrame in the prediction-file format (docs/conventions.md).
 
     Columns: ``y``; then ``mean, std`` (gaussian), ``q0.025 … q0.975`` (quantile) or
     ``sample_0 … sample_{M−1}`` (sample); then ``split`` and the feature columns ``x_*``.

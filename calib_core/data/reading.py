@@ -1,4 +1,4 @@
-"""Reading prediction files, task-neutral: formats, encodings, column aliases, task detection (SPEC §1, §7).
+"""Reading prediction files, task-neutral: formats, encodings, column aliases, task detection.
 
 ``cc.load_predictions`` (:mod:`calib_core.api`) reads the file with :func:`read_table`, detects the task with
 :func:`detect_task` and hands the frame to the task's parser (``calib_core.data.regression`` or

@@ -1,4 +1,4 @@
-"""Parsing regression tables into a :class:`~calib_core.base.predictions.PredictionSet` (SPEC §1, §7).
+"""Parsing regression tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
 ``cc.load_predictions`` reads the file (``calib_core.data.reading.read_table``), detects the task and calls
 :func:`parse_regression_frame` for regression files.  Column matching and the row bookkeeping are the neutral
@@ -21,7 +21,7 @@ y := E and mean := 0, so ε = E (E = reference − prediction; with the opposite
 sign of z changes).  ``u95`` (an expanded 95 % uncertainty U) gives σ = U / Φ⁻¹(0.975) (Gaussian
 coverage factor 1.95996; GUM's conventional k = 2 would give σ 2 % smaller).
 
-Validation (SPEC §7): non-numeric cells raise (column and first rows named; NA spellings such as
+Validation: non-numeric cells raise (column and first rows named; NA spellings such as
 ``NA``/``nan``/``null`` in text columns of Parquet/npz files are missing values), and so do True/False (never read
 as 1/0); rows that an unbalanced quote merged with the lines after it, rows with a missing or
 non-finite value in a used column, σ ≤ 0, var ≤ 0 or crossing quantiles are dropped and counted per
@@ -311,7 +311,7 @@ def parse_regression_frame(
 ) -> PredictionSet:
     """Validate a regression table and build its ``PredictionSet`` (layout rules in the module docstring).
 
-    Layouts and the distribution they give (SPEC §1–2): ``gaussian`` → ``Gaussian(μ, σ)`` with σ from
+    Layouts and the distribution they give: ``gaussian`` → ``Gaussian(μ, σ)`` with σ from
     ``std``, √``var``, exp(½ ``log_var``), exp(``log_std``) or ``u95``/Φ⁻¹(0.975); ``quantile`` →
     ``QuantileSet(levels, values)``; ``sample`` → ``SampleSet(members)``; ``point`` → no distribution.
     Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``; fewer than ``min_rows`` valid rows

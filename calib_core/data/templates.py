@@ -1,6 +1,6 @@
-"""Downloadable template files: one small, valid CSV for every input layout the loader accepts (SPEC §1).
+"""Downloadable template files: one small, valid CSV for every input layout the loader accepts.
 
-Each template is a seeded synthetic table whose column names are the canonical ones of SPEC §1, so a
+Each template is a seeded synthetic table whose column names are the canonical ones of the prediction-file format, so a
 user can see the expected shape, replace the numbers with their own and upload it.  Every template
 loads with ``cc.load_predictions`` into the layout it is named after (tested), and the numbers are
 calibrated by construction, so a diagnosis of a template shows what "good" looks like:

@@ -1,4 +1,4 @@
-"""The time column of a prediction file: which column it is and how its cells are read (issue 17, point 4).
+"""The time column of a prediction file: which column it is and how its cells are read.
 
 * **Which column.**  The user's mapping ``columns={"time": "<name>"}`` (``None``: no time column), else the first
   column whose normalised name is one of :data:`TIME_ALIASES` (``time``, ``timestamp``, ``date``, ``datetime`` …),

@@ -1,4 +1,4 @@
-"""``diagnose_classification``: every classification diagnostic of a PredictionSet (SPEC §5), by model and group.
+"""``diagnose_classification``: every classification diagnostic of a PredictionSet, by model and group.
 
 Metric table (``Report.metrics``; one row per model × group × metric, with an interval, the value under perfect
 calibration — labels drawn from the predicted probabilities, y* ~ Categorical(p_i); for top-label-only files

@@ -1,4 +1,4 @@
-"""The data behind every classification diagram (SPEC §5), as small pandas tables — the mirror of
+"""The data behind every classification diagram, as small pandas tables — the mirror of
 :mod:`calib_core.diagrams.regression`.
 
 The builders ``*_of`` take a prepared :class:`~calib_core.metrics.classification.ClassificationRows` (the bins and

@@ -1,5 +1,5 @@
 """CORP reliability diagrams, the MCB − DSC + UNC score decomposition and Murphy diagrams for binary events
-(issue 16, points 1–3, classification side).
+(classification side).
 
 A probability forecast x ∈ [0, 1] of a binary event y ∈ {0, 1}: for a binary file either the positive class
 (x = P(y = 1), event y = 1) or, for any K, the top label (x = confidence max_k p_k, event "the arg-max is the
@@ -39,7 +39,7 @@ Uncertainty (bands at ``band_level``, 90% as in the paper; the table's intervals
   cell, over-confident and under-confident logit scaling, N = 1,000–5,000): 0.93–1.00; the basic interval gave
   0.53–0.77 and the percentile one 0.00.
 
-Speed (issue 16, point 9).  Everything is computed from the distinct forecast values u with their counts n_u and
+Speed.  Everything is computed from the distinct forecast values u with their counts n_u and
 event counts h_u (one sort, O(N log N)).  Null draws are h*_u ~ Binomial(n_u, u) and bootstrap draws are
 multinomial counts of the 2U (value, outcome) cells — both *exact in law* on distinct values.  All R resamples are
 fitted by ONE call of the PAV routine: resample r's values are offset by 2r, so no violation can cross two

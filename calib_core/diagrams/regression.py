@@ -1,4 +1,4 @@
-"""The data behind every regression diagram (SPEC §3), as small pandas tables.
+"""The data behind every regression diagram, as small pandas tables.
 
 Each builder takes a :class:`~calib_core.metrics.regression.RegressionRows` and returns a table
 whose size depends on the number of bins or levels, never on N — the figures in

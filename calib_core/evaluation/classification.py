@@ -1,7 +1,7 @@
 """``evaluate_classification``: fit classification calibrators on calibration rows, score them on test rows.
 
-The classification twin of :func:`calib_core.evaluation.regression.evaluate_regression` (SPEC §4's protocol applied to
-SPEC §6's calibrators; ``cc.evaluate`` dispatches classification sets here) with the same output: an
+The classification twin of :func:`calib_core.evaluation.regression.evaluate_regression` (the held-out protocol applied
+to the classification calibrators; ``cc.evaluate`` dispatches classification sets here) with the same output: an
 :class:`~calib_core.base.protocol.EvaluationResult` whose ``long`` table has one row per (model, calibrator, trial,
 metric) and whose ``summary`` gives mean ± std (ddof = 1) over trials. The split helpers, the calibrator-name
 normalisation and the summary are *reused* from :mod:`calib_core.base.protocol`, so a regression and a classification
@@ -13,7 +13,7 @@ comparison are drawn and summarised identically:
   (``fit(scores, labels)``) and applied to the test rows only (``predict_proba``); ``None`` = the uncalibrated
   probabilities of the same test rows;
 * scores: logits when the file gave logits (the calibrators' ``input`` is set to ``"logits"`` when it was
-  ``"auto"``), else the probabilities (``input="probs"``); SPEC §6: logits = log p;
+  ``"auto"``), else the probabilities (``input="probs"``); logits = log p;
 * metrics on the test rows, from :class:`~calib_core.metrics.classification.ClassificationRows` (Guo et al. 2017):
   ECE and MCE (``n_bins`` bins, ``strategy``), NLL (from logits with log-sum-exp for the uncalibrated rows, from the
   calibrated probabilities otherwise), Brier, accuracy, mean confidence, class-wise ECE, and for K = 2 the
@@ -202,7 +202,7 @@ def slice_comparison_classification(
     n_bins: int = 15,
     strategy: Strategy = "uniform",
 ) -> pd.DataFrame:
-    """Per-slice calibration of the held-out rows before and after every calibrator (issue 17, point 5).
+    """Per-slice calibration of the held-out rows before and after every calibrator.
 
     For each model and each slice g of column ``by`` (``"group"`` or a feature column), the statistics ``metrics``
     (names of ``ClassificationRows.statistics``: top-label ECE with ``n_bins`` ``strategy`` bins, Guo et al. 2017;

@@ -1,6 +1,6 @@
 """``evaluate_regression``: fit regression recalibrators on calibration rows, score them on held-out test rows.
 
-The regression loop of the evaluation protocol of :mod:`calib_core.base.protocol` (SPEC §4; ``cc.evaluate`` dispatches
+The regression loop of the evaluation protocol of :mod:`calib_core.base.protocol` (``cc.evaluate`` dispatches
 regression sets here); the classification mirror is ``calib_core.evaluation.classification.evaluate_classification``.
 Calibrators take ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``; metrics are the names of
 ``regression.metrics.summary_statistics`` and/or callables ``f(y, dist) -> float``.
@@ -85,7 +85,7 @@ def evaluate_regression(
     diagrams: bool = False,
     progress: Progress | None = None,
 ) -> EvaluationResult:
-    """Fit each calibrator on calibration rows and score it on held-out test rows (SPEC §4).
+    """Fit each calibrator on calibration rows and score it on held-out test rows.
 
     Parameters
     ----------
@@ -202,7 +202,7 @@ def evaluate_regression(
 def slice_comparison_regression(
     prediction_set: PredictionSet, result: EvaluationResult, *, by: str, metrics: Any = SLICE_METRICS
 ) -> pd.DataFrame:
-    """Per-slice calibration of the held-out rows before and after every calibrator (issue 17, point 5).
+    """Per-slice calibration of the held-out rows before and after every calibrator.
 
     For each model and each slice g of column ``by`` (``"group"`` or a feature column), the statistics
     ``metrics`` (names of ``regression.metrics.summary_statistics``; default :data:`SLICE_METRICS`) of the first

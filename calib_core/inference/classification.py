@@ -1,4 +1,4 @@
-"""Classification inference (issue 12): a p-value for every calibration statistic, intervals that mean what
+"""Classification inference: a p-value for every calibration statistic, intervals that mean what
 they say, one headline verdict — all from per-bin summaries, at a small multiple of the point estimates' cost.
 
 Null hypothesis H0 ("perfect calibration"): given the predictions, the labels are independent draws

@@ -1,4 +1,4 @@
-"""Classification calibration diagnostics (SPEC §5; Guo et al. 2017, "On Calibration of Modern Neural Networks").
+"""Classification calibration diagnostics (Guo et al. 2017, "On Calibration of Modern Neural Networks").
 
 Notation: N rows, K classes, p_i ∈ Δ^K the predicted probability vector of row i, y_i ∈ {0..K−1} its
 label, prediction ŷ_i = argmax_k p_ik, confidence c_i = max_k p_ik = p_iŷ.
@@ -11,7 +11,7 @@ Public scalar metrics take ``(labels, probs, ...)`` and return a plain ``float``
 * :func:`mce` — maximum calibration error (Guo eq. 5): max over non-empty bins of |acc − conf|.
 * :func:`nll` — mean negative log-likelihood −mean log p_iy (Guo eq. 6 divided by N); from logits with
   log-sum-exp when logits are given.
-* :func:`brier` — mean Σ_k (p_ik − 1[y_i = k])² (Brier 1950; SPEC §5).
+* :func:`brier` — mean Σ_k (p_ik − 1[y_i = k])² (Brier 1950).
 * :func:`accuracy`, :func:`classwise_ece` (one-vs-rest ECE of every class, averaged; Kull et al. 2019).
 
 Conventions (switchable, so the numbers can be compared with peers):
@@ -623,7 +623,7 @@ def brier(
     scale_by_half: bool = False,
     weights: np.ndarray | None = None,
 ) -> float:
-    """Multi-class Brier score (Brier 1950): (1/N) Σ_i Σ_k (p_ik − 1[y_i = k])², in [0, 2] (SPEC §5).
+    """Multi-class Brier score (Brier 1950): (1/N) Σ_i Σ_k (p_ik − 1[y_i = k])², in [0, 2].
 
     A binary 1-D input sums over both classes, i.e. 2·mean (p_i − y_i)²; ``scale_by_half=True`` halves
     it (scikit-learn's default for binary input, ``brier_score_loss(..., scale_by_half="auto")``).

@@ -1,4 +1,4 @@
-"""Binary and ads-style summaries (issue 16, point 7): the calibration ratio Σp/Σy with its interval, and TCE, the
+"""Binary and ads-style summaries: the calibration ratio Σp/Σy with its interval, and TCE, the
 test-based calibration error (Matsubara, Tax, Mudd & Guy 2023, "TCE: A test-based approach to measuring
 calibration error", UAI).
 
@@ -15,7 +15,7 @@ that) and infinite when no event occurred.
 *Interval* (:func:`ratio_interval`): delta method on the log scale for a ratio of two means of the same rows,
 log R̂ ± z·se with se² = (1/N)·var_i(f_i/f̄ − y_i/ȳ) (sample variance, ddof = 1), mapped back by exp — positive
 and asymmetric like the ratio itself.  Its coverage of the population ratio E f / E y is measured by seeded
-simulation in ``tests/test_ratio_tce.py`` (balanced and ads-like 2 % prevalence; README).
+simulation in ``tests/metrics/test_classification_ratio.py`` (balanced and ads-like 2 % prevalence; README).
 
 *Test*: under perfect calibration Σ y_i is a Poisson-binomial count with mean Σ f_i, so R = 1 + (Σf − Σy)/Σy is a
 monotone function of the overall gap Σ(f − y): its p-value is that of the gap (the inference layer's null draws of

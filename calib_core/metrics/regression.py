@@ -1,4 +1,4 @@
-"""Regression calibration diagnostics (SPEC §3).
+"""Regression calibration diagnostics.
 
 Every public function takes ``(y, dist, ...)`` — the targets and a
 :class:`calib_core.base.regression.PredictiveDistribution` — and returns a plain ``float``.
@@ -68,9 +68,9 @@ __all__ = [
     "undefined_z_note",
 ]
 
-#: Quantile-calibration grid p = 0, 0.01, …, 1 (SPEC §3).
+#: Quantile-calibration grid p = 0, 0.01, …, 1.
 DEFAULT_LEVELS = np.linspace(0.0, 1.0, 101)
-#: Central interval coverages (SPEC §3).
+#: Central interval coverages.
 DEFAULT_COVERAGES = (0.5, 0.8, 0.9, 0.95, 0.99)
 
 Binning = Literal["count", "width"]
@@ -789,7 +789,7 @@ def summary_statistics(
     n_qce_levels: int = 100,
     coverages=DEFAULT_COVERAGES,
 ) -> dict[str, float]:
-    """Every scalar of SPEC §3 for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
+    """Every regression calibration scalar for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
     r, w = rows, weights
 
     def order_free() -> dict[str, float]:  # statistics that need no sort: computed while the sorts run
@@ -831,7 +831,7 @@ def summary_statistics(
 
 
 # =============================================================================================
-# Public scalar functions (SPEC §8): all (y, dist) first, return floats
+# Public scalar functions: all (y, dist) first, return floats
 # =============================================================================================
 
 
@@ -965,7 +965,7 @@ def calibration_curve(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Kuleshov quantile-calibration curve: (expected p_j, observed p̂_j).
 
-    ``prop_type="quantile"`` (default, SPEC): p̂_j = mean(u_i ≤ p_j), u the PIT.
+    ``prop_type="quantile"`` (default): p̂_j = mean(u_i ≤ p_j), u the PIT.
     ``prop_type="interval"`` (uncertainty-toolbox's default): p̂_j = fraction of targets inside the
     centred interval of coverage p_j, i.e. mean(|2u − 1| ≤ p_j).
     """

@@ -22,7 +22,7 @@ The isotonic quantile regression is computed exactly by threshold partitioning (
 solved again with their values restricted to below / above c.  All segments of one recursion depth are handled at
 once with segmented prefix sums, so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.
 
-**Fine grid above** :data:`EXACT_ROWS` **rows** (issue 16, point 9: the exact fit's ~log₂(distinct targets) ≈ 20
+**Fine grid above** :data:`EXACT_ROWS` **rows** (the exact fit's ~log₂(distinct targets) ≈ 20
 passes per level would dominate at 1e6 rows).  The same recursion visits only the thresholds of a grid G of about
 :data:`GRID_VALUES` values (order statistics of y, with min y and max y, and of the level's forecasts x, clipped to
 [min y, max y]), ≈ 12 passes; its fit is exactly x̂_G = ⌈x̂⌉_G, the exact fit rounded up to the grid (threshold
@@ -479,7 +479,7 @@ def decomposition_display(table: pd.DataFrame, level: float = 0.95) -> pd.DataFr
 
 
 # =============================================================================================
-# CORP quantile reliability diagram (issue 16, point 1, regression side)
+# CORP quantile reliability diagram (regression side)
 # =============================================================================================
 
 #: Columns of :attr:`QuantileReliability.curve`: both ends (in forecast order) of every block of the isotonic

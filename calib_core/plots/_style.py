@@ -132,8 +132,8 @@ def set_template(fig: go.Figure) -> go.Figure:
     Setting a template makes Plotly look it up and re-validate all of it (16–20 ms per figure, most of a figure's
     build time: a redraw of the Regression page builds up to 7).  Here it is validated once per process
     (:func:`_validated_template`) and every figure receives its own copy of that validated object with validation
-    off for this one assignment (0.7 ms); the figure's JSON is byte-identical (``tests/test_plots.py``) and later
-    layout updates of the figure are validated as usual.  Call it where ``template=TEMPLATE`` would be passed.
+    off for this one assignment (0.7 ms); the figure's JSON is byte-identical (``tests/plots/test_regression.py``) and
+    later layout updates of the figure are validated as usual.  Call it where ``template=TEMPLATE`` would be passed.
     """
     layout = fig.layout
     layout._validate = False  # noqa: SLF001 (Plotly's own switch; the value assigned is already validated)

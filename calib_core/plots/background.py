@@ -1,4 +1,4 @@
-"""The whole data drawn faintly behind a slice (issue 17, point 3): a diagnosis page restricted to a slice of the
+"""The whole data drawn faintly behind a slice: a diagnosis page restricted to a slice of the
 rows draws each diagram from the slice's tables and, underneath, the same diagram of all rows in light grey.
 
 :func:`with_background` keeps the figure-from-tables contract: it calls a figure builder of this package on the

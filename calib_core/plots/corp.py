@@ -1,4 +1,4 @@
-"""Figures and display tables of the CORP lens (issue 16, points 1–3): CORP reliability diagram with consistency
+"""Figures and display tables of the CORP lens: CORP reliability diagram with consistency
 and confidence bands, the score decomposition table, the Murphy diagram and the MCB–DSC plane.
 
 Built from the tables of :mod:`calib_core.diagrams.classification_corp` (never raw rows):

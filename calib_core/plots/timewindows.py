@@ -1,4 +1,4 @@
-"""Plotly figure of calibration over time (issue 17, point 4): one metric per time window with its interval and
+"""Plotly figure of calibration over time: one metric per time window with its interval and
 the perfect-calibration band, built from :func:`calib_core.slices.time.window_table` (one row per model × window ×
 metric: O(windows) points whatever the number of rows).  Every window's marker carries ``customdata`` = its window
 code and ``meta = {"name": model, "role": "window"}``, so a click or a box drawn over the chart selects windows the way

@@ -7,7 +7,7 @@ to a :class:`SliceSummary` — per slice column and per pair of columns, for eve
 those statistics need — and summaries of chunks are added (:meth:`SliceSummary.merge`: associative and
 commutative).  :func:`summary_ranking` then applies the explorer's minimum size and pair rules to the merged cells
 and calls the same ``ranking_from_sums``: on the same bins, the ranking from a summary is the in-memory ranking
-(``tests/test_slice_summary.py``, with random chunk boundaries).
+(``tests/scale/test_slices.py``, with random chunk boundaries).
 
 Sums kept per cell (V values):
 

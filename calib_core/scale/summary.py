@@ -541,7 +541,7 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
             rec["confidence_gap"].update(p_value=float(sig.normal_p(values["confidence_gap"] * n / np.sqrt(v_all))),
                                          p_mc_se=0.0, perfect=0.0,
                                          test="normal (Poisson-binomial mean and variance of all rows)")
-    # issue 16: the calibration ratio Σc/Σhit is exact from the sums and tested as the overall gap; smooth ECE and TCE
+    # the calibration ratio Σc/Σhit is exact from the sums and tested as the overall gap; smooth ECE and TCE
     # need the rows (a kernel over every confidence; per-row binomial tests): listed, not computed
     ratio = float(s_conf.sum() / s_hit.sum()) if s_hit.sum() > 0 else float("nan")
     rec["calibration_ratio"] = _empty_row(ratio, "calibration statistic")

@@ -1,4 +1,4 @@
-"""Calibration over time (issue 17, point 4): metrics per time window with their intervals and the
+"""Calibration over time: metrics per time window with their intervals and the
 perfect-calibration band, and the rows of a brushed time range.
 
 Windows (:func:`window_codes`): calendar windows of the time column — ``"hour"``, ``"day"``, ``"week"``

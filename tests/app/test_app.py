@@ -52,7 +52,7 @@ def test_home_shows_metric_table_with_ci_and_perfect_values(home):
     ence = table.set_index("metric").loc["ENCE (Levi)"]
     assert 0 <= ence["value"] < 5 and ence["95% CI"].startswith("[")
     # the example is over-confident: its z spread is far beyond what a calibrated model shows at N = 442 — the
-    # std z test of the primary family rejects, and the sentence above the table says so (issue 12)
+    # std z test of the primary family rejects, and the sentence above the table says so
     assert table.set_index("metric").loc["std z", "verdict"] == "rejected (Holm)"
     # metrics without a debiased estimate or a perfect-calibration value show an empty cell, never "None"/"nan"
     by_metric = table.set_index("metric")

@@ -1,4 +1,4 @@
-"""AppTests of the CORP lens on the Classification page (issue 16, points 1–3): the reliability-diagram option, the
+"""AppTests of the CORP lens on the Classification page: the reliability-diagram option, the
 score decomposition table, the Murphy diagram, and that their numbers are the core's."""
 
 from __future__ import annotations

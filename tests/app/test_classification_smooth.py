@@ -1,4 +1,4 @@
-"""Classification page: the smooth reliability diagram and the smooth ECE next to the binned ECE (issue 16,
+"""Classification page: the smooth reliability diagram and the smooth ECE next to the binned ECE (
 point 4), top-label and positive class, and the toggle."""
 
 from __future__ import annotations

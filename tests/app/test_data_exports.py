@@ -1,4 +1,4 @@
-"""AppTest of the Data page with common exports (issue 14, point 3): class-named probability columns load as
+"""AppTest of the Data page with common exports: class-named probability columns load as
 classification, a ``fold`` column becomes a group, messages speak of the page's controls and the column-mapping
 form opens pre-filled with what detection guessed."""
 

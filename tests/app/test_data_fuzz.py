@@ -1,4 +1,4 @@
-"""Fuzzing the Data page's upload path with AppTest (issue #7, point 1): the generators of ``fuzz_cases.py``.
+"""Fuzzing the Data page's upload path with AppTest: the generators of ``fuzz_cases.py``.
 
 One app session uploads generated bad files one after another, starting from a loaded example.  For every upload:
 no exception element; a file the loader must refuse shows an ``st.error`` with the loader's message (file name, the

@@ -1,4 +1,4 @@
-"""AppTests: a file with a degenerate group (issue 15, point 3) on the Regression and Classification pages — the page
+"""AppTests: a file with a degenerate group on the Regression and Classification pages — the page
 names the group and why in a note, shows every other group, and draws the group itself without an error."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Uploaded text never renders as Markdown, in the running app (issue 15, point 2).
+"""Uploaded text never renders as Markdown, in the running app.
 
 A file whose name carries ``:red-background[…]``, ``:material/verified:`` and a remote image, with model and
 group names and class labels that are Markdown images / directives / LaTeX, is uploaded and walked through the

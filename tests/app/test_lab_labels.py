@@ -1,5 +1,5 @@
-"""Labels of registry metrics come from the metric registry only: no page defines its own label for a metric key
-(issue 11, point 3), and the lab scaffold shows the registry's label for every registry metric column."""
+"""Labels of registry metrics come from the metric registry only: no page defines its own label for a metric key,
+and the lab scaffold shows the registry's label for every registry metric column."""
 
 from __future__ import annotations
 

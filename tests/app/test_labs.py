@@ -1,4 +1,4 @@
-"""The lab index page and the Labs section of the navigation (issue #6, point 10)."""
+"""The lab index page and the Labs section of the navigation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Uploaded text never renders as Markdown (issue 15, point 2).
+"""Uploaded text never renders as Markdown.
 
 Every string that came from a file (file, column, model, group and class names, cell values, messages that quote
 them) reaches Streamlit's Markdown surfaces through one function, :func:`views.pages.md_escape`

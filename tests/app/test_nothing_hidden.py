@@ -1,4 +1,4 @@
-"""AppTest: nothing hidden silently (issue 14, point 5) — a 100-class file's per-class figure starts with the worst
+"""AppTest: nothing hidden silently — a 100-class file's per-class figure starts with the worst
 classes and says how many it shows, a user picks others; the z histogram marks its clipped mass; lab 1's infinite
 NLL names its rows and the cause; a file with many models starts with a readable subset and says so."""
 

@@ -234,7 +234,7 @@ def test_regression_page_draws_every_lens_with_one_colour_per_model(levi_app):
     assert ence.loc["random sigma", "value"] == pytest.approx(0.84, abs=0.03)
     assert ence.loc["random sigma", "verdict"] == "rejected (Holm)"
     assert ence.loc["true sigma", "verdict"] == "not significant"
-    # one sentence per model above the table (issue 12): the true-σ model calibrated, the random-σ one not
+    # one sentence per model above the table: the true-σ model calibrated, the random-σ one not
     said = [e.value for e in at.success] + [e.value for e in at.warning]
     assert any(v.startswith("**true sigma** — No evidence of miscalibration") for v in said), said
     assert any(v.startswith("**random sigma** — Under-confident") for v in said), said
@@ -369,7 +369,7 @@ def test_classification_page_tables_and_figures(digits_app):
     assert rel_roles == ["reference", "bars", "gap", "column"]  # the clickable column over each bin
     t = table(at, "metric", "value", "95% CI", "perfectly calibrated", "p-value", "verdict").set_index("metric")
     # the registry's order within each family: calibration statistics first, then the proper scores
-    assert list(t.index[:3]) == ["ECE", "smooth ECE", "MCE"]  # smooth ECE next to the binned one (issue 16)
+    assert list(t.index[:3]) == ["ECE", "smooth ECE", "MCE"]  # smooth ECE next to the binned one
     assert [m for m in t.index if m in ("NLL", "Brier")] == ["NLL", "Brier"]
     assert list(t.index).index("NLL") > list(t.index).index("class-wise ECE")
     assert t.loc["ECE", "verdict"] == "rejected (Holm)" and t.loc["ECE", "value"] == pytest.approx(0.0508, abs=2e-3)

@@ -1,4 +1,4 @@
-"""AppTest: loaded data stays across a reload or a new tab (issue 14, point 2), and only with its key.
+"""AppTest: loaded data stays across a reload or a new tab, and only with its key.
 
 A reload or a new tab is a new session: here a new ``AppTest`` of the same process (the data store is a
 ``st.cache_resource`` of the server process) whose address carries, or does not carry, the first one's ``?data=``.

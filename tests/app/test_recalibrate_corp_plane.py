@@ -1,4 +1,4 @@
-"""AppTests of the MCB–DSC plane on the Recalibrate page (issue 16, point 3): one point per model and calibrator at
+"""AppTests of the MCB–DSC plane on the Recalibrate page: one point per model and calibrator at
 the core's (MCB, DSC), arrows from the uncalibrated predictions, hostile names escaped, and a click that selects the
 model and the calibrator in the views below."""
 

@@ -1,4 +1,4 @@
-"""The Regression page's heavy-tail lenses (issue 16, point 6): ZMS and mean log z² rows in the metric table, and
+"""The Regression page's heavy-tail lenses: ZMS and mean log z² rows in the metric table, and
 the ENCE-against-bins figure with its perfect-calibration band."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A control change on the Regression page rebuilds only what it changes (issue 15 point 8: a redraw's server CPU).
+"""A control change on the Regression page rebuilds only what it changes (a redraw's server CPU).
 
 The σ-bins count and the binning change the Levi diagram and the diagnosis, not the quantile-calibration curve, the
 PIT and z histograms, the intervals or the Q-Q plot: those figures are keyed on the tables they are drawn from

@@ -1,4 +1,4 @@
-"""AppTest of issue 15, point 4 on the pages: what the reader counts or notes (rows merged by an unbalanced quote,
+"""AppTest of counted row losses on the pages: what the reader counts or notes (rows merged by an unbalanced quote,
 a line that was not UTF-8) is on the Data page, and a group named like the all-rows entry is a group of its own on
 the Regression page."""
 

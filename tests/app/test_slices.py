@@ -1,4 +1,4 @@
-"""AppTest: the Slice explorer page (issue 17 pts 2-3) — ranked list with the planted slice first, the funnel plot,
+"""AppTest: the Slice explorer page — ranked list with the planted slice first, the funnel plot,
 the controls, and the focus that restricts the Regression / Classification pages until "Show all rows"."""
 
 from __future__ import annotations

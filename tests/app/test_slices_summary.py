@@ -1,4 +1,4 @@
-"""AppTest of the slice explorer on a Parquet data set opened through the Data page's large-data path (issue 17,
+"""AppTest of the slice explorer on a Parquet data set opened through the Data page's large-data path (
 point 7): no rows are held, the slices come from the data set's slice summary, and the list is the in-memory
 explorer's list of the same rows; a summary file (calibration summary only) gets a message instead."""
 

@@ -1,4 +1,4 @@
-"""AppTests of large data in the dashboard (issue 13, point 5): the Data page opens a Parquet data set under the
+"""AppTests of large data in the dashboard: the Data page opens a Parquet data set under the
 directory the operator allows (and refuses anything else with what is allowed), or a summary file; the Regression
 and Classification pages draw from the summary, a bin selection redraws the linked views from it, and the metric
 tables say which numbers are exact and which carry a bound."""

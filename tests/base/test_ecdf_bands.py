@@ -1,4 +1,4 @@
-"""Simultaneous PIT-ECDF bands (Säilynoja, Bürkner & Vehtari 2022; issue 16, point 5): by seeded simulation the whole
+"""Simultaneous PIT-ECDF bands (Säilynoja, Bürkner & Vehtari 2022): by seeded simulation the whole
 Kuleshov curve of a calibrated forecaster stays inside the simultaneous 95% band in ≈ 95% of data sets (binomial
 tolerance), while the old pointwise band is left by far more; the cache, the ECDF-difference view and the page
 option."""
@@ -106,7 +106,7 @@ def test_regression_page_curve_view_option():
     assert any("simultaneous 95% band" in c.value for c in at.caption)
 
 
-# --- tabulated γ (issue 13, point 5: a summary-backed selection must not re-simulate the band for its new N) ---
+# --- tabulated γ (a summary-backed selection must not re-simulate the band for its new N) ---
 @pytest.mark.parametrize("n", [1_000, 2_371, 42_170, 6_693_781, 100_000_000, 333_000_000, 5 * 10**12])
 def test_tabulated_band_holds_simultaneously_at_interpolated_n(n):
     """At table points (10³, 10⁸), between them (log-interpolated γ) and beyond the table (5·10¹²): the share of
@@ -159,7 +159,7 @@ def test_table_is_what_the_simulation_gives_and_is_cheap():
 
 
 def test_a_band_is_computed_once_per_n_and_levels_and_handed_out_as_copies():
-    """Several forecasters of one N share their band (a lab's six, issue 15 point 8): the memoised band equals the
+    """Several forecasters of one N share their band (a lab's six): the memoised band equals the
     computation, and what a caller gets is its own copy."""
     levels = np.linspace(0.01, 0.99, 99)
     for n, level, simultaneous in ((50, 0.95, True), (3_000, 0.9, True), (3_000, 0.95, False), (10**6, 0.95, True)):

@@ -1,4 +1,4 @@
-"""Tests of the vectorised predictive distributions (SPEC §2): Gaussian, QuantileSet, SampleSet.
+"""Tests of the vectorised predictive distributions: Gaussian, QuantileSet, SampleSet.
 
 Every closed form is checked against an independent computation: scipy.stats for the Gaussian,
 numerical integration (scipy.integrate.quad) of the density / CDF for the QuantileSet, and the

@@ -1,4 +1,4 @@
-"""Browser test of the CORP lens (issue 16): the Classification page's CORP option draws the PAV curve with its
+"""Browser test of the CORP lens: the Classification page's CORP option draws the PAV curve with its
 consistency band, the decomposition table and the Murphy diagram (screenshot in tests/artifacts/corp.png)."""
 
 from __future__ import annotations

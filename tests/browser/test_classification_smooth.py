@@ -1,4 +1,4 @@
-"""Browser check of issue 16's smooth reliability diagram (Classification page) and the PIT-ECDF difference view with
+"""Browser check of smooth reliability diagram (Classification page) and the PIT-ECDF difference view with
 its simultaneous band (Regression page); screenshots in tests/artifacts/ (smooth_reliability.png, pit_ecdf.png)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Browser test of the Data page with exports as practitioners write them (issue 14, point 3): a pandas export
+"""Browser test of the Data page with exports as practitioners write them: a pandas export
 with class-named probability columns loads as classification; a file whose target is not recognised shows the
 loader's message in the page's words and the column-mapping form open and pre-filled with what was detected."""
 

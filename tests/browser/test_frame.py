@@ -1,4 +1,4 @@
-"""Real-browser tests of the frame every page is shown in (issue 14, points 8 and 9).
+"""Real-browser tests of the frame every page is shown in.
 
 * Offline means offline: every request any page makes goes to the app's own host (127.0.0.1); the page icon is an
   inline SVG, not a font-CDN fetch.  Download names are ASCII, short and readable.

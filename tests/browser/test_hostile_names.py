@@ -1,4 +1,4 @@
-"""Uploaded text never renders as Markdown, in Chromium (issue 15, point 2).
+"""Uploaded text never renders as Markdown, in Chromium.
 
 A model named ``![m](http://127.0.0.1:PORT/x.png)`` made the Regression page request that image; a file name with
 ``:red-background[…]`` and ``:material/verified:`` rendered as styled text and an icon.  Here a local HTTP server

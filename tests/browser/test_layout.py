@@ -1,4 +1,4 @@
-"""Real-browser layout checks at 1440×900 (issue 14, points 1 and 6): metric tables shown whole and inside the page,
+"""Real-browser layout checks at 1440×900: metric tables shown whole and inside the page,
 the Levi diagram's log axes, titles clear of the Plotly toolbar.
 
 Fixtures from ``tests/conftest.py``; skipped when Chromium or Playwright is missing (an error under CI=true).

@@ -1,5 +1,5 @@
 """Browser test: a 100-class upload's per-class reliability shows the worst 20 classes, says so, and takes the
-user's pick (issue 14, point 5); screenshot of the figure for a look."""
+user's pick; screenshot of the figure for a look."""
 
 from __future__ import annotations
 

@@ -222,7 +222,7 @@ def test_controls_survive_page_switches_and_templates_download(app_page, artifac
 
     nav(page, "Regression")
     box = page.get_by_role("combobox", name="Bootstrap resamples")
-    expect(box).to_have_value("1000", timeout=LONG)  # the default (the same at every size, issue 12)
+    expect(box).to_have_value("1000", timeout=LONG)  # the default (the same at every size)
     # the first diagnosis may still be drawing: a rerun that lands while the menu is open closes it
     expect(page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first).to_be_visible(timeout=LONG)
     wait_for_app(page)

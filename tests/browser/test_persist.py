@@ -1,4 +1,4 @@
-"""Real-browser test of data that stays (issue 14, point 2): a reload or a new tab keeps the uploaded data, the
+"""Real-browser test of data that stays: a reload or a new tab keeps the uploaded data, the
 address carries the private key, labs leave it out, and another browser without the key sees nothing."""
 
 from __future__ import annotations

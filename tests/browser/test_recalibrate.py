@@ -86,7 +86,7 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     expect(charts.nth(3).locator(".barlayer .trace")).to_have_count(5)  # one bar trace per calibrator
     full_height_screenshot(page, artifacts_dir / "recalibrate_classification.png")
 
-    # the MCB–DSC plane (issue 16, point 3): clicking the isotonic point selects it in the downloads' picker
+    # the MCB–DSC plane: clicking the isotonic point selects it in the downloads' picker
     plane = page.locator(".st-key-recal_plane").get_by_test_id("stPlotlyChart")
     legend = plane.locator(".legend")
     for name in ("uncalibrated", "temperature scaling", "histogram binning", "isotonic", "BBQ"):

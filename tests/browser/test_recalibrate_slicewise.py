@@ -1,4 +1,4 @@
-"""Real browser: slice-wise recalibration on the Recalibrate page (issue 17, point 5).  A file with a ``group``
+"""Real browser: slice-wise recalibration on the Recalibrate page.  A file with a ``group``
 column is uploaded on the Data page (its prediction-file uploader, by key); Recalibrate offers std scaling per slice
 and Mondrian conformal, and the per-slice table (found by its key) shows the held-out coverage of every region before
 and after.  Screenshot in tests/artifacts/recalibrate_slices.png."""

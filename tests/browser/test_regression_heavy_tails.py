@@ -1,4 +1,4 @@
-"""Real browser: the Regression page's "ENCE vs bins" tab (issue 16, point 6) draws ENCE against the number of
+"""Real browser: the Regression page's "ENCE vs bins" tab draws ENCE against the number of
 σ-bins over its perfect-calibration band; a screenshot of the chart goes to tests/artifacts/."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Browser test of a linked selection as the user sees it (issue 14, point 4): clicking a reliability bar lights the
+"""Browser test of a linked selection as the user sees it: clicking a reliability bar lights the
 whole bin — accuracy bar, interval and gap — and veils the others; shift-click adds a bin; a box selection is drawn
 the same way; the caption numbers bins from 1 as the charts' hover labels do."""
 

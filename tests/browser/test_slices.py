@@ -1,4 +1,4 @@
-"""Browser test of the Slice explorer (issue 17, point 3): an upload with a planted miscalibrated slice, the slice
+"""Browser test of the Slice explorer: an upload with a planted miscalibrated slice, the slice
 at the top of the ranked list, choosing it by a click on its row and by a click on its funnel point, the Regression
 page restricted to it, "Show all rows" back; screenshots of both pages for a look."""
 

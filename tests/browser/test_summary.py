@@ -1,4 +1,4 @@
-"""Browser test of the Regression page drawn from a summary file (issue 13, point 5): the Data page opens a file
+"""Browser test of the Regression page drawn from a summary file: the Data page opens a file
 written by ``--save-summary``, the Regression page draws the Levi diagram, the quantile curve, the PIT and z
 histograms from it, a σ-bin click redraws the linked views of the selected rows, and the metric tables say which
 numbers are exact and which carry a bound."""

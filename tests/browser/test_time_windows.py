@@ -1,4 +1,4 @@
-"""Real browser: calibration over time (issue 17, point 4).  A file with a ``timestamp`` column is uploaded on the
+"""Real browser: calibration over time.  A file with a ``timestamp`` column is uploaded on the
 Data page (prediction-file uploader, by key); the Regression page draws coverage per week with intervals and the
 perfect-calibration band (chart found by its key), one marker per week; dragging a box over the last weeks restricts
 every view to that time range; Clear returns.  Screenshots in tests/artifacts/."""

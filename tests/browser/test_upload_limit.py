@@ -1,4 +1,4 @@
-"""The upload size limit (issue #7, point 4): set once in ``.streamlit/config.toml`` (``server.maxUploadSize``),
+"""The upload size limit: set once in ``.streamlit/config.toml`` (``server.maxUploadSize``),
 stated on the Data page, given to the uploader widget (``dashboard.upload_limit_mb``), and enforced in the
 browser before anything is sent.
 

@@ -1,4 +1,4 @@
-"""Classification calibrators (SPEC §6): exactness against scikit-learn / netcal / brute-force references,
+"""Classification calibrators: exactness against scikit-learn / netcal / brute-force references,
 float32 handling, scikit-learn conventions (clone, fitted attributes), input handling and Guo's headline."""
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def test_temperature_on_float32_input_works_unlike_netcal():
         nc = netcal_scaling.TemperatureScaling()
         nc.fit(p32, y)
         out = nc.transform(p32)
-    # netcal 1.4 issue #61: its finite-difference optimiser never moves on float32 input
+    # netcal 1.4, https://github.com/EFS-OpenSource/calibration-framework/issues/61:
+    # its finite-difference optimiser never moves on float32 input
     assert float(np.ravel(nc.temperature)[0]) == pytest.approx(1.0)
     np.testing.assert_allclose(out, p32, atol=1e-5)
 

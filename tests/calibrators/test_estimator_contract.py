@@ -1,4 +1,4 @@
-"""One scikit-learn-like API for every calibrator of both tasks (issue 11, point 5).
+"""One scikit-learn-like API for every calibrator of both tasks.
 
 Every calibrator class exported by ``calib_core.calibrators.regression`` and
 ``calib_core.calibrators.classification``: hyper-parameters keyword-only, ``sklearn.exceptions.NotFittedError``

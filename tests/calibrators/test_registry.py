@@ -185,7 +185,7 @@ def test_help_page_shows_every_registry_entry():
 
 # ------------------------------------------------------------------------------------- decomposition terms
 def test_decomposition_terms_are_described_and_reproduce_the_cores_tables():
-    """MCB, DSC and UNC of the Brier, log and quantile scores (issue 16, point 2) are registry entries with the
+    """MCB, DSC and UNC of the Brier, log and quantile scores are registry entries with the
     same fields as the metrics (not report metrics: kept out of METRICS) and their functions give the numbers of
     the CORP tables."""
     from calib_core.diagrams.classification_corp import binary_events, corp

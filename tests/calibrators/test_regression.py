@@ -1,4 +1,4 @@
-"""Regression recalibrators and the recalibrated distributions (SPEC §2, §4; issue 3 points 1–4).
+"""Regression recalibrators and the recalibrated distributions.
 
 Every number is checked against an independent computation: numerical integration of the CDF
 or density on a fine grid, the papers' formulas written out (QR claim 3, CRUDE Algorithm 1,
@@ -654,7 +654,7 @@ def test_recalibrated_distributions_go_through_cc_diagnose(est):
     rep = cc.diagnose(PredictionSet(task="regression", y=y[200:], dist=out), n_resamples=20, n_simulations=10)
     table = rep.table()
     assert np.all(np.isfinite(table["value"]))
-    # a perfect-calibration value for every tested statistic and every proper score (issue 12: none for descriptive)
+    # a perfect-calibration value for every tested statistic and every proper score (none for descriptive)
     assert np.all(np.isfinite(table.loc[table["p_value"].notna() | (table["kind"] == "proper score"), "perfect"]))
     assert rep.verdict()["verdict"] in ("calibrated", "miscalibrated")
     assert {"calibration_curve", "levi_bins", "pit_histogram"} <= set(next(iter(rep.diagrams.values())))

@@ -1,4 +1,4 @@
-"""Slice-wise (group-conditional) calibrators (issue 17, point 5): std scaling per slice, Mondrian split conformal,
+"""Slice-wise (group-conditional) calibrators: std scaling per slice, Mondrian split conformal,
 temperature scaling per slice.
 
 Properties: a slice's transform depends only on its own calibration rows; with one slice each equals its global

@@ -1,5 +1,5 @@
 """dashboard.cache: the shared result and figure caches are bounded in bytes, compute a key once under concurrency,
-and give private copies of results (issue 15, point 8: the server's memory is bounded)."""
+and give private copies of results (the server's memory is bounded)."""
 
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ def test_approx_nbytes_counts_arrays_frames_and_shared_buffers_once():
 
 
 def test_approx_nbytes_of_a_frame_is_its_deep_memory_usage_for_every_column_kind():
-    """A frame's size is summed over its blocks (a redraw's CPU, issue 15 point 8): the same number as
+    """A frame's size is summed over its blocks (a redraw's CPU): the same number as
     ``memory_usage(deep=True).sum()`` for numbers, text (object and string dtypes), categories, dates, booleans,
     nullable integers, a MultiIndex, a frame without columns and one whose text cells are shared."""
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Classification loader (SPEC §1, §7): layouts, class names, validation messages, dropped rows, real files."""
+"""Classification loader: layouts, class names, validation messages, dropped rows, real files."""
 
 from __future__ import annotations
 

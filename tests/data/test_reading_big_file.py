@@ -1,4 +1,4 @@
-"""Big files (issue #7, point 4): a Parquet file of 1e7 rows loads and is diagnosed (CIs off) under 3 GB peak RSS.
+"""Big files: a Parquet file of 1e7 rows loads and is diagnosed (CIs off) under 3 GB peak RSS.
 
 The measurement runs in a fresh child process (``bench/big_file.py``: ``ru_maxrss`` of the child), so the test
 process's own memory does not count.  The 1e7-row test is marked ``slow`` (≈ 30 s: 2 s writing, 4 s loading,

@@ -1,4 +1,4 @@
-"""Small files cannot exhaust the server (issue 15, point 1): what a file decodes or decompresses to is checked
+"""Small files cannot exhaust the server: what a file decodes or decompresses to is checked
 against the limit *before* it is decoded, the dashboard gives the core its own upload limit (and says how to
 raise it), and cached uploads are bounded in bytes.
 

@@ -1,4 +1,4 @@
-"""The loader reads files exported the way practitioners export them (issue 14, point 3).
+"""The loader reads files exported the way practitioners export them.
 
 Class-named probability columns (``p_<class>``, ``prob_<class>``, ``<class>_prob``, ``proba_<class>``) with labels
 given as class names and a pandas index column; split columns taken only when their values are calibration/test

@@ -1,4 +1,4 @@
-"""Fuzzing ``cc.load_predictions`` with generated bad files (issue #7, point 1).
+"""Fuzzing ``cc.load_predictions`` with generated bad files.
 
 The strategies in ``fuzz_cases.py`` draw CSV / TSV / Parquet bytes (UTF-8, UTF-16/32, Latin-1, Windows-1252) with one
 defect each: missing and duplicate columns, text in numeric columns, NaN/±inf, σ ≤ 0, crossing quantiles,

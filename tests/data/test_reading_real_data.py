@@ -4,7 +4,7 @@ Only loading is checked here (rows kept, drops and their reasons, layouts, colum
 numbers from each folder's PROVENANCE.md that prove the columns were assigned correctly);
 diagnostics on these sets are tested elsewhere.  Skipped when the data folder is absent.
 
-``test_every_real_data_file_loads_or_is_rejected_with_a_reason`` (issue #7, point 2) walks every data file of
+``test_every_real_data_file_loads_or_is_rejected_with_a_reason`` walks every data file of
 every folder, regression and classification, and prints one line per file: rows read / kept / dropped per
 reason, or the reason it is rejected.  Files whose column names no alias matches are loaded with the mapping
 in ``REAL_MAPPINGS`` (documented there, from each folder's PROVENANCE.md); the raw UCI tables are not
@@ -230,7 +230,7 @@ def test_weather_gefs_zero_inflated():
 
 
 # ---------------------------------------------------------------------------------------------
-# every file of every folder (issue #7, point 2)
+# every file of every folder
 # ---------------------------------------------------------------------------------------------
 
 NIAMEY_METHODS = ("Logistic", "EMOS", "ENS", "EPC")

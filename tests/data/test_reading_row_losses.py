@@ -1,4 +1,4 @@
-"""No row is lost without being counted (issue 15, point 4): an unbalanced quote that merges lines, True/False in
+"""No row is lost without being counted: an unbalanced quote that merges lines, True/False in
 numeric columns, the probability row-sum tolerance at large K, a group named like the all-rows key, and a UTF-8 file
 with one byte that is not UTF-8.  Each is a counted drop with its reason or a clear message — in the core, in the
 CLI's output and on the Data page."""

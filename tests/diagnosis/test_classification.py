@@ -1,4 +1,4 @@
-"""diagnose_classification (SPEC §5): metric table with CIs and perfect-calibration values, by model and group,
+"""diagnose_classification: metric table with CIs and perfect-calibration values, by model and group,
 reliability / per-class / positive-class tables, top-label-only and binary files, dispatch from cc.diagnose."""
 
 from __future__ import annotations
@@ -36,17 +36,17 @@ def test_metric_table_values_cis_and_perfect_reference():
     rep = diagnose_classification(ps, n_resamples=100, n_simulations=30)
     assert rep.task == "classification" and list(rep.metrics.columns) == METRIC_COLUMNS
     t = rep.table()
-    # the point metrics, plus the inference layer's primary / direction statistics (issue 12)
+    # the point metrics, plus the inference layer's primary / direction statistics
     assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "nll", "brier", "classwise_ece",
                             "top_bin_gap", "confidence_gap",
-                            "smooth_ece", "calibration_ratio", "tce"}  # issue 16's statistics
+                            "smooth_ece", "calibration_ratio", "tce"}  # statistics
     p, y = ps.probs, ps.labels
     assert t.loc["ece", "value"] == pytest.approx(cm.ece(y, p))
     assert t.loc["mce", "value"] == pytest.approx(cm.mce(y, p))
     assert t.loc["nll", "value"] == pytest.approx(cm.nll(y, p))
     assert t.loc["brier", "value"] == pytest.approx(cm.brier(y, p))
     assert t.loc["classwise_ece", "value"] == pytest.approx(cm.classwise_ece(y, p))
-    no_interval = ["tce"]  # TCE has no N-free population value: no interval by design (issue 16)
+    no_interval = ["tce"]  # TCE has no N-free population value: no interval by design
     assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
     t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()

@@ -1,4 +1,4 @@
-"""Degenerate subsets do not sink the report (issue 15, point 3).
+"""Degenerate subsets do not sink the report.
 
 A (model, group) whose rows have no usable z = (y − mean)/σ — an ensemble whose members are all equal (a dry-weather
 group of a rain forecast), all-equal quantiles, y − mean overflowing, σ = 1e-300 — gets a note naming the subset and

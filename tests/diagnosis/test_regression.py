@@ -1,5 +1,5 @@
 """``cc.diagnose`` on regression PredictionSets: the Report's structure, CIs, perfect-calibration
-reference values, breakdowns by group and model, and the diagram tables (issue 2, points 4–5).
+reference values, breakdowns by group and model, and the diagram tables.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_values_equal_the_metric_functions(calibrated_report):
     assert t.loc["coverage_90", "value"] == pytest.approx(rm.interval_coverage(y, dist, coverage=0.9), abs=1e-15)
 
 
-# issue 12: the intervals are for the population value (BCa / basic / exact / KS band, said in ``interval``);
+# the intervals are for the population value (BCa / basic / exact / KS band, said in ``interval``);
 # statistics with no cheap resampling form (PIT entropy, reliability score) have none and say so
 NO_INTERVAL = {"pit_entropy", "reliability_score"}
 
@@ -338,7 +338,7 @@ def test_histograms_curve_qq_and_intervals_tables():
     inner = cur.iloc[1:-1]
     assert np.all(inner["band_low"] < inner["level"]) and np.all(inner["level"] < inner["band_high"])
     # the band is Binomial(N, p)/N quantiles at the adjusted level γ < 5% for which the whole curve stays inside 95%
-    # of the time (simultaneous, issue 16; tests/base/test_ecdf_bands.py checks that coverage by simulation)
+    # of the time (simultaneous; tests/base/test_ecdf_bands.py checks that coverage by simulation)
     from scipy import stats
 
     gamma = cur.attrs["gamma"]

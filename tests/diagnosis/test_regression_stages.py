@@ -1,4 +1,4 @@
-"""A diagnosis redone with other σ-bins from its bins-free stage (issue 15 point 8): the same report as a fresh
+"""A diagnosis redone with other σ-bins from its bins-free stage: the same report as a fresh
 diagnosis, to the last bit, for every layout and edge the staged path can meet; the bins-free work is not redone;
 a stage never serves other rows or options; stored stages do not grow.  Also the memoised bootstrap design."""
 

@@ -1,4 +1,4 @@
-"""CORP reliability, the MCB − DSC + UNC decomposition and the Murphy diagram (issue 16, points 1–3 and 8–9,
+"""CORP reliability, the MCB − DSC + UNC decomposition and the Murphy diagram (
 classification): properties, peers (scikit-learn's isotonic regression, model-diagnostics' decomposition) and
 seeded simulations with binomial tolerances."""
 

@@ -1,4 +1,4 @@
-"""CORP quantile reliability diagram (issue 16, point 1, regression side): the exact isotonic τ-quantile regression
+"""CORP quantile reliability diagram (regression side): the exact isotonic τ-quantile regression
 against an independent brute-force min–max formula, the curve and band properties, the consistency band's
 pointwise rate for calibrated forecasters (seeded simulation) and its power against a miscalibrated one."""
 

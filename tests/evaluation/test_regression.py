@@ -1,4 +1,4 @@
-"""``cc.evaluate``: the held-out evaluation protocol (SPEC §4; issue 3, point 5).
+"""``cc.evaluate``: the held-out evaluation protocol.
 
 The central property: no calibrator ever sees a test row — checked with a spy calibrator that
 records the row ids, targets and predictions passed to ``fit`` and ``transform``, for random

@@ -1,4 +1,4 @@
-"""A model with too few rows for a calibration/test split is named and skipped, not fatal (issue 15, point 3): in
+"""A model with too few rows for a calibration/test split is named and skipped, not fatal: in
 ``cc.evaluate`` (both halves) and on the Recalibrate page, the other models are still recalibrated exactly as on
 their own."""
 

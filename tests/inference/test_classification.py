@@ -1,4 +1,4 @@
-"""Classification inference (issue 12): tests as statistics.
+"""Classification inference: tests as statistics.
 
 Seeded simulations with binomial tolerances: the headline's false-alarm rate on perfectly calibrated data
 (labels drawn from the predicted probabilities, K = 2, 10, 100) is at most 5 % plus two Monte-Carlo standard
@@ -123,7 +123,7 @@ def test_table_shape_kinds_and_sentence():
     assert t.loc[t["kind"] == "calibration", "p_value"].notna().all()
     assert t.loc[t["kind"] != "calibration", "p_value"].isna().all()
     assert (t.loc[t["kind"] == "calibration", "p_mc_se"] >= 0).all()
-    no_interval = [m for m in ("tce", "tce_positive") if m in t.index]  # by design (issue 16): no population value
+    no_interval = [m for m in ("tce", "tce_positive") if m in t.index]  # by design: no population value
     assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
     t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()

@@ -1,4 +1,4 @@
-"""The smooth ECE's test, null and interval do not depend on the confidence bins (issue 15 point 8: a bins change on
+"""The smooth ECE's test, null and interval do not depend on the confidence bins (a bins change on
 the Classification page must not redo them): they run on their own random stream and are memoised on the rows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Known answers of the headline verdicts through ``cc.diagnose`` (issue 12, point 7).
+"""Known answers of the headline verdicts through ``cc.diagnose``.
 
 * Levi et al.'s §4.1 "true sigma" forecaster is calibrated by construction: its headline is "calibrated"
   (a few seeds here; 100 seeds in the slow test, at least 95 of them, since the headline's family-wise error is 5%);

@@ -1,4 +1,4 @@
-"""Lab 10 — the reference value depends on the error law (issue 16, point 6): the core's claims by seeded
+"""Lab 10 — the reference value depends on the error law: the core's claims by seeded
 simulation, the findings computed from the numbers, and the page (AppTest)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The regression labs' claims (labs 1–5 of issue 6), checked on the lab functions themselves.
+"""The regression labs' claims (labs 1–5), checked on the lab functions themselves.
 
 Every lab function is seeded; the tolerances are stated multiples of the sampling noise at the sizes used
 (so the tests can fail when the demonstration stops holding) and a few claims are checked over several seeds

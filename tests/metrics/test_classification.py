@@ -1,4 +1,4 @@
-"""Classification metrics (SPEC §5): plain-NumPy references, netcal / scikit-learn cross-checks,
+"""Classification metrics: plain-NumPy references, netcal / scikit-learn cross-checks,
 bootstrap-weight exactness, perfect-calibration behaviour and the real CIFAR sets."""
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def test_binary_brier_conventions_and_float32_nll():
     rng = np.random.default_rng(2)
     pb = rng.random(1000)
     yb = (rng.random(1000) < pb).astype(int)
-    # SPEC: sum over both classes; scikit-learn halves binary scores by default
+    # the project's Brier score sums over both classes; scikit-learn halves binary scores by default
     assert cm.brier(yb, pb) == pytest.approx(brier_score_loss(yb, pb, scale_by_half=False), rel=1e-12)
     assert cm.brier(yb, pb, scale_by_half=True) == pytest.approx(brier_score_loss(yb, pb), rel=1e-12)
     assert cm.brier(yb, pb) == pytest.approx(2 * np.mean((pb - yb) ** 2), rel=1e-12)

@@ -1,4 +1,4 @@
-"""Calibration ratio Σp/Σy and TCE (issue 16, point 7): definitions against brute force, invariances (hypothesis),
+"""Calibration ratio Σp/Σy and TCE: definitions against brute force, invariances (hypothesis),
 the ratio's interval coverage and TCE's test by seeded simulation with binomial tolerance, and the wiring into the
 diagnosis, the registry and the Classification page."""
 

@@ -1,4 +1,4 @@
-"""Smooth ECE (Błasiok & Nakkiran 2023; issue 16, point 4): the definition, the grid's error bound, the relplot
+"""Smooth ECE (Błasiok & Nakkiran 2023): the definition, the grid's error bound, the relplot
 cross-check, invariances and bounds (hypothesis), the test and the interval by seeded simulation, and the
 diagnosis / registry wiring."""
 

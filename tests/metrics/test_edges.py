@@ -1,4 +1,4 @@
-"""The public metric functions at their edges (issue 15, point 7): re-derived from their papers.
+"""The public metric functions at their edges: re-derived from their papers.
 
 * class-wise ECE when no probability leaves a class's first bin (the ``np.bincount`` int64 trap);
 * one NaN policy for every public metric function of both tasks: ``ValueError`` naming the argument and the rows;
@@ -85,8 +85,8 @@ def _regression_calls():
 def test_the_nan_policy_covers_every_public_regression_function():
     public = {name for name in rm.__all__ if callable(getattr(rm, name)) and name[0].islower()}
     # observed_proportions / summary_statistics take RegressionRows; zero_density_rows / zero_density_note are no
-    # metrics but say which rows make the NLL infinite (issue 14, point 5); undefined_z_counts (RegressionRows) and
-    # undefined_z_note (counts) say why rows have no usable z (issue 15, point 3)
+    # metrics but say which rows make the NLL infinite; undefined_z_counts (RegressionRows) and
+    # undefined_z_note (counts) say why rows have no usable z
     assert public - set(_regression_calls()) <= {"observed_proportions", "summary_statistics", "zero_density_rows",
                                                  "zero_density_note", "undefined_z_counts", "undefined_z_note"}
 

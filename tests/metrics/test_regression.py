@@ -1,4 +1,4 @@
-"""Properties of the regression diagnostics (SPEC §3, ``calib_core.metrics.regression``).
+"""Properties of the regression diagnostics (``calib_core.metrics.regression``).
 
 Each metric is checked against a direct, independent computation of its defining formula
 (scipy.stats, numerical integration, the papers' equations written out) and against the
@@ -287,7 +287,7 @@ def test_reliability_score_equals_integral_accrue_eq8():
             total += integrate.quad(lambda e, c=k / n: (phi(e) - c) ** 2, eta[k - 1], eta[k], **opts)[0]
         total += integrate.quad(lambda e: (phi(e) - 1) ** 2, eta[-1], np.inf, **opts)[0]
         assert rm.reliability_score(y, dist) == pytest.approx(total, rel=1e-9)
-        # the closed form as printed in the SPEC (eq. 8 with √π·N)
+        # the closed form of the reliability score (Camporeale & Carè 2021, ACCRUE eq. 8, with √π·N)
         i = np.arange(1, n + 1)
         terms = eta / n * (special.erf(eta) + 1) - eta / n**2 * (2 * i - 1) + np.exp(-(eta**2)) / (np.sqrt(np.pi) * n)
         closed = np.sum(terms)

@@ -1,4 +1,4 @@
-"""Cross-checks of the regression core against other people's implementations (issue 2, point 6).
+"""Cross-checks of the regression core against other people's implementations.
 
 Peers (pinned in requirements-dev.txt; netcal, optional, in requirements-netcal.txt): uncertainty-toolbox 0.1.1,
 netcal 1.4.0, properscoring 0.1, scoringrules 0.10.

@@ -1,4 +1,4 @@
-"""CORP for regression quantiles (issue 16, points 1–2, regression side): the exact isotonic τ-quantile regression
+"""CORP for regression quantiles (regression side): the exact isotonic τ-quantile regression
 (against a linear-programming brute force), the decomposition QS = MCB − DSC + UNC (exact identity, MCB, DSC ≥ 0,
 hypothesis), its behaviour for calibrated and miscalibrated forecasters (seeded simulations), and the quantile and
 interval scores against scoringrules (point 8)."""
@@ -161,7 +161,7 @@ def test_quantile_and_interval_scores_against_scoringrules():
         assert t.loc[t["tau"] == tau, "score"].iloc[0] == pytest.approx(ref, rel=1e-9)
 
 
-# ------------------------------------------------------------------------------ the grid fit (issue 16, point 9)
+# ------------------------------------------------------------------------------ the grid fit
 @pytest.mark.parametrize("case", range(200))
 def test_grid_fit_is_the_exact_fit_rounded_up_to_the_grid_within_its_bound(case):
     """Above EXACT_ROWS the decomposition fits on a grid: the fit must be ⌈exact fit⌉ on the grid (ties in x and y,

@@ -1,4 +1,4 @@
-"""The seed papers' regression claims as tests (issue 3, point 6).
+"""The seed papers' regression claims as tests.
 
 * Levi et al. 2019 §4.1 (synthetic): random σ ~ U[1, 10] "looks calibrated" after Kuleshov's
   isotonic recalibration, yet its ENCE stays high after STD scaling; the true σ has low ENCE.

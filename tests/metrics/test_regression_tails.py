@@ -1,4 +1,4 @@
-"""Heavy-tail-robust regression statistics (issue 16, point 6): ZMS and mean log z² with their tests and intervals,
+"""Heavy-tail-robust regression statistics: ZMS and mean log z² with their tests and intervals,
 and ENCE against the number of σ-bins with its perfect-calibration curve.  Exact identities, invariances
 (hypothesis) and seeded simulations with binomial tolerances."""
 

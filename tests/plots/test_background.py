@@ -1,4 +1,4 @@
-"""The whole data drawn faintly behind a slice (issue 17, point 3): ``calib_core.plots.with_background`` on real
+"""The whole data drawn faintly behind a slice: ``calib_core.plots.with_background`` on real
 diagram tables of a slice and of all rows — faint traces first, grey, one legend entry, not hoverable or
 selectable, only the data traces of the background (no second reference line or band), bars as step outlines at
 the background's own bin edges, axis ranges widened to hold both."""

@@ -376,7 +376,7 @@ def test_levi_and_histogram_builders_any_shape(n_bins, n_models, seed):
 
 
 def test_metric_display_table_verdicts_and_labels():
-    # model, group, metric, value, CI, perfect (mean, low, high) + kind, family, p-value, its s.e., flag (issue 12)
+    # model, group, metric, value, CI, perfect (mean, low, high) + kind, family, p-value, its s.e., flag
     def row(model, group, metric, value, kind, family="", p=np.nan, se=np.nan, flag=False):
         rec = dict.fromkeys(METRIC_COLUMNS, np.nan)
         rec.update(model=model, group=group, metric=metric, value=value, ci_low=value - 0.1, ci_high=value + 0.1,

@@ -155,8 +155,8 @@ def test_every_figure_builder_of_uploaded_data_is_covered():
                          "through calib_core.plots._style.plain and add a hostile-name case here")
 
 
-def test_issue16_builders_draw_uploaded_names_literally(regression):
-    """The lenses added with issue 16 (PIT-ECDF difference, ENCE against bins) take model names too."""
+def test_newer_lenses_draw_uploaded_names_literally(regression):
+    """The newer lenses (PIT-ECDF difference, ENCE against bins) take model names too."""
     from calib_core.metrics.regression_tails import ence_by_bins_tables
 
     pset, report = regression

@@ -1,4 +1,4 @@
-"""Slice statistics from mergeable summaries (issue 17, point 7): on the same bins, the ranking read off merged
+"""Slice statistics from mergeable summaries: on the same bins, the ranking read off merged
 chunk summaries is the in-memory explorer's ranking — same slices, same order, same counts and flags, statistics
 to ~1e-12 — whatever the chunk boundaries (hypothesis); the first pass's sketch gives the in-memory edges when it
 takes every row and edges within the stated rank error when it samples."""

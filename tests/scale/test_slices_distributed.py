@@ -1,5 +1,5 @@
 """The slice explorer's summaries on a real ``distributed.LocalCluster`` with 2 worker processes over Parquet files
-the test writes (issue 17, point 7): the ranking from the merged summary equals the in-memory explorer's ranking of
+the test writes: the ranking from the merged summary equals the in-memory explorer's ranking of
 the same rows, for regression and classification.  (Skipped without the optional ``dask`` extra.)"""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Mergeable summaries (issue 13, points 1 and 2): exact sums, chunk-independence, the file format, and every
+"""Mergeable summaries: exact sums, chunk-independence, the file format, and every
 metric from a summary against the in-memory metrics on the same rows."""
 
 from __future__ import annotations
@@ -396,7 +396,7 @@ def test_classification_report_has_the_shape_of_diagnose(top_only):
     rep = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=100, n_simulations=500)
     ref = cc.diagnose(pset, n_resamples=50, n_simulations=200)
     assert set(rep.metrics["metric"]) == set(ref.metrics["metric"])
-    # the smooth reliability curve needs the rows (issue 16): a summary lists smooth ECE and TCE without values
+    # the smooth reliability curve needs the rows: a summary lists smooth ECE and TCE without values
     assert set(rep.diagrams[("model", ALL)]) == set(ref.diagrams[("model", ALL)]) - {"smooth_reliability"}
     assert "not available from a summary" in rep.table().loc["smooth_ece", "note"]
     pd.testing.assert_frame_equal(rep.diagrams[("model", ALL)]["reliability"],
@@ -475,7 +475,7 @@ def test_parts_with_different_arrays_do_not_merge_but_missing_nonfinite_counters
         merge_parts(a, {**b, "x:var2": np.array([0, 0], dtype=object)})
 
 
-# -- loose ends of issue 13: quantile sets' primary family, PIT entropy --------------------------------------------
+# -- loose ends: quantile sets' primary family, PIT entropy --------------------------------------------
 
 
 def nine_quantile_set(n: int, seed: int = 5, scale: float = 1.0) -> PredictionSet:

@@ -65,7 +65,7 @@ def test_classification_report_equals_diagnose_at_1e6(k):
     got = rep.table()["value"].to_dict()
     ref = cc.diagnose(pset, n_resamples=0, n_simulations=0, diagrams=False).table()["value"].to_dict()
     assert set(ref) <= set(got)
-    # smooth ECE and TCE (issue 16) need the rows; the calibration ratios (top label and positive class) are exact
+    # smooth ECE and TCE need the rows; the calibration ratios (top label and positive class) are exact
     needs_rows = {"smooth_ece", "tce", "smooth_ece_positive", "tce_positive"} & set(ref)
     assert "calibration_ratio" in ref and ("calibration_ratio_positive" in ref) == (k == 2)
     assert needs_rows and all(np.isnan(got[name]) for name in needs_rows)

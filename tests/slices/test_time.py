@@ -1,4 +1,4 @@
-"""Calibration over time (issue 17, point 4): the time column (detected, mapped, robustly parsed), windows,
+"""Calibration over time: the time column (detected, mapped, robustly parsed), windows,
 per-window metrics with intervals and perfect-calibration bands, and the Regression / Classification pages' "Over
 time" section whose picked windows restrict every view."""
 

@@ -1,4 +1,4 @@
-"""Every CSV a user can download is neutralised (issue 15, point 6).
+"""Every CSV a user can download is neutralised.
 
 Streamlit's dataframe toolbar offers "Download as CSV" of every displayed table, exporting the cells as shown:
 ``=1+1`` and ``=HYPERLINK(…)`` from an uploaded file went out verbatim (Data page preview, models / groups table,

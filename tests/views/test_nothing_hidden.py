@@ -1,4 +1,4 @@
-"""Nothing hidden silently (issue 14, point 5), the pure parts: the per-class figure shows the worst classes and the
+"""Nothing hidden silently, the pure parts: the per-class figure shows the worst classes and the
 page says how many; the z histogram's clipped mass is counted and marked; an infinite NLL names its rows and cause;
 a file with many models starts with a readable subset."""
 

@@ -62,7 +62,7 @@ def test_filter_choices_and_subset(multi):
 
 
 def test_default_resamples_do_not_depend_on_n():
-    # issue 12: no lowering of the resample counts for large files (the inference works on block/bin sums)
+    # no lowering of the resample counts for large files (the inference works on block/bin sums)
     assert not hasattr(views, "default_resamples")
     assert views.DEFAULT_RESAMPLES in views.RESAMPLE_CHOICES and views.DEFAULT_RESAMPLES >= 1000
     assert views.DEFAULT_NULL_DRAWS in views.NULL_DRAW_CHOICES and views.DEFAULT_NULL_DRAWS >= 1000
@@ -131,7 +131,7 @@ def test_data_caption(multi):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        # the example title of issue 14 (was Levi_et_al___4_1_synthetic___true_σ_vs_r_regression_metrics.csv)
+        # the example's title (was Levi_et_al___4_1_synthetic___true_σ_vs_r_regression_metrics.csv)
         (("Levi et al. §4.1 synthetic — true σ vs random σ", "regression", "metrics"),
          "levi-et-al-4.1-synthetic-true-sigma_regression_metrics.csv"),
         (("Diabetes — Gaussian (mean, std) of a boosting ensemble", "regression", "report"),
@@ -359,7 +359,7 @@ def _reference_metric_tests(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_metric_groups_and_tests_equal_the_plain_pandas_computation():
-    """metric_groups and metric_tests (rewritten on lists for a redraw's CPU, issue 15 point 8) give the frames of the
+    """metric_groups and metric_tests (rewritten on lists for a redraw's CPU) give the frames of the
     pandas computation, exactly, for regression and classification tables, several models, a selection against all
     rows, tests off, point predictions, and missing tests or notes."""
     from calib_core.calibrators.registry import metric_keys

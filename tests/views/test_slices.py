@@ -1,4 +1,4 @@
-"""The worst slices before and after a recalibration (issue 17, point 5):
+"""The worst slices before and after a recalibration:
 ``calib_core.slices.candidates.restrict_slices`` and
 ``views.slices.slices_before_after`` — the held-out rows of the evaluation's first trial, the explorer's
 slices restricted to them, every ranking's statistics equal to a direct computation from the calibrated

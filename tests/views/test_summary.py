@@ -1,4 +1,4 @@
-"""What the dashboard draws from a summary (issue 13, point 5): the allowed-directory rules for server files
+"""What the dashboard draws from a summary: the allowed-directory rules for server files
 (views.data_dirs), opening summary files (views.summary.read_summary) and the σ-bin / confidence-bin
 selection views, which must equal the in-memory diagnosis of the rows in the selected bins."""
 
