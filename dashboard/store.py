@@ -1,12 +1,16 @@
 """The one bounded store of the dashboard: values kept in this server process's memory, bounded in bytes and time.
 
-Pure Python (no Streamlit import).  Two instances, both in :mod:`dashboard.state`:
+Pure Python (no Streamlit import).  Every byte the dashboard keeps between reruns lives in one of its instances:
 
-* the store of each browser session's loaded data across a page refresh or a new tab (``data_store()``), keyed by an
-  unguessable token (:meth:`BoundedStore.new_token`: 16 random bytes from :mod:`secrets`, URL-safe Base64) which
-  only the session that created it puts into its own address; a request without the token cannot reach the entry
-  (``tokens_only=True``: a key that is not of the token's form is never stored nor looked up);
-* the parsed uploads shared by all sessions (``UPLOADS``), keyed by (content hash, file name, mapping, options).
+* the store of each browser session's loaded data across a page refresh or a new tab (``dashboard.state.data_store()``,
+  :data:`STORE_MAX_BYTES`), keyed by an unguessable token (:meth:`BoundedStore.new_token`: 16 random bytes from
+  :mod:`secrets`, URL-safe Base64) which only the session that created it puts into its own address; a request
+  without the token cannot reach the entry (``tokens_only=True``: a key that is not of the token's form is never
+  stored nor looked up);
+* the parsed uploads shared by all sessions (``dashboard.state.UPLOADS``), keyed by (content hash, file name,
+  mapping, options);
+* the shared caches of :mod:`dashboard.cache`: diagnoses and lab runs (``RESULTS``), figures (``FIGURES``) and the
+  bins-free stages of regression diagnoses (``STAGES``).
 
 Every entry is charged its size from one function, :func:`approx_nbytes`.  An entry idle for longer than
 ``max_idle_seconds`` (no :meth:`~BoundedStore.get` or :meth:`~BoundedStore.put`) expires; when the entries together

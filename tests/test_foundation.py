@@ -116,3 +116,19 @@ def test_no_real_data_copied_into_the_repository(real_data_dir):
     ours = {(p.name, p.stat().st_size) for p in files if p.is_file()}
     real = {(p.name, p.stat().st_size) for p in real_data_dir.rglob("*") if p.is_file() and p.name != "PROVENANCE.md"}
     assert not ours & real, sorted(ours & real)[:10]
+
+
+def test_code_and_docs_cite_concepts_and_papers_not_tracker_issues():
+    """No tracked source or document cites a tracker issue of this project (the word issue and a number, or a hash
+    and a number) or an outside specification: a reader of the repository cannot open either.  Upstream trackers
+    are cited by URL; commits by hash."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    pattern = re.compile(r"\bissues? ?#?\d+|\bSPEC\b|[(\s]#\d{1,3}[,;:)\s]")
+    hits = []
+    for name in tracked:
+        if not name.endswith((".py", ".md", ".toml", ".txt", ".cfg", ".yml", ".yaml")) and name != ".ci/run":
+            continue
+        text = (ROOT / name).read_text(encoding="utf-8", errors="replace")
+        hits += [f"{name}:{i}: {line.strip()[:100]}" for i, line in enumerate(text.splitlines(), 1)
+                 if pattern.search(line)]
+    assert hits == []

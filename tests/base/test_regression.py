@@ -289,7 +289,7 @@ def test_quantileset_crps_truncated_support_inside(levels):
 
 
 def test_quantileset_crps_outside_truncated_support():
-    """Regression test for bug #1 (fixed in 3c5c3ff): the distance to a truncated support counts."""
+    """Regression test (a bug fixed in 3c5c3ff): the distance to a truncated support counts."""
     dist = cc.QuantileSet([0.0, 0.5, 1.0], [[0.0, 1.0, 2.0]])  # uniform on [0, 2]
     # outside the support: E|X − y| − ½E|X − X'| = (distance + E|X − edge|) − ½·(2/3) for U(0, 2)
     assert dist.crps(np.array([-3.0]))[0] == pytest.approx(3.0 + 1.0 - 1.0 / 3.0, rel=1e-12)
@@ -303,7 +303,7 @@ def test_quantileset_crps_outside_truncated_support():
 
 
 def test_quantileset_logpdf_far_tails_finite_and_silent():
-    """Regression test for bug #2 (fixed in 3c5c3ff): tail log-density in log space, no warnings."""
+    """Regression test (a bug fixed in 3c5c3ff): tail log-density in log space, no warnings."""
     import warnings
 
     dist = cc.QuantileSet([0.05, 0.5, 0.95], [[0.0, 1.0, 2.0]])

@@ -313,7 +313,7 @@ def test_pit_entropy_equals_qr_eq6(kind):
 
 
 def test_exchangeable_ensemble_pit_is_uniform():
-    """Regression test for bug #4 (fixed in 3c5c3ff: rank PIT)."""
+    """Regression test (a bug fixed in 3c5c3ff: rank PIT)."""
     rng = np.random.default_rng(0)
     n, m = 20_000, 10
     dist = cc.SampleSet(rng.standard_normal((n, m)))
@@ -515,7 +515,7 @@ def test_weighted_ence_close_to_repeated_rows(binning):
 
 
 def test_weighted_spearman_equals_repeated_rows():
-    """Regression test for bug #3 (fixed in 3c5c3ff): the bootstrap re-ranks the resample."""
+    """Regression test (a bug fixed in 3c5c3ff): the bootstrap re-ranks the resample."""
     for kind in KINDS:
         rows, rows_rep, w = _repeated_pair(kind, 31, 200, 3)
         a = rm.summary_statistics(rows, w)["spearman_sigma_abs_error"]
