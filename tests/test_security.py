@@ -146,6 +146,7 @@ OUTSIDE_UPLOAD_PATHS = {
     "tests/scale/test_slices_distributed.py": (("cloudpickle", "__import__"), "the same, for the slice summaries"),
     "tests/peers.py": (("import_module",), "imports a peer package named in its own fixed list"),
     "tests/plots/test_style.py": (("import_module",), "imports the project's own plot modules by their names"),
+    "tests/test_docstrings.py": (("import_module",), "imports the project's own modules by their file names"),
     "bench/golden.py": (("import_module",), "imports the project's own lab modules and the pinned libraries by name"),
 }
 

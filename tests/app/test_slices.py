@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import calib_core as cc
 from calib_core.base.regression import Gaussian
 from calib_core.slices.candidates import slice_mask
+from views import slices as slice_views
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300
@@ -84,8 +85,7 @@ def test_slice_explorer_ranks_the_planted_slice_first_and_draws_the_funnel():
 def test_focus_restricts_the_regression_page_until_show_all_rows():
     pset = planted_regression()
     token = f"test:{time.time_ns()}"
-    ranking, sset = cc.slice_views.explore_slices(pset) if hasattr(cc, "slice_views") else \
-        __import__("views.slices").slice_views.explore_slices(pset)
+    ranking, sset = slice_views.explore_slices(pset)
     east = int(ranking.loc[ranking["slice"] == "region = east", "index"].iloc[0])
     mask = slice_mask(sset, east)
     focus = {"token": token, "label": "region = east", "mask": mask, "n": int(mask.sum())}

@@ -15,6 +15,7 @@ import calib_core as cc
 from calib_core.scale import summary as S
 from tests.app.test_pages import bins_points, new_app, plotly_select, specs, table
 from tests.scale.test_summary import classification_set, gaussian_set
+from views import pages as page_views
 
 
 @pytest.fixture
@@ -133,7 +134,7 @@ def test_regression_page_from_a_summary_redraws_a_sigma_bin_selection():
     plotly_select(at, "regsum_levi_chart", bins_points(specs(at)["regsum_levi_chart"], model, [2, 3]))
     names = [d.get("name") for d in specs(at)["regsum_kuleshov"]["data"]]
     assert f"{model} · selected" in names
-    mask = cc.views.sigma_bin_rows(pset, {model: (2, 3)}, 15, "count")
+    mask = page_views.sigma_bin_rows(pset, {model: (2, 3)}, 15, "count")
     assert any(f"{int(mask.sum()):,} rows selected" in m.value for m in at.markdown)
     sel = table(at, "metric", "selection", "all rows")
     ref = cc.diagnose(pset.take(mask), n_resamples=0, n_simulations=0)
@@ -174,7 +175,7 @@ def test_summary_pages_show_a_chosen_group_as_the_diagnosis_of_its_rows():
     summary = S.summarize(pset, spec=S.spec_for(pset))
     at = _with_summary(summary, "pages/regression.py")
     group_box = at.selectbox(key="regsum_group")
-    assert list(group_box.options) == [cc.views.group_label(cc.ALL), "a", "b"] and not group_box.disabled
+    assert list(group_box.options) == [page_views.group_label(cc.ALL), "a", "b"] and not group_box.disabled
     group_box.set_value("a").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     rows = pset.take(pset.group == "a")
@@ -186,7 +187,7 @@ def test_summary_pages_show_a_chosen_group_as_the_diagnosis_of_its_rows():
     # a σ-bin selection inside the group: the group's own σ-bins, its rows only
     model = summary.models[0]
     plotly_select(at, "regsum_levi_chart", bins_points(specs(at)["regsum_levi_chart"], model, [0, 1]))
-    mask = cc.views.sigma_bin_rows(rows, {model: (0, 1)}, 15, "count")
+    mask = page_views.sigma_bin_rows(rows, {model: (0, 1)}, 15, "count")
     assert any(f"{int(mask.sum()):,} rows selected" in m.value for m in at.markdown)
     sel = table(at, "metric", "selection", "all rows")
     got = float(sel.loc[sel["metric"] == "RMSE", "selection"].iloc[0])

@@ -24,7 +24,7 @@ from calib_core.calibrators import classification as ccal
 from calib_core.metrics import classification as cm
 from tests.peers import require_peer
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 ALL_CALIBRATORS = [
     ccal.TemperatureScaling,
     ccal.VectorScaling,

@@ -286,7 +286,7 @@ def test_constant_feature_and_bad_input():
 def test_real_uci_yacht_qr_vs_plain():
     """Real data (read in place): on yacht, both fits beat the marginal forecaster on held-out NLL, and
     λ = 1 raises the training-PIT entropy.  Skipped when ../shared/data/real is absent."""
-    folder = Path(__file__).parents[1].parent / "shared" / "data" / "real" / "uci_regression_raw"
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real" / "uci_regression_raw"
     if not (folder / "yacht.csv").is_file():
         pytest.skip("shared UCI data not available")
     from bench.uci_data import load_test_masks, load_uci

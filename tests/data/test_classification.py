@@ -11,7 +11,7 @@ import pytest
 import calib_core as cc
 from calib_core.data.classification import parse_classification_frame
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 
 
 def _probs_frame(n: int = 50, k: int = 3, seed: int = 0) -> pd.DataFrame:

@@ -243,7 +243,7 @@ def test_every_hint_in_python_words_has_a_page_wording():
 
     root = Path(__file__).resolve().parents[2] / "calib_core"
     missing = []
-    for rel in ("reading.py", "regression/reading.py", "classification/reading.py", "api.py"):
+    for rel in ("data/reading.py", "data/regression.py", "data/classification.py", "api.py"):
         tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError":

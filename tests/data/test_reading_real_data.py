@@ -20,8 +20,9 @@ import pytest
 
 import calib_core as cc
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
+from calib_core.data.reading import read_table
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"real data folder {REAL} not found")
 
@@ -189,7 +190,7 @@ def test_weather_srft_members():
     ps = load(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
     assert ps.layout == "sample" and ps.dist.samples.shape == (36826, 8)
     assert ps.dropped.total == 0
-    frame = cc.reading.read_table(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
+    frame = read_table(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
     np.testing.assert_allclose(ps.dist.mean(), frame["ens_mean"], atol=5e-5)  # ens_mean written with 4 decimals
     g = load(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv", columns={"samples": None})
     assert g.layout == "gaussian" and g.n_rows == 36826
@@ -253,6 +254,10 @@ REAL_MAPPINGS: dict[str, list[tuple[str, dict]]] = {
 REJECTED_FOLDERS = {"uci_regression_raw": ("no target column found", "no prediction column found")}
 """Folders of raw data (features and targets, no predictions): every file must be refused with one of these."""
 
+HUB_FOLDERS = {"hubverse_simple_forecast_hub"}
+"""Forecast hubs (long format: output_type / output_type_id / value, truth in separate target data): read by a
+forecast-hub mode the loader does not have yet, so they are left out of the walk below and tested on their own."""
+
 PROVENANCE_CHECKS = {  # (rows, mean of the positive-class probability, base rate) from PROVENANCE.md
     ("netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv", "score vs matched"): (40062, 0.70696, 0.51435),
     ("netcal_coco_detection_conf/ssd-resnet-50-v1-iou-0.60.csv", "score vs matched"): (44810, 0.48091, 0.50348),
@@ -274,7 +279,8 @@ def _checked(ps: cc.PredictionSet) -> cc.PredictionSet:
 
 def test_every_real_data_file_loads_or_is_rejected_with_a_reason():
     data_files = sorted(p for p in REAL.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".npz", ".parquet",
-                                                                                             ".tsv", ".txt", ".gz"))
+                                                                                             ".tsv", ".txt", ".gz")
+                        and p.relative_to(REAL).parts[0] not in HUB_FOLDERS)
     assert len(data_files) >= 70  # 74 files in 15 folders when this was written
     lines, loaded, mapped, rejected = [], 0, 0, 0
     for path in data_files:
@@ -316,3 +322,12 @@ def test_every_real_data_file_loads_or_is_rejected_with_a_reason():
           f"{rejected} are rejected with a reason\n" + "\n".join(lines))
     assert loaded + mapped + rejected == len(data_files)
     assert rejected == sum(1 for p in data_files if p.relative_to(REAL).parts[0] in REJECTED_FOLDERS)
+
+
+@pytest.mark.xfail(strict=True, reason="forecast-hub files (long format, truth in target data) are not read yet")
+def test_a_forecast_hub_file_loads():
+    """A hubverse model-output file must load as quantile forecasts (it fails today with the numeric-column
+    message, which would advise deleting the hub's task-ID cells); strict: this test fails once hub files load."""
+    path = next((REAL / "hubverse_simple_forecast_hub" / "model-output" / "UMass-ar").glob("*.csv"))
+    ps = cc.load_predictions(path)
+    assert ps.task == "regression"

@@ -16,7 +16,7 @@ from calib_core.diagnosis.classification import diagnose_classification
 from calib_core.diagrams import classification as cd
 from calib_core.metrics import classification as cm
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 
 
 def _frame(n: int = 3000, k: int = 4, seed: int = 0, sharpen: float = 1.0) -> pd.DataFrame:

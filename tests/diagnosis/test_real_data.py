@@ -15,7 +15,7 @@ import pytest
 
 import calib_core as cc
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"real data folder {REAL} not found")
 
 BOSTON = "torchuq_boston_gaussian_quantile/boston_val_predictions.csv"

@@ -21,7 +21,7 @@ from calib_core.calibrators import regression as rcal
 from calib_core.evaluation.regression import DEFAULT_METRICS
 from calib_core.metrics import regression as rm
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 
 CALLS: list[tuple[str, np.ndarray, np.ndarray | None, np.ndarray]] = []
 

@@ -26,7 +26,7 @@ from calib_core.inference.classification import (
 )
 from calib_core.metrics.classification import ClassificationRows
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 DENSENET = REAL / "netcal_cifar_probs" / "densenet-bc-100-cifar-100.npz"
 FAST = {"n_null": 1000, "n_boot": 200, "classwise": False}
 

@@ -16,7 +16,7 @@ from calib_core.inference import regression as inf
 from calib_core.inference.regression import PRIMARY, infer_regression
 from calib_core.metrics.regression import RegressionRows, summary_statistics
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 ECMWF = REAL / "weather_ecmwf_ens_precip_frankfurt" / "rain_frankfurt_mm.csv"
 TAU9 = np.arange(1, 10) / 10
 

@@ -22,7 +22,7 @@ import calib_core as cc
 from calib_core.calibrators import classification as ccal
 from calib_core.data import examples
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=f"real data folder {REAL} not found")
 TRUE_SIGMA = "true sigma"
 

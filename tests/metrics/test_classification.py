@@ -18,7 +18,7 @@ from calib_core.diagrams import classification as cd
 from calib_core.metrics import classification as cm
 from tests.peers import require_peer
 
-REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 
 
 def _random_set(seed: int, n: int = 2000, k: int = 5, scale: float = 2.0, dtype=float):
