@@ -7,43 +7,35 @@ the test rows only; every metric is computed on the test rows.  ``repeats = R`` 
 split R times (CRUDE uses 20 trials) and the summary reports mean ± std over trials.
 
 The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
-"no recalibration" (the base predictions on the same test rows).  The per-task loops live in
-``calib_core.evaluation.regression`` and ``calib_core.evaluation.classification``; ``cc.evaluate``
-(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits`, keep their
-books (rows, timings, fitted estimators, failures, progress) in a :class:`TrialLog` that builds their
-:class:`EvaluationResult` with :func:`build_result`, and compute the ``diagrams=True`` views with
-:func:`first_trial_views`, so the two tasks are split, recorded and summarised identically.
+"no recalibration" (the base predictions on the same test rows).  The trial loop that fits and scores the
+calibrators is written once, in :mod:`calib_core.evaluation.trials`, and the per-task modules
+``calib_core.evaluation.regression`` and ``calib_core.evaluation.classification`` plug in their hooks;
+``cc.evaluate`` (:mod:`calib_core.api`) dispatches on the task.  Both tasks draw their splits with
+:func:`trial_splits` and get their :class:`EvaluationResult` from :func:`build_result`, so they are split and
+summarised identically.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .groupwise import slice_labels
 from .predictions import PredictionSet
 
 __all__ = [
     "DIAGRAM_RESAMPLES",
     "EvaluationResult",
     "Progress",
-    "TrialLog",
     "LONG_COLUMNS",
     "MIN_SPLIT_ROWS",
     "SUMMARY_COLUMNS",
     "build_result",
-    "first_trial_views",
     "has_split_column",
     "model_rows",
-    "normalise_calibrators",
-    "slice_comparison_rows",
-    "slice_inputs",
-    "slice_kwargs",
-    "slice_note",
     "split_mode",
     "split_labels",
     "split_rows",
@@ -131,102 +123,6 @@ class EvaluationResult:
         order = pd.MultiIndex.from_frame(s[["model", "calibrator"]].drop_duplicates())
         wide = txt.pivot(index=["model", "calibrator"], columns="metric", values="text")
         return wide.reindex(index=order, columns=pd.unique(s["metric"]))
-
-
-def normalise_calibrators(calibrators: Any) -> dict[str, Any]:
-    """Calibrators as a dict name → estimator: a mapping is kept, one estimator or a sequence is named by class
-    (``"none"`` for None; repeated names get " (2)", " (3)" …)."""
-    if calibrators is None:
-        return {"none": None}
-    if isinstance(calibrators, Mapping):
-        return dict(calibrators)
-    if not isinstance(calibrators, Sequence) or isinstance(calibrators, str):
-        calibrators = [calibrators]
-    out: dict[str, Any] = {}
-    for cal in calibrators:
-        base = "none" if cal is None else type(cal).__name__
-        name, k = base, 2
-        while name in out:
-            name, k = f"{base} ({k})", k + 1
-        out[name] = cal
-    return out
-
-
-def slice_inputs(pset: PredictionSet, cals: Mapping[str, Any]) -> dict[str, np.ndarray | Exception]:
-    """The slice labels every slice-wise calibrator (``uses_groups``) reads: its ``by`` column → per-row labels of
-    ``pset`` (:func:`calib_core.base.groupwise.slice_labels`), or the ``ValueError`` saying why there are none (raised
-    when that calibrator is fitted, so it fails alone with the reason in the messages)."""
-    out: dict[str, np.ndarray | Exception] = {}
-    for cal in cals.values():
-        if cal is None or not getattr(cal, "uses_groups", False):
-            continue
-        by = str(cal.get_params(deep=False).get("by"))
-        if by not in out:
-            try:
-                out[by] = slice_labels(pset, by)
-            except ValueError as exc:
-                out[by] = exc
-    return out
-
-
-def slice_kwargs(cal: Any, slices: Mapping[str, np.ndarray | Exception], rows: np.ndarray) -> dict[str, Any]:
-    """``{"groups": labels of rows}`` for a slice-wise calibrator (``{}`` for the others); raises the reason when its
-    slice column is missing."""
-    if cal is None or not getattr(cal, "uses_groups", False):
-        return {}
-    labels = slices[str(cal.get_params(deep=False).get("by"))]
-    if isinstance(labels, Exception):
-        raise labels
-    return {"groups": labels[rows]}
-
-
-def slice_note(est: Any, kwargs: Mapping[str, Any], name: str, messages: list[str]) -> None:
-    """Append (once) the note of a fitted slice-wise calibrator counting the rows that used the global fit."""
-    if "groups" not in kwargs or not hasattr(est, "note"):
-        return
-    note = est.note(kwargs["groups"])
-    if note:
-        text = f"{name}: {note}"
-        if text not in messages:
-            messages.append(text)
-
-
-def slice_comparison_rows(
-    pset: PredictionSet,
-    result: EvaluationResult,
-    by: str,
-    score: Callable[[np.ndarray, np.ndarray, Any], dict[str, float]],
-    keys: Sequence[str],
-) -> pd.DataFrame:
-    """Per-slice metrics of the first trial's held-out rows, before and after every calibrator (both tasks).
-
-    For every model of ``result`` (an evaluation with ``diagrams=True``, whose ``calibrated`` predictions cover every
-    row of the model) and every slice g of column ``by`` (:func:`calib_core.base.groupwise.slice_labels`; the slice
-    ``(all rows)`` first): ``score(rows, rel, predictions)`` for every calibrator, the uncalibrated baseline included
-    (``rows``: the test rows of g as positions in ``pset``; ``rel``: the same rows as positions in the model's
-    calibrated ``predictions``).  Columns: model, slice, calibrator, n_test, then ``keys``.  Loops over models ×
-    slices × calibrators; each score is vectorised over its rows.
-    """
-    labels = slice_labels(pset, by)
-    test_all = np.char.lower(np.asarray(result.split_labels).astype(str)) == "test"
-    out: list[dict[str, Any]] = []
-    for model, by_cal in (result.calibrated or {}).items():
-        rows = model_rows(pset, model)
-        test = test_all[rows]
-        lab = labels[rows]
-        slices = [("(all rows)", test)] + [(str(g), test & (lab == g)) for g in np.unique(lab[test])]
-        for g, mask in slices:
-            idx = np.flatnonzero(mask)
-            if idx.size == 0:
-                continue
-            for name in result.calibrators:
-                if name not in by_cal:
-                    continue
-                with np.errstate(all="ignore"):
-                    values = score(rows[idx], idx, by_cal[name])
-                out.append({"model": model, "slice": g, "calibrator": name, "n_test": int(idx.size),
-                            **{k: float(values.get(k, np.nan)) for k in keys}})
-    return pd.DataFrame(out, columns=["model", "slice", "calibrator", "n_test", *keys])
 
 
 def split_rows(
@@ -381,115 +277,6 @@ def trial_splits(
             cal_idx, test_idx = mrows[cal_pos], mrows[test_pos]
             splits.append({"model": model, "trial": trial, "cal": cal_idx, "test": test_idx})
             yield model, trial, cal_idx, test_idx
-
-
-class TrialLog:
-    """Bookkeeping of the trial loop of an evaluation, shared by both tasks.
-
-    Collects the long-table rows, the fit timings, the splits, the first trial's fitted estimators (``fitted``:
-    model → name → estimator) and failures (``failed``: (model, name) → exception), appends to ``messages`` and
-    counts progress: ``total`` = models × calibrators × (trials, + 1 for the first-trial diagrams), ``step(text)``
-    advances it by one and calls ``progress(done, total, text)``.  :meth:`result` builds the
-    :class:`EvaluationResult`.
-    """
-
-    def __init__(
-        self,
-        models: Sequence[str],
-        n_calibrators: int,
-        n_trials: int,
-        diagrams: bool,
-        messages: list[str],
-        progress: Progress | None = None,
-    ) -> None:
-        self.n_calibrators = n_calibrators
-        self.total = len(models) * n_calibrators * (n_trials + (1 if diagrams else 0))
-        self.done = 0
-        self.progress = progress
-        self.messages = messages
-        self.rows: list[list[Any]] = []
-        self.timing: list[list[Any]] = []
-        self.splits: list[dict[str, Any]] = []
-        self.fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
-        self.failed: dict[tuple[str, str], Exception] = {}
-
-    def step(self, text: str) -> None:
-        """One unit of work done: advance the count and report ``text``."""
-        self.done += 1
-        if self.progress is not None:
-            self.progress(self.done, self.total, text)
-
-    def skip_trial(self) -> None:
-        """A skipped (model, trial): count its calibrators as done without reporting (``on_skip`` of
-        :func:`trial_splits`)."""
-        self.done += self.n_calibrators
-
-    def failure(self, model: str, trial: int, name: str, exc: Exception, text: str) -> None:
-        """Calibrator ``name`` failed on (model, trial): note it in ``messages``, keep the first trial's exception
-        for the diagrams, and step with ``text``."""
-        self.messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-        if trial == 0:
-            self.failed[(model, name)] = exc
-        self.step(text)
-
-    def fitted_in(self, model: str, trial: int, name: str, estimator: Any, seconds: float) -> None:
-        """Calibrator ``name`` was fitted and applied in ``seconds``; the first trial's estimator is kept."""
-        self.timing.append([model, name, trial, seconds])
-        if trial == 0:
-            self.fitted[model][name] = estimator
-
-    def add_values(
-        self, model: str, name: str, trial: int, values: Mapping[str, float], n_cal: int, n_test: int
-    ) -> None:
-        """Long-table rows (one per metric, in the order of ``values``) of one (model, calibrator, trial)."""
-        for metric, value in values.items():
-            self.rows.append([model, name, trial, metric, float(value), int(n_cal), int(n_test)])
-
-    def result(self, **extra: Any) -> EvaluationResult:
-        """The :class:`EvaluationResult` of everything collected (``extra``: the other fields)."""
-        return build_result(self.rows, self.timing, self.splits, self.messages, fitted=self.fitted, **extra)
-
-
-def first_trial_views(
-    pset: PredictionSet,
-    cals: Mapping[str, Any],
-    log: TrialLog,
-    view: Callable[[PredictionSet, np.ndarray, np.ndarray, Any], tuple[dict[str, Any], Any]],
-) -> dict[str, Any]:
-    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
-    calibrator, from the estimators fitted in that trial (``diagrams=True`` of an evaluation).
-
-    For every model whose first trial has calibration and test rows, and every calibrator fitted in it,
-    ``view(sub, rows, test_rel, estimator)`` computes the task's ``(tables, calibrated)``: ``sub`` = the model's
-    rows (``rows``: their positions in ``pset``), ``test_rel`` = positions of the first trial's test rows inside
-    ``sub``, ``estimator`` = the fitted calibrator (None for the uncalibrated baseline).  A calibrator that failed
-    (in the first trial or here) is noted once in ``log.messages``; each (model, calibrator) is one progress step.
-    Returns ``{"diagrams": …, "calibrated": …}`` (model → name → result).
-    """
-    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
-    calibrated: dict[str, dict[str, Any]] = {}
-    first = {s["model"]: s for s in log.splits if s["trial"] == 0}
-    for model in pset.models():
-        diagrams[model], calibrated[model] = {}, {}
-        split = first.get(model)
-        if split is None or split["cal"].size == 0 or split["test"].size == 0:
-            for _ in cals:
-                log.step("diagrams")
-            continue
-        rows = model_rows(pset, model)
-        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
-        sub = pset.take(rows)
-        for name in cals:
-            try:
-                if name not in log.fitted[model]:
-                    raise log.failed.get((model, name)) or RuntimeError("not fitted")
-                diagrams[model][name], calibrated[model][name] = view(sub, rows, test_rel, log.fitted[model][name])
-            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
-                text = f"{name} (model {model}): diagrams skipped: {exc}"
-                if text not in log.messages:
-                    log.messages.append(text)
-            log.step(f"diagrams · {name}")
-    return {"diagrams": diagrams, "calibrated": calibrated}
 
 
 def build_result(

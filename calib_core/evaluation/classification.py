@@ -25,9 +25,9 @@ comparison are drawn and summarised identically:
 
 from __future__ import annotations
 
-import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -35,25 +35,12 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..base.predictions import PredictionSet
-from ..base.protocol import (
-    EvaluationResult,
-    Progress,
-    TrialLog,
-    first_trial_views,
-    normalise_calibrators,
-    slice_comparison_rows,
-    slice_inputs,
-    slice_kwargs,
-    slice_note,
-    split_mode,
-    trial_count,
-    trial_labels,
-    trial_splits,
-)
+from ..base.protocol import EvaluationResult, Progress
 from ..calibrators.registry import default_metric_keys
 from ..diagrams.classification import reliability_of
 from ..diagrams.classification_corp import plane_terms
 from ..metrics.classification import ClassificationRows, Strategy
+from .trials import TrialTask, normalise_calibrators, run_trials, slice_comparison_rows
 
 __all__ = ["evaluate_classification", "DEFAULT_CLASSIFICATION_METRICS", "calibrator_input", "SLICE_METRICS",
            "slice_comparison_classification"]
@@ -128,65 +115,84 @@ def evaluate_classification(
     unknown = [m for m in wanted if m not in DEFAULT_CLASSIFICATION_METRICS]
     if unknown:
         raise KeyError(f"unknown metric(s) {unknown}; available: {list(DEFAULT_CLASSIFICATION_METRICS)}")
-    how, labels = split_mode(pset, split)
-    messages: list[str] = []
-    n_trials = trial_count(how, repeats, messages)
+    task = _ClassificationTrials(pset, scores, kind, wanted, n_bins, strategy, diagrams)
+    return run_trials(pset, cals, task, split=split, repeats=repeats, seed=seed, test_fraction=test_fraction,
+                      diagrams=diagrams, progress=progress)
 
-    slices = slice_inputs(pset, cals)
-    models = pset.models()
-    log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
-    for model, trial, cal_idx, test_idx in trial_splits(
-        pset, labels, how, n_trials, seed, test_fraction, log.splits, messages, on_skip=log.skip_trial
-    ):
-        y_cal, y_test = pset.labels[cal_idx], pset.labels[test_idx]
-        for name, cal in cals.items():
-            t0 = time.perf_counter()
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    est = None
-                    if cal is None:
-                        logits = None if pset.logits is None else pset.logits[test_idx]
-                        crow = ClassificationRows(
-                            y_test, pset.probs[test_idx], logits, n_bins=n_bins, strategy=strategy
-                        )
-                    else:
-                        est = _prepared(cal, kind)
-                        est.fit(scores[cal_idx], y_cal, **slice_kwargs(cal, slices, cal_idx))
-                        kw = slice_kwargs(cal, slices, test_idx)
-                        probs = est.predict_proba(scores[test_idx], **kw)
-                        slice_note(est, kw, name, messages)
-                        crow = ClassificationRows(y_test, probs, None, n_bins=n_bins, strategy=strategy)
-                for w in caught:
-                    text = f"{name}: {w.message}"
-                    if text not in messages:
-                        messages.append(text)
-            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                log.failure(model, trial, name, exc, f"{name} failed (trial {trial + 1}/{n_trials})")
-                continue
-            log.fitted_in(model, trial, name, est, time.perf_counter() - t0)
-            stats = crow.statistics()
-            values = {m: stats[m] for m in wanted if m in stats}
-            if diagrams:  # the MCB–DSC plane's coordinates, every trial (the plane shows their means)
-                values.update(plane_terms(y_test, pset.probs[test_idx] if est is None else probs))
-            log.add_values(model, name, trial, values, cal_idx.size, test_idx.size)
-            log.step(f"{name} · trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else ""))
 
-    views: dict[str, Any] = {}
-    if diagrams:
+class _ClassificationTrials(TrialTask):
+    """The classification hooks of the trial loop: scores (logits or probabilities) in, ``fit(X, labels)`` /
+    ``predict_proba(X)``, the statistics of :class:`~calib_core.metrics.classification.ClassificationRows` out;
+    the calibrators' warnings become messages."""
 
-        def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
-            """Reliability table of the test rows and the calibrated probabilities of every row of one model."""
-            probs = sub.probs if est is None else est.predict_proba(scores[rows], **slice_kwargs(est, slices, rows))
-            crow = ClassificationRows(sub.labels[test_rel], probs[test_rel], n_bins=n_bins, strategy=strategy)
-            return {"reliability": reliability_of(crow)}, probs
+    task = "classification"
 
-        views = first_trial_views(pset, cals, log, view)
-    return log.result(
-        task="classification", calibrators=list(cals), n_trials=n_trials,
-        split=how, seed=int(seed), test_fraction=float(test_fraction),
-        split_labels=trial_labels(pset, how, labels, 0, seed, test_fraction), **views,
-    )
+    def __init__(self, pset: PredictionSet, scores: np.ndarray, kind: str, wanted: list[str], n_bins: int,
+                 strategy: Strategy, diagrams: bool) -> None:
+        self.pset = pset
+        self.inputs = scores
+        self.kind = kind
+        self.wanted = wanted
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self.diagrams = diagrams
+
+    def split(self, cal_idx: np.ndarray, test_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The calibration and the test row positions."""
+        return cal_idx, test_idx
+
+    @contextmanager
+    def capture(self, name: str, messages: list[str]) -> Iterator[None]:
+        """Every warning of fitting and measuring becomes a message (once) "name: warning"."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for w in caught:
+            text = f"{name}: {w.message}"
+            if text not in messages:
+                messages.append(text)
+
+    def baseline(self, rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The test rows' own probabilities."""
+        return self.pset.probs[rows[1]]
+
+    def prepare(self, cal: Any) -> Any:
+        """A clone of ``cal`` reading the set's kind of scores when its ``input`` is ``"auto"``."""
+        return _prepared(cal, self.kind)
+
+    def fit(self, est: Any, rows: tuple[np.ndarray, np.ndarray], groups: Mapping[str, Any]) -> None:
+        """``est.fit(scores, labels)`` on the calibration rows."""
+        cal_idx = rows[0]
+        est.fit(self.inputs[cal_idx], self.pset.labels[cal_idx], **groups)
+
+    def apply(self, est: Any, rows: tuple[np.ndarray, np.ndarray], groups: Mapping[str, Any]) -> np.ndarray:
+        """``est.predict_proba(scores)`` of the test rows."""
+        return est.predict_proba(self.inputs[rows[1]], **groups)
+
+    def measure(self, est: Any, out: np.ndarray, rows: tuple[np.ndarray, np.ndarray]) -> ClassificationRows:
+        """The test rows' statistics (the uncalibrated NLL from the logits, with log-sum-exp, when the set has
+        them)."""
+        test_idx = rows[1]
+        logits = None if est is not None or self.pset.logits is None else self.pset.logits[test_idx]
+        return ClassificationRows(self.pset.labels[test_idx], out, logits, n_bins=self.n_bins,
+                                  strategy=self.strategy)
+
+    def scores(self, est: Any, out: np.ndarray, measured: ClassificationRows,
+               rows: tuple[np.ndarray, np.ndarray]) -> dict[str, float]:
+        """The wanted statistics; with diagrams the MCB–DSC plane's coordinates, every trial (the plane shows
+        their means)."""
+        stats = measured.statistics()
+        values = {m: stats[m] for m in self.wanted if m in stats}
+        if self.diagrams:
+            values.update(plane_terms(self.pset.labels[rows[1]], out))
+        return values
+
+    def view(self, sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any,
+             groups: Mapping[str, Any]) -> tuple[Any, Any]:
+        """Reliability table of the test rows and the calibrated probabilities of every row of one model."""
+        probs = sub.probs if est is None else est.predict_proba(self.inputs[rows], **groups)
+        crow = ClassificationRows(sub.labels[test_rel], probs[test_rel], n_bins=self.n_bins, strategy=self.strategy)
+        return {"reliability": reliability_of(crow)}, probs
 
 
 #: Metrics of the per-slice comparison (:func:`slice_comparison_classification`).

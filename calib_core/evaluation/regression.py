@@ -8,35 +8,19 @@ Calibrators take ``fit(dist, y, *, features=None)`` / ``transform(dist, *, featu
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
 from ..base.predictions import PredictionSet
-from ..base.protocol import (
-    DIAGRAM_RESAMPLES,
-    EvaluationResult,
-    Progress,
-    TrialLog,
-    first_trial_views,
-    normalise_calibrators,
-    slice_comparison_rows,
-    slice_inputs,
-    slice_kwargs,
-    slice_note,
-    split_mode,
-    trial_count,
-    trial_labels,
-    trial_splits,
-)
+from ..base.protocol import DIAGRAM_RESAMPLES, EvaluationResult, Progress
 from ..base.regression import PredictiveDistribution
 from ..calibrators.registry import default_metric_keys
 from ..diagrams.regression import regression_diagrams
 from ..metrics.regression import RegressionRows, summary_statistics
+from .trials import TrialTask, normalise_calibrators, run_trials, slice_comparison_rows
 
 __all__ = ["DEFAULT_METRICS", "SLICE_METRICS", "evaluate_regression", "slice_comparison_regression"]
 
@@ -128,75 +112,80 @@ def evaluate_regression(
         raise ValueError("the prediction set has no targets y")
     cals = normalise_calibrators(calibrators)
     named, custom = _normalise_metrics(metrics)
-    how, labels = split_mode(prediction_set, split)
-    messages: list[str] = []
-    n_trials = trial_count(how, repeats, messages)
-    point_only = prediction_set.dist is None
-    if point_only and prediction_set.point is None:
-        raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
-    if point_only and any(c is None for c in cals.values()):
-        messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
-        cals = {k: v for k, v in cals.items() if v is not None}
+    task = _RegressionTrials(prediction_set, named, custom, seed)
+    return run_trials(prediction_set, cals, task, split=split, repeats=repeats, seed=seed,
+                      test_fraction=test_fraction, diagrams=diagrams, progress=progress)
 
-    slices = slice_inputs(prediction_set, cals)
-    models = prediction_set.models()
-    log = TrialLog(models, len(cals), n_trials, diagrams, messages, progress)
-    for model, trial, cal_idx, test_idx in trial_splits(
-        prediction_set, labels, how, n_trials, seed, test_fraction, log.splits, messages, on_skip=log.skip_trial
-    ):
-        cal_set = prediction_set.take(cal_idx)
-        test_set = prediction_set.take(test_idx)
-        d_cal = cal_set.point if point_only else cal_set.dist
-        d_test = test_set.point if point_only else test_set.dist
-        y_cal, y_test = cal_set.y, test_set.y
-        where = f"trial {trial + 1}/{n_trials}" + (f" · {model}" if len(models) > 1 else "")
-        for name, cal in cals.items():
-            t0 = time.perf_counter()
-            try:
-                if cal is None:
-                    est, out = None, d_test
-                else:
-                    est = clone(cal)
-                    est.fit(d_cal, y_cal, features=cal_set.features, **slice_kwargs(cal, slices, cal_idx))
-                    kw = slice_kwargs(cal, slices, test_idx)
-                    out = est.transform(d_test, features=test_set.features, **kw)
-                    slice_note(est, kw, name, messages)
-                seconds = time.perf_counter() - t0
-                # a calibrated σ of 0 or an overflowing error gives NaN/inf statistics on purpose, not warnings
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    stats = summary_statistics(RegressionRows(y_test, out)) if named else {}
-            except Exception as exc:  # noqa: BLE001 - reported to the user, the others go on
-                log.failure(model, trial, name, exc, f"{name} failed · {where}")
-                continue
-            log.fitted_in(model, trial, name, est, seconds)
-            values: dict[str, float] = {}
-            if named:
-                for m in named:
-                    if m not in stats:
-                        raise KeyError(f"unknown metric {m!r}; available: {sorted(stats)}")
-                    values[m] = stats[m]
-            for m, fn in custom.items():
-                values[m] = float(fn(y_test, out))
-            log.add_values(model, name, trial, values, cal_idx.size, test_idx.size)
-            log.step(f"{name} · {where}")
 
-    first = trial_labels(prediction_set, how, labels, 0, seed, test_fraction)
-    views: dict[str, Any] = {}
-    if diagrams:
+class _RegressionTrials(TrialTask):
+    """The regression hooks of the trial loop: distributions (or point predictions) in, ``fit(dist, y,
+    features=…)`` / ``transform(dist, features=…)``, the summary statistics of the test rows out."""
 
-        def view(sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any) -> tuple[Any, Any]:
-            """Diagram tables of the test rows and the calibrated distribution of every row of one model."""
-            base = sub.dist if sub.dist is not None else sub.point
-            dist = sub.dist if est is None else est.transform(base, features=sub.features,
-                                                              **slice_kwargs(est, slices, rows))
-            rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=seed)
-            return regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=seed), dist
+    task = "regression"
 
-        views = first_trial_views(prediction_set, cals, log, view)
-    return log.result(
-        task="regression", calibrators=list(cals), n_trials=n_trials, split=how,
-        seed=int(seed), test_fraction=float(test_fraction), split_labels=first, **views,
-    )
+    def __init__(self, pset: PredictionSet, named: list[str], custom: dict[str, MetricFn], seed: int) -> None:
+        self.pset = pset
+        self.named = named
+        self.custom = custom
+        self.seed = seed
+        self.point_only = pset.dist is None
+
+    def admit(self, cals: dict[str, Any], messages: list[str]) -> dict[str, Any]:
+        """Point-only sets: no uncalibrated baseline (it has no uncertainty)."""
+        if self.point_only and self.pset.point is None:
+            raise ValueError("the prediction set has neither a predictive distribution nor point predictions")
+        if self.point_only and any(c is None for c in cals.values()):
+            messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
+            cals = {k: v for k, v in cals.items() if v is not None}
+        return cals
+
+    def split(self, cal_idx: np.ndarray, test_idx: np.ndarray) -> tuple[PredictionSet, PredictionSet]:
+        """The calibration and the test rows as prediction sets."""
+        return self.pset.take(cal_idx), self.pset.take(test_idx)
+
+    def _predictions(self, s: PredictionSet) -> Any:
+        return s.point if self.point_only else s.dist
+
+    def baseline(self, rows: tuple[PredictionSet, PredictionSet]) -> Any:
+        """The test rows' own predictions."""
+        return self._predictions(rows[1])
+
+    def fit(self, est: Any, rows: tuple[PredictionSet, PredictionSet], groups: Mapping[str, Any]) -> None:
+        """``est.fit(dist, y, features=…)`` on the calibration rows."""
+        cal_set = rows[0]
+        est.fit(self._predictions(cal_set), cal_set.y, features=cal_set.features, **groups)
+
+    def apply(self, est: Any, rows: tuple[PredictionSet, PredictionSet], groups: Mapping[str, Any]) -> Any:
+        """``est.transform(dist, features=…)`` of the test rows."""
+        test_set = rows[1]
+        return est.transform(self._predictions(test_set), features=test_set.features, **groups)
+
+    def measure(self, est: Any, out: Any, rows: tuple[PredictionSet, PredictionSet]) -> dict[str, float]:
+        """The summary statistics of the test rows (only when named metrics are asked for)."""
+        # a calibrated σ of 0 or an overflowing error gives NaN/inf statistics on purpose, not warnings
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return summary_statistics(RegressionRows(rows[1].y, out)) if self.named else {}
+
+    def scores(self, est: Any, out: Any, measured: dict[str, float],
+               rows: tuple[PredictionSet, PredictionSet]) -> dict[str, float]:
+        """The named statistics, then the custom metrics ``f(y, dist)``."""
+        values: dict[str, float] = {}
+        if self.named:
+            for m in self.named:
+                if m not in measured:
+                    raise KeyError(f"unknown metric {m!r}; available: {sorted(measured)}")
+                values[m] = measured[m]
+        for m, fn in self.custom.items():
+            values[m] = float(fn(rows[1].y, out))
+        return values
+
+    def view(self, sub: PredictionSet, rows: np.ndarray, test_rel: np.ndarray, est: Any,
+             groups: Mapping[str, Any]) -> tuple[Any, Any]:
+        """Diagram tables of the test rows and the calibrated distribution of every row of one model."""
+        base = sub.dist if sub.dist is not None else sub.point
+        dist = sub.dist if est is None else est.transform(base, features=sub.features, **groups)
+        rr = RegressionRows(sub.y[test_rel], dist.take(test_rel), pit_seed=self.seed)
+        return regression_diagrams(rr, n_resamples=DIAGRAM_RESAMPLES, seed=self.seed), dist
 
 
 def slice_comparison_regression(
