@@ -20,6 +20,7 @@ from ..base.classification import softmax
 
 __all__ = ["InputKind", "ClassificationCalibrator"]
 
+
 InputKind = Literal["auto", "logits", "probs"]
 
 _ROW_SUM_TOL = 1e-3
@@ -124,7 +125,27 @@ def renormalise(q: np.ndarray) -> np.ndarray:
 
 
 class ClassificationCalibrator(BaseEstimator):
-    """Shared input handling: ``input`` kind decided in fit, K checked in predict."""
+    """Base class of the classification calibrators: ``fit(X, labels)``, ``predict_proba(X)``, ``predict(X)``.
+
+    Shared input handling: the ``input`` kind (logits or probabilities) is decided once in ``fit`` and stored in
+    ``input_kind_``; ``predict_proba`` checks the number of classes K and never re-guesses.  X is (N, K) or, for a
+    binary problem, 1-D (the positive class's logit or probability).  Post-hoc calibration maps are fitted on a
+    held-out calibration set (Guo et al. 2017, §4).
+
+    Attributes
+    ----------
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+    binary_1d_ : bool
+        X was 1-D (binary).
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+    """
 
     def _fit_input(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         A = as_float_array(X)

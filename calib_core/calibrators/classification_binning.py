@@ -16,6 +16,7 @@ from .classification_base import ClassificationCalibrator, InputKind, probs_from
 
 __all__ = ["HistogramBinning", "IsotonicCalibration", "BBQ"]
 
+
 class _OneVsRest(ClassificationCalibrator):
     """Fit a 1-D map per class on (p_k, 1[y = k]) — only the positive class when K = 2 — then renormalise."""
 
@@ -52,7 +53,42 @@ class HistogramBinning(_OneVsRest):
     ``calib_core.base.binning`` — the same edges and the same convention in ``fit`` and ``predict_proba``.  An empty
     bin gets its midpoint.  Multi-class: one-vs-rest, renormalised.
 
-    Attributes: ``maps_`` — per calibrated class (only class 1 when K = 2) a tuple (edges, θ).
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    n_bins : int, default 15
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+
+    Attributes
+    ----------
+    maps_ : list of tuple of ndarray
+        Per calibrated class (only class 1 when K = 2) a tuple (edges, θ).
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] B. Zadrozny and C. Elkan, "Obtaining calibrated probability estimates from decision trees and naive
+           Bayesian classifiers", Proc. 18th International Conference on Machine Learning (ICML), 609–616, 2001.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> from calib_core.base.classification import softmax
+    >>> rng = np.random.default_rng(0)
+    >>> z = 3 * rng.normal(size=(200, 3))  # logits of 3 classes
+    >>> y = (rng.random((200, 1)) > softmax(z / 2, axis=1).cumsum(axis=1)).sum(axis=1)  # drawn from softmax(z/2)
+    >>> cal = cc.HistogramBinning(n_bins=5).fit(z, y)
+    >>> cal.maps_[0][1].round(3)  # frequency of class 0 in each of 5 bins of its probability
+    array([0.132, 0.35 , 0.556, 0.444, 0.872])
     """
 
     def __init__(self, *, input: InputKind = "auto", n_bins: int = 15, strategy: str = "uniform") -> None:
@@ -109,7 +145,42 @@ class IsotonicCalibration(_OneVsRest):
     consecutive blocks, constant outside the calibration range; ``"step"`` gives the piecewise-constant f of
     Guo's description (value of the block whose range contains p, the lower block in a gap).
 
-    Attributes: ``maps_`` — per calibrated class (only class 1 when K = 2) a tuple (x thresholds, f values).
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    interpolation : {"linear", "step"}, default "linear"
+        Between the blocks' thresholds.
+
+    Attributes
+    ----------
+    maps_ : list of tuple of ndarray
+        Per calibrated class (only class 1 when K = 2) a tuple (x thresholds, f values).
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] B. Zadrozny and C. Elkan, "Transforming classifier scores into accurate multiclass probability
+           estimates", Proc. 8th ACM SIGKDD International Conference on Knowledge Discovery and Data Mining,
+           694–699, 2002.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> from calib_core.base.classification import softmax
+    >>> rng = np.random.default_rng(0)
+    >>> z = 3 * rng.normal(size=(200, 3))  # logits of 3 classes
+    >>> y = (rng.random((200, 1)) > softmax(z / 2, axis=1).cumsum(axis=1)).sum(axis=1)  # drawn from softmax(z/2)
+    >>> cal = cc.IsotonicCalibration().fit(z, y)
+    >>> cal.predict_proba(z[:2]).round(3)
+    array([[0.305, 0.16 , 0.535],
+           [0.362, 0.186, 0.452]])
     """
 
     def __init__(self, *, input: InputKind = "auto", interpolation: str = "linear") -> None:
@@ -156,8 +227,51 @@ class BBQ(_OneVsRest):
     models are scored in one vectorised pass, and the averaged map (a sum of step functions) is stored as its
     sorted jumps, so prediction is one ``searchsorted``.  Multi-class: one-vs-rest, renormalised.
 
-    Attributes: ``maps_`` — per calibrated class (only class 1 when K = 2) a tuple (jump positions, cumulative
-    values); ``n_models_``, ``bins_range_`` (B_min, B_max), ``model_weights_`` (posterior of each B, last class).
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    c : float, default 10.0
+        C of the range of the number of bins.
+    prior_strength : float, default 2.0
+        The equivalent sample size N' of the Beta priors.
+
+    Attributes
+    ----------
+    maps_ : list of tuple of ndarray
+        Per calibrated class (only class 1 when K = 2) a tuple (jump positions, cumulative values).
+    n_models_ : int
+        Number of binning models averaged.
+    bins_range_ : tuple of int
+        (B_min, B_max).
+    model_weights_ : ndarray of shape (n_models_,)
+        Posterior of each B (last class).
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] M. P. Naeini, G. F. Cooper and M. Hauskrecht, "Obtaining well calibrated probabilities using Bayesian
+           binning", Proc. 29th AAAI Conference on Artificial Intelligence, 2901–2907, 2015.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> from calib_core.base.classification import softmax
+    >>> rng = np.random.default_rng(0)
+    >>> z = 3 * rng.normal(size=(200, 3))  # logits of 3 classes
+    >>> y = (rng.random((200, 1)) > softmax(z / 2, axis=1).cumsum(axis=1)).sum(axis=1)  # drawn from softmax(z/2)
+    >>> cal = cc.BBQ().fit(z, y)
+    >>> cal.bins_range_
+    (1, 40)
+    >>> cal.predict_proba(z[:2]).round(3)
+    array([[0.233, 0.194, 0.572],
+           [0.317, 0.246, 0.437]])
     """
 
     def __init__(self, *, input: InputKind = "auto", c: float = 10.0, prior_strength: float = 2.0) -> None:

@@ -18,6 +18,7 @@ from .classification_base import ClassificationCalibrator, InputKind, as_float_a
 
 __all__ = ["VectorScaling", "MatrixScaling", "PlattScaling", "linear_scaling_loss"]
 
+
 def linear_scaling_loss(
     theta: np.ndarray, z: np.ndarray, y: np.ndarray, diagonal: bool, l2: float = 0.0
 ) -> tuple[float, np.ndarray]:
@@ -26,6 +27,38 @@ def linear_scaling_loss(
     θ = (W, b) with W the K diagonal entries or the K×K matrix (row-major); s = W z + b (diagonal: w ⊙ z + b);
     L = mean_i [logsumexp(s_i) − s_iy] + l2·(‖W − I‖² + ‖b‖²).  With G = (softmax(s) − onehot(y))/N:
     ∂L/∂W = Gᵀz (diagonal: Σ_i G_ik z_ik), ∂L/∂b = Σ_i G_i, plus 2·l2·(W − I, b).
+
+    Parameters
+    ----------
+    theta : ndarray of shape (K + K,) or (K² + K,)
+        (W, b), W row-major.
+    z : ndarray of shape (N, K)
+        The logits.
+    y : ndarray of shape (N,)
+        The labels, integers 0..K − 1.
+    diagonal : bool
+        Vector scaling (W diagonal) rather than matrix scaling.
+    l2 : float, default 0.0
+        The penalty weight.
+
+    Returns
+    -------
+    loss : float
+        L.
+    grad : ndarray of shape theta.shape
+        ∂L/∂θ.
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> z, y = np.array([[2.0, 0.0], [0.0, 1.0]]), np.array([0, 1])
+    >>> loss, grad = linear_scaling_loss(np.array([1.0, 1.0, 0.0, 0.0]), z, y, diagonal=True)
+    >>> round(loss, 4)
+    0.2201
     """
     n, k = z.shape
     n_w = k if diagonal else k * k
@@ -94,6 +127,53 @@ class VectorScaling(_LinearLogitScaling):
     Fitted by L-BFGS-B on the mean NLL with its analytic gradient (float64).  ``coef_`` = w, ``intercept_`` = b
     (b is defined up to a common shift; the probabilities are not).  ``l2`` penalises ‖w − 1‖² + ‖b‖².
     netcal 1.4's ``LogisticCalibration`` on multi-class probabilities is the same model on log p.
+
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    eps : float, default 1e-12
+        Clip for log p when the input is probabilities.
+    l2 : float, default 0.0
+        The L2 penalty towards the uncalibrated map.
+    tol : float, default 1e-9
+        L-BFGS-B's gradient tolerance.
+    max_iter : int, default 1000
+        L-BFGS-B's iterations.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (K,)
+        w.
+    intercept_ : ndarray of shape (K,)
+        b.
+    n_iter_ : int
+        L-BFGS-B iterations used.
+    converged_ : bool
+        Whether L-BFGS-B reported success.
+    loss_ : float
+        Mean NLL + L2 penalty at the solution.
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> from calib_core.base.classification import softmax
+    >>> rng = np.random.default_rng(0)
+    >>> z = 3 * rng.normal(size=(200, 3))  # logits of 3 classes
+    >>> y = (rng.random((200, 1)) > softmax(z / 2, axis=1).cumsum(axis=1)).sum(axis=1)  # drawn from softmax(z/2)
+    >>> cal = cc.VectorScaling().fit(z, y)
+    >>> cal.coef_.round(3)  # every class's logits shrunk by about one half
+    array([0.494, 0.412, 0.552])
     """
 
     _diagonal = True
@@ -113,7 +193,54 @@ class MatrixScaling(_LinearLogitScaling):
 
     Mean NLL + ``l2``·(‖W − I‖²_F + ‖b‖²) (the penalty shrinks towards the uncalibrated map), L-BFGS-B with the
     analytic gradient.  Warns when K² + K parameters exceed the calibration rows (Guo: matrix scaling over-fits
-    with hundreds of classes).  ``coef_`` = W (row k produces class k's logit), ``intercept_`` = b.
+    with hundreds of classes).
+
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    eps : float, default 1e-12
+        Clip for log p when the input is probabilities.
+    l2 : float, default 0.0
+        The L2 penalty towards the uncalibrated map.
+    tol : float, default 1e-9
+        L-BFGS-B's gradient tolerance.
+    max_iter : int, default 1000
+        L-BFGS-B's iterations.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (K, K)
+        W (row k produces class k's logit).
+    intercept_ : ndarray of shape (K,)
+        b.
+    n_iter_ : int
+        L-BFGS-B iterations used.
+    converged_ : bool
+        Whether L-BFGS-B reported success.
+    loss_ : float
+        Mean NLL + L2 penalty at the solution.
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> from calib_core.base.classification import softmax
+    >>> rng = np.random.default_rng(0)
+    >>> z = 3 * rng.normal(size=(200, 3))  # logits of 3 classes
+    >>> y = (rng.random((200, 1)) > softmax(z / 2, axis=1).cumsum(axis=1)).sum(axis=1)  # drawn from softmax(z/2)
+    >>> cal = cc.MatrixScaling().fit(z, y)
+    >>> cal.coef_.diagonal().round(3)
+    array([0.676, 0.602, 0.698])
     """
 
     _diagonal = False
@@ -137,7 +264,46 @@ class PlattScaling(ClassificationCalibrator):
     0/1 labels (what scikit-learn's ``CalibratedClassifierCV(method="sigmoid")`` does).  Multi-class input raises
     ``ValueError``: use temperature/vector scaling, or calibrate the top-label confidence as a binary problem.
 
-    Attributes: ``coef_`` (a), ``intercept_`` (b), ``input_kind_``, ``n_classes_`` (= 2).
+    Parameters
+    ----------
+    input : {"auto", "logits", "probs"}, default "auto"
+        What X holds (:mod:`calib_core.calibrators.classification`; ``"auto"`` decides once, in ``fit``).
+    eps : float, default 1e-12
+        Clip of the probabilities when the input is probabilities.
+    prior_correction : bool, default False
+        Platt's smoothed targets instead of 0/1 labels.
+
+    Attributes
+    ----------
+    coef_ : float
+        a.
+    intercept_ : float
+        b.
+    converged_ : bool
+        Whether Newton's method reported success.
+    input_kind_ : {"logits", "probs"}
+        What X was read as.
+    n_classes_ : int
+        K.
+
+    References
+    ----------
+    .. [1] J. C. Platt, "Probabilistic outputs for support vector machines and comparisons to regularized
+           likelihood methods", in *Advances in Large Margin Classifiers*, A. J. Smola, P. Bartlett, B. Schölkopf
+           and D. Schuurmans (eds.), MIT Press, 61–74, 1999.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc.
+           34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(1)
+    >>> z = 3 * rng.normal(size=200)  # the positive class's logit
+    >>> y = (rng.random(200) < 1 / (1 + np.exp(-z / 2))).astype(int)  # drawn from σ(z/2)
+    >>> cal = cc.PlattScaling().fit(z, y)
+    >>> round(cal.coef_, 3), round(cal.intercept_, 3)
+    (0.467, 0.142)
     """
 
     def __init__(self, *, input: InputKind = "auto", eps: float = 1e-12, prior_correction: bool = False) -> None:

@@ -94,6 +94,7 @@ __all__ = [
     "constructor_defaults",
 ]
 
+
 _BY_KEY: dict[tuple[str, str], Metric] = {(m.task, m.key): m for m in METRICS}
 if len(_BY_KEY) != len(METRICS):  # pragma: no cover - a registry edit gone wrong
     raise RuntimeError("duplicate (task, key) in the metric registry")
@@ -103,7 +104,29 @@ def metric(key: str, task: str | None = None) -> Metric:
     """The registry entry of ``key`` (``task`` None: regression first, then classification).
 
     Interval family members at any level resolve (``"coverage_97.5"``), and so do the decomposition terms
-    (:data:`DECOMPOSITION_TERMS`, ``"mcb_brier"``).  Raises ``KeyError`` for unknown keys.
+    (:data:`DECOMPOSITION_TERMS`, ``"mcb_brier"``).
+
+    Parameters
+    ----------
+    key : str
+        The metric's key.
+    task : {"regression", "classification"} or None, default None
+        Look in one task only.
+
+    Returns
+    -------
+    Metric
+        The entry.
+
+    Raises
+    ------
+    KeyError
+        An unknown key.
+
+    Examples
+    --------
+    >>> metric("coverage_97.5").label
+    'coverage 97.5%'
     """
     check_task(task)
     for t in (task,) if task is not None else TASKS:
@@ -119,7 +142,25 @@ def metric(key: str, task: str | None = None) -> Metric:
 
 
 def metrics(task: str | None = None, kind: str | None = None) -> list[Metric]:
-    """Registry entries in registry order, optionally of one task and/or one kind."""
+    """Registry entries in registry order, optionally of one task and/or one kind.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"} or None, default None
+        The task (None: both).
+    kind : str or None, default None
+        One of :data:`KINDS` (None: all).
+
+    Returns
+    -------
+    list of Metric
+        The entries.
+
+    Examples
+    --------
+    >>> [m.key for m in metrics("classification", "proper score")]
+    ['nll', 'brier']
+    """
     check_task(task)
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
@@ -127,17 +168,69 @@ def metrics(task: str | None = None, kind: str | None = None) -> list[Metric]:
 
 
 def metric_keys(task: str, kind: str | None = None) -> list[str]:
-    """Keys of one task's metrics in registry order."""
+    """Keys of one task's metrics in registry order.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}
+        The task.
+    kind : str or None, default None
+        One of :data:`KINDS` (None: all).
+
+    Returns
+    -------
+    list of str
+        The keys.
+
+    Examples
+    --------
+    >>> metric_keys("classification")[:4]
+    ['ece', 'smooth_ece', 'smooth_ece_positive', 'mce']
+    """
     return [m.key for m in metrics(task, kind)]
 
 
 def default_metric_keys(task: str) -> tuple[str, ...]:
-    """The metrics ``cc.evaluate`` reports by default for ``task``."""
+    """The metrics ``cc.evaluate`` reports by default for ``task``.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}
+        The task.
+
+    Returns
+    -------
+    tuple of str
+        Their keys, in registry order.
+
+    Examples
+    --------
+    >>> default_metric_keys("regression")[:3]
+    ('calibration_rmse', 'quantile_calibration_error', 'miscalibration_area')
+    """
     return tuple(m.key for m in metrics(task) if m.evaluate_default)
 
 
 def metric_label(key: str, task: str | None = None) -> str:
-    """Readable label of a metric key (``coverage_90`` → "coverage 90%"); unknown keys are returned as is."""
+    """Readable label of a metric key (``coverage_90`` → "coverage 90%"); unknown keys are returned as is.
+
+    Parameters
+    ----------
+    key : str
+        The metric's key.
+    task : {"regression", "classification"} or None, default None
+        Look in one task only.
+
+    Returns
+    -------
+    str
+        The label.
+
+    Examples
+    --------
+    >>> metric_label("coverage_90"), metric_label("my_metric")
+    ('coverage 90%', 'my_metric')
+    """
     try:
         return metric(key, task).label
     except KeyError:
@@ -146,7 +239,18 @@ def metric_label(key: str, task: str | None = None) -> str:
 
 def metric_help_table(task: str) -> pd.DataFrame:
     """One row per metric of ``task`` (an interval family once, as "coverage c%"): metric, kind, better,
-    formula, paper, how to read it."""
+    formula, paper, how to read it.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}
+        The task.
+
+    Returns
+    -------
+    DataFrame
+        The Help page's table of the metrics.
+    """
     rows = []
     shown: set[str] = set()
     for m in metrics(task):

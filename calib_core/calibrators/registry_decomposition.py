@@ -20,6 +20,7 @@ from .registry_metrics import CALIBRATION, DESCRIPTIVE, TASKS, Metric, check_tas
 
 __all__ = ["DECOMPOSITION_TERMS", "decomposition_term", "decomposition_terms", "decomposition_help_table"]
 
+
 _R, _C = TASKS
 
 _CORP = "Dimitriadis, Gneiting & Jordan 2021, Stable reliability diagrams for probabilistic classifiers (PNAS), eq. 4"
@@ -88,13 +89,68 @@ DECOMPOSITION_TERMS: tuple[Metric, ...] = _decomposition_terms()
 
 
 def decomposition_terms(task: str | None = None) -> list[Metric]:
-    """The decomposition terms of ``task`` (all when None), in registry order."""
+    """The decomposition terms of ``task`` (all when None), in registry order.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"} or None, default None
+        The task.
+
+    Returns
+    -------
+    list of Metric
+        The terms.
+
+    References
+    ----------
+    .. [1] T. Dimitriadis, T. Gneiting and A. I. Jordan, "Stable reliability diagrams for probabilistic
+           classifiers", Proceedings of the National Academy of Sciences 118(8), e2016191118, 2021.
+    .. [2] T. Gneiting, D. Wolffram, J. Resin, K. Kraus, J. Bracher, T. Dimitriadis, V. Hagenmeyer, A. I. Jordan,
+           S. Lerch, K. Phipps and M. Schienle, "Model diagnostics and forecast evaluation for quantiles", Annual
+           Review of Statistics and Its Application 10, 597–621, 2023.
+
+    Examples
+    --------
+    >>> [m.key for m in decomposition_terms("regression")]
+    ['mcb_qs', 'dsc_qs', 'unc_qs']
+    """
     check_task(task)
     return [m for m in DECOMPOSITION_TERMS if task is None or m.task == task]
 
 
 def decomposition_term(key: str, task: str | None = None) -> Metric:
-    """The entry of a decomposition term (``"mcb_brier"``, ``"dsc_qs"``, …); ``KeyError`` when unknown."""
+    """The entry of a decomposition term (``"mcb_brier"``, ``"dsc_qs"``, …).
+
+    Parameters
+    ----------
+    key : str
+        The term's key.
+    task : {"regression", "classification"} or None, default None
+        Look in one task only.
+
+    Returns
+    -------
+    Metric
+        The term's entry.
+
+    Raises
+    ------
+    KeyError
+        An unknown key.
+
+    References
+    ----------
+    .. [1] T. Dimitriadis, T. Gneiting and A. I. Jordan, "Stable reliability diagrams for probabilistic
+           classifiers", Proceedings of the National Academy of Sciences 118(8), e2016191118, 2021.
+    .. [2] T. Gneiting, D. Wolffram, J. Resin, K. Kraus, J. Bracher, T. Dimitriadis, V. Hagenmeyer, A. I. Jordan,
+           S. Lerch, K. Phipps and M. Schienle, "Model diagnostics and forecast evaluation for quantiles", Annual
+           Review of Statistics and Its Application 10, 597–621, 2023.
+
+    Examples
+    --------
+    >>> decomposition_term("mcb_brier").label
+    'MCB (Brier)'
+    """
     for m in decomposition_terms(task):
         if m.key == key:
             return m
@@ -102,7 +158,21 @@ def decomposition_term(key: str, task: str | None = None) -> Metric:
 
 
 def decomposition_help_table() -> pd.DataFrame:
-    """One row per decomposition term: term, task, kind, better, formula, paper, how to read it."""
+    """One row per decomposition term: term, task, kind, better, formula, paper, how to read it.
+
+    Returns
+    -------
+    DataFrame
+        The Help page's table of the terms.
+
+    References
+    ----------
+    .. [1] T. Dimitriadis, T. Gneiting and A. I. Jordan, "Stable reliability diagrams for probabilistic
+           classifiers", Proceedings of the National Academy of Sciences 118(8), e2016191118, 2021.
+    .. [2] T. Gneiting, D. Wolffram, J. Resin, K. Kraus, J. Bracher, T. Dimitriadis, V. Hagenmeyer, A. I. Jordan,
+           S. Lerch, K. Phipps and M. Schienle, "Model diagnostics and forecast evaluation for quantiles", Annual
+           Review of Statistics and Its Application 10, 597–621, 2023.
+    """
     return pd.DataFrame(
         [{"term": m.label, "task": m.task, "kind": m.kind, "better": direction_text(m.direction), "formula": m.formula,
           "paper": m.paper, "how to read it": m.reading} for m in DECOMPOSITION_TERMS],

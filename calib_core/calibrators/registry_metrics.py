@@ -33,10 +33,9 @@ __all__ = [
     "MetricFamily",
     "METRICS",
     "FAMILIES",
-    "make_metric",
-    "check_task",
     "direction_text",
 ]
+
 
 CALIBRATION = CALIBRATION_STATISTIC
 PROPER = PROPER_SCORE
@@ -67,6 +66,50 @@ class Metric:
     ``options`` are its default keyword options (read from the function's signature).  ``family`` and ``level``
     are set for the members of a parametrised family (``coverage_90``: family ``"coverage"``, level 0.9).
     ``evaluate_default`` marks the metrics reported by ``cc.evaluate`` (and the Recalibrate page) by default.
+    Calling the entry computes the metric with its default options updated by the keyword arguments.
+
+    Attributes
+    ----------
+    key : str
+        The metric's key (``"ence"``, ``"coverage_90"`` …).
+    task : {"regression", "classification"}
+        Its task.
+    label : str
+        Readable label.
+    kind : str
+        :data:`CALIBRATION`, :data:`PROPER` or :data:`DESCRIPTIVE`.
+    direction : "lower", "higher", float or None
+        The direction in which a value is better (a float: a target value).
+    formula, paper, reading : str
+        The formula, the paper it comes from, how to read it.
+    fn : callable
+        ``fn(y, dist, **options)`` or ``fn(labels, probs, **options)`` → float.
+    options : mapping
+        Its default keyword options.
+    family : str or None
+        The parametrised family of a member (``"coverage"``).
+    level : float or None
+        The member's nominal coverage.
+    evaluate_default : bool
+        Reported by ``cc.evaluate`` by default.
+
+    References
+    ----------
+    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and estimation", Journal
+           of the American Statistical Association 102(477), 359–378, 2007.
+    .. [2] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+           regression", Proc. 35th ICML, PMLR 80, 2796–2804, 2018.
+    .. [3] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+           regression tasks", arXiv:1905.11659, 2019.
+    .. [4] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", Proc. 34th
+           ICML, PMLR 70, 1321–1330, 2017.
+
+    Examples
+    --------
+    >>> from calib_core.calibrators import registry
+    >>> m = registry.metric("ence")
+    >>> m.label, m.kind, m.direction
+    ('ENCE (Levi)', 'calibration statistic', 'lower')
     """
 
     key: str
@@ -97,7 +140,9 @@ class Metric:
 
 
 def make_metric(key: str, task: str, label: str, kind: str, direction: Direction, formula: str, paper: str,
-            reading: str, fn: Callable[..., float], *, evaluate_default: bool = False, **fixed: Any) -> Metric:
+                reading: str, fn: Callable[..., float], *, evaluate_default: bool = False, **fixed: Any) -> Metric:
+    """A :class:`Metric` whose ``options`` are the keyword defaults of ``fn`` (minus its data arguments), updated by
+    ``fixed``."""
     options = MappingProxyType({**_defaults(fn, _DATA_ARGS), **fixed})
     return Metric(key, task, label, kind, direction, formula, paper, reading, fn, options,
                   evaluate_default=evaluate_default)
@@ -112,7 +157,40 @@ class MetricFamily:
     """A metric of the central interval of nominal coverage c, one member per level (``coverage_90`` …).
 
     ``direction``: ``"target"`` (the member's target value is its level c), ``"lower"``, ``"higher"`` or None.
-    ``fn(y, dist, coverage=c)`` computes a member.
+    ``fn(y, dist, coverage=c)`` computes a member; :meth:`at` builds the member at any level.
+
+    Attributes
+    ----------
+    key : str
+        The family's key (``"coverage"``); a member's key is ``f"{key}_{100c:g}"``.
+    task : str
+        Its task.
+    label : str
+        The members' label stem (``f"{label} {100c:g}%"``).
+    help_label : str
+        The family's name in the Help page.
+    kind : str
+        :data:`CALIBRATION`, :data:`PROPER` or :data:`DESCRIPTIVE`.
+    direction : "target", "lower", "higher" or None
+        ``"target"``: a member's target value is its level c.
+    formula, paper, reading : str
+        As :class:`Metric`.
+    fn : callable
+        ``fn(y, dist, coverage=c)`` → float.
+    evaluate_default_levels : tuple of float
+        The levels reported by ``cc.evaluate`` by default.
+
+    References
+    ----------
+    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and estimation", Journal
+           of the American Statistical Association 102(477), 359–378, 2007 (§6.2, the interval score).
+
+    Examples
+    --------
+    >>> coverage = FAMILIES[0]
+    >>> m = coverage.at(0.975)
+    >>> m.key, m.label, m.direction
+    ('coverage_97.5', 'coverage 97.5%', 0.975)
     """
 
     key: str
@@ -474,7 +552,30 @@ def check_task(task: str | None) -> None:
 
 
 def direction_text(direction: Direction) -> str:
-    """"lower", "higher", "≈ 0.9" for a target value, "" when no direction is better."""
+    """The direction of a metric in words: "lower", "higher", "≈ 0.9" for a target value, "" when no direction is
+    better.
+
+    Parameters
+    ----------
+    direction : "lower", "higher", float or None
+        A :attr:`Metric.direction` (NaN, as None in a float column, reads as None).
+
+    Returns
+    -------
+    str
+        The words.
+
+    References
+    ----------
+    .. [1] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and estimation", Journal
+           of the American Statistical Association 102(477), 359–378, 2007 (scores are negatively oriented:
+           lower is better).
+
+    Examples
+    --------
+    >>> direction_text(0.9), direction_text("lower"), direction_text(None)
+    ('≈ 0.9', 'lower', '')
+    """
     if direction is None or (isinstance(direction, float) and np.isnan(direction)):  # NaN: None in a float column
         return ""
     if isinstance(direction, float):

@@ -17,11 +17,43 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base.regression import Gaussian, PredictiveDistribution
 
-__all__ = ["as_distribution", "RegressionCalibrator", "check_targets", "check_features", "mean_and_std"]
+__all__ = ["as_distribution", "RegressionCalibrator"]
 
 
 def as_distribution(dist: PredictiveDistribution | np.ndarray) -> PredictiveDistribution:
-    """A predictive distribution, or an array of point predictions read as ``Gaussian(mean, 1)``."""
+    """A predictive distribution, or an array of point predictions read as ``Gaussian(mean, 1)``.
+
+    Point predictions carry no uncertainty: read as the means with σ ≡ 1, the calibrators that estimate σ from
+    scratch (:class:`~calib_core.calibrators.regression.ConstantSigma`, ``KMeansSigma``, ``ACCRUE``) use only the
+    means, and the σ-rescaling ones treat σ ≡ 1 (STD scaling then gives a constant σ equal to the calibration
+    RMSE, the constant-σ baseline of Camporeale & Carè 2021, Table 1).
+
+    Parameters
+    ----------
+    dist : PredictiveDistribution or array_like of shape (n,)
+        Predictive distributions, or point predictions.
+
+    Returns
+    -------
+    PredictiveDistribution
+        ``dist`` itself, or ``Gaussian(dist, 1)``.
+
+    Raises
+    ------
+    ValueError
+        Point predictions that are not one-dimensional.
+
+    References
+    ----------
+    .. [1] E. Camporeale and A. Carè, "ACCRUE: Accurate and reliable uncertainty estimate in deterministic models",
+           International Journal for Uncertainty Quantification 11(4), 81–94, 2021.
+
+    Examples
+    --------
+    >>> d = as_distribution(np.array([1.0, 2.0]))
+    >>> d.mean(), d.std()
+    (array([1., 2.]), array([1., 1.]))
+    """
     if isinstance(dist, PredictiveDistribution):
         return dist
     arr = np.asarray(dist, dtype=float)
@@ -73,12 +105,29 @@ def mean_and_std(dist: PredictiveDistribution) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RegressionCalibrator(BaseEstimator):
-    """Base class: ``fit(dist, y, *, features=None)``, ``transform(dist, *, features=None)``, ``fit_transform``.
+    """Base class of the regression recalibrators: ``fit(dist, y, *, features=None)``, ``transform(dist, *,
+    features=None)``, ``fit_transform``.
 
     The scikit-learn order ``fit(X, y)``: the model's predictions ``dist`` play the role of X (inputs first),
     the targets ``y`` come second.  ``features`` are optional per-row covariates (the ``x*`` columns, an
-    (N, d) array or DataFrame) read only by the calibrators with ``uses_features = True`` (:class:`KMeansSigma`,
-    :class:`ACCRUE`), which raise without them; the others ignore them.
+    (N, d) array or DataFrame) read only by the calibrators with ``uses_features = True`` (``KMeansSigma``,
+    ``ACCRUE``), which raise without them; the others ignore them.  Hyper-parameters are set in ``__init__``
+    only, fitted attributes end with an underscore, and ``sklearn.base.clone`` works.  Recalibration is fitted on
+    held-out calibration rows and applied to new rows (Kuleshov et al. 2018, Algorithm 1).
+
+    Attributes
+    ----------
+    uses_features : bool
+        Whether ``fit`` and ``transform`` read ``features`` (class attribute).
+    n_calibration_ : int
+        Number of calibration rows (set by ``fit`` in every subclass).
+
+    References
+    ----------
+    .. [1] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+           regression", Proc. 35th International Conference on Machine Learning (ICML), PMLR 80, 2796–2804, 2018.
+    .. [2] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+           regression tasks", arXiv:1905.11659, 2019.
     """
 
     uses_features: bool = False
