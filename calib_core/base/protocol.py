@@ -46,6 +46,7 @@ __all__ = [
     "trial_splits",
 ]
 
+
 LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
 SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
 #: Bootstrap resamples for the intervals of the before/after diagram tables (``diagrams=True``).
@@ -63,22 +64,49 @@ Progress = Callable[[int, int, str], None]
 class EvaluationResult:
     """Result of :func:`calib_core.evaluate` (both tasks).
 
-    ``long``: columns model, calibrator, trial, metric, value, n_cal, n_test (one row per
-    calibrator × metric × trial and model).  ``summary``: model, calibrator, metric, mean, std
-    (ddof = 1 over trials; NaN for a single trial or when a value is infinite), n_trials.  ``splits``: per
-    (model, trial) the 0-based row positions of the calibration and test rows in the prediction
-    set.  ``fit_seconds``: fit + transform time per (model, calibrator, trial).  ``messages``:
-    anything skipped or adjusted, in words.
+    Attributes
+    ----------
+    long : DataFrame
+        Columns model, calibrator, trial, metric, value, n_cal, n_test: one row per calibrator × metric × trial and
+        model.
+    summary : DataFrame
+        Columns model, calibrator, metric, mean, std (ddof = 1 over trials; NaN for a single trial or when a value
+        is infinite), n_trials (:func:`summarise`).
+    splits : list of dict
+        Per (model, trial), the 0-based row positions of the calibration and test rows in the prediction set
+        (``{"model", "trial", "cal", "test"}``).
+    fit_seconds : DataFrame or None
+        Fit + transform time per (model, calibrator, trial) (columns model, calibrator, trial, seconds).
+    messages : list of str
+        Anything skipped or adjusted, in words.
+    task : {"regression", "classification"}
+        The task.
+    calibrators : list of str
+        The calibrator names in the order given.
+    n_trials : int
+        Number of trials.
+    split : {"column", "random"}
+        ``"column"``: a fixed split (the split column or given labels); ``"random"``, with its ``seed`` and
+        ``test_fraction``.
+    seed : int
+        Seed of the random split.
+    test_fraction : float
+        Share of test rows of the random split.
+    split_labels : ndarray of str or None
+        Per-row labels of the first trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).
+    fitted : dict
+        Per model, the estimators fitted on the first trial's calibration rows (name → estimator, None for the
+        uncalibrated baseline), so views of that trial reuse them instead of fitting again.
+    diagrams : dict
+        With ``diagrams=True``: per model and calibrator, the diagram tables of the first trial's test rows.
+    calibrated : dict
+        With ``diagrams=True``: per model and calibrator, the calibrated predictions of every row of the model (a
+        distribution for regression, a probability matrix for classification).
 
-    ``task``; ``calibrators``: the calibrator names in the order given; ``n_trials``; ``split``: ``"column"`` (a
-    fixed split: the split column or given labels) or ``"random"``, with its ``seed`` and ``test_fraction``;
-    ``split_labels``: per-row labels of the first
-    trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).  ``fitted``: per model, the
-    estimators fitted on the first trial's calibration rows (name → estimator, None for the uncalibrated
-    baseline), so views of that trial reuse them instead of fitting again.  With ``diagrams=True``:
-    ``diagrams`` (per model and calibrator, the diagram tables of the first trial's test rows) and ``calibrated``
-    (per model and calibrator, the calibrated predictions of every row of the model: a distribution for
-    regression, a probability matrix for classification).
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
     """
 
     long: pd.DataFrame
@@ -138,6 +166,34 @@ def split_rows(
     ``how="column"``: rows labelled ``cal`` / ``test`` (case-insensitive; other labels are left
     out).  ``how="random"``: a permutation drawn from ``default_rng([seed, trial])``; the first
     round(test_fraction·n) rows (at least 1, at most n − 1) are the test rows.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    split_labels : ndarray of shape (n,) or None
+        The labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    trial, seed : int
+        The trial and the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split, strictly between 0 and 1.
+
+    Returns
+    -------
+    cal, test : ndarray of int
+        Sorted row positions.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> split_rows(6, None, "random", trial=0, seed=0, test_fraction=0.5)
+    (array([0, 1, 4]), array([2, 3, 5]))
     """
     if how == "column":
         lab = np.char.lower(np.asarray(split_labels).astype(str))
@@ -159,7 +215,40 @@ def split_too_small(
     """Why ``model``'s ``n`` rows cannot be split into at least :data:`MIN_SPLIT_ROWS` calibration and as many test
     rows ("" when they can), in the words of the evaluation: a random split holds out round(test_fraction·n) rows
     (at least 1, at most n − 1, as :func:`split_rows`); a fixed split counts the model's ``cal`` and ``test``
-    labels.  ``others``: the set has other models, which are still recalibrated (the message says so)."""
+    labels.
+
+    Parameters
+    ----------
+    model : str
+        The model's name.
+    n : int
+        Its number of rows.
+    labels : ndarray of shape (n,) or None
+        Its labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    test_fraction : float
+        Share of test rows of a random split.
+    others : bool, default False
+        The set has other models, which are still recalibrated (the message says so).
+
+    Returns
+    -------
+    str
+        The message, or "".
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> split_too_small("A", 3, None, "random", 0.5)
+    "model 'A': 3 row(s) give 1 calibration and 2 test row(s) at test fraction 0.5 — too few to recalibrate ..."
+    >>> split_too_small("A", 4, None, "random", 0.5)
+    ''
+    """
     if how == "column":
         lab = np.char.lower(np.asarray(labels).astype(str))
         n_cal, n_test = int(np.count_nonzero(lab == "cal")), int(np.count_nonzero(lab == "test"))
@@ -176,7 +265,28 @@ def split_too_small(
 
 def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
     """``(how, labels)`` for :func:`split_rows` from the ``split`` argument of an evaluation (see
-    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask."""
+    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The evaluated set.
+    split : None, "column", "random" or array_like of shape (n_rows,)
+        None: the split column when it has both ``cal`` and ``test`` rows, else random; an array: per-row labels
+        or a boolean "is test" mask.
+
+    Returns
+    -------
+    how : {"column", "random"}
+        The split.
+    labels : ndarray or None
+        The per-row labels of a fixed split.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if split is None:
         if pset.split is not None:
             lab = np.char.lower(np.asarray(pset.split).astype(str))
@@ -198,7 +308,23 @@ def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]
 
 
 def has_split_column(pset: PredictionSet) -> bool:
-    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows."""
+    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+
+    Returns
+    -------
+    bool
+        Whether its split column fixes the split.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if pset.split is None:
         return False
     lab = np.char.lower(np.asarray(pset.split).astype(str))
@@ -206,13 +332,57 @@ def has_split_column(pset: PredictionSet) -> bool:
 
 
 def model_rows(pset: PredictionSet, model: str) -> np.ndarray:
-    """0-based row positions of ``model`` in the set (every row when the set has no model column)."""
+    """0-based row positions of ``model`` in the set (every row when the set has no model column).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    model : str
+        One of its models.
+
+    Returns
+    -------
+    ndarray of int
+        The rows.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     return np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
 
 
 def trial_count(how: str, repeats: int, messages: list[str]) -> int:
     """Number of trials of an evaluation: ``max(1, repeats)`` for a random split; a fixed split (``how ==
-    "column"``) gives one trial, and asking for more is noted in ``messages``."""
+    "column"``) gives one trial, and asking for more is noted in ``messages``.
+
+    Parameters
+    ----------
+    how : {"column", "random"}
+        The split.
+    repeats : int
+        The trials asked for.
+    messages : list of str
+        The evaluation's messages (appended to).
+
+    Returns
+    -------
+    int
+        The number of trials.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> messages = []
+    >>> trial_count("column", 5, messages), messages
+    (1, ['the split is fixed by the split column, so repeats=5 gives one trial'])
+    """
     n_trials = max(1, int(repeats))
     if how == "column" and n_trials > 1:
         messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
@@ -224,7 +394,31 @@ def trial_labels(
     pset: PredictionSet, how: str, labels: np.ndarray | None, trial: int, seed: int, test_fraction: float
 ) -> np.ndarray:
     """Per-row split labels of one trial: a fixed split's own labels (lower-cased), or ``cal``/``test`` of the
-    random draw of each model (exactly the rows :func:`trial_splits` yields)."""
+    random draw of each model (exactly the rows :func:`trial_splits` yields).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    how : {"column", "random"}
+        The split.
+    labels : ndarray or None
+        The labels of a fixed split.
+    trial, seed : int
+        The trial and the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split.
+
+    Returns
+    -------
+    ndarray of str, shape (n_rows,)
+        ``cal`` / ``test`` ("" for a model of one row, which has no split).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if how == "column":
         return np.char.lower(np.asarray(labels).astype(str))
     out = np.full(pset.n_rows, "", dtype=object)  # "": a model of one row, which has no split
@@ -239,7 +433,27 @@ def trial_labels(
 
 
 def split_labels(pset: PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
-    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model)."""
+    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    trial, seed : int
+        The trial and the seed.
+    test_fraction : float
+        Share of test rows.
+
+    Returns
+    -------
+    ndarray of str, shape (n_rows,)
+        The labels (:func:`trial_labels` of the random split).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     return trial_labels(pset, "random", None, trial, seed, test_fraction)
 
 
@@ -260,6 +474,35 @@ def trial_splits(
     test rows (:func:`split_too_small`; the sizes are the same in every trial) is named in ``messages``, each of its
     trials announced through ``on_skip`` and none yielded: the other models go on.  Shared by the regression and
     the classification evaluation so both draw exactly the same rows.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    labels : ndarray or None
+        The labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    n_trials, seed : int
+        Number of trials; the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split.
+    splits : list of dict
+        Appended to: ``{"model", "trial", "cal", "test"}`` per yielded split.
+    messages : list of str
+        Appended to: the models skipped.
+    on_skip : callable or None, default None
+        Called once per trial of a skipped model.
+
+    Yields
+    ------
+    tuple of (str, int, ndarray, ndarray)
+        The model, the trial, the calibration and the test row positions in ``pset``.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
     """
     models = pset.models()
     for model in models:
@@ -286,7 +529,27 @@ def build_result(
     messages: list[str],
     **extra: Any,
 ) -> EvaluationResult:
-    """The EvaluationResult of collected long-table rows and fit timings (``extra``: the other fields)."""
+    """The EvaluationResult of collected long-table rows and fit timings.
+
+    Parameters
+    ----------
+    rows, timing : list of list
+        Long-table rows (:data:`LONG_COLUMNS`); (model, calibrator, trial, seconds) rows.
+    splits, messages : list
+        The splits drawn; the messages.
+    **extra
+        The other fields of :class:`EvaluationResult`.
+
+    Returns
+    -------
+    EvaluationResult
+        With the summary of the long table (:func:`summarise`).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     long = pd.DataFrame(rows, columns=LONG_COLUMNS)
     fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
     return EvaluationResult(
@@ -295,7 +558,26 @@ def build_result(
 
 
 def summarise(long: pd.DataFrame) -> pd.DataFrame:
-    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table."""
+    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table.
+
+    The mean and the standard deviation (ddof = 1) over trials; an infinite value (e.g. an NLL beyond an isotonic
+    truncation) makes the mean infinite and the std NaN; one trial gives a NaN std.
+
+    Parameters
+    ----------
+    long : DataFrame
+        Columns :data:`LONG_COLUMNS`.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`SUMMARY_COLUMNS`, groups in order of appearance.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if long.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
 

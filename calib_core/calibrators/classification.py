@@ -32,6 +32,10 @@ differences.
 Slice-wise: :class:`GroupTemperatureScaling` fits one temperature per slice (``fit(X, labels, *, groups=...)``,
 ``predict_proba(X, *, groups=...)``; ``uses_groups = True``), the global temperature for a slice unseen at fit time,
 with fewer than ``min_rows`` calibration rows or whose own fit is degenerate.
+
+The classes live in topic modules and are all importable from here: ``classification_base`` (the base class and the
+reading of X), ``classification_temperature`` (temperature scaling, per slice too), ``classification_scaling``
+(vector, matrix and Platt scaling) and ``classification_binning`` (histogram binning, isotonic, BBQ).
 """
 
 from __future__ import annotations

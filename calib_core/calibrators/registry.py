@@ -27,6 +27,10 @@ Kinds (the next layer attaches a statistical test to every calibration statistic
   null is a reference value, not a test;
 * *descriptive*: a property of the predictions or of their accuracy (sharpness, Cv, widths, RMSE, accuracy,
   Spearman ρ): no verdict.
+
+The entries live in ``registry_metrics`` (:class:`Metric`, :class:`MetricFamily`, :data:`METRICS`,
+:data:`FAMILIES`), ``registry_decomposition`` (:data:`DECOMPOSITION_TERMS`) and ``registry_calibrators``
+(:class:`CalibratorEntry`, :data:`CALIBRATORS`); this module holds the metric lookups and re-exports the rest.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ and :class:`ACCRUE` need and the other calibrators ignore.
 Hyper-parameters are set in ``__init__`` only, fitted attributes end with an underscore, and
 ``sklearn.base.clone`` works.
 
+The classes live in topic modules and are all importable from here: ``regression_base`` (the base class and its
+input checks), ``regression_sigma`` (σ maps), ``regression_quantile`` (shape maps: isotonic, CRUDE, split
+conformal), ``regression_slicewise`` (one fit per slice) and ``regression_accrue`` (ACCRUE and its cost).
+
 Point predictions
 -----------------
 ``dist`` may be a predictive distribution **or a 1-D array of point predictions**.  An array is

@@ -1,7 +1,8 @@
 """``evaluate_regression``: fit regression recalibrators on calibration rows, score them on held-out test rows.
 
-The regression loop of the evaluation protocol of :mod:`calib_core.base.protocol` (``cc.evaluate`` dispatches
-regression sets here); the classification mirror is ``calib_core.evaluation.classification.evaluate_classification``.
+The regression hooks of the trial loop (:func:`calib_core.evaluation.trials.run_trials`, on the splits of
+:mod:`calib_core.base.protocol`; ``cc.evaluate`` dispatches regression sets here); the classification mirror is
+``calib_core.evaluation.classification.evaluate_classification``.
 Calibrators take ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``; metrics are the names of
 ``regression.metrics.summary_statistics`` and/or callables ``f(y, dist) -> float``.
 """
@@ -23,6 +24,7 @@ from ..metrics.regression import RegressionRows, summary_statistics
 from .trials import TrialTask, normalise_calibrators, run_trials, slice_comparison_rows
 
 __all__ = ["DEFAULT_METRICS", "SLICE_METRICS", "evaluate_regression", "slice_comparison_regression"]
+
 
 #: Metrics of the per-slice comparison (:func:`slice_comparison_regression`): coverage of the 90% central interval,
 #: mean and std of z, ENCE, the PIT's largest deviation (KS), CRPS and NLL.
@@ -77,8 +79,9 @@ def evaluate_regression(
         A regression set.  Point-only sets (``dist is None``) pass their ``point`` predictions to
         the calibrators (read as means; see :mod:`calib_core.calibrators.regression`).  Feature
         columns are passed as ``features=`` (a DataFrame) to every ``fit``/``transform``; slice-wise calibrators
-        (``uses_groups``) also get ``groups=``, the labels of their ``by`` column (:func:`~calib_core.base.protocol.
-        slice_inputs`), and the rows they fit globally are counted in the messages.
+        (``uses_groups``) also get ``groups=``, the labels of their ``by`` column
+        (:func:`~calib_core.evaluation.trials.slice_inputs`), and the rows they fit globally are counted in the
+        messages.
     calibrators : mapping name → estimator, a sequence of estimators, or one estimator
         Unfitted calibrators with ``fit(dist, y, *, features=None)`` / ``transform(dist, *, features=None)``;
         each is cloned per trial.  ``None`` stands for the uncalibrated predictions.
@@ -87,9 +90,10 @@ def evaluate_regression(
         split.  An array gives per-row labels (``cal``/``test``) or a boolean "is test" mask.
     repeats : int
         Number of trials (random split re-drawn each time; with a fixed split there is one trial).
-    seed, test_fraction :
-        Random split of trial t: permutation from ``default_rng([seed, t])``, test_fraction of the
-        rows held out.
+    seed : int
+        Random split of trial t: permutation from ``default_rng([seed, t])``.
+    test_fraction : float
+        Share of the rows held out by a random split.
     metrics : None, sequence or mapping
         Names from ``regression.metrics.summary_statistics`` (default :data:`DEFAULT_METRICS`) and/or
         callables ``f(y, dist) -> float`` (mapping name → callable, or functions named by
@@ -98,13 +102,39 @@ def evaluate_regression(
         Also compute, for the first trial, the diagram tables of the test rows
         (:func:`~calib_core.diagrams.regression.regression_diagrams`, ``DIAGRAM_RESAMPLES`` bootstrap resamples)
         and the calibrated predictions of every row, with the estimators fitted in that trial.
-    progress : optional callback ``progress(done, total, text)``.
+    progress : callable ``progress(done, total, text)``, optional
+        Called as the work completes.
 
     Returns
     -------
-    EvaluationResult with ``.long`` (model × calibrator × trial × metric) and ``.summary``
-    (mean ± std over trials), the first trial's fitted estimators (``.fitted``), and with ``diagrams=True``
-    ``.diagrams`` and ``.calibrated``.
+    EvaluationResult
+        ``.long`` (model × calibrator × trial × metric) and ``.summary`` (mean ± std over trials), the first
+        trial's fitted estimators (``.fitted``), and with ``diagrams=True`` ``.diagrams`` and ``.calibrated``.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: the held-out protocol).
+    .. [2] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+           regression", Proc. 35th ICML, PMLR 80, 2796–2804, 2018.
+    .. [3] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+           regression tasks", arXiv:1905.11659, 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(0)
+    >>> mu, sigma = rng.normal(size=200), rng.uniform(0.5, 1.5, 200)
+    >>> y = mu + 2 * sigma * rng.standard_normal(200)
+    >>> group = np.where(np.arange(200) < 100, "a", "b")
+    >>> ps = cc.PredictionSet(task="regression", y=y, dist=cc.Gaussian(mu, sigma), group=group)
+    >>> res = evaluate_regression(ps, [None, cc.StdScaling()], metrics=["z_std", "coverage_90"], repeats=3)
+    >>> res.wide().round(3)
+    metric            z_std  coverage_90
+    model calibrator
+    model none        2.113        0.560
+          StdScaling  1.144        0.873
     """
     if prediction_set.task != "regression":
         raise ValueError("evaluate() works on regression prediction sets")
@@ -197,7 +227,54 @@ def slice_comparison_regression(
     ``metrics`` (names of ``regression.metrics.summary_statistics``; default :data:`SLICE_METRICS`) of the first
     trial's test rows of g under every calibrator of ``result`` (``cc.evaluate(..., diagrams=True)``), the
     uncalibrated baseline included: a slice-wise calibrator should move every slice, not just the average, towards
-    coverage 0.9, mean z 0 and std z 1.  Columns: model, slice (``(all rows)`` first), calibrator, n_test, metrics.
+    coverage 0.9, mean z 0 and std z 1.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        The evaluated regression set.
+    result : EvaluationResult
+        Its evaluation with ``diagrams=True``.
+    by : str
+        The slice column.
+    metrics : sequence of str, default :data:`SLICE_METRICS`
+        Names of ``regression.metrics.summary_statistics``.
+
+    Returns
+    -------
+    DataFrame
+        Columns model, slice (``(all rows)`` first), calibrator, n_test, then ``metrics``.
+
+    Raises
+    ------
+    ValueError
+        An evaluation without calibrated predictions.
+
+    References
+    ----------
+    .. [1] V. Vovk, A. Gammerman and G. Shafer, *Algorithmic Learning in a Random World*, Springer, 2005, §4.5
+           (calibration within every category of a Mondrian taxonomy).
+    .. [2] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+           regression tasks", arXiv:1905.11659, 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(0)
+    >>> mu, sigma = rng.normal(size=200), rng.uniform(0.5, 1.5, 200)
+    >>> y = mu + 2 * sigma * rng.standard_normal(200)
+    >>> group = np.where(np.arange(200) < 100, "a", "b")
+    >>> ps = cc.PredictionSet(task="regression", y=y, dist=cc.Gaussian(mu, sigma), group=group)
+    >>> res = evaluate_regression(ps, [None, cc.StdScaling()], diagrams=True)
+    >>> slice_comparison_regression(ps, res, by="group", metrics=["z_std"]).round(3)
+       model       slice  calibrator  n_test  z_std
+    0  model  (all rows)        none     100  2.143
+    1  model  (all rows)  StdScaling     100  1.173
+    2  model           a        none      46  2.405
+    3  model           a  StdScaling      46  1.317
+    4  model           b        none      54  1.855
+    5  model           b  StdScaling      54  1.016
     """
     if not result.calibrated:
         raise ValueError("the evaluation holds no calibrated predictions: run it with diagrams=True")
