@@ -7,43 +7,35 @@ the test rows only; every metric is computed on the test rows.  ``repeats = R`` 
 split R times (CRUDE uses 20 trials) and the summary reports mean ± std over trials.
 
 The long table has one row per (model, calibrator, trial, metric); ``None`` as a calibrator means
-"no recalibration" (the base predictions on the same test rows).  The per-task loops live in
-``calib_core.evaluation.regression`` and ``calib_core.evaluation.classification``; ``cc.evaluate``
-(:mod:`calib_core.api`) dispatches on the task.  Both draw their splits with :func:`trial_splits`, keep their
-books (rows, timings, fitted estimators, failures, progress) in a :class:`TrialLog` that builds their
-:class:`EvaluationResult` with :func:`build_result`, and compute the ``diagrams=True`` views with
-:func:`first_trial_views`, so the two tasks are split, recorded and summarised identically.
+"no recalibration" (the base predictions on the same test rows).  The trial loop that fits and scores the
+calibrators is written once, in :mod:`calib_core.evaluation.trials`, and the per-task modules
+``calib_core.evaluation.regression`` and ``calib_core.evaluation.classification`` plug in their hooks;
+``cc.evaluate`` (:mod:`calib_core.api`) dispatches on the task.  Both tasks draw their splits with
+:func:`trial_splits` and get their :class:`EvaluationResult` from :func:`build_result`, so they are split and
+summarised identically.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .groupwise import slice_labels
 from .predictions import PredictionSet
 
 __all__ = [
     "DIAGRAM_RESAMPLES",
     "EvaluationResult",
     "Progress",
-    "TrialLog",
     "LONG_COLUMNS",
     "MIN_SPLIT_ROWS",
     "SUMMARY_COLUMNS",
     "build_result",
-    "first_trial_views",
     "has_split_column",
     "model_rows",
-    "normalise_calibrators",
-    "slice_comparison_rows",
-    "slice_inputs",
-    "slice_kwargs",
-    "slice_note",
     "split_mode",
     "split_labels",
     "split_rows",
@@ -53,6 +45,7 @@ __all__ = [
     "trial_labels",
     "trial_splits",
 ]
+
 
 LONG_COLUMNS = ["model", "calibrator", "trial", "metric", "value", "n_cal", "n_test"]
 SUMMARY_COLUMNS = ["model", "calibrator", "metric", "mean", "std", "n_trials"]
@@ -71,22 +64,49 @@ Progress = Callable[[int, int, str], None]
 class EvaluationResult:
     """Result of :func:`calib_core.evaluate` (both tasks).
 
-    ``long``: columns model, calibrator, trial, metric, value, n_cal, n_test (one row per
-    calibrator × metric × trial and model).  ``summary``: model, calibrator, metric, mean, std
-    (ddof = 1 over trials; NaN for a single trial or when a value is infinite), n_trials.  ``splits``: per
-    (model, trial) the 0-based row positions of the calibration and test rows in the prediction
-    set.  ``fit_seconds``: fit + transform time per (model, calibrator, trial).  ``messages``:
-    anything skipped or adjusted, in words.
+    Attributes
+    ----------
+    long : DataFrame
+        Columns model, calibrator, trial, metric, value, n_cal, n_test: one row per calibrator × metric × trial and
+        model.
+    summary : DataFrame
+        Columns model, calibrator, metric, mean, std (ddof = 1 over trials; NaN for a single trial or when a value
+        is infinite), n_trials (:func:`summarise`).
+    splits : list of dict
+        Per (model, trial), the 0-based row positions of the calibration and test rows in the prediction set
+        (``{"model", "trial", "cal", "test"}``).
+    fit_seconds : DataFrame or None
+        Fit + transform time per (model, calibrator, trial) (columns model, calibrator, trial, seconds).
+    messages : list of str
+        Anything skipped or adjusted, in words.
+    task : {"regression", "classification"}
+        The task.
+    calibrators : list of str
+        The calibrator names in the order given.
+    n_trials : int
+        Number of trials.
+    split : {"column", "random"}
+        ``"column"``: a fixed split (the split column or given labels); ``"random"``, with its ``seed`` and
+        ``test_fraction``.
+    seed : int
+        Seed of the random split.
+    test_fraction : float
+        Share of test rows of the random split.
+    split_labels : ndarray of str or None
+        Per-row labels of the first trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).
+    fitted : dict
+        Per model, the estimators fitted on the first trial's calibration rows (name → estimator, None for the
+        uncalibrated baseline), so views of that trial reuse them instead of fitting again.
+    diagrams : dict
+        With ``diagrams=True``: per model and calibrator, the diagram tables of the first trial's test rows.
+    calibrated : dict
+        With ``diagrams=True``: per model and calibrator, the calibrated predictions of every row of the model (a
+        distribution for regression, a probability matrix for classification).
 
-    ``task``; ``calibrators``: the calibrator names in the order given; ``n_trials``; ``split``: ``"column"`` (a
-    fixed split: the split column or given labels) or ``"random"``, with its ``seed`` and ``test_fraction``;
-    ``split_labels``: per-row labels of the first
-    trial (``cal``/``test``; a fixed split keeps its own lower-cased labels).  ``fitted``: per model, the
-    estimators fitted on the first trial's calibration rows (name → estimator, None for the uncalibrated
-    baseline), so views of that trial reuse them instead of fitting again.  With ``diagrams=True``:
-    ``diagrams`` (per model and calibrator, the diagram tables of the first trial's test rows) and ``calibrated``
-    (per model and calibrator, the calibrated predictions of every row of the model: a distribution for
-    regression, a probability matrix for classification).
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
     """
 
     long: pd.DataFrame
@@ -133,102 +153,6 @@ class EvaluationResult:
         return wide.reindex(index=order, columns=pd.unique(s["metric"]))
 
 
-def normalise_calibrators(calibrators: Any) -> dict[str, Any]:
-    """Calibrators as a dict name → estimator: a mapping is kept, one estimator or a sequence is named by class
-    (``"none"`` for None; repeated names get " (2)", " (3)" …)."""
-    if calibrators is None:
-        return {"none": None}
-    if isinstance(calibrators, Mapping):
-        return dict(calibrators)
-    if not isinstance(calibrators, Sequence) or isinstance(calibrators, str):
-        calibrators = [calibrators]
-    out: dict[str, Any] = {}
-    for cal in calibrators:
-        base = "none" if cal is None else type(cal).__name__
-        name, k = base, 2
-        while name in out:
-            name, k = f"{base} ({k})", k + 1
-        out[name] = cal
-    return out
-
-
-def slice_inputs(pset: PredictionSet, cals: Mapping[str, Any]) -> dict[str, np.ndarray | Exception]:
-    """The slice labels every slice-wise calibrator (``uses_groups``) reads: its ``by`` column → per-row labels of
-    ``pset`` (:func:`calib_core.base.groupwise.slice_labels`), or the ``ValueError`` saying why there are none (raised
-    when that calibrator is fitted, so it fails alone with the reason in the messages)."""
-    out: dict[str, np.ndarray | Exception] = {}
-    for cal in cals.values():
-        if cal is None or not getattr(cal, "uses_groups", False):
-            continue
-        by = str(cal.get_params(deep=False).get("by"))
-        if by not in out:
-            try:
-                out[by] = slice_labels(pset, by)
-            except ValueError as exc:
-                out[by] = exc
-    return out
-
-
-def slice_kwargs(cal: Any, slices: Mapping[str, np.ndarray | Exception], rows: np.ndarray) -> dict[str, Any]:
-    """``{"groups": labels of rows}`` for a slice-wise calibrator (``{}`` for the others); raises the reason when its
-    slice column is missing."""
-    if cal is None or not getattr(cal, "uses_groups", False):
-        return {}
-    labels = slices[str(cal.get_params(deep=False).get("by"))]
-    if isinstance(labels, Exception):
-        raise labels
-    return {"groups": labels[rows]}
-
-
-def slice_note(est: Any, kwargs: Mapping[str, Any], name: str, messages: list[str]) -> None:
-    """Append (once) the note of a fitted slice-wise calibrator counting the rows that used the global fit."""
-    if "groups" not in kwargs or not hasattr(est, "note"):
-        return
-    note = est.note(kwargs["groups"])
-    if note:
-        text = f"{name}: {note}"
-        if text not in messages:
-            messages.append(text)
-
-
-def slice_comparison_rows(
-    pset: PredictionSet,
-    result: EvaluationResult,
-    by: str,
-    score: Callable[[np.ndarray, np.ndarray, Any], dict[str, float]],
-    keys: Sequence[str],
-) -> pd.DataFrame:
-    """Per-slice metrics of the first trial's held-out rows, before and after every calibrator (both tasks).
-
-    For every model of ``result`` (an evaluation with ``diagrams=True``, whose ``calibrated`` predictions cover every
-    row of the model) and every slice g of column ``by`` (:func:`calib_core.base.groupwise.slice_labels`; the slice
-    ``(all rows)`` first): ``score(rows, rel, predictions)`` for every calibrator, the uncalibrated baseline included
-    (``rows``: the test rows of g as positions in ``pset``; ``rel``: the same rows as positions in the model's
-    calibrated ``predictions``).  Columns: model, slice, calibrator, n_test, then ``keys``.  Loops over models ×
-    slices × calibrators; each score is vectorised over its rows.
-    """
-    labels = slice_labels(pset, by)
-    test_all = np.char.lower(np.asarray(result.split_labels).astype(str)) == "test"
-    out: list[dict[str, Any]] = []
-    for model, by_cal in (result.calibrated or {}).items():
-        rows = model_rows(pset, model)
-        test = test_all[rows]
-        lab = labels[rows]
-        slices = [("(all rows)", test)] + [(str(g), test & (lab == g)) for g in np.unique(lab[test])]
-        for g, mask in slices:
-            idx = np.flatnonzero(mask)
-            if idx.size == 0:
-                continue
-            for name in result.calibrators:
-                if name not in by_cal:
-                    continue
-                with np.errstate(all="ignore"):
-                    values = score(rows[idx], idx, by_cal[name])
-                out.append({"model": model, "slice": g, "calibrator": name, "n_test": int(idx.size),
-                            **{k: float(values.get(k, np.nan)) for k in keys}})
-    return pd.DataFrame(out, columns=["model", "slice", "calibrator", "n_test", *keys])
-
-
 def split_rows(
     n: int,
     split_labels: np.ndarray | None,
@@ -242,6 +166,34 @@ def split_rows(
     ``how="column"``: rows labelled ``cal`` / ``test`` (case-insensitive; other labels are left
     out).  ``how="random"``: a permutation drawn from ``default_rng([seed, trial])``; the first
     round(test_fraction·n) rows (at least 1, at most n − 1) are the test rows.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    split_labels : ndarray of shape (n,) or None
+        The labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    trial, seed : int
+        The trial and the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split, strictly between 0 and 1.
+
+    Returns
+    -------
+    cal, test : ndarray of int
+        Sorted row positions.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> split_rows(6, None, "random", trial=0, seed=0, test_fraction=0.5)
+    (array([0, 1, 4]), array([2, 3, 5]))
     """
     if how == "column":
         lab = np.char.lower(np.asarray(split_labels).astype(str))
@@ -263,7 +215,40 @@ def split_too_small(
     """Why ``model``'s ``n`` rows cannot be split into at least :data:`MIN_SPLIT_ROWS` calibration and as many test
     rows ("" when they can), in the words of the evaluation: a random split holds out round(test_fraction·n) rows
     (at least 1, at most n − 1, as :func:`split_rows`); a fixed split counts the model's ``cal`` and ``test``
-    labels.  ``others``: the set has other models, which are still recalibrated (the message says so)."""
+    labels.
+
+    Parameters
+    ----------
+    model : str
+        The model's name.
+    n : int
+        Its number of rows.
+    labels : ndarray of shape (n,) or None
+        Its labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    test_fraction : float
+        Share of test rows of a random split.
+    others : bool, default False
+        The set has other models, which are still recalibrated (the message says so).
+
+    Returns
+    -------
+    str
+        The message, or "".
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> split_too_small("A", 3, None, "random", 0.5)
+    "model 'A': 3 row(s) give 1 calibration and 2 test row(s) at test fraction 0.5 — too few to recalibrate ..."
+    >>> split_too_small("A", 4, None, "random", 0.5)
+    ''
+    """
     if how == "column":
         lab = np.char.lower(np.asarray(labels).astype(str))
         n_cal, n_test = int(np.count_nonzero(lab == "cal")), int(np.count_nonzero(lab == "test"))
@@ -280,7 +265,28 @@ def split_too_small(
 
 def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]:
     """``(how, labels)`` for :func:`split_rows` from the ``split`` argument of an evaluation (see
-    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask."""
+    :func:`calib_core.api.evaluate`): the split column, a random split, or per-row labels / an "is test" mask.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The evaluated set.
+    split : None, "column", "random" or array_like of shape (n_rows,)
+        None: the split column when it has both ``cal`` and ``test`` rows, else random; an array: per-row labels
+        or a boolean "is test" mask.
+
+    Returns
+    -------
+    how : {"column", "random"}
+        The split.
+    labels : ndarray or None
+        The per-row labels of a fixed split.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if split is None:
         if pset.split is not None:
             lab = np.char.lower(np.asarray(pset.split).astype(str))
@@ -302,7 +308,23 @@ def split_mode(pset: PredictionSet, split: Any) -> tuple[str, np.ndarray | None]
 
 
 def has_split_column(pset: PredictionSet) -> bool:
-    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows."""
+    """True when the set has a ``split`` column with both ``cal`` and ``test`` rows.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+
+    Returns
+    -------
+    bool
+        Whether its split column fixes the split.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if pset.split is None:
         return False
     lab = np.char.lower(np.asarray(pset.split).astype(str))
@@ -310,13 +332,57 @@ def has_split_column(pset: PredictionSet) -> bool:
 
 
 def model_rows(pset: PredictionSet, model: str) -> np.ndarray:
-    """0-based row positions of ``model`` in the set (every row when the set has no model column)."""
+    """0-based row positions of ``model`` in the set (every row when the set has no model column).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    model : str
+        One of its models.
+
+    Returns
+    -------
+    ndarray of int
+        The rows.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     return np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
 
 
 def trial_count(how: str, repeats: int, messages: list[str]) -> int:
     """Number of trials of an evaluation: ``max(1, repeats)`` for a random split; a fixed split (``how ==
-    "column"``) gives one trial, and asking for more is noted in ``messages``."""
+    "column"``) gives one trial, and asking for more is noted in ``messages``.
+
+    Parameters
+    ----------
+    how : {"column", "random"}
+        The split.
+    repeats : int
+        The trials asked for.
+    messages : list of str
+        The evaluation's messages (appended to).
+
+    Returns
+    -------
+    int
+        The number of trials.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+
+    Examples
+    --------
+    >>> messages = []
+    >>> trial_count("column", 5, messages), messages
+    (1, ['the split is fixed by the split column, so repeats=5 gives one trial'])
+    """
     n_trials = max(1, int(repeats))
     if how == "column" and n_trials > 1:
         messages.append(f"the split is fixed by the split column, so repeats={repeats} gives one trial")
@@ -328,7 +394,31 @@ def trial_labels(
     pset: PredictionSet, how: str, labels: np.ndarray | None, trial: int, seed: int, test_fraction: float
 ) -> np.ndarray:
     """Per-row split labels of one trial: a fixed split's own labels (lower-cased), or ``cal``/``test`` of the
-    random draw of each model (exactly the rows :func:`trial_splits` yields)."""
+    random draw of each model (exactly the rows :func:`trial_splits` yields).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    how : {"column", "random"}
+        The split.
+    labels : ndarray or None
+        The labels of a fixed split.
+    trial, seed : int
+        The trial and the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split.
+
+    Returns
+    -------
+    ndarray of str, shape (n_rows,)
+        ``cal`` / ``test`` ("" for a model of one row, which has no split).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if how == "column":
         return np.char.lower(np.asarray(labels).astype(str))
     out = np.full(pset.n_rows, "", dtype=object)  # "": a model of one row, which has no split
@@ -343,7 +433,27 @@ def trial_labels(
 
 
 def split_labels(pset: PredictionSet, trial: int, seed: int, test_fraction: float) -> np.ndarray:
-    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model)."""
+    """Per-row ``cal``/``test`` labels of random trial ``trial`` (the evaluation's own random split, per model).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    trial, seed : int
+        The trial and the seed.
+    test_fraction : float
+        Share of test rows.
+
+    Returns
+    -------
+    ndarray of str, shape (n_rows,)
+        The labels (:func:`trial_labels` of the random split).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     return trial_labels(pset, "random", None, trial, seed, test_fraction)
 
 
@@ -364,6 +474,35 @@ def trial_splits(
     test rows (:func:`split_too_small`; the sizes are the same in every trial) is named in ``messages``, each of its
     trials announced through ``on_skip`` and none yielded: the other models go on.  Shared by the regression and
     the classification evaluation so both draw exactly the same rows.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set.
+    labels : ndarray or None
+        The labels of a fixed split.
+    how : {"column", "random"}
+        The split.
+    n_trials, seed : int
+        Number of trials; the seed of a random split.
+    test_fraction : float
+        Share of test rows of a random split.
+    splits : list of dict
+        Appended to: ``{"model", "trial", "cal", "test"}`` per yielded split.
+    messages : list of str
+        Appended to: the models skipped.
+    on_skip : callable or None, default None
+        Called once per trial of a skipped model.
+
+    Yields
+    ------
+    tuple of (str, int, ndarray, ndarray)
+        The model, the trial, the calibration and the test row positions in ``pset``.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
     """
     models = pset.models()
     for model in models:
@@ -383,115 +522,6 @@ def trial_splits(
             yield model, trial, cal_idx, test_idx
 
 
-class TrialLog:
-    """Bookkeeping of the trial loop of an evaluation, shared by both tasks.
-
-    Collects the long-table rows, the fit timings, the splits, the first trial's fitted estimators (``fitted``:
-    model → name → estimator) and failures (``failed``: (model, name) → exception), appends to ``messages`` and
-    counts progress: ``total`` = models × calibrators × (trials, + 1 for the first-trial diagrams), ``step(text)``
-    advances it by one and calls ``progress(done, total, text)``.  :meth:`result` builds the
-    :class:`EvaluationResult`.
-    """
-
-    def __init__(
-        self,
-        models: Sequence[str],
-        n_calibrators: int,
-        n_trials: int,
-        diagrams: bool,
-        messages: list[str],
-        progress: Progress | None = None,
-    ) -> None:
-        self.n_calibrators = n_calibrators
-        self.total = len(models) * n_calibrators * (n_trials + (1 if diagrams else 0))
-        self.done = 0
-        self.progress = progress
-        self.messages = messages
-        self.rows: list[list[Any]] = []
-        self.timing: list[list[Any]] = []
-        self.splits: list[dict[str, Any]] = []
-        self.fitted: dict[str, dict[str, Any]] = {m: {} for m in models}
-        self.failed: dict[tuple[str, str], Exception] = {}
-
-    def step(self, text: str) -> None:
-        """One unit of work done: advance the count and report ``text``."""
-        self.done += 1
-        if self.progress is not None:
-            self.progress(self.done, self.total, text)
-
-    def skip_trial(self) -> None:
-        """A skipped (model, trial): count its calibrators as done without reporting (``on_skip`` of
-        :func:`trial_splits`)."""
-        self.done += self.n_calibrators
-
-    def failure(self, model: str, trial: int, name: str, exc: Exception, text: str) -> None:
-        """Calibrator ``name`` failed on (model, trial): note it in ``messages``, keep the first trial's exception
-        for the diagrams, and step with ``text``."""
-        self.messages.append(f"model {model!r}, trial {trial}: calibrator {name!r} failed: {exc}")
-        if trial == 0:
-            self.failed[(model, name)] = exc
-        self.step(text)
-
-    def fitted_in(self, model: str, trial: int, name: str, estimator: Any, seconds: float) -> None:
-        """Calibrator ``name`` was fitted and applied in ``seconds``; the first trial's estimator is kept."""
-        self.timing.append([model, name, trial, seconds])
-        if trial == 0:
-            self.fitted[model][name] = estimator
-
-    def add_values(
-        self, model: str, name: str, trial: int, values: Mapping[str, float], n_cal: int, n_test: int
-    ) -> None:
-        """Long-table rows (one per metric, in the order of ``values``) of one (model, calibrator, trial)."""
-        for metric, value in values.items():
-            self.rows.append([model, name, trial, metric, float(value), int(n_cal), int(n_test)])
-
-    def result(self, **extra: Any) -> EvaluationResult:
-        """The :class:`EvaluationResult` of everything collected (``extra``: the other fields)."""
-        return build_result(self.rows, self.timing, self.splits, self.messages, fitted=self.fitted, **extra)
-
-
-def first_trial_views(
-    pset: PredictionSet,
-    cals: Mapping[str, Any],
-    log: TrialLog,
-    view: Callable[[PredictionSet, np.ndarray, np.ndarray, Any], tuple[dict[str, Any], Any]],
-) -> dict[str, Any]:
-    """Diagram tables of the first trial's test rows and calibrated predictions of every row, per model and
-    calibrator, from the estimators fitted in that trial (``diagrams=True`` of an evaluation).
-
-    For every model whose first trial has calibration and test rows, and every calibrator fitted in it,
-    ``view(sub, rows, test_rel, estimator)`` computes the task's ``(tables, calibrated)``: ``sub`` = the model's
-    rows (``rows``: their positions in ``pset``), ``test_rel`` = positions of the first trial's test rows inside
-    ``sub``, ``estimator`` = the fitted calibrator (None for the uncalibrated baseline).  A calibrator that failed
-    (in the first trial or here) is noted once in ``log.messages``; each (model, calibrator) is one progress step.
-    Returns ``{"diagrams": …, "calibrated": …}`` (model → name → result).
-    """
-    diagrams: dict[str, dict[str, dict[str, Any]]] = {}
-    calibrated: dict[str, dict[str, Any]] = {}
-    first = {s["model"]: s for s in log.splits if s["trial"] == 0}
-    for model in pset.models():
-        diagrams[model], calibrated[model] = {}, {}
-        split = first.get(model)
-        if split is None or split["cal"].size == 0 or split["test"].size == 0:
-            for _ in cals:
-                log.step("diagrams")
-            continue
-        rows = model_rows(pset, model)
-        test_rel = np.flatnonzero(np.isin(rows, split["test"]))
-        sub = pset.take(rows)
-        for name in cals:
-            try:
-                if name not in log.fitted[model]:
-                    raise log.failed.get((model, name)) or RuntimeError("not fitted")
-                diagrams[model][name], calibrated[model][name] = view(sub, rows, test_rel, log.fitted[model][name])
-            except Exception as exc:  # noqa: BLE001 - shown to the user; the other calibrators go on
-                text = f"{name} (model {model}): diagrams skipped: {exc}"
-                if text not in log.messages:
-                    log.messages.append(text)
-            log.step(f"diagrams · {name}")
-    return {"diagrams": diagrams, "calibrated": calibrated}
-
-
 def build_result(
     rows: list[list[Any]],
     timing: list[list[Any]],
@@ -499,7 +529,27 @@ def build_result(
     messages: list[str],
     **extra: Any,
 ) -> EvaluationResult:
-    """The EvaluationResult of collected long-table rows and fit timings (``extra``: the other fields)."""
+    """The EvaluationResult of collected long-table rows and fit timings.
+
+    Parameters
+    ----------
+    rows, timing : list of list
+        Long-table rows (:data:`LONG_COLUMNS`); (model, calibrator, trial, seconds) rows.
+    splits, messages : list
+        The splits drawn; the messages.
+    **extra
+        The other fields of :class:`EvaluationResult`.
+
+    Returns
+    -------
+    EvaluationResult
+        With the summary of the long table (:func:`summarise`).
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     long = pd.DataFrame(rows, columns=LONG_COLUMNS)
     fit_seconds = pd.DataFrame(timing, columns=["model", "calibrator", "trial", "seconds"])
     return EvaluationResult(
@@ -508,7 +558,26 @@ def build_result(
 
 
 def summarise(long: pd.DataFrame) -> pd.DataFrame:
-    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table."""
+    """Summary table (model, calibrator, metric, mean, std, n_trials) of a long table.
+
+    The mean and the standard deviation (ddof = 1) over trials; an infinite value (e.g. an NLL beyond an isotonic
+    truncation) makes the mean infinite and the std NaN; one trial gives a NaN std.
+
+    Parameters
+    ----------
+    long : DataFrame
+        Columns :data:`LONG_COLUMNS`.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`SUMMARY_COLUMNS`, groups in order of appearance.
+
+    References
+    ----------
+    .. [1] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+           empirically", arXiv:2005.12496, 2020 (§5.1: calibration and test rows, 20 random trials, mean ± std).
+    """
     if long.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
 

@@ -46,6 +46,7 @@ __all__ = [
     "HeteroscedasticMLP",
 ]
 
+
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 #: Spacings below this are treated as ties: their log is taken at the floor and they pass no gradient.
@@ -81,6 +82,21 @@ def spacing_entropy_and_grad(u: np.ndarray, k: int | None = None) -> tuple[float
         The entropy estimate (≤ about 0 for values in [0, 1]; −H estimates KL(PIT ‖ U(0, 1))).
     grad : array of shape (n,)
         ∂H/∂u_i.
+
+    References
+    ----------
+    .. [1] S. Utpala and P. Rai, "Quantile regularization: towards implicit calibration of regression models",
+           arXiv:2002.12860, 2020.
+    .. [2] E. G. Learned-Miller and J. W. Fisher III, "ICA using spacings estimates of entropy", Journal of
+           Machine Learning Research 4, 1271–1295, 2003.
+    .. [3] O. Vasicek, "A test for normality based on sample entropy", Journal of the Royal Statistical Society,
+           Series B 38(1), 54–59, 1976.
+
+    Examples
+    --------
+    >>> h, grad = spacing_entropy_and_grad(np.linspace(0.05, 0.95, 10))
+    >>> round(h, 4)
+    0.0953
     """
     u = np.asarray(u, dtype=float).ravel()
     n = u.size
@@ -159,13 +175,34 @@ def heteroscedastic_objective(
 
     Parameters
     ----------
-    theta : flat parameter vector (W1, b1, W2, b2) or (W, b) in C order.
-    X : (n, d) inputs (already standardised by the caller); y : (n,) target (standardised).
-    n_hidden, lam, alpha, k : architecture, QR weight λ ≥ 0, L2 weight α ≥ 0, spacing (default √n).
+    theta : ndarray
+        Flat parameter vector (W1, b1, W2, b2) or (W, b) in C order.
+    X : ndarray of shape (n, d)
+        Inputs (already standardised by the caller).
+    y : ndarray of shape (n,)
+        Target (standardised).
+    n_hidden : int
+        Hidden units (0: the linear model).
+    lam : float, default 0.0
+        QR weight λ ≥ 0.
+    alpha : float, default 0.0
+        L2 weight α ≥ 0.
+    k : int or None, default None
+        Spacing of the entropy estimator (None: round(√n)).
 
     Returns
     -------
-    (loss, grad) with grad of the same shape as ``theta``.
+    loss : float
+        The objective.
+    grad : ndarray of the shape of ``theta``
+        Its gradient.
+
+    References
+    ----------
+    .. [1] S. Utpala and P. Rai, "Quantile regularization: towards implicit calibration of regression models",
+           arXiv:2002.12860, 2020.
+    .. [2] D. A. Nix and A. S. Weigend, "Estimating the mean and variance of the target probability
+           distribution", Proc. IEEE International Conference on Neural Networks (ICNN'94), 55–60, 1994.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -248,6 +285,13 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
         L-BFGS iterations used (warm-up + main).
     converged_ : bool
         scipy's success flag.
+
+    References
+    ----------
+    .. [1] S. Utpala and P. Rai, "Quantile regularization: towards implicit calibration of regression models",
+           arXiv:2002.12860, 2020.
+    .. [2] D. A. Nix and A. S. Weigend, "Estimating the mean and variance of the target probability
+           distribution", Proc. IEEE International Conference on Neural Networks (ICNN'94), 55–60, 1994.
     """
 
     def __init__(

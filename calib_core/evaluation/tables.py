@@ -48,6 +48,18 @@ def comparison_summary(result: Any, order: list[str] | None = None) -> pd.DataFr
     the lowest, the highest, or the smallest |mean − target|; infinite scores never win; no row is marked for
     metrics without a direction or when more than half of the calibrators (and at least 2) tie — e.g. the RMSE
     of σ-only maps, which leave the mean alone.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        ``cc.evaluate``'s result.
+    order : list of str, optional
+        Calibrator order (default: the result's).
+
+    Returns
+    -------
+    DataFrame
+        The columns above, one row per (model, calibrator, metric) of the calibrators in ``order``.
     """
     order = list(result.calibrators) if order is None else list(order)
     task = getattr(result, "task", None)
@@ -96,8 +108,23 @@ def comparison_columns(
     ``summary``: :func:`comparison_summary`'s table; ``metrics``: the metric keys to show, in this order (default:
     all).  Cells hold "mean ± std" (``digits`` significant digits; the mean alone for one trial, "inf" for an
     infinite mean); column headers are the registry labels with the direction (↓ lower is better, ↑ higher,
-    → 0.9 closest to 0.9).  Returns (table, best): ``best`` is the boolean frame of the same shape marking the best
-    cells (``comparison_summary``'s ``best``), for highlighting.
+    → 0.9 closest to 0.9).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`comparison_summary`'s table.
+    metrics : list of str, optional
+        The metric keys to show, in this order (default: all).
+    digits : int, default 3
+        Significant digits.
+
+    Returns
+    -------
+    table : DataFrame
+        Columns (model with several models), calibrator, then one per metric.
+    best : DataFrame of bool
+        The same shape, marking the best cells (``comparison_summary``'s ``best``), for highlighting.
     """
     keys = list(pd.unique(summary["metric"])) if metrics is None else [k for k in metrics
                                                                          if k in set(summary["metric"])]
@@ -132,9 +159,22 @@ def comparison_table(result: Any, order: list[str] | None = None) -> tuple[pd.Da
     ("model · calibrator" with several models) holding "mean ± std", and a "better" column (the registry's
     direction); plus the boolean frame of the best cell per metric (for highlighting).
 
-    ``order``: calibrator column order (default: the result's).  The best cell of a metric is the lowest, the
-    highest or the closest to the target value as the registry says; no cell is marked for metrics without a
-    direction, or when most columns tie (e.g. RMSE under σ-only maps).
+    The best cell of a metric is the lowest, the highest or the closest to the target value as the registry says;
+    no cell is marked for metrics without a direction, or when most columns tie (e.g. RMSE under σ-only maps).
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        ``cc.evaluate``'s result.
+    order : list of str, optional
+        Calibrator column order (default: the result's).
+
+    Returns
+    -------
+    table : DataFrame
+        Columns metric, better, then one per calibrator.
+    best : DataFrame of bool
+        The same shape, marking the best cell per metric.
     """
     order = list(result.calibrators) if order is None else list(order)
     task = getattr(result, "task", None)
@@ -163,7 +203,28 @@ def slice_comparison_columns(
     one per calibrator (in the table's order, the uncalibrated baseline first when present); cells are the
     metric on that slice's held-out rows (``digits`` significant digits).  Returns (table, best): ``best`` marks,
     per slice, the cell best by the registry's direction (lowest, highest or closest to the target value; none for
-    a metric without a direction)."""
+    a metric without a direction).
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``cc.slice_comparison``'s table.
+    metric_key : str
+        The metric shown.
+    task : {"regression", "classification"}
+        The task (for the registry's direction).
+    model : str, optional
+        Keep one model's rows.
+    digits : int, default 3
+        Significant digits.
+
+    Returns
+    -------
+    table : DataFrame
+        Columns slice, test rows, then one per calibrator.
+    best : DataFrame of bool
+        The same shape, marking the best cell per slice.
+    """
     t = table if model is None else table[table["model"] == model]
     t = t[["slice", "calibrator", "n_test", metric_key]]
     cals = list(pd.unique(t["calibrator"]))

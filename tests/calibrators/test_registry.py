@@ -122,10 +122,11 @@ def test_evaluation_defaults_are_read_from_the_registry():
 
 # -------------------------------------------------------------------------------------------- calibrators
 def _calibrator_classes(module) -> set[type]:
-    """Public estimator classes defined in ``module`` that are used as calibrators (not their abstract bases)."""
+    """Public estimator classes ``module`` exports (defined in it or in its ``<task>_<topic>`` modules) that are used
+    as calibrators (not their abstract bases)."""
     classes = {
         obj for name, obj in vars(module).items()
-        if inspect.isclass(obj) and obj.__module__ == module.__name__ and not name.startswith("_")
+        if inspect.isclass(obj) and obj.__module__.startswith(module.__name__) and name in module.__all__
         and issubclass(obj, BaseEstimator) and hasattr(obj, "fit")
     }
     bases = {b for c in classes for b in c.__mro__[1:] if b in classes and not any(
