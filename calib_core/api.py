@@ -14,8 +14,9 @@ from typing import Any
 from .base.predictions import InputError, PredictionSet
 from .base.protocol import EvaluationResult
 from .base.report import Report
+from .data.bytes import read_table, source_name
 from .data.classification import parse_classification_frame
-from .data.reading import detect_task, read_table, source_name
+from .data.detect import detect_task
 from .data.regression import parse_regression_frame
 from .diagnosis.classification import diagnose_classification
 from .diagnosis.regression import diagnose_regression
@@ -43,7 +44,7 @@ def load_predictions(
     "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
     not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
     to 1).  ``max_bytes`` bounds the file, its decompressed bytes and what it decodes to in memory, each checked
-    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.data.reading.read_table``); ``limit_hint`` says
+    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.data.bytes.read_table``); ``limit_hint`` says
     how to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
 
     Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the

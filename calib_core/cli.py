@@ -70,7 +70,7 @@ from .calibrators.registry import (
     direction_text,
     metrics,
 )
-from .data.reading import DEFAULT_MAX_BYTES
+from .data.bytes import DEFAULT_MAX_BYTES
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet

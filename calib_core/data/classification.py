@@ -1,18 +1,18 @@
 """Validating classification tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
-``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.data.reading.read_table``), detects the
-task
-and calls :func:`parse_classification_frame` for classification files (the mirror of
-``calib_core.data.regression.parse_regression_frame``).  Column matching reuses ``calib_core.data.reading``
-(``find_column`` / ``resolve_column`` with the ``ALIASES`` table, ``numeric_block``, ``label_values``, the
-split/group/model readers ``row_labels`` and the row bookkeeping ``RowFilter``).
+``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.data.bytes.read_table``), detects the
+task and calls :func:`parse_classification_frame` for classification files (the mirror of
+``calib_core.data.regression.parse_regression_frame``).  Column matching reuses :mod:`calib_core.data.columns`
+(``find_column`` / ``resolve_column`` with the ``ALIASES`` table) and the rows are read with
+:mod:`calib_core.data.rows` (``numeric_block``, ``label_values``, the split/group/model readers ``row_labels`` and
+the row bookkeeping ``RowFilter``).
 
 Layouts (``PredictionSet.layout``)
 ----------------------------------
 * ``"probs"`` / ``"logits"``: a label column plus ``prob_*`` / ``logit_*`` columns (also ``proba_*``,
   ``probability_*``, ``logits_*``; ``prob0`` works; and, when at least two columns use them, ``p_<class>`` and
   ``<class>_prob`` / ``<class>_proba`` as pandas / scikit-learn users name them —
-  ``calib_core.data.reading.score_column``).
+  ``calib_core.data.columns.score_column``).
   Integer suffixes are sorted numerically and are the class names; other suffixes (``prob_cat``) are class names
   in file order, with their case kept.  When both kinds exist the logits are used
   (NLL from logits via log-sum-exp) and the probabilities ignored (said in ``messages``).
@@ -51,25 +51,20 @@ import pandas as pd
 
 from ..base.classification import softmax
 from ..base.predictions import InputError, Message, PredictionSet
-from .reading import (
+from .columns import (
     ALIASES,
     CLASSIFICATION_ROLES,
     LABEL_FALLBACK,
-    RowFilter,
     find_column,
     find_score_columns,
-    label_values,
     normalize_name,
-    numeric_block,
-    numeric_values,
-    reading_notes,
-    require_valid_rows,
     resolve_column,
-    row_labels,
     score_column,
     slice_columns,
     unused_columns_note,
 )
+from .rows import RowFilter, label_values, numeric_block, numeric_values, require_valid_rows, row_labels
+from .text import reading_notes
 from .timecol import read_time
 
 __all__ = ["parse_classification_frame", "ROLES", "PROB_TOL", "row_sum_tolerance"]

@@ -1,8 +1,8 @@
 """Parsing regression tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
-``cc.load_predictions`` reads the file (``calib_core.data.reading.read_table``), detects the task and calls
+``cc.load_predictions`` reads the file (``calib_core.data.bytes.read_table``), detects the task and calls
 :func:`parse_regression_frame` for regression files.  Column matching and the row bookkeeping are the neutral
-ones of :mod:`calib_core.data.reading`.
+ones of :mod:`calib_core.data.columns` and :mod:`calib_core.data.rows`.
 
 Layouts
 -------
@@ -40,10 +40,9 @@ import pandas as pd
 
 from ..base.predictions import InputError, Message, PredictionSet
 from ..base.regression import Gaussian, QuantileSet, SampleSet, norm_ppf
-from .reading import (
+from .columns import (
     ALIASES,
     REGRESSION_ROLES,
-    RowFilter,
     comment_note,
     find_column,
     find_feature_columns,
@@ -52,14 +51,11 @@ from .reading import (
     frame_source,
     kept_rows,
     name_list,
-    numeric_block,
-    numeric_values,
-    reading_notes,
-    require_valid_rows,
-    row_labels,
     slice_columns,
     unused_columns_note,
 )
+from .rows import RowFilter, numeric_block, numeric_values, require_valid_rows, row_labels
+from .text import reading_notes
 from .timecol import read_time
 
 __all__ = ["LAYOUT_ROLES", "parse_regression_frame"]

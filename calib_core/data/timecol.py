@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..base.predictions import InputError, Message
-from .reading import RowFilter, name_list, normalize_name, resolve_column
+from .columns import name_list, normalize_name, resolve_column
+from .rows import RowFilter
 
 __all__ = [
     "BAD_REASON",

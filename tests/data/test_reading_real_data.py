@@ -20,6 +20,7 @@ import pytest
 
 import calib_core as cc
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
+from calib_core.data.bytes import read_table
 
 REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
 
@@ -189,7 +190,7 @@ def test_weather_srft_members():
     ps = load(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
     assert ps.layout == "sample" and ps.dist.samples.shape == (36826, 8)
     assert ps.dropped.total == 0
-    frame = cc.reading.read_table(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
+    frame = read_table(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv")
     np.testing.assert_allclose(ps.dist.mean(), frame["ens_mean"], atol=5e-5)  # ens_mean written with 4 decimals
     g = load(REAL / "weather_srft_uwme_temp_ensemble" / "srft_temperature_kelvin.csv", columns={"samples": None})
     assert g.layout == "gaussian" and g.n_rows == 36826

@@ -1,0 +1,413 @@
+"""Rows of a prediction file: their values, their split / group / model labels, and which are kept or dropped.
+
+:func:`numeric_values` / :func:`numeric_block` turn column(s) into float arrays naming bad cells,
+:func:`label_values` into shared strings; :func:`split_roles`, :func:`row_label_columns` and :func:`row_labels` read
+the split (calibration / test roles), group and model columns.  :class:`RowFilter` is a parser's row bookkeeping:
+each check drops rows under a reason, counted in a ``DropReport`` (``n_read == n_rows + dropped.total``), and
+:func:`require_valid_rows` refuses a file with too few valid rows.  Rows that a stray quote merged with the lines
+after it are found while the text is read (:func:`merged_rows`, ``frame.attrs["merged_rows"]``) and dropped first,
+under :data:`MERGED_ROWS_REASON` (:func:`broken_rows`).
+
+Data rows are numbered from 1 (the first row after the header; blank lines are skipped); these are the
+numbers in ``PredictionSet.row_number``, ``DropReport`` and every message.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..base.predictions import DropReport, InputError, Message
+from .columns import find_column, frame_source, normalize_name
+
+__all__ = [
+    "MERGED_ROWS_REASON",
+    "RowFilter",
+    "broken_rows",
+    "label_values",
+    "merged_rows",
+    "numeric_block",
+    "numeric_values",
+    "require_valid_rows",
+    "row_label_columns",
+    "row_labels",
+    "split_roles",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------------------
+
+
+_NA_SPELLINGS = ["na", "n/a", "nan", "-nan", "null", "none", "<na>", "#n/a", "#na", "#n/a n/a"]
+
+
+def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None, role: str | None = None) -> np.ndarray:
+    """Column as float64 (missing → NaN); non-numeric cells raise ``InputError`` naming column and rows.
+
+    Empty cells and the usual NA spellings (NA, NaN, null, …) are missing values, not errors; ``inf``
+    and ``-inf`` are parsed (and later dropped as non-finite by the validators).
+    """
+    s = frame[name]
+    what = f" ({role})" if role and role != name else ""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        raise _boolean_error(frame, name, what, source, np.arange(len(s)))
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    as_str = s.astype("string").str.strip()
+    as_str = as_str.mask(as_str.str.lower().isin(_NA_SPELLINGS))  # text columns (Parquet, npz): "NA" is missing
+    broken = broken_rows(frame)
+    if broken.any():  # dropped by the parser for the line breaks in them, whatever their cells hold
+        as_str = as_str.mask(broken)
+    values = pd.to_numeric(as_str, errors="coerce")
+    bad = values.isna().to_numpy() & as_str.notna().to_numpy() & (as_str != "").fillna(False).to_numpy()
+    if bad.any():
+        boolean = as_str.str.lower().isin(["true", "false"]).to_numpy() & bad
+        if boolean.any():
+            raise _boolean_error(frame, name, what, source, np.flatnonzero(boolean))
+        idx = np.flatnonzero(bad)
+        rows = (idx + 1).tolist()
+        examples = ", ".join(f"row {r}: {str(s.iloc[i])[:20]!r}" for r, i in zip(rows[:3], idx[:3]))
+        delims = sorted({d for d in ",;\t|" for v in as_str.iloc[idx[:20]] if d in v})
+        delim_note = (
+            f"; the cells contain {', '.join(repr(d) for d in delims)}: is the file's delimiter or decimal mark "
+            "different from what the header suggests?" if delims else ""
+        )
+        raise InputError(
+            f"column {name!r}{what} has non-numeric values in {idx.size} row(s) ({examples}"
+            f"{', …' if idx.size > 3 else ''}){delim_note}",
+            source=frame_source(frame, source),
+            columns=[str(name)],
+            rows=rows[:20],
+            hint="fix those cells or leave them empty (empty cells are counted as missing and the row is "
+            "dropped); numbers must use '.' as decimal point and no thousands separators",
+        )
+    return values.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _boolean_error(frame: pd.DataFrame, name: str, what: str, source: str | None, idx: np.ndarray) -> InputError:
+    """The refusal of True/False in a numeric column (they are not read as 1/0: a σ of True is no number)."""
+    idx = np.asarray(idx)
+    rows = (idx[:20] + 1).tolist()
+    where = "in every row" if idx.size == len(frame) else (
+        f"in {idx.size} row(s): {', '.join(map(str, rows[:5]))}{', …' if idx.size > 5 else ''}")
+    return InputError(
+        f"column {name!r}{what} holds True/False values {where}, not numbers; they are not read as 1/0",
+        source=frame_source(frame, source),
+        columns=[str(name)],
+        rows=rows,
+        hint="write numbers in that column (0 and 1 if that is what is meant), or check that the right column is "
+        "mapped to this role",
+    )
+
+
+def numeric_block(frame: pd.DataFrame, names: Sequence[str], *, source: str | None = None,
+                  role: str | None = None) -> np.ndarray:
+    """Several columns as a float64 array of shape (N, len(names)), with the checks of ``numeric_values``."""
+    sub = frame[list(names)]
+    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_complex_dtype(t)
+           and not pd.api.types.is_bool_dtype(t) for t in sub.dtypes):
+        return sub.to_numpy(dtype=float, na_value=np.nan)
+    return np.column_stack([numeric_values(frame, n, source=source, role=role) for n in names])
+
+
+def label_values(frame: pd.DataFrame, name: str, missing: str = "(missing)") -> np.ndarray:
+    """Column as an object array of stripped strings (integral floats written without '.0'; NaN → ``missing``).
+
+    Rows the reader found broken (several lines read as one row, :func:`broken_rows`) read as ``missing``: their
+    cells are fragments of other rows, and a split column's roles are judged without them."""
+    broken = broken_rows(frame)
+    if broken.any():  # a frame without the reader's attrs: no row is broken in it
+        return label_values(pd.DataFrame({name: frame[name].mask(broken)}), name, missing)
+    s = frame[name]
+    if pd.api.types.is_float_dtype(s.dtype):
+        v = s.to_numpy(dtype=float, na_value=np.nan)
+        out = s.astype(str).to_numpy(dtype=object)
+        integral = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2**53)
+        out[integral] = v[integral].astype(np.int64).astype(str)
+        out[np.isnan(v)] = missing
+        return out
+    # strings are made once per distinct value and shared by code: a per-row conversion of 1e7 labels
+    # would build 1e7 str objects (≈ 0.6 GB) that the PredictionSet then keeps
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)  # missing → code −1
+    names = pd.Series(uniques).astype("string").str.strip().fillna(missing).to_numpy(dtype=object)
+    names[names == ""] = missing
+    return np.append(names, np.array([missing], dtype=object))[codes]
+
+
+# ----------------------------------------------------------------------------------------------
+# Row bookkeeping shared by the per-task parsers
+# ----------------------------------------------------------------------------------------------
+
+
+MERGED_ROWS_REASON = "a quote opens and closes lines later: several lines read as one row"
+"""The drop reason of a data row that holds a line break inside a cell (``frame.attrs["merged_rows"]``)."""
+
+
+class RowFilter:
+    """Row bookkeeping of a parser: accumulates drop reasons (a ``DropReport`` and counts per reason); the
+    mask ``keep`` is the AND of all checks.
+
+    Given the frame, rows the reader found broken (several lines read as one row, ``frame.attrs["merged_rows"]``)
+    are dropped first, under :data:`MERGED_ROWS_REASON`, and no later check counts them again (their cells are
+    garbage: "missing value" would be a wrong reason).
+    """
+
+    def __init__(self, n: int, frame: pd.DataFrame | None = None) -> None:
+        self.keep = np.ones(n, dtype=bool)
+        self.report = DropReport()
+        self.counts: dict[str, int] = {}
+        self.broken = np.zeros(n, dtype=bool)
+        if frame is not None:
+            self.broken = broken_rows(frame)
+            self.drop(MERGED_ROWS_REASON, self.broken)
+
+    def drop(self, reason: str, bad: np.ndarray) -> None:
+        bad = np.asarray(bad, dtype=bool)
+        if reason != MERGED_ROWS_REASON:
+            bad = bad & ~self.broken
+        if bad.any():
+            self.report.add(reason, np.flatnonzero(bad) + 1)
+            self.counts[reason] = int(bad.sum())
+            self.keep &= ~bad
+
+    def finite(self, label: str, values: np.ndarray) -> None:
+        """Drop rows with NaN (missing) or ±inf in ``values`` (1-D, or 2-D: any column)."""
+        v = values if values.ndim == 2 else values[:, None]
+        self.drop(f"{label}: missing value", np.isnan(v).any(axis=1))
+        self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
+
+
+def broken_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Boolean mask of the data rows the reader found broken (``frame.attrs["merged_rows"]``: several lines of the
+    file read as one row because of an unbalanced quote); all False for other frames."""
+    mask = np.zeros(len(frame), dtype=bool)
+    rows = [m["row"] - 1 for m in frame.attrs.get("merged_rows") or () if 0 < m["row"] <= len(frame)]
+    mask[rows] = True
+    return mask
+
+
+def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_rows: int = 2) -> np.ndarray:
+    """The ``keep`` mask of a parser's row bookkeeping, once every check has run.
+
+    Computes the number of rows that passed all checks of ``rows``; when fewer than ``min_rows`` (default 2: too few
+    for any metric or calibrator) remain it raises an :class:`InputError` naming ``source`` and ``columns``, the
+    counts per drop reason and the first 1-based row numbers that were dropped.  Shared by the regression and the
+    classification parsers; one partition of a larger data set is parsed with ``min_rows=0`` (its drops are counted,
+    the data set as a whole is checked once every partition is read).
+    """
+    keep = rows.keep
+    n_keep = int(keep.sum())
+    if n_keep < min_rows:
+        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
+        raise InputError(
+            f"only {n_keep} of {keep.size} row(s) are valid (at least {min_rows} are needed); rows dropped — {summary}",
+            source=source,
+            columns=columns,
+            rows=sorted({int(r) for v in rows.report.reasons.values() for r in v[:5]})[:20],
+            hint="fix the missing/invalid values listed, or check that the right columns are mapped",
+        )
+    return keep
+
+
+def merged_rows(frame: pd.DataFrame, body: str, delim: str, n_skipped: int) -> list[dict[str, Any]]:
+    """Data rows that hold a line break inside a cell: a quote that opens and is closed lines later (an
+    unbalanced quote closed by the next stray one) makes the parser read every line in between as part of one
+    cell, so an 11-line file yields 7 rows.  Each entry: ``row`` (1-based data row), ``column``, ``first_line`` and
+    ``last_line`` (1-based lines of the file; 0 when they cannot be told).
+
+    Cheap when nothing is wrong: without a quote in the text, or with no more line breaks than rows + header,
+    no cell can hold one and nothing is scanned; otherwise the text columns are searched (vectorised) and the
+    lines of the few rows found are counted with the ``csv`` module up to the last of them.
+    """
+    if '"' not in body:
+        return []
+    breaks = body.count("\n") or body.count("\r")
+    if breaks <= len(frame) + 1:
+        return []
+    hit = np.zeros(len(frame), dtype=bool)
+    where: dict[int, str] = {}
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object and not pd.api.types.is_string_dtype(column.dtype):
+            continue
+        try:
+            has = column.str.contains("[\r\n]", regex=True, na=False).to_numpy(dtype=bool)
+        except (AttributeError, TypeError):  # no strings in the column
+            continue
+        for i in np.flatnonzero(has & ~hit):
+            where[int(i)] = str(name)
+        hit |= has
+    if not hit.any():
+        return []
+    lines = _record_lines(body, delim, int(np.flatnonzero(hit)[-1]))
+    out = []
+    for i in np.flatnonzero(hit):
+        first, last = lines.get(int(i), (0, 0))
+        out.append({"row": int(i) + 1, "column": where[int(i)], "first_line": first + n_skipped if first else 0,
+                    "last_line": last + n_skipped if last else 0})
+    return out
+
+
+def _record_lines(body: str, delim: str, last: int) -> dict[int, tuple[int, int]]:
+    """{0-based data row: (first, last) 1-based line of ``body``} for the data rows up to ``last``, read with the
+    ``csv`` module (blank lines skipped as the parser skips them); {} when it cannot follow the text."""
+    reader = csv.reader(io.StringIO(body, newline=None), delimiter=" " if delim == "whitespace" else delim,
+                        skipinitialspace=delim == "whitespace")
+    out: dict[int, tuple[int, int]] = {}
+    record = -1  # the header is record −1
+    try:
+        while record <= last:
+            before = reader.line_num
+            row = next(reader)
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if record >= 0:
+                out[record] = (before + 1, reader.line_num)
+            record += 1
+    except (csv.Error, StopIteration):
+        return {}
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Split, group and model columns
+# ----------------------------------------------------------------------------------------------
+
+
+SPLIT_SYNONYMS = {
+    "cal": "cal", "calib": "cal", "calibration": "cal", "calibrate": "cal", "val": "cal", "valid": "cal",
+    "validation": "cal", "test": "test", "testing": "test", "eval": "test", "evaluation": "test", "holdout": "test",
+}
+
+SPLIT_TRAIN = frozenset({"train", "training", "fit"})
+"""Split values of rows used for neither calibration nor testing (kept as ``train``)."""
+
+_SPLIT_01_NAMES = frozenset({"split", "role", "split_role", "subset", "partition", "set", "is_test", "is_cal",
+                             "is_calibration"})
+_SPLIT_01_CAL = frozenset({"is_cal", "is_calibration"})
+_TRUE = frozenset({"1", "true", "yes"})
+_FALSE = frozenset({"0", "false", "no"})
+
+
+def split_roles(values: np.ndarray, name: str, missing: str = "(missing)") -> tuple[np.ndarray, str] | None:
+    """The per-row roles ``cal`` / ``test`` (/ ``train``) of a split column's values, or None when they are no roles.
+
+    Values are roles when every distinct value is a role word — ``cal``, ``calib``, ``calibration``, ``val``,
+    ``valid``, ``validation`` → ``cal``; ``test``, ``testing``, ``eval``, ``holdout`` → ``test``; ``train``,
+    ``training``, ``fit`` → ``train`` (case-insensitive) — and one of cal/test occurs; or when they are 0/1
+    (true/false) in a column named like a split (``split``, ``role``, ``is_test`` …): 1 = test, 0 = cal (``is_cal`` /
+    ``is_calibration``: 1 = cal).  Anything else (fold numbers 0–4, site names) gives None: such a column is a
+    group, not a split.  Returns the mapped values (``missing`` kept) and a sentence on any renaming ("" if none).
+    """
+    uniq = [str(u) for u in pd.unique(values) if str(u) != missing]
+    if not uniq:
+        return None
+    low = {u: u.strip().lower() for u in uniq}
+    words = {**SPLIT_SYNONYMS, **{w: "train" for w in SPLIT_TRAIN}}
+    mapping: dict[str, str] | None = None
+    note = ""
+    if all(v in words for v in low.values()) and any(words[v] in ("cal", "test") for v in low.values()):
+        mapping = {u: words[v] for u, v in low.items()}
+        renamed = sorted(f"{k}→{v}" for k, v in mapping.items() if k != v)
+        note = f"split values renamed: {', '.join(renamed[:10])}." if renamed else ""
+    elif normalize_name(name) in _SPLIT_01_NAMES and set(low.values()) <= (_TRUE | _FALSE):
+        one, zero = ("cal", "test") if normalize_name(name) in _SPLIT_01_CAL else ("test", "cal")
+        mapping = {u: one if v in _TRUE else zero for u, v in low.items()}
+        note = f"split column {name!r}: 1 read as {one}, 0 as {zero}."
+    if mapping is None:
+        return None
+    mapping[missing] = missing
+    return pd.Series(values).map(mapping).to_numpy(dtype=object), note
+
+
+def _value_list(values: np.ndarray, k: int = 6) -> str:
+    uniq = pd.unique(values)
+    shown = ", ".join(str(u) for u in uniq[:k])
+    return shown + (f", … ({len(uniq)} values)" if len(uniq) > k else "")
+
+
+def row_label_columns(
+    frame: pd.DataFrame, cols: Mapping[str, Any], src: str, used: Sequence[str]
+) -> tuple[dict[str, str | None], np.ndarray | None, list[str]]:
+    """Which columns are the split, group and model columns, the split's per-row roles, and notes on the choice.
+
+    The mapping's choice is taken as given.  Found by name (``ALIASES``), a split column is taken only when its
+    values are calibration/test roles (:func:`split_roles`); otherwise (e.g. ``fold`` 0–4) it becomes the group
+    column when the file has none, and a note says so.  Returns ({role: column or None}, split roles or None, notes).
+    """
+    taken = list(used)
+    names: dict[str, str | None] = {}
+    notes: list[str] = []
+    split_values: np.ndarray | None = None
+    offered: str | None = None
+    name = find_column(frame, "split", cols, source=src, exclude=taken)
+    if name is not None:
+        raw = label_values(frame, name)
+        roles = split_roles(raw, name)
+        if roles is not None:
+            split_values, note = roles
+            notes += [note] if note else []
+        elif "split" in cols:  # the user's choice: values kept as they are
+            split_values = raw
+            notes.append(
+                f"split values other than cal/test kept as they are: {sorted({str(v) for v in pd.unique(raw)})[:10]}."
+            )
+        else:
+            offered, name = name, None
+        if name is not None:
+            taken.append(name)
+    names["split"] = name
+    for role in ("group", "model"):
+        found = find_column(frame, role, cols, source=src, exclude=taken)
+        if role == "group" and found is None and offered is not None and "group" not in cols:
+            found = offered
+            values = _value_list(label_values(frame, offered))
+            notes.append(Message(
+                f"column {offered!r} (values {values}) does not hold calibration/test roles (cal/test, 0/1 in a "
+                "column named split or is_test), so it is read as a group, not as the split. If it is the split, "
+                f"pass columns={{'split': '{offered}'}}.",
+                f"column {offered!r} (values {values}) does not hold calibration/test roles (cal/test, 0/1 in a "
+                "column named split or is_test), so it is read as a group, not as the split. If it is the split, "
+                f"choose it as the split column under Column mapping above and load the file again.",
+            ))
+        elif role == "group" and offered is not None:
+            notes.append(Message(
+                f"column {offered!r} does not hold calibration/test roles and a group column exists: not used. "
+                f"Pass columns={{'split': '{offered}'}} to use it as the split.",
+                f"column {offered!r} does not hold calibration/test roles and a group column exists: not used. "
+                "Choose it as the split column under Column mapping above to use it as the split.",
+            ))
+        names[role] = found
+        if found is not None:
+            taken.append(found)
+    return names, split_values, notes
+
+
+def row_labels(
+    frame: pd.DataFrame, cols: Mapping[str, Any], src: str, used: list[str], messages: list[str]
+) -> dict[str, np.ndarray | None]:
+    """Optional split / group / model columns as string arrays (:func:`row_label_columns`; split roles cal/test).
+
+    The columns taken are appended to ``used`` and the notes on the choice to ``messages``.
+    """
+    names, split_values, notes = row_label_columns(frame, cols, src, used)
+    messages += notes
+    out: dict[str, np.ndarray | None] = {}
+    for role in ("split", "group", "model"):
+        name = names[role]
+        if name is not None:
+            used.append(name)
+        out[role] = None if name is None else label_values(frame, name)
+    if names["split"] is not None:
+        out["split"] = split_values
+        unknown = sorted({str(v) for v in pd.unique(split_values)} - {"cal", "test", "train", "(missing)"})
+        if unknown and "split" not in cols:
+            messages.append(f"split values other than cal/test kept as they are: {unknown[:10]}.")
+    return out
