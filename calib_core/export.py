@@ -94,7 +94,20 @@ def _with_template(fig: go.Figure) -> go.Figure:
 
 
 def figure_html(fig: go.Figure, *, title: str | None = None) -> str:
-    """One figure as a complete HTML page that renders offline (plotly.js inlined, explicit template)."""
+    """One figure as a complete HTML page that renders offline (plotly.js inlined, explicit template).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (a missing template or Streamlit's placeholder one is replaced by ``calib_core.plots.TEMPLATE``).
+    title : str, optional
+        The page title (default: the figure's title, else "figure").
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
     fig = _with_template(fig)
     page_title = title or (fig.layout.title.text if fig.layout.title and fig.layout.title.text else "figure")
     body = pio.to_html(
@@ -127,6 +140,26 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
     central intervals (``calib_core.plots`` builders).  Classification: the reliability diagram and confidence
     histogram (Guo et al. 2017 Fig. 1) and, for binary sets, the positive-class reliability diagram.  Built from
     the diagram tables only (O(bins)).
+
+    Parameters
+    ----------
+    report : Report
+        A diagnosis (``cc.diagnose``).
+    group : str, default ALL
+        The group whose diagrams are drawn.
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Title → figure, for the diagrams the report holds.
+
+    References
+    ----------
+    .. [1] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+       regression", ICML 2018.
+    .. [2] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+       regression tasks", arXiv:1905.11659, 2019.
+    .. [3] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", ICML 2017.
     """
     colors = plots.model_colors(report.models)
     out: dict[str, go.Figure] = {}
@@ -194,8 +227,22 @@ def _table_html(df: pd.DataFrame) -> str:
 
 
 def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
-    """The metric table of one group as displayed in the report: value, interval, perfect-calibration value,
-    p-value (± Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test and note."""
+    """The metric table of one group as displayed in the report.
+
+    Parameters
+    ----------
+    report : Report
+        A diagnosis (``cc.diagnose``).
+    group : str, default ALL
+        The group.
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, metric): value, debiased value (when any is finite), interval, perfect-calibration value,
+        p-value (± Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test and note; the ``model`` column only
+        when there are several models.
+    """
     t = plots.metric_display_table(report.metrics, model=None, group=group)
     level = report.options.get("level", 0.95)
     pct = f"{level:.0%}"
@@ -221,8 +268,21 @@ def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
 
 
 def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
-    """The long metric table with the headline of its (model, group) appended to every row: ``headline_verdict``,
-    ``headline_direction``, ``headline_p_value``, ``headline`` (the sentence) — the metric CSV export."""
+    """The long metric table with the headline of its (model, group) appended to every row (the metric CSV export).
+
+    Parameters
+    ----------
+    metrics : DataFrame
+        ``Report.metrics``.
+    verdicts : DataFrame or None
+        ``Report.verdicts``.
+
+    Returns
+    -------
+    DataFrame
+        ``metrics`` with ``headline_verdict``, ``headline_direction``, ``headline_p_value`` and ``headline`` (the
+        sentence); ``metrics`` itself when there are no verdicts.
+    """
     if verdicts is None or verdicts.empty:
         return metrics
     keys = [k for k in ("model", "group", "rows") if k in metrics.columns and k in verdicts.columns]
@@ -318,11 +378,31 @@ def report_html(
     reasons and row numbers, models, groups, split, loader messages — from ``prediction_set`` when given, else from
     the Report); notes; per group the headline verdict of every model in words and the metric table, each metric
     with its value, interval, the mean value of a perfectly calibrated forecaster with the same predictions, the
-    p-value of its test and its Holm / BH flag (see ``calib_core.plots.metric_display_table``); ``tables``
-    (extra titled tables, e.g. the calibrator comparison); figures (``figures`` or, when ``None``,
-    :func:`default_figures` of the report); options; versions.  plotly.js is inlined once in ``<head>`` and every
-    figure is a div drawn by it; all text is HTML-escaped.  ``report`` may be ``None`` for pages whose content is
-    only ``tables``/``figures``.
+    p-value of its test and its Holm / BH flag (see ``calib_core.plots.metric_display_table``); ``tables``; figures;
+    options; versions.  plotly.js is inlined once in ``<head>`` and every figure is a div drawn by it; all text is
+    HTML-escaped.
+
+    Parameters
+    ----------
+    report : Report or None
+        A diagnosis; ``None`` for pages whose content is only ``tables``/``figures``.
+    title : str
+        The report's title.
+    figures : mapping of str to Figure, or sequence of Figure, optional
+        The figures (default: :func:`default_figures` of the report).
+    prediction_set : PredictionSet, optional
+        The loaded file, for the data summary and the loader's messages.
+    tables : mapping of str to DataFrame, optional
+        Extra titled tables (e.g. the calibrator comparison).
+    notes : sequence of str, default ()
+        Notes shown before the metrics (the report's own notes follow).
+    options : mapping, optional
+        Options listed with the report's own.
+
+    Returns
+    -------
+    str
+        The HTML document.
     """
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     versions = _versions()
@@ -409,8 +489,18 @@ def report_html(
 
 
 def evaluation_figures(result: EvaluationResult) -> dict[str, go.Figure]:
-    """The before/after figures of every model of an evaluation run with ``diagrams=True`` (named
-    "<figure> — <model>" when there are several models)."""
+    """The before/after figures of every model of an evaluation run with ``diagrams=True``.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        The evaluation (``cc.evaluate(..., diagrams=True)``).
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Figures named ``"<figure> — <model>"`` when there are several models, else ``"<figure>"``.
+    """
     models = [m for m in result.diagrams if result.diagrams[m]]
     out: dict[str, go.Figure] = {}
     for m in models:
@@ -427,10 +517,30 @@ def evaluation_report_html(
     figures: Mapping[str, go.Figure] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> str:
-    """A self-contained HTML report of an evaluation (``cc.evaluate``): the comparison table on held-out rows
-    (mean ± std over trials, the registry's "better" direction), the messages as notes, the before/after figures
-    (``figures``, default :func:`evaluation_figures`), and the options (the split, seed and trials of the result
-    first, then ``options``)."""
+    """A self-contained HTML report of an evaluation (``cc.evaluate``).
+
+    The comparison table on held-out rows (mean ± std over trials, the registry's "better" direction), the messages
+    as notes, the before/after figures and the options (the split, seed and trials of the result first, then
+    ``options``), laid out by :func:`report_html`.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet or None
+        The loaded file, for the data summary.
+    result : EvaluationResult
+        The evaluation.
+    title : str
+        The report's title.
+    figures : mapping of str to Figure, optional
+        The figures (default: :func:`evaluation_figures`).
+    options : mapping, optional
+        More options to list.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
     table, _ = plots.comparison_table(result)
     opts: dict[str, Any] = {"split": result.split_description(), "trials": result.n_trials}
     if result.split == "random":

@@ -60,8 +60,26 @@ MAX_ROWS = 100_000_000
 
 
 def size_text(n: float) -> str:
-    """Bytes in words: ``1,000 bytes`` below 1 MB, else three significant digits, ``4.58 MB`` / ``500 MB`` /
-    ``14.9 GB`` (binary units, as Streamlit's ``server.maxUploadSize``)."""
+    """Bytes in words: ``1,000 bytes`` below 1 MB, else three significant digits (binary units).
+
+    ``4.58 MB`` / ``500 MB`` / ``14.9 GB``, in binary units as Streamlit's ``server.maxUploadSize``.
+
+    Parameters
+    ----------
+    n : float
+        A number of bytes.
+
+    Returns
+    -------
+    str
+        The size in words.
+
+    Examples
+    --------
+    >>> from calib_core.data.bytes import size_text
+    >>> size_text(1000), size_text(3 << 20), size_text(15 << 30)
+    ('1,000 bytes', '3 MB', '15 GB')
+    """
     if n < 1 << 20:
         return f"{int(n):,} bytes"
     if n < 1 << 30:
@@ -85,7 +103,20 @@ _MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
 
 
 def source_name(path_or_buffer: Any, source: str | None = None) -> str:
-    """The file name shown in messages: ``source`` if given, else the path's or buffer's ``.name``."""
+    """The file name shown in messages: ``source`` if given, else the path's or buffer's ``.name``.
+
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike, bytes or file-like
+        What is read.
+    source : str, optional
+        The name given by the caller, which wins.
+
+    Returns
+    -------
+    str
+        The name (the last path component), or ``"<memory>"`` for nameless bytes.
+    """
     if source:
         return str(source)
     if isinstance(path_or_buffer, (str, os.PathLike)):
@@ -146,16 +177,41 @@ def read_table(
 
     The format is recognised from the content (see the module docstring): Parquet, npz, gzip / bzip2 / xz /
     single-file zip compressed tables, Excel (only with openpyxl) or delimited text with sniffed delimiter and
-    encoding.  Nothing is unpickled or evaluated.  ``max_bytes`` (default ``DEFAULT_MAX_BYTES``) bounds the file,
-    its decompressed bytes (decompression stops one byte past it) and what a Parquet / npz file decodes to in
-    memory (from its footer: rows × columns × bytes, :func:`parquet_decoded_bytes`), each checked *before*
-    decoding; ``limit_hint`` says how to raise the limit in the caller's words (default "pass a larger
-    max_bytes").  Returns a DataFrame with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and
-    ``frame.attrs`` holding ``source``, ``format``, ``comments`` (leading '#' lines) and, for text,
-    ``encoding``, ``delimiter``, ``decimal`` and ``header_line``.  Raises ``InputError`` for anything
-    that is not a readable, non-empty table with unique column names; an exception of another type from a
-    parser (a bug or a case no check foresaw) is wrapped in an ``InputError`` saying so, so that no upload
-    ever ends in a traceback.
+    encoding (:func:`calib_core.data.text.read_text`).  Nothing is unpickled or evaluated.  ``max_bytes`` bounds the
+    file, its decompressed bytes (decompression stops one byte past it) and what a Parquet / npz file decodes to in
+    memory (from its footer: rows × columns × bytes, :func:`parquet_decoded_bytes`), each checked *before* decoding.
+    An exception of another type than ``InputError`` from a parser (a bug or a case no check foresaw) is wrapped in
+    an ``InputError`` saying so, so that no upload ever ends in a traceback.
+
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike, bytes or binary file-like
+        The file: a path, its bytes, or an object with ``getvalue()`` or ``read()``.
+    source : str, optional
+        The file name shown in messages (default: :func:`source_name`).
+    max_bytes : int, optional
+        The size limit in bytes (default ``DEFAULT_MAX_BYTES``, 1 GiB).
+    limit_hint : str, optional
+        How to raise the limit, in the caller's words (default "pass a larger max_bytes").
+
+    Returns
+    -------
+    DataFrame
+        The table with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and ``frame.attrs`` holding
+        ``source``, ``format``, ``comments`` (leading '#' lines), ``compression`` when it was compressed and, for
+        text, ``encoding``, ``delimiter``, ``decimal``, ``header_line``, ``legacy_lines`` and ``merged_rows``.
+
+    Raises
+    ------
+    InputError
+        Anything that is not a readable, non-empty table with unique column names within the limits.
+
+    Examples
+    --------
+    >>> from calib_core.data.bytes import read_table
+    >>> frame = read_table(b"# units: K\\ny;mean;std\\n1,5;1,2;0,3\\n2,0;2,1;0,4\\n", source="t.csv")
+    >>> frame.to_dict("list"), frame.attrs["delimiter"], frame.attrs["decimal"], frame.attrs["comments"]
+    ({'y': [1.5, 2.0], 'mean': [1.2, 2.1], 'std': [0.3, 0.4]}, ';', ',', ['units: K'])
     """
     src = source_name(path_or_buffer, source)
     try:
@@ -280,11 +336,25 @@ def _unzip_single_table(data: bytes, src: str, limit: int, limit_hint: str | Non
 
 
 def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
-    """Bytes the decoded table will take, from the Parquet footer alone (nothing is decompressed): every value
-    costs at least 8 bytes once decoded (float64 / int64 / an object pointer in pandas; wider fixed-length
-    values their width), and string / binary columns — read as dictionaries, see :func:`_read_parquet` — add
-    their uncompressed pages (an upper bound of their distinct values).  Run-length / dictionary encoding lets a
-    file of a few kB declare 10⁸ constant rows; this is what they decode to."""
+    """Bytes the decoded table will take, from the Parquet footer alone (nothing is decompressed).
+
+    Every value costs at least 8 bytes once decoded (float64 / int64 / an object pointer in pandas; wider
+    fixed-length values their width), and string / binary columns — read as dictionaries, see :func:`_read_parquet`
+    — add their uncompressed pages (an upper bound of their distinct values).  Run-length / dictionary encoding lets a
+    file of a few kB declare 10⁸ constant rows; this is what they decode to.
+
+    Parameters
+    ----------
+    meta : pyarrow.parquet.FileMetaData
+        The file's footer (``ParquetFile.metadata``).
+    schema : pyarrow.parquet.ParquetSchema, optional
+        The file's schema, for the width of fixed-length byte arrays.
+
+    Returns
+    -------
+    int
+        The decoded size in bytes.
+    """
     total = 0
     for i in range(meta.num_row_groups):
         group = meta.row_group(i)

@@ -127,29 +127,101 @@ CLASSIFICATION_ROLES = frozenset(
 
 
 def normalize_name(name: Any) -> str:
-    """Column name as compared with the alias table: stripped, lower-case, runs of space/hyphen → ``_``."""
+    """Column name as compared with the alias table: stripped, lower-case, runs of space/hyphen → ``_``.
+
+    Parameters
+    ----------
+    name : object
+        A column name (any type; ``str(name)`` is normalised).
+
+    Returns
+    -------
+    str
+        The normalised name.
+
+    Examples
+    --------
+    >>> from calib_core.data.columns import normalize_name
+    >>> normalize_name("  Y True ")
+    'y_true'
+    >>> normalize_name("pred-std")
+    'pred_std'
+    """
     return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
 
 
 def name_list(names: Sequence[Any], k: int = 20) -> str:
-    """The first ``k`` names joined by commas, with the total when there are more."""
+    """The first ``k`` names joined by commas, with the total when there are more.
+
+    Parameters
+    ----------
+    names : sequence
+        Names (converted with ``str``).
+    k : int, default 20
+        How many names are shown.
+
+    Returns
+    -------
+    str
+        ``"a, b, c"``, or ``"a, b, … (30 in all)"`` when there are more than ``k``.
+    """
     names = [str(n) for n in names]
     return ", ".join(names[:k]) + (f", … ({len(names)} in all)" if len(names) > k else "")
 
 
 def frame_source(frame: pd.DataFrame, source: str | None) -> str:
-    """The file name for messages: ``source``, else ``frame.attrs["source"]``, else ``"<memory>"``."""
+    """The file name for messages: ``source``, else ``frame.attrs["source"]``, else ``"<memory>"``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A table read by :func:`calib_core.data.bytes.read_table` (its ``attrs`` name the file) or built in memory.
+    source : str or None
+        The name given by the caller, which wins.
+
+    Returns
+    -------
+    str
+        The name shown in messages.
+    """
     return source or frame.attrs.get("source") or "<memory>"
 
 
 def comment_note(frame: pd.DataFrame) -> str:
-    """The file's leading '#' comments as a sentence to append to a message ("" when there are none)."""
+    """The file's leading '#' comments as a sentence to append to a message ("" when there are none).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A table whose ``attrs["comments"]`` holds the comment lines read before the header.
+
+    Returns
+    -------
+    str
+        `` The file's header comment says: '…'.`` (at most 200 characters of comments), or ``""``.
+    """
     comments = frame.attrs.get("comments") or []
     return f" The file's header comment says: {' / '.join(comments)[:200]!r}." if comments else ""
 
 
 def check_columns(names: Sequence[Any], src: str) -> None:
-    """Refuse too many columns and duplicate names (case-insensitive, ignoring surrounding spaces)."""
+    """Refuse too many columns and duplicate names (case-insensitive, ignoring surrounding spaces).
+
+    Every reader calls it on the header before the data are used: more than :data:`MAX_COLUMNS` columns, or two names
+    equal after :func:`normalize_name`, raise.
+
+    Parameters
+    ----------
+    names : sequence
+        The column names of the file, in file order.
+    src : str
+        The file name for the message.
+
+    Raises
+    ------
+    InputError
+        Too many columns, or duplicate names (all spellings of each duplicate are named).
+    """
     if len(names) > MAX_COLUMNS:
         raise InputError(
             f"has {len(names):,} columns, more than the limit of {MAX_COLUMNS:,}",
@@ -180,7 +252,29 @@ def check_columns(names: Sequence[Any], src: str) -> None:
 
 
 def resolve_column(frame: pd.DataFrame, name: Any, *, role: str, source: str | None = None) -> str:
-    """The frame column a user-given name refers to (exact match first, then case-insensitive)."""
+    """The frame column a user-given name refers to (exact match first, then case-insensitive).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    name : object
+        The column name the user gave for ``role``.
+    role : str
+        The role it was given for (named in messages).
+    source : str, optional
+        The file name for messages (default: :func:`frame_source`).
+
+    Returns
+    -------
+    str
+        The column's name as spelled in the file.
+
+    Raises
+    ------
+    InputError
+        The name is not in the file, or matches several columns case-insensitively.
+    """
     src = frame_source(frame, source)
     if name in frame.columns:
         return str(name)
@@ -211,8 +305,40 @@ def find_column(
     """Column for ``role``: the user's mapping if given, else the first alias of ``ALIASES[role]`` present.
 
     ``columns[role] = None`` means "do not use this role" and returns None.  Columns in ``exclude``
-    (already claimed by another role) are skipped.  Several columns matching the same alias
-    (e.g. ``Mean`` and ``mean``) raise ``InputError``.
+    (already claimed by another role) are skipped.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    role : str
+        A key of :data:`ALIASES` (``"y"``, ``"mean"``, ``"std"``, ``"label"``, …).
+    columns : mapping, optional
+        The user's ``columns=`` mapping (role → column name or None).
+    source : str, optional
+        The file name for messages.
+    exclude : sequence of str, default ()
+        Columns already taken by other roles.
+
+    Returns
+    -------
+    str or None
+        The column's name, or None when no alias is present (or the role is switched off).
+
+    Raises
+    ------
+    InputError
+        Several columns match the same alias (e.g. ``Mean`` and ``mean``), or a mapped name is not in the file.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.columns import find_column
+    >>> frame = pd.DataFrame(columns=["Y_True", "Pred", "Sigma"])
+    >>> find_column(frame, "y"), find_column(frame, "mean"), find_column(frame, "std")
+    ('Y_True', 'Pred', 'Sigma')
+    >>> find_column(frame, "std", {"std": None}) is None
+    True
     """
     if columns is not None and role in columns:
         name = columns[role]
@@ -246,6 +372,22 @@ def score_column(name: Any) -> tuple[str, str, str] | None:
     ``p_<class>`` (not ``p1`` / ``p_value``); ``"suffix"`` — ``<class>_prob``, ``<class>_proba``,
     ``<class>_probability``, ``<class>_logit`` (not ``max_prob`` / ``top_prob``, which are top-label confidences).
     Separators may be ``_``, ``-``, ``.`` or spaces; the kind is matched case-insensitively.
+
+    Parameters
+    ----------
+    name : object
+        A column name.
+
+    Returns
+    -------
+    tuple of (str, str, str) or None
+        ``(kind, class name, style)``, or None when the name is no score column.
+
+    Examples
+    --------
+    >>> from calib_core.data.columns import score_column
+    >>> score_column("prob_setosa"), score_column("Cat_prob"), score_column("p_value")
+    (('probs', 'setosa', 'prefix'), ('probs', 'Cat', 'suffix'), None)
     """
     text = str(name).strip()
     m = _SCORE_PREFIX.match(text)
@@ -265,12 +407,24 @@ def score_column(name: Any) -> tuple[str, str, str] | None:
 
 
 def find_score_columns(frame: pd.DataFrame, *, exclude: Sequence[str] = ()) -> dict[str, list[tuple[str, str]]]:
-    """Classification score columns found by name (:func:`score_column`): kind → [(column, class name)], file order.
+    """Classification score columns found by name (:func:`score_column`), by kind, in file order.
 
     ``prob_*`` / ``proba_*`` / ``logit_*`` columns count alone; the weaker ``p_<class>`` and ``<class>_prob`` styles
     only when at least two columns of that kind use them (one ``p_hat`` or ``x_prob`` is no class vector), and
     ``p_<n>`` columns never when the file has an ECMWF control column (``CTR``/``ctrl``: then ``P1 … Pn`` are
     ensemble members).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    exclude : sequence of str, default ()
+        Columns already taken by other roles.
+
+    Returns
+    -------
+    dict of str to list of (str, str)
+        ``{"probs": [(column, class name), …], "logits": [...]}``.
     """
     ecmwf = any(normalize_name(c) in ECMWF_CONTROL for c in frame.columns)
     hits: dict[str, list[tuple[str, str, str]]] = {"probs": [], "logits": []}
@@ -299,6 +453,22 @@ def parse_quantile_level(name: Any) -> float | None:
     ``q0.05``, ``q_0.05``, ``quantile_0.05`` → 0.05 (a number with a dot ≤ 1 is a level);
     ``q5``, ``q05``, ``q5%``, ``q97.5`` → 0.05, 0.05, 0.05, 0.975 (integers and numbers > 1 are percent).
     Levels outside [0, 1] give None.
+
+    Parameters
+    ----------
+    name : object
+        A column name (matched after :func:`normalize_name` against ``QUANTILE_PATTERN``).
+
+    Returns
+    -------
+    float or None
+        The level in [0, 1], or None when the name is no quantile column.
+
+    Examples
+    --------
+    >>> from calib_core.data.columns import parse_quantile_level
+    >>> [parse_quantile_level(n) for n in ("q0.05", "quantile_0.5", "q5", "q97.5", "q5%", "mean")]
+    [0.05, 0.5, 0.05, 0.975, 0.05, None]
     """
     m = QUANTILE_PATTERN.match(normalize_name(name))
     if not m:
@@ -330,7 +500,30 @@ def find_quantile_columns(
     """Quantile levels (sorted, strictly increasing) and their columns; empty when there are none.
 
     ``columns["quantiles"]`` may be a dict ``{level: column}`` (levels as numbers, ``"0.05"`` or
-    ``"5%"``) or a list of column names whose levels are read from the names.
+    ``"5%"``) or a list of column names whose levels are read from the names (:func:`parse_quantile_level`);
+    ``None`` switches quantiles off; absent, every column whose name is a quantile level is taken.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping, optional
+        The user's ``columns=`` mapping.
+    source : str, optional
+        The file name for messages.
+
+    Returns
+    -------
+    levels : ndarray of shape (k,)
+        The quantile levels, strictly increasing.
+    names : list of str
+        The column of each level.
+
+    Raises
+    ------
+    InputError
+        A level that is not a number in [0, 1], a listed column whose level cannot be read from its name, two columns
+        with the same level, or a ``columns["quantiles"]`` that is neither a dict nor a list.
     """
     src = frame_source(frame, source)
     spec = ... if columns is None else columns.get("quantiles", ...)
@@ -394,6 +587,25 @@ def find_sample_columns(
 
     ECMWF-style names (a control ``CTR``/``ctrl``/``control``/``cf`` plus perturbed ``P1 … Pn``) are
     recognised only when both kinds are present; a deterministic ``HRES`` run is not a member.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping, optional
+        The user's ``columns=`` mapping (``columns["samples"]``: a list of names, or None for none).
+    source : str, optional
+        The file name for messages.
+
+    Returns
+    -------
+    list of str
+        The member columns (empty when there are none).
+
+    Raises
+    ------
+    InputError
+        ``columns["samples"]`` is not a list, or names a column that is not in the file.
     """
     src = frame_source(frame, source)
     spec = ... if columns is None else columns.get("samples", ...)
@@ -422,7 +634,24 @@ def find_feature_columns(
     frame: pd.DataFrame, columns: Mapping[str, Any] | None = None, *, source: str | None = None,
     exclude: Sequence[str] = (),
 ) -> list[str]:
-    """Feature columns: ``x``, ``x1``, ``x_*``, ``feature_*`` (case-insensitive), or the user's list."""
+    """Feature columns: ``x``, ``x1``, ``x_*``, ``feature_*`` (case-insensitive), or the user's list.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping, optional
+        The user's ``columns=`` mapping (``columns["features"]``: a name or a list of names, or None for none).
+    source : str, optional
+        The file name for messages.
+    exclude : sequence of str, default ()
+        Columns already taken by other roles.
+
+    Returns
+    -------
+    list of str
+        The feature columns in file order.
+    """
     spec = ... if columns is None else columns.get("features", ...)
     if spec is None:
         return []
@@ -434,7 +663,20 @@ def find_feature_columns(
 
 
 def unused_columns_note(frame: pd.DataFrame, used: Sequence[str]) -> str:
-    """The loader's sentence on columns no role took ("" when every column is used); a pandas index is named."""
+    """The loader's sentence on columns no role took ("" when every column is used); a pandas index is named.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    used : sequence of str
+        The columns taken by a role.
+
+    Returns
+    -------
+    str
+        ``"columns not used: a, b."`` (with a remark when one of them looks like a row index as pandas writes it).
+    """
     ignored = [str(c) for c in frame.columns if c not in used]
     if not ignored:
         return ""
@@ -457,8 +699,28 @@ _INDEX_NAME = re.compile(r"(?:Unnamed: 0|index|)")
 
 
 def column_kinds(frame: pd.DataFrame) -> dict[str, str]:
-    """``{column: "numeric" | "categorical"}``: numeric when the dtype is a number (not boolean) with more than
-    :data:`SLICE_CATEGORICAL_MAX` distinct values, categorical otherwise (text, booleans, few-valued codes)."""
+    """The kind of every column as a slice column: ``"numeric"`` or ``"categorical"``.
+
+    Numeric when the dtype is a number (not boolean) with more than :data:`SLICE_CATEGORICAL_MAX` distinct values,
+    categorical otherwise (text, booleans, few-valued codes).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The candidate slice columns.
+
+    Returns
+    -------
+    dict of str to str
+        ``{column: "numeric" | "categorical"}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.columns import column_kinds
+    >>> column_kinds(pd.DataFrame({"site": ["a", "b"] * 10, "x": range(20), "code": [1, 2] * 10}))
+    {'site': 'categorical', 'x': 'numeric', 'code': 'categorical'}
+    """
     out = {}
     for c in frame.columns:
         values = frame[c]
@@ -474,8 +736,24 @@ def _more_values_than(values: pd.Series, k: int) -> bool:
 
 
 def kept_rows(frame: pd.DataFrame, names: Sequence[str], keep: np.ndarray) -> pd.DataFrame:
-    """Columns ``names`` of ``frame`` on the rows where ``keep`` (a boolean mask), index 0 … k−1.  When every row is
-    kept the columns are not copied (copy-on-write: a later write to either frame copies then)."""
+    """Columns ``names`` of ``frame`` on the rows where ``keep``, index 0 … k−1.
+
+    When every row is kept the columns are not copied (copy-on-write: a later write to either frame copies then).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    names : sequence of str
+        The columns to keep.
+    keep : ndarray of bool of shape (n,)
+        The rows to keep.
+
+    Returns
+    -------
+    DataFrame
+        The kept rows of those columns, with a fresh RangeIndex.
+    """
     keep = np.asarray(keep, dtype=bool)
     out = frame[list(names)] if keep.all() else frame.loc[keep, list(names)]
     return out.reset_index(drop=True)
@@ -484,9 +762,27 @@ def kept_rows(frame: pd.DataFrame, names: Sequence[str], keep: np.ndarray) -> pd
 def slice_columns(
     frame: pd.DataFrame, used: Sequence[str], keep: np.ndarray, messages: list[str],
 ) -> pd.DataFrame | None:
-    """The columns no role took (features and any other column, row-index columns left out), on the kept rows, as
-    candidate slice columns (``PredictionSet.slice_columns``); text columns that are entirely numbers become
-    numbers.  Appends one message counting them by kind (:func:`column_kinds`); ``None`` when there is none."""
+    """The columns no role took, on the kept rows, as candidate slice columns (``PredictionSet.slice_columns``).
+
+    Features and any other column count; row-index columns (``Unnamed: 0``, ``index``) are left out.  Text columns
+    that are entirely numbers become numbers.  Appends one message counting them by kind (:func:`column_kinds`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    used : sequence of str
+        The columns taken by a role.
+    keep : ndarray of bool of shape (n,)
+        The rows kept by the parser.
+    messages : list of str
+        The parser's messages; the count by kind is appended.
+
+    Returns
+    -------
+    DataFrame or None
+        The slice columns on the kept rows, or None when there is none.
+    """
     names = [c for c in frame.columns if c not in used and not _INDEX_NAME.fullmatch(str(c))]
     if not names:
         return None

@@ -34,9 +34,30 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
     """``"classification"`` or ``"regression"`` from the column names (and the mapping's keys).
 
     Classification when the mapping uses classification roles, or when the file has score columns
-    (:func:`find_score_columns`: ``prob_<class>``, ``proba_<class>``, ``p_<class>``, ``<class>_prob``, ``logit_*`` …),
-    or a label column with a confidence (top-label) column, and no regression uncertainty columns
-    (std/var/quantiles/samples/error) unless a label column is present; otherwise regression.
+    (:func:`~calib_core.data.columns.find_score_columns`: ``prob_<class>``, ``proba_<class>``, ``p_<class>``,
+    ``<class>_prob``, ``logit_*`` …), or a label column with a confidence (top-label) column, and no regression
+    uncertainty columns (std/var/quantiles/samples/error) unless a label column is present; otherwise regression.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping, optional
+        The user's ``columns=`` mapping; its keys decide when they are roles of one task only.
+
+    Returns
+    -------
+    str
+        ``"classification"`` or ``"regression"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.detect import detect_task
+    >>> detect_task(pd.DataFrame(columns=["label", "prob_0", "prob_1"]))
+    'classification'
+    >>> detect_task(pd.DataFrame(columns=["y_true", "CTR", "P1", "P2"]))
+    'regression'
     """
     keys = set(columns or ())
     if keys & CLASSIFICATION_ROLES:
@@ -62,11 +83,31 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
 def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
 
-    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, :func:`find_score_columns`, the regression
-    layout preference sample > quantile > gaussian, :func:`row_label_columns`), but never raising: a role that
-    cannot be decided is left out.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
-    ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
-    ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the regression
+    layout preference sample > quantile > gaussian, ``row_label_columns``), but never raising: a role that
+    cannot be decided is left out.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+
+    Returns
+    -------
+    dict of str to object
+        ``"task"`` and the roles found.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
+        ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
+        ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.detect import guess_columns
+    >>> frame = pd.DataFrame({"target": [1.0, 2.0], "mu": [1.1, 1.9], "sigma": [0.2, 0.3], "split": ["cal", "test"]})
+    >>> guess_columns(frame)
+    {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'split': 'split'}
+    >>> guess_columns(frame.assign(split=[0, 4]))  # fold numbers are no calibration/test roles: a group
+    {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'group': 'split'}
     """
     task = detect_task(frame)
     out: dict[str, Any] = {"task": task}

@@ -52,7 +52,30 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
     """Column as float64 (missing → NaN); non-numeric cells raise ``InputError`` naming column and rows.
 
     Empty cells and the usual NA spellings (NA, NaN, null, …) are missing values, not errors; ``inf``
-    and ``-inf`` are parsed (and later dropped as non-finite by the validators).
+    and ``-inf`` are parsed (and later dropped as non-finite by the validators).  True/False cells are refused, never
+    read as 1/0.  Rows the reader found broken (:func:`broken_rows`) read as missing whatever their cells hold.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    name : str
+        The column.
+    source : str, optional
+        The file name for messages.
+    role : str, optional
+        The role the column plays, named in messages when it differs from the column name.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The values as float64, NaN where missing.
+
+    Raises
+    ------
+    InputError
+        Non-numeric cells (the first rows and their values are named, and a delimiter or decimal mark found in them),
+        or True/False values.
     """
     s = frame[name]
     what = f" ({role})" if role and role != name else ""
@@ -109,7 +132,29 @@ def _boolean_error(frame: pd.DataFrame, name: str, what: str, source: str | None
 
 def numeric_block(frame: pd.DataFrame, names: Sequence[str], *, source: str | None = None,
                   role: str | None = None) -> np.ndarray:
-    """Several columns as a float64 array of shape (N, len(names)), with the checks of ``numeric_values``."""
+    """Several columns as one float64 array, with the checks of :func:`numeric_values`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    names : sequence of str
+        The columns, in the order of the output's columns.
+    source : str, optional
+        The file name for messages.
+    role : str, optional
+        The role the columns play (``"samples"``, ``"probs"`` …), named in messages.
+
+    Returns
+    -------
+    ndarray of shape (n, len(names))
+        The values, NaN where missing.
+
+    Raises
+    ------
+    InputError
+        As :func:`numeric_values`, for the first bad column.
+    """
     sub = frame[list(names)]
     if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_complex_dtype(t)
            and not pd.api.types.is_bool_dtype(t) for t in sub.dtypes):
@@ -121,7 +166,30 @@ def label_values(frame: pd.DataFrame, name: str, missing: str = "(missing)") -> 
     """Column as an object array of stripped strings (integral floats written without '.0'; NaN → ``missing``).
 
     Rows the reader found broken (several lines read as one row, :func:`broken_rows`) read as ``missing``: their
-    cells are fragments of other rows, and a split column's roles are judged without them."""
+    cells are fragments of other rows, and a split column's roles are judged without them.  Strings are made once per
+    distinct value and shared by code (a per-row conversion of 10⁷ labels would build 10⁷ str objects).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    name : str
+        The column.
+    missing : str, default "(missing)"
+        The label of missing (and empty) cells.
+
+    Returns
+    -------
+    ndarray of object of shape (n,)
+        One string per row.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from calib_core.data.rows import label_values
+    >>> label_values(pd.DataFrame({"g": [1.0, 2.0, np.nan]}), "g").tolist()
+    ['1', '2', '(missing)']
+    """
     broken = broken_rows(frame)
     if broken.any():  # a frame without the reader's attrs: no row is broken in it
         return label_values(pd.DataFrame({name: frame[name].mask(broken)}), name, missing)
@@ -151,12 +219,38 @@ MERGED_ROWS_REASON = "a quote opens and closes lines later: several lines read a
 
 
 class RowFilter:
-    """Row bookkeeping of a parser: accumulates drop reasons (a ``DropReport`` and counts per reason); the
-    mask ``keep`` is the AND of all checks.
+    """Row bookkeeping of a parser: accumulates drop reasons; the mask ``keep`` is the AND of all checks.
 
     Given the frame, rows the reader found broken (several lines read as one row, ``frame.attrs["merged_rows"]``)
     are dropped first, under :data:`MERGED_ROWS_REASON`, and no later check counts them again (their cells are
     garbage: "missing value" would be a wrong reason).
+
+    Parameters
+    ----------
+    n : int
+        Number of data rows.
+    frame : DataFrame, optional
+        The table read from the file, whose broken rows are dropped at once.
+
+    Attributes
+    ----------
+    keep : ndarray of bool of shape (n,)
+        The rows that passed every check so far.
+    report : DropReport
+        Reason → 1-based row numbers of the dropped rows.
+    counts : dict of str to int
+        Reason → number of rows dropped for it.
+    broken : ndarray of bool of shape (n,)
+        The rows the reader found broken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calib_core.data.rows import RowFilter
+    >>> rows = RowFilter(4)
+    >>> rows.finite("std", np.array([1.0, np.nan, 2.0, np.inf]))
+    >>> rows.keep.tolist(), rows.counts
+    ([True, False, True, False], {'std: missing value': 1, 'std: infinite value': 1})
     """
 
     def __init__(self, n: int, frame: pd.DataFrame | None = None) -> None:
@@ -169,6 +263,15 @@ class RowFilter:
             self.drop(MERGED_ROWS_REASON, self.broken)
 
     def drop(self, reason: str, bad: np.ndarray) -> None:
+        """Drop the rows where ``bad`` under ``reason`` (rows already dropped as broken are not counted again).
+
+        Parameters
+        ----------
+        reason : str
+            The drop reason, as shown in ``PredictionSet.dropped``.
+        bad : ndarray of bool of shape (n,)
+            The rows that fail the check.
+        """
         bad = np.asarray(bad, dtype=bool)
         if reason != MERGED_ROWS_REASON:
             bad = bad & ~self.broken
@@ -178,15 +281,36 @@ class RowFilter:
             self.keep &= ~bad
 
     def finite(self, label: str, values: np.ndarray) -> None:
-        """Drop rows with NaN (missing) or ±inf in ``values`` (1-D, or 2-D: any column)."""
+        """Drop rows with NaN (missing) or ±inf in ``values`` (1-D, or 2-D: any column).
+
+        Parameters
+        ----------
+        label : str
+            The column or role, the start of the reasons ``"<label>: missing value"`` / ``"<label>: infinite value"``.
+        values : ndarray of shape (n,) or (n, k)
+            The values checked.
+        """
         v = values if values.ndim == 2 else values[:, None]
         self.drop(f"{label}: missing value", np.isnan(v).any(axis=1))
         self.drop(f"{label}: infinite value", np.isinf(v).any(axis=1))
 
 
 def broken_rows(frame: pd.DataFrame) -> np.ndarray:
-    """Boolean mask of the data rows the reader found broken (``frame.attrs["merged_rows"]``: several lines of the
-    file read as one row because of an unbalanced quote); all False for other frames."""
+    """Boolean mask of the data rows the reader found broken.
+
+    Broken rows are those of ``frame.attrs["merged_rows"]``: several lines of the file read as one row because of an
+    unbalanced quote (:func:`merged_rows`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+
+    Returns
+    -------
+    ndarray of bool of shape (n,)
+        True on the broken rows; all False for frames without that attribute.
+    """
     mask = np.zeros(len(frame), dtype=bool)
     rows = [m["row"] - 1 for m in frame.attrs.get("merged_rows") or () if 0 < m["row"] <= len(frame)]
     mask[rows] = True
@@ -197,10 +321,31 @@ def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_
     """The ``keep`` mask of a parser's row bookkeeping, once every check has run.
 
     Computes the number of rows that passed all checks of ``rows``; when fewer than ``min_rows`` (default 2: too few
-    for any metric or calibrator) remain it raises an :class:`InputError` naming ``source`` and ``columns``, the
-    counts per drop reason and the first 1-based row numbers that were dropped.  Shared by the regression and the
-    classification parsers; one partition of a larger data set is parsed with ``min_rows=0`` (its drops are counted,
-    the data set as a whole is checked once every partition is read).
+    for any metric or calibrator) remain it raises.  Shared by the regression and the classification parsers; one
+    partition of a larger data set is parsed with ``min_rows=0`` (its drops are counted, the data set as a whole is
+    checked once every partition is read).
+
+    Parameters
+    ----------
+    rows : RowFilter
+        The parser's row bookkeeping.
+    source : str
+        The file name for the message.
+    columns : list of str
+        The columns used, named in the message.
+    min_rows : int, default 2
+        The fewest valid rows accepted.
+
+    Returns
+    -------
+    ndarray of bool of shape (n,)
+        ``rows.keep``.
+
+    Raises
+    ------
+    InputError
+        Fewer than ``min_rows`` valid rows; the message gives the counts per drop reason and the first 1-based row
+        numbers that were dropped.
     """
     keep = rows.keep
     n_keep = int(keep.sum())
@@ -217,14 +362,31 @@ def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_
 
 
 def merged_rows(frame: pd.DataFrame, body: str, delim: str, n_skipped: int) -> list[dict[str, Any]]:
-    """Data rows that hold a line break inside a cell: a quote that opens and is closed lines later (an
-    unbalanced quote closed by the next stray one) makes the parser read every line in between as part of one
-    cell, so an 11-line file yields 7 rows.  Each entry: ``row`` (1-based data row), ``column``, ``first_line`` and
-    ``last_line`` (1-based lines of the file; 0 when they cannot be told).
+    """Data rows that hold a line break inside a cell, with the lines of the file they span.
+
+    A quote that opens and is closed lines later (an unbalanced quote closed by the next stray one) makes the parser
+    read every line in between as part of one cell, so an 11-line file yields 7 rows.
 
     Cheap when nothing is wrong: without a quote in the text, or with no more line breaks than rows + header,
     no cell can hold one and nothing is scanned; otherwise the text columns are searched (vectorised) and the
     lines of the few rows found are counted with the ``csv`` module up to the last of them.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table parsed from ``body``.
+    body : str
+        The text after the leading comment lines.
+    delim : str
+        The delimiter (``"whitespace"`` for runs of spaces).
+    n_skipped : int
+        The number of comment lines before the header (added to the line numbers).
+
+    Returns
+    -------
+    list of dict
+        One entry per broken row: ``row`` (1-based data row), ``column``, ``first_line`` and ``last_line`` (1-based
+        lines of the file; 0 when they cannot be told).
     """
     if '"' not in body:
         return []
@@ -304,7 +466,32 @@ def split_roles(values: np.ndarray, name: str, missing: str = "(missing)") -> tu
     ``training``, ``fit`` → ``train`` (case-insensitive) — and one of cal/test occurs; or when they are 0/1
     (true/false) in a column named like a split (``split``, ``role``, ``is_test`` …): 1 = test, 0 = cal (``is_cal`` /
     ``is_calibration``: 1 = cal).  Anything else (fold numbers 0–4, site names) gives None: such a column is a
-    group, not a split.  Returns the mapped values (``missing`` kept) and a sentence on any renaming ("" if none).
+    group, not a split.
+
+    Parameters
+    ----------
+    values : ndarray of object of shape (n,)
+        The column's values as strings (:func:`label_values`).
+    name : str
+        The column's name.
+    missing : str, default "(missing)"
+        The label of missing cells (kept as it is).
+
+    Returns
+    -------
+    tuple of (ndarray, str) or None
+        The mapped values (``missing`` kept) and a sentence on any renaming (``""`` if none); None when the values are
+        no roles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calib_core.data.rows import split_roles
+    >>> roles, note = split_roles(np.array(["Calibration", "test", "test"], dtype=object), "split")
+    >>> roles.tolist(), note
+    (['cal', 'test', 'test'], 'split values renamed: Calibration→cal.')
+    >>> split_roles(np.array(["0", "1", "2"], dtype=object), "fold") is None
+    True
     """
     uniq = [str(u) for u in pd.unique(values) if str(u) != missing]
     if not uniq:
@@ -340,7 +527,27 @@ def row_label_columns(
 
     The mapping's choice is taken as given.  Found by name (``ALIASES``), a split column is taken only when its
     values are calibration/test roles (:func:`split_roles`); otherwise (e.g. ``fold`` 0–4) it becomes the group
-    column when the file has none, and a note says so.  Returns ({role: column or None}, split roles or None, notes).
+    column when the file has none, and a note says so.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    cols : mapping
+        The user's ``columns=`` mapping (may be empty).
+    src : str
+        The file name for messages.
+    used : sequence of str
+        Columns already taken by other roles.
+
+    Returns
+    -------
+    names : dict of str to str or None
+        ``{"split": …, "group": …, "model": …}``: the column of each role, or None.
+    split_values : ndarray or None
+        The split roles per row (None without a split column).
+    notes : list of str
+        Sentences on the choice, for the loader's messages.
     """
     taken = list(used)
     names: dict[str, str | None] = {}
@@ -396,6 +603,24 @@ def row_labels(
     """Optional split / group / model columns as string arrays (:func:`row_label_columns`; split roles cal/test).
 
     The columns taken are appended to ``used`` and the notes on the choice to ``messages``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    cols : mapping
+        The user's ``columns=`` mapping (may be empty).
+    src : str
+        The file name for messages.
+    used : list of str
+        Columns already taken by other roles; the split / group / model columns are appended.
+    messages : list of str
+        The parser's messages; the notes are appended.
+
+    Returns
+    -------
+    dict of str to ndarray or None
+        ``{"split": …, "group": …, "model": …}``: per-row labels (split: ``cal`` / ``test`` / ``train``), or None.
     """
     names, split_values, notes = row_label_columns(frame, cols, src, used)
     messages += notes

@@ -290,6 +290,33 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 
 
 def read_text(data: bytes, src: str) -> pd.DataFrame:
+    """Parse the bytes of a delimited text file into a DataFrame.
+
+    Decodes the text (byte-order marks, UTF-8, Windows-1252 line by line in a mostly-UTF-8 file), keeps the leading
+    ``#`` comment lines, sniffs the delimiter, checks the header (:func:`calib_core.data.columns.check_columns`), the
+    data rows' delimiter and their field counts on the first 50 lines, reads ``;`` files with a decimal comma as such,
+    and finds the rows a stray quote merged (:func:`calib_core.data.rows.merged_rows`).  UTF-8 text goes to the C parser
+    as bytes (no second copy of the file as a str).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes (already decompressed).
+    src : str
+        The file name for messages; its suffix ``.tsv`` / ``.tab`` puts tab first among the delimiters.
+
+    Returns
+    -------
+    DataFrame
+        The table (column names stripped) with ``attrs`` ``format`` (``"csv"`` or ``"tsv"``), ``delimiter``,
+        ``decimal``, ``encoding``, ``comments``, ``header_line``, ``legacy_lines`` and ``merged_rows``.
+
+    Raises
+    ------
+    InputError
+        Empty text or only comments, binary content, a single column, mixed delimiters, too many or duplicate
+        columns, a row with more fields than the header, a quote never closed, or text pandas cannot parse.
+    """
     text, encoding, legacy_lines = _decode(data, src)
     comments, body, n_skipped = _split_comments(text)
     lines = body[:1_000_000].splitlines()[:51]
@@ -369,9 +396,21 @@ def read_text(data: bytes, src: str) -> pd.DataFrame:
 
 
 def reading_notes(frame: pd.DataFrame) -> list[ReadingNote]:
-    """The reader's sentences on how the text was read, for a parser's messages: lines read as several-lines-in-
-    one-row (an unbalanced quote; those rows are dropped), lines that were not UTF-8 in a UTF-8 file (read as
-    Windows-1252) and a legacy encoding.  [] for a plain UTF-8 file (and for Parquet / npz / Excel)."""
+    """The reader's sentences on how the text was read, for a parser's messages.
+
+    Lines read as several-lines-in-one-row (an unbalanced quote; those rows are dropped), lines that were not UTF-8
+    in a UTF-8 file (read as Windows-1252) and a legacy encoding.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A table read by :func:`read_text` (other frames give no notes).
+
+    Returns
+    -------
+    list of ReadingNote
+        The notes; ``[]`` for a plain UTF-8 file (and for Parquet / npz / Excel).
+    """
     notes: list[str] = []
     for m in (frame.attrs.get("merged_rows") or [])[:5]:
         if m["first_line"]:

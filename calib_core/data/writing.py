@@ -85,6 +85,27 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
     prefixed with a single quote ``'``, unless the whole cell is a plain decimal number literal (``-1.5``,
     ``+2``, ``1e-3``), which a spreadsheet reads as a number.  Numeric, boolean and datetime columns are left
     untouched, so negative numbers stay numbers.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Any table.
+
+    Returns
+    -------
+    DataFrame
+        The neutralised copy (categorical text columns become object columns).
+
+    References
+    ----------
+    OWASP Foundation, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.writing import neutralise_formulas
+    >>> neutralise_formulas(pd.DataFrame({"note": ["=1+2", "-1.5", "ok"], "x": [-1.0, 2.0, 3.0]})).to_dict("list")
+    {'note': ["'=1+2", '-1.5', 'ok'], 'x': [-1.0, 2.0, 3.0]}
     """
     out = df.copy()
     for col in out.columns:
@@ -107,10 +128,22 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
-    """UTF-8 CSV of ``df`` (RFC 4180: CRLF line ends, so fields holding CR or LF are quoted) with formula
-    injection neutralised (see :func:`neutralise_formulas`).
+    """UTF-8 CSV of ``df`` with formula injection neutralised (see :func:`neutralise_formulas`).
 
-    Floats are written with full precision (``repr``), NaN as an empty cell.
+    RFC 4180: CRLF line ends, so fields holding CR or LF are quoted.  Floats are written with full precision
+    (``repr``), NaN as an empty cell.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Any table.
+    index : bool, default False
+        Write the index as the first column(s).
+
+    Returns
+    -------
+    bytes
+        The CSV file.
     """
     frame = df.reset_index() if index else df
     # CRLF line ends (RFC 4180): a field holding a lone CR or LF is then always quoted
@@ -122,6 +155,18 @@ def to_parquet_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
 
     Column names are converted to strings (Parquet requires it); object columns holding mixed types are written
     as strings.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Any table.
+    index : bool, default False
+        Write the index as column(s).
+
+    Returns
+    -------
+    bytes
+        The Parquet file.
     """
     frame = df.reset_index() if index else df.reset_index(drop=True)
     frame = frame.rename(columns=str)
@@ -168,12 +213,32 @@ def calibrated_predictions_frame(
 ) -> pd.DataFrame:
     """A (recalibrated) regression distribution as a tidy table, one row per prediction row.
 
-    Columns: ``row`` (1-based row in the source file, when known), ``y``, ``mean`` = E[Y], ``std`` = sqrt(Var Y),
-    ``q<p>`` = F⁻¹(p) for every level p (default ``q0.05 … q0.95``), then ``split``, ``group``, ``model`` when the
-    set has them and ``calibrator`` when given.  Reading it back with ``cc.load_predictions`` gives the same
-    distribution in the quantile layout (piecewise-linear between the exported quantiles).
-    ``dist`` must have the same rows as ``pset`` (e.g. ``calibrator.transform(pset.dist)`` or the test rows of
-    both).
+    Reading it back with ``cc.load_predictions`` gives the same distribution in the quantile layout
+    (piecewise-linear between the exported quantiles).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The regression prediction set (targets, row numbers, split / group / model).
+    dist : PredictiveDistribution
+        The distribution of the same rows as ``pset`` (e.g. ``calibrator.transform(pset.dist)`` or the test rows of
+        both).
+    levels : sequence of float, default EXPORT_LEVELS
+        Quantile levels written, strictly between 0 and 1.
+    calibrator : str, optional
+        Written as a ``calibrator`` column when given.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``row`` (1-based row in the source file, when known), ``y``, ``mean`` = E[Y], ``std`` = sqrt(Var Y),
+        ``q<p>`` = F⁻¹(p) for every level p (default ``q0.05 … q0.95``), then ``split``, ``group``, ``model`` when the
+        set has them and ``calibrator`` when given.
+
+    Raises
+    ------
+    ValueError
+        ``dist`` and ``pset`` have different rows, or a level is outside (0, 1).
     """
     n = len(dist)
     if pset.y is None or len(pset.y) != n:
@@ -200,8 +265,25 @@ def calibrated_probabilities_frame(
 ) -> pd.DataFrame:
     """(Recalibrated) class probabilities as a tidy table in the loader's probability layout.
 
-    Columns: ``row`` (when known), ``label`` (0..K−1), ``prob_0 … prob_{K−1}``, ``confidence`` = max_k p_k,
-    ``prediction`` = argmax_k p_k, ``split``/``group``/``model`` when present and ``calibrator`` when given.
+    Parameters
+    ----------
+    pset : PredictionSet
+        The classification prediction set (labels, row numbers, split / group / model).
+    probs : ndarray of shape (n, K) or (n,)
+        Probabilities of the same rows (a 1-D array: the positive class of a binary problem).
+    calibrator : str, optional
+        Written as a ``calibrator`` column when given.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``row`` (when known), ``label`` (0..K−1), ``prob_0 … prob_{K−1}``, ``confidence`` = max_k p_k,
+        ``prediction`` = argmax_k p_k, ``split``/``group``/``model`` when present and ``calibrator`` when given.
+
+    Raises
+    ------
+    ValueError
+        ``probs`` and ``pset`` have different rows.
     """
     P = np.asarray(probs, dtype=float)
     if P.ndim == 1:
@@ -222,10 +304,27 @@ def calibrated_probabilities_frame(
 
 
 def calibrated_frame(pset: PredictionSet, result: EvaluationResult, name: str) -> pd.DataFrame:
-    """Calibrated predictions of every row by calibrator ``name`` of an evaluation (``cc.evaluate(...,
-    diagrams=True)``: each model's calibrator fitted on its first trial's calibration rows), in the file layout of
-    :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame`; ``split`` says which rows were
-    used for fitting (cal) and which were held out (test)."""
+    """Calibrated predictions of every row by calibrator ``name`` of an evaluation.
+
+    The evaluation must have been run with ``cc.evaluate(..., diagrams=True)``: each model's calibrator is then
+    fitted on its first trial's calibration rows.  The file layout is that of :func:`calibrated_predictions_frame` /
+    :func:`calibrated_probabilities_frame`; ``split`` says which rows were used for fitting (cal) and which were
+    held out (test).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The prediction set that was evaluated.
+    result : EvaluationResult
+        The evaluation.
+    name : str
+        The calibrator's name in the evaluation.
+
+    Returns
+    -------
+    DataFrame
+        The rows of every model, one after the other (empty when no model has that calibrator).
+    """
     parts = []
     for model, by_cal in (result.calibrated or {}).items():
         if name not in by_cal:
