@@ -18,14 +18,11 @@ from .columns import (
     LABEL_FALLBACK,
     REGRESSION_ROLES,
     find_column,
-    find_quantile_columns,
-    find_sample_columns,
-    find_score_columns,
     frame_source,
     normalize_name,
-    parse_quantile_level,
 )
-from .rows import row_label_columns
+from .columns_patterns import find_quantile_columns, find_sample_columns, find_score_columns, parse_quantile_level
+from .rows_labels import row_label_columns
 
 __all__ = ["detect_task", "guess_columns"]
 

@@ -17,14 +17,8 @@ from calib_core import api
 from calib_core.base.predictions import InputError
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
 from calib_core.data.bytes import read_table
-from calib_core.data.columns import (
-    ALIASES,
-    MAX_COLUMNS,
-    find_column,
-    find_feature_columns,
-    find_sample_columns,
-    parse_quantile_level,
-)
+from calib_core.data.columns import ALIASES, MAX_COLUMNS, find_column
+from calib_core.data.columns_patterns import find_feature_columns, find_sample_columns, parse_quantile_level
 from calib_core.data.detect import detect_task
 
 

@@ -18,9 +18,9 @@ import pytest
 import calib_core as cc
 from calib_core.base.predictions import Message, app_text
 from calib_core.data.bytes import read_table
-from calib_core.data.columns import find_score_columns, score_column
+from calib_core.data.columns_patterns import find_score_columns, score_column
 from calib_core.data.detect import detect_task, guess_columns
-from calib_core.data.rows import split_roles
+from calib_core.data.rows_labels import split_roles
 from views import pages as views
 
 IRIS = ["setosa", "versicolor", "virginica"]
