@@ -2,8 +2,8 @@
 :func:`slice_comparison`.
 
 Each looks at the task (given, detected from the file's columns, or ``PredictionSet.task``) and hands over to the
-regression or the classification half, which mirror each other module for module (``reading``, ``diagnose``,
-``evaluate``).
+regression or the classification half, which mirror each other layer for layer (``data``, ``diagnosis``,
+``evaluation``: ``parse_*_frame``, ``diagnose_*``, ``evaluate_*``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from typing import Any
 from .base.predictions import InputError, PredictionSet
 from .base.protocol import EvaluationResult
 from .base.report import Report
+from .data.bytes import read_table, source_name
 from .data.classification import parse_classification_frame
-from .data.reading import detect_task, read_table, source_name
+from .data.detect import detect_task
 from .data.regression import parse_regression_frame
 from .diagnosis.classification import diagnose_classification
 from .diagnosis.regression import diagnose_regression
@@ -37,17 +38,73 @@ def load_predictions(
 ) -> PredictionSet:
     """Read and validate a prediction file: ``cc.load_predictions``.
 
-    ``path_or_buffer`` is a path, bytes, or a binary file-like (Streamlit's ``UploadedFile`` works).
-    ``task`` is ``"regression"``, ``"classification"`` or None (detected by ``detect_task``).
-    ``columns`` maps roles to the file's column names, e.g. ``{"y": "E", "mean": "pred", "std": "uE",
-    "samples": ["P1", "P2"], "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is
-    not used.  ``renormalize`` is passed to the classification loader (rows of probabilities not summing
-    to 1).  ``max_bytes`` bounds the file, its decompressed bytes and what it decodes to in memory, each checked
-    before decoding (default ``DEFAULT_MAX_BYTES``; see ``calib_core.data.reading.read_table``); ``limit_hint`` says
-    how to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
+    The file is read by :func:`~calib_core.data.bytes.read_table` (format and encoding recognised from the content),
+    its task detected by :func:`~calib_core.data.detect.detect_task` unless given, and its columns parsed by the
+    task's parser (:func:`~calib_core.data.regression.parse_regression_frame` or
+    :func:`~calib_core.data.classification.parse_classification_frame`).  Every problem raises ``InputError`` whose
+    message names the file, the column(s), the row(s) and what to do; dropped rows are counted in ``.dropped`` and
+    explained in ``.messages``.
 
-    Returns a validated ``PredictionSet``; every problem raises ``InputError`` whose message names the
-    file, the column(s), the row(s) and what to do.  Dropped rows are in ``.dropped`` and ``.messages``.
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike, bytes or binary file-like
+        A path, the file's bytes, or a binary file-like (Streamlit's ``UploadedFile`` works).  A DataFrame is not
+        read: write it to bytes first (``frame.to_csv(index=False).encode()``).
+    task : {"regression", "classification"}, optional
+        The task; None detects it from the column names.
+    columns : mapping, optional
+        Roles → the file's column names, e.g. ``{"y": "E", "mean": "pred", "std": "uE", "samples": ["P1", "P2"],
+        "quantiles": {"0.05": "lo", "0.95": "hi"}}``; a role mapped to None is not used.  Roles not given are found
+        by name (``calib_core.data.columns.ALIASES``).
+    source : str, optional
+        The file name shown in messages (default: the path's or buffer's name).
+    renormalize : bool, default False
+        Classification: divide rows of probabilities not summing to 1 by their sum (and say so) instead of refusing
+        them.
+    max_bytes : int, optional
+        Bounds the file, its decompressed bytes and what it decodes to in memory, each checked before decoding
+        (default ``DEFAULT_MAX_BYTES``, 1 GiB; see :func:`calib_core.data.bytes.read_table`).
+    limit_hint : str, optional
+        How to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
+
+    Returns
+    -------
+    PredictionSet
+        The validated predictions: targets or labels, the predictive distributions or probabilities, the optional
+        split / group / model / time columns, the dropped rows (``n_read == n_rows + dropped.total``) and the
+        loader's messages.
+
+    Raises
+    ------
+    InputError
+        An unreadable file, an unknown task, missing or ambiguous columns, invalid values, too few valid rows.
+
+    See Also
+    --------
+    diagnose : the diagnosis of the loaded predictions.
+    evaluate : recalibration on held-out rows.
+
+    Examples
+    --------
+    Gaussian forecasts (a mean and a standard deviation per row) whose errors are 1.5 times wider than predicted:
+
+    >>> import numpy as np, pandas as pd
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(0)
+    >>> mean, std = rng.normal(size=200), rng.uniform(0.5, 1.5, size=200)
+    >>> frame = pd.DataFrame({"y": mean + 1.5 * std * rng.standard_normal(200), "mean": mean, "std": std})
+    >>> ps = cc.load_predictions(frame.to_csv(index=False).encode(), source="preds.csv")
+    >>> ps.task, ps.layout, ps.n_rows, ps.dropped.total
+    ('regression', 'gaussian', 200, 0)
+
+    Columns with other names are mapped to their roles; a row with a missing value is dropped and counted:
+
+    >>> other = frame.set_axis(["T_obs", "T_fc", "T_sd"], axis=1)
+    >>> other.loc[3, "T_sd"] = np.nan
+    >>> ps = cc.load_predictions(other.to_csv(index=False).encode(), columns={"y": "T_obs", "mean": "T_fc",
+    ...                          "std": "T_sd"})
+    >>> ps.n_read, ps.n_rows, ps.dropped.summary()[["reason", "count"]].to_dict("records")
+    (200, 199, [{'reason': 'T_sd: missing value', 'count': 1}])
     """
     src = source_name(path_or_buffer, source)
     if task not in (None, "regression", "classification"):
@@ -74,11 +131,66 @@ def load_predictions(
 
 
 def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
-    """Diagnose a PredictionSet: metric table (value, bootstrap CI, perfect-calibration value) and
-    the data behind every diagram, for each model and each group.
+    """Diagnose a PredictionSet: metric table, headline verdicts and the data behind every diagram.
 
-    Regression options: see :func:`~calib_core.diagnosis.regression.diagnose_regression`.  Classification sets are
-    handed to ``calib_core.diagnosis.classification.diagnose_classification`` with the same options.
+    For each model and each group: every metric's value with a bootstrap interval, the value a perfectly calibrated
+    forecaster with the same predictions would get, and the p-value of the test of perfect calibration; a headline
+    verdict per (model, group) from a small primary family of tests (Holm), the other calibration statistics flagged
+    by Benjamini–Hochberg; and the diagram tables.  Regression: quantile calibration and the calibration curve
+    (Kuleshov et al. 2018), ENCE and the RMSE-vs-RMV reliability diagram over σ-bins (Levi et al. 2019), z-scores,
+    PIT, coverage, NLL / CRPS (Gneiting & Raftery 2007).  Classification: ECE / MCE and reliability diagrams over
+    confidence bins (Guo et al. 2017), Brier score, NLL, class-wise and smooth calibration errors.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        Predictions loaded by :func:`load_predictions` (either task).
+    **options
+        Passed to the task's diagnosis: for regression see
+        :func:`~calib_core.diagnosis.regression.diagnose_regression` (``n_bins``, ``binning``, ``pit_bins``,
+        ``n_resamples``, ``n_simulations``, ``level``, ``alpha``, ``seed``, ``by_group``, ``diagrams``); for
+        classification :func:`~calib_core.diagnosis.classification.diagnose_classification` (``n_bins``,
+        ``strategy``, …, the same resampling options).  ``n_resamples=0`` switches the intervals off and
+        ``n_simulations=0`` the tests and verdicts.
+
+    Returns
+    -------
+    Report
+        ``metrics`` (one row per model, group and metric), ``verdicts`` (one row per model and group) and
+        ``diagrams`` (``{(model, group): {name: table}}``).
+
+    References
+    ----------
+    .. [1] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+       regression", ICML 2018.
+    .. [2] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+       regression tasks", arXiv:1905.11659, 2019.
+    .. [3] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", ICML 2017.
+    .. [4] T. Gneiting and A. E. Raftery, "Strictly proper scoring rules, prediction, and estimation", Journal of
+       the American Statistical Association 102(477), 2007.
+    .. [5] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of Statistics
+       6(2), 1979; Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate", Journal of the Royal
+       Statistical Society B 57(1), 1995.
+
+    Examples
+    --------
+    Gaussian forecasts whose errors are 1.5 times wider than predicted are found over-confident (few resamples and
+    simulations keep the example fast; the defaults are 1000 and 2000):
+
+    >>> import numpy as np, pandas as pd
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(0)
+    >>> mean, std = rng.normal(size=200), rng.uniform(0.5, 1.5, size=200)
+    >>> frame = pd.DataFrame({"y": mean + 1.5 * std * rng.standard_normal(200), "mean": mean, "std": std})
+    >>> ps = cc.load_predictions(frame.to_csv(index=False).encode(), source="preds.csv")
+    >>> report = cc.diagnose(ps, n_resamples=50, n_simulations=50)
+    >>> {"nll", "crps", "ence", "z_std", "coverage_90"} <= set(report.metrics["metric"])
+    True
+    >>> values = report.metrics.set_index("metric")["value"]
+    >>> float(round(values["z_std"], 2)), float(round(values["coverage_90"], 3))
+    (1.49, 0.725)
+    >>> report.verdicts[["model", "verdict"]].to_dict("records")
+    [{'model': 'model', 'verdict': 'miscalibrated'}]
     """
     if prediction_set.task == "classification":
         return diagnose_classification(prediction_set, **options)
@@ -98,14 +210,69 @@ def evaluate(
 ) -> EvaluationResult:
     """Fit each calibrator on calibration rows and score it on held-out test rows, for either task.
 
-    The protocol (:mod:`calib_core.base.protocol`): ``split`` is None (the ``split`` column when it has both ``cal`` and
-    ``test`` rows, else a random split), ``"column"``, ``"random"`` or per-row labels / an "is test" mask;
-    ``repeats`` random trials, trial t drawn from ``default_rng([seed, t])`` with ``test_fraction`` of the rows
-    held out; ``None`` as a calibrator stands for the uncalibrated predictions.  Regression sets go to
+    The held-out protocol of Kuleshov et al. (2018) and Guo et al. (2017) — a recalibration map is fitted on one part
+    of the data and judged on another — repeated over random splits as in Zelikman et al. (2020)
+    (:mod:`calib_core.base.protocol`).  Regression sets go to
     :func:`~calib_core.evaluation.regression.evaluate_regression`, classification sets to
-    :func:`~calib_core.evaluation.classification.evaluate_classification` (``options``: ``n_bins``, ``strategy``,
-    ``progress``).  Returns an :class:`~calib_core.base.protocol.EvaluationResult` (``long``, ``summary``, ``splits``,
-    ``fit_seconds``, ``messages``).
+    :func:`~calib_core.evaluation.classification.evaluate_classification`.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        Predictions loaded by :func:`load_predictions` (either task).
+    calibrators : mapping of str to calibrator or None, sequence of calibrators, or one calibrator
+        Unfitted calibrators of the task (``cc.StdScaling()``, ``cc.TemperatureScaling()`` …), by name; each is cloned
+        per trial.  ``None`` as a calibrator stands for the uncalibrated predictions.
+    split : None, "column", "random", or array-like, optional
+        None: the ``split`` column when it has both ``cal`` and ``test`` rows, else a random split; ``"column"``;
+        ``"random"``; or per-row labels / an "is test" mask.
+    repeats : int, default 1
+        Random trials; trial t is drawn from ``default_rng([seed, t])``.
+    seed : int, default 0
+        Seed of the random splits.
+    test_fraction : float, default 0.5
+        Share of the rows held out in a random split.
+    metrics : sequence of str or mapping, optional
+        Metric keys of the registry, evaluated on the test rows (default: the task's evaluation metrics); for
+        regression also callables ``f(y, dist) -> float``.
+    **options
+        Passed to the task's evaluation (classification: ``n_bins``, ``strategy``; both: ``diagrams``,
+        ``progress``).
+
+    Returns
+    -------
+    EvaluationResult
+        ``long`` (every trial's values), ``summary`` (mean and std over trials per model, calibrator and metric),
+        ``splits``, ``fit_seconds`` and ``messages``.
+
+    References
+    ----------
+    .. [1] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+       regression", ICML 2018.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", ICML 2017.
+    .. [3] E. Zelikman, C. Healy, S. Zhou and A. Avati, "CRUDE: Calibrating regression uncertainty distributions
+       empirically", arXiv:2005.12496, 2020.
+
+    Examples
+    --------
+    Std scaling (σ multiplied by one factor fitted on the calibration rows) against the uncalibrated forecasts of
+    Gaussian predictions that are 1.5 times too narrow, on one random half held out:
+
+    >>> import numpy as np, pandas as pd
+    >>> import calib_core as cc
+    >>> rng = np.random.default_rng(0)
+    >>> mean, std = rng.normal(size=200), rng.uniform(0.5, 1.5, size=200)
+    >>> frame = pd.DataFrame({"y": mean + 1.5 * std * rng.standard_normal(200), "mean": mean, "std": std})
+    >>> ps = cc.load_predictions(frame.to_csv(index=False).encode(), source="preds.csv")
+    >>> result = cc.evaluate(ps, {"uncalibrated": None, "std scaling": cc.StdScaling()}, seed=0)
+    >>> result.summary.columns.tolist()
+    ['model', 'calibrator', 'metric', 'mean', 'std', 'n_trials']
+    >>> table = result.summary.pivot(index="metric", columns="calibrator", values="mean")
+    >>> table.loc[["coverage_90", "ence"], ["uncalibrated", "std scaling"]].round(2)  # doctest: +NORMALIZE_WHITESPACE
+    calibrator   uncalibrated  std scaling
+    metric
+    coverage_90          0.67         0.86
+    ence                 0.58         0.26
     """
     kwargs = dict(split=split, repeats=repeats, seed=seed, test_fraction=test_fraction, metrics=metrics, **options)
     if prediction_set.task == "classification":
@@ -114,11 +281,28 @@ def evaluate(
 
 
 def slice_comparison(prediction_set: PredictionSet, result: EvaluationResult, *, by: str, **options: Any):
-    """Per-slice metrics of the held-out rows of an evaluation (``cc.evaluate(..., diagrams=True)``) before and
-    after every calibrator, for the slices of column ``by`` (``"group"`` or a feature column): one row per (model,
-    slice, calibrator).  Regression: :func:`~calib_core.evaluation.regression.slice_comparison_regression`;
-    classification: :func:`~calib_core.evaluation.classification.slice_comparison_classification` (``options``:
-    ``metrics``, and ``n_bins``/``strategy`` for classification)."""
+    """Per-slice metrics of the held-out rows of an evaluation before and after every calibrator.
+
+    The evaluation must have been run with ``cc.evaluate(..., diagrams=True)``.  Regression:
+    :func:`~calib_core.evaluation.regression.slice_comparison_regression`; classification:
+    :func:`~calib_core.evaluation.classification.slice_comparison_classification`.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        The prediction set that was evaluated.
+    result : EvaluationResult
+        The evaluation.
+    by : str
+        The slices: ``"group"`` or a feature / slice column.
+    **options
+        ``metrics``, and ``n_bins`` / ``strategy`` for classification.
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, slice, calibrator).
+    """
     if prediction_set.task == "classification":
         return slice_comparison_classification(prediction_set, result, by=by, **options)
     return slice_comparison_regression(prediction_set, result, by=by, **options)

@@ -70,7 +70,7 @@ from .calibrators.registry import (
     direction_text,
     metrics,
 )
-from .data.reading import DEFAULT_MAX_BYTES
+from .data.bytes import DEFAULT_MAX_BYTES
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
@@ -92,10 +92,31 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_columns(specs: Sequence[str] | None) -> dict[str, Any] | None:
-    """``["y=target,mean=mu", "samples=a|b"]`` → ``{"y": "target", "mean": "mu", "samples": ["a", "b"]}``.
+    """The ``--columns`` option as a ``columns=`` mapping.
 
-    ``q0.05=lo`` becomes ``{"quantiles": {"0.05": "lo"}}``; ``role=`` maps the role to None (not used).
-    Raises ``ValueError`` for a pair without ``=``.
+    ``q0.05=lo`` becomes ``{"quantiles": {"0.05": "lo"}}``; ``role=`` maps the role to None (not used); a list role
+    (``samples``, ``probs``, ``logits``, ``features``, ``quantiles``, ``classes``) takes ``|``-separated names.
+
+    Parameters
+    ----------
+    specs : sequence of str or None
+        The option's values (it is repeatable), each of comma-separated ``role=column`` pairs.
+
+    Returns
+    -------
+    dict or None
+        The mapping, or None when no ``--columns`` was given.
+
+    Raises
+    ------
+    ValueError
+        A pair without ``=`` or with an empty role.
+
+    Examples
+    --------
+    >>> from calib_core.cli import parse_columns
+    >>> parse_columns(["y=target,mean=mu", "samples=a|b", "q0.05=lo", "std="])
+    {'y': 'target', 'mean': 'mu', 'samples': ['a', 'b'], 'quantiles': {'0.05': 'lo'}, 'std': None}
     """
     if not specs:
         return None
@@ -132,8 +153,13 @@ _REPORT_DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m calib_core`` argument parser (sub-commands ``report``, ``evaluate``, ``metrics``,
-    ``calibrators``)."""
+    """The ``python -m calib_core`` argument parser.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Sub-commands ``report``, ``evaluate``, ``metrics`` and ``calibrators``.
+    """
     parser = _Parser(prog="python -m calib_core", description="Calibration Lab from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     rep = sub.add_parser(
@@ -155,7 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_report_parser(prog: str = "calibration-report") -> argparse.ArgumentParser:
-    """The ``calibration-report`` argument parser: the ``report`` sub-command's arguments at the top level."""
+    """The ``calibration-report`` argument parser: the ``report`` sub-command's arguments at the top level.
+
+    Parameters
+    ----------
+    prog : str, default "calibration-report"
+        The program name shown in usage and errors.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser (its ``command`` is always ``"report"``).
+    """
     parser = _Parser(prog=prog, description=_REPORT_DESCRIPTION)
     add_report_arguments(parser)
     parser.set_defaults(command="report")
@@ -163,7 +200,13 @@ def build_report_parser(prog: str = "calibration-report") -> argparse.ArgumentPa
 
 
 def add_report_arguments(rep: argparse.ArgumentParser) -> None:
-    """The options of the report: FILE, --out, --columns, binning, resampling, …"""
+    """Add the options of the report: FILE, --out, --columns, binning, resampling, the Dask engine, …
+
+    Parameters
+    ----------
+    rep : argparse.ArgumentParser
+        The parser (or sub-parser) to add them to.
+    """
     rep.add_argument("file", metavar="FILE",
                      help="prediction file (CSV, TSV, Parquet), a Parquet glob/directory with --engine dask, or a "
                      "summary file written by --save-summary")
@@ -211,7 +254,13 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
 
 
 def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
-    """The options of the comparison: FILE, --calibrators, the split, the outputs."""
+    """Add the options of the comparison: FILE, --calibrators, the split, the outputs.
+
+    Parameters
+    ----------
+    ev : argparse.ArgumentParser
+        The sub-parser to add them to.
+    """
     names = sorted({e.name for e in calibrators()})
     ev.add_argument("file", metavar="FILE", help="prediction file (CSV, TSV, Parquet)")
     ev.add_argument("--calibrators", "-c", nargs="+", default=None, metavar="NAME",
@@ -361,9 +410,30 @@ def _cli_columns(mapping: dict[Any, Any], more: bool) -> str:
 
 
 def cli_message(text: str, task: str | None = None) -> str:
-    """A loader message in command-line words: each Python-API hint ``columns={...}`` becomes the equivalent
-    ``--columns role=column`` option; a hint that cannot be translated gets the task's generic example
-    (regression: y, mean, std; classification: label and probability columns)."""
+    """A loader message in command-line words.
+
+    Each Python-API hint ``columns={...}`` becomes the equivalent ``--columns role=column`` option; a hint that
+    cannot be translated gets the task's generic example (regression: y, mean, std; classification: label and
+    probability columns).
+
+    Parameters
+    ----------
+    text : str
+        The message of an ``InputError``.
+    task : str, optional
+        The ``--task`` given, which chooses the generic example.
+
+    Returns
+    -------
+    str
+        The message with its hints in command-line words.
+
+    Examples
+    --------
+    >>> from calib_core.cli import cli_message
+    >>> cli_message("pass columns={'std': '<name>'} to choose one")
+    'pass --columns std=<column> to choose one'
+    """
     roles: set[str] = set()
     untranslated = False
 
@@ -587,9 +657,21 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def load_lines(pset: PredictionSet) -> list[str]:
-    """What the CLI says about the loading of a file: one line per drop reason (count and first rows) and the
-    reader's notes on its text (an unbalanced quote's lines, lines that were not UTF-8), so that no row is lost
-    without the user reading why."""
+    """What the CLI says about the loading of a file.
+
+    One line per drop reason (count and first rows) and the reader's notes on its text (an unbalanced quote's lines,
+    lines that were not UTF-8), so that no row is lost without the user reading why.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The loaded file.
+
+    Returns
+    -------
+    list of str
+        The lines to print.
+    """
     lines = [f"dropped {rows.size:,} row(s): {reason} (rows {', '.join(map(str, rows[:10].tolist()))}"
              f"{', …' if rows.size > 10 else ''})" for reason, rows in pset.dropped.reasons.items()]
     return lines + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
@@ -702,13 +784,34 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m calib_core``: returns the exit code (0 ok, 2 bad input or arguments, 1 internal error, 3 Dask
-    partitions that failed twice)."""
+    """``python -m calib_core``: run a sub-command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 ok, 2 bad input or arguments, 1 internal error, 3 Dask partitions that failed twice.
+    """
     return _run(build_parser(), argv)
 
 
 def report_main(argv: Sequence[str] | None = None) -> int:
-    """``calibration-report FILE --out report.html``: the same exit codes as :func:`main`."""
+    """``calibration-report FILE --out report.html``: the report command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The same exit codes as :func:`main`.
+    """
     return _run(build_report_parser(), argv)
 
 

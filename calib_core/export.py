@@ -11,15 +11,10 @@ the same report.
   calibrated forecaster would get, the p-value of every calibration statistic and its Holm / BH flag, any extra
   tables (e.g. the calibrator comparison), the options and the versions.
 * :func:`figure_html` — one figure as a complete offline HTML page.
-* :func:`to_csv_bytes` — CSV with spreadsheet formula injection neutralised (OWASP "CSV injection"): a text cell
-  that starts with ``=``, ``+``, ``-``, ``@``, tab, CR or LF gets a leading single quote, so Excel/LibreOffice show
-  it as text instead of evaluating it.  Numeric columns are written as numbers (``-1.5`` stays ``-1.5``), and so
-  are text cells that are a plain decimal number literal (``"-1.5"``, ``"+3e-2"``): a spreadsheet reads those as
-  numbers, never as formulas.  Column names are neutralised like text cells.
-* :func:`to_parquet_bytes` — Parquet (pyarrow), a typed binary format that needs no neutralisation.
-* :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame` — a (recalibrated) regression
-  distribution or classification probability matrix as a tidy table in the loader's own file layout, so
-  an exported file can be uploaded again.
+* ``to_csv_bytes`` (spreadsheet formulas neutralised), ``to_parquet_bytes``, ``calibrated_predictions_frame`` /
+  ``calibrated_probabilities_frame`` / ``calibrated_frame`` (predictions in the loader's own file layout) — the
+  table writers of :mod:`calib_core.data.writing`, re-exported here so that every download lives under
+  ``calib_core.export``.
 
 Figures carry an explicit template: ``import streamlit`` replaces Plotly's default template with a placeholder
 one (colours ``#000001``…) that only Streamlit's frontend understands; :func:`figure_html` and
@@ -30,9 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import io
 import platform
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,8 +38,17 @@ import plotly.io as pio
 from . import __version__, plots
 from .base.predictions import PredictionSet
 from .base.protocol import EvaluationResult
-from .base.regression import PredictiveDistribution
 from .base.report import ALL, Report
+from .data.writing import (
+    EXPORT_LEVELS,
+    FORMULA_PREFIXES,
+    calibrated_frame,
+    calibrated_predictions_frame,
+    calibrated_probabilities_frame,
+    neutralise_formulas,
+    to_csv_bytes,
+    to_parquet_bytes,
+)
 from .plots.classification import confidence_histogram_figure, reliability_figure
 
 __all__ = [
@@ -66,206 +68,6 @@ __all__ = [
     "evaluation_figures",
     "evaluation_report_html",
 ]
-
-#: Quantile levels written by :func:`calibrated_predictions_frame` (columns ``q0.05`` … ``q0.95``).
-EXPORT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
-#: First characters that make a spreadsheet evaluate a cell (OWASP CSV injection; LF added for safety).
-FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "\n")
-# A plain decimal number literal (what a spreadsheet parses as a number, never as a formula).
-_NUMBER_LITERAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-
-
-# =============================================================================================
-# CSV / Parquet
-# =============================================================================================
-
-
-_IS_STR = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
-_NUMBER_RE = re.compile(_NUMBER_LITERAL)
-
-
-def _neutralise_series(s: pd.Series) -> pd.Series:
-    """Prefix ``'`` to the string cells of ``s`` that start with a formula character; ``s`` itself when none does.
-
-    Array operations on the cells (their first characters compared at once); only the few cells that start with a
-    formula character are matched against the number-literal pattern one by one."""
-    values = s.to_numpy(dtype=object)
-    if values.size == 0:
-        return s
-    is_str = _IS_STR(values).astype(bool)
-    if not is_str.any():
-        return s
-    where = np.flatnonzero(is_str)
-    first = values[where].astype(str).astype("U1")  # each text cell's first character ('' for an empty cell)
-    starts = where[np.isin(first, FORMULA_PREFIXES)]
-    risky = [i for i in starts if not _NUMBER_RE.fullmatch(values[i])]
-    if not risky:
-        return s
-    out = s.astype(object).copy()
-    out.iloc[risky] = ["'" + values[i] for i in risky]
-    return out
-
-
-def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` whose text cells and column names cannot start a spreadsheet formula.
-
-    Rule (OWASP, "CSV Injection"): a text cell whose first character is one of ``= + - @``, tab, CR or LF is
-    prefixed with a single quote ``'``, unless the whole cell is a plain decimal number literal (``-1.5``,
-    ``+2``, ``1e-3``), which a spreadsheet reads as a number.  Numeric, boolean and datetime columns are left
-    untouched, so negative numbers stay numbers.
-    """
-    out = df.copy()
-    for col in out.columns:
-        s = out[col]
-        if (
-            pd.api.types.is_numeric_dtype(s)
-            or pd.api.types.is_bool_dtype(s)
-            or pd.api.types.is_datetime64_any_dtype(s)
-        ):
-            continue
-        categorical = isinstance(s.dtype, pd.CategoricalDtype)
-        if categorical:
-            s = s.astype(object)
-        safe = _neutralise_series(s)
-        if safe is not s or categorical:  # an unchanged text column is left as it is
-            out[col] = safe
-    names = pd.Series([str(c) for c in out.columns], dtype=object)
-    out.columns = list(_neutralise_series(names))
-    return out
-
-
-def to_csv_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
-    """UTF-8 CSV of ``df`` (RFC 4180: CRLF line ends, so fields holding CR or LF are quoted) with formula
-    injection neutralised (see :func:`neutralise_formulas`).
-
-    Floats are written with full precision (``repr``), NaN as an empty cell.
-    """
-    frame = df.reset_index() if index else df
-    # CRLF line ends (RFC 4180): a field holding a lone CR or LF is then always quoted
-    return neutralise_formulas(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
-
-
-def to_parquet_bytes(df: pd.DataFrame, *, index: bool = False) -> bytes:
-    """Parquet bytes of ``df`` (pyarrow engine; the index is dropped unless ``index=True``).
-
-    Column names are converted to strings (Parquet requires it); object columns holding mixed types are written
-    as strings.
-    """
-    frame = df.reset_index() if index else df.reset_index(drop=True)
-    frame = frame.rename(columns=str)
-    for col in frame.columns:
-        s = frame[col]
-        if s.dtype == object:
-            kinds = {type(v) for v in s.dropna()}
-            if len(kinds) > 1:
-                frame[col] = s.map(lambda v: v if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
-    buf = io.BytesIO()
-    frame.to_parquet(buf, engine="pyarrow", index=False)
-    return buf.getvalue()
-
-
-# =============================================================================================
-# calibrated predictions as tables
-# =============================================================================================
-
-
-def _meta_columns(pset: PredictionSet, n: int) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    if pset.row_number is not None and len(pset.row_number) == n:
-        out["row"] = np.asarray(pset.row_number)
-    return out
-
-
-def _label_columns(pset: PredictionSet, out: dict[str, Any]) -> None:
-    for name in ("split", "group", "model"):
-        a = getattr(pset, name)
-        if a is not None:
-            out[name] = np.asarray(a).astype(str)
-
-
-def _level_name(p: float) -> str:
-    return f"q{p:g}"
-
-
-def calibrated_predictions_frame(
-    pset: PredictionSet,
-    dist: PredictiveDistribution,
-    *,
-    levels: Sequence[float] = EXPORT_LEVELS,
-    calibrator: str | None = None,
-) -> pd.DataFrame:
-    """A (recalibrated) regression distribution as a tidy table, one row per prediction row.
-
-    Columns: ``row`` (1-based row in the source file, when known), ``y``, ``mean`` = E[Y], ``std`` = sqrt(Var Y),
-    ``q<p>`` = F⁻¹(p) for every level p (default ``q0.05 … q0.95``), then ``split``, ``group``, ``model`` when the
-    set has them and ``calibrator`` when given.  Reading it back with ``cc.load_predictions`` gives the same
-    distribution in the quantile layout (piecewise-linear between the exported quantiles).
-    ``dist`` must have the same rows as ``pset`` (e.g. ``calibrator.transform(pset.dist)`` or the test rows of
-    both).
-    """
-    n = len(dist)
-    if pset.y is None or len(pset.y) != n:
-        raise ValueError(f"the distribution has {n} rows but the prediction set has {pset.n_rows}")
-    p = np.asarray(sorted({float(v) for v in levels}), dtype=float)
-    if p.size and (p.min() <= 0 or p.max() >= 1):
-        raise ValueError("quantile levels must lie strictly between 0 and 1")
-    out: dict[str, Any] = _meta_columns(pset, n)
-    out["y"] = np.asarray(pset.y, dtype=float)
-    out["mean"] = np.asarray(dist.mean(), dtype=float)
-    out["std"] = np.asarray(dist.std(), dtype=float)
-    if p.size:
-        q = np.asarray(dist.ppf(p[None, :]), dtype=float).reshape(n, p.size)
-        for j, level in enumerate(p):
-            out[_level_name(level)] = q[:, j]
-    _label_columns(pset, out)
-    if calibrator is not None:
-        out["calibrator"] = np.full(n, calibrator, dtype=object)
-    return pd.DataFrame(out)
-
-
-def calibrated_probabilities_frame(
-    pset: PredictionSet, probs: np.ndarray, *, calibrator: str | None = None
-) -> pd.DataFrame:
-    """(Recalibrated) class probabilities as a tidy table in the loader's probability layout.
-
-    Columns: ``row`` (when known), ``label`` (0..K−1), ``prob_0 … prob_{K−1}``, ``confidence`` = max_k p_k,
-    ``prediction`` = argmax_k p_k, ``split``/``group``/``model`` when present and ``calibrator`` when given.
-    """
-    P = np.asarray(probs, dtype=float)
-    if P.ndim == 1:
-        P = np.column_stack([1.0 - P, P])
-    n = P.shape[0]
-    if pset.labels is None or len(pset.labels) != n:
-        raise ValueError(f"the probabilities have {n} rows but the prediction set has {pset.n_rows}")
-    out: dict[str, Any] = _meta_columns(pset, n)
-    out["label"] = np.asarray(pset.labels)
-    for k in range(P.shape[1]):
-        out[f"prob_{k}"] = P[:, k]
-    out["confidence"] = P.max(axis=1)
-    out["prediction"] = P.argmax(axis=1)
-    _label_columns(pset, out)
-    if calibrator is not None:
-        out["calibrator"] = np.full(n, calibrator, dtype=object)
-    return pd.DataFrame(out)
-
-
-def calibrated_frame(pset: PredictionSet, result: EvaluationResult, name: str) -> pd.DataFrame:
-    """Calibrated predictions of every row by calibrator ``name`` of an evaluation (``cc.evaluate(...,
-    diagrams=True)``: each model's calibrator fitted on its first trial's calibration rows), in the file layout of
-    :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame`; ``split`` says which rows were
-    used for fitting (cal) and which were held out (test)."""
-    parts = []
-    for model, by_cal in (result.calibrated or {}).items():
-        if name not in by_cal:
-            continue
-        rows = np.arange(pset.n_rows) if pset.model is None else np.flatnonzero(pset.model == model)
-        sub = pset.take(rows)
-        sub.split = result.split_labels[rows]
-        if pset.task == "regression":
-            parts.append(calibrated_predictions_frame(sub, by_cal[name], calibrator=name))
-        else:
-            parts.append(calibrated_probabilities_frame(sub, by_cal[name], calibrator=name))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 # =============================================================================================
@@ -292,7 +94,20 @@ def _with_template(fig: go.Figure) -> go.Figure:
 
 
 def figure_html(fig: go.Figure, *, title: str | None = None) -> str:
-    """One figure as a complete HTML page that renders offline (plotly.js inlined, explicit template)."""
+    """One figure as a complete HTML page that renders offline (plotly.js inlined, explicit template).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (a missing template or Streamlit's placeholder one is replaced by ``calib_core.plots.TEMPLATE``).
+    title : str, optional
+        The page title (default: the figure's title, else "figure").
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
     fig = _with_template(fig)
     page_title = title or (fig.layout.title.text if fig.layout.title and fig.layout.title.text else "figure")
     body = pio.to_html(
@@ -325,6 +140,26 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
     central intervals (``calib_core.plots`` builders).  Classification: the reliability diagram and confidence
     histogram (Guo et al. 2017 Fig. 1) and, for binary sets, the positive-class reliability diagram.  Built from
     the diagram tables only (O(bins)).
+
+    Parameters
+    ----------
+    report : Report
+        A diagnosis (``cc.diagnose``).
+    group : str, default ALL
+        The group whose diagrams are drawn.
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Title → figure, for the diagrams the report holds.
+
+    References
+    ----------
+    .. [1] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+       regression", ICML 2018.
+    .. [2] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+       regression tasks", arXiv:1905.11659, 2019.
+    .. [3] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", ICML 2017.
     """
     colors = plots.model_colors(report.models)
     out: dict[str, go.Figure] = {}
@@ -392,8 +227,22 @@ def _table_html(df: pd.DataFrame) -> str:
 
 
 def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
-    """The metric table of one group as displayed in the report: value, interval, perfect-calibration value,
-    p-value (± Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test and note."""
+    """The metric table of one group as displayed in the report.
+
+    Parameters
+    ----------
+    report : Report
+        A diagnosis (``cc.diagnose``).
+    group : str, default ALL
+        The group.
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, metric): value, debiased value (when any is finite), interval, perfect-calibration value,
+        p-value (± Monte-Carlo s.e.), verdict of the test (Holm / BH flag), test and note; the ``model`` column only
+        when there are several models.
+    """
     t = plots.metric_display_table(report.metrics, model=None, group=group)
     level = report.options.get("level", 0.95)
     pct = f"{level:.0%}"
@@ -419,8 +268,21 @@ def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
 
 
 def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
-    """The long metric table with the headline of its (model, group) appended to every row: ``headline_verdict``,
-    ``headline_direction``, ``headline_p_value``, ``headline`` (the sentence) — the metric CSV export."""
+    """The long metric table with the headline of its (model, group) appended to every row (the metric CSV export).
+
+    Parameters
+    ----------
+    metrics : DataFrame
+        ``Report.metrics``.
+    verdicts : DataFrame or None
+        ``Report.verdicts``.
+
+    Returns
+    -------
+    DataFrame
+        ``metrics`` with ``headline_verdict``, ``headline_direction``, ``headline_p_value`` and ``headline`` (the
+        sentence); ``metrics`` itself when there are no verdicts.
+    """
     if verdicts is None or verdicts.empty:
         return metrics
     keys = [k for k in ("model", "group", "rows") if k in metrics.columns and k in verdicts.columns]
@@ -516,11 +378,31 @@ def report_html(
     reasons and row numbers, models, groups, split, loader messages — from ``prediction_set`` when given, else from
     the Report); notes; per group the headline verdict of every model in words and the metric table, each metric
     with its value, interval, the mean value of a perfectly calibrated forecaster with the same predictions, the
-    p-value of its test and its Holm / BH flag (see ``calib_core.plots.metric_display_table``); ``tables``
-    (extra titled tables, e.g. the calibrator comparison); figures (``figures`` or, when ``None``,
-    :func:`default_figures` of the report); options; versions.  plotly.js is inlined once in ``<head>`` and every
-    figure is a div drawn by it; all text is HTML-escaped.  ``report`` may be ``None`` for pages whose content is
-    only ``tables``/``figures``.
+    p-value of its test and its Holm / BH flag (see ``calib_core.plots.metric_display_table``); ``tables``; figures;
+    options; versions.  plotly.js is inlined once in ``<head>`` and every figure is a div drawn by it; all text is
+    HTML-escaped.
+
+    Parameters
+    ----------
+    report : Report or None
+        A diagnosis; ``None`` for pages whose content is only ``tables``/``figures``.
+    title : str
+        The report's title.
+    figures : mapping of str to Figure, or sequence of Figure, optional
+        The figures (default: :func:`default_figures` of the report).
+    prediction_set : PredictionSet, optional
+        The loaded file, for the data summary and the loader's messages.
+    tables : mapping of str to DataFrame, optional
+        Extra titled tables (e.g. the calibrator comparison).
+    notes : sequence of str, default ()
+        Notes shown before the metrics (the report's own notes follow).
+    options : mapping, optional
+        Options listed with the report's own.
+
+    Returns
+    -------
+    str
+        The HTML document.
     """
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     versions = _versions()
@@ -607,8 +489,18 @@ def report_html(
 
 
 def evaluation_figures(result: EvaluationResult) -> dict[str, go.Figure]:
-    """The before/after figures of every model of an evaluation run with ``diagrams=True`` (named
-    "<figure> — <model>" when there are several models)."""
+    """The before/after figures of every model of an evaluation run with ``diagrams=True``.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        The evaluation (``cc.evaluate(..., diagrams=True)``).
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Figures named ``"<figure> — <model>"`` when there are several models, else ``"<figure>"``.
+    """
     models = [m for m in result.diagrams if result.diagrams[m]]
     out: dict[str, go.Figure] = {}
     for m in models:
@@ -625,10 +517,30 @@ def evaluation_report_html(
     figures: Mapping[str, go.Figure] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> str:
-    """A self-contained HTML report of an evaluation (``cc.evaluate``): the comparison table on held-out rows
-    (mean ± std over trials, the registry's "better" direction), the messages as notes, the before/after figures
-    (``figures``, default :func:`evaluation_figures`), and the options (the split, seed and trials of the result
-    first, then ``options``)."""
+    """A self-contained HTML report of an evaluation (``cc.evaluate``).
+
+    The comparison table on held-out rows (mean ± std over trials, the registry's "better" direction), the messages
+    as notes, the before/after figures and the options (the split, seed and trials of the result first, then
+    ``options``), laid out by :func:`report_html`.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet or None
+        The loaded file, for the data summary.
+    result : EvaluationResult
+        The evaluation.
+    title : str
+        The report's title.
+    figures : mapping of str to Figure, optional
+        The figures (default: :func:`evaluation_figures`).
+    options : mapping, optional
+        More options to list.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
     table, _ = plots.comparison_table(result)
     opts: dict[str, Any] = {"split": result.split_description(), "trials": result.n_trials}
     if result.split == "random":

@@ -41,7 +41,8 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core.data import examples
-from calib_core.data.reading import guess_columns, read_table
+from calib_core.data.bytes import read_table
+from calib_core.data.detect import guess_columns
 from calib_core.data.timecol import find_time_column
 from views.pages import md_escape
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 import calib_core as cc
-from calib_core.data import reading as cio
+from calib_core.data.columns import MAX_COLUMNS
 
 COUNTS: Counter[str] = Counter()
 """Cases checked per category (filled by :func:`check_load`; read by the totals test)."""
@@ -574,7 +574,7 @@ def binary_garbage(draw: st.DrawFn, variant: str | None = None) -> Case:
 @st.composite
 def huge_column_count(draw: st.DrawFn, variant: str | None = None) -> Case:
     fmt = variant or draw(file_format())
-    extra = draw(st.integers(cio.MAX_COLUMNS - 3, cio.MAX_COLUMNS + 40))
+    extra = draw(st.integers(MAX_COLUMNS - 3, MAX_COLUMNS + 40))
     names = ["y_true", "mean", "std"] + [f"c{i}" for i in range(extra)]
     n_cols = len(names)
     if fmt == "parquet":
@@ -585,10 +585,10 @@ def huge_column_count(draw: st.DrawFn, variant: str | None = None) -> Case:
         sep = "\t" if fmt == "tsv" else ","
         data = (sep.join(names) + "\n" + (sep.join(["1.5"] * n_cols) + "\n") * 2).encode()
     name = _name(draw, "wide", fmt)
-    if n_cols <= cio.MAX_COLUMNS:
+    if n_cols <= MAX_COLUMNS:
         return Case("huge_column_count", name, data, "load", kept=np.array([1, 2]), n_read=2, note=f"{n_cols} columns")
     return Case("huge_column_count", name, data, "error",
-                words=(f"has {n_cols:,} columns", f"more than the limit of {cio.MAX_COLUMNS:,}"))
+                words=(f"has {n_cols:,} columns", f"more than the limit of {MAX_COLUMNS:,}"))
 
 
 @st.composite

@@ -20,6 +20,7 @@ from calib_core import export, plots
 from calib_core.base.predictions import PredictionSet
 from calib_core.calibrators import classification as ccal
 from calib_core.calibrators import regression as rcal
+from calib_core.data import writing
 
 PLOTLYJS = get_plotlyjs()
 
@@ -228,7 +229,7 @@ _FORMULA = tuple("=+-@\t\r\n")
 def test_csv_no_text_cell_can_start_a_formula(cells):
     df = pd.DataFrame({"t": cells, "v": np.arange(len(cells), dtype=float)})
     rows = _read(export.to_csv_bytes(df))[1:]
-    number = re.compile(export._NUMBER_LITERAL)
+    number = re.compile(writing._NUMBER_LITERAL)
     for original, (written, _) in zip(cells, rows):
         if written.startswith(_FORMULA):
             assert number.fullmatch(written), written  # only plain numbers may start with + or -

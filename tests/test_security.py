@@ -125,7 +125,7 @@ def dangerous_calls(source: str, filename: str = "<string>") -> list[str]:
 # ------------------------------------------------------------------------------------------------ (a)
 def test_checked_files_exist():
     names = {p.relative_to(ROOT).as_posix() for p in CHECKED}
-    assert {"app.py", "calib_core/data/reading.py", "calib_core/data/classification.py", "pages/data.py"} <= names
+    assert {"app.py", "calib_core/data/bytes.py", "calib_core/data/classification.py", "pages/data.py"} <= names
     assert len(CHECKED) >= 20
 
 
@@ -202,11 +202,11 @@ def test_the_checker_fails_on_dangerous_calls(source):
 
 def test_the_checker_finds_a_call_injected_into_the_real_loader():
     """The loader's own source passes; the same source with one pickle.loads / eval line added does not."""
-    source = (ROOT / "calib_core" / "data" / "reading.py").read_text(encoding="utf-8")
-    assert dangerous_calls(source, "reading.py") == []
+    source = (ROOT / "calib_core" / "data" / "bytes.py").read_text(encoding="utf-8")
+    assert dangerous_calls(source, "bytes.py") == []
     for injected in ("import pickle as _p\n_p.loads(b'')\n", "eval(str(1))\n", "pd.read_pickle('x')\n"):
         bad = source.replace("\ndef read_table(", f"\n{injected}\n\ndef read_table(", 1)
-        assert bad != source and dangerous_calls(bad, "reading.py"), injected
+        assert bad != source and dangerous_calls(bad, "bytes.py"), injected
 
 
 @pytest.mark.parametrize(

@@ -1,18 +1,18 @@
 """Validating classification tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
-``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.data.reading.read_table``), detects the
-task
-and calls :func:`parse_classification_frame` for classification files (the mirror of
-``calib_core.data.regression.parse_regression_frame``).  Column matching reuses ``calib_core.data.reading``
-(``find_column`` / ``resolve_column`` with the ``ALIASES`` table, ``numeric_block``, ``label_values``, the
-split/group/model readers ``row_labels`` and the row bookkeeping ``RowFilter``).
+``cc.load_predictions`` (:mod:`calib_core.api`) reads the file (``calib_core.data.bytes.read_table``), detects the
+task and calls :func:`parse_classification_frame` for classification files (the mirror of
+``calib_core.data.regression.parse_regression_frame``).  Column matching reuses :mod:`calib_core.data.columns`
+(``find_column`` / ``resolve_column`` with the ``ALIASES`` table) and the rows are read with
+:mod:`calib_core.data.rows` (``numeric_block``, ``label_values``, the split/group/model readers ``row_labels`` and
+the row bookkeeping ``RowFilter``).
 
 Layouts (``PredictionSet.layout``)
 ----------------------------------
 * ``"probs"`` / ``"logits"``: a label column plus ``prob_*`` / ``logit_*`` columns (also ``proba_*``,
   ``probability_*``, ``logits_*``; ``prob0`` works; and, when at least two columns use them, ``p_<class>`` and
   ``<class>_prob`` / ``<class>_proba`` as pandas / scikit-learn users name them —
-  ``calib_core.data.reading.score_column``).
+  ``calib_core.data.columns.score_column``).
   Integer suffixes are sorted numerically and are the class names; other suffixes (``prob_cat``) are class names
   in file order, with their case kept.  When both kinds exist the logits are used
   (NLL from logits via log-sum-exp) and the probabilities ignored (said in ``messages``).
@@ -51,25 +51,22 @@ import pandas as pd
 
 from ..base.classification import softmax
 from ..base.predictions import InputError, Message, PredictionSet
-from .reading import (
+from .classification_classes import binary_classes, class_index, sorted_class_names
+from .columns import (
     ALIASES,
     CLASSIFICATION_ROLES,
     LABEL_FALLBACK,
-    RowFilter,
     find_column,
-    find_score_columns,
-    label_values,
+    name_list,
     normalize_name,
-    numeric_block,
-    numeric_values,
-    reading_notes,
-    require_valid_rows,
     resolve_column,
-    row_labels,
-    score_column,
     slice_columns,
     unused_columns_note,
 )
+from .columns_patterns import find_score_columns, score_column
+from .rows import RowFilter, label_values, numeric_block, numeric_values, require_valid_rows, rows_text
+from .rows_labels import row_labels
+from .text import reading_notes
 from .timecol import read_time
 
 __all__ = ["parse_classification_frame", "ROLES", "PROB_TOL", "row_sum_tolerance"]
@@ -83,7 +80,6 @@ PROB_TOL = 1e-6
 
 _SYNONYMS = {"labels": "label", "prob": "probs", "logit": "logits"}
 _PRED_FALLBACK = ("pred", "prediction", "y_pred", "ypred", "predicted")
-_POSITIVE_NAMES = ("1", "true", "yes", "y", "pos", "positive")
 _MISSING = "(missing)"
 
 
@@ -100,34 +96,36 @@ def row_sum_tolerance(k: int) -> float:
     Two sources of honest deviation, neither of which grows like a fraction of K:
 
     * float32 models: a softmax normalised in float32 sums to 1 within the classic bound of recursive summation,
-      |Σ p̂_k − 1| ≤ γ_K ≈ K·u₃₂ (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2) —
-      3e-4 at K = 5,000, 6e-3 at K = 10⁵; and the float32 values themselves are each within u₃₂·p_k of the
-      float64 ones, which adds at most u₃₂ to the sum;
+      |Σ p̂_k − 1| ≤ γ_K ≈ K·u₃₂ (Higham 2002, §4.2) — 3e-4 at K = 5,000, 6e-3 at K = 10⁵; and the float32 values
+      themselves are each within u₃₂·p_k of the float64 ones, which adds at most u₃₂ to the sum;
     * values written with a few decimals: with 4 significant decimals each p_k is off by ≤ 5e-5, which a fixed
       1e-3 absorbs for the small K where CSV rounding is common.
 
     The former tolerance max(1e-3, 1e-4·K) grew by a tenth of a percent per class: at K = 5,000 it was 0.5 and
     accepted rows summing to 0.6.  Rows off by more are refused with a message offering ``renormalize=True`` —
     never silently fixed.
+
+    Parameters
+    ----------
+    k : int
+        The number of classes K.
+
+    Returns
+    -------
+    float
+        The tolerance.
+
+    References
+    ----------
+    .. [1] N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM, 2002, §4.2.
+
+    Examples
+    --------
+    >>> from calib_core.data.classification import row_sum_tolerance
+    >>> row_sum_tolerance(10), row_sum_tolerance(100_000) == 100_000 * 2.0**-24
+    (0.001, True)
     """
     return max(ROW_SUM_TOL, k * FLOAT32_UNIT_ROUNDOFF)
-
-
-def _list(names: Sequence[Any], k: int = 8) -> str:
-    names = [str(n) for n in names]
-    return ", ".join(names[:k]) + (f", … ({len(names)} in all)" if len(names) > k else "")
-
-
-def _rows_text(idx: np.ndarray, k: int = 10) -> str:
-    r = (np.asarray(idx) + 1).tolist()
-    return ", ".join(map(str, r[:k])) + (" …" if len(r) > k else "")
-
-
-def _name_sort_key(names: Sequence[str]) -> list[str]:
-    """Sorted class names: numerically when all are integers, else as strings."""
-    if all(re.fullmatch(r"[-+]?\d+", n) for n in names):
-        return sorted(names, key=int)
-    return sorted(names)
 
 
 def _score_columns(
@@ -175,7 +173,7 @@ def _score_columns(
             pairs.sort(key=lambda t: int(t[1]))
             if len({int(s) for s in suffixes}) != len(suffixes):
                 raise InputError(
-                    f"{kind} columns repeat a class number: {_list([c for c, _ in pairs])}",
+                    f"{kind} columns repeat a class number: {name_list([c for c, _ in pairs], 8)}",
                     source=src,
                     columns=[c for c, _ in pairs],
                     hint="rename the columns so every class appears once",
@@ -183,85 +181,6 @@ def _score_columns(
         found[kind] = [c for c, _ in pairs]
         names[kind] = [s for _, s in pairs]
     return found, names
-
-
-def _class_index(
-    labels: np.ndarray,
-    classes: list[str],
-    valid: np.ndarray,
-    label_col: str,
-    src: str,
-    messages: list[str],
-    integer_columns: bool,
-) -> tuple[np.ndarray, list[str]]:
-    """Map label strings to 0..K−1 using the class names; raise naming rows when labels are not classes."""
-    k = len(classes)
-    lut = {c: i for i, c in enumerate(classes)}
-    codes = np.full(labels.shape[0], -1, dtype=np.int64)
-    # hash-based factorize (O(N)) with its few distinct values sorted, instead of np.unique's sort of all labels
-    codes_seen, seen = pd.factorize(labels[valid])
-    order = np.argsort(seen, kind="stable")
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    uniq, inv = np.asarray(seen)[order], rank[codes_seen]
-    mapped = np.array([lut.get(u, -1) for u in uniq], dtype=np.int64)
-    if (mapped < 0).any():  # case-insensitive second chance
-        fold = {c.casefold(): i for i, c in enumerate(classes)}
-        mapped = np.array([m if m >= 0 else fold.get(u.casefold(), -1) for u, m in zip(uniq, mapped)], dtype=np.int64)
-    unknown = uniq[mapped < 0]
-    if unknown.size:
-        is_int = np.array([bool(re.fullmatch(r"[-+]?\d+", u)) for u in uniq])
-        ints_in_range = bool(is_int.all()) and all(0 <= int(u) < k for u in uniq)
-        if (mapped < 0).all() and ints_in_range and not integer_columns:
-            mapped = np.array([int(u) for u in uniq], dtype=np.int64)
-            messages.append(f"integer labels 0..{k - 1} read as positions of the score columns ({_list(classes, 4)}).")
-        elif integer_columns and not is_int.any() and uniq.size == k:
-            order = _name_sort_key(list(uniq))
-            alpha = {u: i for i, u in enumerate(order)}
-            mapped = np.array([alpha[u] for u in uniq], dtype=np.int64)
-            pairs = (f"{', '.join(f'{u}→{classes[i]}' for u, i in list(alpha.items())[:10])}"
-                     f"{' …' if k > 10 else ''}")
-            text = f"label names mapped to the score columns alphabetically (scikit-learn's order): {pairs}."
-            messages.append(Message(
-                f"{text} Pass columns={{'classes': [...]}} if the columns are in another order.",
-                f"{text} If the columns are in another order, name them by class (prob_<class name>, e.g. "
-                f"prob_{order[0]}) and upload the file again.",
-            ))
-            classes = order
-        else:
-            bad_rows = np.flatnonzero(valid)[np.isin(inv, np.flatnonzero(mapped < 0))]
-            ints = [int(u) for u in uniq[is_int]]
-            hint = "check that the label column and the score columns describe the same classes"
-            app_hint = None
-            if integer_columns and ints and min(ints) >= 1 and max(ints) == k and all(c.isdigit() for c in classes):
-                hint = (
-                    f"labels look 1-based (1..{k}) while the score columns are numbered 0..{k - 1}: subtract 1 "
-                    "from the labels"
-                )
-            elif integer_columns and is_int.all():
-                hint = (
-                    f"labels must be 0..{k - 1} for {k} score columns: is a class column missing (K mismatch) "
-                    "or are these the wrong labels?"
-                )
-            elif not is_int.all():
-                hint = (
-                    f"pass columns={{'classes': [...]}} listing the {k} class names in the order of the score columns"
-                )
-                app_hint = (
-                    "name each score column after its class (prob_<class name>, e.g. "
-                    f"prob_{unknown[0]}) so that the label values match the columns, and upload the file again"
-                )
-            raise InputError(
-                f"column {label_col!r} has {bad_rows.size} label(s) that are not among the {k} classes "
-                f"({_list(classes, 6)}): {_list(unknown.tolist(), 6)} (rows {_rows_text(bad_rows)})",
-                source=src,
-                columns=[label_col],
-                rows=(bad_rows[:20] + 1).tolist(),
-                hint=hint,
-                app_hint=app_hint,
-            )
-    codes[valid] = mapped[inv]
-    return codes, classes
 
 
 def _check_probabilities(
@@ -278,8 +197,8 @@ def _check_probabilities(
         if pct and not binary:  # percentages: rows sum to ~100
             pct = float(np.median(np.abs(vk.sum(axis=1) - 100.0))) < 1.0
         raise InputError(
-            f"columns {_list(cols)} are meant to be probabilities but {int(outside.sum())} of {n_valid} rows have "
-            f"values outside [0, 1] (e.g. rows {_rows_text(np.flatnonzero(outside))})",
+            f"columns {name_list(cols, 8)} are meant to be probabilities but {int(outside.sum())} of {n_valid} rows "
+            f"have values outside [0, 1] (e.g. rows {rows_text(np.flatnonzero(outside))})",
             source=src,
             columns=cols,
             rows=(np.flatnonzero(outside)[:20] + 1).tolist(),
@@ -305,8 +224,8 @@ def _check_probabilities(
         worst = float(np.max(np.abs(s[idx] - 1.0)))
         if not renormalize:
             raise InputError(
-                f"{idx.size} row(s) of {_list(cols, 4)} do not sum to 1 (tolerance {tol:g}; worst deviation "
-                f"{worst:.3g}; rows {_rows_text(idx)})",
+                f"{idx.size} row(s) of {name_list(cols, 4)} do not sum to 1 (tolerance {tol:g}; worst deviation "
+                f"{worst:.3g}; rows {rows_text(idx)})",
                 source=src,
                 columns=cols,
                 rows=(idx[:20] + 1).tolist(),
@@ -320,74 +239,13 @@ def _check_probabilities(
             P = P / s[:, None]
         messages.append(
             f"renormalised: every row divided by its sum ({idx.size} row(s) were off by more than {tol:g}, worst "
-            f"{worst:.3g}; rows {_rows_text(idx, 5)})."
+            f"{worst:.3g}; rows {rows_text(idx, 5)})."
         )
     elif rows.keep.any():
         dev = float(np.max(np.abs(s[rows.keep] - 1.0)))
         if dev > 1e-6:
             messages.append(f"row sums of the probabilities deviate from 1 by up to {dev:.2g} (within tolerance).")
     return P
-
-
-def _binary_classes(
-    labels: np.ndarray, valid: np.ndarray, positive: Any, label_col: str, score_col: str, suffix: str, src: str
-) -> list[str]:
-    """[negative, positive] class names of a single-column binary file."""
-    present = [str(u) for u in np.unique(labels[valid])]
-    explicit = positive is not None
-    if positive is None and suffix and any(u.casefold() == suffix.strip().casefold() for u in present):
-        positive = suffix  # prob_yes with labels no/yes; a suffix that is no label value (prob_cat) is not used
-    if positive is not None:
-        pos = str(positive).strip()
-        match = [u for u in present if u == pos] or [u for u in present if u.casefold() == pos.casefold()]
-        pos = match[0] if match else pos
-        others = [u for u in present if u != pos]
-        if explicit and not match and len(present) == 2:
-            raise InputError(
-                f"the positive class {pos!r} of {score_col!r} is not a value of {label_col!r} (values: "
-                f"{_list(present)})",
-                source=src,
-                columns=[label_col, score_col],
-                hint=f"pass columns={{'positive': '{present[-1]}'}} (one of the label values)",
-                app_hint=f"name the score column after a label value (e.g. prob_{present[-1]}) and upload the file "
-                "again",
-            )
-        if len(others) > 1:
-            raise InputError(
-                f"column {score_col!r} is a single (binary) score but {label_col!r} has {len(present)} values: "
-                f"{_list(present)}",
-                source=src,
-                columns=[label_col, score_col],
-                hint="a binary file needs two label values; for K classes give prob_0 … prob_{K-1}",
-            )
-        neg = others[0] if others else ("0" if pos == "1" else f"not {pos}")
-        return [neg, pos]
-    if len(present) > 2:
-        raise InputError(
-            f"column {score_col!r} is a single (binary) score but {label_col!r} has {len(present)} values: "
-            f"{_list(present)}",
-            source=src,
-            columns=[label_col, score_col],
-            hint="a binary file needs two label values; for K classes give prob_0 … prob_{K-1}",
-        )
-    folded = {u.casefold(): u for u in present}
-    for name in _POSITIVE_NAMES:
-        if name in folded:
-            pos = folded[name]
-            others = [u for u in present if u != pos]
-            neg = others[0] if others else ("0" if pos == "1" else f"not {pos}")
-            return [neg, pos]
-    if set(present) <= {"0"}:
-        return ["0", "1"]
-    raise InputError(
-        f"cannot tell which label value of {label_col!r} is the positive class of {score_col!r} "
-        f"(values: {_list(present)})",
-        source=src,
-        columns=[label_col, score_col],
-        hint=f"pass columns={{'positive': '{present[-1] if present else 'yes'}'}}",
-        app_hint=f"name the score column after the positive label value (e.g. prob_{present[-1] if present else 'yes'})"
-        " and upload the file again",
-    )
 
 
 def parse_classification_frame(
@@ -400,12 +258,34 @@ def parse_classification_frame(
 ) -> PredictionSet:
     """Validate a classification table and build its ``PredictionSet`` (layouts and rules: module docstring).
 
-    ``columns`` maps roles to column names: ``label``, ``probs`` or ``logits`` (a list, or one name for a binary
-    positive-class column), ``confidence`` and ``pred_label`` (top-label files), ``classes`` (class names in
-    score-column order), ``positive`` (binary: the positive label value), ``split``, ``group``, ``model``.
-    ``renormalize=True`` divides probability rows by their sums instead of refusing rows that do not sum to 1.
-    Raises ``InputError``; dropped rows are counted in ``.dropped`` and described in ``.messages``; fewer than
-    ``min_rows`` valid rows raise (``min_rows=0`` for one partition of a larger data set).
+    Dropped rows are counted in ``.dropped`` and described in ``.messages``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file (:func:`calib_core.data.bytes.read_table`).
+    source : str, optional
+        The file name for messages (default: ``frame.attrs["source"]``).
+    columns : mapping, optional
+        Roles → column names: ``label``, ``probs`` or ``logits`` (a list, or one name for a binary positive-class
+        column), ``confidence`` and ``pred_label`` (top-label files), ``classes`` (class names in score-column
+        order), ``positive`` (binary: the positive label value), ``split``, ``group``, ``model``, ``time``.
+    renormalize : bool, default False
+        Divide probability rows by their sums instead of refusing rows that do not sum to 1.
+    min_rows : int, default 2
+        The fewest valid rows accepted (``min_rows=0`` for one partition of a larger data set).
+
+    Returns
+    -------
+    PredictionSet
+        A classification set (``task="classification"``; ``layout`` ``"probs"``, ``"logits"``, ``"binary_prob"``,
+        ``"binary_logit"`` or ``"top_label"``).
+
+    Raises
+    ------
+    InputError
+        Missing label or score columns, labels that match no class, probabilities that are no probabilities, rows
+        not summing to 1 (without ``renormalize``), or fewer than ``min_rows`` valid rows.
     """
     src = source or frame.attrs.get("source") or "<memory>"
     cols: dict[str, Any] = {}
@@ -420,7 +300,7 @@ def parse_classification_frame(
     n = len(frame)
     if n == 0:
         raise InputError(
-            f"has a header ({_list(frame.columns)}) but no data rows", source=src, hint="add rows of predictions"
+            f"has a header ({name_list(frame.columns, 8)}) but no data rows", source=src, hint="add rows of predictions"
         )
     messages: list[str] = []
     used: list[str] = []
@@ -437,7 +317,7 @@ def parse_classification_frame(
     if label_col is None:
         raise InputError(
             f"no label column found (looked for {', '.join(ALIASES['label'][:4])}, y_true, target …); columns are: "
-            f"{_list(frame.columns, 20)}",
+            f"{name_list(frame.columns, 20)}",
             source=src,
             columns=[str(c) for c in frame.columns[:20]],
             hint="name the true-class column 'label' or pass columns={'label': '<name>'}",
@@ -451,7 +331,7 @@ def parse_classification_frame(
     if found["logits"] and found["probs"] and len(found["logits"]) >= 2:
         messages.append(
             f"both logit and probability columns found: using the logits ({len(found['logits'])} columns); "
-            f"probability columns {_list(found['probs'], 4)} not used."
+            f"probability columns {name_list(found['probs'], 4)} not used."
         )
         found["probs"] = []
     kind = "logits" if len(found["logits"]) >= 2 or (found["logits"] and not found["probs"]) else "probs"
@@ -472,14 +352,14 @@ def parse_classification_frame(
             v = values[:, 0]
             if kind == "probs":
                 v = _check_probabilities(v, rows, score_cols, src, renormalize, messages, binary=True)
-            classes = _binary_classes(
+            classes = binary_classes(
                 raw_labels, rows.keep, cols.get("positive"), label_col, score_cols[0], suffixes[kind][0], src
             )
             if "classes" in cols:
                 classes = [str(c) for c in cols["classes"]]
                 if len(classes) != 2:
                     raise InputError("columns['classes'] must list 2 names for a binary file", source=src)
-            codes, classes = _class_index(raw_labels, classes, rows.keep, label_col, src, messages, False)
+            codes, classes = class_index(raw_labels, classes, rows.keep, label_col, src, messages, False)
             if kind == "logits":
                 logits = np.column_stack([np.zeros(n), v])
             else:
@@ -512,13 +392,13 @@ def parse_classification_frame(
                 probs = values
             else:
                 logits = values
-            codes, classes = _class_index(raw_labels, classes, rows.keep, label_col, src, messages, integer_columns)
+            codes, classes = class_index(raw_labels, classes, rows.keep, label_col, src, messages, integer_columns)
     else:
         conf_col = find_column(frame, "confidence", cols, source=src, exclude=used)
         if conf_col is None:
             raise InputError(
                 "no probability or logit columns found (looked for prob_0 … prob_{K−1}, logit_0 …, a binary prob/logit "
-                f"column, or a top-label confidence column); columns are: {_list(frame.columns, 20)}",
+                f"column, or a top-label confidence column); columns are: {name_list(frame.columns, 20)}",
                 source=src,
                 columns=[str(c) for c in frame.columns[:20]],
                 hint="name the score columns prob_<class> or logit_<class>, or map them with columns={'probs': [...]}",
@@ -551,11 +431,11 @@ def parse_classification_frame(
         raw_pred = label_values(frame, pred_col, missing=_MISSING)
         rows.drop(f"predicted label {pred_col!r}: missing value", raw_pred == _MISSING)
         keep = rows.keep
-        classes = _name_sort_key(sorted(set(raw_labels[keep]) | set(raw_pred[keep])))
+        classes = sorted_class_names(sorted(set(raw_labels[keep]) | set(raw_pred[keep])))
         if "classes" in cols:
             classes = [str(c) for c in cols["classes"]]
-        codes, classes = _class_index(raw_labels, classes, keep, label_col, src, messages, False)
-        pred_codes, _ = _class_index(raw_pred, classes, keep, pred_col, src, messages, False)
+        codes, classes = class_index(raw_labels, classes, keep, label_col, src, messages, False)
+        pred_codes, _ = class_index(raw_pred, classes, keep, pred_col, src, messages, False)
         confidence = conf
         messages.append(
             f"top-label-only file ({label_col!r}, {pred_col!r}, {conf_col!r}): only the predicted class and its "
@@ -576,8 +456,8 @@ def parse_classification_frame(
         probs = probs[keep]
     k = len(classes)
     what = {
-        "probs": f"probabilities {_list(score_cols, 3)}",
-        "logits": f"logits {_list(score_cols, 3)}",
+        "probs": f"probabilities {name_list(score_cols, 3)}",
+        "logits": f"logits {name_list(score_cols, 3)}",
         "binary_prob": f"binary probability {score_cols[0]!r}" if score_cols else "",
         "binary_logit": f"binary logit {score_cols[0]!r}" if score_cols else "",
         "top_label": "top-label confidence",
@@ -585,7 +465,7 @@ def parse_classification_frame(
     messages.insert(0, f"classification ({what}, K = {k}, label {label_col!r}); {n_keep} of {n} rows kept.")
     if rows.report.total:
         details = "; ".join(
-            f"{r}: {c} (rows {_list(rows.report.reasons[r].tolist(), 5)})" for r, c in rows.counts.items()
+            f"{r}: {c} (rows {name_list(rows.report.reasons[r].tolist(), 5)})" for r, c in rows.counts.items()
         )
         messages.append(f"{rows.report.total} row(s) dropped: {details}.")
     note = unused_columns_note(frame, used)

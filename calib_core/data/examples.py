@@ -1,4 +1,4 @@
-"""Built-in regression examples that need no network and no files.
+"""Built-in examples (regression and classification) that need no network and no files.
 
 * :func:`diabetes_example` — a real data set (scikit-learn's bundled *diabetes* data, 442 patients,
   10 standardised baseline features, target = disease progression one year later) with a
@@ -71,8 +71,29 @@ def mixture_quantiles(
 
     Row i is the mixture (1/M) Σ_m N(μ_im, σ_im²); its CDF F_i(q) = (1/M) Σ_m Φ((q − μ_im)/σ_im)
     is inverted at each level τ by vectorised bisection on [min_m(μ − 8σ), max_m(μ + 8σ)]
-    (all rows and levels at once; ``n_iter`` halvings give a bracket of width 2^−n_iter of the
-    start).  Returns an array of shape (N, L), non-decreasing along each row.
+    (all rows and levels at once; ``n_iter`` halvings give a bracket of width 2^−n_iter of the start).
+
+    Parameters
+    ----------
+    means, stds : ndarray of shape (N, M)
+        The components' means and standard deviations.
+    levels : ndarray of shape (L,)
+        Quantile levels in (0, 1).
+    n_iter : int, default 60
+        Bisection steps.
+
+    Returns
+    -------
+    ndarray of shape (N, L)
+        F_i⁻¹(τ_l), non-decreasing along each row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calib_core.data.examples import mixture_quantiles
+    >>> q = mixture_quantiles(np.array([[-1.0, 1.0]]), np.array([[0.5, 0.5]]), np.array([0.25, 0.5, 0.75]))
+    >>> (np.round(q, 3) + 0.0).tolist()  # the two components barely overlap: quartiles at their means
+    [[-1.0, 0.0, 1.0]]
     """
     means = np.asarray(means, dtype=float)
     stds = np.asarray(stds, dtype=float)
@@ -183,11 +204,34 @@ def diabetes_example(
     * ``layout="sample"``: ``n_samples`` draws from the mixture (stratified by member), as a
       :class:`~calib_core.base.regression.SampleSet`.
 
-    The layout names are the loader's (``PredictionSet.layout``); plural spellings are accepted.
-    ``split`` marks a random ``cal_fraction`` of the rows ``"cal"`` and the rest ``"test"``;
     ``features`` holds the ten standardised baseline variables as ``x_age``, ``x_sex``, ``x_bmi``…
-    The data: Efron, Hastie, Johnstone & Tibshirani (2004), "Least angle regression", bundled with
-    scikit-learn (``sklearn.datasets.load_diabetes``).
+
+    Parameters
+    ----------
+    layout : {"gaussian", "quantile", "sample"}, default "gaussian"
+        The loader's layout names (``PredictionSet.layout``); plural spellings are accepted.
+    n_members : int, default 5
+        Ensemble members.
+    n_folds : int, default 3
+        Folds of the cross-fitting.
+    n_samples : int, default 50
+        Draws per row for ``layout="sample"``.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    PredictionSet
+        442 rows with ``y``, the distribution, ``split`` and ``features``.
+
+    References
+    ----------
+    .. [1] B. Efron, T. Hastie, I. Johnstone and R. Tibshirani, "Least angle regression", Annals of Statistics
+       32(2), 2004 (the data, bundled with scikit-learn as ``sklearn.datasets.load_diabetes``).
+    .. [2] B. Lakshminarayanan, A. Pritzel and C. Blundell, "Simple and scalable predictive uncertainty estimation
+       using deep ensembles", NeurIPS 2017.
     """
     y, dist, split, features = _diabetes_parts(layout, n_members, n_folds, n_samples, cal_fraction, seed)
     layout = _LAYOUT_ALIASES[layout]
@@ -221,8 +265,22 @@ def diabetes_frame(
 ) -> pd.DataFrame:
     """:func:`diabetes_example` as a DataFrame in the prediction-file format (docs/conventions.md).
 
-    Columns: ``y``; then ``mean, std`` (gaussian), ``q0.025 … q0.975`` (quantile) or
-    ``sample_0 … sample_{M−1}`` (sample); then ``split`` and the feature columns ``x_*``.
+    Parameters
+    ----------
+    layout : {"gaussian", "quantile", "sample"}, default "gaussian"
+        As in :func:`diabetes_example`.
+    n_members, n_folds, n_samples : int
+        As in :func:`diabetes_example`.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``y``; then ``mean, std`` (gaussian), ``q0.025 … q0.975`` (quantile) or
+        ``sample_0 … sample_{M−1}`` (sample); then ``split`` and the feature columns ``x_*``.
     """
     y, dist, split, features = _diabetes_parts(layout, n_members, n_folds, n_samples, cal_fraction, seed)
     cols: dict[str, np.ndarray] = {"y": y}
@@ -268,6 +326,34 @@ def levi_synthetic(n: int = 10_000, *, cal_fraction: float = 0.5, seed: int = 0)
     The set has 2n rows: the same n targets once per model (``model`` column), the same random
     ``split`` (``cal_fraction`` of the n examples are ``"cal"``) for both, and the feature ``x``.
     The paper used 50,000 training and 6,000 recalibration examples; ``n`` defaults to 10,000.
+
+    Parameters
+    ----------
+    n : int, default 10000
+        Examples per forecaster.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    PredictionSet
+        2n rows, Gaussian layout, with ``model``, ``split`` and the feature ``x``.
+
+    References
+    ----------
+    .. [1] D. Levi, L. Gispan, N. Giladi and E. Fetaya, "Evaluating and calibrating uncertainty prediction in
+       regression tasks", arXiv:1905.11659, 2019, §4.1.
+    .. [2] V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep learning using calibrated
+       regression", ICML 2018.
+
+    Examples
+    --------
+    >>> from calib_core.data.examples import levi_synthetic
+    >>> ps = levi_synthetic(n=1000)
+    >>> ps.n_rows, sorted(set(ps.model))
+    (2000, ['random sigma', 'true sigma'])
     """
     x, y, sigma_random, split = _levi_arrays(n, cal_fraction, seed)
     model = np.repeat(np.array(LEVI_MODELS, dtype=object), n)
@@ -292,7 +378,22 @@ def levi_synthetic(n: int = 10_000, *, cal_fraction: float = 0.5, seed: int = 0)
 
 
 def levi_frame(n: int = 10_000, *, cal_fraction: float = 0.5, seed: int = 0) -> pd.DataFrame:
-    """:func:`levi_synthetic` as a DataFrame (columns ``y, mean, std, split, model, x``; 2n rows)."""
+    """:func:`levi_synthetic` as a DataFrame (columns ``y, mean, std, split, model, x``; 2n rows).
+
+    Parameters
+    ----------
+    n : int, default 10000
+        Examples per forecaster.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    DataFrame
+        The same predictions in the prediction-file format.
+    """
     x, y, sigma_random, split = _levi_arrays(n, cal_fraction, seed)
     return pd.DataFrame(
         {
@@ -329,11 +430,35 @@ def digits_example(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 
     scaled to [0, 1]); it separates its training set perfectly, so its logits grow without bound in
     the direction of the data and its confidence on new images (≈ 0.98) exceeds its accuracy (≈ 0.93):
     ECE ≈ 0.05 with 15 bins and a temperature T ≈ 4 fixes most of it — the over-confidence that Guo
-    et al. (2017) report for modern networks, in miniature.  The set holds the **held-out** images'
-    logits (``decision_function``, whose softmax is ``predict_proba``), labels 0–9, class names
-    "0"…"9" and a random ``split`` (``cal_fraction`` of the rows ``"cal"``, the rest ``"test"``).
-    Data: Alpaydin & Kaynak (1998), UCI optical recognition of handwritten digits, bundled with
-    scikit-learn (``sklearn.datasets.load_digits``).
+    et al. (2017) report for modern networks, in miniature.
+
+    Parameters
+    ----------
+    n_train : int, default 500
+        Training images (at least 20).
+    c : float, default 1e4
+        Inverse L2 penalty of the logistic regression.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    PredictionSet
+        The **held-out** images' logits (``decision_function``, whose softmax is ``predict_proba``), labels 0–9,
+        class names "0"…"9" and a random ``split``.
+
+    Raises
+    ------
+    ValueError
+        ``n_train < 20`` or ``cal_fraction`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of modern neural networks", ICML 2017.
+    .. [2] E. Alpaydin and C. Kaynak, "Optical recognition of handwritten digits", UCI Machine Learning Repository,
+       1998 (the data, bundled with scikit-learn as ``sklearn.datasets.load_digits``).
     """
     if not 0 < cal_fraction < 1 or n_train < 20:
         raise ValueError("need n_train ≥ 20 and 0 < cal_fraction < 1")
@@ -358,7 +483,24 @@ def digits_example(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 
 
 
 def digits_frame(n_train: int = 500, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0) -> pd.DataFrame:
-    """:func:`digits_example` as a DataFrame: ``label, logit_0 … logit_9, split``."""
+    """:func:`digits_example` as a DataFrame: ``label, logit_0 … logit_9, split``.
+
+    Parameters
+    ----------
+    n_train : int, default 500
+        Training images.
+    c : float, default 1e4
+        Inverse L2 penalty of the logistic regression.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    DataFrame
+        The held-out images in the prediction-file format.
+    """
     p = digits_example(n_train, c=c, cal_fraction=cal_fraction, seed=seed)
     frame = pd.DataFrame(p.logits, columns=[f"logit_{k}" for k in range(p.logits.shape[1])])
     frame.insert(0, "label", p.labels)
@@ -384,14 +526,39 @@ def _breast_cancer_logits(n_train: int, c: float, seed: int) -> tuple[np.ndarray
 def breast_cancer_example(
     n_train: int = 150, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0
 ) -> PredictionSet:
-    """Real binary example: scikit-learn's breast cancer data (569 tumours, 30 features), positive class
-    "malignant", with the held-out logits of a weakly regularised logistic regression (``C`` = 10⁴) trained
-    now on ``n_train`` rows (features standardised on them).  Accuracy ≈ 0.96 on the held-out rows but mean
-    confidence ≈ 0.99 (top-label ECE ≈ 0.03): a few confident mistakes (over-confidence).
+    """Real binary example: scikit-learn's breast cancer data (569 tumours, 30 features), positive class "malignant".
 
-    Stored like the loader's ``binary_logit`` layout: ``logits`` = [0, z] (z = log-odds of malignant),
-    ``classes = ["benign", "malignant"]``.  Data: Street, Wolberg & Mangasarian (1993), Wisconsin
-    diagnostic breast cancer, bundled with scikit-learn (``sklearn.datasets.load_breast_cancer``).
+    The held-out logits of a weakly regularised logistic regression (``C`` = 10⁴) trained now on ``n_train`` rows
+    (features standardised on them).  Accuracy ≈ 0.96 on the held-out rows but mean confidence ≈ 0.99 (top-label
+    ECE ≈ 0.03): a few confident mistakes (over-confidence).
+
+    Parameters
+    ----------
+    n_train : int, default 150
+        Training rows (at least 20).
+    c : float, default 1e4
+        Inverse L2 penalty of the logistic regression.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    PredictionSet
+        Stored like the loader's ``binary_logit`` layout: ``logits`` = [0, z] (z = log-odds of malignant),
+        ``classes = ["benign", "malignant"]``, and a random ``split``.
+
+    Raises
+    ------
+    ValueError
+        ``n_train < 20`` or ``cal_fraction`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] W. N. Street, W. H. Wolberg and O. L. Mangasarian, "Nuclear feature extraction for breast tumor
+       diagnosis", IS&T/SPIE Electronic Imaging, 1993 (Wisconsin diagnostic breast cancer data, bundled with
+       scikit-learn as ``sklearn.datasets.load_breast_cancer``).
     """
     if not 0 < cal_fraction < 1 or n_train < 20:
         raise ValueError("need n_train ≥ 20 and 0 < cal_fraction < 1")
@@ -419,8 +586,25 @@ def breast_cancer_example(
 def breast_cancer_frame(
     n_train: int = 150, *, c: float = 1e4, cal_fraction: float = 0.5, seed: int = 0
 ) -> pd.DataFrame:
-    """:func:`breast_cancer_example` as a DataFrame: ``label`` (benign/malignant), ``logit_malignant`` (the
-    log-odds of the positive class, named by its column suffix), ``split``."""
+    """:func:`breast_cancer_example` as a DataFrame.
+
+    Parameters
+    ----------
+    n_train : int, default 150
+        Training rows.
+    c : float, default 1e4
+        Inverse L2 penalty of the logistic regression.
+    cal_fraction : float, default 0.5
+        Share of the rows marked ``"cal"`` in the random ``split`` column (the rest ``"test"``).
+    seed : int, default 0
+        Seed of everything random (the same arguments give bit-identical output).
+
+    Returns
+    -------
+    DataFrame
+        ``label`` (benign/malignant), ``logit_malignant`` (the log-odds of the positive class, named by its column
+        suffix), ``split``.
+    """
     p = breast_cancer_example(n_train, c=c, cal_fraction=cal_fraction, seed=seed)
     return pd.DataFrame(
         {"label": np.asarray(BREAST_CANCER_CLASSES)[p.labels], "logit_malignant": p.logits[:, 1], "split": p.split}

@@ -1,8 +1,8 @@
 """Parsing regression tables into a :class:`~calib_core.base.predictions.PredictionSet`.
 
-``cc.load_predictions`` reads the file (``calib_core.data.reading.read_table``), detects the task and calls
+``cc.load_predictions`` reads the file (``calib_core.data.bytes.read_table``), detects the task and calls
 :func:`parse_regression_frame` for regression files.  Column matching and the row bookkeeping are the neutral
-ones of :mod:`calib_core.data.reading`.
+ones of :mod:`calib_core.data.columns` and :mod:`calib_core.data.rows`.
 
 Layouts
 -------
@@ -40,26 +40,21 @@ import pandas as pd
 
 from ..base.predictions import InputError, Message, PredictionSet
 from ..base.regression import Gaussian, QuantileSet, SampleSet, norm_ppf
-from .reading import (
+from .columns import (
     ALIASES,
     REGRESSION_ROLES,
-    RowFilter,
     comment_note,
     find_column,
-    find_feature_columns,
-    find_quantile_columns,
-    find_sample_columns,
     frame_source,
     kept_rows,
     name_list,
-    numeric_block,
-    numeric_values,
-    reading_notes,
-    require_valid_rows,
-    row_labels,
     slice_columns,
     unused_columns_note,
 )
+from .columns_patterns import find_feature_columns, find_quantile_columns, find_sample_columns
+from .rows import RowFilter, numeric_block, numeric_values, require_valid_rows
+from .rows_labels import row_labels
+from .text import reading_notes
 from .timecol import read_time
 
 __all__ = ["LAYOUT_ROLES", "parse_regression_frame"]
@@ -314,8 +309,31 @@ def parse_regression_frame(
     Layouts and the distribution they give: ``gaussian`` → ``Gaussian(μ, σ)`` with σ from
     ``std``, √``var``, exp(½ ``log_var``), exp(``log_std``) or ``u95``/Φ⁻¹(0.975); ``quantile`` →
     ``QuantileSet(levels, values)``; ``sample`` → ``SampleSet(members)``; ``point`` → no distribution.
-    Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``; fewer than ``min_rows`` valid rows
-    raise (``min_rows=0`` for one partition of a larger data set).
+    Dropped rows are counted per reason; ``n_read == n_rows + dropped.total``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file (:func:`calib_core.data.bytes.read_table`).
+    source : str, optional
+        The file name for messages (default: ``frame.attrs["source"]``).
+    columns : mapping, optional
+        Roles → column names (``y``, ``error``, ``mean``, ``point``, ``std``, ``var``, ``log_var``, ``log_std``,
+        ``u95``, ``quantiles``, ``samples``, ``features``, ``split``, ``group``, ``model``, ``time``); a role mapped to
+        None is not used.
+    min_rows : int, default 2
+        The fewest valid rows accepted (``min_rows=0`` for one partition of a larger data set).
+
+    Returns
+    -------
+    PredictionSet
+        A regression set (``task="regression"``, ``layout`` one of the four above).
+
+    Raises
+    ------
+    InputError
+        Unknown roles, missing target or prediction columns, non-numeric cells, or fewer than ``min_rows`` valid
+        rows.
     """
     src = frame_source(frame, source)
     _unknown_roles(columns, src)

@@ -33,7 +33,19 @@ __all__ = ["Template", "TEMPLATES", "template_names", "template_frame", "templat
 
 @dataclass(frozen=True)
 class Template:
-    """A template file: its name, task, the loader's layout name and a one-line description."""
+    """A template file: its name, task, the loader's layout name and a one-line description.
+
+    Attributes
+    ----------
+    name : str
+        The template's name (a key of :data:`TEMPLATES`).
+    task : str
+        ``"regression"`` or ``"classification"``.
+    layout : str
+        The layout the loader reads it as (``PredictionSet.layout``).
+    description : str
+        One line for the download list.
+    """
 
     name: str
     task: str
@@ -42,6 +54,7 @@ class Template:
 
     @property
     def file_name(self) -> str:
+        """The download's file name, ``template_<name>.csv``."""
         return f"template_{self.name}.csv"
 
 
@@ -71,7 +84,18 @@ TEMPLATES: dict[str, Template] = {
 
 
 def template_names(task: str | None = None) -> list[str]:
-    """Template names, all or of one task (``"regression"`` / ``"classification"``)."""
+    """Template names, all or of one task.
+
+    Parameters
+    ----------
+    task : {"regression", "classification"}, optional
+        The task; None for all.
+
+    Returns
+    -------
+    list of str
+        Keys of :data:`TEMPLATES`.
+    """
     return [n for n, t in TEMPLATES.items() if task is None or t.task == task]
 
 
@@ -143,7 +167,35 @@ def _classification(name: str, n: int, rng: np.random.Generator) -> pd.DataFrame
 
 
 def template_frame(name: str, n_rows: int = 40, seed: int = 0) -> pd.DataFrame:
-    """The template ``name`` (see :data:`TEMPLATES`) as a DataFrame of ``n_rows`` seeded rows."""
+    """The template ``name`` (see :data:`TEMPLATES`) as a DataFrame of ``n_rows`` seeded rows.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`TEMPLATES`.
+    n_rows : int, default 40
+        Rows (at least 4).
+    seed : int, default 0
+        Seed of the synthetic numbers.
+
+    Returns
+    -------
+    DataFrame
+        The table, with the canonical column names of its layout, ``split`` and (regression) ``x``.
+
+    Raises
+    ------
+    KeyError
+        An unknown template.
+    ValueError
+        Fewer than 4 rows.
+
+    Examples
+    --------
+    >>> from calib_core.data.templates import template_frame
+    >>> template_frame("gaussian_std", n_rows=6).columns.tolist()
+    ['y', 'mean', 'std', 'split', 'x']
+    """
     if name not in TEMPLATES:
         raise KeyError(f"unknown template {name!r}; choose one of {list(TEMPLATES)}")
     if n_rows < 4:
@@ -154,5 +206,20 @@ def template_frame(name: str, n_rows: int = 40, seed: int = 0) -> pd.DataFrame:
 
 
 def template_csv(name: str, n_rows: int = 40, seed: int = 0) -> bytes:
-    """The template as UTF-8 CSV bytes (what the Data page's download buttons serve)."""
+    """The template as UTF-8 CSV bytes (what the Data page's download buttons serve).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`TEMPLATES`.
+    n_rows : int, default 40
+        Rows (at least 4).
+    seed : int, default 0
+        Seed of the synthetic numbers.
+
+    Returns
+    -------
+    bytes
+        The CSV file.
+    """
     return template_frame(name, n_rows, seed).to_csv(index=False).encode("utf-8")

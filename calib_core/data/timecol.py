@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..base.predictions import InputError, Message
-from .reading import RowFilter, name_list, normalize_name, resolve_column
+from .columns import name_list, normalize_name, resolve_column
+from .rows import RowFilter
 
 __all__ = [
     "BAD_REASON",
@@ -48,7 +49,26 @@ def find_time_column(
     frame: pd.DataFrame, columns: Mapping[str, Any] | None, *, source: str | None = None,
     exclude: Sequence[str] = (),
 ) -> tuple[str | None, bool]:
-    """(the time column or None, whether the user mapped it) — see the module docstring."""
+    """The time column of a frame and whether the user mapped it (rules in the module docstring).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping or None
+        The user's ``columns=`` mapping (``columns["time"]``: a name, or None for no time column).
+    source : str, optional
+        The file name for messages.
+    exclude : sequence of str, default ()
+        Columns already taken by other roles.
+
+    Returns
+    -------
+    name : str or None
+        The time column, or None.
+    mapped : bool
+        Whether the user's mapping chose it (or chose none).
+    """
     if columns is not None and "time" in columns:
         name = columns["time"]
         return (None, True) if name is None else (resolve_column(frame, name, role="time", source=source), True)
@@ -65,14 +85,52 @@ def find_time_column(
 
 
 def time_kind(values: np.ndarray | None) -> str | None:
-    """``"datetime"`` for datetime64 values, ``"number"`` for numbers, None for no time column."""
+    """``"datetime"`` for datetime64 values, ``"number"`` for numbers, None for no time column.
+
+    Parameters
+    ----------
+    values : ndarray or None
+        A time column's values (:func:`parse_time`).
+
+    Returns
+    -------
+    str or None
+        ``"datetime"``, ``"number"`` or None.
+    """
     if values is None:
         return None
     return "datetime" if np.issubdtype(np.asarray(values).dtype, np.datetime64) else "number"
 
 
 def parse_time(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(values, missing mask, not-a-date mask) of a time column's cells (module docstring; vectorised)."""
+    """The values of a time column's cells, with the missing and the not-a-date cells marked (vectorised).
+
+    Date/time dtypes are kept (time-zone aware values converted to UTC); text goes through ``pandas.to_datetime``,
+    first with the format inferred from the cells, then the cells that failed one by one in mixed formats; numbers
+    (also written as text) stay numbers.
+
+    Parameters
+    ----------
+    series : Series
+        The column.
+
+    Returns
+    -------
+    values : ndarray of shape (n,)
+        ``datetime64[ns]`` (UTC, no zone) or ``float64``.
+    missing : ndarray of bool of shape (n,)
+        Empty cells and NA spellings.
+    bad : ndarray of bool of shape (n,)
+        Cells that are no date/time (or infinite numbers).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.timecol import parse_time
+    >>> values, missing, bad = parse_time(pd.Series(["2026-01-31", "", "soon"]))
+    >>> str(values[0]), missing.tolist(), bad.tolist()
+    ('2026-01-31T00:00:00.000000000', [False, True, False], [False, False, True])
+    """
     s = series
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         if getattr(s.dt, "tz", None) is not None:
@@ -111,8 +169,36 @@ def read_time(
     frame: pd.DataFrame, columns: Mapping[str, Any] | None, src: str, used: list[str], rows: RowFilter,
     messages: list[str],
 ) -> np.ndarray | None:
-    """The time column of a parser's frame (all rows), its missing and bad cells dropped through ``rows``; None
-    when there is none.  The column is appended to ``used`` and a sentence on it to ``messages``."""
+    """The time column of a parser's frame (all rows), its missing and bad cells dropped through ``rows``.
+
+    The column is appended to ``used`` and a sentence on it to ``messages``.  A *detected* column most of whose
+    cells are no date/time is not used (a message says so); a *mapped* one raises.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping or None
+        The user's ``columns=`` mapping.
+    src : str
+        The file name for messages.
+    used : list of str
+        Columns already taken by other roles; the time column is appended.
+    rows : RowFilter
+        The parser's row bookkeeping (drop reasons :data:`MISSING_REASON` and :data:`BAD_REASON`).
+    messages : list of str
+        The parser's messages; a sentence on the time column is appended.
+
+    Returns
+    -------
+    ndarray of shape (n,) or None
+        The time values of every row, or None when the file has no (usable) time column.
+
+    Raises
+    ------
+    InputError
+        A mapped time column more than half of whose filled cells are no date/time.
+    """
     name, mapped = find_time_column(frame, columns, source=src, exclude=used)
     if name is None:
         return None

@@ -55,7 +55,7 @@ from ..base.mergeable import Summary, SummarySpec, equal_count_positions
 from ..base.predictions import InputError, PredictionSet, iter_subsets
 from ..base.regression import SampleSet
 from ..data.classification import parse_classification_frame
-from ..data.reading import detect_task
+from ..data.detect import detect_task
 from ..data.regression import parse_regression_frame
 from ..slices.candidates import DEFAULT_BINS
 from .classification import classification_rows_values, spec_for_classification

@@ -52,7 +52,7 @@ from scipy import special
 from ..base.mergeable import hash_uniform
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import SampleSet
-from ..data.reading import SLICE_CATEGORICAL_MAX
+from ..data.columns import SLICE_CATEGORICAL_MAX
 from ..slices import classification as cls_slices
 from ..slices import regression as reg_slices
 from ..slices.candidates import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, available_slice_columns

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.significance import holm_adjust
-from ..data.reading import column_kinds
+from ..data.columns import column_kinds
 
 __all__ = ["SliceSet", "candidate_slices", "restrict_slices", "encode_column", "slice_sums", "slice_binned_sums",
            "slice_mask", "available_slice_columns", "rank_slices", "DEFAULT_MIN_SIZE", "DEFAULT_BINS", "ALPHA"]

@@ -5,7 +5,7 @@ the Regression page."""
 from __future__ import annotations
 
 from calib_core.base.predictions import ALL
-from calib_core.data.reading import MERGED_ROWS_REASON
+from calib_core.data.rows import MERGED_ROWS_REASON
 from tests.app.test_pages import decode, new_app, open_tab, specs, upload
 from tests.data.test_reading_row_losses import _eleven_rows, _with_group_named_all
 

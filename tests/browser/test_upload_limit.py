@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import calib_core as cc
-from calib_core.data.reading import DEFAULT_MAX_BYTES
+from calib_core.data.bytes import DEFAULT_MAX_BYTES
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / ".streamlit" / "config.toml"

@@ -1,4 +1,5 @@
-"""Tests of the prediction-file loader ``cc.load_predictions`` and its reusable pieces (calib_core.data.reading)."""
+"""Tests of the prediction-file loader ``cc.load_predictions`` and its reusable pieces (``calib_core.data``: bytes,
+text, columns, rows, detect)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ import calib_core as cc
 from calib_core import api
 from calib_core.base.predictions import InputError
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
-from calib_core.data import reading as cio
+from calib_core.data.bytes import read_table
+from calib_core.data.columns import ALIASES, MAX_COLUMNS, find_column
+from calib_core.data.columns_patterns import find_feature_columns, find_sample_columns, parse_quantile_level
+from calib_core.data.detect import detect_task
 
 
 def csv_bytes(text: str) -> bytes:
@@ -103,7 +107,7 @@ def test_quantile_layout_levels_from_names(names, levels):
     rng = np.random.default_rng(1)
     n = 30
     base = np.sort(rng.normal(size=(n, len(names))), axis=1)
-    order = np.argsort(np.argsort([cio.parse_quantile_level(c) for c in names]))
+    order = np.argsort(np.argsort([parse_quantile_level(c) for c in names]))
     df = pd.DataFrame(base[:, order], columns=names)
     df.insert(0, "target", rng.normal(size=n))
     ps = load(df.to_csv(index=False))
@@ -175,7 +179,7 @@ def test_samples_preferred_over_ens_mean_std_and_override():
     assert ps.layout == "sample" and ps.dist.samples.shape == (10, 4)
     assert any("preference: sample > quantile > gaussian" in m for m in ps.messages)
     # member_mean-like names are never members
-    assert "ens_mean" not in cio.find_sample_columns(df) and "ens_std" not in cio.find_sample_columns(df)
+    assert "ens_mean" not in find_sample_columns(df) and "ens_std" not in find_sample_columns(df)
     ps2 = load(df.to_csv(index=False), columns={"samples": None})
     assert ps2.layout == "gaussian"
     np.testing.assert_allclose(ps2.dist.std(), df["ens_std"])
@@ -352,7 +356,7 @@ def test_ambiguous_alias_raises():
     # read_table refuses such files as duplicates; frames built elsewhere get a clear error from the finder
     frame = pd.DataFrame(columns=["y", "mean", "sd", "SD"])
     with pytest.raises(InputError, match="several columns could be the 'std' column"):
-        cio.find_column(frame, "std")
+        find_column(frame, "std")
     with pytest.raises(InputError, match="duplicate column names"):
         load("y,mean,y true,Y_TRUE\n1,2,3,4\n")
 
@@ -381,7 +385,7 @@ def test_delimiters(sep):
     text = table(sep)
     if sep.strip() == "":
         text = text.replace("\n", "  \n")  # trailing whitespace too
-    frame = cio.read_table(text.encode(), source="t.txt")
+    frame = read_table(text.encode(), source="t.txt")
     assert list(frame.columns) == ["y_true", "mean", "std"]
     assert_rows(load(text))
 
@@ -414,7 +418,7 @@ def test_encodings(encoding):
 
 def test_leading_comment_lines_are_kept():
     text = "# produced by model X\n#   units: eV\n\n" + table()
-    frame = cio.read_table(text.encode())
+    frame = read_table(text.encode())
     assert frame.attrs["comments"] == ["produced by model X", "units: eV"]
     ps = load(text)
     assert_rows(ps)
@@ -455,7 +459,7 @@ def test_parquet_and_npz_and_roundtrips(tmp_path):
             np.testing.assert_array_equal(ps.y, ref.y, err_msg=fmt)
             np.testing.assert_array_equal(ps.dist.std(), ref.dist.std(), err_msg=fmt)
             np.testing.assert_array_equal(ps.model, ref.model, err_msg=fmt)
-        assert cio.read_table(p).attrs["format"] == fmt
+        assert read_table(p).attrs["format"] == fmt
     assert cc.load_predictions(paths["parquet"]).source == "p.parquet"
     # npz of named arrays (no pickle)
     buf = io.BytesIO()
@@ -467,16 +471,16 @@ def test_parquet_and_npz_and_roundtrips(tmp_path):
 def test_npz_2d_arrays_become_numbered_columns():
     buf = io.BytesIO()
     np.savez(buf, probs=np.full((5, 3), 1 / 3), labels=np.arange(5) % 3)
-    frame = cio.read_table(buf.getvalue())
+    frame = read_table(buf.getvalue())
     assert list(frame.columns) == ["prob_0", "prob_1", "prob_2", "label"]
-    assert cio.detect_task(frame) == "classification"
+    assert detect_task(frame) == "classification"
 
 
 def test_object_npz_is_refused():
     buf = io.BytesIO()
     np.savez(buf, a=np.array([{"x": 1}, None], dtype=object))
     with pytest.raises(InputError, match="without pickle"):
-        cio.read_table(buf.getvalue())
+        read_table(buf.getvalue())
 
 
 def test_parquet_footer_checked_before_reading(tmp_path):
@@ -560,9 +564,9 @@ def test_excel_without_openpyxl_gives_clear_message():
 
 
 def test_huge_column_count():
-    header = ",".join(["y", "mean", "std"] + [f"c{i}" for i in range(cio.MAX_COLUMNS)])
+    header = ",".join(["y", "mean", "std"] + [f"c{i}" for i in range(MAX_COLUMNS)])
     with pytest.raises(InputError, match="columns, more than the limit"):
-        load(header + "\n" + ",".join(["1"] * (cio.MAX_COLUMNS + 3)) + "\n")
+        load(header + "\n" + ",".join(["1"] * (MAX_COLUMNS + 3)) + "\n")
 
 
 def test_size_limits(tmp_path):
@@ -594,34 +598,34 @@ def test_size_limits(tmp_path):
      ("q97.5", 0.975), ("q5%", 0.05), ("q0", 0.0), ("q1.0", 1.0), ("q150", None), ("qx", None), ("mean", None)],
 )
 def test_parse_quantile_level(name, level):
-    got = cio.parse_quantile_level(name)
+    got = parse_quantile_level(name)
     assert (got is None and level is None) or got == pytest.approx(level)
 
 
 def test_find_column_helpers():
     frame = pd.DataFrame(columns=["Y_True", "Pred", "Sigma", "x1", "member_A", "member_mean"])
-    assert cio.find_column(frame, "y") == "Y_True"
-    assert cio.find_column(frame, "mean") == "Pred"
-    assert cio.find_column(frame, "std") == "Sigma"
-    assert cio.find_column(frame, "std", {"std": None}) is None
-    assert cio.find_column(frame, "std", {"std": "sigma"}) == "Sigma"
-    assert cio.find_sample_columns(frame) == ["member_A"]  # one member: not a sample layout
-    assert cio.find_feature_columns(frame) == ["x1"]
-    assert "y_true" in cio.ALIASES["y"] and "sigma" in cio.ALIASES["std"]
+    assert find_column(frame, "y") == "Y_True"
+    assert find_column(frame, "mean") == "Pred"
+    assert find_column(frame, "std") == "Sigma"
+    assert find_column(frame, "std", {"std": None}) is None
+    assert find_column(frame, "std", {"std": "sigma"}) == "Sigma"
+    assert find_sample_columns(frame) == ["member_A"]  # one member: not a sample layout
+    assert find_feature_columns(frame) == ["x1"]
+    assert "y_true" in ALIASES["y"] and "sigma" in ALIASES["std"]
 
 
 def test_detect_task():
     def f(cols):
         return pd.DataFrame(columns=cols)
 
-    assert cio.detect_task(f(["label", "prob_0", "prob_1"])) == "classification"
-    assert cio.detect_task(f(["y_true", "logit_0", "logit_1", "logit_2"])) == "classification"
-    assert cio.detect_task(f(["true_label", "pred_label", "confidence"])) == "classification"
-    assert cio.detect_task(f(["label", "prob"])) == "classification"
-    assert cio.detect_task(f(["y_true", "mean", "std"])) == "regression"
-    assert cio.detect_task(f(["y_true", "CTR", "P1", "P2"])) == "regression"
-    assert cio.detect_task(f(["y_true", "mean", "std"]), {"labels": "y_true"}) == "classification"
-    assert cio.detect_task(f(["label", "prob_0"]), {"y": "label", "mean": "prob_0"}) == "regression"
+    assert detect_task(f(["label", "prob_0", "prob_1"])) == "classification"
+    assert detect_task(f(["y_true", "logit_0", "logit_1", "logit_2"])) == "classification"
+    assert detect_task(f(["true_label", "pred_label", "confidence"])) == "classification"
+    assert detect_task(f(["label", "prob"])) == "classification"
+    assert detect_task(f(["y_true", "mean", "std"])) == "regression"
+    assert detect_task(f(["y_true", "CTR", "P1", "P2"])) == "regression"
+    assert detect_task(f(["y_true", "mean", "std"]), {"labels": "y_true"}) == "classification"
+    assert detect_task(f(["label", "prob_0"]), {"y": "label", "mean": "prob_0"}) == "regression"
 
 
 def test_classification_is_dispatched(monkeypatch):

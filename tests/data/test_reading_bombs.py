@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import calib_core as cc
-from calib_core.data import reading
+from calib_core.data import bytes as data_bytes
 
 MB = 1 << 20
 
@@ -66,7 +66,7 @@ def test_parquet_bomb_is_refused_from_its_footer(n_rows, n_columns, no_parquet_d
 
 def test_parquet_within_the_limit_still_loads():
     data = constant_parquet(10_000, 3)
-    assert reading.parquet_decoded_bytes(pq.ParquetFile(pa.BufferReader(data)).metadata) == 10_000 * 3 * 8
+    assert data_bytes.parquet_decoded_bytes(pq.ParquetFile(pa.BufferReader(data)).metadata) == 10_000 * 3 * 8
     assert cc.load_predictions(data, max_bytes=10_000 * 3 * 8).n_rows == 10_000
 
 

@@ -17,14 +17,10 @@ import pytest
 
 import calib_core as cc
 from calib_core.base.predictions import Message, app_text
-from calib_core.data.reading import (
-    detect_task,
-    find_score_columns,
-    guess_columns,
-    read_table,
-    score_column,
-    split_roles,
-)
+from calib_core.data.bytes import read_table
+from calib_core.data.columns_patterns import find_score_columns, score_column
+from calib_core.data.detect import detect_task, guess_columns
+from calib_core.data.rows_labels import split_roles
 from views import pages as views
 
 IRIS = ["setosa", "versicolor", "virginica"]
@@ -243,7 +239,8 @@ def test_every_hint_in_python_words_has_a_page_wording():
 
     root = Path(__file__).resolve().parents[2] / "calib_core"
     missing = []
-    for rel in ("data/reading.py", "data/regression.py", "data/classification.py", "api.py"):
+    for rel in ("data/bytes.py", "data/text.py", "data/columns.py", "data/rows.py", "data/detect.py", "data/timecol.py",
+                "data/regression.py", "data/classification.py", "api.py"):
         tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError":

@@ -186,12 +186,12 @@ def test_binary_score_column_with_a_free_name():
 def test_unexpected_parser_errors_become_input_errors(monkeypatch):
     """Last resort: an exception of another type out of a parser is wrapped (the fuzz checks above treat this
     "unexpected problem" message as a failure, so it never hides a gap from the tests)."""
-    from calib_core.data import reading as cio
+    from calib_core.data import bytes as data_bytes
 
     def broken(data, src):
         raise KeyError("something no check foresaw")
 
-    monkeypatch.setattr(cio, "_read_text", broken)
+    monkeypatch.setattr(data_bytes, "read_text", broken)
     with pytest.raises(cc.InputError, match=r"^x\.csv: unexpected problem while reading the file \(KeyError") as ei:
         cc.load_predictions(b"y_true,mean,std\n1,2,3\n4,5,6\n", source="x.csv")
     assert isinstance(ei.value.__cause__, KeyError) and "What to do" in str(ei.value)

@@ -20,7 +20,7 @@ import pytest
 
 import calib_core as cc
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
-from calib_core.data.reading import read_table
+from calib_core.data.bytes import read_table
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
 

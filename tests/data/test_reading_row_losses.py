@@ -16,8 +16,9 @@ import pytest
 
 import calib_core as cc
 from calib_core.base.predictions import ALL, PredictionSet, ReadingNote, iter_subsets
+from calib_core.data.bytes import read_table
 from calib_core.data.classification import row_sum_tolerance
-from calib_core.data.reading import MERGED_ROWS_REASON, read_table
+from calib_core.data.rows import MERGED_ROWS_REASON
 from views import pages as views
 
 ROOT = Path(__file__).resolve().parents[2]

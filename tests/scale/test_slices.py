@@ -279,7 +279,7 @@ def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
 
 
 def test_kept_rows_copies_only_when_rows_are_dropped():
-    from calib_core.data.reading import kept_rows
+    from calib_core.data.columns import kept_rows
 
     frame = pd.DataFrame({"a": np.arange(5.0), "b": list("vwxyz"), "c": np.ones(5)})
     every = kept_rows(frame, ["a", "b"], np.ones(5, bool))

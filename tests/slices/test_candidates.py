@@ -17,7 +17,7 @@ from calib_core import plots
 from calib_core.base.predictions import InputError, PredictionSet
 from calib_core.base.regression import Gaussian, SampleSet
 from calib_core.base.significance import holm_adjust
-from calib_core.data.reading import column_kinds
+from calib_core.data.columns import column_kinds
 from calib_core.slices import classification as cslices
 from calib_core.slices import regression as rslices
 from calib_core.slices.candidates import (

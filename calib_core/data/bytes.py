@@ -1,0 +1,509 @@
+"""Reading the bytes of a prediction file into a DataFrame: size limits, compression, formats, :func:`read_table`.
+
+``cc.load_predictions`` (:mod:`calib_core.api`) reads the file with :func:`read_table`, detects the task with
+:func:`calib_core.data.detect.detect_task` and hands the frame to the task's parser
+(:mod:`calib_core.data.regression` or :mod:`calib_core.data.classification`).
+
+* Formats are recognised from the content, not the name: Parquet (``PAR1`` magic; the footer's row
+  count, column count and decoded size — rows × columns × bytes, :func:`parquet_decoded_bytes` — are checked
+  *before* any data is read), ``.npz`` archives of plain arrays (``np.load(..., allow_pickle=False)``; a 2-D
+  array ``probs`` becomes columns ``prob_0 … prob_{K−1}``, a 1-D array ``labels`` the column ``label``),
+  gzip / bzip2 / xz / single-file zip compressed tables (decompressed as a stream that stops one byte past
+  the size limit), Excel ``.xlsx`` only if ``openpyxl`` is installed, and delimited text otherwise
+  (:func:`calib_core.data.text.read_text`: encodings, comments, delimiter sniffing).
+  Pickles, legacy ``.xls`` and other binary content are refused with a message.
+* Errors → ``InputError``: empty file, binary garbage, more than ``max_bytes`` bytes (default
+  ``DEFAULT_MAX_BYTES``) of file, decompressed text or decoded Parquet / npz data, more than ``MAX_ROWS``
+  declared rows, more than :data:`calib_core.data.columns.MAX_COLUMNS` columns, duplicate column names.
+
+Data rows are numbered from 1 (the first row after the header; blank lines are skipped); these are the
+numbers in ``PredictionSet.row_number``, ``DropReport`` and every message.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..base.predictions import InputError
+from .columns import MAX_COLUMNS, check_columns, name_list
+from .text import read_text
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_ROWS",
+    "parquet_decoded_bytes",
+    "read_table",
+    "size_text",
+    "source_name",
+]
+
+DEFAULT_MAX_BYTES = 1 << 30
+"""Size limit (bytes of file, decompressed text, or uncompressed Parquet/npz data) when ``max_bytes`` is None."""
+
+DEFAULT_LIMIT_HINT = "pass a larger max_bytes"
+"""How to raise the size limit, in the words of the caller (the dashboard and the CLI pass their own)."""
+
+MAX_ROWS = 100_000_000
+"""Parquet / npz files declaring more rows than this are refused before they are read."""
+
+
+def size_text(n: float) -> str:
+    """Bytes in words: ``1,000 bytes`` below 1 MB, else three significant digits (binary units).
+
+    ``4.58 MB`` / ``500 MB`` / ``14.9 GB``, in binary units as Streamlit's ``server.maxUploadSize``.
+
+    Parameters
+    ----------
+    n : float
+        A number of bytes.
+
+    Returns
+    -------
+    str
+        The size in words.
+
+    Examples
+    --------
+    >>> from calib_core.data.bytes import size_text
+    >>> size_text(1000), size_text(3 << 20), size_text(15 << 30)
+    ('1,000 bytes', '3 MB', '15 GB')
+    """
+    if n < 1 << 20:
+        return f"{int(n):,} bytes"
+    if n < 1 << 30:
+        return f"{n / (1 << 20):.3g} MB"
+    return f"{n / (1 << 30):.3g} GB"
+
+
+def _too_big(what: str, limit: int, src: str, limit_hint: str | None) -> InputError:
+    """The one message of every size check: what is too big, the limit, and how to raise it (``what`` ending in
+    "more than" is continued by the limit)."""
+    joiner = " " if what.endswith("more than") else ", more than "
+    return InputError(
+        f"{what}{joiner}the size limit of {size_text(limit)}",
+        source=src,
+        hint="split the file or keep only the columns you need, or raise the limit: "
+        + (limit_hint or DEFAULT_LIMIT_HINT),
+    )
+
+
+_MAGIC_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
+
+
+def source_name(path_or_buffer: Any, source: str | None = None) -> str:
+    """The file name shown in messages: ``source`` if given, else the path's or buffer's ``.name``.
+
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike, bytes or file-like
+        What is read.
+    source : str, optional
+        The name given by the caller, which wins.
+
+    Returns
+    -------
+    str
+        The name (the last path component), or ``"<memory>"`` for nameless bytes.
+    """
+    if source:
+        return str(source)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        return Path(path_or_buffer).name or str(path_or_buffer)
+    name = getattr(path_or_buffer, "name", None)
+    if isinstance(name, str) and name:
+        return Path(name).name
+    return "<memory>"
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading bytes
+# ----------------------------------------------------------------------------------------------
+
+
+def _read_bytes(path_or_buffer: Any, src: str, limit: int, limit_hint: str | None = None) -> bytes:
+    """All bytes of a path, bytes object or file-like (``getvalue()`` or ``read()``), refusing > limit."""
+    too_big = "is larger than the size limit of {lim} ({size})"
+    hint = f"split the file, drop unused columns, or raise the limit: {limit_hint or DEFAULT_LIMIT_HINT}"
+    if isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_buffer)
+    elif isinstance(path_or_buffer, (str, os.PathLike)):
+        p = Path(path_or_buffer)
+        if not p.exists():
+            raise InputError(f"file not found: {p}", source=src, hint="check the path")
+        if not p.is_file():
+            raise InputError(f"{p} is not a regular file", source=src, hint="pass the path of a CSV/TSV/Parquet file")
+        size = p.stat().st_size
+        if size > limit:
+            raise InputError(too_big.format(lim=size_text(limit), size=f"{size:,} bytes"), source=src, hint=hint)
+        data = p.read_bytes()
+    elif hasattr(path_or_buffer, "getvalue"):
+        data = path_or_buffer.getvalue()
+    elif hasattr(path_or_buffer, "read"):
+        data = path_or_buffer.read(limit + 1)
+    else:
+        raise InputError(
+            f"cannot read an object of type {type(path_or_buffer).__name__}",
+            source=src,
+            hint="pass a file path, bytes, or a binary file-like object",
+        )
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise InputError("the upload did not give bytes", source=src, hint="pass a binary file-like object")
+    if len(data) > limit:
+        raise InputError(too_big.format(lim=size_text(limit), size=f"at least {len(data):,} bytes"), source=src,
+                         hint=hint)
+    return data
+
+
+def read_table(
+    path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None, limit_hint: str | None = None
+) -> pd.DataFrame:
+    """Read a prediction table from a path, bytes or binary file-like (e.g. Streamlit's ``UploadedFile``).
+
+    The format is recognised from the content (see the module docstring): Parquet, npz, gzip / bzip2 / xz /
+    single-file zip compressed tables, Excel (only with openpyxl) or delimited text with sniffed delimiter and
+    encoding (:func:`calib_core.data.text.read_text`).  Nothing is unpickled or evaluated.  ``max_bytes`` bounds the
+    file, its decompressed bytes (decompression stops one byte past it) and what a Parquet / npz file decodes to in
+    memory (from its footer: rows × columns × bytes, :func:`parquet_decoded_bytes`), each checked *before* decoding.
+    An exception of another type than ``InputError`` from a parser (a bug or a case no check foresaw) is wrapped in
+    an ``InputError`` saying so, so that no upload ever ends in a traceback.
+
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike, bytes or binary file-like
+        The file: a path, its bytes, or an object with ``getvalue()`` or ``read()``.
+    source : str, optional
+        The file name shown in messages (default: :func:`source_name`).
+    max_bytes : int, optional
+        The size limit in bytes (default ``DEFAULT_MAX_BYTES``, 1 GiB).
+    limit_hint : str, optional
+        How to raise the limit, in the caller's words (default "pass a larger max_bytes").
+
+    Returns
+    -------
+    DataFrame
+        The table with a fresh RangeIndex (data row r is ``frame.iloc[r − 1]``) and ``frame.attrs`` holding
+        ``source``, ``format``, ``comments`` (leading '#' lines), ``compression`` when it was compressed and, for
+        text, ``encoding``, ``delimiter``, ``decimal``, ``header_line``, ``legacy_lines`` and ``merged_rows``.
+
+    Raises
+    ------
+    InputError
+        Anything that is not a readable, non-empty table with unique column names within the limits.
+
+    Examples
+    --------
+    >>> from calib_core.data.bytes import read_table
+    >>> frame = read_table(b"# units: K\\ny;mean;std\\n1,5;1,2;0,3\\n2,0;2,1;0,4\\n", source="t.csv")
+    >>> frame.to_dict("list"), frame.attrs["delimiter"], frame.attrs["decimal"], frame.attrs["comments"]
+    ({'y': [1.5, 2.0], 'mean': [1.2, 2.1], 'std': [0.3, 0.4]}, ';', ',', ['units: K'])
+    """
+    src = source_name(path_or_buffer, source)
+    try:
+        return _read_table(path_or_buffer, src, max_bytes, limit_hint)
+    except InputError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError, EOFError,
+            OSError, NotImplementedError, RecursionError, zlib.error, lzma.LZMAError) as exc:
+        raise InputError(
+            f"unexpected problem while reading the file ({type(exc).__name__}: {str(exc)[:200]})",
+            source=src,
+            hint="re-save it as plain UTF-8 CSV; if the file looks right, please report this as a bug",
+        ) from exc
+
+
+def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint: str | None = None) -> pd.DataFrame:
+    """``read_table`` without the last-resort wrapping of unexpected exceptions."""
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
+    data = _read_bytes(path_or_buffer, src, limit, limit_hint)
+    if not data or (not data[:65536].strip() and not data.strip()):
+        raise InputError("is empty", source=src, hint="upload a table with a header row and one row per example")
+    compressed = _compression(data)
+    if compressed:
+        data = _inflate(data, compressed, src, limit, limit_hint)
+    elif data[:4] == b"PK\x03\x04":
+        data, compressed = _unzip_single_table(data, src, limit, limit_hint)
+    if data[:4] == b"PAR1":
+        frame = _read_parquet(data, src, limit, limit_hint)
+    elif data[:4] == b"PK\x03\x04":
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                names = zf.namelist()
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
+            raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
+                             hint="upload the CSV itself") from None
+        if names and all(n.endswith(".npy") for n in names):
+            frame = _read_npz(data, src, limit, limit_hint)
+        elif any(n.startswith("xl/") for n in names) or "[Content_Types].xml" in names:
+            frame = _read_excel(data, src)
+        else:
+            raise InputError("is a zip archive", source=src, hint="unzip it and upload the CSV/Parquet file inside")
+    elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        raise InputError("is a legacy Excel (.xls) or other OLE2 file, which is not read", source=src,
+                         hint="save the sheet as CSV (UTF-8) and upload that")
+    elif _MAGIC_PICKLE.match(data) or data[:6] == b"\x93NUMPY":
+        raise InputError(
+            "looks like a Python pickle or a raw .npy array; these are never loaded (unpickling can run code)",
+            source=src,
+            hint="export the predictions as CSV or Parquet (or an .npz of named arrays)",
+        )
+    else:
+        frame = read_text(data, src)
+    if frame.shape[1] == 0:
+        raise InputError("has no columns", source=src, hint="upload a table with a header row")
+    frame = frame.reset_index(drop=True)
+    frame.attrs["source"] = src
+    if compressed:
+        frame.attrs["compression"] = compressed
+    return frame
+
+
+def _compression(data: bytes) -> str:
+    """The compression format of ``data`` from its magic bytes ("" for none; zip archives are told apart later)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    if data[:3] == b"BZh" and data[3:4].isdigit() and data[4:10] in (b"\x31\x41\x59\x26\x53\x59",
+                                                                    b"\x17\x72\x45\x38\x50\x90"):
+        return "bzip2"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    return ""
+
+
+def _inflate(data: bytes, kind: str, src: str, limit: int, limit_hint: str | None) -> bytes:
+    """Decompress ``data`` (gzip, bzip2, xz) as a stream that stops one byte past ``limit``: a bomb of a few MB
+    that would inflate to GBs costs at most ``limit`` bytes before it is refused."""
+    opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bzip2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+    try:
+        with opener(io.BytesIO(data)) as stream:
+            out = stream.read(limit + 1)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError, ValueError) as exc:
+        raise InputError(f"looks {kind}-compressed but cannot be decompressed ({exc})", source=src,
+                         hint="upload the uncompressed CSV") from None
+    if len(out) > limit:
+        raise _too_big(f"is {kind}-compressed and decompresses to more than", limit, src, limit_hint)
+    if not out.strip():
+        raise InputError(f"is empty (after {kind} decompression)", source=src, hint="upload a non-empty table")
+    return out
+
+
+def _unzip_single_table(data: bytes, src: str, limit: int, limit_hint: str | None) -> tuple[bytes, str]:
+    """A zip archive holding exactly one table file (``preds.csv.zip``): that file's bytes, read as a stream that
+    stops one byte past ``limit`` (the declared size is not trusted).  npz archives (every member ``.npy``) and
+    Excel workbooks are returned unchanged, to be read as such; other archives are refused."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = [i for i in zf.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
+            names = [i.filename for i in infos]
+            if (names and all(n.endswith(".npy") for n in names)) or any(n.startswith("xl/") for n in names) \
+                    or "[Content_Types].xml" in names:
+                return data, ""
+            if len(infos) != 1:
+                raise InputError(
+                    f"is a zip archive of {len(infos)} files" + (f" ({name_list(names, 5)})" if names else ""),
+                    source=src, hint="unzip it and upload the CSV/Parquet file inside")
+            with zf.open(infos[0]) as member:
+                out = member.read(limit + 1)
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError, zlib.error) as exc:
+        raise InputError(f"looks like a zip archive but cannot be opened ({exc})", source=src,
+                         hint="upload the CSV itself") from None
+    if len(out) > limit:
+        raise _too_big(f"holds {infos[0].filename}, which decompresses to more than", limit, src,
+                       limit_hint)
+    if not out.strip():
+        raise InputError(f"is empty (after unzipping {infos[0].filename})", source=src, hint="upload a non-empty table")
+    return out, "zip"
+
+
+# ----------------------------------------------------------------------------------------------
+# Parquet, npz, Excel
+# ----------------------------------------------------------------------------------------------
+
+
+def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
+    """Bytes the decoded table will take, from the Parquet footer alone (nothing is decompressed).
+
+    Every value costs at least 8 bytes once decoded (float64 / int64 / an object pointer in pandas; wider
+    fixed-length values their width), and string / binary columns — read as dictionaries, see :func:`_read_parquet`
+    — add their uncompressed pages (an upper bound of their distinct values).  Run-length / dictionary encoding lets a
+    file of a few kB declare 10⁸ constant rows; this is what they decode to.
+
+    Parameters
+    ----------
+    meta : pyarrow.parquet.FileMetaData
+        The file's footer (``ParquetFile.metadata``).
+    schema : pyarrow.parquet.ParquetSchema, optional
+        The file's schema, for the width of fixed-length byte arrays.
+
+    Returns
+    -------
+    int
+        The decoded size in bytes.
+    """
+    total = 0
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        for j in range(group.num_columns):
+            column = group.column(j)
+            values = max(int(column.num_values), int(group.num_rows))
+            kind = column.physical_type
+            if kind == "FIXED_LEN_BYTE_ARRAY" and schema is not None:
+                width = max(8, int(schema.column(j).length or 0))
+            else:
+                width = 8
+            total += values * width
+            if kind == "BYTE_ARRAY":
+                total += int(column.total_uncompressed_size)
+    return total
+
+
+def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        meta = pf.metadata
+        n_rows, n_cols = int(meta.num_rows), int(meta.num_columns)
+        decoded = parquet_decoded_bytes(meta, pf.schema)
+        text_columns = [f.name for f in pf.schema_arrow
+                        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+                        or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"is not a readable Parquet file ({str(exc)[:200]})", source=src,
+                         hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
+    if n_cols > MAX_COLUMNS:
+        raise InputError(f"has {n_cols:,} columns, more than the limit of {MAX_COLUMNS:,}", source=src,
+                         hint="keep only the columns you need")
+    if n_rows > MAX_ROWS:
+        raise InputError(f"declares {n_rows:,} rows, more than the limit of {MAX_ROWS:,}", source=src,
+                         hint="split the file")
+    if decoded > limit:
+        raise _too_big(f"declares {n_rows:,} rows × {n_cols:,} columns, which decode to about "
+                       f"{size_text(decoded)} in memory", limit, src, limit_hint)
+    if text_columns:  # strings stay dictionaries while decoding: a repeated long string is held once
+        pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text_columns)
+    try:
+        # the pandas blocks go to the system allocator (returned to the OS when the frame is freed) and the
+        # decoded Arrow table is released at once: Arrow's default pool (mimalloc) would otherwise keep its
+        # pages (≈ the uncompressed size) for the life of the process — 0.5 GB at 1e7 rows × 3 floats
+        table = pf.read()
+        try:
+            frame = table.to_pandas(memory_pool=pa.system_memory_pool())
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+            if b"pandas" not in (table.schema.metadata or {}):
+                raise
+            # malformed pandas metadata (hand-made or hostile file): the columns are read without it
+            frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
+        del table
+        for name in text_columns:  # back to plain object columns (one shared str per distinct value)
+            if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
+                frame[name] = _categorical_to_object(frame[name])
+    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise InputError(f"Parquet data could not be read ({str(exc)[:200]})", source=src,
+                         hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
+    finally:
+        pa.default_memory_pool().release_unused()
+    if not isinstance(frame.index, pd.RangeIndex):
+        frame = frame.reset_index()
+    frame = frame.reset_index(drop=True)
+    check_columns(list(frame.columns), src)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs.update({"format": "parquet", "comments": []})
+    return frame
+
+
+def _categorical_to_object(values: pd.Series) -> pd.Series:
+    """A categorical column as an object column of the same values (missing → None, as pyarrow gives them),
+    each distinct value one shared object."""
+    categories = np.asarray(values.cat.categories, dtype=object)
+    codes = values.cat.codes.to_numpy()
+    out = np.empty(codes.size, dtype=object)
+    valid = codes >= 0
+    out[valid] = categories[codes[valid]]
+    return pd.Series(out, index=values.index, name=values.name)
+
+
+_NPZ_NAMES = {"probs": "prob", "logits": "logit", "samples": "sample", "members": "member", "labels": "label",
+              "quantiles": "q"}
+
+
+def _read_npz(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        total = sum(info.file_size for info in zf.infolist())  # zipfile never inflates a member past its size
+    if total > limit:
+        raise _too_big(f"is an npz archive whose arrays take {size_text(total)}", limit, src, limit_hint)
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except Exception as exc:  # corrupt archives raise many types (zlib.error, TokenError from a bad .npy header, …)
+        raise InputError(
+            f"npz archive could not be read without pickle ({str(exc)[:200]})",
+            source=src,
+            hint="store plain numeric arrays (np.savez with allow_pickle=False readable arrays), or upload CSV",
+        ) from None
+    cols: dict[str, np.ndarray] = {}
+    n_rows: int | None = None
+    for key, arr in arrays.items():
+        if arr.ndim == 0 or arr.ndim > 2:
+            continue
+        if n_rows is None:
+            n_rows = arr.shape[0]
+        if arr.shape[0] != n_rows:
+            raise InputError(
+                f"npz arrays have different lengths ({key!r} has {arr.shape[0]} rows, expected {n_rows})",
+                source=src,
+                columns=[key],
+                hint="every array must have one entry (row) per example",
+            )
+        base = _NPZ_NAMES.get(key.lower(), key)
+        if arr.ndim == 1:
+            cols[base] = arr
+        else:
+            if arr.shape[1] > MAX_COLUMNS:
+                raise InputError(f"npz array {key!r} has {arr.shape[1]:,} columns, more than {MAX_COLUMNS:,}",
+                                 source=src, columns=[key], hint="store fewer columns")
+            for j in range(arr.shape[1]):
+                cols[f"{base}_{j}"] = arr[:, j]
+    if not cols:
+        raise InputError("npz archive holds no 1-D or 2-D arrays", source=src,
+                         hint="store e.g. probs (N, K) and labels (N,), or y, mean, std (N,)")
+    check_columns(list(cols), src)
+    frame = pd.DataFrame(cols)
+    frame.attrs.update({"format": "npz", "comments": []})
+    return frame
+
+
+def _read_excel(data: bytes, src: str) -> pd.DataFrame:
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "is an Excel workbook, and reading Excel needs the optional package openpyxl, which is not installed",
+            source=src,
+            hint="save the sheet as CSV (UTF-8) and upload that, or `pip install openpyxl`",
+        ) from None
+    try:
+        frame = pd.read_excel(io.BytesIO(data), sheet_name=0, engine="openpyxl")
+    except Exception as exc:  # openpyxl raises many types on malformed workbooks
+        raise InputError(f"Excel workbook could not be read ({str(exc)[:200]})", source=src,
+                         hint="save the sheet as CSV and upload that") from None
+    check_columns(list(frame.columns), src)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs.update({"format": "excel", "comments": []})
+    return frame

@@ -1,0 +1,167 @@
+"""Task detection: regression or classification, from the column names (and the mapping's keys).
+
+:func:`detect_task` decides which parser ``cc.load_predictions`` calls; :func:`guess_columns` tells what detection
+makes of every column, as a ``columns=`` mapping (the Data page's mapping form starts from it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..base.predictions import InputError
+from .columns import (
+    ALIASES,
+    CLASSIFICATION_ROLES,
+    LABEL_FALLBACK,
+    REGRESSION_ROLES,
+    find_column,
+    frame_source,
+    normalize_name,
+)
+from .columns_patterns import find_quantile_columns, find_sample_columns, find_score_columns, parse_quantile_level
+from .rows_labels import row_label_columns
+
+__all__ = ["detect_task", "guess_columns"]
+
+
+def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -> str:
+    """``"classification"`` or ``"regression"`` from the column names (and the mapping's keys).
+
+    Classification when the mapping uses classification roles, or when the file has score columns
+    (:func:`~calib_core.data.columns.find_score_columns`: ``prob_<class>``, ``proba_<class>``, ``p_<class>``,
+    ``<class>_prob``, ``logit_*`` …), or a label column with a confidence (top-label) column, and no regression
+    uncertainty columns (std/var/quantiles/samples/error) unless a label column is present; otherwise regression.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+    columns : mapping, optional
+        The user's ``columns=`` mapping; its keys decide when they are roles of one task only.
+
+    Returns
+    -------
+    str
+        ``"classification"`` or ``"regression"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.detect import detect_task
+    >>> detect_task(pd.DataFrame(columns=["label", "prob_0", "prob_1"]))
+    'classification'
+    >>> detect_task(pd.DataFrame(columns=["y_true", "CTR", "P1", "P2"]))
+    'regression'
+    """
+    keys = set(columns or ())
+    if keys & CLASSIFICATION_ROLES:
+        return "classification"
+    if keys & (REGRESSION_ROLES - {"split", "group", "model", "features"}):
+        return "regression"
+    norm = [normalize_name(c) for c in frame.columns]
+    scores = find_score_columns(frame)
+    has_scores = bool(scores["probs"] or scores["logits"])
+    has_label = any(k in ALIASES["label"] for k in norm)
+    has_conf = any(k in ALIASES["confidence"] for k in norm)
+    has_pred_label = any(k in ALIASES["pred_label"] for k in norm)
+    cls = has_scores or (has_conf and (has_label or has_pred_label))
+    if not cls:
+        return "regression"
+    reg_roles = ("std", "var", "log_var", "log_std", "error")
+    reg = any(k in ALIASES[r] for r in reg_roles for k in norm)
+    reg = reg or any(parse_quantile_level(c) is not None for c in frame.columns)
+    reg = reg or bool(find_sample_columns(frame))
+    return "regression" if reg and not has_label else "classification"
+
+
+def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
+
+    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the regression
+    layout preference sample > quantile > gaussian, ``row_label_columns``), but never raising: a role that
+    cannot be decided is left out.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from the file.
+
+    Returns
+    -------
+    dict of str to object
+        ``"task"`` and the roles found.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
+        ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
+        ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.detect import guess_columns
+    >>> frame = pd.DataFrame({"target": [1.0, 2.0], "mu": [1.1, 1.9], "sigma": [0.2, 0.3], "split": ["cal", "test"]})
+    >>> guess_columns(frame)
+    {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'split': 'split'}
+    >>> guess_columns(frame.assign(split=[0, 4]))  # fold numbers are no calibration/test roles: a group
+    {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'group': 'split'}
+    """
+    task = detect_task(frame)
+    out: dict[str, Any] = {"task": task}
+    used: list[str] = []
+
+    def take(role: str) -> str | None:
+        try:
+            name = find_column(frame, role, None, exclude=used)
+        except InputError:
+            return None
+        if name is not None:
+            used.append(name)
+        return name
+
+    if task == "classification":
+        label = take("label")
+        if label is None:
+            norm = {c: normalize_name(c) for c in frame.columns}
+            label = next((str(c) for alias in LABEL_FALLBACK for c, k in norm.items() if k == alias), None)
+            if label is not None:
+                used.append(label)
+        if label is not None:
+            out["label"] = label
+        scores = find_score_columns(frame, exclude=used)
+        kind = "logits" if len(scores["logits"]) >= 2 or (scores["logits"] and not scores["probs"]) else "probs"
+        if scores[kind]:
+            if all(cls.isdigit() for _, cls in scores[kind]):
+                scores[kind].sort(key=lambda t: int(t[1]))
+            out[kind] = [c for c, _ in scores[kind]]
+            used += out[kind]
+    else:
+        y = take("y") or take("error")
+        if y is not None:
+            out["y" if normalize_name(y) in ALIASES["y"] else "error"] = y
+        mean = take("mean") or take("point")
+        if mean is not None:
+            out["mean"] = mean
+        try:
+            samples = [c for c in find_sample_columns(frame) if c not in used]
+            levels, quantiles = find_quantile_columns(frame)
+        except InputError:
+            samples, quantiles = [], []
+        quantiles = [c for c in quantiles if c not in used]
+        if len(samples) >= 2:
+            out["samples"] = samples
+        elif len(quantiles) >= 2:
+            out["quantiles"] = quantiles
+        else:
+            for role in ("std", "var", "log_var", "log_std", "u95"):
+                col = take(role)
+                if col is not None:
+                    out[role] = col
+                    break
+        used += out.get("samples", []) + out.get("quantiles", [])
+    try:
+        names, _, _ = row_label_columns(frame, {}, frame_source(frame, None), used)
+    except InputError:
+        names = {}
+    out.update({role: name for role, name in names.items() if name is not None})
+    return out
