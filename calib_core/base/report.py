@@ -58,6 +58,8 @@ __all__ = [
     "empty_verdicts",
     "subset_name",
     "NOT_TESTED",
+    "CALIBRATED",
+    "MISCALIBRATED",
     "headline_of",
     "blank_inference",
     "report_html_fragment",
@@ -199,6 +201,10 @@ def empty_verdicts() -> pd.DataFrame:
 
 #: Verdict of a (model, group) whose statistics were not tested (null draws switched off, point predictions).
 NOT_TESTED = "not tested"
+#: Verdict of a (model, group) whose primary family no test rejects (no evidence of miscalibration at this N).
+CALIBRATED = "calibrated"
+#: Verdict of a (model, group) whose primary family Holm's procedure rejects at family-wise ``alpha``.
+MISCALIBRATED = "miscalibrated"
 
 
 def headline_of(table: pd.DataFrame) -> tuple[float, str]:

@@ -35,14 +35,10 @@ import pandas as pd
 
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.report import (
-    CALIBRATION_STATISTIC,
-    DESCRIPTIVE,
     NOT_TESTED,
-    PROPER_SCORE,
     Report,
     blank_inference,
     diagnosis_report,
-    headline_of,
     inference_metric_rows,
     subset_name,
     verdict_row,
@@ -54,10 +50,6 @@ from ..metrics.classification_ratio import ratio_values
 from ..metrics.classification_smooth import smooth_summaries
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
-
-#: The inference layer's kinds → the metric registry's (``calib_core.base.report.KINDS``).
-_KINDS = {"calibration": CALIBRATION_STATISTIC, "proper_score": PROPER_SCORE, "descriptive": DESCRIPTIVE}
-
 
 def classification_inference(
     rows: ClassificationRows,
@@ -82,20 +74,10 @@ def classification_inference(
     res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
                                level=level, alpha=alpha, classwise=classwise, seed=seed,
                                smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce)
-    t = res.table.set_index("metric").rename(columns={
-        "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
-        "p_adjusted": "adjusted_p"})
-    t["family"] = t["role"].where(t["role"].isin(["primary", "secondary"]), "")
-    t["kind"] = t["kind"].map(_KINDS).fillna("")
-    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    t = blank_inference(res.table, n_resamples > 0, n_simulations > 0)
     if n_simulations <= 0:
         return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
-    p, lead = headline_of(t)
-    verdict = "miscalibrated" if res.miscalibrated else "calibrated"
-    n_flags = int(t.loc[t["family"] == "secondary", "flag"].sum())
-    return t, verdict_row(model, group, n, verdict=verdict, direction=res.direction, p_value=p, lead=lead,
-                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
-                          n_flags=n_flags, expected_chance_flags=res.expected_chance_flags)
+    return t, res.headline_row(model, group)
 
 
 def classification_rows(

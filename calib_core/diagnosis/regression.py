@@ -23,7 +23,6 @@ from ..base.report import (
     Report,
     blank_inference,
     diagnosis_report,
-    headline_of,
     inference_metric_rows,
     subset_name,
     verdict_row,
@@ -63,15 +62,10 @@ def regression_inference(
         stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
                                 **_stage_options(n_resamples, n_simulations, level, seed))
     res = finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, ence=values.get("ence"), rows=rows)
-    t = res.table.rename(columns={"null_mean": "perfect", "p_value_mc_se": "p_mc_se", "reject": "flag"})
-    t["family"] = t["family"].where(t["family"].isin(["primary", "secondary"]), "")
-    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
+    t = blank_inference(res.table, n_resamples > 0, n_simulations > 0)
     if n_simulations <= 0:
         return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
-    p, lead = headline_of(t)
-    return t, verdict_row(model, group, n, verdict=res.verdict, direction=res.direction, p_value=p, lead=lead,
-                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
-                          n_flags=res.n_flags, expected_chance_flags=res.expected_chance_flags)
+    return t, res.headline_row(model, group)
 
 
 def _stage_options(n_resamples: int, n_simulations: int, level: float, seed: int | None) -> dict[str, Any]:

@@ -82,111 +82,53 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from scipy import sparse, special
 
+from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..base.significance import (
-    bh_adjust,
     block_bootstrap_weights,
     block_ids,
     clopper_pearson,
     expected_chance_flags,
     format_p,
-    holm_adjust,
     monte_carlo_p,
     percentile_interval,
 )
 from ..metrics.classification import ClassificationRows, Strategy, confidence_bins
 from ..metrics.classification_ratio import ratio_interval, tce_null
 from ..metrics.classification_smooth import SmoothECE, rows_target, smooth_inference
+from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
 __all__ = [
     "PRIMARY_FAMILY",
-    "INFERENCE_COLUMNS",
-    "ClassificationInference",
+    "InferenceResult",
     "infer_classification",
 ]
 
 #: The pre-declared primary family (Holm at family-wise alpha → the headline verdict).
 PRIMARY_FAMILY = ("ece", "top_bin_gap")
 
-#: Columns of :attr:`ClassificationInference.table`.
-INFERENCE_COLUMNS = [
-    "metric",
-    "kind",
-    "role",
-    "value",
-    "debiased",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "null_mean",
-    "null_low",
-    "null_high",
-    "p_value",
-    "p_mc_se",
-    "p_method",
-    "p_adjusted",
-    "flag",
-    "note",
-]
-
 _KIND = {
-    "ece": "calibration",
-    "top_bin_gap": "calibration",
-    "mce": "calibration",
-    "confidence_gap": "calibration",
-    "classwise_ece": "calibration",
-    "ece_positive": "calibration",
-    "mce_positive": "calibration",
-    "smooth_ece": "calibration",
-    "smooth_ece_positive": "calibration",
-    "calibration_ratio": "calibration",
-    "calibration_ratio_positive": "calibration",
-    "tce": "calibration",
-    "tce_positive": "calibration",
-    "nll": "proper_score",
-    "brier": "proper_score",
-    "accuracy": "descriptive",
-    "mean_confidence": "descriptive",
+    "ece": CALIBRATION_STATISTIC,
+    "top_bin_gap": CALIBRATION_STATISTIC,
+    "mce": CALIBRATION_STATISTIC,
+    "confidence_gap": CALIBRATION_STATISTIC,
+    "classwise_ece": CALIBRATION_STATISTIC,
+    "ece_positive": CALIBRATION_STATISTIC,
+    "mce_positive": CALIBRATION_STATISTIC,
+    "smooth_ece": CALIBRATION_STATISTIC,
+    "smooth_ece_positive": CALIBRATION_STATISTIC,
+    "calibration_ratio": CALIBRATION_STATISTIC,
+    "calibration_ratio_positive": CALIBRATION_STATISTIC,
+    "tce": CALIBRATION_STATISTIC,
+    "tce_positive": CALIBRATION_STATISTIC,
+    "nll": PROPER_SCORE,
+    "brier": PROPER_SCORE,
+    "accuracy": DESCRIPTIVE,
+    "mean_confidence": DESCRIPTIVE,
 }
-
-
-@dataclass
-class ClassificationInference:
-    """What :func:`infer_classification` found for one set of rows.
-
-    ``table`` has one row per statistic (:data:`INFERENCE_COLUMNS`); ``verdict`` is ``"miscalibrated"`` or
-    ``"no evidence"``; ``direction`` ``"over-confident"`` / ``"under-confident"`` / ``None``; ``sentence`` says
-    it in words.  ``n_primary`` tests in the family, ``expected_chance_flags`` = alpha × number of secondary
-    tests.  ``timings`` (seconds) splits the cost.
-    """
-
-    table: pd.DataFrame
-    verdict: str
-    direction: str | None
-    sentence: str
-    alpha: float
-    level: float
-    n: int
-    n_null: int
-    n_boot: int
-    n_primary: int
-    n_secondary: int
-    expected_chance_flags: float
-    top_bins: tuple[int, int]
-    notes: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def miscalibrated(self) -> bool:
-        return self.verdict == "miscalibrated"
-
-    def p_value(self, metric: str) -> float:
-        return float(self.table.set_index("metric").loc[metric, "p_value"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -427,7 +369,7 @@ def infer_classification(
     smooth: bool = True,
     smooth_estimates: dict[str, SmoothECE] | None = None,
     tce: bool = True,
-) -> ClassificationInference:
+) -> InferenceResult:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
     Give prepared ``rows`` (:class:`ClassificationRows`, e.g. from ``classification_rows(pset, mask)``; their
@@ -648,10 +590,7 @@ def infer_classification(
     secondary = [m for m in ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
                              "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce",
                              "tce_positive") if m in pvals]
-    adj_prim = holm_adjust([pvals[m][0] for m in primary])
-    adj_sec = bh_adjust([pvals[m][0] for m in secondary])
-    adjusted = {m: (float(a), bool(a <= alpha)) for m, a in zip(primary, adj_prim)}
-    adjusted.update({m: (float(a), bool(a <= alpha)) for m, a in zip(secondary, adj_sec)})
+    adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
 
     # ---- intervals ------------------------------------------------------------------------------------
     ci: dict[str, tuple[float, float, str]] = {}
@@ -690,15 +629,7 @@ def infer_classification(
     records = []
     for name in order:
         kind = _KIND[name]
-        role = (
-            "primary"
-            if name in primary
-            else "secondary"
-            if name in secondary
-            else "reference"
-            if kind == "proper_score"
-            else "descriptive"
-        )
+        family = "primary" if name in primary else "secondary" if name in secondary else ""
         lo, hi, how = ci.get(name, (np.nan, np.nan, ""))
         if name in null:
             nd = null[name]
@@ -742,37 +673,38 @@ def infer_classification(
             )
         elif name == "accuracy":
             note = "descriptive (its value under perfect calibration is the mean confidence, shown as null_mean)"
-        elif kind == "proper_score":
+        elif kind == PROPER_SCORE:
             note = (
                 "proper score: null_mean is its exact expectation under perfect calibration (a reference, not a test)"
             )
         records.append(
             {
                 "metric": name,
-                "kind": kind,
-                "role": role,
                 "value": v,
-                "debiased": deb.get(name, np.nan),
                 "ci_low": lo,
                 "ci_high": hi,
+                "perfect": nm,
+                "perfect_low": nlo,
+                "perfect_high": nhi,
+                "perfect_se": np.nan,
+                "kind": kind,
+                "family": family,
+                "debiased": deb.get(name, np.nan),
                 "interval": how,
-                "null_mean": nm,
-                "null_low": nlo,
-                "null_high": nhi,
                 "p_value": p,
                 "p_mc_se": se,
-                "p_method": pm,
-                "p_adjusted": adj,
+                "test": pm,
+                "adjusted_p": adj,
                 "flag": flag,
                 "note": note,
             }
         )
-    table = pd.DataFrame.from_records(records, columns=INFERENCE_COLUMNS)
+    table = InferenceResult.table_from(records)
 
     # ---- headline -----------------------------------------------------------------------------------------
     rejected = [m for m in primary if adjusted[m][1]]
-    verdict = "miscalibrated" if rejected else "no evidence"
-    direction = None
+    verdict = MISCALIBRATED if rejected else CALIBRATED
+    direction = ""
     if rejected:
         if pvals["confidence_gap"][0] < alpha:
             direction = "over-confident" if acc < mconf else "under-confident"
@@ -780,22 +712,24 @@ def infer_classification(
             direction = "over-confident" if obs["top_bin_gap"] > 0 else "under-confident"
     sentence = _sentence(verdict, direction, acc, mconf, obs, pvals, rejected, len(primary), alpha, n_top, top_conf)
     timings["total"] = time.perf_counter() - t0
-    return ClassificationInference(
+    options = dict(n_bins=m_bins, strategy=rows.strategy, n_null=n_null, n_boot=n_boot, n_blocks=n_blocks, n_sub=n_sub,
+                   level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed, smooth=smooth,
+                   tce=tce)
+    return InferenceResult(
         table=table,
         verdict=verdict,
         direction=direction,
         sentence=sentence,
-        alpha=alpha,
-        level=level,
         n=n,
-        n_null=n_null,
-        n_boot=n_boot,
+        alpha=alpha,
         n_primary=len(primary),
         n_secondary=len(secondary),
+        n_flags=sum(1 for m in secondary if adjusted[m][1]),
         expected_chance_flags=expected_chance_flags(len(secondary), alpha),
-        top_bins=(first_top, m_bins - 1),
+        options=options,
         notes=notes,
         timings=timings,
+        top_bins=(first_top, m_bins - 1),
     )
 
 
@@ -1027,7 +961,7 @@ def _fmt_p(p: float, method: str) -> str:
 
 def _sentence(verdict, direction, acc, mconf, obs, pvals, rejected, n_primary, alpha, n_top, top_conf) -> str:
     fam = f"{n_primary} test{'s' if n_primary != 1 else ''}, family-wise {alpha:.0%}"
-    if verdict != "miscalibrated":
+    if verdict != MISCALIBRATED:
         return f"No evidence of miscalibration at this N ({fam})."
     lead = {"over-confident": "Over-confident", "under-confident": "Under-confident"}.get(direction, "Miscalibrated")
     main = "ece" if "ece" in rejected else rejected[0]

@@ -54,7 +54,7 @@ Metric kinds and what each gets
   not model (reliability score, skewness, kurtosis for quantile sets and ensembles) get no p-value
   and say so in ``note``.
 * **proper scores** (nll, crps, interval_score_c) get their expectation under H0 as the reference
-  (``null_mean``; exact for Gaussians, simulated on a subsample otherwise) and a BCa interval —
+  (``perfect``; exact for Gaussians, simulated on a subsample otherwise) and a BCa interval —
   no verdict: a forecaster can be calibrated and still score badly.
 * **descriptive** metrics (rmse, mae, sharpness, cv, width_c, Spearman) get an interval only.
 
@@ -85,12 +85,11 @@ from __future__ import annotations
 import dataclasses
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import special, stats
 from threadpoolctl import ThreadpoolController
 
@@ -106,6 +105,7 @@ from ..metrics.regression_tails import (
     simulated_log_z2_null,
     zms_test,
 )
+from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
 __all__ = [
     "InferenceResult",
@@ -118,7 +118,6 @@ __all__ = [
     "PRIMARY",
     "primary_family",
     "primary_family_of_levels",
-    "INFERENCE_COLUMNS",
     "CALIBRATION_STATISTIC",
     "PROPER_SCORE",
     "DESCRIPTIVE",
@@ -129,25 +128,6 @@ __all__ = [
 #: sets whose given levels do not reach the 90% interval's ends the coverage member is the widest central interval
 #: actually given (:func:`primary_family`).
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
-
-INFERENCE_COLUMNS = [
-    "metric",
-    "kind",
-    "value",
-    "debiased",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "null_mean",
-    "null_mean_se",
-    "p_value",
-    "p_value_mc_se",
-    "test",
-    "family",
-    "adjusted_p",
-    "reject",
-    "note",
-]
 
 _PROPER = ("nll", "crps")
 _DESCRIPTIVE = ("rmse", "mae", "sharpness", "cv", "spearman_sigma_abs_error")
@@ -195,41 +175,6 @@ def metric_kind(name: str) -> str:
     if name in _DESCRIPTIVE or name.startswith("width_"):
         return DESCRIPTIVE
     return CALIBRATION_STATISTIC
-
-
-@dataclass(frozen=True)
-class InferenceResult:
-    """Verdicts for one (y, dist): the per-metric ``table`` (indexed by metric, columns
-    :data:`INFERENCE_COLUMNS` minus ``metric``) and the headline.
-
-    ``verdict`` is "calibrated" or "miscalibrated" (Holm over the primary family at ``alpha``);
-    ``direction`` names how ("over-confident", "under-confident", "biased high", "biased low",
-    joined by " and ", or "mis-shaped" when the PIT or ENCE alone reject); ``sentence`` says it in
-    words.  ``expected_chance_flags`` is the number of secondary statistics a perfectly calibrated
-    forecaster flags on average without adjustment (α × their number); ``n_flags`` how many the BH
-    procedure flagged here.
-    """
-
-    table: pd.DataFrame
-    verdict: str
-    direction: str
-    sentence: str
-    n: int
-    layout: str
-    alpha: float
-    n_primary: int
-    n_secondary: int
-    n_flags: int
-    expected_chance_flags: float
-    options: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def primary(self) -> pd.DataFrame:
-        """The primary family's rows."""
-        return self.table[self.table["family"] == "primary"]
-
-    def p_value(self, metric: str) -> float:
-        return float(self.table.loc[metric, "p_value"])
 
 
 # =============================================================================================
@@ -821,8 +766,8 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
         v = v_ks
         rec_ks = rec["max_calibration_deviation"]
         rec_ks.update(
-            p_value=p_ks, p_value_mc_se=0.0, test=ks_name,
-            null_mean=_kstwo_mean(n), ci_low=max(0.0, v - d_alpha), ci_high=min(1.0, v + d_alpha), interval=band,
+            p_value=p_ks, p_mc_se=0.0, test=ks_name,
+            perfect=_kstwo_mean(n), ci_low=max(0.0, v - d_alpha), ci_high=min(1.0, v + d_alpha), interval=band,
         )
     _curve_tests(rec, values, r, levels, n, n_null, d_alpha, band)
     for name in ("miscalibration_area", "pit_entropy"):
@@ -830,7 +775,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
             draws, how = _n_only_null(name, n)
             alt = "less" if name == "pit_entropy" else "greater"
             mc = sig.monte_carlo_p(values[name], draws, alt)
-            rec[name].update(p_value=mc.p, p_value_mc_se=mc.se, null_mean=float(draws.mean()),
+            rec[name].update(p_value=mc.p, p_mc_se=mc.se, perfect=float(draws.mean()),
                              test=f"Monte Carlo ({how})")
     if "miscalibration_area" in values:
         v = values["miscalibration_area"]
@@ -857,7 +802,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
             p, se, ref = mc.p, mc.se, float(np.mean(probs))
             test = "exact binomial" if mc.n_draws == 0 else "Poisson-binomial, Monte Carlo"
             test += f" (finite-M ensemble coverage, mean {ref:.4f})"
-        rec[key].update(p_value=p, p_value_mc_se=se, test=test, null_mean=ref, ci_low=lo_c, ci_high=hi_c,
+        rec[key].update(p_value=p, p_mc_se=se, test=test, perfect=ref, ci_low=lo_c, ci_high=hi_c,
                         interval="Clopper–Pearson (exact)")
         if isinstance(r.dist, QuantileSet):
             tau = r.dist.levels
@@ -926,8 +871,6 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
     for k, row in rec.items():
         if row["kind"] == CALIBRATION_STATISTIC:
             row["family"] = "primary" if k in primary else "secondary"
-        else:
-            row["family"] = row["kind"]
         lo_, hi_, v = row["ci_low"], row["ci_high"], row["value"]
         if np.isfinite(lo_) and np.isfinite(hi_) and not (lo_ <= v <= hi_) and not row["note"]:
             biased = row["kind"] == CALIBRATION_STATISTIC
@@ -941,8 +884,8 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
 
 def _empty(name: str, value: float) -> dict[str, Any]:
     return dict(metric=name, kind=metric_kind(name), value=value, debiased=np.nan, ci_low=np.nan, ci_high=np.nan,
-                interval="", null_mean=np.nan, null_mean_se=np.nan, p_value=np.nan, p_value_mc_se=np.nan, test="",
-                family="", adjusted_p=np.nan, reject=False, note="")
+                interval="", perfect=np.nan, perfect_low=np.nan, perfect_high=np.nan, perfect_se=np.nan,
+                p_value=np.nan, p_mc_se=np.nan, test="", family="", adjusted_p=np.nan, flag=False, note="")
 
 
 _KS_EXACT_MAX_N = 20_000
@@ -990,7 +933,7 @@ def _curve_tests(rec, values, r, levels, n, n_null, d_alpha, band) -> None:
         else:
             deb = float(sq)
             ci = (max(0.0, np.sqrt(v) - d_alpha) ** 2, min(1.0, np.sqrt(v) + d_alpha) ** 2)
-        rec[k].update(p_value=mc.p, p_value_mc_se=mc.se, null_mean=float(null[k].mean()), debiased=deb,
+        rec[k].update(p_value=mc.p, p_mc_se=mc.se, perfect=float(null[k].mean()), debiased=deb,
                       test="Monte Carlo (exact multinomial null of uniform PITs on the grid)",
                       ci_low=ci[0], ci_high=ci[1], interval=band)
 
@@ -1038,7 +981,7 @@ def _z_tests(rec, values, r: RegressionRows, null: _NullModel, level: float) -> 
             p = sig.normal_p((v - ref) / use) if use > 0 else float("nan")
             test = "normal (CLT; centre and spread from the exact per-row null moments, spread at least the observed)"
         t = float(special.stdtrit(nz - 1, 0.5 + level / 2)) * se
-        rec["z_mean"].update(p_value=float(p), p_value_mc_se=0.0, test=test, null_mean=ref, ci_low=v - t, ci_high=v + t,
+        rec["z_mean"].update(p_value=float(p), p_mc_se=0.0, test=test, perfect=ref, ci_low=v - t, ci_high=v + t,
                              interval="t interval")
     if "z_std" in values:
         v = values["z_std"]
@@ -1056,12 +999,12 @@ def _z_tests(rec, values, r: RegressionRows, null: _NullModel, level: float) -> 
             p = sig.gamma_p(s_obs, mean_s, var_s)
             ref = float(np.sqrt(max(mean_s, 0) / nz))
             test = "gamma (moment-matched to the exact per-row null moments)"
-        rec["z_std"].update(p_value=float(p), p_value_mc_se=0.0, test=test, null_mean=ref)
+        rec["z_std"].update(p_value=float(p), p_mc_se=0.0, test=test, perfect=ref)
     for key, fn, ref in (("z_skewness", _skew_test, 0.0), ("z_excess_kurtosis", _kurtosis_test, -6.0 / (nz + 1))):
         if key not in values:
             continue
         if null.exact_gaussian:
-            rec[key].update(p_value=fn(values[key], nz), p_value_mc_se=0.0, null_mean=ref,
+            rec[key].update(p_value=fn(values[key], nz), p_mc_se=0.0, perfect=ref,
                             test="D'Agostino" if key == "z_skewness" else "Anscombe–Glynn")
         else:
             rec[key]["note"] = "no test: its null depends on the predictive shape (descriptive for this layout)"
@@ -1069,7 +1012,7 @@ def _z_tests(rec, values, r: RegressionRows, null: _NullModel, level: float) -> 
         if null.exact_gaussian:
             draws, how = _n_only_null("reliability_score", nz)
             mc = sig.monte_carlo_p(values["reliability_score"], draws, "greater")
-            rec["reliability_score"].update(p_value=mc.p, p_value_mc_se=mc.se, null_mean=float(draws.mean()),
+            rec["reliability_score"].update(p_value=mc.p, p_mc_se=mc.se, perfect=float(draws.mean()),
                                             test=f"Monte Carlo ({how.replace('uniform PITs', 'N(0, 1) z')})",
                                             note="no interval (energy-distance form has no cheap resampling form)")
         else:
@@ -1093,7 +1036,7 @@ def _zms_tests(rec, values, r: RegressionRows, null: _NullModel, sums, names, bo
         p = zms_test(values["zms"] * nz, mean_s, var_s)
         exact = null.exact_gaussian
         row = rec["zms"]
-        row.update(p_value=p, p_value_mc_se=0.0, null_mean=mean_s / max(int(ok.sum()), 1),
+        row.update(p_value=p, p_mc_se=0.0, perfect=mean_s / max(int(ok.sum()), 1),
                    test="χ² test, exact (N d.f.): N·ZMS ~ χ²_N" if exact else
                    "gamma (moment-matched to the exact per-row null moments of z², z⁴)")
         if "se_log_zms" in boot:
@@ -1118,8 +1061,8 @@ def _zms_tests(rec, values, r: RegressionRows, null: _NullModel, sums, names, bo
             ref, var_row, ref_var = simulated_log_z2_null(r, rng)
             test = ("normal; reference simulated from the calibrated forecaster (20,000 random rows, one draw each), "
                     "its Monte-Carlo error added")
-        row.update(p_value=mean_log_z2_test(values["mean_log_z2"], n_l, ref, var_row, ref_var), p_value_mc_se=0.0,
-                   null_mean=ref, null_mean_se=float(np.sqrt(ref_var)), test=test)
+        row.update(p_value=mean_log_z2_test(values["mean_log_z2"], n_l, ref, var_row, ref_var), p_mc_se=0.0,
+                   perfect=ref, perfect_se=float(np.sqrt(ref_var)), test=test)
         if "se_mean_log_z2" in boot:
             full = _smooth_stats(sums.sum(axis=0, keepdims=True), names, r._gaussian, ())
             lo, hi = sig.studentized_interval(full["mean_log_z2"], full["se_mean_log_z2"], boot["mean_log_z2"],
@@ -1200,7 +1143,7 @@ def _ence(row, value, r: RegressionRows, z_moments, ensemble_bin_moments, ids, g
         # from perfect calibration must not be excluded from 0 by its interval (test inversion at 0)
         lo0 = 0.0
     row.update(
-        p_value=mc.p, p_value_mc_se=mc.se, null_mean=ref, debiased=value - ref, ci_low=lo0, ci_high=hi0,
+        p_value=mc.p, p_mc_se=mc.se, perfect=ref, debiased=value - ref, ci_low=lo0, ci_high=hi0,
         interval="basic bootstrap (blocks, σ-bins fixed), clipped at 0; lower end 0 unless the test rejects",
         test=f"Monte Carlo ({n_null} draws of {how})",
     )
@@ -1278,7 +1221,7 @@ def _score_references(rec, values, r: RegressionRows, coverages, rng) -> None:
             ref[f"interval_score_{100 * c:g}"] = float(sig_.mean()) * (2 * k + (4.0 / a) * tail)
         for k, v in ref.items():
             if k in rec:
-                rec[k].update(null_mean=v, null_mean_se=0.0, test="reference: exact expectation under H0")
+                rec[k].update(perfect=v, perfect_se=0.0, test="reference: exact expectation under H0")
         return
     # other layouts: score a calibrated forecaster's draws on random rows (with replacement), one draw each
     n = r.n
@@ -1295,7 +1238,7 @@ def _score_references(rec, values, r: RegressionRows, coverages, rng) -> None:
     for k in keys:
         if k in scores:
             x = np.asarray(scores[k], dtype=float)
-            rec[k].update(null_mean=float(x.mean()), null_mean_se=float(x.std(ddof=1) / np.sqrt(x.size)),
+            rec[k].update(perfect=float(x.mean()), perfect_se=float(x.std(ddof=1) / np.sqrt(x.size)),
                           test=f"reference: simulated under H0 ({x.size:,} random rows, one draw each)")
 
 
@@ -1318,7 +1261,7 @@ def _nice(name: str) -> str:
 
 
 def _direction_of(name: str, row: dict[str, Any]) -> str:
-    v, ref = row["value"], row["null_mean"]
+    v, ref = row["value"], row["perfect"]
     if name == "z_mean":
         return "biased low" if v > ref else "biased high"
     if name == "z_std":
@@ -1332,21 +1275,16 @@ def _decide(rec, values, n, layout, alpha, level, options) -> InferenceResult:
     names = list(rec)
     prim = [k for k in names if rec[k]["family"] == "primary" and np.isfinite(rec[k]["p_value"])]
     sec = [k for k in names if rec[k]["family"] == "secondary" and np.isfinite(rec[k]["p_value"])]
-    if prim:
-        adj = sig.holm_adjust([rec[k]["p_value"] for k in prim])
-        for k, a in zip(prim, adj):
-            rec[k].update(adjusted_p=float(a), reject=bool(a <= alpha))
-    if sec:
-        q = sig.bh_adjust([rec[k]["p_value"] for k in sec])
-        for k, a in zip(sec, q):
-            rec[k].update(adjusted_p=float(a), reject=bool(a <= alpha))
-    rejected = [k for k in prim if rec[k]["reject"]]
+    adjusted = adjust_families({k: rec[k]["p_value"] for k in prim}, {k: rec[k]["p_value"] for k in sec}, alpha)
+    for k, (a, flag) in adjusted.items():
+        rec[k].update(adjusted_p=a, flag=flag)
+    rejected = [k for k in prim if rec[k]["flag"]]
     if not rejected:
-        verdict, direction = "calibrated", ""
+        verdict, direction = CALIBRATED, ""
         sentence = (f"No evidence of miscalibration at this N ({len(prim)} tests, family-wise "
                     f"{100 * alpha:g}%).")
     else:
-        verdict = "miscalibrated"
+        verdict = MISCALIBRATED
         dirs = []
         for k in rejected:
             d = _direction_of(k, rec[k])
@@ -1362,7 +1300,7 @@ def _decide(rec, values, n, layout, alpha, level, options) -> InferenceResult:
             cov_key = next((k for k in prim if k.startswith("coverage_")), "coverage_90")
             cv = rec.get(cov_key)
             spread = ""
-            if zs is not None and cv is not None and np.isfinite(zs["null_mean"]) and np.isfinite(cv["null_mean"]):
+            if zs is not None and cv is not None and np.isfinite(zs["perfect"]) and np.isfinite(cv["perfect"]):
                 a, b = _direction_of("z_std", zs), _direction_of("coverage_90", cv)
                 spread = a if a == b else ""
             dirs.append(spread or "mis-shaped")
@@ -1374,8 +1312,8 @@ def _decide(rec, values, n, layout, alpha, level, options) -> InferenceResult:
         if others:
             sentence += f"; also rejected: {', '.join(others)}"
         sentence += f" ({len(prim)} tests, Holm at family-wise {100 * alpha:g}%)."
-    n_flags = sum(1 for k in sec if rec[k]["reject"])
-    table = pd.DataFrame([rec[k] for k in names], columns=INFERENCE_COLUMNS).set_index("metric")
+    n_flags = sum(1 for k in sec if rec[k]["flag"])
+    table = InferenceResult.table_from([rec[k] for k in names])
     return InferenceResult(
         table=table, verdict=verdict, direction=direction, sentence=sentence, n=n, layout=layout, alpha=alpha,
         n_primary=len(prim), n_secondary=len(sec), n_flags=n_flags,
@@ -1388,7 +1326,7 @@ def _signed(x: float) -> str:
 
 
 def _evidence(name: str, row: dict[str, Any]) -> str:
-    v, ref, p = row["value"], row["null_mean"], sig.format_p(row["p_value"])
+    v, ref, p = row["value"], row["perfect"], sig.format_p(row["p_value"])
     if name.startswith("coverage_"):
         tag = name.split("_", 1)[1]
         return f"the {tag}% intervals cover {100 * v:.1f}% of targets (expected {100 * ref:.1f}%, {p})"

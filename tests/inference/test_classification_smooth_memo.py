@@ -10,7 +10,7 @@ import calib_core.inference.classification as ci
 from calib_core.metrics.classification import ClassificationRows
 from calib_core.metrics.classification_smooth import smooth_summaries
 
-SMOOTH_COLUMNS = ["value", "ci_low", "ci_high", "p_value", "null_mean", "null_low", "null_high"]
+SMOOTH_COLUMNS = ["value", "ci_low", "ci_high", "p_value", "perfect", "perfect_low", "perfect_high"]
 
 
 def _rows(n_bins: int, seed: int = 3) -> ClassificationRows:
@@ -25,7 +25,7 @@ def _smooth_row(n_bins: int, seed: int | None = 0):
     est, _ = smooth_summaries(rows)
     res = ci.infer_classification(rows, n_null=300, n_boot=200, classwise=False, seed=seed, smooth=True,
                                   smooth_estimates=est)
-    return res.table.set_index("metric").loc["smooth_ece", SMOOTH_COLUMNS].astype(float)
+    return res.table.loc["smooth_ece", SMOOTH_COLUMNS].astype(float)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from calib_core.base.regression import Gaussian, QuantileSet, SampleSet, norm_pp
 from calib_core.data.examples import diabetes_example, levi_synthetic
 from calib_core.inference import regression as inf
 from calib_core.inference.regression import PRIMARY, infer_regression
+from calib_core.inference.result import RESULT_COLUMNS
 from calib_core.metrics.regression import RegressionRows, summary_statistics
 
 REAL = Path(__file__).parents[1].parent / "shared" / "data" / "real"
@@ -57,7 +58,7 @@ def test_values_are_the_metric_table(gaussian_result):
     ref = summary_statistics(RegressionRows(y, d, pit_seed=3))
     assert list(res.table.index) == list(ref)
     np.testing.assert_array_equal(res.table["value"].to_numpy(), np.array(list(ref.values())))
-    assert set(res.table.columns) == set(inf.INFERENCE_COLUMNS) - {"metric"}
+    assert list(res.table.columns) == RESULT_COLUMNS
 
 
 def test_kinds_families_and_flags(gaussian_result):
@@ -67,7 +68,7 @@ def test_kinds_families_and_flags(gaussian_result):
     assert set(t.index[t["family"] == "primary"]) == set(PRIMARY)
     assert (t.loc[t["kind"] == "descriptive", "p_value"].isna()).all()  # no verdict for descriptive metrics
     assert (t.loc[t["kind"] == "proper score", "p_value"].isna()).all()
-    assert t.loc[t["kind"] == "proper score", "null_mean"].notna().all()  # … but a reference
+    assert t.loc[t["kind"] == "proper score", "perfect"].notna().all()  # … but a reference
     cal = t[(t["kind"] == "calibration statistic")]
     assert cal["p_value"].notna().all()
     assert res.n_primary == 5 and res.expected_chance_flags == pytest.approx(0.05 * res.n_secondary)
@@ -96,7 +97,7 @@ def test_primary_tests_match_reference_implementations(gaussian_result):
     assert t.loc["z_skewness", "p_value"] == pytest.approx(stats.skewtest(z).pvalue, rel=1e-6)
     assert t.loc["z_excess_kurtosis", "p_value"] == pytest.approx(stats.kurtosistest(z).pvalue, rel=1e-6)
     # Monte-Carlo p-values carry their standard error
-    assert 0 < t.loc["ence", "p_value_mc_se"] < 0.012
+    assert 0 < t.loc["ence", "p_mc_se"] < 0.012
     assert t.loc["ence", "p_value"] >= 1 / (1 + 2000)
 
 
@@ -109,7 +110,7 @@ def test_gaussian_references_are_expectations_under_h0():
     for key in ("nll", "crps", "interval_score_90", "coverage_90", "z_std", "ence", "calibration_rmse",
                 "miscalibration_area", "max_calibration_deviation"):
         draws = np.array([x[key] for x in sims])
-        ref = res.table.loc[key, "null_mean"]
+        ref = res.table.loc[key, "perfect"]
         assert abs(draws.mean() - ref) < 4 * draws.std() / np.sqrt(draws.size) + 1e-12, key
 
 
@@ -218,7 +219,7 @@ def test_intervals_contain_the_value_or_say_why():
         outside = ok & ~((t["ci_low"] <= t["value"]) & (t["value"] <= t["ci_high"]))
         assert (t.loc[outside, "note"].str.len() > 0).all(), t.loc[outside]
         assert (t.loc[ok, "ci_low"] <= t.loc[ok, "ci_high"]).all()
-        assert t.loc["ence", "debiased"] == pytest.approx(t.loc["ence", "value"] - t.loc["ence", "null_mean"])
+        assert t.loc["ence", "debiased"] == pytest.approx(t.loc["ence", "value"] - t.loc["ence", "perfect"])
         assert t.loc["ence", "ci_low"] >= 0
 
 
@@ -268,7 +269,7 @@ def test_ecmwf_rain_ensemble_is_miscalibrated_with_direction():
     res = infer_regression(p.y, p.dist)
     assert res.verdict == "miscalibrated"
     assert "over-confident" in res.direction, res.sentence
-    assert res.table.loc["ence", "reject"] or res.table.loc["coverage_90", "reject"]
+    assert res.table.loc["ence", "flag"] or res.table.loc["coverage_90", "flag"]
 
 
 def test_rows_and_values_can_be_reused():
@@ -328,7 +329,7 @@ def test_quantile_set_coverage_80_false_alarms_and_power():
     for i in range(10):
         y, d = calibrated("quantile", 3000, rng, sigma_factor=0.8)
         res = infer_regression(y, d, seed=i, n_boot=100, n_null=500)
-        hits += bool(res.table.loc["coverage_80", "reject"])
+        hits += bool(res.table.loc["coverage_80", "flag"])
     assert hits == 10
 
 
