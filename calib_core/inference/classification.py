@@ -82,6 +82,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse, special
@@ -393,34 +394,131 @@ def infer_classification(
     if n_null < 1 or n_boot < 1:
         raise ValueError("n_null and n_boot must be at least 1")
     rng = np.random.default_rng(seed)
-    n, m_bins = rows.n, rows.n_bins
+    n = rows.n
     if n < 1:
         raise ValueError("no rows")
-    z = float(special.ndtri(0.5 + level / 2.0))
     notes: list[str] = []
     full = not rows.top_label_only
     binary = full and rows.k == 2
-    use_cw = classwise and full
 
-    # ---- summaries ------------------------------------------------------------------------------
-    top = _BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, m_bins, n_sub)
-    # top region: highest bins, merged downwards until they hold ≥ N/M rows
-    cum_from_top = np.cumsum(top.count[::-1])
-    j = int(np.searchsorted(cum_from_top, n / m_bins - 1e-9))
-    first_top = m_bins - 1 - min(j, m_bins - 1)
-    top_sel = np.zeros(m_bins, dtype=bool)
-    top_sel[first_top:] = True
-    n_top = float(top.count[top_sel].sum())
-    pos = None
-    if binary:
-        v1 = rows.probs[:, 1].astype(float)
-        h1 = (rows.labels == 1).astype(float)
-        idx1, edges1 = confidence_bins(v1, m_bins, rows.strategy, rows.closed)
-        pos = _BinnedBernoulli(v1, h1, idx1, edges1, m_bins, n_sub)
+    bins = _Bins.of(rows, n_sub, binary)
     timings["summaries"] = time.perf_counter() - t0
-
-    # ---- null draws (top-label, positive) --------------------------------------------------------
     t1 = time.perf_counter()
+    null, draws = _bin_nulls(bins, n_null, exact_budget, rng, notes)
+    timings["null_top_label"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    block, n_b, parts, w = _blocks(rows, bins, n_blocks, n_boot, rng)
+    timings["blocks"] = time.perf_counter() - t2
+    cw = None
+    if classwise and full:
+        t3 = time.perf_counter()
+        cw = _classwise(rows, block, n_b, w, n_null, exact_budget, rng)
+        notes.append(cw["note"])
+        timings["classwise"] = time.perf_counter() - t3
+    smoothed: dict[str, dict] = {}
+    if smooth:
+        t5 = time.perf_counter()
+        smoothed = _smooth_results(rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget,
+                                   seed)
+        timings["smooth"] = time.perf_counter() - t5
+    t4 = time.perf_counter()
+    boot = _bootstrap(w, parts, bins, cw, full)
+    timings["bootstrap"] = time.perf_counter() - t4
+
+    obs, deb = _observed(rows, bins, cw)
+    if cw is not None:
+        null["classwise_ece"] = cw["null"]
+    pvals = _bin_p_values(bins, obs, null)
+    ratio_ci = _add_ratio_tests(bins, draws, obs, null, pvals, level)
+    if tce:
+        t6 = time.perf_counter()
+        _add_tce_tests(rows, bins, obs, null, pvals, n_null, alpha, exact_budget, rng)
+        timings["tce"] = time.perf_counter() - t6
+    for key, r in smoothed.items():  # smooth ECE: p-value from its fixed-bandwidth draws, null law of smECE* itself
+        obs[key] = float(r["value"])
+        pvals[key] = (float(r["p_value"]), float(r["p_mc_se"]), r["p_method"])
+        null[key] = r["null"]
+
+    primary = [m for m in PRIMARY_FAMILY if m in pvals]
+    secondary = [m for m in SECONDARY if m in pvals]
+    adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
+    ci = _intervals(bins, obs, pvals, boot, null, cw, smoothed, ratio_ci, level)
+    ref = _score_references(rows, float(special.ndtri(0.5 + level / 2.0))) if full else {}
+    order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
+    records = _records(order, primary, secondary, obs, deb, null, ref, pvals, adjusted, ci, smoothed, level, alpha)
+    verdict, direction, sentence = _headline(bins, obs, pvals, primary, adjusted, alpha)
+    timings["total"] = time.perf_counter() - t0
+    return InferenceResult(
+        table=InferenceResult.table_from(records),
+        verdict=verdict,
+        direction=direction,
+        sentence=sentence,
+        n=n,
+        alpha=alpha,
+        n_primary=len(primary),
+        n_secondary=len(secondary),
+        n_flags=sum(1 for m in secondary if adjusted[m][1]),
+        expected_chance_flags=expected_chance_flags(len(secondary), alpha),
+        options=dict(n_bins=rows.n_bins, strategy=rows.strategy, n_null=n_null, n_boot=n_boot, n_blocks=n_blocks,
+                     n_sub=n_sub, level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed,
+                     smooth=smooth, tce=tce),
+        notes=notes,
+        timings=timings,
+        top_bins=(bins.first_top, rows.n_bins - 1),
+    )
+
+
+#: The secondary statistics (Benjamini–Hochberg at false-discovery rate alpha), in table order.
+SECONDARY = ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
+             "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive")
+
+
+@dataclass(frozen=True)
+class _Bins:
+    """The per-bin summaries of one set of rows: the top-label bins, the top region (the highest bins, merged
+    downwards until they hold at least N/M rows) and, for binary files, the positive-class bins."""
+
+    n: int
+    top: _BinnedBernoulli
+    top_sel: np.ndarray
+    first_top: int
+    n_top: float
+    pos: _BinnedBernoulli | None
+
+    @classmethod
+    def of(cls, rows: ClassificationRows, n_sub: int, binary: bool) -> _Bins:
+        n, m_bins = rows.n, rows.n_bins
+        top = _BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, m_bins, n_sub)
+        cum_from_top = np.cumsum(top.count[::-1])
+        j = int(np.searchsorted(cum_from_top, n / m_bins - 1e-9))
+        first_top = m_bins - 1 - min(j, m_bins - 1)
+        top_sel = np.zeros(m_bins, dtype=bool)
+        top_sel[first_top:] = True
+        n_top = float(top.count[top_sel].sum())
+        pos = None
+        if binary:
+            v1 = rows.probs[:, 1].astype(float)
+            h1 = (rows.labels == 1).astype(float)
+            idx1, edges1 = confidence_bins(v1, m_bins, rows.strategy, rows.closed)
+            pos = _BinnedBernoulli(v1, h1, idx1, edges1, m_bins, n_sub)
+        return cls(n, top, top_sel, first_top, n_top, pos)
+
+    @property
+    def top_confidence(self) -> float:
+        """Mean confidence of the top region."""
+        return float(self.top.s_v[self.top_sel].sum() / self.n_top)
+
+    @property
+    def top_hits(self) -> float:
+        """Correct predictions in the top region."""
+        return float(self.top.s_h[self.top_sel].sum())
+
+
+def _bin_nulls(bins: _Bins, n_null: int, exact_budget: int, rng: np.random.Generator,
+               notes: list[str]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Null draws of the binned top-label (and positive-class) statistics, and the per-bin null deviations they
+    come from (``"top"``, ``"positive"``; the calibration ratios reuse them)."""
+    n, top = bins.n, bins.top
     d_null, exact = top.null_dev(n_null, rng, exact_budget)
     notes.append(
         "top-label null: "
@@ -434,48 +532,47 @@ def infer_classification(
     null = {
         "ece": np.abs(d_null).sum(axis=1) / n,
         "mce": _mce_cells(top.count, d_null),
-        "top_bin_gap": -d_null[:, top_sel].sum(axis=1) / n_top,
+        "top_bin_gap": -d_null[:, bins.top_sel].sum(axis=1) / bins.n_top,
         "confidence_gap": -d_null.sum(axis=1) / n,
     }
-    if pos is not None:
-        dp, _ = pos.null_dev(n_null, rng, exact_budget)
+    draws = {"top": d_null}
+    if bins.pos is not None:
+        dp, _ = bins.pos.null_dev(n_null, rng, exact_budget)
         null["ece_positive"] = np.abs(dp).sum(axis=1) / n
-        null["mce_positive"] = _mce_cells(pos.count, dp)
-    timings["null_top_label"] = time.perf_counter() - t1
+        null["mce_positive"] = _mce_cells(bins.pos.count, dp)
+        draws["positive"] = dp
+    return null, draws
 
-    # ---- blocks and bootstrap weights --------------------------------------------------------------
-    t2 = time.perf_counter()
-    block, n_b = block_ids(n, n_blocks, rng)
-    b_top = top.block_sums(block, n_b)
-    scal = [rows.nll_rows, rows.brier_rows] if full else []
-    b_scal = np.stack([np.bincount(block, weights=x, minlength=n_b) for x in scal], axis=1) if scal else None
-    b_pos = pos.block_sums(block, n_b) if pos is not None else None
+
+def _blocks(rows: ClassificationRows, bins: _Bins, n_blocks: int, n_boot: int,
+            rng: np.random.Generator) -> tuple[np.ndarray, int, list[np.ndarray], np.ndarray]:
+    """Random row blocks, the per-block summaries of the bins (and of NLL and Brier) and the bootstrap weights:
+    (block of each row, number of blocks, the summaries' (B × ·) arrays, (R × B) weights)."""
+    block, n_b = block_ids(bins.n, n_blocks, rng)
+    parts = bins.top.block_sums(block, n_b)
+    if not rows.top_label_only:
+        parts.append(np.stack([np.bincount(block, weights=x, minlength=n_b)
+                               for x in (rows.nll_rows, rows.brier_rows)], axis=1))
+    if bins.pos is not None:
+        parts.extend(bins.pos.block_sums(block, n_b))
     w = block_bootstrap_weights(n_b, n_boot, rng)
-    timings["blocks"] = time.perf_counter() - t2
+    return block, n_b, parts, w
 
-    # ---- class-wise: cells, observed, null, bootstrap ------------------------------------------------
-    cw = None
-    if use_cw:
-        t3 = time.perf_counter()
-        cw = _classwise(rows, block, n_b, w, n_null, exact_budget, rng)
-        notes.append(cw["note"])
-        timings["classwise"] = time.perf_counter() - t3
 
-    # ---- smooth ECE (Błasiok & Nakkiran 2023): its own grid, null and bootstrap (classification.smooth) ---------
-    sm_res: dict[str, dict] = {}
-    if smooth:
-        t5 = time.perf_counter()
-        for tgt, key in (("top_label", "smooth_ece"), *((("positive", "smooth_ece_positive"),) if binary else ())):
-            f_s, y_s = rows_target(rows, tgt)
-            sm_res[key] = smooth_inference_of(
-                np.clip(f_s, 0.0, 1.0), y_s, estimate=(smooth_estimates or {}).get(key), n_blocks=n_blocks,
-                n_boot=n_boot, n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, seed=seed,
-                stream=key)
-        timings["smooth"] = time.perf_counter() - t5
+def _smooth_results(rows, binary, estimates, n_blocks, n_boot, n_null, level, exact_budget, seed) -> dict[str, dict]:
+    """Smooth ECE (Błasiok & Nakkiran 2023): its own grid, null and bootstrap, top label (and positive class)."""
+    out = {}
+    for tgt, key in (("top_label", "smooth_ece"), *((("positive", "smooth_ece_positive"),) if binary else ())):
+        f_s, y_s = rows_target(rows, tgt)
+        out[key] = smooth_inference_of(
+            np.clip(f_s, 0.0, 1.0), y_s, estimate=(estimates or {}).get(key), n_blocks=n_blocks, n_boot=n_boot,
+            n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, seed=seed, stream=key)
+    return out
 
-    # ---- bootstrap: one matrix product of the weights with every block summary ----------------------
-    t4 = time.perf_counter()
-    parts = [*b_top, *([] if b_scal is None else [b_scal]), *([] if b_pos is None else b_pos)]
+
+def _bootstrap(w: np.ndarray, parts: list[np.ndarray], bins: _Bins, cw: dict | None, full: bool) -> dict:
+    """Bootstrap replicates of every binned statistic: one matrix product of the weights with the block
+    summaries (``<name>_db``: the debiased ECEs; ``ece_positive_l1``: the L1 band's summed cell error)."""
     widths = np.cumsum([a.shape[1] for a in parts])[:-1]
     reps = np.split(w @ np.hstack(parts), widths, axis=1)
     boot_top = reps[:4]  # count, Σconf, Σcorrect, Σc(1−c): (R, M)
@@ -486,21 +583,24 @@ def infer_classification(
     boot["accuracy"] = boot_top[2].sum(axis=1) / boot_n
     boot["mean_confidence"] = boot_top[1].sum(axis=1) / boot_n
     boot["confidence_gap"] = boot["mean_confidence"] - boot["accuracy"]
-    if b_scal is not None:
+    if full:
         boot_scal = reps[4]
         boot["nll"] = boot_scal[:, 0] / boot_n
         boot["brier"] = boot_scal[:, 1] / boot_n
-    if b_pos is not None:
+    if bins.pos is not None:
         bp = reps[-4:]
         boot["ece_positive"], boot["ece_positive_db"] = _ece_cells(*bp, boot_n)
         # Σ_m |μ̂*_m − μ̂_m| of the per-bin deviations μ̂_m = Σ_{i∈m}(1[y_i = 1] − p_i1)/N: the L1 band's error
-        boot["ece_positive_l1"] = np.abs((bp[2] - bp[1]) / boot_n[:, None] - pos.dev / n).sum(axis=1)
+        boot["ece_positive_l1"] = np.abs((bp[2] - bp[1]) / boot_n[:, None] - bins.pos.dev / bins.n).sum(axis=1)
         boot["mce_positive"] = _mce_cells(bp[0], bp[2] - bp[1])
     if cw is not None:
         boot["classwise_ece"], boot["classwise_ece_db"] = cw["boot"]
-    timings["bootstrap"] = time.perf_counter() - t4
+    return boot
 
-    # ---- observed values ------------------------------------------------------------------------------
+
+def _observed(rows: ClassificationRows, bins: _Bins, cw: dict | None) -> tuple[dict[str, float], dict[str, float]]:
+    """The binned statistics on the data: (plug-in values, debiased values of the ECEs)."""
+    n, top, pos = bins.n, bins.top, bins.pos
     obs: dict[str, float] = {}
     deb: dict[str, float] = {}
     e_pl, e_db = _ece_cells(top.count, top.s_v, top.s_h, top.var, float(n))
@@ -510,10 +610,8 @@ def infer_classification(
     mconf = float(top.s_v.sum() / n)
     obs["accuracy"], obs["mean_confidence"] = acc, mconf
     obs["confidence_gap"] = mconf - acc
-    top_conf = float(top.s_v[top_sel].sum() / n_top)
-    top_hits = float(top.s_h[top_sel].sum())
-    obs["top_bin_gap"] = float(-top.dev[top_sel].sum() / n_top)
-    if full:
+    obs["top_bin_gap"] = float(-top.dev[bins.top_sel].sum() / bins.n_top)
+    if not rows.top_label_only:
         obs["nll"] = float(np.mean(rows.nll_rows))
         obs["brier"] = float(np.mean(rows.brier_rows))
     if pos is not None:
@@ -522,13 +620,22 @@ def infer_classification(
         obs["mce_positive"] = float(_mce_cells(pos.count, pos.dev))
     if cw is not None:
         obs["classwise_ece"], deb["classwise_ece"] = cw["observed"]
-        null["classwise_ece"] = cw["null"]
+    return obs, deb
 
-    # ---- p-values ---------------------------------------------------------------------------------------
+
+#: Statistics whose test is two-sided (|statistic| against |null draws|).
+_TWO_SIDED = frozenset({"top_bin_gap", "confidence_gap"})
+
+
+def _bin_p_values(bins: _Bins, obs: dict[str, float],
+                  null: dict[str, np.ndarray]) -> dict[str, tuple[float, float, str]]:
+    """(p-value, its Monte-Carlo s.e., how) of every statistic with null draws: the Monte-Carlo p-value, or a
+    Bernstein tail bound where that is smaller (no null draw reached the statistic)."""
+    n, top, pos, sel = bins.n, bins.top, bins.pos, bins.top_sel
     n_nonempty = int((top.count > 0).sum())
     bounds = {
         "ece": _bernstein_sum(obs["ece"] * n, float(top.var.sum()), n_nonempty),
-        "top_bin_gap": min(1.0, 2.0 * _bernstein_sum(abs(obs["top_bin_gap"]) * n_top, float(top.var[top_sel].sum()))),
+        "top_bin_gap": min(1.0, 2.0 * _bernstein_sum(abs(obs["top_bin_gap"]) * bins.n_top, float(top.var[sel].sum()))),
         "confidence_gap": min(1.0, 2.0 * _bernstein_sum(abs(obs["confidence_gap"]) * n, float(top.var.sum()))),
         "mce": _mce_bound(obs["mce"], top.count, top.var),
     }
@@ -537,11 +644,10 @@ def infer_classification(
             obs["ece_positive"] * n, float(pos.var.sum()), int((pos.count > 0).sum())
         )
         bounds["mce_positive"] = _mce_bound(obs["mce_positive"], pos.count, pos.var)
-    two_sided = {"top_bin_gap", "confidence_gap"}
     pvals: dict[str, tuple[float, float, str]] = {}
     for name, draws in null.items():
-        t_obs = abs(obs[name]) if name in two_sided else obs[name]
-        t_null = np.abs(draws) if name in two_sided else draws
+        t_obs = abs(obs[name]) if name in _TWO_SIDED else obs[name]
+        t_null = np.abs(draws) if name in _TWO_SIDED else draws
         r = int(np.isfinite(t_null).sum())
         p_mc, se, _ = monte_carlo_p(t_obs, t_null, "greater")
         method = f"Monte Carlo ({r} null draws)"
@@ -550,13 +656,19 @@ def infer_classification(
             pvals[name] = (b, 0.0, f"Bernstein bound (no null draw reached it in {r})")
         else:
             pvals[name] = (p_mc, se, method)
+    return pvals
 
-    # calibration ratio Σf/Σy: a monotone function of the overall gap Σ(f − y), tested with the same null draws
-    ratio_sets = [("calibration_ratio", top, d_null, rows.confidence, rows.correct)]
-    if pos is not None:
-        ratio_sets.append(("calibration_ratio_positive", pos, dp, pos.v, pos.h))
+
+def _add_ratio_tests(bins: _Bins, draws: dict[str, np.ndarray], obs: dict, null: dict, pvals: dict,
+                     level: float) -> dict[str, tuple[float, float, str]]:
+    """The calibration ratio Σf/Σy (top label, positive class): a monotone function of the overall gap Σ(f − y),
+    tested with the same null draws; its value, null draws and p-value are added to ``obs``, ``null``, ``pvals``,
+    its delta-method interval returned."""
+    ratio_sets = [("calibration_ratio", bins.top, draws["top"])]
+    if bins.pos is not None:
+        ratio_sets.append(("calibration_ratio_positive", bins.pos, draws["positive"]))
     ratio_ci: dict[str, tuple[float, float, str]] = {}
-    for key, summ, d, f_r, y_r in ratio_sets:
+    for key, summ, d in ratio_sets:
         s_f, s_y = float(summ.s_v.sum()), float(summ.s_h.sum())
         obs[key] = s_f / s_y if s_y > 0 else (float("inf") if s_f > 0 else float("nan"))
         gap = abs(s_f - s_y)
@@ -567,45 +679,39 @@ def infer_classification(
         bound = min(1.0, 2.0 * _bernstein_sum(gap, float(summ.var.sum())))
         pvals[key] = ((bound, 0.0, f"Bernstein bound (no null draw reached it in {tot.size})") if bound < p_mc else
                       (p_mc, se, f"Monte Carlo ({tot.size} null draws of Σ(y* − f); R is monotone in it)"))
-        lo_r, hi_r = ratio_interval(np.asarray(f_r, dtype=float), np.asarray(y_r, dtype=float), level)
+        lo_r, hi_r = ratio_interval(np.asarray(summ.v, dtype=float), np.asarray(summ.h, dtype=float), level)
         ratio_ci[key] = (lo_r, hi_r, "delta method on the log scale (ratio of two means of the same rows)")
-    if tce:
-        t6 = time.perf_counter()
-        for key, f_t, y_t in (("tce", rows.confidence, rows.correct),
-                              *((("tce_positive", pos.v, pos.h),) if pos is not None else ())):
-            o_t, nd_t, how_t = tce_null(np.clip(f_t, 0.0, 1.0), y_t, n_draws=min(n_null, 1000), alpha=alpha,
-                                        exact_budget=exact_budget, rng=rng)
-            obs[key], null[key] = o_t, nd_t
-            p_mc, se, _ = monte_carlo_p(o_t, nd_t, "greater")
-            pvals[key] = (p_mc, se, f"Monte Carlo ({nd_t.size} null draws; {how_t})")
-        timings["tce"] = time.perf_counter() - t6
+    return ratio_ci
 
-    for key, r in sm_res.items():  # smooth ECE: p-value from its fixed-bandwidth draws, null law of smECE* itself
-        obs[key] = float(r["value"])
-        pvals[key] = (float(r["p_value"]), float(r["p_mc_se"]), r["p_method"])
-        null[key] = r["null"]
 
-    # ---- multiplicity --------------------------------------------------------------------------------
-    primary = [m for m in PRIMARY_FAMILY if m in pvals]
-    secondary = [m for m in ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
-                             "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce",
-                             "tce_positive") if m in pvals]
-    adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
+def _add_tce_tests(rows, bins: _Bins, obs: dict, null: dict, pvals: dict, n_null: int, alpha: float,
+                   exact_budget: int, rng: np.random.Generator) -> None:
+    """TCE (top label, positive class): value, null draws and Monte-Carlo p-value added to ``obs``, ``null``,
+    ``pvals``."""
+    for key, f_t, y_t in (("tce", rows.confidence, rows.correct),
+                          *((("tce_positive", bins.pos.v, bins.pos.h),) if bins.pos is not None else ())):
+        o_t, nd_t, how_t = tce_null(np.clip(f_t, 0.0, 1.0), y_t, n_draws=min(n_null, 1000), alpha=alpha,
+                                    exact_budget=exact_budget, rng=rng)
+        obs[key], null[key] = o_t, nd_t
+        p_mc, se, _ = monte_carlo_p(o_t, nd_t, "greater")
+        pvals[key] = (p_mc, se, f"Monte Carlo ({nd_t.size} null draws; {how_t})")
 
-    # ---- intervals ------------------------------------------------------------------------------------
+
+def _intervals(bins: _Bins, obs, pvals, boot, null, cw, smoothed, ratio_ci,
+               level) -> dict[str, tuple[float, float, str]]:
+    """(low, high, how) of every statistic with an interval (see the module docstring)."""
+    n, top, pos = bins.n, bins.top, bins.pos
     ci: dict[str, tuple[float, float, str]] = {}
-    for name in ("ece",):
-        if name in obs:
-            lo, hi = _quantiles(boot[name + "_db"], level)
-            how = "percentile bootstrap of the debiased estimate"
-            if pvals[name][0] > 1.0 - level:  # perfect calibration not rejected: 0 stays in the interval
-                lo, how = 0.0, how + ", extended to 0 (test not significant)"
-            ci[name] = (max(0.0, lo), max(0.0, hi), how)
+    lo, hi = _quantiles(boot["ece_db"], level)
+    how = "percentile bootstrap of the debiased estimate"
+    if pvals["ece"][0] > 1.0 - level:  # perfect calibration not rejected: 0 stays in the interval
+        lo, how = 0.0, how + ", extended to 0 (test not significant)"
+    ci["ece"] = (max(0.0, lo), max(0.0, hi), how)
     if pos is not None:  # 15 bins over [0, 1]: small bins, the debiased interval covered 0.54 at K = 2, N = 200
         ci["ece_positive"] = _l1_band(obs["ece_positive"], boot["ece_positive_l1"], null["ece_positive"], level)
     if cw is not None:
         ci["classwise_ece"] = _l1_band(obs["classwise_ece"], cw["boot_l1"], null["classwise_ece"], level)
-    for key, r in sm_res.items():
+    for key, r in smoothed.items():
         ci[key] = (float(r["ci_low"]), float(r["ci_high"]), r["interval"])
     ci.update(ratio_ci)
     ci["mce"] = _mce_interval(top.count, top.s_v, top.s_h, level)
@@ -613,19 +719,18 @@ def infer_classification(
         ci["mce_positive"] = _mce_interval(pos.count, pos.s_v, pos.s_h, level)
     lo, hi = clopper_pearson(int(round(top.s_h.sum())), n, level)
     ci["accuracy"] = (lo, hi, "exact binomial (Clopper–Pearson)")
-    lo, hi = clopper_pearson(int(round(top_hits)), int(n_top), level)
+    lo, hi = clopper_pearson(int(round(bins.top_hits)), int(bins.n_top), level)
+    top_conf = bins.top_confidence
     ci["top_bin_gap"] = (top_conf - hi, top_conf - lo, "top-bin confidence − Clopper–Pearson interval of its accuracy")
     for name in ("mean_confidence", "confidence_gap", "nll", "brier"):
         if name in boot:
             ci[name] = (*_quantiles(boot[name], level), "percentile bootstrap")
+    return ci
 
-    # ---- proper-score references ------------------------------------------------------------------
-    ref: dict[str, tuple[float, float, float]] = {}
-    if full:
-        ref.update(_score_references(rows, z))
 
-    # ---- table ----------------------------------------------------------------------------------------
-    order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
+def _records(order, primary, secondary, obs, deb, null, ref, pvals, adjusted, ci, smoothed, level,
+             alpha) -> list[dict]:
+    """One table record per statistic (:data:`~calib_core.inference.result.RESULT_COLUMNS`), in ``order``."""
     records = []
     for name in order:
         kind = _KIND[name]
@@ -638,70 +743,62 @@ def infer_classification(
         elif name in ref:
             nm, nlo, nhi = ref[name]
         elif name == "accuracy":
-            nm, nlo, nhi = mconf, np.nan, np.nan
+            nm, nlo, nhi = obs["mean_confidence"], np.nan, np.nan
         else:
             nm = nlo = nhi = np.nan
         p, se, pm = pvals.get(name, (np.nan, np.nan, ""))
         adj, flag = adjusted.get(name, (np.nan, False))
-        note = ""
         v = obs.get(name, np.nan)
-        if name in deb and np.isfinite(hi) and v > hi:
-            note = (
-                f"plug-in above its interval: the plug-in is biased upward by noise (a perfectly calibrated model "
-                f"scores {nm:.3g} on average at this N); the interval is for the population value, around the "
-                f"debiased estimate {deb[name]:.3g}"
-            )
-        elif name in sm_res:
-            note = sm_res[name]["note"]
-        elif name in ("tce", "tce_positive"):
-            note = (
-                "percent of rows whose bin's exact binomial test rejects their prediction (10 equal-mass bins, "
-                f"level {alpha:g}); no interval: TCE has no N-free population value (it tends to 100 % as N grows "
-                "for any spread of predictions), compare it with the perfectly calibrated value at this N"
-            )
-        elif name.startswith("calibration_ratio"):
-            note = "Σ predicted / Σ observed events: > 1 over-predicts; its test is the overall gap's"
-        elif name in ("mce", "mce_positive"):
-            note = (
-                "interval for the largest |accuracy − confidence| over the bins these rows fill (simultaneous exact "
-                "intervals per bin): a bin of a few rows makes it wide, and bins no row falls in are not covered"
-            )
-        elif name in ("classwise_ece", "ece_positive"):
-            note = (
-                "interval: plug-in ± the summed per-cell error (triangle inequality; conservative): with a few rows "
-                "per cell no debiased estimate is reliable, so the interval is wide rather than wrong"
-            )
-        elif name == "accuracy":
-            note = "descriptive (its value under perfect calibration is the mean confidence, shown as null_mean)"
-        elif kind == PROPER_SCORE:
-            note = (
-                "proper score: null_mean is its exact expectation under perfect calibration (a reference, not a test)"
-            )
-        records.append(
-            {
-                "metric": name,
-                "value": v,
-                "ci_low": lo,
-                "ci_high": hi,
-                "perfect": nm,
-                "perfect_low": nlo,
-                "perfect_high": nhi,
-                "perfect_se": np.nan,
-                "kind": kind,
-                "family": family,
-                "debiased": deb.get(name, np.nan),
-                "interval": how,
-                "p_value": p,
-                "p_mc_se": se,
-                "test": pm,
-                "adjusted_p": adj,
-                "flag": flag,
-                "note": note,
-            }
-        )
-    table = InferenceResult.table_from(records)
+        records.append({
+            "metric": name, "value": v, "ci_low": lo, "ci_high": hi, "perfect": nm, "perfect_low": nlo,
+            "perfect_high": nhi, "perfect_se": np.nan, "kind": kind, "family": family,
+            "debiased": deb.get(name, np.nan), "interval": how, "p_value": p, "p_mc_se": se, "test": pm,
+            "adjusted_p": adj, "flag": flag, "note": _note(name, kind, v, hi, nm, deb, smoothed, alpha),
+        })
+    return records
 
-    # ---- headline -----------------------------------------------------------------------------------------
+
+def _note(name: str, kind: str, value: float, ci_high: float, perfect: float, deb: dict, smoothed: dict,
+          alpha: float) -> str:
+    """What a reader should know about one row of the table."""
+    if name in deb and np.isfinite(ci_high) and value > ci_high:
+        return (
+            f"plug-in above its interval: the plug-in is biased upward by noise (a perfectly calibrated model "
+            f"scores {perfect:.3g} on average at this N); the interval is for the population value, around the "
+            f"debiased estimate {deb[name]:.3g}"
+        )
+    if name in smoothed:
+        return smoothed[name]["note"]
+    if name in ("tce", "tce_positive"):
+        return (
+            "percent of rows whose bin's exact binomial test rejects their prediction (10 equal-mass bins, "
+            f"level {alpha:g}); no interval: TCE has no N-free population value (it tends to 100 % as N grows "
+            "for any spread of predictions), compare it with the perfectly calibrated value at this N"
+        )
+    if name.startswith("calibration_ratio"):
+        return "Σ predicted / Σ observed events: > 1 over-predicts; its test is the overall gap's"
+    if name in ("mce", "mce_positive"):
+        return (
+            "interval for the largest |accuracy − confidence| over the bins these rows fill (simultaneous exact "
+            "intervals per bin): a bin of a few rows makes it wide, and bins no row falls in are not covered"
+        )
+    if name in ("classwise_ece", "ece_positive"):
+        return (
+            "interval: plug-in ± the summed per-cell error (triangle inequality; conservative): with a few rows "
+            "per cell no debiased estimate is reliable, so the interval is wide rather than wrong"
+        )
+    if name == "accuracy":
+        # the Report's wording (kept as it is): the column is ``perfect`` there
+        return "descriptive (its value under perfect calibration is the mean confidence, shown as null_mean)"
+    if kind == PROPER_SCORE:
+        return "proper score: null_mean is its exact expectation under perfect calibration (a reference, not a test)"
+    return ""
+
+
+def _headline(bins: _Bins, obs, pvals, primary, adjusted, alpha) -> tuple[str, str, str]:
+    """(verdict, direction, sentence): Holm's decision over the primary family; the direction is the sign of
+    accuracy − mean confidence when the overall gap is significant, else the sign of a rejecting top-bin gap."""
+    acc, mconf = obs["accuracy"], obs["mean_confidence"]
     rejected = [m for m in primary if adjusted[m][1]]
     verdict = MISCALIBRATED if rejected else CALIBRATED
     direction = ""
@@ -710,27 +807,9 @@ def infer_classification(
             direction = "over-confident" if acc < mconf else "under-confident"
         elif "top_bin_gap" in rejected:
             direction = "over-confident" if obs["top_bin_gap"] > 0 else "under-confident"
-    sentence = _sentence(verdict, direction, acc, mconf, obs, pvals, rejected, len(primary), alpha, n_top, top_conf)
-    timings["total"] = time.perf_counter() - t0
-    options = dict(n_bins=m_bins, strategy=rows.strategy, n_null=n_null, n_boot=n_boot, n_blocks=n_blocks, n_sub=n_sub,
-                   level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed, smooth=smooth,
-                   tce=tce)
-    return InferenceResult(
-        table=table,
-        verdict=verdict,
-        direction=direction,
-        sentence=sentence,
-        n=n,
-        alpha=alpha,
-        n_primary=len(primary),
-        n_secondary=len(secondary),
-        n_flags=sum(1 for m in secondary if adjusted[m][1]),
-        expected_chance_flags=expected_chance_flags(len(secondary), alpha),
-        options=options,
-        notes=notes,
-        timings=timings,
-        top_bins=(first_top, m_bins - 1),
-    )
+    sentence = _sentence(verdict, direction, acc, mconf, obs, pvals, rejected, len(primary), alpha, bins.n_top,
+                         bins.top_confidence)
+    return verdict, direction, sentence
 
 
 def _mce_interval(count: np.ndarray, s_conf: np.ndarray, s_hit: np.ndarray, level: float) -> tuple[float, float, str]:
