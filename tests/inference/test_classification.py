@@ -145,9 +145,9 @@ def test_top_label_null_moments_are_the_poisson_binomial_ones():
     y, q = draw(3000, 10, 1.0, rng)
     rows = ClassificationRows(y, q)
     var = np.bincount(rows.bin_index, weights=rows.confidence * (1 - rows.confidence), minlength=15)
-    from calib_core.inference import classification as inf
+    from calib_core.inference.classification_nulls import BinnedBernoulli
 
-    top = inf._BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, 15, 16)
+    top = BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, 15, 16)
     for budget in (10**9, 0):  # exact, sub-bins
         d, exact = top.null_dev(4000, np.random.default_rng(1), budget)
         assert exact == (budget > 0)
@@ -180,12 +180,12 @@ def test_classwise_block_sums_are_the_direct_per_cell_sums(strategy):
     """The class-wise layout's per-block (count, Σp, Σp²) — sparse entries plus first bins by complement of the
     block totals (equal-width bins) — equal a direct bincount over all N·K (row, class) entries, and the label's
     cell is where the point estimates bin p_{i,y}."""
-    from calib_core.inference.classification import _ClasswiseLayout
+    from calib_core.inference.classification_nulls import ClasswiseLayout
 
     rng = np.random.default_rng(13)
     y, q = draw(3000, 7, 1.0, rng)
     rows = ClassificationRows(y, q, n_bins=10, strategy=strategy)
-    lay = _ClasswiseLayout(rows)
+    lay = ClasswiseLayout(rows)
     n_b = 37
     block = rng.integers(0, n_b, size=rows.n)
     got = lay.block_sums(block, n_b)
@@ -278,12 +278,12 @@ def _population_gaps(k, temperature, n_pop=None, seed=99, n_bins=15):
 
 
 def test_mce_interval_is_the_simultaneous_clopper_pearson_one():
-    from calib_core.inference import classification as inf
+    from calib_core.inference.classification_cells import mce_interval
 
     count = np.array([0.0, 1.0, 7.0, 40.0, 300.0])
     hits = np.array([0.0, 1.0, 2.0, 30.0, 280.0])
     conf = np.array([0.0, 0.30, 0.5, 0.8, 0.9]) * count
-    lo, hi, how = inf._mce_interval(count, conf, hits, 0.95)
+    lo, hi, how = mce_interval(count, conf, hits, 0.95)
     lev = 0.95 ** (1 / 4)
     near, far = [], []
     for n, h, c in zip(count[1:], hits[1:], conf[1:]):
