@@ -14,6 +14,7 @@ from calib_core.base.regression import Gaussian, QuantileSet, SampleSet, norm_pp
 from calib_core.data.examples import diabetes_example, levi_synthetic
 from calib_core.inference import regression as inf
 from calib_core.inference.regression import PRIMARY, infer_regression
+from calib_core.inference.regression_nulls import EnsembleNull, QuantileNull
 from calib_core.inference.result import RESULT_COLUMNS
 from calib_core.metrics.regression import RegressionRows, summary_statistics
 
@@ -120,7 +121,7 @@ def test_quantile_set_null_moments_are_exact():
     q = np.sort(rng.normal(size=(n, 9)), axis=1) * rng.uniform(0.5, 2, (n, 1))
     d = QuantileSet(TAU9, q)
     rows = RegressionRows(d.sample(rng), d)
-    m1, m2, m3, m4 = inf._QuantileNull(rows).z_moments()
+    m1, m2, m3, m4 = QuantileNull(rows).z_moments()
     np.testing.assert_allclose(m2, 1.0, rtol=1e-9)
     # midpoint quadrature of E z^k = ∫₀¹ z(F⁻¹(u))^k du on a fine grid, for 20 rows
     u = (np.arange(100_000) + 0.5) / 100_000
@@ -134,7 +135,7 @@ def test_quantile_set_null_moments_are_exact():
 def test_ensemble_enumeration_gives_finite_m_coverage():
     rng = np.random.default_rng(14)
     y, d = calibrated("ensemble", 300, rng, members=50)
-    null = inf._EnsembleNull(RegressionRows(y, d), (0.5, 0.9, 0.99))
+    null = EnsembleNull(RegressionRows(y, d), (0.5, 0.9, 0.99))
     # continuous members: the target's rank among M + 1 is uniform, so the probability is the same for every row
     # 90%: [x_(3), x_(48)] of 50 members covers ranks 3..47 → 45/51
     np.testing.assert_allclose(null.coverage_prob(0.9), 45 / 51)
@@ -143,7 +144,7 @@ def test_ensemble_enumeration_gives_finite_m_coverage():
     samples = np.maximum(rng.normal(0, 1, (2000, 10)), 0.0)
     target = np.maximum(rng.normal(0, 1, 2000), 0.0)
     tied = SampleSet(samples)
-    null_t = inf._EnsembleNull(RegressionRows(target, tied), (0.8,))
+    null_t = EnsembleNull(RegressionRows(target, tied), (0.8,))
     sim = []
     for _ in range(200):
         ys, ds = tied.calibrated_draw(target, rng)
@@ -343,7 +344,7 @@ def _population_shape(layout: str, sigma_factor: float) -> tuple[float, float, f
         return 1.0 / sigma_factor, 0.0, 0.0
     if layout == "quantile":
         d = QuantileSet(TAU9, norm_ppf(TAU9)[None, :])
-        _, m2, m3, m4 = inf._QuantileNull(RegressionRows(np.zeros(1), d)).z_moments()
+        _, m2, m3, m4 = QuantileNull(RegressionRows(np.zeros(1), d)).z_moments()
         return 1.0 / sigma_factor, float(m3[0] / m2[0] ** 1.5), float(m4[0] / m2[0] ** 2 - 3.0)
     y, d = calibrated("ensemble", 400_000, np.random.default_rng(0), sigma_factor=sigma_factor)
     z = RegressionRows(y, d).z_finite
