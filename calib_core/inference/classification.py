@@ -5,7 +5,7 @@ Null hypothesis H0 ("perfect calibration"): given the predictions, the labels ar
 y_i ~ Categorical(p_i).  Everything below conditions on the predictions (they are fixed, only labels vary),
 so the bins — which depend on the predictions alone — are fixed under H0 too.
 
-Tests (``kind="calibration"``; one p-value each, Monte-Carlo with ``n_null`` ≥ 1,000 null draws, the
+Tests (``kind`` "calibration statistic"; one p-value each, Monte-Carlo with ``n_null`` ≥ 1,000 null draws, the
 Monte-Carlo standard error sqrt(p(1 − p)/R) reported, and a Bernstein tail bound where it is smaller):
 
 * **Top-label statistics** (ECE, MCE, the gap of the top confidence bin, the overall gap mean confidence −
@@ -25,7 +25,7 @@ Monte-Carlo standard error sqrt(p(1 − p)/R) reported, and a Bernstein tail bou
   centred, and the null replicates are multinomial re-weightings of those blocks (a bootstrap of the null
   deviation; variance right in expectation, skewness kept), one matrix product.
 
-Proper scores (``kind="proper_score"``): NLL and Brier get their exact expectation under H0 as the reference
+Proper scores (``kind`` "proper score"): NLL and Brier get their exact expectation under H0 as the reference
 (E[−log p_Y] = −Σ_k p_k log p_k, E[Σ_k (p_k − 1[Y = k])²] = 1 − Σ_k p_k², averaged over rows) and a ± z·sd
 reference range from the exact variance — no p-value, no verdict.  Accuracy and mean confidence are
 descriptive.
@@ -54,10 +54,12 @@ Intervals (two-sided ``level``), for the population value of each statistic with
   0.00–0.59 under temperature miscalibration at K = 10 and 100 below N = 10,000, ECE positive 0.54 at K = 2,
   N = 200).  Interval: plug-in ± Q, Q the ``level`` quantile of the summed absolute cell error
   Σ_c|μ̂_c − μ_c|/K (the larger of its bootstrap and its null law), valid by the triangle inequality whatever
-  the cell sizes — conservative, and wide when the cells are small (:func:`l1_band`).
+  the cell sizes — conservative, and wide when the cells are small
+  (:func:`~calib_core.inference.classification_cells.l1_band`).
 * MCE (top-label, positive class): simultaneous Clopper–Pearson intervals of every non-empty bin's accuracy
   (Šidák), combined into an interval for the largest |acc − conf| over the bins the rows fill
-  (:func:`mce_interval`); exact and conservative, wide when a bin holds a few rows.
+  (:func:`~calib_core.inference.classification_cells.mce_interval`); exact and conservative, wide when a bin
+  holds a few rows.
 * accuracy: exact binomial (Clopper–Pearson); top-bin gap: top-bin confidence minus the Clopper–Pearson
   interval of its accuracy; means (mean confidence, gap, NLL, Brier): percentile bootstrap.
 
@@ -72,6 +74,12 @@ significant, else the sign of the rejecting top-bin gap, else "miscalibrated" wi
 Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive) get Benjamini–Hochberg flags at
 false-discovery rate ``alpha``; the table says how many flags one would expect by chance
 (``alpha`` × the number of secondary tests, if every one of them were calibrated and tested at ``alpha``).
+
+The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  The machinery lives beside
+this module: per-cell statistics and intervals in :mod:`~calib_core.inference.classification_cells`, the null
+draws in :mod:`~calib_core.inference.classification_nulls`, the smooth ECE's memoised inference in
+:mod:`~calib_core.inference.classification_smooth`, families, table rows and words in
+:mod:`~calib_core.inference.classification_verdict`; :func:`infer_classification` runs them as named steps.
 """
 
 from __future__ import annotations
@@ -133,17 +141,68 @@ def infer_classification(
 ) -> InferenceResult:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
-    Give prepared ``rows`` (:class:`ClassificationRows`, e.g. from ``classification_rows(pset, mask)``; their
-    ``n_bins`` / ``strategy`` are used) or ``labels`` and ``probs``.  ``n_null`` null draws per test (≥ 1,000:
-    the Monte-Carlo standard error of p = 0.05 is then ≤ 0.007; row-by-row exact draws while N · n_null ≤
-    ``exact_budget``), ``n_boot`` bootstrap replicates over ``n_blocks`` random row blocks, ``n_sub`` sub-bins
-    per bin for the summary-level null draws, two-sided ``level`` for the intervals, ``alpha`` the family-wise
-    error of the headline and the false-discovery rate of the secondary flags.  ``smooth``: also test the smooth
-    ECE (secondary; :func:`calib_core.metrics.classification_smooth.smooth_inference`, at most 1,000 null draws),
-    reusing ``smooth_estimates`` (key → :class:`SmoothECE`) when the caller has them.  The calibration ratio Σf/Σy (top
-    label, and positive class for binary files) is always tested (secondary; the overall gap's null draws) with a
-    log-scale delta-method interval; ``tce``: also TCE (:mod:`calib_core.metrics.classification_ratio`; secondary, no
-    interval).
+    Under H0 the labels are draws y_i ~ Categorical(p_i) given the predictions; every calibration statistic gets a
+    test of H0 with its Monte-Carlo standard error, an interval for its population value and its mean under H0
+    (``perfect``), and Holm's procedure over the primary family (ECE, top-bin gap) gives the headline.
+
+    Parameters
+    ----------
+    rows : ClassificationRows, optional
+        Prepared rows (e.g. from ``classification_rows(pset, mask)``); their ``n_bins`` / ``strategy`` are used.
+    labels : ndarray of shape (N,), optional
+        Labels, with ``probs``, when ``rows`` is not given.
+    probs : ndarray of shape (N, K), optional
+        Probability vectors, with ``labels``.
+    n_bins : int, default 15
+        Confidence bins (with ``labels`` and ``probs``).
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (with ``labels`` and ``probs``).
+    n_null : int, default 2000
+        Null draws per test (≥ 1,000: the Monte-Carlo standard error of p = 0.05 is then ≤ 0.007).
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_blocks : int, default 500
+        Random row blocks of the bootstrap.
+    n_sub : int, default 32
+        Sub-bins per bin for the summary-level null draws.
+    level : float, default 0.95
+        Two-sided level of the intervals and of the perfect-calibration range.
+    alpha : float, default 0.05
+        Family-wise error of the headline and false-discovery rate of the secondary flags.
+    classwise : bool, default True
+        Also test class-wise ECE (full probability vectors only).
+    exact_budget : int, default 2,000,000
+        Null draws are exact row by row while N · ``n_null`` is at most this.
+    seed : int or None, default 0
+        Seeds the blocks, the bootstrap and the null draws.
+    smooth : bool, default True
+        Also test the smooth ECE (secondary; :func:`calib_core.metrics.classification_smooth.smooth_inference`, at
+        most 1,000 null draws).
+    smooth_estimates : dict of str to SmoothECE, optional
+        The smooth ECE point estimates, reused when the caller has them.
+    tce : bool, default True
+        Also test TCE (:mod:`calib_core.metrics.classification_ratio`; secondary, no interval).  The calibration
+        ratio Σf/Σy (top label, and positive class for binary files) is always tested (secondary; the overall
+        gap's null draws) with a log-scale delta-method interval.
+
+    Returns
+    -------
+    InferenceResult
+        The table (one row per statistic, the Report's columns), the verdict ("calibrated" or "miscalibrated"),
+        its direction and sentence, the multiplicity bookkeeping, ``notes`` (how the nulls were drawn),
+        ``timings`` (seconds per step) and ``top_bins`` (the top region's first and last bin).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    .. [2] Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. *NeurIPS*.
+    .. [3] Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+       *arXiv:2309.12236*.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [5] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
     """
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -206,8 +265,8 @@ def infer_classification(
     z = float(special.ndtri(0.5 + level / 2.0))
     ref = score_references(rows, z) if full else {}
     order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
-    records = result_records(order, primary, secondary, obs, deb, null, ref, pvals, adjusted, ci, smoothed, level,
-                             alpha)
+    records = result_records(order, primary=primary, secondary=secondary, obs=obs, deb=deb, null=null, ref=ref,
+                             pvals=pvals, adjusted=adjusted, ci=ci, smoothed=smoothed, level=level, alpha=alpha)
     verdict, direction, sentence = headline(obs, pvals, primary, adjusted, alpha, bins.n_top, bins.top_confidence)
     timings["total"] = time.perf_counter() - t0
     return InferenceResult(

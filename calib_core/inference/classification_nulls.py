@@ -26,7 +26,32 @@ __all__ = ["BinnedBernoulli", "bernstein_tail", "mce_bound", "ClasswiseLayout", 
 
 
 def bernstein_tail(t: float, v: float, n_terms_log2: float = 0.0) -> float:
-    """2^n_terms_log2 · exp(−t² / (2(v + t/3))): Bernstein tail bound of a sum of centred terms in [−1, 1]."""
+    """Bernstein tail bound of a sum of independent centred terms in [−1, 1]: P(S ≥ t) ≤ exp(−t² / (2(v + t/3))).
+
+    Multiplied by 2^``n_terms_log2`` (a union bound over that many sign patterns, e.g. the bins of ECE) and
+    capped at 1; 1 for t ≤ 0 or t not finite.
+
+    Parameters
+    ----------
+    t : float
+        The threshold.
+    v : float
+        The sum's variance Σ Var.
+    n_terms_log2 : float, default 0
+        log₂ of the number of events in the union bound.
+
+    Returns
+    -------
+    float
+        The bound on the tail probability.
+
+    References
+    ----------
+    .. [1] Bernstein, S. N. (1924). On a modification of Chebyshev's inequality and of the error formula of Laplace.
+       *Ann. Sci. Inst. Sav. Ukraine, Sect. Math.* 1, 38–49.
+    .. [2] Boucheron, S., Lugosi, G. & Massart, P. (2013). *Concentration Inequalities*. Oxford University Press,
+       §2.8.
+    """
     if not np.isfinite(t) or t <= 0:
         return 1.0
     log_p = n_terms_log2 * math.log(2.0) - t * t / (2.0 * (v + t / 3.0))
@@ -34,7 +59,29 @@ def bernstein_tail(t: float, v: float, n_terms_log2: float = 0.0) -> float:
 
 
 def mce_bound(t: float, count: np.ndarray, var: np.ndarray) -> float:
-    """Union bound over bins of two-sided Bernstein tails for max_m |dev_m| / n_m ≥ t."""
+    """Tail bound of MCE under H0: a union bound over the bins of two-sided Bernstein tails, P(max_m |dev_m| / n_m ≥ t).
+
+    Parameters
+    ----------
+    t : float
+        The observed MCE.
+    count : ndarray of shape (M,)
+        Rows per bin.
+    var : ndarray of shape (M,)
+        Σ c(1 − c) per bin (the null variance of Σ hits).
+
+    Returns
+    -------
+    float
+        The bound (capped at 1).
+
+    References
+    ----------
+    .. [1] Boucheron, S., Lugosi, G. & Massart, P. (2013). *Concentration Inequalities*. Oxford University Press,
+       §2.8.
+    .. [2] Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. *AAAI*.
+    """
     if not np.isfinite(t) or t <= 0:
         return 1.0
     total = 0.0
@@ -45,9 +92,46 @@ def mce_bound(t: float, count: np.ndarray, var: np.ndarray) -> float:
 
 
 class BinnedBernoulli:
-    """Rows with probabilities v_i of an event h_i, binned (idx, edges): per-bin summaries and null draws of
-    the per-bin event counts under h_i ~ Bernoulli(v_i) independent (exact row by row when N · R is small,
-    else Binomial(n_g, v̄_g) per sub-bin g — see the module docstring)."""
+    """Rows with probabilities v_i of an event h_i, binned: per-bin summaries and null draws of the per-bin event
+    counts under h_i ~ Bernoulli(v_i) independent.
+
+    The null count of a bin is Poisson-binomial with mean Σ v_i and variance Σ v_i(1 − v_i).  Draws are exact row
+    by row while N · R ≤ ``exact_budget``; above, each bin is split into the fewest of 1, 2, 4, … ``n_sub``
+    equal-width sub-bins g for which Binomial(n_g, v̄_g) has a variance at most ``var_tol`` above the exact one
+    (the excess is Σ_g Σ_{i∈g} (v_i − v̄_g)², from Σ v²), and the bin's count is the sum of those binomials:
+    exact mean, slightly conservative spread (``var_ratio``).
+
+    Parameters
+    ----------
+    v : ndarray of shape (N,)
+        Probabilities of the event (top-label confidence, or P(y = 1)).
+    h : ndarray of shape (N,)
+        Observed events (0/1).
+    idx : ndarray of shape (N,)
+        Bin of each row.
+    edges : ndarray of shape (n_bins + 1,)
+        Bin edges (for the sub-bins).
+    n_bins : int
+        Number of bins M.
+    n_sub : int, default 32
+        Finest split of a bin (a power of two).
+    var_tol : float, default 2e-3
+        Relative variance excess allowed for the binomial sub-bins.
+
+    Attributes
+    ----------
+    count, s_v, s_h, var, dev : ndarray of shape (M,)
+        Per bin: rows, Σ v, Σ h, Σ v(1 − v) and Σ(h − v).
+    var_ratio : float
+        Variance of the sub-bin binomials over the exact Poisson-binomial variance (≥ 1).
+
+    References
+    ----------
+    .. [1] Hong, Y. (2013). On computing the distribution function for the Poisson binomial distribution.
+       *Computational Statistics & Data Analysis* 59, 41–51.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    """
 
     def __init__(
         self,
@@ -154,6 +238,26 @@ class ClasswiseLayout:
     bin are listed (``ri`` row, ``cell``, ``val``; :attr:`ClassificationRows.classwise_outside_first`) — with K
     classes almost every p_ik ≤ 1/M — and the first bins follow from per-block totals (count, Σ p_ik, Σ p_ik²)
     by complement.  Equal-mass bins: every entry is listed.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors.
+
+    Attributes
+    ----------
+    n, k, nb, size : int
+        Rows, classes, bins per class and cells K·M.
+    sparse : bool
+        Whether only the entries outside the first bins are listed (equal-width bins).
+    ri, cell, val : ndarray
+        The listed entries: row, cell and p_ik.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS* (class-wise ECE).
     """
 
     def __init__(self, rows: ClassificationRows):
@@ -197,7 +301,24 @@ class ClasswiseLayout:
 
 
 def draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One label vector y* ~ Categorical(p_i): a running sum over the K columns (no (N, K) cumsum)."""
+    """One label vector y* ~ Categorical(p_i): a running sum over the K columns (no (N, K) cumsum).
+
+    Parameters
+    ----------
+    p : ndarray of shape (N, K)
+        Probability vectors.
+    rng : numpy.random.Generator
+        Random stream (N uniforms).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        Labels in 0 … K − 1.
+
+    References
+    ----------
+    .. [1] Devroye, L. (1986). *Non-Uniform Random Variate Generation*. Springer, §III.2 (inversion).
+    """
     n, k = p.shape
     u = rng.random(n) * p.sum(axis=1, dtype=float)
     acc = np.zeros(n)
@@ -209,7 +330,26 @@ def draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def draw_labels(cum: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_draws, N) labels y* ~ Categorical(p_i) by inverse CDF on the row cumsums ``cum`` (N, K)."""
+    """Label vectors y* ~ Categorical(p_i) by inversion of the rows' cumulative sums.
+
+    Parameters
+    ----------
+    cum : ndarray of shape (N, K)
+        Row-wise cumulative sums of the probability vectors.
+    n_draws : int
+        Number of label vectors R.
+    rng : numpy.random.Generator
+        Random stream (R × N uniforms).
+
+    Returns
+    -------
+    ndarray of shape (n_draws, N)
+        Labels in 0 … K − 1.
+
+    References
+    ----------
+    .. [1] Devroye, L. (1986). *Non-Uniform Random Variate Generation*. Springer, §III.2 (inversion).
+    """
     n, k = cum.shape
     u = rng.random((n_draws, n)) * cum[:, -1]
     if k <= 16:
@@ -228,6 +368,46 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     The replicates are (R × B) @ (B × cells) products; with many live (class, bin) cells (K = 100: up to
     1,500) the blocks are merged (block mod B') so that R · B' · cells ≤ ``flop_budget`` (B' ≥ 50), and at most
     ``max_boot`` bootstrap replicates are used (its interval is the secondary statistic's).
+
+    The null: while N · ``n_null`` ≤ ``exact_budget``, label vectors y* ~ Categorical(p_i) are drawn row by row
+    and only the hit cells re-counted; above, one exact label draw per row, its null deviations
+    (1[y* = k] − p_ik per cell) summed over the row blocks, centred, and re-weighted by multinomial block weights
+    (variance right in expectation, skewness kept).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors.
+    block : ndarray of shape (N,)
+        Random block of each row.
+    n_b : int
+        Number of blocks B.
+    w : ndarray of shape (R, B)
+        Bootstrap weights of the blocks.
+    n_null : int
+        Null draws.
+    exact_budget : int
+        Largest N · ``n_null`` drawn row by row.
+    rng : numpy.random.Generator
+        Random stream.
+    flop_budget : float, default 5e7
+        Largest R · B' · cells of a replicate product.
+    max_boot : int, default 500
+        Most bootstrap replicates used.
+
+    Returns
+    -------
+    dict
+        ``observed`` (plug-in, debiased), ``null`` (draws of the plug-in), ``boot`` (replicates of plug-in and
+        debiased), ``boot_l1`` (the bootstrap's summed absolute cell error) and ``note`` (how the null was drawn).
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS*.
+    .. [2] Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. *NeurIPS*.
+    .. [3] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
     """
     n, k = rows.n, rows.k
     lay = ClasswiseLayout(rows)
@@ -286,7 +466,30 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
 
 
 def score_references(rows: ClassificationRows, z: float) -> dict[str, tuple[float, float, float]]:
-    """Exact expectation (and ± z·sd range) of mean NLL and mean Brier under y ~ Categorical(p_i)."""
+    """Exact expectation (and ± z·sd range) of mean NLL and mean Brier under y ~ Categorical(p_i).
+
+    E[−log p_Y] = −Σ_k p_k log p_k and E[Σ_k (p_k − 1[Y = k])²] = 1 − Σ_k p_k², averaged over rows; the ranges use
+    the exact variances of the row means (rows independent).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors (logits, when given, for the log-probabilities).
+    z : float
+        Half-width of the range in standard deviations.
+
+    Returns
+    -------
+    dict of str to (float, float, float)
+        ``nll`` and ``brier``: (expectation, low, high).
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    .. [2] Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. *Monthly Weather
+       Review* 78(1), 1–3.
+    """
     p = rows.probs.astype(float, copy=False)
     n = rows.n
     if rows.logits is not None:

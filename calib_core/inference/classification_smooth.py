@@ -54,7 +54,42 @@ def smooth_inference_of(
     (:func:`calib_core.base.significance.block_ids`, ``n_blocks``): its test, null and interval depend on the rows and
     these options only — not on the confidence bins or the other statistics' draws — so a change of the bins reuses
     them.  With a ``seed``, the last :data:`SMOOTH_MEMO_ENTRIES` results are kept, keyed on a digest of the rows
-    and the options (every hit is a private copy); ``seed=None`` draws afresh every time."""
+    and the options (every hit is a private copy); ``seed=None`` draws afresh every time.
+
+    Parameters
+    ----------
+    values : ndarray of shape (N,)
+        Predicted probabilities f_i of the event (top-label confidence, or P(y = 1)), in [0, 1].
+    outcomes : ndarray of shape (N,)
+        Observed events y_i (0/1).
+    estimate : SmoothECE or None
+        The point estimate if the caller has it (its value and bandwidth are reused), else computed.
+    n_blocks : int
+        Random row blocks of the bootstrap.
+    n_boot : int
+        Bootstrap replicates.
+    n_null : int
+        Null draws.
+    level : float
+        Two-sided level of the interval.
+    exact_budget : int
+        Largest N · ``n_null`` drawn row by row.
+    seed : int or None
+        Seeds the stream (with ``stream``); None: fresh entropy, no memo.
+    stream : str
+        Names the stream (e.g. ``"smooth_ece"``, ``"smooth_ece_positive"``).
+
+    Returns
+    -------
+    dict
+        :func:`~calib_core.metrics.classification_smooth.smooth_inference`'s result: ``value``, ``p_value``,
+        ``p_mc_se``, ``p_method``, ``null``, ``ci_low``, ``ci_high``, ``interval``, ``note`` ….
+
+    References
+    ----------
+    .. [1] Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+       *arXiv:2309.12236*.
+    """
     f = np.asarray(values, dtype=float)
     y = np.asarray(outcomes)
     key = None

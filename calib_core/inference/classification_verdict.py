@@ -49,13 +49,72 @@ _KIND = {
 
 
 def metric_kind(name: str) -> str:
-    """KIND"""
+    """What a classification statistic of the inference table is: a calibration statistic (tested), a proper score
+    (NLL, Brier: a reference, no test) or descriptive (accuracy, mean confidence).
+
+    Parameters
+    ----------
+    name : str
+        A statistic's key (a registry metric or the inference layer's own ``top_bin_gap``, ``confidence_gap``).
+
+    Returns
+    -------
+    str
+        One of :data:`calib_core.base.report.KINDS` (the metric registry's word for registry metrics).
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    """
     return _KIND[name]
 
 
-def result_records(order, primary, secondary, obs, deb, null, ref, pvals, adjusted, ci, smoothed, level,
-             alpha) -> list[dict]:
-    """One table record per statistic (:data:`~calib_core.inference.result.RESULT_COLUMNS`), in ``order``."""
+def result_records(order, *, primary, secondary, obs, deb, null, ref, pvals, adjusted, ci, smoothed, level,
+                   alpha) -> list[dict]:
+    """One table record per statistic (:data:`~calib_core.inference.result.RESULT_COLUMNS`), in ``order``.
+
+    ``perfect`` is the mean of the statistic's null draws (its central ``level`` range in ``perfect_low``,
+    ``perfect_high``), the exact expectation of a proper score
+    (:func:`~calib_core.inference.classification_nulls.score_references`) or, for accuracy, the mean confidence;
+    ``note`` says what a reader should know about the row (e.g. a plug-in above its interval).
+
+    Parameters
+    ----------
+    order : sequence of str
+        The statistics, in table order.
+    primary, secondary : sequence of str
+        The tested statistics of each family.
+    obs, deb : dict of str to float
+        Plug-in values and debiased estimates.
+    null : dict of str to ndarray
+        Null draws per statistic.
+    ref : dict of str to (float, float, float)
+        Exact references (expectation, low, high) of the proper scores.
+    pvals : dict of str to (float, float, str)
+        (p-value, Monte-Carlo s.e., test) per tested statistic.
+    adjusted : dict of str to (float, bool)
+        (adjusted p-value, flag) per tested statistic (:func:`~calib_core.inference.result.adjust_families`).
+    ci : dict of str to (float, float, str)
+        (low, high, how) per statistic with an interval.
+    smoothed : dict of str to dict
+        The smooth ECE results (their notes).
+    level : float
+        Two-sided level of the null ranges.
+    alpha : float
+        Level of TCE's per-bin tests (in its note).
+
+    Returns
+    -------
+    list of dict
+        One record per statistic, keys ``metric`` and :data:`~calib_core.inference.result.RESULT_COLUMNS`.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    .. [2] Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. *NeurIPS*.
+    """
     records = []
     for name in order:
         kind = _KIND[name]
@@ -121,8 +180,41 @@ def _note(name: str, kind: str, value: float, ci_high: float, perfect: float, de
 
 
 def headline(obs, pvals, primary, adjusted, alpha, n_top, top_confidence) -> tuple[str, str, str]:
-    """(verdict, direction, sentence): Holm's decision over the primary family; the direction is the sign of
-    accuracy − mean confidence when the overall gap is significant, else the sign of a rejecting top-bin gap."""
+    """The headline: Holm's decision over the primary family, its direction and its sentence.
+
+    The direction is the sign of accuracy − mean confidence (over-confident when accuracy is lower) when the
+    overall gap is itself significant at ``alpha``, else the sign of a rejecting top-bin gap, else "" (the
+    sentence then says "no single direction").
+
+    Parameters
+    ----------
+    obs : dict of str to float
+        Plug-in values (``accuracy``, ``mean_confidence``, ``ece``, ``top_bin_gap``).
+    pvals : dict of str to (float, float, str)
+        (p-value, Monte-Carlo s.e., test) per tested statistic.
+    primary : sequence of str
+        The primary family's tested statistics.
+    adjusted : dict of str to (float, bool)
+        (Holm-adjusted p-value, rejected) per primary statistic.
+    alpha : float
+        Family-wise level.
+    n_top : float
+        Rows of the top region.
+    top_confidence : float
+        Mean confidence of the top region.
+
+    Returns
+    -------
+    (str, str, str)
+        Verdict ("calibrated" or "miscalibrated"), direction and sentence.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
     acc, mconf = obs["accuracy"], obs["mean_confidence"]
     rejected = [m for m in primary if adjusted[m][1]]
     verdict = MISCALIBRATED if rejected else CALIBRATED
