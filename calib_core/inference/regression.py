@@ -78,6 +78,15 @@ statistics are summed per block (``np.bincount``), and all bootstrap replicates 
 product (see :mod:`calib_core.base.significance`).  Nulls are analytic, or simulated on per-bin / per-grid
 summaries (never by re-sorting rows), so the whole inference costs a few passes over the rows on
 top of the point estimates.
+
+Where the parts live
+--------------------
+The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  Beside this module (the
+entry point, its bins-free :func:`inference_stage` and :func:`finish_inference`): the null laws in
+:mod:`~calib_core.inference.regression_nulls`, ENCE's test in :mod:`~calib_core.inference.regression_ence`, the
+block-sum bootstrap in :mod:`~calib_core.inference.regression_bootstrap`, the tests of each family of statistics in
+:mod:`~calib_core.inference.regression_tests`, and kinds, families and words in
+:mod:`~calib_core.inference.regression_verdict`.
 """
 
 from __future__ import annotations
@@ -147,17 +156,57 @@ def infer_regression(
 
     Parameters
     ----------
-    y, dist : targets and predictive distribution (or pass ``rows``, a :class:`RegressionRows`,
-        whose cached per-row quantities and sorts are then reused).
-    n_bins, binning, levels, coverages : as in :func:`summary_statistics` (the point values are its
-        output, or ``values`` if given — they must come from the same ``rows`` and options).
-    n_null : draws of the simulated nulls (ENCE, calibration-curve statistics, unequal-probability
-        coverage counts); each simulated p-value reports its Monte-Carlo standard error.
-    n_boot, n_blocks : bootstrap replicates over ``n_blocks`` random row blocks (exact row bootstrap
-        when N ≤ n_blocks).
-    level : two-sided level of the intervals.
-    alpha : family-wise level of the headline (Holm) and FDR level of the secondary flags (BH).
-    seed : seeds the randomised PIT (when ``rows`` is not given), blocks, bootstrap and nulls.
+    y : ndarray of shape (N,)
+        Targets (ignored when ``rows`` is given).
+    dist : PredictiveDistribution, optional
+        Predictive distributions (or pass ``rows``, a :class:`RegressionRows`, whose cached per-row quantities and
+        sorts are then reused).
+    n_bins : int, default 15
+        σ-bins of ENCE.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width σ-bins.
+    levels : ndarray, default DEFAULT_LEVELS
+        The level grid of the calibration curve.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        Central-interval levels.  ``n_bins``, ``binning``, ``levels``, ``coverages`` are as in
+        :func:`summary_statistics` (the point values are its output, or ``values`` if given — they must come from
+        the same ``rows`` and options).
+    n_null : int, default 2000
+        Draws of the simulated nulls (ENCE, calibration-curve statistics, unequal-probability coverage counts);
+        each simulated p-value reports its Monte-Carlo standard error.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_blocks : int, default 1000
+        Random row blocks of the bootstrap (exact row bootstrap when N ≤ n_blocks).
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    alpha : float, default 0.05
+        Family-wise level of the headline (Holm) and FDR level of the secondary flags (BH).
+    seed : int or None, default 0
+        Seeds the randomised PIT (when ``rows`` is not given), blocks, bootstrap and nulls.
+    rows : RegressionRows, optional
+        Prepared rows.
+    values : dict of str to float, optional
+        The point values of these rows and options.
+
+    Returns
+    -------
+    InferenceResult
+        The table (one row per metric, the Report's columns), the verdict ("calibrated" or "miscalibrated"), its
+        direction and sentence, the multiplicity bookkeeping, ``layout`` and ``options``.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [5] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
     """
     stage = inference_stage(y, dist, n_bins=n_bins, binning=binning, levels=levels, coverages=coverages,
                             n_null=n_null, n_boot=n_boot, n_blocks=n_blocks, level=level, seed=seed, rows=rows,
@@ -185,7 +234,46 @@ class InferenceStage:
     test and interval and the decision (Holm's family holds ENCE, so the verdict is redone), not the bootstrap,
     the sorts and the other tests.  ``bins_free`` is False for ensembles, whose exchangeability null is binned:
     their stage serves only the bins it was made with (``n_bins``, ``binning``).  ``rows`` may be a
-    :meth:`RegressionRows.detached` copy that keeps only what ENCE needs (the rest is recomputed on use)."""
+    :meth:`RegressionRows.detached` copy that keeps only what ENCE needs (the rest is recomputed on use).
+
+    Attributes
+    ----------
+    rows : RegressionRows
+        The rows (possibly detached).
+    values : dict of str to float
+        The point values.
+    rec : dict of str to dict
+        Every statistic's record so far (all but ENCE's test, the score references and the decisions).
+    rng_state : dict
+        State of the random stream where ENCE's null draws begin.
+    z_moments : tuple
+        Per-row null moments (E z, E z², E z³, E z⁴).
+    ensemble_bin_moments : ndarray or None
+        The exchangeability null's per-σ-bin moments (ensembles), else None.
+    layout : str
+        "gaussian", "quantile", "sample" (or the distribution's class name).
+    n_bins : int
+        σ-bins the stage was made with.
+    binning : str
+        Their binning.
+    design : tuple
+        (N, n_blocks, n_boot, seed) of the bootstrap.
+    options : dict
+        ``levels``, ``coverages``, ``n_null``, ``n_boot``, ``level``, ``seed``.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [5] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
+    """
 
     rows: RegressionRows
     values: dict[str, float]
@@ -235,7 +323,31 @@ def inference_stage(
     values: dict[str, float] | None = None,
 ) -> InferenceStage:
     """The part of :func:`infer_regression` (same arguments, no ``alpha``) that does not depend on the σ-bins
-    (for ensembles: on other bins than ``n_bins``, ``binning``); see :class:`InferenceStage`."""
+    (for ensembles: on other bins than ``n_bins``, ``binning``); see :class:`InferenceStage`.
+
+    Parameters
+    ----------
+    y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed, rows, values
+        As in :func:`infer_regression`.
+
+    Returns
+    -------
+    InferenceStage
+        The bins-free part, for :func:`finish_inference`.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [5] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
+    """
     with _one_blas_thread():  # small matrix products: BLAS threads only oversubscribe the cores
         return _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed,
                                 rows, values)
@@ -280,7 +392,41 @@ def finish_inference(stage: InferenceStage, *, n_bins: int = 15, binning: Binnin
     the gamma null and its basic-bootstrap interval, the proper-score references, Spearman's interval, the
     families and Holm / Benjamini–Hochberg decisions.  ``rows``: the stage's rows or a
     :meth:`~RegressionRows.detached` copy of them, whose caches this fills (default: a new copy); the stage itself
-    is not changed, so it can serve other bins, in several threads at once."""
+    is not changed, so it can serve other bins, in several threads at once.
+
+    Parameters
+    ----------
+    stage : InferenceStage
+        From :func:`inference_stage`.
+    n_bins : int, default 15
+        σ-bins of ENCE (an ensemble's stage serves only the bins it was made with).
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width σ-bins.
+    alpha : float, default 0.05
+        Family-wise level of the headline and FDR level of the secondary flags.
+    ence : float, optional
+        ENCE at these bins, if known.
+    rows : RegressionRows, optional
+        The stage's rows or a detached copy.
+
+    Returns
+    -------
+    InferenceResult
+        What :func:`infer_regression` gives with these bins, to the last bit.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [5] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
+    """
     if not stage.bins_free and (int(n_bins), str(binning)) != (stage.n_bins, stage.binning):
         raise ValueError("an ensemble's inference stage serves only the σ-bins it was made with")
     with _one_blas_thread():
@@ -328,6 +474,6 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
             row["note"] = "value outside its interval: " + (
                 "the plug-in is biased; the interval targets the population value" if biased
                 else "skewed bootstrap distribution (BCa ends)")
-    return decide(rec, values, n, stage.layout, alpha, level, dict(
+    return decide(rec, n, stage.layout, alpha, dict(
         n_bins=n_bins, binning=binning, n_null=n_null, n_boot=o["n_boot"], n_blocks=g, level=level, alpha=alpha,
         seed=o["seed"]))

@@ -25,8 +25,41 @@ from ..metrics.regression_tails import (
 __all__ = ["block_table", "smooth_stats", "bootstrap_intervals"]
 
 
-def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages, need_interval_scores: bool):
-    """Per-block sums (G × q) of the sufficient statistics of the smooth metrics, and their names."""
+def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages,
+                need_interval_scores: bool) -> tuple[np.ndarray, list[str]]:
+    """Per-block sums (G × q) of the sufficient statistics of the smooth metrics, and their names.
+
+    The sums: rows; Σσ, Σσ², Σε², Σ|ε|, Σ NLL, Σ CRPS; the number of finite z and Σzᵏ for k = 1…8 (moments 5–8
+    give the delta-method standard errors of std z, skewness and kurtosis); Σ log z² and Σ (log z²)² where known;
+    and, with ``need_interval_scores``, the interval widths and scores (Gaussian: Σσ(|z| − k)₊, the width being
+    2kσ).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (their cached per-row quantities are read).
+    ids : ndarray of shape (N,)
+        Random block of each row.
+    g : int
+        Number of blocks G.
+    coverages : sequence of float
+        Central-interval levels.
+    need_interval_scores : bool
+        Also sum the interval widths and scores.
+
+    Returns
+    -------
+    sums : ndarray of shape (G, q)
+        Per-block sums.
+    names : list of str
+        Their names (columns of ``sums``).
+
+    References
+    ----------
+    .. [1] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [2] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+    """
     r = rows
     cols: dict[str, np.ndarray] = {}
 
@@ -87,7 +120,33 @@ def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages, need_i
 
 
 def smooth_stats(s: np.ndarray, names: list[str], gaussian: bool, coverages) -> dict[str, np.ndarray]:
-    """The smooth metrics as functions of (replicate) sums; ``s`` is (R, q)."""
+    """The smooth metrics as functions of (replicate) sums.
+
+    NLL, CRPS, RMSE, MAE, sharpness, Cv, std z, ZMS (and log ZMS with its delta-method s.e.), mean log z² (with its
+    s.e.), skewness, excess kurtosis (with the delta-method s.e. of both and of log std z), and the interval widths
+    and scores of ``coverages``.
+
+    Parameters
+    ----------
+    s : ndarray of shape (R, q)
+        Sums (rows: the data's total, bootstrap replicates or jackknife leave-one-block-out sums).
+    names : list of str
+        The columns of ``s`` (:func:`block_table`).
+    gaussian : bool
+        Gaussian layout (interval widths and scores from Σσ and the penalty sums).
+    coverages : sequence of float
+        Central-interval levels.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (R,)
+        Each metric per row of ``s``.
+
+    References
+    ----------
+    .. [1] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [2] Serfling, R. J. (1980). *Approximation Theorems of Mathematical Statistics*. Wiley, §2.2.3 and §3.3.
+    """
     c = {k: s[:, i] for i, k in enumerate(names)}
     out: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):
@@ -174,7 +233,48 @@ def _shape_standard_errors(raw: list[np.ndarray], nz: np.ndarray) -> dict[str, n
 def bootstrap_intervals(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows,
                         ids: np.ndarray, g: int, weights: np.ndarray, coverages,
                         level: float) -> tuple[np.ndarray, list[str], dict[str, np.ndarray]]:
-    """DOC"""
+    """Bootstrap intervals of the smooth metrics, written into their records.
+
+    BCa (bias-corrected and accelerated; acceleration from the leave-one-block-out jackknife) for every smooth
+    metric; bootstrap-t with delta-method standard errors for std z (on log std z), skewness (symmetric) and
+    excess kurtosis, where BCa under-covered (0.92 at N = 1,000 for all three).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    ids : ndarray of shape (N,)
+        Random block of each row.
+    g : int
+        Number of blocks.
+    weights : ndarray of shape (R, g)
+        Multinomial bootstrap weights of the blocks.
+    coverages : sequence of float
+        Central-interval levels.
+    level : float
+        Two-sided level.
+
+    Returns
+    -------
+    sums : ndarray of shape (g, q)
+        The per-block sums (:func:`block_table`).
+    names : list of str
+        Their names.
+    boot : dict of str to ndarray
+        Bootstrap replicates of every smooth metric (:func:`smooth_stats`).
+
+    References
+    ----------
+    .. [1] Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+       Association* 82(397), 171–185.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [3] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+    """
     n = r.n
     need_scores = any(k.startswith("interval_score_") for k in values)
     sums, names = block_table(r, ids, g, coverages, need_scores)

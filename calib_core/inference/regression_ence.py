@@ -1,6 +1,5 @@
 """ENCE (Levi et al. 2019) tested and bounded: its null law with σ fixed and its bootstrap interval, from per-bin sums.
 
-
 ENCE = (1/B) Σ_b |1 − RMSE_b / RMV_b| over σ-bins b (RMV_b² the mean predicted variance, RMSE_b² the mean squared
 error of the bin).  Under perfect calibration with σ fixed, each bin's Σσ²z² has the exact mean Σσ² E z² and
 variance Σσ⁴ Var z²; the null draws are gamma per bin with those moments (Satterthwaite; exact for equal σ in a bin),
@@ -10,6 +9,8 @@ mean (Pernot 2024), so the table also gives the debiased value ENCE − null mea
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..base import significance as sig
@@ -18,8 +19,52 @@ from ..metrics.regression import RegressionRows
 __all__ = ["ence_test", "sigma_bin_edges"]
 
 
-def ence_test(row, value, r: RegressionRows, z_moments, ensemble_bin_moments, ids, g, weights, n_bins, binning, n_null,
-          rng, level):
+def ence_test(row: dict[str, Any], value: float, r: RegressionRows, z_moments, ensemble_bin_moments, ids, g, weights,
+              n_bins, binning, n_null, rng, level) -> None:
+    """ENCE's test, reference, debiased value and interval, written into its record ``row``.
+
+    Null: Monte Carlo, per σ-bin Σσ²z² gamma with the bin's exact null mean and variance (σ fixed), or for
+    ensembles the per-bin (Σε², Σσ²) laws of the exchangeability null; ``perfect`` is the null draws' mean and
+    ``debiased`` = ENCE − that mean.  Interval: basic bootstrap of ENCE replicated from the per-(block, bin) sums
+    with the bins held fixed, clipped at 0, its lower end 0 unless the test rejects (at the boundary the bootstrap
+    of |·| is biased, and a value the test cannot tell from perfect calibration must not be excluded from 0).
+
+    Parameters
+    ----------
+    row : dict
+        ENCE's record (updated).
+    value : float
+        ENCE at these bins.
+    r : RegressionRows
+        The rows.
+    z_moments : tuple of ndarray or float
+        Per-row null moments (E z, E z², E z³, E z⁴) (:meth:`NullModel.z_moments`).
+    ensemble_bin_moments : ndarray of shape (5, bins) or None
+        The exchangeability null's per-bin moments (ensembles), else None.
+    ids : ndarray of shape (N,)
+        Random block of each row.
+    g : int
+        Number of blocks.
+    weights : ndarray of shape (R, g)
+        Bootstrap weights of the blocks.
+    n_bins : int
+        σ-bins.
+    binning : {"count", "width"}
+        Equal-count or equal-width σ-bins.
+    n_null : int
+        Null draws.
+    rng : numpy.random.Generator
+        Random stream of the null draws.
+    level : float
+        Two-sided level of the interval.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [2] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+       of calibration statistics for machine learning regression tasks. *arXiv:2402.10043*.
+    """
     b = r.sigma_bins(n_bins, binning)
     nb = int(n_bins)
     var = r.var
@@ -56,9 +101,31 @@ def ence_test(row, value, r: RegressionRows, z_moments, ensemble_bin_moments, id
                        "(Pernot 2024); the debiased value is ENCE − null mean")
 
 
-def sigma_bin_edges(sigma: np.ndarray, bins: np.ndarray, nb: int) -> np.ndarray:
+def sigma_bin_edges(sigma: np.ndarray, bins: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
     """Interior edges between consecutive non-empty σ-bins (midpoints between a bin's largest σ and the
-    next bin's smallest), so that ``searchsorted(edges, σ, "right")`` reproduces the bins of distinct σ."""
+    next bin's smallest), so that ``searchsorted(edges, σ, "right")`` reproduces the bins of distinct σ.
+
+    Parameters
+    ----------
+    sigma : ndarray of shape (N,)
+        Predicted standard deviations.
+    bins : ndarray of shape (N,)
+        σ-bin of each row.
+    nb : int
+        Number of bins.
+
+    Returns
+    -------
+    edges : ndarray
+        Interior edges between the non-empty bins.
+    used : ndarray
+        Indices of the non-empty bins.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
     lo = np.full(nb, np.inf)
     hi = np.full(nb, -np.inf)
     np.minimum.at(lo, bins, sigma)

@@ -36,7 +36,30 @@ _TABLE_DRAWS = 2_000
 
 
 class NullModel:
-    """Per-row moments E z^k (k = 1..4) and coverage probabilities under H0 (scalars when constant)."""
+    """The null model of a generic continuous predictive law: per-row moments E zᵏ (k = 1…4) of z = (y − μ)/σ and
+    coverage probabilities of the central intervals under H0 (scalars when constant).
+
+    Under H0 each target is a draw from its predictive law, so z has mean 0 and variance 1 per row and the central
+    c-interval covers with probability c; the kurtosis is taken as Gaussian (E z⁴ = 3) for a law this model does
+    not know.  The subclasses give the exact moments of each layout.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (targets and predictive distributions).
+
+    Attributes
+    ----------
+    exact_gaussian : bool
+        Whether z is exactly N(0, 1) under H0 (the Gaussian layout: exact t, χ², D'Agostino tests apply).
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+       *Journal of the Royal Statistical Society B* 69(2), 243–268.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
 
     exact_gaussian = False
 
@@ -58,11 +81,39 @@ class NullModel:
 
 
 class GaussianNull(NullModel):
+    """The null model of Gaussian predictions: z ~ N(0, 1) exactly, so the exact tests apply.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (Gaussian predictive distributions).
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    """
+
     exact_gaussian = True
 
 
 class QuantileNull(NullModel):
-    """Exact central moments of the piecewise-uniform law with exponential tails (QuantileSet)."""
+    """The null model of quantile sets: the exact central moments of the piecewise-uniform law with exponential
+    tails that :class:`~calib_core.base.regression.QuantileSet` interpolates.
+
+    Between stated quantiles the law is uniform (mean of xᵏ over [a, b] = Σᵢ aⁱ b^{k−i} / (k + 1)); beyond them
+    exponential tails contribute E(d + sX)ᵏ for X ~ Exp(1).  Rows with σ = 0 (all quantiles equal) have no z.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (quantile-set predictions).
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    """
 
     def _z_moments(self):
         dist: QuantileSet = self.rows.dist
@@ -104,7 +155,36 @@ def _exp_shift_moment(d: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
 
 class EnsembleNull(NullModel):
     """Exchangeability null of an ensemble: given the pooled values {y, x_1..x_M}, each of the M + 1
-    is the target with probability 1/(M + 1).  Enumerated exactly per row (chunks of rows)."""
+    is the target with probability 1/(M + 1).  Enumerated exactly per row (chunks of rows).
+
+    For every candidate target the ensemble's mean and σ are those of the other M values; this gives the per-row
+    moments of z, the finite-M coverage of the order-statistic intervals (e.g. (M − 1)/(M + 1) for
+    [x_(1), x_(M)]) and, with ``sigma_edges``, the per-σ-bin moments of (Σε², Σσ²) that ENCE's null needs (each
+    candidate binned by its own σ).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (ensemble predictions, :class:`~calib_core.base.regression.SampleSet`).
+    coverages : sequence of float
+        Central-interval levels whose coverage probabilities are enumerated.
+    sigma_edges : ndarray, optional
+        Interior σ-bin edges (:func:`~calib_core.inference.regression_ence.sigma_bin_edges`) for ENCE.
+
+    Attributes
+    ----------
+    m : int
+        Ensemble size M.
+    bin_moments : ndarray of shape (5, bins)
+        Per σ-bin: E Σε², Var Σε², E Σσ², Var Σσ², Cov(Σε², Σσ²) under the exchangeability null.
+
+    References
+    ----------
+    .. [1] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    .. [2] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. *Monthly
+       Weather Review* 129(3), 550–560.
+    """
 
     _CHUNK = 50_000
 
@@ -180,6 +260,30 @@ def _member_index(p: float, m: int) -> int:
 
 
 def null_model(rows: RegressionRows, coverages, n_bins: int, binning: Binning) -> NullModel:
+    """The null model of the rows' layout: Gaussian, ensemble (exchangeability, binned at the σ-bins), quantile
+    set, or the generic one.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    coverages : sequence of float
+        Central-interval levels (ensembles enumerate their coverage probabilities).
+    n_bins : int
+        σ-bins of ENCE (ensembles).
+    binning : {"count", "width"}
+        Equal-count or equal-width σ-bins (ensembles).
+
+    Returns
+    -------
+    NullModel
+        :class:`GaussianNull`, :class:`EnsembleNull`, :class:`QuantileNull` or :class:`NullModel`.
+
+    References
+    ----------
+    .. [1] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    """
     if rows._gaussian:
         return GaussianNull(rows)
     if isinstance(rows.dist, SampleSet):
@@ -242,13 +346,46 @@ def warm_up() -> None:
     (2,000 sorted draws each, about 0.5 s) and extrapolated to larger N (:func:`n_only_null`).  Both tables
     are cached for the process; calling this at server start (the dashboard does, in a background thread)
     keeps that cost out of the user's first diagnosis.  Idempotent and thread-safe (one lock, one cache).
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML* (the calibration curve).
+    .. [2] Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. *International Journal for Uncertainty Quantification* 11(4), 81–94 (the reliability score).
     """
     _n_only_table(_TABLE_MAX_N // 2)
     _n_only_table(_TABLE_MAX_N)
 
 
 def n_only_null(name: str, n: int) -> tuple[np.ndarray, str]:
-    """Null draws of an N-only statistic at N = n: simulated (n ≤ 2,000) or extrapolated."""
+    """Null draws of an N-only statistic at N = n: simulated (n ≤ 2,000) or extrapolated.
+
+    Above 2,000 the draws at N = 2,000 are rescaled to the mean and spread at N extrapolated from N = 1,000 and
+    2,000 by power laws in N (−H for the PIT entropy, which is ≤ 0).
+
+    Parameters
+    ----------
+    name : {"miscalibration_area", "pit_entropy", "reliability_score"}
+        The statistic.
+    n : int
+        Number of PITs (or z).
+
+    Returns
+    -------
+    draws : ndarray of shape (2000,)
+        Null draws of the statistic.
+    how : str
+        How they were made (for the table's ``test``).
+
+    References
+    ----------
+    .. [1] Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+       library for assessing, visualizing, and improving uncertainty quantification. *arXiv:2109.10254*
+       (miscalibration area).
+    .. [2] Vasicek, O. (1976). A test for normality based on sample entropy. *Journal of the Royal Statistical
+       Society B* 38(1), 54–59 (spacing entropy).
+    """
     if n <= _TABLE_MAX_N:
         return _n_only_table(n)[name], "simulated uniform PITs at this N"
     n1, n2 = _TABLE_MAX_N // 2, _TABLE_MAX_N
@@ -264,7 +401,25 @@ def n_only_null(name: str, n: int) -> tuple[np.ndarray, str]:
 
 
 def skew_test(g1: float, n: int) -> float:
-    """D'Agostino's skewness test (as scipy.stats.skewtest) from the sample skewness and N."""
+    """D'Agostino's skewness test (as scipy.stats.skewtest) from the sample skewness and N.
+
+    Parameters
+    ----------
+    g1 : float
+        Sample skewness of z.
+    n : int
+        Number of z (at least 8, else NaN).
+
+    Returns
+    -------
+    float
+        Two-sided p-value of "z is Gaussian" through its skewness.
+
+    References
+    ----------
+    .. [1] D'Agostino, R. B. (1970). Transformation to normality of the null distribution of g1. *Biometrika*
+       57(3), 679–681.
+    """
     if n < 8 or not np.isfinite(g1):
         return float("nan")
     y = g1 * np.sqrt(((n + 1) * (n + 3)) / (6.0 * (n - 2)))
@@ -278,7 +433,25 @@ def skew_test(g1: float, n: int) -> float:
 
 
 def kurtosis_test(g2: float, n: int) -> float:
-    """Anscombe–Glynn kurtosis test (as scipy.stats.kurtosistest) from the excess kurtosis and N."""
+    """Anscombe–Glynn kurtosis test (as scipy.stats.kurtosistest) from the excess kurtosis and N.
+
+    Parameters
+    ----------
+    g2 : float
+        Sample excess kurtosis of z.
+    n : int
+        Number of z (at least 5, else NaN).
+
+    Returns
+    -------
+    float
+        Two-sided p-value of "z is Gaussian" through its kurtosis.
+
+    References
+    ----------
+    .. [1] Anscombe, F. J. & Glynn, W. J. (1983). Distribution of the kurtosis statistic b2 for normal samples.
+       *Biometrika* 70(1), 227–234.
+    """
     if n < 5 or not np.isfinite(g2):
         return float("nan")
     b2 = g2 + 3.0
@@ -303,7 +476,23 @@ _KOLMOGOROV_MEAN = float(np.sqrt(np.pi / 2.0) * np.log(2.0))  # E sup|Brownian b
 
 def kstwo_mean(n: int) -> float:
     """E D_N under H0: (√(π/2) ln 2 − 1/(6√N))/√N (the expansion of √N D_N; within 1e-4 relative of
-    ``scipy.stats.kstwo.mean``, which integrates numerically and takes seconds at large N)."""
+    ``scipy.stats.kstwo.mean``, which integrates numerically and takes seconds at large N).
+
+    Parameters
+    ----------
+    n : int
+        Number of PITs.
+
+    Returns
+    -------
+    float
+        The expected Kolmogorov–Smirnov distance of N uniform PITs.
+
+    References
+    ----------
+    .. [1] Kolmogorov, A. N. (1933). Sulla determinazione empirica di una legge di distribuzione. *Giornale
+       dell'Istituto Italiano degli Attuari* 4, 83–91.
+    """
     sn = np.sqrt(n)
     return float((_KOLMOGOROV_MEAN - 1.0 / (6.0 * sn)) / sn)
 
@@ -311,7 +500,29 @@ def kstwo_mean(n: int) -> float:
 def ks_sf_ppf(d: float, n: int, level: float) -> tuple[float, float, str]:
     """(p-value of D = d, the level-quantile of D_N, the law's name): the exact law (``kstwo``) up to
     N = 20,000; beyond, Kolmogorov's limit with Stephens' correction (√N + 0.12 + 0.11/√N)·D (within
-    0.1% at p = 0.05 and 1.5% at p = 1e-30 for N ≥ 1e5, where the exact law takes seconds per call)."""
+    0.1% at p = 0.05 and 1.5% at p = 1e-30 for N ≥ 1e5, where the exact law takes seconds per call).
+
+    Parameters
+    ----------
+    d : float
+        Observed KS distance.
+    n : int
+        Number of PITs.
+    level : float
+        Level of the quantile (the half-width of the KS band).
+
+    Returns
+    -------
+    (float, float, str)
+        p-value, quantile and the law's name.
+
+    References
+    ----------
+    .. [1] Simard, R. & L'Ecuyer, P. (2011). Computing the two-sided Kolmogorov–Smirnov distribution. *Journal of
+       Statistical Software* 39(11).
+    .. [2] Stephens, M. A. (1970). Use of the Kolmogorov–Smirnov, Cramér–von Mises and related statistics without
+       extensive tables. *Journal of the Royal Statistical Society B* 32(1), 115–122.
+    """
     if n <= _KS_EXACT_MAX_N:
         return float(stats.kstwo.sf(d, n)), float(stats.kstwo.ppf(level, n)), "Kolmogorov–Smirnov, exact"
     k = np.sqrt(n) + 0.12 + 0.11 / np.sqrt(n)
@@ -322,7 +533,29 @@ def ks_sf_ppf(d: float, n: int, level: float) -> tuple[float, float, str]:
 @lru_cache(maxsize=32)
 def curve_null(n: int, levels: tuple[float, ...], n_null: int) -> dict[str, np.ndarray]:
     """Null draws of calibration_rmse (on ``levels``) and the l2 QCE (levels j/100) for N uniform PITs:
-    exact, from multinomial counts of the cells between the grid points (seeded per N, cached)."""
+    exact, from multinomial counts of the cells between the grid points (seeded per N, cached).
+
+    Parameters
+    ----------
+    n : int
+        Number of PITs.
+    levels : tuple of float
+        The level grid of calibration_rmse.
+    n_null : int
+        Null draws.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (n_null,)
+        ``calibration_rmse`` and ``quantile_calibration_error`` draws.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*, eq. 9.
+    .. [2] Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+       *arXiv:2002.12860*.
+    """
     rng = np.random.default_rng(np.random.SeedSequence([20240513, n, n_null]))
     lev = np.asarray(levels, dtype=float)
     qce_lev = np.arange(1, 101) / 100.0

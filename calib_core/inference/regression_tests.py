@@ -41,7 +41,38 @@ _SCORE_SAMPLE = 4_000
 
 def pit_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, levels: np.ndarray,
               n_null: int, level: float) -> None:
-    """DOC"""
+    """PIT uniformity: tests, references and intervals of the statistics of the PIT u = F(y), uniform under H0.
+
+    Kolmogorov–Smirnov: exact law up to N = 20,000 (Stephens-corrected limit above), reference E D_N, interval the
+    KS band D ± d_α (distribution-free, coverage ≥ level).  calibration_rmse and the l2 QCE: exact multinomial
+    nulls of uniform PITs on the grid, debiased values from p̂(1 − p̂)/(N − 1) per level, KS-band intervals.
+    Miscalibration area and PIT entropy: nulls that depend on N only (simulated once per N, extrapolated above
+    2,000); the area gets the KS band, the spacing entropy no interval.
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    levels : ndarray
+        The level grid of calibration_rmse.
+    n_null : int
+        Null draws of the multinomial curve null.
+    level : float
+        Two-sided level of the intervals.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+       *arXiv:2002.12860*.
+    .. [3] Stephens, M. A. (1970). Use of the Kolmogorov–Smirnov, Cramér–von Mises and related statistics without
+       extensive tables. *Journal of the Royal Statistical Society B* 32(1), 115–122.
+    """
     n = r.n
     v_ks = values.get("max_calibration_deviation", 0.0)
     p_ks, d_alpha, ks_name = ks_sf_ppf(v_ks, n, level)
@@ -96,7 +127,40 @@ def _curve_tests(rec, values, r, levels, n, n_null, d_alpha, band) -> None:
                       ci_low=ci[0], ci_high=ci[1], interval=band)
 
 
-def z_tests(rec, values, r: RegressionRows, null: NullModel, level: float) -> None:
+def z_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, null: NullModel,
+            level: float) -> None:
+    """Tests of the standardised errors z = (y − μ)/σ, written into their records.
+
+    mean z: studentised (a wrong σ does not pass for a bias): exact t-test for Gaussians, else a normal test
+    centred and scaled by the exact per-row null moments (spread at least the observed one); t interval.  std z:
+    exact χ²_{N−1} for Gaussians, else the gamma law moment-matched to the per-row null moments.  Skewness and
+    excess kurtosis: D'Agostino and Anscombe–Glynn (Gaussians only; descriptive otherwise).  Reliability score:
+    Monte Carlo against N(0, 1) z (Gaussians only).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    null : NullModel
+        The layout's null model.
+    level : float
+        Two-sided level of the mean-z interval.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [2] D'Agostino, R. B. (1970). Transformation to normality of the null distribution of g1. *Biometrika*
+       57(3), 679–681.
+    .. [3] Anscombe, F. J. & Glynn, W. J. (1983). Distribution of the kurtosis statistic b2 for normal samples.
+       *Biometrika* 70(1), 227–234.
+    .. [4] Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. *International Journal for Uncertainty Quantification* 11(4), 81–94.
+    """
     nz = int(r.z_finite.shape[0])
     if nz < 3:
         return
@@ -158,7 +222,8 @@ def z_tests(rec, values, r: RegressionRows, null: NullModel, level: float) -> No
             rec["reliability_score"]["note"] = "no test: RS compares z with a Gaussian (descriptive for this layout)"
 
 
-def zms_tests(rec, values, r: RegressionRows, null: NullModel, sums, names, boot, g, level, rng) -> None:
+def zms_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, null: NullModel, sums,
+              names, boot, g, level, rng) -> None:
     """ZMS (mean z²) and mean log z² (:mod:`calib_core.metrics.regression_tails`, Pernot 2023–24).
 
     ZMS: Σz² against the gamma law with the null's exact per-row moments (χ²_N for Gaussians), reference
@@ -166,7 +231,38 @@ def zms_tests(rec, values, r: RegressionRows, null: NullModel, sums, names, boot
     mean log z²: Gaussian null exact moments (−1.2704, π²/2), normal test on the mean; other layouts a reference
     simulated from the calibrated forecaster (20,000 random rows, one draw each; its Monte-Carlo variance is added
     to the test's); interval bootstrap-t from the block sums of log z² and its square (BCa covered 0.933 at N = 300,
-    300 Gaussian data sets)."""
+    300 Gaussian data sets).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    null : NullModel
+        The layout's null model.
+    sums : ndarray of shape (g, q)
+        Per-block sums (:func:`~calib_core.inference.regression_bootstrap.block_table`).
+    names : list of str
+        Their names.
+    boot : dict of str to ndarray
+        Bootstrap replicates (:func:`~calib_core.inference.regression_bootstrap.smooth_stats`).
+    g : int
+        Number of blocks.
+    level : float
+        Two-sided level of the intervals.
+    rng : numpy.random.Generator
+        Random stream (the simulated reference of mean log z²).
+
+    References
+    ----------
+    .. [1] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. *APL Machine Learning* 1, 046121.
+    .. [2] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. *arXiv:2402.10043*.
+    """
     nz = int(r.z_finite.shape[0])
     if "zms" in values and nz >= 2 and np.isfinite(values["zms"]):
         m1, m2, m3, m4 = (np.broadcast_to(np.asarray(x, dtype=float), (nz,)) for x in null.z_moments())
@@ -215,7 +311,38 @@ def zms_tests(rec, values, r: RegressionRows, null: NullModel, sums, names, boot
 
 def coverage_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, null: NullModel,
                    coverages, n_null: int, level: float, rng: np.random.Generator) -> None:
-    """DOC"""
+    """Coverage of the central c-intervals: exact binomial test against c (Poisson-binomial, Monte Carlo, for
+    ensembles, whose per-row coverage probability is finite-M), Clopper–Pearson interval.
+
+    For a quantile set whose given levels do not reach an interval's ends the row's note says that the test is of
+    the extrapolated tails (and which coverage the headline tests instead).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    null : NullModel
+        The layout's null model (its coverage probabilities).
+    coverages : sequence of float
+        Central-interval levels c.
+    n_null : int
+        Null draws of the Poisson-binomial test.
+    level : float
+        Two-sided level of the intervals.
+    rng : numpy.random.Generator
+        Random stream.
+
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+       of the binomial. *Biometrika* 26(4), 404–413.
+    .. [2] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    """
     n = r.n
     for c in coverages:
         key = f"coverage_{100 * c:g}"
@@ -243,7 +370,33 @@ def coverage_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], 
                                        if given else ""))
 
 
-def score_references(rec, values, r: RegressionRows, coverages, rng) -> None:
+def score_references(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, coverages,
+                     rng: np.random.Generator) -> None:
+    """The proper scores' expectation under perfect calibration (``perfect``): a reference, not a test.
+
+    Gaussian: exact, E NLL = ½ log 2π + mean log σ + ½, E CRPS = mean σ / √π, and the interval score
+    σ̄ (2k + (4/α) E(Z − k)₊) with k = Φ⁻¹(½ + c/2), α = 1 − c.  Other layouts: the calibrated forecaster's draws
+    scored on 4,000 random rows (with replacement, one draw each), with their Monte-Carlo standard error in
+    ``perfect_se``.
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    coverages : sequence of float
+        Central-interval levels (interval scores).
+    rng : numpy.random.Generator
+        Random stream.
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    """
     if r._gaussian:
         sig_ = r.sigma
         ref = {"nll": float(0.5 * LOG_2PI + np.mean(np.log(sig_)) + 0.5), "crps": float(sig_.mean() / np.sqrt(np.pi))}

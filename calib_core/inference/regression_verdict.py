@@ -42,7 +42,29 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
     by the coverage of the widest central interval in ``coverages`` whose ends are both given levels (9 levels
     0.1 … 0.9: ``coverage_80``, the interval [q₀.₁, q₀.₉]).  Its count is an exact binomial test of what the
     forecaster stated; the 90% interval of such a set lies in the exponential tails the tool extrapolates.  With
-    no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so)."""
+    no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so).
+
+    Parameters
+    ----------
+    dist : PredictiveDistribution or None
+        The predictions.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        The central-interval levels the metric table reports.
+
+    Returns
+    -------
+    tuple of str
+        The metric keys of the primary family.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
     if not isinstance(dist, QuantileSet):
         return PRIMARY
     return primary_family_of_levels(dist.levels, coverages)
@@ -50,7 +72,25 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
 
 def primary_family_of_levels(levels: np.ndarray, coverages=DEFAULT_COVERAGES) -> tuple[str, ...]:
     """:func:`primary_family` of a quantile set from its stated levels τ alone (what a mergeable summary keeps):
-    ``coverage_90`` replaced by the widest central interval of ``coverages`` whose ends are both in τ."""
+    ``coverage_90`` replaced by the widest central interval of ``coverages`` whose ends are both in τ.
+
+    Parameters
+    ----------
+    levels : ndarray of shape (Q,)
+        The quantile set's stated levels τ.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        The central-interval levels the metric table reports.
+
+    Returns
+    -------
+    tuple of str
+        The metric keys of the primary family.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
     key = given_coverage_key(levels, coverages)
     if key is None or key == "coverage_90":
         return PRIMARY
@@ -58,7 +98,25 @@ def primary_family_of_levels(levels: np.ndarray, coverages=DEFAULT_COVERAGES) ->
 
 
 def given_coverage_key(tau: np.ndarray, coverages) -> str | None:
-    """Key of the widest coverage c (of ``coverages``) whose interval ends 0.5 ± c/2 are both in ``tau``."""
+    """Key of the widest coverage c (of ``coverages``) whose interval ends 0.5 ± c/2 are both in ``tau``.
+
+    Parameters
+    ----------
+    tau : ndarray of shape (Q,)
+        Stated quantile levels.
+    coverages : sequence of float
+        Candidate central-interval levels c.
+
+    Returns
+    -------
+    str or None
+        ``"coverage_<100c>"`` of the widest such c, or None when no central interval is given.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    """
     tau = np.asarray(tau, dtype=float)
     given = [c for c in coverages
              if np.min(np.abs(tau - (0.5 - c / 2))) < 1e-9 and np.min(np.abs(tau - (0.5 + c / 2))) < 1e-9]
@@ -67,7 +125,26 @@ def given_coverage_key(tau: np.ndarray, coverages) -> str | None:
 
 def metric_kind(name: str) -> str:
     """"calibration statistic", "proper score" or "descriptive" for a regression metric key, by its name (the
-    same as the metric registry's ``kind`` for every registry metric)."""
+    same as the metric registry's ``kind`` for every registry metric).
+
+    Proper scores (NLL, CRPS, interval scores) get a reference under perfect calibration and no test; descriptive
+    metrics (RMSE, MAE, sharpness, Cv, widths, Spearman's ρ) an interval only; everything else is tested.
+
+    Parameters
+    ----------
+    name : str
+        A metric key (e.g. ``"ence"``, ``"interval_score_90"``).
+
+    Returns
+    -------
+    str
+        One of :data:`calib_core.base.report.KINDS`.
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    """
     if name in _PROPER or name.startswith("interval_score_"):
         return PROPER_SCORE
     if name in _DESCRIPTIVE or name.startswith("width_"):
@@ -76,6 +153,26 @@ def metric_kind(name: str) -> str:
 
 
 def empty_record(name: str, value: float) -> dict[str, Any]:
+    """The record of one statistic before any test or interval: its key, kind and value, every other column of
+    :data:`~calib_core.inference.result.RESULT_COLUMNS` empty.
+
+    Parameters
+    ----------
+    name : str
+        Metric key.
+    value : float
+        Its point value.
+
+    Returns
+    -------
+    dict
+        ``metric`` and the result columns (NaN, "" or False).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
     return dict(metric=name, kind=metric_kind(name), value=value, debiased=np.nan, ci_low=np.nan, ci_high=np.nan,
                 interval="", perfect=np.nan, perfect_low=np.nan, perfect_high=np.nan, perfect_se=np.nan,
                 p_value=np.nan, p_mc_se=np.nan, test="", family="", adjusted_p=np.nan, flag=False, note="")
@@ -106,7 +203,44 @@ def _direction_of(name: str, row: dict[str, Any]) -> str:
     return ""
 
 
-def decide(rec, values, n, layout, alpha, level, options) -> InferenceResult:
+def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
+           options: dict[str, Any]) -> InferenceResult:
+    """The result of one regression inference: Holm over the primary family, Benjamini–Hochberg over the secondary,
+    the verdict, its direction and its sentence.
+
+    Any primary rejection makes the verdict "miscalibrated"; its direction comes from the rejected statistics'
+    signs (std z above its reference or coverage below nominal: over-confident, the reverse: under-confident;
+    mean z > 0: biased low, < 0: biased high; both spreads: "mis-shaped"); when only PIT uniformity and/or ENCE
+    reject, the spread is named from the point estimates of std z and the coverage when they agree, else
+    "mis-shaped".  The sentence leads with the rejected statistic of smallest p-value.
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (``family`` set; adjusted p-values and flags are written into them).
+    n : int
+        Rows.
+    layout : str
+        The predictive layout ("gaussian", "quantile", "sample").
+    alpha : float
+        Family-wise level (Holm) and false-discovery rate (Benjamini–Hochberg).
+    options : dict
+        The options the inference ran with.
+
+    Returns
+    -------
+    InferenceResult
+        The table and the headline.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [2] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
+    .. [3] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    """
     names = list(rec)
     prim = [k for k in names if rec[k]["family"] == "primary" and np.isfinite(rec[k]["p_value"])]
     sec = [k for k in names if rec[k]["family"] == "secondary" and np.isfinite(rec[k]["p_value"])]
