@@ -23,7 +23,9 @@ from ..base.report import (
     CALIBRATION_STATISTIC,
     DESCRIPTIVE,
     MISCALIBRATED,
+    NOT_TESTED,
     PROPER_SCORE,
+    blank_inference,
     headline_of,
     verdict_row,
 )
@@ -245,3 +247,33 @@ class InferenceResult:
                            lead=lead, sentence=self.sentence, n_tests=self.n_primary, alpha=self.alpha,
                            n_secondary=self.n_secondary, n_flags=self.n_flags,
                            expected_chance_flags=self.expected_chance_flags)
+
+    def report_rows(self, model: str, group: str, *, intervals: bool = True,
+                    tests: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """What a diagnosis puts into its Report for these rows: the inference table and the verdict row.
+
+        The diagnosis runs the inference with at least one bootstrap replicate and one null draw; its options
+        ``n_resamples = 0`` / ``n_simulations = 0`` switch the intervals / the tests off afterwards
+        (:func:`calib_core.base.report.blank_inference`), and without tests the verdict is "not tested".
+
+        Parameters
+        ----------
+        model, group : str
+            The (model, group) the rows belong to.
+        intervals : bool, default True
+            Keep the intervals.
+        tests : bool, default True
+            Keep the tests, the perfect-calibration values and the verdict.
+
+        Returns
+        -------
+        table : DataFrame
+            :attr:`table` with the switched-off columns empty.
+        verdict : dict
+            The row of ``Report.verdicts`` (:meth:`headline_row`, or "not tested").
+        """
+        table = blank_inference(self.table, intervals, tests)
+        if not tests:
+            return table, verdict_row(model, group, self.n, verdict=NOT_TESTED,
+                                      sentence="Not tested (null draws switched off).")
+        return table, self.headline_row(model, group)
