@@ -236,13 +236,13 @@ def infer_classification(
         timings["classwise"] = time.perf_counter() - t3
     smoothed: dict[str, dict] = {}
     if smooth:
-        t5 = time.perf_counter()
+        t4 = time.perf_counter()
         smoothed = _smooth_results(rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget,
                                    seed)
-        timings["smooth"] = time.perf_counter() - t5
-    t4 = time.perf_counter()
+        timings["smooth"] = time.perf_counter() - t4
+    t5 = time.perf_counter()
     boot = _bootstrap(w, parts, bins, cw, full)
-    timings["bootstrap"] = time.perf_counter() - t4
+    timings["bootstrap"] = time.perf_counter() - t5
 
     obs, deb = _observed(rows, bins, cw)
     if cw is not None:
