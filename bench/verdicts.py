@@ -188,8 +188,7 @@ def cost(n: int = 1_000_000, repeat: int = 3) -> None:
     print(f"\n### Cost at N = {n:,} Gaussian rows (best of {repeat}; load average {os.getloadavg()[0]:.1f})\n")
     rng = np.random.default_rng(0)
     y, d = make("gaussian", n, rng, sigma_factor=0.9)
-    inf._n_only_table(1000)
-    inf._n_only_table(2000)  # the once-per-process tables (N-only nulls), cached
+    inf.warm_up()  # the once-per-process tables (N-only nulls), cached
     point, total = [], []
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -137,8 +137,8 @@ def run_cell(k, n, temperature, pop, args, seed) -> dict:
         )
         head[i] = r.miscalibrated
         direction.append(r.direction)
-        t = r.table.set_index("metric")
-        any_bh[i] = bool(t.loc[t["role"] == "secondary", "flag"].any())
+        t = r.table
+        any_bh[i] = bool(t.loc[t["family"] == "secondary", "flag"].any())
         for s in STATS:
             if s in t.index:
                 rej[s].append(t.loc[s, "p_value"] <= 0.05)

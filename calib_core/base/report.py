@@ -33,13 +33,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .predictions import ALL, PredictionSet
+from .report_html import REPR_MAX_MODELS, report_html_fragment
 from .resampling import bootstrap_intervals, simulate_reference
 
 __all__ = [
@@ -58,9 +58,12 @@ __all__ = [
     "empty_verdicts",
     "subset_name",
     "NOT_TESTED",
+    "CALIBRATED",
+    "MISCALIBRATED",
     "headline_of",
     "blank_inference",
     "report_html_fragment",
+    "REPR_MAX_MODELS",
     "diagnosis_report",
 ]
 
@@ -130,6 +133,30 @@ def metric_rows(
     ``statistic(weights)`` returns ``{metric: value}`` for row weights (``None`` = the data);
     ``simulate(rng)`` returns the same metrics on simulated perfectly calibrated targets.
     ``n_resamples = 0`` / ``n_simulations = 0`` switch either part off (NaN columns).
+
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(weights) -> {metric: value}``.
+    n : int
+        Number of rows (the length of the weights).
+    simulate : callable, optional
+        ``simulate(rng) -> {metric: value}`` on simulated perfectly calibrated targets.
+    model, group : str
+        The (model, group) of the rows.
+    n_resamples : int, default 200
+        Bootstrap replicates (0: no intervals).
+    n_simulations : int, default 50
+        Simulations of perfect calibration (0: no perfect-calibration values).
+    level : float, default 0.95
+        Two-sided level of the intervals and of the perfect-calibration range.
+    seed : int or None, default 0
+        Seeds the bootstrap and the simulations.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric, columns :data:`METRIC_COLUMNS`.
     """
     values = statistic(None)
     ci = bootstrap_intervals(statistic, n, n_resamples, level, seed) if n_resamples else {}
@@ -161,7 +188,40 @@ def verdict_row(
     n_flags: int = 0,
     expected_chance_flags: float = np.nan,
 ) -> dict[str, Any]:
-    """One row of ``Report.verdicts`` (see the module docstring)."""
+    """One row of ``Report.verdicts`` (see the module docstring).
+
+    Parameters
+    ----------
+    model, group : str
+        The (model, group).
+    n : int
+        Rows.
+    verdict : str
+        :data:`CALIBRATED`, :data:`MISCALIBRATED` or :data:`NOT_TESTED`.
+    direction : str or None, default ""
+        How the forecaster is miscalibrated ("" or None: no direction).
+    p_value : float, default NaN
+        Family-wise p-value of "perfectly calibrated" (smallest Holm-adjusted p-value of the primary family).
+    lead : str, default ""
+        The statistic that decided the verdict.
+    sentence : str, default ""
+        The verdict in words.
+    n_tests : int, default 0
+        Tests in the primary family.
+    alpha : float, default 0.05
+        Family-wise level.
+    n_secondary : int, default 0
+        Secondary tests.
+    n_flags : int, default 0
+        Secondary statistics flagged by Benjamini–Hochberg.
+    expected_chance_flags : float, default NaN
+        Flags expected by chance (α × secondary tests).
+
+    Returns
+    -------
+    dict
+        Keys :data:`VERDICT_COLUMNS`.
+    """
     return {
         "model": model,
         "group": group,
@@ -184,7 +244,22 @@ def subset_name(model: str, group: str, pset: PredictionSet | None = None, mask:
 
     With ``pset`` and the subset's row ``mask``, the rows of :data:`ALL` that all belong to one group are named by
     it (a diagnosis of one group's rows without ``by_group``, as the dashboard's group filter makes); called only
-    when a note is written, so the extra pass over the group column costs nothing otherwise."""
+    when a note is written, so the extra pass over the group column costs nothing otherwise.
+
+    Parameters
+    ----------
+    model, group : str
+        The (model, group).
+    pset : PredictionSet, optional
+        The prediction set (to name the one group of a subset of :data:`ALL`).
+    mask : ndarray of bool, optional
+        The subset's rows.
+
+    Returns
+    -------
+    str
+        E.g. "model 'm', all rows".
+    """
     if group == ALL and pset is not None and pset.group is not None:
         values = pd.unique(pset.group if mask is None else pset.group[mask])
         if len(values) == 1:
@@ -193,17 +268,38 @@ def subset_name(model: str, group: str, pset: PredictionSet | None = None, mask:
 
 
 def empty_verdicts() -> pd.DataFrame:
-    """A verdicts table without rows."""
+    """A verdicts table without rows.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`VERDICT_COLUMNS`, no rows.
+    """
     return pd.DataFrame(columns=VERDICT_COLUMNS)
 
 
 #: Verdict of a (model, group) whose statistics were not tested (null draws switched off, point predictions).
 NOT_TESTED = "not tested"
+#: Verdict of a (model, group) whose primary family no test rejects (no evidence of miscalibration at this N).
+CALIBRATED = "calibrated"
+#: Verdict of a (model, group) whose primary family Holm's procedure rejects at family-wise ``alpha``.
+MISCALIBRATED = "miscalibrated"
 
 
 def headline_of(table: pd.DataFrame) -> tuple[float, str]:
     """(family-wise p-value, lead statistic) of a standardised inference table: the smallest Holm-adjusted p-value of
-    the primary family and the primary statistic with the smallest raw p-value."""
+    the primary family and the primary statistic with the smallest raw p-value.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Indexed by metric, with ``family``, ``p_value`` and ``adjusted_p``.
+
+    Returns
+    -------
+    (float, str)
+        The family-wise p-value and the lead statistic (NaN and "" without a tested primary statistic).
+    """
     prim = table[(table["family"] == "primary") & np.isfinite(table["p_value"].to_numpy(dtype=float))]
     if prim.empty:
         return float("nan"), ""
@@ -212,7 +308,22 @@ def headline_of(table: pd.DataFrame) -> tuple[float, str]:
 
 def blank_inference(table: pd.DataFrame, intervals: bool, tests: bool) -> pd.DataFrame:
     """Switch off the intervals (``n_resamples = 0``) or the tests (``n_simulations = 0``) of a standardised
-    inference table: their columns become empty."""
+    inference table: their columns become empty.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Indexed by metric, with :data:`INFERENCE_COLUMNS`.
+    intervals : bool
+        Keep the intervals.
+    tests : bool
+        Keep the tests and perfect-calibration values.
+
+    Returns
+    -------
+    DataFrame
+        A copy with the switched-off columns empty.
+    """
     t = table.copy()
     if not intervals:
         t[["ci_low", "ci_high"]] = np.nan
@@ -247,6 +358,24 @@ def inference_metric_rows(
     ``extra`` names statistics of ``inference`` that are not in ``values`` (e.g. a test statistic of the primary
     family) and are appended with the inference layer's own value.  ``kinds`` fills ``kind`` where the inference
     table has none.
+
+    Parameters
+    ----------
+    model, group : str
+        The (model, group).
+    values : mapping of str to float
+        Point values.
+    inference : DataFrame or None
+        The inference table (e.g. :attr:`calib_core.inference.result.InferenceResult.table`).
+    kinds : mapping of str to str, optional
+        Kinds of metrics the inference table has no kind for.
+    extra : tuple of str, default ()
+        Inference statistics to append.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`METRIC_COLUMNS`.
     """
     kinds = kinds or {}
     inf = inference if inference is not None else pd.DataFrame()
@@ -279,7 +408,27 @@ def inference_metric_rows(
 
 @dataclass
 class Report:
-    """Diagnostics of one PredictionSet: ``metrics`` (long table) and ``diagrams``."""
+    """Diagnostics of one PredictionSet: ``metrics`` (long table) and ``diagrams``.
+
+    Attributes
+    ----------
+    task : str
+        "regression" or "classification".
+    metrics : DataFrame
+        One row per (model, group, metric), columns :data:`METRIC_COLUMNS`.
+    diagrams : dict
+        ``diagrams[(model, group)][name]``: the diagram tables.
+    source : str
+        Where the predictions came from.
+    n_rows : int
+        Rows of the prediction set.
+    dropped : DataFrame or None
+        Summary of the rows dropped on reading.
+    options : dict
+        The diagnose function's settings and notes.
+    verdicts : DataFrame
+        One row per (model, group), columns :data:`VERDICT_COLUMNS`.
+    """
 
     task: str
     metrics: pd.DataFrame
@@ -337,14 +486,6 @@ class Report:
         return report_html_fragment(self)
 
 
-# --- Jupyter display ------------------------------------------------------------------------------------------------
-
-#: At most this many models are drawn and tabulated by ``_repr_html_`` (the rest are named in a note).
-REPR_MAX_MODELS = 8
-_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
-_W, _H, _L, _R, _T, _B = 360, 300, 48, 12, 12, 40  # SVG size and margins (px)
-
-
 def diagnosis_report(
     task: str,
     pset: PredictionSet,
@@ -357,7 +498,28 @@ def diagnosis_report(
     """The :class:`Report` of one diagnosis of ``pset``: the per-(model, group) metric tables stacked into
     ``metrics`` (:data:`METRIC_COLUMNS`, no rows when there are no tables), the :func:`verdict_row` dicts as the
     ``verdicts`` frame (:func:`empty_verdicts` when there are none), the data's source, row count and dropped-row
-    summary, and ``options`` as given (the diagnose function's settings and notes)."""
+    summary, and ``options`` as given (the diagnose function's settings and notes).
+
+    Parameters
+    ----------
+    task : str
+        "regression" or "classification".
+    pset : PredictionSet
+        The diagnosed prediction set.
+    tables : list of DataFrame
+        Metric rows per (model, group).
+    verdicts : list of dict
+        :func:`verdict_row` per (model, group).
+    diagrams : dict
+        Diagram tables per (model, group).
+    options : dict
+        Settings and notes.
+
+    Returns
+    -------
+    Report
+        The report.
+    """
     return Report(
         task=task,
         metrics=pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=METRIC_COLUMNS),
@@ -368,131 +530,3 @@ def diagnosis_report(
         verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options=options,
     )
-
-
-def _fmt(value: float) -> str:
-    return "–" if value is None or not np.isfinite(value) else f"{value:.4g}"
-
-
-def _main_diagram(task: str, tables: Mapping[str, pd.DataFrame]) -> tuple[str, pd.DataFrame] | None:
-    """The diagram a Report shows first: Kuleshov's curve (else Levi's) for regression, reliability otherwise."""
-    names = ("calibration_curve", "levi_bins") if task == "regression" else ("reliability",)
-    return next(((n, tables[n]) for n in names if n in tables and len(tables[n])), None)
-
-
-def _curve(name: str, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """x, y (and a band, if any) of one model's main diagram."""
-    if name == "calibration_curve":
-        return (table["level"].to_numpy(float), table["observed"].to_numpy(float),
-                table["band_low"].to_numpy(float), table["band_high"].to_numpy(float))
-    if name == "levi_bins":
-        return table["rmv"].to_numpy(float), table["rmse"].to_numpy(float), None, None
-    table = table[table["count"] > 0]  # reliability: empty bins have no accuracy
-    return table["confidence"].to_numpy(float), table["accuracy"].to_numpy(float), None, None
-
-
-_AXES = {
-    "calibration_curve": ("Kuleshov calibration curve", "expected quantile level", "observed frequency"),
-    "levi_bins": ("Levi reliability diagram", "RMV (predicted σ)", "RMSE (observed error)"),
-    "reliability": ("Reliability diagram", "confidence", "accuracy"),
-}
-
-
-def _svg(name: str, curves: list[tuple[str, tuple]]) -> str:
-    """A small inline SVG of the main diagram: the diagonal, each model's curve (and band), axes, legend."""
-    finite = [np.isfinite(x) & np.isfinite(y) for _, (x, y, _lo, _hi) in curves]
-    if name == "levi_bins":  # RMSE vs RMV: both axes from 0 to the largest value
-        top = max([float(np.max(np.r_[x[f], y[f]])) for (_, (x, y, _, _)), f in zip(curves, finite) if f.any()],
-                  default=1.0)
-        top = top * 1.05 if top > 0 else 1.0
-    else:
-        top = 1.0
-    pw, ph = _W - _L - _R, _H - _T - _B
-
-    def px(v: np.ndarray) -> np.ndarray:
-        return _L + np.clip(v / top, 0, 1) * pw
-
-    def py(v: np.ndarray) -> np.ndarray:
-        return _T + (1 - np.clip(v / top, 0, 1)) * ph
-
-    def points(xs: np.ndarray, ys: np.ndarray) -> str:
-        return " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(xs), py(ys)))
-
-    title, xlabel, ylabel = (escape(t) for t in _AXES[name])
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" viewBox="0 0 {_W} {_H}" '
-           f'font-family="sans-serif" font-size="11" role="img" aria-label="{title}">',
-           f"<title>{title}</title>",
-           f'<rect x="{_L}" y="{_T}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>']
-    for i in range(5):  # ticks and grid
-        v = top * i / 4
-        x, y = float(px(np.array(v))), float(py(np.array(v)))
-        out.append(f'<line x1="{x:.1f}" y1="{_T}" x2="{x:.1f}" y2="{_T + ph}" stroke="#eee"/>'
-                   f'<line x1="{_L}" y1="{y:.1f}" x2="{_L + pw}" y2="{y:.1f}" stroke="#eee"/>'
-                   f'<text x="{x:.1f}" y="{_T + ph + 13}" text-anchor="middle">{v:.3g}</text>'
-                   f'<text x="{_L - 4}" y="{y + 4:.1f}" text-anchor="end">{v:.3g}</text>')
-    out.append(f'<line x1="{_L}" y1="{_T + ph}" x2="{_L + pw}" y2="{_T}" stroke="#444" stroke-dasharray="4 3"/>')
-    for i, ((_model, (x, y, lo, hi)), f) in enumerate(zip(curves, finite)):
-        colour = _COLOURS[i % len(_COLOURS)]
-        if lo is not None and hi is not None:
-            band = np.isfinite(x) & np.isfinite(lo) & np.isfinite(hi)
-            if band.any():
-                outline = points(np.r_[x[band], x[band][::-1]], np.r_[hi[band], lo[band][::-1]])
-                out.append(f'<polygon points="{outline}" fill="{colour}" fill-opacity="0.12" stroke="none"/>')
-        if f.any():
-            out.append(f'<polyline points="{points(x[f], y[f])}" fill="none" stroke="{colour}" stroke-width="1.8"/>')
-            if name != "calibration_curve":  # binned diagrams: one marker per bin
-                out.extend(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{colour}"/>'
-                           for a, b in zip(px(x[f]), py(y[f])))
-    for i, (model, _) in enumerate(curves):  # legend, top left inside the plot
-        colour = _COLOURS[i % len(_COLOURS)]
-        y = _T + 14 + 14 * i
-        label = escape(model if len(model) <= 40 else model[:39] + "…")
-        out.append(f'<line x1="{_L + 8}" y1="{y - 4}" x2="{_L + 24}" y2="{y - 4}" stroke="{colour}" stroke-width="2"/>'
-                   f'<text x="{_L + 28}" y="{y}">{label}</text>')
-    out.append(f'<text x="{_L + pw / 2:.1f}" y="{_H - 8}" text-anchor="middle">{xlabel}</text>'
-               f'<text transform="translate(12 {_T + ph / 2:.1f}) rotate(-90)" text-anchor="middle">{ylabel}</text>'
-               "</svg>")
-    return "".join(out)
-
-
-def _cell(row: pd.Series) -> str:
-    ci = f" [{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]" if np.isfinite(row["ci_low"]) else ""
-    perfect = f"<br><small>perfect {_fmt(row['perfect'])}</small>" if np.isfinite(row["perfect"]) else ""
-    return f"<td>{_fmt(row['value'])}<small>{ci}</small>{perfect}</td>"
-
-
-def report_html_fragment(report: Report) -> str:
-    """``Report._repr_html_``: the metric table of the whole data and the main diagram (inline SVG, no scripts)."""
-    models = report.models
-    shown = models[:REPR_MAX_MODELS]
-    m = report.metrics[(report.metrics["group"] == ALL) & report.metrics["model"].isin(shown)]
-    cells = {(r["model"], r["metric"]): _cell(r) for _, r in m.iterrows()}
-    level = report.options.get("level", 0.95)
-    head = "".join(f"<th>{escape(str(model))}</th>" for model in shown)
-    body = "".join(
-        f"<tr><th>{escape(str(metric))}</th>" + "".join(cells.get((model, metric), "<td></td>") for model in shown)
-        + "</tr>"
-        for metric in pd.unique(m["metric"])
-    )
-    table = (f'<table class="dataframe"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{body}</tbody></table>'
-             f"<small>value [{level:.0%} bootstrap CI]; perfect: the value a perfectly calibrated forecaster with the "
-             "same predictions gets</small>")
-    groups = [g for g in report.groups if g != ALL]
-    notes = []
-    if len(models) > len(shown):
-        notes.append(f"first {len(shown)} of {len(models)} models shown")
-    if groups:
-        notes.append(f"whole data shown; {len(groups)} groups in <code>report.table(model, group)</code>")
-    summary = (f"<b>Calibration report</b> — {escape(report.task)}, {escape(str(report.source))}, "
-               f"{report.n_rows:,} rows, {len(models)} model(s)" + "".join(f"; {n}" for n in notes))
-    first = next((_main_diagram(report.task, report.diagrams[(mod, ALL)]) for mod in shown
-                  if (mod, ALL) in report.diagrams), None)
-    figure = ""
-    if first is not None:
-        name = first[0]
-        curves = [(str(mod), _curve(name, report.diagrams[(mod, ALL)][name])) for mod in shown
-                  if name in report.diagrams.get((mod, ALL), {})]
-        figure = f"<div>{_svg(name, curves)}</div>"
-    return (f'<div class="calibration-report"><p>{summary}</p>'
-            f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">'
-            f"{figure}<div>{table}</div></div></div>")

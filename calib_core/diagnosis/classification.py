@@ -35,14 +35,9 @@ import pandas as pd
 
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.report import (
-    CALIBRATION_STATISTIC,
-    DESCRIPTIVE,
     NOT_TESTED,
-    PROPER_SCORE,
     Report,
-    blank_inference,
     diagnosis_report,
-    headline_of,
     inference_metric_rows,
     subset_name,
     verdict_row,
@@ -54,10 +49,6 @@ from ..metrics.classification_ratio import ratio_values
 from ..metrics.classification_smooth import smooth_summaries
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
-
-#: The inference layer's kinds → the metric registry's (``calib_core.base.report.KINDS``).
-_KINDS = {"calibration": CALIBRATION_STATISTIC, "proper_score": PROPER_SCORE, "descriptive": DESCRIPTIVE}
-
 
 def classification_inference(
     rows: ClassificationRows,
@@ -73,8 +64,47 @@ def classification_inference(
     smooth_estimates: dict | None = None,
     tce: bool = True,
 ) -> tuple[pd.DataFrame | None, dict]:
-    """Tests, intervals and the headline of one (model, group) through :func:`infer_classification`, as a
-    standardised inference table (indexed by metric, ``calib_core.base.report.INFERENCE_COLUMNS``) and a verdict row."""
+    """Tests, intervals and the headline of one (model, group) through
+    :func:`~calib_core.inference.classification.infer_classification`: the inference table (indexed by metric, the
+    Report's columns) and a verdict row.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The subset's rows.
+    model, group : str
+        The (model, group).
+    n_resamples : int
+        Bootstrap replicates (0: no intervals).
+    n_simulations : int
+        Null draws (0: no tests, no verdict).
+    level : float
+        Two-sided level of the intervals.
+    alpha : float
+        Family-wise level of the headline and FDR of the secondary flags.
+    classwise : bool
+        Test class-wise ECE.
+    seed : int or None
+        Seeds the bootstrap and the nulls.
+    smooth_estimates : dict, optional
+        The smooth ECE point estimates (None: no smooth ECE test).
+    tce : bool, default True
+        Test TCE.
+
+    Returns
+    -------
+    table : DataFrame or None
+        The inference table (None when both intervals and tests are off).
+    verdict : dict
+        The row of ``Report.verdicts``.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
     n = rows.n
     if n_resamples <= 0 and n_simulations <= 0:
         return None, verdict_row(model, group, n, verdict=NOT_TESTED,
@@ -82,26 +112,35 @@ def classification_inference(
     res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
                                level=level, alpha=alpha, classwise=classwise, seed=seed,
                                smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce)
-    t = res.table.set_index("metric").rename(columns={
-        "null_mean": "perfect", "null_low": "perfect_low", "null_high": "perfect_high", "p_method": "test",
-        "p_adjusted": "adjusted_p"})
-    t["family"] = t["role"].where(t["role"].isin(["primary", "secondary"]), "")
-    t["kind"] = t["kind"].map(_KINDS).fillna("")
-    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
-    if n_simulations <= 0:
-        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
-    p, lead = headline_of(t)
-    verdict = "miscalibrated" if res.miscalibrated else "calibrated"
-    n_flags = int(t.loc[t["family"] == "secondary", "flag"].sum())
-    return t, verdict_row(model, group, n, verdict=verdict, direction=res.direction, p_value=p, lead=lead,
-                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
-                          n_flags=n_flags, expected_chance_flags=res.expected_chance_flags)
+    return res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
 
 
 def classification_rows(
     pset: PredictionSet, mask: Any = None, n_bins: int = 15, strategy: Strategy = "uniform"
 ) -> ClassificationRows:
-    """The prepared :class:`ClassificationRows` of a classification PredictionSet (optionally some rows)."""
+    """The prepared :class:`ClassificationRows` of a classification PredictionSet (optionally some rows).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set (full probability vectors or top-label confidences).
+    mask : ndarray of bool, optional
+        The rows to keep (default: all).
+    n_bins : int, default 15
+        Confidence bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+
+    Returns
+    -------
+    ClassificationRows
+        The rows, binned.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    """
     if pset.task != "classification":
         raise ValueError("classification_rows needs a classification PredictionSet")
     sel = (lambda a: a) if mask is None else (lambda a: None if a is None else a[mask])
@@ -134,25 +173,60 @@ def diagnose_classification(
 
     Parameters
     ----------
-    n_bins, strategy : confidence bins for ECE/MCE and the reliability tables (``"uniform"`` = Guo's 15 equal-width
-        bins, ``"quantile"`` = equal-mass).
-    n_resamples : bootstrap replicates for the intervals (multinomial re-weighting of random row blocks, on
-        per-block summaries); 0 switches intervals off.
-    n_simulations : null draws (labels drawn from the predicted probabilities, on per-bin summaries) for the
-        p-values and the perfect-calibration values; 0 switches tests, perfect-calibration values and verdicts off.
-    level : two-sided level of the intervals and of the perfect-calibration range.
-    alpha : family-wise level of the headline verdict (Holm over ECE and the top-bin gap) and false-discovery rate
-        of the secondary flags (Benjamini–Hochberg).
-    seed : seeds the bootstrap and the null draws.
-    by_group : also diagnose each value of the ``group`` column.
-    diagrams : compute the diagram tables.
-    classwise : compute class-wise ECE (and its test) and the per-class tables.
-    smooth : compute the smooth ECE (Błasiok & Nakkiran 2023; top-label, and positive class for binary files), its
-        test and interval, and the kernel-smoothed reliability tables ``"smooth_reliability"`` (and
-        ``"smooth_reliability_positive"``).  The calibration ratio Σf/Σy is always reported (top label, positive class).
-    tce : report TCE (Matsubara et al. 2023; 10 equal-mass bins, exact binomial tests at ``alpha``) and its test.
-    ignored : regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are
-        accepted and listed in ``Report.options["ignored_options"]``.
+    pset : PredictionSet
+        A classification prediction set.
+    n_bins : int, default 15
+        Confidence bins for ECE/MCE and the reliability tables.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        ``"uniform"`` = Guo's 15 equal-width bins, ``"quantile"`` = equal-mass.
+    n_resamples : int, default 1000
+        Bootstrap replicates for the intervals (multinomial re-weighting of random row blocks, on per-block
+        summaries); 0 switches intervals off.
+    n_simulations : int, default 2000
+        Null draws (labels drawn from the predicted probabilities, on per-bin summaries) for the p-values and the
+        perfect-calibration values; 0 switches tests, perfect-calibration values and verdicts off.
+    level : float, default 0.95
+        Two-sided level of the intervals and of the perfect-calibration range.
+    seed : int or None, default 0
+        Seeds the bootstrap and the null draws.
+    alpha : float, default 0.05
+        Family-wise level of the headline verdict (Holm over ECE and the top-bin gap) and false-discovery rate of
+        the secondary flags (Benjamini–Hochberg).
+    by_group : bool, default True
+        Also diagnose each value of the ``group`` column.
+    diagrams : bool, default True
+        Compute the diagram tables.
+    classwise : bool, default True
+        Compute class-wise ECE (and its test) and the per-class tables.
+    smooth : bool, default True
+        Compute the smooth ECE (Błasiok & Nakkiran 2023; top-label, and positive class for binary files), its test
+        and interval, and the kernel-smoothed reliability tables ``"smooth_reliability"`` (and
+        ``"smooth_reliability_positive"``).  The calibration ratio Σf/Σy is always reported (top label, positive
+        class).
+    tce : bool, default True
+        Report TCE (Matsubara et al. 2023; 10 equal-mass bins, exact binomial tests at ``alpha``) and its test.
+    **ignored
+        Regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are accepted and
+        listed in ``Report.options["ignored_options"]``.
+
+    Returns
+    -------
+    Report
+        ``metrics`` (one row per model, group and metric), ``verdicts`` (one per model and group), ``diagrams``
+        (see the module docstring) and ``options`` (the settings and the notes).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    .. [2] Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. *AAAI*.
+    .. [3] Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+       *arXiv:2309.12236*.
+    .. [4] Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+       error. *UAI*.
+    .. [5] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
     """
     if pset.task != "classification":
         raise ValueError("diagnose_classification needs a classification PredictionSet")

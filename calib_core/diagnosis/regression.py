@@ -21,9 +21,7 @@ from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, Sam
 from ..base.report import (
     NOT_TESTED,
     Report,
-    blank_inference,
     diagnosis_report,
-    headline_of,
     inference_metric_rows,
     subset_name,
     verdict_row,
@@ -51,10 +49,50 @@ def regression_inference(
     seed: int | None,
     stage: InferenceStage | None = None,
 ) -> tuple[pd.DataFrame | None, dict]:
-    """Tests, intervals and the headline of one (model, group) through :func:`infer_regression`, as a standardised
-    inference table (indexed by metric, ``calib_core.base.report.INFERENCE_COLUMNS``) and a verdict row.  ``stage``: its
-    bins-free part (:func:`inference_stage` of these rows and options) if already computed; ``values`` must then
-    hold ENCE at ``n_bins``, ``binning``."""
+    """Tests, intervals and the headline of one (model, group) through
+    :func:`~calib_core.inference.regression.infer_regression`: the inference table (indexed by metric, the Report's
+    columns) and a verdict row.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The subset's rows.
+    values : dict of str to float
+        Their point values (with ENCE at ``n_bins``, ``binning`` when ``stage`` is given).
+    model, group : str
+        The (model, group).
+    n_bins : int
+        σ-bins of ENCE.
+    binning : {"count", "width"}
+        Equal-count or equal-width σ-bins.
+    n_resamples : int
+        Bootstrap replicates (0: no intervals).
+    n_simulations : int
+        Null draws (0: no tests, no verdict).
+    level : float
+        Two-sided level of the intervals.
+    alpha : float
+        Family-wise level of the headline and FDR of the secondary flags.
+    seed : int or None
+        Seeds the bootstrap and the nulls.
+    stage : InferenceStage, optional
+        The bins-free part (:func:`~calib_core.inference.regression.inference_stage` of these rows and options) if
+        already computed.
+
+    Returns
+    -------
+    table : DataFrame or None
+        The inference table (None when both intervals and tests are off).
+    verdict : dict
+        The row of ``Report.verdicts``.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
     n = rows.n
     if n_resamples <= 0 and n_simulations <= 0:
         return None, verdict_row(model, group, n, verdict=NOT_TESTED,
@@ -63,15 +101,7 @@ def regression_inference(
         stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
                                 **_stage_options(n_resamples, n_simulations, level, seed))
     res = finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, ence=values.get("ence"), rows=rows)
-    t = res.table.rename(columns={"null_mean": "perfect", "p_value_mc_se": "p_mc_se", "reject": "flag"})
-    t["family"] = t["family"].where(t["family"].isin(["primary", "secondary"]), "")
-    t = blank_inference(t, n_resamples > 0, n_simulations > 0)
-    if n_simulations <= 0:
-        return t, verdict_row(model, group, n, verdict=NOT_TESTED, sentence="Not tested (null draws switched off).")
-    p, lead = headline_of(t)
-    return t, verdict_row(model, group, n, verdict=res.verdict, direction=res.direction, p_value=p, lead=lead,
-                          sentence=res.sentence, n_tests=res.n_primary, alpha=alpha, n_secondary=res.n_secondary,
-                          n_flags=res.n_flags, expected_chance_flags=res.expected_chance_flags)
+    return res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
 
 
 def _stage_options(n_resamples: int, n_simulations: int, level: float, seed: int | None) -> dict[str, Any]:
@@ -84,7 +114,32 @@ class SubsetStage:
     """The part of one (model, group)'s diagnosis that does not depend on the σ-bins (``n_bins``, ``binning``):
     its rows (:meth:`RegressionRows.detached` to what ENCE and the Levi table read), the point values (with ENCE at
     the bins it was made with), the inference stage (:class:`~calib_core.inference.regression.InferenceStage`) and
-    every diagram table but the Levi table.  Kept in the ``stages`` mapping of :func:`diagnose_regression`."""
+    every diagram table but the Levi table.  Kept in the ``stages`` mapping of :func:`diagnose_regression`.
+
+    Attributes
+    ----------
+    rows : RegressionRows
+        The subset's rows, detached to what ENCE and the Levi table read.
+    causes : dict of str to int
+        Rows without a usable z, by cause (:func:`~calib_core.metrics.regression.undefined_z_counts`).
+    values : dict of str to float
+        The point values (ENCE at ``n_bins``, ``binning``).
+    inference : InferenceStage or None
+        The inference's bins-free part (None when tests and intervals are off).
+    diagrams : dict of str to DataFrame or None
+        Every diagram table but the Levi table.
+    n_bins : int
+        σ-bins the stage was made with.
+    binning : str
+        Their binning.
+    options : tuple
+        The bins-free options (``pit_bins``, ``n_resamples``, ``n_simulations``, ``level``, ``seed``, ``diagrams``).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
 
     rows: RegressionRows
     causes: dict[str, int]
@@ -146,26 +201,56 @@ def diagnose_regression(
 
     Parameters
     ----------
-    n_bins, binning : Levi σ-bins for ENCE and the reliability diagram (equal-count by default,
-        ``"width"`` for netcal's equal-width convention).
-    pit_bins : bins of the PIT histogram.
-    n_resamples : bootstrap replicates for the intervals (block bootstrap on per-block sums, see
+    prediction_set : PredictionSet
+        A regression prediction set (Gaussian, quantile, ensemble or point predictions).
+    n_bins : int, default 15
+        Levi σ-bins for ENCE and the reliability diagram.
+    binning : {"count", "width"}, default "count"
+        Equal-count σ-bins, or ``"width"`` for netcal's equal-width convention.
+    pit_bins : int, default 20
+        Bins of the PIT histogram.
+    n_resamples : int, default 1000
+        Bootstrap replicates for the intervals (block bootstrap on per-block sums, see
         :mod:`calib_core.base.significance`; 0 switches intervals off).
-    n_simulations : null draws of the simulated tests (ENCE, calibration-curve statistics, ensemble coverage; exact
-        tests need none) and of the simulated perfect-calibration values; 0 switches tests, perfect-calibration
-        values and the verdicts off.
-    level : two-sided level of the intervals.
-    alpha : family-wise level of the headline verdict (Holm over the primary family) and false-discovery rate of
-        the secondary flags (Benjamini–Hochberg).
-    seed : seeds the bootstrap, the null draws and the randomised PIT of ensembles.
-    by_group : also diagnose each value of the ``group`` column.
-    diagrams : compute the diagram tables (``Report.diagrams``).
-    stages : a mapping the caller keeps between diagnoses of the same rows whose options differ in the σ-bins
+    n_simulations : int, default 2000
+        Null draws of the simulated tests (ENCE, calibration-curve statistics, ensemble coverage; exact tests need
+        none) and of the simulated perfect-calibration values; 0 switches tests, perfect-calibration values and
+        the verdicts off.
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    alpha : float, default 0.05
+        Family-wise level of the headline verdict (Holm over the primary family) and false-discovery rate of the
+        secondary flags (Benjamini–Hochberg).
+    seed : int or None, default 0
+        Seeds the bootstrap, the null draws and the randomised PIT of ensembles.
+    by_group : bool, default True
+        Also diagnose each value of the ``group`` column.
+    diagrams : bool, default True
+        Compute the diagram tables (``Report.diagrams``).
+    stages : mutable mapping, optional
+        A mapping the caller keeps between diagnoses of the same rows whose options differ in the σ-bins
         (``n_bins``, ``binning``) at most: each (model, group)'s bins-free part (:class:`SubsetStage`: sorts, point
         values, bootstrap, every test but ENCE's, the other diagram tables, the random stream's state where ENCE's
         null draws begin) is put there, and a later call finds it and recomputes only ENCE, its test and interval,
         the Levi table and the decisions — the same report as without it, to the last bit (a stage made from
         other rows or options is not used).  Ensembles are not staged (their null is binned).
+
+    Returns
+    -------
+    Report
+        ``metrics`` (one row per model, group and metric), ``verdicts`` (one per model and group), ``diagrams``
+        and ``options`` (the settings, the layout and the notes, e.g. subsets too small to diagnose).
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. *ICML*.
+    .. [2] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [3] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
     """
     pset = prediction_set
     if pset.task != "regression":
@@ -272,7 +357,23 @@ def _kinds(values) -> dict[str, str]:
 
 
 def layout_name(dist: PredictiveDistribution | None) -> str:
-    """The layout a distribution comes from ("sample", "quantile", "gaussian"; "" for another or none)."""
+    """The layout a distribution comes from ("sample", "quantile", "gaussian"; "" for another or none).
+
+    Parameters
+    ----------
+    dist : PredictiveDistribution or None
+        The predictions.
+
+    Returns
+    -------
+    str
+        The layout's name.
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    """
     if isinstance(dist, SampleSet):
         return "sample"
     if isinstance(dist, QuantileSet):
@@ -297,7 +398,35 @@ def degenerate_note(
     equal), so z = (y − mean)/σ is undefined on every row" — an ensemble forecast of rain in a dry-weather group
     where every member forecasts 0) and how many of its metrics are therefore undefined (NaN) or infinite; those
     metrics' rows carry the reason in their ``note``.  ``pset`` and ``mask`` name the group of a one-group set
-    (:func:`~calib_core.base.report.subset_name`)."""
+    (:func:`~calib_core.base.report.subset_name`).
+
+    Parameters
+    ----------
+    model, group : str
+        The (model, group).
+    n : int
+        Its rows.
+    values : mapping of str to float
+        Its point values.
+    causes : mapping of str to int
+        Rows without a usable z, by cause.
+    layout : str, default ""
+        The predictive layout (the reason's wording).
+    pset : PredictionSet, optional
+        The prediction set (to name a one-group subset).
+    mask : ndarray of bool, optional
+        The subset's rows.
+
+    Returns
+    -------
+    str
+        The note ("" when every row has a usable z).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
     reason = undefined_z_note(dict(causes), n, layout=layout)
     if not reason:
         return ""
@@ -314,7 +443,26 @@ def mark_undefined_metrics(
 ) -> None:
     """Write why (:func:`~calib_core.metrics.regression.undefined_z_note` of ``causes`` over ``n`` rows) into the
     ``note`` of every metric of ``table`` (the metric rows of one subset, in place) whose value is not finite,
-    except the metrics in ``skip`` (e.g. those a summary cannot give whatever the rows)."""
+    except the metrics in ``skip`` (e.g. those a summary cannot give whatever the rows).
+
+    Parameters
+    ----------
+    table : DataFrame
+        The metric rows of one subset (changed in place).
+    causes : mapping of str to int
+        Rows without a usable z, by cause.
+    n : int
+        The subset's rows.
+    layout : str, default ""
+        The predictive layout (the reason's wording).
+    skip : iterable of str, default ()
+        Metrics left alone.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    """
     reason = undefined_z_note(dict(causes), n, layout=layout)
     bad = ~np.isfinite(table["value"].to_numpy(dtype=float)) & ~table["metric"].isin(list(skip)).to_numpy()
     prev = table.loc[bad, "note"].astype(str)

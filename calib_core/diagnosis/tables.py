@@ -40,12 +40,36 @@ VERDICT_TEXT = {"primary": "rejected (Holm)", "secondary": "flagged (BH)"}
 
 
 def statistic_label(key: str) -> str:
-    """Readable label of a metric-table key (registry label, or the inference layer's own statistics)."""
+    """Readable label of a metric-table key (registry label, or the inference layer's own statistics).
+
+    Parameters
+    ----------
+    key : str
+        A metric key.
+
+    Returns
+    -------
+    str
+        Its label.
+    """
     return _EXTRA_LABELS.get(key) or metric_label(key)
 
 
 def format_p_value(p: float, se: float = 0.0) -> str:
-    """"0.031 ± 0.004" (Monte-Carlo s.e. when there is one), "< 1e-6", "–" without a test."""
+    """"0.031 ± 0.004" (Monte-Carlo s.e. when there is one), "< 1e-6", "–" without a test.
+
+    Parameters
+    ----------
+    p : float
+        The p-value (NaN or None: no test).
+    se : float, default 0
+        Its Monte-Carlo standard error.
+
+    Returns
+    -------
+    str
+        The formatted p-value.
+    """
     if p is None or not np.isfinite(p):
         return "–"
     text = format_p(float(p)).replace("p = ", "").replace("p ", "")
@@ -56,7 +80,22 @@ def format_p_value(p: float, se: float = 0.0) -> str:
 
 def p_value_cell(p: float, se: float = 0.0, alpha: float = 0.05) -> str:
     """Short p-value for a table cell: like :func:`format_p_value`, with the Monte-Carlo s.e. only where it
-    matters — where p ± 2 s.e. reaches across ``alpha`` (e.g. "5.0e-4" at the Monte-Carlo floor, "0.049 ± 0.006")."""
+    matters — where p ± 2 s.e. reaches across ``alpha`` (e.g. "5.0e-4" at the Monte-Carlo floor, "0.049 ± 0.006").
+
+    Parameters
+    ----------
+    p : float
+        The p-value.
+    se : float, default 0
+        Its Monte-Carlo standard error.
+    alpha : float, default 0.05
+        The level the reader compares it with.
+
+    Returns
+    -------
+    str
+        The cell text.
+    """
     if p is None or se is None or not (np.isfinite(p) and np.isfinite(se)) or abs(float(p) - alpha) > 2 * float(se):
         se = 0.0
     return format_p_value(p, se)
@@ -67,6 +106,20 @@ def metric_display_table(metrics: pd.DataFrame, model: str | None = None, group:
 
     Columns: the Report's (minus ``group``) plus ``label``, ``p_text`` (formatted p-value with its Monte-Carlo
     s.e.) and ``verdict`` (see the module docstring).
+
+    Parameters
+    ----------
+    metrics : DataFrame
+        ``Report.metrics``.
+    model : str, optional
+        One model (None: all).
+    group : str or None, default ALL
+        One group (None: all).
+
+    Returns
+    -------
+    DataFrame
+        The display table.
     """
     m = metrics
     if model is not None:

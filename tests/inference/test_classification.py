@@ -18,12 +18,8 @@ from scipy import stats
 import calib_core as cc
 from calib_core.data.examples import digits_example
 from calib_core.diagnosis.classification import classification_rows
-from calib_core.inference.classification import (
-    INFERENCE_COLUMNS,
-    PRIMARY_FAMILY,
-    ClassificationInference,
-    infer_classification,
-)
+from calib_core.inference.classification import PRIMARY_FAMILY, infer_classification
+from calib_core.inference.result import RESULT_COLUMNS, InferenceResult
 from calib_core.metrics.classification import ClassificationRows
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
@@ -88,13 +84,13 @@ def test_p_values_are_uniform_under_perfect_calibration(calibrated_runs):
 
 def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     r = calibrated_runs[2][0]
-    t = r.table.set_index("metric")
-    secondary = list(t.index[t["role"] == "secondary"])
+    t = r.table
+    secondary = list(t.index[t["family"] == "secondary"])
     assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive",
                          "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive"]
     assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
     # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
-    flagged = [bool(x.table.loc[x.table["role"] == "secondary", "flag"].any())
+    flagged = [bool(x.table.loc[x.table["family"] == "secondary", "flag"].any())
                for runs in calibrated_runs.values() for x in runs]
     assert np.mean(flagged) <= binomial_bound(0.05, len(flagged), 3.0)
 
@@ -113,16 +109,16 @@ def test_table_shape_kinds_and_sentence():
     rng = np.random.default_rng(3)
     y, q = draw(800, 2, 1 / 1.5, rng)
     r = infer_classification(labels=y, probs=q, seed=1)
-    assert isinstance(r, ClassificationInference)
-    assert list(r.table.columns) == INFERENCE_COLUMNS
-    t = r.table.set_index("metric")
-    assert list(t.index[t["role"] == "primary"]) == list(PRIMARY_FAMILY)
-    assert set(t.loc[t["kind"] == "proper_score"].index) == {"nll", "brier"}
+    assert isinstance(r, InferenceResult)
+    assert list(r.table.columns) == RESULT_COLUMNS
+    t = r.table
+    assert list(t.index[t["family"] == "primary"]) == list(PRIMARY_FAMILY)
+    assert set(t.loc[t["kind"] == "proper score"].index) == {"nll", "brier"}
     assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence"}
     # only calibration statistics carry p-values; proper scores and descriptive ones do not
-    assert t.loc[t["kind"] == "calibration", "p_value"].notna().all()
-    assert t.loc[t["kind"] != "calibration", "p_value"].isna().all()
-    assert (t.loc[t["kind"] == "calibration", "p_mc_se"] >= 0).all()
+    assert t.loc[t["kind"] == "calibration statistic", "p_value"].notna().all()
+    assert t.loc[t["kind"] != "calibration statistic", "p_value"].isna().all()
+    assert (t.loc[t["kind"] == "calibration statistic", "p_mc_se"] >= 0).all()
     no_interval = [m for m in ("tce", "tce_positive") if m in t.index]  # by design: no population value
     assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
     t = t.drop(index=no_interval)
@@ -139,7 +135,7 @@ def test_no_evidence_sentence():
     r = infer_classification(labels=y, probs=q, seed=0)
     if not r.miscalibrated:
         assert r.sentence == "No evidence of miscalibration at this N (2 tests, family-wise 5%)."
-        t = r.table.set_index("metric")
+        t = r.table
         assert t.loc["ece", "ci_low"] == 0.0  # perfect calibration is not excluded by the interval
 
 
@@ -149,9 +145,9 @@ def test_top_label_null_moments_are_the_poisson_binomial_ones():
     y, q = draw(3000, 10, 1.0, rng)
     rows = ClassificationRows(y, q)
     var = np.bincount(rows.bin_index, weights=rows.confidence * (1 - rows.confidence), minlength=15)
-    from calib_core.inference import classification as inf
+    from calib_core.inference.classification_nulls import BinnedBernoulli
 
-    top = inf._BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, 15, 16)
+    top = BinnedBernoulli(rows.confidence, rows.correct, rows.bin_index, rows.edges, 15, 16)
     for budget in (10**9, 0):  # exact, sub-bins
         d, exact = top.null_dev(4000, np.random.default_rng(1), budget)
         assert exact == (budget > 0)
@@ -168,12 +164,12 @@ def test_classwise_null_paths_agree():
     y, q = draw(1500, 10, 1.0, rng)
     exact = infer_classification(labels=y, probs=q, n_boot=100, exact_budget=10**9, seed=2)
     block = infer_classification(labels=y, probs=q, n_boot=100, exact_budget=0, seed=2)
-    te, tb = exact.table.set_index("metric"), block.table.set_index("metric")
+    te, tb = exact.table, block.table
     assert any("class-wise ECE null: exact" in note for note in exact.notes)
     assert any("class-wise ECE null: one label draw" in note for note in block.notes)
-    m_e, m_b = te.loc["classwise_ece", "null_mean"], tb.loc["classwise_ece", "null_mean"]
-    w_e = te.loc["classwise_ece", "null_high"] - te.loc["classwise_ece", "null_low"]
-    w_b = tb.loc["classwise_ece", "null_high"] - tb.loc["classwise_ece", "null_low"]
+    m_e, m_b = te.loc["classwise_ece", "perfect"], tb.loc["classwise_ece", "perfect"]
+    w_e = te.loc["classwise_ece", "perfect_high"] - te.loc["classwise_ece", "perfect_low"]
+    w_b = tb.loc["classwise_ece", "perfect_high"] - tb.loc["classwise_ece", "perfect_low"]
     print(f"class-wise null mean exact {m_e:.5f} / blocks {m_b:.5f}; 95% width {w_e:.5f} / {w_b:.5f}")
     assert abs(m_b - m_e) <= 0.05 * m_e
     assert 0.7 <= w_b / w_e <= 1.3
@@ -184,12 +180,12 @@ def test_classwise_block_sums_are_the_direct_per_cell_sums(strategy):
     """The class-wise layout's per-block (count, Σp, Σp²) — sparse entries plus first bins by complement of the
     block totals (equal-width bins) — equal a direct bincount over all N·K (row, class) entries, and the label's
     cell is where the point estimates bin p_{i,y}."""
-    from calib_core.inference.classification import _ClasswiseLayout
+    from calib_core.inference.classification_nulls import ClasswiseLayout
 
     rng = np.random.default_rng(13)
     y, q = draw(3000, 7, 1.0, rng)
     rows = ClassificationRows(y, q, n_bins=10, strategy=strategy)
-    lay = _ClasswiseLayout(rows)
+    lay = ClasswiseLayout(rows)
     n_b = 37
     block = rng.integers(0, n_b, size=rows.n)
     got = lay.block_sums(block, n_b)
@@ -212,16 +208,16 @@ def test_proper_score_references_are_the_exact_expectations():
     rng = np.random.default_rng(4)
     y, q = draw(400, 5, 1.0, rng)
     r = infer_classification(labels=y, probs=q, n_null=1000, n_boot=100, seed=0)
-    t = r.table.set_index("metric")
+    t = r.table
     rows = ClassificationRows(y, q)
     sims = [rows.with_labels(rows.sample_labels(np.random.default_rng(s))) for s in range(3000)]
     nll = np.array([np.mean(s.nll_rows) for s in sims])
     brier = np.array([np.mean(s.brier_rows) for s in sims])
     for name, draws in (("nll", nll), ("brier", brier)):
-        assert t.loc[name, "null_mean"] == pytest.approx(draws.mean(), abs=4 * draws.std() / math.sqrt(draws.size))
-        half = (t.loc[name, "null_high"] - t.loc[name, "null_low"]) / 2
+        assert t.loc[name, "perfect"] == pytest.approx(draws.mean(), abs=4 * draws.std() / math.sqrt(draws.size))
+        half = (t.loc[name, "perfect_high"] - t.loc[name, "perfect_low"]) / 2
         assert half == pytest.approx(1.96 * draws.std(), rel=0.1)
-    assert np.isnan(t.loc["nll", "p_value"]) and t.loc["nll", "role"] == "reference"
+    assert np.isnan(t.loc["nll", "p_value"]) and t.loc["nll", "family"] == ""
 
 
 def test_top_label_only_rows():
@@ -230,7 +226,7 @@ def test_top_label_only_rows():
     full = ClassificationRows(y, q)
     rows = ClassificationRows.from_top_label(full.confidence, full.correct)
     r = infer_classification(rows, n_null=1000, n_boot=200)
-    assert set(r.table["metric"]) == {"ece", "top_bin_gap", "mce", "confidence_gap", "accuracy", "mean_confidence",
+    assert set(r.table.index) == {"ece", "top_bin_gap", "mce", "confidence_gap", "accuracy", "mean_confidence",
                                       "smooth_ece", "calibration_ratio", "tce"}
     assert r.direction == "over-confident"
 
@@ -254,7 +250,7 @@ def test_digits_example_is_over_confident():
 def test_densenet_cifar100_is_over_confident():
     r = infer_classification(classification_rows(cc.load_predictions(DENSENET)))
     print(r.sentence)
-    t = r.table.set_index("metric")
+    t = r.table
     assert r.verdict == "miscalibrated" and r.direction == "over-confident"
     assert t.loc["ece", "value"] == pytest.approx(0.14215, abs=1e-4)  # the metric module's ECE
     assert t.loc["ece", "ci_low"] <= t.loc["ece", "debiased"] <= t.loc["ece", "ci_high"]
@@ -282,12 +278,12 @@ def _population_gaps(k, temperature, n_pop=None, seed=99, n_bins=15):
 
 
 def test_mce_interval_is_the_simultaneous_clopper_pearson_one():
-    from calib_core.inference import classification as inf
+    from calib_core.inference.classification_cells import mce_interval
 
     count = np.array([0.0, 1.0, 7.0, 40.0, 300.0])
     hits = np.array([0.0, 1.0, 2.0, 30.0, 280.0])
     conf = np.array([0.0, 0.30, 0.5, 0.8, 0.9]) * count
-    lo, hi, how = inf._mce_interval(count, conf, hits, 0.95)
+    lo, hi, how = mce_interval(count, conf, hits, 0.95)
     lev = 0.95 ** (1 / 4)
     near, far = [], []
     for n, h, c in zip(count[1:], hits[1:], conf[1:]):
@@ -311,7 +307,7 @@ def test_mce_and_classwise_intervals_cover_the_population_value(k, temperature):
     for i in range(reps):
         y, q = draw(n, k, temperature, rng)
         r = infer_classification(labels=y, probs=q, n_null=500, n_boot=200, seed=i)
-        t = r.table.set_index("metric")
+        t = r.table
         filled = np.bincount(ClassificationRows(y, q).bin_index, minlength=15) > 0
         use = filled & (mass > 0)
         mce_pop = float(np.max(np.abs(dev[use]) / mass[use]))
@@ -334,6 +330,6 @@ def test_mce_and_classwise_intervals_contain_zero_under_perfect_calibration(cali
             rng = np.random.default_rng(77)
             runs = [infer_classification(labels=y, probs=q, n_null=500, n_boot=200, seed=i)
                     for i, (y, q) in enumerate(draw(400, 10, 1.0, rng) for _ in range(40))]
-        t = [r.table.set_index("metric").loc[name] for r in runs]
+        t = [r.table.loc[name] for r in runs]
         hits = sum(row["ci_low"] <= 0.0 for row in t)
         assert stats.binom.cdf(hits, len(runs), 0.95) > 1e-3, (name, hits, len(runs))

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 import calib_core.inference.classification as ci
+import calib_core.inference.classification_smooth as cs
 from calib_core.metrics.classification import ClassificationRows
 from calib_core.metrics.classification_smooth import smooth_summaries
 
-SMOOTH_COLUMNS = ["value", "ci_low", "ci_high", "p_value", "null_mean", "null_low", "null_high"]
+SMOOTH_COLUMNS = ["value", "ci_low", "ci_high", "p_value", "perfect", "perfect_low", "perfect_high"]
 
 
 def _rows(n_bins: int, seed: int = 3) -> ClassificationRows:
@@ -25,21 +26,21 @@ def _smooth_row(n_bins: int, seed: int | None = 0):
     est, _ = smooth_summaries(rows)
     res = ci.infer_classification(rows, n_null=300, n_boot=200, classwise=False, seed=seed, smooth=True,
                                   smooth_estimates=est)
-    return res.table.set_index("metric").loc["smooth_ece", SMOOTH_COLUMNS].astype(float)
+    return res.table.loc["smooth_ece", SMOOTH_COLUMNS].astype(float)
 
 
 @pytest.fixture
 def counted(monkeypatch):
     """Calls of the smooth-ECE inference itself (not its memo)."""
     calls = {"n": 0}
-    real = ci.smooth_inference
+    real = cs.smooth_inference
 
     def spy(*args, **kwargs):
         calls["n"] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ci, "smooth_inference", spy)
-    ci._SMOOTH_MEMO.clear()
+    monkeypatch.setattr(cs, "smooth_inference", spy)
+    cs._SMOOTH_MEMO.clear()
     return calls
 
 
@@ -49,7 +50,7 @@ def test_smooth_ece_inference_is_the_same_at_any_bin_count_and_computed_once(cou
     for n_bins in (5, 16, 30):  # the bins change everything else, not the smooth ECE's test and interval
         np.testing.assert_array_equal(_smooth_row(n_bins).to_numpy(), first.to_numpy())
     assert counted["n"] == 1  # memoised: the rows and options are the same
-    ci._SMOOTH_MEMO.clear()
+    cs._SMOOTH_MEMO.clear()
     np.testing.assert_array_equal(_smooth_row(20).to_numpy(), first.to_numpy())  # recomputed: the same numbers
     assert counted["n"] == 2
 
@@ -61,17 +62,17 @@ def test_other_rows_or_seeds_are_other_entries_and_no_seed_is_not_memoised(count
     _smooth_row(15, seed=None)
     _smooth_row(15, seed=None)
     assert counted["n"] == 4  # fresh draws every time, nothing kept
-    assert len(ci._SMOOTH_MEMO) == 2
+    assert len(cs._SMOOTH_MEMO) == 2
 
 
 def test_memo_is_bounded_and_hits_are_private_copies(counted):
     f = np.random.default_rng(0).random(500)
     y = (np.random.default_rng(1).random(500) < f).astype(float)
     options = dict(estimate=None, n_blocks=50, n_boot=50, n_null=50, level=0.95, exact_budget=10**6, stream="t")
-    out = ci.smooth_inference_of(f, y, seed=0, **options)
+    out = cs.smooth_inference_of(f, y, seed=0, **options)
     out["null"][:] = -1.0  # a caller changing its copy does not change the memo
-    again = ci.smooth_inference_of(f, y, seed=0, **options)
+    again = cs.smooth_inference_of(f, y, seed=0, **options)
     assert counted["n"] == 1 and np.all(again["null"] >= 0)
-    for seed in range(1, ci.SMOOTH_MEMO_ENTRIES + 5):
-        ci.smooth_inference_of(f[:100], y[:100], seed=seed, **options)
-    assert len(ci._SMOOTH_MEMO) == ci.SMOOTH_MEMO_ENTRIES
+    for seed in range(1, cs.SMOOTH_MEMO_ENTRIES + 5):
+        cs.smooth_inference_of(f[:100], y[:100], seed=seed, **options)
+    assert len(cs._SMOOTH_MEMO) == cs.SMOOTH_MEMO_ENTRIES

@@ -14,6 +14,8 @@ from calib_core.base.regression import Gaussian, QuantileSet, SampleSet, norm_pp
 from calib_core.data.examples import diabetes_example, levi_synthetic
 from calib_core.inference import regression as inf
 from calib_core.inference.regression import PRIMARY, infer_regression
+from calib_core.inference.regression_nulls import EnsembleNull, QuantileNull
+from calib_core.inference.result import RESULT_COLUMNS
 from calib_core.metrics.regression import RegressionRows, summary_statistics
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real"
@@ -57,7 +59,7 @@ def test_values_are_the_metric_table(gaussian_result):
     ref = summary_statistics(RegressionRows(y, d, pit_seed=3))
     assert list(res.table.index) == list(ref)
     np.testing.assert_array_equal(res.table["value"].to_numpy(), np.array(list(ref.values())))
-    assert set(res.table.columns) == set(inf.INFERENCE_COLUMNS) - {"metric"}
+    assert list(res.table.columns) == RESULT_COLUMNS
 
 
 def test_kinds_families_and_flags(gaussian_result):
@@ -67,7 +69,7 @@ def test_kinds_families_and_flags(gaussian_result):
     assert set(t.index[t["family"] == "primary"]) == set(PRIMARY)
     assert (t.loc[t["kind"] == "descriptive", "p_value"].isna()).all()  # no verdict for descriptive metrics
     assert (t.loc[t["kind"] == "proper score", "p_value"].isna()).all()
-    assert t.loc[t["kind"] == "proper score", "null_mean"].notna().all()  # … but a reference
+    assert t.loc[t["kind"] == "proper score", "perfect"].notna().all()  # … but a reference
     cal = t[(t["kind"] == "calibration statistic")]
     assert cal["p_value"].notna().all()
     assert res.n_primary == 5 and res.expected_chance_flags == pytest.approx(0.05 * res.n_secondary)
@@ -96,7 +98,7 @@ def test_primary_tests_match_reference_implementations(gaussian_result):
     assert t.loc["z_skewness", "p_value"] == pytest.approx(stats.skewtest(z).pvalue, rel=1e-6)
     assert t.loc["z_excess_kurtosis", "p_value"] == pytest.approx(stats.kurtosistest(z).pvalue, rel=1e-6)
     # Monte-Carlo p-values carry their standard error
-    assert 0 < t.loc["ence", "p_value_mc_se"] < 0.012
+    assert 0 < t.loc["ence", "p_mc_se"] < 0.012
     assert t.loc["ence", "p_value"] >= 1 / (1 + 2000)
 
 
@@ -109,7 +111,7 @@ def test_gaussian_references_are_expectations_under_h0():
     for key in ("nll", "crps", "interval_score_90", "coverage_90", "z_std", "ence", "calibration_rmse",
                 "miscalibration_area", "max_calibration_deviation"):
         draws = np.array([x[key] for x in sims])
-        ref = res.table.loc[key, "null_mean"]
+        ref = res.table.loc[key, "perfect"]
         assert abs(draws.mean() - ref) < 4 * draws.std() / np.sqrt(draws.size) + 1e-12, key
 
 
@@ -119,7 +121,7 @@ def test_quantile_set_null_moments_are_exact():
     q = np.sort(rng.normal(size=(n, 9)), axis=1) * rng.uniform(0.5, 2, (n, 1))
     d = QuantileSet(TAU9, q)
     rows = RegressionRows(d.sample(rng), d)
-    m1, m2, m3, m4 = inf._QuantileNull(rows).z_moments()
+    m1, m2, m3, m4 = QuantileNull(rows).z_moments()
     np.testing.assert_allclose(m2, 1.0, rtol=1e-9)
     # midpoint quadrature of E z^k = ∫₀¹ z(F⁻¹(u))^k du on a fine grid, for 20 rows
     u = (np.arange(100_000) + 0.5) / 100_000
@@ -133,7 +135,7 @@ def test_quantile_set_null_moments_are_exact():
 def test_ensemble_enumeration_gives_finite_m_coverage():
     rng = np.random.default_rng(14)
     y, d = calibrated("ensemble", 300, rng, members=50)
-    null = inf._EnsembleNull(RegressionRows(y, d), (0.5, 0.9, 0.99))
+    null = EnsembleNull(RegressionRows(y, d), (0.5, 0.9, 0.99))
     # continuous members: the target's rank among M + 1 is uniform, so the probability is the same for every row
     # 90%: [x_(3), x_(48)] of 50 members covers ranks 3..47 → 45/51
     np.testing.assert_allclose(null.coverage_prob(0.9), 45 / 51)
@@ -142,7 +144,7 @@ def test_ensemble_enumeration_gives_finite_m_coverage():
     samples = np.maximum(rng.normal(0, 1, (2000, 10)), 0.0)
     target = np.maximum(rng.normal(0, 1, 2000), 0.0)
     tied = SampleSet(samples)
-    null_t = inf._EnsembleNull(RegressionRows(target, tied), (0.8,))
+    null_t = EnsembleNull(RegressionRows(target, tied), (0.8,))
     sim = []
     for _ in range(200):
         ys, ds = tied.calibrated_draw(target, rng)
@@ -218,7 +220,7 @@ def test_intervals_contain_the_value_or_say_why():
         outside = ok & ~((t["ci_low"] <= t["value"]) & (t["value"] <= t["ci_high"]))
         assert (t.loc[outside, "note"].str.len() > 0).all(), t.loc[outside]
         assert (t.loc[ok, "ci_low"] <= t.loc[ok, "ci_high"]).all()
-        assert t.loc["ence", "debiased"] == pytest.approx(t.loc["ence", "value"] - t.loc["ence", "null_mean"])
+        assert t.loc["ence", "debiased"] == pytest.approx(t.loc["ence", "value"] - t.loc["ence", "perfect"])
         assert t.loc["ence", "ci_low"] >= 0
 
 
@@ -268,7 +270,7 @@ def test_ecmwf_rain_ensemble_is_miscalibrated_with_direction():
     res = infer_regression(p.y, p.dist)
     assert res.verdict == "miscalibrated"
     assert "over-confident" in res.direction, res.sentence
-    assert res.table.loc["ence", "reject"] or res.table.loc["coverage_90", "reject"]
+    assert res.table.loc["ence", "flag"] or res.table.loc["coverage_90", "flag"]
 
 
 def test_rows_and_values_can_be_reused():
@@ -328,7 +330,7 @@ def test_quantile_set_coverage_80_false_alarms_and_power():
     for i in range(10):
         y, d = calibrated("quantile", 3000, rng, sigma_factor=0.8)
         res = infer_regression(y, d, seed=i, n_boot=100, n_null=500)
-        hits += bool(res.table.loc["coverage_80", "reject"])
+        hits += bool(res.table.loc["coverage_80", "flag"])
     assert hits == 10
 
 
@@ -342,7 +344,7 @@ def _population_shape(layout: str, sigma_factor: float) -> tuple[float, float, f
         return 1.0 / sigma_factor, 0.0, 0.0
     if layout == "quantile":
         d = QuantileSet(TAU9, norm_ppf(TAU9)[None, :])
-        _, m2, m3, m4 = inf._QuantileNull(RegressionRows(np.zeros(1), d)).z_moments()
+        _, m2, m3, m4 = QuantileNull(RegressionRows(np.zeros(1), d)).z_moments()
         return 1.0 / sigma_factor, float(m3[0] / m2[0] ** 1.5), float(m4[0] / m2[0] ** 2 - 3.0)
     y, d = calibrated("ensemble", 400_000, np.random.default_rng(0), sigma_factor=sigma_factor)
     z = RegressionRows(y, d).z_finite

@@ -118,7 +118,7 @@ def test_regression_metric_kinds_agree_with_the_registry():
 def test_warm_up_builds_the_n_only_null_tables_the_first_diagnosis_reads():
     """regression.inference.warm_up (run by the dashboard at server start) fills the cache that a diagnosis above
     2,000 rows reads: after it, diagnosing 5,000 rows builds no new N-only table."""
-    from calib_core.inference import regression as ri
+    from calib_core.inference import regression_nulls as ri
 
     ri._built_n_only_table.cache_clear()
     ri.warm_up()
@@ -134,7 +134,7 @@ def test_a_diagnosis_during_the_warm_up_waits_for_its_tables_instead_of_building
     for them (one lock), so each table is built once (two cache misses in all) and the numbers are the same."""
     import threading
 
-    from calib_core.inference import regression as ri
+    from calib_core.inference import regression_nulls as ri
 
     pset = examples.levi_synthetic(n=2_500)
     opts = {"by_group": False, "n_resamples": 50, "n_simulations": 200, "diagrams": False}

@@ -100,7 +100,7 @@ def test_zms_test_is_the_exact_chi2_for_gaussians():
     s = z2.sum()
     p = 2 * min(stats.chi2(400).cdf(s), stats.chi2(400).sf(s))
     assert row["p_value"] == pytest.approx(p, rel=1e-10)
-    assert row["null_mean"] == 1.0 and row["family"] == "secondary"
+    assert row["perfect"] == 1.0 and row["family"] == "secondary"
     assert row["ci_low"] < row["value"] < row["ci_high"]
     lrow = res.table.loc["mean_log_z2"]
     zstat = (np.mean(np.log(z2)) - rm.LOG_CHI2_1_MEAN) / np.sqrt(rm.LOG_CHI2_1_VAR / 400)
@@ -167,8 +167,8 @@ def test_ensemble_and_quantile_references():
     y = mu + s * rng.standard_normal(n)
     t = infer_regression(y, ens, n_boot=100, n_null=100).table
     # finite-M ensembles: E z² of the exchangeability null is (M + 1)/(M − 1)·… > 1, not 1
-    assert t.loc["zms", "null_mean"] > 1.0 and np.isfinite(t.loc["zms", "p_value"])
-    assert np.isfinite(t.loc["mean_log_z2", "null_mean"]) and t.loc["mean_log_z2", "null_mean_se"] > 0
+    assert t.loc["zms", "perfect"] > 1.0 and np.isfinite(t.loc["zms", "p_value"])
+    assert np.isfinite(t.loc["mean_log_z2", "perfect"]) and t.loc["mean_log_z2", "perfect_se"] > 0
 
 
 # ---------------------------------------------------------------------------------------------- ENCE by bins

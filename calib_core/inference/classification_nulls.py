@@ -1,0 +1,514 @@
+"""Null draws of the binned classification statistics under perfect calibration, y_i ~ Categorical(p_i).
+
+* :class:`BinnedBernoulli` — rows with probabilities v_i of an event h_i (top-label correctness with v = confidence;
+  y = 1 with v = P(y = 1)), binned: per-bin sums and null draws of the per-bin event counts, exact row by row or
+  Binomial(n_g, v̄_g) per sub-bin (Poisson-binomial variance matched within 0.2 %); :func:`bernstein_tail` and
+  :func:`mce_bound` bound the tails where no null draw reaches the statistic.
+* :func:`classwise_inference` — class-wise ECE over the K·M (class, bin) cells (:class:`ClasswiseLayout`): observed,
+  null draws (exact label vectors, :func:`draw_labels`, or one draw bootstrapped over row blocks, :func:`draw_one`)
+  and bootstrap replicates.
+* :func:`score_references` — the exact expectation and spread of NLL and Brier under H0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import sparse
+
+from ..base.significance import block_bootstrap_weights
+from ..metrics.classification import ClassificationRows
+from .classification_cells import ece_cells
+
+__all__ = ["BinnedBernoulli", "bernstein_tail", "mce_bound", "ClasswiseLayout", "draw_one", "draw_labels",
+           "classwise_inference", "score_references"]
+
+
+def bernstein_tail(t: float, v: float, n_terms_log2: float = 0.0) -> float:
+    """Bernstein tail bound of a sum of independent centred terms in [−1, 1]: P(S ≥ t) ≤ exp(−t² / (2(v + t/3))).
+
+    Multiplied by 2^``n_terms_log2`` (a union bound over that many sign patterns, e.g. the bins of ECE) and
+    capped at 1; 1 for t ≤ 0 or t not finite.
+
+    Parameters
+    ----------
+    t : float
+        The threshold.
+    v : float
+        The sum's variance Σ Var.
+    n_terms_log2 : float, default 0
+        log₂ of the number of events in the union bound.
+
+    Returns
+    -------
+    float
+        The bound on the tail probability.
+
+    References
+    ----------
+    .. [1] Bernstein, S. N. (1924). On a modification of Chebyshev's inequality and of the error formula of Laplace.
+       *Ann. Sci. Inst. Sav. Ukraine, Sect. Math.* 1, 38–49.
+    .. [2] Boucheron, S., Lugosi, G. & Massart, P. (2013). *Concentration Inequalities*. Oxford University Press,
+       §2.8.
+    """
+    if not np.isfinite(t) or t <= 0:
+        return 1.0
+    log_p = n_terms_log2 * math.log(2.0) - t * t / (2.0 * (v + t / 3.0))
+    return float(min(1.0, math.exp(log_p)))
+
+
+def mce_bound(t: float, count: np.ndarray, var: np.ndarray) -> float:
+    """Tail bound of MCE under H0: a union bound over the bins of two-sided Bernstein tails, P(max_m |dev_m| / n_m ≥ t).
+
+    Parameters
+    ----------
+    t : float
+        The observed MCE.
+    count : ndarray of shape (M,)
+        Rows per bin.
+    var : ndarray of shape (M,)
+        Σ c(1 − c) per bin (the null variance of Σ hits).
+
+    Returns
+    -------
+    float
+        The bound (capped at 1).
+
+    References
+    ----------
+    .. [1] Boucheron, S., Lugosi, G. & Massart, P. (2013). *Concentration Inequalities*. Oxford University Press,
+       §2.8.
+    .. [2] Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. *AAAI*.
+    """
+    if not np.isfinite(t) or t <= 0:
+        return 1.0
+    total = 0.0
+    for c, v in zip(count, var):
+        if c > 0:
+            total += 2.0 * bernstein_tail(t * c, v)
+    return float(min(1.0, total))
+
+
+class BinnedBernoulli:
+    """Rows with probabilities v_i of an event h_i, binned: per-bin summaries and null draws of the per-bin event
+    counts under h_i ~ Bernoulli(v_i) independent.
+
+    The null count of a bin is Poisson-binomial with mean Σ v_i and variance Σ v_i(1 − v_i).  Draws are exact row
+    by row while N · R ≤ ``exact_budget``; above, each bin is split into the fewest of 1, 2, 4, … ``n_sub``
+    equal-width sub-bins g for which Binomial(n_g, v̄_g) has a variance at most ``var_tol`` above the exact one
+    (the excess is Σ_g Σ_{i∈g} (v_i − v̄_g)², from Σ v²), and the bin's count is the sum of those binomials:
+    exact mean, slightly conservative spread (``var_ratio``).
+
+    Parameters
+    ----------
+    v : ndarray of shape (N,)
+        Probabilities of the event (top-label confidence, or P(y = 1)).
+    h : ndarray of shape (N,)
+        Observed events (0/1).
+    idx : ndarray of shape (N,)
+        Bin of each row.
+    edges : ndarray of shape (n_bins + 1,)
+        Bin edges (for the sub-bins).
+    n_bins : int
+        Number of bins M.
+    n_sub : int, default 32
+        Finest split of a bin (a power of two).
+    var_tol : float, default 2e-3
+        Relative variance excess allowed for the binomial sub-bins.
+
+    Attributes
+    ----------
+    count, s_v, s_h, var, dev : ndarray of shape (M,)
+        Per bin: rows, Σ v, Σ h, Σ v(1 − v) and Σ(h − v).
+    var_ratio : float
+        Variance of the sub-bin binomials over the exact Poisson-binomial variance (≥ 1).
+
+    References
+    ----------
+    .. [1] Hong, Y. (2013). On computing the distribution function for the Poisson binomial distribution.
+       *Computational Statistics & Data Analysis* 59, 41–51.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+    """
+
+    def __init__(
+        self,
+        v: np.ndarray,
+        h: np.ndarray,
+        idx: np.ndarray,
+        edges: np.ndarray,
+        n_bins: int,
+        n_sub: int = 32,
+        var_tol: float = 2e-3,
+    ):
+        self.v, self.idx, self.h = v, idx, h
+        self.n_bins = n_bins
+        self.n = v.shape[0]
+        self.count = np.bincount(idx, minlength=n_bins).astype(float)
+        self.s_v = np.bincount(idx, weights=v, minlength=n_bins)
+        self.s_h = np.bincount(idx, weights=h, minlength=n_bins)
+        self.var = np.bincount(idx, weights=v * (1.0 - v), minlength=n_bins)
+        self.dev = self.s_h - self.s_v  # observed Σ(h − v) per bin
+        lo = edges[idx]
+        width = edges[idx + 1] - lo
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pos = np.where(width > 0, (v - lo) / width, 0.0)
+        sub = np.clip((pos * n_sub).astype(np.int64), 0, n_sub - 1)
+        g = idx * n_sub + sub
+        size = n_bins * n_sub
+        n_f = np.bincount(g, minlength=size).astype(float)
+        s_f = np.bincount(g, weights=v, minlength=size)
+        q_f = np.bincount(g, weights=v * v, minlength=size)
+        # per bin the coarsest split (1, 2, 4, … n_sub equal-width sub-bins) whose binomial variance exceeds the
+        # exact one by at most var_tol: Σ_g n_g v̄_g(1 − v̄_g) − Σ v(1 − v) = Σ_g Σ_{i∈g} (v_i − v̄_g)²
+        fine = np.arange(size)
+        if n_sub < 1 or n_sub & (n_sub - 1):
+            raise ValueError("n_sub must be a power of two")
+        step = np.ones(n_bins, dtype=np.int64)  # finest split unless a coarser one is close enough
+        decided = np.zeros(n_bins, dtype=bool)
+        width_ = 1
+        while width_ <= n_sub:
+            span = n_sub // width_  # fine sub-bins per group at this split
+            key = fine // span
+            n_k = np.bincount(key, weights=n_f, minlength=n_bins * width_)
+            s_k = np.bincount(key, weights=s_f, minlength=n_bins * width_)
+            q_k = np.bincount(key, weights=q_f, minlength=n_bins * width_)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                spread = np.where(n_k > 0, q_k - s_k * s_k / np.where(n_k > 0, n_k, 1.0), 0.0)
+            excess = spread.reshape(n_bins, width_).sum(axis=1)
+            ok = ~decided & (excess <= var_tol * self.var + 1e-12)
+            step[ok] = span
+            decided |= ok
+            width_ *= 2
+        g = idx * n_sub + (sub // step[idx]) * step[idx]
+        n_g = np.bincount(g, minlength=size)
+        s_g = np.bincount(g, weights=v, minlength=size)
+        keep = n_g > 0
+        self.g_bin = np.nonzero(keep)[0] // n_sub
+        self.g_n = n_g[keep]
+        self.g_p = np.clip(s_g[keep] / self.g_n, 0.0, 1.0)
+        total_var = float(self.var.sum())
+        self.var_ratio = float((self.g_n * self.g_p * (1 - self.g_p)).sum() / total_var) if total_var > 0 else 1.0
+
+    def null_dev(self, n_draws: int, rng: np.random.Generator, exact_budget: int) -> tuple[np.ndarray, bool]:
+        """((n_draws, n_bins) simulated Σ(h* − v) per bin under H0, exact?)."""
+        out = np.empty((n_draws, self.n_bins))
+        exact = self.n * n_draws <= exact_budget
+        if exact:  # rows in bin order, per-bin sums by reduceat over the non-empty bins
+            order = np.argsort(self.idx, kind="stable")
+            v_sorted = self.v[order]
+            nonempty = np.nonzero(self.count > 0)[0]
+            starts = np.concatenate([[0], np.cumsum(self.count[nonempty])[:-1]]).astype(np.int64)
+            out[:] = 0.0
+            chunk = max(1, 1_000_000 // max(self.n, 1))
+            for a in range(0, n_draws, chunk):
+                b = min(n_draws, a + chunk)
+                hits = (rng.random((b - a, self.n)) < v_sorted).astype(float)
+                out[a:b, nonempty] = np.add.reduceat(hits, starts, axis=1)
+        else:
+            ind = sparse.csr_matrix(
+                (np.ones(self.g_n.size), (np.arange(self.g_n.size), self.g_bin)), shape=(self.g_n.size, self.n_bins)
+            )
+            for a in range(0, n_draws, 500):
+                b = min(n_draws, a + 500)
+                draws = rng.binomial(self.g_n, self.g_p, size=(b - a, self.g_n.size)).astype(float)
+                out[a:b] = np.asarray(ind.T.dot(draws.T).T)
+        out -= self.s_v
+        return out, exact
+
+    def block_sums(self, block: np.ndarray, n_b: int) -> list[np.ndarray]:
+        """Per-block per-bin (count, Σv, Σh, Σv(1 − v)) as four (B, M) arrays."""
+        key = block * self.n_bins + self.idx
+        size = n_b * self.n_bins
+        return [
+            np.bincount(key, minlength=size).reshape(n_b, self.n_bins).astype(float),
+            np.bincount(key, weights=self.v, minlength=size).reshape(n_b, self.n_bins),
+            np.bincount(key, weights=self.h, minlength=size).reshape(n_b, self.n_bins),
+            np.bincount(key, weights=self.v * (1.0 - self.v), minlength=size).reshape(n_b, self.n_bins),
+        ]
+
+
+class ClasswiseLayout:
+    """Where every p_ik falls among the K·M one-vs-rest (class, bin) cells, stored sparsely.
+
+    The cells are the point estimates' (:attr:`ClassificationRows.classwise_cells`, cached on the rows, so a
+    diagnosis bins the N·K probabilities once).  Equal-width bins: only the entries outside their class's first
+    bin are listed (``ri`` row, ``cell``, ``val``; :attr:`ClassificationRows.classwise_outside_first`) — with K
+    classes almost every p_ik ≤ 1/M — and the first bins follow from per-block totals (count, Σ p_ik, Σ p_ik²)
+    by complement.  Equal-mass bins: every entry is listed.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors.
+
+    Attributes
+    ----------
+    n, k, nb, size : int
+        Rows, classes, bins per class and cells K·M.
+    sparse : bool
+        Whether only the entries outside the first bins are listed (equal-width bins).
+    ri, cell, val : ndarray
+        The listed entries: row, cell and p_ik.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS* (class-wise ECE).
+    """
+
+    def __init__(self, rows: ClassificationRows):
+        self.n, self.k, self.nb = rows.n, rows.k, rows.n_bins
+        self.size = self.k * self.nb
+        self.p = rows.probs
+        self.cells_full = rows.classwise_cells
+        if rows.strategy == "uniform":
+            self.sparse = True
+            self.ri, self.cell, self.val = rows.classwise_outside_first
+        else:
+            self.sparse = False
+            self.ri = np.repeat(np.arange(self.n), self.k)
+            self.cell = self.cells_full.ravel()
+            self.val = self.p.astype(float).ravel()
+
+    def label_cells(self, y: np.ndarray) -> np.ndarray:
+        """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N))."""
+        return self.cells_full[np.arange(self.n), y]
+
+    def block_sums(self, block: np.ndarray, n_b: int) -> list[np.ndarray]:
+        """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays."""
+        size = self.size
+        key = block[self.ri] * size + self.cell
+        out = [
+            np.bincount(key, minlength=n_b * size).astype(float),
+            np.bincount(key, weights=self.val, minlength=n_b * size),
+            np.bincount(key, weights=self.val * self.val, minlength=n_b * size),
+        ]
+        out = [a.reshape(n_b, size) for a in out]
+        if self.sparse:  # first bins by complement of the per-block class totals Σ_{i∈b} p_ik, Σ_{i∈b} p_ik²
+            # one pass over the rows in file order: the (B × N) block indicator, column-compressed, times p
+            ind = sparse.csc_matrix((np.ones(self.n), block, np.arange(self.n + 1)), shape=(n_b, self.n))
+            p = np.asarray(self.p, dtype=float)
+            sizes = np.bincount(block, minlength=n_b).astype(float)
+            totals = [np.repeat(sizes[:, None], self.k, axis=1), ind @ p, ind @ (p * p)]
+            first = np.arange(self.k) * self.nb
+            for a, t in zip(out, totals):
+                a[:, first] = t - a.reshape(n_b, self.k, self.nb)[:, :, 1:].sum(axis=2)
+        return out
+
+
+def draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One label vector y* ~ Categorical(p_i): a running sum over the K columns (no (N, K) cumsum).
+
+    Parameters
+    ----------
+    p : ndarray of shape (N, K)
+        Probability vectors.
+    rng : numpy.random.Generator
+        Random stream (N uniforms).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        Labels in 0 … K − 1.
+
+    References
+    ----------
+    .. [1] Devroye, L. (1986). *Non-Uniform Random Variate Generation*. Springer, §III.2 (inversion).
+    """
+    n, k = p.shape
+    u = rng.random(n) * p.sum(axis=1, dtype=float)
+    acc = np.zeros(n)
+    y = np.zeros(n, dtype=np.int64)
+    for c in range(k - 1):
+        acc += p[:, c]
+        y += acc < u
+    return y
+
+
+def draw_labels(cum: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Label vectors y* ~ Categorical(p_i) by inversion of the rows' cumulative sums.
+
+    Parameters
+    ----------
+    cum : ndarray of shape (N, K)
+        Row-wise cumulative sums of the probability vectors.
+    n_draws : int
+        Number of label vectors R.
+    rng : numpy.random.Generator
+        Random stream (R × N uniforms).
+
+    Returns
+    -------
+    ndarray of shape (n_draws, N)
+        Labels in 0 … K − 1.
+
+    References
+    ----------
+    .. [1] Devroye, L. (1986). *Non-Uniform Random Variate Generation*. Springer, §III.2 (inversion).
+    """
+    n, k = cum.shape
+    u = rng.random((n_draws, n)) * cum[:, -1]
+    if k <= 16:
+        y = (cum[None, :, :-1] < u[:, :, None]).sum(axis=2)
+    else:
+        offset = 4.0 * np.arange(n, dtype=float)
+        flat = (cum + offset[:, None]).ravel()
+        y = np.searchsorted(flat, (u + offset).ravel(), side="right").reshape(n_draws, n) - np.arange(n) * k
+    return np.clip(y, 0, k - 1)
+
+
+def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_budget: float = 5e7,
+                        max_boot: int = 500) -> dict:
+    """Class-wise ECE: observed (plug-in, debiased), null draws, bootstrap (plug-in, debiased) replicates.
+
+    The replicates are (R × B) @ (B × cells) products; with many live (class, bin) cells (K = 100: up to
+    1,500) the blocks are merged (block mod B') so that R · B' · cells ≤ ``flop_budget`` (B' ≥ 50), and at most
+    ``max_boot`` bootstrap replicates are used (its interval is the secondary statistic's).
+
+    The null: while N · ``n_null`` ≤ ``exact_budget``, label vectors y* ~ Categorical(p_i) are drawn row by row
+    and only the hit cells re-counted; above, one exact label draw per row, its null deviations
+    (1[y* = k] − p_ik per cell) summed over the row blocks, centred, and re-weighted by multinomial block weights
+    (variance right in expectation, skewness kept).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors.
+    block : ndarray of shape (N,)
+        Random block of each row.
+    n_b : int
+        Number of blocks B.
+    w : ndarray of shape (R, B)
+        Bootstrap weights of the blocks.
+    n_null : int
+        Null draws.
+    exact_budget : int
+        Largest N · ``n_null`` drawn row by row.
+    rng : numpy.random.Generator
+        Random stream.
+    flop_budget : float, default 5e7
+        Largest R · B' · cells of a replicate product.
+    max_boot : int, default 500
+        Most bootstrap replicates used.
+
+    Returns
+    -------
+    dict
+        ``observed`` (plug-in, debiased), ``null`` (draws of the plug-in), ``boot`` (replicates of plug-in and
+        debiased), ``boot_l1`` (the bootstrap's summed absolute cell error) and ``note`` (how the null was drawn).
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS*.
+    .. [2] Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. *NeurIPS*.
+    .. [3] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    """
+    n, k = rows.n, rows.k
+    lay = ClasswiseLayout(rows)
+    size = lay.size
+    cnt = np.bincount(lay.cell, minlength=size).astype(float)
+    if lay.sparse:
+        first = np.arange(k) * lay.nb
+        cnt[first] = n - cnt.reshape(k, lay.nb)[:, 1:].sum(axis=1)
+    live = np.nonzero(cnt > 0.5)[0]  # only non-empty cells enter any sum
+    n_b_cw = int(min(n_b, max(50, flop_budget // (n_null * live.size))))
+    if n_b_cw < n_b:
+        block, n_b = block % n_b_cw, n_b_cw
+        w = block_bootstrap_weights(n_b, min(max_boot, w.shape[0]), rng)
+    elif w.shape[0] > max_boot:
+        w = w[:max_boot]
+    b_count, b_conf, b_sq = lay.block_sums(block, n_b)
+    col = np.full(size, -1, dtype=np.int64)
+    col[live] = np.arange(live.size)
+    n_live = live.size
+    b_count, b_conf, b_sq = b_count[:, live], b_conf[:, live], b_sq[:, live]
+    b_var = b_conf - b_sq  # Σ p(1 − p)
+    bs = n_b * n_live
+    hit_col = col[lay.label_cells(rows.labels)]
+    b_hit = np.bincount(block * n_live + hit_col, minlength=bs).reshape(n_b, n_live).astype(float)
+    c_count, c_conf, c_var, c_hit = (a.sum(axis=0) for a in (b_count, b_conf, b_var, b_hit))
+    plug, deb = ece_cells(c_count, c_conf, c_hit, c_var, float(n * k))
+    # null
+    if n * n_null <= exact_budget:
+        cum = np.cumsum(np.asarray(rows.probs, dtype=float), axis=1)
+        d = np.empty((n_null, n_live))
+        chunk = max(1, 500_000 // max(n, 1))
+        for a in range(0, n_null, chunk):
+            b = min(n_null, a + chunk)
+            kk = col[lay.label_cells(draw_labels(cum, b - a, rng))] + (np.arange(b - a) * n_live)[:, None]
+            d[a:b] = np.bincount(kk.ravel(), minlength=(b - a) * n_live).reshape(b - a, n_live)
+        d -= c_conf
+        note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
+    else:
+        y = draw_one(rows.probs, rng)
+        b_dev = np.bincount(block * n_live + col[lay.label_cells(y)], minlength=bs).reshape(n_b, n_live) - b_conf
+        b_dev -= b_dev.mean(axis=0, keepdims=True)
+        d = block_bootstrap_weights(n_b, n_null, rng) @ b_dev
+        note = (
+            f"class-wise ECE null: one label draw y* ~ Categorical(p_i) per row, its null deviations bootstrapped "
+            f"over {n_b} random row blocks ({n_null} draws; row-by-row simulation above N · R = {exact_budget:,})"
+        )
+    if n_b < n:
+        note += f"; class-wise bootstrap over {n_b} random row blocks"
+    null = np.abs(d).sum(axis=1) / (n * k)
+    bc, bcf, bh, bv = np.split(w @ np.hstack([b_count, b_conf, b_hit, b_var]), 4, axis=1)
+    boot = ece_cells(bc, bcf, bh, bv, bc.sum(axis=1))  # Σ over cells of the counts = K × rows
+    # the bootstrap's per-cell errors: Σ_c |μ̂*_c − μ̂_c| / K with μ̂_c = Σ_{i∈c}(1[y_i = k] − p_ik)/N (the L1 band)
+    n_star = bc.sum(axis=1, keepdims=True) / k
+    l1 = np.abs((bh - bcf) / n_star - (c_hit - c_conf) / n).sum(axis=1) / k
+    return {"observed": (float(plug), float(deb)), "null": null, "boot": boot, "boot_l1": l1, "note": note}
+
+
+def score_references(rows: ClassificationRows, z: float) -> dict[str, tuple[float, float, float]]:
+    """Exact expectation (and ± z·sd range) of mean NLL and mean Brier under y ~ Categorical(p_i).
+
+    E[−log p_Y] = −Σ_k p_k log p_k and E[Σ_k (p_k − 1[Y = k])²] = 1 − Σ_k p_k², averaged over rows; the ranges use
+    the exact variances of the row means (rows independent).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows with full probability vectors (logits, when given, for the log-probabilities).
+    z : float
+        Half-width of the range in standard deviations.
+
+    Returns
+    -------
+    dict of str to (float, float, float)
+        ``nll`` and ``brier``: (expectation, low, high).
+
+    References
+    ----------
+    .. [1] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+    .. [2] Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. *Monthly Weather
+       Review* 78(1), 1–3.
+    """
+    p = rows.probs.astype(float, copy=False)
+    n = rows.n
+    if rows.logits is not None:
+        z_ = rows.logits
+        logp = z_ - z_.max(axis=1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    else:
+        eps = np.finfo(float).eps if rows.eps is None else rows.eps
+        logp = np.maximum(p, eps)  # log clip(p, ε, 1 − ε), in one (N, K) buffer reused below
+        np.minimum(logp, 1.0 - eps, out=logp)
+        np.log(logp, out=logp)
+    e1 = -np.einsum("ij,ij->i", p, logp)
+    logp *= logp  # the buffer is ours in both branches
+    e2 = np.einsum("ij,ij->i", p, logp)
+    var_nll = np.clip(e2 - e1 * e1, 0.0, None).sum() / n**2
+    sq = np.einsum("ij,ij->i", p, p)
+    cube = np.einsum("ij,ij->i", np.multiply(p, p, out=logp), p)
+    e_brier = 1.0 - sq  # Σp² − 2E[p_Y] + 1 with E[p_Y] = Σp²
+    var_brier = (4.0 * np.clip(cube - sq * sq, 0.0, None)).sum() / n**2
+    m1, m2 = float(e1.mean()), float(e_brier.mean())
+    s1, s2 = math.sqrt(var_nll), math.sqrt(var_brier)
+    return {"nll": (m1, m1 - z * s1, m1 + z * s1), "brier": (m2, m2 - z * s2, m2 + z * s2)}

@@ -1,0 +1,331 @@
+"""Regression intervals from per-block sums: a bootstrap that costs one matrix product.
+
+Rows are assigned to G random blocks once, the sufficient statistics of every smooth metric (Σσ, Σσ², Σε², Σ|ε|,
+NLL, CRPS, Σzᵏ for k ≤ 8, Σ log z², interval widths and scores) are summed per block (:func:`block_table`), and all
+bootstrap replicates are one (R × G) @ (G × q) product of multinomial weights with those sums
+(:mod:`calib_core.base.significance`); :func:`smooth_stats` turns any sums back into the metrics.
+:func:`bootstrap_intervals` gives the BCa intervals of the smooth metrics and bootstrap-t intervals, with
+delta-method standard errors, of std z, skewness and excess kurtosis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from ..base import significance as sig
+from ..metrics.regression import RegressionRows
+from ..metrics.regression_tails import (
+    log_zms_standard_error,
+)
+
+__all__ = ["block_table", "smooth_stats", "bootstrap_intervals"]
+
+
+def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages,
+                need_interval_scores: bool) -> tuple[np.ndarray, list[str]]:
+    """Per-block sums (G × q) of the sufficient statistics of the smooth metrics, and their names.
+
+    The sums: rows; Σσ, Σσ², Σε², Σ|ε|, Σ NLL, Σ CRPS; the number of finite z and Σzᵏ for k = 1…8 (moments 5–8
+    give the delta-method standard errors of std z, skewness and kurtosis); Σ log z² and Σ (log z²)² where known;
+    and, with ``need_interval_scores``, the interval widths and scores (Gaussian: Σσ(|z| − k)₊, the width being
+    2kσ).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (their cached per-row quantities are read).
+    ids : ndarray of shape (N,)
+        Random block of each row.
+    g : int
+        Number of blocks G.
+    coverages : sequence of float
+        Central-interval levels.
+    need_interval_scores : bool
+        Also sum the interval widths and scores.
+
+    Returns
+    -------
+    sums : ndarray of shape (G, q)
+        Per-block sums.
+    names : list of str
+        Their names (columns of ``sums``).
+
+    References
+    ----------
+    .. [1] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [2] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+    """
+    r = rows
+    cols: dict[str, np.ndarray] = {}
+
+    def add(name, w=None, index=ids):
+        cols[name] = np.bincount(index, weights=w, minlength=g).astype(float)
+
+    add("n")
+    add("s_sigma", r.sigma)
+    add("s_var", r.var)
+    add("s_sq", r.sq_err)
+    add("s_abs", np.abs(r.eps))
+    add("s_nll", r.neg_logpdf)
+    add("s_crps", r.crps)
+    zid = ids if r.z_ok is None else ids[r.z_ok]
+    z = r.z_finite
+    z2 = z * z
+    if r.z_ok is None:
+        cols["nz"] = cols["n"]
+    else:
+        add("nz", None, zid)
+    add("s_z", z, zid)
+    add("s_z2", z2, zid)
+    add("s_z3", z2 * z, zid)
+    z4 = z2 * z2
+    add("s_z4", z4, zid)
+    # moments 5–8: the delta-method standard errors of std z, skewness and kurtosis (bootstrap-t intervals)
+    add("s_z5", z4 * z, zid)
+    add("s_z6", z4 * z2, zid)
+    add("s_z7", z4 * z2 * z, zid)
+    add("s_z8", z4 * z4, zid)
+    # log z² (mean log z², the heavy-tail-robust ZMS): rows with z = 0 left out, as in the point estimate
+    lz, lz_ok = r.__dict__.get("_log_z2") or (None, None)
+    if lz is not None:
+        lid = zid if lz_ok is None else zid[lz_ok]
+        add("n_lz", None, lid)
+        add("s_lz", lz, lid)
+        add("s_lz2", lz * lz, lid)
+    if need_interval_scores:
+        for c in coverages:
+            tag = f"{100 * c:g}"
+            alpha = 1.0 - c
+            if r._gaussian:
+                k = float(special.ndtri(0.5 + c / 2.0))
+                tmp = r.abs_z - k
+                np.maximum(tmp, 0.0, out=tmp)
+                tmp *= r.sigma
+                add(f"s_pen_{tag}", tmp)  # width is 2kσ: from s_sigma
+            else:
+                known = r.__dict__.get("_interval_cache", {}).get(c)  # (inside, width, score) of summary_statistics
+                if known is None:
+                    lo, hi = r.dist.interval(c)
+                    width = hi - lo
+                    known = (None, width, width + (2.0 / alpha) * (np.maximum(lo - r.y, 0) + np.maximum(r.y - hi, 0)))
+                add(f"s_width_{tag}", known[1])
+                add(f"s_score_{tag}", known[2])
+    names = list(cols)
+    return np.stack([cols[k] for k in names], axis=1), names
+
+
+def smooth_stats(s: np.ndarray, names: list[str], gaussian: bool, coverages) -> dict[str, np.ndarray]:
+    """The smooth metrics as functions of (replicate) sums.
+
+    NLL, CRPS, RMSE, MAE, sharpness, Cv, std z, ZMS (and log ZMS with its delta-method s.e.), mean log z² (with its
+    s.e.), skewness, excess kurtosis (with the delta-method s.e. of both and of log std z), and the interval widths
+    and scores of ``coverages``.
+
+    Parameters
+    ----------
+    s : ndarray of shape (R, q)
+        Sums (rows: the data's total, bootstrap replicates or jackknife leave-one-block-out sums).
+    names : list of str
+        The columns of ``s`` (:func:`block_table`).
+    gaussian : bool
+        Gaussian layout (interval widths and scores from Σσ and the penalty sums).
+    coverages : sequence of float
+        Central-interval levels.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (R,)
+        Each metric per row of ``s``.
+
+    References
+    ----------
+    .. [1] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [2] Serfling, R. J. (1980). *Approximation Theorems of Mathematical Statistics*. Wiley, §2.2.3 and §3.3.
+    """
+    c = {k: s[:, i] for i, k in enumerate(names)}
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        n = c["n"]
+        out["nll"] = c["s_nll"] / n
+        out["crps"] = c["s_crps"] / n
+        out["rmse"] = np.sqrt(c["s_sq"] / n)
+        out["mae"] = c["s_abs"] / n
+        out["sharpness"] = np.sqrt(c["s_var"] / n)
+        mean_s = c["s_sigma"] / n
+        out["cv"] = np.sqrt(np.maximum(c["s_var"] - c["s_sigma"] * mean_s, 0.0) / (n - 1.0)) / mean_s
+        nz = c["nz"]
+        m = c["s_z"] / nz
+        e2, e3, e4 = c["s_z2"] / nz, c["s_z3"] / nz, c["s_z4"] / nz
+        m2 = np.maximum(e2 - m * m, 0.0)
+        m3 = e3 - 3 * m * e2 + 2 * m**3
+        m4 = e4 - 4 * m * e3 + 6 * m * m * e2 - 3 * m**4
+        out["z_std"] = np.sqrt(m2)
+        out["zms"] = e2
+        out["log_zms"] = np.log(e2)
+        out["se_log_zms"] = log_zms_standard_error(e2, e4, nz)
+        if "s_lz" in c:
+            ml = c["s_lz"] / c["n_lz"]
+            out["mean_log_z2"] = ml
+            out["se_mean_log_z2"] = np.sqrt(np.maximum(c["s_lz2"] / c["n_lz"] - ml * ml, 0.0) / c["n_lz"])
+        out["z_skewness"] = m3 / m2**1.5
+        out["z_excess_kurtosis"] = m4 / m2**2 - 3.0
+        if "s_z8" in c:
+            out.update(_shape_standard_errors([c["s_z"] / nz, *(c[f"s_z{j}"] / nz for j in range(2, 9))], nz))
+        for cov in coverages:
+            tag = f"{100 * cov:g}"
+            if gaussian:
+                k = float(special.ndtri(0.5 + cov / 2.0))
+                width = 2.0 * k * mean_s
+                out[f"width_{tag}"] = width
+                out[f"interval_score_{tag}"] = width + (2.0 / (1.0 - cov)) * c[f"s_pen_{tag}"] / n
+            elif f"s_width_{tag}" in c:
+                out[f"width_{tag}"] = c[f"s_width_{tag}"] / n
+                out[f"interval_score_{tag}"] = c[f"s_score_{tag}"] / n
+    return out
+
+
+#: C(k, j) for k ≤ 8 (``scipy.special.comb``'s values, looked up instead of called 45 times per use)
+_BINOMIAL = [[special.comb(k, j) for j in range(k + 1)] for k in range(9)]
+
+
+def _shape_standard_errors(raw: list[np.ndarray], nz: np.ndarray) -> dict[str, np.ndarray]:
+    """Delta-method (influence-function) standard errors of log std z, skewness and excess kurtosis.
+
+    ``raw`` = [E z, E z², …, E z⁸] (sample means, any shape), ``nz`` the number of z.  With central moments
+    μ_k = Σ_j C(k, j) E z^j (−m)^{k−j} and d = z − m, the influence functions are polynomials in d:
+    log σ: (d² − μ₂)/(2μ₂); skewness γ₁ = μ₃/μ₂^{3/2}: μ₂^{−3/2}(d³ − 3μ₂d − μ₃) − (3/2)μ₃μ₂^{−5/2}(d² − μ₂);
+    kurtosis γ₂ = μ₄/μ₂² − 3: μ₂^{−2}(d⁴ − 4μ₃d − μ₄) − 2μ₄μ₂^{−3}(d² − μ₂) (Serfling 1980, §2.2.3 and
+    §3.3), and Var(θ̂) ≈ E[IF²]/N = Σ_{i,j} c_i c_j μ_{i+j} / N for IF = Σ_i c_i dⁱ.  Returns
+    ``log_z_std``, and ``se_log_z_std``, ``se_z_skewness``, ``se_z_excess_kurtosis``.
+    """
+    m = raw[0]
+    e = [np.ones_like(m), *raw]
+    mu = [np.ones_like(m), np.zeros_like(m)]
+    neg = -m
+    powers = [neg**p for p in range(9)]  # (−m)^p once each (the same values as computed in every term)
+    for k in range(2, 9):
+        mu.append(sum(_BINOMIAL[k][j] * e[j] * powers[k - j] for j in range(k + 1)))
+    m2, m3, m4 = np.maximum(mu[2], 0.0), mu[3], mu[4]
+
+    def var_of(coef: dict[int, np.ndarray]) -> np.ndarray:
+        return sum(ci * cj * mu[i + j] for i, ci in coef.items() for j, cj in coef.items()) / nz
+
+    with np.errstate(all="ignore"):
+        a = m2**-1.5
+        b = -1.5 * m3 * m2**-2.5
+        skew = {3: a, 2: b, 1: -3.0 * a * m2, 0: -(a * m3 + b * m2)}
+        c4, c2 = m2**-2.0, -2.0 * m4 * m2**-3.0
+        kurt = {4: c4, 2: c2, 1: -4.0 * m3 * c4, 0: -(c4 * m4 + c2 * m2)}
+        out = {
+            "log_z_std": 0.5 * np.log(m2),
+            "se_log_z_std": np.sqrt(np.maximum(mu[4] - m2 * m2, 0.0) / (4.0 * m2 * m2) / nz),
+            "se_z_skewness": np.sqrt(np.maximum(var_of(skew), 0.0)),
+            "se_z_excess_kurtosis": np.sqrt(np.maximum(var_of(kurt), 0.0)),
+        }
+    return out
+
+
+def bootstrap_intervals(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows,
+                        ids: np.ndarray, g: int, weights: np.ndarray, coverages,
+                        level: float) -> tuple[np.ndarray, list[str], dict[str, np.ndarray]]:
+    """Bootstrap intervals of the smooth metrics, written into their records.
+
+    BCa (bias-corrected and accelerated; acceleration from the leave-one-block-out jackknife) for every smooth
+    metric; bootstrap-t with delta-method standard errors for std z (on log std z), skewness (symmetric) and
+    excess kurtosis, where BCa under-covered (0.92 at N = 1,000 for all three).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    ids : ndarray of shape (N,)
+        Random block of each row.
+    g : int
+        Number of blocks.
+    weights : ndarray of shape (R, g)
+        Multinomial bootstrap weights of the blocks.
+    coverages : sequence of float
+        Central-interval levels.
+    level : float
+        Two-sided level.
+
+    Returns
+    -------
+    sums : ndarray of shape (g, q)
+        The per-block sums (:func:`block_table`).
+    names : list of str
+        Their names.
+    boot : dict of str to ndarray
+        Bootstrap replicates of every smooth metric (:func:`smooth_stats`).
+
+    References
+    ----------
+    .. [1] Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+       Association* 82(397), 171–185.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall.
+    .. [3] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+    """
+    n = r.n
+    need_scores = any(k.startswith("interval_score_") for k in values)
+    sums, names = block_table(r, ids, g, coverages, need_scores)
+    boot = smooth_stats(weights @ sums, names, r._gaussian, coverages)
+    jack = smooth_stats(sig.jackknife_sums(sums), names, r._gaussian, coverages)
+    smooth = [k for k in boot if k in values]
+    theta = np.array([values[k] for k in smooth])
+    boot_m = np.stack([boot[k] for k in smooth], 1)
+    lo, hi = sig.bca_interval(theta, boot_m, np.stack([jack[k] for k in smooth], 1), level)
+    method = "BCa, block bootstrap" if g < n else "BCa bootstrap"
+    for k, a, b in zip(smooth, lo, hi):
+        rec[k].update(ci_low=float(a), ci_high=float(b), interval=method)
+    _shape_intervals(rec, values, r, sums, names, boot, g, n, level)
+    return sums, names, boot
+
+
+def _shape_intervals(rec, values, r: RegressionRows, sums, names, boot, g, n, level) -> None:
+    """std z, skewness and excess kurtosis of z: bootstrap-t intervals with the delta-method standard errors of
+    :func:`_shape_standard_errors` (BCa under-covered: 0.92 at N = 1,000 for all three).
+
+    std z: equal-tailed on log std z; skewness: symmetric (its law is nearly symmetric; the equal-tailed one
+    covered 0.93); excess kurtosis: equal-tailed (its law is skewed).  Measured on N(0, 1) z (500–1,000 data
+    sets per N): log std z 0.95 at N = 200, 1,000, 1,500; skewness 0.94–0.95; kurtosis 0.91 (N = 200),
+    0.92–0.93 (500–1,500) — a fourth moment needs many rows, and heavy tails make it worse; below N = 10,000
+    the row's note says so (the union with the BCa interval was no better: 0.93 at N = 1,000).
+    """
+    keys = [k for k in ("z_std", "z_skewness", "z_excess_kurtosis") if k in values and np.isfinite(values[k])]
+    if not keys or "se_log_z_std" not in boot:
+        return
+    full = smooth_stats(sums.sum(axis=0, keepdims=True), names, r._gaussian, ())
+    where = "block bootstrap" if g < n else "bootstrap"
+    nz = int(r.z_finite.shape[0])
+    for k in keys:
+        if k == "z_std":
+            theta, se, rep, rep_se = full["log_z_std"], full["se_log_z_std"], boot["log_z_std"], boot["se_log_z_std"]
+        else:
+            theta, se, rep, rep_se = full[k], full[f"se_{k}"], boot[k], boot[f"se_{k}"]
+        sym = k == "z_skewness"
+        lo, hi = sig.studentized_interval(theta, se, rep, rep_se, level, symmetric=sym)
+        lo, hi = float(lo[0]), float(hi[0])
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            continue
+        how = f"{'symmetric ' if sym else ''}bootstrap-t ({where}, delta-method s.e.)"
+        if k == "z_std":
+            lo, hi, how = float(np.exp(lo)), float(np.exp(hi)), how + " on log std z"
+        rec[k].update(ci_low=lo, ci_high=hi, interval=how)
+        if k == "z_excess_kurtosis" and nz < _KURTOSIS_FULL_N:
+            rec[k]["note"] = ("a fourth-moment statistic: its interval covers less than its level at this N (measured "
+                              "with Gaussian errors: 0.91 at N = 200, 0.92–0.93 at N = 500–1,500; less with heavy "
+                              "tails)")
+
+
+#: below this many z, the kurtosis interval's note says that it under-covers (measured up to N = 1,500)
+_KURTOSIS_FULL_N = 10_000
