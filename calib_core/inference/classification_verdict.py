@@ -172,10 +172,9 @@ def _note(name: str, kind: str, value: float, ci_high: float, perfect: float, de
             "per cell no debiased estimate is reliable, so the interval is wide rather than wrong"
         )
     if name == "accuracy":
-        # the Report's wording (kept as it is): the column is ``perfect`` there
-        return "descriptive (its value under perfect calibration is the mean confidence, shown as null_mean)"
+        return "descriptive (its value under perfect calibration is the mean confidence, shown as perfect)"
     if kind == PROPER_SCORE:
-        return "proper score: null_mean is its exact expectation under perfect calibration (a reference, not a test)"
+        return "proper score: perfect is its exact expectation under perfect calibration (a reference, not a test)"
     return ""
 
 
