@@ -23,14 +23,15 @@ statistics therefore agree with the in-memory ones to ~1e-12 relative, and the i
 coverage) exactly.
 
 Bins.  Numeric slice columns are cut at the quantiles k/n_bins of the column and ENCE's σ-bins at the quintiles of
-σ, all over every row; categorical columns need their full list of levels.  :func:`slice_spec` takes them from
-rows in memory (``np.quantile``: the in-memory explorer's own edges).  Over distributed data a first pass builds a
-:class:`SliceSketch` per chunk (merged the same way): the distinct levels of every text column, whether a numeric
-column has more than 12 distinct values (the in-memory rule for numeric vs categorical), and a Bernoulli sample of
-the rows chosen by a hash of the row id (so independent of the chunking) at rate m/N; the edges are the sample's
-quantiles.  Rank error (Dvoretzky–Kiefer–Wolfowitz, Massart 1990): with m sampled rows, every edge of a column lies
-within ε = √(ln(2/δ)/(2m)) of its target rank fraction, simultaneously, with probability 1 − δ — ε = 0.0036 at
-m = 200,000, δ = 0.01 (:attr:`SliceSpec.rank_error`); with N ≤ m every row is taken and the edges are exact.
+σ, all over every row; categorical columns need their full list of levels.  :func:`slice_spec` takes them from rows
+in memory (``np.quantile``: the in-memory explorer's own edges).  Over distributed data a first pass builds a
+:class:`~calib_core.scale.slices_sketch.SliceSketch` per chunk (merged the same way): the distinct levels of every
+text column, whether a numeric column has more than 12 distinct values (the in-memory rule for numeric vs
+categorical), and a Bernoulli sample of the rows chosen by a hash of the row id (so independent of the chunking) at
+rate m/N; the edges are the sample's quantiles.  Rank error (Dvoretzky–Kiefer–Wolfowitz, Massart 1990): with m
+sampled rows, every edge of a column lies within ε = √(ln(2/δ)/(2m)) of its target rank fraction, simultaneously,
+with probability 1 − δ — ε = 0.0036 at m = 200,000, δ = 0.01 (:attr:`SliceSpec.rank_error`); with N ≤ m every row is
+taken and the edges are exact.
 
 Cost per chunk of n rows and F slice columns: the columns are grouped into blocks whose codes have at most
 :data:`BLOCK_CELLS` combinations; one ``np.bincount`` per sum and per *pair of blocks* (not per pair of columns:
@@ -40,7 +41,6 @@ projections (matrix products on the small tables) give every column pair inside 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,15 +52,14 @@ from scipy import special
 from ..base.mergeable import hash_uniform
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import SampleSet
-from ..data.reading import SLICE_CATEGORICAL_MAX
 from ..slices import classification as cls_slices
 from ..slices import regression as reg_slices
 from ..slices.candidates import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, available_slice_columns
 from .regression import ensemble_pit
 
-__all__ = ["SliceSpec", "SliceSummary", "SliceSketch", "slice_spec", "spec_from_sketch", "summarize_slices",
-           "sketch_slices", "summary_ranking", "summary_cells", "summary_funnel", "search_sentence", "column_codes",
-           "merge_all", "describe_spec", "BLOCK_CELLS", "SAMPLE_ROWS", "MISSING"]
+__all__ = ["SliceSpec", "SliceSummary", "slice_spec", "summarize_slices", "summary_ranking", "summary_cells",
+           "summary_funnel", "search_sentence", "column_codes", "merge_all", "describe_spec", "BLOCK_CELLS",
+           "SAMPLE_ROWS", "MISSING"]
 
 MISSING = "(missing)"
 """The level of a missing categorical value (as :func:`calib_core.slices.candidates.encode_column`)."""
@@ -70,7 +69,6 @@ SAMPLE_ROWS = 200_000
 """Expected rows of the hashed sample that gives the quantile edges of distributed data."""
 _PIT_BINS, _PROB_BINS = 10, 10
 _EPS = 1e-12
-_SAMPLE_STREAM = 3  # hash stream of the sample (the calibration summaries use 1 and 2)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -113,7 +111,7 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _numeric_levels(edges: np.ndarray) -> list[str]:
+def numeric_levels(edges: np.ndarray) -> list[str]:
     return [f"[{_fmt(lo)}, {_fmt(hi)}{']' if i == edges.size - 2 else ')'}"
             for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
 
@@ -123,7 +121,7 @@ def _text(values: pd.Series) -> pd.Series:
     return s.astype(object).where(s.notna(), MISSING).astype(str).str.strip()
 
 
-def _distinct_text(values: pd.Series) -> set[str]:
+def distinct_text(values: pd.Series) -> set[str]:
     """The set of :func:`_text` of the values, converting only the distinct ones (of a categorical column: the
     categories some row has)."""
     raw, uniques = _factorize(pd.Series(values).reset_index(drop=True))
@@ -135,7 +133,7 @@ def _distinct_text(values: pd.Series) -> set[str]:
     return out
 
 
-def _column_values(pset: PredictionSet, name: str) -> pd.Series:
+def column_values(pset: PredictionSet, name: str) -> pd.Series:
     if name in ("group", "model") and getattr(pset, name) is not None and (
             pset.slice_columns is None or name not in pset.slice_columns.columns):
         return pd.Series(np.asarray(getattr(pset, name), dtype=object))
@@ -145,7 +143,7 @@ def _column_values(pset: PredictionSet, name: str) -> pd.Series:
     return pset.slice_columns[name].reset_index(drop=True)
 
 
-def _numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
+def numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
     ok = np.isfinite(x)
     if not ok.any():
         return np.empty(0)
@@ -178,12 +176,12 @@ def slice_spec(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_b
     kinds, edges, levels, none = [], [], [], []
     for name in names:
         kind = avail[name]
-        values = _column_values(pset, name)
+        values = column_values(pset, name)
         if kind == "numeric":
             x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-            e = _numeric_edges(x, n_bins)
+            e = numeric_edges(x, n_bins)
             edges.append(e.tolist() if e.size >= 2 else [])
-            levels.append(_numeric_levels(e) if e.size >= 2 else [])
+            levels.append(numeric_levels(e) if e.size >= 2 else [])
             none.append(bool(e.size < 2 or not np.isfinite(x).all()))
         else:
             edges.append(None)
@@ -384,7 +382,7 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
     F = len(spec.columns)
     radices = [spec.radix(i) for i in range(F)]
     V = spec.n_values
-    codes = [_codes(_column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
+    codes = [_codes(column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
     singles = [np.zeros((r, V)) for r in radices]
     pairs = {(i, j): np.zeros((radices[i], radices[j], V)) for i in range(F) for j in range(i + 1, F)}
     blocks = _blocks(radices)
@@ -546,116 +544,6 @@ def summary_ranking(summary: SliceSummary, *, columns: Sequence[str] | None = No
     return cls_slices.ranking_from_sums(labels, size, cells.reshape(-1, _PROB_BINS, 4), n_null=n_null, seed=seed,
                                         alpha=alpha)
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# distributed data: the first pass (levels, kinds and a hashed sample for the edges)
-# ---------------------------------------------------------------------------------------------------------------
-@dataclass
-class SliceSketch:
-    """What the first pass over a chunk finds, mergeable: the task, the candidate columns in order, per column its
-    distinct text levels (``None`` for a numeric-typed column) and for numeric-typed columns their distinct values
-    while there are at most 12 (``None`` beyond), the hashed sample (``sample[name]`` values, and ``sigma`` for
-    regression), ``n_rows``, ``ence_tested``."""
-
-    task: str
-    columns: list[str]
-    text_levels: dict[str, set[str]]
-    few_values: dict[str, set[float] | None]
-    sample: dict[str, np.ndarray]
-    n_rows: int
-    ence_tested: bool
-    rate: float
-    nonfinite: dict[str, bool] = field(default_factory=dict)
-
-    def merge(self, other: SliceSketch) -> SliceSketch:
-        """Union of levels and samples (order-free)."""
-        cols = self.columns + [c for c in other.columns if c not in self.columns]
-        text = {c: self.text_levels.get(c, set()) | other.text_levels.get(c, set())
-                for c in set(self.text_levels) | set(other.text_levels)}
-        few: dict[str, set[float] | None] = {}
-        for c in set(self.few_values) | set(other.few_values):
-            a, b = self.few_values.get(c, set()), other.few_values.get(c, set())
-            u = None if a is None or b is None else a | b
-            few[c] = None if u is None or len(u) > SLICE_CATEGORICAL_MAX else u
-        sample = {k: np.concatenate([self.sample.get(k, np.empty(0)), other.sample.get(k, np.empty(0))])
-                  for k in set(self.sample) | set(other.sample)}
-        nonfinite = {c: self.nonfinite.get(c, False) or other.nonfinite.get(c, False)
-                     for c in set(self.nonfinite) | set(other.nonfinite)}
-        return SliceSketch(self.task, cols, text, few, sample, self.n_rows + other.n_rows,
-                           self.ence_tested and other.ence_tested, self.rate, nonfinite)
-
-
-def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | None = None, seed: int = 0,
-                  target: str = "auto") -> SliceSketch:
-    """The first-pass :class:`SliceSketch` of a chunk: rows enter the sample when ``hash_uniform(row id) < rate``
-    (so a row's membership does not depend on the chunking)."""
-    ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
-    take = np.flatnonzero(hash_uniform(ids, seed, _SAMPLE_STREAM) < rate)
-    names: list[str] = []
-    for name in ("group", "model"):
-        if getattr(pset, name) is not None and (pset.slice_columns is None or name not in pset.slice_columns.columns):
-            names.append(name)
-    if pset.slice_columns is not None:
-        names += [str(c) for c in pset.slice_columns.columns if str(c) not in names]
-    text, few, sample, nonfinite = {}, {}, {}, {}
-    for name in names:
-        values = _column_values(pset, name)
-        numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype) \
-            and name not in ("group", "model")
-        if numeric:
-            head = pd.unique(values.iloc[:1000].dropna())
-            distinct = head if head.size > SLICE_CATEGORICAL_MAX else pd.unique(values.dropna())
-            few[name] = set(map(float, distinct)) if distinct.size <= SLICE_CATEGORICAL_MAX else None
-            text[name] = _distinct_text(values) if few[name] is not None else set()
-            x = values.to_numpy(dtype=float) if values.dtype == np.float64 else \
-                pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-            sample[name] = x[take]
-            nonfinite[name] = not bool(np.isfinite(x).all())
-        else:
-            text[name] = _distinct_text(values)
-    ence = True
-    if pset.task == "regression":
-        if pset.dist is None or pset.y is None:
-            reg_slices.slice_row_statistics(pset, seed=seed)  # raises: the explorer needs distributions
-        sample["\0sigma"] = np.asarray(pset.dist.std(), float)[take]  # σ of slice_row_statistics, without the PIT
-        ence = not isinstance(pset.dist, SampleSet)
-    return SliceSketch(pset.task, names, text, few, sample, pset.n_rows, ence, rate, nonfinite)
-
-
-def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target: str = "auto", seed: int = 0,
-                     delta: float = 0.01) -> SliceSpec:
-    """The spec from a merged first pass: a numeric-typed column with more than 12 distinct values is numeric
-    (edges: quantiles of the sample), any other column categorical (every level); group/model only when they
-    have two levels or more (as in memory).  ``rank_error`` = √(ln(2/δ)/(2m)) for a sample of m < N rows (module
-    docstring) with m the smallest number of finite sampled values any edge comes from, 0 when every row was
-    taken."""
-    names, kinds, edges, levels, none = [], [], [], [], []
-    for name in sketch.columns:
-        if name in ("group", "model") and len(sketch.text_levels.get(name, ())) < 2:
-            continue
-        if name in sketch.few_values and sketch.few_values[name] is None:
-            e = _numeric_edges(sketch.sample[name], n_bins)
-            kinds.append("numeric")
-            edges.append(e.tolist() if e.size >= 2 else [])
-            levels.append(_numeric_levels(e) if e.size >= 2 else [])
-            none.append(bool(e.size < 2 or sketch.nonfinite.get(name, False)))
-        else:
-            kinds.append("categorical")
-            edges.append(None)
-            levels.append(sorted(sketch.text_levels.get(name, set())))
-            none.append(False)
-        names.append(name)
-    sigma_edges: list[float] = []
-    if sketch.task == "regression":
-        sigma_edges = reg_slices.sigma_bin_edges(sketch.sample["\0sigma"]).tolist()
-    # the smallest sample any edge comes from: a column's missing values (and σ's non-finite ones) shrink its own
-    m = min([int(np.isfinite(sketch.sample[c]).sum()) for c, k in zip(names, kinds, strict=True) if k == "numeric"]
-            + ([int(np.isfinite(sketch.sample["\0sigma"]).sum())] if sketch.task == "regression" else []),
-            default=0)
-    exact = sketch.rate >= 1.0
-    err = 0.0 if exact else math.sqrt(math.log(2.0 / delta) / (2.0 * max(m, 1)))
-    return SliceSpec(sketch.task, names, kinds, edges, levels, none, sigma_edges, sketch.ence_tested, target, seed,
-                     n_bins, err)
 
 
 def describe_spec(spec: SliceSpec) -> Mapping[str, Any]:

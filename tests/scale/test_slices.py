@@ -17,6 +17,7 @@ from calib_core.base.predictions import InputError
 from calib_core.data.classification import parse_classification_frame
 from calib_core.data.regression import parse_regression_frame
 from calib_core.scale import slices as ss
+from calib_core.scale import slices_sketch as sk
 from calib_core.slices import classification as cls_slices
 from calib_core.slices import regression as reg_slices
 
@@ -122,10 +123,10 @@ def test_a_chunk_with_a_level_the_spec_does_not_know_is_refused(regression_set):
 def test_sketch_of_every_row_gives_the_in_memory_spec(regression_set):
     pset = regression_set
     ids = np.arange(1, pset.n_rows + 1)
-    parts = [ss.sketch_slices(pset.take(np.arange(a, b)), rate=1.0, row_ids=ids[a:b])
+    parts = [sk.sketch_slices(pset.take(np.arange(a, b)), rate=1.0, row_ids=ids[a:b])
              for a, b in ((0, 1_000), (1_000, 4_321), (4_321, pset.n_rows))]
     sketch = parts[2].merge(parts[0]).merge(parts[1])
-    spec = ss.spec_from_sketch(sketch)
+    spec = sk.spec_from_sketch(sketch)
     mem = ss.slice_spec(pset)
     assert spec.rank_error == 0.0
     assert (spec.columns, spec.kinds, spec.levels, spec.none) == (mem.columns, mem.kinds, mem.levels, mem.none)
@@ -140,8 +141,8 @@ def test_sampled_edges_are_within_the_stated_rank_error():
         frame = regression_frame(60_000, 100 + seed)
         pset = parse_regression_frame(frame, "big.csv")
         ids = np.arange(1, pset.n_rows + 1)
-        sketch = ss.sketch_slices(pset, rate=2_000 / pset.n_rows, row_ids=ids, seed=seed)
-        spec = ss.spec_from_sketch(sketch)
+        sketch = sk.sketch_slices(pset, rate=2_000 / pset.n_rows, row_ids=ids, seed=seed)
+        spec = sk.spec_from_sketch(sketch)
         m = int(np.isfinite(sketch.sample["x2"]).sum())  # x2 has missing values: the smallest sample of an edge
         assert m < sketch.sample["x1"].size
         assert spec.rank_error == pytest.approx(math.sqrt(math.log(200) / (2 * m)))
@@ -184,13 +185,13 @@ def test_text_columns_read_as_categoricals_give_the_same_summary():
     spec = ss.slice_spec(text_set)
     ids = np.arange(1, text_set.n_rows + 1)
     for rate in (1.0, 0.3):
-        a = ss.spec_from_sketch(ss.sketch_slices(text_set, rate=rate, row_ids=ids))
-        b = ss.spec_from_sketch(ss.sketch_slices(cat_set, rate=rate, row_ids=ids))
+        a = sk.spec_from_sketch(sk.sketch_slices(text_set, rate=rate, row_ids=ids))
+        b = sk.spec_from_sketch(sk.sketch_slices(cat_set, rate=rate, row_ids=ids))
         assert a.levels == b.levels and a.edges == b.edges
         assert "only-in-a-dropped-row" not in b.levels[b.columns.index("region")]
     for i, name in enumerate(spec.columns):
-        np.testing.assert_array_equal(ss.column_codes(ss._column_values(cat_set, name), spec, i),
-                                      ss.column_codes(ss._column_values(text_set, name), spec, i), err_msg=name)
+        np.testing.assert_array_equal(ss.column_codes(ss.column_values(cat_set, name), spec, i),
+                                      ss.column_codes(ss.column_values(text_set, name), spec, i), err_msg=name)
     x, y = ss.summarize_slices(text_set, spec), ss.summarize_slices(cat_set, spec)
     for i in range(len(spec.columns)):
         np.testing.assert_array_equal(x.single(i), y.single(i))
@@ -255,17 +256,18 @@ def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
     value by value), with an invalid row dropped in both."""
     pytest.importorskip("pyarrow")
     import calib_core.scale.distributed as cd
+    import calib_core.scale.distributed_partitions as cp
 
     frame = regression_frame(3_000, 41)
     frame.loc[17, "std"] = -1.0
     _write_parts(frame, tmp_path, [], row_group_size=1_000)
-    parts, files = cd.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
-    options, head = cd.read_head(files, task=None, columns=None, renormalize=False)
+    parts, files = cp.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
+    options, head = cp.read_head(files, task=None, columns=None, renormalize=False)
     text = cd._text_slice_columns(files, head)
     assert sorted(text) == ["region", "site"]  # text columns no role takes (group is the group role)
     for part in parts:
-        plain = cd.read_partition(part, options)
-        fast = cd.read_partition(part, options, dictionary=text, zero_copy=True)
+        plain = cp.read_partition(part, options)
+        fast = cp.read_partition(part, options, dictionary=text, zero_copy=True)
         assert fast.n_rows == plain.n_rows and fast.dropped.total == plain.dropped.total
         np.testing.assert_array_equal(fast.row_number, plain.row_number)
         np.testing.assert_array_equal(fast.y, plain.y)
