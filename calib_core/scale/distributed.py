@@ -1,41 +1,44 @@
 """Calibration summaries of Parquet data sets on Dask: one machine's ``LocalCluster`` or an existing cluster.
 
-The in-memory path (``cc.load_predictions`` → ``cc.diagnose``) holds every row; here a data set of any size is
-read partition by partition on Dask workers, each partition is reduced to a mergeable
+The in-memory path (``cc.load_predictions`` → ``cc.diagnose``) holds every row; here a data set of any size is read
+partition by partition on Dask workers, each partition is reduced to a mergeable
 :class:`~calib_core.scale.summary.Summary` and the summaries are merged in a tree, so no process ever holds more than
 one partition.  The pipeline of :func:`summarize_parquet`:
 
 1. **Plan** (on the client, footers only): the files of the glob, in sorted order; every file's Arrow schema is
-   compared with the first file's (:func:`check_schemas`: a column missing from one file, or a column whose
-   type differs in kind — numeric / text / boolean / other — raises an :class:`~calib_core.base.predictions.InputError`
-   naming both files and the column); row groups are grouped into partitions of about ``rows_per_partition``
-   rows — by default as many as keep a task's working set near 600 MB (:func:`auto_rows_per_partition`) —
-   (:func:`plan_partitions`), each with its file, row groups, rows of the file and the data-set row number of its
-   first row.  Dask's own ``read_parquet`` is not used to cut partitions because it fuses files into one
-   partition when only a few columns are read, which loses the position of a row in its file that drop reports
-   and the hashed bootstrap weights need.
+   compared with the first file's (:func:`~calib_core.scale.distributed_partitions.check_schemas`: a column missing
+   from one file, or a column whose type differs in kind — numeric / text / boolean / other — raises an
+   :class:`~calib_core.base.predictions.InputError` naming both files and the column); row groups are grouped into
+   partitions of about ``rows_per_partition`` rows — by default as many as keep a task's working set near 600 MB
+   (:func:`~calib_core.scale.distributed_partitions.auto_rows_per_partition`) —
+   (:func:`~calib_core.scale.distributed_partitions.plan_partitions`), each with its file, row groups, rows of the
+   file and the data-set row number of its first row.  Dask's own ``read_parquet`` is not used to cut partitions
+   because it fuses files into one partition when only a few columns are read, which loses the position of a row in
+   its file that drop reports and the hashed bootstrap weights need.
 2. **Head**: the first rows of the first file go through the same reader as ``cc.load_predictions``
    (``parse_regression_frame`` / ``parse_classification_frame``) on the client, so a wrong mapping or a missing
    column fails at once with the reader's message; the task, the layout and (classification) the class names are
    fixed from it for every partition.
 3. **Edges** (when the bins need quantiles of the data: equal-count σ-bins of a regression, equal-mass confidence
-   bins): exact order statistics by a distributed radix select (:func:`order_statistics`) — each pass reads every
-   partition, counts the next bits of the IEEE-754 keys of the values inside the buckets that hold the wanted
-   ranks, and the client narrows each bucket; after at most three passes (24 + 20 + 20 bits), or earlier once a
-   bucket is small enough to gather (typically the second pass), the value at each rank is known exactly.
+   bins): exact order statistics by a distributed radix select
+   (:func:`~calib_core.scale.distributed_quantiles.order_statistics`) — each pass reads every partition, counts the
+   next bits of the IEEE-754 keys of the values inside the buckets that hold the wanted ranks, and the client narrows
+   each bucket; after at most three passes (24 + 20 + 20 bits), or earlier once a bucket is small enough to gather
+   (typically the second pass), the value at each rank is known exactly.
 4. **Summaries**: every partition is read (pyarrow, page checksums verified), parsed by the same reader with
-   ``min_rows=0`` (its dropped rows are counted per reason, :class:`DropTally`) and summarised with
-   ``summary.summarize(chunk, spec=spec, row_ids=global row ids)``; the summaries are merged by
-   ``summary.merge`` in a tree of fan-in 8 on the workers.
+   ``min_rows=0`` (its dropped rows are counted per reason,
+   :class:`~calib_core.scale.distributed_partitions.DropTally`) and summarised with ``summary.summarize(chunk,
+   spec=spec, row_ids=global row ids)``; the summaries are merged by ``summary.merge`` in a tree of fan-in 8 on the
+   workers.
 
-Failures: every task is retried once (``retries=1``); on a ``LocalCluster`` the scheduler's
-``allowed-failures`` is 1, so a partition whose task was on a worker that died is run again on another worker,
-and a partition that fails twice (an exception twice, or two dead workers) is reported by name — file, row
-groups, rows — with its error (:class:`PartitionError`); no partition is ever skipped.  A partition whose rows
-are all invalid is not a failure: its rows are counted as dropped.
+Failures: every task is retried once (``retries=1``); on a ``LocalCluster`` the scheduler's ``allowed-failures`` is
+1, so a partition whose task was on a worker that died is run again on another worker, and a partition that fails
+twice (an exception twice, or two dead workers) is reported by name — file, row groups, rows — with its error
+(:class:`~calib_core.scale.distributed_cluster.PartitionError`); no partition is ever skipped.  A partition whose
+rows are all invalid is not a failure: its rows are counted as dropped.
 
-Dask and distributed are an optional extra (``pip install "calibration-lab[dask]"``); they are imported only
-inside the functions that run on a cluster, so ``import calib_core`` never needs them.
+Dask and distributed are an optional extra (``pip install "calibration-lab[dask]"``); they are imported only inside
+the functions that run on a cluster, so ``import calib_core`` never needs them.
 """
 
 from __future__ import annotations
@@ -93,10 +96,37 @@ __all__ = [
 
 @dataclass
 class ParquetSummary:
-    """What :func:`summarize_parquet` found: the merged ``summary`` (its ``dropped`` holds the global 1-based row
-    numbers of the first dropped rows per reason), the ``files`` and ``partitions`` read, ``n_read`` data rows,
-    the data passes made (1 + the passes of the exact quantiles), the wall time per stage in seconds, the head's
-    loader ``messages`` and the cluster it ran on."""
+    """What :func:`summarize_parquet` found.
+
+    Attributes
+    ----------
+    summary : Summary
+        The merged summary; its ``dropped`` holds the global 1-based row numbers of the first dropped rows per
+        reason.
+    files : list of str
+        The files read.
+    partitions : list of Partition
+        The partitions read.
+    n_read : int
+        Data rows read.
+    passes : int
+        The data passes made (1 + the passes of the exact quantiles).
+    seconds : dict of str to float
+        Wall time per stage (plan, edges, summaries, total).
+    messages : list of str
+        The head's loader messages.
+    cluster : str
+        The cluster it ran on.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    """
 
     summary: Summary
     files: list[str]
@@ -108,7 +138,13 @@ class ParquetSummary:
     cluster: str
 
     def dropped_table(self) -> pd.DataFrame:
-        """Reason, count and the first rows as ``file.parquet:row``."""
+        """Reason, count and the first rows as ``file.parquet:row``.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``reason, count, rows``, the most frequent reason first.
+        """
         locate = locate_row(self.partitions)
         rows = [{"reason": r, "count": int(d["count"]),
                  "rows": ", ".join(locate(int(i)) for i in d["first"]) + (" …" if d["count"] > len(d["first"]) else "")}
@@ -117,7 +153,13 @@ class ParquetSummary:
 
     @property
     def n_dropped(self) -> int:
-        """Rows read but not summarised (a row dropped for two reasons counts once)."""
+        """Rows read but not summarised (a row dropped for two reasons counts once).
+
+        Returns
+        -------
+        int
+            ``n_read − summary.n_rows``.
+        """
         return self.n_read - self.summary.n_rows
 
 
@@ -155,26 +197,74 @@ def summarize_parquet(
     seed: int = 0,
     **spec_options: Any,
 ) -> ParquetSummary:
-    """The mergeable calibration summary of a Parquet data set (a path, directory, glob or list), computed on Dask.
+    """The mergeable calibration summary of a Parquet data set, computed on Dask.
 
     Pipeline (module docstring): plan the partitions from the footers (schemas checked: a disagreement names both
-    files and the column), parse the first rows with the reader of ``cc.load_predictions`` (``columns``, ``task``,
-    ``renormalize`` as there), compute the exact equal-count σ edges of every (model, group) by a distributed radix
-    select over (σ, row number) when the spec needs them, then ``summary.summarize`` every partition (row ids: the
-    1-based row numbers of the data set, files in name order — one file read in memory gets the same ids, so the
-    same summary) and merge the summaries in a tree on the workers.
+    files and the column), parse the first rows with the reader of ``cc.load_predictions``, compute the exact
+    equal-count σ edges of every (model, group) by a distributed radix select over (σ, row number) when the spec
+    needs them, then ``summary.summarize`` every partition (row ids: the 1-based row numbers of the data set, files
+    in name order — one file read in memory gets the same ids, so the same summary) and merge the summaries in a tree
+    on the workers.  The workers must be able to read the paths and import ``calib_core``.
 
-    ``n_bins`` σ-bins or confidence bins, ``pit_bins`` (regression), ``strategy`` (classification: ``"uniform"``,
-    or ``"quantile"`` with exact equal-mass edges from :func:`equal_mass_edges_distributed`) and ``seed`` (the
-    hashed bootstrap blocks) go into the spec, like the same options of ``cc.diagnose``.
+    Parameters
+    ----------
+    paths_or_glob : str, path-like or iterable of them
+        A file, a directory, a glob or a list of them.
+    columns : mapping, optional
+        The column mapping, as for ``cc.load_predictions``.
+    task : {"regression", "classification"}, optional
+        The task (default: detected from the first rows).
+    renormalize : bool, default False
+        The classification ``renormalize`` option of ``cc.load_predictions``.
+    scheduler : str, Client or None, default None
+        None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes, ``memory_limit`` each),
+        :data:`IN_PROCESS` (no cluster: one partition after the other in this process), an address
+        ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``.
+    n_workers : int, default 2
+        Workers of a new ``LocalCluster``.
+    memory_limit : str or int, default "2GiB"
+        Memory of each new worker.
+    rows_per_partition : int or None, default DEFAULT_ROWS_PER_PARTITION
+        None: ``auto_rows_per_partition`` of the column count.
+    by_group : bool, default True
+        Also summarise each group of each model.
+    spec : SummarySpec, optional
+        A ready spec (no edges pass).
+    n_bins : int, default 15
+        σ-bins (regression) or confidence bins (classification).
+    pit_bins : int, default 20
+        Bins of the PIT histogram (regression).
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Classification bins: equal width, or equal mass with exact edges from ``equal_mass_edges_distributed``.
+    seed : int, default 0
+        Seed of the hashed bootstrap blocks.
+    **spec_options
+        Passed to ``regression_spec`` (``coverages``, ``n_blocks``, …) or ``classification_spec``.
 
-    ``scheduler``: None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes, ``memory_limit``
-    each), :data:`IN_PROCESS` (no cluster: one partition after the other in this process), an address
-    ``tcp://HOST:PORT`` of a running scheduler, or a ``distributed.Client``; the workers must be
-    able to read the paths and import ``calib_core``.  ``spec``: a ready :class:`~calib_core.base.mergeable.SummarySpec`
-    (no edges pass); further ``spec_options`` go to ``regression.summary.regression_spec`` (``coverages``,
-    ``n_blocks``, …) or ``classification.summary.classification_spec``.  Raises ``InputError`` for bad input and
-    :class:`PartitionError` when partitions failed twice.  Returns a :class:`ParquetSummary`.
+    Returns
+    -------
+    ParquetSummary
+        The merged summary with the files, partitions, passes, timings and the cluster.
+
+    Raises
+    ------
+    InputError
+        For bad input (unreadable or disagreeing files, a wrong mapping, point predictions only, fewer than two valid
+        rows).
+    PartitionError
+        When partitions failed twice.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [4] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -240,9 +330,33 @@ def _describe(client: Any) -> str:
 
 @dataclass
 class SliceParquetSummary:
-    """What :func:`slice_summary_parquet` found: the merged :class:`~calib_core.scale.slices.SliceSummary`, the
-    ``files`` and ``partitions`` read, ``n_read`` data rows (``summary.n_rows`` of them valid), the wall seconds per
-    stage (plan, edges, summaries, total), the head's loader ``messages`` and the cluster it ran on."""
+    """What :func:`slice_summary_parquet` found.
+
+    Attributes
+    ----------
+    summary : SliceSummary
+        The merged :class:`~calib_core.scale.slices.SliceSummary` (``summary.n_rows`` valid rows).
+    files : list of str
+        The files read.
+    partitions : list of Partition
+        The partitions read.
+    n_read : int
+        Data rows read.
+    seconds : dict of str to float
+        Wall seconds per stage (plan, edges, summaries, total).
+    messages : list of str
+        The head's loader messages.
+    cluster : str
+        The cluster it ran on.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    """
 
     summary: SliceSummary
     files: list[str]
@@ -315,18 +429,65 @@ def slice_summary_parquet(
     target: str = "auto",
     seed: int = 0,
 ) -> SliceParquetSummary:
-    """The slice explorer's summary of a Parquet data set on Dask: every slice column's and every pair of columns'
-    per-cell sums (:mod:`calib_core.scale.slices`), from which
-    :func:`calib_core.scale.slices.summary_ranking` ranks the slices as the in-memory explorer does.
+    """The slice explorer's summary of a Parquet data set on Dask.
 
-    Two passes over the partitions, each a tree of merges on the workers (:func:`run_tree`; failures as in
-    :func:`summarize_parquet`): (1) the :class:`~calib_core.scale.slices.SliceSketch` — text levels, which
-    numeric columns have more than 12 values, and the rows whose row-id hash falls below m/N
-    (m = ``sample_rows``, N the rows of the files), whose quantiles give the numeric and σ edges (rank error in
-    ``summary.spec.rank_error``; exact when N ≤ m); (2) the slice summary of every partition with those edges.
-    Rows are read and parsed by the reader of ``cc.load_predictions`` (``columns``, ``task``, ``renormalize`` as
-    there); invalid rows are left out, as in memory.  ``scheduler``: as :func:`summarize_parquet`;
-    ``rows_per_partition`` None: PARTITION_BUDGET_BYTES / (:data:`SLICE_BYTES_PER_CELL` · columns).
+    Every slice column's and every pair of columns' per-cell sums (:mod:`calib_core.scale.slices`), from which
+    :func:`calib_core.scale.slices.summary_ranking` ranks the slices as the in-memory explorer does.  Two passes over
+    the partitions, each a tree of merges on the workers (``run_tree``; failures as in :func:`summarize_parquet`):
+    (1) the :class:`~calib_core.scale.slices_sketch.SliceSketch` — text levels, which numeric columns have more than
+    12 values, and the rows whose row-id hash falls below m/N (m = ``sample_rows``, N the rows of the files), whose
+    quantiles give the numeric and σ edges (rank error in ``summary.spec.rank_error``; exact when N ≤ m); (2) the
+    slice summary of every partition with those edges.  Rows are read and parsed by the reader of
+    ``cc.load_predictions``; invalid rows are left out, as in memory.
+
+    Parameters
+    ----------
+    paths_or_glob : str, path-like or iterable of them
+        A file, a directory, a glob or a list of them.
+    columns : mapping, optional
+        The column mapping, as for ``cc.load_predictions``.
+    task : {"regression", "classification"}, optional
+        The task (default: detected from the first rows).
+    renormalize : bool, default False
+        The classification ``renormalize`` option.
+    scheduler : str, Client or None, default None
+        As :func:`summarize_parquet`.
+    n_workers : int, default 2
+        Workers of a new ``LocalCluster``.
+    memory_limit : str or int, default "2GiB"
+        Memory of each new worker.
+    rows_per_partition : int or None, default DEFAULT_ROWS_PER_PARTITION
+        None: PARTITION_BUDGET_BYTES / (SLICE_BYTES_PER_CELL · columns).
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric slice column.
+    sample_rows : int, default SAMPLE_ROWS
+        m, the expected rows of the hashed sample the edges come from.
+    target : str, default "auto"
+        The classification event (as the in-memory explorer).
+    seed : int, default 0
+        Seed of the row hashes.
+
+    Returns
+    -------
+    SliceParquetSummary
+        The merged slice summary with the files, partitions, timings and the cluster.
+
+    Raises
+    ------
+    InputError
+        For bad input, or when no row is valid.
+    PartitionError
+        When partitions failed twice.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [3] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
     """
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()

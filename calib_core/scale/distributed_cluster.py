@@ -33,7 +33,22 @@ _FAN_IN = 8
 class PartitionError(RuntimeError):
     """Partitions that failed twice (an exception twice, or two workers that died running them).
 
-    ``failures`` lists ``(partition name, error text)``; the message names every failed partition.
+    The message names every failed partition and says what to do.
+
+    Parameters
+    ----------
+    failures : sequence of (str, str)
+        (partition name, error text) of every failed partition.
+
+    Attributes
+    ----------
+    failures : list of (str, str)
+        The same.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
     """
 
     def __init__(self, failures: Sequence[tuple[str, str]]) -> None:
@@ -48,13 +63,37 @@ class PartitionError(RuntimeError):
 
 
 class open_client:  # noqa: N801 - used as a context manager, like a function
-    """``with open_client(scheduler, n_workers=2) as client``: a ``distributed.Client`` of an existing cluster
-    (``scheduler`` an address such as ``tcp://10.0.0.5:8786``, or a ``Client``, used as it is and not closed) or of
-    a new ``LocalCluster`` of ``n_workers`` single-threaded worker processes with ``memory_limit`` each (closed on
-    exit), or None for :data:`IN_PROCESS` (everything runs in this process, :func:`run_tree` with no client).
-    The local scheduler runs with ``distributed.scheduler.allowed-failures = 1`` (a task that was on two
-    workers that died is reported, not tried a third time) and ``worker-saturation = 1.0`` (a worker holds only the
-    tasks it runs, so a worker that dies puts only those under suspicion)."""
+    """``with open_client(scheduler, n_workers=2) as client``: a Dask client for the pipelines.
+
+    A ``distributed.Client`` of an existing cluster (``scheduler`` an address such as ``tcp://10.0.0.5:8786``, or a
+    ``Client``, used as it is and not closed) or of a new ``LocalCluster`` of ``n_workers`` single-threaded worker
+    processes with ``memory_limit`` each (closed on exit), or None for :data:`IN_PROCESS` (everything runs in this
+    process, :func:`run_tree` with no client).  The local scheduler runs with
+    ``distributed.scheduler.allowed-failures = 1`` (a task that was on two workers that died is reported, not tried
+    a third time) and ``worker-saturation = 1.0`` (a worker holds only the tasks it runs, so a worker that dies puts
+    only those under suspicion).
+
+    Parameters
+    ----------
+    scheduler : str, Client or None, default None
+        None (a new ``LocalCluster``), :data:`IN_PROCESS`, a scheduler address or a ``Client``.
+    n_workers : int, default 2
+        Worker processes of a new ``LocalCluster``.
+    memory_limit : str or int, default "2GiB"
+        Memory limit of each new worker.
+    threads_per_worker : int, default 1
+        Threads of each new worker.
+
+    Raises
+    ------
+    InputError
+        On entry, if the scheduler at the address cannot be reached.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
 
     def __init__(self, scheduler: Any = None, *, n_workers: int = 2, memory_limit: str | int = "2GiB",
                  threads_per_worker: int = 1) -> None:
@@ -97,14 +136,43 @@ class open_client:  # noqa: N801 - used as a context manager, like a function
 
 def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Partition],
              combine: Callable[..., Any], *, stage: str) -> Any:
-    """``combine`` of ``leaf(p)`` over all partitions: one task per partition (``retries=1``), merged by ``combine``
-    tasks of fan-in 8 on the workers as the partitions finish; the root's value is returned.
+    """``combine`` of ``leaf(p)`` over all partitions, merged in a tree on the workers.
 
-    Only as many partition tasks are in flight as the cluster has threads, so a worker that dies had only the
-    tasks it was running: those are the partitions Dask puts under suspicion and runs again elsewhere.  Every
-    partition is run even when some fail; then :class:`PartitionError` names every partition that failed twice,
-    with its error (an exception raised twice, or ``KilledWorker`` when the workers running it died).
-    ``client=None`` runs everything in this process (errors propagate as they are)."""
+    One task per partition (``retries=1``), merged by ``combine`` tasks of fan-in 8 on the workers as the partitions
+    finish.  Only as many partition tasks are in flight as the cluster has threads, so a worker that dies had only
+    the tasks it was running: those are the partitions Dask puts under suspicion and runs again elsewhere.  Every
+    partition is run even when some fail.  ``leaf`` and ``combine`` are sent to the workers, so they must be
+    importable module-level functions (or closures over them).
+
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster; None runs everything in this process (errors propagate as they are).
+    leaf : callable
+        ``leaf(partition)`` → a mergeable value.
+    parts : sequence of Partition
+        The partitions.
+    combine : callable
+        ``combine(*values)`` → their merge (associative).
+    stage : str
+        Names the tasks (``calib-<stage>-…``).
+
+    Returns
+    -------
+    object
+        The root's value.
+
+    Raises
+    ------
+    PartitionError
+        Naming every partition that failed twice, with its error (an exception raised twice, or ``KilledWorker``
+        when the workers running it died).
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
     if client is None:  # in this process, one partition after the other (tests, debugging)
         level = [leaf(p) for p in parts]
         while len(level) > 1:
@@ -160,11 +228,21 @@ def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Part
 def process_peak_mb() -> float:
     """This process's peak resident memory in MB since it started: ``VmHWM`` of ``/proc/self/status`` (Linux).
 
-    Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries that peak across ``fork`` + ``exec`` (``exec_mmap``
-    keeps the larger of the old and new maxima), so a Dask worker process spawned by a client holding 3.6 GB
-    reports 3.6 GB before it has read a row — which is what the classification benchmark at 10⁸ rows reported
-    "per worker" (its client had just run DuckDB over 2·10⁸ rows).  ``VmHWM`` is the high-water mark of the memory
-    map that ``exec`` created.  Elsewhere (no ``/proc``) ``ru_maxrss`` is returned, an upper bound."""
+    Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries that peak across ``fork`` + ``exec`` (``exec_mmap`` keeps
+    the larger of the old and new maxima), so a Dask worker process spawned by a client holding 3.6 GB reports
+    3.6 GB before it has read a row — which is what the classification benchmark at 10⁸ rows reported "per worker"
+    (its client had just run DuckDB over 2·10⁸ rows).  ``VmHWM`` is the high-water mark of the memory map that
+    ``exec`` created.  Elsewhere (no ``/proc``) ``ru_maxrss`` is returned, an upper bound.
+
+    Returns
+    -------
+    float
+        Peak resident memory in MB.
+
+    References
+    ----------
+    .. [1] The Linux man-pages project. proc(5): /proc/pid/status, field VmHWM (peak resident set size).
+    """
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
@@ -179,8 +257,26 @@ def process_peak_mb() -> float:
 
 
 def worker_peak_mb(client: Any) -> dict[str, float]:
-    """Worker address → that worker process's peak resident memory in MB (:func:`process_peak_mb`, run on each
-    worker); a worker restarted by its nanny starts a new peak."""
+    """Worker address → that worker process's peak resident memory in MB.
+
+    :func:`process_peak_mb`, run on each worker; a worker restarted by its nanny starts a new peak.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster.
+
+    Returns
+    -------
+    dict of str to float
+        Peak resident memory of every worker.
+
+    References
+    ----------
+    .. [1] The Linux man-pages project. proc(5): /proc/pid/status, field VmHWM (peak resident set size).
+    .. [2] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
     return {str(k): float(v) for k, v in client.run(process_peak_mb).items()}
 
 

@@ -35,9 +35,7 @@ __all__ = [
     "ReadOptions",
     "auto_rows_per_partition",
     "check_schemas",
-    "data_fields",
     "expand_paths",
-    "global_ids",
     "locate_row",
     "parse_frame",
     "plan_partitions",
@@ -60,8 +58,26 @@ SLICE_BYTES_PER_CELL = 25
 
 
 def auto_rows_per_partition(n_columns: int) -> int:
-    """Rows per partition for a table of ``n_columns`` columns: ⌊PARTITION_BUDGET_BYTES / (230 B · columns)⌋, at
-    least 10,000 — 869,565 rows for (y, mean, std), 237,154 for 10 probabilities and a label."""
+    """Rows per partition for a table of ``n_columns`` columns.
+
+    ⌊PARTITION_BUDGET_BYTES / (230 B · columns)⌋, at least 10,000 — 869,565 rows for (y, mean, std), 237,154 for
+    10 probabilities and a label.
+
+    Parameters
+    ----------
+    n_columns : int
+        Columns of the table (at least 1 is assumed).
+
+    Returns
+    -------
+    int
+        The rows per partition.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
     return max(10_000, PARTITION_BUDGET_BYTES // (BYTES_PER_CELL * max(1, int(n_columns))))
 
 FIRST_ROW_IDS = 10
@@ -69,10 +85,32 @@ FIRST_ROW_IDS = 10
 
 
 def expand_paths(paths_or_glob: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
-    """The Parquet files of a path, a directory (its ``*.parquet`` files), a glob, or a list of them, sorted by
-    name within each pattern, without duplicates, as absolute paths (the workers' working directory is not the
-    client's; on a cluster the files must be at the same absolute path on every worker, e.g. a shared file system);
-    raises ``InputError`` when a pattern matches no file."""
+    """The Parquet files of a path, a directory, a glob, or a list of them, as absolute paths.
+
+    Sorted by name within each pattern, without duplicates; absolute because the workers' working directory is not
+    the client's (on a cluster the files must be at the same absolute path on every worker, e.g. a shared file
+    system).
+
+    Parameters
+    ----------
+    paths_or_glob : str, path-like or iterable of them
+        A file, a directory (its ``*.parquet`` files), a glob (quoted, so that the shell does not expand it).
+
+    Returns
+    -------
+    list of str
+        The files.
+
+    Raises
+    ------
+    InputError
+        If a pattern matches no file.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
     items = [paths_or_glob] if isinstance(paths_or_glob, (str, os.PathLike)) else list(paths_or_glob)
     out: list[str] = []
     for item in items:
@@ -108,15 +146,45 @@ def _kind(arrow_type: Any) -> str:
 
 
 def data_fields(schema: Any) -> dict[str, Any]:
-    """Field name → Arrow type, without pandas' stored index columns."""
+    """Field name → Arrow type of a schema, without pandas' stored index columns.
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+        A file's schema.
+
+    Returns
+    -------
+    dict of str to pyarrow.DataType
+        The data columns.
+    """
     return {f.name: f.type for f in schema if not (f.name.startswith("__index_level_") and f.name.endswith("__"))}
 
 
 def check_schemas(files: Sequence[str], schemas: Sequence[Any]) -> None:
-    """Raise ``InputError`` when the files disagree: every file must have the first file's columns, each of the
-    same kind (numeric — any integer, float or decimal width —, text, boolean, or else the identical Arrow type).
+    """Raise ``InputError`` when the files disagree about their columns.
 
-    The message names both files, the column and the two types, and counts the files that disagree."""
+    Every file must have the first file's columns, each of the same kind (numeric — any integer, float or decimal
+    width —, text, boolean, or else the identical Arrow type).  The message names both files, the column and the two
+    types, and counts the files that disagree.
+
+    Parameters
+    ----------
+    files : sequence of str
+        The files, in order.
+    schemas : sequence of pyarrow.Schema
+        Their schemas.
+
+    Raises
+    ------
+    InputError
+        If a file lacks a column of the first, has one more, or a column of another kind.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
     first = data_fields(schemas[0])
     bad: list[str] = []
     for path, schema in zip(files[1:], schemas[1:]):
@@ -150,9 +218,31 @@ def check_schemas(files: Sequence[str], schemas: Sequence[Any]) -> None:
 class Partition:
     """One partition: consecutive row groups of one file.
 
-    ``file_row`` is the 0-based row of the file where it starts and ``row_id`` the number of data set rows before
-    it (files in order): its rows are rows ``row_id + 1 … row_id + n_rows`` of the data set, the row ids of the
-    summaries (1-based like ``PredictionSet.row_number``, so that one file read in memory has the same ids)."""
+    Its rows are rows ``row_id + 1 … row_id + n_rows`` of the data set, the row ids of the summaries (1-based like
+    ``PredictionSet.row_number``, so that one file read in memory has the same ids).
+
+    Attributes
+    ----------
+    index : int
+        Position of the partition in the data set.
+    path : str
+        The file.
+    row_groups : tuple of int
+        The file's row groups it holds.
+    file_row : int
+        The 0-based row of the file where it starts.
+    row_id : int
+        The number of data-set rows before it (files in order).
+    n_rows : int
+        Its rows.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    .. [2] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
 
     index: int
     path: str
@@ -163,7 +253,13 @@ class Partition:
 
     @property
     def name(self) -> str:
-        """E.g. ``part-3.parquet row groups 4–7 (rows 4,000,001–8,000,000)`` (1-based rows of the file)."""
+        """E.g. ``part-3.parquet row groups 4–7 (rows 4,000,001–8,000,000)`` (1-based rows of the file).
+
+        Returns
+        -------
+        str
+            The partition's name in messages.
+        """
         g = self.row_groups
         groups = f"row group {g[0]}" if len(g) == 1 else f"row groups {g[0]}–{g[-1]}"
         return f"{Path(self.path).name} {groups} (rows {self.file_row + 1:,}–{self.file_row + self.n_rows:,})"
@@ -174,10 +270,37 @@ def plan_partitions(
 ) -> tuple[list[Partition], list[str]]:
     """The partitions of a Parquet data set and its files, from the footers alone (no data is read).
 
-    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows (None:
-    :func:`auto_rows_per_partition` of the column count, so that a worker's memory does not grow with the width
-    of the table; a row group larger than that is one partition); the schemas are checked first
-    (:func:`check_schemas`).  Unreadable footers raise ``InputError`` naming the file.
+    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows (a row group
+    larger than that is one partition); the schemas are checked first (:func:`check_schemas`).
+
+    Parameters
+    ----------
+    paths_or_glob : str, path-like or iterable of them
+        As :func:`expand_paths`.
+    rows_per_partition : int or None, default DEFAULT_ROWS_PER_PARTITION
+        None: :func:`auto_rows_per_partition` of the column count, so that a worker's memory does not grow with the
+        width of the table.
+
+    Returns
+    -------
+    partitions : list of Partition
+        In data-set order.
+    files : list of str
+        The files read.
+
+    Raises
+    ------
+    InputError
+        If a footer is unreadable (naming the file), the schemas disagree or there is no data row.
+    ValueError
+        If ``rows_per_partition`` < 1.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    .. [2] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -230,8 +353,22 @@ def plan_partitions(
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How every partition is parsed: the task, the column mapping (with the class names fixed from the head) and
-    the classification ``renormalize`` option."""
+    """How every partition is parsed.
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+        The task (detected once, on the head).
+    columns : mapping, optional
+        The column mapping, with the class names fixed from the head for classification.
+    renormalize : bool, default False
+        The classification ``renormalize`` option of ``cc.load_predictions``.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
 
     task: str
     columns: Mapping[str, Any] | None = None
@@ -257,7 +394,29 @@ def _frame(table: Any, *, zero_copy: bool = False) -> pd.DataFrame:
 
 
 def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_rows: int = 0) -> PredictionSet:
-    """A frame through the task's reader (the one behind ``cc.load_predictions``), ``min_rows`` valid rows needed."""
+    """A frame through the task's reader (the one behind ``cc.load_predictions``).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows as read.
+    source : str
+        Where they come from (in messages).
+    options : ReadOptions
+        Task, mapping and ``renormalize``.
+    min_rows : int, default 0
+        Valid rows needed (0: a partition with no valid row is not an error).
+
+    Returns
+    -------
+    PredictionSet
+        The validated rows; ``dropped`` counts the invalid ones.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
     if options.task == "classification":
         return parse_classification_frame(frame, source, options.columns, options.renormalize, min_rows=min_rows)
     return parse_regression_frame(frame, source, options.columns, min_rows=min_rows)
@@ -265,11 +424,36 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
 
 def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = (),
                    zero_copy: bool = False) -> PredictionSet:
-    """Read one partition (pyarrow, page checksums verified where the writer stored them) and parse it; its
-    ``row_number`` are the 1-based rows of the partition and ``dropped`` counts its invalid rows.  Columns named
-    in ``dictionary`` (text columns no role takes) are read as dictionaries, i.e. pandas categoricals: their
-    codes come from the file's dictionary pages, without a Python string per row.  ``zero_copy``: the frame's
-    columns are the Arrow buffers (read-only; for readers of the set that do not write into its columns)."""
+    """Read one partition and parse it with the reader of ``cc.load_predictions``.
+
+    pyarrow, page checksums verified where the writer stored them; the set's ``row_number`` are the 1-based rows of
+    the partition and ``dropped`` counts its invalid rows.
+
+    Parameters
+    ----------
+    part : Partition
+        The partition.
+    options : ReadOptions
+        How to parse it.
+    dictionary : sequence of str, default ()
+        Columns (text columns no role takes) read as dictionaries, i.e. pandas categoricals: their codes come from
+        the file's dictionary pages, without a Python string per row.
+    zero_copy : bool, default False
+        The frame's columns are the Arrow buffers (read-only; for readers of the set that do not write into its
+        columns).
+
+    Returns
+    -------
+    PredictionSet
+        The partition's valid rows.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    .. [2] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -285,8 +469,26 @@ def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequenc
 
 @dataclass
 class DropTally:
-    """Dropped rows of a data set: per reason the exact count and the smallest global row ids (at most
-    :data:`FIRST_ROW_IDS`); ``merge`` is associative and commutative (sums and sorted unions)."""
+    """Dropped rows of a data set: per reason the exact count and the smallest global row ids.
+
+    ``merge`` is associative and commutative (sums and sorted unions).
+
+    Attributes
+    ----------
+    counts : dict of str to int
+        Reason → rows dropped.
+    first : dict of str to ndarray
+        Reason → the smallest global 1-based row ids (at most :data:`FIRST_ROW_IDS`).
+    n_read : int
+        Rows read.
+    n_dropped : int
+        Rows dropped (a row dropped for two reasons counts once).
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
 
     counts: dict[str, int] = field(default_factory=dict)
     first: dict[str, np.ndarray] = field(default_factory=dict)
@@ -295,7 +497,20 @@ class DropTally:
 
     @classmethod
     def of(cls, pset: PredictionSet, row_id: int) -> DropTally:
-        """The drops of one parsed partition with ``row_id`` data set rows before it (global 1-based rows)."""
+        """The drops of one parsed partition with ``row_id`` data-set rows before it (global 1-based rows).
+
+        Parameters
+        ----------
+        pset : PredictionSet
+            The parsed partition.
+        row_id : int
+            Data-set rows before it.
+
+        Returns
+        -------
+        DropTally
+            Its tally.
+        """
         out = cls(n_read=int(pset.n_read), n_dropped=int(pset.dropped.total))
         for reason, rows in pset.dropped.reasons.items():
             rows = np.asarray(rows, dtype=np.int64)
@@ -304,11 +519,28 @@ class DropTally:
         return out
 
     def as_dropped(self) -> dict[str, dict[str, Any]]:
-        """The ``Summary.dropped`` form: reason → {"count", "first"}."""
+        """The ``Summary.dropped`` form: reason → {"count", "first"}.
+
+        Returns
+        -------
+        dict of str to dict
+            Reason → count and first row ids.
+        """
         return {r: {"count": int(c), "first": [int(i) for i in self.first[r]]} for r, c in self.counts.items()}
 
     def merge(self, other: DropTally) -> DropTally:
-        """Counts added, first ids the smallest of both."""
+        """Counts added, first ids the smallest of both.
+
+        Parameters
+        ----------
+        other : DropTally
+            Another tally.
+
+        Returns
+        -------
+        DropTally
+            The tally of both.
+        """
         out = DropTally(dict(self.counts), dict(self.first), self.n_read + other.n_read,
                         self.n_dropped + other.n_dropped)
         for reason, count in other.counts.items():
@@ -319,7 +551,18 @@ class DropTally:
         return out
 
     def table(self, locate: Callable[[int], str] | None = None) -> pd.DataFrame:
-        """One row per reason: reason, count, first rows (``locate`` turns a global id into ``file:row``)."""
+        """One row per reason: reason, count, first rows.
+
+        Parameters
+        ----------
+        locate : callable, optional
+            Turns a global id into ``file:row`` (:func:`locate_row`); default the id itself.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``reason, count, rows``, the most frequent reason first.
+        """
         rows = []
         for reason, count in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])):
             ids = self.first[reason]
@@ -330,7 +573,23 @@ class DropTally:
 
 
 def locate_row(parts: Sequence[Partition]) -> Callable[[int], str]:
-    """Data set row (1-based, files in order) → ``file.parquet:row`` (1-based row of the file)."""
+    """A function from a data-set row (1-based, files in order) to ``file.parquet:row`` (1-based row of the file).
+
+    Parameters
+    ----------
+    parts : sequence of Partition
+        The data set's partitions, in order.
+
+    Returns
+    -------
+    callable
+        ``locate(row) -> str``.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
     starts = np.array([p.row_id for p in parts], dtype=np.int64)
 
     def locate(row: int) -> str:
@@ -342,9 +601,36 @@ def locate_row(parts: Sequence[Partition]) -> Callable[[int], str]:
 
 def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, Any] | None, renormalize: bool,
               n_rows: int = 2000) -> tuple[ReadOptions, PredictionSet]:
-    """Parse the first ``n_rows`` rows of the first file with the reader of ``cc.load_predictions`` (at least two
-    valid rows needed), so that a wrong mapping fails before any work is sent to the cluster; returns the options
-    every partition is then read with (task detected once, classification class names fixed)."""
+    """Parse the first rows of the first file, so that a wrong mapping fails before any work is sent out.
+
+    The reader of ``cc.load_predictions`` (at least two valid rows needed) decides the options every partition is
+    then read with: the task detected once and, for classification, the class names fixed.
+
+    Parameters
+    ----------
+    files : sequence of str
+        The data set's files.
+    task : {"regression", "classification"} or None
+        The task (None: detected from the head).
+    columns : mapping or None
+        The column mapping.
+    renormalize : bool
+        The classification ``renormalize`` option.
+    n_rows : int, default 2000
+        Rows of the head.
+
+    Returns
+    -------
+    options : ReadOptions
+        How every partition is read.
+    head : PredictionSet
+        The parsed head.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -361,4 +647,18 @@ def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, A
 
 
 def global_ids(part: Partition, pset: PredictionSet) -> np.ndarray:
+    """The global 1-based row ids of a parsed partition: its ``row_number`` plus the rows before it.
+
+    Parameters
+    ----------
+    part : Partition
+        The partition.
+    pset : PredictionSet
+        Its parsed rows.
+
+    Returns
+    -------
+    ndarray of shape (n,) of int64
+        The data-set row numbers of its valid rows.
+    """
     return np.asarray(pset.row_number, dtype=np.int64) + part.row_id

@@ -38,8 +38,32 @@ _SIGN = np.uint64(1 << 63)
 
 
 def float_keys(x: np.ndarray) -> np.ndarray:
-    """Order-preserving uint64 keys of float64 values (x ≥ 0: bits with the sign bit set; x < 0: all bits
-    flipped; −0.0 gets the key of +0.0), so that x < x' ⇔ key(x) < key(x')."""
+    """Order-preserving uint64 keys of float64 values: x < x' ⇔ key(x) < key(x').
+
+    x ≥ 0: the IEEE-754 bits with the sign bit set; x < 0: all bits flipped; −0.0 gets the key of +0.0.
+
+    Parameters
+    ----------
+    x : ndarray of float64
+        Values (no NaN).
+
+    Returns
+    -------
+    ndarray of uint64
+        Their keys.
+
+    Examples
+    --------
+    >>> k = float_keys(np.array([-2.0, -0.0, 0.0, 1.5]))
+    >>> bool(np.all(np.diff(k.astype(object)) >= 0)), bool(k[1] == k[2])
+    (True, True)
+
+    References
+    ----------
+    .. [1] IEEE (2008). IEEE Standard for Floating-Point Arithmetic, IEEE Std 754-2008.
+    .. [2] Knuth, D. E. (1998). The Art of Computer Programming, Vol. 3: Sorting and Searching, 2nd ed., §5.2.5
+       (radix sorting). Addison-Wesley.
+    """
     x = np.ascontiguousarray(x, dtype=np.float64)
     bits = x.view(np.uint64)
     neg = (bits >> np.uint64(63)).astype(bool)
@@ -49,7 +73,27 @@ def float_keys(x: np.ndarray) -> np.ndarray:
 
 
 def key_values(key: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`float_keys` (−0.0 comes back as +0.0)."""
+    """Inverse of :func:`float_keys` (−0.0 comes back as +0.0).
+
+    Parameters
+    ----------
+    key : ndarray of uint64
+        Keys.
+
+    Returns
+    -------
+    ndarray of float64
+        The values.
+
+    Examples
+    --------
+    >>> key_values(float_keys(np.array([-2.0, 0.5, 3.0])))
+    array([-2. ,  0.5,  3. ])
+
+    References
+    ----------
+    .. [1] IEEE (2008). IEEE Standard for Floating-Point Arithmetic, IEEE Std 754-2008.
+    """
     key = np.asarray(key, dtype=np.uint64)
     pos = (key & _SIGN).astype(bool)
     return np.where(pos, key ^ _SIGN, ~key).view(np.float64)
@@ -173,17 +217,48 @@ def order_statistics(
 ) -> tuple[dict[Any, int], dict[Any, dict[int, tuple[float, int]]], int]:
     """Exact order statistics (value, row id) of distributed values, per subset, ties ordered by row id.
 
-    ``load(part)`` returns, for one partition, each subset's float values and their int64 row ids ≥ 0 (a row may
-    be in several subsets); ``ranks(subset, n)`` the wanted 0-based ranks in a subset of n values, sorted by
-    (value, row id) — the order of a stable sort when the ids follow the row order.  NaN is not allowed.
+    Radix select on 128-bit keys (order-preserving key of the value, :func:`float_keys`, then the row id): the first
+    pass counts every subset's values by their top 24 bits, which also gives n; each later pass either gathers the
+    (value, id) pairs inside the buckets that hold a wanted rank, when those buckets hold at most ``gather_limit``
+    rows together, or counts the next 20–24 bits inside them.  Exact, with memory bounded by the distinct digits of a
+    bucket (≤ 2²⁴ counts) or ``gather_limit`` pairs.
 
-    Radix select on 128-bit keys (order-preserving key of the value, :func:`float_keys`, then the row id): the
-    first pass counts every subset's values by their top 24 bits, which also gives n; each later pass either
-    gathers the (value, id) pairs inside the buckets that hold a wanted rank, when those buckets hold at most
-    ``gather_limit`` rows together, or counts the next 20–24 bits inside them.  Without ``with_ids`` the search
-    stops once the value is known (the id returned is then −1).  Exact, with memory bounded by the distinct digits
-    of a bucket (≤ 2²⁴ counts) or ``gather_limit`` pairs.  Returns (n per subset, {subset: {rank: (value, id)}},
-    the number of passes over the data).
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster (None: in this process).
+    parts : sequence of Partition
+        The partitions.
+    load : callable
+        ``load(part)`` → for one partition, each subset's float values and their int64 row ids ≥ 0 (a row may be
+        in several subsets).  NaN is not allowed.  Sent to the workers: a closure over module-level functions.
+    ranks : callable
+        ``ranks(subset, n)`` → the wanted 0-based ranks in a subset of n values, sorted by (value, row id) — the
+        order of a stable sort when the ids follow the row order.
+    with_ids : bool, default True
+        False: stop once the value is known (the id returned is then −1).
+    gather_limit : int, default 4,000,000
+        Most pairs the client gathers in one pass.
+
+    Returns
+    -------
+    totals : dict
+        n per subset.
+    stats : dict
+        {subset: {rank: (value, row id)}}.
+    passes : int
+        The number of passes over the data.
+
+    Raises
+    ------
+    ValueError
+        If a wanted rank is outside 0 … n − 1.
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1998). The Art of Computer Programming, Vol. 3: Sorting and Searching, 2nd ed., §5.2.5
+       (radix sorting). Addison-Wesley.
+    .. [2] IEEE (2008). IEEE Standard for Floating-Point Arithmetic, IEEE Std 754-2008.
     """
     first = run_tree(client, lambda p: _stat_leaf(p, load, None), parts, _stat_combine, stage="quantiles-0")
     totals = {ask[0]: int(counts.sum()) for ask, (_, counts) in first.items()}
@@ -243,9 +318,38 @@ def _sigma_subsets(part: Partition, options: ReadOptions, by_group: bool,
 
 def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int,
                      by_group: bool = True) -> tuple[dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], int]:
-    """The exact equal-count σ edges of every (model, group) of a distributed data set: the order statistics
-    (σ, row number) at ``mergeable.equal_count_positions(n, n_bins)`` (ties by row number, as the in-memory stable
-    sort breaks them), by :func:`order_statistics`; returns the edges and the number of data passes made."""
+    """The exact equal-count σ edges of every (model, group) of a distributed data set.
+
+    The order statistics (σ, row number) at ``mergeable.equal_count_positions(n, n_bins)`` (ties by row number, as
+    the in-memory stable sort breaks them), by :func:`order_statistics`.
+
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster (None: in this process).
+    parts : sequence of Partition
+        The partitions.
+    options : ReadOptions
+        How each partition is read.
+    n_bins : int
+        B, the Levi σ-bins.
+    by_group : bool, default True
+        Edges per (model, group) as well as per model.
+
+    Returns
+    -------
+    edges : dict of (str, str) to (ndarray, ndarray)
+        (model, group) → the inner edges (σ values, row ids).
+    passes : int
+        The number of data passes made.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Knuth, D. E. (1998). The Art of Computer Programming, Vol. 3: Sorting and Searching, 2nd ed., §5.2.5
+       (radix sorting). Addison-Wesley.
+    """
     edges, _, passes = regression_edges_and_kde_floor(client, parts, options, n_bins=n_bins, by_group=by_group,
                                                       kde=False)
     return edges, passes
@@ -255,11 +359,44 @@ def regression_edges_and_kde_floor(
     client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int, by_group: bool = True,
     kde: bool = True,
 ) -> tuple[dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], float, int]:
-    """:func:`regression_edges` and, for ensembles (``kde``), in the same passes the kernel floor of their NLL:
-    1% of the median positive Silverman bandwidth h = 1.06·s·M^(−1/5) over all valid rows (``SampleSet``'s floor,
-    as ``regression.summary.spec_for_regression`` takes it over a whole set), the median being NumPy's — the
-    middle order statistic, or the mean of the two middle ones — of the exact order statistics.  Returns (edges,
-    floor — 0.0 without ``kde``, 1e-12 when no bandwidth is positive — and the number of data passes)."""
+    """:func:`regression_edges` and, for ensembles, the kernel floor of their NLL in the same passes.
+
+    The floor is 1% of the median positive Silverman bandwidth h = 1.06·s·M^(−1/5) over all valid rows
+    (``SampleSet``'s floor, as ``regression.summary.spec_for_regression`` takes it over a whole set), the median
+    being NumPy's — the middle order statistic, or the mean of the two middle ones — of the exact order statistics.
+
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster (None: in this process).
+    parts : sequence of Partition
+        The partitions.
+    options : ReadOptions
+        How each partition is read.
+    n_bins : int
+        B, the Levi σ-bins.
+    by_group : bool, default True
+        Edges per (model, group) as well as per model.
+    kde : bool, default True
+        Also compute the kernel floor (ensembles).
+
+    Returns
+    -------
+    edges : dict of (str, str) to (ndarray, ndarray)
+        As :func:`regression_edges`.
+    floor : float
+        0.0 without ``kde``, 1e-12 when no bandwidth is positive.
+    passes : int
+        The number of data passes made.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, §3.4.2. Chapman & Hall.
+    .. [3] Knuth, D. E. (1998). The Art of Computer Programming, Vol. 3: Sorting and Searching, 2nd ed., §5.2.5
+       (radix sorting). Addison-Wesley.
+    """
 
     def ranks(subset: Any, n: int) -> list[int]:
         if subset == _KDE:
@@ -308,11 +445,42 @@ def _quantile_positions(n: int, n_bins: int) -> list[tuple[float, int, float]]:
 
 def equal_mass_edges_distributed(client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int,
                                  by_group: bool = True) -> tuple[dict[tuple[str, str], np.ndarray], int]:
-    """``binning.equal_mass_edges`` (``np.quantile`` of the top-label confidences at k/M, linear method) of every
-    (model, group) of a distributed classification data set, exactly: with v = (n − 1)·q, i = ⌊v⌋ and the order
-    statistics x₍ᵢ₎, x₍ᵢ₊₁₎ (:func:`order_statistics`, values only), the edge is ``np.quantile([x₍ᵢ₎, x₍ᵢ₊₁₎],
-    v − i)`` — NumPy's own interpolation of the same two values — or x₍ₙ₋₁₎ when v ≥ n − 1.  Returns the edges
-    and the number of data passes."""
+    """The equal-mass confidence edges of every (model, group) of a distributed classification set, exactly.
+
+    ``binning.equal_mass_edges`` (``np.quantile`` of the top-label confidences at q = k/M, linear method): with
+    v = (n − 1)·q, i = ⌊v⌋ and the order statistics x₍ᵢ₎, x₍ᵢ₊₁₎ (:func:`order_statistics`, values only), the edge
+    is ``np.quantile([x₍ᵢ₎, x₍ᵢ₊₁₎], v − i)`` — NumPy's own interpolation of the same two values — or x₍ₙ₋₁₎ when
+    v ≥ n − 1.
+
+    Parameters
+    ----------
+    client : distributed.Client or None
+        The cluster (None: in this process).
+    parts : sequence of Partition
+        The partitions.
+    options : ReadOptions
+        How each partition is read.
+    n_bins : int
+        M, the confidence bins.
+    by_group : bool, default True
+        Edges per (model, group) as well as per model.
+
+    Returns
+    -------
+    edges : dict of (str, str) to ndarray of shape (M + 1,)
+        The edges of every subset.
+    passes : int
+        The number of data passes made.
+
+    References
+    ----------
+    .. [1] Naeini, M. P., Cooper, G. F., & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. Proceedings of the 29th AAAI Conference on Artificial Intelligence, 2901–2907.
+    .. [2] Hyndman, R. J., & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician,
+       50(4), 361–365.
+    .. [3] Knuth, D. E. (1998). The Art of Computer Programming, Vol. 3: Sorting and Searching, 2nd ed., §5.2.5
+       (radix sorting). Addison-Wesley.
+    """
 
     def ranks(subset: Any, n: int) -> list[int]:
         return sorted({r for v, i, _ in _quantile_positions(n, n_bins) for r in ((n - 1,) if v >= n - 1

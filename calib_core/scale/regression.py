@@ -91,10 +91,37 @@ __all__ = [
 
 def default_pit_edges(fine_bins: int = 2000, levels: np.ndarray = DEFAULT_LEVELS, n_qce_levels: int = 100,
                       pit_bins: int = 20) -> np.ndarray:
-    """Fine PIT edges on [0, 1]: ``fine_bins`` equal widths united with the curve levels, the QCE levels j/M and
-    the PIT-diagram edges (the very float values the in-memory metrics compare with), and the geometric tail
-    edges 2⁻ʲ and 1 − 2⁻ʲ, j = 12 … 40 (exact binary fractions: a forecaster whose tails are too light piles PITs
-    within 10⁻⁸ of 0 and 1, and the PIT entropy's spacings there are resolved on a log scale)."""
+    """Fine PIT edges on [0, 1], the bins of a summary's PIT histogram.
+
+    ``fine_bins`` equal widths united with the curve levels, the QCE levels j/M and the PIT-diagram edges (the very
+    float values the in-memory metrics compare with), and the geometric tail edges 2⁻ʲ and 1 − 2⁻ʲ, j = 12 … 40
+    (exact binary fractions: a forecaster whose tails are too light piles PITs within 10⁻⁸ of 0 and 1, and the PIT
+    entropy's spacings there are resolved on a log scale).
+
+    Parameters
+    ----------
+    fine_bins : int, default 2000
+        Number of equal-width fine bins.
+    levels : ndarray of shape (L,), default DEFAULT_LEVELS
+        The calibration-curve levels.
+    n_qce_levels : int, default 100
+        M of the quantile calibration error's levels j/M.
+    pit_bins : int, default 20
+        Bins of the PIT histogram diagram.
+
+    Returns
+    -------
+    ndarray
+        The sorted distinct edges, 0 and 1 included.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    """
     tails = 2.0 ** -np.arange(12, 41)
     return np.unique(np.concatenate([np.linspace(0.0, 1.0, fine_bins + 1), np.asarray(levels, dtype=float),
                                      np.arange(1, n_qce_levels + 1) / n_qce_levels,
@@ -120,10 +147,50 @@ def regression_spec(
 ) -> SummarySpec:
     """A regression :class:`~calib_core.base.mergeable.SummarySpec` (defaults: the in-memory ``cc.diagnose`` grids).
 
-    ``sigma_edges`` maps (model, group) to the inner equal-count σ edges (values, row ids), e.g. from
-    :func:`calib_core.base.mergeable.equal_count_edges` over each subset (the first pass).  Fine PIT bins: width
-    1/``fine_pit_bins`` (the KS bound is about one width); z bins: ``z_bins`` on [−``z_limit``, ``z_limit``];
-    ``quantile_levels`` the stated levels of a quantile set (they choose its primary coverage test).
+    Parameters
+    ----------
+    layout : {"gaussian", "quantile", "sample", "point"}
+        The predictive distributions' layout.
+    sigma_edges : dict of (str, str) to (ndarray, ndarray), optional
+        (model, group) → the inner equal-count σ edges (values, row ids), e.g. from
+        :func:`calib_core.base.mergeable.equal_count_edges` over each subset (the first pass).
+    n_bins : int, default 15
+        B, the Levi σ-bins.
+    levels : ndarray, default DEFAULT_LEVELS
+        The calibration-curve levels.
+    n_qce_levels : int, default 100
+        M of the quantile calibration error's levels j/M.
+    coverages : tuple of float, default DEFAULT_COVERAGES
+        Central-interval levels of the coverage, width and interval-score metrics.
+    fine_pit_bins : int, default 2000
+        Fine PIT bins of width 1/``fine_pit_bins`` (the KS bound is about one width).
+    pit_bins : int, default 20
+        Bins of the PIT histogram diagram.
+    z_limit : float, default 10.0
+        The fine z histogram spans [−``z_limit``, ``z_limit``].
+    z_bins : int, default 4000
+        Bins of the fine z histogram.
+    n_blocks : int, default 256
+        G, the bootstrap blocks the rows are hashed into.
+    seed : int, default 0
+        Seed of the hashes (bootstrap blocks, an ensemble's PIT randomisation).
+    kde_floor : float, default 0.0
+        Floor of an ensemble's kernel bandwidth (the in-memory whole-data floor).
+    quantile_levels : ndarray, optional
+        The stated levels of a quantile set (they choose its primary coverage test).
+
+    Returns
+    -------
+    SummarySpec
+        The frozen spec (task ``"regression"``).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
     lev = np.asarray(levels, dtype=float)
     edges = tuple((m, g, tuple(float(v) for v in np.asarray(e[0], dtype=float)),
@@ -153,9 +220,33 @@ def _layout_of(dist: PredictiveDistribution | None) -> str:
 
 def spec_for_regression(pset: PredictionSet, *, row_ids: np.ndarray | None = None, by_group: bool = True,
                         **options: Any) -> SummarySpec:
-    """The spec of an in-memory regression set (or a sample standing for the data): exact equal-count σ edges of
-    every (model, group) and, for ensembles, the kernel floor the in-memory NLL uses (1% of the median positive
-    Silverman bandwidth over all rows).  ``options`` go to :func:`regression_spec`."""
+    """The spec of an in-memory regression set (or a sample standing for the data).
+
+    Exact equal-count σ edges of every (model, group) and, for ensembles, the kernel floor the in-memory NLL uses
+    (1% of the median positive Silverman bandwidth over all rows); a quantile set's stated levels.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The regression rows.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global row ids, which break ties of σ (default: the set's ``row_number``).
+    by_group : bool, default True
+        Cut edges per (model, group) as well as per model over all groups.
+    **options
+        Passed to :func:`regression_spec`.
+
+    Returns
+    -------
+    SummarySpec
+        The spec of the data's own σ-bins.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, §3.4.2. Chapman & Hall.
+    """
     ids = _row_ids(pset, row_ids)
     n_bins = int(options.get("n_bins", 15))
     edges: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
@@ -181,8 +272,25 @@ def _row_ids(pset: PredictionSet, row_ids: np.ndarray | None) -> np.ndarray:
 
 
 def silverman_bandwidths(samples: np.ndarray) -> np.ndarray:
-    """Silverman's h_i = 1.06·s_i·M^(−1/5) of every row's M members (s_i with ddof = 1), unfloored: the bandwidths
-    of ``SampleSet``'s kernel density, whose floor is 1% of their median positive value."""
+    """Silverman's rule-of-thumb bandwidths of every row's ensemble, unfloored.
+
+    h_i = 1.06·s_i·M^(−1/5) of every row's M members (s_i with ddof = 1): the bandwidths of ``SampleSet``'s kernel
+    density, whose floor is 1% of their median positive value.
+
+    Parameters
+    ----------
+    samples : ndarray of shape (n, M)
+        The ensemble members of every row.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The bandwidths h_i.
+
+    References
+    ----------
+    .. [1] Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, §3.4.2. Chapman & Hall.
+    """
     return 1.06 * samples.std(axis=1, ddof=1) * samples.shape[1] ** (-0.2)
 
 
@@ -259,7 +367,39 @@ def summarize_regression_rows(
     spec: SummarySpec,
     sigma_edges: tuple[np.ndarray, np.ndarray] | None,
 ) -> dict[str, np.ndarray]:
-    """The summary part of one (model, group) chunk: (y, dist) rows with their global ``row_ids``."""
+    """The summary part of one (model, group) chunk of rows with a predictive distribution.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The rows' Gaussian, quantile-set or ensemble predictions.
+    row_ids : ndarray of shape (n,) of int64
+        The rows' global ids (bootstrap blocks, ties of σ, an ensemble's PIT randomisation).
+    spec : SummarySpec
+        The grids every chunk shares.
+    sigma_edges : (ndarray, ndarray) or None
+        The subset's inner equal-count σ edges (values, row ids); None: a single σ-bin.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The part: per σ-bin counts and exact sums, the fine PIT and z histograms and the bootstrap-block sums
+        (module docstring).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
+    .. [4] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     y = np.asarray(y, dtype=float)
     ids = np.asarray(row_ids, dtype=np.int64)
     n = y.shape[0]
@@ -362,7 +502,26 @@ def summarize_regression_rows(
 
 
 def summarize_point_rows(err: np.ndarray, row_ids: np.ndarray, spec: SummarySpec) -> dict[str, np.ndarray]:
-    """The part of point predictions (errors ε = y − ŷ): the count, exact Σε² and Σ|ε|, and block sums."""
+    """The part of point predictions: the count, exact Σε² and Σ|ε|, and the block sums.
+
+    Parameters
+    ----------
+    err : ndarray of shape (n,)
+        Errors ε = y − ŷ.
+    row_ids : ndarray of shape (n,) of int64
+        Global row ids (they pick each row's bootstrap block).
+    spec : SummarySpec
+        Gives ``n_blocks`` and ``seed``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``n``, ``x:sq_err``, ``x:abs_err``, ``blk`` (G × [n, Σε², Σ|ε|]) and an empty ``blk_bins``.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     zero = np.zeros(err.shape[0], dtype=np.int64)
     part: dict[str, np.ndarray] = {"n": np.array([err.shape[0]], dtype=np.int64)}
     _cells(zero, 1, [("sq_err", err * err), ("abs_err", np.abs(err))], part)
@@ -376,8 +535,33 @@ def summarize_point_rows(err: np.ndarray, row_ids: np.ndarray, spec: SummarySpec
 
 
 def ensemble_pit(y: np.ndarray, dist: SampleSet, row_ids: np.ndarray, seed: int) -> np.ndarray:
-    """Randomised rank PIT (r + V(1 + ties))/(M + 1) of ``SampleSet.pit`` with V a hash of the row id
-    (:func:`calib_core.base.mergeable.hash_uniform`, stream 2) instead of a generator in row order."""
+    """Randomised rank PIT of an ensemble with the randomisation hashed from the row id.
+
+    u = (r + V·(1 + t)) / (M + 1), with r the members below y and t those equal to it, as ``SampleSet.pit``, but V
+    from :func:`calib_core.base.mergeable.hash_uniform` of the row id (stream 2) instead of a generator in row order,
+    so a row's PIT does not depend on the chunking.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : SampleSet
+        The ensembles (M members per row).
+    row_ids : ndarray of shape (n,) of int64
+        Global row ids.
+    seed : int
+        Seed of the hash.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The PIT values in [0, 1].
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    """
     below = (dist.samples < y[:, None]).sum(axis=1)
     ties = (dist.samples == y[:, None]).sum(axis=1)
     v = hash_uniform(row_ids, seed, 2)
@@ -385,8 +569,28 @@ def ensemble_pit(y: np.ndarray, dist: SampleSet, row_ids: np.ndarray, seed: int)
 
 
 def ensemble_logpdf(y: np.ndarray, dist: SampleSet, floor: float) -> np.ndarray:
-    """``SampleSet.logpdf`` (Gaussian KDE, Silverman bandwidth) with the bandwidth floor given (the in-memory
-    floor, 1% of the median bandwidth, is a whole-data number: the spec carries it)."""
+    """``SampleSet.logpdf`` (Gaussian kernel density, Silverman bandwidth) with the bandwidth floor given.
+
+    The in-memory floor, 1% of the median bandwidth, is a whole-data number: the spec carries it.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : SampleSet
+        The ensembles.
+    floor : float
+        The bandwidth floor (bandwidths below it are raised to it).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        log p_i(y_i) of every row's kernel density.
+
+    References
+    ----------
+    .. [1] Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, §3.4.2. Chapman & Hall.
+    """
     m = dist.n_samples
     h = np.maximum(_silverman(dist.samples), max(floor, 1e-300))
     zz = (y[:, None] - dist.samples) / h[:, None]
@@ -396,8 +600,35 @@ def ensemble_logpdf(y: np.ndarray, dist: SampleSet, floor: float) -> np.ndarray:
 def summarize_regression(
     pset: PredictionSet, *, spec: SummarySpec, row_ids: np.ndarray | None = None, by_group: bool = True
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Summary parts of every (model, group) of a regression chunk (``row_ids``: global ids of its rows; default
-    the set's ``row_number``)."""
+    """Summary parts of every (model, group) of a regression chunk.
+
+    Point predictions (no distribution) get the accuracy part of :func:`summarize_point_rows` (RMSE, MAE, as
+    ``cc.diagnose`` reports them).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    spec : SummarySpec
+        The grids every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global ids of the chunk's rows (default: the set's ``row_number``).
+    by_group : bool, default True
+        Also summarise each group of each model.
+
+    Returns
+    -------
+    dict of (str, str) to dict
+        (model, group) → its part; empty subsets are left out.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    """
     ids = _row_ids(pset, row_ids)
     parts = {}
     for model, group, mask in iter_subsets(pset, by_group):

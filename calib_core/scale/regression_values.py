@@ -50,6 +50,18 @@ UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2")
 
 
 def coverage_tag(c: float) -> str:
+    """The key suffix of a coverage level: 0.9 → ``"90"``, 0.975 → ``"97.5"``.
+
+    Parameters
+    ----------
+    c : float
+        A central-interval level in (0, 1).
+
+    Returns
+    -------
+    str
+        ``f"{100 * c:g}"``.
+    """
     return f"{100 * c:g}"
 
 
@@ -90,8 +102,40 @@ def _curve_counts(part: dict, spec: SummarySpec, at: np.ndarray) -> np.ndarray:
 
 
 def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
-    """Every scalar of ``regression.metrics.summary_statistics`` from a summary part (exactness in the module
-    docstring; the unavailable ones are NaN)."""
+    """Every scalar of ``regression.metrics.summary_statistics`` from a summary part.
+
+    Exact, bounded or unavailable as the module docstring says: the bounded ones are the estimates whose brackets
+    :func:`regression_bounds` gives, the unavailable ones (Spearman's ρ of σ and |ε|, the mean log z²) are NaN.  A
+    point-prediction part gives RMSE and MAE only.
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        The spec it was summarised with.
+
+    Returns
+    -------
+    dict of str to float
+        Metric name → value.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
+    .. [4] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [5] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [6] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     n = int(part["n"].sum())
     if "nz" not in part:  # point predictions
         return {"rmse": _sqrt(_fr(part, "sq_err") / n), "mae": _f(_fr(part, "abs_err") / n)}
@@ -143,10 +187,26 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
 
 
 def undefined_z_of_part(part: dict) -> dict[str, int]:
-    """:func:`~calib_core.metrics.regression.undefined_z_counts` of the rows of a summary part, as far as a
-    summary can tell: the rows without a finite z are n − n_z; they are ``zero_spread`` when every σ of the part is
-    0 (its σ-bins' largest σ), else of a cause the summary does not keep (``no_finite_z``).  ``{}`` when every row
-    has a finite z."""
+    """:func:`~calib_core.metrics.regression.undefined_z_counts` of the rows of a part, as far as a summary can tell.
+
+    The rows without a finite z are n − n_z; they are ``zero_spread`` when every σ of the part is 0 (its σ-bins'
+    largest σ), else of a cause the summary does not keep (``no_finite_z``).
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A summary part with a distribution (it has ``nz``).
+
+    Returns
+    -------
+    dict of str to int
+        Cause → rows; ``{}`` when every row has a finite z.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     k = int(part["n"].sum()) - int(part["nz"].sum())
     if k <= 0:
         return {}
@@ -333,7 +393,37 @@ def _pit_entropy(part: dict, spec: SummarySpec) -> tuple[float, float, float]:
 
 
 def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, float]]:
-    """The interval [low, high] each bounded metric's true (in-memory) value lies in, from the same part."""
+    """The interval [low, high] each bounded metric's true (in-memory) value lies in, from the same part.
+
+    KS (max calibration deviation) from the exact ECDF at the fine PIT edges and its largest possible excursion
+    inside each fine bin; the miscalibration area from the exact integral of the ECDF per fine bin; ACCRUE's
+    reliability score from the exact cross-bin rank term and the within-bin pairs; the spacing PIT entropy from the
+    pieces each sorted PIT lies in.
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        The spec it was summarised with.
+
+    Returns
+    -------
+    dict of str to (float, float)
+        Metric name → (low, high); ``{}`` for a point-prediction part.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [3] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [4] Vasicek, O. (1976). A test for normality based on sample entropy. Journal of the Royal Statistical
+       Society B, 38(1), 54–59.
+    """
     if "nz" not in part:
         return {}
     ks_lo, ks_hi = _ks_bounds(part, spec)
@@ -348,8 +438,30 @@ def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, f
 # bootstrap replicates from the block sums
 # ---------------------------------------------------------------------------------------------------------------
 def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) -> dict[str, np.ndarray]:
-    """Smooth metrics of replicate (or jackknife) sums: ``sums`` (R, q) in the column order of ``blk`` and
-    ``bin_sums`` (R, B, 3) (count, Σσ², Σε² per σ-bin) → {metric: (R,) values}."""
+    """Smooth metrics of bootstrap replicate (or jackknife) sums.
+
+    Parameters
+    ----------
+    sums : ndarray of shape (R, q)
+        Replicate sums in the column order of ``blk`` (n, Σσ, Σσ², Σε², Σ|ε|, ΣNLL, ΣCRPS, n_z, Σz, Σz², then
+        inside, width and score per coverage level).
+    bin_sums : ndarray of shape (R, B, 3)
+        Per σ-bin count, Σσ², Σε² of every replicate.
+    spec : SummarySpec
+        Gives the coverage levels.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (R,)
+        nll, crps, rmse, mae, sharpness, z_mean, zms, z_std, cv, the interval metrics per level and ENCE (the mean of
+        |RMV_b − RMSE_b| / RMV_b over the bins with Σσ² > 0) of every replicate.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         n, s_sig, s_var, s_sq, s_abs, s_nll, s_crps, nz, sz, sz2 = (sums[:, i] for i in range(10))
         out = {"nll": s_nll / n, "crps": s_crps / n, "rmse": np.sqrt(s_sq / n), "mae": s_abs / n,
@@ -375,7 +487,24 @@ def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) 
 
 
 def point_block_statistics(sums: np.ndarray, bin_sums: np.ndarray) -> dict[str, np.ndarray]:
-    """RMSE and MAE of replicate sums of a point-prediction part (columns n, Σε², Σ|ε|)."""
+    """RMSE and MAE of replicate sums of a point-prediction part.
+
+    Parameters
+    ----------
+    sums : ndarray of shape (R, 3)
+        Replicate sums (n, Σε², Σ|ε|).
+    bin_sums : ndarray
+        Unused (the signature of :func:`block_statistics`).
+
+    Returns
+    -------
+    dict of str to ndarray of shape (R,)
+        ``rmse`` = √(Σε²/n) and ``mae`` = Σ|ε|/n of every replicate.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         return {"rmse": np.sqrt(sums[:, 1] / sums[:, 0]), "mae": sums[:, 2] / sums[:, 0]}
 
@@ -387,12 +516,44 @@ def regression_diagrams_from_part(
     part: dict, spec: SummarySpec, *, sigma_bins: np.ndarray | None = None, band: float = 0.95,
     rmse_interval: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The diagram tables of ``regression.diagrams`` from a part.  ``sigma_bins`` (indices) restricts the
-    curve, the PIT histogram and the interval table to those σ-bins (a brushed selection: O(B·L), no rows).
+    """The diagram tables of ``regression.diagrams`` from a part.
 
     calibration_curve and intervals are exact; pit_histogram is exact (the PIT-diagram edges are fine edges, bins
-    [a, b) as in memory); levi_bins is exact except its bootstrap interval (hash blocks); z_histogram and qq are
-    read off the fine z histogram (values within one z-bin width).
+    [a, b) as in memory); levi_bins is exact except its bootstrap interval (hash blocks); z_histogram and qq are read
+    off the fine z histogram (values within one z-bin width).
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        The spec it was summarised with.
+    sigma_bins : ndarray of int, optional
+        Restrict the curve, the PIT histogram and the interval table to these σ-bins (a brushed selection:
+        O(B·L), no rows).
+    band : float, default 0.95
+        Level of the calibration curve's simultaneous ECDF band.
+    rmse_interval : (ndarray, ndarray), optional
+        Per σ-bin bootstrap interval of the RMSE (``summary.levi_rmse_interval``); NaN when not given.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``calibration_curve``, ``pit_histogram``, ``levi_bins``, ``z_histogram``, ``qq`` and ``intervals`` (those
+        with rows to show).
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    .. [4] Säilynoja, T., Bürkner, P.-C., & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+       applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing, 32,
+       32.
     """
     lev = np.asarray(spec.levels, dtype=float)
     ce = np.asarray(spec.curve_edges, dtype=float)

@@ -76,12 +76,45 @@ _EPS = 1e-12
 # ---------------------------------------------------------------------------------------------------------------
 @dataclass
 class SliceSpec:
-    """What every chunk is binned by.  ``columns`` / ``kinds`` ("numeric" | "categorical"); ``edges[i]`` the
-    distinct quantile edges of a numeric column (None for a categorical one); ``levels[i]`` the level labels (text
-    levels sorted, or ``[a, b)`` bins); ``none[i]``: whether some value of column i is in no bin (missing or
-    non-finite numeric values: one more code); ``sigma_edges`` ENCE's inner σ-bin edges (regression); ``ence_tested``
-    (False for ensembles, as in memory); ``target`` (classification event); ``seed``; ``rank_error`` the stated
-    rank error of the edges (0: exact quantiles of all rows)."""
+    """What every chunk is binned by: the slice columns, their kinds, levels and edges.
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+        The task.
+    columns : list of str
+        The slice columns.
+    kinds : list of str
+        ``"numeric"`` | ``"categorical"`` per column.
+    edges : list of (list of float or None)
+        The distinct quantile edges of a numeric column (None for a categorical one).
+    levels : list of list of str
+        The level labels (text levels sorted, or ``[a, b)`` bins).
+    none : list of bool
+        Whether some value of column i is in no bin (missing or non-finite numeric values: one more code).
+    sigma_edges : list of float
+        ENCE's inner σ-bin edges (regression).
+    ence_tested : bool, default True
+        False for ensembles, as in memory.
+    target : str, default "auto"
+        The classification event.
+    seed : int, default 0
+        Seed of the PIT randomisation.
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    rank_error : float, default 0.0
+        The stated rank error of the edges (0: exact quantiles of all rows).
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
 
     task: str
     columns: list[str]
@@ -97,13 +130,29 @@ class SliceSpec:
     rank_error: float = 0.0
 
     def radix(self, i: int) -> int:
-        """Codes of column i: its levels and, with ``none[i]``, one more: "in no slice" (a missing or non-finite
-        numeric value)."""
+        """Codes of column i: its levels and, with ``none[i]``, one more: "in no slice".
+
+        Parameters
+        ----------
+        i : int
+            A column index.
+
+        Returns
+        -------
+        int
+            The number of codes.
+        """
         return len(self.levels[i]) + int(self.none[i])
 
     @property
     def n_values(self) -> int:
-        """V, the sums kept per cell."""
+        """V, the sums kept per cell.
+
+        Returns
+        -------
+        int
+            6·(σ-bins) + 20 (regression) or 4·10 (classification).
+        """
         return 6 * (len(self.sigma_edges) + 1) + 2 * _PIT_BINS if self.task == "regression" else 4 * _PROB_BINS
 
 
@@ -112,6 +161,18 @@ def _fmt(x: float) -> str:
 
 
 def numeric_levels(edges: np.ndarray) -> list[str]:
+    """Labels ``[a, b)`` of the bins between consecutive edges (the last ``[a, b]``), 3 significant digits.
+
+    Parameters
+    ----------
+    edges : ndarray
+        The edges.
+
+    Returns
+    -------
+    list of str
+        One label per bin.
+    """
     return [f"[{_fmt(lo)}, {_fmt(hi)}{']' if i == edges.size - 2 else ')'}"
             for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
 
@@ -122,8 +183,20 @@ def _text(values: pd.Series) -> pd.Series:
 
 
 def distinct_text(values: pd.Series) -> set[str]:
-    """The set of :func:`_text` of the values, converting only the distinct ones (of a categorical column: the
-    categories some row has)."""
+    """The set of :func:`_text` of the values, converting only the distinct ones.
+
+    Of a categorical column: the categories some row has.
+
+    Parameters
+    ----------
+    values : Series
+        A column.
+
+    Returns
+    -------
+    set of str
+        Its levels (``(missing)`` for missing values).
+    """
     raw, uniques = _factorize(pd.Series(values).reset_index(drop=True))
     if isinstance(values.dtype, pd.CategoricalDtype):
         uniques = uniques[np.bincount(raw.astype(np.intp) + 1, minlength=len(uniques) + 1)[1:] > 0]
@@ -134,6 +207,25 @@ def distinct_text(values: pd.Series) -> set[str]:
 
 
 def column_values(pset: PredictionSet, name: str) -> pd.Series:
+    """The values of slice column ``name`` of a set (``group`` and ``model`` included).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The rows.
+    name : str
+        The column.
+
+    Returns
+    -------
+    Series
+        Its values, index 0 … n − 1.
+
+    Raises
+    ------
+    InputError
+        If the set has no such slice column.
+    """
     if name in ("group", "model") and getattr(pset, name) is not None and (
             pset.slice_columns is None or name not in pset.slice_columns.columns):
         return pd.Series(np.asarray(getattr(pset, name), dtype=object))
@@ -144,6 +236,20 @@ def column_values(pset: PredictionSet, name: str) -> pd.Series:
 
 
 def numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """The distinct quantiles k/n_bins of the finite values (``np.quantile``, linear method).
+
+    Parameters
+    ----------
+    x : ndarray
+        Values.
+    n_bins : int
+        Number of bins.
+
+    Returns
+    -------
+    ndarray
+        The edges (empty when no value is finite).
+    """
     ok = np.isfinite(x)
     if not ok.any():
         return np.empty(0)
@@ -166,11 +272,38 @@ def _row_values(pset: PredictionSet, task: str, *, target: str, seed: int,
 
 def slice_spec(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_bins: int = DEFAULT_BINS,
                target: str = "auto", seed: int = 0) -> SliceSpec:
-    """The spec of rows in memory: the slice columns and kinds of
-    :func:`calib_core.slices.candidates.available_slice_columns`, numeric edges ``np.unique(np.quantile(x,
-    k/n_bins))`` and
-    ENCE's σ edges over every row — the in-memory explorer's own bins, so that :func:`summary_ranking` of any
-    chunking of ``pset`` equals its in-memory ranking — and every text level."""
+    """The spec of rows in memory: the in-memory explorer's own bins.
+
+    The slice columns and kinds of :func:`calib_core.slices.candidates.available_slice_columns`, numeric edges
+    ``np.unique(np.quantile(x, k/n_bins))`` and ENCE's σ edges over every row — so that :func:`summary_ranking` of
+    any chunking of ``pset`` equals its in-memory ranking — and every text level.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        All the rows.
+    columns : sequence of str, optional
+        Slice columns (default all available ones).
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    target : str, default "auto"
+        The classification event.
+    seed : int, default 0
+        Seed of the PIT randomisation.
+
+    Returns
+    -------
+    SliceSpec
+        The spec (``rank_error`` 0).
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     avail = available_slice_columns(pset)
     names = list(avail) if columns is None else [str(c) for c in columns if str(c) in avail]
     kinds, edges, levels, none = [], [], [], []
@@ -198,8 +331,38 @@ def slice_spec(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_b
 
 
 def column_codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
-    """Codes 0 … radix−1 of column i's values (code len(levels): in no slice).  A value the spec has no code for
-    raises (the spec must come from every row: each text level, and whether numeric values are missing)."""
+    """Codes 0 … radix−1 of column i's values (code len(levels): in no slice).
+
+    A value the spec has no code for raises (the spec must come from every row: each text level, and whether numeric
+    values are missing).
+
+    Parameters
+    ----------
+    values : Series
+        The column's values.
+    spec : SliceSpec
+        The spec.
+    i : int
+        The column's index in the spec.
+
+    Returns
+    -------
+    ndarray of shape (n,) of int64
+        The codes.
+
+    Raises
+    ------
+    InputError
+        If a value has no code in the spec.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     return _codes(values, spec, i).astype(np.int64)
 
 
@@ -266,9 +429,29 @@ def _two_sum(a_hi: np.ndarray, a_lo: np.ndarray, b_hi: np.ndarray, b_lo: np.ndar
 
 @dataclass
 class SliceSummary:
-    """Per-cell sums of a chunk or of merged chunks: ``singles[i]`` (radix_i, V) and ``pairs[(i, j)]`` (i < j,
-    (radix_i, radix_j, V)), each with its compensation term in ``singles_lo`` / ``pairs_lo`` (the value is
-    hi + lo); ``n_rows`` rows summarised."""
+    """Per-cell sums of a chunk or of merged chunks.
+
+    Attributes
+    ----------
+    spec : SliceSpec
+        The bins.
+    n_rows : int
+        Rows summarised.
+    singles : list of ndarray of shape (radix_i, V)
+        Sums per level of every column.
+    pairs : dict of (int, int) to ndarray of shape (radix_i, radix_j, V)
+        Sums per cell of every pair of columns i < j.
+    singles_lo, pairs_lo : as ``singles``, ``pairs``
+        Their compensation terms (the value is hi + lo).
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1997). The Art of Computer Programming, Vol. 2: Seminumerical Algorithms, 3rd ed.,
+       §4.2.2. Addison-Wesley.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    """
 
     spec: SliceSpec
     n_rows: int
@@ -278,8 +461,25 @@ class SliceSummary:
     pairs_lo: dict[tuple[int, int], np.ndarray]
 
     def merge(self, other: SliceSummary) -> SliceSummary:
-        """The summary of both chunks' rows (cell-wise TwoSum: associative and commutative up to the ~2⁻¹⁰⁶
-        relative error of the compensated sum)."""
+        """The summary of both chunks' rows.
+
+        Cell-wise TwoSum: associative and commutative up to the ~2⁻¹⁰⁶ relative error of the compensated sum.
+
+        Parameters
+        ----------
+        other : SliceSummary
+            A summary with the same spec.
+
+        Returns
+        -------
+        SliceSummary
+            The merge.
+
+        Raises
+        ------
+        ValueError
+            If the specs' columns or levels differ.
+        """
         if other.spec.columns != self.spec.columns or other.spec.levels != self.spec.levels:
             raise ValueError("slice summaries with different specs cannot be merged")
         singles, singles_lo = zip(*(_two_sum(a, al, b, bl) for a, al, b, bl in zip(
@@ -290,18 +490,56 @@ class SliceSummary:
         return SliceSummary(self.spec, self.n_rows + other.n_rows, list(singles), pairs, list(singles_lo), pairs_lo)
 
     def single(self, i: int) -> np.ndarray:
-        """Sums of column i's cells (radix_i, V)."""
+        """Sums of column i's cells.
+
+        Parameters
+        ----------
+        i : int
+            A column index.
+
+        Returns
+        -------
+        ndarray of shape (radix_i, V)
+            hi + lo.
+        """
         return self.singles[i] + self.singles_lo[i]
 
     def pair(self, i: int, j: int) -> np.ndarray:
-        """Sums of the cells of the pair (i, j) (radix_i, radix_j, V), either order."""
+        """Sums of the cells of the pair (i, j), either order.
+
+        Parameters
+        ----------
+        i, j : int
+            Two column indices.
+
+        Returns
+        -------
+        ndarray of shape (radix_i, radix_j, V)
+            hi + lo.
+        """
         if i < j:
             return self.pairs[(i, j)] + self.pairs_lo[(i, j)]
         return np.swapaxes(self.pairs[(j, i)] + self.pairs_lo[(j, i)], 0, 1)
 
 
 def merge_all(summaries: Sequence[SliceSummary]) -> SliceSummary:
-    """Merge a sequence of slice summaries (pairwise, in order)."""
+    """Merge a sequence of slice summaries (pairwise, in order).
+
+    Parameters
+    ----------
+    summaries : sequence of SliceSummary
+        At least one summary, all with the same spec.
+
+    Returns
+    -------
+    SliceSummary
+        The summary of all their rows.
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1997). The Art of Computer Programming, Vol. 2: Seminumerical Algorithms, 3rd ed.,
+       §4.2.2. Addison-Wesley.
+    """
     out = summaries[0]
     for s in summaries[1:]:
         out = out.merge(s)
@@ -371,10 +609,35 @@ def _projector(radices: Sequence[int]) -> np.ndarray:
 
 
 def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarray | None = None) -> SliceSummary:
-    """The :class:`SliceSummary` of a chunk of rows.  ``row_ids`` (the rows' global ids, default
-    ``pset.row_number``) randomise the PIT of ensembles and distributions with atoms by a hash of the id, so a row
-    gives the same numbers whichever chunk it is in.  Cost: O(n) per sum and per pair of column blocks (module
-    docstring)."""
+    """The :class:`SliceSummary` of a chunk of rows.
+
+    Cost: O(n) per sum and per pair of column blocks (module docstring).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    spec : SliceSpec
+        The bins every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        The rows' global ids (default ``pset.row_number``): they randomise the PIT of ensembles and distributions
+        with atoms by a hash of the id, so a row gives the same numbers whichever chunk it is in.
+
+    Returns
+    -------
+    SliceSummary
+        Per cell the sums of the module docstring.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Czado, C., Gneiting, T., & Held, L. (2009). Predictive model assessment for count data. Biometrics,
+       65(4), 1254–1261.
+    """
     n = pset.n_rows
     ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
     a, b = _row_values(pset, spec.task, target=spec.target, seed=spec.seed, row_ids=ids)
@@ -461,10 +724,46 @@ def _condition(spec: SliceSpec, i: int, level: str) -> str:
 
 def summary_cells(summary: SliceSummary, *, columns: Sequence[str] | None = None, min_size: int = DEFAULT_MIN_SIZE,
                   pairs: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The candidate slices of :func:`calib_core.slices.candidates.candidate_slices` read off a summary: ``(labels,
-    sizes,
-    sums)`` with ``sums`` (S, V) — the same slices in the same order (levels below ``min_size`` dropped, a column
-    left with one level that covers every row dropped, an intersection as large as a parent dropped)."""
+    """The candidate slices of :func:`calib_core.slices.candidates.candidate_slices` read off a summary.
+
+    The same slices in the same order (levels below ``min_size`` dropped, a column left with one level that covers
+    every row dropped, an intersection as large as a parent dropped).
+
+    Parameters
+    ----------
+    summary : SliceSummary
+        A (merged) summary.
+    columns : sequence of str, optional
+        Slice columns (default all of the spec's).
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice (at least 1).
+    pairs : bool, default True
+        Also the intersections of two columns' levels.
+
+    Returns
+    -------
+    labels : list of str
+        The slices' names.
+    sizes : ndarray of shape (S,) of int64
+        Their rows.
+    sums : ndarray of shape (S, V)
+        Their cells' sums.
+
+    Raises
+    ------
+    ValueError
+        If ``min_size`` < 1.
+    InputError
+        If a named column is not in the spec.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     if min_size < 1:
         raise ValueError("min_size must be ≥ 1")
     spec = summary.spec
@@ -525,10 +824,46 @@ def _rows(spec: SliceSpec, cells: np.ndarray) -> np.ndarray:
 def summary_ranking(summary: SliceSummary, *, columns: Sequence[str] | None = None,
                     min_size: int = DEFAULT_MIN_SIZE, pairs: bool = True, n_null: int = 200, seed: int = 0,
                     alpha: float = ALPHA) -> pd.DataFrame:
-    """The explorer's ranking (:func:`calib_core.slices.regression.slice_ranking` /
-    :func:`calib_core.slices.classification.slice_ranking`, same columns, same order) from a merged summary:
-    :func:`summary_cells`, then the task's ``ranking_from_sums``.  ``index`` is the slice's position in
-    :func:`summary_cells` (there are no rows to mask)."""
+    """The explorer's ranking from a merged summary, as in memory.
+
+    :func:`calib_core.slices.regression.slice_ranking` / :func:`calib_core.slices.classification.slice_ranking` (same
+    columns, same order): :func:`summary_cells`, then the task's ``ranking_from_sums``.  ``index`` is the slice's
+    position in :func:`summary_cells` (there are no rows to mask).
+
+    Parameters
+    ----------
+    summary : SliceSummary
+        A (merged) summary.
+    columns : sequence of str, optional
+        Slice columns (default all).
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice.
+    pairs : bool, default True
+        Also the intersections of two columns' levels.
+    n_null : int, default 200
+        Simulated draws of ENCE's / ECE's null.
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        The ranking, worst first.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    """
     spec = summary.spec
     labels, size, cells = summary_cells(summary, columns=columns, min_size=min_size, pairs=pairs)
     if spec.task == "regression":
@@ -547,15 +882,52 @@ def summary_ranking(summary: SliceSummary, *, columns: Sequence[str] | None = No
 
 
 def describe_spec(spec: SliceSpec) -> Mapping[str, Any]:
-    """A short account of the bins for the page: columns by kind and the rank error."""
+    """A short account of the bins for the page: columns by kind and the rank error.
+
+    Parameters
+    ----------
+    spec : SliceSpec
+        The spec.
+
+    Returns
+    -------
+    mapping
+        ``numeric`` and ``categorical`` (column names) and ``rank_error``.
+
+    References
+    ----------
+    .. [1] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     return {"numeric": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "numeric"],
             "categorical": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "categorical"],
             "rank_error": spec.rank_error}
 
 
 def summary_funnel(summary: SliceSummary, ranking: pd.DataFrame, statistic: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The funnel plot's ``(points, limits)`` of a ranking from a summary (the task's ``funnel_table``; for
-    classification the base rate Σf/n is read off the summary's totals)."""
+    """The funnel plot's ``(points, limits)`` of a ranking from a summary.
+
+    The task's ``funnel_table``; for classification the base rate Σf/n is read off the summary's totals.
+
+    Parameters
+    ----------
+    summary : SliceSummary
+        The summary the ranking comes from.
+    ranking : DataFrame
+        Its ranking (:func:`summary_ranking`).
+    statistic : str
+        The statistic shown.
+
+    Returns
+    -------
+    points, limits : DataFrame
+        As ``slices.regression.funnel_table``.
+
+    References
+    ----------
+    .. [1] Spiegelhalter, D. J. (2005). Funnel plots for comparing institutional performance. Statistics in
+       Medicine, 24(8), 1185–1202.
+    """
     if summary.spec.task == "regression":
         return reg_slices.funnel_table(ranking, statistic)
     totals = summary.single(0).sum(axis=0) if summary.spec.columns else np.zeros(summary.spec.n_values)
@@ -565,8 +937,29 @@ def summary_funnel(summary: SliceSummary, ranking: pd.DataFrame, statistic: str)
 
 
 def search_sentence(summary: SliceSummary, ranking: pd.DataFrame, *, alpha: float = ALPHA) -> str:
-    """One sentence: how many slices of how many rows were searched, how many are flagged, and how exact the bins
-    are (plain text)."""
+    """One sentence: how many slices of how many rows were searched, how many are flagged, how exact the bins are.
+
+    Parameters
+    ----------
+    summary : SliceSummary
+        The summary searched.
+    ranking : DataFrame
+        Its ranking.
+    alpha : float, default ALPHA
+        The family-wise level of the flags.
+
+    Returns
+    -------
+    str
+        Plain text.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [2] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     spec = summary.spec
     flagged = int(ranking["flagged"].sum()) if len(ranking) else 0
     bins = ("numeric bins at the exact quantiles of every row" if spec.rank_error == 0.0 else

@@ -29,10 +29,37 @@ _SAMPLE_STREAM = 3  # hash stream of the sample (the calibration summaries use 1
 
 @dataclass
 class SliceSketch:
-    """What the first pass over a chunk finds, mergeable: the task, the candidate columns in order, per column its
-    distinct text levels (``None`` for a numeric-typed column) and for numeric-typed columns their distinct values
-    while there are at most 12 (``None`` beyond), the hashed sample (``sample[name]`` values, and ``sigma`` for
-    regression), ``n_rows``, ``ence_tested``."""
+    """What the first pass over a chunk finds, mergeable.
+
+    Attributes
+    ----------
+    task : str
+        The task.
+    columns : list of str
+        The candidate columns in order.
+    text_levels : dict of str to set of str
+        Per column its distinct text levels.
+    few_values : dict of str to (set of float or None)
+        Per numeric-typed column its distinct values while there are at most 12 (None beyond).
+    sample : dict of str to ndarray
+        The hashed sample: values per numeric column (and σ for regression).
+    n_rows : int
+        Rows seen.
+    ence_tested : bool
+        False for ensembles.
+    rate : float
+        The sampling rate m/N.
+    nonfinite : dict of str to bool
+        Per numeric column whether some value is missing or non-finite.
+
+    References
+    ----------
+    .. [1] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    """
 
     task: str
     columns: list[str]
@@ -45,7 +72,18 @@ class SliceSketch:
     nonfinite: dict[str, bool] = field(default_factory=dict)
 
     def merge(self, other: SliceSketch) -> SliceSketch:
-        """Union of levels and samples (order-free)."""
+        """Union of levels and samples (order-free).
+
+        Parameters
+        ----------
+        other : SliceSketch
+            Another chunk's sketch.
+
+        Returns
+        -------
+        SliceSketch
+            The sketch of both.
+        """
         cols = self.columns + [c for c in other.columns if c not in self.columns]
         text = {c: self.text_levels.get(c, set()) | other.text_levels.get(c, set())
                 for c in set(self.text_levels) | set(other.text_levels)}
@@ -64,8 +102,34 @@ class SliceSketch:
 
 def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | None = None, seed: int = 0,
                   target: str = "auto") -> SliceSketch:
-    """The first-pass :class:`SliceSketch` of a chunk: rows enter the sample when ``hash_uniform(row id) < rate``
-    (so a row's membership does not depend on the chunking)."""
+    """The first-pass :class:`SliceSketch` of a chunk.
+
+    Rows enter the sample when ``hash_uniform(row id) < rate`` (so a row's membership does not depend on the
+    chunking).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    rate : float
+        The sampling rate m/N.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global row ids (default ``pset.row_number``).
+    seed : int, default 0
+        Seed of the hash.
+    target : str, default "auto"
+        The classification event (unused by the sketch).
+
+    Returns
+    -------
+    SliceSketch
+        The chunk's sketch.
+
+    References
+    ----------
+    .. [1] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
     take = np.flatnonzero(hash_uniform(ids, seed, _SAMPLE_STREAM) < rate)
     names: list[str] = []
@@ -101,11 +165,38 @@ def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | Non
 
 def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target: str = "auto", seed: int = 0,
                      delta: float = 0.01) -> SliceSpec:
-    """The spec from a merged first pass: a numeric-typed column with more than 12 distinct values is numeric
-    (edges: quantiles of the sample), any other column categorical (every level); group/model only when they
-    have two levels or more (as in memory).  ``rank_error`` = √(ln(2/δ)/(2m)) for a sample of m < N rows (module
-    docstring) with m the smallest number of finite sampled values any edge comes from, 0 when every row was
-    taken."""
+    """The :class:`~calib_core.scale.slices.SliceSpec` from a merged first pass.
+
+    A numeric-typed column with more than 12 distinct values is numeric (edges: quantiles of the sample), any other
+    column categorical (every level); group/model only when they have two levels or more (as in memory).
+    ``rank_error`` = √(ln(2/δ)/(2m)) (Dvoretzky–Kiefer–Wolfowitz with Massart's constant) for a sample of m < N rows,
+    with m the smallest number of finite sampled values any edge comes from; 0 when every row was taken.
+
+    Parameters
+    ----------
+    sketch : SliceSketch
+        The merged sketch.
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    target : str, default "auto"
+        The classification event.
+    seed : int, default 0
+        Seed of the PIT randomisation.
+    delta : float, default 0.01
+        The rank error holds for every edge at once with probability 1 − δ.
+
+    Returns
+    -------
+    SliceSpec
+        The spec of the second pass.
+
+    References
+    ----------
+    .. [1] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     names, kinds, edges, levels, none = [], [], [], [], []
     for name in sketch.columns:
         if name in ("group", "model") and len(sketch.text_levels.get(name, ())) < 2:

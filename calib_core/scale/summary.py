@@ -21,7 +21,8 @@ Every random choice is a hash of the row id (bootstrap block, an ensemble's PIT 
 must identify rows globally (e.g. file index × 2⁴⁰ + row in file); by default a chunk's ``row_number`` is used,
 which is global only for a single in-memory set.
 
-Exactness of the report against ``cc.diagnose`` on the same rows: see :data:`EXACTNESS` and the task modules.
+The report (:func:`report`, its intervals and tests) is in :mod:`calib_core.scale.summary_report`, re-exported
+here.  Exactness of the report against ``cc.diagnose`` on the same rows: see :data:`EXACTNESS` and the task modules.
 Equal-count σ-bins (regression) and equal-mass confidence bins need the data's quantiles: two passes — the first
 computes, per (model, group), the order statistics at :func:`calib_core.base.mergeable.equal_count_positions` (value
 and row id; ties broken by row id, as the in-memory stable sort breaks them by row order) and passes them in the
@@ -77,12 +78,32 @@ __all__ = [
 
 
 def spec_for(data: PredictionSet, **options: Any) -> SummarySpec:
-    """The :class:`SummarySpec` for data like ``data`` (a PredictionSet): the task's grids and, from ``data``
-    itself, the equal-count σ edges (regression) or equal-mass confidence edges (classification,
-    ``strategy="quantile"``) of every (model, group).  On the whole data this is the exact first pass; on a
-    sample see :func:`spec_from_sample`.  Options: ``regression.summary.regression_spec`` /
-    ``classification.summary.classification_spec`` (``n_bins``, ``coverages``, ``n_blocks``, ``seed``, …) and
-    ``row_ids``/``by_group``."""
+    """The :class:`SummarySpec` for data like ``data``: the bins every chunk will be summarised on.
+
+    The task's grids and, from ``data`` itself, the equal-count σ edges (regression) or equal-mass confidence edges
+    (classification, ``strategy="quantile"``) of every (model, group).  On the whole data this is the exact first
+    pass; on a sample see :func:`spec_from_sample`.
+
+    Parameters
+    ----------
+    data : PredictionSet
+        The rows (all of them, or a sample).
+    **options
+        ``regression.summary.regression_spec`` / ``classification.summary.classification_spec`` options
+        (``n_bins``, ``coverages``, ``n_blocks``, ``seed``, …) and ``row_ids`` / ``by_group``.
+
+    Returns
+    -------
+    SummarySpec
+        The spec.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    """
     if data.task == "classification":
         options.pop("row_ids", None)
         return spec_for_classification(data, **options)
@@ -90,9 +111,29 @@ def spec_for(data: PredictionSet, **options: Any) -> SummarySpec:
 
 
 def spec_from_sample(sample: PredictionSet, **options: Any) -> SummarySpec:
-    """:func:`spec_for` on a sample of the data: the bins are the sample's equal-count σ bins (for a uniform
-    random sample of s rows, each bin's share of the data is within about √(p(1 − p)/s) of 1/B); the summary is
-    exact for those fixed bins, but ENCE then differs from the in-memory ENCE (whose bins are the data's own)."""
+    """:func:`spec_for` on a sample of the data, its edges marked as not the data's own.
+
+    The bins are the sample's equal-count σ bins (for a uniform random sample of s rows, each bin's share of the
+    data is within about √(p(1 − p)/s) of 1/B); the summary is exact for those fixed bins, but ENCE then differs
+    from the in-memory ENCE (whose bins are the data's own).
+
+    Parameters
+    ----------
+    sample : PredictionSet
+        A sample of the rows.
+    **options
+        As :func:`spec_for`.
+
+    Returns
+    -------
+    SummarySpec
+        The spec, with ``edges_exact=False``.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     return dataclasses.replace(spec_for(sample, **options), edges_exact=False)
 
 
@@ -104,11 +145,38 @@ def edge_values(
     columns: Any = None,
     by_group: bool = True,
 ) -> pd.DataFrame:
-    """The first pass of a two-pass summary: per row of the chunk and per (model, group) it belongs to, the value
-    that equal-count bins are cut on — σ (regression) or the top-label confidence (classification) — with the
-    row's global id; columns ``model, group, value, row_id``.  Exact edges are the order statistics of ``value``
-    (ties by ``row_id``) at :func:`calib_core.base.mergeable.equal_count_positions` of each (model, group), which
-    :func:`with_edges` puts into a spec (in memory: ``mergeable.equal_count_edges``)."""
+    """The first pass of a two-pass summary: the value equal-count bins are cut on, per row and subset.
+
+    Per row of the chunk and per (model, group) it belongs to: σ (regression) or the top-label confidence
+    (classification), with the row's global id.  Exact edges are the order statistics of ``value`` (ties by
+    ``row_id``) at :func:`calib_core.base.mergeable.equal_count_positions` of each (model, group), which
+    :func:`with_edges` puts into a spec (in memory: ``mergeable.equal_count_edges``).
+
+    Parameters
+    ----------
+    chunk : PredictionSet or DataFrame
+        The rows (a frame in the upload format is validated with the task's reader).
+    task : {"regression", "classification"}
+        The task.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global ids of the chunk's rows (default: the frame's positions or the set's row numbers).
+    columns : mapping, optional
+        The column mapping of a frame.
+    by_group : bool, default True
+        Also emit each row under its group.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model, group, value, row_id``.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Naeini, M. P., Cooper, G. F., & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. Proceedings of the 29th AAAI Conference on Artificial Intelligence, 2901–2907.
+    """
     if isinstance(chunk, pd.DataFrame):
         ids_frame = np.arange(len(chunk), dtype=np.int64) if row_ids is None else np.asarray(row_ids, np.int64)
         probe = SummarySpec(task=task)
@@ -130,8 +198,28 @@ def edge_values(
 
 
 def with_edges(spec: SummarySpec, edges: dict[tuple[str, str], Any]) -> SummarySpec:
-    """A copy of ``spec`` with the first pass's edges: regression ``{(model, group): (values, row_ids)}`` (inner
-    equal-count σ edges), classification ``{(model, group): edges}`` (the M + 1 equal-mass confidence edges)."""
+    """A copy of ``spec`` with the first pass's edges.
+
+    Parameters
+    ----------
+    spec : SummarySpec
+        The spec without (or with other) edges.
+    edges : dict of (str, str) to edges
+        Regression: (model, group) → (values, row_ids), the inner equal-count σ edges; classification:
+        (model, group) → the M + 1 equal-mass confidence edges.
+
+    Returns
+    -------
+    SummarySpec
+        The spec with ``sigma_edges`` or ``conf_edges`` replaced.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Naeini, M. P., Cooper, G. F., & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+       Bayesian binning. Proceedings of the 29th AAAI Conference on Artificial Intelligence, 2901–2907.
+    """
     if spec.task == "regression":
         table = tuple((m, g, tuple(float(v) for v in np.asarray(e[0], dtype=float)),
                        tuple(int(i) for i in np.asarray(e[1], dtype=np.int64))) for (m, g), e in sorted(edges.items()))
@@ -157,10 +245,42 @@ def summarize(
 ) -> Summary:
     """The :class:`Summary` of one chunk of rows.
 
-    ``chunk`` is a validated :class:`PredictionSet` or a pandas frame in the upload format (validated here with
-    the task's reader and ``columns``; rows it drops are counted per reason with the first row ids).  ``row_ids``
-    are the chunk's global row ids (int64; default the set's row numbers), from which the bootstrap blocks and an
-    ensemble's PIT randomisation are hashed.
+    Parameters
+    ----------
+    chunk : PredictionSet or DataFrame
+        A validated set, or a pandas frame in the upload format (validated here with the task's reader and
+        ``columns``; rows it drops are counted per reason with the first row ids).
+    spec : SummarySpec
+        The bins every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        The chunk's global row ids (default: the set's row numbers), from which the bootstrap blocks and an
+        ensemble's PIT randomisation are hashed.
+    columns : mapping, optional
+        The column mapping of a frame.
+    by_group : bool, default True
+        Also summarise each group of each model.
+    source : str, optional
+        Where the rows come from (default: the set's source).
+
+    Returns
+    -------
+    Summary
+        Per (model, group) the counts, exact sums and block sums; the dropped rows per reason.
+
+    Raises
+    ------
+    ValueError
+        If the chunk's task is not the spec's.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
     if isinstance(chunk, pd.DataFrame):
         n_frame = len(chunk)
@@ -185,10 +305,50 @@ def summarize(
 
 
 def merge(a: Summary, b: Summary) -> Summary:
-    """The summary of the rows of both (associative and commutative: counts and exact sums add as integers)."""
+    """The summary of the rows of both summaries.
+
+    Associative and commutative: counts and exact sums add as integers.
+
+    Parameters
+    ----------
+    a, b : Summary
+        Summaries with the same spec.
+
+    Returns
+    -------
+    Summary
+        Their merge.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     return a.merge(b)
 
 
 def merge_all(summaries: Iterable[Summary]) -> Summary:
-    """Merge any number of summaries (a left fold; any tree gives the same counts and exact sums)."""
+    """Merge any number of summaries (a left fold; any tree gives the same counts and exact sums).
+
+    Parameters
+    ----------
+    summaries : iterable of Summary
+        At least one summary, all with the same spec.
+
+    Returns
+    -------
+    Summary
+        The summary of all their rows.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     return reduce(merge, summaries)

@@ -97,8 +97,33 @@ def _bootstrap(theta: dict[str, float], blk: np.ndarray, bins: np.ndarray, stat,
 
 
 def levi_rmse_interval(part: dict, n_resamples: int, seed: int, level: float = 0.90) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of each σ-bin's RMSE (bin membership fixed), from the per-block, per-bin sums:
-    the summary's version of ``regression.diagrams.levi_bins_table``'s interval."""
+    """Percentile bootstrap interval of each σ-bin's RMSE, from the per-block, per-bin sums.
+
+    Bin membership is fixed; a replicate re-weights the hashed blocks with multinomial counts.  The summary's version
+    of ``regression.diagrams.levi_bins_table``'s interval.
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    n_resamples : int
+        Bootstrap replicates (at least 1 is drawn).
+    seed : int
+        Seed of the replicates.
+    level : float, default 0.90
+        Confidence level.
+
+    Returns
+    -------
+    low, high : ndarray of shape (B,)
+        The interval of every σ-bin (NaN for an empty bin).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     bins = part["blk_bins"]
     rng = np.random.default_rng(np.random.SeedSequence([seed, 15]))
     w = sig.block_bootstrap_weights(bins.shape[0], max(n_resamples, 1), rng)
@@ -170,9 +195,36 @@ def _ks_p(d: float, n: int) -> float:
 
 
 def curve_null(n: int, levels: tuple[float, ...], qce_levels: tuple[float, ...], n_null: int) -> dict[str, np.ndarray]:
-    """Null draws of calibration_rmse (on ``levels``) and the l2 QCE (on ``qce_levels``) for N uniform PITs, exact
-    from multinomial counts of the cells between the grid points — the construction (and the seed) of the
-    in-memory curve tests in ``regression.inference``, so the p-values agree with ``cc.diagnose``'s."""
+    """Null draws of the calibration-curve statistics for N uniform PITs, exact.
+
+    calibration_rmse (on ``levels``) and the l2 QCE (on ``qce_levels``) from multinomial counts of the cells between
+    the grid points — the construction (and the seed) of the in-memory curve tests in ``regression.inference``, so
+    the p-values agree with ``cc.diagnose``'s.
+
+    Parameters
+    ----------
+    n : int
+        N, the number of PITs.
+    levels : tuple of float
+        The calibration-curve levels.
+    qce_levels : tuple of float
+        The quantile calibration error's levels.
+    n_null : int
+        Number of null draws.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (n_null,)
+        ``calibration_rmse`` and ``quantile_calibration_error`` of every draw.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    """
     rng = np.random.default_rng(np.random.SeedSequence([20240513, n, n_null]))
     lev = np.asarray(levels, dtype=float)
     qlev = np.asarray(qce_levels, dtype=float)
@@ -322,9 +374,31 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
 
 
 def regression_primary(spec: SummarySpec) -> tuple[str, ...]:
-    """The primary family of a regression summary, as ``regression.inference.primary_family`` chooses it in memory:
+    """The primary family of a regression summary, as ``regression.inference.primary_family`` chooses it in memory.
+
     :data:`~calib_core.inference.regression.PRIMARY`, with ``coverage_90`` replaced for a quantile set by the widest
-    central interval its stated levels give (9 levels 0.1 … 0.9: ``coverage_80``)."""
+    central interval its stated levels give (9 levels 0.1 … 0.9: ``coverage_80``).
+
+    Parameters
+    ----------
+    spec : SummarySpec
+        A regression spec.
+
+    Returns
+    -------
+    tuple of str
+        The metric keys of the primary family (tested with Holm's step-down).
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     if spec.layout == "quantile" and spec.quantile_levels:
         return primary_family_of_levels(np.asarray(spec.quantile_levels, dtype=float), spec.coverages)
     return REGRESSION_PRIMARY
@@ -441,18 +515,64 @@ def report(
     classes: list | None = None,
     seed: int = 0,
 ) -> Report:
-    """The :class:`~calib_core.base.report.Report` of a summary: the same metric table, verdicts table and diagram
-    tables as ``cc.diagnose`` (``Report.options["exactness"]`` says, per metric, whether a number is exact, carries
-    a bound — given in the row's note — or is not available from a summary).
+    """The :class:`~calib_core.base.report.Report` of a summary, as ``cc.diagnose`` gives it for the rows.
 
-    Intervals: BCa on the bootstrap-block sums (blocks hashed from row ids; a replicate re-weights the blocks
-    with multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy.
-    Tests from a summary — regression: KS (at the conservative end of its bracket), the curve statistics against
-    their exact multinomial null (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial
-    coverage (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a
-    per-bin normal null and the top-bin gap (Poisson-binomial mean and variance).  Holm over the tested members
-    of the in-memory primary family, Benjamini–Hochberg over the rest; ``n_simulations = 0`` switches the tests
-    and verdicts off, ``n_resamples = 0`` the intervals.
+    The same metric table, verdicts table and diagram tables as ``cc.diagnose``; ``Report.options["exactness"]``
+    says, per metric, whether a number is exact, carries a bound — given in the row's note — or is not available
+    from a summary.
+
+    Intervals: BCa on the bootstrap-block sums (blocks hashed from row ids; a replicate re-weights the blocks with
+    multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy.  Tests from
+    a summary — regression: KS (at the conservative end of its bracket), the curve statistics against their exact
+    multinomial null (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial coverage
+    (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a per-bin
+    normal null and the top-bin gap (Poisson-binomial mean and variance).  Holm over the tested members of the
+    in-memory primary family, Benjamini–Hochberg over the rest.
+
+    Parameters
+    ----------
+    summary : Summary
+        A (merged) summary.
+    level : float, default 0.95
+        Confidence level of the intervals.
+    alpha : float, default 0.05
+        Family-wise level of the verdicts.
+    n_resamples : int, default 1000
+        Bootstrap replicates; 0 switches the intervals off.
+    n_simulations : int, default 2000
+        Null draws of the Monte Carlo tests; 0 switches the tests and verdicts off.
+    diagrams : bool, default True
+        Compute the diagram tables.
+    classes : list, optional
+        Class names for the per-class table.
+    seed : int, default 0
+        Seed of the resampling and the null draws.
+
+    Returns
+    -------
+    Report
+        Metrics, verdicts and diagram tables; ``options["from_summary"]`` is True.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [4] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    .. [5] Clopper, C. J., & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
+       case of the binomial. Biometrika, 26(4), 404–413.
+    .. [6] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [7] Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. Journal of the Royal Statistical Society B, 57(1), 289–300.
+    .. [8] Stephens, M. A. (1970). Use of the Kolmogorov–Smirnov, Cramér–von Mises and related statistics without
+       extensive tables. Journal of the Royal Statistical Society B, 32(1), 115–122.
+    .. [9] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
     """
     spec = summary.spec
     tables: list[pd.DataFrame] = []
