@@ -94,12 +94,37 @@ def calibration_curve_figure(
 ) -> go.Figure:
     """Kuleshov et al. (2018) quantile-calibration curve: observed p̂_j = mean(u ≤ p_j) vs expected p_j.
 
-    Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band
-    (``band_low``–``band_high``: where the curve of a perfectly calibrated forecaster with the same N
-    falls 95% of the time) as a translucent ribbon in the same colour.
-    Table columns: ``level, observed, band_low, band_high``.  ``dashes`` maps a name to a Plotly dash style
-    (e.g. the conditional curve of a selection drawn dashed over the overall one); ``bands`` lists the names
-    whose band is drawn (default: all).
+    Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band (``band_low``–
+    ``band_high``: where the curve of a perfectly calibrated forecaster with the same N falls 95% of the time) as a
+    translucent ribbon in the same colour.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``level, observed, band_low, band_high``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+    bands : collection of str, optional
+        The names whose band is drawn (default: all).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Säilynoja, T., Bürkner, P.-C., & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+       applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing, 32,
+       32.
     """
     named = named_tables(tables, ["level", "observed", "band_low", "band_high"])
     cmap = merged_colors(list(named), colors)
@@ -165,17 +190,39 @@ def levi_figure(
 ) -> go.Figure:
     """Levi et al. (2019) reliability diagram: RMSE_j = sqrt(mean ε²) vs RMV_j = sqrt(mean σ²) per σ-bin.
 
-    One marker per bin with its 90% bootstrap interval on RMSE as an error bar, joined by a line,
-    and the identity line RMSE = RMV (perfect calibration).  Hover shows the bin's σ range, row
-    count, RMV, RMSE and interval; ``customdata`` is the bin index (read it from a selection).
-    Table columns: ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
-    ``selected = {name: bins}`` marks those bins through Plotly's ``selectedpoints`` (the other bins are
-    dimmed), e.g. to show a stored selection after a rerun.
+    One marker per bin with its 90% bootstrap interval on RMSE as an error bar, joined by a line, and the identity
+    line RMSE = RMV (perfect calibration).  Hover shows the bin's σ range, row count, RMV, RMSE and interval;
+    ``customdata`` is the bin index (read it from a selection).
 
-    Both axes share one range (the identity line at 45°) fitted to the data: linear axes start at 0 unless the
-    data sit far from it; ``log_axes=True`` gives log-log axes spanning the positive values (bins whose σ differ by
-    orders of magnitude — one far bin, models on different scales — are spread out instead of squeezed into a
-    corner; RMSE = RMV stays the diagonal).
+    Both axes share one range (the identity line at 45°) fitted to the data: linear axes start at 0 unless the data
+    sit far from it; ``log_axes=True`` gives log-log axes spanning the positive values (bins whose σ differ by orders
+    of magnitude — one far bin, models on different scales — are spread out instead of squeezed into a corner;
+    RMSE = RMV stays the diagonal).
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    selected : mapping of str to iterable of int, optional
+        ``{name: bins}`` marked through Plotly's ``selectedpoints`` (the other bins are dimmed), e.g. to show a
+        stored selection after a rerun.
+    log_axes : bool, default False
+        Log-log axes.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
     """
     named = named_tables(tables, LEVI_COLUMNS)
     cmap = merged_colors(list(named), colors)
@@ -261,15 +308,39 @@ def levi_panels_figure(
     ncols: int = 4,
     title: str | None = "RMSE vs RMV per σ-bin (Levi et al.)",
 ) -> go.Figure:
-    """Small multiples of the Levi et al. (2019) diagram: one panel per table (e.g. per calibrator), RMSE_j vs
-    RMV_j per σ-bin with its 90% bootstrap interval, the identity line RMSE = RMV in every panel and the
-    ``reference`` table's bins (e.g. the uncalibrated predictions) in light grey behind every other panel's.
+    """Small multiples of the Levi et al. (2019) diagram: one panel per table (e.g. per calibrator).
 
-    All panels share one range on both axes, fitted to the panels' own bins (:func:`levi_figure`'s rule; log-log
-    with ``log_axes=True``; the reference may run out of view), so the panels compare at a glance and the
-    identity line is the same diagonal everywhere; ``ncols`` panels per row.
-    Table columns as :func:`levi_figure`'s.  Eight calibrators with error bars overlaid on one diagram are a
-    tangle; side by side each stays readable.
+    RMSE_j vs RMV_j per σ-bin with its 90% bootstrap interval, the identity line RMSE = RMV in every panel and the
+    ``reference`` table's bins (e.g. the uncalibrated predictions) in light grey behind every other panel's.  All
+    panels share one range on both axes, fitted to the panels' own bins (:func:`levi_figure`'s rule; the reference
+    may run out of view), so the panels compare at a glance and the identity line is the same diagonal everywhere.
+    Eight calibrators with error bars overlaid on one diagram are a tangle; side by side each stays readable.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns as :func:`levi_figure`'s.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    reference : str, optional
+        The name of the table drawn in grey behind every other panel.
+    log_axes : bool, default False
+        Log-log axes.
+    ncols : int, default 4
+        Panels per row.
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
     """
     named = named_tables(tables, LEVI_COLUMNS)
     cmap = merged_colors(list(named), colors)
@@ -320,7 +391,18 @@ def levi_panels_figure(
 
 
 def figure_token(fig: go.Figure) -> str:
-    """sha1 of a figure's JSON: identifies what Streamlit sends (and hence the chart widget's identity)."""
+    """sha1 of a figure's JSON: identifies what Streamlit sends (and hence the chart widget's identity).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     return hashlib.sha1(fig.to_json().encode()).hexdigest()
 
 
@@ -331,10 +413,24 @@ def mark_selected(
 ) -> go.Figure:
     """Mark selected bins on every selectable trace through Plotly's ``selectedpoints`` (in place).
 
-    A trace counts when ``meta["role"]`` is in ``roles``; its points are selected when their ``customdata``
-    (the bin index) is in ``selected[meta["name"]]``.  With no selection at all every trace is reset
-    (``selectedpoints = None``: nothing dimmed).  The traces' ``selected``/``unselected`` styles decide the
-    look, the same as for a live plotly.js selection.
+    A trace counts when ``meta["role"]`` is in ``roles``; its points are selected when their ``customdata`` (the bin
+    index) is in ``selected[meta["name"]]``.  With no selection at all every trace is reset (``selectedpoints =
+    None``: nothing dimmed).  The traces' ``selected``/``unselected`` styles decide the look, the same as for a live
+    plotly.js selection.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure of this package's builders (changed in place).
+    selected : mapping of str to iterable of int or None
+        Name → selected bin indices.
+    roles : collection of str, default ("bins", "bars", "gap", "column", "hist")
+        ``meta`` roles of the selectable traces.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
     """
     any_selected = bool(selected) and any(tuple(v) for v in selected.values())
     for trace in fig.data:
@@ -422,10 +518,32 @@ def pit_histogram_figure(
 ) -> go.Figure:
     """Histogram of the PIT u = F(y) as a density, with the Uniform(0, 1) reference (density 1).
 
-    A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means
-    over-confident, ∩-shape under-confident, slope means bias.  Table columns:
-    ``left, right, count, density``.  Bars for one table, step lines for several (``dashes``: dash style
-    per name, e.g. a selection's histogram dashed over the overall one).
+    A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means over-confident,
+    ∩-shape under-confident, slope means bias.  Bars for one table, step lines for several.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``left, right, count, density``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Dawid, A. P. (1984). Present position and potential developments: some personal views. Statistical
+       theory: the prequential approach. Journal of the Royal Statistical Society A, 147(2), 278–292.
+    .. [2] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
     """
     named = named_tables(tables, ["left", "right", "count", "density"])
     cmap = merged_colors(list(named), colors)
@@ -452,12 +570,28 @@ def z_histogram_figure(
 ) -> go.Figure:
     """Histogram of z = (y − μ)/σ as a density against the N(0, 1) density φ(z).
 
-    The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the
-    table's ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.
-    Table columns: ``left, right, count, density, normal_density`` and optionally ``outside`` (rows beyond the
-    range counted in the end bins): that clipped mass is drawn hatched grey on top of its end bin (one model) and
-    named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up is never
-    read as the tail's shape.  ``dashes`` as in :func:`pit_histogram_figure`.
+    The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the table's
+    ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.  The optional
+    ``outside`` count (rows beyond the range counted in the end bins) is drawn hatched grey on top of its end bin
+    (one model) and named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up
+    is never read as the tail's shape.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``left, right, count, density, normal_density`` and optionally ``outside``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
     """
     named = named_tables(tables, ["left", "right", "count", "density", "normal_density"])
     cmap = merged_colors(list(named), colors)
@@ -527,7 +661,20 @@ def qq_figure(
 ) -> go.Figure:
     """Q-Q plot: observed quantiles of z against N(0, 1) quantiles, with the identity line.
 
-    Table columns: ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
     """
     named = named_tables(tables, ["theoretical", "observed"])
     cmap = merged_colors(list(named), colors)
@@ -555,9 +702,28 @@ def intervals_figure(
 ) -> go.Figure:
     """Observed coverage (PICP) of the central prediction intervals against their nominal coverage.
 
-    Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the
-    mean width and the interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
-    Table columns: ``coverage, observed, mean_width, interval_score``.
+    Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the mean width and the
+    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``coverage, observed, mean_width, interval_score``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
     """
     named = named_tables(tables, ["coverage", "observed", "mean_width", "interval_score"])
     cmap = merged_colors(list(named), colors)
