@@ -237,7 +237,8 @@ def summarize_parquet(
     strategy : {"uniform", "quantile"}, default "uniform"
         Classification bins: equal width, or equal mass with exact edges from ``equal_mass_edges_distributed``.
     seed : int, default 0
-        Seed of the hashed bootstrap blocks.
+        Seed of the hashed bootstrap blocks.  ``n_bins``, ``pit_bins``, ``strategy`` and ``seed`` go into the spec,
+        like the same options of ``cc.diagnose``.
     **spec_options
         Passed to ``regression_spec`` (``coverages``, ``n_blocks``, …) or ``classification_spec``.
 

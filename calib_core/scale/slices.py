@@ -132,6 +132,8 @@ class SliceSpec:
     def radix(self, i: int) -> int:
         """Codes of column i: its levels and, with ``none[i]``, one more: "in no slice".
 
+        The extra code holds a missing or non-finite numeric value.
+
         Parameters
         ----------
         i : int
