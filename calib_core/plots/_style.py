@@ -10,6 +10,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -20,6 +21,8 @@ __all__ = [
     "TEMPLATE",
     "Tables",
     "apply_layout",
+    "float_column",
+    "identity_line",
     "merged_colors",
     "model_colors",
     "named_tables",
@@ -287,3 +290,47 @@ def apply_layout(fig: go.Figure, title: str | None, xaxis: str, yaxis: str, mult
         hovermode="closest",
     )
     return fig
+
+
+def float_column(table: pd.DataFrame, name: str) -> np.ndarray:
+    """Column ``name`` of a diagram table as a float array.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A diagram table.
+    name : str
+        A column.
+
+    Returns
+    -------
+    ndarray of float
+        Its values.
+    """
+    return table[name].to_numpy(dtype=float)
+
+
+def identity_line(lo: float, hi: float, name: str = "ideal") -> go.Scatter:
+    """The reference line y = x from (lo, lo) to (hi, hi): dashed grey, no hover, ``meta`` role ``"reference"``.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Its ends.
+    name : str, default "ideal"
+        Its legend entry.
+
+    Returns
+    -------
+    plotly.graph_objects.Scatter
+        The trace.
+    """
+    return go.Scatter(
+        x=[lo, hi],
+        y=[lo, hi],
+        mode="lines",
+        line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1},
+        name=name,
+        hoverinfo="skip",
+        meta={"role": "reference"},
+    )

@@ -16,12 +16,12 @@ from .classification import confidence_histogram_figure, reliability_figure
 from .regression import (
     calibration_curve_figure,
     intervals_figure,
-    levi_panels_figure,
     model_colors,
     pit_histogram_figure,
     qq_figure,
     z_histogram_figure,
 )
+from .regression_levi import levi_panels_figure
 
 __all__ = ["comparison_figures", "comparison_dot_figure"]
 
@@ -207,7 +207,7 @@ def comparison_figures(result: Any, model: str, *, reference: str | None = "unca
     """Before/after figures of an evaluation for one model, one colour per calibrator.
 
     The diagram tables of the first trial's test rows (``cc.evaluate(..., diagrams=True)``).  The Levi diagram is
-    drawn as small multiples (:func:`calib_core.plots.regression.levi_panels_figure`: one panel per calibrator,
+    drawn as small multiples (:func:`calib_core.plots.regression_levi.levi_panels_figure`: one panel per calibrator,
     ``reference`` in grey behind each).
 
     Parameters

@@ -27,9 +27,9 @@ one partition.  The pipeline of :func:`summarize_parquet`:
    (typically the second pass), the value at each rank is known exactly.
 4. **Summaries**: every partition is read (pyarrow, page checksums verified), parsed by the same reader with
    ``min_rows=0`` (its dropped rows are counted per reason,
-   :class:`~calib_core.scale.distributed_partitions.DropTally`) and summarised with ``summary.summarize(chunk,
-   spec=spec, row_ids=global row ids)``; the summaries are merged by ``summary.merge`` in a tree of fan-in 8 on the
-   workers.
+   :class:`~calib_core.scale.distributed_partitions.DropTally`) and summarised with
+   ``summary.summarize(chunk, spec=spec, row_ids=global row ids)``; the summaries are merged by ``summary.merge``
+   in a tree of fan-in 8 on the workers.
 
 Failures: every task is retried once (``retries=1``); on a ``LocalCluster`` the scheduler's ``allowed-failures`` is
 1, so a partition whose task was on a worker that died is run again on another worker, and a partition that fails
@@ -73,8 +73,9 @@ from .distributed_partitions import (
 )
 from .distributed_quantiles import equal_mass_edges_distributed, regression_edges_and_kde_floor
 from .regression import regression_spec
-from .slices import SAMPLE_ROWS, SliceSummary, summarize_slices
+from .slices import SliceSummary, summarize_slices
 from .slices_sketch import SliceSketch, sketch_slices, spec_from_sketch
+from .slices_spec import SAMPLE_ROWS
 from .summary import merge_all, summarize, with_edges
 
 __all__ = [
@@ -433,13 +434,13 @@ def slice_summary_parquet(
     """The slice explorer's summary of a Parquet data set on Dask.
 
     Every slice column's and every pair of columns' per-cell sums (:mod:`calib_core.scale.slices`), from which
-    :func:`calib_core.scale.slices.summary_ranking` ranks the slices as the in-memory explorer does.  Two passes over
-    the partitions, each a tree of merges on the workers (``run_tree``; failures as in :func:`summarize_parquet`):
-    (1) the :class:`~calib_core.scale.slices_sketch.SliceSketch` — text levels, which numeric columns have more than
-    12 values, and the rows whose row-id hash falls below m/N (m = ``sample_rows``, N the rows of the files), whose
-    quantiles give the numeric and σ edges (rank error in ``summary.spec.rank_error``; exact when N ≤ m); (2) the
-    slice summary of every partition with those edges.  Rows are read and parsed by the reader of
-    ``cc.load_predictions``; invalid rows are left out, as in memory.
+    :func:`calib_core.scale.slices_ranking.summary_ranking` ranks the slices as the in-memory explorer does.  Two passes
+    over the partitions, each a tree of merges on the workers (``run_tree``; failures as in :func:`summarize_parquet`):
+    (1) the :class:`~calib_core.scale.slices_sketch.SliceSketch` — text levels, which numeric columns have more than 12
+    values, and the rows whose row-id hash falls below m/N (m = ``sample_rows``, N the rows of the files), whose
+    quantiles give the numeric and σ edges (rank error in ``summary.spec.rank_error``; exact when N ≤ m); (2) the slice
+    summary of every partition with those edges.  Rows are read and parsed by the reader of ``cc.load_predictions``;
+    invalid rows are left out, as in memory.
 
     Parameters
     ----------

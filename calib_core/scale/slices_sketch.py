@@ -1,9 +1,9 @@
-"""The first pass of the slice explorer over distributed data: per chunk a mergeable :class:`SliceSketch` — the
-distinct levels of every text column, whether a numeric column has more than 12 distinct values (the in-memory rule
-for numeric vs categorical), and a Bernoulli sample of the rows chosen by a hash of the row id (so independent of
-the chunking) at rate m/N — from which :func:`spec_from_sketch` builds the
-:class:`~calib_core.scale.slices.SliceSpec` of the second pass (edges: the sample's quantiles, with the rank error
-of the Dvoretzky–Kiefer–Wolfowitz inequality, :mod:`calib_core.scale.slices`).
+"""The first pass of the slice explorer over distributed data: per chunk a mergeable :class:`SliceSketch` — the distinct
+levels of every text column, whether a numeric column has more than 12 distinct values (the in-memory rule for
+numeric vs categorical), and a Bernoulli sample of the rows chosen by a hash of the row id (so independent of the
+chunking) at rate m/N — from which :func:`spec_from_sketch` builds the
+:class:`~calib_core.scale.slices_spec.SliceSpec` of the second pass (edges: the sample's quantiles, with the rank
+error of the Dvoretzky–Kiefer–Wolfowitz inequality, :mod:`calib_core.scale.slices_spec`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..base.regression import SampleSet
 from ..data.reading import SLICE_CATEGORICAL_MAX
 from ..slices import regression as reg_slices
 from ..slices.candidates import DEFAULT_BINS
-from .slices import SliceSpec, column_values, distinct_text, numeric_edges, numeric_levels
+from .slices_spec import SliceSpec, column_values, distinct_text, numeric_edges, numeric_levels
 
 __all__ = ["SliceSketch", "sketch_slices", "spec_from_sketch"]
 
@@ -165,7 +165,7 @@ def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | Non
 
 def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target: str = "auto", seed: int = 0,
                      delta: float = 0.01) -> SliceSpec:
-    """The :class:`~calib_core.scale.slices.SliceSpec` from a merged first pass.
+    """The :class:`~calib_core.scale.slices_spec.SliceSpec` from a merged first pass.
 
     A numeric-typed column with more than 12 distinct values is numeric (edges: quantiles of the sample), any other
     column categorical (every level); group/model only when they have two levels or more (as in memory).
