@@ -27,7 +27,7 @@ one partition.  The pipeline of :func:`summarize_parquet`:
    (typically the second pass), the value at each rank is known exactly.
 4. **Summaries**: every partition is read (pyarrow, page checksums verified), parsed by the same reader with
    ``min_rows=0`` (its dropped rows are counted per reason,
-   :class:`~calib_core.scale.distributed_partitions.DropTally`) and summarised with
+   :class:`~calib_core.scale.distributed_reading.DropTally`) and summarised with
    ``summary.summarize(chunk, spec=spec, row_ids=global row ids)``; the summaries are merged by ``summary.merge``
    in a tree of fan-in 8 on the workers.
 
@@ -60,19 +60,14 @@ from .distributed_partitions import (
     DEFAULT_ROWS_PER_PARTITION,
     PARTITION_BUDGET_BYTES,
     SLICE_BYTES_PER_CELL,
-    DropTally,
     Partition,
-    ReadOptions,
     data_fields,
     expand_paths,
-    global_ids,
-    locate_row,
     plan_partitions,
-    read_head,
-    read_partition,
 )
 from .distributed_quantiles import equal_mass_edges_distributed, regression_edges_and_kde_floor
-from .regression import regression_spec
+from .distributed_reading import DropTally, ReadOptions, global_ids, locate_row, read_head, read_partition
+from .regression_spec import regression_spec
 from .slices import SliceSummary, summarize_slices
 from .slices_sketch import SliceSketch, sketch_slices, spec_from_sketch
 from .slices_spec import SAMPLE_ROWS

@@ -20,8 +20,9 @@ from ..base.predictions import iter_subsets
 from ..base.regression import SampleSet
 from .classification import classification_rows_values
 from .distributed_cluster import run_tree
-from .distributed_partitions import Partition, ReadOptions, global_ids, read_partition
-from .regression import silverman_bandwidths
+from .distributed_partitions import Partition
+from .distributed_reading import ReadOptions, global_ids, read_partition
+from .regression_spec import silverman_bandwidths
 
 __all__ = [
     "equal_mass_edges_distributed",

@@ -47,11 +47,11 @@ from ..data.classification import parse_classification_frame
 from ..data.regression import parse_regression_frame
 from .classification import classification_rows_values, spec_for_classification, summarize_classification
 from .regression import spec_for_regression, summarize_regression
+from .summary_nulls import curve_null
 from .summary_report import (
     EXACTNESS,
     PIT_ENTROPY_NOTE,
     SPEARMAN_NOTE,
-    curve_null,
     levi_rmse_interval,
     regression_primary,
     report,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from ..base import significance as sig
 from ..base.mergeable import Summary, SummarySpec, exact_float, exact_fraction
@@ -27,23 +27,23 @@ from .classification import (
     classification_diagrams_from_part,
     classification_values,
 )
+from .regression_diagrams import regression_diagrams_from_part
 from .regression_values import (
     BOUNDED_METRICS,
     UNAVAILABLE_METRICS,
     block_statistics,
     point_block_statistics,
     regression_bounds,
-    regression_diagrams_from_part,
     regression_values,
     undefined_z_of_part,
 )
+from .summary_nulls import curve_null, gaussian_ence_test, ks_p_value
 
 __all__ = [
     "EXACTNESS",
     "SPEARMAN_NOTE",
     "PIT_ENTROPY_NOTE",
     "report",
-    "curve_null",
     "levi_rmse_interval",
     "regression_primary",
 ]
@@ -145,101 +145,6 @@ def _percentile(part: dict, n_boot: int, level: float, seed: int) -> dict[str, t
     return {k: (float(a), float(b)) for k, a, b in zip(names, lo, hi)}
 
 
-def _ence_of(s_var: np.ndarray, s_sq: np.ndarray) -> np.ndarray:
-    """ENCE from per-bin Σσ² and Σε² (last axis = bins): mean over bins with Σσ² > 0 of |1 − √(Σε²/Σσ²)|."""
-    with np.errstate(all="ignore"):
-        term = np.abs(1.0 - np.sqrt(s_sq / s_var))
-    ok = s_var > 0
-    return np.where(ok, term, 0.0).sum(axis=-1) / np.maximum(ok.sum(axis=-1), 1)
-
-
-def _gaussian_ence_test(row: dict, value: float, part: dict, n_null: int, n_boot: int, level: float,
-                        seed: int) -> None:
-    """ENCE of a Gaussian forecaster against its null with σ fixed, as ``regression.inference`` does it: per σ-bin
-    Σε² = Σσ²z² ~ gamma with the exact mean Σσ² and variance 2Σσ⁴ (Satterthwaite; Levi et al. 2019, Pernot
-    2024), from the summary's exact Σσ² and Σσ⁴; the interval is the basic bootstrap of the block sums (σ-bins
-    fixed), clipped at 0, with lower end 0 unless the test rejects at 1 − ``level``."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 16]))
-    v_bin = exact_float(part["x:var"], part.get("nf:var"))
-    var_bin = 2.0 * exact_float(part["x:var2"], part.get("nf:var2"))
-    ok = (v_bin > 0) & (var_bin > 0) & np.isfinite(var_bin)
-    sims = np.tile(v_bin, (n_null, 1))
-    shape = np.where(ok, v_bin**2 / np.where(ok, var_bin, 1.0), 1.0)
-    scale = np.where(ok, var_bin / np.where(ok, v_bin, 1.0), 1.0)
-    sims[:, ok] = rng.gamma(shape[ok], scale[ok], size=(n_null, int(ok.sum())))
-    null = _ence_of(v_bin, sims)
-    mc = sig.monte_carlo_p(value, null, "greater")
-    ref = float(null.mean())
-    row.update(p_value=mc.p, p_mc_se=mc.se, perfect=ref, debiased=value - ref,
-               test=f"Monte Carlo ({n_null} draws of per-bin Σσ²z², gamma with the bin's exact null mean and "
-                    "variance, from the summary's Σσ² and Σσ⁴)")
-    if n_boot > 0:
-        bins = part["blk_bins"]
-        w = sig.block_bootstrap_weights(bins.shape[0], n_boot, rng)
-        rep = _ence_of(np.einsum("rg,gb->rb", w, bins[..., 1]), np.einsum("rg,gb->rb", w, bins[..., 2]))
-        lo, hi = sig.basic_interval(value, rep, level)
-        lo0, hi0 = max(0.0, float(lo[0])), max(0.0, float(hi[0]))
-        if mc.p > 1.0 - level:
-            lo0 = 0.0
-        row.update(ci_low=lo0, ci_high=hi0,
-                   interval="basic bootstrap (blocks, σ-bins fixed), clipped at 0; lower end 0 unless the test rejects")
-
-
-def _ks_p(d: float, n: int) -> float:
-    """Two-sided KS p-value of D = d with N uniform PITs: the exact law up to N = 20,000, beyond it Kolmogorov's
-    limit with Stephens' correction (√N + 0.12 + 0.11/√N)·D (as ``regression.inference``)."""
-    if n <= 20_000:
-        return float(stats.kstwo.sf(d, n))
-    k = np.sqrt(n) + 0.12 + 0.11 / np.sqrt(n)
-    return float(stats.kstwobign.sf(k * d))
-
-
-def curve_null(n: int, levels: tuple[float, ...], qce_levels: tuple[float, ...], n_null: int) -> dict[str, np.ndarray]:
-    """Null draws of the calibration-curve statistics for N uniform PITs, exact.
-
-    calibration_rmse (on ``levels``) and the l2 QCE (on ``qce_levels``) from multinomial counts of the cells between
-    the grid points — the construction (and the seed) of the in-memory curve tests in ``regression.inference``, so
-    the p-values agree with ``cc.diagnose``'s.
-
-    Parameters
-    ----------
-    n : int
-        N, the number of PITs.
-    levels : tuple of float
-        The calibration-curve levels.
-    qce_levels : tuple of float
-        The quantile calibration error's levels.
-    n_null : int
-        Number of null draws.
-
-    Returns
-    -------
-    dict of str to ndarray of shape (n_null,)
-        ``calibration_rmse`` and ``quantile_calibration_error`` of every draw.
-
-    References
-    ----------
-    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
-       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
-       2796–2804.
-    .. [2] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
-       models. arXiv:2002.12860.
-    """
-    rng = np.random.default_rng(np.random.SeedSequence([20240513, n, n_null]))
-    lev = np.asarray(levels, dtype=float)
-    qlev = np.asarray(qce_levels, dtype=float)
-    cuts = np.unique(np.concatenate([lev, qlev, [0.0, 1.0]]))
-    cuts = cuts[(cuts > 0) & (cuts < 1)]
-    edges = np.concatenate([[0.0], cuts, [1.0]])
-    counts = rng.multinomial(n, np.diff(edges), size=n_null)
-    cdf = np.concatenate([np.zeros((n_null, 1)), np.cumsum(counts, axis=1)], axis=1) / n
-    p_lev = cdf[:, np.searchsorted(edges, np.clip(lev, 0, 1))]
-    p_lev[:, lev <= 0] = 0.0
-    p_q = cdf[:, np.searchsorted(edges, qlev)]
-    return {"calibration_rmse": np.sqrt(np.mean((p_lev - lev) ** 2, axis=1)),
-            "quantile_calibration_error": np.mean((p_q - qlev) ** 2, axis=1)}
-
-
 def _empty_row(value: float, kind: str) -> dict[str, Any]:
     return {"kind": kind, "value": value, "ci_low": np.nan, "ci_high": np.nan, "interval": "", "perfect": np.nan,
             "p_value": np.nan, "p_mc_se": np.nan, "test": "", "family": "", "adjusted_p": np.nan, "flag": False,
@@ -320,7 +225,7 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
             rec[k].update(ci_low=lo, ci_high=hi, interval="BCa, block bootstrap (blocks hashed from row ids)")
     gaussian = spec.layout == "gaussian"
     ks_lo, ks_hi = regression_bounds(part, spec)["max_calibration_deviation"]
-    p_lo_d, p_hi_d = _ks_p(ks_lo, n), _ks_p(ks_hi, n)
+    p_lo_d, p_hi_d = ks_p_value(ks_lo, n), ks_p_value(ks_hi, n)
     rec["max_calibration_deviation"].update(
         p_value=p_lo_d, p_mc_se=0.0, test="Kolmogorov–Smirnov at the lower end of the D bracket (conservative)",
         note=rec["max_calibration_deviation"]["note"] + f"; p-value at the upper end {p_hi_d:.3g}")
@@ -364,7 +269,7 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
                                                        float(special.chdtrc(nz, z_obs)))),
                               p_mc_se=0.0, test="χ² test, exact (N d.f.)", perfect=1.0)
     if gaussian and "x:var2" in part and n_null > 0:
-        _gaussian_ence_test(rec["ence"], values["ence"], part, n_null, n_boot, level, seed)
+        gaussian_ence_test(rec["ence"], values["ence"], part, n_null, n_boot, level, seed)
     else:
         rec["ence"]["note"] = (rec["ence"]["note"] + "; " if rec["ence"]["note"] else "") + \
             "no test from a summary for this layout (its null needs the rows' shapes)"

@@ -23,6 +23,7 @@ import calib_core.scale.distributed as cd
 import calib_core.scale.distributed_cluster as ccl
 import calib_core.scale.distributed_partitions as cp
 import calib_core.scale.distributed_quantiles as cq
+import calib_core.scale.distributed_reading as crd
 from calib_core.base.predictions import InputError
 from calib_core.data.regression import parse_regression_frame
 
@@ -76,7 +77,7 @@ def test_partitions_follow_row_groups_and_global_row_ids(tmp_path):
         ("part-00.parquet", (0, 1), 0, 1000), ("part-01.parquet", (0, 1), 0, 1400),
         ("part-01.parquet", (2, 3), 1400, 1100), ("part-02.parquet", (0,), 0, 10)]
     assert parts[2].name == "part-01.parquet row groups 2–3 (rows 1,401–2,500)"
-    locate = cp.locate_row(parts)
+    locate = crd.locate_row(parts)
     assert locate(1) == "part-00.parquet:1" and locate(1000) == "part-00.parquet:1000"
     assert locate(1001) == "part-01.parquet:1" and locate(2401) == "part-01.parquet:1401"
     assert locate(3510) == "part-02.parquet:10"
@@ -157,15 +158,15 @@ def test_bad_rows_are_counted_per_reason_over_partitions(client, tmp_path):
     frames = _bad_rows_frames()
     _write(frames, tmp_path)
     parts, files = cp.plan_partitions(tmp_path, rows_per_partition=800)
-    options, _ = cp.read_head(files, task=None, columns=None, renormalize=False)
-    leaf = lambda part: cp.DropTally.of(cp.read_partition(part, options), part.row_id)
+    options, _ = crd.read_head(files, task=None, columns=None, renormalize=False)
+    leaf = lambda part: crd.DropTally.of(crd.read_partition(part, options), part.row_id)
     tally = ccl.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="drops")
     whole = parse_regression_frame(pd.concat(frames, ignore_index=True), "all")
     assert tally.n_read == 3700 and tally.n_dropped == whole.dropped.total == 3700 - whole.n_rows
     assert tally.counts == {r: int(v.size) for r, v in whole.dropped.reasons.items()}
     assert {r: v.tolist() for r, v in tally.first.items()} == {
-        r: np.sort(v)[: cp.FIRST_ROW_IDS].tolist() for r, v in whole.dropped.reasons.items()}
-    table = tally.table(cp.locate_row(parts))
+        r: np.sort(v)[: crd.FIRST_ROW_IDS].tolist() for r, v in whole.dropped.reasons.items()}
+    table = tally.table(crd.locate_row(parts))
     row = table.set_index("reason").loc["std: missing value"]
     assert row["count"] == 3 and row["rows"] == "part-00.parquet:4, part-00.parquet:701, part-00.parquet:1500"
     assert table.set_index("reason").loc["std: σ = 0", "rows"].startswith("part-02.parquet:1, part-02.parquet:2")
@@ -183,7 +184,7 @@ def test_drop_tally_merge_is_associative_and_commutative():
     rng = np.random.default_rng(0)
     tallies = []
     for i in range(4):
-        t = cp.DropTally(n_read=100, n_dropped=int(rng.integers(0, 9)))
+        t = crd.DropTally(n_read=100, n_dropped=int(rng.integers(0, 9)))
         for reason in rng.choice(["a", "b", "c"], size=2, replace=False):
             t.counts[str(reason)] = int(rng.integers(1, 50))
             t.first[str(reason)] = np.sort(rng.choice(1000, 5, replace=False)) + 1000 * i
@@ -202,8 +203,8 @@ def test_a_partition_that_fails_twice_is_reported_by_name(client, tmp_path):
     data[mid : mid + 400] = os.urandom(400)  # a data page of the second file is garbage (its checksum fails)
     paths[1].write_bytes(bytes(data))
     parts, files = cp.plan_partitions(tmp_path, rows_per_partition=700)
-    options, _ = cp.read_head(files, task=None, columns=None, renormalize=False)
-    leaf = lambda part: cp.DropTally.of(cp.read_partition(part, options), part.row_id)
+    options, _ = crd.read_head(files, task=None, columns=None, renormalize=False)
+    leaf = lambda part: crd.DropTally.of(crd.read_partition(part, options), part.row_id)
     with pytest.raises(cd.PartitionError) as err:
         ccl.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="corrupt")
     names = [name for name, _ in err.value.failures]
@@ -299,7 +300,7 @@ def test_summarize_parquet_on_the_cluster_equals_the_in_memory_summary(client, t
     whole = _compare_with_memory(result, frames, parse_regression_frame, n_bins=10)
     assert result.n_dropped == whole.dropped.total
     assert result.summary.dropped == {
-        r: {"count": int(v.size), "first": np.sort(v)[: cp.FIRST_ROW_IDS].tolist()}
+        r: {"count": int(v.size), "first": np.sort(v)[: crd.FIRST_ROW_IDS].tolist()}
         for r, v in whole.dropped.reasons.items()}
     table = result.dropped_table().set_index("reason")
     assert table.loc["mean: infinite value", "rows"] == "part-02.parquet:1101"

@@ -259,17 +259,18 @@ def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
     pytest.importorskip("pyarrow")
     import calib_core.scale.distributed as cd
     import calib_core.scale.distributed_partitions as cp
+    import calib_core.scale.distributed_reading as crd
 
     frame = regression_frame(3_000, 41)
     frame.loc[17, "std"] = -1.0
     _write_parts(frame, tmp_path, [], row_group_size=1_000)
     parts, files = cp.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
-    options, head = cp.read_head(files, task=None, columns=None, renormalize=False)
+    options, head = crd.read_head(files, task=None, columns=None, renormalize=False)
     text = cd._text_slice_columns(files, head)
     assert sorted(text) == ["region", "site"]  # text columns no role takes (group is the group role)
     for part in parts:
-        plain = cp.read_partition(part, options)
-        fast = cp.read_partition(part, options, dictionary=text, zero_copy=True)
+        plain = crd.read_partition(part, options)
+        fast = crd.read_partition(part, options, dictionary=text, zero_copy=True)
         assert fast.n_rows == plain.n_rows and fast.dropped.total == plain.dropped.total
         np.testing.assert_array_equal(fast.row_number, plain.row_number)
         np.testing.assert_array_equal(fast.y, plain.y)
