@@ -47,7 +47,8 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from calib_core.base.regression import norm_ppf  # noqa: E402
-from calib_core.scale.distributed import open_client, process_peak_mb, summarize_parquet  # noqa: E402
+from calib_core.scale.distributed import open_client, summarize_parquet  # noqa: E402
+from calib_core.scale.distributed_cluster import process_peak_mb  # noqa: E402
 from calib_core.scale.summary import report  # noqa: E402
 
 ROWS_PER_FILE = 5_000_000

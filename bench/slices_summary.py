@@ -72,7 +72,7 @@ def _cpu_of_workers(client) -> float:
 
 def run(workers: int, repeats: int) -> None:
     import calib_core.scale.distributed as cd
-    from calib_core.scale.slices import summary_ranking
+    from calib_core.scale.slices_ranking import summary_ranking
 
     pattern = str(OUT / "*.parquet")
     rows = []

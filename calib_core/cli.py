@@ -713,7 +713,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     if _is_summary_file(path):
         inputs = [path]
     else:
-        from .scale.distributed import expand_paths
+        from .scale.distributed_partitions import expand_paths
 
         inputs = [Path(p) for p in expand_paths(args.file)]
     _check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from calib_core import plots
-from calib_core.scale import slices as slsum
+from calib_core.scale import slices_ranking as slsum
 from views import slices as slice_views
 from views import summary as sv
 

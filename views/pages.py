@@ -220,7 +220,7 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
 
 
 def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str, Any]:
-    """The mapping form's starting values from what detection guessed (:func:`calib_core.data.reading.guess_columns`).
+    """The mapping form's starting values from what detection guessed (:func:`calib_core.data.detect.guess_columns`).
 
     Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``,
     ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),

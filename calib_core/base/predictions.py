@@ -18,7 +18,7 @@ ALL = " (all)"
 """The group key of a whole model (every row of it, whatever its group).
 
 It starts with a space so that no group of a file can be named like it: the readers strip every group value
-(``calib_core.data.reading.label_values``), so a group literally called ``(all)`` stays a group of its own instead of
+(``calib_core.data.rows.label_values``), so a group literally called ``(all)`` stays a group of its own instead of
 replacing the all-rows diagrams and doubling every metric row.  :func:`iter_subsets` refuses a hand-made set whose
 group column holds the key itself.  Pages show it as ``views.pages.group_label`` says ("(all rows)").
 """

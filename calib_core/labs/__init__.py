@@ -18,8 +18,39 @@ __all__ = ["LABS", "Lab", "lab"]
 
 @dataclass(frozen=True)
 class Lab:
-    """One teaching lab: ``key`` (module ``calib_core.labs.<key>``, page ``pages/lab_<key>.py``),
-    its title, the one-sentence lesson, and the paper section it reproduces."""
+    """One teaching lab: its module, page, title, lesson and the paper section it reproduces.
+
+    Attributes
+    ----------
+    key : str
+        Module ``calib_core.labs.<key>``, page ``pages/lab_<key>.py``.
+    title : str
+        The lab's title.
+    lesson : str
+        The one-sentence lesson.
+    reference : str
+        The paper section it reproduces.
+    icon : str, default ":material/school:"
+        The page's icon.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [4] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [5] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [6] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [7] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
 
     key: str
     title: str
@@ -29,7 +60,13 @@ class Lab:
 
     @property
     def page_file(self) -> str:
-        """File name of the lab's Streamlit page under ``pages/``."""
+        """File name of the lab's Streamlit page under ``pages/``.
+
+        Returns
+        -------
+        str
+            ``lab_<key>.py``.
+        """
         return f"lab_{self.key}.py"
 
 
@@ -114,7 +151,46 @@ LABS: tuple[Lab, ...] = (
 
 
 def lab(key: str) -> Lab:
-    """The :class:`Lab` called ``key`` (``KeyError`` listing the keys if there is none)."""
+    """The :class:`Lab` called ``key``.
+
+    Parameters
+    ----------
+    key : str
+        A lab key.
+
+    Returns
+    -------
+    Lab
+        The lab.
+
+    Raises
+    ------
+    KeyError
+        Listing the keys, if there is no such lab.
+
+    Examples
+    --------
+    >>> lab("cauchy").reference
+    'Levi et al. 2019, §2'
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [4] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [5] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [6] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [7] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     for item in LABS:
         if item.key == key:
             return item

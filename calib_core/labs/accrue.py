@@ -37,10 +37,29 @@ METHODS = ("ACCRUE", "CRPS only", "k-means σ", "constant σ")
 
 
 class CRPSOnlySigma(rcal.ACCRUE):
-    """σ(x) minimising the mean CRPS alone: ACCRUE's models and optimiser with the weight β = 1 in
-    β·mean CRPS + (1 − β)·RS (Camporeale & Carè, Table 1 "CRPS": "the variance is estimated by minimizing CRPS
-    only").  The CRPS is a proper score, so with enough data it too recovers σ(x); ACCRUE's reliability term
-    matters where the fit is data- or model-limited.  Fitted attributes as :class:`ACCRUE` (``beta_`` = 1)."""
+    """σ(x) minimising the mean CRPS alone: ACCRUE's models and optimiser with the weight β = 1.
+
+    β·mean CRPS + (1 − β)·RS with β = 1 (Camporeale & Carè, Table 1 "CRPS": "the variance is estimated by minimizing
+    CRPS only").  The CRPS is a proper score, so with enough data it too recovers σ(x); ACCRUE's reliability term
+    matters where the fit is data- or model-limited.
+
+    Parameters
+    ----------
+    model, feature, max_degree, tol, rs_min, n_hidden, alpha, n_restarts, max_iter, random_state
+        As :class:`~calib_core.calibrators.regression.ACCRUE`.
+
+    Attributes
+    ----------
+    beta_ : float
+        1.  The other fitted attributes as :class:`~calib_core.calibrators.regression.ACCRUE`.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
+    """
 
     def _fit_polynomial(self, eps: np.ndarray, x: np.ndarray, s0: float) -> None:
         self.beta_ = 1.0
@@ -55,11 +74,33 @@ class CRPSOnlySigma(rcal.ACCRUE):
 class AccrueLabResult:
     """Outcome of :func:`run_accrue`.
 
-    ``metrics``: one row per method — ``median_rel_sigma_error``, ``crps``, ``reliability_score``,
-    ``calibration_error`` (max |ECDF(PIT) − p|) on the test rows.  ``curves``: for 1-D sets x on a grid with
-    ``true`` and one column per method; for 5D, test points with ``true`` and the methods.  ``errors``: the
-    relative σ errors (σ̂ − σ)/σ per test row and method (for the error histogram).  ``degree`` /
-    ``crps_degree``: where Algorithm 1 stopped for ACCRUE / CRPS only (None for the network on 5D).
+    Attributes
+    ----------
+    toy : str
+        The toy set (G, Y, W or 5D).
+    n : int
+        Training rows.
+    metrics : DataFrame
+        One row per method — ``median_rel_sigma_error``, ``crps``, ``reliability_score``, ``calibration_error``
+        (max |ECDF(PIT) − p|) on the test rows.
+    curves : DataFrame
+        For 1-D sets x on a grid with ``true`` and one column per method; for 5D, test points with ``true`` and the
+        methods.
+    errors : DataFrame
+        The relative σ errors (σ̂ − σ)/σ per test row and method (for the error histogram).
+    beta : float
+        ACCRUE's weight β (eq. 12).
+    degree : int or None
+        Where Algorithm 1 stopped for ACCRUE (None for the network on 5D).
+    options : dict
+        The run's options (seed, n_clusters, model, n_test).
+    crps_degree : int or None
+        Where Algorithm 1 stopped for CRPS only.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
     """
 
     toy: str
@@ -99,8 +140,35 @@ def run_accrue(
     model: Literal["auto", "polynomial", "mlp"] = "auto",
     n_grid: int = 200,
 ) -> AccrueLabResult:
-    """Fit ACCRUE, CRPS-only, k-means and constant σ on ``n`` rows of toy set ``toy`` (seeded) and compare them on
-    ``n_test`` fresh rows (ACCRUE §5.1).  ``model="auto"``: polynomial (Algorithm 1) on 1-D sets, network on 5D."""
+    """Fit ACCRUE, CRPS-only, k-means and constant σ on a toy set and compare them on fresh rows (ACCRUE §5.1).
+
+    Parameters
+    ----------
+    toy : {"G", "Y", "W", "5D"}, default "Y"
+        The toy set (:mod:`calib_core.data.toy`).
+    n : int, default 2000
+        Training rows.
+    seed : int, default 0
+        Seed of the data and the fits.
+    n_clusters : int, default 5
+        k of the k-means σ.
+    n_test : int, default 5000
+        Fresh test rows.
+    model : {"auto", "polynomial", "mlp"}, default "auto"
+        ``"auto"``: polynomial (Algorithm 1) on 1-D sets, network on 5D.
+    n_grid : int, default 200
+        Grid points of the σ(x) curves (1-D sets).
+
+    Returns
+    -------
+    AccrueLabResult
+        Metrics, curves and errors of the four methods.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     key = toy.upper()
     if key not in TOY_SETS:
         raise ValueError(f"toy must be one of {TOY_SETS}")
@@ -164,13 +232,31 @@ def _pct(v: float) -> str:
 
 
 def accrue_findings(result: AccrueLabResult) -> list[str]:
-    """What lab 7's numbers say, each sentence computed from :attr:`AccrueLabResult.metrics` (nothing fixed): the
-    median relative σ error median |σ̂ − σ|/σ of the four methods and the best; ACCRUE against CRPS only (whether
+    """What lab 7's numbers say, each sentence computed from :attr:`AccrueLabResult.metrics` (nothing fixed).
+
+    The median relative σ error median |σ̂ − σ|/σ of the four methods and the best; ACCRUE against CRPS only (whether
     the reliability term helps, with the polynomial degrees Algorithm 1 stopped at); whether both miss σ(x) by more
-    than 10% at half the test points; k-means against a constant σ (within 10% of it: the clusters of x do not
-    see σ(x)); and the PIT's KS distance of every method against the DKW bound at the test N
-    (:func:`~calib_core.labs.regression.ks_sentence`) — a σ can be marginally calibrated and still wrong
-    at every x."""
+    than 10% at half the test points; k-means against a constant σ (within 10% of it: the clusters of x do not see
+    σ(x)); and the PIT's KS distance of every method against the DKW bound at the test N
+    (:func:`~calib_core.labs.regression.ks_sentence`) — a σ can be marginally calibrated and still wrong at every x.
+
+    Parameters
+    ----------
+    result : AccrueLabResult
+        A run of :func:`run_accrue`.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     e = result.median_errors()
     n_test = int(result.options.get("n_test", len(result.errors)))
     best = min(e, key=e.get)

@@ -39,6 +39,24 @@ class BayesianLinearRegression:
     Prior w ~ N(0, α⁻¹I), likelihood y | x, w ~ N(wᵀφ(x), β⁻¹) with known noise precision β.  Posterior
     w | D ~ N(m_N, S_N) with S_N⁻¹ = αI + βΦᵀΦ and m_N = βS_NΦᵀy; posterior predictive at x:
     N(m_Nᵀφ(x), 1/β + φ(x)ᵀS_Nφ(x)) — closed form, no sampling.
+
+    Parameters
+    ----------
+    alpha : float, default 1e-2
+        α, the prior precision of the weights.
+    beta : float, default 1.0
+        β, the known noise precision.
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (2,)
+        m_N, after :meth:`fit`.
+    cov_ : ndarray of shape (2, 2)
+        S_N, after :meth:`fit`.
+
+    References
+    ----------
+    .. [1] Bishop, C. M. (2006). Pattern Recognition and Machine Learning, §3.3. Springer.
     """
 
     def __init__(self, *, alpha: float = 1e-2, beta: float = 1.0) -> None:
@@ -70,11 +88,35 @@ class BayesianLinearRegression:
 class IsotonicLab:
     """Result of :func:`run_isotonic`.
 
-    ``numbers``: the side effects as one dict — truncation level a* (``truncation_u``), the truncation point,
-    mean before / after and the shift at x*, δ (QR claim 3), the largest density inflation max_k s_k
-    (``spike_ratio``), the share of test targets with zero recalibrated density, NLL and calibration RMSE on
-    the test rows before / after.  ``map_knots`` (u, R), ``calibration_pairs`` (u, target), ``density`` (y and the
-    two densities at x* on a grid that resolves the jumps), ``training`` (x, y).
+    Attributes
+    ----------
+    x_star : float
+        The test input where the densities are evaluated.
+    add_endpoint : bool
+        Whether QR's (1, 1) remedy was used.
+    numbers : dict of str to float
+        The side effects as one dict — truncation level a* (``truncation_u``), the truncation point, mean before /
+        after and the shift at x*, δ (QR claim 3), the largest density inflation max_k s_k (``spike_ratio``), the
+        share of test targets with zero recalibrated density, NLL and calibration RMSE on the test rows before /
+        after.
+    map_knots : DataFrame
+        The recalibration map's knots (``u, R``).
+    calibration_pairs : DataFrame
+        (``u, target``).
+    density : DataFrame
+        y and the two densities at x* on a grid that resolves the jumps.
+    training : DataFrame
+        The training rows (``x, y``).
+    posterior_mean : (float, float)
+        m_N of the Bayesian linear regression.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
 
     x_star: float
@@ -102,9 +144,43 @@ def run_isotonic(
 ) -> IsotonicLab:
     """QR §3's example: BLR on y = slope·x + noise·ε, x ~ U[−4, 4]; isotonic recalibration on ``n_cal`` points.
 
-    ``assumed_noise`` is the model's noise standard deviation β^(−1/2) (= ``noise``: a well-specified model;
-    otherwise the recalibration has something to fix).  ``add_endpoint`` toggles QR's (1, 1) remedy.
-    The predictive density before / after is evaluated at the test input ``x_star``.
+    Parameters
+    ----------
+    n_train : int, default 256
+        Training rows of the Bayesian linear regression.
+    n_cal : int, default 32
+        Calibration rows of the isotonic map.
+    n_test : int, default 2000
+        Test rows.
+    seed : int, default 0
+        Seed of the simulation.
+    slope : float, default 3.0
+        The true slope.
+    noise : float, default 1.0
+        The true noise standard deviation.
+    assumed_noise : float, default 1.0
+        The model's noise standard deviation β^(−1/2) (= ``noise``: a well-specified model; otherwise the
+        recalibration has something to fix).
+    add_endpoint : bool, default False
+        QR's (1, 1) remedy.
+    x_star : float, default 1.0
+        The test input where the predictive density before / after is evaluated.
+    grid_points : int, default 1200
+        Grid points of the densities.
+
+    Returns
+    -------
+    IsotonicLab
+        The side effects and the data behind the figures.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Bishop, C. M. (2006). Pattern Recognition and Machine Learning, §3.3. Springer.
     """
     # three independent streams: moving m (or the test size) keeps the training set, hence the base model, fixed
     def draw(part: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -177,8 +253,30 @@ def isotonic_findings(result: IsotonicLab, *, n_cal: int, well_specified: bool) 
     """What the lab's numbers say, one sentence each, computed from :attr:`IsotonicLab.numbers` (nothing fixed).
 
     Calibration RMSE before/after (better or worse, and why for a well-specified model), the truncation of the
-    support (QR §3: R = 1 from a* on, zero density beyond F⁻¹(a*), NLL = ∞), the largest density inflation
-    max_k s_k (QR eq. 10) and the mean shift −δσ (QR claim 3).
+    support (QR §3: R = 1 from a* on, zero density beyond F⁻¹(a*), NLL = ∞), the largest density inflation max_k s_k
+    (QR eq. 10) and the mean shift −δσ (QR claim 3).
+
+    Parameters
+    ----------
+    result : IsotonicLab
+        A run of :func:`run_isotonic`.
+    n_cal : int
+        Its calibration rows.
+    well_specified : bool
+        Whether the model's noise was the true one.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
     n = result.numbers
     before, after = n["calibration_rmse_before"], n["calibration_rmse_after"]

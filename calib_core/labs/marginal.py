@@ -33,8 +33,38 @@ MARGINAL = "marginal N(0, a²s²+σ²)"
 
 @dataclass(frozen=True)
 class MarginalLab:
-    """Result of :func:`run_marginal`: ``metrics`` (one row per forecaster), ``tables[name]`` (calibration_curve,
-    pit_histogram, levi_bins, coverage_by_x), the marginal's σ = sqrt(a²s_x² + σ²) and the DKW bound at this N."""
+    """Result of :func:`run_marginal`.
+
+    Attributes
+    ----------
+    n : int
+        Rows.
+    coverage : float
+        c of the central interval.
+    marginal_sigma : float
+        The marginal's σ = sqrt(a²s_x² + σ²).
+    dkw_bound : float
+        The DKW bound at this N.
+    metrics : DataFrame
+        One row per forecaster.
+    tables : dict of str to dict of str to DataFrame
+        Per forecaster: calibration_curve, pit_histogram, levi_bins, coverage_by_x.
+    n_bins : int
+        Bins (σ and x).
+    x, y : ndarray
+        Inputs and targets.
+    dists : dict of str to PredictiveDistribution
+        The forecasters.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
 
     n: int
     coverage: float
@@ -73,9 +103,42 @@ def run_marginal(
 ) -> MarginalLab:
     """QR §4.3 with y | x ~ N(slope·x, noise²), x ~ N(0, x_std²): the ideal and the marginal forecaster.
 
-    Metrics per forecaster (``calib_core.metrics.regression``): calibration RMSE, max |p̂ − p| (KS), sharpness,
-    Cv, ENCE (``n_bins`` σ-bins), CRPS, NLL, RMSE, and the smallest / largest coverage of the central ``coverage``
+    Metrics per forecaster (``calib_core.metrics.regression``): calibration RMSE, max |p̂ − p| (KS), sharpness, Cv,
+    ENCE (``n_bins`` σ-bins), CRPS, NLL, RMSE, and the smallest / largest coverage of the central ``coverage``
     interval over ``n_bins`` equal-count bins of x.
+
+    Parameters
+    ----------
+    n : int, default 5000
+        Rows.
+    seed : int, default 0
+        Seed of the simulation.
+    slope : float, default 5.0
+        a.
+    noise : float, default 1.0
+        σ.
+    x_std : float, default 4.0
+        s_x.
+    n_bins : int, default 15
+        σ-bins and x-bins.
+    coverage : float, default 0.9
+        c of the central interval.
+    n_resamples : int, default 100
+        Bootstrap replicates of the Levi interval.
+
+    Returns
+    -------
+    MarginalLab
+        Metrics and tables of both forecasters.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
     """
     rng = np.random.default_rng(seed)
     x = rng.normal(0.0, x_std, n)
@@ -101,8 +164,28 @@ def run_marginal(
 
 
 def marginal_findings(result: MarginalLab) -> list[str]:
-    """What the lab's numbers say, computed from :attr:`MarginalLab.metrics` (nothing fixed): KS against the DKW
-    bound, sharpness, coverage given x (range over x-bins) and which forecaster the proper scores prefer."""
+    """What the lab's numbers say, computed from :attr:`MarginalLab.metrics` (nothing fixed).
+
+    KS against the DKW bound, sharpness, coverage given x (range over x-bins) and which forecaster the proper scores
+    prefer.
+
+    Parameters
+    ----------
+    result : MarginalLab
+        A run of :func:`run_marginal`.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    .. [2] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     m = result.metrics.set_index("model")
     out = [ks_sentence({k: float(m.loc[k, "max_calibration_deviation"]) for k in (IDEAL, MARGINAL)},
                        result.dkw_bound, result.n)]

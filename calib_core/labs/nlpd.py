@@ -36,7 +36,32 @@ EQUAL_NLPD = "equal-NLPD σ̃"
 
 
 def nlpd_per_row(eps: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """NLPD(ε, σ) = ½log σ² + ε²/(2σ²) + ½log 2π (ACCRUE eq. 1)."""
+    """NLPD(ε, σ) = ½log σ² + ε²/(2σ²) + ½log 2π (ACCRUE eq. 1), per row.
+
+    Parameters
+    ----------
+    eps : ndarray
+        Errors ε.
+    sigma : ndarray
+        Predicted standard deviations σ.
+
+    Returns
+    -------
+    ndarray
+        The negative log predictive density of every row.
+
+    Examples
+    --------
+    >>> round(float(nlpd_per_row(np.array([0.0]), np.array([1.0]))[0]), 4)
+    0.9189
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
+    """
     eps, sigma = np.asarray(eps, dtype=float), np.asarray(sigma, dtype=float)
     return np.log(sigma) + 0.5 * (eps / sigma) ** 2 + 0.5 * LOG_2PI
 
@@ -45,9 +70,28 @@ def equal_nlpd_sigma(eps: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """The other σ̃ with NLPD(ε, σ̃) = NLPD(ε, σ) (ACCRUE eq. 5), per row, in closed form.
 
     With w = ε²/σ²: NLPD − ½log ε² − ½log 2π = (w − log w)/2, so the two solutions are the two roots of
-    w·e^(−w) = const, i.e. w̃ = −W_k(−w·e^(−w)) on the branch k the given w is not on (k = −1 for w < 1, k = 0
-    for w > 1; W = Lambert's W), and σ̃ = |ε|/√w̃.  σ̃ = σ when σ² = ε² (the NLPD minimum, a double root) or
-    ε = 0 (NLPD = log σ + const is then monotone in σ: no second solution).
+    w·e^(−w) = const, i.e. w̃ = −W_k(−w·e^(−w)) on the branch k the given w is not on (k = −1 for w < 1, k = 0 for
+    w > 1; W = Lambert's W), and σ̃ = |ε|/√w̃.  σ̃ = σ when σ² = ε² (the NLPD minimum, a double root) or ε = 0
+    (NLPD = log σ + const is then monotone in σ: no second solution).
+
+    Parameters
+    ----------
+    eps : ndarray
+        Errors ε.
+    sigma : ndarray
+        Predicted standard deviations σ.
+
+    Returns
+    -------
+    ndarray
+        σ̃ of every row.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Corless, R. M., Gonnet, G. H., Hare, D. E. G., Jeffrey, D. J., & Knuth, D. E. (1996). On the Lambert W
+       function. Advances in Computational Mathematics, 5, 329–359.
     """
     eps, sigma = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(sigma, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -65,10 +109,26 @@ def equal_nlpd_sigma(eps: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 class NlpdLab:
     """Result of :func:`run_nlpd`.
 
-    ``metrics``: one row per model (the calibrated, the equal-NLPD one, then the sequence t = t_0 … t_max) with
-    ``nlpd`` (mean NLPD), ``nlpd_paper`` (without ½log 2π, as ACCRUE reports it), ``reliability`` (RS, ACCRUE
-    eq. 8), ``max_calibration_deviation`` (ACCRUE's "Cal. err."), ``crps`` and ``t`` (NaN for the equal-NLPD
-    model).  ``curves[name]``: the reliability diagram (Kuleshov curve with its 95% band) of each model.
+    Attributes
+    ----------
+    n : int
+        Rows.
+    metrics : DataFrame
+        One row per model (the calibrated, the equal-NLPD one, then the sequence t = t_0 … t_max) with ``nlpd`` (mean
+        NLPD), ``nlpd_paper`` (without ½log 2π, as ACCRUE reports it), ``reliability`` (RS, ACCRUE eq. 8),
+        ``max_calibration_deviation`` (ACCRUE's "Cal. err."), ``crps`` and ``t`` (NaN for the equal-NLPD model).
+    curves : dict of str to DataFrame
+        The reliability diagram (Kuleshov curve with its 95% band) of each model.
+    sequence : tuple of str
+        The models of the sequence, in order (the calibrated one first).
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
 
     n: int
@@ -82,7 +142,31 @@ class NlpdLab:
 
 
 def run_nlpd(n: int = 1000, *, seed: int = 0, steps: int = 6, t_max: float = 0.9) -> NlpdLab:
-    """ACCRUE Fig. 2: the calibrated model, its equal-NLPD twin and ``steps`` models t ∈ linspace(0, t_max)."""
+    """ACCRUE Fig. 2: the calibrated model, its equal-NLPD twin and ``steps`` models t ∈ linspace(0, t_max).
+
+    Parameters
+    ----------
+    n : int, default 1000
+        Rows (ACCRUE §3, after Goldberg et al. 1998).
+    seed : int, default 0
+        Seed of the simulation.
+    steps : int, default 6
+        Models of the sequence σ_i²(t) = (1 − t)·σ_i² + t·ε_i².
+    t_max : float, default 0.9
+        The last t.
+
+    Returns
+    -------
+    NlpdLab
+        Metrics and reliability curves of every model.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    .. [2] Goldberg, P. W., Williams, C. K. I., & Bishop, C. M. (1998). Regression with input-dependent noise: a
+       Gaussian process treatment. Advances in Neural Information Processing Systems 10, 493–499.
+    """
     if not 0.0 <= t_max < 1.0:
         raise ValueError("t_max must be in [0, 1): at t = 1 a target with ε = 0 gets σ = 0")
     rng = np.random.default_rng(seed)
@@ -116,8 +200,26 @@ def _trend(values: np.ndarray) -> str:
 
 
 def nlpd_findings(result: NlpdLab) -> list[str]:
-    """What the numbers say, computed from :attr:`NlpdLab.metrics` (nothing fixed): the pair's NLPD (equal?) against
-    their RS and KS, and along the sequence whether NLPD, RS and CRPS fall or rise at every step."""
+    """What the numbers say, computed from :attr:`NlpdLab.metrics` (nothing fixed).
+
+    The pair's NLPD (equal?) against their RS and KS, and along the sequence whether NLPD, RS and CRPS fall or rise
+    at every step.
+
+    Parameters
+    ----------
+    result : NlpdLab
+        A run of :func:`run_nlpd`.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     m = result.metrics.set_index("model")
     a, b = float(m.loc[CALIBRATED, "nlpd"]), float(m.loc[EQUAL_NLPD, "nlpd"])
     equal = "the same" if abs(a - b) <= 1e-9 * max(abs(a), 1.0) else "not the same"

@@ -43,6 +43,29 @@ def fit_learned_sigma(x: np.ndarray, abs_error: np.ndarray) -> tuple[float, floa
     """(a, b) of σ̂(x) = √(π/2)·(a + b·x): least squares of |ε| on (1, x).
 
     For ε ~ N(0, σ(x)²), E|ε| = σ(x)·√(2/π); with σ(x) = x (Levi §4.1) the fit recovers a ≈ 0, b ≈ √(2/π).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        Inputs.
+    abs_error : ndarray of shape (n,)
+        |ε| of the training rows.
+
+    Returns
+    -------
+    a, b : float
+        The coefficients.
+
+    Examples
+    --------
+    >>> a, b = fit_learned_sigma(np.array([0.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]))
+    >>> round(a, 6), round(b, 6)
+    (1.0, 1.0)
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
     """
     design = np.column_stack([np.ones_like(x), x])
     coef, *_ = np.linalg.lstsq(design, abs_error, rcond=None)
@@ -53,10 +76,29 @@ def fit_learned_sigma(x: np.ndarray, abs_error: np.ndarray) -> tuple[float, floa
 class RandomSigmaLab:
     """Result of :func:`run_random_sigma`.
 
-    ``metrics``: one row per (model, stage) with calibration RMSE, max calibration deviation (KS of the PIT),
-    ENCE, Cv, Spearman(σ, |ε|), sharpness, NLL — on the test rows.  ``tables[(model, stage)]``: the diagram
-    tables (calibration_curve, pit_histogram, levi_bins) of that forecaster on the test rows.
-    ``y_test`` and ``dists[(model, stage)]`` allow conditional views (:meth:`conditional_curve`).
+    Attributes
+    ----------
+    n_bins : int
+        Levi σ-bins.
+    metrics : DataFrame
+        One row per (model, stage) with calibration RMSE, max calibration deviation (KS of the PIT), ENCE, Cv,
+        Spearman(σ, |ε|), sharpness, NLL — on the test rows.
+    tables : dict of (str, str) to dict of str to DataFrame
+        The diagram tables (calibration_curve, pit_histogram, levi_bins) of each (model, stage) on the test rows.
+    y_test, x_test : ndarray
+        The test rows (for conditional views, :meth:`conditional_curve`).
+    dists : dict of (str, str) to PredictiveDistribution
+        The forecasts of each (model, stage) on the test rows.
+    learned_coef : (float, float)
+        (a, b) of the learned σ (:func:`fit_learned_sigma`).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
 
     n_bins: int
@@ -113,8 +155,33 @@ def run_random_sigma(
 ) -> RandomSigmaLab:
     """Levi §4.1 with a random and a learned σ, raw / STD-scaled / isotonic-recalibrated (see the module doc).
 
-    Training (for the learned σ) and calibration sets have ``n_cal`` rows each, the test set ``n_test``; the
-    random σ ~ U[sigma_low, sigma_high] is drawn for every row independently.  Seeded by ``seed``.
+    Parameters
+    ----------
+    n_test : int, default 4000
+        Test rows.
+    n_cal : int, default 2000
+        Rows of the training set (for the learned σ) and of the calibration set each.
+    seed : int, default 0
+        Seed of the simulation.
+    sigma_low, sigma_high : float, default 1.0, 10.0
+        The random σ ~ U[sigma_low, sigma_high], drawn for every row independently.
+    n_bins : int, default 15
+        Levi σ-bins.
+    n_resamples : int, default 100
+        Bootstrap replicates of the Levi interval.
+
+    Returns
+    -------
+    RandomSigmaLab
+        Metrics and diagram tables of every (model, stage).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
     """
     if not 0 < sigma_low <= sigma_high:
         raise ValueError("need 0 < sigma_low ≤ sigma_high")
@@ -145,9 +212,30 @@ def run_random_sigma(
 
 
 def random_sigma_findings(result: RandomSigmaLab, stage: str) -> list[str]:
-    """What the numbers of ``stage`` say, computed from :attr:`RandomSigmaLab.metrics` (nothing fixed): KS of both
-    against the DKW bound sqrt(log(2/α)/(2N)) (α = 1%), ENCE (does it tell them apart), Cv (spread of σ) and
-    Spearman(σ, |ε|) against its null spread ±2/√(N − 1)."""
+    """What the numbers of ``stage`` say, computed from :attr:`RandomSigmaLab.metrics` (nothing fixed).
+
+    KS of both against the DKW bound sqrt(log(2/α)/(2N)) (α = 1%), ENCE (does it tell them apart), Cv (spread of σ)
+    and Spearman(σ, |ε|) against its null spread ±2/√(N − 1).
+
+    Parameters
+    ----------
+    result : RandomSigmaLab
+        A run of :func:`run_random_sigma`.
+    stage : str
+        One of :data:`STAGES`.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Massart, P. (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality. The Annals of
+       Probability, 18(3), 1269–1283.
+    """
     m = result.metrics[result.metrics["stage"] == stage].set_index("model")
     n = int(np.asarray(result.y_test).size)
     bound = float(np.sqrt(np.log(2 / 0.01) / (2 * n)))

@@ -23,7 +23,27 @@ __all__ = ["diagram_tables", "binned_coverage_table", "key_bin_mask", "rows_of"]
 
 
 def rows_of(y: np.ndarray, dist: PredictiveDistribution) -> RegressionRows:
-    """The core's per-row quantities (ε, z, PIT u = F(y), σ) of (y, dist)."""
+    """The core's per-row quantities (ε, z, PIT u = F(y), σ) of (y, dist).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The forecasts.
+
+    Returns
+    -------
+    RegressionRows
+        The prepared rows.
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     return RegressionRows(np.asarray(y, dtype=float), dist)
 
 
@@ -37,9 +57,44 @@ def diagram_tables(
     seed: int = 0,
     levi: bool = True,
 ) -> dict[str, pd.DataFrame]:
-    """``calibration_curve`` (Kuleshov et al. 2018: p̂_j = mean(u ≤ p_j) with the Bin(N, p_j)/N 95% band),
-    ``pit_histogram`` and, when ``levi`` (σ finite), ``levi_bins`` (Levi et al. 2019: RMV_j = sqrt(mean σ²)
-    against RMSE_j = sqrt(mean ε²) per equal-count σ-bin, 90% bootstrap interval) of (y, dist)."""
+    """The data behind a lab's usual diagrams of (y, dist).
+
+    ``calibration_curve`` (Kuleshov et al. 2018: p̂_j = mean(u ≤ p_j) with the Bin(N, p_j)/N 95% band),
+    ``pit_histogram`` and, when ``levi`` (σ finite), ``levi_bins`` (Levi et al. 2019: RMV_j = sqrt(mean σ²) against
+    RMSE_j = sqrt(mean ε²) per equal-count σ-bin, 90% bootstrap interval).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The forecasts.
+    n_bins : int, default 15
+        Levi σ-bins.
+    n_resamples : int, default 100
+        Bootstrap replicates of the Levi interval.
+    pit_bins : int, default 20
+        Bins of the PIT histogram.
+    seed : int, default 0
+        Seed of the bootstrap.
+    levi : bool, default True
+        Also the Levi bins (False when σ is not finite, e.g. a Cauchy).
+
+    Returns
+    -------
+    dict of str to DataFrame
+        The tables by name.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    """
     rows = rows_of(y, dist)
     out = {
         "calibration_curve": calibration_curve_table(rows),
@@ -60,12 +115,37 @@ def binned_coverage_table(
 ) -> pd.DataFrame:
     """Observed coverage of the central ``coverage`` interval per equal-count bin of ``key``.
 
-    Rows are sorted by ``key`` and split into B equal-count bins (the binning engine's convention);
-    per bin j: observed_j = mean 1{F⁻¹((1−c)/2) ≤ y ≤ F⁻¹((1+c)/2)} over its n_j rows.  A forecaster
-    calibrated *conditionally on the key* has observed_j ≈ c; ``band_low``/``band_high`` are the central
-    ``band`` range of Bin(n_j, c)/n_j, where such a forecaster's bin falls.
+    Rows are sorted by ``key`` and split into B equal-count bins (the binning engine's convention); per bin j:
+    observed_j = mean 1{F⁻¹((1−c)/2) ≤ y ≤ F⁻¹((1+c)/2)} over its n_j rows.  A forecaster calibrated
+    *conditionally on the key* has observed_j ≈ c; ``band_low``/``band_high`` are the central ``band`` range of
+    Bin(n_j, c)/n_j, where such a forecaster's bin falls.
 
-    Columns: ``bin, count, key_low, key_high, key_mean, observed, expected, band_low, band_high``.
+    Parameters
+    ----------
+    key : ndarray of shape (n,)
+        The per-row key (σ, a feature x, the Cauchy scale γ …).
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The forecasts.
+    coverage : float, default 0.9
+        c, the interval's nominal coverage.
+    n_bins : int, default 10
+        B.
+    band : float, default 0.95
+        Level of the binomial band.
+
+    Returns
+    -------
+    DataFrame
+        ``bin, count, key_low, key_high, key_mean, observed, expected, band_low, band_high`` (non-empty bins).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
     """
     key = np.asarray(key, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -104,7 +184,32 @@ def binned_coverage_table(
 
 
 def key_bin_mask(key: np.ndarray, n_bins: int, bins: tuple[int, ...] | list[int]) -> np.ndarray:
-    """Rows whose equal-count bin of ``key`` (the binning of :func:`binned_coverage_table`) is in ``bins``."""
+    """Rows whose equal-count bin of ``key`` (the binning of :func:`binned_coverage_table`) is in ``bins``.
+
+    Parameters
+    ----------
+    key : ndarray of shape (n,)
+        The per-row key.
+    n_bins : int
+        B.
+    bins : tuple or list of int
+        Selected bins.
+
+    Returns
+    -------
+    ndarray of shape (n,) of bool
+        The row mask.
+
+    Examples
+    --------
+    >>> key_bin_mask(np.arange(10.0), 5, [0, 4]).tolist()
+    [True, True, False, False, False, False, False, False, True, True]
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     key = np.asarray(key, dtype=float)
     b = equal_count_bins(key, n_bins, order=np.argsort(key, kind="stable"))
     return np.isin(b, np.asarray(list(bins), dtype=np.int64))

@@ -44,11 +44,33 @@ METHODS = ("uncalibrated", "temperature scaling", "histogram binning", "isotonic
 class TemperatureLabResult:
     """Outcome of :func:`run_temperature`.
 
-    ``metrics``: one row per method on the test rows — ``accuracy``, ``mean_confidence``, ``ece`` (at ``n_bins``
-    with ``target``), ``ece_top_label`` and, for binary sets, ``ece_positive``, ``mce``, ``nll``, ``brier`` and
-    ``changed_predictions`` (test rows whose argmax differs from the uncalibrated one).  ``ece_by_bins``:
-    ``n_bins`` and one ECE column per method.  ``reliability``: reliability tables per method (``n_bins`` bins,
-    ``target`` semantics).  ``temperature``: the fitted T.
+    Attributes
+    ----------
+    dataset : str
+        One of :data:`DATASETS`.
+    target : str
+        Reliability semantics (``"top_label"`` or ``"positive"``).
+    n_bins : int
+        M of the ECE and the reliability tables.
+    n_cal, n_test : int
+        Calibration and test rows.
+    temperature : float
+        The fitted T.
+    metrics : DataFrame
+        One row per method on the test rows — ``accuracy``, ``mean_confidence``, ``ece`` (at ``n_bins`` with
+        ``target``), ``ece_top_label`` and, for binary sets, ``ece_positive``, ``mce``, ``nll``, ``brier`` and
+        ``changed_predictions`` (test rows whose argmax differs from the uncalibrated one).
+    ece_by_bins : DataFrame
+        ``n_bins`` and one ECE column per method.
+    reliability : dict of str to DataFrame
+        Reliability tables per method (``n_bins`` bins, ``target`` semantics).
+    options : dict
+        The run's options.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
 
     dataset: str
@@ -148,11 +170,46 @@ def run_temperature(
     target: Literal["top_label", "positive"] = "top_label",
     histogram_bins: int = 15,
 ) -> TemperatureLabResult:
-    """Fit temperature scaling, histogram binning (``histogram_bins`` bins) and isotonic regression on the ``cal``
-    rows of the over-confident example, score everything on the ``test`` rows (Guo et al. 2017 §4–5).
+    """Fit temperature scaling, histogram binning and isotonic regression, and score them (Guo et al. 2017 §4–5).
 
-    ``n_train`` / ``c``: rows and inverse L2 strength of the example's logistic regression (default 500 digits /
-    150 tumours, C = 10⁴: weakly regularised, over-confident); ``target="positive"`` needs the binary set.
+    Fitted on the ``cal`` rows of the over-confident example, scored on its ``test`` rows.
+
+    Parameters
+    ----------
+    dataset : str, default DATASETS[0]
+        One of :data:`DATASETS`.
+    n_train : int, optional
+        Rows of the example's logistic regression (default 500 digits / 150 tumours).
+    c : float, default 1e4
+        Its inverse L2 strength (weakly regularised, over-confident).
+    cal_fraction : float, default 0.5
+        Share of the held-out rows used for calibration.
+    seed : int, default 0
+        Seed of the split.
+    n_bins : int, default 15
+        M of the ECE and the reliability tables.
+    target : {"top_label", "positive"}, default "top_label"
+        ``"positive"`` needs the binary set.
+    histogram_bins : int, default 15
+        Bins of histogram binning.
+
+    Returns
+    -------
+    TemperatureLabResult
+        Metrics, ECE against M and reliability tables of every method.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Zadrozny, B., & Elkan, C. (2001). Obtaining calibrated probability estimates from decision trees and
+       naive Bayesian classifiers. Proceedings of the 18th International Conference on Machine Learning (ICML),
+       609–616.
+    .. [3] Zadrozny, B., & Elkan, C. (2002). Transforming classifier scores into accurate multiclass probability
+       estimates. Proceedings of the 8th ACM SIGKDD International Conference on Knowledge Discovery and Data
+       Mining, 694–699.
+    .. [4] Platt, J. (1999). Probabilistic outputs for support vector machines and comparisons to regularized
+       likelihood methods. Advances in Large Margin Classifiers, 61–74. MIT Press.
     """
     pset = _load(dataset, n_train, c, cal_fraction, seed)
     binary = pset.probs.shape[1] == 2

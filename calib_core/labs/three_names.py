@@ -54,8 +54,36 @@ def _standard_noise(shape: str, n: int, rng: np.random.Generator) -> np.ndarray:
 def simulate_forecasts(
     n: int, *, spread: float, shift: float, noise: str, rng: np.random.Generator
 ) -> tuple[np.ndarray, Gaussian]:
-    """n Gaussian forecasts N(μ_i, σ_i²) (μ ~ N(0, 3²), σ ~ U[0.5, 2]) and targets y = μ + σ·(shift + spread·e),
-    e standardised noise of the given shape: the forecaster is over-confident when ``spread`` > 1."""
+    """n Gaussian forecasts N(μ_i, σ_i²) and their targets y = μ + σ·(shift + spread·e).
+
+    μ ~ N(0, 3²), σ ~ U[0.5, 2], e standardised noise of the given shape: the forecaster is over-confident when
+    ``spread`` > 1.
+
+    Parameters
+    ----------
+    n : int
+        Rows.
+    spread : float
+        Scale of the standardised errors.
+    shift : float
+        Bias of the standardised errors.
+    noise : {"Gaussian", "skewed", "heavy-tailed"}
+        Shape of e.
+    rng : numpy.random.Generator
+        The generator.
+
+    Returns
+    -------
+    y : ndarray of shape (n,)
+        Targets.
+    forecasts : Gaussian
+        The forecasts.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    """
     mu = 3.0 * rng.standard_normal(n)
     sigma = rng.uniform(0.5, 2.0, n)
     y = mu + sigma * (shift + spread * _standard_noise(noise, n, rng))
@@ -77,12 +105,37 @@ def _rank_in(sorted_z: np.ndarray, value: float) -> float:
 class ThreeNamesResult:
     """Outcome of :func:`run_three_names`.
 
-    ``bounds``: one row per method — standardised bounds (lower_z, upper_z), their 1-based ranks among the
-    sorted calibration z-scores (x.5 = between two), held-out coverage and mean width.  ``max_abs_difference``:
-    max over test rows and both ends of |endpoint − CRUDE's endpoint| per method, in the target's units;
-    ``max_neighbour_gap``: σ_max times the largest gap z_(r+1) − z_(r) around CRUDE's ranks — the bound on it.
-    ``quantile_functions``: standardised quantile functions on a grid of p (p, CRUDE, Kuleshov).
-    ``sample``: the first test rows sorted by μ with every method's interval (for the interval figure).
+    Attributes
+    ----------
+    n_calibration, n_test : int
+        Calibration (L) and test rows.
+    coverage : float
+        c.
+    z_sorted : ndarray of shape (L,)
+        The sorted calibration z-scores.
+    bounds : DataFrame
+        One row per method — standardised bounds (lower_z, upper_z), their 1-based ranks among the sorted calibration
+        z-scores (x.5 = between two), held-out coverage and mean width.
+    max_abs_difference : dict of str to float
+        Max over test rows and both ends of |endpoint − CRUDE's endpoint| per method, in the target's units.
+    max_neighbour_gap : float
+        σ_max times the largest gap z_(r+1) − z_(r) around CRUDE's ranks — the bound on it.
+    quantile_functions : DataFrame
+        Standardised quantile functions on a grid of p (p, CRUDE, Kuleshov).
+    sample : DataFrame
+        The first test rows sorted by μ with every method's interval (for the interval figure).
+    options : dict
+        The run's options (spread, shift, noise, seed).
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Linusson, H., Johansson, U., & Löfström, T. (2014). Signed-error conformal regression. Advances in
+       Knowledge Discovery and Data Mining (PAKDD 2014), LNCS 8443, 224–236.
     """
 
     n_calibration: int
@@ -116,9 +169,46 @@ def run_three_names(
     seed: int = 0,
     n_sample: int = 30,
 ) -> ThreeNamesResult:
-    """Fit CRUDE, signed split conformal and Kuleshov isotonic recalibration on ``n_calibration`` simulated
-    Gaussian forecasts (:func:`simulate_forecasts`) and compare their central intervals of ``coverage`` on
-    ``n_test`` fresh rows (CRUDE §3.3; Kuleshov et al. 2018 §3).  Vectorised; O((L + n_test) log L)."""
+    """Fit CRUDE, signed split conformal and Kuleshov isotonic recalibration and compare their intervals.
+
+    On ``n_calibration`` simulated Gaussian forecasts (:func:`simulate_forecasts`); their central intervals of
+    ``coverage`` on ``n_test`` fresh rows (CRUDE §3.3; Kuleshov et al. 2018 §3).  Vectorised; O((L + n_test) log L).
+
+    Parameters
+    ----------
+    n_calibration : int, default 999
+        L.
+    n_test : int, default 5000
+        Fresh rows.
+    coverage : float, default 0.9
+        c = 1 − α.
+    spread : float, default 1.5
+        Scale of the standardised errors (> 1: over-confident).
+    shift : float, default 0.0
+        Bias of the standardised errors.
+    noise : {"Gaussian", "skewed", "heavy-tailed"}, default "Gaussian"
+        Shape of the noise.
+    seed : int, default 0
+        Seed of the simulation.
+    n_sample : int, default 30
+        Test rows of the interval figure.
+
+    Returns
+    -------
+    ThreeNamesResult
+        Bounds, differences and the data behind the figures.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Linusson, H., Johansson, U., & Löfström, T. (2014). Signed-error conformal regression. Advances in
+       Knowledge Discovery and Data Mining (PAKDD 2014), LNCS 8443, 224–236.
+    .. [4] Vovk, V., Gammerman, A., & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
+    """
     if not 0.0 < coverage < 1.0:
         raise ValueError("coverage must be in (0, 1)")
     if n_calibration < 5 or n_test < 1:
@@ -197,12 +287,30 @@ def run_three_names(
 
 
 def three_names_findings(result: ThreeNamesResult) -> list[str]:
-    """What lab 6's numbers say, each sentence computed from :attr:`ThreeNamesResult.bounds` and the endpoint
-    differences (nothing fixed): the ranks of the three methods' bounds among the L sorted calibration z-scores
-    and their largest difference from CRUDE's; the largest endpoint difference from CRUDE against the bound
-    σ_max·(largest neighbouring z-gap), and whether CRUDE and conformal coincide exactly ((L + 1)α/2 an integer);
-    each method's held-out coverage against the central 95% range Bin(n_test, c)/n_test of the coverage chart's
-    grey band, with the calibration set's own spread ±2·√(c(1 − c)/L) when one of the three falls outside it."""
+    """What lab 6's numbers say, each sentence computed from the bounds and the endpoint differences (nothing fixed).
+
+    The ranks of the three methods' bounds among the L sorted calibration z-scores and their largest difference from
+    CRUDE's; the largest endpoint difference from CRUDE against the bound σ_max·(largest neighbouring z-gap), and
+    whether CRUDE and conformal coincide exactly ((L + 1)α/2 an integer); each method's held-out coverage against
+    the central 95% range Bin(n_test, c)/n_test of the coverage chart's grey band, with the calibration set's own
+    spread ±2·√(c(1 − c)/L) when one of the three falls outside it.
+
+    Parameters
+    ----------
+    result : ThreeNamesResult
+        A run of :func:`run_three_names`.
+
+    Returns
+    -------
+    list of str
+        One sentence per finding, plain text.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Vovk, V., Gammerman, A., & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
+    """
     b = result.bounds.set_index("method")
     c, L, n = result.coverage, result.n_calibration, result.n_test
     ranks = "; ".join(f"{m} {b.loc[m, 'lower_rank']:g} and {b.loc[m, 'upper_rank']:g}" for m in METHODS)

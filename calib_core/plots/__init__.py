@@ -21,13 +21,13 @@ from .regression import (
     calibration_curve_figure,
     figure_token,
     intervals_figure,
-    levi_figure,
     mark_selected,
     model_colors,
     pit_histogram_figure,
     qq_figure,
     z_histogram_figure,
 )
+from .regression_levi import levi_figure
 from .slices import funnel_figure
 from .smooth import smooth_reliability_figure
 

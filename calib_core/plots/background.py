@@ -78,8 +78,21 @@ def _faint(trace: Any) -> go.Scatter | Any:
 
 
 def faint_traces(fig: go.Figure) -> list[Any]:
-    """The data traces of ``fig`` (``meta`` role in :data:`DATA_ROLES`) restyled faint; the first one carries the
-    legend entry :data:`FAINT_NAME`."""
+    """The data traces of ``fig`` restyled faint; the first one carries the legend entry :data:`FAINT_NAME`.
+
+    Data traces: ``meta`` role in :data:`DATA_ROLES`, visible.  Scatter traces turn grey without hover; bar traces
+    become grey step outlines (``meta["outline"]``).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure of this package's builders.
+
+    Returns
+    -------
+    list of plotly trace
+        The faint traces.
+    """
     out = []
     for trace in fig.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
@@ -111,9 +124,24 @@ def with_background(build: Callable[..., go.Figure], tables: Any, background: Ma
                     /, **options: Any) -> go.Figure:
     """``build(tables, **options)`` with ``build(background, **options)`` drawn faintly behind it.
 
-    ``tables``: the diagram tables of the rows shown (a slice); ``background``: the same diagram's tables of all
-    rows (None or empty: the figure alone, unchanged).  The faint traces (:func:`faint_traces`) go first, bar
-    outlines last (module docstring); every axis range fixed by the builder is widened to hold both figures.
+    The faint traces (:func:`faint_traces`) go first, bar outlines last (module docstring); every axis range fixed by
+    the builder is widened to hold both figures.
+
+    Parameters
+    ----------
+    build : callable
+        A figure builder of :mod:`calib_core.plots` (tables in, figure out).
+    tables : object
+        The diagram tables of the rows shown (a slice).
+    background : mapping, object or None
+        The same diagram's tables of all rows (None or empty: the figure alone, unchanged).
+    **options
+        Passed to ``build`` both times.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The slice's figure over the faint one.
     """
     fig = build(tables, **options)
     if background is None or (isinstance(background, Mapping) and not background):

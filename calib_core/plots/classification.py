@@ -81,10 +81,34 @@ _AXES = {
 def wilson_interval(successes: np.ndarray, n: np.ndarray, level: float = 0.90) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a binomial proportion, elementwise (Wilson 1927).
 
-    With p̂ = k/n and z = Φ⁻¹((1 + level)/2):
-    (p̂ + z²/2n ± z·sqrt(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n).  Unlike the Wald interval it stays
-    inside [0, 1] and is not degenerate at p̂ ∈ {0, 1} — the usual case for high-confidence bins.
-    Bins with n = 0 get NaN.
+    With p̂ = k/n and z = Φ⁻¹((1 + level)/2): (p̂ + z²/2n ± z·sqrt(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n).  Unlike the
+    Wald interval it stays inside [0, 1] and is not degenerate at p̂ ∈ {0, 1} — the usual case for high-confidence
+    bins.  Bins with n = 0 get NaN.
+
+    Parameters
+    ----------
+    successes : ndarray
+        k per bin.
+    n : ndarray
+        Trials per bin.
+    level : float, default 0.90
+        Confidence level.
+
+    Returns
+    -------
+    low, high : ndarray
+        The interval of every bin.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(np.array([10.0]), np.array([10.0]))
+    >>> round(float(low[0]), 3), float(high[0])
+    (0.787, 1.0)
+
+    References
+    ----------
+    .. [1] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of
+       the American Statistical Association, 22(158), 209–212.
     """
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -148,14 +172,40 @@ def reliability_figure(
     """Guo et al. (2017) reliability diagram: accuracy per confidence bin against the diagonal.
 
     acc(B_m) = (1/|B_m|) Σ_{i ∈ B_m} 1[ŷ_i = y_i], conf(B_m) = (1/|B_m|) Σ_{i ∈ B_m} p̂_i (Guo eq. 2–3;
-    ECE = Σ_m |B_m|/n · |acc − conf|).  One table: accuracy bars on the bins' x-range (so equal-mass bins
-    show their true widths), the gap conf − acc as a hatched bar from the accuracy to the mean confidence
-    (red: over-confident, teal: under-confident), ``level`` Wilson intervals on the accuracy as error
-    bars, and over each bin a transparent full-height column (role ``"column"``) that takes hover, clicks and
-    selections for the whole bin (the bins not selected are veiled).  Several tables: one line + markers per
-    model at (mean confidence, accuracy), with the same intervals.  ``target`` only changes the axis titles:
-    ``"top_label"`` (confidence vs accuracy), ``"positive"`` (P(y = 1) vs frequency of y = 1; binary) or
-    ``"class"``.
+    ECE = Σ_m |B_m|/n · |acc − conf|).  One table: accuracy bars on the bins' x-range (so equal-mass bins show their
+    true widths), the gap conf − acc as a hatched bar from the accuracy to the mean confidence (red: over-confident,
+    teal: under-confident), ``level`` Wilson intervals on the accuracy as error bars, and over each bin a transparent
+    full-height column (role ``"column"``) that takes hover, clicks and selections for the whole bin (the bins not
+    selected are veiled).  Several tables: one line + markers per model at (mean confidence, accuracy), with the same
+    intervals.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One reliability table, or one per model (the name is the legend entry).
+        Reliability columns (``bin, lower, upper, count, fraction, confidence, accuracy, gap``).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    selected : mapping of str to iterable of int, optional
+        Name → selected bins.
+    target : {"top_label", "positive", "class"}, default "top_label"
+        Only changes the axis titles: confidence vs accuracy, P(y = 1) vs frequency of y = 1 (binary), or a class.
+    level : float, default 0.90
+        Level of the Wilson intervals.
+    title : str or None, default "Reliability diagram"
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of
+       the American Statistical Association, 22(158), 209–212.
     """
     named = named_tables(tables, _RELIABILITY_COLUMNS)
     cmap = merged_colors(list(named), colors)
@@ -252,12 +302,35 @@ def confidence_histogram_figure(
     target: str = "top_label",
     title: str | None = "auto",
 ) -> go.Figure:
-    """Guo et al. (2017) Fig. 1 (top row): share of samples per confidence bin, with the average confidence
-    (dashed) and the accuracy (dotted) of each model as vertical lines — their distance is the overall
-    over-confidence conf − acc.  Bars share the reliability diagram's bins (``customdata`` = bin), so a
+    """Guo et al. (2017) Fig. 1 (top row): share of samples per confidence bin.
+
+    With the average confidence (dashed) and the accuracy (dotted) of each model as vertical lines — their distance is
+    the overall over-confidence conf − acc.  Bars share the reliability diagram's bins (``customdata`` = bin), so a
     selection in either chart marks the same bins.  Several models: grouped bars, one colour each.
-    ``title`` "auto": "Confidence histogram" for the top label, "Predicted-probability histogram" for the
-    positive class (``target="positive"``: the bins are of p(y = 1), not of a confidence).
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One reliability table, or one per model (the name is the legend entry).
+        Reliability columns.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    selected : mapping of str to iterable of int, optional
+        Name → selected bins.
+    target : {"top_label", "positive"}, default "top_label"
+        ``"positive"``: the bins are of p(y = 1), not of a confidence.
+    title : str or None, default "auto"
+        "auto": "Confidence histogram" for the top label, "Predicted-probability histogram" for the positive class.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
     if title == "auto":
         title = "Confidence histogram" if target == "top_label" else "Predicted-probability histogram"
@@ -322,13 +395,40 @@ def per_class_reliability_figure(
     color: str = "#4c78a8",
     title: str | None = "Per-class reliability (one-vs-rest)",
 ) -> go.Figure:
-    """Small multiples: for each class k, observed frequency of y = k against the mean predicted p_k per bin
-    (one-vs-rest reliability; Kull et al. 2019's class-wise calibration).  Table columns: ``class`` + reliability
-    columns.
+    """Small multiples of one-vs-rest reliability, one panel per class.
 
-    ``classes`` lists the class codes to draw, in that order; by default all classes when there are at most
-    ``max_classes``, else the ``max_classes`` with the largest one-vs-rest ECE, worst first
-    (:func:`worst_classes`) — never silently the first ones.  Each panel's title gives its class and ECE_k.
+    For each class k, observed frequency of y = k against the mean predicted p_k per bin (Kull et al. 2019's
+    class-wise calibration).  Each panel's title gives its class and ECE_k.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``class`` + reliability columns.
+    class_names : sequence of str, optional
+        Display names of the class codes.
+    classes : sequence, optional
+        The class codes to draw, in that order; default all classes when there are at most ``max_classes``, else the
+        ``max_classes`` with the largest one-vs-rest ECE, worst first (:func:`worst_classes`) — never silently the
+        first ones.
+    max_classes : int, default 20
+        Most panels drawn by default.
+    ncols : int, default 5
+        Panels per row.
+    color : str, default "#4c78a8"
+        Colour of the curves.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
     """
     needed = ["class", "bin", "count", "confidence", "accuracy"]
     missing = [c for c in needed if c not in table.columns]
@@ -382,9 +482,29 @@ def per_class_reliability_figure(
 
 
 def worst_classes(table: pd.DataFrame, k: int = 20) -> list[Any]:
-    """The class codes of a per-class reliability table to show first: all of them in class order when there are
-    at most ``k``, else the ``k`` with the largest one-vs-rest ECE_k (:func:`per_class_summary`), worst first
-    (ties in class order)."""
+    """The class codes of a per-class reliability table to show first.
+
+    All of them in class order when there are at most ``k``, else the ``k`` with the largest one-vs-rest ECE_k
+    (:func:`per_class_summary`), worst first (ties in class order).
+
+    Parameters
+    ----------
+    table : DataFrame
+        A per-class reliability table.
+    k : int, default 20
+        How many.
+
+    Returns
+    -------
+    list
+        Class codes.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     summary = per_class_summary(table)
     if len(summary) <= k:
         return list(summary["class_code"])
@@ -393,10 +513,31 @@ def worst_classes(table: pd.DataFrame, k: int = 20) -> list[Any]:
 
 
 def per_class_summary(table: pd.DataFrame, class_names: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per class from the per-class reliability table (``class_code``, display ``class``): observed
-    frequency of the class, mean predicted probability, and the one-vs-rest
-    ECE_k = Σ_m |B_mk| / n · |freq(B_mk) − conf(B_mk)| (Kull et al. 2019;
-    their mean over k is the Report's class-wise ECE).
+    """One row per class from the per-class reliability table.
+
+    ``class_code``, display ``class``, observed frequency of the class, mean predicted probability, and the
+    one-vs-rest ECE_k = Σ_m |B_mk| / n · |freq(B_mk) − conf(B_mk)| (Kull et al. 2019; their mean over k is the
+    Report's class-wise ECE).
+
+    Parameters
+    ----------
+    table : DataFrame
+        A per-class reliability table.
+    class_names : sequence of str, optional
+        Display names of the class codes.
+
+    Returns
+    -------
+    DataFrame
+        One row per class.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    .. [2] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
     t = table.copy()
     t["hits"] = np.nan_to_num(_f(t, "accuracy")) * _f(t, "count")

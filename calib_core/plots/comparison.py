@@ -16,12 +16,12 @@ from .classification import confidence_histogram_figure, reliability_figure
 from .regression import (
     calibration_curve_figure,
     intervals_figure,
-    levi_panels_figure,
     model_colors,
     pit_histogram_figure,
     qq_figure,
     z_histogram_figure,
 )
+from .regression_levi import levi_panels_figure
 
 __all__ = ["comparison_figures", "comparison_dot_figure"]
 
@@ -50,19 +50,32 @@ def comparison_dot_figure(
     reference: str | None = "uncalibrated",
     title: str | None = None,
 ) -> go.Figure:
-    """Dot plot of a calibrator comparison: one row per metric, one dot per calibrator at its mean over trials
-    with a ± std whisker.
+    """Dot plot of a calibrator comparison: one row per metric, one dot per calibrator at its mean over trials.
 
-    The best calibrator of each row is drawn as a black-rimmed star and named beside it; the ``reference``
-    calibrator's mean is a dashed vertical line through the row, and a target value (0.9 for the 90% coverage)
-    a green one.  Each row and model column has its own x-axis fitted to its values (metrics and models have
-    different scales); rows are grouped by the registry's kind (headed in the left margin); the row label
-    carries the direction (↓ lower is better, ↑ higher, → target).  An infinite mean (e.g. the NLL of a
-    calibrator that gives a target zero density) is drawn as a ▶ at the right edge of its row.
+    Each dot has a ± std whisker.  The best calibrator of each row is drawn as a black-rimmed star and named beside
+    it; the ``reference`` calibrator's mean is a dashed vertical line through the row, and a target value (0.9 for
+    the 90% coverage) a green one.  Each row and model column has its own x-axis fitted to its values (metrics and
+    models have different scales); rows are grouped by the registry's kind (headed in the left margin); the row label
+    carries the direction (↓ lower is better, ↑ higher, → target).  An infinite mean (e.g. the NLL of a calibrator
+    that gives a target zero density) is drawn as a ▶ at the right edge of its row.  Within a row the calibrators are
+    dodged vertically in legend order (first on top), so dots with equal means stay visible.
 
-    ``summary``: :func:`calib_core.diagnosis.tables.comparison_summary`'s table (model, calibrator, metric, label,
-    kind, better, target, mean, std, best).  Within a row the calibrators are dodged vertically in legend order
-    (first on top), so dots with equal means stay visible.
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`calib_core.diagnosis.tables.comparison_summary`'s table (model, calibrator, metric, label, kind,
+        better, target, mean, std, best).
+    colors : mapping of str to str, optional
+        Colour per calibrator.
+    reference : str or None, default "uncalibrated"
+        The calibrator whose mean is drawn as a dashed line.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
     """
     need = ["model", "calibrator", "metric", "label", "kind", "better", "target", "mean", "std", "best"]
     missing = [c for c in need if c not in summary.columns]
@@ -191,10 +204,28 @@ def _single_band(fig, names: list[str]) -> None:
 
 def comparison_figures(result: Any, model: str, *, reference: str | None = "uncalibrated",
                        log_axes: bool = False) -> dict[str, Any]:
-    """Before/after figures of an evaluation for one model: the diagram tables of the first trial's test rows
-    (``cc.evaluate(..., diagrams=True)``), one colour per calibrator.  The Levi diagram is drawn as small
-    multiples (:func:`calib_core.plots.regression.levi_panels_figure`: one panel per calibrator, ``reference``
-    in grey behind each; ``log_axes`` for log-log axes)."""
+    """Before/after figures of an evaluation for one model, one colour per calibrator.
+
+    The diagram tables of the first trial's test rows (``cc.evaluate(..., diagrams=True)``).  The Levi diagram is
+    drawn as small multiples (:func:`calib_core.plots.regression_levi.levi_panels_figure`: one panel per calibrator,
+    ``reference`` in grey behind each).
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        An evaluation with diagrams.
+    model : str
+        The model whose figures are drawn.
+    reference : str or None, default "uncalibrated"
+        The calibrator drawn in grey behind each Levi panel.
+    log_axes : bool, default False
+        Log-log axes for the Levi panels.
+
+    Returns
+    -------
+    dict of str to plotly.graph_objects.Figure
+        Figure title → figure (empty when the model has no diagrams).
+    """
     task = result.task
     tables = (result.diagrams or {}).get(model, {})
     names = [n for n in result.calibrators if n in tables]

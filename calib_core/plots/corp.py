@@ -73,10 +73,39 @@ def corp_reliability_figure(
     band: str = "consistency",
     title: str | None = "CORP reliability diagram",
 ) -> go.Figure:
-    """CORP reliability diagram (Dimitriadis, Gneiting & Jordan 2021, Fig. 1): the PAV-recalibrated frequency against
-    the forecast, one line per model, the diagonal, and the pointwise ``band_level`` band(s) shaded: the
-    consistency band (where a calibrated forecaster's curve falls; grey) and/or the bootstrap confidence band of
-    the curve (the model's colour).  Hover: forecast, recalibrated value, rows in the PAV block."""
+    """CORP reliability diagram (Dimitriadis, Gneiting & Jordan 2021, Fig. 1).
+
+    The PAV-recalibrated frequency against the forecast, one line per model, the diagonal, and the pointwise
+    ``band_level`` band(s) shaded: the consistency band (where a calibrated forecaster's curve falls; grey) and/or the
+    bootstrap confidence band of the curve (the model's colour).  Hover: forecast, recalibrated value, rows in the PAV
+    block.
+
+    Parameters
+    ----------
+    corps : mapping of str to Corp
+        CORP results per model.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    band : {"consistency", "confidence", "both", "none"}, default "consistency"
+        Which band(s) to shade.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        If ``band`` is not one of the choices.
+
+    References
+    ----------
+    .. [1] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+       classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
+    """
     if band not in BAND_CHOICES:
         raise ValueError(f"band must be one of {BAND_CHOICES}, got {band!r}")
     if not corps:
@@ -125,12 +154,36 @@ def quantile_reliability_figure(
     colors: Mapping[str, str] | None = None,
     title: str | None = None,
 ) -> go.Figure:
-    """CORP quantile reliability diagram (Gneiting et al. 2023, Annu. Rev. Stat. Appl. 10, Fig. 3): for one level
-    τ, the isotonic τ-quantile recalibration x̂ against the predicted τ-quantile x, one line per model, the
-    diagonal (calibrated: x̂ = x) and each model's pointwise consistency band under calibration (grey).  Above the
+    """CORP quantile reliability diagram (Gneiting et al. 2023, Annu. Rev. Stat. Appl. 10, Fig. 3).
+
+    For one level τ, the isotonic τ-quantile recalibration x̂ against the predicted τ-quantile x, one line per model,
+    the diagonal (calibrated: x̂ = x) and each model's pointwise consistency band under calibration (grey).  Above the
     diagonal = the predicted quantile is too low there (more than τ of the targets fall below it).  Hover: the
-    forecast, the recalibrated quantile and the rows of the isotonic block; the legend gives each model's MCB
-    (what the recalibration saves of the mean quantile score)."""
+    forecast, the recalibrated quantile and the rows of the isotonic block; the legend gives each model's MCB (what
+    the recalibration saves of the mean quantile score).
+
+    Parameters
+    ----------
+    results : mapping of str to QuantileReliability
+        Results per model (one level τ).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str, optional
+        Figure title (default names τ).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan,
+       A. I., Lerch, S., Phipps, K., & Schienle, M. (2023). Model diagnostics and forecast evaluation for
+       quantiles. Annual Review of Statistics and Its Application, 10, 597–621.
+    .. [2] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+       classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
+    """
     if not results:
         raise ValueError("no quantile reliability result given")
     taus = {r.tau for r in results.values()}
@@ -169,10 +222,29 @@ def quantile_reliability_figure(
 
 
 def decomposition_display_table(corps: Mapping[str, Corp], *, digits: int = 4) -> pd.DataFrame:
-    """One row per (model, score): S̄ = MCB − DSC + UNC with each term's interval as text, MCB's null mean (what a
-    calibrated forecaster gets at this N: "MCB if calibrated") and the MCB test's p-value ("(floor)": MCB beat
-    every null draw, p = 1/(R + 1)).  The ``model`` column only with several models, ``note`` only when a row has
-    one."""
+    """One row per (model, score): S̄ = MCB − DSC + UNC with each term's interval as text.
+
+    Also MCB's null mean (what a calibrated forecaster gets at this N: "MCB if calibrated") and the MCB test's p-value
+    ("(floor)": MCB beat every null draw, p = 1/(R + 1)).  The ``model`` column only with several models, ``note``
+    only when a row has one.
+
+    Parameters
+    ----------
+    corps : mapping of str to Corp
+        CORP results per model.
+    digits : int, default 4
+        Decimals shown.
+
+    Returns
+    -------
+    DataFrame
+        The display table.
+
+    References
+    ----------
+    .. [1] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+       classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
+    """
     rows = []
     level = 0.95
     for name, c in corps.items():
@@ -220,9 +292,38 @@ def murphy_figure(
     colors: Mapping[str, str] | None = None,
     title: str | None = "Murphy diagram",
 ) -> go.Figure:
-    """Murphy diagram (Ehm et al. 2016, Fig. 1): the mean elementary score S̄_θ against the threshold θ, one line
-    per model; lower is better, and a model below another for every θ is better for every user (every proper
-    score).  The area under each curve is half its Brier score."""
+    """Murphy diagram (Ehm et al. 2016, Fig. 1): the mean elementary score S̄_θ against the threshold θ.
+
+    One line per model; lower is better, and a model below another for every θ is better for every user (every
+    proper score).  The area under each curve is half its Brier score.
+
+    Parameters
+    ----------
+    tables : mapping of str to DataFrame
+        Per model the columns ``theta, score``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        If no table is given.
+
+    References
+    ----------
+    .. [1] Ehm, W., Gneiting, T., Jordan, A., & Krüger, F. (2016). Of quantiles and expectiles: consistent scoring
+       functions, Choquet representations and forecast rankings. Journal of the Royal Statistical Society B,
+       78(3), 505–562.
+    .. [2] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+       classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
+    """
     if not tables:
         raise ValueError("no Murphy table given")
     cols = merged_colors(list(tables), colors)
@@ -247,14 +348,42 @@ def mcb_dsc_figure(
     n_isolines: int = 6,
     title: str | None = "MCB–DSC plane",
 ) -> go.Figure:
-    """The MCB–DSC plane (Dimitriadis, Gneiting, Jordan & Vogel 2024, "Evaluating probabilistic classifiers: the
-    triptych", IJF 40, Fig. 1c): one point per (model, calibrator) at (MCB, DSC), coloured by calibrator, with
-    arrows from each model's ``reference`` (the uncalibrated predictions) to its recalibrated points.  Isolines of
-    equal score S = MCB − DSC + UNC are the lines DSC = MCB + UNC − S (slope 1); when UNC differs between points
-    (top-label events depend on the predictions) they are labelled with MCB − DSC = S − UNC instead.  Better is up
-    and to the left.  Every point carries ``customdata`` = [model, calibrator] for the page's selection;
-    ``selected`` draws a ring around one point.  Points that are means over trials (``n_trials`` > 1, from
-    :func:`~calib_core.diagrams.classification_corp.mcb_dsc_points`) get ± one standard deviation over trials as bars.
+    """The MCB–DSC plane (Dimitriadis, Gneiting, Jordan & Vogel 2024, Fig. 1c).
+
+    One point per (model, calibrator) at (MCB, DSC), coloured by calibrator, with arrows from each model's
+    ``reference`` (the uncalibrated predictions) to its recalibrated points.  Isolines of equal score
+    S = MCB − DSC + UNC are the lines DSC = MCB + UNC − S (slope 1); when UNC differs between points (top-label
+    events depend on the predictions) they are labelled with MCB − DSC = S − UNC instead.  Better is up and to the
+    left.  Every point carries ``customdata`` = [model, calibrator] for the page's selection.  Points that are means
+    over trials (``n_trials`` > 1, from :func:`~calib_core.diagrams.classification_corp.mcb_dsc_points`) get ± one
+    standard deviation over trials as bars.
+
+    Parameters
+    ----------
+    points : DataFrame
+        :func:`~calib_core.diagrams.classification_corp.mcb_dsc_points`'s table.
+    colors : mapping of str to str, optional
+        Colour per calibrator.
+    reference : str, optional
+        The calibrator the arrows start from.
+    selected : (str, str), optional
+        (model, calibrator) of the point drawn with a ring.
+    n_isolines : int, default 6
+        Isolines of equal score.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Dimitriadis, T., Gneiting, T., Jordan, A. I., & Vogel, P. (2024). Evaluating probabilistic classifiers:
+       the triptych. International Journal of Forecasting, 40(3), 1101–1122.
+    .. [2] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+       classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
     """
     need = {"model", "calibrator", "mcb", "dsc", "unc", "score"}
     if missing := need - set(points.columns):
@@ -322,8 +451,18 @@ def mcb_dsc_figure(
 
 
 def picked_point(event: object) -> tuple[str, str] | None:
-    """(model, calibrator) of the first point of a Streamlit Plotly selection event on :func:`mcb_dsc_figure` (its
-    ``customdata``), or None when nothing is selected."""
+    """(model, calibrator) of the first point of a Streamlit Plotly selection event on :func:`mcb_dsc_figure`.
+
+    Parameters
+    ----------
+    event : object
+        The selection event (a mapping or an object with ``selection.points``).
+
+    Returns
+    -------
+    (str, str) or None
+        The point's ``customdata``, or None when nothing is selected.
+    """
     try:
         points = event["selection"]["points"]  # type: ignore[index]
     except (KeyError, TypeError):
@@ -336,8 +475,27 @@ def picked_point(event: object) -> tuple[str, str] | None:
 
 
 def emphasise(fig: go.Figure, keep: str, names: Sequence[str], *, faded: float = 0.2) -> go.Figure:
-    """A copy of ``fig`` whose traces of the other ``names`` (by trace name or ``meta["name"]``) are faded to
-    opacity ``faded``: the calibrator picked in the MCB–DSC plane stands out in the before/after figures."""
+    """A copy of ``fig`` whose traces of the other ``names`` are faded.
+
+    By trace name or ``meta["name"]``: the calibrator picked in the MCB–DSC plane stands out in the before/after
+    figures.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (not changed).
+    keep : str
+        The name kept opaque.
+    names : sequence of str
+        All names.
+    faded : float, default 0.2
+        Opacity of the others.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The copy.
+    """
     out = go.Figure(fig)
     others = {str(n) for n in names} - {str(keep)}
     for trace in out.data:

@@ -36,10 +36,37 @@ def ence_bins_figure(
     level: float = 0.95,
     title: str | None = "ENCE against the number of σ-bins",
 ) -> go.Figure:
-    """ENCE at each number of σ-bins B (markers and line, one colour per model) over the band where a perfectly
-    calibrated forecaster with the same σ falls (``level``; ribbon) and its mean (dotted): ENCE grows with B even
-    under perfect calibration (Pernot 2024), so a value is judged against the band at its own B.  ``current`` marks
-    the page's B with a vertical line.  Log x-axis; log y-axis when every value is positive."""
+    """ENCE at each number of σ-bins B against the band of a perfectly calibrated forecaster.
+
+    Markers and line, one colour per model, over the band where a perfectly calibrated forecaster with the same σ
+    falls (``level``; ribbon) and its mean (dotted): ENCE grows with B even under perfect calibration (Pernot 2024),
+    so a value is judged against the band at its own B.  Log x-axis; log y-axis when every value is positive.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        Per model the columns ``n_bins, ence, null_mean, null_low, null_high, p_value``.
+    colors : mapping of str to str, optional
+        Colour per model.
+    current : int, optional
+        The page's B, marked with a vertical line.
+    level : float, default 0.95
+        The band's level (as computed; named in the legend).
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     named = named_tables(tables, ["n_bins", "ence", "null_mean", "null_low", "null_high", "p_value"])
     cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
@@ -93,9 +120,31 @@ def _null_colors(nulls) -> dict[str, str]:
 
 def error_law_ence_figure(bands: pd.DataFrame, observed: pd.DataFrame, *, current: int | None = None,
                           title: str | None = "ENCE against σ-bins under three error laws") -> go.Figure:
-    """The observed ENCE at each bin count (black markers) over each null's 95% band and mean (one colour per null:
-    Gaussian, Student-t, empirical z).  ``bands``: ``null, n_bins, mean, low, high``; ``observed``:
-    ``n_bins, ence``.  Log axes."""
+    """The observed ENCE at each bin count over each null's 95% band and mean.
+
+    Black markers for the observed ENCE; one colour per null (Gaussian, Student-t, empirical z).  Log axes.
+
+    Parameters
+    ----------
+    bands : DataFrame
+        ``null, n_bins, mean, low, high``.
+    observed : DataFrame
+        ``n_bins, ence``.
+    current : int, optional
+        The page's bin count, marked with a vertical line.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     nulls = list(dict.fromkeys(bands["null"]))
     cmap = _null_colors(nulls)
     fig = go.Figure()
@@ -139,9 +188,31 @@ _STAT_TITLES = {"ence": "ENCE at B bins", "zms": "ZMS (mean z²)", "mean_log_z2"
 
 def error_law_references_figure(references: pd.DataFrame, *, n_bins: int | None = None,
                                 title: str | None = None) -> go.Figure:
-    """One panel per statistic (ENCE at B bins, ZMS, mean log z²): each null's reference (mean) with its 95% band as
-    an error bar, and the observed value as a horizontal line.  ``references``: ``null, statistic, mean, low, high,
-    observed``."""
+    """One panel per statistic (ENCE at B bins, ZMS, mean log z²): each null's reference and the observed value.
+
+    Each null's reference (mean) with its 95% band as an error bar, and the observed value as a horizontal line.
+
+    Parameters
+    ----------
+    references : DataFrame
+        ``null, statistic, mean, low, high, observed``.
+    n_bins : int, optional
+        B, named in the ENCE panel's title.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
+       reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     stats = [s for s in _STAT_TITLES if s in set(references["statistic"])]
     titles = [(_STAT_TITLES[s].replace("B", str(n_bins)) if s == "ence" and n_bins else _STAT_TITLES[s])
               for s in stats]

@@ -43,9 +43,30 @@ def _method_colors(names: Sequence[str]) -> dict[str, str]:
 def standardised_quantiles_figure(quantiles: pd.DataFrame, bounds: pd.DataFrame, coverage: float) -> go.Figure:
     """Lab 6: standardised quantile functions p ↦ (q_p − μ)/σ.
 
-    ``quantiles`` has a column ``p`` and one column per curve (CRUDE's step function Ẑ[int(p·L)], Kuleshov's
-    Φ⁻¹(R⁻¹(p)), the uncalibrated Gaussian Φ⁻¹(p)); ``bounds`` has ``method, lower_z, upper_z`` — every
-    method's interval bounds at ``coverage``, drawn as markers at p = (1 ∓ c)/2.
+    Parameters
+    ----------
+    quantiles : DataFrame
+        Column ``p`` and one column per curve (CRUDE's step function Ẑ[int(p·L)], Kuleshov's Φ⁻¹(R⁻¹(p)), the
+        uncalibrated Gaussian Φ⁻¹(p)).
+    bounds : DataFrame
+        ``method, lower_z, upper_z``: every method's interval bounds at ``coverage``, drawn as markers at
+        p = (1 ∓ c)/2.
+    coverage : float
+        c.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Vovk, V., Gammerman, A., & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
     """
     curves = [c for c in quantiles.columns if c != "p"]
     names = list(dict.fromkeys(list(bounds["method"]) + curves))
@@ -83,7 +104,27 @@ def standardised_quantiles_figure(quantiles: pd.DataFrame, bounds: pd.DataFrame,
 def interval_sample_figure(sample: pd.DataFrame, methods: Sequence[str]) -> go.Figure:
     """Lab 6: each method's interval on the first test rows (sorted by μ), side by side, and the targets.
 
-    ``sample`` has ``row, mean, y`` and ``"<method>|lower"``, ``"<method>|upper"`` per method.
+    Parameters
+    ----------
+    sample : DataFrame
+        ``row, mean, y`` and ``"<method>|lower"``, ``"<method>|upper"`` per method.
+    methods : sequence of str
+        The methods, in order.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Lei, J., G'Sell, M., Rinaldo, A., Tibshirani, R. J., & Wasserman, L. (2018). Distribution-free
+       predictive inference for regression. Journal of the American Statistical Association, 113(523), 1094–1111.
     """
     cmap = _method_colors(list(methods))
     x = np.arange(len(sample), dtype=float)
@@ -116,9 +157,31 @@ def interval_sample_figure(sample: pd.DataFrame, methods: Sequence[str]) -> go.F
 
 
 def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> go.Figure:
-    """Lab 6: held-out coverage per method (horizontal bars) against the nominal coverage (dashed line) and the
-    central 95% range of the coverage a method with true coverage ``coverage`` shows on ``n_test`` rows
-    (Binomial(n, c)/n, grey band)."""
+    """Lab 6: held-out coverage per method against the nominal coverage and its sampling range.
+
+    Horizontal bars, the nominal coverage as a dashed line and the central 95% range of the coverage a method with
+    true coverage ``coverage`` shows on ``n_test`` rows (Binomial(n, c)/n, grey band).
+
+    Parameters
+    ----------
+    bounds : DataFrame
+        Per method its held-out coverage (``method``, ``coverage_test``).
+    coverage : float
+        c, the nominal coverage.
+    n_test : int
+        Held-out rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Zelikman, E., Healy, C., Zhou, S., & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+       distributions empirically. arXiv:2005.12496.
+    .. [2] Vovk, V., Gammerman, A., & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
+    """
     names = list(bounds["method"])
     cmap = _method_colors(names)
     lo = stats.binom.ppf(0.025, n_test, coverage) / n_test
@@ -151,9 +214,28 @@ def coverage_bars_figure(bounds: pd.DataFrame, coverage: float, n_test: int) -> 
 def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_dimensional: bool = True) -> go.Figure:
     """Lab 7: recovered σ(x) against the truth (ACCRUE §5.1, Figs. 4–7).
 
-    1-D toy sets: ``curves`` has ``x``, ``true`` and one column per method on a grid of x, drawn as lines
-    against x.  5D: ``curves`` has ``true`` and the methods at random test points; each method is a scatter
-    of estimated against true σ with the identity line (ACCRUE Fig. 7's view).
+    1-D toy sets: lines against x.  5D: each method is a scatter of estimated against true σ with the identity line
+    (ACCRUE Fig. 7's view).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        1-D: ``x``, ``true`` and one column per method on a grid of x; 5D: ``true`` and the methods at random test
+        points.
+    methods : sequence of str
+        The methods, in order.
+    one_dimensional : bool, default True
+        Which of the two views.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
     """
     cmap = _method_colors(list(methods))
     fig = go.Figure()
@@ -189,9 +271,30 @@ def sigma_recovery_figure(curves: pd.DataFrame, methods: Sequence[str], *, one_d
 
 
 def error_histogram_figure(errors: pd.DataFrame, methods: Sequence[str], n_bins: int = 40) -> go.Figure:
-    """Lab 7: density histogram of the relative σ errors (σ̂(x) − σ(x))/σ(x) at test points, one step line per
-    method on common bins (errors clipped to [−1, 2] so the outer bins hold the tails).  The figure carries the
-    bin table only (O(bins)), never the rows."""
+    """Lab 7: density histogram of the relative σ errors (σ̂(x) − σ(x))/σ(x) at test points.
+
+    One step line per method on common bins (errors clipped to [−1, 2] so the outer bins hold the tails).  The figure
+    carries the bin table only (O(bins)), never the rows.
+
+    Parameters
+    ----------
+    errors : DataFrame
+        One column of relative errors per method.
+    methods : sequence of str
+        The methods, in order.
+    n_bins : int, default 40
+        Bins on [−1, 2].
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     cmap = _method_colors(list(methods))
     edges = np.linspace(-1.0, 2.0, n_bins + 1)
     fig = go.Figure()
@@ -213,8 +316,25 @@ def error_histogram_figure(errors: pd.DataFrame, methods: Sequence[str], n_bins:
 def ece_vs_bins_figure(table: pd.DataFrame, *, title: str | None = "ECE against the number of bins") -> go.Figure:
     """Lab 9: ECE (Guo et al. eq. 3) as a function of the number M of equal-width bins.
 
-    ``table`` has ``n_bins`` and one column per calibrator (ECE on the test rows).  The ECE of a fixed set of
-    predictions changes with M: more bins, fewer rows per bin, more noise in |acc − conf| (an upward bias).
+    The ECE of a fixed set of predictions changes with M: more bins, fewer rows per bin, more noise in |acc − conf|
+    (an upward bias).
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``n_bins`` and one column per calibrator (ECE on the test rows).
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
     names = [c for c in table.columns if c != "n_bins"]
     cmap = _method_colors(names)
@@ -232,5 +352,16 @@ def ece_vs_bins_figure(table: pd.DataFrame, *, title: str | None = "ECE against 
 
 
 def colors_for(names: Sequence[str]) -> Mapping[str, str]:
-    """The colours the builders above give to ``names`` (for pages that draw other figures of the same methods)."""
+    """The colours the builders above give to ``names`` (for pages that draw other figures of the same methods).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The methods.
+
+    Returns
+    -------
+    mapping of str to str
+        Name → colour.
+    """
     return _method_colors(names)

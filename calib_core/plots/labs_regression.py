@@ -37,11 +37,33 @@ def coverage_by_bin_figure(
 ) -> go.Figure:
     """Observed coverage of the central c-interval per equal-count bin of a key (σ, x, scale …) against c.
 
-    One line per name at the bins' mean key, the horizontal reference at the nominal c and, per name, the
-    95% range of Bin(n_j, c)/n_j (where a forecaster calibrated conditionally on the key falls) as a ribbon.
-    Average calibration only fixes the count-weighted mean of the line; a line crossing c from 0 to 1 means
-    the intervals' widths carry no information about the errors (Levi et al. 2019 §2).  ``exact = (x, y, name)``
-    adds a theoretical coverage curve (dotted).
+    One line per name at the bins' mean key, the horizontal reference at the nominal c and, per name, the 95% range
+    of Bin(n_j, c)/n_j (where a forecaster calibrated conditionally on the key falls) as a ribbon.  Average
+    calibration only fixes the count-weighted mean of the line; a line crossing c from 0 to 1 means the intervals'
+    widths carry no information about the errors (Levi et al. 2019 §2).
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        Columns ``bin, count, key_low, key_high, key_mean, observed, expected, band_low, band_high``.
+    key_label : str, default "σ"
+        Name of the key on the x-axis.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str, optional
+        Figure title.
+    exact : (ndarray, ndarray, str), optional
+        ``(x, y, name)`` of a theoretical coverage curve (dotted).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
     """
     cols = ["bin", "count", "key_low", "key_high", "key_mean", "observed", "expected", "band_low", "band_high"]
     named = named_tables(tables, cols)
@@ -81,8 +103,34 @@ def recalibration_map_figure(
     title: str | None = "Isotonic recalibration map R",
     truncation_u: float | None = None,
 ) -> go.Figure:
-    """Kuleshov's map R: [0, 1] → [0, 1] (columns ``u, R``) with the calibration pairs (u_i, P̂(u_i)) it was fitted
-    on (columns ``u, target``) and, if R reaches 1 before u = 1, the truncation level a* marked (QR §3, B.2)."""
+    """Kuleshov's isotonic recalibration map R: [0, 1] → [0, 1] with the pairs it was fitted on.
+
+    If R reaches 1 before u = 1, the truncation level a* is marked (Utpala & Rai, §3, B.2).
+
+    Parameters
+    ----------
+    grid : DataFrame
+        Columns ``u, R``.
+    points : DataFrame, optional
+        The calibration pairs (u_i, P̂(u_i)): columns ``u, target``.
+    title : str or None
+        Figure title.
+    truncation_u : float, optional
+        a*, marked with a vertical line.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
+    """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="identity",
                              line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, hoverinfo="skip",
@@ -111,11 +159,35 @@ def density_figure(
     x_label: str = "y",
     y_cap: float | None = None,
 ) -> go.Figure:
-    """Densities on a grid (column ``y`` and one column per curve) with vertical markers (name → x), e.g. the
-    means before/after recalibration and the truncation point (labels staggered so close markers stay legible).
+    """Densities on a grid with vertical markers, e.g. the means before/after recalibration and the truncation point.
 
-    ``y_cap`` clips the y-axis (spikes of an isotonic-recalibrated density can be 100× the base density); the
-    clipped peak height is then added to the title.
+    Marker labels are staggered so close markers stay legible.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Column ``y`` and one column per curve.
+    markers : mapping of str to float, optional
+        Name → x position of a vertical marker (non-finite ones are skipped).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title.
+    x_label : str, default "y"
+        The x-axis title.
+    y_cap : float, optional
+        Clip the y-axis (spikes of an isotonic-recalibrated density can be 100× the base density); the clipped peak
+        height is then added to the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Utpala, S., & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression
+       models. arXiv:2002.12860.
     """
     names = [c for c in table.columns if c != "y"]
     cmap = merged_colors(names, colors)
@@ -152,7 +224,27 @@ def nlpd_reliability_figure(
 ) -> go.Figure:
     """One marker per model at (NLPD, reliability score), joined in the table's order (a sequence of models).
 
-    Both are negatively oriented; ACCRUE §3's point is that NLPD can fall while RS rises (Camporeale & Carè)."""
+    Both are negatively oriented; ACCRUE §3's point is that NLPD can fall while RS rises (Camporeale & Carè).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``name, nlpd, reliability``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     named = list(table["name"])
     cmap = merged_colors(named, colors)
     fig = go.Figure()

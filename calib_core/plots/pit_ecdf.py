@@ -22,9 +22,38 @@ def pit_ecdf_difference_figure(
     dashes: Mapping[str, str] | None = None,
     bands: Collection[str] | None = None,
 ) -> go.Figure:
-    """F̂(p) − p of each ``calibration_curve`` table (``level, observed, band_low, band_high``) with its band minus p
-    as a ribbon (roles ``band_low``, ``band_high``, ``curve`` as in ``calibration_curve_figure``): 0 is perfect
-    calibration; with the simultaneous band a calibrated forecaster's whole curve stays inside 95% of the time."""
+    """F̂(p) − p of each calibration-curve table with its band minus p as a ribbon.
+
+    Roles ``band_low``, ``band_high``, ``curve`` as in ``calibration_curve_figure``: 0 is perfect calibration; with
+    the simultaneous band a calibrated forecaster's whole curve stays inside 95% of the time.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        ``calibration_curve`` tables (``level, observed, band_low, band_high``).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title.
+    dashes : mapping of str to str, optional
+        Plotly dash style per name.
+    bands : collection of str, optional
+        The names whose band is drawn (default: all).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Säilynoja, T., Bürkner, P.-C., & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+       applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing, 32,
+       32.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    """
     named = named_tables(tables, ["level", "observed", "band_low", "band_high"])
     cmap = merged_colors(list(named), colors)
     multi = len(named) > 1

@@ -14,10 +14,10 @@ qq                   theoretical, observed
 intervals            coverage, observed, mean_width, interval_score
 ==================== =====================================================================
 
-The payload therefore is O(bins), a few kB, whatever the number of rows.  Figures carry an explicit
-template (``plotly_white``): ``import streamlit`` replaces Plotly's default template with a
-placeholder one whose colours only Streamlit's frontend understands, so figures exported from a
-Streamlit process would otherwise lose their colours.  Pages should show them with
+The Levi figures (``levi_bins``) are in :mod:`calib_core.plots.regression_levi`.  The payload therefore is O(bins),
+a few kB, whatever the number of rows.  Figures carry an explicit template (``plotly_white``): ``import streamlit``
+replaces Plotly's default template with a placeholder one whose colours only Streamlit's frontend understands, so
+figures exported from a Streamlit process would otherwise lose their colours.  Pages should show them with
 ``st.plotly_chart(fig, theme=None)`` so that the figure is drawn as built.
 
 Selections: bar and marker traces carry ``customdata`` = the bin index (Levi bins, histograms), so
@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ._style import (
     PALETTE,
@@ -42,13 +40,13 @@ from ._style import (
     TEMPLATE,
     Tables,
     apply_layout,
+    float_column,
+    identity_line,
     merged_colors,
     model_colors,
     named_tables,
     plain,
     rgba,
-    set_template,
-    title_layout,
 )
 
 __all__ = [
@@ -58,30 +56,11 @@ __all__ = [
     "PALETTE",
     "model_colors",
     "calibration_curve_figure",
-    "levi_figure",
-    "levi_panels_figure",
     "pit_histogram_figure",
     "z_histogram_figure",
     "qq_figure",
     "intervals_figure",
 ]
-
-
-
-def _col(table: pd.DataFrame, name: str) -> np.ndarray:
-    return table[name].to_numpy(dtype=float)
-
-
-def _identity(lo: float, hi: float, name: str = "ideal") -> go.Scatter:
-    return go.Scatter(
-        x=[lo, hi],
-        y=[lo, hi],
-        mode="lines",
-        line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1},
-        name=name,
-        hoverinfo="skip",
-        meta={"role": "reference"},
-    )
 
 
 def calibration_curve_figure(
@@ -94,20 +73,45 @@ def calibration_curve_figure(
 ) -> go.Figure:
     """Kuleshov et al. (2018) quantile-calibration curve: observed p̂_j = mean(u ≤ p_j) vs expected p_j.
 
-    Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band
-    (``band_low``–``band_high``: where the curve of a perfectly calibrated forecaster with the same N
-    falls 95% of the time) as a translucent ribbon in the same colour.
-    Table columns: ``level, observed, band_low, band_high``.  ``dashes`` maps a name to a Plotly dash style
-    (e.g. the conditional curve of a selection drawn dashed over the overall one); ``bands`` lists the names
-    whose band is drawn (default: all).
+    Draws the diagonal (perfect calibration), each table's curve and its 95% consistency band (``band_low``–
+    ``band_high``: where the curve of a perfectly calibrated forecaster with the same N falls 95% of the time) as a
+    translucent ribbon in the same colour.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``level, observed, band_low, band_high``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+    bands : collection of str, optional
+        The names whose band is drawn (default: all).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [2] Säilynoja, T., Bürkner, P.-C., & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+       applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing, 32,
+       32.
     """
     named = named_tables(tables, ["level", "observed", "band_low", "band_high"])
     cmap = merged_colors(list(named), colors)
     multi = len(named) > 1
     fig = go.Figure()
-    fig.add_trace(_identity(0.0, 1.0))
+    fig.add_trace(identity_line(0.0, 1.0))
     for name, t in named.items():
-        level, obs, lo, hi = (_col(t, c) for c in ("level", "observed", "band_low", "band_high"))
+        level, obs, lo, hi = (float_column(t, c) for c in ("level", "observed", "band_low", "band_high"))
         color = cmap[name]
         dash = (dashes or {}).get(name, "solid")
         if bands is not None and name not in bands:
@@ -155,172 +159,19 @@ def calibration_curve_figure(
     return fig
 
 
-def levi_figure(
-    tables: Tables,
-    *,
-    colors: Mapping[str, str] | None = None,
-    title: str | None = "RMSE vs RMV (Levi et al.)",
-    selected: Mapping[str, Iterable[int]] | None = None,
-    log_axes: bool = False,
-) -> go.Figure:
-    """Levi et al. (2019) reliability diagram: RMSE_j = sqrt(mean ε²) vs RMV_j = sqrt(mean σ²) per σ-bin.
-
-    One marker per bin with its 90% bootstrap interval on RMSE as an error bar, joined by a line,
-    and the identity line RMSE = RMV (perfect calibration).  Hover shows the bin's σ range, row
-    count, RMV, RMSE and interval; ``customdata`` is the bin index (read it from a selection).
-    Table columns: ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
-    ``selected = {name: bins}`` marks those bins through Plotly's ``selectedpoints`` (the other bins are
-    dimmed), e.g. to show a stored selection after a rerun.
-
-    Both axes share one range (the identity line at 45°) fitted to the data: linear axes start at 0 unless the
-    data sit far from it; ``log_axes=True`` gives log-log axes spanning the positive values (bins whose σ differ by
-    orders of magnitude — one far bin, models on different scales — are spread out instead of squeezed into a
-    corner; RMSE = RMV stays the diagonal).
-    """
-    named = named_tables(tables, LEVI_COLUMNS)
-    cmap = merged_colors(list(named), colors)
-    fig = go.Figure()
-    vals = np.concatenate([_col(t, c) for t in named.values() for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
-    ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
-    fig.add_trace(_identity(ax_lo, ax_hi, "RMSE = RMV"))
-    for name, t in named.items():
-        fig.add_trace(_levi_trace(name, t, cmap[name], _selected_points(t, selected, name)))
-    apply_layout(fig, title, "RMV = root mean predicted variance", "RMSE = root mean squared error", len(named) > 1)
-    kind = "log" if log_axes else "linear"
-    ticks = _log_ticks(axis_range) if log_axes else {}
-    fig.update_xaxes(type=kind, range=axis_range, constrain="domain", **ticks)
-    fig.update_yaxes(type=kind, range=axis_range, scaleanchor="x", scaleratio=1, constrain="domain", **ticks)
-    return fig
-
-
-def _log_ticks(axis_range: list[float]) -> dict[str, Any]:
-    """Tick values 1, 2, 5 × 10^k inside a log axis range (log10 units), labelled in full ("0.2", not "2")."""
-    e = np.arange(np.floor(axis_range[0]), np.ceil(axis_range[1]) + 1)
-    vals = (np.array([1.0, 2.0, 5.0])[None, :] * 10.0 ** e[:, None]).ravel()
-    vals = vals[(np.log10(vals) >= axis_range[0]) & (np.log10(vals) <= axis_range[1])]
-    return {"tickvals": vals, "ticktext": [f"{v:g}" for v in vals]}
-
-
-def _diagonal_range(values: np.ndarray, *, log_axes: bool) -> tuple[float, float, list[float]]:
-    """(low, high, Plotly axis range) shared by both axes of a diagram with an identity line.
-
-    Linear: [min − pad, max + pad] with pad = 6% of the span, starting at 0 when min − pad < 0.15·max.  Log: the
-    positive values, padded by 6% of their span in decades; Plotly's range is then in log10 units.
-    """
-    vals = np.asarray(values, dtype=float)
-    vals = vals[np.isfinite(vals) & ((vals > 0) if log_axes else True)]
-    if log_axes:
-        lo, hi = (float(np.log10(vals.min())), float(np.log10(vals.max()))) if vals.size else (-1.0, 0.0)
-        pad = 0.06 * (hi - lo) if hi > lo else 0.1
-        return 10 ** (lo - pad), 10 ** (hi + pad), [lo - pad, hi + pad]
-    lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
-    pad = 0.06 * (hi - lo) if hi > lo else 0.5 * max(abs(hi), 1.0)
-    lo = 0.0 if lo - pad < 0.15 * hi else lo - pad
-    return lo, hi + pad, [lo, hi + pad]
-
-
-def _levi_trace(name: str, t: pd.DataFrame, color: str, selectedpoints: Any = None, *, marker_size: int = 8,
-                legend: bool = True) -> go.Scatter:
-    """The σ-bins of one table: markers joined by a line, 90% bootstrap interval of RMSE as error bars, hover
-    text, ``customdata`` = bin index, ``meta = {"name", "role": "bins"}``."""
-    rmv, rmse, lo, hi = (_col(t, c) for c in ("rmv", "rmse", "rmse_low", "rmse_high"))
-    count = t["count"].to_numpy()
-    slo, shi = _col(t, "sigma_low"), _col(t, "sigma_high")
-    text = [
-        f"bin {int(b) + 1}: σ ∈ [{a:.4g}, {c:.4g}]<br>n = {int(k):,}<br>RMV {v:.4g}<br>RMSE {e:.4g}"
-        f"<br>90% CI [{lo_:.4g}, {hi_:.4g}]"
-        for b, a, c, k, v, e, lo_, hi_ in zip(t["bin"], slo, shi, count, rmv, rmse, lo, hi)
-    ]
-    return go.Scatter(
-        x=rmv, y=rmse, mode="lines+markers", name=plain(name), showlegend=legend,
-        line={"color": color, "width": 1.5},
-        marker={"color": color, "size": marker_size},
-        error_y={
-            "type": "data", "symmetric": False, "array": np.maximum(hi - rmse, 0.0),
-            "arrayminus": np.maximum(rmse - lo, 0.0), "color": color, "thickness": 1.2, "width": 3,
-        },
-        customdata=t["bin"].to_numpy(dtype=np.int64),
-        text=text,
-        hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
-        selectedpoints=selectedpoints,
-        selected={"marker": {"size": 13, "opacity": 1.0}},
-        unselected={"marker": {"opacity": 0.3}},
-        meta={"name": name, "role": "bins"},
-    )
-
-
-LEVI_COLUMNS = ["bin", "count", "sigma_low", "sigma_high", "rmv", "rmse", "rmse_low", "rmse_high"]
-
-
-def levi_panels_figure(
-    tables: Tables,
-    *,
-    colors: Mapping[str, str] | None = None,
-    reference: str | None = None,
-    log_axes: bool = False,
-    ncols: int = 4,
-    title: str | None = "RMSE vs RMV per σ-bin (Levi et al.)",
-) -> go.Figure:
-    """Small multiples of the Levi et al. (2019) diagram: one panel per table (e.g. per calibrator), RMSE_j vs
-    RMV_j per σ-bin with its 90% bootstrap interval, the identity line RMSE = RMV in every panel and the
-    ``reference`` table's bins (e.g. the uncalibrated predictions) in light grey behind every other panel's.
-
-    All panels share one range on both axes, fitted to the panels' own bins (:func:`levi_figure`'s rule; log-log
-    with ``log_axes=True``; the reference may run out of view), so the panels compare at a glance and the
-    identity line is the same diagonal everywhere; ``ncols`` panels per row.
-    Table columns as :func:`levi_figure`'s.  Eight calibrators with error bars overlaid on one diagram are a
-    tangle; side by side each stays readable.
-    """
-    named = named_tables(tables, LEVI_COLUMNS)
-    cmap = merged_colors(list(named), colors)
-    ref = named.get(reference) if reference is not None else None
-    panels = [n for n in named if n != reference] or list(named)
-    # zoom to the panels' own bins: a far-off reference (σ of the uncalibrated model 10x too wide) is context,
-    # it must not squeeze the calibrated bins into a corner
-    vals = np.concatenate([_col(named[n], c) for n in panels for c in ("rmv", "rmse", "rmse_low", "rmse_high")])
-    ax_lo, ax_hi, axis_range = _diagonal_range(vals, log_axes=log_axes)
-    ncols = max(1, min(ncols, len(panels)))
-    nrows = -(-len(panels) // ncols)
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[plain(p) for p in panels], horizontal_spacing=0.05,
-                        vertical_spacing=0.16 if nrows > 1 else 0.0)
-    for i, name in enumerate(panels):
-        r, c = i // ncols + 1, i % ncols + 1
-        identity = _identity(ax_lo, ax_hi, "RMSE = RMV")
-        identity.showlegend = i == 0
-        fig.add_trace(identity, row=r, col=c)
-        if ref is not None:
-            grey = _levi_trace(reference, ref, rgba(REFERENCE_COLOR, 0.35), marker_size=5, legend=i == 0)
-            grey.meta = {"name": reference, "role": "reference_bins"}
-            grey.error_y = None
-            fig.add_trace(grey, row=r, col=c)
-        fig.add_trace(_levi_trace(name, named[name], cmap[name], marker_size=6, legend=False), row=r, col=c)
-    kind = "log" if log_axes else "linear"
-    ticks = _log_ticks(axis_range) if log_axes else {"nticks": 4}
-    fig.update_xaxes(type=kind, range=axis_range, tickfont={"size": 10}, **ticks)
-    fig.update_yaxes(type=kind, range=axis_range, tickfont={"size": 10}, **ticks)
-    for i in range(len(panels)):  # square panels: the identity line at 45° in each
-        r, c = i // ncols + 1, i % ncols + 1
-        xname = fig.get_subplot(r, c).xaxis.plotly_name.replace("axis", "")
-        fig.update_yaxes(row=r, col=c, scaleanchor=xname, scaleratio=1, constrain="domain")
-        fig.update_xaxes(row=r, col=c, constrain="domain")
-    fig.update_xaxes(row=nrows, title={"text": "RMV", "font": {"size": 11}})
-    fig.update_yaxes(col=1, title={"text": "RMSE", "font": {"size": 11}})
-    title_spec, top = title_layout(title, above=25)  # room for the panel titles
-    panel = 210
-    set_template(fig)
-    fig.update_layout(
-        title=title_spec, height=top + nrows * (panel + 45) + 60,
-        margin={"l": 60, "r": 20, "t": top, "b": 80}, showlegend=ref is not None,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.12 if nrows > 1 else -0.25, "xanchor": "center",
-                "x": 0.5},
-        hovermode="closest",
-    )
-    fig.update_annotations(font_size=12)
-    return fig
-
-
 def figure_token(fig: go.Figure) -> str:
-    """sha1 of a figure's JSON: identifies what Streamlit sends (and hence the chart widget's identity)."""
+    """sha1 of a figure's JSON: identifies what Streamlit sends (and hence the chart widget's identity).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     return hashlib.sha1(fig.to_json().encode()).hexdigest()
 
 
@@ -331,10 +182,24 @@ def mark_selected(
 ) -> go.Figure:
     """Mark selected bins on every selectable trace through Plotly's ``selectedpoints`` (in place).
 
-    A trace counts when ``meta["role"]`` is in ``roles``; its points are selected when their ``customdata``
-    (the bin index) is in ``selected[meta["name"]]``.  With no selection at all every trace is reset
-    (``selectedpoints = None``: nothing dimmed).  The traces' ``selected``/``unselected`` styles decide the
-    look, the same as for a live plotly.js selection.
+    A trace counts when ``meta["role"]`` is in ``roles``; its points are selected when their ``customdata`` (the bin
+    index) is in ``selected[meta["name"]]``.  With no selection at all every trace is reset (``selectedpoints = None``:
+    nothing dimmed).  The traces' ``selected``/``unselected`` styles decide the look, the same as for a live plotly.js
+    selection.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure of this package's builders (changed in place).
+    selected : mapping of str to iterable of int or None
+        Name → selected bin indices.
+    roles : collection of str, default ("bins", "bars", "gap", "column", "hist")
+        ``meta`` roles of the selectable traces.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
     """
     any_selected = bool(selected) and any(tuple(v) for v in selected.values())
     for trace in fig.data:
@@ -350,19 +215,9 @@ def mark_selected(
     return fig
 
 
-def _selected_points(
-    t: pd.DataFrame, selected: Mapping[str, Iterable[int]] | None, name: str
-) -> list[int] | None:
-    """Positions (point indices) of ``name``'s selected bins in its table; None when nothing is selected at all."""
-    if not selected or not any(tuple(v) for v in selected.values()):
-        return None
-    bins = np.asarray(list(selected.get(name, ())), dtype=np.int64)
-    return np.flatnonzero(np.isin(t["bin"].to_numpy(dtype=np.int64), bins)).tolist()
-
-
 def _finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Bin edges with infinite outer edges (overflow bins) replaced by one neighbouring width."""
-    left, right = _col(t, "left").copy(), _col(t, "right").copy()
+    left, right = float_column(t, "left").copy(), float_column(t, "right").copy()
     width = right - left
     finite_w = width[np.isfinite(width)]
     w = float(np.median(finite_w)) if finite_w.size else 1.0
@@ -382,7 +237,7 @@ def _histogram_traces(
     multi = len(named) > 1
     for name, t in named.items():
         left, right = _finite_edges(t)
-        count, dens = t["count"].to_numpy(), _col(t, "density")
+        count, dens = t["count"].to_numpy(), float_column(t, "density")
         hover_extra = t[extra].to_numpy(dtype=float) if extra else np.full(dens.size, np.nan)
         text = [
             f"[{a:.3g}, {b:.3g})<br>n = {int(k):,}<br>density {d:.3g}" + (f"<br>N(0,1) {r:.3g}" if extra else "")
@@ -422,10 +277,32 @@ def pit_histogram_figure(
 ) -> go.Figure:
     """Histogram of the PIT u = F(y) as a density, with the Uniform(0, 1) reference (density 1).
 
-    A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means
-    over-confident, ∩-shape under-confident, slope means bias.  Table columns:
-    ``left, right, count, density``.  Bars for one table, step lines for several (``dashes``: dash style
-    per name, e.g. a selection's histogram dashed over the overall one).
+    A calibrated forecaster has a flat histogram (Dawid 1984; Gneiting et al. 2007); ∪-shape means over-confident,
+    ∩-shape under-confident, slope means bias.  Bars for one table, step lines for several.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``left, right, count, density``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Dawid, A. P. (1984). Present position and potential developments: some personal views. Statistical
+       theory: the prequential approach. Journal of the Royal Statistical Society A, 147(2), 278–292.
+    .. [2] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
     """
     named = named_tables(tables, ["left", "right", "count", "density"])
     cmap = merged_colors(list(named), colors)
@@ -452,12 +329,28 @@ def z_histogram_figure(
 ) -> go.Figure:
     """Histogram of z = (y − μ)/σ as a density against the N(0, 1) density φ(z).
 
-    The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the
-    table's ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.
-    Table columns: ``left, right, count, density, normal_density`` and optionally ``outside`` (rows beyond the
-    range counted in the end bins): that clipped mass is drawn hatched grey on top of its end bin (one model) and
-    named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up is never
-    read as the tail's shape.  ``dashes`` as in :func:`pit_histogram_figure`.
+    The smooth reference curve is φ evaluated on a fine grid over the histogram's range; the table's
+    ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.  The optional
+    ``outside`` count (rows beyond the range counted in the end bins) is drawn hatched grey on top of its end bin
+    (one model) and named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up
+    is never read as the tail's shape.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``left, right, count, density, normal_density`` and optionally ``outside``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+    dashes : mapping of str to str, optional
+        Plotly dash style per name (e.g. a selection's curve dashed over the overall one).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
     """
     named = named_tables(tables, ["left", "right", "count", "density", "normal_density"])
     cmap = merged_colors(list(named), colors)
@@ -527,17 +420,31 @@ def qq_figure(
 ) -> go.Figure:
     """Q-Q plot: observed quantiles of z against N(0, 1) quantiles, with the identity line.
 
-    Table columns: ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``theoretical, observed`` (quantile pairs; the diagram module decides how many).
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
     """
     named = named_tables(tables, ["theoretical", "observed"])
     cmap = merged_colors(list(named), colors)
     fig = go.Figure()
-    vals = np.concatenate([np.concatenate([_col(t, "theoretical"), _col(t, "observed")]) for t in named.values()])
+    vals = np.concatenate([np.concatenate([float_column(t, "theoretical"), float_column(t, "observed")])
+                           for t in named.values()])
     vals = vals[np.isfinite(vals)]
     lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (-3.0, 3.0)
-    fig.add_trace(_identity(lo, hi, "z ~ N(0, 1)"))
+    fig.add_trace(identity_line(lo, hi, "z ~ N(0, 1)"))
     for name, t in named.items():
-        x, y = _col(t, "theoretical"), _col(t, "observed")
+        x, y = float_column(t, "theoretical"), float_column(t, "observed")
         trace = go.Scattergl if x.size > 2000 else go.Scatter
         fig.add_trace(
             trace(
@@ -555,25 +462,44 @@ def intervals_figure(
 ) -> go.Figure:
     """Observed coverage (PICP) of the central prediction intervals against their nominal coverage.
 
-    Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the
-    mean width and the interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
-    Table columns: ``coverage, observed, mean_width, interval_score``.
+    Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the mean width and the
+    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model (the name is the legend entry).
+        Columns ``coverage, observed, mean_width, interval_score``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
     """
     named = named_tables(tables, ["coverage", "observed", "mean_width", "interval_score"])
     cmap = merged_colors(list(named), colors)
-    nominal = np.concatenate([_col(t, "coverage") for t in named.values()])
-    observed = np.concatenate([_col(t, "observed") for t in named.values()])
+    nominal = np.concatenate([float_column(t, "coverage") for t in named.values()])
+    observed = np.concatenate([float_column(t, "observed") for t in named.values()])
     both = np.concatenate([nominal, observed])
     lo = max(0.0, float(np.nanmin(both)) - 0.05) if both.size else 0.0
     fig = go.Figure()
-    fig.add_trace(_identity(lo, 1.0, "observed = nominal"))
+    fig.add_trace(identity_line(lo, 1.0, "observed = nominal"))
     for name, t in named.items():
-        cov, obs = _col(t, "coverage"), _col(t, "observed")
+        cov, obs = float_column(t, "coverage"), float_column(t, "observed")
         fig.add_trace(
             go.Scatter(
                 x=cov, y=obs, mode="lines+markers", name=plain(name),
                 line={"color": cmap[name], "width": 1.5}, marker={"color": cmap[name], "size": 8},
-                customdata=np.column_stack([_col(t, "mean_width"), _col(t, "interval_score")]),
+                customdata=np.column_stack([float_column(t, "mean_width"), float_column(t, "interval_score")]),
                 hovertemplate=(
                     "nominal %{x:.0%}<br>observed %{y:.1%}<br>mean width %{customdata[0]:.4g}"
                     "<br>interval score %{customdata[1]:.4g}<extra>" + plain(name) + "</extra>"

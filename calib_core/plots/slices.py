@@ -18,16 +18,42 @@ FLAGGED_COLOR = "#e45756"
 def funnel_figure(points: pd.DataFrame, limits: pd.DataFrame, *, statistic: str,
                   highlight: int | None = None, title: str | None = None,
                   before: pd.DataFrame | None = None, labels: tuple[str, str] = ("before", "after")) -> go.Figure:
-    """Funnel plot (Spiegelhalter 2005): each slice's ``statistic`` (y) against its rows n (log x), flagged
-    slices in red, the 95% limits (dashed), the multiplicity-adjusted limits (solid; outside them this statistic
-    alone flags a slice) and the perfect-calibration value (dotted).  ``highlight``: the ``index`` of a slice drawn
-    larger (the one the pages are restricted to).  Each marker's ``customdata`` is the slice's ``index`` (a click
-    selects it).
+    """Funnel plot (Spiegelhalter 2005): each slice's statistic against its rows n (log x).
 
-    ``before``: the same slices (same ``index``) under other predictions, e.g. uncalibrated where ``points`` are
-    after a recalibration (:func:`views.slices.before_after_funnel`): drawn as open markers (red when
-    flagged then) named ``labels[0]``, ``points`` as filled markers named ``labels[1]``, and a grey segment from
-    each slice's before to its after point for the slices flagged before or after."""
+    Flagged slices in red, the 95% limits (dashed), the multiplicity-adjusted limits (solid; outside them this
+    statistic alone flags a slice) and the perfect-calibration value (dotted).  Each marker's ``customdata`` is the
+    slice's ``index`` (a click selects it).
+
+    Parameters
+    ----------
+    points : DataFrame
+        ``slice, n, value, flagged, rank, index`` (a ``funnel_table``'s points).
+    limits : DataFrame
+        The ``funnel_table``'s limits.
+    statistic : str
+        The statistic's name (axis title).
+    highlight : int, optional
+        The ``index`` of a slice drawn larger (the one the pages are restricted to).
+    title : str, optional
+        Figure title.
+    before : DataFrame, optional
+        The same slices (same ``index``) under other predictions, e.g. uncalibrated where ``points`` are after a
+        recalibration (``views.slices.before_after_funnel``): drawn as open markers (red when flagged then) named
+        ``labels[0]``, ``points`` as filled markers named ``labels[1]``, and a grey segment from each slice's before
+        to its after point for the slices flagged before or after.
+    labels : (str, str), default ("before", "after")
+        Legend names of ``before`` and ``points``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Spiegelhalter, D. J. (2005). Funnel plots for comparing institutional performance. Statistics in
+       Medicine, 24(8), 1185–1202.
+    """
     fig = go.Figure()
     if before is not None:
         _before_traces(fig, before, points, statistic, labels)

@@ -26,11 +26,34 @@ def smooth_reliability_figure(
     target: str = "top_label",
     title: str | None = "Smooth reliability diagram",
 ) -> go.Figure:
-    """One line per model: ŷ_σ*(t) = Σ K_σ*(t, f_i) y_i / Σ K_σ*(t, f_i) against t (the diagonal is perfect
-    calibration), drawn where the predictions' kernel density δ̂(t) is at least 1 % of its maximum (elsewhere the
-    curve rests on a handful of rows); the density itself as a shaded area on a second axis.  The legend gives each
-    model's smooth ECE and bandwidth (``attrs`` of
-    :func:`calib_core.metrics.classification_smooth.smooth_reliability`)."""
+    """Smooth reliability diagram: one kernel-smoothed reliability curve per model.
+
+    ŷ_σ*(t) = Σ K_σ*(t, f_i) y_i / Σ K_σ*(t, f_i) against t (the diagonal is perfect calibration), drawn where the
+    predictions' kernel density δ̂(t) is at least 1 % of its maximum (elsewhere the curve rests on a handful of rows);
+    the density itself as a shaded area on a second axis.  The legend gives each model's smooth ECE and bandwidth
+    (``attrs`` of :func:`calib_core.metrics.classification_smooth.smooth_reliability`).
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        Columns ``t, curve, density``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    target : {"top_label", "positive"}, default "top_label"
+        Only changes the axis titles.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Błasiok, J., & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+       arXiv:2309.12236.
+    """
     named = named_tables(tables, ["t", "curve", "density"])
     cmap = merged_colors(list(named), colors)
     x_title, y_title = _AXES.get(target, _AXES["top_label"])

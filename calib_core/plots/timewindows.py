@@ -26,11 +26,38 @@ def time_windows_figure(
     level: float = 0.95,
     title: str | None = None,
 ) -> go.Figure:
-    """Metric ``metric`` of every window (markers and line at the window's middle, one colour per model), its
-    ``level`` interval (error bars), the band where a perfectly calibrated forecaster with the same predictions and
-    window sizes falls ``level`` of the time (ribbon per window, in the model's colour) and the perfect value
-    (dashed; per window when it depends on the window, e.g. accuracy = mean confidence).  ``picked``: window codes
-    drawn highlighted (a brushed range); the others are dimmed.  Drag a box along the time axis to select windows."""
+    """A metric of every time window with its interval and the band of a perfectly calibrated forecaster.
+
+    Markers and line at the window's middle, one colour per model; the ``level`` interval as error bars; the band
+    where a perfectly calibrated forecaster with the same predictions and window sizes falls ``level`` of the time
+    (ribbon per window, in the model's colour); the perfect value (dashed; per window when it depends on the window,
+    e.g. accuracy = mean confidence).  Drag a box along the time axis to select windows.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`calib_core.slices.time.window_table`'s table.
+    metric : str
+        The metric drawn.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    picked : tuple of int, default ()
+        Window codes drawn highlighted (a brushed range); the others are dimmed.
+    level : float, default 0.95
+        Level of the intervals and bands (as computed; named in the legend).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        If no window holds ``metric``.
+    """
     t = table[table["metric"] == metric]
     if t.empty:
         raise ValueError(f"no window holds metric {metric!r}")

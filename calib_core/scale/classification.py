@@ -52,9 +52,46 @@ def classification_spec(
     n_blocks: int = 256,
     seed: int = 0,
 ) -> SummarySpec:
-    """A classification :class:`~calib_core.base.mergeable.SummarySpec` (``layout`` "probs" or "top_label";
-    ``conf_edges`` per (model, group) for ``strategy="quantile"``: ``binning.equal_mass_edges`` of the
-    confidences, M + 1 values)."""
+    """A classification :class:`~calib_core.base.mergeable.SummarySpec`: the bins every chunk is summarised on.
+
+    Parameters
+    ----------
+    layout : {"probs", "top_label"}
+        Full probability vectors or the top label with its confidence only.
+    n_classes : int
+        K, the number of classes (0 for a top-label set).
+    n_bins : int, default 15
+        M, the number of confidence bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width bins on [0, 1] (Guo et al. 2017) or equal-mass bins cut at ``conf_edges``.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+    conf_edges : dict of (str, str) to ndarray of shape (M + 1,), optional
+        Per (model, group) the equal-mass edges of ``strategy="quantile"``: ``binning.equal_mass_edges`` of the
+        confidences.
+    n_blocks : int, default 256
+        G, the bootstrap blocks the rows are hashed into.
+    seed : int, default 0
+        Seed of the block hash.
+
+    Returns
+    -------
+    SummarySpec
+        The frozen spec (task ``"classification"``).
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is neither ``"uniform"`` nor ``"quantile"``.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"strategy must be 'uniform' or 'quantile', not {strategy!r}")
     edges = tuple((m, g, tuple(float(v) for v in np.asarray(e, dtype=float)))
@@ -73,13 +110,57 @@ def _rows(pset: PredictionSet, mask: Any, n_bins: int = 15, closed: str = "right
 
 
 def classification_rows_values(pset: PredictionSet) -> np.ndarray:
-    """The top-label confidence of every row (what equal-mass confidence bins are cut on)."""
+    """The top-label confidence of every row: what equal-mass confidence bins are cut on.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification set (probability vectors or top labels).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        c_i = max_k p_ik (or the stated confidence of a top-label set).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     return _rows(pset, None).confidence
 
 
 def spec_for_classification(pset: PredictionSet, *, by_group: bool = True, **options: Any) -> SummarySpec:
-    """The spec of an in-memory classification set: K, the layout and, for ``strategy="quantile"``, the
-    equal-mass confidence edges of every (model, group) (what a first pass over distributed data computes)."""
+    """The spec of an in-memory classification set (or a sample standing for the data).
+
+    K, the layout and, for ``strategy="quantile"``, the equal-mass confidence edges of every (model, group) — what
+    a first pass over distributed data computes.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The classification rows.
+    by_group : bool, default True
+        Cut edges per (model, group) as well as per model over all groups.
+    **options
+        Passed to :func:`classification_spec` (``n_bins``, ``strategy``, ``closed``, ``n_blocks``, ``seed``).
+
+    Returns
+    -------
+    SummarySpec
+        The spec, with the set's own equal-mass edges for ``strategy="quantile"``.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     n_bins = int(options.get("n_bins", 15))
     edges = {}
     if options.get("strategy", "uniform") == "quantile":
@@ -111,7 +192,35 @@ def _classwise_index(p: np.ndarray, nb: int, closed: str) -> np.ndarray:
 
 def summarize_classification_rows(rows: ClassificationRows, row_ids: np.ndarray, spec: SummarySpec,
                                   conf_edges: np.ndarray | None) -> dict[str, np.ndarray]:
-    """The summary part of one (model, group) chunk (prepared rows with their global ``row_ids``)."""
+    """The summary part of one (model, group) chunk: per-bin counts and exact sums.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The chunk's prepared rows.
+    row_ids : ndarray of shape (n,) of int64
+        The rows' global ids (they pick each row's bootstrap block).
+    spec : SummarySpec
+        The bins (its ``strategy``, ``n_bins``, ``closed``, ``n_blocks`` and ``seed``).
+    conf_edges : ndarray of shape (M + 1,) or None
+        The subset's equal-mass edges (None: equal-width bins).
+
+    Returns
+    -------
+    dict of str to ndarray
+        The part: ``n``, ``hit``, the exact sums ``x:conf`` and ``x:conf_var``; for probability vectors ``x:nll``,
+        ``x:brier`` and the class-wise ``cw_n``, ``cw_hit``, ``x:cw_p`` (and for two classes the positive-class bins
+        ``pos_n``, ``pos_hit``, ``x:pos_p``, ``x:pos_var``); the block sums ``blk`` and ``blk_bins`` (module
+        docstring).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     nb = spec.n_bins
     n = rows.n
     uniform = spec.strategy == "uniform" or conf_edges is None
@@ -170,7 +279,32 @@ def summarize_classification_rows(rows: ClassificationRows, row_ids: np.ndarray,
 def summarize_classification(
     pset: PredictionSet, *, spec: SummarySpec, row_ids: np.ndarray | None = None, by_group: bool = True
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Summary parts of every (model, group) of a classification chunk."""
+    """Summary parts of every (model, group) of a classification chunk.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    spec : SummarySpec
+        The bins every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global ids of the chunk's rows (default: the set's ``row_number``).
+    by_group : bool, default True
+        Also summarise each group of each model.
+
+    Returns
+    -------
+    dict of (str, str) to dict
+        (model, group) → the part of :func:`summarize_classification_rows`; empty subsets are left out.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     if row_ids is not None:
         ids = np.asarray(row_ids, dtype=np.int64)
     elif pset.row_number is not None:
@@ -204,7 +338,32 @@ def _exact_diff(hits: np.ndarray, sums: np.ndarray) -> np.ndarray:
 
 
 def classification_values(part: dict, spec: SummarySpec) -> dict[str, float]:
-    """Every scalar of ``ClassificationRows.statistics`` from a summary part (see the module docstring)."""
+    """Every scalar of ``ClassificationRows.statistics`` from a summary part, exact.
+
+    ECE = Σ_m |Σhit_m − Σconf_m| / N (Guo et al. 2017), MCE = max_m |acc_m − conf_m|, accuracy, mean confidence,
+    NLL, Brier; for probability vectors on equal-width bins the class-wise ECE (Kull et al. 2019) and, for two
+    classes, ECE and MCE of the positive class.  The sums are exact and rounded once (module docstring).
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        The spec the part was summarised with.
+
+    Returns
+    -------
+    dict of str to float
+        Metric name → value.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     count = part["n"].astype(float)
     n = int(part["n"].sum())
     diff = _exact_diff(part["hit"], part["x:conf"])
@@ -230,8 +389,26 @@ def classification_values(part: dict, spec: SummarySpec) -> dict[str, float]:
 
 
 def classification_block_statistics(sums: np.ndarray, bin_sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Metrics of replicate (or jackknife) sums: ``sums`` (R, q) in the column order of ``blk`` and
-    ``bin_sums`` (R, M, 3) → {metric: (R,) values}."""
+    """Metrics of bootstrap replicate (or jackknife) sums.
+
+    Parameters
+    ----------
+    sums : ndarray of shape (R, q)
+        Replicate sums in the column order of ``blk`` (n, correct, Σconf[, ΣNLL, ΣBrier]).
+    bin_sums : ndarray of shape (R, M, 3)
+        Replicate per-bin sums (n, Σconf, Σhit).
+
+    Returns
+    -------
+    dict of str to ndarray of shape (R,)
+        accuracy, mean_confidence, ece, mce (and nll, brier for probability vectors) of every replicate.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         n = sums[:, 0]
         out = {"accuracy": sums[:, 1] / n, "mean_confidence": sums[:, 2] / n}
@@ -258,8 +435,33 @@ def _reliability(count: np.ndarray, s_conf: np.ndarray, s_hit: np.ndarray, edges
 
 def classification_diagrams_from_part(part: dict, spec: SummarySpec, *, model: str = "", group: str = "",
                                       classes: list | None = None) -> dict[str, pd.DataFrame]:
-    """The diagram tables of ``classification.diagrams`` (reliability, per_class, reliability_positive) from a
-    part: exact (the sums are exact)."""
+    """The diagram tables of ``classification.diagrams`` from a part, exact (the sums are exact).
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        The spec the part was summarised with.
+    model, group : str, default ""
+        The subset, whose equal-mass edges label the bins of ``strategy="quantile"``.
+    classes : list, optional
+        Class names, added to the per-class table as ``class_name`` when there are K of them.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``reliability`` (the reliability diagram's table), ``per_class`` (probability vectors, equal-width bins) and
+        ``reliability_positive`` (two classes).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H., & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration.
+       Advances in Neural Information Processing Systems 32 (NeurIPS).
+    """
     nb = spec.n_bins
     edges = spec.conf_edges_for(model, group) if spec.strategy == "quantile" else None
     edges = np.linspace(0.0, 1.0, nb + 1) if edges is None else edges

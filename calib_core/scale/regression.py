@@ -1,5 +1,8 @@
-"""The regression half of the mergeable summaries (:mod:`calib_core.scale.summary`): what a chunk of rows contributes,
-and every metric and diagram table computed back from the merged sums.
+"""The regression half of the mergeable summaries (:mod:`calib_core.scale.summary`): what a chunk of rows contributes.
+
+The spec is built in :mod:`calib_core.scale.regression_spec`, the metrics computed back from the merged sums in
+:mod:`calib_core.scale.regression_values` and the diagram tables in :mod:`calib_core.scale.regression_diagrams`; their
+names are re-exported here (``cc.regression.summary``).
 
 Per (model, group) a summary part holds, per Levi σ-bin b (B bins, equal-count edges from the spec):
 
@@ -19,23 +22,6 @@ u > e_K), ``pit_eq`` the PIT values exactly on each edge, ``pit_sum`` Σu per fi
 the same for z on ``z_edges`` with ``z_min``/``z_max``; ``blk`` the per-bootstrap-block sums (float, G × q) of the
 smooth metrics and ``blk_bins`` the per-block, per-σ-bin count, Σσ², Σε² (ENCE intervals).
 
-Exactness (what :func:`regression_values` returns against ``regression.metrics.summary_statistics``):
-
-* exact (the exact sums, rounded once): nll, crps, rmse, mae, sharpness, cv, z_mean, z_std, z_skewness,
-  z_excess_kurtosis, coverage/width/interval score at every level, ENCE (when the spec's σ edges are the
-  data's equal-count edges, ties broken by row id: the bins are the in-memory bins), calibration_rmse and the
-  l2 quantile calibration error (the PIT counts at the grid levels are exact);
-* bounded: max_calibration_deviation (KS) lies in [value, value + bound] with bound ≤ one fine PIT-bin width plus
-  the largest fine-bin mass; miscalibration_area within ±bound (the ECDF integral is exact in every fine bin
-  the curve cannot cross and bounded in the others); reliability_score within ±bound (its rank term
-  ½Σ|η_i − η_j| is exact across z-bins and bounded by half the bin width per within-bin pair); pit_entropy (the
-  spacing estimator with the PITs placed evenly within each fine bin, :func:`_pit_entropy`; the bracket from the
-  bins each sorted rank falls in — its lower end is −∞ once √N PITs fit in one fine bin — and, tested, within
-  1e-3 of the rows' value: measured 8e-5 (Gaussian) and 3.4e-4 (5-quantile set) at 10⁶ rows, more than the
-  statistic's null spread there (3e-5), so the summary gives it no test);
-* not from a summary: spearman_sigma_abs_error (it needs each row's ranks of σ and of |ε| together; a σ-bin
-  table gives no bound on it): NaN with a note.
-
 Ensembles (``SampleSet``): the randomised rank PIT draws V from a hash of the row id (not from a generator in row
 order), so it does not depend on the chunking; the in-memory ``cc.diagnose`` draws V in row order, so PIT-based
 numbers of an ensemble agree in law, not value, with it (tests compare them at the same V).
@@ -43,23 +29,14 @@ numbers of an ensemble agree in law, not value, with it (tests compare them at t
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any
-
 import numpy as np
-import pandas as pd
 from scipy import special
 
 from ..base.binning import uniform_bin_index
-from ..base.ecdf_bands import ecdf_band
 from ..base.mergeable import (
     SummarySpec,
-    as_ids,
     bin_by_edges,
-    equal_count_edges,
     exact_bin_sums,
-    exact_float,
-    exact_fraction,
     hash_block,
     hash_uniform,
 )
@@ -68,13 +45,31 @@ from ..base.regression import (
     LOG_2PI,
     Gaussian,
     PredictiveDistribution,
-    QuantileSet,
     SampleSet,
     norm_cdf,
     norm_pdf,
     norm_ppf,
 )
-from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, RegressionRows
+from ..metrics.regression import RegressionRows
+from .regression_diagrams import regression_diagrams_from_part
+from .regression_spec import (
+    default_pit_edges,
+    regression_spec,
+    row_ids_of,
+    silverman_bandwidths,
+    spec_for_regression,
+)
+from .regression_values import (
+    BOUNDED_METRICS,
+    EXACT_METRICS,
+    UNAVAILABLE_METRICS,
+    block_statistics,
+    coverage_tag,
+    point_block_statistics,
+    regression_bounds,
+    regression_values,
+    undefined_z_of_part,
+)
 
 __all__ = [
     "default_pit_edges",
@@ -96,112 +91,6 @@ __all__ = [
     "BOUNDED_METRICS",
     "UNAVAILABLE_METRICS",
 ]
-
-EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
-                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
-BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
-UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2")
-
-
-def _tag(c: float) -> str:
-    return f"{100 * c:g}"
-
-
-def default_pit_edges(fine_bins: int = 2000, levels: np.ndarray = DEFAULT_LEVELS, n_qce_levels: int = 100,
-                      pit_bins: int = 20) -> np.ndarray:
-    """Fine PIT edges on [0, 1]: ``fine_bins`` equal widths united with the curve levels, the QCE levels j/M and
-    the PIT-diagram edges (the very float values the in-memory metrics compare with), and the geometric tail
-    edges 2⁻ʲ and 1 − 2⁻ʲ, j = 12 … 40 (exact binary fractions: a forecaster whose tails are too light piles PITs
-    within 10⁻⁸ of 0 and 1, and the PIT entropy's spacings there are resolved on a log scale)."""
-    tails = 2.0 ** -np.arange(12, 41)
-    return np.unique(np.concatenate([np.linspace(0.0, 1.0, fine_bins + 1), np.asarray(levels, dtype=float),
-                                     np.arange(1, n_qce_levels + 1) / n_qce_levels,
-                                     np.linspace(0.0, 1.0, pit_bins + 1), tails, 1.0 - tails]))
-
-
-def regression_spec(
-    *,
-    layout: str,
-    sigma_edges: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] | None = None,
-    n_bins: int = 15,
-    levels: np.ndarray = DEFAULT_LEVELS,
-    n_qce_levels: int = 100,
-    coverages: tuple[float, ...] = DEFAULT_COVERAGES,
-    fine_pit_bins: int = 2000,
-    pit_bins: int = 20,
-    z_limit: float = 10.0,
-    z_bins: int = 4000,
-    n_blocks: int = 256,
-    seed: int = 0,
-    kde_floor: float = 0.0,
-    quantile_levels: np.ndarray | None = None,
-) -> SummarySpec:
-    """A regression :class:`~calib_core.base.mergeable.SummarySpec` (defaults: the in-memory ``cc.diagnose`` grids).
-
-    ``sigma_edges`` maps (model, group) to the inner equal-count σ edges (values, row ids), e.g. from
-    :func:`calib_core.base.mergeable.equal_count_edges` over each subset (the first pass).  Fine PIT bins: width
-    1/``fine_pit_bins`` (the KS bound is about one width); z bins: ``z_bins`` on [−``z_limit``, ``z_limit``];
-    ``quantile_levels`` the stated levels of a quantile set (they choose its primary coverage test).
-    """
-    lev = np.asarray(levels, dtype=float)
-    edges = tuple((m, g, tuple(float(v) for v in np.asarray(e[0], dtype=float)),
-                   tuple(int(i) for i in np.asarray(e[1], dtype=np.int64)))
-                  for (m, g), e in sorted((sigma_edges or {}).items()))
-    return SummarySpec(
-        task="regression", layout=layout, levels=tuple(lev.tolist()),
-        qce_levels=tuple((np.arange(1, n_qce_levels + 1) / n_qce_levels).tolist()),
-        pit_edges=tuple(default_pit_edges(fine_pit_bins, lev, n_qce_levels, pit_bins).tolist()),
-        curve_edges=tuple(lev.tolist()), pit_bins=int(pit_bins),
-        z_edges=tuple(np.linspace(-z_limit, z_limit, z_bins + 1).tolist()),
-        coverages=tuple(float(c) for c in coverages),
-        n_bins=int(n_bins), sigma_edges=edges, n_blocks=int(n_blocks), seed=int(seed), kde_floor=float(kde_floor),
-        quantile_levels=() if quantile_levels is None else tuple(float(v) for v in np.asarray(quantile_levels)),
-    )
-
-
-def _layout_of(dist: PredictiveDistribution | None) -> str:
-    if isinstance(dist, Gaussian):
-        return "gaussian"
-    if isinstance(dist, QuantileSet):
-        return "quantile"
-    if isinstance(dist, SampleSet):
-        return "sample"
-    return "point" if dist is None else type(dist).__name__
-
-
-def spec_for_regression(pset: PredictionSet, *, row_ids: np.ndarray | None = None, by_group: bool = True,
-                        **options: Any) -> SummarySpec:
-    """The spec of an in-memory regression set (or a sample standing for the data): exact equal-count σ edges of
-    every (model, group) and, for ensembles, the kernel floor the in-memory NLL uses (1% of the median positive
-    Silverman bandwidth over all rows).  ``options`` go to :func:`regression_spec`."""
-    ids = _row_ids(pset, row_ids)
-    n_bins = int(options.get("n_bins", 15))
-    edges: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-    if pset.dist is not None:
-        sigma = np.asarray(pset.dist.std(), dtype=float)
-        for model, group, mask in iter_subsets(pset, by_group):
-            edges[(model, group)] = equal_count_edges(sigma[mask], ids[mask], n_bins)
-    if isinstance(pset.dist, QuantileSet) and "quantile_levels" not in options:
-        options["quantile_levels"] = pset.dist.levels
-    if isinstance(pset.dist, SampleSet) and "kde_floor" not in options:
-        h = _silverman(pset.dist.samples)
-        positive = h[h > 0]
-        options["kde_floor"] = 0.01 * float(np.median(positive)) if positive.size else 1e-12
-    return regression_spec(layout=_layout_of(pset.dist), sigma_edges=edges, **options)
-
-
-def _row_ids(pset: PredictionSet, row_ids: np.ndarray | None) -> np.ndarray:
-    if row_ids is not None:
-        return np.asarray(row_ids, dtype=np.int64)
-    if pset.row_number is not None:
-        return np.asarray(pset.row_number, dtype=np.int64)
-    return as_ids(None, pset.n_rows)
-
-
-def silverman_bandwidths(samples: np.ndarray) -> np.ndarray:
-    """Silverman's h_i = 1.06·s_i·M^(−1/5) of every row's M members (s_i with ddof = 1), unfloored: the bandwidths
-    of ``SampleSet``'s kernel density, whose floor is 1% of their median positive value."""
-    return 1.06 * samples.std(axis=1, ddof=1) * samples.shape[1] ** (-0.2)
 
 
 _silverman = silverman_bandwidths
@@ -277,7 +166,39 @@ def summarize_regression_rows(
     spec: SummarySpec,
     sigma_edges: tuple[np.ndarray, np.ndarray] | None,
 ) -> dict[str, np.ndarray]:
-    """The summary part of one (model, group) chunk: (y, dist) rows with their global ``row_ids``."""
+    """The summary part of one (model, group) chunk of rows with a predictive distribution.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The rows' Gaussian, quantile-set or ensemble predictions.
+    row_ids : ndarray of shape (n,) of int64
+        The rows' global ids (bootstrap blocks, ties of σ, an ensemble's PIT randomisation).
+    spec : SummarySpec
+        The grids every chunk shares.
+    sigma_edges : (ndarray, ndarray) or None
+        The subset's inner equal-count σ edges (values, row ids); None: a single σ-bin.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The part: per σ-bin counts and exact sums, the fine PIT and z histograms and the bootstrap-block sums
+        (module docstring).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Gneiting, T., & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       Journal of the American Statistical Association, 102(477), 359–378.
+    .. [4] Camporeale, E., & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+       models. International Journal for Uncertainty Quantification, 11(4), 81–94.
+    """
     y = np.asarray(y, dtype=float)
     ids = np.asarray(row_ids, dtype=np.int64)
     n = y.shape[0]
@@ -330,7 +251,7 @@ def summarize_regression_rows(
     base_cols += [None, None, None]
     abs_z = np.abs(z)
     for i, c in enumerate(spec.coverages):
-        tag = _tag(c)
+        tag = coverage_tag(c)
         alpha = 1.0 - c
         j = len(base_cols) + 3 * i
         if gaussian:  # width = 2kσ and score = width + (2/α)σ(|z| − k)₊: only the rows outside carry a penalty
@@ -380,7 +301,26 @@ def summarize_regression_rows(
 
 
 def summarize_point_rows(err: np.ndarray, row_ids: np.ndarray, spec: SummarySpec) -> dict[str, np.ndarray]:
-    """The part of point predictions (errors ε = y − ŷ): the count, exact Σε² and Σ|ε|, and block sums."""
+    """The part of point predictions: the count, exact Σε² and Σ|ε|, and the block sums.
+
+    Parameters
+    ----------
+    err : ndarray of shape (n,)
+        Errors ε = y − ŷ.
+    row_ids : ndarray of shape (n,) of int64
+        Global row ids (they pick each row's bootstrap block).
+    spec : SummarySpec
+        Gives ``n_blocks`` and ``seed``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``n``, ``x:sq_err``, ``x:abs_err``, ``blk`` (G × [n, Σε², Σ|ε|]) and an empty ``blk_bins``.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     zero = np.zeros(err.shape[0], dtype=np.int64)
     part: dict[str, np.ndarray] = {"n": np.array([err.shape[0]], dtype=np.int64)}
     _cells(zero, 1, [("sq_err", err * err), ("abs_err", np.abs(err))], part)
@@ -394,8 +334,33 @@ def summarize_point_rows(err: np.ndarray, row_ids: np.ndarray, spec: SummarySpec
 
 
 def ensemble_pit(y: np.ndarray, dist: SampleSet, row_ids: np.ndarray, seed: int) -> np.ndarray:
-    """Randomised rank PIT (r + V(1 + ties))/(M + 1) of ``SampleSet.pit`` with V a hash of the row id
-    (:func:`calib_core.base.mergeable.hash_uniform`, stream 2) instead of a generator in row order."""
+    """Randomised rank PIT of an ensemble with the randomisation hashed from the row id.
+
+    u = (r + V·(1 + t)) / (M + 1), with r the members below y and t those equal to it, as ``SampleSet.pit``, but V
+    from :func:`calib_core.base.mergeable.hash_uniform` of the row id (stream 2) instead of a generator in row order,
+    so a row's PIT does not depend on the chunking.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : SampleSet
+        The ensembles (M members per row).
+    row_ids : ndarray of shape (n,) of int64
+        Global row ids.
+    seed : int
+        Seed of the hash.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The PIT values in [0, 1].
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    """
     below = (dist.samples < y[:, None]).sum(axis=1)
     ties = (dist.samples == y[:, None]).sum(axis=1)
     v = hash_uniform(row_ids, seed, 2)
@@ -403,8 +368,28 @@ def ensemble_pit(y: np.ndarray, dist: SampleSet, row_ids: np.ndarray, seed: int)
 
 
 def ensemble_logpdf(y: np.ndarray, dist: SampleSet, floor: float) -> np.ndarray:
-    """``SampleSet.logpdf`` (Gaussian KDE, Silverman bandwidth) with the bandwidth floor given (the in-memory
-    floor, 1% of the median bandwidth, is a whole-data number: the spec carries it)."""
+    """``SampleSet.logpdf`` (Gaussian kernel density, Silverman bandwidth) with the bandwidth floor given.
+
+    The in-memory floor, 1% of the median bandwidth, is a whole-data number: the spec carries it.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : SampleSet
+        The ensembles.
+    floor : float
+        The bandwidth floor (bandwidths below it are raised to it).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        log p_i(y_i) of every row's kernel density.
+
+    References
+    ----------
+    .. [1] Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis, §3.4.2. Chapman & Hall.
+    """
     m = dist.n_samples
     h = np.maximum(_silverman(dist.samples), max(floor, 1e-300))
     zz = (y[:, None] - dist.samples) / h[:, None]
@@ -414,9 +399,36 @@ def ensemble_logpdf(y: np.ndarray, dist: SampleSet, floor: float) -> np.ndarray:
 def summarize_regression(
     pset: PredictionSet, *, spec: SummarySpec, row_ids: np.ndarray | None = None, by_group: bool = True
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Summary parts of every (model, group) of a regression chunk (``row_ids``: global ids of its rows; default
-    the set's ``row_number``)."""
-    ids = _row_ids(pset, row_ids)
+    """Summary parts of every (model, group) of a regression chunk.
+
+    Point predictions (no distribution) get the accuracy part of :func:`summarize_point_rows` (RMSE, MAE, as
+    ``cc.diagnose`` reports them).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    spec : SummarySpec
+        The grids every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        Global ids of the chunk's rows (default: the set's ``row_number``).
+    by_group : bool, default True
+        Also summarise each group of each model.
+
+    Returns
+    -------
+    dict of (str, str) to dict
+        (model, group) → its part; empty subsets are left out.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    """
+    ids = row_ids_of(pset, row_ids)
     parts = {}
     for model, group, mask in iter_subsets(pset, by_group):
         if not mask.any():
@@ -431,443 +443,3 @@ def summarize_regression(
         parts[(str(model), str(group))] = summarize_regression_rows(
             y, dist, ids if whole else ids[mask], spec, spec.sigma_edges_for(str(model), str(group)))
     return parts
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# metrics from a part
-# ---------------------------------------------------------------------------------------------------------------
-def _fr(part: dict, name: str, bins: slice | np.ndarray | None = None) -> Fraction | float:
-    """Exact total of ``x:name`` (over all σ-bins or the given ones); ±inf/NaN if non-finite values were counted."""
-    s = part[f"x:{name}"]
-    nf = part.get(f"nf:{name}")
-    if bins is not None:
-        s = s[bins]
-        nf = None if nf is None else nf[bins]
-    if nf is not None and np.asarray(nf).any():
-        tot = np.asarray(nf).reshape(-1, 3).sum(axis=0)
-        if tot[2] or (tot[0] and tot[1]):
-            return float("nan")
-        return float("inf") if tot[0] else float("-inf")
-    return exact_fraction(sum(int(v) for v in np.asarray(s, dtype=object).reshape(-1)))
-
-
-def _f(x: Fraction | float) -> float:
-    return float(x)
-
-
-def _sqrt(x: Fraction | float) -> float:
-    return float(np.sqrt(float(x))) if not isinstance(x, Fraction) or x >= 0 else float("nan")
-
-
-def _curve_counts(part: dict, spec: SummarySpec, at: np.ndarray) -> np.ndarray:
-    """#{u ≤ p} at levels p that are fine PIT edges (exact)."""
-    pe = np.asarray(spec.pit_edges, dtype=float)
-    cum = np.cumsum(part["pit_le"])  # cum[k] = #{u ≤ e_k}
-    idx = np.searchsorted(pe, at)
-    if not np.array_equal(pe[np.minimum(idx, pe.size - 1)], at):
-        raise ValueError("a curve level is not a fine PIT edge of the spec")
-    return cum[idx]
-
-
-def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
-    """Every scalar of ``regression.metrics.summary_statistics`` from a summary part (exactness in the module
-    docstring; the unavailable ones are NaN)."""
-    n = int(part["n"].sum())
-    if "nz" not in part:  # point predictions
-        return {"rmse": _sqrt(_fr(part, "sq_err") / n), "mae": _f(_fr(part, "abs_err") / n)}
-    nz = int(part["nz"].sum())
-    out: dict[str, float] = {}
-    out["nll"] = _f(_fr(part, "nll") / n)
-    out["crps"] = _f(_fr(part, "crps") / n)
-    out["rmse"] = _sqrt(_fr(part, "sq_err") / n)
-    out["mae"] = _f(_fr(part, "abs_err") / n)
-    out["sharpness"] = _sqrt(_fr(part, "var") / n)
-    out["ence"] = _ence(part)
-    s1 = _fr(part, "sigma")
-    s2 = _fr(part, "var") + _fr(part, "var_err")
-    if n > 1 and isinstance(s1, Fraction) and isinstance(s2, Fraction):
-        v = (s2 - s1 * s1 / n) / (n - 1)
-        out["cv"] = float(np.sqrt(float(v)) / float(s1 / n)) if v >= 0 and s1 > 0 else float("nan")  # σ all 0: NaN
-    else:
-        out["cv"] = float("nan")
-    lev = np.asarray(spec.levels, dtype=float)
-    curve = _curve_counts(part, spec, lev) / n
-    qlev = np.asarray(spec.qce_levels, dtype=float)
-    qcurve = _curve_counts(part, spec, qlev) / n
-    out["calibration_rmse"] = float(np.sqrt(np.mean((curve - lev) ** 2)))
-    out["quantile_calibration_error"] = float(np.mean((qcurve - qlev) ** 2))
-    ks_lo, ks_hi = _ks_bounds(part, spec)
-    out["max_calibration_deviation"] = ks_lo
-    area, _ = _area(part, spec)
-    out["miscalibration_area"] = area
-    out["reliability_score"] = _reliability(part, spec)[0]
-    out["pit_entropy"] = _pit_entropy(part, spec)[0]
-    out["spearman_sigma_abs_error"] = float("nan")
-    out.update(_z_moments(part, nz))
-    s_z2 = _fr(part, "z2")  # ZMS = Σz²/N_z, exact (Pernot 2023); mean log z² needs a sum the summary does not keep
-    out["zms"] = _f(s_z2 / nz) if nz and isinstance(s_z2, Fraction) else float("nan")
-    out["mean_log_z2"] = float("nan")
-    for c in spec.coverages:
-        tag = _tag(c)
-        out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)
-        if f"x:pen_{tag}" in part:  # Gaussian: the in-memory formula 2k·mean σ + (2/α)·mean σ(|z| − k)₊
-            k = float(norm_ppf(0.5 + c / 2.0))
-            mean_sigma = _f(s1 / n)
-            pen = _f(_fr(part, f"pen_{tag}") / n)
-            out[f"width_{tag}"] = 2.0 * k * mean_sigma
-            out[f"interval_score_{tag}"] = 2.0 * k * mean_sigma + (2.0 / (1.0 - c)) * pen
-        else:
-            out[f"width_{tag}"] = _f(_fr(part, f"width_{tag}") / n)
-            out[f"interval_score_{tag}"] = _f(_fr(part, f"score_{tag}") / n)
-    return out
-
-
-def undefined_z_of_part(part: dict) -> dict[str, int]:
-    """:func:`~calib_core.metrics.regression.undefined_z_counts` of the rows of a summary part, as far as a
-    summary can tell: the rows without a finite z are n − n_z; they are ``zero_spread`` when every σ of the part is
-    0 (its σ-bins' largest σ), else of a cause the summary does not keep (``no_finite_z``).  ``{}`` when every row
-    has a finite z."""
-    k = int(part["n"].sum()) - int(part["nz"].sum())
-    if k <= 0:
-        return {}
-    top = np.asarray(part["sigma_max"], dtype=float)
-    top = top[np.isfinite(top)]
-    return {"zero_spread" if top.size and (top == 0).all() else "no_finite_z": k}
-
-
-def _ence(part: dict) -> float:
-    cnt = part["n"].astype(float)
-    s_var = exact_float(part["x:var"], part.get("nf:var"))
-    s_err = exact_float(part["x:sq_err"], part.get("nf:sq_err"))
-    ok = (cnt > 0) & (s_var > 0)
-    rmv = np.sqrt(s_var[ok] / cnt[ok])
-    rmse = np.sqrt(s_err[ok] / cnt[ok])
-    return float(np.mean(np.abs(rmv - rmse) / rmv)) if ok.any() else float("nan")
-
-
-def _z_moments(part: dict, nz: int) -> dict[str, float]:
-    nan = float("nan")
-    if nz == 0:
-        return {"z_mean": nan, "z_std": nan, "z_skewness": nan, "z_excess_kurtosis": nan}
-    s1, s3, s4 = _fr(part, "z"), _fr(part, "z3"), _fr(part, "z4")
-    s2 = _fr(part, "z2")
-    if not all(isinstance(s, Fraction) for s in (s1, s2, s3, s4)):
-        return {"z_mean": _f(s1 / nz) if isinstance(s1, Fraction) else nan, "z_std": nan, "z_skewness": nan,
-                "z_excess_kurtosis": nan}
-    m = s1 / nz
-    m2 = s2 / nz - m * m
-    m3 = s3 / nz - 3 * m * s2 / nz + 2 * m ** 3
-    m4 = s4 / nz - 4 * m * s3 / nz + 6 * m * m * s2 / nz - 3 * m ** 4
-    return {"z_mean": float(m), "z_std": float(np.sqrt(float(m2))),
-            "z_skewness": float(m3 / m2) / float(np.sqrt(float(m2))) if m2 > 0 else nan,
-            "z_excess_kurtosis": float(m4 / (m2 * m2) - 3) if m2 > 0 else nan}
-
-
-def _ecdf_at_edges(part: dict, spec: SummarySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(edges e_k, F(e_k) = #{u ≤ e_k}/N, F(e_k−) = #{u < e_k}/N, N)."""
-    pe = np.asarray(spec.pit_edges, dtype=float)
-    le = part["pit_le"]
-    n = int(le.sum())
-    cum = np.cumsum(le)[: pe.size]
-    return pe, cum / n, (cum - part["pit_eq"]) / n, n
-
-
-def _ks_bounds(part: dict, spec: SummarySpec) -> tuple[float, float]:
-    """sup_p |F(p) − p| lies in [lower, upper]: lower from the exact ECDF at the fine edges (just at and just
-    before each edge), upper from F ∈ [F(e_{k−1}), F(e_k−)] inside each fine bin (e_{k−1}, e_k)."""
-    pe, f_at, f_before, _ = _ecdf_at_edges(part, spec)
-    lower = float(max(np.max(np.abs(f_at - pe)), np.max(np.abs(f_before - pe)), 0.0))
-    a, b = pe[:-1], pe[1:]
-    lo_f, hi_f = f_at[:-1], f_before[1:]
-    upper = float(max(lower, np.max(np.maximum(hi_f - a, b - lo_f))))
-    # values below 0 or above 1 cannot occur for a PIT; F(p) on [0, e_0) is covered by the first edge
-    return lower, upper
-
-
-def _area(part: dict, spec: SummarySpec) -> tuple[float, float]:
-    """∫₀¹ |F(p) − p| dp (estimate, half-width of the bracket).  On a fine bin (a, b) the integral of F is exact,
-    ∫_a^b F = (b − a)·F(a) + Σ_{a<u<b}(b − u)/N (from Σu per bin and the count), so where F − p keeps its sign
-    (F(a) ≥ b or F(b−) ≤ a) the bin's |∫(F − p)| is exact; elsewhere ∫|F − p| lies between |∫(F − p)| and
-    ∫ max(F(b−) − p, p − F(a)) dp, and the estimate is the middle of that bracket."""
-    pe, f_at, f_before, n = _ecdf_at_edges(part, spec)
-    a, b = pe[:-1], pe[1:]
-    fa, fb = f_at[:-1], f_before[1:]
-    inside_cnt = part["pit_le"][1:pe.size] - part["pit_eq"][1:]  # a < u < b
-    inside_sum = part["pit_sum"][1:pe.size] - part["pit_eq"][1:] * b
-    int_f = (b - a) * fa + (inside_cnt * b - inside_sum) / n
-    signed = int_f - (b * b - a * a) / 2.0
-    exact = (fa >= b) | (fb <= a)
-    low = np.abs(signed)
-    # upper: ∫ max(fb − p, p − fa) dp over [a, b], switch at s = (fa + fb)/2 clipped to [a, b]
-    s = np.clip((fa + fb) / 2.0, a, b)
-    up = (fb * (s - a) - (s * s - a * a) / 2.0) + ((b * b - s * s) / 2.0 - fa * (b - s))
-    up = np.maximum(up, low)
-    est = np.where(exact, low, (low + up) / 2.0)
-    half = np.where(exact, 0.0, (up - low) / 2.0)
-    # the end point [0, e_0] is empty (e_0 = 0)
-    return float(est.sum()), float(half.sum())
-
-
-def _reliability(part: dict, spec: SummarySpec) -> tuple[float, float]:
-    """ACCRUE's RS (eq. 8) from the sums and the fine z histogram, and its error bound.
-
-    RS = Σ_i [η_i (erf η_i + 1)/N − η_(i)(2i − 1)/N² + exp(−η_i²)/(√π N)] − ½√(2/π), η = z/√2, with
-    erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z); Σ_i η_(i)(2i − 1) = P + N Σ η with P = Σ_{i<j} |η_i − η_j|.
-    Across z-bins P is exact from the per-bin counts and sums: Σ_b S_b (C_<b − C_>b); a bin's own pairs add
-    between 0 and C(c_b, 2)·w_b (w_b its width; the outer bins run to the observed extremes): the estimate takes
-    half of that and the bound is the other half, scaled by 1/(√2 N²)."""
-    nz = int(part["nz"].sum())
-    if nz == 0:
-        return float("nan"), float("nan")
-    s_zu, s_phi, s_z = _fr(part, "zu"), _fr(part, "phi"), _fr(part, "z")
-    if not all(isinstance(v, Fraction) for v in (s_zu, s_phi, s_z)):
-        return float("nan"), float("nan")
-    ze = np.asarray(spec.z_edges, dtype=float)
-    c = part["z_hist"].astype(float)
-    s = part["z_sum"]
-    below = np.cumsum(c) - c
-    above = c.sum() - np.cumsum(c)
-    cross = float(np.sum(s * (below - above)))
-    zmin, zmax = float(part["z_min"][0]), float(part["z_max"][0])
-    lows = np.concatenate([[min(zmin, ze[0])], ze])
-    highs = np.concatenate([ze, [max(zmax, ze[-1])]])
-    width = np.maximum(highs - lows, 0.0)
-    within = c * (c - 1.0) / 2.0 * width
-    pairs = cross + float(within.sum()) / 2.0
-    n = float(nz)
-    s_erf = float(2 * s_zu) / np.sqrt(2.0)
-    s_exp = np.sqrt(2.0 * np.pi) * float(s_phi)
-    s_rank = (pairs + n * float(s_z)) / np.sqrt(2.0)
-    rs = s_erf / n - s_rank / n**2 + s_exp / (np.sqrt(np.pi) * n) - 0.5 * np.sqrt(2.0 / np.pi)
-    bound = float(within.sum()) / 2.0 / np.sqrt(2.0) / n**2
-    return float(rs), bound
-
-
-def _pit_pieces(part: dict, spec: SummarySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The PITs of a part as pieces (left, right, count), in order: per fine bin k its open interior
-    (e_{k−1}, e_k) and the atom {e_k} of the PITs exactly on the edge (``pit_eq``); PITs ≤ e_0 an atom at e_0 and
-    PITs > e_K one at e_K.  Empty pieces are left out."""
-    pe = np.asarray(spec.pit_edges, dtype=float)
-    le = part["pit_le"].astype(np.int64)
-    eq = part["pit_eq"].astype(np.int64)
-    k = pe.size
-    left = np.concatenate([[pe[0]], np.column_stack([pe[:-1], pe[1:]]).reshape(-1), [pe[-1]]])
-    right = np.concatenate([[pe[0]], np.column_stack([pe[1:], pe[1:]]).reshape(-1), [pe[-1]]])
-    count = np.concatenate([[le[0]], np.column_stack([le[1:k] - eq[1:], eq[1:]]).reshape(-1), [le[k]]])
-    keep = count > 0
-    return left[keep], right[keep], count[keep]
-
-
-def _pit_entropy(part: dict, spec: SummarySpec) -> tuple[float, float, float]:
-    """The sample-spacing PIT entropy (``regression.metrics.pit_entropy``, QR eq. 6) from the fine PIT histogram:
-    (estimate, low, high).
-
-    H = 1/(n−k) Σ_{i=1}^{n−k} log((n+1)/k · (u_(i+k) − u_(i))), k = round(√n).  The rank r of a sorted PIT
-    lies in a known piece (:func:`_pit_pieces`), so u_(r) ∈ [left, right] of its piece: every spacing lies in
-    [left(i+k) − right(i), right(i+k) − left(i)] and H in [low, high] (low = −∞ as soon as a spacing can be 0,
-    i.e. as soon as k PITs share a fine bin: always at large n; the upper end stays finite).  The estimate places
-    the c PITs of a piece evenly, u_(r) = left + (t − ½)(right − left)/c for the t-th of them — the entropy of
-    the histogram's piecewise-uniform PIT density, computed per run of ranks where both pieces are fixed (the
-    spacing is then linear in i and Σ log is the Euler–Maclaurin sum of its integral): O(bins), no rows.  It
-    differs from the rows' value by the within-bin scatter of the spacings (tested at 10⁶ rows: within 1e-3)."""
-    nan = float("nan")
-    left, right, count = _pit_pieces(part, spec)
-    n = int(count.sum())
-    if n < 2:
-        return nan, nan, nan
-    k = max(1, int(round(np.sqrt(n))))
-    if k >= n:
-        k = n - 1
-    cum = np.cumsum(count)  # ranks 1..n: piece p holds ranks cum[p−1]+1 .. cum[p]
-    before = cum - count
-    slope = (right - left) / count
-    # runs of i ∈ [1, n − k] on which the pieces of i and of i + k are both fixed
-    breaks = np.concatenate([[1, n - k + 1], before + 1, before + 1 - k])
-    breaks = np.unique(breaks[(breaks >= 1) & (breaks <= n - k + 1)])
-    s, t = breaks[:-1], breaks[1:]  # i = s .. t − 1
-    p1 = np.searchsorted(cum, s, side="left")
-    p2 = np.searchsorted(cum, s + k, side="left")
-    length = (t - s).astype(float)
-    scale = (n + 1) / k
-    # spacing Δ_i = a + b·i (even placement), bracket [lo, hi]
-    a = (left[p2] + (k - before[p2] - 0.5) * slope[p2]) - (left[p1] + (-before[p1] - 0.5) * slope[p1])
-    b = slope[p2] - slope[p1]
-    lo = left[p2] - right[p1]
-    hi = right[p2] - left[p1]
-    m = n - k
-    with np.errstate(divide="ignore", invalid="ignore"):
-        high = float(np.sum(length * np.log(scale * hi)) / m)
-        low = float(np.sum(length * np.log(scale * np.maximum(lo, 0.0))) / m) if np.all(lo > 0) else -np.inf
-        d_first = a + b * s
-        d_last = a + b * (t - 1)
-        if np.any(d_first <= 0) or np.any(d_last <= 0):  # k + 1 PITs in one atom: a zero spacing, as in memory
-            return -np.inf, low, high
-        x0, x1 = scale * d_first, scale * d_last
-        f0, f1 = np.log(x0), np.log(x1)
-        # Σ_{i=s}^{t−1} log(scale·Δ_i) = ∫_s^{t−1} + (f(s) + f(t − 1))/2 (exact for a constant Δ)
-        steep = np.abs(x1 - x0) > 1e-9 * np.abs(x0)
-        integral = np.where(steep, ((x1 * f1 - x1) - (x0 * f0 - x0)) / np.where(steep, x1 - x0, 1.0),
-                            0.5 * (f0 + f1)) * (length - 1.0)
-        total = np.sum(np.where(length > 1, integral + 0.5 * (f0 + f1), f0))
-    return float(total / m), low, high
-
-
-def regression_bounds(part: dict, spec: SummarySpec) -> dict[str, tuple[float, float]]:
-    """The interval [low, high] each bounded metric's true (in-memory) value lies in, from the same part."""
-    if "nz" not in part:
-        return {}
-    ks_lo, ks_hi = _ks_bounds(part, spec)
-    area, half = _area(part, spec)
-    rs, b = _reliability(part, spec)
-    _, h_lo, h_hi = _pit_entropy(part, spec)
-    return {"max_calibration_deviation": (ks_lo, ks_hi), "miscalibration_area": (area - half, area + half),
-            "reliability_score": (rs - b, rs + b), "pit_entropy": (h_lo, h_hi)}
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# bootstrap replicates from the block sums
-# ---------------------------------------------------------------------------------------------------------------
-def block_statistics(sums: np.ndarray, bin_sums: np.ndarray, spec: SummarySpec) -> dict[str, np.ndarray]:
-    """Smooth metrics of replicate (or jackknife) sums: ``sums`` (R, q) in the column order of ``blk`` and
-    ``bin_sums`` (R, B, 3) (count, Σσ², Σε² per σ-bin) → {metric: (R,) values}."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n, s_sig, s_var, s_sq, s_abs, s_nll, s_crps, nz, sz, sz2 = (sums[:, i] for i in range(10))
-        out = {"nll": s_nll / n, "crps": s_crps / n, "rmse": np.sqrt(s_sq / n), "mae": s_abs / n,
-               "sharpness": np.sqrt(s_var / n), "z_mean": sz / nz, "zms": sz2 / nz,
-               "z_std": np.sqrt(np.maximum(sz2 / nz - (sz / nz) ** 2, 0.0)),
-               "cv": np.sqrt(np.maximum((s_var - s_sig * s_sig / n) / (n - 1.0), 0.0)) / (s_sig / n)}
-        for j, c in enumerate(spec.coverages):
-            tag = _tag(c)
-            i = 10 + 3 * j
-            out[f"coverage_{tag}"] = sums[:, i] / n
-            out[f"width_{tag}"] = sums[:, i + 1] / n
-            out[f"interval_score_{tag}"] = sums[:, i + 2] / n
-        cnt, sv, se = bin_sums[..., 0], bin_sums[..., 1], bin_sums[..., 2]
-        ok = (cnt > 0) & (sv > 0)
-        rmv = np.sqrt(np.where(ok, sv / cnt, np.nan))
-        rmse = np.sqrt(np.where(ok, se / cnt, np.nan))
-        ratio = np.abs(rmv - rmse) / rmv  # NaN in the bins left out; a replicate with none (every σ = 0) is NaN
-        kept = ~np.isnan(ratio)
-        k = kept.sum(axis=1)
-        out["ence"] = np.where(k > 0, np.where(kept, ratio, 0.0).sum(axis=1) / np.maximum(k, 1), np.nan)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# diagram tables (the schemas of regression.diagrams)
-# ---------------------------------------------------------------------------------------------------------------
-def point_block_statistics(sums: np.ndarray, bin_sums: np.ndarray) -> dict[str, np.ndarray]:
-    """RMSE and MAE of replicate sums of a point-prediction part (columns n, Σε², Σ|ε|)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return {"rmse": np.sqrt(sums[:, 1] / sums[:, 0]), "mae": sums[:, 2] / sums[:, 0]}
-
-
-def regression_diagrams_from_part(
-    part: dict, spec: SummarySpec, *, sigma_bins: np.ndarray | None = None, band: float = 0.95,
-    rmse_interval: tuple[np.ndarray, np.ndarray] | None = None,
-) -> dict[str, pd.DataFrame]:
-    """The diagram tables of ``regression.diagrams`` from a part.  ``sigma_bins`` (indices) restricts the
-    curve, the PIT histogram and the interval table to those σ-bins (a brushed selection: O(B·L), no rows).
-
-    calibration_curve and intervals are exact; pit_histogram is exact (the PIT-diagram edges are fine edges, bins
-    [a, b) as in memory); levi_bins is exact except its bootstrap interval (hash blocks); z_histogram and qq are
-    read off the fine z histogram (values within one z-bin width).
-    """
-    lev = np.asarray(spec.levels, dtype=float)
-    ce = np.asarray(spec.curve_edges, dtype=float)
-    sel = np.arange(spec.n_bins) if sigma_bins is None else np.asarray(sigma_bins, dtype=np.int64)
-    curve_counts = part["curve"][sel].sum(axis=0)
-    n_sel = int(curve_counts.sum())
-    tables: dict[str, pd.DataFrame] = {}
-    if n_sel:
-        cum = np.cumsum(curve_counts)[: ce.size]
-        observed = cum[np.searchsorted(ce, lev)] / n_sel
-        lo, hi, gamma = ecdf_band(n_sel, lev, band)  # simultaneous, as regression.diagrams.calibration_curve_table
-        tables["calibration_curve"] = pd.DataFrame(
-            {"level": lev, "observed": observed, "band_low": lo, "band_high": hi})
-        tables["calibration_curve"].attrs.update(band="simultaneous", gamma=gamma)
-    # PIT histogram [a, b) on pit_bins equal bins
-    hist_edges = np.linspace(0.0, 1.0, spec.pit_bins + 1)
-    if sigma_bins is None:
-        pe = np.asarray(spec.pit_edges, dtype=float)
-        cum_le = np.cumsum(part["pit_le"])[: pe.size]
-        before = cum_le - part["pit_eq"]  # #{u < e}
-        at = np.searchsorted(pe, hist_edges)
-        c_lt = before[at].astype(float)
-        c_lt[0] = 0.0
-        c_lt[-1] = part["pit_le"].sum()  # the last bin is closed: [a, 1]
-        cnt = np.diff(c_lt)
-        n_all = int(part["pit_le"].sum())
-    else:  # on the curve grid: bins (a, b] (differs from [a, b) only for a PIT exactly on a grid level)
-        cum = np.concatenate([[0], np.cumsum(curve_counts)])
-        at = np.abs(ce[None, :] - hist_edges[:, None]).argmin(axis=1)  # the grid level nearest each edge
-        cnt = np.diff(cum[np.minimum(at + 1, cum.size - 1)]).astype(float)
-        cnt[0] += curve_counts[0]
-        n_all = n_sel
-    if n_all:
-        tables["pit_histogram"] = pd.DataFrame({"left": hist_edges[:-1], "right": hist_edges[1:],
-                                                "count": cnt.astype(np.int64),
-                                                "density": cnt / (n_all * np.diff(hist_edges))})
-    # Levi bins
-    cnt_b = part["n"].astype(float)
-    s_var = exact_float(part["x:var"], part.get("nf:var"))
-    s_err = exact_float(part["x:sq_err"], part.get("nf:sq_err"))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rmv, rmse = np.sqrt(s_var / cnt_b), np.sqrt(s_err / cnt_b)
-    lo, hi = rmse_interval if rmse_interval is not None else (np.full(spec.n_bins, np.nan),) * 2
-    levi = pd.DataFrame({"bin": np.arange(spec.n_bins), "count": part["n"], "sigma_low": part["sigma_min"],
-                         "sigma_high": part["sigma_max"], "rmv": rmv, "rmse": rmse, "rmse_low": lo, "rmse_high": hi})
-    tables["levi_bins"] = levi[levi["count"] > 0].reset_index(drop=True)
-    # z histogram (40 bins on ±L, L = clip(99.5% of |z|, 4, 10) read off the fine histogram) and Q-Q
-    ze = np.asarray(spec.z_edges, dtype=float)
-    zc = part["z_hist"]
-    nz = int(zc.sum())
-    if nz:
-        limit = float(np.clip(_abs_quantile(zc, ze, 0.995), 4.0, 10.0))
-        edges = np.linspace(-limit, limit, 41)
-        cum = np.concatenate([[0], np.cumsum(zc)])  # cum[k] = #{z ≤ e_{k−1}}, k = 1..K+1 → #{z ≤ ze[k-1]}
-        le = cum[np.searchsorted(ze, edges) + 1].astype(float)  # #{z ≤ edge} (edges on the fine grid)
-        outside = np.zeros(edges.size - 1, dtype=np.int64)  # rows beyond ±L held by the end bins (marked by plots)
-        outside[0] += int(le[0])
-        outside[-1] += int(nz - le[-1])
-        le[0] = 0.0
-        le[-1] = nz
-        cnt_z = np.diff(le)
-        centres = 0.5 * (edges[:-1] + edges[1:])
-        tables["z_histogram"] = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt_z.astype(np.int64),
-                                              "density": cnt_z / (nz * np.diff(edges)),
-                                              "normal_density": norm_pdf(centres), "outside": outside})
-        idx = np.unique(np.linspace(0, nz - 1, min(nz, 512)).round().astype(np.int64))
-        pos = np.searchsorted(np.cumsum(zc), idx, side="right")  # fine bin of the idx-th smallest z
-        mids = np.concatenate([[part["z_min"][0]], (ze[:-1] + ze[1:]) / 2.0, [part["z_max"][0]]])
-        tables["qq"] = pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / nz), "observed": mids[pos]})
-    # intervals
-    n = int(part["n"][sel].sum())
-    if n:
-        rows = []
-        s1 = exact_float(part["x:sigma"])[sel].sum()
-        for c in spec.coverages:
-            tag = _tag(c)
-            obs = int(part[f"in:{tag}"][sel].sum()) / n
-            if f"x:pen_{tag}" in part:
-                k = float(norm_ppf(0.5 + c / 2.0))
-                w = 2.0 * k * s1 / n
-                s = w + (2.0 / (1.0 - c)) * exact_float(part[f"x:pen_{tag}"])[sel].sum() / n
-            else:
-                w = exact_float(part[f"x:width_{tag}"])[sel].sum() / n
-                s = exact_float(part[f"x:score_{tag}"])[sel].sum() / n
-            rows.append({"coverage": c, "observed": obs, "mean_width": w, "interval_score": s})
-        tables["intervals"] = pd.DataFrame(rows, columns=["coverage", "observed", "mean_width", "interval_score"])
-    return tables
-
-
-def _abs_quantile(counts: np.ndarray, edges: np.ndarray, q: float) -> float:
-    """The q-quantile of |z| read off the fine histogram on symmetric edges: the smallest edge t ≥ 0 with
-    #{−t < z ≤ t} ≥ qN (within one z-bin width of ``numpy.quantile(|z|, q)``)."""
-    nz = counts.sum()
-    le = np.cumsum(counts)[: edges.size]  # #{z ≤ e_k}
-    centre = edges.size // 2
-    j = np.arange(edges.size - centre)
-    inside = le[centre + j] - le[centre - j]
-    hit = np.flatnonzero(inside >= q * nz)
-    return float(edges[centre + (hit[0] if hit.size else j[-1])])

@@ -2,154 +2,76 @@
 
 :func:`calib_core.slices.regression.slice_ranking` (and its classification mirror) needs the rows.  Every statistic
 it ranks a slice by is, however, a function of a few sums over the slice's rows (``ranking_from_sums``), and a slice
-is one level of a slice column or the intersection of two levels of two columns.  So a chunk of rows is reduced
-to a :class:`SliceSummary` — per slice column and per pair of columns, for every (level[, level]) cell, the sums
-those statistics need — and summaries of chunks are added (:meth:`SliceSummary.merge`: associative and
-commutative).  :func:`summary_ranking` then applies the explorer's minimum size and pair rules to the merged cells
-and calls the same ``ranking_from_sums``: on the same bins, the ranking from a summary is the in-memory ranking
-(``tests/scale/test_slices.py``, with random chunk boundaries).
+is one level of a slice column or the intersection of two levels of two columns.  So a chunk of rows is reduced to a
+:class:`SliceSummary` — per slice column and per pair of columns, for every (level[, level]) cell, the sums those
+statistics need — and summaries of chunks are added (:meth:`SliceSummary.merge`: associative and commutative).
+:func:`~calib_core.scale.slices_ranking.summary_ranking` then applies the explorer's minimum size and pair rules to
+the merged cells and calls the same ``ranking_from_sums``: on the same bins, the ranking from a summary is the
+in-memory ranking (``tests/scale/test_slices.py``, with random chunk boundaries).
 
 Sums kept per cell (V values):
 
-* regression — per σ-bin b of ENCE (fixed edges, :attr:`SliceSpec.sigma_edges`): rows, Σz, Σz², Σσ², Σ(σz)²,
-  Σσ⁴ (6 per bin), and rows per (PIT decile, PIT ∈ [0.05, 0.95]) (20): the PIT-decile counts, the coverage counter,
-  n, Σz, Σz² and ENCE's per-bin sums of :mod:`calib_core.slices.regression`; z = Φ⁻¹(PIT).
+* regression — per σ-bin b of ENCE (fixed edges, :attr:`SliceSpec.sigma_edges`): rows, Σz, Σz², Σσ², Σ(σz)², Σσ⁴ (6
+  per bin), and rows per (PIT decile, PIT ∈ [0.05, 0.95]) (20): the PIT-decile counts, the coverage counter, n, Σz,
+  Σz² and ENCE's per-bin sums of :mod:`calib_core.slices.regression`; z = Φ⁻¹(PIT).
 * classification — per equal-width probability bin (10): rows, Σf, Σy, Σf(1 − f).
 
-Counts are integers held exactly in float64 (below 2⁵³); each float sum is a pair (hi, lo) merged by Knuth's
-TwoSum, so merging adds no rounding error of its own (a merged sum is the exact sum of the chunks' float sums to
-about 2⁻¹⁰⁶ relative); a chunk's own sums are NumPy float sums (error ≤ (n_chunk − 1)·ε·Σ|x|), the ranking's
-statistics therefore agree with the in-memory ones to ~1e-12 relative, and the integer-based tests (PIT deciles,
-coverage) exactly.
+Counts are integers held exactly in float64 (below 2⁵³); each float sum is a pair (hi, lo) merged by Knuth's TwoSum,
+so merging adds no rounding error of its own (a merged sum is the exact sum of the chunks' float sums to about 2⁻¹⁰⁶
+relative); a chunk's own sums are NumPy float sums (error ≤ (n_chunk − 1)·ε·Σ|x|), the ranking's statistics therefore
+agree with the in-memory ones to ~1e-12 relative, and the integer-based tests (PIT deciles, coverage) exactly.
 
-Bins.  Numeric slice columns are cut at the quantiles k/n_bins of the column and ENCE's σ-bins at the quintiles of
-σ, all over every row; categorical columns need their full list of levels.  :func:`slice_spec` takes them from
-rows in memory (``np.quantile``: the in-memory explorer's own edges).  Over distributed data a first pass builds a
-:class:`SliceSketch` per chunk (merged the same way): the distinct levels of every text column, whether a numeric
-column has more than 12 distinct values (the in-memory rule for numeric vs categorical), and a Bernoulli sample of
-the rows chosen by a hash of the row id (so independent of the chunking) at rate m/N; the edges are the sample's
-quantiles.  Rank error (Dvoretzky–Kiefer–Wolfowitz, Massart 1990): with m sampled rows, every edge of a column lies
-within ε = √(ln(2/δ)/(2m)) of its target rank fraction, simultaneously, with probability 1 − δ — ε = 0.0036 at
-m = 200,000, δ = 0.01 (:attr:`SliceSpec.rank_error`); with N ≤ m every row is taken and the edges are exact.
+Bins.  Numeric slice columns are cut at the quantiles k/n_bins of the column and ENCE's σ-bins at the quintiles of σ,
+all over every row; categorical columns need their full list of levels.
+:func:`~calib_core.scale.slices_spec.slice_spec` takes them from rows in memory (``np.quantile``: the in-memory
+explorer's own edges).  Over distributed data a first pass builds a
+:class:`~calib_core.scale.slices_sketch.SliceSketch` per chunk (merged the same way): the distinct levels of every
+text column, whether a numeric column has more than 12 distinct values (the in-memory rule for numeric vs
+categorical), and a Bernoulli sample of the rows chosen by a hash of the row id (so independent of the chunking) at
+rate m/N; the edges are the sample's quantiles.  Rank error (Dvoretzky–Kiefer–Wolfowitz, Massart 1990): with m
+sampled rows, every edge of a column lies within ε = √(ln(2/δ)/(2m)) of its target rank fraction, simultaneously,
+with probability 1 − δ — ε = 0.0036 at m = 200,000, δ = 0.01 (:attr:`SliceSpec.rank_error`); with N ≤ m every row is
+taken and the edges are exact.
 
 Cost per chunk of n rows and F slice columns: the columns are grouped into blocks whose codes have at most
-:data:`BLOCK_CELLS` combinations; one ``np.bincount`` per sum and per *pair of blocks* (not per pair of columns:
-7 blocks of 3 columns instead of 190 column pairs for F = 20) gives the joint table of two blocks, and one-hot
+:data:`BLOCK_CELLS` combinations; one ``np.bincount`` per sum and per *pair of blocks* (not per pair of columns: 7
+blocks of 3 columns instead of 190 column pairs for F = 20) gives the joint table of two blocks, and one-hot
 projections (matrix products on the small tables) give every column pair inside it.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
 from ..base.mergeable import hash_uniform
-from ..base.predictions import InputError, PredictionSet
+from ..base.predictions import PredictionSet
 from ..base.regression import SampleSet
-from ..data.columns import SLICE_CATEGORICAL_MAX
 from ..slices import classification as cls_slices
 from ..slices import regression as reg_slices
-from ..slices.candidates import ALPHA, DEFAULT_BINS, DEFAULT_MIN_SIZE, available_slice_columns
 from .regression import ensemble_pit
+from .slices_spec import (
+    MISSING,
+    PIT_BINS,
+    PROB_BINS,
+    SAMPLE_ROWS,
+    SliceSpec,
+    column_codes,
+    column_values,
+    compact_codes,
+    describe_spec,
+    slice_spec,
+)
 
-__all__ = ["SliceSpec", "SliceSummary", "SliceSketch", "slice_spec", "spec_from_sketch", "summarize_slices",
-           "sketch_slices", "summary_ranking", "summary_cells", "summary_funnel", "search_sentence", "column_codes",
-           "merge_all", "describe_spec", "BLOCK_CELLS", "SAMPLE_ROWS", "MISSING"]
+__all__ = ["SliceSpec", "SliceSummary", "slice_spec", "summarize_slices", "column_codes", "merge_all",
+           "describe_spec", "BLOCK_CELLS", "SAMPLE_ROWS", "MISSING"]
 
-MISSING = "(missing)"
-"""The level of a missing categorical value (as :func:`calib_core.slices.candidates.encode_column`)."""
 BLOCK_CELLS = 128
 """Largest number of code combinations of a block of slice columns."""
-SAMPLE_ROWS = 200_000
-"""Expected rows of the hashed sample that gives the quantile edges of distributed data."""
-_PIT_BINS, _PROB_BINS = 10, 10
 _EPS = 1e-12
-_SAMPLE_STREAM = 3  # hash stream of the sample (the calibration summaries use 1 and 2)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# the spec: which columns, their kinds, levels and edges
-# ---------------------------------------------------------------------------------------------------------------
-@dataclass
-class SliceSpec:
-    """What every chunk is binned by.  ``columns`` / ``kinds`` ("numeric" | "categorical"); ``edges[i]`` the
-    distinct quantile edges of a numeric column (None for a categorical one); ``levels[i]`` the level labels (text
-    levels sorted, or ``[a, b)`` bins); ``none[i]``: whether some value of column i is in no bin (missing or
-    non-finite numeric values: one more code); ``sigma_edges`` ENCE's inner σ-bin edges (regression); ``ence_tested``
-    (False for ensembles, as in memory); ``target`` (classification event); ``seed``; ``rank_error`` the stated
-    rank error of the edges (0: exact quantiles of all rows)."""
-
-    task: str
-    columns: list[str]
-    kinds: list[str]
-    edges: list[list[float] | None]
-    levels: list[list[str]]
-    none: list[bool] = field(default_factory=list)
-    sigma_edges: list[float] = field(default_factory=list)
-    ence_tested: bool = True
-    target: str = "auto"
-    seed: int = 0
-    n_bins: int = DEFAULT_BINS
-    rank_error: float = 0.0
-
-    def radix(self, i: int) -> int:
-        """Codes of column i: its levels and, with ``none[i]``, one more: "in no slice" (a missing or non-finite
-        numeric value)."""
-        return len(self.levels[i]) + int(self.none[i])
-
-    @property
-    def n_values(self) -> int:
-        """V, the sums kept per cell."""
-        return 6 * (len(self.sigma_edges) + 1) + 2 * _PIT_BINS if self.task == "regression" else 4 * _PROB_BINS
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
-
-
-def _numeric_levels(edges: np.ndarray) -> list[str]:
-    return [f"[{_fmt(lo)}, {_fmt(hi)}{']' if i == edges.size - 2 else ')'}"
-            for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
-
-
-def _text(values: pd.Series) -> pd.Series:
-    s = pd.Series(values).reset_index(drop=True)
-    return s.astype(object).where(s.notna(), MISSING).astype(str).str.strip()
-
-
-def _distinct_text(values: pd.Series) -> set[str]:
-    """The set of :func:`_text` of the values, converting only the distinct ones (of a categorical column: the
-    categories some row has)."""
-    raw, uniques = _factorize(pd.Series(values).reset_index(drop=True))
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        uniques = uniques[np.bincount(raw.astype(np.intp) + 1, minlength=len(uniques) + 1)[1:] > 0]
-    out = set(_text(uniques).tolist())
-    if raw.size and (raw < 0).any():
-        out.add(MISSING)
-    return out
-
-
-def _column_values(pset: PredictionSet, name: str) -> pd.Series:
-    if name in ("group", "model") and getattr(pset, name) is not None and (
-            pset.slice_columns is None or name not in pset.slice_columns.columns):
-        return pd.Series(np.asarray(getattr(pset, name), dtype=object))
-    if pset.slice_columns is None or name not in pset.slice_columns.columns:
-        raise InputError(f"no slice column {name!r}", source=pset.source, columns=[name],
-                         hint="the summary's slice columns are fixed by its first rows; check the files")
-    return pset.slice_columns[name].reset_index(drop=True)
-
-
-def _numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
-    ok = np.isfinite(x)
-    if not ok.any():
-        return np.empty(0)
-    return np.unique(np.quantile(x[ok], np.linspace(0.0, 1.0, int(n_bins) + 1)))
 
 
 def _row_values(pset: PredictionSet, task: str, *, target: str, seed: int,
@@ -166,96 +88,6 @@ def _row_values(pset: PredictionSet, task: str, *, target: str, seed: int,
     return cls_slices.slice_events(pset, target=target)
 
 
-def slice_spec(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_bins: int = DEFAULT_BINS,
-               target: str = "auto", seed: int = 0) -> SliceSpec:
-    """The spec of rows in memory: the slice columns and kinds of
-    :func:`calib_core.slices.candidates.available_slice_columns`, numeric edges ``np.unique(np.quantile(x,
-    k/n_bins))`` and
-    ENCE's σ edges over every row — the in-memory explorer's own bins, so that :func:`summary_ranking` of any
-    chunking of ``pset`` equals its in-memory ranking — and every text level."""
-    avail = available_slice_columns(pset)
-    names = list(avail) if columns is None else [str(c) for c in columns if str(c) in avail]
-    kinds, edges, levels, none = [], [], [], []
-    for name in names:
-        kind = avail[name]
-        values = _column_values(pset, name)
-        if kind == "numeric":
-            x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-            e = _numeric_edges(x, n_bins)
-            edges.append(e.tolist() if e.size >= 2 else [])
-            levels.append(_numeric_levels(e) if e.size >= 2 else [])
-            none.append(bool(e.size < 2 or not np.isfinite(x).all()))
-        else:
-            edges.append(None)
-            levels.append(sorted(pd.unique(_text(values)).tolist()))
-            none.append(False)
-        kinds.append(kind)
-    sigma_edges: list[float] = []
-    ence = True
-    if pset.task == "regression":
-        _, sigma = reg_slices.slice_row_statistics(pset, seed=seed)
-        sigma_edges = reg_slices.sigma_bin_edges(sigma).tolist()
-        ence = not isinstance(pset.dist, SampleSet)
-    return SliceSpec(pset.task, names, kinds, edges, levels, none, sigma_edges, ence, target, seed, n_bins, 0.0)
-
-
-def column_codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
-    """Codes 0 … radix−1 of column i's values (code len(levels): in no slice).  A value the spec has no code for
-    raises (the spec must come from every row: each text level, and whether numeric values are missing)."""
-    return _codes(values, spec, i).astype(np.int64)
-
-
-def _codes(values: pd.Series, spec: SliceSpec, i: int) -> np.ndarray:
-    """:func:`column_codes` in the smallest integer type that holds them."""
-    none = len(spec.levels[i])
-    series = pd.Series(values)
-    if spec.kinds[i] == "numeric":
-        x = series.to_numpy(dtype=float) if series.dtype == np.float64 else \
-            pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
-        e = np.asarray(spec.edges[i], dtype=float)
-        small = np.int8 if none < 127 else np.int32
-        if e.size < 2:
-            codes = np.full(x.shape[0], none, dtype=small)
-        else:  # #{inner edges ≤ x} (searchsorted side="right"), by comparisons in one byte: the edges are few
-            codes = np.zeros(x.shape[0], dtype=small)
-            above = np.empty(x.shape[0], dtype=bool)
-            for edge in e[1:-1]:
-                np.greater_equal(x, edge, out=above)
-                codes += above
-            bad = ~np.isfinite(x)
-            if bad.any():
-                codes[bad] = none
-        if not spec.none[i] and (codes == none).any():
-            raise InputError(f"column {spec.columns[i]!r} has missing or non-finite values, which the slice "
-                             "summary's spec does not expect", columns=[spec.columns[i]],
-                             hint="build the spec from every row (the first pass) before summarising")
-        return codes
-    series = series.reset_index(drop=True)
-    raw, uniques = _factorize(series)
-    # text of the distinct values only (as calib_core.slices.candidates.encode_column writes every value), then their
-    # level
-    index = pd.Index(spec.levels[i])
-    of_unique = index.get_indexer(_text(pd.Series(uniques, dtype=object)))
-    missing = int(index.get_indexer([MISSING])[0]) if raw.size and (raw < 0).any() else -1
-    lut = np.append(of_unique, missing).astype(np.int16 if len(spec.levels[i]) < 32_000 else np.int64)
-    codes = lut[raw]  # code −1 (a missing value) reads the last entry
-    if (codes < 0).any():
-        bad = _text(series)[codes < 0].iloc[0]
-        raise InputError(f"column {spec.columns[i]!r} has the value {bad!r}, which the slice summary's spec does "
-                         "not list", columns=[spec.columns[i]],
-                         hint="build the spec from every row (the first pass) before summarising")
-    return codes
-
-
-def _factorize(series: pd.Series) -> tuple[np.ndarray, pd.Series]:
-    """``(codes, uniques)`` of a column's values, code −1 for a missing value; a categorical column (a Parquet
-    text column read as a dictionary) gives its own codes and categories without hashing any row."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return series.cat.codes.to_numpy(), pd.Series(np.asarray(series.cat.categories, dtype=object), dtype=object)
-    raw, uniques = pd.factorize(series, use_na_sentinel=True)
-    return raw, pd.Series(uniques, dtype=object)
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # the summary
 # ---------------------------------------------------------------------------------------------------------------
@@ -268,9 +100,29 @@ def _two_sum(a_hi: np.ndarray, a_lo: np.ndarray, b_hi: np.ndarray, b_lo: np.ndar
 
 @dataclass
 class SliceSummary:
-    """Per-cell sums of a chunk or of merged chunks: ``singles[i]`` (radix_i, V) and ``pairs[(i, j)]`` (i < j,
-    (radix_i, radix_j, V)), each with its compensation term in ``singles_lo`` / ``pairs_lo`` (the value is
-    hi + lo); ``n_rows`` rows summarised."""
+    """Per-cell sums of a chunk or of merged chunks.
+
+    Attributes
+    ----------
+    spec : SliceSpec
+        The bins.
+    n_rows : int
+        Rows summarised.
+    singles : list of ndarray of shape (radix_i, V)
+        Sums per level of every column.
+    pairs : dict of (int, int) to ndarray of shape (radix_i, radix_j, V)
+        Sums per cell of every pair of columns i < j.
+    singles_lo, pairs_lo : as ``singles``, ``pairs``
+        Their compensation terms (the value is hi + lo).
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1997). The Art of Computer Programming, Vol. 2: Seminumerical Algorithms, 3rd ed.,
+       §4.2.2. Addison-Wesley.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    """
 
     spec: SliceSpec
     n_rows: int
@@ -280,8 +132,25 @@ class SliceSummary:
     pairs_lo: dict[tuple[int, int], np.ndarray]
 
     def merge(self, other: SliceSummary) -> SliceSummary:
-        """The summary of both chunks' rows (cell-wise TwoSum: associative and commutative up to the ~2⁻¹⁰⁶
-        relative error of the compensated sum)."""
+        """The summary of both chunks' rows.
+
+        Cell-wise TwoSum: associative and commutative up to the ~2⁻¹⁰⁶ relative error of the compensated sum.
+
+        Parameters
+        ----------
+        other : SliceSummary
+            A summary with the same spec.
+
+        Returns
+        -------
+        SliceSummary
+            The merge.
+
+        Raises
+        ------
+        ValueError
+            If the specs' columns or levels differ.
+        """
         if other.spec.columns != self.spec.columns or other.spec.levels != self.spec.levels:
             raise ValueError("slice summaries with different specs cannot be merged")
         singles, singles_lo = zip(*(_two_sum(a, al, b, bl) for a, al, b, bl in zip(
@@ -292,18 +161,56 @@ class SliceSummary:
         return SliceSummary(self.spec, self.n_rows + other.n_rows, list(singles), pairs, list(singles_lo), pairs_lo)
 
     def single(self, i: int) -> np.ndarray:
-        """Sums of column i's cells (radix_i, V)."""
+        """Sums of column i's cells.
+
+        Parameters
+        ----------
+        i : int
+            A column index.
+
+        Returns
+        -------
+        ndarray of shape (radix_i, V)
+            hi + lo.
+        """
         return self.singles[i] + self.singles_lo[i]
 
     def pair(self, i: int, j: int) -> np.ndarray:
-        """Sums of the cells of the pair (i, j) (radix_i, radix_j, V), either order."""
+        """Sums of the cells of the pair (i, j), either order.
+
+        Parameters
+        ----------
+        i, j : int
+            Two column indices.
+
+        Returns
+        -------
+        ndarray of shape (radix_i, radix_j, V)
+            hi + lo.
+        """
         if i < j:
             return self.pairs[(i, j)] + self.pairs_lo[(i, j)]
         return np.swapaxes(self.pairs[(j, i)] + self.pairs_lo[(j, i)], 0, 1)
 
 
 def merge_all(summaries: Sequence[SliceSummary]) -> SliceSummary:
-    """Merge a sequence of slice summaries (pairwise, in order)."""
+    """Merge a sequence of slice summaries (pairwise, in order).
+
+    Parameters
+    ----------
+    summaries : sequence of SliceSummary
+        At least one summary, all with the same spec.
+
+    Returns
+    -------
+    SliceSummary
+        The summary of all their rows.
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1997). The Art of Computer Programming, Vol. 2: Seminumerical Algorithms, 3rd ed.,
+       §4.2.2. Addison-Wesley.
+    """
     out = summaries[0]
     for s in summaries[1:]:
         out = out.merge(s)
@@ -329,15 +236,15 @@ def _inner(u_or_f: np.ndarray, other: np.ndarray, spec: SliceSpec) -> tuple[list
         u, sigma = u_or_f, other
         z = special.ndtri(np.clip(u, _EPS, 1.0 - _EPS))
         covered = ((u >= 0.05) & (u <= 0.95)).astype(np.int64)
-        dec = np.minimum((u * _PIT_BINS).astype(np.int64), _PIT_BINS - 1)
+        dec = np.minimum((u * PIT_BINS).astype(np.int64), PIT_BINS - 1)
         finite = np.isfinite(sigma) & (sigma > 0)
         s_bin = np.searchsorted(np.asarray(spec.sigma_edges, float), sigma, side="right")
         s2 = np.where(finite, sigma, 0.0) ** 2
         weights = [None, z, z * z, s2, s2 * z * z, s2 * s2]
-        return weights, s_bin, len(spec.sigma_edges) + 1, dec * 2 + covered, 2 * _PIT_BINS
+        return weights, s_bin, len(spec.sigma_edges) + 1, dec * 2 + covered, 2 * PIT_BINS
     f, y = u_or_f, other
-    b = np.minimum((f * _PROB_BINS).astype(np.int64), _PROB_BINS - 1)
-    return [None, f, y, f * (1.0 - f)], b, _PROB_BINS, np.empty(0, np.int64), 0
+    b = np.minimum((f * PROB_BINS).astype(np.int64), PROB_BINS - 1)
+    return [None, f, y, f * (1.0 - f)], b, PROB_BINS, np.empty(0, np.int64), 0
 
 
 def _cell_sums(ca: np.ndarray, scale: int, k_inner: np.ndarray, k_state: np.ndarray | None, n_cells: int,
@@ -373,10 +280,35 @@ def _projector(radices: Sequence[int]) -> np.ndarray:
 
 
 def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarray | None = None) -> SliceSummary:
-    """The :class:`SliceSummary` of a chunk of rows.  ``row_ids`` (the rows' global ids, default
-    ``pset.row_number``) randomise the PIT of ensembles and distributions with atoms by a hash of the id, so a row
-    gives the same numbers whichever chunk it is in.  Cost: O(n) per sum and per pair of column blocks (module
-    docstring)."""
+    """The :class:`SliceSummary` of a chunk of rows.
+
+    Cost: O(n) per sum and per pair of column blocks (module docstring).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The chunk.
+    spec : SliceSpec
+        The bins every chunk shares.
+    row_ids : ndarray of shape (n,) of int64, optional
+        The rows' global ids (default ``pset.row_number``): they randomise the PIT of ensembles and distributions
+        with atoms by a hash of the id, so a row gives the same numbers whichever chunk it is in.
+
+    Returns
+    -------
+    SliceSummary
+        Per cell the sums of the module docstring.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [3] Czado, C., Gneiting, T., & Held, L. (2009). Predictive model assessment for count data. Biometrics,
+       65(4), 1254–1261.
+    """
     n = pset.n_rows
     ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
     a, b = _row_values(pset, spec.task, target=spec.target, seed=spec.seed, row_ids=ids)
@@ -384,7 +316,7 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
     F = len(spec.columns)
     radices = [spec.radix(i) for i in range(F)]
     V = spec.n_values
-    codes = [_codes(_column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
+    codes = [compact_codes(column_values(pset, name), spec, i) for i, name in enumerate(spec.columns)]
     singles = [np.zeros((r, V)) for r in radices]
     pairs = {(i, j): np.zeros((radices[i], radices[j], V)) for i in range(F) for j in range(i + 1, F)}
     blocks = _blocks(radices)
@@ -452,238 +384,3 @@ def summarize_slices(pset: PredictionSet, spec: SliceSpec, *, row_ids: np.ndarra
                     pairs[(i, j)] += W[offs[ba][x]:offs[ba][x + 1], offs[bb][y]:offs[bb][y + 1]]
     return SliceSummary(spec, n, singles, pairs, [np.zeros_like(s) for s in singles],
                         {k: np.zeros_like(v) for k, v in pairs.items()})
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# the ranking
-# ---------------------------------------------------------------------------------------------------------------
-def _condition(spec: SliceSpec, i: int, level: str) -> str:
-    return f"{spec.columns[i]} ∈ {level}" if spec.kinds[i] == "numeric" else f"{spec.columns[i]} = {level}"
-
-
-def summary_cells(summary: SliceSummary, *, columns: Sequence[str] | None = None, min_size: int = DEFAULT_MIN_SIZE,
-                  pairs: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The candidate slices of :func:`calib_core.slices.candidates.candidate_slices` read off a summary: ``(labels,
-    sizes,
-    sums)`` with ``sums`` (S, V) — the same slices in the same order (levels below ``min_size`` dropped, a column
-    left with one level that covers every row dropped, an intersection as large as a parent dropped)."""
-    if min_size < 1:
-        raise ValueError("min_size must be ≥ 1")
-    spec = summary.spec
-    names = spec.columns if columns is None else [str(c) for c in columns]
-    idx = []
-    for name in names:
-        if name not in spec.columns:
-            raise InputError(f"no slice column {name!r}", columns=[name],
-                             hint=f"choose among {', '.join(spec.columns) or 'none (the data set has none)'}")
-        idx.append(spec.columns.index(name))
-    n_total = summary.n_rows
-    kept_cols, kept_levels, counts = [], [], []
-    for i in idx:
-        cnt = summary.single(i)[:len(spec.levels[i]), :]
-        c = _rows(spec, cnt)
-        keep = np.flatnonzero(c >= min_size)
-        if keep.size < 2 and not (keep.size == 1 and n_total > c[keep].sum()):
-            continue
-        kept_cols.append(i)
-        kept_levels.append(keep)
-        counts.append(c)
-    labels: list[str] = []
-    sizes: list[np.ndarray] = []
-    sums: list[np.ndarray] = []
-    for x, i in enumerate(kept_cols):
-        cells = summary.single(i)[kept_levels[x]]
-        sizes.append(counts[x][kept_levels[x]])
-        sums.append(cells)
-        labels += [_condition(spec, i, spec.levels[i][k]) for k in kept_levels[x]]
-    if pairs:
-        for x, i in enumerate(kept_cols):
-            for y in range(x + 1, len(kept_cols)):
-                j = kept_cols[y]
-                li, lj = kept_levels[x], kept_levels[y]
-                table = summary.pair(i, j)[np.ix_(li, lj)]  # (Ki, Kj, V) in combined-code order
-                flat = table.reshape(li.size * lj.size, -1)
-                c = _rows(spec, flat)
-                a, b = np.divmod(np.arange(c.size), lj.size)
-                ok = (c >= min_size) & (c < counts[x][li][a]) & (c < counts[y][lj][b])
-                sel = np.flatnonzero(ok)
-                sizes.append(c[sel])
-                sums.append(flat[sel])
-                labels += [f"{_condition(spec, i, spec.levels[i][li[a_]])} & "
-                           f"{_condition(spec, j, spec.levels[j][lj[b_]])}" for a_, b_ in zip(a[sel], b[sel])]
-    V = spec.n_values
-    size = np.concatenate(sizes).astype(np.int64) if sizes else np.empty(0, np.int64)
-    return labels, size, (np.concatenate(sums, axis=0) if sums else np.empty((0, V)))
-
-
-def _rows(spec: SliceSpec, cells: np.ndarray) -> np.ndarray:
-    """Rows of each cell (…, V) → (…)."""
-    if spec.task == "regression":
-        n_s = len(spec.sigma_edges) + 1
-        return np.rint(cells[..., 0:6 * n_s:6].sum(axis=-1))
-    return np.rint(cells[..., 0:4 * _PROB_BINS:4].sum(axis=-1))
-
-
-def summary_ranking(summary: SliceSummary, *, columns: Sequence[str] | None = None,
-                    min_size: int = DEFAULT_MIN_SIZE, pairs: bool = True, n_null: int = 200, seed: int = 0,
-                    alpha: float = ALPHA) -> pd.DataFrame:
-    """The explorer's ranking (:func:`calib_core.slices.regression.slice_ranking` /
-    :func:`calib_core.slices.classification.slice_ranking`, same columns, same order) from a merged summary:
-    :func:`summary_cells`, then the task's ``ranking_from_sums``.  ``index`` is the slice's position in
-    :func:`summary_cells` (there are no rows to mask)."""
-    spec = summary.spec
-    labels, size, cells = summary_cells(summary, columns=columns, min_size=min_size, pairs=pairs)
-    if spec.task == "regression":
-        n_s = len(spec.sigma_edges) + 1
-        per_bin = cells[:, :6 * n_s].reshape(-1, n_s, 6)
-        states = cells[:, 6 * n_s:].reshape(-1, _PIT_BINS, 2)
-        pit_counts = states.sum(axis=2)
-        sums = np.column_stack([per_bin[:, :, 0].sum(axis=1), per_bin[:, :, 1].sum(axis=1),
-                                per_bin[:, :, 2].sum(axis=1), states[:, :, 1].sum(axis=1)])
-        ence_sums = per_bin[:, :, [0, 3, 4, 5]]
-        return reg_slices.ranking_from_sums(labels, size, pit_counts, sums, ence_sums, ence_tested=spec.ence_tested,
-                                            n_null=n_null, seed=seed, alpha=alpha)
-    return cls_slices.ranking_from_sums(labels, size, cells.reshape(-1, _PROB_BINS, 4), n_null=n_null, seed=seed,
-                                        alpha=alpha)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# distributed data: the first pass (levels, kinds and a hashed sample for the edges)
-# ---------------------------------------------------------------------------------------------------------------
-@dataclass
-class SliceSketch:
-    """What the first pass over a chunk finds, mergeable: the task, the candidate columns in order, per column its
-    distinct text levels (``None`` for a numeric-typed column) and for numeric-typed columns their distinct values
-    while there are at most 12 (``None`` beyond), the hashed sample (``sample[name]`` values, and ``sigma`` for
-    regression), ``n_rows``, ``ence_tested``."""
-
-    task: str
-    columns: list[str]
-    text_levels: dict[str, set[str]]
-    few_values: dict[str, set[float] | None]
-    sample: dict[str, np.ndarray]
-    n_rows: int
-    ence_tested: bool
-    rate: float
-    nonfinite: dict[str, bool] = field(default_factory=dict)
-
-    def merge(self, other: SliceSketch) -> SliceSketch:
-        """Union of levels and samples (order-free)."""
-        cols = self.columns + [c for c in other.columns if c not in self.columns]
-        text = {c: self.text_levels.get(c, set()) | other.text_levels.get(c, set())
-                for c in set(self.text_levels) | set(other.text_levels)}
-        few: dict[str, set[float] | None] = {}
-        for c in set(self.few_values) | set(other.few_values):
-            a, b = self.few_values.get(c, set()), other.few_values.get(c, set())
-            u = None if a is None or b is None else a | b
-            few[c] = None if u is None or len(u) > SLICE_CATEGORICAL_MAX else u
-        sample = {k: np.concatenate([self.sample.get(k, np.empty(0)), other.sample.get(k, np.empty(0))])
-                  for k in set(self.sample) | set(other.sample)}
-        nonfinite = {c: self.nonfinite.get(c, False) or other.nonfinite.get(c, False)
-                     for c in set(self.nonfinite) | set(other.nonfinite)}
-        return SliceSketch(self.task, cols, text, few, sample, self.n_rows + other.n_rows,
-                           self.ence_tested and other.ence_tested, self.rate, nonfinite)
-
-
-def sketch_slices(pset: PredictionSet, *, rate: float, row_ids: np.ndarray | None = None, seed: int = 0,
-                  target: str = "auto") -> SliceSketch:
-    """The first-pass :class:`SliceSketch` of a chunk: rows enter the sample when ``hash_uniform(row id) < rate``
-    (so a row's membership does not depend on the chunking)."""
-    ids = np.asarray(pset.row_number if row_ids is None else row_ids, dtype=np.int64)
-    take = np.flatnonzero(hash_uniform(ids, seed, _SAMPLE_STREAM) < rate)
-    names: list[str] = []
-    for name in ("group", "model"):
-        if getattr(pset, name) is not None and (pset.slice_columns is None or name not in pset.slice_columns.columns):
-            names.append(name)
-    if pset.slice_columns is not None:
-        names += [str(c) for c in pset.slice_columns.columns if str(c) not in names]
-    text, few, sample, nonfinite = {}, {}, {}, {}
-    for name in names:
-        values = _column_values(pset, name)
-        numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype) \
-            and name not in ("group", "model")
-        if numeric:
-            head = pd.unique(values.iloc[:1000].dropna())
-            distinct = head if head.size > SLICE_CATEGORICAL_MAX else pd.unique(values.dropna())
-            few[name] = set(map(float, distinct)) if distinct.size <= SLICE_CATEGORICAL_MAX else None
-            text[name] = _distinct_text(values) if few[name] is not None else set()
-            x = values.to_numpy(dtype=float) if values.dtype == np.float64 else \
-                pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-            sample[name] = x[take]
-            nonfinite[name] = not bool(np.isfinite(x).all())
-        else:
-            text[name] = _distinct_text(values)
-    ence = True
-    if pset.task == "regression":
-        if pset.dist is None or pset.y is None:
-            reg_slices.slice_row_statistics(pset, seed=seed)  # raises: the explorer needs distributions
-        sample["\0sigma"] = np.asarray(pset.dist.std(), float)[take]  # σ of slice_row_statistics, without the PIT
-        ence = not isinstance(pset.dist, SampleSet)
-    return SliceSketch(pset.task, names, text, few, sample, pset.n_rows, ence, rate, nonfinite)
-
-
-def spec_from_sketch(sketch: SliceSketch, *, n_bins: int = DEFAULT_BINS, target: str = "auto", seed: int = 0,
-                     delta: float = 0.01) -> SliceSpec:
-    """The spec from a merged first pass: a numeric-typed column with more than 12 distinct values is numeric
-    (edges: quantiles of the sample), any other column categorical (every level); group/model only when they
-    have two levels or more (as in memory).  ``rank_error`` = √(ln(2/δ)/(2m)) for a sample of m < N rows (module
-    docstring) with m the smallest number of finite sampled values any edge comes from, 0 when every row was
-    taken."""
-    names, kinds, edges, levels, none = [], [], [], [], []
-    for name in sketch.columns:
-        if name in ("group", "model") and len(sketch.text_levels.get(name, ())) < 2:
-            continue
-        if name in sketch.few_values and sketch.few_values[name] is None:
-            e = _numeric_edges(sketch.sample[name], n_bins)
-            kinds.append("numeric")
-            edges.append(e.tolist() if e.size >= 2 else [])
-            levels.append(_numeric_levels(e) if e.size >= 2 else [])
-            none.append(bool(e.size < 2 or sketch.nonfinite.get(name, False)))
-        else:
-            kinds.append("categorical")
-            edges.append(None)
-            levels.append(sorted(sketch.text_levels.get(name, set())))
-            none.append(False)
-        names.append(name)
-    sigma_edges: list[float] = []
-    if sketch.task == "regression":
-        sigma_edges = reg_slices.sigma_bin_edges(sketch.sample["\0sigma"]).tolist()
-    # the smallest sample any edge comes from: a column's missing values (and σ's non-finite ones) shrink its own
-    m = min([int(np.isfinite(sketch.sample[c]).sum()) for c, k in zip(names, kinds, strict=True) if k == "numeric"]
-            + ([int(np.isfinite(sketch.sample["\0sigma"]).sum())] if sketch.task == "regression" else []),
-            default=0)
-    exact = sketch.rate >= 1.0
-    err = 0.0 if exact else math.sqrt(math.log(2.0 / delta) / (2.0 * max(m, 1)))
-    return SliceSpec(sketch.task, names, kinds, edges, levels, none, sigma_edges, sketch.ence_tested, target, seed,
-                     n_bins, err)
-
-
-def describe_spec(spec: SliceSpec) -> Mapping[str, Any]:
-    """A short account of the bins for the page: columns by kind and the rank error."""
-    return {"numeric": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "numeric"],
-            "categorical": [c for c, k in zip(spec.columns, spec.kinds, strict=True) if k == "categorical"],
-            "rank_error": spec.rank_error}
-
-
-def summary_funnel(summary: SliceSummary, ranking: pd.DataFrame, statistic: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The funnel plot's ``(points, limits)`` of a ranking from a summary (the task's ``funnel_table``; for
-    classification the base rate Σf/n is read off the summary's totals)."""
-    if summary.spec.task == "regression":
-        return reg_slices.funnel_table(ranking, statistic)
-    totals = summary.single(0).sum(axis=0) if summary.spec.columns else np.zeros(summary.spec.n_values)
-    n = totals[0:4 * _PROB_BINS:4].sum()
-    base = float(totals[1:4 * _PROB_BINS:4].sum() / n) if n > 0 else 0.5
-    return cls_slices.funnel_table(ranking, statistic, base_rate=base)
-
-
-def search_sentence(summary: SliceSummary, ranking: pd.DataFrame, *, alpha: float = ALPHA) -> str:
-    """One sentence: how many slices of how many rows were searched, how many are flagged, and how exact the bins
-    are (plain text)."""
-    spec = summary.spec
-    flagged = int(ranking["flagged"].sum()) if len(ranking) else 0
-    bins = ("numeric bins at the exact quantiles of every row" if spec.rank_error == 0.0 else
-            f"numeric bins at the quantiles of a hashed sample of the rows (each edge within "
-            f"{100 * spec.rank_error:.2g}% of its rank, with probability 99%)")
-    return (f"{len(ranking):,} slices of {summary.n_rows:,} rows searched from the data set's slice summary "
-            f"({len(spec.columns)} columns; {bins}); {flagged:,} flagged as miscalibrated at family-wise level "
-            f"{alpha:g} (Holm).")

@@ -3,20 +3,18 @@
 A *slice* is a set of rows defined by one condition on a slice column (``group = A``, ``site = s07``,
 ``x1 ∈ [0.25, 0.84)``) or by the intersection of two conditions on two different columns.  Slice columns are the
 ``group`` and ``model`` columns of a :class:`~calib_core.base.predictions.PredictionSet` and its ``slice_columns``
-(every
-column no role took, features included): categorical columns give one slice per value, numeric columns are cut
-into ``n_bins`` quantile bins (:func:`calib_core.data.reading.column_kinds` decides which is which).  Slices smaller
-than
-``min_size`` rows are dropped; so is an intersection with as many rows as one of its two parents (it is that
-parent).
+(every column no role took, features included): categorical columns give one slice per value, numeric columns are
+cut into ``n_bins`` quantile bins (:func:`calib_core.data.columns.column_kinds` decides which is which).  Slices
+smaller than ``min_size`` rows are dropped; so is an intersection with as many rows as one of its two parents (it
+is that parent).
 
 Each column is encoded once as integer codes (−1: the row is in no kept slice of that column: missing value or a
 level below ``min_size``); a *term* is one column or one pair of columns, and a term's rows are grouped by the code
-``c₁·K₂ + c₂``.  Any per-row quantity is then summed per slice with one ``np.bincount`` per term (no loop over
-rows; the loop over terms costs O(n) each): :func:`slice_sums` for sums, :func:`slice_binned_sums` for sums per
-slice and per inner bin (histograms, σ-bins, probability bins).  The task modules
-(:mod:`calib_core.slices.regression`, :mod:`calib_core.slices.classification`) turn those sums into statistics,
-tests and a ranking; :func:`rank_slices` is their shared multiplicity step.
+``c₁·K₂ + c₂``.  Any per-row quantity is then summed per slice with one ``np.bincount`` per term (no loop over rows;
+the loop over terms costs O(n) each): :func:`slice_sums` for sums, :func:`slice_binned_sums` for sums per slice and
+per inner bin (histograms, σ-bins, probability bins).  The task modules (:mod:`calib_core.slices.regression`,
+:mod:`calib_core.slices.classification`) turn those sums into statistics, tests and a ranking; :func:`rank_slices` is
+their shared multiplicity step.
 """
 
 from __future__ import annotations
@@ -54,6 +52,43 @@ def encode_column(values: pd.Series | np.ndarray, kind: str, *, n_bins: int = DE
     ``kind="categorical"``: one code per distinct value (missing values form the level ``(missing)``), levels with
     fewer than ``min_size`` rows get −1.  ``kind="numeric"``: ``n_bins`` bins between the empirical quantiles
     k/n_bins (repeated edges merged; labels ``[a, b)``, the last ``[a, b]``), missing values −1.
+
+    Parameters
+    ----------
+    values : Series or ndarray of shape (n,)
+        The column.
+    kind : {"numeric", "categorical"}
+        How to cut it.
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest level kept (categorical).
+
+    Returns
+    -------
+    codes : ndarray of shape (n,) of int64
+        Level of every row, −1 for none.
+    labels : list of str
+        The label of each code.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither.
+
+    Examples
+    --------
+    >>> codes, labels = encode_column(["a", "b", "a", None], "categorical", min_size=1)
+    >>> codes.tolist(), labels
+    ([1, 2, 1, 0], ['(missing)', 'a', 'b'])
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
     """
     s = pd.Series(values).reset_index(drop=True)
     if kind == "numeric":
@@ -88,12 +123,36 @@ def encode_column(values: pd.Series | np.ndarray, kind: str, *, n_bins: int = DE
 
 @dataclass
 class SliceSet:
-    """Candidate slices of n rows.
+    """Candidate slices of n rows: the encoded slice columns, the terms and every slice's rows, label and size.
 
-    ``columns`` / ``kinds`` / ``codes`` / ``levels``: the encoded slice columns; ``terms``: tuples of column
-    indices (one column or a pair) and ``term_keys[t]``: the kept combined codes of term t; ``term`` / ``key``
-    (length S): slice s is the rows of term ``term[s]`` whose combined code is ``key[s]``; ``label`` (S): its
-    readable name (``site = s07 & x1 ∈ [0.25, 0.84)``); ``size`` (S): its rows.
+    Slice s is the rows of term ``term[s]`` whose combined code is ``key[s]``.
+
+    Attributes
+    ----------
+    n_rows : int
+        n.
+    columns, kinds : list of str
+        The encoded slice columns and their kinds (``"numeric"`` | ``"categorical"``).
+    codes : list of ndarray of shape (n,)
+        Per column the level code of every row (−1: in no kept slice).
+    levels : list of list of str
+        Per column the level labels.
+    terms : list of tuple of int
+        Column indices of each term (one column or a pair).
+    term, key : ndarray of shape (S,)
+        The term and the combined code of every slice.
+    label : list of str
+        Readable names (``site = s07 & x1 ∈ [0.25, 0.84)``).
+    size : ndarray of shape (S,)
+        Rows of every slice.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
     """
 
     n_rows: int
@@ -109,11 +168,30 @@ class SliceSet:
 
     @property
     def n_slices(self) -> int:
-        """Number of candidate slices S."""
+        """Number of candidate slices S.
+
+        Returns
+        -------
+        int
+            S.
+        """
         return int(self.term.size)
 
     def term_codes(self, t: int) -> tuple[np.ndarray, int]:
-        """Per-row combined code of term ``t`` (−1 = in none of its slices) and the number of codes."""
+        """Per-row combined code of term ``t`` (−1 = in none of its slices) and the number of codes.
+
+        Parameters
+        ----------
+        t : int
+            A term index.
+
+        Returns
+        -------
+        code : ndarray of shape (n,) of int64
+            c₁·K₂ + c₂ for a pair (c₁ for one column).
+        k : int
+            The number of combined codes.
+        """
         cols = self.terms[t]
         code = self.codes[cols[0]].copy()
         k = len(self.levels[cols[0]])
@@ -125,7 +203,18 @@ class SliceSet:
         return code, k
 
     def conditions(self, s: int) -> list[tuple[str, str]]:
-        """``[(column, level label), …]`` of slice ``s``."""
+        """``[(column, level label), …]`` of slice ``s``.
+
+        Parameters
+        ----------
+        s : int
+            A slice index.
+
+        Returns
+        -------
+        list of (str, str)
+            One condition per column of its term.
+        """
         cols = self.terms[int(self.term[s])]
         key = int(self.key[s])
         out = []
@@ -141,8 +230,29 @@ def _condition_text(column: str, kind: str, level: str) -> str:
 
 
 def available_slice_columns(pset: PredictionSet) -> dict[str, str]:
-    """``{column: kind}`` of the slice columns of ``pset``: ``group`` and ``model`` (categorical, when present and
-    not constant) and every column of ``pset.slice_columns`` (:func:`calib_core.data.reading.column_kinds`)."""
+    """``{column: kind}`` of the slice columns of ``pset``.
+
+    ``group`` and ``model`` (categorical, when present and not constant) and every column of ``pset.slice_columns``
+    (:func:`calib_core.data.columns.column_kinds`).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The rows.
+
+    Returns
+    -------
+    dict of str to str
+        Column → ``"numeric"`` or ``"categorical"``.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     out: dict[str, str] = {}
     for name in ("group", "model"):
         values = getattr(pset, name)
@@ -166,9 +276,44 @@ def _column_values(pset: PredictionSet, name: str) -> pd.Series:
 
 def candidate_slices(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_bins: int = DEFAULT_BINS,
                      min_size: int = DEFAULT_MIN_SIZE, pairs: bool = True) -> SliceSet:
-    """The candidate slices of ``pset``: every level of every slice column and, with ``pairs``, of every pair of
-    columns, with at least ``min_size`` rows (module docstring).  ``columns``: which slice columns (default all of
-    :func:`available_slice_columns`).  Cost: O(n) per column and per pair (one ``np.bincount``)."""
+    """The candidate slices of ``pset``: every level of every slice column and of every pair of columns.
+
+    Each with at least ``min_size`` rows (module docstring).  Cost: O(n) per column and per pair (one
+    ``np.bincount``).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The rows.
+    columns : sequence of str, optional
+        Which slice columns (default all of :func:`available_slice_columns`).
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column (at least 2).
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice (at least 1).
+    pairs : bool, default True
+        Also the intersections of two columns' levels.
+
+    Returns
+    -------
+    SliceSet
+        The candidate slices.
+
+    Raises
+    ------
+    ValueError
+        If ``min_size`` < 1 or ``n_bins`` < 2.
+    InputError
+        If a named column is not a slice column of ``pset``.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     if min_size < 1 or n_bins < 2:
         raise ValueError("min_size must be ≥ 1 and n_bins ≥ 2")
     avail = available_slice_columns(pset)
@@ -193,10 +338,39 @@ def candidate_slices(pset: PredictionSet, *, columns: Sequence[str] | None = Non
 
 
 def restrict_slices(sset: SliceSet, rows: np.ndarray, *, min_size: int = DEFAULT_MIN_SIZE) -> SliceSet:
-    """The slices of ``sset`` on a subset of its rows (``rows``: a boolean mask or positions), e.g. the held-out
-    rows of a recalibration: the same columns, levels (numeric bins keep the edges cut on all rows), pairs and
-    labels, each slice kept when it has at least ``min_size`` of those rows (an intersection as large as one of
-    its parents on them is dropped, as in :func:`candidate_slices`).  Cost: O(n) per term."""
+    """The slices of ``sset`` on a subset of its rows, e.g. the held-out rows of a recalibration.
+
+    The same columns, levels (numeric bins keep the edges cut on all rows), pairs and labels, each slice kept when it
+    has at least ``min_size`` of those rows (an intersection as large as one of its parents on them is dropped, as in
+    :func:`candidate_slices`).  Cost: O(n) per term.
+
+    Parameters
+    ----------
+    sset : SliceSet
+        Slices of all rows.
+    rows : ndarray
+        A boolean mask of shape (n,) or row positions.
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice on the subset (at least 1).
+
+    Returns
+    -------
+    SliceSet
+        The slices of the subset.
+
+    Raises
+    ------
+    ValueError
+        If ``min_size`` < 1 or the mask has the wrong length.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     if min_size < 1:
         raise ValueError("min_size must be ≥ 1")
     idx = np.asarray(rows)
@@ -242,11 +416,35 @@ def _assemble(n: int, enc_names: list[str], kinds: list[str], codes: list[np.nda
 
 def slice_binned_sums(sset: SliceSet, values: np.ndarray, inner: np.ndarray | None = None,
                       n_inner: int = 1) -> np.ndarray:
-    """Σ over the rows of each slice and each inner bin of each column of ``values``: shape (S, n_inner, k).
+    """Σ over the rows of each slice and each inner bin of each column of ``values``.
 
-    ``values`` (n, k) (a 1-d array is one column); ``inner`` (n,) integer bin of each row in ``[0, n_inner)``
-    (e.g. the PIT decile, the σ-bin, the probability bin), ``None`` for one bin.  One ``np.bincount`` per term and
-    per column of ``values`` over the rows of the term's slices: O(n·k) per term, no loop over rows.
+    One ``np.bincount`` per term and per column of ``values`` over the rows of the term's slices: O(n·k) per term, no
+    loop over rows.
+
+    Parameters
+    ----------
+    sset : SliceSet
+        The slices.
+    values : ndarray of shape (n, k) or (n,)
+        Per-row quantities (a 1-d array is one column).
+    inner : ndarray of shape (n,) of int, optional
+        Integer bin of each row in ``[0, n_inner)`` (e.g. the PIT decile, the σ-bin, the probability bin); None for
+        one bin.
+    n_inner : int, default 1
+        Number of inner bins.
+
+    Returns
+    -------
+    ndarray of shape (S, n_inner, k)
+        The sums.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
     """
     v = np.asarray(values, dtype=float)
     if v.ndim == 1:
@@ -267,31 +465,99 @@ def slice_binned_sums(sset: SliceSet, values: np.ndarray, inner: np.ndarray | No
 
 
 def slice_sums(sset: SliceSet, values: np.ndarray) -> np.ndarray:
-    """Σ over the rows of each slice of each column of ``values`` (n, k): shape (S, k) (:func:`slice_binned_sums`
-    with one inner bin)."""
+    """Σ over the rows of each slice of each column of ``values`` (:func:`slice_binned_sums` with one inner bin).
+
+    Parameters
+    ----------
+    sset : SliceSet
+        The slices.
+    values : ndarray of shape (n, k) or (n,)
+        Per-row quantities.
+
+    Returns
+    -------
+    ndarray of shape (S, k)
+        The sums.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     return slice_binned_sums(sset, values)[:, 0, :]
 
 
 def slice_mask(sset: SliceSet, s: int) -> np.ndarray:
-    """Boolean row mask (n,) of slice ``s``."""
+    """Boolean row mask of slice ``s``.
+
+    Parameters
+    ----------
+    sset : SliceSet
+        The slices.
+    s : int
+        A slice index.
+
+    Returns
+    -------
+    ndarray of shape (n,) of bool
+        Its rows.
+
+    References
+    ----------
+    .. [1] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [2] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     code, _ = sset.term_codes(int(sset.term[s]))
     return code == int(sset.key[s])
 
 
 def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarray, *,
                 alpha: float = ALPHA) -> pd.DataFrame:
-    """Combine, adjust and rank: ``pvalues`` / ``log_pvalues`` (S, m) are the m tests of each slice.
+    """Combine, adjust and rank: the m tests of each of S slices into one flagged, sorted table.
 
-    Per slice, the Bonferroni combination p_s = min(1, m_s·min_j p_sj) over its m_s tests that have a p-value
-    (NaN: none) — valid whatever the dependence between a slice's tests; ``evidence`` = −log₁₀ p_s, from the log
-    p-values so that it stays finite where p_s underflows.  Across the S slices searched, Holm's step-down
-    adjustment (``adjusted p``) — valid under any dependence, so under the overlap of slices and their
-    intersections (conservative where they overlap; a max-statistic simulation would be less so).  A slice is
-    ``flagged`` when its adjusted p ≤ ``alpha``: the chance of flagging any slice of perfectly calibrated
-    predictions is at most ``alpha``.  Cf. the multicalibration error of Guy et al. (2025, "Measuring
-    multi-calibration"), the largest standardised deviation over subpopulations; here each slice's deviation is
-    standardised by its exact or simulated null at its own n.  Rows are sorted worst first (largest evidence, then
-    larger slices first).
+    Per slice, the Bonferroni combination p_s = min(1, m_s·min_j p_sj) over its m_s tests that have a p-value (NaN:
+    none) — valid whatever the dependence between a slice's tests; ``evidence`` = −log₁₀ p_s, from the log p-values
+    so that it stays finite where p_s underflows.  Across the S slices searched, Holm's step-down adjustment
+    (``adjusted p``) — valid under any dependence, so under the overlap of slices and their intersections
+    (conservative where they overlap; a max-statistic simulation would be less so).  A slice is ``flagged`` when its
+    adjusted p ≤ ``alpha``: the chance of flagging any slice of perfectly calibrated predictions is at most
+    ``alpha``.  Cf. the multicalibration error of Guy et al. (2025, "Measuring multi-calibration"), the largest
+    standardised deviation over subpopulations; here each slice's deviation is standardised by its exact or
+    simulated null at its own n.  Rows are sorted worst first (largest evidence, then larger slices first).
+
+    Parameters
+    ----------
+    table : DataFrame
+        One row per slice (with a column ``n``).
+    pvalues : ndarray of shape (S, m)
+        The tests' p-values (NaN: no test).
+    log_pvalues : ndarray of shape (S, m)
+        Their logarithms (−inf: a tail beyond float range, the strongest evidence).
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        ``table`` with ``rank``, ``evidence``, ``p``, ``adjusted p``, ``flagged`` and ``_worst`` (the index of the
+        deciding test), sorted worst first.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [2] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [3] Hébert-Johnson, Ú., Kim, M. P., Reingold, O., & Rothblum, G. N. (2018). Multicalibration: calibration
+       for the (computationally-identifiable) masses. Proceedings of the 35th International Conference on Machine
+       Learning (ICML), PMLR 80, 1939–1948.
     """
     p = np.asarray(pvalues, dtype=float)
     logp = np.asarray(log_pvalues, dtype=float)

@@ -1,9 +1,9 @@
 """Where are the probabilities miscalibrated? Every candidate slice tested and ranked by evidence.
 
 :func:`slice_ranking` computes, for every slice of :func:`calib_core.slices.candidates.candidate_slices`, two
-statistics of the
-binary event of :func:`calib_core.metrics.classification.event_rows` (top-label confidence f and correctness y, or
-the positive-class probability and label of a binary file), from per-slice sums (no loop over rows):
+statistics of the binary event of :func:`calib_core.metrics.classification.event_rows` (top-label confidence f and
+correctness y, or the positive-class probability and label of a binary file), from per-slice sums (no loop over
+rows):
 
 =================  ============================================================  ==================================
 statistic          value                                                         null law (H0: y_i ~ Bernoulli(f_i))
@@ -51,9 +51,33 @@ _BINS = 10
 
 
 def slice_events(pset: PredictionSet, *, target: str = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """Per row the probability f_i and the event y_i ∈ {0, 1} the statistics look at: ``target="auto"`` is the
-    positive class of a binary file and the top label otherwise (:func:`event_rows`); top-label-only files give
-    their confidence and whether the predicted class is right."""
+    """Per row the probability f_i and the event y_i ∈ {0, 1} the statistics look at.
+
+    ``target="auto"`` is the positive class of a binary file and the top label otherwise (:func:`event_rows`);
+    top-label-only files give their confidence and whether the predicted class is right.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification set.
+    target : {"auto", "positive", "top_label"}, default "auto"
+        The event.
+
+    Returns
+    -------
+    f, y : ndarray of shape (n,)
+        Probabilities and events.
+
+    Raises
+    ------
+    InputError
+        If ``pset`` is not a classification set with probabilities.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    """
     if pset.task != "classification" or pset.labels is None:
         raise InputError("the slice explorer's classification statistics need a classification file",
                          source=pset.source, hint="load a file with labels and probabilities")
@@ -71,10 +95,53 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
                   min_size: int = DEFAULT_MIN_SIZE, pairs: bool = True, n_null: int = 200, seed: int = 0,
                   alpha: float = ALPHA, target: str = "auto",
                   slices: SliceSet | None = None) -> tuple[pd.DataFrame, SliceSet]:
-    """Every candidate slice of a classification set with its statistics, tests, evidence and adjusted p, worst
-    first: ``(ranking, slices)``.  ``ranking`` columns: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``,
-    ``p ECE``, ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
-    :func:`calib_core.slices.regression.slice_ranking`); ``n_null`` simulated draws of ECE's null."""
+    """Every candidate slice of a classification set with its statistics, tests, evidence and adjusted p.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification set.
+    columns : sequence of str, optional
+        Slice columns (default all); see :func:`calib_core.slices.candidates.candidate_slices`.
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice.
+    pairs : bool, default True
+        Also the intersections of two columns' levels.
+    n_null : int, default 200
+        Simulated draws of ECE's null.
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+    target : {"auto", "positive", "top_label"}, default "auto"
+        The event (:func:`slice_events`).
+    slices : SliceSet, optional
+        Ready slices of ``pset``.
+
+    Returns
+    -------
+    ranking : DataFrame
+        One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
+        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        :func:`calib_core.slices.regression.slice_ranking`).
+    slices : SliceSet
+        The slices searched.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [3] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [4] Hébert-Johnson, Ú., Kim, M. P., Reingold, O., & Rothblum, G. N. (2018). Multicalibration: calibration
+       for the (computationally-identifiable) masses. Proceedings of the 35th International Conference on Machine
+       Learning (ICML), PMLR 80, 1939–1948.
+    """
     f, y = slice_events(pset, target=target)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
                                                               min_size=min_size, pairs=pairs)
@@ -83,10 +150,44 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
 
 def rank_events(f: np.ndarray, y: np.ndarray, sset: SliceSet, *, n_null: int = 200, seed: int = 0,
                 alpha: float = ALPHA) -> pd.DataFrame:
-    """The ranking of :func:`slice_ranking` from per-row probabilities ``f`` and events ``y`` ∈ {0, 1}
-    (:func:`slice_events`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g. held-out rows under a
-    calibrator's probabilities (:func:`views.slices.slices_before_after`): the per-slice sums, then
-    :func:`ranking_from_sums`."""
+    """The ranking of :func:`slice_ranking` from per-row probabilities and events.
+
+    ``f`` and ``y`` ∈ {0, 1} (:func:`slice_events`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g.
+    held-out rows under a calibrator's probabilities (``views.slices.slices_before_after``): the per-slice sums, then
+    :func:`ranking_from_sums`.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities.
+    y : ndarray of shape (n,)
+        Events.
+    sset : SliceSet
+        The slices of those n rows.
+    n_null : int, default 200
+        Simulated draws of ECE's null.
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        The ranking (columns as :func:`slice_ranking`).
+
+    Raises
+    ------
+    ValueError
+        If ``f`` or ``y`` does not have the slices' rows.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
     if f.shape != (sset.n_rows,) or y.shape != (sset.n_rows,):
@@ -98,9 +199,41 @@ def rank_events(f: np.ndarray, y: np.ndarray, sset: SliceSet, *, n_null: int = 2
 
 def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray, *, n_null: int = 200,
                       seed: int = 0, alpha: float = ALPHA) -> pd.DataFrame:
-    """The ranking of :func:`slice_ranking` from the per-slice sums alone (in-memory rows and mergeable summaries
-    give the same table): ``sums`` (S, 10, 4) = per equal-width probability bin (rows, Σf, Σy, Σf(1 − f));
-    ``labels`` / ``sizes`` name and count the slices.  Statistics and tests: module table."""
+    """The ranking of :func:`slice_ranking` from the per-slice sums alone.
+
+    In-memory rows and mergeable summaries give the same table.  Statistics and tests: module table.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The slices' names.
+    sizes : ndarray of shape (S,)
+        Their rows.
+    sums : ndarray of shape (S, 10, 4)
+        Per equal-width probability bin (rows, Σf, Σy, Σf(1 − f)).
+    n_null : int, default 200
+        Simulated draws of ECE's null (per bin Σ(y − f) ~ N(0, Σf(1 − f))).
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
+        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        :func:`calib_core.slices.regression.slice_ranking`).
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [2] Hoeffding, W. (1956). On the distribution of the number of successes in independent trials. The Annals
+       of Mathematical Statistics, 27(3), 713–721.
+    .. [3] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    """
     S = len(labels)
     n = sums[:, :, 0].sum(axis=1)
     sf, sy = sums[:, :, 1].sum(axis=1), sums[:, :, 2].sum(axis=1)
@@ -131,10 +264,42 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
 
 def funnel_table(ranking: pd.DataFrame, statistic: str = "calibration ratio", *, base_rate: float,
                  alpha: float = ALPHA, n_points: int = 120) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The funnel plot of the calibration ratio Σf/Σy: ``(points, limits)`` as in
-    :func:`calib_core.slices.regression.funnel_table`.  Limits at n: with f̄ = ``base_rate`` (the mean probability
+    """The funnel plot of the calibration ratio Σf/Σy: ``(points, limits)``.
+
+    As :func:`calib_core.slices.regression.funnel_table`.  Limits at n: with f̄ = ``base_rate`` (the mean probability
     of all rows) and Σy ~ Binomial(n, f̄), the ratio n·f̄/Σy at the Σy quantiles α/2 and 1 − α/2 (95% and the
-    Bonferroni level α/(2·S) of the S slices searched); ``expected`` = 1."""
+    Bonferroni level α/(2·S) of the S slices searched); ``expected`` = 1.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        A ranking of :func:`slice_ranking`.
+    statistic : {"calibration ratio"}, default "calibration ratio"
+        The statistic.
+    base_rate : float
+        f̄, the mean probability of all rows.
+    alpha : float, default ALPHA
+        Family-wise level of the adjusted limits.
+    n_points : int, default 120
+        Points of the log grid of n.
+
+    Returns
+    -------
+    points : DataFrame
+        slice, n, value, flagged, rank, index of every ranked slice.
+    limits : DataFrame
+        ``n``, ``lower 95%``, ``upper 95%``, ``lower adjusted``, ``upper adjusted``, ``expected``.
+
+    Raises
+    ------
+    ValueError
+        If ``statistic`` is not one of :data:`FUNNEL_STATISTICS`.
+
+    References
+    ----------
+    .. [1] Spiegelhalter, D. J. (2005). Funnel plots for comparing institutional performance. Statistics in
+       Medicine, 24(8), 1185–1202.
+    """
     if statistic not in FUNNEL_STATISTICS:
         raise ValueError(f"statistic must be one of {FUNNEL_STATISTICS}, not {statistic!r}")
     points = ranking[["slice", "n", statistic, "flagged", "rank", "index"]].rename(columns={statistic: "value"})

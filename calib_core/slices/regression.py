@@ -1,8 +1,7 @@
 """Where are the predictive distributions miscalibrated? Every candidate slice tested and ranked by evidence.
 
 :func:`slice_ranking` computes, for every slice of :func:`calib_core.slices.candidates.candidate_slices`, five
-calibration
-statistics from per-slice sums (no loop over rows), each tested against its null at that slice's n:
+calibration statistics from per-slice sums (no loop over rows), each tested against its null at that slice's n:
 
 =================  ===============================================================  ============================
 statistic          value                                                            null law (H0: y_i ~ F_i)
@@ -26,11 +25,11 @@ residual (y − μ)/σ for a Gaussian one (then mean z, std z and ENCE are the p
 ensemble or of a distribution with atoms is randomised (Czado et al. 2009).  The PIT test is exact rather than
 Pearson's χ²₉: the search's adjusted thresholds sit near p = 10⁻⁶, where the χ² approximation of a slice of a few
 hundred rows is anti-conservative (one decile 5.5 s.d. high: χ² p = 9·10⁻⁸, exact decile p ≈ 3·10⁻⁶; this
-flagged a slice of calibrated data in a benchmark data set).  Each test is two-sided (ENCE:
-one-sided).  ENCE is not tested for ensembles: the members' own spread is noisy and the target's rank depends on
-it (a slice's σ-bins sorted by the sample spread differ under calibration too), so ``p ENCE`` is NaN there.  The
-p-values of a slice are combined by Bonferroni and the slices are ranked and Holm-adjusted
-by :func:`calib_core.slices.candidates.rank_slices`.
+flagged a slice of calibrated data in a benchmark data set).  Each test is two-sided (ENCE: one-sided).  ENCE is
+not tested for ensembles: the members' own spread is noisy and the target's rank depends on it (a slice's σ-bins
+sorted by the sample spread differ under calibration too), so ``p ENCE`` is NaN there.  The p-values of a slice are
+combined by Bonferroni and the slices are ranked and Holm-adjusted by
+:func:`calib_core.slices.candidates.rank_slices`.
 """
 
 from __future__ import annotations
@@ -66,8 +65,35 @@ _EPS = 1e-12
 
 
 def slice_row_statistics(pset: PredictionSet, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the PIT u_i (randomised where the distribution has atoms, generator ``seed``) and the spread σ_i
-    (the distribution's standard deviation, for ENCE's σ-bins)."""
+    """Per row: the PIT u_i and the spread σ_i the slice explorer works on.
+
+    u_i is randomised where the distribution has atoms (generator ``seed``); σ_i is the distribution's standard
+    deviation (for ENCE's σ-bins).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A regression set with predictive distributions.
+    seed : int, default 0
+        Seed of the PIT randomisation.
+
+    Returns
+    -------
+    u, sigma : ndarray of shape (n,)
+        The PIT values and the spreads.
+
+    Raises
+    ------
+    InputError
+        If ``pset`` has no predictive distributions.
+
+    References
+    ----------
+    .. [1] Czado, C., Gneiting, T., & Held, L. (2009). Predictive model assessment for count data. Biometrics,
+       65(4), 1254–1261.
+    .. [2] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    """
     if pset.task != "regression" or pset.dist is None or pset.y is None:
         raise InputError("the slice explorer needs predictive distributions (σ, quantiles or samples)",
                          source=pset.source, hint="load a regression file with an uncertainty column")
@@ -75,8 +101,32 @@ def slice_row_statistics(pset: PredictionSet, *, seed: int = 0) -> tuple[np.ndar
 
 
 def row_statistics(y: np.ndarray, dist: PredictiveDistribution, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``(u, σ)`` of targets ``y`` under ``dist``: u_i = F_i(y_i) (randomised PIT, Czado et al. 2009, where F_i has
-    atoms; generator ``default_rng(seed)``) and σ_i = sd(F_i)."""
+    """``(u, σ)`` of targets ``y`` under ``dist``.
+
+    u_i = F_i(y_i) (randomised PIT, Czado et al. 2009, where F_i has atoms; generator ``default_rng(seed)``) and
+    σ_i = sd(F_i).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The predictive distributions.
+    seed : int, default 0
+        Seed of the PIT randomisation.
+
+    Returns
+    -------
+    u, sigma : ndarray of shape (n,)
+        The PIT values and the spreads.
+
+    References
+    ----------
+    .. [1] Czado, C., Gneiting, T., & Held, L. (2009). Predictive model assessment for count data. Biometrics,
+       65(4), 1254–1261.
+    .. [2] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    """
     u = np.asarray(dist.pit(np.asarray(y, dtype=float), np.random.default_rng(seed)), dtype=float)
     return u, np.asarray(dist.std(), dtype=float)
 
@@ -90,13 +140,54 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
                   alpha: float = ALPHA, slices: SliceSet | None = None) -> tuple[pd.DataFrame, SliceSet]:
     """Every candidate slice of a regression set with its statistics, tests, evidence and adjusted p, worst first.
 
-    Returns ``(ranking, slices)``: ``ranking`` has one row per slice — ``rank``, ``slice`` (label), ``n``, the five
-    statistics (module table) and their p-values (``p PIT``, ``p coverage``, ``p mean z``, ``p std z``,
-    ``p ENCE``), ``evidence`` (−log₁₀ of the Bonferroni-combined p), ``p``, ``adjusted p`` (Holm over the slices
-    searched), ``flagged`` (adjusted p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index`` (the
-    slice's index in ``slices``, for :func:`calib_core.slices.candidates.slice_mask`).  Options: see
-    :func:`calib_core.slices.candidates.candidate_slices`; ``n_null`` simulated draws for ENCE's null, generator
-    ``seed``.
+    Parameters
+    ----------
+    pset : PredictionSet
+        A regression set with predictive distributions.
+    columns : sequence of str, optional
+        Slice columns (default all); see :func:`calib_core.slices.candidates.candidate_slices`.
+    n_bins : int, default DEFAULT_BINS
+        Quantile bins of a numeric column.
+    min_size : int, default DEFAULT_MIN_SIZE
+        Smallest slice.
+    pairs : bool, default True
+        Also the intersections of two columns' levels.
+    n_null : int, default 200
+        Simulated draws of ENCE's null.
+    seed : int, default 0
+        Seed of the PIT randomisation and the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+    slices : SliceSet, optional
+        Ready slices of ``pset`` (then ``columns``, ``n_bins``, ``min_size``, ``pairs`` are unused).
+
+    Returns
+    -------
+    ranking : DataFrame
+        One row per slice, worst first — ``rank``, ``slice`` (label), ``n``, the five statistics (module table) and
+        their p-values (``p PIT``, ``p coverage``, ``p mean z``, ``p std z``, ``p ENCE``), ``evidence`` (−log₁₀ of
+        the Bonferroni-combined p), ``p``, ``adjusted p`` (Holm over the slices searched), ``flagged`` (adjusted
+        p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index`` (the slice's
+        index in ``slices``, for :func:`calib_core.slices.candidates.slice_mask`).
+    slices : SliceSet
+        The slices searched.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Kuleshov, V., Fenner, N., & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+       regression. Proceedings of the 35th International Conference on Machine Learning (ICML), PMLR 80,
+       2796–2804.
+    .. [3] Czado, C., Gneiting, T., & Held, L. (2009). Predictive model assessment for count data. Biometrics,
+       65(4), 1254–1261.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [5] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    .. [6] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
     """
     u, sigma = slice_row_statistics(pset, seed=seed)
     sset = slices if slices is not None else candidate_slices(pset, columns=columns, n_bins=n_bins,
@@ -107,10 +198,49 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
 
 def rank_row_statistics(u: np.ndarray, sigma: np.ndarray, sset: SliceSet, *, ence_tested: bool = True,
                         n_null: int = 200, seed: int = 0, alpha: float = ALPHA) -> pd.DataFrame:
-    """The ranking of :func:`slice_ranking` from per-row PIT values ``u`` and spreads ``sigma``
-    (:func:`row_statistics`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g. held-out rows under
-    a calibrator's predictions (:func:`views.slices.slices_before_after`): the per-slice sums, then
-    :func:`ranking_from_sums`.  ``ence_tested`` False: ``p ENCE`` is NaN (ensembles, module docstring)."""
+    """The ranking of :func:`slice_ranking` from per-row PIT values and spreads.
+
+    ``u`` and ``sigma`` (:func:`row_statistics`) of the ``sset.n_rows`` rows the slices ``sset`` index — e.g.
+    held-out rows under a calibrator's predictions (``views.slices.slices_before_after``): the per-slice sums, then
+    :func:`ranking_from_sums`.
+
+    Parameters
+    ----------
+    u : ndarray of shape (n,)
+        PIT values.
+    sigma : ndarray of shape (n,)
+        Spreads.
+    sset : SliceSet
+        The slices of those n rows.
+    ence_tested : bool, default True
+        False: ``p ENCE`` is NaN (ensembles, module docstring).
+    n_null : int, default 200
+        Simulated draws of ENCE's null.
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        The ranking (columns as :func:`slice_ranking`).
+
+    Raises
+    ------
+    ValueError
+        If ``u`` or ``sigma`` does not have the slices' rows.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [3] Chung, Y., Kraska, T., Polyzotis, N., Tae, K. H., & Whang, S. E. (2019). Slice Finder: automated data
+       slicing for model validation. Proceedings of the 35th IEEE International Conference on Data Engineering
+       (ICDE), 1550–1553.
+    """
     u = np.asarray(u, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     if u.shape != (sset.n_rows,) or sigma.shape != (sset.n_rows,):
@@ -134,8 +264,32 @@ def rank_row_statistics(u: np.ndarray, sigma: np.ndarray, sset: SliceSet, *, enc
 
 
 def sigma_bin_edges(sigma: np.ndarray) -> np.ndarray:
-    """The inner edges of ENCE's σ-bins: the distinct quantiles k/5, k = 1 … 4, of the finite positive σ
-    (``np.quantile``, linear method); a row's bin is ``searchsorted(edges, σ, side="right")``."""
+    """The inner edges of ENCE's σ-bins: the distinct quantiles k/5, k = 1 … 4, of the finite positive σ.
+
+    ``np.quantile``, linear method; a row's bin is ``searchsorted(edges, σ, side="right")``.
+
+    Parameters
+    ----------
+    sigma : ndarray of shape (n,)
+        Spreads.
+
+    Returns
+    -------
+    ndarray
+        Up to 4 inner edges (empty when no σ is finite and positive).
+
+    Examples
+    --------
+    >>> sigma_bin_edges(np.arange(1.0, 11.0))
+    array([2.8, 4.6, 6.4, 8.2])
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Hyndman, R. J., & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician,
+       50(4), 361–365.
+    """
     sigma = np.asarray(sigma, dtype=float)
     finite_sigma = np.isfinite(sigma) & (sigma > 0)
     return np.unique(np.quantile(sigma[finite_sigma], np.linspace(0, 1, _SIGMA_BINS + 1)[1:-1])) \
@@ -145,10 +299,53 @@ def sigma_bin_edges(sigma: np.ndarray) -> np.ndarray:
 def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.ndarray, sums: np.ndarray,
                       ence_sums: np.ndarray, *, ence_tested: bool = True, n_null: int = 200, seed: int = 0,
                       alpha: float = ALPHA) -> pd.DataFrame:
-    """The ranking of :func:`slice_ranking` from the per-slice sums alone (so that in-memory rows and mergeable
-    summaries give the same table): ``pit_counts`` (S, 10) rows per PIT decile, ``sums`` (S, 4) = (n, Σz, Σz²,
-    rows with PIT in [0.05, 0.95]), ``ence_sums`` (S, B, 4) = per σ-bin (rows, Σσ², Σ(σz)², Σσ⁴); ``labels`` /
-    ``sizes`` name and count the slices (``index`` = position in them).  Statistics and tests: module table."""
+    """The ranking of :func:`slice_ranking` from the per-slice sums alone.
+
+    So that in-memory rows and mergeable summaries give the same table.  Statistics and tests: module table.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The slices' names.
+    sizes : ndarray of shape (S,)
+        Their rows.
+    pit_counts : ndarray of shape (S, 10)
+        Rows per PIT decile.
+    sums : ndarray of shape (S, 4)
+        (n, Σz, Σz², rows with PIT in [0.05, 0.95]).
+    ence_sums : ndarray of shape (S, B, 4)
+        Per σ-bin (rows, Σσ², Σ(σz)², Σσ⁴).
+    ence_tested : bool, default True
+        False: ``p ENCE`` is NaN.
+    n_null : int, default 200
+        Simulated draws of ENCE's null (per bin MSE/MV ~ χ²_ν/ν, ν = (Σσ²)²/Σσ⁴, by Wilson–Hilferty).
+    seed : int, default 0
+        Seed of the null draws.
+    alpha : float, default ALPHA
+        Family-wise level of the flags.
+
+    Returns
+    -------
+    DataFrame
+        One row per slice, worst first — ``rank``, ``slice`` (label), ``n``, the five statistics (module table) and
+        their p-values (``p PIT``, ``p coverage``, ``p mean z``, ``p std z``, ``p ENCE``), ``evidence`` (−log₁₀ of
+        the Bonferroni-combined p), ``p``, ``adjusted p`` (Holm over the slices searched), ``flagged`` (adjusted
+        p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index`` (position in
+        ``labels``).
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N., & Fetaya, E. (2019). Evaluating and calibrating uncertainty
+       prediction in regression tasks. arXiv:1905.11659.
+    .. [2] Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components.
+       Biometrics Bulletin, 2(6), 110–114.
+    .. [3] Wilson, E. B., & Hilferty, M. M. (1931). The distribution of chi-square. Proceedings of the National
+       Academy of Sciences, 17(12), 684–688.
+    .. [4] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian Journal of
+       Statistics, 6(2), 65–70.
+    .. [5] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+       target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    """
     S = len(labels)
     n = sums[:, 0]
     mean_z = sums[:, 1] / n
@@ -199,12 +396,38 @@ def funnel_table(ranking: pd.DataFrame, statistic: str = "std z", *, alpha: floa
                  n_points: int = 120) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The funnel plot of one statistic: ``(points, limits)``.
 
-    ``points``: slice, n, value, flagged, rank, index of every ranked slice.  ``limits``: on a log grid of n
-    from the smallest to the largest slice, the value a perfectly calibrated forecaster stays within with
-    probability 95% (``lower 95%``, ``upper 95%``) and with probability 1 − α/(5·S) (``lower adjusted`` /
-    ``upper adjusted``: the Bonferroni level at which this statistic alone flags a slice among the S searched), and
-    the perfect-calibration value (``expected``).  Exact null laws at n: mean z ~ N(0, 1/n); std z:
-    s² ~ χ²_{n−1}/(n−1); coverage 90% ~ Binomial(n, 0.9)/n.
+    Exact null laws at n: mean z ~ N(0, 1/n); std z: s² ~ χ²_{n−1}/(n−1); coverage 90% ~ Binomial(n, 0.9)/n.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        A ranking of :func:`slice_ranking`.
+    statistic : {"std z", "mean z", "coverage 90%"}, default "std z"
+        The statistic (its null depends on n only).
+    alpha : float, default ALPHA
+        Family-wise level of the adjusted limits.
+    n_points : int, default 120
+        Points of the log grid of n.
+
+    Returns
+    -------
+    points : DataFrame
+        slice, n, value, flagged, rank, index of every ranked slice.
+    limits : DataFrame
+        On a log grid of n from the smallest to the largest slice, the value a perfectly calibrated forecaster stays
+        within with probability 95% (``lower 95%``, ``upper 95%``) and with probability 1 − α/(5·S)
+        (``lower adjusted`` / ``upper adjusted``: the Bonferroni level at which this statistic alone flags a slice
+        among the S searched), and the perfect-calibration value (``expected``).
+
+    Raises
+    ------
+    ValueError
+        If ``statistic`` is not one of :data:`FUNNEL_STATISTICS`.
+
+    References
+    ----------
+    .. [1] Spiegelhalter, D. J. (2005). Funnel plots for comparing institutional performance. Statistics in
+       Medicine, 24(8), 1185–1202.
     """
     if statistic not in FUNNEL_STATISTICS:
         raise ValueError(f"statistic must be one of {FUNNEL_STATISTICS}, not {statistic!r}")

@@ -66,11 +66,41 @@ WindowSpec = str | int
 
 
 def window_codes(time: np.ndarray, window: WindowSpec) -> tuple[np.ndarray, pd.DataFrame]:
-    """(window code of every row, the windows): ``windows`` has one row per non-empty window in time order with
-    ``window`` (its code), ``start``, ``end`` (half-open [start, end)), ``label``.
+    """The window code of every row and the table of the windows.
 
-    ``window``: a name of :data:`CALENDAR` (datetime columns only) or an int N ≥ 1: N equal spans of
-    [min, max] (the last span closed at max).
+    Parameters
+    ----------
+    time : ndarray of shape (n,)
+        The time column (datetimes or numbers).
+    window : str or int
+        A name of :data:`CALENDAR` (datetime columns only: ``pandas.Period`` windows) or an int N ≥ 1: N equal
+        spans of [min, max] (the last span closed at max).
+
+    Returns
+    -------
+    codes : ndarray of shape (n,) of int64
+        The window of every row.
+    windows : DataFrame
+        One row per non-empty window in time order: ``window`` (its code), ``start``, ``end`` (half-open
+        [start, end)), ``label``.
+
+    Raises
+    ------
+    ValueError
+        If there is no row, a calendar window is asked of numbers, the name is unknown or N < 1.
+
+    Examples
+    --------
+    >>> codes, windows = window_codes(np.array([0.0, 1.0, 2.0, 9.0, 10.0]), 5)
+    >>> codes.tolist(), windows["window"].tolist()
+    ([0, 0, 1, 2, 2], [0, 1, 2])
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    .. [2] McKinney, W. (2010). Data structures for statistical computing in Python. Proceedings of the 9th Python
+       in Science Conference (SciPy 2010), 56–61.
     """
     t = np.asarray(time)
     kind = time_kind(t)
@@ -114,7 +144,33 @@ def window_codes(time: np.ndarray, window: WindowSpec) -> tuple[np.ndarray, pd.D
 
 
 def clopper_pearson_arrays(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Clopper–Pearson intervals of k successes out of n, element-wise (as ``significance.clopper_pearson``)."""
+    """Clopper–Pearson intervals of k successes out of n, element-wise (as ``significance.clopper_pearson``).
+
+    Parameters
+    ----------
+    k : ndarray
+        Successes.
+    n : ndarray
+        Trials (broadcast with ``k``).
+    level : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    lo, hi : ndarray
+        The exact binomial interval of every element (lo = 0 at k = 0, hi = 1 at k = n).
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_arrays(np.array([0, 5]), np.array([10, 10]))
+    >>> [round(float(v), 4) for v in lo], [round(float(v), 4) for v in hi]
+    ([0.0, 0.1871], [0.3085, 0.8129])
+
+    References
+    ----------
+    .. [1] Clopper, C. J., & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
+       case of the binomial. Biometrika, 26(4), 404–413.
+    """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     a = (1.0 - level) / 2.0
@@ -199,10 +255,42 @@ def window_table(
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Metrics per (model, time window) with intervals and perfect-calibration bands (module docstring).
 
-    Returns (table, codes): ``table`` has one row per (model, window, metric) with columns model, window, start,
-    end, label (the window's), n, metric, metric_label, value, lo, hi (the ``level`` interval), band_lo, band_hi
-    (the perfect-calibration band), target; ``codes`` is the window of every row of ``pset`` (for
-    :func:`window_rows`).  Loops run over models only; everything per row is vectorised.
+    Loops run over models only; everything per row is vectorised.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        Rows with a time column.
+    window : str or int, default "week"
+        Calendar window or number of equal spans (:func:`window_codes`).
+    coverage : float, default 0.9
+        Nominal coverage c of the regression interval.
+    level : float, default 0.95
+        Level of the intervals and of the bands.
+    target : {"top_label", "positive"}, default "top_label"
+        The classification event.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per (model, window, metric): model, window, start, end, label (the window's), n, metric,
+        metric_label, value, lo, hi (the ``level`` interval), band_lo, band_hi (the perfect-calibration band), target.
+    codes : ndarray of shape (n,) of int64
+        The window of every row of ``pset`` (for :func:`window_rows`).
+
+    Raises
+    ------
+    ValueError
+        If ``pset`` has no time column, or holds point predictions only.
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    .. [2] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
+    .. [3] Clopper, C. J., & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
+       case of the binomial. Biometrika, 26(4), 404–413.
     """
     if pset.time is None:
         raise ValueError("this data has no time column: map one on the Data page (Column mapping → time column)")
@@ -248,8 +336,32 @@ def window_table(
 
 
 def window_rows(codes: np.ndarray, picked: Any) -> np.ndarray:
-    """Rows whose window lies in the time range spanned by the picked windows (from the first to the last picked
-    window, so a box over a gap also takes the windows inside it): a boolean mask over the rows of ``codes``."""
+    """Rows whose window lies in the time range spanned by the picked windows.
+
+    From the first to the last picked window, so a box over a gap also takes the windows inside it.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n,) of int
+        The window of every row (:func:`window_table`).
+    picked : iterable of int
+        Window codes picked in the chart.
+
+    Returns
+    -------
+    ndarray of shape (n,) of bool
+        The row mask (all False when nothing is picked).
+
+    Examples
+    --------
+    >>> window_rows(np.array([0, 1, 2, 3, 1]), (1, 3)).tolist()
+    [False, True, True, True, True]
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F., & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. Journal of the Royal Statistical Society B, 69(2), 243–268.
+    """
     w = np.asarray(sorted({int(p) for p in picked}), dtype=np.int64)
     if w.size == 0:
         return np.zeros(np.asarray(codes).shape[0], dtype=bool)

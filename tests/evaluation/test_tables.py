@@ -194,7 +194,7 @@ def test_dot_figure_rows_stars_reference_and_infinite_means():
 
 
 def test_levi_panels_one_per_calibrator_with_shared_axes():
-    from calib_core.plots.regression import levi_panels_figure
+    from calib_core.plots.regression_levi import levi_panels_figure
 
     pset = examples.levi_synthetic(n=1000)
     out = cc.evaluate(pset, {BASELINE: None, "std": rcal.StdScaling(), "CRUDE": rcal.CRUDE()}, split="column",

@@ -22,10 +22,10 @@ from calib_core.calibrators import regression as rcal
 from calib_core.export import default_figures
 from calib_core.metrics.regression_tails import ence_by_bins_tables
 from calib_core.plots import classification as pcls
-from calib_core.plots import regression as preg
+from calib_core.plots import regression_levi as plevi
 from calib_core.plots._style import TEMPLATE, set_template
 
-MODULES = ("_style", "regression", "classification", "comparison", "heavy_tails")
+MODULES = ("_style", "regression_levi", "classification", "comparison", "heavy_tails")
 
 
 def _slow(fig: go.Figure) -> go.Figure:
@@ -52,7 +52,7 @@ def _tables(report, name):
 def _figures(pset, report) -> list[go.Figure]:
     figures = list(default_figures(report).values())
     figures += [
-        preg.levi_panels_figure(_tables(report, "levi_bins"), reference="a"),
+        plevi.levi_panels_figure(_tables(report, "levi_bins"), reference="a"),
         plots.pit_ecdf_difference_figure(_tables(report, "calibration_curve")),
         plots.ence_bins_figure(ence_by_bins_tables(pset, binning="count"), current=15),
     ]

@@ -24,6 +24,7 @@ from calib_core.export import default_figures
 from calib_core.plots import classification as pcls
 from calib_core.plots import comparison as pcmp
 from calib_core.plots import regression as preg
+from calib_core.plots import regression_levi as plevi
 from calib_core.plots._style import plain
 
 HOSTILE = '<a href="http://127.0.0.1:9/x">m</a><b>B</b><span style="color:red">s</span>%{meta}'
@@ -100,9 +101,9 @@ def test_regression_figures_show_hostile_names_as_text(regression):
         preg.z_histogram_figure({HOSTILE: one[HOSTILE]["z_histogram"]}),  # one model: hatched clipped bar
         preg.calibration_curve_figure(_tables(report, "calibration_curve"), dashes={HOSTILE: "dash"},
                                       bands=["m2"]),
-        preg.levi_figure(_tables(report, "levi_bins"), selected={HOSTILE: [0, 1]}, log_axes=True),
-        preg.levi_panels_figure(_tables(report, "levi_bins"), reference="m2"),
-        preg.levi_panels_figure(_tables(report, "levi_bins"), reference=HOSTILE),
+        plevi.levi_figure(_tables(report, "levi_bins"), selected={HOSTILE: [0, 1]}, log_axes=True),
+        plevi.levi_panels_figure(_tables(report, "levi_bins"), reference="m2"),
+        plevi.levi_panels_figure(_tables(report, "levi_bins"), reference=HOSTILE),
     ]
     assert (report.diagrams[(HOSTILE, cc.ALL)]["z_histogram"]["outside"] > 0).any()
     for fig in figures:
@@ -147,7 +148,8 @@ COVERED = {
 
 
 def test_every_figure_builder_of_uploaded_data_is_covered():
-    builders = {name for module in (preg, pcls, pcmp) for name, fn in inspect.getmembers(module, inspect.isfunction)
+    builders = {name for module in (preg, plevi, pcls, pcmp)
+                for name, fn in inspect.getmembers(module, inspect.isfunction)
                 if fn.__module__ == module.__name__ and not name.startswith("_") and name.endswith(("_figure",
                                                                                                  "_figures"))}
     missing = builders - COVERED

@@ -20,6 +20,10 @@ pytest.importorskip("dask")
 import cloudpickle  # noqa: E402 - dask's dependency, after the skip
 
 import calib_core.scale.distributed as cd
+import calib_core.scale.distributed_cluster as ccl
+import calib_core.scale.distributed_partitions as cp
+import calib_core.scale.distributed_quantiles as cq
+import calib_core.scale.distributed_reading as crd
 from calib_core.base.predictions import InputError
 from calib_core.data.regression import parse_regression_frame
 
@@ -64,7 +68,7 @@ def _write(frames: list[pd.DataFrame], folder: Path, row_group_size: int = 700) 
 def test_partitions_follow_row_groups_and_global_row_ids(tmp_path):
     frames = [_regression_frame(n, i) for i, n in enumerate((1000, 2500, 10))]
     _write(frames, tmp_path)
-    parts, files = cd.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=1200)
+    parts, files = cp.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=1200)
     assert [Path(f).name for f in files] == ["part-00.parquet", "part-01.parquet", "part-02.parquet"]
     assert sum(p.n_rows for p in parts) == 3510
     assert [p.row_id for p in parts] == list(np.cumsum([0] + [p.n_rows for p in parts[:-1]]))
@@ -73,7 +77,7 @@ def test_partitions_follow_row_groups_and_global_row_ids(tmp_path):
         ("part-00.parquet", (0, 1), 0, 1000), ("part-01.parquet", (0, 1), 0, 1400),
         ("part-01.parquet", (2, 3), 1400, 1100), ("part-02.parquet", (0,), 0, 10)]
     assert parts[2].name == "part-01.parquet row groups 2–3 (rows 1,401–2,500)"
-    locate = cd.locate_row(parts)
+    locate = crd.locate_row(parts)
     assert locate(1) == "part-00.parquet:1" and locate(1000) == "part-00.parquet:1000"
     assert locate(1001) == "part-01.parquet:1" and locate(2401) == "part-01.parquet:1401"
     assert locate(3510) == "part-02.parquet:10"
@@ -81,7 +85,7 @@ def test_partitions_follow_row_groups_and_global_row_ids(tmp_path):
 
 def test_a_glob_that_matches_nothing_names_the_pattern(tmp_path):
     with pytest.raises(InputError, match=r"nothing\*\.parquet: matches no file"):
-        cd.plan_partitions(str(tmp_path / "nothing*.parquet"))
+        cp.plan_partitions(str(tmp_path / "nothing*.parquet"))
 
 
 @pytest.mark.parametrize(
@@ -98,7 +102,7 @@ def test_files_whose_schemas_disagree_are_named_with_the_column(tmp_path, change
     frames[2] = change(frames[2])
     _write(frames, tmp_path)
     with pytest.raises(InputError) as err:
-        cd.plan_partitions(str(tmp_path / "*.parquet"))
+        cp.plan_partitions(str(tmp_path / "*.parquet"))
     assert words in str(err.value)
     assert "What to do" in str(err.value)
 
@@ -107,7 +111,7 @@ def test_integer_and_float_columns_are_the_same_kind(tmp_path):
     frames = [_regression_frame(100, i) for i in range(2)]
     frames[1]["y"] = np.round(frames[1]["y"] * 100).astype(np.int64)
     _write(frames, tmp_path)
-    parts, _ = cd.plan_partitions(tmp_path)
+    parts, _ = cp.plan_partitions(tmp_path)
     assert sum(p.n_rows for p in parts) == 200
 
 
@@ -117,7 +121,7 @@ def test_order_statistics_are_exact_on_the_cluster(client, tmp_path):
     rng.shuffle(values)
     frames = [pd.DataFrame({"v": values[a:b]}) for a, b in ((0, 2500), (2500, 2600), (2600, 6000))]
     _write(frames, tmp_path, row_group_size=900)
-    parts, _ = cd.plan_partitions(tmp_path, rows_per_partition=1000)
+    parts, _ = cp.plan_partitions(tmp_path, rows_per_partition=1000)
     ids = np.arange(1, values.size + 1)
 
     def load(part):
@@ -126,7 +130,7 @@ def test_order_statistics_are_exact_on_the_cluster(client, tmp_path):
 
     ranks = lambda s, n: [0, 1, n // 7, n // 2, n - 2, n - 1]
     for limit in (0, 10**9):  # counting passes down to the last bit of (value, id), and gathering at once
-        totals, stats, passes = cd.order_statistics(client, parts, load, ranks, gather_limit=limit)
+        totals, stats, passes = cq.order_statistics(client, parts, load, ranks, gather_limit=limit)
         assert passes == (6 if limit == 0 else 2)  # 24 + 20 + 20 value bits, 24 + 20 + 20 id bits
         for subset, arr, arr_ids in (("all", values, ids), ("even", values[1::2], ids[1::2])):
             assert totals[subset] == arr.size
@@ -153,16 +157,16 @@ def _bad_rows_frames():
 def test_bad_rows_are_counted_per_reason_over_partitions(client, tmp_path):
     frames = _bad_rows_frames()
     _write(frames, tmp_path)
-    parts, files = cd.plan_partitions(tmp_path, rows_per_partition=800)
-    options, _ = cd.read_head(files, task=None, columns=None, renormalize=False)
-    leaf = lambda part: cd.DropTally.of(cd.read_partition(part, options), part.row_id)
-    tally = cd.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="drops")
+    parts, files = cp.plan_partitions(tmp_path, rows_per_partition=800)
+    options, _ = crd.read_head(files, task=None, columns=None, renormalize=False)
+    leaf = lambda part: crd.DropTally.of(crd.read_partition(part, options), part.row_id)
+    tally = ccl.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="drops")
     whole = parse_regression_frame(pd.concat(frames, ignore_index=True), "all")
     assert tally.n_read == 3700 and tally.n_dropped == whole.dropped.total == 3700 - whole.n_rows
     assert tally.counts == {r: int(v.size) for r, v in whole.dropped.reasons.items()}
     assert {r: v.tolist() for r, v in tally.first.items()} == {
-        r: np.sort(v)[: cd.FIRST_ROW_IDS].tolist() for r, v in whole.dropped.reasons.items()}
-    table = tally.table(cd.locate_row(parts))
+        r: np.sort(v)[: crd.FIRST_ROW_IDS].tolist() for r, v in whole.dropped.reasons.items()}
+    table = tally.table(crd.locate_row(parts))
     row = table.set_index("reason").loc["std: missing value"]
     assert row["count"] == 3 and row["rows"] == "part-00.parquet:4, part-00.parquet:701, part-00.parquet:1500"
     assert table.set_index("reason").loc["std: σ = 0", "rows"].startswith("part-02.parquet:1, part-02.parquet:2")
@@ -180,7 +184,7 @@ def test_drop_tally_merge_is_associative_and_commutative():
     rng = np.random.default_rng(0)
     tallies = []
     for i in range(4):
-        t = cd.DropTally(n_read=100, n_dropped=int(rng.integers(0, 9)))
+        t = crd.DropTally(n_read=100, n_dropped=int(rng.integers(0, 9)))
         for reason in rng.choice(["a", "b", "c"], size=2, replace=False):
             t.counts[str(reason)] = int(rng.integers(1, 50))
             t.first[str(reason)] = np.sort(rng.choice(1000, 5, replace=False)) + 1000 * i
@@ -198,11 +202,11 @@ def test_a_partition_that_fails_twice_is_reported_by_name(client, tmp_path):
     mid = len(data) // 3
     data[mid : mid + 400] = os.urandom(400)  # a data page of the second file is garbage (its checksum fails)
     paths[1].write_bytes(bytes(data))
-    parts, files = cd.plan_partitions(tmp_path, rows_per_partition=700)
-    options, _ = cd.read_head(files, task=None, columns=None, renormalize=False)
-    leaf = lambda part: cd.DropTally.of(cd.read_partition(part, options), part.row_id)
+    parts, files = cp.plan_partitions(tmp_path, rows_per_partition=700)
+    options, _ = crd.read_head(files, task=None, columns=None, renormalize=False)
+    leaf = lambda part: crd.DropTally.of(crd.read_partition(part, options), part.row_id)
     with pytest.raises(cd.PartitionError) as err:
-        cd.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="corrupt")
+        ccl.run_tree(client, leaf, parts, lambda *t: _merge_all(t), stage="corrupt")
     names = [name for name, _ in err.value.failures]
     assert names and all(name.startswith("part-01.parquet row group") for name in names)
     assert "failed twice" in str(err.value) and "part-01.parquet row group" in str(err.value)
@@ -242,12 +246,12 @@ def _die_always(part):
 def test_a_worker_that_dies_is_retried_and_one_that_dies_twice_is_named(client, tmp_path):
     frames = [_regression_frame(500, i) for i in range(4)]
     _write(frames, tmp_path / "data")
-    parts, _ = cd.plan_partitions(tmp_path / "data", rows_per_partition=500)
-    total = cd.run_tree(client, lambda p: _die_once(p, str(tmp_path)), parts, lambda *n: sum(n), stage="die-once")
+    parts, _ = cp.plan_partitions(tmp_path / "data", rows_per_partition=500)
+    total = ccl.run_tree(client, lambda p: _die_once(p, str(tmp_path)), parts, lambda *n: sum(n), stage="die-once")
     assert total == 2000 and (tmp_path / "died-2").exists()
     client.wait_for_workers(1, timeout=180)
     with pytest.raises(cd.PartitionError) as err:
-        cd.run_tree(client, _die_always, parts, lambda *n: sum(n), stage="die-always")
+        ccl.run_tree(client, _die_always, parts, lambda *n: sum(n), stage="die-always")
     assert [name for name, _ in err.value.failures] == [parts[1].name]
     assert "died twice" in str(err.value)
 
@@ -296,7 +300,7 @@ def test_summarize_parquet_on_the_cluster_equals_the_in_memory_summary(client, t
     whole = _compare_with_memory(result, frames, parse_regression_frame, n_bins=10)
     assert result.n_dropped == whole.dropped.total
     assert result.summary.dropped == {
-        r: {"count": int(v.size), "first": np.sort(v)[: cd.FIRST_ROW_IDS].tolist()}
+        r: {"count": int(v.size), "first": np.sort(v)[: crd.FIRST_ROW_IDS].tolist()}
         for r, v in whole.dropped.reasons.items()}
     table = result.dropped_table().set_index("reason")
     assert table.loc["mean: infinite value", "rows"] == "part-02.parquet:1101"
@@ -429,12 +433,12 @@ def test_cli_engine_dask_names_disagreeing_files_and_refuses_a_glob_in_memory(tm
 
 
 def test_partitions_are_sized_by_the_width_of_the_table(tmp_path):
-    assert cd.auto_rows_per_partition(3) == 600_000_000 // (230 * 3)
-    assert cd.auto_rows_per_partition(11) == 237_154 and cd.auto_rows_per_partition(10**6) == 10_000
+    assert cp.auto_rows_per_partition(3) == 600_000_000 // (230 * 3)
+    assert cp.auto_rows_per_partition(11) == 237_154 and cp.auto_rows_per_partition(10**6) == 10_000
     narrow = pd.DataFrame({"y": np.zeros(10), "mean": 0.0, "std": 1.0})
     _write([narrow], tmp_path / "narrow", row_group_size=2)
-    assert len(cd.plan_partitions(tmp_path / "narrow")[0]) == 1  # 869,565 rows allowed: every row group in one
-    assert len(cd.plan_partitions(tmp_path / "narrow", rows_per_partition=4)[0]) == 3  # 4 + 4 + 2 rows
+    assert len(cp.plan_partitions(tmp_path / "narrow")[0]) == 1  # 869,565 rows allowed: every row group in one
+    assert len(cp.plan_partitions(tmp_path / "narrow", rows_per_partition=4)[0]) == 3  # 4 + 4 + 2 rows
 
 
 def _classification_frame(n: int, seed: int, k: int = 10) -> pd.DataFrame:
@@ -454,7 +458,7 @@ def _peak_on_a_fresh_worker(pattern: str) -> tuple[float, cd.ParquetSummary]:
         with cd.open_client(n_workers=1, memory_limit="1GiB") as c:
             c.wait_for_workers(1, timeout=60)
             res = cd.summarize_parquet(pattern, scheduler=c, rows_per_partition=30_000)
-            (peak,) = cd.worker_peak_mb(c).values()
+            (peak,) = ccl.worker_peak_mb(c).values()
     finally:
         sys.modules["__main__"] = main
     return peak, res

@@ -17,6 +17,9 @@ from calib_core.base.predictions import InputError
 from calib_core.data.classification import parse_classification_frame
 from calib_core.data.regression import parse_regression_frame
 from calib_core.scale import slices as ss
+from calib_core.scale import slices_ranking as sr
+from calib_core.scale import slices_sketch as sk
+from calib_core.scale import slices_spec as sp
 from calib_core.slices import classification as cls_slices
 from calib_core.slices import regression as reg_slices
 
@@ -87,7 +90,7 @@ def test_regression_ranking_from_merged_chunks_equals_in_memory(regression_set, 
     spec = ss.slice_spec(pset)
     summ = summary_of_chunks(pset, spec, cuts)
     assert summ.n_rows == pset.n_rows
-    assert_same_ranking(mem, ss.summary_ranking(summ), "regression")
+    assert_same_ranking(mem, sr.summary_ranking(summ), "regression")
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -96,7 +99,7 @@ def test_classification_ranking_from_merged_chunks_equals_in_memory(classificati
     pset = classification_set
     mem, _ = cls_slices.slice_ranking(pset)
     summ = summary_of_chunks(pset, ss.slice_spec(pset), cuts)
-    assert_same_ranking(mem, ss.summary_ranking(summ), "classification")
+    assert_same_ranking(mem, sr.summary_ranking(summ), "classification")
 
 
 def test_options_columns_min_size_and_no_pairs(regression_set):
@@ -104,11 +107,11 @@ def test_options_columns_min_size_and_no_pairs(regression_set):
     summ = summary_of_chunks(pset, ss.slice_spec(pset), [2_000, 4_100])
     for kw in ({"min_size": 400}, {"pairs": False}, {"columns": ["site", "x1", "group"]}, {"min_size": 1}):
         mem, _ = reg_slices.slice_ranking(pset, **kw)
-        assert_same_ranking(mem, ss.summary_ranking(summ, **kw), "regression")
-    first = ss.summary_ranking(summ).iloc[0]
+        assert_same_ranking(mem, sr.summary_ranking(summ, **kw), "regression")
+    first = sr.summary_ranking(summ).iloc[0]
     assert first["slice"].startswith("site = s3") or "site = s3" in first["slice"]
     with pytest.raises(InputError, match="no slice column 'nope'"):
-        ss.summary_ranking(summ, columns=["nope"])
+        sr.summary_ranking(summ, columns=["nope"])
 
 
 def test_a_chunk_with_a_level_the_spec_does_not_know_is_refused(regression_set):
@@ -122,10 +125,10 @@ def test_a_chunk_with_a_level_the_spec_does_not_know_is_refused(regression_set):
 def test_sketch_of_every_row_gives_the_in_memory_spec(regression_set):
     pset = regression_set
     ids = np.arange(1, pset.n_rows + 1)
-    parts = [ss.sketch_slices(pset.take(np.arange(a, b)), rate=1.0, row_ids=ids[a:b])
+    parts = [sk.sketch_slices(pset.take(np.arange(a, b)), rate=1.0, row_ids=ids[a:b])
              for a, b in ((0, 1_000), (1_000, 4_321), (4_321, pset.n_rows))]
     sketch = parts[2].merge(parts[0]).merge(parts[1])
-    spec = ss.spec_from_sketch(sketch)
+    spec = sk.spec_from_sketch(sketch)
     mem = ss.slice_spec(pset)
     assert spec.rank_error == 0.0
     assert (spec.columns, spec.kinds, spec.levels, spec.none) == (mem.columns, mem.kinds, mem.levels, mem.none)
@@ -140,8 +143,8 @@ def test_sampled_edges_are_within_the_stated_rank_error():
         frame = regression_frame(60_000, 100 + seed)
         pset = parse_regression_frame(frame, "big.csv")
         ids = np.arange(1, pset.n_rows + 1)
-        sketch = ss.sketch_slices(pset, rate=2_000 / pset.n_rows, row_ids=ids, seed=seed)
-        spec = ss.spec_from_sketch(sketch)
+        sketch = sk.sketch_slices(pset, rate=2_000 / pset.n_rows, row_ids=ids, seed=seed)
+        spec = sk.spec_from_sketch(sketch)
         m = int(np.isfinite(sketch.sample["x2"]).sum())  # x2 has missing values: the smallest sample of an edge
         assert m < sketch.sample["x1"].size
         assert spec.rank_error == pytest.approx(math.sqrt(math.log(200) / (2 * m)))
@@ -184,13 +187,13 @@ def test_text_columns_read_as_categoricals_give_the_same_summary():
     spec = ss.slice_spec(text_set)
     ids = np.arange(1, text_set.n_rows + 1)
     for rate in (1.0, 0.3):
-        a = ss.spec_from_sketch(ss.sketch_slices(text_set, rate=rate, row_ids=ids))
-        b = ss.spec_from_sketch(ss.sketch_slices(cat_set, rate=rate, row_ids=ids))
+        a = sk.spec_from_sketch(sk.sketch_slices(text_set, rate=rate, row_ids=ids))
+        b = sk.spec_from_sketch(sk.sketch_slices(cat_set, rate=rate, row_ids=ids))
         assert a.levels == b.levels and a.edges == b.edges
         assert "only-in-a-dropped-row" not in b.levels[b.columns.index("region")]
     for i, name in enumerate(spec.columns):
-        np.testing.assert_array_equal(ss.column_codes(ss._column_values(cat_set, name), spec, i),
-                                      ss.column_codes(ss._column_values(text_set, name), spec, i), err_msg=name)
+        np.testing.assert_array_equal(ss.column_codes(sp.column_values(cat_set, name), spec, i),
+                                      ss.column_codes(sp.column_values(text_set, name), spec, i), err_msg=name)
     x, y = ss.summarize_slices(text_set, spec), ss.summarize_slices(cat_set, spec)
     for i in range(len(spec.columns)):
         np.testing.assert_array_equal(x.single(i), y.single(i))
@@ -205,7 +208,7 @@ def test_one_or_two_slice_columns_equal_in_memory(columns):
     pset = parse_regression_frame(frame, "few.csv")
     mem, _ = reg_slices.slice_ranking(pset)
     summ = summary_of_chunks(pset, ss.slice_spec(pset), [1_234, 2_999])
-    got = ss.summary_ranking(summ)
+    got = sr.summary_ranking(summ)
     assert len(got) >= 5
     assert got["slice"].tolist() == mem["slice"].tolist() and got["n"].tolist() == mem["n"].tolist()
     for c in STATS["regression"]:
@@ -231,10 +234,10 @@ def test_parquet_path_in_process_equals_in_memory(tmp_path):
     assert out.n_read == 6_000 and out.summary.n_rows == whole.n_rows == 5_998
     assert out.summary.spec.rank_error == 0.0  # 6,000 rows ≤ the sample size: every row, exact edges
     mem, _ = reg_slices.slice_ranking(whole)
-    assert_same_ranking(mem, ss.summary_ranking(out.summary), "regression")
+    assert_same_ranking(mem, sr.summary_ranking(out.summary), "regression")
     sampled = cd.slice_summary_parquet(str(tmp_path / "*.parquet"), scheduler=cd.IN_PROCESS, sample_rows=1_000)
     assert 0.03 < sampled.summary.spec.rank_error < 0.06  # √(ln 200 / (2·~1,000))
-    assert ss.summary_ranking(sampled.summary).iloc[0]["slice"] == mem.iloc[0]["slice"]
+    assert sr.summary_ranking(sampled.summary).iloc[0]["slice"] == mem.iloc[0]["slice"]
 
 
 def test_a_p_value_below_float_range_is_the_strongest_evidence():
@@ -255,17 +258,19 @@ def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
     value by value), with an invalid row dropped in both."""
     pytest.importorskip("pyarrow")
     import calib_core.scale.distributed as cd
+    import calib_core.scale.distributed_partitions as cp
+    import calib_core.scale.distributed_reading as crd
 
     frame = regression_frame(3_000, 41)
     frame.loc[17, "std"] = -1.0
     _write_parts(frame, tmp_path, [], row_group_size=1_000)
-    parts, files = cd.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
-    options, head = cd.read_head(files, task=None, columns=None, renormalize=False)
+    parts, files = cp.plan_partitions(str(tmp_path / "*.parquet"), rows_per_partition=2_000)
+    options, head = crd.read_head(files, task=None, columns=None, renormalize=False)
     text = cd._text_slice_columns(files, head)
     assert sorted(text) == ["region", "site"]  # text columns no role takes (group is the group role)
     for part in parts:
-        plain = cd.read_partition(part, options)
-        fast = cd.read_partition(part, options, dictionary=text, zero_copy=True)
+        plain = crd.read_partition(part, options)
+        fast = crd.read_partition(part, options, dictionary=text, zero_copy=True)
         assert fast.n_rows == plain.n_rows and fast.dropped.total == plain.dropped.total
         np.testing.assert_array_equal(fast.row_number, plain.row_number)
         np.testing.assert_array_equal(fast.y, plain.y)
@@ -274,8 +279,8 @@ def test_slice_passes_read_partitions_as_the_reader_does(tmp_path):
         for c in text:
             assert isinstance(fast.slice_columns[c].dtype, pd.CategoricalDtype)
         for c in plain.slice_columns.columns:
-            np.testing.assert_array_equal(ss._text(fast.slice_columns[c]).to_numpy(),
-                                          ss._text(plain.slice_columns[c]).to_numpy(), err_msg=c)
+            np.testing.assert_array_equal(sp._text(fast.slice_columns[c]).to_numpy(),
+                                          sp._text(plain.slice_columns[c]).to_numpy(), err_msg=c)
 
 
 def test_kept_rows_copies_only_when_rows_are_dropped():

@@ -18,7 +18,7 @@ import cloudpickle  # noqa: E402 - dask's dependency, after the skip
 import calib_core.scale.distributed as cd
 from calib_core.data.classification import parse_classification_frame
 from calib_core.data.regression import parse_regression_frame
-from calib_core.scale import slices as ss
+from calib_core.scale import slices_ranking as sr
 from calib_core.slices import classification as cls_slices
 from calib_core.slices import regression as reg_slices
 from tests.scale import test_slices as helpers  # noqa: E402
@@ -48,7 +48,7 @@ def test_regression_slices_on_the_cluster_equal_in_memory(client, tmp_path):
     assert len(out.partitions) >= 6 and "2 workers" in out.cluster
     whole = parse_regression_frame(frame, "all")
     mem, _ = reg_slices.slice_ranking(whole)
-    helpers.assert_same_ranking(mem, ss.summary_ranking(out.summary), "regression")
+    helpers.assert_same_ranking(mem, sr.summary_ranking(out.summary), "regression")
 
 
 def test_classification_slices_on_the_cluster_equal_in_memory(client, tmp_path):
@@ -57,4 +57,4 @@ def test_classification_slices_on_the_cluster_equal_in_memory(client, tmp_path):
     out = cd.slice_summary_parquet(str(tmp_path / "*.parquet"), scheduler=client, rows_per_partition=1_000)
     whole = parse_classification_frame(pd.concat([frame], ignore_index=True), "all", None, False)
     mem, _ = cls_slices.slice_ranking(whole)
-    helpers.assert_same_ranking(mem, ss.summary_ranking(out.summary), "classification")
+    helpers.assert_same_ranking(mem, sr.summary_ranking(out.summary), "classification")

@@ -30,6 +30,7 @@ from calib_core.base.predictions import ALL, PredictionSet
 from calib_core.metrics.classification import ClassificationRows
 from calib_core.metrics.regression import RegressionRows, summary_statistics
 from calib_core.scale import summary as S
+from calib_core.scale import summary_report as SR
 from calib_core.scale.classification import classification_values
 from calib_core.scale.regression import (
     BOUNDED_METRICS,
@@ -564,7 +565,7 @@ def test_the_positive_class_ratio_is_exact_from_a_summary_and_its_test_holds_its
             one = PredictionSet(task="classification", labels=labels, probs=np.column_stack([1 - p1, p1]),
                                 layout="probs", row_number=np.arange(1, n + 1, dtype=np.int64))
             part = S.summarize(one, spec=S.spec_for(one)).parts[("model", ALL)]
-            p_values[shrink].append(S._positive_ratio(part)["p_value"])
+            p_values[shrink].append(SR._positive_ratio(part)["p_value"])
     rejected = int(np.sum(np.array(p_values[1.0]) < 0.05))
     lo, hi = binom.ppf([0.0005, 0.9995], reps, 0.05)
     assert lo <= rejected <= hi, rejected

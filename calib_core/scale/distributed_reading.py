@@ -1,0 +1,352 @@
+"""One partition read through the readers of ``cc.load_predictions``: the options every partition is parsed with
+(:class:`ReadOptions`, fixed from the first rows by :func:`read_head`), the read itself (:func:`read_partition`:
+pyarrow, page checksums verified) and the dropped rows counted per reason over the data set (:class:`DropTally`,
+:func:`locate_row`).  The partitions: :mod:`calib_core.scale.distributed_partitions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..base.predictions import PredictionSet
+from ..data.classification import parse_classification_frame
+from ..data.detect import detect_task
+from ..data.regression import parse_regression_frame
+from .distributed_partitions import Partition
+
+__all__ = [
+    "FIRST_ROW_IDS",
+    "DropTally",
+    "ReadOptions",
+    "locate_row",
+    "parse_frame",
+    "read_head",
+    "read_partition",
+]
+
+FIRST_ROW_IDS = 10
+"""Row numbers kept per drop reason (the smallest global 1-based row numbers; the count is exact)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading one partition through the readers of cc.load_predictions
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How every partition is parsed.
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+        The task (detected once, on the head).
+    columns : mapping, optional
+        The column mapping, with the class names fixed from the head for classification.
+    renormalize : bool, default False
+        The classification ``renormalize`` option of ``cc.load_predictions``.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
+
+    task: str
+    columns: Mapping[str, Any] | None = None
+    renormalize: bool = False
+
+
+def _frame(table: Any, *, zero_copy: bool = False) -> pd.DataFrame:
+    """The table as a frame (string column names stripped, index 0 … n−1).  ``zero_copy``: one block per column
+    and the table's buffers handed over (``split_blocks``, ``self_destruct``): columns without missing values are
+    the read-only Arrow buffers themselves, no copy (the table is unusable afterwards)."""
+    import pyarrow as pa
+
+    kw = {"split_blocks": True, "self_destruct": True} if zero_copy else {"memory_pool": pa.system_memory_pool()}
+    try:
+        frame = table.to_pandas(**kw)
+    except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+        frame = table.replace_schema_metadata(None).to_pandas(**kw)
+    if not isinstance(frame.index, pd.RangeIndex):
+        frame = frame.reset_index()
+    frame = frame.reset_index(drop=True)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_rows: int = 0) -> PredictionSet:
+    """A frame through the task's reader (the one behind ``cc.load_predictions``).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows as read.
+    source : str
+        Where they come from (in messages).
+    options : ReadOptions
+        Task, mapping and ``renormalize``.
+    min_rows : int, default 0
+        Valid rows needed (0: a partition with no valid row is not an error).
+
+    Returns
+    -------
+    PredictionSet
+        The validated rows; ``dropped`` counts the invalid ones.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
+    if options.task == "classification":
+        return parse_classification_frame(frame, source, options.columns, options.renormalize, min_rows=min_rows)
+    return parse_regression_frame(frame, source, options.columns, min_rows=min_rows)
+
+
+def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = (),
+                   zero_copy: bool = False) -> PredictionSet:
+    """Read one partition and parse it with the reader of ``cc.load_predictions``.
+
+    pyarrow, page checksums verified where the writer stored them; the set's ``row_number`` are the 1-based rows of
+    the partition and ``dropped`` counts its invalid rows.
+
+    Parameters
+    ----------
+    part : Partition
+        The partition.
+    options : ReadOptions
+        How to parse it.
+    dictionary : sequence of str, default ()
+        Columns (text columns no role takes) read as dictionaries, i.e. pandas categoricals: their codes come from
+        the file's dictionary pages, without a Python string per row.
+    zero_copy : bool, default False
+        The frame's columns are the Arrow buffers (read-only; for readers of the set that do not write into its
+        columns).
+
+    Returns
+    -------
+    PredictionSet
+        The partition's valid rows.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    .. [2] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=list(dictionary) or None)
+        table = pf.read_row_groups(list(part.row_groups), use_threads=False)
+        frame = _frame(table, zero_copy=zero_copy)
+        del table
+    finally:
+        pa.default_memory_pool().release_unused()
+    return parse_frame(frame, part.name, options)
+
+
+@dataclass
+class DropTally:
+    """Dropped rows of a data set: per reason the exact count and the smallest global row ids.
+
+    ``merge`` is associative and commutative (sums and sorted unions).
+
+    Attributes
+    ----------
+    counts : dict of str to int
+        Reason → rows dropped.
+    first : dict of str to ndarray
+        Reason → the smallest global 1-based row ids (at most :data:`FIRST_ROW_IDS`).
+    n_read : int
+        Rows read.
+    n_dropped : int
+        Rows dropped (a row dropped for two reasons counts once).
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
+
+    counts: dict[str, int] = field(default_factory=dict)
+    first: dict[str, np.ndarray] = field(default_factory=dict)
+    n_read: int = 0
+    n_dropped: int = 0
+
+    @classmethod
+    def of(cls, pset: PredictionSet, row_id: int) -> DropTally:
+        """The drops of one parsed partition with ``row_id`` data-set rows before it (global 1-based rows).
+
+        Parameters
+        ----------
+        pset : PredictionSet
+            The parsed partition.
+        row_id : int
+            Data-set rows before it.
+
+        Returns
+        -------
+        DropTally
+            Its tally.
+        """
+        out = cls(n_read=int(pset.n_read), n_dropped=int(pset.dropped.total))
+        for reason, rows in pset.dropped.reasons.items():
+            rows = np.asarray(rows, dtype=np.int64)
+            out.counts[reason] = int(rows.size)
+            out.first[reason] = np.sort(rows)[:FIRST_ROW_IDS] + row_id
+        return out
+
+    def as_dropped(self) -> dict[str, dict[str, Any]]:
+        """The ``Summary.dropped`` form: reason → {"count", "first"}.
+
+        Returns
+        -------
+        dict of str to dict
+            Reason → count and first row ids.
+        """
+        return {r: {"count": int(c), "first": [int(i) for i in self.first[r]]} for r, c in self.counts.items()}
+
+    def merge(self, other: DropTally) -> DropTally:
+        """Counts added, first ids the smallest of both.
+
+        Parameters
+        ----------
+        other : DropTally
+            Another tally.
+
+        Returns
+        -------
+        DropTally
+            The tally of both.
+        """
+        out = DropTally(dict(self.counts), dict(self.first), self.n_read + other.n_read,
+                        self.n_dropped + other.n_dropped)
+        for reason, count in other.counts.items():
+            out.counts[reason] = out.counts.get(reason, 0) + count
+            prev = out.first.get(reason)
+            ids = other.first[reason] if prev is None else np.union1d(prev, other.first[reason])
+            out.first[reason] = np.sort(ids)[:FIRST_ROW_IDS]
+        return out
+
+    def table(self, locate: Callable[[int], str] | None = None) -> pd.DataFrame:
+        """One row per reason: reason, count, first rows.
+
+        Parameters
+        ----------
+        locate : callable, optional
+            Turns a global id into ``file:row`` (:func:`locate_row`); default the id itself.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``reason, count, rows``, the most frequent reason first.
+        """
+        rows = []
+        for reason, count in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            ids = self.first[reason]
+            where = [locate(int(i)) if locate else str(int(i)) for i in ids]
+            rows.append({"reason": reason, "count": count,
+                         "rows": ", ".join(where) + (" …" if count > len(ids) else "")})
+        return pd.DataFrame(rows, columns=["reason", "count", "rows"])
+
+
+def locate_row(parts: Sequence[Partition]) -> Callable[[int], str]:
+    """A function from a data-set row (1-based, files in order) to ``file.parquet:row`` (1-based row of the file).
+
+    Parameters
+    ----------
+    parts : sequence of Partition
+        The data set's partitions, in order.
+
+    Returns
+    -------
+    callable
+        ``locate(row) -> str``.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
+    starts = np.array([p.row_id for p in parts], dtype=np.int64)
+
+    def locate(row: int) -> str:
+        p = parts[int(np.searchsorted(starts, row - 1, side="right")) - 1]
+        return f"{Path(p.path).name}:{p.file_row + row - p.row_id}"
+
+    return locate
+
+
+def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, Any] | None, renormalize: bool,
+              n_rows: int = 2000) -> tuple[ReadOptions, PredictionSet]:
+    """Parse the first rows of the first file, so that a wrong mapping fails before any work is sent out.
+
+    The reader of ``cc.load_predictions`` (at least two valid rows needed) decides the options every partition is
+    then read with: the task detected once and, for classification, the class names fixed.
+
+    Parameters
+    ----------
+    files : sequence of str
+        The data set's files.
+    task : {"regression", "classification"} or None
+        The task (None: detected from the head).
+    columns : mapping or None
+        The column mapping.
+    renormalize : bool
+        The classification ``renormalize`` option.
+    n_rows : int, default 2000
+        Rows of the head.
+
+    Returns
+    -------
+    options : ReadOptions
+        How every partition is read.
+    head : PredictionSet
+        The parsed head.
+
+    References
+    ----------
+    .. [1] Apache Software Foundation. Apache Parquet file format (footer metadata, row groups, page checksums).
+       https://parquet.apache.org/docs/file-format/
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(files[0])
+    batch = next(pf.iter_batches(batch_size=n_rows), None)
+    table = pa.Table.from_batches([batch]) if batch is not None else pf.schema_arrow.empty_table()
+    frame = _frame(table)
+    kind = task or detect_task(frame, columns)
+    options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize)
+    head = parse_frame(frame, f"{Path(files[0]).name} (first {len(frame):,} rows)", options, min_rows=2)
+    if kind == "classification" and head.classes is not None and "classes" not in (columns or {}):
+        options = ReadOptions(kind, {**(columns or {}), "classes": list(head.classes)}, renormalize)
+    return options, head
+
+
+def global_ids(part: Partition, pset: PredictionSet) -> np.ndarray:
+    """The global 1-based row ids of a parsed partition: its ``row_number`` plus the rows before it.
+
+    Parameters
+    ----------
+    part : Partition
+        The partition.
+    pset : PredictionSet
+        Its parsed rows.
+
+    Returns
+    -------
+    ndarray of shape (n,) of int64
+        The data-set row numbers of its valid rows.
+    """
+    return np.asarray(pset.row_number, dtype=np.int64) + part.row_id
