@@ -66,7 +66,8 @@ def session_still_works(at: AppTest) -> None:
     at.switch_page("pages/data.py").run()
 
 
-@pytest.mark.parametrize("category", list(CATEGORIES))
+@pytest.mark.parametrize("category", [pytest.param(c, marks=pytest.mark.slow) if c == "huge_column_count" else c
+                                      for c in CATEGORIES])
 def test_bad_uploads_show_the_message_and_keep_the_data(app, category):
     @settings(max_examples=EXAMPLES_PER_CATEGORY, derandomize=True, database=None, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])

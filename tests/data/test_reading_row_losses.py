@@ -145,7 +145,7 @@ def _probs_file(P: np.ndarray) -> bytes:
     return frame.to_csv(index=False, float_format="%.10g").encode()
 
 
-@pytest.mark.parametrize("k", [2, 10, 5_000])
+@pytest.mark.parametrize("k", [2, 10, pytest.param(5_000, marks=pytest.mark.slow)])
 def test_the_row_sum_tolerance_does_not_grow_with_k(k):
     rng = np.random.default_rng(k)
     P = rng.dirichlet(np.ones(k), 6)

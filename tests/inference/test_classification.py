@@ -56,6 +56,7 @@ def calibrated_runs():
     return out
 
 
+@pytest.mark.slow  # a seeded simulation study (many data sets); runs with pytest -m slow
 def test_false_alarm_rate_of_the_headline_on_calibrated_data(calibrated_runs):
     pooled = []
     for k, runs in calibrated_runs.items():
@@ -297,7 +298,8 @@ def test_mce_interval_is_the_simultaneous_clopper_pearson_one():
     assert lo <= mce <= hi  # the plug-in is always inside
 
 
-@pytest.mark.parametrize("k, temperature", [(10, 1 / 1.5), (10, 1.5), (100, 1 / 1.5)])
+@pytest.mark.parametrize("k, temperature", [(10, 1 / 1.5), pytest.param(10, 1.5, marks=pytest.mark.slow),
+                                            pytest.param(100, 1 / 1.5, marks=pytest.mark.slow)])
 def test_mce_and_classwise_intervals_cover_the_population_value(k, temperature):
     mass, dev, cw_pop = _population_gaps(k, temperature)
     rng = np.random.default_rng(100 + k)
@@ -322,6 +324,7 @@ def test_mce_and_classwise_intervals_cover_the_population_value(k, temperature):
         assert stats.binom.cdf(h, reps, 0.95) > 1e-3
 
 
+@pytest.mark.slow  # a seeded simulation study (many data sets); runs with pytest -m slow
 def test_mce_and_classwise_intervals_contain_zero_under_perfect_calibration(calibrated_runs):
     """At the population value 0 the intervals cover 0 at least as often as their level says."""
     for name in ("mce", "classwise_ece"):

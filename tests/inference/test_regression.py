@@ -155,9 +155,11 @@ def test_ensemble_enumeration_gives_finite_m_coverage():
 
 # -- the headline as a statistic ------------------------------------------------------------------
 FAST = [("gaussian", 1000, 200), ("quantile", 500, 100), ("ensemble", 500, 100)]
+#: the default run keeps the Gaussian study; the quantile and ensemble ones run with ``pytest -m slow``
+FAST_PARAMS = [pytest.param(*f, id=f[0], marks=() if f[0] == "gaussian" else pytest.mark.slow) for f in FAST]
 
 
-@pytest.mark.parametrize("layout, n, reps", FAST, ids=[f[0] for f in FAST])
+@pytest.mark.parametrize("layout, n, reps", FAST_PARAMS)
 def test_false_alarm_rate_of_the_headline(layout, n, reps):
     rng = np.random.default_rng({"gaussian": 101, "quantile": 102, "ensemble": 103}[layout])
     alarms = 0
@@ -351,7 +353,8 @@ def _population_shape(layout: str, sigma_factor: float) -> tuple[float, float, f
     return float(z.std()), float(stats.skew(z)), float(stats.kurtosis(z))
 
 
-@pytest.mark.parametrize("layout", ["gaussian", "quantile", "ensemble"])
+@pytest.mark.parametrize("layout", ["gaussian", pytest.param("quantile", marks=pytest.mark.slow),
+                                    pytest.param("ensemble", marks=pytest.mark.slow)])
 def test_shape_intervals_cover_the_population_value(layout):
     """std z, skewness and kurtosis intervals (bootstrap-t) in every layout, at σ × 1.25 (under-confident)."""
     pop = dict(zip(("z_std", "z_skewness", "z_excess_kurtosis"), _population_shape(layout, 1.25)))
