@@ -73,7 +73,7 @@ def _over_rate(x: np.ndarray, lam: np.ndarray) -> np.ndarray:
         return np.where(np.isinf(lam), 0.0, x / lam)
 
 
-def _as_rows(a: Any, name: str) -> np.ndarray:
+def as_rows(a: Any, name: str) -> np.ndarray:
     arr = np.asarray(a, dtype=float)
     if arr.ndim == 0:
         arr = arr.reshape(1)
@@ -188,8 +188,8 @@ class Gaussian(PredictiveDistribution):
     """
 
     def __init__(self, mean: Any, std: Any) -> None:
-        mean = _as_rows(mean, "mean")
-        std = _as_rows(std, "std")
+        mean = as_rows(mean, "mean")
+        std = as_rows(std, "std")
         mean, std = np.broadcast_arrays(mean, std)
         self._mean = np.array(mean, dtype=float)
         self._std = np.array(std, dtype=float)
@@ -332,7 +332,7 @@ class QuantileSet(PredictiveDistribution):
 
     def cdf(self, y: np.ndarray) -> np.ndarray:
         """Piecewise-linear interpolation of (q_ij, τ_j) with exponential tails."""
-        y = _as_rows(y, "y")
+        y = as_rows(y, "y")
         y = np.broadcast_to(y, (len(self),))
         tau, q = self.levels, self.values
         L = tau.size
@@ -376,7 +376,7 @@ class QuantileSet(PredictiveDistribution):
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """log density: log(Δτ/Δq) inside a segment, the exponential tail density outside."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         tau, q = self.levels, self.values
         L = tau.size
         k = self._segment(y)
@@ -398,7 +398,7 @@ class QuantileSet(PredictiveDistribution):
         form: a linear piece of length ℓ from F_a to F_b against c gives ℓ[(F_a−c)² + (F_a−c)(F_b−c)
         + (F_b−c)²]/3.
         """
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),)).astype(float)
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),)).astype(float)
         tau, q = self.levels, self.values
         n, L = q.shape
         # Inner part on [q_1, q_L]: insert y clipped into [q_1, q_L] as an extra knot.
@@ -505,12 +505,12 @@ class SampleSet(PredictiveDistribution):
 
     def cdf(self, y: np.ndarray) -> np.ndarray:
         """#{x_ij ≤ y_i}/M."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         return (self.samples <= y[:, None]).mean(axis=1)
 
     def cdf_left(self, y: np.ndarray) -> np.ndarray:
         """#{x_ij < y_i}/M."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         return (self.samples < y[:, None]).mean(axis=1)
 
     def pit(self, y: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -523,7 +523,7 @@ class SampleSet(PredictiveDistribution):
         Note that this differs from the empirical CDF F(y) = #{x ≤ y}/M, which is not uniform
         even for a calibrated ensemble (Anderson 1996; Hamill 2001).
         """
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         below = (self.samples < y[:, None]).sum(axis=1)
         ties = (self.samples == y[:, None]).sum(axis=1)
         v = 0.5 if rng is None else rng.random(len(self))
@@ -560,7 +560,7 @@ class SampleSet(PredictiveDistribution):
         (M − 1)/(M + 1) coverage of [x_(1), x_(M)]).
         """
         n, m = self.samples.shape
-        y = np.broadcast_to(_as_rows(y, "y"), (n,))
+        y = np.broadcast_to(as_rows(y, "y"), (n,))
         rows = np.arange(n)
         j = rng.integers(0, m, n)
         swapped = self.samples.copy()
@@ -586,7 +586,7 @@ class SampleSet(PredictiveDistribution):
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """log of a Gaussian KDE of the row's samples (Silverman bandwidth), log-sum-exp."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         m = self.n_samples
         h = self._bandwidth()
         z = (y[:, None] - self.samples) / h[:, None]
@@ -594,7 +594,7 @@ class SampleSet(PredictiveDistribution):
 
     def crps(self, y: np.ndarray, fair: bool = False) -> np.ndarray:
         """Exact ensemble CRPS (energy form with sorted samples); see the class docstring."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         x = self.sorted_samples
         m = self.n_samples
         term1 = np.abs(x - y[:, None]).mean(axis=1)
