@@ -52,6 +52,10 @@ less than δ; the null count's mean is exact and its variance exceeds the exact 
 intervals are shifted by (exact − grid) plug-in.  The CORP curve and the decomposition themselves are always
 exact.
 
+The pooling, the PAV fits, the decomposition and the Murphy diagram are in
+:mod:`calib_core.diagrams.classification_pav` (re-exported here); this module adds the bands, the MCB test, the
+intervals, prediction sets and the MCB–DSC plane.
+
 Murphy diagram (Ehm, Gneiting, Jordan & Krüger 2016, JRSS B 78, 505–562, §3): the mean elementary score
 S̄_θ = [θ · #{x_i > θ, y_i = 0} + (1 − θ) · #{x_i ≤ θ, y_i = 1}] / N over thresholds θ ∈ [0, 1] (the expense of a
 user who acts when x > θ, with cost–loss ratio θ); ∫₀¹ S̄_θ dθ = Brier / 2.  A forecast whose curve lies below
@@ -61,17 +65,32 @@ another's everywhere is better for every user (every proper score).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import special
 from scipy.optimize import isotonic_regression
 
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.protocol import EvaluationResult, model_rows
 from ..base.significance import monte_carlo_p
 from ..metrics.classification import Target, top_label
+from .classification_pav import (
+    MURPHY_COLUMNS,
+    SCORES,
+    Distinct,
+    Score,
+    climatology_score,
+    decompose,
+    decompose_distinct,
+    distinct,
+    fill_gaps,
+    murphy_of_distinct,
+    murphy_table,
+    pav,
+    pav_batch,
+    row_scores,
+    score_sums,
+)
 
 __all__ = [
     "BAND_COLUMNS",
@@ -98,9 +117,6 @@ __all__ = [
 
 #: The binary event of a CORP diagram (the same choice as the metrics' ``target``).
 CorpTarget = Target
-Score = Literal["brier", "log"]
-#: The two proper scores of the decomposition.
-SCORES: tuple[Score, ...] = ("brier", "log")
 
 #: Columns of :attr:`Corp.curve` (the CORP curve: both ends of every PAV block).
 CURVE_COLUMNS = ["forecast", "recalibrated", "count"]
@@ -111,160 +127,11 @@ DECOMPOSITION_COLUMNS = [
     "score", "value", "value_low", "value_high", "mcb", "mcb_low", "mcb_high", "mcb_null_mean", "mcb_p_value",
     "dsc", "dsc_low", "dsc_high", "unc", "unc_low", "unc_high", "note",
 ]
-#: Columns of :func:`murphy_table`.
-MURPHY_COLUMNS = ["theta", "score"]
 
 _SEMANTICS = {
     "top_label": "top-label: x = confidence max_k p_k, event = the arg-max is the label",
     "positive": "positive class (binary): x = predicted P(y = 1), event = y = 1",
 }
-
-
-# =============================================================================================
-# PAV
-# =============================================================================================
-
-
-class Distinct(NamedTuple):
-    """The rows reduced to their distinct forecast values (sorted): value u, count n_u, events h_u."""
-
-    value: np.ndarray
-    count: np.ndarray
-    events: np.ndarray
-
-
-def distinct(x: np.ndarray, y: np.ndarray) -> Distinct:
-    """Pool equal forecast values: (u sorted, n_u = #{x_i = u}, h_u = #{x_i = u, y_i = 1}) for x ∈ [0, 1] and
-    binary y.
-
-    One sort of N integer keys: a non-negative float64's bit pattern orders like its value, so
-    key = (bits(x) << 1) | y sorts by x with the outcome in the lowest bit (bits(1.0) < 2⁶², no overflow).
-    O(N log N), about twice as fast as an argsort of the rows.
-    """
-    x = np.asarray(x, dtype=float) + 0.0  # −0.0 → +0.0 (its sign bit would sort it last)
-    if x.size == 0:
-        return Distinct(x, np.zeros(0), np.zeros(0))
-    key = (x.view(np.uint64) << np.uint64(1)) | (np.asarray(y) == 1).astype(np.uint64)
-    key.sort()
-    bits = key >> np.uint64(1)
-    starts = np.flatnonzero(np.r_[True, bits[1:] != bits[:-1]])
-    value = bits[starts].view(np.float64)
-    count = np.diff(np.r_[starts, key.size]).astype(float)
-    events = np.add.reduceat((key & np.uint64(1)).astype(np.float64), starts)
-    return Distinct(value, count, events)
-
-
-def pav(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The CORP curve: isotonic (PAV) regression of the outcomes y on the forecasts x, ties in x pooled
-    (Dimitriadis et al. 2021; Ayer et al. 1955).
-
-    Returns ``(u, fitted, count)``: the distinct forecast values, the non-decreasing fitted event frequency at each
-    (x̂(u) = the weighted PAV of the means h_u/n_u with weights n_u) and n_u.  The fit minimises
-    Σ_i (f(x_i) − y_i)² (and every other Bregman loss) over non-decreasing f; it equals scikit-learn's
-    ``IsotonicRegression`` at the data.
-    """
-    d = distinct(x, y)
-    if d.value.size == 0:
-        return d.value, d.value.copy(), d.count
-    fit = isotonic_regression(d.events / d.count, weights=d.count, increasing=True).x
-    return d.value, np.clip(fit, 0.0, 1.0), d.count
-
-
-def pav_batch(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted PAV of every row of ``values`` (R × U, entries in [0, 1]) in one call of the PAV routine.
-
-    Row r is offset by 2r and the rows are concatenated: every value of row r + 1 exceeds every value of row r, so
-    no pooled block ever spans two rows and the concatenated fit is the R separate fits (rounding error below
-    R · 2⁻⁵¹ absolute, from the offsets).  Entries with weight 0 are left out of their row's fit and returned as
-    NaN.
-    """
-    v = np.asarray(values, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    r, u = v.shape
-    keep = w > 0
-    offset = np.broadcast_to(2.0 * np.arange(r, dtype=float)[:, None], (r, u))
-    fit = isotonic_regression(v[keep] + offset[keep], weights=w[keep], increasing=True).x
-    out = np.full((r, u), np.nan)
-    out[keep] = fit - offset[keep]
-    return np.clip(out, 0.0, 1.0)
-
-
-def _fill_gaps(fit: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """NaN entries of each row of ``fit`` (R × U) by linear interpolation in ``x`` between the row's neighbouring
-    finite entries; constant beyond its first/last finite entry (vectorised, no loop over rows)."""
-    ok = np.isfinite(fit)
-    if ok.all():
-        return fit
-    r, u = fit.shape
-    idx = np.arange(u)
-    prev = np.maximum.accumulate(np.where(ok, idx, -1), axis=1)
-    nxt = np.minimum.accumulate(np.where(ok, idx, u)[:, ::-1], axis=1)[:, ::-1]
-    has_prev, has_next = prev >= 0, nxt < u
-    p = np.where(has_prev, prev, np.where(has_next, nxt, 0))
-    q = np.where(has_next, nxt, p)
-    rows = np.arange(r)[:, None]
-    fp, fq = fit[rows, p], fit[rows, q]
-    xp, xq = x[p], x[q]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(q > p, (x[None, :] - xp) / (xq - xp), 0.0)
-    return np.where(ok, fit, fp + t * (fq - fp))
-
-
-# =============================================================================================
-# scores and the decomposition
-# =============================================================================================
-
-
-def _score_sums(f: np.ndarray, n1: np.ndarray, n0: np.ndarray, score: Score) -> np.ndarray:
-    """Σ over cells of n1·S(f, 1) + n0·S(f, 0) along the last axis (0·∞ = 0: a cell without events of a kind
-    adds nothing, so a forecast of 0 scores ∞ only where an event happened)."""
-    f = np.asarray(f, dtype=float)
-    if score == "brier":
-        return (n1 * (1.0 - f) ** 2 + n0 * f**2).sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pos = np.where(n1 > 0, n1 * np.log(f), 0.0)
-        neg = np.where(n0 > 0, n0 * np.log1p(-f), 0.0)
-    return -(pos + neg).sum(axis=-1)
-
-
-def _unc(ybar: np.ndarray | float, score: Score) -> np.ndarray:
-    """S̄_R = the score of the climatology ȳ: ȳ(1 − ȳ) (Brier), −ȳ log ȳ − (1 − ȳ) log(1 − ȳ) (log)."""
-    ybar = np.asarray(ybar, dtype=float)
-    if score == "brier":
-        return ybar * (1.0 - ybar)
-    return -(special.xlogy(ybar, ybar) + special.xlogy(1.0 - ybar, 1.0 - ybar))
-
-
-def _row_scores(x: np.ndarray, y: np.ndarray, score: Score) -> np.ndarray:
-    if score == "brier":
-        return (x - y) ** 2
-    with np.errstate(divide="ignore"):
-        return -(special.xlogy(y, x) + special.xlogy(1.0 - y, 1.0 - x))
-
-
-def _decompose(d: Distinct, fit: np.ndarray, score: Score) -> dict[str, float]:
-    """The decomposition from the distinct values and their PAV fit (see :func:`decompose`)."""
-    n = float(d.count.sum())
-    n0 = d.count - d.events
-    s_x = float(_score_sums(d.value, d.events, n0, score)) / n
-    s_c = float(_score_sums(fit, d.events, n0, score)) / n
-    s_r = float(_unc(d.events.sum() / n, score))
-    return {"score": s_x, "mcb": s_x - s_c, "dsc": s_r - s_c, "unc": s_r, "recalibrated": s_c}
-
-
-def decompose(x: np.ndarray, y: np.ndarray, *, score: Score = "brier") -> dict[str, float]:
-    """CORP score decomposition S̄_X = MCB − DSC + UNC (Dimitriadis et al. 2021, eq. 4) of forecasts x of events y.
-
-    S̄_X = mean S(x_i, y_i); S̄_C = mean S(x̂_i, y_i) with x̂ the PAV fit (:func:`pav`); UNC = S̄_R = S(ȳ) of the
-    climatology; MCB = S̄_X − S̄_C, DSC = S̄_R − S̄_C.  ``score``: ``"brier"`` (x − y)² or ``"log"``
-    −y log x − (1 − y) log(1 − x) (0 log 0 = 0).  Returns ``{"score", "mcb", "dsc", "unc", "recalibrated"}``
-    (``recalibrated`` = S̄_C).  All sums run over the distinct forecast values (one sort).
-    """
-    d = distinct(x, y)
-    if d.value.size == 0:
-        raise ValueError("no rows: the decomposition needs at least one forecast")
-    fit = np.clip(isotonic_regression(d.events / d.count, weights=d.count).x, 0.0, 1.0)
-    return _decompose(d, fit, score)
 
 
 # =============================================================================================
@@ -363,7 +230,7 @@ def corp(
     n = x.size
     d = distinct(x, y)
     fit = np.clip(isotonic_regression(d.events / d.count, weights=d.count).x, 0.0, 1.0)
-    exact = {s: _decompose(d, fit, s) for s in SCORES}
+    exact = {s: decompose_distinct(d, fit, s) for s in SCORES}
 
     # grid groups (the identity on distinct values while U <= max_groups)
     gid = _groups(d, max_groups, grid)
@@ -373,13 +240,13 @@ def corp(
     on_grid = gid.size > 0 and gid[-1] + 1 < d.value.size
     sums = {}  # per group: Σ S(x_i, 1), Σ S(x_i, 0) over all rows, and over the rows with y = 1 / y = 0
     for s in SCORES:
-        s1, s0 = _row_scores(d.value, np.ones_like(d.value), s), _row_scores(d.value, np.zeros_like(d.value), s)
+        s1, s0 = row_scores(d.value, np.ones_like(d.value), s), row_scores(d.value, np.zeros_like(d.value), s)
         with np.errstate(invalid="ignore"):
             sums[s] = (np.bincount(gid, weights=_mul(d.count, s1)), np.bincount(gid, weights=_mul(d.count, s0)),
                        np.bincount(gid, weights=_mul(d.events, s1)),
                        np.bincount(gid, weights=_mul(d.count - d.events, s0)))
     grid_fit = np.clip(isotonic_regression(h_g / n_g, weights=n_g).x, 0.0, 1.0)
-    grid_mcb = {s: (sums[s][2].sum() + sums[s][3].sum() - _score_sums(grid_fit, h_g, n_g - h_g, s)) / n
+    grid_mcb = {s: (sums[s][2].sum() + sums[s][3].sum() - score_sums(grid_fit, h_g, n_g - h_g, s)) / n
                 for s in SCORES}
 
     lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
@@ -394,7 +261,7 @@ def corp(
             mean1, mean0 = sums[s][0] / n_g, sums[s][1] / n_g
             with np.errstate(invalid="ignore"):
                 s_x = (_mul(h_star, mean1) + _mul(n_g - h_star, mean0)).sum(axis=1)
-            null_mcb[s] = (s_x - _score_sums(f_star, h_star, n_g - h_star, s)) / n
+            null_mcb[s] = (s_x - score_sums(f_star, h_star, n_g - h_star, s)) / n
     boot: dict[str, np.ndarray] = {}
     if n_boot > 0:
         cells = np.r_[n_g - h_g, h_g] / n
@@ -403,7 +270,7 @@ def corp(
         w = c0 + c1
         with np.errstate(invalid="ignore", divide="ignore"):
             f_b = pav_batch(np.where(w > 0, c1 / w, 0.0), w)
-        conf_lo, conf_hi = np.quantile(_fill_gaps(f_b, xbar), [lo_q, hi_q], axis=0)
+        conf_lo, conf_hi = np.quantile(fill_gaps(f_b, xbar), [lo_q, hi_q], axis=0)
         ybar = c1.sum(axis=1) / n
         f_b0 = np.where(w > 0, f_b, 0.0)
         for s in SCORES:
@@ -411,8 +278,8 @@ def corp(
                 per1 = np.where(h_g > 0, sums[s][2] / np.where(h_g > 0, h_g, 1.0), 0.0)
                 per0 = np.where(n_g - h_g > 0, sums[s][3] / np.where(n_g - h_g > 0, n_g - h_g, 1.0), 0.0)
                 s_x = (_mul(c1, per1) + _mul(c0, per0)).sum(axis=1) / n
-            s_c = _score_sums(f_b0, c1, c0, s) / n
-            s_r = _unc(ybar, s)
+            s_c = score_sums(f_b0, c1, c0, s) / n
+            s_r = climatology_score(ybar, s)
             boot[s] = np.column_stack([s_x, s_x - s_c, s_r - s_c, s_r])
 
     bands = pd.DataFrame({"forecast": xbar, "count": n_g, "consistency_low": cons_lo, "consistency_high": cons_hi,
@@ -460,7 +327,7 @@ def corp(
             "n_boot": n_boot, "grid": bool(on_grid), "grid_width": 1.0 / grid if on_grid else 0.0,
             "n_distinct": int(d.value.size), "n_groups": int(n_g.size)}
     curve = _curve_table(d.value, fit, d.count)
-    murphy = _murphy(d, 201)
+    murphy = murphy_of_distinct(d, 201)
     for t in (curve, bands, decomposition, murphy):
         t.attrs.update(info)
     return Corp(curve=curve, bands=bands, decomposition=decomposition, murphy=murphy, n=n, target=target, info=info)
@@ -472,31 +339,6 @@ def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, dtype=float)
     with np.errstate(invalid="ignore"):
         return np.where(a == 0, 0.0, a * b)
-
-
-# =============================================================================================
-# Murphy diagram
-# =============================================================================================
-
-
-def murphy_table(x: np.ndarray, y: np.ndarray, *, thetas: np.ndarray | int = 201) -> pd.DataFrame:
-    """Murphy diagram of probability forecasts x of binary events y (Ehm et al. 2016, §3): the mean elementary
-    score S̄_θ = [θ · #{x_i > θ, y_i = 0} + (1 − θ) · #{x_i ≤ θ, y_i = 1}] / N at every θ of ``thetas`` (an array,
-    or the number of equally spaced θ in [0, 1]).  ∫₀¹ S̄_θ dθ = Brier/2 (S̄_θ is piecewise linear with kinks at
-    the forecast values).  Columns :data:`MURPHY_COLUMNS`.  O(N log N + T log N).
-    """
-    return _murphy(distinct(x, y), thetas)
-
-
-def _murphy(d: Distinct, thetas: np.ndarray | int) -> pd.DataFrame:
-    th = np.linspace(0.0, 1.0, int(thetas)) if np.ndim(thetas) == 0 else np.asarray(thetas, dtype=float)
-    n = float(d.count.sum())
-    cum_n = np.r_[0.0, np.cumsum(d.count)]
-    cum_h = np.r_[0.0, np.cumsum(d.events)]
-    k = np.searchsorted(d.value, th, side="right")  # values ≤ θ: the first k distinct values
-    hits_le = cum_h[k]
-    zeros_gt = (n - cum_h[-1]) - (cum_n[k] - cum_h[k])
-    return pd.DataFrame({"theta": th, "score": (th * zeros_gt + (1.0 - th) * hits_le) / n})
 
 
 # =============================================================================================
