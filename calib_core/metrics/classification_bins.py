@@ -48,6 +48,21 @@ def as_probabilities(probs: np.ndarray) -> np.ndarray:
     """(N, K) probability matrix; a 1-D array is read as binary positive-class probabilities [1 − p, p].
 
     The dtype is kept (float32 stays float32: reductions are done in float64 where it matters).
+
+    Parameters
+    ----------
+    probs : array_like of shape (n,) or (n, k)
+        Probabilities, K ≥ 2 (1-D: P(y = 1) of a binary set).
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+        The probability matrix.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     p = np.asarray(probs)
     if not np.issubdtype(p.dtype, np.floating):
@@ -78,7 +93,25 @@ def as_label_array(labels: np.ndarray, n: int, k: int) -> np.ndarray:
 
 
 def top_label(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Prediction ŷ = argmax_k p_k (first on ties) and confidence c = p_ŷ (float64)."""
+    """Prediction ŷ = argmax_k p_k (first on ties) and confidence c = p_ŷ (float64).
+
+    Parameters
+    ----------
+    probs : array_like of shape (n,) or (n, k)
+        Probabilities.
+
+    Returns
+    -------
+    pred : ndarray of int, shape (n,)
+        The predicted class ŷ.
+    confidence : ndarray of shape (n,)
+        The confidence c.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+    """
     p = as_probabilities(probs)
     pred = p.argmax(axis=1)
     conf = p[np.arange(p.shape[0]), pred].astype(float)
@@ -91,6 +124,27 @@ def event_rows(labels: np.ndarray, probs: np.ndarray, target: str = "top_label")
     ``target="top_label"``: f_i = max_k p_ik (the confidence) and y_i = 1[argmax_k p_ik = label_i] (Guo et al. 2017);
     ``target="positive"`` (binary files, K = 2): f_i = p_i1 and y_i = 1[label_i = 1].  NaN probabilities or labels
     raise a ``ValueError`` naming the argument (the package's NaN policy).
+
+    Parameters
+    ----------
+    labels : array_like of shape (n,)
+        Labels 0..K−1.
+    probs : array_like of shape (n,) or (n, k)
+        Probabilities.
+    target : {"top_label", "positive"}, default "top_label"
+        Which event.
+
+    Returns
+    -------
+    f : ndarray of shape (n,)
+        The probability of the event.
+    y : ndarray of shape (n,)
+        The event, 0 or 1.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     p = as_probabilities(probs)
     reject_nan(p, "probs")
@@ -109,7 +163,27 @@ def event_rows(labels: np.ndarray, probs: np.ndarray, target: str = "top_label")
 
 
 def simulate_labels(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Labels drawn from the predictions, y*_i ~ Categorical(p_i) (inverse-CDF on the row cumsum)."""
+    """Labels drawn from the predictions, y*_i ~ Categorical(p_i) (inverse-CDF on the row cumsum).
+
+    The perfect-calibration reference: labels a calibrated model would see.
+
+    Parameters
+    ----------
+    probs : array_like of shape (n,) or (n, k)
+        Probabilities.
+    rng : numpy.random.Generator
+        Random numbers.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The simulated labels.
+
+    References
+    ----------
+    Bröcker, J. & Smith, L. A. (2007). Increasing the reliability of reliability diagrams. Weather and
+    Forecasting 22(3), 651–661.
+    """
     p = as_probabilities(probs)
     u = rng.random(p.shape[0]) * p.sum(axis=1, dtype=float)
     cum = np.cumsum(p, axis=1, dtype=float)
@@ -159,9 +233,42 @@ def confidence_bins(
     """Bin index (0..M−1) and the M + 1 edges of probability-valued ``values``.
 
     ``"uniform"``: M equal-width bins on [0, 1] (``binning.uniform_bin_index``, the O(1)-per-row equivalent of
-    ``bins_from_edges`` on ``linspace(0, 1, M + 1)``); ``"quantile"``: edges at
-    the empirical quantiles (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles
-    of the resample, computed from the pre-sorted ``order``).  ``closed`` as in ``binning.bins_from_edges``.
+    ``bins_from_edges`` on ``linspace(0, 1, M + 1)``); ``"quantile"``: edges at the empirical quantiles
+    (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles of the resample, computed from the
+    pre-sorted ``order``).
+
+    Parameters
+    ----------
+    values : array_like of shape (n,)
+        Probabilities in [0, 1].
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        As in ``binning.bins_from_edges``: (a, b] bins (Guo) or [a, b) (netcal).
+    weights : ndarray of shape (n,) or None, default None
+        Bootstrap count weights (``"quantile"`` only).
+    order : ndarray of shape (n,) or None, default None
+        An argsort of ``values``.
+
+    Returns
+    -------
+    index : ndarray of int, shape (n,)
+        The bin of every value.
+    edges : ndarray of shape (n_bins + 1,)
+        The bin edges.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI, 2901–2907.
+
+    Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019). Measuring calibration in deep
+    learning. CVPR Workshops, 38–41.
     """
     if n_bins < 1:
         raise ValueError("n_bins must be at least 1")

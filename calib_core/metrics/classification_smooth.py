@@ -120,12 +120,38 @@ def smooth_ece_of(
     convention: Convention = "paper",
     tol: float = 1e-6,
 ) -> SmoothECE:
-    """Smooth ECE of predicted probabilities ``values`` f_i ∈ [0, 1] against outcomes y_i ∈ {0, 1} (Błasiok &
-    Nakkiran 2023): smECE_σ = ∫₀¹ |(1/N) Σ_i K_σ(t, f_i)(y_i − f_i)| dt with the reflected Gaussian kernel K_σ, at
-    the automatic bandwidth σ* (the root of smECE_σ = σ, so smECE = σ*) unless ``sigma`` is given.
+    """Smooth ECE of predicted probabilities f_i ∈ [0, 1] against outcomes y_i ∈ {0, 1}.
 
-    ``convention="paper"``: the fixed point on a grid whose error bound φ(1)(Δ/σ)²·mean|y − f| is ≤ ``tol``
-    (``bound`` in the result); ``"relplot"``: relplot 1.0.3's ``smECE`` (10-step bisection, its grids).
+    smECE_σ = ∫₀¹ |(1/N) Σ_i K_σ(t, f_i)(y_i − f_i)| dt with the reflected Gaussian kernel K_σ, at the automatic
+    bandwidth σ* (the root of smECE_σ = σ, so smECE = σ*) unless ``sigma`` is given.  ``convention="paper"``: the
+    fixed point on a grid whose error bound φ(1)(Δ/σ)²·mean|y − f| is ≤ ``tol`` (``bound`` in the result);
+    ``"relplot"``: relplot 1.0.3's ``smECE`` (10-step bisection, its grids).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities f in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    convention : {"paper", "relplot"}, default "paper"
+        Whose computation.
+    tol : float, default 1e-6
+        Target of the error bound (paper convention).
+
+    Returns
+    -------
+    SmoothECE
+        The estimate.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Błasiok, J. & Nakkiran, P. (2023). relplot: reliability diagrams and smooth ECE, Python package 1.0.3.
+    https://github.com/apple/ml-calibration.
     """
     f, y = clean_events(values, outcomes)
     if sigma is not None and not sigma > 0:
@@ -140,7 +166,29 @@ def smooth_ece_of(
 
 
 def smooth_ece_at(values: np.ndarray, outcomes: np.ndarray, sigma: float, *, tol: float = 1e-6) -> float:
-    """smECE_σ at a fixed bandwidth ``sigma`` (paper convention, grid error ≤ ``tol``)."""
+    """smECE_σ at a fixed bandwidth ``sigma`` (paper convention, grid error ≤ ``tol``).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float
+        Bandwidth.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    float
+        smECE_σ.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     return smooth_ece_of(values, outcomes, sigma=sigma, tol=tol).value
 
 
@@ -153,9 +201,36 @@ def smooth_ece(
     convention: Convention = "paper",
     tol: float = 1e-6,
 ) -> float:
-    """Smooth ECE (Błasiok & Nakkiran 2023) of (labels, probs): top-label (confidence max_k p_k against
-    1[argmax = label]) or, for a binary set with ``target="positive"``, P(y = 1) against 1[y = 1].
-    smECE = σ* with smECE_σ* = σ* (reflected Gaussian kernel); see :func:`smooth_ece_of`."""
+    """Smooth ECE of (labels, probs): smECE = σ* with smECE_σ* = σ* (reflected Gaussian kernel).
+
+    Top-label (confidence max_k p_k against 1[argmax = label]) or, for a binary set with ``target="positive"``,
+    P(y = 1) against 1[y = 1]; see :func:`smooth_ece_of`.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    convention : {"paper", "relplot"}, default "paper"
+        Whose computation.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    float
+        The smooth ECE.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     f, y = event_rows(labels, probs, target)
     return smooth_ece_of(f, y, sigma=sigma, convention=convention, tol=tol).value
 
@@ -168,9 +243,34 @@ def smooth_reliability(
     n_points: int = 201,
     tol: float = 1e-6,
 ) -> pd.DataFrame:
-    """The kernel-smoothed reliability curve of Błasiok & Nakkiran (2023, Fig. 1): at t = 0, 1/(n_points − 1), …, 1
-    ``curve`` ŷ_σ(t) = Σ K_σ(t, f_i) y_i / Σ K_σ(t, f_i) and ``density`` δ̂_σ(t) = (1/N) Σ K_σ(t, f_i), at the
-    automatic bandwidth σ* (``attrs["sigma"]``, ``attrs["smooth_ece"]``) unless ``sigma`` is given."""
+    """The kernel-smoothed reliability curve (Błasiok & Nakkiran 2023, Fig. 1) and the density of the predictions.
+
+    At t = 0, 1/(n_points − 1), …, 1: ``curve`` ŷ_σ(t) = Σ K_σ(t, f_i) y_i / Σ K_σ(t, f_i) and ``density``
+    δ̂_σ(t) = (1/N) Σ K_σ(t, f_i), at the automatic bandwidth σ* unless ``sigma`` is given.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    n_points : int, default 201
+        Points t.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SMOOTH_CURVE_COLUMNS`; ``attrs["sigma"]`` and ``attrs["smooth_ece"]``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     f, y = clean_events(values, outcomes)
     t = np.linspace(0.0, 1.0, n_points)
     if f.size == 0:
@@ -182,7 +282,30 @@ def smooth_reliability(
 
 
 def rows_target(rows: ClassificationRows, target: str = "top_label") -> tuple[np.ndarray, np.ndarray]:
-    """(f, y) of prepared rows: top-label (confidence, 1[ŷ = y]) or positive class (p_i1, 1[y = 1]; binary)."""
+    """(f, y) of prepared rows: top-label (confidence, 1[ŷ = y]) or positive class (p_i1, 1[y = 1]; binary).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+
+    Returns
+    -------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        The event, 0 or 1.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     if target == "top_label":
         return rows.confidence, rows.correct
     if target == "positive":
@@ -194,8 +317,31 @@ def rows_target(rows: ClassificationRows, target: str = "top_label") -> tuple[np
 
 def smooth_of_rows(rows: ClassificationRows, target: str = "top_label", *, n_points: int = 201,
                    tol: float = 1e-6) -> tuple[SmoothECE, pd.DataFrame]:
-    """The smooth ECE (paper convention) of prepared rows and its reliability curve (:func:`smooth_reliability`'s
-    table), from one grid."""
+    """The smooth ECE (paper convention) of prepared rows and its reliability curve, from one grid.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    n_points : int, default 201
+        Points of the curve.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    estimate : SmoothECE
+        The smooth ECE.
+    curve : pandas.DataFrame
+        :func:`smooth_reliability`'s table.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     f, y = rows_target(rows, target)
     f = np.clip(np.asarray(f, dtype=float), 0.0, 1.0)
     res, grid = smooth_fit(f, y, tol=tol)
@@ -206,8 +352,25 @@ def smooth_of_rows(rows: ClassificationRows, target: str = "top_label", *, n_poi
 
 
 def smooth_summaries(rows: ClassificationRows) -> tuple[dict[str, SmoothECE], dict[str, pd.DataFrame]]:
-    """Smooth ECE estimates (``"smooth_ece"``, and ``"smooth_ece_positive"`` for binary full-probability rows) and
-    their reliability tables (``"smooth_reliability"``, ``"smooth_reliability_positive"``) of prepared rows."""
+    """Smooth ECE estimates and reliability tables of prepared rows.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+
+    Returns
+    -------
+    estimates : dict of str to SmoothECE
+        ``"smooth_ece"``, and ``"smooth_ece_positive"`` for binary full-probability rows.
+    tables : dict of str to pandas.DataFrame
+        ``"smooth_reliability"`` (and ``"smooth_reliability_positive"``).
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     est: dict[str, SmoothECE] = {}
     curves: dict[str, pd.DataFrame] = {}
     if rows.n == 0:
@@ -302,12 +465,54 @@ def smooth_inference(
     exact_budget: int = 2_000_000,
     rng: np.random.Generator | None = None,
 ) -> dict:
-    """Test, perfect-calibration value and interval of the smooth ECE of (``values``, ``outcomes``) (module
-    docstring): returns ``value``, ``sigma``, ``p_value``, ``p_mc_se``, ``p_method``, ``null`` (the null draws of
-    smECE*), ``null_mean``, ``null_low``, ``null_high``, ``ci_low``, ``ci_high``, ``interval`` (how), ``note``.
+    """Test, perfect-calibration value and interval of the smooth ECE (module docstring).
 
-    ``block``/``boot_weights``: the caller's random row blocks and multinomial block weights (shared with the other
-    statistics); blocks are merged modulo ``n_blocks`` for this statistic.
+    The bandwidth σ̂ is conditioned on.  ``block`` / ``boot_weights``: the caller's random row blocks and multinomial
+    block weights (shared with the other statistics); blocks are merged modulo ``n_blocks`` for this statistic.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    estimate : SmoothECE or None, default None
+        The point estimate, when already computed.
+    block : ndarray of int, shape (n,), or None, default None
+        Row blocks of the bootstrap.
+    n_blocks : int, default 200
+        Blocks.
+    boot_weights : ndarray of shape (n_boot, n_blocks) or None, default None
+        Multinomial block weights.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_null : int, default 1000
+        Null draws of the test.
+    n_null_sigma : int, default 200
+        Null data sets whose fixed points give the perfect-calibration value.
+    level : float, default 0.95
+        Two-sided level of the interval.
+    exact_budget : int, default 2000000
+        Largest N·draws drawn row by row.
+    rng : numpy.random.Generator or None, default None
+        Random numbers.
+
+    Returns
+    -------
+    dict
+        ``value``, ``sigma``, ``p_value``, ``p_mc_se``, ``p_method``, ``null`` (the null draws of smECE*),
+        ``null_mean``, ``null_low``, ``null_high``, ``ci_low``, ``ci_high``, ``interval`` (how), ``note``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero: calculating exact p-values
+    when permutations are randomly drawn. Statistical Applications in Genetics and Molecular Biology 9(1), 39.
+
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. Annals of
+    Statistics 17(3), 1217–1241.
     """
     f, y = clean_events(values, outcomes)
     rng = np.random.default_rng(0) if rng is None else rng

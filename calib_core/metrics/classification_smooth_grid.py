@@ -30,7 +30,27 @@ _MIN_LOG2, _MAX_LOG2 = 10, 22
 
 
 def error_bound(delta: float, sigma: float, mean_abs_residual: float) -> float:
-    """B = φ(1)·(Δ/σ)²·mean|r|: bound on |smECE_σ on the grid of spacing Δ − the exact smECE_σ| (module docstring)."""
+    """Bound B = φ(1)·(Δ/σ)²·mean|r| on |smECE_σ on the grid of spacing Δ − the exact smECE_σ| (module docstring).
+
+    Parameters
+    ----------
+    delta : float
+        Grid spacing Δ.
+    sigma : float
+        Bandwidth σ.
+    mean_abs_residual : float
+        mean_i |y_i − f_i|.
+
+    Returns
+    -------
+    float
+        B (inf for σ ≤ 0).
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     if sigma <= 0:
         return math.inf
     return PHI1 * (delta / sigma) ** 2 * mean_abs_residual
@@ -121,9 +141,29 @@ def truncate_modes(sigma: float, nodes: int) -> int:
 
 
 class SmoothGrid:
-    """Rows rounded onto E + 1 nodes t_j = j/E: n, mean |r|, the node masses of r = y − f (``resid``), of 1
-    (``mass``, the density) and of y (``hits``; both computed when first asked for) and their cosine coefficients
-    (computed once; every bandwidth reuses them)."""
+    """Rows rounded onto E + 1 nodes t_j = j/E, with the cosine coefficients of their node masses.
+
+    Holds n, mean |r|, the node masses of r = y − f (``resid``), of 1 (``mass``, the density) and of y (``hits``; both
+    computed when first asked for) and their cosine coefficients (computed once; every bandwidth reuses them).
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    size : int
+        E, the number of grid intervals.
+    resid : ndarray of shape (size + 1,) or None, default None
+        Node masses of the residuals, when already known (e.g. a null draw's).
+    mean_abs_residual : float or None, default None
+        mean |r| that goes with ``resid``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
 
     def __init__(self, f: np.ndarray, y: np.ndarray, size: int, *, resid: np.ndarray | None = None,
                  mean_abs_residual: float | None = None) -> None:
@@ -190,9 +230,29 @@ class SmoothGrid:
 
 @dataclass(frozen=True)
 class SmoothECE:
-    """A smooth ECE: ``value`` (smECE), ``sigma`` (the bandwidth it is evaluated at; = value in the paper
-    convention), ``bound`` (bound on |value − the exact smECE at ``sigma``|; NaN for the relplot convention, which
-    reproduces that package's own discretisation), ``grid_size`` (E), ``n`` rows, ``convention``."""
+    """A smooth ECE estimate and how it was computed.
+
+    Attributes
+    ----------
+    value : float
+        smECE.
+    sigma : float
+        The bandwidth it is evaluated at (= value in the paper convention).
+    bound : float
+        Bound on |value − the exact smECE at ``sigma``| (NaN for the relplot convention, which reproduces that
+        package's own discretisation).
+    grid_size : int
+        E.
+    n : int
+        Rows.
+    convention : str
+        ``"paper"`` or ``"relplot"``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
 
     value: float
     sigma: float
@@ -225,7 +285,33 @@ def _grid_for(sigma: float, mean_abs: float, tol: float) -> int:
 
 def smooth_fit(f: np.ndarray, y: np.ndarray, *, sigma: float | None = None, tol: float = 1e-6
                ) -> tuple[SmoothECE, SmoothGrid]:
-    """The paper-convention estimate of cleaned arrays and the grid it was computed on (reused for the curve)."""
+    """The paper-convention estimate of cleaned arrays, and the grid it was computed on (reused for the curve).
+
+    The grid is refined (powers of two up to 2^22) until the error bound at the bandwidth used is within ``tol``.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float or None, default None
+        Fixed bandwidth; None: the fixed point σ*.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    estimate : SmoothECE
+        The smooth ECE.
+    grid : SmoothGrid
+        Its grid.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     n = f.shape[0]
     grid = SmoothGrid(f, y, 2 ** 12)
     s = None
@@ -268,7 +354,30 @@ def _relplot_apply(f: np.ndarray, v: np.ndarray, sigma: float, t: np.ndarray) ->
 
 
 def relplot_smece_sigma(values: np.ndarray, outcomes: np.ndarray, sigma: float) -> float:
-    """``relplot.smECE_sigma(f, y, sigma)`` (relplot 1.0.3's smECE at a fixed bandwidth), vectorised."""
+    """``relplot.smECE_sigma(f, y, sigma)``: relplot 1.0.3's smECE at a fixed bandwidth, vectorised.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float
+        Bandwidth.
+
+    Returns
+    -------
+    float
+        smECE_σ as relplot computes it.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Błasiok, J. & Nakkiran, P. (2023). relplot: reliability diagrams and smooth ECE, Python package 1.0.3.
+    https://github.com/apple/ml-calibration.
+    """
     f, y = clean_events(values, outcomes)
     return _relplot_smece(f, f - y, float(sigma))
 

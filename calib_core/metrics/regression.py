@@ -287,7 +287,57 @@ def summary_statistics(
     n_qce_levels: int = 100,
     coverages=DEFAULT_COVERAGES,
 ) -> dict[str, float]:
-    """Every regression calibration scalar for one (y, dist) pair, as ``{name: value}`` (weights: bootstrap)."""
+    """Every regression calibration scalar for one (y, dist) pair, as ``{name: value}``.
+
+    With ``weights`` (multinomial bootstrap counts, Σw = N) every statistic is that of the resample, in O(N) on the
+    pre-sorted rows.  The statistics that need no sort are computed while the sorts run
+    (:meth:`RegressionRows.compute_orders`).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights of a bootstrap replicate; None: the data.
+    n_bins : int, default 15
+        σ-bins of the ENCE.
+    binning : {"count", "width"}, default "count"
+        Binning of the ENCE (:func:`ence`).
+    levels : ndarray, default DEFAULT_LEVELS
+        Levels of the calibration RMSE.
+    n_qce_levels : int, default 100
+        M of the quantile calibration error.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        Central interval coverages.
+
+    Returns
+    -------
+    dict of str to float
+        ``nll``, ``crps``, ``rmse``, ``mae``, ``sharpness``, ``ence``, ``cv``, ``calibration_rmse``,
+        ``quantile_calibration_error``, ``miscalibration_area``, ``max_calibration_deviation``,
+        ``reliability_score``, ``pit_entropy``, ``spearman_sigma_abs_error``, the moments of z (``z_mean``,
+        ``z_std``, ``z_skewness``, ``z_excess_kurtosis``), ``zms``, ``mean_log_z2`` and, per coverage c,
+        ``coverage_c``, ``width_c`` and ``interval_score_c``.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860.
+
+    Zelikman, E., Healy, C., Zhou, S. & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+    distributions empirically. arXiv:2005.12496.
+
+    Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+    models. International Journal for Uncertainty Quantification 11(4), 81–94.
+
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     r, w = rows, weights
 
     def order_free() -> dict[str, float]:  # statistics that need no sort: computed while the sorts run
@@ -331,13 +381,32 @@ def summary_statistics(
 def ence(y: np.ndarray, dist: PredictiveDistribution, *, n_bins: int = 15, binning: Binning = "count") -> float:
     """Expected normalised calibration error (Levi et al. 2019, eq. 8).
 
-    Rows are grouped into B bins by predicted σ; per bin RMV_j = sqrt(mean σ²) and
-    RMSE_j = sqrt(mean ε²); ENCE = (1/B') Σ_j |RMV_j − RMSE_j| / RMV_j over the B' non-empty bins.
+    Rows are grouped into B bins by predicted σ; per bin RMV_j = sqrt(mean σ²) and RMSE_j = sqrt(mean ε²);
+    ENCE = (1/B') Σ_j |RMV_j − RMSE_j| / RMV_j over the B' non-empty bins.  Bins whose σ are all 0 (possible for
+    degenerate ensembles) are left out of the mean.  ``binning="count"`` (default, Levi): equal-count bins on the
+    sorted σ (sizes differ by ≤ 1).  ``binning="width"``: B equal-width bins between min σ and max σ, [a, b) with the
+    last bin closed — netcal 1.4's convention (use ``n_bins=10`` to reproduce its default).
 
-    Bins whose σ are all 0 (possible for degenerate ensembles) are left out of the mean.
-    ``binning="count"`` (default, Levi): equal-count bins on the sorted σ (sizes differ by ≤ 1).
-    ``binning="width"``: B equal-width bins between min σ and max σ, [a, b) with the last bin
-    closed — netcal 1.4's convention (use ``n_bins=10`` to reproduce its default).
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    n_bins : int, default 15
+        B, the number of σ-bins.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width bins.
+
+    Returns
+    -------
+    float
+        The ENCE (scale-free; NaN when every σ is 0).
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
     return stat_ence(metric_rows(y, dist), None, n_bins, binning)
 
@@ -345,9 +414,25 @@ def ence(y: np.ndarray, dist: PredictiveDistribution, *, n_bins: int = 15, binni
 def cv(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
     """Coefficient of variation of the predicted σ (Levi et al. 2019, eq. 9).
 
-    C_v = sqrt(Σ_t (σ_t − μ_σ)² / (T − 1)) / μ_σ with μ_σ = mean σ, i.e. std(σ, ddof=1) / mean(σ).
-    Scale invariant; 0 for a constant σ.  C_v depends on the predictions only: ``y`` is taken first
-    like every other regression metric (``(y, dist)``) and may be ``None``; it is ignored.
+    C_v = sqrt(Σ_t (σ_t − μ_σ)² / (T − 1)) / μ_σ with μ_σ = mean σ, i.e. std(σ, ddof=1) / mean(σ).  Scale invariant;
+    0 for a constant σ.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,) or None
+        Ignored: C_v depends on the predictions only (``y`` is taken first like every regression metric).
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        C_v (NaN for one row or when every σ is 0).
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
     if isinstance(y, PredictiveDistribution):
         raise TypeError("cv takes (y, dist) like every regression metric (y may be None): cv(None, dist)")
@@ -361,26 +446,86 @@ def reliability_score(y: np.ndarray, dist: PredictiveDistribution) -> float:
     With η_i = ε_i/(√2 σ_i) sorted ascending,
     RS = Σ_i [η_i/N (erf η_i + 1) − η_i/N² (2i − 1) + exp(−η_i²)/(√π N)] − ½√(2/π)
        = ∫ (Φ(η) − C(η))² dη,  Φ(η) = ½(1 + erf η) and C the empirical CDF of η.
-    For non-Gaussian distributions it is computed on z = (y − mean)/std, i.e. against a Gaussian
-    reference of the same mean and variance.
+    For non-Gaussian distributions it is computed on z = (y − mean)/std, i.e. against a Gaussian reference of the
+    same mean and variance.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        RS ≥ 0 (NaN when no row has a finite z).
+
+    References
+    ----------
+    Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+    models. International Journal for Uncertainty Quantification 11(4), 81–94.
     """
     return _stat_reliability_score(metric_rows(y, dist), None)
 
 
 def standardized_residual_stats(y: np.ndarray, dist: PredictiveDistribution) -> dict[str, float]:
-    """Mean, std (ddof=0), skewness and excess kurtosis of z = (y − μ)/σ (N(0,1): 0, 1, 0, 0)."""
+    """Mean, std (ddof=0), skewness and excess kurtosis of z = (y − μ)/σ (N(0, 1): 0, 1, 0, 0).
+
+    Skewness m₃/m₂^{3/2} and excess kurtosis m₄/m₂² − 3 from the central moments m_k; rows without a finite z are
+    left out.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    dict of str to float
+        ``z_mean``, ``z_std``, ``z_skewness``, ``z_excess_kurtosis``.
+
+    References
+    ----------
+    Joanes, D. N. & Gill, C. A. (1998). Comparing measures of sample skewness and kurtosis. Journal of the Royal
+    Statistical Society D 47(1), 183–189.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
     return _stat_z_moments(metric_rows(y, dist), None)
 
 
 def zms(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Mean squared z-score ZMS = (1/N) Σ_i z_i², z = (y − μ)/σ (Pernot 2023, "Calibration in machine learning
-    uncertainty quantification: beyond consistency to target adaptivity", APL Mach. Learn.; Pernot 2024, arXiv
-    2402.10043).
+    """Mean squared z-score ZMS = (1/N) Σ_i z_i², z = (y − μ)/σ.
 
-    1 for a calibrated variance (E z² = 1 whatever the error law), > 1 when σ is too small on average.  Unlike
-    the calibration error MSE − mean σ², it is a mean of ratios, so a few very large σ or errors (heavy-tailed
-    uncertainty and error distributions) move it much less; its scale behaviour is exact: σ → cσ gives ZMS/c².
-    Rows with σ = 0 are left out (as for every z statistic)."""
+    1 for a calibrated variance (E z² = 1 whatever the error law), > 1 when σ is too small on average.  Unlike the
+    calibration error MSE − mean σ², it is a mean of ratios, so a few very large σ or errors (heavy-tailed uncertainty
+    and error distributions) move it much less; its scale behaviour is exact: σ → cσ gives ZMS/c².  Rows with σ = 0
+    are left out (as for every z statistic).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The ZMS.
+
+    References
+    ----------
+    Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+    target adaptivity. APL Machine Learning 1(4), 046121.
+
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     return _stat_zms(metric_rows(y, dist), None)["zms"]
 
 
@@ -392,19 +537,61 @@ LOG_CHI2_1_VAR = float(np.pi**2 / 2.0)
 
 
 def mean_log_z2(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Mean log squared z-score (1/N′) Σ_i log z_i² over the N′ rows with a finite, non-zero z — the log-based,
-    heavy-tail-robust variant of ZMS.
+    """Mean log squared z-score (1/N′) Σ_i log z_i² over the N′ rows with a finite, non-zero z.
 
-    ZMS averages z², whose law under heavy tails has few finite moments (Pernot 2024, arXiv 2402.10043:
-    "Negative impact of heavy-tailed uncertainty and error distributions on the reliability of calibration
-    statistics"); log z² has every moment whenever z has a density bounded near 0, so its mean and interval stay
-    reliable.  The price is a reference that depends on the error law: under calibrated Gaussian z it is
+    The log-based, heavy-tail-robust variant of ZMS.  ZMS averages z², whose law under heavy tails has few finite
+    moments (Pernot 2024); log z² has every moment whenever z has a density bounded near 0, so its mean and interval
+    stay reliable.  The price is a reference that depends on the error law: under calibrated Gaussian z it is
     E log χ²₁ = ψ(½) + log 2 = −(γ + log 2) ≈ −1.2704 (:data:`LOG_CHI2_1_MEAN`, variance π²/2), and lower for
     heavier-tailed unit-variance laws (Student-t₅ scaled to variance 1: ≈ −1.57).  σ → cσ shifts it by −2 log c
-    exactly; it is a log-scale average: exp(mean log z² + 1.2704) is a geometric ZMS, 1 when calibrated and Gaussian."""
+    exactly; it is a log-scale average: exp(mean log z² + 1.2704) is a geometric ZMS, 1 when calibrated and Gaussian.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The mean of log z².
+
+    References
+    ----------
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+
+    Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+    target adaptivity. APL Machine Learning 1(4), 046121.
+    """
     return _stat_zms(metric_rows(y, dist), None)["mean_log_z2"]
 
 
 def spearman_sigma_error(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Spearman rank correlation of σ with |ε| (informativeness of the uncertainty)."""
+    """Spearman rank correlation ρ(σ, |ε|): how informative the uncertainty is.
+
+    The Pearson correlation of the tie-averaged ranks of σ and of |ε|.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        ρ in [−1, 1] (NaN when either has a single rank).
+
+    References
+    ----------
+    Spearman, C. (1904). The proof and measurement of association between two things. American Journal of
+    Psychology 15(1), 72–101.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
     return _stat_spearman(metric_rows(y, dist), None)

@@ -28,7 +28,35 @@ __all__ = [
 
 
 def observed_proportions(r: RegressionRows, w: np.ndarray | None, levels: np.ndarray, prop_type: PropType):
-    """Observed proportions p̂_j of a calibration curve at ``levels`` (row weights ``w``; None = the data)."""
+    """Observed proportions p̂_j of a calibration curve at ``levels``, with row weights.
+
+    ``prop_type="quantile"``: p̂_j = Σ_i w_i 1[u_i ≤ p_j] / Σ_i w_i; ``"interval"``: the weighted fraction of targets
+    inside the central interval of coverage p_j, 1[|2u_i − 1| ≤ p_j].
+
+    Parameters
+    ----------
+    r : RegressionRows
+        The rows.
+    w : ndarray of shape (n,) or None
+        Row weights (bootstrap counts); None: the data.
+    levels : ndarray of shape (m,)
+        Levels p_j in [0, 1].
+    prop_type : {"quantile", "interval"}
+        Which proportion.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The observed proportions p̂_j.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+    library for assessing, visualizing, and improving uncertainty quantification. arXiv:2109.10254.
+    """
     levels = np.asarray(levels, dtype=float)
     if prop_type == "quantile":
         if w is None:
@@ -128,9 +156,35 @@ def calibration_curve(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Kuleshov quantile-calibration curve: (expected p_j, observed p̂_j).
 
-    ``prop_type="quantile"`` (default): p̂_j = mean(u_i ≤ p_j), u the PIT.
-    ``prop_type="interval"`` (uncertainty-toolbox's default): p̂_j = fraction of targets inside the
-    centred interval of coverage p_j, i.e. mean(|2u − 1| ≤ p_j).
+    ``prop_type="quantile"`` (default): p̂_j = mean(u_i ≤ p_j), u the PIT.  ``prop_type="interval"``
+    (uncertainty-toolbox's default): p̂_j = fraction of targets inside the centred interval of coverage p_j, i.e.
+    mean(|2u − 1| ≤ p_j).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    levels : ndarray of shape (m,), default DEFAULT_LEVELS
+        Levels p_j (0, 0.01, …, 1).
+    prop_type : {"quantile", "interval"}, default "quantile"
+        Which proportion.
+
+    Returns
+    -------
+    levels : ndarray of shape (m,)
+        The expected proportions p_j.
+    observed : ndarray of shape (m,)
+        The observed proportions p̂_j.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+    library for assessing, visualizing, and improving uncertainty quantification. arXiv:2109.10254.
     """
     levels = np.asarray(levels, dtype=float)
     return levels, observed_proportions(metric_rows(y, dist), None, levels, prop_type)
@@ -147,6 +201,30 @@ def calibration_rmse(
 
     With ``levels=np.linspace(0, 1, 100), prop_type="interval"`` this is uncertainty-toolbox's
     ``root_mean_squared_calibration_error``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    levels : ndarray of shape (m,), default DEFAULT_LEVELS
+        Levels p_j.
+    prop_type : {"quantile", "interval"}, default "quantile"
+        Proportion of :func:`calibration_curve`.
+
+    Returns
+    -------
+    float
+        The calibration RMSE (0 for a perfectly calibrated curve).
+
+    References
+    ----------
+    Zelikman, E., Healy, C., Zhou, S. & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+    distributions empirically. arXiv:2005.12496.
+
+    Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+    library for assessing, visualizing, and improving uncertainty quantification. arXiv:2109.10254.
     """
     p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return float(np.sqrt(np.mean((ph - p) ** 2)))
@@ -159,14 +237,60 @@ def mean_absolute_calibration_error(
     levels: np.ndarray = DEFAULT_LEVELS,
     prop_type: PropType = "quantile",
 ) -> float:
-    """Mean absolute calibration error: mean_j |p̂_j − p_j| over the level grid, p̂_j as in
-    :func:`calibration_curve` (Chung et al. 2021, Uncertainty Toolbox's MACE with its levels)."""
+    """Mean absolute calibration error MACE = mean_j |p̂_j − p_j| over the level grid.
+
+    p̂_j as in :func:`calibration_curve`; Uncertainty Toolbox's MACE with its levels.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    levels : ndarray of shape (m,), default DEFAULT_LEVELS
+        Levels p_j.
+    prop_type : {"quantile", "interval"}, default "quantile"
+        Proportion of :func:`calibration_curve`.
+
+    Returns
+    -------
+    float
+        The MACE.
+
+    References
+    ----------
+    Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+    library for assessing, visualizing, and improving uncertainty quantification. arXiv:2109.10254.
+
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+    """
     p, ph = calibration_curve(y, dist, levels=levels, prop_type=prop_type)
     return float(np.mean(np.abs(ph - p)))
 
 
 def quantile_calibration_error(y: np.ndarray, dist: PredictiveDistribution, *, n_levels: int = 100) -> float:
-    """l2 quantile calibration error (QR eq. 8): (1/M) Σ_{j=1}^{M} (p̂_j − p_j)², p_j = j/M."""
+    """l2 quantile calibration error (QR eq. 8): (1/M) Σ_{j=1}^{M} (p̂_j − p_j)², p_j = j/M.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    n_levels : int, default 100
+        M, the number of levels.
+
+    Returns
+    -------
+    float
+        The mean squared deviation of the quantile-calibration curve.
+
+    References
+    ----------
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860.
+    """
     levels = np.arange(1, n_levels + 1) / n_levels
     p, ph = calibration_curve(y, dist, levels=levels, prop_type="quantile")
     return float(np.mean((ph - p) ** 2))
@@ -179,13 +303,35 @@ def miscalibration_area(
     levels: np.ndarray | None = None,
     prop_type: PropType = "quantile",
 ) -> float:
-    """Miscalibration area between the calibration curve and the diagonal (Chung et al. 2021, Uncertainty
-    Toolbox; the curve of Kuleshov et al. 2018).
+    """Miscalibration area between the calibration curve and the diagonal.
 
-    ``levels=None`` (default): the exact area ∫₀¹ |ECDF_u(p) − p| dp of the PIT ECDF (no grid).
-    With a grid of levels: the area between the piecewise-linear curve through (p_j, p̂_j) and the
-    diagonal, splitting segments where they cross (uncertainty-toolbox's polygon area with
-    ``levels=np.linspace(0, 1, 100), prop_type="interval"``).
+    ``levels=None`` (default): the exact area ∫₀¹ |ECDF_u(p) − p| dp of the PIT ECDF (no grid).  With a grid of
+    levels: the area between the piecewise-linear curve through (p_j, p̂_j) and the diagonal, splitting segments where
+    they cross (uncertainty-toolbox's polygon area with ``levels=np.linspace(0, 1, 100), prop_type="interval"``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    levels : ndarray of shape (m,) or None, default None
+        Levels of the curve; None: the exact area (``prop_type="quantile"`` only).
+    prop_type : {"quantile", "interval"}, default "quantile"
+        Proportion of :func:`calibration_curve`.
+
+    Returns
+    -------
+    float
+        The area, in [0, ½].
+
+    References
+    ----------
+    Chung, Y., Char, I., Guo, H., Schneider, J. & Neiswanger, W. (2021). Uncertainty Toolbox: an open-source
+    library for assessing, visualizing, and improving uncertainty quantification. arXiv:2109.10254.
+
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
     """
     if levels is None:
         if prop_type != "quantile":
@@ -207,17 +353,56 @@ def _area_between_polyline_and_diagonal(p: np.ndarray, ph: np.ndarray) -> float:
 
 
 def max_calibration_deviation(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """sup_p |ECDF(u)(p) − p| computed exactly without binning (the KS statistic of the PIT).
+    """sup_p |ECDF(u)(p) − p|, computed exactly without binning (the KS statistic of the PIT).
 
     ACCRUE's "calibration error"; equals ``scipy.stats.kstest(u, "uniform").statistic``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The largest deviation of the PIT ECDF from the diagonal.
+
+    References
+    ----------
+    Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+    models. International Journal for Uncertainty Quantification 11(4), 81–94.
+
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
     """
     return stat_max_deviation(metric_rows(y, dist), None)
 
 
 def pit_entropy(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Sample-spacing entropy of the PIT (QR eq. 6), k = round(√n):
+    """Sample-spacing entropy of the PIT (QR eq. 6), k = round(√n).
 
-    H = 1/(n−k) Σ_{i=1}^{n−k} log((n+1)/k · (u_(i+k) − u_(i))).  H ≤ 0, → 0 for uniform PIT;
-    KL(PIT ‖ U(0,1)) ≈ −H.
+    H = 1/(n−k) Σ_{i=1}^{n−k} log((n+1)/k · (u_(i+k) − u_(i))).  H ≤ 0, → 0 for uniform PIT; KL(PIT ‖ U(0,1)) ≈ −H.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        H (NaN for fewer than 2 rows).
+
+    References
+    ----------
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860.
+
+    Vasicek, O. (1976). A test for normality based on sample entropy. Journal of the Royal Statistical Society
+    B 38(1), 54–59.
     """
     return stat_pit_entropy(metric_rows(y, dist), None)

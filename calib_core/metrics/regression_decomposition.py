@@ -107,12 +107,51 @@ def quantile_score_decomposition(
 ) -> pd.DataFrame:
     """QS_τ = MCB − DSC + UNC at each level τ (module docstring), with block-bootstrap percentile intervals.
 
-    Returns one row per τ: ``tau, score, mcb, dsc, unc``, ``fit_bound`` (0 when the isotonic fit is exact, i.e. up
-    to ``exact_rows`` rows; above, the fit is on a grid of ``grid_values`` targets and the exact MCB and DSC exceed
-    the reported ones by at most ``fit_bound``), ``<c>_low``/``<c>_high`` for each of ``score, mcb, dsc, unc``
-    (``n_boot`` replicates over ``n_blocks`` random row blocks, the recalibration held fixed; no intervals when
-    ``n_boot`` is 0), and ``mcb_share`` = MCB/score; ``grid_values``: about how many grid values (half from the
-    targets, half from each level's forecasts).
+    Up to ``exact_rows`` rows the isotonic fit is exact (``fit_bound`` = 0); above, it is on a grid of about
+    ``grid_values`` values (half from the targets, half from each level's forecasts) and the exact MCB and DSC exceed
+    the reported ones by at most ``fit_bound``.  Intervals: ``n_boot`` replicates over ``n_blocks`` random row blocks,
+    the recalibration held fixed (none when ``n_boot`` is 0).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions (their τ-quantiles are the forecasts).
+    levels : sequence of float, default DEFAULT_DECOMPOSITION_LEVELS
+        The levels τ.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_blocks : int, default 1000
+        Random row blocks of the bootstrap.
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+    exact_rows : int, default EXACT_ROWS
+        Largest N fitted exactly.
+    grid_values : int, default GRID_VALUES
+        About how many grid values above ``exact_rows``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per τ: ``tau``, ``score``, ``mcb``, ``dsc``, ``unc``, ``fit_bound``, ``<c>_low`` / ``<c>_high`` for
+        each of ``score, mcb, dsc, unc``, and ``mcb_share`` = MCB/score.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Koenker, R. & Bassett, G. (1978). Regression quantiles. Econometrica 46(1), 33–50.
+
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. Annals of
+    Statistics 17(3), 1217–1241.
     """
     y = np.asarray(y, dtype=float)
     n = y.size
@@ -178,8 +217,35 @@ def quantile_decomposition_table(
     level: float = 0.95,
     seed: int | None = 0,
 ) -> pd.DataFrame:
-    """:func:`quantile_score_decomposition` of every model of a regression set (all its rows per model), stacked
-    with a ``model`` column; empty for point predictions."""
+    """:func:`quantile_score_decomposition` of every model of a regression set, stacked with a ``model`` column.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression prediction set (all its rows per model).
+    levels : sequence of float, default DEFAULT_DECOMPOSITION_LEVELS
+        The levels τ.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stacked tables; empty for point predictions.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     frames = [quantile_score_decomposition(y, dist, levels=levels, n_boot=n_boot, level=level, seed=seed)
               .assign(model=model) for model, y, dist in iter_model_distributions(prediction_set)]
     if not frames:
@@ -193,8 +259,29 @@ def _fmt(v: float) -> str:
 
 
 def decomposition_display(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """The decomposition table as the page shows it: one row per (model, τ) with ``QS``, ``MCB``, ``DSC``, ``UNC``
-    as "value [low, high]" text and the MCB share of the score in percent."""
+    """The decomposition table as the page shows it.
+
+    One row per (model, τ) with ``QS``, ``MCB``, ``DSC``, ``UNC`` as "value [low, high]" text and the MCB share of the
+    score in percent.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`quantile_decomposition_table`.
+    level : float, default 0.95
+        Level of the intervals, for the column names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The display table.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+    """
     if table.empty:
         return pd.DataFrame()
     out = pd.DataFrame({"model": table["model"].astype(str), "τ": table["tau"].map(lambda t: f"{t:g}")})
@@ -224,9 +311,29 @@ QUANTILE_BAND_COLUMNS = ["forecast", "count", "consistency_low", "consistency_hi
 class QuantileReliability:
     """CORP quantile reliability of one forecaster at one level τ (see :func:`quantile_reliability`).
 
-    ``curve``: :data:`QUANTILE_CURVE_COLUMNS` (the exact step curve x ↦ x̂, small at any N); ``bands``:
-    :data:`QUANTILE_BAND_COLUMNS`; ``decomposition``: ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals:
-    :func:`quantile_score_decomposition` has them); ``info``: τ, N, the band's level, draws, groups and grid.
+    Attributes
+    ----------
+    tau : float
+        The level τ.
+    curve : pandas.DataFrame
+        :data:`QUANTILE_CURVE_COLUMNS`: the exact step curve x ↦ x̂ (small at any N).
+    bands : pandas.DataFrame
+        :data:`QUANTILE_BAND_COLUMNS`: the consistency band.
+    decomposition : dict
+        ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals: :func:`quantile_score_decomposition` has them).
+    n : int
+        Number of rows.
+    info : dict
+        τ, N, the band's level, draws, groups and grid.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
     """
 
     tau: float
@@ -260,12 +367,12 @@ def quantile_reliability(
     normal_above: float = 25.0,
     seed: int | None = 0,
 ) -> QuantileReliability:
-    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ) (Gneiting, Wolffram, Resin, Kraus,
-    Bracher, Dimitriadis, Hagenmeyer, Jordan, Lerch, Phipps & Schienle 2023, "Model diagnostics and forecast
-    evaluation for quantiles", Annu. Rev. Stat. Appl. 10, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan
-    2021, PNAS): the isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn
-    against x.  A calibrated τ-quantile forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal
-    = the predicted quantile is too low there (more than a share τ of targets fall below it), below = too high.
+    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ), with a consistency band.
+
+    The isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn against x
+    (Gneiting et al. 2023, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan 2021).  A calibrated τ-quantile
+    forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal = the predicted quantile is too low
+    there (more than a share τ of targets fall below it), below = too high.
 
     **Consistency band** (pointwise ``band_level``, 90% as in the papers) under the hypothesis of calibration: the
     targets redrawn from the forecasts, y*_i ~ F_i, and the fit recomputed.  Computed without redrawing N rows:
@@ -285,7 +392,47 @@ def quantile_reliability(
       side).  Cost O(R·G·C) whatever N.
 
     Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
-    produces at this N.  ``decomposition``: QS_τ = MCB − DSC + UNC of this fit (module docstring).
+    produces at this N.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    tau : float, default 0.5
+        The level τ.
+    n_resamples : int, default 200
+        Null draws per grid value.
+    band_level : float, default 0.90
+        Pointwise level of the band.
+    max_groups : int, default 100
+        Groups of consecutive forecasts.
+    grid : int, default 256
+        Grid values.
+    per_group : int, default 16
+        Rows per group behind p̄_gj.
+    normal_above : float, default 25.0
+        n_g p̄(1 − p̄) above which counts are drawn from the normal law.
+    seed : int or None, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    QuantileReliability
+        Curve, band and the decomposition QS_τ = MCB − DSC + UNC of this fit (module docstring).
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Hong, Y. (2013). On computing the distribution function for the Poisson binomial distribution.
+    Computational Statistics & Data Analysis 59, 41–51.
     """
     y = np.asarray(y, dtype=float)
     n = y.size
@@ -371,7 +518,30 @@ def quantile_reliability(
 def quantile_reliability_of(
     prediction_set: PredictionSet, *, tau: float = 0.5, **options
 ) -> dict[str, QuantileReliability]:
-    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2), keyed
-    by model; empty for point predictions.  ``options`` go to :func:`quantile_reliability`."""
+    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2).
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression prediction set.
+    tau : float, default 0.5
+        The level τ.
+    **options
+        Passed to :func:`quantile_reliability`.
+
+    Returns
+    -------
+    dict of str to QuantileReliability
+        Model → diagram; empty for point predictions.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     return {model: quantile_reliability(y, dist, tau=tau, **options)
             for model, y, dist in iter_model_distributions(prediction_set)}

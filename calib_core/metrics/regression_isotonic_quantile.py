@@ -45,8 +45,31 @@ GRID_VALUES = 4_096
 
 
 def quantile_score(y, q, tau: float) -> np.ndarray:
-    """Per-row quantile (pinball) score QS_τ(q, y) = (1{y ≤ q} − τ)(q − y) (Koenker & Bassett 1978; equals
-    ``scoringrules.quantile_score(y, q, τ)``)."""
+    """Per-row quantile (pinball) score QS_τ(q, y) = (1{y ≤ q} − τ)(q − y).
+
+    Equals ``scoringrules.quantile_score(y, q, τ)``.
+
+    Parameters
+    ----------
+    y : array_like
+        Targets.
+    q : array_like
+        Predicted τ-quantiles (broadcast against ``y``).
+    tau : float
+        Level τ in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        The scores, ≥ 0.
+
+    References
+    ----------
+    Koenker, R. & Bassett, G. (1978). Regression quantiles. Econometrica 46(1), 33–50.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     y = np.asarray(y, dtype=float)
     q = np.asarray(q, dtype=float)
     return ((y <= q) - tau) * (q - y)
@@ -54,15 +77,44 @@ def quantile_score(y, q, tau: float) -> np.ndarray:
 
 def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None = None,
                                  targets: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """The non-decreasing function of ``x`` minimising Σ_i QS_τ(f(x_i), y_i), evaluated at each row (exact; rows with
-    equal x get equal values; among the minimisers, one whose values are targets y).
+    """The non-decreasing function of ``x`` minimising Σ_i QS_τ(f(x_i), y_i), evaluated at each row.
 
-    Threshold partitioning: with V the sorted distinct targets and a segment of rows (contiguous in x order) whose
-    values are known to lie in V[a..b), the threshold c = V[mid − 1] (mid = ⌊(a + b)/2⌋) splits it at the suffix start
-    s maximising Σ_{start ≤ i < s} (1{y_i ≤ c} − τ) over the tie-group boundaries; rows before s take values in
-    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.  ``order`` (a stable argsort of x, or any order sorting
-    x: equal forecasts get one value whatever their order) and ``targets`` (``np.unique(y, return_inverse=True)``) may
-    be passed to reuse sorts across levels."""
+    Exact; rows with equal x get equal values; among the minimisers, one whose values are targets y.  Threshold
+    partitioning: with V the sorted distinct targets and a segment of rows (contiguous in x order) whose values are
+    known to lie in V[a..b), the threshold c = V[mid − 1] (mid = ⌊(a + b)/2⌋) splits it at the suffix start s
+    maximising Σ_{start ≤ i < s} (1{y_i ≤ c} − τ) over the tie-group boundaries; rows before s take values in
+    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.
+
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        Forecasts.
+    y : array_like of shape (n,)
+        Targets.
+    tau : float
+        Level τ in (0, 1).
+    order : ndarray of shape (n,) or None, default None
+        A stable argsort of x (or any order sorting x: equal forecasts get one value whatever their order), to reuse
+        sorts across levels.
+    targets : (ndarray, ndarray) or None, default None
+        ``np.unique(y, return_inverse=True)``, to reuse across levels.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The fitted value x̂_i of every row.
+
+    References
+    ----------
+    Hochbaum, D. S. & Queyranne, M. (2003). Minimizing a convex cost closure set. SIAM Journal on Discrete
+    Mathematics 16(2), 192–207.
+
+    Stout, Q. F. (2013). Isotonic regression via partitioning. Algorithmica 66(1), 93–112.
+
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -191,10 +243,33 @@ def _threshold_partition(
 
 def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2, *, order: np.ndarray | None = None
                   ) -> np.ndarray:
-    """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, of the sorted values ``sorted_y``, with v_(1): of
-    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell).  With
-    ``order`` (an argsort of the values), ``sorted_y`` may be the values unsorted: only the order statistics are
-    gathered."""
+    """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, with v_(1): a grid for the fit.
+
+    Of the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell).
+
+    Parameters
+    ----------
+    sorted_y : ndarray of shape (n,)
+        The values sorted (or unsorted when ``order`` is given: only the order statistics are gathered).
+    size : int, default GRID_VALUES // 2
+        Number of order statistics.
+    order : ndarray of shape (n,) or None, default None
+        An argsort of the values.
+
+    Returns
+    -------
+    ndarray
+        The increasing grid values.
+
+    References
+    ----------
+    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician
+    50(4), 361–365.
+
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+    """
     n = sorted_y.size
     pos = np.r_[0, np.clip(-(-np.arange(1, int(size) + 1) * n // int(size)) - 1, 0, n - 1)]  # ⌈kN/size⌉ − 1
     return np.unique(sorted_y[pos if order is None else order[pos]])
@@ -250,24 +325,58 @@ def grid_isotonic_quantile_regression(
     x, y, tau: float, grid: np.ndarray, *, order: np.ndarray | None = None, cells: np.ndarray | None = None,
     sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None, distinct_x: bool = False,
 ) -> tuple[np.ndarray, float]:
-    """The exact isotonic τ-quantile fit x̂ (:func:`isotonic_quantile_regression`) rounded up to ``grid``, x̂_G =
-    ⌈x̂⌉_G, computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes), and the bound
-    ``fit_bound`` ≥ S̄(x̂_G) − S̄(x̂) ≥ 0 on its mean quantile score (module docstring).
+    """The exact isotonic τ-quantile fit x̂ rounded up to ``grid``, x̂_G = ⌈x̂⌉_G, and a bound on its cost.
 
-    ``grid``: increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets); ``order``: a
-    stable argsort of x (or any order sorting x: the fit is the same whatever the order among equal forecasts), and
-    ``sorted_x`` = ``x[order]`` (not needed with ``distinct_x``: no two forecasts equal); ``cells``:
-    ``np.searchsorted(grid, y)``, ``sorted_y``: ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row,
-    fit_bound).
+    Computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes); ``fit_bound`` ≥
+    S̄(x̂_G) − S̄(x̂) ≥ 0 bounds its mean quantile score (module docstring of
+    :mod:`calib_core.metrics.regression_decomposition`).
 
     At a level τ that is a ratio p/q of small integers as a double (every default level) the recursion compares in
-    integers (:func:`_threshold_partition`): where several fits are exact (ties of the prefix values at τ = p/q) it
-    rounds up the one with the earliest splits, which can differ from :func:`isotonic_quantile_regression`'s
-    floating-point choice; the bound holds for the exact fit it rounds.
+    integers (``_threshold_partition``): where several fits are exact (ties of the prefix values at τ = p/q) it rounds
+    up the one with the earliest splits, which can differ from :func:`isotonic_quantile_regression`'s floating-point
+    choice; the bound holds for the exact fit it rounds.  The bound uses the exact fit's values being targets: in the
+    cell (c_{j−1}, c_j] they are at least t_j, the smallest target above c_{j−1}, so the rounding moves them by at most
+    c_j − t_j (0 when the cell's only target is c_j: a grid holding every target gives the exact fit and a zero bound).
 
-    The bound uses the exact fit's values being targets: in the cell (c_{j−1}, c_j] they are at least t_j, the
-    smallest target above c_{j−1}, so the rounding moves them by at most c_j − t_j (0 when the cell's only target is
-    c_j: a grid holding every target gives the exact fit and a zero bound)."""
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        Forecasts.
+    y : array_like of shape (n,)
+        Targets.
+    tau : float
+        Level τ in (0, 1).
+    grid : ndarray
+        Increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets).
+    order : ndarray or None, default None
+        A stable argsort of x (or any order sorting x: the fit is the same whatever the order among equal forecasts).
+    cells : ndarray or None, default None
+        ``np.searchsorted(grid, y)`` (to reuse across levels).
+    sorted_x : ndarray or None, default None
+        ``x[order]`` (not needed with ``distinct_x``).
+    sorted_y : ndarray or None, default None
+        ``np.sort(y)`` (to reuse across levels).
+    distinct_x : bool, default False
+        No two forecasts are equal.
+
+    Returns
+    -------
+    fit : ndarray of shape (n,)
+        x̂_G per row.
+    fit_bound : float
+        The bound on S̄(x̂_G) − S̄(x̂).
+
+    References
+    ----------
+    Hochbaum, D. S. & Queyranne, M. (2003). Minimizing a convex cost closure set. SIAM Journal on Discrete
+    Mathematics 16(2), 192–207.
+
+    Stout, Q. F. (2013). Isotonic regression via partitioning. Algorithmica 66(1), 93–112.
+
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     grid = np.asarray(grid, dtype=float)

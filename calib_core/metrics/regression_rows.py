@@ -54,9 +54,41 @@ PropType = Literal["quantile", "interval"]
 class RegressionRows:
     """Per-row quantities of (y, dist), computed once and shared by every metric.
 
-    Attributes: ``y``, ``mean`` (μ), ``sigma`` (σ), ``eps`` (ε = y − μ), ``z`` (ε/σ) and ``u``
-    (the PIT F(y); randomised between F(y−) and F(y) for distributions with atoms, seeded by
-    ``pit_seed``, see :func:`pit`).  Sorted arrays and sort orders are computed lazily.
+    The PIT ``u`` is randomised between F(y−) and F(y) for distributions with atoms (seeded by ``pit_seed``, see
+    :func:`pit`).  Sorted arrays and sort orders are computed lazily (:meth:`compute_orders` sorts them together);
+    the σ-bins of Levi et al. (2019) are cached per (binning, number of bins).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    pit_seed : int or None, default 0
+        Seed of the randomised PIT.
+    randomize_pit : bool or None, default None
+        Randomise the PIT; None: when ``dist.is_discrete``.
+
+    Attributes
+    ----------
+    y, mean, sigma : ndarray of shape (n,)
+        Targets, predictive means μ and standard deviations σ.
+    eps, z : ndarray of shape (n,)
+        Errors ε = y − μ and standardised errors z = ε/σ.
+    u : ndarray of shape (n,)
+        PIT values F(y) (computed on first use).
+    z_ok : ndarray of bool or None
+        Rows with a finite z (σ > 0; None: all rows); the statistics of z use these only.
+    n_z_excluded : int
+        Number of rows without a finite z.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
 
     def __init__(
@@ -346,8 +378,9 @@ _Z_SQUARE_MAX = float(np.sqrt(np.finfo(float).max))
 
 
 def undefined_z_counts(rows: RegressionRows) -> dict[str, int]:
-    """How many rows of ``rows`` have no usable standardised error z = (y − μ)/σ, by cause (:data:`Z_CAUSES`);
-    causes with no row are left out, so ``{}`` means every z is finite and squares to a finite number.
+    """How many rows have no usable standardised error z = (y − μ)/σ, by cause (:data:`Z_CAUSES`).
+
+    Causes with no row are left out, so ``{}`` means every z is finite and squares to a finite number.
 
     * ``zero_spread`` — σ = 0 (an ensemble whose members are all equal, a quantile set whose quantiles are all
       equal): z is ±∞ or 0/0, and the statistics of z leave the row out (``RegressionRows.z_ok``);
@@ -358,9 +391,26 @@ def undefined_z_counts(rows: RegressionRows) -> dict[str, int]:
       used, but the second and higher moments of z, the NLL of a Gaussian and the like are infinite.
 
     (``no_finite_z`` — no finite z for a cause not known — is what a summary, which keeps only the count of rows
-    with a finite z, can say: ``calib_core.scale.regression.undefined_z_of_part``.)
+    with a finite z, can say: ``calib_core.scale.regression.undefined_z_of_part``.)  Vectorised over rows
+    (comparisons only).
 
-    Vectorised over rows (comparisons only)."""
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+
+    Returns
+    -------
+    dict of str to int
+        Cause → number of rows, causes with no row left out.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+
+    IEEE (2019). IEEE Standard for Floating-Point Arithmetic, IEEE 754-2019.
+    """
     sigma, eps, mean = rows.sigma, rows.eps, rows.mean
     out: dict[str, int] = {}
     if rows.z_ok is not None:
@@ -383,10 +433,30 @@ def _spread_words(layout: str) -> tuple[str, str]:
 
 
 def undefined_z_note(counts: dict[str, int], n: int, *, layout: str = "") -> str:
-    """The reason, in words, why some or all of ``n`` rows have no usable z (``counts`` from
-    :func:`undefined_z_counts`; ``layout`` "sample", "quantile" or "gaussian" names the predictions): e.g. "all 37
-    ensembles have zero spread (every member equal), so z = (y − mean)/σ is undefined" or "3 of 100 rows: y − mean
-    overflows …".  "" when ``counts`` is empty.  The caller adds which subset and which metrics it affects."""
+    """The reason, in words, why some or all of ``n`` rows have no usable z.
+
+    E.g. "all 37 ensembles have zero spread (every member equal), so z = (y − mean)/σ is undefined" or "3 of 100
+    rows: y − mean overflows …".  The caller adds which subset and which metrics it affects.
+
+    Parameters
+    ----------
+    counts : dict of str to int
+        Rows per cause, from :func:`undefined_z_counts`.
+    n : int
+        Number of rows.
+    layout : str, default ""
+        ``"sample"``, ``"quantile"`` or ``"gaussian"``: names the predictions (ensembles, quantile sets, …).
+
+    Returns
+    -------
+    str
+        The sentence; ``""`` when ``counts`` is empty.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+    """
     what, zero = _spread_words(layout)
     k_bad = sum(counts.get(c, 0) for c in ("zero_spread", "overflow", "z_overflow", "no_finite_z"))
     parts = []
@@ -422,12 +492,39 @@ def undefined_z_note(counts: dict[str, int], n: int, *, layout: str = "") -> str
 def pit(
     y: np.ndarray, dist: PredictiveDistribution, *, randomize: bool | None = None, seed: int | None = 0
 ) -> np.ndarray:
-    """Probability integral transform u_i = F_i(y_i) (Kuleshov et al. 2018; QR §2).
+    """Probability integral transform u_i = F_i(y_i).
 
-    Delegates to ``dist.pit``.  For distributions with atoms (``dist.is_discrete``) the PIT is
-    randomised by default (seeded): u = F(y−) + V·(F(y) − F(y−)) (Czado, Gneiting & Held 2009),
-    and for ensembles (``SampleSet``) the randomised rank PIT (r + V(1 + ties))/(M + 1), both
-    uniform under calibration.  ``randomize=False`` uses V = ½ for ensembles and F(y) otherwise.
+    Delegates to ``dist.pit``.  For distributions with atoms (``dist.is_discrete``) the PIT is randomised by default
+    (seeded): u = F(y−) + V·(F(y) − F(y−)), V ~ U(0, 1) (Czado, Gneiting & Held 2009), and for ensembles
+    (``SampleSet``) the randomised rank PIT (r + V(1 + ties))/(M + 1), both uniform under calibration.
+    ``randomize=False`` uses V = ½ for ensembles and F(y) otherwise.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    randomize : bool or None, default None
+        Randomise at atoms; None: when ``dist.is_discrete``.
+    seed : int or None, default 0
+        Seed of V.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The PIT values in [0, 1].
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860, §2.
+
+    Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. Biometrics 65(4),
+    1254–1261.
     """
     reject_nan_inputs(y, dist)
     return _pit(np.asarray(y, dtype=float), dist, seed, randomize)

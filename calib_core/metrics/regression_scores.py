@@ -99,13 +99,50 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
 
 
 def nll(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Mean negative log-likelihood −mean log f_i(y_i); Gaussian: ½log(2πσ²) + ε²/(2σ²)."""
+    """Mean negative log-likelihood NLL = −(1/N) Σ_i log f_i(y_i); Gaussian: ½log(2πσ²) + ε²/(2σ²).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The mean NLL (∞ when some f_i(y_i) = 0: :func:`zero_density_note`).
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     return wmean(metric_rows(y, dist).neg_logpdf, None)
 
 
 def zero_density_rows(y: np.ndarray, dist: PredictiveDistribution) -> np.ndarray:
-    """Boolean mask of the rows whose target has predictive density 0, f_i(y_i) = 0 (log f = −∞): one such row
-    makes the mean NLL −mean log f_i(y_i) infinite."""
+    """Boolean mask of the rows whose target has predictive density 0, f_i(y_i) = 0 (log f = −∞).
+
+    One such row makes the mean NLL −mean log f_i(y_i) infinite.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        True where log f_i(y_i) = −∞.
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         logf = np.asarray(dist.logpdf(np.asarray(y, dtype=float)), dtype=float)
     return np.isneginf(logf)
@@ -114,14 +151,38 @@ def zero_density_rows(y: np.ndarray, dist: PredictiveDistribution) -> np.ndarray
 def zero_density_note(
     y: np.ndarray, dist: PredictiveDistribution, *, row_numbers: np.ndarray | None = None, what: str = "rows"
 ) -> str:
-    """Why the NLL is infinite, in one paragraph ("" when every target has a positive density).
+    """Why the NLL is infinite, in one paragraph.
 
-    Names how many of the ``what`` (and which: ``row_numbers``, 1-based, else positions from 1) have
-    f_i(y_i) = 0 and, for a recalibrated distribution with a truncated support (Kuleshov's isotonic map R is flat
-    at 0 below its first knot and at 1 above the largest calibration PIT a*: G = R∘F has density
-    g = R'(F(y))·f(y) = 0 outside [F⁻¹(lower), F⁻¹(a*)], Utpala & Rai, "Quantile regularization", §3 and
-    appendix B.2), says where the support ends and on which side the targets fell.  The NLL ignores no row, so it
-    is ∞; CRPS and the calibration metrics stay finite.
+    Names how many of the ``what`` (and which: ``row_numbers``, 1-based, else positions from 1) have f_i(y_i) = 0
+    and, for a recalibrated distribution with a truncated support (Kuleshov's isotonic map R is flat at 0 below its
+    first knot and at 1 above the largest calibration PIT a*: G = R∘F has density g = R'(F(y))·f(y) = 0 outside
+    [F⁻¹(lower), F⁻¹(a*)], Utpala & Rai, "Quantile regularization", §3 and appendix B.2), says where the support ends
+    and on which side the targets fell.  The NLL ignores no row, so it is ∞; CRPS and the calibration metrics stay
+    finite.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    row_numbers : ndarray of shape (n,) or None, default None
+        Row numbers to name (1-based); None: positions from 1.
+    what : str, default "rows"
+        What the rows are called in the sentence.
+
+    Returns
+    -------
+    str
+        The paragraph; ``""`` when every target has a positive density.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860.
     """
     zero = zero_density_rows(y, dist)
     k = int(zero.sum())
@@ -155,42 +216,166 @@ def zero_density_note(
 
 
 def crps(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Mean CRPS; Gaussian closed form σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π] (ACCRUE eq. 5), exact otherwise."""
+    """Mean continuous ranked probability score CRPS = (1/N) Σ_i ∫ (F_i(x) − 1[y_i ≤ x])² dx.
+
+    Gaussian closed form σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π] (ACCRUE eq. 5); exact for the other distributions
+    (``dist.crps``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The mean CRPS, in the units of y.
+
+    References
+    ----------
+    Matheson, J. E. & Winkler, R. L. (1976). Scoring rules for continuous probability distributions.
+    Management Science 22(10), 1087–1096.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+
+    Camporeale, E. & Carè, A. (2021). ACCRUE: accurate and reliable uncertainty estimate in deterministic
+    models. International Journal for Uncertainty Quantification 11(4), 81–94.
+    """
     return wmean(metric_rows(y, dist).crps, None)
 
 
 def sharpness(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
-    """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox). ``y`` is ignored."""
+    """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,) or None
+        Ignored (taken first like every regression metric).
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The root mean predictive variance.
+
+    References
+    ----------
+    Zelikman, E., Healy, C., Zhou, S. & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+    distributions empirically. arXiv:2005.12496.
+
+    Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+    Journal of the Royal Statistical Society B 69(2), 243–268.
+    """
     reject_nan_inputs(None, dist)
     s = np.asarray(dist.std(), dtype=float)
     return float(np.sqrt(np.mean(s * s)))
 
 
 def rmse(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Root mean squared error of the predictive mean, sqrt(mean ε²)."""
+    """Root mean squared error of the predictive mean, RMSE = sqrt((1/N) Σ_i ε_i²).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The RMSE.
+
+    References
+    ----------
+    Hyndman, R. J. & Koehler, A. B. (2006). Another look at measures of forecast accuracy. International Journal
+    of Forecasting 22(4), 679–688.
+    """
     reject_nan_inputs(y, dist)
     return float(np.sqrt(np.mean((np.asarray(y, float) - dist.mean()) ** 2)))
 
 
 def mae(y: np.ndarray, dist: PredictiveDistribution) -> float:
-    """Mean absolute error of the predictive mean, mean |ε|."""
+    """Mean absolute error of the predictive mean, MAE = (1/N) Σ_i |ε_i|.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+
+    Returns
+    -------
+    float
+        The MAE.
+
+    References
+    ----------
+    Hyndman, R. J. & Koehler, A. B. (2006). Another look at measures of forecast accuracy. International Journal
+    of Forecasting 22(4), 679–688.
+    """
     reject_nan_inputs(y, dist)
     return float(np.mean(np.abs(np.asarray(y, float) - dist.mean())))
 
 
 def interval_coverage(y: np.ndarray, dist: PredictiveDistribution, *, coverage: float = 0.9) -> float:
-    """Observed coverage (PICP) of the central prediction interval of nominal coverage c = 1 − α
-    (Gneiting & Raftery 2007, §6.2): mean_i 1[F_i⁻¹((1−c)/2) ≤ y_i ≤ F_i⁻¹((1+c)/2)]; c for a calibrated model.
-    0 < c ≤ 1; c = 1 is the whole support (1.0 for a Gaussian, as uncertainty-toolbox returns)."""
+    """Observed coverage (PICP) of the central prediction interval of nominal coverage c = 1 − α.
+
+    mean_i 1[F_i⁻¹((1−c)/2) ≤ y_i ≤ F_i⁻¹((1+c)/2)]; c for a calibrated model.  c = 1 is the whole support (1.0 for a
+    Gaussian, as uncertainty-toolbox returns).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    coverage : float, default 0.9
+        Nominal coverage c, 0 < c ≤ 1.
+
+    Returns
+    -------
+    float
+        The fraction of targets inside their interval.
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     _check_coverages(coverage)
     return stat_intervals(metric_rows(y, dist), None, [coverage])[f"coverage_{100 * coverage:g}"]
 
 
 def interval_table(y: np.ndarray, dist: PredictiveDistribution, *, coverages=DEFAULT_COVERAGES):
-    """Per nominal coverage c: observed coverage, mean width and interval score.
+    """Per nominal coverage c: observed coverage, mean width and mean interval score.
 
-    Interval score (Gneiting & Raftery 2007, α = 1 − c):
-    (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊.
+    Interval score (Gneiting & Raftery 2007, §6.2, α = 1 − c): (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊ for the
+    central interval [l, u].
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        Nominal coverages, each in (0, 1].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per coverage: ``coverage``, ``observed``, ``mean_width``, ``interval_score``.
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
     """
     import pandas as pd
 
