@@ -73,12 +73,13 @@ from scipy.optimize import isotonic_regression
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.protocol import EvaluationResult, model_rows
 from ..base.significance import monte_carlo_p
-from ..metrics.classification import Target, top_label
 from .classification_pav import (
     MURPHY_COLUMNS,
     SCORES,
+    CorpTarget,
     Distinct,
     Score,
+    binary_events,
     climatology_score,
     decompose,
     decompose_distinct,
@@ -115,8 +116,6 @@ __all__ = [
     "plane_terms",
 ]
 
-#: The binary event of a CORP diagram (the same choice as the metrics' ``target``).
-CorpTarget = Target
 
 #: Columns of :attr:`Corp.curve` (the CORP curve: both ends of every PAV block).
 CURVE_COLUMNS = ["forecast", "recalibrated", "count"]
@@ -157,10 +156,32 @@ def _groups(d: Distinct, max_groups: int, grid: int) -> np.ndarray:
 class Corp:
     """CORP reliability of one forecast (see the module docstring).
 
-    ``curve``: :data:`CURVE_COLUMNS` — both ends of every PAV block (the exact step curve, small at any N).
-    ``bands``: :data:`BAND_COLUMNS` — the consistency and confidence bands at every distinct forecast value (or
-    grid group: ``attrs["grid"]``).  ``decomposition``: :data:`DECOMPOSITION_COLUMNS`, one row per score.
-    ``murphy``: :data:`MURPHY_COLUMNS` at 201 thresholds (:func:`murphy_table`).
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        :data:`CURVE_COLUMNS` — both ends of every PAV block (the exact step curve, small at any N).
+    bands : pandas.DataFrame
+        :data:`BAND_COLUMNS` — the consistency and confidence bands at every distinct forecast value (or grid group:
+        ``attrs["grid"]``).
+    decomposition : pandas.DataFrame
+        :data:`DECOMPOSITION_COLUMNS`, one row per score.
+    murphy : pandas.DataFrame
+        :data:`MURPHY_COLUMNS` at 201 thresholds (:func:`murphy_table`).
+    n : int
+        Rows.
+    target : str
+        The binary event.
+    info : dict
+        Levels, draws, grid.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Ehm, W., Gneiting, T., Jordan, A. & Krüger, F. (2016). Of quantiles and expectiles: consistent scoring
+    functions, Choquet representations and forecast rankings. Journal of the Royal Statistical Society B 78(3),
+    505–562.
     """
 
     curve: pd.DataFrame
@@ -198,21 +219,52 @@ def corp(
     grid: int = 500,
     seed: int | None = 0,
 ) -> Corp:
-    """CORP reliability diagram with consistency and confidence bands, and the Brier and log score
-    decompositions with bootstrap intervals and the MCB test (Dimitriadis, Gneiting & Jordan 2021).
+    """CORP reliability diagram with consistency and confidence bands, and the Brier and log score decompositions.
+
+    With bootstrap intervals and the MCB test (module docstring).
 
     Parameters
     ----------
-    x, y : forecasts in [0, 1] and binary outcomes (0/1).
-    target : what x and y are (``"positive"``: P(y = 1) and y; ``"top_label"``: confidence and correctness), for
-        the table's ``attrs["semantics"]``.
-    n_resamples : null draws y* ~ Bernoulli(x) for the consistency band and the MCB test (0: none).
-    n_boot : bootstrap resamples of the rows for the confidence band and the intervals (0: none).
-    band_level : pointwise level of both bands (0.90: the paper's 5–95%).
-    level : two-sided level of the decomposition's intervals.
-    max_groups, grid : resample on the distinct values while there are at most ``max_groups``, else on the grid
-        of groups spanning < 1/``grid`` in x (module docstring).
-    seed : seeds both resamplings.
+    x : ndarray of shape (n,)
+        Forecasts in [0, 1].
+    y : ndarray of shape (n,)
+        Binary outcomes (0/1).
+    target : {"positive", "top_label"}, default "positive"
+        What x and y are (``"positive"``: P(y = 1) and y; ``"top_label"``: confidence and correctness), for the
+        table's ``attrs["semantics"]``.
+    n_resamples : int, default 1000
+        Null draws y* ~ Bernoulli(x) for the consistency band and the MCB test (0: none).
+    n_boot : int, default 200
+        Bootstrap resamples of the rows for the confidence band and the intervals (0: none).
+    band_level : float, default 0.90
+        Pointwise level of both bands (0.90: the paper's 5–95%).
+    level : float, default 0.95
+        Two-sided level of the decomposition's intervals.
+    max_groups : int, default 1000
+        Resample on the distinct values while there are at most this many.
+    grid : int, default 500
+        Else on the grid of groups spanning < 1/``grid`` in x (module docstring).
+    seed : int or None, default 0
+        Seeds both resamplings.
+
+    Returns
+    -------
+    Corp
+        Curve, bands, decomposition and Murphy diagram.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Ehm, W., Gneiting, T., Jordan, A. & Krüger, F. (2016). Of quantiles and expectiles: consistent scoring
+    functions, Choquet representations and forecast rankings. Journal of the Royal Statistical Society B 78(3),
+    505–562.
+
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Kosorok, M. R. (2008). Bootstrapping the Grenander estimator. In Beyond Parametrics in Interdisciplinary
+    Research, IMS Collections 1, 282–292.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -346,32 +398,33 @@ def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # =============================================================================================
 
 
-def binary_events(
-    labels: np.ndarray | None, probs: np.ndarray | None, *, target: CorpTarget = "top_label",
-    confidence: np.ndarray | None = None, predicted: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(x, y) of the binary event a CORP diagram is about: ``"positive"`` (K = 2): x = p_i1, y = 1[label = 1];
-    ``"top_label"``: x = max_k p_ik, y = 1[arg-max = label] (or the given ``confidence`` and ``predicted`` class of a
-    top-label-only file)."""
-    if probs is None:
-        if confidence is None or predicted is None:
-            raise ValueError("binary_events needs probs, or confidence and predicted")
-        return np.asarray(confidence, dtype=float), (np.asarray(predicted) == np.asarray(labels)).astype(float)
-    p = np.asarray(probs, dtype=float)
-    if target == "positive":
-        if p.shape[1] != 2:
-            raise ValueError(f"the positive class needs binary predictions (K = 2), got K = {p.shape[1]}")
-        return p[:, 1].copy(), (np.asarray(labels) == 1).astype(float)
-    pred, conf = top_label(p)
-    return conf, (pred == np.asarray(labels)).astype(float)
-
-
 def corp_of(
     pset: PredictionSet, *, target: CorpTarget = "top_label", models: list[str] | None = None,
     **options,
 ) -> dict[str, Corp]:
     """:func:`corp` of every model of a classification PredictionSet (all groups together), keyed by model.
-    ``options`` go to :func:`corp` (``n_resamples``, ``n_boot``, ``band_level``, ``level``, ``seed``, …)."""
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set.
+    target : {"top_label", "positive"}, default "top_label"
+        The event (top-label-only files always use ``"top_label"``).
+    models : list of str or None, default None
+        Models to include; None: all.
+    **options
+        Passed to :func:`corp` (``n_resamples``, ``n_boot``, ``band_level``, ``level``, ``seed``, …).
+
+    Returns
+    -------
+    dict of str to Corp
+        Model → diagram.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     if pset.task != "classification":
         raise ValueError("CORP diagrams need a classification PredictionSet")
     out: dict[str, Corp] = {}
@@ -404,9 +457,32 @@ def _plane_target(n_classes: int, target: CorpTarget | None) -> CorpTarget:
 
 
 def plane_terms(labels: np.ndarray, probs: np.ndarray, *, target: CorpTarget | None = None) -> dict[str, float]:
-    """MCB, DSC and UNC of the Brier score of the binary event (:func:`decompose`) of one set of probabilities,
-    keyed as :data:`PLANE_METRICS`: what the evaluation records on every trial's test rows for the MCB–DSC plane.
-    ``target``: default the positive class for K = 2, else the top label."""
+    """MCB, DSC and UNC of the Brier score of the binary event (:func:`decompose`) of one set of probabilities.
+
+    Keyed as :data:`PLANE_METRICS`: what the evaluation records on every trial's test rows for the MCB–DSC plane.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels.
+    probs : ndarray of shape (n, k)
+        Probabilities.
+    target : {"positive", "top_label"} or None, default None
+        The event; None: the positive class for K = 2, else the top label.
+
+    Returns
+    -------
+    dict of str to float
+        ``mcb_brier``, ``dsc_brier``, ``unc_brier``.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Dimitriadis, T., Gneiting, T., Jordan, A. I. & Vogel, P. (2024). Evaluating probabilistic classifiers: the
+    triptych. International Journal of Forecasting 40(3), 1101–1122.
+    """
     p = np.asarray(probs, dtype=float)
     x, y = binary_events(labels, p, target=_plane_target(p.shape[1], target))
     d = decompose(np.clip(x, 0.0, 1.0), y, score="brier")
@@ -416,19 +492,40 @@ def plane_terms(labels: np.ndarray, probs: np.ndarray, *, target: CorpTarget | N
 def mcb_dsc_points(
     pset: PredictionSet, result: EvaluationResult, *, score: Score = "brier", target: CorpTarget | None = None
 ) -> pd.DataFrame:
-    """The points of the MCB–DSC plane of a Recalibrate run (Dimitriadis, Gneiting, Jordan & Vogel 2024, IJF 40,
-    "Evaluating probabilistic classifiers: the triptych"): for every model and every calibrator (the uncalibrated
-    predictions included) the CORP decomposition (:func:`decompose`) of its calibrated probabilities on test rows.
+    """The points of the MCB–DSC plane of a Recalibrate run.
 
-    Brier score with the default event: the **mean over every trial** of the terms the evaluation recorded on each
-    trial's test rows (:data:`PLANE_METRICS`, from ``cc.evaluate(..., diagrams=True)``), with their standard
-    deviations over trials (``mcb_std``, ``dsc_std``; NaN for one trial); score = MCB − DSC + UNC of the means
-    (the identity holds for means).  Otherwise (the log score, another ``target``, or a result without those
-    metrics) the decomposition of the first trial's test rows (``result.calibrated``), ``n_trials`` = 1.
+    For every model and every calibrator (the uncalibrated predictions included) the CORP decomposition
+    (:func:`decompose`) of its calibrated probabilities on test rows.  Brier score with the default event: the
+    **mean over every trial** of the terms the evaluation recorded on each trial's test rows (:data:`PLANE_METRICS`,
+    from ``cc.evaluate(..., diagrams=True)``), with their standard deviations over trials (``mcb_std``, ``dsc_std``;
+    NaN for one trial); score = MCB − DSC + UNC of the means (the identity holds for means).  Otherwise (the log
+    score, another ``target``, or a result without those metrics) the decomposition of the first trial's test rows
+    (``result.calibrated``), ``n_trials`` = 1.
 
-    ``target``: the binary event — default the positive class for K = 2, else the top label (whose event,
-    "the arg-max is right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
-    Columns :data:`PLANE_COLUMNS`.
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set.
+    result : EvaluationResult
+        The evaluation.
+    score : {"brier", "log"}, default "brier"
+        The score decomposed.
+    target : {"positive", "top_label"} or None, default None
+        The binary event — default the positive class for K = 2, else the top label (whose event, "the arg-max is
+        right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PLANE_COLUMNS`.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T., Jordan, A. I. & Vogel, P. (2024). Evaluating probabilistic classifiers: the
+    triptych. International Journal of Forecasting 40(3), 1101–1122.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
     """
     if pset.task != "classification":
         raise ValueError("the MCB–DSC plane needs a classification PredictionSet")
