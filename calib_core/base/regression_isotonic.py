@@ -14,16 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .regression import (
-    Gaussian,
-    PredictiveDistribution,
-    QuantileSet,
-    SampleSet,
-    as_rows,
-    norm_cdf,
-    norm_pdf,
-    norm_ppf,
-)
+from .regression import Gaussian, QuantileSet, SampleSet
+from .regression_distribution import PredictiveDistribution, as_rows, norm_cdf, norm_pdf, norm_ppf
 from .regression_shape_scale import ShapeScale
 
 __all__ = ["IsotonicRecalibrated", "normalise_mapping", "compose_mappings"]
@@ -39,12 +31,27 @@ _INV_SQRT_PI = 1.0 / np.sqrt(np.pi)
 def normalise_mapping(mapping: Any) -> tuple[np.ndarray, np.ndarray]:
     """Knots (a, b) of a monotone piecewise-linear map R: [0, 1] → [0, 1] with R(0) = 0, R(1) = 1.
 
-    ``mapping`` is a pair of arrays (u-knots, R-values), a fitted ``sklearn`` IsotonicRegression
-    (its ``X_thresholds_``/``y_thresholds_``) or an ``IsotonicRecalibration``-like object with
-    ``mapping_x_``/``mapping_y_``.  Knots are clipped to [0, 1]; the end knots (0, 0) and (1, 1)
-    are added when missing (a knot at u = 0 or u = 1 keeps its place and takes the value 0 or 1,
-    so that G = R∘F is a proper CDF); ties in u keep the largest value (R is made continuous).
-    Returns a strictly increasing ``a`` with a_0 = 0, a_K = 1 and a non-decreasing ``b``.
+    Knots are clipped to [0, 1]; the end knots (0, 0) and (1, 1) are added when missing (a knot at u = 0 or u = 1
+    keeps its place and takes the value 0 or 1, so that G = R∘F is a proper CDF); ties in u keep the largest value
+    (R is made continuous).
+
+    Parameters
+    ----------
+    mapping : (ndarray, ndarray) or fitted map
+        A pair of arrays (u-knots, R-values), a fitted ``sklearn`` IsotonicRegression (its ``X_thresholds_`` /
+        ``y_thresholds_``) or an ``IsotonicRecalibration``-like object with ``mapping_x_`` / ``mapping_y_``.
+
+    Returns
+    -------
+    a : ndarray
+        Strictly increasing knots with a_0 = 0, a_K = 1.
+    b : ndarray
+        Non-decreasing values R(a_k).
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
     """
     if hasattr(mapping, "mapping_x_"):
         x, y = mapping.mapping_x_, mapping.mapping_y_
@@ -94,7 +101,27 @@ def _inverse_map(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def compose_mappings(outer: tuple[np.ndarray, np.ndarray], inner: tuple[np.ndarray, np.ndarray]):
-    """Knots of R_outer∘R_inner (both monotone piecewise linear on [0, 1]); exact."""
+    """Knots of R_outer∘R_inner (both monotone piecewise linear on [0, 1]), exactly.
+
+    The breakpoints are the inner knots and the points where the inner map crosses an outer knot.
+
+    Parameters
+    ----------
+    outer : (ndarray, ndarray)
+        Knots (a, b) of R_outer.
+    inner : (ndarray, ndarray)
+        Knots (a, b) of R_inner.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Knots of the composition (:func:`normalise_mapping`).
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+    """
     a1, b1 = inner
     a2, _ = outer
     # breakpoints: the inner knots and the points where the inner map crosses an outer knot
@@ -394,6 +421,14 @@ class IsotonicRecalibrated(PredictiveDistribution):
         (the maps are composed exactly).
     mapping : (knots, values) pair, fitted sklearn ``IsotonicRegression`` or ``IsotonicRecalibration``
         The recalibration map R.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Utpala, S. & Rai, P. (2020). Quantile regularization: towards implicit calibration of regression models.
+    arXiv:2002.12860.
     """
 
     def __init__(self, base: PredictiveDistribution, mapping: Any) -> None:

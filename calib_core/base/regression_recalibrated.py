@@ -37,10 +37,23 @@ class SlicedDistribution(PredictiveDistribution):
     """Rows drawn from different distribution objects: row i is row ``pos[i]`` of ``parts[part_of[i]]``.
 
     The calibrated distribution of a slice-wise calibrator whose slices have different shapes (Mondrian split
-    conformal: one empirical shape Ẑ_g per slice g, Vovk, Lindsay, Nouretdinov & Gammerman 2003).  Every method
-    evaluates each part on the rows that follow it and scatters the answers back, so F_i, F_i⁻¹, log f_i, CRPS_i,
-    mean and variance of row i are exactly those of its part.  ``parts[k]`` has as many rows as ``part_of == k``,
-    in the order of those rows.
+    conformal: one empirical shape Ẑ_g per slice g).  Every method evaluates each part on the rows that follow it and
+    scatters the answers back, so F_i, F_i⁻¹, log f_i, CRPS_i, mean and variance of row i are exactly those of its
+    part.
+
+    Parameters
+    ----------
+    parts : list of PredictiveDistribution
+        The parts; ``parts[k]`` has as many rows as ``part_of == k``, in the order of those rows.
+    part_of : array_like of int, shape (N,)
+        The part of every row, in 0..len(parts) − 1.
+
+    References
+    ----------
+    Vovk, V., Lindsay, D., Nouretdinov, I. & Gammerman, A. (2003). Mondrian confidence machine. Technical
+    report, Royal Holloway, University of London.
+
+    Vovk, V., Gammerman, A. & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
     """
 
     def __init__(self, parts: list[PredictiveDistribution], part_of: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .regression import LOG_2PI, PredictiveDistribution, as_rows
+from .regression_distribution import LOG_2PI, PredictiveDistribution, as_rows
 
 __all__ = ["ShapeScale"]
 
@@ -19,24 +19,39 @@ __all__ = ["ShapeScale"]
 class ShapeScale(PredictiveDistribution):
     """Location–scale family of an empirical shape: Y_i = μ_i + σ_i·Ẑ (CRUDE, Zelikman et al.).
 
-    Ẑ is the empirical distribution of the L sorted calibration z-scores ẑ_(0) ≤ … ≤ ẑ_(L−1)
-    (CRUDE eqs. 1–5):
+    Ẑ is the empirical distribution of the L sorted calibration z-scores ẑ_(0) ≤ … ≤ ẑ_(L−1) (CRUDE eqs. 1–5):
 
     * ``cdf(y)``  = #{ẑ_j ≤ (y − μ)/σ}/L (right-continuous; ``cdf_left`` counts ẑ_j < z);
-    * ``ppf(p)``  = μ + σ·ẑ_(⌊p·L⌋), the index clipped to L − 1 (CRUDE Algorithm 1, "Z_C[int(p·L)]";
-      a round-off guard of 1e-9 is added to p·L so that e.g. p = 0.29, L = 100 gives index 29);
-      this is a valid p-quantile of the CDF above;
+    * ``ppf(p)``  = μ + σ·ẑ_(⌊p·L⌋), the index clipped to L − 1 (CRUDE Algorithm 1, "Z_C[int(p·L)]"; a round-off
+      guard of 1e-9 is added to p·L so that e.g. p = 0.29, L = 100 gives index 29); this is a valid p-quantile of
+      the CDF above;
     * ``mean``    = μ + σ·mean(Ẑ) (eq. 4), ``var`` = σ²·var(Ẑ) (eq. 5, population variance);
-    * ``crps(y)`` exact: σ·[(1/L)Σ_j |ẑ_j − z| − (1/L²)Σ_j (2j − L + 1) ẑ_(j)] (energy form of the
-      CRPS of an empirical distribution, j = 0..L−1), evaluated for all rows with cumulative sums
-      in O((N + L) log L);
-    * ``logpdf`` — an empirical distribution has no density; as for ``SampleSet`` the shape is
-      smoothed with a Gaussian kernel of Silverman bandwidth h = 1.06·s·L^(−1/5) (s the ddof=1
-      std of Ẑ): log f(y) = log f̂_Ẑ((y − μ)/σ) − log σ.  f̂_Ẑ is evaluated by linear binning on a
-      grid of spacing ≤ h/16 and direct convolution inside [ẑ_(0) − 6h, ẑ_(L−1) + 6h] (relative
-      error of the binning ≈ (δ/h)²(d/h)²/8 at distance d from the nearest ẑ: a few 1e-3 in the body,
-      < 2 % where the density has fallen to e⁻¹⁸ of a kernel peak) and exactly (log-sum-exp over
-      the 64 most extreme ẑ) outside that range.
+    * ``crps(y)`` exact: σ·[(1/L)Σ_j |ẑ_j − z| − (1/L²)Σ_j (2j − L + 1) ẑ_(j)] (energy form of the CRPS of an
+      empirical distribution, j = 0..L−1), evaluated for all rows with cumulative sums in O((N + L) log L);
+    * ``logpdf`` — an empirical distribution has no density; as for ``SampleSet`` the shape is smoothed with a
+      Gaussian kernel of Silverman bandwidth h = 1.06·s·L^(−1/5) (s the ddof=1 std of Ẑ):
+      log f(y) = log f̂_Ẑ((y − μ)/σ) − log σ.  f̂_Ẑ is evaluated by linear binning on a grid of spacing ≤ h/16 and
+      direct convolution inside [ẑ_(0) − 6h, ẑ_(L−1) + 6h] (relative error of the binning ≈ (δ/h)²(d/h)²/8 at
+      distance d from the nearest ẑ: a few 1e-3 in the body, < 2 % where the density has fallen to e⁻¹⁸ of a kernel
+      peak) and exactly (log-sum-exp over the 64 most extreme ẑ) outside that range.
+
+    Parameters
+    ----------
+    mean : array_like of shape (N,)
+        Shifts μ (the base model's means).
+    std : array_like of shape (N,)
+        Scales σ (the base model's standard deviations).
+    z_sorted : array_like of shape (L,)
+        The calibration z-scores (finite, at least one).
+    assume_sorted : bool, default False
+        ``z_sorted`` is already sorted.
+
+    References
+    ----------
+    Zelikman, E., Healy, C., Zhou, S. & Avati, A. (2020). CRUDE: calibrating regression uncertainty
+    distributions empirically. arXiv:2005.12496.
+
+    Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis. Chapman & Hall.
     """
 
     is_discrete = True
