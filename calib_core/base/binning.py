@@ -60,8 +60,21 @@ def _float_keys(x: np.ndarray) -> np.ndarray:
 
 
 class ArgsortResult(NamedTuple):
-    """What :func:`argsort_details` found: the stable ``order``, ``values[order]`` if asked for
-    (else ``None``), and ``distinct`` — True when no two values are equal (False: there may be ties)."""
+    """What :func:`argsort_details` found.
+
+    Attributes
+    ----------
+    order : ndarray of int
+        The stable argsort.
+    sorted_values : ndarray or None
+        ``values[order]`` if asked for, else None.
+    distinct : bool
+        True when no two values are equal (False: there may be ties).
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
+    """
 
     order: np.ndarray
     sorted_values: np.ndarray | None
@@ -71,19 +84,34 @@ class ArgsortResult(NamedTuple):
 def argsort_details(values: np.ndarray, sorted_values: bool = False) -> ArgsortResult:
     """``np.argsort(values, kind="stable")`` for a 1-D float array, through one SIMD sort of packed keys.
 
-    NumPy sorts plain 64-bit keys several times faster than it argsorts (vectorised sorting
-    networks exist for ``np.sort``; ``argsort`` must move an index with every key).  So each value
-    is mapped to an order-preserving unsigned key (IEEE-754 bits; sign bit flipped for x ≥ 0, all
-    bits flipped for x < 0; −0.0 gets the key of +0.0), its lowest ⌈log₂ N⌉ bits are replaced by the
-    row index, and the packed keys are sorted with ``np.sort``; the low bits of the sorted keys are
-    the order.  Only neighbours whose keys agree above the index bits (equal values, or values
-    within about N·2⁻⁵² relative of each other) can be out of order: they come out in index order,
-    and where that disagrees with the values those runs are put right by a ``np.lexsort`` on
-    (value, index) of just their rows.  The result is therefore exactly the stable argsort (equal
-    values in index order), which the tests check against NumPy.  Without such neighbours the
-    values are all distinct (``distinct=True``), and no gather of the values is needed.
+    NumPy sorts plain 64-bit keys several times faster than it argsorts (vectorised sorting networks exist for
+    ``np.sort``; ``argsort`` must move an index with every key).  So each value is mapped to an order-preserving
+    unsigned key (IEEE-754 bits; sign bit flipped for x ≥ 0, all bits flipped for x < 0; −0.0 gets the key of +0.0),
+    its lowest ⌈log₂ N⌉ bits are replaced by the row index, and the packed keys are sorted with ``np.sort``; the low
+    bits of the sorted keys are the order.  Only neighbours whose keys agree above the index bits (equal values, or
+    values within about N·2⁻⁵² relative of each other) can be out of order: they come out in index order, and where
+    that disagrees with the values those runs are put right by a ``np.lexsort`` on (value, index) of just their rows.
+    The result is therefore exactly the stable argsort (equal values in index order), which the tests check against
+    NumPy.  Without such neighbours the values are all distinct (``distinct=True``), and no gather of the values is
+    needed.  Falls back to ``np.argsort(kind="stable")`` for NaN, non-float input, or N ≥ 2³².
 
-    Falls back to ``np.argsort(kind="stable")`` for NaN, non-float input, or N ≥ 2³².
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values.
+    sorted_values : bool, default False
+        Also return ``values[order]``.
+
+    Returns
+    -------
+    ArgsortResult
+        Order, sorted values (or None) and whether the values are distinct.
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
+
+    IEEE (2019). IEEE Standard for Floating-Point Arithmetic, IEEE 754-2019.
     """
     x = np.asarray(values)
     n = x.shape[0] if x.ndim == 1 else -1
@@ -128,8 +156,24 @@ def argsort_details(values: np.ndarray, sorted_values: bool = False) -> ArgsortR
 
 
 def stable_argsort(values: np.ndarray, return_sorted: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """``np.argsort(values, kind="stable")`` of a 1-D array (see :func:`argsort_details` for how);
-    with ``return_sorted=True`` the pair ``(order, values[order])``."""
+    """``np.argsort(values, kind="stable")`` of a 1-D array (see :func:`argsort_details` for how).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values.
+    return_sorted : bool, default False
+        Also return ``values[order]``.
+
+    Returns
+    -------
+    ndarray or (ndarray, ndarray)
+        The order, or the pair ``(order, values[order])``.
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
+    """
     result = argsort_details(values, return_sorted)
     return (result.order, result.sorted_values) if return_sorted else result.order
 
@@ -147,13 +191,30 @@ _pool_threads = 0
 def stable_argsort_futures(
     *arrays: np.ndarray, threads: int | None = None, sorted_values: bool | Sequence[bool] = False
 ) -> list[Future]:
-    """Start :func:`argsort_details` of each array and return one future per array (an :class:`ArgsortResult`).
+    """Start :func:`argsort_details` of each array and return one future per array.
 
-    ``sorted_values`` (one flag, or one per array) asks for ``values[order]`` too.  For large arrays
-    (≥ :data:`PARALLEL_SORT_MIN`) with ``threads`` > 1 (default: one per array, at most
-    :data:`SORT_THREADS`) the sorts run in a thread pool — NumPy releases the GIL while it sorts —
-    so the caller can do other work before collecting ``future.result()``; otherwise they run here
-    and the futures are already done.  The results are identical either way.
+    For large arrays (≥ :data:`PARALLEL_SORT_MIN`) with ``threads`` > 1 (default: one per array, at most
+    :data:`SORT_THREADS`) the sorts run in a thread pool — NumPy releases the GIL while it sorts — so the caller can
+    do other work before collecting ``future.result()``; otherwise they run here and the futures are already done.
+    The results are identical either way.
+
+    Parameters
+    ----------
+    *arrays : ndarray
+        The arrays to sort.
+    threads : int or None, default None
+        Threads; None: one per array, at most :data:`SORT_THREADS`.
+    sorted_values : bool or sequence of bool, default False
+        Ask for ``values[order]`` too (one flag, or one per array).
+
+    Returns
+    -------
+    list of concurrent.futures.Future
+        One future per array, each giving an :class:`ArgsortResult`.
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
     """
     global _pool, _pool_threads
     flags = [sorted_values] * len(arrays) if isinstance(sorted_values, bool) else list(sorted_values)
@@ -174,7 +235,26 @@ def stable_argsort_futures(
 def stable_argsorts(
     *arrays: np.ndarray, threads: int | None = None, return_sorted: bool = False
 ) -> list[np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`stable_argsort` of each array, concurrently for large arrays (see :func:`stable_argsort_futures`)."""
+    """:func:`stable_argsort` of each array, concurrently for large arrays (see :func:`stable_argsort_futures`).
+
+    Parameters
+    ----------
+    *arrays : ndarray
+        The arrays to sort.
+    threads : int or None, default None
+        Threads.
+    return_sorted : bool, default False
+        Also return the sorted values.
+
+    Returns
+    -------
+    list
+        One order (or ``(order, sorted)`` pair) per array.
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
+    """
     futures = stable_argsort_futures(*arrays, threads=threads, sorted_values=return_sorted)
     return [(f.result().order, f.result().sorted_values) if return_sorted else f.result().order for f in futures]
 
@@ -188,7 +268,27 @@ def equal_count_bins(
     """Bin index of each row for B equal-count bins of ``values`` (ties in the order given by ``order``).
 
     bin(i) = ⌊W_<i · B / W⌋ where W_<i is the weight of the rows sorted before row i.
-    ``order`` (a stable argsort of ``values``) may be passed to reuse a sort.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The binned values.
+    n_bins : int
+        B.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights; None: 1.
+    order : ndarray of shape (n,) or None, default None
+        A stable argsort of ``values``, to reuse a sort.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The bin of every row.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
     values = np.asarray(values)
     n = values.shape[0]
@@ -214,7 +314,27 @@ def equal_count_bins(
 def bins_from_edges(
     values: np.ndarray, edges: np.ndarray, closed: Literal["right", "left"] = "right"
 ) -> np.ndarray:
-    """Bin index for sorted ``edges`` e_0 < … < e_B; values outside go to the end bins."""
+    """Bin index for sorted ``edges`` e_0 < … < e_B; values outside go to the end bins.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The binned values.
+    edges : ndarray of shape (B + 1,)
+        Sorted edges.
+    closed : {"right", "left"}, default "right"
+        (a, b] bins with the first closed, or [a, b) bins with the last closed.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The bin of every value, 0..B−1.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+    """
     n_bins = len(edges) - 1
     inner = np.asarray(edges)[1:-1]
     side = "left" if closed == "right" else "right"
@@ -229,7 +349,36 @@ def equal_width_bins(
     hi: float | None = None,
     closed: Literal["right", "left"] = "right",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bin index and edges of B equal-width bins on [lo, hi] (default: min and max of values)."""
+    """Bin index and edges of B equal-width bins on [lo, hi] (default: min and max of values).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The binned values.
+    n_bins : int
+        B.
+    lo : float or None, default None
+        Lower end; None: min of values.
+    hi : float or None, default None
+        Upper end; None: max of values.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+
+    Returns
+    -------
+    index : ndarray of int, shape (n,)
+        The bin of every value.
+    edges : ndarray of shape (B + 1,)
+        The edges.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
     values = np.asarray(values, dtype=float)
     lo = float(values.min()) if lo is None else float(lo)
     hi = float(values.max()) if hi is None else float(hi)
@@ -240,7 +389,28 @@ def equal_width_bins(
 
 
 def equal_mass_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
-    """Edges at the empirical quantiles of ``values`` (k/B, k = 0..B), made non-decreasing."""
+    """Edges at the empirical quantiles of ``values`` (k/B, k = 0..B), made non-decreasing.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values.
+    n_bins : int
+        B.
+
+    Returns
+    -------
+    ndarray of shape (B + 1,)
+        The edges.
+
+    References
+    ----------
+    Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019). Measuring calibration in deep
+    learning. CVPR Workshops, 38–41.
+
+    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician
+    50(4), 361–365.
+    """
     return np.quantile(np.asarray(values, dtype=float), np.linspace(0.0, 1.0, n_bins + 1))
 
 
@@ -253,6 +423,30 @@ def bin_sums(
     """Per-bin (weighted) count followed by the per-bin weighted sum of each quantity.
 
     count_b = Σ_{i ∈ b} w_i,  sum_b(x) = Σ_{i ∈ b} w_i x_i  (w ≡ 1 without weights).
+
+    Parameters
+    ----------
+    bin_index : ndarray of int, shape (n,)
+        The bin of every row.
+    n_bins : int
+        B.
+    *quantities : ndarray of shape (n,)
+        Per-row quantities to sum.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    tuple of ndarray of shape (B,)
+        The counts, then one sum per quantity (float64).
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
     count = np.bincount(bin_index, weights=weights, minlength=n_bins).astype(float)
     out = [count]
@@ -269,8 +463,31 @@ def uniform_bin_index(
 ) -> np.ndarray:
     """Same bin index as ``bins_from_edges(values, np.linspace(lo, hi, n_bins + 1), closed)``, in O(1) per row.
 
-    The arithmetic guess ⌊(v − lo)/(hi − lo)·B⌋ is corrected by one comparison with the actual edges on each
-    side, so values exactly on (or a rounding error away from) an edge land where the binary search puts them.
+    The arithmetic guess ⌊(v − lo)/(hi − lo)·B⌋ is corrected by one comparison with the actual edges on each side,
+    so values exactly on (or a rounding error away from) an edge land where the binary search puts them.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The binned values.
+    n_bins : int
+        B.
+    lo : float, default 0.0
+        Lower end.
+    hi : float, default 1.0
+        Upper end.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The bin of every value.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     v = np.asarray(values, dtype=float)
     edges = np.linspace(lo, hi, n_bins + 1)
@@ -289,12 +506,30 @@ def uniform_bin_index(
 def counts_from_sorted(
     sorted_values: np.ndarray, edges: np.ndarray, closed: Literal["right", "left"] = "right"
 ) -> np.ndarray:
-    """Per-bin counts of already sorted values, in O(B log N): the same counts as
-    ``np.bincount(bins_from_edges(values, edges, closed), minlength=B)``.
+    """Per-bin counts of already sorted values, in O(B log N).
 
-    With c_k = #{v < e_k} (``closed="left"``, bins [a, b)) or #{v ≤ e_k} (``closed="right"``, bins
-    (a, b]) at the inner edges e_1 … e_{B−1}, count_k = c_{k+1} − c_k with c_0 = 0 and c_B = N;
-    values outside [e_0, e_B] (and NaN, sorted last) fall in the end bins, as ``bins_from_edges`` puts them.
+    The same counts as ``np.bincount(bins_from_edges(values, edges, closed), minlength=B)``.  With c_k = #{v < e_k}
+    (``closed="left"``, bins [a, b)) or #{v ≤ e_k} (``closed="right"``, bins (a, b]) at the inner edges
+    e_1 … e_{B−1}, count_k = c_{k+1} − c_k with c_0 = 0 and c_B = N; values outside [e_0, e_B] (and NaN, sorted
+    last) fall in the end bins, as ``bins_from_edges`` puts them.
+
+    Parameters
+    ----------
+    sorted_values : ndarray of shape (n,)
+        The values, sorted.
+    edges : ndarray of shape (B + 1,)
+        Sorted edges.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+
+    Returns
+    -------
+    ndarray of shape (B,)
+        The counts.
+
+    References
+    ----------
+    Knuth, D. E. (1998). The Art of Computer Programming, vol. 3: Sorting and Searching, 2nd ed. Addison-Wesley.
     """
     inner = np.asarray(edges, dtype=float)[1:-1]
     side = "left" if closed == "left" else "right"
@@ -303,12 +538,30 @@ def counts_from_sorted(
 
 
 def reject_nan(values: np.ndarray, what: str, *, hint: str = "") -> None:
-    """The metrics' NaN policy: raise ``ValueError`` naming ``what`` and the rows (count and the first five
-    indices) when ``values`` (a row mask if boolean, else values whose NaN rows are looked for) has NaN rows.
+    """The metrics' NaN policy: raise ``ValueError`` naming ``what`` and the rows when ``values`` has NaN rows.
 
-    Every public metric function of ``calib_core.metrics.regression`` and ``calib_core.metrics.classification``
-    raises rather than propagating or silently dropping NaN (README, "NaN policy"); ``cc.load_predictions`` drops
-    such rows from a file and counts them instead.
+    The error names the count and the first five indices.  Every public metric function of
+    ``calib_core.metrics.regression`` and ``calib_core.metrics.classification`` raises rather than propagating or
+    silently dropping NaN (README, "NaN policy"); ``cc.load_predictions`` drops such rows from a file and counts them
+    instead.
+
+    Parameters
+    ----------
+    values : ndarray
+        A row mask if boolean, else values whose NaN rows are looked for.
+    what : str
+        What the values are, for the message.
+    hint : str, default ""
+        Added to the message.
+
+    Raises
+    ------
+    ValueError
+        When a row is NaN.
+
+    References
+    ----------
+    IEEE (2019). IEEE Standard for Floating-Point Arithmetic, IEEE 754-2019.
     """
     v = np.asarray(values)
     bad = v if v.dtype == bool else np.isnan(v.astype(float, copy=False))

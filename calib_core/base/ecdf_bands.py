@@ -90,12 +90,39 @@ def _gamma_cached(n: int, z: tuple[float, ...], alpha: float, n_sims: int, seed:
 
 def adjusted_gamma(n: int, levels: np.ndarray, alpha: float = 0.05, *, n_sims: int = 4_000, seed: int = 0,
                    tabulated: bool = True) -> float:
-    """The adjusted pointwise level γ (≤ α) at which the binomial band of the ECDF of N uniform values at the interior
-    ``levels`` holds simultaneously with probability 1 − α (simulation method of Säilynoja et al. 2022; cached).
+    """The adjusted pointwise level γ (≤ α) at which the binomial band of the ECDF holds simultaneously.
 
-    With ``tabulated`` and a (grid, α) that has a table (the default 99 levels at α = 0.05) and N ≥ 10³: log γ
-    interpolated linearly in log N in the table calibrated with M = 100,000 (module docstring; < 0.1 ms);
-    otherwise the simulation at this N with M = ``n_sims``, seed ``seed`` (~65 ms, cached per N)."""
+    For the ECDF of N uniform values at the interior ``levels``, with probability 1 − α (simulation method of
+    Säilynoja et al. 2022; cached).  With ``tabulated`` and a (grid, α) that has a table (the default 99 levels at
+    α = 0.05) and N ≥ 10³: log γ interpolated linearly in log N in the table calibrated with M = 100,000 (module
+    docstring; < 0.1 ms); otherwise the simulation at this N with M = ``n_sims``, seed ``seed`` (~65 ms, cached per
+    N).
+
+    Parameters
+    ----------
+    n : int
+        N.
+    levels : ndarray
+        The levels of the ECDF.
+    alpha : float, default 0.05
+        1 − the simultaneous level.
+    n_sims : int, default 4000
+        Simulated samples when not tabulated.
+    seed : int, default 0
+        Seed of the simulation.
+    tabulated : bool, default True
+        Use the table when there is one.
+
+    Returns
+    -------
+    float
+        γ.
+
+    References
+    ----------
+    Säilynoja, T., Bürkner, P.-C. & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+    applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
+    """
     z = _interior(levels)
     if n < 1 or z.size == 0:
         return float(alpha)
@@ -108,9 +135,33 @@ def adjusted_gamma(n: int, levels: np.ndarray, alpha: float = 0.05, *, n_sims: i
 
 def gamma_table(levels: np.ndarray, alpha: float = 0.05, *, n_grid: np.ndarray = TABLE_N,
                 n_sims: int = TABLE_SIMS, seed: int = 0) -> np.ndarray:
-    """γ(N) at each N of ``n_grid`` by the simulation method (M = ``n_sims`` samples, generator ``seed``): the
-    generator of the tabulated γ that :func:`adjusted_gamma` interpolates (module docstring).  Cost ≈ 1.5 s per N
-    at M = 100,000."""
+    """γ(N) at each N of ``n_grid`` by the simulation method: the table :func:`adjusted_gamma` interpolates.
+
+    Cost ≈ 1.5 s per N at M = 100,000.
+
+    Parameters
+    ----------
+    levels : ndarray
+        The levels of the ECDF.
+    alpha : float, default 0.05
+        1 − the simultaneous level.
+    n_grid : ndarray of int, default TABLE_N
+        The N.
+    n_sims : int, default TABLE_SIMS
+        M, simulated samples per N.
+    seed : int, default 0
+        Seed of the generator.
+
+    Returns
+    -------
+    ndarray
+        γ at each N.
+
+    References
+    ----------
+    Säilynoja, T., Bürkner, P.-C. & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+    applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
+    """
     key = tuple(np.round(_interior(levels), 12).tolist())
     return np.array([_gamma_cached.__wrapped__(int(n), key, float(alpha), int(n_sims), int(seed)) for n in n_grid])
 
@@ -118,9 +169,38 @@ def gamma_table(levels: np.ndarray, alpha: float = 0.05, *, n_grid: np.ndarray =
 def ecdf_band(
     n: int, levels: np.ndarray, level: float = 0.95, *, simultaneous: bool = True, n_sims: int = 4_000
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """(low, high, γ) of the ``level`` band of the ECDF of N uniform PIT values at ``levels``: pointwise binomial
-    quantiles at γ = 1 − level, or (``simultaneous``) at the adjusted γ of :func:`adjusted_gamma`, so that the whole
-    ECDF of a calibrated forecaster stays inside with probability ``level``."""
+    """(low, high, γ) of the ``level`` band of the ECDF of N uniform PIT values at ``levels``.
+
+    Pointwise binomial quantiles at γ = 1 − level, or (``simultaneous``) at the adjusted γ of :func:`adjusted_gamma`,
+    so that the whole ECDF of a calibrated forecaster stays inside with probability ``level``.
+
+    Parameters
+    ----------
+    n : int
+        N.
+    levels : ndarray
+        The levels.
+    level : float, default 0.95
+        Level of the band.
+    simultaneous : bool, default True
+        Simultaneous or pointwise.
+    n_sims : int, default 4000
+        Simulated samples when γ is not tabulated.
+
+    Returns
+    -------
+    low : ndarray
+        Lower edge at each level.
+    high : ndarray
+        Upper edge.
+    gamma : float
+        The pointwise level used.
+
+    References
+    ----------
+    Säilynoja, T., Bürkner, P.-C. & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+    applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
+    """
     lev = np.asarray(levels, dtype=float)
     lo, hi, gamma = _band_cached(int(n), lev.shape, tuple(lev.ravel().tolist()), float(level), bool(simultaneous),
                                  int(n_sims))
@@ -148,6 +228,26 @@ def _binom_ppf(q: float, n: int, p: np.ndarray) -> np.ndarray:
 
 
 def inside_band(observed: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
-    """True when every point of the ECDF lies in its band (ends included)."""
+    """True when every point of the ECDF lies in its band (ends included).
+
+    Parameters
+    ----------
+    observed : ndarray
+        The ECDF at the levels.
+    low : ndarray
+        Lower edges.
+    high : ndarray
+        Upper edges.
+
+    Returns
+    -------
+    bool
+        Whether the ECDF stays inside.
+
+    References
+    ----------
+    Säilynoja, T., Bürkner, P.-C. & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+    applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
+    """
     o = np.asarray(observed, dtype=float)
     return bool(np.all((o >= np.asarray(low) - 1e-12) & (o <= np.asarray(high) + 1e-12)))

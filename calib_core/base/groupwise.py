@@ -48,7 +48,27 @@ NUMERIC_BINS = 5
 
 
 def as_labels(groups: Any, n: int, *, who: str = "a slice-wise calibrator") -> np.ndarray:
-    """The slice label of every row as a 1-D array of str (``groups``: one label per row, any dtype)."""
+    """The slice label of every row as a 1-D array of str.
+
+    Parameters
+    ----------
+    groups : array_like
+        One label per row, any dtype.
+    n : int
+        Number of rows.
+    who : str, default "a slice-wise calibrator"
+        Who asks, for the error message.
+
+    Returns
+    -------
+    ndarray of str, shape (n,)
+        The labels.
+
+    References
+    ----------
+    Vovk, V., Lindsay, D., Nouretdinov, I. & Gammerman, A. (2003). Mondrian confidence machine. Technical
+    report, Royal Holloway, University of London.
+    """
     if groups is None:
         raise ValueError(f"{who} needs the slice of every row (groups=..., e.g. the group column)")
     arr = np.asarray(groups)
@@ -60,9 +80,26 @@ def as_labels(groups: Any, n: int, *, who: str = "a slice-wise calibrator") -> n
 
 
 def slice_columns(pset: PredictionSet) -> list[str]:
-    """Columns of ``pset`` that can define slices: ``"group"`` (when the set has a group column), every feature
-    column, in file order, then every other column no role took (``pset.slice_columns``, the slice explorer's
-    columns, e.g. a text column ``region``)."""
+    """Columns of ``pset`` that can define slices.
+
+    ``"group"`` (when the set has a group column), every feature column, in file order, then every other column no
+    role took (``pset.slice_columns``, the slice explorer's columns, e.g. a text column ``region``).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The prediction set.
+
+    Returns
+    -------
+    list of str
+        The column names.
+
+    References
+    ----------
+    Vovk, V., Lindsay, D., Nouretdinov, I. & Gammerman, A. (2003). Mondrian confidence machine. Technical
+    report, Royal Holloway, University of London.
+    """
     out = [GROUP] if pset.group is not None else []
     if pset.features is not None:
         out += [str(c) for c in pset.features.columns if str(c) != GROUP]
@@ -74,9 +111,26 @@ def slice_columns(pset: PredictionSet) -> list[str]:
 def slice_labels(pset: PredictionSet, by: str) -> np.ndarray:
     """Per-row slice label (str) of column ``by`` of ``pset`` (see the module docstring).
 
-    A numeric feature with more than :data:`MAX_LEVELS` distinct values is cut into :data:`NUMERIC_BINS`
-    equal-count bins labelled by their closed range ``"[lo, hi]"`` (:func:`calib_core.base.binning.equal_count_bins`);
-    missing feature values form the slice ``"missing"``.
+    A numeric feature with more than :data:`MAX_LEVELS` distinct values is cut into :data:`NUMERIC_BINS` equal-count
+    bins labelled by their closed range ``"[lo, hi]"`` (:func:`calib_core.base.binning.equal_count_bins`); missing
+    feature values form the slice ``"missing"``.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The prediction set.
+    by : str
+        The column.
+
+    Returns
+    -------
+    ndarray of str, shape (n,)
+        The labels.
+
+    References
+    ----------
+    Vovk, V., Lindsay, D., Nouretdinov, I. & Gammerman, A. (2003). Mondrian confidence machine. Technical
+    report, Royal Holloway, University of London.
     """
     if by == GROUP:
         if pset.group is None:
@@ -108,9 +162,26 @@ def slice_labels(pset: PredictionSet, by: str) -> np.ndarray:
 class SliceFit:
     """The slices of the calibration rows and which of them are fitted on their own.
 
-    ``levels``: the sorted distinct slice labels of the calibration rows; ``counts``: their calibration rows;
-    ``failed``: slices whose own fit was degenerate (None: none); ``own``: ``counts >= min_rows`` and not failed
-    (those slices get their own parameters, the others the global fit).
+    ``own``: ``counts >= min_rows`` and not failed (those slices get their own parameters, the others the global
+    fit).
+
+    Parameters
+    ----------
+    levels : ndarray of str
+        The sorted distinct slice labels of the calibration rows.
+    counts : ndarray of int
+        Their calibration rows.
+    min_rows : int
+        Fewest calibration rows of a slice fitted on its own.
+    failed : ndarray of bool or None, default None
+        Slices whose own fit was degenerate (None: none).
+
+    References
+    ----------
+    Vovk, V., Lindsay, D., Nouretdinov, I. & Gammerman, A. (2003). Mondrian confidence machine. Technical
+    report, Royal Holloway, University of London.
+
+    Vovk, V., Gammerman, A. & Shafer, G. (2005). Algorithmic Learning in a Random World. Springer.
     """
 
     levels: np.ndarray

@@ -27,11 +27,22 @@ group column holds the key itself.  Pages show it as ``views.pages.group_label``
 class InputError(ValueError):
     """Bad input: the message names the file, the column(s), the row(s) and what to do.
 
-    Attributes mirror the message so a UI can highlight them: ``source`` (file name),
-    ``columns`` (list of column names), ``rows`` (1-based data row numbers, possibly truncated)
-    and ``hint`` (what to do, in the words of the Python API and the CLI: ``columns={...}``,
-    ``task=...``).  ``app_hint`` says the same in the words of the dashboard's Data page (its
-    column-mapping form and check boxes); :meth:`app_message` is the message a page shows.
+    The attributes mirror the message so a UI can highlight them; :meth:`app_message` is the message a page shows.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    source : str or None, default None
+        File name.
+    columns : list of str or None, default None
+        Column names concerned.
+    rows : list of int or None, default None
+        1-based data row numbers (possibly truncated).
+    hint : str or None, default None
+        What to do, in the words of the Python API and the CLI (``columns={...}``, ``task=...``).
+    app_hint : str or None, default None
+        The same in the words of the dashboard's Data page (its column-mapping form and check boxes).
     """
 
     def __init__(
@@ -78,6 +89,11 @@ class Message(str):
 
     ``str(message)`` is the text for the Python API and the CLI (it may name ``columns={...}``); ``.app`` says the
     same in the words of the Data page.  :func:`app_text` picks the page's wording of any message.
+
+    Attributes
+    ----------
+    app : str
+        The wording of the Data page.
     """
 
     app: str
@@ -92,22 +108,46 @@ class Message(str):
 
 
 class ReadingNote(str):
-    """A loader message on how the file's text was read that a user must see even where loader messages are not
-    listed (the CLI prints these): lines read as one row because of an unbalanced quote, lines that were not
-    UTF-8."""
+    """A loader message on how the file's text was read, which a user must see.
+
+    Shown even where loader messages are not listed (the CLI prints these): lines read as one row because of an
+    unbalanced quote, lines that were not UTF-8.
+
+    Parameters
+    ----------
+    object : str
+        The text of the note (as for ``str``).
+    """
 
     def __reduce__(self):
         return (ReadingNote, (str(self),))
 
 
 def app_text(message: str) -> str:
-    """The dashboard's wording of a loader message (``Message.app``; any other string as it is)."""
+    """The dashboard's wording of a loader message (``Message.app``; any other string as it is).
+
+    Parameters
+    ----------
+    message : str
+        A loader message.
+
+    Returns
+    -------
+    str
+        Its wording on the Data page.
+    """
     return getattr(message, "app", message)
 
 
 @dataclass
 class DropReport:
-    """Rows removed during validation: one entry per reason, with the 1-based row numbers."""
+    """Rows removed during validation: one entry per reason, with the 1-based row numbers.
+
+    Attributes
+    ----------
+    reasons : dict of str to ndarray
+        Reason → the 1-based row numbers dropped for it.
+    """
 
     reasons: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -146,6 +186,33 @@ class PredictionSet:
     candidate slice columns of ``calib_core.slices.candidates``; ``time`` the time column (``datetime64[ns]`` or
     numbers, ``calib_core.data.timecol``) or ``None``.  ``n_read`` counts the data rows
     in the file and ``dropped`` says which were removed and why (n_read = n_rows + dropped.total).
+
+    Attributes
+    ----------
+    task : {"regression", "classification"}
+        The task.
+    source, layout : str
+        File name and prediction layout.
+    y, dist, point : ndarray, PredictiveDistribution or None
+        Regression targets, predictive distributions and point predictions.
+    labels, probs, logits, classes : ndarray, list or None
+        Classification labels, probabilities, logits and class names.
+    top_label_only : bool
+        A top-label-only classification file (``confidence`` = max_k p_k, ``point`` = predicted class).
+    split, group, model : ndarray of str or None
+        Per-row split, group and model.
+    features, slice_columns : pandas.DataFrame or None
+        Feature columns and every column no role took.
+    time : ndarray or None
+        The time column.
+    row_number : ndarray or None
+        1-based row numbers in the file.
+    n_read : int
+        Data rows read.
+    dropped : DropReport
+        Rows removed and why.
+    messages : list of str
+        Loader messages.
     """
 
     task: Literal["regression", "classification"]
@@ -228,10 +295,28 @@ def _frame_rows(frame: pd.DataFrame, index: np.ndarray) -> pd.DataFrame:
 def iter_model_distributions(
     pset: PredictionSet, *, min_rows: int = 2
 ) -> Iterator[tuple[str, np.ndarray, PredictiveDistribution]]:
-    """Yield (model, y, predictive distributions) of every model of a regression set with a distribution (all its
-    rows, groups together), skipping models with fewer than ``min_rows`` rows; nothing for point predictions or a
-    classification set.  The per-model loop of every regression lens drawn per model (ENCE against bins, the
-    quantile-score decomposition, the CORP quantile reliability diagram)."""
+    """Yield (model, y, predictive distributions) of every model of a regression set with a distribution.
+
+    All its rows, groups together; models with fewer than ``min_rows`` rows are skipped; nothing for point
+    predictions or a classification set.  The per-model loop of every regression lens drawn per model (ENCE against
+    bins, the quantile-score decomposition, the CORP quantile reliability diagram).
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The prediction set.
+    min_rows : int, default 2
+        Fewest rows of a model.
+
+    Yields
+    ------
+    model : str
+        The model.
+    y : ndarray
+        Its targets.
+    dist : PredictiveDistribution
+        Its predictive distributions.
+    """
     if pset.task != "regression" or pset.dist is None:
         return
     for model, _, mask in iter_subsets(pset, by_group=False):
@@ -244,7 +329,24 @@ def iter_model_distributions(
 
 
 def iter_subsets(pset: PredictionSet, by_group: bool = True) -> Iterator[tuple[str, str, np.ndarray]]:
-    """Yield (model, group, row mask) for every model (group :data:`ALL`), and every group within it."""
+    """Yield (model, group, row mask) for every model (group :data:`ALL`), and every group within it.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The prediction set.
+    by_group : bool, default True
+        Also every group within each model.
+
+    Yields
+    ------
+    model : str
+        The model.
+    group : str
+        The group (:data:`ALL` for all rows of the model).
+    mask : ndarray of bool
+        Its rows.
+    """
     n = pset.n_rows
     models = pset.models()
     if by_group and pset.group is not None and (np.asarray(pset.group, dtype=object) == ALL).any():

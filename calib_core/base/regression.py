@@ -9,19 +9,27 @@ Notation: ε = y − μ, z = ε/σ, PIT u = F(y).
 
 The interface is modelled on ``scipy.stats`` frozen distributions, minus the parameters: the
 objects are immutable and can be sliced row-wise with ``dist.take(index)``.
+
+The interface (:class:`PredictiveDistribution`) and the standard normal functions are in
+:mod:`calib_core.base.regression_distribution` (re-exported here).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-SQRT2 = np.sqrt(2.0)
-SQRT_PI = np.sqrt(np.pi)
-LOG_2PI = np.log(2.0 * np.pi)
+from .regression_distribution import (
+    LOG_2PI,
+    PredictiveDistribution,
+    as_rows,
+    gaussian_crps,
+    norm_cdf,
+    norm_pdf,
+    norm_ppf,
+)
 
 __all__ = [
     "PredictiveDistribution",
@@ -33,32 +41,6 @@ __all__ = [
     "norm_ppf",
     "gaussian_crps",
 ]
-
-
-def norm_cdf(z: np.ndarray) -> np.ndarray:
-    """Standard normal CDF Φ(z) = ½ erfc(−z/√2) (accurate in the lower tail)."""
-    return 0.5 * special.erfc(-np.asarray(z, dtype=float) / SQRT2)
-
-
-def norm_pdf(z: np.ndarray) -> np.ndarray:
-    """Standard normal density φ(z) = exp(−z²/2)/√(2π)."""
-    z = np.asarray(z, dtype=float)
-    return np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
-
-
-def norm_ppf(p: np.ndarray) -> np.ndarray:
-    """Standard normal quantile Φ⁻¹(p) (±inf at 0 and 1)."""
-    return special.ndtri(np.asarray(p, dtype=float))
-
-
-def gaussian_crps(y: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-    """Closed-form CRPS of N(μ, σ²) at y (Gneiting & Raftery 2007; ACCRUE eq. 5).
-
-    CRPS = σ [ z (2Φ(z) − 1) + 2φ(z) − 1/√π ],  z = (y − μ)/σ.
-    """
-    std = np.asarray(std, dtype=float)
-    z = (np.asarray(y, dtype=float) - mean) / std
-    return std * (z * (2.0 * norm_cdf(z) - 1.0) + 2.0 * norm_pdf(z) - 1.0 / SQRT_PI)
 
 
 def _rate_times(lam: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -73,111 +55,6 @@ def _over_rate(x: np.ndarray, lam: np.ndarray) -> np.ndarray:
         return np.where(np.isinf(lam), 0.0, x / lam)
 
 
-def _as_rows(a: Any, name: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=float)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional (one value per row), got shape {arr.shape}")
-    return arr
-
-
-class PredictiveDistribution(ABC):
-    """N univariate predictive distributions evaluated together.
-
-    Subclasses implement ``mean``, ``var``, ``cdf``, ``ppf``, ``logpdf``, ``crps`` and ``take``.
-    ``y`` arguments are arrays of shape (N,); ``p`` arguments of ``ppf`` are a scalar, an array of
-    shape (N,), or a 2-D array of shape (N, L) or (1, L) giving L levels per row.
-    """
-
-    #: True when the distribution has atoms (its CDF jumps), e.g. an empirical ensemble.
-    is_discrete: bool = False
-
-    def nan_rows(self) -> np.ndarray:
-        """Boolean mask of the rows whose parameters contain NaN (the metrics' NaN policy, README "NaN policy")."""
-        return np.isnan(np.asarray(self.mean(), dtype=float))
-
-    @abstractmethod
-    def __len__(self) -> int: ...
-
-    @abstractmethod
-    def mean(self) -> np.ndarray:
-        """Predictive mean μ per row."""
-
-    @abstractmethod
-    def var(self) -> np.ndarray:
-        """Predictive variance σ² per row."""
-
-    def std(self) -> np.ndarray:
-        """Predictive standard deviation σ = √var per row."""
-        return np.sqrt(self.var())
-
-    @abstractmethod
-    def cdf(self, y: np.ndarray) -> np.ndarray:
-        """F_i(y_i) per row (the PIT when y is the observed target)."""
-
-    @abstractmethod
-    def ppf(self, p: np.ndarray | float) -> np.ndarray:
-        """Quantile function F_i⁻¹(p)."""
-
-    @abstractmethod
-    def logpdf(self, y: np.ndarray) -> np.ndarray:
-        """log f_i(y_i); the NLL is its negative mean."""
-
-    @abstractmethod
-    def crps(self, y: np.ndarray) -> np.ndarray:
-        """CRPS(F_i, y_i) = ∫ (F_i(x) − 1{x ≥ y_i})² dx per row."""
-
-    @abstractmethod
-    def take(self, index: np.ndarray) -> PredictiveDistribution:
-        """The distributions of the selected rows (boolean mask or integer index)."""
-
-    def cdf_left(self, y: np.ndarray) -> np.ndarray:
-        """F_i(y_i−), the left limit of the CDF; equals ``cdf`` for continuous distributions."""
-        return self.cdf(y)
-
-    def pit(self, y: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        """PIT values u_i, uniform on (0, 1) when the targets are drawn from the predictions.
-
-        Continuous distributions: u = F(y).  With atoms (``is_discrete``) and a generator: the
-        randomised PIT u = F(y−) + V·(F(y) − F(y−)), V ~ U(0, 1) (Czado, Gneiting & Held 2009).
-        """
-        u = np.asarray(self.cdf(y), dtype=float)
-        if self.is_discrete and rng is not None:
-            left = np.asarray(self.cdf_left(y), dtype=float)
-            u = left + rng.random(u.shape[0]) * (u - left)
-        return u
-
-    def interval(self, coverage: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Central interval [F⁻¹((1−c)/2), F⁻¹((1+c)/2)] of nominal coverage c per row."""
-        c = np.asarray(coverage, dtype=float)
-        return self.ppf(0.5 - c / 2.0), self.ppf(0.5 + c / 2.0)
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        """One draw per row, y_i = F_i⁻¹(U_i) with U_i ~ Uniform(0, 1)."""
-        return self.ppf(rng.random(len(self)))
-
-    def calibrated_draw(
-        self, y: np.ndarray, rng: np.random.Generator
-    ) -> tuple[np.ndarray, PredictiveDistribution]:
-        """Targets and predictions of a perfectly calibrated forecaster like this one.
-
-        Used for the perfect-calibration reference values: by default y* ~ F_i with the same
-        predictions (``y`` is not used).  Ensembles override it (see ``SampleSet``).
-        """
-        return self.sample(rng), self
-
-    def _broadcast_p(self, p: np.ndarray | float) -> tuple[np.ndarray, bool]:
-        """Return p as (N, L) and whether the caller asked for a 2-D answer."""
-        arr = np.asarray(p, dtype=float)
-        if arr.ndim == 2:
-            return np.broadcast_to(arr, (len(self), arr.shape[1])), True
-        return np.broadcast_to(arr, (len(self),))[:, None], False
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(n={len(self)})"
-
-
 class Gaussian(PredictiveDistribution):
     """Independent Gaussians N(μ_i, σ_i²).
 
@@ -185,11 +62,16 @@ class Gaussian(PredictiveDistribution):
     ----------
     mean, std : array-like of shape (N,)
         Predictive means μ and standard deviations σ (> 0).
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
     """
 
     def __init__(self, mean: Any, std: Any) -> None:
-        mean = _as_rows(mean, "mean")
-        std = _as_rows(std, "std")
+        mean = as_rows(mean, "mean")
+        std = as_rows(std, "std")
         mean, std = np.broadcast_arrays(mean, std)
         self._mean = np.array(mean, dtype=float)
         self._std = np.array(std, dtype=float)
@@ -263,6 +145,15 @@ class QuantileSet(PredictiveDistribution):
         Strictly increasing quantile levels in [0, 1], L ≥ 2.
     values : array-like of shape (N, L)
         Quantiles per row, non-decreasing along each row.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
     """
 
     def __init__(self, levels: Any, values: Any) -> None:
@@ -332,7 +223,7 @@ class QuantileSet(PredictiveDistribution):
 
     def cdf(self, y: np.ndarray) -> np.ndarray:
         """Piecewise-linear interpolation of (q_ij, τ_j) with exponential tails."""
-        y = _as_rows(y, "y")
+        y = as_rows(y, "y")
         y = np.broadcast_to(y, (len(self),))
         tau, q = self.levels, self.values
         L = tau.size
@@ -376,7 +267,7 @@ class QuantileSet(PredictiveDistribution):
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """log density: log(Δτ/Δq) inside a segment, the exponential tail density outside."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         tau, q = self.levels, self.values
         L = tau.size
         k = self._segment(y)
@@ -398,7 +289,7 @@ class QuantileSet(PredictiveDistribution):
         form: a linear piece of length ℓ from F_a to F_b against c gives ℓ[(F_a−c)² + (F_a−c)(F_b−c)
         + (F_b−c)²]/3.
         """
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),)).astype(float)
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),)).astype(float)
         tau, q = self.levels, self.values
         n, L = q.shape
         # Inner part on [q_1, q_L]: insert y clipped into [q_1, q_L] as an extra knot.
@@ -448,21 +339,37 @@ class QuantileSet(PredictiveDistribution):
 class SampleSet(PredictiveDistribution):
     """Empirical distributions of M samples (ensemble members) per row.
 
-    F_i is the empirical CDF of the row's samples x_i1..x_iM: ``cdf`` = #{x ≤ y}/M (right
-    continuous) and ``cdf_left`` = #{x < y}/M.  The diagnostics use the randomised *rank* PIT
-    (``pit``), which is uniform for a calibrated ensemble, rather than F(y).
-    ``mean`` and ``var`` are the sample mean and the population variance (ddof = 0) of the
-    empirical distribution.  ``ppf(p)`` is the order statistic x_(⌈pM⌉) (the left-continuous
-    inverse of the ECDF; x_(1) at p = 0).  An empirical distribution has no density, so
-    ``logpdf`` uses a Gaussian kernel density estimate with Silverman's bandwidth
-    h = 1.06 s M^(−1/5) per row (s the ddof=1 standard deviation), floored at 1% of the median
-    bandwidth over rows so that degenerate rows (all members equal) keep a finite density.
+    F_i is the empirical CDF of the row's samples x_i1..x_iM: ``cdf`` = #{x ≤ y}/M (right continuous) and
+    ``cdf_left`` = #{x < y}/M.  The diagnostics use the randomised *rank* PIT (``pit``), which is uniform for a
+    calibrated ensemble, rather than F(y).  ``mean`` and ``var`` are the sample mean and the population variance
+    (ddof = 0) of the empirical distribution.  ``ppf(p)`` is the order statistic x_(⌈pM⌉) (the left-continuous inverse
+    of the ECDF; x_(1) at p = 0).  An empirical distribution has no density, so ``logpdf`` uses a Gaussian kernel
+    density estimate with Silverman's bandwidth h = 1.06 s M^(−1/5) per row (s the ddof=1 standard deviation), floored
+    at 1% of the median bandwidth over rows so that degenerate rows (all members equal) keep a finite density.
 
     CRPS is exact via the sorted-sample (energy) form, O(N·M log M) time and O(N·M) memory:
 
         CRPS = (1/M) Σ_j |x_j − y| − (1/M²) Σ_j (2j − M − 1) x_(j)
 
     (``fair=True`` uses 1/(M(M − 1)) in the second term: the unbiased "fair" ensemble CRPS).
+
+    Parameters
+    ----------
+    samples : array_like of shape (N, M)
+        The M members of every row.
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+
+    Hersbach, H. (2000). Decomposition of the continuous ranked probability score for ensemble prediction
+    systems. Weather and Forecasting 15(5), 559–570.
+
+    Ferro, C. A. T. (2014). Fair scores for ensemble forecasts. Quarterly Journal of the Royal Meteorological
+    Society 140(683), 1917–1923.
+
+    Silverman, B. W. (1986). Density Estimation for Statistics and Data Analysis. Chapman & Hall.
     """
 
     is_discrete = True
@@ -505,12 +412,12 @@ class SampleSet(PredictiveDistribution):
 
     def cdf(self, y: np.ndarray) -> np.ndarray:
         """#{x_ij ≤ y_i}/M."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         return (self.samples <= y[:, None]).mean(axis=1)
 
     def cdf_left(self, y: np.ndarray) -> np.ndarray:
         """#{x_ij < y_i}/M."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         return (self.samples < y[:, None]).mean(axis=1)
 
     def pit(self, y: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -523,7 +430,7 @@ class SampleSet(PredictiveDistribution):
         Note that this differs from the empirical CDF F(y) = #{x ≤ y}/M, which is not uniform
         even for a calibrated ensemble (Anderson 1996; Hamill 2001).
         """
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         below = (self.samples < y[:, None]).sum(axis=1)
         ties = (self.samples == y[:, None]).sum(axis=1)
         v = 0.5 if rng is None else rng.random(len(self))
@@ -560,7 +467,7 @@ class SampleSet(PredictiveDistribution):
         (M − 1)/(M + 1) coverage of [x_(1), x_(M)]).
         """
         n, m = self.samples.shape
-        y = np.broadcast_to(_as_rows(y, "y"), (n,))
+        y = np.broadcast_to(as_rows(y, "y"), (n,))
         rows = np.arange(n)
         j = rng.integers(0, m, n)
         swapped = self.samples.copy()
@@ -586,7 +493,7 @@ class SampleSet(PredictiveDistribution):
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """log of a Gaussian KDE of the row's samples (Silverman bandwidth), log-sum-exp."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         m = self.n_samples
         h = self._bandwidth()
         z = (y[:, None] - self.samples) / h[:, None]
@@ -594,7 +501,7 @@ class SampleSet(PredictiveDistribution):
 
     def crps(self, y: np.ndarray, fair: bool = False) -> np.ndarray:
         """Exact ensemble CRPS (energy form with sorted samples); see the class docstring."""
-        y = np.broadcast_to(_as_rows(y, "y"), (len(self),))
+        y = np.broadcast_to(as_rows(y, "y"), (len(self),))
         x = self.sorted_samples
         m = self.n_samples
         term1 = np.abs(x - y[:, None]).mean(axis=1)

@@ -25,7 +25,26 @@ Statistic = Callable[[np.ndarray | None], Mapping[str, float]]
 
 
 def bootstrap_weights(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """Yield ``n_resamples`` multinomial count vectors (float) of length n summing to n."""
+    """Yield ``n_resamples`` multinomial count vectors w ~ Multinomial(n, 1/n) (float), each summing to n.
+
+    Parameters
+    ----------
+    n : int
+        Rows.
+    n_resamples : int
+        Replicates.
+    rng : numpy.random.Generator
+        Random numbers.
+
+    Yields
+    ------
+    ndarray of shape (n,)
+        The count weights of one replicate.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     for _ in range(n_resamples):
         yield np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
 
@@ -56,7 +75,27 @@ def bootstrap_intervals(
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap CI of every scalar returned by ``statistic(weights)``.
 
-    Returns ``{name: (low, high)}`` at the given two-sided ``level``.
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(weights)`` → ``{name: value}``; ``weights=None`` for the data.
+    n : int
+        Rows.
+    n_resamples : int, default 200
+        Replicates.
+    level : float, default 0.95
+        Two-sided level.
+    seed : int or None, default 0
+        Seed.
+
+    Returns
+    -------
+    dict of str to (float, float)
+        ``{name: (low, high)}``.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
     """
     if n_resamples <= 0 or n == 0:
         return {}
@@ -73,8 +112,29 @@ def simulate_reference(
 ) -> dict[str, tuple[float, float, float]]:
     """Mean and central interval of each statistic over simulated perfectly calibrated targets.
 
-    ``simulate(rng)`` draws targets from the predictions and returns the statistics; the result is
-    ``{name: (mean, low, high)}``.
+    Parameters
+    ----------
+    simulate : callable
+        ``simulate(rng)`` draws targets from the predictions and returns ``{name: value}``.
+    n_simulations : int, default 50
+        Simulations.
+    level : float, default 0.95
+        Level of the central interval.
+    seed : int or None, default 0
+        Seed.
+
+    Returns
+    -------
+    dict of str to (float, float, float)
+        ``{name: (mean, low, high)}``.
+
+    References
+    ----------
+    Bröcker, J. & Smith, L. A. (2007). Increasing the reliability of reliability diagrams. Weather and
+    Forecasting 22(3), 651–661.
+
+    Dawid, A. P. (1984). Statistical theory: the prequential approach. Journal of the Royal Statistical Society
+    A 147(2), 278–292.
     """
     if n_simulations <= 0:
         return {}

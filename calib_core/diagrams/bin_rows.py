@@ -44,9 +44,32 @@ def sigma_bins(
 ) -> np.ndarray:
     """Levi σ-bin (0..B−1) of every row, computed within each group (model) as the diagram does.
 
-    Identical to ``RegressionRows(y, dist).sigma_bins(n_bins, binning)`` on each model's rows: equal-count
-    bins of the rows sorted by σ (stable: ties in row order; the row at sorted position i goes to bin ⌊i·B/n⌋,
-    Levi et al. 2019 §3) or netcal's equal-width ``[a, b)`` bins between min and max σ.
+    Identical to ``RegressionRows(y, dist).sigma_bins(n_bins, binning)`` on each model's rows: equal-count bins of the
+    rows sorted by σ (stable: ties in row order; the row at sorted position i goes to bin ⌊i·B/n⌋, Levi et al. 2019
+    §3) or netcal's equal-width ``[a, b)`` bins between min and max σ.
+
+    Parameters
+    ----------
+    sigma : ndarray of shape (n,)
+        Predicted σ.
+    n_bins : int, default 15
+        B.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width bins.
+    group : ndarray of shape (n,) or None, default None
+        Group (model) of every row; None: one group.
+    default_name : str, default "model"
+        Name of the single group.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The bin of every row.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
     """
     if binning not in ("count", "width"):
         raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
@@ -72,9 +95,31 @@ def confidence_row_bins(
 ) -> np.ndarray:
     """Confidence bin (0..M−1) of every row, within each group (model), as the reliability tables do.
 
-    ``values`` is the top-label confidence max_k p_k (or P(y = 1) for the positive-class diagram);
-    bins as ``classification.metrics.confidence_bins`` (Guo et al. 2017: equal-width ((m−1)/M, m/M], or
-    equal-mass edges at the empirical quantiles of the group's values).
+    Bins as ``calib_core.metrics.classification.confidence_bins`` (equal-width ((m−1)/M, m/M], or equal-mass edges
+    at the empirical quantiles of the group's values).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The top-label confidence max_k p_k (or P(y = 1) for the positive-class diagram).
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    group : ndarray of shape (n,) or None, default None
+        Group (model) of every row; None: one group.
+    default_name : str, default "model"
+        Name of the single group.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The bin of every row.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     values = np.asarray(values, dtype=float)
     out = np.zeros(values.shape[0], dtype=np.int64)
@@ -92,9 +137,31 @@ def rows_in_bins(
 ) -> np.ndarray:
     """Boolean mask of the rows whose bin is selected for their group: OR_g (group = g) ∧ (bin ∈ bins_g).
 
-    ``row_bins`` is the per-row bin index (:func:`sigma_bins`, :func:`confidence_row_bins`); with no
-    ``group`` column every row belongs to ``default_name``.  One ``np.isin`` on the encoded
-    (group, bin) key, whatever the number of groups.
+    One ``np.isin`` on the encoded (group, bin) key, whatever the number of groups.
+
+    Parameters
+    ----------
+    row_bins : ndarray of int, shape (n,)
+        Per-row bin index (:func:`sigma_bins`, :func:`confidence_row_bins`).
+    selection : mapping of str to iterable of int
+        Group → selected bins.
+    group : ndarray of shape (n,) or None, default None
+        Group of every row; None: every row belongs to ``default_name``.
+    default_name : str, default "model"
+        Name of the single group.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        The selected rows.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     row_bins = np.asarray(row_bins, dtype=np.int64)
     n = row_bins.shape[0]

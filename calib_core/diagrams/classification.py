@@ -83,11 +83,32 @@ def _frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
 def reliability_of(
     rows: ClassificationRows, weights: np.ndarray | None = None, target: Target = "top_label"
 ) -> pd.DataFrame:
-    """Reliability-diagram / confidence-histogram table: one row per bin (empty bins: NaN means).
+    """Reliability-diagram / confidence-histogram table of prepared rows: one row per bin (empty bins: NaN means).
 
-    Columns ``bin, lower, upper, count, fraction, confidence, accuracy, gap`` with confidence = mean
-    predicted probability in the bin, accuracy = observed frequency (top-label: of ŷ = y; positive:
-    of y = 1), gap = confidence − accuracy (> 0: over-confident).  ``attrs["semantics"]`` says which.
+    Confidence = mean predicted probability in the bin, accuracy = observed frequency (top-label: of ŷ = y;
+    positive: of y = 1), gap = confidence − accuracy (> 0: over-confident).  ``attrs["semantics"]`` says which.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows and their bins.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``bin, lower, upper, count, fraction, confidence, accuracy, gap``.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI, 2901–2907.
     """
     count, s_conf, s_hit, edges = rows.sums(weights, target)
     df = _frame(_table(count, s_conf, s_hit, edges, rows.n_bins))
@@ -96,7 +117,26 @@ def reliability_of(
 
 
 def per_class_reliability_of(rows: ClassificationRows) -> pd.DataFrame:
-    """Long table: ``class`` + the reliability columns, one-vs-rest per class (p_k vs 1[y = k])."""
+    """Long table: ``class`` + the reliability columns, one-vs-rest per class (p_k vs 1[y = k]).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows (full probability vectors).
+
+    Returns
+    -------
+    pandas.DataFrame
+        K·M rows.
+
+    References
+    ----------
+    Zadrozny, B. & Elkan, C. (2002). Transforming classifier scores into accurate multiclass probability
+    estimates. KDD, 694–699.
+
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond temperature
+    scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration. NeurIPS 32.
+    """
     count, s_conf, s_hit = rows.classwise_sums(None)
     edges = rows.classwise_edges
     parts = []
@@ -121,11 +161,40 @@ def reliability_table(
     target: Target = "top_label",
     weights: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """The reliability diagram and confidence histogram of Guo et al. (Fig. 1/4) as a table.
+    """The reliability diagram and confidence histogram of Guo et al. (2017, Fig. 1/4) as a table.
 
-    One row per bin (all M, empty ones with NaN means): ``bin, lower, upper, count, fraction, confidence,
-    accuracy, gap`` — fraction = |B_m|/N (histogram), confidence = conf(B_m), accuracy = acc(B_m),
-    gap = conf − acc.  ECE = Σ fraction·|gap|; MCE = max |gap|.
+    One row per bin (all M, empty ones with NaN means): fraction = |B_m|/N (histogram), confidence = conf(B_m),
+    accuracy = acc(B_m), gap = conf − acc.  ECE = Σ fraction·|gap|; MCE = max |gap|.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``bin, lower, upper, count, fraction, confidence, accuracy, gap``.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI, 2901–2907.
     """
     r = ClassificationRows(labels, probs, None, n_bins=n_bins, strategy=strategy, closed=closed)
     return reliability_of(r, None if weights is None else np.asarray(weights, dtype=float), target)
@@ -139,9 +208,37 @@ def per_class_reliability(
     strategy: Strategy = "uniform",
     closed: Closed = "right",
 ) -> pd.DataFrame:
-    """Per-class (one-vs-rest) reliability (Zadrozny & Elkan 2002; the bins of Kull et al. 2019's class-wise
-    ECE): for every class k, the table of :func:`reliability_table` binning p_ik against 1[y_i = k]
-    (freq_{B_km}(y = k) vs mean_{B_km}(p_k)), stacked with a leading ``class`` column (K·M rows)."""
+    """Per-class (one-vs-rest) reliability: for every class k, p_ik binned against 1[y_i = k].
+
+    The table of :func:`reliability_table` per class (freq_{B_km}(y = k) vs mean_{B_km}(p_k), the bins of Kull et al.
+    2019's class-wise ECE), stacked with a leading ``class`` column (K·M rows).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n, k)
+        Probabilities.
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``class`` + the reliability columns.
+
+    References
+    ----------
+    Zadrozny, B. & Elkan, C. (2002). Transforming classifier scores into accurate multiclass probability
+    estimates. KDD, 694–699.
+
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond temperature
+    scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration. NeurIPS 32.
+    """
     rows = ClassificationRows(labels, probs, None, n_bins=n_bins, strategy=strategy, closed=closed)
     return per_class_reliability_of(rows)
 
@@ -149,9 +246,34 @@ def per_class_reliability(
 def classification_diagrams(
     rows: ClassificationRows, *, per_class: bool = True, classes: list | None = None
 ) -> dict[str, pd.DataFrame]:
-    """Every diagram table of one (model, group): ``"reliability"``, ``"per_class"`` (when ``per_class`` and the
-    rows carry full probability vectors; with a ``class_name`` column when ``classes`` names the K classes) and,
-    for binary full-probability rows, ``"reliability_positive"``."""
+    """Every diagram table of one (model, group).
+
+    ``"reliability"``, ``"per_class"`` (when ``per_class`` and the rows carry full probability vectors; with a
+    ``class_name`` column when ``classes`` names the K classes) and, for binary full-probability rows,
+    ``"reliability_positive"``.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    per_class : bool, default True
+        Include the per-class table.
+    classes : list or None, default None
+        Names of the K classes.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Name → table.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond temperature
+    scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration. NeurIPS 32.
+    """
     d = {"reliability": reliability_of(rows)}
     if per_class:
         d["per_class"] = per_class_reliability_of(rows)

@@ -52,6 +52,10 @@ less than δ; the null count's mean is exact and its variance exceeds the exact 
 intervals are shifted by (exact − grid) plug-in.  The CORP curve and the decomposition themselves are always
 exact.
 
+The pooling, the PAV fits, the decomposition and the Murphy diagram are in
+:mod:`calib_core.diagrams.classification_pav` (re-exported here); this module adds the bands, the MCB test, the
+intervals, prediction sets and the MCB–DSC plane.
+
 Murphy diagram (Ehm, Gneiting, Jordan & Krüger 2016, JRSS B 78, 505–562, §3): the mean elementary score
 S̄_θ = [θ · #{x_i > θ, y_i = 0} + (1 − θ) · #{x_i ≤ θ, y_i = 1}] / N over thresholds θ ∈ [0, 1] (the expense of a
 user who acts when x > θ, with cost–loss ratio θ); ∫₀¹ S̄_θ dθ = Brier / 2.  A forecast whose curve lies below
@@ -61,17 +65,33 @@ another's everywhere is better for every user (every proper score).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import special
 from scipy.optimize import isotonic_regression
 
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.protocol import EvaluationResult, model_rows
 from ..base.significance import monte_carlo_p
-from ..metrics.classification import Target, top_label
+from .classification_pav import (
+    MURPHY_COLUMNS,
+    SCORES,
+    CorpTarget,
+    Distinct,
+    Score,
+    binary_events,
+    climatology_score,
+    decompose,
+    decompose_distinct,
+    distinct,
+    fill_gaps,
+    murphy_of_distinct,
+    murphy_table,
+    pav,
+    pav_batch,
+    row_scores,
+    score_sums,
+)
 
 __all__ = [
     "BAND_COLUMNS",
@@ -96,11 +116,6 @@ __all__ = [
     "plane_terms",
 ]
 
-#: The binary event of a CORP diagram (the same choice as the metrics' ``target``).
-CorpTarget = Target
-Score = Literal["brier", "log"]
-#: The two proper scores of the decomposition.
-SCORES: tuple[Score, ...] = ("brier", "log")
 
 #: Columns of :attr:`Corp.curve` (the CORP curve: both ends of every PAV block).
 CURVE_COLUMNS = ["forecast", "recalibrated", "count"]
@@ -111,160 +126,11 @@ DECOMPOSITION_COLUMNS = [
     "score", "value", "value_low", "value_high", "mcb", "mcb_low", "mcb_high", "mcb_null_mean", "mcb_p_value",
     "dsc", "dsc_low", "dsc_high", "unc", "unc_low", "unc_high", "note",
 ]
-#: Columns of :func:`murphy_table`.
-MURPHY_COLUMNS = ["theta", "score"]
 
 _SEMANTICS = {
     "top_label": "top-label: x = confidence max_k p_k, event = the arg-max is the label",
     "positive": "positive class (binary): x = predicted P(y = 1), event = y = 1",
 }
-
-
-# =============================================================================================
-# PAV
-# =============================================================================================
-
-
-class Distinct(NamedTuple):
-    """The rows reduced to their distinct forecast values (sorted): value u, count n_u, events h_u."""
-
-    value: np.ndarray
-    count: np.ndarray
-    events: np.ndarray
-
-
-def distinct(x: np.ndarray, y: np.ndarray) -> Distinct:
-    """Pool equal forecast values: (u sorted, n_u = #{x_i = u}, h_u = #{x_i = u, y_i = 1}) for x ∈ [0, 1] and
-    binary y.
-
-    One sort of N integer keys: a non-negative float64's bit pattern orders like its value, so
-    key = (bits(x) << 1) | y sorts by x with the outcome in the lowest bit (bits(1.0) < 2⁶², no overflow).
-    O(N log N), about twice as fast as an argsort of the rows.
-    """
-    x = np.asarray(x, dtype=float) + 0.0  # −0.0 → +0.0 (its sign bit would sort it last)
-    if x.size == 0:
-        return Distinct(x, np.zeros(0), np.zeros(0))
-    key = (x.view(np.uint64) << np.uint64(1)) | (np.asarray(y) == 1).astype(np.uint64)
-    key.sort()
-    bits = key >> np.uint64(1)
-    starts = np.flatnonzero(np.r_[True, bits[1:] != bits[:-1]])
-    value = bits[starts].view(np.float64)
-    count = np.diff(np.r_[starts, key.size]).astype(float)
-    events = np.add.reduceat((key & np.uint64(1)).astype(np.float64), starts)
-    return Distinct(value, count, events)
-
-
-def pav(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The CORP curve: isotonic (PAV) regression of the outcomes y on the forecasts x, ties in x pooled
-    (Dimitriadis et al. 2021; Ayer et al. 1955).
-
-    Returns ``(u, fitted, count)``: the distinct forecast values, the non-decreasing fitted event frequency at each
-    (x̂(u) = the weighted PAV of the means h_u/n_u with weights n_u) and n_u.  The fit minimises
-    Σ_i (f(x_i) − y_i)² (and every other Bregman loss) over non-decreasing f; it equals scikit-learn's
-    ``IsotonicRegression`` at the data.
-    """
-    d = distinct(x, y)
-    if d.value.size == 0:
-        return d.value, d.value.copy(), d.count
-    fit = isotonic_regression(d.events / d.count, weights=d.count, increasing=True).x
-    return d.value, np.clip(fit, 0.0, 1.0), d.count
-
-
-def pav_batch(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted PAV of every row of ``values`` (R × U, entries in [0, 1]) in one call of the PAV routine.
-
-    Row r is offset by 2r and the rows are concatenated: every value of row r + 1 exceeds every value of row r, so
-    no pooled block ever spans two rows and the concatenated fit is the R separate fits (rounding error below
-    R · 2⁻⁵¹ absolute, from the offsets).  Entries with weight 0 are left out of their row's fit and returned as
-    NaN.
-    """
-    v = np.asarray(values, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    r, u = v.shape
-    keep = w > 0
-    offset = np.broadcast_to(2.0 * np.arange(r, dtype=float)[:, None], (r, u))
-    fit = isotonic_regression(v[keep] + offset[keep], weights=w[keep], increasing=True).x
-    out = np.full((r, u), np.nan)
-    out[keep] = fit - offset[keep]
-    return np.clip(out, 0.0, 1.0)
-
-
-def _fill_gaps(fit: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """NaN entries of each row of ``fit`` (R × U) by linear interpolation in ``x`` between the row's neighbouring
-    finite entries; constant beyond its first/last finite entry (vectorised, no loop over rows)."""
-    ok = np.isfinite(fit)
-    if ok.all():
-        return fit
-    r, u = fit.shape
-    idx = np.arange(u)
-    prev = np.maximum.accumulate(np.where(ok, idx, -1), axis=1)
-    nxt = np.minimum.accumulate(np.where(ok, idx, u)[:, ::-1], axis=1)[:, ::-1]
-    has_prev, has_next = prev >= 0, nxt < u
-    p = np.where(has_prev, prev, np.where(has_next, nxt, 0))
-    q = np.where(has_next, nxt, p)
-    rows = np.arange(r)[:, None]
-    fp, fq = fit[rows, p], fit[rows, q]
-    xp, xq = x[p], x[q]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(q > p, (x[None, :] - xp) / (xq - xp), 0.0)
-    return np.where(ok, fit, fp + t * (fq - fp))
-
-
-# =============================================================================================
-# scores and the decomposition
-# =============================================================================================
-
-
-def _score_sums(f: np.ndarray, n1: np.ndarray, n0: np.ndarray, score: Score) -> np.ndarray:
-    """Σ over cells of n1·S(f, 1) + n0·S(f, 0) along the last axis (0·∞ = 0: a cell without events of a kind
-    adds nothing, so a forecast of 0 scores ∞ only where an event happened)."""
-    f = np.asarray(f, dtype=float)
-    if score == "brier":
-        return (n1 * (1.0 - f) ** 2 + n0 * f**2).sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pos = np.where(n1 > 0, n1 * np.log(f), 0.0)
-        neg = np.where(n0 > 0, n0 * np.log1p(-f), 0.0)
-    return -(pos + neg).sum(axis=-1)
-
-
-def _unc(ybar: np.ndarray | float, score: Score) -> np.ndarray:
-    """S̄_R = the score of the climatology ȳ: ȳ(1 − ȳ) (Brier), −ȳ log ȳ − (1 − ȳ) log(1 − ȳ) (log)."""
-    ybar = np.asarray(ybar, dtype=float)
-    if score == "brier":
-        return ybar * (1.0 - ybar)
-    return -(special.xlogy(ybar, ybar) + special.xlogy(1.0 - ybar, 1.0 - ybar))
-
-
-def _row_scores(x: np.ndarray, y: np.ndarray, score: Score) -> np.ndarray:
-    if score == "brier":
-        return (x - y) ** 2
-    with np.errstate(divide="ignore"):
-        return -(special.xlogy(y, x) + special.xlogy(1.0 - y, 1.0 - x))
-
-
-def _decompose(d: Distinct, fit: np.ndarray, score: Score) -> dict[str, float]:
-    """The decomposition from the distinct values and their PAV fit (see :func:`decompose`)."""
-    n = float(d.count.sum())
-    n0 = d.count - d.events
-    s_x = float(_score_sums(d.value, d.events, n0, score)) / n
-    s_c = float(_score_sums(fit, d.events, n0, score)) / n
-    s_r = float(_unc(d.events.sum() / n, score))
-    return {"score": s_x, "mcb": s_x - s_c, "dsc": s_r - s_c, "unc": s_r, "recalibrated": s_c}
-
-
-def decompose(x: np.ndarray, y: np.ndarray, *, score: Score = "brier") -> dict[str, float]:
-    """CORP score decomposition S̄_X = MCB − DSC + UNC (Dimitriadis et al. 2021, eq. 4) of forecasts x of events y.
-
-    S̄_X = mean S(x_i, y_i); S̄_C = mean S(x̂_i, y_i) with x̂ the PAV fit (:func:`pav`); UNC = S̄_R = S(ȳ) of the
-    climatology; MCB = S̄_X − S̄_C, DSC = S̄_R − S̄_C.  ``score``: ``"brier"`` (x − y)² or ``"log"``
-    −y log x − (1 − y) log(1 − x) (0 log 0 = 0).  Returns ``{"score", "mcb", "dsc", "unc", "recalibrated"}``
-    (``recalibrated`` = S̄_C).  All sums run over the distinct forecast values (one sort).
-    """
-    d = distinct(x, y)
-    if d.value.size == 0:
-        raise ValueError("no rows: the decomposition needs at least one forecast")
-    fit = np.clip(isotonic_regression(d.events / d.count, weights=d.count).x, 0.0, 1.0)
-    return _decompose(d, fit, score)
 
 
 # =============================================================================================
@@ -290,10 +156,32 @@ def _groups(d: Distinct, max_groups: int, grid: int) -> np.ndarray:
 class Corp:
     """CORP reliability of one forecast (see the module docstring).
 
-    ``curve``: :data:`CURVE_COLUMNS` — both ends of every PAV block (the exact step curve, small at any N).
-    ``bands``: :data:`BAND_COLUMNS` — the consistency and confidence bands at every distinct forecast value (or
-    grid group: ``attrs["grid"]``).  ``decomposition``: :data:`DECOMPOSITION_COLUMNS`, one row per score.
-    ``murphy``: :data:`MURPHY_COLUMNS` at 201 thresholds (:func:`murphy_table`).
+    Attributes
+    ----------
+    curve : pandas.DataFrame
+        :data:`CURVE_COLUMNS` — both ends of every PAV block (the exact step curve, small at any N).
+    bands : pandas.DataFrame
+        :data:`BAND_COLUMNS` — the consistency and confidence bands at every distinct forecast value (or grid group:
+        ``attrs["grid"]``).
+    decomposition : pandas.DataFrame
+        :data:`DECOMPOSITION_COLUMNS`, one row per score.
+    murphy : pandas.DataFrame
+        :data:`MURPHY_COLUMNS` at 201 thresholds (:func:`murphy_table`).
+    n : int
+        Rows.
+    target : str
+        The binary event.
+    info : dict
+        Levels, draws, grid.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Ehm, W., Gneiting, T., Jordan, A. & Krüger, F. (2016). Of quantiles and expectiles: consistent scoring
+    functions, Choquet representations and forecast rankings. Journal of the Royal Statistical Society B 78(3),
+    505–562.
     """
 
     curve: pd.DataFrame
@@ -331,21 +219,52 @@ def corp(
     grid: int = 500,
     seed: int | None = 0,
 ) -> Corp:
-    """CORP reliability diagram with consistency and confidence bands, and the Brier and log score
-    decompositions with bootstrap intervals and the MCB test (Dimitriadis, Gneiting & Jordan 2021).
+    """CORP reliability diagram with consistency and confidence bands, and the Brier and log score decompositions.
+
+    With bootstrap intervals and the MCB test (module docstring).
 
     Parameters
     ----------
-    x, y : forecasts in [0, 1] and binary outcomes (0/1).
-    target : what x and y are (``"positive"``: P(y = 1) and y; ``"top_label"``: confidence and correctness), for
-        the table's ``attrs["semantics"]``.
-    n_resamples : null draws y* ~ Bernoulli(x) for the consistency band and the MCB test (0: none).
-    n_boot : bootstrap resamples of the rows for the confidence band and the intervals (0: none).
-    band_level : pointwise level of both bands (0.90: the paper's 5–95%).
-    level : two-sided level of the decomposition's intervals.
-    max_groups, grid : resample on the distinct values while there are at most ``max_groups``, else on the grid
-        of groups spanning < 1/``grid`` in x (module docstring).
-    seed : seeds both resamplings.
+    x : ndarray of shape (n,)
+        Forecasts in [0, 1].
+    y : ndarray of shape (n,)
+        Binary outcomes (0/1).
+    target : {"positive", "top_label"}, default "positive"
+        What x and y are (``"positive"``: P(y = 1) and y; ``"top_label"``: confidence and correctness), for the
+        table's ``attrs["semantics"]``.
+    n_resamples : int, default 1000
+        Null draws y* ~ Bernoulli(x) for the consistency band and the MCB test (0: none).
+    n_boot : int, default 200
+        Bootstrap resamples of the rows for the confidence band and the intervals (0: none).
+    band_level : float, default 0.90
+        Pointwise level of both bands (0.90: the paper's 5–95%).
+    level : float, default 0.95
+        Two-sided level of the decomposition's intervals.
+    max_groups : int, default 1000
+        Resample on the distinct values while there are at most this many.
+    grid : int, default 500
+        Else on the grid of groups spanning < 1/``grid`` in x (module docstring).
+    seed : int or None, default 0
+        Seeds both resamplings.
+
+    Returns
+    -------
+    Corp
+        Curve, bands, decomposition and Murphy diagram.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Ehm, W., Gneiting, T., Jordan, A. & Krüger, F. (2016). Of quantiles and expectiles: consistent scoring
+    functions, Choquet representations and forecast rankings. Journal of the Royal Statistical Society B 78(3),
+    505–562.
+
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Kosorok, M. R. (2008). Bootstrapping the Grenander estimator. In Beyond Parametrics in Interdisciplinary
+    Research, IMS Collections 1, 282–292.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -363,7 +282,7 @@ def corp(
     n = x.size
     d = distinct(x, y)
     fit = np.clip(isotonic_regression(d.events / d.count, weights=d.count).x, 0.0, 1.0)
-    exact = {s: _decompose(d, fit, s) for s in SCORES}
+    exact = {s: decompose_distinct(d, fit, s) for s in SCORES}
 
     # grid groups (the identity on distinct values while U <= max_groups)
     gid = _groups(d, max_groups, grid)
@@ -373,13 +292,13 @@ def corp(
     on_grid = gid.size > 0 and gid[-1] + 1 < d.value.size
     sums = {}  # per group: Σ S(x_i, 1), Σ S(x_i, 0) over all rows, and over the rows with y = 1 / y = 0
     for s in SCORES:
-        s1, s0 = _row_scores(d.value, np.ones_like(d.value), s), _row_scores(d.value, np.zeros_like(d.value), s)
+        s1, s0 = row_scores(d.value, np.ones_like(d.value), s), row_scores(d.value, np.zeros_like(d.value), s)
         with np.errstate(invalid="ignore"):
             sums[s] = (np.bincount(gid, weights=_mul(d.count, s1)), np.bincount(gid, weights=_mul(d.count, s0)),
                        np.bincount(gid, weights=_mul(d.events, s1)),
                        np.bincount(gid, weights=_mul(d.count - d.events, s0)))
     grid_fit = np.clip(isotonic_regression(h_g / n_g, weights=n_g).x, 0.0, 1.0)
-    grid_mcb = {s: (sums[s][2].sum() + sums[s][3].sum() - _score_sums(grid_fit, h_g, n_g - h_g, s)) / n
+    grid_mcb = {s: (sums[s][2].sum() + sums[s][3].sum() - score_sums(grid_fit, h_g, n_g - h_g, s)) / n
                 for s in SCORES}
 
     lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
@@ -394,7 +313,7 @@ def corp(
             mean1, mean0 = sums[s][0] / n_g, sums[s][1] / n_g
             with np.errstate(invalid="ignore"):
                 s_x = (_mul(h_star, mean1) + _mul(n_g - h_star, mean0)).sum(axis=1)
-            null_mcb[s] = (s_x - _score_sums(f_star, h_star, n_g - h_star, s)) / n
+            null_mcb[s] = (s_x - score_sums(f_star, h_star, n_g - h_star, s)) / n
     boot: dict[str, np.ndarray] = {}
     if n_boot > 0:
         cells = np.r_[n_g - h_g, h_g] / n
@@ -403,7 +322,7 @@ def corp(
         w = c0 + c1
         with np.errstate(invalid="ignore", divide="ignore"):
             f_b = pav_batch(np.where(w > 0, c1 / w, 0.0), w)
-        conf_lo, conf_hi = np.quantile(_fill_gaps(f_b, xbar), [lo_q, hi_q], axis=0)
+        conf_lo, conf_hi = np.quantile(fill_gaps(f_b, xbar), [lo_q, hi_q], axis=0)
         ybar = c1.sum(axis=1) / n
         f_b0 = np.where(w > 0, f_b, 0.0)
         for s in SCORES:
@@ -411,8 +330,8 @@ def corp(
                 per1 = np.where(h_g > 0, sums[s][2] / np.where(h_g > 0, h_g, 1.0), 0.0)
                 per0 = np.where(n_g - h_g > 0, sums[s][3] / np.where(n_g - h_g > 0, n_g - h_g, 1.0), 0.0)
                 s_x = (_mul(c1, per1) + _mul(c0, per0)).sum(axis=1) / n
-            s_c = _score_sums(f_b0, c1, c0, s) / n
-            s_r = _unc(ybar, s)
+            s_c = score_sums(f_b0, c1, c0, s) / n
+            s_r = climatology_score(ybar, s)
             boot[s] = np.column_stack([s_x, s_x - s_c, s_r - s_c, s_r])
 
     bands = pd.DataFrame({"forecast": xbar, "count": n_g, "consistency_low": cons_lo, "consistency_high": cons_hi,
@@ -460,7 +379,7 @@ def corp(
             "n_boot": n_boot, "grid": bool(on_grid), "grid_width": 1.0 / grid if on_grid else 0.0,
             "n_distinct": int(d.value.size), "n_groups": int(n_g.size)}
     curve = _curve_table(d.value, fit, d.count)
-    murphy = _murphy(d, 201)
+    murphy = murphy_of_distinct(d, 201)
     for t in (curve, bands, decomposition, murphy):
         t.attrs.update(info)
     return Corp(curve=curve, bands=bands, decomposition=decomposition, murphy=murphy, n=n, target=target, info=info)
@@ -475,53 +394,8 @@ def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # =============================================================================================
-# Murphy diagram
-# =============================================================================================
-
-
-def murphy_table(x: np.ndarray, y: np.ndarray, *, thetas: np.ndarray | int = 201) -> pd.DataFrame:
-    """Murphy diagram of probability forecasts x of binary events y (Ehm et al. 2016, §3): the mean elementary
-    score S̄_θ = [θ · #{x_i > θ, y_i = 0} + (1 − θ) · #{x_i ≤ θ, y_i = 1}] / N at every θ of ``thetas`` (an array,
-    or the number of equally spaced θ in [0, 1]).  ∫₀¹ S̄_θ dθ = Brier/2 (S̄_θ is piecewise linear with kinks at
-    the forecast values).  Columns :data:`MURPHY_COLUMNS`.  O(N log N + T log N).
-    """
-    return _murphy(distinct(x, y), thetas)
-
-
-def _murphy(d: Distinct, thetas: np.ndarray | int) -> pd.DataFrame:
-    th = np.linspace(0.0, 1.0, int(thetas)) if np.ndim(thetas) == 0 else np.asarray(thetas, dtype=float)
-    n = float(d.count.sum())
-    cum_n = np.r_[0.0, np.cumsum(d.count)]
-    cum_h = np.r_[0.0, np.cumsum(d.events)]
-    k = np.searchsorted(d.value, th, side="right")  # values ≤ θ: the first k distinct values
-    hits_le = cum_h[k]
-    zeros_gt = (n - cum_h[-1]) - (cum_n[k] - cum_h[k])
-    return pd.DataFrame({"theta": th, "score": (th * zeros_gt + (1.0 - th) * hits_le) / n})
-
-
-# =============================================================================================
 # prediction sets
 # =============================================================================================
-
-
-def binary_events(
-    labels: np.ndarray | None, probs: np.ndarray | None, *, target: CorpTarget = "top_label",
-    confidence: np.ndarray | None = None, predicted: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(x, y) of the binary event a CORP diagram is about: ``"positive"`` (K = 2): x = p_i1, y = 1[label = 1];
-    ``"top_label"``: x = max_k p_ik, y = 1[arg-max = label] (or the given ``confidence`` and ``predicted`` class of a
-    top-label-only file)."""
-    if probs is None:
-        if confidence is None or predicted is None:
-            raise ValueError("binary_events needs probs, or confidence and predicted")
-        return np.asarray(confidence, dtype=float), (np.asarray(predicted) == np.asarray(labels)).astype(float)
-    p = np.asarray(probs, dtype=float)
-    if target == "positive":
-        if p.shape[1] != 2:
-            raise ValueError(f"the positive class needs binary predictions (K = 2), got K = {p.shape[1]}")
-        return p[:, 1].copy(), (np.asarray(labels) == 1).astype(float)
-    pred, conf = top_label(p)
-    return conf, (pred == np.asarray(labels)).astype(float)
 
 
 def corp_of(
@@ -529,7 +403,28 @@ def corp_of(
     **options,
 ) -> dict[str, Corp]:
     """:func:`corp` of every model of a classification PredictionSet (all groups together), keyed by model.
-    ``options`` go to :func:`corp` (``n_resamples``, ``n_boot``, ``band_level``, ``level``, ``seed``, …)."""
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set.
+    target : {"top_label", "positive"}, default "top_label"
+        The event (top-label-only files always use ``"top_label"``).
+    models : list of str or None, default None
+        Models to include; None: all.
+    **options
+        Passed to :func:`corp` (``n_resamples``, ``n_boot``, ``band_level``, ``level``, ``seed``, …).
+
+    Returns
+    -------
+    dict of str to Corp
+        Model → diagram.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     if pset.task != "classification":
         raise ValueError("CORP diagrams need a classification PredictionSet")
     out: dict[str, Corp] = {}
@@ -562,9 +457,32 @@ def _plane_target(n_classes: int, target: CorpTarget | None) -> CorpTarget:
 
 
 def plane_terms(labels: np.ndarray, probs: np.ndarray, *, target: CorpTarget | None = None) -> dict[str, float]:
-    """MCB, DSC and UNC of the Brier score of the binary event (:func:`decompose`) of one set of probabilities,
-    keyed as :data:`PLANE_METRICS`: what the evaluation records on every trial's test rows for the MCB–DSC plane.
-    ``target``: default the positive class for K = 2, else the top label."""
+    """MCB, DSC and UNC of the Brier score of the binary event (:func:`decompose`) of one set of probabilities.
+
+    Keyed as :data:`PLANE_METRICS`: what the evaluation records on every trial's test rows for the MCB–DSC plane.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels.
+    probs : ndarray of shape (n, k)
+        Probabilities.
+    target : {"positive", "top_label"} or None, default None
+        The event; None: the positive class for K = 2, else the top label.
+
+    Returns
+    -------
+    dict of str to float
+        ``mcb_brier``, ``dsc_brier``, ``unc_brier``.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Dimitriadis, T., Gneiting, T., Jordan, A. I. & Vogel, P. (2024). Evaluating probabilistic classifiers: the
+    triptych. International Journal of Forecasting 40(3), 1101–1122.
+    """
     p = np.asarray(probs, dtype=float)
     x, y = binary_events(labels, p, target=_plane_target(p.shape[1], target))
     d = decompose(np.clip(x, 0.0, 1.0), y, score="brier")
@@ -574,19 +492,40 @@ def plane_terms(labels: np.ndarray, probs: np.ndarray, *, target: CorpTarget | N
 def mcb_dsc_points(
     pset: PredictionSet, result: EvaluationResult, *, score: Score = "brier", target: CorpTarget | None = None
 ) -> pd.DataFrame:
-    """The points of the MCB–DSC plane of a Recalibrate run (Dimitriadis, Gneiting, Jordan & Vogel 2024, IJF 40,
-    "Evaluating probabilistic classifiers: the triptych"): for every model and every calibrator (the uncalibrated
-    predictions included) the CORP decomposition (:func:`decompose`) of its calibrated probabilities on test rows.
+    """The points of the MCB–DSC plane of a Recalibrate run.
 
-    Brier score with the default event: the **mean over every trial** of the terms the evaluation recorded on each
-    trial's test rows (:data:`PLANE_METRICS`, from ``cc.evaluate(..., diagrams=True)``), with their standard
-    deviations over trials (``mcb_std``, ``dsc_std``; NaN for one trial); score = MCB − DSC + UNC of the means
-    (the identity holds for means).  Otherwise (the log score, another ``target``, or a result without those
-    metrics) the decomposition of the first trial's test rows (``result.calibrated``), ``n_trials`` = 1.
+    For every model and every calibrator (the uncalibrated predictions included) the CORP decomposition
+    (:func:`decompose`) of its calibrated probabilities on test rows.  Brier score with the default event: the
+    **mean over every trial** of the terms the evaluation recorded on each trial's test rows (:data:`PLANE_METRICS`,
+    from ``cc.evaluate(..., diagrams=True)``), with their standard deviations over trials (``mcb_std``, ``dsc_std``;
+    NaN for one trial); score = MCB − DSC + UNC of the means (the identity holds for means).  Otherwise (the log
+    score, another ``target``, or a result without those metrics) the decomposition of the first trial's test rows
+    (``result.calibrated``), ``n_trials`` = 1.
 
-    ``target``: the binary event — default the positive class for K = 2, else the top label (whose event,
-    "the arg-max is right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
-    Columns :data:`PLANE_COLUMNS`.
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set.
+    result : EvaluationResult
+        The evaluation.
+    score : {"brier", "log"}, default "brier"
+        The score decomposed.
+    target : {"positive", "top_label"} or None, default None
+        The binary event — default the positive class for K = 2, else the top label (whose event, "the arg-max is
+        right", changes with a calibrator that moves the arg-max, so UNC can differ between points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PLANE_COLUMNS`.
+
+    References
+    ----------
+    Dimitriadis, T., Gneiting, T., Jordan, A. I. & Vogel, P. (2024). Evaluating probabilistic classifiers: the
+    triptych. International Journal of Forecasting 40(3), 1101–1122.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
     """
     if pset.task != "classification":
         raise ValueError("the MCB–DSC plane needs a classification PredictionSet")

@@ -63,8 +63,32 @@ def calibration_curve_table(
     Under perfect calibration N·p̂_j ~ Binomial(N, p_j).  ``simultaneous`` (default): the band is Bin(N, p_j)
     quantiles at the adjusted level γ for which the whole curve of a calibrated forecaster stays inside with
     probability ``band`` (Säilynoja, Bürkner & Vehtari 2022; :func:`calib_core.base.ecdf_bands.ecdf_band`); else the
-    pointwise central ``band`` range / N (each level alone).  ``attrs``: ``band`` ("simultaneous" / "pointwise"),
-    ``gamma``.
+    pointwise central ``band`` range / N (each level alone).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    levels : ndarray, default DEFAULT_LEVELS
+        Levels p_j.
+    band : float, default 0.95
+        Level of the band.
+    simultaneous : bool, default True
+        Simultaneous or pointwise band.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``level, observed, band_low, band_high``; ``attrs``: ``band`` ("simultaneous" / "pointwise"),
+        ``gamma``.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Säilynoja, T., Bürkner, P.-C. & Vehtari, A. (2022). Graphical test for discrete uniformity and its
+    applications in goodness-of-fit evaluation and multiple sample comparison. Statistics and Computing 32, 32.
     """
     levels = np.asarray(levels, dtype=float)
     observed = observed_proportions(rows, None, levels, "quantile")
@@ -86,11 +110,39 @@ def levi_bins_table(
 ) -> pd.DataFrame:
     """Levi reliability diagram data: per σ-bin count, σ range, RMV, RMSE and its bootstrap interval.
 
-    RMV_j = sqrt(mean σ²), RMSE_j = sqrt(mean ε²) over the bin's rows (Levi et al. 2019, §3).
-    The interval is a percentile bootstrap with bin membership held fixed, computed on per-block sums:
-    rows go to ``n_blocks`` random blocks once, each replicate re-weights the blocks (multinomial), so
-    the ``n_resamples`` replicates are one (R × G) @ (G × 2·bins) product instead of R passes over N rows
-    (the ordinary row bootstrap when N ≤ n_blocks).
+    RMV_j = sqrt(mean σ²), RMSE_j = sqrt(mean ε²) over the bin's rows (Levi et al. 2019, §3).  The interval is a
+    percentile bootstrap with bin membership held fixed, computed on per-block sums: rows go to ``n_blocks`` random
+    blocks once, each replicate re-weights the blocks (multinomial), so the ``n_resamples`` replicates are one
+    (R × G) @ (G × 2·bins) product instead of R passes over N rows (the ordinary row bootstrap when N ≤ n_blocks).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    n_bins : int, default 15
+        σ-bins.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width bins.
+    n_resamples : int, default 200
+        Bootstrap replicates.
+    level : float, default 0.90
+        Level of the interval.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+    n_blocks : int, default 256
+        Random row blocks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high``.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
     """
     b = rows.sigma_bins(n_bins, binning)
     cnt, s_var, s_err = bin_sums(b, n_bins, rows.var, rows.sq_err)
@@ -143,8 +195,28 @@ def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.nd
 
 
 def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFrame:
-    """PIT histogram on [0, 1]: u_i = F_i(y_i), density count_b/(N·width_b), uniform (= 1) under calibration
-    (Dawid 1984; Gneiting, Balabdaoui & Raftery 2007 §3.1)."""
+    """PIT histogram on [0, 1]: u_i = F_i(y_i), density count_b/(N·width_b), uniform (= 1) under calibration.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    n_bins : int, default 20
+        Bins.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``left, right, count, density``.
+
+    References
+    ----------
+    Dawid, A. P. (1984). Statistical theory: the prequential approach. Journal of the Royal Statistical Society
+    A 147(2), 278–292.
+
+    Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+    Journal of the Royal Statistical Society B 69(2), 243–268.
+    """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
     dens = cnt / (rows.n * np.diff(edges))
@@ -152,12 +224,34 @@ def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFra
 
 
 def z_histogram_table(rows: RegressionRows, *, n_bins: int = 40, limit: float | None = None) -> pd.DataFrame:
-    """Histogram of the standardised errors z = (y − μ)/σ on [−L, L] against the N(0, 1) density φ(z),
-    their distribution for a calibrated Gaussian forecaster (Levi et al. 2019 §3; Pernot 2022).
+    """Histogram of the standardised errors z = (y − μ)/σ on [−L, L] against the N(0, 1) density φ(z).
 
-    L = max(4, 99.5th percentile of |z|) capped at 10 unless given; z beyond ±L falls in the end bins, and
-    ``outside`` counts those rows (#{z < −L} in the first bin, #{z ≥ L} in the last, 0 elsewhere) so that a figure
-    can mark the clipped mass instead of showing it as a pile-up.
+    N(0, 1) is their distribution for a calibrated Gaussian forecaster.  L = max(4, 99.5th percentile of |z|)
+    capped at 10 unless given; z beyond ±L falls in the end bins, and ``outside`` counts those rows (#{z < −L} in the
+    first bin, #{z ≥ L} in the last, 0 elsewhere) so that a figure can mark the clipped mass instead of showing it as
+    a pile-up.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    n_bins : int, default 40
+        Bins.
+    limit : float or None, default None
+        L; None: chosen from the data.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``left, right, count, density, normal_density, outside``.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Pernot, P. (2022). Prediction uncertainty validation for computational chemists. The Journal of Chemical
+    Physics 157(14), 144103.
     """
     z = rows.z_sorted
     if limit is None:
@@ -197,16 +291,54 @@ def _abs_quantile_of_sorted(z_sorted: np.ndarray, q: float) -> float:
 
 
 def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
-    """Normal Q-Q points of the standardised errors (Wilk & Gnanadesikan 1968): Φ⁻¹((i − ½)/N) against the
-    i-th smallest z = (y − μ)/σ, thinned to ≤ ``max_points``; on the diagonal for z ~ N(0, 1)."""
+    """Normal Q-Q points of the standardised errors: Φ⁻¹((i − ½)/N) against the i-th smallest z = (y − μ)/σ.
+
+    Thinned to ≤ ``max_points``; on the diagonal for z ~ N(0, 1).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    max_points : int, default 512
+        Most points returned.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``theoretical, observed``.
+
+    References
+    ----------
+    Wilk, M. B. & Gnanadesikan, R. (1968). Probability plotting methods for the analysis of data. Biometrika
+    55(1), 1–17.
+    """
     n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
     return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
 
 def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
-    """Nominal vs observed coverage, mean width and interval score of the central intervals [l, u]:
-    IS_α = (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊, α = 1 − c (Gneiting & Raftery 2007, §6.2)."""
+    """Nominal vs observed coverage, mean width and interval score of the central intervals [l, u].
+
+    IS_α = (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊, α = 1 − c.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        Nominal coverages c.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``coverage, observed, mean_width, interval_score``.
+
+    References
+    ----------
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     return interval_table(rows, rows.dist, coverages=coverages)
 
 
@@ -219,7 +351,42 @@ def regression_diagrams(
     n_resamples: int = 200,
     seed: int | None = 0,
 ) -> dict[str, pd.DataFrame]:
-    """All diagram tables of one (y, dist) pair, keyed by the schema names above."""
+    """All diagram tables of one (y, dist) pair, keyed by the schema names of the module docstring.
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    n_bins : int, default 15
+        σ-bins of the Levi diagram.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width σ-bins.
+    pit_bins : int, default 20
+        Bins of the PIT histogram.
+    n_resamples : int, default 200
+        Bootstrap replicates of the Levi diagram.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals``.
+
+    References
+    ----------
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Dawid, A. P. (1984). Statistical theory: the prequential approach. Journal of the Royal Statistical Society
+    A 147(2), 278–292.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
+    """
     return {
         "calibration_curve": calibration_curve_table(rows),
         "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),

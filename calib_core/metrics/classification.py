@@ -24,7 +24,9 @@ Conventions (switchable, so the numbers can be compared with peers):
   netcal and scikit-learn's ``calibration_curve`` show for binary input.
 * Binary input may be a 1-D array of positive-class probabilities; it is expanded to [1 − p, p].
 
-Everything goes through the one binning engine (:mod:`calib_core.base.binning`).  The per-row quantities are
+Everything goes through the one binning engine (:mod:`calib_core.base.binning`); the input helpers and the
+confidence bins are in :mod:`calib_core.metrics.classification_bins` and :class:`ClassificationRows` in
+:mod:`calib_core.metrics.classification_rows` (both re-exported here).  The per-row quantities are
 computed once in :class:`ClassificationRows`, whose ``statistics(weights)`` evaluates every scalar for
 multinomial bootstrap count weights in O(N) (O(NK) for class-wise ECE) without re-sorting, and whose
 ``with_labels(y*)`` re-scores simulated labels (perfect-calibration reference) reusing the bins.
@@ -32,13 +34,21 @@ multinomial bootstrap count weights in O(N) (O(NK) for class-wise ECE) without r
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Literal
-
 import numpy as np
 
-from ..base.binning import bin_sums, bins_from_edges, equal_mass_edges, reject_nan, uniform_bin_index
+from ..base.binning import reject_nan
 from ..base.classification import log_softmax, softmax
+from .classification_bins import (
+    Closed,
+    Strategy,
+    Target,
+    as_probabilities,
+    confidence_bins,
+    event_rows,
+    simulate_labels,
+    top_label,
+)
+from .classification_rows import ClassificationRows, wmean
 
 __all__ = [
     "Strategy",
@@ -60,489 +70,10 @@ __all__ = [
     "simulate_labels",
 ]
 
-Strategy = Literal["uniform", "quantile"]
-Closed = Literal["right", "left"]
-Target = Literal["top_label", "positive"]
-
-# --------------------------------------------------------------------------------------------------
-# input helpers
-# --------------------------------------------------------------------------------------------------
-def as_probabilities(probs: np.ndarray) -> np.ndarray:
-    """(N, K) probability matrix; a 1-D array is read as binary positive-class probabilities [1 − p, p].
-
-    The dtype is kept (float32 stays float32: reductions are done in float64 where it matters).
-    """
-    p = np.asarray(probs)
-    if not np.issubdtype(p.dtype, np.floating):
-        p = p.astype(float)
-    if p.ndim == 1:
-        p = np.column_stack([1.0 - p, p])
-    if p.ndim != 2 or p.shape[1] < 2:
-        raise ValueError(f"probs must be 1-D (binary, positive class) or (N, K) with K ≥ 2; got shape {p.shape}")
-    return p
-
-
-def _as_labels(labels: np.ndarray, n: int, k: int) -> np.ndarray:
-    y = np.asarray(labels)
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"labels must be 1-D of length {n}; got shape {y.shape}")
-    if y.dtype.kind == "b":
-        y = y.astype(np.int64)
-    if y.dtype.kind == "f":
-        if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
-            raise ValueError("labels must be integers 0..K−1")
-        y = y.astype(np.int64)
-    if y.dtype.kind not in "iu":
-        raise ValueError(f"labels must be integers 0..K−1; got dtype {y.dtype}")
-    y = y.astype(np.int64, copy=False)
-    if n and (y.min() < 0 or y.max() >= k):
-        raise ValueError(f"labels must lie in 0..{k - 1}; found {y.min()}..{y.max()}")
-    return y
-
-
-def top_label(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Prediction ŷ = argmax_k p_k (first on ties) and confidence c = p_ŷ (float64)."""
-    p = as_probabilities(probs)
-    pred = p.argmax(axis=1)
-    conf = p[np.arange(p.shape[0]), pred].astype(float)
-    return pred, conf
-
-
-def event_rows(labels: np.ndarray, probs: np.ndarray, target: str = "top_label") -> tuple[np.ndarray, np.ndarray]:
-    """The binary event a calibration statistic of one probability per row looks at: ``(f, y)`` with ``y ∈ {0, 1}``.
-
-    ``target="top_label"``: f_i = max_k p_ik (the confidence) and y_i = 1[argmax_k p_ik = label_i] (Guo et al. 2017);
-    ``target="positive"`` (binary files, K = 2): f_i = p_i1 and y_i = 1[label_i = 1].  NaN probabilities or labels
-    raise a ``ValueError`` naming the argument (the package's NaN policy).
-    """
-    p = as_probabilities(probs)
-    reject_nan(p, "probs")
-    y = np.asarray(labels)
-    if y.dtype.kind == "f":
-        reject_nan(y, "labels")
-    y = y.astype(np.int64)
-    if target == "top_label":
-        pred, conf = top_label(p)
-        return conf, (pred == y).astype(float)
-    if target == "positive":
-        if p.shape[1] != 2:
-            raise ValueError("target='positive' needs binary predictions (K = 2)")
-        return p[:, 1].astype(float), (y == 1).astype(float)
-    raise ValueError(f"target must be 'top_label' or 'positive', not {target!r}")
-
-
-def simulate_labels(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Labels drawn from the predictions, y*_i ~ Categorical(p_i) (inverse-CDF on the row cumsum)."""
-    p = as_probabilities(probs)
-    u = rng.random(p.shape[0]) * p.sum(axis=1, dtype=float)
-    cum = np.cumsum(p, axis=1, dtype=float)
-    return np.minimum((cum < u[:, None]).sum(axis=1), p.shape[1] - 1).astype(np.int64)
-
-
-# --------------------------------------------------------------------------------------------------
-# binning (through calib_core.base.binning)
-# --------------------------------------------------------------------------------------------------
-def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """numpy.quantile's linear interpolation, bit for bit (its two-sided lerp)."""
-    diff = b - a
-    return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
-
-
-def _resampled_quantile_edges(sorted_values: np.ndarray, w_sorted: np.ndarray, n_bins: int) -> np.ndarray:
-    """``equal_mass_edges`` of the resample that repeats sorted row j w_j times, without materialising it.
-
-    With m = Σw the resample's j-th order statistic is sorted_values[first index where cumsum(w) > j];
-    the edges are numpy.quantile's linear interpolation at positions q·(m − 1), q = 0, 1/M, …, 1.
-    """
-    cw = np.cumsum(w_sorted)
-    m = int(round(float(cw[-1]))) if cw.size else 0
-    if m < 1:
-        return np.full(n_bins + 1, np.nan)
-    h = np.linspace(0.0, 1.0, n_bins + 1) * (m - 1)
-    lo = np.floor(h)
-    t = h - lo
-    lo_i = lo.astype(np.int64)
-    hi_i = np.minimum(lo_i + 1, m - 1)
-    n = sorted_values.shape[0]
-    a = sorted_values[np.minimum(np.searchsorted(cw, lo_i, side="right"), n - 1)]
-    b = sorted_values[np.minimum(np.searchsorted(cw, hi_i, side="right"), n - 1)]
-    return _lerp(a, b, t)
-
-
-def confidence_bins(
-    values: np.ndarray,
-    n_bins: int = 15,
-    strategy: Strategy = "uniform",
-    closed: Closed = "right",
-    weights: np.ndarray | None = None,
-    order: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bin index (0..M−1) and the M + 1 edges of probability-valued ``values``.
-
-    ``"uniform"``: M equal-width bins on [0, 1] (``binning.uniform_bin_index``, the O(1)-per-row equivalent of
-    ``bins_from_edges`` on ``linspace(0, 1, M + 1)``); ``"quantile"``: edges at
-    the empirical quantiles (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles
-    of the resample, computed from the pre-sorted ``order``).  ``closed`` as in ``binning.bins_from_edges``.
-    """
-    if n_bins < 1:
-        raise ValueError("n_bins must be at least 1")
-    values = np.asarray(values, dtype=float)
-    if strategy == "uniform":
-        return uniform_bin_index(values, n_bins, 0.0, 1.0, closed), np.linspace(0.0, 1.0, n_bins + 1)
-    if strategy != "quantile":
-        raise ValueError(f"strategy must be 'uniform' or 'quantile', not {strategy!r}")
-    if values.size == 0:
-        return np.zeros(0, dtype=np.int64), np.full(n_bins + 1, np.nan)
-    if weights is None:
-        edges = equal_mass_edges(values, n_bins)
-    else:
-        if order is None:
-            order = np.argsort(values, kind="stable")
-        edges = _resampled_quantile_edges(values[order], np.asarray(weights, dtype=float)[order], n_bins)
-    return bins_from_edges(values, edges, closed), edges
-
-
-def _calibration_errors(count: np.ndarray, s_conf: np.ndarray, s_hit: np.ndarray) -> tuple[float, float]:
-    """(ECE, MCE) from per-bin sums: ECE = Σ_m |Σ_{B_m}(hit − conf)| / N, MCE = max_{|B_m|>0} |acc − conf|."""
-    total = count.sum()
-    if total <= 0:
-        return float("nan"), float("nan")
-    diff = np.abs(s_hit - s_conf)
-    nonempty = count > 0
-    ece_v = float(diff.sum() / total)
-    mce_v = float(np.max(diff[nonempty] / count[nonempty])) if nonempty.any() else float("nan")
-    return ece_v, mce_v
-
 
 # --------------------------------------------------------------------------------------------------
 # prepared rows
 # --------------------------------------------------------------------------------------------------
-class ClassificationRows:
-    """Per-row quantities of (labels, probs[, logits]) computed once and shared by every metric.
-
-    Attributes: ``labels`` (y), ``pred`` (ŷ), ``confidence`` (c), ``correct`` (1[ŷ = y]), ``nll_rows``
-    (−log p_iy; from logits via log-sum-exp when given), ``brier_rows`` (Σ_k (p_ik − 1[y = k])²) and the
-    confidence bins.  Top-label-only inputs (``ClassificationRows.from_top_label``) carry confidence and
-    correctness only: NLL, Brier and class-wise ECE are then unavailable and omitted.
-
-    ``statistics(weights)`` returns every scalar for row weights (``None`` = the data; bootstrap count
-    weights otherwise) in O(N) per call, class-wise ECE in O(NK).
-    """
-
-    def __init__(
-        self,
-        labels: np.ndarray | None,
-        probs: np.ndarray | None,
-        logits: np.ndarray | None = None,
-        *,
-        n_bins: int = 15,
-        strategy: Strategy = "uniform",
-        closed: Closed = "right",
-        eps: float | None = None,
-        _top: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> None:
-        self.n_bins = int(n_bins)
-        self.strategy: Strategy = strategy
-        self.closed: Closed = closed
-        if strategy not in ("uniform", "quantile"):
-            raise ValueError(f"strategy must be 'uniform' or 'quantile', not {strategy!r}")
-        if closed not in ("right", "left"):
-            raise ValueError(f"closed must be 'right' or 'left', not {closed!r}")
-        self.logits = None if logits is None else np.asarray(logits, dtype=float)
-        if _top is not None:  # top-label only: (confidence, correct)
-            conf, correct = _top
-            self.probs = None
-            self.k = None
-            self.labels = None
-            self.pred = None
-            self.confidence = np.asarray(conf, dtype=float)
-            self.correct = np.asarray(correct, dtype=float)
-            self.n = self.confidence.shape[0]
-            self._sq_sum = None
-        else:
-            if probs is None:
-                if self.logits is None:
-                    raise ValueError("give probs or logits")
-                if self.logits.ndim == 1:
-                    self.logits = np.column_stack([np.zeros_like(self.logits), self.logits])
-                probs = softmax(self.logits)
-            p = as_probabilities(probs)
-            self.probs = p
-            self.n, self.k = p.shape
-            if self.logits is not None and self.logits.ndim == 1:
-                self.logits = np.column_stack([np.zeros_like(self.logits), self.logits])
-            if self.logits is not None and self.logits.shape != p.shape:
-                raise ValueError(f"logits shape {self.logits.shape} does not match probs shape {p.shape}")
-            self.labels = _as_labels(labels, self.n, self.k)
-            self.pred, self.confidence = top_label(p)
-            self.correct = (self.pred == self.labels).astype(float)
-            # Σ_k p_k², reused by Brier for any labels: Σ_k (p_k − 1[y=k])² = Σ p² − 2 p_y + 1
-            self._sq_sum = np.einsum("ij,ij->i", p, p, dtype=float)
-        self.eps = eps
-        # top-label bins: fixed for "uniform"; for "quantile" recomputed per bootstrap replicate from the sort
-        self._order = np.argsort(self.confidence, kind="stable") if strategy == "quantile" else None
-        self.bin_index, self.edges = confidence_bins(self.confidence, self.n_bins, strategy, closed)
-
-    # -- constructors -----------------------------------------------------------------------------
-    @classmethod
-    def from_top_label(
-        cls,
-        confidence: np.ndarray,
-        correct: np.ndarray,
-        *,
-        n_bins: int = 15,
-        strategy: Strategy = "uniform",
-        closed: Closed = "right",
-    ) -> ClassificationRows:
-        """Rows of a top-label-only file (``label, pred, confidence``): top-label metrics only."""
-        return cls(None, None, n_bins=n_bins, strategy=strategy, closed=closed, _top=(confidence, correct))
-
-    def with_labels(self, labels: np.ndarray) -> ClassificationRows:
-        """The same predictions scored against other labels (e.g. simulated y* ~ p), bins reused.
-
-        For top-label-only rows ``labels`` is the new correctness indicator.
-        """
-        new = object.__new__(ClassificationRows)
-        drop = ("nll_rows", "brier_rows", "_pos", "_p_label")
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
-        if self.top_label_only:
-            new.correct = np.asarray(labels, dtype=float)
-            return new
-        new.labels = _as_labels(labels, self.n, self.k)
-        new.correct = (self.pred == new.labels).astype(float)
-        return new
-
-    # -- per-row quantities --------------------------------------------------------------------------
-    @property
-    def top_label_only(self) -> bool:
-        """True for rows built from (confidence, correct) only."""
-        return self.probs is None
-
-    @property
-    def is_binary(self) -> bool:
-        """True for K = 2 (positive-class reliability is then available)."""
-        return self.k == 2
-
-    @cached_property
-    def nll_rows(self) -> np.ndarray:
-        """−log p_iy: log-sum-exp of the logits when given, else −log clip(p_iy, ε, 1 − ε) in float64
-        (ε = float64 machine epsilon unless ``eps`` is given)."""
-        rows = np.arange(self.n)
-        if self.logits is not None:
-            z = self.logits
-            m = z.max(axis=1)
-            lse = m + np.log(np.exp(z - m[:, None]).sum(axis=1))
-            return lse - z[rows, self.labels]
-        eps = np.finfo(float).eps if self.eps is None else self.eps
-        return -np.log(np.clip(self._p_label, eps, 1.0 - eps))
-
-    @cached_property
-    def _p_label(self) -> np.ndarray:
-        """p_iy (float64), shared by NLL and Brier."""
-        return self.probs[np.arange(self.n), self.labels].astype(float)
-
-    @cached_property
-    def brier_rows(self) -> np.ndarray:
-        return self._sq_sum - 2.0 * self._p_label + 1.0
-
-    @cached_property
-    def _pos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """Positive-class view of a binary set: values p_i1, hits 1[y = 1], bins, sort order."""
-        if not self.is_binary:
-            raise ValueError("positive-class reliability needs binary predictions (K = 2)")
-        v = self.probs[:, 1].astype(float)
-        hit = (self.labels == 1).astype(float)
-        order = np.argsort(v, kind="stable") if self.strategy == "quantile" else None
-        idx, edges = confidence_bins(v, self.n_bins, self.strategy, self.closed)
-        return v, hit, idx, order, edges
-
-    # -- binned sums ---------------------------------------------------------------------------------
-    def _bins(
-        self, values: np.ndarray, idx: np.ndarray, edges: np.ndarray, order: np.ndarray | None, w: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        if w is None or self.strategy == "uniform":
-            return idx, edges
-        return confidence_bins(values, self.n_bins, self.strategy, self.closed, weights=w, order=order)
-
-    def sums(
-        self, weights: np.ndarray | None = None, target: Target = "top_label"
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per-bin (weighted) count, Σ confidence, Σ hits and the edges (``binning.bin_sums``)."""
-        if target == "top_label":
-            v, hit = self.confidence, self.correct
-            idx, edges = self._bins(v, self.bin_index, self.edges, self._order, weights)
-        elif target == "positive":
-            v, hit, idx0, order, edges0 = self._pos
-            idx, edges = self._bins(v, idx0, edges0, order, weights)
-        else:
-            raise ValueError(f"target must be 'top_label' or 'positive', not {target!r}")
-        count, s_conf, s_hit = bin_sums(idx, self.n_bins, v, hit, weights=weights)
-        return count, s_conf, s_hit, edges
-
-    def calibration_errors(
-        self, weights: np.ndarray | None = None, target: Target = "top_label"
-    ) -> tuple[float, float]:
-        """(ECE, MCE) for the given row weights."""
-        count, s_conf, s_hit, _ = self.sums(weights, target)
-        return _calibration_errors(count, s_conf, s_hit)
-
-    # -- class-wise -----------------------------------------------------------------------------------
-    @cached_property
-    def _classwise(self) -> tuple[np.ndarray, list[np.ndarray], np.ndarray | None]:
-        """Flat (class, bin) index of every p_ik, per-class edges, per-class sort orders (quantile)."""
-        if self.top_label_only:
-            raise ValueError("class-wise metrics need the full probability vectors (this file is top-label only)")
-        n, k, nb = self.n, self.k, self.n_bins
-        p = self.probs
-        if self.strategy == "uniform":
-            idx, edges = confidence_bins(p.reshape(-1), nb, "uniform", self.closed)
-            flat = idx.reshape(n, k) + np.arange(k) * nb
-            return flat, [edges] * k, None
-        orders = np.argsort(p, axis=0, kind="stable")
-        flat = np.empty((n, k), dtype=np.int64)
-        all_edges = []
-        for c in range(k):  # loop over classes (not rows): one sort/quantile per class
-            idx, edges = confidence_bins(p[:, c], nb, "quantile", self.closed)
-            flat[:, c] = idx + c * nb
-            all_edges.append(edges)
-        return flat, all_edges, orders
-
-    def _classwise_flat(self, w: np.ndarray | None) -> np.ndarray:
-        flat, _, orders = self._classwise
-        if w is None or self.strategy == "uniform":
-            return flat
-        out = np.empty_like(flat)
-        for c in range(self.k):
-            idx, _ = confidence_bins(
-                self.probs[:, c], self.n_bins, "quantile", self.closed, weights=w, order=orders[:, c]
-            )
-            out[:, c] = idx + c * self.n_bins
-        return out
-
-    @cached_property
-    def _classwise_sparse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Uniform bins: the entries outside each class's first bin (row, flat index, p) — usually few."""
-        flat, _, _ = self._classwise
-        outside = (flat % self.n_bins) != 0
-        rows_nz = np.nonzero(outside)[0]
-        return rows_nz, flat[outside], self.probs[outside].astype(float)
-
-    @property
-    def classwise_cells(self) -> np.ndarray:
-        """(N, K) flat one-vs-rest cell k·M + b of every p_ik (b its bin among class k's M bins; cached)."""
-        return self._classwise[0]
-
-    @property
-    def classwise_outside_first(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Equal-width bins: (row, flat cell, p) of the entries outside their class's first bin, row-major
-        (cached; with K classes almost every p_ik ≤ 1/M falls in the first bin)."""
-        if self.strategy != "uniform":
-            raise ValueError("classwise_outside_first is for equal-width bins")
-        return self._classwise_sparse
-
-    @cached_property
-    def _classwise_unweighted(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._count_conf(None)
-
-    def _count_conf(self, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        nb, k = self.n_bins, self.k
-        size = k * nb
-        if self.strategy == "uniform":
-            # first bin by complement: count_k0 = Σw − Σ_{b>0} count_kb, Σ_{bin 0} p = Σ_i w_i p_ik − Σ_{b>0} …
-            rows_nz, flat_nz, p_nz = self._classwise_sparse
-            w_nz = None if w is None else w[rows_nz]
-            count, s_conf = bin_sums(flat_nz, size, p_nz, weights=w_nz)
-            total_w = float(self.n) if w is None else float(w.sum())
-            total_p = self.probs.sum(axis=0, dtype=float) if w is None else np.einsum("i,ik->k", w, self.probs)
-            count = count.reshape(k, nb)
-            s_conf = s_conf.reshape(k, nb)
-            count[:, 0] = total_w - count[:, 1:].sum(axis=1)
-            s_conf[:, 0] = total_p - s_conf[:, 1:].sum(axis=1)
-            return count, s_conf
-        flat = self._classwise_flat(w)
-        ww = None if w is None else np.repeat(w, k)
-        count, s_conf = bin_sums(flat.reshape(-1), size, self.probs.reshape(-1).astype(float), weights=ww)
-        return count.reshape(k, nb), s_conf.reshape(k, nb)
-
-    def classwise_sums(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(K, M) arrays of per-class per-bin count, Σ p_k and Σ 1[y = k] (one-vs-rest, ``binning.bin_sums``).
-
-        Equal-width bins: only the entries outside each class's first bin are binned per call (with K classes
-        almost all p_ik ≤ 1/M); the first bin follows from the totals Σ_i w_i and Σ_i w_i p_ik.
-        """
-        if self.top_label_only:
-            raise ValueError("class-wise metrics need the full probability vectors (this file is top-label only)")
-        w = None if weights is None else np.asarray(weights, dtype=float)
-        nb, k = self.n_bins, self.k
-        if w is None:
-            count, s_conf = (a.copy() for a in self._classwise_unweighted)
-        else:
-            count, s_conf = self._count_conf(w)
-        # 1[y = k] is non-zero only at k = y_i: N entries instead of NK
-        flat = self._classwise_flat(w)
-        hit_idx = flat[np.arange(self.n), self.labels]
-        s_hit = bin_sums(hit_idx, k * nb, weights=w)[0]  # weighted count of the hits
-        return count, s_conf, s_hit.reshape(k, nb)
-
-    @property
-    def classwise_edges(self) -> list[np.ndarray]:
-        """Bin edges of each class's one-vs-rest bins (the same array K times for equal-width bins)."""
-        return [np.asarray(e) for e in self._classwise[1]]
-
-    def classwise_ece(self, weights: np.ndarray | None = None) -> float:
-        """Mean over classes k of the one-vs-rest ECE of (p_ik, 1[y_i = k]) (Kull et al. 2019)."""
-        count, s_conf, s_hit = self.classwise_sums(weights)
-        total = count.sum(axis=1)
-        return float(np.mean(np.abs(s_hit - s_conf).sum(axis=1) / total))
-
-    # -- everything --------------------------------------------------------------------------------------
-    def statistics(self, weights: np.ndarray | None = None, *, classwise: bool = True) -> dict[str, float]:
-        """Every scalar metric for row ``weights`` (None = the data): ece, mce, accuracy, mean_confidence[, nll,
-        brier, classwise_ece][, ece_positive, mce_positive for binary sets]."""
-        w = None if weights is None else np.asarray(weights, dtype=float)
-        e, m = self.calibration_errors(w)
-        out = {"ece": e, "mce": m, "accuracy": _wmean(self.correct, w), "mean_confidence": _wmean(self.confidence, w)}
-        if not self.top_label_only:
-            out["nll"] = _wmean(self.nll_rows, w)
-            out["brier"] = _wmean(self.brier_rows, w)
-            if classwise:
-                out["classwise_ece"] = self.classwise_ece(w)
-            if self.is_binary:
-                ep, mp = self.calibration_errors(w, "positive")
-                out["ece_positive"] = ep
-                out["mce_positive"] = mp
-        return out
-
-    @cached_property
-    def _sampler(self) -> tuple[np.ndarray, np.ndarray]:
-        """Row-offset cumulative probabilities, globally sorted, for O(log NK) categorical draws per row."""
-        cum = np.cumsum(self.probs, axis=1, dtype=float)
-        total = cum[:, -1].copy()
-        offset = 4.0 * np.arange(self.n, dtype=float)  # rows' cumsums (≤ ~1) made disjoint and increasing
-        return (cum + offset[:, None]).reshape(-1), total
-
-    def sample_labels(self, rng: np.random.Generator) -> np.ndarray:
-        """y*_i ~ Categorical(p_i) for every row: inverse CDF by one ``searchsorted`` on the offset cumsums."""
-        flat, total = self._sampler
-        u = rng.random(self.n) * total + 4.0 * np.arange(self.n, dtype=float)
-        idx = np.searchsorted(flat, u, side="right") - np.arange(self.n) * self.k
-        return np.clip(idx, 0, self.k - 1).astype(np.int64)
-
-    def simulate(self, rng: np.random.Generator, *, classwise: bool = True) -> dict[str, float]:
-        """``statistics`` on labels simulated from the predictions (y* ~ Categorical(p_i); top-label only:
-        correct* ~ Bernoulli(c_i)): what a perfectly calibrated forecaster would score."""
-        if self.top_label_only:
-            sim = (rng.random(self.n) < self.confidence).astype(float)
-        else:
-            sim = self.sample_labels(rng)
-        return self.with_labels(sim).statistics(classwise=classwise)
-
-
-def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
-    if w is None:
-        return float(np.mean(x)) if x.size else float("nan")
-    tw = float(w.sum())
-    return float(np.dot(w, x) / tw) if tw > 0 else float("nan")
 
 
 def _rows(labels, probs, n_bins=15, strategy="uniform", closed="right", logits=None, eps=None) -> ClassificationRows:
@@ -568,10 +99,40 @@ def ece(
 ) -> float:
     """Expected calibration error (Naeini et al. 2015; Guo et al. 2017 eq. 3).
 
-    ECE = Σ_m |B_m|/N · |acc(B_m) − conf(B_m)| over M bins of the confidence c_i = max_k p_ik:
-    equal-width ((m−1)/M, m/M] for ``strategy="uniform"`` (Guo; M = 15), equal-mass for ``"quantile"``.
-    ``closed="left"`` gives netcal's [a, b) bins; ``target="positive"`` bins P(y = 1) of a binary set
-    against the frequency of y = 1 (netcal's binary convention).
+    ECE = Σ_m |B_m|/N · |acc(B_m) − conf(B_m)| over M bins of the confidence c_i = max_k p_ik: equal-width
+    ((m−1)/M, m/M] for ``strategy="uniform"`` (Guo; M = 15), equal-mass for ``"quantile"``.  ``closed="left"`` gives
+    netcal's [a, b) bins; ``target="positive"`` bins P(y = 1) of a binary set against the frequency of y = 1 (netcal's
+    binary convention).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+    target : {"top_label", "positive"}, default "top_label"
+        The event binned.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The ECE, in [0, 1].
+
+    References
+    ----------
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI, 2901–2907.
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
     """
     r = _rows(labels, probs, n_bins, strategy, closed)
     return r.calibration_errors(weights, target)[0]
@@ -587,8 +148,38 @@ def mce(
     target: Target = "top_label",
     weights: np.ndarray | None = None,
 ) -> float:
-    """Maximum calibration error (Naeini et al. 2015; Guo et al. 2017 eq. 5): max_m |acc(B_m) − conf(B_m)|
-    over the non-empty bins (same bins as :func:`ece`)."""
+    """Maximum calibration error: max_m |acc(B_m) − conf(B_m)| over the non-empty bins (same bins as :func:`ece`).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    n_bins : int, default 15
+        M.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+    target : {"top_label", "positive"}, default "top_label"
+        The event binned.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The MCE, in [0, 1].
+
+    References
+    ----------
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI, 2901–2907.
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+    """
     r = _rows(labels, probs, n_bins, strategy, closed)
     return r.calibration_errors(weights, target)[1]
 
@@ -603,17 +194,42 @@ def nll(
 ) -> float:
     """Mean negative log-likelihood −(1/N) Σ_i log p̂(y_i | x_i) (Guo et al. 2017 eq. 6, per row).
 
-    From ``logits`` (preferred when available): logsumexp(z_i) − z_iy with the max shift, exact for any
-    logit scale.  From ``probs``: −log clip(p_iy, ε, 1 − ε) computed in float64 with ε = 2.2e-16 (float64
-    machine epsilon) unless ``eps`` is given.  scikit-learn's ``log_loss`` clips at the *input dtype's*
-    epsilon — identical for float64 input; for float32 probabilities pass ``eps=np.finfo(np.float32).eps``
-    to reproduce it (it clips every p_iy < 1.2e-7, which e.g. moves DenseNet-BC-100's NLL from 1.2256
-    to 1.2196).
+    From ``logits`` (preferred when available): logsumexp(z_i) − z_iy with the max shift, exact for any logit scale.
+    From ``probs``: −log clip(p_iy, ε, 1 − ε) computed in float64 with ε = 2.2e-16 (float64 machine epsilon) unless
+    ``eps`` is given.  scikit-learn's ``log_loss`` clips at the *input dtype's* epsilon — identical for float64 input;
+    for float32 probabilities pass ``eps=np.finfo(np.float32).eps`` to reproduce it (it clips every p_iy < 1.2e-7,
+    which e.g. moves DenseNet-BC-100's NLL from 1.2256 to 1.2196).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k) or None, default None
+        Probabilities.
+    logits : ndarray of shape (n, k) or None, default None
+        Logits.
+    eps : float or None, default None
+        Clipping ε.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The mean NLL.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
     """
     if probs is None and logits is None:
         raise ValueError("give probs or logits")
     r = _rows(labels, probs, logits=logits, eps=eps)
-    return _wmean(r.nll_rows, None if weights is None else np.asarray(weights, dtype=float))
+    return wmean(r.nll_rows, None if weights is None else np.asarray(weights, dtype=float))
 
 
 def brier(
@@ -625,18 +241,62 @@ def brier(
 ) -> float:
     """Multi-class Brier score (Brier 1950): (1/N) Σ_i Σ_k (p_ik − 1[y_i = k])², in [0, 2].
 
-    A binary 1-D input sums over both classes, i.e. 2·mean (p_i − y_i)²; ``scale_by_half=True`` halves
-    it (scikit-learn's default for binary input, ``brier_score_loss(..., scale_by_half="auto")``).
+    A binary 1-D input sums over both classes, i.e. 2·mean (p_i − y_i)²; ``scale_by_half=True`` halves it
+    (scikit-learn's default for binary input, ``brier_score_loss(..., scale_by_half="auto")``).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    scale_by_half : bool, default False
+        Halve the score.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The Brier score.
+
+    References
+    ----------
+    Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. Monthly Weather Review
+    78(1), 1–3.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
+    the American Statistical Association 102(477), 359–378.
     """
     r = _rows(labels, probs)
-    v = _wmean(r.brier_rows, None if weights is None else np.asarray(weights, dtype=float))
+    v = wmean(r.brier_rows, None if weights is None else np.asarray(weights, dtype=float))
     return 0.5 * v if scale_by_half else v
 
 
 def accuracy(labels: np.ndarray, probs: np.ndarray, *, weights: np.ndarray | None = None) -> float:
-    """Fraction of rows with argmax_k p_ik = y_i (ties: the first maximal class)."""
+    """Fraction of rows with argmax_k p_ik = y_i (ties: the first maximal class).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The accuracy, in [0, 1].
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+    """
     r = _rows(labels, probs)
-    return _wmean(r.correct, None if weights is None else np.asarray(weights, dtype=float))
+    return wmean(r.correct, None if weights is None else np.asarray(weights, dtype=float))
 
 
 def classwise_ece(
@@ -648,7 +308,37 @@ def classwise_ece(
     closed: Closed = "right",
     weights: np.ndarray | None = None,
 ) -> float:
-    """Class-wise ECE (Kull et al. 2019): (1/K) Σ_k Σ_m |B_km|/N · |freq_{B_km}(y = k) − mean_{B_km}(p_k)|,
-    the one-vs-rest ECE of every class's probability, averaged over the K classes."""
+    """Class-wise ECE: (1/K) Σ_k Σ_m |B_km|/N · |freq_{B_km}(y = k) − mean_{B_km}(p_k)|.
+
+    The one-vs-rest ECE of every class's probability, averaged over the K classes.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    n_bins : int, default 15
+        Bins per class.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins.
+    closed : {"right", "left"}, default "right"
+        Which end of a bin is closed.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The class-wise ECE.
+
+    References
+    ----------
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond temperature
+    scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration. NeurIPS 32.
+
+    Nixon, J., Dusenberry, M. W., Zhang, L., Jerfel, G. & Tran, D. (2019). Measuring calibration in deep
+    learning. CVPR Workshops, 38–41.
+    """
     r = _rows(labels, probs, n_bins, strategy, closed)
     return r.classwise_ece(None if weights is None else np.asarray(weights, dtype=float))

@@ -69,7 +69,24 @@ Target = Literal["top_label", "positive"]
 # calibration ratio
 # --------------------------------------------------------------------------------------------------
 def ratio_of(f: np.ndarray, y: np.ndarray) -> float:
-    """Σf / Σy (inf when Σy = 0 < Σf, NaN for no rows or 0/0)."""
+    """Σf / Σy, the calibration ratio of probabilities f and outcomes y.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+
+    Returns
+    -------
+    float
+        The ratio (inf when Σy = 0 < Σf, NaN for no rows or 0/0).
+
+    References
+    ----------
+    McMahan, H. B. et al. (2013). Ad click prediction: a view from the trenches. KDD, 1222–1230.
+    """
     sf, sy = float(np.sum(f, dtype=float)), float(np.sum(y, dtype=float))
     if sy > 0:
         return sf / sy
@@ -77,7 +94,28 @@ def ratio_of(f: np.ndarray, y: np.ndarray) -> float:
 
 
 def ratio_interval(f: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Delta-method interval of Σf/Σy on the log scale: R̂·exp(∓z·se), se² = var(f/f̄ − y/ȳ, ddof=1)/N."""
+    """Delta-method interval of Σf/Σy on the log scale: R̂·exp(∓z·se), se² = var(f/f̄ − y/ȳ, ddof=1)/N.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    level : float, default 0.95
+        Two-sided level.
+
+    Returns
+    -------
+    low, high : float
+        The interval (positive and asymmetric like the ratio).
+
+    References
+    ----------
+    Oehlert, G. W. (1992). A note on the delta method. The American Statistician 46(1), 27–29.
+
+    McMahan, H. B. et al. (2013). Ad click prediction: a view from the trenches. KDD, 1222–1230.
+    """
     n = f.shape[0]
     fbar, ybar = float(np.mean(f)) if n else 0.0, float(np.mean(y)) if n else 0.0
     if n < 2 or fbar <= 0 or ybar <= 0:
@@ -92,9 +130,34 @@ def ratio_interval(f: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[f
 def calibration_ratio(
     labels: np.ndarray, probs: np.ndarray, *, target: Target = "top_label", weights: np.ndarray | None = None
 ) -> float:
-    """Calibration ratio Σ_i f_i / Σ_i y_i (expected over observed events; 1 = right on average, > 1 over-predicts):
-    top-label (Σ confidence / number correct = mean confidence / accuracy) or, for a binary set with
-    ``target="positive"``, Σ P(y = 1) / number of positives.  ``weights``: row weights."""
+    """Calibration ratio Σ_i f_i / Σ_i y_i: expected over observed events (1 = right on average, > 1 over-predicts).
+
+    Top-label (Σ confidence / number correct = mean confidence / accuracy) or, for a binary set with
+    ``target="positive"``, Σ P(y = 1) / number of positives.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    weights : ndarray of shape (n,) or None, default None
+        Row weights.
+
+    Returns
+    -------
+    float
+        The ratio.
+
+    References
+    ----------
+    McMahan, H. B. et al. (2013). Ad click prediction: a view from the trenches. KDD, 1222–1230.
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+    """
     f, y = event_rows(labels, probs, target)
     if weights is not None:
         w = np.asarray(weights, dtype=float)
@@ -106,8 +169,30 @@ def calibration_ratio(
 # TCE
 # --------------------------------------------------------------------------------------------------
 class TCEBins:
-    """Rows (f, y) sorted by f and cut into M bins (equal-mass by default): per bin the row range in sorted order,
-    n_b, k_b; :meth:`share_rejected` gives TCE / 100 for any per-bin event counts (observed or simulated)."""
+    """Rows (f, y) sorted by f and cut into M bins (equal-mass by default).
+
+    Per bin: the row range in sorted order, n_b and k_b; :meth:`share_rejected` gives TCE / 100 for any per-bin event
+    counts (observed or simulated).
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    n_bins : int, default 10
+        M.
+    strategy : {"quantile", "uniform"}, default "quantile"
+        Equal-mass or equal-width bins.
+
+    References
+    ----------
+    Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+    error. UAI, PMLR 216, 1390–1400.
+
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of
+    the binomial. Biometrika 26(4), 404–413.
+    """
 
     def __init__(self, f: np.ndarray, y: np.ndarray, *, n_bins: int = 10, strategy: str = "quantile") -> None:
         if n_bins < 1:
@@ -151,10 +236,40 @@ def tce_of(
     alpha: float = 0.05,
     test: Literal["central", "minlike"] = "central",
 ) -> float:
-    """TCE (Matsubara et al. 2023) of probabilities ``f`` against outcomes ``y`` ∈ {0, 1}, in percent: 100 × the share
-    of rows whose prediction an exact two-sided binomial test of their bin's events rejects at ``alpha`` (module
-    docstring; ``test="central"``: twice the smaller tail = outside the Clopper–Pearson interval, vectorised;
-    ``"minlike"``: SciPy ``binomtest``'s two-sided p-value, the paper's code, one test per distinct f)."""
+    """TCE of probabilities ``f`` against outcomes ``y`` ∈ {0, 1}, in percent.
+
+    100 × the share of rows whose prediction an exact two-sided binomial test of their bin's events rejects at
+    ``alpha`` (module docstring).  ``test="central"``: twice the smaller tail = outside the Clopper–Pearson interval,
+    vectorised; ``"minlike"``: SciPy ``binomtest``'s two-sided p-value, the paper's code, one test per distinct f.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    n_bins : int, default 10
+        M.
+    strategy : {"quantile", "uniform"}, default "quantile"
+        Equal-mass or equal-width bins.
+    alpha : float, default 0.05
+        Level of each test.
+    test : {"central", "minlike"}, default "central"
+        The two-sided binomial test.
+
+    Returns
+    -------
+    float
+        TCE in [0, 100].
+
+    References
+    ----------
+    Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+    error. UAI, PMLR 216, 1390–1400.
+
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of
+    the binomial. Biometrika 26(4), 404–413.
+    """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
     if f.size == 0:
@@ -182,9 +297,36 @@ def tce(
     strategy: str = "quantile",
     alpha: float = 0.05,
 ) -> float:
-    """TCE in percent (Matsubara et al. 2023): top-label (confidence against correctness) or, with
-    ``target="positive"`` on a binary set, P(y = 1) against y; ``n_bins`` adaptive (equal-mass) bins, rows rejected
-    by the exact binomial test of their bin at ``alpha`` (see :func:`tce_of`)."""
+    """TCE in percent: top-label (confidence against correctness) or, on a binary set, P(y = 1) against y.
+
+    ``n_bins`` adaptive (equal-mass) bins, rows rejected by the exact binomial test of their bin at ``alpha`` (see
+    :func:`tce_of`).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    n_bins : int, default 10
+        M.
+    strategy : {"quantile", "uniform"}, default "quantile"
+        Equal-mass or equal-width bins.
+    alpha : float, default 0.05
+        Level of each test.
+
+    Returns
+    -------
+    float
+        TCE in [0, 100].
+
+    References
+    ----------
+    Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+    error. UAI, PMLR 216, 1390–1400.
+    """
     f, y = event_rows(labels, probs, target)
     return tce_of(f, y, n_bins=n_bins, strategy=strategy, alpha=alpha)
 
@@ -201,12 +343,50 @@ def tce_null(
     n_sub: int = 32,
     rng: np.random.Generator | None = None,
 ) -> tuple[float, np.ndarray, str]:
-    """(observed TCE, ``n_draws`` TCE values under perfect calibration, how they were drawn).
+    """The observed TCE and ``n_draws`` TCE values under perfect calibration.
 
-    Labels y*_i ~ Bernoulli(f_i); the bins depend on f only and stay fixed.  Exact row draws while
-    N·n_draws ≤ ``exact_budget``; above, each bin's event count is the sum of Binomial(n_g, mean f over g) over
-    ``n_sub`` equal-width sub-bins g of the bin (exact mean; the variance within 0.1 % of the Poisson-binomial's for
-    sub-bins this narrow).
+    Labels y*_i ~ Bernoulli(f_i); the bins depend on f only and stay fixed.  Exact row draws while N·n_draws ≤
+    ``exact_budget``; above, each bin's event count is the sum of Binomial(n_g, mean f over g) over ``n_sub``
+    equal-width sub-bins g of the bin (exact mean; the variance within 0.1 % of the Poisson-binomial's for sub-bins
+    this narrow).
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    n_draws : int, default 1000
+        Null draws.
+    n_bins : int, default 10
+        M.
+    strategy : {"quantile", "uniform"}, default "quantile"
+        Equal-mass or equal-width bins.
+    alpha : float, default 0.05
+        Level of each test.
+    exact_budget : int, default 2000000
+        Largest N·n_draws drawn row by row.
+    n_sub : int, default 32
+        Sub-bins per bin above the budget.
+    rng : numpy.random.Generator or None, default None
+        Random numbers (None: seeded 0).
+
+    Returns
+    -------
+    observed : float
+        The TCE of the data.
+    null : ndarray of shape (n_draws,)
+        TCE values under perfect calibration.
+    how : str
+        How the draws were made.
+
+    References
+    ----------
+    Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+    error. UAI, PMLR 216, 1390–1400.
+
+    Bröcker, J. & Smith, L. A. (2007). Increasing the reliability of reliability diagrams. Weather and
+    Forecasting 22(3), 651–661.
     """
     rng = np.random.default_rng(0) if rng is None else rng
     f = np.asarray(f, dtype=float)
@@ -258,9 +438,32 @@ def tce_null(
 
 
 def ratio_values(rows, *, tce: bool = True, alpha: float = 0.05) -> dict[str, float]:
-    """Point estimates of prepared :class:`~calib_core.metrics.classification.ClassificationRows`:
+    """Point estimates of prepared :class:`~calib_core.metrics.classification.ClassificationRows`.
+
     ``calibration_ratio`` (top label), ``tce`` (when asked) and, for binary full-probability rows, their
-    ``_positive`` versions."""
+    ``_positive`` versions.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    tce : bool, default True
+        Include TCE.
+    alpha : float, default 0.05
+        Level of TCE's tests.
+
+    Returns
+    -------
+    dict of str to float
+        Name → value.
+
+    References
+    ----------
+    Matsubara, T., Tax, N., Mudd, R. & Guy, I. (2023). TCE: a test-based approach to measuring calibration
+    error. UAI, PMLR 216, 1390–1400.
+
+    McMahan, H. B. et al. (2013). Ad click prediction: a view from the trenches. KDD, 1222–1230.
+    """
     out: dict[str, float] = {}
     sets = [("", rows.confidence, rows.correct)]
     if rows.is_binary and not rows.top_label_only:

@@ -16,6 +16,8 @@ Definitions (the paper's §3–4)
 
 Computation (vectorised, no loop over rows)
 -------------------------------------------
+The grid, the cosine transform and the relplot reproduction are in
+:mod:`calib_core.metrics.classification_smooth_grid` (re-exported here).
 The rows are rounded onto the nodes t_j = j/E (j = 0..E, spacing Δ = 1/E) by linear interpolation (a row at
 f = (j + λ)Δ puts 1 − λ of its weight on node j and λ on node j + 1: two ``np.bincount``).  On [0, 1] the reflected
 kernel is diagonal in the cosine basis, K_σ(t, f) = 1 + 2 Σ_{m≥1} exp(−π²m²σ²/2) cos(πmt) cos(πmf), so one DCT-I
@@ -61,15 +63,27 @@ Inference (:func:`smooth_inference`; the bandwidth σ̂ is conditioned on, as th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import fft, optimize, signal
 
-from ..base.binning import reject_nan
 from .classification import ClassificationRows, event_rows
+from .classification_smooth_grid import (
+    SmoothECE,
+    SmoothGrid,
+    abs_integral,
+    clean_events,
+    cos_coeffs,
+    error_bound,
+    node_sums,
+    relplot_smece_sigma,
+    relplot_smooth_ece,
+    smooth_fit,
+    smooth_nodes,
+    split_nodes,
+    truncate_modes,
+)
 
 __all__ = [
     "Convention",
@@ -91,277 +105,8 @@ __all__ = [
 
 Convention = Literal["paper", "relplot"]
 
-#: φ(1): the constant of the error bound B = φ(1)·(Δ/σ)²·mean|r| (∫|φ''| = 4φ(1)/σ², times 2·Δ²/8).
-PHI1 = math.exp(-0.5) / math.sqrt(2.0 * math.pi)
-_MIN_LOG2, _MAX_LOG2 = 10, 22
 #: Columns of :func:`smooth_reliability`.
 SMOOTH_CURVE_COLUMNS = ["t", "curve", "density"]
-
-
-def error_bound(delta: float, sigma: float, mean_abs_residual: float) -> float:
-    """B = φ(1)·(Δ/σ)²·mean|r|: bound on |smECE_σ on the grid of spacing Δ − the exact smECE_σ| (module docstring)."""
-    if sigma <= 0:
-        return math.inf
-    return PHI1 * (delta / sigma) ** 2 * mean_abs_residual
-
-
-# --------------------------------------------------------------------------------------------------
-# the grid and its cosine transform
-# --------------------------------------------------------------------------------------------------
-def _split(f: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Left node j and weight λ of the right node for every f on the nodes j/size (f = 1 → node size − 1, λ = 1)."""
-    x = f * size
-    j = np.minimum(x.astype(np.int64), size - 1)
-    return j, x - j
-
-
-def _node_sums(j: np.ndarray, lam: np.ndarray, values: np.ndarray | None, size: int,
-               key_offset: np.ndarray | None = None, n_groups: int = 1) -> np.ndarray:
-    """Σ of ``values`` (None: 1) spread on the size + 1 nodes by linear interpolation, per group (key_offset)."""
-    v = np.ones_like(lam) if values is None else values
-    right = lam * v
-    left = v - right
-    nodes = size + 1
-    key = j if key_offset is None else j + key_offset * nodes
-    out = np.bincount(key, weights=left, minlength=n_groups * nodes)
-    out[1:] += np.bincount(key, weights=right, minlength=n_groups * nodes)[:-1]
-    return out.reshape(n_groups, nodes) if key_offset is not None else out
-
-
-def _cos_coeffs(u: np.ndarray) -> np.ndarray:
-    """A_m = Σ_j u_j cos(π m j / E), m = 0..E, along the last axis (DCT-I with the end nodes weighted once)."""
-    out = fft.dct(u, type=1, axis=-1)
-    out += u[..., :1]
-    sign = np.where(np.arange(u.shape[-1]) % 2 == 0, 1.0, -1.0)
-    out += sign * u[..., -1:]
-    out *= 0.5
-    return out
-
-
-def _gains(sigma, n_modes: int) -> np.ndarray:
-    """exp(−π²m²σ²/2), m = 0..n_modes − 1 (σ scalar or an array of shape (R, 1))."""
-    m = np.arange(n_modes, dtype=float)
-    s = np.asarray(sigma, dtype=float)
-    return np.exp(-0.5 * (math.pi * m) ** 2 * s * s)
-
-
-def _smooth_nodes(coeffs: np.ndarray, sigma, n: np.ndarray | float, nodes: int) -> np.ndarray:
-    """h(t_l) = (1/n)[A_0 + 2 Σ_m g_m A_m cos(π m l / E)] on the ``nodes`` nodes, from (possibly truncated) A."""
-    m = coeffs.shape[-1]
-    c = coeffs * _gains(sigma, m)
-    c[..., 1:] *= 2.0
-    # Σ_m c_m cos(π m l / E) = (dct1(c)_l + c_0 + (−1)^l c_E) / 2, c zero-padded to the E + 1 nodes
-    out = fft.dct(c, type=1, n=nodes, axis=-1)
-    out += c[..., :1]
-    if m == nodes:
-        sign = np.where(np.arange(nodes) % 2 == 0, 1.0, -1.0)
-        out += sign * c[..., -1:]
-    out *= 0.5
-    return out / np.asarray(n, dtype=float)
-
-
-def _abs_integral(h: np.ndarray, delta: float) -> np.ndarray:
-    """∫₀¹ |L h| for the piecewise-linear interpolant L h of node values h (last axis), exact per segment:
-    the trapezoid sum of |h| minus, on each segment where h changes sign, 2|a||b|/(|a| + |b|)·Δ/2 (there ∫|L h| =
-    Δ(a² + b²)/(2(|a| + |b|)) instead of Δ(|a| + |b|)/2)."""
-    ah = np.abs(h)
-    total = ah.sum(axis=-1) - 0.5 * (ah[..., 0] + ah[..., -1])
-    sb = np.signbit(h)
-    where = np.nonzero(sb[..., 1:] != sb[..., :-1])
-    if where[0].size:
-        left = where[:-1] + (where[-1],)
-        right = where[:-1] + (where[-1] + 1,)
-        x, z = ah[left], ah[right]
-        s = x + z
-        corr = np.where(s > 0, x * z / np.where(s > 0, s, 1.0), 0.0)
-        if h.ndim == 1:
-            total = total - corr.sum()
-        else:  # (R, nodes)
-            total = total - np.bincount(where[0], weights=corr, minlength=h.shape[0])
-    return delta * total
-
-
-class SmoothGrid:
-    """Rows rounded onto E + 1 nodes t_j = j/E: n, mean |r|, the node masses of r = y − f (``resid``), of 1
-    (``mass``, the density) and of y (``hits``; both computed when first asked for) and their cosine coefficients
-    (computed once; every bandwidth reuses them)."""
-
-    def __init__(self, f: np.ndarray, y: np.ndarray, size: int, *, resid: np.ndarray | None = None,
-                 mean_abs_residual: float | None = None) -> None:
-        self.size = int(size)
-        self.n = float(f.shape[0])
-        self._f, self._y = f, y
-        self._split = _split(f, self.size) if resid is None else None
-        r = None
-        if resid is None:
-            r = y - f
-            resid = _node_sums(*self._split, r, self.size)
-        self.resid = resid
-        if mean_abs_residual is None:
-            mean_abs_residual = float(np.abs(r).mean()) if r is not None and r.size else 0.0
-        self.mean_abs_residual = float(mean_abs_residual)
-        self._coeffs: dict[str, np.ndarray] = {}
-
-    @property
-    def delta(self) -> float:
-        return 1.0 / self.size
-
-    def nodes(self, which: str) -> np.ndarray:
-        """Node masses of ``"resid"`` (y − f), ``"mass"`` (1) or ``"hits"`` (y)."""
-        if which == "resid":
-            return self.resid
-        if self._split is None:
-            raise ValueError("this grid holds residual masses only")
-        return _node_sums(*self._split, None if which == "mass" else self._y, self.size)
-
-    def coeffs(self, which: str = "resid") -> np.ndarray:
-        if which not in self._coeffs:
-            self._coeffs[which] = _cos_coeffs(self.nodes(which))
-        return self._coeffs[which]
-
-    def smece(self, sigma: float) -> float:
-        """smECE_σ on this grid."""
-        if self.n <= 0:
-            return float("nan")
-        c = self.coeffs("resid")
-        h = _smooth_nodes(c[: _truncate(sigma, c.shape[-1])], sigma, self.n, self.size + 1)
-        return float(_abs_integral(h, self.delta))
-
-    def smoothed(self, which: str, sigma: float) -> np.ndarray:
-        """(1/N) Σ_i K_σ(t_l, f_i)·v_i at the nodes (v = 1: the density δ̂; v = y: numerator of the curve)."""
-        return _smooth_nodes(self.coeffs(which), sigma, self.n, self.size + 1)
-
-    def fixed_point(self, guess: float | None = None) -> float:
-        """The root σ* of smECE_σ − σ on this grid (Brent, 1e-14); 0 when every residual is 0.  ``guess``: a nearby
-        root (e.g. on a coarser grid) to bracket first."""
-        if self.mean_abs_residual <= 0:
-            return 0.0
-        g = lambda s: self.smece(s) - s  # noqa: E731
-        lo, hi = self.delta / 4.0, max(self.mean_abs_residual, 1e-300)
-        if guess is not None and guess > lo:
-            a, b = guess * 0.98, guess * 1.02
-            if a > lo and b < hi and g(a) > 0 > g(b):
-                lo, hi = a, b
-        if g(lo) <= 0:  # the root lies below the grid's resolution: report the bracket's end
-            return lo
-        if g(hi) >= 0:
-            return hi
-        return float(optimize.brentq(g, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=200))
-
-
-@dataclass(frozen=True)
-class SmoothECE:
-    """A smooth ECE: ``value`` (smECE), ``sigma`` (the bandwidth it is evaluated at; = value in the paper
-    convention), ``bound`` (bound on |value − the exact smECE at ``sigma``|; NaN for the relplot convention, which
-    reproduces that package's own discretisation), ``grid_size`` (E), ``n`` rows, ``convention``."""
-
-    value: float
-    sigma: float
-    bound: float
-    grid_size: int
-    n: int
-    convention: str
-
-
-def _clean(values: np.ndarray, outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    f = np.asarray(values, dtype=float).ravel()
-    y = np.asarray(outcomes, dtype=float).ravel()
-    if f.shape != y.shape:
-        raise ValueError(f"values and outcomes must have the same length; got {f.size} and {y.size}")
-    reject_nan(f, "probs")
-    reject_nan(y, "labels")
-    if f.size and (f.min() < 0.0 or f.max() > 1.0):
-        raise ValueError("predicted probabilities must lie in [0, 1]")
-    return f, y
-
-
-def _grid_for(sigma: float, mean_abs: float, tol: float) -> int:
-    """Smallest power-of-two E (2^10 … 2^22) with φ(1)(Δ/σ)² mean|r| ≤ tol."""
-    if sigma <= 0 or PHI1 * mean_abs <= 0:  # the product underflows for subnormal residuals (mean|r| ~ 5e-324)
-        return 2 ** _MIN_LOG2
-    delta = sigma * math.sqrt(tol / (PHI1 * mean_abs))
-    k = math.ceil(math.log2(1.0 / delta)) if delta < 1 else 0
-    return 2 ** int(min(max(k, _MIN_LOG2), _MAX_LOG2))
-
-
-def smooth_fit(f: np.ndarray, y: np.ndarray, *, sigma: float | None = None, tol: float = 1e-6
-               ) -> tuple[SmoothECE, SmoothGrid]:
-    """The paper-convention estimate of cleaned arrays and the grid it was computed on (reused for the curve)."""
-    n = f.shape[0]
-    grid = SmoothGrid(f, y, 2 ** 12)
-    s = None
-    for _ in range(4):  # refine the grid until the bound at the bandwidth used is within tol (or 2^22)
-        s = grid.fixed_point(s) if sigma is None else float(sigma)
-        want = _grid_for(s, grid.mean_abs_residual, tol)
-        if want <= grid.size:
-            break
-        grid = SmoothGrid(f, y, want)
-        s = grid.fixed_point(s) if sigma is None else float(sigma)
-    value = grid.smece(s) if s > 0 else 0.0  # = s up to Brent's tolerance when sigma is None
-    bound = error_bound(grid.delta, s, grid.mean_abs_residual) if s > 0 else 0.0
-    return SmoothECE(float(value), float(s), float(bound), grid.size, n, "paper"), grid
-
-
-# --------------------------------------------------------------------------------------------------
-# relplot 1.0.3, step by step (vectorised: bincount instead of add.at, FFT convolution)
-# --------------------------------------------------------------------------------------------------
-def _relplot_round(f: np.ndarray, v: np.ndarray, points: int) -> np.ndarray:
-    bins = np.clip((f * (points - 1)).astype(np.int64), 0, points - 2)
-    frac = f * (points - 1) - bins
-    out = np.bincount(bins, weights=(1.0 - frac) * v, minlength=points)
-    out[1:] += np.bincount(bins, weights=frac * v, minlength=points)[:-1]
-    return out
-
-
-def _relplot_apply(f: np.ndarray, v: np.ndarray, sigma: float, t: np.ndarray) -> np.ndarray:
-    points = max(2000, round(20 / sigma)) // 2 + 1
-    values = _relplot_round(f, v, points)
-    grid = np.linspace(0, 1, points)
-    ker = np.exp(-(grid - 0.5) * (grid - 0.5) / (2 * sigma**2)) / (np.sqrt(2 * np.pi) * sigma)
-    ext = np.concatenate([np.flip(values)[:-1], values, np.flip(values)[1:]])
-    smoothed = signal.fftconvolve(ext, ker, mode="valid")[points // 2: points // 2 + points]
-    inds = np.clip((t * (points - 1)).astype(np.int64), 0, points - 2)
-    size = 1 / (points - 1)
-    res = (t - inds * size) / size
-    return smoothed[inds] * (1 - res) + smoothed[inds + 1] * res
-
-
-def relplot_smece_sigma(values: np.ndarray, outcomes: np.ndarray, sigma: float) -> float:
-    """``relplot.smECE_sigma(f, y, sigma)`` (relplot 1.0.3's smECE at a fixed bandwidth), vectorised."""
-    f, y = _clean(values, outcomes)
-    return _relplot_smece(f, f - y, float(sigma))
-
-
-def _relplot_smece(f: np.ndarray, r: np.ndarray, sigma: float) -> float:
-    ev = max(round(10 / sigma), 200)
-    t = np.linspace(0, 1, ev)
-    num = _relplot_apply(f, r, sigma, t)
-    dens = _relplot_apply(f, np.ones_like(r), sigma, t) + 0.0001
-    ys = num / dens
-    return float(np.sum(np.abs(ys) * dens) / np.sum(dens))
-
-
-def _relplot(f: np.ndarray, y: np.ndarray, sigma: float | None) -> SmoothECE:
-    r = f - y
-    if sigma is None:
-        if _relplot_pred(f, r, 1.0):
-            s = 1.0
-        else:
-            s, end = 1.0, 0.0
-            for _ in range(10):  # relplot's search_param: 10 bisection steps (a loop over steps, not rows)
-                mid = (s + end) / 2
-                if _relplot_pred(f, r, mid):
-                    end = mid
-                else:
-                    s = mid
-    else:
-        s = float(sigma)
-    return SmoothECE(_relplot_smece(f, r, s), float(s), float("nan"), max(2000, round(20 / s)) // 2, f.size,
-                     "relplot")
-
-
-def _relplot_pred(f: np.ndarray, r: np.ndarray, alpha: float) -> bool:
-    return alpha < 0.001 or alpha < _relplot_smece(f, r, alpha)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -375,14 +120,40 @@ def smooth_ece_of(
     convention: Convention = "paper",
     tol: float = 1e-6,
 ) -> SmoothECE:
-    """Smooth ECE of predicted probabilities ``values`` f_i ∈ [0, 1] against outcomes y_i ∈ {0, 1} (Błasiok &
-    Nakkiran 2023): smECE_σ = ∫₀¹ |(1/N) Σ_i K_σ(t, f_i)(y_i − f_i)| dt with the reflected Gaussian kernel K_σ, at
-    the automatic bandwidth σ* (the root of smECE_σ = σ, so smECE = σ*) unless ``sigma`` is given.
+    """Smooth ECE of predicted probabilities f_i ∈ [0, 1] against outcomes y_i ∈ {0, 1}.
 
-    ``convention="paper"``: the fixed point on a grid whose error bound φ(1)(Δ/σ)²·mean|y − f| is ≤ ``tol``
-    (``bound`` in the result); ``"relplot"``: relplot 1.0.3's ``smECE`` (10-step bisection, its grids).
+    smECE_σ = ∫₀¹ |(1/N) Σ_i K_σ(t, f_i)(y_i − f_i)| dt with the reflected Gaussian kernel K_σ, at the automatic
+    bandwidth σ* (the root of smECE_σ = σ, so smECE = σ*) unless ``sigma`` is given.  ``convention="paper"``: the
+    fixed point on a grid whose error bound φ(1)(Δ/σ)²·mean|y − f| is ≤ ``tol`` (``bound`` in the result);
+    ``"relplot"``: relplot 1.0.3's ``smECE`` (10-step bisection, its grids).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities f in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    convention : {"paper", "relplot"}, default "paper"
+        Whose computation.
+    tol : float, default 1e-6
+        Target of the error bound (paper convention).
+
+    Returns
+    -------
+    SmoothECE
+        The estimate.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Błasiok, J. & Nakkiran, P. (2023). relplot: reliability diagrams and smooth ECE, Python package 1.0.3.
+    https://github.com/apple/ml-calibration.
     """
-    f, y = _clean(values, outcomes)
+    f, y = clean_events(values, outcomes)
     if sigma is not None and not sigma > 0:
         raise ValueError(f"sigma must be positive, got {sigma}")
     if f.size == 0:
@@ -390,12 +161,34 @@ def smooth_ece_of(
     if convention == "paper":
         return smooth_fit(f, y, sigma=sigma, tol=tol)[0]
     if convention == "relplot":
-        return _relplot(f, y, sigma)
+        return relplot_smooth_ece(f, y, sigma)
     raise ValueError(f"convention must be 'paper' or 'relplot', not {convention!r}")
 
 
 def smooth_ece_at(values: np.ndarray, outcomes: np.ndarray, sigma: float, *, tol: float = 1e-6) -> float:
-    """smECE_σ at a fixed bandwidth ``sigma`` (paper convention, grid error ≤ ``tol``)."""
+    """smECE_σ at a fixed bandwidth ``sigma`` (paper convention, grid error ≤ ``tol``).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float
+        Bandwidth.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    float
+        smECE_σ.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     return smooth_ece_of(values, outcomes, sigma=sigma, tol=tol).value
 
 
@@ -408,9 +201,36 @@ def smooth_ece(
     convention: Convention = "paper",
     tol: float = 1e-6,
 ) -> float:
-    """Smooth ECE (Błasiok & Nakkiran 2023) of (labels, probs): top-label (confidence max_k p_k against
-    1[argmax = label]) or, for a binary set with ``target="positive"``, P(y = 1) against 1[y = 1].
-    smECE = σ* with smECE_σ* = σ* (reflected Gaussian kernel); see :func:`smooth_ece_of`."""
+    """Smooth ECE of (labels, probs): smECE = σ* with smECE_σ* = σ* (reflected Gaussian kernel).
+
+    Top-label (confidence max_k p_k against 1[argmax = label]) or, for a binary set with ``target="positive"``,
+    P(y = 1) against 1[y = 1]; see :func:`smooth_ece_of`.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n,)
+        Labels 0..K−1.
+    probs : ndarray of shape (n,) or (n, k)
+        Probabilities.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    convention : {"paper", "relplot"}, default "paper"
+        Whose computation.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    float
+        The smooth ECE.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     f, y = event_rows(labels, probs, target)
     return smooth_ece_of(f, y, sigma=sigma, convention=convention, tol=tol).value
 
@@ -423,10 +243,35 @@ def smooth_reliability(
     n_points: int = 201,
     tol: float = 1e-6,
 ) -> pd.DataFrame:
-    """The kernel-smoothed reliability curve of Błasiok & Nakkiran (2023, Fig. 1): at t = 0, 1/(n_points − 1), …, 1
-    ``curve`` ŷ_σ(t) = Σ K_σ(t, f_i) y_i / Σ K_σ(t, f_i) and ``density`` δ̂_σ(t) = (1/N) Σ K_σ(t, f_i), at the
-    automatic bandwidth σ* (``attrs["sigma"]``, ``attrs["smooth_ece"]``) unless ``sigma`` is given."""
-    f, y = _clean(values, outcomes)
+    """The kernel-smoothed reliability curve (Błasiok & Nakkiran 2023, Fig. 1) and the density of the predictions.
+
+    At t = 0, 1/(n_points − 1), …, 1: ``curve`` ŷ_σ(t) = Σ K_σ(t, f_i) y_i / Σ K_σ(t, f_i) and ``density``
+    δ̂_σ(t) = (1/N) Σ K_σ(t, f_i), at the automatic bandwidth σ* unless ``sigma`` is given.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    sigma : float or None, default None
+        Fixed bandwidth; None: σ*.
+    n_points : int, default 201
+        Points t.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SMOOTH_CURVE_COLUMNS`; ``attrs["sigma"]`` and ``attrs["smooth_ece"]``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
+    f, y = clean_events(values, outcomes)
     t = np.linspace(0.0, 1.0, n_points)
     if f.size == 0:
         df = pd.DataFrame({"t": t, "curve": np.nan, "density": np.nan})
@@ -437,7 +282,30 @@ def smooth_reliability(
 
 
 def rows_target(rows: ClassificationRows, target: str = "top_label") -> tuple[np.ndarray, np.ndarray]:
-    """(f, y) of prepared rows: top-label (confidence, 1[ŷ = y]) or positive class (p_i1, 1[y = 1]; binary)."""
+    """(f, y) of prepared rows: top-label (confidence, 1[ŷ = y]) or positive class (p_i1, 1[y = 1]; binary).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+
+    Returns
+    -------
+    f : ndarray of shape (n,)
+        Probabilities of the event.
+    y : ndarray of shape (n,)
+        The event, 0 or 1.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     if target == "top_label":
         return rows.confidence, rows.correct
     if target == "positive":
@@ -449,8 +317,31 @@ def rows_target(rows: ClassificationRows, target: str = "top_label") -> tuple[np
 
 def smooth_of_rows(rows: ClassificationRows, target: str = "top_label", *, n_points: int = 201,
                    tol: float = 1e-6) -> tuple[SmoothECE, pd.DataFrame]:
-    """The smooth ECE (paper convention) of prepared rows and its reliability curve (:func:`smooth_reliability`'s
-    table), from one grid."""
+    """The smooth ECE (paper convention) of prepared rows and its reliability curve, from one grid.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+    target : {"top_label", "positive"}, default "top_label"
+        The event.
+    n_points : int, default 201
+        Points of the curve.
+    tol : float, default 1e-6
+        Target of the error bound.
+
+    Returns
+    -------
+    estimate : SmoothECE
+        The smooth ECE.
+    curve : pandas.DataFrame
+        :func:`smooth_reliability`'s table.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     f, y = rows_target(rows, target)
     f = np.clip(np.asarray(f, dtype=float), 0.0, 1.0)
     res, grid = smooth_fit(f, y, tol=tol)
@@ -461,8 +352,25 @@ def smooth_of_rows(rows: ClassificationRows, target: str = "top_label", *, n_poi
 
 
 def smooth_summaries(rows: ClassificationRows) -> tuple[dict[str, SmoothECE], dict[str, pd.DataFrame]]:
-    """Smooth ECE estimates (``"smooth_ece"``, and ``"smooth_ece_positive"`` for binary full-probability rows) and
-    their reliability tables (``"smooth_reliability"``, ``"smooth_reliability_positive"``) of prepared rows."""
+    """Smooth ECE estimates and reliability tables of prepared rows.
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        The rows.
+
+    Returns
+    -------
+    estimates : dict of str to SmoothECE
+        ``"smooth_ece"``, and ``"smooth_ece_positive"`` for binary full-probability rows.
+    tables : dict of str to pandas.DataFrame
+        ``"smooth_reliability"`` (and ``"smooth_reliability_positive"``).
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+    """
     est: dict[str, SmoothECE] = {}
     curves: dict[str, pd.DataFrame] = {}
     if rows.n == 0:
@@ -496,7 +404,7 @@ def _null_nodes(f: np.ndarray, size: int, n_draws: int, rng: np.random.Generator
                 ) -> tuple[np.ndarray, str]:
     """(n_draws, size + 1) node masses of r* = y* − f with y*_i ~ Bernoulli(f_i) (see the module docstring)."""
     n = f.shape[0]
-    j, lam = _split(f, size)
+    j, lam = split_nodes(f, size)
     nodes = size + 1
     out = np.empty((n_draws, nodes))
     if n * n_draws <= exact_budget:
@@ -505,7 +413,7 @@ def _null_nodes(f: np.ndarray, size: int, n_draws: int, rng: np.random.Generator
             b = min(n_draws, a + chunk)
             r = (rng.random((b - a, n)) < f).astype(float) - f
             key = np.broadcast_to(np.arange(b - a)[:, None], r.shape).ravel()
-            out[a:b] = _node_sums(np.tile(j, b - a), np.tile(lam, b - a), r.ravel(), size, key, b - a)
+            out[a:b] = node_sums(np.tile(j, b - a), np.tile(lam, b - a), r.ravel(), size, key, b - a)
         return out, f"exact: {n_draws} draws of y*_i ~ Bernoulli(f_i) row by row"
     cnt = np.bincount(j, minlength=size).astype(float)
     s_f = np.bincount(j, weights=f, minlength=size)
@@ -514,7 +422,7 @@ def _null_nodes(f: np.ndarray, size: int, n_draws: int, rng: np.random.Generator
     with np.errstate(invalid="ignore", divide="ignore"):
         fbar = np.where(cnt > 0, s_f / np.where(cnt > 0, cnt, 1.0), 0.0)
         pos = np.where(s_f > 0, s_fl / np.where(s_f > 0, s_f, 1.0), 0.5)
-    det = _node_sums(j, lam, f, size)  # Σ f per node (subtracted: r* = y* − f)
+    det = node_sums(j, lam, f, size)  # Σ f per node (subtracted: r* = y* − f)
     small = np.nonzero((cnt > 0) & (cnt * np.minimum(fbar, 1.0 - fbar) < 30))[0]
     mean = cnt * fbar
     for a in range(0, n_draws, 250):  # chunks of draws (memory); every cell at once
@@ -542,12 +450,6 @@ def _inference_grid(sigma: float) -> int:
     return int(2 ** min(max(k, 8), 14))
 
 
-def _truncate(sigma: float, nodes: int) -> int:
-    """Number of cosine modes with exp(−π²m²σ²/2) ≥ 1e-17."""
-    m = int(math.ceil(math.sqrt(2.0 * 17.0 * math.log(10.0)) / (math.pi * sigma))) + 1
-    return int(min(nodes, max(m, 2)))
-
-
 def smooth_inference(
     values: np.ndarray,
     outcomes: np.ndarray,
@@ -563,14 +465,56 @@ def smooth_inference(
     exact_budget: int = 2_000_000,
     rng: np.random.Generator | None = None,
 ) -> dict:
-    """Test, perfect-calibration value and interval of the smooth ECE of (``values``, ``outcomes``) (module
-    docstring): returns ``value``, ``sigma``, ``p_value``, ``p_mc_se``, ``p_method``, ``null`` (the null draws of
-    smECE*), ``null_mean``, ``null_low``, ``null_high``, ``ci_low``, ``ci_high``, ``interval`` (how), ``note``.
+    """Test, perfect-calibration value and interval of the smooth ECE (module docstring).
 
-    ``block``/``boot_weights``: the caller's random row blocks and multinomial block weights (shared with the other
-    statistics); blocks are merged modulo ``n_blocks`` for this statistic.
+    The bandwidth σ̂ is conditioned on.  ``block`` / ``boot_weights``: the caller's random row blocks and multinomial
+    block weights (shared with the other statistics); blocks are merged modulo ``n_blocks`` for this statistic.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    outcomes : ndarray of shape (n,)
+        Outcomes, 0 or 1.
+    estimate : SmoothECE or None, default None
+        The point estimate, when already computed.
+    block : ndarray of int, shape (n,), or None, default None
+        Row blocks of the bootstrap.
+    n_blocks : int, default 200
+        Blocks.
+    boot_weights : ndarray of shape (n_boot, n_blocks) or None, default None
+        Multinomial block weights.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_null : int, default 1000
+        Null draws of the test.
+    n_null_sigma : int, default 200
+        Null data sets whose fixed points give the perfect-calibration value.
+    level : float, default 0.95
+        Two-sided level of the interval.
+    exact_budget : int, default 2000000
+        Largest N·draws drawn row by row.
+    rng : numpy.random.Generator or None, default None
+        Random numbers.
+
+    Returns
+    -------
+    dict
+        ``value``, ``sigma``, ``p_value``, ``p_mc_se``, ``p_method``, ``null`` (the null draws of smECE*),
+        ``null_mean``, ``null_low``, ``null_high``, ``ci_low``, ``ci_high``, ``interval`` (how), ``note``.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero: calculating exact p-values
+    when permutations are randomly drawn. Statistical Applications in Genetics and Molecular Biology 9(1), 39.
+
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. Annals of
+    Statistics 17(3), 1217–1241.
     """
-    f, y = _clean(values, outcomes)
+    f, y = clean_events(values, outcomes)
     rng = np.random.default_rng(0) if rng is None else rng
     n = f.shape[0]
     est = estimate if estimate is not None else smooth_ece_of(f, y)
@@ -591,12 +535,12 @@ def smooth_inference(
     t_obs = grid.smece(s)
     # ---- null --------------------------------------------------------------------------------------------
     u_null, how = _null_nodes(f, size, n_null, rng, exact_budget)
-    a_null = _cos_coeffs(u_null)
-    m_s = _truncate(s, nodes)
+    a_null = cos_coeffs(u_null)
+    m_s = truncate_modes(s, nodes)
     t_null = np.empty(n_null)
     for a in range(0, n_null, 500):
         b = min(n_null, a + 500)
-        t_null[a:b] = _abs_integral(_smooth_nodes(a_null[a:b, :m_s], s, n, nodes), delta)
+        t_null[a:b] = abs_integral(smooth_nodes(a_null[a:b, :m_s], s, n, nodes), delta)
     tol = 1e-12 * max(abs(t_obs), 1e-300)
     count = int(np.count_nonzero(t_null >= t_obs - tol))
     p = (1.0 + count) / (1.0 + n_null)
@@ -606,7 +550,7 @@ def smooth_inference(
     hi = np.full((k, 1), math.log(max(s0, delta) * 8.0))
     for _ in range(16):  # log-bracket [s0/8, 8·s0] halved 16 times: relative precision ≈ 6e-5
         mid = 0.5 * (lo + hi)
-        val = _abs_integral(_smooth_nodes(a_null[:k], np.exp(mid), n, nodes), delta)[:, None]
+        val = abs_integral(smooth_nodes(a_null[:k], np.exp(mid), n, nodes), delta)[:, None]
         above = val >= np.exp(mid)
         lo = np.where(above, mid, lo)
         hi = np.where(above, hi, mid)
@@ -621,10 +565,10 @@ def smooth_inference(
         block = rng.integers(0, n_blocks, size=n) if n > n_blocks else np.arange(n)
     n_b = int(min(n_blocks, int(block.max()) + 1)) if n else 0
     blk = block % n_b
-    j, lam = _split(f, size)
-    u_blocks = _node_sums(j, lam, y - f, size, blk, n_b)
+    j, lam = split_nodes(f, size)
+    u_blocks = node_sums(j, lam, y - f, size, blk, n_b)
     n_per = np.bincount(blk, minlength=n_b).astype(float)
-    a_blocks = _cos_coeffs(u_blocks)[:, :m_s]
+    a_blocks = cos_coeffs(u_blocks)[:, :m_s]
     if boot_weights is None or boot_weights.shape[1] != n_b:
         picks = rng.integers(0, n_b, size=(n_boot, n_b)) + np.arange(n_boot)[:, None] * n_b
         w = np.bincount(picks.ravel(), minlength=n_boot * n_b).reshape(n_boot, n_b).astype(float)
@@ -634,7 +578,7 @@ def smooth_inference(
     for a in range(0, w.shape[0], 250):
         b = min(w.shape[0], a + 250)
         coeffs = w[a:b] @ a_blocks
-        boot[a:b] = _abs_integral(_smooth_nodes(coeffs, s, (w[a:b] @ n_per)[:, None], nodes), delta)
+        boot[a:b] = abs_integral(smooth_nodes(coeffs, s, (w[a:b] @ n_per)[:, None], nodes), delta)
     q_lo, q_hi = np.quantile(boot, [a_tail, 1 - a_tail])
     lo_ci, hi_ci = max(0.0, 2 * t_obs - q_hi), max(0.0, 2 * t_obs - q_lo)
     how_ci = f"basic bootstrap at the chosen bandwidth σ̂ ({w.shape[0]} replicates over {n_b} random row blocks)"

@@ -20,7 +20,8 @@ The isotonic quantile regression is computed exactly by threshold partitioning (
 2013): for a value c between consecutive distinct targets, the rows whose fitted value exceeds c form the suffix
 (in x order, ties in x kept together) minimising Σ (1{y_i ≤ c} − τ) — a prefix-sum arg-max — and the two sides are
 solved again with their values restricted to below / above c.  All segments of one recursion depth are handled at
-once with segmented prefix sums, so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.
+once with segmented prefix sums, so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.  The
+isotonic fits live in :mod:`calib_core.metrics.regression_isotonic_quantile` (re-exported here).
 
 **Fine grid above** :data:`EXACT_ROWS` **rows** (the exact fit's ~log₂(distinct targets) ≈ 20
 passes per level would dominate at 1e6 rows).  The same recursion visits only the thresholds of a grid G of about
@@ -50,15 +51,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from ..base import significance as sig
-from ..base.binning import ArgsortResult, argsort_details, stable_argsort, stable_argsort_futures
+from ..base.binning import stable_argsort
 from ..base.predictions import PredictionSet, iter_model_distributions
 from ..base.regression import PredictiveDistribution
+from .regression_isotonic_quantile import (
+    EXACT_ROWS,
+    GRID_VALUES,
+    empirical_quantile,
+    grid_isotonic_quantile_regression,
+    isotonic_quantile_regression,
+    level_orders,
+    quantile_grid,
+    quantile_score,
+    quantile_score_into,
+)
 
 __all__ = [
     "DEFAULT_DECOMPOSITION_LEVELS",
@@ -80,287 +91,6 @@ __all__ = [
 
 #: The levels τ decomposed by default: the ends and quartiles of the central 50% and 90% intervals and the median.
 DEFAULT_DECOMPOSITION_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
-#: Up to this many rows the decomposition's isotonic fit is exact; above, it is fitted on a grid of targets with its
-#: error bound (module docstring).
-EXACT_ROWS = 262_144
-#: Grid values of the fit above :data:`EXACT_ROWS` rows: half order statistics of the targets, half of the forecasts
-#: (clipped to the targets' range), so the cells are narrow both where the targets and where the fit lie.
-GRID_VALUES = 4_096
-
-
-def quantile_score(y, q, tau: float) -> np.ndarray:
-    """Per-row quantile (pinball) score QS_τ(q, y) = (1{y ≤ q} − τ)(q − y) (Koenker & Bassett 1978; equals
-    ``scoringrules.quantile_score(y, q, τ)``)."""
-    y = np.asarray(y, dtype=float)
-    q = np.asarray(q, dtype=float)
-    return ((y <= q) - tau) * (q - y)
-
-
-def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None = None,
-                                 targets: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """The non-decreasing function of ``x`` minimising Σ_i QS_τ(f(x_i), y_i), evaluated at each row (exact; rows with
-    equal x get equal values; among the minimisers, one whose values are targets y).
-
-    Threshold partitioning: with V the sorted distinct targets and a segment of rows (contiguous in x order) whose
-    values are known to lie in V[a..b), the threshold c = V[mid − 1] (mid = ⌊(a + b)/2⌋) splits it at the suffix start
-    s maximising Σ_{start ≤ i < s} (1{y_i ≤ c} − τ) over the tie-group boundaries; rows before s take values in
-    V[a..mid), rows from s on in V[mid..b).  Depth ⌈log₂ |V|⌉.  ``order`` (a stable argsort of x, or any order sorting
-    x: equal forecasts get one value whatever their order) and ``targets`` (``np.unique(y, return_inverse=True)``) may
-    be passed to reuse sorts across levels."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
-    if not 0.0 < tau < 1.0:
-        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
-    n = x.size
-    if n == 0:
-        return np.empty(0)
-    order = stable_argsort(x) if order is None else order
-    values, inverse = np.unique(y, return_inverse=True) if targets is None else targets
-    starts, lo, _ = _threshold_partition(x[order], inverse[order], values.size, tau)
-    out = np.empty(n)
-    out[order] = np.repeat(values[lo], np.diff(np.append(starts, n)))
-    return out
-
-
-def _tau_ratio(tau: float, n: int) -> tuple[int, int] | None:
-    """(p, q) with p/q = τ as a double (q ≤ :data:`_RATIO_DENOMINATOR`) when the prefix values q·count − p·s of
-    :func:`_threshold_partition` fit in 64-bit integers for N rows; else None."""
-    ratio = Fraction(tau).limit_denominator(_RATIO_DENOMINATOR)
-    p, q = ratio.numerator, ratio.denominator
-    if p / q != tau or q * (n + 1) >= 2**62:
-        return None
-    return p, q
-
-
-#: Largest denominator q of a level τ = p/q whose threshold recursion on a grid runs in integers (the default levels
-#: 0.05 … 0.95 have q ≤ 20).
-_RATIO_DENOMINATOR = 4_096
-#: Up to this many segments a pass finds each segment's first arg-max with one ``argmax`` per segment (one read of
-#: the prefix values); above, with ``maximum.reduceat`` and a search for the first row attaining it (four reads).
-_FEW_SEGMENTS = 64
-
-
-def _threshold_partition(
-    xs: np.ndarray | None, yi: np.ndarray, m: int, tau: float, *, integer_ratio: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The threshold-partitioning recursion of :func:`isotonic_quantile_regression` on rows sorted by x (``xs``;
-    None when no two forecasts are equal) with target ranks ``yi`` ∈ 0..m−1: returns the final segments' ``starts``
-    (row positions) and their value-rank ranges [lo, hi) (hi = lo + 1 for every segment when the recursion ran to
-    the end).
-
-    One pass per depth, all segments at once: the prefix value at split position s is
-    #{i < s : y_i ≤ c_seg(i)} − τ·s (an integer count minus one product, so equal values compare equal), its
-    per-segment maximum over the allowed positions (between different x) and the first position attaining it (one
-    ``argmax`` per segment while there are at most :data:`_FEW_SEGMENTS`, else one ``maximum.reduceat`` and one
-    ``flatnonzero``); rows of finished segments are left in the pass (their split is forced to the segment's end),
-    which costs less than compacting them away.
-
-    ``integer_ratio``: when τ is a ratio p/q of small integers as a double (every default level), compare
-    q·count − p·s in integers instead: exact, so values equal for τ = p/q compare equal (in floating point,
-    count − τ·s of two such positions differ by rounding, and the first arg-max among them is the rounding's
-    choice), and half the memory per pass.  The fit is then optimal for τ = p/q, which differs from the double τ by
-    less than 2⁻⁵² τ.
-    """
-    n = yi.size
-    allowed = np.ones(n + 1, dtype=bool)
-    if xs is not None:
-        allowed[1:n] = xs[1:] > xs[:-1]
-    all_allowed = bool(allowed.all())
-    ratio = _tau_ratio(tau, n) if integer_ratio else None
-    if ratio is None:  # count − τ·s in floating point
-        scale, value_type, lowest = 1, np.float64, -np.inf
-        tau_pos = tau * np.arange(n + 1, dtype=float)
-    else:  # q·count − p·s in integers
-        p, scale = ratio
-        value_type = np.int32 if scale * (n + 1) < 2**31 else np.int64
-        lowest = np.iinfo(value_type).min
-        tau_pos = np.arange(n + 1, dtype=value_type)
-        tau_pos *= p
-    small = n < np.iinfo(np.int32).max
-    rank_type = np.int16 if m <= np.iinfo(np.int16).max else np.int32 if m <= np.iinfo(np.int32).max else np.int64
-    yi = yi.astype(rank_type, copy=False)  # narrow ranks: less memory to stream through every pass
-    # buffers reused by every pass (fresh arrays of N elements per pass cost as much as the arithmetic)
-    counts = np.zeros(n + 1, dtype=np.int32 if small else np.int64)
-    below = np.empty(n, dtype=bool)
-    cs = np.empty(n + 1, dtype=value_type)
-    val = cs[:n] if all_allowed else np.empty(n, dtype=value_type)
-    same = np.empty(n, dtype=bool)
-    starts = np.array([0])
-    lo = np.array([0])
-    hi = np.array([m])
-    while True:
-        active = hi - lo > 1
-        if not active.any():
-            break
-        ends = np.append(starts[1:], n)
-        seg_len = ends - starts
-        mid = (lo + hi) // 2
-        if starts.size == 1:
-            np.less_equal(yi, yi.dtype.type(mid[0] - 1), out=below)
-        else:
-            np.less_equal(yi, np.repeat((mid - 1).astype(yi.dtype), seg_len), out=below)
-        np.cumsum(below, out=counts[1:])
-        if ratio is None:
-            np.subtract(counts, tau_pos, out=cs)
-        else:
-            np.multiply(counts, scale, out=cs)
-            np.subtract(cs, tau_pos, out=cs)
-        if not all_allowed:
-            val.fill(lowest)
-            np.copyto(val, cs[:n], where=allowed[:n])
-            val[starts] = cs[starts]  # s = start (everything above c) is always allowed
-        if starts.size <= _FEW_SEGMENTS:  # over s in [start, end): the first maximiser of each segment
-            first = np.array([s + int(np.argmax(val[s:e])) for s, e in zip(starts.tolist(), ends.tolist())],
-                             dtype=np.int64)
-            seg_max = val[first]
-        else:
-            seg_max = np.maximum.reduceat(val, starts)
-            np.equal(val, np.repeat(seg_max, seg_len), out=same)
-            hits = np.flatnonzero(same)
-            first = hits[np.searchsorted(hits, starts)]
-        end_above = ~allowed[ends] | (cs[ends] <= seg_max)  # s = end (nothing above c) not better
-        split = np.where(active & end_above, first, ends)  # finished segments: all rows stay "left"
-        # new segments, in row order: left [start, split) with values [lo, mid) (unchanged when finished), then
-        # right [split, end) with values [mid, hi) (active segments only); empty ones dropped
-        two_starts = np.stack([starts, split], 1).ravel()
-        two_lo = np.stack([lo, mid], 1).ravel()
-        two_hi = np.stack([np.where(active, mid, hi), hi], 1).ravel()
-        keep = np.stack([split > starts, active & (ends > split)], 1).ravel()
-        starts, lo, hi = two_starts[keep], two_lo[keep], two_hi[keep]
-    return starts, lo, hi
-
-
-def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2, *, order: np.ndarray | None = None
-                  ) -> np.ndarray:
-    """The distinct order statistics v_(⌈kN/size⌉), k = 1 … size, of the sorted values ``sorted_y``, with v_(1): of
-    the targets, a grid of :func:`grid_isotonic_quantile_regression` (every fitted value has a grid cell).  With
-    ``order`` (an argsort of the values), ``sorted_y`` may be the values unsorted: only the order statistics are
-    gathered."""
-    n = sorted_y.size
-    pos = np.r_[0, np.clip(-(-np.arange(1, int(size) + 1) * n // int(size)) - 1, 0, n - 1)]  # ⌈kN/size⌉ − 1
-    return np.unique(sorted_y[pos if order is None else order[pos]])
-
-
-#: Rows compared to guess which levels' forecasts share an order (:func:`_level_orders`).
-_ORDER_SAMPLE = 4_096
-
-
-def _level_orders(forecasts: Sequence[np.ndarray], y: np.ndarray | None = None
-                  ) -> tuple[list[ArgsortResult], ArgsortResult | None]:
-    """An order sorting each level's forecasts (:class:`~calib_core.base.binning.ArgsortResult`: the order and whether
-    the forecasts are distinct; no sorted values), and the stable argsort of ``y`` with its sorted values (None
-    without ``y``), all sorts started together.
-
-    Levels whose forecasts are non-decreasing functions of one another (a constant scale, a location family, one
-    forecast for several levels) share one sort: on :data:`_ORDER_SAMPLE` evenly spaced rows a level's forecasts are
-    compared in the order of an earlier level's; where they are non-decreasing there, the earlier level's full order
-    is checked on all rows (one gather) and used if it sorts this level's forecasts too.  An order that sorts x gives
-    the same fit as x's stable argsort (ties in x are kept together whatever their order)."""
-    n = forecasts[0].size if forecasts else 0
-    owner = list(range(len(forecasts)))
-    if n > 1:
-        sample = np.unique(np.linspace(0, n - 1, min(n, _ORDER_SAMPLE)).astype(np.int64))
-        sampled = [f[sample] for f in forecasts]
-        sample_orders: dict[int, np.ndarray] = {}
-        for j in range(1, len(forecasts)):
-            for i in sorted(set(owner[:j])):
-                if i not in sample_orders:
-                    sample_orders[i] = np.argsort(sampled[i], kind="stable")
-                xs = sampled[j][sample_orders[i]]
-                if not (xs[1:] < xs[:-1]).any():
-                    owner[j] = i
-                    break
-    owners = sorted(set(owner))
-    extra = [] if y is None else [y]
-    futures = stable_argsort_futures(*[forecasts[i] for i in owners], *extra,
-                                     sorted_values=[False] * len(owners) + [True] * len(extra))
-    done = {i: f.result() for i, f in zip(owners, futures)}
-    results = []
-    for j, i in enumerate(owner):
-        if i != j:
-            xs = forecasts[j][done[i].order]
-            if (xs[1:] < xs[:-1]).any():  # the sample agreed, the rows do not: a sort of its own
-                done[j] = argsort_details(forecasts[j])
-            else:
-                done[j] = ArgsortResult(done[i].order, None, bool((xs[1:] > xs[:-1]).all()))
-        results.append(done[j])
-    return results, (futures[-1].result() if extra else None)
-
-
-def grid_isotonic_quantile_regression(
-    x, y, tau: float, grid: np.ndarray, *, order: np.ndarray | None = None, cells: np.ndarray | None = None,
-    sorted_x: np.ndarray | None = None, sorted_y: np.ndarray | None = None, distinct_x: bool = False,
-) -> tuple[np.ndarray, float]:
-    """The exact isotonic τ-quantile fit x̂ (:func:`isotonic_quantile_regression`) rounded up to ``grid``, x̂_G =
-    ⌈x̂⌉_G, computed by the threshold recursion over the grid's values only (⌈log₂|grid|⌉ passes), and the bound
-    ``fit_bound`` ≥ S̄(x̂_G) − S̄(x̂) ≥ 0 on its mean quantile score (module docstring).
-
-    ``grid``: increasing values containing min y and max y (e.g. :func:`quantile_grid` of the targets); ``order``: a
-    stable argsort of x (or any order sorting x: the fit is the same whatever the order among equal forecasts), and
-    ``sorted_x`` = ``x[order]`` (not needed with ``distinct_x``: no two forecasts equal); ``cells``:
-    ``np.searchsorted(grid, y)``, ``sorted_y``: ``np.sort(y)`` (to reuse across levels).  Returns (x̂_G per row,
-    fit_bound).
-
-    At a level τ that is a ratio p/q of small integers as a double (every default level) the recursion compares in
-    integers (:func:`_threshold_partition`): where several fits are exact (ties of the prefix values at τ = p/q) it
-    rounds up the one with the earliest splits, which can differ from :func:`isotonic_quantile_regression`'s
-    floating-point choice; the bound holds for the exact fit it rounds.
-
-    The bound uses the exact fit's values being targets: in the cell (c_{j−1}, c_j] they are at least t_j, the
-    smallest target above c_{j−1}, so the rounding moves them by at most c_j − t_j (0 when the cell's only target is
-    c_j: a grid holding every target gives the exact fit and a zero bound)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    grid = np.asarray(grid, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
-    if not 0.0 < tau < 1.0:
-        raise ValueError(f"the quantile level τ must lie in (0, 1), got {tau}")
-    n = x.size
-    if n == 0:
-        return np.empty(0), 0.0
-    if grid.size == 0 or grid[0] > y.min() or grid[-1] < y.max() or np.any(np.diff(grid) <= 0):
-        raise ValueError("the grid must be increasing and contain the smallest and the largest target")
-    order = stable_argsort(x) if order is None else order
-    cell = np.searchsorted(grid, y, side="left") if cells is None else cells  # grid[cell − 1] < y ≤ grid[cell]
-    cell_sorted = cell[order]
-    xs = None if distinct_x else x[order] if sorted_x is None else sorted_x
-    starts, lo, _ = _threshold_partition(xs, cell_sorted, grid.size, tau, integer_ratio=True)
-    seg_len = np.diff(np.append(starts, n))
-    # targets in the cell of their own fitted value (cell 0 = min y: no error), counted per segment of equal fit
-    own = np.add.reduceat(cell_sorted == np.repeat(lo.astype(cell_sorted.dtype), seg_len), starts, dtype=np.int64)
-    sorted_y = np.sort(y) if sorted_y is None else sorted_y
-    first = sorted_y[np.minimum(np.searchsorted(sorted_y, grid[:-1], side="right"), n - 1)]  # t_j, j ≥ 1
-    widths = np.r_[0.0, np.maximum(grid[1:] - first, 0.0)]
-    bound = (1.0 + tau) * float(np.dot(np.bincount(lo, own, minlength=grid.size), widths)) / n
-    out = np.empty(n)
-    out[order] = np.repeat(grid[lo], seg_len)
-    return out, bound
-
-
-def _quantile_score_into(y: np.ndarray, q, tau: float, buffers: tuple[np.ndarray, np.ndarray, np.ndarray]
-                         ) -> np.ndarray:
-    """:func:`quantile_score` (the same operations, so the same bits) written into ``buffers`` (two float arrays and
-    a bool array of y's length, reused: large temporaries cost as much as the arithmetic); returns the first."""
-    out, factor, below = buffers
-    np.less_equal(y, q, out=below)
-    np.subtract(below, tau, out=factor)
-    np.subtract(q, y, out=out)
-    return np.multiply(factor, out, out=out)
-
-
-def _empirical_quantile(y: np.ndarray, tau: float, *, targets: tuple[np.ndarray, np.ndarray] | None = None,
-                        cum_counts: np.ndarray | None = None) -> float:
-    """A minimiser of Σ QS_τ(r, y_i) over constants r: the order statistic y_(⌈Nτ⌉) (from the distinct targets and
-    their cumulative counts when given: no sort)."""
-    k = int(np.ceil(y.size * tau - 1e-12))
-    k = min(max(k, 1), y.size)
-    if targets is not None:
-        cum = np.cumsum(np.bincount(targets[1], minlength=targets[0].size)) if cum_counts is None else cum_counts
-        return float(targets[0][np.searchsorted(cum, k)])
-    return float(np.sort(y)[k - 1])
 
 
 def quantile_score_decomposition(
@@ -377,12 +107,51 @@ def quantile_score_decomposition(
 ) -> pd.DataFrame:
     """QS_τ = MCB − DSC + UNC at each level τ (module docstring), with block-bootstrap percentile intervals.
 
-    Returns one row per τ: ``tau, score, mcb, dsc, unc``, ``fit_bound`` (0 when the isotonic fit is exact, i.e. up
-    to ``exact_rows`` rows; above, the fit is on a grid of ``grid_values`` targets and the exact MCB and DSC exceed
-    the reported ones by at most ``fit_bound``), ``<c>_low``/``<c>_high`` for each of ``score, mcb, dsc, unc``
-    (``n_boot`` replicates over ``n_blocks`` random row blocks, the recalibration held fixed; no intervals when
-    ``n_boot`` is 0), and ``mcb_share`` = MCB/score; ``grid_values``: about how many grid values (half from the
-    targets, half from each level's forecasts).
+    Up to ``exact_rows`` rows the isotonic fit is exact (``fit_bound`` = 0); above, it is on a grid of about
+    ``grid_values`` values (half from the targets, half from each level's forecasts) and the exact MCB and DSC exceed
+    the reported ones by at most ``fit_bound``.  Intervals: ``n_boot`` replicates over ``n_blocks`` random row blocks,
+    the recalibration held fixed (none when ``n_boot`` is 0).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions (their τ-quantiles are the forecasts).
+    levels : sequence of float, default DEFAULT_DECOMPOSITION_LEVELS
+        The levels τ.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    n_blocks : int, default 1000
+        Random row blocks of the bootstrap.
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+    exact_rows : int, default EXACT_ROWS
+        Largest N fitted exactly.
+    grid_values : int, default GRID_VALUES
+        About how many grid values above ``exact_rows``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per τ: ``tau``, ``score``, ``mcb``, ``dsc``, ``unc``, ``fit_bound``, ``<c>_low`` / ``<c>_high`` for
+        each of ``score, mcb, dsc, unc``, and ``mcb_share`` = MCB/score.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Koenker, R. & Bassett, G. (1978). Regression quantiles. Econometrica 46(1), 33–50.
+
+    Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. Annals of
+    Statistics 17(3), 1217–1241.
     """
     y = np.asarray(y, dtype=float)
     n = y.size
@@ -396,7 +165,7 @@ def quantile_score_decomposition(
     levels = [float(t) for t in levels]
     forecasts = [np.asarray(dist.ppf(tau), dtype=float) for tau in levels]
     exact = n <= exact_rows
-    sorts, y_sort = _level_orders(forecasts, None if exact else y)
+    sorts, y_sort = level_orders(forecasts, None if exact else y)
     if exact:
         targets = np.unique(y, return_inverse=True)
         cum_counts = np.cumsum(np.bincount(targets[1], minlength=targets[0].size))
@@ -408,7 +177,7 @@ def quantile_score_decomposition(
     for tau, x, (order, _, distinct) in zip(levels, forecasts, sorts):
         if exact:
             fitted, bound = isotonic_quantile_regression(x, y, tau, order=order, targets=targets), 0.0
-            r = _empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
+            r = empirical_quantile(y, tau, targets=targets, cum_counts=cum_counts)
         else:  # this level's grid: the targets' and its forecasts' order statistics, within [min y, max y]
             x_grid = np.clip(quantile_grid(x, grid_values // 2, order=order), sorted_y[0], sorted_y[-1])
             grid = np.unique(np.r_[y_grid, x_grid])
@@ -420,7 +189,7 @@ def quantile_score_decomposition(
             r = float(sorted_y[min(max(int(np.ceil(n * tau - 1e-12)), 1), n) - 1])
         means, block_sums = [], [count]
         for q in (x, fitted, r):  # the score of x, of the recalibrated x̂ and of the marginal quantile r, row by row
-            qs = _quantile_score_into(y, q, tau, buffers)
+            qs = quantile_score_into(y, q, tau, buffers)
             means.append(float(qs.mean()))
             if weights is not None:
                 block_sums.append(np.bincount(ids, qs, g))
@@ -448,8 +217,35 @@ def quantile_decomposition_table(
     level: float = 0.95,
     seed: int | None = 0,
 ) -> pd.DataFrame:
-    """:func:`quantile_score_decomposition` of every model of a regression set (all its rows per model), stacked
-    with a ``model`` column; empty for point predictions."""
+    """:func:`quantile_score_decomposition` of every model of a regression set, stacked with a ``model`` column.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression prediction set (all its rows per model).
+    levels : sequence of float, default DEFAULT_DECOMPOSITION_LEVELS
+        The levels τ.
+    n_boot : int, default 1000
+        Bootstrap replicates.
+    level : float, default 0.95
+        Two-sided level of the intervals.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stacked tables; empty for point predictions.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     frames = [quantile_score_decomposition(y, dist, levels=levels, n_boot=n_boot, level=level, seed=seed)
               .assign(model=model) for model, y, dist in iter_model_distributions(prediction_set)]
     if not frames:
@@ -463,8 +259,29 @@ def _fmt(v: float) -> str:
 
 
 def decomposition_display(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """The decomposition table as the page shows it: one row per (model, τ) with ``QS``, ``MCB``, ``DSC``, ``UNC``
-    as "value [low, high]" text and the MCB share of the score in percent."""
+    """The decomposition table as the page shows it.
+
+    One row per (model, τ) with ``QS``, ``MCB``, ``DSC``, ``UNC`` as "value [low, high]" text and the MCB share of the
+    score in percent.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`quantile_decomposition_table`.
+    level : float, default 0.95
+        Level of the intervals, for the column names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The display table.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+    """
     if table.empty:
         return pd.DataFrame()
     out = pd.DataFrame({"model": table["model"].astype(str), "τ": table["tau"].map(lambda t: f"{t:g}")})
@@ -494,9 +311,29 @@ QUANTILE_BAND_COLUMNS = ["forecast", "count", "consistency_low", "consistency_hi
 class QuantileReliability:
     """CORP quantile reliability of one forecaster at one level τ (see :func:`quantile_reliability`).
 
-    ``curve``: :data:`QUANTILE_CURVE_COLUMNS` (the exact step curve x ↦ x̂, small at any N); ``bands``:
-    :data:`QUANTILE_BAND_COLUMNS`; ``decomposition``: ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals:
-    :func:`quantile_score_decomposition` has them); ``info``: τ, N, the band's level, draws, groups and grid.
+    Attributes
+    ----------
+    tau : float
+        The level τ.
+    curve : pandas.DataFrame
+        :data:`QUANTILE_CURVE_COLUMNS`: the exact step curve x ↦ x̂ (small at any N).
+    bands : pandas.DataFrame
+        :data:`QUANTILE_BAND_COLUMNS`: the consistency band.
+    decomposition : dict
+        ``{"score", "mcb", "dsc", "unc"}`` of QS_τ (no intervals: :func:`quantile_score_decomposition` has them).
+    n : int
+        Number of rows.
+    info : dict
+        τ, N, the band's level, draws, groups and grid.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
     """
 
     tau: float
@@ -530,12 +367,12 @@ def quantile_reliability(
     normal_above: float = 25.0,
     seed: int | None = 0,
 ) -> QuantileReliability:
-    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ) (Gneiting, Wolffram, Resin, Kraus,
-    Bracher, Dimitriadis, Hagenmeyer, Jordan, Lerch, Phipps & Schienle 2023, "Model diagnostics and forecast
-    evaluation for quantiles", Annu. Rev. Stat. Appl. 10, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan
-    2021, PNAS): the isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn
-    against x.  A calibrated τ-quantile forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal
-    = the predicted quantile is too low there (more than a share τ of targets fall below it), below = too high.
+    """CORP reliability diagram of the predicted τ-quantiles x_i = F_i⁻¹(τ), with a consistency band.
+
+    The isotonic τ-quantile regression x̂ of y on x (:func:`isotonic_quantile_regression`, exact) drawn against x
+    (Gneiting et al. 2023, §3–4; the CORP approach of Dimitriadis, Gneiting & Jordan 2021).  A calibrated τ-quantile
+    forecast (P(y ≤ x | x) = τ) has x̂ ≈ x (the diagonal); x̂ above the diagonal = the predicted quantile is too low
+    there (more than a share τ of targets fall below it), below = too high.
 
     **Consistency band** (pointwise ``band_level``, 90% as in the papers) under the hypothesis of calibration: the
     targets redrawn from the forecasts, y*_i ~ F_i, and the fit recomputed.  Computed without redrawing N rows:
@@ -555,7 +392,47 @@ def quantile_reliability(
       side).  Cost O(R·G·C) whatever N.
 
     Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
-    produces at this N.  ``decomposition``: QS_τ = MCB − DSC + UNC of this fit (module docstring).
+    produces at this N.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Targets.
+    dist : PredictiveDistribution
+        The n predictive distributions.
+    tau : float, default 0.5
+        The level τ.
+    n_resamples : int, default 200
+        Null draws per grid value.
+    band_level : float, default 0.90
+        Pointwise level of the band.
+    max_groups : int, default 100
+        Groups of consecutive forecasts.
+    grid : int, default 256
+        Grid values.
+    per_group : int, default 16
+        Rows per group behind p̄_gj.
+    normal_above : float, default 25.0
+        n_g p̄(1 − p̄) above which counts are drawn from the normal law.
+    seed : int or None, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    QuantileReliability
+        Curve, band and the decomposition QS_τ = MCB − DSC + UNC of this fit (module docstring).
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+
+    Hong, Y. (2013). On computing the distribution function for the Poisson binomial distribution.
+    Computational Statistics & Data Analysis 59, 41–51.
     """
     y = np.asarray(y, dtype=float)
     n = y.size
@@ -570,7 +447,7 @@ def quantile_reliability(
     fitted = isotonic_quantile_regression(x, y, tau, order=order, targets=targets)
     fs = fitted[order]
     s_x, s_c = float(quantile_score(y, x, tau).mean()), float(quantile_score(y, fitted, tau).mean())
-    unc = float(quantile_score(y, _empirical_quantile(y, tau, targets=targets), tau).mean())
+    unc = float(quantile_score(y, empirical_quantile(y, tau, targets=targets), tau).mean())
     decomposition = {"score": s_x, "mcb": s_x - s_c, "dsc": unc - s_c, "unc": unc}
 
     # the curve: both ends of every block of equal fitted value (in forecast order)
@@ -641,7 +518,30 @@ def quantile_reliability(
 def quantile_reliability_of(
     prediction_set: PredictionSet, *, tau: float = 0.5, **options
 ) -> dict[str, QuantileReliability]:
-    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2), keyed
-    by model; empty for point predictions.  ``options`` go to :func:`quantile_reliability`."""
+    """:func:`quantile_reliability` of every model of a regression set (all its rows per model, at least 2).
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression prediction set.
+    tau : float, default 0.5
+        The level τ.
+    **options
+        Passed to :func:`quantile_reliability`.
+
+    Returns
+    -------
+    dict of str to QuantileReliability
+        Model → diagram; empty for point predictions.
+
+    References
+    ----------
+    Gneiting, T., Wolffram, D., Resin, J., Kraus, K., Bracher, J., Dimitriadis, T., Hagenmeyer, V., Jordan, A. I.,
+    Lerch, S., Phipps, K. & Schienle, M. (2023). Model diagnostics and forecast evaluation for quantiles. Annual
+    Review of Statistics and Its Application 10, 597–621.
+
+    Dimitriadis, T., Gneiting, T. & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
+    classifiers. PNAS 118(8), e2016191118.
+    """
     return {model: quantile_reliability(y, dist, tau=tau, **options)
             for model, y, dist in iter_model_distributions(prediction_set)}

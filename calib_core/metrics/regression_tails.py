@@ -62,6 +62,26 @@ def log_z2_moments_student(nu: float) -> tuple[float, float]:
 
     t² = χ²₁/(χ²_ν/ν) gives E log t² = ψ(½) + log 2 − ψ(ν/2) − log(2/ν) and Var log t² = ψ′(½) + ψ′(ν/2), so
     E log z² = ψ(½) − ψ(ν/2) + log(ν − 2).  ν → ∞ gives the Gaussian −1.2704 and π²/2.
+
+    Parameters
+    ----------
+    nu : float
+        Degrees of freedom ν > 2.
+
+    Returns
+    -------
+    mean : float
+        E log z².
+    var : float
+        Var log z².
+
+    References
+    ----------
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+
+    Johnson, N. L., Kotz, S. & Balakrishnan, N. (1995). Continuous Univariate Distributions, vol. 2, 2nd ed.
+    Wiley (Student's t, ch. 28).
     """
     if not nu > 2:
         raise ValueError(f"a unit-variance Student-t law needs ν > 2 degrees of freedom, got {nu}")
@@ -71,14 +91,64 @@ def log_z2_moments_student(nu: float) -> tuple[float, float]:
 
 
 def zms_test(sum_z2: float, mean_null: float, var_null: float) -> float:
-    """Two-sided p-value of Σz² against the gamma law with the null's exact mean Σ E z_i² and variance Σ Var z_i²
-    (χ²_N exactly for Gaussians: mean N, variance 2N)."""
+    """Two-sided p-value of Σz² against the gamma law with the null's exact mean and variance.
+
+    The null mean Σ E z_i² and variance Σ Var z_i² are matched by a gamma law (χ²_N exactly for Gaussians: mean N,
+    variance 2N).
+
+    Parameters
+    ----------
+    sum_z2 : float
+        Observed Σ_i z_i².
+    mean_null : float
+        Its mean under calibration.
+    var_null : float
+        Its variance under calibration.
+
+    Returns
+    -------
+    float
+        The two-sided p-value.
+
+    References
+    ----------
+    Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
+    target adaptivity. APL Machine Learning 1(4), 046121.
+
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components. Biometrics
+    Bulletin 2(6), 110–114.
+    """
     return sig.gamma_p(float(sum_z2), float(mean_null), float(var_null))
 
 
 def mean_log_z2_test(value: float, n: int, ref: float, var_per_row: float, ref_var: float = 0.0) -> float:
-    """Two-sided normal p-value of a mean of n values of log z² against the reference ``ref``, with the per-row null
-    variance ``var_per_row`` (π²/2 for Gaussians) and the reference's own Monte-Carlo variance ``ref_var``."""
+    """Two-sided normal p-value of a mean of n values of log z² against a reference.
+
+    z = (value − ref)/√(var_per_row/n + ref_var).
+
+    Parameters
+    ----------
+    value : float
+        The observed mean of log z².
+    n : int
+        Number of rows it averages.
+    ref : float
+        Its value under calibration (E log χ²₁ ≈ −1.2704 for Gaussians).
+    var_per_row : float
+        Per-row null variance of log z² (π²/2 for Gaussians).
+    ref_var : float, default 0.0
+        Monte-Carlo variance of a simulated ``ref``.
+
+    Returns
+    -------
+    float
+        The two-sided p-value (NaN when undefined).
+
+    References
+    ----------
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     se = np.sqrt(var_per_row / max(n, 1) + ref_var)
     if not (se > 0 and np.isfinite(value)):
         return float("nan")
@@ -86,17 +156,66 @@ def mean_log_z2_test(value: float, n: int, ref: float, var_per_row: float, ref_v
 
 
 def log_zms_standard_error(m2: np.ndarray, m4: np.ndarray, nz: np.ndarray) -> np.ndarray:
-    """Delta-method standard error of log ZMS from the raw moments m₂ = mean z², m₄ = mean z⁴:
-    √((m₄ − m₂²)/N)/m₂ (vectorised over replicates)."""
+    """Delta-method standard error of log ZMS, √((m₄ − m₂²)/N)/m₂, vectorised over replicates.
+
+    Parameters
+    ----------
+    m2 : ndarray
+        Raw moment m₂ = mean z².
+    m4 : ndarray
+        Raw moment m₄ = mean z⁴.
+    nz : ndarray
+        Number of rows N behind each moment.
+
+    Returns
+    -------
+    ndarray
+        The standard errors.
+
+    References
+    ----------
+    Oehlert, G. W. (1992). A note on the delta method. The American Statistician 46(1), 27–29.
+
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     with np.errstate(all="ignore"):
         return np.sqrt(np.maximum(m4 - m2 * m2, 0.0) / nz) / m2
 
 
 def simulated_log_z2_null(rows: RegressionRows, rng: np.random.Generator, *, sample: int = 20_000
                           ) -> tuple[float, float, float]:
-    """(mean, per-row variance, Monte-Carlo variance of the mean) of log z² for a perfectly calibrated forecaster
-    with these predictions: ``sample`` random rows (with replacement), one calibrated draw each
-    (``dist.calibrated_draw``: y* ~ F_i, or the swapped member for ensembles)."""
+    """Mean and variances of log z² for a perfectly calibrated forecaster with these predictions.
+
+    ``sample`` random rows (with replacement), one calibrated draw each (``dist.calibrated_draw``: y* ~ F_i, or the
+    swapped member for ensembles).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (their predictions).
+    rng : numpy.random.Generator
+        Random numbers.
+    sample : int, default 20000
+        Rows drawn.
+
+    Returns
+    -------
+    mean : float
+        Mean of log z² under calibration.
+    var_per_row : float
+        Per-row variance of log z².
+    mc_var : float
+        Monte-Carlo variance of ``mean``.
+
+    References
+    ----------
+    Pernot, P. (2024). Validation of ML-UQ calibration statistics using simulated reference values: a
+    sensitivity analysis. arXiv:2403.00423.
+
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    """
     take = np.sort(rng.integers(0, rows.n, size=sample))
     sub = rows.dist.take(take)
     y_star, d_star = sub.calibrated_draw(rows.y[take], rng)
@@ -131,18 +250,47 @@ def ence_by_bins(
     level: float = 0.95,
     seed: int | None = 0,
 ) -> pd.DataFrame:
-    """ENCE at each number of σ-bins B, with its value under perfect calibration: the null mean and the central
-    ``level`` band (Pernot 2024, arXiv 2402.10043 and 2403.00423: ENCE grows with B under perfect calibration).
+    """ENCE at each number of σ-bins B, with its value under perfect calibration (null mean and central band).
 
-    ENCE_B = (1/B′) Σ_b |1 − √(Σ_b ε²/Σ_b σ²)| over the B′ non-empty bins (Levi et al. 2019, eq. 8, in its
-    RMSE/RMV form), equal-count bins of sorted σ (``binning="count"``) or equal-width ones.  The null (σ fixed,
-    targets drawn from the predictions, Gaussian z): per bin Σσ²z² is gamma with the exact mean Σσ² and variance
-    2Σσ⁴ (exact when a bin's σ are equal, Satterthwaite otherwise) — the same null as the ENCE test of
-    :func:`calib_core.inference.regression.infer_regression`, with ``n_null`` draws per B.
+    ENCE grows with B under perfect calibration (Pernot 2024).  ENCE_B = (1/B′) Σ_b |1 − √(Σ_b ε²/Σ_b σ²)| over
+    the B′ non-empty bins (Levi et al. 2019, eq. 8, in its RMSE/RMV form), equal-count bins of sorted σ
+    (``binning="count"``) or equal-width ones.  The null (σ fixed, targets drawn from the predictions, Gaussian z):
+    per bin Σσ²z² is gamma with the exact mean Σσ² and variance 2Σσ⁴ (exact when a bin's σ are equal, Satterthwaite
+    otherwise) — the same null as the ENCE test of :func:`calib_core.inference.regression.infer_regression`, with
+    ``n_null`` draws per B.  ``ence`` equals :func:`calib_core.metrics.regression.ence` at the same B and binning
+    (bins whose σ are all 0 left out).
 
-    Returns one row per B: ``n_bins``, ``ence``, ``null_mean``, ``null_low``, ``null_high`` (the band),
-    ``p_value`` (Monte Carlo, ENCE ≥ observed), ``excess`` (ENCE − null mean) and ``rows_per_bin``.  ``ence``
-    equals :func:`calib_core.metrics.regression.ence` at the same B and binning (bins whose σ are all 0 left out).
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    bin_counts : sequence of int, default DEFAULT_BIN_COUNTS
+        The numbers of bins B.
+    binning : {"count", "width"}, default "count"
+        Equal-count or equal-width σ-bins.
+    n_null : int, default 1000
+        Null draws per B.
+    level : float, default 0.95
+        Level of the central null band.
+    seed : int or None, default 0
+        Seed of the null draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per B: ``n_bins``, ``ence``, ``null_mean``, ``null_low``, ``null_high`` (the band), ``p_value``
+        (Monte Carlo, ENCE ≥ observed), ``excess`` (ENCE − null mean) and ``rows_per_bin``.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the reliability
+    of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+
+    Pernot, P. (2024). Validation of ML-UQ calibration statistics using simulated reference values: a
+    sensitivity analysis. arXiv:2403.00423.
     """
     if binning not in ("count", "width"):
         raise ValueError(f"binning must be 'count' or 'width', got {binning!r}")
@@ -186,8 +334,29 @@ def ence_by_bins(
 
 
 def ence_by_bins_tables(prediction_set: PredictionSet, **options: Any) -> dict[str, pd.DataFrame]:
-    """:func:`ence_by_bins` of every model of a regression :class:`~calib_core.base.predictions.PredictionSet` (all its
-    rows per model; ``{model: table}``, models with fewer than 2 rows or no predictive distribution left out);
-    ``options`` (``bin_counts``, ``binning``, ``n_null``, ``level``, ``seed``) go to :func:`ence_by_bins`."""
+    """:func:`ence_by_bins` of every model of a regression prediction set (all its rows per model).
+
+    Models with fewer than 2 rows or no predictive distribution are left out.
+
+    Parameters
+    ----------
+    prediction_set : PredictionSet
+        A regression :class:`~calib_core.base.predictions.PredictionSet`.
+    **options
+        ``bin_counts``, ``binning``, ``n_null``, ``level``, ``seed`` of :func:`ence_by_bins`.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Model → table.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+
+    Pernot, P. (2024). Validation of ML-UQ calibration statistics using simulated reference values: a
+    sensitivity analysis. arXiv:2403.00423.
+    """
     return {model: ence_by_bins(RegressionRows(y, dist), **options)
             for model, y, dist in iter_model_distributions(prediction_set)}

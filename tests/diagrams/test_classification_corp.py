@@ -86,7 +86,7 @@ def test_pav_batch_equals_separate_fits_with_zero_weights():
 def test_fill_gaps_interpolates_linearly_and_holds_the_ends():
     x = np.array([0.0, 0.1, 0.2, 0.4, 0.5])
     fit = np.array([[np.nan, 0.2, np.nan, 0.6, np.nan], [0.1, 0.1, 0.3, 0.5, 0.9]])
-    out = C._fill_gaps(fit, x)  # noqa: SLF001
+    out = C.fill_gaps(fit, x)
     assert_allclose(out[0], [0.2, 0.2, 0.2 + 0.4 * (0.1 / 0.3), 0.6, 0.6])
     assert_allclose(out[1], fit[1])
 

@@ -74,6 +74,7 @@ def _regression_calls():
         "nll": rm.nll, "crps": rm.crps, "rmse": rm.rmse, "mae": rm.mae, "ence": rm.ence,
         "sharpness": rm.sharpness, "cv": lambda y, d: rm.cv(None, d),
         "calibration_curve": rm.calibration_curve, "calibration_rmse": rm.calibration_rmse,
+        "mean_absolute_calibration_error": rm.mean_absolute_calibration_error,
         "quantile_calibration_error": rm.quantile_calibration_error, "miscalibration_area": rm.miscalibration_area,
         "max_calibration_deviation": rm.max_calibration_deviation, "reliability_score": rm.reliability_score,
         "pit_entropy": rm.pit_entropy, "interval_coverage": rm.interval_coverage, "interval_table": rm.interval_table,

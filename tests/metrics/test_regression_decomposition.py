@@ -243,26 +243,26 @@ def test_levels_whose_forecasts_share_an_order_share_one_sort():
     """Levels of a constant-scale forecast are increasing functions of one another: one sort serves all of them
     (the same order array), and it sorts each level's forecasts; varying scales get a stable argsort each; a level
     that agrees with another on the sampled rows but not on all rows gets its own sort."""
-    from calib_core.metrics.regression_decomposition import _ORDER_SAMPLE, _level_orders
+    from calib_core.metrics.regression_isotonic_quantile import _ORDER_SAMPLE, level_orders
 
     rng = np.random.default_rng(3)
     n = 20_000
     mu = rng.normal(size=n)
     levels = (0.05, 0.5, 0.95)
     shared = [np.asarray(Gaussian(mu, np.full(n, 1.5)).ppf(t)) for t in levels]
-    sorts, y_sort = _level_orders(shared)
+    sorts, y_sort = level_orders(shared)
     assert y_sort is None
     assert all(s.order is sorts[0].order for s in sorts)
     for f, s in zip(shared, sorts):
         assert np.all(np.diff(f[s.order]) >= 0) and s.distinct
     tied = [np.asarray(Gaussian(np.round(mu, 1), np.full(n, 1.5)).ppf(t)) for t in levels]  # ties: one sort still
-    sorts, _ = _level_orders(tied)
+    sorts, _ = level_orders(tied)
     assert all(s.order is sorts[0].order for s in sorts) and not any(s.distinct for s in sorts)
     for f, s in zip(tied, sorts):
         assert np.all(np.diff(f[s.order]) >= 0)
     varying = [np.asarray(Gaussian(mu, rng.uniform(0.5, 2.0, n)).ppf(t)) for t in levels]
     y = rng.normal(size=n)
-    sorts, y_sort = _level_orders(varying, y)
+    sorts, y_sort = level_orders(varying, y)
     for f, s in zip(varying, sorts):
         np.testing.assert_array_equal(s.order, np.argsort(f, kind="stable"))
     np.testing.assert_array_equal(y_sort.order, np.argsort(y, kind="stable"))
@@ -273,7 +273,7 @@ def test_levels_whose_forecasts_share_an_order_share_one_sort():
     a = next(i for i in range(1, n - 1) if i not in sampled and i + 1 not in sampled)
     other = base.copy()
     other[[a, a + 1]] = other[[a + 1, a]]
-    sorts, _ = _level_orders([base, other])
+    sorts, _ = level_orders([base, other])
     np.testing.assert_array_equal(sorts[1].order, np.argsort(other, kind="stable"))
 
 

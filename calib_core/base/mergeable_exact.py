@@ -1,0 +1,445 @@
+"""Exact sums, row-id hashing and equal-count edges: the numeric primitives of the mergeable summaries.
+
+Exact sums
+----------
+A float sum depends on the order of its additions, so a sum computed chunk by chunk and merged would differ in its
+last bits from the same sum computed another way.  The summaries avoid that altogether: every float sum they keep
+(Σσ², Σε², ΣNLL, … per bin) is held **exactly**, as a Python integer in units of 2⁻¹¹³⁸ (every float64 is an integer
+multiple of 2⁻¹⁰⁷⁴; the 64 spare bits leave room for the split below).  Adding two exact sums is integer addition,
+associative and commutative, so a merged summary is bit for bit the same whatever the chunking and the merge order.
+The value is rounded to float64 once, when a metric is computed (correctly rounded: ``Fraction → float``), which
+is more accurate than any float summation (Demmel & Hida 2004; Shewchuk 1997; ``math.fsum`` rounds the same way).
+
+Vectorised accumulation (:func:`exact_bin_sums`): each value x = m·2ᵉ (``np.frexp``, ½ ≤ |m| < 1) is split into
+t = m·2²⁶ = t_hi + t_lo with t_hi = trunc(t), an integer with |t_hi| < 2²⁶, and t_lo = t − t_hi, a multiple of
+2⁻²⁷ with |t_lo| < 1 (both exact).  Rows are grouped by (cell, e); within a group a float ``np.bincount`` of t_hi
+adds integers below 2²⁶ and of t_lo multiples of 2⁻²⁷ below 1, so every partial sum is exact as long as a group
+has fewer than 2²⁶ rows (blocks of 2²⁵ rows are accumulated separately).  (In the code the halves are taken from
+the IEEE bits: hi = x with its lowest 27 significand bits cleared, lo = x − hi, grouped by the biased exponent.)
+Each group total (Σt_hi + Σt_lo)·2^(e−26) then becomes an integer and is added to its cell.  Non-finite values
+are not summed: they are counted (+inf, −inf, NaN) and a sum with any of them is ±inf or NaN, as the float sum
+would be.
+
+Row-id hashing
+--------------
+Everything random in a summary is a function of the row id, never of the chunk: the bootstrap block of a row is
+``splitmix64(row_id ⊕ seed) mod G`` and the randomisation V of an ensemble's rank PIT is a second hash of the same
+id (Steele, Lea & Flood 2014, SplitMix64).  So a row contributes the same numbers whichever chunk it is in.
+
+Equal-count edges
+-----------------
+:func:`equal_count_positions`, :func:`equal_count_edges` and :func:`bin_by_edges` give the equal-count bins of
+:func:`calib_core.base.binning.equal_count_bins` from order statistics (value, row id) found in a first pass over
+distributed data.  :mod:`calib_core.base.mergeable` re-exports these names.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "EXACT_UNIT_BITS",
+    "exact_bin_sums",
+    "exact_value",
+    "exact_float",
+    "exact_fraction",
+    "splitmix64",
+    "hash_uniform",
+    "hash_block",
+    "equal_count_positions",
+    "equal_count_edges",
+    "bin_by_edges",
+]
+
+
+#: Exact sums are integers in units of 2**-EXACT_UNIT_BITS.
+EXACT_UNIT_BITS = 1138
+
+_BLOCK_ROWS = 1 << 25
+
+_HI_MASK = ~((1 << 27) - 1) & 0xFFFFFFFFFFFFFFFF  # clears the lowest 27 significand bits
+
+_WIDTH_BYTES = 296  # two's-complement width of a serialised exact sum (2,368 bits ≥ 1138 + 1024 + 64 + sign)
+
+
+def exact_bin_sums(index: np.ndarray, n_cells: int, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact per-cell sums of ``values`` (cell of row i = ``index[i]`` ∈ 0..n_cells−1).
+
+    Non-finite values are counted and left out of the sums.  O(N) NumPy passes plus O(cells × exponents) Python
+    additions.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n,)
+        The cell of every row.
+    n_cells : int
+        Number of cells.
+    values : ndarray of shape (n,)
+        The values.
+
+    Returns
+    -------
+    sums : ndarray of object
+        Python ints: the exact sums in units of 2⁻¹¹³⁸ (module docstring).
+    nonfinite : ndarray of int64, shape (n_cells, 3)
+        Counts of +inf, −inf and NaN values.
+
+    References
+    ----------
+    Demmel, J. & Hida, Y. (2004). Accurate and efficient floating point summation. SIAM Journal on Scientific
+    Computing 25(4), 1214–1248.
+
+    Shewchuk, J. R. (1997). Adaptive precision floating-point arithmetic and fast robust geometric predicates.
+    Discrete & Computational Geometry 18(3), 305–363.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    x = np.asarray(values, dtype=np.float64)
+    sums = np.array([0] * n_cells, dtype=object)
+    nonfinite = np.zeros((n_cells, 3), dtype=np.int64)
+    finite = np.isfinite(x)
+    if not finite.all():
+        for j, mask in enumerate((x == np.inf, x == -np.inf, np.isnan(x))):
+            if mask.any():
+                nonfinite[:, j] = np.bincount(index[mask], minlength=n_cells)
+        index, x = index[finite], x[finite]
+    wide = n_cells * 2048 > 1 << 18  # many cells: group by the exponents present only
+    for start in range(0, x.shape[0], _BLOCK_ROWS):
+        _add_block(sums, index[start:start + _BLOCK_ROWS], n_cells, x[start:start + _BLOCK_ROWS], wide)
+    return sums, nonfinite
+
+
+def _add_block(sums: np.ndarray, index: np.ndarray, n_cells: int, x: np.ndarray, wide: bool) -> None:
+    if x.shape[0] == 0:
+        return
+    bits = x.view(np.uint64)
+    # biased exponent E: a group of equal E shares the grid of its halves (E = 0: zero and subnormals)
+    e = bits >> np.uint64(52)
+    e &= np.uint64(0x7FF)
+    e_min, span = 0, 2048
+    if wide:
+        e_min = int(e.min())
+        span = int(e.max()) - e_min + 1
+        e -= np.uint64(e_min)
+    key = index * span
+    key += e.view(np.int64)
+    hi = (bits & np.uint64(_HI_MASK)).view(np.float64)  # the top 26 significand bits: a multiple of 2^(E−1048)
+    lo = x - hi  # exact: a multiple of 2^(E−1075), |lo| < 2^(E−1048)
+    size = n_cells * span
+    s_hi = np.bincount(key, weights=hi, minlength=size)
+    s_lo = np.bincount(key, weights=lo, minlength=size)
+    for k in np.flatnonzero((s_hi != 0) | (s_lo != 0)).tolist():
+        cell = k // span
+        total = 0
+        for v in (float(s_hi[k]), float(s_lo[k])):
+            if v:
+                num, den = v.as_integer_ratio()  # den = 2^j, j ≤ 1074 < EXACT_UNIT_BITS
+                total += num << (EXACT_UNIT_BITS - den.bit_length() + 1)
+        sums[cell] += total
+
+
+def exact_value(sums: Any, nonfinite: np.ndarray | None = None) -> Fraction | float:
+    """The exact value of one exact sum, or ±inf / NaN if non-finite values were counted.
+
+    Parameters
+    ----------
+    sums : int
+        One exact sum.
+    nonfinite : ndarray of shape (3,) or None, default None
+        Its (+inf, −inf, NaN) counts.
+
+    Returns
+    -------
+    fractions.Fraction or float
+        The value.
+
+    References
+    ----------
+    Demmel, J. & Hida, Y. (2004). Accurate and efficient floating point summation. SIAM Journal on Scientific
+    Computing 25(4), 1214–1248.
+
+    Shewchuk, J. R. (1997). Adaptive precision floating-point arithmetic and fast robust geometric predicates.
+    Discrete & Computational Geometry 18(3), 305–363.
+    """
+    if nonfinite is not None:
+        pos, neg, nan = (int(v) for v in np.asarray(nonfinite).reshape(-1)[:3])
+        if nan or (pos and neg):
+            return float("nan")
+        if pos:
+            return float("inf")
+        if neg:
+            return float("-inf")
+    return Fraction(int(sums), 1 << EXACT_UNIT_BITS)
+
+
+def exact_fraction(sums: Any) -> Fraction:
+    """The exact value of a finite exact sum.
+
+    Parameters
+    ----------
+    sums : int
+        One exact sum.
+
+    Returns
+    -------
+    fractions.Fraction
+        The value.
+
+    References
+    ----------
+    Demmel, J. & Hida, Y. (2004). Accurate and efficient floating point summation. SIAM Journal on Scientific
+    Computing 25(4), 1214–1248.
+
+    Shewchuk, J. R. (1997). Adaptive precision floating-point arithmetic and fast robust geometric predicates.
+    Discrete & Computational Geometry 18(3), 305–363.
+    """
+    return Fraction(int(sums), 1 << EXACT_UNIT_BITS)
+
+
+def exact_float(sums: np.ndarray, nonfinite: np.ndarray | None = None) -> np.ndarray:
+    """Exact sums rounded once to float64 (correctly rounded), element-wise; ±inf / NaN where non-finite values were
+    counted.
+
+    Parameters
+    ----------
+    sums : ndarray of object
+        Exact sums.
+    nonfinite : ndarray of shape (..., 3) or None, default None
+        Their (+inf, −inf, NaN) counts.
+
+    Returns
+    -------
+    ndarray of float64
+        The rounded sums.
+
+    References
+    ----------
+    Demmel, J. & Hida, Y. (2004). Accurate and efficient floating point summation. SIAM Journal on Scientific
+    Computing 25(4), 1214–1248.
+
+    Shewchuk, J. R. (1997). Adaptive precision floating-point arithmetic and fast robust geometric predicates.
+    Discrete & Computational Geometry 18(3), 305–363.
+    """
+    s = np.asarray(sums, dtype=object)
+    out = np.array([float(exact_fraction(v)) for v in s.reshape(-1)], dtype=float).reshape(s.shape)
+    if nonfinite is not None:
+        nf = np.asarray(nonfinite).reshape(s.shape + (3,))
+        out = np.where(nf[..., 0] > 0, np.inf, out)
+        out = np.where(nf[..., 1] > 0, np.where(nf[..., 0] > 0, np.nan, -np.inf), out)
+        out = np.where(nf[..., 2] > 0, np.nan, out)
+    return out
+
+
+def ints_to_bytes(a: np.ndarray) -> np.ndarray:
+    flat = [int(v).to_bytes(_WIDTH_BYTES, "little", signed=True) for v in np.asarray(a, dtype=object).reshape(-1)]
+    return np.frombuffer(b"".join(flat), dtype=np.uint8).reshape(np.shape(a) + (_WIDTH_BYTES,))
+
+
+def bytes_to_ints(b: np.ndarray) -> np.ndarray:
+    shape = b.shape[:-1]
+    raw = np.ascontiguousarray(b, dtype=np.uint8).reshape(-1, _WIDTH_BYTES)
+    vals = [int.from_bytes(row.tobytes(), "little", signed=True) for row in raw]
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    return out.reshape(shape)
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+
+_M2 = np.uint64(0x94D049BB133111EB)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def splitmix64(x: np.ndarray, stream: int = 0) -> np.ndarray:
+    """SplitMix64 finaliser of ``x + (stream + 1)·γ`` (γ = 0x9E3779B97F4A7C15; Steele, Lea & Flood 2014).
+
+    A uint64 per row id that depends on the id and the stream only (not on the chunk the row is in).
+
+    Parameters
+    ----------
+    x : ndarray of uint64
+        Row ids.
+    stream : int, default 0
+        The stream.
+
+    Returns
+    -------
+    ndarray of uint64
+        The hashes.
+
+    References
+    ----------
+    Steele, G. L., Lea, D. & Flood, C. H. (2014). Fast splittable pseudorandom number generators. OOPSLA,
+    453–472.
+    """
+    z = np.asarray(x).astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        z += _GOLDEN * np.uint64((stream + 1) & 0xFFFFFFFFFFFFFFFF)
+        z ^= z >> np.uint64(30)
+        z *= _M1
+        z ^= z >> np.uint64(27)
+        z *= _M2
+        z ^= z >> np.uint64(31)
+    return z
+
+
+def hash_uniform(row_ids: np.ndarray, seed: int, stream: int) -> np.ndarray:
+    """U(0, 1) numbers in [0, 1) from the row ids: the top 53 bits of ``splitmix64(id, stream)`` times 2⁻⁵³.
+
+    The seed is mixed into the stream.
+
+    Parameters
+    ----------
+    row_ids : ndarray of int
+        Row ids.
+    seed : int
+        Seed.
+    stream : int
+        Stream.
+
+    Returns
+    -------
+    ndarray of float64
+        The numbers.
+
+    References
+    ----------
+    Steele, G. L., Lea, D. & Flood, C. H. (2014). Fast splittable pseudorandom number generators. OOPSLA,
+    453–472.
+    """
+    h = splitmix64(splitmix64(np.asarray(row_ids, dtype=np.int64).view(np.uint64), stream), int(seed) & 0xFFFFFFFF)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def hash_block(row_ids: np.ndarray, seed: int, n_blocks: int) -> np.ndarray:
+    """Bootstrap block of every row, ⌊U·G⌋ with U = :func:`hash_uniform` (stream 1).
+
+    Uniform on 0..G−1 and a function of the row id only.
+
+    Parameters
+    ----------
+    row_ids : ndarray of int
+        Row ids.
+    seed : int
+        Seed.
+    n_blocks : int
+        G.
+
+    Returns
+    -------
+    ndarray of int
+        The blocks.
+
+    References
+    ----------
+    Steele, G. L., Lea, D. & Flood, C. H. (2014). Fast splittable pseudorandom number generators. OOPSLA,
+    453–472.
+    """
+    return np.minimum((hash_uniform(row_ids, seed, 1) * n_blocks).astype(np.int64), n_blocks - 1)
+
+
+def equal_count_positions(n: int, n_bins: int) -> np.ndarray:
+    """0-based sorted positions ⌈kN/B⌉, k = 1..B−1, of the rows that open bins 1..B−1 of B equal-count bins.
+
+    As :func:`calib_core.base.binning.equal_count_bins` (row at sorted position i goes to bin ⌊iB/N⌋).  A first pass
+    over distributed data needs exactly these order statistics (value and row id) of each (model, group).
+
+    Parameters
+    ----------
+    n : int
+        N.
+    n_bins : int
+        B.
+
+    Returns
+    -------
+    ndarray of int
+        The positions.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
+    k = np.arange(1, n_bins, dtype=np.int64)
+    return (k * n + n_bins - 1) // n_bins
+
+
+def equal_count_edges(values: np.ndarray, row_ids: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inner edges (value, row id) of B equal-count bins of ``values``, ties ordered by row id.
+
+    The order statistics at :func:`equal_count_positions`.  :func:`bin_by_edges` with these edges reproduces
+    ``binning.equal_count_bins`` exactly when the row ids increase with the row order (ties in a stable sort).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values.
+    row_ids : ndarray of shape (n,)
+        Their row ids.
+    n_bins : int
+        B.
+
+    Returns
+    -------
+    edges : ndarray
+        Edge values.
+    edge_ids : ndarray
+        Edge row ids.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
+    values = np.asarray(values, dtype=float)
+    ids = np.asarray(row_ids, dtype=np.int64)
+    order = np.lexsort((ids, values))
+    pos = equal_count_positions(values.shape[0], n_bins)
+    pos = pos[pos < values.shape[0]]
+    return values[order[pos]], ids[order[pos]]
+
+
+def bin_by_edges(values: np.ndarray, row_ids: np.ndarray, edges: np.ndarray, edge_ids: np.ndarray | None) -> np.ndarray:
+    """Bin of every row for inner edges e_1 ≤ … ≤ e_{B−1}: the number of edges (e_k, id_k) ≤ (value, id).
+
+    Lexicographic order (without ``edge_ids``: the number of e_k ≤ value).  Bins are [e_k, e_{k+1}).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values.
+    row_ids : ndarray of shape (n,)
+        Their row ids.
+    edges : ndarray
+        Inner edge values.
+    edge_ids : ndarray or None
+        Inner edge row ids.
+
+    Returns
+    -------
+    ndarray of int
+        The bins.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659 (Sensors 22, 5540, 2022).
+    """
+    edges = np.asarray(edges, dtype=float)
+    if edge_ids is None:
+        return np.searchsorted(edges, values, side="right").astype(np.int64)
+    lo = np.searchsorted(edges, values, side="left")
+    # a row is tied with an edge iff the first edge ≥ its value equals it (one binary search, not two)
+    tied = np.flatnonzero(edges[np.minimum(lo, edges.size - 1)] == values) if edges.size else lo[:0]
+    out = lo.astype(np.int64)
+    if tied.size:
+        eids = np.asarray(edge_ids, dtype=np.int64)
+        v, ids = np.asarray(values)[tied], np.asarray(row_ids, dtype=np.int64)[tied]
+        # among the tied edges (all equal to v), count those whose id ≤ the row's id: a (rows × edges) comparison
+        le = (edges[None, :] == v[:, None]) & (eids[None, :] <= ids[:, None])
+        out[tied] += le.sum(axis=1)
+    return out
