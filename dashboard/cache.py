@@ -224,8 +224,8 @@ def memory_bound(*, upload_limit_mb: int) -> dict[str, int]:
     (the upload limit), :data:`RESULTS`, :data:`FIGURES` and :data:`STAGES`.  Sizes are those of
     :func:`dashboard.store.approx_nbytes`.  Not in it: the built-in examples (six fixed data
     sets, built once), the core's null tables and bootstrap designs (fixed-size ``lru_cache``s;
-    ``calib_core.base.significance.DESIGN_MEMO`` designs of about 9 MB each at 1e5 rows) and each open session's own
-    state (its upload's bytes and widgets, dropped when the session expires)."""
+    ``calib_core.base.significance_intervals.DESIGN_MEMO`` designs of about 9 MB each at 1e5 rows) and each open
+    session's own state (its upload's bytes and widgets, dropped when the session expires)."""
     bound = {
         "loaded data (dashboard.state.data_store)": STORE_MAX_BYTES,
         "parsed uploads (dashboard.state.UPLOADS)": int(upload_limit_mb) << 20,
