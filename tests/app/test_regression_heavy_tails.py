@@ -67,6 +67,7 @@ def test_quantile_score_decomposition_table(levi_page):
     assert not any("MCB share" in d.value.columns for d in levi_page.dataframe)
 
 
+@pytest.mark.slow  # the exact isotonic quantile fit at five levels on the page (about 10 s)
 def test_corp_quantile_reliability_diagram(levi_page):
     """Issue 16, point 1 (regression side): the CORP quantile reliability diagram (its own tab, drawn only when open) is
     the core's curve for the chosen level, with a consistency band; the level selector redraws it; a σ-bin

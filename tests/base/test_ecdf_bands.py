@@ -138,6 +138,7 @@ def test_tabulated_band_end_to_end_with_uniform_pit_values():
     assert abs(float(np.mean(inside)) - 0.95) <= 3 * tolerance(0.95, n_sets, 1)
 
 
+@pytest.mark.slow  # re-runs the band's simulation for two table entries
 def test_table_is_what_the_simulation_gives_and_is_cheap():
     """The shipped γ at N = 10³ and 10⁶ are recomputed by :func:`gamma_table` (same method, M, seed), to the 7
     digits stored; a band for a new large N costs no simulation (< 20 ms, against ~65 ms for one)."""

@@ -15,7 +15,7 @@ _SCRIPT = """
 import json, sys, threading
 sys.path.insert(0, {root!r})
 import dashboard.cache as dc
-from calib_core.regression import inference as ri
+from calib_core.inference import regression_nulls as ri
 
 thread = threading.Thread(target=dc.warm_up_server)  # as app.py starts it: no Streamlit context in the thread
 thread.start()

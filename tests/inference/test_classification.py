@@ -70,6 +70,7 @@ def test_false_alarm_rate_of_the_headline_on_calibrated_data(calibrated_runs):
     assert rate <= binomial_bound(0.05, len(pooled))
 
 
+@pytest.mark.slow  # a seeded simulation study (many data sets); runs with pytest -m slow
 def test_p_values_are_uniform_under_perfect_calibration(calibrated_runs):
     for metric in ("ece", "top_bin_gap", "confidence_gap"):
         p = np.array([r.p_value(metric) for runs in calibrated_runs.values() for r in runs])
