@@ -46,9 +46,6 @@ package never imports).
 from __future__ import annotations
 
 import argparse
-import ast
-import os
-import re
 import sys
 import warnings
 from collections import Counter
@@ -71,6 +68,8 @@ from .calibrators.registry import (
     metrics,
 )
 from .data.bytes import DEFAULT_MAX_BYTES
+from .data.columns_option import cli_message, parse_columns
+from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
@@ -80,68 +79,12 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_PARTITIONS_FAILED = 3
 
-_LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles", "classes"}
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with exit code 2 and a one-line hint (argparse's own behaviour, made explicit)."""
 
     def error(self, message: str) -> None:  # pragma: no cover - exercised through the subprocess tests
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
-
-
-def parse_columns(specs: Sequence[str] | None) -> dict[str, Any] | None:
-    """The ``--columns`` option as a ``columns=`` mapping.
-
-    ``q0.05=lo`` becomes ``{"quantiles": {"0.05": "lo"}}``; ``role=`` maps the role to None (not used); a list role
-    (``samples``, ``probs``, ``logits``, ``features``, ``quantiles``, ``classes``) takes ``|``-separated names.
-
-    Parameters
-    ----------
-    specs : sequence of str or None
-        The option's values (it is repeatable), each of comma-separated ``role=column`` pairs.
-
-    Returns
-    -------
-    dict or None
-        The mapping, or None when no ``--columns`` was given.
-
-    Raises
-    ------
-    ValueError
-        A pair without ``=`` or with an empty role.
-
-    Examples
-    --------
-    >>> from calib_core.cli import parse_columns
-    >>> parse_columns(["y=target,mean=mu", "samples=a|b", "q0.05=lo", "std="])
-    {'y': 'target', 'mean': 'mu', 'samples': ['a', 'b'], 'quantiles': {'0.05': 'lo'}, 'std': None}
-    """
-    if not specs:
-        return None
-    out: dict[str, Any] = {}
-    for spec in specs:
-        for pair in filter(None, (p.strip() for p in spec.split(","))):
-            if "=" not in pair:
-                raise ValueError(f"--columns expects role=column pairs, got {pair!r}")
-            role, _, name = (s.strip() for s in pair.partition("="))
-            if not role:
-                raise ValueError(f"--columns: empty role in {pair!r}")
-            if role.lower().startswith("q") and _is_level(role[1:]):
-                out.setdefault("quantiles", {})[role[1:]] = name or None
-            elif role in _LIST_ROLES and "|" in name:
-                out[role] = [n.strip() for n in name.split("|") if n.strip()]
-            else:
-                out[role] = name or None
-    return out
-
-
-def _is_level(text: str) -> bool:
-    try:
-        return 0.0 < float(text) < 1.0
-    except ValueError:
-        return False
 
 
 _REPORT_DESCRIPTION = (
@@ -293,7 +236,7 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# option validation, output protection, hints in command-line words, numerical warnings
+# option validation, numerical warnings
 # ------------------------------------------------------------------------------------------------------------------
 def _size_limit(args: argparse.Namespace) -> dict[str, Any]:
     """``max_bytes`` and its hint for ``load_predictions`` from ``--max-size-mb``."""
@@ -318,148 +261,6 @@ _OPEN_UNIT = (lambda v: 0.0 < v < 1.0, "strictly between 0 and 1")
 
 def _opt(dest: str, rule: tuple[Callable[[Any], bool], str]) -> tuple[str, Callable[[Any], bool], str]:
     return dest, rule[0], rule[1]
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return a.resolve() == b.resolve()
-
-
-def _looks_like_html(path: Path) -> bool:
-    with path.open("rb") as fh:
-        head = fh.read(512).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return head.startswith((b"<!doctype html", b"<html"))
-
-
-def _first_line(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.readline(65536).rstrip(b"\r\n")
-
-
-def _check_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes | None]],
-                   force: bool) -> None:
-    """Refuse to destroy input: an output path equal to an input file or to another output, a directory, and
-    (without ``--force``) an existing file that is not what this command writes there — for an HTML output
-    (``data`` None or HTML) a file that does not start like HTML, for a CSV output a file whose header line is not
-    the one about to be written (a previous run's table is overwritten).  ``outputs`` are (option, path or None,
-    data) triples; ``data`` None checks an HTML output before the work is done."""
-    seen: list[tuple[str, Path]] = []
-    for option, name, data in outputs:
-        if name is None:
-            continue
-        path = Path(name)
-        for source in inputs:
-            if _same_file(path, source):
-                raise InputError(f"{option} {name} is the input file", source=str(source),
-                                 hint=f"choose another {option} path; the input is never overwritten")
-        for other_option, other in seen:
-            if _same_file(path, other):
-                raise ValueError(f"{option} and {other_option} name the same file {name}: choose different paths")
-        seen.append((option, path))
-        if not path.exists():
-            continue
-        if path.is_dir():
-            raise ValueError(f"{option} {name} is a directory: give a file name")
-        if force:
-            continue
-        html_output = data is None or data.lstrip().lower().startswith((b"<!doctype html", b"<html"))
-        if html_output and not _looks_like_html(path):
-            raise ValueError(
-                f"{option} {name} exists and is not an HTML file: refusing to overwrite it "
-                "(choose another path, or pass --force to replace it)"
-            )
-        if not html_output and _first_line(path) != data.split(b"\n", 1)[0].rstrip(b"\r"):
-            raise ValueError(
-                f"{option} {name} exists and is not a table this command wrote: refusing to overwrite it "
-                "(choose another path, or pass --force to replace it)"
-            )
-
-
-def _write_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes]], force: bool) -> None:
-    """Check every output (:func:`_check_outputs`) with its content, then write them all (none on a refusal)."""
-    _check_outputs(inputs, outputs, force)
-    for _, name, data in outputs:
-        if name is not None:
-            Path(name).write_bytes(data)
-
-
-_PY_COLUMNS = re.compile(r"columns=(\{(?:[^{}]|\{[^{}]*\})*\})")
-_CLASSIFICATION_ROLES = {"label", "probs", "logits", "positive", "classes", "pred_label"}
-
-
-def _cli_columns(mapping: dict[Any, Any], more: bool) -> str:
-    """``{'label': '<name>'}`` → ``--columns label=<name>`` (the command-line form of a ``columns=`` mapping)."""
-    pairs = []
-    for role, value in mapping.items():
-        if role == "quantiles" and isinstance(value, dict):
-            pairs += [f"q{lvl}={col}" for lvl, col in value.items()]
-        elif role == "quantiles" or value is Ellipsis:
-            pairs.append("q<level>=<column>,…" if role == "quantiles" else f"{role}=<value>")
-        elif value is None:
-            pairs.append(f"{role}=")
-        elif isinstance(value, (list, tuple)):
-            names = ["<column>|<column>|…" if v is Ellipsis else str(v) for v in value]
-            pairs.append(f"{role}={'|'.join(names)}")
-        else:
-            pairs.append(f"{role}={'<column>' if value == '<name>' else value}")
-    return "--columns " + ",".join(pairs) + (",…" if more else "")
-
-
-def cli_message(text: str, task: str | None = None) -> str:
-    """A loader message in command-line words.
-
-    Each Python-API hint ``columns={...}`` becomes the equivalent ``--columns role=column`` option; a hint that
-    cannot be translated gets the task's generic example (regression: y, mean, std; classification: label and
-    probability columns).
-
-    Parameters
-    ----------
-    text : str
-        The message of an ``InputError``.
-    task : str, optional
-        The ``--task`` given, which chooses the generic example.
-
-    Returns
-    -------
-    str
-        The message with its hints in command-line words.
-
-    Examples
-    --------
-    >>> from calib_core.cli import cli_message
-    >>> cli_message("pass columns={'std': '<name>'} to choose one")
-    'pass --columns std=<column> to choose one'
-    """
-    roles: set[str] = set()
-    untranslated = False
-
-    def translate(match: re.Match) -> str:
-        nonlocal untranslated
-        literal = match.group(1)
-        more = bool(re.search(r",\s*(\.\.\.|…)\s*\}$", literal))
-        literal = re.sub(r",\s*(\.\.\.|…)\s*\}$", "}", literal)
-        try:
-            mapping = ast.literal_eval(literal)
-        except (ValueError, SyntaxError):
-            mapping = None
-        if not isinstance(mapping, dict):
-            untranslated = True
-            roles.update(re.findall(r"'(\w+)'\s*:", literal))
-            return match.group(0)
-        roles.update(str(k) for k in mapping)
-        return _cli_columns(mapping, more)
-
-    out = _PY_COLUMNS.sub(translate, text).replace("task='classification'", "--task classification")
-    if untranslated or ("columns=" in out and "--columns" not in out):
-        classification = task == "classification" or (task is None and bool(roles & _CLASSIFICATION_ROLES))
-        example = ("--columns label=<column>,probs=<column>|<column>|…" if classification
-                   else "--columns y=<column>,mean=<column>,std=<column>")
-        out += f" On the command line: {example} (see --help)."
-    return out
 
 
 @contextmanager
@@ -516,9 +317,9 @@ def _evaluate(args: argparse.Namespace) -> int:
                           _opt("test_fraction", _OPEN_UNIT), _opt("n_bins", _AT_LEAST_1)])
     path = _existing(args.file)
     outputs = [("--out", args.out), ("--summary-csv", args.summary_csv), ("--trials-csv", args.trials_csv)]
-    _check_outputs([path], [(option, name, None if option == "--out" else b"") for option, name in outputs],
+    check_outputs([path], [(option, name, None if option == "--out" else b"") for option, name in outputs],
                    force=True)  # identity only: the content checks run with the content, below
-    _check_outputs([path], [("--out", args.out, None)], args.force)
+    check_outputs([path], [("--out", args.out, None)], args.force)
     pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize,
                             **_size_limit(args))
     cals = _chosen(pset, args.calibrators, not args.no_baseline)
@@ -537,7 +338,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         marked[col] = [f"{v} *" if b else str(v) for v, b in zip(table[col], best[col])]
     if notes:
         result.messages.extend(notes)
-    _write_outputs([path], [
+    write_outputs([path], [
         ("--out", args.out, evaluation_report_html(pset, result, title=f"Recalibration comparison: {path.name}")
          .encode("utf-8") if args.out else b""),
         ("--summary-csv", args.summary_csv, to_csv_bytes(result.summary) if args.summary_csv else b""),
@@ -580,36 +381,20 @@ def _existing(file: str) -> Path:
     return path
 
 
-def _is_summary_file(path: Path) -> bool:
-    """A summary written by ``--save-summary``: a zip archive whose ``header.json`` names the summary format."""
-    import zipfile
-
-    if not path.is_file():
-        return False
-    with path.open("rb") as fh:
-        if fh.read(4) != b"PK\x03\x04":
-            return False
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return "header.json" in zf.namelist()
-    except zipfile.BadZipFile:
-        return False
-
-
 def _report(args: argparse.Namespace) -> int:
     _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2), _opt("max_size_mb", _AT_LEAST_1),
                           _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
                           _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
     columns = parse_columns(args.columns)
-    if args.engine == "dask" or _is_summary_file(Path(args.file)):
+    if args.engine == "dask" or is_summary_file(Path(args.file)):
         return _report_from_summary(args, columns)
     if any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
         raise InputError("looks like a glob; a data set of several Parquet files is read with --engine dask",
                          source=args.file, hint=f"python -m calib_core report '{args.file}' --engine dask --out ...")
     path = _existing(args.file)
-    _check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
-    _check_outputs([path], [("--out", args.out, None)], args.force)
-    _check_summary_output([path], args)
+    check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
+    check_outputs([path], [("--out", args.out, None)], args.force)
+    check_summary_output([path], args.save_summary, _outputs(args), args.force)
     pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize, **_size_limit(args))
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
@@ -631,7 +416,7 @@ def _report(args: argparse.Namespace) -> int:
         text = report_html(report, title=title, prediction_set=pset, notes=notes)
     out = Path(args.out)
     metrics_csv = to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)) if args.metrics_csv else b""
-    _write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
+    write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
                                                                       metrics_csv)], args.force)
     if args.save_summary:
         from .scale.summary import spec_for, summarize
@@ -677,29 +462,13 @@ def load_lines(pset: PredictionSet) -> list[str]:
     return lines + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
 
 
-def _check_summary_output(inputs: Sequence[Path], args: argparse.Namespace) -> None:
-    """``--save-summary``: never an input file nor another output; an existing file is replaced only when it is a
-    summary file (or with ``--force``)."""
-    name = args.save_summary
-    if name is None:
-        return
-    path = Path(name)
-    for source in inputs:
-        if _same_file(path, source):
-            raise InputError(f"--save-summary {name} is an input file", source=str(source),
-                             hint="choose another --save-summary path; the input is never overwritten")
-    for option, other in (("--out", args.out), ("--metrics-csv", args.metrics_csv)):
-        if other is not None and _same_file(path, Path(other)):
-            raise ValueError(f"--save-summary and {option} name the same file {name}: choose different paths")
-    if path.is_dir():
-        raise ValueError(f"--save-summary {name} is a directory: give a file name")
-    if path.exists() and not args.force and not _is_summary_file(path):
-        raise ValueError(f"--save-summary {name} exists and is not a summary file: refusing to overwrite it "
-                         "(choose another path, or pass --force to replace it)")
+def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """The report's other outputs, which ``--save-summary`` may not name."""
+    return [("--out", args.out), ("--metrics-csv", args.metrics_csv)]
 
 
 def _write_summary(name: str, summary: Any) -> None:
-    """Write a summary file (checked before the work by :func:`_check_summary_output`)."""
+    """Write a summary file (checked before the work by :func:`check_summary_output`)."""
     Path(name).write_bytes(summary.to_bytes())
 
 
@@ -710,16 +479,16 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     path = Path(args.file)
     notes: list[str] = []
     result = None
-    if _is_summary_file(path):
+    if is_summary_file(path):
         inputs = [path]
     else:
         from .scale.distributed_partitions import expand_paths
 
         inputs = [Path(p) for p in expand_paths(args.file)]
-    _check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
-    _check_outputs(inputs, [("--out", args.out, None)], args.force)
-    _check_summary_output(inputs, args)
-    if _is_summary_file(path):
+    check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
+    check_outputs(inputs, [("--out", args.out, None)], args.force)
+    check_summary_output(inputs, args.save_summary, _outputs(args), args.force)
+    if is_summary_file(path):
         try:
             summary = Summary.from_bytes(path.read_bytes())
         except ValueError as exc:
@@ -765,7 +534,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
         text = report_html(rep, title=title, notes=notes)
     out = Path(args.out)
     metrics_csv = to_csv_bytes(metrics_with_verdicts(rep.metrics, rep.verdicts)) if args.metrics_csv else b""
-    _write_outputs(inputs, [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
+    write_outputs(inputs, [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
                                                                         metrics_csv)], args.force)
     if args.save_summary:
         _write_summary(args.save_summary, summary)

@@ -3,6 +3,7 @@
 * ``columns.py`` — column names and their roles: the alias table, ``find_column`` / ``resolve_column``, the header
   check, columns kept for slices; ``columns_patterns.py`` — columns found by name pattern (quantile levels,
   ensemble members, class scores, features);
+* ``columns_option.py`` — the column mapping in command-line words (``--columns role=name`` ↔ ``columns=``);
 * ``rows.py`` — row values (numbers, labels), ``RowFilter`` (drop reasons, counted), rows merged by a stray quote;
   ``rows_labels.py`` — the split / group / model columns (calibration / test roles);
 * ``text.py`` — delimited text: encodings, leading comments, delimiter sniffing, ``read_text``;
@@ -12,7 +13,7 @@
 * ``regression.py`` / ``classification.py`` — the task parsers (frame → ``PredictionSet``);
   ``classification_classes.py`` — which label value is which score column;
 * ``writing.py`` — tables to files: CSV with spreadsheet formulas neutralised, Parquet, predictions in the
-  loader's own layout (re-exported by ``calib_core.export``);
+  loader's own layout (re-exported by ``calib_core.export``); output files that never overwrite an input;
 * ``examples.py`` (built-in examples), ``templates.py`` (downloadable template files), ``toy.py`` (toy
   heteroscedastic data sets).
 """

@@ -12,19 +12,27 @@ write, re-exported by :mod:`calib_core.export`.
 * :func:`calibrated_predictions_frame` / :func:`calibrated_probabilities_frame` — a (recalibrated) regression
   distribution or classification probability matrix as a tidy table in the loader's own file layout, so
   an exported file can be uploaded again; :func:`calibrated_frame` — the same for a calibrator of an evaluation.
+* :func:`check_outputs` / :func:`write_outputs` — output files that never destroy input: an output path equal to
+  an input file or to another output is refused, and so is an existing file that is not what is written there
+  (not HTML for an HTML output, another header for a CSV output) unless forced; :func:`check_summary_output` —
+  the same for a summary file (:func:`is_summary_file`); :func:`same_file` — whether two paths name the same
+  file.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import zipfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..base.predictions import PredictionSet
+from ..base.predictions import InputError, PredictionSet
 from ..base.protocol import EvaluationResult
 from ..base.regression import PredictiveDistribution
 
@@ -34,9 +42,14 @@ __all__ = [
     "calibrated_frame",
     "calibrated_predictions_frame",
     "calibrated_probabilities_frame",
+    "check_outputs",
+    "check_summary_output",
+    "is_summary_file",
     "neutralise_formulas",
+    "same_file",
     "to_csv_bytes",
     "to_parquet_bytes",
+    "write_outputs",
 ]
 
 #: Quantile levels written by :func:`calibrated_predictions_frame` (columns ``q0.05`` … ``q0.95``).
@@ -337,3 +350,197 @@ def calibrated_frame(pset: PredictionSet, result: EvaluationResult, name: str) -
         else:
             parts.append(calibrated_probabilities_frame(sub, by_cal[name], calibrator=name))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+# =============================================================================================
+# output files: never an input, never a file of another kind
+# =============================================================================================
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name the same file.
+
+    ``os.path.samefile`` when both exist (hard links, symbolic links, ``..`` all resolved by the file system), else
+    the resolved paths compared.
+
+    Parameters
+    ----------
+    a, b : Path
+        The two paths.
+
+    Returns
+    -------
+    bool
+        True when they are the same file.
+    """
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def _looks_like_html(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(512).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def _first_line(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.readline(65536).rstrip(b"\r\n")
+
+
+def check_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes | None]],
+                  force: bool) -> None:
+    """Refuse to destroy input before anything is written.
+
+    Refused: an output path equal to an input file or to another output, a directory, and (without ``force``) an
+    existing file that is not what is written there — for an HTML output (``data`` None or HTML) a file that does
+    not start like HTML, for a CSV output a file whose header line is not the one about to be written (a previous
+    run's table is overwritten).
+
+    Parameters
+    ----------
+    inputs : sequence of Path
+        The input files, never overwritten.
+    outputs : sequence of (str, str or None, bytes or None)
+        (option, path or None, data) triples: the option names the output in messages (``--out``); a None path is
+        an output not asked for; ``data`` None checks an HTML output before the work is done.
+    force : bool
+        Replace an existing file of another kind (``--force``); inputs, duplicates and directories stay refused.
+
+    Raises
+    ------
+    InputError
+        An output is an input file.
+    ValueError
+        Two outputs name the same file, an output is a directory, or (without ``force``) an existing file is not
+        what would be written there.
+    """
+    seen: list[tuple[str, Path]] = []
+    for option, name, data in outputs:
+        if name is None:
+            continue
+        path = Path(name)
+        for source in inputs:
+            if same_file(path, source):
+                raise InputError(f"{option} {name} is the input file", source=str(source),
+                                 hint=f"choose another {option} path; the input is never overwritten")
+        for other_option, other in seen:
+            if same_file(path, other):
+                raise ValueError(f"{option} and {other_option} name the same file {name}: choose different paths")
+        seen.append((option, path))
+        if not path.exists():
+            continue
+        if path.is_dir():
+            raise ValueError(f"{option} {name} is a directory: give a file name")
+        if force:
+            continue
+        html_output = data is None or data.lstrip().lower().startswith((b"<!doctype html", b"<html"))
+        if html_output and not _looks_like_html(path):
+            raise ValueError(
+                f"{option} {name} exists and is not an HTML file: refusing to overwrite it "
+                "(choose another path, or pass --force to replace it)"
+            )
+        if not html_output and _first_line(path) != data.split(b"\n", 1)[0].rstrip(b"\r"):
+            raise ValueError(
+                f"{option} {name} exists and is not a table this command wrote: refusing to overwrite it "
+                "(choose another path, or pass --force to replace it)"
+            )
+
+
+def write_outputs(inputs: Sequence[Path], outputs: Sequence[tuple[str, str | None, bytes]], force: bool) -> None:
+    """Check every output with its content (:func:`check_outputs`), then write them all — none on a refusal.
+
+    Parameters
+    ----------
+    inputs : sequence of Path
+        The input files, never overwritten.
+    outputs : sequence of (str, str or None, bytes)
+        (option, path or None, data) triples; a None path is not written.
+    force : bool
+        Replace an existing file of another kind (see :func:`check_outputs`).
+
+    Raises
+    ------
+    InputError, ValueError
+        A refusal of :func:`check_outputs` (nothing is written).
+    OSError
+        A file could not be written.
+    """
+    check_outputs(inputs, outputs, force)
+    for _, name, data in outputs:
+        if name is not None:
+            Path(name).write_bytes(data)
+
+
+def is_summary_file(path: Path) -> bool:
+    """Whether ``path`` is a summary file (``Summary.to_bytes``, written by ``--save-summary``).
+
+    A zip archive (it starts with ``PK\\x03\\x04``) that holds ``header.json``, the member naming the summary
+    format.
+
+    Parameters
+    ----------
+    path : Path
+        Any path.
+
+    Returns
+    -------
+    bool
+        True for a summary file; False for anything else (a missing path, a directory, another zip).
+    """
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        if fh.read(4) != b"PK\x03\x04":
+            return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return "header.json" in zf.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
+def check_summary_output(inputs: Sequence[Path], name: str | None, outputs: Sequence[tuple[str, str | None]],
+                         force: bool) -> None:
+    """Refuse a ``--save-summary`` path that would destroy input, before the work is done.
+
+    Refused: an input file, another output, a directory, and (without ``force``) an existing file that is not a
+    summary file (:func:`is_summary_file`); an existing summary file is replaced.
+
+    Parameters
+    ----------
+    inputs : sequence of Path
+        The input files, never overwritten.
+    name : str or None
+        The summary file's path (None: no summary is written, nothing to check).
+    outputs : sequence of (str, str or None)
+        The other outputs as (option, path or None) pairs.
+    force : bool
+        Replace an existing file that is not a summary file (``--force``).
+
+    Raises
+    ------
+    InputError
+        The path is an input file.
+    ValueError
+        It names another output or a directory, or (without ``force``) an existing file that is not a summary.
+    """
+    if name is None:
+        return
+    path = Path(name)
+    for source in inputs:
+        if same_file(path, source):
+            raise InputError(f"--save-summary {name} is an input file", source=str(source),
+                             hint="choose another --save-summary path; the input is never overwritten")
+    for option, other in outputs:
+        if other is not None and same_file(path, Path(other)):
+            raise ValueError(f"--save-summary and {option} name the same file {name}: choose different paths")
+    if path.is_dir():
+        raise ValueError(f"--save-summary {name} is a directory: give a file name")
+    if path.exists() and not force and not is_summary_file(path):
+        raise ValueError(f"--save-summary {name} exists and is not a summary file: refusing to overwrite it "
+                         "(choose another path, or pass --force to replace it)")
