@@ -57,9 +57,16 @@ def assert_same_report(a: cc.Report, b: cc.Report) -> None:
             assert table.attrs == b.diagrams[key][name].attrs
 
 
-@pytest.mark.parametrize("layout", ["gaussian", "sigma0", "models", "quantile", "ensemble"])
-@pytest.mark.parametrize("extra", [{}, {"n_simulations": 0}, {"n_resamples": 0},
-                                   {"n_resamples": 0, "n_simulations": 0}])
+LAYOUTS = ["gaussian", "sigma0", "models", "quantile", "ensemble"]
+EXTRAS = [{}, {"n_simulations": 0}, {"n_resamples": 0}, {"n_resamples": 0, "n_simulations": 0}]
+#: the default run keeps every option set on Gaussian forecasts and every layout without resampling; the rest of
+#: the grid runs with ``pytest -m slow``
+STAGE_CASES = [pytest.param(layout, extra, id=f"extra{i}-{layout}",
+                            marks=() if layout == "gaussian" or i == len(EXTRAS) - 1 else pytest.mark.slow)
+               for i, extra in enumerate(EXTRAS) for layout in LAYOUTS]
+
+
+@pytest.mark.parametrize("layout, extra", STAGE_CASES)
 def test_staged_rediagnosis_equals_a_fresh_one(layout, extra):
     pset = _set(layout)
     stages: dict = {}

@@ -84,6 +84,7 @@ def test_p_values_are_uniform_under_perfect_calibration(calibrated_runs):
     assert stats.kstest(p, "uniform").pvalue > 1e-3  # ECE is nearly continuous: close to uniform
 
 
+@pytest.mark.slow  # a seeded simulation study (many data sets); runs with pytest -m slow
 def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     r = calibrated_runs[2][0]
     t = r.table
