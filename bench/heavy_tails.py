@@ -70,11 +70,13 @@ def interleaved_times(fns: dict, repeat: int) -> dict:
 def decomposition_at(rev: str):
     """``quantile_score_decomposition`` as of git revision ``rev``: the revision's module file, written by
     ``git show`` into a temporary directory, imported with the standard import machinery as a sibling module of this
-    tree's ``calib_core.regression`` (so its relative imports resolve here)."""
+    tree's ``calib_core.metrics`` (so its relative imports resolve here: the revision's decomposition runs on this
+    tree's helpers).  The revision must have the layered layout (``calib_core/metrics/``); for an older one, check
+    it out and run this benchmark there."""
     root = os.path.join(os.path.dirname(__file__), "..")
-    path = "calib_core/regression/decomposition.py"
+    path = "calib_core/metrics/regression_decomposition.py"
     source = subprocess.run(["git", "-C", root, "show", f"{rev}:{path}"], capture_output=True, check=True).stdout
-    name = "calib_core.regression._decomposition_at_" + "".join(c if c.isalnum() else "_" for c in rev)
+    name = "calib_core.metrics._decomposition_at_" + "".join(c if c.isalnum() else "_" for c in rev)
     directory = tempfile.mkdtemp(prefix="decomposition_at_")
     file = os.path.join(directory, "decomposition.py")
     with open(file, "wb") as fh:
