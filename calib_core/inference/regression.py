@@ -106,6 +106,7 @@ from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, Reg
 from .regression_bootstrap import bootstrap_intervals
 from .regression_ence import ence_test
 from .regression_nulls import EnsembleNull, null_model, warm_up
+from .regression_stated import descriptive_for_quantile_sets, stated_tests
 from .regression_tests import coverage_tests, pit_tests, score_references, z_tests, zms_tests
 from .regression_verdict import (
     PRIMARY,
@@ -375,6 +376,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
     coverage_tests(rec, values, r, null, coverages, n_null, level, rng)
+    stated_tests(rec, values, r, coverages, n_null, level, seed)  # quantile sets: tests of the stated levels only
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
         ensemble_bin_moments=null.bin_moments if isinstance(null, EnsembleNull) else None, layout=layout,
@@ -455,6 +457,7 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
 
     # ---- proper-score references, Spearman interval ------------------------------------------
     score_references(rec, values, r, coverages, rng)
+    descriptive_for_quantile_sets(rec, r)  # ENCE's test needs the interpolated law too
     if "spearman_sigma_abs_error" in values:
         rho = values["spearman_sigma_abs_error"]
         if np.isfinite(rho) and n > 3:

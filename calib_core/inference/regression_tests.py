@@ -19,7 +19,7 @@ import numpy as np
 from scipy import special
 
 from ..base import significance as sig
-from ..base.regression import LOG_2PI, QuantileSet, norm_cdf, norm_pdf
+from ..base.regression import LOG_2PI, norm_cdf, norm_pdf
 from ..base.report import PROPER_SCORE
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_tails import (
@@ -31,7 +31,7 @@ from ..metrics.regression_tails import (
 )
 from .regression_bootstrap import smooth_stats
 from .regression_nulls import NullModel, curve_null, ks_sf_ppf, kstwo_mean, kurtosis_test, n_only_null, skew_test
-from .regression_verdict import given_coverage_key, metric_kind
+from .regression_verdict import metric_kind
 
 __all__ = ["pit_tests", "z_tests", "zms_tests", "coverage_tests", "score_references"]
 
@@ -314,8 +314,8 @@ def coverage_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], 
     """Coverage of the central c-intervals: exact binomial test against c (Poisson-binomial, Monte Carlo, for
     ensembles, whose per-row coverage probability is finite-M), Clopper–Pearson interval.
 
-    For a quantile set whose given levels do not reach an interval's ends the row's note says that the test is of
-    the extrapolated tails (and which coverage the headline tests instead).
+    Quantile sets: :func:`~calib_core.inference.regression_stated.stated_tests` then replaces these tests by the
+    bracketed exact binomial of the stated pairs and leaves the other coverages without a p-value.
 
     Parameters
     ----------
@@ -360,14 +360,6 @@ def coverage_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], 
             test += f" (finite-M ensemble coverage, mean {ref:.4f})"
         rec[key].update(p_value=p, p_mc_se=se, test=test, perfect=ref, ci_low=lo_c, ci_high=hi_c,
                         interval="Clopper–Pearson (exact)")
-        if isinstance(r.dist, QuantileSet):
-            tau = r.dist.levels
-            if 0.5 - c / 2 < tau[0] - 1e-12 or 0.5 + c / 2 > tau[-1] + 1e-12:
-                given = given_coverage_key(tau, coverages)
-                rec[key]["note"] = ("interval ends beyond the given quantiles: this tests the exponential tails "
-                                    "the tool extrapolates, not only the forecast"
-                                    + (f"; the headline tests {given} (the widest central interval given) instead"
-                                       if given else ""))
 
 
 def score_references(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, coverages,

@@ -1,8 +1,8 @@
 """Regression families, kinds and words: which statistic is what, which ones decide the headline, and the
 verdict in words.
 
-:data:`PRIMARY` (PIT uniformity, mean z, std z, 90% coverage, ENCE; :func:`primary_family` adapts the coverage
-member to a quantile set's stated levels) is decided by Holm at family-wise ``alpha``, every other calibration
+:data:`PRIMARY` (PIT uniformity, mean z, std z, 90% coverage, ENCE; a quantile set's family, of its stated levels
+only, is :func:`primary_family`) is decided by Holm at family-wise ``alpha``, every other calibration
 statistic gets a Benjamini–Hochberg flag (:func:`calib_core.inference.result.adjust_families`); :func:`decide` turns
 the per-metric records into the :class:`~calib_core.inference.result.InferenceResult` with its direction and
 sentence.
@@ -20,13 +20,12 @@ from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES
 from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
-__all__ = ["PRIMARY", "primary_family", "primary_family_of_levels", "given_coverage_key", "metric_kind",
-           "empty_record", "decide"]
+__all__ = ["PRIMARY", "QUANTILE_PRIMARY", "primary_family", "primary_family_of_levels", "given_coverage_key",
+           "metric_kind", "empty_record", "decide"]
 
 
-#: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  For quantile
-#: sets whose given levels do not reach the 90% interval's ends the coverage member is the widest central interval
-#: actually given (:func:`primary_family`).
+#: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  Quantile sets
+#: have their own, of the stated levels only (:func:`primary_family`).
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
 
 
@@ -37,12 +36,12 @@ _DESCRIPTIVE = ("rmse", "mae", "sharpness", "cv", "spearman_sigma_abs_error")
 
 
 def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERAGES) -> tuple[str, ...]:
-    """The primary family for predictions ``dist``: :data:`PRIMARY`, except that for a :class:`QuantileSet`
-    whose given levels τ do not contain both ends 0.5 ± 0.45 of the 90% interval, ``coverage_90`` is replaced
-    by the coverage of the widest central interval in ``coverages`` whose ends are both given levels (9 levels
-    0.1 … 0.9: ``coverage_80``, the interval [q₀.₁, q₀.₉]).  Its count is an exact binomial test of what the
-    forecaster stated; the 90% interval of such a set lies in the exponential tails the tool extrapolates.  With
-    no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so).
+    """The primary family for predictions ``dist``: :data:`PRIMARY`, except for a :class:`QuantileSet`, which is
+    judged only at what it states (:func:`primary_family_of_levels`): the PIT histogram over the cells between the
+    stated levels (``pit_chi2``), the coverage of every stated level (``max_level_deviation``), the share of
+    targets below the median (``below_median``, location) and the coverage of the widest central interval whose
+    ends are both stated (spread; 9 levels 0.1 … 0.9: ``coverage_80``).  Everything that needs the law the tool
+    interpolates between the stated quantiles is descriptive for quantile sets.
 
     Parameters
     ----------
@@ -64,15 +63,22 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
        in regression tasks. *arXiv:1905.11659*.
     .. [3] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
        Statistics* 6(2), 65–70.
+    .. [4] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
     """
     if not isinstance(dist, QuantileSet):
         return PRIMARY
     return primary_family_of_levels(dist.levels, coverages)
 
 
+#: The primary family of a quantile set before its coverage member (:func:`primary_family_of_levels`)
+QUANTILE_PRIMARY = ("pit_chi2", "max_level_deviation", "below_median")
+
+
 def primary_family_of_levels(levels: np.ndarray, coverages=DEFAULT_COVERAGES) -> tuple[str, ...]:
     """:func:`primary_family` of a quantile set from its stated levels τ alone (what a mergeable summary keeps):
-    ``coverage_90`` replaced by the widest central interval of ``coverages`` whose ends are both in τ.
+    ``pit_chi2``, ``max_level_deviation``, ``below_median`` and the coverage of the widest central interval of
+    ``coverages`` whose ends are both in τ (none when no central interval is stated).
 
     Parameters
     ----------
@@ -90,11 +96,11 @@ def primary_family_of_levels(levels: np.ndarray, coverages=DEFAULT_COVERAGES) ->
     ----------
     .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
        Statistics* 6(2), 65–70.
+    .. [2] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+       *Journal of the Royal Statistical Society B* 69(2), 243–268.
     """
     key = given_coverage_key(levels, coverages)
-    if key is None or key == "coverage_90":
-        return PRIMARY
-    return tuple(key if k == "coverage_90" else k for k in PRIMARY)
+    return QUANTILE_PRIMARY + ((key,) if key is not None else ())
 
 
 def given_coverage_key(tau: np.ndarray, coverages) -> str | None:

@@ -73,6 +73,7 @@ from .regression_scores import (
     zero_density_note,
     zero_density_rows,
 )
+from .regression_stated import stated_statistics
 
 __all__ = [
     "RegressionRows",
@@ -317,7 +318,8 @@ def summary_statistics(
         ``quantile_calibration_error``, ``miscalibration_area``, ``max_calibration_deviation``,
         ``reliability_score``, ``pit_entropy``, ``spearman_sigma_abs_error``, the moments of z (``z_mean``,
         ``z_std``, ``z_skewness``, ``z_excess_kurtosis``), ``zms``, ``mean_log_z2`` and, per coverage c,
-        ``coverage_c``, ``width_c`` and ``interval_score_c``.
+        ``coverage_c``, ``width_c`` and ``interval_score_c``; for quantile sets also ``pit_chi2`` and
+        ``max_level_deviation`` (:mod:`calib_core.metrics.regression_stated`).
 
     References
     ----------
@@ -375,6 +377,7 @@ def summary_statistics(
     }
     out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms", "mean_log_z2")})
     out.update(stat_intervals(r, w, coverages))
+    out.update(stated_statistics(r.y, r.dist, w))  # quantile sets: the statistics of the stated levels
     return out
 
 
