@@ -22,6 +22,7 @@ from ..metrics import classification as cm
 from ..metrics import classification_ratio as cratio
 from ..metrics import classification_smooth as csm
 from ..metrics import regression as rm
+from ..metrics import regression_stated as rs
 
 __all__ = [
     "CALIBRATION",
@@ -389,6 +390,25 @@ _REGRESSION: tuple[Metric, ...] = (
         "z_excess_kurtosis", _R, "excess kurtosis z", CALIBRATION, 0.0,
         "excess kurtosis of z", "standardised residuals", "0 for Gaussian tails; > 0 heavier tails (CRUDE §3).",
         _z_moment("z_excess_kurtosis"),
+    ),
+    # quantile sets judged at their stated levels (calib_core.metrics.regression_stated)
+    make_metric(
+        "pit_chi2", _R, "PIT χ² (stated levels)", CALIBRATION, "lower",
+        "cells (0, τ₁], (τ₁, τ₂], …, (τ_Q, 1] between the stated levels; χ² = Σ_k (n_k − N Δτ_k)² / (N Δτ_k), n_k the "
+        "PIT counts (with ties: the smallest χ² the brackets #{y < q_τ} ≤ C_τ ≤ #{y ≤ q_τ} allow); quantile sets only",
+        "Pearson 1900; PIT histogram: Gneiting, Balabdaoui & Raftery 2007; randomised PIT: Czado, Gneiting & Held 2009",
+        "Its reference is the number of cells − 1 (Q); larger = the PIT histogram between the stated levels is not "
+        "flat. Uses only the stated quantiles, nothing interpolated.",
+        rs.pit_chi2,
+    ),
+    make_metric(
+        "max_level_deviation", _R, "max stated-level deviation", CALIBRATION, "lower",
+        "max_τ max(0, L_τ/N − τ, τ − U_τ/N), L_τ = #{y < q_τ}, U_τ = #{y ≤ q_τ} over the stated levels τ; quantile "
+        "sets only",
+        _KUL + "; Bracher et al. 2021 (quantile forecasts)",
+        "0 = every stated quantile q_τ has τ of the targets at or below it (up to ties); the largest miss over the "
+        "levels otherwise. Uses only the stated quantiles.",
+        rs.max_level_deviation,
     ),
     # heavy-tail-robust statistics (Pernot 2023–24; calib_core.metrics.regression_tails)
     make_metric(

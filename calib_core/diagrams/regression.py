@@ -16,11 +16,18 @@ levi_bins : bin, count, sigma_low, sigma_high, rmv, rmse, rmse_low, rmse_high
     Levi et al. 2019 σ-bins; [rmse_low, rmse_high] is a bootstrap 90% interval of the bin RMSE
     (block bootstrap: per-block, per-bin sums re-weighted, see ``calib_core.base.significance``).
 pit_histogram : left, right, count, density
+    Quantile sets: the cells between the stated levels (0, τ₁], …, (τ_Q, 1], counts of targets per cell (with ties
+    the assignment of the smallest χ², :func:`calib_core.metrics.regression_stated.min_pit_chi2`).
+stated_levels : level, lower, upper, ci_low, ci_high, p_value
+    Quantile sets only: per stated level τ the bracket [#{y < q_τ}/N, #{y ≤ q_τ}/N] of P(y ≤ q_τ), its
+    Clopper–Pearson interval and the bracketed exact binomial p-value.
 z_histogram : left, right, count, density, normal_density, outside
     Standardised residuals; values beyond the outer edges are counted in the end bins.
 qq : theoretical, observed
     At most ``max_points`` quantiles of z against N(0, 1).
 intervals : coverage, observed, mean_width, interval_score
+
+The calibration curve of a quantile set is drawn at its stated levels (and 0, 1) only.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import pandas as pd
 
 from ..base.binning import bin_sums, counts_from_sorted
 from ..base.ecdf_bands import ecdf_band
-from ..base.regression import norm_pdf, norm_ppf
+from ..base.regression import QuantileSet, norm_pdf, norm_ppf
 from ..base.significance import block_bootstrap_weights, block_ids, nan_quantiles
 from ..metrics.regression import (
     DEFAULT_COVERAGES,
@@ -42,6 +49,13 @@ from ..metrics.regression import (
     interval_table,
     observed_proportions,
 )
+from ..metrics.regression_stated import (
+    clopper_pearson_bounds,
+    level_pvalues,
+    min_pit_chi2,
+    pit_cells,
+    stated_level_counts,
+)
 
 __all__ = [
     "calibration_curve_table",
@@ -50,6 +64,7 @@ __all__ = [
     "z_histogram_table",
     "qq_table",
     "intervals_table",
+    "stated_levels_table",
     "regression_diagrams",
 ]
 
@@ -197,6 +212,8 @@ def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.nd
 def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFrame:
     """PIT histogram on [0, 1]: u_i = F_i(y_i), density count_b/(N·width_b), uniform (= 1) under calibration.
 
+    Quantile sets: the cells between the stated levels (``n_bins`` unused), counted from the stated quantiles alone.
+
     Parameters
     ----------
     rows : RegressionRows
@@ -216,7 +233,16 @@ def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFra
 
     Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
     Journal of the Royal Statistical Society B 69(2), 243–268.
+
+    Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. Biometrics 65(4),
+    1254–1261.
     """
+    if isinstance(rows.dist, QuantileSet):  # the cells between the stated levels, counted from the stated quantiles
+        lo, hi = stated_level_counts(rows.y, rows.dist.values)
+        edges = pit_cells(rows.dist.levels)[0]
+        cnt = np.rint(min_pit_chi2(lo, hi, float(rows.n), rows.dist.levels)[1])
+        return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64),
+                             "density": cnt / (rows.n * np.diff(edges))})
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
     dens = cnt / (rows.n * np.diff(edges))
@@ -342,6 +368,45 @@ def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.
     return interval_table(rows, rows.dist, coverages=coverages)
 
 
+def stated_levels_table(rows: RegressionRows, *, level: float = 0.95) -> pd.DataFrame:
+    """Per stated level of a quantile set: τ, the bracket [L/N, U/N] of P(y ≤ q_τ) (L = #{y < q_τ}, U = #{y ≤ q_τ};
+    equal without ties), its Clopper–Pearson interval (lower end from L, upper end from U) and the bracketed exact
+    binomial p-value min(1, 2 min(P(Bin(N, τ) ≥ L), P(Bin(N, τ) ≤ U))).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        Rows of a quantile set (any other layout: an empty table).
+    level : float, default 0.95
+        Level of the Clopper–Pearson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``level, lower, upper, ci_low, ci_high, p_value``.
+
+    References
+    ----------
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of the
+    binomial. Biometrika 26(4), 404–413.
+
+    Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    regression. ICML, PMLR 80, 2796–2804.
+
+    Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+    format. PLOS Computational Biology 17(2), e1008618.
+    """
+    cols = ["level", "lower", "upper", "ci_low", "ci_high", "p_value"]
+    if not isinstance(rows.dist, QuantileSet):
+        return pd.DataFrame(columns=cols)
+    n = rows.n
+    tau = rows.dist.levels
+    lo, hi = stated_level_counts(rows.y, rows.dist.values)
+    ci_lo, ci_hi = clopper_pearson_bounds(lo, hi, n, level)
+    return pd.DataFrame({"level": tau, "lower": lo / n, "upper": hi / n, "ci_low": ci_lo, "ci_high": ci_hi,
+                         "p_value": level_pvalues(lo, hi, n, tau)})
+
+
 def regression_diagrams(
     rows: RegressionRows,
     *,
@@ -371,7 +436,9 @@ def regression_diagrams(
     Returns
     -------
     dict of str to pandas.DataFrame
-        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals``.
+        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals`` and, for a
+        quantile set, ``stated_levels`` (its calibration curve at the stated levels, its PIT histogram over the cells
+        between them).
 
     References
     ----------
@@ -387,11 +454,16 @@ def regression_diagrams(
     Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
     the American Statistical Association 102(477), 359–378.
     """
-    return {
-        "calibration_curve": calibration_curve_table(rows),
+    stated = isinstance(rows.dist, QuantileSet)
+    curve_levels = np.unique(np.concatenate([[0.0], rows.dist.levels, [1.0]])) if stated else DEFAULT_LEVELS
+    out = {
+        "calibration_curve": calibration_curve_table(rows, levels=curve_levels),
         "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),
         "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
         "z_histogram": z_histogram_table(rows),
         "qq": qq_table(rows),
         "intervals": intervals_table(rows),
     }
+    if stated:
+        out["stated_levels"] = stated_levels_table(rows)
+    return out

@@ -31,6 +31,17 @@ def gaussian_set(n: int = 800, seed: int = 0) -> cc.PredictionSet:
     return cc.PredictionSet(task="regression", layout="gaussian", y=y, dist=cc.Gaussian(mu, sigma))
 
 
+def quantile_set(n: int = 800, seed: int = 0) -> cc.PredictionSet:
+    rng = np.random.default_rng(seed)
+    tau = np.arange(1, 10) / 10
+    mu = rng.normal(size=n) * 2
+    sigma = rng.uniform(0.3, 3.0, n)
+    y = mu + 1.2 * sigma * rng.standard_normal(n)
+    q = mu[:, None] + sigma[:, None] * np.array([-1.2816, -0.8416, -0.5244, -0.2533, 0, 0.2533, 0.5244, 0.8416,
+                                                  1.2816])
+    return cc.PredictionSet(task="regression", layout="quantile", y=y, dist=cc.QuantileSet(tau, q))
+
+
 def classification_set(k: int, n: int = 800, seed: int = 0) -> cc.PredictionSet:
     rng = np.random.default_rng(seed)
     probs = cm.softmax(rng.normal(size=(n, k)) * 2)
@@ -46,14 +57,24 @@ def report_keys(pset: cc.PredictionSet) -> set[str]:
 def reports() -> dict[str, cc.Report]:
     return {
         "regression": cc.diagnose(gaussian_set(), n_resamples=0, n_simulations=0, diagrams=False),
+        "quantile": cc.diagnose(quantile_set(), n_resamples=0, n_simulations=0, diagrams=False),
         "binary": cc.diagnose(classification_set(2), n_resamples=0, n_simulations=0, diagrams=False),
         "multiclass": cc.diagnose(classification_set(5), n_resamples=0, n_simulations=0, diagrams=False),
     }
 
 
 # ------------------------------------------------------------------------------------------------ metrics
+#: Registered regression metrics that only some layouts report (quantile sets: the statistics of the stated levels)
+LAYOUT_ONLY = {"pit_chi2", "max_level_deviation", "rank_chi2", "range_coverage"}
+
+
 def test_every_report_metric_is_registered_and_vice_versa(reports):
-    assert set(reports["regression"].metrics["metric"]) == set(reg.metric_keys("regression"))
+    # layout-specific statistics (a quantile set's stated levels) are registered but absent from a Gaussian report
+    keys = set(reg.metric_keys("regression"))
+    gauss, quant = set(reports["regression"].metrics["metric"]), set(reports["quantile"].metrics["metric"])
+    assert gauss <= keys and quant <= keys
+    assert keys - gauss <= LAYOUT_ONLY
+    assert {"pit_chi2", "max_level_deviation"} <= quant - gauss
     cls = set(reports["binary"].metrics["metric"]) | set(reports["multiclass"].metrics["metric"])
     assert cls == set(reg.metric_keys("classification"))
     point = cc.PredictionSet(task="regression", y=np.arange(5.0), point=np.arange(5.0) + 0.5)
@@ -61,10 +82,13 @@ def test_every_report_metric_is_registered_and_vice_versa(reports):
 
 
 def test_registered_functions_reproduce_the_report(reports):
-    pset = gaussian_set()
-    table = reports["regression"].table()
-    for m in reg.metrics("regression"):
-        assert m(pset.y, pset.dist) == pytest.approx(table.loc[m.key, "value"], rel=1e-9, abs=1e-12), m.key
+    for name, pset in (("regression", gaussian_set()), ("quantile", quantile_set())):
+        table = reports[name].table()
+        for m in reg.metrics("regression"):
+            if m.key not in table.index:  # a statistic of another layout
+                assert m.key in LAYOUT_ONLY
+                continue
+            assert m(pset.y, pset.dist) == pytest.approx(table.loc[m.key, "value"], rel=1e-9, abs=1e-12), m.key
     for name, k in (("binary", 2), ("multiclass", 5)):
         pset = classification_set(k)
         table = reports[name].table()
