@@ -59,9 +59,8 @@ INTERPOLATED_KEYS = ("max_calibration_deviation", "z_mean", "z_std", "z_skewness
                      "pit_entropy", "reliability_score")
 
 
-_INTERPOLATED_NOTE = ("descriptive for quantile sets: it needs the law the tool interpolates between the stated "
-                      "quantiles (the tests use only the stated levels: pit_chi2, max_level_deviation, the stated "
-                      "coverages)")
+_INTERPOLATED_NOTE = ("no test: it needs the law the tool interpolates between the stated quantiles (descriptive for "
+                      "quantile sets, which are tested at their stated levels only)")
 
 
 _CHI2_MIN_EXPECTED = 10.0
@@ -263,8 +262,8 @@ def stated_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r:
                             test="exact binomial (both ends are stated quantiles)", note=note)
         else:
             rec[key].update(p_value=np.nan, p_mc_se=np.nan, test="",
-                            note="descriptive for quantile sets: an end of this interval is not a stated level "
-                                 "(interpolated or extrapolated tails)")
+                            note="no test: an end of this interval is not a stated level (it lies in the law the "
+                                 "tool interpolates or extrapolates; descriptive for quantile sets)")
     descriptive_for_quantile_sets(rec, r)
 
 

@@ -301,10 +301,11 @@ def test_quantile_set_headline_tests_the_widest_given_central_interval():
     y, d = calibrated("quantile", 1500, rng)
     res = infer_regression(y, d, seed=2)
     t = res.table
-    assert inf.primary_family(d) == ("max_calibration_deviation", "z_mean", "z_std", "coverage_80", "ence")
-    assert set(t.index[t["family"] == "primary"]) == set(inf.primary_family(d))
+    # a quantile set is judged at what it states (the family no longer holds the interpolated KS, z, ENCE)
+    assert inf.primary_family(d) == ("pit_chi2", "max_level_deviation", "below_median", "coverage_80")
+    assert set(t.index[t["family"] == "primary"]) == set(inf.primary_family(d)) & set(t.index)
     assert t.loc["coverage_90", "family"] == "secondary"
-    assert "coverage_80" in t.loc["coverage_90", "note"]
+    assert np.isnan(t.loc["coverage_90", "p_value"]) and "not a stated level" in t.loc["coverage_90", "note"]
     # [q0.1, q0.9] is given: exact binomial test of the count against 0.8, no extrapolated tail involved
     k = int(np.sum((y >= d.values[:, 0]) & (y <= d.values[:, -1])))
     assert k == round(t.loc["coverage_80", "value"] * y.size)
@@ -312,9 +313,10 @@ def test_quantile_set_headline_tests_the_widest_given_central_interval():
     assert t.loc["coverage_80", "p_value"] == pytest.approx(
         min(1, 2 * min(stats.binom.cdf(k, n, 0.8), stats.binom.sf(k - 1, n, 0.8))), rel=1e-9)
     assert t.loc["coverage_80", "note"] == ""
-    # levels that contain 0.05 and 0.95 keep the 90% interval; Gaussian and ensemble layouts keep PRIMARY
+    # levels that contain 0.05 and 0.95: the 90% interval is the widest stated one; Gaussians keep PRIMARY
     tau = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
-    assert inf.primary_family(QuantileSet(tau, np.sort(rng.normal(size=(5, 5)), axis=1))) == PRIMARY
+    assert inf.primary_family(QuantileSet(tau, np.sort(rng.normal(size=(5, 5)), axis=1))) == (
+        "pit_chi2", "max_level_deviation", "below_median", "coverage_90")
     assert inf.primary_family(Gaussian(np.zeros(3), np.ones(3))) == PRIMARY
 
 
