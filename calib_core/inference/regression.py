@@ -105,6 +105,7 @@ from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 from .regression_bootstrap import bootstrap_intervals
 from .regression_ence import ence_test
+from .regression_location import location_tests
 from .regression_nulls import EnsembleNull, null_model, warm_up
 from .regression_tests import coverage_tests, pit_tests, score_references, z_tests, zms_tests
 from .regression_verdict import (
@@ -375,6 +376,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
     coverage_tests(rec, values, r, null, coverages, n_null, level, rng)
+    location_tests(rec, values, r, level)  # below_median: exact binomial against ½ (ties bracketed)
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
         ensemble_bin_moments=null.bin_moments if isinstance(null, EnsembleNull) else None, layout=layout,
