@@ -23,6 +23,7 @@ from ..metrics import classification_ratio as cratio
 from ..metrics import classification_smooth as csm
 from ..metrics import regression as rm
 from ..metrics import regression_stated as rs
+from ..metrics.regression_location import below_median
 
 __all__ = [
     "CALIBRATION",
@@ -429,6 +430,15 @@ _REGRESSION: tuple[Metric, ...] = (
         "its moments exist even when z has heavy tails, so its interval holds where ZMS's does not; but its "
         "reference moves with the error law (unit-variance Student-t₅ errors: −1.57).",
         rm.mean_log_z2,
+    ),
+    make_metric(
+        "below_median", _R, "share below the median", CALIBRATION, 0.5,
+        "(1/N) Σ_i 1{y_i < median_i} (ties counted half); median = μ (Gaussian), the stated q_½ (quantile sets), "
+        "PIT u < ½ (ensembles: randomised rank PIT)",
+        "Gneiting, Balabdaoui & Raftery 2007 (probabilistic calibration); Czado, Gneiting & Held 2009 (randomised PIT)",
+        "½ when calibrated, whatever the spread; > ½ the forecasts are too high (biased high), < ½ too low. "
+        "A wrong σ cannot fake it (for symmetric laws), unlike mean z.",
+        below_median,
     ),
 )
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..base.report import CALIBRATED, CALIBRATION_STATISTIC, DESCRIPTIVE, MISCALIBRATED, PROPER_SCORE
 from ..base.significance import format_p
 from .classification_cells import percentile_bounds
+from .result import interval_test_note
 
 __all__ = ["PRIMARY_FAMILY", "SECONDARY", "metric_kind", "result_records", "headline"]
 
@@ -133,12 +134,21 @@ def result_records(order, *, primary, secondary, obs, deb, null, ref, pvals, adj
         p, se, pm = pvals.get(name, (np.nan, np.nan, ""))
         adj, flag = adjusted.get(name, (np.nan, False))
         v = obs.get(name, np.nan)
-        records.append({
+        d = deb.get(name, np.nan)
+        rec = {
             "metric": name, "value": v, "ci_low": lo, "ci_high": hi, "perfect": nm, "perfect_low": nlo,
             "perfect_high": nhi, "perfect_se": np.nan, "kind": kind, "family": family,
-            "debiased": deb.get(name, np.nan), "interval": how, "p_value": p, "p_mc_se": se, "test": pm,
-            "adjusted_p": adj, "flag": flag, "note": _note(name, kind, v, hi, nm, deb, smoothed, alpha),
-        })
+            "debiased": max(d, 0.0) if np.isfinite(d) else d, "interval": how, "p_value": p, "p_mc_se": se,
+            "test": pm, "adjusted_p": adj, "flag": flag, "note": _note(name, kind, v, hi, nm, deb, smoothed, alpha),
+        }
+        extra = []
+        if np.isfinite(d) and d < 0:
+            extra.append(f"debiased estimate {d:.3g} clipped at 0: the plug-in is no larger than the noise a perfectly "
+                         f"calibrated model shows ({nm:.3g} on average at this N)")
+        if kind == CALIBRATION_STATISTIC:  # interval and test of the same statistic agree, or say why not
+            extra.append(interval_test_note(rec, level, 1.0 if name.startswith("calibration_ratio") else 0.0))
+        rec["note"] = "; ".join(x for x in (rec["note"], *extra) if x)
+        records.append(rec)
     return records
 
 

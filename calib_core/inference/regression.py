@@ -30,9 +30,10 @@ Metric kinds and what each gets
                                     exact per-row null moments
   z_std                             Gaussian: exact χ²_{N−1}; else gamma with    bootstrap-t on log std z
                                     the exact per-row moments                    (delta-method s.e.)
-  ence                              simulated: per σ-bin Σσ²z² ~ gamma with      basic bootstrap (blocks),
-                                    the bin's exact mean and variance            clipped at 0; debiased value
-                                    (Satterthwaite; exact for equal σ in a bin)  = ENCE − null mean (Pernot)
+  ence                              simulated: per σ-bin Σσ²z² ~ gamma with      hull of basic and percentile
+                                    the bin's exact mean and variance            bootstrap (blocks), clipped at
+                                    (Satterthwaite; exact for equal σ in a bin)  0; debiased value = ENCE −
+                                                                                 null mean ≥ 0 (Pernot)
                                     ensembles: per-bin (Σε², Σσ²) of the
                                     exchangeability null, each candidate target
                                     binned by its own σ (normal / gamma)
@@ -41,8 +42,9 @@ Metric kinds and what each gets
   miscalibration_area               uniform PITs, simulated once per N           KS band
   pit_entropy                       uniform PITs, simulated once per N           none (spacing estimator)
   reliability_score                 Gaussian: N(0,1) z, simulated once per N     none
-  z_skewness, z_excess_kurtosis     Gaussian: D'Agostino / Anscombe–Glynn        bootstrap-t (delta-method
-                                                                                 s.e. from moments up to 8)
+  z_skewness, z_excess_kurtosis     Gaussian: the larger p of D'Agostino /       bootstrap-t (delta-method
+                                    Anscombe–Glynn and of the bootstrap-t test   s.e. from moments up to 8)
+                                    the interval inverts
   zms (mean z², Pernot)             Gaussian: N·ZMS ~ χ²_N exact; else gamma     bootstrap-t on log ZMS
                                     with the exact per-row moments of z², z⁴     (delta-method s.e.)
   mean_log_z2 (robust ZMS)          Gaussian: normal, exact moments of log χ²₁;  bootstrap-t (s.e. from the
@@ -105,6 +107,7 @@ from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 from .regression_bootstrap import bootstrap_intervals
 from .regression_ence import ence_test
+from .regression_location import location_tests
 from .regression_nulls import EnsembleNull, null_model, warm_up
 from .regression_stated import descriptive_for_quantile_sets, stated_tests
 from .regression_tests import coverage_tests, pit_tests, score_references, z_tests, zms_tests
@@ -116,7 +119,7 @@ from .regression_verdict import (
     primary_family,
     primary_family_of_levels,
 )
-from .result import InferenceResult
+from .result import InferenceResult, interval_test_note
 
 __all__ = [
     "InferenceResult",
@@ -297,6 +300,11 @@ class InferenceStage:
         return dataclasses.replace(self, rows=self.rows.detached(keep))
 
 
+#: Calibration statistics that are distances (0 under perfect calibration in the population, a plug-in biased
+#: upward): their interval is checked against 0, not against the plug-in's null mean ``perfect``
+DISTANCES = ("ence", "max_calibration_deviation", "calibration_rmse", "quantile_calibration_error",
+             "miscalibration_area", "max_level_deviation")
+
 #: Cached per-row quantities :func:`finish_inference` and the Levi table read (kept by a stored stage's rows)
 ENCE_ROW_CACHES = ("var", "sq_err", "sigma_order")
 
@@ -376,6 +384,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
     coverage_tests(rec, values, r, null, coverages, n_null, level, rng)
+    location_tests(rec, values, r, level)  # below_median: exact binomial against ½ (ties bracketed)
     stated_tests(rec, values, r, coverages, n_null, level, seed)  # quantile sets: tests of the stated levels only
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
@@ -471,12 +480,14 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
     for k, row in rec.items():
         if row["kind"] == CALIBRATION_STATISTIC:
             row["family"] = "primary" if k in primary else "secondary"
-        lo_, hi_, v = row["ci_low"], row["ci_high"], row["value"]
-        if np.isfinite(lo_) and np.isfinite(hi_) and not (lo_ <= v <= hi_) and not row["note"]:
-            biased = row["kind"] == CALIBRATION_STATISTIC
-            row["note"] = "value outside its interval: " + (
-                "the plug-in is biased; the interval targets the population value" if biased
-                else "skewed bootstrap distribution (BCa ends)")
+            # interval and test of the same statistic: agree, or the note says why not (reference 0 for distances)
+            extra = interval_test_note(row, level, 0.0 if k in DISTANCES else row["perfect"])
+        else:
+            lo_, hi_, v = row["ci_low"], row["ci_high"], row["value"]
+            extra = ("value outside its interval: skewed bootstrap distribution (BCa ends)"
+                     if np.isfinite(lo_) and np.isfinite(hi_) and not (lo_ <= v <= hi_) else "")
+        if extra:
+            row["note"] = f"{row['note']}; {extra}" if row["note"] else extra
     return decide(rec, n, stage.layout, alpha, dict(
         n_bins=n_bins, binning=binning, n_null=n_null, n_boot=o["n_boot"], n_blocks=g, level=level, alpha=alpha,
         seed=o["seed"]))

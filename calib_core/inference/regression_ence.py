@@ -4,7 +4,7 @@ ENCE = (1/B) Σ_b |1 − RMSE_b / RMV_b| over σ-bins b (RMV_b² the mean predic
 error of the bin).  Under perfect calibration with σ fixed, each bin's Σσ²z² has the exact mean Σσ² E z² and
 variance Σσ⁴ Var z²; the null draws are gamma per bin with those moments (Satterthwaite; exact for equal σ in a bin),
 or for ensembles the per-bin (Σε², Σσ²) laws of the exchangeability null.  ENCE is biased upward by about its null
-mean (Pernot 2024), so the table also gives the debiased value ENCE − null mean.
+mean (Pernot 2024), so the table also gives the debiased value ENCE − null mean (clipped at 0).
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ def ence_test(row: dict[str, Any], value: float, r: RegressionRows, z_moments, e
 
     Null: Monte Carlo, per σ-bin Σσ²z² gamma with the bin's exact null mean and variance (σ fixed), or for
     ensembles the per-bin (Σε², Σσ²) laws of the exchangeability null; ``perfect`` is the null draws' mean and
-    ``debiased`` = ENCE − that mean.  Interval: basic bootstrap of ENCE replicated from the per-(block, bin) sums
-    with the bins held fixed, clipped at 0, its lower end 0 unless the test rejects (at the boundary the bootstrap
-    of |·| is biased, and a value the test cannot tell from perfect calibration must not be excluded from 0).
+    ``debiased`` = max(0, ENCE − that mean) (a negative difference is clipped and the note says so).  Interval:
+    ENCE replicated from the per-(block, bin) sums with the bins held fixed; the hull of the basic interval (which
+    corrects the plug-in's upward bias and can end below the plug-in) and the percentile interval (an upper bound of
+    E ENCE, itself at least the population ENCE), so it contains the plug-in; clipped at 0, its lower end 0 unless
+    the test rejects (at the boundary the bootstrap of |·| is biased, and a value the test cannot tell from perfect
+    calibration must not be excluded from 0).
 
     Parameters
     ----------
@@ -86,19 +89,26 @@ def ence_test(row: dict[str, Any], value: float, r: RegressionRows, z_moments, e
     # interval: replicate ENCE from the block sums with the bins held fixed; basic bootstrap
     rep = _ence_from_bin_sums(weights @ bs_var, weights @ bs_sq)
     lo, hi = sig.basic_interval(value, rep, level)
-    lo0, hi0 = max(0.0, float(lo[0])), max(0.0, float(hi[0]))
+    q_lo, q_hi = np.nanquantile(rep, [0.5 - level / 2, 0.5 + level / 2])
+    # the basic interval [2v − q_hi, 2v − q_lo] corrects the plug-in's upward bias; near perfect calibration the
+    # replicates all lie above v and it ends below the plug-in.  Its hull with the percentile interval [q_lo, q_hi]
+    # (an upper bound of E ENCE ≥ the population ENCE, so conservative) always contains the plug-in
+    lo0 = max(0.0, min(float(lo[0]), float(q_lo)))
+    hi0 = max(0.0, float(hi[0]), float(q_hi))
     if mc.p > 1.0 - level:
         # at the boundary (population ENCE 0) the bootstrap of |·| is biased; an ENCE the null test cannot tell
         # from perfect calibration must not be excluded from 0 by its interval (test inversion at 0)
         lo0 = 0.0
+    debiased = value - ref
     row.update(
-        p_value=mc.p, p_mc_se=mc.se, perfect=ref, debiased=value - ref, ci_low=lo0, ci_high=hi0,
-        interval="basic bootstrap (blocks, σ-bins fixed), clipped at 0; lower end 0 unless the test rejects",
+        p_value=mc.p, p_mc_se=mc.se, perfect=ref, debiased=max(debiased, 0.0), ci_low=lo0, ci_high=hi0,
+        interval="hull of the basic and percentile bootstrap (blocks, σ-bins fixed), clipped at 0; lower end 0 "
+                 "unless the test rejects",
         test=f"Monte Carlo ({n_null} draws of {how})",
     )
-    if not (lo0 <= value <= hi0):
-        row["note"] = (f"value above its interval: ENCE is biased upward by about its null mean {ref:.3g} "
-                       "(Pernot 2024); the debiased value is ENCE − null mean")
+    if debiased < 0:
+        row["note"] = (f"debiased value ENCE − null mean = {debiased:.3g} clipped at 0: ENCE is no larger than a "
+                       f"perfectly calibrated forecaster's at this N ({ref:.3g} on average; Pernot 2024)")
 
 
 def sigma_bin_edges(sigma: np.ndarray, bins: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:

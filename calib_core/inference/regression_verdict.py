@@ -189,24 +189,73 @@ _NICE = {
     "z_mean": "mean z",
     "z_std": "std z",
     "ence": "ENCE",
+    "below_median": "share below the median",
+    "pit_chi2": "PIT histogram over the stated levels (χ²)",
+    "max_level_deviation": "coverage of the stated levels",
+    "rank_chi2": "rank histogram (χ²)",
+    "range_coverage": "ensemble-range coverage",
 }
+
+#: Members that name a location ("biased low / high"), a spread ("over- / under-confident"); every other member
+#: (PIT uniformity, the χ² histograms, the stated levels' coverage, ENCE) names none by itself
+LOCATION_MEMBERS = ("z_mean", "below_median")
+SPREAD_MEMBERS = ("z_std", "range_coverage")  # and every coverage_<c>
 
 
 def _nice(name: str) -> str:
+    """A statistic's name in a sentence ("90% coverage", "mean z", …)."""
     if name.startswith("coverage_"):
         return f"{name.split('_', 1)[1]}% coverage"
     return _NICE.get(name, name)
 
 
 def _direction_of(name: str, row: dict[str, Any]) -> str:
+    """The direction a location or spread member's point value names against its reference ("" for the others).
+
+    mean z above its reference: the targets lie above the forecasts ("biased low"); the share below the median
+    above ½: the forecasts lie above the targets ("biased high"); std z above its reference or a coverage below its
+    own: "over-confident", the reverse "under-confident".
+    """
     v, ref = row["value"], row["perfect"]
+    if not (np.isfinite(v) and np.isfinite(ref)) or v == ref:
+        return ""
     if name == "z_mean":
         return "biased low" if v > ref else "biased high"
+    if name == "below_median":
+        return "biased high" if v > ref else "biased low"
     if name == "z_std":
         return "over-confident" if v > ref else "under-confident"
-    if name.startswith("coverage_"):
+    if name.startswith("coverage_") or name == "range_coverage":
         return "over-confident" if v < ref else "under-confident"
     return ""
+
+
+def _directions(rec: dict[str, dict[str, Any]], prim: list[str], bound: float) -> tuple[str, list[str]]:
+    """The direction words named by the primary members whose raw p-value passes the Bonferroni ``bound``
+    (α / family size), and the Holm-rejected direction members left unnamed because they do not.
+
+    Contradicting locations name none; contradicting spreads become "mis-shaped".
+    """
+    named: list[str] = []
+    unnamed: list[str] = []
+    location: set[str] = set()
+    for k in prim:
+        d = _direction_of(k, rec[k])
+        if not d:
+            continue
+        if rec[k]["p_value"] > bound:
+            if rec[k]["flag"]:
+                unnamed.append(k)
+            continue
+        if d.startswith("biased"):
+            location.add(d)
+        elif d not in named:
+            named.append(d)
+    if "over-confident" in named and "under-confident" in named:
+        named = ["mis-shaped"]
+    if len(location) == 1:
+        named.insert(0, location.pop())
+    return " and ".join(named), unnamed
 
 
 def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
@@ -214,11 +263,21 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
     """The result of one regression inference: Holm over the primary family, Benjamini–Hochberg over the secondary,
     the verdict, its direction and its sentence.
 
-    Any primary rejection makes the verdict "miscalibrated"; its direction comes from the rejected statistics'
-    signs (std z above its reference or coverage below nominal: over-confident, the reverse: under-confident;
-    mean z > 0: biased low, < 0: biased high; both spreads: "mis-shaped"); when only PIT uniformity and/or ENCE
-    reject, the spread is named from the point estimates of std z and the coverage when they agree, else
-    "mis-shaped".  The sentence leads with the rejected statistic of smallest p-value.
+    Verdict: any primary rejection (Holm at family-wise ``alpha``) makes it "miscalibrated".  Direction: named only
+    by a member that carries one and whose *raw* p-value passes the Bonferroni bound α/m (m the members with a
+    p-value), so that each word is a level-α/m claim of its own (with Holm's step-down alone, a mean z at
+    p = 0.03 beside a rejected std z would name a bias that, when σ alone is wrong, is not there in up to 5% of
+    the detections; with the bound, in at most α/m = 1%):
+
+    * location (mean z; the share below the median): mean z > reference or share below the median < ½: "biased
+      low"; the reverse "biased high"; two members that disagree name no location;
+    * spread (std z, coverage_<c>, the ensemble-range coverage): std z above its reference or coverage below its
+      own: "over-confident", the reverse "under-confident", both: "mis-shaped";
+    * shape (PIT uniformity, the χ² histograms, the stated levels' coverage, ENCE): none.
+
+    With no word passing its bound the direction is "" and the sentence starts "Miscalibrated"; a Holm-rejected
+    direction member short of its bound is said to be so.  The sentence leads with the rejected statistic of
+    smallest p-value.
 
     Parameters
     ----------
@@ -244,7 +303,9 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
        Statistics* 6(2), 65–70.
     .. [2] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
        approach to multiple testing. *Journal of the Royal Statistical Society B* 57(1), 289–300.
-    .. [3] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
+    .. [3] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and
+       sharpness. *Journal of the Royal Statistical Society B* 69(2), 243–268.
+    .. [4] Kuleshov, V., Fenner, N. & Ermon, S. (2018). Accurate uncertainties for deep learning using calibrated
        regression. *ICML*.
     """
     names = list(rec)
@@ -260,32 +321,18 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
                     f"{100 * alpha:g}%).")
     else:
         verdict = MISCALIBRATED
-        dirs = []
-        for k in rejected:
-            d = _direction_of(k, rec[k])
-            if d and d not in dirs:
-                dirs.append(d)
-        if "over-confident" in dirs and "under-confident" in dirs:
-            dirs = [d for d in dirs if d not in ("over-confident", "under-confident")]
-            dirs.insert(0, "mis-shaped")
-        if not dirs:
-            # only KS and/or ENCE rejected: name the spread from the point estimates of std z and the 90%
-            # coverage when they agree, else "mis-shaped"
-            zs = rec.get("z_std")
-            cov_key = next((k for k in prim if k.startswith("coverage_")), "coverage_90")
-            cv = rec.get(cov_key)
-            spread = ""
-            if zs is not None and cv is not None and np.isfinite(zs["perfect"]) and np.isfinite(cv["perfect"]):
-                a, b = _direction_of("z_std", zs), _direction_of("coverage_90", cv)
-                spread = a if a == b else ""
-            dirs.append(spread or "mis-shaped")
-        direction = " and ".join(dirs)
+        bound = alpha / len(prim)
+        direction, unnamed = _directions(rec, prim, bound)
         order = {"z_std": 1, "z_mean": 2, "max_calibration_deviation": 3, "ence": 4}
         lead = min(rejected, key=lambda k: (rec[k]["p_value"], 0 if k.startswith("coverage_") else order.get(k, 9)))
-        sentence = f"{direction[:1].upper()}{direction[1:]}: {_evidence(lead, rec[lead])}"
+        head = direction or "miscalibrated"
+        sentence = f"{head[:1].upper()}{head[1:]}: {_evidence(lead, rec[lead])}"
         others = [_nice(k) for k in rejected if k != lead]
         if others:
             sentence += f"; also rejected: {', '.join(others)}"
+        if unnamed:
+            sentence += (f"; not named as a direction: {', '.join(_nice(k) for k in unnamed)} (p above the "
+                         f"Bonferroni bound {100 * alpha:g}%/{len(prim)})")
         sentence += f" ({len(prim)} tests, Holm at family-wise {100 * alpha:g}%)."
     n_flags = sum(1 for k in sec if rec[k]["flag"])
     table = InferenceResult.table_from([rec[k] for k in names])
@@ -301,16 +348,29 @@ def _signed(x: float) -> str:
 
 
 def _evidence(name: str, row: dict[str, Any]) -> str:
+    """The evidence of one rejected statistic in words: its value, reference and p-value."""
     v, ref, p = row["value"], row["perfect"], sig.format_p(row["p_value"])
     if name.startswith("coverage_"):
         tag = name.split("_", 1)[1]
         return f"the {tag}% intervals cover {100 * v:.1f}% of targets (expected {100 * ref:.1f}%, {p})"
+    if name == "range_coverage":
+        return (f"the ensemble's range [lowest, highest member] covers {100 * v:.1f}% of targets (expected "
+                f"{100 * ref:.1f}%, {p})")
+    if name == "below_median":
+        return f"{100 * v:.1f}% of targets lie below the forecast median (expected 50%, {p})"
     if name == "z_std":
         return f"the standardised errors have standard deviation {v:.3g} (expected {ref:.3g}, {p})"
     if name == "z_mean":
         return f"the mean standardised error is {v:+.3g} (expected {_signed(ref)}, {p})"
     if name == "max_calibration_deviation":
         return f"the PIT values are not uniform (KS distance {v:.3g}, expected about {ref:.3g}, {p})"
+    if name == "pit_chi2":
+        return f"the PIT histogram over the stated levels is not flat (χ² {v:.3g}, expected about {ref:.3g}, {p})"
+    if name == "rank_chi2":
+        return f"the rank histogram is not flat (χ² {v:.3g}, expected about {ref:.3g}, {p})"
+    if name == "max_level_deviation":
+        return (f"the share of targets below a stated quantile misses its level by up to {100 * v:.1f} points "
+                f"({p})")
     if name == "ence":
         return f"ENCE {v:.3g} is above its value under perfect calibration ({ref:.3g}, {p})"
-    return f"{name} = {v:.3g} ({p})"
+    return f"{_nice(name)} = {v:.3g} ({p})"

@@ -11,6 +11,7 @@ the diagnosis copies into ``Report.metrics`` unchanged, the point ``value`` and 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "InferenceResult",
     "RESULT_COLUMNS",
     "adjust_families",
+    "interval_test_note",
     "CALIBRATED",
     "MISCALIBRATED",
     "CALIBRATION_STATISTIC",
@@ -100,6 +102,65 @@ def adjust_families(
                             (list(secondary), sig.bh_adjust(list(secondary.values())))):
         out.update({k: (float(a), bool(a <= alpha)) for k, a in zip(names, adjusted)})
     return out
+
+
+def interval_test_note(row: Mapping[str, Any], level: float, reference: float) -> str:
+    """Why a statistic's interval and its test disagree, or "" when they agree.
+
+    They agree when the test rejects at 1 − ``level`` (p < 1 − level) exactly when the ``reference`` (the
+    population value under perfect calibration: 0 for a distance, ½, 1, the reference mean z …) lies outside the
+    level interval — as for an exact binomial test and its Clopper–Pearson interval, or a test and the interval
+    that inverts it.  Where test and interval are built differently (a test on the law under perfect calibration,
+    an interval from the data alone; a one-sided test of a distance whose interval is clipped at 0), they can
+    differ, and the row says so.  Also says when the point value lies outside its own interval.
+
+    Parameters
+    ----------
+    row : mapping
+        A record with ``value``, ``ci_low``, ``ci_high``, ``p_value``, ``test`` and ``interval``.
+    level : float
+        Two-sided level of the interval.
+    reference : float
+        The population value under perfect calibration.
+
+    Returns
+    -------
+    str
+        The note ("" when interval and test agree, or either is missing).
+
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+       of the binomial. *Biometrika* 26(4), 404–413.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall, §15.4
+       (intervals and tests).
+
+    Examples
+    --------
+    >>> row = dict(value=0.39, ci_low=-0.1, ci_high=0.87, p_value=1e-9, test="D'Agostino", interval="bootstrap-t")
+    >>> interval_test_note(row, 0.95, 0.0)[:40]
+    'the test rejects at 5% while the interva'
+    """
+    lo, hi, v, p = (float(row.get(k, float("nan"))) for k in ("ci_low", "ci_high", "value", "p_value"))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    notes = []
+    if math.isfinite(v) and not lo <= v <= hi:
+        notes.append("value outside its interval: the interval is for the population value, which the plug-in "
+                     "estimates with a bias")
+    if math.isfinite(p) and math.isfinite(reference):
+        rejects, outside = p < 1.0 - level, not lo <= reference <= hi
+        a = f"{100 * (1 - level):.3g}%"
+        if rejects and not outside:
+            notes.append(f"the test rejects at {a} while the interval contains the reference {reference:.4g}: the "
+                         f"test ({row.get('test', '')}) uses the statistic's law under perfect calibration, the "
+                         f"interval ({row.get('interval', '')}) must hold whatever the law, so it is wider (e.g. "
+                         "with heavy tails, or a band for every level at once)")
+        elif outside and not rejects:
+            notes.append(f"the interval excludes the reference {reference:.4g} while the test does not reject at "
+                         f"{a}: the test ({row.get('test', '')}) and the interval ({row.get('interval', '')}) are "
+                         "built differently")
+    return "; ".join(notes)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from .regression_curves import (
     stat_max_deviation,
     stat_pit_entropy,
 )
+from .regression_location import stat_below_median
 from .regression_rows import (
     DEFAULT_COVERAGES,
     DEFAULT_LEVELS,
@@ -317,8 +318,8 @@ def summary_statistics(
         ``nll``, ``crps``, ``rmse``, ``mae``, ``sharpness``, ``ence``, ``cv``, ``calibration_rmse``,
         ``quantile_calibration_error``, ``miscalibration_area``, ``max_calibration_deviation``,
         ``reliability_score``, ``pit_entropy``, ``spearman_sigma_abs_error``, the moments of z (``z_mean``,
-        ``z_std``, ``z_skewness``, ``z_excess_kurtosis``), ``zms``, ``mean_log_z2`` and, per coverage c,
-        ``coverage_c``, ``width_c`` and ``interval_score_c``; for quantile sets also ``pit_chi2`` and
+        ``z_std``, ``z_skewness``, ``z_excess_kurtosis``), ``zms``, ``mean_log_z2``, ``below_median`` and, per
+        coverage c, ``coverage_c``, ``width_c`` and ``interval_score_c``; for quantile sets also ``pit_chi2`` and
         ``max_level_deviation`` (:mod:`calib_core.metrics.regression_stated`).
 
     References
@@ -376,6 +377,7 @@ def summary_statistics(
         "spearman_sigma_abs_error": _stat_spearman(r, w),
     }
     out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms", "mean_log_z2")})
+    out["below_median"] = stat_below_median(r, w)  # location no wrong σ can fake (metrics/regression_location.py)
     out.update(stat_intervals(r, w, coverages))
     out.update(stated_statistics(r.y, r.dist, w))  # quantile sets: the statistics of the stated levels
     return out

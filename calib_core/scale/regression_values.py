@@ -43,7 +43,7 @@ __all__ = [
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
                  "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
-UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2")
+UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2", "below_median")
 
 
 def coverage_tag(c: float) -> str:
@@ -168,6 +168,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     s_z2 = _fr(part, "z2")  # ZMS = Σz²/N_z, exact (Pernot 2023); mean log z² needs a sum the summary does not keep
     out["zms"] = _f(s_z2 / nz) if nz and isinstance(s_z2, Fraction) else float("nan")
     out["mean_log_z2"] = float("nan")
+    out["below_median"] = float("nan")  # needs each row against its median; not kept by the summary
     for c in spec.coverages:
         tag = coverage_tag(c)
         out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)

@@ -222,7 +222,10 @@ def test_intervals_contain_the_value_or_say_why():
         outside = ok & ~((t["ci_low"] <= t["value"]) & (t["value"] <= t["ci_high"]))
         assert (t.loc[outside, "note"].str.len() > 0).all(), t.loc[outside]
         assert (t.loc[ok, "ci_low"] <= t.loc[ok, "ci_high"]).all()
-        assert t.loc["ence", "debiased"] == pytest.approx(t.loc["ence", "value"] - t.loc["ence", "perfect"])
+        # debiased ENCE = ENCE − null mean, clipped at 0 (a non-negative quantity; the note says when it is clipped)
+        raw = t.loc["ence", "value"] - t.loc["ence", "perfect"]
+        assert t.loc["ence", "debiased"] == pytest.approx(max(raw, 0.0))
+        assert raw >= 0 or "clipped at 0" in t.loc["ence", "note"]
         assert t.loc["ence", "ci_low"] >= 0
 
 
