@@ -441,7 +441,7 @@ def choose_layout(
         need = {"gaussian": "a mean and a std / var / log_var / log_std / u95 column",
                 "quantile": "at least 2 quantile columns (q0.05 …)", "sample": "at least 2 sample / member columns",
                 "point": "a mean / point prediction column"}[requested]
-        raise InputError(f"layout={requested!r} was asked for, but the file has no {requested} layout (it needs "
+        raise InputError(f"the {requested} layout was asked for, but the file has no {requested} layout (it needs "
                          f"{need}); found: {found}", source=source,
                          hint="pass layout=None to use what the file has, or map the columns with columns={...}",
                          app_hint="choose another layout " + WHERE + ", or map the columns under Column mapping")
