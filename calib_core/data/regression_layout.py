@@ -314,12 +314,13 @@ def crossing_notice(crossed: np.ndarray, keep: np.ndarray, crossing: str, n_fini
         idx = np.flatnonzero(crossed)
         if not idx.size:
             return None
-        text = (f"{idx.size} row(s) had crossing quantiles (values decreasing with the level) and were dropped, as "
-                f"crossing='drop' asks (rows {rows_text(idx)}).")
+        text = (f"{idx.size} row(s) had crossing quantiles (values decreasing with the level) and were dropped "
+                f"({{how}}; rows {rows_text(idx)}).")
         return LoaderNotice(
-            f"{text} crossing='rearrange' (the default) keeps them, each sorted (rearrangement).",
-            text.replace("as crossing='drop' asks", "as Crossing quantiles: drop those rows asks")
-            + f" Choose Crossing quantiles: sort per row (rearrangement) {WHERE} to keep them.",
+            text.format(how="crossing='drop'") + " crossing='rearrange' (the default) keeps them, each sorted "
+            "(rearrangement).",
+            text.format(how="Crossing quantiles: drop those rows") + " Choose Crossing quantiles: sort per row "
+            f"(rearrangement) {WHERE} to keep them.",
             "crossing", idx + 1)
     idx = np.flatnonzero(crossed & keep)
     if not idx.size:

@@ -286,3 +286,15 @@ def test_sklearn_quantile_gbm_export_loses_no_row():
     assert ps.n_rows == len(test) and notice(ps, "crossing").rows.tolist() == crossing.tolist()
     dropped = load(frame, crossing="drop")
     assert dropped.dropped.reasons[CROSSING_REASON].tolist() == crossing.tolist()
+
+
+def test_the_mapping_form_starts_from_the_layout_the_loader_reads():
+    """``guess_columns`` (the Data page's mapping form) follows the same choice as the loader."""
+    from calib_core.data.bytes import read_table
+    from calib_core.data.detect import guess_columns
+
+    frame = both_layouts()
+    assert "quantiles" in guess_columns(frame) and load(frame).layout == "quantile"
+    frame.loc[[1, 5], "q0.5"] = np.nan
+    guess = guess_columns(read_table(frame.to_csv(index=False).encode(), source="q.csv"))
+    assert guess.get("std") == "std" and "quantiles" not in guess and load(frame).layout == "gaussian"
