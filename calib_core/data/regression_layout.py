@@ -147,7 +147,7 @@ def rearrange_quantiles(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     sorted_values : ndarray of shape (n, L)
-        The values with the crossing rows sorted (a new array).
+        The values with the crossing rows sorted (a new array; ``values`` itself when no row crosses).
     crossing : ndarray of bool of shape (n,)
         The rows that were sorted.
 
@@ -166,14 +166,15 @@ def rearrange_quantiles(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]], [True, False, False])
     """
     v = np.asarray(values, dtype=float)
-    out = v.copy()
     if v.ndim != 2 or v.shape[1] < 2:
-        return out, np.zeros(len(v), dtype=bool)
+        return v, np.zeros(len(v), dtype=bool)
     finite = np.isfinite(v).all(axis=1)
     with np.errstate(invalid="ignore"):
         crossing = finite & (np.diff(v, axis=1) < 0).any(axis=1)
-    if crossing.any():
-        out[crossing] = np.sort(v[crossing], axis=1)
+    if not crossing.any():
+        return v, crossing  # no copy of a large file's block when nothing crosses
+    out = v.copy()
+    out[crossing] = np.sort(v[crossing], axis=1)
     return out, crossing
 
 
