@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.predictions import InputError, Message
+from ..base.regression import norm_ppf
 from .rows import RowFilter, numeric_block, numeric_values, rows_text
 
 __all__ = ["CROSSING_MODES", "CROSSING_REASON", "LAYOUTS", "LoaderNotice", "rearrange_quantiles"]
@@ -54,7 +55,7 @@ PLACE = "Upload a prediction file"
 WHERE = f"under {PLACE}"
 
 _LAYOUT_SPELLINGS = {"samples": "sample", "quantiles": "quantile", "auto": None, "": None}
-_Z_975 = 1.959963984540054  # Φ⁻¹(0.975)
+_Z_975 = float(norm_ppf(0.975))
 
 
 class LoaderNotice(Message):
