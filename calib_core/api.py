@@ -35,6 +35,8 @@ def load_predictions(
     renormalize: bool = False,
     max_bytes: int | None = None,
     limit_hint: str | None = None,
+    crossing: str = "rearrange",
+    layout: str | None = None,
 ) -> PredictionSet:
     """Read and validate a prediction file: ``cc.load_predictions``.
 
@@ -66,6 +68,13 @@ def load_predictions(
         (default ``DEFAULT_MAX_BYTES``, 1 GiB; see :func:`calib_core.data.bytes.read_table`).
     limit_hint : str, optional
         How to raise that limit in the caller's words (the dashboard: its ``server.maxUploadSize``).
+    crossing : {"rearrange", "drop"}, default "rearrange"
+        Regression: rows whose quantiles decrease with the level are sorted per row (the rearrangement of
+        Chernozhukov, Fernández-Val & Galichon 2010, which never increases the quantile loss), counted and said in
+        ``.messages``; ``"drop"`` drops them instead (counted in ``.dropped``).
+    layout : {"gaussian", "quantile", "sample", "point"}, optional
+        Regression: the layout to read when the file has several (e.g. mean/std and quantile columns); None reads
+        the one that keeps the most rows (on a tie sample > quantile > gaussian) and says which and why.
 
     Returns
     -------
@@ -105,6 +114,15 @@ def load_predictions(
     ...                          "std": "T_sd"})
     >>> ps.n_read, ps.n_rows, ps.dropped.summary()[["reason", "count"]].to_dict("records")
     (200, 199, [{'reason': 'T_sd: missing value', 'count': 1}])
+
+    Quantiles that decrease with the level (row 2) are sorted per row by default, or dropped with ``crossing="drop"``:
+
+    >>> q = pd.DataFrame({"y": [0.1, 0.5, 0.9], "q0.1": [0.0, 0.4, 1.0], "q0.9": [1.0, 0.2, 2.0]})
+    >>> ps = cc.load_predictions(q.to_csv(index=False).encode())
+    >>> ps.n_rows, ps.dist.values[1].tolist()
+    (3, [0.2, 0.4])
+    >>> cc.load_predictions(q.to_csv(index=False).encode(), crossing="drop").row_number.tolist()
+    [1, 3]
     """
     src = source_name(path_or_buffer, source)
     if task not in (None, "regression", "classification"):
@@ -118,7 +136,7 @@ def load_predictions(
     try:
         if kind == "classification":
             return parse_classification_frame(frame, src, columns, renormalize)
-        return parse_regression_frame(frame, src, columns)
+        return parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout)
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as exc:

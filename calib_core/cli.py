@@ -19,6 +19,11 @@
     values from extreme rows) become one note in the report and on stdout instead of a flood on stderr.
     With ``--engine dask``, partitions that failed twice are named and the exit code is 3.
 
+    Regression files: ``--crossing rearrange`` (default) sorts each row whose quantiles decrease with the level (the
+    rearrangement of Chernozhukov, Fernández-Val & Galichon 2010, which never increases the quantile loss) and
+    ``--crossing drop`` drops those rows; ``--layout gaussian|quantile|sample|point`` chooses the layout of a file
+    that has several (default ``auto``: the one that keeps the most rows).  What was done is printed as a note.
+
 ``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
     A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
     (``calib_core.scale.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
@@ -69,6 +74,7 @@ from .calibrators.registry import (
 )
 from .data.bytes import DEFAULT_MAX_BYTES
 from .data.columns_option import cli_message, parse_columns
+from .data.regression_layout import CROSSING_MODES, LAYOUTS, LoaderNotice
 from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
@@ -175,6 +181,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--no-groups", action="store_true", help="do not diagnose each value of the group column")
     rep.add_argument("--renormalize", action="store_true",
                      help="classification: renormalise probability rows that do not sum to 1")
+    add_loading_arguments(rep)
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
                      help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
@@ -194,6 +201,27 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
                      help="also write the mergeable summary (versioned zip of JSON and .npy, no pickle)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rep.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
+
+
+def add_loading_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the regression reading options: ``--crossing`` and ``--layout`` (``cc.load_predictions``' keywords).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (or sub-parser) to add them to.
+    """
+    parser.add_argument("--crossing", choices=CROSSING_MODES, default="rearrange",
+                        help="regression: rows whose quantiles decrease with the level are sorted per row "
+                        "(rearrange, the default; never increases the quantile loss) or dropped (drop)")
+    parser.add_argument("--layout", choices=("auto", *LAYOUTS), default="auto",
+                        help="regression: the layout to read when the file has several (e.g. mean/std and quantile "
+                        "columns); auto: the one that keeps the most rows (default)")
+
+
+def _loading(args: argparse.Namespace) -> dict[str, Any]:
+    """``crossing`` and ``layout`` for ``load_predictions`` from ``--crossing`` / ``--layout``."""
+    return {"crossing": args.crossing, "layout": None if args.layout == "auto" else args.layout}
 
 
 def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
@@ -223,6 +251,7 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
                     help="classification confidence bins: equal-width (Guo) or equal-mass (default uniform)")
     ev.add_argument("--renormalize", action="store_true",
                     help="classification: renormalise probability rows that do not sum to 1")
+    add_loading_arguments(ev)
     ev.add_argument("--out", "-o", default=None, help="also write the HTML report (table and before/after diagrams)")
     ev.add_argument("--summary-csv", default=None, help="also write the summary (mean, std per metric) as CSV")
     ev.add_argument("--trials-csv", default=None, help="also write every trial's values as CSV")
@@ -321,7 +350,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                    force=True)  # identity only: the content checks run with the content, below
     check_outputs([path], [("--out", args.out, None)], args.force)
     pset = load_predictions(path, task=args.task, columns=parse_columns(args.columns), renormalize=args.renormalize,
-                            **_size_limit(args))
+                            **_size_limit(args), **_loading(args))
     cals = _chosen(pset, args.calibrators, not args.no_baseline)
     options: dict[str, Any] = {}
     if pset.task == "classification":
@@ -395,7 +424,8 @@ def _report(args: argparse.Namespace) -> int:
     check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
     check_outputs([path], [("--out", args.out, None)], args.force)
     check_summary_output([path], args.save_summary, _outputs(args), args.force)
-    pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize, **_size_limit(args))
+    pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize, **_size_limit(args),
+                            **_loading(args))
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
         "n_resamples": args.resamples,
@@ -444,8 +474,10 @@ def _report(args: argparse.Namespace) -> int:
 def load_lines(pset: PredictionSet) -> list[str]:
     """What the CLI says about the loading of a file.
 
-    One line per drop reason (count and first rows) and the reader's notes on its text (an unbalanced quote's lines,
-    lines that were not UTF-8), so that no row is lost without the user reading why.
+    One line per drop reason (count and first rows), the loader's notices (crossing quantiles sorted per row or
+    dropped, the layout chosen among several and how to choose another, in command-line words) and the reader's
+    notes on its text (an unbalanced quote's lines, lines that were not UTF-8), so that no row is lost or changed
+    without the user reading why.
 
     Parameters
     ----------
@@ -459,7 +491,8 @@ def load_lines(pset: PredictionSet) -> list[str]:
     """
     lines = [f"dropped {rows.size:,} row(s): {reason} (rows {', '.join(map(str, rows[:10].tolist()))}"
              f"{', …' if rows.size > 10 else ''})" for reason, rows in pset.dropped.reasons.items()]
-    return lines + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
+    notices = [f"note: {cli_message(str(m))}" for m in pset.messages if isinstance(m, LoaderNotice)]
+    return lines + notices + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
@@ -505,7 +538,8 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
         if args.rows_per_partition is not None:
             _check_options(args, [_opt("rows_per_partition", _AT_LEAST_1)])
         result = summarize_parquet(
-            args.file, columns=columns, task=args.task, renormalize=args.renormalize, scheduler=args.scheduler,
+            args.file, columns=columns, task=args.task, renormalize=args.renormalize, **_loading(args),
+            scheduler=args.scheduler,
             n_workers=args.workers, memory_limit=args.memory_limit, rows_per_partition=args.rows_per_partition,
             by_group=not args.no_groups, n_bins=args.n_bins, pit_bins=args.pit_bins, strategy=args.strategy,
             seed=args.seed,

@@ -157,17 +157,19 @@ UPLOADS = BoundedStore(max_bytes=upload_limit_bytes, max_idle_seconds=3600)
 
 
 def parse_upload(
-    token: str, data: bytes, file_name: str, mapping_json: str, task: str | None, renormalize: bool
+    token: str, data: bytes, file_name: str, mapping_json: str, task: str | None, renormalize: bool,
+    crossing: str = "rearrange", layout: str | None = None,
 ) -> cc.PredictionSet:
     """``cc.load_predictions`` of uploaded bytes (size limits: :func:`upload_limit_bytes`), cached in
-    :data:`UPLOADS` on (sha1, file name, mapping, task, renormalize)."""
-    key = (token, file_name, mapping_json, task, bool(renormalize))
+    :data:`UPLOADS` on (sha1, file name, mapping, task, renormalize, crossing, layout)."""
+    key = (token, file_name, mapping_json, task, bool(renormalize), crossing, layout)
     pset = UPLOADS.get(key)
     if pset is None:
         columns = json.loads(mapping_json) if mapping_json else None
         with st.spinner("Reading and validating the file…"):
             pset = cc.load_predictions(data, task=task, columns=columns, source=file_name, renormalize=renormalize,
-                                       max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
+                                       max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint(),
+                                       crossing=crossing, layout=layout)
         UPLOADS.put(key, pset)
     return pset
 

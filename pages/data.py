@@ -17,7 +17,7 @@ import dashboard as ui
 from calib_core.data import templates
 from calib_core.scale.distributed import PartitionError
 from dashboard import summary as summ
-from views import data_dirs
+from views import data_dirs, loading
 from views import pages as views
 from views import summary as summary_views
 
@@ -55,15 +55,17 @@ def _parse_upload() -> None:
     data = uploaded.getvalue()
     token = ui.content_token(data)
     renormalize = bool(st.session_state.get("data_renormalize", False))
-    st.session_state["data_upload_ident"] = (token, renormalize)
+    options = loading.reading_options(st.session_state.get("data_crossing"), st.session_state.get("data_layout"))
+    st.session_state["data_upload_ident"] = (token, renormalize, loading.options_token(options))
     st.session_state["data_mapping"] = None
     _prefill_mapping(token, data, uploaded.name)
     try:
-        pset = ui.parse_upload(token, data, uploaded.name, "", None, renormalize)
+        pset = ui.parse_upload(token, data, uploaded.name, "", None, renormalize, **options)
     except cc.InputError as err:
         st.session_state["data_upload_error"] = err.app_message()
     else:
-        ui.set_data(pset, f"upload:{token}:auto:{int(renormalize)}", uploaded.name, "upload")
+        ui.set_data(pset, f"upload:{token}:auto:{loading.options_token(options)}:{int(renormalize)}", uploaded.name,
+                    "upload")
         st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
 
 
@@ -107,6 +109,7 @@ st.markdown(
 # ------------------------------------------------------------------------------------------ examples
 ui.init_state({"data_example": ui.DEFAULT_REGRESSION_EXAMPLE}, persist=True)
 ui.persist("data_renormalize")
+ui.init_state({"data_crossing": "rearrange", "data_layout": "auto"}, persist=True)
 with st.container(border=True):
     st.subheader("Built-in examples")
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
@@ -139,10 +142,21 @@ with st.container(border=True):
         on_change=_parse_upload,
         help="Off by default: rows that do not sum to 1 are refused with a message naming them.",
     )
+    r1, r2 = st.columns(2)
+    r1.selectbox("Crossing quantiles", list(loading.CROSSING_LABELS), format_func=loading.CROSSING_LABELS.get,
+                 key="data_crossing", on_change=_parse_upload,
+                 help="Regression: rows whose quantiles decrease with the level are sorted per row (rearrangement, "
+                 "which never increases the quantile loss) and counted, or dropped and counted.")
+    r2.selectbox("Layout", list(loading.LAYOUT_LABELS), format_func=loading.LAYOUT_LABELS.get, key="data_layout",
+                 on_change=_parse_upload,
+                 help="Regression files with several uncertainty layouts (e.g. mean/std and quantile columns): "
+                 "which one to read. Auto reads the one that keeps the most rows and says so below.")
+    options = loading.reading_options(st.session_state.get("data_crossing"), st.session_state.get("data_layout"))
     if uploaded is not None:
         data = uploaded.getvalue()
         token = ui.content_token(data)
-        if st.session_state.get("data_upload_ident") != (token, bool(renormalize)):  # e.g. restored widget
+        ident = (token, bool(renormalize), loading.options_token(options))
+        if st.session_state.get("data_upload_ident") != ident:  # e.g. restored widget
             _parse_upload()
 
         if st.session_state.get("data_upload_error"):
@@ -206,7 +220,8 @@ with st.container(border=True):
                 if st.button("Load with this mapping", key="data_map_apply", type="primary"):
                     mapping_json = json.dumps(mapping, sort_keys=True)
                     try:
-                        pset = ui.parse_upload(token, data, uploaded.name, mapping_json, task, bool(renormalize))
+                        pset = ui.parse_upload(token, data, uploaded.name, mapping_json, task, bool(renormalize),
+                                               crossing=options["crossing"])
                     except cc.InputError as err:
                         st.session_state["data_upload_error"] = err.app_message()
                         st.rerun()
@@ -214,7 +229,7 @@ with st.container(border=True):
                         st.session_state.pop("data_upload_error", None)
                         st.session_state["data_mapping"] = mapping
                         mhash = ui.content_token(mapping_json.encode())[:12]
-                        new_token = f"upload:{token}:{task}:{mhash}:{int(bool(renormalize))}"
+                        new_token = f"upload:{token}:{task}:{mhash}:{options['crossing']}:{int(bool(renormalize))}"
                         ui.set_data(pset, new_token, uploaded.name, "upload")
                         st.session_state["data_notice"] = f"Loaded: {uploaded.name} (with the column mapping)"
                         st.rerun()
@@ -284,6 +299,8 @@ else:
     if dropped:
         st.markdown("**Dropped rows by reason** (row numbers count data rows from 1):")
         ui.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
+    for notice in loading.loader_notices(pset):  # crossing quantiles sorted or dropped, the layout chosen
+        st.info(ui.md_escape(notice), icon=":material/info:")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
         for message in views.loader_messages(pset):
             st.markdown(f"- {ui.md_escape(message)}")

@@ -343,10 +343,15 @@ def quantiles_out_of_order(draw: st.DrawFn, variant: str | None = None) -> Case:
     for j in order:
         frame[names[j]] = q[:, j]
     name = _name(draw, "quant", fmt)
+    if not draw(st.booleans()):  # the default, crossing="rearrange": every row kept, the crossing ones sorted
+        return rows_outcome("quantiles_out_of_order", name, to_bytes(frame, fmt), np.ones(n, dtype=bool), ("crossing",),
+                            note="rearranged")
+    drop = {"crossing": "drop"}  # crossing rows dropped and counted; all crossing → InputError
     if crossing.all():
-        return Case("quantiles_out_of_order", name, to_bytes(frame, fmt), "error",
+        return Case("quantiles_out_of_order", name, to_bytes(frame, fmt), "error", load_kwargs=drop,
                     words=("decrease with the level", f"rows {np.flatnonzero(crossing)[0] + 1}"))
-    return rows_outcome("quantiles_out_of_order", name, to_bytes(frame, fmt), ~crossing, ("crossing",))
+    return rows_outcome("quantiles_out_of_order", name, to_bytes(frame, fmt), ~crossing, ("crossing",),
+                        load_kwargs=drop)
 
 
 @st.composite

@@ -6,7 +6,8 @@ pairs.  This module translates both ways:
 
 * :func:`parse_columns` — ``--columns y=target,mean=mu,samples=a|b,q0.05=lo,std=`` → the loader's mapping;
 * :func:`cli_message` — a loader message whose ``columns={...}`` hints become ``--columns role=column`` options
-  (and ``task='classification'`` becomes ``--task classification``).
+  (and ``task='classification'`` becomes ``--task classification``, ``crossing='drop'`` ``--crossing drop``,
+  ``layout='gaussian'`` ``--layout gaussian``, ``layout=None`` ``--layout auto``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def _is_level(text: str) -> bool:
 
 
 _PY_COLUMNS = re.compile(r"columns=(\{(?:[^{}]|\{[^{}]*\})*\})")
+_PY_OPTION = re.compile(r"\b(crossing|layout)=(?:'([\w-]+)'|None)")
 _CLASSIFICATION_ROLES = {"label", "probs", "logits", "positive", "classes", "pred_label"}
 
 
@@ -100,9 +102,10 @@ def _cli_columns(mapping: dict[Any, Any], more: bool) -> str:
 def cli_message(text: str, task: str | None = None) -> str:
     """A loader message in command-line words.
 
-    Each Python-API hint ``columns={...}`` becomes the equivalent ``--columns role=column`` option; a hint that
-    cannot be translated gets the task's generic example (regression: y, mean, std; classification: label and
-    probability columns).
+    Each Python-API hint ``columns={...}`` becomes the equivalent ``--columns role=column`` option, and
+    ``crossing='…'`` / ``layout='…'`` (``layout=None``) the options ``--crossing …`` / ``--layout …`` (``auto``); a
+    hint that cannot be translated gets the task's generic example (regression: y, mean, std; classification: label
+    and probability columns).
 
     Parameters
     ----------
@@ -121,6 +124,8 @@ def cli_message(text: str, task: str | None = None) -> str:
     >>> from calib_core.data.columns_option import cli_message
     >>> cli_message("pass columns={'std': '<name>'} to choose one")
     'pass --columns std=<column> to choose one'
+    >>> cli_message("To use another, pass layout='gaussian'.")
+    'To use another, pass --layout gaussian.'
     """
     roles: set[str] = set()
     untranslated = False
@@ -142,6 +147,7 @@ def cli_message(text: str, task: str | None = None) -> str:
         return _cli_columns(mapping, more)
 
     out = _PY_COLUMNS.sub(translate, text).replace("task='classification'", "--task classification")
+    out = _PY_OPTION.sub(lambda m: f"--{m.group(1)} {m.group(2) or 'auto'}", out)
     if untranslated or ("columns=" in out and "--columns" not in out):
         classification = task == "classification" or (task is None and bool(roles & _CLASSIFICATION_ROLES))
         example = ("--columns label=<column>,probs=<column>|<column>|…" if classification

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..base.predictions import InputError
@@ -22,6 +23,7 @@ from .columns import (
     normalize_name,
 )
 from .columns_patterns import find_quantile_columns, find_sample_columns, find_score_columns, parse_quantile_level
+from .regression_layout import LayoutColumns, choose_layout
 from .rows_labels import row_label_columns
 
 __all__ = ["detect_task", "guess_columns"]
@@ -77,12 +79,36 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
     return "regression" if reg and not has_label else "classification"
 
 
+def _guess_layout(frame: pd.DataFrame, samples: list[str], quantiles: list[str], used: list[str]) -> str:
+    """The layout the loader reads by default (``choose_layout``: the one that keeps the most rows), never raising."""
+    options = [LayoutColumns(layout, role, tuple(cols), layout)
+               for layout, role, cols in (("sample", "samples", samples), ("quantile", "quantiles", quantiles))
+               if len(cols) >= 2]
+    spread, has_mean = None, len(used) > 1  # y (or error) and the mean
+    if has_mean:
+        for role in ("std", "var", "log_var", "log_std", "u95"):
+            try:
+                spread = find_column(frame, role, None, exclude=used + samples + quantiles)
+            except InputError:
+                spread = None
+            if spread is not None:
+                options.append(LayoutColumns("gaussian", role, (spread,), "gaussian"))
+                break
+    if len(options) < 2:
+        return options[0].layout if options else "gaussian"
+    try:
+        return choose_layout(frame, options, np.ones(len(frame), dtype=bool), requested=None, crossing="rearrange",
+                             source=frame_source(frame, None), has_point=has_mean)[0]
+    except InputError:  # e.g. text in a column: the loader will say so
+        return options[0].layout
+
+
 def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
 
     The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the regression
-    layout preference sample > quantile > gaussian, ``row_label_columns``), but never raising: a role that
-    cannot be decided is left out.
+    layout that keeps the most rows — on a tie sample > quantile > gaussian —, ``row_label_columns``), but never
+    raising: a role that cannot be decided is left out.
 
     Parameters
     ----------
@@ -148,9 +174,10 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
         except InputError:
             samples, quantiles = [], []
         quantiles = [c for c in quantiles if c not in used]
-        if len(samples) >= 2:
+        layout = _guess_layout(frame, samples, quantiles, used)
+        if layout == "sample":
             out["samples"] = samples
-        elif len(quantiles) >= 2:
+        elif layout == "quantile":
             out["quantiles"] = quantiles
         else:
             for role in ("std", "var", "log_var", "log_std", "u95"):

@@ -8,9 +8,11 @@ Layouts
 -------
 ``gaussian`` (mean + std | var | log_var | log_std | u95), ``quantile`` (≥ 2 quantile columns),
 ``sample`` (≥ 2 members) and ``point`` (a mean only: ``dist`` is ``None``, ``point`` holds it).  When a
-file has several, the full-distribution layouts win: **sample > quantile > gaussian > point**, because
-summary columns such as ``ens_mean``/``ens_std`` are usually derived from the members; the message
-names the alternative.  ``columns`` overrides everything: mapping a layout role (``std``, ``var``,
+file has several, ``layout=`` chooses; by default the one that keeps the most rows is read, on a tie the
+full-distribution layouts win: **sample > quantile > gaussian**, because summary columns such as
+``ens_mean``/``ens_std`` are usually derived from the members; a message says which was chosen, why, and how to
+choose another (:mod:`calib_core.data.regression_layout`).  ``columns`` overrides everything: mapping a layout role
+(``std``, ``var``,
 ``log_var``, ``log_std``, ``u95``, ``quantiles``, ``samples``) switches auto-detection of the other
 layout roles off, and mapping a role to ``None`` disables it (``{"samples": None}`` reads a weather file
 as ``ens_mean``/``ens_std``).
@@ -24,22 +26,24 @@ coverage factor 1.95996; GUM's conventional k = 2 would give σ 2 % smaller).
 Validation: non-numeric cells raise (column and first rows named; NA spellings such as
 ``NA``/``nan``/``null`` in text columns of Parquet/npz files are missing values), and so do True/False (never read
 as 1/0); rows that an unbalanced quote merged with the lines after it, rows with a missing or
-non-finite value in a used column, σ ≤ 0, var ≤ 0 or crossing quantiles are dropped and counted per
-reason in ``PredictionSet.dropped`` (``n_read == n_rows + dropped.total``); fewer than 2 valid rows
-raise.  A ``model`` column (long multi-model files) keeps every row.
+non-finite value in a used column, σ ≤ 0 or var ≤ 0 are dropped and counted per reason in
+``PredictionSet.dropped`` (``n_read == n_rows + dropped.total``); fewer than 2 valid rows raise.  A ``model``
+column (long multi-model files) keeps every row.  Quantiles that decrease with the level (crossing) are sorted per
+row by default — the rearrangement of Chernozhukov, Fernández-Val & Galichon (2010), which never increases the
+quantile loss of Koenker & Bassett (1978) — and counted in a message; ``crossing="drop"`` drops those rows instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..base.predictions import InputError, Message, PredictionSet
-from ..base.regression import Gaussian, QuantileSet, SampleSet, norm_ppf
+from ..base.predictions import InputError, PredictionSet
+from ..base.regression import Gaussian, QuantileSet, SampleSet
 from .columns import (
     ALIASES,
     REGRESSION_ROLES,
@@ -52,14 +56,21 @@ from .columns import (
     unused_columns_note,
 )
 from .columns_patterns import find_feature_columns, find_quantile_columns, find_sample_columns
+from .regression_layout import (
+    LayoutColumns,
+    check_options,
+    choose_layout,
+    crossing_notice,
+    gaussian_sigma,
+    layout_label,
+    quantile_values,
+)
 from .rows import RowFilter, numeric_block, numeric_values, require_valid_rows
 from .rows_labels import row_labels
 from .text import reading_notes
 from .timecol import read_time
 
 __all__ = ["LAYOUT_ROLES", "parse_regression_frame"]
-
-Z_975 = float(norm_ppf(0.975))
 
 LAYOUT_ROLES = ("std", "var", "log_var", "log_std", "u95", "quantiles", "samples")
 
@@ -86,6 +97,7 @@ class _Roles:
     quantiles: list[str]
     spread: dict[str, str | None]
     layout: str
+    options: list[LayoutColumns] = field(default_factory=list)
 
     @property
     def spread_found(self) -> list[str]:
@@ -149,32 +161,19 @@ def _find_roles(frame: pd.DataFrame, cols: dict[str, Any], src: str, messages: l
                                  app_hint=f"choose at least 2 {role} columns under Column mapping")
     roles = _Roles(y_col, err_col, mean_col, samples, levels, q_cols, spread, "point")
     if len(samples) >= 2:
-        roles.layout = "sample"
-    elif len(q_cols) >= 2:
-        roles.layout = "quantile"
-    elif roles.spread_found:
-        roles.layout = "gaussian"
+        roles.options.append(LayoutColumns("sample", "samples", tuple(samples), layout_label("sample", samples)))
+    if len(q_cols) >= 2:
+        roles.options.append(LayoutColumns("quantile", "quantiles", tuple(q_cols), layout_label("quantile", q_cols)))
+    if roles.spread_found and (mean_col is not None or err_col is not None or not roles.options):
+        role = roles.spread_found[0]
+        col = spread[role]
+        assert col is not None
+        roles.options.append(LayoutColumns("gaussian", role, (col,), layout_label("gaussian", [col], mean_col)))
+    if roles.options:
+        roles.layout = roles.options[0].layout  # provisional: choose_layout decides once y and mean are read
     elif len(samples) == 1 or len(q_cols) == 1:
         messages.append(f"column {(samples or q_cols)[0]!r} looks like a single sample/quantile; at least 2 are "
                         "needed, ignored.")
-
-    alternatives = []
-    if roles.layout == "quantile" and len(samples) >= 2:
-        alternatives.append(f"{len(samples)} sample columns")
-    if roles.layout == "sample" and len(q_cols) >= 2:
-        alternatives.append(f"{len(q_cols)} quantile columns")
-    if roles.layout in ("sample", "quantile") and roles.spread_found:
-        alternatives.append(f"Gaussian columns {mean_col!r}/{spread[roles.spread_found[0]]!r}")
-    if alternatives:
-        off = "samples" if roles.layout == "sample" else "quantiles"
-        text = (
-            f"using the {roles.layout} layout; the file also has {' and '.join(alternatives)} (preference: sample > "
-            "quantile > gaussian)."
-        )
-        messages.append(Message(
-            f"{text} To use another, pass e.g. columns={{'{off}': None}}.",
-            f"{text} To use another, choose its Uncertainty layout under Column mapping and load the file again.",
-        ))
     return roles
 
 
@@ -212,67 +211,6 @@ def _target_and_point(
     return y, point
 
 
-def _gaussian_sigma(
-    frame: pd.DataFrame, role: str, col: str, rows: RowFilter, src: str, messages: list[str]
-) -> np.ndarray:
-    """σ from a std / var / log_var / log_std / u95 column; rows with σ ≤ 0 or non-finite σ are dropped."""
-    raw = numeric_values(frame, col, source=src, role=role)
-    rows.finite(col, raw)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if role in ("std", "u95", "var"):
-            name = {"std": "σ", "u95": "U95", "var": "variance"}[role]
-            rows.drop(f"{col}: {name} = 0", raw == 0)
-            rows.drop(f"{col}: {name} < 0", raw < 0)
-            positive = np.where(raw > 0, raw, np.nan)
-            sigma = {"std": positive, "u95": positive / Z_975, "var": np.sqrt(positive)}[role]
-            if role == "u95":
-                messages.append(f"σ = {col} / {Z_975:.5f} (a 95 % expanded uncertainty of a Gaussian).")
-            zero = int((raw == 0).sum())
-            if zero:
-                messages.append(
-                    f"{zero} row(s) with zero predicted uncertainty dropped (σ must be > 0 for z, NLL and PIT); "
-                    "they are listed in the drop report."
-                )
-            negative = raw < 0
-            if negative.any():
-                lo, hi = float(raw[negative].min()), float(raw[negative].max())
-                tiny = " (tiny negatives are usually round-off of 0)" if hi > -1e-6 else ""
-                messages.append(
-                    f"{int(negative.sum())} row(s) with negative {role} dropped (values {lo:.3g} … {hi:.3g}){tiny}."
-                )
-        else:
-            sigma = np.exp(0.5 * raw) if role == "log_var" else np.exp(raw)
-            rows.drop(f"{col}: σ = exp({'log_var/2' if role == 'log_var' else 'log_std'}) overflows or underflows",
-                      np.isfinite(raw) & ((sigma == 0) | ~np.isfinite(sigma)))
-    return sigma
-
-
-def _quantile_values(frame: pd.DataFrame, roles: _Roles, rows: RowFilter, src: str, messages: list[str]) -> np.ndarray:
-    """(N, L) quantile values; rows whose quantiles decrease in the level are dropped (all bad → error)."""
-    qv = numeric_block(frame, roles.quantiles, source=src, role="quantiles")
-    rows.finite("quantile columns", qv)
-    crossing = (np.diff(qv, axis=1) < 0).any(axis=1)
-    rows.drop("quantiles decrease with the level (crossing)", crossing)
-    finite_rows = np.isfinite(qv).all(axis=1)
-    bad_rows = (np.flatnonzero(crossing)[:20] + 1).tolist()
-    if finite_rows.any() and crossing[finite_rows].all():
-        raise InputError(
-            f"every row has quantiles that decrease with the level (e.g. rows {', '.join(map(str, bad_rows[:5]))})",
-            source=src,
-            columns=roles.quantiles,
-            rows=bad_rows,
-            hint="check that the column levels are right, or sort each row's quantiles (rearrangement) before "
-            "uploading",
-        )
-    if crossing.any():
-        messages.append(
-            f"{int(crossing.sum())} row(s) with crossing quantiles dropped (values must be non-decreasing in the "
-            "level; sorting each row — rearrangement — is a common fix)."
-        )
-    messages.append(f"quantile levels: {', '.join(f'{v:g}' for v in roles.levels)}.")
-    return qv
-
-
 def _feature_frame(frame: pd.DataFrame, feat_cols: list[str], keep: np.ndarray, messages: list[str]) -> pd.DataFrame:
     """Kept rows of the feature columns; text columns that are entirely numeric are converted."""
     features = kept_rows(frame, feat_cols, keep)
@@ -302,7 +240,8 @@ def _ensemble_notes(samples: np.ndarray, y: np.ndarray, messages: list[str]) -> 
 
 
 def parse_regression_frame(
-    frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None, *, min_rows: int = 2
+    frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None, *, min_rows: int = 2,
+    crossing: str = "rearrange", layout: str | None = None,
 ) -> PredictionSet:
     """Validate a regression table and build its ``PredictionSet`` (layout rules in the module docstring).
 
@@ -323,6 +262,13 @@ def parse_regression_frame(
         None is not used.
     min_rows : int, default 2
         The fewest valid rows accepted (``min_rows=0`` for one partition of a larger data set).
+    crossing : {"rearrange", "drop"}, default "rearrange"
+        Rows whose quantiles decrease with the level: sorted per row (the rearrangement of Chernozhukov,
+        Fernández-Val & Galichon 2010, which never increases the quantile loss of Koenker & Bassett 1978) and
+        counted in a message, or dropped and counted in ``dropped``.
+    layout : {"gaussian", "quantile", "sample", "point"}, optional
+        The layout to read when the file has several; None: the one that keeps the most rows (on a tie sample >
+        quantile > gaussian), said in a message with how to choose another.
 
     Returns
     -------
@@ -332,11 +278,18 @@ def parse_regression_frame(
     Raises
     ------
     InputError
-        Unknown roles, missing target or prediction columns, non-numeric cells, or fewer than ``min_rows`` valid
-        rows.
+        Unknown roles or options, missing target or prediction columns, a requested layout the file lacks,
+        non-numeric cells, or fewer than ``min_rows`` valid rows.
+
+    References
+    ----------
+    .. [1] V. Chernozhukov, I. Fernández-Val and A. Galichon, "Quantile and probability curves without crossing",
+       Econometrica 78(3), 1093–1125, 2010.
+    .. [2] R. Koenker and G. Bassett, "Regression quantiles", Econometrica 46(1), 33–50, 1978.
     """
     src = frame_source(frame, source)
     _unknown_roles(columns, src)
+    requested = check_options(crossing, layout, src)
     cols = dict(columns or {})
     n = len(frame)
     if n == 0:
@@ -346,7 +299,12 @@ def parse_regression_frame(
     roles = _find_roles(frame, cols, src, messages)
     rows = RowFilter(n, frame)
     y, point = _target_and_point(frame, roles, rows, src, messages)
+    roles.layout, layout_notice = choose_layout(frame, roles.options, rows.keep, requested=requested,
+                                                crossing=crossing, source=src, has_point=point is not None)
+    if layout_notice is not None:
+        messages.append(layout_notice)
     used = [c for c in (roles.y, roles.error, roles.mean) if c is not None]
+    crossed, n_finite = np.zeros(n, dtype=bool), 0
 
     if roles.layout == "gaussian":
         role = roles.spread_found[0]
@@ -356,11 +314,13 @@ def parse_regression_frame(
         if len(roles.spread_found) > 1:
             others = ", ".join(repr(roles.spread[r]) for r in roles.spread_found[1:])
             messages.append(f"uncertainty from {col!r} ({role}); also found {others}, not used.")
-        values: np.ndarray = _gaussian_sigma(frame, role, col, rows, src, messages)
+        values: np.ndarray = gaussian_sigma(frame, role, col, rows, src, messages)
         layout_text = f"{role}={col!r}"
     elif roles.layout == "quantile":
         used += roles.quantiles
-        values = _quantile_values(frame, roles, rows, src, messages)
+        values, crossed = quantile_values(frame, roles.quantiles, rows, src, crossing)
+        n_finite = int(np.isfinite(values).all(axis=1).sum())
+        messages.append(f"quantile levels: {', '.join(f'{v:g}' for v in roles.levels)}.")
         layout_text = f"quantiles={name_list(roles.quantiles, 4)}"
     elif roles.layout == "sample":
         used += roles.samples
@@ -383,6 +343,9 @@ def parse_regression_frame(
 
     keep = require_valid_rows(rows, source=src, columns=used, min_rows=min_rows)
     n_keep = int(keep.sum())
+    notice = crossing_notice(crossed, keep, crossing, n_finite) if crossed.any() else None
+    if notice is not None:
+        messages.append(notice)
 
     y_keep = y[keep]
     dist: Gaussian | QuantileSet | SampleSet | None = None

@@ -181,6 +181,8 @@ def summarize_parquet(
     columns: Mapping[str, Any] | None = None,
     task: str | None = None,
     renormalize: bool = False,
+    crossing: str = "rearrange",
+    layout: str | None = None,
     scheduler: Any = None,
     n_workers: int = 2,
     memory_limit: str | int = "2GiB",
@@ -212,6 +214,9 @@ def summarize_parquet(
         The task (default: detected from the first rows).
     renormalize : bool, default False
         The classification ``renormalize`` option of ``cc.load_predictions``.
+    crossing, layout : str, optional
+        The regression ``crossing`` and ``layout`` options of ``cc.load_predictions``; the layout chosen on the
+        first rows is the one every partition is read in.
     scheduler : str, Client or None, default None
         None (a new ``LocalCluster`` of ``n_workers`` single-threaded processes, ``memory_limit`` each),
         :data:`IN_PROCESS` (no cluster: one partition after the other in this process), an address
@@ -266,7 +271,8 @@ def summarize_parquet(
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition)
-    options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
+    options, head = read_head(files, task=task, columns=columns, renormalize=renormalize, crossing=crossing,
+                              layout=layout)
     seconds["plan"] = time.perf_counter() - t0
     passes = 1
     with open_client(scheduler, n_workers=n_workers, memory_limit=memory_limit) as client:

@@ -6,6 +6,7 @@ pyarrow, page checksums verified) and the dropped rows counted per reason over t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,10 @@ class ReadOptions:
         The column mapping, with the class names fixed from the head for classification.
     renormalize : bool, default False
         The classification ``renormalize`` option of ``cc.load_predictions``.
+    crossing : {"rearrange", "drop"}, default "rearrange"
+        The regression ``crossing`` option of ``cc.load_predictions``.
+    layout : str, optional
+        The regression layout, fixed from the head so that every partition is read in the same one.
 
     References
     ----------
@@ -61,6 +66,8 @@ class ReadOptions:
     task: str
     columns: Mapping[str, Any] | None = None
     renormalize: bool = False
+    crossing: str = "rearrange"
+    layout: str | None = None
 
 
 def _frame(table: Any, *, zero_copy: bool = False) -> pd.DataFrame:
@@ -107,7 +114,8 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
     """
     if options.task == "classification":
         return parse_classification_frame(frame, source, options.columns, options.renormalize, min_rows=min_rows)
-    return parse_regression_frame(frame, source, options.columns, min_rows=min_rows)
+    return parse_regression_frame(frame, source, options.columns, min_rows=min_rows, crossing=options.crossing,
+                                  layout=options.layout)
 
 
 def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = (),
@@ -288,7 +296,8 @@ def locate_row(parts: Sequence[Partition]) -> Callable[[int], str]:
 
 
 def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, Any] | None, renormalize: bool,
-              n_rows: int = 2000) -> tuple[ReadOptions, PredictionSet]:
+              n_rows: int = 2000, crossing: str = "rearrange", layout: str | None = None
+              ) -> tuple[ReadOptions, PredictionSet]:
     """Parse the first rows of the first file, so that a wrong mapping fails before any work is sent out.
 
     The reader of ``cc.load_predictions`` (at least two valid rows needed) decides the options every partition is
@@ -306,6 +315,10 @@ def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, A
         The classification ``renormalize`` option.
     n_rows : int, default 2000
         Rows of the head.
+    crossing : {"rearrange", "drop"}, default "rearrange"
+        The regression ``crossing`` option.
+    layout : str, optional
+        The regression ``layout`` option (None: chosen on the head, then fixed for every partition).
 
     Returns
     -------
@@ -327,10 +340,12 @@ def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, A
     table = pa.Table.from_batches([batch]) if batch is not None else pf.schema_arrow.empty_table()
     frame = _frame(table)
     kind = task or detect_task(frame, columns)
-    options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize)
+    options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize, crossing, layout)
     head = parse_frame(frame, f"{Path(files[0]).name} (first {len(frame):,} rows)", options, min_rows=2)
     if kind == "classification" and head.classes is not None and "classes" not in (columns or {}):
         options = ReadOptions(kind, {**(columns or {}), "classes": list(head.classes)}, renormalize)
+    elif kind == "regression":
+        options = dataclasses.replace(options, layout=head.layout)
     return options, head
 
 

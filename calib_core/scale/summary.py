@@ -231,7 +231,7 @@ def with_edges(spec: SummarySpec, edges: dict[tuple[str, str], Any]) -> SummaryS
 def _frame_to_set(frame: pd.DataFrame, spec: SummarySpec, columns: Any, source: str) -> PredictionSet:
     if spec.task == "classification":
         return parse_classification_frame(frame, source, columns, False)
-    return parse_regression_frame(frame, source, columns)
+    return parse_regression_frame(frame, source, columns, layout=spec.layout)
 
 
 def summarize(

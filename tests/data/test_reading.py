@@ -124,22 +124,24 @@ def test_quantile_mapping_dict_with_string_and_percent_levels():
     np.testing.assert_array_equal(ps.dist.values[:, 0], df["lo"])
 
 
-def test_crossing_quantiles_dropped_and_counted():
+def test_crossing_quantiles_dropped_with_crossing_drop_and_counted():
+    # crossing="drop" keeps the old behaviour (by default the rows are sorted: tests/data/test_quantile_crossing.py)
     df = pd.DataFrame(
         {"y": [0.0, 1, 2, 3], "q0.1": [-1.0, 0.5, 1.0, 2.0], "q0.5": [0.0, 0.4, 2.0, 3.0], "q0.9": [1.0, 2, 3, 2.5]}
     )
-    ps = load(df.to_csv(index=False))
+    ps = load(df.to_csv(index=False), crossing="drop")
     check_invariants(ps)
     np.testing.assert_array_equal(ps.row_number, [1, 3])
     rows = ps.dropped.reasons["quantiles decrease with the level (crossing)"]
     np.testing.assert_array_equal(rows, [2, 4])
 
 
-def test_all_rows_crossing_raises():
+def test_all_rows_crossing_raises_with_crossing_drop():
     df = pd.DataFrame({"y": [0.0, 1], "q0.1": [1.0, 2.0], "q0.9": [0.0, 1.0]})
     with pytest.raises(InputError, match="every row has quantiles that decrease") as ei:
-        load(df.to_csv(index=False))
+        load(df.to_csv(index=False), crossing="drop")
     assert ei.value.rows == [1, 2]
+    assert "crossing='rearrange'" in str(ei.value) and "sort per row" in ei.value.app_message()
 
 
 def test_duplicate_quantile_levels_raise():
@@ -177,7 +179,9 @@ def test_samples_preferred_over_ens_mean_std_and_override():
     df["y_true"] = rng.normal(size=10)
     ps = load(df.to_csv(index=False))
     assert ps.layout == "sample" and ps.dist.samples.shape == (10, 4)
-    assert any("preference: sample > quantile > gaussian" in m for m in ps.messages)
+    # every layout keeps all rows: the tie goes to the members (the layout notice says so and how to choose another)
+    assert any("on a tie, in the order sample > quantile > gaussian" in m and "layout='gaussian'" in m
+               for m in ps.messages)
     # member_mean-like names are never members
     assert "ens_mean" not in find_sample_columns(df) and "ens_std" not in find_sample_columns(df)
     ps2 = load(df.to_csv(index=False), columns={"samples": None})

@@ -178,7 +178,7 @@ def test_guess_never_raises_on_ambiguous_names():
 
 
 # ---------------------------------------------------------------------------------------- page wording
-PY_WORDS = ("columns=", "columns[", "task=", "renormalize=", "max_bytes")
+PY_WORDS = ("columns=", "columns[", "task=", "renormalize=", "max_bytes", "crossing=", "layout=")
 
 
 def _error(data: bytes, **kwargs) -> cc.InputError:
@@ -226,8 +226,8 @@ def test_layout_alternative_message_has_a_page_wording():
                           "q0.1": [0.0, 1.0, 2.0], "q0.9": [2.0, 3.0, 4.0]})
     ps = cc.load_predictions(io.BytesIO(frame.to_csv(index=False).encode()), source="q.csv")
     msg = next(m for m in ps.messages if m.startswith("using the quantile layout"))
-    assert "columns={'quantiles': None}" in msg
-    assert "Uncertainty layout" in app_text(msg) and "columns=" not in app_text(msg)
+    assert "layout='gaussian'" in msg  # the keyword that chooses the other layout (was columns={'quantiles': None})
+    assert "under Layout (Upload a prediction file)" in app_text(msg) and "layout=" not in app_text(msg)
     assert all(not any(w in m for w in PY_WORDS) for m in views.loader_messages(ps))
 
 
@@ -240,7 +240,7 @@ def test_every_hint_in_python_words_has_a_page_wording():
     root = Path(__file__).resolve().parents[2] / "calib_core"
     missing = []
     for rel in ("data/bytes.py", "data/text.py", "data/columns.py", "data/rows.py", "data/detect.py", "data/timecol.py",
-                "data/regression.py", "data/classification.py", "api.py"):
+                "data/regression.py", "data/regression_layout.py", "data/classification.py", "api.py"):
         tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError":

@@ -136,23 +136,62 @@ def test_torchuq_boston_gaussian_via_columns():
     assert cov90 == pytest.approx(0.56436, abs=1e-5)
 
 
+def _boston_raw_quantiles() -> np.ndarray:
+    return np.loadtxt(BOSTON, delimiter=",", skiprows=1, usecols=range(4, 14))
+
+
 def test_torchuq_boston_quantiles_via_columns():
     ps = load(BOSTON, columns={"y": "y_true", "quantiles": BOSTON_Q})
     assert ps.layout == "quantile" and isinstance(ps.dist, QuantileSet)
     np.testing.assert_allclose(ps.dist.levels, np.arange(1, 20, 2) / 20)
-    # the quantile NN's outputs are not monotone in half of the rows (PROVENANCE: "NOT always monotone")
-    assert ps.n_rows == 49 and list(ps.dropped.reasons) == ["quantiles decrease with the level (crossing)"]
-    assert ps.dropped.total == 52
-    raw = np.loadtxt(BOSTON, delimiter=",", skiprows=1, usecols=range(4, 14))
+    # the quantile NN's outputs are not monotone in half of the rows (PROVENANCE: "NOT always monotone"): by default
+    # those 52 rows are sorted (rearrangement) and kept — before, they were dropped and 49 of 101 rows remained
+    raw = _boston_raw_quantiles()
     crossing = np.flatnonzero((np.diff(raw, axis=1) < 0).any(axis=1)) + 1
-    np.testing.assert_array_equal(ps.dropped.reasons["quantiles decrease with the level (crossing)"], crossing)
+    assert crossing.size == 52
+    assert ps.n_rows == 101 and ps.dropped.total == 0
+    np.testing.assert_array_equal(ps.dist.values, np.sort(raw, axis=1))
+    notice = next(m for m in ps.messages if getattr(m, "kind", "") == "crossing")
+    assert notice.startswith("52 rows had crossing quantiles; sorted per row (rearrangement)")
+    np.testing.assert_array_equal(notice.rows, crossing)
+    # crossing="drop": the old behaviour, every crossing row counted under its reason
+    dropped = load(BOSTON, columns={"y": "y_true", "quantiles": BOSTON_Q}, crossing="drop")
+    assert dropped.n_rows == 49 and list(dropped.dropped.reasons) == ["quantiles decrease with the level (crossing)"]
+    np.testing.assert_array_equal(dropped.dropped.reasons["quantiles decrease with the level (crossing)"], crossing)
 
 
-def test_torchuq_boston_default_and_point_prediction():
-    ps = load(BOSTON)  # auto: quantiles preferred, Gaussian columns named in a message
-    assert ps.layout == "quantile"
-    assert any("columns={'quantiles': None}" in m for m in ps.messages)
-    assert load(BOSTON, columns={"quantiles": None}).layout == "gaussian"
+def test_torchuq_boston_rearrangement_lowers_the_quantile_loss():
+    """On the real file: the sorted rows' quantile loss is below the raw rows' (Chernozhukov et al. 2010), row by
+    row, and strictly lower in total."""
+    from calib_core.metrics.regression_isotonic_quantile import quantile_score
+
+    ps = load(BOSTON)
+    raw = _boston_raw_quantiles()
+    levels = np.arange(1, 20, 2) / 20
+    before = sum(quantile_score(ps.y, raw[:, j], t) for j, t in enumerate(levels))
+    after = sum(quantile_score(ps.y, ps.dist.values[:, j], t) for j, t in enumerate(levels))
+    assert np.all(after <= before + 1e-12)
+    assert after.mean() < before.mean()
+    print(f"boston quantile NN: mean pinball loss over 10 levels {before.mean() / 10:.5f} raw, "
+          f"{after.mean() / 10:.5f} rearranged")
+
+
+def test_torchuq_boston_default_keeps_every_row_and_each_choice():
+    """The file has mean/std and 10 quantile columns: by default every row is kept; each choice says what it gives."""
+    ps = load(BOSTON)  # auto: both layouts keep all 101 rows; on the tie the quantiles are read
+    assert ps.layout == "quantile" and ps.n_rows == 101 and ps.dropped.total == 0
+    layout = next(m for m in ps.messages if getattr(m, "kind", "") == "layout")
+    assert "keeps 101 of 101 rows" in layout and "layout='gaussian'" in layout and "on a tie" in layout
+    gauss = load(BOSTON, layout="gaussian")
+    assert gauss.layout == "gaussian" and gauss.n_rows == 101 and rmse(gauss) == pytest.approx(0.44196, abs=1e-5)
+    assert load(BOSTON, columns={"quantiles": None}).layout == "gaussian"  # the mapping way still works
+    # crossing="drop" without a layout: the Gaussian columns keep every row, the quantiles 49 — Gaussian is read
+    auto_drop = load(BOSTON, crossing="drop")
+    assert auto_drop.layout == "gaussian" and auto_drop.n_rows == 101
+    note = next(m for m in auto_drop.messages if getattr(m, "kind", "") == "layout")
+    assert "because it keeps the most rows" in note and "would keep 49" in note and "layout='quantile'" in note
+    forced = load(BOSTON, layout="quantile", crossing="drop")
+    assert forced.layout == "quantile" and forced.n_rows == 49 and forced.dropped.total == 52
     pp = load(BOSTON, columns={"mean": "point_pred", "quantiles": None, "std": None})
     assert pp.layout == "point" and pp.dist is None
     assert np.sqrt(np.mean((pp.y - pp.point) ** 2)) == pytest.approx(0.440, abs=5e-4)
