@@ -144,7 +144,7 @@ SCENARIOS = {
 }
 REGRESSION_SCENARIOS = ("null", "sigma0.8", "shift0.2", "region")
 CLASS_SCENARIOS = ("null", "temp1.5")
-FIELDS = ["type", "scenario", "n", "rep", "verdict", "direction", "p_value", "lead", "n_tests", "primary",
+FIELDS = ["type", "scenario", "n", "rep", "verdict", "direction", "p_value", "lead", "n_tests", "primary", "note",
           "cpu_s", "wall_s", "gen_s", "commit"]
 
 
@@ -305,18 +305,26 @@ def run_one(task: tuple[str, str, int, int], seed: int, n_simulations: int, comm
     pset = draw(TYPES[name], scenario, n, rng)
     gen = time.perf_counter() - g0
     diag_seed = int(rng.integers(2**31))
+    row = dict(type=name, scenario=scenario, n=n, rep=rep, verdict="error", direction="", p_value=float("nan"),
+               lead="", n_tests=0, primary="", note="", gen_s=round(gen, 4), commit=commit)
     c0, w0 = time.process_time(), time.perf_counter()
-    with np.errstate(all="ignore"):
-        report = cc.diagnose(pset, n_resamples=0, n_simulations=n_simulations, seed=diag_seed, diagrams=False)
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    try:
+        with np.errstate(all="ignore"):
+            report = cc.diagnose(pset, n_resamples=0, n_simulations=n_simulations, seed=diag_seed, diagrams=False)
+    except Exception as exc:  # one failing data set is a result of the study, not its end
+        report, row["note"] = None, f"{type(exc).__name__}: {str(exc)[:200]}"
+    row.update(cpu_s=round(time.process_time() - c0, 4), wall_s=round(time.perf_counter() - w0, 4))
+    if report is None or not len(report.verdicts):
+        if report is not None:
+            row["note"] = "; ".join(report.options.get("notes", []))[:300] or "no verdict row"
+        return row
     head = report.verdicts.iloc[0]
     m = report.metrics
     prim = m[m["family"] == "primary"]
-    return dict(type=name, scenario=scenario, n=n, rep=rep, verdict=head["verdict"],
-                direction=head["direction"] or "", p_value=float(head["p_value"]), lead=head["lead"] or "",
-                n_tests=int(head["n_tests"]),
-                primary=";".join(f"{k}={p:.3g}" for k, p in zip(prim["metric"], prim["p_value"])),
-                cpu_s=round(cpu, 4), wall_s=round(wall, 4), gen_s=round(gen, 4), commit=commit)
+    row.update(verdict=head["verdict"], direction=head["direction"] or "", p_value=float(head["p_value"]),
+               lead=head["lead"] or "", n_tests=int(head["n_tests"]),
+               primary=";".join(f"{k}={p:.3g}" for k, p in zip(prim["metric"], prim["p_value"])))
+    return row
 
 
 # ----------------------------------------------------------------------------------------------- the plan, the file
@@ -391,7 +399,7 @@ def read_results(path: Path) -> pd.DataFrame:
     if not path.exists() or path.stat().st_size == 0:
         return pd.DataFrame(columns=FIELDS)
     return pd.read_csv(path, keep_default_na=False, na_values={"p_value": ["nan", "NaN"]},
-                       dtype={"direction": str, "lead": str, "primary": str, "commit": str})
+                       dtype={"direction": str, "lead": str, "primary": str, "note": str, "commit": str})
 
 
 def _repair_tail(path: Path) -> None:
@@ -461,6 +469,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _repair_tail(out)
+    if out.exists() and out.stat().st_size:
+        with out.open(encoding="utf-8") as f:
+            header = f.readline().strip().split(",")
+        if header != FIELDS:
+            raise SystemExit(f"{out} was written with other columns ({header}); use another --out")
     done = read_results(out)
     have = set(zip(done["type"], done["scenario"], done["n"].astype(int), done["rep"].astype(int)))
     todo = [t for t in plan(args.types, args.scenarios, args.sizes, args.reps, args.power_reps) if t not in have]
@@ -535,7 +548,9 @@ def mc_se(rate: float, reps: int) -> float:
 
 
 def _n(n: int) -> str:
-    return f"{n:,}" if n < 100_000 else f"10^{int(round(np.log10(n)))}" if np.log10(n) % 1 == 0 else f"{n:,}"
+    e = int(round(np.log10(n)))
+    sup = str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"10{sup}" if n >= 100_000 and n == 10**e else f"{n:,}"
 
 
 def _wide(cells: dict[tuple[str, int], str], types: list[str], sizes: list[int], first: str = "type") -> list[str]:
@@ -583,6 +598,13 @@ def tables(df: pd.DataFrame, alpha: float = 0.05, bias_goal: float = 0.01) -> li
     df["bias"] = df["direction"].fillna("").str.contains("biased")
     types, sizes = _order(df)
     out: list[str] = []
+    errors = df[df["verdict"] == "error"]
+    if len(errors):
+        out += ["**Data sets without a verdict** (counted as not \"miscalibrated\"; the note says why):", "",
+                "| type | scenario | N | count | first note |", "|---|---|---:|---:|---|"]
+        for (t, sc, n), g in errors.groupby(["type", "scenario", "n"]):
+            out.append(f"| {t} | {sc} | {_n(n)} | {len(g)} | {g['note'].iloc[0]} |")
+        out.append("")
     null = df[df["scenario"] == "null"]
     if len(null):
         cells, fails = {}, []
@@ -616,7 +638,7 @@ def tables(df: pd.DataFrame, alpha: float = 0.05, bias_goal: float = 0.01) -> li
         reps = alt.groupby(["type", "n"]).size()
         out += [f"### Power: {label}", "",
                 f"Share headlined \"miscalibrated\" (in brackets: and naming \"{expected}\"); "
-                f"{reps.min()}–{reps.max()} data sets per cell.", ""]
+                f"{reps.min()}{'' if reps.min() == reps.max() else f'–{reps.max()}'} data sets per cell.", ""]
         out += _wide(cells, [t for t in types if (alt["type"] == t).any()], sizes)
         out.append("")
         if sigma_only:
