@@ -726,7 +726,8 @@ def write_report(path: Path, page: Path) -> None:
 def estimate(args: argparse.Namespace) -> None:
     """Print the configuration's data sets and, from the timings in the results file, its CPU hours.
 
-    A (type, N) not yet measured is extrapolated linearly in N from the largest N measured for that type.
+    Per data set: the CPU seconds of ``cc.diagnose`` plus the (wall) seconds of drawing the data.  A (type, N) not
+    yet measured is extrapolated linearly in N from the largest N measured for that type.
 
     Parameters
     ----------
@@ -739,7 +740,7 @@ def estimate(args: argparse.Namespace) -> None:
     """
     df = read_results(Path(args.out))
     todo = plan(args.types, args.scenarios, args.sizes, args.reps, args.power_reps)
-    cost = df.groupby(["type", "n"])["cpu_s"].mean() if len(df) else pd.Series(dtype=float)
+    cost = (df["cpu_s"] + df["gen_s"]).groupby([df["type"], df["n"]]).mean() if len(df) else pd.Series(dtype=float)
     per_n: dict[int, list[float]] = {}
     unknown = set()
     for name, _, n, _ in todo:
@@ -754,7 +755,7 @@ def estimate(args: argparse.Namespace) -> None:
                 m, cm = max(known)
                 c = cm * n / m
         per_n.setdefault(n, []).append(c)
-    print("| N | data sets | CPU hours (estimated) |\n|---:|---:|---:|")
+    print("| N | data sets | CPU hours (estimated: diagnosis + drawing the data) |\n|---:|---:|---:|")
     for n, cs in sorted(per_n.items()):
         print(f"| {n:,} | {len(cs):,} | {np.nansum(cs) / 3600:.2f} |")
     total = sum(np.nansum(cs) for cs in per_n.values()) / 3600
