@@ -98,4 +98,4 @@ def test_a_tiny_configuration_runs_resumes_and_reports(tmp_path):
     assert "### False alarms under perfect calibration" in text and "| binary |" in text
     assert "σ × 0.8 everywhere" in text and "share of the detected miscalibrations" in text
     assert "**Commands:** `python bench/verdict_study.py --types gaussian" in text
-    assert "CPU seconds per data set" in text
+    assert "CPU seconds per data set" in text and "Primary statistics whose own test rejects" in text
