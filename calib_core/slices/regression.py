@@ -42,6 +42,14 @@ from scipy import special, stats
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import PredictiveDistribution, SampleSet
+from ..base.significance_tails import (
+    log_binom_cdf,
+    log_binom_sf,
+    log_chi2_cdf,
+    log_chi2_sf,
+    log_norm_two_sided,
+    log_two_sided,
+)
 from .candidates import (
     ALPHA,
     DEFAULT_BINS,
@@ -129,10 +137,6 @@ def row_statistics(y: np.ndarray, dist: PredictiveDistribution, *, seed: int = 0
     """
     u = np.asarray(dist.pit(np.asarray(y, dtype=float), np.random.default_rng(seed)), dtype=float)
     return u, np.asarray(dist.std(), dtype=float)
-
-
-def _two_sided_log(log_lower: np.ndarray, log_upper: np.ndarray) -> np.ndarray:
-    return np.minimum(0.0, np.log(2.0) + np.minimum(log_lower, log_upper))
 
 
 def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_bins: int = DEFAULT_BINS,
@@ -370,14 +374,21 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
         null_ence[part] = (np.abs(1.0 - root) * used[part, :, None]).sum(axis=1) / n_used[part, None]
     p_ence = (1.0 + (null_ence >= ence[:, None] - 1e-12).sum(axis=1)) / (n_null + 1.0)
 
+    chi2_s = (n - 1) * var_z
+    pit_share = pit_counts / np.maximum(n, 1)[:, None]
     log_p = np.column_stack([
-        np.minimum(0.0, np.log(_PIT_BINS) + _two_sided_log(
-            stats.binom.logcdf(pit_counts, n[:, None], 1.0 / _PIT_BINS),
-            stats.binom.logsf(pit_counts - 1, n[:, None], 1.0 / _PIT_BINS)).min(axis=1)),
-        _two_sided_log(stats.binom.logcdf(k_cov, n, 0.9), stats.binom.logsf(k_cov - 1, n, 0.9)),
-        np.minimum(0.0, np.log(2.0) + stats.norm.logsf(np.abs(mean_z) * np.sqrt(n))),
-        _two_sided_log(stats.chi2.logcdf((n - 1) * var_z, n - 1), stats.chi2.logsf((n - 1) * var_z, n - 1)),
+        np.minimum(0.0, np.log(_PIT_BINS) + log_two_sided(
+            log_binom_cdf(pit_counts, n[:, None], 1.0 / _PIT_BINS),
+            log_binom_sf(pit_counts - 1, n[:, None], 1.0 / _PIT_BINS)).min(axis=1)),
+        log_two_sided(log_binom_cdf(k_cov, n, 0.9), log_binom_sf(k_cov - 1, n, 0.9)),
+        log_norm_two_sided(mean_z * np.sqrt(n)),
+        log_two_sided(log_chi2_cdf(chi2_s, n - 1), log_chi2_sf(chi2_s, n - 1)),
         np.log(p_ence) if ence_tested else np.full(S, np.nan),
+    ]) if S else np.empty((0, len(TESTS)))
+    # effect sizes: each test's deviation in units of its per-row null standard deviation (module docstring)
+    effect = np.column_stack([
+        np.abs(pit_share - 1.0 / _PIT_BINS).max(axis=1, initial=0.0) / 0.3, np.abs(k_cov / n - 0.9) / 0.3,
+        np.abs(mean_z), np.abs(var_z - 1.0) / np.sqrt(2.0), np.sqrt(2.0) * ence,
     ]) if S else np.empty((0, len(TESTS)))
     p = np.exp(log_p)
     table = pd.DataFrame({
@@ -386,7 +397,7 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
         "p coverage": p[:, 1], "p mean z": p[:, 2],
         "p std z": p[:, 3], "p ENCE": p[:, 4], "index": np.arange(S),
     })
-    ranked = rank_slices(table, p, log_p, alpha=alpha)
+    ranked = rank_slices(table, p, log_p, alpha=alpha, effect=effect)
     ranked.insert(ranked.columns.get_loc("flagged") + 1, "worst",
                   [TESTS[i] for i in ranked.pop("_worst").to_numpy()])
     return ranked
