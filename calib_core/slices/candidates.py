@@ -527,8 +527,9 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     (``adjusted p``) — valid under any dependence, so under the overlap of slices and their intersections
     (conservative where they overlap; a max-statistic simulation would be less so).  A slice is ``flagged`` when its
     adjusted p ≤ ``alpha``: the chance of flagging any slice of perfectly calibrated predictions is at most
-    ``alpha``.  Cf. the multicalibration error of Guy et al. (2025, "Measuring multi-calibration"), the largest
-    standardised deviation over subpopulations; here each slice's deviation is standardised by its exact or
+    ``alpha`` (a false-discovery-rate list, Benjamini & Hochberg 1995, would flag more slices but promises only that
+    most flags are real).  Cf. the multicalibration error of Guy et al. (2025, "Measuring multi-calibration"), the
+    largest standardised deviation over subpopulations; here each slice's deviation is standardised by its exact or
     simulated null at its own n.  The task modules compute every log p from its exact tail in log space
     (:mod:`calib_core.base.significance_tails`), so the evidence of a slice whose p is far below float range (10⁵ rows
     with σ off by half: p ≈ 10⁻⁵⁰⁰⁰) is still a finite number and such slices are ranked by it rather than tied at
@@ -568,6 +569,8 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
        Learning (ICML), PMLR 80, 1939–1948.
     .. [4] Abramowitz, M., & Stegun, I. A. (1964). Handbook of Mathematical Functions. National Bureau of Standards,
        Applied Mathematics Series 55.
+    .. [5] Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. Journal of the Royal Statistical Society B, 57(1), 289–300.
     """
     p = np.asarray(pvalues, dtype=float)
     logp = np.asarray(log_pvalues, dtype=float)

@@ -8,8 +8,10 @@ rows):
 =================  ============================================================  ==================================
 statistic          value                                                         null law (H0: y_i ~ Bernoulli(f_i))
 =================  ============================================================  ==================================
-ECE                Σ_b |Σ_{i∈b} (y_i − f_i)| / n over 10 equal-width bins of f   simulated: per bin Σ(y − f) ~
-                   (Guo et al. 2017)                                             N(0, Σ f(1 − f))
+ECE                Σ_b |Σ_{i∈b} (y_i − f_i)| / n over 10 equal-width bins of f   its bins tested exactly: per bin
+                   (Guo et al. 2017)                                             Σy ~ Binomial(n_b, f̄_b), two-
+                                                                                 sided, Bonferroni over the bins
+                                                                                 used (conservative, Hoeffding)
 calibration ratio  Σ f / Σ y (1 = calibrated; > 1 over-confident)                Σy ~ Binomial(n, f̄), exact two-
                                                                                  sided (conservative: a Poisson-
                                                                                  binomial sum's tails are at most
@@ -17,7 +19,11 @@ calibration ratio  Σ f / Σ y (1 = calibrated; > 1 over-confident)             
 =================  ============================================================  ==================================
 
 The two p-values of a slice are combined by Bonferroni and the slices are ranked and Holm-adjusted by
-:func:`calib_core.slices.candidates.rank_slices`.
+:func:`calib_core.slices.candidates.rank_slices`.  Both tests are exact binomial tails computed in log space
+(:mod:`calib_core.base.significance_tails`), so the evidence −log₁₀ p stays finite at any n; ECE's bins used to be
+judged by a simulated null whose p-value cannot fall below 1/(draws + 1), which tied every clearly over-confident
+slice at the same evidence (≈ 2.3) and left the order to chance.  Ties in evidence are broken by ``effect``, the
+deciding test's deviation in per-row null standard deviations: ECE/√(mean f(1 − f)) and |ȳ − f̄|/√(f̄(1 − f̄)).
 """
 
 from __future__ import annotations
@@ -111,9 +117,9 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     pairs : bool, default True
         Also the intersections of two columns' levels.
     n_null : int, default 200
-        Simulated draws of ECE's null.
+        Unused (ECE's bins are tested exactly; kept for the regression explorer's signature).
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
     target : {"auto", "positive", "top_label"}, default "auto"
@@ -125,7 +131,7 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     -------
     ranking : DataFrame
         One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
-        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        ``p ratio``, ``evidence``, ``effect``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
         :func:`calib_core.slices.regression.slice_ranking`).
     slices : SliceSet
         The slices searched.
@@ -166,9 +172,9 @@ def rank_events(f: np.ndarray, y: np.ndarray, sset: SliceSet, *, n_null: int = 2
     sset : SliceSet
         The slices of those n rows.
     n_null : int, default 200
-        Simulated draws of ECE's null.
+        Unused (ECE's bins are tested exactly; kept for the regression explorer's signature).
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
 
@@ -213,9 +219,9 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
     sums : ndarray of shape (S, 10, 4)
         Per equal-width probability bin (rows, Σf, Σy, Σf(1 − f)).
     n_null : int, default 200
-        Simulated draws of ECE's null (per bin Σ(y − f) ~ N(0, Σf(1 − f))).
+        Unused (ECE's bins are tested exactly); kept so both tasks' ``ranking_from_sums`` take the same options.
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
 
@@ -223,7 +229,7 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
     -------
     DataFrame
         One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
-        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        ``p ratio``, ``evidence``, ``effect``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
         :func:`calib_core.slices.regression.slice_ranking`).
 
     References

@@ -30,6 +30,14 @@ not tested for ensembles: the members' own spread is noisy and the target's rank
 sorted by the sample spread differ under calibration too), so ``p ENCE`` is NaN there.  The p-values of a slice are
 combined by Bonferroni and the slices are ranked and Holm-adjusted by
 :func:`calib_core.slices.candidates.rank_slices`.
+
+Every exact p-value is computed in log space (:mod:`calib_core.base.significance_tails`: SciPy's log tail where it
+is a normal float, Temme's asymptotic expansion of the incomplete gamma function and the continued fraction of the
+incomplete beta function beyond, Abramowitz & Stegun 1964), so a slice of 10⁵ rows with σ off by half has a finite
+evidence in the thousands instead of "Infinity", and large miscalibrated slices are ranked by it rather than by
+their size.  Ties in evidence are broken by ``effect``, the deciding test's deviation in units of its per-row null
+standard deviation (free of n): PIT max_b |O_b/n − 1/10|/0.3; coverage |k/n − 0.9|/0.3; mean z |z̄|; std z
+|s² − 1|/√2; ENCE √2·ENCE (|MSE/MV − 1| ≈ 2·|RMSE/RMV − 1| and z² has null standard deviation √2).
 """
 
 from __future__ import annotations
@@ -333,9 +341,10 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
     DataFrame
         One row per slice, worst first — ``rank``, ``slice`` (label), ``n``, the five statistics (module table) and
         their p-values (``p PIT``, ``p coverage``, ``p mean z``, ``p std z``, ``p ENCE``), ``evidence`` (−log₁₀ of
-        the Bonferroni-combined p), ``p``, ``adjusted p`` (Holm over the slices searched), ``flagged`` (adjusted
-        p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index`` (position in
-        ``labels``).
+        the Bonferroni-combined p, from the log p-values: finite however small p is), ``effect`` (the deciding
+        test's effect size, module docstring: the tie-break), ``p``, ``adjusted p`` (Holm over the slices
+        searched), ``flagged`` (adjusted p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index``
+        (position in ``labels``).
 
     References
     ----------
@@ -349,6 +358,10 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
        Statistics, 6(2), 65–70.
     .. [5] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
        target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    .. [6] Temme, N. M. (1979). The asymptotic expansion of the incomplete gamma functions. SIAM Journal on
+       Mathematical Analysis, 10(4), 757–766.
+    .. [7] Abramowitz, M., & Stegun, I. A. (1964). Handbook of Mathematical Functions. National Bureau of Standards,
+       Applied Mathematics Series 55.
     """
     S = len(labels)
     n = sums[:, 0]
