@@ -15,7 +15,7 @@ The functions here return log p for the three null laws the slice tests use, fin
       ½η² = λ − 1 − ln λ, λ = x/a, sign η = sign(λ − 1),
       c₀ = 1/(λ − 1) − 1/η,  c₁ = 1/η³ − 1/(λ − 1)³ − 1/(λ − 1)² − 1/(12(λ − 1)),
 
-  with log Φ from ``log_ndtr`` and the ratio R/Φ added by ``log1p``; for a < 5 the leading terms of the
+  summed as φ(η√a)·(M(|η|√a) ± (c₀ + c₁/a)/√a) with the Mills ratio M from ``erfcx``; for a < 5 the leading terms of the
   large-x expansion Γ(a, x) ≈ x^{a−1}e^{−x}(1 + (a−1)/x + (a−1)(a−2)/x²) (Abramowitz & Stegun 1964, 6.5.32);
   the lower tail with x < a/2 (or a < 5) by the convergent series γ(a, x) = x^a e^{−x} Σ_k x^k/(a(a+1)…(a+k))
   (6.5.29), 60 terms;
@@ -122,7 +122,11 @@ def log_two_sided(log_lower, log_upper) -> np.ndarray:
 
 
 def _temme(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
-    """log Q(a, x) (upper) or log P(a, x) by Temme's uniform expansion with two terms (module docstring)."""
+    """log Q(a, x) (upper) or log P(a, x) by Temme's uniform expansion with two terms (module docstring).
+
+    With t = η√a, Φ(−|t|) = φ(t)·M(|t|) (Mills ratio M(t) = √(π/2)·erfcx(t/√2)) and R = φ(t)(c₀ + c₁/a)/√a, so
+    log Q = −aη²/2 − ½ log 2π + log(M(|t|) + (c₀ + c₁/a)/√a) (P: minus), free of the cancellation of two huge logs.
+    """
     d = x / a - 1.0  # λ − 1
     with np.errstate(divide="ignore"):
         log_lam = np.where(d < -0.5, np.log(x) - np.log(a), np.log1p(np.maximum(d, -0.5)))
@@ -131,13 +135,10 @@ def _temme(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         c0 = 1.0 / d - 1.0 / eta
         c1 = 1.0 / eta**3 - 1.0 / d**3 - 1.0 / d**2 - 1.0 / (12.0 * d)
-    series = c0 + c1 / a
-    log_r = -a * half_eta2 - 0.5 * np.log(2.0 * np.pi * a)
-    t = eta * np.sqrt(a)
-    log_phi = special.log_ndtr(-t if upper else t)
-    with np.errstate(over="ignore", invalid="ignore"):
-        ratio = np.exp(log_r - log_phi) * (series if upper else -series)
-    return log_phi + np.log1p(np.maximum(ratio, -1.0 + 1e-300))
+        t = np.abs(eta) * np.sqrt(a)
+        mills = np.sqrt(np.pi / 2.0) * special.erfcx(t / np.sqrt(2.0))
+        bracket = mills + (1.0 if upper else -1.0) * (c0 + c1 / a) / np.sqrt(a)
+        return -a * half_eta2 - 0.5 * np.log(2.0 * np.pi) + np.log(np.maximum(bracket, 1e-300))
 
 
 def _gamma(a, x, upper: bool, library=None) -> np.ndarray:
