@@ -387,7 +387,7 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
         null_ence[part] = (np.abs(1.0 - root) * used[part, :, None]).sum(axis=1) / n_used[part, None]
     p_ence = (1.0 + (null_ence >= ence[:, None] - 1e-12).sum(axis=1)) / (n_null + 1.0)
 
-    chi2_s = (n - 1) * var_z
+    chi2_s = np.maximum((n - 1) * var_z, 1e-300)  # s² = 0 (every z clipped alike): P(χ² ≤ 10⁻³⁰⁰), finite
     pit_share = pit_counts / np.maximum(n, 1)[:, None]
     log_p = np.column_stack([
         np.minimum(0.0, np.log(_PIT_BINS) + log_two_sided(

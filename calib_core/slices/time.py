@@ -234,7 +234,8 @@ def _regression_stats(codes, size, r, coverage, level) -> list[dict[str, np.ndar
     with np.errstate(invalid="ignore", divide="ignore"):
         ev_cov = _evidence(log_two_sided(log_binom_cdf(k, n, coverage), log_binom_sf(k - 1, n, coverage)))
         ev_mean = _evidence(log_norm_two_sided(mean * np.sqrt(n)))
-        ev_std = _evidence(log_two_sided(log_chi2_cdf(s2, n - 1), log_chi2_sf(s2, n - 1)))
+        s2_pos = np.maximum(s2, 1e-300)  # s² = 0: P(χ² ≤ 10⁻³⁰⁰), finite
+        ev_std = _evidence(log_two_sided(log_chi2_cdf(s2_pos, n - 1), log_chi2_sf(s2_pos, n - 1)))
     b_lo = stats.binom.ppf(0.5 - level / 2.0, n, coverage) / np.maximum(n, 1)
     b_hi = stats.binom.ppf(0.5 + level / 2.0, n, coverage) / np.maximum(n, 1)
     c = f"{100 * coverage:g}"

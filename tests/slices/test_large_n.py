@@ -176,3 +176,21 @@ def test_classification_null_flag_rate_small():
 def test_classification_null_flag_rate_study():
     """200 calibrated data sets: at most 5% with a flagged slice (measured 2/200 at Beta(0.3, 0.3))."""
     assert _classification_null_flags(200, 22) <= stats.binom.ppf(0.999, 200, 0.05)
+
+
+def test_a_slice_whose_pits_are_all_clipped_alike_has_finite_evidence():
+    """Targets far outside every predictive distribution of a slice: each PIT is 0, every z is clipped to the same
+    value and s² = 0; the χ² lower tail at 0 is exactly 0, so the statistic is floored at 10⁻³⁰⁰ — still the
+    strongest evidence, but a number."""
+    from calib_core.slices.candidates import candidate_slices
+
+    rng = np.random.default_rng(3)
+    n = 4_000
+    frame = regression_frame(n, 3, "shift")
+    far = frame["region"].to_numpy() == "west"
+    frame.loc[far, "y"] = frame.loc[far, "mean"] - 1e6
+    pset = parse_regression_frame(frame, "r.csv")
+    u, sigma = reg_slices.slice_row_statistics(pset)
+    assert (u[far] < 1e-12).all()
+    ranking = reg_slices.rank_row_statistics(u, sigma, candidate_slices(pset), seed=int(rng.integers(9)))
+    assert np.isfinite(ranking["evidence"]).all() and ranking.iloc[0]["slice"] == "region = west"
