@@ -123,7 +123,8 @@ def slice_background(pset: cc.PredictionSet, token: str, rows: str, models: Iter
 def slice_list_columns(table: pd.DataFrame) -> dict[str, Any]:
     """The column configuration of the explorer's worst-first slice list (the in-memory page and the Parquet
     summary page show the same table, :func:`views.slices.slice_display_table`): statistics to three
-    decimals, ``evidence`` = −log₁₀ of the slice's combined p (Infinity when p underflows, ≲ 10⁻³⁰⁸), the Holm
+    decimals, ``evidence`` = −log₁₀ of the slice's combined p (finite however small p is: the tails are computed in
+    log space; shown with thousands separators, 5,321.4 = p ≈ 10⁻⁵³²¹), ``effect`` (the tie-break), the Holm
     ``adjusted p`` in scientific notation, widths that keep the list inside the 1440 px main column."""
     fmt: dict[str, Any] = {c: st.column_config.NumberColumn(format="%.3f", width=62) for c in table.columns
                            if c not in ("rank", "slice", "n", "verdict", "adjusted p")}
@@ -132,8 +133,14 @@ def slice_list_columns(table: pd.DataFrame) -> dict[str, Any]:
     fmt["slice"] = st.column_config.TextColumn(width=200)
     fmt["adjusted p"] = st.column_config.NumberColumn(format="%.2e", width=75)
     fmt["evidence"] = st.column_config.NumberColumn(
-        format="%.1f", width=62,
-        help="−log₁₀ of the slice's combined p-value (Infinity: p below ~10⁻³⁰⁸, the smallest a float holds)")
+        format="localized", width=70,
+        help="−log₁₀ of the slice's combined p-value, computed in log space so it stays finite far below the "
+             "smallest float (5,321.4 means p ≈ 10⁻⁵³²¹); the list is sorted by it")
+    if "effect" in table.columns:
+        fmt["effect"] = st.column_config.NumberColumn(
+            format="%.3f", width=62,
+            help="Size of the deciding test's deviation in per-row null standard deviations (independent of n); "
+                 "breaks ties in evidence")
     fmt["verdict"] = st.column_config.TextColumn(width=150, help="Miscalibrated when the adjusted p ≤ 0.05; in "
                                                  "brackets the slice's test with the smallest p-value")
     return fmt

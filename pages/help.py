@@ -349,12 +349,16 @@ deciles, because χ²₉ is too optimistic at the search's thresholds near p = 1
 central 90% interval (exact binomial), mean z and std z with z = Φ⁻¹(PIT) (exactly N(0, 1) under perfect
 calibration for any continuous forecast, and (y − μ)/σ for a Gaussian one: exact normal and χ²ₙ₋₁ tests), ENCE on
 five σ-bins fixed on all rows (simulated null, per bin MSE/MV ~ χ²_ν/ν with Satterthwaite's ν; not tested for
-ensembles, whose own spread is noisy). Classification: ECE over 10 equal-width bins (simulated null) and the
-calibration ratio Σp/Σy (exact binomial at the slice's mean probability). Every slice's statistics come from
+ensembles, whose own spread is noisy). Classification: ECE over 10 equal-width bins (each bin's count of events
+tested by an exact binomial at the bin's mean probability, Bonferroni over the bins) and the calibration ratio
+Σp/Σy (exact binomial at the slice's mean probability). Every slice's statistics come from
 sums per slice computed for all slices at once (one pass over the rows per column and pair).
 
 **Ranked by evidence, adjusted for the search.** A slice's tests are combined by Bonferroni (p = m·min p); the
-*evidence* is −log₁₀ of that p, so a small slice needs a larger deviation to rank high. Across all slices
+*evidence* is −log₁₀ of that p, so a small slice needs a larger deviation to rank high. Every p-value is computed
+in log space from its exact tail (asymptotic expansions where the library's tail underflows), so the evidence stays
+a finite number at any n (5,321 means p ≈ 10⁻⁵³²¹) and large slices are never tied at infinity; equal evidence is
+broken by the *effect*, the deciding test's deviation in per-row null standard deviations. Across all slices
 searched the p-values are adjusted by Holm's step-down method, valid whatever the overlap of slices: a slice is
 flagged *miscalibrated* when its adjusted p ≤ 0.05, so a perfectly calibrated model gets a flagged slice in at most
 5% of data sets (measured: README, `bench/slices.py`). The multicalibration error of Guy et al. (2025, *Measuring

@@ -134,7 +134,9 @@ ui.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * 
 st.caption(
     f"The {min(len(ranking), slice_views.DISPLAY_ROWS):,} worst of {len(ranking):,} slices. Evidence = −log₁₀ of "
     "the slice's p-value (its tests combined by Bonferroni; each test against its exact or simulated law under "
-    "perfect calibration at the slice's n); adjusted p: Holm over every slice searched. Verdict 'miscalibrated' "
+    "perfect calibration at the slice's n, computed in log space so it stays finite far below 10⁻³⁰⁸); ties are "
+    "broken by the effect (the deciding test's deviation in per-row standard deviations); adjusted p: Holm over "
+    "every slice searched. Verdict 'miscalibrated' "
     "when the adjusted p ≤ 0.05. Select a row to restrict the diagnosis page to that slice."
 )
 

@@ -61,11 +61,15 @@ def funnel_tables(pset: PredictionSet, ranking: pd.DataFrame, statistic: str, *,
 
 
 def slice_display_table(ranking: pd.DataFrame, task: str, *, rows: int = DISPLAY_ROWS) -> pd.DataFrame:
-    """The ranked list as shown: rank, slice, n, the statistics, evidence, adjusted p and the verdict, naming the
-    test that drives it (``miscalibrated (std z)``), of the worst ``rows`` slices."""
+    """The ranked list as shown: rank, slice, n, the statistics, evidence (−log₁₀ of the slice's combined p, a
+    finite number however small p is, to one decimal: 5321.4 is p ≈ 10⁻⁵³²¹), effect (the deciding test's
+    deviation in per-row null standard deviations: the tie-break), adjusted p and the verdict, naming the test that
+    drives it (``miscalibrated (std z)``), of the worst ``rows`` slices."""
     stats_cols = (["ECE", "calibration ratio"] if task == "classification"
                   else ["PIT χ²", "coverage 90%", "mean z", "std z", "ENCE"])
-    out = ranking.head(rows)[["rank", "slice", "n", *stats_cols, "evidence", "adjusted p"]].copy()
+    extra = ["effect"] if "effect" in ranking.columns else []
+    out = ranking.head(rows)[["rank", "slice", "n", *stats_cols, "evidence", *extra, "adjusted p"]].copy()
+    out["evidence"] = out["evidence"].astype(float).round(1) + 0.0
     head = ranking.head(rows)
     out["verdict"] = np.where(head["flagged"], "miscalibrated (" + head["worst"].astype(str) + ")", "no evidence")
     return out.reset_index(drop=True)
@@ -232,7 +236,7 @@ def before_after_display(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "rank": [f"{int(x)} → {int(y)}" for x, y in zip(table["rank before"], table["rank after"], strict=True)],
         "slice": table["slice"], "n": table["n"], "test": table["test"], "statistic": table["before → after"],
-        "evidence": pair(table["evidence before"], table["evidence after"], ".1f"),
+        "evidence": pair(table["evidence before"], table["evidence after"], ",.1f"),
         "adjusted p": pair(table["adjusted p before"], table["adjusted p after"], ".2g"),
         "verdict after": table["verdict after"],
     })

@@ -518,7 +518,7 @@ def slice_mask(sset: SliceSet, s: int) -> np.ndarray:
 
 
 def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarray, *,
-                alpha: float = ALPHA) -> pd.DataFrame:
+                alpha: float = ALPHA, effect: np.ndarray | None = None) -> pd.DataFrame:
     """Combine, adjust and rank: the m tests of each of S slices into one flagged, sorted table.
 
     Per slice, the Bonferroni combination p_s = min(1, m_s·min_j p_sj) over its m_s tests that have a p-value (NaN:
@@ -527,9 +527,15 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     (``adjusted p``) — valid under any dependence, so under the overlap of slices and their intersections
     (conservative where they overlap; a max-statistic simulation would be less so).  A slice is ``flagged`` when its
     adjusted p ≤ ``alpha``: the chance of flagging any slice of perfectly calibrated predictions is at most
-    ``alpha``.  Cf. the multicalibration error of Guy et al. (2025, "Measuring multi-calibration"), the largest
-    standardised deviation over subpopulations; here each slice's deviation is standardised by its exact or
-    simulated null at its own n.  Rows are sorted worst first (largest evidence, then larger slices first).
+    ``alpha`` (a false-discovery-rate list, Benjamini & Hochberg 1995, would flag more slices but promises only that
+    most flags are real).  Cf. the multicalibration error of Guy et al. (2025, "Measuring multi-calibration"), the
+    largest standardised deviation over subpopulations; here each slice's deviation is standardised by its exact or
+    simulated null at its own n.  The task modules compute every log p from its exact tail in log space
+    (:mod:`calib_core.base.significance_tails`), so the evidence of a slice whose p is far below float range (10⁵ rows
+    with σ off by half: p ≈ 10⁻⁵⁰⁰⁰) is still a finite number and such slices are ranked by it rather than tied at
+    infinity.  Rows are sorted worst first: largest evidence, ties broken by the larger ``effect`` (the deciding
+    test's deviation in units of its per-row null standard deviation, an n-free effect size), then by the larger
+    slice.
 
     Parameters
     ----------
@@ -538,15 +544,18 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     pvalues : ndarray of shape (S, m)
         The tests' p-values (NaN: no test).
     log_pvalues : ndarray of shape (S, m)
-        Their logarithms (−inf: a tail beyond float range, the strongest evidence).
+        Their logarithms (−inf, which the log-space tails never return for a finite statistic: the strongest
+        evidence).
     alpha : float, default ALPHA
         Family-wise level of the flags.
+    effect : ndarray of shape (S, m), optional
+        Each test's effect size (default: none, ties broken by size alone).
 
     Returns
     -------
     DataFrame
-        ``table`` with ``rank``, ``evidence``, ``p``, ``adjusted p``, ``flagged`` and ``_worst`` (the index of the
-        deciding test), sorted worst first.
+        ``table`` with ``rank``, ``evidence``, ``effect`` (the deciding test's, NaN without ``effect``), ``p``,
+        ``adjusted p``, ``flagged`` and ``_worst`` (the index of the deciding test), sorted worst first.
 
     References
     ----------
@@ -558,6 +567,10 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     .. [3] Hébert-Johnson, Ú., Kim, M. P., Reingold, O., & Rothblum, G. N. (2018). Multicalibration: calibration
        for the (computationally-identifiable) masses. Proceedings of the 35th International Conference on Machine
        Learning (ICML), PMLR 80, 1939–1948.
+    .. [4] Abramowitz, M., & Stegun, I. A. (1964). Handbook of Mathematical Functions. National Bureau of Standards,
+       Applied Mathematics Series 55.
+    .. [5] Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and powerful
+       approach to multiple testing. Journal of the Royal Statistical Society B, 57(1), 289–300.
     """
     p = np.asarray(pvalues, dtype=float)
     logp = np.asarray(log_pvalues, dtype=float)
@@ -568,10 +581,13 @@ def rank_slices(table: pd.DataFrame, pvalues: np.ndarray, log_pvalues: np.ndarra
     log_comb = np.minimum(0.0, np.log(m) + logp[np.arange(p.shape[0]), worst]) if p.size else np.empty(0)
     out = table.copy()
     out["evidence"] = -log_comb / np.log(10.0)
+    out["effect"] = (np.asarray(effect, dtype=float)[np.arange(p.shape[0]), worst] if effect is not None and p.size
+                     else np.full(p.shape[0], np.nan))
     out["p"] = np.exp(log_comb)
     out["adjusted p"] = holm_adjust(out["p"].to_numpy())
     out["flagged"] = out["adjusted p"].to_numpy() <= alpha
     out["_worst"] = worst
-    out = out.sort_values(["evidence", "n"], ascending=[False, False], kind="stable").reset_index(drop=True)
+    out = out.sort_values(["evidence", "effect", "n"], ascending=[False, False, False], kind="stable",
+                          na_position="last").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out

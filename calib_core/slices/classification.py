@@ -8,8 +8,10 @@ rows):
 =================  ============================================================  ==================================
 statistic          value                                                         null law (H0: y_i ~ Bernoulli(f_i))
 =================  ============================================================  ==================================
-ECE                Σ_b |Σ_{i∈b} (y_i − f_i)| / n over 10 equal-width bins of f   simulated: per bin Σ(y − f) ~
-                   (Guo et al. 2017)                                             N(0, Σ f(1 − f))
+ECE                Σ_b |Σ_{i∈b} (y_i − f_i)| / n over 10 equal-width bins of f   its bins tested exactly: per bin
+                   (Guo et al. 2017)                                             Σy ~ Binomial(n_b, f̄_b), two-
+                                                                                 sided, Bonferroni over the bins
+                                                                                 used (conservative, Hoeffding)
 calibration ratio  Σ f / Σ y (1 = calibrated; > 1 over-confident)                Σy ~ Binomial(n, f̄), exact two-
                                                                                  sided (conservative: a Poisson-
                                                                                  binomial sum's tails are at most
@@ -17,7 +19,11 @@ calibration ratio  Σ f / Σ y (1 = calibrated; > 1 over-confident)             
 =================  ============================================================  ==================================
 
 The two p-values of a slice are combined by Bonferroni and the slices are ranked and Holm-adjusted by
-:func:`calib_core.slices.candidates.rank_slices`.
+:func:`calib_core.slices.candidates.rank_slices`.  Both tests are exact binomial tails computed in log space
+(:mod:`calib_core.base.significance_tails`), so the evidence −log₁₀ p stays finite at any n; ECE's bins used to be
+judged by a simulated null whose p-value cannot fall below 1/(draws + 1), which tied every clearly over-confident
+slice at the same evidence (≈ 2.3) and left the order to chance.  Ties in evidence are broken by ``effect``, the
+deciding test's deviation in per-row null standard deviations: ECE/√(mean f(1 − f)) and |ȳ − f̄|/√(f̄(1 − f̄)).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from ..base.predictions import InputError, PredictionSet
+from ..base.significance_tails import log_binom_cdf, log_binom_sf, log_two_sided
 from ..metrics.classification import event_rows
 from .candidates import (
     ALPHA,
@@ -110,9 +117,9 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     pairs : bool, default True
         Also the intersections of two columns' levels.
     n_null : int, default 200
-        Simulated draws of ECE's null.
+        Unused (ECE's bins are tested exactly; kept for the regression explorer's signature).
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
     target : {"auto", "positive", "top_label"}, default "auto"
@@ -124,7 +131,7 @@ def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, 
     -------
     ranking : DataFrame
         One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
-        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        ``p ratio``, ``evidence``, ``effect``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
         :func:`calib_core.slices.regression.slice_ranking`).
     slices : SliceSet
         The slices searched.
@@ -165,9 +172,9 @@ def rank_events(f: np.ndarray, y: np.ndarray, sset: SliceSet, *, n_null: int = 2
     sset : SliceSet
         The slices of those n rows.
     n_null : int, default 200
-        Simulated draws of ECE's null.
+        Unused (ECE's bins are tested exactly; kept for the regression explorer's signature).
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
 
@@ -212,9 +219,9 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
     sums : ndarray of shape (S, 10, 4)
         Per equal-width probability bin (rows, Σf, Σy, Σf(1 − f)).
     n_null : int, default 200
-        Simulated draws of ECE's null (per bin Σ(y − f) ~ N(0, Σf(1 − f))).
+        Unused (ECE's bins are tested exactly); kept so both tasks' ``ranking_from_sums`` take the same options.
     seed : int, default 0
-        Seed of the null draws.
+        Unused, as ``n_null``.
     alpha : float, default ALPHA
         Family-wise level of the flags.
 
@@ -222,7 +229,7 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
     -------
     DataFrame
         One row per slice, worst first: ``rank``, ``slice``, ``n``, ``ECE``, ``calibration ratio``, ``p ECE``,
-        ``p ratio``, ``evidence``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
+        ``p ratio``, ``evidence``, ``effect``, ``p``, ``adjusted p``, ``flagged``, ``worst``, ``index`` (as in
         :func:`calib_core.slices.regression.slice_ranking`).
 
     References
@@ -238,25 +245,27 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, sums: np.ndarray
     n = sums[:, :, 0].sum(axis=1)
     sf, sy = sums[:, :, 1].sum(axis=1), sums[:, :, 2].sum(axis=1)
     ece = np.abs(sums[:, :, 2] - sums[:, :, 1]).sum(axis=1) / n
-    rng = np.random.default_rng(seed)
-    null_ece = np.empty((S, n_null))
-    sd = np.sqrt(sums[:, :, 3])
-    for lo in range(0, S, 512):
-        part = slice(lo, lo + 512)
-        draws = np.abs(rng.standard_normal((sd[part].shape[0], _BINS, n_null)) * sd[part, :, None]).sum(axis=1)
-        null_ece[part] = draws / n[part, None]
-    p_ece = (1.0 + (null_ece >= ece[:, None] - 1e-12).sum(axis=1)) / (n_null + 1.0)
+    # ECE's bins tested exactly: per bin Σy ~ Binomial(n_b, f̄_b) two-sided, Bonferroni over the bins used
+    cnt, sf_b, sy_b = sums[:, :, 0], sums[:, :, 1], sums[:, :, 2]
+    used = cnt > 0
+    fbar_b = np.clip(np.divide(sf_b, cnt, out=np.full_like(sf_b, 0.5), where=used), 1e-12, 1 - 1e-12)
+    k_b = np.rint(sy_b)
+    log_bins = np.where(used, log_two_sided(log_binom_cdf(k_b, cnt, fbar_b), log_binom_sf(k_b - 1, cnt, fbar_b)), 0.0)
+    log_ece = np.minimum(0.0, np.log(np.maximum(used.sum(axis=1), 1)) + log_bins.min(axis=1, initial=0.0))
     fbar = np.clip(sf / n, 1e-12, 1 - 1e-12)
-    log_ratio = np.minimum(0.0, np.log(2.0) + np.minimum(stats.binom.logcdf(sy, n, fbar),
-                                                         stats.binom.logsf(sy - 1, n, fbar)))
-    log_p = np.column_stack([np.log(p_ece), log_ratio]) if S else np.empty((0, len(TESTS)))
+    log_ratio = log_two_sided(log_binom_cdf(sy, n, fbar), log_binom_sf(sy - 1, n, fbar))
+    log_p = np.column_stack([log_ece, log_ratio]) if S else np.empty((0, len(TESTS)))
+    # effect sizes in units of the per-row null standard deviation √(f̄(1 − f̄)) (module docstring)
+    unit = np.sqrt(np.maximum(sums[:, :, 3].sum(axis=1), 1e-300) / n)
+    effect = np.column_stack([ece / unit, np.abs(sy - sf) / n / np.sqrt(fbar * (1.0 - fbar))]) if S \
+        else np.empty((0, len(TESTS)))
     p = np.exp(log_p)
     table = pd.DataFrame({
         "slice": list(labels), "n": np.asarray(sizes), "ECE": ece,
         "calibration ratio": np.divide(sf, sy, out=np.full_like(sf, np.inf), where=sy > 0),
         "p ECE": p[:, 0], "p ratio": p[:, 1], "index": np.arange(S),
     })
-    ranked = rank_slices(table, p, log_p, alpha=alpha)
+    ranked = rank_slices(table, p, log_p, alpha=alpha, effect=effect)
     ranked.insert(ranked.columns.get_loc("flagged") + 1, "worst",
                   [TESTS[i] for i in ranked.pop("_worst").to_numpy()])
     return ranked

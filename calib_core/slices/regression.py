@@ -30,6 +30,14 @@ not tested for ensembles: the members' own spread is noisy and the target's rank
 sorted by the sample spread differ under calibration too), so ``p ENCE`` is NaN there.  The p-values of a slice are
 combined by Bonferroni and the slices are ranked and Holm-adjusted by
 :func:`calib_core.slices.candidates.rank_slices`.
+
+Every exact p-value is computed in log space (:mod:`calib_core.base.significance_tails`: SciPy's log tail where it
+is a normal float, Temme's asymptotic expansion of the incomplete gamma function and the continued fraction of the
+incomplete beta function beyond, Abramowitz & Stegun 1964), so a slice of 10⁵ rows with σ off by half has a finite
+evidence in the thousands instead of "Infinity", and large miscalibrated slices are ranked by it rather than by
+their size.  Ties in evidence are broken by ``effect``, the deciding test's deviation in units of its per-row null
+standard deviation (free of n): PIT max_b |O_b/n − 1/10|/0.3; coverage |k/n − 0.9|/0.3; mean z |z̄|; std z
+|s² − 1|/√2; ENCE √2·ENCE (|MSE/MV − 1| ≈ 2·|RMSE/RMV − 1| and z² has null standard deviation √2).
 """
 
 from __future__ import annotations
@@ -42,6 +50,14 @@ from scipy import special, stats
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import PredictiveDistribution, SampleSet
+from ..base.significance_tails import (
+    log_binom_cdf,
+    log_binom_sf,
+    log_chi2_cdf,
+    log_chi2_sf,
+    log_norm_two_sided,
+    log_two_sided,
+)
 from .candidates import (
     ALPHA,
     DEFAULT_BINS,
@@ -129,10 +145,6 @@ def row_statistics(y: np.ndarray, dist: PredictiveDistribution, *, seed: int = 0
     """
     u = np.asarray(dist.pit(np.asarray(y, dtype=float), np.random.default_rng(seed)), dtype=float)
     return u, np.asarray(dist.std(), dtype=float)
-
-
-def _two_sided_log(log_lower: np.ndarray, log_upper: np.ndarray) -> np.ndarray:
-    return np.minimum(0.0, np.log(2.0) + np.minimum(log_lower, log_upper))
 
 
 def slice_ranking(pset: PredictionSet, *, columns: Sequence[str] | None = None, n_bins: int = DEFAULT_BINS,
@@ -329,9 +341,10 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
     DataFrame
         One row per slice, worst first — ``rank``, ``slice`` (label), ``n``, the five statistics (module table) and
         their p-values (``p PIT``, ``p coverage``, ``p mean z``, ``p std z``, ``p ENCE``), ``evidence`` (−log₁₀ of
-        the Bonferroni-combined p), ``p``, ``adjusted p`` (Holm over the slices searched), ``flagged`` (adjusted
-        p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index`` (position in
-        ``labels``).
+        the Bonferroni-combined p, from the log p-values: finite however small p is), ``effect`` (the deciding
+        test's effect size, module docstring: the tie-break), ``p``, ``adjusted p`` (Holm over the slices
+        searched), ``flagged`` (adjusted p ≤ ``alpha``), ``worst`` (the test with the smallest p) and ``index``
+        (position in ``labels``).
 
     References
     ----------
@@ -345,6 +358,10 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
        Statistics, 6(2), 65–70.
     .. [5] Pernot, P. (2023). Calibration in machine learning uncertainty quantification: beyond consistency to
        target adaptivity. APL Machine Learning, 1(4), 046121 (arXiv:2309.06240).
+    .. [6] Temme, N. M. (1979). The asymptotic expansion of the incomplete gamma functions. SIAM Journal on
+       Mathematical Analysis, 10(4), 757–766.
+    .. [7] Abramowitz, M., & Stegun, I. A. (1964). Handbook of Mathematical Functions. National Bureau of Standards,
+       Applied Mathematics Series 55.
     """
     S = len(labels)
     n = sums[:, 0]
@@ -370,14 +387,21 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
         null_ence[part] = (np.abs(1.0 - root) * used[part, :, None]).sum(axis=1) / n_used[part, None]
     p_ence = (1.0 + (null_ence >= ence[:, None] - 1e-12).sum(axis=1)) / (n_null + 1.0)
 
+    chi2_s = np.maximum((n - 1) * var_z, 1e-300)  # s² = 0 (every z clipped alike): P(χ² ≤ 10⁻³⁰⁰), finite
+    pit_share = pit_counts / np.maximum(n, 1)[:, None]
     log_p = np.column_stack([
-        np.minimum(0.0, np.log(_PIT_BINS) + _two_sided_log(
-            stats.binom.logcdf(pit_counts, n[:, None], 1.0 / _PIT_BINS),
-            stats.binom.logsf(pit_counts - 1, n[:, None], 1.0 / _PIT_BINS)).min(axis=1)),
-        _two_sided_log(stats.binom.logcdf(k_cov, n, 0.9), stats.binom.logsf(k_cov - 1, n, 0.9)),
-        np.minimum(0.0, np.log(2.0) + stats.norm.logsf(np.abs(mean_z) * np.sqrt(n))),
-        _two_sided_log(stats.chi2.logcdf((n - 1) * var_z, n - 1), stats.chi2.logsf((n - 1) * var_z, n - 1)),
+        np.minimum(0.0, np.log(_PIT_BINS) + log_two_sided(
+            log_binom_cdf(pit_counts, n[:, None], 1.0 / _PIT_BINS),
+            log_binom_sf(pit_counts - 1, n[:, None], 1.0 / _PIT_BINS)).min(axis=1)),
+        log_two_sided(log_binom_cdf(k_cov, n, 0.9), log_binom_sf(k_cov - 1, n, 0.9)),
+        log_norm_two_sided(mean_z * np.sqrt(n)),
+        log_two_sided(log_chi2_cdf(chi2_s, n - 1), log_chi2_sf(chi2_s, n - 1)),
         np.log(p_ence) if ence_tested else np.full(S, np.nan),
+    ]) if S else np.empty((0, len(TESTS)))
+    # effect sizes: each test's deviation in units of its per-row null standard deviation (module docstring)
+    effect = np.column_stack([
+        np.abs(pit_share - 1.0 / _PIT_BINS).max(axis=1, initial=0.0) / 0.3, np.abs(k_cov / n - 0.9) / 0.3,
+        np.abs(mean_z), np.abs(var_z - 1.0) / np.sqrt(2.0), np.sqrt(2.0) * ence,
     ]) if S else np.empty((0, len(TESTS)))
     p = np.exp(log_p)
     table = pd.DataFrame({
@@ -386,7 +410,7 @@ def ranking_from_sums(labels: Sequence[str], sizes: np.ndarray, pit_counts: np.n
         "p coverage": p[:, 1], "p mean z": p[:, 2],
         "p std z": p[:, 3], "p ENCE": p[:, 4], "index": np.arange(S),
     })
-    ranked = rank_slices(table, p, log_p, alpha=alpha)
+    ranked = rank_slices(table, p, log_p, alpha=alpha, effect=effect)
     ranked.insert(ranked.columns.get_loc("flagged") + 1, "worst",
                   [TESTS[i] for i in ranked.pop("_worst").to_numpy()])
     return ranked

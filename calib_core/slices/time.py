@@ -27,6 +27,13 @@ classification (top-label confidence c_i and hit h_i = 1[prediction correct], Gu
   so Σ d_i has mean 0 and that variance; normal approximation);
 * ``accuracy`` — interval: Clopper–Pearson; band: mean confidence ± z·sqrt(Σ c_i(1 − c_i))/n.
 
+Every row of the table also carries ``evidence`` = −log₁₀ p of the window's value against its perfect-calibration
+law at the window's n, two-sided, computed in log space by the slice explorer's tails
+(:mod:`calib_core.base.significance_tails`; finite however long the window): coverage exact binomial
+Binomial(n, c); mean z normal (√n·z̄ ~ N(0, 1)); std z χ²_{n−1} of (n − 1)s²; gap and accuracy the exact binomial
+of the hits at the window's mean confidence (conservative: a Poisson-binomial count's tails are at most the
+binomial's, Hoeffding 1956).
+
 :func:`window_rows` turns windows picked in the chart (their codes) into the row mask of the time range they span.
 """
 
@@ -39,6 +46,14 @@ import pandas as pd
 from scipy import special, stats
 
 from ..base.predictions import PredictionSet
+from ..base.significance_tails import (
+    log_binom_cdf,
+    log_binom_sf,
+    log_chi2_cdf,
+    log_chi2_sf,
+    log_norm_two_sided,
+    log_two_sided,
+)
 from ..data.timecol import time_kind
 from ..metrics.classification import event_rows
 
@@ -180,6 +195,10 @@ def clopper_pearson_arrays(k: np.ndarray, n: np.ndarray, level: float = 0.95) ->
     return lo, hi
 
 
+def _evidence(log_p: np.ndarray) -> np.ndarray:
+    return -np.asarray(log_p, dtype=float) / np.log(10.0) + 0.0
+
+
 def _sums(codes: np.ndarray, size: int, *values: np.ndarray) -> list[np.ndarray]:
     return [np.bincount(codes, weights=v, minlength=size) for v in values]
 
@@ -212,17 +231,22 @@ def _regression_stats(codes, size, r, coverage, level) -> list[dict[str, np.ndar
         chi_hi = stats.chi2.ppf(0.5 + level / 2.0, np.maximum(n - 1, 1)) / (n - 1)
     cov = k / np.maximum(n, 1)
     cp_lo, cp_hi = clopper_pearson_arrays(k, n, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ev_cov = _evidence(log_two_sided(log_binom_cdf(k, n, coverage), log_binom_sf(k - 1, n, coverage)))
+        ev_mean = _evidence(log_norm_two_sided(mean * np.sqrt(n)))
+        s2_pos = np.maximum(s2, 1e-300)  # s² = 0: P(χ² ≤ 10⁻³⁰⁰), finite
+        ev_std = _evidence(log_two_sided(log_chi2_cdf(s2_pos, n - 1), log_chi2_sf(s2_pos, n - 1)))
     b_lo = stats.binom.ppf(0.5 - level / 2.0, n, coverage) / np.maximum(n, 1)
     b_hi = stats.binom.ppf(0.5 + level / 2.0, n, coverage) / np.maximum(n, 1)
     c = f"{100 * coverage:g}"
     return [
         {"metric": f"coverage_{c}", "label": f"coverage {c}%", "n": n, "value": cov, "lo": cp_lo, "hi": cp_hi,
-         "band_lo": b_lo, "band_hi": b_hi, "target": np.full(size, coverage)},
+         "band_lo": b_lo, "band_hi": b_hi, "target": np.full(size, coverage), "evidence": ev_cov},
         {"metric": "z_mean", "label": "mean z", "n": n, "value": mean, "lo": mean - half, "hi": mean + half,
-         "band_lo": -q / np.sqrt(n), "band_hi": q / np.sqrt(n), "target": np.zeros(size)},
+         "band_lo": -q / np.sqrt(n), "band_hi": q / np.sqrt(n), "target": np.zeros(size), "evidence": ev_mean},
         {"metric": "z_std", "label": "std z", "n": n, "value": sd, "lo": sd * np.exp(-q * se_log),
          "hi": sd * np.exp(q * se_log), "band_lo": np.sqrt(chi_lo), "band_hi": np.sqrt(chi_hi),
-         "target": np.ones(size)},
+         "target": np.ones(size), "evidence": ev_std},
     ]
 
 
@@ -241,11 +265,14 @@ def _classification_stats(codes, size, conf, hit, level) -> list[dict[str, np.nd
         mconf = sc / n
         acc = k / n
     cp_lo, cp_hi = clopper_pearson_arrays(k, n, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cbar = np.clip(np.divide(sc, n, out=np.full_like(sc, 0.5), where=n > 0), 1e-12, 1 - 1e-12)
+        ev = _evidence(log_two_sided(log_binom_cdf(k, n, cbar), log_binom_sf(k - 1, n, cbar)))
     return [
         {"metric": "gap", "label": "mean confidence − accuracy", "n": n, "value": gap, "lo": gap - half,
-         "hi": gap + half, "band_lo": -band, "band_hi": band, "target": np.zeros(size)},
+         "hi": gap + half, "band_lo": -band, "band_hi": band, "target": np.zeros(size), "evidence": ev},
         {"metric": "accuracy", "label": "accuracy", "n": n, "value": acc, "lo": cp_lo, "hi": cp_hi,
-         "band_lo": mconf - band, "band_hi": mconf + band, "target": mconf},
+         "band_lo": mconf - band, "band_hi": mconf + band, "target": mconf, "evidence": ev},
     ]
 
 
@@ -274,7 +301,9 @@ def window_table(
     -------
     table : DataFrame
         One row per (model, window, metric): model, window, start, end, label (the window's), n, metric,
-        metric_label, value, lo, hi (the ``level`` interval), band_lo, band_hi (the perfect-calibration band), target.
+        metric_label, value, lo, hi (the ``level`` interval), band_lo, band_hi (the perfect-calibration band), target,
+        evidence (−log₁₀ of the two-sided p-value against perfect calibration, module docstring; NaN for n < 2 where
+        undefined).
     codes : ndarray of shape (n,) of int64
         The window of every row of ``pset`` (for :func:`window_rows`).
 
@@ -291,6 +320,10 @@ def window_table(
        Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     .. [3] Clopper, C. J., & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the
        case of the binomial. Biometrika, 26(4), 404–413.
+    .. [4] Hoeffding, W. (1956). On the distribution of the number of successes in independent trials. The Annals
+       of Mathematical Statistics, 27(3), 713–721.
+    .. [5] Abramowitz, M., & Stegun, I. A. (1964). Handbook of Mathematical Functions. National Bureau of Standards,
+       Applied Mathematics Series 55.
     """
     if pset.time is None:
         raise ValueError("this data has no time column: map one on the Data page (Column mapping → time column)")
@@ -326,11 +359,11 @@ def window_table(
             frame["n"] = b["n"][present].astype(np.int64)
             frame["metric"] = b["metric"]
             frame["metric_label"] = b["label"]
-            for col in ("value", "lo", "hi", "band_lo", "band_hi", "target"):
+            for col in ("value", "lo", "hi", "band_lo", "band_hi", "target", "evidence"):
                 frame[col] = np.asarray(b[col], dtype=float)[present]
             out.append(frame)
     cols = ["model", "window", "start", "end", "label", "n", "metric", "metric_label", "value", "lo", "hi",
-            "band_lo", "band_hi", "target"]
+            "band_lo", "band_hi", "target", "evidence"]
     table = pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
     return table, codes
 

@@ -136,3 +136,25 @@ def test_before_after_needs_calibrated_predictions():
     res = cc.evaluate(pset, {"uncalibrated": None, "s": StdScaling()}, repeats=1)
     with pytest.raises(ValueError, match="diagrams=True"):
         slice_views.slices_before_after(pset, res)
+
+
+def test_display_table_shows_finite_evidence_and_the_effect_tie_break():
+    """At 60,000 rows the planted slice's p is far below float range: its evidence is shown as a finite number (one
+    decimal; the page formats it with thousands separators), with the effect size that breaks ties beside it."""
+    rng = np.random.default_rng(4)
+    n = 60_000
+    site = np.array([f"s{i}" for i in range(3)])[rng.integers(0, 3, n)]
+    mu, sigma = rng.normal(size=n), np.exp(rng.normal(scale=0.3, size=n))
+    y = mu + np.where(site == "s1", 2.0, 1.0) * sigma * rng.normal(size=n)
+    pset = PredictionSet(task="regression", y=y, dist=Gaussian(mu, sigma), point=mu,
+                         slice_columns=pd.DataFrame({"site": site, "x": rng.normal(size=n)}))
+    ranking, _ = slice_views.explore_slices(pset)
+    table = slice_views.slice_display_table(ranking, "regression")
+    assert list(table.columns[-4:]) == ["evidence", "effect", "adjusted p", "verdict"]
+    assert table.loc[0, "slice"] == "site = s1" and 1_000 < table.loc[0, "evidence"] < 1e5
+    assert np.isfinite(table["evidence"]).all() and (table["evidence"] == table["evidence"].round(1)).all()
+    shown = slice_views.before_after_display(pd.DataFrame({
+        "rank before": [1], "rank after": [7], "slice": ["site = s1"], "n": [n], "test": ["std z"],
+        "before → after": ["2 → 1"], "evidence before": [5321.44], "evidence after": [0.0],
+        "adjusted p before": [0.0], "adjusted p after": [1.0], "verdict after": ["no longer flagged"]}))
+    assert shown.loc[0, "evidence"] == "5,321.4 → 0.0"
