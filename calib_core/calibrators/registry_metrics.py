@@ -22,6 +22,7 @@ from ..metrics import classification as cm
 from ..metrics import classification_ratio as cratio
 from ..metrics import classification_smooth as csm
 from ..metrics import regression as rm
+from ..metrics.regression_ensemble_ranks import range_coverage, rank_chi2
 
 __all__ = [
     "CALIBRATION",
@@ -272,6 +273,9 @@ _CRUDE = "Zelikman et al. 2020, CRUDE"
 _QR = "Utpala & Rai 2020, Quantile regularization"
 _ACC = "Camporeale & Carè 2021, ACCRUE"
 _GUO = "Guo et al. 2017, On calibration of modern neural networks"
+_RANKS = ("Anderson 1996; Talagrand, Vautard & Strauss 1997; Hamill 2001 (rank histograms); "
+          "Czado, Gneiting & Held 2009 (randomised ranks)")
+
 _PERNOT_ZMS = ("Pernot 2023, Calibration in machine learning uncertainty quantification: beyond consistency to "
                "target adaptivity (APL Mach. Learn.); Pernot 2024, arXiv 2402.10043")
 _PERNOT_HEAVY = ("Pernot 2024, Negative impact of heavy-tailed uncertainty and error distributions on the reliability "
@@ -409,6 +413,25 @@ _REGRESSION: tuple[Metric, ...] = (
         "its moments exist even when z has heavy tails, so its interval holds where ZMS's does not; but its "
         "reference moves with the error law (unit-variance Student-t₅ errors: −1.57).",
         rm.mean_log_z2,
+    ),
+    # ensembles judged as ensembles (calib_core.metrics.regression_ensemble_ranks; SampleSet predictions only)
+    make_metric(
+        "rank_chi2", _R, "rank histogram χ² (ensembles)", CALIBRATION, "lower",
+        "X² = Σ_k (O_k − E)²/E over the M + 1 ranks r = #{members < y} (ties broken at random), E = N/(M + 1); "
+        "E X² = M and X² ~ χ²_M when the target and members are exchangeable",
+        _RANKS,
+        "≈ M (the number of members) when the ensemble is calibrated; larger = a non-flat rank histogram (U: "
+        "too little spread, ∩: too much, sloped: biased). Ensembles only.",
+        rank_chi2,
+    ),
+    make_metric(
+        "range_coverage", _R, "member-range coverage (ensembles)", CALIBRATION, None,
+        "mean_i 1[x_(1) ≤ y_i ≤ x_(M)] (ties with the extreme members broken at random); exact expectation "
+        "(M − 1)/(M + 1) when the target and members are exchangeable",
+        _RANKS,
+        "Should equal (M − 1)/(M + 1) (77.8% for 8 members, 96.2% for 51), not a nominal level; below = too "
+        "little spread or a bias. Ensembles only.",
+        range_coverage,
     ),
 )
 

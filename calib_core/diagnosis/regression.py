@@ -160,7 +160,8 @@ class SubsetStage:
 
 
 #: Diagram tables in the order :func:`regression_diagrams` gives them (the Levi table is the only binned one)
-_DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogram", "qq", "intervals")
+_DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogram", "qq", "intervals",
+                  "rank_histogram")  # the last: ensembles only
 
 
 def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,
@@ -313,7 +314,8 @@ def diagnose_regression(
                     if diagrams:
                         levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
                                                seed=seed)
-                        figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER}
+                        figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
+                                   if k == "levi_bins" or k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
                                                  binning=binning, n_resamples=n_resamples,
                                                  n_simulations=n_simulations, level=level, alpha=alpha, seed=seed,

@@ -21,6 +21,10 @@ z_histogram : left, right, count, density, normal_density, outside
 qq : theoretical, observed
     At most ``max_points`` quantiles of z against N(0, 1).
 intervals : coverage, observed, mean_width, interval_score
+rank_histogram : rank, count, expected, band_low, band_high
+    Ensembles only: the rank (Talagrand) histogram of the target among the M members (ties broken at random),
+    expected N/(M + 1) per rank, and the range of a calibrated ensemble's count per rank (binomial, simultaneous
+    over the M + 1 ranks by Bonferroni).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..base.binning import bin_sums, counts_from_sorted
 from ..base.ecdf_bands import ecdf_band
@@ -42,6 +47,7 @@ from ..metrics.regression import (
     interval_table,
     observed_proportions,
 )
+from ..metrics.regression_ensemble_ranks import ensemble_size, rank_counts
 
 __all__ = [
     "calibration_curve_table",
@@ -50,6 +56,7 @@ __all__ = [
     "z_histogram_table",
     "qq_table",
     "intervals_table",
+    "rank_histogram_table",
     "regression_diagrams",
 ]
 
@@ -342,6 +349,45 @@ def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.
     return interval_table(rows, rows.dist, coverages=coverages)
 
 
+def rank_histogram_table(rows: RegressionRows, *, level: float = 0.95) -> pd.DataFrame:
+    """The rank (Talagrand) histogram of an ensemble: O_k = #{i : r_i = k}, k = 0, …, M, with r_i the target's
+    randomised rank among its M members, against E = N/(M + 1) and the ``level`` range of a calibrated ensemble's
+    counts, Binomial(N, 1/(M + 1)) quantiles at (1 − level)/(2(M + 1)) and 1 − that (simultaneous over the ranks by
+    Bonferroni).  A U shape: too little spread; ∩: too much; a slope: a bias (many low ranks: the forecasts too
+    high).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        Rows of an ensemble (:class:`~calib_core.base.regression.SampleSet`).
+    level : float, default 0.95
+        Level of the calibrated ensemble's range.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``rank, count, expected, band_low, band_high`` (M + 1 rows).
+
+    References
+    ----------
+    Anderson, J. L. (1996). A method for producing and evaluating probabilistic forecasts from ensemble model
+    integrations. Journal of Climate 9(7), 1518–1530.
+
+    Talagrand, O., Vautard, R. & Strauss, B. (1997). Evaluation of probabilistic prediction systems. Proc. ECMWF
+    Workshop on Predictability, 1–25.
+
+    Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. Monthly Weather Review
+    129(3), 550–560.
+    """
+    m = ensemble_size(rows.dist)
+    counts = rank_counts(rows)
+    n, k = rows.n, m + 1
+    a = (1.0 - level) / (2.0 * k)
+    lo, hi = stats.binom.ppf([a, 1.0 - a], n, 1.0 / k)
+    return pd.DataFrame({"rank": np.arange(k), "count": counts.astype(np.int64), "expected": np.full(k, n / k),
+                         "band_low": np.full(k, lo), "band_high": np.full(k, hi)})
+
+
 def regression_diagrams(
     rows: RegressionRows,
     *,
@@ -371,7 +417,8 @@ def regression_diagrams(
     Returns
     -------
     dict of str to pandas.DataFrame
-        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals``.
+        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals`` and, for an
+        ensemble, ``rank_histogram``.
 
     References
     ----------
@@ -387,6 +434,7 @@ def regression_diagrams(
     Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
     the American Statistical Association 102(477), 359–378.
     """
+    ens = {"rank_histogram": rank_histogram_table(rows)} if ensemble_size(rows.dist) else {}
     return {
         "calibration_curve": calibration_curve_table(rows),
         "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),
@@ -394,4 +442,4 @@ def regression_diagrams(
         "z_histogram": z_histogram_table(rows),
         "qq": qq_table(rows),
         "intervals": intervals_table(rows),
-    }
+    } | ens

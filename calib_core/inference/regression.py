@@ -105,6 +105,7 @@ from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 from .regression_bootstrap import bootstrap_intervals
 from .regression_ence import ence_test
+from .regression_ensemble import ensemble_tests, withhold_degenerate
 from .regression_nulls import EnsembleNull, null_model, warm_up
 from .regression_tests import coverage_tests, pit_tests, score_references, z_tests, zms_tests
 from .regression_verdict import (
@@ -375,6 +376,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
     coverage_tests(rec, values, r, null, coverages, n_null, level, rng)
+    ensemble_tests(rec, values, r, null.z_moments(), n_null, level, seed)  # ensembles: ranks, member range, z
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
         ensemble_bin_moments=null.bin_moments if isinstance(null, EnsembleNull) else None, layout=layout,
@@ -452,6 +454,7 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
         rec["ence"]["value"] = float(ence)
         ence_test(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights,
                   n_bins, binning, n_null, rng, level)
+        withhold_degenerate(rec, stage.z_moments, stage.layout, ("ence",))  # ensembles of degenerate spread
 
     # ---- proper-score references, Spearman interval ------------------------------------------
     score_references(rec, values, r, coverages, rng)

@@ -22,6 +22,7 @@ from scipy import special, stats
 
 from ..base.regression import QuantileSet, SampleSet, norm_pdf
 from ..metrics.regression import Binning, RegressionRows
+from ..metrics.regression_ensemble_ranks import member_index, pool_interval_probability
 from .regression_ence import sigma_bin_edges
 
 __all__ = ["NullModel", "GaussianNull", "QuantileNull", "EnsembleNull", "null_model", "warm_up", "n_only_null",
@@ -199,7 +200,7 @@ class EnsembleNull(NullModel):
         nb = 0 if sigma_edges is None else sigma_edges.size + 1
         self.bin_moments = np.zeros((5, nb))
         cov = {c: np.empty(n) for c in coverages}
-        levels = {c: (_member_index(0.5 - c / 2.0, m), _member_index(0.5 + c / 2.0, m)) for c in coverages}
+        levels = {c: (member_index(0.5 - c / 2.0, m), member_index(0.5 + c / 2.0, m)) for c in coverages}
         for start in range(0, n, self._CHUNK):
             sl = slice(start, min(n, start + self._CHUNK))
             pool = np.concatenate([rows.y[sl, None], dist.samples[sl]], axis=1)
@@ -208,7 +209,10 @@ class EnsembleNull(NullModel):
             s2 = (pool * pool).sum(axis=1, keepdims=True)
             mean_k = (s1 - pool) / m
             var_k = (s2 - pool * pool) / m - mean_k * mean_k
-            var_k = np.maximum(var_k, 0.0)
+            # the other M values all equal (σ = 0): the difference above leaves rounding noise of about 1e-16 of
+            # the pool's Σx², which would stand for a spread 1e-8 of the pool's and give z ≈ 1e8 (the null's
+            # reference ZMS 1e12 of a rain ensemble with tied zeros); below 1e-12 of it the spread is 0 (no z)
+            var_k = np.where(var_k > 1e-12 * s2 / (m + 1.0), var_k, 0.0)
             if nb:
                 self._add_bin_moments((pool - mean_k) ** 2, var_k, sigma_edges, nb)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -222,12 +226,8 @@ class EnsembleNull(NullModel):
                 z_mom[2, sl] = np.nanmean(z2 * zk, axis=1)
                 z_mom[3, sl] = np.nanmean(z2 * z2, axis=1)
             srt = np.sort(pool, axis=1)
-            r = np.arange(m + 1)[None, :]
             for c, (i_lo, i_hi) in levels.items():
-                # removing the candidate at sorted position r, the members' order statistic i is s[i] (i < r) or s[i+1]
-                lo = np.where(i_lo < r, srt[:, [i_lo]], srt[:, [i_lo + 1]])
-                hi = np.where(i_hi < r, srt[:, [i_hi]], srt[:, [i_hi + 1]])
-                cov[c][sl] = ((lo <= srt) & (srt <= hi)).mean(axis=1)
+                cov[c][sl] = pool_interval_probability(srt, i_lo, i_hi)
         self._z = z_mom
         self._cov = cov
 
@@ -252,11 +252,6 @@ class EnsembleNull(NullModel):
 
     def coverage_prob(self, c: float):
         return self._cov[c]
-
-
-def _member_index(p: float, m: int) -> int:
-    """0-based index of the order statistic SampleSet.ppf(p) returns (x_(⌈pM⌉))."""
-    return int(np.clip(np.ceil(p * m - 1e-12) - 1, 0, m - 1))
 
 
 def null_model(rows: RegressionRows, coverages, n_bins: int, binning: Binning) -> NullModel:

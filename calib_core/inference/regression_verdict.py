@@ -15,19 +15,25 @@ from typing import Any
 import numpy as np
 
 from ..base import significance as sig
-from ..base.regression import PredictiveDistribution, QuantileSet
+from ..base.regression import PredictiveDistribution, QuantileSet, SampleSet
 from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES
 from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
 __all__ = ["PRIMARY", "primary_family", "primary_family_of_levels", "given_coverage_key", "metric_kind",
-           "empty_record", "decide"]
+           "empty_record", "decide", "PRIMARY_ENSEMBLE"]
 
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  For quantile
 #: sets whose given levels do not reach the 90% interval's ends the coverage member is the widest central interval
 #: actually given (:func:`primary_family`).
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
+
+
+#: The primary family of an ensemble (SampleSet), judged as an ensemble: the rank histogram (shape), the share of
+#: targets below the median (location), the coverage of the member range (spread, expectation (M − 1)/(M + 1)),
+#: std z and ENCE (these two only when the spread is not degenerate: they have no p-value otherwise and drop out).
+PRIMARY_ENSEMBLE = ("rank_chi2", "below_median", "range_coverage", "z_std", "ence")
 
 
 _PROPER = ("nll", "crps")
@@ -42,7 +48,9 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
     by the coverage of the widest central interval in ``coverages`` whose ends are both given levels (9 levels
     0.1 … 0.9: ``coverage_80``, the interval [q₀.₁, q₀.₉]).  Its count is an exact binomial test of what the
     forecaster stated; the 90% interval of such a set lies in the exponential tails the tool extrapolates.  With
-    no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so).
+    no central interval given at all, :data:`PRIMARY` is kept (and the coverage row's note says so).  An ensemble
+    (:class:`SampleSet`) is judged as an ensemble, :data:`PRIMARY_ENSEMBLE`: rank histogram, share below the
+    median, member-range coverage, std z and ENCE (Hamill 2001; Czado, Gneiting & Held 2009).
 
     Parameters
     ----------
@@ -64,7 +72,13 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
        in regression tasks. *arXiv:1905.11659*.
     .. [3] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
        Statistics* 6(2), 65–70.
+    .. [4] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. *Monthly
+       Weather Review* 129(3), 550–560.
+    .. [5] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
     """
+    if isinstance(dist, SampleSet):
+        return PRIMARY_ENSEMBLE
     if not isinstance(dist, QuantileSet):
         return PRIMARY
     return primary_family_of_levels(dist.levels, coverages)
@@ -198,7 +212,7 @@ def _direction_of(name: str, row: dict[str, Any]) -> str:
         return "biased low" if v > ref else "biased high"
     if name == "z_std":
         return "over-confident" if v > ref else "under-confident"
-    if name.startswith("coverage_"):
+    if name.startswith("coverage_") or name == "range_coverage":
         return "over-confident" if v < ref else "under-confident"
     return ""
 

@@ -44,6 +44,7 @@ from .regression_curves import (
     stat_max_deviation,
     stat_pit_entropy,
 )
+from .regression_ensemble_ranks import ensemble_statistics
 from .regression_rows import (
     DEFAULT_COVERAGES,
     DEFAULT_LEVELS,
@@ -375,6 +376,7 @@ def summary_statistics(
     }
     out.update({k: free[k] for k in ("z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms", "mean_log_z2")})
     out.update(stat_intervals(r, w, coverages))
+    out.update(ensemble_statistics(r, w))  # ensembles: rank_chi2, range_coverage (regression_ensemble_ranks)
     return out
 
 

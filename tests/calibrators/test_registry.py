@@ -38,6 +38,13 @@ def classification_set(k: int, n: int = 800, seed: int = 0) -> cc.PredictionSet:
     return cc.PredictionSet(task="classification", labels=labels, probs=probs)
 
 
+def ensemble_set(n: int = 600, m: int = 8, seed: int = 0) -> cc.PredictionSet:
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(size=(n, 1)) * 2
+    x = mu + rng.standard_normal((n, m + 1))
+    return cc.PredictionSet(task="regression", layout="sample", y=x[:, 0], dist=cc.SampleSet(x[:, 1:]))
+
+
 def report_keys(pset: cc.PredictionSet) -> set[str]:
     return set(cc.diagnose(pset, n_resamples=0, n_simulations=0, diagrams=False).metrics["metric"])
 
@@ -46,6 +53,7 @@ def report_keys(pset: cc.PredictionSet) -> set[str]:
 def reports() -> dict[str, cc.Report]:
     return {
         "regression": cc.diagnose(gaussian_set(), n_resamples=0, n_simulations=0, diagrams=False),
+        "ensemble": cc.diagnose(ensemble_set(), n_resamples=0, n_simulations=0, diagrams=False),
         "binary": cc.diagnose(classification_set(2), n_resamples=0, n_simulations=0, diagrams=False),
         "multiclass": cc.diagnose(classification_set(5), n_resamples=0, n_simulations=0, diagrams=False),
     }
@@ -53,7 +61,10 @@ def reports() -> dict[str, cc.Report]:
 
 # ------------------------------------------------------------------------------------------------ metrics
 def test_every_report_metric_is_registered_and_vice_versa(reports):
-    assert set(reports["regression"].metrics["metric"]) == set(reg.metric_keys("regression"))
+    # some metrics belong to one layout (the rank histogram and member range of ensembles): the union over layouts
+    regression = set(reports["regression"].metrics["metric"]) | set(reports["ensemble"].metrics["metric"])
+    assert regression == set(reg.metric_keys("regression"))
+    assert {"rank_chi2", "range_coverage"} <= set(reports["ensemble"].metrics["metric"])
     cls = set(reports["binary"].metrics["metric"]) | set(reports["multiclass"].metrics["metric"])
     assert cls == set(reg.metric_keys("classification"))
     point = cc.PredictionSet(task="regression", y=np.arange(5.0), point=np.arange(5.0) + 0.5)
@@ -61,10 +72,12 @@ def test_every_report_metric_is_registered_and_vice_versa(reports):
 
 
 def test_registered_functions_reproduce_the_report(reports):
-    pset = gaussian_set()
-    table = reports["regression"].table()
-    for m in reg.metrics("regression"):
-        assert m(pset.y, pset.dist) == pytest.approx(table.loc[m.key, "value"], rel=1e-9, abs=1e-12), m.key
+    for name, pset in (("regression", gaussian_set()), ("ensemble", ensemble_set())):
+        table = reports[name].table()
+        for m in reg.metrics("regression"):
+            if m.key not in table.index:  # a metric of another layout (the ensembles' rank statistics)
+                continue
+            assert m(pset.y, pset.dist) == pytest.approx(table.loc[m.key, "value"], rel=1e-9, abs=1e-12), m.key
     for name, k in (("binary", 2), ("multiclass", 5)):
         pset = classification_set(k)
         table = reports[name].table()
