@@ -204,15 +204,8 @@ class EnsembleNull(NullModel):
         for start in range(0, n, self._CHUNK):
             sl = slice(start, min(n, start + self._CHUNK))
             pool = np.concatenate([rows.y[sl, None], dist.samples[sl]], axis=1)
-            pool = pool - pool.mean(axis=1, keepdims=True)  # centred: no cancellation in Σx²
-            s1 = pool.sum(axis=1, keepdims=True)
-            s2 = (pool * pool).sum(axis=1, keepdims=True)
-            mean_k = (s1 - pool) / m
-            var_k = (s2 - pool * pool) / m - mean_k * mean_k
-            # the other M values all equal (σ = 0): the difference above leaves rounding noise of about 1e-16 of
-            # the pool's Σx², which would stand for a spread 1e-8 of the pool's and give z ≈ 1e8 (the null's
-            # reference ZMS 1e12 of a rain ensemble with tied zeros); below 1e-12 of it the spread is 0 (no z)
-            var_k = np.where(var_k > 1e-12 * s2 / (m + 1.0), var_k, 0.0)
+            pool = np.sort(pool - pool.mean(axis=1, keepdims=True), axis=1)  # centred, sorted (order is free)
+            mean_k, var_k = _leave_one_out(pool)
             if nb:
                 self._add_bin_moments((pool - mean_k) ** 2, var_k, sigma_edges, nb)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -225,9 +218,8 @@ class EnsembleNull(NullModel):
                 z_mom[1, sl] = np.nanmean(z2, axis=1)
                 z_mom[2, sl] = np.nanmean(z2 * zk, axis=1)
                 z_mom[3, sl] = np.nanmean(z2 * z2, axis=1)
-            srt = np.sort(pool, axis=1)
             for c, (i_lo, i_hi) in levels.items():
-                cov[c][sl] = pool_interval_probability(srt, i_lo, i_hi)
+                cov[c][sl] = pool_interval_probability(pool, i_lo, i_hi)
         self._z = z_mom
         self._cov = cov
 
@@ -252,6 +244,32 @@ class EnsembleNull(NullModel):
 
     def coverage_prob(self, c: float):
         return self._cov[c]
+
+
+def _leave_one_out(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance (ddof 0) of the other M values for each of the M + 1 values of every row of ``pool``,
+    by Welford prefix and suffix sums merged with Chan's formula: no difference of large sums, so M equal values
+    give a variance of exactly 0 and a tiny spread keeps its digits when the left-out value is far away (the
+    difference Σx² − x_k² left rounding noise of 1e-16 of the pool's Σx², a spread of 1e-8 of the pool's where the
+    other values are equal, hence z ≈ 1e8).  A loop over the M + 1 columns, vectorised over rows."""
+    rows_, k = pool.shape
+    pre_m, pre_s, suf_m, suf_s = (np.zeros((rows_, k + 1)) for _ in range(4))
+    for j in range(k):  # prefix of the first j + 1 values
+        d = pool[:, j] - pre_m[:, j]
+        pre_m[:, j + 1] = pre_m[:, j] + d / (j + 1)
+        pre_s[:, j + 1] = pre_s[:, j] + d * (pool[:, j] - pre_m[:, j + 1])
+    for j in range(k - 1, -1, -1):  # suffix from j on: suf_*[:, j] (count k − j)
+        d = pool[:, j] - suf_m[:, j + 1]
+        suf_m[:, j] = suf_m[:, j + 1] + d / (k - j)
+        suf_s[:, j] = suf_s[:, j + 1] + d * (pool[:, j] - suf_m[:, j])
+    na = np.arange(k, dtype=float)[None, :]  # left of candidate i: i values; right: k − 1 − i
+    nb = (k - 1.0) - na
+    ma, sa = pre_m[:, :k], pre_s[:, :k]
+    mb, sb = suf_m[:, 1:], suf_s[:, 1:]
+    delta = mb - ma
+    mean = ma + delta * nb / (k - 1.0)
+    ss = sa + sb + delta * delta * na * nb / (k - 1.0)
+    return mean, np.maximum(ss, 0.0) / (k - 1.0)
 
 
 def null_model(rows: RegressionRows, coverages, n_bins: int, binning: Binning) -> NullModel:
