@@ -20,7 +20,7 @@ z_histogram : left, right, count, density, normal_density, outside
     Standardised residuals; values beyond the outer edges are counted in the end bins.
 qq : theoretical, observed
     At most ``max_points`` quantiles of z against N(0, 1).
-intervals : coverage, observed, mean_width, interval_score
+intervals : coverage, observed, mean_width, interval_score (+ expected for ensembles: the finite-M coverage)
 rank_histogram : rank, count, expected, band_low, band_high
     Ensembles only: the rank (Talagrand) histogram of the target among the M members (ties broken at random),
     expected N/(M + 1) per rank, and the range of a calibrated ensemble's count per rank (binomial, simultaneous
@@ -47,7 +47,7 @@ from ..metrics.regression import (
     interval_table,
     observed_proportions,
 )
-from ..metrics.regression_ensemble_ranks import ensemble_size, rank_counts
+from ..metrics.regression_ensemble_ranks import ensemble_size, order_interval_probabilities, rank_counts
 
 __all__ = [
     "calibration_curve_table",
@@ -339,14 +339,21 @@ def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.
     Returns
     -------
     pandas.DataFrame
-        Columns ``coverage, observed, mean_width, interval_score``.
+        Columns ``coverage, observed, mean_width, interval_score`` and, for an ensemble, ``expected``: the
+        coverage a calibrated ensemble of M members has, not c (the central interval of M members is an
+        order-statistic interval whose coverage under exchangeability is finite-M, e.g. 7/9 for the "90%"
+        interval [x_(1), x_(8)] of 8 members;
+        :func:`~calib_core.metrics.regression_ensemble_ranks.order_interval_probabilities`).
 
     References
     ----------
     Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
     the American Statistical Association 102(477), 359–378.
     """
-    return interval_table(rows, rows.dist, coverages=coverages)
+    table = interval_table(rows, rows.dist, coverages=coverages)
+    if ensemble_size(rows.dist):  # an ensemble's finite-M expectation (7/9 for the "90%" interval of 8 members)
+        table["expected"] = order_interval_probabilities(rows.y, rows.dist.samples, list(coverages)).mean(axis=0)
+    return table
 
 
 def rank_histogram_table(rows: RegressionRows, *, level: float = 0.95) -> pd.DataFrame:

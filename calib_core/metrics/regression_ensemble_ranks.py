@@ -41,6 +41,7 @@ __all__ = [
     "ensemble_statistics",
     "member_index",
     "order_interval_probability",
+    "order_interval_probabilities",
 ]
 
 
@@ -376,13 +377,43 @@ def order_interval_probability(y: np.ndarray, samples: np.ndarray, coverage: flo
     .. [3] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. *Monthly Weather
        Review* 129(3), 550–560.
     """
+    return order_interval_probabilities(y, samples, (coverage,), chunk)[:, 0]
+
+
+def order_interval_probabilities(y: np.ndarray, samples: np.ndarray, coverages, chunk: int = 50_000) -> np.ndarray:
+    """:func:`order_interval_probability` at several coverages at once (one sort of the pooled values per chunk).
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        Targets.
+    samples : ndarray of shape (N, M)
+        Members.
+    coverages : sequence of float
+        Nominal coverages c.
+    chunk : int, default 50,000
+        Rows per vectorised chunk (memory).
+
+    Returns
+    -------
+    ndarray of shape (N, len(coverages))
+        The per-row expected coverage of each central interval.
+
+    References
+    ----------
+    .. [1] Anderson, J. L. (1996). A method for producing and evaluating probabilistic forecasts from ensemble model
+       integrations. *Journal of Climate* 9(7), 1518–1530.
+    .. [2] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. *Monthly Weather
+       Review* 129(3), 550–560.
+    """
     x = np.asarray(samples, dtype=float)
     yy = np.asarray(y, dtype=float)
     n, m = x.shape
-    i_lo, i_hi = member_index(0.5 - coverage / 2.0, m), member_index(0.5 + coverage / 2.0, m)
-    out = np.empty(n)
+    ends = [(member_index(0.5 - c / 2.0, m), member_index(0.5 + c / 2.0, m)) for c in coverages]
+    out = np.empty((n, len(ends)))
     for start in range(0, n, chunk):  # chunks of rows (memory), each vectorised
         sl = slice(start, min(n, start + chunk))
         pool = np.sort(np.concatenate([yy[sl, None], x[sl]], axis=1), axis=1)
-        out[sl] = pool_interval_probability(pool, i_lo, i_hi)
+        for j, (i_lo, i_hi) in enumerate(ends):
+            out[sl, j] = pool_interval_probability(pool, i_lo, i_hi)
     return out

@@ -465,7 +465,9 @@ def intervals_figure(
     """Observed coverage (PICP) of the central prediction intervals against their nominal coverage.
 
     Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the mean width and the
-    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
+    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.  A table with an ``expected`` column (an
+    ensemble) also gets that line, dashed: a calibrated ensemble of M members covers its finite-M expectation, not
+    the nominal c, so its points are read against that line.
 
     Parameters
     ----------
@@ -509,7 +511,14 @@ def intervals_figure(
                 meta={"name": name, "role": "points"},
             )
         )
-    apply_layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
+        if "expected" in t.columns:  # an ensemble: the finite-M coverage of a calibrated ensemble, not c
+            fig.add_trace(go.Scatter(
+                x=cov, y=float_column(t, "expected"), mode="lines+markers", name=f"{plain(name)}: calibrated ensemble",
+                line={"color": cmap[name], "width": 1, "dash": "dash"}, marker={"color": cmap[name], "symbol": "x"},
+                hovertemplate="nominal %{x:.0%}<br>a calibrated ensemble covers %{y:.1%}<extra>" + plain(name)
+                + "</extra>", meta={"name": name, "role": "expected"}))
+    apply_layout(fig, title, "nominal coverage", "observed coverage (PICP)",
+                 len(named) > 1 or any("expected" in t.columns for t in named.values()))
     fig.update_xaxes(range=[lo, 1.0], tickformat=".0%", constrain="domain")
     fig.update_yaxes(range=[lo, 1.0], tickformat=".0%", scaleanchor="x", scaleratio=1, constrain="domain")
     return fig

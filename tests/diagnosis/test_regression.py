@@ -273,7 +273,12 @@ def test_other_distributions_diagnose(kind):
     tables = rep.diagrams[("model", ALL)]
     assert tables["pit_histogram"]["count"].sum() == n
     assert tables["levi_bins"]["count"].sum() == n
+    # an ensemble's intervals table adds the finite-M expected coverage (200 members: [x_(j), x_(k)] covers
+    # (k − j)/201 under exchangeability)
+    expected = tables["intervals"].pop("expected") if kind == "sample" else None
     assert_frame_equal(tables["intervals"], rm.interval_table(y, dist))
+    if kind == "sample":
+        np.testing.assert_allclose(expected, [100 / 201, 160 / 201, 180 / 201, 190 / 201, 198 / 201])
 
 
 # =============================================================================================
