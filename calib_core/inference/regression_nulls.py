@@ -187,7 +187,7 @@ class EnsembleNull(NullModel):
        Weather Review* 129(3), 550–560.
     """
 
-    _CHUNK = 50_000
+    _CHUNK = 25_000  # rows per enumeration chunk (about 100 MB of temporaries at M = 51)
 
     def __init__(self, rows: RegressionRows, coverages, sigma_edges: np.ndarray | None = None) -> None:
         super().__init__(rows)
