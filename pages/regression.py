@@ -218,8 +218,10 @@ else:
 
 st.subheader("More diagrams")
 # lazy tabs: only the open tab is computed and drawn (a closed tab costs the server nothing on a redraw)
-more = ui.lazy_tabs(["Intervals", "Q-Q plot", "ENCE vs bins", "Quantile-score decomposition",
-                     "CORP quantile reliability"], "reg_more_tab")
+rank_tables = views.diagram_tables(report, "rank_histogram", shown)  # ensembles only
+more = ui.lazy_tabs(["Rank histogram"] * bool(rank_tables) + ["Intervals", "Q-Q plot", "ENCE vs bins",
+                                                              "Quantile-score decomposition",
+                                                              "CORP quantile reliability"], "reg_more_tab")
 
 
 def _intervals_figure():
@@ -263,6 +265,15 @@ def _qs_corp_figure(tau: float):
                          colors=colors))
 
 
+if rank_tables:
+    with more["Rank histogram"]:
+        if more["Rank histogram"].open:
+            chart(ui.figure(f"rank|{ui.content_key(rank_tables, colors)}",
+                            lambda: plots.rank_histogram_figure(rank_tables, colors=colors)), "reg_rank")
+            st.caption("Rank of each target among its ensemble's members (ties broken at random; Hamill 2001): flat "
+                       "when the target and the members are exchangeable. U = too little spread, ∩ = too much, a slope "
+                       "= a bias (many low ranks: the forecasts are too high). Shaded: where a calibrated ensemble's "
+                       "histogram falls (95%, all ranks at once).")
 with more["Intervals"]:
     if more["Intervals"].open:
         chart(_intervals_figure(), "reg_intervals")

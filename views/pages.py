@@ -559,9 +559,10 @@ def metric_tests(metrics: pd.DataFrame) -> pd.DataFrame:
 def diagram_tables(report: Report, name: str, models: Iterable[str] | None = None,
                    suffix: str = "") -> dict[str, pd.DataFrame]:
     """{model + suffix: diagram table ``name``} over all rows (group :data:`ALL`) of every model of ``models``
-    (default: the report's) that has diagrams."""
+    (default: the report's) that has diagrams and that table (``rank_histogram``: ensembles only)."""
     names = report.models if models is None else models
-    return {f"{m}{suffix}": report.diagrams[(m, ALL)][name] for m in names if (m, ALL) in report.diagrams}
+    return {f"{m}{suffix}": report.diagrams[(m, ALL)][name] for m in names
+            if name in report.diagrams.get((m, ALL), {})}
 
 
 def diagnose_example(example: str, layout: str = "gaussian", rows: str = "all",

@@ -23,6 +23,7 @@ from ..metrics import classification_ratio as cratio
 from ..metrics import classification_smooth as csm
 from ..metrics import regression as rm
 from ..metrics import regression_stated as rs
+from ..metrics.regression_ensemble_ranks import range_coverage, rank_chi2
 from ..metrics.regression_location import below_median
 
 __all__ = [
@@ -274,6 +275,9 @@ _CRUDE = "Zelikman et al. 2020, CRUDE"
 _QR = "Utpala & Rai 2020, Quantile regularization"
 _ACC = "Camporeale & Carè 2021, ACCRUE"
 _GUO = "Guo et al. 2017, On calibration of modern neural networks"
+_RANKS = ("Anderson 1996; Talagrand, Vautard & Strauss 1997; Hamill 2001 (rank histograms); "
+          "Czado, Gneiting & Held 2009 (randomised ranks)")
+
 _PERNOT_ZMS = ("Pernot 2023, Calibration in machine learning uncertainty quantification: beyond consistency to "
                "target adaptivity (APL Mach. Learn.); Pernot 2024, arXiv 2402.10043")
 _PERNOT_HEAVY = ("Pernot 2024, Negative impact of heavy-tailed uncertainty and error distributions on the reliability "
@@ -439,6 +443,25 @@ _REGRESSION: tuple[Metric, ...] = (
         "½ when calibrated, whatever the spread; > ½ the forecasts are too high (biased high), < ½ too low. "
         "A wrong σ cannot fake it (for symmetric laws), unlike mean z.",
         below_median,
+    ),
+    # ensembles judged as ensembles (calib_core.metrics.regression_ensemble_ranks; SampleSet predictions only)
+    make_metric(
+        "rank_chi2", _R, "rank histogram χ² (ensembles)", CALIBRATION, "lower",
+        "X² = Σ_k (O_k − E)²/E over the M + 1 ranks r = #{members < y} (ties broken at random), E = N/(M + 1); "
+        "E X² = M and X² ~ χ²_M when the target and members are exchangeable",
+        _RANKS,
+        "≈ M (the number of members) when the ensemble is calibrated; larger = a non-flat rank histogram (U: "
+        "too little spread, ∩: too much, sloped: biased). Ensembles only.",
+        rank_chi2,
+    ),
+    make_metric(
+        "range_coverage", _R, "member-range coverage (ensembles)", CALIBRATION, None,
+        "mean_i 1[x_(1) ≤ y_i ≤ x_(M)] (ties with the extreme members broken at random); exact expectation "
+        "(M − 1)/(M + 1) when the target and members are exchangeable",
+        _RANKS,
+        "Should equal (M − 1)/(M + 1) (77.8% for 8 members, 96.2% for 51), not a nominal level; below = too "
+        "little spread or a bias. Ensembles only.",
+        range_coverage,
     ),
 )
 

@@ -161,7 +161,7 @@ class SubsetStage:
 
 #: Diagram tables in the order :func:`regression_diagrams` gives them (the Levi table is the only binned one)
 _DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogram", "qq", "intervals",
-                  "stated_levels")  # the last: quantile sets only
+                  "stated_levels", "rank_histogram")  # the last two: quantile sets / ensembles only
 
 
 def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,

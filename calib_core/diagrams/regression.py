@@ -25,7 +25,11 @@ z_histogram : left, right, count, density, normal_density, outside
     Standardised residuals; values beyond the outer edges are counted in the end bins.
 qq : theoretical, observed
     At most ``max_points`` quantiles of z against N(0, 1).
-intervals : coverage, observed, mean_width, interval_score
+intervals : coverage, observed, mean_width, interval_score (+ expected for ensembles: the finite-M coverage)
+rank_histogram : rank, count, expected, band_low, band_high
+    Ensembles only: the rank (Talagrand) histogram of the target among the M members (ties broken at random),
+    expected N/(M + 1) per rank, and the range of a calibrated ensemble's count per rank (binomial, simultaneous
+    over the M + 1 ranks by Bonferroni).
 
 The calibration curve of a quantile set is drawn at its stated levels (and 0, 1) only.
 """
@@ -36,6 +40,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..base.binning import bin_sums, counts_from_sorted
 from ..base.ecdf_bands import ecdf_band
@@ -49,6 +54,7 @@ from ..metrics.regression import (
     interval_table,
     observed_proportions,
 )
+from ..metrics.regression_ensemble_ranks import ensemble_size, order_interval_probabilities, rank_counts
 from ..metrics.regression_stated import (
     clopper_pearson_bounds,
     level_pvalues,
@@ -65,6 +71,7 @@ __all__ = [
     "qq_table",
     "intervals_table",
     "stated_levels_table",
+    "rank_histogram_table",
     "regression_diagrams",
 ]
 
@@ -358,14 +365,60 @@ def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.
     Returns
     -------
     pandas.DataFrame
-        Columns ``coverage, observed, mean_width, interval_score``.
+        Columns ``coverage, observed, mean_width, interval_score`` and, for an ensemble, ``expected``: the
+        coverage a calibrated ensemble of M members has, not c (the central interval of M members is an
+        order-statistic interval whose coverage under exchangeability is finite-M, e.g. 7/9 for the "90%"
+        interval [x_(1), x_(8)] of 8 members;
+        :func:`~calib_core.metrics.regression_ensemble_ranks.order_interval_probabilities`).
 
     References
     ----------
     Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation. Journal of
     the American Statistical Association 102(477), 359–378.
     """
-    return interval_table(rows, rows.dist, coverages=coverages)
+    table = interval_table(rows, rows.dist, coverages=coverages)
+    if ensemble_size(rows.dist):  # an ensemble's finite-M expectation (7/9 for the "90%" interval of 8 members)
+        table["expected"] = order_interval_probabilities(rows.y, rows.dist.samples, list(coverages)).mean(axis=0)
+    return table
+
+
+def rank_histogram_table(rows: RegressionRows, *, level: float = 0.95) -> pd.DataFrame:
+    """The rank (Talagrand) histogram of an ensemble: O_k = #{i : r_i = k}, k = 0, …, M, with r_i the target's
+    randomised rank among its M members, against E = N/(M + 1) and the ``level`` range of a calibrated ensemble's
+    counts, Binomial(N, 1/(M + 1)) quantiles at (1 − level)/(2(M + 1)) and 1 − that (simultaneous over the ranks by
+    Bonferroni).  A U shape: too little spread; ∩: too much; a slope: a bias (many low ranks: the forecasts too
+    high).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        Rows of an ensemble (:class:`~calib_core.base.regression.SampleSet`).
+    level : float, default 0.95
+        Level of the calibrated ensemble's range.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``rank, count, expected, band_low, band_high`` (M + 1 rows).
+
+    References
+    ----------
+    Anderson, J. L. (1996). A method for producing and evaluating probabilistic forecasts from ensemble model
+    integrations. Journal of Climate 9(7), 1518–1530.
+
+    Talagrand, O., Vautard, R. & Strauss, B. (1997). Evaluation of probabilistic prediction systems. Proc. ECMWF
+    Workshop on Predictability, 1–25.
+
+    Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. Monthly Weather Review
+    129(3), 550–560.
+    """
+    m = ensemble_size(rows.dist)
+    counts = rank_counts(rows)
+    n, k = rows.n, m + 1
+    a = (1.0 - level) / (2.0 * k)
+    lo, hi = stats.binom.ppf([a, 1.0 - a], n, 1.0 / k)
+    return pd.DataFrame({"rank": np.arange(k), "count": counts.astype(np.int64), "expected": np.full(k, n / k),
+                         "band_low": np.full(k, lo), "band_high": np.full(k, hi)})
 
 
 def stated_levels_table(rows: RegressionRows, *, level: float = 0.95) -> pd.DataFrame:
@@ -436,9 +489,9 @@ def regression_diagrams(
     Returns
     -------
     dict of str to pandas.DataFrame
-        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals`` and, for a
-        quantile set, ``stated_levels`` (its calibration curve at the stated levels, its PIT histogram over the cells
-        between them).
+        ``calibration_curve``, ``levi_bins``, ``pit_histogram``, ``z_histogram``, ``qq``, ``intervals``; for a
+        quantile set also ``stated_levels`` (its calibration curve at the stated levels, its PIT histogram over the
+        cells between them); for an ensemble also ``rank_histogram``.
 
     References
     ----------
@@ -466,4 +519,6 @@ def regression_diagrams(
     }
     if stated:
         out["stated_levels"] = stated_levels_table(rows)
+    if ensemble_size(rows.dist):
+        out["rank_histogram"] = rank_histogram_table(rows)
     return out

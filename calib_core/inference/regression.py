@@ -107,6 +107,7 @@ from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 from .regression_bootstrap import bootstrap_intervals
 from .regression_ence import ence_test
+from .regression_ensemble import ensemble_tests, withhold_degenerate
 from .regression_location import location_tests
 from .regression_nulls import EnsembleNull, null_model, warm_up
 from .regression_stated import descriptive_for_quantile_sets, stated_tests
@@ -386,6 +387,7 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     coverage_tests(rec, values, r, null, coverages, n_null, level, rng)
     location_tests(rec, values, r, level)  # below_median: exact binomial against ½ (ties bracketed)
     stated_tests(rec, values, r, coverages, n_null, level, seed)  # quantile sets: tests of the stated levels only
+    ensemble_tests(rec, values, r, null.z_moments(), n_null, level, seed)  # ensembles: ranks, member range, z
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
         ensemble_bin_moments=null.bin_moments if isinstance(null, EnsembleNull) else None, layout=layout,
@@ -463,6 +465,7 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
         rec["ence"]["value"] = float(ence)
         ence_test(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights,
                   n_bins, binning, n_null, rng, level)
+        withhold_degenerate(rec, stage.z_moments, stage.layout, ("ence",))  # ensembles of degenerate spread
 
     # ---- proper-score references, Spearman interval ------------------------------------------
     score_references(rec, values, r, coverages, rng)

@@ -22,6 +22,7 @@ from scipy import special, stats
 
 from ..base.regression import QuantileSet, SampleSet, norm_pdf
 from ..metrics.regression import Binning, RegressionRows
+from ..metrics.regression_ensemble_ranks import member_index, pool_interval_probability
 from .regression_ence import sigma_bin_edges
 
 __all__ = ["NullModel", "GaussianNull", "QuantileNull", "EnsembleNull", "null_model", "warm_up", "n_only_null",
@@ -186,7 +187,7 @@ class EnsembleNull(NullModel):
        Weather Review* 129(3), 550–560.
     """
 
-    _CHUNK = 50_000
+    _CHUNK = 25_000  # rows per enumeration chunk (about 100 MB of temporaries at M = 51)
 
     def __init__(self, rows: RegressionRows, coverages, sigma_edges: np.ndarray | None = None) -> None:
         super().__init__(rows)
@@ -199,16 +200,12 @@ class EnsembleNull(NullModel):
         nb = 0 if sigma_edges is None else sigma_edges.size + 1
         self.bin_moments = np.zeros((5, nb))
         cov = {c: np.empty(n) for c in coverages}
-        levels = {c: (_member_index(0.5 - c / 2.0, m), _member_index(0.5 + c / 2.0, m)) for c in coverages}
+        levels = {c: (member_index(0.5 - c / 2.0, m), member_index(0.5 + c / 2.0, m)) for c in coverages}
         for start in range(0, n, self._CHUNK):
             sl = slice(start, min(n, start + self._CHUNK))
             pool = np.concatenate([rows.y[sl, None], dist.samples[sl]], axis=1)
-            pool = pool - pool.mean(axis=1, keepdims=True)  # centred: no cancellation in Σx²
-            s1 = pool.sum(axis=1, keepdims=True)
-            s2 = (pool * pool).sum(axis=1, keepdims=True)
-            mean_k = (s1 - pool) / m
-            var_k = (s2 - pool * pool) / m - mean_k * mean_k
-            var_k = np.maximum(var_k, 0.0)
+            pool = np.sort(pool - pool.mean(axis=1, keepdims=True), axis=1)  # centred, sorted (order is free)
+            mean_k, var_k = _leave_one_out(pool)
             if nb:
                 self._add_bin_moments((pool - mean_k) ** 2, var_k, sigma_edges, nb)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -221,13 +218,8 @@ class EnsembleNull(NullModel):
                 z_mom[1, sl] = np.nanmean(z2, axis=1)
                 z_mom[2, sl] = np.nanmean(z2 * zk, axis=1)
                 z_mom[3, sl] = np.nanmean(z2 * z2, axis=1)
-            srt = np.sort(pool, axis=1)
-            r = np.arange(m + 1)[None, :]
             for c, (i_lo, i_hi) in levels.items():
-                # removing the candidate at sorted position r, the members' order statistic i is s[i] (i < r) or s[i+1]
-                lo = np.where(i_lo < r, srt[:, [i_lo]], srt[:, [i_lo + 1]])
-                hi = np.where(i_hi < r, srt[:, [i_hi]], srt[:, [i_hi + 1]])
-                cov[c][sl] = ((lo <= srt) & (srt <= hi)).mean(axis=1)
+                cov[c][sl] = pool_interval_probability(pool, i_lo, i_hi)
         self._z = z_mom
         self._cov = cov
 
@@ -254,9 +246,30 @@ class EnsembleNull(NullModel):
         return self._cov[c]
 
 
-def _member_index(p: float, m: int) -> int:
-    """0-based index of the order statistic SampleSet.ppf(p) returns (x_(⌈pM⌉))."""
-    return int(np.clip(np.ceil(p * m - 1e-12) - 1, 0, m - 1))
+def _leave_one_out(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance (ddof 0) of the other M values for each of the M + 1 values of every row of ``pool``,
+    by Welford prefix and suffix sums merged with Chan's formula: no difference of large sums, so M equal values
+    give a variance of exactly 0 and a tiny spread keeps its digits when the left-out value is far away (the
+    difference Σx² − x_k² left rounding noise of 1e-16 of the pool's Σx², a spread of 1e-8 of the pool's where the
+    other values are equal, hence z ≈ 1e8).  A loop over the M + 1 columns, vectorised over rows."""
+    rows_, k = pool.shape
+    pre_m, pre_s, suf_m, suf_s = (np.zeros((rows_, k + 1)) for _ in range(4))
+    for j in range(k):  # prefix of the first j + 1 values
+        d = pool[:, j] - pre_m[:, j]
+        pre_m[:, j + 1] = pre_m[:, j] + d / (j + 1)
+        pre_s[:, j + 1] = pre_s[:, j] + d * (pool[:, j] - pre_m[:, j + 1])
+    for j in range(k - 1, -1, -1):  # suffix from j on: suf_*[:, j] (count k − j)
+        d = pool[:, j] - suf_m[:, j + 1]
+        suf_m[:, j] = suf_m[:, j + 1] + d / (k - j)
+        suf_s[:, j] = suf_s[:, j + 1] + d * (pool[:, j] - suf_m[:, j])
+    na = np.arange(k, dtype=float)[None, :]  # left of candidate i: i values; right: k − 1 − i
+    nb = (k - 1.0) - na
+    ma, sa = pre_m[:, :k], pre_s[:, :k]
+    mb, sb = suf_m[:, 1:], suf_s[:, 1:]
+    delta = mb - ma
+    mean = ma + delta * nb / (k - 1.0)
+    ss = sa + sb + delta * delta * na * nb / (k - 1.0)
+    return mean, np.maximum(ss, 0.0) / (k - 1.0)
 
 
 def null_model(rows: RegressionRows, coverages, n_bins: int, binning: Binning) -> NullModel:

@@ -15,18 +15,24 @@ from typing import Any
 import numpy as np
 
 from ..base import significance as sig
-from ..base.regression import PredictiveDistribution, QuantileSet
+from ..base.regression import PredictiveDistribution, QuantileSet, SampleSet
 from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES
 from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
-__all__ = ["PRIMARY", "QUANTILE_PRIMARY", "primary_family", "primary_family_of_levels", "given_coverage_key",
-           "metric_kind", "empty_record", "decide"]
+__all__ = ["PRIMARY", "QUANTILE_PRIMARY", "PRIMARY_ENSEMBLE", "primary_family", "primary_family_of_levels",
+           "given_coverage_key", "metric_kind", "empty_record", "decide"]
 
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  Quantile sets
 #: have their own, of the stated levels only (:func:`primary_family`).
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
+
+
+#: The primary family of an ensemble (SampleSet), judged as an ensemble: the rank histogram (shape), the share of
+#: targets below the median (location), the coverage of the member range (spread, expectation (M − 1)/(M + 1)),
+#: std z and ENCE (these two only when the spread is not degenerate: they have no p-value otherwise and drop out).
+PRIMARY_ENSEMBLE = ("rank_chi2", "below_median", "range_coverage", "z_std", "ence")
 
 
 _PROPER = ("nll", "crps")
@@ -41,7 +47,9 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
     stated levels (``pit_chi2``), the coverage of every stated level (``max_level_deviation``), the share of
     targets below the median (``below_median``, location) and the coverage of the widest central interval whose
     ends are both stated (spread; 9 levels 0.1 … 0.9: ``coverage_80``).  Everything that needs the law the tool
-    interpolates between the stated quantiles is descriptive for quantile sets.
+    interpolates between the stated quantiles is descriptive for quantile sets.  An ensemble (:class:`SampleSet`) is
+    judged as an ensemble, :data:`PRIMARY_ENSEMBLE`: rank histogram, share below the median, member-range coverage,
+    std z and ENCE (Hamill 2001; Czado, Gneiting & Held 2009).
 
     Parameters
     ----------
@@ -65,7 +73,13 @@ def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERA
        Statistics* 6(2), 65–70.
     .. [4] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
        format. *PLOS Computational Biology* 17(2), e1008618.
+    .. [5] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. *Monthly
+       Weather Review* 129(3), 550–560.
+    .. [6] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
     """
+    if isinstance(dist, SampleSet):
+        return PRIMARY_ENSEMBLE
     if not isinstance(dist, QuantileSet):
         return PRIMARY
     return primary_family_of_levels(dist.levels, coverages)

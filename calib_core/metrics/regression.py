@@ -44,6 +44,7 @@ from .regression_curves import (
     stat_max_deviation,
     stat_pit_entropy,
 )
+from .regression_ensemble_ranks import ensemble_statistics
 from .regression_location import stat_below_median
 from .regression_rows import (
     DEFAULT_COVERAGES,
@@ -380,6 +381,7 @@ def summary_statistics(
     out["below_median"] = stat_below_median(r, w)  # location no wrong σ can fake (metrics/regression_location.py)
     out.update(stat_intervals(r, w, coverages))
     out.update(stated_statistics(r.y, r.dist, w))  # quantile sets: the statistics of the stated levels
+    out.update(ensemble_statistics(r, w))  # ensembles: rank_chi2, range_coverage (regression_ensemble_ranks)
     return out
 
 

@@ -25,6 +25,7 @@ from .regression import (
     model_colors,
     pit_histogram_figure,
     qq_figure,
+    rank_histogram_figure,
     z_histogram_figure,
 )
 from .regression_levi import levi_figure
@@ -53,6 +54,7 @@ __all__ = [
     "per_class_summary",
     "worst_classes",
     "pit_histogram_figure",
+    "rank_histogram_figure",
     "qq_figure",
     "quantile_reliability_figure",
     "reliability_figure",

@@ -12,6 +12,7 @@ pit_histogram        left, right, count, density
 z_histogram          left, right, count, density, normal_density
 qq                   theoretical, observed
 intervals            coverage, observed, mean_width, interval_score
+rank_histogram       rank, count, expected, band_low, band_high       (ensembles only)
 ==================== =====================================================================
 
 The Levi figures (``levi_bins``) are in :mod:`calib_core.plots.regression_levi`.  The payload therefore is O(bins),
@@ -60,6 +61,7 @@ __all__ = [
     "z_histogram_figure",
     "qq_figure",
     "intervals_figure",
+    "rank_histogram_figure",
 ]
 
 
@@ -463,7 +465,9 @@ def intervals_figure(
     """Observed coverage (PICP) of the central prediction intervals against their nominal coverage.
 
     Points above the diagonal are too wide (under-confident), below too narrow.  Hover shows the mean width and the
-    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.
+    interval score (Gneiting & Raftery 2007, eq. 43) of each interval.  A table with an ``expected`` column (an
+    ensemble) also gets that line, dashed: a calibrated ensemble of M members covers its finite-M expectation, not
+    the nominal c, so its points are read against that line.
 
     Parameters
     ----------
@@ -507,7 +511,80 @@ def intervals_figure(
                 meta={"name": name, "role": "points"},
             )
         )
-    apply_layout(fig, title, "nominal coverage", "observed coverage (PICP)", len(named) > 1)
+        if "expected" in t.columns:  # an ensemble: the finite-M coverage of a calibrated ensemble, not c
+            fig.add_trace(go.Scatter(
+                x=cov, y=float_column(t, "expected"), mode="lines+markers", name=f"{plain(name)}: calibrated ensemble",
+                line={"color": cmap[name], "width": 1, "dash": "dash"}, marker={"color": cmap[name], "symbol": "x"},
+                hovertemplate="nominal %{x:.0%}<br>a calibrated ensemble covers %{y:.1%}<extra>" + plain(name)
+                + "</extra>", meta={"name": name, "role": "expected"}))
+    apply_layout(fig, title, "nominal coverage", "observed coverage (PICP)",
+                 len(named) > 1 or any("expected" in t.columns for t in named.values()))
     fig.update_xaxes(range=[lo, 1.0], tickformat=".0%", constrain="domain")
     fig.update_yaxes(range=[lo, 1.0], tickformat=".0%", scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig
+
+
+def rank_histogram_figure(
+    tables: Tables,
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str | None = "Rank histogram",
+) -> go.Figure:
+    """The rank (Talagrand) histogram of ensembles: the share of targets at each rank 0 … M among the M members,
+    as count / expected (1 = flat = calibrated), with the simultaneous range of a calibrated ensemble (shaded).
+
+    A calibrated ensemble (target and members exchangeable) has a flat histogram; a U shape means too little spread
+    (targets outside the members), a ∩ shape too much, a slope a bias (many low ranks: forecasts too high).  Ties
+    are broken at random.  Bars for one table, lines with markers for several.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One diagram table, or one per model.  Columns ``rank, count, expected, band_low, band_high``.
+    colors : mapping of str to str, optional
+        Colour per name (default :func:`model_colors` of the names, in order).
+    title : str or None
+        Figure title (None: no title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure.
+
+    References
+    ----------
+    .. [1] Anderson, J. L. (1996). A method for producing and evaluating probabilistic forecasts from ensemble model
+       integrations. Journal of Climate 9(7), 1518–1530.
+    .. [2] Hamill, T. M. (2001). Interpretation of rank histograms for verifying ensemble forecasts. Monthly Weather
+       Review 129(3), 550–560.
+    """
+    named = named_tables(tables, ["rank", "count", "expected", "band_low", "band_high"])
+    cmap = merged_colors(list(named), colors)
+    fig = go.Figure()
+    for i, (name, t) in enumerate(named.items()):
+        rank = t["rank"].to_numpy(dtype=float)
+        exp = t["expected"].to_numpy(dtype=float)
+        ratio = t["count"].to_numpy(dtype=float) / exp
+        color = cmap[name]
+        fig.add_trace(go.Scatter(
+            x=np.r_[rank, rank[::-1]], y=np.r_[t["band_high"].to_numpy(dtype=float) / exp,
+                                                (t["band_low"].to_numpy(dtype=float) / exp)[::-1]],
+            fill="toself", fillcolor=rgba(color, 0.12), line={"width": 0}, hoverinfo="skip",
+            name="calibrated range (95%, all ranks)" + (f" — {plain(name)}" if len(named) > 1 else ""),
+            showlegend=i == 0 or len(named) > 1, meta={"name": name, "role": "band"}))
+        custom = np.column_stack([t["count"].to_numpy(), exp])
+        hover = "rank %{x}<br>%{customdata[0]:,} targets (expected %{customdata[1]:,.1f})<extra>" + plain(name) + \
+            "</extra>"
+        trace = go.Bar(x=rank, y=ratio, marker={"color": color}, customdata=custom, hovertemplate=hover) \
+            if len(named) == 1 else go.Scatter(x=rank, y=ratio, mode="lines+markers", line={"color": color},
+                                               customdata=custom, hovertemplate=hover)
+        trace.update(name=plain(name), meta={"name": name, "role": "histogram"})
+        fig.add_trace(trace)
+    if named:
+        top = max(float(t["rank"].max()) for t in named.values())
+        fig.add_trace(go.Scatter(x=[-0.5, top + 0.5], y=[1.0, 1.0], mode="lines", name="flat (calibrated)",
+                                 line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}, hoverinfo="skip",
+                                 meta={"role": "reference"}))
+    apply_layout(fig, title, "rank of the target among the members", "count / expected", True)
+    fig.update_yaxes(rangemode="tozero")
     return fig

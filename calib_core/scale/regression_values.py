@@ -17,7 +17,8 @@ Exactness (what :func:`regression_values` returns against ``regression.metrics.s
   1e-3 of the rows' value: measured 8e-5 (Gaussian) and 3.4e-4 (5-quantile set) at 10⁶ rows, more than the
   statistic's null spread there (3e-5), so the summary gives it no test);
 * not from a summary: spearman_sigma_abs_error (it needs each row's ranks of σ and of |ε| together; a σ-bin
-  table gives no bound on it): NaN with a note.
+  table gives no bound on it), and an ensemble's rank_chi2 and range_coverage (the ranks ⌊(M + 1)u⌋ fall between
+  the fine PIT edges): NaN with a note.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = [
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
                  "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
-UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2", "below_median")
+UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2", "below_median", "rank_chi2", "range_coverage")
 
 
 def coverage_tag(c: float) -> str:
@@ -169,6 +170,8 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     out["zms"] = _f(s_z2 / nz) if nz and isinstance(s_z2, Fraction) else float("nan")
     out["mean_log_z2"] = float("nan")
     out["below_median"] = float("nan")  # needs each row against its median; not kept by the summary
+    if spec.layout == "sample":  # the ensembles' rank statistics: the ranks ⌊(M + 1)u⌋ are not kept by the PIT bins
+        out.update(rank_chi2=float("nan"), range_coverage=float("nan"))
     for c in spec.coverages:
         tag = coverage_tag(c)
         out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)

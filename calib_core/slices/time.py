@@ -14,7 +14,11 @@ and the band where a perfectly calibrated forecaster with the same predictions a
 regression (z = (y − μ)/σ, the central interval of nominal coverage c of every row's predictive distribution):
 
 * ``coverage_<c>`` — share of targets in their interval; interval: Clopper–Pearson (as the regression inference
-  layer); band: the central ``level`` range of Binomial(n, c)/n (exact);
+  layer); band: the central ``level`` range of Binomial(n, c)/n (exact).  For an ensemble the target is not c but
+  the finite-M coverage of its order-statistic interval under exchangeability, averaged over the window's rows
+  (:func:`~calib_core.metrics.regression_ensemble_ranks.order_interval_probability`: 7/9 = 77.8% for the "90%"
+  interval [x_(1), x_(8)] of 8 members; the headline and the metric table use the same), and the band is
+  Binomial(n, that mean)/n (the Poisson-binomial count has at most that spread: the band is conservative);
 * ``z_mean`` — mean z; interval: t interval mean ± t_{n−1}·s/√n; band: ±z_{(1+level)/2}/√n (z has mean 0 and variance
   1 per row under perfect calibration; exact for Gaussian predictions);
 * ``z_std`` — std z (ddof 1); interval: s·exp(±z·se) with se(log s) = sqrt((m₄/s⁴ − (n − 3)/(n − 1))/(4n)) (delta
@@ -46,6 +50,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ..base.predictions import PredictionSet
+from ..base.regression import SampleSet
 from ..base.significance_tails import (
     log_binom_cdf,
     log_binom_sf,
@@ -56,6 +61,7 @@ from ..base.significance_tails import (
 )
 from ..data.timecol import time_kind
 from ..metrics.classification import event_rows
+from ..metrics.regression_ensemble_ranks import order_interval_probability
 
 __all__ = [
     "CALENDAR",
@@ -209,12 +215,16 @@ def _regression_rows(y: np.ndarray, dist: Any, coverage: float) -> dict[str, np.
     lo, hi = dist.interval(coverage)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (np.asarray(y, dtype=float) - mu) / sd
-    return {"z": z, "hit": ((y >= lo) & (y <= hi)).astype(float)}
+    # the coverage a calibrated forecaster has per row: c, or an ensemble's finite-M exchangeability value
+    expect = order_interval_probability(y, dist.samples, coverage) if isinstance(dist, SampleSet) else \
+        np.full(z.shape, coverage)
+    return {"z": z, "hit": ((y >= lo) & (y <= hi)).astype(float), "expect": expect}
 
 
 def _regression_stats(codes, size, r, coverage, level) -> list[dict[str, np.ndarray]]:
     z, hit = r["z"], r["hit"]
-    n, k, s1 = _sums(codes, size, np.ones_like(z), hit, z)
+    n, k, s1, se_ = _sums(codes, size, np.ones_like(z), hit, z, r["expect"])
+    p_exp = np.where(n > 0, se_ / np.maximum(n, 1), coverage)  # the window's expected coverage (c unless ensemble)
     mean = s1 / np.maximum(n, 1)
     dev = z - mean[codes]
     s2, s4 = _sums(codes, size, dev**2, dev**4)
@@ -232,16 +242,16 @@ def _regression_stats(codes, size, r, coverage, level) -> list[dict[str, np.ndar
     cov = k / np.maximum(n, 1)
     cp_lo, cp_hi = clopper_pearson_arrays(k, n, level)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ev_cov = _evidence(log_two_sided(log_binom_cdf(k, n, coverage), log_binom_sf(k - 1, n, coverage)))
+        ev_cov = _evidence(log_two_sided(log_binom_cdf(k, n, p_exp), log_binom_sf(k - 1, n, p_exp)))
         ev_mean = _evidence(log_norm_two_sided(mean * np.sqrt(n)))
         s2_pos = np.maximum(s2, 1e-300)  # s² = 0: P(χ² ≤ 10⁻³⁰⁰), finite
         ev_std = _evidence(log_two_sided(log_chi2_cdf(s2_pos, n - 1), log_chi2_sf(s2_pos, n - 1)))
-    b_lo = stats.binom.ppf(0.5 - level / 2.0, n, coverage) / np.maximum(n, 1)
-    b_hi = stats.binom.ppf(0.5 + level / 2.0, n, coverage) / np.maximum(n, 1)
+    b_lo = stats.binom.ppf(0.5 - level / 2.0, n, p_exp) / np.maximum(n, 1)
+    b_hi = stats.binom.ppf(0.5 + level / 2.0, n, p_exp) / np.maximum(n, 1)
     c = f"{100 * coverage:g}"
     return [
         {"metric": f"coverage_{c}", "label": f"coverage {c}%", "n": n, "value": cov, "lo": cp_lo, "hi": cp_hi,
-         "band_lo": b_lo, "band_hi": b_hi, "target": np.full(size, coverage), "evidence": ev_cov},
+         "band_lo": b_lo, "band_hi": b_hi, "target": p_exp, "evidence": ev_cov},
         {"metric": "z_mean", "label": "mean z", "n": n, "value": mean, "lo": mean - half, "hi": mean + half,
          "band_lo": -q / np.sqrt(n), "band_hi": q / np.sqrt(n), "target": np.zeros(size), "evidence": ev_mean},
         {"metric": "z_std", "label": "std z", "n": n, "value": sd, "lo": sd * np.exp(-q * se_log),

@@ -52,6 +52,7 @@ def test_regression_page_with_a_zero_spread_group():
     text = _captions(at)
     assert r"model 'model', all rows: 37 of 120 ensembles have zero spread (every member equal)" in text
     assert at.get("plotly_chart")
+    assert "Rank of each target among its ensemble's members" in text  # ensembles: the rank histogram tab, first
     at.selectbox(key="reg_group").select("dry *days*").run()
     _ok(at)
     text = _captions(at)

@@ -49,6 +49,13 @@ def classification_set(k: int, n: int = 800, seed: int = 0) -> cc.PredictionSet:
     return cc.PredictionSet(task="classification", labels=labels, probs=probs)
 
 
+def ensemble_set(n: int = 600, m: int = 8, seed: int = 0) -> cc.PredictionSet:
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(size=(n, 1)) * 2
+    x = mu + rng.standard_normal((n, m + 1))
+    return cc.PredictionSet(task="regression", layout="sample", y=x[:, 0], dist=cc.SampleSet(x[:, 1:]))
+
+
 def report_keys(pset: cc.PredictionSet) -> set[str]:
     return set(cc.diagnose(pset, n_resamples=0, n_simulations=0, diagrams=False).metrics["metric"])
 
@@ -58,6 +65,7 @@ def reports() -> dict[str, cc.Report]:
     return {
         "regression": cc.diagnose(gaussian_set(), n_resamples=0, n_simulations=0, diagrams=False),
         "quantile": cc.diagnose(quantile_set(), n_resamples=0, n_simulations=0, diagrams=False),
+        "ensemble": cc.diagnose(ensemble_set(), n_resamples=0, n_simulations=0, diagrams=False),
         "binary": cc.diagnose(classification_set(2), n_resamples=0, n_simulations=0, diagrams=False),
         "multiclass": cc.diagnose(classification_set(5), n_resamples=0, n_simulations=0, diagrams=False),
     }
@@ -72,9 +80,12 @@ def test_every_report_metric_is_registered_and_vice_versa(reports):
     # layout-specific statistics (a quantile set's stated levels) are registered but absent from a Gaussian report
     keys = set(reg.metric_keys("regression"))
     gauss, quant = set(reports["regression"].metrics["metric"]), set(reports["quantile"].metrics["metric"])
-    assert gauss <= keys and quant <= keys
+    ens = set(reports["ensemble"].metrics["metric"])
+    assert gauss <= keys and quant <= keys and ens <= keys
+    assert keys == gauss | quant | ens
     assert keys - gauss <= LAYOUT_ONLY
     assert {"pit_chi2", "max_level_deviation"} <= quant - gauss
+    assert {"rank_chi2", "range_coverage"} <= ens - gauss
     cls = set(reports["binary"].metrics["metric"]) | set(reports["multiclass"].metrics["metric"])
     assert cls == set(reg.metric_keys("classification"))
     point = cc.PredictionSet(task="regression", y=np.arange(5.0), point=np.arange(5.0) + 0.5)
@@ -82,7 +93,7 @@ def test_every_report_metric_is_registered_and_vice_versa(reports):
 
 
 def test_registered_functions_reproduce_the_report(reports):
-    for name, pset in (("regression", gaussian_set()), ("quantile", quantile_set())):
+    for name, pset in (("regression", gaussian_set()), ("quantile", quantile_set()), ("ensemble", ensemble_set())):
         table = reports[name].table()
         for m in reg.metrics("regression"):
             if m.key not in table.index:  # a statistic of another layout

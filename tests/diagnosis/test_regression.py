@@ -99,8 +99,9 @@ def test_values_equal_the_metric_functions(calibrated_report):
 
 
 # the intervals are for the population value (BCa / basic / exact / KS band, said in ``interval``);
-# statistics with no cheap resampling form (PIT entropy, reliability score) have none and say so
-NO_INTERVAL = {"pit_entropy", "reliability_score"}
+# statistics with no cheap resampling form (PIT entropy, reliability score) have none and say so; nor has the
+# rank histogram's χ² of an ensemble (a test statistic: its population value grows with N)
+NO_INTERVAL = {"pit_entropy", "reliability_score", "rank_chi2"}
 
 
 def test_every_scalar_has_a_finite_ci_around_its_value(calibrated_report):
@@ -272,7 +273,12 @@ def test_other_distributions_diagnose(kind):
     tables = rep.diagrams[("model", ALL)]
     assert tables["pit_histogram"]["count"].sum() == n
     assert tables["levi_bins"]["count"].sum() == n
+    # an ensemble's intervals table adds the finite-M expected coverage (200 members: [x_(j), x_(k)] covers
+    # (k − j)/201 under exchangeability)
+    expected = tables["intervals"].pop("expected") if kind == "sample" else None
     assert_frame_equal(tables["intervals"], rm.interval_table(y, dist))
+    if kind == "sample":
+        np.testing.assert_allclose(expected, [100 / 201, 160 / 201, 180 / 201, 190 / 201, 198 / 201])
 
 
 # =============================================================================================

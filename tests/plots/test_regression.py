@@ -13,7 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calib_core import plots
+from calib_core.base.regression import SampleSet
 from calib_core.base.report import ALL, METRIC_COLUMNS
+from calib_core.diagrams.regression import rank_histogram_table
+from calib_core.metrics.regression import RegressionRows
 from calib_core.plots import regression as pr
 
 # --------------------------------------------------------------------------- synthetic tables
@@ -444,3 +447,15 @@ def test_figures_from_diagnose_do_not_grow_with_n():
         # at 100x the rows the JSON may only change by a little (number formatting, Q-Q points capped)
         assert sizes[40_000][name] < 1.5 * sizes[400][name] + 5_000, (name, sizes)
         assert sizes[40_000][name] < 60_000
+
+
+def test_rank_histogram_figure_draws_count_over_expected_with_the_calibrated_range():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((900, 9))
+    table = rank_histogram_table(RegressionRows(x[:, 0], SampleSet(x[:, 1:])))
+    fig = plots.rank_histogram_figure(table)
+    bars = [t for t in fig.data if t.meta.get("role") == "histogram"]
+    assert len(bars) == 1 and bars[0].type == "bar"
+    np.testing.assert_allclose(bars[0].y, table["count"] / 100.0)
+    two = plots.rank_histogram_figure({"a": table, "b": table})
+    assert [t.type for t in two.data if t.meta.get("role") == "histogram"] == ["scatter", "scatter"]

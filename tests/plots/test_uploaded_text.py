@@ -19,8 +19,10 @@ import pytest
 import calib_core as cc
 from calib_core import plots
 from calib_core.calibrators import regression as rcal
+from calib_core.diagrams.regression import regression_diagrams
 from calib_core.evaluation.tables import comparison_summary
 from calib_core.export import default_figures
+from calib_core.metrics.regression import RegressionRows
 from calib_core.plots import classification as pcls
 from calib_core.plots import comparison as pcmp
 from calib_core.plots import regression as preg
@@ -106,6 +108,12 @@ def test_regression_figures_show_hostile_names_as_text(regression):
         plevi.levi_panels_figure(_tables(report, "levi_bins"), reference=HOSTILE),
     ]
     assert (report.diagrams[(HOSTILE, cc.ALL)]["z_histogram"]["outside"] > 0).any()
+    # ensembles: the rank histogram (bars for one model, lines for several) and the intervals' expected line
+    x = np.random.default_rng(3).standard_normal((300, 9))
+    ens = regression_diagrams(RegressionRows(x[:, 0], cc.SampleSet(x[:, 1:])))
+    figures += [preg.rank_histogram_figure({HOSTILE: ens["rank_histogram"]}),
+                preg.rank_histogram_figure({HOSTILE: ens["rank_histogram"], "m2": ens["rank_histogram"]}),
+                preg.intervals_figure({HOSTILE: ens["intervals"]})]
     for fig in figures:
         check(fig)
 
@@ -142,7 +150,7 @@ def test_comparison_figures_show_hostile_names_as_text(regression):
 #: Figure builders that take uploaded names, and the test that feeds each a hostile name.
 COVERED = {
     "calibration_curve_figure", "levi_figure", "levi_panels_figure", "pit_histogram_figure", "z_histogram_figure",
-    "qq_figure", "intervals_figure", "reliability_figure", "confidence_histogram_figure",
+    "qq_figure", "intervals_figure", "rank_histogram_figure", "reliability_figure", "confidence_histogram_figure",
     "per_class_reliability_figure", "comparison_dot_figure", "comparison_figures",
 }
 

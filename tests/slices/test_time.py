@@ -167,6 +167,26 @@ def test_classification_windows():
     assert acc["target"] == pytest.approx(conf[rows].mean(), rel=1e-12)
 
 
+def test_ensemble_coverage_is_judged_against_its_finite_m_expectation():
+    """8 members drawn with the target from the same law (calibrated): the "90%" interval of 8 members is
+    [x_(1), x_(8)], whose coverage is 7/9 = 77.8%; the windows' target and band are that, as in the headline."""
+    rng = np.random.default_rng(12)
+    n, m = 8000, 8
+    x = rng.normal(size=(n, 1)) + rng.standard_normal((n, m + 1))
+    ps = cc.PredictionSet(task="regression", layout="sample", y=x[:, 0], dist=cc.SampleSet(x[:, 1:]),
+                          time=np.sort(rng.uniform(0, 100, n)))
+    table, _ = window_table(ps, window=4, coverage=0.9)
+    cov = table[table["metric"] == "coverage_90"]
+    np.testing.assert_allclose(cov["target"], 7 / 9)
+    assert ((cov["band_lo"] <= cov["value"]) & (cov["value"] <= cov["band_hi"])).mean() >= 0.75
+    assert (cov["band_hi"] < 0.85).all()  # a band around 0.9 would call this calibrated ensemble over-confident
+    report = cc.diagnose(ps, n_resamples=20, n_simulations=50, diagrams=False, by_group=False)
+    assert report.table().loc["coverage_90", "perfect"] == pytest.approx(7 / 9)
+    fig = time_windows_figure(table, "coverage_90")
+    target = [d for d in fig.data if d.meta["role"] == "target"][0]
+    np.testing.assert_allclose(target.y, 7 / 9)
+
+
 def test_figure_marks_windows_and_escapes_names():
     df = _drifting(n=3000)
     df["model"] = np.where(np.arange(3000) % 2 == 0, "<b>m</b>%{x}", "other")
