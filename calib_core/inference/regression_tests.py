@@ -218,14 +218,15 @@ def z_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: Regr
             # studentised test of the same statistic; the larger p: heavy tails alone (which inflate the
             # skewness's spread far beyond its Gaussian-null spread) do not pass for skewness, and the test and
             # the interval agree (p < 1 − level only when the reference lies outside the interval)
-            p = fn(values[key], nz)
+            p, se = fn(values[key], nz), 0.0
             name = "D'Agostino" if key == "z_skewness" else "Anscombe–Glynn"
             if np.isfinite(boot_p):
-                p, name = max(p, boot_p), (f"the larger p of {name} (Gaussian null) and the bootstrap-t test its "
-                                           "interval inverts")
-            rec[key].update(p_value=p, p_mc_se=0.0, perfect=ref, test=name)
+                name = f"the larger p of {name} (Gaussian null) and the bootstrap-t test its interval inverts"
+                if boot_p > p:
+                    p, se = boot_p, rec[key]["p_mc_se"]
+            rec[key].update(p_value=p, p_mc_se=se, perfect=ref, test=name)
         else:
-            rec[key].update(p_value=np.nan)
+            rec[key].update(p_value=np.nan, p_mc_se=np.nan)
             rec[key]["note"] = "no test: its null depends on the predictive shape (descriptive for this layout)"
     if "reliability_score" in values:
         if null.exact_gaussian:
