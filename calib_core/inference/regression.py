@@ -42,9 +42,9 @@ Metric kinds and what each gets
   miscalibration_area               uniform PITs, simulated once per N           KS band
   pit_entropy                       uniform PITs, simulated once per N           none (spacing estimator)
   reliability_score                 Gaussian: N(0,1) z, simulated once per N     none
-  z_skewness, z_excess_kurtosis     Gaussian: the larger p of D'Agostino /       bootstrap-t (delta-method
-                                    Anscombe–Glynn and of the bootstrap-t test   s.e. from moments up to 8)
-                                    the interval inverts
+  z_skewness, z_excess_kurtosis     Gaussian: skewness the larger p of           bootstrap-t (delta-method
+                                    D'Agostino and of the bootstrap-t test its   s.e. from moments up to 8)
+                                    interval inverts; kurtosis Anscombe–Glynn
   zms (mean z², Pernot)             Gaussian: N·ZMS ~ χ²_N exact; else gamma     bootstrap-t on log ZMS
                                     with the exact per-row moments of z², z⁴     (delta-method s.e.)
   mean_log_z2 (robust ZMS)          Gaussian: normal, exact moments of log χ²₁;  bootstrap-t (s.e. from the
