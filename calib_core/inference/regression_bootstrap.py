@@ -371,7 +371,7 @@ def bootstrap_t_p(theta: float, se: float, boot: np.ndarray, boot_se: np.ndarray
     >>> rng = np.random.default_rng(0)
     >>> t = rng.standard_normal(2000)
     >>> round(bootstrap_t_p(3.0, 1.0, 3.0 + t, np.ones(2000), 0.0, symmetric=True), 3)
-    0.002
+    0.003
     """
     with np.errstate(all="ignore"):
         t = (np.ravel(np.asarray(boot, dtype=float)) - theta) / np.ravel(np.asarray(boot_se, dtype=float))
