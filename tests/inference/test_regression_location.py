@@ -49,13 +49,15 @@ def _integer_quantile_set(n: int, rng: np.random.Generator, f: float = 1.0):
 
 def test_false_alarms_at_most_alpha_when_sigma_is_wrong_and_with_ties():
     rng = np.random.default_rng(7)
-    reps, n = 200, 400
+    reps, n = 150, 400
     cases = {
         "gaussian, σ too small in half the rows": lambda: _gauss(n, rng, np.where(rng.random(n) < 0.5, 1 / 1.5, 1)),
         "gaussian, σ × 1.3": lambda: _gauss(n, rng, 1.3),
         "integer quantiles (ties)": lambda: _integer_quantile_set(n, rng, 0.7),
         "ensemble, σ × 0.7": lambda: _ensemble(n, rng, 0.7, rain=False),
         "calibrated ensemble, rain zeros (ties)": lambda: _ensemble(n, rng, 1.0, rain=True),
+        "ensemble, rain zeros, σ × 0.7": lambda: _ensemble(n, rng, 0.7, rain=True),
+        "ensemble of 11, rain zeros, σ × 1.4": lambda: _ensemble(n, rng, 1.4, rain=True, members=11),
     }
     for name, make in cases.items():
         alarms = 0
@@ -71,12 +73,12 @@ def _gauss(n, rng, f):
     return mu + s * rng.normal(size=n), Gaussian(mu, s * f)
 
 
-def _ensemble(n, rng, f, rain):
-    """Members mu + f·N(0, 1); with ``rain`` target and members censored at 0 (exchangeable only when f = 1: a
-    censored law is not symmetric, so with a wrong spread its median share is not ½)."""
+def _ensemble(n, rng, f, rain, members=10):
+    """Members mu + f·N(0, 1); with ``rain`` target and members censored at 0 (exchangeable only when f = 1; the
+    middle members commute with the censoring, so the bracketed counts stay valid with a wrong spread)."""
     mu = rng.normal(size=n)
     y = mu + rng.normal(size=n)
-    x = mu[:, None] + f * rng.normal(size=(n, 10))
+    x = mu[:, None] + f * rng.normal(size=(n, members))
     return (np.maximum(y, 0.0), SampleSet(np.maximum(x, 0.0))) if rain else (y, SampleSet(x))
 
 

@@ -39,9 +39,16 @@ def test_ensemble_uses_the_randomised_rank_pit():
     y = rng.normal(size=n)  # exchangeable with the members: P(u < ½) = ½ exactly
     v = below_median(y, SampleSet(x))
     assert abs(v - 0.5) <= 3 * np.sqrt(0.25 / n)
-    # rain-like ties (many zeros) stay exactly uniform with the randomised PIT
+    # rain-like ties (many zeros) stay exactly uniform with the randomised PIT; the test's counts bracket it
     xz, yz = np.maximum(x, 0.0), np.maximum(y, 0.0)
-    assert abs(below_median(yz, SampleSet(xz)) - 0.5) <= 3 * np.sqrt(0.25 / n)
+    r = RegressionRows(yz, SampleSet(xz))
+    assert abs(stat_below_median(r) - 0.5) <= 3 * np.sqrt(0.25 / n)
+    lo, hi, m = median_counts(r)
+    assert lo <= np.sum(r.u < 0.5) <= hi and lo < hi
+    # without ties: L = U = #{u < ½}, for even and odd ensembles
+    for k in (8, 9):
+        r = RegressionRows(y, SampleSet(x[:, :k]))
+        assert median_counts(r)[:2] == (float(np.sum(r.u < 0.5)),) * 2
 
 
 def test_weights_give_the_resampled_share():
