@@ -42,9 +42,9 @@ Metric kinds and what each gets
   miscalibration_area               uniform PITs, simulated once per N           KS band
   pit_entropy                       uniform PITs, simulated once per N           none (spacing estimator)
   reliability_score                 Gaussian: N(0,1) z, simulated once per N     none
-  z_skewness, z_excess_kurtosis     Gaussian: the larger p of D'Agostino /       bootstrap-t (delta-method
-                                    Anscombe–Glynn and of the bootstrap-t test   s.e. from moments up to 8)
-                                    the interval inverts
+  z_skewness, z_excess_kurtosis     Gaussian: skewness the larger p of           bootstrap-t (delta-method
+                                    D'Agostino and of the bootstrap-t test its   s.e. from moments up to 8)
+                                    interval inverts; kurtosis Anscombe–Glynn
   zms (mean z², Pernot)             Gaussian: N·ZMS ~ χ²_N exact; else gamma     bootstrap-t on log ZMS
                                     with the exact per-row moments of z², z⁴     (delta-method s.e.)
   mean_log_z2 (robust ZMS)          Gaussian: normal, exact moments of log χ²₁;  bootstrap-t (s.e. from the
@@ -67,8 +67,9 @@ tested with Holm at family-wise 5% (for quantile sets whose given levels do not 
 coverage member is the widest central interval actually given, e.g. 80% for levels 0.1 … 0.9, by exact
 binomial: the 90% interval would test the extrapolated tails; :func:`primary_family`); any rejection makes
 the headline "miscalibrated", and its
-direction comes from the signs of the rejected statistics (std z > 1 or coverage below nominal:
-over-confident; the reverse: under-confident; mean z > 0: biased low, < 0: biased high).  The other
+direction comes from the signs of the statistics that pass their own Bonferroni bound α/m (std z > 1 or
+coverage below nominal: over-confident; the reverse: under-confident; mean z > 0 or fewer than half of the
+targets below the median: biased low, the reverse: biased high; :func:`decide`).  The other
 calibration statistics are *secondary*: p-values with a Benjamini–Hochberg flag at FDR 5%, and
 ``expected_chance_flags`` = 5% × their number (unadjusted flags a calibrated forecaster shows on
 average).

@@ -4,8 +4,9 @@
 Null: under perfect calibration P(y < median) = ½ for every row, whatever the spread — a forecast with the right
 centre and a wrong σ passes (for symmetric laws; e.g. σ too small in one region only, the heteroscedastic case in
 which mean z may lean either way).  With the counts L = #{y < median} and U = #{y ≤ median} (L = U without ties;
-for quantile sets the stated q_½, whose definition gives P(y < q_½) ≤ ½ ≤ P(y ≤ q_½) under H0, so L is
-stochastically at most and U at least a Binomial(N, ½)):
+for quantile sets the stated q_½, whose definition gives P(y < q_½) ≤ ½ ≤ P(y ≤ q_½) under H0; for ensembles the
+middle members, a target between the two middle members of an even ensemble counted by its randomised rank PIT —
+so L is stochastically at most and U at least a Binomial(N, ½), also when censoring (rain zeros) makes ties):
 
     p = min(1, 2 · min(P(B ≥ L), P(B ≤ U))),   B ~ Binomial(N, ½)
 
@@ -109,8 +110,8 @@ def location_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], 
         return
     lo, hi, n = median_counts(r)
     p, a, b = below_median_test(int(lo), int(hi), int(n), level)
-    if isinstance(r.dist, SampleSet):
-        how = "exact binomial against ½ (randomised rank PIT u < ½, exactly uniform under exchangeability)"
+    if isinstance(r.dist, SampleSet) and lo == hi:
+        how = "exact binomial against ½ (target below the middle member(s): randomised rank PIT u < ½)"
     elif lo < hi:
         how = (f"exact binomial against ½, {int(hi - lo):,} tie(s) with the median bracketed "
                "(#{y < median} too large or #{y ≤ median} too small; conservative)")

@@ -5,7 +5,11 @@ verdict in words.
 only, is :func:`primary_family`) is decided by Holm at family-wise ``alpha``, every other calibration
 statistic gets a Benjamini–Hochberg flag (:func:`calib_core.inference.result.adjust_families`); :func:`decide` turns
 the per-metric records into the :class:`~calib_core.inference.result.InferenceResult` with its direction and
-sentence.
+sentence.  The verdict is Holm's; each direction word is named only by a member that carries one (location: mean z,
+the share below the median; spread: std z, coverage, the ensemble-range coverage) and passes its own Bonferroni
+bound α/m, so a named direction is wrong in at most α/m of the detections (measured with unbiased Gaussian forecasts
+whose σ alone is wrong, 2,000 data sets of N = 3,000 per case: a bias named in 0.6–1.35% of the detections; with
+Holm's step-down, as before, 4.3–5.2%).
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ __all__ = ["PRIMARY", "QUANTILE_PRIMARY", "PRIMARY_ENSEMBLE", "primary_family", 
 
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  Quantile sets
-#: have their own, of the stated levels only (:func:`primary_family`).
+#: (of their stated levels only) and ensembles have their own (:func:`primary_family`).  Directions: mean z names a
+#: location, std z and the coverage a spread, PIT uniformity and ENCE none (each only past its Bonferroni bound,
+#: :func:`decide`); ``below_median`` (the share of targets below the forecast median, valid whatever σ) is secondary
+#: for Gaussians.
 PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence")
 
 
