@@ -28,6 +28,7 @@ import numpy as np
 
 from ..base.mergeable import SummarySpec, exact_float, exact_fraction
 from ..base.regression import norm_ppf
+from .regression_stated import stated_values
 
 __all__ = [
     "regression_values",
@@ -41,7 +42,8 @@ __all__ = [
 ]
 
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
-                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
+                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms",
+                 "pit_chi2", "max_level_deviation")  # the last two: quantile sets (stated-level counts)
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
 UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2")
 
@@ -168,6 +170,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     s_z2 = _fr(part, "z2")  # ZMS = Σz²/N_z, exact (Pernot 2023); mean log z² needs a sum the summary does not keep
     out["zms"] = _f(s_z2 / nz) if nz and isinstance(s_z2, Fraction) else float("nan")
     out["mean_log_z2"] = float("nan")
+    out.update(stated_values(part, spec))  # quantile sets: pit_chi2, max_level_deviation from the stated counts
     for c in spec.coverages:
         tag = coverage_tag(c)
         out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)
