@@ -11,9 +11,9 @@ statistic                       test                                            
 ==============================  =============================================================  ====================
 per level τ (diagram table)     exact binomial: min(1, 2 min(P(Bin(N, τ) ≥ L), P(Bin ≤ U)))    Clopper–Pearson of
                                                                                                [L, U]
-max_level_deviation             min-p over the levels against the exact multinomial null of    none
-                                the cumulative counts (Monte Carlo; below its resolution the
-                                Bonferroni bound Q·min p)
+max_level_deviation             min-p over the levels against the exact multinomial null of    Clopper–Pearson,
+                                the cumulative counts (Monte Carlo; below its resolution the   Bonferroni over the
+                                Bonferroni bound Q·min p)                                      2Q proportions
 pit_chi2                        Pearson χ² of the Q + 1 cells between the levels (the smallest  none
                                 the ties allow) against χ²_Q when every expected count is ≥ 10,
                                 else the exact multinomial null (Monte Carlo)
@@ -39,6 +39,7 @@ from ..metrics.regression import RegressionRows
 from ..metrics.regression_stated import (
     bracket_binomial_p,
     clopper_pearson_bounds,
+    level_deviation_interval,
     level_pvalues,
     pit_cells,
     stated_level_counts,
@@ -283,7 +284,10 @@ def stated_count_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, floa
     tie_note = "ties (targets equal to stated quantiles) bracketed: conservative" if ties else ""
     if "max_level_deviation" in rec:
         p, se, test = max_level_test(lo, hi, n, tau, n_null, rng)
-        rec["max_level_deviation"].update(p_value=p, p_mc_se=se, test=test, perfect=0.0, note=tie_note)
+        ci = level_deviation_interval(lo, hi, n, tau, level)
+        rec["max_level_deviation"].update(p_value=p, p_mc_se=se, test=test, perfect=0.0, note=tie_note,
+                                          ci_low=ci[0], ci_high=ci[1],
+                                          interval="Clopper–Pearson per level, Bonferroni-simultaneous")
     if "pit_chi2" in rec:
         p, se, test, k = pit_chi2_test(values["pit_chi2"], n, tau, n_null, rng)
         note = "no interval; " + (f"{tie_note} (the smallest χ² the ties allow)" if ties else "")

@@ -100,7 +100,7 @@ def test_values_equal_the_metric_functions(calibrated_report):
 
 # the intervals are for the population value (BCa / basic / exact / KS band, said in ``interval``);
 # statistics with no cheap resampling form (PIT entropy, reliability score) have none and say so
-NO_INTERVAL = {"pit_entropy", "reliability_score"}
+NO_INTERVAL = {"pit_entropy", "reliability_score", "pit_chi2"}  # pit_chi2: a test statistic (scale N), no interval
 
 
 def test_every_scalar_has_a_finite_ci_around_its_value(calibrated_report):
