@@ -16,6 +16,7 @@ import numpy as np
 
 from ..base.mergeable import SummarySpec
 from ..base.regression import QuantileSet
+from ..diagrams.regression import stated_cells_frame, stated_levels_frame
 from ..inference.regression_stated import stated_count_tests
 from ..metrics.regression_stated import (
     level_deviation,
@@ -25,7 +26,7 @@ from ..metrics.regression_stated import (
     stated_pairs,
 )
 
-__all__ = ["stated_part", "stated_values", "stated_summary_tests"]
+__all__ = ["stated_part", "stated_values", "stated_summary_tests", "stated_diagrams"]
 
 
 def coverage_tag(c: float) -> str:  # as regression_values.coverage_tag (which imports this module)
@@ -136,3 +137,36 @@ def stated_summary_tests(rec: dict[str, dict[str, Any]], values: dict[str, float
              for c, t in tags.items()}
     stated_count_tests(rec, values, part["stated_lo"], part["stated_hi"], pairs, int(part["n"].sum()), tau,
                        spec.coverages, int(n_null), level, seed)
+
+
+def stated_diagrams(part: dict, spec: SummarySpec) -> dict[str, Any]:
+    """A quantile set's PIT histogram over the cells between its stated levels and its ``stated_levels`` table from
+    a summary part (as ``cc.diagnose`` draws them; empty without the stated counts).
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A (merged) summary part.
+    spec : SummarySpec
+        Its spec.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``pit_histogram`` and ``stated_levels``, or {}.
+
+    References
+    ----------
+    .. [1] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+       *Journal of the Royal Statistical Society B* 69(2), 243–268.
+    .. [2] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+       of the binomial. *Biometrika* 26(4), 404–413.
+    """
+    if "stated_lo" not in part or not spec.quantile_levels:
+        return {}
+    n = int(part["n"].sum())
+    if n == 0:
+        return {}
+    tau = np.asarray(spec.quantile_levels, dtype=float)
+    lo, hi = part["stated_lo"], part["stated_hi"]
+    return {"pit_histogram": stated_cells_frame(lo, hi, n, tau), "stated_levels": stated_levels_frame(lo, hi, n, tau)}

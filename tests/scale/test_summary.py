@@ -511,6 +511,8 @@ def test_a_nine_quantile_summary_tests_its_80_percent_interval_as_diagnose_does(
         assert rel_err(got.loc[name, "p_value"], want.loc[name, "p_value"]) <= 1e-9, name
     for name in ("max_calibration_deviation", "calibration_rmse", "z_std"):  # the interpolated law: descriptive
         assert np.isnan(got.loc[name, "p_value"]) and np.isnan(want.loc[name, "p_value"]), name
+    for name in ("stated_levels", "pit_histogram"):  # the cells between the stated levels, as in memory
+        pd.testing.assert_frame_equal(rep.diagrams[("model", ALL)][name], ref.diagrams[("model", ALL)][name])
     assert rep.verdict()["verdict"] == ref.verdict()["verdict"]
     assert rep.verdict()["verdict"] == ("calibrated" if scale == 1.0 else "miscalibrated")
     # a saved summary keeps the stated levels
