@@ -356,7 +356,7 @@ def level_deviation_interval(lower: np.ndarray, upper: np.ndarray, n: int, level
     --------
     >>> lo, hi = level_deviation_interval(np.array([500.0]), np.array([500.0]), 1000, np.array([0.5]))
     >>> lo, round(hi, 3)
-    (0.0, 0.035)
+    (0.0, 0.036)
     """
     tau = np.asarray(levels, dtype=float)
     lev = 1.0 - (1.0 - level) / (2 * max(tau.size, 1))
