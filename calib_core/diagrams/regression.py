@@ -72,6 +72,8 @@ __all__ = [
     "intervals_table",
     "stated_levels_table",
     "rank_histogram_table",
+    "stated_levels_frame",
+    "stated_cells_frame",
     "regression_diagrams",
 ]
 
@@ -246,10 +248,7 @@ def pit_histogram_table(rows: RegressionRows, *, n_bins: int = 20) -> pd.DataFra
     """
     if isinstance(rows.dist, QuantileSet):  # the cells between the stated levels, counted from the stated quantiles
         lo, hi = stated_level_counts(rows.y, rows.dist.values)
-        edges = pit_cells(rows.dist.levels)[0]
-        cnt = np.rint(min_pit_chi2(lo, hi, float(rows.n), rows.dist.levels)[1])
-        return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64),
-                             "density": cnt / (rows.n * np.diff(edges))})
+        return stated_cells_frame(lo, hi, rows.n, rows.dist.levels)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     cnt = counts_from_sorted(rows.u_sorted, edges, closed="left")
     dens = cnt / (rows.n * np.diff(edges))
@@ -449,15 +448,71 @@ def stated_levels_table(rows: RegressionRows, *, level: float = 0.95) -> pd.Data
     Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
     format. PLOS Computational Biology 17(2), e1008618.
     """
-    cols = ["level", "lower", "upper", "ci_low", "ci_high", "p_value"]
     if not isinstance(rows.dist, QuantileSet):
-        return pd.DataFrame(columns=cols)
-    n = rows.n
-    tau = rows.dist.levels
+        return pd.DataFrame(columns=["level", "lower", "upper", "ci_low", "ci_high", "p_value"])
     lo, hi = stated_level_counts(rows.y, rows.dist.values)
+    return stated_levels_frame(lo, hi, rows.n, rows.dist.levels, level=level)
+
+
+def stated_levels_frame(lower: np.ndarray, upper: np.ndarray, n: int, levels: np.ndarray, *,
+                        level: float = 0.95) -> pd.DataFrame:
+    """:func:`stated_levels_table` from the counts L_τ = #{y < q_τ}, U_τ = #{y ≤ q_τ} (what a summary keeps).
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (Q,)
+        The bracketing counts.
+    n : int
+        N.
+    levels : ndarray of shape (Q,)
+        τ.
+    level : float, default 0.95
+        Level of the Clopper–Pearson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``level, lower, upper, ci_low, ci_high, p_value``.
+
+    References
+    ----------
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of the
+    binomial. Biometrika 26(4), 404–413.
+    """
+    lo, hi = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    tau = np.asarray(levels, dtype=float)
     ci_lo, ci_hi = clopper_pearson_bounds(lo, hi, n, level)
     return pd.DataFrame({"level": tau, "lower": lo / n, "upper": hi / n, "ci_low": ci_lo, "ci_high": ci_hi,
                          "p_value": level_pvalues(lo, hi, n, tau)})
+
+
+def stated_cells_frame(lower: np.ndarray, upper: np.ndarray, n: int, levels: np.ndarray) -> pd.DataFrame:
+    """The PIT histogram of a quantile set over the cells between its stated levels, from the counts L_τ, U_τ: the
+    cell counts of the smallest χ² the ties allow (the data's own counts without ties).
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (Q,)
+        The bracketing counts.
+    n : int
+        N.
+    levels : ndarray of shape (Q,)
+        τ.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``left, right, count, density``.
+
+    References
+    ----------
+    Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+    Journal of the Royal Statistical Society B 69(2), 243–268.
+    """
+    edges = pit_cells(levels)[0]
+    cnt = np.rint(min_pit_chi2(np.asarray(lower, dtype=float), np.asarray(upper, dtype=float), float(n), levels)[1])
+    return pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": cnt.astype(np.int64),
+                         "density": cnt / (n * np.diff(edges))})
 
 
 def regression_diagrams(

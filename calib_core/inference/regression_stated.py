@@ -11,9 +11,9 @@ statistic                       test                                            
 ==============================  =============================================================  ====================
 per level τ (diagram table)     exact binomial: min(1, 2 min(P(Bin(N, τ) ≥ L), P(Bin ≤ U)))    Clopper–Pearson of
                                                                                                [L, U]
-max_level_deviation             min-p over the levels against the exact multinomial null of    none
-                                the cumulative counts (Monte Carlo; below its resolution the
-                                Bonferroni bound Q·min p)
+max_level_deviation             min-p over the levels against the exact multinomial null of    Clopper–Pearson,
+                                the cumulative counts (Monte Carlo; below its resolution the   Bonferroni over the
+                                Bonferroni bound Q·min p)                                      2Q proportions
 pit_chi2                        Pearson χ² of the Q + 1 cells between the levels (the smallest  none
                                 the ties allow) against χ²_Q when every expected count is ≥ 10,
                                 else the exact multinomial null (Monte Carlo)
@@ -38,6 +38,8 @@ from ..base.regression import QuantileSet
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_stated import (
     bracket_binomial_p,
+    clopper_pearson_bounds,
+    level_deviation_interval,
     level_pvalues,
     pit_cells,
     stated_level_counts,
@@ -45,8 +47,8 @@ from ..metrics.regression_stated import (
     stated_pairs,
 )
 
-__all__ = ["max_level_test", "pit_chi2_test", "stated_tests", "descriptive_for_quantile_sets", "STATED_KEYS",
-           "INTERPOLATED_KEYS"]
+__all__ = ["max_level_test", "pit_chi2_test", "stated_tests", "stated_count_tests", "descriptive_for_quantile_sets",
+           "STATED_KEYS", "INTERPOLATED_KEYS"]
 
 
 #: The statistics of the stated levels (quantile sets only)
@@ -196,9 +198,9 @@ def stated_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r:
     """The tests of a quantile set's stated levels, written into the records (nothing for other layouts).
 
     ``max_level_deviation``: :func:`max_level_test`; ``pit_chi2``: :func:`pit_chi2_test`; coverage of a stated
-    central pair: the open and closed counts bracket Bin(N, c), exact binomial (:func:`bracket_binomial_p`) and the
-    Clopper–Pearson interval from the lower end of the open count to the upper end of the closed one; then
-    :func:`descriptive_for_quantile_sets`.
+    central pair: the open and closed counts bracket Bin(N, c), exact binomial (bracketed) and the Clopper–Pearson
+    interval from the lower end of the open count to the upper end of the closed one; then
+    :func:`descriptive_for_quantile_sets` (:func:`stated_count_tests` does the same from the counts alone).
 
     Parameters
     ----------
@@ -231,43 +233,86 @@ def stated_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r:
     dist = r.dist
     if not isinstance(dist, QuantileSet):
         return
-    n = r.n
-    tau = dist.levels
-    rng = _stated_rng(seed)
     lo, hi = stated_level_counts(r.y, dist.values)
+    pairs = stated_pair_counts(r.y, dist.values, stated_pairs(dist.levels, coverages))
+    stated_count_tests(rec, values, lo, hi, pairs, r.n, dist.levels, coverages, n_null, level, seed)
+
+
+def stated_count_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], lower: np.ndarray,
+                       upper: np.ndarray, pair_counts: Mapping[float, tuple[float, float]], n: int,
+                       levels: np.ndarray, coverages, n_null: int, level: float, seed: int | None) -> None:
+    """:func:`stated_tests` from the counts alone (what a mergeable summary keeps): L_τ = #{y < q_τ},
+    U_τ = #{y ≤ q_τ} per stated level and (open, closed) counts per stated central pair.
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values (``pit_chi2`` among them).
+    lower, upper : ndarray of shape (Q,)
+        The bracketing counts.
+    pair_counts : mapping of float to (float, float)
+        c → (open, closed) count of each stated pair.
+    n : int
+        N.
+    levels : ndarray of shape (Q,)
+        τ.
+    coverages : sequence of float
+        Central-interval levels of the table.
+    n_null : int
+        Monte Carlo draws.
+    level : float
+        Two-sided level of the intervals.
+    seed : int or None
+        Seeds the Monte Carlo nulls.
+
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+       of the binomial. *Biometrika* 26(4), 404–413.
+    .. [2] Pearson, K. (1900). On the criterion that a given system of deviations from the probable in the case of
+       a correlated system of variables is such that it can be reasonably supposed to have arisen from random
+       sampling. *Philosophical Magazine* 50(302), 157–175.
+    .. [3] Czado, C., Gneiting, T. & Held, L. (2009). Predictive model assessment for count data. *Biometrics*
+       65(4), 1254–1261.
+    """
+    tau = np.asarray(levels, dtype=float)
+    lo, hi = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    rng = _stated_rng(seed)
     ties = bool(np.any(hi > lo))
     tie_note = "ties (targets equal to stated quantiles) bracketed: conservative" if ties else ""
     if "max_level_deviation" in rec:
         p, se, test = max_level_test(lo, hi, n, tau, n_null, rng)
-        rec["max_level_deviation"].update(p_value=p, p_mc_se=se, test=test, perfect=0.0, note=tie_note)
+        ci = level_deviation_interval(lo, hi, n, tau, level)
+        rec["max_level_deviation"].update(p_value=p, p_mc_se=se, test=test, perfect=0.0, note=tie_note,
+                                          ci_low=ci[0], ci_high=ci[1],
+                                          interval="Clopper–Pearson per level, Bonferroni-simultaneous")
     if "pit_chi2" in rec:
         p, se, test, k = pit_chi2_test(values["pit_chi2"], n, tau, n_null, rng)
         note = "no interval; " + (f"{tie_note} (the smallest χ² the ties allow)" if ties else "")
         rec["pit_chi2"].update(p_value=p, p_mc_se=se, test=test, perfect=k, note=note.rstrip("; "))
-    pairs = stated_pairs(tau, coverages)
-    counts = stated_pair_counts(r.y, dist.values, pairs)
     for c in coverages:
         key = f"coverage_{100 * c:g}"
         if key not in rec:
             continue
-        if float(c) in counts:
-            k_open, k_closed = counts[float(c)]
+        if float(c) in pair_counts:
+            k_open, k_closed = pair_counts[float(c)]
             p = float(bracket_binomial_p(k_open, k_closed, n, c))
-            ci_lo = sig.clopper_pearson(int(k_open), n, level)[0]
-            ci_hi = sig.clopper_pearson(int(k_closed), n, level)[1]
+            ci_lo, ci_hi = clopper_pearson_bounds(k_open, k_closed, n, level)
             note = (f"ties: {int(k_closed - k_open):,} target(s) on an interval end, coverage between "
                     f"{k_open / n:.4f} and {k_closed / n:.4f}") if k_closed > k_open else ""
-            rec[key].update(p_value=p, p_mc_se=0.0, perfect=float(c), ci_low=ci_lo, ci_high=ci_hi,
+            rec[key].update(p_value=p, p_mc_se=0.0, perfect=float(c), ci_low=float(ci_lo), ci_high=float(ci_hi),
                             interval="Clopper–Pearson (exact)",
                             test="exact binomial (both ends are stated quantiles)", note=note)
         else:
             rec[key].update(p_value=np.nan, p_mc_se=np.nan, test="",
                             note="no test: an end of this interval is not a stated level (it lies in the law the "
                                  "tool interpolates or extrapolates; descriptive for quantile sets)")
-    descriptive_for_quantile_sets(rec, r)
+    descriptive_for_quantile_sets(rec, None)
 
 
-def descriptive_for_quantile_sets(rec: dict[str, dict[str, Any]], r: RegressionRows) -> None:
+def descriptive_for_quantile_sets(rec: dict[str, dict[str, Any]], r: RegressionRows | None) -> None:
     """For a quantile set, clear the p-values of the statistics that need the interpolated law
     (:data:`INTERPOLATED_KEYS`): their kind stays, their value, reference and interval stay, the note says why.
 
@@ -275,8 +320,8 @@ def descriptive_for_quantile_sets(rec: dict[str, dict[str, Any]], r: RegressionR
     ----------
     rec : dict of str to dict
         One record per statistic (updated).
-    r : RegressionRows
-        The rows (nothing happens unless they hold a :class:`QuantileSet`).
+    r : RegressionRows or None
+        The rows (nothing happens unless they hold a :class:`QuantileSet`); None: a quantile set's records.
 
     References
     ----------
@@ -285,7 +330,7 @@ def descriptive_for_quantile_sets(rec: dict[str, dict[str, Any]], r: RegressionR
     .. [2] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
        format. *PLOS Computational Biology* 17(2), e1008618.
     """
-    if not isinstance(r.dist, QuantileSet):
+    if r is not None and not isinstance(r.dist, QuantileSet):
         return
     for k in INTERPOLATED_KEYS:
         if k in rec:

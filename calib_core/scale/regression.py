@@ -14,6 +14,8 @@ Per (model, group) a summary part holds, per Levi σ-bin b (B bins, equal-count 
   sums), and per interval level c the width and the interval score (or, for Gaussians, the penalty σ(|z| − k)₊);
   non-finite values of each are counted in ``nf:<name>``;
 * ``in:<c>`` the rows inside the central interval of level c;
+* quantile sets: ``stated_lo`` / ``stated_hi`` and ``stated_open:<c>`` / ``stated_closed:<c>``, the counts at the
+  stated levels (:mod:`calib_core.scale.regression_stated`);
 * ``curve`` the PIT histogram per σ-bin on the quantile-curve grid (so a σ-bin selection redraws the conditional
   quantile curve exactly at its levels and the conditional PIT histogram);
 
@@ -59,6 +61,7 @@ from .regression_spec import (
     silverman_bandwidths,
     spec_for_regression,
 )
+from .regression_stated import stated_part
 from .regression_values import (
     BOUNDED_METRICS,
     EXACT_METRICS,
@@ -272,6 +275,7 @@ def summarize_regression_rows(
             blk_sums[:, j + 2] = np.bincount(blk, weights=score, minlength=g)
         part[f"in:{tag}"] = np.bincount(b[inside], minlength=nb).astype(np.int64)
         blk_sums[:, j] = np.bincount(blk[inside], minlength=g)
+    part.update(stated_part(y, dist, spec.coverages))  # quantile sets: counts at the stated levels
     # PIT: fine histogram (exact counts at the edges, values on the edges, Σu per bin) and the per-σ-bin curve
     pe = np.asarray(spec.pit_edges, dtype=float)
     k_le = _unit_hist(u, pe)

@@ -11,6 +11,7 @@ import pandas as pd
 from ..base.ecdf_bands import ecdf_band
 from ..base.mergeable import SummarySpec, exact_float
 from ..base.regression import norm_pdf, norm_ppf
+from .regression_stated import stated_diagrams
 from .regression_values import coverage_tag
 
 __all__ = ["regression_diagrams_from_part"]
@@ -47,7 +48,8 @@ def regression_diagrams_from_part(
     -------
     dict of str to DataFrame
         ``calibration_curve``, ``pit_histogram``, ``levi_bins``, ``z_histogram``, ``qq`` and ``intervals`` (those
-        with rows to show).
+        with rows to show); for a quantile set also ``stated_levels``, and its PIT histogram is over the cells
+        between the stated levels (the whole part only).
 
     References
     ----------
@@ -147,6 +149,8 @@ def regression_diagrams_from_part(
                 s = exact_float(part[f"x:score_{tag}"])[sel].sum() / n
             rows.append({"coverage": c, "observed": obs, "mean_width": w, "interval_score": s})
         tables["intervals"] = pd.DataFrame(rows, columns=["coverage", "observed", "mean_width", "interval_score"])
+    if sigma_bins is None:  # quantile sets: the PIT histogram between the stated levels, the stated_levels table
+        tables.update(stated_diagrams(part, spec))
     return tables
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..base.mergeable import SummarySpec, exact_float, exact_fraction
 from ..base.regression import norm_ppf
+from .regression_stated import stated_values
 
 __all__ = [
     "regression_values",
@@ -42,7 +43,8 @@ __all__ = [
 ]
 
 EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
-                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms")
+                 "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms",
+                 "pit_chi2", "max_level_deviation")  # the last two: quantile sets (stated-level counts)
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
 UNAVAILABLE_METRICS = ("spearman_sigma_abs_error", "mean_log_z2", "below_median", "rank_chi2", "range_coverage")
 
@@ -172,6 +174,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     out["below_median"] = float("nan")  # needs each row against its median; not kept by the summary
     if spec.layout == "sample":  # the ensembles' rank statistics: the ranks ⌊(M + 1)u⌋ are not kept by the PIT bins
         out.update(rank_chi2=float("nan"), range_coverage=float("nan"))
+    out.update(stated_values(part, spec))  # quantile sets: pit_chi2, max_level_deviation from the stated counts
     for c in spec.coverages:
         tag = coverage_tag(c)
         out[f"coverage_{tag}"] = float(int(part[f"in:{tag}"].sum()) / n)

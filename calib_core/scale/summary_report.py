@@ -28,6 +28,7 @@ from .classification import (
     classification_values,
 )
 from .regression_diagrams import regression_diagrams_from_part
+from .regression_stated import stated_summary_tests
 from .regression_values import (
     BOUNDED_METRICS,
     UNAVAILABLE_METRICS,
@@ -242,14 +243,6 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
         rec[key].update(ci_low=lo_c, ci_high=hi_c, interval="Clopper–Pearson (exact)")
         if spec.layout in ("gaussian", "quantile"):
             rec[key].update(p_value=sig.binomial_test(k, n, c), p_mc_se=0.0, test="exact binomial", perfect=c)
-            tau = spec.quantile_levels
-            if tau and (0.5 - c / 2 < tau[0] - 1e-12 or 0.5 + c / 2 > tau[-1] + 1e-12):
-                given = primary_family_of_levels(np.asarray(tau), spec.coverages)
-                key_given = next((k for k in given if k.startswith("coverage_")), "")
-                rec[key]["note"] = ("interval ends beyond the given quantiles: this tests the exponential tails "
-                                    "the tool extrapolates, not only the forecast"
-                                    + (f"; the headline tests {key_given} (the widest central interval given) "
-                                       "instead" if key_given != "coverage_90" else ""))
         else:
             rec[key]["note"] = "no test from a summary: an ensemble's finite-M coverage needs the per-row null"
     if gaussian and nz > 2:
@@ -273,6 +266,8 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     else:
         rec["ence"]["note"] = (rec["ence"]["note"] + "; " if rec["ence"]["note"] else "") + \
             "no test from a summary for this layout (its null needs the rows' shapes)"
+    if spec.layout == "quantile":  # judged at its stated levels; the interpolated law's statistics descriptive
+        stated_summary_tests(rec, values, part, spec, n_null=n_null, level=level, seed=seed)
     prim, sec = _decide(rec, regression_primary(spec), alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec}, exactness
@@ -281,8 +276,8 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
 def regression_primary(spec: SummarySpec) -> tuple[str, ...]:
     """The primary family of a regression summary, as ``regression.inference.primary_family`` chooses it in memory.
 
-    :data:`~calib_core.inference.regression.PRIMARY`, with ``coverage_90`` replaced for a quantile set by the widest
-    central interval its stated levels give (9 levels 0.1 … 0.9: ``coverage_80``).
+    :data:`~calib_core.inference.regression.PRIMARY`; a quantile set's family is that of its stated levels
+    (``pit_chi2``, ``max_level_deviation``, ``below_median``, the widest stated central interval's coverage).
 
     Parameters
     ----------
