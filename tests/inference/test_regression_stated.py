@@ -103,7 +103,7 @@ def test_nine_level_gaussian_set_at_n_1e5_is_calibrated_and_interpolated_statist
     res = infer_regression(y, QuantileSet(TAU9, q), n_boot=20, n_null=300)
     t = res.table
     assert res.verdict == "calibrated"
-    assert set(t.index[t["family"] == "primary"]) == {"pit_chi2", "max_level_deviation", "coverage_80"}
+    assert set(t.index[t["family"] == "primary"]) == {"pit_chi2", "max_level_deviation", "below_median", "coverage_80"}
     for k in ("max_calibration_deviation", "z_mean", "z_std", "zms", "ence", "calibration_rmse", "coverage_90",
               "coverage_95", "pit_entropy"):
         assert np.isnan(t.loc[k, "p_value"]) and t.loc[k, "note"].startswith("no test"), k
