@@ -25,7 +25,7 @@ from ..metrics.regression import DEFAULT_COVERAGES
 from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
 __all__ = ["PRIMARY", "QUANTILE_PRIMARY", "PRIMARY_ENSEMBLE", "primary_family", "primary_family_of_levels",
-           "given_coverage_key", "metric_kind", "empty_record", "decide"]
+           "given_coverage_key", "metric_kind", "empty_record", "decide", "named_directions"]
 
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  Quantile sets
@@ -251,11 +251,37 @@ def _direction_of(name: str, row: dict[str, Any]) -> str:
     return ""
 
 
-def _directions(rec: dict[str, dict[str, Any]], prim: list[str], bound: float) -> tuple[str, list[str]]:
+def named_directions(rec: dict[str, dict[str, Any]], prim: list[str], bound: float) -> tuple[str, list[str]]:
     """The direction words named by the primary members whose raw p-value passes the Bonferroni ``bound``
     (α / family size), and the Holm-rejected direction members left unnamed because they do not.
 
-    Contradicting locations name none; contradicting spreads become "mis-shaped".
+    Location members (mean z; the share below the median) name "biased low" / "biased high", spread members (std z,
+    coverage, the ensemble-range coverage) "over-confident" / "under-confident"; contradicting locations name none,
+    contradicting spreads become "mis-shaped".  Each named word is then a level-``bound`` claim of its own, so it is
+    wrong in at most ``bound`` of the detections where that direction is absent.
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (``value``, ``perfect``, ``p_value``, ``flag``).
+    prim : list of str
+        The primary members with a p-value.
+    bound : float
+        The Bonferroni bound α / len(prim).
+
+    Returns
+    -------
+    direction : str
+        The named words joined by " and " ("" when none passes its bound).
+    unnamed : list of str
+        Holm-rejected members that carry a direction but miss the bound.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    .. [2] Gneiting, T., Balabdaoui, F. & Raftery, A. E. (2007). Probabilistic forecasts, calibration and sharpness.
+       *Journal of the Royal Statistical Society B* 69(2), 243–268.
     """
     named: list[str] = []
     unnamed: list[str] = []
@@ -343,7 +369,7 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
     else:
         verdict = MISCALIBRATED
         bound = alpha / len(prim)
-        direction, unnamed = _directions(rec, prim, bound)
+        direction, unnamed = named_directions(rec, prim, bound)
         order = {"z_std": 1, "z_mean": 2, "max_calibration_deviation": 3, "ence": 4}
         lead = min(rejected, key=lambda k: (rec[k]["p_value"], 0 if k.startswith("coverage_") else order.get(k, 9)))
         head = direction or "miscalibrated"

@@ -22,6 +22,7 @@ from ..diagnosis.regression import degenerate_note, mark_undefined_metrics
 from ..inference.classification import PRIMARY_FAMILY as CLASSIFICATION_PRIMARY
 from ..inference.regression import PRIMARY as REGRESSION_PRIMARY
 from ..inference.regression import metric_kind, primary_family_of_levels
+from ..inference.regression_verdict import named_directions
 from .classification import (
     classification_block_statistics,
     classification_diagrams_from_part,
@@ -176,7 +177,7 @@ def _verdict(model: str, group: str, n: int, rec: dict, prim: list[str], sec: li
     p = float(min(rec[k]["adjusted_p"] for k in prim))
     lead = min(prim, key=lambda k: rec[k]["p_value"])
     if rejected:
-        direction = direction_of(rec, rejected)
+        direction = direction_of(rec, rejected, prim, alpha)
         verdict = "miscalibrated"
         sentence = (f"{(direction or 'miscalibrated').capitalize()}: {', '.join(rejected)} rejected "
                     f"({len(prim)} tests from the summary, Holm at family-wise {100 * alpha:g}%).")
@@ -190,16 +191,9 @@ def _verdict(model: str, group: str, n: int, rec: dict, prim: list[str], sec: li
                        expected_chance_flags=sig.expected_chance_flags(len(sec), alpha))
 
 
-def _regression_direction(rec: dict, rejected: list[str]) -> str:
-    zs = rec.get("z_std", {}).get("value", np.nan)
-    key = next((k for k in rejected if k.startswith("coverage_")), "coverage_90")
-    cov = rec.get(key, {}).get("value", np.nan)
-    nominal = float(key.split("_")[1]) / 100.0
-    if np.isfinite(zs) and np.isfinite(cov) and (zs > 1) == (cov < nominal):
-        return "over-confident" if zs > 1 else "under-confident"
-    if "z_mean" in rejected:
-        return "biased"
-    return "mis-shaped"
+def _regression_direction(rec: dict, rejected: list[str], prim: list[str], alpha: float) -> str:
+    # the in-memory rule: a direction is named only by a member that passes its own Bonferroni bound α/m
+    return named_directions(rec, prim, alpha / max(len(prim), 1))[0]
 
 
 def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float], *, level: float, alpha: float,
@@ -397,7 +391,8 @@ def _positive_ratio(part: dict) -> dict[str, Any]:
     return row
 
 
-def _classification_direction(rec: dict, rejected: list[str]) -> str:
+def _classification_direction(rec: dict, rejected: list[str], prim: list[str] | None = None,
+                              alpha: float = 0.05) -> str:
     gap = rec.get("top_bin_gap", {}).get("value", np.nan)
     if np.isfinite(gap) and gap != 0:
         return "over-confident" if gap > 0 else "under-confident"
