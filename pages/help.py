@@ -169,11 +169,20 @@ milliseconds. **Proper scores** (NLL, CRPS, Brier, interval score) get their exp
 About 25 statistics tested at 5% each would flag something on most perfectly calibrated models. So one small
 family is declared in advance and only it decides the headline:
 
-* **regression**: PIT uniformity (KS), mean z, std z, coverage of the 90% interval, ENCE — for **quantile
-  sets** whose levels do not include 0.05 and 0.95 (e.g. nine levels 0.1 … 0.9), the coverage test is that of
-  the widest central interval actually given (there 80%, [q₀.₁, q₀.₉], exact binomial): the 90% interval would lie
-  in the tails the tool extrapolates beyond the given quantiles, so it would test the extrapolation rather than
-  the forecast (it stays in the table, secondary, with a note);
+* **regression, Gaussian forecasts**: PIT uniformity (KS), mean z, std z, coverage of the 90% interval, ENCE;
+* **regression, quantile sets** — judged only at what they state: the PIT histogram over the cells between the
+  stated levels (χ², `pit_chi2`), the share of targets below each stated quantile against its level (exact
+  binomial, one p-value for all levels, `max_level_deviation`), the coverage of the widest central interval whose
+  two ends are stated (e.g. 80% for nine levels 0.1 … 0.9) and the share of targets below the stated median
+  (`below_median`). Targets equal to a stated quantile (integer forecasts) are bracketed: P(y < q_τ) ≤ τ ≤
+  P(y ≤ q_τ), so the tests stay valid with ties (conservative). Everything that needs the law the tool
+  interpolates between the quantiles (KS on the continuous PIT, z, ENCE, non-stated coverages) is shown but not
+  tested: at large N it would judge the interpolation, not the forecast;
+* **regression, ensembles** — judged as ensembles: the rank (Talagrand) histogram (χ² against flat, ties broken
+  at random, `rank_chi2`), the coverage of the member range against its exact expectation (M − 1)/(M + 1)
+  (`range_coverage`; 77.8% for 8 members, not 90%), the share below the median, and std z and ENCE unless the
+  spread is degenerate (a few rows with near-zero spread carry the null, e.g. dry days of a rain ensemble: then
+  they get a note instead of a test);
 * **classification**: ECE and the gap between confidence and accuracy in the **top confidence bin** (the
   highest-confidence bins merged until they hold ≥ N/bins rows: where a classifier's confident decisions — and the
   over-confidence of modern networks — live).
@@ -181,9 +190,12 @@ family is declared in advance and only it decides the headline:
 **Holm's** step-down correction keeps the chance that a perfectly calibrated model is called *miscalibrated* at
 most 5% (family-wise, whatever the dependence between the tests): sort the p-values, compare the smallest with
 5%/m, the next with 5%/(m − 1), …; the table's *rejected (Holm)* marks the tests that fall. The headline's
-p-value is the smallest Holm-adjusted p-value. Its **direction** comes from the signs of the rejected tests: std z
-above 1 or coverage below nominal = *over-confident* (σ too small), the reverse = *under-confident*; mean z > 0 =
-*biased low*; for classification accuracy below confidence = *over-confident*.
+p-value is the smallest Holm-adjusted p-value. Its **direction** is named only by a test that carries one and
+passes its own Bonferroni bound 5%/m (not just Holm's step-down), so a named direction is wrong in at most 1% of
+detections: std z above 1 or coverage below its expectation = *over-confident* (σ too small), the reverse =
+*under-confident*; mean z > 0 or fewer than half the targets below the median = *biased low* (the share below the
+median is valid whatever σ: a wrong σ cannot pass for a bias); for classification accuracy below confidence =
+*over-confident*. When no test passes its bound the headline says *miscalibrated* without a direction.
 
 #### The other statistics: Benjamini–Hochberg
 The secondary calibration statistics show their own p-values and a *flagged (BH)* mark from the

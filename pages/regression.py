@@ -203,9 +203,13 @@ else:
     ui.show_verdicts(report)
     st.caption(
         f"Value with its {level:.0%} interval, the value a perfectly calibrated forecaster with the same predictions "
-        "gets at this N, and the p-value of the test of perfect calibration. The headline above comes from five "
-        "primary tests (PIT uniformity, mean z, std z, 90% coverage, ENCE; Holm at family-wise 5%); the other "
-        "calibration statistics are flagged by Benjamini–Hochberg at 5% FDR. Tests, formulas and papers: see Help."
+        "gets at this N, and the p-value of the test of perfect calibration. The headline above comes from a small "
+        "primary family (Holm at family-wise 5%) that tests what the forecasts state: Gaussians — PIT uniformity, "
+        "mean z, std z, 90% coverage, ENCE; quantile sets — the PIT histogram between the stated levels, the "
+        "coverage of each stated level and of the widest stated interval, the share below the median; ensembles — "
+        "the rank histogram, the member-range coverage, the share below the median (std z and ENCE unless the "
+        "spread is degenerate). The other calibration statistics are flagged by Benjamini–Hochberg at 5% FDR. "
+        "Tests, formulas and papers: see Help."
     )
     if faint is not None:
         st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
