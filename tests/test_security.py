@@ -140,6 +140,7 @@ def test_no_unpickling_eval_or_exec_in_code_reachable_from_an_upload(path):
 # Running the project's own commands (``subprocess``) is not counted.
 OUTSIDE_UPLOAD_PATHS = {
     "tests/data/test_reading_exports.py": (("pickle",), "round trip of the project's own InputError / Message"),
+    "tests/data/test_quantile_crossing.py": (("pickle",), "round trip of the project's own crossing notice"),
     "tests/test_security.py": (("pickle",), "builds its own trap payload and unpickles it once to show it is live"),
     "tests/scale/test_distributed.py": (("cloudpickle", "__import__"),
                                         "ships this test module's functions to the workers"),
