@@ -191,7 +191,7 @@ family is declared in advance and only it decides the headline:
 most 5% (family-wise, whatever the dependence between the tests): sort the p-values, compare the smallest with
 5%/m, the next with 5%/(m − 1), …; the table's *rejected (Holm)* marks the tests that fall. The headline's
 p-value is the smallest Holm-adjusted p-value. Its **direction** is named only by a test that carries one and
-passes its own Bonferroni bound 5%/m (not just Holm's step-down), so a named direction is wrong in at most 1% of
+passes its own Bonferroni bound 5%/max(m, 5) (not just Holm's step-down), so a named direction is wrong in at most 1% of
 detections: std z above 1 or coverage below its expectation = *over-confident* (σ too small), the reverse =
 *under-confident*; mean z > 0 or fewer than half the targets below the median = *biased low* (the share below the
 median is valid whatever σ: a wrong σ cannot pass for a bias); for classification accuracy below confidence =

@@ -63,11 +63,10 @@ Metric kinds and what each gets
 Multiplicity
 ------------
 The *primary* family — PIT uniformity (KS), mean z, std z, coverage of the 90% interval, ENCE — is
-tested with Holm at family-wise 5% (for quantile sets whose given levels do not include 0.05 and 0.95, the
-coverage member is the widest central interval actually given, e.g. 80% for levels 0.1 … 0.9, by exact
-binomial: the 90% interval would test the extrapolated tails; :func:`primary_family`); any rejection makes
+tested with Holm at family-wise 5% (quantile sets and ensembles have their own families, of what they state:
+:func:`primary_family`); any rejection makes
 the headline "miscalibrated", and its
-direction comes from the signs of the statistics that pass their own Bonferroni bound α/m (std z > 1 or
+direction comes from the signs of the statistics that pass their own Bonferroni bound α/max(m, 5) (std z > 1 or
 coverage below nominal: over-confident; the reverse: under-confident; mean z > 0 or fewer than half of the
 targets below the median: biased low, the reverse: biased high; :func:`decide`).  The other
 calibration statistics are *secondary*: p-values with a Benjamini–Hochberg flag at FDR 5%, and

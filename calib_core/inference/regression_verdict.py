@@ -7,9 +7,9 @@ statistic gets a Benjamini–Hochberg flag (:func:`calib_core.inference.result.a
 the per-metric records into the :class:`~calib_core.inference.result.InferenceResult` with its direction and
 sentence.  The verdict is Holm's; each direction word is named only by a member that carries one (location: mean z,
 the share below the median; spread: std z, coverage, the ensemble-range coverage) and passes its own Bonferroni
-bound α/m, so a named direction is wrong in at most α/m of the detections (measured with unbiased Gaussian forecasts
-whose σ alone is wrong, 2,000 data sets of N = 3,000 per case: a bias named in 0.6–1.35% of the detections; with
-Holm's step-down, as before, 4.3–5.2%).
+bound α/max(m, 5), so a named direction is wrong in at most α/5 = 1% of the detections (measured with unbiased
+Gaussian forecasts whose σ alone is wrong, 2,000 data sets of N = 3,000 per case: a bias named in 0.6–1.35% of the
+detections; with Holm's step-down, as before, 4.3–5.2%).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from ..metrics.regression import DEFAULT_COVERAGES
 from .result import CALIBRATED, MISCALIBRATED, InferenceResult, adjust_families
 
 __all__ = ["PRIMARY", "QUANTILE_PRIMARY", "PRIMARY_ENSEMBLE", "primary_family", "primary_family_of_levels",
-           "given_coverage_key", "metric_kind", "empty_record", "decide", "named_directions"]
+           "given_coverage_key", "metric_kind", "empty_record", "decide", "named_directions",
+           "direction_bound", "DIRECTION_MIN_MEMBERS"]
 
 
 #: The pre-declared primary family (Holm at family-wise 5%): one headline verdict per (model, group).  Quantile sets
@@ -251,6 +252,38 @@ def _direction_of(name: str, row: dict[str, Any]) -> str:
     return ""
 
 
+#: A direction's Bonferroni bound counts the family as at least this many members (the Gaussian family's size), so a
+#: named direction is a level-α/5 claim (1% at α = 5%) whatever the size of a layout's family.
+DIRECTION_MIN_MEMBERS = 5
+
+
+def direction_bound(alpha: float, m: int) -> float:
+    """The level at which a primary member may name a direction: α / max(m, 5).
+
+    Bonferroni over the family of m members, counted as at least :data:`DIRECTION_MIN_MEMBERS` = 5, so a direction
+    word ("biased high", "over-confident") is wrong in at most α/5 = 1% of the detections where it is absent, also
+    for the smaller families of quantile sets (4 members) and ensembles (3 to 5).
+
+    Parameters
+    ----------
+    alpha : float
+        The family-wise level of the verdict.
+    m : int
+        The primary members with a p-value.
+
+    Returns
+    -------
+    float
+        The bound on a member's raw p-value.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+       Statistics* 6(2), 65–70.
+    """
+    return float(alpha) / max(int(m), DIRECTION_MIN_MEMBERS)
+
+
 def named_directions(rec: dict[str, dict[str, Any]], prim: list[str], bound: float) -> tuple[str, list[str]]:
     """The direction words named by the primary members whose raw p-value passes the Bonferroni ``bound``
     (α / family size), and the Holm-rejected direction members left unnamed because they do not.
@@ -267,7 +300,7 @@ def named_directions(rec: dict[str, dict[str, Any]], prim: list[str], bound: flo
     prim : list of str
         The primary members with a p-value.
     bound : float
-        The Bonferroni bound α / len(prim).
+        The Bonferroni bound (:func:`direction_bound`).
 
     Returns
     -------
@@ -311,10 +344,10 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
     the verdict, its direction and its sentence.
 
     Verdict: any primary rejection (Holm at family-wise ``alpha``) makes it "miscalibrated".  Direction: named only
-    by a member that carries one and whose *raw* p-value passes the Bonferroni bound α/m (m the members with a
-    p-value), so that each word is a level-α/m claim of its own (with Holm's step-down alone, a mean z at
-    p = 0.03 beside a rejected std z would name a bias that, when σ alone is wrong, is not there in up to 5% of
-    the detections; with the bound, in at most α/m = 1%):
+    by a member that carries one and whose *raw* p-value passes the Bonferroni bound α/max(m, 5) (m the members with
+    a p-value; :func:`direction_bound`), so that each word is a level-α/5 claim of its own (with Holm's step-down
+    alone, a mean z at p = 0.03 beside a rejected std z would name a bias that, when σ alone is wrong, is not there
+    in up to 5% of the detections; with the bound, in at most α/5 = 1%):
 
     * location (mean z; the share below the median): mean z > reference or share below the median < ½: "biased
       low"; the reverse "biased high"; two members that disagree name no location;
@@ -368,7 +401,7 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
                     f"{100 * alpha:g}%).")
     else:
         verdict = MISCALIBRATED
-        bound = alpha / len(prim)
+        bound = direction_bound(alpha, len(prim))
         direction, unnamed = named_directions(rec, prim, bound)
         order = {"z_std": 1, "z_mean": 2, "max_calibration_deviation": 3, "ence": 4}
         lead = min(rejected, key=lambda k: (rec[k]["p_value"], 0 if k.startswith("coverage_") else order.get(k, 9)))
@@ -379,7 +412,7 @@ def decide(rec: dict[str, dict[str, Any]], n: int, layout: str, alpha: float,
             sentence += f"; also rejected: {', '.join(others)}"
         if unnamed:
             sentence += (f"; not named as a direction: {', '.join(_nice(k) for k in unnamed)} (p above the "
-                         f"Bonferroni bound {100 * alpha:g}%/{len(prim)})")
+                         f"Bonferroni bound {100 * alpha:g}%/{max(len(prim), DIRECTION_MIN_MEMBERS)})")
         sentence += f" ({len(prim)} tests, Holm at family-wise {100 * alpha:g}%)."
     n_flags = sum(1 for k in sec if rec[k]["flag"])
     table = InferenceResult.table_from([rec[k] for k in names])

@@ -22,7 +22,7 @@ from ..diagnosis.regression import degenerate_note, mark_undefined_metrics
 from ..inference.classification import PRIMARY_FAMILY as CLASSIFICATION_PRIMARY
 from ..inference.regression import PRIMARY as REGRESSION_PRIMARY
 from ..inference.regression import metric_kind, primary_family_of_levels
-from ..inference.regression_verdict import named_directions
+from ..inference.regression_verdict import direction_bound, named_directions
 from .classification import (
     classification_block_statistics,
     classification_diagrams_from_part,
@@ -192,8 +192,8 @@ def _verdict(model: str, group: str, n: int, rec: dict, prim: list[str], sec: li
 
 
 def _regression_direction(rec: dict, rejected: list[str], prim: list[str], alpha: float) -> str:
-    # the in-memory rule: a direction is named only by a member that passes its own Bonferroni bound α/m
-    return named_directions(rec, prim, alpha / max(len(prim), 1))[0]
+    # the in-memory rule: a direction is named only by a member that passes its own Bonferroni bound α/max(m, 5)
+    return named_directions(rec, prim, direction_bound(alpha, len(prim)))[0]
 
 
 def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float], *, level: float, alpha: float,
