@@ -91,7 +91,8 @@ def test_recalibrate_classification_example(app_page, artifacts_dir):
     legend = plane.locator(".legend")
     for name in ("uncalibrated", "temperature scaling", "histogram binning", "isotonic", "BBQ"):
         expect(legend).to_contain_text(name)
-    picker = page.get_by_role("combobox", name="Calibrator", exact=True)
+    # by key and not stale: during a rerun Streamlit may briefly keep the previous run's widget beside the new one
+    picker = page.locator(".st-key-recal_dl_which[data-stale='false']").get_by_role("combobox", name="Calibrator")
     expect(picker).to_have_value("temperature scaling")
     traces = plane.locator(".scatterlayer .trace")
     point = traces.nth(traces.count() - 2).locator(".points path").first  # isotonic: the 4th of 5 point traces
