@@ -207,6 +207,12 @@ class PredictionSet:
         The time column.
     row_number : ndarray or None
         1-based row numbers in the file.
+    units : pandas.DataFrame or None
+        Forecast-hub files: the task-ID columns of every row's forecast unit (one row per row of the set; text ids
+        stay text, ``horizon`` an integer, dates ``datetime64[ns]``), e.g. ``location``, ``target``,
+        ``reference_date``, ``horizon``, ``target_end_date``.  ``None`` for other files.
+    ordinal : bool
+        Classification: the classes are ordered categories (a hub's ``pmf`` forecasts), in the order of ``classes``.
     n_read : int
         Data rows read.
     dropped : DropReport
@@ -234,6 +240,8 @@ class PredictionSet:
     slice_columns: pd.DataFrame | None = None  # every column no role took (features too), for the slice explorer
     time: np.ndarray | None = None
     row_number: np.ndarray | None = None
+    units: pd.DataFrame | None = None  # forecast-hub task IDs per row (location, horizon, reference/target dates …)
+    ordinal: bool = False
     n_read: int = 0
     dropped: DropReport = field(default_factory=DropReport)
     messages: list[str] = field(default_factory=list)
@@ -274,6 +282,8 @@ class PredictionSet:
             slice_columns=None if self.slice_columns is None else _frame_rows(self.slice_columns, index),
             time=_t(self.time),
             row_number=_t(self.row_number),
+            units=None if self.units is None else _frame_rows(self.units, index),
+            ordinal=self.ordinal,
             n_read=self.n_read,
             dropped=self.dropped,
             messages=list(self.messages),
