@@ -17,6 +17,7 @@ import dashboard as ui
 from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
+from calib_core.plots import ordinal as ordinal_plots
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -304,6 +305,31 @@ if not pset.top_label_only:
                         ("frequency", "mean predicted probability", "one-vs-rest ECE"))
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
 
+# ------------------------------------------------------------------------------------- ordered classes
+threshold_fig = None
+if pset.ordinal and not pset.top_label_only:  # ordered categories: one binary reliability per threshold Y ≤ k
+    st.subheader("Per threshold (ordered classes)")
+    threshold_options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": min(int(n_sims), 1000)}
+    thresholds = ui.result_cached(f"{base_key}|thresholds|{sorted(threshold_options.items())}",
+                                  lambda: views.threshold_reliabilities(sub, shown, **threshold_options),
+                                  spinner="Reliability per threshold…")
+    if thresholds:
+        threshold_fig = ui.figure(f"{base_key}|thresholds|{sorted(threshold_options.items())}|fig",
+                                  lambda: ordinal_plots.threshold_reliability_figure(thresholds, colors=colors))
+        ui.chart(threshold_fig, "cls_threshold_chart")
+        st.caption(
+            "The classes are ordered, so each threshold k states a binary forecast P(Y ≤ k) (the summed "
+            "probabilities up to class k). Line: its CORP (PAV) recalibration curve; dots: binned frequencies; grey: "
+            "where a calibrated forecaster's curve falls 90% of the time. The ranked probability score (RPS in the "
+            "metric table) is the sum of the thresholds' Brier scores. With many thresholds the most miscalibrated "
+            "are drawn; the table lists all."
+        )
+        threshold_rows = views.threshold_table(thresholds)
+        ui.number_table(threshold_rows, "%.4f", [c for c in threshold_rows.columns
+                                                 if c not in ("model", "threshold", "verdict")])
+        st.caption("MCB test: MCB against its law when the outcomes Y ≤ k are drawn from the forecasts; p-values "
+                   "Holm-adjusted over the thresholds of each model (family-wise 5%).")
+
 export_figures = {"Reliability diagram": rel_fig, "Confidence histogram": hist_fig}
 if corps:
     export_figures.update({"CORP reliability diagram": corp_fig, "Murphy diagram": murphy_fig})
@@ -311,6 +337,8 @@ if smooth_fig is not None:
     export_figures["Smooth reliability diagram"] = smooth_fig
 if per_class_fig is not None:
     export_figures["Per-class reliability"] = per_class_fig
+if threshold_fig is not None:
+    export_figures["Reliability per threshold"] = threshold_fig
 ui.export_row(
     "classification", title=f"Classification diagnostics — {name}", report=report, figures=export_figures,
     metrics=report.metrics, pset=sub,

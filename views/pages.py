@@ -12,7 +12,8 @@ is tested like the rest of the core.  No Streamlit import.
   :func:`diagram_tables`, :func:`diagnose_example`;
 * regression page: :func:`sigma_ranges`, :func:`sigma_bin_rows`, :func:`regression_rows`;
 * classification page: :func:`row_bin_values`, :func:`confidence_bin_rows`, :func:`reliability_semantics`,
-  :func:`classification_rows`, :func:`class_breakdowns`, :func:`per_class_table`;
+  :func:`classification_rows`, :func:`class_breakdowns`, :func:`per_class_table`; ordinal sets:
+  :func:`threshold_reliabilities`, :func:`threshold_table`;
 * recalibrate page: :data:`COMPARISON_METRICS`, :func:`comparison_metrics`;
 * labs: :func:`quantity_table`;
 * text from files: :func:`md_escape` — the one escaping path of every string that came from a file.
@@ -36,6 +37,7 @@ from calib_core.calibrators import registry
 from calib_core.data import examples
 from calib_core.diagnosis.tables import statistic_label
 from calib_core.diagrams.bin_rows import confidence_row_bins, rows_in_bins, sigma_bins
+from calib_core.diagrams.classification_ordinal import ThresholdReliability, threshold_reliability
 
 from .selection import bin_runs, class_breakdown
 
@@ -80,6 +82,8 @@ __all__ = [
     "classification_rows",
     "class_breakdowns",
     "per_class_table",
+    "threshold_reliabilities",
+    "threshold_table",
     "per_class_choice",
     "per_class_caption",
     "PER_CLASS_SHOWN",
@@ -731,6 +735,42 @@ def per_class_table(per_class: pd.DataFrame, classes: Sequence[str] | None, wide
     if len(summary) <= wide_up_to:
         return summary.set_index("class").T.rename_axis("class →").reset_index()
     return summary
+
+
+# ------------------------------------------------------------------------------------------------ ordinal classes
+def threshold_reliabilities(pset: PredictionSet, models: Sequence[str], *, n_bins: int = 15,
+                            strategy: str = "uniform", n_resamples: int = 1000,
+                            seed: int = 0) -> dict[str, ThresholdReliability]:
+    """The Classification page's "Per threshold" section: {model: reliability of P(Y ≤ k) per threshold}
+    (:func:`calib_core.diagrams.classification_ordinal.threshold_reliability`) of each model's rows; ``{}`` unless
+    the set is ordinal with full probability vectors."""
+    if not pset.ordinal or pset.top_label_only or pset.probs is None:
+        return {}
+    model = pset.model if pset.model is not None else np.full(pset.n_rows, "model")
+    out = {}
+    for name in models:
+        mask = model == name
+        if mask.sum() >= 2:
+            out[name] = threshold_reliability(pset.probs[mask], pset.labels[mask], classes=pset.classes,
+                                              n_bins=n_bins, strategy=strategy, n_resamples=n_resamples, seed=seed)
+    return out
+
+
+def threshold_table(results: Mapping[str, ThresholdReliability]) -> pd.DataFrame:
+    """One row per (model, threshold): the event, mean P(Y ≤ k), the frequency of Y ≤ k, the event's Brier score
+    (they sum to the RPS), binned ECE, CORP MCB, MCB if calibrated, the Holm-adjusted p-value and a verdict word."""
+    parts = []
+    for name, res in results.items():
+        s = res.summary
+        parts.append(pd.DataFrame({
+            "model": name, "threshold": s["event"], "mean P(Y ≤ k)": s["mean_forecast"],
+            "frequency of Y ≤ k": s["frequency"], "Brier": s["brier"], "ECE": s["ece"], "MCB": s["mcb"],
+            "MCB if calibrated": s["mcb_null_mean"], "p (Holm)": s["adjusted_p"],
+            "verdict": np.where(s["flag"], "miscalibrated", np.where(s["adjusted_p"].notna(), "consistent",
+                                                                        "not tested")),
+        }))
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return table.drop(columns="model") if len(results) == 1 else table
 
 
 # ------------------------------------------------------------------------------------------------ labs

@@ -163,7 +163,7 @@ def metrics(task: str | None = None, kind: str | None = None) -> list[Metric]:
     Examples
     --------
     >>> [m.key for m in metrics("classification", "proper score")]
-    ['nll', 'brier']
+    ['nll', 'brier', 'rps']
     """
     check_task(task)
     if kind is not None and kind not in KINDS:

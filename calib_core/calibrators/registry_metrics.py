@@ -23,6 +23,7 @@ from ..metrics import classification_ratio as cratio
 from ..metrics import classification_smooth as csm
 from ..metrics import regression as rm
 from ..metrics import regression_stated as rs
+from ..metrics.classification_ordinal import rps_of_labels
 from ..metrics.regression_ensemble_ranks import range_coverage, rank_chi2
 from ..metrics.regression_location import below_median
 from .registry_wis import WIS_ENTRIES
@@ -530,6 +531,13 @@ _CLASSIFICATION: tuple[Metric, ...] = (
         "Brier = mean_i Σ_k (p_ik − 1[y_i = k])² (in [0, 2])", "Brier 1950",
         "Lower is better; a proper score (calibration + refinement).",
         cm.brier, evaluate_default=True,
+    ),
+    make_metric(  # ordinal sets only (ordered categories, e.g. a forecast hub's pmf forecasts)
+        "rps", _C, "RPS (ordered classes)", PROPER, "lower",
+        "RPS = mean_i Σ_{k=1}^{K−1} (P_ik − 1[y_i ≤ k])², P_ik = Σ_{j≤k} p_ij (ordinal sets only)",
+        "Epstein 1969, A scoring system for probability forecasts of ranked categories; Murphy 1971",
+        "Lower is better; the sum of the Brier scores of the events Y ≤ k: mass far from the outcome costs more "
+        "than mass next to it. Compare it with the perfect-calibration value.", rps_of_labels,
     ),
     make_metric(
         "accuracy", _C, "accuracy", DESCRIPTIVE, "higher", "mean_i 1[argmax_k p_ik = y_i]", "",

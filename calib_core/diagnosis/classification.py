@@ -13,6 +13,9 @@ model and group):
   (one-vs-rest, averaged over classes) — full probability vectors only;
 * binary files (K = 2) also get ``ece_positive`` / ``mce_positive``: the same bins on P(y = 1) against the frequency
   of y = 1 (netcal's / scikit-learn's binary convention).
+* ``rps`` — ordinal sets (``pset.ordinal``, ordered categories such as a forecast hub's pmf forecasts): the ranked
+  probability score (Epstein 1969), with its bootstrap interval and its expectation under perfect calibration
+  (:mod:`calib_core.inference.classification_ordinal`).
 
 Diagrams (``Report.diagrams[(model, group)]``), all from ``calib_core.base.binning`` through
 :class:`~calib_core.metrics.classification.ClassificationRows` and
@@ -44,6 +47,7 @@ from ..base.report import (
 )
 from ..diagrams.classification import classification_diagrams
 from ..inference.classification import PRIMARY_FAMILY, infer_classification
+from ..inference.classification_ordinal import ordinal_metric_rows
 from ..metrics.classification import ClassificationRows, Strategy
 from ..metrics.classification_ratio import ratio_values
 from ..metrics.classification_smooth import smooth_summaries
@@ -264,6 +268,9 @@ def diagnose_classification(
                                              n_simulations=n_simulations, level=level, alpha=alpha,
                                              classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce)
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
+        if pset.ordinal and not rows.top_label_only:  # ordered categories: the ranked probability score
+            tables.append(ordinal_metric_rows(rows.probs, rows.labels, model=model, group=group,
+                                              n_resamples=n_resamples, level=level, seed=seed))
         verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)

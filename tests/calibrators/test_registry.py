@@ -42,11 +42,11 @@ def quantile_set(n: int = 800, seed: int = 0) -> cc.PredictionSet:
     return cc.PredictionSet(task="regression", layout="quantile", y=y, dist=cc.QuantileSet(tau, q))
 
 
-def classification_set(k: int, n: int = 800, seed: int = 0) -> cc.PredictionSet:
+def classification_set(k: int, n: int = 800, seed: int = 0, ordinal: bool = False) -> cc.PredictionSet:
     rng = np.random.default_rng(seed)
     probs = cm.softmax(rng.normal(size=(n, k)) * 2)
     labels = cm.simulate_labels(cm.softmax(0.6 * np.log(probs)), rng)
-    return cc.PredictionSet(task="classification", labels=labels, probs=probs)
+    return cc.PredictionSet(task="classification", labels=labels, probs=probs, ordinal=ordinal)
 
 
 def ensemble_set(n: int = 600, m: int = 8, seed: int = 0) -> cc.PredictionSet:
@@ -68,6 +68,7 @@ def reports() -> dict[str, cc.Report]:
         "ensemble": cc.diagnose(ensemble_set(), n_resamples=0, n_simulations=0, diagrams=False),
         "binary": cc.diagnose(classification_set(2), n_resamples=0, n_simulations=0, diagrams=False),
         "multiclass": cc.diagnose(classification_set(5), n_resamples=0, n_simulations=0, diagrams=False),
+        "ordinal": cc.diagnose(classification_set(5, ordinal=True), n_resamples=0, n_simulations=0, diagrams=False),
     }
 
 
@@ -93,7 +94,9 @@ def test_every_report_metric_is_registered_and_vice_versa(reports):
     assert {"pit_chi2", "max_level_deviation"} <= quant - gauss
     assert {"rank_chi2", "range_coverage"} <= ens - gauss
     cls = set(reports["binary"].metrics["metric"]) | set(reports["multiclass"].metrics["metric"])
-    assert cls == set(reg.metric_keys("classification"))
+    ordinal = set(reports["ordinal"].metrics["metric"])
+    assert cls | ordinal == set(reg.metric_keys("classification"))
+    assert ordinal - cls == {"rps"}  # ordered categories only: the ranked probability score
     point = cc.PredictionSet(task="regression", y=np.arange(5.0), point=np.arange(5.0) + 0.5)
     assert report_keys(point) <= set(reg.metric_keys("regression"))
 
@@ -106,8 +109,8 @@ def test_registered_functions_reproduce_the_report(reports):
                 assert m.key in LAYOUT_ONLY
                 continue
             assert m(pset.y, pset.dist) == pytest.approx(table.loc[m.key, "value"], rel=1e-9, abs=1e-12), m.key
-    for name, k in (("binary", 2), ("multiclass", 5)):
-        pset = classification_set(k)
+    for name, k in (("binary", 2), ("multiclass", 5), ("ordinal", 5)):
+        pset = classification_set(k, ordinal=name == "ordinal")
         table = reports[name].table()
         for key in table.index:
             m = reg.metric(key, "classification")
@@ -131,7 +134,7 @@ def test_kinds_follow_what_each_metric_measures():
     assert calib <= set(reg.metric_keys("regression", reg.CALIBRATION))
     assert {"ece", "mce", "classwise_ece"} <= set(reg.metric_keys("classification", reg.CALIBRATION))
     assert {"nll", "crps", "interval_score_90"} <= set(reg.metric_keys("regression", reg.PROPER))
-    assert {"nll", "brier"} == set(reg.metric_keys("classification", reg.PROPER))
+    assert {"nll", "brier", "rps"} == set(reg.metric_keys("classification", reg.PROPER))  # rps: ordinal sets
     assert {"sharpness", "cv", "width_90", "rmse", "mae", "spearman_sigma_abs_error"} <= set(
         reg.metric_keys("regression", reg.DESCRIPTIVE))
     assert {"accuracy", "mean_confidence"} <= set(reg.metric_keys("classification", reg.DESCRIPTIVE))
