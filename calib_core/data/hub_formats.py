@@ -267,7 +267,7 @@ def find_hub_files(forecasts: Any) -> tuple[list[HubFile], list[str], Path | Non
     for item in items:
         if isinstance(item, pd.DataFrame):
             name = str(item.attrs.get("source") or f"table {len(files) + 1}")
-            files.append(_named(item, name))
+            files.append(_named(item, name, None if item.attrs.get("source") else "model"))
             names.append(name)
             continue
         if isinstance(item, (str, Path)) and Path(item).is_dir():
