@@ -118,6 +118,7 @@ def test_rps_properties(case):
     r = rps_rows(p, y)
     k = p.shape[1]
     assert np.all(r >= 0) and np.all(r <= k - 1 + 1e-9)
+    assert np.all(r > 0)  # every category has some mass: never all of it on the truth, so never 0
     # an empty category appended at the end (or put first, with the labels moved) changes nothing
     np.testing.assert_allclose(rps_rows(np.column_stack([p, np.zeros(len(y))]), y), r, atol=1e-12)
     np.testing.assert_allclose(rps_rows(np.column_stack([np.zeros(len(y)), p]), y + 1), r, atol=1e-12)
