@@ -32,6 +32,7 @@ from .hub_formats import (
 from .hub_pivot import Block, category_block, quantile_block, sample_block, text_codes, type_mask, unit_codes
 from .hub_truth import Truth, join_truth, read_truth
 from .regression import parse_regression_frame
+from .regression_layout import LoaderNotice, crossing_notice
 
 __all__ = ["OUTPUT_TYPES", "TRUTH_MISSING", "is_hub_frame", "read_hub", "truth_missing_error"]
 
@@ -389,5 +390,27 @@ def read_hub(
             f"units ({otype}); {pset.n_rows:,} kept.")
     notes = [head] + messages + block.messages + [_coverage_note(model, units, hub.round_column),
                                                   _truth_note(truth_table, join_keys, observed, units, model)]
-    pset.messages = notes + [m for m in pset.messages if not str(m).startswith("columns kept for slices")]
+    pset.messages = notes + _renumbered(pset.messages, sub, idx, unit_rows, first.size, report, otype, crossing)
     return pset
+
+
+def _renumbered(messages: list[str], sub: Block, idx: np.ndarray, unit_rows: np.ndarray, n_units: int,
+                report: DropReport, otype: str, crossing: str) -> list[str]:
+    """The parser's messages in forecast-unit numbers: its layout line and row counts (numbered in the wide table of
+    the units with truth) are replaced by the same sentences in unit numbers."""
+    skip = ("quantile layout (", "sample layout (", "point layout (", "columns kept for slices")
+    out = [m for m in messages if not str(m).startswith(skip) and not isinstance(m, LoaderNotice)
+           and " row(s) dropped: " not in str(m)]
+    out += [m for m in messages if isinstance(m, LoaderNotice) and m.kind != "crossing"]
+    if otype == "quantile" and sub.values.size:
+        crossed = np.zeros(n_units, dtype=bool)
+        crossed[idx] = (np.diff(sub.values, axis=1) < 0).any(axis=1)
+        keep = np.zeros(n_units, dtype=bool)
+        keep[unit_rows] = True
+        notice = crossing_notice(crossed, keep, crossing, int(np.isfinite(sub.values).all(axis=1).sum()))
+        if notice is not None:
+            out.append(notice)
+    if report.total:
+        details = "; ".join(f"{r}: {v.size:,} (units {name_list(v.tolist(), 5)})" for r, v in report.reasons.items())
+        out.append(f"{report.total:,} forecast unit(s) dropped: {details}.")
+    return out

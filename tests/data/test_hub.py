@@ -257,6 +257,13 @@ def test_cdf_gives_k_plus_one_ordered_intervals():
     y = np.array(truth.set_index(["location", "target_end_date"])["observation"].loc[
         list(zip(ps.units["location"], ps.units["target_end_date"].dt.strftime("%Y-%m-%d")))])
     assert ps.labels.tolist() == np.searchsorted(thresholds, y, side="left").tolist()
+    # oracle output of a cdf: 1 where y ≤ threshold; the same observed intervals
+    ends = ps.units["target_end_date"].dt.strftime("%Y-%m-%d").to_numpy()
+    oracle = pd.DataFrame([(loc, end, tgt, "cdf", f"{t:g}", float(v <= t)) for loc, end, tgt, v in
+                           zip(ps.units["location"], ends, ps.units["target"], y) for t in thresholds],
+                          columns=["location", "target_end_date", "target", "output_type", "output_type_id",
+                                   "oracle_value"])
+    assert read_hub(fc, oracle).labels.tolist() == ps.labels.tolist()
 
 
 def test_oracle_output_as_truth_for_quantiles():
