@@ -184,7 +184,10 @@ def _regression(block: Block, otype: str, y: np.ndarray, model: np.ndarray, time
         layout = "point"
     data.update({n: block.values[:, j] for j, n in enumerate(names)})
     data["model"] = model
-    data["target_end_date"] = time
+    if np.isnat(time).all():
+        cols["time"] = None
+    else:
+        data["target_end_date"] = time
     wide = pd.DataFrame(data)
     wide.attrs["source"] = src
     return parse_regression_frame(wide, src, cols, crossing=crossing, layout=layout, min_rows=min_rows)

@@ -221,6 +221,11 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
     """
     rows = truth_rows(truth, output_type)
     keys = [c for c in truth.keys if c in units.columns]
+    if "target_end_date" in truth.keys and "target_end_date" not in units.columns:
+        raise InputError("the truth is dated but the forecasts have no target date: no target_end_date column, and "
+                         "no round date (reference_date / origin_date / forecast_date) with a horizon to compute it",
+                         source=truth.name, columns=["target_end_date", "horizon"],
+                         hint="give model-output files with target_end_date, or with a round date and horizon")
     if not keys:
         raise InputError(f"the truth shares no column with the forecasts (truth columns: {name_list(truth.keys, 10)}; "
                          f"forecast task IDs: {name_list(list(units.columns), 10)})", source=truth.name,

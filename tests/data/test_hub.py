@@ -291,3 +291,13 @@ def test_size_limits_hold_for_hub_files_and_the_whole_hub(tmp_path):
         read_hub(hub, max_bytes=20_000)
     with pytest.raises(cc.InputError, match="2022-12-03-alpha.csv: .* more than the size limit of 100 bytes"):
         read_hub([hub / "model-output" / "alpha" / "2022-12-03-alpha.csv"], truth_series(), max_bytes=100)
+
+
+def test_forecasts_without_a_target_date_against_dated_truth_are_refused():
+    frame = quantile_rows("m", "2022-12-03", levels=[0.1, 0.9], median=False).drop(columns=["horizon"])
+    frame = frame.drop_duplicates(["location", "output_type_id"])
+    with pytest.raises(cc.InputError, match="the truth is dated but the forecasts have no target date"):
+        read_hub(frame, truth_series())
+    undated = truth_series().drop_duplicates("location").drop(columns="target_end_date")
+    ps = read_hub(frame, undated)  # an undated truth joins on location and target alone
+    assert ps.n_rows == 3 and ps.units["location"].tolist() == ["01", "02", "US"]
