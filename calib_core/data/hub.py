@@ -243,7 +243,8 @@ def _classification(block: Block, otype: str, observed: pd.Series, model: np.nda
 def _truth_note(truth: Truth, keys: list[str], observed: pd.Series, units: pd.DataFrame, model: np.ndarray) -> str:
     matched = observed.notna().to_numpy()
     on = ", ".join(k if k != "target_end_date" else "target_end_date" for k in keys)
-    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows), joined on {on}: "
+    named = f"; target {truth.target_from_name!r} from its name" if truth.target_from_name else ""
+    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows{named}), joined on {on}: "
             f"{int(matched.sum()):,} of {matched.size:,} forecast units matched.")
     if not matched.all():
         idx = np.flatnonzero(~matched)[:3]
