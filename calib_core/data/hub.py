@@ -386,7 +386,8 @@ def read_hub(
     unit_rows = idx[pset.row_number - 1]
     pset.row_number = unit_rows + 1
     pset.units = units.iloc[unit_rows].reset_index(drop=True)
-    pset.slice_columns = _slice_frame(pset.units)
+    alias = hub.round_column is not None and hub.round_column != "reference_date"  # reference_date: a copy
+    pset.slice_columns = _slice_frame(pset.units.drop(columns=["reference_date"] if alias else []))
     pset.n_read = int(first.size)
     pset.dropped = report
     pset.source = src

@@ -158,9 +158,11 @@ def _refuse_duplicates(long: pd.DataFrame, sel: np.ndarray, key: np.ndarray, fil
 
 
 def _labels(long: pd.DataFrame, units: np.ndarray, first: np.ndarray, by: Sequence[str]) -> list[str]:
-    frame = long.iloc[first[units]][list(by)]
-    out = frame.astype(str).agg(" ".join, axis=1) if len(by) > 1 else frame[by[0]].astype(str)
-    return sorted(pd.unique(out.to_numpy()).tolist())
+    frame = long.iloc[first[units]][list(by)].astype(str).drop_duplicates()  # the distinct (model, round) pairs
+    out = frame[by[0]]
+    for c in by[1:]:
+        out = out + " " + frame[c]
+    return sorted(out.tolist())
 
 
 def quantile_block(

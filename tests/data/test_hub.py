@@ -301,3 +301,10 @@ def test_forecasts_without_a_target_date_against_dated_truth_are_refused():
     undated = truth_series().drop_duplicates("location").drop(columns="target_end_date")
     ps = read_hub(frame, undated)  # an undated truth joins on location and target alone
     assert ps.n_rows == 3 and ps.units["location"].tolist() == ["01", "02", "US"]
+
+
+def test_a_hub_folder_without_target_data_asks_for_the_truth(tmp_path):
+    files = {"m": {"2022-12-03": quantile_rows("m", "2022-12-03")}}
+    hub = write_hub(tmp_path / "hub", files, truth=None)
+    with pytest.raises(cc.InputError, match=r"^hub: this is a forecast-hub file .* give its truth \(target data\)"):
+        cc.load_predictions(hub)
