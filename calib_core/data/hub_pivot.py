@@ -106,9 +106,9 @@ def unit_codes(long: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, np.
     combined = np.zeros(n, dtype=np.int64)
     for k in keys:
         codes, uniques = text_codes(long[k])
-        combined = combined * np.int64(len(uniques) + 1) + codes
-        if len(uniques) > 1 << 20:  # keep the mixed-radix number small: renumber
+        if n and (int(combined.max()) + 1) * (len(uniques) + 1) >= 1 << 62:  # keep the mixed-radix number in int64
             combined = pd.factorize(combined)[0].astype(np.int64)
+        combined = combined * np.int64(len(uniques) + 1) + codes
     codes = pd.factorize(combined)[0].astype(np.int64)
     first = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.int64)
     np.minimum.at(first, codes, np.arange(n, dtype=np.int64))

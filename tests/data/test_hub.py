@@ -308,3 +308,14 @@ def test_a_hub_folder_without_target_data_asks_for_the_truth(tmp_path):
     hub = write_hub(tmp_path / "hub", files, truth=None)
     with pytest.raises(cc.InputError, match=r"^hub: this is a forecast-hub file .* give its truth \(target data\)"):
         cc.load_predictions(hub)
+
+
+def test_unit_codes_of_many_high_cardinality_task_ids_never_overflow():
+    from calib_core.data.hub_pivot import unit_codes
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"id{i}": rng.integers(0, 5000, 20_000).astype(str) for i in range(7)})
+    frame = pd.concat([frame, frame.iloc[:100]], ignore_index=True)  # 100 repeated units
+    codes, first = unit_codes(frame, list(frame.columns))
+    assert first.size == len(frame.drop_duplicates()) == 20_000
+    assert np.array_equal(codes[20_000:], codes[:100])
