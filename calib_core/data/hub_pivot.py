@@ -151,7 +151,7 @@ def _refuse_duplicates(long: pd.DataFrame, sel: np.ndarray, key: np.ndarray, fil
         src, rows = _where(long, sel[same], files)
         raise InputError(
             f"{what} is stated {same.size} times for one forecast unit (rows {name_list(rows, 10)}; "
-            f"{int(dup_sorted.sum())} repeated row(s) in all)", source=src, rows=rows,
+            f"{int(dup_sorted.sum())} repeated row(s) in all).", source=src, rows=rows,
             columns=["output_type_id"],
             hint="keep one row per task IDs × output_type × output_type_id (a repeated file or a missing task-ID "
                  "column, e.g. target, can cause this)")

@@ -281,7 +281,7 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
             where = ", ".join(f"{k}={_scalar(first[k])}" for k in keys)
             raise InputError(
                 f"the truth has {len(conflict)} rows with the same {name_list(keys)} and different values, e.g. "
-                f"rows {name_list(same['row'].tolist(), 6)} ({where}: {name_list(same['observed'].tolist(), 6)})",
+                f"rows {name_list(same['row'].tolist(), 6)} ({where}: {name_list(same['observed'].tolist(), 6)}).",
                 source=truth.name, columns=keys, rows=conflict["row"].head(20).tolist(),
                 hint="keep one value per " + " × ".join(keys) + " (a versioned file needs an as_of column; with "
                      "several targets the truth needs a target column)")
@@ -307,7 +307,7 @@ def _no_match_text(units: pd.DataFrame, table: pd.DataFrame, keys: list[str]) ->
         overlap = len(f_vals & t_vals)
         word = "none shared" if overlap == 0 else f"{overlap} shared"
         parts.append(f"forecast {k} {_values_text(units[k])} vs truth {k} {_values_text(table[k])} ({word})")
-    return "no forecast unit has a truth value; compared " + "; ".join(parts)
+    return "no forecast unit has a truth value; compared " + "; ".join(parts) + "."
 
 
 def _cdf_oracle_rows(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
