@@ -144,6 +144,12 @@ def _coverage_note(model: np.ndarray, units: pd.DataFrame, rc: str | None) -> st
         missing = [(m, str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r))
                    for m in table.index for r in table.columns if table.loc[m, r] == 0]
         n_rounds = table.shape[1]
+        if missing or table.to_numpy().min() != table.to_numpy().max():
+            rounds = [str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r)
+                      for r in table.columns]
+            rows = [f"{m}: " + ", ".join(f"{r} {int(c):,}" for r, c in zip(rounds, table.loc[m]) if c)
+                    for m in table.index[:10]]
+            note += " Units per model and round: " + "; ".join(rows) + ("; …" if len(table) > 10 else "") + "."
         if missing:
             note += (f" {n_rounds} rounds; missing: " + "; ".join(f"{m} has no forecasts for round {r}"
                                                                   for m, r in missing[:8])
