@@ -1,10 +1,8 @@
 """A big hub: 10 models × 10 rounds × 50 locations × 9 horizons = 45,000 forecast units × 23 levels (1,035,000
-quantile rows) read and joined to its truth within a CPU budget (about 2.2 s measured on one core; the bound leaves
-room for slower CI machines)."""
+quantile rows) read and joined to its truth, every unit kept with its text ids.  Its speed is measured side by side
+with plain pandas in bench/hub_speed.py, not here (timed tests on a shared machine only measure the neighbours)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pandas as pd
@@ -48,11 +46,8 @@ def big_hub(root, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
-def test_a_million_quantile_rows_read_and_join_within_the_budget(tmp_path, fmt):
+def test_a_million_quantile_rows_read_and_join(tmp_path, fmt):
     hub = big_hub(tmp_path, fmt)
-    start = time.process_time()
     ps = read_hub(hub)
-    seconds = time.process_time() - start
     assert ps.n_read == ps.n_rows == 45_000 and ps.dist.values.shape == (45_000, 23)
     assert pd.Series(ps.model).value_counts().eq(4_500).all() and ps.units["location"].iloc[0] == "01"
-    assert seconds < 6.0, f"{fmt}: {seconds:.2f} s CPU"
