@@ -5,7 +5,6 @@ non-quantile forecast), its expectation under the true law, and cross-checks aga
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -189,18 +188,6 @@ def test_central_coverages_include_both_ends():
     assert cov["coverage_50"].tolist() == [False, True, True, False, False]
     assert cov["coverage_80"].tolist() == [True, True, True, True, False]
     assert central_coverages(np.zeros(1), QuantileSet([0.2, 0.5], np.array([[0.0, 1.0]]))) == {}
-
-
-@pytest.mark.slow
-def test_a_million_rows_at_23_levels_take_well_under_half_a_second():
-    rng = np.random.default_rng(6)
-    n = 1_000_000
-    y, q, _, _ = gaussian_set(n, rng, HUB_LEVELS)
-    d = QuantileSet(HUB_LEVELS, q)
-    wis_parts(y[:1000], d.take(np.arange(1000)))
-    t = time.perf_counter()
-    wis_parts(y, d)
-    assert time.perf_counter() - t < 0.5
 
 
 # ---- cross-checks: nci scores, scoringrules ---------------------------------------------------------------------
