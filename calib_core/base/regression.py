@@ -207,13 +207,20 @@ class QuantileSet(PredictiveDistribution):
             m2 = m2 + (1 - tau[-1]) * (mu_t**2 + inv**2)
         return m1, m2
 
+    def _moments_once(self) -> tuple[np.ndarray, np.ndarray]:
+        # the values are not changed after construction (take() builds a new set), so E[Y], E[Y²] are kept
+        cached = self.__dict__.get("_moments_cache")
+        if cached is None:
+            cached = self.__dict__["_moments_cache"] = self._moments()
+        return cached
+
     def mean(self) -> np.ndarray:
         """Exact mean of the piecewise-uniform distribution with exponential tails."""
-        return self._moments()[0]
+        return self._moments_once()[0].copy()
 
     def var(self) -> np.ndarray:
         """Exact variance E[Y²] − E[Y]² of the same distribution."""
-        m1, m2 = self._moments()
+        m1, m2 = self._moments_once()
         return np.maximum(m2 - m1 * m1, 0.0)
 
     # -- cdf / ppf -------------------------------------------------------------------------
