@@ -232,6 +232,29 @@ def wis_pandas(w: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def test_c_wis_parts_on_the_pandas_join_equal_pandas(wide):
+    """wis_parts on the pandas-joined quantiles (no reader involved) against the pandas WIS, per row and model."""
+    if importlib.util.find_spec("calib_core.metrics.regression_wis") is None:
+        pytest.skip("calib_core.metrics.regression_wis not merged yet")
+    from calib_core.base.regression import QuantileSet
+    from calib_core.metrics.regression_wis import wis_parts
+
+    q = wide[[f"q{t:g}" for t in LEVELS]].to_numpy()
+    parts = wis_parts(wide["y"].to_numpy(), QuantileSet(LEVELS, q))
+    assert parts.median and parts.stated and len(parts.alphas) == 11
+    ref = wis_pandas(wide)
+    for name in ref.columns:
+        np.testing.assert_allclose(np.asarray(getattr(parts, name)), ref[name], rtol=1e-12, atol=1e-9,
+                                   err_msg=name)
+    per_model = ref.groupby(wide["model_id"].to_numpy()).mean()
+    print(per_model.round(2))
+    # regression values of this pandas computation (mean per model over its 189 units)
+    expected = pd.DataFrame({"dispersion": [77.03, 67.22, 174.54], "overprediction": [46.99, 76.34, 0.60],
+                             "underprediction": [36.06, 60.41, 61.18], "wis": [160.08, 203.97, 236.32]},
+                            index=MODELS)
+    np.testing.assert_allclose(per_model.loc[MODELS, expected.columns], expected, atol=0.006)
+
+
 def test_c_wis_per_row_and_per_model_equal_pandas(pset, wide):
     if importlib.util.find_spec("calib_core.metrics.regression_wis") is None:
         pytest.skip("calib_core.metrics.regression_wis not merged yet")
