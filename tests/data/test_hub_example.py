@@ -141,3 +141,34 @@ def test_calibration_of_each_kind_per_horizon(family):
         assert narrow["cov90"] < 0.75 and narrow["cov50"] < 0.4
         assert biased["below"] > 0.7 and biased["cov90"] < 0.85
         assert wide["cov50"] > 0.62 and wide["cov90"] > 0.97
+
+
+@pytest.mark.parametrize("file_format, with_end", [("csv", True), ("parquet", True), ("csv", False)])
+def test_reader_round_trip_of_the_example_hub(tmp_path, file_format, with_end):
+    """cc.load_predictions on the written hub gives back the generator's units, quantiles and truth."""
+    import inspect
+
+    import calib_core as cc
+
+    if "truth" not in inspect.signature(cc.load_predictions).parameters:
+        pytest.skip("cc.load_predictions has no truth= yet (forecast-hub reader not merged)")
+    hub = write_example_hub(tmp_path, n_models=3, n_locations=11, n_rounds=3, horizons=(0, 1, 3),
+                            file_format=file_format, target_end_date=with_end)
+    ps = cc.load_predictions(tmp_path, truth=tmp_path / "target-data" / "time-series.csv")
+    ref = joined(hub)
+    assert ps.n_rows == len(ref) and ps.dropped.total == 0 and ps.layout == "quantile"
+    np.testing.assert_allclose(ps.dist.levels, HUB_LEVELS)
+    got = ps.units[["reference_date", "horizon", "location", "target", "target_end_date"]].copy()
+    got["model_id"] = ps.model.astype(str)
+    for col in ("reference_date", "target_end_date"):
+        assert got[col].dtype == "datetime64[ns]"
+        got[col] = got[col].dt.strftime("%Y-%m-%d")
+    assert got["horizon"].dtype == np.int64 and got["location"].str.len().eq(2).all()
+    got["y"] = ps.y
+    got[[f"reader {t}" for t in HUB_LEVELS]] = ps.dist.values
+    both = ref.merge(got, on=["model_id", *TASK_IDS], how="outer", indicator=True, suffixes=("", "_reader"),
+                     validate="one_to_one")
+    assert (both["_merge"] == "both").all()  # target_end_date derived from weeks when the column is absent
+    np.testing.assert_array_equal(both["y_reader"], both["observation"])
+    for t in HUB_LEVELS:
+        np.testing.assert_array_equal(both[f"reader {t}"], both[t])
