@@ -25,6 +25,7 @@ from ..metrics import regression as rm
 from ..metrics import regression_stated as rs
 from ..metrics.regression_ensemble_ranks import range_coverage, rank_chi2
 from ..metrics.regression_location import below_median
+from .registry_wis import WIS_ENTRIES
 
 __all__ = [
     "CALIBRATION",
@@ -594,6 +595,7 @@ _CLASSIFICATION: tuple[Metric, ...] = (
 METRICS: tuple[Metric, ...] = (
     _REGRESSION
     + tuple(fam.at(c) for fam in FAMILIES for c in rm.DEFAULT_COVERAGES)
+    + tuple(make_metric(key, _R, *rest, **fixed) for key, *rest, fixed in WIS_ENTRIES)  # the WIS (registry_wis)
     + _CLASSIFICATION
 )
 

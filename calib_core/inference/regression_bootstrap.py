@@ -4,8 +4,8 @@ Rows are assigned to G random blocks once, the sufficient statistics of every sm
 NLL, CRPS, Σzᵏ for k ≤ 8, Σ log z², interval widths and scores) are summed per block (:func:`block_table`), and all
 bootstrap replicates are one (R × G) @ (G × q) product of multinomial weights with those sums
 (:mod:`calib_core.base.significance`); :func:`smooth_stats` turns any sums back into the metrics.
-:func:`bootstrap_intervals` gives the BCa intervals of the smooth metrics and bootstrap-t intervals, with
-delta-method standard errors, of std z, skewness and excess kurtosis.
+:func:`bootstrap_intervals` gives the BCa intervals of the smooth metrics (the WIS and its parts from a product of
+their own) and bootstrap-t intervals, with delta-method standard errors, of std z, skewness and excess kurtosis.
 """
 
 from __future__ import annotations
@@ -287,8 +287,26 @@ def bootstrap_intervals(rec: dict[str, dict[str, Any]], values: Mapping[str, flo
     method = "BCa, block bootstrap" if g < n else "BCa bootstrap"
     for k, a, b in zip(smooth, lo, hi):
         rec[k].update(ci_low=float(a), ci_high=float(b), interval=method)
+    _wis_intervals(rec, values, r, ids, g, weights, level, method)
     _shape_intervals(rec, values, r, sums, names, boot, g, n, level)
     return sums, names, boot
+
+
+def _wis_intervals(rec, values, r: RegressionRows, ids, g, weights, level, method) -> None:
+    """BCa intervals of the WIS and its parts (means of per-row values, :mod:`calib_core.metrics.regression_wis`),
+    from their own block sums (a product of its own: the other metrics' sums and intervals stay bit for bit)."""
+    parts = r.__dict__.get("_wis_parts")
+    keys = [k for k in ("wis", "wis_dispersion", "wis_overprediction", "wis_underprediction") if k in values]
+    if parts is None or not keys:
+        return
+    cols = parts.columns()
+    sums = np.stack([np.bincount(ids, minlength=g).astype(float)]
+                    + [np.bincount(ids, weights=cols[k], minlength=g) for k in keys], axis=1)
+    boot, jack = weights @ sums, sig.jackknife_sums(sums)
+    lo, hi = sig.bca_interval(np.array([values[k] for k in keys]), boot[:, 1:] / boot[:, :1],
+                              jack[:, 1:] / jack[:, :1], level)
+    for k, a, b in zip(keys, lo, hi):
+        rec[k].update(ci_low=float(a), ci_high=float(b), interval=method)
 
 
 def _shape_intervals(rec, values, r: RegressionRows, sums, names, boot, g, n, level) -> None:

@@ -35,6 +35,7 @@ from scipy import special
 
 from ..base import significance as sig
 from ..base.regression import QuantileSet
+from ..base.report import DESCRIPTIVE
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_stated import (
     bracket_binomial_p,
@@ -48,7 +49,7 @@ from ..metrics.regression_stated import (
 )
 
 __all__ = ["max_level_test", "pit_chi2_test", "stated_tests", "stated_count_tests", "descriptive_for_quantile_sets",
-           "STATED_KEYS", "INTERPOLATED_KEYS"]
+           "other_stated_coverages", "STATED_KEYS", "INTERPOLATED_KEYS"]
 
 
 #: The statistics of the stated levels (quantile sets only)
@@ -236,6 +237,9 @@ def stated_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r:
     lo, hi = stated_level_counts(r.y, dist.values)
     pairs = stated_pair_counts(r.y, dist.values, stated_pairs(dist.levels, coverages))
     stated_count_tests(rec, values, lo, hi, pairs, r.n, dist.levels, coverages, n_null, level, seed)
+    tau = dist.levels[dist.levels < 0.5]
+    other = stated_pair_counts(r.y, dist.values, stated_pairs(dist.levels, 1.0 - 2.0 * tau))
+    other_stated_coverages(rec, other, r.n, level)
 
 
 def stated_count_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], lower: np.ndarray,
@@ -310,6 +314,45 @@ def stated_count_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, floa
                             note="no test: an end of this interval is not a stated level (it lies in the law the "
                                  "tool interpolates or extrapolates; descriptive for quantile sets)")
     descriptive_for_quantile_sets(rec, None)
+
+
+def other_stated_coverages(rec: dict[str, dict[str, Any]], pair_counts: Mapping[float, tuple[float, float]], n: int,
+                           level: float) -> None:
+    """The coverage rows of a quantile set's stated central intervals beyond the report's levels (``coverage_60``
+    … of :func:`~calib_core.metrics.regression_wis.wis_statistics`): descriptive, with the Clopper–Pearson interval
+    of the open and closed counts and the bracketed exact binomial p-value in the note, outside every test family
+    (the family of the report's levels stays as it was).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated where a ``coverage_<c>`` record is not yet tested).
+    pair_counts : mapping of float to (float, float)
+        c → (#{q_lo < y < q_hi}, #{q_lo ≤ y ≤ q_hi}) of the stated pairs.
+    n : int
+        N.
+    level : float
+        Two-sided level of the intervals.
+
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+       of the binomial. *Biometrika* 26(4), 404–413.
+    .. [2] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    for c, (k_open, k_closed) in pair_counts.items():
+        key = f"coverage_{100 * c:g}"
+        if key not in rec or rec[key]["test"] or np.isfinite(rec[key]["p_value"]):
+            continue  # a coverage of the report's levels: tested by stated_count_tests
+        p = float(bracket_binomial_p(k_open, k_closed, n, c))
+        ci_lo, ci_hi = clopper_pearson_bounds(k_open, k_closed, n, level)
+        ties = (f"; ties: {int(k_closed - k_open):,} target(s) on an interval end, coverage between "
+                f"{k_open / n:.4f} and {k_closed / n:.4f}") if k_closed > k_open else ""
+        rec[key].update(kind=DESCRIPTIVE, perfect=float(c), ci_low=float(ci_lo), ci_high=float(ci_hi),
+                        interval="Clopper–Pearson (exact)", p_value=np.nan, p_mc_se=np.nan, test="", family="",
+                        note=f"descriptive: a stated interval outside the tested levels (exact binomial p = {p:.3g}, "
+                             f"in no test family){ties}")
 
 
 def descriptive_for_quantile_sets(rec: dict[str, dict[str, Any]], r: RegressionRows | None) -> None:

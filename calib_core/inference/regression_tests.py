@@ -29,6 +29,7 @@ from ..metrics.regression_tails import (
     simulated_log_z2_null,
     zms_test,
 )
+from ..metrics.regression_wis import gaussian_expected_wis, wis_parts
 from .regression_bootstrap import smooth_stats
 from .regression_nulls import NullModel, curve_null, ks_sf_ppf, kstwo_mean, kurtosis_test, n_only_null, skew_test
 from .regression_verdict import metric_kind
@@ -383,8 +384,9 @@ def score_references(rec: dict[str, dict[str, Any]], values: Mapping[str, float]
                      rng: np.random.Generator) -> None:
     """The proper scores' expectation under perfect calibration (``perfect``): a reference, not a test.
 
-    Gaussian: exact, E NLL = ½ log 2π + mean log σ + ½, E CRPS = mean σ / √π, and the interval score
-    σ̄ (2k + (4/α) E(Z − k)₊) with k = Φ⁻¹(½ + c/2), α = 1 − c.  Other layouts: the calibrated forecaster's draws
+    Gaussian: exact, E NLL = ½ log 2π + mean log σ + ½, E CRPS = mean σ / √π, the interval score
+    σ̄ (2k + (4/α) E(Z − k)₊) with k = Φ⁻¹(½ + c/2), α = 1 − c, and the WIS σ̄ Σ_τ φ(Φ⁻¹(τ))/(K + ½) over its
+    levels (E ρ_τ(σZ − σΦ⁻¹(τ)) = σ φ(Φ⁻¹(τ))).  Other layouts: the calibrated forecaster's draws
     scored on 4,000 random rows (with replacement, one draw each), with their Monte-Carlo standard error in
     ``perfect_se``.
 
@@ -414,6 +416,8 @@ def score_references(rec: dict[str, dict[str, Any]], values: Mapping[str, float]
             a = 1.0 - c
             tail = float(norm_pdf(k)) - k * (1.0 - float(norm_cdf(k)))  # E(Z − k)₊
             ref[f"interval_score_{100 * c:g}"] = float(sig_.mean()) * (2 * k + (4.0 / a) * tail)
+        if "wis" in values:  # E ρ_τ(y − q_τ) = σ φ(Φ⁻¹(τ)) at every level of the WIS
+            ref["wis"] = float(gaussian_expected_wis(float(sig_.mean())))
         for k, v in ref.items():
             if k in rec:
                 rec[k].update(perfect=v, perfect_se=0.0, test="reference: exact expectation under H0")
@@ -430,6 +434,8 @@ def score_references(rec: dict[str, dict[str, Any]], values: Mapping[str, float]
         lo, hi = d_star.interval(c)
         scores[f"interval_score_{100 * c:g}"] = (hi - lo) + (2.0 / (1.0 - c)) * (
             np.maximum(lo - y_star, 0) + np.maximum(y_star - hi, 0))
+    if "wis" in keys:
+        scores["wis"] = wis_parts(y_star, d_star).wis
     for k in keys:
         if k in scores:
             x = np.asarray(scores[k], dtype=float)

@@ -43,10 +43,11 @@ PRIMARY = ("max_calibration_deviation", "z_mean", "z_std", "coverage_90", "ence"
 PRIMARY_ENSEMBLE = ("rank_chi2", "below_median", "range_coverage", "z_std", "ence")
 
 
-_PROPER = ("nll", "crps")
+_PROPER = ("nll", "crps", "wis")
 
 
-_DESCRIPTIVE = ("rmse", "mae", "sharpness", "cv", "spearman_sigma_abs_error")
+_DESCRIPTIVE = ("rmse", "mae", "sharpness", "cv", "spearman_sigma_abs_error", "wis_dispersion", "wis_overprediction",
+                "wis_underprediction")
 
 
 def primary_family(dist: PredictiveDistribution | None, coverages=DEFAULT_COVERAGES) -> tuple[str, ...]:

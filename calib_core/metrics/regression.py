@@ -76,6 +76,7 @@ from .regression_scores import (
     zero_density_rows,
 )
 from .regression_stated import stated_statistics
+from .regression_wis import wis_statistics
 
 __all__ = [
     "RegressionRows",
@@ -321,7 +322,9 @@ def summary_statistics(
         ``reliability_score``, ``pit_entropy``, ``spearman_sigma_abs_error``, the moments of z (``z_mean``,
         ``z_std``, ``z_skewness``, ``z_excess_kurtosis``), ``zms``, ``mean_log_z2``, ``below_median`` and, per
         coverage c, ``coverage_c``, ``width_c`` and ``interval_score_c``; for quantile sets also ``pit_chi2`` and
-        ``max_level_deviation`` (:mod:`calib_core.metrics.regression_stated`).
+        ``max_level_deviation`` (:mod:`calib_core.metrics.regression_stated`) and the coverage of every other stated
+        central interval; ``wis``, ``wis_dispersion``, ``wis_overprediction``, ``wis_underprediction``
+        (:mod:`calib_core.metrics.regression_wis`).
 
     References
     ----------
@@ -341,6 +344,9 @@ def summary_statistics(
     models. International Journal for Uncertainty Quantification 11(4), 81–94.
 
     Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+    format. PLOS Computational Biology 17(2), e1008618.
     """
     r, w = rows, weights
 
@@ -382,6 +388,7 @@ def summary_statistics(
     out.update(stat_intervals(r, w, coverages))
     out.update(stated_statistics(r.y, r.dist, w))  # quantile sets: the statistics of the stated levels
     out.update(ensemble_statistics(r, w))  # ensembles: rank_chi2, range_coverage (regression_ensemble_ranks)
+    out.update(wis_statistics(r, w, coverages))  # WIS and its parts; a quantile set's other stated intervals
     return out
 
 

@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, norm_ppf
+from .regression_rows import DEFAULT_COVERAGES
 
 __all__ = ["HUB_LEVELS", "WIS_PARTS", "WisParts", "wis_parts", "central_coverages", "wis_score",
-           "central_pairs"]
+           "central_pairs", "wis_statistics", "stated_rows", "gaussian_expected_wis"]
 
 
 #: The 23 quantile levels of the US COVID-19 and influenza forecast hubs (11 central intervals and the median)
@@ -358,3 +359,113 @@ def wis_score(y: Any, dist: PredictiveDistribution, *, part: str = "wis") -> flo
     if part not in WIS_PARTS:
         raise ValueError(f"part must be one of {WIS_PARTS}, got {part!r}")
     return float(np.mean(wis_parts(y, dist).columns()[part]))
+
+
+def wis_statistics(rows: Any, weights: np.ndarray | None = None, coverages=DEFAULT_COVERAGES) -> dict[str, float]:
+    """The WIS rows of the metric table: the (weighted) means of :data:`WIS_PARTS`, and for a quantile set the
+    coverage of every stated central interval that ``coverages`` does not hold already.
+
+    mean_i WIS_i and its parts (:func:`wis_parts`; nothing when a quantile set states neither a median nor a central
+    pair); ``coverage_<c>`` = mean_i 1[q_τ ≤ y_i ≤ q_{1−τ}] for the other stated pairs (:func:`central_coverages`).
+    The per-row arrays are cached on ``rows`` (the bootstrap sums them per block).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows (``y``, ``dist``).
+    weights : ndarray of shape (N,), optional
+        Row weights of a bootstrap replicate; None: the data.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        The central intervals the metric table reports already.
+
+    Returns
+    -------
+    dict of str to float
+        ``wis``, ``wis_dispersion``, ``wis_overprediction``, ``wis_underprediction`` and the extra coverages.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+
+    Examples
+    --------
+    >>> from calib_core.metrics.regression_rows import RegressionRows
+    >>> d = QuantileSet([0.2, 0.25, 0.5, 0.75, 0.8], np.array([[0.0, 1.0, 2.0, 3.0, 4.0]] * 2))
+    >>> s = wis_statistics(RegressionRows(np.array([1.0, 3.5]), d))
+    >>> sorted(s), s["coverage_60"]
+    (['coverage_60', 'wis', 'wis_dispersion', 'wis_overprediction', 'wis_underprediction'], 1.0)
+    """
+    parts, extra = stated_rows(rows, coverages)
+    out = {} if parts is None else parts.means(weights)
+    for key, inside in extra.items():
+        out[key] = float(np.mean(inside)) if weights is None else float(np.dot(inside, weights) / np.sum(weights))
+    return out
+
+
+def stated_rows(rows: Any, coverages=DEFAULT_COVERAGES) -> tuple[WisParts | None, dict[str, np.ndarray]]:
+    """The cached per-row arrays behind :func:`wis_statistics`: the :class:`WisParts` (None when nothing can be
+    scored) and the coverage indicators of the stated central intervals outside ``coverages`` (quantile sets).
+
+    Parameters
+    ----------
+    rows : RegressionRows
+        The rows.
+    coverages : sequence of float, default DEFAULT_COVERAGES
+        The central intervals the metric table reports already.
+
+    Returns
+    -------
+    (WisParts or None, dict of str to ndarray of bool)
+        Per-row WIS parts and extra coverage indicators.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    cache = rows.__dict__
+    if "_wis_parts" not in cache:
+        try:
+            cache["_wis_parts"] = wis_parts(rows.y, rows.dist)
+        except ValueError:
+            cache["_wis_parts"] = None
+    known = {f"coverage_{100 * c:g}" for c in coverages}
+    key = ("_stated_coverages", tuple(sorted(known)))
+    if key not in cache:
+        found = central_coverages(rows.y, rows.dist) if isinstance(rows.dist, QuantileSet) else {}
+        cache[key] = {k: v for k, v in found.items() if k not in known}
+    return cache["_wis_parts"], cache[key]
+
+
+def gaussian_expected_wis(sigma: Any) -> np.ndarray:
+    """E WIS of a Gaussian forecast N(μ, σ²) when y is drawn from it (at the :data:`HUB_LEVELS`, median included).
+
+    E ρ_τ(y − q_τ) = σ φ(Φ⁻¹(τ)) for y ~ N(μ, σ²) and q_τ = μ + σΦ⁻¹(τ), so
+    E WIS = σ · Σ_τ φ(Φ⁻¹(τ)) / (K + ½) over the 2K + 1 = 23 levels (≈ 0.5034 σ; the CRPS is σ/√π ≈ 0.5642 σ).
+
+    Parameters
+    ----------
+    sigma : array_like
+        Predictive standard deviations.
+
+    Returns
+    -------
+    ndarray
+        The expectation per row.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    .. [2] Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and estimation.
+       *Journal of the American Statistical Association* 102(477), 359–378.
+
+    Examples
+    --------
+    >>> round(float(gaussian_expected_wis(1.0)), 4)
+    0.5034
+    """
+    z = norm_ppf(HUB_LEVELS)
+    factor = float(np.sum(np.exp(-0.5 * z * z)) / np.sqrt(2.0 * np.pi)) / (HUB_LEVELS.size // 2 + 0.5)
+    return np.asarray(sigma, dtype=float) * factor

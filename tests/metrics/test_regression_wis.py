@@ -22,6 +22,7 @@ from calib_core.metrics.regression_wis import (
     WIS_PARTS,
     central_coverages,
     central_pairs,
+    gaussian_expected_wis,
     wis_parts,
     wis_score,
 )
@@ -162,6 +163,7 @@ def test_mean_wis_under_the_true_law_is_the_exact_expectation():
     expected = sd * np.sum(np.exp(-0.5 * special.ndtri(HUB_LEVELS) ** 2) / np.sqrt(2 * np.pi)) / 11.5
     se = p.wis.std(ddof=1) / np.sqrt(n)
     assert abs(p.wis.mean() - expected.mean()) < 4 * se
+    np.testing.assert_allclose(gaussian_expected_wis(sd), expected, rtol=1e-12)
     # dispersion is exact (no randomness); over and under have the same expectation by symmetry
     disp = sd * np.sum((HUB_LEVELS[:11]) * (special.ndtri(1 - HUB_LEVELS[:11]) - special.ndtri(HUB_LEVELS[:11]))) / 11.5
     np.testing.assert_allclose(p.dispersion, disp, rtol=1e-12)
