@@ -12,7 +12,7 @@ import time
 import streamlit as st
 
 import dashboard as ui
-from calib_core.diagnosis.regression_hub import forecast_heatmap, forecast_scores
+from calib_core.diagnosis.regression_hub import forecast_scores
 from calib_core.plots import hub as hub_plots
 from calib_core.plots import mark_selected, model_colors
 from dashboard import hub as hub_ui
@@ -51,10 +51,7 @@ selection = hub_ui.HubSelection("hub", (token, row_dim, col_dim), hv.NAMES)
 chosen = dict(selection.bins)
 masks = {skip: hv.row_mask(rows, filters, chosen, cells=cells, skip=skip) for skip in (None, *hv.NAMES)}
 kept = masks[None]
-stated = value in rows.coverages or not value.startswith("coverage_")  # a coverage the data do not state: none
-heat = forecast_heatmap(rows, value, row_dim, col_dim, masks["cell"]) if stated else None
-if heat is not None:
-    heat["cell"] = heat["row_code"] * int(rows.vocab[col_dim].size) + heat["column_code"]
+heat = hv.heatmap_table(rows, value, row_dim, col_dim, masks["cell"])  # None: an interval the data do not state
 text = hv.describe_hub_selection(chosen, heat, int(kept.sum()), row_dim, col_dim)
 selection.row(ui.md_escape(text) if text else "**No selection** — click heatmap cells or horizon points, or drag a "
               "box over dates: every other view is restricted to those forecasts.", icon=":material/deselect:")

@@ -4,7 +4,7 @@ Regression, layout "quantile", a QuantileSet at the 23 levels of the US COVID-19
 (model × location × reference date × horizon); ``units`` holds the task IDs (location text, horizon int64,
 reference_date and target_end_date datetime64[ns], target text) and ``time`` the target end date.  Targets are
 drawn from the TRUE law N(μ, 1): model "calibrated" states its quantiles, "narrow" those of N(μ, 0.5²) (over-confident)
-and "high" those of N(μ + 0.5, 1) (biased high).
+and "high" those of N(μ + 0.5, 1) (biased high); "<kind>-<k>" names more models of a kind.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def synthetic_hub(n_locations: int = 6, n_dates: int = 10, horizons=(0, 1, 2, 3)
     y = mu + scale * rng.normal(size=len(grid))  # the truth, drawn from N(μ, 1) (× scale)
     frames, values, ys, names = [], [], [], []
     for m in models:
-        shift, sd = MODELS[m]
+        shift, sd = MODELS[m.split("-")[0]]  # "narrow-7": another over-confident model
         values.append(mu[:, None] + scale * (shift + sd * stats.norm.ppf(LEVELS))[None, :])
         frames.append(grid)
         ys.append(y)

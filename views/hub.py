@@ -21,12 +21,12 @@ import pandas as pd
 
 from calib_core.base.predictions import PredictionSet
 from calib_core.base.regression import QuantileSet
-from calib_core.diagnosis.regression_hub import ForecastRows
+from calib_core.diagnosis.regression_hub import ForecastRows, forecast_heatmap
 from calib_core.plots.hub import day_codes
 
 __all__ = ["HubFilters", "is_hub", "empty_state", "filter_choices", "row_mask", "cell_codes", "model_table",
            "describe_hub_selection", "HEATMAP_CHOICES", "heatmap_center", "heatmap_columns", "interval_choices",
-           "selection_label", "NAMES"]
+           "selection_label", "NAMES", "heatmap_table"]
 
 #: Names of the selectable charts' points (``meta["name"]``).
 NAMES = ("cell", "horizon", "date")
@@ -154,6 +154,34 @@ def cell_codes(rows: ForecastRows, row_dim: str, column_dim: str) -> np.ndarray:
         Cell codes, stable for the data and the two columns (the ``customdata`` of the heatmap's cells).
     """
     return rows.codes[row_dim] * int(rows.vocab[column_dim].size) + rows.codes[column_dim]
+
+
+def heatmap_table(rows: ForecastRows, value: str, row_dim: str, column_dim: str,
+                  mask: np.ndarray | None = None) -> pd.DataFrame | None:
+    """The heatmap's table (``forecast_heatmap``) with the ``cell`` code of each cell (:func:`cell_codes`); None
+    when ``value`` is the coverage of an interval the data do not state.
+
+    Parameters
+    ----------
+    rows : ForecastRows
+        Per-row scores.
+    value : str
+        The score of a cell.
+    row_dim, column_dim : str
+        The heatmap's row and column grouping columns.
+    mask : ndarray of bool, optional
+        The rows kept.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        ``row``, ``column``, ``value``, ``n``, ``row_code``, ``column_code``, ``cell``.
+    """
+    if value.startswith("coverage_") and value not in rows.coverages:
+        return None
+    table = forecast_heatmap(rows, value, row_dim, column_dim, mask)
+    table["cell"] = table["row_code"] * int(rows.vocab[column_dim].size) + table["column_code"]
+    return table
 
 
 def row_mask(

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import QuantileSet
@@ -65,14 +66,15 @@ class ForecastRows:
     ----------
     levels : ndarray of shape (Q,)
         The stated quantile levels τ.
-    wis, wis_dispersion, wis_overprediction, wis_underprediction : ndarray of shape (N,)
-        WIS and its parts per row (Bracher et al. 2021).
-    coverages : dict of str to ndarray of bool
-        ``coverage_<c>`` → per row: y inside the stated central interval of nominal coverage c %.
+    values : ndarray of shape (N, C)
+        The per-row means' terms, one column per name of ``columns``: ``wis``, ``wis_dispersion``,
+        ``wis_overprediction``, ``wis_underprediction`` (Bracher et al. 2021), ``coverage_<c>`` (1 when y lies in the
+        stated central interval of nominal coverage c %, else 0) and ``bias`` (:func:`quantile_bias`).  One matrix,
+        so a group sum is one sparse product.
+    columns : list of str
+        The names of the columns of ``values``.
     n_below, n_at_or_below : ndarray of int of shape (N,)
         #{τ : q_τ < y} and #{τ : q_τ ≤ y} per row: y < q_τj ⟺ n_at_or_below ≤ j and y ≤ q_τj ⟺ n_below ≤ j.
-    bias : ndarray of shape (N,)
-        The quantile bias per row (:func:`quantile_bias`).
     codes : dict of str to ndarray of int
         Per grouping column (``model`` and every column of ``units``) the code of each row in ``vocab``.
     vocab : dict of str to ndarray
@@ -85,26 +87,31 @@ class ForecastRows:
     """
 
     levels: np.ndarray
-    wis: np.ndarray
-    wis_dispersion: np.ndarray
-    wis_overprediction: np.ndarray
-    wis_underprediction: np.ndarray
-    coverages: dict[str, np.ndarray]
+    values: np.ndarray
+    columns: list[str]
     n_below: np.ndarray
     n_at_or_below: np.ndarray
-    bias: np.ndarray
     codes: dict[str, np.ndarray] = field(default_factory=dict)
     vocab: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
         """Number of rows."""
-        return int(self.wis.size)
+        return int(self.values.shape[0])
 
     @property
     def dimensions(self) -> list[str]:
         """The columns one can group by (``model`` and the task-ID columns)."""
         return list(self.codes)
+
+    @property
+    def coverages(self) -> dict[str, np.ndarray]:
+        """``coverage_<c>`` → its column of ``values`` (1: inside), narrowest interval first."""
+        return {c: self.column(c) for c in self.columns if c.startswith("coverage_")}
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of ``values`` by name (a view)."""
+        return self.values[:, self.columns.index(name)]
 
 
 def quantile_bias(y: np.ndarray, values: np.ndarray, levels: np.ndarray) -> np.ndarray:
@@ -199,7 +206,7 @@ def forecast_rows(pset: PredictionSet) -> ForecastRows:
     >>> d = QuantileSet([0.25, 0.5, 0.75], np.array([[1.0, 2.0, 3.0]] * 2))
     >>> r = forecast_rows(cc.PredictionSet(task="regression", y=np.array([2.0, 4.0]), dist=d))
     >>> r.n_at_or_below.tolist(), r.coverages["coverage_50"].tolist()
-    ([2, 3], [True, False])
+    ([2, 3], [1.0, 0.0])
     """
     if pset.task != "regression" or not isinstance(pset.dist, QuantileSet):
         raise InputError("forecast scores need quantile forecasts (a hub's quantile output)", source=pset.source,
@@ -211,26 +218,22 @@ def forecast_rows(pset: PredictionSet) -> ForecastRows:
     order = sorted(coverages, key=lambda k: float(k.split("_", 1)[1]))
     codes: dict[str, np.ndarray] = {}
     vocab: dict[str, np.ndarray] = {}
-    columns = {"model": np.asarray(pset.model if pset.model is not None else np.full(y.size, "model"), dtype=object)}
+    keys = {"model": np.asarray(pset.model if pset.model is not None else np.full(y.size, "model"), dtype=object)}
     if pset.units is not None:
-        columns.update({str(c): pset.units[c].to_numpy() for c in pset.units.columns if str(c) != "model"})
-    for name, column in columns.items():
+        keys.update({str(c): pset.units[c].to_numpy() for c in pset.units.columns if str(c) != "model"})
+    for name, column in keys.items():
         code, uniques = pd.factorize(column, sort=True, use_na_sentinel=False)
         codes[name] = code.astype(np.int64)
         vocab[name] = np.asarray(uniques)
-    return ForecastRows(
-        levels=tau,
-        wis=np.asarray(parts.wis, dtype=float),
-        wis_dispersion=np.asarray(parts.dispersion, dtype=float),
-        wis_overprediction=np.asarray(parts.overprediction, dtype=float),
-        wis_underprediction=np.asarray(parts.underprediction, dtype=float),
-        coverages={k: np.asarray(coverages[k], dtype=bool) for k in order},
-        n_below=(q < y[:, None]).sum(axis=1).astype(np.int16),
-        n_at_or_below=(q <= y[:, None]).sum(axis=1).astype(np.int16),
-        bias=quantile_bias(y, q, tau),
-        codes=codes,
-        vocab=vocab,
-    )
+    columns = ["wis", "wis_dispersion", "wis_overprediction", "wis_underprediction", *order, "bias"]
+    values = np.empty((y.size, len(columns)))
+    values[:, :4] = np.column_stack([parts.wis, parts.dispersion, parts.overprediction, parts.underprediction])
+    for j, name in enumerate(order):
+        values[:, 4 + j] = coverages[name]
+    values[:, -1] = quantile_bias(y, q, tau)
+    return ForecastRows(levels=tau, values=values, columns=columns,
+                        n_below=(q < y[:, None]).sum(axis=1).astype(np.int16),
+                        n_at_or_below=(q <= y[:, None]).sum(axis=1).astype(np.int16), codes=codes, vocab=vocab)
 
 
 def _rows_of(data: PredictionSet | ForecastRows) -> ForecastRows:
@@ -286,7 +289,7 @@ def score_columns(rows: ForecastRows) -> list[str]:
        format. *PLOS Computational Biology* 17(2), e1008618.
     """
     levels = [f"{t:g}" for t in rows.levels]
-    return (["n", "wis", "wis_dispersion", "wis_overprediction", "wis_underprediction", *rows.coverages,
+    return (["n", *rows.columns[:-1],
              "below_median", "bias", "pit_departure"]
             + [f"share_lt_{t}" for t in levels] + [f"share_le_{t}" for t in levels])
 
@@ -344,31 +347,26 @@ def forecast_scores(
     g = len(keys)
     keep = slice(None) if mask is None else np.asarray(mask, dtype=bool)
     n = np.bincount(group, minlength=g).astype(float)
-
-    def mean(values: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.bincount(group, weights=np.asarray(values[keep], dtype=float), minlength=g) / n
-
-    out = keys.copy()
-    out["n"] = n.astype(np.int64)
-    for name in ("wis", "wis_dispersion", "wis_overprediction", "wis_underprediction"):
-        out[name] = mean(getattr(rows, name))
-    for name, inside in rows.coverages.items():
-        out[name] = mean(inside)
+    kept = rows.values[keep]
+    one_hot = sparse.csr_matrix((np.ones(group.size), (group, np.arange(group.size))), shape=(g, group.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.asarray(one_hot @ kept) / n[:, None]
     q = rows.levels.size
     lower = _cumulative_counts(group, rows.n_at_or_below[keep], g, q)  # #{y < q_τj} = #{n_at_or_below ≤ j}
     upper = _cumulative_counts(group, rows.n_below[keep], g, q)  # #{y ≤ q_τj} = #{n_below ≤ j}
     with np.errstate(invalid="ignore", divide="ignore"):
         share_lt, share_le = lower / n[:, None], upper / n[:, None]
-        departure = level_deviation(lower, upper, n[:, None], rows.levels).max(axis=1) if q else np.nan
+        departure = level_deviation(lower, upper, n[:, None], rows.levels).max(axis=1) if q else np.full(g, np.nan)
     half = np.flatnonzero(np.abs(rows.levels - 0.5) < _TOL)
-    out["below_median"] = (share_lt[:, half[0]] + share_le[:, half[0]]) / 2 if half.size else np.nan
-    out["bias"] = mean(rows.bias)
-    out["pit_departure"] = np.where(n > 0, departure, np.nan)
     levels = [f"{t:g}" for t in rows.levels]
-    extra = pd.DataFrame(np.hstack([share_lt, share_le]), columns=[f"share_lt_{t}" for t in levels]
-                         + [f"share_le_{t}" for t in levels])
-    return pd.concat([out, extra], axis=1)
+    out = {b: keys[b].to_numpy() for b in by} | {"n": n.astype(np.int64)}
+    out |= {name: means[:, j] for j, name in enumerate(rows.columns[:-1])}  # wis, its parts, the coverages
+    out["below_median"] = (share_lt[:, half[0]] + share_le[:, half[0]]) / 2 if half.size else np.full(g, np.nan)
+    out["bias"] = means[:, -1]
+    out["pit_departure"] = np.where(n > 0, departure, np.nan)
+    out |= {f"share_lt_{t}": share_lt[:, j] for j, t in enumerate(levels)}
+    out |= {f"share_le_{t}": share_le[:, j] for j, t in enumerate(levels)}
+    return pd.DataFrame(out)
 
 
 def _cumulative_counts(group: np.ndarray, k: np.ndarray, g: int, q: int) -> np.ndarray:

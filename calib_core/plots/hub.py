@@ -57,6 +57,17 @@ def day_codes(dates: Sequence | np.ndarray | pd.Series) -> np.ndarray:
     return (np.asarray(dates, dtype="datetime64[ns]").astype("datetime64[D]").astype(np.int64))
 
 
+def _figure(traces: list[dict]) -> go.Figure:
+    """A figure of trace dicts built by this module, without Plotly's per-property validation (about 10 ms a trace;
+    the tests build every figure of this module again with validation on)."""
+    return go.Figure(data=traces, _validate=False)
+
+
+def _reference_line(y: float) -> dict:
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
+            "line": {"color": REFERENCE_COLOR, "dash": "dot", "width": 1}}
+
+
 def wis_parts_figure(scores: pd.DataFrame, *, title: str | None = "WIS and its parts per model") -> go.Figure:
     """Stacked bars of the mean WIS per model split into dispersion, overprediction and underprediction.
 
@@ -73,15 +84,13 @@ def wis_parts_figure(scores: pd.DataFrame, *, title: str | None = "WIS and its p
     plotly.graph_objects.Figure
         One bar per model; the bar's height is its mean WIS.
     """
-    fig = go.Figure()
     models = [plain(m) for m in scores["model"]]
-    for part, color in WIS_PART_COLORS.items():
-        fig.add_trace(go.Bar(
-            x=models, y=scores[part].to_numpy(float), name=SCORE_LABELS[part], marker_color=color,
-            customdata=np.c_[scores["wis"].to_numpy(float), scores["n"].to_numpy()],
-            hovertemplate=f"%{{x}}<br>{SCORE_LABELS[part]} %{{y:.4g}} of WIS %{{customdata[0]:.4g}}"
-                          "<br>%{customdata[1]:,} forecasts<extra></extra>",
-        ))
+    fig = _figure([dict(
+        type="bar", x=models, y=scores[part].to_numpy(float), name=SCORE_LABELS[part], marker={"color": color},
+        customdata=np.c_[scores["wis"].to_numpy(float), scores["n"].to_numpy(float)],
+        hovertemplate=f"%{{x}}<br>{SCORE_LABELS[part]} %{{y:.4g}} of WIS %{{customdata[0]:.4g}}"
+                      "<br>%{customdata[1]:,} forecasts<extra></extra>",
+    ) for part, color in WIS_PART_COLORS.items()])
     fig.update_layout(barmode="stack")
     return apply_layout(fig, title, "model", "mean WIS", True)
 
@@ -111,25 +120,28 @@ def coverage_by_horizon_figure(
     plotly.graph_objects.Figure
         Selectable points (``meta`` name ``horizon``, ``customdata`` the horizon).
     """
-    fig = go.Figure()
     models = list(pd.unique(scores["model"]))
     palette = merged_colors(models, colors)
+    traces, shapes, notes = [], [], []
     for k, interval in enumerate(intervals):
         nominal = float(interval.split("_", 1)[1]) / 100
-        fig.add_hline(y=nominal, line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1},
-                      annotation_text=f"nominal {nominal:.0%}", annotation_position="top left",
-                      annotation_font_size=10)
+        shapes.append(_reference_line(nominal))
+        notes.append({"x": 0, "xref": "paper", "y": nominal, "yref": "y", "text": f"nominal {nominal:.0%}",
+                      "showarrow": False, "xanchor": "left", "yanchor": "bottom", "font": {"size": 10}})
         for m in models:
             t = scores[scores["model"] == m].sort_values("horizon")
-            fig.add_trace(go.Scatter(
-                x=t["horizon"], y=t[interval], mode="lines+markers", name=f"{plain(m)} · {interval.split('_')[1]}%",
+            traces.append(dict(
+                type="scatter", x=t["horizon"].to_numpy(np.int64), y=t[interval].to_numpy(float), mode="lines+markers",
+                name=f"{plain(m)} · {interval.split('_')[1]}%",
                 line={"color": palette[m], "dash": _DASHES[k % len(_DASHES)]}, marker={"size": 9},
                 customdata=t["horizon"].to_numpy(np.int64), meta={"name": "horizon", "role": "bins"},
-                text=t["n"].map("{:,}".format),
+                text=t["n"].map("{:,}".format).tolist(),
                 hovertemplate=f"{plain(m)}<br>horizon %{{x}}<br>{interval.split('_')[1]}% interval covers "
                               "%{y:.1%}<br>%{text} forecasts<extra></extra>",
                 selected={"marker": {"size": 13}}, unselected={"marker": {"opacity": 0.35}},
             ))
+    fig = _figure(traces)
+    fig.update_layout(shapes=shapes, annotations=notes)
     fig.update_xaxes(dtick=1)
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
     return apply_layout(fig, title, "horizon", "observed coverage", True)
@@ -166,21 +178,23 @@ def score_over_dates_figure(
     plotly.graph_objects.Figure
         Selectable points (``meta`` name ``date``, ``customdata`` :func:`day_codes` of the date).
     """
-    fig = go.Figure()
     models = list(pd.unique(scores["model"]))
     palette = merged_colors(models, colors)
-    if reference is not None:
-        fig.add_hline(y=reference, line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1})
+    traces = []
     for m in models:
         t = scores[scores["model"] == m].sort_values(date)
-        fig.add_trace(go.Scatter(
-            x=t[date], y=t[value], mode="lines+markers", name=plain(m), line={"color": palette[m]},
-            marker={"size": 6}, customdata=day_codes(t[date]), meta={"name": "date", "role": "bins"},
-            text=t["n"].map("{:,}".format),
+        traces.append(dict(
+            type="scatter", x=t[date].to_numpy(dtype="datetime64[ns]"), y=t[value].to_numpy(float),
+            mode="lines+markers", name=plain(m), line={"color": palette[m]}, marker={"size": 6},
+            customdata=day_codes(t[date]), meta={"name": "date", "role": "bins"},
+            text=t["n"].map("{:,}".format).tolist(),
             hovertemplate=f"{plain(m)}<br>%{{x|%Y-%m-%d}}<br>{_label(value)} %{{y:.4g}}<br>%{{text}} "
                           "forecasts<extra></extra>",
             selected={"marker": {"size": 9}}, unselected={"marker": {"opacity": 0.3}},
         ))
+    fig = _figure(traces)
+    if reference is not None:
+        fig.update_layout(shapes=[_reference_line(reference)])
     words = date.replace("_", " ")
     return apply_layout(fig, title or f"{_label(value).capitalize()} by {words}", words, _label(value), True)
 
@@ -229,25 +243,25 @@ def hub_heatmap_figure(
     x_text = [pd.Timestamp(x).strftime("%Y-%m-%d") if is_date else plain(x) for x in xs]
     y_text = [plain(v) for v in ys]
     scale = dict(colorscale="RdBu", zmid=center) if center is not None else dict(colorscale="Viridis")
-    fig = go.Figure(go.Heatmap(
-        x=x_text, y=y_text, z=z, colorbar={"title": {"text": _label(value), "side": "right"}}, hoverinfo="skip",
-        xgap=1, ygap=1, **scale,
-    ))
     codes = table["cell"].to_numpy(np.int64) if "cell" in table else np.arange(len(table))
     chosen = np.isin(codes, np.asarray(list(selected), dtype=np.int64))
-    # the transparent markers take the clicks, boxes and lassos (a heatmap trace has no selectable points)
-    fig.add_trace(go.Scatter(
-        x=[x_text[i] for i in xi], y=[y_text[i] for i in yi], mode="markers", customdata=codes,
-        meta={"name": "cell", "role": "bins"}, showlegend=False,
-        text=[f"{_label(value)} {v:.3g}<br>{c:,} forecasts" for v, c in zip(table["value"], table["n"])],
-        hovertemplate=f"{rows} %{{y}}<br>{columns} %{{x}}<br>%{{text}}<extra></extra>",
-        marker={"symbol": "square-open", "size": 14, "color": np.where(chosen, "#000000", "rgba(0,0,0,0)"),
-                "line": {"width": np.where(chosen, 2.5, 0).tolist()}},
-        selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}},
-    ))
+    fig = _figure([
+        dict(type="heatmap", x=x_text, y=y_text, z=z, colorbar={"title": {"text": _label(value), "side": "right"}},
+             hoverinfo="skip", xgap=1, ygap=1, **scale),
+        # the transparent markers take the clicks, boxes and lassos (a heatmap trace has no selectable points)
+        dict(type="scatter", x=[x_text[i] for i in xi], y=[y_text[i] for i in yi], mode="markers", customdata=codes,
+             meta={"name": "cell", "role": "bins"}, showlegend=False,
+             text=[f"{_label(value)} {v:.3g}<br>{c:,} forecasts" for v, c in zip(table["value"], table["n"])],
+             hovertemplate=f"{plain(rows)} %{{y}}<br>{plain(columns)} %{{x}}<br>%{{text}}<extra></extra>",
+             marker={"symbol": "square-open", "size": 14,
+                     "color": np.where(chosen, "#000000", "rgba(0,0,0,0)").tolist(),
+                     "line": {"width": np.where(chosen, 2.5, 0.0).tolist()}},
+             selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}}),
+    ])
     fig.update_xaxes(type="category", tickangle=-45 if is_date else 0)
     fig.update_yaxes(type="category", autorange="reversed")
-    words = f"{_label(value).capitalize()} by {rows.replace('_', ' ')} and {columns.replace('_', ' ')}"
-    fig = apply_layout(fig, title or words, columns.replace("_", " "), rows.replace("_", " "), False)
+    row_words, column_words = plain(rows.replace("_", " ")), plain(columns.replace("_", " "))
+    words = f"{_label(value).capitalize()} by {row_words} and {column_words}"
+    fig = apply_layout(fig, title or words, column_words, row_words, False)
     fig.update_layout(height=max(360, min(900, 140 + 22 * len(ys))))
     return fig
