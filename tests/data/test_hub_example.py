@@ -169,6 +169,6 @@ def test_reader_round_trip_of_the_example_hub(tmp_path, file_format, with_end):
     both = ref.merge(got, on=["model_id", *TASK_IDS], how="outer", indicator=True, suffixes=("", "_reader"),
                      validate="one_to_one")
     assert (both["_merge"] == "both").all()  # target_end_date derived from weeks when the column is absent
-    np.testing.assert_array_equal(both["y_reader"], both["observation"])
+    np.testing.assert_array_equal(both["y"], both["observation"])
     for t in HUB_LEVELS:
         np.testing.assert_array_equal(both[f"reader {t}"], both[t])
