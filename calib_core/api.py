@@ -151,7 +151,7 @@ def load_predictions(
         return read_hub(path_or_buffer, truth, output_type=output_type, source=source, max_bytes=max_bytes,
                         limit_hint=limit_hint, crossing=crossing)
     frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes, limit_hint=limit_hint)
-    if columns is None and task is None and is_hub_frame(frame):
+    if columns is None and is_hub_frame(frame):
         raise truth_missing_error(frame, src)
     kind = task or detect_task(frame, columns)
     try:

@@ -29,7 +29,7 @@ from .hub_formats import (
     read_hub_config,
     read_hub_files,
 )
-from .hub_pivot import Block, category_block, quantile_block, sample_block, unit_codes
+from .hub_pivot import Block, category_block, quantile_block, sample_block, text_codes, type_mask, unit_codes
 from .hub_truth import Truth, join_truth, read_truth
 from .regression import parse_regression_frame
 
@@ -84,8 +84,9 @@ def _auto_truth(root: Path | None, messages: list[str]) -> Path | None:
 
 
 def _choose_type(hub: HubRead, output_type: str | None, src: str, messages: list[str]) -> str:
-    counts = hub.long["output_type"].value_counts(sort=False)
-    present = [t for t in counts.index if counts[t] > 0]
+    codes, uniques = text_codes(hub.long["output_type"])  # in order of first appearance
+    counts = dict(zip(uniques.tolist(), np.bincount(codes).tolist()))
+    present = list(counts)
     text = ", ".join(f"{t} ({int(counts[t]):,} rows)" for t in present)
     if output_type is not None:
         if output_type not in present:
@@ -110,6 +111,9 @@ def _choose_type(hub: HubRead, output_type: str | None, src: str, messages: list
 
 def _unit_frame(hub: HubRead, long: pd.DataFrame, first: np.ndarray, messages: list[str]) -> pd.DataFrame:
     units = long.iloc[first][hub.id_columns].reset_index(drop=True)
+    for c in units.columns:  # task IDs as plain text (the long table keeps them as categories)
+        if isinstance(units[c].dtype, pd.CategoricalDtype):
+            units[c] = units[c].astype(str)
     rc = hub.round_column
     if rc is not None and rc != "reference_date" and "reference_date" not in units.columns:
         units.insert(0, "reference_date", units[rc].to_numpy())
@@ -338,13 +342,12 @@ def read_hub(
             raise truth_missing_error(first, src)
     truth_table = read_truth(truth, max_bytes=max_bytes, limit_hint=limit_hint)
     otype = _choose_type(hub, output_type, src, messages)
-    types = hub.long["output_type"].to_numpy()
-    mask = np.isin(types, ["quantile", "median"]) if otype == "quantile" else types == otype
+    mask = type_mask(hub.long, ["quantile", "median"] if otype == "quantile" else [otype])
     long = hub.long.loc[mask].reset_index(drop=True)
     keys = ["model_id"] + hub.id_columns
     codes, first = unit_codes(long, keys)
     units = _unit_frame(hub, long, first, messages)
-    model = long["model_id"].to_numpy()[first].astype(str)
+    model = long["model_id"].iloc[first].astype(str).to_numpy(dtype=object)
     group_by = ["model_id"] + ([hub.round_column] if hub.round_column else [])
     if otype == "quantile":
         block = quantile_block(long, codes, first, hub.files, group_by=group_by)

@@ -230,7 +230,12 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
         rows = rows.assign(observed=rows["output_type_id"].astype(str))
     elif output_type == "cdf" and "output_type_id" in rows.columns:
         rows = _cdf_oracle_rows(rows, keys)
-    table = rows[keys + ["observed", "row"]]
+    table = rows[keys + ["observed", "row"]].copy()
+    for k in keys:  # the truth's keys in the forecasts' types (horizon an integer, dates as dates)
+        if pd.api.types.is_integer_dtype(units[k]) and not pd.api.types.is_integer_dtype(table[k]):
+            table[k] = pd.to_numeric(table[k], errors="coerce").astype("Int64")
+        elif pd.api.types.is_datetime64_any_dtype(units[k]) and not pd.api.types.is_datetime64_any_dtype(table[k]):
+            table[k] = _truth_dates(table[k], truth.name, k)
     dup = table.duplicated(keys, keep=False).to_numpy()
     if dup.any():
         clash = table.loc[dup].groupby(keys, sort=False, observed=True, dropna=False)["observed"].transform("nunique")
