@@ -54,7 +54,7 @@ WIS_PARTS = ("wis", "wis_dispersion", "wis_overprediction", "wis_underprediction
 
 _TOL = 1e-9
 _CHUNK = 131_072  # rows of quantiles made at once (distributions other than quantile sets)
-_CACHE_ROWS = 8_192  # rows per arithmetic pass: 23 levels × 8,192 rows stay in the CPU cache (5× faster at 10⁶)
+_CACHE_ROWS = 8_192  # rows per arithmetic pass: 23 levels × 8,192 rows stay in the CPU cache (4× faster at 10⁶)
 
 
 @dataclass(frozen=True)
@@ -159,25 +159,30 @@ def central_pairs(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, int | Non
 
 def _wis_block(y: np.ndarray, q: np.ndarray, lo_i: np.ndarray, hi_i: np.ndarray, med_i: int | None,
                alphas: np.ndarray, out: np.ndarray) -> None:
-    """(dispersion, overprediction, underprediction) × K-normaliser of one block into ``out`` (3, n), in
-    sub-blocks of :data:`_CACHE_ROWS` rows (the temporaries stay in the CPU cache)."""
+    """(dispersion, overprediction, underprediction) of one block into ``out`` (3, n), in sub-blocks of
+    :data:`_CACHE_ROWS` rows (the temporaries stay in the CPU cache).  Each row's sums run over the intervals in one
+    fixed order, so a row's value never depends on the rows around it (a summary's sums must not depend on where
+    its chunks were cut; a BLAS product's rounding would)."""
     denom = alphas.size + 0.5 if med_i is not None else float(alphas.size)
-    w = np.zeros(q.shape[1])
-    w[lo_i] -= alphas / (2.0 * denom)
-    w[hi_i] += alphas / (2.0 * denom)
     for s in range(0, y.shape[0], _CACHE_ROWS):
         e = min(y.shape[0], s + _CACHE_ROWS)
-        qq, yy = q[s:e], y[s:e]
-        out[0, s:e] = qq @ w  # Σ_k (α_k/2)(u_k − l_k) / denom
-        low = qq[:, lo_i] - yy[:, None]
-        np.maximum(low, 0.0, out=low)
-        high = yy[:, None] - qq[:, hi_i]
-        np.maximum(high, 0.0, out=high)
-        over, under = low.sum(axis=1), high.sum(axis=1)
+        qt, yy = np.ascontiguousarray(q[s:e].T), y[s:e]  # one level per row: contiguous columns
+        disp, over, under, tmp = (np.zeros(e - s) for _ in range(4))
+        for k, (i, j) in enumerate(zip(lo_i, hi_i)):
+            np.subtract(qt[j], qt[i], out=tmp)
+            tmp *= alphas[k] / 2.0
+            disp += tmp  # (α_k/2)(u_k − l_k)
+            np.subtract(qt[i], yy, out=tmp)
+            np.maximum(tmp, 0.0, out=tmp)
+            over += tmp  # (l_k − y)₊
+            np.subtract(yy, qt[j], out=tmp)
+            np.maximum(tmp, 0.0, out=tmp)
+            under += tmp  # (y − u_k)₊
         if med_i is not None:
-            m = qq[:, med_i] - yy
-            over += 0.5 * np.maximum(m, 0.0)
-            under += 0.5 * np.maximum(-m, 0.0)
+            np.subtract(qt[med_i], yy, out=tmp)
+            over += 0.5 * np.maximum(tmp, 0.0)
+            under += 0.5 * np.maximum(-tmp, 0.0)
+        out[0, s:e] = disp / denom
         out[1, s:e] = over / denom
         out[2, s:e] = under / denom
 

@@ -53,6 +53,7 @@ from ..base.regression import (
     norm_ppf,
 )
 from ..metrics.regression import RegressionRows
+from ..metrics.regression_wis import wis_parts
 from .regression_diagrams import regression_diagrams_from_part
 from .regression_spec import (
     default_pit_edges,
@@ -119,6 +120,15 @@ def _cells(index: np.ndarray, n: int, names_values: list[tuple[str, np.ndarray]]
         part[f"x:{name}"] = s
         if nf.any():
             part[f"nf:{name}"] = nf
+
+
+def _wis_columns(y: np.ndarray, dist) -> list[tuple[str, np.ndarray]]:
+    """(key, per-row values) of the WIS and its parts (:func:`~calib_core.metrics.regression_wis.wis_parts`); none
+    when a quantile set states neither a median nor a central pair."""
+    try:
+        return list(wis_parts(y, dist).columns().items())
+    except ValueError:
+        return []
 
 
 def _hist(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -276,6 +286,7 @@ def summarize_regression_rows(
         part[f"in:{tag}"] = np.bincount(b[inside], minlength=nb).astype(np.int64)
         blk_sums[:, j] = np.bincount(blk[inside], minlength=g)
     part.update(stated_part(y, dist, spec.coverages))  # quantile sets: counts at the stated levels
+    _cells(b, nb, _wis_columns(y, dist), part)  # the WIS and its parts (exact sums)
     # PIT: fine histogram (exact counts at the edges, values on the edges, Σu per bin) and the per-σ-bin curve
     pe = np.asarray(spec.pit_edges, dtype=float)
     k_le = _unit_hist(u, pe)

@@ -17,7 +17,7 @@ import numpy as np
 from ..base.mergeable import SummarySpec
 from ..base.regression import QuantileSet
 from ..diagrams.regression import stated_cells_frame, stated_levels_frame
-from ..inference.regression_stated import stated_count_tests
+from ..inference.regression_stated import other_stated_coverages, stated_count_tests
 from ..metrics.regression_stated import (
     level_deviation,
     min_pit_chi2,
@@ -26,7 +26,8 @@ from ..metrics.regression_stated import (
     stated_pairs,
 )
 
-__all__ = ["stated_part", "stated_values", "stated_summary_tests", "stated_diagrams"]
+__all__ = ["stated_part", "stated_values", "stated_summary_tests", "stated_diagrams", "other_pair_counts",
+           "other_stated_values"]
 
 
 def coverage_tag(c: float) -> str:  # as regression_values.coverage_tag (which imports this module)
@@ -49,7 +50,7 @@ def stated_part(y: np.ndarray, dist: QuantileSet, coverages) -> dict[str, np.nda
     -------
     dict of str to ndarray
         ``stated_lo``, ``stated_hi`` (int64, shape (Q,)) and ``stated_open:<c>``, ``stated_closed:<c>`` (int64,
-        shape (1,)) per stated pair.
+        shape (1,)) per stated pair (of ``coverages`` and every other central pair the levels state).
 
     References
     ----------
@@ -62,7 +63,8 @@ def stated_part(y: np.ndarray, dist: QuantileSet, coverages) -> dict[str, np.nda
         return {}
     lo, hi = stated_level_counts(y, dist.values)
     out = {"stated_lo": lo.astype(np.int64), "stated_hi": hi.astype(np.int64)}
-    for c, (k_open, k_closed) in stated_pair_counts(y, dist.values, stated_pairs(dist.levels, coverages)).items():
+    every = (*coverages, *(1.0 - 2.0 * dist.levels[dist.levels < 0.5]))  # the spec's levels and every stated pair
+    for c, (k_open, k_closed) in stated_pair_counts(y, dist.values, stated_pairs(dist.levels, every)).items():
         out[f"stated_open:{coverage_tag(c)}"] = np.array([k_open], dtype=np.int64)
         out[f"stated_closed:{coverage_tag(c)}"] = np.array([k_closed], dtype=np.int64)
     return out
@@ -98,6 +100,32 @@ def stated_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     lo, hi = part["stated_lo"].astype(float), part["stated_hi"].astype(float)
     return {"pit_chi2": min_pit_chi2(lo, hi, n, tau)[0],
             "max_level_deviation": float(level_deviation(lo, hi, n, tau).max())}
+
+
+def other_stated_values(part: dict, spec: SummarySpec) -> dict[str, float]:
+    """``coverage_<c>`` (closed count / N, ends included) of every stated central pair outside the spec's coverages,
+    as :func:`calib_core.metrics.regression_wis.wis_statistics` gives them in memory.
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A summary part.
+    spec : SummarySpec
+        Its spec.
+
+    Returns
+    -------
+    dict of str to float
+        The coverages, narrowest first.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    n = float(part["n"].sum())
+    counts = other_pair_counts(part, spec)
+    return {f"coverage_{coverage_tag(c)}": counts[c][1] / n for c in sorted(counts)}
 
 
 def stated_summary_tests(rec: dict[str, dict[str, Any]], values: dict[str, float], part: dict, spec: SummarySpec,
@@ -137,6 +165,39 @@ def stated_summary_tests(rec: dict[str, dict[str, Any]], values: dict[str, float
              for c, t in tags.items()}
     stated_count_tests(rec, values, part["stated_lo"], part["stated_hi"], pairs, int(part["n"].sum()), tau,
                        spec.coverages, int(n_null), level, seed)
+    other_stated_coverages(rec, other_pair_counts(part, spec), int(part["n"].sum()), level)
+
+
+def other_pair_counts(part: dict, spec: SummarySpec) -> dict[float, tuple[float, float]]:
+    """(open, closed) counts of the stated central pairs outside the spec's coverages, from a (merged) part.
+
+    Parameters
+    ----------
+    part : dict of str to ndarray
+        A summary part.
+    spec : SummarySpec
+        Its spec (``quantile_levels``, ``coverages``).
+
+    Returns
+    -------
+    dict of float to (float, float)
+        c → (#{q_lo < y < q_hi}, #{q_lo ≤ y ≤ q_hi}), c = 1 − 2τ.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    if "stated_lo" not in part or not spec.quantile_levels:
+        return {}
+    tau = np.asarray(spec.quantile_levels, dtype=float)
+    known = {coverage_tag(c) for c in spec.coverages}
+    out = {}
+    for c in stated_pairs(tau, 1.0 - 2.0 * tau[tau < 0.5]):
+        t = coverage_tag(c)
+        if t not in known and f"stated_open:{t}" in part:
+            out[c] = (float(part[f"stated_open:{t}"].sum()), float(part[f"stated_closed:{t}"].sum()))
+    return out
 
 
 def stated_diagrams(part: dict, spec: SummarySpec) -> dict[str, Any]:

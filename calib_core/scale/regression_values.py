@@ -4,8 +4,9 @@ the brackets of the bounded ones and the smooth metrics of bootstrap replicates 
 
 Exactness (what :func:`regression_values` returns against ``regression.metrics.summary_statistics``):
 
-* exact (the exact sums, rounded once): nll, crps, rmse, mae, sharpness, cv, z_mean, z_std, z_skewness,
-  z_excess_kurtosis, coverage/width/interval score at every level, ENCE (when the spec's σ edges are the
+* exact (the exact sums, rounded once): nll, crps, the WIS and its parts, rmse, mae, sharpness, cv, z_mean, z_std,
+  z_skewness, z_excess_kurtosis, coverage/width/interval score at every level (and a quantile set's coverage of
+  every other stated central interval), ENCE (when the spec's σ edges are the
   data's equal-count edges, ties broken by row id: the bins are the in-memory bins), calibration_rmse and the
   l2 quantile calibration error (the PIT counts at the grid levels are exact);
 * bounded: max_calibration_deviation (KS) lies in [value, value + bound] with bound ≤ one fine PIT-bin width plus
@@ -29,7 +30,8 @@ import numpy as np
 
 from ..base.mergeable import SummarySpec, exact_float, exact_fraction
 from ..base.regression import norm_ppf
-from .regression_stated import stated_values
+from ..metrics.regression_wis import WIS_PARTS
+from .regression_stated import other_stated_values, stated_values
 
 __all__ = [
     "regression_values",
@@ -42,7 +44,7 @@ __all__ = [
     "UNAVAILABLE_METRICS",
 ]
 
-EXACT_METRICS = ("nll", "crps", "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
+EXACT_METRICS = ("nll", "crps", *WIS_PARTS, "rmse", "mae", "sharpness", "cv", "ence", "calibration_rmse",
                  "quantile_calibration_error", "z_mean", "z_std", "z_skewness", "z_excess_kurtosis", "zms",
                  "pit_chi2", "max_level_deviation")  # the last two: quantile sets (stated-level counts)
 BOUNDED_METRICS = ("max_calibration_deviation", "miscalibration_area", "reliability_score", "pit_entropy")
@@ -187,6 +189,10 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
         else:
             out[f"width_{tag}"] = _f(_fr(part, f"width_{tag}") / n)
             out[f"interval_score_{tag}"] = _f(_fr(part, f"score_{tag}") / n)
+    for key in WIS_PARTS:  # the WIS and its parts: exact sums of the per-row values (metrics/regression_wis)
+        if f"x:{key}" in part:
+            out[key] = _f(_fr(part, key) / n)
+    out.update(other_stated_values(part, spec))  # a quantile set's other stated central intervals
     return out
 
 
