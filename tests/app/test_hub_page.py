@@ -83,3 +83,18 @@ def test_a_heatmap_cell_and_a_horizon_restrict_the_other_views():
     at.button(key="hub_clear").click().run()
     assert _model_table(at)["forecasts"].sum() == 360
     assert np.all(at.session_state["hub_sel"].empty)
+
+
+def test_the_real_example_hub(real_data_dir):
+    import calib_core as cc
+
+    hub = real_data_dir / "hubverse_simple_forecast_hub"
+    if not hub.is_dir():
+        pytest.skip("the example hub is not in the real data folder")
+    pset = cc.load_predictions(str(hub), truth=str(hub / "target-data" / "covid-hospitalizations.csv"))
+    at = _with_hub(new_app(), pset, "real-hub")
+    table = _model_table(at)
+    assert table["model"].tolist() == ["UMass-ar", "UMass-gbq", "simple_hub-baseline"]
+    assert table["50% interval (nominal 50%)"].round(3).tolist() == [0.503, 0.439, 0.815]
+    heat = specs(at)["hub_heatmap"]
+    assert heat["data"][0]["y"] == ["20", "25", "US"]  # locations as text
