@@ -36,6 +36,10 @@ def _label(value: str) -> str:
     return SCORE_LABELS.get(value, value)
 
 
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def day_codes(dates: Sequence | np.ndarray | pd.Series) -> np.ndarray:
     """The code of a date in a selection: whole days since 1970-01-01.
 
@@ -196,7 +200,8 @@ def score_over_dates_figure(
     if reference is not None:
         fig.update_layout(shapes=[_reference_line(reference)])
     words = date.replace("_", " ")
-    return apply_layout(fig, title or f"{_label(value).capitalize()} by {words}", words, _label(value), True)
+    fig.update_xaxes(tickformat="%Y-%m-%d")  # one line of tick labels: the legend below stays clear of them
+    return apply_layout(fig, title or f"{_upper(_label(value))} by {words}", words, _label(value), True)
 
 
 def hub_heatmap_figure(
@@ -261,7 +266,7 @@ def hub_heatmap_figure(
     fig.update_xaxes(type="category", tickangle=-45 if is_date else 0)
     fig.update_yaxes(type="category", autorange="reversed")
     row_words, column_words = plain(rows.replace("_", " ")), plain(columns.replace("_", " "))
-    words = f"{_label(value).capitalize()} by {row_words} and {column_words}"
+    words = f"{_upper(_label(value))} by {row_words} and {column_words}"
     fig = apply_layout(fig, title or words, column_words, row_words, False)
     fig.update_layout(height=max(360, min(900, 140 + 22 * len(ys))))
     return fig
