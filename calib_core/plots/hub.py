@@ -27,6 +27,7 @@ SCORE_LABELS = {
     "wis_underprediction": "underprediction", "below_median": "share below the median", "bias": "bias",
     "pit_departure": "PIT departure (largest level miss)", "wis_relative": "WIS / the row's mean WIS",
 }
+_OUTLINE, _CLEAR = "#111111", "rgba(0,0,0,0)"  # a selected heatmap cell's outline; the other cells' (none)
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
@@ -258,10 +259,10 @@ def hub_heatmap_figure(
              meta={"name": "cell", "role": "bins"}, showlegend=False,
              text=[f"{_label(value)} {v:.3g}<br>{c:,} forecasts" for v, c in zip(table["value"], table["n"])],
              hovertemplate=f"{plain(rows)} %{{y}}<br>{plain(columns)} %{{x}}<br>%{{text}}<extra></extra>",
-             marker={"symbol": "square-open", "size": 14,
-                     "color": np.where(chosen, "#000000", "rgba(0,0,0,0)").tolist(),
-                     "line": {"width": np.where(chosen, 2.5, 0.0).tolist()}},
-             selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}}),
+             marker={"symbol": "square-open", "size": 14, "line": {"width": 2.5},
+                     "color": np.where(chosen, _OUTLINE, _CLEAR).tolist()},
+             # a live click, box or lasso outlines its cells the same way (plotly.js restyles the points)
+             selected={"marker": {"color": _OUTLINE}}, unselected={"marker": {"color": _CLEAR}}),
     ])
     fig.update_xaxes(type="category", tickangle=-45 if is_date else 0)
     fig.update_yaxes(type="category", autorange="reversed")
