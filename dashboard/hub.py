@@ -24,11 +24,12 @@ from views import hub as hv
 from views.selection import BinSelection, note_event, trace_meta
 
 from .cache import RESULTS, memoized
+from .display import dataframe
 from .selection import LinkedSelection
 from .slices import set_slice_focus
 from .state import init_state
 
-__all__ = ["hub_rows", "hub_filters", "HubSelection", "open_on_regression"]
+__all__ = ["hub_rows", "hub_filters", "HubSelection", "open_on_regression", "show_model_table"]
 
 
 def hub_rows(pset: cc.PredictionSet, token: str) -> ForecastRows:
@@ -104,3 +105,11 @@ def open_on_regression(token: str, mask: np.ndarray, label: str) -> None:
                       "its “Show all rows” button returns to the whole hub."):
         set_slice_focus(token, label, mask)
         st.switch_page("pages/regression.py")
+
+
+def show_model_table(table: pd.DataFrame, helps: dict[str, str]) -> None:
+    """The per-model table: the model pinned, numbers with 4 significant digits, a help per column."""
+    config = {"model": st.column_config.TextColumn(pinned=True),
+              "forecasts": st.column_config.NumberColumn(format="%d", help=helps.get("forecasts"))}
+    config |= {c: st.column_config.NumberColumn(format="%.4g", help=helps.get(c)) for c in table.columns[2:]}
+    dataframe(table, hide_index=True, width="stretch", column_config=config)

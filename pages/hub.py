@@ -62,7 +62,7 @@ colors = model_colors(list(rows.vocab["model"]))
 per_model = forecast_scores(rows, ("model",), kept)
 
 st.subheader("Per model")
-ui.dataframe(hv.model_table(per_model, intervals), hide_index=True, width="stretch")
+hub_ui.show_model_table(*hv.model_table(per_model, intervals))
 st.caption("Mean WIS (Bracher et al. 2021) and its parts; the observed coverage of each stated central interval "
            "(its nominal level in the header); the share of targets below the stated median (½ when calibrated); the "
            "quantile bias (Funk et al. 2019; > 0: forecasts too high); the PIT departure (largest miss of a stated "

@@ -287,9 +287,9 @@ def heatmap_center(value: str) -> float | None:
     return {"below_median": 0.5, "wis_relative": 1.0, "bias": 0.0}.get(value)
 
 
-def model_table(scores: pd.DataFrame, intervals: Sequence[str]) -> pd.DataFrame:
-    """The per-model table: forecasts, WIS and its parts, the coverage of each interval (nominal in the header),
-    the share below the median, the bias and the PIT departure.
+def model_table(scores: pd.DataFrame, intervals: Sequence[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The per-model table: forecasts, WIS and its parts, the coverage of each interval, the share below the
+    median, the bias and the PIT departure — with a help text per column (what calibrated looks like).
 
     Parameters
     ----------
@@ -300,19 +300,35 @@ def model_table(scores: pd.DataFrame, intervals: Sequence[str]) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame
+    table : pandas.DataFrame
         Display table (numbers, unformatted).
+    helps : dict of str to str
+        Column → its help.
     """
     out = pd.DataFrame({"model": scores["model"].astype(str), "forecasts": scores["n"],
                         "WIS": scores["wis"], "dispersion": scores["wis_dispersion"],
                         "overprediction": scores["wis_overprediction"],
                         "underprediction": scores["wis_underprediction"]})
+    helps = {"forecasts": "Forecast units scored (model × location × date × horizon …)",
+             "WIS": "Mean weighted interval score (Bracher et al. 2021), lower is better; = dispersion + "
+                    "overprediction + underprediction",
+             "dispersion": "The WIS's width part: how wide the stated intervals are",
+             "overprediction": "The WIS's penalty for targets below the intervals (forecasts too high)",
+             "underprediction": "The WIS's penalty for targets above the intervals (forecasts too low)"}
     for c in intervals:
-        out[f"{c.split('_', 1)[1]}% interval (nominal {c.split('_', 1)[1]}%)"] = scores[c]
-    out["below median (½)"] = scores["below_median"]
-    out["bias (0)"] = scores["bias"]
-    out["PIT departure (0)"] = scores["pit_departure"]
-    return out
+        label = c.split("_", 1)[1]
+        out[f"coverage {label}%"] = scores[c]
+        helps[f"coverage {label}%"] = (f"Share of targets inside the stated central {label}% interval (ends "
+                                      f"included); calibrated: {float(label) / 100:g}")
+    out["below median"] = scores["below_median"]
+    out["bias"] = scores["bias"]
+    out["PIT departure"] = scores["pit_departure"]
+    helps |= {"below median": "Share of targets below the stated median (ties count half); calibrated: 0.5, "
+                              "above: forecasts too high",
+              "bias": "Quantile bias (Funk et al. 2019) in [−1, 1]; calibrated: 0, > 0: forecasts too high",
+              "PIT departure": "Largest distance of a stated level's coverage P(y ≤ q_τ) from τ; calibrated: 0 "
+                               "(up to noise)"}
+    return out, helps
 
 
 def describe_hub_selection(selection: Mapping[str, Sequence[int]], heatmap: pd.DataFrame | None, n_rows: int,

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import QuantileSet
@@ -70,7 +69,7 @@ class ForecastRows:
         The per-row means' terms, one column per name of ``columns``: ``wis``, ``wis_dispersion``,
         ``wis_overprediction``, ``wis_underprediction`` (Bracher et al. 2021), ``coverage_<c>`` (1 when y lies in the
         stated central interval of nominal coverage c %, else 0) and ``bias`` (:func:`quantile_bias`).  One matrix,
-        so a group sum is one sparse product.
+        stored column by column, so a group sum is one ``np.bincount`` per column.
     columns : list of str
         The names of the columns of ``values``.
     n_below, n_at_or_below : ndarray of int of shape (N,)
@@ -226,14 +225,14 @@ def forecast_rows(pset: PredictionSet) -> ForecastRows:
         codes[name] = code.astype(np.int64)
         vocab[name] = np.asarray(uniques)
     columns = ["wis", "wis_dispersion", "wis_overprediction", "wis_underprediction", *order, "bias"]
-    values = np.empty((y.size, len(columns)))
+    values = np.empty((y.size, len(columns)), order="F")  # columns contiguous: one np.bincount each
     values[:, :4] = np.column_stack([parts.wis, parts.dispersion, parts.overprediction, parts.underprediction])
     for j, name in enumerate(order):
         values[:, 4 + j] = coverages[name]
     values[:, -1] = quantile_bias(y, q, tau)
     return ForecastRows(levels=tau, values=values, columns=columns,
-                        n_below=(q < y[:, None]).sum(axis=1).astype(np.int16),
-                        n_at_or_below=(q <= y[:, None]).sum(axis=1).astype(np.int16), codes=codes, vocab=vocab)
+                        n_below=(q < y[:, None]).sum(axis=1).astype(np.int64),
+                        n_at_or_below=(q <= y[:, None]).sum(axis=1).astype(np.int64), codes=codes, vocab=vocab)
 
 
 def _rows_of(data: PredictionSet | ForecastRows) -> ForecastRows:
@@ -345,15 +344,17 @@ def forecast_scores(
     by = tuple(by)
     group, keys = _group_index(rows, by, mask)
     g = len(keys)
-    keep = slice(None) if mask is None else np.asarray(mask, dtype=bool)
     n = np.bincount(group, minlength=g).astype(float)
-    kept = rows.values[keep]
-    one_hot = sparse.csr_matrix((np.ones(group.size), (group, np.arange(group.size))), shape=(g, group.size))
+    if mask is not None:  # the dropped rows go to a group of their own (g), counted and then left out: no copies
+        full = np.full(rows.n_rows, g, dtype=np.int64)
+        full[np.asarray(mask, dtype=bool)] = group
+        group = full
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.asarray(one_hot @ kept) / n[:, None]
+        means = np.column_stack([np.bincount(group, weights=rows.values[:, j], minlength=g + 1)[:g]
+                                 for j in range(rows.values.shape[1])]) / n[:, None]
     q = rows.levels.size
-    lower = _cumulative_counts(group, rows.n_at_or_below[keep], g, q)  # #{y < q_τj} = #{n_at_or_below ≤ j}
-    upper = _cumulative_counts(group, rows.n_below[keep], g, q)  # #{y ≤ q_τj} = #{n_below ≤ j}
+    lower = _cumulative_counts(group, rows.n_at_or_below, g, q)  # #{y < q_τj} = #{n_at_or_below ≤ j}
+    upper = _cumulative_counts(group, rows.n_below, g, q)  # #{y ≤ q_τj} = #{n_below ≤ j}
     with np.errstate(invalid="ignore", divide="ignore"):
         share_lt, share_le = lower / n[:, None], upper / n[:, None]
         departure = level_deviation(lower, upper, n[:, None], rows.levels).max(axis=1) if q else np.full(g, np.nan)
@@ -370,8 +371,8 @@ def forecast_scores(
 
 
 def _cumulative_counts(group: np.ndarray, k: np.ndarray, g: int, q: int) -> np.ndarray:
-    """(G, Q) counts #{rows of group with k ≤ j}, j = 0 … Q − 1."""
-    hist = np.bincount(group * (q + 1) + np.asarray(k, dtype=np.int64), minlength=g * (q + 1)).reshape(g, q + 1)
+    """(G, Q) counts #{rows of group with k ≤ j}, j = 0 … Q − 1 (rows of group G, the dropped ones, left out)."""
+    hist = np.bincount(group * (q + 1) + k, minlength=(g + 1) * (q + 1))[:g * (q + 1)].reshape(g, q + 1)
     return np.cumsum(hist, axis=1)[:, :q].astype(float)
 
 

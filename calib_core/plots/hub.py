@@ -27,6 +27,7 @@ SCORE_LABELS = {
     "wis_underprediction": "underprediction", "below_median": "share below the median", "bias": "bias",
     "pit_departure": "PIT departure (largest level miss)", "wis_relative": "WIS / the row's mean WIS",
 }
+_OUTLINE, _CLEAR = "#111111", "rgba(0,0,0,0)"  # a selected heatmap cell's outline; the other cells' (none)
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
@@ -34,6 +35,10 @@ def _label(value: str) -> str:
     if value.startswith("coverage_"):
         return f"coverage of the central {value.split('_', 1)[1]}% interval"
     return SCORE_LABELS.get(value, value)
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def day_codes(dates: Sequence | np.ndarray | pd.Series) -> np.ndarray:
@@ -196,7 +201,8 @@ def score_over_dates_figure(
     if reference is not None:
         fig.update_layout(shapes=[_reference_line(reference)])
     words = date.replace("_", " ")
-    return apply_layout(fig, title or f"{_label(value).capitalize()} by {words}", words, _label(value), True)
+    fig.update_xaxes(tickformat="%Y-%m-%d")  # one line of tick labels: the legend below stays clear of them
+    return apply_layout(fig, title or f"{_upper(_label(value))} by {words}", words, _label(value), True)
 
 
 def hub_heatmap_figure(
@@ -253,15 +259,15 @@ def hub_heatmap_figure(
              meta={"name": "cell", "role": "bins"}, showlegend=False,
              text=[f"{_label(value)} {v:.3g}<br>{c:,} forecasts" for v, c in zip(table["value"], table["n"])],
              hovertemplate=f"{plain(rows)} %{{y}}<br>{plain(columns)} %{{x}}<br>%{{text}}<extra></extra>",
-             marker={"symbol": "square-open", "size": 14,
-                     "color": np.where(chosen, "#000000", "rgba(0,0,0,0)").tolist(),
-                     "line": {"width": np.where(chosen, 2.5, 0.0).tolist()}},
-             selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}}),
+             marker={"symbol": "square-open", "size": 14, "line": {"width": 2.5},
+                     "color": np.where(chosen, _OUTLINE, _CLEAR).tolist()},
+             # a live click, box or lasso outlines its cells the same way (plotly.js restyles the points)
+             selected={"marker": {"color": _OUTLINE}}, unselected={"marker": {"color": _CLEAR}}),
     ])
     fig.update_xaxes(type="category", tickangle=-45 if is_date else 0)
     fig.update_yaxes(type="category", autorange="reversed")
     row_words, column_words = plain(rows.replace("_", " ")), plain(columns.replace("_", " "))
-    words = f"{_label(value).capitalize()} by {row_words} and {column_words}"
+    words = f"{_upper(_label(value))} by {row_words} and {column_words}"
     fig = apply_layout(fig, title or words, column_words, row_words, False)
     fig.update_layout(height=max(360, min(900, 140 + 22 * len(ys))))
     return fig

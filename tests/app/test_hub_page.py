@@ -48,7 +48,7 @@ def test_quantile_set_without_units_gets_the_empty_state():
 def test_page_shows_the_model_table_and_every_chart(hub_app):
     table = _model_table(hub_app)
     assert table["model"].tolist() == ["calibrated", "high", "narrow"]
-    assert {"WIS", "50% interval (nominal 50%)", "90% interval (nominal 90%)", "bias (0)"} <= set(table.columns)
+    assert {"WIS", "coverage 50%", "coverage 90%", "bias", "PIT departure"} <= set(table.columns)
     assert table["forecasts"].tolist() == [120, 120, 120]
     assert {"hub_wis_parts", "hub_horizon_chart", "hub_date_chart", "hub_heatmap"} <= set(specs(hub_app))
     assert hub_app.session_state["page_run_ms"]["hub"] > 0
@@ -83,3 +83,18 @@ def test_a_heatmap_cell_and_a_horizon_restrict_the_other_views():
     at.button(key="hub_clear").click().run()
     assert _model_table(at)["forecasts"].sum() == 360
     assert np.all(at.session_state["hub_sel"].empty)
+
+
+def test_the_real_example_hub(real_data_dir):
+    import calib_core as cc
+
+    hub = real_data_dir / "hubverse_simple_forecast_hub"
+    if not hub.is_dir():
+        pytest.skip("the example hub is not in the real data folder")
+    pset = cc.load_predictions(str(hub), truth=str(hub / "target-data" / "covid-hospitalizations.csv"))
+    at = _with_hub(new_app(), pset, "real-hub")
+    table = _model_table(at)
+    assert table["model"].tolist() == ["UMass-ar", "UMass-gbq", "simple_hub-baseline"]
+    assert table["coverage 50%"].round(3).tolist() == [0.503, 0.439, 0.815]
+    heat = specs(at)["hub_heatmap"]
+    assert heat["data"][0]["y"] == ["20", "25", "US"]  # locations as text

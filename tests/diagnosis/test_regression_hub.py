@@ -123,3 +123,24 @@ def test_unknown_columns_and_values_say_what_to_choose():
         forecast_heatmap(pset, "nonsense")
     with pytest.raises(cc.InputError, match="quantile forecasts"):
         forecast_rows(cc.PredictionSet(task="regression", y=np.zeros(2), point=np.zeros(2)))
+
+
+def test_the_real_example_hub_gives_its_provenance_numbers(real_data_dir):
+    """hubverse example-simple-forecast-hub: the per-model and per-location coverages and shares at or below the
+    median that its PROVENANCE.md computed independently (pandas, inclusive interval ends, integer data)."""
+    hub = real_data_dir / "hubverse_simple_forecast_hub"
+    if not hub.is_dir():
+        pytest.skip("the example hub is not in the real data folder")
+    pset = cc.load_predictions(str(hub), truth=str(hub / "target-data" / "covid-hospitalizations.csv"))
+    got = forecast_scores(pset).set_index("model").round(3)
+    want = {"UMass-ar": (189, 0.503, 0.942, 0.995, 0.354), "UMass-gbq": (189, 0.439, 0.852, 0.952, 0.397),
+            "simple_hub-baseline": (189, 0.815, 1.0, 1.0, 0.180)}
+    for model, values in want.items():
+        assert tuple(got.loc[model, ["n", "coverage_50", "coverage_90", "coverage_98", "share_le_0.5"]]) == values
+    by_location = forecast_scores(pset, ["model", "location"]).set_index(["model", "location"]).round(3)
+    assert tuple(by_location.loc[("UMass-gbq", "25"), ["coverage_50", "coverage_90", "share_le_0.5"]]) == \
+        (0.508, 0.825, 0.175)
+    assert tuple(by_location.loc[("simple_hub-baseline", "20"), ["coverage_50", "share_le_0.5"]]) == (0.968, 0.365)
+    by_h = forecast_scores(pset, ["model", "horizon"])
+    assert sorted(by_h["horizon"].unique()) == list(range(-6, 15))
+    assert (got["bias"] < 0).all()  # every model's median too low (PROVENANCE: 18–40% at or below it)

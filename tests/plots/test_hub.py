@@ -52,7 +52,7 @@ def test_heatmap_grid_and_the_selectable_cells():
     assert z.shape == (3, 4) and heat.zmid == 0.9
     np.testing.assert_allclose(z.ravel(), table.sort_values(["row", "column"])["value"])
     assert cells.meta == {"name": "cell", "role": "bins"} and list(cells.customdata) == table["cell"].tolist()
-    assert list(cells.marker.line.width).count(2.5) == 1  # the selected cell is outlined
+    assert list(cells.marker.color).count("#111111") == 1  # the selected cell is outlined
 
 
 def test_names_from_files_are_drawn_literally():

@@ -52,9 +52,9 @@ def test_selection_masks_and_the_skipped_chart(hub):
 def test_model_table_and_texts(hub):
     pset, rows = hub
     scores = forecast_scores(rows)
-    table = hv.model_table(scores, ["coverage_50", "coverage_90"])
+    table, helps = hv.model_table(scores, ["coverage_50", "coverage_90"])
     assert list(table.columns[:6]) == ["model", "forecasts", "WIS", "dispersion", "overprediction", "underprediction"]
-    assert "90% interval (nominal 90%)" in table
+    assert "coverage 90%" in table and "calibrated: 0.9" in helps["coverage 90%"]
     np.testing.assert_allclose(table["WIS"], table[["dispersion", "overprediction", "underprediction"]].sum(axis=1))
     heat = hv.heatmap_table(rows, "coverage_50", "location", "target_end_date")
     day = int(day_codes([pd.Timestamp("2024-01-20")])[0])
