@@ -14,7 +14,7 @@ over ``--repeats``:
   joined to the truth;
 * ``wis`` — ``calib_core.metrics.regression_wis.wis_parts(y, dist)`` on every row;
 * ``diagnose`` — ``cc.diagnose(pset)`` with its defaults (every model: metrics, intervals, tests, verdicts,
-  diagrams);
+  diagrams; ``diagnose_per_model`` = that over the number of models);
 * ``scores_by_model`` / ``scores_by_model_horizon`` — ``calib_core.diagnosis.regression_hub.forecast_scores``;
 * peers in the same process: ``pandas`` (read every file with ``pd.read_csv`` / ``pd.read_parquet``, task IDs as
   text, pivot the levels to columns, merge the truth) and ``hubdata`` (``connect_hub(...).to_table()``, then the
@@ -189,6 +189,7 @@ def run_format(folder: Path, file_format: str, shape: dict[str, int], repeats: i
         res["wis"] = None
     steps["diagnose"] = lambda: cc.diagnose(pset)
     res["diagnose"], report = cpu(steps["diagnose"], repeats)
+    res["diagnose_per_model"] = res["diagnose"] / len(hub.models)
     res["verdicts"] = report.verdicts[["model", "verdict"]].to_dict("records")
     scores = scores_fn()
     if scores is not None and pset.units is not None:

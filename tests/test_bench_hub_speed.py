@@ -31,6 +31,7 @@ def test_small_run_writes_every_step(tmp_path, capsys):
     for run in results["runs"]:
         assert run["quantile_rows"] >= 3000 and run["units"] * 23 == run["quantile_rows"]
         assert run["diagnose"] > 0 and run["pandas_read_pivot_merge"] > 0
+        assert run["diagnose_per_model"] == run["diagnose"] / 3
         # every step either measured or unavailable (a branch not merged), never missing
         for key in ("read_join", "wis", "scores_by_model", "scores_by_model_horizon", "hubdata_read_pivot_merge"):
             assert key in run and (run[key] is None or run[key] >= 0)
