@@ -32,6 +32,7 @@ from .hub_formats import (
 from .hub_pivot import Block, category_block, quantile_block, sample_block, text_codes, type_mask, unit_codes
 from .hub_truth import Truth, join_truth, read_truth
 from .regression import parse_regression_frame
+from .regression_layout import LoaderNotice, crossing_notice
 
 __all__ = ["OUTPUT_TYPES", "TRUTH_MISSING", "is_hub_frame", "read_hub", "truth_missing_error"]
 
@@ -77,6 +78,10 @@ def _auto_truth(root: Path | None, messages: list[str]) -> Path | None:
         folder = root / sub
         if folder.is_dir():
             tables = sorted(p for p in folder.rglob("*") if p.is_file() and TABLE_FILE.search(p.name))
+            for kind in ("time-series", "oracle-output"):  # the hubverse names when target-data holds both
+                named = [p for p in tables if p.name.lower().startswith(kind)]
+                if len(tables) > 1 and len(named) == 1:
+                    tables = named
             if len(tables) == 1:
                 messages.append(f"truth: {sub}/{tables[0].name} of the hub (give truth= to use another file).")
                 return tables[0]
@@ -143,6 +148,12 @@ def _coverage_note(model: np.ndarray, units: pd.DataFrame, rc: str | None) -> st
         missing = [(m, str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r))
                    for m in table.index for r in table.columns if table.loc[m, r] == 0]
         n_rounds = table.shape[1]
+        if missing or table.to_numpy().min() != table.to_numpy().max():
+            rounds = [str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r)
+                      for r in table.columns]
+            rows = [f"{m}: " + ", ".join(f"{r} {int(c):,}" for r, c in zip(rounds, table.loc[m]) if c)
+                    for m in table.index[:10]]
+            note += " Units per model and round: " + "; ".join(rows) + ("; …" if len(table) > 10 else "") + "."
         if missing:
             note += (f" {n_rounds} rounds; missing: " + "; ".join(f"{m} has no forecasts for round {r}"
                                                                   for m, r in missing[:8])
@@ -183,7 +194,10 @@ def _regression(block: Block, otype: str, y: np.ndarray, model: np.ndarray, time
         layout = "point"
     data.update({n: block.values[:, j] for j, n in enumerate(names)})
     data["model"] = model
-    data["target_end_date"] = time
+    if np.isnat(time).all():
+        cols["time"] = None
+    else:
+        data["target_end_date"] = time
     wide = pd.DataFrame(data)
     wide.attrs["source"] = src
     return parse_regression_frame(wide, src, cols, crossing=crossing, layout=layout, min_rows=min_rows)
@@ -239,7 +253,8 @@ def _classification(block: Block, otype: str, observed: pd.Series, model: np.nda
 def _truth_note(truth: Truth, keys: list[str], observed: pd.Series, units: pd.DataFrame, model: np.ndarray) -> str:
     matched = observed.notna().to_numpy()
     on = ", ".join(k if k != "target_end_date" else "target_end_date" for k in keys)
-    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows), joined on {on}: "
+    named = f"; target {truth.target_from_name!r} from its name" if truth.target_from_name else ""
+    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows{named}), joined on {on}: "
             f"{int(matched.sum()):,} of {matched.size:,} forecast units matched.")
     if not matched.all():
         idx = np.flatnonzero(~matched)[:3]
@@ -381,7 +396,8 @@ def read_hub(
     unit_rows = idx[pset.row_number - 1]
     pset.row_number = unit_rows + 1
     pset.units = units.iloc[unit_rows].reset_index(drop=True)
-    pset.slice_columns = _slice_frame(pset.units)
+    alias = hub.round_column is not None and hub.round_column != "reference_date"  # reference_date: a copy
+    pset.slice_columns = _slice_frame(pset.units.drop(columns=["reference_date"] if alias else []))
     pset.n_read = int(first.size)
     pset.dropped = report
     pset.source = src
@@ -389,5 +405,27 @@ def read_hub(
             f"units ({otype}); {pset.n_rows:,} kept.")
     notes = [head] + messages + block.messages + [_coverage_note(model, units, hub.round_column),
                                                   _truth_note(truth_table, join_keys, observed, units, model)]
-    pset.messages = notes + [m for m in pset.messages if not str(m).startswith("columns kept for slices")]
+    pset.messages = notes + _renumbered(pset.messages, sub, idx, unit_rows, first.size, report, otype, crossing)
     return pset
+
+
+def _renumbered(messages: list[str], sub: Block, idx: np.ndarray, unit_rows: np.ndarray, n_units: int,
+                report: DropReport, otype: str, crossing: str) -> list[str]:
+    """The parser's messages in forecast-unit numbers: its layout line and row counts (numbered in the wide table of
+    the units with truth) are replaced by the same sentences in unit numbers."""
+    skip = ("quantile layout (", "sample layout (", "point layout (", "columns kept for slices")
+    out = [m for m in messages if not str(m).startswith(skip) and not isinstance(m, LoaderNotice)
+           and " row(s) dropped: " not in str(m)]
+    out += [m for m in messages if isinstance(m, LoaderNotice) and m.kind != "crossing"]
+    if otype == "quantile" and sub.values.size:
+        crossed = np.zeros(n_units, dtype=bool)
+        crossed[idx] = (np.diff(sub.values, axis=1) < 0).any(axis=1)
+        keep = np.zeros(n_units, dtype=bool)
+        keep[unit_rows] = True
+        notice = crossing_notice(crossed, keep, crossing, int(np.isfinite(sub.values).all(axis=1).sum()))
+        if notice is not None:
+            out.append(notice)
+    if report.total:
+        details = "; ".join(f"{r}: {v.size:,} (units {name_list(v.tolist(), 5)})" for r, v in report.reasons.items())
+        out.append(f"{report.total:,} forecast unit(s) dropped: {details}.")
+    return out
