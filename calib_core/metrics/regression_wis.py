@@ -21,8 +21,8 @@ Which quantiles are used:
 
 * a :class:`~calib_core.base.regression.QuantileSet` — its stated central pairs (τ, 1 − τ), both levels stated, α =
   2τ, and its stated median (level ½).  A stated level without its partner is not used (:attr:`WisParts.unpaired`).
-  No median stated: the WIS of the K intervals alone, 1/K · Σ_k (α_k/2) IS_{α_k} (the "no median" variant;
-  :attr:`WisParts.median` is False);
+  No median stated: the WIS of the K intervals alone, 1/K · Σ_k (α_k/2) IS_{α_k}, the parts likewise over K (the
+  "no median" variant; :attr:`WisParts.median` is False);
 * any other distribution (Gaussian, ensemble, recalibrated) — the 23 levels the US forecast hubs ask for,
   :data:`HUB_LEVELS` = 0.01, 0.025, 0.05, 0.1, 0.15, …, 0.9, 0.95, 0.975, 0.99 (11 intervals and the median), from
   the distribution's own quantile function.
