@@ -95,5 +95,5 @@ if heat is not None:
     selection.chart(fig, "hub_heatmap")
     st.caption("Click a cell (shift-click adds more, or drag a box) to restrict the other views to its forecasts; "
                "all kept models pooled. Diverging colours centre on the calibrated value.")
-hub_ui.open_on_regression(token, kept, hv.selection_label(text))
+hub_ui.open_on_regression(token, kept, hv.selection_label(text, hv.describe_filters(filters, hv.filter_choices(rows))))
 ui.record_run_time(_t0, "hub")

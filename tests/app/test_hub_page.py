@@ -98,3 +98,15 @@ def test_the_real_example_hub(real_data_dir):
     assert table["coverage 50%"].round(3).tolist() == [0.503, 0.439, 0.815]
     heat = specs(at)["hub_heatmap"]
     assert heat["data"][0]["y"] == ["20", "25", "US"]  # locations as text
+
+
+def test_open_these_rows_on_the_regression_page():
+    at = _with_hub(new_app(), synthetic_hub(n_locations=3, n_dates=3), "open-test")
+    at.multiselect(key="hub_locations").set_value(["02"]).run()
+    at.button(key="hub_open_regression").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    focus = at.session_state["slice_focus"]
+    assert focus["token"] == "open-test" and focus["n"] == 3 * 3 * 4  # 3 models × 3 dates × 4 horizons
+    assert focus["label"] == "Forecast hub: location 02"
+    assert "Regression diagnostics" in [t.value for t in at.title]
+    assert "Restricted to the slice" in " ".join(i.value for i in at.info)
