@@ -40,6 +40,8 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     page = app_page
     _nav(page, "Data", "Data")
     forecasts_input = page.locator(".st-key-data_hub_forecasts input[type=file]")
+    page.get_by_text("Prediction file").first.wait_for()  # the page's widgets arrive in order: the upload first
+    page.wait_for_timeout(3000)
     if forecasts_input.count() == 0:
         pytest.skip("this build's Data page has no forecast-hub upload (forecast files + truth file)")
     forecasts_input.set_input_files(sorted(str(p) for p in (hub / "model-output").glob("*/*.csv")))
