@@ -23,8 +23,8 @@ def _nav(page, name: str, title: str) -> None:
 
 
 def _forecasts(page) -> str:
-    """The text of the per-model table (Glide data grid: read through its accessible table)."""
-    return page.get_by_test_id("stDataFrame").first.inner_text()
+    """The text of the per-model table (the Glide data grid draws on a canvas: its accessible table holds the text)."""
+    return page.get_by_test_id("stDataFrame").first.text_content() or ""
 
 
 def test_the_empty_page_says_how_to_load_a_hub(app_page):
