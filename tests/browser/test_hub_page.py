@@ -65,10 +65,10 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     expect(cells).to_have_count(3 * 35)  # 3 locations × 35 target end dates
     box = cells.nth(10).bounding_box()
     hover_click(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    expect(page.get_by_text(re.compile(r"Selection: location 20 × target end date 2022-12-09 · 3 forecasts"))) \
+    expect(page.get_by_text(re.compile(r"Selection: location 20 × target end date 2022-12-09 · 6 forecasts"))) \
         .to_be_visible(timeout=LONG)
     wait_for_app(page)
-    assert "189" not in _forecasts(page)  # one forecast per model in the table now
+    assert "189" not in _forecasts(page)  # two forecasts per model now (two rounds reach that date)
     screenshot(page, artifacts_dir / "hub_page_cell_selected.png")
 
     page.get_by_role("button", name="Clear selection").click()
