@@ -80,6 +80,8 @@ def test_a_heatmap_cell_and_a_horizon_restrict_the_other_views():
     assert at.session_state["hub_sel"].bins.keys() == {"cell", "horizon"}  # the heatmap's part is kept
     heat = specs(at)["hub_heatmap"]  # restricted by the horizon, not by its own cell
     assert len(decode(next(d for d in heat["data"] if d.get("meta", {}).get("name") == "cell")["customdata"])) > 1
+    dates = specs(at)["hub_date_chart"]  # another chart's selection restricts its points but dims none of them
+    assert all(d.get("selectedpoints") is None for d in dates["data"])
     at.button(key="hub_clear").click().run()
     assert _model_table(at)["forecasts"].sum() == 360
     assert np.all(at.session_state["hub_sel"].empty)
