@@ -75,14 +75,14 @@ with right:
     by_h = forecast_scores(rows, ("model", "horizon"), masks["horizon"]) if "horizon" in rows.codes else None
     if by_h is not None and intervals:
         base = f"hub_h|{ui.content_key(by_h[['model', 'horizon', 'n', *intervals]])}|e={selection.epoch}"
-        drawn = selection.drawn("hub_horizon_chart", base)
+        drawn = {"horizon": selection.drawn("hub_horizon_chart", base).get("horizon", ())}  # its own part only
         fig = ui.figure(f"{base}|{sorted(drawn.items())}", lambda: mark_selected(
             hub_plots.coverage_by_horizon_figure(by_h, intervals, colors=colors), drawn))
         selection.chart(fig, "hub_horizon_chart")
 by_d = forecast_scores(rows, ("model", "target_end_date"), masks["date"]) if "target_end_date" in rows.codes else None
 if by_d is not None:
     base = f"hub_d|{ui.content_key(by_d[['model', 'target_end_date', 'n', 'wis']])}|e={selection.epoch}"
-    drawn = selection.drawn("hub_date_chart", base)
+    drawn = {"date": selection.drawn("hub_date_chart", base).get("date", ())}  # the other charts' parts: not dimmed
     fig = ui.figure(f"{base}|{sorted(drawn.items())}", lambda: mark_selected(
         hub_plots.score_over_dates_figure(by_d, "wis", colors=colors), drawn))
     selection.chart(fig, "hub_date_chart")
@@ -95,5 +95,5 @@ if heat is not None:
     selection.chart(fig, "hub_heatmap")
     st.caption("Click a cell (shift-click adds more, or drag a box) to restrict the other views to its forecasts; "
                "all kept models pooled. Diverging colours centre on the calibrated value.")
-hub_ui.open_on_regression(token, kept, hv.selection_label(text))
+hub_ui.open_on_regression(token, kept, hv.selection_label(text, hv.describe_filters(filters, hv.filter_choices(rows))))
 ui.record_run_time(_t0, "hub")

@@ -26,7 +26,7 @@ from calib_core.plots.hub import day_codes
 
 __all__ = ["HubFilters", "is_hub", "empty_state", "filter_choices", "row_mask", "cell_codes", "model_table",
            "describe_hub_selection", "HEATMAP_CHOICES", "heatmap_center", "heatmap_columns", "interval_choices",
-           "selection_label", "NAMES", "heatmap_table"]
+           "selection_label", "NAMES", "heatmap_table", "describe_filters"]
 
 #: Names of the selectable charts' points (``meta["name"]``).
 NAMES = ("cell", "horizon", "date")
@@ -376,17 +376,51 @@ def describe_hub_selection(selection: Mapping[str, Sequence[int]], heatmap: pd.D
     return f"Selection: {'; '.join(parts)} · {n_rows:,} forecast{'s' if n_rows != 1 else ''}"
 
 
-def selection_label(text: str) -> str:
-    """The name of the Forecast hub's selection as a slice of the Regression page.
+def describe_filters(filters: HubFilters, choices: Mapping[str, list]) -> str:
+    """The filters that restrict the rows, in words ("" when none does): "models a, b; horizons 1–2; …".
 
     Parameters
     ----------
-    text : str
-        :func:`describe_hub_selection` or the filters' text.
+    filters : HubFilters
+        The filters.
+    choices : mapping of str to list
+        :func:`filter_choices` (what "all" is).
 
     Returns
     -------
     str
-        "Forecast hub: …".
+        The description (plain text; values from files are the caller's to escape).
     """
-    return "Forecast hub: " + (text.removeprefix("Selection: ").split(" · ")[0] or "filtered rows")
+    parts = []
+    if filters.models and set(filters.models) != set(choices.get("models", ())):
+        parts.append(f"model{'s' if len(filters.models) > 1 else ''} {', '.join(filters.models)}")
+    horizons = choices.get("horizons") or []
+    if filters.horizons and horizons and tuple(filters.horizons) != (horizons[0], horizons[-1]):
+        lo, hi = filters.horizons
+        parts.append(f"horizon {lo}" if lo == hi else f"horizons {lo}–{hi}")
+    dates = choices.get("dates") or []
+    if filters.dates and dates and tuple(filters.dates) != (dates[0], dates[-1]):
+        lo, hi = (pd.Timestamp(d).strftime("%Y-%m-%d") for d in filters.dates)
+        parts.append(f"target end dates {lo} – {hi}")
+    if filters.locations:
+        parts.append(f"location{'s' if len(filters.locations) > 1 else ''} {', '.join(filters.locations)}")
+    return "; ".join(parts)
+
+
+def selection_label(selection_text: str, filters_text: str = "") -> str:
+    """The name of the Forecast hub's rows as a slice of the Regression page: its filters and its selection.
+
+    Parameters
+    ----------
+    selection_text : str
+        :func:`describe_hub_selection` ("" without a selection).
+    filters_text : str, default ""
+        :func:`describe_filters`.
+
+    Returns
+    -------
+    str
+        "Forecast hub: …" ("Forecast hub: all forecasts" when nothing restricts them).
+    """
+    selected = selection_text.removeprefix("Selection: ").split(" · ")[0]
+    return "Forecast hub: " + ("; ".join(t for t in (filters_text, selected) if t) or "all forecasts")

@@ -80,6 +80,8 @@ def test_a_heatmap_cell_and_a_horizon_restrict_the_other_views():
     assert at.session_state["hub_sel"].bins.keys() == {"cell", "horizon"}  # the heatmap's part is kept
     heat = specs(at)["hub_heatmap"]  # restricted by the horizon, not by its own cell
     assert len(decode(next(d for d in heat["data"] if d.get("meta", {}).get("name") == "cell")["customdata"])) > 1
+    dates = specs(at)["hub_date_chart"]  # another chart's selection restricts its points but dims none of them
+    assert all(d.get("selectedpoints") is None for d in dates["data"])
     at.button(key="hub_clear").click().run()
     assert _model_table(at)["forecasts"].sum() == 360
     assert np.all(at.session_state["hub_sel"].empty)
@@ -98,3 +100,15 @@ def test_the_real_example_hub(real_data_dir):
     assert table["coverage 50%"].round(3).tolist() == [0.503, 0.439, 0.815]
     heat = specs(at)["hub_heatmap"]
     assert heat["data"][0]["y"] == ["20", "25", "US"]  # locations as text
+
+
+def test_open_these_rows_on_the_regression_page():
+    at = _with_hub(new_app(), synthetic_hub(n_locations=3, n_dates=3), "open-test")
+    at.multiselect(key="hub_locations").set_value(["02"]).run()
+    at.button(key="hub_open_regression").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    focus = at.session_state["slice_focus"]
+    assert focus["token"] == "open-test" and focus["n"] == 3 * 3 * 4  # 3 models × 3 dates × 4 horizons
+    assert focus["label"] == "Forecast hub: location 02"
+    assert "Regression diagnostics" in [t.value for t in at.title]
+    assert "Restricted to the slice" in " ".join(i.value for i in at.info)

@@ -65,6 +65,14 @@ def test_model_table_and_texts(hub):
     assert hv.describe_hub_selection({}, heat, 5) == ""
     assert hv.selection_label(text) == ("Forecast hub: location 01 × target end date 2024-01-06 (+2 cells); "
                                         "horizon 2; target end dates 2024-01-20 – 2024-01-27")
+    choices = hv.filter_choices(rows)
+    assert hv.describe_filters(hv.HubFilters(models=tuple(choices["models"])), choices) == ""
+    filters = hv.HubFilters(models=("narrow",), horizons=(1, 2), dates=(choices["dates"][0], choices["dates"][2]),
+                            locations=("02",))
+    words = hv.describe_filters(filters, choices)
+    assert words == "model narrow; horizons 1–2; target end dates 2024-01-06 – 2024-01-20; location 02"
+    assert hv.selection_label("", words) == f"Forecast hub: {words}"
+    assert hv.selection_label("", "") == "Forecast hub: all forecasts"
     assert hv.heatmap_table(rows, "coverage_33", "location", "horizon") is None
     assert hv.heatmap_center("coverage_90") == 0.9 and hv.heatmap_center("pit_departure") is None
     assert hv.interval_choices(rows)[0] == "coverage_10" and hv.interval_choices(rows)[-1] == "coverage_98"
