@@ -272,6 +272,14 @@ def test_c_wis_per_row_and_per_model_equal_pandas(pset, wide):
         got["model_id"].to_numpy()).mean()
     pd.testing.assert_frame_equal(got_model.loc[MODELS, list(ref.columns)], ref_model.loc[MODELS, list(ref.columns)],
                                   rtol=1e-12)
+    # the coverage of every stated central interval, per row, against the pandas indicators (inclusive ends)
+    from calib_core.metrics.regression_wis import central_coverages
+
+    cov = central_coverages(pset.y, pset.dist)
+    assert len(cov) == 11 and {"coverage_50", "coverage_90", "coverage_98"} <= set(cov)
+    ind = sanity(got)
+    for c in (50, 90, 98):
+        np.testing.assert_array_equal(np.asarray(cov[f"coverage_{c}"]), ind[f"cov{c}"].to_numpy(), err_msg=str(c))
     print(ref_model.round(2))
 
 
