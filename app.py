@@ -52,6 +52,7 @@ PAGES: dict[str, list[st.Page]] = {
     "Diagnose": [
         _page("regression.py", "Regression", ":material/show_chart:"),
         _page("classification.py", "Classification", ":material/category:"),
+        _page("hub.py", "Forecast hub", ":material/hub:"),
         _page("slices.py", "Slice explorer", ":material/grid_view:"),
     ],
 }

@@ -1,0 +1,77 @@
+"""Browser test of the Forecast hub page as a forecaster uses it: the real example hub (hubverse
+example-simple-forecast-hub, 3 models × 189 forecast units) uploaded on the Data page with its truth file, then the
+page's per-model table, its charts and the linked selection — a click on a heatmap cell restricts the table to that
+cell's forecasts, and "Clear selection" brings every forecast back."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+from tests.browser.test_pages import LONG, hover_click, screenshot  # noqa: E402
+from tests.conftest import wait_for_app  # noqa: E402
+
+
+def _nav(page, name: str, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+    expect(page.get_by_role("heading", level=1, name=title, exact=True)).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+
+
+def _forecasts(page) -> str:
+    """The text of the per-model table (the Glide data grid draws on a canvas: its accessible table holds the text)."""
+    return page.get_by_test_id("stDataFrame").first.text_content() or ""
+
+
+def test_the_empty_page_says_how_to_load_a_hub(app_page):
+    _nav(app_page, "Forecast hub", "Forecast hub")
+    expect(app_page.get_by_text(re.compile("truth file"))).to_be_visible()
+    expect(app_page.get_by_role("link", name="Go to the Data page")).to_be_visible()
+
+
+def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifacts_dir):
+    hub = real_data_dir / "hubverse_simple_forecast_hub"
+    if not hub.is_dir():
+        pytest.skip("the example hub is not in the real data folder")
+    page = app_page
+    _nav(page, "Data", "Data")
+    forecasts_input = page.locator(".st-key-data_hub_forecasts input[type=file]")
+    page.get_by_text("Prediction file").first.wait_for()  # the page's widgets arrive in order: the upload first
+    page.wait_for_timeout(3000)
+    if forecasts_input.count() == 0:
+        pytest.skip("this build's Data page has no forecast-hub upload (forecast files + truth file)")
+    forecasts_input.set_input_files(sorted(str(p) for p in (hub / "model-output").glob("*/*.csv")))
+    wait_for_app(page)
+    page.locator(".st-key-data_hub_truth input[type=file]").set_input_files(
+        str(hub / "target-data" / "covid-hospitalizations.csv"))
+    expect(page.get_by_test_id("stSidebar").get_by_text(re.compile("567 rows"))).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+
+    _nav(page, "Forecast hub", "Forecast hub")
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(4, timeout=LONG)
+    table = _forecasts(page)
+    assert "UMass-gbq" in table and "simple_hub-baseline" in table and "189" in table
+    expect(page.get_by_text(re.compile("No selection"))).to_be_visible()
+    screenshot(page, artifacts_dir / "hub_page.png")
+
+    heat = charts.nth(3)
+    heat.scroll_into_view_if_needed()
+    cells = heat.locator(".scatterlayer .trace").last.locator(".point")
+    expect(cells).to_have_count(3 * 35)  # 3 locations × 35 target end dates
+    box = cells.nth(10).bounding_box()
+    hover_click(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.get_by_text(re.compile(r"Selection: location 20 × target end date 2022-12-09 · 6 forecasts"))) \
+        .to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    assert "189" not in _forecasts(page)  # two forecasts per model now (two rounds reach that date)
+    screenshot(page, artifacts_dir / "hub_page_cell_selected.png")
+
+    page.get_by_role("button", name="Clear selection").click()
+    expect(page.get_by_text(re.compile("No selection"))).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    assert "189" in _forecasts(page)
