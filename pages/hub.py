@@ -63,10 +63,10 @@ per_model = forecast_scores(rows, ("model",), kept)
 
 st.subheader("Per model")
 hub_ui.show_model_table(*hv.model_table(per_model, intervals))
-st.caption("Mean WIS (Bracher et al. 2021) and its parts; the observed coverage of each stated central interval "
-           "(its nominal level in the header); the share of targets below the stated median (½ when calibrated); the "
-           "quantile bias (Funk et al. 2019; > 0: forecasts too high); the PIT departure (largest miss of a stated "
-           "level's coverage). Tests and verdicts: open the rows on the Regression page.")
+st.caption("Mean WIS (Bracher et al. 2021) and its parts; the observed coverage of each chosen central interval; "
+           "the share of targets below the stated median; the quantile bias (Funk et al. 2019; > 0: forecasts too "
+           "high); the PIT departure (largest miss of a stated level's coverage). Hover a column's name for what a "
+           "calibrated forecaster shows. Tests and verdicts: open the rows on the Regression page (below).")
 left, right = st.columns(2)
 with left:
     ui.chart(ui.figure(f"hub_wis|{ui.content_key(per_model)}", lambda: hub_plots.wis_parts_figure(per_model)),

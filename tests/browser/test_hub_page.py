@@ -22,11 +22,6 @@ def _nav(page, name: str, title: str) -> None:
     wait_for_app(page)
 
 
-def _forecasts(page) -> str:
-    """The text of the per-model table (the Glide data grid draws on a canvas: its accessible table holds the text)."""
-    return page.get_by_test_id("stDataFrame").first.text_content() or ""
-
-
 def test_the_empty_page_says_how_to_load_a_hub(app_page):
     _nav(app_page, "Forecast hub", "Forecast hub")
     expect(app_page.get_by_text(re.compile("truth file"))).to_be_visible()
@@ -54,8 +49,9 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     _nav(page, "Forecast hub", "Forecast hub")
     charts = page.get_by_test_id("stPlotlyChart")
     expect(charts).to_have_count(4, timeout=LONG)
-    table = _forecasts(page)
-    assert "UMass-gbq" in table and "simple_hub-baseline" in table and "189" in table
+    grid = page.get_by_test_id("stDataFrame").first  # its text arrives after the canvas: wait for it
+    for text in ("UMass-gbq", "simple_hub-baseline", "189"):
+        expect(grid).to_contain_text(text, timeout=LONG)
     expect(page.get_by_text(re.compile("No selection"))).to_be_visible()
     screenshot(page, artifacts_dir / "hub_page.png")
 
@@ -68,10 +64,10 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     expect(page.get_by_text(re.compile(r"Selection: location 20 × target end date 2022-12-09 · 6 forecasts"))) \
         .to_be_visible(timeout=LONG)
     wait_for_app(page)
-    assert "189" not in _forecasts(page)  # two forecasts per model now (two rounds reach that date)
+    expect(page.get_by_test_id("stDataFrame").first).not_to_contain_text("189", timeout=LONG)  # 2 per model now
     screenshot(page, artifacts_dir / "hub_page_cell_selected.png")
 
     page.get_by_role("button", name="Clear selection").click()
     expect(page.get_by_text(re.compile("No selection"))).to_be_visible(timeout=LONG)
     wait_for_app(page)
-    assert "189" in _forecasts(page)
+    expect(page.get_by_test_id("stDataFrame").first).to_contain_text("189", timeout=LONG)
