@@ -15,5 +15,8 @@
 * ``writing.py`` — tables to files: CSV with spreadsheet formulas neutralised, Parquet, predictions in the
   loader's own layout (re-exported by ``calib_core.export``); output files that never overwrite an input;
 * ``examples.py`` (built-in examples), ``templates.py`` (downloadable template files), ``toy.py`` (toy
-  heteroscedastic data sets).
+  heteroscedastic data sets);
+* ``hub.py`` — forecast hubs (``read_hub``: hubverse and legacy COVID-19 hub model output with its truth, one row per
+  model × forecast unit), with ``hub_formats.py`` (the long formats), ``hub_truth.py`` (target data and the join),
+  ``hub_pivot.py`` (long → one row per unit) and ``hub_example.py`` (a seeded example hub with its target data).
 """
