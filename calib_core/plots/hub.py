@@ -202,6 +202,11 @@ def score_over_dates_figure(
         fig.update_layout(shapes=[_reference_line(reference)])
     words = date.replace("_", " ")
     fig.update_xaxes(tickformat="%Y-%m-%d")  # one line of tick labels: the legend below stays clear of them
+    days = pd.to_datetime(scores[date]).dropna()
+    if len(days) and (days.max() - days.min()) <= pd.Timedelta(days=7):
+        # a few days: one tick per day (no repeated labels), the range padded by a day so one date sits in the middle
+        pad = pd.Timedelta(days=1)
+        fig.update_xaxes(dtick=86_400_000, range=[days.min() - pad, days.max() + pad])
     return apply_layout(fig, title or f"{_upper(_label(value))} by {words}", words, _label(value), True)
 
 
