@@ -200,8 +200,9 @@ def read_table(
     text_categories : bool, default False
         With ``text_except``: Parquet text columns (but those named) come back as categoricals of the file's
         dictionaries (the same values; a null → a missing code) instead of one string per row
-        (:func:`_parquet_categories`); the size checks are the same, before decoding.  Delimited text is read as
-        without it (pandas' ``dtype="category"`` would turn ``01`` into the number 1).
+        (:func:`_parquet_categories`); delimited text columns as object columns of Python strings (no Arrow
+        string copy; pandas' ``dtype="category"`` would turn ``01`` into the number 1).  The size checks are the
+        same, before decoding.
 
     Returns
     -------
@@ -274,7 +275,8 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
             hint="export the predictions as CSV or Parquet (or an .npz of named arrays)",
         )
     else:
-        frame = read_text(data, src) if text_except is None else read_text(data, src, text_except=text_except)
+        frame = read_text(data, src) if text_except is None else read_text(data, src, text_except=text_except,
+                                                                            text_objects=text_categories)
     if frame.shape[1] == 0:
         raise InputError("has no columns", source=src, hint="upload a table with a header row")
     frame = frame.reset_index(drop=True)

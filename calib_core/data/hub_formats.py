@@ -441,6 +441,7 @@ def _read_one(f: HubFile, max_bytes: int | None, limit_hint: str | None) -> pd.D
         frame = read_table(f.obj, source=f.name, max_bytes=max_bytes, limit_hint=limit_hint,
                            text_except=NUMERIC_COLUMNS, text_categories=True)
     frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs = {}  # not used here; pandas would copy them into every column taken
     return frame
 
 

@@ -295,7 +295,8 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 # ----------------------------------------------------------------------------------------------
 
 
-def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None) -> pd.DataFrame:
+def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None,
+              text_objects: bool = False) -> pd.DataFrame:
     """Parse the bytes of a delimited text file into a DataFrame.
 
     Decodes the text (byte-order marks, UTF-8, Windows-1252 line by line in a mostly-UTF-8 file), keeps the leading
@@ -314,6 +315,9 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
         When given, every column but these is read as text, verbatim (no number or NA conversion: location ``01``
         stays ``01``, ``NA`` stays ``NA``) — a forecast hub's task IDs; the named columns are read as numbers
         (as text when a cell is no number, for the caller to name it).
+    text_objects : bool, default False
+        With ``text_except``: the text columns as object columns of Python strings (the same text, verbatim),
+        not pandas' Arrow-backed ``str`` — for a caller that factorises them at once.
 
     Returns
     -------
@@ -359,6 +363,8 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
         numeric = [c for c in header if c in set(text_except)]
         kwargs.update(keep_default_na=False, na_values={c: _NA_TEXT for c in numeric},
                       dtype=defaultdict(lambda: str, {c: "float64" for c in numeric}))
+        if text_objects:  # named: pandas 3 gives its default a str dtype even when it says object
+            kwargs["dtype"] = defaultdict(lambda: object, {**{c: object for c in header}, **kwargs["dtype"]})
     try:
         with warnings.catch_warnings():
             # trailing delimiters on every line: the empty last field is dropped (checked above)
@@ -368,7 +374,8 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
             except ValueError:
                 if text_except is None:
                     raise
-                kwargs["dtype"] = str  # a numeric column holds text: read it as text for the caller to name the cells
+                # a numeric column holds text: read it as text for the caller to name the cells
+                kwargs["dtype"] = object if text_objects else str
                 frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
