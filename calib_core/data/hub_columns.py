@@ -59,7 +59,8 @@ def text_codes_of(values: pd.Series) -> TextColumn:
         codes = values.cat.codes.to_numpy().astype(np.int64)
         uniques = np.asarray(values.cat.categories, dtype=object)
     else:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        plain = values.to_numpy() if values.dtype == object else values  # Python strings: hashed as such
+        codes, uniques = pd.factorize(plain, use_na_sentinel=True)
         codes = codes.astype(np.int64)
         uniques = np.asarray(uniques, dtype=object)
     return codes, np.array([_one_text(u) for u in uniques], dtype=object)
