@@ -494,6 +494,7 @@ def read_hub_files(
     messages: list[str] = []
     columns: dict[str, list[TextColumn | None]] = {}
     values, lengths, names, unreadable, not_hub = [], [], [], [], []
+    order: dict[str, None] = {}
     kinds: set[str] = set()
     time_units: dict[str, str] = dict(config.time_units) if config else {}
     for f in files:
@@ -529,6 +530,9 @@ def read_hub_files(
         for c in frame.columns:
             if c != "value":
                 columns.setdefault(c, [None] * len(names)).append(text_codes_of(frame[c]))
+        own = [] if "model_id" in frame.columns else ["model_id"]
+        for c in own + [c for c in frame.columns if c != "value"] + ["value", "file", "row"]:
+            order.setdefault(c, None)  # the columns in order of first appearance (value after a file's task IDs)
         names.append(f.name)
         lengths.append(n)
         for parts in columns.values():  # a column this file lacks: NA here
@@ -543,7 +547,7 @@ def read_hub_files(
                          + (f" ({name_list(unreadable + not_hub, 5)})" if unreadable or not_hub else ""),
                          source=source, hint="give model-output files (CSV or Parquet) with output_type, "
                                              "output_type_id and value columns")
-    long = _concat(columns, values, np.asarray(lengths, dtype=np.int64))
+    long = _concat(columns, values, np.asarray(lengths, dtype=np.int64), list(order))
     id_cols = [c for c in long.columns if c not in ("model_id", "output_type", "output_type_id", "value", "file",
                                                     "row")]
     round_col = _round_column(long, config)
@@ -564,17 +568,15 @@ def read_hub_files(
                    messages)
 
 
-def _concat(columns: dict[str, list[TextColumn | None]], values: list[np.ndarray], lengths: np.ndarray
-            ) -> pd.DataFrame:
+def _concat(columns: dict[str, list[TextColumn | None]], values: list[np.ndarray], lengths: np.ndarray,
+            order: list[str]) -> pd.DataFrame:
     """The files' columns → one long table: task IDs as text categories (codes mapped onto the union of the files'
     texts; a column a file lacks is ``NA`` there), ``value``, ``file`` (index) and ``row`` (1-based in its file)."""
-    data: dict[str, Any] = {c: concat_text(parts, lengths) for c, parts in columns.items()}
     file = np.repeat(np.arange(lengths.size, dtype=np.int32), lengths)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    data["value"] = np.concatenate(values)
-    data["file"] = file
-    data["row"] = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - starts[file]
-    return pd.DataFrame(data)
+    fixed = {"value": np.concatenate(values), "file": file,
+             "row": np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - starts[file]}
+    return pd.DataFrame({c: fixed[c] if c in fixed else concat_text(columns[c], lengths) for c in order})
 
 
 def _round_column(long: pd.DataFrame, config: HubConfig | None) -> str | None:
