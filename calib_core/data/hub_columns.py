@@ -55,9 +55,10 @@ def text_codes_of(values: pd.Series) -> TextColumn:
     >>> codes.tolist(), texts.tolist()
     ([0, -1, 1, 0], ['1', '2'])
     """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy().astype(np.int64)
-        uniques = np.asarray(values.cat.categories, dtype=object)
+    array = values.array
+    if isinstance(array, pd.Categorical):
+        codes = array.codes.astype(np.int64)
+        uniques = np.asarray(array.categories, dtype=object)
     else:
         plain = values.to_numpy() if values.dtype == object else values  # Python strings: hashed as such
         codes, uniques = pd.factorize(plain, use_na_sentinel=True)

@@ -527,9 +527,9 @@ def read_hub_files(
         n = len(frame)
         if "model_id" not in frame.columns:  # one code for the whole file
             columns.setdefault("model_id", [None] * len(names)).append(constant_text(f.model or Path(f.name).stem, n))
-        for c in frame.columns:
+        for c, column in frame.items():
             if c != "value":
-                columns.setdefault(c, [None] * len(names)).append(text_codes_of(frame[c]))
+                columns.setdefault(c, [None] * len(names)).append(text_codes_of(column))
         own = [] if "model_id" in frame.columns else ["model_id"]
         for c in own + [c for c in frame.columns if c != "value"] + ["value", "file", "row"]:
             order.setdefault(c, None)  # the columns in order of first appearance (value after a file's task IDs)
