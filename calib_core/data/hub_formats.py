@@ -10,9 +10,11 @@ Forecast Hub file (``forecast_date, target, target_end_date, location, type, qua
 ``1 wk ahead inc death``) is rewritten into the same long shape (:func:`legacy_to_hubverse`): horizon and time
 unit from the target text, ``type`` point → output type ``median``.
 
-Task-ID columns are read as text, verbatim (location ``01`` stays ``01``, ``NA`` stays ``NA``; delimited text
-through ``read_table(..., text_except=...)``, Parquet columns converted), ``horizon`` as an integer and the date
-columns as dates (:func:`read_hub_files`).  ``hub-config/tasks.json`` is read as plain JSON, never executed
+Task-ID columns are read as text, verbatim (location ``01`` stays ``01``, ``NA`` stays ``NA``; through
+``read_table(..., text_except=..., text_categories=True)``: Parquet dictionaries kept, delimited text as plain
+strings), every file's column factorised once and only its distinct values written as text
+(:mod:`calib_core.data.hub_columns`), ``horizon`` as an integer and the date columns as dates
+(:func:`read_hub_files`).  ``hub-config/tasks.json`` is read as plain JSON, never executed
 (:func:`read_hub_config`): the round's task ID, the time unit of each target and the order of pmf categories.
 """
 
