@@ -464,7 +464,8 @@ def _parquet_categories(table: Any, categorical: list[str], plain: list[str], sr
     for name, column in zip(table.column_names, table.columns):
         if name in categorical and pa.types.is_dictionary(column.type):
             chunks = column.chunks
-            codes = (np.concatenate([c.indices.fill_null(-1).to_numpy() for c in chunks]) if chunks
+            codes = (np.concatenate([(c.indices.fill_null(-1) if c.null_count else c.indices).to_numpy()
+                                     for c in chunks]) if chunks
                      else np.zeros(0, dtype=np.int32))
             values = chunks[0].dictionary if chunks else pa.array([], pa.string())
             categories = pd.Index(values.to_numpy(zero_copy_only=False).astype(object), dtype=object)
