@@ -172,7 +172,7 @@ def _read_bytes(path_or_buffer: Any, src: str, limit: int, limit_hint: str | Non
 
 def read_table(
     path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None, limit_hint: str | None = None,
-    text_except: list[str] | None = None,
+    text_except: list[str] | None = None, text_categories: bool = False,
 ) -> pd.DataFrame:
     """Read a prediction table from a path, bytes or binary file-like (e.g. Streamlit's ``UploadedFile``).
 
@@ -197,6 +197,12 @@ def read_table(
     text_except : list of str, optional
         Delimited text only: every column but these is read as text, verbatim (forecast-hub task IDs: ``01`` stays
         ``01``, ``NA`` stays ``NA``; :func:`calib_core.data.text.read_text`).  Parquet columns keep their stored types.
+    text_categories : bool, default False
+        With ``text_except``: Parquet text columns (but those named) come back as categoricals of the file's
+        dictionaries (the same values; a null → a missing code) instead of one string per row
+        (:func:`_parquet_categories`); delimited text columns as object columns of Python strings (no Arrow
+        string copy; pandas' ``dtype="category"`` would turn ``01`` into the number 1).  The size checks are the
+        same, before decoding.
 
     Returns
     -------
@@ -219,7 +225,7 @@ def read_table(
     """
     src = source_name(path_or_buffer, source)
     try:
-        return _read_table(path_or_buffer, src, max_bytes, limit_hint, text_except)
+        return _read_table(path_or_buffer, src, max_bytes, limit_hint, text_except, text_categories)
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError, EOFError,
@@ -232,7 +238,7 @@ def read_table(
 
 
 def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint: str | None = None,
-                text_except: list[str] | None = None) -> pd.DataFrame:
+                text_except: list[str] | None = None, text_categories: bool = False) -> pd.DataFrame:
     """``read_table`` without the last-resort wrapping of unexpected exceptions."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     data = _read_bytes(path_or_buffer, src, limit, limit_hint)
@@ -244,7 +250,8 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
     elif data[:4] == b"PK\x03\x04":
         data, compressed = _unzip_single_table(data, src, limit, limit_hint)
     if data[:4] == b"PAR1":
-        frame = _read_parquet(data, src, limit, limit_hint)
+        frame = _read_parquet(data, src, limit, limit_hint,
+                              keep=text_except if text_categories and text_except is not None else None)
     elif data[:4] == b"PK\x03\x04":
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -268,7 +275,8 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
             hint="export the predictions as CSV or Parquet (or an .npz of named arrays)",
         )
     else:
-        frame = read_text(data, src) if text_except is None else read_text(data, src, text_except=text_except)
+        frame = read_text(data, src) if text_except is None else read_text(data, src, text_except=text_except,
+                                                                            text_objects=text_categories)
     if frame.shape[1] == 0:
         raise InputError("has no columns", source=src, hint="upload a table with a header row")
     frame = frame.reset_index(drop=True)
@@ -377,7 +385,10 @@ def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
     return total
 
 
-def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
+def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None,
+                  keep: list[str] | None = None) -> pd.DataFrame:
+    """A Parquet file as a DataFrame, its size checked from the footer first; ``keep`` (the opt-in of
+    ``text_categories``): text columns not in ``keep`` come back as categoricals of the file's dictionaries."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -408,15 +419,19 @@ def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = No
         # decoded Arrow table is released at once: Arrow's default pool (mimalloc) would otherwise keep its
         # pages (≈ the uncompressed size) for the life of the process — 0.5 GB at 1e7 rows × 3 floats
         table = pf.read()
+        plain = text_columns if keep is None else [c for c in text_columns if c in keep]
+        frame = None if keep is None else _parquet_categories(table, [c for c in text_columns if c not in keep],
+                                                              plain, src)
         try:
-            frame = table.to_pandas(memory_pool=pa.system_memory_pool())
+            if frame is None:
+                frame = table.to_pandas(memory_pool=pa.system_memory_pool())
         except (KeyError, IndexError, AttributeError, TypeError, ValueError):
             if b"pandas" not in (table.schema.metadata or {}):
                 raise
             # malformed pandas metadata (hand-made or hostile file): the columns are read without it
             frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
         del table
-        for name in text_columns:  # back to plain object columns (one shared str per distinct value)
+        for name in plain:  # back to plain object columns (one shared str per distinct value)
             if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
                 frame[name] = _categorical_to_object(frame[name])
     except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
@@ -431,6 +446,35 @@ def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = No
     frame.columns = [str(c).strip() for c in frame.columns]
     frame.attrs.update({"format": "parquet", "comments": []})
     return frame
+
+
+def _parquet_categories(table: Any, categorical: list[str], plain: list[str], src: str) -> pd.DataFrame | None:
+    """The columns of a decoded Parquet table, ``categorical`` ones (read as dictionaries) as pandas categoricals of
+    their dictionary (object categories; a null → a missing code), ``plain`` text ones as object columns, the others
+    as pyarrow converts each column.
+    None when the pandas metadata stores an index (the caller's whole-table conversion restores it)."""
+    import pyarrow as pa
+
+    meta = (table.schema.metadata or {}).get(b"pandas")
+    if meta is not None and re.search(rb'"index_columns":\s*\[\s*"', meta):
+        return None
+    check_columns(list(table.column_names), src)
+    table = table.unify_dictionaries()
+    data: dict[str, Any] = {}
+    for name, column in zip(table.column_names, table.columns):
+        if name in categorical and pa.types.is_dictionary(column.type):
+            chunks = column.chunks
+            codes = (np.concatenate([(c.indices.fill_null(-1) if c.null_count else c.indices).to_numpy()
+                                     for c in chunks]) if chunks
+                     else np.zeros(0, dtype=np.int32))
+            values = chunks[0].dictionary if chunks else pa.array([], pa.string())
+            categories = pd.Index(values.to_numpy(zero_copy_only=False).astype(object), dtype=object)
+            data[name] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories), validate=False)
+        else:
+            values = column.to_pandas(memory_pool=pa.system_memory_pool())
+            text = name in plain and isinstance(values.dtype, pd.CategoricalDtype)
+            data[name] = _categorical_to_object(values) if text else values
+    return pd.DataFrame(data)
 
 
 def _categorical_to_object(values: pd.Series) -> pd.Series:

@@ -10,9 +10,11 @@ Forecast Hub file (``forecast_date, target, target_end_date, location, type, qua
 ``1 wk ahead inc death``) is rewritten into the same long shape (:func:`legacy_to_hubverse`): horizon and time
 unit from the target text, ``type`` point → output type ``median``.
 
-Task-ID columns are read as text, verbatim (location ``01`` stays ``01``, ``NA`` stays ``NA``; delimited text
-through ``read_table(..., text_except=...)``, Parquet columns converted), ``horizon`` as an integer and the date
-columns as dates (:func:`read_hub_files`).  ``hub-config/tasks.json`` is read as plain JSON, never executed
+Task-ID columns are read as text, verbatim (location ``01`` stays ``01``, ``NA`` stays ``NA``; through
+``read_table(..., text_except=..., text_categories=True)``: Parquet dictionaries kept, delimited text as plain
+strings), every file's column factorised once and only its distinct values written as text
+(:mod:`calib_core.data.hub_columns`), ``horizon`` as an integer and the date columns as dates
+(:func:`read_hub_files`).  ``hub-config/tasks.json`` is read as plain JSON, never executed
 (:func:`read_hub_config`): the round's task ID, the time unit of each target and the order of pmf categories.
 """
 
@@ -30,6 +32,7 @@ import pandas as pd
 from ..base.predictions import InputError
 from .bytes import DEFAULT_LIMIT_HINT, DEFAULT_MAX_BYTES, read_table, size_text, source_name
 from .columns import name_list
+from .hub_columns import TextColumn, concat_text, constant_text, text_codes_of
 from .hub_pivot import text_codes
 
 __all__ = [
@@ -403,35 +406,15 @@ def legacy_to_hubverse(frame: pd.DataFrame, src: str) -> tuple[pd.DataFrame, dic
     return out, units
 
 
-def _one_text(v: Any) -> str:
-    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NaT:
-        return "NA"
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(int(v))
-    if isinstance(v, (pd.Timestamp, np.datetime64)) or type(v).__name__ in ("date", "datetime"):
-        stamp = pd.Timestamp(v)
-        return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()
-    return str(v)
-
-
-def _as_text(values: pd.Series) -> pd.Categorical:
-    """A task-ID column as text categories: missing → ``NA``; whole numbers without ``.0``; dates ``YYYY-MM-DD``.
-    Text read from a CSV is kept verbatim; only the distinct values are converted (vectorised)."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    text = [_one_text(u) for u in np.asarray(uniques, dtype=object)] + ["NA"]
-    categories, inverse = np.unique(np.asarray(text, dtype=object), return_inverse=True)
-    codes = np.where(codes < 0, len(text) - 1, codes)
-    return pd.Categorical.from_codes(inverse[codes], categories=categories.astype(object))
-
-
-def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Per-file tables → one table, its task IDs as text categories (one factorisation per column over all files);
-    a column a file lacks is ``NA`` there."""
-    long = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-    data: dict[str, Any] = {}
-    for c in long.columns:
-        data[c] = long[c].to_numpy() if c in ("value", "file", "row") else _as_text(long[c])
-    return pd.DataFrame(data)
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical text columns back to object columns (missing → None), as the legacy rewrite reads them."""
+    out = frame.copy()
+    for c in out.columns:
+        if isinstance(out[c].dtype, pd.CategoricalDtype):
+            codes = out[c].cat.codes.to_numpy()
+            values = np.append(np.asarray(out[c].cat.categories, dtype=object), None)
+            out[c] = pd.Series(values[codes], index=out.index, dtype=object)
+    return out
 
 
 def _numeric_value(frame: pd.DataFrame, src: str) -> np.ndarray:
@@ -458,8 +441,9 @@ def _read_one(f: HubFile, max_bytes: int | None, limit_hint: str | None) -> pd.D
         frame = f.obj.copy()
     else:
         frame = read_table(f.obj, source=f.name, max_bytes=max_bytes, limit_hint=limit_hint,
-                           text_except=NUMERIC_COLUMNS)
+                           text_except=NUMERIC_COLUMNS, text_categories=True)
     frame.columns = [str(c).strip() for c in frame.columns]
+    frame.attrs = {}  # not used here; pandas would copy them into every column taken
     return frame
 
 
@@ -510,7 +494,9 @@ def read_hub_files(
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     _check_total_size(files, limit, limit_hint, source)
     messages: list[str] = []
-    frames, names, unreadable, not_hub = [], [], [], []
+    columns: dict[str, list[TextColumn | None]] = {}
+    values, lengths, names, unreadable, not_hub = [], [], [], [], []
+    order: dict[str, None] = {}
     kinds: set[str] = set()
     time_units: dict[str, str] = dict(config.time_units) if config else {}
     for f in files:
@@ -533,32 +519,37 @@ def read_hub_files(
             continue
         frame.columns = [c.lower() if c.lower() in HUB_COLUMNS + LEGACY_COLUMNS else c for c in frame.columns]
         if kind == "legacy":
-            frame, units = legacy_to_hubverse(frame, f.name)
+            frame, units = legacy_to_hubverse(_plain(frame), f.name)
             time_units.update(units)
             if frame.attrs.get("dropped_targets"):
                 messages.append(f"{f.name}: rows of targets without a horizon were not read "
                                 f"({name_list(frame.attrs['dropped_targets'], 5)}).")
         kinds.add(kind)
-        value = _numeric_value(frame, f.name)
-        out = frame.drop(columns=["value"])
-        if "model_id" not in out.columns:
-            out.insert(0, "model_id", f.model or Path(f.name).stem)
-        out["value"] = value
-        out["file"] = np.full(len(frame), len(names), dtype=np.int32)
-        out["row"] = np.arange(1, len(frame) + 1, dtype=np.int64)
-        frames.append(out)
+        values.append(_numeric_value(frame, f.name))
+        n = len(frame)
+        if "model_id" not in frame.columns:  # one code for the whole file
+            columns.setdefault("model_id", [None] * len(names)).append(constant_text(f.model or Path(f.name).stem, n))
+        for c, column in frame.items():
+            if c != "value":
+                columns.setdefault(c, [None] * len(names)).append(text_codes_of(column))
+        own = [] if "model_id" in frame.columns else ["model_id"]
+        for c in own + [c for c in frame.columns if c != "value"] + ["value", "file", "row"]:
+            order.setdefault(c, None)  # the columns in order of first appearance (value after a file's task IDs)
         names.append(f.name)
+        lengths.append(n)
+        for parts in columns.values():  # a column this file lacks: NA here
+            parts.extend([None] * (len(names) - len(parts)))
     if not_hub:
         messages.append(f"{len(not_hub)} table(s) are no hub files (no output_type / value columns), not read: "
                         f"{name_list(not_hub, 8)}.")
     if unreadable:
         messages.append(f"{len(unreadable)} file(s) could not be read, left out: {name_list(unreadable, 5)}.")
-    if not frames:
+    if not names:
         raise InputError(f"no readable forecast-hub file among {len(files)} file(s)"
                          + (f" ({name_list(unreadable + not_hub, 5)})" if unreadable or not_hub else ""),
                          source=source, hint="give model-output files (CSV or Parquet) with output_type, "
                                              "output_type_id and value columns")
-    long = _concat(frames)
+    long = _concat(columns, values, np.asarray(lengths, dtype=np.int64), list(order))
     id_cols = [c for c in long.columns if c not in ("model_id", "output_type", "output_type_id", "value", "file",
                                                     "row")]
     round_col = _round_column(long, config)
@@ -577,6 +568,17 @@ def read_hub_files(
         long["horizon"] = _integers(long, "horizon", names)
     return HubRead(long, names, id_cols, round_col, "legacy" if kinds == {"legacy"} else "hubverse", time_units,
                    messages)
+
+
+def _concat(columns: dict[str, list[TextColumn | None]], values: list[np.ndarray], lengths: np.ndarray,
+            order: list[str]) -> pd.DataFrame:
+    """The files' columns → one long table: task IDs as text categories (codes mapped onto the union of the files'
+    texts; a column a file lacks is ``NA`` there), ``value``, ``file`` (index) and ``row`` (1-based in its file)."""
+    file = np.repeat(np.arange(lengths.size, dtype=np.int32), lengths)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    fixed = {"value": np.concatenate(values), "file": file,
+             "row": np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - starts[file]}
+    return pd.DataFrame({c: fixed[c] if c in fixed else concat_text(columns[c], lengths) for c in order})
 
 
 def _round_column(long: pd.DataFrame, config: HubConfig | None) -> str | None:

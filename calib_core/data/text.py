@@ -106,7 +106,7 @@ def _decode(data: bytes, src: str) -> tuple[str, str, list[int]]:
     if text is None:
         text, encoding, legacy_lines = _decode_utf8_or_legacy(data)
     sample = text[:65536]
-    n_ctrl = len(_CONTROL_CHARS.findall(sample))
+    n_ctrl = _count_control(sample)
     if "\x00" in sample or n_ctrl > max(2, 0.01 * len(sample)):
         raise InputError(
             "does not look like a text table (it contains binary data: control characters or NUL bytes)",
@@ -115,6 +115,30 @@ def _decode(data: bytes, src: str) -> tuple[str, str, list[int]]:
             "are not read",
         )
     return text, encoding, legacy_lines
+
+
+_ASCII_CONTROL = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+"""The characters of ``_CONTROL_CHARS`` within ASCII."""
+
+
+def _count_control(sample: str) -> int:
+    """``len(_CONTROL_CHARS.findall(sample))``; an ASCII sample counted by deleting its bytes (one C pass)."""
+    if sample.isascii():
+        raw = sample.encode("ascii")
+        return len(raw) - len(raw.translate(None, _ASCII_CONTROL))
+    return len(_CONTROL_CHARS.findall(sample))
+
+
+def _first_lines(text: str, k: int) -> list[str]:
+    """``text.splitlines()[:k]``, splitting growing prefixes: a prefix with more than k lines has the same first k
+    (each ends with its line break inside the prefix)."""
+    size = 65536
+    while size < len(text):
+        lines = text[:size].splitlines()
+        if len(lines) > k:
+            return lines[:k]
+        size *= 4
+    return text.splitlines()[:k]
 
 
 _UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, kept by errors="surrogateescape"
@@ -295,7 +319,8 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 # ----------------------------------------------------------------------------------------------
 
 
-def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None) -> pd.DataFrame:
+def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None,
+              text_objects: bool = False) -> pd.DataFrame:
     """Parse the bytes of a delimited text file into a DataFrame.
 
     Decodes the text (byte-order marks, UTF-8, Windows-1252 line by line in a mostly-UTF-8 file), keeps the leading
@@ -314,6 +339,9 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
         When given, every column but these is read as text, verbatim (no number or NA conversion: location ``01``
         stays ``01``, ``NA`` stays ``NA``) — a forecast hub's task IDs; the named columns are read as numbers
         (as text when a cell is no number, for the caller to name it).
+    text_objects : bool, default False
+        With ``text_except``: the text columns as object columns of Python strings (the same text, verbatim),
+        not pandas' Arrow-backed ``str`` — for a caller that factorises them at once.
 
     Returns
     -------
@@ -329,7 +357,7 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
     """
     text, encoding, legacy_lines = _decode(data, src)
     comments, body, n_skipped = _split_comments(text)
-    lines = body[:1_000_000].splitlines()[:51]
+    lines = _first_lines(body[:1_000_000], 51)
     if (len(lines) == 51 or len(body) > 1_000_000) and len(lines) > 1:
         lines = lines[:-1]  # the last sampled line may be cut
     if not body[:65536].strip() or not lines:
@@ -359,6 +387,8 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
         numeric = [c for c in header if c in set(text_except)]
         kwargs.update(keep_default_na=False, na_values={c: _NA_TEXT for c in numeric},
                       dtype=defaultdict(lambda: str, {c: "float64" for c in numeric}))
+        if text_objects:  # named: pandas 3 gives its default a str dtype even when it says object
+            kwargs["dtype"] = defaultdict(lambda: object, {**{c: object for c in header}, **kwargs["dtype"]})
     try:
         with warnings.catch_warnings():
             # trailing delimiters on every line: the empty last field is dropped (checked above)
@@ -368,7 +398,8 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
             except ValueError:
                 if text_except is None:
                     raise
-                kwargs["dtype"] = str  # a numeric column holds text: read it as text for the caller to name the cells
+                # a numeric column holds text: read it as text for the caller to name the cells
+                kwargs["dtype"] = object if text_objects else str
                 frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
