@@ -225,7 +225,7 @@ def hub_facts(pset: PredictionSet) -> pd.DataFrame:
     facts["forecast units kept"] = f"{pset.n_rows:,} (one row per model and forecast unit)"
     if "horizon" in units:
         horizons = np.sort(pd.unique(units["horizon"].dropna()))
-        facts["horizons"] = _listing(horizons, 30)
+        facts["horizons"] = f"{len(horizons):,}: {_listing(horizons, 30)}"
     for column in ("location", "target", "age_group"):
         if column in units:
             found = pd.unique(units[column].astype(str))

@@ -105,7 +105,7 @@ def test_hub_facts_say_what_was_read():
     assert got["models"] == "a, b"
     assert got["rounds (reference dates)"] == "2: 2024-01-06, 2024-01-13"
     assert got["forecast units read"] == "8" and got["forecast units kept"].startswith("6 ")
-    assert got["horizons"] == "0, 1, 2" and got["locations"] == "3: 01, 02, US"
+    assert got["horizons"] == "3: 0, 1, 2" and got["locations"] == "3: 01, 02, US"
     assert got["target end dates"] == "2024-01-06 … 2024-01-20"
     assert got["quantile levels"] == "3: 0.25, 0.5, 0.75"
     assert got["units without truth"] == "2" and got["rows dropped (all reasons)"] == "2"
