@@ -8,8 +8,12 @@ regression or the classification half, which mirror each other layer for layer (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from .base.predictions import InputError, PredictionSet
 from .base.protocol import EvaluationResult
@@ -17,6 +21,8 @@ from .base.report import Report
 from .data.bytes import read_table, source_name
 from .data.classification import parse_classification_frame
 from .data.detect import detect_task
+from .data.hub import is_hub_frame, read_hub, truth_missing_error
+from .data.hub_formats import ROUND_FILE
 from .data.regression import parse_regression_frame
 from .diagnosis.classification import diagnose_classification
 from .diagnosis.regression import diagnose_regression
@@ -37,6 +43,8 @@ def load_predictions(
     limit_hint: str | None = None,
     crossing: str = "rearrange",
     layout: str | None = None,
+    truth: Any = None,
+    output_type: str | None = None,
 ) -> PredictionSet:
     """Read and validate a prediction file: ``cc.load_predictions``.
 
@@ -75,6 +83,14 @@ def load_predictions(
     layout : {"gaussian", "quantile", "sample", "point"}, optional
         Regression: the layout to read when the file has several (e.g. mean/std and quantile columns); None reads
         the one that keeps the most rows (on a tie sample > quantile > gaussian) and says which and why.
+    truth : path, bytes, file-like or DataFrame, optional
+        Forecast hubs: the truth (target data) of the model output.  With it — or with a list of files, a folder, a
+        hub-format DataFrame, or ``output_type`` — the forecasts are read by :func:`calib_core.data.hub.read_hub`
+        (hubverse or legacy COVID-19 hub format, one row per model × forecast unit); a hub file without truth
+        raises an ``InputError`` asking for it.
+    output_type : str, optional
+        Forecast hubs: the output type to read (quantile, sample, pmf, cdf, median, mean; default quantile, else the
+        only one present).
 
     Returns
     -------
@@ -131,7 +147,12 @@ def load_predictions(
         raise InputError("columns must be a mapping from role to column name", source=src,
                          hint="e.g. columns={'y': 'target', 'mean': 'pred', 'std': 'sigma'}",
                          app_hint="choose the columns under Column mapping")
+    if columns is None and _hub_input(path_or_buffer, truth, output_type):
+        return read_hub(path_or_buffer, truth, output_type=output_type, source=source, max_bytes=max_bytes,
+                        limit_hint=limit_hint, crossing=crossing)
     frame = read_table(path_or_buffer, source=src, max_bytes=max_bytes, limit_hint=limit_hint)
+    if columns is None and is_hub_frame(frame):
+        raise truth_missing_error(frame, src)
     kind = task or detect_task(frame, columns)
     try:
         if kind == "classification":
@@ -146,6 +167,21 @@ def load_predictions(
             source=src,
             hint="check the column mapping; if the file looks right, please report this as a bug",
         ) from exc
+
+
+def _hub_input(obj: Any, truth: Any, output_type: str | None) -> bool:
+    """Whether ``load_predictions`` hands over to the forecast-hub reader: truth or an output type given, a list of
+    files, a folder, or a DataFrame in hub format."""
+    if truth is not None or output_type is not None or isinstance(obj, (list, tuple)):
+        return True
+    if isinstance(obj, pd.DataFrame):
+        return is_hub_frame(obj)
+    if not (isinstance(obj, (str, os.PathLike)) and Path(obj).is_dir()):
+        return False
+    folder = Path(obj)  # a hub, its model-output folder or a model's folder (<round>-<model>.csv files)
+    if (folder / "model-output").is_dir() or (folder / "data-processed").is_dir():
+        return True
+    return any(ROUND_FILE.match(p.name) for p in [*folder.glob("*"), *folder.glob("*/*")])
 
 
 def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:

@@ -171,7 +171,8 @@ def _read_bytes(path_or_buffer: Any, src: str, limit: int, limit_hint: str | Non
 
 
 def read_table(
-    path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None, limit_hint: str | None = None
+    path_or_buffer: Any, *, source: str | None = None, max_bytes: int | None = None, limit_hint: str | None = None,
+    text_except: list[str] | None = None,
 ) -> pd.DataFrame:
     """Read a prediction table from a path, bytes or binary file-like (e.g. Streamlit's ``UploadedFile``).
 
@@ -193,6 +194,9 @@ def read_table(
         The size limit in bytes (default ``DEFAULT_MAX_BYTES``, 1 GiB).
     limit_hint : str, optional
         How to raise the limit, in the caller's words (default "pass a larger max_bytes").
+    text_except : list of str, optional
+        Delimited text only: every column but these is read as text, verbatim (forecast-hub task IDs: ``01`` stays
+        ``01``, ``NA`` stays ``NA``; :func:`calib_core.data.text.read_text`).  Parquet columns keep their stored types.
 
     Returns
     -------
@@ -215,7 +219,7 @@ def read_table(
     """
     src = source_name(path_or_buffer, source)
     try:
-        return _read_table(path_or_buffer, src, max_bytes, limit_hint)
+        return _read_table(path_or_buffer, src, max_bytes, limit_hint, text_except)
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, MemoryError, EOFError,
@@ -227,7 +231,8 @@ def read_table(
         ) from exc
 
 
-def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint: str | None = None) -> pd.DataFrame:
+def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint: str | None = None,
+                text_except: list[str] | None = None) -> pd.DataFrame:
     """``read_table`` without the last-resort wrapping of unexpected exceptions."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     data = _read_bytes(path_or_buffer, src, limit, limit_hint)
@@ -263,7 +268,7 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
             hint="export the predictions as CSV or Parquet (or an .npz of named arrays)",
         )
     else:
-        frame = read_text(data, src)
+        frame = read_text(data, src) if text_except is None else read_text(data, src, text_except=text_except)
     if frame.shape[1] == 0:
         raise InputError("has no columns", source=src, hint="upload a table with a header row")
     frame = frame.reset_index(drop=True)

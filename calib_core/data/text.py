@@ -30,6 +30,8 @@ import csv
 import io
 import re
 import warnings
+from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,10 @@ _DELIM_NAMES = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "'|'", "whi
 # ----------------------------------------------------------------------------------------------
 # Decoding
 # ----------------------------------------------------------------------------------------------
+
+
+_NA_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None", "#N/A", "-nan", "-NaN"]
+"""Cells read as missing in the numeric columns of a text-ID read (``read_text(..., text_except=...)``)."""
 
 
 def _decode(data: bytes, src: str) -> tuple[str, str, list[int]]:
@@ -289,7 +295,7 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 # ----------------------------------------------------------------------------------------------
 
 
-def read_text(data: bytes, src: str) -> pd.DataFrame:
+def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None) -> pd.DataFrame:
     """Parse the bytes of a delimited text file into a DataFrame.
 
     Decodes the text (byte-order marks, UTF-8, Windows-1252 line by line in a mostly-UTF-8 file), keeps the leading
@@ -304,6 +310,10 @@ def read_text(data: bytes, src: str) -> pd.DataFrame:
         The file's bytes (already decompressed).
     src : str
         The file name for messages; its suffix ``.tsv`` / ``.tab`` puts tab first among the delimiters.
+    text_except : sequence of str, optional
+        When given, every column but these is read as text, verbatim (no number or NA conversion: location ``01``
+        stays ``01``, ``NA`` stays ``NA``) — a forecast hub's task IDs; the named columns are read as numbers
+        (as text when a cell is no number, for the caller to name it).
 
     Returns
     -------
@@ -345,11 +355,21 @@ def read_text(data: bytes, src: str) -> pd.DataFrame:
     as_bytes = encoding in ("utf-8", "utf-8-sig")
     if as_bytes:
         kwargs.update(encoding=encoding, skiprows=n_skipped)
+    if text_except is not None:
+        numeric = [c for c in header if c in set(text_except)]
+        kwargs.update(keep_default_na=False, na_values={c: _NA_TEXT for c in numeric},
+                      dtype=defaultdict(lambda: str, {c: "float64" for c in numeric}))
     try:
         with warnings.catch_warnings():
             # trailing delimiters on every line: the empty last field is dropped (checked above)
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
+            try:
+                frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
+            except ValueError:
+                if text_except is None:
+                    raise
+                kwargs["dtype"] = str  # a numeric column holds text: read it as text for the caller to name the cells
+                frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
     except pd.errors.ParserError as exc:
         msg = str(exc)
         m = _PANDAS_EOF_QUOTE.search(msg)

@@ -294,8 +294,9 @@ REJECTED_FOLDERS = {"uci_regression_raw": ("no target column found", "no predict
 """Folders of raw data (features and targets, no predictions): every file must be refused with one of these."""
 
 HUB_FOLDERS = {"hubverse_simple_forecast_hub"}
-"""Forecast hubs (long format: output_type / output_type_id / value, truth in separate target data): read by a
-forecast-hub mode the loader does not have yet, so they are left out of the walk below and tested on their own."""
+"""Forecast hubs (long format: output_type / output_type_id / value, truth in separate target data): read with their
+truth by the forecast-hub reader (calib_core.data.hub), so they are left out of the walk below and tested on their
+own (here and in tests/data/test_hub_real.py)."""
 
 PROVENANCE_CHECKS = {  # (rows, mean of the positive-class probability, base rate) from PROVENANCE.md
     ("netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv", "score vs matched"): (40062, 0.70696, 0.51435),
@@ -363,10 +364,16 @@ def test_every_real_data_file_loads_or_is_rejected_with_a_reason():
     assert rejected == sum(1 for p in data_files if p.relative_to(REAL).parts[0] in REJECTED_FOLDERS)
 
 
-@pytest.mark.xfail(strict=True, reason="forecast-hub files (long format, truth in target data) are not read yet")
 def test_a_forecast_hub_file_loads():
-    """A hubverse model-output file must load as quantile forecasts (it fails today with the numeric-column
-    message, which would advise deleting the hub's task-ID cells); strict: this test fails once hub files load."""
-    path = next((REAL / "hubverse_simple_forecast_hub" / "model-output" / "UMass-ar").glob("*.csv"))
-    ps = cc.load_predictions(path)
-    assert ps.task == "regression"
+    """A hubverse model-output file loads as quantile forecasts with its truth (target data), one row per forecast
+    unit; without the truth it is refused with a message asking for it (never the numeric-column message, which would
+    advise deleting the hub's task-ID cells)."""
+    hub = REAL / "hubverse_simple_forecast_hub"
+    path = next((hub / "model-output" / "UMass-ar").glob("*.csv"))
+    with pytest.raises(cc.InputError, match="give its truth") as err:
+        cc.load_predictions(path)
+    assert "non-numeric" not in str(err.value) and "leave them empty" not in str(err.value)
+    ps = cc.load_predictions(path, truth=hub / "target-data" / "covid-hospitalizations.csv")
+    assert (ps.task, ps.layout, ps.n_rows, ps.dropped.total) == ("regression", "quantile", 63, 0)
+    assert len(ps.dist.levels) == 23 and set(ps.model) == {"UMass-ar"}
+    assert set(ps.units["location"]) == {"20", "25", "US"}
