@@ -465,7 +465,7 @@ def _report(args: argparse.Namespace) -> int:
             f"wrote {out} ({len(text) / 1e6:.1f} MB): {pset.task}, {pset.n_rows:,} rows{dropped}, "
             f"{len(report.models)} model(s), {report.metrics['metric'].nunique()} metrics"
         )
-        for line in load_lines(pset):
+        for line in load_lines(pset, reader_messages=hub is not None):
             print(line)
         for _, row in report.verdicts.iterrows():
             where = "" if row["group"] == ALL else f", group {row['group']}"

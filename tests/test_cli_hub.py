@@ -35,6 +35,7 @@ def test_a_hub_folder_and_its_truth_give_the_report_with_the_scores_by_model(tmp
     assert code == 0, stderr
     assert f"{2 * UNITS_PER_MODEL} rows" in stdout and "2 model(s)" in stdout
     assert "scores by model:" in stdout and "team-a" in stdout and "coverage_50" in stdout
+    assert any(line.startswith("read: ") and "matched" in line for line in stdout.splitlines())  # the join, said
     html = out.read_text(encoding="utf-8")
     assert "<title>Calibration report: hub</title>" in html
     assert "Scores by model" in html and "team-b" in html

@@ -59,18 +59,21 @@ def add_loading_arguments(parser: argparse.ArgumentParser) -> None:
                         "columns); auto: the one that keeps the most rows (default)")
 
 
-def load_lines(pset: PredictionSet) -> list[str]:
+def load_lines(pset: PredictionSet, *, reader_messages: bool = False) -> list[str]:
     """What the CLI says about the loading of a file.
 
     One line per drop reason (count and first rows), the loader's notices (crossing quantiles sorted per row or
     dropped, the layout chosen among several and how to choose another, in command-line words) and the reader's
     notes on its text (an unbalanced quote's lines, lines that were not UTF-8), so that no row is lost or changed
-    without the user reading why.
+    without the user reading why; with ``reader_messages`` also every other loader message (a forecast hub: the
+    files, models and rounds read, the output type, how the truth was joined), in command-line words.
 
     Parameters
     ----------
     pset : PredictionSet
         The loaded file.
+    reader_messages : bool, default False
+        Also the loader's other messages.
 
     Returns
     -------
@@ -80,7 +83,9 @@ def load_lines(pset: PredictionSet) -> list[str]:
     lines = [f"dropped {rows.size:,} row(s): {reason} (rows {', '.join(map(str, rows[:10].tolist()))}"
              f"{', …' if rows.size > 10 else ''})" for reason, rows in pset.dropped.reasons.items()]
     notices = [f"note: {cli_message(str(m))}" for m in pset.messages if isinstance(m, LoaderNotice)]
-    return lines + notices + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
+    others = [f"read: {hub_cli_message(cli_message(str(m)))}" for m in pset.messages
+              if reader_messages and not isinstance(m, LoaderNotice | ReadingNote)]
+    return others + lines + notices + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
 
 
 @dataclass
