@@ -125,6 +125,7 @@ st.markdown(
 # ------------------------------------------------------------------------------------------ examples
 ui.init_state({"data_example": ui.DEFAULT_REGRESSION_EXAMPLE}, persist=True)
 ui.persist("data_renormalize")
+ui.persist("data_hub_output_type", "data_upload_output_type", "data_hub_path", "data_hub_truth_path")
 ui.init_state({"data_crossing": "rearrange", "data_layout": "auto"}, persist=True)
 with st.container(border=True):
     st.subheader("Built-in examples")

@@ -199,3 +199,12 @@ def test_the_real_example_hub_opens_from_the_server(real_data_dir, monkeypatch):
     assert facts["locations"] == "3: 20, 25, US" and facts["quantile levels"].startswith("23: 0.01, 0.025")
     assert facts["horizons"] == "21: " + ", ".join(str(h) for h in range(-6, 15))
     assert facts["units without truth"] == "0"
+
+
+def test_a_loaded_hub_is_diagnosed_on_the_regression_page_and_stays_after_page_switches():
+    at = _hub_upload(new_app(), _files(), ("ts.csv", csv_bytes(truth_frame())))
+    token = at.session_state["pset_token"]
+    at.switch_page("pages/regression.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("pages/data.py").run()
+    assert not at.exception and at.session_state["pset_token"] == token  # not read again, not replaced
