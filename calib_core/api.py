@@ -139,6 +139,18 @@ def load_predictions(
     (3, [0.2, 0.4])
     >>> cc.load_predictions(q.to_csv(index=False).encode(), crossing="drop").row_number.tolist()
     [1, 3]
+
+    A forecast hub's model output (long: task IDs, output_type, output_type_id, value) is read with its truth, one row
+    per forecast unit; location codes stay text:
+
+    >>> rows = [("2022-12-05", h, "01", "quantile", f"{lv:g}", 10.0 * h + 20 * (lv - 0.5))
+    ...         for h in (1, 2) for lv in (0.1, 0.5, 0.9)]
+    >>> hub = pd.DataFrame(rows, columns=["reference_date", "horizon", "location", "output_type", "output_type_id",
+    ...                                   "value"])
+    >>> truth = pd.DataFrame({"date": ["2022-12-06", "2022-12-07"], "location": ["01", "01"], "observation": [11, 18]})
+    >>> ps = cc.load_predictions(hub.to_csv(index=False).encode(), truth=truth.to_csv(index=False).encode())
+    >>> ps.layout, ps.units["location"].tolist(), ps.units["horizon"].tolist(), ps.y.tolist()
+    ('quantile', ['01', '01'], [1, 2], [11.0, 18.0])
     """
     src = source_name(path_or_buffer, source)
     if task not in (None, "regression", "classification"):

@@ -29,9 +29,10 @@ from .hub_formats import (
     read_hub_config,
     read_hub_files,
 )
-from .hub_pivot import Block, category_block, quantile_block, sample_block, unit_codes
+from .hub_pivot import Block, category_block, quantile_block, sample_block, text_codes, type_mask, unit_codes
 from .hub_truth import Truth, join_truth, read_truth
 from .regression import parse_regression_frame
+from .regression_layout import LoaderNotice, crossing_notice
 
 __all__ = ["OUTPUT_TYPES", "TRUTH_MISSING", "is_hub_frame", "read_hub", "truth_missing_error"]
 
@@ -84,8 +85,9 @@ def _auto_truth(root: Path | None, messages: list[str]) -> Path | None:
 
 
 def _choose_type(hub: HubRead, output_type: str | None, src: str, messages: list[str]) -> str:
-    counts = hub.long["output_type"].value_counts(sort=False)
-    present = [t for t in counts.index if counts[t] > 0]
+    codes, uniques = text_codes(hub.long["output_type"])  # in order of first appearance
+    counts = dict(zip(uniques.tolist(), np.bincount(codes).tolist()))
+    present = list(counts)
     text = ", ".join(f"{t} ({int(counts[t]):,} rows)" for t in present)
     if output_type is not None:
         if output_type not in present:
@@ -110,6 +112,9 @@ def _choose_type(hub: HubRead, output_type: str | None, src: str, messages: list
 
 def _unit_frame(hub: HubRead, long: pd.DataFrame, first: np.ndarray, messages: list[str]) -> pd.DataFrame:
     units = long.iloc[first][hub.id_columns].reset_index(drop=True)
+    for c in units.columns:  # task IDs as plain text (the long table keeps them as categories)
+        if isinstance(units[c].dtype, pd.CategoricalDtype):
+            units[c] = units[c].astype(str)
     rc = hub.round_column
     if rc is not None and rc != "reference_date" and "reference_date" not in units.columns:
         units.insert(0, "reference_date", units[rc].to_numpy())
@@ -179,7 +184,10 @@ def _regression(block: Block, otype: str, y: np.ndarray, model: np.ndarray, time
         layout = "point"
     data.update({n: block.values[:, j] for j, n in enumerate(names)})
     data["model"] = model
-    data["target_end_date"] = time
+    if np.isnat(time).all():
+        cols["time"] = None
+    else:
+        data["target_end_date"] = time
     wide = pd.DataFrame(data)
     wide.attrs["source"] = src
     return parse_regression_frame(wide, src, cols, crossing=crossing, layout=layout, min_rows=min_rows)
@@ -338,13 +346,12 @@ def read_hub(
             raise truth_missing_error(first, src)
     truth_table = read_truth(truth, max_bytes=max_bytes, limit_hint=limit_hint)
     otype = _choose_type(hub, output_type, src, messages)
-    types = hub.long["output_type"].to_numpy()
-    mask = np.isin(types, ["quantile", "median"]) if otype == "quantile" else types == otype
+    mask = type_mask(hub.long, ["quantile", "median"] if otype == "quantile" else [otype])
     long = hub.long.loc[mask].reset_index(drop=True)
     keys = ["model_id"] + hub.id_columns
     codes, first = unit_codes(long, keys)
     units = _unit_frame(hub, long, first, messages)
-    model = long["model_id"].to_numpy()[first].astype(str)
+    model = long["model_id"].iloc[first].astype(str).to_numpy(dtype=object)
     group_by = ["model_id"] + ([hub.round_column] if hub.round_column else [])
     if otype == "quantile":
         block = quantile_block(long, codes, first, hub.files, group_by=group_by)
@@ -386,5 +393,27 @@ def read_hub(
             f"units ({otype}); {pset.n_rows:,} kept.")
     notes = [head] + messages + block.messages + [_coverage_note(model, units, hub.round_column),
                                                   _truth_note(truth_table, join_keys, observed, units, model)]
-    pset.messages = notes + [m for m in pset.messages if not str(m).startswith("columns kept for slices")]
+    pset.messages = notes + _renumbered(pset.messages, sub, idx, unit_rows, first.size, report, otype, crossing)
     return pset
+
+
+def _renumbered(messages: list[str], sub: Block, idx: np.ndarray, unit_rows: np.ndarray, n_units: int,
+                report: DropReport, otype: str, crossing: str) -> list[str]:
+    """The parser's messages in forecast-unit numbers: its layout line and row counts (numbered in the wide table of
+    the units with truth) are replaced by the same sentences in unit numbers."""
+    skip = ("quantile layout (", "sample layout (", "point layout (", "columns kept for slices")
+    out = [m for m in messages if not str(m).startswith(skip) and not isinstance(m, LoaderNotice)
+           and " row(s) dropped: " not in str(m)]
+    out += [m for m in messages if isinstance(m, LoaderNotice) and m.kind != "crossing"]
+    if otype == "quantile" and sub.values.size:
+        crossed = np.zeros(n_units, dtype=bool)
+        crossed[idx] = (np.diff(sub.values, axis=1) < 0).any(axis=1)
+        keep = np.zeros(n_units, dtype=bool)
+        keep[unit_rows] = True
+        notice = crossing_notice(crossed, keep, crossing, int(np.isfinite(sub.values).all(axis=1).sum()))
+        if notice is not None:
+            out.append(notice)
+    if report.total:
+        details = "; ".join(f"{r}: {v.size:,} (units {name_list(v.tolist(), 5)})" for r, v in report.reasons.items())
+        out.append(f"{report.total:,} forecast unit(s) dropped: {details}.")
+    return out

@@ -30,6 +30,7 @@ import pandas as pd
 from ..base.predictions import InputError
 from .bytes import DEFAULT_LIMIT_HINT, DEFAULT_MAX_BYTES, read_table, size_text, source_name
 from .columns import name_list
+from .hub_pivot import text_codes
 
 __all__ = [
     "DATE_COLUMNS",
@@ -402,17 +403,35 @@ def legacy_to_hubverse(frame: pd.DataFrame, src: str) -> tuple[pd.DataFrame, dic
     return out, units
 
 
-def _as_text(values: pd.Series) -> pd.Series:
-    """A task-ID column as text: missing → ``NA``; whole floats without ``.0``; dates as ``YYYY-MM-DD``."""
-    if pd.api.types.is_datetime64_any_dtype(values):
-        return values.dt.strftime("%Y-%m-%d").fillna("NA")
-    if pd.api.types.is_float_dtype(values):
-        whole = values.dropna()
-        if (whole == np.round(whole)).all():
-            return values.astype("Int64").astype(str).replace("<NA>", "NA")
-    if pd.api.types.is_string_dtype(values) and not pd.api.types.is_object_dtype(values):
-        return values.fillna("NA")
-    return values.map(lambda v: "NA" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)).astype(str)
+def _one_text(v: Any) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NaT:
+        return "NA"
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, (pd.Timestamp, np.datetime64)) or type(v).__name__ in ("date", "datetime"):
+        stamp = pd.Timestamp(v)
+        return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()
+    return str(v)
+
+
+def _as_text(values: pd.Series) -> pd.Categorical:
+    """A task-ID column as text categories: missing → ``NA``; whole numbers without ``.0``; dates ``YYYY-MM-DD``.
+    Text read from a CSV is kept verbatim; only the distinct values are converted (vectorised)."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    text = [_one_text(u) for u in np.asarray(uniques, dtype=object)] + ["NA"]
+    categories, inverse = np.unique(np.asarray(text, dtype=object), return_inverse=True)
+    codes = np.where(codes < 0, len(text) - 1, codes)
+    return pd.Categorical.from_codes(inverse[codes], categories=categories.astype(object))
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Per-file tables → one table, its task IDs as text categories (one factorisation per column over all files);
+    a column a file lacks is ``NA`` there."""
+    long = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    data: dict[str, Any] = {}
+    for c in long.columns:
+        data[c] = long[c].to_numpy() if c in ("value", "file", "row") else _as_text(long[c])
+    return pd.DataFrame(data)
 
 
 def _numeric_value(frame: pd.DataFrame, src: str) -> np.ndarray:
@@ -521,15 +540,12 @@ def read_hub_files(
                                 f"({name_list(frame.attrs['dropped_targets'], 5)}).")
         kinds.add(kind)
         value = _numeric_value(frame, f.name)
-        rows = frame.index.to_numpy() + 1
         out = frame.drop(columns=["value"])
-        for c in out.columns:
-            out[c] = _as_text(out[c])
         if "model_id" not in out.columns:
             out.insert(0, "model_id", f.model or Path(f.name).stem)
         out["value"] = value
-        out["file"] = np.int32(len(names))
-        out["row"] = rows
+        out["file"] = np.full(len(frame), len(names), dtype=np.int32)
+        out["row"] = np.arange(1, len(frame) + 1, dtype=np.int64)
         frames.append(out)
         names.append(f.name)
     if not_hub:
@@ -542,16 +558,14 @@ def read_hub_files(
                          + (f" ({name_list(unreadable + not_hub, 5)})" if unreadable or not_hub else ""),
                          source=source, hint="give model-output files (CSV or Parquet) with output_type, "
                                              "output_type_id and value columns")
-    long = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    long = _concat(frames)
     id_cols = [c for c in long.columns if c not in ("model_id", "output_type", "output_type_id", "value", "file",
                                                     "row")]
-    for c in id_cols:
-        if long[c].isna().any():
-            long[c] = long[c].fillna("NA")
     round_col = _round_column(long, config)
     if round_col is None and all(f.round for f in files):
-        round_of_file = np.array([f.round for f in files if f.name in names])
-        long.insert(1, "reference_date", round_of_file[long["file"].to_numpy()])
+        rounds, of_file = np.unique(np.array([f.round for f in files if f.name in names], dtype=object),
+                                    return_inverse=True)
+        long.insert(1, "reference_date", pd.Categorical.from_codes(of_file[long["file"].to_numpy()], rounds))
         id_cols.insert(0, "reference_date")
         round_col = "reference_date"
         messages.append("no round column (reference_date / origin_date / forecast_date): the round is the date in "
@@ -581,7 +595,7 @@ def _where(long: pd.DataFrame, bad: np.ndarray, names: list[str]) -> tuple[str, 
 
 
 def _dates(long: pd.DataFrame, c: str, names: list[str]) -> pd.Series:
-    codes, uniques = pd.factorize(long[c])
+    codes, uniques = text_codes(long[c])
     parsed = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", format="ISO8601")
     bad_u = parsed.isna().to_numpy() & ~pd.Series(uniques).isin(["NA", ""]).to_numpy()
     if bad_u.any():
@@ -595,7 +609,7 @@ def _dates(long: pd.DataFrame, c: str, names: list[str]) -> pd.Series:
 
 
 def _integers(long: pd.DataFrame, c: str, names: list[str]) -> pd.Series:
-    codes, uniques = pd.factorize(long[c])
+    codes, uniques = text_codes(long[c])
     conv = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy(dtype=float)
     bad_u = ~np.isfinite(conv) | (conv != np.round(conv))
     if bad_u.any():

@@ -20,7 +20,60 @@ import pandas as pd
 from ..base.predictions import InputError
 from .columns import name_list
 
-__all__ = ["Block", "category_block", "quantile_block", "sample_block", "unit_codes"]
+__all__ = ["Block", "category_block", "quantile_block", "sample_block", "text_codes", "type_mask", "unit_codes"]
+
+
+def text_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The codes (0 … k − 1, in order of first appearance) and the distinct values of a column.
+
+    A categorical column (how the reader keeps task IDs) is factorised through its integer codes, so its unused
+    categories are not among the values; other columns through ``pandas.factorize``.
+
+    Parameters
+    ----------
+    values : Series
+        A column.
+
+    Returns
+    -------
+    codes : ndarray of int64
+        The value of every row as an index into ``uniques``.
+    uniques : ndarray
+        The distinct values (missing values included as such).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calib_core.data.hub_pivot import text_codes
+    >>> codes, uniques = text_codes(pd.Series(["b", "a", "b"], dtype="category"))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 1, 0], ['b', 'a'])
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, used = pd.factorize(values.cat.codes.to_numpy())
+        categories = np.append(np.asarray(values.cat.categories, dtype=object), None)
+        return codes.astype(np.int64), categories[used]
+    codes, uniques = pd.factorize(values.to_numpy(), use_na_sentinel=False)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def type_mask(long: pd.DataFrame, types: Sequence[str]) -> np.ndarray:
+    """Whether each long row's ``output_type`` is one of ``types``.
+
+    Parameters
+    ----------
+    long : DataFrame
+        The long rows.
+    types : sequence of str
+        Output types.
+
+    Returns
+    -------
+    ndarray of bool
+        One entry per row.
+    """
+    codes, uniques = text_codes(long["output_type"])
+    return np.isin(uniques, list(types))[codes]
 
 
 def unit_codes(long: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +105,7 @@ def unit_codes(long: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, np.
     n = len(long)
     combined = np.zeros(n, dtype=np.int64)
     for k in keys:
-        codes, uniques = pd.factorize(long[k].to_numpy(), use_na_sentinel=False)
+        codes, uniques = text_codes(long[k])
         combined = combined * np.int64(len(uniques) + 1) + codes
         if len(uniques) > 1 << 20:  # keep the mixed-radix number small: renumber
             combined = pd.factorize(combined)[0].astype(np.int64)
@@ -137,11 +190,10 @@ def quantile_block(
         A level that is no number in (0, 1), a level stated twice for a unit, fewer than 2 common levels.
     """
     n_units = first.size
-    otype = long["output_type"].to_numpy()
-    is_q = otype == "quantile"
-    q_idx = np.flatnonzero(is_q)
-    ids = long["output_type_id"].to_numpy()[q_idx]
-    lev_codes, lev_text = pd.factorize(ids)
+    q_idx = np.flatnonzero(type_mask(long, ["quantile"]))
+    id_codes, id_text = text_codes(long["output_type_id"].iloc[q_idx])
+    lev_codes, used = pd.factorize(id_codes)
+    lev_text = id_text[used]
     lev_num = pd.to_numeric(pd.Series(lev_text, dtype=object), errors="coerce").to_numpy(dtype=float)
     bad = ~(np.isfinite(lev_num) & (lev_num > 0) & (lev_num < 1))
     if bad.any():
@@ -154,7 +206,7 @@ def quantile_block(
             hint="write the level of every quantile row in output_type_id (e.g. 0.025)")
     levels, li = np.unique(np.round(lev_num, 10), return_inverse=True)
     li = li[lev_codes]
-    med_idx = np.flatnonzero(otype == "median")
+    med_idx = np.flatnonzero(type_mask(long, ["median"]))
     if med_idx.size and not np.any(np.isclose(levels, 0.5)):
         levels = np.append(levels, 0.5)
         levels.sort()
@@ -228,7 +280,7 @@ def sample_block(long: pd.DataFrame, codes: np.ndarray, first: np.ndarray, files
         A sample index stated twice for a unit, or fewer than 2 samples in some unit.
     """
     n_units = first.size
-    ids = pd.factorize(long["output_type_id"].to_numpy())[0].astype(np.int64)
+    ids = text_codes(long["output_type_id"])[0]
     _refuse_duplicates(long, np.arange(len(long)), codes * (ids.max() + 1) + ids, files, "a sample index")
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes, minlength=n_units)
@@ -282,8 +334,7 @@ def category_block(
     InputError
         A threshold that is no number, or a category stated twice for a unit.
     """
-    ids = long["output_type_id"].to_numpy()
-    cat_codes, cats = pd.factorize(ids)
+    cat_codes, cats = text_codes(long["output_type_id"])
     if numeric:
         thr = pd.to_numeric(pd.Series(cats, dtype=object), errors="coerce").to_numpy(dtype=float)
         if not np.isfinite(thr).all():

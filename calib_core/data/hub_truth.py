@@ -221,15 +221,21 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
     """
     rows = truth_rows(truth, output_type)
     keys = [c for c in truth.keys if c in units.columns]
+    if "target_end_date" in truth.keys and "target_end_date" not in units.columns:
+        raise InputError("the truth is dated but the forecasts have no target date: no target_end_date column, and "
+                         "no round date (reference_date / origin_date / forecast_date) with a horizon to compute it",
+                         source=truth.name, columns=["target_end_date", "horizon"],
+                         hint="give model-output files with target_end_date, or with a round date and horizon")
     if not keys:
         raise InputError(f"the truth shares no column with the forecasts (truth columns: {name_list(truth.keys, 10)}; "
                          f"forecast task IDs: {name_list(list(units.columns), 10)})", source=truth.name,
                          columns=truth.keys[:20], hint=TRUTH_HINT)
+    cdf_oracle = output_type == "cdf" and "output_type_id" in rows.columns
     if output_type == "pmf" and "output_type_id" in rows.columns:
         rows = rows.loc[rows["observed"].astype(float).to_numpy() == 1.0]
         rows = rows.assign(observed=rows["output_type_id"].astype(str))
-    elif output_type == "cdf" and "output_type_id" in rows.columns:
-        rows = _cdf_oracle_rows(rows, keys)
+    elif cdf_oracle:
+        rows = _cdf_oracle_rows(rows, keys)  # observed: the index of the interval holding y
     table = rows[keys + ["observed", "row"]].copy()
     for k in keys:  # the truth's keys in the forecasts' types (horizon an integer, dates as dates)
         if pd.api.types.is_integer_dtype(units[k]) and not pd.api.types.is_integer_dtype(table[k]):
@@ -255,6 +261,7 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
         table = table.drop_duplicates(keys)
     merged = units[keys].merge(table[keys + ["observed"]], on=keys, how="left", sort=False)
     observed = pd.Series(merged["observed"].to_numpy(), index=units.index)
+    observed.attrs["interval_index"] = cdf_oracle
     if observed.notna().sum() == 0:
         raise InputError(_no_match_text(units, table, keys), source=truth.name, columns=keys,
                          hint="give the truth (target data) of these forecasts: the same locations, targets and "
