@@ -5,6 +5,7 @@ links to the Forecast hub and Regression pages.  A bad file leaves the session w
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from tests.app.test_pages import load_example, new_app, table
@@ -208,3 +209,27 @@ def test_a_loaded_hub_is_diagnosed_on_the_regression_page_and_stays_after_page_s
     assert not at.exception, [e.value for e in at.exception]
     at.switch_page("pages/data.py").run()
     assert not at.exception and at.session_state["pset_token"] == token  # not read again, not replaced
+
+
+def test_a_legacy_covid_hub_file_with_its_truth():
+    rows = []
+    for loc in ("01", "02"):
+        for h, end in ((1, "2020-05-09"), (2, "2020-05-16")):
+            for tau, v in ((0.025, 5.0), (0.5, 10.0), (0.975, 20.0)):
+                rows.append(("2020-05-04", f"{h} wk ahead inc death", end, loc, "quantile", tau, v))
+            rows.append(("2020-05-04", f"{h} wk ahead inc death", end, loc, "point", "NA", 10.0))
+    forecast = csv_bytes(pd.DataFrame(rows, columns=["forecast_date", "target", "target_end_date", "location", "type",
+                                                     "quantile", "value"]))
+    truth = csv_bytes(pd.DataFrame({"date": ["2020-05-09", "2020-05-16"] * 2, "location": ["01", "01", "02", "02"],
+                                    "location_name": ["Alabama", "Alabama", "Alaska", "Alaska"],
+                                    "value": [8.0, 12.0, 30.0, 9.0]}))
+    at = new_app()
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key="data_upload").upload("2020-05-04-team-legacy.csv", forecast, "text/csv").run()
+    assert _errors(at) and "truth" in _errors(at)[0]
+    at.file_uploader(key="data_upload_truth").set_value(("truth-Incident Deaths.csv", truth, "text/csv")).run()
+    assert not at.exception and not _errors(at)
+    pset = at.session_state["pset"]
+    assert pset.n_rows == 4 and pset.models() == ["team-legacy"]
+    facts = _facts(at)
+    assert facts["horizons"] == "2: 1, 2" and facts["quantile levels"].startswith("3: 0.025, 0.5, 0.975")
