@@ -41,6 +41,13 @@ def test_a_hub_folder_and_its_truth_give_the_report_with_the_scores_by_model(tmp
     assert "Scores by model" in html and "team-b" in html
 
 
+def test_a_hub_folder_without_truth_uses_its_target_data_and_says_so(tmp_path, capsys):
+    hub = write_hub(tmp_path / "hub")
+    code, stdout, stderr = _main(capsys, str(hub), "--out", str(tmp_path / "r.html"), *FAST)
+    assert code == 0, stderr
+    assert "read: truth: target-data/time-series.csv" in stdout and "--truth FILE" in stdout
+
+
 def test_forecast_files_and_the_output_type(tmp_path, capsys):
     files = []
     for r in ROUNDS:
