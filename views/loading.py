@@ -113,7 +113,8 @@ _CHECKED_SUFFIXES = (*HUB_SUFFIXES, ".json")
 _TRUTH_NAMES = ("time-series", "oracle-output")
 
 
-_PY_ALTERNATIVES = re.compile(r"`?\btruth=`?\s*/\s*CLI --truth(?: <file>| FILE)?\s*/\s*|"
+_PY_ALTERNATIVES = re.compile(r"\s*—\s*`?\btruth=`?\s*/\s*CLI --truth(?: <file>| FILE)?\s*/\s*Data page [\w ]*?file|"
+                              r"`?\btruth=`?\s*/\s*CLI --truth(?: <file>| FILE)?\s*/\s*|"
                               r",? or on the command line --truth(?: <file>| FILE)?")
 _PY_TRUTH = re.compile(r"`?\btruth=(?:'[^']*'|\"[^\"]*\"|<[^>]*>|\.\.\.|…)?`?")
 _PY_OUTPUT_TYPE = re.compile(r"\boutput_type=(?:'([\w-]+)'|None|\.\.\.|…)")
@@ -137,8 +138,8 @@ def hub_page_message(text: str) -> str:
     Examples
     --------
     >>> from views.loading import hub_page_message
-    >>> hub_page_message("give its truth file — `truth=` / CLI --truth / Data page truth file")
-    'give its truth file — Data page truth file'
+    >>> hub_page_message("give its truth file — `truth=` / CLI --truth / Data page truth file; columns are: a")
+    'give its truth file; columns are: a'
     >>> hub_page_message("not read: mean (choose with output_type=…)")
     'not read: mean (choose with Output type)'
     """
