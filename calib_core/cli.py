@@ -109,7 +109,7 @@ _REPORT_DESCRIPTION = (
     "Diagnose FILE (CSV, TSV or Parquet, in any layout the loader reads) and write a self-contained HTML report. "
     "With --engine dask "
     "FILE is a Parquet data set (glob, directory or file) summarised on Dask; FILE may also be a summary file "
-    "written by --save-summary."
+    "written by --save-summary, or a forecast hub: its folder or its forecast files, scored against --truth FILE."
 )
 
 

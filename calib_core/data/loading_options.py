@@ -123,7 +123,8 @@ def add_hub_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--truth", default=None, metavar="FILE",
                         help="forecast hubs: the truth file (hubverse time series or oracle output, or a legacy "
-                        "truth file with date, location, value) that the forecasts are scored against")
+                        "truth file with date, location, value) that the forecasts are scored against (default for a "
+                        "hub folder: the one file of its target-data folder)")
     parser.add_argument("--output-type", choices=OUTPUT_TYPES, default=None,
                         help="forecast hubs: the output type to read when the files hold several (default quantile, "
                         "else the only one present)")
