@@ -378,8 +378,8 @@ else:
     for notice in loading.loader_notices(pset):  # crossing quantiles sorted or dropped, the layout chosen
         st.info(ui.md_escape(notice), icon=":material/info:")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
-        for message in views.loader_messages(pset):
-            st.markdown(f"- {ui.md_escape(message)}")
+        for message in views.loader_messages(pset):  # a hub's hints name the page's controls, not truth= / output_type=
+            st.markdown(f"- {ui.md_escape(loading.hub_page_message(message))}")
     ui.dataframe(views.data_facts(pset), hide_index=True, width="stretch")
     if loading.is_hub_set(pset):
         st.markdown("**What was read from the forecast hub**")

@@ -57,6 +57,9 @@ def test_forecast_files_and_truth_load_and_the_page_says_what_was_read():
     assert facts["locations"] == "3: 01, 02, US"  # task IDs are text: "01" keeps its zero
     assert facts["quantile levels"].startswith("7: 0.05, 0.1, 0.25, 0.5")
     assert facts["units without truth"] == "0"
+    messages = [m.value for m in at.markdown if m.value.startswith("- ")]
+    assert any("output types present" in m for m in messages)
+    assert not any("truth=" in m or "output_type=" in m for m in messages)  # the page's words
     links = {link.proto.page for link in at.get("page_link")}
     assert "regression" in links
     assert "hub" in links or any("Forecast hub page" in c.value for c in at.caption)  # linked once registered
