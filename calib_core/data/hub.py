@@ -144,6 +144,12 @@ def _coverage_note(model: np.ndarray, units: pd.DataFrame, rc: str | None) -> st
         missing = [(m, str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r))
                    for m in table.index for r in table.columns if table.loc[m, r] == 0]
         n_rounds = table.shape[1]
+        if missing or table.to_numpy().min() != table.to_numpy().max():
+            rounds = [str(pd.Timestamp(r).date()) if isinstance(r, (pd.Timestamp, np.datetime64)) else str(r)
+                      for r in table.columns]
+            rows = [f"{m}: " + ", ".join(f"{r} {int(c):,}" for r, c in zip(rounds, table.loc[m]) if c)
+                    for m in table.index[:10]]
+            note += " Units per model and round: " + "; ".join(rows) + ("; …" if len(table) > 10 else "") + "."
         if missing:
             note += (f" {n_rounds} rounds; missing: " + "; ".join(f"{m} has no forecasts for round {r}"
                                                                   for m, r in missing[:8])
@@ -243,7 +249,8 @@ def _classification(block: Block, otype: str, observed: pd.Series, model: np.nda
 def _truth_note(truth: Truth, keys: list[str], observed: pd.Series, units: pd.DataFrame, model: np.ndarray) -> str:
     matched = observed.notna().to_numpy()
     on = ", ".join(k if k != "target_end_date" else "target_end_date" for k in keys)
-    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows), joined on {on}: "
+    named = f"; target {truth.target_from_name!r} from its name" if truth.target_from_name else ""
+    note = (f"truth: {truth.name} ({truth.kind}, {len(truth.frame):,} rows{named}), joined on {on}: "
             f"{int(matched.sum()):,} of {matched.size:,} forecast units matched.")
     if not matched.all():
         idx = np.flatnonzero(~matched)[:3]
@@ -385,7 +392,8 @@ def read_hub(
     unit_rows = idx[pset.row_number - 1]
     pset.row_number = unit_rows + 1
     pset.units = units.iloc[unit_rows].reset_index(drop=True)
-    pset.slice_columns = _slice_frame(pset.units)
+    alias = hub.round_column is not None and hub.round_column != "reference_date"  # reference_date: a copy
+    pset.slice_columns = _slice_frame(pset.units.drop(columns=["reference_date"] if alias else []))
     pset.n_read = int(first.size)
     pset.dropped = report
     pset.source = src

@@ -447,7 +447,7 @@ def _numeric_value(frame: pd.DataFrame, src: str) -> np.ndarray:
         cells = name_list([repr(v) for v in pd.unique(text.to_numpy()[idx])], 5)
         raise InputError(
             f"column 'value' holds text in {idx.size} row(s) (rows {name_list((idx + 1).tolist(), 10)}: {cells}); "
-            "a forecast value must be a number",
+            "a forecast value must be a number.",
             source=src, columns=["value"], rows=(idx[:20] + 1).tolist(),
             hint="correct those cells in the model-output file (a number, or NA for a missing value)")
     return conv.to_numpy(dtype=float)

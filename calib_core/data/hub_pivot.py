@@ -106,9 +106,9 @@ def unit_codes(long: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, np.
     combined = np.zeros(n, dtype=np.int64)
     for k in keys:
         codes, uniques = text_codes(long[k])
-        combined = combined * np.int64(len(uniques) + 1) + codes
-        if len(uniques) > 1 << 20:  # keep the mixed-radix number small: renumber
+        if n and (int(combined.max()) + 1) * (len(uniques) + 1) >= 1 << 62:  # keep the mixed-radix number in int64
             combined = pd.factorize(combined)[0].astype(np.int64)
+        combined = combined * np.int64(len(uniques) + 1) + codes
     codes = pd.factorize(combined)[0].astype(np.int64)
     first = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.int64)
     np.minimum.at(first, codes, np.arange(n, dtype=np.int64))
@@ -151,16 +151,18 @@ def _refuse_duplicates(long: pd.DataFrame, sel: np.ndarray, key: np.ndarray, fil
         src, rows = _where(long, sel[same], files)
         raise InputError(
             f"{what} is stated {same.size} times for one forecast unit (rows {name_list(rows, 10)}; "
-            f"{int(dup_sorted.sum())} repeated row(s) in all)", source=src, rows=rows,
+            f"{int(dup_sorted.sum())} repeated row(s) in all).", source=src, rows=rows,
             columns=["output_type_id"],
             hint="keep one row per task IDs × output_type × output_type_id (a repeated file or a missing task-ID "
                  "column, e.g. target, can cause this)")
 
 
 def _labels(long: pd.DataFrame, units: np.ndarray, first: np.ndarray, by: Sequence[str]) -> list[str]:
-    frame = long.iloc[first[units]][list(by)]
-    out = frame.astype(str).agg(" ".join, axis=1) if len(by) > 1 else frame[by[0]].astype(str)
-    return sorted(pd.unique(out.to_numpy()).tolist())
+    frame = long.iloc[first[units]][list(by)].astype(str).drop_duplicates()  # the distinct (model, round) pairs
+    out = frame[by[0]]
+    for c in by[1:]:
+        out = out + " " + frame[c]
+    return sorted(out.tolist())
 
 
 def quantile_block(

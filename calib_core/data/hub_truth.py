@@ -13,6 +13,7 @@ the values compared, column by column.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,7 @@ class Truth:
     name: str
     kind: str
     keys: list[str]
+    target_from_name: str | None = None
 
 
 def read_truth(truth: Any, *, max_bytes: int | None = None, limit_hint: str | None = None) -> Truth:
@@ -118,8 +120,26 @@ def read_truth(truth: Any, *, max_bytes: int | None = None, limit_hint: str | No
         keys = [c for c in out.columns if c not in ("observed", "row")]
         order = np.argsort(as_of.to_numpy(), kind="stable")
         out = out.iloc[order].drop_duplicates(keys, keep="last").sort_values("row")
+    target = _legacy_target(name) if "target" not in out.columns else None
+    if target is not None:  # the legacy hub's truth-Incident Deaths.csv is the truth of target "inc death"
+        out.insert(0, "target", target)
     keys = [c for c in out.columns if c not in ("observed", "row", "output_type", "output_type_id")]
-    return Truth(out.reset_index(drop=True), name, kind, keys)
+    truth_table = Truth(out.reset_index(drop=True), name, kind, keys)
+    truth_table.target_from_name = target
+    return truth_table
+
+
+LEGACY_TRUTH_NAME = re.compile(r"truth[-_ ]+(incident|cumulative)[-_ ]+(deaths?|cases?|hospitali[sz]ations?)",
+                               re.IGNORECASE)
+"""The legacy hub's truth file names (``truth-Incident Deaths.csv``): their target (``inc death``)."""
+
+
+def _legacy_target(name: str) -> str | None:
+    m = LEGACY_TRUTH_NAME.search(name)
+    if m is None:
+        return None
+    what = {"d": "death", "c": "case", "h": "hosp"}[m.group(2)[0].lower()]
+    return f"{'inc' if m.group(1).lower() == 'incident' else 'cum'} {what}"
 
 
 def _text(values: pd.Series) -> pd.Series:
@@ -221,6 +241,13 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
     """
     rows = truth_rows(truth, output_type)
     keys = [c for c in truth.keys if c in units.columns]
+    if "target" not in truth.keys and "target" in units.columns and units["target"].nunique() > 1:
+        targets = sorted(pd.unique(units["target"]).tolist())
+        raise InputError(f"the truth has no target column but the forecasts have {len(targets)} targets "
+                         f"({name_list(targets, 6)}): each would be compared to the same values",
+                         source=truth.name, columns=["target"],
+                         hint="give a truth file with a target column (hubverse target data), or read the model "
+                              "output of one target at a time")
     if "target_end_date" in truth.keys and "target_end_date" not in units.columns:
         raise InputError("the truth is dated but the forecasts have no target date: no target_end_date column, and "
                          "no round date (reference_date / origin_date / forecast_date) with a horizon to compute it",
@@ -254,7 +281,7 @@ def join_truth(units: pd.DataFrame, truth: Truth, output_type: str = "quantile")
             where = ", ".join(f"{k}={_scalar(first[k])}" for k in keys)
             raise InputError(
                 f"the truth has {len(conflict)} rows with the same {name_list(keys)} and different values, e.g. "
-                f"rows {name_list(same['row'].tolist(), 6)} ({where}: {name_list(same['observed'].tolist(), 6)})",
+                f"rows {name_list(same['row'].tolist(), 6)} ({where}: {name_list(same['observed'].tolist(), 6)}).",
                 source=truth.name, columns=keys, rows=conflict["row"].head(20).tolist(),
                 hint="keep one value per " + " × ".join(keys) + " (a versioned file needs an as_of column; with "
                      "several targets the truth needs a target column)")
@@ -280,7 +307,7 @@ def _no_match_text(units: pd.DataFrame, table: pd.DataFrame, keys: list[str]) ->
         overlap = len(f_vals & t_vals)
         word = "none shared" if overlap == 0 else f"{overlap} shared"
         parts.append(f"forecast {k} {_values_text(units[k])} vs truth {k} {_values_text(table[k])} ({word})")
-    return "no forecast unit has a truth value; compared " + "; ".join(parts)
+    return "no forecast unit has a truth value; compared " + "; ".join(parts) + "."
 
 
 def _cdf_oracle_rows(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

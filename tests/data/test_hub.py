@@ -180,6 +180,7 @@ def test_a_model_missing_a_round_is_said(tmp_path):
              "late": {"2022-12-10": quantile_rows("late", "2022-12-10", truth=truth)}}
     ps = read_hub(write_hub(tmp_path, files, truth))
     assert "late has no forecasts for round 2022-12-03" in text(ps) and ps.n_rows == 18
+    assert "Units per model and round: full: 2022-12-03 6, 2022-12-10 6; late: 2022-12-10 6." in text(ps)
 
 
 def test_unreadable_files_in_a_hub_folder_are_named(tmp_path):
@@ -240,6 +241,10 @@ def test_pmf_is_ordinal_classification_in_the_hub_config_order(tmp_path):
     assert [ps.classes[k] for k in ps.labels] == [observed[loc] for loc in ps.units["location"]]
     no_config = read_hub([named(fc, "2022-12-03-m.csv")], oracle)
     assert no_config.classes == list(reversed(cats))  # first appearance
+    # a time series whose observation is the category gives the same labels
+    series = oracle.loc[oracle["oracle_value"] == 1.0, ["location", "output_type_id"]].rename(
+        columns={"output_type_id": "observation"}).assign(target="wk flu hosp rate category")
+    assert read_hub(tmp_path, series).labels.tolist() == ps.labels.tolist()
 
 
 def test_cdf_gives_k_plus_one_ordered_intervals():
@@ -301,3 +306,21 @@ def test_forecasts_without_a_target_date_against_dated_truth_are_refused():
     undated = truth_series().drop_duplicates("location").drop(columns="target_end_date")
     ps = read_hub(frame, undated)  # an undated truth joins on location and target alone
     assert ps.n_rows == 3 and ps.units["location"].tolist() == ["01", "02", "US"]
+
+
+def test_a_hub_folder_without_target_data_asks_for_the_truth(tmp_path):
+    files = {"m": {"2022-12-03": quantile_rows("m", "2022-12-03")}}
+    hub = write_hub(tmp_path / "hub", files, truth=None)
+    with pytest.raises(cc.InputError, match=r"^hub: this is a forecast-hub file .* give its truth \(target data\)"):
+        cc.load_predictions(hub)
+
+
+def test_unit_codes_of_many_high_cardinality_task_ids_never_overflow():
+    from calib_core.data.hub_pivot import unit_codes
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"id{i}": rng.integers(0, 5000, 20_000).astype(str) for i in range(7)})
+    frame = pd.concat([frame, frame.iloc[:100]], ignore_index=True)  # 100 repeated units
+    codes, first = unit_codes(frame, list(frame.columns))
+    assert first.size == len(frame.drop_duplicates()) == 20_000
+    assert np.array_equal(codes[20_000:], codes[:100])

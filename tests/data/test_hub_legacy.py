@@ -40,7 +40,8 @@ def test_a_legacy_hub_reads_with_horizons_from_the_target_text(tmp_path):
     assert ((u["target_end_date"] - u["forecast_date"]).dt.days == 5 + 7 * (u["horizon"] - 1)).all()  # the file's
     text = "\n".join(map(str, ps.messages))
     assert "forecast hub (legacy)" in text and "metadata-COVIDhub-ensemble.txt" in text
-    assert "truth-Incident Deaths.csv (legacy truth" in text and "joined on target_end_date, location" in text
+    assert "truth-Incident Deaths.csv (legacy truth, 40 rows; target 'inc death' from its name)" in text
+    assert "joined on target, target_end_date, location" in text
     # the point row equals the 0.5 quantile here: nothing said about differing medians
     assert "differs from their 0.5 quantile" not in text
     obs = legacy_truth().set_index(["location", "date"])["value"]
@@ -77,3 +78,18 @@ def test_a_legacy_file_without_truth_asks_for_it():
     frame = legacy_rows("m", "2020-05-04")
     with pytest.raises(cc.InputError, match="forecast-hub file, legacy COVID-19 hub file .*give its truth"):
         cc.load_predictions(frame.to_csv(index=False).encode(), source="2020-05-04-m.csv")
+
+
+def test_a_legacy_file_of_two_targets_keeps_the_target_its_truth_file_names(tmp_path):
+    truth = legacy_truth()
+    inc = legacy_rows("m", "2020-05-04", truth=truth)
+    cum = inc.assign(target=inc["target"].str.replace("inc death", "cum death"), value=inc["value"] * 10)
+    both = pd.concat([inc, cum], ignore_index=True)
+    path = tmp_path / "truth-Incident Deaths.csv"
+    truth.to_csv(path, index=False)
+    ps = read_hub(both, path)
+    assert ps.n_read == 16 and ps.n_rows == 8 and set(ps.units["target"]) == {"inc death"}
+    assert ps.dropped.reasons["no truth in truth-Incident Deaths.csv"].size == 8
+    with pytest.raises(cc.InputError, match=r"the truth has no target column but the forecasts have 2 targets "
+                                            r"\(cum death, inc death\)"):
+        read_hub(both, truth)
