@@ -58,11 +58,25 @@ def test_forecast_files_and_the_output_type(tmp_path, capsys):
     truth = str(tmp_path / "hub" / "target-data" / "time-series.csv")
     code, stdout, stderr = _main(capsys, *files, "--truth", truth, "--out", str(tmp_path / "q.html"), *FAST)
     assert code == 0, stderr
-    assert f"{UNITS_PER_MODEL // 1} rows" in stdout
+    assert f"{UNITS_PER_MODEL} rows" in stdout
     code, stdout, stderr = _main(capsys, *files, "--truth", truth, "--output-type", "mean",
                                  "--out", str(tmp_path / "m.html"), *FAST)
     assert code == 0, stderr
     assert "<title>Calibration report: 2 forecast files</title>" in (tmp_path / "m.html").read_text(encoding="utf-8")
+
+
+def test_compressed_and_parquet_forecast_files(tmp_path, capsys):
+    hub = write_hub(tmp_path / "hub", models={"team-a": 0.0})
+    folder = hub / "model-output" / "team-a"
+    first, second = sorted(folder.glob("*.csv"))
+    model_frame("team-a", ROUNDS[0]).to_csv(folder / f"{first.name}.gz", index=False, compression="gzip")
+    model_frame("team-a", ROUNDS[1]).to_parquet(second.with_suffix(".parquet"), index=False)
+    first.unlink()
+    second.unlink()
+    code, stdout, stderr = _main(capsys, str(hub), "--truth", str(hub / "target-data" / "time-series.csv"),
+                                 "--out", str(tmp_path / "r.html"), *FAST)
+    assert code == 0, stderr
+    assert f"{UNITS_PER_MODEL} rows" in stdout
 
 
 def test_a_hub_file_without_truth_asks_for_the_truth_option(tmp_path):
