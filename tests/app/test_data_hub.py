@@ -236,3 +236,19 @@ def test_a_legacy_covid_hub_file_with_its_truth():
     assert pset.n_rows == 4 and pset.models() == ["team-legacy"]
     facts = _facts(at)
     assert facts["horizons"] == "2: 1, 2" and facts["quantile levels"].startswith("3: 0.025, 0.5, 0.975")
+
+
+def test_pmf_forecasts_load_as_ordered_categories():
+    cats = ("low", "moderate", "high")
+    rows = [("2024-01-06", h, loc, "wk flu category", "pmf", c, p) for h in (0, 1) for loc in ("01", "02")
+            for c, p in zip(cats, (0.5, 0.3, 0.2))]
+    forecast = csv_bytes(pd.DataFrame(rows, columns=["reference_date", "horizon", "location", "target", "output_type",
+                                                     "output_type_id", "value"]))
+    truth = csv_bytes(pd.DataFrame({"date": ["2024-01-06", "2024-01-13"] * 2, "location": ["01", "01", "02", "02"],
+                                    "target": "wk flu category", "observation": ["low", "high", "moderate", "low"]}))
+    at = _hub_upload(new_app(), [("2024-01-06-team-c.csv", forecast)], ("ts.csv", truth))
+    assert not _errors(at)
+    pset = at.session_state["pset"]
+    assert pset.task == "classification" and pset.ordinal and list(pset.classes) == list(cats)
+    assert _facts(at)["categories"] == "low, moderate, high"
+    assert "classification" in {link.proto.page for link in at.get("page_link")}
