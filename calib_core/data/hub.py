@@ -78,6 +78,10 @@ def _auto_truth(root: Path | None, messages: list[str]) -> Path | None:
         folder = root / sub
         if folder.is_dir():
             tables = sorted(p for p in folder.rglob("*") if p.is_file() and TABLE_FILE.search(p.name))
+            for kind in ("time-series", "oracle-output"):  # the hubverse names when target-data holds both
+                named = [p for p in tables if p.name.lower().startswith(kind)]
+                if len(tables) > 1 and len(named) == 1:
+                    tables = named
             if len(tables) == 1:
                 messages.append(f"truth: {sub}/{tables[0].name} of the hub (give truth= to use another file).")
                 return tables[0]

@@ -324,3 +324,11 @@ def test_unit_codes_of_many_high_cardinality_task_ids_never_overflow():
     codes, first = unit_codes(frame, list(frame.columns))
     assert first.size == len(frame.drop_duplicates()) == 20_000
     assert np.array_equal(codes[20_000:], codes[:100])
+
+
+def test_target_data_with_a_time_series_and_oracle_output_uses_the_time_series(tmp_path):
+    hub = simple_hub(tmp_path)
+    pd.DataFrame({"location": ["01"], "oracle_value": [1.0]}).to_csv(hub / "target-data" / "oracle-output.csv",
+                                                                       index=False)
+    ps = read_hub(hub)
+    assert ps.n_rows == 24 and "truth: target-data/time-series.csv of the hub" in text(ps)
