@@ -24,6 +24,11 @@
     ``--crossing drop`` drops those rows; ``--layout gaussian|quantile|sample|point`` chooses the layout of a file
     that has several (default ``auto``: the one that keeps the most rows).  What was done is printed as a note.
 
+``python -m calib_core report HUB_FOLDER_OR_FILES… --truth TRUTH_FILE [--output-type quantile] --out report.html``
+    A forecast hub (hubverse or legacy COVID-19 / FluSight format, detected from the columns): a hub folder, its
+    model-output folder, one model's folder or forecast files, scored against ``--truth``
+    (``calib_core.data.loading_options``); the same report, plus the scores by model (WIS and its parts, coverage).
+
 ``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
     A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
     (``calib_core.scale.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
@@ -62,7 +67,7 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
-from .base.predictions import InputError, PredictionSet, ReadingNote
+from .base.predictions import InputError, PredictionSet
 from .base.report import ALL
 from .calibrators.registry import (
     TASKS,
@@ -74,7 +79,14 @@ from .calibrators.registry import (
 )
 from .data.bytes import DEFAULT_MAX_BYTES
 from .data.columns_option import cli_message, parse_columns
-from .data.regression_layout import CROSSING_MODES, LAYOUTS, LoaderNotice
+from .data.loading_options import (
+    add_hub_arguments,
+    add_loading_arguments,
+    by_model_table,
+    hub_cli_message,
+    hub_request,
+    load_lines,
+)
 from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
@@ -97,7 +109,7 @@ _REPORT_DESCRIPTION = (
     "Diagnose FILE (CSV, TSV or Parquet, in any layout the loader reads) and write a self-contained HTML report. "
     "With --engine dask "
     "FILE is a Parquet data set (glob, directory or file) summarised on Dask; FILE may also be a summary file "
-    "written by --save-summary."
+    "written by --save-summary, or a forecast hub: its folder or its forecast files, scored against --truth FILE."
 )
 
 
@@ -156,9 +168,9 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep : argparse.ArgumentParser
         The parser (or sub-parser) to add them to.
     """
-    rep.add_argument("file", metavar="FILE",
-                     help="prediction file (CSV, TSV, Parquet), a Parquet glob/directory with --engine dask, or a "
-                     "summary file written by --save-summary")
+    rep.add_argument("file", metavar="FILE", nargs="+",
+                     help="prediction file (CSV, TSV, Parquet), a Parquet glob/directory with --engine dask, a "
+                     "summary file written by --save-summary, or a forecast hub's folder or files (with --truth)")
     rep.add_argument("--out", "-o", required=True, help="output HTML file")
     rep.add_argument("--title", default=None, help="report title (default: 'Calibration report: FILE')")
     rep.add_argument("--task", choices=("regression", "classification"), default=None,
@@ -182,6 +194,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--renormalize", action="store_true",
                      help="classification: renormalise probability rows that do not sum to 1")
     add_loading_arguments(rep)
+    add_hub_arguments(rep)
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
                      help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
@@ -201,22 +214,6 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
                      help="also write the mergeable summary (versioned zip of JSON and .npy, no pickle)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rep.add_argument("--traceback", action="store_true", help="show the traceback of an internal error")
-
-
-def add_loading_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the regression reading options: ``--crossing`` and ``--layout`` (``cc.load_predictions``' keywords).
-
-    Parameters
-    ----------
-    parser : argparse.ArgumentParser
-        The parser (or sub-parser) to add them to.
-    """
-    parser.add_argument("--crossing", choices=CROSSING_MODES, default="rearrange",
-                        help="regression: rows whose quantiles decrease with the level are sorted per row "
-                        "(rearrange, the default; never increases the quantile loss) or dropped (drop)")
-    parser.add_argument("--layout", choices=("auto", *LAYOUTS), default="auto",
-                        help="regression: the layout to read when the file has several (e.g. mean/std and quantile "
-                        "columns); auto: the one that keeps the most rows (default)")
 
 
 def _loading(args: argparse.Namespace) -> dict[str, Any]:
@@ -415,17 +412,23 @@ def _report(args: argparse.Namespace) -> int:
                           _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
                           _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
     columns = parse_columns(args.columns)
-    if args.engine == "dask" or is_summary_file(Path(args.file)):
+    hub = None if args.engine == "dask" else hub_request(args.file, args.truth, args.output_type)
+    if hub is None and len(args.file) > 1:
+        raise ValueError("--engine dask reads one Parquet data set (a glob or a directory); several forecast files "
+                         "are a forecast hub, read with the default engine and --truth")
+    args.file = args.file[0]
+    if hub is None and (args.engine == "dask" or is_summary_file(Path(args.file))):
         return _report_from_summary(args, columns)
-    if any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
+    if hub is None and any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
         raise InputError("looks like a glob; a data set of several Parquet files is read with --engine dask",
                          source=args.file, hint=f"python -m calib_core report '{args.file}' --engine dask --out ...")
-    path = _existing(args.file)
-    check_outputs([path], [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
-    check_outputs([path], [("--out", args.out, None)], args.force)
-    check_summary_output([path], args.save_summary, _outputs(args), args.force)
-    pset = load_predictions(path, task=args.task, columns=columns, renormalize=args.renormalize, **_size_limit(args),
-                            **_loading(args))
+    inputs = [_existing(args.file)] if hub is None else hub.inputs
+    check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
+    check_outputs(inputs, [("--out", args.out, None)], args.force)
+    check_summary_output(inputs, args.save_summary, _outputs(args), args.force)
+    keywords = {} if hub is None else {"truth": hub.truth, "output_type": hub.output_type}
+    pset = load_predictions(inputs[0] if hub is None else hub.forecasts, task=args.task, columns=columns,
+                            renormalize=args.renormalize, **_size_limit(args), **_loading(args), **keywords)
     options: dict[str, Any] = {
         "n_bins": args.n_bins,
         "n_resamples": args.resamples,
@@ -441,13 +444,14 @@ def _report(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with _numerical_warnings(notes):
         report = diagnose(pset, **options)
-    title = args.title or f"Calibration report: {path.name}"
+    title = args.title or f"Calibration report: {inputs[0].name if hub is None else hub.name}"
+    tables = None if hub is None else {"Scores by model": by_model_table(report.metrics)}
     with _numerical_warnings(notes):
-        text = report_html(report, title=title, prediction_set=pset, notes=notes)
+        text = report_html(report, title=title, prediction_set=pset, notes=notes, tables=tables)
     out = Path(args.out)
     metrics_csv = to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)) if args.metrics_csv else b""
-    write_outputs([path], [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
-                                                                      metrics_csv)], args.force)
+    write_outputs(inputs, [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
+                                                                        metrics_csv)], args.force)
     if args.save_summary:
         from .scale.summary import spec_for, summarize
 
@@ -461,38 +465,16 @@ def _report(args: argparse.Namespace) -> int:
             f"wrote {out} ({len(text) / 1e6:.1f} MB): {pset.task}, {pset.n_rows:,} rows{dropped}, "
             f"{len(report.models)} model(s), {report.metrics['metric'].nunique()} metrics"
         )
-        for line in load_lines(pset):
+        for line in load_lines(pset, reader_messages=hub is not None):
             print(line)
         for _, row in report.verdicts.iterrows():
             where = "" if row["group"] == ALL else f", group {row['group']}"
             print(f"  {row['model']}{where}: {row['sentence']}")
         for note in [*report.options.get("notes", []), *notes]:  # the diagnosis's (e.g. a degenerate group), then ours
             print(f"note: {note}")
+        if tables:
+            print(f"scores by model:\n{tables['Scores by model'].to_string(index=False, float_format='{:.4g}'.format)}")
     return EXIT_OK
-
-
-def load_lines(pset: PredictionSet) -> list[str]:
-    """What the CLI says about the loading of a file.
-
-    One line per drop reason (count and first rows), the loader's notices (crossing quantiles sorted per row or
-    dropped, the layout chosen among several and how to choose another, in command-line words) and the reader's
-    notes on its text (an unbalanced quote's lines, lines that were not UTF-8), so that no row is lost or changed
-    without the user reading why.
-
-    Parameters
-    ----------
-    pset : PredictionSet
-        The loaded file.
-
-    Returns
-    -------
-    list of str
-        The lines to print.
-    """
-    lines = [f"dropped {rows.size:,} row(s): {reason} (rows {', '.join(map(str, rows[:10].tolist()))}"
-             f"{', …' if rows.size > 10 else ''})" for reason, rows in pset.dropped.reasons.items()]
-    notices = [f"note: {cli_message(str(m))}" for m in pset.messages if isinstance(m, LoaderNotice)]
-    return lines + notices + [f"note: {m}" for m in pset.messages if isinstance(m, ReadingNote)]
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
@@ -632,7 +614,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_PARTITIONS_FAILED
     except InputError as exc:
-        print(f"error: {cli_message(str(exc), getattr(args, 'task', None))}", file=sys.stderr)
+        print(f"error: {cli_message(hub_cli_message(str(exc)), getattr(args, 'task', None))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except (ValueError, OSError) as exc:  # bad options, unwritable output, too few rows to diagnose, …
         print(f"error: {exc}", file=sys.stderr)

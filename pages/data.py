@@ -1,4 +1,5 @@
-"""Data page: upload a prediction file or load a built-in example; column mapping; validation summary; templates.
+"""Data page: upload a prediction file or load a built-in example; column mapping; forecast hubs (forecast files
+plus their truth, uploaded or a hub folder on the server: ``dashboard.hub_loading``); validation summary; templates.
 
 The loaded set lives in session state (``dashboard.state``: ``pset``, ``pset_token``, ``pset_name``), so every
 other page sees it.  An upload is parsed once per content (sha1 of the bytes) and mapping; a broken upload
@@ -11,11 +12,13 @@ import json
 import time
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import calib_core as cc
 import dashboard as ui
 from calib_core.data import templates
 from calib_core.scale.distributed import PartitionError
+from dashboard import hub_loading
 from dashboard import summary as summ
 from views import data_dirs, loading
 from views import pages as views
@@ -59,6 +62,10 @@ def _parse_upload() -> None:
     st.session_state["data_upload_ident"] = (token, renormalize, loading.options_token(options))
     st.session_state["data_mapping"] = None
     _prefill_mapping(token, data, uploaded.name)
+    st.session_state["data_upload_hub"] = hub_loading.is_hub_upload(token, data, uploaded.name)
+    if st.session_state["data_upload_hub"]:  # a forecast-hub file: read with its truth file, no column mapping
+        hub_loading.parse_single_hub(uploaded.name, data)
+        return
     try:
         pset = ui.parse_upload(token, data, uploaded.name, "", None, renormalize, **options)
     except cc.InputError as err:
@@ -67,6 +74,15 @@ def _parse_upload() -> None:
         ui.set_data(pset, f"upload:{token}:auto:{loading.options_token(options)}:{int(renormalize)}", uploaded.name,
                     "upload")
         st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
+
+
+def _forecast_hub_link() -> None:
+    """A link to the Forecast hub page (when the navigation has it)."""
+    try:
+        st.page_link("pages/hub.py", label="Scores by model, horizon, date and location on the Forecast hub page",
+                     icon=":material/arrow_forward:")
+    except StreamlitAPIException:  # the page is not registered in this build
+        st.caption("The Forecast hub page (scores by model, horizon, date and location) is not part of this build.")
 
 
 def _open_summary_upload() -> None:
@@ -109,6 +125,7 @@ st.markdown(
 # ------------------------------------------------------------------------------------------ examples
 ui.init_state({"data_example": ui.DEFAULT_REGRESSION_EXAMPLE}, persist=True)
 ui.persist("data_renormalize")
+ui.persist("data_hub_output_type", "data_upload_output_type", "data_hub_path", "data_hub_truth_path")
 ui.init_state({"data_crossing": "rearrange", "data_layout": "auto"}, persist=True)
 with st.container(border=True):
     st.subheader("Built-in examples")
@@ -165,12 +182,29 @@ with st.container(border=True):
             if previous is not None:
                 st.caption(f"Still using the previously loaded data: {ui.md_escape(previous[2])}.")
 
+        # ---- a forecast-hub file: its truth file (and output type), never the column mapping --------------
+        is_hub = bool(st.session_state.get("data_upload_hub"))
+        if is_hub:
+            st.caption("This is a forecast-hub file (model output): its scores need the observed values. Give the "
+                       "hub's truth file (target data) here; several forecast files or a hub folder: see "
+                       "**Forecast hub** below.")
+            st.file_uploader("Truth (target data)", type=loading.HUB_UPLOAD_TYPES, key="data_upload_truth",
+                             on_change=_parse_upload, max_upload_size=ui.upload_limit_mb())
+            single_types = [t for t in loading.OUTPUT_TYPE_LABELS if t in hub_loading.single_types(uploaded.name,
+                                                                                                   data)]
+            if len(single_types) > 1:
+                if st.session_state.get("data_upload_output_type") not in single_types:
+                    st.session_state["data_upload_output_type"] = single_types[0]
+                st.selectbox("Output type", single_types, format_func=loading.OUTPUT_TYPE_LABELS.get,
+                             key="data_upload_output_type", on_change=_parse_upload,
+                             help="The file holds several output types: the one read (quantile by default).")
+
         # ---- column mapping (always available for uploads; opened when guessing failed) ----------------
         try:
             names, head, _ = ui.upload_columns(token, data, uploaded.name)
         except cc.InputError:
             names, head = [], None
-        if names:
+        if names and not is_hub:
             if st.session_state.get("data_upload_error"):
                 st.caption("The columns could not be read as predictions: map them below and load the file again.")
             with st.expander("Column mapping", expanded=bool(st.session_state.get("data_upload_error")),
@@ -233,6 +267,48 @@ with st.container(border=True):
                         ui.set_data(pset, new_token, uploaded.name, "upload")
                         st.session_state["data_notice"] = f"Loaded: {uploaded.name} (with the column mapping)"
                         st.rerun()
+
+# ------------------------------------------------------------------------------------------ forecast hub
+with st.container(border=True):
+    st.subheader("Forecast hub: forecast files and their truth")
+    st.caption(
+        "A hubverse hub (model output with `output_type`, `output_type_id`, `value` and task-ID columns such as "
+        "`reference_date`, `horizon`, `location`, `target`) or a legacy COVID-19 / FluSight hub (`forecast_date`, "
+        "`target`, `target_end_date`, `location`, `type`, `quantile`, `value`): upload one or more forecast files "
+        "(the model is the `model_id` column, else the file name `<round>-<model>.csv`) and the truth file. "
+        "Forecasts are joined to the truth on the columns both share; forecasts without truth are counted below."
+    )
+    st.file_uploader("Forecast files (one or more: .csv, .parquet, .gz)", type=loading.HUB_UPLOAD_TYPES,
+                     accept_multiple_files=True, key="data_hub_forecasts", on_change=hub_loading.parse_hub_uploads,
+                     max_upload_size=ui.upload_limit_mb())
+    st.file_uploader("Truth (target data)", type=loading.HUB_UPLOAD_TYPES, key="data_hub_truth",
+                     on_change=hub_loading.parse_hub_uploads, max_upload_size=ui.upload_limit_mb())
+    hub_allowed = summ.allowed_data_dirs()
+    hub_uploaded = bool(st.session_state.get("data_hub_forecasts"))
+    hub_types = ([t for t in loading.OUTPUT_TYPE_LABELS if t in hub_loading.hub_types()] if hub_uploaded
+                 else list(loading.OUTPUT_TYPE_LABELS) if hub_allowed else [])
+    if len(hub_types) > 1:
+        if st.session_state.get("data_hub_output_type") not in hub_types:
+            st.session_state["data_hub_output_type"] = hub_types[0]
+        st.selectbox("Output type", hub_types, format_func=loading.OUTPUT_TYPE_LABELS.get, key="data_hub_output_type",
+                     on_change=hub_loading.parse_hub_uploads,
+                     help="Which output type to read when the files hold several (quantile by default).")
+    if hub_uploaded and st.session_state.get("data_hub_ident") != hub_loading.hub_ident():
+        hub_loading.parse_hub_uploads()  # e.g. restored widgets
+    if hub_allowed:
+        h1, h2, h3 = st.columns([4, 4, 1.6], vertical_alignment="bottom")
+        h1.text_input("Hub folder on the server", key="data_hub_path", placeholder="my-hub",
+                      help="The hub's folder (holding model-output/), its model-output folder or one model's folder, "
+                      "under the allowed paths (see Large data below).")
+        h2.text_input("Truth file on the server (blank: the hub's target-data file)", key="data_hub_truth_path",
+                      placeholder="my-hub/target-data/time-series.csv")
+        h3.button("Open hub folder", key="data_hub_open", type="primary", width="stretch",
+                  on_click=hub_loading.open_hub_folder)
+    if st.session_state.get("data_hub_error"):
+        st.error(ui.md_escape(st.session_state["data_hub_error"]), icon=":material/error:")
+        previous = ui.current_data()
+        if previous is not None:
+            st.caption(f"Still using the previously loaded data: {ui.md_escape(previous[2])}.")
 
 # ------------------------------------------------------------------------------------------ large data
 with st.container(border=True):
@@ -302,9 +378,13 @@ else:
     for notice in loading.loader_notices(pset):  # crossing quantiles sorted or dropped, the layout chosen
         st.info(ui.md_escape(notice), icon=":material/info:")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):
-        for message in views.loader_messages(pset):
-            st.markdown(f"- {ui.md_escape(message)}")
+        for message in views.loader_messages(pset):  # a hub's hints name the page's controls, not truth= / output_type=
+            st.markdown(f"- {ui.md_escape(loading.hub_page_message(message))}")
     ui.dataframe(views.data_facts(pset), hide_index=True, width="stretch")
+    if loading.is_hub_set(pset):
+        st.markdown("**What was read from the forecast hub**")
+        ui.dataframe(loading.hub_facts(pset), hide_index=True, width="stretch")
+        _forecast_hub_link()
     target = "pages/regression.py" if pset.task == "regression" else "pages/classification.py"
     st.page_link(target, label=f"Diagnose it on the {pset.task.title()} page", icon=":material/arrow_forward:")
     preview = views.preview_rows(pset)

@@ -405,6 +405,33 @@ st.markdown(
     "…) says something about the predictions but nothing about calibration. **better** says which direction wins "
     "(≈ a target value, e.g. coverage c% ≈ c)."
 )
+FORECAST_HUBS = r"""
+#### Forecast hubs
+
+**Files.** A hubverse hub's model output (task-ID columns such as `reference_date`, `horizon`, `location`,
+`target`, then `output_type`, `output_type_id`, `value`; the model from `model_id` or the file name
+`<round>-<model>.csv`) or a legacy COVID-19 / FluSight file (`forecast_date, target, target_end_date, location, type,
+quantile, value`), plus one **truth** file (hubverse time series or oracle output, or `date, location, value`). The
+format is recognised from the columns; load them under *Forecast hub* on the Data page (or
+`python -m calib_core report HUB_FOLDER --truth FILE`).
+
+**The join.** Each forecast unit (model × round × task IDs) takes the truth value of the columns both files share
+(legacy: `target_end_date` ↔ `date`, `location`). Units without truth are counted by reason, never silently lost.
+Task IDs are read as text (`01` stays `01`).
+
+**Weighted interval score** (Bracher, Ray, Gneiting & Reich 2021). For a median m and K central intervals
+[l_k, u_k] of nominal coverage 1 − α_k, with IS_α = (u − l) + (2/α)(l − y)₊ + (2/α)(y − u)₊:
+WIS = (½|y − m| + Σ_k (α_k/2) IS_{α_k}) / (K + ½). Lower is better, in the data's units. Its parts add up to it:
+**dispersion** Σ_k (α_k/2)(u_k − l_k)/(K + ½) (the width paid whatever happens), **overprediction**
+[½(m − y)₊ + Σ_k (l_k − y)₊]/(K + ½) (forecast too high) and **underprediction** [½(y − m)₊ + Σ_k (y − u_k)₊]/(K + ½)
+(too low).
+
+**Coverage** of every stated central interval (levels τ and 1 − τ, nominal 100(1 − 2τ) %): the share of y with
+q_τ ≤ y ≤ q_{1−τ}, inclusive ends — hub data are often integers and quantiles tie, so y on an end counts as covered.
+Above nominal: intervals too wide; below: too narrow. **Bias** (Funk et al. 2019): in [−1, 1], positive when the
+forecasts were too high. The Forecast hub page shows them per model, by horizon, by date and per location × date,
+linked; the Regression page gives the verdicts at the stated levels.
+"""
 tab_v, tab_r, tab_c, tab_cal, tab_d, tab_data = st.tabs(
     ["Tests and verdicts", "Regression metrics", "Classification metrics", "Calibrators", "Diagrams", "Data & layouts"]
 )
@@ -452,3 +479,4 @@ Utpala & Rai 2020 (quantile regularization, PIT entropy); Zelikman et al. 2020 (
 (ACCRUE, CRPS, reliability score); Guo et al. 2017 (ECE, MCE, temperature scaling).
 """
     )
+    st.markdown(FORECAST_HUBS)
