@@ -88,6 +88,7 @@ from .data.loading_options import (
     load_lines,
 )
 from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
+from .diagnosis.regression_hub import hub_score_tables
 from .evaluation.tables import comparison_table
 from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
@@ -445,7 +446,10 @@ def _report(args: argparse.Namespace) -> int:
     with _numerical_warnings(notes):
         report = diagnose(pset, **options)
     title = args.title or f"Calibration report: {inputs[0].name if hub is None else hub.name}"
-    tables = None if hub is None else {"Scores by model": by_model_table(report.metrics)}
+    tables = None
+    if hub is not None:  # quantile forecasts: the Forecast hub page's tables; else the report's metrics by model
+        quantiles = pset.task == "regression" and pset.layout == "quantile" and pset.units is not None
+        tables = hub_score_tables(pset) if quantiles else {"Scores by model": by_model_table(report.metrics)}
     with _numerical_warnings(notes):
         text = report_html(report, title=title, prediction_set=pset, notes=notes, tables=tables)
     out = Path(args.out)

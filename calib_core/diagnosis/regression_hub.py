@@ -46,7 +46,7 @@ from ..metrics.regression_stated import level_deviation
 from ..metrics.regression_wis import central_coverages, wis_parts
 
 __all__ = ["ForecastRows", "forecast_rows", "quantile_bias", "forecast_scores", "forecast_heatmap",
-           "score_columns", "HEATMAP_VALUES"]
+           "score_columns", "hub_score_tables", "HEATMAP_VALUES"]
 
 #: Values a heatmap cell can show besides any column of :func:`forecast_scores` (computed from them).
 HEATMAP_VALUES = ("wis_relative",)
@@ -441,3 +441,35 @@ def forecast_heatmap(
         "row_code": pd.Index(per_row.vocab[rows]).get_indexer(scores[rows]),
         "column_code": pd.Index(per_row.vocab[columns]).get_indexer(scores[columns]),
     })
+
+
+def hub_score_tables(pset: PredictionSet) -> dict[str, pd.DataFrame]:
+    """A hub report's score tables: by model, by model × horizon and by model × location.
+
+    Each is :func:`forecast_scores` grouped that way — the mean weighted interval score and its parts (Bracher et
+    al. 2021), the coverage of every stated central interval, the share below the median, the quantile bias and the
+    PIT departure — without the per-level share columns; a grouping whose column the hub lacks is left out.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A hub's quantile forecasts (``units`` set by the hub reader).
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Title → table, in the report's order.
+
+    References
+    ----------
+    Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+    format. PLOS Computational Biology 17(2), e1008618.
+    """
+    tables = {}
+    for title, by in (("Scores by model", ("model",)), ("Scores by model and horizon", ("model", "horizon")),
+                      ("Scores by model and location", ("model", "location"))):
+        if pset.units is None or any(c != "model" and c not in pset.units for c in by):
+            continue
+        table = forecast_scores(pset, by=by)
+        tables[title] = table[[c for c in table.columns if not c.startswith(("share_lt_", "share_le_"))]]
+    return tables
