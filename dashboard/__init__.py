@@ -58,6 +58,7 @@ from .state import (
     DEFAULT_CLASSIFICATION_EXAMPLE,
     DEFAULT_REGRESSION_EXAMPLE,
     EXAMPLES,
+    HUB_EXAMPLE,
     MAX_TABLE_ROWS,
     UPLOAD_TYPES,
     content_token,
@@ -84,7 +85,7 @@ from .timeview import over_time
 
 __all__ = [
     "over_time", "LazyFigures", "lazy_tabs",
-    "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "MAX_TABLE_ROWS",
+    "DEFAULT_CLASSIFICATION_EXAMPLE", "DEFAULT_REGRESSION_EXAMPLE", "EXAMPLES", "HUB_EXAMPLE", "MAX_TABLE_ROWS",
     "METRIC_COLUMN_CONFIG", "PAGE_ICON", "SELECT_MODES", "UPLOAD_TYPES", "LabPage", "LinkedSelection", "cached",
     "chart", "column_labels", "content_key", "content_token", "csv_safe", "current_data", "data_caption", "data_status",
     "data_store", "dataframe", "corp_cached", "diagnose_cached", "diagnose_rows", "export_row", "figure",

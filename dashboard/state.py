@@ -43,6 +43,7 @@ import calib_core as cc
 from calib_core.data import examples
 from calib_core.data.bytes import read_table
 from calib_core.data.detect import guess_columns
+from calib_core.data.hub_example import example_hub_frames
 from calib_core.data.timecol import find_time_column
 from views.pages import md_escape
 
@@ -59,9 +60,21 @@ EXAMPLES: dict[str, tuple[str, Callable[[], cc.PredictionSet]]] = {
         "classification",
         lambda: examples.breast_cancer_example(),
     ),
+    "Forecast hub — 4 synthetic models of 23 quantiles: calibrated, too narrow, biased, too wide": (
+        "regression",
+        lambda: _example_hub(),
+    ),
 }
+
+
+def _example_hub() -> cc.PredictionSet:
+    """A seeded synthetic forecast hub (8 locations, 12 weekly rounds, horizons 0–3) read as a user's hub is."""
+    hub = example_hub_frames(n_models=4, n_locations=8, n_rounds=12,
+                             miscalibration=["calibrated", "narrow", "biased", "wide"])
+    return cc.load_predictions(hub.forecasts, truth=hub.truth, source="example forecast hub")
 DEFAULT_REGRESSION_EXAMPLE = "Levi et al. §4.1 synthetic — true σ vs random σ"
 DEFAULT_CLASSIFICATION_EXAMPLE = "Digits — over-confident classifier (10 classes, logits)"
+HUB_EXAMPLE = "Forecast hub — 4 synthetic models of 23 quantiles: calibrated, too narrow, biased, too wide"
 
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "npz"]  # npz: plain arrays only (read with allow_pickle=False)
 MAX_TABLE_ROWS = 200  # row tables show at most this many rows

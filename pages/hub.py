@@ -24,6 +24,10 @@ data = ui.current_data()
 if data is None or not hv.is_hub(data[0]):
     st.info(hv.empty_state(None if data is None else data[0]), icon=":material/hub:")
     st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
+    if st.button("Load the example hub (4 synthetic models: calibrated, too narrow, biased, too wide)",
+                 key="hub_load_example", icon=":material/science:"):
+        ui.set_example(ui.HUB_EXAMPLE)
+        st.rerun()
     st.stop()
 pset, token, name = data
 st.markdown(ui.data_caption(pset, name))

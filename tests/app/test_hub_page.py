@@ -38,6 +38,17 @@ def test_empty_state_says_how_to_load_a_hub():
     assert not at.get("plotly_chart")
 
 
+def test_the_empty_state_loads_the_example_hub_whose_calibrated_model_scores_best():
+    at = new_app()
+    at.switch_page("pages/hub.py").run()
+    at.button(key="hub_load_example").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = _model_table(at)
+    assert table["model"].tolist() == ["team1-calibrated", "team2-narrow", "team3-biased", "team4-wide"]
+    assert table["forecasts"].tolist() == [384] * 4
+    assert table.set_index("model")["WIS"].idxmin() == "team1-calibrated"
+
+
 def test_quantile_set_without_units_gets_the_empty_state():
     pset = synthetic_hub(n_locations=2, n_dates=2)
     pset.units = None
