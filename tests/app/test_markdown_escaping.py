@@ -71,6 +71,10 @@ OWN_TEXT: dict[str, str] = {
     "data[0].task": "the task: 'regression' or 'classification'",
     "pset.layout": "the loader's layout name (gaussian, quantile, sample, point, probs, logits, top_label, …)",
     "pages/data.py:target": "a page path of this project",
+    "pages/hub.py:hv.empty_state(None if data is None else data[0])": "views.hub.empty_state: the page's own "
+                                                                       "sentences, the task and the layout name",
+    "dashboard/hub.py:horizons": "a hub's horizons: integers (the reader parses the horizon column as int64)",
+    "dashboard/hub.py:dates": "a hub's target end dates: datetime64 values, shown through a date format",
     "dashboard/timeview.py:_span_text(windows, picked, int(mask.sum()))": "a picked time range: timestamps formatted "
         "with strftime (datetime64 after calib_core.data.timecol) "
         "or numbers with .6g, and counts; no text from the file",
