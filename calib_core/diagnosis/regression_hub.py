@@ -465,11 +465,14 @@ def hub_score_tables(pset: PredictionSet) -> dict[str, pd.DataFrame]:
     Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
     format. PLOS Computational Biology 17(2), e1008618.
     """
-    tables = {}
+    tables: dict[str, pd.DataFrame] = {}
+    if pset.units is None:
+        return tables
+    rows = forecast_rows(pset)  # the per-row scores once, regrouped three times
     for title, by in (("Scores by model", ("model",)), ("Scores by model and horizon", ("model", "horizon")),
                       ("Scores by model and location", ("model", "location"))):
-        if pset.units is None or any(c != "model" and c not in pset.units for c in by):
+        if any(c != "model" and c not in pset.units for c in by):
             continue
-        table = forecast_scores(pset, by=by)
+        table = forecast_scores(rows, by=by)
         tables[title] = table[[c for c in table.columns if not c.startswith(("share_lt_", "share_le_"))]]
     return tables
