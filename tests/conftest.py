@@ -10,6 +10,8 @@
   Playwright (never ``playwright install``); browser tests are skipped when Chromium or the
   Playwright package is missing, except under ``CI=true``, where that is an error.
   ``wait_for_app(page)`` waits until the app is connected and its script has finished running.
+  ``upload_file(page, path)`` puts a file into one keyed uploader (the Data page's prediction file by default)
+  and waits until the uploader lists it, trying again when a busy browser dropped the first attempt.
 """
 
 from __future__ import annotations
@@ -156,6 +158,31 @@ def wait_for_app(page, timeout: int = 60_000) -> None:
     app = "[data-testid='stApp']"
     page.locator(f"{app}[data-test-connection-state='CONNECTED']").wait_for(state="attached", timeout=timeout)
     page.locator(f"{app}[data-test-script-state='notRunning']").wait_for(state="attached", timeout=timeout)
+
+
+def upload_file(page, path: Path | str | None = None, *, files: list[dict] | None = None, key: str = "data_upload",
+                attempts: int = 3, wait_ms: int = 40_000) -> None:
+    """Put ``path`` (or Playwright's in-memory ``files`` payloads) into the file uploader whose widget key is ``key``
+    and wait until the uploader lists the file.
+
+    The Data page has several uploaders, so the input is found by its key, never by position. On a loaded CI
+    machine the browser has been seen to drop an upload set right after the page settled (nothing listed, nothing
+    loaded); the upload is then set again, up to ``attempts`` times.
+    """
+    from playwright.sync_api import expect  # only browser tests call this
+
+    uploader = page.locator(f".st-key-{key}")
+    payload = files if files is not None else str(path)
+    name = files[0]["name"] if files is not None else Path(path).name
+    for attempt in range(attempts):
+        uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(payload)
+        try:
+            # the start of the name only: the uploader shortens long names with an ellipsis
+            expect(uploader.get_by_text(name[:6], exact=False).first).to_be_visible(timeout=wait_ms)
+            return
+        except AssertionError as error:
+            if attempt == attempts - 1:
+                raise AssertionError(f"{name!r} not listed by uploader {key!r}: {uploader.inner_text()!r}") from error
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 from tests.browser.test_pages import LONG, nav, screenshot  # noqa: E402
-from tests.conftest import wait_for_app  # noqa: E402
+from tests.conftest import upload_file, wait_for_app  # noqa: E402
 
 
 def test_data_page_reads_a_pandas_export_and_explains_in_its_own_words(app_page, artifacts_dir, tmp_path):
@@ -24,7 +24,7 @@ def test_data_page_reads_a_pandas_export_and_explains_in_its_own_words(app_page,
                          "p_virginica": p[:, 2]}, index=rng.permutation(150))
     iris.to_csv(tmp_path / "iris_preds.csv")  # with the index column, as pandas writes it
     nav(page, "Data")
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(tmp_path / "iris_preds.csv"))
+    upload_file(page, str(tmp_path / "iris_preds.csv"))
     expect(page.get_by_test_id("stSidebar").get_by_text("iris_preds.csv")).to_be_visible(timeout=LONG)
     expect(page.get_by_text("Diagnose it on the Classification page")).to_be_visible()
     expect(page.get_by_test_id("stMetricValue").nth(3)).to_have_text("3")  # classes
@@ -33,7 +33,7 @@ def test_data_page_reads_a_pandas_export_and_explains_in_its_own_words(app_page,
     odd = pd.DataFrame({"target_value": rng.normal(size=60), "guess": rng.normal(size=60),
                         "sd": rng.uniform(0.5, 2, 60), "fold": np.arange(60) % 5})
     odd.to_csv(tmp_path / "odd.csv", index=False)
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(tmp_path / "odd.csv"))
+    upload_file(page, str(tmp_path / "odd.csv"))
     error = page.get_by_test_id("stAlertContentError")
     expect(error).to_contain_text("odd.csv", timeout=LONG)
     expect(error).to_contain_text("Column mapping")

@@ -44,7 +44,7 @@ def recorder():
 @pytest.mark.browser
 def test_hostile_names_request_nothing_and_show_as_text(open_page, streamlit_url, recorder, artifacts_dir):
     expect = pytest.importorskip("playwright.sync_api").expect
-    from tests.conftest import full_height_screenshot, wait_for_app
+    from tests.conftest import full_height_screenshot, upload_file, wait_for_app
 
     port, requests = recorder
     image = f"![m](http://127.0.0.1:{port}/x.png)"
@@ -60,8 +60,8 @@ def test_hostile_names_request_nothing_and_show_as_text(open_page, streamlit_url
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
-        files=[{"name": file_name, "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
+    upload_file(page, files=[
+        {"name": file_name, "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text("Loaded:", timeout=120_000)
     wait_for_app(page)

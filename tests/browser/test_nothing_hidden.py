@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 from tests.browser.test_pages import LONG, nav  # noqa: E402
-from tests.conftest import wait_for_app  # noqa: E402
+from tests.conftest import upload_file, wait_for_app  # noqa: E402
 
 
 def test_per_class_reliability_of_100_classes(app_page, artifacts_dir, tmp_path):
@@ -31,7 +31,7 @@ def test_per_class_reliability_of_100_classes(app_page, artifacts_dir, tmp_path)
     frame.insert(0, "label", labels)
     frame.to_csv(tmp_path / "hundred.csv", index=False, float_format="%.7f")
     nav(page, "Data")
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(tmp_path / "hundred.csv"))
+    upload_file(page, str(tmp_path / "hundred.csv"))
     expect(page.get_by_test_id("stSidebar").get_by_text("hundred.csv")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     nav(page, "Classification")

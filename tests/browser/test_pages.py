@@ -17,7 +17,7 @@ from calib_core.data import examples
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
-from tests.conftest import full_height_screenshot, wait_for_app  # noqa: E402
+from tests.conftest import full_height_screenshot, upload_file, wait_for_app  # noqa: E402
 
 
 def screenshot(page, path) -> None:
@@ -96,7 +96,7 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
     path = tmp_path / "levi_predictions.csv"
     examples.levi_frame(n=3000).to_csv(path, index=False)
     nav(page, "Data")
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(path))
+    upload_file(page, str(path))
     # validation summary of the upload
     expect(page.get_by_test_id("stSidebar").get_by_text("levi_predictions.csv")).to_be_visible(timeout=LONG)
     metrics = page.get_by_test_id("stMetricValue")
@@ -202,7 +202,7 @@ def test_broken_upload_keeps_the_app_usable(app_page, tmp_path):
     load_example(page, "Diabetes — Gaussian (mean, std) of a boosting ensemble")
     bad = tmp_path / "broken.csv"
     bad.write_bytes(b"\x00\x01garbage\xff" * 100)
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(bad))
+    upload_file(page, str(bad))
     error = page.get_by_test_id("stAlertContentError")
     expect(error).to_contain_text("broken.csv", timeout=LONG)
     expect(page.get_by_text("Still using the previously loaded data")).to_be_visible()

@@ -12,7 +12,7 @@ from calib_core.data import examples
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
-from tests.conftest import full_height_screenshot, wait_for_app  # noqa: E402
+from tests.conftest import full_height_screenshot, upload_file, wait_for_app  # noqa: E402
 
 LONG = 180_000
 KEY = re.compile(r"[?&]data=([A-Za-z0-9_-]{22})(&|$)")
@@ -35,7 +35,7 @@ def test_uploaded_data_survives_a_reload_and_a_new_tab_but_not_another_browser(
     try:
         page.goto(f"{streamlit_url}/data")
         wait_for_app(page, timeout=LONG)
-        page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(path))
+        upload_file(page, str(path))
         expect(sidebar.get_by_text("my_preds.csv")).to_be_visible(timeout=LONG)
         expect(sidebar.get_by_text(re.compile("Kept on this server for 12 hours"))).to_be_visible()
         expect(page).to_have_url(KEY, timeout=LONG)

@@ -18,7 +18,7 @@ HOSTILE = '<a href="http://127.0.0.1:9/x">m</a><b>B</b><span style="color:red">s
 @pytest.mark.browser
 def test_plotly_legends_show_uploaded_names_literally(open_page, streamlit_url, artifacts_dir):
     expect = pytest.importorskip("playwright.sync_api").expect
-    from tests.conftest import full_height_screenshot, wait_for_app
+    from tests.conftest import full_height_screenshot, upload_file, wait_for_app
 
     rng = np.random.default_rng(0)
     n = 300
@@ -31,8 +31,8 @@ def test_plotly_legends_show_uploaded_names_literally(open_page, streamlit_url, 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
-        files=[{"name": "names.csv", "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
+    upload_file(page, files=[
+        {"name": "names.csv", "mimeType": "text/csv", "buffer": data.to_csv(index=False).encode()}])
     expect(page.get_by_test_id("stSidebar")).to_contain_text("Loaded:", timeout=120_000)
     wait_for_app(page)
 

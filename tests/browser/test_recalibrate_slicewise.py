@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
-from tests.conftest import full_height_screenshot, wait_for_app  # noqa: E402
+from tests.conftest import full_height_screenshot, upload_file, wait_for_app  # noqa: E402
 
 LONG = 120_000
 
@@ -41,7 +41,7 @@ def test_slice_wise_recalibration_per_slice_table(app_page, artifacts_dir, tmp_p
     path = tmp_path / "regions.csv"
     _regions_csv(path)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    upload_file(page, str(path))
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Recalibrate").click()
@@ -92,7 +92,7 @@ def test_explorer_worst_slices_before_and_after_a_slice_wise_recalibration(app_p
                   "age": rng.normal(45, 12, n).round(1)}).to_csv(path, index=False)
     nav = page.get_by_test_id("stSidebarNav")
     nav.get_by_role("link", name="Data", exact=True).click()
-    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    upload_file(page, str(path))
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     nav.get_by_role("link", name="Slice explorer", exact=True).click()

@@ -10,7 +10,7 @@ from calib_core.data import examples
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
-from tests.conftest import wait_for_app  # noqa: E402
+from tests.conftest import upload_file, wait_for_app  # noqa: E402
 
 LONG = 120_000
 
@@ -20,7 +20,7 @@ def test_ence_against_bins_tab(app_page, artifacts_dir, tmp_path):
     path = tmp_path / "levi_predictions.csv"
     examples.levi_frame(n=3000).to_csv(path, index=False)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(path))
+    upload_file(page, str(path))
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()
@@ -65,7 +65,7 @@ def test_corp_quantile_reliability_diagram(app_page, artifacts_dir, tmp_path):
     path = tmp_path / "levi_predictions.csv"
     examples.levi_frame(n=3000).to_csv(path, index=False)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(path))
+    upload_file(page, str(path))
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 from tests.browser.test_pages import LONG, TITLES, hover_click, screenshot  # noqa: E402
-from tests.conftest import wait_for_app  # noqa: E402
+from tests.conftest import upload_file, wait_for_app  # noqa: E402
 
 FLAGGED_FILL = "228, 87, 86"  # calib_core.plots.slices.FLAGGED_COLOR as Plotly writes it in a marker's style
 
@@ -37,8 +37,7 @@ def test_slice_explorer_click_restricts_the_regression_page(app_page, artifacts_
     n_east = int((region == "east").sum())
 
     nav(page, "Data", TITLES["Data"])
-    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        str(tmp_path / "regions.csv"))
+    upload_file(page, str(tmp_path / "regions.csv"))
     expect(page.get_by_test_id("stSidebar").get_by_text("regions.csv")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     nav(page, "Slice explorer", "Slice explorer")
@@ -103,8 +102,7 @@ def test_classification_page_draws_all_rows_faintly_behind_a_slice(app_page, art
     y = (rng.random(n) < np.where(site == "c", 0.7 * f, f)).astype(int)
     pd.DataFrame({"label": y, "prob_0": 1 - f, "prob_1": f, "site": site}).to_csv(tmp_path / "sites.csv", index=False)
     nav(page, "Data", TITLES["Data"])
-    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        str(tmp_path / "sites.csv"))
+    upload_file(page, str(tmp_path / "sites.csv"))
     expect(page.get_by_test_id("stSidebar").get_by_text("sites.csv")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     nav(page, "Slice explorer", "Slice explorer")

@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
-from tests.conftest import full_height_screenshot, wait_for_app  # noqa: E402
+from tests.conftest import full_height_screenshot, upload_file, wait_for_app  # noqa: E402
 
 LONG = 120_000
 
@@ -34,7 +34,7 @@ def test_over_time_chart_and_brushing(app_page, artifacts_dir, tmp_path):
     path = tmp_path / "drift.csv"
     _drift_csv(path)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
-    page.locator(".st-key-data_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    upload_file(page, str(path))
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible(timeout=LONG)
     wait_for_app(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Regression", exact=True).click()

@@ -101,7 +101,7 @@ def test_compressed_bomb_is_refused_at_the_servers_limit(open_page, tiny_limit_u
     import gzip
 
     expect = pytest.importorskip("playwright.sync_api").expect
-    from tests.conftest import full_height_screenshot, wait_for_app
+    from tests.conftest import full_height_screenshot, upload_file, wait_for_app
 
     bomb = tmp_path / "bomb.csv"
     bomb.write_bytes(gzip.compress(b"y,mean,std\n" + b"0.5,0.25,1\n" * 300_000))  # 3.3 MB of text
@@ -111,7 +111,7 @@ def test_compressed_bomb_is_refused_at_the_servers_limit(open_page, tiny_limit_u
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Data", exact=True)).to_be_visible(timeout=120_000)
     wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(bomb))
+    upload_file(page, str(bomb))
     alert = page.get_by_test_id("stAlertContentError")
     expect(alert).to_contain_text("decompresses to more than the size limit of 1 MB", timeout=120_000)
     text = alert.inner_text().replace("\u2060", "")
