@@ -53,6 +53,7 @@ PAGES: dict[str, list[st.Page]] = {
         _page("regression.py", "Regression", ":material/show_chart:"),
         _page("classification.py", "Classification", ":material/category:"),
         _page("hub.py", "Forecast hub", ":material/hub:"),
+        _page("compare.py", "Compare models", ":material/compare_arrows:"),
         _page("slices.py", "Slice explorer", ":material/grid_view:"),
     ],
 }

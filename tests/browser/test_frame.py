@@ -30,7 +30,8 @@ LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"
 #: app.py's navigation: page title → file stem (= url path), in the order of the sidebar.
 APP_PAGES = {
     "Home": "home", "Data": "data", "Regression": "regression", "Classification": "classification",
-    "Forecast hub": "hub", "Slice explorer": "slices", "Recalibrate": "recalibrate", "Help": "help",
+    "Forecast hub": "hub", "Compare models": "compare", "Slice explorer": "slices", "Recalibrate": "recalibrate",
+    "Help": "help",
     "Lab index": "labs",
     **{item.title: Path(item.page_file).stem for item in LABS},
 }
