@@ -38,7 +38,7 @@ layer folders (``base`` → ``data`` → ``metrics`` → ``diagrams`` → ``cali
 __version__ = "0.1.0"  # before the imports: modules may read it while the package initialises
 
 from . import classification, plots, regression
-from .api import diagnose, evaluate, load_predictions, slice_comparison
+from .api import ModelComparison, compare_models, diagnose, evaluate, load_predictions, slice_comparison
 from .base.classification import log_softmax, softmax
 from .base.predictions import DropReport, InputError, PredictionSet
 from .base.protocol import EvaluationResult
@@ -73,10 +73,12 @@ __all__ = [
     "diagnose",
     "evaluate",
     "slice_comparison",
+    "compare_models",
     # data and results
     "ALL",
     "DropReport",
     "EvaluationResult",
+    "ModelComparison",
     "InputError",
     "PredictionSet",
     "Report",

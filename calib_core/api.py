@@ -27,9 +27,10 @@ from .data.regression import parse_regression_frame
 from .diagnosis.classification import diagnose_classification
 from .diagnosis.regression import diagnose_regression
 from .evaluation.classification import evaluate_classification, slice_comparison_classification
+from .evaluation.comparison import ModelComparison, compare_models
 from .evaluation.regression import evaluate_regression, slice_comparison_regression
 
-__all__ = ["diagnose", "evaluate", "load_predictions", "slice_comparison"]
+__all__ = ["compare_models", "diagnose", "evaluate", "load_predictions", "slice_comparison", "ModelComparison"]
 
 
 def load_predictions(
