@@ -125,8 +125,8 @@ def show_table(table: pd.DataFrame, score: str) -> None:
     """The comparison table: the model pinned, a help per column."""
     label = cv.score_label(score)
     helps = {
-        "units": "Forecast units scored: those every compared model forecasts.",
-        f"mean {label}": f"Mean {label} over the common units (lower is better).",
+        "units": "Forecast units this model forecast.",
+        f"mean {label}": f"Mean {label} on the units every model forecasts (lower is better).",
         f"relative {label}": f"θ_model / θ_baseline, θ the geometric mean of the model's {label} ratios to every "
                              "model (Cramer et al. 2022); below 1: better than the baseline.",
         f"{1 - cv.ALPHA:.0%} interval": "Bootstrap interval of the relative score, resampling as chosen above.",

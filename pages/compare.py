@@ -33,8 +33,9 @@ st.markdown(ui.data_caption(pset, name))
 baseline, score, cluster, block = cmp_ui.controls(pset)
 result = cmp_ui.comparison(pset, token, baseline, score, cluster, block)
 label = cv.score_label(result.score)
-st.caption(f"Level α = {cv.ALPHA:g}, fixed: {1 - cv.ALPHA:.0%} intervals, tests Holm-adjusted over the models at "
-           f"family-wise {cv.ALPHA:.0%}, a {1 - cv.ALPHA:.0%} model confidence set. Resampled: "
+st.caption(f"Mean scores on the {result.n_common:,} forecast units every model forecasts. Level α = {cv.ALPHA:g}, "
+           f"fixed: {1 - cv.ALPHA:.0%} intervals, tests Holm-adjusted over the models at family-wise "
+           f"{cv.ALPHA:.0%}, a {1 - cv.ALPHA:.0%} model confidence set. Resampled: "
            + ui.md_escape(result.clustering or "independent rows") + ".")
 
 for sentence in cv.sentences(result):
@@ -56,7 +57,8 @@ with right:
     ui.chart(ui.figure(f"cmp_pairs|{ui.content_key(result.pairwise, order, label)}",
                        lambda: compare_plots.pairwise_figure(result.pairwise, order, score=label)), "cmp_pairwise")
     st.caption(f"Mean {label} of the row model over the column model's on their common units: blue, the row model "
-               "scores lower (better); red, higher. Hover a cell for the p-value of the test of equal scores.")
+               "scores lower (better); red, higher. Hover a cell for the p-value of the Diebold–Mariano test of "
+               "equal scores on the units both forecast (not adjusted for the number of pairs).")
 
 st.subheader("Table")
 cmp_ui.show_table(cv.display_table(result), result.score)

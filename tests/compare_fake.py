@@ -1,4 +1,4 @@
-"""ModelComparison-shaped objects for the page's tests: the fields of the contract of ``cc.compare_models``
+"""ModelComparison-shaped objects for the Compare models page's tests: the fields of ``cc.compare_models``' result
 (``.table``, ``.pairwise``, ``.baseline``, ``.score``, ``.clustering``, ``.sentences``, ``.notes``) with chosen
 numbers, so the view-model and the figures are tested on known values whatever the core computes."""
 
@@ -42,14 +42,3 @@ def fake_comparison(models=("base", "good", "bad", "same"), relative=(1.0, 0.8, 
     sentences = [f"{m}'s {score.upper()} is {r:.2f} of the baseline's." for m, r in zip(models, rel)]
     return FakeComparison(table, pairwise, baseline, score, sentences=sentences,
                           notes=["3 forecast units not forecast by every model were left out."])
-
-
-def fake_compare_models(pset, baseline=None, *, score=None, cluster="auto", block_length=None, units=None,
-                        alpha=0.05, n_boot=1000, seed=0) -> FakeComparison:
-    """Stands in for ``cc.compare_models`` in the AppTests until the core's is merged: known numbers per model."""
-    models = pset.models()
-    rel = np.linspace(0.8, 1.4, len(models))
-    baseline = baseline or models[0]
-    rel = rel / rel[models.index(baseline)]
-    p = np.where(np.array(models) == baseline, np.nan, np.where(np.abs(np.log(rel)) > 0.1, 0.001, 0.5))
-    return fake_comparison(models, rel, p, baseline=baseline, score=score or "wis")

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calib_core.base.clustering import HUB_CLUSTER_COLUMNS
+from calib_core.base.clustering import cluster_choices as core_cluster_choices
 from calib_core.base.predictions import PredictionSet
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
 from calib_core.plots.compare import verdicts
@@ -27,7 +29,7 @@ ALPHA = 0.05
 #: Words of the scores (all negatively oriented: lower is better).
 SCORE_LABELS = {"wis": "WIS", "crps": "CRPS", "log": "log score", "brier": "Brier score"}
 #: Columns "auto" resamples by, in this order, when the data's task IDs hold one (the date a round is made on).
-AUTO_CLUSTER_COLUMNS = ("reference_date", "forecast_date", "origin_date")
+AUTO_CLUSTER_COLUMNS = HUB_CLUSTER_COLUMNS
 #: "Blocks" choices: whole clusters drawn independently, or moving blocks of consecutive clusters (auto or k).
 BLOCK_CHOICES = (None, "auto", 2, 4, 8)
 _BASELINE_WORDS = ("baseline", "naive")
@@ -153,8 +155,9 @@ def auto_cluster_column(pset: PredictionSet) -> str | None:
 
 
 def cluster_choices(pset: PredictionSet) -> list[str]:
-    """The "Resample by" options: ``"auto"``, ``"none"`` (independent rows), the task-ID columns, the other columns
-    of the file, then ``"time"`` and ``"group"`` when the data have them.
+    """The "Resample by" options: ``"auto"``, ``"none"`` (independent rows), then the core's choices
+    (:func:`calib_core.base.clustering.cluster_choices`: the task-ID columns, hub dates first, the other columns of the
+    file, ``"time"`` and ``"group"`` when the data have them).
 
     Parameters
     ----------
@@ -166,13 +169,7 @@ def cluster_choices(pset: PredictionSet) -> list[str]:
     list of str
         Option values (column names are the file's).
     """
-    out = ["auto", _NONE]
-    for frame in (pset.units, pset.slice_columns):
-        if frame is not None:
-            out += [str(c) for c in frame.columns if str(c) not in out and str(c) != "model"]
-    out += [name for name, values in (("time", pset.time), ("group", pset.group))
-            if values is not None and name not in out]
-    return out
+    return ["auto", _NONE] + [c for c in core_cluster_choices(pset) if c not in ("auto", _NONE, "model")]
 
 
 def cluster_label(choice: str, pset: PredictionSet) -> str:
@@ -214,7 +211,7 @@ def block_label(block: Any) -> str:
     if block is None:
         return "whole clusters"
     if block == "auto":
-        return "moving blocks (length G^⅓)"
+        return "moving blocks (automatic length)"
     return f"moving blocks of {int(block)}"
 
 

@@ -34,14 +34,15 @@ def verdicts(table: pd.DataFrame, baseline: str, alpha: float = 0.05) -> np.ndar
     """Each model's verdict against the baseline after Holm's correction.
 
     A model is better (worse) than the baseline when its Holm-adjusted p-value is below ``alpha`` and its mean
-    score is lower (higher) than the baseline's on the common units, i.e. its relative score
-    θ_i / θ_baseline < 1 (> 1); otherwise the two are not distinguishable at that level.
+    score is lower (higher) than the baseline's on the common units: the Diebold–Mariano statistic of the score
+    differences S_model − S_baseline is negative (positive); without one, its relative score θ_i / θ_baseline is
+    below (above) 1.  Otherwise the two are not distinguishable at that level.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        ``ModelComparison.table``: ``model``, ``relative_score``, ``p_holm`` (``better_than_baseline`` is used
-        when the relative score is missing).
+        ``ModelComparison.table``: ``model``, ``relative_score``, ``p_holm``, optionally ``dm_statistic`` and
+        ``better_than_baseline`` (used when the relative score is missing).
     baseline : str
         The baseline model.
     alpha : float, default 0.05
@@ -61,10 +62,13 @@ def verdicts(table: pd.DataFrame, baseline: str, alpha: float = 0.05) -> np.ndar
     """
     rel = table["relative_score"].to_numpy(float)
     p = table["p_holm"].to_numpy(float)
+    # the sign of the tested difference (the Diebold–Mariano statistic) where there is one, else the relative score
+    better = rel < 1
     if "better_than_baseline" in table:
-        better = np.where(np.isfinite(rel), rel < 1, table["better_than_baseline"].to_numpy(bool))
-    else:
-        better = rel < 1
+        better = np.where(np.isfinite(rel), better, table["better_than_baseline"].to_numpy(bool))
+    if "dm_statistic" in table:
+        stat = table["dm_statistic"].to_numpy(float)
+        better = np.where(np.isfinite(stat), stat < 0, better)
     significant = np.isfinite(p) & (p < alpha)
     out = np.where(significant, np.where(better, VERDICTS[0], VERDICTS[2]), VERDICTS[1]).astype(object)
     out[(table["model"].astype(str) == str(baseline)).to_numpy()] = VERDICTS[3]

@@ -5,19 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import calib_core as cc
 from tests.app.test_pages import decode, new_app, plotly_select, specs
 from tests.hub_synthetic import synthetic_hub
-
-REAL = hasattr(cc, "compare_models")
-if not REAL:  # the core's comparison not merged yet: the page runs on known numbers
-    from tests.compare_fake import fake_compare_models
-
-    @pytest.fixture(autouse=True, scope="module")
-    def _fake_core():
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(cc, "compare_models", fake_compare_models, raising=False)
-            yield
 
 
 def _with(at, pset, token="cmp-test"):
@@ -45,8 +34,7 @@ def test_empty_state_says_why_and_loads_the_example_hub():
     table = _table(at)
     assert sorted(table["model"]) == ["team1-calibrated", "team2-narrow", "team3-biased", "team4-wide"]
     assert at.selectbox(key="cmp_baseline").value == "team1-calibrated"  # no model named like a baseline: the first
-    if REAL:  # 8 locations × 12 rounds × 4 horizons, all forecast by every model
-        assert set(table["units"]) == {384}
+    assert set(table["units"]) == {384}  # 8 locations × 12 rounds × 4 horizons, all forecast by every model
 
 
 def test_one_model_is_nothing_to_compare():

@@ -66,7 +66,7 @@ def test_resample_choices_auto_means_the_reference_date():
     timed = _gaussian()
     timed.time = np.arange(8)
     assert cv.cluster_choices(timed) == ["auto", "none", "time"]
-    assert [cv.block_label(b) for b in cv.BLOCK_CHOICES][:3] == ["whole clusters", "moving blocks (length G^⅓)",
+    assert [cv.block_label(b) for b in cv.BLOCK_CHOICES][:3] == ["whole clusters", "moving blocks (automatic length)",
                                                                 "moving blocks of 2"]
 
 
