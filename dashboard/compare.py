@@ -42,11 +42,11 @@ def controls(pset: cc.PredictionSet) -> tuple[str, str, str, Any]:
     scores = cv.score_choices(pset)
     clusters = cv.cluster_choices(pset)
     init_state({"cmp_baseline": cv.default_baseline(models), "cmp_score": scores[0], "cmp_cluster": "auto",
-                "cmp_block": None}, persist=True)
+                "cmp_block": "whole"}, persist=True)
     _valid("cmp_baseline", models, cv.default_baseline(models))
     _valid("cmp_score", scores, scores[0])
     _valid("cmp_cluster", clusters, "auto")
-    _valid("cmp_block", list(cv.BLOCK_CHOICES), None)
+    _valid("cmp_block", list(cv.BLOCK_CHOICES), "whole")
     c1, c2, c3, c4 = st.columns([3, 2, 3, 2])
     c1.selectbox("Baseline", models, key="cmp_baseline",
                  help="Every model's score is divided by this model's: below 1 is better than the baseline. A model "
@@ -65,7 +65,7 @@ def controls(pset: cc.PredictionSet) -> tuple[str, str, str, Any]:
                  disabled=independent,
                  help="Whole clusters drawn independently, or moving blocks of consecutive clusters (Künsch 1989) "
                       "when neighbouring rounds are dependent too.")
-    block = None if independent else st.session_state["cmp_block"]
+    block = None if independent else cv.block_value(st.session_state["cmp_block"])
     return (st.session_state["cmp_baseline"], st.session_state["cmp_score"], st.session_state["cmp_cluster"], block)
 
 

@@ -30,8 +30,8 @@ def fake_comparison(models=("base", "good", "bad", "same"), relative=(1.0, 0.8, 
     base_mean = 10.0
     table = pd.DataFrame({
         "model": models, "n_units": n_units, "mean_score": base_mean * rel, "relative_score": rel,
-        "relative_lo": np.where(np.array(models) == baseline, np.nan, rel * 0.9),
-        "relative_hi": np.where(np.array(models) == baseline, np.nan, rel * 1.1),
+        "relative_lo": np.where(np.array(models) == baseline, 1.0, rel * 0.9),  # the core's baseline: 1–1
+        "relative_hi": np.where(np.array(models) == baseline, 1.0, rel * 1.1),
         "dm_statistic": np.log(rel) * 10, "p_value": np.asarray(p_holm, float) / 2,
         "p_holm": np.asarray(p_holm, float), "better_than_baseline": (rel < 1) & (np.asarray(p_holm) < 0.05),
         "in_mcs": rel <= np.min(rel) * 1.25, "mcs_p": np.clip(np.min(rel) / rel, 0, 1),

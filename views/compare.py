@@ -22,7 +22,8 @@ from calib_core.plots.compare import verdicts
 
 __all__ = ["ALPHA", "SCORE_LABELS", "AUTO_CLUSTER_COLUMNS", "empty_state", "score_choices", "default_baseline",
            "cluster_choices", "auto_cluster_column", "cluster_label", "display_table", "sentences", "notes",
-           "download_table", "model_order", "diagnosis_page", "score_label", "BLOCK_CHOICES", "block_label"]
+           "download_table", "model_order", "diagnosis_page", "score_label", "BLOCK_CHOICES", "block_label",
+           "block_value"]
 
 #: The level of every test and interval of the page (stated on the page, not a control).
 ALPHA = 0.05
@@ -31,7 +32,7 @@ SCORE_LABELS = {"wis": "WIS", "crps": "CRPS", "log": "log score", "brier": "Brie
 #: Columns "auto" resamples by, in this order, when the data's task IDs hold one (the date a round is made on).
 AUTO_CLUSTER_COLUMNS = HUB_CLUSTER_COLUMNS
 #: "Blocks" choices: whole clusters drawn independently, or moving blocks of consecutive clusters (auto or k).
-BLOCK_CHOICES = (None, "auto", 2, 4, 8)
+BLOCK_CHOICES = ("whole", "auto", 2, 4, 8)
 _BASELINE_WORDS = ("baseline", "naive")
 _NONE = "none"
 
@@ -200,7 +201,7 @@ def block_label(block: Any) -> str:
 
     Parameters
     ----------
-    block : None, "auto" or int
+    block : "whole", "auto" or int
         Whole clusters, moving blocks of an automatic length, or of ``block`` consecutive clusters.
 
     Returns
@@ -208,11 +209,27 @@ def block_label(block: Any) -> str:
     str
         The option's text.
     """
-    if block is None:
+    if block in (None, "whole"):
         return "whole clusters"
     if block == "auto":
         return "moving blocks (automatic length)"
     return f"moving blocks of {int(block)}"
+
+
+def block_value(block: Any) -> int | str | None:
+    """The ``block_length`` of ``cc.compare_models`` for a "Blocks" option (``"whole"``: None).
+
+    Parameters
+    ----------
+    block : "whole", "auto" or int
+        An option of :data:`BLOCK_CHOICES`.
+
+    Returns
+    -------
+    int, "auto" or None
+        The block length.
+    """
+    return None if block in (None, "whole") else block
 
 
 def _table(comparison: Any) -> pd.DataFrame:
@@ -274,7 +291,8 @@ def display_table(comparison: Any, alpha: float = ALPHA) -> pd.DataFrame:
     t = t.iloc[order].reset_index(drop=True)
     label = score_label(comparison.score)
     lo, hi = t["relative_lo"].to_numpy(float), t["relative_hi"].to_numpy(float)
-    interval = np.where(np.isfinite(lo) & np.isfinite(hi),
+    is_base = (t["model"].astype(str) == str(comparison.baseline)).to_numpy()
+    interval = np.where(np.isfinite(lo) & np.isfinite(hi) & ~is_base,
                         pd.Series(lo).map(_ratio).to_numpy(object) + "–" + pd.Series(hi).map(_ratio).to_numpy(object),
                         "–")
     verdict = pd.Series(verdicts(t, comparison.baseline, alpha)).replace(

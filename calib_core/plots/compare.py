@@ -20,13 +20,17 @@ import plotly.graph_objects as go
 
 from ._style import HEIGHT, REFERENCE_COLOR, apply_layout, plain
 
-__all__ = ["VERDICT_COLORS", "VERDICTS", "verdicts", "skill_figure", "pairwise_figure", "pairwise_matrix"]
+__all__ = ["VERDICT_COLORS", "VERDICT_LEGEND", "VERDICTS", "verdicts", "skill_figure", "pairwise_figure",
+           "pairwise_matrix"]
 
 #: The verdict of a model against the baseline, in the order of the legend.
 VERDICTS = ("better than the baseline", "not distinguishable", "worse than the baseline", "baseline")
 #: Colours of the verdicts (green, grey, red; the baseline black).
 VERDICT_COLORS = {"better than the baseline": "#54a24b", "not distinguishable": "#8c8c8c",
                   "worse than the baseline": "#e45756", "baseline": "#111111"}
+#: The verdicts' legend entries (the plot's title names the baseline).
+VERDICT_LEGEND = {"better than the baseline": "better", "not distinguishable": "not distinguishable",
+                  "worse than the baseline": "worse", "baseline": "baseline"}
 _SYMBOLS = {"baseline": "diamond"}
 
 
@@ -146,7 +150,7 @@ def skill_figure(
             continue
         has = np.isfinite(lo[rows]) & np.isfinite(hi[rows]) & np.isfinite(rel[rows])
         traces.append(go.Scatter(
-            x=rel[rows], y=names[rows], mode="markers", name=v,
+            x=rel[rows], y=names[rows], mode="markers", name=VERDICT_LEGEND[v],
             marker={"color": VERDICT_COLORS[v], "size": 11, "symbol": _SYMBOLS.get(v, "circle"),
                     "line": {"color": "white", "width": 1}},
             error_x={"type": "data", "symmetric": False, "array": np.where(has, hi[rows] - rel[rows], 0.0),
@@ -169,9 +173,12 @@ def skill_figure(
     # a category axis draws its first category at the bottom: reversed, the best model is on top
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=names[order].tolist(),
                      autorange="reversed", automargin=True)
-    fig = apply_layout(fig, title if title is not None else f"{score} relative to the baseline ({plain(baseline)})",
-                       f"{score} relative to the baseline (log scale; < 1: better than the baseline)", "", True)
-    fig.update_layout(height=max(HEIGHT - 100, min(900, 190 + 34 * len(table))))
+    fig = apply_layout(fig, title if title is not None else f"{score} relative to the baseline",
+                       f"relative {score} (log scale; < 1: better)", "", True)
+    # the legend at the foot of the figure, below the axis title, whatever the figure's height
+    fig.update_layout(height=max(HEIGHT - 80, min(900, 210 + 34 * len(table))),
+                      legend={"yref": "container", "y": 0, "yanchor": "bottom"},
+                      margin={"b": 100})
     return fig
 
 
@@ -284,7 +291,7 @@ def pairwise_figure(
     ))
     fig.update_xaxes(type="category", side="bottom", automargin=True)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
-    fig = apply_layout(fig, title if title is not None else f"Pairwise {score} ratios (row model / column model)",
-                       "column model", "row model", False)
+    fig = apply_layout(fig, title if title is not None else f"Pairwise {score} ratios",
+                       "column model (denominator)", "row model (numerator)", False)
     fig.update_layout(height=max(HEIGHT - 60, min(900, 200 + 46 * len(models))))
     return fig

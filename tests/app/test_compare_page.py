@@ -7,6 +7,7 @@ import pytest
 
 from tests.app.test_pages import decode, new_app, plotly_select, specs
 from tests.hub_synthetic import synthetic_hub
+from views.pages import md_escape
 
 
 def _with(at, pset, token="cmp-test"):
@@ -74,8 +75,16 @@ def test_baseline_and_resampling_controls_recompute(cmp_app):
     at.selectbox(key="cmp_cluster").set_value("none").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="cmp_block").disabled  # independent rows: no blocks
-    at.selectbox(key="cmp_cluster").set_value("location").run()
+    at.selectbox(key="cmp_cluster").set_value("reference_date").run()
     assert not at.exception and not at.selectbox(key="cmp_block").disabled
+    at.selectbox(key="cmp_block").set_value(2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert md_escape("moving blocks of 2 consecutive reference_date") in " ".join(c.value for c in at.caption)
+    at.selectbox(key="cmp_block").set_value(8).run()  # longer than the 5 rounds: the core's message, no crash
+    assert not at.exception
+    assert "Could not compare" in " ".join(e.value for e in at.error)
+    at.selectbox(key="cmp_block").set_value("whole").run()
+    assert not at.error
 
 
 def test_the_button_opens_the_model_on_the_regression_page():

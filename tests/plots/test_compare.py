@@ -12,7 +12,7 @@ from tests.plots.test_uploaded_text import HOSTILE, check
 
 
 def _points(fig):
-    """model (as drawn) → (x, verdict trace name, customdata)."""
+    """model (as drawn) → (x, legend name of its verdict, customdata)."""
     return {y: (x, t.name, c) for t in fig.data for x, y, c in zip(t.x, t.y, t.customdata)}
 
 
@@ -20,12 +20,12 @@ def test_skill_plot_points_intervals_and_colours():
     comp = fake_comparison()
     fig = pc.skill_figure(comp.table, comp.baseline, score="WIS")
     points = _points(fig)
-    assert points["good"][:2] == (0.8, "better than the baseline")
-    assert points["bad"][:2] == (1.3, "worse than the baseline")
+    assert points["good"][:2] == (0.8, "better")
+    assert points["bad"][:2] == (1.3, "worse")
     assert points["same"][:2] == (0.97, "not distinguishable")
     assert points["base"][:2] == (1.0, "baseline")
     assert {m: int(c) for m, (_, _, c) in points.items()} == {"base": 0, "good": 1, "bad": 2, "same": 3}
-    better = next(t for t in fig.data if t.name == "better than the baseline")
+    better = next(t for t in fig.data if t.name == "better")
     np.testing.assert_allclose([better.error_x.array[0], better.error_x.arrayminus[0]], [0.08, 0.08])
     assert {t.marker.color for t in fig.data} == set(pc.VERDICT_COLORS.values())
     assert fig.layout.xaxis.type == "log"

@@ -68,6 +68,7 @@ def test_resample_choices_auto_means_the_reference_date():
     assert cv.cluster_choices(timed) == ["auto", "none", "time"]
     assert [cv.block_label(b) for b in cv.BLOCK_CHOICES][:3] == ["whole clusters", "moving blocks (automatic length)",
                                                                 "moving blocks of 2"]
+    assert [cv.block_value(b) for b in cv.BLOCK_CHOICES] == [None, "auto", 2, 4, 8]
 
 
 def test_display_table_formats_and_sorts_by_relative_score():
