@@ -3,8 +3,10 @@ both figures, the table and the download, and the way to a model's diagnosis (a 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from calib_core.base.predictions import PredictionSet
 from tests.app.test_pages import decode, new_app, plotly_select, specs
 from tests.hub_synthetic import synthetic_hub
 from views.pages import md_escape
@@ -107,3 +109,32 @@ def test_a_click_on_a_point_opens_the_model_on_the_regression_page():
                                                 "customdata": code}])
     assert "Regression diagnostics" in [t.value for t in at.title]
     assert at.multiselect(key="reg_models").value == [drawn]
+
+
+def _two_classifiers(names=("*bold*", "[x](http://e)")):
+    rng = np.random.default_rng(0)
+    n = 300
+    labels = rng.integers(0, 2, n)
+    p_good = np.clip(0.5 + 0.35 * (2 * labels - 1) + rng.normal(0, 0.1, n), 0.02, 0.98)
+    p_bad = np.full(n, 0.5)
+    probs = np.r_[np.c_[1 - p_good, p_good], np.c_[1 - p_bad, p_bad]]
+    return PredictionSet(task="classification", labels=np.r_[labels, labels], probs=probs, classes=["no", "yes"],
+                         model=np.repeat(np.array(names), n))
+
+
+def test_classifiers_are_compared_by_brier_or_log_score_and_open_on_the_classification_page():
+    names = ("*bold*", "[x](http://e)")
+    at = _with(new_app(), _two_classifiers(names), "cls-test")
+    assert at.selectbox(key="cmp_score").options == ["Brier score", "log score"]
+    assert not at.selectbox(key="cmp_score").disabled
+    text = " ".join(m.value for m in at.markdown)
+    assert md_escape(names[0]) in text and "*bold*" not in text  # the core's sentences, escaped
+    assert _table(at).set_index("model")["vs baseline"].to_dict() == {names[0]: "baseline", names[1]: "worse"}
+    at.selectbox(key="cmp_score").set_value("log").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "mean log score" in _table(at).columns
+    at.selectbox(key="cmp_open_model").set_value(names[1]).run()
+    at.button(key="cmp_open_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Classification diagnostics" in [t.value for t in at.title]
+    assert at.multiselect(key="cls_models").value == [names[1]]
