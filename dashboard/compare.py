@@ -23,11 +23,24 @@ from views.selection import selected_bins, trace_meta
 
 from .cache import result_cached
 from .display import chart, dataframe, md_escape
-from .state import init_state, persist
+from .state import HUB_EXAMPLE, init_state, persist, set_example
 
-__all__ = ["controls", "comparison", "skill_chart", "open_diagnosis", "opened_by_click", "show_table"]
+__all__ = ["empty_state", "controls", "comparison", "skill_chart", "open_diagnosis", "opened_by_click", "show_table"]
 
 _CLICKED = "cmp_clicked"  # session key: the model whose skill-plot point was clicked (read once by the page)
+
+
+def empty_state(reason: str, key: str = "cmp_load_example") -> None:
+    """Why the page shows nothing (``reason``: the page's own Markdown, no file text), a link to the Data page and a
+    button that loads the built-in example hub (4 models) and reruns; stops the page.  (The Forecast hub page's
+    empty state has the same three parts and could call this with its own text and key.)"""
+    st.info(reason, icon=":material/compare_arrows:")
+    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
+    if st.button("Load the example hub (4 synthetic models: calibrated, too narrow, biased, too wide)", key=key,
+                 icon=":material/science:"):
+        set_example(HUB_EXAMPLE)
+        st.rerun()
+    st.stop()
 
 
 def _valid(key: str, choices: list, default: Any) -> None:

@@ -20,13 +20,7 @@ st.title("Compare models")
 data = ui.current_data()
 reason = cv.empty_state(None if data is None else data[0])
 if reason is not None:
-    st.info(reason, icon=":material/compare_arrows:")
-    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
-    if st.button("Load the example hub (4 synthetic models: calibrated, too narrow, biased, too wide)",
-                 key="cmp_load_example", icon=":material/science:"):
-        ui.set_example(ui.HUB_EXAMPLE)
-        st.rerun()
-    st.stop()
+    cmp_ui.empty_state(reason)  # why, a link to the Data page, a button loading the example hub; stops the page
 pset, token, name = data
 cmp_ui.opened_by_click(pset)  # a click on a model's point in the skill plot (previous run) opens its diagnosis
 st.markdown(ui.data_caption(pset, name))

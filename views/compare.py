@@ -256,7 +256,7 @@ def model_order(comparison: Any) -> list[str]:
 
 
 def _ratio(x: float) -> str:
-    return "–" if not np.isfinite(x) else f"{x:.3g}"
+    return "–" if not np.isfinite(x) else f"{x:#.3g}"  # 3 significant digits, trailing zeros kept: 1.20
 
 
 def _p(p: float) -> str:

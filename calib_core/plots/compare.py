@@ -134,13 +134,15 @@ def skill_figure(
     in_mcs = table["in_mcs"].to_numpy(bool) if "in_mcs" in table else np.zeros(len(table), bool)
     verdict = verdicts(table, baseline, alpha)
     names = np.array([plain(m) for m in table["model"]], dtype=object)
+    is_base = (table["model"].astype(str) == str(baseline)).to_numpy()
+    lo, hi = np.where(is_base, np.nan, lo), np.where(is_base, np.nan, hi)  # the baseline's own interval is 1–1
     level = f"{1 - alpha:.0%}"
     hover = np.array([
         f"{name}<br>{score} relative to the baseline: {_ratio_text(r)}"
         + (f"<br>{level} interval {_ratio_text(a)}–{_ratio_text(b)}" if np.isfinite(a) and np.isfinite(b) else "")
         + (f"<br>p = {_p_text(q)} after Holm" if np.isfinite(q) else "")
         + f"<br>{v}" + ("<br>in the model confidence set" if m else "<br>outside the model confidence set")
-        + (f"<br>{c:,.0f} common units" if np.isfinite(c) else "")
+        + (f"<br>{c:,.0f} forecast units" if np.isfinite(c) else "")
         for name, r, a, b, q, v, m, c in zip(names, rel, lo, hi, p, verdict, in_mcs, n)
     ], dtype=object)
     traces = []

@@ -138,3 +138,20 @@ def test_classifiers_are_compared_by_brier_or_log_score_and_open_on_the_classifi
     assert not at.exception, [e.value for e in at.exception]
     assert "Classification diagnostics" in [t.value for t in at.title]
     assert at.multiselect(key="cls_models").value == [names[1]]
+
+
+def test_the_real_example_hub_starts_from_its_baseline_and_says_it_has_few_rounds(real_data_dir):
+    import calib_core as cc
+
+    hub = real_data_dir / "hubverse_simple_forecast_hub"
+    if not hub.is_dir():
+        pytest.skip("the example hub is not in the real data folder")
+    pset = cc.load_predictions(str(hub), truth=str(hub / "target-data" / "covid-hospitalizations.csv"))
+    at = _with(new_app(), pset, "real-hub")
+    assert at.selectbox(key="cmp_baseline").value == "simple_hub-baseline"
+    table = _table(at)
+    assert table["model"].tolist() == ["UMass-ar", "UMass-gbq", "simple_hub-baseline"]
+    assert table["relative WIS"].tolist() == ["0.677", "0.863", "1.00"]
+    assert table["vs baseline"].tolist() == ["not distinguishable", "not distinguishable", "baseline"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "only 3 reference" in captions and "unreliable" in captions

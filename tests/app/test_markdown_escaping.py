@@ -73,8 +73,8 @@ OWN_TEXT: dict[str, str] = {
     "pages/data.py:target": "a page path of this project",
     "pages/hub.py:hv.empty_state(None if data is None else data[0])": "views.hub.empty_state: the page's own "
                                                                        "sentences, the task and the layout name",
-    "pages/compare.py:reason": "views.compare.empty_state: the page's own sentences (how many models, the layout's "
-                               "kind); no model or file name",
+    "dashboard/compare.py:reason": "the Compare models page's views.compare.empty_state: its own sentences (how many "
+                                   "models, the layout's kind); no model or file name",
     "pages/compare.py:label": "views.compare.score_label of the comparison's score key: WIS, CRPS, log score or "
                               "Brier score (the core's fixed score names)",
     "dashboard/hub.py:horizons": "a hub's horizons: integers (the reader parses the horizon column as int64)",

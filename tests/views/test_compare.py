@@ -75,8 +75,8 @@ def test_display_table_formats_and_sorts_by_relative_score():
     comp = fake_comparison()
     t = cv.display_table(comp)
     assert t["model"].tolist() == ["good", "same", "base", "bad"]
-    assert t["relative WIS"].tolist() == ["0.8", "0.97", "1", "1.3"]
-    assert t["95% interval"].tolist() == ["0.72–0.88", "0.873–1.07", "–", "1.17–1.43"]
+    assert t["relative WIS"].tolist() == ["0.800", "0.970", "1.00", "1.30"]
+    assert t["95% interval"].tolist() == ["0.720–0.880", "0.873–1.07", "–", "1.17–1.43"]
     assert t["p (Holm)"].tolist() == ["0.003", "0.6", "–", "0.01"]
     assert t["vs baseline"].tolist() == ["better", "not distinguishable", "baseline", "worse"]
     assert t["in MCS"].tolist() == ["yes", "yes", "yes", "no"]
