@@ -307,6 +307,10 @@ def compare_models(pset: PredictionSet, baseline: str | None = None, *, score: s
     if lag:
         notes.append(f"Diebold–Mariano variance with lag {lag} (forecasts of the next {lag} {clustering.column} "
                      "values are made before an earlier one's targets are known).")
+        if clustering is not None and clustering.block_length is None:
+            notes.append(f"the intervals and the confidence set draw whole {clustering.column} clusters independently; "
+                         "forecasts of neighbouring dates overlap, so moving blocks of consecutive dates "
+                         "(block_length='auto') suit them better.")
 
     pairs: PairSums = cluster_pair_sums(x, codes, g)
     rel = relative_scores(pairs, b, design.weights, level=1.0 - alpha)

@@ -217,3 +217,35 @@ def test_power_end_to_end():
         hits += bool(res.table["better_than_baseline"].iloc[0])
         assert res.table["in_mcs"].tolist() == [True, False] or hits < 40
     assert hits >= 36, hits
+
+
+def test_moving_blocks_and_the_overlap_note(example_hub):
+    whole = cc.compare_models(example_hub, n_boot=200)
+    assert any("block_length='auto'" in n for n in whole.notes)
+    blocks = cc.compare_models(example_hub, block_length="auto", n_boot=200)
+    assert blocks.clustering == "moving blocks of 3 consecutive reference_date values resampled (16 values)"
+    assert not any("block_length='auto'" in n for n in blocks.notes)
+    # the test and the means do not depend on the bootstrap; the intervals do
+    for col in ("mean_score", "relative_score", "dm_statistic", "p_value"):
+        np.testing.assert_allclose(blocks.table[col], whole.table[col], equal_nan=True)
+    assert not np.allclose(blocks.table["relative_lo"].iloc[1:], whole.table["relative_lo"].iloc[1:])
+
+
+def test_few_clusters_and_differing_targets_are_noted(example_hub):
+    few = example_hub.take(example_hub.units["reference_date"].isin(example_hub.units["reference_date"].unique()[:4]))
+    res = cc.compare_models(few, n_boot=50)
+    assert any("only 4 reference_date clusters" in n for n in res.notes)
+    other = example_hub.take(np.arange(example_hub.n_rows))
+    other.y = np.where(other.model == "team2-narrow", other.y + 1.0, other.y)
+    res = cc.compare_models(other, n_boot=50)
+    assert any(n.startswith("the models' targets differ on 320 of 320 forecast units") for n in res.notes)
+
+
+def test_top_label_only_and_point_predictions_are_refused():
+    top = PredictionSet("classification", labels=np.array([0, 1, 0, 1]), confidence=np.array([0.9, 0.8, 0.7, 0.6]),
+                        top_label_only=True, model=np.array(["a", "a", "b", "b"]))
+    with pytest.raises(InputError, match="top-label confidences only"):
+        cc.compare_models(top)
+    point = PredictionSet("regression", y=np.zeros(4), point=np.zeros(4), model=np.array(["a", "a", "b", "b"]))
+    with pytest.raises(InputError, match="point predictions only"):
+        cc.compare_models(point)
