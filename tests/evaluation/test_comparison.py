@@ -249,3 +249,18 @@ def test_top_label_only_and_point_predictions_are_refused():
     point = PredictionSet("regression", y=np.zeros(4), point=np.zeros(4), model=np.array(["a", "a", "b", "b"]))
     with pytest.raises(InputError, match="point predictions only"):
         cc.compare_models(point)
+
+
+def test_log_scores_below_zero_are_compared_by_their_difference():
+    rng = np.random.default_rng(4)
+    n = 100
+    y = rng.normal(size=n)
+    sd = np.concatenate([np.full(n, 0.05), np.full(n, 0.1)])
+    ps = PredictionSet("regression", y=np.tile(y, 2), dist=Gaussian(np.tile(y, 2) + rng.normal(0.0, sd), sd),
+                       model=np.repeat(["sharp", "wide"], n))
+    res = cc.compare_models(ps, score="log", n_boot=100)
+    t = res.table
+    assert t["mean_score"].lt(0).all() and t["relative_score"].isna().all()
+    assert any("need positive mean log scores" in n for n in res.notes)
+    assert res.sentences[1].startswith("model wide's mean log score is ") and "the baseline's -" in res.sentences[1]
+    assert t["dm_statistic"].iloc[1] > 0 and t["p_holm"].iloc[1] < 0.01 and not t["in_mcs"].iloc[1]
