@@ -170,7 +170,7 @@ def _dm(x: np.ndarray, codes: np.ndarray | None, g: int, i: int, j: int, lag: in
     return float(r.statistic[0]), float(r.p_value[0])
 
 
-def _sentence(model: str, row: pd.Series, base: str, label: str, alpha: float, is_base: bool) -> str:
+def _sentence(model: str, row: pd.Series, base_mean: float, label: str, alpha: float, is_base: bool) -> str:
     mcs = "in the model confidence set" if row["in_mcs"] else "outside the model confidence set"
     if is_base:
         return f"model {model} is the baseline (mean {label} {row['mean_score']:.4g}; {mcs})."
@@ -180,7 +180,7 @@ def _sentence(model: str, row: pd.Series, base: str, label: str, alpha: float, i
     if np.isfinite(row["relative_score"]):
         return (f"model {model}'s {label} is {row['relative_score']:.2f} of the baseline's ({level} interval "
                 f"{row['relative_lo']:.2f}–{row['relative_hi']:.2f}; {p}; {mcs}).")
-    return (f"model {model}'s mean {label} is {row['mean_score']:.4g} against the baseline {base}'s "
+    return (f"model {model}'s mean {label} is {row['mean_score']:.4g}, the baseline's {base_mean:.4g} "
             f"({p}; {mcs}).")
 
 
@@ -307,6 +307,10 @@ def compare_models(pset: PredictionSet, baseline: str | None = None, *, score: s
     if lag:
         notes.append(f"Diebold–Mariano variance with lag {lag} (forecasts of the next {lag} {clustering.column} "
                      "values are made before an earlier one's targets are known).")
+        if clustering is not None and clustering.block_length is None:
+            notes.append(f"the intervals and the confidence set draw whole {clustering.column} clusters independently; "
+                         "forecasts of neighbouring dates overlap, so moving blocks of consecutive dates "
+                         "(block_length='auto') suit them better.")
 
     pairs: PairSums = cluster_pair_sums(x, codes, g)
     rel = relative_scores(pairs, b, design.weights, level=1.0 - alpha)
@@ -347,7 +351,8 @@ def compare_models(pset: PredictionSet, baseline: str | None = None, *, score: s
             if i != j:
                 rows.append((models[i], models[j], rel.ratio[i, j], _dm(x, dm_codes, g, i, j, lag)[1]))
     pairwise = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS)
-    sentences = [_sentence(models[i], table.iloc[i], models[b], sc.label, alpha, i == b) for i in range(len(models))]
+    sentences = [_sentence(models[i], table.iloc[i], float(mean[b]), sc.label, alpha, i == b)
+                 for i in range(len(models))]
     return ModelComparison(table=table, pairwise=pairwise, baseline=models[b], score=sc.key, score_label=sc.label,
                            clustering=described, sentences=sentences, notes=notes, alpha=float(alpha),
                            n_common=n_common, lag=int(lag), units=match.how)

@@ -18,6 +18,7 @@ about tasks, files or score names.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -284,7 +285,8 @@ class RelativeScores:
 
 def _relative(means: np.ndarray, baseline: int) -> tuple[np.ndarray, np.ndarray]:
     """(ratio, relative) from pair means of shape (..., M, M)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a model with no ratio: NaN, without "mean of empty slice"
         pos = (means > 0) & (np.swapaxes(means, -1, -2) > 0)
         ratio = np.where(pos, means / np.where(pos, np.swapaxes(means, -1, -2), 1.0), np.nan)
         log_theta = np.nanmean(np.log(ratio), axis=-1)

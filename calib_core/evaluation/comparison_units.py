@@ -234,9 +234,10 @@ def match_units(pset: PredictionSet, units: str | Sequence[str] | None = None) -
             raise InputError(f"cannot match forecast units by {missing}: the loaded data has no such column "
                              f"(columns that can name a unit: {listed})", source=pset.source, columns=missing,
                              hint="pass units= some of those columns", app_hint="pick the columns that name a unit")
-        mat = np.column_stack([_codes(_column(pset, c)) for c in cols])
-        _, unit = np.unique(mat, axis=0, return_inverse=True)
-        unit = np.asarray(unit, dtype=np.int64).ravel()
+        unit = _codes(_column(pset, cols[0]))
+        for c in cols[1:]:  # combine one column at a time: codes stay below N², hashed, never sorted
+            nxt = _codes(_column(pset, c))
+            unit = _codes(unit * (int(nxt.max()) + 1) + nxt)
         how = "by " + ", ".join(cols)
     else:
         cols = []
