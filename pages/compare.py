@@ -39,20 +39,26 @@ for note in cv.notes(result):
 
 order = cv.model_order(result)
 table = result.table.reset_index(drop=True)
-left, right = st.columns(2)
-with left:
-    skill = ui.figure(f"cmp_skill|{ui.content_key(table, result.baseline, label)}",
-                      lambda: compare_plots.skill_figure(table, result.baseline, alpha=cv.ALPHA, score=label))
-    cmp_ui.skill_chart(skill, [str(m) for m in table["model"]])
-    st.caption(f"Each model's {label} relative to the baseline's (log scale) with its {1 - cv.ALPHA:.0%} interval; "
-               "green: better than the baseline, red: worse (Holm-adjusted tests), grey: not distinguishable. "
-               "Click a model's point to open its diagnosis.")
-with right:
-    ui.chart(ui.figure(f"cmp_pairs|{ui.content_key(result.pairwise, order, label)}",
-                       lambda: compare_plots.pairwise_figure(result.pairwise, order, score=label)), "cmp_pairwise")
-    st.caption(f"Mean {label} of the row model over the column model's on their common units: blue, the row model "
-               "scores lower (better); red, higher. Hover a cell for the p-value of the Diebold–Mariano test of "
-               "equal scores on the units both forecast (not adjusted for the number of pairs).")
+if cv.has_relative_scores(result):
+    left, right = st.columns(2)
+    with left:
+        skill = ui.figure(f"cmp_skill|{ui.content_key(table, result.baseline, label)}",
+                          lambda: compare_plots.skill_figure(table, result.baseline, alpha=cv.ALPHA, score=label))
+        cmp_ui.skill_chart(skill, [str(m) for m in table["model"]])
+        st.caption(f"Each model's {label} relative to the baseline's (log scale) with its {1 - cv.ALPHA:.0%} "
+                   "interval; green: better than the baseline, red: worse (Holm-adjusted tests), grey: not "
+                   "distinguishable. Click a model's point to open its diagnosis.")
+    with right:
+        ui.chart(ui.figure(f"cmp_pairs|{ui.content_key(result.pairwise, order, label)}",
+                           lambda: compare_plots.pairwise_figure(result.pairwise, order, score=label)), "cmp_pairwise")
+        st.caption(f"Mean {label} of the row model over the column model's on their common units: blue, the row "
+                   "model scores lower (better); red, higher. Hover a cell for the p-value of the Diebold–Mariano "
+                   "test of equal scores on the units both forecast (not adjusted for the number of pairs).")
+else:
+    st.info(f"No relative scores to draw: a ratio of mean {label}s means something only when they are positive, "
+            "and here they are not. The models are compared by the difference of their mean scores (the sentences "
+            "and the table); a score that is always positive (CRPS, WIS, Brier) gives the plots.",
+            icon=":material/info:")
 
 st.subheader("Table")
 cmp_ui.show_table(cv.display_table(result), result.score)

@@ -22,8 +22,8 @@ from calib_core.plots.compare import verdicts
 
 __all__ = ["ALPHA", "SCORE_LABELS", "AUTO_CLUSTER_COLUMNS", "empty_state", "score_choices", "default_baseline",
            "cluster_choices", "auto_cluster_column", "cluster_label", "display_table", "sentences", "notes",
-           "download_table", "model_order", "diagnosis_page", "score_label", "BLOCK_CHOICES", "block_label",
-           "block_value"]
+           "download_table", "model_order", "has_relative_scores", "diagnosis_page", "score_label", "BLOCK_CHOICES",
+           "block_label", "block_value"]
 
 #: The level of every test and interval of the page (stated on the page, not a control).
 ALPHA = 0.05
@@ -237,7 +237,8 @@ def _table(comparison: Any) -> pd.DataFrame:
 
 
 def model_order(comparison: Any) -> list[str]:
-    """The models from the best relative score to the worst (the skill plot's order, top to bottom).
+    """The models from the best relative score to the worst (the skill plot's order, top to bottom; by mean score
+    where relative scores are missing).
 
     Parameters
     ----------
@@ -250,9 +251,33 @@ def model_order(comparison: Any) -> list[str]:
         The models.
     """
     t = _table(comparison)
-    order = np.lexsort((t["model"].astype(str).to_numpy(),
-                        np.nan_to_num(t["relative_score"].to_numpy(float), nan=np.inf)))
-    return [str(m) for m in t["model"].to_numpy()[order]]
+    return [str(m) for m in t["model"].to_numpy()[_order(t)]]
+
+
+def _order(t: pd.DataFrame) -> np.ndarray:
+    """Rows by relative score, then mean score (relative scores are missing where a mean score is not positive),
+    then name."""
+    return np.lexsort((t["model"].astype(str).to_numpy(), t["mean_score"].to_numpy(float),
+                       np.nan_to_num(t["relative_score"].to_numpy(float), nan=np.inf)))
+
+
+def has_relative_scores(comparison: Any) -> bool:
+    """Whether the comparison has relative scores to draw (a score with a non-positive mean, the log score of sharp
+    forecasts, has none: the models are then compared by the difference of their means).
+
+    Parameters
+    ----------
+    comparison : ModelComparison
+        The result of ``cc.compare_models``.
+
+    Returns
+    -------
+    bool
+        True when some model other than the baseline has a finite relative score.
+    """
+    t = _table(comparison)
+    others = (t["model"].astype(str) != str(comparison.baseline)).to_numpy()
+    return bool(np.isfinite(t["relative_score"].to_numpy(float)[others]).any())
 
 
 def _ratio(x: float) -> str:
@@ -286,9 +311,7 @@ def display_table(comparison: Any, alpha: float = ALPHA) -> pd.DataFrame:
         The display table (text columns formatted; ``units`` and the mean score numbers).
     """
     t = _table(comparison)
-    order = np.lexsort((t["model"].astype(str).to_numpy(),
-                        np.nan_to_num(t["relative_score"].to_numpy(float), nan=np.inf)))
-    t = t.iloc[order].reset_index(drop=True)
+    t = t.iloc[_order(t)].reset_index(drop=True)
     label = score_label(comparison.score)
     lo, hi = t["relative_lo"].to_numpy(float), t["relative_hi"].to_numpy(float)
     is_base = (t["model"].astype(str) == str(comparison.baseline)).to_numpy()

@@ -124,7 +124,7 @@ def skill_figure(
         model's row number in ``table``).
     """
     # best (lowest relative score) first; drawn from the top (the category axis is reversed below)
-    order = np.lexsort((table["model"].astype(str).to_numpy(),
+    order = np.lexsort((table["model"].astype(str).to_numpy(), table["mean_score"].to_numpy(float),
                         np.nan_to_num(table["relative_score"].to_numpy(float), nan=np.inf)))
     rel = table["relative_score"].to_numpy(float)
     lo = table["relative_lo"].to_numpy(float) if "relative_lo" in table else np.full(len(table), np.nan)

@@ -155,3 +155,26 @@ def test_the_real_example_hub_starts_from_its_baseline_and_says_it_has_few_round
     assert table["vs baseline"].tolist() == ["not distinguishable", "not distinguishable", "baseline"]
     captions = " ".join(c.value for c in at.caption)
     assert "only 3 reference" in captions and "unreliable" in captions
+
+
+def test_gaussians_by_crps_draw_the_plots_and_by_a_negative_log_score_say_why_not():
+    from calib_core.base.regression import Gaussian
+
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.normal(0, 0.1, n)
+    pset = PredictionSet(task="regression", layout="gaussian", y=np.r_[y, y],
+                         dist=Gaussian(np.zeros(2 * n), np.r_[np.full(n, 0.1), np.full(n, 0.3)]),
+                         model=np.repeat(np.array(["sharp", "wide"]), n))
+    at = _with(new_app(), pset, "gauss-test")
+    assert at.selectbox(key="cmp_score").value == "crps"
+    assert at.selectbox(key="cmp_cluster").value == "auto" and at.selectbox(key="cmp_block").disabled
+    assert {"cmp_skill_chart", "cmp_pairwise"} <= set(specs(at))
+    assert _table(at).set_index("model")["vs baseline"].to_dict() == {"sharp": "baseline", "wide": "worse"}
+    at.selectbox(key="cmp_score").set_value("log").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.get("plotly_chart")
+    assert "No relative scores to draw" in " ".join(i.value for i in at.info)
+    table = _table(at)
+    assert table["model"].tolist() == ["sharp", "wide"]  # by mean log score
+    assert table.set_index("model").loc["wide", "vs baseline"] == "worse"

@@ -92,6 +92,18 @@ def test_a_tiny_p_value_and_other_scores():
     assert "relative CRPS" in t.columns and "mean CRPS" in t.columns
 
 
+def test_without_relative_scores_the_models_are_ordered_by_mean_score():
+    comp = fake_comparison(models=("a", "b", "c"), relative=(1.0, 0.5, 2.0), p_holm=(np.nan, 0.01, 0.01), score="log")
+    comp.table["mean_score"] = [-0.9, -1.5, -0.2]  # log scores below zero: no ratios
+    comp.table[["relative_score", "relative_lo", "relative_hi"]] = np.nan
+    assert not cv.has_relative_scores(comp)
+    assert cv.model_order(comp) == ["b", "a", "c"]
+    t = cv.display_table(comp)
+    assert t["model"].tolist() == ["b", "a", "c"] and set(t["relative log score"]) == {"–"}
+    assert t["vs baseline"].tolist() == ["better", "baseline", "worse"]  # the sign of the tested difference
+    assert cv.has_relative_scores(fake_comparison())
+
+
 def test_sentences_and_notes_come_from_the_core():
     comp = fake_comparison()
     assert cv.sentences(comp) == comp.sentences
