@@ -25,8 +25,11 @@ Vovk & Shafer 2023).  The house builds e-processes as follows:
   keep once the h − 1 forecasts already issued are resolved: e_t^guar = (1/h) Σ_j (1/M) Σ_m E^{j,m}_t · φ^{j,m}_t,
   φ the smallest factor the next pending step of sequence j can pay (1 when none is pending).  For h = 1 it is e_t.
 
-The estimated start of a change is the time after which the evidence grew most: ŝ = argmax_{s ≤ t*} e_{t*}/e_s
-(t* the alarm time, or the last time without an alarm), the step after the minimum of e before t*.
+The estimated start of a change is the time after which the evidence grew most, ŝ = argmax_{s ≤ t*} E_{t*}/E_s (t*
+the alarm time, or the last time without an alarm), where E is the e-process of the best bet in hindsight on the
+steps s … t* — the likelihood ratio of the law seen there against the null, maximised over that law: the maximum
+likelihood estimate of a single change (Hinkley 1970), given by each task as a ``change_score``.  Without one, the
+step after the (latest near-) minimum of e before t* (:func:`change_point_index`).
 """
 
 from __future__ import annotations
@@ -407,7 +410,9 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
     ----------
     parts : list of dict
         Per model: ``model`` (str), ``labels`` (the T times), ``n`` (rows per step), ``log_e`` and
-        ``log_guaranteed`` (from :func:`combine_eprocess`).
+        ``log_guaranteed`` (from :func:`combine_eprocess`), optionally ``change_score``: a function of t* giving,
+        for every s ≤ t*, the log evidence of the best bet in hindsight on the steps s … t* (a generalised
+        likelihood ratio); the change point is then its argmax, else :func:`change_point_index` of e.
     alpha : float
         Level; the alarm line is 1/α.
     lag : int
@@ -432,6 +437,8 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+    .. [6] Hinkley, D. V. (1970). Inference about the change-point in a sequence of random variables.
+       *Biometrika* 57(1), 1–17.
     Examples
     --------
     >>> le = np.log([1.5, 4.0, 25.0])
@@ -454,7 +461,11 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
         alarm = lg >= log_thr - 1e-12
         t_n = le.size
         hit = int(np.argmax(alarm)) if alarm.any() else None
-        cp = change_point_index(le, hit) if t_n else None
+        cp = None
+        if t_n:
+            end = t_n - 1 if hit is None else hit
+            score = p.get("change_score")
+            cp = change_point_index(le, hit) if score is None else int(np.argmax(np.asarray(score(end))[: end + 1]))
         prev = np.concatenate([[0.0], le[:-1]])
         with np.errstate(invalid="ignore"):
             factor = np.exp(le - prev)
