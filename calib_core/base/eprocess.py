@@ -205,7 +205,8 @@ def combine_eprocess(log_factors: np.ndarray, floors: np.ndarray | None = None,
         log e_t (natural log).
     log_guaranteed : ndarray of shape (T,)
         log e^guar_t (= log_e when h = 1).
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -216,6 +217,7 @@ def combine_eprocess(log_factors: np.ndarray, floors: np.ndarray | None = None,
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> log_e, _ = combine_eprocess(np.log([[2.0, 2.0], [0.5, 0.5]]))
@@ -303,7 +305,8 @@ def time_unit(labels: np.ndarray) -> str:
     -------
     str
         "week" when dates are about 7 days apart, "day" for 1 day, "month" for 28–31 days, else "time step".
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -314,6 +317,7 @@ def time_unit(labels: np.ndarray) -> str:
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> time_unit(np.array(["2026-01-03", "2026-01-10"], dtype="datetime64[ns]"))
@@ -375,7 +379,8 @@ def monitor_sentence(*, n_steps: int, e_last: float, threshold: float, unit: str
     -------
     str
         The sentence.
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -386,6 +391,7 @@ def monitor_sentence(*, n_steps: int, e_last: float, threshold: float, unit: str
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> monitor_sentence(n_steps=52, e_last=2.1, threshold=20, unit="week")
@@ -426,7 +432,8 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
     -------
     MonitorResult
         Path, per-model summary, alarm, change point and sentence.
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -439,6 +446,7 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
        inference. *Statistical Science* 38(4), 576–601.
     .. [6] Hinkley, D. V. (1970). Inference about the change-point in a sequence of random variables.
        *Biometrika* 57(1), 1–17.
+
     Examples
     --------
     >>> le = np.log([1.5, 4.0, 25.0])
