@@ -133,7 +133,7 @@ class MonitorResult:
         return MonitorResult(
             path=self.path.loc[self.path["model"] == name].reset_index(drop=True),
             summary=self.summary.loc[self.summary["model"] == name].reset_index(drop=True),
-            alarm_time=row["alarm_time"], change_point=row["change_point"], threshold=self.threshold,
+            alarm_time=_plain(row["alarm_time"]), change_point=_plain(row["change_point"]), threshold=self.threshold,
             alpha=self.alpha, lag=self.lag, sentence=str(row["sentence"]), method=self.method, unit=self.unit,
             notes=list(self.notes))
 
@@ -477,9 +477,9 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
         prev = np.concatenate([[0.0], le[:-1]])
         with np.errstate(invalid="ignore"):
             factor = np.exp(le - prev)
-        frames.append(pd.DataFrame({
-            "model": p["model"], "time": labels, "n": np.asarray(p["n"], dtype=np.int64), "factor": factor,
-            "e_value": np.exp(le), "log10_e": le / math.log(10), "e_guaranteed": np.exp(lg), "alarm": alarm}))
+        frames.append({"model": np.full(t_n, p["model"], dtype=object), "time": labels,
+                       "n": np.asarray(p["n"], dtype=np.int64), "factor": factor, "e_value": np.exp(le),
+                       "log10_e": le / math.log(10), "e_guaranteed": np.exp(lg), "alarm": alarm})
         alarm_time = labels[hit] if hit is not None else None
         rows.append({
             "model": p["model"], "n_times": t_n, "n_rows": int(np.sum(p["n"])),
@@ -489,10 +489,9 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
                 n_steps=t_n, e_last=float(np.exp(le[-1])) if t_n else 1.0, threshold=threshold, unit=unit,
                 alarm_label=None if hit is None else _label(alarm_time, unit),
                 e_alarm=None if hit is None else float(np.exp(lg[hit])),
-                change_label=None if hit is None or cp is None else _label(labels[cp], unit),
-                model=p["model"] if len(parts) > 1 else None),
+                change_label=None if hit is None or cp is None else _label(labels[cp], unit)),
         })
-    path = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(PATH_COLUMNS))
+    path = pd.DataFrame({c: np.concatenate([f[c] for f in frames]) if frames else [] for c in PATH_COLUMNS})
     summary = pd.DataFrame(rows, columns=["model", "n_times", "n_rows", "alarm_time", "change_point", "e_value",
                                           "max_e", "sentence"])
     alarmed = summary.dropna(subset=["alarm_time"]) if len(summary) else summary
@@ -503,12 +502,14 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
         alarm_time, change_point = None, None
     return MonitorResult(path=path, summary=summary, alarm_time=alarm_time, change_point=change_point,
                          threshold=threshold, alpha=float(alpha), lag=int(lag),
-                         sentence=" ".join(summary["sentence"].astype(str)), method=method, unit=unit,
+                         sentence=" ".join(f"{m}: {t}" if len(summary) > 1 else str(t)
+                                           for m, t in zip(summary["model"], summary["sentence"], strict=True)),
+                         method=method, unit=unit,
                          notes=list(notes or []))
 
 
 def _plain(value: Any) -> Any:
-    if value is None:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     if isinstance(value, np.datetime64):
         return pd.Timestamp(value)

@@ -112,11 +112,14 @@ def resolve_lag(lag: Any, pset: PredictionSet | None) -> int:
     return int(lag)
 
 
-def monitor_models(model: Any, n: int) -> np.ndarray:
-    """The model of every row as text ("model" for all rows when None)."""
+def model_rows(model: Any, n: int) -> list[tuple[str, np.ndarray]]:
+    """The rows of every model, in order of first appearance (one model "model" when None)."""
     if model is None:
-        return np.full(n, "model", dtype=object)
-    out = np.asarray(model).astype(str)
-    if out.shape != (n,):
-        raise ValueError(f"model must have one value per row ({n}), got shape {out.shape}")
-    return out
+        return [("model", np.arange(n))]
+    values = np.asarray(model)
+    if values.shape != (n,):
+        raise ValueError(f"model must have one value per row ({n}), got shape {values.shape}")
+    codes, names = pd.factorize(values)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.cumsum(np.bincount(codes, minlength=len(names)))[:-1]
+    return [(str(name), rows) for name, rows in zip(names, np.split(order, bounds), strict=True)]

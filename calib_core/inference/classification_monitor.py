@@ -25,10 +25,9 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..base.eprocess import MonitorResult, combine_eprocess, monitor_result, time_steps
-from ..base.eprocess_inputs import monitor_models, monitor_time, resolve_lag
+from ..base.eprocess_inputs import model_rows, monitor_time, resolve_lag
 from ..base.predictions import InputError, PredictionSet
 
 __all__ = ["probability_monitor", "event_bets", "monitor_events", "mean_change_score", "DEFAULT_SHARES"]
@@ -172,11 +171,10 @@ def monitor_events(families: list[tuple[np.ndarray, np.ndarray]], time: Any, *, 
     for y, p in families:
         if np.shape(y) != (n,) or np.shape(p) != (n,):
             raise ValueError(f"outcomes and probabilities must have one value per row ({n})")
-    models = monitor_models(model, n)
+    groups = model_rows(model, n)
     h = int(lag)
     parts = []
-    for name in pd.unique(models):
-        rows = np.flatnonzero(models == name)
+    for name, rows in groups:
         step, labels = time_steps(t_all[rows])
         lfs, fls, sums, variances = [], [], [], []
         for y, p in families:

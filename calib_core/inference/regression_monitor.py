@@ -35,10 +35,9 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..base.eprocess import MonitorResult, combine_eprocess, monitor_result, time_steps
-from ..base.eprocess_inputs import monitor_models, monitor_time, resolve_lag
+from ..base.eprocess_inputs import model_rows, monitor_time, resolve_lag
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import QuantileSet, SampleSet
 from ..metrics.regression_stated import pit_cells
@@ -377,11 +376,10 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
     t_all = np.asarray(time)
     if t_all.shape != lo.shape:
         raise ValueError(f"time must have one value per row ({lo.size}), got shape {t_all.shape}")
-    models = monitor_models(model, lo.size)
+    groups = model_rows(model, lo.size)
     h = resolve_lag(lag, None)
     parts = []
-    for name in pd.unique(models):
-        rows = np.flatnonzero(models == name)
+    for name, rows in groups:
         step, labels = time_steps(t_all[rows])
         lf, fl = histogram_bets(step, lo[rows], hi[rows], pi, labels.size, lag=h, bins=bins, windows=windows,
                                 powers=powers, prior=prior)
