@@ -73,9 +73,11 @@ class MonitorResult:
         One row per model: ``model, n_times, n_rows, alarm_time, change_point, e_value, max_e, sentence``.
     alarm_time : object or None
         The first time the alarm line was reached (the earliest over models when there are several), or None.
+        Each model's alarm holds the level α on its own; "any of K models" would need α/K.
     change_point : object or None
-        Estimated start of the change for that model: the time after which the e-process rose most, the step after
-        argmin_{s ≤ t*} e_s (t* the alarm time, or the last time).
+        Estimated start of the change (of that model; with several models, of the model that alarmed first): the
+        time after which the evidence grew most, argmax_{s ≤ t*} E_{t*}/E_s for the best bet in hindsight on the
+        steps s … t* (t* the alarm time, or the last time; the module docstring).
     threshold : float
         The alarm line 1/α.
     alpha : float
@@ -502,9 +504,11 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
     summary = pd.DataFrame(rows, columns=["model", "n_times", "n_rows", "alarm_time", "change_point", "e_value",
                                           "max_e", "sentence"])
     alarmed = summary.dropna(subset=["alarm_time"]) if len(summary) else summary
-    if len(alarmed):
+    if len(summary) == 1:
+        alarm_time, change_point = _plain(summary["alarm_time"].iloc[0]), _plain(summary["change_point"].iloc[0])
+    elif len(alarmed):
         first = alarmed.sort_values("alarm_time", kind="stable").iloc[0]
-        alarm_time, change_point = first["alarm_time"], first["change_point"]
+        alarm_time, change_point = _plain(first["alarm_time"]), _plain(first["change_point"])
     else:
         alarm_time, change_point = None, None
     return MonitorResult(path=path, summary=summary, alarm_time=alarm_time, change_point=change_point,
