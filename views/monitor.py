@@ -1,5 +1,6 @@
-"""The anytime-valid monitor of the "Over time" section (Regression and Classification pages): which lag to use,
-one sentence per model, which change points to draw, and the section's own texts.  Pure pandas, no Streamlit.
+"""The anytime-valid monitor of the "Over time" section (Regression and Classification pages): running it on the
+filtered rows with the lag of the whole data, which alarms and change points the chart draws, the path as drawn, and
+the section's own texts.  Pure pandas, no Streamlit.
 
 The monitor itself is :func:`calib_core.inference.regression_monitor.pit_monitor` /
 :func:`calib_core.inference.classification_monitor.probability_monitor`: an e-process per model over the time
@@ -10,32 +11,40 @@ its band raises a false alarm far more often than 5% over a season.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from calib_core.base.eprocess import MonitorResult
+from calib_core.base.predictions import PredictionSet
+from calib_core.inference.classification_monitor import probability_monitor
+from calib_core.inference.regression_monitor import auto_lag, pit_monitor
+
 __all__ = [
+    "ALPHA",
     "CAPTION",
-    "alarm_change_points",
+    "drawn_marks",
     "looking_sentence",
     "monitor_caption",
-    "monitor_lag",
-    "monitor_summary",
-    "time_text",
+    "run_monitor",
+    "thin_path",
+    "time_name",
 ]
+
+ALPHA = 0.05
+"""The monitor's false-alarm rate on the pages (the alarm line at 1/α = 20)."""
 
 CAPTION = ("The monitor uses the rows the filters chose but not the time range picked above: it always watches the "
            "whole season.")
 
 
-def looking_sentence(alpha: float = 0.05) -> str:
+def looking_sentence(alpha: float = ALPHA) -> str:
     """Why the monitor and not the windows: looking every week at fixed windows inflates false alarms.
 
     Parameters
     ----------
-    alpha : float, default 0.05
+    alpha : float, default :data:`ALPHA`
         The monitor's false-alarm rate.
 
     Returns
@@ -53,41 +62,51 @@ def looking_sentence(alpha: float = 0.05) -> str:
             f"well above {pct}; the monitor's alarm line holds {pct} however often you look.")
 
 
-def monitor_lag(units: pd.DataFrame | None) -> int:
-    """The lag of the monitor's bets: the number of time steps between a forecast and its outcome.
-
-    Forecast-hub data (``units`` with a ``horizon`` column): a forecast of the step at horizon h is made before the
-    outcomes of the steps in between are known, so the monitor bets on every lag-th step only (lag interleaved
-    e-processes, averaged).  The lag is max(h_max, h_max − h_min + 1): the largest horizon, and the number of
-    horizons spanned when the smallest is at most 0 (hubs whose horizon 0 or −1 is a nowcast of a step not yet
-    observed when the round is made: horizons 0…3 are 4 steps ahead of the last observed step).  A larger lag keeps
-    the monitor valid (it only bets less often).  Other files: 1.
+def time_name(units: pd.DataFrame | None) -> str:
+    """How the section names the time: ``target_end_date`` for hub data (the time the loader took), else "time".
 
     Parameters
     ----------
     units : DataFrame or None
-        The hub's task-ID columns (``PredictionSet.units``) of the whole data (not only the filtered horizons).
+        ``PredictionSet.units``.
 
     Returns
     -------
-    int
-        The lag (≥ 1).
-
-    Examples
-    --------
-    >>> monitor_lag(pd.DataFrame({"horizon": [1, 2, 3, 4]})), monitor_lag(pd.DataFrame({"horizon": [0, 1, 2, 3]}))
-    (4, 4)
-    >>> monitor_lag(None)
-    1
+    str
+        The name (project text: a fixed column name of the hub format, or "time").
     """
-    if units is None or "horizon" not in units.columns:
-        return 1
-    h = pd.to_numeric(units["horizon"], errors="coerce").to_numpy(dtype=float)
-    h = h[np.isfinite(h)]
-    if h.size == 0:
-        return 1
-    hi, lo = int(h.max()), int(h.min())
-    return max(1, hi, hi - lo + 1)
+    return "target_end_date" if units is not None and "target_end_date" in units.columns else "time"
+
+
+def run_monitor(rows: PredictionSet, whole: PredictionSet | None = None, *, alpha: float = ALPHA) -> MonitorResult:
+    """The monitor of every model of ``rows`` over its time column: one e-process per model.
+
+    ``pit_monitor`` (regression) or ``probability_monitor`` (classification), with the lag of the *whole* data
+    (:func:`~calib_core.inference.regression_monitor.auto_lag`: 1 + the largest horizon of a hub, else 1): a filter
+    that keeps the short horizons only does not shorten the overlap of the forecasts.
+
+    Parameters
+    ----------
+    rows : PredictionSet
+        The rows to watch (the page's filters applied), with a time column (hub data: ``target_end_date``).
+    whole : PredictionSet, optional
+        The whole data, for the lag (default ``rows``).
+    alpha : float, default :data:`ALPHA`
+        The false-alarm rate (the alarm line is 1/α).
+
+    Returns
+    -------
+    MonitorResult
+        ``path`` (model, time, n, factor, e_value, log10_e, e_guaranteed, alarm), ``summary`` (one row per model
+        with its ``alarm_time``, ``change_point`` and ``sentence``), ``threshold``, ``lag``.
+
+    Raises
+    ------
+    InputError
+        If the rows have no time, no targets or no predictive distributions.
+    """
+    monitor = pit_monitor if rows.task == "regression" else probability_monitor
+    return monitor(rows, alpha=alpha, lag=auto_lag(whole if whole is not None else rows))
 
 
 def monitor_caption(lag: int, time_name: str = "time") -> str:
@@ -96,138 +115,109 @@ def monitor_caption(lag: int, time_name: str = "time") -> str:
     Parameters
     ----------
     lag : int
-        The lag passed to the monitor (:func:`monitor_lag`).
+        The lag the monitor used (``MonitorResult.lag``).
     time_name : str, default "time"
-        The time column as the section names it (project text, e.g. ``target_end_date`` of hub data).
+        The time as the section names it (:func:`time_name`: project text).
 
     Returns
     -------
     str
         The caption (the project's own text).
+
+    Examples
+    --------
+    >>> monitor_caption(1)[:48]
+    'The e-value multiplies the evidence against cali'
     """
     text = (f"The e-value multiplies the evidence against calibration at every {time_name}; rows with the same "
             f"{time_name} are one step. " + CAPTION)
     if lag > 1:
-        text += (f" Forecasts up to {lag} steps ahead overlap, so {lag} interleaved monitors (every {lag}th step) "
-                 f"are averaged.")
+        text += (f" A forecast's outcome comes up to {lag} steps after it is made, so {lag} interleaved monitors "
+                 f"(every {lag}th step) are averaged, and the line drawn is the evidence already guaranteed when "
+                 f"the forecasts made so far are resolved.")
     return text
 
 
-def time_text(value: Any) -> str:
-    """A time as the sentences show it: a date (with the clock when it is not midnight) or a number.
-
-    Parameters
-    ----------
-    value : datetime64, Timestamp or number
-        The time.
-
-    Returns
-    -------
-    str
-        The text.
-
-    Examples
-    --------
-    >>> time_text(np.datetime64("2026-03-07")), time_text(np.datetime64("2026-03-07T06:30")), time_text(12.0)
-    ('2026-03-07', '2026-03-07 06:30', '12')
-    """
-    if isinstance(value, np.datetime64 | pd.Timestamp):
-        ts = pd.Timestamp(value)
-        return f"{ts:%Y-%m-%d}" if ts == ts.normalize() else f"{ts:%Y-%m-%d %H:%M}"
-    return f"{float(value):.6g}"
-
-
-def _get(value: Any, model: str) -> Any:
-    """One model's time from a scalar or a mapping (None when missing)."""
-    got = value.get(model) if isinstance(value, Mapping) else value
-    return None if got is None or (not isinstance(got, str) and bool(pd.isna(got))) else got
-
-
-def monitor_summary(path: pd.DataFrame, threshold: float, alarm_time: Any = None, change_point: Any = None, *,
-                    name_models: bool = True) -> pd.DataFrame:
-    """One row per model: its e-value now and at most, its alarm, its change point and its sentence.
-
-    A model with an alarm (E_t ≥ 1/α at some t): "A: alarm on 2026-03-07 — the e-value reached 23 ≥ 20: these
-    forecasts are judged miscalibrated (a calibrated forecaster reaches the line with probability at most 5%); the change
-    is estimated to start after 2026-02-14.  The e-value is now 410."  Without: "B: no alarm — the e-value stayed
-    below the alarm line 20 (at most 3.1, now 0.8): no evidence against calibration so far."
-
-    Parameters
-    ----------
-    path : DataFrame
-        The monitor's path: ``model``, ``time``, ``e_value`` per model × time step (``alarm`` optional: recomputed
-        as e_value ≥ threshold).
-    threshold : float
-        The alarm line 1/α.
-    alarm_time, change_point : time or mapping of str to time, optional
-        The monitor's first alarm and estimated change point: one for every model, or one per model.  A model
-        whose path reaches the line but has no alarm time given gets the first such time of its path.
-    name_models : bool, default True
-        Start each sentence with the model's name (False for a file without a model column).
-
-    Returns
-    -------
-    DataFrame
-        ``model, steps, e_now, e_max, alarm, alarm_time, change_point, sentence`` (model names as in the file:
-        escape them before Markdown).
-
-    Examples
-    --------
-    >>> path = pd.DataFrame({"model": "a", "time": [1.0, 2.0, 3.0], "e_value": [2.0, 25.0, 40.0]})
-    >>> monitor_summary(path, 20.0, change_point=1.0, name_models=False)["sentence"].iloc[0][:44]
-    'Alarm at 2 — the e-value reached 25 ≥ 20: th'
-    """
-    threshold = float(threshold)
-    alpha = 1.0 / threshold
-    out = []
-    for model, m in path.groupby("model", sort=False):
-        m = m.sort_values("time", kind="stable")
-        e = m["e_value"].to_numpy(dtype=float)
-        times = m["time"].to_numpy()
-        over = np.flatnonzero(e >= threshold)
-        alarm_t = _get(alarm_time, model)
-        if alarm_t is None and over.size:
-            alarm_t = times[over[0]]
-        alarmed = alarm_t is not None
-        cp = _get(change_point, model) if alarmed else None
-        if alarmed:
-            at = np.flatnonzero(times >= np.asarray(alarm_t, dtype=times.dtype))
-            e_at = float(e[at[0]]) if at.size else float(e.max())
-            head = f"{model}: alarm on" if name_models else "Alarm on"
-            if not np.issubdtype(times.dtype, np.datetime64):
-                head = head.replace(" on", " at")
-            text = (f"{head} {time_text(alarm_t)} — the e-value reached {e_at:.3g} ≥ {threshold:g}: these "
-                    f"forecasts are judged miscalibrated (a calibrated forecaster reaches the line with probability at most "
-                    f"{100 * alpha:g}%)")
-            text += f"; the change is estimated to start after {time_text(cp)}." if cp is not None else "."
-            text += f" The e-value is now {e[-1]:.3g}."
-        else:
-            head = f"{model}: no alarm" if name_models else "No alarm"
-            text = (f"{head} — the e-value stayed below the alarm line {threshold:g} (at most {e.max():.3g}, now "
-                    f"{e[-1]:.3g}): no evidence against calibration so far.")
-        out.append({"model": model, "steps": int(e.size), "e_now": float(e[-1]), "e_max": float(e.max()),
-                    "alarm": alarmed, "alarm_time": alarm_t, "change_point": cp, "sentence": text})
-    return pd.DataFrame(out, columns=["model", "steps", "e_now", "e_max", "alarm", "alarm_time", "change_point",
-                                      "sentence"])
-
-
-def alarm_change_points(summary: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
+def drawn_marks(summary: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     """The alarm times and change points the chart draws: only those of models with an alarm.
 
-    A change point of a model without an alarm is the argmax of a ratio of a path that found nothing: drawn, it
-    would read as a detected change.
+    The monitor estimates a change point for every model (the step after which its e-process rose most); for a model
+    without an alarm that is the argmax over a path that found nothing, and drawn it would read as a detected change.
 
     Parameters
     ----------
     summary : DataFrame
-        :func:`monitor_summary`'s table.
+        ``MonitorResult.summary``: ``model``, ``alarm_time``, ``change_point`` per model.
 
     Returns
     -------
     alarm_time, change_point : dict of str to time
         Per model with an alarm.
+
+    Examples
+    --------
+    >>> summary = pd.DataFrame({"model": ["a", "b"], "alarm_time": [5.0, None], "change_point": [3.0, 1.0]})
+    >>> drawn_marks(summary)
+    ({'a': 5.0}, {'a': 3.0})
     """
-    hit = summary[summary["alarm"]]
-    alarms = dict(zip(hit["model"], hit["alarm_time"], strict=True))
-    changes = {m: c for m, c in zip(hit["model"], hit["change_point"], strict=True) if _get(c, m) is not None}
+    alarms: dict[str, Any] = {}
+    changes: dict[str, Any] = {}
+    for model, alarm, change in zip(summary["model"], summary["alarm_time"], summary["change_point"], strict=True):
+        if _missing(alarm):
+            continue
+        alarms[str(model)] = alarm
+        if not _missing(change):
+            changes[str(model)] = change
     return alarms, changes
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or NaT."""
+    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
+
+
+def thin_path(path: pd.DataFrame, threshold: float, max_steps: int = 2000) -> pd.DataFrame:
+    """The path as drawn: at most about ``max_steps`` steps per model, its shape kept.
+
+    A time column of timestamps to the second makes every row a step (12,000 steps for 12,000 rows).  A model with
+    more steps is cut into ``max_steps // 2`` runs of consecutive steps and each run keeps its lowest and highest
+    e-value (min–max decimation: every peak and trough of the line stays where it was), plus the first and last step
+    and the first step on or over the alarm line.  The sentences use the whole path.
+
+    Parameters
+    ----------
+    path : DataFrame
+        The monitor's path (``model``, ``time``, ``e_value``), in time order within each model.
+    threshold : float
+        The alarm line 1/α.
+    max_steps : int, default 2000
+        Steps per model drawn at most (about).
+
+    Returns
+    -------
+    DataFrame
+        The rows kept, in the path's order.
+
+    Examples
+    --------
+    >>> path = pd.DataFrame({"model": "a", "time": np.arange(10_000.0), "e_value": np.linspace(1, 30, 10_000)})
+    >>> len(thin_path(path, 20.0, max_steps=100)) <= 102
+    True
+    """
+    n = path.groupby("model", sort=False)["model"].transform("size").to_numpy()
+    if n.size == 0 or n.max() <= max_steps:
+        return path
+    pos = path.groupby("model", sort=False).cumcount().to_numpy()
+    runs = max(max_steps // 2, 1)
+    bucket = pos * runs // n
+    e = path["e_value"].to_numpy(dtype=float)
+    frame = pd.DataFrame({"model": path["model"].to_numpy(), "bucket": bucket, "e": e, "row": np.arange(e.size)})
+    by = frame.groupby(["model", "bucket"], sort=False)
+    lo = frame["row"].to_numpy()[by["e"].idxmin().to_numpy()]
+    hi = frame["row"].to_numpy()[by["e"].idxmax().to_numpy()]
+    over = frame[e >= threshold].groupby("model", sort=False)["row"].min().to_numpy()
+    ends = (pos == 0) | (pos == n - 1)
+    keep = np.zeros(e.size, dtype=bool)
+    keep[np.r_[lo, hi, over].astype(np.int64)] = True
+    return path[keep | ends]
+

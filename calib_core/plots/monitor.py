@@ -67,7 +67,9 @@ def monitor_figure(
     ----------
     path : DataFrame
         One row per model × time step: ``model``, ``time`` (datetimes or numbers), ``e_value`` (> 0); ``n`` (rows
-        in the step) is shown on hover when present.
+        in the step) is shown on hover when present.  With an ``e_guaranteed`` column (a monitor of lag h > 1: the
+        evidence already guaranteed once the h − 1 forecasts made are resolved, the value the alarm reads) that
+        column is drawn, so the line crosses the alarm line where the alarm is raised.
     threshold : float
         The alarm line 1/α (> 1).
     change_point : time or mapping of str to time, optional
@@ -114,7 +116,8 @@ def monitor_figure(
     changes = _per_model(change_point, models)
     is_date = np.issubdtype(np.asarray(path["time"]).dtype, np.datetime64)
     times = pd.to_datetime(path["time"]).to_numpy() if is_date else path["time"].to_numpy(dtype=float)
-    e = path["e_value"].to_numpy(dtype=float)
+    value = "e_guaranteed" if "e_guaranteed" in path.columns else "e_value"
+    e = path[value].to_numpy(dtype=float)
     positive = e[np.isfinite(e) & (e > 0)]
     lo = min(float(positive.min()) if positive.size else 1.0, 1.0)
     hi = max(float(positive.max()) if positive.size else 1.0, threshold)
@@ -140,7 +143,7 @@ def monitor_figure(
         m = path.loc[rows]
         order = np.argsort(np.asarray(times[rows]), kind="stable")
         x = times[rows][order]
-        y = m["e_value"].to_numpy(dtype=float)[order]
+        y = m[value].to_numpy(dtype=float)[order]
         color = cmap[model]
         shown = plain(model)
         n = m["n"].to_numpy()[order] if "n" in m.columns else np.full(y.size, np.nan)
@@ -171,8 +174,8 @@ def monitor_figure(
                 name=(f"{shown}: " if multi else "") + f"change estimated after {_time_text(cp)}",
                 hovertemplate=f"change estimated to start after {_time_text(cp)}<extra>{shown}</extra>",
                 meta={"name": model, "role": "change_point"}))
-    default_x = "time" if is_date else "time (numbers)"
-    apply_layout(fig, title, plain(xaxis_title) if xaxis_title else default_x, "e-value (evidence against calibration)", True)
+    x_title = plain(xaxis_title) if xaxis_title else ("time" if is_date else "time (numbers)")
+    apply_layout(fig, title, x_title, "e-value (evidence against calibration)", True)
     fig.update_yaxes(type="log", range=y_range)
     fig.update_layout(margin={"b": 110}, legend={"y": -0.25})
     return fig

@@ -43,9 +43,11 @@ def test_paths_alarm_line_alarm_and_change_point_with_dates():
     assert any(a.text == "alarm line: 1/α = 20" for a in fig.layout.annotations)
     # the y range (log10 units) holds 1, the line and every e-value
     lo, hi = fig.layout.yaxis.range
-    assert lo < 0 < np.log10(20) < hi and lo <= np.log10(path["e_value"].min()) and hi >= np.log10(path["e_value"].max())
+    e = path["e_value"]
+    assert lo < 0 < np.log10(20) < hi and lo <= np.log10(e.min()) and hi >= np.log10(e.max())
     # colours follow the page's mapping; the path is a step line (e is constant between steps)
-    assert fig.data[2].line.color == "#123456" and fig.data[5].line.color == "#654321" and fig.data[2].line.shape == "hv"
+    assert fig.data[2].line.color == "#123456" and fig.data[5].line.color == "#654321"
+    assert fig.data[2].line.shape == "hv"
     star = fig.data[3]
     assert pd.Timestamp(star.x[0]) == pd.Timestamp(alarm) and star.y[0] == pytest.approx(28.8)
     assert star.name == "a: alarm (2026-02-21)"
@@ -88,3 +90,14 @@ def test_model_names_from_files_are_drawn_literally():
                          xaxis_title=HOSTILE)
     check(fig)
     assert fig.data[2].meta["name"] == HOSTILE  # selections match the raw name
+
+
+def test_the_guaranteed_evidence_is_drawn_when_the_monitor_has_a_lag():
+    """With lag h > 1 the alarm reads e_guaranteed (≤ e_value): the line drawn is that one, so it crosses the alarm
+    line where the alarm is raised."""
+    times = np.arange(1.0, 13.0)
+    path = path_table(times, models=("a",))
+    path["e_guaranteed"] = path["e_value"] / 2
+    fig = monitor_figure(path, 20.0, alarm_time=9.0)
+    assert list(fig.data[2].y) == list(path["e_guaranteed"])
+    assert fig.data[3].y[0] == pytest.approx(path["e_guaranteed"].iloc[8]) and fig.data[3].y[0] >= 20

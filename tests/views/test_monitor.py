@@ -1,58 +1,60 @@
-"""views.monitor: the lag of hub data, one sentence per model, the change points drawn, the section's texts."""
+"""views.monitor: the monitor on the filtered rows with the whole data's lag, the marks drawn, long paths thinned,
+the section's texts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+import calib_core as cc
+from calib_core.base.regression import Gaussian
 from views import monitor as vm
 
 
-def path_table() -> pd.DataFrame:
-    times = pd.date_range("2026-01-03", periods=6, freq="W-SAT").to_numpy()
-    return pd.DataFrame({
-        "model": ["drift"] * 6 + ["fine"] * 6,
-        "time": np.r_[times, times],
-        "e_value": [1.0, 0.7, 3.0, 24.0, 90.0, 410.0, 1.2, 0.8, 3.1, 1.5, 0.9, 0.8],
-    })
+def test_marks_drawn_for_models_with_an_alarm_only():
+    times = pd.date_range("2026-01-03", periods=4, freq="W-SAT")
+    summary = pd.DataFrame({"model": ["drift", "fine", "late"], "alarm_time": [times[3], pd.NaT, times[2]],
+                            "change_point": [times[1], times[0], pd.NaT]})
+    alarms, changes = vm.drawn_marks(summary)
+    assert alarms == {"drift": times[3], "late": times[2]} and changes == {"drift": times[1]}
+    assert vm.drawn_marks(summary.iloc[1:2]) == ({}, {})
 
 
-def test_lag_is_the_largest_horizon_or_the_horizons_spanned():
-    assert vm.monitor_lag(None) == 1
-    assert vm.monitor_lag(pd.DataFrame({"location": ["a"]})) == 1
-    assert vm.monitor_lag(pd.DataFrame({"horizon": [1, 2, 3, 4]})) == 4  # the largest horizon
-    assert vm.monitor_lag(pd.DataFrame({"horizon": [0, 1, 2, 3]})) == 4  # horizon 0 is a step ahead too
-    assert vm.monitor_lag(pd.DataFrame({"horizon": [-1, 0, 1, 2, 3]})) == 5
-    assert vm.monitor_lag(pd.DataFrame({"horizon": [0, 0]})) == 1
-    assert vm.monitor_lag(pd.DataFrame({"horizon": [np.nan, 2.0]})) == 2
+def drifting(n_weeks: int = 30, per_week: int = 60, seed: int = 0, horizon: np.ndarray | None = None
+             ) -> cc.PredictionSet:
+    """Two models; the targets are drawn from the TRUE law: N(μ, σ²) for "fine", and for "drift" N(μ, σ²) until
+    week 15 and N(μ, (2σ)²) after (its σ became half the truth's)."""
+    rng = np.random.default_rng(seed)
+    week = np.repeat(np.arange(n_weeks), per_week)
+    model = np.where(np.arange(week.size) % 2 == 0, "fine", "drift")
+    mu, sigma = rng.normal(size=week.size), np.exp(rng.normal(scale=0.2, size=week.size))
+    y = mu + np.where((model == "drift") & (week >= 15), 2.0, 1.0) * sigma * rng.standard_normal(week.size)
+    t = (np.datetime64("2026-01-03") + 7 * week.astype("timedelta64[D]")).astype("datetime64[ns]")
+    units = None if horizon is None else pd.DataFrame({"horizon": horizon[np.arange(week.size) % horizon.size],
+                                                       "target_end_date": t})
+    return cc.PredictionSet(task="regression", layout="gaussian", y=y, dist=Gaussian(mu, sigma), model=model, time=t,
+                            units=units)
 
 
-def test_one_sentence_per_model_with_alarm_and_change_point():
-    times = path_table()["time"].unique()
-    s = vm.monitor_summary(path_table(), 20.0, alarm_time={"drift": times[3]},
-                           change_point={"drift": times[1], "fine": times[4]})
-    assert list(s["model"]) == ["drift", "fine"] and list(s["alarm"]) == [True, False]
-    drift, fine = s["sentence"]
-    assert drift == ("drift: alarm on 2026-01-24 — the e-value reached 24 ≥ 20: these forecasts are judged "
-                     "miscalibrated (a calibrated forecaster reaches the line with probability at most 5%); the "
-                     "change is estimated to start after 2026-01-10. The e-value is now 410.")
-    assert fine == ("fine: no alarm — the e-value stayed below the alarm line 20 (at most 3.1, now 0.8): no evidence "
-                    "against calibration so far.")
-    assert s["e_max"].tolist() == [410.0, 3.1] and s["steps"].tolist() == [6, 6]
-    # the chart draws the change point of the model with an alarm only
-    alarms, changes = vm.alarm_change_points(s)
-    assert alarms == {"drift": times[3]} and changes == {"drift": times[1]}
-
-
-def test_alarm_read_from_the_path_when_not_given_and_numbers_on_x():
-    path = path_table().assign(time=np.r_[np.arange(1.0, 7.0), np.arange(1.0, 7.0)])
-    s = vm.monitor_summary(path, 20.0, change_point=2.0, name_models=False)
-    assert s.loc[0, "alarm_time"] == 4.0 and s.loc[0, "change_point"] == 2.0
-    assert s.loc[0, "sentence"].startswith("Alarm at 4 — the e-value reached 24 ≥ 20")
-    assert s.loc[1, "sentence"].startswith("No alarm — ") and pd.isna(s.loc[1, "change_point"])
-    # alpha = 0.01: the line is 100 and the sentence says 1%
-    s = vm.monitor_summary(path, 100.0)
-    assert "at most 1%" in s.loc[0, "sentence"] and s.loc[0, "alarm_time"] == 6.0
+def test_the_monitor_runs_on_the_filtered_rows_with_the_whole_datas_lag():
+    pset = drifting()
+    result = vm.run_monitor(pset)
+    assert result.lag == 1 and result.threshold == 20.0 and set(result.path["model"]) == {"fine", "drift"}
+    alarms, changes = vm.drawn_marks(result.summary)
+    assert set(alarms) == {"drift"}  # the drift is found; the calibrated model raises no alarm on this seed
+    assert pd.Timestamp(changes["drift"]) <= pd.Timestamp(alarms["drift"])
+    assert pd.Timestamp(alarms["drift"]) >= pd.Timestamp("2026-01-03") + pd.Timedelta(weeks=15)
+    # hub data: the lag comes from the whole data's horizons (0…3: 4 steps), even when a filter keeps horizon 0 only
+    hub = drifting(horizon=np.array([0, 1, 2, 3]))
+    short = hub.take(hub.units["horizon"].to_numpy() == 0)
+    assert vm.run_monitor(short, hub).lag == 4 and vm.run_monitor(short).lag == 1
+    # classification: the probability monitor
+    rng = np.random.default_rng(1)
+    f = rng.uniform(0.05, 0.95, 600)
+    cls = cc.PredictionSet(task="classification", layout="probs", labels=(rng.random(600) < f).astype(int),
+                           probs=np.column_stack([1 - f, f]), classes=["0", "1"], time=np.repeat(np.arange(20.0), 30))
+    got = vm.run_monitor(cls)
+    assert got.path["time"].nunique() == 20 and got.summary["sentence"].iloc[0].startswith("No alarm")
 
 
 def test_section_texts():
@@ -63,4 +65,23 @@ def test_section_texts():
     assert vm.CAPTION in one and "whole season" in one and "interleaved" not in one
     hub = vm.monitor_caption(4, "target_end_date")
     assert "rows with the same target_end_date are one step" in hub and "4 interleaved monitors" in hub
-    assert vm.time_text(np.datetime64("2026-01-03T00:00:00.000000000")) == "2026-01-03"
+    assert vm.time_name(None) == "time" and vm.time_name(pd.DataFrame({"target_end_date": []})) == "target_end_date"
+
+
+def test_long_paths_are_thinned_for_drawing_with_their_peaks_troughs_and_alarm():
+    rng = np.random.default_rng(0)
+    n = 12_000
+    log_e = np.cumsum(rng.normal(0, 0.05, n))
+    log_e[5000] = 5.0  # a lone peak: must be drawn
+    log_e[7000] = -9.0  # a lone trough
+    path = pd.DataFrame({"model": np.repeat(["a", "b"], n), "time": np.r_[np.arange(n), np.arange(n)] * 1.0,
+                         "e_value": np.exp(np.r_[log_e, -log_e])})
+    thin = vm.thin_path(path, 20.0, max_steps=1000)
+    a, b = thin[thin["model"] == "a"], thin[thin["model"] == "b"]
+    assert 900 <= len(a) <= 1003 and 900 <= len(b) <= 1003
+    assert {0.0, 5000.0, 7000.0, n - 1.0} <= set(a["time"]) and {0.0, 5000.0, 7000.0, n - 1.0} <= set(b["time"])
+    first_alarm = path.loc[(path["model"] == "a") & (path["e_value"] >= 20), "time"].min()
+    assert first_alarm in set(a["time"])
+    assert list(thin.index) == sorted(thin.index)  # in the path's order
+    short = path.groupby("model").head(50)
+    assert vm.thin_path(short, 20.0, max_steps=1000) is short
