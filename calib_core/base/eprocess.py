@@ -133,7 +133,7 @@ class MonitorResult:
         return MonitorResult(
             path=self.path.loc[self.path["model"] == name].reset_index(drop=True),
             summary=self.summary.loc[self.summary["model"] == name].reset_index(drop=True),
-            alarm_time=row["alarm_time"], change_point=row["change_point"], threshold=self.threshold,
+            alarm_time=_plain(row["alarm_time"]), change_point=_plain(row["change_point"]), threshold=self.threshold,
             alpha=self.alpha, lag=self.lag, sentence=str(row["sentence"]), method=self.method, unit=self.unit,
             notes=list(self.notes))
 
@@ -205,7 +205,8 @@ def combine_eprocess(log_factors: np.ndarray, floors: np.ndarray | None = None,
         log e_t (natural log).
     log_guaranteed : ndarray of shape (T,)
         log e^guar_t (= log_e when h = 1).
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -216,6 +217,7 @@ def combine_eprocess(log_factors: np.ndarray, floors: np.ndarray | None = None,
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> log_e, _ = combine_eprocess(np.log([[2.0, 2.0], [0.5, 0.5]]))
@@ -303,7 +305,8 @@ def time_unit(labels: np.ndarray) -> str:
     -------
     str
         "week" when dates are about 7 days apart, "day" for 1 day, "month" for 28–31 days, else "time step".
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -314,6 +317,7 @@ def time_unit(labels: np.ndarray) -> str:
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> time_unit(np.array(["2026-01-03", "2026-01-10"], dtype="datetime64[ns]"))
@@ -375,7 +379,8 @@ def monitor_sentence(*, n_steps: int, e_last: float, threshold: float, unit: str
     -------
     str
         The sentence.
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -386,6 +391,7 @@ def monitor_sentence(*, n_steps: int, e_last: float, threshold: float, unit: str
        *Annals of Applied Statistics* 17(3), 1909–1935.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> monitor_sentence(n_steps=52, e_last=2.1, threshold=20, unit="week")
@@ -426,7 +432,8 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
     -------
     MonitorResult
         Path, per-model summary, alarm, change point and sentence.
-        References
+
+    References
     ----------
     .. [1] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
     .. [2] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
@@ -439,6 +446,7 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
        inference. *Statistical Science* 38(4), 576–601.
     .. [6] Hinkley, D. V. (1970). Inference about the change-point in a sequence of random variables.
        *Biometrika* 57(1), 1–17.
+
     Examples
     --------
     >>> le = np.log([1.5, 4.0, 25.0])
@@ -469,9 +477,9 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
         prev = np.concatenate([[0.0], le[:-1]])
         with np.errstate(invalid="ignore"):
             factor = np.exp(le - prev)
-        frames.append(pd.DataFrame({
-            "model": p["model"], "time": labels, "n": np.asarray(p["n"], dtype=np.int64), "factor": factor,
-            "e_value": np.exp(le), "log10_e": le / math.log(10), "e_guaranteed": np.exp(lg), "alarm": alarm}))
+        frames.append({"model": np.full(t_n, p["model"], dtype=object), "time": labels,
+                       "n": np.asarray(p["n"], dtype=np.int64), "factor": factor, "e_value": np.exp(le),
+                       "log10_e": le / math.log(10), "e_guaranteed": np.exp(lg), "alarm": alarm})
         alarm_time = labels[hit] if hit is not None else None
         rows.append({
             "model": p["model"], "n_times": t_n, "n_rows": int(np.sum(p["n"])),
@@ -481,10 +489,9 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
                 n_steps=t_n, e_last=float(np.exp(le[-1])) if t_n else 1.0, threshold=threshold, unit=unit,
                 alarm_label=None if hit is None else _label(alarm_time, unit),
                 e_alarm=None if hit is None else float(np.exp(lg[hit])),
-                change_label=None if hit is None or cp is None else _label(labels[cp], unit),
-                model=p["model"] if len(parts) > 1 else None),
+                change_label=None if hit is None or cp is None else _label(labels[cp], unit)),
         })
-    path = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(PATH_COLUMNS))
+    path = pd.DataFrame({c: np.concatenate([f[c] for f in frames]) if frames else [] for c in PATH_COLUMNS})
     summary = pd.DataFrame(rows, columns=["model", "n_times", "n_rows", "alarm_time", "change_point", "e_value",
                                           "max_e", "sentence"])
     alarmed = summary.dropna(subset=["alarm_time"]) if len(summary) else summary
@@ -495,12 +502,14 @@ def monitor_result(parts: list[dict[str, Any]], *, alpha: float, lag: int, metho
         alarm_time, change_point = None, None
     return MonitorResult(path=path, summary=summary, alarm_time=alarm_time, change_point=change_point,
                          threshold=threshold, alpha=float(alpha), lag=int(lag),
-                         sentence=" ".join(summary["sentence"].astype(str)), method=method, unit=unit,
+                         sentence=" ".join(f"{m}: {t}" if len(summary) > 1 else str(t)
+                                           for m, t in zip(summary["model"], summary["sentence"], strict=True)),
+                         method=method, unit=unit,
                          notes=list(notes or []))
 
 
 def _plain(value: Any) -> Any:
-    if value is None:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     if isinstance(value, np.datetime64):
         return pd.Timestamp(value)

@@ -25,11 +25,10 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..base.eprocess import MonitorResult, combine_eprocess, monitor_result, time_steps
+from ..base.eprocess_inputs import model_rows, monitor_time, resolve_lag
 from ..base.predictions import InputError, PredictionSet
-from .regression_monitor import _models, _resolve_lag, monitor_time
 
 __all__ = ["probability_monitor", "event_bets", "monitor_events", "mean_change_score", "DEFAULT_SHARES"]
 
@@ -172,11 +171,10 @@ def monitor_events(families: list[tuple[np.ndarray, np.ndarray]], time: Any, *, 
     for y, p in families:
         if np.shape(y) != (n,) or np.shape(p) != (n,):
             raise ValueError(f"outcomes and probabilities must have one value per row ({n})")
-    models = _models(model, n)
+    groups = model_rows(model, n)
     h = int(lag)
     parts = []
-    for name in pd.unique(models):
-        rows = np.flatnonzero(models == name)
+    for name, rows in groups:
         step, labels = time_steps(t_all[rows])
         lfs, fls, sums, variances = [], [], [], []
         for y, p in families:
@@ -278,7 +276,7 @@ def probability_monitor(data: PredictionSet | np.ndarray, p: np.ndarray | None =
             raise ValueError("probabilities must be finite and in [0, 1]")
         right = prob >= 0.5
         top = ((y == right).astype(float), np.where(right, prob, 1.0 - prob))
-        return monitor_events([(y, prob), top], time, model=model, alpha=alpha, lag=_resolve_lag(lag, None),
+        return monitor_events([(y, prob), top], time, model=model, alpha=alpha, lag=resolve_lag(lag, None),
                               shares=shares, method="bets on y − p of the event and of the top label")
     pset = data
     if pset.task != "classification":
@@ -286,4 +284,4 @@ def probability_monitor(data: PredictionSet | np.ndarray, p: np.ndarray | None =
                          f"{pset.task} predictions (use pit_monitor).", source=pset.source)
     families, words = _families(pset)
     return monitor_events(families, monitor_time(pset, time), model=pset.model, alpha=alpha,
-                          lag=_resolve_lag(lag, pset), shares=shares, method=f"bets on y − p of {words}")
+                          lag=resolve_lag(lag, pset), shares=shares, method=f"bets on y − p of {words}")

@@ -35,15 +35,15 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..base.eprocess import MonitorResult, combine_eprocess, monitor_result, time_steps
+from ..base.eprocess_inputs import model_rows, monitor_time, resolve_lag
 from ..base.predictions import InputError, PredictionSet
 from ..base.regression import QuantileSet, SampleSet
 from ..metrics.regression_stated import pit_cells
 
 __all__ = ["pit_monitor", "cell_monitor", "histogram_bets", "cell_counts", "multinomial_change_score",
-           "prediction_cells", "monitor_time", "auto_lag",
+           "prediction_cells",
            "DEFAULT_WINDOWS", "DEFAULT_POWERS"]
 
 #: Windows (in steps) of the histograms the strategies learn from
@@ -196,7 +196,8 @@ def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.
         log F^m_t, M = len(windows) · len(powers).
     floors : ndarray of shape (M, T + h − 1)
         The smallest factor each strategy can pay at each step (for the lag correction).
-        References
+
+    References
     ----------
     .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
        *Annals of Applied Statistics* 17(3), 1909–1935.
@@ -207,6 +208,7 @@ def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.
        *Statistical Science* 26(1), 84–101.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> lf, _ = histogram_bets(np.array([0, 1, 1]), np.array([0, 1, 1]), np.array([0, 1, 1]),
@@ -269,7 +271,8 @@ def prediction_cells(y: np.ndarray, dist: Any, *, bins: int = 10,
         Cell range of each row.
     masses : ndarray of shape (K,)
         Null masses of the cells.
-        References
+
+    References
     ----------
     .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
        *Annals of Applied Statistics* 17(3), 1909–1935.
@@ -280,6 +283,7 @@ def prediction_cells(y: np.ndarray, dist: Any, *, bins: int = 10,
        *Statistical Science* 26(1), 84–101.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> from calib_core.base.regression import QuantileSet
@@ -304,117 +308,6 @@ def prediction_cells(y: np.ndarray, dist: Any, *, bins: int = 10,
     u = np.clip(np.asarray(dist.pit(y, rng), dtype=float), 0.0, 1.0)
     cell = np.minimum(np.floor(u * bins).astype(np.int64), int(bins) - 1)
     return cell, cell.copy(), np.full(int(bins), 1.0 / int(bins))
-
-
-def monitor_time(pset: PredictionSet, time: Any = None) -> np.ndarray:
-    """The time of every row of a prediction set for a monitor.
-
-    ``time``: an array (one value per row), a column name (looked up in ``pset.units``, then
-    ``pset.slice_columns``; ``"time"`` is the set's time column), or None: the set's time column, else a hub's
-    ``target_end_date``.
-
-    Parameters
-    ----------
-    pset : PredictionSet
-        The predictions.
-    time : array-like, str or None, default None
-        Which time.
-
-    Returns
-    -------
-    ndarray of shape (N,)
-        The times.
-
-    Raises
-    ------
-    InputError
-        When there is no time, naming the columns that could be one.
-        References
-    ----------
-    .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
-       *Annals of Applied Statistics* 17(3), 1909–1935.
-    .. [2] Henzi, A. & Ziegel, J. F. (2022). Valid sequential inference on probability forecast performance.
-       *Biometrika* 109(3), 647–663.
-    .. [3] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
-    .. [4] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
-       *Statistical Science* 26(1), 84–101.
-    .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
-       inference. *Statistical Science* 38(4), 576–601.
-    """
-    n = pset.n_rows
-    if time is not None and not isinstance(time, str):
-        values = np.asarray(time)
-        if values.shape != (n,):
-            raise ValueError(f"time must have one value per row ({n}), got shape {values.shape}")
-        return values
-    frames = [f for f in (pset.units, pset.slice_columns) if f is not None]
-    if isinstance(time, str) and time != "time":
-        for f in frames:
-            if time in f.columns:
-                return f[time].to_numpy()
-        names = sorted({str(c) for f in frames for c in f.columns} | ({"time"} if pset.time is not None else set()))
-        raise InputError(f"{pset.source}: the monitor's time column {time!r} is not in the file.",
-                         source=pset.source, columns=[time],
-                         hint=f"choose one of: {', '.join(names) or 'no column is available'}.")
-    if pset.time is not None:
-        return np.asarray(pset.time)
-    if pset.units is not None and "target_end_date" in pset.units.columns:
-        return pset.units["target_end_date"].to_numpy()
-    raise InputError(f"{pset.source}: the monitor needs a time for every row, and the file has no time column.",
-                     source=pset.source,
-                     hint="add a column named time or date (or map one with columns={'time': ...}), or pass time=.",
-                     app_hint="map a time column on the Data page.")
-
-
-def auto_lag(pset: PredictionSet | None) -> int:
-    """The lag of a prediction set's forecasts in steps: 1 + the largest horizon of a hub's rows, else 1.
-
-    A hub forecast of horizon k made on a reference date knows outcomes up to the week before it, so its outcome
-    comes k + 1 steps later; any larger lag is also valid (a bet that uses less of the past).
-
-    Parameters
-    ----------
-    pset : PredictionSet or None
-        The predictions.
-
-    Returns
-    -------
-    int
-        h ≥ 1.
-        References
-    ----------
-    .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
-       *Annals of Applied Statistics* 17(3), 1909–1935.
-    .. [2] Henzi, A. & Ziegel, J. F. (2022). Valid sequential inference on probability forecast performance.
-       *Biometrika* 109(3), 647–663.
-    .. [3] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars, Paris.
-    .. [4] Shafer, G., Shen, A., Vereshchagin, N. & Vovk, V. (2011). Test martingales, Bayes factors and p-values.
-       *Statistical Science* 26(1), 84–101.
-    .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
-       inference. *Statistical Science* 38(4), 576–601.
-    """
-    if pset is None or pset.units is None or "horizon" not in pset.units.columns:
-        return 1
-    hz = pd.to_numeric(pset.units["horizon"], errors="coerce").to_numpy(dtype=float)
-    hz = hz[np.isfinite(hz)]
-    return int(max(1, 1 + hz.max())) if hz.size else 1
-
-
-def _resolve_lag(lag: Any, pset: PredictionSet | None) -> int:
-    if lag == "auto" or lag is None:
-        return auto_lag(pset)
-    if isinstance(lag, bool) or not isinstance(lag, int | np.integer) or int(lag) < 1:
-        raise ValueError(f"lag must be an integer >= 1 or 'auto', got {lag!r}")
-    return int(lag)
-
-
-def _models(model: Any, n: int) -> np.ndarray:
-    if model is None:
-        return np.full(n, "model", dtype=object)
-    out = np.asarray(model).astype(str)
-    if out.shape != (n,):
-        raise ValueError(f"model must have one value per row ({n}), got shape {out.shape}")
-    return out
 
 
 def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.ndarray | None = None,
@@ -448,7 +341,8 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
     -------
     MonitorResult
         Path, alarm, change point and sentence per model.
-        References
+
+    References
     ----------
     .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
        *Annals of Applied Statistics* 17(3), 1909–1935.
@@ -459,6 +353,7 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
        *Statistical Science* 26(1), 84–101.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -481,11 +376,10 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
     t_all = np.asarray(time)
     if t_all.shape != lo.shape:
         raise ValueError(f"time must have one value per row ({lo.size}), got shape {t_all.shape}")
-    models = _models(model, lo.size)
-    h = _resolve_lag(lag, None)
+    groups = model_rows(model, lo.size)
+    h = resolve_lag(lag, None)
     parts = []
-    for name in pd.unique(models):
-        rows = np.flatnonzero(models == name)
+    for name, rows in groups:
         step, labels = time_steps(t_all[rows])
         lf, fl = histogram_bets(step, lo[rows], hi[rows], pi, labels.size, lag=h, bins=bins, windows=windows,
                                 powers=powers, prior=prior)
@@ -539,7 +433,8 @@ def pit_monitor(data: PredictionSet | np.ndarray, time: Any = None, *, model: An
     ------
     InputError
         A set without targets, forecasts or a time.
-        References
+
+    References
     ----------
     .. [1] Arnold, S., Henzi, A. & Ziegel, J. F. (2023). Sequentially valid tests for forecast calibration.
        *Annals of Applied Statistics* 17(3), 1909–1935.
@@ -550,6 +445,7 @@ def pit_monitor(data: PredictionSet | np.ndarray, time: Any = None, *, model: An
        *Statistical Science* 26(1), 84–101.
     .. [5] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe anytime-valid
        inference. *Statistical Science* 38(4), 576–601.
+
     Examples
     --------
     >>> from scipy.stats import norm
@@ -571,7 +467,7 @@ def pit_monitor(data: PredictionSet | np.ndarray, time: Any = None, *, model: An
             raise ValueError("PIT values must be finite and in [0, 1]")
         cell = np.minimum(np.floor(u * bins).astype(np.int64), int(bins) - 1)
         return cell_monitor(cell, np.full(int(bins), 1.0 / int(bins)), time, model=model,
-                            lag=_resolve_lag(lag, None), **common)
+                            lag=resolve_lag(lag, None), **common)
     pset = data
     if pset.task != "regression":
         raise InputError(f"{pset.source}: pit_monitor needs regression forecasts; this file holds "
@@ -583,4 +479,4 @@ def pit_monitor(data: PredictionSet | np.ndarray, time: Any = None, *, model: An
     t_all = monitor_time(pset, time)
     lo, hi, masses = prediction_cells(pset.y, pset.dist, bins=bins, seed=seed)
     return cell_monitor(lo, masses, t_all, upper=hi, model=pset.model if pset.model is not None else None,
-                        lag=_resolve_lag(lag, pset), **common)
+                        lag=resolve_lag(lag, pset), **common)
