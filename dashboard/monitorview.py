@@ -45,7 +45,7 @@ def monitor_section(pset: cc.PredictionSet, sub: cc.PredictionSet, key: tuple, p
     with st.container(key=f"{prefix}_monitor"):
         st.markdown("**Anytime-valid monitor**")
         chart(fig, f"{prefix}_monitor_chart")
-        for sentence in result.summary["sentence"]:
+        for sentence in vm.model_sentences(result.summary):
             st.markdown(views.md_escape(sentence))
         st.markdown(vm.looking_sentence(result.alpha))
         st.caption(vm.monitor_caption(result.lag, time_name))

@@ -17,15 +17,17 @@ import numpy as np
 import pandas as pd
 
 from calib_core.base.eprocess import MonitorResult
+from calib_core.base.eprocess_inputs import auto_lag
 from calib_core.base.predictions import PredictionSet
 from calib_core.inference.classification_monitor import probability_monitor
-from calib_core.inference.regression_monitor import auto_lag, pit_monitor
+from calib_core.inference.regression_monitor import pit_monitor
 
 __all__ = [
     "ALPHA",
     "CAPTION",
     "drawn_marks",
     "looking_sentence",
+    "model_sentences",
     "monitor_caption",
     "run_monitor",
     "thin_path",
@@ -82,7 +84,7 @@ def run_monitor(rows: PredictionSet, whole: PredictionSet | None = None, *, alph
     """The monitor of every model of ``rows`` over its time column: one e-process per model.
 
     ``pit_monitor`` (regression) or ``probability_monitor`` (classification), with the lag of the *whole* data
-    (:func:`~calib_core.inference.regression_monitor.auto_lag`: 1 + the largest horizon of a hub, else 1): a filter
+    (:func:`~calib_core.base.eprocess_inputs.auto_lag`: 1 + the largest horizon of a hub, else 1): a filter
     that keeps the short horizons only does not shorten the overlap of the forecasts.
 
     Parameters
@@ -136,6 +138,32 @@ def monitor_caption(lag: int, time_name: str = "time") -> str:
                  f"(every {lag}th step) are averaged, and the line drawn is the evidence already guaranteed when "
                  f"the forecasts made so far are resolved.")
     return text
+
+
+def model_sentences(summary: pd.DataFrame) -> list[str]:
+    """The monitor's sentence of every model, named by its model when there are several.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``MonitorResult.summary``: ``model`` and ``sentence`` per model.
+
+    Returns
+    -------
+    list of str
+        "A: Alarm on …" per model (the model's name from the file: escape it before Markdown); one model: its
+        sentence alone.
+
+    Examples
+    --------
+    >>> model_sentences(pd.DataFrame({"model": ["a", "b"], "sentence": ["Alarm on …", "No alarm: …"]}))
+    ['a: Alarm on …', 'b: No alarm: …']
+    """
+    sentences = [str(s) for s in summary["sentence"]]
+    if len(sentences) < 2:
+        return sentences
+    prefix = [f"{m}: " for m in summary["model"]]
+    return [s if s.startswith(p) else p + s for p, s in zip(prefix, sentences, strict=True)]
 
 
 def drawn_marks(summary: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:

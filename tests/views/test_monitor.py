@@ -20,6 +20,12 @@ def test_marks_drawn_for_models_with_an_alarm_only():
     assert vm.drawn_marks(summary.iloc[1:2]) == ({}, {})
 
 
+def test_sentences_named_by_model_when_there_are_several():
+    two = pd.DataFrame({"model": ["a", "b: x"], "sentence": ["No alarm: after 3 weeks …", "b: x: Alarm on …"]})
+    assert vm.model_sentences(two) == ["a: No alarm: after 3 weeks …", "b: x: Alarm on …"]  # never named twice
+    assert vm.model_sentences(two.iloc[:1]) == ["No alarm: after 3 weeks …"]
+
+
 def drifting(n_weeks: int = 30, per_week: int = 60, seed: int = 0, horizon: np.ndarray | None = None
              ) -> cc.PredictionSet:
     """Two models; the targets are drawn from the TRUE law: N(μ, σ²) for "fine", and for "drift" N(μ, σ²) until
