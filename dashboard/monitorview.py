@@ -30,14 +30,15 @@ def monitor_section(pset: cc.PredictionSet, sub: cc.PredictionSet, key: tuple, p
     cache = st.session_state.setdefault(f"{prefix}_monitor_cache", {})
     if key not in cache:
         cache.clear()
-        try:
-            cache[key] = vm.run_monitor(sub, pset)  # the lag of the whole data's horizons
+        try:  # the lag of the whole data's horizons; steps of a day when nearly every row has its own time
+            cache[key] = vm.run_monitor(sub, pset), None if sub.time is None else vm.step_time(sub.time)[1]
         except (ValueError, cc.InputError) as exc:
             cache[key] = exc
-    result = cache[key]
-    if isinstance(result, Exception):
-        st.caption(f"No monitor: {views.md_escape(result)}")
+    got = cache[key]
+    if isinstance(got, Exception):
+        st.caption(f"No monitor: {views.md_escape(got)}")
         return
+    result, grouped = got
     alarms, changes = vm.drawn_marks(result.summary)
     time_name = vm.time_name(pset.units)
     fig = monitor_figure(vm.thin_path(result.path, result.threshold), result.threshold, changes, alarms,
@@ -48,4 +49,4 @@ def monitor_section(pset: cc.PredictionSet, sub: cc.PredictionSet, key: tuple, p
         for sentence in vm.model_sentences(result.summary):
             st.markdown(views.md_escape(sentence))
         st.markdown(vm.looking_sentence(result.alpha))
-        st.caption(vm.monitor_caption(result.lag, time_name))
+        st.caption(vm.monitor_caption(result.lag, time_name, grouped))

@@ -91,3 +91,38 @@ def test_long_paths_are_thinned_for_drawing_with_their_peaks_troughs_and_alarm()
     assert list(thin.index) == sorted(thin.index)  # in the path's order
     short = path.groupby("model").head(50)
     assert vm.thin_path(short, 20.0, max_steps=1000) is short
+
+
+def test_time_stamps_of_single_rows_are_grouped_into_days():
+    rng = np.random.default_rng(0)
+    secs = rng.integers(0, 84 * 86400, 12_000)
+    t = np.datetime64("2026-01-05", "s") + secs.astype("timedelta64[s]")
+    steps, unit = vm.step_time(t)
+    assert unit == "day" and np.unique(steps).size == 84 and steps.dtype == np.dtype("datetime64[ns]")
+    assert (steps <= t).all() and (t - steps < np.timedelta64(1, "D")).all()
+    short = t[secs < 5 * 86400]
+    assert vm.step_time(short)[1] == "hour"
+    daily = steps  # many rows per time: kept as they are
+    assert vm.step_time(daily)[0] is daily or np.array_equal(vm.step_time(daily)[0], daily)
+    assert vm.step_time(daily)[1] is None and vm.step_time(secs.astype(float))[1] is None
+
+
+def test_a_drift_on_time_stamps_to_the_second_is_found_in_daily_steps():
+    """12 weeks of rows at random seconds; the truth is drawn from N(μ, σ²) and, from week 9, from N(μ, (1.6σ)²):
+    the monitor over daily steps raises its alarm after the drift starts and places the change near it; the same
+    forecaster calibrated throughout raises none (on this seed)."""
+    rng = np.random.default_rng(0)
+    n = 12_000
+    secs = rng.integers(0, 84 * 86400, n)
+    t = (np.datetime64("2026-01-05", "s") + secs.astype("timedelta64[s]")).astype("datetime64[ns]")
+    mu = rng.normal(size=n)
+    z = rng.standard_normal(n)
+    for scale, alarm in ((np.where(secs >= 56 * 86400, 1.6, 1.0), True), (np.ones(n), False)):
+        pset = cc.PredictionSet(task="regression", layout="gaussian", y=mu + scale * z, dist=Gaussian(mu, np.ones(n)),
+                                time=t)
+        summary = vm.run_monitor(pset).summary
+        assert (not pd.isna(summary["alarm_time"].iloc[0])) == alarm, summary
+        if alarm:
+            start = pd.Timestamp("2026-03-02")
+            assert start <= summary["alarm_time"].iloc[0] <= start + pd.Timedelta(days=14)
+            assert abs(summary["change_point"].iloc[0] - start) <= pd.Timedelta(days=7)
