@@ -171,8 +171,8 @@ def monitor_figure(
             fig.add_trace(go.Scatter(
                 x=[cp, cp], y=[y_lo, y_hi], mode="lines", legendgroup=model,
                 line={"color": color, "width": 1.5, "dash": "dot"},
-                name=(f"{shown}: " if multi else "") + f"change estimated after {_time_text(cp)}",
-                hovertemplate=f"change estimated to start after {_time_text(cp)}<extra>{shown}</extra>",
+                name=(f"{shown}: " if multi else "") + f"change most likely began around {_time_text(cp)}",
+                hovertemplate=f"estimated start of the change: {_time_text(cp)}<extra>{shown}</extra>",
                 meta={"name": model, "role": "change_point"}))
     x_title = plain(xaxis_title) if xaxis_title else ("time" if is_date else "time (numbers)")
     apply_layout(fig, title, x_title, "e-value (evidence against calibration)", True)

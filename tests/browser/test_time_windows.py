@@ -52,12 +52,16 @@ def test_over_time_chart_and_brushing(app_page, artifacts_dir, tmp_path):
     page.wait_for_timeout(400)
     chart.screenshot(path=str(artifacts_dir / "regression_over_time.png"))
 
-    # the monitor under the windows: the path, the alarm line, an alarm after the drift (σ × 1.6 from week 9)
+    # the monitor under the windows: the path, the alarm line, an alarm after the drift (σ × 1.6 from 2026-03-02), the
+    # rows' time stamps (to the second) grouped into daily steps
     monitor = page.locator(".st-key-reg_monitor")
     monitor.scroll_into_view_if_needed()
     expect(monitor.get_by_test_id("stPlotlyChart")).to_be_visible(timeout=LONG)
     expect(monitor.get_by_text("alarm line: 1/α = 20").first).to_be_attached()
-    # expect(monitor.get_by_text(re.compile(r"^Alarm on 2026-0[23]-\d\d — the e-value reached"))).to_be_visible()
+    alarm = re.compile(r"^Alarm on day 2026-03-\d\d \(e = [\d.]+ ≥ 20\); the change most likely began around "
+                       r"2026-03-0\d")
+    expect(monitor.get_by_text(alarm)).to_be_visible()
+    expect(monitor.get_by_text("the rows of each day are one step")).to_be_visible()
     expect(monitor.get_by_text("the monitor's alarm line holds 5% however often you look")).to_be_visible()
     expect(monitor.get_by_text("it always watches the whole season")).to_be_visible()
     page.mouse.move(5, 5)

@@ -64,7 +64,7 @@ def test_numbers_on_x_one_model_and_a_scalar_alarm():
     fig = monitor_figure(path, 20.0, change_point=3.0, alarm_time=8.0, xaxis_title="week")
     assert roles(fig) == [(None, "one"), (None, "alarm_line"), ("a", "path"), ("a", "alarm"), ("a", "change_point")]
     assert fig.data[2].name == "e-value" and fig.data[2].line.color == model_colors(["a"])["a"]
-    assert fig.data[3].name == "alarm (8)" and fig.data[4].name == "change estimated after 3"
+    assert fig.data[3].name == "alarm (8)" and fig.data[4].name == "change most likely began around 3"
     assert fig.layout.xaxis.title.text == "week" and fig.layout.showlegend
     assert fig.data[2].hovertemplate.startswith("%{x:.6g}")
     # no alarm, no change point: the paths and the two reference lines only
