@@ -138,7 +138,7 @@ def over_time(
         "forecaster with the same predictions and window sizes falls 95% of the time, the dashed line the perfect "
         "value. Click windows or drag a box along the time axis to restrict every view below to that time range."
     )
-    monitor_section(pset, sub, (token, rows, models, group), prefix)  # the filtered rows, never the picked range
+    monitor_section(pset, sub, token, rows, models, group, prefix, whole)  # the filtered rows, not the picked range
     if mask is None:
         return None
     lo, hi = min(picked), max(picked)

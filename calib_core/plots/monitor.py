@@ -87,8 +87,9 @@ def monitor_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        The figure.  Every trace's ``meta`` holds ``{"name": model, "role": ...}`` with role ``"path"``,
-        ``"alarm"``, ``"change_point"``, ``"alarm_line"`` or ``"one"``.
+        The figure.  Every trace's ``meta`` holds ``{"name": model, "role": ...}`` with role
+        ``"alarm"``, ``"change_point"``, ``"alarm_line"`` or ``"one"``; the paths' role is ``"curve"``, a data role of
+        :func:`~calib_core.plots.background.with_background` (the whole data's paths drawn faintly behind a slice's).
 
     Raises
     ------
@@ -100,7 +101,7 @@ def monitor_figure(
     >>> path = pd.DataFrame({"model": "a", "time": [1.0, 2.0, 3.0], "e_value": [2.0, 8.0, 30.0]})
     >>> fig = monitor_figure(path, 20.0, change_point=1.0, alarm_time=3.0)
     >>> [t.meta["role"] for t in fig.data], fig.layout.yaxis.type
-    (['one', 'alarm_line', 'path', 'alarm', 'change_point'], 'log')
+    (['one', 'alarm_line', 'curve', 'alarm', 'change_point'], 'log')
     """
     missing = [c for c in _REQUIRED if c not in path.columns]
     if missing:
@@ -155,7 +156,7 @@ def monitor_figure(
             hovertemplate=(time_fmt + "<br>e-value %{y:.3g}"
                            + ("<br>%{customdata:,} rows" if "n" in m.columns else "")
                            + "<extra>" + shown + "</extra>"),
-            meta={"name": model, "role": "path"}))
+            meta={"name": model, "role": "curve"}))
         if model in alarms:
             at = pd.Timestamp(alarms[model]) if is_date else float(alarms[model])
             hit = np.flatnonzero(x >= (np.datetime64(at) if is_date else at))

@@ -58,7 +58,7 @@ def test_regression_page_shows_the_monitor_beside_the_windows():
     at = run_page("regression.py", drifting_regression(), reg_resamples=0, reg_sims=0)
     spec = monitor_spec(at, "reg")
     roles = [(d.get("meta") or {}).get("role") for d in spec["data"]]
-    assert roles.count("path") == 2 and "alarm_line" in roles
+    assert roles.count("curve") == 2 and "alarm_line" in roles
     assert spec["layout"]["yaxis"]["type"] == "log"
     line = next(d for d in spec["data"] if (d.get("meta") or {}).get("role") == "alarm_line")
     assert line["name"] == "alarm line: 1/α = 20" and line["y"] == [20.0, 20.0]
@@ -86,8 +86,8 @@ def test_a_picked_time_range_does_not_restrict_the_monitor():
     assert not at.exception
     assert any(m.value.startswith("**Time range 2026-03-16") for m in at.markdown)
     after = monitor_spec(at, "reg")
-    paths = [[d["x"], d["y"]] for d in before["data"] if (d.get("meta") or {}).get("role") == "path"]
-    assert paths == [[d["x"], d["y"]] for d in after["data"] if (d.get("meta") or {}).get("role") == "path"]
+    paths = [[d["x"], d["y"]] for d in before["data"] if (d.get("meta") or {}).get("role") == "curve"]
+    assert paths == [[d["x"], d["y"]] for d in after["data"] if (d.get("meta") or {}).get("role") == "curve"]
 
 
 def test_classification_page_shows_the_monitor():
@@ -102,7 +102,7 @@ def test_classification_page_shows_the_monitor():
                             row_number=np.arange(1, n + 1), n_read=n)
     at = run_page("classification.py", pset, cls_resamples=0, cls_sims=0)
     spec = monitor_spec(at, "cls")
-    assert [(d.get("meta") or {}).get("role") for d in spec["data"]].count("path") == 1
+    assert [(d.get("meta") or {}).get("role") for d in spec["data"]].count("curve") == 1
     shown = texts(at)
     assert LOOKING in shown
     assert any(s.startswith("Alarm on ") for s in shown), shown  # one model: the sentence names none

@@ -35,8 +35,8 @@ def test_paths_alarm_line_alarm_and_change_point_with_dates():
     alarm = times[7]  # e_a = 0.9·2^5 = 28.8 ≥ 20 first there
     assert path.loc[(path["model"] == "a") & path["alarm"], "time"].iloc[0] == alarm
     fig = monitor_figure(path, 20.0, change_point={"a": times[2]}, alarm_time={"a": alarm}, colors=colors)
-    assert roles(fig) == [(None, "one"), (None, "alarm_line"), ("a", "path"), ("a", "alarm"), ("a", "change_point"),
-                          ("b", "path")]
+    assert roles(fig) == [(None, "one"), (None, "alarm_line"), ("a", "curve"), ("a", "alarm"), ("a", "change_point"),
+                          ("b", "curve")]
     assert fig.layout.yaxis.type == "log"
     line = fig.data[1]
     assert line.name == "alarm line: 1/α = 20" and list(line.y) == [20.0, 20.0] and line.line.color == ALARM_COLOR
@@ -62,14 +62,14 @@ def test_numbers_on_x_one_model_and_a_scalar_alarm():
     times = np.arange(1.0, 13.0)
     path = path_table(times, models=("a",))
     fig = monitor_figure(path, 20.0, change_point=3.0, alarm_time=8.0, xaxis_title="week")
-    assert roles(fig) == [(None, "one"), (None, "alarm_line"), ("a", "path"), ("a", "alarm"), ("a", "change_point")]
+    assert roles(fig) == [(None, "one"), (None, "alarm_line"), ("a", "curve"), ("a", "alarm"), ("a", "change_point")]
     assert fig.data[2].name == "e-value" and fig.data[2].line.color == model_colors(["a"])["a"]
     assert fig.data[3].name == "alarm (8)" and fig.data[4].name == "change most likely began around 3"
     assert fig.layout.xaxis.title.text == "week" and fig.layout.showlegend
     assert fig.data[2].hovertemplate.startswith("%{x:.6g}")
     # no alarm, no change point: the paths and the two reference lines only
     quiet = monitor_figure(path[path["e_value"] < 5], 20.0)
-    assert [r for _, r in roles(quiet)] == ["one", "alarm_line", "path"]
+    assert [r for _, r in roles(quiet)] == ["one", "alarm_line", "curve"]
     assert quiet.layout.yaxis.range[1] > np.log10(20)  # the alarm line stays in view
 
 
