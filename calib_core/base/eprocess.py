@@ -35,6 +35,7 @@ step after the (latest near-) minimum of e before t* (:func:`change_point_index`
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,17 +169,23 @@ def time_steps(time: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     values = np.asarray(time)
     if values.dtype.kind == "O":
-        values = pd.to_datetime(values).to_numpy() if len(values) and not _numeric(values) else values.astype(float)
+        values = _ordered(values)
     labels, codes = np.unique(values, return_inverse=True)
     return codes.astype(np.int64).ravel(), labels
 
 
-def _numeric(values: np.ndarray) -> bool:
+def _ordered(values: np.ndarray) -> np.ndarray:
+    """Object times as numbers, else dates, else text (sorted as text)."""
     try:
-        values.astype(float)
+        return values.astype(float)
     except (TypeError, ValueError):
-        return False
-    return True
+        pass
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return pd.to_datetime(values).to_numpy().astype("datetime64[ns]")
+    except (TypeError, ValueError):
+        return values.astype(str)
 
 
 def combine_eprocess(log_factors: np.ndarray, floors: np.ndarray | None = None,

@@ -9,8 +9,10 @@ those the forecast states:
 * **ensembles** of M members: the randomised verification rank, M + 1 cells of mass 1/(M + 1);
 * **other distributions** (Gaussians …): the PIT in ``bins`` equal cells.
 
-A target tied with stated quantiles or members belongs to a range of cells [a_i, b_i]; it is spread over them in
-proportion to their mass (the Rao–Blackwellised randomised PIT of Czado, Gneiting & Held 2009).  Fine cells are
+A target tied with members or stated quantiles belongs to a range of cells [a_i, b_i].  For ensembles its
+randomised rank is uniform over the range (Czado, Gneiting & Held 2009), so the bet is averaged over it (exact); a
+quantile set states no law inside an atom, so the row pays the smallest bet of its range, which is at most the bet
+on the unknown randomised cell (the factor's mean stays ≤ 1).  Fine cells are
 merged into at most ``bins`` contiguous groups of about equal mass (the groups are fixed in advance, so their null
 masses stay exact).
 
@@ -163,11 +165,12 @@ def multinomial_change_score(counts: np.ndarray, masses: np.ndarray, end: int) -
 
 def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.ndarray, n_steps: int, *,
                    lag: int = 1, bins: int = 10, windows=DEFAULT_WINDOWS, powers=DEFAULT_POWERS,
-                   prior: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   prior: float | None = None, ties: str = "average") -> tuple[np.ndarray, np.ndarray]:
     """Log betting factors of the histogram strategies: per strategy m = (W, γ) and step t, log F^m_t.
 
     F^m_t = (1/n_t) Σ_{i at t} Σ_{k ∈ [lo_i, hi_i]} π_k g^m_t(k) / Σ_{k ∈ [lo_i, hi_i]} π_k, with g^m_t the sharpened
-    Dirichlet–multinomial density ratio learned from steps t − h − W + 1 … t − h (module docstring).
+    Dirichlet–multinomial density ratio learned from steps t − h − W + 1 … t − h (module docstring); with
+    ``ties="min"`` a tied row pays min_{k ∈ [lo_i, hi_i]} g^m_t(k) instead.
 
     Parameters
     ----------
@@ -189,6 +192,11 @@ def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.
         Sharpening exponents γ.
     prior : float, optional
         Dirichlet pseudo-rows a (default: the number of groups).
+    ties : {"average", "min"}, default "average"
+        A row tied over several cells: "average" when its randomised cell is uniform over them in proportion to
+        their mass (ensemble ranks: exact); "min" when only the range is known (a target equal to stated
+        quantiles: the smallest bet of the range is at most the bet on the unknown randomised cell, so the
+        factor's mean stays ≤ 1).
 
     Returns
     -------
@@ -225,6 +233,14 @@ def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.
     h = int(lag)
     t_n = int(n_steps)
     cum_fine = np.concatenate([[0.0], np.cumsum(pi_fine)])
+    if ties not in ("average", "min"):
+        raise ValueError(f"ties must be 'average' or 'min', got {ties!r}")
+    tied = hi > lo
+    if ties == "min" and tied.any():
+        width = (hi - lo + 1)[tied]
+        rep_t = np.repeat(np.flatnonzero(tied), width)
+        starts = np.cumsum(width) - width
+        cells_t = lo[rep_t] + (np.arange(rep_t.size) - np.repeat(starts, width))
     cum = np.concatenate([np.zeros((1, n_groups)), np.cumsum(counts, axis=0)])  # cum[k] = Σ_{s<k}
     states = np.arange(t_n + h - 1)
     top = np.clip(states - h + 1, 0, t_n)
@@ -241,6 +257,8 @@ def histogram_bets(step: np.ndarray, lo: np.ndarray, hi: np.ndarray, masses: np.
             floors.append(g.min(axis=1))
             pg = np.concatenate([np.zeros((g.shape[0], 1)), np.cumsum(pi_fine * g[:, group], axis=1)], axis=1)
             f = (pg[step, hi + 1] - pg[step, lo]) / (cum_fine[hi + 1] - cum_fine[lo])
+            if ties == "min" and tied.any():
+                f[tied] = np.minimum.reduceat(g[step[rep_t], group[cells_t]], starts)
             with np.errstate(divide="ignore"):
                 out.append(np.log(np.bincount(step, weights=f, minlength=t_n) / np.maximum(n_rows, 1.0)))
     return np.array(out).reshape(-1, t_n), np.array(floors).reshape(-1, t_n + h - 1)
@@ -312,7 +330,7 @@ def prediction_cells(y: np.ndarray, dist: Any, *, bins: int = 10,
 
 def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.ndarray | None = None,
                  model: Any = None, alpha: float = 0.05, lag: int = 1, bins: int = 10, windows=DEFAULT_WINDOWS,
-                 powers=DEFAULT_POWERS, prior: float | None = None) -> MonitorResult:
+                 powers=DEFAULT_POWERS, prior: float | None = None, ties: str = "average") -> MonitorResult:
     """The calibration monitor on PIT cells of known null masses (arrays-first form of :func:`pit_monitor`).
 
     Per model, e_t = (1/(hM)) Σ_{j,m} ∏_{s ≤ t, s ≡ j (mod h)} F^m_s with the histogram factors of
@@ -334,7 +352,7 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
         Level; the alarm line is 1/α.
     lag : int, default 1
         h: outcomes known h steps after the forecast.
-    bins, windows, powers, prior
+    bins, windows, powers, prior, ties
         The bets (:func:`histogram_bets`).
 
     Returns
@@ -382,7 +400,7 @@ def cell_monitor(cells: np.ndarray, masses: np.ndarray, time: Any, *, upper: np.
     for name, rows in groups:
         step, labels = time_steps(t_all[rows])
         lf, fl = histogram_bets(step, lo[rows], hi[rows], pi, labels.size, lag=h, bins=bins, windows=windows,
-                                powers=powers, prior=prior)
+                                powers=powers, prior=prior, ties=ties)
         log_e, log_g = combine_eprocess(lf, fl, h)
         counts, group_pi, _ = cell_counts(step, lo[rows], hi[rows], pi, labels.size, bins=bins)
         parts.append(dict(model=str(name), labels=labels, n=np.bincount(step, minlength=labels.size),
@@ -478,5 +496,5 @@ def pit_monitor(data: PredictionSet | np.ndarray, time: Any = None, *, model: An
                          source=pset.source, hint="add a std, quantile or member columns.")
     t_all = monitor_time(pset, time)
     lo, hi, masses = prediction_cells(pset.y, pset.dist, bins=bins, seed=seed)
-    return cell_monitor(lo, masses, t_all, upper=hi, model=pset.model if pset.model is not None else None,
-                        lag=resolve_lag(lag, pset), **common)
+    return cell_monitor(lo, masses, t_all, upper=hi, model=pset.model, lag=resolve_lag(lag, pset),
+                        ties="min" if isinstance(pset.dist, QuantileSet) else "average", **common)
