@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 import calib_core as cc
 from calib_core.base.regression import Gaussian
 from tests.hub_synthetic import synthetic_hub
+from views.pages import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300
@@ -115,3 +116,13 @@ def test_hub_data_watch_target_end_dates_with_the_largest_horizon_as_lag():
     assert spec["layout"]["xaxis"]["title"]["text"] == "target_end_date"
     caption = next(c.value for c in at.caption if "whole season" in c.value)
     assert "rows with the same target_end_date are one step" in caption and "4 interleaved monitors" in caption
+
+
+def test_model_names_in_the_monitor_sentences_stay_text():
+    pset = drifting_regression(1200)
+    hostile = "**bold** [x](http://127.0.0.1:9/) :red[r]"
+    pset.model = np.where(pset.model == "drifts", hostile, pset.model).astype(object)
+    at = run_page("regression.py", pset, reg_resamples=0, reg_sims=0)
+    named = [m.value for m in at.markdown if "Alarm" in m.value or "No alarm" in m.value]
+    assert len(named) == 2 and any(v.startswith(md_escape(hostile) + ": ") for v in named), named
+    assert not any(hostile in v for v in named)  # never the raw Markdown
