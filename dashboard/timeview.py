@@ -6,7 +6,8 @@ chose, with the window and the metric picked here.  Clicking windows or dragging
 time range; :func:`over_time` returns the rows inside it, which the page hands to ``diagnose_rows(restrict=…)``
 so that every other view of the page (diagrams, metric table, downloads) is computed on those rows only.  The
 picked windows are kept in ``st.session_state[f"{prefix}_time_pick"]`` with the context they were made in (data,
-filters, window) and dropped when that changes; "Clear time range" returns to all rows.
+filters, window) and dropped when that changes; "Clear time range" returns to all rows.  Under the windows, the
+anytime-valid monitor of the same filtered rows (``dashboard.monitorview``), which ignores the picked range.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from views import pages as views
 from views.selection import selected_bins, trace_meta
 
 from .display import chart
+from .monitorview import monitor_section
 from .state import persistent
 
 __all__ = ["over_time"]
@@ -136,6 +138,7 @@ def over_time(
         "forecaster with the same predictions and window sizes falls 95% of the time, the dashed line the perfect "
         "value. Click windows or drag a box along the time axis to restrict every view below to that time range."
     )
+    monitor_section(pset, sub, token, rows, models, group, prefix, whole)  # the filtered rows, not the picked range
     if mask is None:
         return None
     lo, hi = min(picked), max(picked)

@@ -82,6 +82,11 @@ OWN_TEXT: dict[str, str] = {
     "dashboard/timeview.py:_span_text(windows, picked, int(mask.sum()))": "a picked time range: timestamps formatted "
         "with strftime (datetime64 after calib_core.data.timecol) "
         "or numbers with .6g, and counts; no text from the file",
+    "dashboard/monitorview.py:vm.looking_sentence(result.alpha)": "views.monitor.looking_sentence: fixed words and "
+                                                                  "the monitor's false-alarm rate (a number)",
+    "dashboard/monitorview.py:vm.monitor_caption(result.lag, time_name, grouped)": "views.monitor.monitor_caption: "
+        "fixed words, the lag (an int), views.monitor.time_name ('target_end_date' or 'time', never a file's column "
+        "name) and step_time's unit ('day' or 'hour')",
     "dashboard/cache.py:spinner": "the spinner text a page passes to a cache call: its own fixed words",
     "dashboard/state.py:hours": "dashboard.state.STORE_IDLE_HOURS, an int, and the word 'hours'",
     "dashboard/state.py:target": "a page path of this project",

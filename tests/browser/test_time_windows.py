@@ -1,7 +1,9 @@
 """Real browser: calibration over time.  A file with a ``timestamp`` column is uploaded on the
 Data page (prediction-file uploader, by key); the Regression page draws coverage per week with intervals and the
 perfect-calibration band (chart found by its key), one marker per week; dragging a box over the last weeks restricts
-every view to that time range; Clear returns.  Screenshots in tests/artifacts/."""
+every view to that time range; Clear returns.  Under the windows, the anytime-valid monitor: its e-value path on a log
+axis crosses the alarm line 1/α = 20 after the drift, with its sentence, and stays the same when a range is picked.
+Screenshots in tests/artifacts/."""
 
 from __future__ import annotations
 
@@ -50,6 +52,25 @@ def test_over_time_chart_and_brushing(app_page, artifacts_dir, tmp_path):
     page.wait_for_timeout(400)
     chart.screenshot(path=str(artifacts_dir / "regression_over_time.png"))
 
+    # the monitor under the windows: the path, the alarm line, an alarm after the drift (σ × 1.6 from 2026-03-02), the
+    # rows' time stamps (to the second) grouped into daily steps
+    monitor = page.locator(".st-key-reg_monitor")
+    monitor.scroll_into_view_if_needed()
+    expect(monitor.get_by_test_id("stPlotlyChart")).to_be_visible(timeout=LONG)
+    expect(monitor.get_by_text("alarm line: 1/α = 20").first).to_be_attached()
+    alarm = re.compile(r"^Alarm on day 2026-03-\d\d \(e = [\d.]+ ≥ 20\); the change most likely began around "
+                       r"2026-03-0\d")
+    expect(monitor.get_by_text(alarm)).to_be_visible()
+    expect(monitor.get_by_text("the rows of each day are one step")).to_be_visible()
+    expect(monitor.get_by_text("the monitor's alarm line holds 5% however often you look")).to_be_visible()
+    expect(monitor.get_by_text("it always watches the whole season")).to_be_visible()
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(400)
+    monitor.screenshot(path=str(artifacts_dir / "over_time_monitor.png"))
+    monitor_path = monitor.locator(".scatterlayer .trace").nth(2).locator("path.js-line").get_attribute("d")
+    chart.scroll_into_view_if_needed()  # back to the windows for the drag
+    page.wait_for_timeout(300)
+
     # drag a box over the last three weeks (the drifted ones): every view below uses those rows
     first, last = points.nth(9).bounding_box(), points.nth(11).bounding_box()
     area = chart.locator(".nsewdrag").first.bounding_box()
@@ -66,6 +87,9 @@ def test_over_time_chart_and_brushing(app_page, artifacts_dir, tmp_path):
     page.mouse.move(5, 5)
     page.wait_for_timeout(400)
     chart.screenshot(path=str(artifacts_dir / "regression_over_time_brushed.png"))
+    # the monitor ignores the picked range: the same path
+    monitor = page.locator(".st-key-reg_monitor")
+    assert monitor.locator(".scatterlayer .trace").nth(2).locator("path.js-line").get_attribute("d") == monitor_path
     full_height_screenshot(page, artifacts_dir / "regression_over_time_page.png")
     page.get_by_role("button", name="Clear time range").click()
     expect(page.get_by_text("No time range picked")).to_be_visible(timeout=LONG)
