@@ -46,7 +46,13 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..base.clustering import centred_bootstrap_p, centred_distance_p, cluster_bootstrap_t
+from ..base.clustering import (
+    MIN_RELIABLE_CLUSTERS,
+    centred_bootstrap_p,
+    centred_distance_p,
+    cluster_bootstrap_t,
+    cluster_mean_test,
+)
 from ..base.regression import Gaussian, QuantileSet
 from ..base.report import CALIBRATION_STATISTIC
 from ..metrics.regression import DEFAULT_LEVELS, RegressionRows
@@ -107,14 +113,26 @@ def cumulative_by_cluster(u: np.ndarray, codes: np.ndarray, g: int, grid: np.nda
 def _mean_row(row: dict[str, Any], x: np.ndarray, codes: np.ndarray, weights: np.ndarray, null: float, what: str,
               level: float, test: bool = True, back=None) -> None:
     """Cluster bootstrap-t test (``test``) and interval of a mean of per-row values ``x``
-    (:func:`~calib_core.base.clustering.cluster_bootstrap_t`); the row's value is the mean of ``x`` up to a constant,
-    or ``back`` of it (the interval's ends then go through ``back``)."""
-    p, lo, hi, _ = cluster_bootstrap_t(x, codes, weights, null, level)
+    (:func:`~calib_core.base.clustering.cluster_bootstrap_t`); with fewer than ``MIN_RELIABLE_CLUSTERS`` clusters
+    the cluster-robust t test with G − 1 d.f. (a bootstrap of 3 clusters has 10 distinct resamples).  The row's
+    value is the mean of ``x`` up to a constant, or ``back`` of it (the interval's ends then go through ``back``)."""
+    g = int(weights.shape[1])
+    if g >= MIN_RELIABLE_CLUSTERS:
+        p, lo, hi, _ = cluster_bootstrap_t(x, codes, weights, null, level)
+        how, se_mc = f"cluster bootstrap-t of the mean {what} (CR1 standard error, equal-tailed)", 1.0
+        ci_how = "cluster bootstrap-t interval (CR1 standard error)"
+    else:  # a handful of clusters: few distinct resamples; the t law with G − 1 d.f. is the conservative choice
+        _, p, se = cluster_mean_test(x, codes, null)
+        q = float(special.stdtrit(max(g - 1, 1), 0.5 + level / 2.0)) * se
+        m = float(np.mean(x))
+        lo, hi, se_mc = m - q, m + q, 0.0
+        how = f"cluster-robust t test of the mean {what} (CR1 variance, {g - 1} d.f.)"
+        ci_how = f"cluster-robust t interval ({g - 1} d.f.)"
     upd: dict[str, Any] = {}
     if test:
         b = max(int(weights.shape[0]), 1)
-        upd.update(p_value=p, p_mc_se=float(np.sqrt(p * (1 - p) / b)) if np.isfinite(p) else np.nan,
-                   test=f"cluster bootstrap-t of the mean {what} (CR1 standard error, equal-tailed)")
+        upd.update(p_value=p, test=how,
+                   p_mc_se=se_mc * float(np.sqrt(p * (1 - p) / b)) if np.isfinite(p) else np.nan)
     v = row["value"]
     if np.isfinite(lo) and np.isfinite(hi) and np.isfinite(v):
         if back is None:
@@ -122,7 +140,7 @@ def _mean_row(row: dict[str, Any], x: np.ndarray, codes: np.ndarray, weights: np
             lo, hi = v + (lo - m), v + (hi - m)
         else:
             lo, hi = back(lo), back(hi)
-        upd.update(ci_low=float(lo), ci_high=float(hi), interval="cluster bootstrap-t interval (CR1 standard error)")
+        upd.update(ci_low=float(lo), ci_high=float(hi), interval=ci_how)
     row.update(upd)
 
 
