@@ -131,6 +131,8 @@ def test_few_clusters_and_the_diagram_bands_are_noted_and_levi_intervals_resampl
     notes = " ".join(rep.options["notes"])
     assert "fewer than 10 reference_date clusters" in notes and "unreliable" in notes
     assert "perfect-calibration bands" in notes
+    # a handful of clusters: means by the cluster-robust t with G − 1 = 5 degrees of freedom, not a 6-cluster bootstrap
+    assert "5 d.f." in rep.metrics.set_index("metric").loc["z_mean", "test"]
     levi = rep.diagrams[next(iter(rep.diagrams))]["levi_bins"]
     plain = diagnose_regression(ps, n_resamples=100, n_simulations=100, cluster=None)
     levi0 = plain.diagrams[next(iter(plain.diagrams))]["levi_bins"]
