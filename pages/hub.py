@@ -15,8 +15,10 @@ import dashboard as ui
 from calib_core.diagnosis.regression_hub import forecast_scores
 from calib_core.plots import hub as hub_plots
 from calib_core.plots import mark_selected, model_colors
+from dashboard import clustering as clu
 from dashboard import hub as hub_ui
 from views import hub as hv
+from views.clustering import with_verdict_column
 
 _t0 = time.perf_counter()
 st.title("Forecast hub")
@@ -66,11 +68,22 @@ colors = model_colors(list(rows.vocab["model"]))
 per_model = forecast_scores(rows, ("model",), kept)
 
 st.subheader("Per model")
-hub_ui.show_model_table(*hv.model_table(per_model, intervals))
+cluster_options = clu.resample_control(pset, "hub")  # which forecasts the tests resample together
+verdicts, verdict_report, verdict_error = clu.hub_verdicts(pset, token, kept, cluster_options)
+clu.show_hub_verdicts(verdicts)
+if verdict_error:
+    st.caption(f"No verdicts for these forecasts: {ui.md_escape(verdict_error)}")
+table, helps = hv.model_table(per_model, intervals)
+helps["verdict"] = ("The headline test of calibration of the model's kept forecasts (Holm at family-wise 5%; the "
+                    "direction when miscalibrated), resampling as stated below the table")
+hub_ui.show_model_table(with_verdict_column(table, verdicts), helps)
+if verdict_report is not None:
+    clu.show_statement(verdict_report)
 st.caption("Mean WIS (Bracher et al. 2021) and its parts; the observed coverage of each chosen central interval; "
            "the share of targets below the stated median; the quantile bias (Funk et al. 2019; > 0: forecasts too "
            "high); the PIT departure (largest miss of a stated level's coverage). Hover a column's name for what a "
-           "calibrated forecaster shows. Tests and verdicts: open the rows on the Regression page (below).")
+           "calibrated forecaster shows. The verdicts test the forecasts kept by the filters and the selection; every "
+           "test and interval: open the rows on the Regression page (below).")
 left, right = st.columns(2)
 with left:
     ui.chart(ui.figure(f"hub_wis|{ui.content_key(per_model)}", lambda: hub_plots.wis_parts_figure(per_model)),
