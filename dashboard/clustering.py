@@ -44,7 +44,7 @@ def resample_control(pset: cc.PredictionSet, prefix: str) -> dict[str, Any]:
     init_state({key: vc.AUTO, moving_key: False}, persist=True)
     if st.session_state[key] not in choices:  # another file: its columns
         st.session_state[key] = vc.AUTO
-    c1, c2, c3, _ = st.columns([3, 2, 2, 3], vertical_alignment="bottom")
+    c1, c2, c3, _ = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
     choice = c1.selectbox(
         "Resample by", choices, key=key, format_func=lambda c: vc.resample_label(c, pset),
         help="Which rows the intervals and tests resample together. Rows that share a surprise (forecasts made on "

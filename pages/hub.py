@@ -74,8 +74,8 @@ clu.show_hub_verdicts(verdicts)
 if verdict_error:
     st.caption(f"No verdicts for these forecasts: {ui.md_escape(verdict_error)}")
 table, helps = hv.model_table(per_model, intervals)
-helps["verdict"] = ("The headline test of calibration of the model's kept forecasts (Holm at family-wise 5%; the "
-                    "direction when miscalibrated), resampling as stated below the table")
+helps["verdict"] = ("The headline test of calibration of the model's kept forecasts (Holm at family-wise 5%), "
+                    "resampling as stated below the table; how a model is miscalibrated: its sentence above")
 hub_ui.show_model_table(with_verdict_column(table, verdicts), helps)
 if verdict_report is not None:
     clu.show_statement(verdict_report)

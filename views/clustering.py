@@ -281,8 +281,9 @@ def names_clustering(sentence: str, options: Mapping[str, Any]) -> str:
 
 
 def hub_verdict_table(verdicts: pd.DataFrame, options: Mapping[str, Any]) -> pd.DataFrame:
-    """The Forecast hub page's verdict of each model: "calibrated", "miscalibrated: over-confident", "not tested",
-    and the sentence naming the clustering (:func:`names_clustering`).
+    """The Forecast hub page's verdict of each model: "calibrated", "miscalibrated" or "not tested" (short, for the
+    model table), the direction ("over-confident", "biased high", …) and the sentence naming the clustering
+    (:func:`names_clustering`), which says both.
 
     Parameters
     ----------
@@ -294,16 +295,18 @@ def hub_verdict_table(verdicts: pd.DataFrame, options: Mapping[str, Any]) -> pd.
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``verdict`` (short words), ``sentence``, ``outcome`` (the verdict code for the page's icons).
+        ``model``, ``verdict`` (short words), ``direction``, ``sentence``, ``outcome`` (the verdict code for the
+        page's icons).
     """
+    columns = ["model", "verdict", "direction", "sentence", "outcome"]
     if verdicts.empty:
-        return pd.DataFrame(columns=["model", "verdict", "sentence", "outcome"])
-    words = [("miscalibrated" + (f": {d}" if d else "")) if v == "miscalibrated" else
-             "calibrated" if v == "calibrated" else "not tested"
-             for v, d in zip(verdicts["verdict"].astype(str), verdicts["direction"].fillna("").astype(str))]
+        return pd.DataFrame(columns=columns)
+    outcome = verdicts["verdict"].astype(str).to_numpy()
+    words = np.where(np.isin(outcome, ["calibrated", "miscalibrated"]), outcome, "not tested")
     return pd.DataFrame({"model": verdicts["model"].astype(str).to_numpy(), "verdict": words,
+                         "direction": verdicts["direction"].fillna("").astype(str).to_numpy(),
                          "sentence": [names_clustering(str(s), options) for s in verdicts["sentence"]],
-                         "outcome": verdicts["verdict"].astype(str).to_numpy()})
+                         "outcome": outcome})[columns]
 
 
 def with_verdict_column(table: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:

@@ -87,13 +87,14 @@ def test_the_hub_verdict_table_and_the_model_tables_verdict_column():
     verdicts = pd.DataFrame({"model": ["a", "b", "c"], "verdict": ["calibrated", "miscalibrated", "not tested"],
                              "direction": ["", "over-confident", ""], "sentence": ["Fine.", "Too narrow.", "n/a"]})
     table = vc.hub_verdict_table(verdicts, {"clustering": "whole reference_date clusters resampled (4 clusters)"})
-    assert table["verdict"].tolist() == ["calibrated", "miscalibrated: over-confident", "not tested"]
+    assert table["verdict"].tolist() == ["calibrated", "miscalibrated", "not tested"]
+    assert table["direction"].tolist() == ["", "over-confident", ""]
     assert table["outcome"].tolist() == ["calibrated", "miscalibrated", "not tested"]
     assert all("reference_date clusters" in s for s in table["sentence"])
     model_table = pd.DataFrame({"model": ["b", "a", "z"], "forecasts": [1, 2, 3], "WIS": [0.1, 0.2, 0.3]})
     out = vc.with_verdict_column(model_table, table)
     assert out.columns.tolist() == ["model", "verdict", "forecasts", "WIS"]
-    assert out["verdict"].tolist() == ["miscalibrated: over-confident", "calibrated", ""]
+    assert out["verdict"].tolist() == ["miscalibrated", "calibrated", ""]
     assert vc.hub_verdict_table(pd.DataFrame(), {}).empty
 
 
