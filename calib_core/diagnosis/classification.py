@@ -36,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, resolve_clustering
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.report import (
     NOT_TESTED,
@@ -67,6 +68,7 @@ def classification_inference(
     seed: int | None,
     smooth_estimates: dict | None = None,
     tce: bool = True,
+    clustering: Clustering | None = None,
 ) -> tuple[pd.DataFrame | None, dict]:
     """Tests, intervals and the headline of one (model, group) through
     :func:`~calib_core.inference.classification.infer_classification`: the inference table (indexed by metric, the
@@ -94,6 +96,8 @@ def classification_inference(
         The smooth ECE point estimates (None: no smooth ECE test).
     tce : bool, default True
         Test TCE.
+    clustering : Clustering, optional
+        The rows' clusters (one code per row): cluster intervals and cluster-aware tests.
 
     Returns
     -------
@@ -115,7 +119,8 @@ def classification_inference(
                                  sentence="Not tested (bootstrap and null draws switched off).")
     res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
                                level=level, alpha=alpha, classwise=classwise, seed=seed,
-                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce)
+                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, tce=tce,
+                               clustering=clustering)
     return res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
 
 
@@ -169,6 +174,8 @@ def diagnose_classification(
     classwise: bool = True,
     smooth: bool = True,
     tce: bool = True,
+    cluster: str | None = "auto",
+    block_length: int | str | None = None,
     **ignored: Any,
 ) -> Report:
     """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
@@ -209,6 +216,14 @@ def diagnose_classification(
         class).
     tce : bool, default True
         Report TCE (Matsubara et al. 2023; 10 equal-mass bins, exact binomial tests at ``alpha``) and its test.
+    cluster : str or None, default "auto"
+        Which rows are resampled together (:func:`calib_core.base.clustering.resolve_clustering`): ``"auto"`` (a
+        forecast hub's reference date, else independent rows), None / ``"none"`` (independent rows) or a column.
+        With a clustering every interval resamples whole clusters and every test is cluster-aware
+        (:mod:`calib_core.inference.classification_cluster`; TCE untested), and each verdict sentence ends with
+        "(clusters: …)".
+    block_length : int, "auto" or None, default None
+        Moving blocks of that many consecutive clusters instead of whole clusters (clusters dependent in time).
     **ignored
         Regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are accepted and
         listed in ``Report.options["ignored_options"]``.
@@ -231,9 +246,12 @@ def diagnose_classification(
        error. *UAI*.
     .. [5] Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
        Statistics* 6(2), 65–70.
+    .. [6] Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for inference with
+       clustered errors. *The Review of Economics and Statistics* 90(3), 414–427.
     """
     if pset.task != "classification":
         raise ValueError("diagnose_classification needs a classification PredictionSet")
+    clustering = resolve_clustering(pset, cluster, block_length)
     tables: list[pd.DataFrame] = []
     verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
@@ -258,6 +276,10 @@ def diagnose_classification(
         if n < n_bins:
             notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
         rows = classification_rows(pset, mask, n_bins, strategy)
+        sub = None if clustering is None else clustering.take(mask)
+        if sub is not None and sub.n_clusters < MIN_RELIABLE_CLUSTERS:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
+                         f"intervals and tests are unreliable with fewer than {MIN_RELIABLE_CLUSTERS} clusters")
         use_cw = classwise and not rows.top_label_only
 
         values = rows.statistics(None, classwise=use_cw)
@@ -266,11 +288,12 @@ def diagnose_classification(
         values.update(ratio_values(rows, tce=tce, alpha=alpha))
         inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
                                              n_simulations=n_simulations, level=level, alpha=alpha,
-                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce)
+                                             classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce,
+                                             clustering=sub)
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
         if pset.ordinal and not rows.top_label_only:  # ordered categories: the ranked probability score
             tables.append(ordinal_metric_rows(rows.probs, rows.labels, model=model, group=group,
-                                              n_resamples=n_resamples, level=level, seed=seed))
+                                              n_resamples=n_resamples, level=level, seed=seed, clustering=sub))
         verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
@@ -296,5 +319,9 @@ def diagnose_classification(
             "classes": pset.classes,
             "notes": notes,
             "ignored_options": sorted(ignored),
+            "cluster": cluster,
+            "block_length": block_length,
+            "n_clusters": None if clustering is None else clustering.n_clusters,
+            "clustering": "independent rows" if clustering is None else clustering.describe(),
         },
     )

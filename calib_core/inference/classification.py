@@ -92,6 +92,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design
 from ..base.significance import (
     block_bootstrap_weights,
     block_ids,
@@ -103,6 +104,7 @@ from ..metrics.classification import ClassificationRows, Strategy, confidence_bi
 from ..metrics.classification_ratio import ratio_interval, tce_null
 from ..metrics.classification_smooth import SmoothECE, rows_target
 from .classification_cells import ece_cells, l1_band, mce_cells, mce_interval, percentile_bounds
+from .classification_cluster import cluster_intervals, cluster_tests
 from .classification_nulls import (
     BinnedBernoulli,
     bernstein_tail,
@@ -140,6 +142,7 @@ def infer_classification(
     smooth: bool = True,
     smooth_estimates: dict[str, SmoothECE] | None = None,
     tce: bool = True,
+    clustering: Clustering | None = None,
 ) -> InferenceResult:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
@@ -186,6 +189,10 @@ def infer_classification(
         Also test TCE (:mod:`calib_core.metrics.classification_ratio`; secondary, no interval).  The calibration
         ratio Σf/Σy (top label, and positive class for binary files) is always tested (secondary; the overall
         gap's null draws) with a log-scale delta-method interval.
+    clustering : Clustering, optional
+        Dependent rows (:mod:`calib_core.base.clustering`, one code per row): every interval resamples whole
+        clusters (or moving blocks of consecutive clusters) and every test is cluster-aware
+        (:mod:`calib_core.inference.classification_cluster`); None: independent rows (unchanged results).
 
     Returns
     -------
@@ -228,19 +235,21 @@ def infer_classification(
     null, draws = _bin_nulls(bins, n_null, exact_budget, rng, notes)
     timings["null_top_label"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    block, n_b, parts, w = _blocks(rows, bins, n_blocks, n_boot, rng)
+    if clustering is not None and clustering.codes.shape[0] != n:
+        raise ValueError("the clustering must have one code per row")
+    block, n_b, parts, w = _blocks(rows, bins, n_blocks, n_boot, rng, clustering, seed)
     timings["blocks"] = time.perf_counter() - t2
     cw = None
     if classwise and full:
         t3 = time.perf_counter()
-        cw = classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng)
+        cw = classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, clustering=clustering, seed=seed)
         notes.append(cw["note"])
         timings["classwise"] = time.perf_counter() - t3
     smoothed: dict[str, dict] = {}
     if smooth:
         t4 = time.perf_counter()
         smoothed = _smooth_results(rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget,
-                                   seed)
+                                   seed, clustering)
         timings["smooth"] = time.perf_counter() - t4
     t5 = time.perf_counter()
     boot = _bootstrap(w, parts, bins, cw, full)
@@ -259,17 +268,29 @@ def infer_classification(
         obs[key] = float(r["value"])
         pvals[key] = (float(r["p_value"]), float(r["p_mc_se"]), r["p_method"])
         null[key] = r["null"]
+    if clustering is not None:  # every p-value cluster-aware (or NaN with a note), never an independent-rows one
+        cluster_tests(rows, bins, boot, clustering, obs, pvals, cw)
+        notes.append(_clustering_note(clustering))
 
     primary = [m for m in PRIMARY_FAMILY if m in pvals]
     secondary = [m for m in SECONDARY if m in pvals]
     adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
     ci = _intervals(bins, obs, pvals, boot, null, cw, smoothed, ratio_ci, level)
+    if clustering is not None:
+        ci.update(cluster_intervals(bins, obs, boot, cw, level))
     z = float(special.ndtri(0.5 + level / 2.0))
     ref = score_references(rows, z) if full else {}
     order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
     records = result_records(order, primary=primary, secondary=secondary, obs=obs, deb=deb, null=null, ref=ref,
                              pvals=pvals, adjusted=adjusted, ci=ci, smoothed=smoothed, level=level, alpha=alpha)
     verdict, direction, sentence = headline(obs, pvals, primary, adjusted, alpha, bins.n_top, bins.top_confidence)
+    options = dict(n_bins=rows.n_bins, strategy=rows.strategy, n_null=n_null, n_boot=n_boot, n_blocks=n_blocks,
+                   n_sub=n_sub, level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed,
+                   smooth=smooth, tce=tce)
+    if clustering is not None:
+        sentence = f"{sentence} (clusters: {clustering.describe()})"
+        options.update(cluster=clustering.column, block_length=clustering.block_length,
+                       n_clusters=clustering.n_clusters, clustering=clustering.describe())
     timings["total"] = time.perf_counter() - t0
     return InferenceResult(
         table=InferenceResult.table_from(records),
@@ -282,9 +303,7 @@ def infer_classification(
         n_secondary=len(secondary),
         n_flags=sum(1 for m in secondary if adjusted[m][1]),
         expected_chance_flags=expected_chance_flags(len(secondary), alpha),
-        options=dict(n_bins=rows.n_bins, strategy=rows.strategy, n_null=n_null, n_boot=n_boot, n_blocks=n_blocks,
-                     n_sub=n_sub, level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed,
-                     smooth=smooth, tce=tce),
+        options=options,
         notes=notes,
         timings=timings,
         top_bins=(bins.first_top, rows.n_bins - 1),
@@ -362,29 +381,48 @@ def _bin_nulls(bins: _Bins, n_null: int, exact_budget: int, rng: np.random.Gener
     return null, draws
 
 
-def _blocks(rows: ClassificationRows, bins: _Bins, n_blocks: int, n_boot: int,
-            rng: np.random.Generator) -> tuple[np.ndarray, int, list[np.ndarray], np.ndarray]:
-    """Random row blocks, the per-block summaries of the bins (and of NLL and Brier) and the bootstrap weights:
-    (block of each row, number of blocks, the summaries' (B × ·) arrays, (R × B) weights)."""
-    block, n_b = block_ids(bins.n, n_blocks, rng)
+def _blocks(rows: ClassificationRows, bins: _Bins, n_blocks: int, n_boot: int, rng: np.random.Generator,
+            clustering: Clustering | None = None,
+            seed: int | None = 0) -> tuple[np.ndarray, int, list[np.ndarray], np.ndarray]:
+    """Random row blocks (the clusters under a clustering), the per-block summaries of the bins (and of NLL and
+    Brier) and the bootstrap weights: (block of each row, number of blocks, the summaries' (B × ·) arrays, (R × B)
+    weights)."""
+    if clustering is not None:  # the cluster (or moving-block) design on a stream of its own
+        design = cluster_design(clustering, n_boot, (0 if seed is None else int(seed), 0xC1A5))
+        block, n_b, w = design.ids, design.n_blocks, design.weights
+    else:
+        block, n_b = block_ids(bins.n, n_blocks, rng)
     parts = bins.top.block_sums(block, n_b)
     if not rows.top_label_only:
         parts.append(np.stack([np.bincount(block, weights=x, minlength=n_b)
                                for x in (rows.nll_rows, rows.brier_rows)], axis=1))
     if bins.pos is not None:
         parts.extend(bins.pos.block_sums(block, n_b))
-    w = block_bootstrap_weights(n_b, n_boot, rng)
+    if clustering is None:
+        w = block_bootstrap_weights(n_b, n_boot, rng)
     return block, n_b, parts, w
 
 
-def _smooth_results(rows, binary, estimates, n_blocks, n_boot, n_null, level, exact_budget, seed) -> dict[str, dict]:
+def _clustering_note(clustering: Clustering) -> str:
+    """How the rows were resampled, and whether that many clusters are enough."""
+    text = (f"clustered rows: {clustering.describe()}; every interval resamples them and every test is "
+            f"cluster-aware (values under perfect calibration are still those of independent labels)")
+    if clustering.n_clusters < MIN_RELIABLE_CLUSTERS:
+        text += (f"; only {clustering.n_clusters} clusters: intervals and tests are unreliable with fewer than "
+                 f"{MIN_RELIABLE_CLUSTERS}")
+    return text
+
+
+def _smooth_results(rows, binary, estimates, n_blocks, n_boot, n_null, level, exact_budget, seed,
+                    clustering=None) -> dict[str, dict]:
     """Smooth ECE (Błasiok & Nakkiran 2023): its own grid, null and bootstrap, top label (and positive class)."""
     out = {}
     for tgt, key in (("top_label", "smooth_ece"), *((("positive", "smooth_ece_positive"),) if binary else ())):
         f_s, y_s = rows_target(rows, tgt)
         out[key] = smooth_inference_of(
             np.clip(f_s, 0.0, 1.0), y_s, estimate=(estimates or {}).get(key), n_blocks=n_blocks, n_boot=n_boot,
-            n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, seed=seed, stream=key)
+            n_null=min(n_null, 1000), level=level, exact_budget=exact_budget, seed=seed, stream=key,
+            clustering=clustering)
     return out
 
 
@@ -395,7 +433,7 @@ def _bootstrap(w: np.ndarray, parts: list[np.ndarray], bins: _Bins, cw: dict | N
     reps = np.split(w @ np.hstack(parts), widths, axis=1)
     boot_top = reps[:4]  # count, Σconf, Σcorrect, Σc(1−c): (R, M)
     boot_n = boot_top[0].sum(axis=1)
-    boot: dict[str, np.ndarray] = {}
+    boot: dict[str, np.ndarray] = {"top_sums": boot_top}  # the replicates' per-bin sums (cluster tests)
     boot["ece"], boot["ece_db"] = ece_cells(*boot_top, boot_n)
     boot["mce"] = mce_cells(boot_top[0], boot_top[2] - boot_top[1])
     boot["accuracy"] = boot_top[2].sum(axis=1) / boot_n
@@ -407,6 +445,7 @@ def _bootstrap(w: np.ndarray, parts: list[np.ndarray], bins: _Bins, cw: dict | N
         boot["brier"] = boot_scal[:, 1] / boot_n
     if bins.pos is not None:
         bp = reps[-4:]
+        boot["positive_sums"] = bp
         boot["ece_positive"], boot["ece_positive_db"] = ece_cells(*bp, boot_n)
         # Σ_m |μ̂*_m − μ̂_m| of the per-bin deviations μ̂_m = Σ_{i∈m}(1[y_i = 1] − p_i1)/N: the L1 band's error
         boot["ece_positive_l1"] = np.abs((bp[2] - bp[1]) / boot_n[:, None] - bins.pos.dev / bins.n).sum(axis=1)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 from scipy import sparse
 
+from ..base.clustering import Clustering, cluster_design
 from ..base.significance import block_bootstrap_weights
 from ..metrics.classification import ClassificationRows
 from .classification_cells import ece_cells
@@ -362,7 +363,7 @@ def draw_labels(cum: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.n
 
 
 def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_budget: float = 5e7,
-                        max_boot: int = 500) -> dict:
+                        max_boot: int = 500, *, clustering: Clustering | None = None, seed: int | None = 0) -> dict:
     """Class-wise ECE: observed (plug-in, debiased), null draws, bootstrap (plug-in, debiased) replicates.
 
     The replicates are (R × B) @ (B × cells) products; with many live (class, bin) cells (K = 100: up to
@@ -373,6 +374,10 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     and only the hit cells re-counted; above, one exact label draw per row, its null deviations
     (1[y* = k] − p_ik per cell) summed over the row blocks, centred, and re-weighted by multinomial block weights
     (variance right in expectation, skewness kept).
+
+    Under a ``clustering`` (``block`` = its codes, ``w`` its design) blocks are merged only into runs of consecutive
+    clusters (code · B' // G), re-drawn by :func:`~calib_core.base.clustering.cluster_design` on the merged
+    clustering (moving blocks shortened in proportion): whole clusters always stay together.
 
     Parameters
     ----------
@@ -394,6 +399,10 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         Largest R · B' · cells of a replicate product.
     max_boot : int, default 500
         Most bootstrap replicates used.
+    clustering : Clustering, optional
+        The clusters the blocks are (merged consecutively when too many).
+    seed : int or None, default 0
+        Seeds the merged clustering's design.
 
     Returns
     -------
@@ -418,7 +427,11 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         cnt[first] = n - cnt.reshape(k, lay.nb)[:, 1:].sum(axis=1)
     live = np.nonzero(cnt > 0.5)[0]  # only non-empty cells enter any sum
     n_b_cw = int(min(n_b, max(50, flop_budget // (n_null * live.size))))
-    if n_b_cw < n_b:
+    if n_b_cw < n_b and clustering is not None:  # runs of consecutive clusters, never a cluster split
+        merged = _merged_clustering(clustering, n_b_cw)
+        design = cluster_design(merged, min(max_boot, w.shape[0]), (0 if seed is None else int(seed), 0xC1A6))
+        block, n_b, w = design.ids, design.n_blocks, design.weights
+    elif n_b_cw < n_b:
         block, n_b = block % n_b_cw, n_b_cw
         w = block_bootstrap_weights(n_b, min(max_boot, w.shape[0]), rng)
     elif w.shape[0] > max_boot:
@@ -463,6 +476,15 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     n_star = bc.sum(axis=1, keepdims=True) / k
     l1 = np.abs((bh - bcf) / n_star - (c_hit - c_conf) / n).sum(axis=1) / k
     return {"observed": (float(plug), float(deb)), "null": null, "boot": boot, "boot_l1": l1, "note": note}
+
+
+def _merged_clustering(clustering: Clustering, n_merged: int) -> Clustering:
+    """Clusters merged into ``n_merged`` runs of consecutive clusters (moving blocks shortened in proportion)."""
+    g = clustering.n_clusters
+    codes = clustering.codes * n_merged // g
+    k = clustering.block_length
+    k = None if k is None else max(1, int(round(k * n_merged / g)))
+    return Clustering(clustering.column, codes, np.arange(n_merged), k)
 
 
 def score_references(rows: ClassificationRows, z: float) -> dict[str, tuple[float, float, float]]:

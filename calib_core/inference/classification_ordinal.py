@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..base.clustering import Clustering, cluster_design
 from ..base.report import PROPER_SCORE, inference_metric_rows
 from ..base.significance import block_bootstrap_weights, block_ids
 from ..metrics.classification_ordinal import rps_expectation, rps_rows
@@ -34,6 +35,7 @@ def ordinal_metric_rows(
     level: float = 0.95,
     seed: int | None = 0,
     n_blocks: int = 500,
+    clustering: Clustering | None = None,
 ) -> pd.DataFrame:
     """The metric-table row of the mean ranked probability score ``rps`` of one (model, group), with its
     percentile block-bootstrap interval and its value under perfect calibration.
@@ -57,6 +59,9 @@ def ordinal_metric_rows(
         Seeds the bootstrap.
     n_blocks : int, default 500
         Random row blocks of the bootstrap.
+    clustering : Clustering, optional
+        Dependent rows: the bootstrap resamples whole clusters (or moving blocks of consecutive clusters;
+        :func:`~calib_core.base.clustering.cluster_design`) instead of random row blocks.
 
     Returns
     -------
@@ -90,14 +95,19 @@ def ordinal_metric_rows(
               "note": "ranked probability score (ordered categories): the sum of the Brier scores of the events "
                       "Y ≤ k over the thresholds; reference: its expectation with categories drawn from the forecasts"}
     if n_resamples > 0 and n > 1:
-        rng = np.random.default_rng(None if seed is None else [int(seed), 0x0DD1])
-        block, n_b = block_ids(n, n_blocks, rng)
+        if clustering is not None:
+            design = cluster_design(clustering, int(n_resamples), (0 if seed is None else int(seed), 0x0DD1))
+            block, n_b, w = design.ids, design.n_blocks, design.weights
+        else:
+            rng = np.random.default_rng(None if seed is None else [int(seed), 0x0DD1])
+            block, n_b = block_ids(n, n_blocks, rng)
         sums = np.bincount(block, weights=r, minlength=n_b)
         counts = np.bincount(block, minlength=n_b).astype(float)
-        w = block_bootstrap_weights(n_b, int(n_resamples), rng)
+        if clustering is None:
+            w = block_bootstrap_weights(n_b, int(n_resamples), rng)
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = (w @ sums) / (w @ counts)
         record["ci_low"], record["ci_high"] = percentile_bounds(boot, level)
-        record["interval"] = "percentile bootstrap"
+        record["interval"] = "percentile bootstrap" if clustering is None else "percentile cluster bootstrap"
     inf = pd.DataFrame([record], index=pd.Index(["rps"]))
     return inference_metric_rows(model, group, {"rps": value}, inf)

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..base.clustering import Clustering, cluster_design
 from ..base.significance import block_ids
 from ..metrics.classification_smooth import SmoothECE, smooth_inference
 
@@ -48,6 +49,7 @@ def smooth_inference_of(
     exact_budget: int,
     seed: int | None,
     stream: str,
+    clustering: Clustering | None = None,
 ) -> dict:
     """:func:`calib_core.metrics.classification_smooth.smooth_inference` of (``values``, ``outcomes``) on its own random
     stream (``SeedSequence`` of ``seed`` and ``stream``) with its own random row blocks
@@ -78,6 +80,10 @@ def smooth_inference_of(
         Seeds the stream (with ``stream``); None: fresh entropy, no memo.
     stream : str
         Names the stream (e.g. ``"smooth_ece"``, ``"smooth_ece_positive"``).
+    clustering : Clustering, optional
+        Dependent rows: the bootstrap resamples whole clusters (or moving blocks,
+        :func:`~calib_core.base.clustering.cluster_design`) and the test is the centred cluster bootstrap of the
+        smoothed residual curve (``centred_test``); None: random row blocks and the null draws' test.
 
     Returns
     -------
@@ -97,15 +103,23 @@ def smooth_inference_of(
         est = (float(estimate.value), float(estimate.sigma)) if estimate is not None else None
         key = (_digest(f, y), est, int(n_blocks), int(n_boot), int(n_null), float(level), int(exact_budget),
                int(seed), stream)
+        if clustering is not None:
+            key += (_digest(clustering.codes), clustering.block_length)
         with _SMOOTH_LOCK:
             if key in _SMOOTH_MEMO:
                 _SMOOTH_MEMO.move_to_end(key)
                 return copy.deepcopy(_SMOOTH_MEMO[key])
     entropy = [0 if seed is None else int(seed), 0x5E0, *stream.encode()]
     rng = np.random.default_rng(np.random.SeedSequence(entropy) if seed is not None else None)
-    block, _ = block_ids(f.shape[0], n_blocks, rng)
-    out = smooth_inference(f, y, estimate=estimate, block=block, n_boot=n_boot, n_null=n_null, level=level,
-                           exact_budget=exact_budget, rng=rng)
+    if clustering is not None:
+        design = cluster_design(clustering, n_boot, (0 if seed is None else int(seed), 0x5E0C))
+        out = smooth_inference(f, y, estimate=estimate, block=design.ids, n_blocks=design.n_blocks,
+                               boot_weights=design.weights, n_boot=n_boot, n_null=n_null, level=level,
+                               exact_budget=exact_budget, rng=rng, centred_test=True)
+    else:
+        block, _ = block_ids(f.shape[0], n_blocks, rng)
+        out = smooth_inference(f, y, estimate=estimate, block=block, n_boot=n_boot, n_null=n_null, level=level,
+                               exact_budget=exact_budget, rng=rng)
     if key is not None:
         with _SMOOTH_LOCK:
             _SMOOTH_MEMO[key] = copy.deepcopy(out)

@@ -145,6 +145,8 @@ def result_records(order, *, primary, secondary, obs, deb, null, ref, pvals, adj
         if np.isfinite(d) and d < 0:
             extra.append(f"debiased estimate {d:.3g} clipped at 0: the plug-in is no larger than the noise a perfectly "
                          f"calibrated model shows ({nm:.3g} on average at this N)")
+        if not np.isfinite(p) and pm.startswith("not tested"):  # no valid test here: say why, never a wrong p
+            extra.append(pm)
         if kind == CALIBRATION_STATISTIC:  # interval and test of the same statistic agree, or say why not
             extra.append(interval_test_note(rec, level, 1.0 if name.startswith("calibration_ratio") else 0.0))
         rec["note"] = "; ".join(x for x in (rec["note"], *extra) if x)

@@ -464,6 +464,7 @@ def smooth_inference(
     level: float = 0.95,
     exact_budget: int = 2_000_000,
     rng: np.random.Generator | None = None,
+    centred_test: bool = False,
 ) -> dict:
     """Test, perfect-calibration value and interval of the smooth ECE (module docstring).
 
@@ -496,6 +497,10 @@ def smooth_inference(
         Largest N·draws drawn row by row.
     rng : numpy.random.Generator or None, default None
         Random numbers.
+    centred_test : bool, default False
+        Test by the centred bootstrap instead of the null draws (for dependent rows, with cluster ``block`` and
+        ``boot_weights``): D = ∫|r̂_σ̂| against D* = ∫|r*_σ̂ − r̂_σ̂| of every replicate, r the kernel-smoothed
+        residual curve at the bandwidth σ̂ (Hall & Wilson 1991), p = (1 + #{D* ≥ D}) / (1 + B).
 
     Returns
     -------
@@ -575,17 +580,28 @@ def smooth_inference(
     else:
         w = boot_weights[:n_boot]
     boot = np.empty(w.shape[0])
+    centred = np.empty(w.shape[0])
+    curve = smooth_nodes(a_blocks.sum(axis=0)[None, :], s, float(n_per.sum()), nodes) if centred_test else None
     for a in range(0, w.shape[0], 250):
         b = min(w.shape[0], a + 250)
         coeffs = w[a:b] @ a_blocks
-        boot[a:b] = abs_integral(smooth_nodes(coeffs, s, (w[a:b] @ n_per)[:, None], nodes), delta)
+        rep = smooth_nodes(coeffs, s, (w[a:b] @ n_per)[:, None], nodes)
+        boot[a:b] = abs_integral(rep, delta)
+        if curve is not None:
+            centred[a:b] = abs_integral(rep - curve, delta)
+    if curve is not None:  # dependent rows: the centred bootstrap of the smoothed residual curve replaces the null's
+        d_obs = float(abs_integral(curve, delta)[0])
+        p = float((1.0 + np.count_nonzero(centred >= d_obs)) / (1.0 + centred.size))
+        out.update(p_value=p, p_mc_se=float(math.sqrt(p * (1 - p) / (centred.size + 1))),
+                   p_method=f"centred cluster bootstrap of the smoothed residual curve at σ̂ = {s:.3g} "
+                            f"({centred.size} replicates over {n_b} clusters)")
     q_lo, q_hi = np.quantile(boot, [a_tail, 1 - a_tail])
     # hull of the basic interval (bias-corrected; near 0 all replicates lie above the plug-in and it ends below it)
     # and the percentile interval (an upper bound of E smECE, at least the population value): holds the plug-in
     lo_ci = max(0.0, min(2 * t_obs - q_hi, q_lo))
     hi_ci = max(0.0, 2 * t_obs - q_lo, q_hi)
     how_ci = (f"hull of the basic and percentile bootstrap at the chosen bandwidth σ̂ ({w.shape[0]} replicates over "
-              f"{n_b} random row blocks)")
+              f"{n_b} {'clusters' if centred_test else 'random row blocks'})")
     if p > 1.0 - level:
         lo_ci, how_ci = 0.0, how_ci + ", extended to 0 (test not significant)"
     out.update(ci_low=lo_ci, ci_high=hi_ci, interval=how_ci,
