@@ -101,8 +101,11 @@ def hub_verdicts(pset: cc.PredictionSet, token: str, mask: np.ndarray,
     return vc.hub_verdict_table(report.verdicts[report.verdicts["group"] == cc.ALL], report.options), report, ""
 
 
-def show_hub_verdicts(table: pd.DataFrame) -> None:
-    """Each model's verdict sentence (naming the clustering) as a line, or in an expander when there are many."""
+def show_hub_verdicts(table: pd.DataFrame, report: cc.Report | None = None) -> None:
+    """Each model's verdict sentence (naming the clustering) as a line, or in an expander when there are many; the
+    diagnosis's notes first (e.g. too few clusters for reliable tests: read before the verdicts, not after)."""
+    for note in report.options.get("notes", []) if report is not None else []:
+        st.caption(md_escape(note))
     if table.empty:
         return
 

@@ -70,7 +70,7 @@ per_model = forecast_scores(rows, ("model",), kept)
 st.subheader("Per model")
 cluster_options = clu.resample_control(pset, "hub")  # which forecasts the tests resample together
 verdicts, verdict_report, verdict_error = clu.hub_verdicts(pset, token, kept, cluster_options)
-clu.show_hub_verdicts(verdicts)
+clu.show_hub_verdicts(verdicts, verdict_report)  # the diagnosis's notes (e.g. too few clusters) first
 if verdict_error:
     st.caption(f"No verdicts for these forecasts: {ui.md_escape(verdict_error)}")
 table, helps = hv.model_table(per_model, intervals)
