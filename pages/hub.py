@@ -1,5 +1,6 @@
 """Forecast hub page: per model WIS and its parts, the coverage of every stated interval, bias and the PIT over the
-stated levels — by horizon, over dates and on a location × date heatmap, all linked.
+stated levels — by horizon, over dates and on a location × date heatmap, all linked — and each model's verdict, whose
+tests resample whole forecast dates by default ("Resample by", ``dashboard.clustering``).
 
 Clicking heatmap cells, horizon points or dragging a box over dates restricts every other view (``dashboard.hub``:
 ``HubSelection``); the per-row scores are computed once per data set and only regrouped on a redraw.
