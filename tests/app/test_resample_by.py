@@ -1,20 +1,39 @@
 """The "Resample by" control in AppTest: on the example hub the Forecast hub and Regression pages resample whole
 reference dates by default and say so under the table (and in each hub model's verdict); independent rows or moving
 blocks change the statement; the Classification page and a file without forecast dates start at independent rows, and
-a file's column can be chosen."""
+a file's column can be chosen; the downloads (metric CSV, page report) state the clustering."""
 
 from __future__ import annotations
+
+import io
 
 import numpy as np
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tests.app.test_data_fuzz import unescape
 from tests.app.test_pages import DIGITS, LEVI, csv_bytes, load_example, new_app, upload
+from tests.app.test_recalibrate import download
 
 HUB_EXAMPLE = "Forecast hub — 4 synthetic models of 23 quantiles: calibrated, too narrow, biased, too wide"
 BY_DATE = "Intervals and tests: whole reference_date clusters resampled (12 clusters)."
 BY_ROW = "Intervals and tests: rows treated as independent."
+
+
+@pytest.fixture
+def captured(monkeypatch) -> dict:
+    """Deferred download callables by file id, to read the downloads (as in tests/app/test_recalibrate.py)."""
+    store: dict = {}
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self, data_callable, *args, **kwargs):
+        file_id = original(self, data_callable, *args, **kwargs)
+        store[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return store
 
 
 def _captions(at) -> list[str]:
@@ -100,7 +119,7 @@ def test_data_without_forecast_dates_start_at_independent_rows():
     assert BY_ROW in _captions(at)
 
 
-def test_the_classification_page_resamples_a_files_column_on_request():
+def test_the_classification_page_resamples_a_files_column_on_request(captured):
     rng = np.random.default_rng(0)
     p = rng.uniform(size=240)
     frame = pd.DataFrame({"label": (rng.uniform(size=240) < p).astype(int), "prob_0": 1 - p, "prob_1": p,
@@ -114,3 +133,8 @@ def test_the_classification_page_resamples_a_files_column_on_request():
     assert not at.exception, [e.value for e in at.exception]
     assert "Intervals and tests: whole site clusters resampled (12 clusters)." in _captions(at)
     assert not at.get("toggle") or all(t.key != "cls_moving" for t in at.get("toggle"))  # not a time column
+    # the downloads carry it: the metric CSV's resampling column and the page report's line under the metrics
+    csv = pd.read_csv(io.BytesIO(download(at, captured, "classification_dl_metrics")))
+    assert set(csv["resampling"]) == {"whole site clusters resampled (12 clusters)"}
+    report = download(at, captured, "classification_dl_report")
+    assert "Intervals and tests: whole site clusters resampled (12 clusters)." in report
