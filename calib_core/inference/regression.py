@@ -396,7 +396,8 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     if clustering is not None and clustering.codes.shape[0] != n:
         raise ValueError(f"the clustering has {clustering.codes.shape[0]} rows, the data {n}")
     ids, g, weights, rng = _design(n, n_blocks, n_boot, seed, clustering)
-    sums, names, boot = bootstrap_intervals(rec, values, r, ids, g, weights, coverages, level)
+    with np.errstate(**({"invalid": "ignore", "divide": "ignore"} if g < 2 else {})):  # one cluster: no resampling
+        sums, names, boot = bootstrap_intervals(rec, values, r, ids, g, weights, coverages, level)
     pit_tests(rec, values, r, levels, n_null, level)
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
@@ -484,7 +485,8 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
         ence_test(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights,
                   n_bins, binning, n_null, rng, level)
         if stage.design[4] is not None:
-            cluster_ence_test(rec["ence"], values["ence"], r, ids, weights, n_bins, binning, level)
+            cluster_ence_test(rec["ence"], values["ence"], r, ids, weights, n_bins, binning, level, stage.z_moments,
+                              stage.ensemble_bin_moments)
         withhold_degenerate(rec, stage.z_moments, stage.layout, ("ence",))  # ensembles of degenerate spread
 
     # ---- proper-score references, Spearman interval ------------------------------------------
