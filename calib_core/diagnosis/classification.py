@@ -27,6 +27,11 @@ Diagrams (``Report.diagrams[(model, group)]``), all from ``calib_core.base.binni
 * ``"reliability_positive"`` (binary only) — positive-class reliability: x = predicted P(y = 1), y = observed
   frequency of y = 1.  Every table's ``attrs["semantics"]`` says what it shows.
 
+Dependent rows: ``cluster=`` / ``block_length=`` (:func:`calib_core.base.clustering.resolve_clustering`; default
+``"auto"``: a forecast hub's reference date, else independent rows) make every interval resample whole clusters and
+every test cluster-aware; ``Report.options`` records ``cluster``, ``block_length``, ``n_clusters`` and
+``clustering`` (its description, or "independent rows").
+
 Row selection: all rows of the file (the ``split`` column matters for calibrators, not for diagnostics).
 """
 

@@ -17,6 +17,12 @@ For every threshold the project's binary machinery is reused unchanged:
 
 The K − 1 tests share the rows, so they are dependent; Holm's step-down adjustment (valid under any dependence)
 holds the family-wise error over the thresholds at ``alpha``: ``adjusted_p`` ≤ ``alpha`` flags a threshold.
+
+Dependent rows (``clustering``, e.g. a forecast hub's reference dates): the MCB null redraws outcomes independently
+row by row, so it would reject a calibrated forecaster whose rows share a date's surprise; each threshold is then
+tested by its binned ECE instead, against the centred cluster bootstrap (Hall & Wilson 1991): with
+μ̂_m = Σ_{i∈m}(O_i − P_i)/N per bin, D = Σ_m |μ̂_m| (= ECE_k) against D* = Σ_m |μ*_m − μ̂_m| over whole clusters (or
+moving blocks) re-drawn, p = (1 + #{D* ≥ D})/(1 + R); ``mcb_null_mean`` stays the independent-rows reference.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..base.clustering import Clustering, centred_distance_p, cluster_design
 from ..base.significance import holm_adjust
-from ..metrics.classification import Strategy
+from ..metrics.classification import Strategy, confidence_bins
 from ..metrics.classification_ordinal import cumulative_events, threshold_names
 from .classification import RELIABILITY_COLUMNS, reliability_table
 from .classification_corp import corp
@@ -95,6 +102,7 @@ def threshold_reliability(
     band_level: float = 0.90,
     alpha: float = 0.05,
     seed: int | None = 0,
+    clustering: Clustering | None = None,
 ) -> ThresholdReliability:
     """Reliability of the cumulative forecasts P(Y ≤ k) = Σ_{j≤k} p_j against 1{Y ≤ k} for every threshold
     k = 1 … K − 1: binned reliability and ECE, the CORP curve, its Brier MCB and the MCB test, Holm over the
@@ -123,6 +131,9 @@ def threshold_reliability(
         Family-wise level over the thresholds (Holm).
     seed : int or None, default 0
         Seeds the null draws (one stream per threshold).
+    clustering : Clustering, optional
+        Dependent rows (one code per row): the thresholds are tested by the centred cluster bootstrap of their
+        binned ECE (module docstring; ``n_resamples`` replicates, one design shared by the thresholds).
 
     Returns
     -------
@@ -154,6 +165,9 @@ def threshold_reliability(
     n = forecast.shape[0]
     if n == 0:
         raise ValueError("no rows: per-threshold reliability needs at least one forecast")
+    design = None
+    if clustering is not None and n_resamples > 0:
+        design = cluster_design(clustering, int(n_resamples), (0 if seed is None else int(seed), 0x0DD2))
     records, bins, curves, bands = [], [], [], []
     for k, name in enumerate(names):  # K − 1 thresholds (a loop over events, not rows)
         x, o = forecast[:, k], outcome[:, k]
@@ -172,7 +186,8 @@ def threshold_reliability(
         records.append({"threshold": k, "event": name, "n": n, "mean_forecast": float(x.mean()),
                         "frequency": float(o.mean()), "brier": float(np.mean((x - o) ** 2)), "ece": ece,
                         "mcb": float(dec["mcb"]), "mcb_null_mean": float(dec["mcb_null_mean"]),
-                        "p_value": float(dec["mcb_p_value"])})
+                        "p_value": float(dec["mcb_p_value"]) if design is None else
+                        _cluster_ece_p(x, o, n_bins, strategy, design)})
     summary = pd.DataFrame.from_records(records)
     summary["adjusted_p"] = holm_adjust(summary["p_value"].to_numpy(dtype=float))
     summary["flag"] = np.isfinite(summary["adjusted_p"]) & (summary["adjusted_p"] <= alpha)
@@ -181,6 +196,10 @@ def threshold_reliability(
     info = {"alpha": alpha, "n_bins": n_bins, "strategy": strategy, "n_resamples": int(n_resamples),
             "band_level": band_level, "semantics": _SEMANTICS, "test": "CORP MCB (Brier) against O* ~ Bernoulli(P_k); "
             "Holm over the thresholds"}
+    if design is not None:
+        info["test"] = (f"binned ECE of the event against its centred bootstrap ({clustering.describe()}); Holm over "
+                        f"the thresholds")
+        info["clustering"] = clustering.describe()
     out = ThresholdReliability(
         summary=summary,
         bins=pd.concat(bins, ignore_index=True)[[*lead, *RELIABILITY_COLUMNS]],
@@ -191,3 +210,19 @@ def threshold_reliability(
     for t in (out.summary, out.bins, out.curves, out.bands):
         t.attrs.update(info)
     return out
+
+
+def _cluster_ece_p(x: np.ndarray, o: np.ndarray, n_bins: int, strategy: Strategy, design) -> float:
+    """p-value of the binned ECE of one event under a cluster design: D = Σ_m |μ̂_m| against the centred
+    D* = Σ_m |μ*_m − μ̂_m|, μ_m = Σ_{i∈m}(O_i − P_i)/N."""
+    idx, _ = confidence_bins(x, n_bins, strategy)
+    key = design.ids * n_bins + idx
+    size = design.n_blocks * n_bins
+    sums = [np.bincount(key, weights=w, minlength=size).reshape(design.n_blocks, n_bins)
+            for w in (np.ones_like(x), o - x)]
+    n = float(x.shape[0])
+    mu = sums[1].sum(axis=0) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_boot = np.abs((design.weights @ sums[1]) / (design.weights @ sums[0]).sum(axis=1, keepdims=True)
+                        - mu).sum(axis=1)
+    return float(centred_distance_p(float(np.abs(mu).sum()), d_boot))

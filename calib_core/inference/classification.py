@@ -77,6 +77,14 @@ Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive) ge
 false-discovery rate ``alpha``; the table says how many flags one would expect by chance
 (``alpha`` × the number of secondary tests, if every one of them were calibrated and tested at ``alpha``).
 
+Dependent rows (``clustering``, :mod:`calib_core.base.clustering`; e.g. a forecast hub's rows clustered by reference
+date): the bootstrap weights re-draw whole clusters (or moving blocks of consecutive clusters) instead of random row
+blocks, so every bootstrap interval above becomes a cluster interval, and every test is replaced by a cluster-aware
+one (:mod:`~calib_core.inference.classification_cluster`: cluster-robust t tests of the means, centred cluster
+bootstrap of the ECE-type distances and of the smooth ECE; TCE and MCE untested, p = NaN with the reason).  The null
+draws stay those of independent labels and only give the values under perfect calibration.  The headline
+sentence ends with "(clusters: …)".
+
 The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  The machinery lives beside
 this module: per-cell statistics and intervals in :mod:`~calib_core.inference.classification_cells`, the null
 draws in :mod:`~calib_core.inference.classification_nulls`, the smooth ECE's memoised inference in

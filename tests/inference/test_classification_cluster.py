@@ -17,7 +17,7 @@ from scipy import special
 
 from calib_core.base.clustering import Clustering
 from calib_core.inference.classification import infer_classification
-from calib_core.inference.classification_cluster import NOT_TESTABLE, centred_l1, centred_max
+from calib_core.inference.classification_cluster import NOT_TESTABLE, NOT_TESTABLE_MAX, centred_l1
 from calib_core.inference.classification_nulls import _merged_clustering
 
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
@@ -97,8 +97,9 @@ def test_every_test_cluster_aware_or_nan(block_length):
     res = infer_classification(labels=y, probs=p, clustering=cl, n_null=200, n_boot=300)
     tested = res.table[res.table["kind"] == "calibration statistic"]
     for name, row in tested.iterrows():
-        if name in ("tce", "tce_positive"):
-            assert np.isnan(row["p_value"]) and row["test"] == NOT_TESTABLE and NOT_TESTABLE in row["note"]
+        if name in ("tce", "tce_positive", "mce", "mce_positive"):
+            why = NOT_TESTABLE if name.startswith("tce") else NOT_TESTABLE_MAX
+            assert np.isnan(row["p_value"]) and row["test"] == why and why in row["note"]
         else:
             assert np.isfinite(row["p_value"]), name
             assert "cluster" in row["test"] or "moving-block" in row["test"], (name, row["test"])
@@ -125,7 +126,7 @@ def test_distance_intervals_agree_with_tests():
     centred test rejects at 1 − level (up to the replicate grid)."""
     y, p, cl = _clustered()
     res = infer_classification(labels=y, probs=p, clustering=cl, n_null=200, n_boot=999, smooth=False, tce=False)
-    for name in ("ece", "mce", "ece_positive", "mce_positive", "classwise_ece"):
+    for name in ("ece", "ece_positive", "classwise_ece"):
         row = res.table.loc[name]
         assert row["ci_low"] <= row["value"] <= row["ci_high"]
         if row["p_value"] < 0.04:
@@ -135,14 +136,12 @@ def test_distance_intervals_agree_with_tests():
 
 
 def test_centred_distances():
-    """The centred distances: 0 for a replicate equal to the data; the bin of a replicate scaled by its rows."""
+    """The centred distance: 0 for a replicate equal to the data; each cell's sum scaled by the replicate's rows."""
     count = np.array([4.0, 6.0])
     dev = np.array([1.0, -2.0])
     same = [count[None, :], np.array([[2.0, 4.0]]), np.array([[3.0, 2.0]])]
     assert centred_l1(same, dev, 10.0).tolist() == [0.0]
-    assert centred_max(same, count, dev).tolist() == [0.0]
-    other = [np.array([[8.0, 2.0]]), np.array([[4.0, 1.0]]), np.array([[4.0, 1.0]])]  # δ* = (0, 0)
-    assert centred_max(other, count, dev)[0] == pytest.approx(2.0 / 6.0)
+    other = [np.array([[8.0, 2.0]]), np.array([[4.0, 1.0]]), np.array([[4.0, 1.0]])]  # μ* = (0, 0)
     assert centred_l1(other, dev, 10.0)[0] == pytest.approx(0.1 + 0.2)
 
 
