@@ -28,6 +28,8 @@
     A forecast hub (hubverse or legacy COVID-19 / FluSight format, detected from the columns): a hub folder, its
     model-output folder, one model's folder or forecast files, scored against ``--truth``
     (``calib_core.data.loading_options``); the same report, plus the scores by model (WIS and its parts, coverage).
+    Intervals and tests resample whole forecast dates (``--cluster auto``, the default), another column's values
+    (``--cluster location``), moving blocks of them (``--block-length K|auto``) or rows (``--cluster none``).
 
 ``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
     A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
@@ -78,6 +80,7 @@ from .calibrators.registry import (
     metrics,
 )
 from .data.bytes import DEFAULT_MAX_BYTES
+from .data.cluster_option import add_cluster_arguments, cluster_request
 from .data.columns_option import cli_message, parse_columns
 from .data.loading_options import (
     add_hub_arguments,
@@ -90,7 +93,7 @@ from .data.loading_options import (
 from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
 from .diagnosis.regression_hub import hub_score_tables
 from .evaluation.tables import comparison_table
-from .export import evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
+from .export import clustering_statement, evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
 from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
 
 EXIT_OK = 0
@@ -196,6 +199,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
                      help="classification: renormalise probability rows that do not sum to 1")
     add_loading_arguments(rep)
     add_hub_arguments(rep)
+    add_cluster_arguments(rep)
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
                      help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
@@ -437,6 +441,7 @@ def _report(args: argparse.Namespace) -> int:
         "level": args.level,
         "seed": args.seed,
         "by_group": not args.no_groups,
+        **cluster_request(pset, args.cluster, args.block_length),
     }
     if pset.task == "regression":
         options.update(binning=args.binning, pit_bins=args.pit_bins)
@@ -453,7 +458,8 @@ def _report(args: argparse.Namespace) -> int:
     with _numerical_warnings(notes):
         text = report_html(report, title=title, prediction_set=pset, notes=notes, tables=tables)
     out = Path(args.out)
-    metrics_csv = to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts)) if args.metrics_csv else b""
+    metrics_csv = (to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts, report.options))
+                   if args.metrics_csv else b"")
     write_outputs(inputs, [("--out", args.out, text.encode("utf-8")), ("--metrics-csv", args.metrics_csv,
                                                                         metrics_csv)], args.force)
     if args.save_summary:
@@ -469,6 +475,8 @@ def _report(args: argparse.Namespace) -> int:
             f"wrote {out} ({len(text) / 1e6:.1f} MB): {pset.task}, {pset.n_rows:,} rows{dropped}, "
             f"{len(report.models)} model(s), {report.metrics['metric'].nunique()} metrics"
         )
+        if report.options.get("clustering"):
+            print(clustering_statement(report.options))
         for line in load_lines(pset, reader_messages=hub is not None):
             print(line)
         for _, row in report.verdicts.iterrows():
@@ -520,6 +528,9 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
             raise ValueError("--engine dask needs the dask extra: pip install 'calibration-lab[dask]'")
         if args.binning != "count":
             raise ValueError("--binning width is not available with --engine dask (summaries use equal-count σ-bins)")
+        if args.cluster.strip().lower() not in ("auto", "none") or args.block_length is not None:
+            raise ValueError("--cluster and --block-length are not available with --engine dask (summaries resample "
+                             "independent rows)")
         _check_options(args, [_opt("workers", _AT_LEAST_1)])
         if args.rows_per_partition is not None:
             _check_options(args, [_opt("rows_per_partition", _AT_LEAST_1)])

@@ -62,6 +62,7 @@ __all__ = [
     "report_html",
     "metric_table_html_frame",
     "metrics_with_verdicts",
+    "clustering_statement",
     "calibrated_predictions_frame",
     "calibrated_probabilities_frame",
     "calibrated_frame",
@@ -267,7 +268,34 @@ def metric_table_html_frame(report: Report, group: str = ALL) -> pd.DataFrame:
     return out
 
 
-def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) -> pd.DataFrame:
+def clustering_statement(options: Mapping[str, Any]) -> str:
+    """Which rows the intervals and tests resampled together, in words, from a Report's options: "Intervals and
+    tests: whole reference_date clusters resampled (12 clusters)" or "Intervals and tests: rows treated as
+    independent" ("" when the options do not say).
+
+    Parameters
+    ----------
+    options : mapping
+        ``Report.options`` (its ``clustering``: ``Clustering.describe()`` or ``"independent rows"``).
+
+    Returns
+    -------
+    str
+        The sentence.
+
+    Examples
+    --------
+    >>> clustering_statement({"clustering": "independent rows"})
+    'Intervals and tests: rows treated as independent'
+    """
+    text = str(options.get("clustering") or "")
+    if not text:
+        return ""
+    return f"Intervals and tests: {'rows treated as independent' if text == 'independent rows' else text}"
+
+
+def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None,
+                          options: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """The long metric table with the headline of its (model, group) appended to every row (the metric CSV export).
 
     Parameters
@@ -276,6 +304,9 @@ def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) 
         ``Report.metrics``.
     verdicts : DataFrame or None
         ``Report.verdicts``.
+    options : mapping, optional
+        ``Report.options``: when they say which rows were resampled together, a ``resampling`` column holds
+        :func:`clustering_statement` on every row.
 
     Returns
     -------
@@ -283,6 +314,9 @@ def metrics_with_verdicts(metrics: pd.DataFrame, verdicts: pd.DataFrame | None) 
         ``metrics`` with ``headline_verdict``, ``headline_direction``, ``headline_p_value`` and ``headline`` (the
         sentence); ``metrics`` itself when there are no verdicts.
     """
+    statement = clustering_statement(options or {})
+    if statement:
+        metrics = metrics.assign(resampling=statement.removeprefix("Intervals and tests: "))
     if verdicts is None or verdicts.empty:
         return metrics
     keys = [k for k in ("model", "group", "rows") if k in metrics.columns and k in verdicts.columns]
@@ -435,6 +469,9 @@ def report_html(
             "calibration statistics are flagged by Benjamini–Hochberg at a 5% false-discovery rate "
             "(<em>flagged (BH)</em>).</p>"
         )
+        statement = clustering_statement(report.options)
+        if statement:
+            parts.append(f'<p class="note clustering">{html.escape(statement)}.</p>')
         for group in report.groups:
             frame = metric_table_html_frame(report, group)
             parts.append(f"<h3>{'All rows' if group == ALL else 'Group ' + html.escape(str(group))}</h3>")

@@ -340,7 +340,7 @@ def export_row(
     c1.download_button(
         "Metric table (CSV)",
         data=lambda: export.to_csv_bytes(export.metrics_with_verdicts(metrics() if callable(metrics) else metrics,
-                                                                      verdicts)),
+                                                                      verdicts, report.options)),
         file_name=views.download_name(data_name, prefix, "metrics", ext="csv"),
         mime="text/csv", key=f"{prefix}_dl_metrics", icon=":material/table:", width="stretch", on_click="ignore",
         help="Every metric with its interval, perfect-calibration value, p-value and flags, and the headline verdict "

@@ -110,6 +110,8 @@ def open_on_regression(token: str, mask: np.ndarray, label: str) -> None:
 def show_model_table(table: pd.DataFrame, helps: dict[str, str]) -> None:
     """The per-model table: the model pinned, numbers with 4 significant digits, a help per column."""
     config = {"model": st.column_config.TextColumn(pinned=True),
+              "verdict": st.column_config.TextColumn(help=helps.get("verdict")),
               "forecasts": st.column_config.NumberColumn(format="%d", help=helps.get("forecasts"))}
-    config |= {c: st.column_config.NumberColumn(format="%.4g", help=helps.get(c)) for c in table.columns[2:]}
+    config |= {c: st.column_config.NumberColumn(format="%.4g", help=helps.get(c)) for c in table.columns
+               if c not in config}
     dataframe(table, hide_index=True, width="stretch", column_config=config)

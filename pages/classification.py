@@ -18,6 +18,7 @@ from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
 from calib_core.plots import ordinal as ordinal_plots
+from dashboard import clustering as clu
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -61,7 +62,7 @@ use_tce = c4.checkbox("TCE", key="cls_tce",
                       help="Also report TCE, the share of predictions an exact binomial test of their (equal-mass) "
                       "bin rejects (Matsubara et al. 2023), with its value under perfect calibration.")
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
-           "seed": 0, "tce": bool(use_tce)}
+           "seed": 0, "tce": bool(use_tce), **clu.resample_control(pset, "cls")}  # rows resampled together
 time_range = ui.over_time(pset, token, rows, models, group, "cls", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
 faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
@@ -239,6 +240,7 @@ ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys
                       ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
                           report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice",
                           keys=metric_keys("classification"))), report.metrics)
+clu.show_statement(report)
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
 per_class_fig = None

@@ -1,5 +1,6 @@
 """Forecast hub page: per model WIS and its parts, the coverage of every stated interval, bias and the PIT over the
-stated levels — by horizon, over dates and on a location × date heatmap, all linked.
+stated levels — by horizon, over dates and on a location × date heatmap, all linked — and each model's verdict, whose
+tests resample whole forecast dates by default ("Resample by", ``dashboard.clustering``).
 
 Clicking heatmap cells, horizon points or dragging a box over dates restricts every other view (``dashboard.hub``:
 ``HubSelection``); the per-row scores are computed once per data set and only regrouped on a redraw.
@@ -15,8 +16,10 @@ import dashboard as ui
 from calib_core.diagnosis.regression_hub import forecast_scores
 from calib_core.plots import hub as hub_plots
 from calib_core.plots import mark_selected, model_colors
+from dashboard import clustering as clu
 from dashboard import hub as hub_ui
 from views import hub as hv
+from views.clustering import with_verdict_column
 
 _t0 = time.perf_counter()
 st.title("Forecast hub")
@@ -66,11 +69,22 @@ colors = model_colors(list(rows.vocab["model"]))
 per_model = forecast_scores(rows, ("model",), kept)
 
 st.subheader("Per model")
-hub_ui.show_model_table(*hv.model_table(per_model, intervals))
+cluster_options = clu.resample_control(pset, "hub")  # which forecasts the tests resample together
+verdicts, verdict_report, verdict_error = clu.hub_verdicts(pset, token, kept, cluster_options)
+clu.show_hub_verdicts(verdicts, verdict_report)  # the diagnosis's notes (e.g. too few clusters) first
+if verdict_error:
+    st.caption(f"No verdicts for these forecasts: {ui.md_escape(verdict_error)}")
+table, helps = hv.model_table(per_model, intervals)
+helps["verdict"] = ("The headline test of calibration of the model's kept forecasts (Holm at family-wise 5%), "
+                    "resampling as stated below the table; how a model is miscalibrated: its sentence above")
+hub_ui.show_model_table(with_verdict_column(table, verdicts), helps)
+if verdict_report is not None:
+    clu.show_statement(verdict_report)
 st.caption("Mean WIS (Bracher et al. 2021) and its parts; the observed coverage of each chosen central interval; "
            "the share of targets below the stated median; the quantile bias (Funk et al. 2019; > 0: forecasts too "
            "high); the PIT departure (largest miss of a stated level's coverage). Hover a column's name for what a "
-           "calibrated forecaster shows. Tests and verdicts: open the rows on the Regression page (below).")
+           "calibrated forecaster shows. The verdicts test the forecasts kept by the filters and the selection; every "
+           "test and interval: open the rows on the Regression page (below).")
 left, right = st.columns(2)
 with left:
     ui.chart(ui.figure(f"hub_wis|{ui.content_key(per_model)}", lambda: hub_plots.wis_parts_figure(per_model)),

@@ -25,6 +25,7 @@ from calib_core.metrics.regression_decomposition import (
     quantile_reliability_of,
 )
 from calib_core.metrics.regression_tails import ence_by_bins_tables
+from dashboard import clustering as clu
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -58,7 +59,7 @@ if pset.dist is not None:  # σ-bins mean nothing for point predictions
 n_bins = int(st.session_state["reg_n_bins"])
 binning = "width" if st.session_state["reg_binning"] == "equal width" else "count"
 options = {"n_bins": n_bins, "binning": binning, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
-           "seed": 0}
+           "seed": 0, **clu.resample_control(pset, "reg")}  # which rows the intervals and tests resample together
 
 time_range = ui.over_time(pset, token, rows, models, group, "reg", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
@@ -79,6 +80,7 @@ if sub.dist is None:  # point predictions only
     )
     ui.show_verdicts(report)
     ui.show_metric_table(views.metric_table(report.metrics, level))
+    clu.show_statement(report)
     st.stop()
 
 levi_tables = views.diagram_tables(report, "levi_bins")
@@ -196,6 +198,7 @@ if selected_report is not None:
     ui.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
                                                          len(shown) > 1, compact=True),
                           selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
+    clu.show_statement(selected_report)
 else:
     if not selection.empty:
         st.warning("Fewer than 2 rows in the selected bins: nothing to recompute.")
@@ -219,6 +222,7 @@ else:
                           (lambda: views.selection_vs_all(report.metrics, faint.metrics, level, len(shown) > 1,
                                                           compact=True, label="slice")),
                           report.metrics, key=f"{fig_key}|{level}|table" + (f"|vs_all|{faint.key}" if faint else ""))
+    clu.show_statement(report)
 
 st.subheader("More diagrams")
 # lazy tabs: only the open tab is computed and drawn (a closed tab costs the server nothing on a redraw)

@@ -69,9 +69,11 @@ def test_columns_mapping_and_metrics_csv(tmp_path):
     assert code == 0
     assert "<title>Mapped</title>" in out.read_text(encoding="utf-8")
     table = pd.read_csv(metrics)
-    # the Report's metric columns (with the p-values and flags) and the headline of each model
-    assert list(table.columns) == METRIC_COLUMNS + ["headline_verdict", "headline_direction", "headline_p_value",
-                                                    "headline"]
+    # the Report's metric columns (with the p-values and flags), which rows the intervals and tests resampled
+    # together (a file without forecast dates: independent rows) and the headline of each model
+    assert list(table.columns) == METRIC_COLUMNS + ["resampling", "headline_verdict", "headline_direction",
+                                                    "headline_p_value", "headline"]
+    assert set(table["resampling"]) == {"rows treated as independent"}
     assert table["p_value"].notna().any() and set(table["headline_verdict"]) <= {"calibrated", "miscalibrated"}
     assert set(table["model"]) == {"a", "b"} and "ence" in set(table["metric"])
 

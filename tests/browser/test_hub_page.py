@@ -1,7 +1,9 @@
 """Browser test of the Forecast hub page as a forecaster uses it: the real example hub (hubverse
 example-simple-forecast-hub, 3 models × 189 forecast units) uploaded on the Data page with its truth file, then the
 page's per-model table, its charts and the linked selection — a click on a heatmap cell restricts the table to that
-cell's forecasts, and "Clear selection" brings every forecast back."""
+cell's forecasts, and "Clear selection" brings every forecast back.  On the built-in example hub: each model's verdict
+names the clustering its tests resampled (whole reference dates by default), and the "Resample by" control changes
+it (screenshot ``hub_page_clusters.png``)."""
 
 from __future__ import annotations
 
@@ -53,6 +55,10 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     for text in ("UMass-gbq", "simple_hub-baseline", "189"):
         expect(grid).to_contain_text(text, timeout=LONG)
     expect(page.get_by_text(re.compile("No selection"))).to_be_visible()
+    # 3 forecast dates: the verdicts resample them whole and say that so few clusters make them unreliable
+    by_date = re.compile(r"Intervals and tests: whole reference_date clusters resampled \(3 clusters\)")
+    expect(page.get_by_text(by_date)).to_be_visible(timeout=LONG)
+    expect(page.get_by_text(re.compile("fewer than 10 reference_date clusters"))).to_be_visible()
     screenshot(page, artifacts_dir / "hub_page.png")
 
     heat = charts.nth(3)
@@ -71,3 +77,31 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     expect(page.get_by_text(re.compile("No selection"))).to_be_visible(timeout=LONG)
     wait_for_app(page)
     expect(page.get_by_test_id("stDataFrame").first).to_contain_text("189", timeout=LONG)
+
+
+def test_example_hub_verdicts_name_the_clustering_and_follow_the_resample_control(app_page, artifacts_dir):
+    """The example hub's verdict of each model, resampling whole reference dates by default (the sentence and the
+    line under the table say so), and "independent rows" chosen in the Resample by control changes both."""
+    page = app_page
+    _nav(page, "Forecast hub", "Forecast hub")
+    page.get_by_role("button", name=re.compile("Load the example hub")).click()
+    by_date = re.compile(r"Intervals and tests: whole reference_date clusters resampled \(12 clusters\)")
+    expect(page.get_by_text(by_date)).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    alerts = page.get_by_test_id("stAlert")
+    expect(alerts).to_have_count(4, timeout=LONG)
+    for i, model in enumerate(("team1-calibrated", "team2-narrow", "team3-biased", "team4-wide")):
+        expect(alerts.nth(i)).to_contain_text(model)
+        expect(alerts.nth(i)).to_contain_text("reference_date clusters resampled (12 clusters)")
+    expect(page.get_by_role("combobox", name="Resample by")).to_have_value("auto (reference_date (forecast date))")
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid).to_contain_text("miscalibrated", timeout=LONG)
+    expect(alerts.nth(1)).to_contain_text("Over-confident")
+    screenshot(page, artifacts_dir / "hub_page_clusters.png")
+
+    page.locator(".st-key-hub_cluster").get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name="independent rows", exact=True).click()
+    expect(page.get_by_text("Intervals and tests: rows treated as independent.")).to_be_visible(timeout=LONG)
+    wait_for_app(page)
+    expect(page.get_by_text(by_date)).to_have_count(0)
+    expect(alerts.first).not_to_contain_text("clusters")
