@@ -309,8 +309,8 @@ def compare_models(pset: PredictionSet, baseline: str | None = None, *, score: s
                      "values are made before an earlier one's targets are known).")
         if clustering is not None and clustering.block_length is None:
             notes.append(f"the intervals and the confidence set draw whole {clustering.column} clusters independently; "
-                         "forecasts of neighbouring dates overlap, so moving blocks of consecutive dates "
-                         "(block_length='auto') suit them better.")
+                         "forecasts of neighbouring dates overlap, so moving blocks of consecutive dates suit them "
+                         "better (moving blocks in time, automatic length).")
 
     pairs: PairSums = cluster_pair_sums(x, codes, g)
     rel = relative_scores(pairs, b, design.weights, level=1.0 - alpha)

@@ -426,7 +426,9 @@ def model_confidence_set(sums: np.ndarray, counts: np.ndarray, weights: np.ndarr
         dstar = zeta[:, idx] - zeta[:, idx].mean(axis=1, keepdims=True)
         sd = np.sqrt((dstar**2).mean(axis=0))
         with np.errstate(invalid="ignore", divide="ignore"):
-            t = np.where(sd > 0, dbar / np.where(sd > 0, sd, 1.0), np.sign(dbar) * np.inf)
+            # no spread: identical models tie (t = 0, the equivalence holds), a constant gap is decisive (±inf)
+            flat = np.where(dbar > 0, np.inf, np.where(dbar < 0, -np.inf, 0.0))
+            t = np.where(sd > 0, dbar / np.where(sd > 0, sd, 1.0), flat)
             tstar = np.where(sd > 0, dstar / np.where(sd > 0, sd, 1.0), 0.0).max(axis=1)
         tmax = float(np.max(t))
         p = (1.0 + float((tstar >= tmax).sum())) / (1.0 + b)

@@ -221,10 +221,10 @@ def test_power_end_to_end():
 
 def test_moving_blocks_and_the_overlap_note(example_hub):
     whole = cc.compare_models(example_hub, n_boot=200)
-    assert any("block_length='auto'" in n for n in whole.notes)
+    assert any("moving blocks in time" in n for n in whole.notes)
     blocks = cc.compare_models(example_hub, block_length="auto", n_boot=200)
     assert blocks.clustering == "moving blocks of 3 consecutive reference_date values resampled (16 values)"
-    assert not any("block_length='auto'" in n for n in blocks.notes)
+    assert not any("moving blocks in time" in n for n in blocks.notes)
     # the test and the means do not depend on the bootstrap; the intervals do
     for col in ("mean_score", "relative_score", "dm_statistic", "p_value"):
         np.testing.assert_allclose(blocks.table[col], whole.table[col], equal_nan=True)

@@ -214,3 +214,15 @@ def test_mcs_agrees_with_arch_on_clear_cases():
         peer = arch_bootstrap.MCS(losses, size=0.05, reps=1000, block_size=1, method="max", bootstrap="mbb", seed=5)
         peer.compute()
         assert sorted(np.flatnonzero(ours.included).tolist()) == sorted(peer.included), means
+
+
+def test_identical_models_tie_in_the_confidence_set():
+    """Two models with the same scores on every unit are equivalent: both stay in the set with MCS p = 1 (a zero
+    spread is a tie, not evidence), while a clearly worse third model leaves."""
+    rng = np.random.default_rng(3)
+    best = rng.normal(1.0, 0.1, 40)
+    s = np.column_stack([best, best, best + 0.5 + rng.normal(0, 0.05, 40)])
+    w = rng.multinomial(40, np.full(40, 1 / 40), size=300).astype(float)
+    res = model_confidence_set(s, np.ones(40), w)
+    assert res.included.tolist() == [True, True, False]
+    assert res.p_value[0] == res.p_value[1] == 1.0
