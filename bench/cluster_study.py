@@ -19,8 +19,9 @@ with ρ = 0.7 and unit variance.  Either way e_{d,l} ~ N(0, 1) marginally and co
 forecast N(c, s²) — the TRUE marginal law of y — is calibrated row by row (probabilistic calibration, Gneiting,
 Balabdaoui & Raftery 2007), and so is the quantile set of the forecast hubs' 23 levels 0.01, 0.025, 0.05,
 0.10, …, 0.95, 0.975, 0.99 (Bracher et al. 2021) with the true quantiles c + s·Φ⁻¹(τ).  ``none`` (a_d = 0) is the
-control without dependence.  Alternative ``sigma0.8``: the stated scale is 0.8·s (over-confident); the targets do
-not change.  Targets always come from the true law, never from a law the tool fits or interpolates.
+control without dependence (e_{d,l} = r_{d,l}).  Alternative ``sigma0.8``: the stated scale is 0.8·s
+(over-confident); the targets do not change.  Targets always come from the true law, never from a law the tool
+fits or interpolates.
 
 **Verdicts compared** on the same data set (the rows carry a ``date`` and a ``location`` column):
 
@@ -143,8 +144,8 @@ def draw(ftype: str, dependence: str, forecast: str, dates: int, rng: np.random.
          locations: int = LOCATIONS) -> cc.PredictionSet:
     """One data set: D × L rows with ``date`` and ``location`` columns, targets from the true law.
 
-    y_{d,l} = c_{d,l} + s_{d,l}·e_{d,l}, e_{d,l} = √½·a_d + √½·r_{d,l} (module docstring); the forecast states
-    N(c, (k·s)²) or its 23 quantiles c + k·s·Φ⁻¹(τ), k = 1 (calibrated) or 0.8 (``sigma0.8``).
+    y_{d,l} = c_{d,l} + s_{d,l}·e_{d,l}, e_{d,l} = √½·a_d + √½·r_{d,l} (r_{d,l} alone for ``none``); the forecast
+    states N(c, (k·s)²) or its 23 quantiles c + k·s·Φ⁻¹(τ), k = 1 (calibrated) or 0.8 (``sigma0.8``).
 
     Parameters
     ----------
@@ -173,7 +174,9 @@ def draw(ftype: str, dependence: str, forecast: str, dates: int, rng: np.random.
     """
     n = dates * locations
     a = date_effect(dependence, dates, rng)
-    e = np.sqrt(0.5) * (np.repeat(a, locations) + rng.standard_normal(n))
+    e = rng.standard_normal(n)
+    if dependence != "none":  # half the error variance is the date's
+        e = np.sqrt(0.5) * (np.repeat(a, locations) + e)
     c = rng.normal(0.0, 2.0, n)
     s = np.exp(rng.normal(0.0, 0.5, n))
     y = c + s * e
