@@ -217,7 +217,11 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
         ``n_resamples``, ``n_simulations``, ``level``, ``alpha``, ``seed``, ``by_group``, ``diagrams``); for
         classification :func:`~calib_core.diagnosis.classification.diagnose_classification` (``n_bins``,
         ``strategy``, …, the same resampling options).  ``n_resamples=0`` switches the intervals off and
-        ``n_simulations=0`` the tests and verdicts.
+        ``n_simulations=0`` the tests and verdicts.  Dependent rows: ``cluster`` (default ``"auto"``: a forecast
+        hub's rows clustered by their reference date, other data independent rows; a column name; None) and
+        ``block_length`` (None: whole clusters; k or ``"auto"``: moving blocks of k consecutive cluster values) make
+        every interval resample whole clusters and every test cluster-aware
+        (:func:`~calib_core.base.clustering.resolve_clustering`); ``Report.options["clustering"]`` says which.
 
     Returns
     -------

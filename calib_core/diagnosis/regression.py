@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import significance as sig
+from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design, resolve_clustering
 from ..base.predictions import PredictionSet, iter_subsets
 from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from ..base.report import (
@@ -31,7 +32,7 @@ from ..inference.regression import ENCE_ROW_CACHES, InferenceStage, finish_infer
 from ..metrics.regression import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 
 __all__ = ["diagnose_regression", "regression_inference", "SubsetStage", "degenerate_note", "mark_undefined_metrics",
-           "layout_name"]
+           "layout_name", "clustered_sentence", "clustering_key", "clustering_options"]
 
 
 def regression_inference(
@@ -48,6 +49,7 @@ def regression_inference(
     alpha: float,
     seed: int | None,
     stage: InferenceStage | None = None,
+    clustering: Clustering | None = None,
 ) -> tuple[pd.DataFrame | None, dict]:
     """Tests, intervals and the headline of one (model, group) through
     :func:`~calib_core.inference.regression.infer_regression`: the inference table (indexed by metric, the Report's
@@ -78,6 +80,8 @@ def regression_inference(
     stage : InferenceStage, optional
         The bins-free part (:func:`~calib_core.inference.regression.inference_stage` of these rows and options) if
         already computed.
+    clustering : Clustering, optional
+        The clustering of these rows (None: independent rows); the verdict's sentence then names it.
 
     Returns
     -------
@@ -99,9 +103,70 @@ def regression_inference(
                                  sentence="Not tested (bootstrap and null draws switched off).")
     if stage is None:
         stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
-                                **_stage_options(n_resamples, n_simulations, level, seed))
+                                clustering=clustering, **_stage_options(n_resamples, n_simulations, level, seed))
     res = finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, ence=values.get("ence"), rows=rows)
-    return res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
+    table, head = res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
+    if clustering is not None:
+        head = dict(head, sentence=clustered_sentence(head.get("sentence", ""), clustering))
+    return table, head
+
+
+def clustered_sentence(sentence: str, clustering: Clustering | None) -> str:
+    """A verdict sentence that ends by naming the clustering its tests respected: "… (clusters: whole
+    reference_date clusters resampled (40 clusters))"; unchanged without a clustering.
+
+    Parameters
+    ----------
+    sentence : str
+        The verdict's sentence.
+    clustering : Clustering or None
+        The clustering.
+
+    Returns
+    -------
+    str
+        The sentence.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
+       Human Resources* 50(2), 317–372.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = Clustering("date", np.array([0, 1]), np.array(["a", "b"]), None)
+    >>> clustered_sentence("No evidence of miscalibration.", c)
+    'No evidence of miscalibration (clusters: whole date clusters resampled (2 clusters))'
+    """
+    if clustering is None:
+        return sentence
+    return f"{sentence.rstrip().rstrip('.')} (clusters: {clustering.describe()})"
+
+
+def clustering_key(clustering: Clustering | None) -> tuple | None:
+    """What a stored stage must have been made with to serve this clustering: column, block length and the
+    clusters of every row (a stage made under another clustering is never reused).
+
+    Parameters
+    ----------
+    clustering : Clustering or None
+        The clustering.
+
+    Returns
+    -------
+    tuple or None
+        (column, block length, G, hash of the codes); None for independent rows.
+
+    References
+    ----------
+    .. [1] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *Journal of the Royal Statistical
+       Society B* 69(3), 369–390.
+    """
+    if clustering is None:
+        return None
+    codes = np.ascontiguousarray(clustering.codes, dtype=np.int64)
+    return (clustering.column, clustering.block_length, clustering.n_clusters, hash(codes.tobytes()))
 
 
 def _stage_options(n_resamples: int, n_simulations: int, level: float, seed: int | None) -> dict[str, Any]:
@@ -133,7 +198,8 @@ class SubsetStage:
     binning : str
         Their binning.
     options : tuple
-        The bins-free options (``pit_bins``, ``n_resamples``, ``n_simulations``, ``level``, ``seed``, ``diagrams``).
+        The bins-free options (``pit_bins``, ``n_resamples``, ``n_simulations``, ``level``, ``seed``, ``diagrams``,
+        and the clustering's :func:`clustering_key`).
 
     References
     ----------
@@ -165,19 +231,28 @@ _DIAGRAM_ORDER = ("calibration_curve", "levi_bins", "pit_histogram", "z_histogra
 
 
 def _point_rows(err: np.ndarray, model: str, group: str, n_resamples: int, level: float, seed: int | None,
-                n_blocks: int = 256) -> pd.DataFrame:
-    """RMSE and MAE of point predictions with block-bootstrap percentile intervals (no test: nothing to judge)."""
+                n_blocks: int = 256, clustering: Clustering | None = None) -> pd.DataFrame:
+    """RMSE and MAE of point predictions with block-bootstrap percentile intervals (no test: nothing to judge);
+    with a clustering the blocks are its clusters."""
     values = {"rmse": float(np.sqrt(np.mean(err * err))), "mae": float(np.mean(np.abs(err)))}
     inf = None
     if n_resamples > 0:
-        rng = np.random.default_rng(seed)
-        ids, g = sig.block_ids(err.size, n_blocks, rng)
+        if clustering is None:
+            rng = np.random.default_rng(seed)
+            ids, g = sig.block_ids(err.size, n_blocks, rng)
+            weights = None
+        else:
+            ids, g, weights, _ = cluster_design(clustering, n_resamples, seed)
         sums = np.stack([np.bincount(ids, minlength=g).astype(float), np.bincount(ids, weights=err * err, minlength=g),
                          np.bincount(ids, weights=np.abs(err), minlength=g)], axis=1)
-        reps = sig.block_bootstrap_weights(g, n_resamples, rng) @ sums
+        if weights is None:
+            weights = sig.block_bootstrap_weights(g, n_resamples, rng)
+        reps = weights @ sums
         boot = np.stack([np.sqrt(reps[:, 1] / reps[:, 0]), reps[:, 2] / reps[:, 0]], axis=1)
         lo, hi = sig.percentile_interval(boot, level)
         how = "percentile bootstrap" + (" (random row blocks)" if g < err.size else "")
+        if clustering is not None:
+            how = f"percentile bootstrap ({clustering.describe()})"
         inf = pd.DataFrame({"ci_low": lo, "ci_high": hi, "interval": [how, how]}, index=["rmse", "mae"])
     return inference_metric_rows(model, group, values, inf, kinds={"rmse": "descriptive", "mae": "descriptive"})
 
@@ -196,6 +271,8 @@ def diagnose_regression(
     by_group: bool = True,
     diagrams: bool = True,
     stages: MutableMapping[Any, Any] | None = None,
+    cluster: str | None = "auto",
+    block_length: int | str | None = None,
 ) -> Report:
     """Regression diagnostics of every (model, group): metric table with intervals, perfect-calibration values and
     p-values, the headline verdicts and the diagram tables.
@@ -235,6 +312,16 @@ def diagnose_regression(
         null draws begin) is put there, and a later call finds it and recomputes only ENCE, its test and interval,
         the Levi table and the decisions — the same report as without it, to the last bit (a stage made from
         other rows or options is not used).  Ensembles are not staged (their null is binned).
+    cluster : str or None, default "auto"
+        Which rows are resampled together (:func:`~calib_core.base.clustering.resolve_clustering`): ``"auto"``
+        clusters a forecast hub's rows by their reference date (else independent rows), a column name clusters by
+        that column, None or ``"none"``: independent rows.  With a clustering every interval resamples whole
+        clusters (or moving blocks) and every test is cluster-aware (cluster-robust t tests of means, centred
+        cluster-bootstrap tests of spreads and distances; :mod:`~calib_core.inference.regression_cluster`); a
+        statistic without a cluster-aware test gets no p-value and a note.
+    block_length : int, "auto" or None, default None
+        None: whole clusters drawn independently; k: moving blocks of k consecutive cluster values (clusters in
+        time with a shared slow shock); "auto": round(G^{1/3}).
 
     Returns
     -------
@@ -260,9 +347,14 @@ def diagnose_regression(
     verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
-    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams)
+    clustering = resolve_clustering(pset, cluster, block_length)
+    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams, clustering_key(clustering))
+    few: list[str] = []
     for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
+        sub_clusters = None if clustering is None else clustering.take(mask)
+        if sub_clusters is not None and sub_clusters.n_clusters < MIN_RELIABLE_CLUSTERS and n >= 2:
+            few.append(f"{subset_name(model, group, pset, mask)} ({sub_clusters.n_clusters})")
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:
             notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
@@ -271,14 +363,14 @@ def diagnose_regression(
             if pset.dist is None:  # point predictions only: accuracy, no uncertainty to judge
                 err = y - pset.point[mask]
                 with np.errstate(over="ignore", invalid="ignore"):  # an overflowing error is an infinite RMSE
-                    point = _point_rows(err, model, group, n_resamples, level, seed)
+                    point = _point_rows(err, model, group, n_resamples, level, seed, clustering=sub_clusters)
                 tables.append(point)
-                verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
-                                            sentence="Point predictions only: no predicted uncertainty to test."))
+                verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED, sentence=clustered_sentence(
+                    "Point predictions only: no predicted uncertainty to test.", sub_clusters)))
                 continue
             # the whole set needs no copy (a 1e7-row take would cost 3 arrays of 80 MB)
             dist = pset.dist if mask.all() else pset.dist.take(mask)
-            stage_key = (model, group, n)
+            stage_key = (model, group, n, clustering_key(sub_clusters))
             stage = stages.get(stage_key) if stages is not None else None
             if stage is not None and not stage.serves(y, dist, bins_free_options):
                 stage = None
@@ -294,10 +386,12 @@ def diagnose_regression(
                     values = summary_statistics(rows, None, n_bins=n_bins, binning=binning)
                     tested = n_resamples > 0 or n_simulations > 0
                     inf_stage = inference_stage(None, rows=rows, values=values, n_bins=n_bins, binning=binning,
+                                                clustering=sub_clusters,
                                                 **_stage_options(n_resamples, n_simulations, level, seed)) \
                         if tested else None
                     figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
-                                                  n_resamples=n_resamples, seed=seed) if diagrams else None
+                                                  n_resamples=n_resamples, seed=seed,
+                                                  clustering=sub_clusters) if diagrams else None
                     if stages is not None and (inf_stage is None or inf_stage.bins_free):
                         stages[stage_key] = SubsetStage(
                             rows=rows.detached(ENCE_ROW_CACHES), causes=dict(causes), values=dict(values),
@@ -313,13 +407,13 @@ def diagnose_regression(
                     figures = None
                     if diagrams:
                         levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
-                                               seed=seed)
+                                               seed=seed, clustering=sub_clusters)
                         figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
                                    if k == "levi_bins" or k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
                                                  binning=binning, n_resamples=n_resamples,
                                                  n_simulations=n_simulations, level=level, alpha=alpha, seed=seed,
-                                                 stage=inf_stage)
+                                                 stage=inf_stage, clustering=sub_clusters)
                 table = inference_metric_rows(model, group, values, inf, kinds=_kinds(values))
         except (ArithmeticError, ValueError, IndexError) as exc:  # one subset never sinks the report
             notes.append(f"{subset_name(model, group, pset, mask)}: could not be diagnosed ({type(exc).__name__}: "
@@ -333,6 +427,7 @@ def diagnose_regression(
         verdicts.append(head)
         if figures is not None:
             figs[(model, group)] = figures
+    notes += clustering_notes(clustering, few, diagrams)
     return diagnosis_report(
         "regression",
         pset,
@@ -350,8 +445,56 @@ def diagnose_regression(
             "seed": seed,
             "layout": pset.layout,
             "notes": notes,
+            **clustering_options(clustering),
         },
     )
+
+
+def clustering_options(clustering: Clustering | None) -> dict[str, Any]:
+    """The clustering entries of ``Report.options``: ``cluster`` (the column, None for independent rows),
+    ``block_length``, ``n_clusters`` and ``clustering`` (:meth:`Clustering.describe` or "independent rows").
+
+    Parameters
+    ----------
+    clustering : Clustering or None
+        The resolved clustering.
+
+    Returns
+    -------
+    dict
+        The four entries.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
+       Human Resources* 50(2), 317–372.
+
+    Examples
+    --------
+    >>> clustering_options(None)
+    {'cluster': None, 'block_length': None, 'n_clusters': None, 'clustering': 'independent rows'}
+    """
+    if clustering is None:
+        return {"cluster": None, "block_length": None, "n_clusters": None, "clustering": "independent rows"}
+    return {"cluster": clustering.column, "block_length": clustering.block_length,
+            "n_clusters": clustering.n_clusters, "clustering": clustering.describe()}
+
+
+def clustering_notes(clustering: Clustering | None, few: list[str], diagrams: bool) -> list[str]:
+    """The report's notes on a clustering: subsets with fewer than ``MIN_RELIABLE_CLUSTERS`` clusters, and which
+    diagram bands stay per row."""
+    if clustering is None:
+        return []
+    out = []
+    if few:
+        out.append(f"fewer than {MIN_RELIABLE_CLUSTERS} {clustering.column} clusters in {', '.join(few[:8])}"
+                   f"{' …' if len(few) > 8 else ''}: intervals and tests are computed but unreliable with so few "
+                   "clusters (the cluster bootstrap and the t test with G − 1 degrees of freedom need more)")
+    if diagrams:
+        out.append("diagrams: the Levi RMSE intervals resample the clusters; the perfect-calibration bands of the "
+                   "calibration curve, PIT and rank histograms and the stated levels' Clopper–Pearson intervals "
+                   "are drawn for independent rows (the bands show the null, not the data's uncertainty)")
+    return out
 
 
 def _kinds(values) -> dict[str, str]:

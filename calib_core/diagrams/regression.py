@@ -43,6 +43,7 @@ import pandas as pd
 from scipy import stats
 
 from ..base.binning import bin_sums, counts_from_sorted
+from ..base.clustering import Clustering, cluster_design
 from ..base.ecdf_bands import ecdf_band
 from ..base.regression import QuantileSet, norm_pdf, norm_ppf
 from ..base.significance import block_bootstrap_weights, block_ids, nan_quantiles
@@ -131,6 +132,7 @@ def levi_bins_table(
     level: float = 0.90,
     seed: int | None = 0,
     n_blocks: int = 256,
+    clustering: Clustering | None = None,
 ) -> pd.DataFrame:
     """Levi reliability diagram data: per σ-bin count, σ range, RMV, RMSE and its bootstrap interval.
 
@@ -155,6 +157,9 @@ def levi_bins_table(
         Seed of the bootstrap.
     n_blocks : int, default 256
         Random row blocks.
+    clustering : Clustering, optional
+        Rows resampled together (:func:`~calib_core.base.clustering.cluster_design`): the blocks are its clusters
+        (or moving blocks of them); None: random row blocks.
 
     Returns
     -------
@@ -177,12 +182,17 @@ def levi_bins_table(
     lo = np.full(n_bins, np.nan)
     hi = np.full(n_bins, np.nan)
     if n_resamples > 0 and rows.n > 1:
-        rng = np.random.default_rng(seed)
-        ids, g = block_ids(rows.n, n_blocks, rng)
+        if clustering is None:
+            rng = np.random.default_rng(seed)
+            ids, g = block_ids(rows.n, n_blocks, rng)
+        else:
+            ids, g, weights, _ = cluster_design(clustering, n_resamples, seed)
         key = ids * n_bins + b
         sums = np.hstack([np.bincount(key, minlength=g * n_bins).reshape(g, n_bins).astype(float),
                           np.bincount(key, weights=rows.sq_err, minlength=g * n_bins).reshape(g, n_bins)])
-        reps = block_bootstrap_weights(g, n_resamples, rng) @ sums
+        if clustering is None:
+            weights = block_bootstrap_weights(g, n_resamples, rng)
+        reps = weights @ sums
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = np.sqrt(reps[:, n_bins:] / reps[:, :n_bins])
         a = (1.0 - level) / 2.0
@@ -523,6 +533,7 @@ def regression_diagrams(
     pit_bins: int = 20,
     n_resamples: int = 200,
     seed: int | None = 0,
+    clustering: Clustering | None = None,
 ) -> dict[str, pd.DataFrame]:
     """All diagram tables of one (y, dist) pair, keyed by the schema names of the module docstring.
 
@@ -540,6 +551,9 @@ def regression_diagrams(
         Bootstrap replicates of the Levi diagram.
     seed : int or None, default 0
         Seed of the bootstrap.
+    clustering : Clustering, optional
+        Rows resampled together by the Levi table's bootstrap (the other tables' bands are perfect-calibration
+        bands, drawn for independent rows).
 
     Returns
     -------
@@ -566,7 +580,8 @@ def regression_diagrams(
     curve_levels = np.unique(np.concatenate([[0.0], rows.dist.levels, [1.0]])) if stated else DEFAULT_LEVELS
     out = {
         "calibration_curve": calibration_curve_table(rows, levels=curve_levels),
-        "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed),
+        "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed,
+                                     clustering=clustering),
         "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
         "z_histogram": z_histogram_table(rows),
         "qq": qq_table(rows),

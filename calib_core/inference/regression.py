@@ -102,10 +102,12 @@ from scipy import special
 from threadpoolctl import ThreadpoolController
 
 from ..base import significance as sig
+from ..base.clustering import Clustering, cluster_design
 from ..base.regression import Gaussian, PredictiveDistribution, QuantileSet, SampleSet
 from ..base.report import CALIBRATION_STATISTIC, DESCRIPTIVE, PROPER_SCORE
 from ..metrics.regression import DEFAULT_COVERAGES, DEFAULT_LEVELS, Binning, RegressionRows, summary_statistics
 from .regression_bootstrap import bootstrap_intervals
+from .regression_cluster import cluster_ence_test, cluster_tests
 from .regression_ence import ence_test
 from .regression_ensemble import ensemble_tests, withhold_degenerate
 from .regression_location import location_tests
@@ -156,6 +158,7 @@ def infer_regression(
     seed: int | None = 0,
     rows: RegressionRows | None = None,
     values: dict[str, float] | None = None,
+    clustering: Clustering | None = None,
 ) -> InferenceResult:
     """Tests, intervals, references and the headline verdict for one regression (y, dist).
 
@@ -193,6 +196,11 @@ def infer_regression(
         Prepared rows.
     values : dict of str to float, optional
         The point values of these rows and options.
+    clustering : Clustering, optional
+        Which of these rows are resampled together (:func:`~calib_core.base.clustering.resolve_clustering` of the
+        set, ``.take`` of these rows): every interval then resamples whole clusters or moving blocks
+        (:func:`~calib_core.base.clustering.cluster_design`) and every test is cluster-aware
+        (:mod:`~calib_core.inference.regression_cluster`); None: independent rows.
 
     Returns
     -------
@@ -215,7 +223,7 @@ def infer_regression(
     """
     stage = inference_stage(y, dist, n_bins=n_bins, binning=binning, levels=levels, coverages=coverages,
                             n_null=n_null, n_boot=n_boot, n_blocks=n_blocks, level=level, seed=seed, rows=rows,
-                            values=values)
+                            values=values, clustering=clustering)
     return finish_inference(stage, n_bins=n_bins, binning=binning, alpha=alpha, rows=stage.rows)
 
 
@@ -262,7 +270,7 @@ class InferenceStage:
     binning : str
         Their binning.
     design : tuple
-        (N, n_blocks, n_boot, seed) of the bootstrap.
+        (N, n_blocks, n_boot, seed, clustering) of the bootstrap (clustering None: random row blocks).
     options : dict
         ``levels``, ``coverages``, ``n_null``, ``n_boot``, ``level``, ``seed``.
 
@@ -289,7 +297,7 @@ class InferenceStage:
     layout: str
     n_bins: int
     binning: str
-    design: tuple[int, int, int, int | None]  # (N, n_blocks, n_boot, seed) of the bootstrap (:func:`_design`)
+    design: tuple  # (N, n_blocks, n_boot, seed, clustering) of the bootstrap (:func:`_design`)
     options: dict[str, Any]
 
     @property
@@ -310,10 +318,15 @@ DISTANCES = ("ence", "max_calibration_deviation", "calibration_rmse", "quantile_
 ENCE_ROW_CACHES = ("var", "sq_err", "sigma_order")
 
 
-def _design(n: int, n_blocks: int, n_boot: int, seed: int | None) -> sig.BlockDesign:
+def _design(n: int, n_blocks: int, n_boot: int, seed: int | None,
+            clustering: Clustering | None = None) -> sig.BlockDesign:
     """The bootstrap's random blocks and weights: :func:`calib_core.base.significance.block_design` on the stream
-    ``(seed, 12)`` (seed None: 0, as always here)."""
-    return sig.block_design(n, n_blocks, n_boot, (0 if seed is None else int(seed), 12))
+    ``(seed, 12)`` (seed None: 0, as always here), or with a clustering its clusters
+    (:func:`~calib_core.base.clustering.cluster_design`, same stream)."""
+    stream = (0 if seed is None else int(seed), 12)
+    if clustering is not None:
+        return cluster_design(clustering, n_boot, stream)
+    return sig.block_design(n, n_blocks, n_boot, stream)
 
 
 def inference_stage(
@@ -331,13 +344,14 @@ def inference_stage(
     seed: int | None = 0,
     rows: RegressionRows | None = None,
     values: dict[str, float] | None = None,
+    clustering: Clustering | None = None,
 ) -> InferenceStage:
     """The part of :func:`infer_regression` (same arguments, no ``alpha``) that does not depend on the σ-bins
     (for ensembles: on other bins than ``n_bins``, ``binning``); see :class:`InferenceStage`.
 
     Parameters
     ----------
-    y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed, rows, values
+    y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed, rows, values, clustering
         As in :func:`infer_regression`.
 
     Returns
@@ -360,11 +374,11 @@ def inference_stage(
     """
     with _one_blas_thread():  # small matrix products: BLAS threads only oversubscribe the cores
         return _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed,
-                                rows, values)
+                                rows, values, clustering)
 
 
 def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot, n_blocks, level, seed, rows,
-                     values) -> InferenceStage:
+                     values, clustering=None) -> InferenceStage:
     if rows is None:
         if dist is None:
             raise ValueError("infer_regression needs (y, dist) or rows=")
@@ -379,7 +393,9 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     layouts = {Gaussian: "gaussian", QuantileSet: "quantile", SampleSet: "sample"}
     layout = layouts.get(type(r.dist), type(r.dist).__name__)
     rec: dict[str, dict[str, Any]] = {name: empty_record(name, float(v)) for name, v in values.items()}
-    ids, g, weights, rng = _design(n, n_blocks, n_boot, seed)
+    if clustering is not None and clustering.codes.shape[0] != n:
+        raise ValueError(f"the clustering has {clustering.codes.shape[0]} rows, the data {n}")
+    ids, g, weights, rng = _design(n, n_blocks, n_boot, seed, clustering)
     sums, names, boot = bootstrap_intervals(rec, values, r, ids, g, weights, coverages, level)
     pit_tests(rec, values, r, levels, n_null, level)
     z_tests(rec, values, r, null, level)
@@ -388,10 +404,12 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     location_tests(rec, values, r, level)  # below_median: exact binomial against ½ (ties bracketed)
     stated_tests(rec, values, r, coverages, n_null, level, seed)  # quantile sets: tests of the stated levels only
     ensemble_tests(rec, values, r, null.z_moments(), n_null, level, seed)  # ensembles: ranks, member range, z
+    if clustering is not None:  # every p-value and every interval not made of block sums: cluster-aware
+        cluster_tests(rec, values, r, null, ids, weights, boot, coverages, level, seed, clustering.block_length)
     return InferenceStage(
         rows=r, values=dict(values), rec=rec, rng_state=rng.bit_generator.state, z_moments=null.z_moments(),
         ensemble_bin_moments=null.bin_moments if isinstance(null, EnsembleNull) else None, layout=layout,
-        n_bins=int(n_bins), binning=str(binning), design=(n, n_blocks, n_boot, seed),
+        n_bins=int(n_bins), binning=str(binning), design=(n, n_blocks, n_boot, seed, clustering),
         options=dict(levels=tuple(np.asarray(levels, dtype=float).tolist()), coverages=tuple(coverages),
                      n_null=n_null, n_boot=n_boot, level=level, seed=seed),
     )
@@ -465,6 +483,8 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
         rec["ence"]["value"] = float(ence)
         ence_test(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights,
                   n_bins, binning, n_null, rng, level)
+        if stage.design[4] is not None:
+            cluster_ence_test(rec["ence"], values["ence"], r, ids, weights, n_bins, binning, level)
         withhold_degenerate(rec, stage.z_moments, stage.layout, ("ence",))  # ensembles of degenerate spread
 
     # ---- proper-score references, Spearman interval ------------------------------------------

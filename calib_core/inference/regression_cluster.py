@@ -1,0 +1,418 @@
+"""Regression tests and intervals that respect a clustering: rows resampled by whole clusters or moving blocks.
+
+With a :class:`~calib_core.base.clustering.Clustering` (forecasts made on one date share that date's surprise), the
+exact and simulated nulls of :mod:`~calib_core.inference.regression_tests` (independent rows) are far too
+confident: 2,000 rows from 40 dates carry the information of a few dozen rows.  :func:`cluster_tests` replaces
+every calibration statistic's p-value, and every interval not built on block sums, by a cluster-aware one:
+
+================================================  =================================================================
+statistic                                         test under clustering
+================================================  =================================================================
+mean z, coverage_c, below_median,                 cluster-robust t test of the mean of the per-row values or
+range_coverage, a stated pair's coverage          indicators (CR1, Student t with G − 1 d.f.; Cameron & Miller
+                                                  2015); interval x̄ ± t_{G−1} s.e.
+std z, ZMS, mean log z², skewness, kurtosis       centred bootstrap of the cluster replicates of the block sums
+                                                  (Hall & Wilson 1991): p = #{|θ* − θ̂| ≥ |θ̂ − θ₀|}
+PIT uniformity (KS), miscalibration area,         distance of the PIT's CDF from the diagonal on a grid,
+calibration_rmse, l2 QCE, max_level_deviation     D = ‖F̂ − id‖ against D* = ‖F* − F̂‖ of the replicates (centred
+                                                  distance); interval the band [D − q, D + q], q the level-quantile
+                                                  of D*
+pit_chi2, rank_chi2                               Σ_k (O*_k − Ô_k)²/E_k against Σ_k (Ô_k − E_k)²/E_k (cell shares
+                                                  of the replicates, scaled to N)
+ENCE (:func:`cluster_ence_test`)                  mean_b |d*_b − d̂_b| against mean_b |d̂_b|, d_b = RMSE_b/RMV_b − 1
+                                                  from the per-(cluster, σ-bin) sums; interval the band
+PIT entropy, reliability score, anything else     no cluster-aware test: p = NaN and a note
+================================================  =================================================================
+
+Quantile sets use the stated levels only: the PIT cell of each target between its stated quantiles, a target equal
+to a stated quantile placed uniformly at random over the cells next to it (seeded).  The perfect-calibration
+reference values (``perfect``) stay as they are: values, not tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from ..base.clustering import centred_bootstrap_p, centred_distance_p, cluster_mean_test
+from ..base.regression import Gaussian, QuantileSet
+from ..base.report import CALIBRATION_STATISTIC
+from ..metrics.regression import DEFAULT_LEVELS, RegressionRows
+from ..metrics.regression_ensemble_ranks import ensemble_ranks, ensemble_size, range_coverage_expected
+from ..metrics.regression_stated import stated_pairs
+from .regression_nulls import NullModel
+
+__all__ = ["cluster_tests", "cluster_ence_test", "cumulative_by_cluster", "NO_CLUSTER_TEST"]
+
+
+#: The note of a calibration statistic that has no cluster-aware test (its i.i.d. p-value is withheld)
+NO_CLUSTER_TEST = ("no test under clustering: this statistic has no cluster-aware test here (its independent-rows "
+                   "p-value would be too small), so it is withheld")
+
+#: Cells of the fine PIT grid of the KS distance and the miscalibration area (fewer when B·G is large)
+_FINE_GRID = 1000
+_GRID_BUDGET = 4e8  # B · G · cells of the replicate curves' matrix product
+
+_BOOT_KEYS = ("z_std", "zms", "mean_log_z2", "z_skewness", "z_excess_kurtosis")
+
+
+def cumulative_by_cluster(u: np.ndarray, codes: np.ndarray, g: int, grid: np.ndarray) -> np.ndarray:
+    """Per-cluster counts of u ≤ t_j on a grid: C[c, j] = #{i in cluster c: u_i ≤ t_j}.
+
+    Parameters
+    ----------
+    u : ndarray of shape (N,)
+        PIT values.
+    codes : ndarray of int, shape (N,)
+        Cluster of each row (0 … G − 1).
+    g : int
+        G.
+    grid : ndarray of shape (L,)
+        Increasing grid t.
+
+    Returns
+    -------
+    ndarray of shape (G, L)
+        The counts (float).
+
+    References
+    ----------
+    .. [1] Bickel, P. J. & Freedman, D. A. (1981). Some asymptotic theory for the bootstrap. *Annals of Statistics*
+       9(6), 1196–1217.
+
+    Examples
+    --------
+    >>> cumulative_by_cluster(np.array([0.1, 0.6, 0.3]), np.array([0, 0, 1]), 2, np.array([0.25, 0.5])).tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
+    grid = np.asarray(grid, dtype=float)
+    m = grid.size
+    cell = np.searchsorted(grid, u, side="left")  # u ≤ t_j ⇔ cell ≤ j
+    counts = np.bincount(np.asarray(codes, dtype=np.intp) * (m + 1) + cell, minlength=g * (m + 1)).reshape(g, m + 1)
+    return np.cumsum(counts, axis=1)[:, :m].astype(float)
+
+
+def _t_quantile(g: int, level: float) -> float:
+    return float(special.stdtrit(max(g - 1, 1), 0.5 + level / 2.0))
+
+
+def _mean_row(row: dict[str, Any], x: np.ndarray, codes: np.ndarray, null: float, what: str, level: float,
+              test: bool = True) -> None:
+    """Cluster-robust t test (``test``) and interval of a mean (the row's value is the mean of ``x`` up to a
+    constant)."""
+    t, p, se = cluster_mean_test(x, codes, null)
+    g = int(codes.max()) + 1 if codes.size else 0
+    v = row["value"]
+    upd: dict[str, Any] = {}
+    if test:
+        upd.update(p_value=p, p_mc_se=0.0,
+                   test=f"cluster-robust t test of the mean {what} (CR1 variance, {g - 1} d.f.)")
+    if np.isfinite(se) and np.isfinite(v):
+        q = _t_quantile(g, level) * se
+        upd.update(ci_low=float(v - q), ci_high=float(v + q), interval=f"cluster-robust t interval ({g - 1} d.f.)")
+    row.update(upd)
+
+
+def _distance_row(row: dict[str, Any], d_obs: float, d_boot: np.ndarray, level: float, what: str, *,
+                  squared: bool = False, upper: float = np.inf, interval: bool = True, test: bool = True) -> None:
+    """Centred-distance p-value (``test``) and the band [D − q, D + q] around the row's value (q the
+    level-quantile of D*)."""
+    if test:
+        p = centred_distance_p(d_obs, d_boot)
+        row.update(p_value=float(p), test=f"centred cluster bootstrap of {what} (Hall & Wilson 1991)",
+                   p_mc_se=float(np.sqrt(p * (1 - p) / max(d_boot.size, 1))) if np.isfinite(p) else 0.0)
+    finite = d_boot[np.isfinite(d_boot)]
+    v = row["value"]
+    if not interval or finite.size == 0 or not np.isfinite(v):
+        return
+    q = float(np.quantile(finite, level))
+    if squared:  # a squared distance: the band on its root
+        lo, hi = max(0.0, np.sqrt(v) - np.sqrt(q)) ** 2, min(np.sqrt(upper), np.sqrt(v) + np.sqrt(q)) ** 2
+    else:
+        lo, hi = max(0.0, v - q), min(upper, v + q)
+    row.update(ci_low=float(lo), ci_high=float(hi),
+               interval="cluster bootstrap band: value ± the level-quantile of the replicates' distance from the "
+                        "estimate")
+
+
+def _curves(cum: np.ndarray, n_g: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The estimate F̂ (L,) and the replicates F* (B, L) of a CDF on a grid from per-cluster cumulative counts."""
+    f_hat = cum.sum(axis=0) / n_g.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f_rep = (weights @ cum) / (weights @ n_g)[:, None]
+    return f_hat, f_rep
+
+
+def _quantile_pit(r: RegressionRows, seed: int | None) -> np.ndarray:
+    """A quantile set's PIT at its stated levels: the cell between the stated quantiles around each target, a
+    target equal to stated quantiles uniform over the cells next to them (seeded)."""
+    d = r.dist
+    tau = np.concatenate([[0.0], np.asarray(d.levels, dtype=float), [1.0]])
+    below = np.zeros(r.n, dtype=np.intp)
+    at_most = np.zeros(r.n, dtype=np.intp)
+    for j in range(d.values.shape[1]):  # over the stated levels, vectorised over rows
+        q = d.values[:, j]
+        below += q < r.y
+        at_most += q <= r.y
+    lo, hi = tau[below], tau[at_most + 1]
+    v = np.random.default_rng((0 if seed is None else int(seed), 31)).random(r.n)
+    return lo + v * (hi - lo)
+
+
+def _below_median(r: RegressionRows, u: np.ndarray) -> np.ndarray | None:
+    """Per-row share below the median: 1{y < m} with ties ½ (Gaussians), u < ½ otherwise."""
+    if isinstance(r.dist, Gaussian):
+        return (r.y < r.mean) + 0.5 * (r.y == r.mean)
+    return (u < 0.5).astype(float)
+
+
+def _coverage_indicator(r: RegressionRows, c: float, u: np.ndarray, pairs: Mapping[float, tuple[int, int]]):
+    """Per-row 1{target inside the central c-interval}, or None when the layout cannot say it per row."""
+    if isinstance(r.dist, QuantileSet) and pairs:
+        i, j = next(iter(pairs.values()))
+        tau = r.dist.levels
+        return ((u > tau[i]) & (u <= tau[j])).astype(float)
+    cached = r.__dict__.get("_interval_cache", {}).get(c)
+    if cached is not None:
+        return np.asarray(cached[0], dtype=float)
+    if r._gaussian:
+        return (r.abs_z <= float(special.ndtri(0.5 + c / 2.0))).astype(float)
+    lo, hi = r.dist.interval(c)
+    return ((r.y >= lo) & (r.y <= hi)).astype(float)
+
+
+def cluster_tests(rec: dict[str, dict[str, Any]], values: Mapping[str, float], r: RegressionRows, null: NullModel,
+                  codes: np.ndarray, weights: np.ndarray, boot: Mapping[str, np.ndarray], coverages, level: float,
+                  seed: int | None, block_length: int | None = None) -> None:
+    """Replace every calibration statistic's p-value (and the intervals not built on block sums) by its
+    cluster-aware version (module docstring); statistics without one get p = NaN and :data:`NO_CLUSTER_TEST`.
+    ENCE is left to :func:`cluster_ence_test` (its bins come later).
+
+    Mean-type: t = (x̄ − μ₀)/√V, V = G/(G − 1) Σ_g (Σ_{i∈g}(x_i − x̄))²/N², Student t with G − 1 d.f.  Spread and
+    shape: p = (1 + #{|θ* − θ̂| ≥ |θ̂ − θ₀|})/(1 + B).  Distances: p = (1 + #{‖m* − m̂‖ ≥ ‖m̂ − m₀‖})/(1 + B).
+
+    Parameters
+    ----------
+    rec : dict of str to dict
+        One record per statistic (updated).
+    values : mapping of str to float
+        The point values.
+    r : RegressionRows
+        The rows.
+    null : NullModel
+        The layout's null model (per-row z moments and coverage probabilities).
+    codes : ndarray of int, shape (N,)
+        Cluster of each row, 0 … G − 1.
+    weights : ndarray of shape (B, G)
+        Cluster (or moving-block) bootstrap weights.
+    boot : mapping of str to ndarray
+        Replicates of the smooth statistics from the same weights
+        (:func:`~calib_core.inference.regression_bootstrap.bootstrap_intervals`).
+    coverages : sequence of float
+        Central-interval levels.
+    level : float
+        Two-sided level of the intervals.
+    seed : int or None
+        Seeds the random placement of targets tied with a quantile set's stated quantiles.
+    block_length : int or None, default None
+        The clustering's moving-block length (None: whole clusters), for the intervals' names.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
+       Human Resources* 50(2), 317–372.
+    .. [2] Hall, P. & Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing. *Biometrics* 47(2),
+       757–762.
+    .. [3] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *Journal of the Royal Statistical
+       Society B* 69(3), 369–390.
+    .. [4] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+    g = int(weights.shape[1])
+    n_g = np.bincount(codes, minlength=g).astype(float)
+    done: set[str] = {"ence"}
+    quantile = isinstance(r.dist, QuantileSet)
+    u = _quantile_pit(r, seed) if quantile else r.u
+    tested = {k for k, row in rec.items() if np.isfinite(row["p_value"])}
+    # ---- means (descriptive ones get the interval alone) ------------------------------------------
+    if np.isfinite(values.get("z_mean", np.nan)):
+        zc = codes if r.z_ok is None else codes[r.z_ok]
+        m1 = np.broadcast_to(np.asarray(null.z_moments()[0], dtype=float), zc.shape)
+        x = r.z_finite - np.where(np.isfinite(m1), m1, 0.0)
+        _mean_row(rec["z_mean"], x, zc, 0.0, "z (minus its per-row null mean)", level, "z_mean" in tested)
+        done.add("z_mean")
+    if np.isfinite(values.get("below_median", np.nan)):
+        _mean_row(rec["below_median"], _below_median(r, u), codes, 0.5, "1{target below the median}", level,
+                  "below_median" in tested)
+        done.add("below_median")
+    for key in [k for k in rec if k.startswith("coverage_") and np.isfinite(rec[k]["value"])]:
+        c = float(key.split("_", 1)[1]) / 100.0
+        stated = stated_pairs(r.dist.levels, [c]) if quantile else {}
+        x = _coverage_indicator(r, c, u, stated)
+        if x is None:
+            continue
+        probs = null.coverage_prob(c) if not quantile and any(abs(c - cc) < 1e-12 for cc in coverages) else c
+        if np.ndim(probs) == 0:
+            _mean_row(rec[key], x, codes, float(probs), "coverage indicator", level, key in tested)
+        else:
+            _mean_row(rec[key], x - np.asarray(probs, dtype=float) + float(np.mean(probs)), codes,
+                      float(np.mean(probs)), "coverage indicator minus its per-row probability", level,
+                      key in tested)
+        done.add(key)
+    m = ensemble_size(r.dist)
+    if m and "range_coverage" in rec:
+        ranks = ensemble_ranks(r)
+        _mean_row(rec["range_coverage"], ((ranks >= 1) & (ranks <= m - 1)).astype(float), codes,
+                  float(range_coverage_expected(m)), "1{target inside the member range}", level,
+                  "range_coverage" in tested)
+        done.add("range_coverage")
+    # ---- spread and shape: centred bootstrap of the replicates ----------------------------------
+    for k in _BOOT_KEYS:
+        if k in tested and k in boot:
+            row = rec[k]
+            p = centred_bootstrap_p(float(row["value"]), np.asarray(boot[k], dtype=float), float(row["perfect"]))
+            row.update(p_value=float(p), p_mc_se=float(np.sqrt(p * (1 - p) / boot[k].shape[0])),
+                       test="centred cluster bootstrap against the value under perfect calibration (Hall & Wilson "
+                            "1991)")
+            done.add(k)
+    # ---- distances of the PIT's CDF ---------------------------------------------------------------
+    _curve_distances(rec, values, tested, done, r.u, codes, g, n_g, weights, level)
+    if quantile:
+        _stated_distances(rec, tested, done, u, r.dist.levels, codes, g, n_g, weights, level)
+    if m and "rank_chi2" in tested:
+        ranks = ensemble_ranks(r)
+        _chi2_row(rec["rank_chi2"], ranks, codes, g, np.full(m + 1, 1.0 / (m + 1)), weights, "the rank histogram")
+        done.add("rank_chi2")
+    how = "cluster bootstrap" if block_length is None else "moving-block bootstrap of clusters"
+    for row in rec.values():  # intervals made of block sums resampled clusters: say so
+        row["interval"] = row["interval"].replace("block bootstrap", how).replace("(blocks,", "(clusters,")
+    for k in tested - done:
+        if rec[k]["kind"] == CALIBRATION_STATISTIC:
+            note = rec[k]["note"]
+            rec[k].update(p_value=np.nan, p_mc_se=np.nan, test="",
+                          note=f"{note}; {NO_CLUSTER_TEST}" if note else NO_CLUSTER_TEST)
+
+
+def _curve_distances(rec, values, tested, done, u, codes, g, n_g, weights, level) -> None:
+    """KS distance and miscalibration area (fine grid), calibration_rmse (the level grid), l2 QCE (j/100): the test
+    where the statistic is tested, the band wherever it has a value (descriptive ones too)."""
+    have = {k for k in ("max_calibration_deviation", "miscalibration_area", "calibration_rmse",
+                        "quantile_calibration_error") if k in rec and np.isfinite(values.get(k, np.nan))}
+    if have & {"max_calibration_deviation", "miscalibration_area"}:
+        b = max(int(weights.shape[0]), 1)
+        k = int(min(_FINE_GRID, max(100, _GRID_BUDGET // max(b * g, 1))))
+        grid = np.arange(1, k) / k
+        f_hat, f_rep = _curves(cumulative_by_cluster(u, codes, g, grid), n_g, weights)
+        for key, agg, what in (("max_calibration_deviation", np.max, "max"), ("miscalibration_area", np.mean, "mean")):
+            if key in have:
+                _distance_row(rec[key], float(agg(np.abs(f_hat - grid))), agg(np.abs(f_rep - f_hat), axis=1), level,
+                              f"the PIT's CDF: {what} |F* − F̂| on {k - 1} grid points", upper=1.0,
+                              test=key in tested)
+                done.add(key)
+    for key, grid, sq in (("calibration_rmse", np.asarray(DEFAULT_LEVELS, dtype=float), False),
+                          ("quantile_calibration_error", np.arange(1, 101) / 100.0, True)):
+        if key not in have:
+            continue
+        f_hat, f_rep = _curves(cumulative_by_cluster(u, codes, g, grid), n_g, weights)
+        d_obs = float(np.mean((f_hat - grid) ** 2))
+        d_rep = np.mean((f_rep - f_hat) ** 2, axis=1)
+        if not sq:
+            d_obs, d_rep = float(np.sqrt(d_obs)), np.sqrt(d_rep)
+        _distance_row(rec[key], d_obs, d_rep, level, "the calibration curve (mean squared distance on its grid)",
+                      squared=sq, upper=1.0, test=key in tested)
+        done.add(key)
+
+
+def _chi2_row(row, cells, codes, g, probs, weights, what) -> None:
+    """Pearson-type distance of cell shares: D = N Σ (p̂ − π)²/π against D* = N Σ (p* − p̂)²/π."""
+    k = probs.size
+    cnt = np.bincount(codes * k + np.asarray(cells, dtype=np.intp), minlength=g * k).reshape(g, k).astype(float)
+    n = cnt.sum()
+    ph = cnt.sum(axis=0) / n
+    rep = weights @ cnt
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ps = rep / rep.sum(axis=1, keepdims=True)
+    d_obs = float(n * np.sum((ph - probs) ** 2 / probs))
+    d_rep = n * np.sum((ps - ph) ** 2 / probs, axis=1)
+    _distance_row(row, d_obs, d_rep, 0.95, f"{what}: N Σ (p*_k − p̂_k)²/π_k", interval=False)
+
+
+def _stated_distances(rec, tested, done, u, levels, codes, g, n_g, weights, level) -> None:
+    """A quantile set's stated levels: the PIT histogram over their cells and the largest level deviation."""
+    if not ({"pit_chi2", "max_level_deviation"} & tested):
+        return
+    tau = np.asarray(levels, dtype=float)
+    if "pit_chi2" in tested:
+        edges = np.concatenate([[0.0], tau, [1.0]])
+        cells = np.clip(np.searchsorted(tau, u, side="left"), 0, tau.size)
+        _chi2_row(rec["pit_chi2"], cells, codes, g, np.diff(edges), weights, "the PIT histogram over the stated levels")
+        done.add("pit_chi2")
+    if "max_level_deviation" in tested:
+        f_hat, f_rep = _curves(cumulative_by_cluster(u, codes, g, tau), n_g, weights)
+        _distance_row(rec["max_level_deviation"], float(np.max(np.abs(f_hat - tau))),
+                      np.max(np.abs(f_rep - f_hat), axis=1), level,
+                      "the share below each stated quantile: max |F*(τ) − F̂(τ)|", upper=1.0)
+        done.add("max_level_deviation")
+
+
+def cluster_ence_test(row: dict[str, Any], value: float, r: RegressionRows, codes: np.ndarray,
+                      weights: np.ndarray, n_bins: int, binning: str, level: float) -> None:
+    """ENCE's cluster-aware test and interval: with d_b = RMSE_b/RMV_b − 1 from the per-σ-bin sums Σε², Σσ², the
+    observed distance D = mean_b |d̂_b| against D* = mean_b √(k_b/(k_b − 1)) |d*_b − d̂_b| of the cluster
+    replicates (bins held fixed; k_b the clusters with rows in bin b, whose resampled spread is √((k_b − 1)/k_b) of
+    the true one — the CR1 factor, which matters when σ-bins follow the clusters); interval the band
+    [max(0, ENCE − q), ENCE + q], q the level-quantile of D*.
+
+    Parameters
+    ----------
+    row : dict
+        ENCE's record (updated; its reference and debiased value stay).
+    value : float
+        ENCE at these bins.
+    r : RegressionRows
+        The rows.
+    codes : ndarray of int, shape (N,)
+        Cluster of each row.
+    weights : ndarray of shape (B, G)
+        Cluster bootstrap weights.
+    n_bins : int
+        σ-bins.
+    binning : {"count", "width"}
+        Their binning.
+    level : float
+        Two-sided level of the interval.
+
+    References
+    ----------
+    .. [1] Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction
+       in regression tasks. *arXiv:1905.11659*.
+    .. [2] Hall, P. & Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing. *Biometrics* 47(2),
+       757–762.
+    """
+    if not np.isfinite(row["p_value"]) or not np.isfinite(value):
+        return
+    g = int(weights.shape[1])
+    nb = int(n_bins)
+    b = r.sigma_bins(n_bins, binning)
+    idx = np.asarray(codes, dtype=np.intp) * nb + b
+    s_var = np.bincount(idx, weights=r.var, minlength=g * nb).reshape(g, nb)
+    s_sq = np.bincount(idx, weights=r.sq_err, minlength=g * nb).reshape(g, nb)
+    v_tot, e_tot = s_var.sum(axis=0), s_sq.sum(axis=0)
+    ok = (v_tot > 0) & np.isfinite(v_tot) & np.isfinite(e_tot)
+    if not ok.any():
+        return
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_hat = np.sqrt(e_tot[ok] / v_tot[ok]) - 1.0
+        d_rep = np.sqrt((weights @ s_sq[:, ok]) / (weights @ s_var[:, ok])) - 1.0
+    # a bin holding few clusters: its bootstrap spread is too small by √((k − 1)/k) (the CR1 factor per bin)
+    k_b = np.count_nonzero(s_var[:, ok] > 0, axis=0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = np.where(k_b > 1, np.sqrt(k_b / (k_b - 1.0)), np.nan)
+    dist = np.nanmean(np.abs(d_rep - d_hat) * factor, axis=1)
+    _distance_row(row, float(np.mean(np.abs(d_hat))), dist, level,
+                  "ENCE: mean over σ-bins of |d*_b − d̂_b|, d_b = RMSE_b/RMV_b − 1 (bins fixed)")
+
