@@ -59,6 +59,7 @@ import json
 import os
 import platform
 import shlex
+import signal as os_signal
 import subprocess
 import sys
 import time
@@ -395,6 +396,7 @@ def run(args: argparse.Namespace) -> int:
     started = dt.datetime.now(dt.UTC)
     print(f"{len(todo)} data sets to diagnose ({len(done)} diagnoses already in {out}); commit {commit}",
           file=sys.stderr)
+    os_signal.signal(os_signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still logs itself (finally)
     deadline = time.time() + args.max_minutes * 60 if args.max_minutes else float("inf")
     new = 0
     t0 = last = time.time()
