@@ -43,6 +43,7 @@ __all__ = [
     "centred_bootstrap_p",
     "centred_distance_p",
     "cluster_mean_test",
+    "cluster_bootstrap_t",
 ]
 
 #: The columns a forecast hub's rows are clustered by when ``cluster="auto"`` (the first one present): every
@@ -489,3 +490,78 @@ def cluster_mean_test(x: np.ndarray, codes: np.ndarray, null_value: float = 0.0)
         return float("nan"), float("nan"), se
     t = (mean - float(null_value)) / se
     return t, float(2.0 * stats.t.sf(abs(t), g - 1)), se
+
+
+def cluster_bootstrap_t(x: np.ndarray, codes: np.ndarray, weights: np.ndarray, null_value: float = 0.0,
+                        level: float = 0.95) -> tuple[float, float, float, float]:
+    """Cluster bootstrap-t test and interval of a mean: with cluster totals T_g = Σ_{i∈g} x_i and sizes n_g, the
+    estimate x̄ = ΣT/Σn and its CR1 standard error s = √(G/(G − 1) Σ_g (T_g − n_g x̄)²)/N; each replicate (weights
+    w, clusters drawn w_g times) gives x̄* = Σw T/Σw n and s* from the same formula, so t* = (x̄* − x̄)/s* is one
+    matrix product away; p = min(1, 2 (1 + min(#{t* ≥ t}, #{t* ≤ t}))/(1 + B)) for t = (x̄ − μ₀)/s, interval
+    [x̄ − t*_{(1+level)/2} s, x̄ − t*_{(1−level)/2} s] (equal-tailed, so a skewed law of x̄ — a coverage near 1,
+    a mean of squares — is followed to second order where the t test with G − 1 d.f. is not; Hall 1992,
+    Cameron, Gelbach & Miller 2008).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        Per-row values.
+    codes : ndarray of int, shape (n,)
+        Cluster of each row (0 … G − 1).
+    weights : ndarray of shape (B, G)
+        Cluster (or moving-block) bootstrap weights (:func:`cluster_design`).
+    null_value : float, default 0.0
+        μ₀.
+    level : float, default 0.95
+        Two-sided level of the interval.
+
+    Returns
+    -------
+    p, low, high, se : float
+        p-value, interval and the standard error s (NaN with fewer than 2 clusters or no spread).
+
+    References
+    ----------
+    .. [1] Hall, P. (1992). *The Bootstrap and Edgeworth Expansion*. Springer.
+    .. [2] Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008). Bootstrap-based improvements for inference with
+       clustered errors. *The Review of Economics and Statistics* 90(3), 414–427.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> codes = np.repeat(np.arange(30), 10)
+    >>> x = rng.normal(size=30)[codes] + rng.normal(size=300)
+    >>> w = cluster_design(Clustering("g", codes, np.arange(30), None), 999, 1).weights
+    >>> p, lo, hi, se = cluster_bootstrap_t(x, codes, w)
+    >>> bool(lo < x.mean() < hi), p > 0.05
+    (True, True)
+    """
+    x = np.asarray(x, dtype=float)
+    codes = np.asarray(codes, dtype=np.intp)
+    weights = np.asarray(weights, dtype=float)
+    g = int(weights.shape[1]) if weights.ndim == 2 else 0
+    nan4 = (float("nan"),) * 4
+    if x.size == 0 or g < 2:
+        return nan4
+    t_g = np.bincount(codes, weights=x, minlength=g)
+    n_g = np.bincount(codes, minlength=g).astype(float)
+    cols = np.stack([t_g, n_g, t_g * t_g, t_g * n_g, n_g * n_g], axis=1)
+    tot = cols.sum(axis=0)
+    rep = weights @ cols
+    c = g / (g - 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = tot[0] / tot[1]
+        se = math.sqrt(max(c * (tot[2] - 2 * mean * tot[3] + mean * mean * tot[4]), 0.0)) / tot[1]
+        m_star = rep[:, 0] / rep[:, 1]
+        var_star = c * (rep[:, 2] - 2 * m_star * rep[:, 3] + m_star * m_star * rep[:, 4])
+        se_star = np.sqrt(np.maximum(var_star, 0.0)) / rep[:, 1]
+        t_star = (m_star - mean) / se_star
+    t_star = t_star[np.isfinite(t_star)]
+    if not se > 0 or t_star.size == 0:
+        return nan4
+    t0 = (mean - float(null_value)) / se
+    b = t_star.size
+    p = min(1.0, 2.0 * (1.0 + min(int(np.count_nonzero(t_star >= t0)), int(np.count_nonzero(t_star <= t0))))
+            / (1.0 + b))
+    q_lo, q_hi = np.quantile(t_star, [0.5 - level / 2.0, 0.5 + level / 2.0])
+    return float(p), float(mean - q_hi * se), float(mean - q_lo * se), float(se)

@@ -396,7 +396,8 @@ def _inference_stage(y, dist, n_bins, binning, levels, coverages, n_null, n_boot
     if clustering is not None and clustering.codes.shape[0] != n:
         raise ValueError(f"the clustering has {clustering.codes.shape[0]} rows, the data {n}")
     ids, g, weights, rng = _design(n, n_blocks, n_boot, seed, clustering)
-    sums, names, boot = bootstrap_intervals(rec, values, r, ids, g, weights, coverages, level)
+    with np.errstate(**({"invalid": "ignore", "divide": "ignore"} if g < 2 else {})):  # one cluster: no resampling
+        sums, names, boot = bootstrap_intervals(rec, values, r, ids, g, weights, coverages, level)
     pit_tests(rec, values, r, levels, n_null, level)
     z_tests(rec, values, r, null, level)
     zms_tests(rec, values, r, null, sums, names, boot, g, level, rng)
