@@ -485,7 +485,8 @@ def _finish_inference(stage: InferenceStage, n_bins, binning, alpha, ence, r: Re
         ence_test(rec["ence"], values["ence"], r, stage.z_moments, stage.ensemble_bin_moments, ids, g, weights,
                   n_bins, binning, n_null, rng, level)
         if stage.design[4] is not None:
-            cluster_ence_test(rec["ence"], values["ence"], r, ids, weights, n_bins, binning, level)
+            cluster_ence_test(rec["ence"], values["ence"], r, ids, weights, n_bins, binning, level, stage.z_moments,
+                              stage.ensemble_bin_moments)
         withhold_degenerate(rec, stage.z_moments, stage.layout, ("ence",))  # ensembles of degenerate spread
 
     # ---- proper-score references, Spearman interval ------------------------------------------

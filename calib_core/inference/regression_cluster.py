@@ -415,12 +415,15 @@ def one_cluster(rec: dict[str, dict[str, Any]]) -> None:
 
 
 def cluster_ence_test(row: dict[str, Any], value: float, r: RegressionRows, codes: np.ndarray,
-                      weights: np.ndarray, n_bins: int, binning: str, level: float) -> None:
-    """ENCE's cluster-aware test and interval: with d_b = RMSE_b/RMV_b − 1 from the per-σ-bin sums Σε², Σσ², the
-    observed distance D = mean_b |d̂_b| against D* = mean_b √(k_b/(k_b − 1)) |d*_b − d̂_b| of the cluster
-    replicates (bins held fixed; k_b the clusters with rows in bin b, whose resampled spread is √((k_b − 1)/k_b) of
-    the true one — the CR1 factor, which matters when σ-bins follow the clusters); interval the band
-    [max(0, ENCE − q), ENCE + q], q the level-quantile of D*.
+                      weights: np.ndarray, n_bins: int, binning: str, level: float, z_moments: tuple | None = None,
+                      ensemble_bin_moments: np.ndarray | None = None) -> None:
+    """ENCE's cluster-aware test and interval.  With R_b = Σε²/Σσ² of σ-bin b (so d_b = √R_b − 1 = RMSE_b/RMV_b − 1)
+    from the per-(cluster, bin) sums, its cluster-robust standard error s_b = √(c_b Σ_g (e_gb − R_b v_gb)²)/(2√R_b
+    V_b) (ratio estimator, c_b = k_b/(k_b − 1) for the k_b clusters with rows in the bin): the studentised distance
+    D = mean_b |d̂_b|/s_b against the replicates' D* = mean_b |d*_b − d̂_b|/s*_b (bins held fixed; Hall & Wilson
+    1991 — studentised, because the bins share the clusters' surprise and an unstudentised distance of a mean of
+    squares is skewed).  Interval: the band [max(0, ENCE − q), ENCE + q], q the level-quantile of the replicates'
+    mean_b |d*_b − d̂_b|.
 
     Parameters
     ----------
@@ -440,6 +443,12 @@ def cluster_ence_test(row: dict[str, Any], value: float, r: RegressionRows, code
         Their binning.
     level : float
         Two-sided level of the interval.
+    z_moments : tuple, optional
+        The null's per-row moments (E z, E z², …); each bin's deviation is centred at √(Σσ² E z²/Σσ²), its value
+        under perfect calibration (1 for Gaussians).
+    ensemble_bin_moments : ndarray of shape (5, bins), optional
+        An ensemble's exchangeability null per σ-bin (each candidate target binned by its own σ): the centre is then
+        √(E Σε²/E Σσ²) of each bin.
 
     References
     ----------
@@ -457,22 +466,54 @@ def cluster_ence_test(row: dict[str, Any], value: float, r: RegressionRows, code
     nb = int(n_bins)
     b = r.sigma_bins(n_bins, binning)
     idx = np.asarray(codes, dtype=np.intp) * nb + b
-    s_var = np.bincount(idx, weights=r.var, minlength=g * nb).reshape(g, nb)
-    s_sq = np.bincount(idx, weights=r.sq_err, minlength=g * nb).reshape(g, nb)
-    v_tot, e_tot = s_var.sum(axis=0), s_sq.sum(axis=0)
-    ok = (v_tot > 0) & np.isfinite(v_tot) & np.isfinite(e_tot)
+    s_v = np.bincount(idx, weights=r.var, minlength=g * nb).reshape(g, nb)
+    m2 = np.ones(r.n)
+    if z_moments is not None:
+        m2z = np.broadcast_to(np.asarray(z_moments[1], dtype=float), (int(r.z_finite.shape[0]),))
+        m2[r.z_ok if r.z_ok is not None else slice(None)] = np.where(np.isfinite(m2z), m2z, 1.0)
+    null_e = np.bincount(b, weights=r.var * m2, minlength=nb)
+    s_e = np.bincount(idx, weights=r.sq_err, minlength=g * nb).reshape(g, nb)
+    k_b = np.count_nonzero(np.bincount(idx, minlength=g * nb).reshape(g, nb), axis=0).astype(float)
+    v_tot, e_tot = s_v.sum(axis=0), s_e.sum(axis=0)
+    ok = (v_tot > 0) & np.isfinite(v_tot) & np.isfinite(e_tot) & (k_b > 1)
     if not ok.any():
+        row.update(p_value=np.nan, p_mc_se=np.nan, test="", note=NO_CLUSTER_TEST)
         return
+    s_v, s_e, k_b = s_v[:, ok], s_e[:, ok], k_b[ok]
     with np.errstate(invalid="ignore", divide="ignore"):
-        d_hat = np.sqrt(e_tot[ok] / v_tot[ok]) - 1.0
-        d_rep = np.sqrt((weights @ s_sq[:, ok]) / (weights @ s_var[:, ok])) - 1.0
-    # a bin holding few clusters: its bootstrap spread is too small by √((k − 1)/k) (the CR1 factor per bin)
-    k_b = np.count_nonzero(s_var[:, ok] > 0, axis=0).astype(float)
+        centre = np.sqrt(null_e[ok] / v_tot[ok])  # √R_b under perfect calibration
+        if ensemble_bin_moments is not None and np.shape(ensemble_bin_moments)[-1] == nb:
+            mx, _, mv = np.asarray(ensemble_bin_moments, dtype=float)[:3]
+            centre = np.sqrt(mx[ok] / mv[ok])
+    cr1 = k_b / (k_b - 1.0)  # CR1 per bin: a bin holding few clusters (σ-bins that follow the clusters)
+
+    def studentised(e, v, ee, ev, vv, centre):
+        # d_b = √(E_b/V_b) − 1; Var R_b ≈ CR1 Σ_g (e_g − R v_g)²/V² (ratio estimator), se(d) = se(R)/(2√R)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = e / v
+            var_r = cr1 * np.maximum(ee - 2 * ratio * ev + ratio * ratio * vv, 0.0) / (v * v)
+            se = np.sqrt(var_r) / (2.0 * np.sqrt(ratio))
+            return (np.sqrt(ratio) - centre) / se
+
+    cols = [s_e, s_v, s_e * s_e, s_e * s_v, s_v * s_v]
+    tot = [c.sum(axis=0) for c in cols]
+    d_hat = np.sqrt(tot[0] / tot[1])
+    t_obs = studentised(*tot, centre)
+    t_rep = studentised(*(weights @ c for c in cols), d_hat)
+    fin = np.isfinite(t_rep)
+    dist = np.where(fin.any(axis=1), np.where(fin, np.abs(t_rep), 0.0).sum(axis=1) / np.maximum(fin.sum(axis=1), 1),
+                    np.nan)
+    d_obs = float(np.mean(np.abs(t_obs[np.isfinite(t_obs)]))) if np.isfinite(t_obs).any() else np.nan
+    _distance_row(row, d_obs, dist, level, "the σ-bins' studentised deviations: mean_b |d*_b − d̂_b|/s*_b, "
+                  "d_b = RMSE_b/RMV_b − 1 (bins fixed)", interval=False)
+    # interval: the band of the unstudentised deviations (the same replicates), ENCE ± their level-quantile
     with np.errstate(invalid="ignore", divide="ignore"):
-        factor = np.where(k_b > 1, np.sqrt(k_b / (k_b - 1.0)), np.nan)
-    dev = np.abs(d_rep - d_hat) * factor
+        dev = np.abs(np.sqrt((weights @ s_e) / (weights @ s_v)) - d_hat)
     used = np.isfinite(dev)
-    dist = np.where(used.any(axis=1), np.where(used, dev, 0.0).sum(axis=1) / np.maximum(used.sum(axis=1), 1), np.nan)
-    _distance_row(row, float(np.mean(np.abs(d_hat))), dist, level,
-                  "ENCE: mean over σ-bins of |d*_b − d̂_b|, d_b = RMSE_b/RMV_b − 1 (bins fixed)")
+    plain = np.where(used, dev, 0.0).sum(axis=1) / np.maximum(used.sum(axis=1), 1)
+    plain = plain[used.any(axis=1)]
+    if plain.size:
+        q = float(np.quantile(plain, level))
+        row.update(ci_low=max(0.0, value - q), ci_high=value + q,
+                   interval="cluster bootstrap band: ENCE ± the level-quantile of the replicates' mean |d*_b − d̂_b|")
 
