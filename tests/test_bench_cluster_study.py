@@ -78,6 +78,9 @@ def test_a_tiny_configuration_runs_resumes_and_reports(tmp_path):
     methods = list(study.METHODS) if study.has_cluster_option() else ["iid"]
     assert len(df) == 2 * (2 + 1) * len(methods)  # types × (2 calibrated + 1 σ × 0.8) × methods
     assert set(df["verdict"]) <= {"calibrated", "miscalibrated"} and (df["cpu_s"] > 0).all()
+    if study.has_cluster_option():  # each method's report states its resampling
+        assert set(df["clustering"]) == {"independent rows", "whole date clusters resampled (20 clusters)",
+                                         "moving blocks of 3 consecutive date values resampled (20 values)"}
     study.main(args)  # resumes: nothing left to do
     assert len(study.read_results(out)) == len(df)
     again = study.run_one(("gaussian", "ar1", "sigma0.8", 20, 0), ["iid"], 2029, 50, 100)[0]
