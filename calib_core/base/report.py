@@ -425,7 +425,9 @@ class Report:
     dropped : DataFrame or None
         Summary of the rows dropped on reading.
     options : dict
-        The diagnose function's settings and notes.
+        The diagnose function's settings and notes; ``cluster``, ``block_length``, ``n_clusters`` and
+        ``clustering`` (:meth:`~calib_core.base.clustering.Clustering.describe`, or "independent rows") say which
+        rows the intervals and tests resampled together.
     verdicts : DataFrame
         One row per (model, group), columns :data:`VERDICT_COLUMNS`.
     """

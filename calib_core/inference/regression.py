@@ -89,6 +89,12 @@ entry point, its bins-free :func:`inference_stage` and :func:`finish_inference`)
 block-sum bootstrap in :mod:`~calib_core.inference.regression_bootstrap`, the tests of each family of statistics in
 :mod:`~calib_core.inference.regression_tests`, and kinds, families and words in
 :mod:`~calib_core.inference.regression_verdict`.
+
+Dependent rows: with a ``clustering`` (:mod:`calib_core.base.clustering`; forecasts made on one date share its
+surprise) the blocks of the bootstrap are the clusters (or moving blocks of them), so every interval built on block
+sums resamples clusters, and :mod:`~calib_core.inference.regression_cluster` replaces every p-value and every
+interval not built on block sums by a cluster-aware one (bootstrap-t of means, centred cluster bootstrap of
+distances); the nulls above assume independent rows and are then used for the reference values only.
 """
 
 from __future__ import annotations

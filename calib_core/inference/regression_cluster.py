@@ -8,21 +8,30 @@ every calibration statistic's p-value, and every interval not built on block sum
 ================================================  =================================================================
 statistic                                         test under clustering
 ================================================  =================================================================
-mean z, coverage_c, below_median,                 cluster-robust t test of the mean of the per-row values or
-range_coverage, a stated pair's coverage          indicators (CR1, Student t with G − 1 d.f.; Cameron & Miller
-                                                  2015); interval x̄ ± t_{G−1} s.e.
-std z, ZMS, mean log z², skewness, kurtosis       centred bootstrap of the cluster replicates of the block sums
+mean z, coverage_c, below_median,                 cluster bootstrap-t of the mean of the per-row values or
+range_coverage, a stated pair's coverage          indicators (CR1 standard errors, equal-tailed;
+                                                  :func:`~calib_core.base.clustering.cluster_bootstrap_t`);
+                                                  interval the bootstrap-t interval
+std z, ZMS, mean log z²                           the same for the means of (z − z̄)², z², log z² (a mean of
+                                                  squares is skewed and its spread estimate heavy-tailed: the
+                                                  bootstrap-t follows both, a centred percentile test did not)
+skewness, kurtosis                                centred bootstrap of the cluster replicates of the block sums
                                                   (Hall & Wilson 1991): p = #{|θ* − θ̂| ≥ |θ̂ − θ₀|}
 PIT uniformity (KS), miscalibration area,         distance of the PIT's CDF from the diagonal on a grid,
 calibration_rmse, l2 QCE, max_level_deviation     D = ‖F̂ − id‖ against D* = ‖F* − F̂‖ of the replicates (centred
                                                   distance); interval the band [D − q, D + q], q the level-quantile
                                                   of D*
-pit_chi2, rank_chi2                               Σ_k (O*_k − Ô_k)²/E_k against Σ_k (Ô_k − E_k)²/E_k (cell shares
-                                                  of the replicates, scaled to N)
-ENCE (:func:`cluster_ence_test`)                  mean_b |d*_b − d̂_b| against mean_b |d̂_b|, d_b = RMSE_b/RMV_b − 1
-                                                  from the per-(cluster, σ-bin) sums; interval the band
+pit_chi2, rank_chi2                               N Σ_k (p*_k − p̂_k)²/π_k against N Σ_k (p̂_k − π_k)²/π_k (cell
+                                                  shares of the replicates)
+ENCE (:func:`cluster_ence_test`)                  studentised per-bin deviations d_b = RMSE_b/RMV_b − 1 from the
+                                                  per-(cluster, σ-bin) sums, centred distance of their mean |·|
 PIT entropy, reliability score, anything else     no cluster-aware test: p = NaN and a note
 ================================================  =================================================================
+
+Measured with calibrated Gaussian forecasts whose errors share a date effect (half the error variance; 40 dates ×
+50 locations, 200 data sets): family-wise false alarms of the verdict 6.0% (Gaussian), 3.5% (23-level quantile
+set), 4.0% (20-member ensemble), against 79–88% with independent-rows tests; 91%, 87%, 92% detected when the
+stated spread is 0.8 of the true one.
 
 Quantile sets use the stated levels only: the PIT cell of each target between its stated quantiles, a target equal
 to a stated quantile placed uniformly at random over the cells next to it (seeded).  The perfect-calibration
@@ -37,7 +46,13 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..base.clustering import centred_bootstrap_p, centred_distance_p, cluster_bootstrap_t
+from ..base.clustering import (
+    MIN_RELIABLE_CLUSTERS,
+    centred_bootstrap_p,
+    centred_distance_p,
+    cluster_bootstrap_t,
+    cluster_mean_test,
+)
 from ..base.regression import Gaussian, QuantileSet
 from ..base.report import CALIBRATION_STATISTIC
 from ..metrics.regression import DEFAULT_LEVELS, RegressionRows
@@ -98,14 +113,26 @@ def cumulative_by_cluster(u: np.ndarray, codes: np.ndarray, g: int, grid: np.nda
 def _mean_row(row: dict[str, Any], x: np.ndarray, codes: np.ndarray, weights: np.ndarray, null: float, what: str,
               level: float, test: bool = True, back=None) -> None:
     """Cluster bootstrap-t test (``test``) and interval of a mean of per-row values ``x``
-    (:func:`~calib_core.base.clustering.cluster_bootstrap_t`); the row's value is the mean of ``x`` up to a constant,
-    or ``back`` of it (the interval's ends then go through ``back``)."""
-    p, lo, hi, _ = cluster_bootstrap_t(x, codes, weights, null, level)
+    (:func:`~calib_core.base.clustering.cluster_bootstrap_t`); with fewer than ``MIN_RELIABLE_CLUSTERS`` clusters
+    the cluster-robust t test with G − 1 d.f. (a bootstrap of 3 clusters has 10 distinct resamples).  The row's
+    value is the mean of ``x`` up to a constant, or ``back`` of it (the interval's ends then go through ``back``)."""
+    g = int(weights.shape[1])
+    if g >= MIN_RELIABLE_CLUSTERS:
+        p, lo, hi, _ = cluster_bootstrap_t(x, codes, weights, null, level)
+        how, se_mc = f"cluster bootstrap-t of the mean {what} (CR1 standard error, equal-tailed)", 1.0
+        ci_how = "cluster bootstrap-t interval (CR1 standard error)"
+    else:  # a handful of clusters: few distinct resamples; the t law with G − 1 d.f. is the conservative choice
+        _, p, se = cluster_mean_test(x, codes, null)
+        q = float(special.stdtrit(max(g - 1, 1), 0.5 + level / 2.0)) * se
+        m = float(np.mean(x))
+        lo, hi, se_mc = m - q, m + q, 0.0
+        how = f"cluster-robust t test of the mean {what} (CR1 variance, {g - 1} d.f.)"
+        ci_how = f"cluster-robust t interval ({g - 1} d.f.)"
     upd: dict[str, Any] = {}
     if test:
         b = max(int(weights.shape[0]), 1)
-        upd.update(p_value=p, p_mc_se=float(np.sqrt(p * (1 - p) / b)) if np.isfinite(p) else np.nan,
-                   test=f"cluster bootstrap-t of the mean {what} (CR1 standard error, equal-tailed)")
+        upd.update(p_value=p, test=how,
+                   p_mc_se=se_mc * float(np.sqrt(p * (1 - p) / b)) if np.isfinite(p) else np.nan)
     v = row["value"]
     if np.isfinite(lo) and np.isfinite(hi) and np.isfinite(v):
         if back is None:
@@ -113,7 +140,7 @@ def _mean_row(row: dict[str, Any], x: np.ndarray, codes: np.ndarray, weights: np
             lo, hi = v + (lo - m), v + (hi - m)
         else:
             lo, hi = back(lo), back(hi)
-        upd.update(ci_low=float(lo), ci_high=float(hi), interval="cluster bootstrap-t interval (CR1 standard error)")
+        upd.update(ci_low=float(lo), ci_high=float(hi), interval=ci_how)
     row.update(upd)
 
 

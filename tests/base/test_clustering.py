@@ -15,6 +15,7 @@ from calib_core.base.clustering import (
     auto_block_length,
     centred_bootstrap_p,
     centred_distance_p,
+    cluster_bootstrap_t,
     cluster_choices,
     cluster_design,
     cluster_mean_test,
@@ -107,3 +108,29 @@ def test_cluster_mean_test_holds_its_level_with_a_shared_cluster_shock(g):
     assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / reps) + 0.005
     naive = stats.ttest_1samp(x, 0.0, axis=1).pvalue
     assert (naive < 0.05).mean() > 0.5
+
+
+def test_cluster_bootstrap_t_holds_its_size_for_a_skewed_clustered_mean_where_iid_fails():
+    # cluster means of a chi-square-like quantity (a coverage near 1, a mean of squares): 30 clusters of 20 rows
+    # sharing half their variance; the truth is the population mean (1), 150 data sets
+    reps, g, m = 150, 30, 20
+    codes = np.repeat(np.arange(g), m)
+    design = cluster_design(Clustering("c", codes, np.arange(g), None), 400, 3)
+    rej_boot = rej_iid = cover = 0
+    for i in range(reps):
+        rng = np.random.default_rng([41, i])
+        e = np.sqrt(0.5) * rng.normal(size=g)[codes] + np.sqrt(0.5) * rng.normal(size=g * m)
+        x = e * e  # E x = 1, skewed cluster totals
+        p, lo, hi, se = cluster_bootstrap_t(x, codes, design.weights, 1.0)
+        rej_boot += p < 0.05
+        cover += lo <= 1.0 <= hi
+        rej_iid += stats.ttest_1samp(x, 1.0).pvalue < 0.05
+    # binomial tolerance: P(Bin(150, 0.05) >= 16) < 0.01; the i.i.d. t test is far above
+    assert rej_boot <= 15, rej_boot
+    assert rej_iid / reps > 0.3
+    assert cover >= stats.binom.ppf(0.001, reps, 0.95) - 1, cover
+
+
+def test_cluster_bootstrap_t_is_nan_with_one_cluster():
+    w = np.ones((10, 1))
+    assert np.isnan(cluster_bootstrap_t(np.arange(5.0), np.zeros(5, dtype=int), w)[0])
