@@ -15,7 +15,9 @@ that, and how the dependence-aware verdicts of ``cc.diagnose(ps, cluster=..., bl
     e_{d,l} = √½·a_d + √½·r_{d,l},     r_{d,l} i.i.d. N(0, 1),
 
 ``date`` dependence: a_d i.i.d. N(0, 1); ``ar1``: a_d a stationary AR(1) in d, a_d = ρ·a_{d−1} + √(1 − ρ²)·u_d
-with ρ = 0.7 and unit variance.  Either way e_{d,l} ~ N(0, 1) marginally and corr(e_{d,l}, e_{d,l'}) = ½: the
+with ρ = 0.7 and unit variance; ``ar1loc``: a_d i.i.d. and each location's r_{d,l} a stationary AR(1) over the dates
+(ρ = 0.7, unit variance) — errors that share a date effect across locations and are autocorrelated in time.  Either
+way e_{d,l} ~ N(0, 1) marginally and corr(e_{d,l}, e_{d,l'}) = ½: the
 forecast N(c, s²) — the TRUE marginal law of y — is calibrated row by row (probabilistic calibration, Gneiting,
 Balabdaoui & Raftery 2007), and so is the quantile set of the forecast hubs' 23 levels 0.01, 0.025, 0.05,
 0.10, …, 0.95, 0.975, 0.99 (Bracher et al. 2021) with the true quantiles c + s·Φ⁻¹(τ).  ``none`` (a_d = 0) is the
@@ -87,7 +89,8 @@ LOCATIONS = 50
 RHO = 0.7
 TYPES = ("gaussian", "quantile23")
 #: dependence → its label in the report
-DEPENDENCE = {"date": "date effect", "ar1": f"date effect + AR(1), ρ = {RHO}", "none": "independent rows"}
+DEPENDENCE = {"date": "date effect", "ar1loc": f"date effect + each location's AR(1) in time, ρ = {RHO}",
+              "ar1": f"date effect that is itself an AR(1), ρ = {RHO}", "none": "independent rows"}
 #: forecast → its label in the report
 FORECASTS = {"calibrated": "calibrated (false alarms)", "sigma0.8": "σ × 0.8 (power)"}
 #: method → the options of ``cc.diagnose``
@@ -152,8 +155,8 @@ def draw(ftype: str, dependence: str, forecast: str, dates: int, rng: np.random.
     ----------
     ftype : {"gaussian", "quantile23"}
         The forecast type.
-    dependence : {"date", "ar1", "none"}
-        The date effect's law.
+    dependence : {"date", "ar1loc", "ar1", "none"}
+        The date effect's law (``ar1loc``: i.i.d. date effects and each location's r an AR(1) over the dates).
     forecast : {"calibrated", "sigma0.8"}
         The stated scale.
     dates : int
@@ -174,8 +177,12 @@ def draw(ftype: str, dependence: str, forecast: str, dates: int, rng: np.random.
        sharpness. *Journal of the Royal Statistical Society B* 69(2), 243–268.
     """
     n = dates * locations
-    a = date_effect(dependence, dates, rng)
+    a = date_effect("date" if dependence == "ar1loc" else dependence, dates, rng)
     e = rng.standard_normal(n)
+    if dependence == "ar1loc":  # each location's own error an AR(1) over the dates, unit variance
+        r = e.reshape(dates, locations)
+        r[1:] *= np.sqrt(1.0 - RHO**2)
+        e = signal.lfilter([1.0], [1.0, -RHO], r, axis=0).ravel()
     if dependence != "none":  # half the error variance is the date's
         e = np.sqrt(0.5) * (np.repeat(a, locations) + e)
     c = rng.normal(0.0, 2.0, n)

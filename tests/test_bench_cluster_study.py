@@ -25,7 +25,7 @@ _spec.loader.exec_module(study)
 Z = 4.5  # tolerance in standard errors (a false failure is ~1e-5 per check)
 
 
-@pytest.mark.parametrize("dependence", ["date", "ar1", "none"])
+@pytest.mark.parametrize("dependence", ["date", "ar1loc", "ar1", "none"])
 def test_every_row_is_calibrated_and_rows_of_a_date_share_half_their_error(dependence):
     # pool 40 independent data sets: the PIT of N(c, s²) is uniform (s.e. from the data sets' own shares, which
     # carry the dates' dependence); per date the standardised errors correlate ½ (0 without a date effect)
@@ -44,6 +44,20 @@ def test_every_row_is_calibrated_and_rows_of_a_date_share_half_their_error(depen
     assert np.all(np.abs(shares.mean(axis=0) - taus) < Z * se)
     expected = 0.0 if dependence == "none" else 0.5
     assert abs(pairs.mean() - expected) < Z * pairs.std(ddof=1) / np.sqrt(pairs.size)
+
+
+def test_each_location_errors_are_an_ar1_in_time():
+    """``ar1loc``: one location's errors on consecutive dates correlate ½·0.7 (its AR(1) carries half the variance),
+    two dates apart ½·0.49; locations of one date still share ½."""
+    rng = np.random.default_rng(8)
+    lag1, lag2 = [], []
+    for _ in range(40):
+        ps = study.draw("gaussian", "ar1loc", "calibrated", 50, rng)
+        grid = ((ps.y - ps.dist.mean()) / np.sqrt(ps.dist.var())).reshape(50, study.LOCATIONS)
+        lag1.append((grid[1:] * grid[:-1]).mean())
+        lag2.append((grid[2:] * grid[:-2]).mean())
+    for got, want in ((np.array(lag1), 0.35), (np.array(lag2), 0.245)):
+        assert abs(got.mean() - want) < Z * got.std(ddof=1) / np.sqrt(got.size)
 
 
 def test_ar1_date_effects_have_unit_variance_and_lag_correlations_rho_to_the_k():
@@ -91,5 +105,5 @@ def test_a_tiny_configuration_runs_resumes_and_reports(tmp_path):
     assert study.main(["--report", "--out", str(out), "--page", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
     assert text.startswith("# Study\n\nbefore") and text.endswith("after\n") and "old" not in text
-    assert "| gaussian | date effect + AR(1), ρ = 0.7 | 20 | i.i.d. rows |" in text
+    assert "| gaussian | date effect that is itself an AR(1), ρ = 0.7 | 20 | i.i.d. rows |" in text
     assert "**Commands:** `python bench/cluster_study.py --dates 20" in text and "CPU in total" in text
