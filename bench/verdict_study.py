@@ -61,10 +61,7 @@ import argparse
 import csv
 import datetime as dt
 import json
-import os
-import platform
 import shlex
-import subprocess
 import sys
 import time
 import zlib
@@ -80,6 +77,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
+from bench.study_runs import commit_id, machine, mc_se  # noqa: E402
+from bench.study_runs import repair_tail as _repair_tail  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "verdict_study.csv"
 PAGE = ROOT / "docs" / "benchmarks" / "verdict-study.md"
@@ -402,56 +401,6 @@ def read_results(path: Path) -> pd.DataFrame:
                        dtype={"direction": str, "lead": str, "primary": str, "note": str, "commit": str})
 
 
-def _repair_tail(path: Path) -> None:
-    """Drop a partial last line (a run killed while writing), so that appending resumes cleanly."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    data = path.read_bytes()
-    if not data.endswith(b"\n"):
-        with path.open("r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
-
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def commit_id() -> str:
-    """The checkout's short commit, ``+dirty`` when tracked files differ from it.
-
-    Returns
-    -------
-    str
-        E.g. ``"34593c2"`` or ``"34593c2+dirty"``.
-    """
-    head = _git("rev-parse", "--short", "HEAD") or "unknown"
-    return head + ("+dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
-
-
-def machine() -> str:
-    """One line describing the machine: CPU model, cores, memory, Python and NumPy, load average.
-
-    Returns
-    -------
-    str
-        The description.
-    """
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else float("nan")
-    return (f"{model}, {os.cpu_count()} cores, {mem:.0f} GB, {platform.system()}, Python {platform.python_version()}, "
-            f"NumPy {np.__version__}, load average {os.getloadavg()[0]:.1f} at the start")
-
-
 # ----------------------------------------------------------------------------------------------- running
 def run(args: argparse.Namespace) -> int:
     """Run the configuration's missing data sets, appending each result to the file as it comes.
@@ -529,24 +478,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- the report
-def mc_se(rate: float, reps: int) -> float:
-    """Monte-Carlo standard error of a rate, √(r(1 − r)/R).
-
-    Parameters
-    ----------
-    rate : float
-        The rate r.
-    reps : int
-        Data sets R.
-
-    Returns
-    -------
-    float
-        The standard error.
-    """
-    return float(np.sqrt(rate * (1.0 - rate) / reps)) if reps else float("nan")
-
-
 def _n(n: int) -> str:
     e = int(round(np.log10(n)))
     sup = str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
