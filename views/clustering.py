@@ -252,8 +252,8 @@ def metric_table_statement(options: Mapping[str, Any]) -> str:
 
 
 def names_clustering(sentence: str, options: Mapping[str, Any]) -> str:
-    """A verdict sentence that names the clustering: the core's sentence when it already does ("(clusters: …)"),
-    else the sentence followed by the clustering.
+    """A verdict sentence that names the clustering: the core's sentence when it already does ("…; whole …
+    clusters resampled …"), else the sentence followed by the clustering.
 
     Parameters
     ----------
@@ -270,14 +270,14 @@ def names_clustering(sentence: str, options: Mapping[str, Any]) -> str:
     Examples
     --------
     >>> names_clustering("Calibrated.", {"clustering": "whole reference_date clusters resampled (12 clusters)"})
-    'Calibrated. (clusters: whole reference_date clusters resampled (12 clusters))'
+    'Calibrated; whole reference_date clusters resampled (12 clusters).'
     """
     described = str(options.get("clustering") or "")
     if not described or described in sentence:
         return sentence
     if described == INDEPENDENT:
         return f"{sentence} (rows treated as independent)"
-    return f"{sentence} (clusters: {described})"
+    return f"{sentence.rstrip().rstrip('.')}; {described}."
 
 
 def hub_verdict_table(verdicts: pd.DataFrame, options: Mapping[str, Any]) -> pd.DataFrame:

@@ -37,6 +37,7 @@ __all__ = [
     "MIN_RELIABLE_CLUSTERS",
     "MIN_TESTABLE_CLUSTERS",
     "too_few_clusters_sentence",
+    "clustered_sentence",
     "resolve_clustering",
     "cluster_choices",
     "auto_block_length",
@@ -602,3 +603,35 @@ def too_few_clusters_sentence(clustering: Clustering) -> str:
     return (f"Not tested: these rows fall into only {g} {clustering.column} cluster{'s' if g != 1 else ''}, and rows "
             f"that depend on each other within a cluster need at least {MIN_TESTABLE_CLUSTERS} clusters for intervals "
             "and tests; the values are shown without them.")
+
+
+def clustered_sentence(sentence: str, clustering: Clustering | None) -> str:
+    """A verdict sentence that ends by naming the clustering its tests respected: "…; whole reference_date clusters
+    resampled (40 clusters)."; unchanged without a clustering.
+
+    Parameters
+    ----------
+    sentence : str
+        The verdict's sentence.
+    clustering : Clustering or None
+        The clustering.
+
+    Returns
+    -------
+    str
+        The sentence.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
+       Human Resources* 50(2), 317–372.
+
+    Examples
+    --------
+    >>> c = Clustering("date", np.array([0, 1]), np.array(["a", "b"]), None)
+    >>> clustered_sentence("No evidence of miscalibration.", c)
+    'No evidence of miscalibration; whole date clusters resampled (2 clusters).'
+    """
+    if clustering is None:
+        return sentence
+    return f"{sentence.rstrip().rstrip('.')}; {clustering.describe()}."

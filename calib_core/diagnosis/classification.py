@@ -232,7 +232,7 @@ def diagnose_classification(
         forecast hub's reference date, else independent rows), None / ``"none"`` (independent rows) or a column.
         With a clustering every interval resamples whole clusters and every test is cluster-aware
         (:mod:`calib_core.inference.classification_cluster`; TCE untested), and each verdict sentence ends with
-        "(clusters: …)".
+        "…; whole reference_date clusters resampled (40 clusters).".
     block_length : int, "auto" or None, default None
         Moving blocks of that many consecutive clusters instead of whole clusters (clusters dependent in time).
     **ignored

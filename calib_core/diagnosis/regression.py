@@ -21,6 +21,7 @@ from ..base.clustering import (
     MIN_TESTABLE_CLUSTERS,
     Clustering,
     cluster_design,
+    clustered_sentence,
     resolve_clustering,
     too_few_clusters_sentence,
 )
@@ -116,39 +117,6 @@ def regression_inference(
     if clustering is not None:
         head = dict(head, sentence=clustered_sentence(head.get("sentence", ""), clustering))
     return table, head
-
-
-def clustered_sentence(sentence: str, clustering: Clustering | None) -> str:
-    """A verdict sentence that ends by naming the clustering its tests respected: "… (clusters: whole
-    reference_date clusters resampled (40 clusters))"; unchanged without a clustering.
-
-    Parameters
-    ----------
-    sentence : str
-        The verdict's sentence.
-    clustering : Clustering or None
-        The clustering.
-
-    Returns
-    -------
-    str
-        The sentence.
-
-    References
-    ----------
-    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. *Journal of
-       Human Resources* 50(2), 317–372.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> c = Clustering("date", np.array([0, 1]), np.array(["a", "b"]), None)
-    >>> clustered_sentence("No evidence of miscalibration.", c)
-    'No evidence of miscalibration (clusters: whole date clusters resampled (2 clusters))'
-    """
-    if clustering is None:
-        return sentence
-    return f"{sentence.rstrip().rstrip('.')} (clusters: {clustering.describe()})"
 
 
 def clustering_key(clustering: Clustering | None) -> tuple | None:

@@ -83,7 +83,7 @@ blocks, so every bootstrap interval above becomes a cluster interval, and every 
 one (:mod:`~calib_core.inference.classification_cluster`: cluster-robust t tests of the means, centred cluster
 bootstrap of the ECE-type distances and of the smooth ECE; TCE and MCE untested, p = NaN with the reason).  The null
 draws stay those of independent labels and only give the values under perfect calibration.  The headline
-sentence ends with "(clusters: …)".
+sentence ends by naming it ("…; whole reference_date clusters resampled (40 clusters).").
 
 The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  The machinery lives beside
 this module: per-cell statistics and intervals in :mod:`~calib_core.inference.classification_cells`, the null
@@ -100,7 +100,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design
+from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design, clustered_sentence
 from ..base.significance import (
     block_bootstrap_weights,
     block_ids,
@@ -296,7 +296,7 @@ def infer_classification(
                    n_sub=n_sub, level=level, alpha=alpha, classwise=classwise, exact_budget=exact_budget, seed=seed,
                    smooth=smooth, tce=tce)
     if clustering is not None:
-        sentence = f"{sentence.rstrip().rstrip('.')} (clusters: {clustering.describe()})"
+        sentence = clustered_sentence(sentence, clustering)
         options.update(cluster=clustering.column, block_length=clustering.block_length,
                        n_clusters=clustering.n_clusters, clustering=clustering.describe())
     timings["total"] = time.perf_counter() - t0

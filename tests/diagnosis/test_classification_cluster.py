@@ -33,7 +33,7 @@ def test_hub_pmf_clustered_by_reference_date():
     desc = "whole reference_date clusters resampled (40 clusters)"
     assert report.options["cluster"] == "auto" and report.options["block_length"] is None
     assert report.options["n_clusters"] == 40 and report.options["clustering"] == desc
-    assert all(s.endswith(f" (clusters: {desc})") for s in report.verdicts["sentence"])
+    assert all(s.endswith(f"; {desc}.") for s in report.verdicts["sentence"])
     table = report.table()
     assert table.loc["rps", "interval"] == "percentile cluster bootstrap"
     assert "cluster" in table.loc["ece", "test"] and np.isnan(table.loc["tce", "p_value"])

@@ -104,7 +104,7 @@ def test_every_test_cluster_aware_or_nan(block_length):
             assert np.isfinite(row["p_value"]), name
             assert "cluster" in row["test"] or "moving-block" in row["test"], (name, row["test"])
             assert "Monte Carlo" not in row["test"] and "Bernstein" not in row["test"]
-    assert res.sentence.endswith(f" (clusters: {cl.describe()})")
+    assert res.sentence.endswith(f"; {cl.describe()}.")
     assert res.options["clustering"] == cl.describe() and res.options["n_clusters"] == 40
     if block_length is not None:
         assert "moving-block" in tested.loc["confidence_gap", "test"]

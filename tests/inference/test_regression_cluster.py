@@ -103,7 +103,7 @@ def test_a_hub_is_clustered_by_reference_date_by_default():
     assert (o["cluster"], o["block_length"], o["n_clusters"]) == ("reference_date", None, 12)
     assert o["clustering"] == "whole reference_date clusters resampled (12 clusters)"
     sentence = rep.verdicts.iloc[0]["sentence"]
-    assert sentence.endswith("(clusters: whole reference_date clusters resampled (12 clusters))")
+    assert sentence.endswith("; whole reference_date clusters resampled (12 clusters).")
     moving = diagnose_regression(ps, n_resamples=100, n_simulations=100, diagrams=False, block_length="auto")
     assert moving.options["block_length"] == 2 and "moving blocks" in moving.options["clustering"]
     plain = diagnose_regression(ps, n_resamples=100, n_simulations=100, diagrams=False, cluster=None)

@@ -76,8 +76,8 @@ def test_the_statement_under_the_metric_table():
 def test_verdict_sentences_name_the_clustering_once():
     text = "whole reference_date clusters resampled (12 clusters)"
     assert vc.names_clustering("No evidence.", {}) == "No evidence."
-    assert vc.names_clustering("No evidence.", {"clustering": text}) == f"No evidence. (clusters: {text})"
-    already = f"No evidence (clusters: {text})."
+    assert vc.names_clustering("No evidence.", {"clustering": text}) == f"No evidence; {text}."
+    already = f"No evidence; {text}."
     assert vc.names_clustering(already, {"clustering": text}) == already
     assert vc.names_clustering("No evidence.", {"clustering": "independent rows"}) == (
         "No evidence. (rows treated as independent)")
@@ -118,7 +118,7 @@ def test_hub_verdicts_diagnose_the_kept_rows_with_the_pages_options(hub, monkeyp
     key, n, options = calls[0]
     assert n == kept.sum() and key.startswith("tok|hub_verdicts|rows=")
     assert options["cluster"] == "location" and options["block_length"] is None and options["diagrams"] is False
-    assert table["sentence"].tolist() == ["No evidence. (clusters: whole location clusters resampled (3 clusters))"]
+    assert table["sentence"].tolist() == ["No evidence; whole location clusters resampled (3 clusters)."]
     clu.hub_verdicts(hub, "tok", ~kept, {"cluster": None, "block_length": None})
     assert calls[1][0] != key and calls[1][2]["cluster"] is None
 
