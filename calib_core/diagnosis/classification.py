@@ -288,7 +288,10 @@ def diagnose_classification(
             notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
         rows = classification_rows(pset, mask, n_bins, strategy)
         sub = None if clustering is None else clustering.take(mask)
-        if sub is not None and sub.n_clusters < MIN_RELIABLE_CLUSTERS:
+        if sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
+                         f"no intervals and no tests with fewer than {MIN_TESTABLE_CLUSTERS} clusters")
+        elif sub is not None and sub.n_clusters < MIN_RELIABLE_CLUSTERS:
             notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
                          f"intervals and tests are unreliable with fewer than {MIN_RELIABLE_CLUSTERS} clusters")
         too_few = sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS

@@ -325,12 +325,14 @@ def diagnose_regression(
     clustering = resolve_clustering(pset, cluster, block_length)
     bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams, clustering_key(clustering))
     few: list[str] = []
+    untested: list[str] = []
     for model, group, mask in iter_subsets(pset, by_group):
         n = int(mask.sum())
         sub_clusters = None if clustering is None else clustering.take(mask)
-        if sub_clusters is not None and sub_clusters.n_clusters < MIN_RELIABLE_CLUSTERS and n >= 2:
-            few.append(f"{subset_name(model, group, pset, mask)} ({sub_clusters.n_clusters})")
         too_few = sub_clusters is not None and sub_clusters.n_clusters < MIN_TESTABLE_CLUSTERS
+        if sub_clusters is not None and sub_clusters.n_clusters < MIN_RELIABLE_CLUSTERS and n >= 2:
+            named = f"{subset_name(model, group, pset, mask)} ({sub_clusters.n_clusters})"
+            (untested if too_few else few).append(named)
         n_res, n_sim = (0, 0) if too_few else (n_resamples, n_simulations)  # no intervals, no tests
         y = pset.y if n == pset.n_rows else pset.y[mask]
         if n < 2:
@@ -406,7 +408,7 @@ def diagnose_regression(
         verdicts.append(head)
         if figures is not None:
             figs[(model, group)] = figures
-    notes += clustering_notes(clustering, few, diagrams)
+    notes += clustering_notes(clustering, few, diagrams, untested)
     return diagnosis_report(
         "regression",
         pset,
@@ -459,12 +461,17 @@ def clustering_options(clustering: Clustering | None) -> dict[str, Any]:
             "n_clusters": clustering.n_clusters, "clustering": clustering.describe()}
 
 
-def clustering_notes(clustering: Clustering | None, few: list[str], diagrams: bool) -> list[str]:
-    """The report's notes on a clustering: subsets with fewer than ``MIN_RELIABLE_CLUSTERS`` clusters, and which
-    diagram bands stay per row."""
+def clustering_notes(clustering: Clustering | None, few: list[str], diagrams: bool,
+                     untested: list[str] | None = None) -> list[str]:
+    """The report's notes on a clustering: subsets with fewer than ``MIN_TESTABLE_CLUSTERS`` clusters (no intervals,
+    no tests), with fewer than ``MIN_RELIABLE_CLUSTERS`` (unreliable), and which diagram bands stay per row."""
     if clustering is None:
         return []
     out = []
+    if untested:
+        out.append(f"fewer than {MIN_TESTABLE_CLUSTERS} {clustering.column} clusters in {', '.join(untested[:8])}"
+                   f"{' …' if len(untested) > 8 else ''}: no intervals and no tests (a bootstrap over so few clusters "
+                   "has a handful of distinct resamples)")
     if few:
         out.append(f"fewer than {MIN_RELIABLE_CLUSTERS} {clustering.column} clusters in {', '.join(few[:8])}"
                    f"{' …' if len(few) > 8 else ''}: intervals and tests are computed but unreliable with so few "

@@ -55,10 +55,12 @@ def test_real_hub_page_and_a_linked_heatmap_cell(app_page, real_data_dir, artifa
     for text in ("UMass-gbq", "simple_hub-baseline", "189"):
         expect(grid).to_contain_text(text, timeout=LONG)
     expect(page.get_by_text(re.compile("No selection"))).to_be_visible()
-    # 3 forecast dates: the verdicts resample them whole and say that so few clusters make them unreliable
+    # 3 forecast dates: too few clusters to resample, so no verdict tests them, and the page says why
     by_date = re.compile(r"Intervals and tests: whole reference_date clusters resampled \(3 clusters\)")
     expect(page.get_by_text(by_date)).to_be_visible(timeout=LONG)
-    expect(page.get_by_text(re.compile("fewer than 10 reference_date clusters"))).to_be_visible()
+    expect(page.get_by_text(re.compile("fewer than 5 reference_date clusters"))).to_be_visible()
+    expect(page.get_by_text(re.compile("Not tested: these rows fall into only 3 reference_date clusters")).first) \
+        .to_be_visible()
     screenshot(page, artifacts_dir / "hub_page.png")
 
     heat = charts.nth(3)

@@ -138,3 +138,16 @@ def test_few_clusters_and_the_diagram_bands_are_noted_and_levi_intervals_resampl
     levi0 = plain.diagrams[next(iter(plain.diagrams))]["levi_bins"]
     width = (levi["rmse_high"] - levi["rmse_low"]).mean()
     assert width > (levi0["rmse_high"] - levi0["rmse_low"]).mean()
+
+
+def test_fewer_than_five_clusters_get_no_intervals_and_no_tests():
+    """A bootstrap over 3 clusters has a handful of distinct resamples: nothing is tested, the verdict and the notes
+    say why, and the values are still there."""
+    ps = _hub(4, dates=3, locations=30)
+    rep = diagnose_regression(ps, n_resamples=100, n_simulations=100)
+    assert rep.verdicts["verdict"].eq("not tested").all()
+    assert rep.verdicts["sentence"].str.startswith("Not tested: these rows fall into only 3 reference_date").all()
+    assert any("fewer than 5 reference_date clusters" in n and "no intervals and no tests" in n
+               for n in rep.options["notes"])
+    table = rep.metrics
+    assert table["value"].notna().any() and table["p_value"].isna().all() and table["ci_low"].isna().all()
