@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from calib_core.base.clustering import HUB_CLUSTER_COLUMNS
 from calib_core.base.clustering import cluster_choices as core_cluster_choices
 from calib_core.base.predictions import PredictionSet
 from calib_core.base.regression import Gaussian, QuantileSet, SampleSet
 from calib_core.plots.compare import verdicts
+from views.clustering import auto_column as auto_cluster_column  # one rule for every page
 
-__all__ = ["ALPHA", "SCORE_LABELS", "AUTO_CLUSTER_COLUMNS", "empty_state", "score_choices", "default_baseline",
+__all__ = ["ALPHA", "SCORE_LABELS", "empty_state", "score_choices", "default_baseline",
            "cluster_choices", "auto_cluster_column", "cluster_label", "display_table", "sentences", "notes",
            "download_table", "model_order", "has_relative_scores", "diagnosis_page", "score_label", "BLOCK_CHOICES",
            "block_label", "block_value"]
@@ -30,7 +30,6 @@ ALPHA = 0.05
 #: Words of the scores (all negatively oriented: lower is better).
 SCORE_LABELS = {"wis": "WIS", "crps": "CRPS", "log": "log score", "brier": "Brier score"}
 #: Columns "auto" resamples by, in this order, when the data's task IDs hold one (the date a round is made on).
-AUTO_CLUSTER_COLUMNS = HUB_CLUSTER_COLUMNS
 #: "Blocks" choices: whole clusters drawn independently, or moving blocks of consecutive clusters (auto or k).
 BLOCK_CHOICES = ("whole", "auto", 2, 4, 8)
 _BASELINE_WORDS = ("baseline", "naive")
@@ -133,26 +132,6 @@ def default_baseline(models: Sequence[str]) -> str:
         if words & set(_BASELINE_WORDS):
             return str(m)
     return str(models[0])
-
-
-def auto_cluster_column(pset: PredictionSet) -> str | None:
-    """The column ``cluster="auto"`` resamples by: a hub's ``reference_date``, else ``forecast_date``, else
-    ``origin_date`` when the task IDs hold it; otherwise None (independent rows).
-
-    Parameters
-    ----------
-    pset : PredictionSet
-        The loaded data.
-
-    Returns
-    -------
-    str or None
-        The column.
-    """
-    units = pset.units
-    if units is None:
-        return None
-    return next((c for c in AUTO_CLUSTER_COLUMNS if c in units.columns), None)
 
 
 def cluster_choices(pset: PredictionSet) -> list[str]:
