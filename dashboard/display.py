@@ -13,6 +13,7 @@ import streamlit as st
 import calib_core as cc
 from calib_core import export
 from views import pages as views
+from views.numbers import display_numbers
 from views.pages import md_escape
 
 from .cache import content_key, diagnose_cached, result_cached
@@ -43,8 +44,16 @@ def csv_safe(data: Any) -> Any:
 def dataframe(data: Any, *, neutralised: bool = False, **kwargs: Any):
     """``st.dataframe`` of :func:`csv_safe` data: the toolbar's CSV download cannot carry a formula from a file
     (``=HYPERLINK(…)`` in a model name, a group, a label or a column name).  ``neutralised``: ``data`` is the
-    unchanged result of :func:`csv_safe` (a display frame cached after neutralisation), not neutralised twice."""
-    return st.dataframe(data if neutralised else csv_safe(data), **kwargs)
+    unchanged result of :func:`csv_safe` (a display frame cached after neutralisation), not neutralised twice.
+    Float columns holding tiny or huge values (2.9e-149, 1e300, ±inf) are shown as right-aligned text in
+    scientific notation (:func:`views.numbers.display_numbers`): the grid prints such numbers as rows of zeros or
+    as an error cell."""
+    data = data if neutralised else csv_safe(data)
+    if isinstance(data, pd.DataFrame):
+        data, config = display_numbers(data, kwargs.pop("column_config", None))
+        if config:
+            kwargs["column_config"] = config
+    return st.dataframe(data, **kwargs)
 
 
 def chart(fig, key: str, **kwargs: Any):

@@ -60,7 +60,7 @@ with right2:
         "spearman_scale_abs_y": "Spearman(γ, |y|)", "mean_width": f"mean {result.coverage:.0%} width",
         "coverage": "coverage", "min_bin_coverage": "min coverage over γ-bins",
         "max_bin_coverage": "max coverage over γ-bins"}))
-    st.dataframe(table.set_index("model").T, width="stretch",
+    ui.dataframe(table.set_index("model").T, width="stretch",
                  column_config={m: st.column_config.NumberColumn(format="%.3f") for m in models})
     st.caption("The Cauchy's CRPS is infinite and it has no variance, so there is no Levi RMSE-vs-RMV diagram "
                "for it.")

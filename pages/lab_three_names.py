@@ -61,7 +61,7 @@ table = result.bounds.rename(
     columns={"lower_z": "lower z", "upper_z": "upper z", "lower_rank": "rank of lower", "upper_rank": "rank of upper",
              "coverage_test": "held-out coverage", "mean_width": "mean width"}
 )
-st.dataframe(table, hide_index=True, width="stretch", column_config={
+ui.dataframe(table, hide_index=True, width="stretch", column_config={
     "lower z": st.column_config.NumberColumn(format="%.4f"), "upper z": st.column_config.NumberColumn(format="%.4f"),
     "rank of lower": st.column_config.NumberColumn(format="%.1f"),
     "rank of upper": st.column_config.NumberColumn(format="%.1f"),
