@@ -3,9 +3,10 @@
 The grid Streamlit draws tables with formats a float column itself. Tested in Chromium with Streamlit 1.67, it
 prints a probability of 2.9e-149 (Gaussian naive Bayes writes such values) as a run of zeros wider than the table,
 ``%.4g`` prints 123456789 as ``123500000``, and it cannot format 1e300 at all: the cell is marked as an error.
-So a float column that holds such a value is shown as text formatted here, right-aligned like a number: values
+A ``%g`` format writes tiny values with an exponent itself. So a float column that holds a value the
+grid cannot write is shown as text formatted here, right-aligned like a number: values
 whose size is between :data:`SMALL` and :data:`LARGE` keep the column's own format, all others are written
-``2.9e-149`` / ``1.235e+08`` (``%.{digits}g``, which switches to an exponent exactly when fixed notation would
+``2.9e-149`` / ``1.235e+09`` (``%.{digits}g``, which switches to an exponent exactly when fixed notation would
 need more digits); ``inf`` and ``-inf`` are written as such, a missing value is an empty cell. Columns without
 such values are left alone (they keep sorting as numbers).
 
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SMALL", "LARGE", "needs_text", "format_numbers", "display_numbers"]
+__all__ = ["SMALL", "LARGE", "needs_text", "needs_exponent", "format_numbers", "display_numbers"]
 
 #: Smallest nonzero size a table prints in fixed notation (``%.4f`` would show 0.0000 below it).
 SMALL = 1e-4
@@ -30,9 +31,7 @@ LARGE = 1e9
 
 
 def needs_text(values: Any) -> bool:
-    """Whether a column holds a value a table cell cannot show as a plain number.
-
-    True when a finite nonzero value has ``|x| < SMALL`` or ``|x| >= LARGE``, or a value is ±inf.
+    """Whether a column holds a value the grid cannot write as a number: ``|x| >= LARGE`` or ±inf.
 
     Parameters
     ----------
@@ -42,25 +41,52 @@ def needs_text(values: Any) -> bool:
     Returns
     -------
     bool
-        True when the column is better shown by :func:`format_numbers`.
+        True when the column is shown as text by :func:`format_numbers`.
 
     Examples
     --------
-    >>> needs_text([0.5, 2.9e-149]), needs_text([0.5, 12.0]), needs_text([1e300])
+    >>> needs_text([0.5, 1e300]), needs_text([0.5, 2.9e-149]), needs_text([-np.inf])
     (True, False, True)
     """
     x = np.asarray(values)
     if x.dtype.kind != "f" or x.size == 0:
         return False
-    size = np.abs(x[~np.isnan(x)])
-    return bool(np.any(np.isinf(size) | ((size > 0) & (size < SMALL)) | (size >= LARGE)))
+    return bool(np.any(np.abs(x[~np.isnan(x)]) >= LARGE))
+
+
+def needs_exponent(values: Any, fmt: str | None = None) -> bool:
+    """Whether a column's tiny values need a ``%g`` format: a finite nonzero ``|x| < SMALL`` and ``fmt`` (the
+    column's printf format; None for the grid's default, which writes them as rows of zeros) is not ``%g``.
+
+    Parameters
+    ----------
+    values : array-like
+        The column's values (floats; anything else gives False).
+    fmt : str, optional
+        The column's printf format.
+
+    Returns
+    -------
+    bool
+        True when the column's format should become a ``%g`` format (it stays a number column: it sorts).
+
+    Examples
+    --------
+    >>> needs_exponent([0.5, 2.9e-149]), needs_exponent([2.9e-149], "%.4g"), needs_exponent([0.5, 12.0])
+    (True, False, False)
+    """
+    x = np.asarray(values)
+    if x.dtype.kind != "f" or x.size == 0 or (fmt is not None and fmt.rstrip().endswith("g")):
+        return False
+    size = np.abs(x[np.isfinite(x)])
+    return bool(np.any((size > 0) & (size < SMALL)))
 
 
 def format_numbers(values: Any, fmt: str = "%.6g", digits: int = 4) -> list[str]:
     """Texts of a column's numbers: ``fmt`` where ``SMALL <= |x| < LARGE`` (or x = 0), ``%.{digits}g`` elsewhere.
 
     Every text fits a cell: the exponent form ``m.mmme±XX`` has ``digits`` significant digits, so a value of
-    2.9e-149 reads ``2.9e-149`` and 123456789 reads ``1.235e+08`` (never a row of zeros or a silent rounding to
+    2.9e-149 reads ``2.9e-149`` and 1234567890 reads ``1.235e+09`` (never a row of zeros or a silent rounding to
     ``123500000``). Missing values give an empty text; ±inf give ``inf`` / ``-inf``.
 
     Parameters
@@ -79,8 +105,8 @@ def format_numbers(values: Any, fmt: str = "%.6g", digits: int = 4) -> list[str]
 
     Examples
     --------
-    >>> format_numbers([2.9e-149, 0.5, 123456789.0, float("nan"), float("-inf")], "%.4f")
-    ['2.9e-149', '0.5000', '1.235e+08', '', '-inf']
+    >>> format_numbers([2.9e-149, 0.5, 1234567890.0, float("nan"), float("-inf")], "%.4f")
+    ['2.9e-149', '0.5000', '1.235e+09', '', '-inf']
     """
     x = np.asarray(values, dtype=float)
     out = np.full(x.shape, "", dtype=object)
@@ -110,11 +136,12 @@ def _printf(config: Any) -> str | None:
 
 def display_numbers(frame: pd.DataFrame, column_config: Mapping[str, Any] | None = None,
                     ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """A table's float columns that :func:`needs_text` as right-aligned text, and the column configs to match.
+    """A table's float columns made readable: huge values as text, tiny values with a ``%g`` format.
 
-    A column with a number config keeps its printf format for ordinary values and its label, width, help and
-    pinning; its type becomes text (alignment right). Other columns and frames without such values are returned
-    unchanged (the same objects).
+    A float column that :func:`needs_text` becomes right-aligned text (:func:`format_numbers` with the column's own
+    printf format for ordinary values), keeping its label, width, help and pinning. A float column that only
+    :func:`needs_exponent` stays a number column (it still sorts) whose format becomes ``%.4g`` (``%.6g`` when it
+    had none: raw data). Other columns, and frames without such values, are returned unchanged.
 
     Parameters
     ----------
@@ -130,25 +157,37 @@ def display_numbers(frame: pd.DataFrame, column_config: Mapping[str, Any] | None
 
     Examples
     --------
-    >>> shown, config = display_numbers(pd.DataFrame({"p": [2.9e-149, 0.25], "n": [1, 2]}))
-    >>> shown["p"].tolist(), config["p"]["alignment"], shown["n"].tolist()
-    (['2.9e-149', '0.25'], 'right', [1, 2])
+    >>> shown, config = display_numbers(pd.DataFrame({"w": [1e300, 0.25], "p": [2.9e-149, 0.5], "n": [1, 2]}))
+    >>> shown["w"].tolist(), config["w"]["alignment"], shown["p"].tolist(), config["p"]["type_config"]["format"]
+    (['1e+300', '0.25'], 'right', [2.9e-149, 0.5], '%.6g')
     """
     config = dict(column_config or {})
     if not frame.columns.is_unique:
         return frame, config
-    columns = list(frame.columns)
-    changed = [c for c in columns if pd.api.types.is_float_dtype(frame[c].dtype) and needs_text(frame[c].to_numpy())]
-    if not changed:
+    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)
+              and (c not in config or config[c] is None or _printf(config[c]) is not None)]
+    as_text = [c for c in floats if needs_text(frame[c].to_numpy())]
+    exponent = [c for c in floats if c not in as_text and needs_exponent(frame[c].to_numpy(), _printf(config.get(c)))]
+    for column in exponent:
+        own = config.get(column)
+        if isinstance(own, Mapping):
+            config[column] = {**own, "type_config": {**own["type_config"], "format": "%.4g"}}
+        else:
+            config[column] = {**_BLANK, "type_config": {"type": "number", "min_value": None, "max_value": None,
+                                                       "format": "%.6g", "step": None}}
+    if not as_text:
         return frame, config
     frame = frame.copy()
-    for column in changed:
+    for column in as_text:
         own = config.get(column)
         fmt = _printf(own) or "%.6g"
         frame[column] = format_numbers(frame[column].to_numpy(dtype=float, na_value=np.nan), fmt)
         kept = {k: own.get(k) for k in ("label", "width", "help", "pinned")} if isinstance(own, Mapping) else {}
-        config[column] = {**{k: None for k in ("label", "width", "help", "disabled", "required", "pinned",
-                                               "default")},
-                          **kept, "alignment": "right",
+        config[column] = {**_BLANK, **kept, "alignment": "right",
                           "type_config": {"type": "text", "max_chars": None, "validate": None}}
     return frame, config
+
+
+#: The fields of a Streamlit column config, unset.
+_BLANK: dict[str, Any] = {k: None for k in ("label", "width", "help", "disabled", "required", "pinned", "alignment",
+                                            "default")}
