@@ -160,7 +160,8 @@ def _npy(raw: bytes, kind: str, shape: tuple[int, ...], what: str, source: str) 
         raise summary_error(f"{what} is not a readable .npy array ({str(exc)[:80]})", source) from None
     want = _DTYPES[kind]
     if dtype != want or fortran:
-        raise summary_error(f"{what} holds {dtype.str}{' (Fortran order)' if fortran else ''}; it must be "
+        found = dtype.str if dtype.byteorder == ">" or dtype.kind in "OV" else dtype.name
+        raise summary_error(f"{what} holds {found}{' (Fortran order)' if fortran else ''}; it must be "
                             f"{want.name} ({'whole numbers' if kind == 'count' else kind})", source)
     full = shape + ((EXACT_BYTES,) if kind == "exact" else ())
     if tuple(got_shape) != full:

@@ -251,6 +251,13 @@ def _check_spec(d: Any, source: str) -> dict[str, Any]:
             if len(out[f]) < 2:
                 raise summary_error(f"header.json: spec.{f} has {len(out[f])} values; a regression summary has "
                                     "at least 2", source)
+        pe, z = out["pit_edges"], np.asarray(out["z_edges"])
+        grids = {*out["levels"], *out["qce_levels"], *np.linspace(0.0, 1.0, out["pit_bins"] + 1).tolist()}
+        if pe[0] != 0.0 or pe[-1] != 1.0 or out["levels"] != out["curve_edges"] or not grids <= set(pe):
+            raise summary_error("header.json: spec.pit_edges must run from 0 to 1 through every level, QCE level "
+                                "and PIT-histogram edge, and spec.curve_edges equal spec.levels", source)
+        if not np.array_equal(z, np.linspace(z[0], z[-1], z.size)):
+            raise summary_error("header.json: spec.z_edges must be equally spaced", source)
     sigma = []
     for i, e in enumerate(_list(s["sigma_edges"], "spec.sigma_edges", MAX_PARTS, source)):
         where = f"spec.sigma_edges[{i}]"
@@ -517,7 +524,36 @@ def check_part_counts(spec: Mapping[str, Any], arrays: Mapping[str, np.ndarray])
     for name in ("stated_lo", "stated_hi", *(k for k in arrays if k.startswith("stated_") and ":" in k)):
         if name in arrays and (arrays[name] > total).any():
             raise ValueError(f"array {name!r} counts more than the part's {total:,} rows")
+    if "sigma_min" in arrays:
+        _check_floats(arrays, n, np.asarray(spec["z_edges"], dtype=float))
     return total
+
+
+def _check_floats(arrays: Mapping[str, np.ndarray], n: np.ndarray, z_edges: np.ndarray) -> None:
+    """The float arrays of a regression part: NaN only where a bin is empty, finite sums, σ ≥ 0, PIT sums in
+    [0, count] (every u in [0, 1]), min ≤ max, the smallest / largest z in the first / last non-empty z bin."""
+    lo, hi, empty = arrays["sigma_min"], arrays["sigma_max"], n == 0
+    with np.errstate(invalid="ignore"):
+        ok = np.where(empty, np.isnan(lo) & np.isnan(hi), np.isfinite(lo) & np.isfinite(hi) & (lo >= 0) & (lo <= hi))
+    if not ok.all():
+        raise ValueError("arrays 'sigma_min' / 'sigma_max' must be NaN in the empty σ-bins and 0 ≤ min ≤ max finite "
+                         "in the others")
+    zmin, zmax = float(arrays["z_min"][0]), float(arrays["z_max"][0])
+    full = np.flatnonzero(arrays["z_hist"])
+    if int(arrays["nz"].sum()) > 0 and full.size:
+        bounds = np.concatenate([[-np.inf], z_edges, [np.inf]])  # z bin k: [bounds[k], bounds[k + 1]]
+        z_ok = (np.isfinite(zmin) and np.isfinite(zmax) and bounds[full[0]] <= zmin <= bounds[full[0] + 1]
+                and bounds[full[-1]] <= zmax <= bounds[full[-1] + 1])
+    else:
+        z_ok = np.isnan(zmin) and np.isnan(zmax)
+    if not z_ok:
+        raise ValueError("arrays 'z_min' / 'z_max' must lie in the first / last non-empty bin of 'z_hist' (NaN "
+                         "without any z)")
+    ps, pl, zs, zh = arrays["pit_sum"], arrays["pit_le"], arrays["z_sum"], arrays["z_hist"]
+    if not (np.isfinite(ps).all() and (ps >= 0).all() and (ps <= pl).all()):
+        raise ValueError("array 'pit_sum' must hold finite sums of PIT values in [0, 1] (at most 'pit_le')")
+    if not (np.isfinite(zs).all() and (zs[zh == 0] == 0).all()):
+        raise ValueError("array 'z_sum' must hold finite sums, 0 where 'z_hist' is")
 
 
 def check_totals(part_rows: Mapping[tuple[str, str], int], names: Mapping[tuple[str, str], set], n_rows: int,
