@@ -19,7 +19,6 @@ import numpy as np
 from .mergeable_exact import (
     EXACT_UNIT_BITS,
     bin_by_edges,
-    bytes_to_ints,
     equal_count_edges,
     equal_count_positions,
     exact_bin_sums,
@@ -32,7 +31,7 @@ from .mergeable_exact import (
     splitmix64,
 )
 from .mergeable_read import read_summary_archive
-from .mergeable_validate import FORMAT, FORMAT_VERSION, spec_differences
+from .mergeable_validate import FORMAT, FORMAT_VERSION, part_label, spec_differences
 from .predictions import ALL, InputError
 
 __all__ = [
@@ -268,7 +267,7 @@ class Summary:
         parts = {}
         for key in sorted(set(self.parts) | set(other.parts)):
             if key in self.parts and key in other.parts:
-                parts[key] = merge_parts(self.parts[key], other.parts[key], f" (model {key[0]!r}, group {key[1]!r})")
+                parts[key] = merge_parts(self.parts[key], other.parts[key], f" ({part_label(*key)})")
             else:
                 parts[key] = dict(self.parts.get(key) or other.parts[key])
         dropped: dict[str, dict[str, Any]] = {}
@@ -313,10 +312,8 @@ class Summary:
         counts consistent with ``n_rows``; anything else raises ``InputError`` naming ``source`` and the part (a
         wrong format or version names both).  Never unpickles."""
         content = read_summary_archive(data, source=source, max_bytes=max_bytes)
-        parts = {key: {name: bytes_to_ints(arr) if arr.dtype == np.uint8 else arr for name, arr in arrays.items()}
-                 for key, arrays in content.parts.items()}
-        spec = SummarySpec(**content.spec)
-        return cls(spec, parts, content.n_rows, content.dropped, content.source, content.models)
+        return cls(SummarySpec(**content.spec), content.parts, content.n_rows, content.dropped, content.source,
+                   content.models)
 
 
 def _pair(a: Summary, b: Summary) -> str:

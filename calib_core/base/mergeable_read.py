@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .mergeable_exact import bytes_to_ints
 from .mergeable_validate import (
     EXACT_BYTES,
     EXACT_MAX_BITS,
@@ -41,6 +42,7 @@ from .mergeable_validate import (
     check_header,
     check_part_counts,
     check_totals,
+    part_label,
     summary_error,
 )
 
@@ -63,7 +65,7 @@ class SummaryContent:
     spec : dict
         The spec's fields (lists as tuples).
     parts : dict of (str, str) to dict of str to ndarray
-        Per (model, group) the arrays (exact sums as bytes, shape + (296,)).
+        Per (model, group) the arrays (exact sums as object arrays of Python integers).
     n_rows : int
         Rows summarised.
     dropped : dict
@@ -255,7 +257,7 @@ def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: i
     parts: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     rows: dict[tuple[str, str], int] = {}
     for model, group, arrays in head["parts"]:
-        where = f"the part (model {model!r}, group {group!r})"
+        where = part_label(model, group)
         try:
             schema = array_schema(spec, [a[0] for a in arrays])
         except ValueError as exc:
@@ -275,7 +277,8 @@ def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: i
             if info.file_size > most:
                 raise summary_error(f"{what} states {info.file_size:,} bytes; its shape {shape} needs at most "
                                     f"{most:,}", source)
-            got[name] = _npy(_member(zf, info, what, source), kind, shape, what, source)
+            arr = _npy(_member(zf, info, what, source), kind, shape, what, source)
+            got[name] = bytes_to_ints(arr) if kind == "exact" else arr
         try:
             rows[(model, group)] = check_part_counts(spec, got)
         except ValueError as exc:

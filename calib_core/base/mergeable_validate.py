@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from .mergeable_exact import EXACT_UNIT_BITS
 from .predictions import ALL, InputError
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "EXACT_BYTES",
     "EXACT_MAX_BITS",
     "summary_error",
+    "part_label",
     "check_header",
     "array_schema",
     "check_part_counts",
@@ -153,7 +155,30 @@ def summary_error(message: str, source: str, *, newer: bool = False) -> InputErr
     return InputError(message, source=source, hint=_HINT, app_hint=_APP_HINT)
 
 
+def part_label(model: str, group: str) -> str:
+    """How a message names a (model, group) part: ``the part of model 'm', all rows`` or ``…, group 'g'``.
+
+    Parameters
+    ----------
+    model, group : str
+        The part's key (group :data:`~calib_core.base.predictions.ALL`: all rows of the model).
+
+    Returns
+    -------
+    str
+        The words.
+
+    References
+    ----------
+    .. [1] Miller, B. P., Fredriksen, L., & So, B. (1990). An empirical study of the reliability of UNIX
+       utilities. Communications of the ACM, 33(12), 32–44.
+    """
+    return f"the part of model {model[:80]!r}, " + ("all rows" if group == ALL else f"group {group[:80]!r}")
+
+
 def _short(v: Any) -> str:
+    if type(v) is int:
+        return f"{v:,}"
     text = repr(v)
     return text if len(text) <= 60 else text[:57] + "…"
 
@@ -348,7 +373,7 @@ def check_header(header: Any, source: str) -> dict[str, Any]:
             raise summary_error(f"header.json: parts[{i}] must be {{model, group, arrays}}", source)
         key = (_text(e["model"], f"parts[{i}].model", source), _text(e["group"], f"parts[{i}].group", source))
         if key in seen:
-            raise summary_error(f"header.json: the part (model {key[0]!r}, group {key[1]!r}) is listed twice", source)
+            raise summary_error(f"header.json: {part_label(*key)} is listed twice", source)
         seen.add(key)
         arrays, names = [], set()
         for j, a in enumerate(_list(e["arrays"], f"parts[{i}].arrays", MAX_ARRAYS, source)):
@@ -356,8 +381,7 @@ def check_header(header: Any, source: str) -> dict[str, Any]:
                 raise summary_error(f"header.json: parts[{i}].arrays[{j}] must be {{name, file, exact}}", source)
             name, file = _text(a["name"], "an array name", source), _text(a["file"], "an array file", source)
             if name in names:
-                raise summary_error(f"header.json: part (model {key[0]!r}, group {key[1]!r}) lists {name!r} twice",
-                                    source)
+                raise summary_error(f"header.json: {part_label(*key)} lists {name!r} twice", source)
             names.add(name)
             arrays.append((name, file, a["exact"]))
         parts.append((key[0], key[1], arrays))
@@ -526,6 +550,10 @@ def check_part_counts(spec: Mapping[str, Any], arrays: Mapping[str, np.ndarray])
             raise ValueError(f"array {name!r} counts more than the part's {total:,} rows")
     if "sigma_min" in arrays:
         _check_floats(arrays, n, np.asarray(spec["z_edges"], dtype=float))
+    limit = total << (EXACT_UNIT_BITS + 1024)  # N rows of finite float64 values, in units of 2**-1138
+    for name, arr in arrays.items():
+        if arr.dtype == object and any(abs(v) >= limit for v in arr.reshape(-1).tolist()):
+            raise ValueError(f"array {name!r} holds an exact sum beyond {total:,} rows of float64 values")
     return total
 
 

@@ -17,7 +17,7 @@ import pytest
 import calib_core as cc
 from calib_core.base import mergeable_validate as V
 from calib_core.base.mergeable import Summary, merge_parts
-from calib_core.base.mergeable_exact import ints_to_bytes
+from calib_core.base.mergeable_exact import exact_float, ints_to_bytes
 from calib_core.base.predictions import ALL
 from calib_core.metrics.regression_wis import WIS_PARTS
 from calib_core.scale import summary as S
@@ -61,19 +61,22 @@ def _set(path: tuple, value):
 
 
 # ----------------------------------------------------------------------------------------- valid files
-@pytest.mark.parametrize("make", [
-    lambda: gaussian_set(300, groups=True), lambda: quantile_set(200), lambda: ensemble_set(150),
-    lambda: classification_set(250, 3), lambda: classification_set(250, 2), lambda: top_label_set(200), point_set,
-], ids=["gaussian-groups", "quantile", "ensemble", "classes-3", "binary", "top-label", "point"])
-@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
-def test_every_layout_reads_back_equal(make, strategy):
+LAYOUTS = {
+    "gaussian-groups": (lambda: gaussian_set(300, groups=True), {}), "quantile": (lambda: quantile_set(200), {}),
+    "ensemble": (lambda: ensemble_set(150), {}), "classes-3": (lambda: classification_set(250, 3), {}),
+    "binary": (lambda: classification_set(250, 2), {}), "top-label": (lambda: top_label_set(200), {}),
+    "point": (point_set, {}), "classes-3-equal-mass": (lambda: classification_set(250, 3), {"strategy": "quantile"}),
+    "binary-equal-mass": (lambda: classification_set(250, 2), {"strategy": "quantile"}),
+    "top-label-equal-mass": (lambda: top_label_set(200), {"strategy": "quantile"}),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_every_layout_reads_back_equal(layout):
+    make, options = LAYOUTS[layout]
     pset = make()
-    options = {"strategy": strategy} if pset.task == "classification" else {}
-    if strategy == "quantile" and pset.task != "classification":
-        pytest.skip("the equal-mass strategy is classification's")
     s = S.summarize(pset, spec=S.spec_for(pset, n_blocks=16, **options))
-    merged = S.merge(s, s)
-    for summary in (s, merged):
+    for summary in (s, S.merge(s, s)):
         back = Summary.from_bytes(summary.to_bytes(), source="ok.summary")
         assert same(back, summary)
 
@@ -168,7 +171,7 @@ def test_a_crc_error_names_the_member_and_the_part():
     while data[pos + 46:pos + 46 + len(name)] != name:  # the member's central directory record
         pos = data.find(b"PK\x01\x02", pos + 4)
     data[pos + 16] ^= 0xFF  # its stored CRC-32: the data decompresses, the checksum does not match
-    refused(bytes(data), "array 'n'", "model 'model'", "checksum", "damaged")
+    refused(bytes(data), "array 'n'", "model 'model', all rows", "checksum", "damaged")
 
 
 def test_a_damaged_deflate_stream_is_refused_as_damaged():
@@ -254,6 +257,18 @@ def test_an_exact_sum_beyond_any_float_sum_is_refused():
     raw = load_array(data, "x:conf")
     raw[0, -1] = 0x40  # a positive value of ~2**2366
     refused(with_array(data, "x:conf", npy(raw)), "array 'x:conf'", "exact sum")
+
+
+def test_an_exact_sum_beyond_its_rows_of_float64_values_is_refused():
+    data = file_of("cls2")
+    n_rows = summary_of("cls2").n_rows
+    huge = ints_to_bytes(np.array([n_rows << (1138 + 1024)] + [0] * 14, dtype=object))
+    refused(with_array(data, "x:conf", npy(huge)), "array 'x:conf'", "exact sum beyond")
+
+
+def test_exact_sums_beyond_the_float_range_round_to_infinity():
+    big = 1 << (1138 + 1030)
+    np.testing.assert_array_equal(exact_float(np.array([big, -big, 0], dtype=object)), [np.inf, -np.inf, 0.0])
 
 
 # ----------------------------------------------------------------------------------------- merging

@@ -260,6 +260,7 @@ def test_the_reader_fuzzed_ten_times_longer(category):
         _fuzz(category, STRATEGIES[category], 10 * BUDGET[category])()
     finally:
         SLOW.clear()
+    print(f"summary-file fuzz outcomes after {category}:", OUTCOMES)
 
 
 def test_the_fuzz_figures():
