@@ -31,7 +31,7 @@ from .mergeable_exact import (
     splitmix64,
 )
 from .mergeable_read import read_summary_archive
-from .mergeable_validate import FORMAT, FORMAT_VERSION, part_label, spec_differences
+from .mergeable_validate import FORMAT, FORMAT_VERSION, SPEC_FIELDS, part_label
 from .predictions import ALL, InputError
 
 __all__ = [
@@ -259,7 +259,7 @@ class Summary:
     def merge(self, other: Summary) -> Summary:
         """The summary of both chunks (associative and commutative; see :func:`calib_core.scale.summary.merge`)."""
         if self.spec != other.spec:
-            diff = spec_differences(asdict(self.spec), asdict(other.spec))
+            diff = _spec_differences(asdict(self.spec), asdict(other.spec))
             raise InputError(f"cannot merge summaries built with different specs ({'; '.join(diff)}): the bin edges, "
                              "levels, blocks and seed of both must be the same", source=_pair(self, other),
                              hint="summarise every chunk with the same spec (spec_for / spec_from_sample once, "
@@ -314,6 +314,17 @@ class Summary:
         content = read_summary_archive(data, source=source, max_bytes=max_bytes)
         return cls(SummarySpec(**content.spec), content.parts, content.n_rows, content.dropped, content.source,
                    content.models)
+
+
+def _spec_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The spec fields two summaries differ in, as short texts (``"n_bins 15 vs 10"``), for a merge's message."""
+    out = []
+    for f in SPEC_FIELDS:
+        x, y = a.get(f), b.get(f)
+        if x != y:
+            scalar = not isinstance(x, tuple | list) and not isinstance(y, tuple | list)
+            out.append(f"{f} {x!r:.40} vs {y!r:.40}" if scalar else f"{f} (different edges or levels)")
+    return out
 
 
 def _pair(a: Summary, b: Summary) -> str:

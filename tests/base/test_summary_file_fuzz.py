@@ -87,7 +87,8 @@ def _flipped(kind: str, flips) -> bytes:
 
 DELETE = object()
 HOSTILE = [DELETE, None, True, False, -1, 0, 1, 2, 3, 255, 2**31, 10**9, 10**15, 2**64, -5, 1.5, 1e15, -0.0, "x", "",
-           "a" * 2_000, [], [1, 2], [0.5, 0.2], [-1.0, 0.5], [0.0, 1.0], [[1]], {}, {"count": 1}, ["m"], [None]]
+           "a" * 2_000, [], [1, 2], [0.5, 0.2], [-1.0, 0.5], [0.0, 1.0], [[1]], {}, {"count": 1}, ["m"], [None],
+           10**400, 1e308, [10**400], -(2**63)]
 SPEC_FIELDS = ("task", "layout", "levels", "qce_levels", "pit_edges", "curve_edges", "pit_bins", "z_edges", "coverages",
                "n_bins", "sigma_edges", "strategy", "closed", "conf_edges", "n_classes", "n_blocks", "seed",
                "kde_floor", "edges_exact", "quantile_levels", "version")
