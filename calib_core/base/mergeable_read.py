@@ -25,6 +25,7 @@ import json
 import struct
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,10 @@ from .mergeable_validate import (
     array_schema,
     check_header,
     check_part_counts,
-    check_totals,
     part_label,
     summary_error,
 )
+from .predictions import ALL
 
 __all__ = ["SummaryContent", "read_summary_archive", "summary_file_bytes", "MAX_SUMMARY_FILE_BYTES"]
 
@@ -284,9 +285,32 @@ def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: i
         except ValueError as exc:
             raise summary_error(f"{where}: {exc}", source) from None
         parts[(model, group)] = got
-    check_totals(rows, {k: set(v) for k, v in parts.items()}, head["n_rows"], source)
+    _check_totals(rows, {k: set(v) for k, v in parts.items()}, head["n_rows"], source)
     return SummaryContent(spec, parts, head["n_rows"], head["dropped"], head["source"], head["models"])
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _check_totals(part_rows: Mapping[tuple[str, str], int], names: Mapping[tuple[str, str], set], n_rows: int,
+                 source: str) -> None:
+    """Hold the parts to the header: n_rows = Σ_models N(model, all rows); a group's parts hold at most their
+    model's rows; every part lists the same arrays (``nf:`` counters aside, as ``merge_parts`` needs)."""
+    whole = {m: v for (m, g), v in part_rows.items() if g == ALL}
+    if sum(whole.values()) != n_rows:
+        raise summary_error(f"header.json: n_rows is {n_rows:,} but the parts hold {sum(whole.values()):,} rows "
+                            "(the all-rows part of every model counted once)", source)
+    in_groups: dict[str, int] = {}
+    for (m, g), v in part_rows.items():
+        if g != ALL:
+            in_groups[m] = in_groups.get(m, 0) + v
+    over = sorted(m for m, v in in_groups.items() if v > whole[m])
+    if over:
+        raise summary_error(f"the groups of model {over[0]!r} hold {in_groups[over[0]]:,} rows, more than the "
+                            f"model's {whole[over[0]]:,}", source)
+    kinds = {frozenset(n for n in v if not n.startswith("nf:")) for v in names.values()}
+    if len(kinds) > 1:
+        a, b = sorted(kinds, key=len)[:2]
+        raise summary_error(f"the parts hold different arrays (e.g. {sorted(a ^ b)[:3]!r:.80}): a summary's parts "
+                            "all hold the same ones", source)

@@ -78,7 +78,6 @@ __all__ = [
     "check_header",
     "array_schema",
     "check_part_counts",
-    "check_totals",
 ]
 
 #: The file format's name and version; readers refuse other versions.  Version 2: the all-rows group key is
@@ -342,9 +341,7 @@ def check_header(header: Any, source: str) -> dict[str, Any]:
     odd = sorted(set(header) - set(_HEADER_KEYS))
     missing = [k for k in _HEADER_KEYS if k not in header and k != "source"]
     if odd or missing:
-        raise summary_error(f"header.json: fields {_short(odd)} are not in the format, {_short(missing)} are "
-                            "missing" if odd and missing else f"header.json: fields {_short(odd or missing)} are "
-                            + ("not in the format" if odd else "missing"), source)
+        raise summary_error(f"header.json: fields not in the format {_short(odd)}, missing {_short(missing)}", source)
     spec = _check_spec(header["spec"], source)
     n_rows = _whole(header["n_rows"], "n_rows", 1, MAX_ROWS, source)
     dropped: dict[str, dict[str, Any]] = {}
@@ -550,11 +547,34 @@ def check_part_counts(spec: Mapping[str, Any], arrays: Mapping[str, np.ndarray])
             raise ValueError(f"array {name!r} counts more than the part's {total:,} rows")
     if "sigma_min" in arrays:
         _check_floats(arrays, n, np.asarray(spec["z_edges"], dtype=float))
-    limit = total << (EXACT_UNIT_BITS + 1024)  # N rows of finite float64 values, in units of 2**-1138
-    for name, arr in arrays.items():
-        if arr.dtype == object and any(abs(v) >= limit for v in arr.reshape(-1).tolist()):
-            raise ValueError(f"array {name!r} holds an exact sum beyond {total:,} rows of float64 values")
+    _check_exact(arrays, total)
     return total
+
+
+_Z_SUMS = ("x:z", "x:z2", "x:z3", "x:z4", "x:zu", "x:phi")  # sums over the rows with a finite z (counted in nz)
+_NONNEGATIVE = re.compile(r"x:(sigma|var|var2|sq_err|abs_err|z2|z4|phi|conf|conf_var|cw_p|pos_p|pos_var|brier|pen_.*)")
+
+
+def _check_exact(arrays: Mapping[str, np.ndarray], total: int) -> None:
+    """Exact sums within what their cell's rows of finite float64 values can add up to: |Σ| < n_cell · 2¹⁰²⁴ (in
+    units of 2⁻¹¹³⁸; 0 in an empty cell), and ≥ 0 for sums of non-negative values (σ, σ², squared errors, …)."""
+    for name, arr in arrays.items():
+        if arr.dtype != object:
+            continue
+        if arr.shape == (1,):
+            count = np.array([total])
+        elif name.startswith("x:cw_"):
+            count = arrays["cw_n"]
+        elif name.startswith("x:pos_"):
+            count = arrays["pos_n"]
+        else:
+            count = arrays["nz" if name in _Z_SUMS else "n"]
+        values = arr.reshape(-1).tolist()
+        limits = [int(c) << (EXACT_UNIT_BITS + 1024) for c in count.reshape(-1).tolist()]
+        if any(abs(v) >= lim and v for v, lim in zip(values, limits, strict=True)):
+            raise ValueError(f"array {name!r} holds an exact sum beyond its rows of float64 values")
+        if _NONNEGATIVE.fullmatch(name) and min(values) < 0:
+            raise ValueError(f"array {name!r} holds a negative sum of non-negative values")
 
 
 def _check_floats(arrays: Mapping[str, np.ndarray], n: np.ndarray, z_edges: np.ndarray) -> None:
@@ -582,47 +602,3 @@ def _check_floats(arrays: Mapping[str, np.ndarray], n: np.ndarray, z_edges: np.n
         raise ValueError("array 'pit_sum' must hold finite sums of PIT values in [0, 1] (at most 'pit_le')")
     if not (np.isfinite(zs).all() and (zs[zh == 0] == 0).all()):
         raise ValueError("array 'z_sum' must hold finite sums, 0 where 'z_hist' is")
-
-
-def check_totals(part_rows: Mapping[tuple[str, str], int], names: Mapping[tuple[str, str], set], n_rows: int,
-                 source: str) -> None:
-    """Hold the parts to the header: n_rows = Σ_models N(model, all rows); a group's parts hold at most their
-    model's rows; every part lists the same arrays (``nf:`` counters aside, as :func:`merge_parts` needs).
-
-    Parameters
-    ----------
-    part_rows : mapping of (str, str) to int
-        N of every (model, group) part.
-    names : mapping of (str, str) to set of str
-        The arrays of every part.
-    n_rows : int
-        The header's ``n_rows``.
-    source : str
-        The file, for messages.
-
-    Returns
-    -------
-    None
-
-    References
-    ----------
-    .. [1] Miller, B. P., Fredriksen, L., & So, B. (1990). An empirical study of the reliability of UNIX
-       utilities. Communications of the ACM, 33(12), 32–44.
-    """
-    whole = {m: v for (m, g), v in part_rows.items() if g == ALL}
-    if sum(whole.values()) != n_rows:
-        raise summary_error(f"header.json: n_rows is {n_rows:,} but the parts hold {sum(whole.values()):,} rows "
-                            "(the all-rows part of every model counted once)", source)
-    in_groups: dict[str, int] = {}
-    for (m, g), v in part_rows.items():
-        if g != ALL:
-            in_groups[m] = in_groups.get(m, 0) + v
-    over = sorted(m for m, v in in_groups.items() if v > whole[m])
-    if over:
-        raise summary_error(f"the groups of model {over[0]!r} hold {in_groups[over[0]]:,} rows, more than the "
-                            f"model's {whole[over[0]]:,}", source)
-    kinds = {frozenset(n for n in v if not n.startswith("nf:")) for v in names.values()}
-    if len(kinds) > 1:
-        a, b = sorted(kinds, key=len)[:2]
-        raise summary_error(f"the parts hold different arrays (e.g. {_short(sorted(a ^ b)[:3])}): a summary's parts "
-                            "all hold the same ones", source)

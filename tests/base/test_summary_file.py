@@ -266,6 +266,34 @@ def test_an_exact_sum_beyond_its_rows_of_float64_values_is_refused():
     refused(with_array(data, "x:conf", npy(huge)), "array 'x:conf'", "exact sum beyond")
 
 
+def test_exact_sums_that_no_rows_could_add_up_to_are_refused():
+    data = file_of("gauss")
+    var = np.array([-1] + [0] * 14, dtype=object)  # Σσ² < 0
+    refused(with_array(data, "x:var", npy(ints_to_bytes(var))), "array 'x:var'", "negative sum")
+    n = load_array(data, "n", part=1)
+    empty = int(np.flatnonzero(n == 0)[0]) if (n == 0).any() else None
+    if empty is not None:  # a sum in an empty σ-bin
+        z = np.zeros(15, dtype=object)
+        z[empty] = 1
+        refused(with_array(data, "x:z", npy(ints_to_bytes(z)), part=1), "array 'x:z'", "beyond its rows")
+
+
+def test_parts_that_do_not_add_up_are_refused():
+    data = file_of("gauss")
+    # the groups of a model hold more rows than the model: a group's arrays copied as a third group
+    items, header = members(data), header_of(data)
+    copy = {"model": "model", "group": "c", "arrays": []}
+    for a in header["parts"][1]["arrays"]:
+        items["c/" + a["file"]] = items[a["file"]]
+        copy["arrays"].append({**a, "file": "c/" + a["file"]})
+    header["parts"].append(copy)
+    items["header.json"] = json.dumps(header).encode()
+    refused(archive(items), "more than the model")
+    refused(with_header(data, _set(("models",), ["model", "other"])), "models")
+    refused(with_header(data, lambda h: h["parts"][1]["arrays"].pop(0)), "array 'blk' is missing")
+    refused(with_header(data, lambda h: h["parts"][0].update(group="g")), "no all-rows part")
+
+
 def test_exact_sums_beyond_the_float_range_round_to_infinity():
     big = 1 << (1138 + 1030)
     np.testing.assert_array_equal(exact_float(np.array([big, -big, 0], dtype=object)), [np.inf, -np.inf, 0.0])
