@@ -522,7 +522,8 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     check_outputs(inputs, [("--out", args.out, None)], args.force)
     check_summary_output(inputs, args.save_summary, _outputs(args), args.force)
     if _summary_input(path):  # checked against the file's schema (base.mergeable_validate): InputError, exit 2
-        summary = Summary.from_bytes(summary_file_bytes(path), source=str(path))
+        limit = _size_limit(args)  # --max-size-mb: the file and what it expands to
+        summary = Summary.from_bytes(summary_file_bytes(path, *limit.values()), source=str(path), **limit)
         notes.append(f"Drawn from the summary file {path.name} ({summary.n_rows:,} rows summarised).")
     else:
         import importlib.util

@@ -97,11 +97,12 @@ EXACTNESS_CAPTION = (
 # ---------------------------------------------------------------------------------------------------------------
 # opening
 # ---------------------------------------------------------------------------------------------------------------
-def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31) -> Summary:
+def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31, limit_hint: str | None = None) -> Summary:
     """A summary file's bytes → :class:`Summary` (``Summary.from_bytes``: zip of ``header.json`` + ``.npy``, no
     pickle, every field and array checked against the file's schema, :mod:`calib_core.base.mergeable_validate`,
     before anything in it reaches a page); ``InputError`` naming the file, the part, what was found and what is
-    read, for anything else — a Parquet or text file gets its own words."""
+    read, for anything else — a Parquet or text file gets its own words; ``limit_hint`` says how to raise
+    ``max_bytes`` (what the archive may expand to)."""
     head = bytes(data[:4])
     if head != b"PK\x03\x04":
         what = "a Parquet file" if head == b"PAR1" else "not a summary file"
@@ -112,7 +113,7 @@ def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31) -> Summary
                  "run.summary (or report FILE --save-summary run.summary); to diagnose a data file, upload it "
                  "above or open it by path",
         )
-    return Summary.from_bytes(bytes(data), max_bytes=max_bytes, source=source)
+    return Summary.from_bytes(bytes(data), max_bytes=max_bytes, source=source, limit_hint=limit_hint)
 
 
 def summarize_data_set(

@@ -305,13 +305,14 @@ class Summary:
         return buf.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, max_bytes: int = 2**31, source: str = "<summary>") -> Summary:
+    def from_bytes(cls, data: bytes, *, max_bytes: int = 2**31, source: str = "<summary>",
+                   limit_hint: str | None = None) -> Summary:
         """Read :meth:`to_bytes` output, checked against the file's schema before anything in it is used
         (:mod:`calib_core.base.mergeable_read`, :mod:`calib_core.base.mergeable_validate`): sizes bounded before
         decoding (``max_bytes``: what the archive may expand to), every header field and array in its bounds, the
         counts consistent with ``n_rows``; anything else raises ``InputError`` naming ``source`` and the part (a
-        wrong format or version names both).  Never unpickles."""
-        content = read_summary_archive(data, source=source, max_bytes=max_bytes)
+        wrong format or version names both; ``limit_hint`` says how to raise ``max_bytes``).  Never unpickles."""
+        content = read_summary_archive(data, source=source, max_bytes=max_bytes, limit_hint=limit_hint)
         return cls(SummarySpec(**content.spec), content.parts, content.n_rows, content.dropped, content.source,
                    content.models)
 

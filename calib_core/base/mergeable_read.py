@@ -90,7 +90,7 @@ class SummaryContent:
     models: tuple = ()
 
 
-def summary_file_bytes(path: str | Path, limit: int = MAX_SUMMARY_FILE_BYTES) -> bytes:
+def summary_file_bytes(path: str | Path, limit: int = MAX_SUMMARY_FILE_BYTES, limit_hint: str | None = None) -> bytes:
     """The bytes of a summary file opened by path, its size checked against ``limit`` before it is read.
 
     Parameters
@@ -99,6 +99,8 @@ def summary_file_bytes(path: str | Path, limit: int = MAX_SUMMARY_FILE_BYTES) ->
         The file.
     limit : int, default MAX_SUMMARY_FILE_BYTES
         Largest size in bytes.
+    limit_hint : str, optional
+        How to raise the limit (the CLI's option, the dashboard's setting).
 
     Returns
     -------
@@ -115,7 +117,7 @@ def summary_file_bytes(path: str | Path, limit: int = MAX_SUMMARY_FILE_BYTES) ->
         size = p.stat().st_size
         if size > limit:
             raise summary_error(f"the file has {size:,} bytes, more than the limit of {limit:,} for a summary file",
-                                str(path))
+                                str(path), hint=limit_hint)
         with p.open("rb") as fh:
             return fh.read(limit + 1)
     except OSError as exc:
@@ -185,7 +187,8 @@ def _npy(raw: bytes, kind: str, shape: tuple[int, ...], what: str, source: str) 
     return arr
 
 
-def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: int = 2**31) -> SummaryContent:
+def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: int = 2**31,
+                         limit_hint: str | None = None) -> SummaryContent:
     """Read and check a summary file's bytes (module docstring): its checked content, or ``InputError``.
 
     The archive is refused when Σ stated member sizes > ``max_bytes`` (the decompressed size, from the directory,
@@ -200,6 +203,8 @@ def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: i
         The file's name, for messages.
     max_bytes : int, default 2**31
         Largest decompressed size.
+    limit_hint : str, optional
+        How to raise ``max_bytes`` (the CLI's option, the dashboard's setting), for the size message.
 
     Returns
     -------
@@ -239,8 +244,8 @@ def read_summary_archive(data: bytes, *, source: str = "<summary>", max_bytes: i
                             "writes", source)
     expanded = sum(i.file_size for i in infos)
     if expanded > max_bytes:
-        raise summary_error(f"not a calibration summary file: it expands to {expanded:,} bytes, more than the limit "
-                            f"of {max_bytes:,}", source)
+        raise summary_error(f"the summary file expands to {expanded:,} bytes, more than the limit of {max_bytes:,}",
+                            source, hint=limit_hint)
     by_name = dict(zip(names, infos))
     info = by_name.get("header.json")
     if info is None:

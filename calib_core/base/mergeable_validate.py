@@ -124,7 +124,7 @@ _REG_EXACT = ("sigma", "var", "var_err", "var2", "sq_err", "abs_err", "nll", "cr
 _STATED = re.compile(r"stated_(open|closed):[0-9.e+-]{1,24}")
 
 
-def summary_error(message: str, source: str, *, newer: bool = False) -> InputError:
+def summary_error(message: str, source: str, *, newer: bool = False, hint: str | None = None) -> InputError:
     """The ``InputError`` of a refused summary file: the message, the file and what to do (CLI and page words).
 
     Parameters
@@ -135,6 +135,8 @@ def summary_error(message: str, source: str, *, newer: bool = False) -> InputErr
         The file.
     newer : bool, default False
         The file is of another format version (then: read it with the version that wrote it).
+    hint : str, optional
+        What to do instead of the default (e.g. how to raise a size limit), for the CLI and the pages alike.
 
     Returns
     -------
@@ -146,6 +148,8 @@ def summary_error(message: str, source: str, *, newer: bool = False) -> InputErr
     .. [1] Miller, B. P., Fredriksen, L., & So, B. (1990). An empirical study of the reliability of UNIX
        utilities. Communications of the ACM, 33(12), 32–44.
     """
+    if hint is not None:
+        return InputError(message, source=source, hint=hint)
     if newer:
         hint = (f"this version of the tool reads {FORMAT!r} version {FORMAT_VERSION}: a file written by another "
                 "version of Calibration Lab is read by that version (or write the summary again with this one)")

@@ -187,6 +187,8 @@ def test_a_damaged_deflate_stream_is_refused_as_damaged():
 def test_members_are_bounded_before_they_are_decompressed():
     data = file_of("gauss")
     refused(data, "expands to", "more than the limit", max_bytes=10_000)
+    with pytest.raises(cc.InputError, match="What to do: pass a larger --max-size-mb"):
+        Summary.from_bytes(data, source=SOURCE, max_bytes=10_000, limit_hint="pass a larger --max-size-mb (now 0)")
     items = members(data)
     items["header.json"] = b" " * (V.MAX_HEADER_BYTES + 1)  # compresses to a few KB
     refused(archive(items), "header.json", "bytes")
