@@ -18,6 +18,7 @@ import calib_core as cc
 from calib_core.base import mergeable_validate as V
 from calib_core.base.mergeable import Summary, merge_parts
 from calib_core.base.mergeable_exact import exact_float, ints_to_bytes
+from calib_core.base.mergeable_read import summary_file_bytes
 from calib_core.base.predictions import ALL
 from calib_core.metrics.regression_wis import WIS_PARTS
 from calib_core.scale import summary as S
@@ -192,6 +193,16 @@ def test_members_are_bounded_before_they_are_decompressed():
     items = members(data)
     items["header.json"] = b" " * (V.MAX_HEADER_BYTES + 1)  # compresses to a few KB
     refused(archive(items), "header.json", "bytes")
+
+
+def test_a_file_opened_by_path_is_bounded_before_it_is_read(tmp_path):
+    path = tmp_path / "big.summary"
+    path.write_bytes(file_of("cls2"))
+    assert summary_file_bytes(path) == file_of("cls2")
+    with pytest.raises(cc.InputError, match="more than the limit of 100 .*What to do: raise it"):
+        summary_file_bytes(path, 100, "raise it")
+    with pytest.raises(cc.InputError, match="cannot read"):
+        summary_file_bytes(tmp_path / "missing.summary")
 
 
 def test_a_huge_npy_shape_is_refused_before_it_is_allocated():
