@@ -69,6 +69,7 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
+from .base.mergeable_read import summary_file_bytes
 from .base.predictions import InputError, PredictionSet
 from .base.report import ALL
 from .calibrators.registry import (
@@ -422,7 +423,7 @@ def _report(args: argparse.Namespace) -> int:
         raise ValueError("--engine dask reads one Parquet data set (a glob or a directory); several forecast files "
                          "are a forecast hub, read with the default engine and --truth")
     args.file = args.file[0]
-    if hub is None and (args.engine == "dask" or is_summary_file(Path(args.file))):
+    if hub is None and (args.engine == "dask" or _summary_input(Path(args.file))):
         return _report_from_summary(args, columns)
     if hub is None and any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
         raise InputError("looks like a glob; a data set of several Parquet files is read with --engine dask",
@@ -494,6 +495,11 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     return [("--out", args.out), ("--metrics-csv", args.metrics_csv)]
 
 
+def _summary_input(path: Path) -> bool:
+    """A zip with header.json, or any ``*.summary`` file (a damaged one is refused as a summary, not read as data)."""
+    return is_summary_file(path) or (path.suffix.lower() == ".summary" and path.is_file())
+
+
 def _write_summary(name: str, summary: Any) -> None:
     """Write a summary file (checked before the work by :func:`check_summary_output`)."""
     Path(name).write_bytes(summary.to_bytes())
@@ -506,7 +512,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     path = Path(args.file)
     notes: list[str] = []
     result = None
-    if is_summary_file(path):
+    if _summary_input(path):
         inputs = [path]
     else:
         from .scale.distributed_partitions import expand_paths
@@ -515,11 +521,9 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
     check_outputs(inputs, [("--out", args.out, None)], args.force)
     check_summary_output(inputs, args.save_summary, _outputs(args), args.force)
-    if is_summary_file(path):
-        try:
-            summary = Summary.from_bytes(path.read_bytes())
-        except ValueError as exc:
-            raise InputError(str(exc), source=str(path), hint="give a file written by --save-summary") from None
+    if _summary_input(path):  # checked against the file's schema (base.mergeable_validate): InputError, exit 2
+        limit = _size_limit(args)  # --max-size-mb: the file and what it expands to
+        summary = Summary.from_bytes(summary_file_bytes(path, *limit.values()), source=str(path), **limit)
         notes.append(f"Drawn from the summary file {path.name} ({summary.n_rows:,} rows summarised).")
     else:
         import importlib.util

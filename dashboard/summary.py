@@ -34,11 +34,13 @@ from typing import Any
 import streamlit as st
 
 import calib_core as cc
+from calib_core.base.mergeable_read import summary_file_bytes
 from calib_core.scale.distributed import IN_PROCESS
 from views import data_dirs
 from views import summary as sv
 
 from .display import md_escape
+from .state import upload_limit_bytes, upload_limit_hint
 
 ENGINE_VAR = "CALIB_LAB_DASK_SCHEDULER"
 _KEYS = ("summary", "summary_token", "summary_name", "summary_note")
@@ -104,9 +106,18 @@ def current_summary(task: str | None = None) -> tuple[Any, str, str] | None:
 
 
 def open_summary_bytes(data: bytes, name: str) -> None:
-    """Read a summary file's bytes and make it the loaded data (raises ``InputError`` with the file's name)."""
-    summary = sv.read_summary(data, source=name, max_bytes=max(64 << 20, 8 * len(data)))
+    """Read a summary file's bytes and make it the loaded data (raises ``InputError`` with the file's name; the
+    session's data stays as it was).  What the archive may expand to is bounded by the upload limit, as a data
+    file's decoded size is."""
+    summary = sv.read_summary(data, source=name, max_bytes=upload_limit_bytes(), limit_hint=upload_limit_hint())
     set_summary(summary, f"summary:{hashlib.sha1(data).hexdigest()}", name, f"Summary file {name}.")
+
+
+def open_summary_path(text: str) -> None:
+    """Open the summary file ``text`` names under the allowed directories (``views.data_dirs``): its size is
+    checked against the upload limit before it is read, then as :func:`open_summary_bytes`."""
+    path = data_dirs.resolve_summary_file(text, allowed_data_dirs())
+    open_summary_bytes(summary_file_bytes(path, upload_limit_bytes(), upload_limit_hint()), path.name)
 
 
 def summarize_server_data(text: str, n_bins: int) -> None:

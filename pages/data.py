@@ -105,8 +105,7 @@ def _open_server_path() -> None:
     st.session_state.pop("data_summary_error", None)
     try:
         if text.lower().endswith((".summary", ".zip")):
-            path = data_dirs.resolve_summary_file(text, summ.allowed_data_dirs())
-            summ.open_summary_bytes(path.read_bytes(), path.name)
+            summ.open_summary_path(text)
         else:
             summ.summarize_server_data(text, int(st.session_state.get("data_server_bins", 15)))
     except (cc.InputError, PartitionError) as err:

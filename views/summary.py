@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from calib_core.base import significance as sig
-from calib_core.base.mergeable import FORMAT, FORMAT_VERSION, Summary, exact_fraction
+from calib_core.base.mergeable import FORMAT, Summary, exact_fraction
 from calib_core.base.predictions import ALL, InputError
 from calib_core.base.regression import norm_ppf
 from calib_core.base.report import Report, inference_metric_rows
@@ -98,11 +97,12 @@ EXACTNESS_CAPTION = (
 # ---------------------------------------------------------------------------------------------------------------
 # opening
 # ---------------------------------------------------------------------------------------------------------------
-def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31) -> Summary:
+def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31, limit_hint: str | None = None) -> Summary:
     """A summary file's bytes → :class:`Summary` (``Summary.from_bytes``: zip of ``header.json`` + ``.npy``, no
-    pickle); ``InputError`` naming the file, what was found and what is read, for anything else — also for a task
-    other than regression / classification or a layout that is not a lower-case word (so the pages may show
-    both as their own words)."""
+    pickle, every field and array checked against the file's schema, :mod:`calib_core.base.mergeable_validate`,
+    before anything in it reaches a page); ``InputError`` naming the file, the part, what was found and what is
+    read, for anything else — a Parquet or text file gets its own words; ``limit_hint`` says how to raise
+    ``max_bytes`` (what the archive may expand to)."""
     head = bytes(data[:4])
     if head != b"PK\x03\x04":
         what = "a Parquet file" if head == b"PAR1" else "not a summary file"
@@ -113,25 +113,7 @@ def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31) -> Summary
                  "run.summary (or report FILE --save-summary run.summary); to diagnose a data file, upload it "
                  "above or open it by path",
         )
-    try:
-        summary = Summary.from_bytes(bytes(data), max_bytes=max_bytes)
-    except (ValueError, KeyError, TypeError, OSError) as exc:
-        text = str(exc)
-        newer = "version" in text and FORMAT in text
-        raise InputError(
-            text if text.startswith(("summary format", "not a calibration", "the summary")) else
-            f"not a readable calibration summary ({text[:200]})",
-            source=source,
-            hint=(f"this dashboard reads {FORMAT!r} version {FORMAT_VERSION}: a file written by another version "
-                  "of Calibration Lab is read by that version (or write the summary again with this one)") if newer
-            else "give a file written by python -m calib_core report … --save-summary FILE",
-        ) from None
-    spec = summary.spec
-    if spec.task not in ("regression", "classification") or not re.fullmatch(r"[a-z_]{0,32}", str(spec.layout)):
-        raise InputError(f"the summary's task {str(spec.task)[:40]!r} / layout {str(spec.layout)[:40]!r} is not one "
-                         "this tool makes", source=source,
-                         hint="give a file written by python -m calib_core report … --save-summary FILE")
-    return summary
+    return Summary.from_bytes(bytes(data), max_bytes=max_bytes, source=source, limit_hint=limit_hint)
 
 
 def summarize_data_set(

@@ -19,7 +19,6 @@ import numpy as np
 from .mergeable_exact import (
     EXACT_UNIT_BITS,
     bin_by_edges,
-    bytes_to_ints,
     equal_count_edges,
     equal_count_positions,
     exact_bin_sums,
@@ -31,7 +30,9 @@ from .mergeable_exact import (
     ints_to_bytes,
     splitmix64,
 )
-from .predictions import ALL
+from .mergeable_read import read_summary_archive
+from .mergeable_validate import FORMAT, FORMAT_VERSION, SPEC_FIELDS, part_label
+from .predictions import ALL, InputError
 
 __all__ = [
     "FORMAT",
@@ -53,11 +54,8 @@ __all__ = [
     "as_ids",
 ]
 
-#: The file format's name and version (``Summary.to_bytes``); readers refuse other versions.  Version 2: the
-#: all-rows group key is ``calib_core.base.predictions.ALL`` (" (all)"), no longer "(all)", which a group of the file
-#: could be named (version-1 files cannot tell the two apart).
-FORMAT = "calib-lab-summary"
-FORMAT_VERSION = 2
+# FORMAT and FORMAT_VERSION (the file format's name and version; readers refuse other versions) live with the
+# schema of the file in calib_core.base.mergeable_validate.
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -183,17 +181,20 @@ class SummarySpec:
         return cls(**{k: deep(v) for k, v in d.items()})
 
 
-def merge_parts(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def merge_parts(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray], where: str = "") -> dict[str, np.ndarray]:
     """Merge two per-(model, group) parts name by name.
 
     Names ending ``_min`` / ``_max`` take the element-wise minimum / maximum (NaN = empty), every other array is
     added (int64 counts and exact sums exactly, float64 approximate sums in float).  Both parts must hold the same
-    arrays, except the non-finite counters ``nf:*``.
+    arrays, except the non-finite counters ``nf:*``, each of the same shape and kind in both (``ValueError``
+    naming the array otherwise, never a broadcast).
 
     Parameters
     ----------
     a, b : mapping of str to ndarray
         The parts.
+    where : str, default ""
+        The part, for messages (e.g. ``" (model 'm', group 'g')"``).
 
     Returns
     -------
@@ -202,8 +203,14 @@ def merge_parts(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> dic
     """
     odd = {k for k in set(a) ^ set(b) if not k.startswith("nf:")}
     if odd:  # only the non-finite counters are optional (absent while a chunk has none)
-        raise ValueError(f"cannot merge summaries: arrays {sorted(odd)} are in one part only (different versions "
-                         "or layouts)")
+        raise ValueError(f"cannot merge summaries{where}: arrays {sorted(odd)} are in one part only (different "
+                         "versions or layouts)")
+    for name in set(a) & set(b):
+        x, y = a[name], b[name]
+        if x.shape != y.shape or (x.dtype == object) != (y.dtype == object) or (x.dtype.kind in "iu") != (
+                y.dtype.kind in "iu"):
+            raise ValueError(f"cannot merge summaries{where}: {name!r} is {x.dtype} of shape {x.shape} in one and "
+                             f"{y.dtype} of shape {y.shape} in the other (different bins, classes or levels)")
     out: dict[str, np.ndarray] = {}
     for name in sorted(set(a) | set(b)):
         if name not in a:
@@ -215,10 +222,7 @@ def merge_parts(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> dic
         elif name.endswith("_max"):
             out[name] = np.fmax(a[name], b[name])
         else:
-            x, y = a[name], b[name]
-            if x.shape != y.shape:
-                raise ValueError(f"cannot merge summaries: {name!r} has shape {x.shape} and {y.shape}")
-            out[name] = x + y
+            out[name] = a[name] + b[name]
     return out
 
 
@@ -255,11 +259,15 @@ class Summary:
     def merge(self, other: Summary) -> Summary:
         """The summary of both chunks (associative and commutative; see :func:`calib_core.scale.summary.merge`)."""
         if self.spec != other.spec:
-            raise ValueError("cannot merge summaries built with different specs (bin edges, levels, seed, …)")
+            diff = _spec_differences(asdict(self.spec), asdict(other.spec))
+            raise InputError(f"cannot merge summaries built with different specs ({'; '.join(diff)}): the bin edges, "
+                             "levels, blocks and seed of both must be the same", source=_pair(self, other),
+                             hint="summarise every chunk with the same spec (spec_for / spec_from_sample once, "
+                                  "then summarize(chunk, spec=spec))")
         parts = {}
         for key in sorted(set(self.parts) | set(other.parts)):
             if key in self.parts and key in other.parts:
-                parts[key] = merge_parts(self.parts[key], other.parts[key])
+                parts[key] = merge_parts(self.parts[key], other.parts[key], f" ({part_label(*key)})")
             else:
                 parts[key] = dict(self.parts.get(key) or other.parts[key])
         dropped: dict[str, dict[str, Any]] = {}
@@ -297,35 +305,31 @@ class Summary:
         return buf.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, max_bytes: int = 2**31) -> Summary:
-        """Read :meth:`to_bytes` output; a wrong format or version raises ``ValueError`` naming both, and so does
-        an archive that would expand to more than ``max_bytes`` (checked from its directory before anything is
-        decompressed)."""
-        try:
-            zf = zipfile.ZipFile(io.BytesIO(data))
-            expanded = sum(info.file_size for info in zf.infolist())
-            if expanded > max_bytes:
-                raise ValueError(f"it expands to {expanded:,} bytes, more than the limit of {max_bytes:,}")
-            header = json.loads(zf.read("header.json"))
-        except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-            raise ValueError(f"not a calibration summary file ({exc})") from None
-        if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
-            raise ValueError(f"summary format {header.get('format')!r} version {header.get('version')!r}; this "
-                             f"version of the tool reads {FORMAT!r} version {FORMAT_VERSION}")
-        parts: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-        for entry in header["parts"]:
-            arrays = {}
-            for a in entry["arrays"]:
-                with zf.open(a["file"]) as fh:
-                    arr = np.load(io.BytesIO(fh.read()), allow_pickle=False)
-                arrays[a["name"]] = bytes_to_ints(arr) if a["exact"] else arr
-            parts[(entry["model"], entry["group"])] = arrays
-        try:
-            spec = SummarySpec.from_json(header["spec"])
-        except TypeError as exc:
-            raise ValueError(f"the summary's spec does not fit this version of the tool ({exc})") from None
-        return cls(spec, parts, int(header["n_rows"]), header["dropped"], header.get("source", "<summary>"),
-                   tuple(header.get("models", ())))
+    def from_bytes(cls, data: bytes, *, max_bytes: int = 2**31, source: str = "<summary>",
+                   limit_hint: str | None = None) -> Summary:
+        """Read :meth:`to_bytes` output, checked against the file's schema before anything in it is used
+        (:mod:`calib_core.base.mergeable_read`, :mod:`calib_core.base.mergeable_validate`): sizes bounded before
+        decoding (``max_bytes``: what the archive may expand to), every header field and array in its bounds, the
+        counts consistent with ``n_rows``; anything else raises ``InputError`` naming ``source`` and the part (a
+        wrong format or version names both; ``limit_hint`` says how to raise ``max_bytes``).  Never unpickles."""
+        content = read_summary_archive(data, source=source, max_bytes=max_bytes, limit_hint=limit_hint)
+        return cls(SummarySpec(**content.spec), content.parts, content.n_rows, content.dropped, content.source,
+                   content.models)
+
+
+def _spec_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The spec fields two summaries differ in, as short texts (``"n_bins 15 vs 10"``), for a merge's message."""
+    out = []
+    for f in SPEC_FIELDS:
+        x, y = a.get(f), b.get(f)
+        if x != y:
+            scalar = not isinstance(x, tuple | list) and not isinstance(y, tuple | list)
+            out.append(f"{f} {x!r:.40} vs {y!r:.40}" if scalar else f"{f} (different edges or levels)")
+    return out
+
+
+def _pair(a: Summary, b: Summary) -> str:
+    return a.source if a.source == b.source else f"{a.source} + {b.source}"
 
 
 def _json_default(v: Any) -> Any:

@@ -198,6 +198,14 @@ def exact_fraction(sums: Any) -> Fraction:
     return Fraction(int(sums), 1 << EXACT_UNIT_BITS)
 
 
+def _rounded(x: Fraction) -> float:
+    """``float(x)`` with IEEE overflow: ±inf beyond the largest float64 (``float`` raises instead)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
 def exact_float(sums: np.ndarray, nonfinite: np.ndarray | None = None) -> np.ndarray:
     """Exact sums rounded once to float64 (correctly rounded), element-wise; ±inf / NaN where non-finite values were
     counted.
@@ -223,7 +231,7 @@ def exact_float(sums: np.ndarray, nonfinite: np.ndarray | None = None) -> np.nda
     Discrete & Computational Geometry 18(3), 305–363.
     """
     s = np.asarray(sums, dtype=object)
-    out = np.array([float(exact_fraction(v)) for v in s.reshape(-1)], dtype=float).reshape(s.shape)
+    out = np.array([_rounded(exact_fraction(v)) for v in s.reshape(-1)], dtype=float).reshape(s.shape)
     if nonfinite is not None:
         nf = np.asarray(nonfinite).reshape(s.shape + (3,))
         out = np.where(nf[..., 0] > 0, np.inf, out)

@@ -307,7 +307,9 @@ def summarize(
 def merge(a: Summary, b: Summary) -> Summary:
     """The summary of the rows of both summaries.
 
-    Associative and commutative: counts and exact sums add as integers.
+    Associative and commutative: counts and exact sums add as integers.  Summaries of different specs raise
+    ``InputError`` naming the fields that differ (e.g. ``n_bins 15 vs 10``); parts whose arrays differ in shape or
+    kind raise ``ValueError`` naming the part and the array (never a broadcast error).
 
     Parameters
     ----------
