@@ -347,9 +347,9 @@ def time_unit(labels: np.ndarray) -> str:
 
 def _label(value: Any, unit: str) -> str:
     if isinstance(value, np.datetime64 | pd.Timestamp):
-        ts = pd.Timestamp(value)
-        return ts.strftime("%Y-%m") if unit == "month" else (
-            ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.strftime("%Y-%m-%d %H:%M"))
+        ts = pd.Timestamp(value)  # the year with four digits (strftime writes the year 1 as "1")
+        return f"{ts.year:04d}" + (ts.strftime("-%m") if unit == "month" else (
+            ts.strftime("-%m-%d") if ts == ts.normalize() else ts.strftime("-%m-%d %H:%M")))
     if isinstance(value, float | np.floating) and float(value).is_integer():
         return str(int(value))
     return str(value)
