@@ -35,6 +35,7 @@ from .timecol_cells import (
     FINE_REASON,
     MISSING_REASON,
     NUMBER_REASON,
+    SUBNS_REASON,
     YEARS_REASON,
     parse_cells,
     time_named,
@@ -45,6 +46,7 @@ __all__ = [
     "FINE_REASON",
     "MISSING_REASON",
     "NUMBER_REASON",
+    "SUBNS_REASON",
     "TIME_ALIASES",
     "YEARS_REASON",
     "find_time_column",
@@ -210,9 +212,8 @@ def read_time(
         return None
     used.append(name)
     rows.drop(MISSING_REASON, missing)
-    for reason in (BAD_REASON, YEARS_REASON, FINE_REASON, NUMBER_REASON):
-        if reason in cells.drops:
-            rows.drop(reason, cells.drops[reason])
+    for reason, mask in cells.drops.items():  # not a date, years, finer than kept, too large a number
+        rows.drop(reason, mask)
     messages.extend(cells.notes)
     kept = values[rows.keep & ~missing & ~cells.dropped]
     if kept.size:

@@ -20,7 +20,7 @@ Every time is then stored by :mod:`calib_core.data.timecol_units` (``datetime64[
 else ``datetime64[us]``).  Cells that are not kept are counted under their reason: :data:`MISSING_REASON`,
 :data:`BAD_REASON`, :data:`YEARS_REASON` (a date before the year 1 or after 9999), :data:`FINE_REASON` (digits below
 the microsecond in a column whose other times need microseconds), :data:`NUMBER_REASON` (a whole number too large to
-keep exactly).
+keep exactly), :data:`SUBNS_REASON` (non-zero digits beyond the ninth of a second's fraction).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..base.predictions import ReadingNote
 from .columns import name_list, normalize_name
 from .timecol_units import YEARS, from_instants, instants
 
@@ -40,6 +41,7 @@ __all__ = [
     "FINE_REASON",
     "MISSING_REASON",
     "NUMBER_REASON",
+    "SUBNS_REASON",
     "YEARS_REASON",
     "TimeCells",
     "parse_cells",
@@ -52,6 +54,7 @@ BAD_REASON = "time: not a date/time"
 YEARS_REASON = "time: outside the years 1 to 9999"
 FINE_REASON = "time: finer than a microsecond beside dates outside 1677-09-21 to 2262-04-11"
 NUMBER_REASON = "time: whole number too large to keep exactly"
+SUBNS_REASON = "time: finer than a nanosecond"
 
 NA_TEXT = ("", "na", "nan", "nat", "null", "none", "n/a", "-")
 """Texts read as a missing time (case-insensitive)."""
@@ -61,8 +64,8 @@ TIME_WORDS = frozenset({"time", "date", "datetime", "timestamp", "ts", "day", "y
 
 _ZONE = re.compile(r"(?:\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?|T\d{2}|T\d{4,6}(?:[.,]\d+)?)\s*"
                    r"(?P<zone>Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)$", re.IGNORECASE)
-_FINE = re.compile(r"(\.\d{6})\d+")
-_FINE_ANY = re.compile(r"\.\d{7,}")
+_FINE = re.compile(r"(\d{2}:\d{2}:\d{2}[.,]\d{6})\d+")
+_FRACTION = re.compile(r"\d{2}:\d{2}:\d{2}[.,](\d+)")
 _INT = re.compile(r"^[+-]?\d+$")
 _EXACT = 2.0**53
 
@@ -79,14 +82,15 @@ class TimeCells:
         Empty cells and NA spellings.
     drops : dict of str to ndarray of bool
         Reason → the filled cells not kept for it (:data:`BAD_REASON`, :data:`YEARS_REASON`, …).
-    notes : list of str
-        Sentences on how the cells were read (zone-less cells taken as UTC; YYYYMMDD-like numbers kept as numbers).
+    notes : list of ReadingNote
+        Sentences on how the cells were read, shown by the CLI too (zone-less cells taken as UTC; YYYYMMDD-like
+        numbers kept as numbers).
     """
 
     values: np.ndarray
     missing: np.ndarray
     drops: dict[str, np.ndarray] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[ReadingNote] = field(default_factory=list)
 
     @property
     def bad(self) -> np.ndarray:
@@ -180,17 +184,22 @@ def _text_times(text: pd.Series, missing: np.ndarray, name: object) -> TimeCells
     if failed.any() and "ns" in units:
         # a pass in nanoseconds (a cell with 7-9 fraction digits) misses dates outside 1677-2262: those on their own
         us[failed], rem[failed], ok[failed] = _instants_of(_parse(cells[failed], format="mixed"))
-    failed = ~ok & ~missing
     drops: dict[str, np.ndarray] = {}
-    fine_out = np.zeros(n, dtype=bool)
-    if failed.any():  # nanosecond digits on a date outside the nanosecond range: that reason, not "no date"
-        has_fine = text.where(failed).str.contains(_FINE_ANY, na=False).to_numpy(dtype=bool)
-        if has_fine.any():
-            cut = text.where(has_fine).str.replace(_FINE, r"\1", regex=True)
-            fine_out = has_fine & _parse(cut, format="mixed").notna().to_numpy()
-    drops[BAD_REASON] = failed & ~fine_out
+    # 7+ fraction digits: pandas keeps them only when it parses in nanoseconds (some paths cut them to the
+    # microsecond, and a date outside 1677-2262 does not parse at all): the written digits 7-9 are taken from the text
+    frac = text.where(~missing).str.extract(_FRACTION)[0]
+    long = (frac.str.len().fillna(0).to_numpy() > 6) & ~missing
+    if long.any():
+        lost = long & ~ok
+        if lost.any():
+            cut = text.where(lost).str.replace(_FINE, r"\1", regex=True)
+            us[lost], _, ok[lost] = _instants_of(_parse(cut[lost], format="mixed"))
+        rem[long & ok] = frac[long & ok].str.slice(6, 9).str.ljust(3, "0").astype(int).to_numpy()
+        beyond = long & ok & (frac.str.slice(9).str.strip("0").str.len().fillna(0).to_numpy() > 0)
+        drops[SUBNS_REASON] = beyond
+        ok &= ~beyond
+    drops[BAD_REASON] = ~ok & ~missing & ~drops.get(SUBNS_REASON, np.zeros(n, dtype=bool))
     values = _store(us, rem, ok, drops)
-    drops[FINE_REASON] = drops.get(FINE_REASON, np.zeros(n, dtype=bool)) | fine_out
     kept = ~np.isnat(values)
     zone = text.where(kept).str.extract(_ZONE)["zone"]
     zoned = zone.notna().to_numpy()
@@ -198,10 +207,10 @@ def _text_times(text: pd.Series, missing: np.ndarray, name: object) -> TimeCells
     if (kept & zoned).any() and (kept & ~zoned).any():
         naive = kept & ~zoned
         offsets = name_list(sorted({z.upper() for z in zone.dropna().unique()}), 4)
-        notes.append(
+        notes.append(ReadingNote(
             f"time column {str(name)!r}: {int(naive.sum())} cells have no time zone (rows {_rows(naive)}) and were "
             f"taken as UTC; the other {int((kept & zoned).sum())} cells carry a zone ({offsets}) and were converted "
-            "to UTC. Write the zone in every cell if UTC is not the time of the others.")
+            "to UTC. Write the zone in every cell if UTC is not the time of the others."))
     return TimeCells(values, missing, drops, notes)
 
 
@@ -284,7 +293,13 @@ def _numbers(num: pd.Series, missing: np.ndarray, text: pd.Series | None) -> tup
         values = num.to_numpy(dtype=float, na_value=np.nan)
         if text is not None:  # whole numbers written as text beside fractions, or beyond int64: no exact float
             written_int = text.str.match(_INT, na=False).to_numpy(dtype=bool)
-            big = ~missing & written_int & (np.abs(values) > _EXACT)
+            big = ~missing & written_int & (np.abs(values) >= _EXACT)
+            if big.any():  # from 2⁵³ on, a whole number is kept only if its float is that very integer
+                ints = pd.to_numeric(text[big], errors="coerce")
+                f = values[big]
+                if ints.dtype == np.int64:
+                    within = np.abs(f) < 2.0**63
+                    big[big] = ~(within & (np.where(within, f, 0).astype(np.int64) == ints.to_numpy()))
     if big.any():
         drops[NUMBER_REASON] = big
     drops[BAD_REASON] = np.isinf(values.astype(float)) & ~missing & ~big
@@ -335,20 +350,20 @@ def parse_cells(series: pd.Series, name: object = None) -> TimeCells:
             return _text_times(text, missing, name)
         text = text.where(~missing)
     values, drops = _numbers(num, missing, text)
-    notes: list[str] = []
+    notes: list[ReadingNote] = []
     if time_named(name) and values.dtype.kind in "fi":
         present = ~missing & ~drops[BAD_REASON] & ~drops.get(NUMBER_REASON, np.zeros(n, dtype=bool))
         times, not_dates, digits = yyyymmdd_times(values, present)
         if times is not None:
             us, rem, ok = instants(times)
-            return TimeCells(_store(us, rem, ok, drops), missing, drops, [
+            return TimeCells(_store(us, rem, ok, drops), missing, drops, [ReadingNote(
                 f"time column {str(name)!r}: {'YYYYMMDDHH' if digits == 10 else 'YYYYMMDD'} numbers read as "
-                "dates/times (UTC)."])
+                "dates/times (UTC).")])
         if not_dates.any():
             form = "YYYYMMDDHH" if digits == 10 else "YYYYMMDD"
             first = name_list([str(int(x)) for x in values[not_dates][:3]], 3)
-            notes.append(
+            notes.append(ReadingNote(
                 f"time column {str(name)!r} holds {form} numbers but {int(not_dates.sum())} of its "
                 f"{int(present.sum())} are no valid date (rows {_rows(not_dates)}: {first}): the column is read as "
-                "numbers, not as dates.")
+                "numbers, not as dates."))
     return TimeCells(values, missing, drops, notes)
