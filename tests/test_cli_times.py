@@ -52,7 +52,8 @@ def test_report_on_a_parquet_timestamp_s_of_1500(tmp_path, capsys):
     code = cli.main(["report", str(path), "--out", str(tmp_path / "r.html"), *FAST])
     assert code == 0 and "dropped" not in capsys.readouterr().out
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "time from column &#x27;time&#x27;: 1500-01-01 00:00:00 to 1500-02-09 00:00:00 (kept to the microsecond" in html
+    assert "time from column &#x27;time&#x27;: 1500-01-01 00:00:00 to 1500-02-09 00:00:00 (kept to the microsecond" \
+        in html
 
 
 @pytest.mark.skipif(not SRFT.exists(), reason="the SRFT real file is not on this machine")

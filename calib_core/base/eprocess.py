@@ -185,7 +185,13 @@ def _ordered(values: np.ndarray) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            return pd.to_datetime(values).to_numpy().astype("datetime64[ns]")
+            dates = pd.to_datetime(values)
+        if dates.tz is not None:
+            dates = dates.tz_convert("UTC").tz_localize(None)
+        try:  # nanoseconds when they fit, else the unit pandas read them in (a cast would move 1500 to 2084)
+            return dates.as_unit("ns").to_numpy()
+        except pd.errors.OutOfBoundsDatetime:
+            return dates.to_numpy()
     except (TypeError, ValueError):
         return values.astype(str)
 

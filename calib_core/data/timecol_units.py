@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.predictions import InputError
+
 __all__ = [
     "NS_RANGE",
     "US_PER",
     "YEARS",
     "as_unit_of",
+    "far_dates_error",
     "floor_times",
     "from_instants",
     "instants",
+    "outside_ns",
     "time_text",
 ]
 
@@ -141,6 +145,57 @@ def from_instants(us: np.ndarray, rem: np.ndarray, valid: np.ndarray, *, unit: s
     if unit != "us":
         raise ValueError(f"unit must be 'ns' or 'us', got {unit!r}")
     return np.where(valid, us, NAT).astype(np.int64).view("datetime64[us]")
+
+
+def outside_ns(values: np.ndarray) -> np.ndarray:
+    """Which times lie outside the ``datetime64[ns]`` range (1677-09-21 00:12:43.145224193 … 2262-04-11
+    23:47:16.854775807): the times a nanosecond cast would wrap around (NaT: False).
+
+    Parameters
+    ----------
+    values : ndarray of datetime64
+        Times of any unit.
+
+    Returns
+    -------
+    ndarray of bool
+        True where the time does not fit in nanoseconds.
+
+    Examples
+    --------
+    >>> outside_ns(np.array(["1500-01-01", "2026-01-01", "NaT"], dtype="datetime64[s]")).tolist()
+    [True, False, False]
+    """
+    us, rem, ok = instants(values)
+    return ok & ~_fits_ns(us, rem)
+
+
+def far_dates_error(column: str, examples: np.ndarray, count: int, source: str, rows: list[int]) -> InputError:
+    """The error of a forecast hub's dates outside 1677-09-21 … 2262-04-11, which its tables hold in nanoseconds.
+
+    Parameters
+    ----------
+    column : str
+        The date column.
+    examples : ndarray
+        The distinct cells outside the range (the first three are named).
+    count : int
+        How many cells.
+    source : str
+        The file.
+    rows : list of int
+        1-based rows of those cells in the file.
+
+    Returns
+    -------
+    InputError
+        The error to raise (never a date moved to another year).
+    """
+    shown = ", ".join(repr(str(v)) for v in list(examples)[:3])
+    first = ", ".join(str(r) for r in rows[:10]) + (" …" if len(rows) > 10 else "")
+    return InputError(f"column {column!r}: {count} date(s) lie outside 1677-09-21 … 2262-04-11, the dates a forecast "
+                      f"hub is read with (e.g. {shown}; rows {first})", source=source, columns=[column],
+                      rows=list(rows[:20]), hint="check the years of these dates (YYYY-MM-DD)")
 
 
 def as_unit_of(computed: np.ndarray, like: np.ndarray) -> np.ndarray:
