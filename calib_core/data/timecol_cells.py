@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..base.predictions import ReadingNote
 from .columns import name_list, normalize_name
-from .timecol_units import YEARS, from_instants, instants
+from .timecol_units import YEARS, fits_ns, from_instants, instants
 
 __all__ = [
     "BAD_REASON",
@@ -52,7 +52,7 @@ __all__ = [
 MISSING_REASON = "time: missing value"
 BAD_REASON = "time: not a date/time"
 YEARS_REASON = "time: outside the years 1 to 9999"
-FINE_REASON = "time: finer than a microsecond beside dates outside 1677-09-21 to 2262-04-11"
+FINE_REASON = "time: digits below the microsecond in a column with dates outside 1677-09-21 to 2262-04-11"
 NUMBER_REASON = "time: whole number too large to keep exactly"
 SUBNS_REASON = "time: finer than a nanosecond"
 
@@ -133,18 +133,19 @@ def _rows(mask: np.ndarray, k: int = 5) -> str:
 
 
 def _store(us: np.ndarray, rem: np.ndarray, ok: np.ndarray, drops: dict[str, np.ndarray]) -> np.ndarray:
-    """Times kept exactly: the years 1 … 9999; nanoseconds unless a kept time needs microseconds."""
+    """Times kept exactly: the years 1 … 9999; nanoseconds unless a kept time lies outside their range — then
+    microseconds, and the cells with digits below the microsecond are dropped (never rounded)."""
     years = ok & ((us < YEARS[0]) | (us >= YEARS[1]))
     ok = ok & ~years
-    values = from_instants(us, rem, ok)
-    if values.dtype == np.dtype("datetime64[us]"):
+    far = ok & ~fits_ns(us, rem)
+    fine = far & (rem != 0)  # too far for nanoseconds, too fine for microseconds
+    if (far & ~fine).any():  # the column needs microseconds
         fine = ok & (rem != 0)
-        if fine.any():
-            drops[FINE_REASON] = fine
-            ok = ok & ~fine
-            values = from_instants(us, rem, ok)
+    if fine.any():
+        drops[FINE_REASON] = fine
+        ok = ok & ~fine
     drops[YEARS_REASON] = years
-    return values
+    return from_instants(us, rem, ok)
 
 
 def _datetimes(s: pd.Series) -> TimeCells:

@@ -26,6 +26,7 @@ __all__ = [
     "YEARS",
     "as_unit_of",
     "far_dates_error",
+    "fits_ns",
     "floor_times",
     "from_instants",
     "instants",
@@ -98,7 +99,24 @@ def instants(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return us.reshape(v.shape), rem.reshape(v.shape), valid.reshape(v.shape)
 
 
-def _fits_ns(us: np.ndarray, rem: np.ndarray) -> np.ndarray:
+def fits_ns(us: np.ndarray, rem: np.ndarray) -> np.ndarray:
+    """Whether times given as (microseconds, nanoseconds left) fit in ``datetime64[ns]``, exactly at both ends.
+
+    Parameters
+    ----------
+    us, rem : ndarray of int64
+        :func:`instants`.
+
+    Returns
+    -------
+    ndarray of bool
+        True where (us, rem) lies in [1677-09-21 00:12:43.145224193, 2262-04-11 23:47:16.854775807].
+
+    Examples
+    --------
+    >>> fits_ns(np.array([-9223372036854776, -9223372036854776]), np.array([193, 192])).tolist()
+    [True, False]
+    """
     (lo_us, lo_rem), (hi_us, hi_rem) = NS_RANGE
     return ((us > lo_us) | ((us == lo_us) & (rem >= lo_rem))) & ((us < hi_us) | ((us == hi_us) & (rem <= hi_rem)))
 
@@ -133,7 +151,7 @@ def from_instants(us: np.ndarray, rem: np.ndarray, valid: np.ndarray, *, unit: s
     us = np.asarray(us, dtype=np.int64)
     rem = np.asarray(rem, dtype=np.int64)
     valid = np.asarray(valid, dtype=bool)
-    fits = _fits_ns(us, rem) | ~valid
+    fits = fits_ns(us, rem) | ~valid
     if unit is None:
         unit = "ns" if bool(fits.all()) else "us"
     if unit == "ns":
@@ -167,7 +185,7 @@ def outside_ns(values: np.ndarray) -> np.ndarray:
     [True, False, False]
     """
     us, rem, ok = instants(values)
-    return ok & ~_fits_ns(us, rem)
+    return ok & ~fits_ns(us, rem)
 
 
 def far_dates_error(column: str, examples: np.ndarray, count: int, source: str, rows: list[int]) -> InputError:
@@ -222,7 +240,7 @@ def as_unit_of(computed: np.ndarray, like: np.ndarray) -> np.ndarray:
     """
     us, rem, ok = instants(computed)
     want = np.datetime_data(np.asarray(like).dtype)[0]
-    if want == "ns" and bool((_fits_ns(us, rem) | ~ok).all()):
+    if want == "ns" and bool((fits_ns(us, rem) | ~ok).all()):
         return from_instants(us, rem, ok, unit="ns")
     if want == "us" and not bool(rem[ok].any()):
         return from_instants(us, rem, ok, unit="us")
