@@ -5,7 +5,9 @@
 * **date/time dtypes** (Parquet ``timestamp[s|ms|us|ns]`` with or without a zone, ``date32``/``date64``, Excel): the
   stored instant, a zone converted to UTC;
 * **text**: ``pandas.to_datetime`` with the format inferred from the cells, then the cells that failed in mixed
-  formats, then (when the first passes had to use nanoseconds) the cells still failing on their own.  A cell with a
+  formats, then (when the first passes had to use nanoseconds) the cells still failing on their own.  A cell must
+  write its year with four digits (``March``, ``Jan 5`` or ``10:30`` alone are no instant: pandas would fill in the
+  year 1 or today's date).  A cell with a
   zone (``Z``, ``UTC``, ``GMT``, ``+01:00``, ``-0530`` after a time) is converted to UTC; a cell without one is taken
   as UTC wall time.  When a column holds both, a note says how many cells (which rows) had no zone and were taken
   as UTC, and which offsets the others had;
@@ -67,6 +69,7 @@ _ZONE = re.compile(r"(?:\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?|T\d{2}|T\d{4,6}(?:[
 _FINE = re.compile(r"(\d{2}:\d{2}:\d{2}[.,]\d{6})\d+")
 _FRACTION = re.compile(r"\d{2}:\d{2}:\d{2}[.,](\d+)")
 _INT = re.compile(r"^[+-]?\d+$")
+_YEAR = re.compile(r"\d{4}")
 _EXACT = 2.0**53
 
 
@@ -199,6 +202,9 @@ def _text_times(text: pd.Series, missing: np.ndarray, name: object) -> TimeCells
         beyond = long & ok & (frac.str.slice(9).str.strip("0").str.len().fillna(0).to_numpy() > 0)
         drops[SUBNS_REASON] = beyond
         ok &= ~beyond
+    # a cell without a four-digit year ("March", "Jan 5", "10:30") is no instant: pandas would fill in the year 1 or
+    # today's date
+    ok &= text.str.contains(_YEAR, na=False).to_numpy(dtype=bool)
     drops[BAD_REASON] = ~ok & ~missing & ~drops.get(SUBNS_REASON, np.zeros(n, dtype=bool))
     values = _store(us, rem, ok, drops)
     kept = ~np.isnat(values)

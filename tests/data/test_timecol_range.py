@@ -93,6 +93,14 @@ def test_csv_dates_outside_the_years_1_to_9999_are_dropped_with_their_reason():
     assert any("time: outside the years 1 to 9999: 2 (rows 1, 3)" in m for m in ps.messages)
 
 
+def test_cells_without_a_year_are_no_instants():
+    ps = cc.load_predictions(csv_file(["2026-01-01", "March", "10:30", "Jan 5", "Jan 5 2026", "2026-01-03"]),
+                             source="partial.csv")
+    assert reasons(ps) == {BAD_REASON: [2, 3, 4]}
+    assert exact(ps.time) == ["2026-01-01T00:00:00.000000000", "2026-01-05T00:00:00.000000000",
+                              "2026-01-03T00:00:00.000000000"]
+
+
 def test_nanoseconds_beside_far_dates_are_dropped_not_rounded():
     cells = ["1500-01-01", "2026-01-01T00:00:00.123456789", "2026-01-01T00:00:00.123456", "1500-01-01T00:00:00.0000001",
              "1500-01-01T00:00:00.1234560"]
