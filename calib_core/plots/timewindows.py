@@ -25,8 +25,8 @@ def _middles(start: np.ndarray, end: np.ndarray) -> np.ndarray:
         return start + (end - start) / 2
     us_s, rem_s, ok_s = instants(start)
     us_e, rem_e, ok_e = instants(end)
-    if np.datetime_data(start.dtype)[0] != "ns" or bool((us_e - us_s < 2**62 // 1000).all()) and \
-            start.dtype == end.dtype:
+    narrow = np.datetime_data(start.dtype)[0] != "ns" or bool((us_e - us_s < 2**62 // 1000).all())
+    if narrow and start.dtype == end.dtype:
         return start + (end - start) // 2
     mid = us_s + (us_e - us_s) // 2
     return as_unit_of(from_instants(mid, np.zeros_like(mid), ok_s & ok_e, unit="us"), start)
