@@ -20,6 +20,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core.data.timecol import time_kind
+from calib_core.data.timecol_units import time_text
 from calib_core.plots import model_colors, with_background
 from calib_core.plots.timewindows import time_windows_figure
 from calib_core.slices.time import CALENDAR, WINDOW_METRICS, window_rows, window_table
@@ -39,8 +40,9 @@ def _span_text(windows: pd.DataFrame, picked: tuple[int, ...], n_rows: int) -> s
     w = windows.set_index("window")
     lo, hi = min(picked), max(picked)
     start, end = w.loc[lo, "start"], w.loc[hi, "end"]
-    if isinstance(start, np.datetime64 | pd.Timestamp):
-        span = f"{pd.Timestamp(start):%Y-%m-%d %H:%M} to {pd.Timestamp(end):%Y-%m-%d %H:%M}"
+    if isinstance(start, np.datetime64 | pd.Timestamp):  # NumPy's writer: 0001 … 10000 (strftime fails past 9999)
+        a, b = time_text(w.loc[[lo], "start"].to_numpy()), time_text(w.loc[[hi], "end"].to_numpy())
+        span = f"{a[0]} to {b[0]}"
     else:
         span = f"{float(start):.6g} to {float(end):.6g}"
     return f"**Time range {span}** ({hi - lo + 1} window{'s' if hi > lo else ''}, {n_rows:,} rows)"

@@ -19,6 +19,7 @@ import pandas as pd
 from calib_core.base.eprocess import MonitorResult
 from calib_core.base.eprocess_inputs import auto_lag
 from calib_core.base.predictions import PredictionSet
+from calib_core.data.timecol_units import US_PER, floor_times, instants
 from calib_core.inference.classification_monitor import probability_monitor
 from calib_core.inference.regression_monitor import pit_monitor
 
@@ -89,7 +90,8 @@ def step_time(time: np.ndarray) -> tuple[np.ndarray, str | None]:
     drift that the monitor finds within a week on the same rows grouped by day.  Grouping rows into coarser steps is
     valid (every bet still uses the steps before its own only; the factors of a step are averaged).  Datetimes with
     fewer than 2 rows per distinct time on average are floored to the day (or to the hour when they span less than
-    two weeks); other time columns are used as they are.
+    two weeks, :func:`~calib_core.data.timecol_units.floor_times`: exact, in the data's unit or in microseconds when
+    a floored day lies before the nanosecond range); other time columns are used as they are.
 
     Parameters
     ----------
@@ -115,9 +117,9 @@ def step_time(time: np.ndarray) -> tuple[np.ndarray, str | None]:
         return t, None
     if 2 * np.unique(t).size <= t.size:
         return t, None
-    span = t.max() - t.min()
-    unit = "D" if span >= np.timedelta64(14, "D") else "h"
-    return t.astype(f"datetime64[{unit}]").astype("datetime64[ns]"), ("day" if unit == "D" else "hour")
+    us = instants(t)[0]  # the span in microseconds: a nanosecond span over 292 years would overflow
+    unit = "D" if int(us.max()) - int(us.min()) >= 14 * US_PER["D"] else "h"
+    return floor_times(t, unit), ("day" if unit == "D" else "hour")
 
 
 def run_monitor(rows: PredictionSet, whole: PredictionSet | None = None, *, alpha: float = ALPHA) -> MonitorResult:

@@ -185,7 +185,13 @@ def _ordered(values: np.ndarray) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            return pd.to_datetime(values).to_numpy().astype("datetime64[ns]")
+            dates = pd.to_datetime(values)
+        if dates.tz is not None:
+            dates = dates.tz_convert("UTC").tz_localize(None)
+        try:  # nanoseconds when they fit, else the unit pandas read them in (a cast would move 1500 to 2084)
+            return dates.as_unit("ns").to_numpy()
+        except pd.errors.OutOfBoundsDatetime:
+            return dates.to_numpy()
     except (TypeError, ValueError):
         return values.astype(str)
 
@@ -347,9 +353,9 @@ def time_unit(labels: np.ndarray) -> str:
 
 def _label(value: Any, unit: str) -> str:
     if isinstance(value, np.datetime64 | pd.Timestamp):
-        ts = pd.Timestamp(value)
-        return ts.strftime("%Y-%m") if unit == "month" else (
-            ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.strftime("%Y-%m-%d %H:%M"))
+        ts = pd.Timestamp(value)  # the year with four digits (strftime writes the year 1 as "1")
+        return f"{ts.year:04d}" + (ts.strftime("-%m") if unit == "month" else (
+            ts.strftime("-%m-%d") if ts == ts.normalize() else ts.strftime("-%m-%d %H:%M")))
     if isinstance(value, float | np.floating) and float(value).is_integer():
         return str(int(value))
     return str(value)

@@ -183,8 +183,9 @@ class PredictionSet:
     ``logits`` when the file gave logits).  ``split``, ``group`` and ``model`` are per-row string
     arrays or ``None``; ``features`` holds the feature columns (those
     feature-based calibrators use) and ``slice_columns`` every column no role took (features included), the
-    candidate slice columns of ``calib_core.slices.candidates``; ``time`` the time column (``datetime64[ns]`` or
-    numbers, ``calib_core.data.timecol``) or ``None``.  ``n_read`` counts the data rows
+    candidate slice columns of ``calib_core.slices.candidates``; ``time`` the time column (``datetime64[ns]``, or
+    ``datetime64[us]`` when a time lies outside 1677-09-21 … 2262-04-11; or numbers; ``calib_core.data.timecol``) or
+    ``None``.  ``n_read`` counts the data rows
     in the file and ``dropped`` says which were removed and why (n_read = n_rows + dropped.total).
 
     Attributes

@@ -34,6 +34,7 @@ from .bytes import DEFAULT_LIMIT_HINT, DEFAULT_MAX_BYTES, read_table, size_text,
 from .columns import name_list
 from .hub_columns import TextColumn, concat_text, constant_text, text_codes_of
 from .hub_pivot import text_codes
+from .timecol_units import far_dates_error, outside_ns
 
 __all__ = [
     "DATE_COLUMNS",
@@ -606,6 +607,10 @@ def _dates(long: pd.DataFrame, c: str, names: list[str]) -> pd.Series:
         raise InputError(f"column {c!r}: {int(bad.sum())} cell(s) are no date (e.g. "
                          f"{name_list([repr(u) for u in uniques[bad_u][:3]])}; rows {name_list(rows, 10)})",
                          source=src, columns=[c], rows=rows, hint="write dates as YYYY-MM-DD")
+    far = outside_ns(parsed.to_numpy())  # a nanosecond cast would move them (1500 → 2085): refused, with the rows
+    if far.any():
+        src, rows = _where(long, far[codes], names)
+        raise far_dates_error(c, uniques[far], int(far[codes].sum()), src, rows)
     values = parsed.to_numpy(dtype="datetime64[ns]")[codes]
     return pd.Series(values, index=long.index, name=c)
 

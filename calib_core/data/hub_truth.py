@@ -24,6 +24,7 @@ from ..base.predictions import InputError
 from .bytes import read_table, source_name
 from .columns import name_list
 from .hub_formats import DATE_COLUMNS, NUMERIC_COLUMNS
+from .timecol_units import far_dates_error, outside_ns
 
 __all__ = ["Truth", "join_truth", "read_truth"]
 
@@ -170,6 +171,10 @@ def _truth_dates(values: pd.Series, name: str, col: str) -> pd.Series:
         raise InputError(f"column {col!r}: {len(rows)} cell(s) are no date (e.g. "
                          f"{name_list([repr(u) for u in uniques[bad_u][:3]])}; rows {name_list(rows, 10)})",
                          source=name, columns=[col], rows=rows[:20], hint="write dates as YYYY-MM-DD")
+    far = outside_ns(parsed.to_numpy())  # a nanosecond cast would move them (1500 → 2085): refused, with the rows
+    if far.any():
+        rows = (np.flatnonzero(far[codes]) + 1).tolist()
+        raise far_dates_error(col, np.asarray(uniques, dtype=object)[far], len(rows), name, rows)
     return pd.Series(parsed.to_numpy(dtype="datetime64[ns]")[codes], index=values.index, name=values.name)
 
 

@@ -3,20 +3,24 @@
 * **Which column.**  The user's mapping ``columns={"time": "<name>"}`` (``None``: no time column), else the first
   column whose normalised name is one of :data:`TIME_ALIASES` (``time``, ``timestamp``, ``date``, ``datetime`` …),
   else a column whose dtype already is a date/time (Parquet, Excel) that no other role took.
-* **How it is read** (:func:`parse_time`): date/time dtypes as they are (time-zone aware values converted to UTC);
-  text through ``pandas.to_datetime`` — first with the format inferred from the cells (fast, vectorised), then
-  the cells that failed one by one in mixed formats; numbers as numbers (an epoch, a step or a period index:
-  windows are then N equal spans of those numbers).  Missing cells and cells that are no date/time are counted
-  as dropped rows with their row numbers (reasons :data:`MISSING_REASON` and :data:`BAD_REASON`), unless most
-  cells of a *detected* column fail: then the column is not a time column and a message says so (a mapped column
-  raises an ``InputError`` naming the column and the first bad rows).
+* **How it is read** (:func:`parse_time`, :mod:`calib_core.data.timecol_cells`): date/time dtypes as they are
+  (time-zone aware values converted to UTC); text through ``pandas.to_datetime`` — first with the format inferred
+  from the cells (fast, vectorised), then the cells that failed one by one in mixed formats (zone-less cells beside
+  zoned ones are taken as UTC, and a message says so); numbers as numbers (an epoch, a step or a period index:
+  windows are then N equal spans of those numbers), except YYYYMMDD[HH] whole numbers in a column named like a
+  time, which are dates.  Missing cells and cells that are no date/time are counted as dropped rows with their row
+  numbers (reasons :data:`MISSING_REASON` and :data:`BAD_REASON`; dates before the year 1 or after 9999
+  :data:`YEARS_REASON`), unless most cells of a *detected* column fail: then the column is not a time column and a
+  message says so (a mapped column raises an ``InputError`` naming the column and the first bad rows).
 
-Values are ``datetime64[ns]`` (UTC, no zone) or ``float64``; :func:`time_kind` tells which.
+**A time never moves.**  Values are ``datetime64[ns]`` (UTC, no zone) when every time fits in that unit (1677-09-21
+to 2262-04-11), else ``datetime64[us]`` (the years 1 to 9999, exact to the microsecond;
+:mod:`calib_core.data.timecol_units`), or numbers (``float64``; ``int64`` when a whole number is beyond 2⁵³);
+:func:`time_kind` tells which.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,23 +30,36 @@ import pandas as pd
 from ..base.predictions import InputError, Message
 from .columns import name_list, normalize_name, resolve_column
 from .rows import RowFilter
+from .timecol_cells import (
+    BAD_REASON,
+    FINE_REASON,
+    MISSING_REASON,
+    NUMBER_REASON,
+    SUBNS_REASON,
+    YEARS_REASON,
+    parse_cells,
+    time_named,
+)
 
 __all__ = [
     "BAD_REASON",
+    "FINE_REASON",
     "MISSING_REASON",
+    "NUMBER_REASON",
+    "SUBNS_REASON",
     "TIME_ALIASES",
+    "YEARS_REASON",
     "find_time_column",
     "parse_time",
     "read_time",
     "time_kind",
+    "time_named",
 ]
 
 TIME_ALIASES = ("time", "timestamp", "date", "datetime", "date_time", "ts", "time_stamp", "event_time", "event_date",
                 "created_at", "valid_time", "forecast_time", "issue_time", "day")
 """Normalised column names read as the time column, in priority order."""
 
-MISSING_REASON = "time: missing value"
-BAD_REASON = "time: not a date/time"
 
 
 def find_time_column(
@@ -103,11 +120,12 @@ def time_kind(values: np.ndarray | None) -> str | None:
 
 
 def parse_time(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The values of a time column's cells, with the missing and the not-a-date cells marked (vectorised).
+    """The values of a time column's cells, with the missing and the not-kept cells marked (vectorised).
 
-    Date/time dtypes are kept (time-zone aware values converted to UTC); text goes through ``pandas.to_datetime``,
-    first with the format inferred from the cells, then the cells that failed one by one in mixed formats; numbers
-    (also written as text) stay numbers.
+    :func:`~calib_core.data.timecol_cells.parse_cells` with its reasons merged: date/time dtypes are kept (time-zone
+    aware values converted to UTC); text goes through ``pandas.to_datetime``, first with the format inferred from the
+    cells, then the cells that failed one by one in mixed formats; numbers (also written as text) stay numbers.
+    Times are stored exactly (``datetime64[ns]`` when they all fit in it, else ``datetime64[us]``).
 
     Parameters
     ----------
@@ -117,11 +135,12 @@ def parse_time(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Returns
     -------
     values : ndarray of shape (n,)
-        ``datetime64[ns]`` (UTC, no zone) or ``float64``.
+        ``datetime64[ns]`` or ``datetime64[us]`` (UTC, no zone), or numbers (float64, or int64 when some whole
+        number is beyond 2⁵³).
     missing : ndarray of bool of shape (n,)
         Empty cells and NA spellings.
     bad : ndarray of bool of shape (n,)
-        Cells that are no date/time (or infinite numbers).
+        Filled cells not kept (no date/time, infinite numbers, years outside 1 to 9999, …).
 
     Examples
     --------
@@ -131,38 +150,8 @@ def parse_time(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> str(values[0]), missing.tolist(), bad.tolist()
     ('2026-01-31T00:00:00.000000000', [False, True, False], [False, False, True])
     """
-    s = series
-    if pd.api.types.is_datetime64_any_dtype(s.dtype):
-        if getattr(s.dt, "tz", None) is not None:
-            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-        v = s.to_numpy(dtype="datetime64[ns]")
-        missing = np.isnat(v)
-        return v, missing, np.zeros(v.size, dtype=bool)
-    if pd.api.types.is_bool_dtype(s.dtype):
-        v = np.full(len(s), np.datetime64("NaT"), dtype="datetime64[ns]")
-        return v, np.zeros(len(s), dtype=bool), np.ones(len(s), dtype=bool)
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        v = s.to_numpy(dtype=float, na_value=np.nan)
-        return v, np.isnan(v), np.isinf(v)
-    text = s.astype("string").str.strip()
-    missing = (text.isna() | text.str.lower().isin(["", "na", "nan", "nat", "null", "none", "n/a", "-"])).to_numpy(
-        dtype=bool)
-    as_num = pd.to_numeric(text.where(~missing), errors="coerce")
-    if as_num.notna().sum() == (~missing).sum() and (~missing).any():  # numbers written as text
-        v = as_num.to_numpy(dtype=float, na_value=np.nan)
-        return v, missing, np.isinf(v) & ~missing
-    cells = text.where(~missing)
-    with warnings.catch_warnings():  # "could not infer format": the cells are then parsed one by one, as intended
-        warnings.simplefilter("ignore", UserWarning)
-        parsed = pd.to_datetime(cells, errors="coerce", utc=True)
-    failed = parsed.isna().to_numpy() & ~missing
-    if failed.any():  # other formats among the cells: retry those one by one
-        retry = pd.to_datetime(cells[failed], errors="coerce", utc=True, format="mixed")
-        parsed = parsed.copy()
-        parsed[failed] = retry
-    v = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
-    bad = np.isnat(v) & ~missing
-    return v, missing, bad
+    cells = parse_cells(series)
+    return cells.values, cells.missing, cells.dropped
 
 
 def read_time(
@@ -202,7 +191,8 @@ def read_time(
     name, mapped = find_time_column(frame, columns, source=src, exclude=used)
     if name is None:
         return None
-    values, missing, bad = parse_time(frame[name])
+    cells = parse_cells(frame[name], name)
+    values, missing, bad = cells.values, cells.missing, cells.bad
     present = int((~missing).sum())
     n_bad = int(bad.sum())
     if present == 0 or n_bad > present / 2:
@@ -222,11 +212,15 @@ def read_time(
         return None
     used.append(name)
     rows.drop(MISSING_REASON, missing)
-    rows.drop(BAD_REASON, bad)
-    kept = values[rows.keep & ~missing & ~bad]
+    for reason, mask in cells.drops.items():  # not a date, years, finer than kept, too large a number
+        rows.drop(reason, mask)
+    messages.extend(cells.notes)
+    kept = values[rows.keep & ~missing & ~cells.dropped]
     if kept.size:
         if time_kind(values) == "datetime":
             span = f"{pd.Timestamp(kept.min())} to {pd.Timestamp(kept.max())}"
+            if np.datetime_data(values.dtype)[0] == "us":
+                span += " (kept to the microsecond: times outside 1677-09-21 to 2262-04-11)"
         else:
             span = f"{kept.min():g} to {kept.max():g} (numbers)"
         messages.append(f"time from column {name!r}: {span}.")

@@ -12,9 +12,24 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..data.timecol_units import as_unit_of, from_instants, instants
 from ._style import REFERENCE_COLOR, apply_layout, merged_colors, plain, rgba
 
 __all__ = ["time_windows_figure"]
+
+
+def _middles(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """start + (end − start)/2 of every window: for times in microseconds when the span in the data's unit would
+    overflow int64 (a window over the whole nanosecond range spans 2⁶⁴ ns), so both ends of any range draw."""
+    if not np.issubdtype(start.dtype, np.datetime64):
+        return start + (end - start) / 2
+    us_s, rem_s, ok_s = instants(start)
+    us_e, rem_e, ok_e = instants(end)
+    narrow = np.datetime_data(start.dtype)[0] != "ns" or bool((us_e - us_s < 2**62 // 1000).all())
+    if narrow and start.dtype == end.dtype:
+        return start + (end - start) // 2
+    mid = us_s + (us_e - us_s) // 2
+    return as_unit_of(from_instants(mid, np.zeros_like(mid), ok_s & ok_e, unit="us"), start)
 
 
 def time_windows_figure(
@@ -71,9 +86,8 @@ def time_windows_figure(
         m = t[t["model"] == model].sort_values("window")
         color = cmap[model]
         shown = plain(model)
-        start = pd.to_datetime(m["start"]) if np.issubdtype(m["start"].dtype, np.datetime64) else m["start"]
-        end = pd.to_datetime(m["end"]) if np.issubdtype(m["end"].dtype, np.datetime64) else m["end"]
-        mid = start + (end - start) / 2
+        start, end = m["start"].to_numpy(), m["end"].to_numpy()
+        mid = _middles(start, end)
         # the band as steps over each window's span: [start, end) at the window's own band
         xs = np.column_stack([start, end]).ravel()
         lo = np.repeat(m["band_lo"].to_numpy(dtype=float), 2)

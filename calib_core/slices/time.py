@@ -60,6 +60,7 @@ from ..base.significance_tails import (
     log_two_sided,
 )
 from ..data.timecol import time_kind
+from ..data.timecol_units import as_unit_of, from_instants, instants, time_text
 from ..metrics.classification import event_rows
 from ..metrics.regression_ensemble_ranks import order_interval_probability
 
@@ -132,20 +133,24 @@ def window_codes(time: np.ndarray, window: WindowSpec) -> tuple[np.ndarray, pd.D
             raise ValueError("calendar windows need dates/times; this time column holds numbers: choose N windows")
         if window not in CALENDAR:
             raise ValueError(f"window must be one of {list(CALENDAR)} or a number of windows, got {window!r}")
-        periods = pd.PeriodIndex(pd.DatetimeIndex(t).to_period(CALENDAR[window]))
+        # periods of the times in microseconds (exact, floored: never a wrap-around at the nanosecond range's ends)
+        us, _, ok = instants(t)
+        periods = pd.PeriodIndex(pd.DatetimeIndex(from_instants(us, np.zeros_like(us), ok, unit="us")).to_period(
+            CALENDAR[window]))
         ordinals, codes = np.unique(periods.asi8, return_inverse=True)
         per = pd.PeriodIndex.from_ordinals(ordinals, freq=periods.freq)
-        starts = per.start_time.to_numpy(dtype="datetime64[ns]")
-        ends = (per + 1).start_time.to_numpy(dtype="datetime64[ns]")
-        fmt = {"hour": "%Y-%m-%d %H:00", "day": "%Y-%m-%d", "week": "week of %Y-%m-%d", "month": "%Y-%m",
-               "quarter": None, "year": "%Y"}[window]
-        labels = [str(p) for p in per] if fmt is None else [pd.Timestamp(s).strftime(fmt) for s in starts]
+        bounds = as_unit_of(np.concatenate([per.start_time.to_numpy(), (per + 1).start_time.to_numpy()]), t)
+        starts, ends = bounds[:ordinals.size], bounds[ordinals.size:]
+        unit = {"hour": "h", "day": "D", "week": "D", "month": "M", "quarter": None, "year": "Y"}[window]
+        labels = [str(p) for p in per] if unit is None else time_text(starts, unit)
+        if window == "week":
+            labels = [f"week of {d}" for d in labels]
         table = pd.DataFrame({"window": np.arange(ordinals.size), "start": starts, "end": ends, "label": labels})
         return codes.astype(np.int64), table
     n_win = int(window)
     if n_win < 1:
         raise ValueError(f"the number of windows must be at least 1, got {window}")
-    x = t.astype("datetime64[ns]").astype(np.int64).astype(float) if kind == "datetime" else t.astype(float)
+    x = t.view(np.int64).astype(float) if kind == "datetime" else t.astype(float)
     lo, hi = float(x.min()), float(x.max())
     width = (hi - lo) / n_win if hi > lo else 1.0
     raw = np.clip(np.floor((x - lo) / width).astype(np.int64), 0, n_win - 1)
@@ -153,15 +158,39 @@ def window_codes(time: np.ndarray, window: WindowSpec) -> tuple[np.ndarray, pd.D
     edges_lo = lo + used * width
     edges_hi = np.where(used == n_win - 1, np.nextafter(hi, np.inf), lo + (used + 1) * width)
     if kind == "datetime":
-        starts = np.round(edges_lo).astype(np.int64).astype("datetime64[ns]")
-        ends = np.round(edges_hi).astype(np.int64).astype("datetime64[ns]")
-        ends = np.where(used == n_win - 1, t.max() + np.timedelta64(1, "ns"), ends)
-        labels = [f"{pd.Timestamp(a):%Y-%m-%d %H:%M} – {pd.Timestamp(b):%Y-%m-%d %H:%M}" for a, b in zip(starts, ends)]
+        starts, ends = _span_bounds(t, codes, edges_lo, edges_hi, used == n_win - 1)
+        labels = [f"{a} – {b}" for a, b in zip(time_text(starts), time_text(ends), strict=True)]
     else:
         starts, ends = edges_lo, edges_hi
         labels = [f"{a:.4g} – {b:.4g}" for a, b in zip(starts, np.minimum(ends, hi))]
     table = pd.DataFrame({"window": np.arange(used.size), "start": starts, "end": ends, "label": labels})
     return codes.astype(np.int64), table
+
+
+def _span_bounds(t: np.ndarray, codes: np.ndarray, edges_lo: np.ndarray, edges_hi: np.ndarray,
+                 last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The [start, end) times of equal spans from their float edges (in the data's ticks).
+
+    A float edge that rounds beyond int64 at the range's ends (float(2⁶³ − 1) = 2⁶³) is held inside it; a bound that
+    float rounding put past a row of its window (up to half a float spacing: 128 ns today, 16 µs in the year 9999)
+    is moved to that row, so every row lies in [start, end); the last span ends one tick after the last time, or at
+    it when that tick would leave the unit's range."""
+    i8 = t.view(np.int64)
+    hi_i = int(i8.max())
+    top = np.nextafter(2.0**63, -np.inf)
+    first = np.iinfo(np.int64).min + 1  # the int64 minimum is NaT
+
+    def ticks(edges: np.ndarray) -> np.ndarray:
+        return np.maximum(np.round(np.minimum(edges, top)).astype(np.int64), first)
+
+    lowest = np.full(edges_lo.size, np.iinfo(np.int64).max)
+    highest = np.full(edges_lo.size, first)
+    np.minimum.at(lowest, codes, i8)
+    np.maximum.at(highest, codes, i8)
+    after = hi_i + 1 if hi_i < np.iinfo(np.int64).max else hi_i
+    starts = np.minimum(ticks(edges_lo), lowest)
+    ends = np.where(last, after, np.maximum(ticks(edges_hi), np.minimum(highest, np.iinfo(np.int64).max - 1) + 1))
+    return starts.view(t.dtype), ends.astype(np.int64).view(t.dtype)
 
 
 def clopper_pearson_arrays(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
