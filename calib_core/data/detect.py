@@ -23,6 +23,7 @@ from .columns import (
     normalize_name,
 )
 from .columns_patterns import find_quantile_columns, find_sample_columns, find_score_columns, parse_quantile_level
+from .detect_exports import detect_export
 from .regression_layout import LayoutColumns, choose_layout
 from .rows_labels import row_label_columns
 
@@ -70,8 +71,8 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
     has_conf = any(k in ALIASES["confidence"] for k in norm)
     has_pred_label = any(k in ALIASES["pred_label"] for k in norm)
     cls = has_scores or (has_conf and (has_label or has_pred_label))
-    if not cls:
-        return "regression"
+    if not cls:  # files as ML tools write them: class-name columns, several forecasters of one binary event
+        return "classification" if detect_export(frame) is not None else "regression"
     reg_roles = ("std", "var", "log_var", "log_std", "error")
     reg = any(k in ALIASES[r] for r in reg_roles for k in norm)
     reg = reg or any(parse_quantile_level(c) is not None for c in frame.columns)
@@ -155,6 +156,15 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
         if label is not None:
             out["label"] = label
         scores = find_score_columns(frame, exclude=used)
+        shape = None if scores["probs"] or scores["logits"] else detect_export(frame, label=label)
+        if shape is not None and shape.kind == "models":
+            out["label"] = shape.label
+            out["model_columns"] = list(shape.columns)
+            used += [*([] if shape.label in used else [shape.label]), *shape.columns]
+        elif shape is not None:
+            out["label"] = shape.label
+            scores["probs"] = [(c, c) for c in shape.columns]
+            used += [] if shape.label in used else [shape.label]
         kind = "logits" if len(scores["logits"]) >= 2 or (scores["logits"] and not scores["probs"]) else "probs"
         if scores[kind]:
             if all(cls.isdigit() for _, cls in scores[kind]):
