@@ -52,7 +52,7 @@ import pandas as pd
 from ..base.classification import softmax
 from ..base.predictions import InputError, PredictionSet
 from .classification_classes import binary_classes, class_index, positive_message, sorted_class_names
-from .classification_models import parse_model_columns
+from .classification_models import model_columns_frame, model_columns_messages
 from .columns import (
     ALIASES,
     CLASSIFICATION_ROLES,
@@ -305,7 +305,10 @@ def parse_classification_frame(
             f"has a header ({name_list(frame.columns, 8)}) but no data rows", source=src, hint="add rows of predictions"
         )
     if "model_columns" in cols:  # several forecasters of one binary event: one model each
-        return parse_model_columns(frame, src, cols, renormalize, min_rows=min_rows)
+        long, mapping, names, prob = model_columns_frame(frame, src, cols)
+        pset = parse_classification_frame(long, src, mapping, renormalize, min_rows=min_rows)
+        pset.messages = model_columns_messages(pset, names, n, prob)
+        return pset
     messages: list[str] = []
     used: list[str] = []
 
@@ -331,8 +334,9 @@ def parse_classification_frame(
     if not (found["probs"] or found["logits"] or {"probs", "logits", "confidence"} & set(cols)):
         shape = detect_export(frame, cols, label=label_col, exclude=used)  # columns named by the classes, …
         if shape is not None and shape.kind == "models":
-            return parse_model_columns(frame, src, {**cols, "label": label_col, "model_columns": shape.columns},
-                                       renormalize, min_rows=min_rows)
+            return parse_classification_frame(frame, src, {**cols, "label": label_col,
+                                                           "model_columns": shape.columns}, renormalize,
+                                              min_rows=min_rows)
         if shape is not None:
             found["probs"], suffixes["probs"] = list(shape.columns), [c.strip() for c in shape.columns]
     if found["logits"] and found["probs"] and len(found["logits"]) >= 2:

@@ -18,17 +18,18 @@ from ..base.predictions import InputError, Message, PredictionSet
 from .columns import resolve_column
 from .detect_exports import melt_model_columns, model_rows_note
 
-__all__ = ["parse_model_columns"]
+__all__ = ["model_columns_frame", "model_columns_messages"]
 
 
-def parse_model_columns(
-    frame: pd.DataFrame, source: str, columns: Mapping[str, Any], renormalize: bool = False, *, min_rows: int = 2,
-) -> PredictionSet:
-    """A classification set with one model per probability column of ``columns["model_columns"]``.
+def model_columns_frame(
+    frame: pd.DataFrame, source: str, columns: Mapping[str, Any],
+) -> tuple[pd.DataFrame, dict[str, Any], list[str], str]:
+    """The long table and mapping that read ``columns["model_columns"]`` as one model per probability column.
 
-    Row ``j·n + i`` of the set is file row ``i + 1`` under model ``j`` (``model_columns``' order); ``n_read`` counts
-    model × file rows, and a message says which rows are which model and which file rows were dropped per model.
-    Every other role (label, positive, split, group, time) is read as for one model.
+    Row ``j·n + i`` of the long table is file row ``i + 1`` under model ``j`` (``model_columns``' order); the
+    classification parser reads it with the returned mapping (``probs``: the probability column, ``model``: the model
+    column; every other role — label, positive, split, group, time — as for one model), and
+    :func:`model_columns_messages` then words its messages for the file.
 
     Parameters
     ----------
@@ -38,30 +39,32 @@ def parse_model_columns(
         The file name for messages.
     columns : mapping
         The ``columns=`` mapping; ``model_columns`` is a list of column names (one name: one model).
-    renormalize : bool, default False
-        Passed on (a binary column has nothing to renormalise).
-    min_rows : int, default 2
-        The fewest valid rows accepted.
 
     Returns
     -------
-    PredictionSet
-        Layout ``"binary_prob"`` with ``model`` set.
+    long : DataFrame
+        One row per model and file row.
+    mapping : dict
+        The mapping to parse it with.
+    names : list of str
+        The model columns (the models), in order.
+    probability : str
+        The long table's probability column.
 
     Raises
     ------
     InputError
-        ``model_columns`` that is no list of columns of the file, given together with a ``model`` column or score
-        columns, and every error of the classification parser.
+        ``model_columns`` that is no list of columns of the file, or given together with a ``model`` column or score
+        columns.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from calib_core.data.classification_models import parse_model_columns
+    >>> from calib_core.data.classification_models import model_columns_frame
     >>> frame = pd.DataFrame({"obs": [1, 0, 1], "A": [0.8, 0.3, 0.6], "B": [0.5, 0.5, 0.5]})
-    >>> ps = parse_model_columns(frame, "rain.csv", {"label": "obs", "model_columns": ["A", "B"]})
-    >>> ps.models(), ps.n_rows, ps.probs[:, 1].tolist()
-    (['A', 'B'], 6, [0.8, 0.3, 0.6, 0.5, 0.5, 0.5])
+    >>> long, mapping, names, _ = model_columns_frame(frame, "rain.csv", {"label": "obs", "model_columns": ["A", "B"]})
+    >>> len(long), mapping, names
+    (6, {'label': 'obs', 'probs': 'probability', 'model': 'model'}, ['A', 'B'])
     """
     cols = dict(columns)
     spec = cols.pop("model_columns")
@@ -80,16 +83,34 @@ def parse_model_columns(
             hint=f"leave out columns['{clash[0]}'], or leave out columns['model_columns']",
             app_hint="choose either the model columns or the score and model columns under Column mapping")
     long, prob, model = melt_model_columns(frame, names)
-    from .classification import parse_classification_frame  # the parser calls this module
+    return long, {**cols, "probs": prob, "model": model}, names, prob
 
-    pset = parse_classification_frame(long, source, {**cols, "probs": prob, "model": model}, renormalize,
-                                      min_rows=min_rows)
+
+def model_columns_messages(pset: PredictionSet, names: Sequence[str], n: int, probability: str) -> list[str]:
+    """The parser's messages on a long table of model columns, worded for the file.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        The set parsed from :func:`model_columns_frame`'s table.
+    names : sequence of str
+        The model columns.
+    n : int
+        The file's data rows.
+    probability : str
+        The long table's probability column.
+
+    Returns
+    -------
+    list of str
+        The messages, the second saying which rows are which model and which file rows were dropped per model.
+    """
     what = f"each of the {len(names)} model columns"
-    pset.messages = [_reworded(m, f"binary probability {prob!r}", f"binary probabilities of {len(names)} models")
-                     for m in pset.messages]
-    pset.messages = [_reworded(m, f"{prob!r} is the probability", f"{what} is the probability") for m in pset.messages]
-    pset.messages.insert(1, model_rows_note(names, len(frame), pset.dropped.reasons))
-    return pset
+    out = [_reworded(m, f"binary probability {probability!r}", f"binary probabilities of {len(names)} models")
+           for m in pset.messages]
+    out = [_reworded(m, f"{probability!r} is the probability", f"{what} is the probability") for m in out]
+    out.insert(1, model_rows_note(names, n, pset.dropped.reasons))
+    return out
 
 
 def _reworded(message: str, old: str, new: str) -> str:

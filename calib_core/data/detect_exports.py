@@ -163,9 +163,9 @@ def detect_export(
     >>> from calib_core.data.detect_exports import detect_export
     >>> frame = pd.DataFrame({"y": ["barolo", "barbera"], "barbera": [0.2, 0.7], "barolo": [0.7, 0.1],
     ...                       "grignolino": [0.1, 0.2]})
-    >>> shape = detect_export(frame)
+    >>> shape = detect_export(frame)  # no grignolino among these labels, yet its column completes the rows
     >>> shape.kind, shape.label, shape.columns
-    ('classes', 'y', ['barbera', 'barolo'])
+    ('classes', 'y', ['barbera', 'barolo', 'grignolino'])
     >>> niamey = pd.DataFrame({"Logistic": [0.6, 0.3], "EMOS": [0.5, 0.4], "obs": [1, 0]})
     >>> detect_export(niamey)
     ExportShape(kind='models', label='obs', columns=['Logistic', 'EMOS'], positive=None)
@@ -188,24 +188,24 @@ def detect_export(
         values = [str(u) for u in uniq]
         named = _class_columns(frame, lab, values, exclude)
         unit = {c: _unit_values(frame, c) for c in named}
-        if len(named) >= 2 and all(v is not None for v in unit.values()):
-            block = np.column_stack([unit[c] for c in named])
-            if block.shape[0] and float(np.median(np.abs(block.sum(axis=1) - 1.0))) < 0.01:
-                return ExportShape("classes", lab, named)
+        free = [str(c) for c in frame.columns if c != lab and c not in exclude and c not in named
+                and not _claimed(c) and score_column(c) is None]
+        free_unit = {c: _unit_values(frame, c) for c in free}
+        free_unit = {c: v for c, v in free_unit.items() if v is not None}
+        if named and all(v is not None for v in unit.values()):
+            # class columns named by the labels, plus those of classes absent from these rows when with them the
+            # rows sum to 1 (a column for every class, as predict_proba writes)
+            for cand in (named, [str(c) for c in frame.columns if str(c) in named or str(c) in free_unit]):
+                if len(cand) >= 2 and _sums_to_one([unit.get(c, free_unit.get(c)) for c in cand]):
+                    return ExportShape("classes", lab, cand)
         full = pd.unique(frame[lab].dropna())
         if full.size != 2:
             continue
         if len(named) == 1 and unit[named[0]] is not None:
             positive = next(v for v in values if v.strip().casefold() == named[0].strip().casefold())
             return ExportShape("binary", lab, named, positive)
-        free = [str(c) for c in frame.columns if c != lab and c not in exclude and not _claimed(c)
-                and score_column(c) is None]
         scored = [c for c in free if normalize_name(c) in SCORE_NAMES]
-        probs = []
-        for c in scored or free:
-            v = _unit_values(frame, c)
-            if v is not None and not np.isin(v, (0.0, 1.0)).all():
-                probs.append(c)
+        probs = [c for c in (scored or free) if c in free_unit and not np.isin(free_unit[c], (0.0, 1.0)).all()]
         if scored and probs:
             return ExportShape("binary", lab, probs[:1])
         if len(probs) == 1:
@@ -213,6 +213,14 @@ def detect_export(
         if len(probs) >= 2:
             return ExportShape("models", lab, probs)
     return None
+
+
+def _sums_to_one(blocks: Sequence[np.ndarray | None]) -> bool:
+    """Whether columns of numbers in [0, 1] have rows summing to 1 (median deviation below 0.01)."""
+    if any(b is None for b in blocks) or len({b.size for b in blocks}) != 1:
+        return False
+    total = np.sum(np.column_stack(blocks), axis=1)
+    return bool(total.size) and float(np.median(np.abs(total - 1.0))) < 0.01
 
 
 def _unique_name(frame: pd.DataFrame, name: str) -> str:
