@@ -302,5 +302,6 @@ def positive_message(score_col: str, kind: str, classes: Sequence[str], why: Seq
     reason = f" ({why[-1]})" if why else ""
     text = (f"binary file: {score_col!r} is the {'logit' if kind == 'logits' else 'probability'} of the positive class "
             f"{classes[1]!r}{reason}, the negative class is {classes[0]!r}")
-    return Message(f"{text}; pass columns={{'positive': '{classes[0]}'}} to switch.",
-                   f"{text}; to switch, choose {classes[0]!r} under 'Positive class' below the loaded data.")
+    other = f"if the column holds the probability of {classes[0]!r}"
+    return Message(f"{text}; {other}, pass columns={{'positive': '{classes[0]}'}}.",
+                   f"{text}; {other}, choose {classes[0]!r} under 'Positive class' below the loaded data.")
