@@ -21,6 +21,15 @@ Layouts (``PredictionSet.layout``)
   class is ``columns["positive"]``, else the column's suffix when it is a label value (``prob_yes``), else 1 / true /
   yes / positive among the two label values (a mapped column with a free name such as ``score`` carries no class);
   otherwise the loader asks.
+* Files as ML tools write them (:mod:`calib_core.data.detect_exports`): ``pd.DataFrame(clf.predict_proba(X),
+  columns=clf.classes_)`` beside a label column — columns named by the label values (``0 … 9``, ``barolo`` …) —
+  read as ``"probs"``; one free-named probability column (``score``, ``risk``, a class name) beside two label values
+  read as ``"binary_prob"``, with the positive class stated (the class the column is named after, else 1 / true /
+  yes, else the second of the sorted values as ``predict_proba(X)[:, 1]``) and switched with ``columns["positive"]``;
+  several free-named probability columns beside two label values (``Logistic``, ``EMOS`` … and ``obs``), or
+  ``columns["model_columns"]``, read as one model per column (:mod:`calib_core.data.classification_models`).
+  Label columns: ``ALIASES["label"]``, then ``LABEL_FALLBACK`` (``y``, ``target``, ``actual``, ``obs``, ``matched``
+  …).
 * ``"top_label"``: ``label, pred, confidence`` (aliases ``true_label``, ``pred_label``, …): only the predicted class
   and its confidence are known.  ``probs`` is None, ``confidence`` holds max_k p_k, ``point`` the predicted class
   and ``top_label_only`` is True: only top-label diagnostics (accuracy, confidence ECE/MCE, reliability diagram)

@@ -104,12 +104,24 @@ def _guess_layout(frame: pd.DataFrame, samples: list[str], quantiles: list[str],
         return options[0].layout
 
 
+def _text_target(frame: pd.DataFrame) -> bool:
+    """Whether the target column (``ALIASES["y"]`` / ``LABEL_FALLBACK``) holds text in most of its first rows."""
+    norm = {c: normalize_name(c) for c in frame.columns}
+    name = next((c for alias in (*ALIASES["y"], *LABEL_FALLBACK) for c, k in norm.items() if k == alias), None)
+    if name is None or pd.api.types.is_numeric_dtype(frame[name].dtype):
+        return False
+    head = frame[name].iloc[:1000].dropna().astype(str).str.strip()
+    head = head[head != ""]
+    return bool(head.size) and float(pd.to_numeric(head, errors="coerce").isna().mean()) > 0.5
+
+
 def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
 
-    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the regression
-    layout that keeps the most rows — on a tie sample > quantile > gaussian —, ``row_label_columns``), but never
-    raising: a role that cannot be decided is left out.
+    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the shapes ML tools
+    write — :func:`calib_core.data.detect_exports.detect_export` —, the regression layout that keeps the most rows —
+    on a tie sample > quantile > gaussian —, ``row_label_columns``), but never raising: a role that cannot be
+    decided is left out.  A target column of text (class names) makes the guess a classification one.
 
     Parameters
     ----------
@@ -121,7 +133,8 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     dict of str to object
         ``"task"`` and the roles found.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
         ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
-        ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+        ``probs`` or ``logits`` (lists) or ``model_columns`` (several forecasters of one binary event); both:
+        ``split``, ``group``, ``model``.
 
     Examples
     --------
@@ -134,6 +147,8 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'group': 'split'}
     """
     task = detect_task(frame)
+    if task == "regression" and _text_target(frame):
+        task = "classification"  # class names in the target column: a classification file whose scores are unnamed
     out: dict[str, Any] = {"task": task}
     used: list[str] = []
 

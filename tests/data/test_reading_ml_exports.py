@@ -132,6 +132,21 @@ def test_class_names_of_every_kind_are_detected(names, label, index, seed):
     np.testing.assert_array_equal(np.array(ps.classes, dtype=object)[ps.labels], y)
 
 
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(CLASS_TEXT, min_size=2, max_size=12, unique_by=str.casefold), index=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_class_names_of_every_kind_are_detected_many(names, index, seed):
+    test_class_names_of_every_kind_are_detected.hypothesis.inner_test(names, "y", index, seed)
+
+
+def test_text_target_makes_the_mapping_form_a_classification_one():
+    frame = pd.DataFrame({"y": ["barolo", "barbera", "grignolino"] * 5, "score_a": range(15), "score_b": range(15)})
+    guess = guess_columns(read_table(frame.to_csv(index=False).encode()))
+    assert guess["task"] == "classification" and guess["label"] == "y"
+    assert views.mapping_form_values(guess)["task"] == "classification"
+
+
 def test_text_labels_in_a_numeric_role_are_never_advised_away():
     """A regression reading of text labels (a mapping that makes y a label column) names the control, never
     'leave them empty'."""
