@@ -265,12 +265,15 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
 
 
 def positive_choices(pset: PredictionSet) -> list[str] | None:
-    """The Data page's Positive class choices of a binary set (its two classes, the positive one last), else None.
+    """The Data page's Positive class choices of a one-column binary set (its two classes, the positive one last),
+    else None.
 
-    A binary set (two classes with full probability vectors, one model or several) has a positive class — the
-    second of ``classes`` — that the loader stated; the page lets the user switch it (``columns={'positive': …}``).
+    A file with one probability (or logit) column per model holds the probability of one class — the second of
+    ``classes`` — which the loader chose and stated; the page lets the user say it is the other one
+    (``columns={'positive': …}``).  Files with a column per class need no such choice.
     """
-    if pset.task != "classification" or not is_binary(pset) or not pset.classes:
+    if pset.task != "classification" or not is_binary(pset) or not pset.classes or \
+            pset.layout not in ("binary_prob", "binary_logit"):
         return None
     return [str(c) for c in pset.classes]
 

@@ -176,7 +176,8 @@ def detect_export(
         return None
     if len(frame) == 0 or _regression_columns(frame):
         return None
-    exclude = list(exclude) + [str(v) for k, v in cols.items() if isinstance(v, str) and k != "label"]
+    exclude = list(exclude) + [str(v) for k, v in cols.items()
+                               if isinstance(v, str) and k in ("split", "group", "model", "time", "pred_label")]
     for lab in _label_candidates(frame, cols.get("label") or label, exclude):
         if lab not in frame.columns:
             continue

@@ -298,3 +298,16 @@ def test_real_niamey_file_reads_as_four_models():
     for model, brier in expected.items():
         assert m.loc[model, "brier"] == pytest.approx(2 * brier, abs=2e-4)
     print("\n" + m[[c for c in ("brier", "nll", "ece") if c in m.columns]].round(4).to_string())
+
+
+def test_positive_choice_only_for_one_column_binary_files():
+    frame = pd.DataFrame({"y": [0, 1, 1, 0], "0": [0.8, 0.3, 0.1, 0.6], "1": [0.2, 0.7, 0.9, 0.4]})
+    both = cc.load_predictions(frame.to_csv(index=False).encode(), source="two.csv")
+    assert both.layout == "probs" and views.positive_choices(both) is None  # a column per class: nothing to choose
+    same = cc.load_predictions(frame.to_csv(index=False).encode(), source="two.csv", columns={"positive": "0"})
+    np.testing.assert_array_equal(same.probs, both.probs)  # 'positive' names no column to leave out
+    one = cc.load_predictions(frame[["y", "1"]].to_csv(index=False).encode(), source="one.csv")
+    assert one.layout == "binary_prob" and views.positive_choices(one) == ["0", "1"]
+    niamey_like = _forecasters(n=30)
+    models = cc.load_predictions(niamey_like.to_csv(index=False).encode(), source="pop.csv", columns={"positive": "0"})
+    assert models.models() == ["Logistic", "EMOS", "ENS", "EPC"] and models.classes == ["1", "0"]
