@@ -170,7 +170,10 @@ with st.container(border=True):
     st.caption(
         "Regression: `y` plus `mean`/`std` (or `var`, `log_var`), quantile columns `q0.05 …`, or samples "
         "`sample_0 …`. Classification: `label` (or `y`) plus one probability column per class — `prob_0 …`, "
-        "`prob_<class>`, `p_<class>`, `<class>_prob` — or `logit_0 …` (binary: one `prob` or `logit`). "
+        "`prob_<class>`, `p_<class>`, `<class>_prob` — or `logit_0 …` (binary: one `prob` or `logit`); columns named "
+        "by the classes themselves, as `pd.DataFrame(clf.predict_proba(X), columns=clf.classes_)` writes them; "
+        "several forecasters' probability columns of one binary event beside its outcome (`obs`, `y`, `target` …) "
+        "are read as several models. "
         "Optional: `split` (cal/test or calibration/test), `group`, `model`, features `x*`. See the templates below. "
         f"Up to **{ui.upload_limit_mb():,} MB** per file (Parquet holds 10⁷ rows of mean, std and y in about "
         "240 MB; as CSV they take up to 2.5 times more)."
