@@ -76,6 +76,32 @@ def _parse_upload() -> None:
         st.session_state["data_notice"] = f"Loaded: {uploaded.name}"
 
 
+def _switch_positive() -> None:
+    """Positive class callback: load the same upload again with the chosen positive class (``columns={'positive':
+    …}`` added to the mapping in use); keep the loaded data on errors."""
+    uploaded = st.session_state.get("data_upload")
+    if uploaded is None:
+        return
+    data = uploaded.getvalue()
+    token = ui.content_token(data)
+    mapping = views.positive_mapping(st.session_state.get("data_mapping"), st.session_state["data_positive"])
+    mapping_json = json.dumps(mapping, sort_keys=True)
+    renormalize = bool(st.session_state.get("data_renormalize", False))
+    options = loading.reading_options(st.session_state.get("data_crossing"), st.session_state.get("data_layout"))
+    try:
+        pset = ui.parse_upload(token, data, uploaded.name, mapping_json, "classification", renormalize,
+                               crossing=options["crossing"])
+    except cc.InputError as err:
+        st.session_state["data_upload_error"] = err.app_message()
+        return
+    st.session_state.pop("data_upload_error", None)
+    st.session_state["data_mapping"] = mapping
+    mhash = ui.content_token(mapping_json.encode())[:12]
+    ui.set_data(pset, f"upload:{token}:classification:{mhash}:{options['crossing']}:{int(renormalize)}",
+                uploaded.name, "upload")
+    st.session_state["data_notice"] = f"Loaded: {uploaded.name} (positive class {mapping['positive']!r})"
+
+
 def _forecast_hub_link() -> None:
     """A link to the Forecast hub page (when the navigation has it)."""
     try:
@@ -143,7 +169,10 @@ with st.container(border=True):
     st.caption(
         "Regression: `y` plus `mean`/`std` (or `var`, `log_var`), quantile columns `q0.05 …`, or samples "
         "`sample_0 …`. Classification: `label` (or `y`) plus one probability column per class — `prob_0 …`, "
-        "`prob_<class>`, `p_<class>`, `<class>_prob` — or `logit_0 …` (binary: one `prob` or `logit`). "
+        "`prob_<class>`, `p_<class>`, `<class>_prob` — or `logit_0 …` (binary: one `prob` or `logit`); columns named "
+        "by the classes themselves, as `pd.DataFrame(clf.predict_proba(X), columns=clf.classes_)` writes them; "
+        "several forecasters' probability columns of one binary event beside its outcome (`obs`, `y`, `target` …) "
+        "are read as several models. "
         "Optional: `split` (cal/test or calibration/test), `group`, `model`, features `x*`. See the templates below. "
         f"Up to **{ui.upload_limit_mb():,} MB** per file (Parquet holds 10⁷ rows of mean, std and y in about "
         "240 MB; as CSV they take up to 2.5 times more)."
@@ -243,6 +272,15 @@ with st.container(border=True):
                         "Score columns (one per class, in class order; one column = binary positive class)",
                         names, key="data_map_scores",
                     )
+                    m3, m4 = st.columns([2, 1])
+                    choices["models"] = m3.multiselect(
+                        "Model columns (several forecasters of one binary event: one probability column each, read "
+                        "as one model each)", names, key="data_map_models",
+                        help="E.g. Logistic, EMOS, ENS, EPC beside an outcome column: each column becomes a model "
+                        "that the Classification and Compare models pages compare. Leave the score columns empty.")
+                    choices["positive"] = m4.text_input(
+                        "Positive class (binary; blank: detected)", key="data_map_positive",
+                        help="The label value whose probability the binary column holds.")
                 o1, o2, o3, o4 = st.columns(4)
                 for role, col in (("split", o1), ("group", o2), ("model", o3), ("time", o4)):
                     choices[role] = col.selectbox(
@@ -374,6 +412,17 @@ else:
     if dropped:
         st.markdown("**Dropped rows by reason** (row numbers count data rows from 1):")
         ui.dataframe(pset.dropped.summary(), hide_index=True, width="stretch")
+    positives = views.positive_choices(pset)
+    if positives is not None and st.session_state.get("pset_origin") == "upload" \
+            and st.session_state.get("data_upload") is not None:
+        if st.session_state.get("data_positive_token") != token:  # a new set: start from the class it was read with
+            st.session_state["data_positive_token"] = token
+            st.session_state["data_positive"] = positives[-1]
+        st.selectbox("Positive class", positives, key="data_positive", on_change=_switch_positive,
+                     help="The class whose probability the binary column holds (the loader's choice is stated in "
+                     "its messages); choose the other to read the file again with it as the positive class.")
+    elif positives is not None:
+        st.caption(f"Positive class: {ui.md_escape(positives[-1])} (negative: {ui.md_escape(positives[0])}).")
     for notice in loading.loader_notices(pset):  # crossing quantiles sorted or dropped, the layout chosen
         st.info(ui.md_escape(notice), icon=":material/info:")
     with st.expander("Loader messages", expanded=bool(dropped), icon=":material/info:"):

@@ -60,6 +60,8 @@ __all__ = [
     "looks_like_classification",
     "column_mapping",
     "mapping_form_values",
+    "positive_choices",
+    "positive_mapping",
     "loader_messages",
     "data_facts",
     "preview_rows",
@@ -189,8 +191,9 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
     ``choices`` holds the form's values (``none`` = nothing chosen): regression ``y``, ``mean``, ``kind`` (one
     of :data:`SPREAD_KINDS`, ``"quantiles"``, ``"samples"`` or a point-only label), ``spread``, ``multi`` (the
     quantile / sample columns), ``levels`` (comma-separated quantile levels, blank = from the names);
-    classification ``label``, ``score_kind`` (``"probs"`` / ``"logits"``), ``scores``; both: ``split``,
-    ``group``, ``model``, ``time``.
+    classification ``label``, ``score_kind`` (``"probs"`` / ``"logits"``), ``scores``, ``models`` (several
+    forecasters' probability columns of one binary event: ``model_columns``, one model each), ``positive`` (the
+    positive class of a binary file; blank: detected); both: ``split``, ``group``, ``model``, ``time``.
     """
     mapping: dict[str, object] = {}
     if task == "regression":
@@ -214,9 +217,16 @@ def column_mapping(task: str, choices: Mapping[str, Any], none: str = "—") -> 
     else:
         if choices.get("label", none) != none:
             mapping["label"] = choices["label"]
+        models = list(choices.get("models") or [])
         scores = list(choices.get("scores") or [])
+        if len(models) > 1:  # several forecasters of one binary event: one model per column
+            mapping["model_columns"] = models
+        elif models:
+            scores = scores or models
         if scores:
             mapping[choices.get("score_kind", "probs")] = scores if len(scores) > 1 else scores[0]
+        if str(choices.get("positive") or "").strip():
+            mapping["positive"] = str(choices["positive"]).strip()
     for role in ("split", "group", "model", "time"):
         if choices.get(role, none) != none:
             mapping[role] = choices[role]
@@ -229,8 +239,8 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
     Keys are the form's fields, the inverse of :func:`column_mapping`: ``task``, regression ``y``, ``mean``,
     ``kind`` (the spread role, ``"quantiles"``, ``"samples"`` or ``"none (point only)"``),
     ``spread``, ``multi``, ``levels`` (blank: read from the names); classification ``label``, ``score_kind``,
-    ``scores``; both ``split``, ``group``, ``model``, ``time``.  Roles detection could not fill are ``none`` (or
-    empty lists).
+    ``scores``, ``models``, ``positive``; both ``split``, ``group``, ``model``, ``time``.  Roles detection could
+    not fill are ``none`` (or empty lists).
     """
     task = str(guess.get("task", "regression"))
     out: dict[str, Any] = {
@@ -238,6 +248,7 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
         "kind": "std", "spread": none, "multi": [], "levels": "", "label": guess.get("label") or none,
         "score_kind": "logits" if "logits" in guess else "probs",
         "scores": list(guess.get("logits") or guess.get("probs") or []),
+        "models": list(guess.get("model_columns") or []), "positive": "",
     }
     for kind in ("samples", "quantiles"):
         if guess.get(kind):
@@ -251,6 +262,26 @@ def mapping_form_values(guess: Mapping[str, Any], none: str = "—") -> dict[str
     for role in ("split", "group", "model", "time"):
         out[role] = guess.get(role) or none
     return out
+
+
+def positive_choices(pset: PredictionSet) -> list[str] | None:
+    """The Data page's Positive class choices of a one-column binary set (its two classes, the positive one last),
+    else None.
+
+    A file with one probability (or logit) column per model holds the probability of one class — the second of
+    ``classes`` — which the loader chose and stated; the page lets the user say it is the other one
+    (``columns={'positive': …}``).  Files with a column per class need no such choice.
+    """
+    if pset.task != "classification" or not is_binary(pset) or not pset.classes or \
+            pset.layout not in ("binary_prob", "binary_logit"):
+        return None
+    return [str(c) for c in pset.classes]
+
+
+def positive_mapping(mapping: Mapping[str, Any] | None, positive: str) -> dict[str, Any]:
+    """The column mapping that loads the same file with another positive class (the mapping used, plus
+    ``positive``)."""
+    return {**dict(mapping or {}), "positive": str(positive)}
 
 
 def loader_messages(pset: PredictionSet) -> list[str]:

@@ -21,6 +21,15 @@ Layouts (``PredictionSet.layout``)
   class is ``columns["positive"]``, else the column's suffix when it is a label value (``prob_yes``), else 1 / true /
   yes / positive among the two label values (a mapped column with a free name such as ``score`` carries no class);
   otherwise the loader asks.
+* Files as ML tools write them (:mod:`calib_core.data.detect_exports`): ``pd.DataFrame(clf.predict_proba(X),
+  columns=clf.classes_)`` beside a label column — columns named by the label values (``0 … 9``, ``barolo`` …) —
+  read as ``"probs"``; one free-named probability column (``score``, ``risk``, a class name) beside two label values
+  read as ``"binary_prob"``, with the positive class stated (the class the column is named after, else 1 / true /
+  yes, else the second of the sorted values as ``predict_proba(X)[:, 1]``) and switched with ``columns["positive"]``;
+  several free-named probability columns beside two label values (``Logistic``, ``EMOS`` … and ``obs``), or
+  ``columns["model_columns"]``, read as one model per column (:mod:`calib_core.data.classification_models`).
+  Label columns: ``ALIASES["label"]``, then ``LABEL_FALLBACK`` (``y``, ``target``, ``actual``, ``obs``, ``matched``
+  …).
 * ``"top_label"``: ``label, pred, confidence`` (aliases ``true_label``, ``pred_label``, …): only the predicted class
   and its confidence are known.  ``probs`` is None, ``confidence`` holds max_k p_k, ``point`` the predicted class
   and ``top_label_only`` is True: only top-label diagnostics (accuracy, confidence ECE/MCE, reliability diagram)
@@ -50,8 +59,9 @@ import numpy as np
 import pandas as pd
 
 from ..base.classification import softmax
-from ..base.predictions import InputError, Message, PredictionSet
-from .classification_classes import binary_classes, class_index, sorted_class_names
+from ..base.predictions import InputError, PredictionSet
+from .classification_classes import binary_classes, class_index, positive_message, sorted_class_names
+from .classification_models import model_columns_frame, model_columns_messages
 from .columns import (
     ALIASES,
     CLASSIFICATION_ROLES,
@@ -64,6 +74,7 @@ from .columns import (
     unused_columns_note,
 )
 from .columns_patterns import find_score_columns, score_column
+from .detect_exports import detect_export
 from .rows import RowFilter, label_values, numeric_block, numeric_values, require_valid_rows, rows_text
 from .rows_labels import row_labels
 from .text import reading_notes
@@ -302,6 +313,11 @@ def parse_classification_frame(
         raise InputError(
             f"has a header ({name_list(frame.columns, 8)}) but no data rows", source=src, hint="add rows of predictions"
         )
+    if "model_columns" in cols:  # several forecasters of one binary event: one model each
+        long, mapping, names, prob = model_columns_frame(frame, src, cols)
+        pset = parse_classification_frame(long, src, mapping, renormalize, min_rows=min_rows)
+        pset.messages = model_columns_messages(pset, names, n, prob)
+        return pset
     messages: list[str] = []
     used: list[str] = []
 
@@ -309,11 +325,7 @@ def parse_classification_frame(
     label_col = find_column(frame, "label", cols, source=src)
     if label_col is None and "label" not in cols:
         norm = {c: normalize_name(c) for c in frame.columns}
-        for alias in LABEL_FALLBACK:
-            hits = [c for c, k in norm.items() if k == alias]
-            if hits:
-                label_col = str(hits[0])
-                break
+        label_col = next((str(c) for alias in LABEL_FALLBACK for c, k in norm.items() if k == alias), None)
     if label_col is None:
         raise InputError(
             f"no label column found (looked for {', '.join(ALIASES['label'][:4])}, y_true, target …); columns are: "
@@ -328,6 +340,14 @@ def parse_classification_frame(
 
     # -- scores ------------------------------------------------------------------------------------
     found, suffixes = _score_columns(frame, cols, src, exclude=used)
+    if not (found["probs"] or found["logits"] or {"probs", "logits", "confidence"} & set(cols)):
+        shape = detect_export(frame, cols, label=label_col, exclude=used)  # columns named by the classes, …
+        if shape is not None and shape.kind == "models":
+            return parse_classification_frame(frame, src, {**cols, "label": label_col,
+                                                           "model_columns": shape.columns}, renormalize,
+                                              min_rows=min_rows)
+        if shape is not None:
+            found["probs"], suffixes["probs"] = list(shape.columns), [c.strip() for c in shape.columns]
     if found["logits"] and found["probs"] and len(found["logits"]) >= 2:
         messages.append(
             f"both logit and probability columns found: using the logits ({len(found['logits'])} columns); "
@@ -352,8 +372,9 @@ def parse_classification_frame(
             v = values[:, 0]
             if kind == "probs":
                 v = _check_probabilities(v, rows, score_cols, src, renormalize, messages, binary=True)
+            why: list[str] = []
             classes = binary_classes(
-                raw_labels, rows.keep, cols.get("positive"), label_col, score_cols[0], suffixes[kind][0], src
+                raw_labels, rows.keep, cols.get("positive"), label_col, score_cols[0], suffixes[kind][0], src, why
             )
             if "classes" in cols:
                 classes = [str(c) for c in cols["classes"]]
@@ -364,15 +385,7 @@ def parse_classification_frame(
                 logits = np.column_stack([np.zeros(n), v])
             else:
                 probs = np.column_stack([1.0 - v, v])
-            text = (
-                f"binary file: {score_cols[0]!r} is the {'logit' if kind == 'logits' else 'probability'} of the "
-                f"positive class {classes[1]!r} (negative class {classes[0]!r})"
-            )
-            messages.append(Message(
-                f"{text}; pass columns={{'positive': ...}} to change it.",
-                f"{text}; to change it, name the column after the other label value (prob_{classes[0]}) and give it "
-                "that class's probability.",
-            ))
+            messages.append(positive_message(score_cols[0], kind, classes, why))
         else:
             layout = kind
             classes = [s if s else c for s, c in zip(suffixes[kind], score_cols)]

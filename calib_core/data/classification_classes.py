@@ -21,7 +21,7 @@ from ..base.predictions import InputError, Message
 from .columns import name_list
 from .rows import rows_text
 
-__all__ = ["binary_classes", "class_index", "sorted_class_names"]
+__all__ = ["binary_classes", "class_index", "positive_message", "sorted_class_names"]
 
 _POSITIVE_NAMES = ("1", "true", "yes", "y", "pos", "positive")
 
@@ -166,12 +166,15 @@ def class_index(
 
 
 def binary_classes(
-    labels: np.ndarray, valid: np.ndarray, positive: Any, label_col: str, score_col: str, suffix: str, src: str
+    labels: np.ndarray, valid: np.ndarray, positive: Any, label_col: str, score_col: str, suffix: str, src: str,
+    why: list[str] | None = None,
 ) -> list[str]:
     """[negative, positive] class names of a single-column binary file.
 
-    The positive class is ``positive`` when given, else the score column's suffix when it is a label value
-    (``prob_yes`` with labels no/yes), else 1 / true / yes / y / pos / positive among the label values.
+    The positive class is ``positive`` when given, else the score column's suffix (or name) when it is a label value
+    (``prob_yes`` or ``malignant`` with labels benign/malignant), else 1 / true / yes / y / pos / positive among the
+    label values, else the second of the two sorted label values — the class whose probability scikit-learn's
+    ``predict_proba(X)[:, 1]`` gives (its ``classes_`` are sorted).  ``why`` receives how it was chosen.
 
     Parameters
     ----------
@@ -187,6 +190,8 @@ def binary_classes(
         The class name in the score column's name (``""`` when it has none).
     src : str
         The file name for messages.
+    why : list of str, optional
+        Receives how the positive class was chosen, in words.
 
     Returns
     -------
@@ -196,13 +201,27 @@ def binary_classes(
     Raises
     ------
     InputError
-        More than two label values, a given positive class that is no label value, or no way to tell the positive
-        class.
+        More than two label values, a given positive class that is no label value, or a single label value that
+        tells nothing (the positive class is then asked for).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calib_core.data.classification_classes import binary_classes
+    >>> labels = np.array(["benign", "malignant", "benign"], dtype=object)
+    >>> why = []
+    >>> binary_classes(labels, np.ones(3, bool), None, "y", "prob", "", "f.csv", why), why
+    (['benign', 'malignant'], ['the second of the sorted label values, as predict_proba(X)[:, 1] of scikit-learn'])
     """
+    why = [] if why is None else why
     present = [str(u) for u in np.unique(labels[valid])]
     explicit = positive is not None
+    why.append("as chosen")
     if positive is None and suffix and any(u.casefold() == suffix.strip().casefold() for u in present):
         positive = suffix  # prob_yes with labels no/yes; a suffix that is no label value (prob_cat) is not used
+        why[-1] = "the column is named after it"
+    elif positive is None and any(u.casefold() == score_col.strip().casefold() for u in present):
+        positive, why[-1] = score_col, "the column is named after it"
     if positive is not None:
         pos = str(positive).strip()
         match = [u for u in present if u == pos] or [u for u in present if u.casefold() == pos.casefold()]
@@ -215,8 +234,8 @@ def binary_classes(
                 source=src,
                 columns=[label_col, score_col],
                 hint=f"pass columns={{'positive': '{present[-1]}'}} (one of the label values)",
-                app_hint=f"name the score column after a label value (e.g. prob_{present[-1]}) and upload the file "
-                "again",
+                app_hint=f"choose one of the label values ({name_list(present, 8)}) under 'Positive class' (below the "
+                "loaded data, or in the Column mapping) and load the file again",
             )
         if len(others) > 1:
             raise InputError(
@@ -242,15 +261,47 @@ def binary_classes(
             pos = folded[name]
             others = [u for u in present if u != pos]
             neg = others[0] if others else ("0" if pos == "1" else f"not {pos}")
+            why[-1] = f"{pos!r} reads as the positive value"
             return [neg, pos]
     if set(present) <= {"0"}:
+        why[-1] = "'1' reads as the positive value"
         return ["0", "1"]
+    if len(present) == 2:
+        why[-1] = "the second of the sorted label values, as predict_proba(X)[:, 1] of scikit-learn"
+        return sorted_class_names(present)
     raise InputError(
         f"cannot tell which label value of {label_col!r} is the positive class of {score_col!r} "
         f"(values: {name_list(present, 8)})",
         source=src,
         columns=[label_col, score_col],
         hint=f"pass columns={{'positive': '{present[-1] if present else 'yes'}'}}",
-        app_hint=f"name the score column after the positive label value (e.g. prob_{present[-1] if present else 'yes'})"
-        " and upload the file again",
+        app_hint="choose the positive class under Column mapping ('Positive class', Task: classification) and load "
+        "the file again",
     )
+
+
+def positive_message(score_col: str, kind: str, classes: Sequence[str], why: Sequence[str]) -> Message:
+    """The loader's statement of a binary file's positive class, how it was chosen and how to switch it.
+
+    Parameters
+    ----------
+    score_col : str
+        The probability (or logit) column.
+    kind : {"probs", "logits"}
+        What the column holds.
+    classes : sequence of str
+        ``[negative, positive]``.
+    why : sequence of str
+        How the positive class was chosen (:func:`binary_classes`).
+
+    Returns
+    -------
+    Message
+        The Python wording (``columns={'positive': ...}``) and the Data page's (the Positive class control).
+    """
+    reason = f" ({why[-1]})" if why else ""
+    text = (f"binary file: {score_col!r} is the {'logit' if kind == 'logits' else 'probability'} of the positive class "
+            f"{classes[1]!r}{reason}, the negative class is {classes[0]!r}")
+    other = f"if the column holds the probability of {classes[0]!r}"
+    return Message(f"{text}; {other}, pass columns={{'positive': '{classes[0]}'}}.",
+                   f"{text}; {other}, choose {classes[0]!r} under 'Positive class' below the loaded data.")

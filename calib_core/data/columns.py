@@ -94,9 +94,11 @@ REGRESSION_ROLES = frozenset(
 """Keys accepted in ``columns`` for regression files."""
 
 CLASSIFICATION_ROLES = frozenset(
-    {"label", "labels", "probs", "prob", "logits", "logit", "confidence", "pred_label", "classes", "positive"}
+    {"label", "labels", "probs", "prob", "logits", "logit", "confidence", "pred_label", "classes", "positive",
+     "model_columns"}
 )
-"""Keys that, in ``columns``, mark a classification file (they are passed on to the classification loader)."""
+"""Keys that, in ``columns``, mark a classification file (they are passed on to the classification loader);
+``model_columns`` lists several forecasters' probability columns of one binary event (read as several models)."""
 
 
 def normalize_name(name: Any) -> str:
@@ -332,7 +334,8 @@ def find_column(
     return None
 
 
-LABEL_FALLBACK = ("y", "y_true", "ytrue", "true", "target", "truth", "ground_truth", "gt")
+LABEL_FALLBACK = ("y", "y_true", "ytrue", "true", "target", "truth", "ground_truth", "gt", "actual", "obs", "observed",
+                  "observation", "outcome", "event", "matched", "y_test")
 """Names of a classification file's label column when no ``ALIASES["label"]`` name exists (in this order)."""
 
 

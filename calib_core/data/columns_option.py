@@ -20,14 +20,15 @@ from typing import Any
 __all__ = ["LIST_ROLES", "cli_message", "parse_columns"]
 
 #: Roles that take a list of columns (``|``-separated on the command line).
-LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles", "classes"}
+LIST_ROLES = {"samples", "probs", "logits", "features", "quantiles", "classes", "model_columns"}
 
 
 def parse_columns(specs: Sequence[str] | None) -> dict[str, Any] | None:
     """The ``--columns`` option as a ``columns=`` mapping.
 
     ``q0.05=lo`` becomes ``{"quantiles": {"0.05": "lo"}}``; ``role=`` maps the role to None (not used); a list role
-    (``samples``, ``probs``, ``logits``, ``features``, ``quantiles``, ``classes``) takes ``|``-separated names.
+    (``samples``, ``probs``, ``logits``, ``features``, ``quantiles``, ``classes``, ``model_columns``) takes
+    ``|``-separated names.
 
     Parameters
     ----------
@@ -78,7 +79,7 @@ def _is_level(text: str) -> bool:
 
 _PY_COLUMNS = re.compile(r"columns=(\{(?:[^{}]|\{[^{}]*\})*\})")
 _PY_OPTION = re.compile(r"\b(crossing|layout)=(?:'([\w-]+)'|None)")
-_CLASSIFICATION_ROLES = {"label", "probs", "logits", "positive", "classes", "pred_label"}
+_CLASSIFICATION_ROLES = {"label", "probs", "logits", "positive", "classes", "pred_label", "model_columns"}
 
 
 def _cli_columns(mapping: dict[Any, Any], more: bool) -> str:

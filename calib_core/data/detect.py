@@ -23,6 +23,7 @@ from .columns import (
     normalize_name,
 )
 from .columns_patterns import find_quantile_columns, find_sample_columns, find_score_columns, parse_quantile_level
+from .detect_exports import detect_export
 from .regression_layout import LayoutColumns, choose_layout
 from .rows_labels import row_label_columns
 
@@ -70,8 +71,8 @@ def detect_task(frame: pd.DataFrame, columns: Mapping[str, Any] | None = None) -
     has_conf = any(k in ALIASES["confidence"] for k in norm)
     has_pred_label = any(k in ALIASES["pred_label"] for k in norm)
     cls = has_scores or (has_conf and (has_label or has_pred_label))
-    if not cls:
-        return "regression"
+    if not cls:  # files as ML tools write them: class-name columns, several forecasters of one binary event
+        return "classification" if detect_export(frame) is not None else "regression"
     reg_roles = ("std", "var", "log_var", "log_std", "error")
     reg = any(k in ALIASES[r] for r in reg_roles for k in norm)
     reg = reg or any(parse_quantile_level(c) is not None for c in frame.columns)
@@ -103,12 +104,24 @@ def _guess_layout(frame: pd.DataFrame, samples: list[str], quantiles: list[str],
         return options[0].layout
 
 
+def _text_target(frame: pd.DataFrame) -> bool:
+    """Whether the target column (``ALIASES["y"]`` / ``LABEL_FALLBACK``) holds text in most of its first rows."""
+    norm = {c: normalize_name(c) for c in frame.columns}
+    name = next((c for alias in (*ALIASES["y"], *LABEL_FALLBACK) for c, k in norm.items() if k == alias), None)
+    if name is None or pd.api.types.is_numeric_dtype(frame[name].dtype):
+        return False
+    head = frame[name].iloc[:1000].dropna().astype(str).str.strip()
+    head = head[head != ""]
+    return bool(head.size) and float(pd.to_numeric(head, errors="coerce").isna().mean()) > 0.5
+
+
 def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """What detection makes of a file's columns, as a ``columns=`` mapping plus ``"task"`` (for a mapping form).
 
-    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the regression
-    layout that keeps the most rows — on a tie sample > quantile > gaussian —, ``row_label_columns``), but never
-    raising: a role that cannot be decided is left out.
+    The same rules as the parsers (:func:`detect_task`, ``ALIASES``, ``find_score_columns``, the shapes ML tools
+    write — :func:`calib_core.data.detect_exports.detect_export` —, the regression layout that keeps the most rows —
+    on a tie sample > quantile > gaussian —, ``row_label_columns``), but never raising: a role that cannot be
+    decided is left out.  A target column of text (class names) makes the guess a classification one.
 
     Parameters
     ----------
@@ -120,7 +133,8 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     dict of str to object
         ``"task"`` and the roles found.  Regression keys: ``y`` / ``error``, ``mean``, one of ``std`` / ``var`` /
         ``log_var`` / ``log_std`` / ``u95`` / ``quantiles`` (a list) / ``samples``; classification keys: ``label``,
-        ``probs`` or ``logits`` (lists); both: ``split``, ``group``, ``model``.
+        ``probs`` or ``logits`` (lists) or ``model_columns`` (several forecasters of one binary event); both:
+        ``split``, ``group``, ``model``.
 
     Examples
     --------
@@ -133,6 +147,8 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
     {'task': 'regression', 'y': 'target', 'mean': 'mu', 'std': 'sigma', 'group': 'split'}
     """
     task = detect_task(frame)
+    if task == "regression" and _text_target(frame):
+        task = "classification"  # class names in the target column: a classification file whose scores are unnamed
     out: dict[str, Any] = {"task": task}
     used: list[str] = []
 
@@ -155,6 +171,15 @@ def guess_columns(frame: pd.DataFrame) -> dict[str, Any]:
         if label is not None:
             out["label"] = label
         scores = find_score_columns(frame, exclude=used)
+        shape = None if scores["probs"] or scores["logits"] else detect_export(frame, label=label)
+        if shape is not None and shape.kind == "models":
+            out["label"] = shape.label
+            out["model_columns"] = list(shape.columns)
+            used += [*([] if shape.label in used else [shape.label]), *shape.columns]
+        elif shape is not None:
+            out["label"] = shape.label
+            scores["probs"] = [(c, c) for c in shape.columns]
+            used += [] if shape.label in used else [shape.label]
         kind = "logits" if len(scores["logits"]) >= 2 or (scores["logits"] and not scores["probs"]) else "probs"
         if scores[kind]:
             if all(cls.isdigit() for _, cls in scores[kind]):

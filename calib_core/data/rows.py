@@ -100,14 +100,21 @@ def numeric_values(frame: pd.DataFrame, name: str, *, source: str | None = None,
             f"; the cells contain {', '.join(repr(d) for d in delims)}: is the file's delimiter or decimal mark "
             "different from what the header suggests?" if delims else ""
         )
+        text = idx.size > 0.5 * max(int(as_str.notna().sum()), 1)  # mostly text: labels or names, not typos
         raise InputError(
             f"column {name!r}{what} has non-numeric values in {idx.size} row(s) ({examples}"
             f"{', …' if idx.size > 3 else ''}){delim_note}",
             source=frame_source(frame, source),
             columns=[str(name)],
             rows=rows[:20],
-            hint="fix those cells or leave them empty (empty cells are counted as missing and the row is "
-            "dropped); numbers must use '.' as decimal point and no thousands separators",
+            hint=(f"column {name!r} holds text: if it holds class labels, read the file as a classification file "
+                  f"(task='classification', columns={{'label': '{name}'}}); otherwise map another column to this role"
+                  if text else "correct those cells to numbers ('.' as decimal point, no thousands separators), or "
+                  "map another column to this role"),
+            app_hint=(f"column {name!r} holds text: if it holds class labels, choose Task: classification under "
+                      f"Column mapping with {name!r} as the label column; otherwise choose another column for this "
+                      "role there" if text else "correct those cells to numbers ('.' as decimal point, no thousands "
+                      "separators), or choose another column for this role under Column mapping"),
         )
     return values.to_numpy(dtype=float, na_value=np.nan)
 

@@ -80,8 +80,14 @@ def test_binary_single_column_positive_class():
     assert ps.labels.tolist() == [1, 0, 1, 0]
     np.testing.assert_allclose(ps.probs[:, 1], [0.9, 0.2, 0.6, 0.4])
     assert any("positive class 'yes'" in m for m in ps.messages)
-    with pytest.raises(cc.InputError, match="positive class") as e:
-        _load("label,prob\na,0.9\nb,0.2\na,0.6\n")
+    # two label values none of which reads as positive: formerly refused; now the second of the sorted values (the
+    # class of scikit-learn's predict_proba(X)[:, 1]), stated with how to switch it
+    ps = _load("label,prob\na,0.9\nb,0.2\na,0.6\n")
+    assert ps.classes == ["a", "b"] and ps.labels.tolist() == [0, 1, 0]
+    assert any("positive class 'b' (the second of the sorted label values" in m and "columns={'positive': 'a'}" in m
+               for m in ps.messages)
+    with pytest.raises(cc.InputError, match="positive class") as e:  # one value that tells nothing: still asked
+        _load("label,prob\na,0.9\na,0.2\na,0.6\n")
     assert "columns={'positive'" in e.value.hint
     ps = _load("label,prob\na,0.9\nb,0.2\na,0.6\n", columns={"positive": "a"})
     assert ps.classes == ["b", "a"] and ps.labels.tolist() == [1, 0, 1]
@@ -163,8 +169,12 @@ def test_non_numeric_logits_mostly_out_of_range_and_missing_columns():
     assert e.value.rows == [2] and e.value.columns == ["prob_0"]
     with pytest.raises(cc.InputError, match="name the columns logit_") as e:
         _load("label,prob_0,prob_1\n0,2.5,-1\n1,-3,0.2\n1,4,1\n")
+    # a 'score' of numbers in [0, 1] beside two label values is a binary probability (a detection file's score,
+    # matched) since the loader reads files as ML tools write them; scores outside [0, 1] are still no probability
+    assert parse_classification_frame(pd.DataFrame({"label": [0, 1], "score": [0.1, 0.2]}), "s.csv").layout == \
+        "binary_prob"
     with pytest.raises(cc.InputError, match="no probability or logit columns"):
-        parse_classification_frame(pd.DataFrame({"label": [0, 1], "score": [0.1, 0.2]}), "s.csv")
+        parse_classification_frame(pd.DataFrame({"label": [0, 1], "score": [1.5, 2.0]}), "s.csv")
     with pytest.raises(cc.InputError, match="no label column"):
         parse_classification_frame(pd.DataFrame({"prob_0": [0.1, 0.2], "prob_1": [0.9, 0.8]}), "s.csv")
     with pytest.raises(cc.InputError, match="unknown role"):

@@ -194,7 +194,7 @@ def _error(data: bytes, **kwargs) -> cc.InputError:
         b"y,b,c\n1,2,3\n4,5,6\n",  # no prediction
         b"label,prob_0,prob_1,prob_2\n0,0.5,0.6,0.1\n1,0.2,0.2,0.2\n",  # rows not summing to 1
         b"label,prob_a,prob_b\nc,0.5,0.5\nd,0.2,0.8\n",  # labels that are no class
-        b"label,prob\nx,0.4\nz,0.6\n",  # no positive class
+        b"label,prob\nx,0.4\nx,0.6\n",  # one label value: no positive class (two values: the second, stated)
         b"y,mean,Mean,std\n1,2,3,1\n2,3,4,1\n",  # ambiguous mean
     ],
 )

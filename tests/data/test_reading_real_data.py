@@ -274,16 +274,18 @@ def test_weather_gefs_zero_inflated():
 # ---------------------------------------------------------------------------------------------
 
 NIAMEY_METHODS = ("Logistic", "EMOS", "ENS", "EPC")
-REAL_MAPPINGS: dict[str, list[tuple[str, dict]]] = {
+DETECTED: dict[str, list[tuple[str, str | None]]] = {
+    # Files that needed a mapping until the loader read files as ML tools write them: (what, model or None).
     # COCO detections (PROVENANCE: "Binary confidence-calibration data (score vs. matched)"): the detection's
     # confidence `score` is the probability of the positive class, `matched` (1 = true positive) the label.
-    "netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv": [
-        ("score vs matched", {"task": "classification", "columns": {"label": "matched", "probs": "score"}})],
-    "netcal_coco_detection_conf/ssd-resnet-50-v1-iou-0.60.csv": [
-        ("score vs matched", {"task": "classification", "columns": {"label": "matched", "probs": "score"}})],
-    # Niamey probability of precipitation: four forecasting methods, one column each, outcome `obs` (0/1).
-    "weather_niamey_pop_binary/precip_Niamey_2016.csv": [
-        (m, {"task": "classification", "columns": {"label": "obs", "probs": m}}) for m in NIAMEY_METHODS],
+    "netcal_coco_detection_conf/faster-rcnn-resnet-50-iou-0.60.csv": [("score vs matched", None)],
+    "netcal_coco_detection_conf/ssd-resnet-50-v1-iou-0.60.csv": [("score vs matched", None)],
+    # Niamey probability of precipitation: four forecasting methods, one column each, outcome `obs` (0/1): read as
+    # four models.
+    "weather_niamey_pop_binary/precip_Niamey_2016.csv": [(m, m) for m in NIAMEY_METHODS],
+}
+"""Files detected with no mapping, checked against their PROVENANCE figures."""
+REAL_MAPPINGS: dict[str, list[tuple[str, dict]]] = {
     # Proppe 2022: reference R, prediction V, 95 % expanded uncertainty UV95 (PROVENANCE; UV95A is an alternative).
     "uncval_chem_error_uncertainty/PRO2022_Data.csv": [
         ("R, V, UV95", {"columns": {"y": "R", "mean": "V", "u95": "UV95"}})],
@@ -355,6 +357,12 @@ def test_every_real_data_file_loads_or_is_rejected_with_a_reason():
             continue
         assert rel not in REAL_MAPPINGS, f"{rel} now loads without its mapping: update REAL_MAPPINGS"
         assert folder not in REJECTED_FOLDERS, f"{rel} is raw data but loaded as {ps.layout}"
+        for what, model in DETECTED.get(rel, []):
+            part = ps if model is None else ps.take(ps.model == model)
+            n, mean_p, base_rate = PROVENANCE_CHECKS[(rel, what)]
+            assert part.n_rows == n and ps.dropped.total == 0 and ps.classes == ["0", "1"]
+            assert part.probs[:, 1].mean() == pytest.approx(mean_p, abs=6e-4)
+            assert part.labels.mean() == pytest.approx(base_rate, abs=6e-4)
         loaded += 1
         lines.append(f"{rel}: {ps.task}/{ps.layout}, read {ps.n_read:,}, kept {ps.n_rows:,}, "
                      f"dropped {ps.dropped.total} ({_drops(ps)})")
