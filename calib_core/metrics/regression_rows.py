@@ -348,6 +348,23 @@ def needs_rescaling(sigma: np.ndarray) -> bool:
     return bool(positive.size) and bool(positive.max() > _SQUARE_SAFE[1] or positive.min() < _SQUARE_SAFE[0])
 
 
+def sigma_unit(sigma: np.ndarray) -> float:
+    """The power of two σ is divided by before squaring: 2^e of the largest finite |σ| when σ² could over- or
+    underflow (:func:`needs_rescaling`), else 1 (σ² computed as it is, bit for bit the unscaled numbers)."""
+    sigma = np.asarray(sigma, dtype=float)
+    if not needs_rescaling(sigma):
+        return 1.0
+    return float(power_of_two(np.max(np.abs(sigma[np.isfinite(sigma)]))))
+
+
+def root_mean_square(sigma: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Sharpness √(Σ w σ² / Σ w) (CRUDE §4), scale-free: c·√(mean (σ/c)²) with c = :func:`sigma_unit` (σ/c exact),
+    so σ = 1e±170 neither overflows nor underflows in σ²; c = 1 for σ in [1e-100, 1e100]."""
+    c = sigma_unit(sigma)
+    s = np.asarray(sigma, dtype=float) if c == 1.0 else np.asarray(sigma, dtype=float) / c
+    return float(c * np.sqrt(wmean(s * s, w)))
+
+
 def stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Binning) -> float:
     """ENCE = mean over non-empty bins of |RMV_j − RMSE_j| / RMV_j (Levi eq. 8).
 
