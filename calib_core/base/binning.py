@@ -10,10 +10,10 @@ Conventions
 * Equal-count bins (Levi et al. 2019 §3): rows sorted by the binned value; the row at sorted
   position i (0-based, after the cumulative weight W_<i of the rows before it) goes to bin
   ⌊W_<i · B / W⌋.  With unit weights the bin sizes differ by at most one.
-* Equal-width bins on [lo, hi] split in B intervals at the edges lo + (hi − lo)·(k/B) (``uniform_edges``: on [0, 1]
-  the edge k is the double nearest k/B itself, so a confidence of exactly k/B is on the edge, never one ulp past it); ``closed="right"`` gives (a, b] bins with the
-  first bin closed ([lo, b]) — Guo et al.'s ((m−1)/M, m/M] for confidences; ``closed="left"``
-  gives [a, b) with the last bin closed (netcal's convention).
+* Equal-width bins on [lo, hi] split in B intervals at the edges lo + (hi − lo)·(k/B) (``uniform_edges``: on
+  [0, 1] the edge k is the double nearest k/B itself, so a confidence of exactly k/B is on the edge);
+  ``closed="right"`` gives (a, b] bins with the first bin closed ([lo, b]) — Guo et al.'s ((m−1)/M, m/M] for
+  confidences; ``closed="left"`` gives [a, b) with the last bin closed (netcal's convention).
 * Equal-mass bins: edges at the empirical quantiles of the values, then as equal-width with
   ``closed="right"``.
 """

@@ -233,9 +233,9 @@ def confidence_bins(
     """Bin index (0..M−1) and the M + 1 edges of probability-valued ``values``.
 
     ``"uniform"``: M equal-width bins on [0, 1] (``binning.uniform_bin_index``, the O(1)-per-row equivalent of
-    ``bins_from_edges`` on the edges k/M exactly, ``binning.uniform_edges``); ``"quantile"``: edges at the empirical quantiles
-    (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles of the resample, computed from the
-    pre-sorted ``order``).
+    ``bins_from_edges`` on the edges k/M exactly, ``binning.uniform_edges``); ``"quantile"``: edges at the empirical
+    quantiles (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles of the resample, computed
+    from the pre-sorted ``order``).
 
     Parameters
     ----------
