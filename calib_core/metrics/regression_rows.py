@@ -337,10 +337,11 @@ _SQUARE_SAFE = (1e-100, 1e100)
 
 
 def power_of_two(x: np.ndarray) -> np.ndarray:
-    """2^e with e the binary exponent of x (x ≠ 0 finite; 1 elsewhere): dividing by it is exact."""
+    """2^(e−1) ≤ |x| < 2^e with e the binary exponent of x (x ≠ 0 finite; 1 elsewhere): dividing by it is exact,
+    and it is finite even for |x| ≥ 2^1023 (2^e would be inf there, and x / inf = 0)."""
     x = np.asarray(x, dtype=float)
     ok = np.isfinite(x) & (x != 0)
-    return np.where(ok, np.ldexp(1.0, np.frexp(np.where(ok, x, 1.0))[1]), 1.0)
+    return np.where(ok, np.ldexp(1.0, np.frexp(np.where(ok, x, 1.0))[1] - 1), 1.0)
 
 
 def needs_rescaling(sigma: np.ndarray) -> bool:
