@@ -90,6 +90,8 @@ if sset.n_slices == 0:
     st.warning("No slice has the minimum size: lower it, or use fewer bins.")
     st.stop()
 st.markdown(ui.md_escape(slice_views.search_sentence(ranking, sset, pset)))
+for no_bin in slice_views.no_bin_notes(pset, columns):
+    st.caption(ui.md_escape(no_bin))
 
 
 def _focus(index: int) -> None:
