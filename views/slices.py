@@ -25,7 +25,8 @@ from calib_core.slices.candidates import (
     restrict_slices,
 )
 
-__all__ = ["explore_slices", "no_bin_notes", "funnel_statistics", "funnel_tables", "slice_display_table", "search_sentence",
+__all__ = ["explore_slices", "no_bin_notes", "funnel_statistics", "funnel_tables", "slice_display_table",
+           "search_sentence",
            "SlicesBeforeAfter", "slices_before_after", "before_after_table", "before_after_display",
            "before_after_funnel",
            "before_after_sentence", "DISPLAY_ROWS"]
