@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["SQUARE_LIMIT", "extreme_rows", "nonfinite_metric_notes"]
+__all__ = ["SQUARE_LIMIT", "extreme_rows", "extreme_rows_note", "nonfinite_metric_notes"]
 
 SQUARE_LIMIT = float(np.sqrt(np.finfo(float).max))
 """√(largest double) ≈ 1.34e154: a value beyond it overflows when squared."""
@@ -93,6 +93,54 @@ def _rows_text(found: Sequence[tuple[str, np.ndarray, np.ndarray]], row_numbers:
     total = len(np.unique(np.concatenate([pos for _, pos, _ in found])))
     shown = ", ".join(f"{r:,} ({', '.join(ts)})" for r, ts in rows[:_SHOWN]) + (" …" if total > _SHOWN else "")
     return ("row " if total == 1 else f"{total:,} rows: ") + shown, total
+
+
+def extreme_rows_note(
+    y: np.ndarray,
+    mean: np.ndarray | None = None,
+    sigma: np.ndarray | None = None,
+    row_numbers: np.ndarray | None = None,
+    *,
+    what: str = "the metrics of every trial whose test rows hold them may be inf or NaN",
+) -> str:
+    """One sentence naming the rows of :func:`extreme_rows` (as the file numbers them) and their values, ``""``
+    when there is none — the evaluation's message before its trials.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Targets.
+    mean : ndarray of shape (n,) or None
+        Predicted means or point predictions.
+    sigma : ndarray of shape (n,) or None
+        Predicted standard deviations.
+    row_numbers : ndarray of shape (n,) or None
+        The rows' numbers in the file (1-based).
+    what : str
+        What follows for the metrics.
+
+    Returns
+    -------
+    str
+        The sentence or ``""``.
+
+    References
+    ----------
+    Goldberg, D. (1991). What every computer scientist should know about floating-point arithmetic. ACM Computing
+    Surveys 23(1), 5–48.
+
+    Examples
+    --------
+    >>> extreme_rows_note(np.zeros(3), np.zeros(3), np.array([1.0, 1e300, 1.0])).split(':')[0]
+    'row 2 (σ = 1e+300)'
+    """
+    found = extreme_rows(y, mean, sigma)
+    if not found:
+        return ""
+    y = np.asarray(y, dtype=float)
+    rows, _ = _rows_text(found, np.arange(1, y.size + 1) if row_numbers is None else np.asarray(row_numbers))
+    return (f"{rows}: beyond ±{SQUARE_LIMIT:.2g} a value's square overflows (and below {1 / SQUARE_LIMIT:.2g} a σ "
+            f"makes z = (y − mean)/σ overflow); {what}.")
 
 
 def nonfinite_metric_notes(
