@@ -101,3 +101,51 @@ def test_representative_files(name, tmp_path):
 def test_every_hostile_file(name, tmp_path):
     _core(name)
     _cli(name, tmp_path)
+
+
+def test_one_row_file_is_said_as_its_size():
+    frame, _ = CASES["gaussian-1row"]()
+    with pytest.raises(InputError, match=r"one\.csv: the file has 1 data row\(s\); a diagnosis needs at least 2"):
+        cc.load_predictions(frame.to_csv(index=False).encode(), source="one.csv")
+
+
+def test_evaluate_command_on_a_file_too_small_for_any_trial(tmp_path):
+    frame, _ = CASES["gaussian-3row"]()
+    path = tmp_path / "three.csv"
+    frame.to_csv(path, index=False)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["evaluate", str(path), "--quiet"])
+    assert code == 2
+    assert err.getvalue().startswith("error: three.csv: no calibrator could be fitted and scored on held-out rows: "
+                                     "model 'model': 3 row(s) give 1 calibration and 2 test row(s)")
+
+
+def test_reports_of_tiny_and_one_class_files():
+    # the evaluation report of a file too small for any trial: an empty comparison table, the note says why
+    frame, _ = CASES["binary-2row"]()
+    pset = cc.load_predictions(frame.to_csv(index=False).encode(), source="two.csv")
+    result = cc.evaluate(pset, _calibrators("classification"), seed=0)
+    table, best = cc.plots.comparison_table(result)
+    assert table.empty and list(table.columns) == ["metric", "better"] and best.empty
+    html = export.evaluation_report_html(pset, result, title="two")
+    assert "too few to recalibrate" in html
+    # every probability 0 and one class: the smooth ECE has no null draws, so no null range (was an IndexError)
+    frame, _ = CASES["oneclass-p0"]()
+    pset = cc.load_predictions(frame.to_csv(index=False).encode(), source="zero.csv")
+    m = cc.diagnose(pset, **FAST).metrics.set_index("metric")
+    assert m.loc["smooth_ece", "value"] == 0.0 and np.isnan(m.loc["smooth_ece", "perfect_low"])
+
+
+def test_extreme_rows_named_in_diagnosis_and_evaluation():
+    frame, _ = CASES["mean=+1e300"]()
+    frame.loc[7, "y"] = -1e300
+    pset = cc.load_predictions(frame.to_csv(index=False).encode(), source="huge.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        report = cc.diagnose(pset, **FAST)
+        result = cc.evaluate(pset, _calibrators("regression"), seed=0)
+    rmse = report.metrics.set_index("metric").loc["rmse"]
+    assert np.isinf(rmse["value"]) and "inf because of 2 rows: 4 (mean = 1e+300), 8 (y = -1e+300)" in rmse["note"]
+    assert any("Which rows: " in n and "4 (mean = 1e+300), 8 (y = -1e+300)" in n for n in report.options["notes"])
+    assert result.messages[0].startswith("2 rows: 4 (mean = 1e+300), 8 (y = -1e+300): beyond ±1.3e+154")
