@@ -23,6 +23,7 @@ from .data.classification import parse_classification_frame
 from .data.detect import detect_task
 from .data.hub import is_hub_frame, read_hub, truth_missing_error
 from .data.hub_formats import ROUND_FILE
+from .data.nonfinite_cells import nonfinite_cell_notes
 from .data.regression import parse_regression_frame
 from .diagnosis.classification import diagnose_classification
 from .diagnosis.regression import diagnose_regression
@@ -169,8 +170,11 @@ def load_predictions(
     kind = task or detect_task(frame, columns)
     try:
         if kind == "classification":
-            return parse_classification_frame(frame, src, columns, renormalize)
-        return parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout)
+            pset = parse_classification_frame(frame, src, columns, renormalize)
+        else:
+            pset = parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout)
+        pset.messages.extend(nonfinite_cell_notes(pset.slice_columns, pset.row_number))
+        return pset
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as exc:

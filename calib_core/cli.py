@@ -364,6 +364,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             pset, cals, split=None if args.split == "auto" else args.split, repeats=args.repeats, seed=args.seed,
             test_fraction=args.test_fraction, diagrams=args.out is not None, **options,
         )
+    if result.summary.empty:  # no trial could run (e.g. too few rows): an input problem, said as the notes say it
+        raise InputError("no calibrator could be fitted and scored on held-out rows: " + "; ".join(result.messages),
+                         source=path.name, hint="evaluate a file with more rows (at least 2 calibration and 2 test "
+                         "rows per model at the chosen --test-fraction), or run `report` to diagnose it as it is")
     table, best = comparison_table(result)
     marked = table.copy()
     for col in best.columns[2:]:

@@ -79,6 +79,8 @@ columns = [c for c in st.session_state["slc_columns"] if c in avail]
 if not columns:
     st.warning("Choose at least one column.")
     st.stop()
+for no_bin in slice_views.no_bin_notes(pset, columns):  # empty / NaN / ±inf cells of a numeric column: no bin
+    st.caption(ui.md_escape(no_bin))
 target = "positive" if (binary and st.session_state["slc_target"] == "positive class") else "top_label"
 options = {"columns": tuple(columns), "n_bins": int(st.session_state["slc_bins"]),
            "min_size": int(st.session_state["slc_min_size"]), "pairs": bool(st.session_state["slc_pairs"]),

@@ -13,6 +13,7 @@ import pandas as pd
 from calib_core.base.predictions import PredictionSet
 from calib_core.base.protocol import EvaluationResult, model_rows
 from calib_core.base.regression import SampleSet
+from calib_core.data.nonfinite_cells import nonfinite_cell_notes
 from calib_core.metrics.classification import event_rows
 from calib_core.slices import classification as cslices
 from calib_core.slices import regression as rslices
@@ -24,7 +25,8 @@ from calib_core.slices.candidates import (
     restrict_slices,
 )
 
-__all__ = ["explore_slices", "funnel_statistics", "funnel_tables", "slice_display_table", "search_sentence",
+__all__ = ["explore_slices", "no_bin_notes", "funnel_statistics", "funnel_tables", "slice_display_table",
+           "search_sentence",
            "SlicesBeforeAfter", "slices_before_after", "before_after_table", "before_after_display",
            "before_after_funnel",
            "before_after_sentence", "DISPLAY_ROWS"]
@@ -43,6 +45,12 @@ def explore_slices(pset: PredictionSet, *, columns: Sequence[str] | None = None,
     if pset.task == "classification":
         return cslices.slice_ranking(pset, target=target, **options)
     return rslices.slice_ranking(pset, **options)
+
+
+def no_bin_notes(pset: PredictionSet, columns: Sequence[str]) -> list[str]:
+    """Per chosen numeric column with empty, NaN or ±inf cells: how many, which rows (as the file numbers them), and
+    that those rows are in no slice of that column (:func:`calib_core.data.nonfinite_cells.nonfinite_cell_notes`)."""
+    return nonfinite_cell_notes(pset.slice_columns, pset.row_number, only=list(columns))
 
 
 def funnel_statistics(task: str) -> tuple[str, ...]:

@@ -10,9 +10,10 @@ Conventions
 * Equal-count bins (Levi et al. 2019 §3): rows sorted by the binned value; the row at sorted
   position i (0-based, after the cumulative weight W_<i of the rows before it) goes to bin
   ⌊W_<i · B / W⌋.  With unit weights the bin sizes differ by at most one.
-* Equal-width bins on [lo, hi] split in B intervals; ``closed="right"`` gives (a, b] bins with the
-  first bin closed ([lo, b]) — Guo et al.'s ((m−1)/M, m/M] for confidences; ``closed="left"``
-  gives [a, b) with the last bin closed (netcal's convention).
+* Equal-width bins on [lo, hi] split in B intervals at the edges lo + (hi − lo)·(k/B) (``uniform_edges``: on
+  [0, 1] the edge k is the double nearest k/B itself, so a confidence of exactly k/B is on the edge);
+  ``closed="right"`` gives (a, b] bins with the first bin closed ([lo, b]) — Guo et al.'s ((m−1)/M, m/M] for
+  confidences; ``closed="left"`` gives [a, b) with the last bin closed (netcal's convention).
 * Equal-mass bins: edges at the empirical quantiles of the values, then as equal-width with
   ``closed="right"``.
 """
@@ -38,6 +39,7 @@ __all__ = [
     "bins_from_edges",
     "bin_sums",
     "uniform_bin_index",
+    "uniform_edges",
     "counts_from_sorted",
     "reject_nan",
 ]
@@ -384,8 +386,51 @@ def equal_width_bins(
     hi = float(values.max()) if hi is None else float(hi)
     if hi <= lo:
         hi = lo + 1.0 if lo == 0 else lo + abs(lo) * 1e-9 + 1e-300
-    edges = np.linspace(lo, hi, n_bins + 1)
+    edges = uniform_edges(lo, hi, n_bins)
     return bins_from_edges(values, edges, closed), edges
+
+
+def uniform_edges(lo: float, hi: float, n_bins: int) -> np.ndarray:
+    """The B + 1 edges of B equal-width bins on [lo, hi]: e_k = lo + (hi − lo)·(k/B), with e_B = hi exactly.
+
+    k/B is computed as one correctly rounded division, so on [0, 1] every edge is the double nearest k/B — the
+    value a confidence of exactly k/B has.  ``np.linspace(0, 1, B + 1)`` computes k·(1/B) instead, which is one
+    ulp below k/B for some k when B is 6, 7, 9, 12, 14 …, and a confidence of exactly k/B then lands one bin up
+    instead of in Guo et al.'s bin ((k−1)/B, k/B].
+
+    Parameters
+    ----------
+    lo : float
+        Lower end.
+    hi : float
+        Upper end.
+    n_bins : int
+        B.
+
+    Returns
+    -------
+    ndarray of shape (B + 1,)
+        The edges.
+
+    References
+    ----------
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks. ICML,
+    PMLR 70, 1321–1330.
+
+    Goldberg, D. (1991). What every computer scientist should know about floating-point arithmetic. ACM Computing
+    Surveys 23(1), 5–48.
+
+    Examples
+    --------
+    >>> float(uniform_edges(0.0, 1.0, 6)[5]) == 5 / 6
+    True
+    >>> float(np.linspace(0.0, 1.0, 7)[5]) < 5 / 6  # one ulp below: a confidence of 5/6 would land in bin 6 of 6
+    True
+    """
+    lo, hi = float(lo), float(hi)
+    edges = lo + (hi - lo) * (np.arange(n_bins + 1, dtype=float) / n_bins)
+    edges[0], edges[-1] = lo, hi
+    return edges
 
 
 def equal_mass_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
@@ -459,9 +504,15 @@ def bin_sums(
 
 
 def uniform_bin_index(
-    values: np.ndarray, n_bins: int, lo: float = 0.0, hi: float = 1.0, closed: Literal["right", "left"] = "right"
+    values: np.ndarray,
+    n_bins: int,
+    lo: float = 0.0,
+    hi: float = 1.0,
+    closed: Literal["right", "left"] = "right",
+    *,
+    edges: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Same bin index as ``bins_from_edges(values, np.linspace(lo, hi, n_bins + 1), closed)``, in O(1) per row.
+    """Same bin index as ``bins_from_edges(values, uniform_edges(lo, hi, n_bins), closed)``, in O(1) per row.
 
     The arithmetic guess ⌊(v − lo)/(hi − lo)·B⌋ is corrected by one comparison with the actual edges on each side,
     so values exactly on (or a rounding error away from) an edge land where the binary search puts them.
@@ -478,6 +529,9 @@ def uniform_bin_index(
         Upper end.
     closed : {"right", "left"}, default "right"
         Which end of a bin is closed.
+    edges : ndarray of shape (B + 1,), optional
+        The equal-width edges the index must agree with when they were made another way (each within a rounding
+        error of lo + (hi − lo)·k/B, e.g. a stored summary's); default ``uniform_edges(lo, hi, n_bins)``.
 
     Returns
     -------
@@ -490,7 +544,7 @@ def uniform_bin_index(
     PMLR 70, 1321–1330.
     """
     v = np.asarray(values, dtype=float)
-    edges = np.linspace(lo, hi, n_bins + 1)
+    edges = uniform_edges(lo, hi, n_bins) if edges is None else np.asarray(edges, dtype=float)
     g = np.floor((v - lo) * (n_bins / (hi - lo)))
     # fmin/fmax ignore NaN: NaN → last bin, as the binary search puts it
     idx = np.fmax(np.fmin(g, n_bins - 1), 0).astype(np.int64)

@@ -260,6 +260,8 @@ def percentile_interval(boot, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
     """
     b = _columns(boot)
     a = (1.0 - level) / 2.0
+    if b.shape[0] == 0:  # no replicates at all: no interval
+        return np.full(b.shape[1], np.nan), np.full(b.shape[1], np.nan)
     with warnings.catch_warnings():  # an all-NaN column gives NaN ends without a warning
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = nan_quantiles(b, [a, 1.0 - a])

@@ -373,8 +373,15 @@ def require_valid_rows(rows: RowFilter, *, source: str, columns: list[str], min_
     """
     keep = rows.keep
     n_keep = int(keep.sum())
+    if n_keep < min_rows and not rows.counts:  # nothing dropped: the file itself is that small
+        raise InputError(
+            f"the file has {keep.size} data row(s); a diagnosis needs at least {min_rows}",
+            source=source,
+            columns=columns,
+            hint=f"use a file with at least {min_rows} rows of predictions and targets (e.g. every test-set row)",
+        )
     if n_keep < min_rows:
-        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items()) or "none"
+        summary = "; ".join(f"{r}: {c}" for r, c in rows.counts.items())
         raise InputError(
             f"only {n_keep} of {keep.size} row(s) are valid (at least {min_rows} are needed); rows dropped — {summary}",
             source=source,

@@ -19,6 +19,7 @@ from ..base.predictions import PredictionSet
 from ..base.protocol import DIAGRAM_RESAMPLES, EvaluationResult, Progress
 from ..base.regression import PredictiveDistribution
 from ..calibrators.registry import default_metric_keys
+from ..diagnosis.nonfinite import extreme_rows_note
 from ..diagrams.regression import regression_diagrams
 from ..metrics.regression import RegressionRows, summary_statistics
 from .trials import TrialTask, normalise_calibrators, run_trials, slice_comparison_rows
@@ -167,6 +168,12 @@ class _RegressionTrials(TrialTask):
         if self.point_only and any(c is None for c in cals.values()):
             messages.append("point predictions only: the uncalibrated baseline has no uncertainty and is skipped")
             cals = {k: v for k, v in cals.items() if v is not None}
+        p = self.pset
+        with np.errstate(all="ignore"):  # rows whose squares overflow: named once, before the trials
+            extreme = extreme_rows_note(p.y, p.point if self.point_only else p.dist.mean(),
+                                        None if self.point_only else p.dist.std(), p.row_number)
+        if extreme:
+            messages.append(extreme)
         return cals
 
     def split(self, cal_idx: np.ndarray, test_idx: np.ndarray) -> tuple[PredictionSet, PredictionSet]:

@@ -65,10 +65,11 @@ def comparison_summary(result: Any, order: list[str] | None = None) -> pd.DataFr
     task = getattr(result, "task", None)
     s = result.summary
     s = s[s["calibrator"].isin(order)].copy()
+    s["metric"] = s["metric"].astype(object)  # an empty summary (too few rows for any trial) has a float column
     keys = list(pd.unique(s["metric"]))
     info = pd.DataFrame(
         {
-            "metric": keys,
+            "metric": pd.Series(keys, dtype=object),
             "label": [metric_label(k, task) for k in keys],
             "kind": [_kind(k, task) for k in keys],
             "direction": [_direction(k, task) for k in keys],
@@ -184,6 +185,9 @@ def comparison_table(result: Any, order: list[str] | None = None) -> tuple[pd.Da
     metrics = list(pd.unique(s["metric"]))
     text = result.formatted(digits=3)  # index (model, calibrator), columns metrics
     cols = [(m, c) for m in models for c in order if (m, c) in text.index]
+    if not cols:  # no trial could run (too few rows): an empty table; the result's messages say why
+        empty = pd.DataFrame({"metric": pd.Series(dtype=object), "better": pd.Series(dtype=object)})
+        return empty, empty.astype(bool)
     names = [f"{m} · {c}" if multi else c for m, c in cols]
     body = pd.DataFrame({name: [text.loc[mc, k] for k in metrics] for name, mc in zip(names, cols)})
     marks = comparison_summary(result, order).pivot(index="metric", columns=["model", "calibrator"], values="best")

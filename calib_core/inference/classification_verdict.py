@@ -121,9 +121,9 @@ def result_records(order, *, primary, secondary, obs, deb, null, ref, pvals, adj
         kind = _KIND[name]
         family = "primary" if name in primary else "secondary" if name in secondary else ""
         lo, hi, how = ci.get(name, (np.nan, np.nan, ""))
-        if name in null:
+        if name in null and np.size(null[name]):  # no draws (e.g. every probability 0 or 1): no null range
             nd = null[name]
-            nm = float(np.nanmean(nd))
+            nm = float(np.nanmean(nd)) if np.isfinite(nd).any() else np.nan  # all-NaN draws: no mean, no warning
             nlo, nhi = percentile_bounds(nd, level)
         elif name in ref:
             nm, nlo, nhi = ref[name]

@@ -18,6 +18,7 @@ from scipy import special
 
 from ..base import significance as sig
 from ..metrics.regression import RegressionRows
+from ..metrics.regression_rows import sigma_unit
 from ..metrics.regression_tails import (
     log_zms_standard_error,
 )
@@ -68,7 +69,13 @@ def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages,
 
     add("n")
     add("s_sigma", r.sigma)
-    add("s_var", r.var)
+    unit = sigma_unit(r.sigma)
+    if unit == 1.0:
+        add("s_var", r.var)
+    else:  # σ² would over- or underflow: sums of σ/c and (σ/c)², and log2 c per row, for sharpness and Cv
+        add("s_var", (r.sigma / unit) ** 2)
+        add("s_sigma_c", r.sigma / unit)
+        add("s_log2_unit", np.full(r.sigma.shape, np.log2(unit)))
     add("s_sq", r.sq_err)
     add("s_abs", np.abs(r.eps))
     add("s_nll", r.neg_logpdf)
@@ -155,9 +162,12 @@ def smooth_stats(s: np.ndarray, names: list[str], gaussian: bool, coverages) -> 
         out["crps"] = c["s_crps"] / n
         out["rmse"] = np.sqrt(c["s_sq"] / n)
         out["mae"] = c["s_abs"] / n
-        out["sharpness"] = np.sqrt(c["s_var"] / n)
-        mean_s = c["s_sigma"] / n
-        out["cv"] = np.sqrt(np.maximum(c["s_var"] - c["s_sigma"] * mean_s, 0.0) / (n - 1.0)) / mean_s
+        # σ divided by c = 2^e first when σ² would over- or underflow (block_table): sharpness = c·√(Σ(σ/c)²/n)
+        unit = np.exp2(c["s_log2_unit"] / n) if "s_log2_unit" in c else 1.0
+        s_sigma = c.get("s_sigma_c", c["s_sigma"])
+        out["sharpness"] = np.sqrt(c["s_var"] / n) * unit
+        mean_s = s_sigma / n
+        out["cv"] = np.sqrt(np.maximum(c["s_var"] - s_sigma * mean_s, 0.0) / (n - 1.0)) / mean_s
         nz = c["nz"]
         m = c["s_z"] / nz
         e2, e3, e4 = c["s_z2"] / nz, c["s_z3"] / nz, c["s_z4"] / nz

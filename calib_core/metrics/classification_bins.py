@@ -18,7 +18,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..base.binning import bins_from_edges, equal_mass_edges, reject_nan, uniform_bin_index
+from ..base.binning import bins_from_edges, equal_mass_edges, reject_nan, uniform_bin_index, uniform_edges
 
 __all__ = [
     "Strategy",
@@ -233,9 +233,9 @@ def confidence_bins(
     """Bin index (0..M−1) and the M + 1 edges of probability-valued ``values``.
 
     ``"uniform"``: M equal-width bins on [0, 1] (``binning.uniform_bin_index``, the O(1)-per-row equivalent of
-    ``bins_from_edges`` on ``linspace(0, 1, M + 1)``); ``"quantile"``: edges at the empirical quantiles
-    (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles of the resample, computed from the
-    pre-sorted ``order``).
+    ``bins_from_edges`` on the edges k/M exactly, ``binning.uniform_edges``); ``"quantile"``: edges at the empirical
+    quantiles (``binning.equal_mass_edges``; for bootstrap count ``weights`` the quantiles of the resample, computed
+    from the pre-sorted ``order``).
 
     Parameters
     ----------
@@ -274,7 +274,7 @@ def confidence_bins(
         raise ValueError("n_bins must be at least 1")
     values = np.asarray(values, dtype=float)
     if strategy == "uniform":
-        return uniform_bin_index(values, n_bins, 0.0, 1.0, closed), np.linspace(0.0, 1.0, n_bins + 1)
+        return uniform_bin_index(values, n_bins, 0.0, 1.0, closed), uniform_edges(0.0, 1.0, n_bins)
     if strategy != "quantile":
         raise ValueError(f"strategy must be 'uniform' or 'quantile', not {strategy!r}")
     if values.size == 0:

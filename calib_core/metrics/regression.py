@@ -58,6 +58,7 @@ from .regression_rows import (
     pit,
     power_of_two,
     reject_nan_inputs,
+    root_mean_square,
     stat_ence,
     undefined_z_counts,
     undefined_z_note,
@@ -356,7 +357,7 @@ def summary_statistics(
             "crps": wmean(r.crps, w),
             "rmse": float(np.sqrt(wmean(r.sq_err, w))),
             "mae": wmean(np.abs(r.eps), w),
-            "sharpness": float(np.sqrt(wmean(r.var, w))),
+            "sharpness": root_mean_square(r.sigma, w),  # scale-free: σ = 1e±170 neither over- nor underflows
             "cv": _stat_cv(r, w),
         }
         free.update(_stat_z_moments(r, w))

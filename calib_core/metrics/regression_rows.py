@@ -337,15 +337,33 @@ _SQUARE_SAFE = (1e-100, 1e100)
 
 
 def power_of_two(x: np.ndarray) -> np.ndarray:
-    """2^e with e the binary exponent of x (x ≠ 0 finite; 1 elsewhere): dividing by it is exact."""
+    """2^(e−1) ≤ |x| < 2^e with e the binary exponent of x (x ≠ 0 finite; 1 elsewhere): dividing by it is exact,
+    and it is finite even for |x| ≥ 2^1023 (2^e would be inf there, and x / inf = 0)."""
     x = np.asarray(x, dtype=float)
     ok = np.isfinite(x) & (x != 0)
-    return np.where(ok, np.ldexp(1.0, np.frexp(np.where(ok, x, 1.0))[1]), 1.0)
+    return np.where(ok, np.ldexp(1.0, np.frexp(np.where(ok, x, 1.0))[1] - 1), 1.0)
 
 
 def needs_rescaling(sigma: np.ndarray) -> bool:
     positive = sigma[np.isfinite(sigma) & (sigma > 0)]
     return bool(positive.size) and bool(positive.max() > _SQUARE_SAFE[1] or positive.min() < _SQUARE_SAFE[0])
+
+
+def sigma_unit(sigma: np.ndarray) -> float:
+    """The power of two σ is divided by before squaring: 2^e of the largest finite |σ| when σ² could over- or
+    underflow (:func:`needs_rescaling`), else 1 (σ² computed as it is, bit for bit the unscaled numbers)."""
+    sigma = np.asarray(sigma, dtype=float)
+    if not needs_rescaling(sigma):
+        return 1.0
+    return float(power_of_two(np.max(np.abs(sigma[np.isfinite(sigma)]))))
+
+
+def root_mean_square(sigma: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Sharpness √(Σ w σ² / Σ w) (CRUDE §4), scale-free: c·√(mean (σ/c)²) with c = :func:`sigma_unit` (σ/c exact),
+    so σ = 1e±170 neither overflows nor underflows in σ²; c = 1 for σ in [1e-100, 1e100]."""
+    c = sigma_unit(sigma)
+    s = np.asarray(sigma, dtype=float) if c == 1.0 else np.asarray(sigma, dtype=float) / c
+    return float(c * np.sqrt(wmean(s * s, w)))
 
 
 def stat_ence(r: RegressionRows, w: np.ndarray | None, n_bins: int, binning: Binning) -> float:

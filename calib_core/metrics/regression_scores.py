@@ -12,7 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.regression import PredictiveDistribution, norm_ppf
-from .regression_rows import DEFAULT_COVERAGES, RegressionRows, dot, metric_rows, reject_nan_inputs, wmean
+from .regression_rows import (
+    DEFAULT_COVERAGES,
+    RegressionRows,
+    dot,
+    metric_rows,
+    reject_nan_inputs,
+    root_mean_square,
+    wmean,
+)
 
 __all__ = [
     "nll",
@@ -248,7 +256,8 @@ def crps(y: np.ndarray, dist: PredictiveDistribution) -> float:
 
 
 def sharpness(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
-    """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox).
+    """Sharpness = sqrt(mean σ²) (CRUDE §4; uncertainty-toolbox), computed scale-free as c·sqrt(mean (σ/c)²) with c
+    a power of two near max σ when σ² would over- or underflow (exact for any finite σ).
 
     Parameters
     ----------
@@ -271,8 +280,7 @@ def sharpness(y: np.ndarray | None, dist: PredictiveDistribution) -> float:
     Journal of the Royal Statistical Society B 69(2), 243–268.
     """
     reject_nan_inputs(None, dist)
-    s = np.asarray(dist.std(), dtype=float)
-    return float(np.sqrt(np.mean(s * s)))
+    return root_mean_square(np.asarray(dist.std(), dtype=float))
 
 
 def rmse(y: np.ndarray, dist: PredictiveDistribution) -> float:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base.binning import bins_from_edges, equal_mass_edges, uniform_bin_index
+from ..base.binning import bins_from_edges, equal_mass_edges, uniform_bin_index, uniform_edges
 from ..base.mergeable import SummarySpec, as_ids, exact_bin_sums, exact_float, exact_fraction, hash_block
 from ..base.predictions import PredictionSet, iter_subsets
 from ..diagrams.classification import RELIABILITY_COLUMNS
@@ -181,7 +181,7 @@ def _classwise_index(p: np.ndarray, nb: int, closed: str) -> np.ndarray:
     """(N, K) flat (class, bin) index of every p_ik on M equal-width bins: ``uniform_bin_index`` only for the
     entries outside the first bin (with K classes almost all p_ik are small), the rest is bin 0."""
     n, k = p.shape
-    edge1 = np.linspace(0.0, 1.0, nb + 1)[1]
+    edge1 = uniform_edges(0.0, 1.0, nb)[1]
     flat = np.broadcast_to(np.arange(k, dtype=np.int64) * nb, (n, k)).copy()
     # bin 0 is [0, e_1] for closed="right" and [0, e_1) for closed="left"; NaN goes elsewhere (uniform_bin_index)
     outside = ~(p <= edge1) if closed == "right" else ~(p < edge1)
@@ -464,7 +464,7 @@ def classification_diagrams_from_part(part: dict, spec: SummarySpec, *, model: s
     """
     nb = spec.n_bins
     edges = spec.conf_edges_for(model, group) if spec.strategy == "quantile" else None
-    edges = np.linspace(0.0, 1.0, nb + 1) if edges is None else edges
+    edges = uniform_edges(0.0, 1.0, nb) if edges is None else edges
     count = part["n"].astype(float)
     d = {"reliability": _reliability(count, exact_float(part["x:conf"]), part["hit"].astype(float), edges)}
     if "cw_n" in part and spec.strategy == "uniform":
@@ -473,7 +473,7 @@ def classification_diagrams_from_part(part: dict, spec: SummarySpec, *, model: s
         frames = []
         for c in range(k):  # K small tables
             t = _reliability(part["cw_n"][c].astype(float), s_p[c], part["cw_hit"][c].astype(float),
-                             np.linspace(0.0, 1.0, nb + 1))
+                             uniform_edges(0.0, 1.0, nb))
             t.insert(0, "class", c)
             frames.append(t)
         pc = pd.concat(frames, ignore_index=True)
@@ -482,5 +482,5 @@ def classification_diagrams_from_part(part: dict, spec: SummarySpec, *, model: s
         d["per_class"] = pc
     if "pos_n" in part:
         d["reliability_positive"] = _reliability(part["pos_n"].astype(float), exact_float(part["x:pos_p"]),
-                                                 part["pos_hit"].astype(float), np.linspace(0.0, 1.0, nb + 1))
+                                                 part["pos_hit"].astype(float), uniform_edges(0.0, 1.0, nb))
     return d

@@ -166,7 +166,7 @@ def _unit_hist(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 def _uniform_hist(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """:func:`_hist` for equal-width edges in O(1) per value (``binning.uniform_bin_index`` and two end checks)."""
-    k = uniform_bin_index(values, edges.size - 1, float(edges[0]), float(edges[-1]), "right") + 1
+    k = uniform_bin_index(values, edges.size - 1, float(edges[0]), float(edges[-1]), "right", edges=edges) + 1
     k[values <= edges[0]] = 0
     k[values > edges[-1]] = edges.size
     return k
