@@ -59,10 +59,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +78,7 @@ from .calibrators.registry import (
     metrics,
 )
 from .data.bytes import DEFAULT_MAX_BYTES
+from .data.cli_warnings import numerical_warnings
 from .data.cluster_option import add_cluster_arguments, cluster_request
 from .data.columns_option import cli_message, parse_columns
 from .data.loading_options import (
@@ -295,26 +293,6 @@ def _opt(dest: str, rule: tuple[Callable[[Any], bool], str]) -> tuple[str, Calla
     return dest, rule[0], rule[1]
 
 
-@contextmanager
-def _numerical_warnings(notes: list[str]) -> Iterator[None]:
-    """Collect NumPy's RuntimeWarnings (overflow, invalid value, divide by zero, …) of the block into one note
-    instead of a screenful of stderr: extreme rows give inf/NaN statistics, and the report says so."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        yield
-    counts = Counter(str(w.message) for w in caught if issubclass(w.category, RuntimeWarning))
-    others = [w for w in caught if not issubclass(w.category, RuntimeWarning)]
-    for w in others:  # not ours to hide
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if counts:
-        kinds = "; ".join(f"{m} ({n}×)" for m, n in counts.most_common(4))
-        notes.append(
-            f"NumPy reported {sum(counts.values()):,} numerical warnings while computing ({kinds}): some rows have "
-            "extreme values (e.g. a spread near 0, overflowing errors), so statistics involving them may be "
-            "inf or NaN."
-        )
-
-
 BASELINE = "uncalibrated"
 
 
@@ -359,7 +337,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if pset.task == "classification":
         options.update(n_bins=args.n_bins, strategy=args.strategy)
     notes: list[str] = []
-    with _numerical_warnings(notes):
+    with numerical_warnings(notes):
         result = evaluate(
             pset, cals, split=None if args.split == "auto" else args.split, repeats=args.repeats, seed=args.seed,
             test_fraction=args.test_fraction, diagrams=args.out is not None, **options,
@@ -453,14 +431,14 @@ def _report(args: argparse.Namespace) -> int:
     else:
         options.update(strategy=args.strategy)
     notes: list[str] = []
-    with _numerical_warnings(notes):
+    with numerical_warnings(notes):
         report = diagnose(pset, **options)
     title = args.title or f"Calibration report: {inputs[0].name if hub is None else hub.name}"
     tables = None
     if hub is not None:  # quantile forecasts: the Forecast hub page's tables; else the report's metrics by model
         quantiles = pset.task == "regression" and pset.layout == "quantile" and pset.units is not None
         tables = hub_score_tables(pset) if quantiles else {"Scores by model": by_model_table(report.metrics)}
-    with _numerical_warnings(notes):
+    with numerical_warnings(notes):
         text = report_html(report, title=title, prediction_set=pset, notes=notes, tables=tables)
     out = Path(args.out)
     metrics_csv = (to_csv_bytes(metrics_with_verdicts(report.metrics, report.verdicts, report.options))
@@ -556,7 +534,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
             f"{result.seconds['total']:.1f} s."
         )
         notes += result.messages
-    with _numerical_warnings(notes):
+    with numerical_warnings(notes):
         rep = report(summary, level=args.level, n_resamples=args.resamples, n_simulations=args.simulations,
                      seed=args.seed)
     if result is not None:
@@ -569,7 +547,7 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     if missing:
         notes.append(f"Not available from a summary (they need the sorted rows): {', '.join(missing)}.")
     title = args.title or f"Calibration report: {args.file}"
-    with _numerical_warnings(notes):
+    with numerical_warnings(notes):
         text = report_html(rep, title=title, notes=notes)
     out = Path(args.out)
     metrics_csv = to_csv_bytes(metrics_with_verdicts(rep.metrics, rep.verdicts)) if args.metrics_csv else b""
