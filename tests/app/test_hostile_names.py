@@ -121,10 +121,11 @@ def test_hostile_names_stay_text_on_every_page():
 def test_hostile_class_labels_stay_text_on_the_classification_page():
     at = new_app()
     at.switch_page("pages/data.py").run()
-    # the loader's message quotes the label values (which class is positive?): shown escaped
+    # the file loads with the positive class stated (the second of the sorted labels); the loader's message quotes
+    # both label values and the Positive class control offers them: all shown escaped
     at.file_uploader(key="data_upload").upload("labels.csv", classification_file(), "text/csv").run()
-    assert "positive class" in at.session_state["data_upload_error"]
-    check(at, ["![p](http://127.0.0.1:9/p.png)"])
+    assert at.session_state["pset"].classes == ["![p](http://127.0.0.1:9/p.png)", ":material/verified:"]
+    check(at, ["![p](http://127.0.0.1:9/p.png)", ":material/verified:"])
     # loaded with the positive class named: the positive-class reliability text names it
     positive = "![p](http://127.0.0.1:9/p.png)"
     import calib_core as cc
