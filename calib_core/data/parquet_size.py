@@ -285,6 +285,12 @@ def row_group_sizes(meta: Any, schema: Any = None, source: Any = None) -> list[R
     >>> [c.decoded for c in row_group_sizes(meta, source=io.BytesIO(sink.getvalue()))[0].columns]
     [8000, 10008050]
     """
+    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        try:
+            with open(source, "rb") as fh:  # one open for every dictionary page header of the file
+                return row_group_sizes(meta, schema, fh)
+        except OSError:
+            source = None
     out: list[RowGroupSize] = []
     for i in range(meta.num_row_groups):
         group = meta.row_group(i)

@@ -414,7 +414,7 @@ def plan_partitions(
             groups.append(g)
             rows += n
             file_row += n
-            if rows >= rows_per_partition:
+            if rows >= min(rows_per_partition, cut):  # wide rows: fewer rows per partition
                 parts.append(Partition(len(parts), path, tuple(groups), start, row_id, rows))
                 row_id += rows
                 groups, rows = [], 0

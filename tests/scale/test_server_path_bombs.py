@@ -219,3 +219,15 @@ def test_the_bombs_on_a_local_cluster(tmp_path):
         sys.modules["__main__"] = main
     assert result.summary.n_rows == 200_000 and len(result.partitions) == 4
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+def test_small_row_groups_of_wide_rows_are_grouped_within_the_budget(tmp_path):
+    """20 row groups of 1,000 rows, each row ~100 kB once its dictionary is expanded: partitions stop at the budget,
+    not at the 869,565 rows of a numeric table."""
+    dictionary_bomb(tmp_path / "wide.parquet", rows=1000, value_bytes=100_000)
+    table = pq.read_table(tmp_path / "wide.parquet")
+    pq.write_table(pa.concat_tables([table] * 20), tmp_path / "wide.parquet", row_group_size=1000,
+                   write_statistics=["y", "mean", "std"])
+    parts, _ = cp.plan_partitions(tmp_path / "wide.parquet")
+    assert sum(p.n_rows for p in parts) == 20_000 and len(parts) >= 3
+    assert max(p.n_rows for p in parts) <= cp.PARTITION_BUDGET_BYTES // 100_000 + 1000
