@@ -277,12 +277,12 @@ def _size_text(n: float) -> str:
     return f"{n:.0f} bytes"
 
 
-def slice_rows(group: RowGroupSize, path: str, rows_per_partition: int) -> int:
-    """Rows of one slice of a row group: what a partition of it may hold.
+def slice_rows(group: RowGroupSize, path: str) -> int:
+    """The most rows of a row group one partition may hold within :data:`PARTITION_BUDGET_BYTES`.
 
-    ⌊PARTITION_BUDGET_BYTES / (230 B · columns + e)⌋ capped at ``rows_per_partition``, with ``e`` the decoded bytes
-    of a row beyond 8 per cell (long text; :func:`calib_core.data.parquet_size.row_group_sizes`, which counts a
-    dictionary-encoded value at rows × its dictionary's mean value).  A row group of more rows is read in slices.
+    ⌊PARTITION_BUDGET_BYTES / (230 B · columns + e)⌋, with ``e`` the decoded bytes of a row beyond 8 per cell (long
+    text; :func:`calib_core.data.parquet_size.row_group_sizes`, which counts a dictionary-encoded value at rows × its
+    dictionary's mean value).  A row group of more rows is read in slices.
 
     Parameters
     ----------
@@ -290,8 +290,6 @@ def slice_rows(group: RowGroupSize, path: str, rows_per_partition: int) -> int:
         The row group's estimated decoded size.
     path : str
         Its file (in messages).
-    rows_per_partition : int
-        The partition size asked for.
 
     Returns
     -------
@@ -325,7 +323,7 @@ def slice_rows(group: RowGroupSize, path: str, rows_per_partition: int) -> int:
             hint="write the data set again with only the columns the summary needs (predictions, truth, model, "
                  "group), or with shorter values in that column")
     extra = max(0.0, per_row - 8.0 * n_cols)
-    return max(1, min(int(rows_per_partition), int(PARTITION_BUDGET_BYTES // (BYTES_PER_CELL * n_cols + extra))))
+    return max(1, int(PARTITION_BUDGET_BYTES // (BYTES_PER_CELL * n_cols + extra)))
 
 
 def plan_partitions(
@@ -333,9 +331,11 @@ def plan_partitions(
 ) -> tuple[list[Partition], list[str]]:
     """The partitions of a Parquet data set and its files, from the footers alone (no data is read).
 
-    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows; a row group
-    larger than a partition may be (:func:`slice_rows`: the rows asked for, and what its decoded size from the footer
-    and dictionary page headers allows) is cut into slices, each a partition read with ``iter_batches``; a row group
+    Row groups of a file are grouped in order until a partition has at least ``rows_per_partition`` rows (or as many
+    as the budget allows, :func:`slice_rows`; a row group larger than ``rows_per_partition`` but within the budget is
+    one partition); a row group larger than a partition may be (:func:`slice_rows`: what its decoded size from the
+    footer and dictionary page headers allows) is cut into slices of at most ``rows_per_partition`` rows, each a
+    partition read with ``iter_batches``; a row group
     whose rows are wider than :data:`MAX_ROW_BYTES` is refused, naming the file, the row group and the column.  The
     schemas are checked first (:func:`check_schemas`).
 
@@ -397,8 +397,9 @@ def plan_partitions(
             n = int(meta.row_group(g).num_rows)
             if n == 0:
                 continue
-            cut = slice_rows(groups_size[g], path, rows_per_partition)
-            if n > cut:  # a row group larger than a partition may be: read in slices of it
+            cap = slice_rows(groups_size[g], path)
+            cut = min(rows_per_partition, cap)
+            if n > cap:  # a row group larger than a partition may be: read in slices of it
                 if groups:
                     parts.append(Partition(len(parts), path, tuple(groups), start, row_id, rows))
                     row_id += rows

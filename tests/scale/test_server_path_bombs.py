@@ -76,7 +76,13 @@ def test_the_dictionary_bomb_through_the_cli_engine_dask(tmp_path, monkeypatch, 
     assert not (tmp_path / "r.html").exists()
 
 
-def test_a_row_group_larger_than_a_partition_is_read_in_slices_with_the_same_summary(tmp_path):
+def budget_for(monkeypatch, rows: int, n_columns: int = 3) -> None:
+    """A partition budget that holds ``rows`` rows of a numeric table (small files then exercise the slices)."""
+    monkeypatch.setattr(cp, "PARTITION_BUDGET_BYTES", rows * cp.BYTES_PER_CELL * n_columns)
+
+
+def test_a_row_group_larger_than_a_partition_is_read_in_slices_with_the_same_summary(tmp_path, monkeypatch):
+    budget_for(monkeypatch, 1500)
     frame = regression_frame(6000, 1)
     (tmp_path / "one").mkdir()
     (tmp_path / "many").mkdir()
@@ -109,8 +115,9 @@ def test_the_row_bomb_is_planned_in_slices_from_its_footer(tmp_path):
 
 
 @pytest.mark.parametrize("n, per", [(300_000, 100_000), pytest.param(2_000_000, 250_000, marks=pytest.mark.slow)])
-def test_the_row_bomb_is_summarised_in_process_slice_by_slice(tmp_path, n, per):
+def test_the_row_bomb_is_summarised_in_process_slice_by_slice(tmp_path, monkeypatch, n, per):
     """Rows in one row group (a scaled issue case), summarised slice by slice as the Data page does."""
+    budget_for(monkeypatch, per)
     row_bomb(tmp_path / "rows.parquet", n)
     t0 = time.perf_counter()
     result = sv.summarize_data_set("rows.parquet", data_dirs.allowed_dirs(str(tmp_path)), rows_per_partition=per,
@@ -199,12 +206,13 @@ def test_the_issue_row_bomb_in_a_separate_process_stays_within_its_memory(tmp_pa
 
 
 @pytest.mark.slow
-def test_the_bombs_on_a_local_cluster(tmp_path):
+def test_the_bombs_on_a_local_cluster(tmp_path, monkeypatch):
     """The Dask path proper: a LocalCluster of one worker refuses the dictionary bomb from the client before any task
     is sent, and summarises a sliced row group."""
     (tmp_path / "bomb").mkdir()
     dictionary_bomb(tmp_path / "bomb" / "note.parquet")
     row_bomb(tmp_path / "rows.parquet", 200_000)
+    budget_for(monkeypatch, 50_000)  # the plan (on the client) cuts the slices; the workers read them
     main = sys.modules["__main__"]
     import types
 
