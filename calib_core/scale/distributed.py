@@ -546,7 +546,8 @@ def slice_summary_parquet(
         except (OSError, ValueError):
             n_columns = 1  # plan_partitions names the unreadable file below
         rows_per_partition = max(10_000, PARTITION_BUDGET_BYTES // (SLICE_BYTES_PER_CELL * max(1, n_columns)))
-    parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition)
+    parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition,
+                                   bytes_per_cell=SLICE_BYTES_PER_CELL)
     options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
     n_read = sum(p.n_rows for p in parts)
     rate = min(1.0, float(sample_rows) / max(n_read, 1))

@@ -277,12 +277,13 @@ def _size_text(n: float) -> str:
     return f"{n:.0f} bytes"
 
 
-def slice_rows(group: RowGroupSize, path: str) -> int:
+def slice_rows(group: RowGroupSize, path: str, bytes_per_cell: int = BYTES_PER_CELL) -> int:
     """The most rows of a row group one partition may hold within :data:`PARTITION_BUDGET_BYTES`.
 
-    ⌊PARTITION_BUDGET_BYTES / (230 B · columns + e)⌋, with ``e`` the decoded bytes of a row beyond 8 per cell (long
-    text; :func:`calib_core.data.parquet_size.row_group_sizes`, which counts a dictionary-encoded value at rows × its
-    dictionary's mean value).  A row group of more rows is read in slices.
+    ⌊PARTITION_BUDGET_BYTES / (c · columns + e)⌋ (c = ``bytes_per_cell``, 230 B for a summary), with ``e`` the
+    decoded bytes of a row beyond 8 per cell (long text; :func:`calib_core.data.parquet_size.row_group_sizes`, which
+    counts a dictionary-encoded value at rows × its dictionary's mean value).  A row group of more rows is read in
+    slices.
 
     Parameters
     ----------
@@ -290,6 +291,8 @@ def slice_rows(group: RowGroupSize, path: str) -> int:
         The row group's estimated decoded size.
     path : str
         Its file (in messages).
+    bytes_per_cell : int, default BYTES_PER_CELL
+        Working set of a pass per cell (:data:`SLICE_BYTES_PER_CELL` for the slice explorer's passes).
 
     Returns
     -------
@@ -323,11 +326,12 @@ def slice_rows(group: RowGroupSize, path: str) -> int:
             hint="write the data set again with only the columns the summary needs (predictions, truth, model, "
                  "group), or with shorter values in that column")
     extra = max(0.0, per_row - 8.0 * n_cols)
-    return max(1, int(PARTITION_BUDGET_BYTES // (BYTES_PER_CELL * n_cols + extra)))
+    return max(1, int(PARTITION_BUDGET_BYTES // (bytes_per_cell * n_cols + extra)))
 
 
 def plan_partitions(
-    paths_or_glob: Any, *, rows_per_partition: int | None = DEFAULT_ROWS_PER_PARTITION
+    paths_or_glob: Any, *, rows_per_partition: int | None = DEFAULT_ROWS_PER_PARTITION,
+    bytes_per_cell: int = BYTES_PER_CELL,
 ) -> tuple[list[Partition], list[str]]:
     """The partitions of a Parquet data set and its files, from the footers alone (no data is read).
 
@@ -346,6 +350,8 @@ def plan_partitions(
     rows_per_partition : int or None, default DEFAULT_ROWS_PER_PARTITION
         None: :func:`auto_rows_per_partition` of the column count, so that a worker's memory does not grow with the
         width of the table.
+    bytes_per_cell : int, default BYTES_PER_CELL
+        Working set of the pass per cell, for :func:`slice_rows`.
 
     Returns
     -------
@@ -397,7 +403,7 @@ def plan_partitions(
             n = int(meta.row_group(g).num_rows)
             if n == 0:
                 continue
-            cap = slice_rows(groups_size[g], path)
+            cap = slice_rows(groups_size[g], path, bytes_per_cell)
             cut = min(rows_per_partition, cap)
             if n > cap:  # a row group larger than a partition may be: read in slices of it
                 if groups:
