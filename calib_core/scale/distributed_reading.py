@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base.predictions import PredictionSet
+from ..base.predictions import InputError, PredictionSet
 from ..data.classification import parse_classification_frame
 from ..data.detect import detect_task
 from ..data.parquet_size import row_group_sizes
 from ..data.regression import parse_regression_frame
-from .distributed_partitions import Partition
+from .distributed_partitions import PARTITION_BUDGET_BYTES, Partition
 
 __all__ = [
     "FIRST_ROW_IDS",
@@ -127,6 +127,36 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
                                   layout=options.layout)
 
 
+def _text_columns(schema: Any) -> list[str]:
+    import pyarrow as pa
+
+    return [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+
+
+def _expand_text(table: Any, keep: Sequence[str], budget: int, where: str) -> Any:
+    """Text columns read as dictionaries back to plain text, after their decoded size — Σ over rows of the length of
+    the row's dictionary value, from the codes — is checked against ``budget`` (a dictionary of many short values and
+    one long one that every row uses passes the footer's estimate, not this); ``keep`` stay dictionaries."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, spec in enumerate(table.schema):
+        if not pa.types.is_dictionary(spec.type) or spec.name in keep:
+            continue
+        column = table.column(i)
+        size = sum(int(pc.sum(pc.binary_length(c.dictionary).take(c.indices)).as_py() or 0) for c in column.chunks)
+        if size > budget:
+            raise InputError(
+                f"column {spec.name!r} decodes to {size:,} bytes of text in {len(table):,} rows (its dictionary "
+                f"values repeated over the rows), more than the {budget:,} bytes a partition may take",
+                source=where, columns=[spec.name],
+                hint="write the data set again with only the columns the summary needs, or with shorter values in "
+                     "that column")
+        table = table.set_column(i, spec.name, column.cast(spec.type.value_type))
+    return table
+
+
 _SLICE_READER: dict[str, Any] = {}
 """The batch reader of the last slice read (file, row group, batch size, position): the next slice of the same row
 group continues from it instead of decoding the row group from its start again (partitions run in order)."""
@@ -204,11 +234,13 @@ def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequenc
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=list(dictionary) or None)
+        text = _text_columns(pq.read_schema(part.path))
+        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=text or None)
         if part.rows is None:
             table = pf.read_row_groups(list(part.row_groups), use_threads=False)
         else:
             table = _read_slice(pf, part)
+        table = _expand_text(table, dictionary, PARTITION_BUDGET_BYTES, part.name)
         frame = _frame(table, zero_copy=zero_copy)
         del table
     finally:
@@ -394,12 +426,12 @@ def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, A
 
     first: tuple[pd.DataFrame, str, ReadOptions] | None = None
     for path in files[:MAX_HEAD_FILES]:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(path, read_dictionary=_text_columns(pq.read_schema(path)) or None)
         per_row = max((g.bytes_per_row for g in row_group_sizes(pf.metadata, pf.schema, source=path)), default=0.0)
         rows = max(2, min(int(n_rows), int(HEAD_BYTES // per_row) if per_row > 0 else int(n_rows)))
         batch = next(pf.iter_batches(batch_size=rows), None)
         table = pa.Table.from_batches([batch]) if batch is not None else pf.schema_arrow.empty_table()
-        frame = _frame(table)
+        frame = _frame(_expand_text(table, (), HEAD_BYTES, f"{Path(path).name} (first {rows:,} rows)"))
         kind = task or detect_task(frame, columns)
         options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize, crossing, layout)
         source = f"{Path(path).name} (first {len(frame):,} rows)"

@@ -239,3 +239,21 @@ def test_small_row_groups_of_wide_rows_are_grouped_within_the_budget(tmp_path):
     parts, _ = cp.plan_partitions(tmp_path / "wide.parquet")
     assert sum(p.n_rows for p in parts) == 20_000 and len(parts) >= 3
     assert max(p.n_rows for p in parts) <= cp.PARTITION_BUDGET_BYTES // 100_000 + 1000
+
+
+def test_a_dictionary_of_many_short_values_and_one_long_one_every_row_uses_is_refused_when_read(tmp_path):
+    """The footer's estimate (rows × the mean dictionary value) is ~100 bytes a row here; the read keeps text as
+    dictionaries and sums the lengths of the values the rows use before any string is made: 200,000 × 10 MB."""
+    rows = 200_000
+    values = pa.array([f"v{i}" for i in range(100_000)] + ["a" * 10_000_000])
+    note = pa.DictionaryArray.from_arrays(pa.array(np.full(rows, 100_000, dtype=np.int32)), values)
+    zeros = pa.array(np.zeros(rows))
+    pq.write_table(pa.table({"y": zeros, "mean": zeros, "std": pa.array(np.ones(rows)), "note": note}),
+                   tmp_path / "mixed.parquet", compression="zstd", write_statistics=["y", "mean", "std"])
+    parts, _ = cp.plan_partitions(tmp_path / "mixed.parquet")  # the footer cannot tell
+    assert len(parts) == 1
+    t0 = time.perf_counter()
+    with pytest.raises(InputError, match="column 'note' decodes to") as err:
+        sv.summarize_data_set("mixed.parquet", data_dirs.allowed_dirs(str(tmp_path)))
+    assert time.perf_counter() - t0 < 10
+    assert "mixed.parquet" in str(err.value) and err.value.columns == ["note"]
