@@ -188,18 +188,19 @@ def test_the_cli_refuses_a_glob_through_symlink_loops(tmp_path, monkeypatch, cap
 @pytest.mark.slow
 def test_the_issue_row_bomb_in_a_separate_process_stays_within_its_memory(tmp_path):
     """The 262 kB file of 2·10⁷ rows in one row group, summarised in-process as the Data page does, in a child
-    process whose address space is capped at 3 GB (the unsliced read took 2·10⁷ × 3 × ~230 B ≈ 14 GB)."""
+    process whose address space is capped at 3.5 GB (the unsliced read took 2·10⁷ × 3 × ~230 B ≈ 14 GB; measured
+    sliced: peak RSS 950 MB)."""
     row_bomb(tmp_path / "rows.parquet", 20_000_000)
     assert (tmp_path / "rows.parquet").stat().st_size < 400_000
     script = textwrap.dedent(f"""
         import resource, sys
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (3584 << 20, 3584 << 20))
         sys.path.insert(0, {str(ROOT)!r})
         from views import data_dirs, summary as sv
         r = sv.summarize_data_set("rows.parquet", data_dirs.allowed_dirs({str(tmp_path)!r}), n_bins=4)
         print(r.summary.n_rows, len(r.partitions), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     n_rows, n_parts, peak_kb = map(int, proc.stdout.split())
     assert n_rows == 20_000_000 and n_parts == 24 and peak_kb < 2_000_000
