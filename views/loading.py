@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from calib_core.base.predictions import InputError, PredictionSet, app_text
+from calib_core.data.path_glob import check_path_text
 from calib_core.data.regression_layout import CROSSING_MODES, LAYOUTS, LoaderNotice
 from views.data_dirs import resolve_data_files
 
@@ -259,6 +260,7 @@ def _checked_path(text: str, allowed: Sequence[Path]) -> Path:
     text = (text or "").strip()
     if not text:
         raise _refusal("no folder given", text, allowed)
+    check_path_text(text, what="folder")
     if ".." in Path(text).parts:
         raise _refusal("a path may not contain '..'", text, allowed)
     path = Path(os.path.expanduser(text))

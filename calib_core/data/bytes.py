@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.predictions import InputError
+from . import parquet_size
 from .columns import MAX_COLUMNS, check_columns, name_list
 from .text import read_text
 
@@ -368,21 +369,7 @@ def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
     int
         The decoded size in bytes.
     """
-    total = 0
-    for i in range(meta.num_row_groups):
-        group = meta.row_group(i)
-        for j in range(group.num_columns):
-            column = group.column(j)
-            values = max(int(column.num_values), int(group.num_rows))
-            kind = column.physical_type
-            if kind == "FIXED_LEN_BYTE_ARRAY" and schema is not None:
-                width = max(8, int(schema.column(j).length or 0))
-            else:
-                width = 8
-            total += values * width
-            if kind == "BYTE_ARRAY":
-                total += int(column.total_uncompressed_size)
-    return total
+    return parquet_size.decoded_bytes(meta, schema)  # the size module: footer and dictionary page headers
 
 
 def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None,

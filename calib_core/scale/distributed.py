@@ -35,7 +35,10 @@ Failures: every task is retried once (``retries=1``); on a ``LocalCluster`` the 
 1, so a partition whose task was on a worker that died is run again on another worker, and a partition that fails
 twice (an exception twice, or two dead workers) is reported by name — file, row groups, rows — with its error
 (:class:`~calib_core.scale.distributed_cluster.PartitionError`); no partition is ever skipped.  A partition whose
-rows are all invalid is not a failure: its rows are counted as dropped.
+rows are all invalid is not a failure, wherever it is: its rows are counted as dropped and it is named in the
+messages (partition N of M, its file and rows, the reasons); the first rows that fix the task and the mapping come
+from the first file with two valid rows in its head.  A row group larger than a partition may be is read in slices
+and one whose rows decode (footer and dictionary page headers) to more than 600 kB each is refused before any read.
 
 Dask and distributed are an optional extra (``pip install "calibration-lab[dask]"``); they are imported only inside
 the functions that run on a cluster, so ``import calib_core`` never needs them.
@@ -79,6 +82,7 @@ __all__ = [
     "ParquetSummary",
     "PartitionError",
     "SliceParquetSummary",
+    "empty_partition_notes",
     "open_client",
     "slice_summary_parquet",
     "summarize_parquet",
@@ -110,7 +114,7 @@ class ParquetSummary:
     seconds : dict of str to float
         Wall time per stage (plan, edges, summaries, total).
     messages : list of str
-        The head's loader messages.
+        The head's loader messages, then one per partition without a valid row (:func:`empty_partition_notes`).
     cluster : str
         The cluster it ran on.
 
@@ -159,20 +163,58 @@ class ParquetSummary:
         return self.n_read - self.summary.n_rows
 
 
-def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool) -> Summary:
+@dataclass
+class _Leaf:
+    """A partition's summary and, for partitions without a valid row, (index, why) — merged in the tree."""
+
+    summary: Summary
+    empty: tuple[tuple[int, str], ...] = ()
+
+
+def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool) -> _Leaf:
     """Read, parse and summarise one partition; its drops carry data-set row numbers (a partition without a valid
-    row gives an empty summary that only counts them)."""
+    row gives an empty summary that only counts them, and says so)."""
     pset = read_partition(part, options)
     tally = DropTally.of(pset, part.row_id)
     if pset.n_rows == 0:
-        return Summary(spec, {}, 0, tally.as_dropped(), part.name, ())
+        reasons = sorted(tally.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        why = "; ".join(f"{reason}: {count:,}" for reason, count in reasons[:3]) or "no row read"
+        return _Leaf(Summary(spec, {}, 0, tally.as_dropped(), part.name, ()), ((part.index, why),))
     out = summarize(pset, spec=spec, row_ids=global_ids(part, pset), by_group=by_group)
     out.dropped = tally.as_dropped()
+    return _Leaf(out)
+
+
+def _merge_leaves(*leaves: _Leaf) -> _Leaf:
+    return _Leaf(merge_all([leaf.summary for leaf in leaves]), tuple(e for leaf in leaves for e in leaf.empty))
+
+
+def empty_partition_notes(parts: Sequence[Partition], empty: Sequence[tuple[int, str]]) -> list[str]:
+    """One sentence per partition without a valid row: ``partition N of M: file, row group (rows), why``.
+
+    Parameters
+    ----------
+    parts : sequence of Partition
+        The data set's partitions.
+    empty : sequence of (int, str)
+        (partition index, the drop reasons with their counts).
+
+    Returns
+    -------
+    list of str
+        At most 10 sentences (then how many more), in partition order.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
+    rows = sorted(empty)
+    out = [f"Partition {i + 1:,} of {len(parts):,} ({parts[i].name}) has no valid row ({why}); its rows are counted "
+           "as dropped and the other partitions are summarised." for i, why in rows[:10]]
+    if len(rows) > 10:
+        out.append(f"{len(rows) - 10:,} more partitions have no valid row.")
     return out
-
-
-def _merge_leaves(*summaries: Summary) -> Summary:
-    return merge_all(summaries)
 
 
 def summarize_parquet(
@@ -303,8 +345,9 @@ def summarize_parquet(
                                        seed=seed, **spec_options)
         seconds["edges"] = time.perf_counter() - t1
         t2 = time.perf_counter()
-        summary = run_tree(client, lambda p: _summarize_leaf(p, options, spec, by_group), parts, _merge_leaves,
-                           stage="summary")
+        leaf = run_tree(client, lambda p: _summarize_leaf(p, options, spec, by_group), parts, _merge_leaves,
+                        stage="summary")
+        summary = leaf.summary
         seconds["summaries"] = time.perf_counter() - t2
     summary.source = str(paths_or_glob) if isinstance(paths_or_glob, (str, os.PathLike)) else f"{len(files)} files"
     seconds["total"] = time.perf_counter() - t0
@@ -313,7 +356,7 @@ def summarize_parquet(
         raise InputError(f"only {summary.n_rows} of {n_read:,} rows are valid (at least 2 are needed)",
                          source=summary.source, hint="see the dropped rows; check the column mapping")
     # the head's notes about the layout and columns (its row counts are only the head's: the drops are in the summary)
-    notes = [m for m in head.messages[1:] if "row" not in m]
+    notes = [m for m in head.messages[1:] if "row" not in m] + empty_partition_notes(parts, leaf.empty)
     return ParquetSummary(summary, files, parts, n_read, passes, seconds, notes, cluster)
 
 
@@ -503,7 +546,8 @@ def slice_summary_parquet(
         except (OSError, ValueError):
             n_columns = 1  # plan_partitions names the unreadable file below
         rows_per_partition = max(10_000, PARTITION_BUDGET_BYTES // (SLICE_BYTES_PER_CELL * max(1, n_columns)))
-    parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition)
+    parts, files = plan_partitions(paths_or_glob, rows_per_partition=rows_per_partition,
+                                   bytes_per_cell=SLICE_BYTES_PER_CELL)
     options, head = read_head(files, task=task, columns=columns, renormalize=renormalize)
     n_read = sum(p.n_rows for p in parts)
     rate = min(1.0, float(sample_rows) / max(n_read, 1))

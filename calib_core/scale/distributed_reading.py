@@ -7,6 +7,8 @@ pyarrow, page checksums verified) and the dropped rows counted per reason over t
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,14 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base.predictions import PredictionSet
+from ..base.predictions import InputError, PredictionSet
 from ..data.classification import parse_classification_frame
 from ..data.detect import detect_task
+from ..data.parquet_size import row_group_sizes
 from ..data.regression import parse_regression_frame
-from .distributed_partitions import Partition
+from .distributed_partitions import PARTITION_BUDGET_BYTES, Partition
 
 __all__ = [
     "FIRST_ROW_IDS",
+    "HEAD_BYTES",
+    "MAX_HEAD_FILES",
     "DropTally",
     "ReadOptions",
     "locate_row",
@@ -33,6 +38,10 @@ __all__ = [
 
 FIRST_ROW_IDS = 10
 """Row numbers kept per drop reason (the smallest global 1-based row numbers; the count is exact)."""
+HEAD_BYTES = 64_000_000
+"""Decoded bytes of the first rows parsed on the client (fewer rows than ``n_rows`` when rows are wide)."""
+MAX_HEAD_FILES = 1000
+"""Files whose first rows are tried for two valid rows before the data set is refused."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -118,12 +127,83 @@ def parse_frame(frame: pd.DataFrame, source: str, options: ReadOptions, *, min_r
                                   layout=options.layout)
 
 
+def _text_columns(schema: Any) -> list[str]:
+    import pyarrow as pa
+
+    return [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+
+
+def _expand_text(table: Any, keep: Sequence[str], budget: int, where: str) -> Any:
+    """Text columns read as dictionaries back to plain text, after their decoded size — Σ over rows of the length of
+    the row's dictionary value, from the codes — is checked against ``budget`` (a dictionary of many short values and
+    one long one that every row uses passes the footer's estimate, not this); ``keep`` stay dictionaries."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, spec in enumerate(table.schema):
+        if not pa.types.is_dictionary(spec.type) or spec.name in keep:
+            continue
+        column = table.column(i)
+        size = sum(int(pc.sum(pc.binary_length(c.dictionary).take(c.indices)).as_py() or 0) for c in column.chunks)
+        if size > budget:
+            raise InputError(
+                f"column {spec.name!r} decodes to {size:,} bytes of text in {len(table):,} rows (its dictionary "
+                f"values repeated over the rows), more than the {budget:,} bytes a partition may take",
+                source=where, columns=[spec.name],
+                hint="write the data set again with only the columns the summary needs, or with shorter values in "
+                     "that column")
+        table = table.set_column(i, spec.name, column.cast(spec.type.value_type))
+    return table
+
+
+_SLICE_READER: dict[str, Any] = {}
+"""The batch reader of the last slice read (file, row group, batch size, position): the next slice of the same row
+group continues from it instead of decoding the row group from its start again (partitions run in order)."""
+_SLICE_LOCK = threading.Lock()
+
+
+def _read_slice(pf: Any, part: Partition) -> Any:
+    """Rows ``part.rows`` of the partition's one row group, as a table (batches of the slice's size)."""
+    import pyarrow as pa
+
+    start, stop = part.rows or (0, part.n_rows)
+    size = max(1, stop - start)
+    try:
+        stat = os.stat(part.path)
+        key = (part.path, stat.st_size, stat.st_mtime_ns, tuple(part.row_groups), size)
+    except OSError:
+        key = None
+    with _SLICE_LOCK:
+        cached = _SLICE_READER.pop("current", None)
+    if cached is not None and key is not None and cached[0] == key and cached[2] <= start:
+        batches, seen = cached[1], cached[2]
+    else:
+        batches, seen = pf.iter_batches(batch_size=size, row_groups=list(part.row_groups), use_threads=False), 0
+    kept = []
+    for batch in batches:
+        n = batch.num_rows
+        lo, hi = max(start - seen, 0), min(stop - seen, n)
+        if hi > lo:
+            kept.append(batch.slice(lo, hi - lo))
+        seen += n
+        if seen >= stop:
+            break
+    if key is not None and seen < sum(pf.metadata.row_group(g).num_rows for g in part.row_groups):
+        with _SLICE_LOCK:
+            _SLICE_READER["current"] = (key, batches, seen)
+    return pa.Table.from_batches(kept) if kept else pf.schema_arrow.empty_table()
+
+
 def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequence[str] = (),
                    zero_copy: bool = False) -> PredictionSet:
     """Read one partition and parse it with the reader of ``cc.load_predictions``.
 
     pyarrow, page checksums verified where the writer stored them; the set's ``row_number`` are the 1-based rows of
-    the partition and ``dropped`` counts its invalid rows.
+    the partition and ``dropped`` counts its invalid rows.  A slice of a row group (``part.rows``) is read with
+    ``iter_batches`` in batches of the slice's size, the batches before it decoded and dropped one at a time, so
+    memory holds at most two batches besides the slice; the next slice of the same row group in the same process
+    continues the reader where this one stopped (linear, not quadratic, in the slices of a row group).
 
     Parameters
     ----------
@@ -154,8 +234,13 @@ def read_partition(part: Partition, options: ReadOptions, *, dictionary: Sequenc
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=list(dictionary) or None)
-        table = pf.read_row_groups(list(part.row_groups), use_threads=False)
+        text = _text_columns(pq.read_schema(part.path))
+        pf = pq.ParquetFile(part.path, page_checksum_verification=True, read_dictionary=text or None)
+        if part.rows is None:
+            table = pf.read_row_groups(list(part.row_groups), use_threads=False)
+        else:
+            table = _read_slice(pf, part)
+        table = _expand_text(table, dictionary, PARTITION_BUDGET_BYTES, part.name)
         frame = _frame(table, zero_copy=zero_copy)
         del table
     finally:
@@ -298,10 +383,14 @@ def locate_row(parts: Sequence[Partition]) -> Callable[[int], str]:
 def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, Any] | None, renormalize: bool,
               n_rows: int = 2000, crossing: str = "rearrange", layout: str | None = None
               ) -> tuple[ReadOptions, PredictionSet]:
-    """Parse the first rows of the first file, so that a wrong mapping fails before any work is sent out.
+    """Parse the first rows of the first file with valid rows, so that a wrong mapping fails before any work is sent
+    out.
 
     The reader of ``cc.load_predictions`` (at least two valid rows needed) decides the options every partition is
-    then read with: the task detected once and, for classification, the class names fixed.
+    then read with: the task detected once and, for classification, the class names fixed.  A file whose first rows
+    hold fewer than two valid rows is passed over (its rows are read and counted like any other partition's), up to
+    :data:`MAX_HEAD_FILES` files; the head takes at most ``n_rows`` rows and :data:`HEAD_BYTES` decoded bytes
+    (:func:`calib_core.data.parquet_size.row_group_sizes`).
 
     Parameters
     ----------
@@ -335,13 +424,25 @@ def read_head(files: Sequence[str], *, task: str | None, columns: Mapping[str, A
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(files[0])
-    batch = next(pf.iter_batches(batch_size=n_rows), None)
-    table = pa.Table.from_batches([batch]) if batch is not None else pf.schema_arrow.empty_table()
-    frame = _frame(table)
-    kind = task or detect_task(frame, columns)
-    options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize, crossing, layout)
-    head = parse_frame(frame, f"{Path(files[0]).name} (first {len(frame):,} rows)", options, min_rows=2)
+    first: tuple[pd.DataFrame, str, ReadOptions] | None = None
+    for path in files[:MAX_HEAD_FILES]:
+        pf = pq.ParquetFile(path, read_dictionary=_text_columns(pq.read_schema(path)) or None)
+        per_row = max((g.bytes_per_row for g in row_group_sizes(pf.metadata, pf.schema, source=path)), default=0.0)
+        rows = max(2, min(int(n_rows), int(HEAD_BYTES // per_row) if per_row > 0 else int(n_rows)))
+        batch = next(pf.iter_batches(batch_size=rows), None)
+        table = pa.Table.from_batches([batch]) if batch is not None else pf.schema_arrow.empty_table()
+        frame = _frame(_expand_text(table, (), HEAD_BYTES, f"{Path(path).name} (first {rows:,} rows)"))
+        kind = task or detect_task(frame, columns)
+        options = ReadOptions(kind, dict(columns) if columns is not None else None, renormalize, crossing, layout)
+        source = f"{Path(path).name} (first {len(frame):,} rows)"
+        head = parse_frame(frame, source, options, min_rows=0)
+        if head.n_rows >= 2:  # a file whose first rows hold no valid row is read as any other partition
+            break
+        first = first or (frame, source, options)
+    else:
+        frame, source, options = first  # type: ignore[misc]  # no file's head has two valid rows: its message
+        kind = options.task
+        head = parse_frame(frame, source, options, min_rows=2)
     if kind == "classification" and head.classes is not None and "classes" not in (columns or {}):
         options = ReadOptions(kind, {**(columns or {}), "classes": list(head.classes)}, renormalize)
     elif kind == "regression":
