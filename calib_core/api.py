@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from .base.limits import check_options as check_sizes
 from .base.predictions import InputError, PredictionSet
 from .base.protocol import EvaluationResult
 from .base.report import Report
@@ -170,7 +171,7 @@ def load_predictions(
     try:
         if kind == "classification":
             return parse_classification_frame(frame, src, columns, renormalize)
-        return parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout)
+        return parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout, consume=True)
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as exc:
@@ -263,6 +264,7 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     >>> report.verdicts[["model", "verdict"]].to_dict("records")
     [{'model': 'model', 'verdict': 'miscalibrated'}]
     """
+    check_sizes(options, source=prediction_set.source)  # every user-set size capped before anything is allocated
     if prediction_set.task == "classification":
         return diagnose_classification(prediction_set, **options)
     return diagnose_regression(prediction_set, **options)
@@ -346,6 +348,7 @@ def evaluate(
     ence                 0.58         0.26
     """
     kwargs = dict(split=split, repeats=repeats, seed=seed, test_fraction=test_fraction, metrics=metrics, **options)
+    check_sizes(kwargs, source=prediction_set.source)
     if prediction_set.task == "classification":
         return evaluate_classification(prediction_set, calibrators, **kwargs)
     return evaluate_regression(prediction_set, calibrators, **kwargs)
