@@ -401,8 +401,9 @@ def _parse(source: Any, body_head: str, whole: bool, body: Any, quotes: tuple[bo
     if not body_head[:65536].strip() or not lines:
         what = "is empty" if not comments and not body_head.strip() else "contains only comment lines, no header row"
         raise InputError(what, source=src, hint="upload a table with a header row and one row per example")
-    if len(lines) == 1 and not whole and len(body_head) >= 1_000_000:
-        _long_header(lines[0], src)
+    sample = body_head[:1_000_000]
+    if not whole and len(sample) == 1_000_000 and "\n" not in sample and "\r" not in sample:
+        _long_header(lines[0] if lines else sample, src)  # the header line does not end within the sample
     delim = _sniff_delimiter(lines, src)
     header = _header_fields(lines[0], delim)
     check_name_lengths(header, src)

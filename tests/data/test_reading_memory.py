@@ -195,3 +195,10 @@ def test_a_two_megabyte_column_name_is_named_with_its_length():
     data = gzip.compress(b"y,mean," + b"s" * 2_000_000 + b"\n1,2,3\n")
     with pytest.raises(cc.InputError, match="column 3's name"):
         cc.load_predictions(data, source="h.csv.gz")
+
+
+def test_a_long_first_data_row_is_not_taken_for_a_long_header():
+    """A header that ends normally followed by a cell over 1 MB: the sample of the first MB ends inside a data row,
+    which is no reason to refuse the header."""
+    data = b"y,mean,std,note\n1,2,3," + b"x" * 1_500_000 + b"\n4,5,6,a\n"
+    assert cc.load_predictions(data, source="l.csv").n_rows == 2
