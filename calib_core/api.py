@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from .base.limits import check_options as check_sizes
 from .base.predictions import InputError, PredictionSet
 from .base.protocol import EvaluationResult
 from .base.report import Report
@@ -172,7 +173,7 @@ def load_predictions(
         if kind == "classification":
             pset = parse_classification_frame(frame, src, columns, renormalize)
         else:
-            pset = parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout)
+            pset = parse_regression_frame(frame, src, columns, crossing=crossing, layout=layout, consume=True)
         pset.messages.extend(nonfinite_cell_notes(pset.slice_columns, pset.row_number))
         return pset
     except InputError:
@@ -267,6 +268,7 @@ def diagnose(prediction_set: PredictionSet, **options: Any) -> Report:
     >>> report.verdicts[["model", "verdict"]].to_dict("records")
     [{'model': 'model', 'verdict': 'miscalibrated'}]
     """
+    check_sizes(options, source=prediction_set.source)  # every user-set size capped before anything is allocated
     if prediction_set.task == "classification":
         return diagnose_classification(prediction_set, **options)
     return diagnose_regression(prediction_set, **options)
@@ -350,6 +352,7 @@ def evaluate(
     ence                 0.58         0.26
     """
     kwargs = dict(split=split, repeats=repeats, seed=seed, test_fraction=test_fraction, metrics=metrics, **options)
+    check_sizes(kwargs, source=prediction_set.source)
     if prediction_set.task == "classification":
         return evaluate_classification(prediction_set, calibrators, **kwargs)
     return evaluate_regression(prediction_set, calibrators, **kwargs)

@@ -66,6 +66,8 @@ from typing import Any
 import pandas as pd
 
 from . import diagnose, evaluate, load_predictions
+from .base.limits import CLI_OPTIONS
+from .base.limits import check_options as check_sizes
 from .base.mergeable_read import summary_file_bytes
 from .base.predictions import InputError, PredictionSet
 from .base.report import ALL
@@ -325,6 +327,7 @@ def _chosen(pset: PredictionSet, names: Sequence[str] | None, baseline: bool) ->
 def _evaluate(args: argparse.Namespace) -> int:
     _check_options(args, [_opt("repeats", _AT_LEAST_1), _opt("seed", _NON_NEGATIVE), _opt("max_size_mb", _AT_LEAST_1),
                           _opt("test_fraction", _OPEN_UNIT), _opt("n_bins", _AT_LEAST_1)])
+    check_sizes({"repeats": args.repeats, "n_bins": args.n_bins}, controls=CLI_OPTIONS)
     path = _existing(args.file)
     outputs = [("--out", args.out), ("--summary-csv", args.summary_csv), ("--trials-csv", args.trials_csv)]
     check_outputs([path], [(option, name, None if option == "--out" else b"") for option, name in outputs],
@@ -399,6 +402,8 @@ def _report(args: argparse.Namespace) -> int:
     _check_options(args, [_opt("n_bins", _AT_LEAST_1), _opt("pit_bins", _AT_LEAST_2), _opt("max_size_mb", _AT_LEAST_1),
                           _opt("resamples", _NON_NEGATIVE), _opt("simulations", _NON_NEGATIVE),
                           _opt("level", _OPEN_UNIT), _opt("seed", _NON_NEGATIVE)])
+    check_sizes({"n_bins": args.n_bins, "pit_bins": args.pit_bins, "n_resamples": args.resamples,
+                 "n_simulations": args.simulations, "workers": args.workers}, controls=CLI_OPTIONS)
     columns = parse_columns(args.columns)
     hub = None if args.engine == "dask" else hub_request(args.file, args.truth, args.output_type)
     if hub is None and len(args.file) > 1:

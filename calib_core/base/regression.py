@@ -62,6 +62,8 @@ class Gaussian(PredictiveDistribution):
     ----------
     mean, std : array-like of shape (N,)
         Predictive means μ and standard deviations σ (> 0).
+    copy : bool, default True
+        False: float arrays of equal shape are kept as given, not copied (the loader's own arrays).
 
     References
     ----------
@@ -69,9 +71,12 @@ class Gaussian(PredictiveDistribution):
     the American Statistical Association 102(477), 359–378.
     """
 
-    def __init__(self, mean: Any, std: Any) -> None:
+    def __init__(self, mean: Any, std: Any, *, copy: bool = True) -> None:
         mean = as_rows(mean, "mean")
         std = as_rows(std, "std")
+        if not copy and mean.shape == std.shape:  # the loader hands over arrays it owns: no second copy
+            self._mean, self._std = mean, std
+            return
         mean, std = np.broadcast_arrays(mean, std)
         self._mean = np.array(mean, dtype=float)
         self._std = np.array(std, dtype=float)

@@ -38,6 +38,8 @@ import pandas as pd
 
 from ..base.predictions import InputError
 from . import parquet_size
+from .bytes_arrays import check_flat_columns, check_names, read_excel, read_npz
+from .bytes_stream import LimitedStream, Payload, decompressing, regular_file
 from .columns import MAX_COLUMNS, check_columns, name_list
 from .text import read_text
 
@@ -242,15 +244,36 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
                 text_except: list[str] | None = None, text_categories: bool = False) -> pd.DataFrame:
     """``read_table`` without the last-resort wrapping of unexpected exceptions."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
-    data = _read_bytes(path_or_buffer, src, limit, limit_hint)
-    if not data or (not data[:65536].strip() and not data.strip()):
+    path = regular_file(path_or_buffer)
+    if path is not None and path.stat().st_size <= limit:  # read from disk as needed, never whole for text
+        payload = Payload(path=path)
+    else:
+        payload = Payload(data=_read_bytes(path_or_buffer, src, limit, limit_hint))
+    head = payload.head
+    if not payload.size or (not head.strip() and not payload.read_all().strip()):
         raise InputError("is empty", source=src, hint="upload a table with a header row and one row per example")
-    compressed = _compression(data)
+    compressed = _compression(head)
+    text: Any = None  # a function opening a stream of the (decompressed) text, when it is read as a stream
     if compressed:
-        data = _inflate(data, compressed, src, limit, limit_hint)
-    elif data[:4] == b"PK\x03\x04":
-        data, compressed = _unzip_single_table(data, src, limit, limit_hint)
-    if data[:4] == b"PAR1":
+        text = _inflating(payload, compressed, src, limit, limit_hint)
+        if text is None:
+            data = _inflate(payload.read_all(), compressed, src, limit, limit_hint)
+    elif head[:4] == b"PK\x03\x04":
+        data, compressed = _unzip_single_table(payload.read_all(), src, limit, limit_hint)
+    elif head[:4] == b"PAR1" or _MAGIC_PICKLE.match(head) or head[:6] == b"\x93NUMPY" \
+            or head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        data = head
+    else:
+        text = payload.open
+    if text is not None:
+        data = b""
+    if text is None and head[:4] == b"PAR1" and not compressed:
+        frame = _read_parquet(payload.path if payload.data is None else payload.data, src, limit, limit_hint,
+                              keep=text_except if text_categories and text_except is not None else None)
+    elif text is not None:
+        frame = read_text(text, src) if text_except is None else read_text(text, src, text_except=text_except,
+                                                                            text_objects=text_categories)
+    elif data[:4] == b"PAR1":
         frame = _read_parquet(data, src, limit, limit_hint,
                               keep=text_except if text_categories and text_except is not None else None)
     elif data[:4] == b"PK\x03\x04":
@@ -263,7 +286,7 @@ def _read_table(path_or_buffer: Any, src: str, max_bytes: int | None, limit_hint
         if names and all(n.endswith(".npy") for n in names):
             frame = _read_npz(data, src, limit, limit_hint)
         elif any(n.startswith("xl/") for n in names) or "[Content_Types].xml" in names:
-            frame = _read_excel(data, src)
+            frame = read_excel(data, src)
         else:
             raise InputError("is a zip archive", source=src, hint="unzip it and upload the CSV/Parquet file inside")
     elif data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
@@ -314,6 +337,30 @@ def _inflate(data: bytes, kind: str, src: str, limit: int, limit_hint: str | Non
     if not out.strip():
         raise InputError(f"is empty (after {kind} decompression)", source=src, hint="upload a non-empty table")
     return out
+
+
+def _inflating(payload: Payload, kind: str, src: str, limit: int, limit_hint: str | None) -> Any:
+    """A function opening a decompressing stream of ``payload`` that stops one byte past ``limit`` (a bomb costs a
+    chunk, never its size), for text read as a stream; None when what it decompresses to is not text (Parquet, a zip
+    archive, a pickle …: decompressed in memory by :func:`_inflate` and read as such) or is empty."""
+
+    def too_big() -> InputError:
+        return _too_big(f"is {kind}-compressed and decompresses to more than", limit, src, limit_hint)
+
+    def corrupt(exc: BaseException) -> InputError:
+        return InputError(f"looks {kind}-compressed but cannot be decompressed ({exc})", source=src,
+                          hint="upload the uncompressed CSV")
+
+    def opener() -> Any:
+        return io.BufferedReader(LimitedStream(decompressing(kind, payload.open()), limit, too_big, corrupt),
+                                 buffer_size=1 << 20)
+
+    with opener() as stream:
+        head = stream.read(1 << 16)
+    if not head.strip() or head[:4] in (b"PAR1", b"PK\x03\x04") or _compression(head) or _MAGIC_PICKLE.match(head) \
+            or head[:6] == b"\x93NUMPY" or head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        return None
+    return opener
 
 
 def _unzip_single_table(data: bytes, src: str, limit: int, limit_hint: str | None) -> tuple[bytes, str]:
@@ -372,19 +419,25 @@ def parquet_decoded_bytes(meta: Any, schema: Any = None) -> int:
     return parquet_size.decoded_bytes(meta, schema)  # the size module: footer and dictionary page headers
 
 
-def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = None,
+def _read_parquet(data: Any, src: str, limit: int, limit_hint: str | None = None,
                   keep: list[str] | None = None) -> pd.DataFrame:
-    """A Parquet file as a DataFrame, its size checked from the footer first; ``keep`` (the opt-in of
-    ``text_categories``): text columns not in ``keep`` come back as categoricals of the file's dictionaries."""
+    """A Parquet file (its bytes or its path) as a DataFrame, its size checked from the footer first; ``keep`` (the
+    opt-in of ``text_categories``): text columns not in ``keep`` come back as categoricals of the file's dictionaries.
+
+    Columns are decoded one at a time (:func:`_parquet_columns`): the peak is the frame plus one column, not the
+    decoded Arrow table and the frame together.  Nested columns (list, struct, map …) and empty names are refused
+    before anything is decoded."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    source = pa.BufferReader(data) if isinstance(data, (bytes, bytearray, memoryview)) else str(data)
     try:
-        pf = pq.ParquetFile(pa.BufferReader(data))
+        pf = pq.ParquetFile(source)
         meta = pf.metadata
         n_rows, n_cols = int(meta.num_rows), int(meta.num_columns)
         decoded = parquet_decoded_bytes(meta, pf.schema)
-        text_columns = [f.name for f in pf.schema_arrow
+        fields = list(pf.schema_arrow)
+        text_columns = [f.name for f in fields
                         if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
                         or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -399,28 +452,19 @@ def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = No
     if decoded > limit:
         raise _too_big(f"declares {n_rows:,} rows × {n_cols:,} columns, which decode to about "
                        f"{size_text(decoded)} in memory", limit, src, limit_hint)
+    check_flat_columns(fields, src)
+    check_names([f.name for f in fields], src)
+    meta_pandas = (pf.schema_arrow.metadata or {}).get(b"pandas") or b""
+    stored_index = re.search(rb'"index_columns":\s*\[\s*"', meta_pandas) is not None
     if text_columns:  # strings stay dictionaries while decoding: a repeated long string is held once
-        pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text_columns)
+        pf = pq.ParquetFile(source, read_dictionary=text_columns)
     try:
-        # the pandas blocks go to the system allocator (returned to the OS when the frame is freed) and the
-        # decoded Arrow table is released at once: Arrow's default pool (mimalloc) would otherwise keep its
-        # pages (≈ the uncompressed size) for the life of the process — 0.5 GB at 1e7 rows × 3 floats
-        table = pf.read()
         plain = text_columns if keep is None else [c for c in text_columns if c in keep]
-        frame = None if keep is None else _parquet_categories(table, [c for c in text_columns if c not in keep],
-                                                              plain, src)
-        try:
-            if frame is None:
-                frame = table.to_pandas(memory_pool=pa.system_memory_pool())
-        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
-            if b"pandas" not in (table.schema.metadata or {}):
-                raise
-            # malformed pandas metadata (hand-made or hostile file): the columns are read without it
-            frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
-        del table
-        for name in plain:  # back to plain object columns (one shared str per distinct value)
-            if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
-                frame[name] = _categorical_to_object(frame[name])
+        if stored_index:  # an index stored as columns: the whole table, for pandas to restore it
+            frame = _parquet_whole(pf, keep, text_columns, plain, src)
+        else:
+            frame = _parquet_columns(pf, [f.name for f in fields],
+                                     [] if keep is None else [c for c in text_columns if c not in keep], plain, src)
     except (pa.ArrowException, OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         raise InputError(f"Parquet data could not be read ({str(exc)[:200]})", source=src,
                          hint="re-export it with pandas.DataFrame.to_parquet or upload CSV") from None
@@ -432,6 +476,99 @@ def _read_parquet(data: bytes, src: str, limit: int, limit_hint: str | None = No
     check_columns(list(frame.columns), src)
     frame.columns = [str(c).strip() for c in frame.columns]
     frame.attrs.update({"format": "parquet", "comments": []})
+    return frame
+
+
+def _parquet_columns(pf: Any, names: list[str], categorical: list[str], plain: list[str], src: str) -> pd.DataFrame:
+    """The columns of a Parquet file decoded one at a time, each to pandas at once (the system allocator, which
+    gives memory back to the OS) and its Arrow data released before the next: ``categorical`` text columns as
+    pandas categoricals of their dictionary, ``plain`` text columns as object columns of one shared str per distinct
+    value.  The columns are not copied into one block (``copy=False``)."""
+    import pyarrow as pa
+
+    check_columns(names, src)
+    out: dict[str, Any] = {}
+    floats = _plain_float_columns(pf)
+    for name in names:
+        if name in floats:  # row group by row group into one array: the peak is one row group, not the column
+            out[name] = _parquet_float_column(pf, name)
+            continue
+        table = pf.read(columns=[name], use_pandas_metadata=False)
+        try:
+            part = _parquet_categories(table, categorical, plain, src) if name in categorical else None
+            if part is None:
+                part = table.to_pandas(memory_pool=pa.system_memory_pool())
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+            if b"pandas" not in (table.schema.metadata or {}):
+                raise
+            # malformed pandas metadata (hand-made or hostile file): the column is read without it
+            part = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
+        del table
+        pa.default_memory_pool().release_unused()
+        values = part.iloc[:, 0] if part.shape[1] else pd.Series([], dtype=object)
+        if name in plain and isinstance(values.dtype, pd.CategoricalDtype):
+            values = _categorical_to_object(values)
+        out[name] = values.to_numpy() if isinstance(values.dtype, np.dtype) else values.array
+        del part, values
+    return pd.DataFrame(out, copy=False)
+
+
+def _plain_float_columns(pf: Any) -> set[str]:
+    """Columns stored as float32 / float64 whose pandas metadata (if any) says a NumPy float dtype: read by
+    :func:`_parquet_float_column` (nulls become NaN, as pyarrow's conversion gives them)."""
+    import json
+
+    import pyarrow as pa
+
+    floats = {f.name for f in pf.schema_arrow if pa.types.is_float32(f.type) or pa.types.is_float64(f.type)}
+    meta = (pf.schema_arrow.metadata or {}).get(b"pandas")
+    if meta:
+        try:
+            stated = {c.get("name"): c.get("numpy_type") for c in json.loads(meta).get("columns", [])}
+        except (ValueError, TypeError, AttributeError):
+            return set()
+        floats = {n for n in floats if stated.get(n, "float64") in ("float64", "float32")}
+    return floats
+
+
+def _parquet_float_column(pf: Any, name: str) -> np.ndarray:
+    """One float column, decoded row group by row group into one NumPy array (null → NaN)."""
+    import pyarrow as pa
+
+    meta = pf.metadata
+    dtype = np.float32 if pa.types.is_float32(pf.schema_arrow.field(name).type) else np.float64
+    out = np.empty(int(meta.num_rows), dtype=dtype)
+    start = 0
+    for i in range(meta.num_row_groups):
+        column = pf.read_row_group(i, columns=[name], use_pandas_metadata=False).column(0)
+        for chunk in column.chunks:
+            k = len(chunk)
+            out[start:start + k] = chunk.to_numpy(zero_copy_only=False)
+            start += k
+        del column
+        pa.default_memory_pool().release_unused()
+    return out[:start] if start != out.size else out
+
+
+def _parquet_whole(pf: Any, keep: list[str] | None, text_columns: list[str], plain: list[str],
+                   src: str) -> pd.DataFrame:
+    """The whole table at once (files whose pandas metadata stores an index as columns)."""
+    import pyarrow as pa
+
+    table = pf.read()
+    frame = None if keep is None else _parquet_categories(table, [c for c in text_columns if c not in keep],
+                                                          plain, src)
+    try:
+        if frame is None:
+            frame = table.to_pandas(memory_pool=pa.system_memory_pool())
+    except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+        if b"pandas" not in (table.schema.metadata or {}):
+            raise
+        frame = table.replace_schema_metadata(None).to_pandas(memory_pool=pa.system_memory_pool())
+    del table
+    for name in plain:  # back to plain object columns (one shared str per distinct value)
+        if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
+            frame[name] = _categorical_to_object(frame[name])
     return frame
 
 
@@ -475,71 +612,9 @@ def _categorical_to_object(values: pd.Series) -> pd.Series:
     return pd.Series(out, index=values.index, name=values.name)
 
 
-_NPZ_NAMES = {"probs": "prob", "logits": "logit", "samples": "sample", "members": "member", "labels": "label",
-              "quantiles": "q"}
-
-
 def _read_npz(data: bytes, src: str, limit: int, limit_hint: str | None = None) -> pd.DataFrame:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         total = sum(info.file_size for info in zf.infolist())  # zipfile never inflates a member past its size
     if total > limit:
         raise _too_big(f"is an npz archive whose arrays take {size_text(total)}", limit, src, limit_hint)
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except Exception as exc:  # corrupt archives raise many types (zlib.error, TokenError from a bad .npy header, …)
-        raise InputError(
-            f"npz archive could not be read without pickle ({str(exc)[:200]})",
-            source=src,
-            hint="store plain numeric arrays (np.savez with allow_pickle=False readable arrays), or upload CSV",
-        ) from None
-    cols: dict[str, np.ndarray] = {}
-    n_rows: int | None = None
-    for key, arr in arrays.items():
-        if arr.ndim == 0 or arr.ndim > 2:
-            continue
-        if n_rows is None:
-            n_rows = arr.shape[0]
-        if arr.shape[0] != n_rows:
-            raise InputError(
-                f"npz arrays have different lengths ({key!r} has {arr.shape[0]} rows, expected {n_rows})",
-                source=src,
-                columns=[key],
-                hint="every array must have one entry (row) per example",
-            )
-        base = _NPZ_NAMES.get(key.lower(), key)
-        if arr.ndim == 1:
-            cols[base] = arr
-        else:
-            if arr.shape[1] > MAX_COLUMNS:
-                raise InputError(f"npz array {key!r} has {arr.shape[1]:,} columns, more than {MAX_COLUMNS:,}",
-                                 source=src, columns=[key], hint="store fewer columns")
-            for j in range(arr.shape[1]):
-                cols[f"{base}_{j}"] = arr[:, j]
-    if not cols:
-        raise InputError("npz archive holds no 1-D or 2-D arrays", source=src,
-                         hint="store e.g. probs (N, K) and labels (N,), or y, mean, std (N,)")
-    check_columns(list(cols), src)
-    frame = pd.DataFrame(cols)
-    frame.attrs.update({"format": "npz", "comments": []})
-    return frame
-
-
-def _read_excel(data: bytes, src: str) -> pd.DataFrame:
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        raise InputError(
-            "is an Excel workbook, and reading Excel needs the optional package openpyxl, which is not installed",
-            source=src,
-            hint="save the sheet as CSV (UTF-8) and upload that, or `pip install openpyxl`",
-        ) from None
-    try:
-        frame = pd.read_excel(io.BytesIO(data), sheet_name=0, engine="openpyxl")
-    except Exception as exc:  # openpyxl raises many types on malformed workbooks
-        raise InputError(f"Excel workbook could not be read ({str(exc)[:200]})", source=src,
-                         hint="save the sheet as CSV and upload that") from None
-    check_columns(list(frame.columns), src)
-    frame.columns = [str(c).strip() for c in frame.columns]
-    frame.attrs.update({"format": "excel", "comments": []})
-    return frame
+    return read_npz(data, src)

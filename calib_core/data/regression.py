@@ -65,7 +65,7 @@ from .regression_layout import (
     layout_label,
     quantile_values,
 )
-from .rows import RowFilter, numeric_block, numeric_values, require_valid_rows
+from .rows import RowFilter, numeric_block, numeric_values, require_valid_rows, take_kept
 from .rows_labels import row_labels
 from .text import reading_notes
 from .timecol import read_time
@@ -241,7 +241,7 @@ def _ensemble_notes(samples: np.ndarray, y: np.ndarray, messages: list[str]) -> 
 
 def parse_regression_frame(
     frame: pd.DataFrame, source: str | None = None, columns: Mapping[str, Any] | None = None, *, min_rows: int = 2,
-    crossing: str = "rearrange", layout: str | None = None,
+    crossing: str = "rearrange", layout: str | None = None, consume: bool = False,
 ) -> PredictionSet:
     """Validate a regression table and build its ``PredictionSet`` (layout rules in the module docstring).
 
@@ -269,6 +269,9 @@ def parse_regression_frame(
     layout : {"gaussian", "quantile", "sample", "point"}, optional
         The layout to read when the file has several; None: the one that keeps the most rows (on a tie sample >
         quantile > gaussian), said in a message with how to choose another.
+    consume : bool, default False
+        The frame is the caller's to give away (``cc.load_predictions``' own): the columns read into the set are
+        dropped from it once converted, so a column of integers is not held as integers and as floats at once.
 
     Returns
     -------
@@ -336,6 +339,9 @@ def parse_regression_frame(
             "use a calibrator that estimates σ (ACCRUE, constant σ)."
         )
 
+    if consume:  # the loader's own frame: columns now held as float arrays are not held twice (integers, blocks)
+        for name in [c for c in dict.fromkeys(used) if c in frame.columns]:
+            del frame[name]
     labels = row_labels(frame, cols, src, used, messages)
     time = read_time(frame, cols, src, used, rows, messages)
     feat_cols = find_feature_columns(frame, cols, source=src, exclude=used)
@@ -347,11 +353,14 @@ def parse_regression_frame(
     if notice is not None:
         messages.append(notice)
 
-    y_keep = y[keep]
+    all_kept = n_keep == n  # then the columns are used as read (no copy of a file without dropped rows)
+    y_keep = take_kept(y, keep, all_kept)
+    point = take_kept(point, keep, all_kept)
     dist: Gaussian | QuantileSet | SampleSet | None = None
     if roles.layout == "gaussian":
         assert point is not None
-        dist = Gaussian(point[keep], values[keep])
+        dist = Gaussian(point, take_kept(values, keep, all_kept), copy=False)
+        point = dist.mean()  # one array for both
     elif roles.layout == "quantile":
         dist = QuantileSet(roles.levels, values[keep])
     elif roles.layout == "sample":
@@ -377,7 +386,7 @@ def parse_regression_frame(
         messages.append("numbers read with a decimal comma (';'-separated file).")
 
     def _take(a: np.ndarray | None) -> np.ndarray | None:
-        return None if a is None else a[keep]
+        return take_kept(a, keep, all_kept)
 
     return PredictionSet(
         task="regression",
@@ -385,14 +394,14 @@ def parse_regression_frame(
         layout=roles.layout,
         y=y_keep,
         dist=dist,
-        point=_take(point),
+        point=point,
         split=_take(labels["split"]),
         group=_take(labels["group"]),
         model=_take(labels["model"]),
         features=features,
         slice_columns=kept_for_slices,
         time=_take(time),
-        row_number=np.arange(1, n + 1, dtype=np.int64)[keep],
+        row_number=take_kept(np.arange(1, n + 1, dtype=np.int64), keep, all_kept),
         n_read=n,
         dropped=rows.report,
         messages=messages,

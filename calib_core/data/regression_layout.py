@@ -216,8 +216,9 @@ def gaussian_sigma(
             name = {"std": "σ", "u95": "U95", "var": "variance"}[role]
             rows.drop(f"{col}: {name} = 0", raw == 0)
             rows.drop(f"{col}: {name} < 0", raw < 0)
-            positive = np.where(raw > 0, raw, np.nan)
-            sigma = {"std": positive, "u95": positive / _Z_975, "var": np.sqrt(positive)}[role]
+            above = raw > 0
+            positive = raw if role == "std" and above.all() else np.where(above, raw, np.nan)  # no copy when valid
+            sigma = positive if role == "std" else positive / _Z_975 if role == "u95" else np.sqrt(positive)
             if role == "u95":
                 messages.append(f"σ = {col} / {_Z_975:.5f} (a 95 % expanded uncertainty of a Gaussian).")
             zero = int((raw == 0).sum())

@@ -35,6 +35,7 @@ __all__ = [
     "numeric_values",
     "require_valid_rows",
     "rows_text",
+    "take_kept",
 ]
 
 
@@ -467,3 +468,41 @@ def _record_lines(body: str, delim: str, last: int) -> dict[int, tuple[int, int]
     except (csv.Error, StopIteration):
         return {}
     return out
+
+
+def take_kept(values: np.ndarray | None, keep: np.ndarray, all_kept: bool | None = None) -> np.ndarray | None:
+    """The kept rows of ``values``: ``values[keep]``, or — when every row is kept — ``values`` itself (made writeable
+    when it is a read-only view of a frame the loader owns), so a file without dropped rows is not copied again.
+
+    Parameters
+    ----------
+    values : ndarray or None
+        One value (or row of values) per data row.
+    keep : ndarray of bool of shape (n,)
+        The kept rows.
+    all_kept : bool, optional
+        ``keep.all()``, when the caller knows it.
+
+    Returns
+    -------
+    ndarray or None
+        The kept rows (None for None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calib_core.data.rows import take_kept
+    >>> a = np.arange(3.0)
+    >>> take_kept(a, np.array([True, True, True])) is a, take_kept(a, np.array([True, False, True])).tolist()
+    (True, [0.0, 2.0])
+    """
+    if values is None:
+        return None
+    if not (bool(keep.all()) if all_kept is None else all_kept):
+        return values[keep]
+    if not values.flags.writeable:
+        try:
+            values.flags.writeable = True  # a view pandas marked read-only; its frame is dropped by the loader
+        except ValueError:
+            return values.copy()
+    return values

@@ -26,6 +26,7 @@ parsers' messages by :func:`reading_notes`.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -37,11 +38,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..base.limits import MAX_NAME_CHARS
 from ..base.predictions import InputError, ReadingNote
 from .columns import check_columns, name_list
 from .rows import merged_rows
+from .text_stream import Opener, mixed_columns, read_csv_chunked, scan_text
 
-__all__ = ["read_text", "reading_notes"]
+__all__ = ["check_name_lengths", "read_text", "reading_notes"]
 
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*$")
@@ -105,15 +108,7 @@ def _decode(data: bytes, src: str) -> tuple[str, str, list[int]]:
                     break
     if text is None:
         text, encoding, legacy_lines = _decode_utf8_or_legacy(data)
-    sample = text[:65536]
-    n_ctrl = _count_control(sample)
-    if "\x00" in sample or n_ctrl > max(2, 0.01 * len(sample)):
-        raise InputError(
-            "does not look like a text table (it contains binary data: control characters or NUL bytes)",
-            source=src,
-            hint="upload a CSV, TSV or Parquet file; compressed or binary formats other than gzip/Parquet/npz "
-            "are not read",
-        )
+    _check_binary(text[:65536], src)
     return text, encoding, legacy_lines
 
 
@@ -319,20 +314,23 @@ def _check_data_delimiter(lines: list[str], header: list[str], delim: str, src: 
 # ----------------------------------------------------------------------------------------------
 
 
-def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None,
+def read_text(data: bytes | Opener, src: str, *, text_except: Sequence[str] | None = None,
               text_objects: bool = False) -> pd.DataFrame:
     """Parse the bytes of a delimited text file into a DataFrame.
 
     Decodes the text (byte-order marks, UTF-8, Windows-1252 line by line in a mostly-UTF-8 file), keeps the leading
-    ``#`` comment lines, sniffs the delimiter, checks the header (:func:`calib_core.data.columns.check_columns`), the
-    data rows' delimiter and their field counts on the first 50 lines, reads ``;`` files with a decimal comma as such,
-    and finds the rows a stray quote merged (:func:`calib_core.data.rows.merged_rows`).  UTF-8 text goes to the C parser
-    as bytes (no second copy of the file as a str).
+    ``#`` comment lines, sniffs the delimiter, checks the header (:func:`calib_core.data.columns.check_columns`; a
+    name longer than :data:`calib_core.base.limits.MAX_NAME_CHARS` characters is refused), the data rows' delimiter
+    and their field counts on the first 50 lines, reads ``;`` files with a decimal comma as such, and finds the rows a
+    stray quote merged (:func:`calib_core.data.rows.merged_rows`).  UTF-8 text is read as a stream
+    (:mod:`calib_core.data.text_stream`): one pass to check it, then the C parser in chunks — never the bytes, the
+    decoded ``str`` and the frame at once; other encodings are decoded in memory.
 
     Parameters
     ----------
-    data : bytes
-        The file's bytes (already decompressed).
+    data : bytes or callable
+        The file's bytes (already decompressed), or a function returning a fresh binary stream of them (called twice:
+        a scan and the parse; a decompressing stream is never held whole).
     src : str
         The file name for messages; its suffix ``.tsv`` / ``.tab`` puts tab first among the delimiters.
     text_except : sequence of str, optional
@@ -353,18 +351,62 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
     ------
     InputError
         Empty text or only comments, binary content, a single column, mixed delimiters, too many or duplicate
-        columns, a row with more fields than the header, a quote never closed, or text pandas cannot parse.
+        columns, a column name over the length limit, a row with more fields than the header, a quote never closed,
+        or text pandas cannot parse.
     """
-    text, encoding, legacy_lines = _decode(data, src)
-    comments, body, n_skipped = _split_comments(text)
-    lines = _first_lines(body[:1_000_000], 51)
-    if (len(lines) == 51 or len(body) > 1_000_000) and len(lines) > 1:
+    opener: Opener = data if callable(data) else (lambda: io.BytesIO(data))  # type: ignore[arg-type,return-value]
+    scan = scan_text(opener)
+    if scan.utf8:
+        head = codecs.getincrementaldecoder("utf-8")().decode(scan.head[3:] if scan.bom else scan.head)
+        whole = scan.size == len(scan.head)
+        comments, body_head, n_skipped = _split_comments(head)
+        if whole or body_head.strip():
+            _check_binary(head[:65536], src)
+            prefix = head[: len(head) - len(body_head)]
+            breaks = (scan.newlines - prefix.count("\n")) or (scan.returns - prefix.count("\r"))
+
+            def body() -> str:  # only for a file with quotes and more line breaks than rows (merged_rows)
+                with opener() as stream:
+                    text = stream.read().decode("utf-8-sig" if scan.bom else "utf-8")
+                return _split_comments(text)[1]
+
+            return _parse(opener, body_head, whole, body, (scan.has_quote, breaks), comments, n_skipped,
+                          "utf-8-sig" if scan.bom else "utf-8", [], src, text_except, text_objects,
+                          n_max=scan.newlines + 1)
+    raw = data if isinstance(data, bytes) else _read_all(opener)
+    text, encoding, legacy_lines = _decode(raw, src)
+    comments, body_text, n_skipped = _split_comments(text)
+    del text
+    as_bytes = encoding in ("utf-8", "utf-8-sig")
+    source: Opener = (lambda: io.BytesIO(raw)) if as_bytes else (lambda: io.StringIO(body_text))  # type: ignore
+    return _parse(source, body_text, True, lambda: body_text, ('"' in body_text, None), comments, n_skipped,
+                  encoding, legacy_lines, src, text_except, text_objects)
+
+
+def _read_all(opener: Opener) -> bytes:
+    with opener() as stream:
+        return stream.read()
+
+
+def _parse(source: Any, body_head: str, whole: bool, body: Any, quotes: tuple[bool, int | None],
+           comments: list[str], n_skipped: int, encoding: str, legacy_lines: list[int], src: str,
+           text_except: Sequence[str] | None, text_objects: bool, n_max: int | None = None) -> pd.DataFrame:
+    """The part of :func:`read_text` after decoding: ``source()`` opens what the C parser reads (a stream of the
+    bytes for UTF-8 — the comment lines skipped by count — or of ``body``'s text); ``body_head`` is the start of the
+    text after the comments (all of it when ``whole``), ``body()`` all of it, called only when a quote may have merged
+    lines (``quotes``: a quote anywhere, the line breaks of the body or None to count them in ``body()``)."""
+    lines = _first_lines(body_head[:1_000_000], 51)
+    if (len(lines) == 51 or len(body_head) > 1_000_000 or not whole) and len(lines) > 1:
         lines = lines[:-1]  # the last sampled line may be cut
-    if not body[:65536].strip() or not lines:
-        what = "is empty" if not text.strip() else "contains only comment lines, no header row"
+    if not body_head[:65536].strip() or not lines:
+        what = "is empty" if not comments and not body_head.strip() else "contains only comment lines, no header row"
         raise InputError(what, source=src, hint="upload a table with a header row and one row per example")
+    sample = body_head[:1_000_000]
+    if not whole and len(sample) == 1_000_000 and "\n" not in sample and "\r" not in sample:
+        _long_header(lines[0] if lines else sample, src)  # the header line does not end within the sample
     delim = _sniff_delimiter(lines, src)
     header = _header_fields(lines[0], delim)
+    check_name_lengths(header, src)
     check_columns(header, src)
     _check_data_delimiter(lines, header, delim, src)
     _check_extra_fields(lines, header, delim, n_skipped, src)
@@ -373,13 +415,14 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
         cells = [c for row in csv.reader(lines[1:], delimiter=";") for c in row]
         if cells and sum(bool(_DECIMAL_COMMA.match(c)) for c in cells) >= 0.2 * len(cells):
             decimal = ","
-    kwargs: dict[str, Any] = {"skipinitialspace": True, "low_memory": False, "decimal": decimal, "index_col": False}
+    # low_memory: the C parser reads chunk by chunk (the peak is the columns plus a chunk); columns whose chunks
+    # came out as different types are read again as text below, as a whole-file read gives them
+    kwargs: dict[str, Any] = {"skipinitialspace": True, "low_memory": True, "decimal": decimal, "index_col": False}
     if delim == "whitespace":
         kwargs["sep"] = r"\s+"
         kwargs.pop("skipinitialspace")
     else:
         kwargs["sep"] = delim
-    # UTF-8 text goes to the C parser as bytes (no second copy of the file as a str)
     as_bytes = encoding in ("utf-8", "utf-8-sig")
     if as_bytes:
         kwargs.update(encoding=encoding, skiprows=n_skipped)
@@ -389,18 +432,60 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
                       dtype=defaultdict(lambda: str, {c: "float64" for c in numeric}))
         if text_objects:  # named: pandas 3 gives its default a str dtype even when it says object
             kwargs["dtype"] = defaultdict(lambda: object, {**{c: object for c in header}, **kwargs["dtype"]})
+    frame = _read_csv(source, kwargs, text_except, text_objects, as_bytes, n_skipped, src, n_max)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    has_quote, breaks = quotes
+    merged: list[dict[str, Any]] = []
+    if has_quote and (breaks is None or breaks > len(frame) + 1):
+        merged = merged_rows(frame, body(), delim, n_skipped)
+    frame.attrs.update(
+        {
+            "format": "tsv" if delim == "\t" else "csv",
+            "delimiter": delim,
+            "decimal": decimal,
+            "encoding": encoding,
+            "comments": comments,
+            "header_line": n_skipped + 1,
+            "legacy_lines": legacy_lines,
+            "merged_rows": merged,
+        }
+    )
+    return frame
+
+
+def _read_csv(source: Any, kwargs: dict[str, Any], text_except: Sequence[str] | None, text_objects: bool,
+              as_bytes: bool, n_skipped: int, src: str, n_max: int | None = None) -> pd.DataFrame:
+    """``pd.read_csv`` of ``source()`` in chunks (:func:`~calib_core.data.text_stream.read_csv_chunked`, at most
+    ``n_max`` rows) with the parser's errors in words; columns whose chunks gave mixed types read again as text."""
+
+    def read() -> pd.DataFrame:
+        with source() as stream:
+            frame = read_csv_chunked(stream, kwargs, n_max)
+        if frame is None:
+            with source() as stream:
+                frame = pd.read_csv(stream, engine="c", **kwargs)
+        return frame
+
     try:
         with warnings.catch_warnings():
             # trailing delimiters on every line: the empty last field is dropped (checked above)
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             try:
-                frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
-            except ValueError:
-                if text_except is None:
+                frame = read()
+            except ValueError as exc:
+                if text_except is None or isinstance(exc, InputError):
                     raise
                 # a numeric column holds text: read it as text for the caller to name the cells
                 kwargs["dtype"] = object if text_objects else str
-                frame = pd.read_csv(io.BytesIO(data) if as_bytes else io.StringIO(body), engine="c", **kwargs)
+                frame = read()
+            mixed = mixed_columns(frame) if text_except is None else []
+            if mixed:
+                del frame
+                kwargs["dtype"] = dict.fromkeys(mixed, str)
+                frame = read()
+    except InputError:
+        raise
     except pd.errors.ParserError as exc:
         msg = str(exc)
         m = _PANDAS_EOF_QUOTE.search(msg)
@@ -430,20 +515,66 @@ def read_text(data: bytes, src: str, *, text_except: Sequence[str] | None = None
     except (pd.errors.EmptyDataError, ValueError, csv.Error, OverflowError) as exc:
         raise InputError(f"could not be parsed as delimited text ({str(exc)[:200]})", source=src,
                          hint="save the file as plain comma-separated CSV") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    frame.attrs.update(
-        {
-            "format": "tsv" if delim == "\t" else "csv",
-            "delimiter": delim,
-            "decimal": decimal,
-            "encoding": encoding,
-            "comments": comments,
-            "header_line": n_skipped + 1,
-            "legacy_lines": legacy_lines,
-            "merged_rows": merged_rows(frame, body, delim, n_skipped),
-        }
-    )
     return frame
+
+
+def check_name_lengths(names: Sequence[Any], src: str) -> None:
+    """Refuse a column name longer than :data:`calib_core.base.limits.MAX_NAME_CHARS` characters.
+
+    Parameters
+    ----------
+    names : sequence
+        The column names of the file, in file order.
+    src : str
+        The file name for the message.
+
+    Raises
+    ------
+    InputError
+        Naming the column's position, its length and the limit.
+
+    Examples
+    --------
+    >>> from calib_core.data.text import check_name_lengths
+    >>> check_name_lengths(["y", "mean"], "f.csv")
+    """
+    for i, name in enumerate(names):
+        n = len(str(name))
+        if n > MAX_NAME_CHARS:
+            raise InputError(
+                f"column {i + 1}'s name ({str(name)[:40]!r}…) is {n:,} characters long, over the limit of "
+                f"{MAX_NAME_CHARS:,} characters for a column name",
+                source=src,
+                columns=[f"column {i + 1}"],
+                hint="check that the first line of the file is a header row of short names (a file without a header "
+                "line, or a line break missing after the header, puts data into the names)",
+            )
+
+
+def _long_header(partial: str, src: str) -> None:
+    """The first line does not end within the first MB: its longest cell is the name refused."""
+    longest = max(re.split(r"[,\t;|]", partial), key=len)
+    position = re.split(r"[,\t;|]", partial).index(longest) + 1
+    raise InputError(
+        f"column {position}'s name ({longest[:40]!r}…) is at least {len(longest):,} characters long, over the limit "
+        f"of {MAX_NAME_CHARS:,} characters for a column name (the header line does not end within the first "
+        f"{len(partial):,} characters)",
+        source=src,
+        columns=[f"column {position}"],
+        hint="check that the first line of the file is a header row of short names",
+    )
+
+
+def _check_binary(sample: str, src: str) -> None:
+    """Refuse text with NUL bytes or many control characters (binary content)."""
+    n_ctrl = _count_control(sample)
+    if "\x00" in sample or n_ctrl > max(2, 0.01 * len(sample)):
+        raise InputError(
+            "does not look like a text table (it contains binary data: control characters or NUL bytes)",
+            source=src,
+            hint="upload a CSV, TSV or Parquet file; compressed or binary formats other than gzip/Parquet/npz "
+            "are not read",
+        )
 
 
 def reading_notes(frame: pd.DataFrame) -> list[ReadingNote]:

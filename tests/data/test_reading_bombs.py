@@ -115,18 +115,26 @@ def test_compressed_csv_bomb_stops_at_the_limit(kind, monkeypatch):
 
 
 def test_decompression_is_a_stream_bounded_by_the_limit(monkeypatch):
-    """Decompression never asks for more than limit + 1 bytes (it is not inflated in full and then measured)."""
+    """Decompression is a stream read in chunks (never inflated in full and then measured), stopped once past the
+    limit.  (It used to be one read of limit + 1 bytes; text is now streamed to the parser in chunks of at most
+    ``CHUNK_BYTES``, so the bound is on each chunk and on the total, not on one read.)"""
+    from calib_core.data.text_stream import CHUNK_BYTES
+
     asked: list[int] = []
+    given: list[int] = []
     original = gzip.GzipFile.read
 
     def read(self, size=-1):
         asked.append(size)
-        return original(self, size)
+        out = original(self, size)
+        given.append(len(out))
+        return out
 
     monkeypatch.setattr(gzip.GzipFile, "read", read)
-    with pytest.raises(cc.InputError):
+    with pytest.raises(cc.InputError, match="decompresses to more than"):
         cc.load_predictions(gzip.compress(_csv_bytes(300_000)), max_bytes=MB)
-    assert asked and all(0 <= size <= MB + 1 for size in asked)
+    assert asked and all(0 <= size <= CHUNK_BYTES for size in asked)
+    assert sum(given) <= 3 * (MB + CHUNK_BYTES)  # opened three times at most (format, scan, parse), each stopped
 
 
 # ------------------------------------------------------------------------------------------------- dashboard
