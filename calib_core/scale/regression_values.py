@@ -31,6 +31,7 @@ import numpy as np
 from ..base.mergeable import SummarySpec, exact_float, exact_fraction
 from ..base.regression import norm_ppf
 from ..metrics.regression_wis import WIS_PARTS
+from .regression_sharpness import summary_sharpness
 from .regression_stated import other_stated_values, stated_values
 
 __all__ = [
@@ -147,7 +148,7 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     out["crps"] = _f(_fr(part, "crps") / n)
     out["rmse"] = _sqrt(_fr(part, "sq_err") / n)
     out["mae"] = _f(_fr(part, "abs_err") / n)
-    out["sharpness"] = _sqrt(_fr(part, "var") / n)
+    out["sharpness"] = summary_sharpness(part, _fr(part, "var"), n, _fr)  # at the scale the largest σ needs
     out["ence"] = _ence(part)
     s1 = _fr(part, "sigma")
     s2 = _fr(part, "var") + _fr(part, "var_err")
