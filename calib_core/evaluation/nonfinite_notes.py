@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..diagnosis.nonfinite import _rows_text, extreme_rows
+from ..diagnosis.nonfinite import extreme_rows, rows_text
 
 __all__ = ["add_nonfinite_notes", "notes_by_metric"]
 
@@ -99,7 +99,7 @@ def add_nonfinite_notes(result: Any, y: np.ndarray, mean: np.ndarray | None, sig
             keep = np.zeros(y.size, dtype=bool)
             keep[pos] = True
             mine = [(role, p[keep[p]], v[keep[p]]) for role, p, v in found if keep[p].any()]
-            text, _ = _rows_text(mine, numbers)
+            text, _ = rows_text(mine, numbers)
             notes[i] = f"{where} because of {text}"
         else:
             notes[i] = (f"{where} (undefined on those test rows: no single row causes it, e.g. too few rows or no "
