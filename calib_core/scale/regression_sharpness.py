@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SCALE_BITS", "scaled_variance_columns", "summary_sharpness"]
+__all__ = ["SCALE_BITS", "scaled_variance_columns", "summary_cv", "summary_sharpness"]
 
 SCALE_BITS = 600
 """The scaled sums hold (σ·2^∓600)²."""
@@ -95,6 +95,16 @@ def summary_sharpness(part: dict, var_total: Fraction | float, n: int, total: ca
     >>> f"{summary_sharpness(part, float('inf'), 2, lambda p, k: Fraction(float(p[f'x:{k}'].sum()))):.6g}"
     '3.53553e+300'
     """
+    scale, key = _scale(part)
+    s = var_total if key is None else total(part, key)  # ordinary σ, or a summary without the scaled sums: x:var
+    if isinstance(s, Fraction) and s < 0:
+        return float("nan")
+    v = float(s / n) if isinstance(s, Fraction) else float(s) / n
+    return math.ldexp(math.sqrt(v), -scale) if np.isfinite(v) else float(np.sqrt(v))
+
+
+def _scale(part: dict) -> tuple[int, str | None]:
+    """(log2 c, the scaled sum to read) from the part's largest σ; (0, None): read ``x:var`` as it is."""
     top = part.get("sigma_max")
     m = float(np.nanmax(top)) if top is not None and np.isfinite(top).any() else float("nan")
     scale = 0
@@ -102,11 +112,49 @@ def summary_sharpness(part: dict, var_total: Fraction | float, n: int, total: ca
         e = math.frexp(m)[1]
         scale = -SCALE_BITS if e > _HI else SCALE_BITS if e <= _LO else 0
     key = {-SCALE_BITS: "var_hi", SCALE_BITS: "var_lo"}.get(scale)
-    if key is None or f"x:{key}" not in part:  # ordinary σ, or a summary written before the scaled sums
-        s = var_total
-    else:
-        s = total(part, key)
-    if isinstance(s, Fraction) and s < 0:
+    if key is None or f"x:{key}" not in part:
+        return 0, None
+    return scale, key
+
+
+def summary_cv(part: dict, n: int, total: callable) -> float | None:
+    """Cv = std(σ, ddof = 1)/mean(σ) of a summary part whose largest σ needs the scaled sums: with c the scale of
+    :func:`summary_sharpness`, v = (Σ(σc)² − (cΣσ)²/n)/(n − 1) and Cv = √v/(cΣσ/n) (scale-free); None when
+    ``x:var`` is read as it is (the caller's exact formula then applies).
+
+    Parameters
+    ----------
+    part : dict
+        The summary part.
+    n : int
+        The part's rows.
+    total : callable
+        ``total(part, name)``: the exact total of ``x:name`` over the σ-bins.
+
+    Returns
+    -------
+    float or None
+        Cv (NaN for fewer than 2 rows, all σ zero, or non-finite sums), or None.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N. & Fetaya, E. (2022). Evaluating and calibrating uncertainty prediction in
+    regression tasks. Sensors 22(15), 5540.
+
+    Examples
+    --------
+    >>> s = np.array([3e300, 5e300])
+    >>> part = {"sigma_max": np.array([5e300]), "x:sigma": np.array([Fraction(8e300)]),
+    ...         **{f"x:{k}": np.array([Fraction(float(v.sum()))]) for k, v in scaled_variance_columns(s)}}
+    >>> f"{summary_cv(part, 2, lambda p, k: p[f'x:{k}'][0]):.6f}"
+    '0.353553'
+    """
+    scale, key = _scale(part)
+    if key is None:
+        return None
+    s1, s2 = total(part, "sigma"), total(part, key)
+    if n < 2 or not (isinstance(s1, Fraction) and isinstance(s2, Fraction)) or s1 <= 0:
         return float("nan")
-    v = float(s / n) if isinstance(s, Fraction) else float(s) / n
-    return math.ldexp(math.sqrt(v), -scale) if np.isfinite(v) else float(np.sqrt(v))
+    s1c = s1 * Fraction(2) ** scale
+    v = (s2 - s1c * s1c / n) / (n - 1)
+    return float(math.sqrt(float(v)) / float(s1c / n)) if v >= 0 else float("nan")

@@ -1,6 +1,6 @@
-"""Sharpness of a summary at any finite σ: the summary's √(mean σ²) equals the in-memory one (relative 1e-12) for
-forecasts scaled by 1e-300 … 1e300, whole or merged from partitions (bit for bit the same summary), and the summary
-file keeps the scaled sums through writing and reading."""
+"""Sharpness (and Cv) of a summary at any finite σ: the summary's √(mean σ²) equals the in-memory one (relative
+1e-12) for forecasts scaled by 1e-300 … 1e300, whole or merged from partitions (bit for bit the same summary), and
+the summary file keeps the scaled sums through writing and reading."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import calib_core as cc
 from calib_core.base.mergeable import Summary
 from calib_core.base.predictions import ALL
+from calib_core.metrics.regression import cv
 from calib_core.metrics.regression_rows import root_mean_square
 from calib_core.scale import summary as S
 from calib_core.scale.regression_values import regression_values
@@ -40,6 +41,8 @@ def test_summary_sharpness_equals_the_in_memory_one_at_every_scale(f):
     assert_same_summary(whole, merged)  # the scaled sums merge exactly
     assert rel_err(_sharpness(whole), want) <= 1e-12, (f, _sharpness(whole), want)
     assert _sharpness(merged) == _sharpness(whole)
+    got_cv = regression_values(whole.parts[("model", ALL)], whole.spec)["cv"]
+    assert rel_err(got_cv, cv(None, pset.dist)) <= 1e-12, (f, got_cv, cv(None, pset.dist))  # Cv is scale-free too
 
 
 def test_ordinary_sigma_reads_the_unscaled_sum_bit_for_bit():
