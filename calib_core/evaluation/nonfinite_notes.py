@@ -5,7 +5,8 @@ values overflow when squared (|y|, |mean|, |y − mean| or σ beyond √(largest
 inverse: :func:`calib_core.diagnosis.nonfinite.extreme_rows`) makes the metric of every trial that tests it inf or
 NaN, and the mean too.  The summary then gets a ``note`` column naming, per non-finite mean, those rows among the
 test rows of its non-finite trials (numbered as the file numbers them), e.g. "inf in 3 of 5 trials because of row 4
-(y = 1e+300)"; a non-finite mean with no such row is "undefined in k of n trials (no single row causes it …)".
+(y = 1e+300)"; a non-finite mean with no such row says that the predictions scored (e.g. a calibrator's density
+of 0 at a target) make it so.
 Summaries whose means are all finite are left as they are (no column).
 """
 
@@ -27,8 +28,8 @@ def add_nonfinite_notes(result: Any, y: np.ndarray, mean: np.ndarray | None, sig
 
     For a (model, calibrator, metric) whose mean is non-finite, the trials whose value is non-finite are found in
     ``result.long``, their test rows in ``result.splits``, and the rows of :func:`extreme_rows` among them named
-    with their values.  The rows' values are the uncalibrated predictions (a calibrator that overflows on its own is
-    said as "undefined").
+    with their values.  The rows' values are the uncalibrated predictions; without such a row the note says that the
+    scored predictions themselves (a calibrator's) make the metric inf or NaN.
 
     Parameters
     ----------
@@ -102,8 +103,8 @@ def add_nonfinite_notes(result: Any, y: np.ndarray, mean: np.ndarray | None, sig
             text, _ = rows_text(mine, numbers)
             notes[i] = f"{where} because of {text}"
         else:
-            notes[i] = (f"{where} (undefined on those test rows: no single row causes it, e.g. too few rows or no "
-                        "spread)")
+            notes[i] = (f"{where}: no value of those test rows overflows, so the predictions scored make it so "
+                        "(e.g. a density of 0 at a target, a σ of 0, or too few rows)")
     result.summary = s.assign(note=notes)
 
 
