@@ -19,10 +19,15 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SCALE_BITS", "scaled_variance_columns", "summary_cv", "summary_sharpness"]
+__all__ = ["SCALE_BITS", "SCALED_NOTE", "scaled_variance_columns", "summary_cv", "summary_sharpness",
+           "uses_scaled_sums"]
 
 SCALE_BITS = 600
 """The scaled sums hold (σ·2^∓600)²."""
+
+SCALED_NOTE = ("value from the sums of σ² at a power-of-two scale (σ beyond the range of σ²); no interval: the "
+               "bootstrap's block sums of σ² over- or underflow at this scale")
+"""The note of the sharpness and Cv of a summary read at a scale (their block-bootstrap intervals are left out)."""
 
 _HI, _LO = 500, -400  # binary exponents of max σ above / below which the scaled sums are read
 _LO_FINITE = 2.0 ** 511  # σ·2^600 at or above this squares to ∞: such a row adds 0 to x:var_lo
@@ -158,3 +163,30 @@ def summary_cv(part: dict, n: int, total: callable) -> float | None:
     s1c = s1 * Fraction(2) ** scale
     v = (s2 - s1c * s1c / n) / (n - 1)
     return float(math.sqrt(float(v)) / float(s1c / n)) if v >= 0 else float("nan")
+
+
+def uses_scaled_sums(part: dict) -> bool:
+    """Whether the part's sharpness and Cv are read from the scaled sums (its largest σ is outside [2⁻⁴⁰⁰, 2⁵⁰⁰]):
+    then the float block sums of σ² behind their bootstrap intervals over- or underflow.
+
+    Parameters
+    ----------
+    part : dict
+        The summary part.
+
+    Returns
+    -------
+    bool
+        True when the scaled sums are read.
+
+    References
+    ----------
+    Goldberg, D. (1991). What every computer scientist should know about floating-point arithmetic. ACM Computing
+    Surveys 23(1), 5–48.
+
+    Examples
+    --------
+    >>> uses_scaled_sums({"sigma_max": np.array([1e300]), "x:var_hi": np.array([0]), "x:var_lo": np.array([0])})
+    True
+    """
+    return _scale(part)[1] is not None

@@ -71,3 +71,16 @@ def test_the_summary_file_keeps_the_scaled_sums():
     back = Summary.from_bytes(summ.to_bytes())  # validated by the reader, the scaled sums included
     assert "x:var_hi" in back.parts[("model", ALL)]
     assert rel_err(_sharpness(back), root_mean_square(pset.dist.std())) <= 1e-12
+
+
+def test_the_report_gives_no_interval_from_block_sums_that_over_or_underflow():
+    for f, interval in ((1e-300, False), (1.0, True), (1e300, False)):
+        pset = _scaled(f, 800)
+        table = S.report(S.summarize(pset, spec=S.spec_for(pset)), n_resamples=30, n_simulations=0,
+                         diagrams=False).table()
+        row = table.loc["sharpness"]
+        assert rel_err(row["value"], root_mean_square(pset.dist.std())) <= 1e-12
+        if interval:
+            assert row["ci_low"] <= row["value"] <= row["ci_high"]
+        else:  # was [0, 0] at 1e-300: an interval that excludes its own value
+            assert np.isnan(row["ci_low"]) and "no interval" in row["note"]
