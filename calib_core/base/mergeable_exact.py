@@ -15,7 +15,9 @@ t = m·2²⁶ = t_hi + t_lo with t_hi = trunc(t), an integer with |t_hi| < 2²�
 2⁻²⁷ with |t_lo| < 1 (both exact).  Rows are grouped by (cell, e); within a group a float ``np.bincount`` of t_hi
 adds integers below 2²⁶ and of t_lo multiples of 2⁻²⁷ below 1, so every partial sum is exact as long as a group
 has fewer than 2²⁶ rows (blocks of 2²⁵ rows are accumulated separately).  (In the code the halves are taken from
-the IEEE bits: hi = x with its lowest 27 significand bits cleared, lo = x − hi, grouped by the biased exponent.)
+the IEEE bits: hi = x with its lowest 27 significand bits cleared, lo = x − hi, grouped by the biased exponent;
+the halves of |x| ≥ 2⁵¹³ are first divided by 2⁵¹², exactly, so that a group's float sum of values near the
+largest double cannot overflow.)
 Each group total (Σt_hi + Σt_lo)·2^(e−26) then becomes an integer and is added to its cell.  Non-finite values
 are not summed: they are counted (+inf, −inf, NaN) and a sum with any of them is ±inf or NaN, as the float sum
 would be.
@@ -61,6 +63,8 @@ EXACT_UNIT_BITS = 1138
 _BLOCK_ROWS = 1 << 25
 
 _HI_MASK = ~((1 << 27) - 1) & 0xFFFFFFFFFFFFFFFF  # clears the lowest 27 significand bits
+
+_TOP_E, _TOP_SHIFT = 1536, 512  # biased exponents ≥ 1536 (|x| ≥ 2^513) are summed in units 2^512 larger
 
 _WIDTH_BYTES = 296  # two's-complement width of a serialised exact sum (2,368 bits ≥ 1138 + 1024 + 64 + sign)
 
@@ -127,16 +131,21 @@ def _add_block(sums: np.ndarray, index: np.ndarray, n_cells: int, x: np.ndarray,
     key += e.view(np.int64)
     hi = (bits & np.uint64(_HI_MASK)).view(np.float64)  # the top 26 significand bits: a multiple of 2^(E−1048)
     lo = x - hi  # exact: a multiple of 2^(E−1075), |lo| < 2^(E−1048)
+    top = (e + np.uint64(e_min)) >= np.uint64(_TOP_E)
+    if top.any():  # near the largest double a group's float sum would overflow: halved 2^512-fold first (exact)
+        hi[top] = np.ldexp(hi[top], -_TOP_SHIFT)
+        lo[top] = np.ldexp(lo[top], -_TOP_SHIFT)
     size = n_cells * span
     s_hi = np.bincount(key, weights=hi, minlength=size)
     s_lo = np.bincount(key, weights=lo, minlength=size)
     for k in np.flatnonzero((s_hi != 0) | (s_lo != 0)).tolist():
         cell = k // span
+        shift = _TOP_SHIFT if k % span + e_min >= _TOP_E else 0
         total = 0
         for v in (float(s_hi[k]), float(s_lo[k])):
             if v:
                 num, den = v.as_integer_ratio()  # den = 2^j, j ≤ 1074 < EXACT_UNIT_BITS
-                total += num << (EXACT_UNIT_BITS - den.bit_length() + 1)
+                total += num << (EXACT_UNIT_BITS - den.bit_length() + 1 + shift)
         sums[cell] += total
 
 

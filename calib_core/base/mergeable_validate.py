@@ -32,7 +32,8 @@ stored as B × 296 bytes, |value| < 2²²³², :func:`~calib_core.base.mergeable
 * regression with a distribution: counts ``n``, ``nz``, ``in:<c>`` (B); ``curve`` (B, C + 1); ``pit_le`` (P + 1),
   ``pit_eq`` (P); ``z_hist`` (Z + 1); floats ``sigma_min``, ``sigma_max`` (B), ``pit_sum`` (P + 1), ``z_sum``
   (Z + 1), ``z_min``, ``z_max`` (1), ``blk`` (G, 10 + 3V), ``blk_bins`` (G, B, 3); exact sums (B) of σ, σ², …;
-  optional: ``stated_lo``, ``stated_hi`` (Q), ``stated_open:<c>``, ``stated_closed:<c>`` (1), the WIS sums;
+  optional: ``stated_lo``, ``stated_hi`` (Q), ``stated_open:<c>``, ``stated_closed:<c>`` (1), the WIS sums, the
+  scaled sums ``x:var_hi``, ``x:var_lo`` (B) of (σ·2^∓600)² (:mod:`calib_core.scale.regression_sharpness`);
 * point predictions: ``n`` (1), exact ``x:sq_err``, ``x:abs_err`` (1), ``blk`` (G, 3), ``blk_bins`` (G, 1, 3);
 * classification: counts ``n``, ``hit`` (B), exact ``x:conf``, ``x:conf_var`` (B), ``blk`` (G, 3 | 5),
   ``blk_bins`` (G, B, 3); full probabilities add ``cw_n``, ``cw_hit`` (K, B), ``x:cw_p`` (K, B), ``x:nll``,
@@ -461,6 +462,7 @@ def array_schema(spec: Mapping[str, Any], names: Sequence[str]) -> dict[str, tup
         per = ("pen",) if spec["layout"] == "gaussian" else ("width", "score")
         req.update({f"x:{w}_{t}": ("exact", (nb,)) for t in tags for w in per})
         groups.append({f"x:{n}": ("exact", (nb,)) for n in _WIS})
+        groups.append({"x:var_hi": ("exact", (nb,)), "x:var_lo": ("exact", (nb,))})  # Σ(σ·2^∓600)²
         q = len(spec["quantile_levels"])
         groups.append({"stated_lo": ("count", (q,)), "stated_hi": ("count", (q,))})
     listed = set(names)
@@ -556,7 +558,8 @@ def check_part_counts(spec: Mapping[str, Any], arrays: Mapping[str, np.ndarray])
 
 
 _Z_SUMS = ("x:z", "x:z2", "x:z3", "x:z4", "x:zu", "x:phi")  # sums over the rows with a finite z (counted in nz)
-_NONNEGATIVE = re.compile(r"x:(sigma|var|var2|sq_err|abs_err|z2|z4|phi|conf|conf_var|cw_p|pos_p|pos_var|brier|pen_.*)")
+_NONNEGATIVE = re.compile(r"x:(sigma|var|var_hi|var_lo|var2|sq_err|abs_err|z2|z4|phi|conf|conf_var|cw_p|pos_p|pos_var|"
+                          r"brier|pen_.*)")
 
 
 def _check_exact(arrays: Mapping[str, np.ndarray], total: int) -> None:

@@ -200,6 +200,10 @@ def _regression(block: Block, otype: str, y: np.ndarray, model: np.ndarray, time
         data["target_end_date"] = time
     wide = pd.DataFrame(data)
     wide.attrs["source"] = src
+    if len(wide) < min_rows:  # said in the hub's words (the parser would count a file's data rows)
+        raise InputError(f"{len(wide)} forecast unit(s) with truth; a diagnosis needs at least {min_rows}", source=src,
+                         hint="give the model output of more forecast units (more locations, horizons or rounds), "
+                         "or a truth file that covers them")
     return parse_regression_frame(wide, src, cols, crossing=crossing, layout=layout, min_rows=min_rows)
 
 

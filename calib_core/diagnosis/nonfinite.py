@@ -11,12 +11,12 @@ Spearman's ρ of three rows) is said to be undefined on those rows, never left w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["SQUARE_LIMIT", "extreme_rows", "extreme_rows_note", "nonfinite_metric_notes"]
+__all__ = ["SQUARE_LIMIT", "extreme_rows", "extreme_rows_note", "nonfinite_metric_notes", "rows_text"]
 
 SQUARE_LIMIT = float(np.sqrt(np.finfo(float).max))
 """√(largest double) ≈ 1.34e154: a value beyond it overflows when squared."""
@@ -81,18 +81,49 @@ def extreme_rows(
     return out
 
 
-def _rows_text(found: Sequence[tuple[str, np.ndarray, np.ndarray]], row_numbers: np.ndarray) -> tuple[str, int]:
-    """'rows 4 (σ = 1e+300), 8 (mean = -1e+300)' and the number of rows named."""
-    parts: list[tuple[int, str]] = []
+def rows_text(found: Sequence[tuple[str, np.ndarray, np.ndarray]], row_numbers: np.ndarray,
+              unit_label: Callable[[int], str] | None = None) -> tuple[str, int]:
+    """The rows of :func:`extreme_rows` in words: 'rows 4 (σ = 1e+300), 8 (mean = -1e+300)' (the first 8) and the
+    number of rows; with ``unit_label`` (a forecast hub: position → its task IDs) 'forecast unit 4 [location 01,
+    horizon 0] (σ = 1e+300)'.
+
+    Parameters
+    ----------
+    found : sequence of (str, ndarray of int, ndarray of float)
+        :func:`extreme_rows`'s answer (non-empty).
+    row_numbers : ndarray of shape (n,)
+        The rows' numbers in the file (1-based).
+    unit_label : callable or None
+        Position → task IDs of a forecast hub's unit.
+
+    Returns
+    -------
+    (str, int)
+        The text and the number of distinct rows.
+
+    References
+    ----------
+    Goldberg, D. (1991). What every computer scientist should know about floating-point arithmetic. ACM Computing
+    Surveys 23(1), 5–48.
+
+    Examples
+    --------
+    >>> rows_text(extreme_rows(np.array([0.0, 1e300])), np.array([5, 9]))
+    ('row 9 (y = 1e+300)', 1)
+    """
+    parts: list[tuple[int, int, str]] = []
     for role, pos, values in found:
-        parts += [(int(row_numbers[p]), f"{role} = {v:.3g}") for p, v in zip(pos[:_SHOWN], values[:_SHOWN])]
-    by_row: dict[int, list[str]] = {}
-    for r, t in sorted(parts):
-        by_row.setdefault(r, []).append(t)
+        parts += [(int(row_numbers[p]), int(p), f"{role} = {v:.3g}") for p, v in zip(pos[:_SHOWN], values[:_SHOWN])]
+    by_row: dict[tuple[int, int], list[str]] = {}
+    for r, p, t in sorted(parts):
+        by_row.setdefault((r, p), []).append(t)
     rows = list(by_row.items())
     total = len(np.unique(np.concatenate([pos for _, pos, _ in found])))
-    shown = ", ".join(f"{r:,} ({', '.join(ts)})" for r, ts in rows[:_SHOWN]) + (" …" if total > _SHOWN else "")
-    return ("row " if total == 1 else f"{total:,} rows: ") + shown, total
+    ids = {key: f" [{unit_label(key[1])}]" if unit_label is not None else "" for key, _ in rows[:_SHOWN]}
+    shown = ", ".join(f"{key[0]:,}{ids[key]} ({', '.join(ts)})" for key, ts in rows[:_SHOWN])
+    shown += " …" if total > _SHOWN else ""
+    word = ("row", "rows") if unit_label is None else ("forecast unit", "forecast units")
+    return (f"{word[0]} " if total == 1 else f"{total:,} {word[1]}: ") + shown, total
 
 
 def extreme_rows_note(
@@ -138,7 +169,7 @@ def extreme_rows_note(
     if not found:
         return ""
     y = np.asarray(y, dtype=float)
-    rows, _ = _rows_text(found, np.arange(1, y.size + 1) if row_numbers is None else np.asarray(row_numbers))
+    rows, _ = rows_text(found, np.arange(1, y.size + 1) if row_numbers is None else np.asarray(row_numbers))
     return (f"{rows}: beyond ±{SQUARE_LIMIT:.2g} a value's square overflows (and below {1 / SQUARE_LIMIT:.2g} a σ "
             f"makes z = (y − mean)/σ overflow); {what}.")
 
@@ -151,6 +182,7 @@ def nonfinite_metric_notes(
     mean: np.ndarray | None = None,
     sigma: np.ndarray | None = None,
     row_numbers: np.ndarray | None = None,
+    unit_label: Callable[[int], str] | None = None,
 ) -> list[str]:
     """Name the rows behind every inf / NaN metric of one (model, group): in each such metric's ``note`` (the table
     is changed in place) and in the returned report notes.
@@ -174,6 +206,9 @@ def nonfinite_metric_notes(
         Predicted standard deviations.
     row_numbers : ndarray of shape (n,) or None
         The rows' numbers in the file (1-based).
+    unit_label : callable or None
+        A forecast hub's rows: position (0-based in the subset) → its task IDs; the rows are then named as the
+        hub's forecast units, e.g. "forecast unit 1 [location 01, horizon 0] (y = 1e+300)".
 
     Returns
     -------
@@ -211,17 +246,17 @@ def nonfinite_metric_notes(
                             "spread)")
         table["note"] = notes
         return []
-    rows, _ = _rows_text(found, numbers)
+    rows, total = rows_text(found, numbers, unit_label)
     for i in idx:
         why = f"{'NaN' if np.isnan(values[i]) else 'inf'} because of {rows}"
         notes[i] = f"{notes[i]}; {why}" if notes[i] else why
     table["note"] = notes
+    thing = ("row" if total == 1 else "rows") if unit_label is None else ("forecast unit" if total == 1 else "units")
     named = [metrics[i] for i in idx]
     listed = ", ".join(named[:12]) + (f" and {len(named) - 12} more" if len(named) > 12 else "")
     kinds = sorted({"NaN" if np.isnan(values[i]) else "inf" for i in idx})
     verb = ("is" if len(named) == 1 else "are") + " " + " or ".join(kinds)
     return [f"{name}: {listed} {verb} because of {rows}: beyond ±{SQUARE_LIMIT:.2g} a value's square overflows "
             f"(and below {1 / SQUARE_LIMIT:.2g} a σ makes z = (y − mean)/σ overflow); the "
-            f"{'row is' if rows.startswith('row ') else 'rows are'} kept — check "
-            f"{'it' if rows.startswith('row ') else 'them'} (a placeholder such as 1e300 for a missing value, or a "
-            "unit error?)"]
+            f"{thing} {'is' if total == 1 else 'are'} kept — check {'it' if total == 1 else 'them'} (a placeholder "
+            "such as 1e300 for a missing value, or a unit error?)"]

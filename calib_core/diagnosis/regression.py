@@ -39,6 +39,7 @@ from ..diagrams.regression import levi_bins_table, regression_diagrams
 from ..inference.regression import ENCE_ROW_CACHES, InferenceStage, finish_inference, inference_stage, metric_kind
 from ..metrics.regression import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 from .nonfinite import nonfinite_metric_notes
+from .nonfinite_units import hub_unit_label
 
 __all__ = ["diagnose_regression", "regression_inference", "SubsetStage", "degenerate_note", "mark_undefined_metrics",
            "layout_name", "clustered_sentence", "clustering_key", "clustering_options"]
@@ -345,7 +346,8 @@ def diagnose_regression(
                 with np.errstate(over="ignore", invalid="ignore"):  # an overflowing error is an infinite RMSE
                     point = _point_rows(err, model, group, n_res, level, seed, clustering=sub_clusters)
                 notes += nonfinite_metric_notes(point, subset_name(model, group, pset, mask), y,
-                                                mean=pset.point[mask], row_numbers=_row_numbers(pset, mask))
+                                                mean=pset.point[mask], row_numbers=_row_numbers(pset, mask),
+                                                unit_label=hub_unit_label(pset, mask))
                 tables.append(point)
                 verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED, sentence=clustered_sentence(
                     "Point predictions only: no predicted uncertainty to test.", sub_clusters)))
@@ -407,7 +409,7 @@ def diagnose_regression(
             mark_undefined_metrics(table, causes, n, layout=layout_name(dist))
         name = subset_name(model, group, pset, mask)
         extra = nonfinite_metric_notes(table, name, y, mean=rows.mean, sigma=rows.sigma,
-                                       row_numbers=_row_numbers(pset, mask))
+                                       row_numbers=_row_numbers(pset, mask), unit_label=hub_unit_label(pset, mask))
         if note and extra:  # one note per subset: the rows behind the undefined z join its sentence
             notes[-1] = f"{notes[-1]} Which rows: {extra[0].removeprefix(name + ': ')}"
         else:

@@ -20,6 +20,7 @@ import pandas as pd
 from ..base.clustering import MIN_RELIABLE_CLUSTERS, Clustering, cluster_design, resolve_clustering
 from ..base.predictions import InputError, PredictionSet
 from ..base.significance import block_design, format_p, holm_adjust
+from ..diagnosis.nonfinite_units import unit_names
 from .classification_compare import classification_unit_scores
 from .comparison_tests import (
     PairSums,
@@ -276,7 +277,9 @@ def compare_models(pset: PredictionSet, baseline: str | None = None, *, score: s
     present[match.unit, match.model_code] = True
     bad = present & ~np.isfinite(x)
     for i in np.flatnonzero(bad.any(axis=0)):
-        notes.append(f"model {models[i]}: {int(bad[:, i].sum()):,} units with no finite {sc.label} left out.")
+        rows = np.flatnonzero((match.model_code == i) & bad[match.unit, i])  # the set's rows of those units
+        notes.append(f"model {models[i]}: {int(bad[:, i].sum()):,} units with no finite {sc.label} left out "
+                     f"({unit_names(pset, rows)}: a value beyond the floating-point range?).")
     x[bad] = np.nan
     avail = np.isfinite(x)
     common = avail.all(axis=1)

@@ -22,6 +22,7 @@ from ..calibrators.registry import default_metric_keys
 from ..diagnosis.nonfinite import extreme_rows_note
 from ..diagrams.regression import regression_diagrams
 from ..metrics.regression import RegressionRows, summary_statistics
+from .nonfinite_notes import add_nonfinite_notes
 from .trials import TrialTask, normalise_calibrators, run_trials, slice_comparison_rows
 
 __all__ = ["DEFAULT_METRICS", "SLICE_METRICS", "evaluate_regression", "slice_comparison_regression"]
@@ -144,8 +145,13 @@ def evaluate_regression(
     cals = normalise_calibrators(calibrators)
     named, custom = _normalise_metrics(metrics)
     task = _RegressionTrials(prediction_set, named, custom, seed)
-    return run_trials(prediction_set, cals, task, split=split, repeats=repeats, seed=seed,
-                      test_fraction=test_fraction, diagrams=diagrams, progress=progress)
+    result = run_trials(prediction_set, cals, task, split=split, repeats=repeats, seed=seed,
+                        test_fraction=test_fraction, diagrams=diagrams, progress=progress)
+    p = prediction_set  # inf / NaN means: the rows behind them in the summary's notes
+    with np.errstate(all="ignore"):
+        add_nonfinite_notes(result, p.y, p.point if task.point_only else p.dist.mean(),
+                            None if task.point_only else p.dist.std(), p.row_number)
+    return result
 
 
 class _RegressionTrials(TrialTask):

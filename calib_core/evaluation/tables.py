@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..calibrators.registry import KINDS, direction_text, metric, metric_label
+from .nonfinite_notes import notes_by_metric
 
 __all__ = ["comparison_table", "comparison_summary", "comparison_columns", "slice_comparison_columns"]
 
@@ -97,7 +98,8 @@ def comparison_summary(result: Any, order: list[str] | None = None) -> pd.DataFr
     n_winners = pd.Series(winner).groupby([out["model"], out["metric"]], sort=False).transform("sum").to_numpy()
     out["best"] = winner & (n_winners <= np.maximum(1, size // 2))
     out = out.sort_values(["_kind_order", "_metric_order", "_model_order", "_cal_order"], kind="stable")
-    columns = ["model", "calibrator", "metric", "label", "kind", "better", "target", "mean", "std", "n_trials", "best"]
+    columns = ["model", "calibrator", "metric", "label", "kind", "better", "target", "mean", "std", "n_trials", "best",
+               "note"]  # note: only where some mean is inf or NaN (evaluation.nonfinite_notes)
     return out[[c for c in columns if c in out.columns]].reset_index(drop=True)
 
 
@@ -109,7 +111,8 @@ def comparison_columns(
     ``summary``: :func:`comparison_summary`'s table; ``metrics``: the metric keys to show, in this order (default:
     all).  Cells hold "mean ± std" (``digits`` significant digits; the mean alone for one trial, "inf" for an
     infinite mean); column headers are the registry labels with the direction (↓ lower is better, ↑ higher,
-    → 0.9 closest to 0.9).
+    → 0.9 closest to 0.9).  When some mean is inf or NaN a last ``note`` column names, per calibrator row, the rows
+    behind it (:mod:`calib_core.evaluation.nonfinite_notes`).
 
     Parameters
     ----------
@@ -152,6 +155,10 @@ def comparison_columns(
     for key, name in zip(keys, names):
         table[name] = text_wide[key].fillna("–").to_numpy()
         best[name] = best_wide[key].fillna(False).to_numpy(dtype=bool)
+    notes = notes_by_metric(s, dict(zip(labels.index, labels["label"])))
+    if notes:  # the rows behind an inf / NaN mean, per calibrator row
+        table["note"] = [notes.get((m, c), "") for m, c in rows[["model", "calibrator"]].itertuples(index=False)]
+        best["note"] = False
     return table, best
 
 
@@ -162,6 +169,7 @@ def comparison_table(result: Any, order: list[str] | None = None) -> tuple[pd.Da
 
     The best cell of a metric is the lowest, the highest or the closest to the target value as the registry says;
     no cell is marked for metrics without a direction, or when most columns tie (e.g. RMSE under σ-only maps).
+    When some mean is inf or NaN a last ``note`` column names, per metric row, the rows behind it.
 
     Parameters
     ----------
@@ -197,6 +205,12 @@ def comparison_table(result: Any, order: list[str] | None = None) -> tuple[pd.Da
     body.insert(0, "metric", [metric_label(k, task) for k in metrics])
     best.insert(0, "better", False)
     best.insert(0, "metric", False)
+    if "note" in s.columns and s["note"].astype(bool).any():  # the rows behind an inf / NaN mean, per metric row
+        by_metric = s[s["note"].astype(bool)].groupby("metric", sort=False)
+        text = {k: "; ".join(f"{m} · {c}: {n}" if multi else f"{c}: {n}" for m, c, n in
+                             g[["model", "calibrator", "note"]].itertuples(index=False)) for k, g in by_metric}
+        body["note"] = [text.get(k, "") for k in metrics]
+        best["note"] = False
     return body, best
 
 

@@ -55,6 +55,7 @@ from ..base.regression import (
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_wis import wis_parts
 from .regression_diagrams import regression_diagrams_from_part
+from .regression_sharpness import scaled_variance_columns
 from .regression_spec import (
     default_pit_edges,
     regression_spec,
@@ -247,7 +248,8 @@ def summarize_regression_rows(
     phi = (r.phi if gaussian else norm_pdf(z))[zok]
     abs_err = np.abs(r.eps)
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
-                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps)], part)
+                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps),
+                   *scaled_variance_columns(r.sigma)], part)  # Σσ² at 2^∓600: sharpness at any σ
     _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
     g = spec.n_blocks

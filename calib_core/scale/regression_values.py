@@ -31,6 +31,7 @@ import numpy as np
 from ..base.mergeable import SummarySpec, exact_float, exact_fraction
 from ..base.regression import norm_ppf
 from ..metrics.regression_wis import WIS_PARTS
+from .regression_sharpness import summary_cv, summary_sharpness
 from .regression_stated import other_stated_values, stated_values
 
 __all__ = [
@@ -147,11 +148,14 @@ def regression_values(part: dict, spec: SummarySpec) -> dict[str, float]:
     out["crps"] = _f(_fr(part, "crps") / n)
     out["rmse"] = _sqrt(_fr(part, "sq_err") / n)
     out["mae"] = _f(_fr(part, "abs_err") / n)
-    out["sharpness"] = _sqrt(_fr(part, "var") / n)
+    out["sharpness"] = summary_sharpness(part, _fr(part, "var"), n, _fr)  # at the scale the largest σ needs
     out["ence"] = _ence(part)
     s1 = _fr(part, "sigma")
     s2 = _fr(part, "var") + _fr(part, "var_err")
-    if n > 1 and isinstance(s1, Fraction) and isinstance(s2, Fraction):
+    scaled_cv = summary_cv(part, n, _fr)  # σ beyond the range of σ²: Cv from the scaled sums
+    if scaled_cv is not None:
+        out["cv"] = scaled_cv
+    elif n > 1 and isinstance(s1, Fraction) and isinstance(s2, Fraction):
         v = (s2 - s1 * s1 / n) / (n - 1)
         out["cv"] = float(np.sqrt(float(v)) / float(s1 / n)) if v >= 0 and s1 > 0 else float("nan")  # σ all 0: NaN
     else:

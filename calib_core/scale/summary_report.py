@@ -29,6 +29,7 @@ from .classification import (
     classification_values,
 )
 from .regression_diagrams import regression_diagrams_from_part
+from .regression_sharpness import SCALED_NOTE, uses_scaled_sums
 from .regression_stated import stated_summary_tests
 from .regression_values import (
     BOUNDED_METRICS,
@@ -216,7 +217,11 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     if n_boot > 0:
         ci = _bootstrap(values, part["blk"], part["blk_bins"], lambda s, b: block_statistics(s, b, spec), n_boot,
                         level, seed)
+        scaled = uses_scaled_sums(part)  # σ beyond the range of σ²: no interval from the float block sums of σ²
         for k, (lo, hi) in ci.items():
+            if scaled and k in ("sharpness", "cv"):
+                rec[k]["note"] = SCALED_NOTE
+                continue
             rec[k].update(ci_low=lo, ci_high=hi, interval="BCa, block bootstrap (blocks hashed from row ids)")
     gaussian = spec.layout == "gaussian"
     ks_lo, ks_hi = regression_bounds(part, spec)["max_calibration_deviation"]
