@@ -58,6 +58,7 @@ from ..base.report import (
     verdict_row,
 )
 from ..diagrams.classification import classification_diagrams
+from ..diagrams.classification_clinical import smoothed_calibration_diagrams
 from ..inference.classification import PRIMARY_FAMILY, infer_classification
 from ..inference.classification_ordinal import ordinal_metric_rows
 from ..metrics.classification import ClassificationRows, Strategy
@@ -316,6 +317,8 @@ def diagnose_classification(
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
             figs[(model, group)].update(smooth_curves)
+            figs[(model, group)].update(smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level,
+                                                                      seed=seed, clustering=sub))
     return diagnosis_report(
         "classification",
         pset,

@@ -1,0 +1,130 @@
+"""The smoothed (loess) calibration curve of clinical prediction models with its bootstrap band, the diagonal and
+the histogram of the predictions underneath — drawn from the table of
+:func:`calib_core.diagrams.classification_clinical.smoothed_calibration_table` (never from rows).
+
+================ ===========================================================================================
+table            columns
+================ ===========================================================================================
+smoothed         predicted, observed, lower, upper, n_rows, share (one row per grid point)
+================ ===========================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._style import REFERENCE_COLOR, apply_layout, float_column, merged_colors, named_tables, plain, rgba
+
+__all__ = ["SMOOTHED_AXES", "smoothed_calibration_figure"]
+
+#: Axis titles per event (``attrs["target"]`` of the table).
+SMOOTHED_AXES = {
+    "positive": ("predicted probability of the positive class", "observed frequency (loess)"),
+    "top_label": ("confidence (max predicted probability)", "observed accuracy (loess)"),
+    "class": ("predicted probability of the class", "observed frequency of the class (loess)"),
+}
+_REQUIRED = ["predicted", "observed", "lower", "upper", "n_rows", "share"]
+
+
+def smoothed_calibration_figure(
+    tables: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    colors: Mapping[str, str] | None = None,
+    target: str | None = None,
+    title: str | None = "Smoothed calibration curve",
+    histogram: bool = True,
+) -> go.Figure:
+    """Smoothed calibration curve: the loess curve ĉ(p) of the observed outcome against the predicted
+    probability p, its pointwise bootstrap band, the diagonal ĉ(p) = p (perfect calibration) and the histogram
+    of the predictions along the bottom (second y axis, a quarter of the height).
+
+    ĉ(x) is the tricube-weighted local line fitted at x to the rows nearest x holding ``span`` of the weight
+    (Cleveland 1979); ICI = mean |ĉ(p_i) − p_i| (Austin & Steyerberg 2019).  Above the diagonal the model
+    under-predicts the risk there, below it over-predicts.
+
+    Parameters
+    ----------
+    tables : DataFrame or mapping of str to DataFrame
+        One table, or one per model (the name is the legend entry), columns ``predicted, observed, lower, upper,
+        n_rows, share``.
+    colors : mapping of str to str, optional
+        Colour per name (default: the palette in order).
+    target : {"positive", "top_label", "class"}, optional
+        The axis titles (default: ``attrs["target"]`` of the first table, else ``"positive"``).
+    title : str or None, default "Smoothed calibration curve"
+        Figure title.
+    histogram : bool, default True
+        Draw the histogram of the predictions.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces with ``meta["role"]``: ``"reference"`` (the diagonal), ``"histogram"``, ``"band"`` (lower and upper
+        edge, filled between) and ``"curve"`` per model.
+
+    References
+    ----------
+    .. [1] Cleveland, W. S. (1979). Robust locally weighted regression and smoothing scatterplots. *Journal of the
+       American Statistical Association* 74(368), 829–836.
+    .. [2] Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI) and related metrics for
+       quantifying the calibration of logistic regression models. *Statistics in Medicine* 38(21), 4051–4065.
+    .. [3] Van Calster, B., Nieboer, D., Vergouwe, Y., De Cock, B., Pencina, M. J. & Steyerberg, E. W. (2016). A
+       calibration hierarchy for risk models was defined: from utopia to empirical data. *Journal of Clinical
+       Epidemiology* 74, 167–176.
+    """
+    named = named_tables(tables, _REQUIRED)
+    cmap = merged_colors(list(named), colors)
+    first = next(iter(named.values()))
+    target = target or first.attrs.get("target", "positive")
+    x_title, y_title = SMOOTHED_AXES.get(target, SMOOTHED_AXES["positive"])
+    single = len(named) == 1
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration", hoverinfo="skip",
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "reference"}))
+    top = max(float(np.nanmax(float_column(t, "share"), initial=0.0)) for t in named.values())
+    lows, highs = [0.0], [1.0]
+    for name, t in named.items():
+        label, color = plain(name), cmap[name]
+        x = float_column(t, "predicted")
+        if histogram:
+            width = float(np.median(np.diff(x))) if x.size > 1 else 0.02
+            fig.add_trace(go.Bar(
+                x=x, y=float_column(t, "share"), width=width, yaxis="y2", marker={"color": rgba(color, 0.25),
+                                                                                   "line": {"width": 0}},
+                name=f"{label}: predictions (histogram)" if not single else "predictions (histogram)",
+                hovertemplate="p ≈ %{x:.3f}: %{y:.1%} of the rows<extra>" + label + "</extra>",
+                showlegend=single, meta={"name": name, "role": "histogram"}))
+        lo, hi, obs = float_column(t, "lower"), float_column(t, "upper"), float_column(t, "observed")
+        level = float(t.attrs.get("level", 0.95))
+        if np.isfinite(lo).any():
+            fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line={"width": 0, "color": color}, hoverinfo="skip",
+                                     showlegend=False, legendgroup=label, meta={"name": name, "role": "band"}))
+            fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line={"width": 0, "color": color}, fill="tonexty",
+                                     fillcolor=rgba(color, 0.2), hoverinfo="skip", legendgroup=label,
+                                     name=f"{level:.0%} bootstrap band" + ("" if single else f" — {label}"),
+                                     meta={"name": name, "role": "band"}))
+            lows.append(float(np.nanmin(lo)))
+            highs.append(float(np.nanmax(hi)))
+        lows.append(float(np.nanmin(obs, initial=0.0)))
+        highs.append(float(np.nanmax(obs, initial=1.0)))
+        hover = np.column_stack([lo, hi, float_column(t, "n_rows")])
+        fig.add_trace(go.Scatter(
+            x=x, y=obs, mode="lines", line={"color": color, "width": 2.5}, legendgroup=label, customdata=hover,
+            name=f"{label}: loess (span {float(t.attrs.get('span', 0.75)):g})",
+            hovertemplate="predicted %{x:.3f}<br>observed (loess) %{y:.3f}<br>band %{customdata[0]:.3f} – "
+                          "%{customdata[1]:.3f}<br>%{customdata[2]:,.0f} rows in the span<extra>" + label
+                          + "</extra>",
+            meta={"name": name, "role": "curve"}))
+    apply_layout(fig, title, x_title, y_title, True)
+    y_lo = max(min(lows) - 0.02, -0.25)
+    y_hi = min(max(highs) + 0.02, 1.25)
+    fig.update_layout(
+        xaxis={"range": [0, 1]}, yaxis={"range": [y_lo, y_hi]}, bargap=0,
+        yaxis2={"overlaying": "y", "side": "right", "range": [0, 4 * top if top > 0 else 1], "showgrid": False,
+                "showticklabels": False, "title": None, "fixedrange": True},
+    )
+    return fig
