@@ -42,6 +42,7 @@ from ..base.clustering import Clustering, cluster_design
 from ..base.significance_intervals import block_design, nan_quantiles
 from ..metrics.classification import ClassificationRows
 from ..metrics.classification_bins import event_rows
+from ..metrics.classification_loess import loess_smooth
 from ..metrics.classification_smooth import rows_target
 
 __all__ = [
@@ -235,7 +236,7 @@ def smoothed_calibration_of(
         design = block_design(f.size, n_blocks, b, (0 if seed is None else int(seed), 0xC11C))
         block = np.asarray(design.ids)[order]
     sums, inside = _kernel_sums(fs, ys, ws, block, design.n_blocks, grid, h)
-    observed = _local_line(sums.sum(axis=0))
+    observed = loess_smooth(fs, ys, ws, span=span, degree=1, iterations=0, at=grid)  # = _local_line of the sums
     lower = upper = np.full(grid.size, np.nan)
     if b > 0:
         reps = _local_line((design.weights @ sums.reshape(design.n_blocks, -1)).reshape(b, 5, grid.size))

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from ._style import REFERENCE_COLOR, apply_layout, float_column, merged_colors, named_tables, plain, rgba
 
-__all__ = ["SMOOTHED_AXES", "smoothed_calibration_figure"]
+__all__ = ["SMOOTHED_AXES", "hosmer_lemeshow_groups_figure", "smoothed_calibration_figure"]
 
 #: Axis titles per event (``attrs["target"]`` of the table).
 SMOOTHED_AXES = {
@@ -127,4 +127,78 @@ def smoothed_calibration_figure(
         yaxis2={"overlaying": "y", "side": "right", "range": [0, 4 * top if top > 0 else 1], "showgrid": False,
                 "showticklabels": False, "title": None, "fixedrange": True},
     )
+    return fig
+
+
+def hosmer_lemeshow_groups_figure(
+    table: pd.DataFrame,
+    *,
+    colors: Mapping[str, str] | None = None,
+    marked: tuple[int, ...] = (5, 10, 20),
+    alpha: float = 0.05,
+    title: str | None = "Hosmer–Lemeshow p-value against the number of groups",
+) -> go.Figure:
+    """The Hosmer–Lemeshow p-value of the same predictions for g = 3, 4, … groups (one line per model), with the
+    level ``alpha`` as a dashed line and the usual choices ``marked``: where a line crosses the dashed one, the
+    verdict depends on g alone.
+
+    H_g = Σ_{groups} (O − E)² / (E (1 − E/n)) over g groups at the quantiles of risk, p = P(χ²_df ≥ H_g)
+    (Hosmer & Lemeshow 1980; Bertolini et al. 2000 on its dependence on the grouping).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``model, groups, statistic, df, p_value`` (one row per model and g).
+    colors : mapping of str to str, optional
+        Colour per model.
+    marked : tuple of int, default (5, 10, 20)
+        The numbers of groups drawn as markers.
+    alpha : float, default 0.05
+        The level drawn as a dashed line.
+    title : str or None
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces with ``meta["role"]`` ``"level"``, then per model ``"line"`` and ``"marked"``.
+
+    References
+    ----------
+    .. [1] Hosmer, D. W. & Lemeshow, S. (1980). Goodness of fit tests for the multiple logistic regression model.
+       *Communications in Statistics – Theory and Methods* 9(10), 1043–1069.
+    .. [2] Bertolini, G., D'Amico, R., Nardi, D., Tinazzi, A. & Apolone, G. (2000). One model, several results: the
+       paradox of the Hosmer–Lemeshow goodness-of-fit test for the logistic regression model. *Journal of
+       Epidemiology and Biostatistics* 5(4), 251–253.
+    """
+    missing = [c for c in ("model", "groups", "statistic", "df", "p_value") if c not in table.columns]
+    if missing:
+        raise ValueError(f"Hosmer–Lemeshow table lacks column(s) {missing}; it has {list(table.columns)}")
+    models = list(dict.fromkeys(table["model"]))
+    cmap = merged_colors(models, colors)
+    g_all = table["groups"].to_numpy(dtype=float)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[g_all.min(), g_all.max()], y=[alpha, alpha], mode="lines", hoverinfo="skip",
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, name=f"p = {alpha:g}",
+                             meta={"role": "level"}))
+    for name in models:
+        t = table[table["model"] == name]
+        label = plain(name)
+        custom = np.column_stack([float_column(t, "statistic"), float_column(t, "df")])
+        hover = ("g = %{x}<br>H = %{customdata[0]:.2f} (χ² with %{customdata[1]:.0f} df)<br>p = %{y:.3g}<extra>"
+                 + label + "</extra>")
+        fig.add_trace(go.Scatter(x=t["groups"], y=t["p_value"], mode="lines", line={"color": cmap[name], "width": 2},
+                                 name=label, customdata=custom, hovertemplate=hover, legendgroup=label,
+                                 meta={"name": name, "role": "line"}))
+        m = t[t["groups"].isin(marked)]
+        fig.add_trace(go.Scatter(x=m["groups"], y=m["p_value"], mode="markers+text", legendgroup=label,
+                                 marker={"color": cmap[name], "size": 9}, showlegend=False,
+                                 text=[f"{v:.2g}" for v in m["p_value"]], textposition="top center",
+                                 textfont={"color": cmap[name], "size": 11},
+                                 customdata=np.column_stack([float_column(m, "statistic"), float_column(m, "df")]),
+                                 hovertemplate=hover, meta={"name": name, "role": "marked"}))
+    apply_layout(fig, title, "number of groups g (quantiles of risk)", "p-value (log scale)", True)
+    low = float(np.nanmin(np.clip(float_column(table, "p_value"), 1e-12, 1.0), initial=alpha))
+    fig.update_layout(yaxis={"type": "log", "range": [np.log10(min(low, alpha)) - 0.3, 0.15]},
+                      xaxis={"dtick": 5, "range": [g_all.min() - 0.5, g_all.max() + 0.5]})
     return fig

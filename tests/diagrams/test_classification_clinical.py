@@ -11,8 +11,12 @@ from scipy.special import expit, logit
 import calib_core as cc
 from calib_core.base.clustering import Clustering
 from calib_core.data import examples
+from calib_core.metrics.classification_loess import loess_smooth
 from calib_core.diagrams.classification_clinical import (
     SMOOTHED_COLUMNS,
+    _bandwidths,
+    _kernel_sums,
+    _local_line,
     smoothed_calibration_of,
     smoothed_calibration_table,
 )
@@ -34,6 +38,25 @@ def test_curve_is_statsmodels_lowess_at_the_grid():
     assert list(t.columns) == SMOOTHED_COLUMNS
     assert t["predicted"].iloc[0] == p.min() and t["predicted"].iloc[-1] == p.max()
     assert t["lower"].isna().all() and t.attrs["band"] == "none"
+
+
+@pytest.mark.parametrize("span", [0.2, 0.75, 1.0])
+def test_bootstrap_refits_the_loess_of_the_curve(span):
+    """The band's replicates come from per-block kernel sums; with the data's own weights those sums give exactly
+    the curve (``loess_smooth`` at the grid), also with weights and tied predictions."""
+    rng = np.random.default_rng(11)
+    f = np.sort(np.round(rng.beta(2, 3, 700), 2))  # ties
+    y = (rng.random(700) < f).astype(float)
+    w = rng.integers(0, 4, 700).astype(float)
+    keep = w > 0
+    fs, ys, ws = f[keep], y[keep], w[keep]
+    total = ws.sum()
+    k = min(max(float(int(span * total + 1e-10)), 2.0), total)
+    grid = np.linspace(fs[0], fs[-1], 37)
+    h = _bandwidths(fs, np.concatenate([[0.0], np.cumsum(ws)]), grid, k - 1e-9 * total)
+    block = rng.integers(0, 50, fs.size)
+    sums, _ = _kernel_sums(fs, ys, ws, block, 50, grid, h)
+    np.testing.assert_allclose(_local_line(sums.sum(axis=0)), loess_smooth(f, y, w, span=span, at=grid), atol=1e-10)
 
 
 def test_integer_weights_are_duplicated_rows():
