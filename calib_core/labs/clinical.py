@@ -104,20 +104,21 @@ def _hl_table(preds: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
 def _citl_phrase(a: float, mean_p: float, rate: float) -> str:
     said = f"mean predicted risk {mean_p:.3f}, observed {rate:.3f}"
     if abs(a) < CITL_TOLERANCE:
-        return f"right on average ({said})"
+        return f"is right on average ({said})"
     return f"{'under' if a > 0 else 'over'}-estimates the average risk ({said})"
 
 
 def _slope_phrase(b: float) -> str:
     if b < 1 - SLOPE_TOLERANCE:
-        return "below 1: predictions too extreme — low risks too low, high risks too high"
+        return "below 1: the predictions are too extreme (low risks too low, high risks too high)"
     if b > 1 + SLOPE_TOLERANCE:
-        return "above 1: predictions too moderate — they hug the average"
+        return "above 1: the predictions are too moderate (they hug the average)"
     return "close to 1: the spread of the risks is about right"
 
 
 def _p(p: float) -> str:
-    return f"{p:.2g}" if p >= 1e-4 else "< 0.0001"
+    """"p = 0.067" or "p < 0.0001"."""
+    return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
 
 
 def _verdict(p: float) -> str:
@@ -197,19 +198,21 @@ class ClinicalLabResult:
         v = self.value
         out = []
         b_over, a_over = v(over, "calibration_slope"), v(over, "calibration_in_the_large")
+        citl_over = _citl_phrase(a_over, v(over, "mean_predicted"), v(over, "observed_rate"))
         out.append(
             f"Over-fitted: fitted on {self.sizes['n_small']} patients ({self.sizes['events_small']} events, "
             f"{self.sizes['events_small'] / len(BETA):.1f} per predictor), the model's calibration slope on "
             f"{self.sizes['n_val']} new patients is {b_over:.2f} (the development model's, fitted on "
             f"{self.sizes['n_dev']}: {v(dev, 'calibration_slope'):.2f}) — {_slope_phrase(b_over)}; its "
-            f"calibration-in-the-large is {a_over:+.2f}: {_citl_phrase(a_over, v(over, 'mean_predicted'), v(over, 'observed_rate'))}.")
+            f"calibration-in-the-large is {a_over:+.2f}: the model {citl_over}.")
         a_mv, b_mv = v(moved, "calibration_in_the_large"), v(moved, "calibration_slope")
         auc_home, auc_away = v(dev, "auc"), v(moved, "auc")
+        citl_moved = _citl_phrase(a_mv, v(moved, "mean_predicted"), v(moved, "observed_rate"))
         travels = ("discrimination travels, calibration-in-the-large does not" if abs(auc_away - auc_home) < 0.02
                    else "discrimination changes too")
         out.append(
             f"Transported: at the new hospital (baseline log-odds {self.shift:+.2f}) the development model's "
-            f"calibration-in-the-large is {a_mv:+.2f} — it {_citl_phrase(a_mv, v(moved, 'mean_predicted'), v(moved, 'observed_rate'))} "
+            f"calibration-in-the-large is {a_mv:+.2f} — it {citl_moved} "
             f"— while its slope is {b_mv:.2f} ({_slope_phrase(b_mv).split(':')[0]}); AUC {auc_away:.3f} against "
             f"{auc_home:.3f} at home: {travels}.")
         slope_off = abs(b_over - 1) >= SLOPE_TOLERANCE
@@ -234,16 +237,20 @@ class ClinicalLabResult:
             t = self.hosmer_lemeshow[self.hosmer_lemeshow["model"] == model]
             decisions = {p < ALPHA for p in ps.values()}
             all_decisions = set(t["p_value"] < ALPHA)
-            listed = ", ".join(f"p = {_p(p)} with g = {g}" for g, p in ps.items())
+            listed = ", ".join(f"{_p(p)} with g = {g}" for g, p in ps.items())
+            span = f"H from {float(t['statistic'].min()):.1f} to {float(t['statistic'].max()):.1f}"
             if len(decisions) > 1:
                 tail = f"the verdict at {ALPHA:.0%} flips with the number of groups alone"
             elif len(all_decisions) > 1:
                 tail = (f"the same verdict at g = {', '.join(map(str, HL_MARKED))}, but other g between "
-                        f"{HL_RANGE[0]} and {HL_RANGE[-1]} give the other one (chart)")
+                        f"{HL_RANGE[0]} and {HL_RANGE[-1]} give the other one (chart; {span})")
+            elif float(t["p_value"].max()) < 1e-4:
+                tail = (f"it rejects at every g from {HL_RANGE[0]} to {HL_RANGE[-1]} ({span}): this "
+                        "miscalibration is too large for the grouping to matter")
             else:
                 tail = (f"the test {_verdict(next(iter(ps.values())))} at every g from {HL_RANGE[0]} to "
-                        f"{HL_RANGE[-1]}, yet p ranges from {_p(float(t['p_value'].min()))} to "
-                        f"{_p(float(t['p_value'].max()))}")
+                        f"{HL_RANGE[-1]}, yet p ranges from {float(t['p_value'].min()):.2g} to "
+                        f"{float(t['p_value'].max()):.2g} ({span})")
             out.append(f"Hosmer–Lemeshow, {model}: {listed} — {tail}.")
         return out
 
@@ -272,13 +279,14 @@ class ClinicalLabResult:
                    f"({auc0:.3f} → {auc3:.3f}).")
         icis = {m: v(m, "ici") for m in METHODS}
         best = min(icis, key=icis.get)
-        out.append(f"Lowest held-out ICI: {best} ({icis[best]:.3f}); Hosmer–Lemeshow (g = 10) p "
+        out.append(f"Lowest held-out ICI: {best} ({icis[best]:.3f}); Hosmer–Lemeshow (g = 10): "
                    + ", ".join(f"{m} {_p(v(m, 'hosmer_lemeshow_p'))}" for m in METHODS) + ".")
         return out
 
-    def findings(self, model: str = SCENARIOS[1]) -> list[str]:
-        """Every sentence of the lab (recalibration of ``model``)."""
-        return self.story_findings() + self.hl_findings() + self.recalibration_findings(model)
+    def findings(self) -> list[str]:
+        """Every sentence of the lab: the two stories, Hosmer–Lemeshow, the recalibration of both models."""
+        return (self.story_findings() + self.hl_findings() + self.recalibration_findings(SCENARIOS[1])
+                + self.recalibration_findings(SCENARIOS[2]))
 
     def figures(self) -> dict:
         """Smoothed calibration curves (over-fitted and transported, each beside the development model), the
@@ -406,8 +414,8 @@ def run_clinical(
         recalibration=pd.DataFrame(recal_rows),
         curves=curves,
         recalibrated_curves=recal_curves,
-        sizes={"n_dev": int(n_dev), "n_small": int(n_small), "n_val": int(n_val), "n_cal": int(n_val) // 2, "n_test": int(n_val) - int(n_val) // 2,
-               "events_small": int(y_small.sum())},
+        sizes={"n_dev": int(n_dev), "n_small": int(n_small), "n_val": int(n_val), "n_cal": int(n_val) // 2,
+               "n_test": int(n_val) - int(n_val) // 2, "events_small": int(y_small.sum())},
         shift=float(shift),
         options={"seed": int(seed), "n_resamples": int(n_resamples)},
     )

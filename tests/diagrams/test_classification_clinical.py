@@ -11,7 +11,6 @@ from scipy.special import expit, logit
 import calib_core as cc
 from calib_core.base.clustering import Clustering
 from calib_core.data import examples
-from calib_core.metrics.classification_loess import loess_smooth
 from calib_core.diagrams.classification_clinical import (
     SMOOTHED_COLUMNS,
     _bandwidths,
@@ -20,6 +19,7 @@ from calib_core.diagrams.classification_clinical import (
     smoothed_calibration_of,
     smoothed_calibration_table,
 )
+from calib_core.metrics.classification_loess import loess_smooth
 
 
 def _draws(n: int, truth, seed: int, lo: float = 0.05, hi: float = 0.95):
