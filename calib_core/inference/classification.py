@@ -112,6 +112,7 @@ from ..metrics.classification import ClassificationRows, Strategy, confidence_bi
 from ..metrics.classification_ratio import ratio_interval, tce_null
 from ..metrics.classification_smooth import SmoothECE, rows_target
 from .classification_cells import ece_cells, l1_band, mce_cells, mce_interval, percentile_bounds
+from .classification_clinical import CLINICAL_DESCRIPTIVE, clinical_inference
 from .classification_cluster import cluster_intervals, cluster_tests
 from .classification_nulls import (
     BinnedBernoulli,
@@ -280,6 +281,16 @@ def infer_classification(
         cluster_tests(rows, bins, boot, clustering, obs, pvals, cw)
         notes.append(_clustering_note(clustering))
 
+    clinical = None
+    if binary:  # the clinical set of the positive class (its own tests, intervals from the same bootstrap weights)
+        t7 = time.perf_counter()
+        clinical = clinical_inference(bins.pos.v, bins.pos.h, block=block, n_blocks=n_b, weights=w, level=level,
+                                      n_null=n_null, rng=rng, clustering=clustering)
+        for key in ("obs", "pvals", "null"):
+            {"obs": obs, "pvals": pvals, "null": null}[key].update(clinical[key])
+        notes.extend(clinical["notes"])
+        timings["clinical"] = time.perf_counter() - t7
+
     primary = [m for m in PRIMARY_FAMILY if m in pvals]
     secondary = [m for m in SECONDARY if m in pvals]
     adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
@@ -288,7 +299,11 @@ def infer_classification(
         ci.update(cluster_intervals(bins, obs, boot, cw, level))
     z = float(special.ndtri(0.5 + level / 2.0))
     ref = score_references(rows, z) if full else {}
-    order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
+    if clinical is not None:
+        ci.update(clinical["ci"])
+        ref.update(clinical["ref"])
+    order = [*primary, *secondary, *(CLINICAL_DESCRIPTIVE if binary else ()), *(["nll", "brier"] if full else []),
+             "accuracy", "mean_confidence"]
     records = result_records(order, primary=primary, secondary=secondary, obs=obs, deb=deb, null=null, ref=ref,
                              pvals=pvals, adjusted=adjusted, ci=ci, smoothed=smoothed, level=level, alpha=alpha)
     verdict, direction, sentence = headline(obs, pvals, primary, adjusted, alpha, bins.n_top, bins.top_confidence)

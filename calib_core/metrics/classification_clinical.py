@@ -295,7 +295,7 @@ def adjust_prevalence(probs, *, from_prevalence: float, to_prevalence: float) ->
     Examples
     --------
     >>> np.round(adjust_prevalence([0.5, 0.2], from_prevalence=0.5, to_prevalence=0.1), 4)
-    array([0.1   , 0.0270])
+    array([0.1  , 0.027])
     """
     for name, v in (("from_prevalence", from_prevalence), ("to_prevalence", to_prevalence)):
         if not (isinstance(v, int | float | np.floating) and 0.0 < float(v) < 1.0):
