@@ -3,6 +3,8 @@ smoothed (loess) calibration curve with its band among the reliability diagrams.
 
 * :func:`prevalence_control` — a checkbox and a number (persistent keys ``<prefix>_prevalence_on``,
   ``<prefix>_prevalence``); returns the diagnosis option ``{"prevalence": P}`` or ``{}``;
+* :func:`as_diagnosed` — the rows with the probabilities the diagnosis read (adjusted to the prevalence), so the
+  page's other lenses (CORP, the rows of selected bins, thresholds) agree with the metrics and diagrams;
 * :func:`show_prevalence_statement` — what the adjustment did, in numbers (``views.clinical``);
 * :func:`smoothed_calibration_chart` — the chart and its caption; returns the figure (for the HTML export).
 """
@@ -15,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 import calib_core as cc
+from calib_core.diagnosis.classification_clinical import apply_prevalence
 from calib_core.plots.background import with_background
 from calib_core.plots.clinical import smoothed_calibration_figure
 from views import clinical as vc
@@ -23,7 +26,7 @@ from .cache import content_key, figure
 from .display import chart
 from .state import init_state
 
-__all__ = ["prevalence_control", "show_prevalence_statement", "smoothed_calibration_chart"]
+__all__ = ["prevalence_control", "as_diagnosed", "show_prevalence_statement", "smoothed_calibration_chart"]
 
 
 def prevalence_control(pset: cc.PredictionSet, prefix: str) -> dict[str, float]:
@@ -39,6 +42,17 @@ def prevalence_control(pset: cc.PredictionSet, prefix: str) -> dict[str, float]:
     value = c2.number_input(f"Prevalence (this file: {share:.3f})", min_value=0.001, max_value=0.999, step=0.01,
                             format="%.3f", key=value_key, disabled=not on, help=vc.PREVALENCE_HELP)
     return vc.prevalence_options(bool(on), float(value))
+
+
+def as_diagnosed(pset: cc.PredictionSet, key: str, options: Mapping[str, Any]) -> tuple[cc.PredictionSet, str]:
+    """The rows and their cache key as the diagnosis saw them: with ``prevalence`` in ``options`` the probabilities
+    re-expressed at the file's share of positives (``apply_prevalence``, the diagnosis's own function) and the key
+    extended by the prevalence; unchanged otherwise."""
+    prevalence = options.get("prevalence")
+    if prevalence is None:
+        return pset, key
+    adjusted, _ = apply_prevalence(pset, prevalence)
+    return adjusted, f"{key}|prevalence={float(prevalence)!r}"
 
 
 def show_prevalence_statement(options: Mapping[str, Any], pset: cc.PredictionSet) -> None:

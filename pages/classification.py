@@ -67,6 +67,7 @@ options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_res
 options.update(clin.prevalence_control(pset, "cls"))  # binary files: {"prevalence": P} when switched on
 time_range = ui.over_time(pset, token, rows, models, group, "cls", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
+sub, base_key = clin.as_diagnosed(sub, base_key, options)  # the probabilities the diagnosis read (prevalence)
 faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
 clin.show_prevalence_statement(options, sub)
 if report.metrics.empty:
