@@ -82,7 +82,7 @@ left, right = st.columns([3, 2])
 with left:
     ui.chart(figs["hl"], "labcl_hl")
 with right:
-    page.table(result.hl_table(), LABELS, "%.3g")
+    page.table(result.hl_table(), LABELS, "%.3g", by_quantity=True)
     st.caption(
         f"The same predictions cut into g groups at the quantiles of risk (labels: p at g = "
         f"{', '.join(map(str, HL_MARKED))}). Where a line crosses the dashed 5% line, the verdict depends on g "
@@ -96,8 +96,10 @@ left, right = st.columns(2)
 for column, model in ((left, OVER), (right, MOVED)):
     with column:
         ui.chart(figs[f"recalibrated {model}"], f"labcl_recal_{model.split()[0]}")
-        rows = result.recalibration[result.recalibration["model"] == model]
-        page.table(rows[["method", *SHOWN[1:]]], LABELS, "%.3f", task="classification", by_quantity=True)
+for model in (OVER, MOVED):
+    st.markdown(f"**{model.capitalize()}**, held-out half")
+    rows = result.recalibration[result.recalibration["model"] == model]
+    page.table(rows[["method", *SHOWN[1:]]], LABELS, "%.3f", task="classification", by_quantity=True)
 st.caption(
     f"Each validation set split at random: the calibrators fitted on {result.sizes['n_cal']} patients, every measure "
     f"on the other {result.sizes['n_test']}. Intercept update: logit p′ = logit p + a (a = calibration-in-the-large "

@@ -289,8 +289,9 @@ class ClinicalLabResult:
                 + self.recalibration_findings(SCENARIOS[2]))
 
     def figures(self) -> dict:
-        """Smoothed calibration curves (over-fitted and transported, each beside the development model), the
-        Hosmer–Lemeshow p-value against g, and the curves after each recalibration (one figure per model)."""
+        """Smoothed calibration curves with their bands (over-fitted and transported, each beside the development
+        model), the Hosmer–Lemeshow p-value against g, and the curves after each recalibration (one figure per
+        model; no bands, four would hide each other — the ICI column says how far each is from the diagonal)."""
         colors = dict(colors_for(list(SCENARIOS)))
         dev, over, moved = SCENARIOS
         out = {
@@ -305,7 +306,7 @@ class ClinicalLabResult:
         for model in (over, moved):
             out[f"recalibrated {model}"] = smoothed_calibration_figure(
                 {m: self.recalibrated_curves[(model, m)] for m in METHODS}, colors=method_colors, histogram=False,
-                title=f"{model.capitalize()} recalibrated (held-out half)")
+                bands=False, title=f"{model.capitalize()} recalibrated (held-out half)")
         return out
 
 

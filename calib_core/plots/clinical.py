@@ -28,6 +28,8 @@ SMOOTHED_AXES = {
     "class": ("predicted probability of the class", "observed frequency of the class (loess)"),
 }
 _REQUIRED = ["predicted", "observed", "lower", "upper", "n_rows", "share"]
+#: p-values below this are drawn at it (the axis says "≤"; hover and labels give the value).
+P_FLOOR = 1e-10
 
 
 def smoothed_calibration_figure(
@@ -37,6 +39,7 @@ def smoothed_calibration_figure(
     target: str | None = None,
     title: str | None = "Smoothed calibration curve",
     histogram: bool = True,
+    bands: bool = True,
 ) -> go.Figure:
     """Smoothed calibration curve: the loess curve ĉ(p) of the observed outcome against the predicted
     probability p, its pointwise bootstrap band, the diagonal ĉ(p) = p (perfect calibration) and the histogram
@@ -59,12 +62,16 @@ def smoothed_calibration_figure(
         Figure title.
     histogram : bool, default True
         Draw the histogram of the predictions.
+    bands : bool, default True
+        Draw the bands (several overlapping bands can hide each other's curves).
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces with ``meta["role"]``: ``"reference"`` (the diagonal), ``"histogram"``, ``"band"`` (lower and upper
-        edge, filled between) and ``"curve"`` per model.
+        edge, filled between) and ``"curve"`` per model.  One model: legend entries for the curve, its band and the
+        histogram; several: one entry per model (its curve, band and histogram toggle together), so the legend
+        stays on one or two rows below the axis title.
 
     References
     ----------
@@ -84,7 +91,8 @@ def smoothed_calibration_figure(
     single = len(named) == 1
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration", hoverinfo="skip",
-                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "reference"}))
+                             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, meta={"role": "reference"},
+                             showlegend=single))
     top = max(float(np.nanmax(float_column(t, "share"), initial=0.0)) for t in named.values())
     lows, highs = [0.0], [1.0]
     for name, t in named.items():
@@ -95,26 +103,27 @@ def smoothed_calibration_figure(
             fig.add_trace(go.Bar(
                 x=x, y=float_column(t, "share"), width=width, yaxis="y2", marker={"color": rgba(color, 0.25),
                                                                                    "line": {"width": 0}},
-                name=f"{label}: predictions (histogram)" if not single else "predictions (histogram)",
+                name="predictions (histogram)" if single else label, legendgroup=label,
                 hovertemplate="p ≈ %{x:.3f}: %{y:.1%} of the rows<extra>" + label + "</extra>",
                 showlegend=single, meta={"name": name, "role": "histogram"}))
         lo, hi, obs = float_column(t, "lower"), float_column(t, "upper"), float_column(t, "observed")
         level = float(t.attrs.get("level", 0.95))
-        if np.isfinite(lo).any():
+        if bands and np.isfinite(lo).any():
             fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line={"width": 0, "color": color}, hoverinfo="skip",
                                      showlegend=False, legendgroup=label, meta={"name": name, "role": "band"}))
             fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line={"width": 0, "color": color}, fill="tonexty",
-                                     fillcolor=rgba(color, 0.2), hoverinfo="skip", legendgroup=label,
-                                     name=f"{level:.0%} bootstrap band" + ("" if single else f" — {label}"),
+                                     fillcolor=rgba(color, 0.2 if single else 0.14), hoverinfo="skip",
+                                     legendgroup=label, showlegend=single, name=f"{level:.0%} bootstrap band",
                                      meta={"name": name, "role": "band"}))
             lows.append(float(np.nanmin(lo)))
             highs.append(float(np.nanmax(hi)))
         lows.append(float(np.nanmin(obs, initial=0.0)))
         highs.append(float(np.nanmax(obs, initial=1.0)))
         hover = np.column_stack([lo, hi, float_column(t, "n_rows")])
+        span = float(t.attrs.get("span", 0.75))
         fig.add_trace(go.Scatter(
             x=x, y=obs, mode="lines", line={"color": color, "width": 2.5}, legendgroup=label, customdata=hover,
-            name=f"{label}: loess (span {float(t.attrs.get('span', 0.75)):g})",
+            name=f"loess (span {span:g})" if single else label,
             hovertemplate="predicted %{x:.3f}<br>observed (loess) %{y:.3f}<br>band %{customdata[0]:.3f} – "
                           "%{customdata[1]:.3f}<br>%{customdata[2]:,.0f} rows in the span<extra>" + label
                           + "</extra>",
@@ -127,7 +136,24 @@ def smoothed_calibration_figure(
         yaxis2={"overlaying": "y", "side": "right", "range": [0, 4 * top if top > 0 else 1], "showgrid": False,
                 "showticklabels": False, "title": None, "fixedrange": True},
     )
+    _legend_rows(fig)
     return fig
+
+
+def _legend_rows(fig: go.Figure, width: float = 520.0) -> None:
+    """Room below the axis title for a horizontal legend that wraps (about 7 px a character + 45 px a symbol, in a
+    chart about ``width`` px wide): 22 px more bottom margin and height per extra row."""
+    names = [t.name or "" for t in fig.data if t.showlegend is not False]
+    rows = 0
+    used = width
+    for name in names:
+        need = 7.0 * len(name) + 45.0
+        if used + need > width:
+            rows, used = rows + 1, 0.0
+        used += need
+    extra = 22 * max(rows - 1, 0)
+    if extra:
+        fig.update_layout(height=fig.layout.height + extra, margin={"b": fig.layout.margin.b + extra})
 
 
 def hosmer_lemeshow_groups_figure(
@@ -161,7 +187,8 @@ def hosmer_lemeshow_groups_figure(
     Returns
     -------
     plotly.graph_objects.Figure
-        Traces with ``meta["role"]`` ``"level"``, then per model ``"line"`` and ``"marked"``.
+        Traces with ``meta["role"]`` ``"level"``, then per model ``"line"`` and ``"marked"``; p-values below
+        :data:`P_FLOOR` are drawn at it (the hover and the labels give the value).
 
     References
     ----------
@@ -184,21 +211,25 @@ def hosmer_lemeshow_groups_figure(
     for name in models:
         t = table[table["model"] == name]
         label = plain(name)
-        custom = np.column_stack([float_column(t, "statistic"), float_column(t, "df")])
-        hover = ("g = %{x}<br>H = %{customdata[0]:.2f} (χ² with %{customdata[1]:.0f} df)<br>p = %{y:.3g}<extra>"
-                 + label + "</extra>")
-        fig.add_trace(go.Scatter(x=t["groups"], y=t["p_value"], mode="lines", line={"color": cmap[name], "width": 2},
-                                 name=label, customdata=custom, hovertemplate=hover, legendgroup=label,
-                                 meta={"name": name, "role": "line"}))
-        m = t[t["groups"].isin(marked)]
-        fig.add_trace(go.Scatter(x=m["groups"], y=m["p_value"], mode="markers+text", legendgroup=label,
+        p = float_column(t, "p_value")
+        custom = np.column_stack([float_column(t, "statistic"), float_column(t, "df"), p])
+        hover = ("g = %{x}<br>H = %{customdata[0]:.2f} (χ² with %{customdata[1]:.0f} df)<br>p = %{customdata[2]:.3g}"
+                 "<extra>" + label + "</extra>")
+        fig.add_trace(go.Scatter(x=t["groups"], y=np.maximum(p, P_FLOOR), mode="lines",
+                                 line={"color": cmap[name], "width": 2}, name=label, customdata=custom,
+                                 hovertemplate=hover, legendgroup=label, meta={"name": name, "role": "line"}))
+        m = t["groups"].isin(marked).to_numpy()
+        fig.add_trace(go.Scatter(x=t["groups"][m], y=np.maximum(p[m], P_FLOOR), mode="markers+text", legendgroup=label,
                                  marker={"color": cmap[name], "size": 9}, showlegend=False,
-                                 text=[f"{v:.2g}" for v in m["p_value"]], textposition="top center",
-                                 textfont={"color": cmap[name], "size": 11},
-                                 customdata=np.column_stack([float_column(m, "statistic"), float_column(m, "df")]),
+                                 text=[f"{v:.2g}" for v in p[m]], textposition="top center",
+                                 textfont={"color": cmap[name], "size": 11}, customdata=custom[m],
                                  hovertemplate=hover, meta={"name": name, "role": "marked"}))
     apply_layout(fig, title, "number of groups g (quantiles of risk)", "p-value (log scale)", True)
-    low = float(np.nanmin(np.clip(float_column(table, "p_value"), 1e-12, 1.0), initial=alpha))
-    fig.update_layout(yaxis={"type": "log", "range": [np.log10(min(low, alpha)) - 0.3, 0.15]},
+    low = float(np.nanmin(np.maximum(float_column(table, "p_value"), P_FLOOR), initial=alpha))
+    ticks = [v for v in (1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-8, P_FLOOR) if v >= low / 2]
+    labels = ["1", "0.1", "0.01", "0.001", "1e-4", "1e-6", "1e-8", f"≤ {P_FLOOR:g}"][: len(ticks)]
+    fig.update_layout(yaxis={"type": "log", "range": [np.log10(min(low, alpha)) - 0.3, 0.3], "tickvals": ticks,
+                             "ticktext": labels},
                       xaxis={"dtick": 5, "range": [g_all.min() - 0.5, g_all.max() + 0.5]})
+    _legend_rows(fig)
     return fig
