@@ -38,7 +38,7 @@ def prevalence_control(pset: cc.PredictionSet, prefix: str) -> dict[str, float]:
     default = min(max(round(share, 3), 0.001), 0.999)
     init_state({on_key: False, value_key: default}, persist=True)
     c1, c2, _ = st.columns([3, 2, 5], vertical_alignment="bottom")
-    on = c1.checkbox("Adjust to the prevalence where the model is used", key=on_key, help=vc.PREVALENCE_HELP)
+    on = c1.checkbox("Prevalence adjustment", key=on_key, help=vc.PREVALENCE_HELP)
     value = c2.number_input(f"Prevalence (this file: {share:.3f})", min_value=0.001, max_value=0.999, step=0.01,
                             format="%.3f", key=value_key, disabled=not on, help=vc.PREVALENCE_HELP)
     return vc.prevalence_options(bool(on), float(value))

@@ -78,16 +78,16 @@ st.caption(
 page.findings(result.story_findings(), title="Calibration-in-the-large and slope: two stories")
 
 st.subheader("Hosmer–Lemeshow and its number of groups")
-left, right = st.columns([3, 2])
+left, right = st.columns(2)
 with left:
     ui.chart(figs["hl"], "labcl_hl")
 with right:
     page.table(result.hl_table(), LABELS, "%.3g", by_quantity=True)
     st.caption(
         f"The same predictions cut into g groups at the quantiles of risk (labels: p at g = "
-        f"{', '.join(map(str, HL_MARKED))}). Where a line crosses the dashed 5% line, the verdict depends on g "
-        "alone (Bertolini et al. 2000): read Hosmer–Lemeshow with the calibration curve and ICI, which have no "
-        "groups to choose."
+        f"{', '.join(map(str, HL_MARKED))}; p-values below 1e-10 are drawn on the bottom line). Where a line "
+        "crosses the dashed 5% line, the verdict depends on g alone (Bertolini et al. 2000): read Hosmer–Lemeshow "
+        "with the calibration curve and ICI, which have no groups to choose."
     )
 page.findings(result.hl_findings(), title="What Hosmer–Lemeshow says")
 

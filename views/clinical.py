@@ -24,6 +24,7 @@ __all__ = ["SMOOTHED_TABLES", "smoothed_table_name", "smoothed_caption", "file_p
 SMOOTHED_TABLES = ("smoothed_calibration_positive", "smoothed_calibration")
 
 PREVALENCE_HELP = (
+    "Read the probabilities at the prevalence where the model is used. "
     "Binary files: the share of positives in the population where the model is used (e.g. 5% when the file is an "
     "enriched 50% sample). Every probability is re-expressed at this file's share of positives by Bayes' rule on the "
     "odds before any metric or diagram, so the page shows the calibration the model has at that prevalence "

@@ -188,7 +188,8 @@ def hosmer_lemeshow_groups_figure(
     -------
     plotly.graph_objects.Figure
         Traces with ``meta["role"]`` ``"level"``, then per model ``"line"`` and ``"marked"``; p-values below
-        :data:`P_FLOOR` are drawn at it (the hover and the labels give the value).
+        :data:`P_FLOOR` are drawn at it, unlabelled (labels of several models there would overlap; the hover gives
+        the value).
 
     References
     ----------
@@ -221,7 +222,7 @@ def hosmer_lemeshow_groups_figure(
         m = t["groups"].isin(marked).to_numpy()
         fig.add_trace(go.Scatter(x=t["groups"][m], y=np.maximum(p[m], P_FLOOR), mode="markers+text", legendgroup=label,
                                  marker={"color": cmap[name], "size": 9}, showlegend=False,
-                                 text=[f"{v:.2g}" for v in p[m]], textposition="top center",
+                                 text=[f"{v:.2g}" if v > P_FLOOR else "" for v in p[m]], textposition="top center",
                                  textfont={"color": cmap[name], "size": 11}, customdata=custom[m],
                                  hovertemplate=hover, meta={"name": name, "role": "marked"}))
     apply_layout(fig, title, "number of groups g (quantiles of risk)", "p-value (log scale)", True)

@@ -44,7 +44,7 @@ def test_clinical_lab_and_the_smoothed_curve(app_page, streamlit_url, artifacts_
     wait_for_app(page)
     smoothed.screenshot(path=str(artifacts_dir / "clinical_smoothed.png"))
 
-    page.get_by_text("Adjust to the prevalence where the model is used").click()
+    page.get_by_text("Prevalence adjustment", exact=True).click()
     wait_for_app(page, timeout=LONG)
     box = page.get_by_test_id("stNumberInputField").and_(page.get_by_label("Prevalence (this file", exact=False))
     expect(box).to_be_enabled(timeout=LONG)

@@ -79,6 +79,7 @@ def test_hosmer_lemeshow_groups_figure():
     assert min(lines[1].y) == P_FLOOR  # drawn at the floor …
     assert list(lines[1].customdata[:, 2]) == [1e-15, 1e-16, 1e-16, 1e-17]  # … the hover gives the value
     assert list(fig.data[2].text) == ["0.7", "0.53", "0.2"] and list(fig.data[2].x) == [5, 10, 20]
+    assert list(fig.data[4].text) == ["", "", ""]  # at the floor: no labels to overlap
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.ticktext[-1] == f"≤ {P_FLOOR:g}"
     with pytest.raises(ValueError, match="lacks column"):
         hosmer_lemeshow_groups_figure(frame.drop(columns="df"))
