@@ -162,7 +162,7 @@ def hosmer_lemeshow_groups_figure(
     colors: Mapping[str, str] | None = None,
     marked: tuple[int, ...] = (5, 10, 20),
     alpha: float = 0.05,
-    title: str | None = "Hosmer–Lemeshow p-value against the number of groups",
+    title: str | None = "Hosmer–Lemeshow p-value against g",
 ) -> go.Figure:
     """The Hosmer–Lemeshow p-value of the same predictions for g = 3, 4, … groups (one line per model), with the
     level ``alpha`` as a dashed line and the usual choices ``marked``: where a line crosses the dashed one, the

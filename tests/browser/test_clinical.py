@@ -25,7 +25,7 @@ def test_clinical_lab_and_the_smoothed_curve(app_page, streamlit_url, artifacts_
     wait_for_app(page, timeout=LONG * 2)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(charts.first.locator(".gtitle")).to_have_text("Same population: development vs over-fitted")
-    expect(charts.nth(2).locator(".gtitle")).to_have_text("Hosmer–Lemeshow p-value against the number of groups")
+    expect(charts.nth(2).locator(".gtitle")).to_have_text("Hosmer–Lemeshow p-value against g")
     expect(page.get_by_text("So the two numbers tell different stories", exact=False)).to_be_visible()
     page.mouse.move(5, 5)
     charts.nth(2).scroll_into_view_if_needed()
