@@ -151,17 +151,20 @@ def apply_prevalence(pset: PredictionSet, prevalence: float | None) -> tuple[Pre
     except (TypeError, ValueError):
         p_target = float("nan")
     if not 0.0 < p_target < 1.0:
-        raise InputError(f"The prevalence must be a share strictly between 0 and 1 (e.g. 0.05 for 5 %), got "
-                         f"{prevalence!r}: change the prevalence option (--prevalence on the command line).")
+        raise InputError(f"the prevalence must be a share strictly between 0 and 1 (e.g. 0.05 for 5 %), got "
+                         f"{prevalence!r}", hint="give --prevalence (prevalence=) a number between 0 and 1",
+                         app_hint="give the prevalence as a number between 0 and 1")
     if pset.task != "classification" or pset.top_label_only or pset.probs is None or pset.probs.shape[1] != 2:
-        raise InputError("The prevalence adjustment needs a binary file with the probability of both classes (or of "
-                         "the positive class); this file is not one: leave the prevalence option empty.")
+        raise InputError("the prevalence adjustment needs a binary file with the probability of the positive class; "
+                         "this file is not one", hint="leave out --prevalence (prevalence=None) for this file",
+                         app_hint="leave the prevalence empty for this file")
     labels = np.asarray(pset.labels)
     pi_hat = float(np.mean(labels == 1)) if labels.size else float("nan")
     if not 0.0 < pi_hat < 1.0:
-        raise InputError("The prevalence adjustment re-expresses the probabilities at the file's share of positives, "
-                         f"but the file has {'no' if pi_hat == 0 else 'only'} positive labels (class 1): leave the "
-                         "prevalence option empty for this file.")
+        raise InputError("the prevalence adjustment re-expresses the probabilities at the file's share of positives, "
+                         f"but the label column has {'no' if pi_hat == 0 else 'only'} positive labels (class 1)",
+                         columns=["label"], hint="leave out --prevalence (prevalence=None) for this file",
+                         app_hint="leave the prevalence empty for this file")
     probs = adjust_prevalence(pset.probs, from_prevalence=p_target, to_prevalence=pi_hat)
     logits = None
     if pset.logits is not None:
