@@ -27,9 +27,10 @@ from scipy import special, stats
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.report import DESCRIPTIVE
-from ..inference.classification_clinical import CLINICAL_DESCRIPTIVE, CLINICAL_TESTED, clinical_values
+from ..inference.classification_clinical import CLINICAL_DESCRIPTIVE, CLINICAL_TESTED, clinical_values, clipped_note
 from ..metrics.classification import ClassificationRows
 from ..metrics.classification_clinical import HL_GROUPS, adjust_prevalence, hosmer_lemeshow_of, logistic_recalibration
+from ..metrics.classification_clinical_fit import DEFAULT_EPS
 
 __all__ = ["clinical_table_values", "apply_prevalence", "PER_CLASS_TABLE"]
 
@@ -73,14 +74,18 @@ def clinical_table_values(rows: ClassificationRows, *, level: float = 0.95
         values, notes = clinical_values(rows.probs[:, 1], (labels == 1).astype(float))
         return values, notes, None, {}
     z = float(special.ndtri(0.5 + level / 2.0))
-    records, notes, per = [], [], {key: [] for key in _KEYS}
+    records, notes, per, clipped = [], [], {key: [] for key in _KEYS}, {}
     for k in range(rows.k):
         f, y = rows.probs[:, k].astype(float), (labels == k).astype(float)
         vals, class_notes = clinical_values(f, y)
-        notes.extend(f"class {k}: {text}" for text in class_notes)
+        clipped[k] = int(np.count_nonzero((f < DEFAULT_EPS) | (f > 1.0 - DEFAULT_EPS)))
+        notes.extend(f"class {k}: {text}" for text in class_notes if "clipped" not in text)
         for key in _KEYS:
             per[key].append(vals[key])
         records.extend(_class_records(k, f, y, vals, z))
+    if any(clipped.values()):  # one note for all classes
+        counts = ", ".join(f"class {k}: {c}" for k, c in clipped.items() if c)
+        notes.insert(0, "one-vs-rest: " + clipped_note(sum(clipped.values()), DEFAULT_EPS, f" ({counts})"))
     values = {key: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
               for key, v in ((key, np.asarray(per[key], dtype=float)) for key in _KEYS)}
     table = pd.DataFrame.from_records(records, columns=["class", "metric", "value", "ci_low", "ci_high", "p_value",

@@ -58,6 +58,11 @@ def test_multiclass_report_has_means_and_a_per_class_table():
     slope = table[table.metric == "calibration_slope"]
     assert np.isclose(slope["value"].mean(), rows.loc["calibration_slope", "value"])
     assert "descriptive" in table.attrs["semantics"]
+    probs[:5, 0] = 0.0
+    probs[:5] /= probs[:5].sum(axis=1, keepdims=True)
+    rep = cc.diagnose(PredictionSet("classification", labels=labels, probs=probs, classes=["a", "b", "c"]), **FAST)
+    clip_notes = [note for note in rep.options["notes"] if "clipped" in note]
+    assert len(clip_notes) == 1 and "class 0: 5" in clip_notes[0]
 
 
 def test_prevalence_option_re_expresses_the_probabilities():
@@ -102,7 +107,7 @@ def test_zero_and_one_probabilities_are_clipped_and_counted():
     p[7:9] = 1.0
     y = (rng.random(500) < np.clip(p, 0.02, 0.98)).astype(int)
     rep = cc.diagnose(_binary(p=p, y=y), **FAST)
-    assert any("9 probabilities of exactly 0 or 1" in note for note in rep.options["notes"])
+    assert any("9 probabilities of 0 or 1" in note for note in rep.options["notes"])
     assert np.isfinite(_rows(rep).loc["calibration_slope", "value"])
 
 
