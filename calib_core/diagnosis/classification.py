@@ -13,6 +13,12 @@ model and group):
   (one-vs-rest, averaged over classes) — full probability vectors only;
 * binary files (K = 2) also get ``ece_positive`` / ``mce_positive``: the same bins on P(y = 1) against the frequency
   of y = 1 (netcal's / scikit-learn's binary convention).
+* the clinical set of binary risk models (:mod:`calib_core.diagnosis.classification_clinical`):
+  ``calibration_in_the_large``, ``calibration_slope``, ``cox_intercept``, ``spiegelhalter_z``, ``hosmer_lemeshow``,
+  ``ici``, ``e50``, ``e90`` of the positive class, tested in the secondary family
+  (:mod:`calib_core.inference.classification_clinical`); K > 2: their means over the one-vs-rest classes
+  (descriptive) and the per-class table ``"clinical_per_class"``; ``prevalence=P`` re-expresses every probability
+  by Bayes' rule on the odds first;
 * ``rps`` — ordinal sets (``pset.ordinal``, ordered categories such as a forecast hub's pmf forecasts): the ranked
   probability score (Epstein 1969), with its bootstrap interval and its expectation under perfect calibration
   (:mod:`calib_core.inference.classification_ordinal`).

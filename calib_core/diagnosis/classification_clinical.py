@@ -27,9 +27,10 @@ from scipy import special, stats
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.report import DESCRIPTIVE
-from ..inference.classification_clinical import CLINICAL_DESCRIPTIVE, CLINICAL_TESTED, clinical_values
+from ..inference.classification_clinical import CLINICAL_DESCRIPTIVE, CLINICAL_TESTED, clinical_values, clipped_note
 from ..metrics.classification import ClassificationRows
 from ..metrics.classification_clinical import HL_GROUPS, adjust_prevalence, hosmer_lemeshow_of, logistic_recalibration
+from ..metrics.classification_clinical_fit import DEFAULT_EPS
 
 __all__ = ["clinical_table_values", "apply_prevalence", "PER_CLASS_TABLE"]
 
@@ -73,14 +74,18 @@ def clinical_table_values(rows: ClassificationRows, *, level: float = 0.95
         values, notes = clinical_values(rows.probs[:, 1], (labels == 1).astype(float))
         return values, notes, None, {}
     z = float(special.ndtri(0.5 + level / 2.0))
-    records, notes, per = [], [], {key: [] for key in _KEYS}
+    records, notes, per, clipped = [], [], {key: [] for key in _KEYS}, {}
     for k in range(rows.k):
         f, y = rows.probs[:, k].astype(float), (labels == k).astype(float)
         vals, class_notes = clinical_values(f, y)
-        notes.extend(f"class {k}: {text}" for text in class_notes)
+        clipped[k] = int(np.count_nonzero((f < DEFAULT_EPS) | (f > 1.0 - DEFAULT_EPS)))
+        notes.extend(f"class {k}: {text}" for text in class_notes if "clipped" not in text)
         for key in _KEYS:
             per[key].append(vals[key])
         records.extend(_class_records(k, f, y, vals, z))
+    if any(clipped.values()):  # one note for all classes
+        counts = ", ".join(f"class {k}: {c}" for k, c in clipped.items() if c)
+        notes.insert(0, "one-vs-rest: " + clipped_note(sum(clipped.values()), DEFAULT_EPS, f" ({counts})"))
     values = {key: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
               for key, v in ((key, np.asarray(per[key], dtype=float)) for key in _KEYS)}
     table = pd.DataFrame.from_records(records, columns=["class", "metric", "value", "ci_low", "ci_high", "p_value",
@@ -151,17 +156,20 @@ def apply_prevalence(pset: PredictionSet, prevalence: float | None) -> tuple[Pre
     except (TypeError, ValueError):
         p_target = float("nan")
     if not 0.0 < p_target < 1.0:
-        raise InputError(f"The prevalence must be a share strictly between 0 and 1 (e.g. 0.05 for 5 %), got "
-                         f"{prevalence!r}: change the prevalence option (--prevalence on the command line).")
+        raise InputError(f"the prevalence must be a share strictly between 0 and 1 (e.g. 0.05 for 5 %), got "
+                         f"{prevalence!r}", hint="give --prevalence (prevalence=) a number between 0 and 1",
+                         app_hint="give the prevalence as a number between 0 and 1")
     if pset.task != "classification" or pset.top_label_only or pset.probs is None or pset.probs.shape[1] != 2:
-        raise InputError("The prevalence adjustment needs a binary file with the probability of both classes (or of "
-                         "the positive class); this file is not one: leave the prevalence option empty.")
+        raise InputError("the prevalence adjustment needs a binary file with the probability of the positive class; "
+                         "this file is not one", hint="leave out --prevalence (prevalence=None) for this file",
+                         app_hint="leave the prevalence empty for this file")
     labels = np.asarray(pset.labels)
     pi_hat = float(np.mean(labels == 1)) if labels.size else float("nan")
     if not 0.0 < pi_hat < 1.0:
-        raise InputError("The prevalence adjustment re-expresses the probabilities at the file's share of positives, "
-                         f"but the file has {'no' if pi_hat == 0 else 'only'} positive labels (class 1): leave the "
-                         "prevalence option empty for this file.")
+        raise InputError("the prevalence adjustment re-expresses the probabilities at the file's share of positives, "
+                         f"but the label column has {'no' if pi_hat == 0 else 'only'} positive labels (class 1)",
+                         columns=["label"], hint="leave out --prevalence (prevalence=None) for this file",
+                         app_hint="leave the prevalence empty for this file")
     probs = adjust_prevalence(pset.probs, from_prevalence=p_target, to_prevalence=pi_hat)
     logits = None
     if pset.logits is not None:

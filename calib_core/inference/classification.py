@@ -73,7 +73,8 @@ diagram, merged with the bins below it until it holds at least N/M rows (so it i
 Holm's procedure at family-wise ``alpha`` gives ONE headline verdict; its direction is the sign of
 accuracy − mean confidence (over-confident when accuracy is lower) when that overall gap is itself
 significant, else the sign of the rejecting top-bin gap, else "miscalibrated" without a direction.
-Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive) get Benjamini–Hochberg flags at
+Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive; for binary files also the clinical
+set's tests, :mod:`~calib_core.inference.classification_clinical`) get Benjamini–Hochberg flags at
 false-discovery rate ``alpha``; the table says how many flags one would expect by chance
 (``alpha`` × the number of secondary tests, if every one of them were calibrated and tested at ``alpha``).
 

@@ -66,7 +66,7 @@ from ..metrics.classification_loess import LoessDesign
 from .classification_cells import percentile_bounds
 
 __all__ = ["CLINICAL_TESTED", "CLINICAL_DESCRIPTIVE", "CLINICAL_KINDS", "CLINICAL_REFERENCE", "clinical_values",
-           "clinical_inference", "clinical_note"]
+           "clinical_inference", "clinical_note", "clipped_note"]
 
 #: The tested statistics (secondary family), in table order.
 CLINICAL_TESTED = ("calibration_in_the_large", "calibration_slope", "spiegelhalter_z", "hosmer_lemeshow", "ici")
@@ -154,9 +154,7 @@ def clinical_values(f: np.ndarray, y: np.ndarray, *, eps: float = DEFAULT_EPS) -
     fit2 = logistic_recalibration(f, y, eps=eps)
     notes = []
     if fit2.n_clipped:
-        notes.append(f"{fit2.n_clipped} probabilit{'y' if fit2.n_clipped == 1 else 'ies'} of exactly 0 or 1 (outside "
-                     f"[{eps:g}, 1 − {eps:g}]) clipped to that range for the logistic recalibration and "
-                     "Hosmer–Lemeshow (a logit of ±∞ has no fit)")
+        notes.append(clipped_note(fit2.n_clipped, eps))
     one_class = bool(y.min() == y.max()) if y.size else True
     if one_class:
         notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
@@ -169,6 +167,32 @@ def clinical_values(f: np.ndarray, y: np.ndarray, *, eps: float = DEFAULT_EPS) -
               "hosmer_lemeshow": hosmer_lemeshow_of(f, y, eps=eps)[0]}
     values.update(calibration_errors_of(f, y))
     return values, notes
+
+
+def clipped_note(n_clipped: int, eps: float = DEFAULT_EPS, where: str = "") -> str:
+    """The note on probabilities clipped before the logit: how many, to what, for which statistics.
+
+    Parameters
+    ----------
+    n_clipped : int
+        Probabilities outside [ε, 1 − ε].
+    eps : float
+        ε.
+    where : str
+        Appended in brackets (e.g. the per-class counts).
+
+    Returns
+    -------
+    str
+        The note.
+
+    References
+    ----------
+    Cox, D. R. (1958). Two further applications of a model for binary regression. Biometrika 45(3/4), 562–565.
+    """
+    s = "y" if n_clipped == 1 else "ies"
+    return (f"{n_clipped} probabilit{s} of 0 or 1 (or within {eps:g} of them) clipped to [{eps:g}, 1 − {eps:g}] for "
+            f"the logistic recalibration and Hosmer–Lemeshow (a logit of ±∞ has no fit){where}")
 
 
 def _normal_p(z: float) -> float:

@@ -177,8 +177,9 @@ def logistic_recalibration(p, y, weights=None, *, fix_slope: bool = False,
     if np.ptp(xk) == 0:
         return LogisticRecalibration(nan, nan, nan, nan, n_clipped, False, False, False,
                                      "all predictions equal: the calibration slope is not identifiable")
-    lo1, hi1 = xk[yk > 0.5].min(), xk[yk > 0.5].max()
-    lo0, hi0 = xk[yk <= 0.5].min(), xk[yk <= 0.5].max()
+    pos, neg = xk[yk > 0], xk[yk < 1]  # a fractional outcome (a share of events) counts on both sides
+    lo1, hi1 = pos.min(), pos.max()
+    lo0, hi0 = neg.min(), neg.max()
     if hi0 <= lo1 or hi1 <= lo0:
         reason = ("perfect separation (every event has a predicted risk at least as high as every non-event, or the "
                   "reverse): the maximum-likelihood slope is infinite; Firth's penalised estimate is reported")

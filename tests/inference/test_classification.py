@@ -90,7 +90,9 @@ def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     t = r.table
     secondary = list(t.index[t["family"] == "secondary"])
     assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive",
-                         "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive"]
+                         "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive",
+                         # binary files: the clinical set's tests join the secondary family
+                         "calibration_in_the_large", "calibration_slope", "spiegelhalter_z", "hosmer_lemeshow", "ici"]
     assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
     # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
     flagged = [bool(x.table.loc[x.table["family"] == "secondary", "flag"].any())
