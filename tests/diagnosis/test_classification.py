@@ -87,7 +87,8 @@ def test_by_model_and_group_with_diagram_tables():
     y, p = df.loc[sel, "label"].to_numpy(), df.loc[sel, [f"prob_{j}" for j in range(4)]].to_numpy()
     assert rep.value("ece", "net_b", "night") == pytest.approx(cm.ece(y, p))
     d = rep.diagrams[("net_b", "night")]
-    assert set(d) == {"reliability", "per_class", "smooth_reliability"}
+    # + the loess calibration curve with its band (top label for K > 2) and the clinical set's per-class table
+    assert set(d) - {"clinical_per_class"} == {"reliability", "per_class", "smooth_reliability", "smoothed_calibration"}
     assert list(d["reliability"].columns) == cd.RELIABILITY_COLUMNS
     assert d["reliability"]["count"].sum() == sel.sum()
     assert list(d["per_class"].columns[:2]) == ["class", "class_name"] and len(d["per_class"]) == 4 * 15
@@ -126,7 +127,8 @@ def test_top_label_only_file():
         cm.ClassificationRows.from_top_label(conf, correct).statistics()["ece"]
     )
     assert t.loc["ece", "value"] > t.loc["ece", "perfect_high"]
-    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability", "smooth_reliability"}
+    # + the loess calibration curve of the confidences (a top-label file's one event)
+    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability", "smooth_reliability", "smoothed_calibration"}
     assert rep.options["top_label_only"] and any("top-label-only" in n for n in rep.options["notes"])
 
 
