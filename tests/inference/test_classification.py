@@ -119,7 +119,9 @@ def test_table_shape_kinds_and_sentence():
     t = r.table
     assert list(t.index[t["family"] == "primary"]) == list(PRIMARY_FAMILY)
     assert set(t.loc[t["kind"] == "proper score"].index) == {"nll", "brier"}
-    assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence"}
+    # binary: the clinical set's descriptive rows (Cox intercept, E50, E90) join accuracy and mean confidence
+    assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence", "cox_intercept", "e50",
+                                                            "e90"}
     # only calibration statistics carry p-values; proper scores and descriptive ones do not
     assert t.loc[t["kind"] == "calibration statistic", "p_value"].notna().all()
     assert t.loc[t["kind"] != "calibration statistic", "p_value"].isna().all()
