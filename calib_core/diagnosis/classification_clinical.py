@@ -4,7 +4,8 @@ multi-class files, and the prevalence option.
 * Binary files (K = 2): the set of the positive class, P(y = 1) against 1[y = 1], in the metric table; its tests
   and intervals come from :mod:`calib_core.inference.classification_clinical` (tests in the secondary family).
 * K > 2 classes: each class one-vs-rest in the diagram table ``"clinical_per_class"`` (columns ``class, metric,
-  value, ci_low, ci_high, p_value``: Wald intervals of the fits, ±z for Z, unadjusted p-values that are
+  value, ci_low, ci_high, p_value``: Wald intervals of the fits, none for Z and HL (test statistics with no
+  N-free population value: their p-values only), unadjusted p-values that are
   **descriptive** — they are not in the verdict's families), and in the metric table the mean over the classes
   of each statistic, descriptive (no test, no interval: a mean of per-class slopes is a summary, not an estimand
   of one fit).
@@ -27,9 +28,16 @@ from scipy import special, stats
 
 from ..base.predictions import InputError, PredictionSet
 from ..base.report import DESCRIPTIVE
-from ..inference.classification_clinical import CLINICAL_DESCRIPTIVE, CLINICAL_TESTED, clinical_values, clipped_note
+from ..inference.classification_clinical import (
+    CLINICAL_DESCRIPTIVE,
+    CLINICAL_TESTED,
+    ClinicalColumn,
+    clinical_values,
+    clinical_values_columns,
+    clipped_note,
+)
 from ..metrics.classification import ClassificationRows
-from ..metrics.classification_clinical import HL_GROUPS, adjust_prevalence, hosmer_lemeshow_of, logistic_recalibration
+from ..metrics.classification_clinical import adjust_prevalence
 from ..metrics.classification_clinical_fit import DEFAULT_EPS
 
 __all__ = ["clinical_table_values", "apply_prevalence", "PER_CLASS_TABLE"]
@@ -75,14 +83,14 @@ def clinical_table_values(rows: ClassificationRows, *, level: float = 0.95
         return values, notes, None, {}
     z = float(special.ndtri(0.5 + level / 2.0))
     records, notes, per, clipped = [], [], {key: [] for key in _KEYS}, {}
-    for k in range(rows.k):
-        f, y = rows.probs[:, k].astype(float), (labels == k).astype(float)
-        vals, class_notes = clinical_values(f, y)
-        clipped[k] = int(np.count_nonzero((f < DEFAULT_EPS) | (f > 1.0 - DEFAULT_EPS)))
-        notes.extend(f"class {k}: {text}" for text in class_notes if "clipped" not in text)
+    probs = np.asarray(rows.probs, dtype=float)
+    columns = clinical_values_columns(probs, (labels[:, None] == np.arange(rows.k)).astype(float))
+    for k, col in enumerate(columns):  # one-vs-rest events, fitted together (batched Newton over the classes)
+        clipped[k] = col.cox.n_clipped
+        notes.extend(f"class {k}: {text}" for text in col.notes if "clipped" not in text)
         for key in _KEYS:
-            per[key].append(vals[key])
-        records.extend(_class_records(k, f, y, vals, z))
+            per[key].append(col.values[key])
+        records.extend(_class_records(k, col, z))
     if any(clipped.values()):  # one note for all classes
         counts = ", ".join(f"class {k}: {c}" for k, c in clipped.items() if c)
         notes.insert(0, "one-vs-rest: " + clipped_note(sum(clipped.values()), DEFAULT_EPS, f" ({counts})"))
@@ -91,18 +99,20 @@ def clinical_table_values(rows: ClassificationRows, *, level: float = 0.95
     table = pd.DataFrame.from_records(records, columns=["class", "metric", "value", "ci_low", "ci_high", "p_value",
                                                         "test"])
     table.attrs["semantics"] = ("clinical calibration set per class (one-vs-rest: p_k against 1[y = k]); Wald "
-                                f"{level:.0%} intervals of the logistic fits; p-values unadjusted and descriptive "
+                                f"{level:.0%} intervals of the logistic fits (none for Z and HL: test statistics); "
+                                "p-values unadjusted and descriptive "
                                 "(not in the verdict's families)")
     return values, notes, table, dict.fromkeys(_KEYS, DESCRIPTIVE)
 
 
-def _class_records(k: int, f: np.ndarray, y: np.ndarray, vals: dict, z: float) -> list[dict]:
-    """The per-class rows: Wald intervals and unadjusted p-values where the statistic has them."""
+def _class_records(k: int, col: ClinicalColumn, z: float) -> list[dict]:
+    """The per-class rows: Wald intervals of the fits and unadjusted p-values where the statistic has them (Z and
+    HL: a p-value, no interval — test statistics with no N-free population value)."""
     nan = float("nan")
+    vals = col.values
     out = {key: (nan, nan, nan, "") for key in _KEYS}
     if np.isfinite(vals["ici"]):
-        fit1 = logistic_recalibration(f, y, fix_slope=True)
-        fit2 = logistic_recalibration(f, y)
+        fit1, fit2 = col.citl, col.cox
         a, sa = fit1.intercept, fit1.intercept_se
         out["calibration_in_the_large"] = (a - z * sa, a + z * sa, float(2 * special.ndtr(-abs(a / sa))),
                                            "Wald z of a = 0")
@@ -111,10 +121,9 @@ def _class_records(k: int, f: np.ndarray, y: np.ndarray, vals: dict, z: float) -
                                     "Wald z of b = 1")
         c, sc = fit2.intercept, fit2.intercept_se
         out["cox_intercept"] = (c - z * sc, c + z * sc, nan, "")
-        zz = vals["spiegelhalter_z"]
-        out["spiegelhalter_z"] = (zz - z, zz + z, float(2 * special.ndtr(-abs(zz))), "normal")
-        hl, g = hosmer_lemeshow_of(f, y, n_groups=HL_GROUPS)
-        out["hosmer_lemeshow"] = (nan, nan, float(stats.chi2.sf(hl, g)), f"χ² with {g} df")
+        out["spiegelhalter_z"] = (nan, nan, float(2 * special.ndtr(-abs(vals["spiegelhalter_z"]))), "normal")
+        g = col.hl_groups
+        out["hosmer_lemeshow"] = (nan, nan, float(stats.chi2.sf(vals["hosmer_lemeshow"], g)), f"χ² with {g} df")
     return [{"class": k, "metric": key, "value": vals[key], "ci_low": lo, "ci_high": hi, "p_value": p, "test": t}
             for key, (lo, hi, p, t) in out.items()]
 

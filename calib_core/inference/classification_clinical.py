@@ -27,9 +27,10 @@ re-weighting of random row blocks, or of whole clusters under a clustering — s
 * intercepts and slope: the estimating-function (one-step Newton) bootstrap, θ* = θ̂ + I*(θ̂)⁻¹ U*(θ̂), with U* and I*
   the re-weighted per-block sums of the score and information contributions at θ̂ (Hu & Kalbfleisch 2000; first-
   order equivalent to refitting, at the cost of one matrix product); percentile interval;
-* Spiegelhalter's Z and the Hosmer–Lemeshow H: percentile bootstrap of the statistic from per-block sums (groups
-  fixed).  Both grow like √N resp. N when miscalibrated: they have no N-free population value, and their interval
-  describes the statistic at this N;
+* Spiegelhalter's Z and the Hosmer–Lemeshow H: no interval (as TCE).  They are test statistics: they grow like √N
+  resp. N when miscalibrated and have no N-free population value, so a bootstrap interval would only describe the
+  statistic at this N (an HL of 11.7 came with [8, 40]), which reads as an uncertainty it is not.  Each is reported
+  with its p-value and its perfect-calibration value (0 with ±z for Z; g with the χ²_g quantiles for H);
 * ICI, E50, E90: basic bootstrap interval [θ̂ − (q_hi − θ̂_c), θ̂ − (q_lo − θ̂_c)] (θ̂_c the cells' value, q the
   replicates' quantiles; a distance's plug-in is biased upward and the basic interval subtracts that), clipped at
   0; ICI's is extended to 0 when its test does not reject at 1 − ``level`` (as the ECE's).
@@ -45,7 +46,11 @@ the reason; perfect separation — Firth's estimate with the reason, no interval
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special, stats
@@ -58,15 +63,14 @@ from ..metrics.classification_clinical import (
     calibration_errors_of,
     hosmer_lemeshow_groups,
     hosmer_lemeshow_of,
-    logistic_recalibration,
-    spiegelhalter_z_of,
 )
-from ..metrics.classification_clinical_fit import DEFAULT_EPS, clipped_logit
+from ..metrics.classification_clinical_batch import recalibration_columns
+from ..metrics.classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, clipped_logit
 from ..metrics.classification_loess import LoessDesign
 from .classification_cells import percentile_bounds
 
 __all__ = ["CLINICAL_TESTED", "CLINICAL_DESCRIPTIVE", "CLINICAL_KINDS", "CLINICAL_REFERENCE", "clinical_values",
-           "clinical_inference", "clinical_note", "clipped_note"]
+           "clinical_values_columns", "ClinicalColumn", "clinical_inference", "clinical_note", "clipped_note"]
 
 #: The tested statistics (secondary family), in table order.
 CLINICAL_TESTED = ("calibration_in_the_large", "calibration_slope", "spiegelhalter_z", "hosmer_lemeshow", "ici")
@@ -88,11 +92,11 @@ _NOTES = {
     "calibration_slope": "slope of logit P(y = 1) on logit p: < 1 predictions too extreme (over-fitting), > 1 too "
                          "moderate",
     "cox_intercept": "intercept of the two-parameter fit (read with the slope; not calibration-in-the-large)",
-    "spiegelhalter_z": "N(0, 1) under perfect calibration; no N-free population value (grows like √N when "
-                       "miscalibrated): the interval describes Z at this N",
+    "spiegelhalter_z": "N(0, 1) under perfect calibration; no interval: a test statistic with no N-free "
+                       "population value (grows like √N when miscalibrated) — read its p-value",
     "hosmer_lemeshow": "deciles of risk; χ² with g df (predictions fixed before these data); depends on the number "
-                       "of groups and on where the cut points fall — read it with ICI and the slope; the interval "
-                       "describes H at this N",
+                       "of groups and on where the cut points fall — read it with ICI and the slope; no interval: a "
+                       "test statistic with no N-free population value (grows like N when miscalibrated)",
     "ici": "mean |loess curve − p| (local linear, span 0.75); perfect = the value noise alone gives at this N",
     "e50": "median |loess curve − p|",
     "e90": "90th percentile of |loess curve − p|",
@@ -123,6 +127,11 @@ def clinical_note(name: str) -> str:
 def clinical_values(f: np.ndarray, y: np.ndarray, *, eps: float = DEFAULT_EPS) -> tuple[dict[str, float], list[str]]:
     """Point values of the clinical set for one binary event (p = f, outcome y), and the notes on the data.
 
+    CITL a (logit P = a + logit p̃), slope b and Cox intercept (logit P = a + b logit p̃), Z = Σ (y − p)(1 − 2p) /
+    √Σ (1 − 2p)² p(1 − p), H = Σ_g (O_g − E_g)² / (E_g (1 − E_g/n_g)), ICI / E50 / E90 of |loess(p) − p|.  The result
+    is remembered for the last few (f, y) (keyed by their bytes), so the diagnosis's table and its inference fit
+    the same rows once.
+
     Parameters
     ----------
     f : ndarray of shape (n,)
@@ -148,25 +157,117 @@ def clinical_values(f: np.ndarray, y: np.ndarray, *, eps: float = DEFAULT_EPS) -
     Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI) and related metrics for
     quantifying the calibration of logistic regression models. Statistics in Medicine 38(21), 4051–4065.
     """
-    f = np.asarray(f, dtype=float)
-    y = np.asarray(y, dtype=float)
-    fit1 = logistic_recalibration(f, y, fix_slope=True, eps=eps)
-    fit2 = logistic_recalibration(f, y, eps=eps)
-    notes = []
-    if fit2.n_clipped:
-        notes.append(clipped_note(fit2.n_clipped, eps))
-    one_class = bool(y.min() == y.max()) if y.size else True
-    if one_class:
-        notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
-                     "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
-        return dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")), notes
-    if fit2.reason:
-        notes.append("calibration slope: " + fit2.reason)
-    values = {"calibration_in_the_large": fit1.intercept, "calibration_slope": fit2.slope,
-              "cox_intercept": fit2.intercept, "spiegelhalter_z": spiegelhalter_z_of(f, y),
-              "hosmer_lemeshow": hosmer_lemeshow_of(f, y, eps=eps)[0]}
-    values.update(calibration_errors_of(f, y))
-    return values, notes
+    col = _remembered(np.asarray(f, dtype=float).ravel(), np.asarray(y, dtype=float).ravel(), float(eps))
+    return dict(col.values), list(col.notes)
+
+
+@dataclass(frozen=True)
+class ClinicalColumn:
+    """The clinical set of one binary event: values, notes, the two logistic fits and HL's non-empty groups.
+
+    Attributes
+    ----------
+    values : dict of str to float
+        As :func:`clinical_values`.
+    notes : tuple of str
+        As :func:`clinical_values`.
+    citl, cox : LogisticRecalibration
+        The slope-fixed and the two-parameter fits.
+    hl_groups : int
+        Non-empty Hosmer–Lemeshow groups (the χ² degrees of freedom).
+
+    References
+    ----------
+    Cox, D. R. (1958). Two further applications of a model for binary regression. Biometrika 45(3/4), 562–565.
+    """
+
+    values: dict
+    notes: tuple
+    citl: LogisticRecalibration
+    cox: LogisticRecalibration
+    hl_groups: int
+
+
+def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: float = DEFAULT_EPS
+                            ) -> list[ClinicalColumn]:
+    """The clinical set of every column of (n × K) probabilities and outcomes (the one-vs-rest events of a K-class
+    file): the logistic fits batched over the columns
+    (:func:`~calib_core.metrics.classification_clinical_batch.recalibration_columns`), Z as column sums, HL and the
+    loess ICI per column.
+
+    Z_k = Σ_i (y_ik − p_ik)(1 − 2p_ik) / √Σ_i (1 − 2p_ik)² p_ik (1 − p_ik); the others as :func:`clinical_values`.
+
+    Parameters
+    ----------
+    probs : ndarray of shape (n, K)
+        Probabilities of each column's event.
+    outcomes : ndarray of shape (n, K)
+        Outcomes 0/1.
+    eps : float
+        Clipping of p before the logit.
+
+    Returns
+    -------
+    list of ClinicalColumn
+        One per column.
+
+    References
+    ----------
+    Cox, D. R. (1958). Two further applications of a model for binary regression. Biometrika 45(3/4), 562–565.
+    Spiegelhalter, D. J. (1986). Probabilistic prediction in patient management and clinical trials. Statistics
+    in Medicine 5(5), 421–433.
+    Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI) and related metrics for
+    quantifying the calibration of logistic regression models. Statistics in Medicine 38(21), 4051–4065.
+    """
+    p = np.asarray(probs, dtype=float)
+    y = np.asarray(outcomes, dtype=float)
+    citl, cox = recalibration_columns(p, y, eps=eps)
+    c = 1.0 - 2.0 * p
+    den = (c * c * p * (1.0 - p)).sum(axis=0)
+    num = ((y - p) * c).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
+    out = []
+    for k in range(p.shape[1]):  # loop over the events (classes), never rows
+        f, yk, fit1, fit2 = p[:, k], y[:, k], citl[k], cox[k]
+        notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
+        if yk.size == 0 or yk.min() == yk.max():
+            notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
+                         "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
+            out.append(ClinicalColumn(dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")),
+                                      tuple(notes), fit1, fit2, 0))
+            continue
+        if fit2.reason:
+            notes.append("calibration slope: " + fit2.reason)
+        hl, g = hosmer_lemeshow_of(f, yk, eps=eps)
+        values = {"calibration_in_the_large": fit1.intercept, "calibration_slope": fit2.slope,
+                  "cox_intercept": fit2.intercept, "spiegelhalter_z": float(z[k]), "hosmer_lemeshow": hl}
+        values.update(calibration_errors_of(f, yk))
+        out.append(ClinicalColumn(values, tuple(notes), fit1, fit2, g))
+    return out
+
+
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_SIZE = 4
+
+
+def _remembered(f: np.ndarray, y: np.ndarray, eps: float) -> ClinicalColumn:
+    """:func:`clinical_values_columns` of one event, remembered for the last few (f, y, ε)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for a in (f, y):
+        digest.update(np.ascontiguousarray(a, dtype=float).view(np.uint8))
+    key = (f.size, y.size, eps, digest.hexdigest())
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+    col = clinical_values_columns(f[:, None], y[:, None], eps=eps)[0]
+    with _MEMO_LOCK:
+        _MEMO[key] = col
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return col
 
 
 def clipped_note(n_clipped: int, eps: float = DEFAULT_EPS, where: str = "") -> str:
@@ -248,7 +349,8 @@ def clinical_inference(f: np.ndarray, y: np.ndarray, *, block: np.ndarray, n_blo
     """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
-    obs, notes = clinical_values(f, y, eps=eps)
+    col = _remembered(f.ravel(), y.ravel(), float(eps))
+    obs, notes = dict(col.values), list(col.notes)
     out = {"obs": obs, "pvals": {}, "ci": {}, "null": {}, "ref": {}, "notes": notes}
     if not np.isfinite(obs["ici"]):  # one class: nothing to test
         for key in CLINICAL_TESTED:
@@ -256,8 +358,7 @@ def clinical_inference(f: np.ndarray, y: np.ndarray, *, block: np.ndarray, n_blo
         return out
     z = float(special.ndtri(0.5 + level / 2.0))
     x, _ = clipped_logit(f, eps)
-    fit1 = logistic_recalibration(f, y, fix_slope=True, eps=eps)
-    fit2 = logistic_recalibration(f, y, eps=eps)
+    fit1, fit2 = col.citl, col.cox
     w = np.asarray(weights, dtype=float)
     reps = _fit_replicates(x, y, block, n_blocks, w, fit1, fit2)
     pv, ci, ref = out["pvals"], out["ci"], out["ref"]
@@ -287,9 +388,8 @@ def clinical_inference(f: np.ndarray, y: np.ndarray, *, block: np.ndarray, n_blo
     sv = w @ np.bincount(block, weights=v, minlength=n_blocks)
     with np.errstate(divide="ignore", invalid="ignore"):
         z_rep = np.where(sv > 0, su / np.sqrt(sv), np.nan)
-    ci["spiegelhalter_z"] = (*percentile_bounds(z_rep, level), "percentile bootstrap (Z at this N)")
-    hl_rep = _hl_replicates(f, y, groups, block, n_blocks, w, eps)
-    ci["hosmer_lemeshow"] = (*percentile_bounds(hl_rep, level), "percentile bootstrap (groups fixed; H at this N)")
+    for key in ("spiegelhalter_z", "hosmer_lemeshow"):  # test statistics: no N-free value, so no interval
+        ci[key] = (float("nan"), float("nan"), "no interval: a test statistic (grows with N when miscalibrated)")
     ref["calibration_in_the_large"] = (0.0, -z * fit1.intercept_se, z * fit1.intercept_se)
     ref["calibration_slope"] = (1.0, 1.0 - z * fit2.slope_se, 1.0 + z * fit2.slope_se)
     ref["spiegelhalter_z"] = (0.0, -z, z)
@@ -351,20 +451,6 @@ def _fit_replicates(x, y, block, n_blocks, w, fit1, fit2) -> dict[str, np.ndarra
     out["cox_intercept"] = fit2.intercept + da
     out["slope"] = fit2.slope + db
     return out
-
-
-def _hl_replicates(f, y, groups, block, n_blocks, w, eps) -> np.ndarray:
-    """H of every bootstrap replicate, the groups held fixed (per-block, per-group sums)."""
-    q = np.clip(f, eps, 1.0 - eps)
-    m = HL_GROUPS
-    cell = block * m + groups
-    sums = [w @ np.bincount(cell, weights=a, minlength=n_blocks * m).reshape(n_blocks, m)
-            for a in (np.ones_like(q), y, q)]
-    n_g, o_g, e_g = sums
-    ok = n_g > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(ok, (o_g - e_g) ** 2 / (e_g * (1.0 - e_g / np.where(ok, n_g, 1.0))), 0.0)
-    return terms.sum(axis=1)
 
 
 class _Cells:

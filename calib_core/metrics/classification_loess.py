@@ -54,6 +54,10 @@ DEFAULT_SPAN = 0.75
 DEFAULT_DELTA_FRACTION = 0.01
 #: Cells of the (fit points × window) weight matrix computed at once.
 _CHUNK_CELLS = 2_000_000
+#: Cells of the kernel matrix of one chunk of points (8 MB), at least 8 points per chunk.
+_FAST_CELLS = 1 << 20
+#: Tricube > 1e-12 ⟺ u < (1 − 1e-4)^(1/3): rows strictly inside this share of the radius count as weighted.
+_INNER = (1.0 - 1e-4) ** (1.0 / 3.0)
 
 
 def loess_smooth(f, y, weights=None, *, span: float = DEFAULT_SPAN, degree: int = 1, delta: float | None = None,
@@ -218,7 +222,8 @@ class _Smoother:
         return np.maximum(best, 0.0)
 
     def fit(self, t: np.ndarray, robust: np.ndarray) -> np.ndarray:
-        """Local polynomial fits at the points t (chunks of points; a points × window matrix per chunk)."""
+        """Local polynomial fits at the points t: degrees 0 and 1 by kernel-matrix products over chunks of points
+        (:meth:`_fast_chunk`); degree 2 and degenerate neighbourhoods by the (points × window) gather."""
         t = np.asarray(t, dtype=float)
         h = self.radius(t)
         slack = 1e-12 * np.maximum(np.abs(t), 1.0)
@@ -226,12 +231,65 @@ class _Smoother:
         right = np.searchsorted(self.x, t + h + slack, side="right")
         widths = np.maximum(right - left, 1)
         out = np.empty(t.size)
-        width = int(widths.max()) if t.size else 1
-        step = max(1, _CHUNK_CELLS // width)
-        for start in range(0, t.size, step):  # chunks of fit points, so the weight matrix stays bounded
-            sl = slice(start, start + step)
-            out[sl] = self._fit_chunk(t[sl], h[sl], left[sl], right[sl], int(widths[sl].max()), robust)
+        todo = np.arange(t.size)
+        if self.degree < 2 and t.size:
+            order = np.argsort(t, kind="stable")  # consecutive points share most of their windows
+            ok = np.zeros(t.size, dtype=bool)
+            prior = self.w * robust
+            unit = bool(np.all(prior == 1.0))
+            width = int(widths.max())
+            step = max(8, _FAST_CELLS // max(width, 1))
+            for start in range(0, t.size, step):
+                sl = order[start:start + step]
+                out[sl], ok[sl] = self._fast_chunk(t[sl], h[sl], int(left[sl].min()), int(right[sl].max()), prior,
+                                                   unit)
+            todo = np.flatnonzero(~ok)
+        if todo.size:
+            width = int(widths[todo].max())
+            step = max(1, _CHUNK_CELLS // width)
+            for start in range(0, todo.size, step):  # chunks of fit points, so the weight matrix stays bounded
+                sl = todo[start:start + step]
+                out[sl] = self._fit_chunk(t[sl], h[sl], left[sl], right[sl], int(widths[sl].max()), robust)
         return out
+
+    def _fast_chunk(self, t, h, lo, hi, prior, unit: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Degree 0/1 fits at sorted points t from the kernel matrix over the union of their windows [lo, hi):
+        S = K · [v, v·x, v·x², v·y, v·x·y] (x centred at the points' mean), ŷ = T0/S0 + (t − x̄)(T1/S0 − x̄ T0/S0)/
+        max(S2/S0 − x̄², 1e-12) — the statsmodels form.  ``ok`` False where the neighbourhood is degenerate (h = 0 or
+        fewer than two rows of local weight > 1e-12): those points are refit by :meth:`_fit_chunk`."""
+        c = float(t.mean())
+        xc = self.x[lo:hi] - c
+        tc = t - c
+        pr = prior[lo:hi]
+        kern = np.subtract.outer(tc, xc)
+        np.abs(kern, out=kern)
+        with np.errstate(divide="ignore"):
+            inv_h = np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 0.0)
+        kern *= inv_h[:, None]
+        cube = kern * kern
+        cube *= kern
+        np.subtract(1.0, cube, out=cube)
+        np.maximum(cube, 0.0, out=cube)
+        np.multiply(cube, cube, out=kern)
+        kern *= cube  # (1 − u³)³ on u < 1, 0 beyond
+        if unit:  # v = K: more than 1e-12 exactly where u³ < 1 − 1e-4 (rows strictly inside that radius)
+            r = h * _INNER
+            count = (np.searchsorted(self.x, t + r, side="left") - np.searchsorted(self.x, t - r, side="right"))
+        else:
+            count = np.count_nonzero((kern * pr) > 1e-12, axis=1)
+        ok = (count >= 2) & (h > 0)
+        pv = pr * self.y[lo:hi]
+        cols = np.stack([pr, pr * xc, pr * xc * xc, pv, pv * xc], axis=1)
+        s0, s1, s2, t0, t1 = (kern @ cols).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_y = t0 / s0
+            if self.degree == 0:
+                fitted = mean_y
+            else:
+                xbar = s1 / s0
+                sxx = np.maximum(s2 / s0 - xbar * xbar, 1e-12)
+                fitted = mean_y + (tc - xbar) * (t1 / s0 - xbar * mean_y) / sxx
+        return fitted, ok & np.isfinite(fitted)
 
     def _fit_chunk(self, t, h, left, right, width, robust) -> np.ndarray:
         cols = np.arange(width)

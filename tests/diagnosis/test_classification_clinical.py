@@ -40,8 +40,11 @@ def test_binary_report_has_the_clinical_rows_with_intervals_and_tests():
     assert list(rows.index) == [k for k in rep.metrics.metric if k in KEYS] and set(rows.index) == set(KEYS)
     for key in ("calibration_in_the_large", "calibration_slope", "spiegelhalter_z", "hosmer_lemeshow", "ici"):
         assert rows.loc[key, "family"] == "secondary" and np.isfinite(rows.loc[key, "p_value"])
+    # Z and HL are test statistics with no N-free population value: a p-value and no interval (as TCE)
     for key in KEYS:
-        assert np.isfinite(rows.loc[key, "ci_low"]) and np.isfinite(rows.loc[key, "ci_high"]), key
+        has_interval = key not in ("spiegelhalter_z", "hosmer_lemeshow")
+        assert np.isfinite(rows.loc[key, "ci_low"]) == has_interval, key
+        assert np.isfinite(rows.loc[key, "ci_high"]) == has_interval, key
     assert rep.options["prevalence"] is None and rep.options["prevalence_adjustment"] == "none"
 
 
