@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ..base.clustering import Clustering, cluster_design
 from ..base.significance_intervals import block_design, nan_quantiles
@@ -110,31 +111,43 @@ def _bandwidths(f: np.ndarray, cw: np.ndarray, grid: np.ndarray, q: float) -> np
 
 
 def _kernel_sums(f, y, w, block, n_blocks, grid, h) -> tuple[np.ndarray, np.ndarray]:
-    """Per-block sums (G, 5, n_grid) of S₀, S₁, S₂, T₀, T₁ and the weight within the span of every grid point."""
-    n_grid = grid.size
-    left = np.searchsorted(f, grid - h, side="left")
-    right = np.searchsorted(f, grid + h, side="right")
-    sizes = right - left
+    """Per-block sums (G, 5, n_grid) of S₀, S₁, S₂, T₀, T₁ and the weight within the span of every grid point.
+
+    For a chunk of grid points, the tricube kernel K (rows × points, over the union of their spans) and K·d, K·d²
+    (d = f − x) are stacked and multiplied by the sparse (2G × rows) matrix holding w and w·y at each row's block:
+    one sparse-dense product gives every block's sums."""
+    n_grid, n = grid.size, f.size
+    cols = np.concatenate([np.arange(n), np.arange(n)])
+    blocks = sparse.csc_matrix((np.concatenate([w, w * y]), (np.concatenate([block, block + n_blocks]), cols)),
+                               shape=(2 * n_blocks, n))
     sums = np.zeros((n_blocks, 5, n_grid))
     inside = np.zeros(n_grid)
-    start = 0
-    while start < n_grid:  # chunks of grid points, at most _CHUNK kernel entries each
-        stop = start + 1 + int(np.searchsorted(np.cumsum(sizes[start:]), _CHUNK, side="right"))
-        stop = min(max(stop, start + 1), n_grid)
-        j = np.repeat(np.arange(start, stop), sizes[start:stop])
-        offsets = np.arange(j.size) - np.repeat(np.cumsum(sizes[start:stop]) - sizes[start:stop], sizes[start:stop])
-        i = left[j] + offsets
-        d = f[i] - grid[j]
-        hj = h[j]
+    left = np.searchsorted(f, grid - h, side="left")
+    right = np.searchsorted(f, grid + h, side="right")
+    order = np.argsort(grid, kind="stable")
+    width = max(int((right - left).max()), 1)
+    step = max(1, _CHUNK // width)
+    for start in range(0, n_grid, step):  # chunks of grid points, at most about _CHUNK kernel entries each
+        g = order[start:start + step]
+        lo, hi = int(left[g].min()), int(right[g].max())
+        if hi <= lo:
+            continue
+        d = f[lo:hi, None] - grid[None, g]
         with np.errstate(divide="ignore", invalid="ignore"):
-            u = np.where(hj > 0, np.abs(d) / np.where(hj > 0, hj, 1.0), 0.0)
-        k = np.where(u < 1.0, (1.0 - u**3) ** 3, 0.0) * w[i]
-        cell = block[i] * (stop - start) + (j - start)
-        size = n_blocks * (stop - start)
-        for m, values in enumerate((k, k * d, k * d * d, k * y[i], k * d * y[i])):
-            sums[:, m, start:stop] = np.bincount(cell, weights=values, minlength=size).reshape(n_blocks, -1)
-        inside[start:stop] = np.bincount(j - start, weights=w[i] * (u <= 1.0), minlength=stop - start)
-        start = stop
+            u = np.abs(d) / h[None, g]
+        rows = np.arange(lo, hi)[:, None]
+        u = np.where((rows >= left[g]) & (rows < right[g]), u, np.inf)  # the rows of each point's span only
+        u = np.where(np.isnan(u), 0.0, u)  # h = 0: the rows at the grid point itself
+        kern = np.maximum(1.0 - u * u * u, 0.0)
+        kern = kern * kern * kern
+        kd = kern * d
+        stacked = np.concatenate([kern, kd, kd * d], axis=1)
+        prod = np.asarray(blocks[:, lo:hi] @ stacked)
+        m = g.size
+        wr, yr = slice(None, n_blocks), slice(n_blocks, None)
+        for k, (part, c) in enumerate(((wr, 0), (wr, 1), (wr, 2), (yr, 0), (yr, 1))):
+            sums[:, k, g] = prod[part, c * m:(c + 1) * m]  # S₀, S₁, S₂ (w rows), T₀, T₁ (w·y rows)
+        inside[g] = w[lo:hi] @ (u <= 1.0)
     return sums, inside
 
 

@@ -61,6 +61,8 @@ def test_multiclass_report_has_means_and_a_per_class_table():
     slope = table[table.metric == "calibration_slope"]
     assert np.isclose(slope["value"].mean(), rows.loc["calibration_slope", "value"])
     assert "descriptive" in table.attrs["semantics"]
+    tests = table[table.metric.isin(["spiegelhalter_z", "hosmer_lemeshow"])]  # test statistics: p-values only
+    assert tests["ci_low"].isna().all() and tests["ci_high"].isna().all() and tests["p_value"].notna().all()
     probs[:5, 0] = 0.0
     probs[:5] /= probs[:5].sum(axis=1, keepdims=True)
     rep = cc.diagnose(PredictionSet("classification", labels=labels, probs=probs, classes=["a", "b", "c"]), **FAST)

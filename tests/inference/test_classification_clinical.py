@@ -134,3 +134,37 @@ def test_one_class_is_not_tested_with_a_reason():
     t = res.table
     assert np.isnan(t.loc["calibration_slope", "p_value"])
     assert any("one class only" in n for n in res.notes)
+
+
+def test_z_and_hosmer_lemeshow_have_a_p_value_and_no_interval():
+    """Test statistics with no N-free population value (they grow with N when miscalibrated): a bootstrap interval
+    would describe the statistic at this N, so there is none (as TCE); the p-value and the perfect value stay."""
+    p, y, rng = _draw(1500, 11, "slope")
+    out = _run(p, y, rng)
+    for key in ("spiegelhalter_z", "hosmer_lemeshow"):
+        low, high, how = out["ci"][key]
+        assert np.isnan(low) and np.isnan(high) and how.startswith("no interval"), key
+        assert np.isfinite(out["pvals"][key][0]) and np.isfinite(out["ref"][key][0]), key
+    for key in ("calibration_slope", "calibration_in_the_large", "ici"):
+        assert np.all(np.isfinite(out["ci"][key][:2])), key
+
+
+def test_the_table_and_its_inference_fit_each_subset_once(monkeypatch):
+    """cc.diagnose computes the clinical values for the metric table and again inside the inference: the second
+    call is served from the memo (the same rows fitted once)."""
+    import calib_core as cc
+    from calib_core.inference import classification_clinical as icl
+
+    calls = []
+    real = icl.recalibration_columns
+    monkeypatch.setattr(icl, "recalibration_columns", lambda *a, **k: calls.append(1) or real(*a, **k))
+    icl._MEMO.clear()
+    p, y, _ = _draw(600, 5)
+    pset = cc.PredictionSet(task="classification", labels=y.astype(int), probs=np.column_stack([1 - p, p]))
+    cc.diagnose(pset, n_resamples=50, n_simulations=200)
+    assert len(calls) == 1
+    values, notes = icl.clinical_values(p, y)
+    values["ici"] = -1.0  # callers get copies: the memo is not changed through them
+    notes.append("x")
+    again, notes2 = icl.clinical_values(p, y)
+    assert again["ici"] >= 0 and "x" not in notes2 and len(calls) == 1
