@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import calib_core as cc  # noqa: E402
-from calib_core.inference import classification_clinical as icl  # noqa: E402
 from calib_core.diagnosis.classification import classification_rows  # noqa: E402
 from calib_core.diagnosis.classification_clinical import clinical_table_values  # noqa: E402
 from calib_core.diagrams.classification_clinical import smoothed_calibration_of  # noqa: E402
+from calib_core.inference import classification_clinical as icl  # noqa: E402
 from calib_core.metrics.classification_loess import loess_smooth  # noqa: E402
 
 
