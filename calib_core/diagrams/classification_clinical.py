@@ -121,33 +121,49 @@ def _kernel_sums(f, y, w, block, n_blocks, grid, h) -> tuple[np.ndarray, np.ndar
     blocks = sparse.csc_matrix((np.concatenate([w, w * y]), (np.concatenate([block, block + n_blocks]), cols)),
                                shape=(2 * n_blocks, n))
     sums = np.zeros((n_blocks, 5, n_grid))
-    inside = np.zeros(n_grid)
     left = np.searchsorted(f, grid - h, side="left")
     right = np.searchsorted(f, grid + h, side="right")
     order = np.argsort(grid, kind="stable")
     width = max(int((right - left).max()), 1)
     step = max(1, _CHUNK // width)
+    with np.errstate(divide="ignore"):
+        inv_h = 1.0 / h  # h = 0: ∞, the rows at the grid point itself (0 · ∞ set to 0 below)
     for start in range(0, n_grid, step):  # chunks of grid points, at most about _CHUNK kernel entries each
         g = order[start:start + step]
         lo, hi = int(left[g].min()), int(right[g].max())
         if hi <= lo:
             continue
-        d = f[lo:hi, None] - grid[None, g]
+        d = np.subtract.outer(f[lo:hi], grid[g])
+        u = np.abs(d)
+        with np.errstate(invalid="ignore", over="ignore"):
+            u *= inv_h[g]
+            if not np.all(h[g] > 0):
+                np.nan_to_num(u, copy=False, nan=0.0, posinf=np.inf)
+            kern = u * u
+            kern *= u
+            np.subtract(1.0, kern, out=kern)
+        np.maximum(kern, 0.0, out=kern)
+        cube = kern * kern
+        cube *= kern  # (1 − u³)³ on u < 1, 0 beyond (rows outside a point's span have u ≥ 1 up to rounding)
+        kd = cube * d
+        part = blocks[:, lo:hi]
+        s_k, s_kd = np.asarray(part @ cube), np.asarray(part @ kd)
+        kd *= d
+        s_kd2 = np.asarray(part[:n_blocks] @ kd)
+        sums[:, 0, g], sums[:, 1, g], sums[:, 2, g] = s_k[:n_blocks], s_kd[:n_blocks], s_kd2
+        sums[:, 3, g], sums[:, 4, g] = s_k[n_blocks:], s_kd[n_blocks:]
+    # weight within the span (u ≤ 1): the rows of [left, right) less those whose |f − x|/h exceeds 1 by rounding —
+    # only the rows tied with the span's first or last row can
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    nonempty = right > left
+    first, last = f[np.minimum(left, n - 1)], f[np.maximum(right - 1, 0)]
+    inside = np.where(nonempty, cw[right] - cw[left], 0.0)
+    for v, again in ((first, np.zeros(n_grid, dtype=bool)), (last, first == last)):
         with np.errstate(divide="ignore", invalid="ignore"):
-            u = np.abs(d) / h[None, g]
-        rows = np.arange(lo, hi)[:, None]
-        u = np.where((rows >= left[g]) & (rows < right[g]), u, np.inf)  # the rows of each point's span only
-        u = np.where(np.isnan(u), 0.0, u)  # h = 0: the rows at the grid point itself
-        kern = np.maximum(1.0 - u * u * u, 0.0)
-        kern = kern * kern * kern
-        kd = kern * d
-        stacked = np.concatenate([kern, kd, kd * d], axis=1)
-        prod = np.asarray(blocks[:, lo:hi] @ stacked)
-        m = g.size
-        wr, yr = slice(None, n_blocks), slice(n_blocks, None)
-        for k, (part, c) in enumerate(((wr, 0), (wr, 1), (wr, 2), (yr, 0), (yr, 1))):
-            sums[:, k, g] = prod[part, c * m:(c + 1) * m]  # S₀, S₁, S₂ (w rows), T₀, T₁ (w·y rows)
-        inside[g] = w[lo:hi] @ (u <= 1.0)
+            u_end = np.abs(v - grid) / h
+        beyond = nonempty & ~again & (u_end > 1.0)  # (0/0 for h = 0 is NaN: not beyond)
+        tied = cw[np.searchsorted(f, v, side="right")] - cw[np.searchsorted(f, v, side="left")]
+        inside = inside - np.where(beyond, tied, 0.0)
     return sums, inside
 
 

@@ -178,3 +178,29 @@ def test_diagnosis_carries_the_table():
     multi = cc.diagnose(examples.digits_example(), n_resamples=0, n_simulations=0)
     t = multi.diagrams[(multi.models[0], cc.ALL)]["smoothed_calibration"]
     assert t.attrs["target"] == "top_label" and t["lower"].isna().all()
+
+
+def test_block_kernel_sums_equal_the_direct_sums_over_each_span():
+    """The sparse-product kernel sums equal the sums written out per grid point over the rows of its span (ties, a
+    zero radius where more than the span's weight sits on one value, weights 0 to 2, seven blocks)."""
+    from calib_core.diagrams.classification_clinical import _bandwidths, _kernel_sums
+
+    rng = np.random.default_rng(0)
+    for span in (0.05, 0.3, 0.75):
+        f = np.sort(np.round(rng.beta(0.4, 2.0, 3000), 2))
+        f[:1500] = 0.01
+        y = (rng.random(f.size) < f).astype(float)
+        w = rng.integers(0, 3, f.size).astype(float)
+        cw = np.concatenate([[0.0], np.cumsum(w)])
+        grid = np.linspace(f[0], f[-1], 41)
+        h = _bandwidths(f, cw, grid, int(span * cw[-1]) - 1e-9 * cw[-1])
+        block = rng.integers(0, 7, f.size)
+        sums, inside = _kernel_sums(f, y, w, block, 7, grid, h)
+        for j, (x, r) in enumerate(zip(grid, h)):
+            i = np.arange(np.searchsorted(f, x - r, side="left"), np.searchsorted(f, x + r, side="right"))
+            d = f[i] - x
+            u = np.abs(d) / r if r > 0 else np.zeros(i.size)
+            k = np.where(u < 1.0, (1.0 - u**3) ** 3, 0.0) * w[i]
+            assert inside[j] == pytest.approx(float(w[i] @ (u <= 1.0)), abs=1e-9)
+            for m, v in enumerate((k, k * d, k * d * d, k * y[i], k * d * y[i])):
+                np.testing.assert_allclose(sums[:, m, j], np.bincount(block[i], weights=v, minlength=7), atol=1e-9)
