@@ -3,9 +3,12 @@ multi-class files, and the prevalence option.
 
 * Binary files (K = 2): the set of the positive class, P(y = 1) against 1[y = 1], in the metric table; its tests
   and intervals come from :mod:`calib_core.inference.classification_clinical` (tests in the secondary family).
-* K > 2 classes: each class one-vs-rest in the diagram table ``"clinical_per_class"`` (columns ``class, metric,
+* K > 2 classes (the logistic fits of all classes batched in one Newton iteration,
+  :func:`~calib_core.metrics.classification_clinical_batch.recalibration_columns`; one loess per class): each class
+  one-vs-rest in the diagram table ``"clinical_per_class"`` (columns ``class, metric,
   value, ci_low, ci_high, p_value``: Wald intervals of the fits, none for Z and HL (test statistics with no
-  N-free population value: their p-values only), unadjusted p-values that are
+  N-free population value: their p-values only), ICI / E50 / E90 values only (a bootstrap of K loess curves would
+  cost K times the binary one), unadjusted p-values that are
   **descriptive** — they are not in the verdict's families), and in the metric table the mean over the classes
   of each statistic, descriptive (no test, no interval: a mean of per-class slopes is a summary, not an estimand
   of one fit).

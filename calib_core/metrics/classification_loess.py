@@ -26,8 +26,12 @@ binary outcomes the default 0 is the right choice (Austin & Steyerberg 2019 use 
 Computation (vectorised; no loop over rows)
 -------------------------------------------
 * The radius of every fit point by a vectorised binary search over the left end of the contiguous window of
-  weight k (the k nearest rows are contiguous in the sorted f); then, per chunk of fit points, one (points ×
-  window) matrix of tricube weights and the weighted sums — O(fit points · k) work.
+  weight k (the k nearest rows are contiguous in the sorted f).  Degrees 0 and 1: per chunk of sorted fit points,
+  the (points × rows) tricube matrix over the union of their windows, computed in place, times the five columns
+  v·(1, x, x², y, x·y) (x centred at the chunk's mean) in one matrix product — the local sums S0, S1, S2, T0, T1,
+  and ŷ = T0/S0 + (t − x̄)(T1/S0 − x̄ T0/S0)/max(S2/S0 − x̄², 1e-12), the statsmodels form; O(fit points · k) work
+  (at N = 1e5 with the default delta: 0.08 s CPU, statsmodels 0.11 s).  Degree 2 and the degenerate
+  neighbourhoods: per chunk of points, a (points × window) gather of the rows and the weighted sums.
 * ``delta`` (statsmodels' meaning, default 0.01·(max f − min f), R's ``lowess`` default): the local fit is run only
   at a subset of the sorted rows — the first row, then repeatedly the last row within ``delta`` of the previous fit
   point (at least one row further on; rows tied with a fit point share its value) — and linearly interpolated in
