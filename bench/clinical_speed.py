@@ -5,7 +5,8 @@ Jobs:
 
 * ``per-class K=20 N=20000``: ``clinical_table_values`` of a 20-class file (one-vs-rest set of every class, the
   per-class table);
-* ``per-class K=100 N=2000``: the same for 100 classes (the size of ``tests/views/test_nothing_hidden.py``);
+* ``per-class K=100 N=20000``: the same for 100 classes and 20,000 rows (the data of
+  ``tests/views/test_nothing_hidden.py``);
 * ``diagnose binary N=1e5``: ``cc.diagnose`` with its defaults on a binary file of 100,000 rows;
 * ``loess N=1e5``: ``loess_smooth`` (span 0.75, default delta) of 100,000 rows, and statsmodels' ``lowess`` with the
   same settings (``ratio to statsmodels``);
@@ -51,6 +52,19 @@ def multiclass(n: int, k: int, seed: int = 0) -> cc.PredictionSet:
     return cc.PredictionSet(task="classification", labels=y, logits=1.5 * z)
 
 
+def nothing_hidden() -> cc.PredictionSet:
+    """The 100-class data of ``tests/views/test_nothing_hidden.py`` (classes 60–99 over-confident)."""
+    rng = np.random.default_rng(7)
+    n, k = 20_000, 100
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(size=(n, k))
+    logits[np.arange(n), labels] += 2.0
+    logits[:, 60:] += 1.5
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return cc.PredictionSet(task="classification", labels=labels, probs=p)
+
+
 def binary(n: int, seed: int = 0) -> tuple[cc.PredictionSet, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     p = 1.0 / (1.0 + np.exp(-rng.normal(-1.0, 1.5, n)))
@@ -75,11 +89,11 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="job names to run (default: all)")
     args = ap.parse_args()
     rows20 = classification_rows(multiclass(20_000, 20))
-    rows100 = classification_rows(multiclass(2_000, 100, seed=1))
+    rows100 = classification_rows(nothing_hidden())
     pset, p, y = binary(100_000)
     jobs = {
         "per-class K=20 N=20000": lambda: clinical_table_values(rows20),
-        "per-class K=100 N=2000": lambda: clinical_table_values(rows100),
+        "per-class K=100 N=20000": lambda: clinical_table_values(rows100),
         "diagnose binary N=1e5": lambda: cc.diagnose(pset),
         "loess N=1e5": lambda: loess_smooth(p, y),
         "smoothed curve N=1e5": lambda: smoothed_calibration_of(p, y),
