@@ -91,6 +91,7 @@ from .data.loading_options import (
     hub_request,
     load_lines,
 )
+from .data.prevalence_option import add_prevalence_argument, prevalence_request
 from .data.writing import check_outputs, check_summary_output, is_summary_file, write_outputs
 from .diagnosis.regression_hub import hub_score_tables
 from .evaluation.tables import comparison_table
@@ -201,6 +202,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
     add_loading_arguments(rep)
     add_hub_arguments(rep)
     add_cluster_arguments(rep)
+    add_prevalence_argument(rep)
     rep.add_argument("--metrics-csv", default=None, help="also write the metric table as CSV")
     rep.add_argument("--max-size-mb", type=int, default=DEFAULT_MAX_BYTES >> 20, metavar="MB",
                      help="largest file, decompressed file or decoded Parquet accepted, in MB (default "
@@ -430,6 +432,7 @@ def _report(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "by_group": not args.no_groups,
         **cluster_request(pset, args.cluster, args.block_length),
+        **prevalence_request(pset, args.prevalence),
     }
     if pset.task == "regression":
         options.update(binning=args.binning, pit_bins=args.pit_bins)

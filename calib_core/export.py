@@ -50,6 +50,7 @@ from .data.writing import (
     to_parquet_bytes,
 )
 from .plots.classification import confidence_histogram_figure, reliability_figure
+from .plots.clinical import smoothed_calibration_figure
 
 __all__ = [
     "EXPORT_LEVELS",
@@ -139,8 +140,8 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
 
     Regression: Kuleshov quantile-calibration curve, Levi RMSE-vs-RMV, PIT histogram, z histogram, Q-Q plot and
     central intervals (``calib_core.plots`` builders).  Classification: the reliability diagram and confidence
-    histogram (Guo et al. 2017 Fig. 1) and, for binary sets, the positive-class reliability diagram.  Built from
-    the diagram tables only (O(bins)).
+    histogram (Guo et al. 2017 Fig. 1), for binary sets the positive-class reliability diagram, and the smoothed
+    (loess) calibration curve with its bootstrap band.  Built from the diagram tables only (O(bins)).
 
     Parameters
     ----------
@@ -180,6 +181,10 @@ def default_figures(report: Report, group: str = ALL) -> dict[str, go.Figure]:
             out["Positive-class reliability"] = reliability_figure(
                 positive, colors=colors, target="positive", title="Positive-class reliability (P(y = 1))"
             )
+        smoothed = _tables_of(report, "smoothed_calibration_positive", group) or _tables_of(
+            report, "smoothed_calibration", group)
+        if smoothed:  # the loess curve with its bootstrap band (Austin & Steyerberg 2019)
+            out["Smoothed calibration curve"] = smoothed_calibration_figure(smoothed, colors=colors)
     return out
 
 

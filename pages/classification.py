@@ -18,6 +18,7 @@ from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
 from calib_core.plots import ordinal as ordinal_plots
+from dashboard import clinical as clin
 from dashboard import clustering as clu
 from dashboard import summary as summ
 from dashboard import summary_pages
@@ -63,9 +64,12 @@ use_tce = c4.checkbox("TCE", key="cls_tce",
                       "bin rejects (Matsubara et al. 2023), with its value under perfect calibration.")
 options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_resamples), "n_simulations": int(n_sims),
            "seed": 0, "tce": bool(use_tce), **clu.resample_control(pset, "cls")}  # rows resampled together
+options.update(clin.prevalence_control(pset, "cls"))  # binary files: {"prevalence": P} when switched on
 time_range = ui.over_time(pset, token, rows, models, group, "cls", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
+sub, base_key = clin.as_diagnosed(sub, base_key, options)  # the probabilities the diagnosis read (prevalence)
 faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
+clin.show_prevalence_statement(options, sub)
 if report.metrics.empty:
     for note in report.options.get("notes", []):  # why (e.g. a group of one row)
         st.caption(ui.md_escape(note))
@@ -222,6 +226,9 @@ if smooth_tables:
             "choose: the binned diagram above can look better or worse with other bins, this one cannot."
         )
 
+# ------------------------------------------------------------------------------------- smoothed calibration (loess)
+smoothed_fig = clin.smoothed_calibration_chart(report, shown, colors, target, behind, "cls_smoothed_chart")
+
 # ------------------------------------------------------------------------------------- metrics
 st.subheader("Metrics")
 ui.show_verdicts(report)
@@ -337,6 +344,8 @@ if corps:
     export_figures.update({"CORP reliability diagram": corp_fig, "Murphy diagram": murphy_fig})
 if smooth_fig is not None:
     export_figures["Smooth reliability diagram"] = smooth_fig
+if smoothed_fig is not None:
+    export_figures["Smoothed calibration curve"] = smoothed_fig
 if per_class_fig is not None:
     export_figures["Per-class reliability"] = per_class_fig
 if threshold_fig is not None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 import dashboard  # noqa: F401  (every page imports it first: its address opened first shows app.py's navigation)
 from calib_core.calibrators.registry import calibrator_help_table, decomposition_help_table, metric_help_table
+from views.clinical import CLINICAL_HELP
 
 DIAGRAMS: list[tuple[str, str, str]] = [
     (
@@ -447,6 +448,7 @@ with tab_c:
     st.caption("Notation: p_i the predicted probability vector, ŷ_i = argmax_k p_ik, confidence = max_k p_ik.")
     st.table(metric_help_table("classification"), hide_index=True, border="horizontal")
     st.markdown(SMOOTH_ECE)
+    st.markdown(CLINICAL_HELP)  # the clinical set, Hosmer–Lemeshow's groups, the loess curve, prevalence
 with tab_cal:
     st.caption(
         "Every calibrator is fitted on calibration rows only and judged on held-out test rows (Recalibrate page). "

@@ -136,8 +136,9 @@ def test_classification_report_has_reliability_figures(classification_set):
     html = export.report_html(report, title="cls", prediction_set=classification_set)
     assert html.count(PLOTLYJS) == 1
     figs = export.default_figures(report)
-    assert list(figs) == ["Reliability diagram", "Confidence histogram"]
-    assert html.count("Plotly.newPlot(") == 2
+    # the smoothed (loess) calibration curve with its band joins the reliability diagrams
+    assert list(figs) == ["Reliability diagram", "Confidence histogram", "Smoothed calibration curve"]
+    assert html.count("Plotly.newPlot(") == 3
     assert "<th>classes</th>" not in html  # no class names in this in-memory set
     assert "ECE" in html and "Brier" in html
 

@@ -26,6 +26,7 @@ from ..metrics import regression_stated as rs
 from ..metrics.classification_ordinal import rps_of_labels
 from ..metrics.regression_ensemble_ranks import range_coverage, rank_chi2
 from ..metrics.regression_location import below_median
+from .registry_clinical import CLINICAL_ENTRIES
 from .registry_wis import WIS_ENTRIES
 
 __all__ = [
@@ -605,6 +606,7 @@ METRICS: tuple[Metric, ...] = (
     + tuple(fam.at(c) for fam in FAMILIES for c in rm.DEFAULT_COVERAGES)
     + tuple(make_metric(key, _R, *rest, **fixed) for key, *rest, fixed in WIS_ENTRIES)  # the WIS (registry_wis)
     + _CLASSIFICATION
+    + tuple(make_metric(key, _C, *rest, **fixed) for key, *rest, fixed in CLINICAL_ENTRIES)  # registry_clinical
 )
 
 

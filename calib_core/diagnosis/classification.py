@@ -13,6 +13,12 @@ model and group):
   (one-vs-rest, averaged over classes) — full probability vectors only;
 * binary files (K = 2) also get ``ece_positive`` / ``mce_positive``: the same bins on P(y = 1) against the frequency
   of y = 1 (netcal's / scikit-learn's binary convention).
+* the clinical set of binary risk models (:mod:`calib_core.diagnosis.classification_clinical`):
+  ``calibration_in_the_large``, ``calibration_slope``, ``cox_intercept``, ``spiegelhalter_z``, ``hosmer_lemeshow``,
+  ``ici``, ``e50``, ``e90`` of the positive class, tested in the secondary family
+  (:mod:`calib_core.inference.classification_clinical`); K > 2: their means over the one-vs-rest classes
+  (descriptive) and the per-class table ``"clinical_per_class"``; ``prevalence=P`` re-expresses every probability
+  by Bayes' rule on the odds first;
 * ``rps`` — ordinal sets (``pset.ordinal``, ordered categories such as a forecast hub's pmf forecasts): the ranked
   probability score (Epstein 1969), with its bootstrap interval and its expectation under perfect calibration
   (:mod:`calib_core.inference.classification_ordinal`).
@@ -58,11 +64,13 @@ from ..base.report import (
     verdict_row,
 )
 from ..diagrams.classification import classification_diagrams
+from ..diagrams.classification_clinical import smoothed_calibration_diagrams
 from ..inference.classification import PRIMARY_FAMILY, infer_classification
 from ..inference.classification_ordinal import ordinal_metric_rows
 from ..metrics.classification import ClassificationRows, Strategy
 from ..metrics.classification_ratio import ratio_values
 from ..metrics.classification_smooth import smooth_summaries
+from .classification_clinical import PER_CLASS_TABLE, apply_prevalence, clinical_table_values
 
 __all__ = ["diagnose_classification", "classification_rows", "classification_inference"]
 
@@ -187,6 +195,7 @@ def diagnose_classification(
     tce: bool = True,
     cluster: str | None = "auto",
     block_length: int | str | None = None,
+    prevalence: float | None = None,
     **ignored: Any,
 ) -> Report:
     """Classification diagnostics of every (model, group): metric table with intervals, perfect-calibration values
@@ -235,6 +244,13 @@ def diagnose_classification(
         "…; whole reference_date clusters resampled (40 clusters).".
     block_length : int, "auto" or None, default None
         Moving blocks of that many consecutive clusters instead of whole clusters (clusters dependent in time).
+    prevalence : float, optional
+        Binary files: the prevalence the probabilities are to be read at (where the model is used); every
+        probability is re-expressed at the file's prevalence by Bayes' rule on the odds before any metric, so the
+        metrics measure the calibration at that prevalence (:mod:`calib_core.diagnosis.classification_clinical`).
+        The clinical set (calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, Hosmer–Lemeshow,
+        ICI / E50 / E90) is always reported for full-probability files (binary: positive class; K > 2: per class
+        in ``"clinical_per_class"``, means in the table).
     **ignored
         Regression-only options passed through ``cc.diagnose`` (e.g. ``binning``, ``pit_bins``) are accepted and
         listed in ``Report.options["ignored_options"]``.
@@ -267,6 +283,9 @@ def diagnose_classification(
     verdicts: list[dict] = []
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
+    pset, prevalence_note = apply_prevalence(pset, prevalence)
+    if prevalence_note:
+        notes.append(prevalence_note)
     if pset.top_label_only:
         notes.append(
             "top-label-only file: accuracy, ECE, MCE and the top-label reliability diagram only (no NLL, Brier, "
@@ -302,11 +321,15 @@ def diagnose_classification(
         smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
         values.update({k: e.value for k, e in (smooth_est or {}).items()})
         values.update(ratio_values(rows, tce=tce, alpha=alpha))
+        clin, clin_notes, per_class, clin_kinds = clinical_table_values(rows, level=level)
+        values.update(clin)
+        notes.extend(f"{subset_name(model, group, pset, mask)}: {text}" for text in clin_notes)
         inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_res,
                                              n_simulations=n_sim, level=level, alpha=alpha,
                                              classwise=use_cw, seed=seed, smooth_estimates=smooth_est, tce=tce,
                                              clustering=sub)
-        tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",)))
+        tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",),
+                                            kinds=clin_kinds))
         if pset.ordinal and not rows.top_label_only:  # ordered categories: the ranked probability score
             tables.append(ordinal_metric_rows(rows.probs, rows.labels, model=model, group=group,
                                               n_resamples=n_res, level=level, seed=seed, clustering=sub))
@@ -316,6 +339,10 @@ def diagnose_classification(
         if diagrams:
             figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
             figs[(model, group)].update(smooth_curves)
+            if per_class is not None:
+                figs[(model, group)][PER_CLASS_TABLE] = per_class
+            figs[(model, group)].update(smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level,
+                                                                      seed=seed, clustering=sub))
     return diagnosis_report(
         "classification",
         pset,
@@ -339,6 +366,8 @@ def diagnose_classification(
             "ignored_options": sorted(ignored),
             "cluster": cluster,
             "block_length": block_length,
+            "prevalence": prevalence,
+            "prevalence_adjustment": prevalence_note or "none",
             "n_clusters": None if clustering is None else clustering.n_clusters,
             "clustering": "independent rows" if clustering is None else clustering.describe(),
         },

@@ -73,7 +73,8 @@ diagram, merged with the bins below it until it holds at least N/M rows (so it i
 Holm's procedure at family-wise ``alpha`` gives ONE headline verdict; its direction is the sign of
 accuracy − mean confidence (over-confident when accuracy is lower) when that overall gap is itself
 significant, else the sign of the rejecting top-bin gap, else "miscalibrated" without a direction.
-Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive) get Benjamini–Hochberg flags at
+Secondary statistics (MCE, the overall gap, class-wise ECE, ECE/MCE positive; for binary files also the clinical
+set's tests, :mod:`~calib_core.inference.classification_clinical`) get Benjamini–Hochberg flags at
 false-discovery rate ``alpha``; the table says how many flags one would expect by chance
 (``alpha`` × the number of secondary tests, if every one of them were calibrated and tested at ``alpha``).
 
@@ -112,6 +113,7 @@ from ..metrics.classification import ClassificationRows, Strategy, confidence_bi
 from ..metrics.classification_ratio import ratio_interval, tce_null
 from ..metrics.classification_smooth import SmoothECE, rows_target
 from .classification_cells import ece_cells, l1_band, mce_cells, mce_interval, percentile_bounds
+from .classification_clinical import CLINICAL_DESCRIPTIVE, clinical_inference
 from .classification_cluster import cluster_intervals, cluster_tests
 from .classification_nulls import (
     BinnedBernoulli,
@@ -280,6 +282,16 @@ def infer_classification(
         cluster_tests(rows, bins, boot, clustering, obs, pvals, cw)
         notes.append(_clustering_note(clustering))
 
+    clinical = None
+    if binary:  # the clinical set of the positive class (its own tests, intervals from the same bootstrap weights)
+        t7 = time.perf_counter()
+        clinical = clinical_inference(bins.pos.v, bins.pos.h, block=block, n_blocks=n_b, weights=w, level=level,
+                                      n_null=n_null, rng=rng, clustering=clustering)
+        for key in ("obs", "pvals", "null"):
+            {"obs": obs, "pvals": pvals, "null": null}[key].update(clinical[key])
+        notes.extend(clinical["notes"])
+        timings["clinical"] = time.perf_counter() - t7
+
     primary = [m for m in PRIMARY_FAMILY if m in pvals]
     secondary = [m for m in SECONDARY if m in pvals]
     adjusted = adjust_families({m: pvals[m][0] for m in primary}, {m: pvals[m][0] for m in secondary}, alpha)
@@ -288,7 +300,11 @@ def infer_classification(
         ci.update(cluster_intervals(bins, obs, boot, cw, level))
     z = float(special.ndtri(0.5 + level / 2.0))
     ref = score_references(rows, z) if full else {}
-    order = [*primary, *secondary, *(["nll", "brier"] if full else []), "accuracy", "mean_confidence"]
+    if clinical is not None:
+        ci.update(clinical["ci"])
+        ref.update(clinical["ref"])
+    order = [*primary, *secondary, *(CLINICAL_DESCRIPTIVE if binary else ()), *(["nll", "brier"] if full else []),
+             "accuracy", "mean_confidence"]
     records = result_records(order, primary=primary, secondary=secondary, obs=obs, deb=deb, null=null, ref=ref,
                              pvals=pvals, adjusted=adjusted, ci=ci, smoothed=smoothed, level=level, alpha=alpha)
     verdict, direction, sentence = headline(obs, pvals, primary, adjusted, alpha, bins.n_top, bins.top_confidence)

@@ -14,6 +14,7 @@ import numpy as np
 from ..base.report import CALIBRATED, CALIBRATION_STATISTIC, DESCRIPTIVE, MISCALIBRATED, PROPER_SCORE
 from ..base.significance import format_p
 from .classification_cells import percentile_bounds
+from .classification_clinical import CLINICAL_KINDS, CLINICAL_REFERENCE, CLINICAL_TESTED, clinical_note
 from .result import interval_test_note
 
 __all__ = ["PRIMARY_FAMILY", "SECONDARY", "metric_kind", "result_records", "headline"]
@@ -25,7 +26,8 @@ PRIMARY_FAMILY = ("ece", "top_bin_gap")
 
 #: The secondary statistics (Benjamini–Hochberg at false-discovery rate alpha), in table order.
 SECONDARY = ("mce", "confidence_gap", "classwise_ece", "ece_positive", "mce_positive", "smooth_ece",
-             "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive")
+             "smooth_ece_positive", "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive",
+             *CLINICAL_TESTED)
 
 
 _KIND = {
@@ -46,6 +48,7 @@ _KIND = {
     "brier": PROPER_SCORE,
     "accuracy": DESCRIPTIVE,
     "mean_confidence": DESCRIPTIVE,
+    **CLINICAL_KINDS,
 }
 
 
@@ -148,7 +151,8 @@ def result_records(order, *, primary, secondary, obs, deb, null, ref, pvals, adj
         if not np.isfinite(p) and pm.startswith("not tested"):  # no valid test here: say why, never a wrong p
             extra.append(pm)
         if kind == CALIBRATION_STATISTIC:  # interval and test of the same statistic agree, or say why not
-            extra.append(interval_test_note(rec, level, 1.0 if name.startswith("calibration_ratio") else 0.0))
+            reference = CLINICAL_REFERENCE.get(name, 1.0 if name.startswith("calibration_ratio") else 0.0)
+            extra.append(interval_test_note(rec, level, reference))
         rec["note"] = "; ".join(x for x in (rec["note"], *extra) if x)
         records.append(rec)
     return records
@@ -165,6 +169,8 @@ def _note(name: str, kind: str, value: float, ci_high: float, perfect: float, de
         )
     if name in smoothed:
         return smoothed[name]["note"]
+    if clinical_note(name):
+        return clinical_note(name)
     if name in ("tce", "tce_positive"):
         return (
             "percent of rows whose bin's exact binomial test rejects their prediction (10 equal-mass bins, "

@@ -50,6 +50,9 @@ class Lab:
        distributions empirically. arXiv:2005.12496.
     .. [7] Pernot, P. (2024). Negative impact of heavy-tailed uncertainty and error distributions on the
        reliability of calibration statistics for machine learning regression tasks. arXiv:2402.10043.
+    .. [8] Van Calster, B., Nieboer, D., Vergouwe, Y., De Cock, B., Pencina, M. J. & Steyerberg, E. W. (2016). A
+       calibration hierarchy for risk models was defined: from utopia to empirical data. Journal of Clinical
+       Epidemiology 74, 167–176.
     """
 
     key: str
@@ -146,6 +149,17 @@ LABS: tuple[Lab, ...] = (
         "log z² under Gaussian, Student-t and empirical-z errors, so a verdict against the wrong law calls a "
         "calibrated forecaster miscalibrated; ZMS keeps its reference 1 and only its band widens.",
         "Pernot 2024, arXiv 2403.00423, §3–4; arXiv 2402.10043",
+    ),
+    Lab(
+        "clinical",
+        "Clinical calibration: intercept, slope and groups",
+        "A model over-fitted on few patients is right on average but too extreme (slope < 1); the same model moved "
+        "to a hospital with another baseline risk keeps its slope but misses the average (calibration-in-the-large "
+        "off); Hosmer–Lemeshow's verdict moves with its number of groups; an intercept update fixes only the "
+        "average, logistic recalibration both, isotonic regression the curve at the price of steps.",
+        "Van Calster et al. 2016 (levels of calibration); Austin & Steyerberg 2019, §2 (ICI); Steyerberg 2019, "
+        "ch. 15, 20; Hosmer & Lemeshow 1980",
+        icon=":material/local_hospital:",
     ),
 )
 

@@ -39,7 +39,10 @@ def test_metric_table_values_cis_and_perfect_reference():
     # the point metrics, plus the inference layer's primary / direction statistics
     assert set(t.index) == {"ece", "mce", "accuracy", "mean_confidence", "nll", "brier", "classwise_ece",
                             "top_bin_gap", "confidence_gap",
-                            "smooth_ece", "calibration_ratio", "tce"}  # statistics
+                            "smooth_ece", "calibration_ratio", "tce",  # statistics
+                            # the clinical set (K > 2: means over the one-vs-rest classes, descriptive)
+                            "calibration_in_the_large", "calibration_slope", "cox_intercept", "spiegelhalter_z",
+                            "hosmer_lemeshow", "ici", "e50", "e90"}
     p, y = ps.probs, ps.labels
     assert t.loc["ece", "value"] == pytest.approx(cm.ece(y, p))
     assert t.loc["mce", "value"] == pytest.approx(cm.mce(y, p))
@@ -47,6 +50,10 @@ def test_metric_table_values_cis_and_perfect_reference():
     assert t.loc["brier", "value"] == pytest.approx(cm.brier(y, p))
     assert t.loc["classwise_ece", "value"] == pytest.approx(cm.classwise_ece(y, p))
     no_interval = ["tce"]  # TCE has no N-free population value: no interval by design
+    # K > 2: the clinical rows are means over the one-vs-rest classes, descriptive, with their intervals per class in
+    # the "clinical_per_class" table
+    no_interval += ["calibration_in_the_large", "calibration_slope", "cox_intercept", "spiegelhalter_z",
+                    "hosmer_lemeshow", "ici", "e50", "e90"]
     assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
     t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()
@@ -87,7 +94,9 @@ def test_by_model_and_group_with_diagram_tables():
     y, p = df.loc[sel, "label"].to_numpy(), df.loc[sel, [f"prob_{j}" for j in range(4)]].to_numpy()
     assert rep.value("ece", "net_b", "night") == pytest.approx(cm.ece(y, p))
     d = rep.diagrams[("net_b", "night")]
-    assert set(d) == {"reliability", "per_class", "smooth_reliability"}
+    # K > 2: the loess calibration curve with its band (top label) and the clinical set per class (one-vs-rest)
+    # join the diagram tables
+    assert set(d) == {"reliability", "per_class", "smooth_reliability", "smoothed_calibration", "clinical_per_class"}
     assert list(d["reliability"].columns) == cd.RELIABILITY_COLUMNS
     assert d["reliability"]["count"].sum() == sel.sum()
     assert list(d["per_class"].columns[:2]) == ["class", "class_name"] and len(d["per_class"]) == 4 * 15
@@ -126,7 +135,8 @@ def test_top_label_only_file():
         cm.ClassificationRows.from_top_label(conf, correct).statistics()["ece"]
     )
     assert t.loc["ece", "value"] > t.loc["ece", "perfect_high"]
-    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability", "smooth_reliability"}
+    # + the loess calibration curve of the confidences (a top-label file's one event)
+    assert set(rep.diagrams[("model", cc.ALL)]) == {"reliability", "smooth_reliability", "smoothed_calibration"}
     assert rep.options["top_label_only"] and any("top-label-only" in n for n in rep.options["notes"])
 
 

@@ -90,7 +90,9 @@ def test_secondary_flags_and_expected_chance_flags(calibrated_runs):
     t = r.table
     secondary = list(t.index[t["family"] == "secondary"])
     assert secondary == ["mce", "confidence_gap", "ece_positive", "mce_positive", "smooth_ece", "smooth_ece_positive",
-                         "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive"]
+                         "calibration_ratio", "calibration_ratio_positive", "tce", "tce_positive",
+                         # binary files: the clinical set's tests join the secondary family
+                         "calibration_in_the_large", "calibration_slope", "spiegelhalter_z", "hosmer_lemeshow", "ici"]
     assert r.expected_chance_flags == pytest.approx(0.05 * len(secondary))
     # BH flags on calibrated data: any flag in at most ~alpha of the sets (FDR = FWER under the global null)
     flagged = [bool(x.table.loc[x.table["family"] == "secondary", "flag"].any())
@@ -117,7 +119,9 @@ def test_table_shape_kinds_and_sentence():
     t = r.table
     assert list(t.index[t["family"] == "primary"]) == list(PRIMARY_FAMILY)
     assert set(t.loc[t["kind"] == "proper score"].index) == {"nll", "brier"}
-    assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence"}
+    # binary: the clinical set's descriptive rows (Cox intercept, E50, E90) join accuracy and mean confidence
+    assert set(t.loc[t["kind"] == "descriptive"].index) == {"accuracy", "mean_confidence", "cox_intercept", "e50",
+                                                            "e90"}
     # only calibration statistics carry p-values; proper scores and descriptive ones do not
     assert t.loc[t["kind"] == "calibration statistic", "p_value"].notna().all()
     assert t.loc[t["kind"] != "calibration statistic", "p_value"].isna().all()
