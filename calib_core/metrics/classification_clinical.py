@@ -22,7 +22,7 @@ Definitions
   E_g = Σ p̃ and n_g rows of group g.  It depends on g and on where the cut points fall (a few rows moved across a cut
   point change it; Bertolini et al. 2000): read it with the smooth measures.  Reference law (the test, in
   :mod:`calib_core.inference.classification_clinical`): χ² with g degrees of freedom for predictions fixed before
-  these data (validation), the textbook g − 2 for a model fitted on these rows (``df="development"``).
+  these data (validation), the textbook g − 2 belongs to a model fitted on these rows, which a validation is not.
 * **ici**, **e50**, **e90** (Austin & Steyerberg 2019): the smoothed calibration curve ĉ(p) = loess of y on p
   (:func:`~calib_core.metrics.classification_loess.loess_smooth`: local linear, span 0.75, ``delta`` 1 % of the
   range of p, no robustness iterations — the stated smoother; Austin & Steyerberg used R's ``loess`` (local
