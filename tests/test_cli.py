@@ -134,7 +134,8 @@ def test_classification_file(tmp_path):
     assert cli.main(["report", str(csv_path), "-o", str(out), "--strategy", "quantile", "-q", *FAST]) == 0
     html = out.read_text(encoding="utf-8")
     assert "<th>strategy</th><td>quantile</td>" in html and "<th>task</th><td>classification</td>" in html
-    assert html.count("Plotly.newPlot(") == 2  # reliability diagram + confidence histogram
+    # reliability diagram + confidence histogram + the loess calibration curve of the clinical set
+    assert html.count("Plotly.newPlot(") == 3
 
 
 def test_internal_error_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):

@@ -17,6 +17,8 @@ import pandas as pd
 
 from calib_core.base.predictions import PredictionSet
 
+from .pages import md_escape
+
 __all__ = ["SMOOTHED_TABLES", "smoothed_table_name", "smoothed_caption", "file_prevalence", "prevalence_options",
            "prevalence_statement", "PREVALENCE_HELP", "CLINICAL_HELP"]
 
@@ -69,7 +71,8 @@ def smoothed_caption(table: pd.DataFrame, target: str) -> str:
     event = {"positive": "the predicted probability of the positive class",
              "top_label": "the confidence (the top label's probability)"}.get(attrs.get("target"), "the prediction")
     band = attrs.get("band", "none")
-    band_text = "no band (resampling switched off)" if band == "none" else f"shaded: the {band}"
+    # the band's description names the Resample-by column, a name from the file: escaped
+    band_text = "no band (resampling switched off)" if band == "none" else f"shaded: the {md_escape(str(band))}"
     text = (f"Loess calibration curve (Cleveland 1979; local linear, span {float(attrs.get('span', 0.75)):g}): the "
             f"observed outcome smoothed against {event}, the curve behind ICI, E50 and E90 (Austin & Steyerberg "
             f"2019); {band_text}; bars: histogram of the predictions. Above the diagonal the model under-estimates "

@@ -60,6 +60,11 @@ STR_METHODS = {"title", "upper", "lower", "capitalize", "strip", "replace"}
 
 #: Expressions that cannot hold text from a file (``expression`` anywhere, or ``path:expression``) → why.
 OWN_TEXT: dict[str, str] = {
+    "vc.PREVALENCE_HELP": "views.clinical.PREVALENCE_HELP: a fixed help text",
+    "dashboard/clinical.py:vc.smoothed_caption(next(iter(shown.values())), target)": "views.clinical.smoothed_caption: "
+        "the page's own sentence and numbers; its one part from a file (the Resample-by column in the band's "
+        "description) is escaped there",
+    "dashboard/clinical.py:text": "views.clinical.prevalence_statement: the page's own sentence with numbers only",
     "dashboard/display.py:labels": "dashboard.lazy_tabs' tab labels: the pages' own literal tab names",
     "summary.spec.task": "a loaded summary's task: 'regression' or 'classification' (summary_views.read_summary "
                          "refuses any other)",

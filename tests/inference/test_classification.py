@@ -126,7 +126,9 @@ def test_table_shape_kinds_and_sentence():
     assert t.loc[t["kind"] == "calibration statistic", "p_value"].notna().all()
     assert t.loc[t["kind"] != "calibration statistic", "p_value"].isna().all()
     assert (t.loc[t["kind"] == "calibration statistic", "p_mc_se"] >= 0).all()
-    no_interval = [m for m in ("tce", "tce_positive") if m in t.index]  # by design: no population value
+    # by design no interval: TCE and the clinical test statistics (Spiegelhalter's Z, Hosmer–Lemeshow) have no
+    # population value free of N
+    no_interval = [m for m in ("tce", "tce_positive", "spiegelhalter_z", "hosmer_lemeshow") if m in t.index]
     assert t.loc[no_interval, ["ci_low", "ci_high"]].isna().all().all()
     t = t.drop(index=no_interval)
     assert (t["ci_low"] <= t["ci_high"]).all()
