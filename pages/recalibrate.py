@@ -311,6 +311,10 @@ st.caption(
     "Every row has its own scale."
 )
 table, best = comparison_columns(summary, picked)
+# why a mean is inf or NaN (the rows behind it) goes under the table: a column of sentences would make the table
+# scroll sideways; the CSV download keeps the note column
+notes = table.pop("note") if "note" in table.columns else None
+best = best.drop(columns=["note"], errors="ignore")
 table = ui.csv_safe(table)  # model and calibrator names become cells of the toolbar's CSV download
 best = best.set_axis(table.columns, axis=1).set_axis(table.index, axis=0)
 styled = table.style.apply(
@@ -320,6 +324,11 @@ ui.dataframe(styled, hide_index=True, width="stretch", height=38 + 35 * len(tabl
              column_config={"model": st.column_config.TextColumn(pinned=True),
                             "calibrator": st.column_config.TextColumn(pinned=True)})
 st.caption("mean ± std over trials on the test rows; the best value of each metric is highlighted.")
+if notes is not None:
+    for row, note in notes.items():
+        if isinstance(note, str) and note:
+            who = " · ".join(str(table.loc[row, c]) for c in ("model", "calibrator") if c in table.columns)
+            st.caption(ui.md_escape(f"{who}: {note}"))
 
 slice_cols = slice_columns(pset)
 if slice_cols and result.calibrated:

@@ -33,7 +33,8 @@ re-weighting of random row blocks, or of whole clusters under a clustering — s
   with its p-value and its perfect-calibration value (0 with ±z for Z; g with the χ²_g quantiles for H);
 * ICI, E50, E90: basic bootstrap interval [θ̂ − (q_hi − θ̂_c), θ̂ − (q_lo − θ̂_c)] (θ̂_c the cells' value, q the
   replicates' quantiles; a distance's plug-in is biased upward and the basic interval subtracts that), clipped at
-  0; ICI's is extended to 0 when its test does not reject at 1 − ``level`` (as the ECE's).
+  0 and extended up to the plug-in value when the bias correction moved it wholly below; ICI's is extended to 0
+  when its test does not reject at 1 − ``level`` (as the ECE's).
 
 Clustered rows: CITL, slope and Z are tested by the centred cluster (or moving-block) bootstrap of their replicates
 (Hall & Wilson 1991); HL and ICI are not tested (p NaN, the reason in the table) — their null draws assume
@@ -410,6 +411,8 @@ def clinical_inference(f: np.ndarray, y: np.ndarray, *, block: np.ndarray, n_blo
         lo = max(0.0, obs[key] - (hi_q - observed_cells[key]))
         hi = max(0.0, obs[key] - (lo_q - observed_cells[key]))
         how = f"basic bootstrap ({boot[key].size} re-smoothed replicates), clipped at 0"
+        if hi < obs[key]:  # the bias correction moved the whole interval below the plug-in value: hold it
+            hi, how = obs[key], how + ", extended up to the value"
         if key == "ici" and pv["ici"][0] > 1.0 - level:
             lo, how = 0.0, how + ", extended to 0 (test not significant)"
         ci[key] = (lo, hi, how)
