@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import calib_core as cc
@@ -137,13 +137,16 @@ probs_st = st.lists(st.floats(0.0, 1.0), min_size=2, max_size=60)
 
 @settings(max_examples=40, deadline=None)
 @given(probs_st, st.integers(0, 2**32 - 1))
+@example(fs=[0.0, 2.545e-7], seed=1)
 def test_bounds_symmetry_and_permutation(fs, seed):
     f = np.array(fs)
     rng = np.random.default_rng(seed)
     y = (rng.random(f.size) < 0.5).astype(float)
     res = sm.smooth_ece_of(f, y)
     mean_abs = float(np.abs(y - f).mean())
-    assert -1e-12 <= res.value <= mean_abs + 1e-9  # ∫|h| ≤ mean|r| ∫K = mean|r|
+    # ∫|h| ≤ mean|r| ∫K = mean|r| for the exact smECE; the computed value carries the grid error it reports
+    # (``bound``): hypothesis found f = [0, 2.5e-7], y = [0, 0], value 1.77e-7 > mean|r| = 1.27e-7, bound 4.9e-7
+    assert -1e-12 <= res.value <= mean_abs + res.bound + 1e-9
     flipped = sm.smooth_ece_of(1.0 - f, 1.0 - y)  # the reflected kernel is symmetric about 1/2
     # each value is within the documented grid tolerance (tol = 1e-6) of its exact smECE; a hypothesis example
     # (CI, 2026-11-24) differed by 6.7e-7, more than 4x the reported per-evaluation ``bound``: see the README note
