@@ -345,6 +345,10 @@ def power_of_two(x: np.ndarray) -> np.ndarray:
 
 
 def needs_rescaling(sigma: np.ndarray) -> bool:
+    if sigma.size:  # two reductions decide it when every σ is finite and positive (the usual case)
+        lo, hi = float(sigma.min()), float(sigma.max())
+        if 0.0 < lo and hi < np.inf:
+            return hi > _SQUARE_SAFE[1] or lo < _SQUARE_SAFE[0]
     positive = sigma[np.isfinite(sigma) & (sigma > 0)]
     return bool(positive.size) and bool(positive.max() > _SQUARE_SAFE[1] or positive.min() < _SQUARE_SAFE[0])
 
