@@ -225,7 +225,8 @@ def _positions(cut: np.ndarray, z: np.ndarray) -> np.ndarray:
     rounded into the neighbouring bucket then still counts right); where that fails, or for NaN (counted as
     ``searchsorted`` does: above every cut), ``np.searchsorted`` itself."""
     gaps = np.diff(cut)
-    if cut.size < 2 or not np.isfinite(cut).all() or not (gaps > 0).all():
+    if (cut.size < 2 or not np.isfinite(cut).all() or not gaps.min() > 1e-100 * max(1.0, np.abs(cut).max())
+            or (cut[-1] - cut[0]) > 1024 * gaps.min()):  # a table of at most ~2,000 buckets
         return np.searchsorted(cut, z, side="right")
     w = 2.0 ** np.floor(np.log2(gaps.min() / 2.0))  # a power of two: exact bucket arithmetic on the cuts
     lo = np.floor(cut[0] / w) * w - 1.5 * w
@@ -243,8 +244,8 @@ def _positions(cut: np.ndarray, z: np.ndarray) -> np.ndarray:
     b -= lo
     b *= 1.0 / w
     idx = b.astype(np.intp)
-    pos = below[idx]
-    pos += z >= inside[idx]
+    pos = np.take(below, idx, mode="clip")  # idx is in range: "clip" skips the bounds checks (3× faster)
+    pos += z >= np.take(inside, idx, mode="clip")
     nan = np.isnan(z)
     if nan.any():
         pos[nan] = cut.size
@@ -253,7 +254,8 @@ def _positions(cut: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.ndarray, hi_i: np.ndarray,
                   med_i: int | None, alphas: np.ndarray) -> np.ndarray:
-    """The parts of a Gaussian N(μ, σ²) in a handful of passes instead of one per quantile.
+    """The parts of a Gaussian N(μ, σ²) and their sum, shape (4, N), in a handful of passes instead of one per
+    quantile.
 
     With q_τ = μ + σ z_τ (z_τ = Φ⁻¹(τ)), ε = y − μ and z = ε/σ, the sums over the K intervals are piecewise linear in
     z: (l_k − y)₊ > 0 exactly for the lower ends z_lo,k above z, (y − u_k)₊ > 0 for the upper ends below it, so
@@ -263,7 +265,7 @@ def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.nd
 
     with C, S the count and the sum of those ends, looked up by one ``searchsorted`` of z among the 2K + 1 levels.
     The same numbers as :func:`_quantile_wis` up to rounding (the old sums lose ~|μ|·2⁻⁵² per quantile to
-    μ + σ z_τ; these do not).  Rows whose z or parts are not finite (σ = 0, infinite y) are taken from
+    μ + σ z_τ; these do not).  Rows whose parts are not finite (infinite y, μ or σ, overflow) are taken from
     :func:`_quantile_wis`, term by term as before."""
     zq = norm_ppf(levels)
     if med_i is not None and zq[med_i] != 0.0:  # not the hub levels' median: the quantiles themselves
@@ -282,28 +284,40 @@ def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.nd
     c_lo, s_lo = above.sum(axis=1).astype(float), np.where(above, z_lo[None, :], 0.0).sum(axis=1)
     c_hi, s_hi = below.sum(axis=1).astype(float), np.where(below, z_hi[None, :], 0.0).sum(axis=1)
     disp_factor = float(np.sum(alphas / 2.0 * (z_hi - z_lo)))
+    n = y.shape[0]
+    out = np.empty((4, n))  # dispersion, overprediction, underprediction, WIS
+    disp, over, under, total = out
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         eps = y - mu
-        z = eps / sd
-        p = _positions(cut, z)
-        parts = np.empty((3, y.shape[0]))
-        np.multiply(sd, disp_factor / denom, out=parts[0])
-        over, under = parts[1], parts[2]
-        np.multiply(sd, s_lo[p], out=over)
-        over -= eps * c_lo[p]
-        np.multiply(eps, c_hi[p], out=under)
-        under -= sd * s_hi[p]
+        tmp = np.divide(eps, sd)  # z, then a scratch row
+        p = _positions(cut, tmp)  # σ = 0: z = ±∞ (or NaN for ε = 0, where every term is 0 anyway)
+        np.multiply(sd, disp_factor / denom, out=disp)
+        np.take(s_lo, p, mode="clip", out=over)
+        over *= sd
+        np.take(c_lo, p, mode="clip", out=tmp)
+        tmp *= eps
+        over -= tmp
+        np.take(c_hi, p, mode="clip", out=under)
+        under *= eps
+        np.take(s_hi, p, mode="clip", out=tmp)
+        tmp *= sd
+        under -= tmp
         if med_i is not None:  # ½ (m − y)₊ and ½ (y − m)₊ with m = μ + σ·Φ⁻¹(½) = μ
-            half = 0.5 * eps
-            over -= np.minimum(half, 0.0)
-            under += np.maximum(half, 0.0)
+            np.multiply(eps, 0.5, out=tmp)
+            np.minimum(tmp, 0.0, out=total)
+            over -= total
+            np.maximum(tmp, 0.0, out=tmp)
+            under += tmp
         over /= denom
         under /= denom
-        bad = ~(np.isfinite(z) & np.isfinite(parts).all(axis=0))
-    if bad.any():  # σ = 0, infinite targets or overflowing quantiles: the quantiles themselves, as before
+        np.add(disp, over, out=total)
+        total += under
+        bad = ~np.isfinite(total)  # the parts are ≥ 0: a non-finite part makes the total non-finite
+    if bad.any():  # infinite targets or σ, overflowing quantiles: the quantiles themselves, as before
         rows = np.flatnonzero(bad)
-        parts[:, rows] = _quantile_wis(y[rows], dist.take(rows), levels, lo_i, hi_i, med_i, alphas)
-    return parts
+        out[:3, rows] = _quantile_wis(y[rows], dist.take(rows), levels, lo_i, hi_i, med_i, alphas)
+        out[3, rows] = out[0, rows] + out[1, rows] + out[2, rows]
+    return out
 
 
 def wis_parts(y: Any, dist: PredictiveDistribution) -> WisParts:
@@ -362,9 +376,10 @@ def wis_parts(y: Any, dist: PredictiveDistribution) -> WisParts:
         parts = _gaussian_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
     else:
         parts = _quantile_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
-    disp, over, under = parts
+    disp, over, under = parts[:3]
+    total = parts[3] if parts.shape[0] == 4 else disp + over + under
     used = np.sort(np.concatenate([levels[lo_i], levels[hi_i], levels[[med_i]] if med_i is not None else []]))
-    return WisParts(wis=disp + over + under, dispersion=disp, overprediction=over, underprediction=under,
+    return WisParts(wis=total, dispersion=disp, overprediction=over, underprediction=under,
                     alphas=alphas, median=med_i is not None, levels=used, stated=stated,
                     unpaired=levels[alone], note=_note(stated, alphas.size, med_i is not None, levels[alone]))
 
