@@ -87,3 +87,26 @@ def _needs_rescaling_masked(sigma: np.ndarray) -> bool:
 ])
 def test_needs_rescaling_equals_the_masked_check(sigma):
     assert needs_rescaling(sigma) == _needs_rescaling_masked(sigma)
+
+
+def test_normal_functions_in_one_buffer_equal_their_formulas_bit_for_bit():
+    from scipy import special
+
+    from calib_core.base.regression_distribution import norm_cdf, norm_pdf
+
+    z = np.concatenate([np.random.default_rng(5).standard_normal(10_000) * 6, [0.0, -0.0, np.inf, -np.inf, 40.0]])
+    np.testing.assert_array_equal(norm_cdf(z), 0.5 * special.erfc(-z / np.sqrt(2.0)))
+    np.testing.assert_array_equal(norm_pdf(z), np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi))
+    assert norm_cdf(0.3) == 0.5 * special.erfc(-0.3 / np.sqrt(2.0)) and np.ndim(norm_pdf(0.3)) == 0
+
+
+def test_gaussian_row_scores_in_buffers_equal_their_formulas_bit_for_bit():
+    from calib_core.metrics.regression_rows import RegressionRows
+
+    rng = np.random.default_rng(6)
+    mu, sd = rng.normal(size=5_000) * 4, rng.uniform(0.1, 3.0, 5_000)
+    y = mu + sd * rng.standard_normal(5_000)
+    r = RegressionRows(y, Gaussian(mu, sd))
+    z, u, phi = r.z, r.u, r.phi
+    np.testing.assert_array_equal(r.neg_logpdf, 0.5 * np.log(2.0 * np.pi) + np.log(sd) + 0.5 * z * z)
+    np.testing.assert_array_equal(r.crps, sd * (z * (2.0 * u - 1.0) + 2.0 * phi - 1.0 / np.sqrt(np.pi)))
