@@ -44,7 +44,14 @@ def norm_cdf(z: np.ndarray) -> np.ndarray:
     Abramowitz, M. & Stegun, I. A. (1964). Handbook of Mathematical Functions, §26.2. National Bureau of
     Standards.
     """
-    return 0.5 * special.erfc(-np.asarray(z, dtype=float) / SQRT2)
+    x = np.asarray(z, dtype=float)
+    if x.ndim == 0:
+        return 0.5 * special.erfc(-x / SQRT2)
+    t = np.negative(x)  # the same steps in one buffer (no temporaries to allocate)
+    t /= SQRT2
+    special.erfc(t, out=t)
+    t *= 0.5
+    return t
 
 
 def norm_pdf(z: np.ndarray) -> np.ndarray:
@@ -65,8 +72,14 @@ def norm_pdf(z: np.ndarray) -> np.ndarray:
     Abramowitz, M. & Stegun, I. A. (1964). Handbook of Mathematical Functions, §26.2. National Bureau of
     Standards.
     """
-    z = np.asarray(z, dtype=float)
-    return np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    x = np.asarray(z, dtype=float)
+    if x.ndim == 0:
+        return np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)
+    t = np.multiply(-0.5, x)  # the same steps in one buffer (no temporaries to allocate)
+    t *= x
+    np.exp(t, out=t)
+    t /= np.sqrt(2.0 * np.pi)
+    return t
 
 
 def norm_ppf(p: np.ndarray) -> np.ndarray:

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..base.binning import bin_sums, counts_from_sorted
+from ..base.binning import counts_from_sorted
 from ..base.clustering import Clustering, cluster_design
 from ..base.ecdf_bands import ecdf_band
 from ..base.regression import QuantileSet, norm_pdf, norm_ppf
@@ -174,7 +174,7 @@ def levi_bins_table(
     Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
     """
     b = rows.sigma_bins(n_bins, binning)
-    cnt, s_var, s_err = bin_sums(b, n_bins, rows.var, rows.sq_err)
+    cnt, s_var, s_err = rows.sigma_bin_sums(n_bins, binning)
     smin, smax = _sigma_range_by_bin(rows, cnt)
     with np.errstate(invalid="ignore", divide="ignore"):
         rmv = np.sqrt(s_var / cnt)

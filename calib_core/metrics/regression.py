@@ -125,10 +125,12 @@ def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
         # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
         n = z.shape[0]
         eta_sorted = r.z_sorted / np.sqrt(2.0)
-        i = np.arange(1, n + 1, dtype=float)
         s_erf = dot(z, 2.0 * r.u if r._gaussian else 2.0 * norm_cdf(z)) / np.sqrt(2.0)
         s_exp = np.sqrt(2.0 * np.pi) * (r.phi.sum() if r._gaussian else norm_pdf(z).sum())
-        s_rank = dot(eta_sorted, 2.0 * i - 1.0)
+        weights_2i_1 = np.arange(1, n + 1, dtype=float)  # i, then 2i − 1 in the same buffer
+        weights_2i_1 *= 2.0
+        weights_2i_1 -= 1.0
+        s_rank = dot(eta_sorted, weights_2i_1)
         return float(s_erf / n - s_rank / n**2 + s_exp / (np.sqrt(np.pi) * n) - 0.5 * np.sqrt(2.0 / np.pi))
     w = r.z_weights(w)
     eta = r.z_sorted / np.sqrt(2.0)
@@ -174,8 +176,8 @@ def _stat_z_moments(r: RegressionRows, w: np.ndarray | None) -> dict[str, float]
     d = z - m
     d2 = d * d
     m2 = wmean(d2, w)
-    m3 = wmean(d2 * d, w)
-    m4 = wmean(d2 * d2, w)
+    m3 = wmean(np.multiply(d2, d, out=d), w)  # d is not needed again: its buffer takes d²·d, then d²·d²
+    m4 = wmean(np.multiply(d2, d2, out=d), w)
     return {
         "z_mean": m,
         "z_std": float(np.sqrt(m2)),
@@ -190,7 +192,9 @@ def _log_z2(r: RegressionRows) -> tuple[np.ndarray, np.ndarray | None]:
     cache = r.__dict__
     if "_log_z2" not in cache:
         with np.errstate(divide="ignore"):
-            lz = 2.0 * np.log(np.abs(r.z_finite))
+            lz = np.abs(r.z_finite)  # 2 log|z|, in one buffer
+            np.log(lz, out=lz)
+            lz *= 2.0
         ok = np.isfinite(lz)
         cache["_log_z2"] = (lz, None) if ok.all() else (lz[ok], ok)
     return cache["_log_z2"]

@@ -91,7 +91,12 @@ def _ecdf_gaps(r: RegressionRows) -> np.ndarray | None:
     if "_ecdf_gaps" not in cache:
         u = r.u_sorted
         ok = u.shape[0] > 0 and u[0] >= 0.0 and u[-1] <= 1.0
-        cache["_ecdf_gaps"] = np.arange(1, r.n + 1) / r.n - u if ok else None
+        gaps = None
+        if ok:  # j/N − u_(j) in one buffer (j < 2⁵³: the float j is exact, as the integer's conversion was)
+            gaps = np.arange(1, r.n + 1, dtype=float)
+            gaps /= r.n
+            gaps -= u
+        cache["_ecdf_gaps"] = gaps
     return cache["_ecdf_gaps"]
 
 
@@ -118,8 +123,10 @@ def stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
     """
     d = _ecdf_gaps(r) if w is None else None
     if d is not None:
+        buf = np.abs(d)
+        first = dot(d, buf)
         e = d - 1.0 / r.n
-        return float(0.5 * (dot(d, np.abs(d)) - dot(e, np.abs(e))))
+        return float(0.5 * (first - dot(e, np.abs(e, out=buf))))
     u, after = _ecdf_steps(r, w)
     n = u.shape[0]
     edges = np.empty(n + 2)
@@ -143,8 +150,9 @@ def stat_pit_entropy(r: RegressionRows, w: np.ndarray | None) -> float:
     if k >= n:
         k = n - 1
     spacing = u[k:] - u[:-k]
+    spacing *= (n + 1) / k  # the steps of log((n + 1)/k · spacing), in one buffer
     with np.errstate(divide="ignore"):
-        return float(np.mean(np.log((n + 1) / k * spacing)))
+        return float(np.mean(np.log(spacing, out=spacing)))
 
 
 def calibration_curve(

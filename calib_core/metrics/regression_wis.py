@@ -207,6 +207,119 @@ def _quantile_chunks(dist: PredictiveDistribution, levels: np.ndarray, n: int):
         yield s, e, np.asarray(dist.take(np.arange(s, e)).ppf(levels[None, :]), dtype=float)
 
 
+def _quantile_wis(y: np.ndarray, dist: PredictiveDistribution, levels: np.ndarray, lo_i: np.ndarray,
+                  hi_i: np.ndarray, med_i: int | None, alphas: np.ndarray) -> np.ndarray:
+    """(dispersion, overprediction, underprediction) of every row, shape (3, N), from the quantiles themselves."""
+    n = y.shape[0]
+    parts = np.empty((3, n))
+    for s, e, q in _quantile_chunks(dist, levels, n):
+        _wis_block(y[s:e], q, lo_i, hi_i, med_i, alphas, parts[:, s:e])
+    return parts
+
+
+def _positions(cut: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(cut, z, side="right")`` (#{cut ≤ z}) of a short increasing ``cut``, by a bucket table:
+    z is put in buckets of width w below the smallest gap of ``cut`` (at most one cut per bucket), the bucket gives
+    the count below it and its one cut, and one comparison finishes — a few flat passes instead of a binary search
+    per value (4× faster at 10⁶).  The buckets are placed so that no cut is within 10⁻⁶ w of a bucket edge (a z
+    rounded into the neighbouring bucket then still counts right); where that fails, or for NaN (counted as
+    ``searchsorted`` does: above every cut), ``np.searchsorted`` itself."""
+    gaps = np.diff(cut)
+    if (cut.size < 2 or not np.isfinite(cut).all() or not gaps.min() > 1e-100 * max(1.0, np.abs(cut).max())
+            or (cut[-1] - cut[0]) > 1024 * gaps.min()):  # a table of at most ~2,000 buckets
+        return np.searchsorted(cut, z, side="right")
+    w = 2.0 ** np.floor(np.log2(gaps.min() / 2.0))  # a power of two: exact bucket arithmetic on the cuts
+    lo = np.floor(cut[0] / w) * w - 1.5 * w
+    n_buckets = int(np.ceil((cut[-1] - lo) / w)) + 2
+    frac = (cut - lo) / w - np.floor((cut - lo) / w)
+    if n_buckets > 4096 or (np.minimum(frac, 1.0 - frac) < 1e-6).any():
+        return np.searchsorted(cut, z, side="right")
+    edges = lo + w * np.arange(n_buckets + 1)
+    below = np.searchsorted(cut, edges[:-1], side="left")  # cuts below each bucket's left edge
+    inside = np.full(n_buckets, np.nan)  # no cut: z >= NaN is False, even for z = inf
+    b_of_cut = np.floor((cut - lo) / w).astype(np.intp)
+    inside[b_of_cut] = cut
+    top = lo + w * n_buckets - 0.5 * w  # inside the last bucket, above every cut
+    b = np.fmin(np.fmax(z, lo), top)  # NaN → lo, fixed below
+    b -= lo
+    b *= 1.0 / w
+    idx = b.astype(np.intp)
+    pos = np.take(below, idx, mode="clip")  # idx is in range: "clip" skips the bounds checks (3× faster)
+    pos += z >= np.take(inside, idx, mode="clip")
+    nan = np.isnan(z)
+    if nan.any():
+        pos[nan] = cut.size
+    return pos
+
+
+def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.ndarray, hi_i: np.ndarray,
+                  med_i: int | None, alphas: np.ndarray) -> np.ndarray:
+    """The parts of a Gaussian N(μ, σ²) and their sum, shape (4, N), in a handful of passes instead of one per
+    quantile.
+
+    With q_τ = μ + σ z_τ (z_τ = Φ⁻¹(τ)), ε = y − μ and z = ε/σ, the sums over the K intervals are piecewise linear in
+    z: (l_k − y)₊ > 0 exactly for the lower ends z_lo,k above z, (y − u_k)₊ > 0 for the upper ends below it, so
+
+        Σ_k (l_k − y)₊ = σ · S_lo(z) − ε · C_lo(z),   Σ_k (y − u_k)₊ = ε · C_hi(z) − σ · S_hi(z),
+        Σ_k (α_k/2)(u_k − l_k) = σ · Σ_k (α_k/2)(z_hi,k − z_lo,k),
+
+    with C, S the count and the sum of those ends, looked up by one ``searchsorted`` of z among the 2K + 1 levels.
+    The same numbers as :func:`_quantile_wis` up to rounding (the old sums lose ~|μ|·2⁻⁵² per quantile to
+    μ + σ z_τ; these do not).  Rows whose parts are not finite (infinite y, μ or σ, overflow) are taken from
+    :func:`_quantile_wis`, term by term as before."""
+    zq = norm_ppf(levels)
+    if med_i is not None and zq[med_i] != 0.0:  # not the hub levels' median: the quantiles themselves
+        return _quantile_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
+    mu, sd = np.asarray(dist.mean(), dtype=float), np.asarray(dist.std(), dtype=float)
+    denom = alphas.size + 0.5 if med_i is not None else float(alphas.size)
+    z_lo, z_hi = zq[lo_i], zq[hi_i]
+    # where z falls among the levels: position p = #{z_τ ≤ z} (0 … L); a lower end z_lo,k counts when z_lo,k > z,
+    # an upper end when z_hi,k < z (a level equal to z adds 0 either way)
+    cut = np.sort(zq)
+    p_lo = np.searchsorted(cut, z_lo, side="right")  # a lower end z_lo,k counts for positions p < p_lo[k]
+    p_hi = np.searchsorted(cut, z_hi, side="left")  # an upper end counts for positions p > p_hi[k]
+    pos = np.arange(cut.size + 1)[:, None]
+    above = pos < p_lo[None, :]
+    below = pos > p_hi[None, :]
+    c_lo, s_lo = above.sum(axis=1).astype(float), np.where(above, z_lo[None, :], 0.0).sum(axis=1)
+    c_hi, s_hi = below.sum(axis=1).astype(float), np.where(below, z_hi[None, :], 0.0).sum(axis=1)
+    disp_factor = float(np.sum(alphas / 2.0 * (z_hi - z_lo)))
+    n = y.shape[0]
+    out = np.empty((4, n))  # dispersion, overprediction, underprediction, WIS
+    disp, over, under, total = out
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        eps = y - mu
+        tmp = np.divide(eps, sd)  # z, then a scratch row
+        p = _positions(cut, tmp)  # σ = 0: z = ±∞ (or NaN for ε = 0, where every term is 0 anyway)
+        np.multiply(sd, disp_factor / denom, out=disp)
+        np.take(s_lo, p, mode="clip", out=over)
+        over *= sd
+        np.take(c_lo, p, mode="clip", out=tmp)
+        tmp *= eps
+        over -= tmp
+        np.take(c_hi, p, mode="clip", out=under)
+        under *= eps
+        np.take(s_hi, p, mode="clip", out=tmp)
+        tmp *= sd
+        under -= tmp
+        if med_i is not None:  # ½ (m − y)₊ and ½ (y − m)₊ with m = μ + σ·Φ⁻¹(½) = μ
+            np.multiply(eps, 0.5, out=tmp)
+            np.minimum(tmp, 0.0, out=total)
+            over -= total
+            np.maximum(tmp, 0.0, out=tmp)
+            under += tmp
+        over /= denom
+        under /= denom
+        np.add(disp, over, out=total)
+        total += under
+        bad = ~np.isfinite(total)  # the parts are ≥ 0: a non-finite part makes the total non-finite
+    if bad.any():  # infinite targets or σ, overflowing quantiles: the quantiles themselves, as before
+        rows = np.flatnonzero(bad)
+        out[:3, rows] = _quantile_wis(y[rows], dist.take(rows), levels, lo_i, hi_i, med_i, alphas)
+        out[3, rows] = out[0, rows] + out[1, rows] + out[2, rows]
+    return out
+
+
 def wis_parts(y: Any, dist: PredictiveDistribution) -> WisParts:
     """The weighted interval score of every row and its dispersion / over- / underprediction parts.
 
@@ -259,12 +372,14 @@ def wis_parts(y: Any, dist: PredictiveDistribution) -> WisParts:
         raise ValueError("no weighted interval score: the quantile set states neither a median (level 0.5) nor a "
                          "central interval (levels τ and 1 − τ)")
     alphas = 2.0 * levels[lo_i]
-    parts = np.empty((3, n))
-    for s, e, q in _quantile_chunks(dist, levels, n):
-        _wis_block(y[s:e], q, lo_i, hi_i, med_i, alphas, parts[:, s:e])
-    disp, over, under = parts
+    if isinstance(dist, Gaussian):
+        parts = _gaussian_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
+    else:
+        parts = _quantile_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
+    disp, over, under = parts[:3]
+    total = parts[3] if parts.shape[0] == 4 else disp + over + under
     used = np.sort(np.concatenate([levels[lo_i], levels[hi_i], levels[[med_i]] if med_i is not None else []]))
-    return WisParts(wis=disp + over + under, dispersion=disp, overprediction=over, underprediction=under,
+    return WisParts(wis=total, dispersion=disp, overprediction=over, underprediction=under,
                     alphas=alphas, median=med_i is not None, levels=used, stated=stated,
                     unpaired=levels[alone], note=_note(stated, alphas.size, med_i is not None, levels[alone]))
 
