@@ -79,15 +79,19 @@ def test_ci_script_is_strict_and_ordered():
         first(r"apt-get .*update"),
         first(r"apt-get .*install -y chromium"),
         first(r"^ruff check \.$"),
-        first(r"^pytest\b"),
-        first(r"^pytest .*-m \"browser or slow\""),
+        first(r"^run_prefixed default -q -ra &$"),  # the README's test command ...
+        first(r"^run_prefixed slow -q -ra -m \"slow and not browser\" &$"),  # ... beside the slow tests,
+        first(r"^pytest -q -ra -m browser \|\| browser_rc=\$\?$"),  # then the browser tests: "browser or slow"
+        first(r"^if \(\( default_rc != 0 \|\| slow_rc != 0 \|\| browser_rc != 0 \)\); then$"),
     ]
     assert order == sorted(order)
     assert "playwright install" not in text
-    # the test command's exit code is not masked (no "|| true", no pipe into another command)
-    for pytest_line in (lines[first(r"^pytest\b")], lines[-1]):
-        assert "||" not in pytest_line and "|" not in pytest_line
-    assert lines[-1] == lines[first(r"^pytest .*-m \"browser or slow\"")]  # the marked tests run last
+    # no exit code is masked: no "|| true"; the prefixing pipe keeps pytest's code (pipefail in its subshell), each
+    # background run's code is collected by wait, and any non-zero one fails the job
+    assert "|| true" not in "\n".join(ln for ln in lines if "pytest" in ln or "wait" in ln)
+    assert any(re.fullmatch(r'\( set -o pipefail; pytest "\$@" 2>&1 \| sed -u .*\)', ln) for ln in lines)
+    assert 'wait "$default_pid" || default_rc=$?' in lines and 'wait "$slow_pid" || slow_rc=$?' in lines
+    assert lines[-2:] == ["exit 1", "fi"]
 
 
 def test_tool_configuration():
