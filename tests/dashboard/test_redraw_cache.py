@@ -1,0 +1,58 @@
+"""dashboard.redraw_cache: what a redraw reuses changes nothing a browser receives."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import plotly.tools
+
+from calib_core import plots
+from dashboard.cache import content_key
+from dashboard.redraw_cache import keyed_digest, prepared_figure
+
+
+def _levi_figure() -> go.Figure:
+    rng = np.random.default_rng(3)
+    rmv = np.sort(rng.uniform(0.5, 2.0, 8))
+    table = pd.DataFrame({"bin": np.arange(8), "count": np.full(8, 100), "sigma_low": rmv - 0.1,
+                          "sigma_high": rmv + 0.1, "rmv": rmv, "rmse": rmv * 1.2, "rmse_low": rmv * 1.1,
+                          "rmse_high": rmv * 1.3})
+    return plots.mark_selected(plots.levi_figure({"model": table}), {"model": (2, 3)})
+
+
+def _spec(fig) -> str:
+    """What ``st.plotly_chart`` sends: ``plotly.io.to_json`` of the dict Plotly's tools make of the figure."""
+    return pio.to_json(plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True), validate=False)
+
+
+def test_a_prepared_figure_sends_the_same_json_every_time_and_its_dict_stays_unchanged():
+    fig = _levi_figure()
+    expected = _spec(fig)
+    prepared = prepared_figure(fig)
+    assert _spec(prepared) == expected
+    wire = prepared.to_dict()
+    frozen = json.dumps(wire, sort_keys=True, default=str)
+    for _ in range(3):  # every rerun serialises the same shared dict: Plotly must not change it
+        assert _spec(prepared_figure(fig)) == expected
+    assert json.dumps(wire, sort_keys=True, default=str) == frozen
+    assert prepared_figure(fig).to_dict() is wire  # made once per figure
+    assert [t.meta for t in prepared.data] == [t.meta for t in fig.data]  # what a selection callback reads
+    assert prepared_figure("not a figure") == "not a figure"
+
+
+def test_a_keyed_digest_is_the_content_key_of_its_parts_and_is_not_recomputed():
+    frame = pd.DataFrame({"a": [1.0, 2.0]})
+    calls = []
+
+    def parts():
+        calls.append(1)
+        return (frame, {"m": "#123456"}, True)
+
+    key = ("test_redraw_cache", object())
+    assert keyed_digest(key, parts) == content_key(frame, {"m": "#123456"}, True)
+    assert keyed_digest(key, parts) == content_key(frame, {"m": "#123456"}, True)
+    assert len(calls) == 1
