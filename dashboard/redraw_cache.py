@@ -10,6 +10,10 @@ data (``PredictionSet.take``) although only a cache miss reads them.  This modul
 * :func:`prepared_figure` — a figure whose ``to_dict`` returns its wire dict, made once per figure object (figures
   of :func:`dashboard.figure` are shared and never mutated, so their dict is too);
 * :func:`keyed_digest` — ``content_key(*parts)`` memoised on an explicit key that determines the parts;
+* :func:`marked_figure` — a figure with a selection marked, patched into the wire dict of the figure without it
+  (``selectedpoints`` of the selectable traces) instead of a figure rebuilt and validated for every selection;
+* :func:`show_metric_groups` — ``dashboard.show_metric_groups`` whose display frames (after
+  ``views.numbers.display_numbers``) are shared, not copied and re-formatted on every rerun;
 * :func:`diagnose_lazily` — ``dashboard.diagnose_cached`` (the same cache entry) whose rows are made only on a miss;
 * :func:`keyed_result` — ``dashboard.result_cached`` without the deep copy of a hit (for values nobody mutates).
 
@@ -22,19 +26,29 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+import numpy as np
+import pandas as pd
+import streamlit as st
+
 import calib_core as cc
+from views.numbers import display_numbers
 
 from .cache import RESULTS, content_key, memoized
 
-__all__ = ["prepared_figure", "keyed_digest", "diagnose_lazily", "keyed_result", "DIGEST_ENTRIES"]
+__all__ = ["prepared_figure", "marked_figure", "keyed_digest", "diagnose_lazily", "keyed_result",
+           "show_metric_groups", "DIGEST_ENTRIES", "SELECTABLE_ROLES"]
+
+#: ``meta["role"]`` of the traces whose bins a selection marks (``calib_core.plots.mark_selected``'s default)
+SELECTABLE_ROLES = ("bins", "bars", "gap", "column", "hist")
 
 DIGEST_ENTRIES = 4096  #: digests kept by :func:`keyed_digest` (least recently used dropped; ~100 bytes each)
 _DIGESTS: OrderedDict[Hashable, str] = OrderedDict()
 _DIGESTS_LOCK = threading.Lock()
 _WIRE = "_calab_wire_dict"  # the attribute of a figure holding its wire dict
+_MARKED = "_calab_marked_wires"  # the attribute of a figure holding its wire dicts with selections marked
 
 
 def _wire_dict(fig: Any) -> dict:
@@ -78,11 +92,73 @@ def prepared_figure(fig: Any) -> Any:
 
     if not isinstance(fig, BaseFigure):
         return fig
-    wire = _wire_dict(fig)
+    return _stand_in(fig, _wire_dict(fig))
+
+
+def _stand_in(fig: Any, wire: dict) -> Any:
+    """A shallow stand-in of ``fig`` whose ``to_dict()`` returns ``wire``."""
     stand_in = object.__new__(type(fig))
     stand_in.__dict__.update(fig.__dict__)
     object.__setattr__(stand_in, "to_dict", lambda: wire)
     return stand_in
+
+
+def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
+                  roles: Iterable[str] = SELECTABLE_ROLES) -> Any:
+    """``calib_core.plots.mark_selected(fig, selected, roles)`` as ``st.plotly_chart`` receives it, without copying or
+    changing ``fig``: the ``selectedpoints`` of every selectable trace (``meta["role"]`` in ``roles``) are patched
+    into a copy of ``fig``'s wire dict — the positions of the trace's points whose ``customdata`` (the bin index)
+    is among ``selected[meta["name"]]``; no selection at all: none (nothing dimmed).  Made once per (figure,
+    selection); a redraw of another selection patches a list instead of rebuilding and validating the figure.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A shared figure without marks (never mutated).
+    selected : mapping of str to iterable of int or None
+        Name → selected bin indices.
+    roles : iterable of str
+        ``meta`` roles of the selectable traces.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A stand-in for ``st.plotly_chart`` (:func:`prepared_figure`) sending the marked figure's JSON.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = go.Figure(go.Bar(x=[0, 1, 2], y=[1, 2, 3], customdata=[0, 1, 2], meta={"name": "m", "role": "bars"}))
+    >>> marked_figure(fig, {"m": (1, 2)}).to_dict()["data"][0]["selectedpoints"]
+    [1, 2]
+    """
+    choice = tuple(sorted((str(k), tuple(int(b) for b in v)) for k, v in (selected or {}).items()))
+    roles = tuple(roles)
+    memo = fig.__dict__.get(_MARKED)
+    if memo is None:
+        memo = {}
+        object.__setattr__(fig, _MARKED, memo)
+    wire = memo.get((choice, roles))
+    if wire is None:
+        base = _wire_dict(fig)
+        chosen = dict(choice)
+        any_selected = any(chosen.values())
+        data = []
+        for trace, wired in zip(fig.data, base.get("data", [])):
+            meta = trace.meta if isinstance(trace.meta, dict) else None
+            if not meta or meta.get("role") not in roles:
+                data.append(wired)
+                continue
+            wired = dict(wired)
+            wired.pop("selectedpoints", None)
+            if any_selected:
+                bins = np.asarray(chosen.get(meta.get("name"), ()), dtype=np.int64)
+                cd = np.asarray(trace.customdata if trace.customdata is not None else [], dtype=float).reshape(-1)
+                wired["selectedpoints"] = np.flatnonzero(np.isin(cd, bins)).tolist()
+            data.append(wired)
+        wire = {**base, "data": data}
+        memo[(choice, roles)] = wire
+    return _stand_in(fig, wire)
 
 
 def keyed_digest(key: Hashable, parts: Callable[[], tuple]) -> str:
@@ -159,3 +235,49 @@ def keyed_result(key: Hashable, compute: Callable[[], Any]) -> Any:
         The shared value (do not mutate it).
     """
     return memoized(RESULTS, ("shared", key), compute, copied=False)
+
+
+def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame,
+                  config: dict) -> tuple[list, tuple]:
+    """(heading, frame, column config) of each family after ``display_numbers`` and (frame, config) of the tests."""
+    from .display import _metric_group_frames
+
+    parts, tests = _metric_group_frames(table() if callable(table) else table, metrics)
+    shown = [(heading, *display_numbers(part, config)) for heading, part in parts]
+    return shown, (display_numbers(tests, None) if not tests.empty else (tests, {}))
+
+
+def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *, key: Hashable,
+                       **column_help: str) -> None:
+    """``dashboard.show_metric_groups(table, metrics, key=key, **column_help)`` — the same elements — with the
+    display frames made once per ``key`` (which must determine ``table`` and ``metrics``) and shared: a rerun
+    neither copies them nor formats their numbers again (``views.numbers.display_numbers``).
+
+    Parameters
+    ----------
+    table : DataFrame or callable
+        The display metric table, or a zero-argument builder of it (called on a miss only).
+    metrics : DataFrame
+        The report's metrics.
+    key : hashable
+        Determines ``table`` and ``metrics``.
+    **column_help : str
+        Other help texts of columns.
+
+    Returns
+    -------
+    None
+    """
+    from .display import _metric_column_config, table_height
+
+    config = _metric_column_config(column_help)
+    parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key, repr(sorted(column_help.items()))),
+                                                lambda: _shown_groups(table, metrics, config))
+    for heading, part, part_config in parts:
+        st.markdown(f"**{heading}**")
+        st.dataframe(part, hide_index=True, width="stretch", height=table_height(len(part)),
+                     **({"column_config": part_config} if part_config else {}))
+    if not tests.empty:
+        with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
+            st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
+                         **({"column_config": tests_config} if tests_config else {}))

@@ -109,13 +109,21 @@ levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"
 levi_drawn = selection.drawn("reg_levi_chart", levi_base)
 
 
-def _levi_figure():
+def _levi_figure(drawn=True):
     fig = plots.with_background(plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log)
     fig.update_layout(meta={"selection_epoch": selection.epoch})  # "Clear" gives every chart a new identity
-    return plots.mark_selected(fig, levi_drawn)
+    return plots.mark_selected(fig, levi_drawn) if drawn else fig
 
 
-levi = ui.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure)
+# the figure without marks is built once per bins and axes; the selection drawn is patched into its wire dict
+levi_plain = ui.figure(f"{levi_base}|plain", lambda: _levi_figure(drawn=False))
+levi_shown = rc.marked_figure(levi_plain, levi_drawn)
+
+
+def levi():
+    """The Levi figure with the selection drawn, as a figure (downloads)."""
+    return ui.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure)
+
 
 selected_report = None
 sel_mask = None
@@ -140,7 +148,7 @@ selection.row(f"**No σ-bins selected** — the views below use {whose_rows}." i
 
 left, right = st.columns(2)
 with left:
-    selection.chart(rc.prepared_figure(levi), "reg_levi_chart")
+    selection.chart(levi_shown, "reg_levi_chart")
     st.caption(
         "RMSE vs RMV per σ-bin (Levi et al. 2019), 90% bootstrap intervals; hover for the bin's σ range and count. "
         "Calibrated σ lies on the diagonal; a flat curve means σ does not track the error."
@@ -203,7 +211,7 @@ if selected_report is not None:
         "formulas and papers: see the Help page."
     )
     ui.show_verdicts(selected_report)
-    ui.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
+    rc.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
                                                          len(shown) > 1, compact=True),
                           selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
     clu.show_statement(selected_report)
@@ -226,7 +234,7 @@ else:
         st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                    "The interval, reference, p-value and verdict are the slice's.")
     # keyed on the diagnosis (its rows and options) and the level: a rerun with the same diagnosis builds nothing
-    ui.show_metric_groups((lambda: views.metric_table(report.metrics, level, compact=True)) if faint is None else
+    rc.show_metric_groups((lambda: views.metric_table(report.metrics, level, compact=True)) if faint is None else
                           (lambda: views.selection_vs_all(report.metrics, faint.metrics, level, len(shown) > 1,
                                                           compact=True, label="slice")),
                           report.metrics, key=f"{fig_key}|{level}|table" + (f"|vs_all|{faint.key}" if faint else ""))

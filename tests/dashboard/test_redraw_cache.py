@@ -9,10 +9,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
+import pytest
 
 from calib_core import plots
 from dashboard.cache import content_key
-from dashboard.redraw_cache import keyed_digest, prepared_figure
+from dashboard.redraw_cache import keyed_digest, marked_figure, prepared_figure
 
 
 def _levi_figure() -> go.Figure:
@@ -56,3 +57,24 @@ def test_a_keyed_digest_is_the_content_key_of_its_parts_and_is_not_recomputed():
     assert keyed_digest(key, parts) == content_key(frame, {"m": "#123456"}, True)
     assert keyed_digest(key, parts) == content_key(frame, {"m": "#123456"}, True)
     assert len(calls) == 1
+
+
+def _plain_levi_figure() -> go.Figure:
+    rng = np.random.default_rng(5)
+    tables = {}
+    for name in ("a", "b"):
+        rmv = np.sort(rng.uniform(0.5, 2.0, 6))
+        tables[name] = pd.DataFrame({"bin": np.arange(6), "count": np.full(6, 50), "sigma_low": rmv - 0.1,
+                                     "sigma_high": rmv + 0.1, "rmv": rmv, "rmse": rmv * 1.1, "rmse_low": rmv,
+                                     "rmse_high": rmv * 1.2})
+    return plots.levi_figure(tables)
+
+
+@pytest.mark.parametrize("selected", [{}, None, {"a": (2,)}, {"a": (0, 5), "b": (3,)}, {"b": ()}, {"gone": (1,)}])
+def test_a_marked_figure_sends_what_mark_selected_gives(selected):
+    plain = _plain_levi_figure()
+    expected = _spec(plots.mark_selected(_plain_levi_figure(), selected))
+    before = _spec(plain)
+    assert _spec(marked_figure(plain, selected)) == expected
+    assert _spec(marked_figure(plain, selected)) == expected  # the memoised patch
+    assert _spec(plain) == before  # the shared figure is not changed
