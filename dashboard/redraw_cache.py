@@ -104,12 +104,14 @@ def _stand_in(fig: Any, wire: dict) -> Any:
 
 
 def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
-                  roles: Iterable[str] = SELECTABLE_ROLES) -> Any:
+                  roles: Iterable[str] = SELECTABLE_ROLES, *, layout_meta: Mapping[str, Any] | None = None) -> Any:
     """``calib_core.plots.mark_selected(fig, selected, roles)`` as ``st.plotly_chart`` receives it, without copying or
     changing ``fig``: the ``selectedpoints`` of every selectable trace (``meta["role"]`` in ``roles``) are patched
     into a copy of ``fig``'s wire dict — the positions of the trace's points whose ``customdata`` (the bin index)
     is among ``selected[meta["name"]]``; no selection at all: none (nothing dimmed).  Made once per (figure,
     selection); a redraw of another selection patches a list instead of rebuilding and validating the figure.
+    ``layout_meta``: also ``fig.update_layout(meta=layout_meta)`` (e.g. the selection epoch that gives a chart a
+    new identity after "Clear").
 
     Parameters
     ----------
@@ -119,6 +121,8 @@ def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
         Name → selected bin indices.
     roles : iterable of str
         ``meta`` roles of the selectable traces.
+    layout_meta : mapping, optional
+        The layout's ``meta`` (replacing any; JSON-able values).
 
     Returns
     -------
@@ -134,11 +138,12 @@ def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
     """
     choice = tuple(sorted((str(k), tuple(int(b) for b in v)) for k, v in (selected or {}).items()))
     roles = tuple(roles)
+    meta_key = json.dumps(layout_meta, sort_keys=True) if layout_meta is not None else None
     memo = fig.__dict__.get(_MARKED)
     if memo is None:
         memo = {}
         object.__setattr__(fig, _MARKED, memo)
-    wire = memo.get((choice, roles))
+    wire = memo.get((choice, roles, meta_key))
     if wire is None:
         base = _wire_dict(fig)
         chosen = dict(choice)
@@ -157,7 +162,9 @@ def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
                 wired["selectedpoints"] = np.flatnonzero(np.isin(cd, bins)).tolist()
             data.append(wired)
         wire = {**base, "data": data}
-        memo[(choice, roles)] = wire
+        if layout_meta is not None:
+            wire["layout"] = {**wire.get("layout", {}), "meta": json.loads(meta_key)}
+        memo[(choice, roles, meta_key)] = wire
     return _stand_in(fig, wire)
 
 

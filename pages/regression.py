@@ -109,15 +109,17 @@ levi_base = f"{fig_key}|levi|log={levi_log}|epoch={selection.epoch}"
 levi_drawn = selection.drawn("reg_levi_chart", levi_base)
 
 
-def _levi_figure(drawn=True):
+def _levi_figure():
     fig = plots.with_background(plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log)
     fig.update_layout(meta={"selection_epoch": selection.epoch})  # "Clear" gives every chart a new identity
-    return plots.mark_selected(fig, levi_drawn) if drawn else fig
+    return plots.mark_selected(fig, levi_drawn)
 
 
-# the figure without marks is built once per bins and axes; the selection drawn is patched into its wire dict
-levi_plain = ui.figure(f"{levi_base}|plain", lambda: _levi_figure(drawn=False))
-levi_shown = rc.marked_figure(levi_plain, levi_drawn)
+# the figure without marks and epoch is built once per bins and axes; the selection drawn and the epoch are
+# patched into its wire dict (a click or Clear rebuilds nothing)
+levi_plain = ui.figure(f"{fig_key}|levi|log={levi_log}|plain", lambda: plots.with_background(
+    plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log))
+levi_shown = rc.marked_figure(levi_plain, levi_drawn, layout_meta={"selection_epoch": selection.epoch})
 
 
 def levi():

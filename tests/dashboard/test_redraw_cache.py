@@ -78,3 +78,12 @@ def test_a_marked_figure_sends_what_mark_selected_gives(selected):
     assert _spec(marked_figure(plain, selected)) == expected
     assert _spec(marked_figure(plain, selected)) == expected  # the memoised patch
     assert _spec(plain) == before  # the shared figure is not changed
+
+
+def test_a_marked_figure_with_a_layout_meta_sends_what_update_layout_gives():
+    plain = _plain_levi_figure()
+    real = _plain_levi_figure()
+    real.update_layout(meta={"selection_epoch": 2})
+    expected = _spec(plots.mark_selected(real, {"a": (1,)}))
+    assert _spec(marked_figure(plain, {"a": (1,)}, layout_meta={"selection_epoch": 2})) == expected
+    assert _spec(marked_figure(plain, {"a": (1,)}, layout_meta={"selection_epoch": 3})) != expected
