@@ -244,42 +244,55 @@ def keyed_result(key: Hashable, compute: Callable[[], Any]) -> Any:
     return memoized(RESULTS, ("shared", key), compute, copied=False)
 
 
-def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame,
-                  config: dict) -> tuple[list, tuple]:
-    """(heading, frame, column config) of each family after ``display_numbers`` and (frame, config) of the tests."""
-    from .display import _metric_group_frames
+def _display_frame(part: pd.DataFrame) -> pd.DataFrame:
+    """What ``dashboard.show_metric_table`` shows of a metric table: the sparse number columns as text (an empty cell
+    where a metric has no such number), then ``dashboard.csv_safe``."""
+    from .display import SPARSE_NUMBER_COLUMNS, csv_safe, number_text
 
-    parts, tests = _metric_group_frames(table() if callable(table) else table, metrics)
-    shown = [(heading, *display_numbers(part, config)) for heading, part in parts]
-    return shown, (display_numbers(tests, None) if not tests.empty else (tests, {}))
+    shown = part.copy()
+    for column in SPARSE_NUMBER_COLUMNS:
+        if column in shown.columns:
+            shown[column] = number_text(shown[column])
+    return csv_safe(shown)
 
 
-def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *, key: Hashable,
-                       **column_help: str) -> None:
-    """``dashboard.show_metric_groups(table, metrics, key=key, **column_help)`` — the same elements — with the
-    display frames made once per ``key`` (which must determine ``table`` and ``metrics``) and shared: a rerun
-    neither copies them nor formats their numbers again (``views.numbers.display_numbers``).
+def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame) -> tuple[list, tuple]:
+    """(heading, frame, column config) of each metric family after ``display_numbers`` and (frame, config) of the
+    table of how each p-value was computed."""
+    from views import pages as views
+
+    from .display import METRIC_COLUMN_CONFIG, csv_safe
+
+    table = table() if callable(table) else table
+    shown = [(heading, *display_numbers(_display_frame(part), dict(METRIC_COLUMN_CONFIG)))
+             for heading, part in views.metric_groups(table, metrics)]
+    tests = views.metric_tests(metrics)
+    return shown, (display_numbers(csv_safe(tests), None) if not tests.empty else (tests, {}))
+
+
+def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *,
+                       key: Hashable) -> None:
+    """``dashboard.show_metric_groups(table, metrics, key=key)`` — the same elements — with the display frames made
+    once per ``key`` (which must determine ``table`` and ``metrics``) and shared: a rerun neither copies them nor
+    formats their numbers again (``views.numbers.display_numbers``).
 
     Parameters
     ----------
     table : DataFrame or callable
-        The display metric table, or a zero-argument builder of it (called on a miss only).
+        The display metric table (``views.metric_table(..., compact=True)`` or ``views.selection_vs_all``), or a
+        zero-argument builder of it (called on a miss only).
     metrics : DataFrame
         The report's metrics.
     key : hashable
         Determines ``table`` and ``metrics``.
-    **column_help : str
-        Other help texts of columns.
 
     Returns
     -------
     None
     """
-    from .display import _metric_column_config, table_height
+    from .display import table_height
 
-    config = _metric_column_config(column_help)
-    parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key, repr(sorted(column_help.items()))),
-                                                lambda: _shown_groups(table, metrics, config))
+    parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key), lambda: _shown_groups(table, metrics))
     for heading, part, part_config in parts:
         st.markdown(f"**{heading}**")
         st.dataframe(part, hide_index=True, width="stretch", height=table_height(len(part)),

@@ -87,3 +87,25 @@ def test_a_marked_figure_with_a_layout_meta_sends_what_update_layout_gives():
     expected = _spec(plots.mark_selected(real, {"a": (1,)}))
     assert _spec(marked_figure(plain, {"a": (1,)}, layout_meta={"selection_epoch": 2})) == expected
     assert _spec(marked_figure(plain, {"a": (1,)}, layout_meta={"selection_epoch": 3})) != expected
+
+
+def test_shared_metric_frames_equal_those_of_dashboard_show_metric_groups():
+    import calib_core as cc
+    import dashboard.display as display
+    from calib_core.data import examples
+    from dashboard import redraw_cache
+    from views import pages as views
+    from views.numbers import display_numbers
+
+    report = cc.diagnose(examples.levi_synthetic(n=400), by_group=False, n_resamples=50, n_simulations=50)
+    table = views.metric_table(report.metrics, 0.95, compact=True)
+    parts, tests = display._metric_group_frames(table, report.metrics)
+    shown, (shown_tests, tests_config) = redraw_cache._shown_groups(lambda: table, report.metrics)
+    assert [h for h, _ in parts] == [h for h, _, _ in shown] and parts
+    for (_, part), (_, frame, config) in zip(parts, shown):
+        expected, expected_config = display_numbers(part, display._metric_column_config({}))
+        pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+        assert config == expected_config
+    expected_tests, expected_tests_config = display_numbers(tests, None)
+    pd.testing.assert_frame_equal(shown_tests, expected_tests, check_exact=True)
+    assert tests_config == expected_tests_config
