@@ -1,8 +1,9 @@
 """The report of a merged summary: the metric table, verdicts table and diagram tables of ``cc.diagnose``, with the
 intervals and tests a summary supports (BCa on the bootstrap-block sums, exact binomial / t / χ² tests, the curve
-statistics against their exact multinomial null, KS at the conservative end of its bracket) and, per metric, how
-exact the number is (:data:`EXACTNESS`).  Building and merging summaries: :mod:`calib_core.scale.summary`, which
-re-exports :func:`report`.
+statistics against their exact multinomial null, KS at the conservative end of its bracket; the KS-band intervals,
+N-only tests, classification gap intervals and the headline in :mod:`calib_core.scale.summary_intervals`) and, per
+metric, how exact the number is (:data:`EXACTNESS`).  Building and merging summaries:
+:mod:`calib_core.scale.summary`, which re-exports :func:`report`.
 """
 
 from __future__ import annotations
@@ -427,12 +428,17 @@ def report(
     from a summary.
 
     Intervals: BCa on the bootstrap-block sums (blocks hashed from row ids; a replicate re-weights the blocks with
-    multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy.  Tests from
-    a summary — regression: KS (at the conservative end of its bracket), the curve statistics against their exact
-    multinomial null (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial coverage
-    (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a per-bin
-    normal null and the top-bin gap (Poisson-binomial mean and variance).  Holm over the tested members of the
-    in-memory primary family, Benjamini–Hochberg over the rest.
+    multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy, the
+    in-memory KS band for calibration RMSE, QCE, KS and the miscalibration area (the last two widened to their
+    bracket), the top-bin gap's and the overall gap's in-memory intervals
+    (:mod:`calib_core.scale.summary_intervals`).  Tests from a summary — regression: KS and the miscalibration
+    area (at the conservative end of their brackets), the curve statistics against their exact multinomial null
+    (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial coverage (Gaussian and
+    quantile layouts), the exact t- and χ²-tests of z, its skewness and kurtosis tests and the reliability score
+    (Gaussian); classification: ECE and MCE (and a binary set's positive-class ECE and MCE) against a per-bin
+    normal null or the in-memory Bernstein bound, the top-bin gap (Poisson-binomial mean and variance).  Holm over
+    the tested members of the in-memory primary family, Benjamini–Hochberg over the rest; the verdict, its
+    direction and its sentence are made by the in-memory functions, so they read as ``cc.diagnose``'s.
 
     Parameters
     ----------
