@@ -1,8 +1,9 @@
 """The report of a merged summary: the metric table, verdicts table and diagram tables of ``cc.diagnose``, with the
 intervals and tests a summary supports (BCa on the bootstrap-block sums, exact binomial / t / χ² tests, the curve
-statistics against their exact multinomial null, KS at the conservative end of its bracket) and, per metric, how
-exact the number is (:data:`EXACTNESS`).  Building and merging summaries: :mod:`calib_core.scale.summary`, which
-re-exports :func:`report`.
+statistics against their exact multinomial null, KS at the conservative end of its bracket; the KS-band intervals,
+N-only tests, classification gap intervals and the headline in :mod:`calib_core.scale.summary_intervals`) and, per
+metric, how exact the number is (:data:`EXACTNESS`).  Building and merging summaries:
+:mod:`calib_core.scale.summary`, which re-exports :func:`report`.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from ..base.predictions import ALL
 from ..base.report import METRIC_COLUMNS, NOT_TESTED, Report, empty_verdicts, inference_metric_rows, verdict_row
 from ..diagnosis.regression import degenerate_note, mark_undefined_metrics
 from ..inference.classification import PRIMARY_FAMILY as CLASSIFICATION_PRIMARY
+from ..inference.classification_nulls import bernstein_tail
 from ..inference.regression import PRIMARY as REGRESSION_PRIMARY
 from ..inference.regression import metric_kind, primary_family_of_levels
-from ..inference.regression_verdict import direction_bound, named_directions
 from .classification import (
     classification_block_statistics,
     classification_diagrams_from_part,
@@ -39,6 +40,16 @@ from .regression_values import (
     regression_bounds,
     regression_values,
     undefined_z_of_part,
+)
+from .summary_intervals import (
+    classification_gap_inference,
+    classification_headline,
+    n_only_tests,
+    note_gaps,
+    pit_band_inference,
+    ratio_interval,
+    regression_headline,
+    z_shape_tests,
 )
 from .summary_nulls import curve_null, gaussian_ence_test, ks_p_value
 
@@ -68,7 +79,8 @@ SPEARMAN_NOTE = ("not available from a summary: Spearman's ρ needs every row's 
 #: The note of the PIT entropy from a summary (its bracket follows).
 PIT_ENTROPY_NOTE = ("from a summary: the spacing estimator with the PITs of each fine PIT bin placed evenly in it "
                     "(measured within 4e-4 of the rows' value at 10⁶ rows: more than its own sampling spread there, "
-                    "so it is not tested from a summary); the exact value lies in")
+                    "so it is not tested from a summary: at the conservative end of its bracket the test has no "
+                    "power); the exact value lies in")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -169,32 +181,19 @@ def _decide(rec: dict[str, dict[str, Any]], primary: tuple[str, ...], alpha: flo
     return prim, sec
 
 
-def _verdict(model: str, group: str, n: int, rec: dict, prim: list[str], sec: list[str], alpha: float,
-             direction_of) -> dict[str, Any]:
-    if not prim:
-        return verdict_row(model, group, n, verdict=NOT_TESTED,
-                           sentence="Not tested: no test of the primary family is available from this summary.")
-    rejected = [k for k in prim if rec[k]["flag"]]
-    p = float(min(rec[k]["adjusted_p"] for k in prim))
-    lead = min(prim, key=lambda k: rec[k]["p_value"])
-    if rejected:
-        direction = direction_of(rec, rejected, prim, alpha)
-        verdict = "miscalibrated"
-        sentence = (f"{(direction or 'miscalibrated').capitalize()}: {', '.join(rejected)} rejected "
-                    f"({len(prim)} tests from the summary, Holm at family-wise {100 * alpha:g}%).")
-    else:
-        direction, verdict = "", "calibrated"
-        sentence = f"No evidence of miscalibration at this N ({len(prim)} tests from the summary, family-wise " \
-                   f"{100 * alpha:g}%)."
-    return verdict_row(model, group, n, verdict=verdict, direction=direction, p_value=p, lead=lead, sentence=sentence,
-                       n_tests=len(prim), alpha=alpha, n_secondary=len(sec),
-                       n_flags=sum(1 for k in sec if rec[k]["flag"]),
-                       expected_chance_flags=sig.expected_chance_flags(len(sec), alpha))
+def _not_tested(model: str, group: str, n: int) -> dict[str, Any]:
+    return verdict_row(model, group, n, verdict=NOT_TESTED,
+                       sentence="Not tested: no test of the primary family is available from this summary.")
 
 
-def _regression_direction(rec: dict, rejected: list[str], prim: list[str], alpha: float) -> str:
-    # the in-memory rule: a direction is named only by a member that passes its own Bonferroni bound α/max(m, 5)
-    return named_directions(rec, prim, direction_bound(alpha, len(prim)))[0]
+def _headline(spec: SummarySpec, info: dict, model: str, group: str, n: int, alpha: float) -> dict[str, Any]:
+    """The verdict row, made by the in-memory headline of the task (the same sentence as ``cc.diagnose``)."""
+    if not info["prim"]:
+        return _not_tested(model, group, n)
+    if spec.task == "regression":
+        return regression_headline(info["rec"], model, group, n, spec.layout, alpha)
+    return classification_headline(info["rec"], info["prim"], info["sec"], model, group, n, info["n_top"],
+                                   info["top_confidence"], alpha)
 
 
 def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float], *, level: float, alpha: float,
@@ -205,7 +204,8 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
     exactness: dict[str, str] = {}
     for k in values:
         exactness[k] = "not available" if k in UNAVAILABLE_METRICS else "bound" if k in BOUNDED_METRICS else "exact"
-    for k, (lo, hi) in regression_bounds(part, spec).items():
+    bounds = regression_bounds(part, spec)
+    for k, (lo, hi) in bounds.items():
         lead = PIT_ENTROPY_NOTE if k == "pit_entropy" else "from a summary: the exact value lies in"
         rec[k]["note"] = f"{lead} [{lo:.6g}, {hi:.6g}]"
         if k == "pit_entropy" and not np.isfinite(lo):
@@ -224,12 +224,16 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
                 continue
             rec[k].update(ci_low=lo, ci_high=hi, interval="BCa, block bootstrap (blocks hashed from row ids)")
     gaussian = spec.layout == "gaussian"
-    ks_lo, ks_hi = regression_bounds(part, spec)["max_calibration_deviation"]
+    ks_lo, ks_hi = bounds["max_calibration_deviation"]
     p_lo_d, p_hi_d = ks_p_value(ks_lo, n), ks_p_value(ks_hi, n)
     rec["max_calibration_deviation"].update(
         p_value=p_lo_d, p_mc_se=0.0, test="Kolmogorov–Smirnov at the lower end of the D bracket (conservative)",
         note=rec["max_calibration_deviation"]["note"] + f"; p-value at the upper end {p_hi_d:.3g}")
+    pit_band_inference(rec, values, bounds, part, spec, level)
     if n_null > 0:
+        n_only_tests(rec, bounds, n, nz, gaussian)
+        if gaussian and nz > 2:
+            z_shape_tests(rec, values, nz)
         null = curve_null(n, spec.levels, spec.qce_levels, n_null)
         for name in ("calibration_rmse", "quantile_calibration_error"):
             mc = sig.monte_carlo_p(values[name], null[name], "greater")
@@ -254,7 +258,8 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
         s_obs = nz * values["z_std"] ** 2
         cdf = float(special.chdtr(nz - 1, s_obs))
         rec["z_std"].update(p_value=min(1.0, 2 * min(cdf, float(special.chdtrc(nz - 1, s_obs)))), p_mc_se=0.0,
-                            test="χ² test, exact (N − 1 d.f.)")
+                            test="χ² test, exact (N − 1 d.f.)", perfect=float(np.exp(
+                                0.5 * np.log(2.0 / nz) + special.gammaln(nz / 2) - special.gammaln((nz - 1) / 2))))
         if "zms" in rec and np.isfinite(values.get("zms", np.nan)):  # N·ZMS ~ χ²_N (Pernot 2023)
             z_obs = nz * values["zms"]
             rec["zms"].update(p_value=min(1.0, 2 * min(float(special.chdtr(nz, z_obs)),
@@ -267,6 +272,7 @@ def _regression_inference(part: dict, spec: SummarySpec, values: dict[str, float
             "no test from a summary for this layout (its null needs the rows' shapes)"
     if spec.layout == "quantile":  # judged at its stated levels; the interpolated law's statistics descriptive
         stated_summary_tests(rec, values, part, spec, n_null=n_null, level=level, seed=seed)
+    note_gaps(rec, spec.layout)
     prim, sec = _decide(rec, regression_primary(spec), alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
     return table, {"prim": prim, "sec": sec, "rec": rec}, exactness
@@ -333,6 +339,8 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     k_acc = int(part["hit"].sum())
     lo_a, hi_a = sig.clopper_pearson(k_acc, n, level)
     rec["accuracy"].update(ci_low=lo_a, ci_high=hi_a, interval="Clopper–Pearson (exact)")
+    classification_gap_inference(rec, values, part, first_top=first_top, level=level, n_boot=n_boot,
+                                 n_null=n_null, seed=seed)
     if s_var is not None:
         # H0: hits per bin ~ Poisson-binomial(Σc, Σc(1 − c)); normal draws per bin (CLT; bins independent)
         rng = np.random.default_rng(np.random.SeedSequence([seed, 14]))
@@ -343,6 +351,9 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
         mc = sig.monte_carlo_p(values["ece"], null_ece, "greater")
         rec["ece"].update(p_value=mc.p, p_mc_se=mc.se, perfect=float(null_ece.mean()),
                           test="Monte Carlo, normal per bin from the summary's Σc and Σc(1 − c)")
+        bound = bernstein_tail(values["ece"] * n, float(s_var.sum()), int((count > 0).sum()))
+        if bound < mc.p:  # the in-memory rule: the Bernstein bound where no null draw reached the statistic
+            rec["ece"].update(p_value=bound, p_mc_se=0.0, test=f"Bernstein bound (no null draw reached it in {n_null})")
         v_top = float(s_var[first_top:].sum())
         if v_top > 0:
             zt = values["top_bin_gap"] * n_top / np.sqrt(v_top)
@@ -359,6 +370,7 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
     rec["calibration_ratio"] = _empty_row(ratio, "calibration statistic")
     rec["calibration_ratio"]["note"] = "Σ confidence / Σ correct (exact); no interval from a summary"
     exactness["calibration_ratio"] = "exact"
+    ratio_interval(rec["calibration_ratio"], part["blk"], level, n_boot, seed)
     if "p_value" in rec["confidence_gap"] and np.isfinite(rec["confidence_gap"].get("p_value", np.nan)):
         rec["calibration_ratio"].update(p_value=rec["confidence_gap"]["p_value"], p_mc_se=0.0, perfect=1.0,
                                         test="the overall gap's test (R is monotone in Σ(c − hit))")
@@ -369,9 +381,11 @@ def _classification_inference(part: dict, spec: SummarySpec, values: dict[str, f
         rec[key] = _empty_row(float("nan"), "calibration statistic")
         rec[key]["note"] = "needs the rows (not available from a summary): run cc.diagnose on the data"
         exactness[key] = "not available from a summary"
+    note_gaps(rec, spec.layout)
     prim, sec = _decide(rec, CLASSIFICATION_PRIMARY, alpha)
     table = pd.DataFrame.from_dict(rec, orient="index")
-    return table, {"prim": prim, "sec": sec, "rec": rec, "values": values}, exactness
+    top = {"n_top": n_top, "top_confidence": float(s_conf[first_top:].sum() / n_top)}
+    return table, {"prim": prim, "sec": sec, "rec": rec, "values": values, **top}, exactness
 
 
 def _positive_ratio(part: dict) -> dict[str, Any]:
@@ -396,14 +410,6 @@ def _positive_ratio(part: dict) -> dict[str, Any]:
     return row
 
 
-def _classification_direction(rec: dict, rejected: list[str], prim: list[str] | None = None,
-                              alpha: float = 0.05) -> str:
-    gap = rec.get("top_bin_gap", {}).get("value", np.nan)
-    if np.isfinite(gap) and gap != 0:
-        return "over-confident" if gap > 0 else "under-confident"
-    return ""
-
-
 def report(
     summary: Summary,
     *,
@@ -422,12 +428,17 @@ def report(
     from a summary.
 
     Intervals: BCa on the bootstrap-block sums (blocks hashed from row ids; a replicate re-weights the blocks with
-    multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy.  Tests from
-    a summary — regression: KS (at the conservative end of its bracket), the curve statistics against their exact
-    multinomial null (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial coverage
-    (Gaussian and quantile layouts), the exact t- and χ²-tests of z (Gaussian); classification: ECE against a per-bin
-    normal null and the top-bin gap (Poisson-binomial mean and variance).  Holm over the tested members of the
-    in-memory primary family, Benjamini–Hochberg over the rest.
+    multinomial counts, like the in-memory block bootstrap), Clopper–Pearson for coverages and accuracy, the
+    in-memory KS band for calibration RMSE, QCE, KS and the miscalibration area (the last two widened to their
+    bracket), the top-bin gap's and the overall gap's in-memory intervals
+    (:mod:`calib_core.scale.summary_intervals`).  Tests from a summary — regression: KS and the miscalibration
+    area (at the conservative end of their brackets), the curve statistics against their exact multinomial null
+    (``n_simulations`` draws, the in-memory seeds: the same p-values), exact binomial coverage (Gaussian and
+    quantile layouts), the exact t- and χ²-tests of z, its skewness and kurtosis tests and the reliability score
+    (Gaussian); classification: ECE and MCE (and a binary set's positive-class ECE and MCE) against a per-bin
+    normal null or the in-memory Bernstein bound, the top-bin gap (Poisson-binomial mean and variance).  Holm over
+    the tested members of the in-memory primary family, Benjamini–Hochberg over the rest; the verdict, its
+    direction and its sentence are made by the in-memory functions, so they read as ``cc.diagnose``'s.
 
     Parameters
     ----------
@@ -504,13 +515,11 @@ def report(
             values = regression_values(part, spec)
             table, info, ex = _regression_inference(part, spec, values, level=level, alpha=alpha,
                                                     n_boot=n_resamples, n_null=n_simulations, seed=seed)
-            direction_of = _regression_direction
             extra: tuple[str, ...] = ()
         else:
             values = classification_values(part, spec)
             table, info, ex = _classification_inference(part, spec, values, level=level, alpha=alpha,
                                                         n_boot=n_resamples, n_null=max(n_simulations, 1), seed=seed)
-            direction_of = _classification_direction
             extra = ("top_bin_gap", "confidence_gap", "calibration_ratio", "smooth_ece", "tce",
                      "smooth_ece_positive", "calibration_ratio_positive", "tce_positive")
         binned = "ence" if spec.task == "regression" else "ece"
@@ -530,7 +539,7 @@ def report(
             verdicts.append(verdict_row(model, group, n, verdict=NOT_TESTED,
                                         sentence="Not tested (null draws switched off)."))
         else:
-            verdicts.append(_verdict(model, group, n, info["rec"], info["prim"], info["sec"], alpha, direction_of))
+            verdicts.append(_headline(spec, info, model, group, n, alpha))
         if n_resamples <= 0:
             table[["ci_low", "ci_high"]] = np.nan
             table["interval"] = ""
