@@ -106,6 +106,8 @@ class open_client:  # noqa: N801 - used as a context manager, like a function
     def __enter__(self) -> Any:
         if isinstance(self.scheduler, str) and self.scheduler == IN_PROCESS:
             return None
+        if hasattr(self.scheduler, "run_tree"):  # an in-process engine (scale.embedded): its own threads, no Dask
+            return self.scheduler
         import dask
         from distributed import Client, LocalCluster
 
@@ -173,6 +175,8 @@ def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Part
     .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
        of the 14th Python in Science Conference (SciPy 2015), 130–136.
     """
+    if hasattr(client, "run_tree"):  # an in-process engine (scale.embedded): the same tree on its thread pool
+        return client.run_tree(leaf, parts, combine, stage=stage)
     if client is None:  # in this process, one partition after the other (tests, debugging)
         level = [leaf(p) for p in parts]
         while len(level) > 1:
