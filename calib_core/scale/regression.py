@@ -38,7 +38,7 @@ from ..base.binning import uniform_bin_index
 from ..base.mergeable import (
     SummarySpec,
     bin_by_edges,
-    exact_bin_sums,
+    exact_bin_sums_columns,
     hash_block,
     hash_uniform,
 )
@@ -116,8 +116,9 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cells(index: np.ndarray, n: int, names_values: list[tuple[str, np.ndarray]], part: dict) -> None:
-    for name, v in names_values:
-        s, nf = exact_bin_sums(index, n, v)
+    """Exact per-cell sums of several columns on the same cells (the cell keys computed once)."""
+    found = exact_bin_sums_columns(index, n, [v for _, v in names_values])
+    for (name, _), (s, nf) in zip(names_values, found, strict=True):
         part[f"x:{name}"] = s
         if nf.any():
             part[f"nf:{name}"] = nf
