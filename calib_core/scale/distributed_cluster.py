@@ -7,8 +7,11 @@ inside the functions that run on a cluster, so ``import calib_core`` never needs
 
 from __future__ import annotations
 
+import importlib
 import os
+import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ..base.predictions import InputError
@@ -20,6 +23,7 @@ __all__ = [
     "open_client",
     "process_peak_mb",
     "run_tree",
+    "task_cpu_seconds",
     "worker_peak_mb",
 ]
 
@@ -138,6 +142,7 @@ class open_client:  # noqa: N801 - used as a context manager, like a function
                                    silence_logs=50)
             client = Client(cluster)
         self._own = [client, cluster]
+        client.run(_warm_up)  # the engine's imports are part of starting a worker, not of its first partition
         return client
 
     def __exit__(self, *exc: Any) -> None:
@@ -203,7 +208,8 @@ def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Part
     def submit_leaf() -> None:
         part = next(todo, None)
         if part is not None:
-            fut = client.submit(leaf, part, key=f"calib-{stage}-{part.index}-{token}", retries=1, pure=False)
+            fut = client.submit(partial(_timed_call, leaf), part, key=f"calib-{stage}-{part.index}-{token}", retries=1,
+                                pure=False)
             of_key[fut.key] = part
             queue.add(fut)
 
@@ -229,13 +235,48 @@ def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Part
         if len(ready) >= _FAN_IN or (running == 0 and len(ready) > 1 and queue.count() == 0):
             n_merges += 1
             group, ready = ready[:_FAN_IN], ready[_FAN_IN:]
-            queue.add(client.submit(combine, *group, key=f"calib-{stage}-merge-{n_merges}-{token}", retries=1,
-                                    pure=False))
+            queue.add(client.submit(partial(_timed_call, combine), *group,
+                                    key=f"calib-{stage}-merge-{n_merges}-{token}", retries=1, pure=False))
     if failed:
         raise PartitionError(failed)
     assert len(ready) == 1, len(ready)
     return ready[0].result()
 
+
+_TASK_CPU = [0.0]  # CPU seconds of this process's threads inside run_tree's tasks
+
+_WARM_MODULES = ("pandas", "pyarrow.parquet", "calib_core.scale.distributed", "calib_core.scale.summary")
+
+
+def _warm_up() -> None:
+    for name in _WARM_MODULES:
+        importlib.import_module(name)
+
+
+def _timed_call(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, its thread CPU time added to :func:`task_cpu_seconds`."""
+    t = time.thread_time()
+    try:
+        return fn(*args)
+    finally:
+        _TASK_CPU[0] += time.thread_time() - t
+
+
+def task_cpu_seconds() -> float:
+    """CPU seconds this process spent inside the tasks of :func:`run_tree` (partitions and merges), for
+    ``client.run(task_cpu_seconds)``: beside the worker process's whole CPU time it shows what Dask itself costs.
+
+    Returns
+    -------
+    float
+        Thread CPU seconds (``time.thread_time``) summed over the tasks run in this process so far.
+
+    References
+    ----------
+    .. [1] Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling. Proceedings
+       of the 14th Python in Science Conference (SciPy 2015), 130–136.
+    """
+    return _TASK_CPU[0]
 
 def process_peak_mb() -> float:
     """This process's peak resident memory in MB since it started: ``VmHWM`` of ``/proc/self/status`` (Linux).

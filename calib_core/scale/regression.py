@@ -240,13 +240,15 @@ def summarize_regression_rows(
     var, var_err = _two_product(r.sigma, r.sigma)
     z = r.z
     zok = np.isfinite(z)
-    zb = b[zok]
-    zf = z[zok]
+    every = bool(zok.all())  # every z finite (the usual case): views, not copies, and counts by complement
+    zsel = slice(None) if every else zok
+    zb = b[zsel]
+    zf = z[zsel]
     z2 = zf * zf
     part["nz"] = np.bincount(zb, minlength=nb).astype(np.int64)
     u = r.u
-    uz = (u if gaussian else norm_cdf(z))[zok]
-    phi = (r.phi if gaussian else norm_pdf(z))[zok]
+    uz = (u if gaussian else norm_cdf(z))[zsel]
+    phi = (r.phi if gaussian else norm_pdf(z))[zsel]
     abs_err = np.abs(r.eps)
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
                    ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps),
@@ -260,8 +262,8 @@ def summarize_regression_rows(
     blk_sums = np.empty((g, len(base_cols) + 3 + 3 * len(spec.coverages)))
     for j, col in enumerate(base_cols):  # loop over the columns, not rows
         blk_sums[:, j] = np.bincount(blk, weights=col, minlength=g)
-    blk_z = blk[zok]
-    blk_sums[:, 7] = np.bincount(blk_z, minlength=g)
+    blk_z = blk[zsel]
+    blk_sums[:, 7] = blk_sums[:, 0] if every else np.bincount(blk_z, minlength=g)
     blk_sums[:, 8] = np.bincount(blk_z, weights=zf, minlength=g)
     blk_sums[:, 9] = np.bincount(blk_z, weights=z2, minlength=g)
     base_cols += [None, None, None]
@@ -272,12 +274,17 @@ def summarize_regression_rows(
         j = len(base_cols) + 3 * i
         if gaussian:  # width = 2kσ and score = width + (2/α)σ(|z| − k)₊: only the rows outside carry a penalty
             k = float(norm_ppf(0.5 + c / 2.0))
-            inside = zok & (abs_z <= k)
-            out = np.flatnonzero(zok & (abs_z > k))
+            out = np.flatnonzero(abs_z > k) if every else np.flatnonzero(zok & (abs_z > k))
             pen = r.sigma[out] * (abs_z[out] - k)
-            _cells(b[out], nb, [(f"pen_{tag}", pen)], part)
+            b_out, blk_out = b[out], blk[out]
+            _cells(b_out, nb, [(f"pen_{tag}", pen)], part)
             blk_sums[:, j + 1] = 2.0 * k * blk_sums[:, 1]
-            blk_sums[:, j + 2] = blk_sums[:, j + 1] + (2.0 / alpha) * np.bincount(blk[out], weights=pen, minlength=g)
+            blk_sums[:, j + 2] = blk_sums[:, j + 1] + (2.0 / alpha) * np.bincount(blk_out, weights=pen, minlength=g)
+            if every:  # inside = every row not outside: the counts by complement (the same integers)
+                part[f"in:{tag}"] = part["n"] - np.bincount(b_out, minlength=nb)
+                blk_sums[:, j] = blk_sums[:, 0] - np.bincount(blk_out, minlength=g)
+                continue
+            inside = zok & (abs_z <= k)
         else:
             lo, hi = dist.interval(c)
             inside = (y >= lo) & (y <= hi)
