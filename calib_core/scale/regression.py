@@ -55,7 +55,7 @@ from ..base.regression import (
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_wis import wis_parts
 from .regression_diagrams import regression_diagrams_from_part
-from .regression_sharpness import scaled_variance_columns
+from .regression_sharpness import scaled_sums_vanish, scaled_variance_columns
 from .regression_spec import (
     default_pit_edges,
     regression_spec,
@@ -250,9 +250,14 @@ def summarize_regression_rows(
     uz = (u if gaussian else norm_cdf(z))[zsel]
     phi = (r.phi if gaussian else norm_pdf(z))[zsel]
     abs_err = np.abs(r.eps)
+    # Σσ² at 2^∓600 (sharpness at any σ): both columns are all zeros when σ lies in [2⁻⁸⁹, 2⁶²), the usual case
+    vanish = not empty.all() and scaled_sums_vanish(float(np.nanmin(smin)), float(np.nanmax(smax)))
+    scaled = [] if vanish else scaled_variance_columns(r.sigma)
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
-                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps),
-                   *scaled_variance_columns(r.sigma)], part)  # Σσ² at 2^∓600: sharpness at any σ
+                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps), *scaled], part)
+    if vanish:
+        part["x:var_hi"] = np.array([0] * nb, dtype=object)
+        part["x:var_lo"] = np.array([0] * nb, dtype=object)
     _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
     g = spec.n_blocks
