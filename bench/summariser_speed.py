@@ -11,6 +11,9 @@ forced through the general path (``mergeable_exact._general_bin_sums``, the algo
 ratio of the two, and a check that both give the same summary bit for bit.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python bench/summariser_speed.py --repeats 5
+
+Before/after: copy this file into a checkout of the commit before and run both, alternately, at the same load
+(the wrapped leaves that the older tree lacks are left out; its "general path" line is then the same code twice).
 """
 
 from __future__ import annotations
@@ -79,7 +82,9 @@ def split_summarize(pset, spec, ids, repeats: int) -> tuple[float, dict[str, flo
     acc: collections.Counter = collections.Counter()
     saved = {}
     for name in PARTS:
-        f = getattr(reg_mod, name)
+        f = getattr(reg_mod, name, None)
+        if f is None:  # an older tree (the benchmark is also run on the commit before, for the before column)
+            continue
         saved[name] = f
 
         def timed(*a, _f=f, _n=name, **k):
@@ -130,12 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         t_sum, split = split_summarize(pset, spec, ids, args.repeats)
         fast = summarize(pset, spec=spec, row_ids=ids)
         t_ser, _ = cpu(lambda: fast.to_bytes(), args.repeats)
-        saved = reg_mod.exact_bin_sums_columns
-        reg_mod.exact_bin_sums_columns = _general_columns
+        saved = getattr(reg_mod, "exact_bin_sums_columns", None)
+        if saved is not None:
+            reg_mod.exact_bin_sums_columns = _general_columns
         try:
             t_gen, slow = cpu(lambda: summarize(pset, spec=spec, row_ids=ids), args.repeats)
         finally:
-            reg_mod.exact_bin_sums_columns = saved
+            if saved is not None:
+                reg_mod.exact_bin_sums_columns = saved
         print(f"\nregression (Gaussian), {N:,} rows, 15 σ-bins, exact edges")
         print(f"  read + validate (one pass)        {t_read:7.3f} s  {N / t_read:>12,.0f} rows/CPU-s")
         print(f"  first pass leaf (read + digits)   {t_first:7.3f} s")
