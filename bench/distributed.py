@@ -15,7 +15,9 @@ scaling from 1 to 2 workers and the time projected for 1e9 rows on 16 workers fr
 (the parallel efficiency measured from 1 to 2 workers kept at 16 — optimistic for the tree's depth, pessimistic on
 a machine whose two cores are shared with other jobs; ``t_fixed`` = planning + cluster start), and from the workers'
 CPU time (``getrusage``, load-independent as far as CPU time is): 1e9 / (16 · rows per worker-CPU-second), the time
-if every worker has a core of its own.  The load average (1 minute, mean of start and end) is printed per run.
+if every worker has a core of its own.  Beside the workers' CPU, the CPU spent inside the partition and merge tasks
+(``distributed_cluster.task_cpu_seconds``): the difference is what Dask itself costs (timers, messages, memory).
+The load average (1 minute, mean of start and end) is printed per run.
 
 Side by side, in the same run, DuckDB (one process, all cores) computes from the same files what SQL can express:
 the top-label ECE with 15 equal-width bins, the 90 % central-interval coverage of the Gaussian, and the binned RMSE
