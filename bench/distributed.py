@@ -15,7 +15,9 @@ scaling from 1 to 2 workers and the time projected for 1e9 rows on 16 workers fr
 (the parallel efficiency measured from 1 to 2 workers kept at 16 — optimistic for the tree's depth, pessimistic on
 a machine whose two cores are shared with other jobs; ``t_fixed`` = planning + cluster start), and from the workers'
 CPU time (``getrusage``, load-independent as far as CPU time is): 1e9 / (16 · rows per worker-CPU-second), the time
-if every worker has a core of its own.  The load average (1 minute, mean of start and end) is printed per run.
+if every worker has a core of its own.  Beside the workers' CPU, the CPU spent inside the partition and merge tasks
+(``distributed_cluster.task_cpu_seconds``): the difference is what Dask itself costs (timers, messages, memory).
+The load average (1 minute, mean of start and end) is printed per run.
 
 Side by side, in the same run, DuckDB (one process, all cores) computes from the same files what SQL can express:
 the top-label ECE with 15 equal-width bins, the 90 % central-interval coverage of the Gaussian, and the binned RMSE
@@ -48,7 +50,7 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from calib_core.base.regression import norm_ppf  # noqa: E402
 from calib_core.scale.distributed import open_client, summarize_parquet  # noqa: E402
-from calib_core.scale.distributed_cluster import process_peak_mb  # noqa: E402
+from calib_core.scale.distributed_cluster import process_peak_mb, task_cpu_seconds  # noqa: E402
 from calib_core.scale.summary import report  # noqa: E402
 
 ROWS_PER_FILE = 5_000_000
@@ -111,10 +113,12 @@ def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: 
         client.wait_for_workers(workers, timeout=120)
         t_start = time.perf_counter() - t0
         cpu0 = sum(client.run(_cpu_seconds).values())
+        task0 = sum(client.run(task_cpu_seconds).values())
         load0 = os.getloadavg()[0]
         res = summarize_parquet(pattern, scheduler=client, rows_per_partition=rows_per_partition)
         load1 = os.getloadavg()[0]
         cpu = sum(client.run(_cpu_seconds).values()) - cpu0
+        task_cpu = sum(client.run(task_cpu_seconds).values()) - task0
         peaks = sorted(client.run(_peak_rss_mb).values())
     t1 = time.perf_counter()
     rep = report(res.summary, n_resamples=200, n_simulations=200)
@@ -123,7 +127,7 @@ def run_dask(pattern: str, workers: int, memory_limit: str, rows_per_partition: 
             "start_s": t_start, "plan_s": res.seconds["plan"], "edges_s": res.seconds["edges"],
             "summaries_s": res.seconds["summaries"], "total_s": t_start + res.seconds["total"], "report_s": t_report,
             "peak_mb": peaks, "client_peak_mb": _peak_rss_mb(), "report": rep, "spec": res.summary.spec,
-            "cpu_s": cpu, "load": (load0 + load1) / 2.0}
+            "cpu_s": cpu, "task_cpu_s": task_cpu, "load": (load0 + load1) / 2.0}
 
 
 def duckdb_regression(pattern: str, n_bins: int = 15, threads: int = 2) -> tuple[dict, float]:
@@ -177,7 +181,8 @@ def _row(task: str, r: dict) -> dict:
             "passes": r["passes"], "cluster start s": round(r["start_s"], 1), "edges s": round(r["edges_s"], 1),
             "summaries s": round(r["summaries_s"], 1), "total s (no start)": round(total, 1),
             "rows/s": f"{r['rows'] / total:,.0f}", "worker CPU s": round(r["cpu_s"], 1),
-            "rows/CPU-s": f"{r['rows'] / r['cpu_s']:,.0f}",
+            "rows/CPU-s": f"{r['rows'] / r['cpu_s']:,.0f}", "task CPU s": round(r["task_cpu_s"], 1),
+            "rows/task-CPU-s": f"{r['rows'] / r['task_cpu_s']:,.0f}" if r["task_cpu_s"] else "–",
             "peak MB/worker": "/".join(f"{p:.0f}" for p in r["peak_mb"]),
             "client peak MB": round(r["client_peak_mb"]), "report s": round(r["report_s"], 1),
             "load": round(r["load"], 1)}

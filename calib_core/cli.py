@@ -17,7 +17,7 @@
     refused, and so is an existing file that is not what this command writes there (not HTML for ``--out``,
     another header for a CSV output) unless ``--force`` is given.  NumPy's numerical warnings (overflow, invalid
     values from extreme rows) become one note in the report and on stdout instead of a flood on stderr.
-    With ``--engine dask``, partitions that failed twice are named and the exit code is 3.
+    With ``--engine embedded`` or ``dask``, partitions that failed twice are named and the exit code is 3.
 
     Regression files: ``--crossing rearrange`` (default) sorts each row whose quantiles decrease with the level (the
     rearrangement of Chernozhukov, Fernández-Val & Galichon 2010, which never increases the quantile loss) and
@@ -31,14 +31,17 @@
     Intervals and tests resample whole forecast dates (``--cluster auto``, the default), another column's values
     (``--cluster location``), moving blocks of them (``--block-length K|auto``) or rows (``--cluster none``).
 
-``python -m calib_core report 'data/*.parquet' --engine dask [--scheduler tcp://HOST:PORT] --out report.html``
-    A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised on Dask
-    (``calib_core.scale.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers`` processes with
-    ``--memory-limit`` each, or the running cluster at ``--scheduler``) and the report is drawn from the merged
-    summary (``calib_core.scale.summary.report``; which numbers are exact and which carry a bound is stated in the
-    report).  ``--save-summary FILE`` also writes the summary (a versioned zip of JSON and ``.npy`` arrays, no
-    pickle; with the default engine it summarises the file in memory); ``report SUMMARY_FILE --out report.html``
-    opens a saved summary.  Needs the ``dask`` extra (``pip install "calibration-lab[dask]"``).
+``python -m calib_core report 'data/*.parquet' [--engine embedded|dask] [--scheduler tcp://HOST:PORT] --out r.html``
+    A Parquet data set of any size (a glob, a directory or one file; quote the glob) is summarised — by default
+    (a glob or a directory, no ``--scheduler``) in this process by the embedded engine
+    (``calib_core.scale.embedded``: ``--threads`` threads, memory about threads × one partition), with ``--engine
+    dask`` on Dask (``calib_core.scale.distributed.summarize_parquet``: a new ``LocalCluster`` of ``--workers``
+    processes with ``--memory-limit`` each, or the running cluster at ``--scheduler``; needs the ``dask`` extra,
+    ``pip install "calibration-lab[dask]"``) — and the report is drawn from the merged summary
+    (``calib_core.scale.summary.report``; which numbers are exact and which carry a bound is stated in the report).
+    ``--save-summary FILE`` also writes the summary (a versioned zip of JSON and ``.npy`` arrays, no pickle; with the
+    memory engine it summarises the file in memory); ``report SUMMARY_FILE --out report.html`` opens a saved
+    summary.  The options: :mod:`calib_core.data.engine_option`.
 
 ``python -m calib_core evaluate FILE --calibrators "std scaling" CRUDE --repeats 20 [--out comparison.html]``
     The Recalibrate page without a browser: ``cc.evaluate`` (every calibrator fitted on calibration rows, scored on
@@ -83,6 +86,7 @@ from .data.bytes import DEFAULT_MAX_BYTES
 from .data.cli_warnings import numerical_warnings
 from .data.cluster_option import add_cluster_arguments, cluster_request
 from .data.columns_option import cli_message, parse_columns
+from .data.engine_option import add_engine_arguments, resolve_engine
 from .data.loading_options import (
     add_hub_arguments,
     add_loading_arguments,
@@ -96,7 +100,8 @@ from .data.writing import check_outputs, check_summary_output, is_summary_file, 
 from .diagnosis.regression_hub import hub_score_tables
 from .evaluation.tables import comparison_table
 from .export import clustering_statement, evaluation_report_html, metrics_with_verdicts, report_html, to_csv_bytes
-from .scale.distributed import DEFAULT_ROWS_PER_PARTITION, PartitionError, summarize_parquet
+from .scale.distributed import PartitionError, summarize_parquet
+from .scale.embedded import summarize_parquet_embedded
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -113,8 +118,8 @@ class _Parser(argparse.ArgumentParser):
 
 _REPORT_DESCRIPTION = (
     "Diagnose FILE (CSV, TSV or Parquet, in any layout the loader reads) and write a self-contained HTML report. "
-    "With --engine dask "
-    "FILE is a Parquet data set (glob, directory or file) summarised on Dask; FILE may also be a summary file "
+    "FILE may be a Parquet data set (a quoted glob or a directory; one file with --engine embedded or dask), "
+    "summarised in this process (default) or on Dask (--engine dask); FILE may also be a summary file "
     "written by --save-summary, or a forecast hub: its folder or its forecast files, scored against --truth FILE."
 )
 
@@ -175,7 +180,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
         The parser (or sub-parser) to add them to.
     """
     rep.add_argument("file", metavar="FILE", nargs="+",
-                     help="prediction file (CSV, TSV, Parquet), a Parquet glob/directory with --engine dask, a "
+                     help="prediction file (CSV, TSV, Parquet), a Parquet data set (quoted glob or directory), a "
                      "summary file written by --save-summary, or a forecast hub's folder or files (with --truth)")
     rep.add_argument("--out", "-o", required=True, help="output HTML file")
     rep.add_argument("--title", default=None, help="report title (default: 'Calibration report: FILE')")
@@ -209,15 +214,7 @@ def add_report_arguments(rep: argparse.ArgumentParser) -> None:
                      f"{DEFAULT_MAX_BYTES >> 20:,})")
     rep.add_argument("--force", action="store_true",
                      help="overwrite an existing output file that this command did not write (never an input)")
-    rep.add_argument("--engine", choices=("memory", "dask"), default="memory",
-                     help="memory: read FILE into memory (default); dask: summarise a Parquet data set on Dask")
-    rep.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                     help="--engine dask: address of a running Dask scheduler (default: a new local cluster)")
-    rep.add_argument("--workers", type=int, default=2, help="--engine dask: local worker processes (default 2)")
-    rep.add_argument("--memory-limit", default="2GiB", help="--engine dask: memory per local worker (default 2GiB)")
-    rep.add_argument("--rows-per-partition", type=int, default=DEFAULT_ROWS_PER_PARTITION,
-                     help="--engine dask: rows per partition, whole row groups (default: about 6e8 bytes / (230 "
-                     "bytes x columns), e.g. 869,565 rows of y, mean, std)")
+    add_engine_arguments(rep)
     rep.add_argument("--save-summary", default=None, metavar="SUMMARY_FILE",
                      help="also write the mergeable summary (versioned zip of JSON and .npy, no pickle)")
     rep.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
@@ -407,16 +404,19 @@ def _report(args: argparse.Namespace) -> int:
     check_sizes({"n_bins": args.n_bins, "pit_bins": args.pit_bins, "n_resamples": args.resamples,
                  "n_simulations": args.simulations, "workers": args.workers}, controls=CLI_OPTIONS)
     columns = parse_columns(args.columns)
-    hub = None if args.engine == "dask" else hub_request(args.file, args.truth, args.output_type)
+    args.engine = resolve_engine(args)
+    summarised = args.engine in ("embedded", "dask")
+    hub = None if summarised else hub_request(args.file, args.truth, args.output_type)
     if hub is None and len(args.file) > 1:
-        raise ValueError("--engine dask reads one Parquet data set (a glob or a directory); several forecast files "
-                         "are a forecast hub, read with the default engine and --truth")
+        raise ValueError(f"--engine {args.engine} reads one Parquet data set (a quoted glob or a directory); several "
+                         "forecast files are a forecast hub, read with --engine memory and --truth")
     args.file = args.file[0]
-    if hub is None and (args.engine == "dask" or _summary_input(Path(args.file))):
+    if hub is None and (summarised or _summary_input(Path(args.file))):
         return _report_from_summary(args, columns)
     if hub is None and any(ch in args.file for ch in "*?[") and not Path(args.file).exists():
-        raise InputError("looks like a glob; a data set of several Parquet files is read with --engine dask",
-                         source=args.file, hint=f"python -m calib_core report '{args.file}' --engine dask --out ...")
+        raise InputError("looks like a glob; a data set of several Parquet files is summarised by --engine embedded "
+                         "(the default for a glob)", source=args.file,
+                         hint=f"python -m calib_core report '{args.file}' --out ... (without --engine memory)")
     inputs = [_existing(args.file)] if hub is None else hub.inputs
     check_outputs(inputs, [("--out", args.out, None), ("--metrics-csv", args.metrics_csv, b"")], force=True)
     check_outputs(inputs, [("--out", args.out, None)], args.force)
@@ -496,7 +496,8 @@ def _write_summary(name: str, summary: Any) -> None:
 
 
 def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | None) -> int:
-    """``report --engine dask`` (summarise a Parquet data set on Dask) or ``report SUMMARY_FILE``."""
+    """``report --engine embedded|dask`` (summarise a Parquet data set in this process or on Dask) or
+    ``report SUMMARY_FILE``."""
     from .scale.summary import Summary, report
 
     path = Path(args.file)
@@ -518,28 +519,32 @@ def _report_from_summary(args: argparse.Namespace, columns: dict[str, Any] | Non
     else:
         import importlib.util
 
-        if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the extra is installed in CI
-            raise ValueError("--engine dask needs the dask extra: pip install 'calibration-lab[dask]'")
+        dask = args.engine == "dask"
+        if dask and importlib.util.find_spec("distributed") is None:  # pragma: no cover - the extra is in CI
+            raise ValueError("--engine dask needs the dask extra: pip install 'calibration-lab[dask]' (or leave "
+                             "--engine out: the embedded engine needs no cluster)")
         if args.binning != "count":
-            raise ValueError("--binning width is not available with --engine dask (summaries use equal-count σ-bins)")
+            raise ValueError(f"--binning width is not available with --engine {args.engine} (summaries use "
+                             "equal-count σ-bins)")
         if args.cluster.strip().lower() not in ("auto", "none") or args.block_length is not None:
-            raise ValueError("--cluster and --block-length are not available with --engine dask (summaries resample "
-                             "independent rows)")
+            raise ValueError(f"--cluster and --block-length are not available with --engine {args.engine} "
+                             "(summaries resample independent rows)")
         _check_options(args, [_opt("workers", _AT_LEAST_1)])
         if args.rows_per_partition is not None:
             _check_options(args, [_opt("rows_per_partition", _AT_LEAST_1)])
-        result = summarize_parquet(
-            args.file, columns=columns, task=args.task, renormalize=args.renormalize, **_loading(args),
-            scheduler=args.scheduler,
-            n_workers=args.workers, memory_limit=args.memory_limit, rows_per_partition=args.rows_per_partition,
-            by_group=not args.no_groups, n_bins=args.n_bins, pit_bins=args.pit_bins, strategy=args.strategy,
-            seed=args.seed,
-        )
+        common = {"columns": columns, "task": args.task, "renormalize": args.renormalize, **_loading(args),
+                  "rows_per_partition": args.rows_per_partition, "by_group": not args.no_groups,
+                  "n_bins": args.n_bins, "pit_bins": args.pit_bins, "strategy": args.strategy, "seed": args.seed}
+        if dask:
+            result = summarize_parquet(args.file, scheduler=args.scheduler, n_workers=args.workers,
+                                       memory_limit=args.memory_limit, **common)
+        else:
+            result = summarize_parquet_embedded(args.file, threads=args.threads, **common)
         summary = result.summary
         notes.append(
-            f"Summarised on Dask ({result.cluster}): {len(result.files):,} file(s), {len(result.partitions):,} "
-            f"partitions, {result.n_read:,} rows read, {result.passes} pass(es) over the data, "
-            f"{result.seconds['total']:.1f} s."
+            f"Summarised {'on Dask (' + result.cluster + ')' if dask else 'by ' + result.cluster}: "
+            f"{len(result.files):,} file(s), {len(result.partitions):,} partitions, {result.n_read:,} rows read, "
+            f"{result.passes} pass(es) over the data, {result.seconds['total']:.1f} s."
         )
         notes += result.messages
     with numerical_warnings(notes):
@@ -588,7 +593,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code: 0 ok, 2 bad input or arguments, 1 internal error, 3 Dask partitions that failed twice.
+        The exit code: 0 ok, 2 bad input or arguments, 1 internal error, 3 partitions that failed twice (embedded or
+        Dask engine).
     """
     return _run(build_parser(), argv)
 
@@ -619,7 +625,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         if args.command in ("metrics", "calibrators"):
             return _list(args)
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
-    except PartitionError as exc:  # --engine dask: partitions that failed twice, each named
+    except PartitionError as exc:  # --engine embedded/dask: partitions that failed twice, each named
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_PARTITIONS_FAILED
     except InputError as exc:

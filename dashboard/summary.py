@@ -17,9 +17,10 @@ Operator settings (read on every use, so a restart is not needed to change them)
 * allowed directories for server files: ``CALIB_LAB_DATA_DIR`` (``os.pathsep``-separated) and/or ``data_dirs``
   under ``[calibration_lab]`` in ``.streamlit/secrets.toml`` — nothing is allowed by default
   (:mod:`views.data_dirs`);
-* the engine: ``CALIB_LAB_DASK_SCHEDULER`` (or ``dask_scheduler`` under ``[calibration_lab]``) — unset: in this
-  server process, one partition at a time; ``local``: a Dask ``LocalCluster`` of 2 workers; ``tcp://HOST:PORT``:
-  that cluster.
+* the engine: ``CALIB_LAB_DASK_SCHEDULER`` (or ``dask_scheduler`` under ``[calibration_lab]``) — unset: the
+  embedded engine in this server process (:class:`calib_core.scale.embedded.EmbeddedEngine`: a few threads, memory
+  about threads × one partition, no Dask needed); ``local``: a Dask ``LocalCluster`` of 2 workers;
+  ``tcp://HOST:PORT``: that cluster.
 
 A summary is kept in the tab's session only (not in the server's data store): a reload forgets it.
 """
@@ -35,7 +36,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core.base.mergeable_read import summary_file_bytes
-from calib_core.scale.distributed import IN_PROCESS
+from calib_core.scale.embedded import EmbeddedEngine
 from views import data_dirs
 from views import summary as sv
 
@@ -69,10 +70,13 @@ def allowed_data_dirs() -> list[Path]:
 
 
 def engine() -> tuple[Any, str]:
-    """(scheduler for ``distributed.summarize_parquet``, its description) from the operator's setting."""
+    """(scheduler for ``distributed.summarize_parquet``, its description) from the operator's setting: unset, the
+    embedded engine (a new :class:`~calib_core.scale.embedded.EmbeddedEngine` per call, its default threads)."""
     value = os.environ.get(ENGINE_VAR) or _secret("dask_scheduler")
     if not value:
-        return IN_PROCESS, "in this server process, one partition at a time"
+        eng = EmbeddedEngine()
+        threads = f"{eng.threads} thread{'s' if eng.threads != 1 else ''}"
+        return eng, f"the embedded engine in this server process ({threads}, memory about one partition each)"
     if str(value).strip().lower() == "local":
         return None, "a local Dask cluster of 2 worker processes"
     return str(value).strip(), f"the Dask cluster at {value}"

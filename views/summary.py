@@ -109,7 +109,7 @@ def read_summary(data: bytes, *, source: str, max_bytes: int = 2**31, limit_hint
         raise InputError(
             f"{what}: a summary file is a zip archive written by --save-summary",
             source=source,
-            hint="write one with: python -m calib_core report 'data/*.parquet' --engine dask --save-summary "
+            hint="write one with: python -m calib_core report 'data/*.parquet' --save-summary "
                  "run.summary (or report FILE --save-summary run.summary); to diagnose a data file, upload it "
                  "above or open it by path",
         )
@@ -127,8 +127,9 @@ def summarize_data_set(
 ) -> ParquetSummary:
     """The summary of the Parquet files a user named (path, directory or glob), only under the ``allowed``
     directories (:func:`views.data_dirs.resolve_data_files`), by ``distributed.summarize_parquet`` on the
-    configured engine (:data:`~calib_core.scale.distributed.IN_PROCESS` by default: one partition at a time in this
-    process, so memory stays one partition's working set whatever the size)."""
+    configured engine (the dashboard passes the embedded engine, :class:`calib_core.scale.embedded.EmbeddedEngine`,
+    when no cluster is configured; :data:`~calib_core.scale.distributed.IN_PROCESS` by default here: one partition at
+    a time in this process — either way memory stays a few partitions' working set whatever the size)."""
     files = resolve_data_files(text, allowed)
     try:
         result = summarize_parquet(files, scheduler=scheduler, n_bins=n_bins, task=task, **options)

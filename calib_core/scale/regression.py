@@ -38,7 +38,7 @@ from ..base.binning import uniform_bin_index
 from ..base.mergeable import (
     SummarySpec,
     bin_by_edges,
-    exact_bin_sums,
+    exact_bin_sums_columns,
     hash_block,
     hash_uniform,
 )
@@ -55,7 +55,7 @@ from ..base.regression import (
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_wis import wis_parts
 from .regression_diagrams import regression_diagrams_from_part
-from .regression_sharpness import scaled_variance_columns
+from .regression_sharpness import scaled_sums_vanish, scaled_variance_columns
 from .regression_spec import (
     default_pit_edges,
     regression_spec,
@@ -116,8 +116,9 @@ def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cells(index: np.ndarray, n: int, names_values: list[tuple[str, np.ndarray]], part: dict) -> None:
-    for name, v in names_values:
-        s, nf = exact_bin_sums(index, n, v)
+    """Exact per-cell sums of several columns on the same cells (the cell keys computed once)."""
+    found = exact_bin_sums_columns(index, n, [v for _, v in names_values])
+    for (name, _), (s, nf) in zip(names_values, found, strict=True):
         part[f"x:{name}"] = s
         if nf.any():
             part[f"nf:{name}"] = nf
@@ -239,17 +240,24 @@ def summarize_regression_rows(
     var, var_err = _two_product(r.sigma, r.sigma)
     z = r.z
     zok = np.isfinite(z)
-    zb = b[zok]
-    zf = z[zok]
+    every = bool(zok.all())  # every z finite (the usual case): views, not copies, and counts by complement
+    zsel = slice(None) if every else zok
+    zb = b[zsel]
+    zf = z[zsel]
     z2 = zf * zf
     part["nz"] = np.bincount(zb, minlength=nb).astype(np.int64)
     u = r.u
-    uz = (u if gaussian else norm_cdf(z))[zok]
-    phi = (r.phi if gaussian else norm_pdf(z))[zok]
+    uz = (u if gaussian else norm_cdf(z))[zsel]
+    phi = (r.phi if gaussian else norm_pdf(z))[zsel]
     abs_err = np.abs(r.eps)
+    # Σσ² at 2^∓600 (sharpness at any σ): both columns are all zeros when σ lies in [2⁻⁸⁹, 2⁶²), the usual case
+    vanish = not empty.all() and scaled_sums_vanish(float(np.nanmin(smin)), float(np.nanmax(smax)))
+    scaled = [] if vanish else scaled_variance_columns(r.sigma)
     _cells(b, nb, [("sigma", r.sigma), ("var", var), ("var_err", var_err), ("var2", var * var), ("sq_err", r.sq_err),
-                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps),
-                   *scaled_variance_columns(r.sigma)], part)  # Σσ² at 2^∓600: sharpness at any σ
+                   ("abs_err", abs_err), ("nll", r.neg_logpdf), ("crps", r.crps), *scaled], part)
+    if vanish:
+        part["x:var_hi"] = np.array([0] * nb, dtype=object)
+        part["x:var_lo"] = np.array([0] * nb, dtype=object)
     _cells(zb, nb, [("z", zf), ("z2", z2), ("z3", z2 * zf), ("z4", z2 * z2),
                     ("zu", zf * uz), ("phi", phi)], part)
     g = spec.n_blocks
@@ -259,8 +267,8 @@ def summarize_regression_rows(
     blk_sums = np.empty((g, len(base_cols) + 3 + 3 * len(spec.coverages)))
     for j, col in enumerate(base_cols):  # loop over the columns, not rows
         blk_sums[:, j] = np.bincount(blk, weights=col, minlength=g)
-    blk_z = blk[zok]
-    blk_sums[:, 7] = np.bincount(blk_z, minlength=g)
+    blk_z = blk[zsel]
+    blk_sums[:, 7] = blk_sums[:, 0] if every else np.bincount(blk_z, minlength=g)
     blk_sums[:, 8] = np.bincount(blk_z, weights=zf, minlength=g)
     blk_sums[:, 9] = np.bincount(blk_z, weights=z2, minlength=g)
     base_cols += [None, None, None]
@@ -271,12 +279,17 @@ def summarize_regression_rows(
         j = len(base_cols) + 3 * i
         if gaussian:  # width = 2kσ and score = width + (2/α)σ(|z| − k)₊: only the rows outside carry a penalty
             k = float(norm_ppf(0.5 + c / 2.0))
-            inside = zok & (abs_z <= k)
-            out = np.flatnonzero(zok & (abs_z > k))
+            out = np.flatnonzero(abs_z > k) if every else np.flatnonzero(zok & (abs_z > k))
             pen = r.sigma[out] * (abs_z[out] - k)
-            _cells(b[out], nb, [(f"pen_{tag}", pen)], part)
+            b_out, blk_out = b[out], blk[out]
+            _cells(b_out, nb, [(f"pen_{tag}", pen)], part)
             blk_sums[:, j + 1] = 2.0 * k * blk_sums[:, 1]
-            blk_sums[:, j + 2] = blk_sums[:, j + 1] + (2.0 / alpha) * np.bincount(blk[out], weights=pen, minlength=g)
+            blk_sums[:, j + 2] = blk_sums[:, j + 1] + (2.0 / alpha) * np.bincount(blk_out, weights=pen, minlength=g)
+            if every:  # inside = every row not outside: the counts by complement (the same integers)
+                part[f"in:{tag}"] = part["n"] - np.bincount(b_out, minlength=nb)
+                blk_sums[:, j] = blk_sums[:, 0] - np.bincount(blk_out, minlength=g)
+                continue
+            inside = zok & (abs_z <= k)
         else:
             lo, hi = dist.interval(c)
             inside = (y >= lo) & (y <= hi)

@@ -19,8 +19,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SCALE_BITS", "SCALED_NOTE", "scaled_variance_columns", "summary_cv", "summary_sharpness",
-           "uses_scaled_sums"]
+__all__ = ["SCALE_BITS", "SCALED_NOTE", "scaled_sums_vanish", "scaled_variance_columns", "summary_cv",
+           "summary_sharpness", "uses_scaled_sums"]
 
 SCALE_BITS = 600
 """The scaled sums hold (σ·2^∓600)²."""
@@ -64,6 +64,39 @@ def scaled_variance_columns(sigma: np.ndarray) -> list[tuple[str, np.ndarray]]:
         lo2 = np.where(np.abs(lo) < _LO_FINITE, lo * lo, np.where(np.isfinite(s), 0.0, s * s))
         return [("var_hi", hi * hi), ("var_lo", lo2)]
 
+
+
+_ZERO_LO, _ZERO_HI = 2.0 ** -89, 2.0 ** 62  # σ in [2⁻⁸⁹, 2⁶²): both scaled squares are exactly 0
+
+
+def scaled_sums_vanish(sigma_min: float, sigma_max: float) -> bool:
+    """Whether every row of σ in [``sigma_min``, ``sigma_max``] has both scaled squares exactly 0.
+
+    (σ·2⁻⁶⁰⁰)² < 2⁻¹⁰⁷⁶ rounds to 0 when |σ| < 2⁶², and (σ·2⁶⁰⁰)² is set to 0 (it would overflow) when
+    |σ| ≥ 2⁻⁸⁹ (σ·2⁶⁰⁰ ≥ 2⁵¹¹): for σ in [2⁻⁸⁹, 2⁶²) — every σ of ordinary data — the two columns of
+    :func:`scaled_variance_columns` are all zeros and their exact sums are 0, without computing them.
+
+    Parameters
+    ----------
+    sigma_min, sigma_max : float
+        The smallest and largest σ of the rows (NaN: not known, answered False).
+
+    Returns
+    -------
+    bool
+        True when both columns are zero for every row.
+
+    References
+    ----------
+    Goldberg, D. (1991). What every computer scientist should know about floating-point arithmetic. ACM Computing
+    Surveys 23(1), 5–48.
+
+    Examples
+    --------
+    >>> scaled_sums_vanish(1e-3, 1e3), scaled_sums_vanish(1e-30, 1.0), scaled_sums_vanish(1.0, 1e20)
+    (True, False, False)
+    """
+    return bool(_ZERO_LO <= sigma_min and sigma_max < _ZERO_HI)
 
 def summary_sharpness(part: dict, var_total: Fraction | float, n: int, total: callable) -> float:
     """√(mean σ²) of a summary part at the scale its largest σ needs: √(Σσ²/n) from ``x:var`` when max σ lies in

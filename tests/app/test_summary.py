@@ -53,7 +53,8 @@ def test_data_page_summarises_a_parquet_glob_under_the_allowed_dir(data_dir):
     assert summary.n_rows == len(frame) and "pset" not in at.session_state
     facts = table(at, "property", "value")
     assert dict(zip(facts["property"], facts["value"]))["rows summarised"] == f"{len(frame):,}"
-    assert any("3 file(s)" in c.value and "in this server process" in c.value for c in at.caption)
+    assert any("3 file(s)" in c.value and "the embedded engine in this server process" in c.value
+               for c in at.caption)  # no cluster configured: the embedded engine
     assert any(f"{len(frame):,}" in m.value and "summary" in m.value for m in at.markdown)
     # the summary is the in-memory one of the same rows: its report equals cc.diagnose of the concatenated rows
     ref = cc.diagnose(cc.load_predictions(frame.to_parquet(), source="all.parquet"), n_resamples=0, n_simulations=0)

@@ -428,8 +428,12 @@ def test_cli_engine_dask_names_disagreeing_files_and_refuses_a_glob_in_memory(tm
     proc = _cli("report", "data/*.parquet", "--engine", "dask", "--out", "r.html", cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "column 'std' is in part-00.parquet but not in part-01.parquet" in proc.stderr
+    # without --engine a glob is summarised by the embedded engine (it used to be refused, naming --engine dask),
+    # which names the same disagreement; read in memory, it is refused naming the engine that reads it
     proc = _cli("report", "data/*.parquet", "--out", "r.html", cwd=tmp_path)
-    assert proc.returncode == 2 and "--engine dask" in proc.stderr
+    assert proc.returncode == 2 and "column 'std' is in part-00.parquet but not in part-01.parquet" in proc.stderr
+    proc = _cli("report", "data/*.parquet", "--engine", "memory", "--out", "r.html", cwd=tmp_path)
+    assert proc.returncode == 2 and "--engine embedded" in proc.stderr
 
 
 def test_partitions_are_sized_by_the_width_of_the_table(tmp_path):
