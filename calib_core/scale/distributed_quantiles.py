@@ -148,12 +148,19 @@ def _stat_leaf(part: Partition, load: Callable[[Partition], Mapping[Any, tuple[n
     if asks is None:
         asks = [(s, 0, 0, "count") for s in data]
     out: dict = {}
+    tops: dict = {}  # (subset, bits) → the keys' top bits, shifted once for all the asks of a pass
     for ask in asks:
         subset, bits, prefix, mode = ask
         if subset not in data or data[subset][0].size == 0:
             continue
         keys, ids = data[subset]
-        sel = _in_bucket(keys, ids, bits, prefix)
+        if 0 < bits <= 64:
+            top = tops.get((subset, bits))
+            if top is None:
+                top = tops[(subset, bits)] = keys >> np.uint64(64 - bits)
+            sel = top == np.uint64(prefix)
+        else:
+            sel = _in_bucket(keys, ids, bits, prefix)
         k, i = keys[sel], ids[sel]
         if mode == "gather":
             order = np.lexsort((i, k))
