@@ -18,6 +18,7 @@ from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
 from calib_core.plots import ordinal as ordinal_plots
+from dashboard import classification_redraw as cls_redraw
 from dashboard import clinical as clin
 from dashboard import clustering as clu
 from dashboard import summary as summ
@@ -242,11 +243,13 @@ st.caption(
 if faint is not None:
     st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                "The interval, reference, p-value and verdict are the slice's.")
-ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys("classification"), compact=True)
+ui.show_metric_groups((lambda: views.metric_table(report.metrics, level, keys=metric_keys("classification"),
+                                                  compact=True))
                       if faint is None else
-                      ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
+                      (lambda: views.selection_vs_all(
                           report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice",
-                          keys=metric_keys("classification"))), report.metrics)
+                          keys=metric_keys("classification"))), report.metrics,
+                      key=f"cls|{base_key}|{sorted(options.items())}|{level}|{faint.key if faint else None}")
 clu.show_statement(report)
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
@@ -283,7 +286,8 @@ if not pset.top_label_only:
     per_model = st.selectbox("Model", shown, key="cls_per_class_model") if len(shown) > 1 else shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:
-        class_options, worst = views.per_class_choice(per_class, classes)
+        per_class_key = f"{base_key}|{sorted(options.items())}|per_class={per_model}"
+        class_options, worst, summary = cls_redraw.per_class_views(per_class_key, per_class, classes)
         picked = worst
         if len(class_options) > len(worst):  # more classes than panels: the worst first, the user picks others
             if st.session_state.get("cls_per_class_for") != (token, per_model, rows, group):
@@ -301,17 +305,18 @@ if not pset.top_label_only:
             f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
             lambda: plots.with_background(plots.per_class_reliability_figure, per_class,
                                           (behind("per_class") or {}).get(per_model), class_names=classes,
-                                          color=colors[per_model], classes=codes),
+                                          color=colors[per_model], classes=codes)
+            if faint is not None else  # no slice: patched from the figure of other bins (same classes)
+            cls_redraw.per_class_figure(per_class, class_names=classes, color=colors[per_model], classes=codes),
         )
         ui.chart(per_class_fig, "cls_per_class")
         st.caption(
             "One-vs-rest reliability of every class: observed frequency of the class against the mean predicted "
             "probability per bin (marker size grows with the bin count; sparse bins are noisy)."
         )
-        summary = views.per_class_table(per_class, classes)
         wide = "class →" in summary.columns
         ui.number_table(summary, "%.4f", summary.columns[1:] if wide else
-                        ("frequency", "mean predicted probability", "one-vs-rest ECE"))
+                        ("frequency", "mean predicted probability", "one-vs-rest ECE"), neutralised=True)
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
 
 # ------------------------------------------------------------------------------------- ordered classes
