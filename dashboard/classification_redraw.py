@@ -7,20 +7,22 @@ was computed for it; nothing here is recomputed while the diagnosis key stays th
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+import calib_core as cc
 from calib_core import plots
+from calib_core.diagrams.bin_rows import confidence_row_bins, rows_in_bins
 from views import pages as views
 
-from .cache import result_cached
+from .cache import STAGES, memoized, result_cached
 from .display import csv_safe
 
-__all__ = ["per_class_figure", "per_class_views"]
+__all__ = ["per_class_figure", "per_class_views", "selected_rows"]
 
 
 def per_class_views(key: str, per_class: pd.DataFrame, classes: Sequence[str] | None
@@ -106,3 +108,38 @@ def per_class_figure(per_class: pd.DataFrame, *, class_names: Sequence[str] | No
             trace.customdata = np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count])
             note.text = f"{note.text.rsplit(_ECE_TITLE, 1)[0]}{_ECE_TITLE}{ece_k[c]:.3f}"
     return fig
+
+
+def selected_rows(key: str, pset: cc.PredictionSet, bins: Mapping[str, Sequence[int]], n_bins: int, strategy: str,
+                  target: str) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The row mask of the selected confidence bins (``views.confidence_bin_rows``) and ``views.row_bin_values`` of
+    the rows, with each row's bin (per model, as the diagram bins them) and its values kept per ``key`` (the
+    diagnosis key: it determines ``pset``), bins and target: a click on another bin finds the rows in one pass
+    over the bin numbers.
+
+    Parameters
+    ----------
+    key : str
+        Determines ``pset`` (the diagnosis cache key).
+    pset : PredictionSet
+        The diagnosed rows.
+    bins : mapping of str to sequence of int
+        Model → selected bins.
+    n_bins : int
+        Confidence bins.
+    strategy : str
+        ``"uniform"`` or ``"quantile"``.
+    target : str
+        ``"top_label"`` or ``"positive"``.
+
+    Returns
+    -------
+    tuple
+        The row mask and (binned value, predicted class, top-label confidence) of every row.
+    """
+    def build() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        values = views.row_bin_values(pset, target)
+        return confidence_row_bins(values[0], n_bins, strategy, group=pset.model), values
+
+    row_bins, values = memoized(STAGES, ("cls_row_bins", key, int(n_bins), strategy, target), build, copied=False)
+    return rows_in_bins(row_bins, bins, group=pset.model), values

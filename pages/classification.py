@@ -127,9 +127,9 @@ st.caption(
     "Click a bin in either chart (shift-click adds, or drag a box) to highlight it in both and list its rows "
     "and their per-class breakdown below."
 )
-sel_mask = None
-if not selection.empty:
-    sel_mask = views.confidence_bin_rows(sub, selection.bins, int(n_bins), strategy, target)
+sel_mask = bin_values = None
+if not selection.empty:  # each row's bin kept per diagnosis: a click finds its rows in one pass
+    sel_mask, bin_values = cls_redraw.selected_rows(base_key, sub, selection.bins, int(n_bins), strategy, target)
 selection.row("**No bins selected** — click bars to inspect them." if sel_mask is None else
               "**" + ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), "confidence bins",
                                                      n_bins=int(n_bins))) + "**",
@@ -189,7 +189,7 @@ if sel_mask is not None:
             st.markdown("**Per-class breakdown of the selected rows** (by predicted class)")
             models_sel = [m for m in shown if m in selection.bins]
             ui.dataframe(
-                views.class_breakdowns(sub, sel_mask, target, models_sel), hide_index=True, width="stretch",
+                views.class_breakdowns(sub, sel_mask, target, models_sel, bin_values), hide_index=True, width="stretch",
                 column_config={
                     "predicted": st.column_config.NumberColumn(help="rows predicted as this class"),
                     "accuracy": st.column_config.NumberColumn(format="%.3f", help="share of them that are right"),
@@ -201,7 +201,8 @@ if sel_mask is not None:
         with b2:
             n_in = int(sel_mask.sum())
             st.markdown(f"**Rows in the selected bins** (first {min(n_in, ui.MAX_TABLE_ROWS)} of {n_in:,})")
-            ui.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS), hide_index=True,
+            ui.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS, bin_values),
+                         hide_index=True,
                          width="stretch", height=300,
                          column_config={"confidence": st.column_config.NumberColumn(format="%.4f")})
 
