@@ -65,7 +65,7 @@ def test_staged_equals_diagnose_for_every_bins_choice(make):
 
 
 def test_staged_equals_diagnose_with_prevalence_and_groups():
-    pset = _set(2, group=np.where(np.arange(500) % 3 == 0, "x", "y"))
+    pset = _set(2, n=300, group=np.where(np.arange(300) % 3 == 0, "x", "y"))
     options = dict(OPTIONS, n_bins=12, prevalence=0.3, tce=False)
     stages: dict = {}
     first = diagnose_classification_staged(pset, stages, **options)
@@ -84,3 +84,15 @@ def test_a_kept_stage_is_not_recomputed(monkeypatch):
     for n_bins in (10, 11, 12):
         diagnose_classification_staged(pset, stages, by_group=False, n_bins=n_bins, **OPTIONS)
     assert len(calls) == 1
+
+
+def test_the_staged_diagnosis_knows_every_option_of_the_core_one():
+    """A new option of ``diagnose_classification`` must be taken over here too (else it would read as ignored)."""
+    import inspect
+
+    from calib_core.diagnosis.classification import diagnose_classification
+    from views import classification_stages
+
+    core = {name: p.default for name, p in inspect.signature(diagnose_classification).parameters.items()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD and name != "pset"}
+    assert core == classification_stages._DEFAULTS
