@@ -59,7 +59,7 @@ FIGURES = BoundedStore(max_bytes=FIGURE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE
 #: The bins-free part of each regression diagnosis (``diagnose_regression(..., stages=…)``): a change of the σ-bins
 #: count or binning redoes only ENCE, the Levi table and the verdicts (about 6 MB per 1e5-row subset; shared, never
 #: mutated: the diagnosis works on copies of a stage's rows); and of each classification diagnosis
-#: (:func:`classification_staged`: the clinical set, smooth ECE, smoothed curve; a few kB per subset), plus the
+#: (:func:`classification_staged`: the clinical set, smooth ECE, smoothed curve; about 20 kB per subset), plus the
 #: Classification page's row bins of a bin click (``dashboard.classification_redraw.selected_rows``, ~3 MB at 1e5).
 STAGES = BoundedStore(max_bytes=STAGE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 #: Options of a diagnosis that its bins-free stage does not depend on (the σ-bins)
