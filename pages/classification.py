@@ -21,6 +21,7 @@ from calib_core.plots import ordinal as ordinal_plots
 from dashboard import classification_redraw as cls_redraw
 from dashboard import clinical as clin
 from dashboard import clustering as clu
+from dashboard import redraw_cache as rc  # figures sent as wire dicts made once
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -161,20 +162,20 @@ with left:
         corp_fig = ui.figure(f"{base_key}|corp|{sorted(corp_options.items())}|band={band}",
                              lambda: plots.with_background(corp_plots.corp_reliability_figure, corps, corps_behind(),
                                                            colors=colors, band=band))
-        ui.chart(corp_fig, "cls_corp_chart")
+        ui.chart(rc.prepared_figure(corp_fig), "cls_corp_chart")
         st.caption(
             "CORP: the PAV (isotonic) fit of the outcome on the forecast — the recalibrated probability at each "
             "forecast. On the diagonal = calibrated; where it leaves the grey consistency band, the miscalibration is "
             "more than chance at this N. MCB in the legend: the Brier miscalibration (table below)."
         )
     else:
-        selection.chart(rel_fig, "cls_rel_chart")
+        selection.chart(rc.prepared_figure(rel_fig), "cls_rel_chart")
         st.caption(
             "Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence (red = "
             "over-confident). ECE is the count-weighted mean of the gaps."
         )
 with right:
-    selection.chart(hist_fig, "cls_hist_chart")
+    selection.chart(rc.prepared_figure(hist_fig), "cls_hist_chart")
     cap, scale = st.columns([3, 2], vertical_alignment="center")
     cap.caption("Share of samples per bin; dashed = average confidence, dotted = accuracy (Guo et al. Fig. 1).")
     scale.segmented_control("y axis", ["linear", "log"], key="cls_hist_scale", label_visibility="collapsed",
@@ -221,7 +222,7 @@ if smooth_tables:
                                     behind(smooth_name))
         smooth_fig = ui.figure(f"smooth|{smooth_key}", lambda: plots.with_background(
             plots.smooth_reliability_figure, smooth_tables, behind(smooth_name), colors=colors, target=target))
-        ui.chart(smooth_fig, "cls_smooth_chart")
+        ui.chart(rc.prepared_figure(smooth_fig), "cls_smooth_chart")
         st.caption(
             "Kernel-smoothed outcome frequency against the predicted probability (reflected Gaussian kernel of "
             "width σ*, chosen by the data so that smooth ECE = σ*); shaded: density of the predictions. No bins to "
@@ -244,7 +245,7 @@ st.caption(
 if faint is not None:
     st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                "The interval, reference, p-value and verdict are the slice's.")
-ui.show_metric_groups((lambda: views.metric_table(report.metrics, level, keys=metric_keys("classification"),
+rc.show_metric_groups((lambda: views.metric_table(report.metrics, level, keys=metric_keys("classification"),
                                                   compact=True))
                       if faint is None else
                       (lambda: views.selection_vs_all(
@@ -274,7 +275,7 @@ if corps:
                                                          {m: c.murphy for m, c in corps.items()},
                                                          {m: c.murphy for m, c in (corps_behind() or {}).items()},
                                                          colors=colors))
-    ui.chart(murphy_fig, "cls_murphy_chart")
+    ui.chart(rc.prepared_figure(murphy_fig), "cls_murphy_chart")
     st.caption(
         "Murphy diagram (Ehm et al. 2016): the mean elementary score at each threshold θ — the loss of a user who "
         "acts when the forecast exceeds θ, with cost–loss ratio θ. Lower is better; a model below another at every "
@@ -310,7 +311,7 @@ if not pset.top_label_only:
             if faint is not None else  # no slice: patched from the figure of other bins (same classes)
             cls_redraw.per_class_figure(per_class, class_names=classes, color=colors[per_model], classes=codes),
         )
-        ui.chart(per_class_fig, "cls_per_class")
+        ui.chart(rc.prepared_figure(per_class_fig), "cls_per_class")
         st.caption(
             "One-vs-rest reliability of every class: observed frequency of the class against the mean predicted "
             "probability per bin (marker size grows with the bin count; sparse bins are noisy)."
@@ -331,7 +332,7 @@ if pset.ordinal and not pset.top_label_only:  # ordered categories: one binary r
     if thresholds:
         threshold_fig = ui.figure(f"{base_key}|thresholds|{sorted(threshold_options.items())}|fig",
                                   lambda: ordinal_plots.threshold_reliability_figure(thresholds, colors=colors))
-        ui.chart(threshold_fig, "cls_threshold_chart")
+        ui.chart(rc.prepared_figure(threshold_fig), "cls_threshold_chart")
         st.caption(
             "The classes are ordered, so each threshold k states a binary forecast P(Y ≤ k) (the summed "
             "probabilities up to class k). Line: its CORP (PAV) recalibration curve; dots: binned frequencies; grey: "
