@@ -41,6 +41,8 @@ from calib_core.data import examples
 from calib_core.diagrams.classification_corp import corp_of
 from calib_core.inference.regression import warm_up
 from views import pages as views
+from views.classification_stages import BINS_OPTIONS as CLASSIFICATION_BINS_OPTIONS
+from views.classification_stages import diagnose_classification_staged
 from views.selection import with_selected
 
 from .store import STORE_MAX_BYTES, BoundedStore, approx_nbytes
@@ -56,7 +58,9 @@ RESULTS = BoundedStore(max_bytes=RESULT_CACHE_BYTES, max_idle_seconds=CACHE_IDLE
 FIGURES = BoundedStore(max_bytes=FIGURE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 #: The bins-free part of each regression diagnosis (``diagnose_regression(..., stages=…)``): a change of the σ-bins
 #: count or binning redoes only ENCE, the Levi table and the verdicts (about 6 MB per 1e5-row subset; shared, never
-#: mutated: the diagnosis works on copies of a stage's rows).
+#: mutated: the diagnosis works on copies of a stage's rows); and of each classification diagnosis
+#: (:func:`classification_staged`: the clinical set, smooth ECE, smoothed curve; about 20 kB per subset), plus the
+#: Classification page's row bins of a bin click (``dashboard.classification_redraw.selected_rows``, ~3 MB at 1e5).
 STAGES = BoundedStore(max_bytes=STAGE_CACHE_BYTES, max_idle_seconds=CACHE_IDLE_SECONDS)
 #: Options of a diagnosis that its bins-free stage does not depend on (the σ-bins)
 _BINS_OPTIONS = ("n_bins", "binning")
@@ -130,6 +134,8 @@ def diagnose_cached(key: str, pset: cc.PredictionSet, *, staged: bool = False, *
     options_json = json.dumps(options, sort_keys=True)
 
     def compute() -> cc.Report:
+        if staged and pset.task == "classification":  # bins-free part kept in STAGES (views.classification_stages)
+            return classification_staged(key, pset, options)
         if not staged or pset.task != "regression":
             return cc.diagnose(pset, by_group=False, **options)
         free = {k: v for k, v in options.items() if k not in _BINS_OPTIONS}
@@ -143,6 +149,22 @@ def diagnose_cached(key: str, pset: cc.PredictionSet, *, staged: bool = False, *
 
     return memoized(RESULTS, ("diagnosis", key, options_json), compute, copied=True,
                     spinner="Diagnosing (tests, intervals and verdicts)…")
+
+
+def classification_staged(key: str, pset: cc.PredictionSet, options: Mapping[str, Any]) -> cc.Report:
+    """``cc.diagnose(pset, by_group=False, **options)`` of classification rows with the part the confidence bins do
+    not change (clinical set, smooth ECE, ratio and TCE, smoothed calibration curve, RPS) kept in :data:`STAGES`
+    under ``key`` and the other options (:func:`views.classification_stages.diagnose_classification_staged`):
+    a new bins count or binning recomputes only ECE, MCE, class-wise ECE, the reliability tables and the inference
+    (identical numbers).  Not cached itself: :func:`diagnose_cached` keeps the report."""
+    free = {k: v for k, v in options.items() if k not in CLASSIFICATION_BINS_OPTIONS}
+    stage_key = ("classification_stages", key, json.dumps(free, sort_keys=True))
+    kept = STAGES.get(stage_key)
+    stages = dict(kept) if kept is not None else {}  # the stored mapping itself is never changed
+    report = diagnose_classification_staged(pset, stages, by_group=False, **options)
+    if stages and (kept is None or any(kept.get(k) is not v for k, v in stages.items())):
+        STAGES.put(stage_key, stages, nbytes=approx_nbytes(stages))
+    return report
 
 
 def _figure_nbytes(fig: Any) -> int:

@@ -18,8 +18,10 @@ from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.plots import corp as corp_plots
 from calib_core.plots import ordinal as ordinal_plots
+from dashboard import classification_redraw as cls_redraw
 from dashboard import clinical as clin
 from dashboard import clustering as clu
+from dashboard import redraw_cache as rc  # figures sent as wire dicts made once
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -126,9 +128,9 @@ st.caption(
     "Click a bin in either chart (shift-click adds, or drag a box) to highlight it in both and list its rows "
     "and their per-class breakdown below."
 )
-sel_mask = None
-if not selection.empty:
-    sel_mask = views.confidence_bin_rows(sub, selection.bins, int(n_bins), strategy, target)
+sel_mask = bin_values = None
+if not selection.empty:  # each row's bin kept per diagnosis: a click finds its rows in one pass
+    sel_mask, bin_values = cls_redraw.selected_rows(base_key, sub, selection.bins, int(n_bins), strategy, target)
 selection.row("**No bins selected** — click bars to inspect them." if sel_mask is None else
               "**" + ui.md_escape(describe_selection(selection.bins, int(sel_mask.sum()), "confidence bins",
                                                      n_bins=int(n_bins))) + "**",
@@ -160,20 +162,20 @@ with left:
         corp_fig = ui.figure(f"{base_key}|corp|{sorted(corp_options.items())}|band={band}",
                              lambda: plots.with_background(corp_plots.corp_reliability_figure, corps, corps_behind(),
                                                            colors=colors, band=band))
-        ui.chart(corp_fig, "cls_corp_chart")
+        ui.chart(rc.prepared_figure(corp_fig), "cls_corp_chart")
         st.caption(
             "CORP: the PAV (isotonic) fit of the outcome on the forecast — the recalibrated probability at each "
             "forecast. On the diagonal = calibrated; where it leaves the grey consistency band, the miscalibration is "
             "more than chance at this N. MCB in the legend: the Brier miscalibration (table below)."
         )
     else:
-        selection.chart(rel_fig, "cls_rel_chart")
+        selection.chart(rc.prepared_figure(rel_fig), "cls_rel_chart")
         st.caption(
             "Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence (red = "
             "over-confident). ECE is the count-weighted mean of the gaps."
         )
 with right:
-    selection.chart(hist_fig, "cls_hist_chart")
+    selection.chart(rc.prepared_figure(hist_fig), "cls_hist_chart")
     cap, scale = st.columns([3, 2], vertical_alignment="center")
     cap.caption("Share of samples per bin; dashed = average confidence, dotted = accuracy (Guo et al. Fig. 1).")
     scale.segmented_control("y axis", ["linear", "log"], key="cls_hist_scale", label_visibility="collapsed",
@@ -188,7 +190,7 @@ if sel_mask is not None:
             st.markdown("**Per-class breakdown of the selected rows** (by predicted class)")
             models_sel = [m for m in shown if m in selection.bins]
             ui.dataframe(
-                views.class_breakdowns(sub, sel_mask, target, models_sel), hide_index=True, width="stretch",
+                views.class_breakdowns(sub, sel_mask, target, models_sel, bin_values), hide_index=True, width="stretch",
                 column_config={
                     "predicted": st.column_config.NumberColumn(help="rows predicted as this class"),
                     "accuracy": st.column_config.NumberColumn(format="%.3f", help="share of them that are right"),
@@ -200,7 +202,8 @@ if sel_mask is not None:
         with b2:
             n_in = int(sel_mask.sum())
             st.markdown(f"**Rows in the selected bins** (first {min(n_in, ui.MAX_TABLE_ROWS)} of {n_in:,})")
-            ui.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS), hide_index=True,
+            ui.dataframe(views.classification_rows(sub, sel_mask, target, ui.MAX_TABLE_ROWS, bin_values),
+                         hide_index=True,
                          width="stretch", height=300,
                          column_config={"confidence": st.column_config.NumberColumn(format="%.4f")})
 
@@ -219,7 +222,7 @@ if smooth_tables:
                                     behind(smooth_name))
         smooth_fig = ui.figure(f"smooth|{smooth_key}", lambda: plots.with_background(
             plots.smooth_reliability_figure, smooth_tables, behind(smooth_name), colors=colors, target=target))
-        ui.chart(smooth_fig, "cls_smooth_chart")
+        ui.chart(rc.prepared_figure(smooth_fig), "cls_smooth_chart")
         st.caption(
             "Kernel-smoothed outcome frequency against the predicted probability (reflected Gaussian kernel of "
             "width σ*, chosen by the data so that smooth ECE = σ*); shaded: density of the predictions. No bins to "
@@ -242,11 +245,13 @@ st.caption(
 if faint is not None:
     st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                "The interval, reference, p-value and verdict are the slice's.")
-ui.show_metric_groups(views.metric_table(report.metrics, level, keys=metric_keys("classification"), compact=True)
+rc.show_metric_groups((lambda: views.metric_table(report.metrics, level, keys=metric_keys("classification"),
+                                                  compact=True))
                       if faint is None else
-                      ui.result_cached(f"{fig_key}|vs_all|{faint.key}|{level}", lambda: views.selection_vs_all(
+                      (lambda: views.selection_vs_all(
                           report.metrics, faint.metrics, level, len(shown) > 1, compact=True, label="slice",
-                          keys=metric_keys("classification"))), report.metrics)
+                          keys=metric_keys("classification"))), report.metrics,
+                      key=f"cls|{base_key}|{sorted(options.items())}|{level}|{faint.key if faint else None}")
 clu.show_statement(report)
 for note in report.options.get("notes", []):
     st.caption(ui.md_escape(note))
@@ -270,7 +275,7 @@ if corps:
                                                          {m: c.murphy for m, c in corps.items()},
                                                          {m: c.murphy for m, c in (corps_behind() or {}).items()},
                                                          colors=colors))
-    ui.chart(murphy_fig, "cls_murphy_chart")
+    ui.chart(rc.prepared_figure(murphy_fig), "cls_murphy_chart")
     st.caption(
         "Murphy diagram (Ehm et al. 2016): the mean elementary score at each threshold θ — the loss of a user who "
         "acts when the forecast exceeds θ, with cost–loss ratio θ. Lower is better; a model below another at every "
@@ -283,7 +288,8 @@ if not pset.top_label_only:
     per_model = st.selectbox("Model", shown, key="cls_per_class_model") if len(shown) > 1 else shown[0]
     per_class = report.diagrams[(per_model, cc.ALL)].get("per_class")
     if per_class is not None:
-        class_options, worst = views.per_class_choice(per_class, classes)
+        per_class_key = f"{base_key}|{sorted(options.items())}|per_class={per_model}"
+        class_options, worst, summary = cls_redraw.per_class_views(per_class_key, per_class, classes)
         picked = worst
         if len(class_options) > len(worst):  # more classes than panels: the worst first, the user picks others
             if st.session_state.get("cls_per_class_for") != (token, per_model, rows, group):
@@ -301,17 +307,18 @@ if not pset.top_label_only:
             f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
             lambda: plots.with_background(plots.per_class_reliability_figure, per_class,
                                           (behind("per_class") or {}).get(per_model), class_names=classes,
-                                          color=colors[per_model], classes=codes),
+                                          color=colors[per_model], classes=codes)
+            if faint is not None else  # no slice: patched from the figure of other bins (same classes)
+            cls_redraw.per_class_figure(per_class, class_names=classes, color=colors[per_model], classes=codes),
         )
-        ui.chart(per_class_fig, "cls_per_class")
+        ui.chart(rc.prepared_figure(per_class_fig), "cls_per_class")
         st.caption(
             "One-vs-rest reliability of every class: observed frequency of the class against the mean predicted "
             "probability per bin (marker size grows with the bin count; sparse bins are noisy)."
         )
-        summary = views.per_class_table(per_class, classes)
         wide = "class →" in summary.columns
         ui.number_table(summary, "%.4f", summary.columns[1:] if wide else
-                        ("frequency", "mean predicted probability", "one-vs-rest ECE"))
+                        ("frequency", "mean predicted probability", "one-vs-rest ECE"), neutralised=True)
         st.caption("Class-wise ECE (Kull et al. 2019) is the mean of the one-vs-rest ECEs.")
 
 # ------------------------------------------------------------------------------------- ordered classes
@@ -325,7 +332,7 @@ if pset.ordinal and not pset.top_label_only:  # ordered categories: one binary r
     if thresholds:
         threshold_fig = ui.figure(f"{base_key}|thresholds|{sorted(threshold_options.items())}|fig",
                                   lambda: ordinal_plots.threshold_reliability_figure(thresholds, colors=colors))
-        ui.chart(threshold_fig, "cls_threshold_chart")
+        ui.chart(rc.prepared_figure(threshold_fig), "cls_threshold_chart")
         st.caption(
             "The classes are ordered, so each threshold k states a binary forecast P(Y ≤ k) (the summed "
             "probabilities up to class k). Line: its CORP (PAV) recalibration curve; dots: binned frequencies; grey: "

@@ -699,9 +699,11 @@ def _class_names(pset: PredictionSet) -> np.ndarray:
     return np.asarray([str(i) for i in range(max(k, 1))], dtype=object)
 
 
-def classification_rows(pset: PredictionSet, mask: np.ndarray, target: str, limit: int) -> pd.DataFrame:
-    """The first ``limit`` rows of ``mask``: row, [model,] label, predicted, confidence, [P(positive),] correct."""
-    values, pred, conf = row_bin_values(pset, target)
+def classification_rows(pset: PredictionSet, mask: np.ndarray, target: str, limit: int,
+                        values: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
+    """The first ``limit`` rows of ``mask``: row, [model,] label, predicted, confidence, [P(positive),] correct.
+    ``values``: :func:`row_bin_values` of ``pset`` and ``target`` if the caller has them."""
+    values, pred, conf = row_bin_values(pset, target) if values is None else values
     idx = np.flatnonzero(mask)[:limit]
     names = _class_names(pset)
     frame = pd.DataFrame({"row": pset.row_number[idx]})
@@ -716,10 +718,12 @@ def classification_rows(pset: PredictionSet, mask: np.ndarray, target: str, limi
     return frame
 
 
-def class_breakdowns(pset: PredictionSet, mask: np.ndarray, target: str, models: Sequence[str]) -> pd.DataFrame:
+def class_breakdowns(pset: PredictionSet, mask: np.ndarray, target: str, models: Sequence[str],
+                     values: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     """:func:`views.selection.class_breakdown` of the rows of ``mask``, per model of ``models`` that has a
-    model column (a ``model`` column first when there are several)."""
-    _, pred, conf = row_bin_values(pset, target)
+    model column (a ``model`` column first when there are several).  ``values``: :func:`row_bin_values` of
+    ``pset`` and ``target`` if the caller has them."""
+    _, pred, conf = row_bin_values(pset, target) if values is None else values
     classes = list(pset.classes) if pset.classes is not None else None
     k = len(classes) if classes is not None else (pset.probs.shape[1] if pset.probs is not None else 0)
     parts = []

@@ -1,0 +1,232 @@
+"""A classification diagnosis split into the part the confidence bins change and the part they do not.
+
+:func:`calib_core.diagnosis.classification.diagnose_classification` computes, for every (model, group), statistics
+that depend on the confidence bins (ECE, MCE, class-wise ECE, the reliability tables and the whole inference, whose
+random stream starts with the binned null draws) and statistics that do not: the clinical set (logistic
+recalibration, loess ICI / E50 / E90 per class: about 2 s of CPU at 10⁵ rows and K = 10), the smooth ECE and its
+curves, the calibration ratio and TCE, the smoothed (loess) calibration curve with its bootstrap band and the ranked
+probability score.  :func:`diagnose_classification_staged` gives the same :class:`calib_core.Report` (every number,
+table, note and option equal) while keeping the bins-free part of each (model, group) in a ``stages`` mapping the
+caller owns: a change of the bins count or binning on the Classification page redoes only the binned part.
+
+The bins-free part is kept per subset under the options it depends on (everything but ``n_bins`` and
+``strategy``); the caller keys the mapping on the data (the dashboard: data token + filters + those options).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from calib_core.base.clustering import (
+    MIN_RELIABLE_CLUSTERS,
+    MIN_TESTABLE_CLUSTERS,
+    resolve_clustering,
+    too_few_clusters_sentence,
+)
+from calib_core.base.limits import check_options
+from calib_core.base.predictions import PredictionSet, iter_subsets
+from calib_core.base.report import NOT_TESTED, Report, diagnosis_report, inference_metric_rows, subset_name
+from calib_core.diagnosis.classification import classification_inference, classification_rows
+from calib_core.diagnosis.classification_clinical import PER_CLASS_TABLE, apply_prevalence, clinical_table_values
+from calib_core.diagrams.classification import classification_diagrams
+from calib_core.diagrams.classification_clinical import smoothed_calibration_diagrams
+from calib_core.inference.classification import PRIMARY_FAMILY
+from calib_core.inference.classification_ordinal import ordinal_metric_rows
+from calib_core.metrics.classification_ratio import ratio_values
+from calib_core.metrics.classification_smooth import smooth_summaries
+
+__all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged"]
+
+#: The options of a classification diagnosis that only the binned part depends on.
+BINS_OPTIONS = ("n_bins", "strategy")
+
+#: The defaults of :func:`calib_core.diagnosis.classification.diagnose_classification`.
+_DEFAULTS: dict[str, Any] = {"n_bins": 15, "strategy": "uniform", "n_resamples": 1000, "n_simulations": 2000,
+                             "level": 0.95, "seed": 0, "alpha": 0.05, "by_group": True, "diagrams": True,
+                             "classwise": True, "smooth": True, "tce": True, "cluster": "auto", "block_length": None,
+                             "prevalence": None}
+
+
+@dataclass(frozen=True)
+class SubsetStage:
+    """The bins-free results of one (model, group): never changed once made (the report gets copies).
+
+    Attributes
+    ----------
+    smooth_estimates : dict or None
+        The smooth ECE estimates (None: smooth ECE off).
+    smooth_curves : dict of str to DataFrame
+        The kernel-smoothed reliability tables.
+    values : dict of str to float
+        The bins-free point values: smooth ECE, calibration ratio, TCE and the clinical set.
+    clinical_notes : list of str
+        The clinical set's notes (without the subset's name).
+    per_class : DataFrame or None
+        The clinical per-class table (K > 2).
+    clinical_kinds : dict of str to str
+        The kinds of the clinical rows that get no inference.
+    ordinal : DataFrame or None
+        The ranked probability score's rows (ordered classes).
+    smoothed : dict of str to DataFrame
+        The smoothed (loess) calibration diagrams.
+    """
+
+    smooth_estimates: dict | None
+    smooth_curves: dict
+    values: dict
+    clinical_notes: list
+    per_class: pd.DataFrame | None
+    clinical_kinds: dict
+    ordinal: pd.DataFrame | None
+    smoothed: dict
+
+
+def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth: bool, tce: bool, alpha: float,
+              level: float, n_res: int, seed: int | None, sub: Any, diagrams: bool) -> SubsetStage:
+    """The bins-free results of one subset's rows (as :func:`diagnose_classification` computes them)."""
+    smooth_est, smooth_curves = smooth_summaries(rows) if smooth else (None, {})
+    values = {k: e.value for k, e in (smooth_est or {}).items()}
+    values.update(ratio_values(rows, tce=tce, alpha=alpha))
+    clin, clin_notes, per_class, clin_kinds = clinical_table_values(rows, level=level)
+    values.update(clin)
+    ordinal = None
+    if pset.ordinal and not rows.top_label_only:
+        ordinal = ordinal_metric_rows(rows.probs, rows.labels, model=model, group=group, n_resamples=n_res,
+                                      level=level, seed=seed, clustering=sub)
+    smoothed = smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level, seed=seed,
+                                             clustering=sub) if diagrams else {}
+    return SubsetStage(smooth_est, smooth_curves, values, list(clin_notes), per_class, dict(clin_kinds), ordinal,
+                       smoothed)
+
+
+def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[Any, SubsetStage] | None = None,
+                                   **options: Any) -> Report:
+    """``diagnose_classification(pset, **options)`` with the bins-free part of every (model, group) taken from (or
+    put into) ``stages``, keyed on (model, group): the same report, every number equal.
+
+    ECE = Σ_m |B_m|/N · |acc(B_m) − conf(B_m)| and everything else binned is recomputed with the options' bins;
+    the smooth ECE, the calibration ratio Σf/Σy, TCE, the clinical set, the smoothed calibration curve and the RPS
+    come from the stage when there is one.
+
+    Parameters
+    ----------
+    pset : PredictionSet
+        A classification prediction set.
+    stages : mutable mapping, optional
+        The bins-free stages of this data and these bins-free options (the caller keys it so; None: none kept).
+    **options
+        The options of :func:`calib_core.diagnosis.classification.diagnose_classification`.
+
+    Returns
+    -------
+    Report
+        Equal to ``diagnose_classification(pset, **options)``.
+    """
+    if pset.task != "classification":
+        raise ValueError("diagnose_classification_staged needs a classification PredictionSet")
+    check_options(options, source=pset.source)  # as cc.diagnose: every user-set size capped first
+    known = {k: options.pop(k) for k in list(options) if k in _DEFAULTS}
+    ignored = options
+    o = {**_DEFAULTS, **known}
+    n_bins, strategy, n_resamples, n_simulations = o["n_bins"], o["strategy"], o["n_resamples"], o["n_simulations"]
+    level, seed, alpha, tce, smooth = o["level"], o["seed"], o["alpha"], o["tce"], o["smooth"]
+    clustering = resolve_clustering(pset, o["cluster"], o["block_length"])
+    tables: list[pd.DataFrame] = []
+    verdicts: list[dict] = []
+    figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
+    notes: list[str] = []
+    prevalence = o["prevalence"]
+    pset, prevalence_note = apply_prevalence(pset, prevalence)
+    if prevalence_note:
+        notes.append(prevalence_note)
+    if pset.top_label_only:
+        notes.append(
+            "top-label-only file: accuracy, ECE, MCE and the top-label reliability diagram only (no NLL, Brier, "
+            "class-wise ECE or per-class reliability without the full probability vectors)."
+        )
+    binary = not pset.top_label_only and pset.probs is not None and pset.probs.shape[1] == 2
+    if binary:
+        notes.append(
+            "binary file: 'ece'/'mce' and the 'reliability' table are top-label (confidence = max(p, 1 − p), Guo et "
+            "al.); 'ece_positive'/'mce_positive' and 'reliability_positive' use P(y = 1) against the frequency of "
+            "y = 1 (netcal / scikit-learn's binary convention)."
+        )
+    for model, group, mask in iter_subsets(pset, o["by_group"]):
+        n = int(mask.sum())
+        if n < 2:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} row(s), too few to diagnose")
+            continue
+        if n < n_bins:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
+        rows = classification_rows(pset, mask, n_bins, strategy)
+        sub = None if clustering is None else clustering.take(mask)
+        if sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
+                         f"no intervals and no tests with fewer than {MIN_TESTABLE_CLUSTERS} clusters")
+        elif sub is not None and sub.n_clusters < MIN_RELIABLE_CLUSTERS:
+            notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
+                         f"intervals and tests are unreliable with fewer than {MIN_RELIABLE_CLUSTERS} clusters")
+        too_few = sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS
+        n_res, n_sim = (0, 0) if too_few else (n_resamples, n_simulations)  # no intervals, no tests
+        use_cw = o["classwise"] and not rows.top_label_only
+
+        stage = None if stages is None else stages.get((model, group))
+        if stage is None:
+            stage = _stage_of(rows, pset, model, group, smooth=smooth, tce=tce, alpha=alpha, level=level,
+                              n_res=n_res, seed=seed, sub=sub, diagrams=o["diagrams"])
+            if stages is not None:
+                stages[(model, group)] = stage
+        values = rows.statistics(None, classwise=use_cw)
+        values.update(stage.values)
+        notes.extend(f"{subset_name(model, group, pset, mask)}: {text}" for text in stage.clinical_notes)
+        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_res,
+                                             n_simulations=n_sim, level=level, alpha=alpha,
+                                             classwise=use_cw, seed=seed, smooth_estimates=stage.smooth_estimates,
+                                             tce=tce, clustering=sub)
+        tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",),
+                                            kinds=stage.clinical_kinds))
+        if stage.ordinal is not None:
+            tables.append(stage.ordinal.copy())
+        if too_few:
+            head = dict(head, verdict=NOT_TESTED, sentence=too_few_clusters_sentence(sub))
+        verdicts.append(head)
+        if o["diagrams"]:
+            figs[(model, group)] = classification_diagrams(rows, per_class=use_cw, classes=pset.classes)
+            figs[(model, group)].update(copy.deepcopy(stage.smooth_curves))
+            if stage.per_class is not None:
+                figs[(model, group)][PER_CLASS_TABLE] = stage.per_class.copy()
+            figs[(model, group)].update(copy.deepcopy(stage.smoothed))
+    return diagnosis_report(
+        "classification",
+        pset,
+        tables=tables,
+        verdicts=verdicts,
+        diagrams=figs,
+        options={
+            "n_bins": n_bins,
+            "strategy": strategy,
+            "n_resamples": n_resamples,
+            "n_simulations": n_simulations,
+            "level": level,
+            "alpha": alpha,
+            "seed": seed,
+            "smooth": smooth,
+            "tce": tce,
+            "layout": pset.layout,
+            "top_label_only": pset.top_label_only,
+            "classes": pset.classes,
+            "notes": notes,
+            "ignored_options": sorted(ignored),
+            "cluster": o["cluster"],
+            "block_length": o["block_length"],
+            "prevalence": prevalence,
+            "prevalence_adjustment": prevalence_note or "none",
+            "n_clusters": None if clustering is None else clustering.n_clusters,
+            "clustering": "independent rows" if clustering is None else clustering.describe(),
+        },
+    )
