@@ -299,6 +299,7 @@ class SessionResult:
     kind: str
     steps: dict[str, float] = field(default_factory=dict)  # step name → seconds
     cpu: dict[str, tuple[float, float]] = field(default_factory=dict)  # step → (server, browser) CPU s (solo runs)
+    bytes: dict[str, int] = field(default_factory=dict)  # step → bytes of the server's messages (ws client)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -385,13 +386,36 @@ class RegressionSession(Session):
     kind = "regression"
 
     def __init__(self, index: int, browser, url: str, timeout_s: float, expect, csv: Path,
-                 cpu: Callable[[], tuple[float, float]] | None = None) -> None:
+                 cpu: Callable[[], tuple[float, float]] | None = None, clicks: int = 1) -> None:
         super().__init__(index, browser, url, timeout_s, expect, cpu)
         self.csv = csv
+        self.clicks = clicks
 
     def levi_markers(self):
         levi = self.page.get_by_test_id("stPlotlyChart").nth(0)
         return levi.locator(".scatterlayer .trace").nth(1).locator(".points path")  # trace 0: the diagonal
+
+    async def click_bins(self, info, bins: list[int]) -> None:
+        """Click the Levi σ-bins ``bins`` (0-based) one after the other; each click is a step timed from the click
+        itself to the settled page (the pointer is moved onto the marker and rests there first, untimed: Plotly
+        selects from its hover state).  The first is "click a Levi σ-bin", the others "click a σ-bin again (k)"."""
+        page = self.page
+        for k, nth in enumerate(bins):
+            point = self.levi_markers().nth(nth)
+            await point.scroll_into_view_if_needed()
+            box = await point.bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            await page.mouse.move(x - 6, y - 6)
+            await page.mouse.move(x, y, steps=4)
+            await page.wait_for_timeout(250)
+            name = "click a Levi σ-bin" if k == 0 else f"click a σ-bin again ({k})"
+            since = await page.evaluate("performance.now()")
+
+            async def consequence(since=since, nth=nth) -> None:
+                await self.expect(info).to_contain_text(f"σ-bin {nth + 1} of", timeout=self.timeout)
+                await self.settled(since, min_charts=2)
+
+            await self.step(name, lambda x=x, y=y: page.mouse.click(x, y), consequence)
 
     async def nav(self, name: str, title: str) -> None:
         await self.page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
@@ -441,19 +465,7 @@ class RegressionSession(Session):
                 lambda: expect(page.get_by_role("combobox", name="Rows")).to_have_value("cal", timeout=page_timeout),
             )
             info = page.get_by_text(re.compile(r"rows? selected from σ-bins? "))  # "… from σ-bin 13 of 16."
-
-            async def click_bin() -> None:
-                point = self.levi_markers().nth(12)
-                await point.scroll_into_view_if_needed()
-                box = await point.bounding_box()
-                x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-                await page.mouse.move(x - 6, y - 6)
-                await page.mouse.move(x, y, steps=4)
-                await page.wait_for_timeout(250)  # Plotly selects from its hover state
-                await page.mouse.click(x, y)
-
-            await self.step("click a Levi σ-bin", click_bin,
-                            lambda: expect(info).to_be_visible(timeout=page_timeout))
+            await self.click_bins(info, [12] + [(11, 12)[i % 2] for i in range(self.clicks - 1)])
             await self.step(
                 "binning → count", lambda: binning.get_by_role("radio", name="equal count").click(),
                 lambda: expect(binning.get_by_role("radio", name="equal count")).to_be_checked(timeout=page_timeout),
@@ -559,6 +571,7 @@ class WsSession:
         self.pages: dict[str, str] = {}  # url path → page script hash
         self.widgets: dict[str, tuple[str, str]] = {}  # label → (widget id, element type)
         self.elements: list[tuple[str, object]] = []  # (type, element proto) of the last run
+        self.received = 0  # bytes of the websocket messages received (as sent: the server compresses none)
         self.xsrf = ""
 
     async def open(self, page: str = "") -> None:
@@ -582,7 +595,9 @@ class WsSession:
         self.elements = []
         while True:
             msg = ForwardMsg()
-            msg.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
+            data = await asyncio.wait_for(self.ws.recv(), self.timeout)
+            self.received += len(data)
+            msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
             if kind == "new_session":
                 ns = msg.new_session
@@ -644,9 +659,11 @@ class WsSession:
 
     async def timed(self, name: str, body) -> None:
         cpu0 = self.cpu() if self.cpu else None
+        received = self.received
         t0 = time.perf_counter()
         await body()
         self.result.steps[name] = time.perf_counter() - t0
+        self.result.bytes[name] = self.received - received
         if cpu0 is not None:
             cpu1 = self.cpu()
             self.result.cpu[name] = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
@@ -837,7 +854,8 @@ def make_sessions(args: argparse.Namespace, kind: str, n: int, first: int, files
         for i in range(n):
             index = first + i
             if kind == "regression":
-                out.append(RegressionSession(index, browser, args.url, args.timeout, expect, files[index], cpu=cpu))
+                out.append(RegressionSession(index, browser, args.url, args.timeout, expect, files[index], cpu=cpu,
+                                             clicks=args.clicks))
             else:
                 lab = args.labs[index % len(args.labs)]  # the solo session is the next in turn: a rank nobody used
                 rank = 1 + index // len(args.labs)
@@ -983,14 +1001,17 @@ def print_details(m: dict) -> None:
           + f", {m['wall_s']:.0f} s wall clock; load average {m['load_before']:.1f} before, "
           f"{m['load_during']:.1f} during (this bench included)\n")
     step_names = list(dict.fromkeys(k for r in results for k in r["steps"]))
-    print("| step (all sessions) | n | median | p90 | max | server CPU alone | browser CPU alone |")
-    print("|---|---|---|---|---|---|---|")
+    print("| step (all sessions) | n | median | p90 | max | server CPU alone | browser CPU alone | messages (ws) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in step_names:
         values = [r["steps"][name] for r in results if name in r["steps"]]
         med, p90, mx = stats(values)
         cpu = m["solo"]["cpu"].get(name)
         cpu_text = f"{fmt(cpu[0])} | {fmt(cpu[1])}" if cpu else "– | –"
-        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | {cpu_text} |")
+        sizes = [r.get("bytes", {}).get(name) for r in results]
+        sizes = [b for b in sizes if b is not None]
+        size_text = f"{statistics.median(sizes) / 1e3:,.0f} kB" if sizes else "–"
+        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | {cpu_text} | {size_text} |")
     every = redraws(m)
     med, p90, mx = stats(every)
     print(f"| **all redraws** | {len(every)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | "
@@ -1063,6 +1084,8 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=None, help="seconds to wait after the sessions closed "
                     "(default: the TTL + 5)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers to this file")
+    ap.add_argument("--clicks", type=int, default=1, help="Levi σ-bin clicks of each browser regression session "
+                    "(the first, then alternating between two neighbouring bins; each timed from the click)")
     ap.add_argument("--client", choices=("browser", "ws"), default="browser",
                     help="browser: Chromium sessions (rendering on this machine's cores); ws: Streamlit's websocket "
                     "protocol without a browser (the server's latency, as with the browsers on other machines)")
