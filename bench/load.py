@@ -723,14 +723,32 @@ class WsSession:
 
 
 class WsRegressionSession(WsSession):
-    """The regression session's steps (module docstring) over the protocol; the Levi-bin click is left out (it is
-    a Plotly selection event of the browser)."""
+    """The regression session's steps (module docstring) over the protocol; the Levi-bin click is sent as the
+    selection event plotly.js reports for it (:meth:`click_bin`)."""
 
     kind = "regression"
 
     def __init__(self, index: int, url: str, timeout_s: float, csv: Path, cpu=None) -> None:
         super().__init__(index, url, timeout_s, cpu)
         self.csv = csv
+
+    async def click_bin(self, nth: int) -> None:
+        """A click on the Levi diagram's σ-bin ``nth`` (0-based), as plotly.js reports it: the selection event of the
+        page's first selectable chart (the Levi diagram) with the clicked point of its σ-bins trace (role "bins")."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        levi = next(inner for etype, inner in self.elements if etype == "plotly_chart" and inner.id)
+        spec = json.loads(levi.spec)
+        curve = next(k for k, trace in enumerate(spec["data"]) if (trace.get("meta") or {}).get("role") == "bins")
+        event = {"selection": {"points": [{"curve_number": curve, "point_number": nth, "point_index": nth,
+                                           "customdata": [nth]}], "point_indices": [nth], "box": [], "lasso": []}}
+        before = self.charts()
+        await self.timed("click a Levi σ-bin", lambda: self.rerun([WidgetState(id=levi.id,
+                                                                                string_value=json.dumps(event))]))
+        if not any(t == "markdown" and f"σ-bin {nth + 1} of" in e.body for t, e in self.elements):
+            self.result.errors.append(f"click a Levi σ-bin: the page does not say σ-bin {nth + 1} is selected")
+        if self.charts() == before:
+            self.result.errors.append("click a Levi σ-bin: no figure changed")
 
     async def run(self) -> SessionResult:
         try:
@@ -749,6 +767,7 @@ class WsRegressionSession(WsSession):
             await self.step("σ-bins 15→16", bins, double_array_value=[16])
             await self.step("binning → width", "Binning", string_array_value=["equal width"])
             await self.step("rows → cal", "Rows", string_value="cal")
+            await self.click_bin(12)
             await self.step("binning → count", "Binning", string_array_value=["equal count"])
             await self.step("rows → all (cached)", "Rows", string_value="all")
             await self.step("σ-bins 16→15 (cached)", bins, double_array_value=[15])
