@@ -212,7 +212,8 @@ def main() -> int:
                 navs = " → ".join(f"{t:.2f}s:{len(labels)} entries" + (" (RAW FILE LIST)" if set(labels) &
                                   set(FILE_LABELS) else "") for t, labels in row["nav_seen"] if labels)
                 print(f"repeat {i + 1}: healthy {row['healthy_s']:.2f} s, first page {row['first_page_s']:.2f} s, "
-                      f"settled {row['settled_s']:.2f} s; server CPU to first page {row['server_cpu_first_page_s']:.2f}"
+                      f"settled {row['settled_s']:.2f} s; server CPU at health {row['server_cpu_healthy_s']:.2f} s, "
+                      f"to first page {row['server_cpu_first_page_s']:.2f}"
                       f" s, to settled {row['server_cpu_settled_s']:.2f} s; raw file list seen: "
                       f"{'YES' if row['raw_list'] else 'no'}; load {row['load_before']:.1f} → {row['load_after']:.1f}"
                       f"\n    sidebar navigation: {navs or '(none)'}", flush=True)

@@ -16,7 +16,9 @@ Scenarios:
   waits for the Levi diagram, then changes controls one after the other: σ-bins 15 → 16 (slider, keyboard),
   binning → equal width, rows → cal, a click on a Levi σ-bin, binning → equal count, rows → all, σ-bins 16 → 15.
   The last two return to combinations the session has seen (cache hits); the others need a new diagnosis (with the
-  page's default intervals and tests).  A *redraw* is any of these control changes.
+  page's default intervals and tests).  A *redraw* is any of these control changes.  The σ-bin click is timed from
+  the click itself (the pointer rests on the marker first, untimed); ``--clicks k`` adds k − 1 more clicks,
+  alternating between two neighbouring bins (browser client).
 * **lab** (``--sessions 30``): the sessions are dealt round-robin to the labs in ``--labs`` (default: labs 1–5).
   Each opens its lab's address directly (as a student following a link), waits for the settled page, then moves
   the lab's sliders with the keyboard to values that differ between the sessions of a lab: Seed → +k (k = 1, 2, …
@@ -63,8 +65,8 @@ Streamlit's websocket protocol as the frontend does (the same page addresses, th
 through the same HTTP route; no rendering), so a step's latency is the server's: its queueing behind the other
 sessions, the computation or cache hit, building and serialising every element and the transfer — what a class
 sees when the browsers run on the students' machines (plus their own drawing, 0.4–2 s of one core per step in the
-solo browser session).  The Levi-bin click (a Plotly selection event) is the one browser step the ``ws`` session
-leaves out; every other step is checked to change a figure of the page.
+solo browser session).  The Levi-bin click is sent as the selection event plotly.js reports for it; every step is
+checked to change a figure of the page, and the bytes of the server's messages of each step are counted.
 
 The machine's load average is printed before and during every scenario: other jobs on the machine lengthen the wall
 times (not the server CPU per step).  A bench, not a test: ``--all`` takes about 5–10 minutes on a quiet 2-core
