@@ -14,6 +14,7 @@ import time
 import pandas as pd
 import streamlit as st
 
+import calib_core as cc
 import dashboard as ui
 from calib_core import plots
 from calib_core.metrics.regression_decomposition import (
@@ -26,6 +27,7 @@ from calib_core.metrics.regression_decomposition import (
 )
 from calib_core.metrics.regression_tails import ence_by_bins_tables
 from dashboard import clustering as clu
+from dashboard import redraw_cache as rc
 from dashboard import summary as summ
 from dashboard import summary_pages
 from views import pages as views
@@ -96,7 +98,7 @@ charts_drawn: dict[str, object] = {}  # figures shown on the page (also offered 
 
 def chart(figure, key: str) -> None:
     charts_drawn[key] = figure
-    ui.chart(figure, key)
+    ui.chart(rc.prepared_figure(figure), key)  # its wire dict made once per (shared) figure
 
 
 # ------------------------------------------------------------------------------------- selection state
@@ -113,15 +115,26 @@ def _levi_figure():
     return plots.mark_selected(fig, levi_drawn)
 
 
-levi = ui.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure)
+# the figure without marks and epoch is built once per bins and axes; the selection drawn and the epoch are
+# patched into its wire dict (a click or Clear rebuilds nothing)
+levi_plain = ui.figure(f"{fig_key}|levi|log={levi_log}|plain", lambda: plots.with_background(
+    plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log))
+levi_shown = rc.marked_figure(levi_plain, levi_drawn, layout_meta={"selection_epoch": selection.epoch})
+
+
+def levi():
+    """The Levi figure with the selection drawn, as a figure (downloads)."""
+    return ui.figure(f"{levi_base}|drawn={sorted(levi_drawn.items())}", _levi_figure)
+
 
 selected_report = None
 sel_mask = None
 if not selection.empty:
-    sel_mask = views.sigma_bin_rows(sub, selection.bins, n_bins, binning)
-    if sel_mask.sum() >= 2:
-        sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"
-        selected_report = ui.diagnose_cached(sel_key, sub.take(sel_mask), **options)
+    sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"  # the bins mean something with n_bins, binning
+    sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),  # shared, never changed
+                               lambda: views.sigma_bin_rows(sub, selection.bins, n_bins, binning))
+    if sel_mask.sum() >= 2:  # the rows are cut out only when their diagnosis is not cached
+        selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options)
 
 # ------------------------------------------------------------------------------------- linked views
 st.subheader("σ-bins and conditional calibration")
@@ -137,7 +150,7 @@ selection.row(f"**No σ-bins selected** — the views below use {whose_rows}." i
 
 left, right = st.columns(2)
 with left:
-    selection.chart(levi, "reg_levi_chart")
+    selection.chart(levi_shown, "reg_levi_chart")
     st.caption(
         "RMSE vs RMV per σ-bin (Levi et al. 2019), 90% bootstrap intervals; hover for the bin's σ range and count. "
         "Calibrated σ lies on the diagonal; a flat curve means σ does not track the error."
@@ -148,12 +161,15 @@ for table_name in ("calibration_curve", "pit_histogram", "z_histogram"):
     overlays[table_name] = with_selected(views.diagram_tables(report, table_name, shown), selected, colors)
 curve_tables, dashes, curve_colors = overlays["calibration_curve"]
 bands = {k for k in dashes} if selected_report is not None else None  # the selection's band (smaller N, wider)
+# what the overlay tables are drawn from: the diagnosis (fig_key), the selection, the background (bg_key)
+overlay_key = (fig_key, tuple(sorted(selection.bins.items())) if selected_report is not None else None, bg_key)
 with right:
     ui.init_state({"reg_curve_view": "curve"}, persist=True)
     ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
     chart(
         ui.figure(  # keyed on what it is drawn from: controls that leave the curves alone reuse it
-            "kuleshov|" + ui.content_key(curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key),
+            "kuleshov|" + rc.keyed_digest(("reg_kuleshov", overlay_key, ecdf_diff), lambda: (
+                curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key)),
             lambda: plots.with_background(plots.pit_ecdf_difference_figure if ecdf_diff else
                                           plots.calibration_curve_figure, curve_tables, behind("calibration_curve"),
                                           colors=curve_colors, dashes=dashes, bands=bands),
@@ -175,13 +191,15 @@ with right:
 left2, right2 = st.columns(2)
 with left2:
     pit_tables, pit_dashes, _ = overlays["pit_histogram"]
-    chart(ui.figure(f"pit|{ui.content_key(pit_tables, curve_colors, pit_dashes, bg_key)}",
+    pit_digest = rc.keyed_digest(("reg_pit", overlay_key), lambda: (pit_tables, curve_colors, pit_dashes, bg_key))
+    chart(ui.figure(f"pit|{pit_digest}",
                     lambda: plots.with_background(plots.pit_histogram_figure, pit_tables, behind("pit_histogram"),
                                                   colors=curve_colors, dashes=pit_dashes)), "reg_pit")
     st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
 with right2:
     z_tables, z_dashes, _ = overlays["z_histogram"]
-    chart(ui.figure(f"z|{ui.content_key(z_tables, curve_colors, z_dashes, bg_key)}",
+    z_digest = rc.keyed_digest(("reg_z", overlay_key), lambda: (z_tables, curve_colors, z_dashes, bg_key))
+    chart(ui.figure(f"z|{z_digest}",
                     lambda: plots.with_background(plots.z_histogram_figure, z_tables, behind("z_histogram"),
                                                   colors=curve_colors, dashes=z_dashes)), "reg_z")
     st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
@@ -195,7 +213,7 @@ if selected_report is not None:
         "formulas and papers: see the Help page."
     )
     ui.show_verdicts(selected_report)
-    ui.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
+    rc.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
                                                          len(shown) > 1, compact=True),
                           selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
     clu.show_statement(selected_report)
@@ -218,7 +236,7 @@ else:
         st.caption("'slice': the metric on the slice's rows; 'all rows': on the whole data with the same filters. "
                    "The interval, reference, p-value and verdict are the slice's.")
     # keyed on the diagnosis (its rows and options) and the level: a rerun with the same diagnosis builds nothing
-    ui.show_metric_groups((lambda: views.metric_table(report.metrics, level, compact=True)) if faint is None else
+    rc.show_metric_groups((lambda: views.metric_table(report.metrics, level, compact=True)) if faint is None else
                           (lambda: views.selection_vs_all(report.metrics, faint.metrics, level, len(shown) > 1,
                                                           compact=True, label="slice")),
                           report.metrics, key=f"{fig_key}|{level}|table" + (f"|vs_all|{faint.key}" if faint else ""))
@@ -234,14 +252,16 @@ more = ui.lazy_tabs(["Rank histogram"] * bool(rank_tables) + ["Intervals", "Q-Q 
 
 def _intervals_figure():
     interval_tables = views.diagram_tables(report, "intervals", shown)
-    return ui.figure(f"intervals|{ui.content_key(interval_tables, colors, bg_key)}",
+    digest = rc.keyed_digest(("reg_intervals", fig_key, bg_key), lambda: (interval_tables, colors, bg_key))
+    return ui.figure(f"intervals|{digest}",
                      lambda: plots.with_background(plots.intervals_figure, interval_tables, behind("intervals"),
                                                    colors=colors))
 
 
 def _qq_figure():
     qq_tables = views.diagram_tables(report, "qq", shown)
-    return ui.figure(f"qq|{ui.content_key(qq_tables, colors, bg_key)}",
+    digest = rc.keyed_digest(("reg_qq", fig_key, bg_key), lambda: (qq_tables, colors, bg_key))
+    return ui.figure(f"qq|{digest}",
                      lambda: plots.with_background(plots.qq_figure, qq_tables, behind("qq"), colors=colors))
 
 
@@ -256,7 +276,13 @@ def _ence_bins_figure():
 
 
 # the quantile-score lenses follow the σ-bin selection (its rows; the bins mean something only with their binning)
-qs_rows = sub.take(sel_mask) if selected_report is not None else sub
+
+
+def qs_rows() -> cc.PredictionSet:
+    """The rows of the quantile-score lenses (cut out only when a lens is computed)."""
+    return sub.take(sel_mask) if selected_report is not None else sub
+
+
 qs_part = (f"sel={n_bins},{binning},{sorted(selection.bins.items())}" if selected_report is not None
            else "sel=none")
 rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
@@ -267,7 +293,7 @@ def _qs_corp_figure(tau: float):
     # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options)
     return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}",
                      lambda: plots.with_background(
-                         plots.quantile_reliability_figure, quantile_reliability_of(qs_rows, tau=tau),
+                         plots.quantile_reliability_figure, quantile_reliability_of(qs_rows(), tau=tau),
                          faint and ui.result_cached(f"{faint.base_key}|qs_reliability|{tau}",
                                                     lambda: quantile_reliability_of(faint.pset, tau=tau)),
                          colors=colors))
@@ -302,7 +328,7 @@ with more["ENCE vs bins"]:
 with more["Quantile-score decomposition"]:
     if more["Quantile-score decomposition"].open:
         decomposition = ui.figure(f"{base_key}|qs_decomposition|{n_resamples}|{qs_part}",
-                                  lambda: quantile_decomposition_table(qs_rows, n_boot=int(n_resamples)))
+                                  lambda: quantile_decomposition_table(qs_rows(), n_boot=int(n_resamples)))
         ui.show_decomposition_table(decomposition_display(decomposition, level))
         st.caption(
             "Quantile score QS_τ = MCB − DSC + UNC at τ = 0.05, 0.25, 0.5, 0.75, 0.95 (CORP, Dimitriadis et al. "
@@ -336,15 +362,23 @@ export_figures = ui.LazyFigures({
     "Central intervals": _intervals_figure, "Q-Q plot": _qq_figure, "ENCE vs bins": _ence_bins_figure,
     "CORP quantile reliability": lambda tau=float(st.session_state["reg_qs_level"] or 0.5): _qs_corp_figure(tau),
 })
-export_metrics = report.metrics.assign(rows="all")
+
+
+def export_metrics() -> pd.DataFrame:
+    """The metric CSV's rows (built when it is downloaded)."""
+    every = report.metrics.assign(rows="all")
+    if selected_report is None:
+        return every
+    return pd.concat([every, selected_report.metrics.assign(rows="selected σ-bins")], ignore_index=True)
+
+
 export_verdicts = report.verdicts.assign(rows="all")
 export_tables = None
 if selected_report is not None:
-    export_metrics = pd.concat([export_metrics, selected_report.metrics.assign(rows="selected σ-bins")],
-                               ignore_index=True)
     export_verdicts = pd.concat([export_verdicts, selected_report.verdicts.assign(rows="selected σ-bins")],
                                 ignore_index=True)
-    export_tables = {"Metrics of the selected σ-bins": views.metric_table(selected_report.metrics, level)}
+    export_tables = ui.LazyFigures({  # built when the page report is downloaded
+        "Metrics of the selected σ-bins": lambda: views.metric_table(selected_report.metrics, level)})
 ui.export_row(
     "regression", title=f"Regression diagnostics — {name}", report=report, figures=export_figures,
     metrics=export_metrics, pset=sub, tables=export_tables, verdicts=export_verdicts,
@@ -354,6 +388,8 @@ ui.export_row(
 
 if sel_mask is not None and sel_mask.any():
     with st.expander(f"Selected rows (first {ui.MAX_TABLE_ROWS})", icon=":material/table_rows:"):
-        ui.dataframe(views.regression_rows(sub, sel_mask, ui.MAX_TABLE_ROWS), hide_index=True, width="stretch")
+        shown_rows = rc.keyed_result(("reg_sel_rows", sel_key, n_bins, binning, ui.MAX_TABLE_ROWS),  # csv-safe
+                                     lambda: ui.csv_safe(views.regression_rows(sub, sel_mask, ui.MAX_TABLE_ROWS)))
+        ui.dataframe(shown_rows, neutralised=True, hide_index=True, width="stretch")
 
 ui.record_run_time(_t0, "regression")

@@ -1,0 +1,303 @@
+"""What a redraw on unchanged data reuses: figures already turned into Plotly's wire dict, digests of the tables a
+figure is drawn from, and diagnoses whose rows are only cut out when the diagnosis is not cached yet.
+
+A rerun of a diagnosis page with every result cached still spent most of its server CPU on work whose inputs had
+not changed: ``st.plotly_chart`` turns each figure into a plain dict on every run (``Figure.to_dict``: a deep copy of
+every trace and the base64 encoding of every array, ~1.3 ms a figure), the figure keys were digests of the diagram
+tables (``dashboard.content_key``: pandas hashing, ~1–2 ms a figure), and a selection's rows were cut out of the
+data (``PredictionSet.take``) although only a cache miss reads them.  This module keeps those per explicit key:
+
+* :func:`prepared_figure` — a figure whose ``to_dict`` returns its wire dict, made once per figure object (figures
+  of :func:`dashboard.figure` are shared and never mutated, so their dict is too);
+* :func:`keyed_digest` — ``content_key(*parts)`` memoised on an explicit key that determines the parts;
+* :func:`marked_figure` — a figure with a selection marked, patched into the wire dict of the figure without it
+  (``selectedpoints`` of the selectable traces) instead of a figure rebuilt and validated for every selection;
+* :func:`show_metric_groups` — ``dashboard.show_metric_groups`` whose display frames (after
+  ``views.numbers.display_numbers``) are shared, not copied and re-formatted on every rerun;
+* :func:`diagnose_lazily` — ``dashboard.diagnose_cached`` (the same cache entry) whose rows are made only on a miss;
+* :func:`keyed_result` — ``dashboard.result_cached`` without the deep copy of a hit (for values nobody mutates).
+
+Nothing here changes a number or a figure: the JSON a browser receives is byte for byte that of the figure
+(``tests/dashboard/test_redraw_cache.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import calib_core as cc
+from views.numbers import display_numbers
+
+from .cache import RESULTS, content_key, memoized
+
+__all__ = ["prepared_figure", "marked_figure", "keyed_digest", "diagnose_lazily", "keyed_result",
+           "show_metric_groups", "DIGEST_ENTRIES", "SELECTABLE_ROLES"]
+
+#: ``meta["role"]`` of the traces whose bins a selection marks (``calib_core.plots.mark_selected``'s default)
+SELECTABLE_ROLES = ("bins", "bars", "gap", "column", "hist")
+
+DIGEST_ENTRIES = 4096  #: digests kept by :func:`keyed_digest` (least recently used dropped; ~100 bytes each)
+_DIGESTS: OrderedDict[Hashable, str] = OrderedDict()
+_DIGESTS_LOCK = threading.Lock()
+_WIRE = "_calab_wire_dict"  # the attribute of a figure holding its wire dict
+_MARKED = "_calab_marked_wires"  # the attribute of a figure holding its wire dicts with selections marked
+
+
+def _wire_dict(fig: Any) -> dict:
+    """The dict ``st.plotly_chart`` serialises: ``fig.to_dict()`` without trace ``uid`` (``plotly.io.to_json``
+    drops them; dropping them here means Plotly never changes the shared dict)."""
+    wire = fig.__dict__.get(_WIRE)
+    if wire is None:
+        wire = type(fig).to_dict(fig)
+        for trace in wire.get("data", []):
+            trace.pop("uid", None)
+        object.__setattr__(fig, _WIRE, wire)
+    return wire
+
+
+def prepared_figure(fig: Any) -> Any:
+    """A stand-in for the Plotly figure ``fig`` whose ``to_dict()`` returns ``fig``'s wire dict, converted once
+    (a deep copy and base64 arrays) and then shared: what ``st.plotly_chart`` needs of a figure on every rerun.
+
+    ``fig`` must never be mutated after this call (figures of :func:`dashboard.figure` never are); the stand-in
+    shares its traces and layout and is meant for ``st.plotly_chart`` only.  Anything that is not a Plotly
+    figure is returned as it is.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure or any
+        The figure.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure or any
+        The stand-in (same class, same traces and layout), or ``fig`` itself when it is not a Plotly figure.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go, plotly.io as pio
+    >>> fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    >>> pio.to_json(prepared_figure(fig).to_dict(), validate=False) == pio.to_json(fig, validate=False)
+    True
+    """
+    from plotly.basedatatypes import BaseFigure
+
+    if not isinstance(fig, BaseFigure):
+        return fig
+    return _stand_in(fig, _wire_dict(fig))
+
+
+def _stand_in(fig: Any, wire: dict) -> Any:
+    """A shallow stand-in of ``fig`` whose ``to_dict()`` returns ``wire``."""
+    stand_in = object.__new__(type(fig))
+    stand_in.__dict__.update(fig.__dict__)
+    object.__setattr__(stand_in, "to_dict", lambda: wire)
+    return stand_in
+
+
+def marked_figure(fig: Any, selected: Mapping[str, Iterable[int]] | None,
+                  roles: Iterable[str] = SELECTABLE_ROLES, *, layout_meta: Mapping[str, Any] | None = None) -> Any:
+    """``calib_core.plots.mark_selected(fig, selected, roles)`` as ``st.plotly_chart`` receives it, without copying or
+    changing ``fig``: the ``selectedpoints`` of every selectable trace (``meta["role"]`` in ``roles``) are patched
+    into a copy of ``fig``'s wire dict — the positions of the trace's points whose ``customdata`` (the bin index)
+    is among ``selected[meta["name"]]``; no selection at all: none (nothing dimmed).  Made once per (figure,
+    selection); a redraw of another selection patches a list instead of rebuilding and validating the figure.
+    ``layout_meta``: also ``fig.update_layout(meta=layout_meta)`` (e.g. the selection epoch that gives a chart a
+    new identity after "Clear").
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A shared figure without marks (never mutated).
+    selected : mapping of str to iterable of int or None
+        Name → selected bin indices.
+    roles : iterable of str
+        ``meta`` roles of the selectable traces.
+    layout_meta : mapping, optional
+        The layout's ``meta`` (replacing any; JSON-able values).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A stand-in for ``st.plotly_chart`` (:func:`prepared_figure`) sending the marked figure's JSON.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = go.Figure(go.Bar(x=[0, 1, 2], y=[1, 2, 3], customdata=[0, 1, 2], meta={"name": "m", "role": "bars"}))
+    >>> marked_figure(fig, {"m": (1, 2)}).to_dict()["data"][0]["selectedpoints"]
+    [1, 2]
+    """
+    choice = tuple(sorted((str(k), tuple(int(b) for b in v)) for k, v in (selected or {}).items()))
+    roles = tuple(roles)
+    meta_key = json.dumps(layout_meta, sort_keys=True) if layout_meta is not None else None
+    memo = fig.__dict__.get(_MARKED)
+    if memo is None:
+        memo = {}
+        object.__setattr__(fig, _MARKED, memo)
+    wire = memo.get((choice, roles, meta_key))
+    if wire is None:
+        base = _wire_dict(fig)
+        chosen = dict(choice)
+        any_selected = any(chosen.values())
+        data = []
+        for trace, wired in zip(fig.data, base.get("data", [])):
+            meta = trace.meta if isinstance(trace.meta, dict) else None
+            if not meta or meta.get("role") not in roles:
+                data.append(wired)
+                continue
+            wired = dict(wired)
+            wired.pop("selectedpoints", None)
+            if any_selected:
+                bins = np.asarray(chosen.get(meta.get("name"), ()), dtype=np.int64)
+                cd = np.asarray(trace.customdata if trace.customdata is not None else [], dtype=float).reshape(-1)
+                wired["selectedpoints"] = np.flatnonzero(np.isin(cd, bins)).tolist()
+            data.append(wired)
+        wire = {**base, "data": data}
+        if layout_meta is not None:
+            wire["layout"] = {**wire.get("layout", {}), "meta": json.loads(meta_key)}
+        memo[(choice, roles, meta_key)] = wire
+    return _stand_in(fig, wire)
+
+
+def keyed_digest(key: Hashable, parts: Callable[[], tuple]) -> str:
+    """``dashboard.content_key(*parts())`` memoised on ``key``, which must determine the parts (e.g. a diagnosis's
+    cache key, the selection and the view flags): a rerun with the same key hashes no table again.
+
+    Parameters
+    ----------
+    key : hashable
+        What determines the parts.
+    parts : callable
+        Returns the tuple of parts to digest (called on a miss only).
+
+    Returns
+    -------
+    str
+        The digest, equal to ``content_key(*parts())``.
+
+    Examples
+    --------
+    >>> keyed_digest(("doc", 1), lambda: (1, "a")) == content_key(1, "a")
+    True
+    """
+    with _DIGESTS_LOCK:
+        known = _DIGESTS.get(key)
+        if known is not None:
+            _DIGESTS.move_to_end(key)
+            return known
+    digest = content_key(*parts())
+    with _DIGESTS_LOCK:
+        _DIGESTS[key] = digest
+        while len(_DIGESTS) > DIGEST_ENTRIES:
+            _DIGESTS.popitem(last=False)
+    return digest
+
+
+def diagnose_lazily(key: str, rows: Callable[[], cc.PredictionSet], **options: Any) -> cc.Report:
+    """``dashboard.diagnose_cached(key, rows(), **options)`` — the same cache entry — with ``rows()`` called only
+    when the diagnosis is not cached (cutting a selection's rows out of 1e5 costs ~3 ms a rerun otherwise).
+
+    Parameters
+    ----------
+    key : str
+        The diagnosis's explicit key (data token, filters, selection).
+    rows : callable
+        Returns the rows to diagnose.
+    **options
+        Options of ``cc.diagnose``.
+
+    Returns
+    -------
+    Report
+        A private copy of the cached diagnosis.
+    """
+    options_json = json.dumps(options, sort_keys=True)
+    return memoized(RESULTS, ("diagnosis", key, options_json), lambda: cc.diagnose(rows(), by_group=False, **options),
+                    copied=True, spinner="Diagnosing (tests, intervals and verdicts)…")
+
+
+def keyed_result(key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` cached in ``dashboard.cache.RESULTS`` on ``key`` and shared, not copied: for values the caller
+    never mutates (row masks, display frames), so a hit costs nothing.
+
+    Parameters
+    ----------
+    key : hashable
+        Determines the value.
+    compute : callable
+        Computes it on a miss.
+
+    Returns
+    -------
+    any
+        The shared value (do not mutate it).
+    """
+    return memoized(RESULTS, ("shared", key), compute, copied=False)
+
+
+def _display_frame(part: pd.DataFrame) -> pd.DataFrame:
+    """What ``dashboard.show_metric_table`` shows of a metric table: the sparse number columns as text (an empty cell
+    where a metric has no such number), then ``dashboard.csv_safe``."""
+    from .display import SPARSE_NUMBER_COLUMNS, csv_safe, number_text
+
+    shown = part.copy()
+    for column in SPARSE_NUMBER_COLUMNS:
+        if column in shown.columns:
+            shown[column] = number_text(shown[column])
+    return csv_safe(shown)
+
+
+def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame) -> tuple[list, tuple]:
+    """(heading, frame, column config) of each metric family after ``display_numbers`` and (frame, config) of the
+    table of how each p-value was computed."""
+    from views import pages as views
+
+    from .display import METRIC_COLUMN_CONFIG, csv_safe
+
+    table = table() if callable(table) else table
+    shown = [(heading, *display_numbers(_display_frame(part), dict(METRIC_COLUMN_CONFIG)))
+             for heading, part in views.metric_groups(table, metrics)]
+    tests = views.metric_tests(metrics)
+    return shown, (display_numbers(csv_safe(tests), None) if not tests.empty else (tests, {}))
+
+
+def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *,
+                       key: Hashable) -> None:
+    """``dashboard.show_metric_groups(table, metrics, key=key)`` — the same elements — with the display frames made
+    once per ``key`` (which must determine ``table`` and ``metrics``) and shared: a rerun neither copies them nor
+    formats their numbers again (``views.numbers.display_numbers``).
+
+    Parameters
+    ----------
+    table : DataFrame or callable
+        The display metric table (``views.metric_table(..., compact=True)`` or ``views.selection_vs_all``), or a
+        zero-argument builder of it (called on a miss only).
+    metrics : DataFrame
+        The report's metrics.
+    key : hashable
+        Determines ``table`` and ``metrics``.
+
+    Returns
+    -------
+    None
+    """
+    from .display import table_height
+
+    parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key), lambda: _shown_groups(table, metrics))
+    for heading, part, part_config in parts:
+        st.markdown(f"**{heading}**")
+        st.dataframe(part, hide_index=True, width="stretch", height=table_height(len(part)),
+                     **({"column_config": part_config} if part_config else {}))
+    if not tests.empty:
+        with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
+            st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
+                         **({"column_config": tests_config} if tests_config else {}))
