@@ -31,10 +31,6 @@ st.set_page_config(
 # AppTest does not reproduce the deletion).
 ui.keep_widget_values()
 
-# Once per server process, in the background: the core's N-only null tables (about 0.5 s), so the first
-# diagnosis a user asks for does not pay for them.
-ui.warm_up_core()
-
 
 def _page(file: str, title: str, icon: str, **kwargs) -> st.Page:
     return st.Page(HERE / "pages" / file, title=title, icon=icon, url_path=Path(file).stem, **kwargs)
@@ -64,6 +60,11 @@ PAGES["Labs"] = [_page("labs.py", "Lab index", ":material/school:")] + [
     _page(item.page_file, item.title, item.icon) for item in LABS if (HERE / "pages" / item.page_file).exists()
 ]  # each lab's page is registered once its file exists (calib_core.labs.LABS is the index)
 
+# .streamlit/config.toml hides Streamlit's automatic pages/ navigation (client.showSidebarNavigation = false), the
+# raw list of files a fresh server's first run would show while it imports the libraries; that option hides
+# st.navigation's sidebar too, so it is switched back on here — after `import dashboard` has switched the automatic
+# navigation off for this process (dashboard.frame), so no run can show the raw list.
+st.set_option("client.showSidebarNavigation", True)
 # expanded: every page listed (with the labs there are 17; collapsed, Streamlit would hide some behind "View more")
 page = st.navigation(PAGES, position="sidebar", expanded=True)
 
@@ -78,5 +79,10 @@ ui.keep_data(in_address=not is_lab)
 with st.sidebar:
     ui.data_status(home=page.url_path == "", in_address=not is_lab)  # "": the default page, Home
     st.caption("Calibration Lab · diagnose and fix predictive uncertainty. Nothing leaves this machine.")
+
+# Once per server process, in the background: the core's N-only null tables and the first use of Plotly and the
+# tables (about 1 s of CPU), so the first diagnosis a user asks for does not pay for them.  Started after the frame
+# is drawn (navigation, sidebar): on a fresh server it would otherwise compete with the first page for the GIL.
+ui.warm_up_core()
 
 page.run()

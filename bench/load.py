@@ -16,7 +16,9 @@ Scenarios:
   waits for the Levi diagram, then changes controls one after the other: σ-bins 15 → 16 (slider, keyboard),
   binning → equal width, rows → cal, a click on a Levi σ-bin, binning → equal count, rows → all, σ-bins 16 → 15.
   The last two return to combinations the session has seen (cache hits); the others need a new diagnosis (with the
-  page's default intervals and tests).  A *redraw* is any of these control changes.
+  page's default intervals and tests).  A *redraw* is any of these control changes.  The σ-bin click is timed from
+  the click itself (the pointer rests on the marker first, untimed); ``--clicks k`` adds k − 1 more clicks,
+  alternating between two neighbouring bins (browser client).
 * **lab** (``--sessions 30``): the sessions are dealt round-robin to the labs in ``--labs`` (default: labs 1–5).
   Each opens its lab's address directly (as a student following a link), waits for the settled page, then moves
   the lab's sliders with the keyboard to values that differ between the sessions of a lab: Seed → +k (k = 1, 2, …
@@ -63,8 +65,8 @@ Streamlit's websocket protocol as the frontend does (the same page addresses, th
 through the same HTTP route; no rendering), so a step's latency is the server's: its queueing behind the other
 sessions, the computation or cache hit, building and serialising every element and the transfer — what a class
 sees when the browsers run on the students' machines (plus their own drawing, 0.4–2 s of one core per step in the
-solo browser session).  The Levi-bin click (a Plotly selection event) is the one browser step the ``ws`` session
-leaves out; every other step is checked to change a figure of the page.
+solo browser session).  The Levi-bin click is sent as the selection event plotly.js reports for it; every step is
+checked to change a figure of the page, and the bytes of the server's messages of each step are counted.
 
 The machine's load average is printed before and during every scenario: other jobs on the machine lengthen the wall
 times (not the server CPU per step).  A bench, not a test: ``--all`` takes about 5–10 minutes on a quiet 2-core
@@ -299,6 +301,7 @@ class SessionResult:
     kind: str
     steps: dict[str, float] = field(default_factory=dict)  # step name → seconds
     cpu: dict[str, tuple[float, float]] = field(default_factory=dict)  # step → (server, browser) CPU s (solo runs)
+    bytes: dict[str, int] = field(default_factory=dict)  # step → bytes of the server's messages (ws client)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -385,13 +388,36 @@ class RegressionSession(Session):
     kind = "regression"
 
     def __init__(self, index: int, browser, url: str, timeout_s: float, expect, csv: Path,
-                 cpu: Callable[[], tuple[float, float]] | None = None) -> None:
+                 cpu: Callable[[], tuple[float, float]] | None = None, clicks: int = 1) -> None:
         super().__init__(index, browser, url, timeout_s, expect, cpu)
         self.csv = csv
+        self.clicks = clicks
 
     def levi_markers(self):
         levi = self.page.get_by_test_id("stPlotlyChart").nth(0)
         return levi.locator(".scatterlayer .trace").nth(1).locator(".points path")  # trace 0: the diagonal
+
+    async def click_bins(self, info, bins: list[int]) -> None:
+        """Click the Levi σ-bins ``bins`` (0-based) one after the other; each click is a step timed from the click
+        itself to the settled page (the pointer is moved onto the marker and rests there first, untimed: Plotly
+        selects from its hover state).  The first is "click a Levi σ-bin", the others "click a σ-bin again (k)"."""
+        page = self.page
+        for k, nth in enumerate(bins):
+            point = self.levi_markers().nth(nth)
+            await point.scroll_into_view_if_needed()
+            box = await point.bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            await page.mouse.move(x - 6, y - 6)
+            await page.mouse.move(x, y, steps=4)
+            await page.wait_for_timeout(250)
+            name = "click a Levi σ-bin" if k == 0 else f"click a σ-bin again ({k})"
+            since = await page.evaluate("performance.now()")
+
+            async def consequence(since=since, nth=nth) -> None:
+                await self.expect(info).to_contain_text(f"σ-bin {nth + 1} of", timeout=self.timeout)
+                await self.settled(since, min_charts=2)
+
+            await self.step(name, lambda x=x, y=y: page.mouse.click(x, y), consequence)
 
     async def nav(self, name: str, title: str) -> None:
         await self.page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
@@ -441,19 +467,7 @@ class RegressionSession(Session):
                 lambda: expect(page.get_by_role("combobox", name="Rows")).to_have_value("cal", timeout=page_timeout),
             )
             info = page.get_by_text(re.compile(r"rows? selected from σ-bins? "))  # "… from σ-bin 13 of 16."
-
-            async def click_bin() -> None:
-                point = self.levi_markers().nth(12)
-                await point.scroll_into_view_if_needed()
-                box = await point.bounding_box()
-                x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-                await page.mouse.move(x - 6, y - 6)
-                await page.mouse.move(x, y, steps=4)
-                await page.wait_for_timeout(250)  # Plotly selects from its hover state
-                await page.mouse.click(x, y)
-
-            await self.step("click a Levi σ-bin", click_bin,
-                            lambda: expect(info).to_be_visible(timeout=page_timeout))
+            await self.click_bins(info, [12] + [(11, 12)[i % 2] for i in range(self.clicks - 1)])
             await self.step(
                 "binning → count", lambda: binning.get_by_role("radio", name="equal count").click(),
                 lambda: expect(binning.get_by_role("radio", name="equal count")).to_be_checked(timeout=page_timeout),
@@ -559,6 +573,7 @@ class WsSession:
         self.pages: dict[str, str] = {}  # url path → page script hash
         self.widgets: dict[str, tuple[str, str]] = {}  # label → (widget id, element type)
         self.elements: list[tuple[str, object]] = []  # (type, element proto) of the last run
+        self.received = 0  # bytes of the websocket messages received (as sent: the server compresses none)
         self.xsrf = ""
 
     async def open(self, page: str = "") -> None:
@@ -582,7 +597,9 @@ class WsSession:
         self.elements = []
         while True:
             msg = ForwardMsg()
-            msg.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
+            data = await asyncio.wait_for(self.ws.recv(), self.timeout)
+            self.received += len(data)
+            msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
             if kind == "new_session":
                 ns = msg.new_session
@@ -644,9 +661,11 @@ class WsSession:
 
     async def timed(self, name: str, body) -> None:
         cpu0 = self.cpu() if self.cpu else None
+        received = self.received
         t0 = time.perf_counter()
         await body()
         self.result.steps[name] = time.perf_counter() - t0
+        self.result.bytes[name] = self.received - received
         if cpu0 is not None:
             cpu1 = self.cpu()
             self.result.cpu[name] = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
@@ -706,14 +725,32 @@ class WsSession:
 
 
 class WsRegressionSession(WsSession):
-    """The regression session's steps (module docstring) over the protocol; the Levi-bin click is left out (it is
-    a Plotly selection event of the browser)."""
+    """The regression session's steps (module docstring) over the protocol; the Levi-bin click is sent as the
+    selection event plotly.js reports for it (:meth:`click_bin`)."""
 
     kind = "regression"
 
     def __init__(self, index: int, url: str, timeout_s: float, csv: Path, cpu=None) -> None:
         super().__init__(index, url, timeout_s, cpu)
         self.csv = csv
+
+    async def click_bin(self, nth: int) -> None:
+        """A click on the Levi diagram's σ-bin ``nth`` (0-based), as plotly.js reports it: the selection event of the
+        page's first selectable chart (the Levi diagram) with the clicked point of its σ-bins trace (role "bins")."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        levi = next(inner for etype, inner in self.elements if etype == "plotly_chart" and inner.id)
+        spec = json.loads(levi.spec)
+        curve = next(k for k, trace in enumerate(spec["data"]) if (trace.get("meta") or {}).get("role") == "bins")
+        event = {"selection": {"points": [{"curve_number": curve, "point_number": nth, "point_index": nth,
+                                           "customdata": [nth]}], "point_indices": [nth], "box": [], "lasso": []}}
+        before = self.charts()
+        await self.timed("click a Levi σ-bin", lambda: self.rerun([WidgetState(id=levi.id,
+                                                                                string_value=json.dumps(event))]))
+        if not any(t == "markdown" and f"σ-bin {nth + 1} of" in e.body for t, e in self.elements):
+            self.result.errors.append(f"click a Levi σ-bin: the page does not say σ-bin {nth + 1} is selected")
+        if self.charts() == before:
+            self.result.errors.append("click a Levi σ-bin: no figure changed")
 
     async def run(self) -> SessionResult:
         try:
@@ -732,6 +769,7 @@ class WsRegressionSession(WsSession):
             await self.step("σ-bins 15→16", bins, double_array_value=[16])
             await self.step("binning → width", "Binning", string_array_value=["equal width"])
             await self.step("rows → cal", "Rows", string_value="cal")
+            await self.click_bin(12)
             await self.step("binning → count", "Binning", string_array_value=["equal count"])
             await self.step("rows → all (cached)", "Rows", string_value="all")
             await self.step("σ-bins 16→15 (cached)", bins, double_array_value=[15])
@@ -837,7 +875,8 @@ def make_sessions(args: argparse.Namespace, kind: str, n: int, first: int, files
         for i in range(n):
             index = first + i
             if kind == "regression":
-                out.append(RegressionSession(index, browser, args.url, args.timeout, expect, files[index], cpu=cpu))
+                out.append(RegressionSession(index, browser, args.url, args.timeout, expect, files[index], cpu=cpu,
+                                             clicks=args.clicks))
             else:
                 lab = args.labs[index % len(args.labs)]  # the solo session is the next in turn: a rank nobody used
                 rank = 1 + index // len(args.labs)
@@ -983,14 +1022,17 @@ def print_details(m: dict) -> None:
           + f", {m['wall_s']:.0f} s wall clock; load average {m['load_before']:.1f} before, "
           f"{m['load_during']:.1f} during (this bench included)\n")
     step_names = list(dict.fromkeys(k for r in results for k in r["steps"]))
-    print("| step (all sessions) | n | median | p90 | max | server CPU alone | browser CPU alone |")
-    print("|---|---|---|---|---|---|---|")
+    print("| step (all sessions) | n | median | p90 | max | server CPU alone | browser CPU alone | messages (ws) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in step_names:
         values = [r["steps"][name] for r in results if name in r["steps"]]
         med, p90, mx = stats(values)
         cpu = m["solo"]["cpu"].get(name)
         cpu_text = f"{fmt(cpu[0])} | {fmt(cpu[1])}" if cpu else "– | –"
-        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | {cpu_text} |")
+        sizes = [r.get("bytes", {}).get(name) for r in results]
+        sizes = [b for b in sizes if b is not None]
+        size_text = f"{statistics.median(sizes) / 1e3:,.0f} kB" if sizes else "–"
+        print(f"| {name} | {len(values)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | {cpu_text} | {size_text} |")
     every = redraws(m)
     med, p90, mx = stats(every)
     print(f"| **all redraws** | {len(every)} | {fmt(med)} | {fmt(p90)} | {fmt(mx)} | "
@@ -1063,6 +1105,8 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=None, help="seconds to wait after the sessions closed "
                     "(default: the TTL + 5)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers to this file")
+    ap.add_argument("--clicks", type=int, default=1, help="Levi σ-bin clicks of each browser regression session "
+                    "(the first, then alternating between two neighbouring bins; each timed from the click)")
     ap.add_argument("--client", choices=("browser", "ws"), default="browser",
                     help="browser: Chromium sessions (rendering on this machine's cores); ws: Streamlit's websocket "
                     "protocol without a browser (the server's latency, as with the browsers on other machines)")

@@ -8,7 +8,9 @@ address opened directly (``/lab_accrue``, a link a teacher sends) runs ``pages/l
 ``app.py``, under an automatic navigation with one entry per file ("app", "classification", "lab accrue", …).
 :func:`take_over_navigation` runs when ``dashboard`` is first imported (every page and ``app.py`` import it
 before anything is drawn): it switches that mode off for the process and, inside such a run, reruns it, so that
-``app.py`` runs first and shows the page the address names under the app's own navigation.
+``app.py`` runs first and shows the page the address names under the app's own navigation.  Meanwhile the
+automatic navigation is not shown: ``.streamlit/config.toml`` hides it (``client.showSidebarNavigation = false``) and
+``app.py`` switches that option back on for its own ``st.navigation``.
 """
 
 from __future__ import annotations
