@@ -269,12 +269,13 @@ class ClassificationRows:
     def _classwise_sparse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Uniform bins: the entries outside each class's first bin (row, flat index, p) — usually few."""
         if self.strategy == "uniform":  # without the (N, K) cell array: bin 0 is p ≤ 1/M ((a, b] bins) or p < 1/M
-            nb, p = self.n_bins, self.probs
+            nb, k, flat_p = self.n_bins, self.k, self.probs.reshape(-1)  # row-major: the order of np.nonzero
             first_upper = confidence_bins(np.zeros(0), nb, "uniform", self.closed)[1][1]
-            outside = ~(p <= first_upper) if self.closed == "right" else ~(p < first_upper)  # NaN: last bin
-            rows_nz, cls = np.nonzero(outside)
-            p_nz = p[outside].astype(float)
-            return rows_nz, confidence_bins(p_nz, nb, "uniform", self.closed)[0] + cls * nb, p_nz
+            outside = ~(flat_p <= first_upper) if self.closed == "right" else ~(flat_p < first_upper)  # NaN: last
+            j = np.flatnonzero(outside)
+            rows_nz = j // k
+            p_nz = flat_p.take(j).astype(float, copy=False)
+            return rows_nz, confidence_bins(p_nz, nb, "uniform", self.closed)[0] + (j - rows_nz * k) * nb, p_nz
         flat, _, _ = self._classwise
         outside = (flat % self.n_bins) != 0
         rows_nz = np.nonzero(outside)[0]
@@ -347,6 +348,8 @@ class ClassificationRows:
     @property
     def classwise_edges(self) -> list[np.ndarray]:
         """Bin edges of each class's one-vs-rest bins (the same array K times for equal-width bins)."""
+        if self.strategy == "uniform" and "_classwise" not in self.__dict__:  # no (N, K) cell array for the edges
+            return [confidence_bins(np.zeros(0), self.n_bins, "uniform", self.closed)[1]] * self.k
         return [np.asarray(e) for e in self._classwise[1]]
 
     def classwise_ece(self, weights: np.ndarray | None = None) -> float:
