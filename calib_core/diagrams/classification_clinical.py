@@ -45,7 +45,7 @@ from ..base.clustering import Clustering, cluster_design
 from ..base.significance_intervals import block_design, nan_quantiles
 from ..metrics.classification import ClassificationRows
 from ..metrics.classification_bins import event_rows
-from ..metrics.classification_loess import loess_smooth
+from ..metrics.classification_loess import loess_smooth, stable_order
 from ..metrics.classification_smooth import rows_target
 
 __all__ = [
@@ -261,7 +261,7 @@ def smoothed_calibration_of(
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         raise ValueError("smoothed calibration needs at least one row with a positive weight")
-    order = rows[np.argsort(f[rows], kind="stable")]
+    order = rows[stable_order(f[rows])]
     fs, ys, ws = f[order], y[order], w[order]
     cw = np.concatenate([[0.0], np.cumsum(ws)])
     grid = np.linspace(fs[0], fs[-1], max(int(n_grid), 1)) if fs[-1] > fs[0] else fs[:1].copy()

@@ -261,8 +261,11 @@ def calibration_errors_of(p, y, weights=None, *, span: float = DEFAULT_SPAN, deg
         return {"ici": float("nan"), "e50": float("nan"), "e90": float("nan")}
     curve = loess_smooth(p, yv, None if weights is None else w, span=span, degree=degree, delta=delta)
     d = np.abs(curve - p)
-    return {"ici": float((w @ d) / w.sum()), "e50": _weighted_quantile(d, w, 0.5),
-            "e90": _weighted_quantile(d, w, 0.9)}
+    if weights is None:  # unit weights: numpy's quantiles, both from one partition
+        e50, e90 = (float(v) for v in np.quantile(d, [0.5, 0.9]))
+    else:
+        e50, e90 = _weighted_quantile(d, w, 0.5), _weighted_quantile(d, w, 0.9)
+    return {"ici": float((w @ d) / w.sum()), "e50": e50, "e90": e90}
 
 
 def adjust_prevalence(probs, *, from_prevalence: float, to_prevalence: float) -> np.ndarray:

@@ -26,6 +26,11 @@ __all__ = ["recalibration_columns", "BATCH_ITER"]
 
 #: Newton steps of the batched fit before a column is handed to the scalar fit.
 BATCH_ITER = 50
+#: Above this many rows each Newton step sums over blocks of rows that stay in cache (the column sums then add up
+#: in another order: equal to the one-pass sums to 1e-12).
+BLOCK_FROM = 1 << 16
+#: Cells (rows × active columns) of one block.
+_BLOCK_CELLS = 1 << 15
 
 
 def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
@@ -76,11 +81,11 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
     events, non_events = y.sum(axis=0), (1.0 - y).sum(axis=0)
     two_classes = (events > 0) & (non_events > 0)
     if x.shape[0]:
-        lo1 = np.where(y > 0, x, np.inf).min(axis=0)
-        hi1 = np.where(y > 0, x, -np.inf).max(axis=0)
-        lo0 = np.where(y < 1, x, np.inf).min(axis=0)
-        hi0 = np.where(y < 1, x, -np.inf).max(axis=0)
-        regular = two_classes & (np.ptp(x, axis=0) > 0) & ~((hi0 <= lo1) | (hi1 <= lo0))
+        step = max(1024, _BLOCK_CELLS // max(x.shape[1], 1))
+        ends = np.array([_ranges(x[i:i + step], y[i:i + step]) for i in range(0, x.shape[0], step)])  # row blocks
+        lo1, lo0, lo = ends[:, 0].min(axis=0), ends[:, 2].min(axis=0), ends[:, 4].min(axis=0)
+        hi1, hi0, hi = ends[:, 1].max(axis=0), ends[:, 3].max(axis=0), ends[:, 5].max(axis=0)
+        regular = two_classes & (hi - lo > 0) & ~((hi0 <= lo1) | (hi1 <= lo0))
     else:
         regular = np.zeros(x.shape[1], dtype=bool)
     a1, se1, ok1 = _citl(x, y, two_classes)
@@ -109,16 +114,23 @@ def _citl(x: np.ndarray, y: np.ndarray, active: np.ndarray) -> tuple[np.ndarray,
     for _ in range(BATCH_ITER):
         if cols.size == 0:
             break
-        mu = special.expit(a[cols] + x[:, cols])
-        info = (mu * (1.0 - mu)).sum(axis=0)
+        if x.shape[0] > BLOCK_FROM:  # large N: the same sums over row blocks that stay in cache
+            score, info = _blocked_sums(_citl_block, x, y, a, None, cols, 2)
+        else:
+            mu = special.expit(a[cols] + x[:, cols])
+            info = (mu * (1.0 - mu)).sum(axis=0)
+            score = (y[:, cols] - mu).sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(info > 0, (y[:, cols] - mu).sum(axis=0) / info, np.nan)
+            step = np.where(info > 0, score / info, np.nan)
         a[cols] += step
         settled = np.abs(step) < 1e-10 * (1.0 + np.abs(a[cols]))
         done[cols[settled]] = True
         cols = cols[~settled & np.isfinite(step)]
-    mu = special.expit(a + x)
-    info = (mu * (1.0 - mu)).sum(axis=0)
+    if x.shape[0] > BLOCK_FROM:
+        info = _blocked_sums(_citl_block, x, y, a, None, np.arange(k), 2)[1]
+    else:
+        mu = special.expit(a + x)
+        info = (mu * (1.0 - mu)).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.where(info > 0, 1.0 / np.sqrt(info), np.nan)
     return a, se, done & np.isfinite(a) & active
@@ -133,12 +145,10 @@ def _cox(x: np.ndarray, y: np.ndarray, active: np.ndarray):
     for _ in range(BATCH_ITER):
         if cols.size == 0:
             break
-        xc = x[:, cols]
-        mu = special.expit(a[cols] + b[cols] * xc)
-        r, v = y[:, cols] - mu, mu * (1.0 - mu)
-        vx = v * xc
-        g0, g1 = r.sum(axis=0), (r * xc).sum(axis=0)
-        h00, h01, h11 = v.sum(axis=0), vx.sum(axis=0), (vx * xc).sum(axis=0)
+        if x.shape[0] > BLOCK_FROM:  # large N: the same sums over row blocks that stay in cache
+            g0, g1, h00, h01, h11 = _blocked_sums(_cox_block, x, y, a, b, cols, 5)
+        else:
+            g0, g1, h00, h01, h11 = _cox_block(x[:, cols], y[:, cols], a[cols], b[cols])
         det = h00 * h11 - h01 * h01
         with np.errstate(divide="ignore", invalid="ignore"):
             da = np.where(det > 0, (h11 * g0 - h01 * g1) / det, np.nan)
@@ -148,9 +158,12 @@ def _cox(x: np.ndarray, y: np.ndarray, active: np.ndarray):
         settled = np.maximum(np.abs(da), np.abs(db)) < 1e-10 * (1.0 + np.maximum(np.abs(a[cols]), np.abs(b[cols])))
         done[cols[settled]] = True
         cols = cols[~settled & np.isfinite(da) & np.isfinite(db)]
-    mu = special.expit(a + b * x)
-    v = mu * (1.0 - mu)
-    h00, h01, h11 = v.sum(axis=0), (v * x).sum(axis=0), (v * x * x).sum(axis=0)
+    if x.shape[0] > BLOCK_FROM:
+        h00, h01, h11 = _blocked_sums(_cox_block, x, y, a, b, np.arange(k), 5)[2:]
+    else:
+        mu = special.expit(a + b * x)
+        v = mu * (1.0 - mu)
+        h00, h01, h11 = v.sum(axis=0), (v * x).sum(axis=0), (v * x * x).sum(axis=0)
     det = h00 * h11 - h01 * h01
     with np.errstate(divide="ignore", invalid="ignore"):
         var_a, var_b = h11 / det, h00 / det
@@ -158,3 +171,36 @@ def _cox(x: np.ndarray, y: np.ndarray, active: np.ndarray):
         se_b = np.where(var_b > 0, np.sqrt(np.abs(var_b)), np.nan)
     ok = done & np.isfinite(a) & np.isfinite(b) & (det > 0) & active
     return a, b, se_a, se_b, ok
+
+
+def _cox_block(xc: np.ndarray, yc: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Column sums of one block for the two-parameter Newton step: Σ r, Σ r x, Σ v, Σ v x, Σ v x²."""
+    mu = special.expit(a + b * xc)
+    r, v = yc - mu, mu * (1.0 - mu)
+    vx = v * xc
+    return r.sum(axis=0), (r * xc).sum(axis=0), v.sum(axis=0), vx.sum(axis=0), (vx * xc).sum(axis=0)
+
+
+def _citl_block(xc: np.ndarray, yc: np.ndarray, a: np.ndarray, b: None) -> tuple[np.ndarray, ...]:
+    """Column sums of one block for the slope-fixed Newton step: Σ r, Σ v."""
+    mu = special.expit(a + xc)
+    return (yc - mu).sum(axis=0), (mu * (1.0 - mu)).sum(axis=0)
+
+
+def _blocked_sums(block, x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray | None, cols: np.ndarray,
+                  n_out: int) -> tuple[np.ndarray, ...]:
+    """The column sums of ``block`` over all rows, accumulated over row blocks of about _BLOCK_CELLS cells."""
+    step = max(1024, _BLOCK_CELLS // max(cols.size, 1))
+    acc = np.zeros((n_out, cols.size))
+    ac, bc = a[cols], (None if b is None else b[cols])
+    for start in range(0, x.shape[0], step):  # blocks of rows, each vectorised over rows and columns
+        rows = slice(start, start + step)
+        acc += np.asarray(block(x[rows][:, cols], y[rows][:, cols], ac, bc))
+    return tuple(acc)
+
+
+def _ranges(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per column of one block: min and max of x over events, over non-events, and over all rows."""
+    return np.array([np.where(y > 0, x, np.inf).min(axis=0), np.where(y > 0, x, -np.inf).max(axis=0),
+                     np.where(y < 1, x, np.inf).min(axis=0), np.where(y < 1, x, -np.inf).max(axis=0),
+                     x.min(axis=0), x.max(axis=0)])

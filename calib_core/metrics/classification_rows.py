@@ -149,7 +149,7 @@ class ClassificationRows:
         For top-label-only rows ``labels`` is the new correctness indicator.
         """
         new = object.__new__(ClassificationRows)
-        drop = ("nll_rows", "brier_rows", "_pos", "_p_label")
+        drop = ("nll_rows", "brier_rows", "_pos", "_p_label", "_classwise_hits")
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
         if self.top_label_only:
             new.correct = np.asarray(labels, dtype=float)
@@ -268,10 +268,23 @@ class ClassificationRows:
     @cached_property
     def _classwise_sparse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Uniform bins: the entries outside each class's first bin (row, flat index, p) — usually few."""
+        if self.strategy == "uniform":  # without the (N, K) cell array: bin 0 is p ≤ 1/M ((a, b] bins) or p < 1/M
+            nb, k, flat_p = self.n_bins, self.k, self.probs.reshape(-1)  # row-major: the order of np.nonzero
+            first_upper = confidence_bins(np.zeros(0), nb, "uniform", self.closed)[1][1]
+            outside = ~(flat_p <= first_upper) if self.closed == "right" else ~(flat_p < first_upper)  # NaN: last
+            j = np.flatnonzero(outside)
+            rows_nz = j // k
+            p_nz = flat_p.take(j).astype(float, copy=False)
+            return rows_nz, confidence_bins(p_nz, nb, "uniform", self.closed)[0] + (j - rows_nz * k) * nb, p_nz
         flat, _, _ = self._classwise
         outside = (flat % self.n_bins) != 0
         rows_nz = np.nonzero(outside)[0]
         return rows_nz, flat[outside], self.probs[outside].astype(float)
+
+    @cached_property
+    def _classwise_hits(self) -> np.ndarray:
+        """Equal-width bins: the one-vs-rest cell of each row's own label, y_i·M + bin(p_iy)."""
+        return confidence_bins(self._p_label, self.n_bins, "uniform", self.closed)[0] + self.labels * self.n_bins
 
     @property
     def classwise_cells(self) -> np.ndarray:
@@ -325,14 +338,18 @@ class ClassificationRows:
         else:
             count, s_conf = self._count_conf(w)
         # 1[y = k] is non-zero only at k = y_i: N entries instead of NK
-        flat = self._classwise_flat(w)
-        hit_idx = flat[np.arange(self.n), self.labels]
+        if self.strategy == "uniform":  # the cells of the labels' entries only (N of the NK)
+            hit_idx = self._classwise_hits
+        else:
+            hit_idx = self._classwise_flat(w)[np.arange(self.n), self.labels]
         s_hit = bin_sums(hit_idx, k * nb, weights=w)[0]  # weighted count of the hits
         return count, s_conf, s_hit.reshape(k, nb)
 
     @property
     def classwise_edges(self) -> list[np.ndarray]:
         """Bin edges of each class's one-vs-rest bins (the same array K times for equal-width bins)."""
+        if self.strategy == "uniform" and "_classwise" not in self.__dict__:  # no (N, K) cell array for the edges
+            return [confidence_bins(np.zeros(0), self.n_bins, "uniform", self.closed)[1]] * self.k
         return [np.asarray(e) for e in self._classwise[1]]
 
     def classwise_ece(self, weights: np.ndarray | None = None) -> float:
