@@ -7,7 +7,6 @@ inside the functions that run on a cluster, so ``import calib_core`` never needs
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -256,12 +255,13 @@ def run_tree(client: Any, leaf: Callable[[Partition], Any], parts: Sequence[Part
 
 _TASK_CPU = [0.0]  # CPU seconds of this process's threads inside run_tree's tasks
 
-_WARM_MODULES = ("pandas", "pyarrow.parquet", "calib_core.scale.distributed", "calib_core.scale.summary")
-
-
 def _warm_up() -> None:
-    for name in _WARM_MODULES:
-        importlib.import_module(name)
+    """Import what a partition task needs (pandas, pyarrow's Parquet reader, the summariser) when a worker starts."""
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    import calib_core.scale.distributed  # noqa: F401
+    import calib_core.scale.summary  # noqa: F401
 
 
 def _timed_call(fn: Callable[..., Any], *args: Any) -> Any:
