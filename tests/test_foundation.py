@@ -81,7 +81,9 @@ def test_ci_script_is_strict_and_ordered():
         first(r"^ruff check \.$"),
         first(r"^run_prefixed default -q -ra &$"),  # the README's test command ...
         first(r"^run_prefixed slow -q -ra -m \"slow and not browser\" &$"),  # ... beside the slow tests,
-        first(r"^pytest -q -ra -m browser \|\| browser_rc=\$\?$"),  # then the browser tests: "browser or slow"
+        first(r'^wait "\$default_pid" \|\| default_rc=\$\?$'),
+        first(r"^run_prefixed browser -q -ra -m browser \|\| browser_rc=\$\?$"),  # then the browser tests
+        first(r'^wait "\$slow_pid" \|\| slow_rc=\$\?$'),  # beside the slow ones: together "browser or slow"
         first(r"^if \(\( default_rc != 0 \|\| slow_rc != 0 \|\| browser_rc != 0 \)\); then$"),
     ]
     assert order == sorted(order)
