@@ -7,6 +7,7 @@ inside the functions that run on a cluster, so ``import calib_core`` never needs
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -257,11 +258,10 @@ _TASK_CPU = [0.0]  # CPU seconds of this process's threads inside run_tree's tas
 
 def _warm_up() -> None:
     """Import what a partition task needs (pandas, pyarrow's Parquet reader, the summariser) when a worker starts."""
-    import pandas  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-
-    import calib_core.scale.distributed  # noqa: F401
-    import calib_core.scale.summary  # noqa: F401
+    importlib.import_module("pandas")
+    importlib.import_module("pyarrow.parquet")
+    importlib.import_module("calib_core.scale.distributed")  # by name: this module is imported by it
+    importlib.import_module("calib_core.scale.summary")
 
 
 def _timed_call(fn: Callable[..., Any], *args: Any) -> Any:
