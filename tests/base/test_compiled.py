@@ -1,0 +1,65 @@
+"""Compiled kernels: lazy compilation, the on-disk cache, threads and agreement with the NumPy formula."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from calib_core.base.compiled import compile_now, compiled_kernel
+
+
+@compiled_kernel
+def _sum_and_max(x):
+    total = 0.0
+    largest = -np.inf
+    for value in x:
+        total += value
+        if value > largest:
+            largest = value
+    return total, largest
+
+
+def test_kernel_equals_numpy_and_keeps_its_name():
+    x = np.random.default_rng(1).normal(size=10_001)
+    total, largest = _sum_and_max(x)
+    assert np.isclose(total, x.sum(), rtol=1e-12, atol=1e-9)
+    assert largest == x.max()
+    assert _sum_and_max.__name__ == "_sum_and_max"
+
+
+def test_kernel_follows_ieee_for_nan_and_infinity():
+    total, _ = _sum_and_max(np.array([1.0, np.inf, -np.inf]))
+    assert np.isnan(total)
+    total, largest = _sum_and_max(np.array([1.0, np.inf]))
+    assert total == np.inf and largest == np.inf
+
+
+def test_threads_compile_once_and_agree():
+    @compiled_kernel
+    def twice(x):
+        return 2.0 * x.sum()
+
+    x = np.arange(100.0)
+    results: list[float] = []
+    threads = [threading.Thread(target=lambda: results.append(twice(x))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [9900.0] * 4
+
+
+def test_import_does_not_load_the_compiler(tmp_path: Path):
+    code = "import sys, calib_core; import calib_core.base.compiled; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "False"
+
+
+def test_compile_now_prepares_the_dispatcher():
+    compile_now(_sum_and_max)
+    assert _sum_and_max.compiled() is _sum_and_max.compiled()
