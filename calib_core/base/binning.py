@@ -21,9 +21,9 @@ Conventions
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -232,6 +232,19 @@ def stable_argsort_futures(
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="calib_core-sort")
         _pool_threads = threads
     return [_pool.submit(argsort_details, a, flag) for a, flag in zip(arrays, flags)]
+
+
+def background(fn: Callable[..., Any], *args: Any, size: int = 0) -> Future:
+    """``fn(*args)`` in the sort pool when ``size`` ≥ :data:`PARALLEL_SORT_MIN` rows (and threads > 1), else here."""
+    global _pool, _pool_threads
+    if SORT_THREADS < 2 or size < PARALLEL_SORT_MIN:
+        future: Future = Future()
+        future.set_result(fn(*args))
+        return future
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=SORT_THREADS, thread_name_prefix="calib_core-sort")
+        _pool_threads = SORT_THREADS
+    return _pool.submit(fn, *args)
 
 
 def stable_argsorts(

@@ -46,6 +46,7 @@ from .regression_curves import (
 )
 from .regression_ensemble_ranks import ensemble_statistics
 from .regression_location import stat_below_median
+from .regression_point import fused_eligible, gaussian_point_values
 from .regression_rows import (
     DEFAULT_COVERAGES,
     DEFAULT_LEVELS,
@@ -125,8 +126,14 @@ def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
         # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
         n = z.shape[0]
         eta_sorted = r.z_sorted / np.sqrt(2.0)
-        s_erf = dot(z, 2.0 * r.u if r._gaussian else 2.0 * norm_cdf(z)) / np.sqrt(2.0)
-        s_exp = np.sqrt(2.0 * np.pi) * (r.phi.sum() if r._gaussian else norm_pdf(z).sum())
+        fused = r.__dict__.get("_fused")
+        if fused is not None:  # Σφ(z) from the compiled pass (regression_point.py); Σ z·2Φ(z) as before (RS is a
+            # difference of O(1) terms: its bits stay those of the dot product)
+            s_erf = dot(z, 2.0 * r.u) / np.sqrt(2.0)
+            s_exp = np.sqrt(2.0 * np.pi) * fused["sums"]["phi"]
+        else:
+            s_erf = dot(z, 2.0 * r.u if r._gaussian else 2.0 * norm_cdf(z)) / np.sqrt(2.0)
+            s_exp = np.sqrt(2.0 * np.pi) * (r.phi.sum() if r._gaussian else norm_pdf(z).sum())
         weights_2i_1 = np.arange(1, n + 1, dtype=float)  # i, then 2i − 1 in the same buffer
         weights_2i_1 *= 2.0
         weights_2i_1 -= 1.0
@@ -355,7 +362,14 @@ def summary_statistics(
     """
     r, w = rows, weights
 
+    fused = w is None and fused_eligible(r)
+
     def order_free() -> dict[str, float]:  # statistics that need no sort: computed while the sorts run
+        if fused:  # Gaussian rows: two compiled passes (regression_point.py), the same values
+            free = gaussian_point_values(r, coverages)
+            if "mean_log_z2" not in free:  # some z = 0: left out of the mean, as below
+                free["mean_log_z2"] = _stat_zms(r, None)["mean_log_z2"]
+            return free
         free = {
             "nll": wmean(r.neg_logpdf, w),
             "crps": wmean(r.crps, w),
@@ -368,7 +382,7 @@ def summary_statistics(
         free.update(_stat_zms(r, w))
         return free
 
-    free = r.compute_orders(meanwhile=order_free)
+    free = r.compute_orders(meanwhile=order_free, z_order=not fused)
     curve = observed_proportions(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
     qce_curve = observed_proportions(r, w, qce_levels, "quantile")

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..base.binning import (
+    background,
     bin_sums,
     equal_count_bins,
     equal_width_bins,
@@ -202,11 +203,14 @@ class RegressionRows:
         """Stable argsort of |ε| (the Spearman ranks)."""
         return stable_argsort(np.abs(self.eps))
 
-    def compute_orders(self, meanwhile: Callable[[], Any] | None = None) -> Any:
+    def compute_orders(self, meanwhile: Callable[[], Any] | None = None, *, z_order: bool = True) -> Any:
         """Sort z, σ and |ε| (and u unless Gaussian) and cache the orders and sorted values: every
         metric of :func:`summary_statistics` needs them.  The sorts run concurrently in a thread pool
         (:func:`calib_core.base.binning.stable_argsort_futures`); ``meanwhile()``, if given, runs in this
-        thread while they do, and its result is returned."""
+        thread while they do, and its result is returned.  ``z_order=False`` (Gaussian rows, unweighted
+        statistics): z and u = Φ(z) are only sorted (``np.sort``, no order: :meth:`sort_values_only`)."""
+        if not z_order and self._gaussian:
+            return self.sort_values_only(meanwhile)
         wanted = ("z_order", "sigma_order", "abs_eps_order") + (() if self._gaussian else ("u_order",))
         names = [k for k in wanted if k not in self.__dict__]
         sources = {"z_order": lambda: self.z_finite, "sigma_order": lambda: self.sigma,
@@ -223,6 +227,34 @@ class RegressionRows:
             if found.sorted_values is not None:
                 self._sorted_by_order[name] = found.sorted_values
             self._distinct[name] = found.distinct
+        return result
+
+    def sort_values_only(self, meanwhile: Callable[[], Any] | None = None) -> Any:
+        """Gaussian rows: argsort σ and |ε| (the σ-bins, Spearman) but only sort z and u = Φ(z) — the unweighted
+        statistics read their sorted values, not their order.  ``np.sort`` gives the values of the stable order
+        but for the signs of zeros (−0.0 = 0.0): a run of zeros is put in row order, as the stable sort has it.
+        u_sorted = sort(Φ(z)) is what :attr:`u_sorted` gives (Φ(z) gathered in z's order, or sorted where Φ
+        dips).  The orders of z and u stay lazy (the bootstrap computes them when it needs them)."""
+        names = [k for k in ("sigma_order", "abs_eps_order") if k not in self.__dict__]
+        sources = {"sigma_order": self.sigma, "abs_eps_order": np.abs(self.eps)}
+        futures = stable_argsort_futures(*(sources[k] for k in names)) if names else []
+        z_sorted = background(np.sort, self.z_finite, size=self.n) if "z_sorted" not in self.__dict__ else None
+        u = self.u
+        u_sorted = background(np.sort, u, size=self.n) if "u_sorted" not in self.__dict__ else None
+        result = meanwhile() if meanwhile is not None else None
+        for name, future in zip(names, futures):
+            found = future.result()
+            self.__dict__[name] = found.order
+            self._distinct[name] = found.distinct
+        if z_sorted is not None:
+            zs = z_sorted.result()
+            a, b = np.searchsorted(zs, 0.0, side="left"), np.searchsorted(zs, 0.0, side="right")
+            if b > a:  # zeros: in row order (±0.0 compare equal; the stable sort keeps their rows' order)
+                zf = self.z_finite
+                zs[a:b] = zf[zf == 0.0]
+            self.__dict__["z_sorted"] = zs
+        if u_sorted is not None:
+            self.__dict__["u_sorted"] = u_sorted.result()
         return result
 
     def ence(self, *, n_bins: int = 15, binning: Binning = "count") -> float:

@@ -89,14 +89,19 @@ def _gaussian_intervals(r: RegressionRows, coverages) -> dict[str, float]:
     """
     out: dict[str, float] = {}
     n = r.n
-    mean_sigma = float(r.sigma.mean())
+    fused = r.__dict__.get("_fused")  # the compiled pass's sums (regression_point.py), for these coverages
+    fused = fused["sums"] if fused is not None and fused["coverages"] == tuple(coverages) else None
+    mean_sigma = float(r.sigma.mean()) if fused is None else fused["sigma"] / n
     zs = r.z_sorted
-    tmp = np.empty(n)
-    for c in coverages:
+    tmp = np.empty(n) if fused is None else None
+    for i, c in enumerate(coverages):
         k = float(norm_ppf(0.5 + c / 2.0))
-        np.subtract(r.abs_z, k, out=tmp)
-        np.maximum(tmp, 0.0, out=tmp)
-        penalty = dot(r.sigma, tmp) / n
+        if tmp is None:
+            penalty = fused[f"penalty_{i}"] / n
+        else:
+            np.subtract(r.abs_z, k, out=tmp)
+            np.maximum(tmp, 0.0, out=tmp)
+            penalty = dot(r.sigma, tmp) / n
         inside = (np.searchsorted(zs, k, side="right") - np.searchsorted(zs, -k, side="left")) / n
         tag = f"{100 * c:g}"
         out[f"coverage_{tag}"] = float(inside)

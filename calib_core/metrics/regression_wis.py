@@ -252,6 +252,71 @@ def _positions(cut: np.ndarray, z: np.ndarray) -> np.ndarray:
     return pos
 
 
+def gaussian_wis_tables(levels: np.ndarray, lo_i: np.ndarray, hi_i: np.ndarray, med_i: int | None,
+                        alphas: np.ndarray) -> tuple | None:
+    """The lookup tables of the closed-form Gaussian WIS (:func:`_gaussian_wis`): the sorted standard-normal levels
+    ``cut``, per position p = #{z_τ ≤ z} the sum and count of the lower ends above z (S_lo, C_lo) and of the upper
+    ends below z (C_hi, S_hi), the dispersion factor Σ_k (α_k/2)(z_hi,k − z_lo,k) and the denominator K + ½ (K
+    without a median); None when the median level is not at z = 0 (then the quantiles themselves are scored).
+
+    Parameters
+    ----------
+    levels : ndarray
+        The quantile levels.
+    lo_i, hi_i : ndarray of int
+        Indices of the central pairs' lower and upper levels.
+    med_i : int or None
+        Index of the median level.
+    alphas : ndarray
+        α_k of the pairs.
+
+    Returns
+    -------
+    tuple or None
+        ``(cut, s_lo, c_lo, c_hi, s_hi, disp_factor, denom)``.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    zq = norm_ppf(levels)
+    if med_i is not None and zq[med_i] != 0.0:
+        return None
+    denom = alphas.size + 0.5 if med_i is not None else float(alphas.size)
+    z_lo, z_hi = zq[lo_i], zq[hi_i]
+    # where z falls among the levels: position p = #{z_τ ≤ z} (0 … L); a lower end z_lo,k counts when z_lo,k > z,
+    # an upper end when z_hi,k < z (a level equal to z adds 0 either way)
+    cut = np.sort(zq)
+    p_lo = np.searchsorted(cut, z_lo, side="right")  # a lower end z_lo,k counts for positions p < p_lo[k]
+    p_hi = np.searchsorted(cut, z_hi, side="left")  # an upper end counts for positions p > p_hi[k]
+    pos = np.arange(cut.size + 1)[:, None]
+    above = pos < p_lo[None, :]
+    below = pos > p_hi[None, :]
+    c_lo, s_lo = above.sum(axis=1).astype(float), np.where(above, z_lo[None, :], 0.0).sum(axis=1)
+    c_hi, s_hi = below.sum(axis=1).astype(float), np.where(below, z_hi[None, :], 0.0).sum(axis=1)
+    disp_factor = float(np.sum(alphas / 2.0 * (z_hi - z_lo)))
+    return cut, s_lo, c_lo, c_hi, s_hi, disp_factor, denom
+
+
+def hub_wis_setup() -> tuple:
+    """``(levels, lo_i, hi_i, med_i, alphas)`` of the 23 :data:`HUB_LEVELS` (the WIS of a non-quantile forecast).
+
+    Returns
+    -------
+    tuple
+        The levels, the central pairs' indices, the median's index and the α's.
+
+    References
+    ----------
+    .. [1] Bracher, J., Ray, E. L., Gneiting, T. & Reich, N. G. (2021). Evaluating epidemic forecasts in an interval
+       format. *PLOS Computational Biology* 17(2), e1008618.
+    """
+    levels = np.asarray(HUB_LEVELS, dtype=float)
+    lo_i, hi_i, med_i, _ = central_pairs(levels)
+    return levels, lo_i, hi_i, med_i, 2.0 * levels[lo_i]
+
+
 def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.ndarray, hi_i: np.ndarray,
                   med_i: int | None, alphas: np.ndarray) -> np.ndarray:
     """The parts of a Gaussian N(μ, σ²) and their sum, shape (4, N), in a handful of passes instead of one per
@@ -267,23 +332,11 @@ def _gaussian_wis(y: np.ndarray, dist: Gaussian, levels: np.ndarray, lo_i: np.nd
     The same numbers as :func:`_quantile_wis` up to rounding (the old sums lose ~|μ|·2⁻⁵² per quantile to
     μ + σ z_τ; these do not).  Rows whose parts are not finite (infinite y, μ or σ, overflow) are taken from
     :func:`_quantile_wis`, term by term as before."""
-    zq = norm_ppf(levels)
-    if med_i is not None and zq[med_i] != 0.0:  # not the hub levels' median: the quantiles themselves
+    tables = gaussian_wis_tables(levels, lo_i, hi_i, med_i, alphas)
+    if tables is None:  # not the hub levels' median: the quantiles themselves
         return _quantile_wis(y, dist, levels, lo_i, hi_i, med_i, alphas)
+    cut, s_lo, c_lo, c_hi, s_hi, disp_factor, denom = tables
     mu, sd = np.asarray(dist.mean(), dtype=float), np.asarray(dist.std(), dtype=float)
-    denom = alphas.size + 0.5 if med_i is not None else float(alphas.size)
-    z_lo, z_hi = zq[lo_i], zq[hi_i]
-    # where z falls among the levels: position p = #{z_τ ≤ z} (0 … L); a lower end z_lo,k counts when z_lo,k > z,
-    # an upper end when z_hi,k < z (a level equal to z adds 0 either way)
-    cut = np.sort(zq)
-    p_lo = np.searchsorted(cut, z_lo, side="right")  # a lower end z_lo,k counts for positions p < p_lo[k]
-    p_hi = np.searchsorted(cut, z_hi, side="left")  # an upper end counts for positions p > p_hi[k]
-    pos = np.arange(cut.size + 1)[:, None]
-    above = pos < p_lo[None, :]
-    below = pos > p_hi[None, :]
-    c_lo, s_lo = above.sum(axis=1).astype(float), np.where(above, z_lo[None, :], 0.0).sum(axis=1)
-    c_hi, s_hi = below.sum(axis=1).astype(float), np.where(below, z_hi[None, :], 0.0).sum(axis=1)
-    disp_factor = float(np.sum(alphas / 2.0 * (z_hi - z_lo)))
     n = y.shape[0]
     out = np.empty((4, n))  # dispersion, overprediction, underprediction, WIS
     disp, over, under, total = out
@@ -516,6 +569,9 @@ def wis_statistics(rows: Any, weights: np.ndarray | None = None, coverages=DEFAU
     >>> sorted(s), s["coverage_60"]
     (['coverage_60', 'wis', 'wis_dispersion', 'wis_overprediction', 'wis_underprediction'], 1.0)
     """
+    fused = rows.__dict__.get("_fused") if weights is None else None
+    if fused is not None and fused["wis"]:  # the compiled pass's sums: np.mean of the same rows, bit for bit
+        return {k: fused["sums"][k] / rows.n for k in WIS_PARTS}
     parts, extra = stated_rows(rows, coverages)
     out = {} if parts is None else parts.means(weights)
     for key, inside in extra.items():

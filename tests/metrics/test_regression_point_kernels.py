@@ -1,0 +1,95 @@
+"""The compiled point passes of a Gaussian forecast set against the NumPy formulas they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+from calib_core.base.regression import Gaussian
+from calib_core.metrics import regression as rm
+from calib_core.metrics import regression_point
+from calib_core.metrics.regression_kernels import fused_sums, pairwise_sum
+from calib_core.metrics.regression_rows import RegressionRows
+from calib_core.metrics.regression_wis import gaussian_wis_tables, hub_wis_setup, wis_parts
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 128, 129, 1000, 4099, 20011])
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n) * np.exp(3 * rng.standard_normal(n))
+    assert pairwise_sum(x) == float(np.sum(x))
+
+
+@pytest.mark.parametrize("n", [3, 8, 200, 5003])
+def test_fused_sums_equal_numpy_columns(n):
+    rng = np.random.default_rng(7 + n)
+    s = rng.uniform(0.05, 2.0, n)
+    eps = 1.3 * s * rng.standard_normal(n)
+    z = eps / s
+    u = special.ndtr(z)
+    setup = hub_wis_setup()
+    sums, counts = fused_sums(eps, z, s, u, [0.67, 1.64], gaussian_wis_tables(*setup))
+    phi = np.exp((-0.5 * z) * z) / np.sqrt(2.0 * np.pi)
+    exact = {"nll": (np.log(s) + 0.5 * np.log(2.0 * np.pi)) + (0.5 * z) * z,
+             "crps": ((((2.0 * u) - 1.0) * z + 2.0 * phi) - 1.0 / np.sqrt(np.pi)) * s,
+             "sq_err": eps * eps, "abs_err": np.abs(eps), "var": s * s, "sigma": s, "z": z, "z2": z * z,
+             "log_z2": 2.0 * np.log(np.abs(z)), "phi": phi}
+    for key, rows in exact.items():
+        assert sums[key] == float(np.sum(rows)), key
+    parts = wis_parts(eps, Gaussian(np.zeros(n), s))
+    for key, rows in parts.columns().items():
+        assert sums[key] / n == float(np.mean(rows)), key
+    for i, k in enumerate([0.67, 1.64]):
+        assert sums[f"penalty_{i}"] == pytest.approx(float(np.dot(s, np.maximum(np.abs(z) - k, 0.0))), rel=1e-12)
+    d = z - float(np.mean(z))
+    assert sums["d2"] == float(np.sum(d * d)) and sums["d4"] == float(np.sum((d * d) * (d * d)))
+    assert sums["sigma_dev2"] == float(np.sum((s - float(np.mean(s))) ** 2))
+    assert counts["eps_negative"] == int((eps < 0).sum()) and counts["zero_z"] == 0
+
+
+def _both(y, mean, sd, monkeypatch):
+    fast = rm.summary_statistics(RegressionRows(y, Gaussian(mean, sd)))
+    monkeypatch.setattr(rm, "fused_eligible", lambda r: False)
+    slow = rm.summary_statistics(RegressionRows(y, Gaussian(mean, sd)))
+    monkeypatch.undo()
+    return fast, slow
+
+
+@pytest.mark.parametrize("case", ["plain", "ties", "zero_z", "big_sigma"])
+def test_summary_statistics_fused_equals_numpy_path(case, monkeypatch):
+    rng = np.random.default_rng(3)
+    n = 3000
+    mean = rng.standard_normal(n)
+    sd = rng.uniform(0.1, 1.0, n)
+    y = mean + 1.2 * sd * rng.standard_normal(n)
+    if case == "ties":
+        sd = np.round(sd, 1)
+        y = mean + np.round(y - mean, 1)
+    elif case == "zero_z":
+        y[:5] = mean[:5]
+    elif case == "big_sigma":  # σ² overflows: the NumPy path rescales
+        sd = sd * 1e160
+        y = mean + 1.2 * sd * rng.standard_normal(n)
+    fast, slow = _both(y, mean, sd, monkeypatch)
+    assert set(fast) == set(slow)
+    for key in fast:
+        a, b = fast[key], slow[key]
+        if key.startswith("interval_score_"):  # a pairwise sum where NumPy took a dot product
+            assert a == pytest.approx(b, rel=1e-12, abs=0.0), key
+        else:
+            assert a == b or (np.isnan(a) and np.isnan(b)), (key, a, b)
+
+
+def test_lazy_rows_for_the_inference():
+    rng = np.random.default_rng(5)
+    n = 500
+    sd = rng.uniform(0.5, 1.0, n)
+    r = RegressionRows(sd * rng.standard_normal(n), Gaussian(np.zeros(n), sd))
+    rm.summary_statistics(r)
+    assert isinstance(r.__dict__["_wis_parts"], regression_point.LazyWisParts)
+    parts = wis_parts(r.y, r.dist)
+    np.testing.assert_array_equal(r.__dict__["_wis_parts"].wis, parts.wis)
+    lz, ok = r.__dict__["_log_z2"]
+    np.testing.assert_array_equal(lz, 2.0 * np.log(np.abs(r.z)))
+    assert ok is None
