@@ -29,6 +29,7 @@ from ..base.binning import (
     stable_argsort_futures,
 )
 from ..base.regression import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf
+from .regression_kernels import sigma_bin_sums
 
 __all__ = [
     "RegressionRows",
@@ -325,8 +326,15 @@ class RegressionRows:
         for ENCE and the Levi table."""
         cache = self.__dict__.setdefault("_bin_cache", {})
         key = ("sums", binning, n_bins)
-        if key not in cache:
-            cache[key] = bin_sums(self.sigma_bins(n_bins, binning), n_bins, self.var, self.sq_err)
+        if key not in cache:  # one compiled pass (regression_kernels.sigma_bin_sums): bins and sums together
+            bins_key = (binning, n_bins)
+            if bins_key in cache or binning != "count" or n_bins < 1:
+                b = self.sigma_bins(n_bins, binning)
+                cache[key] = sigma_bin_sums(self.sigma, self.eps, n_bins, bins=b)[1:]
+            else:
+                b, *sums = sigma_bin_sums(self.sigma, self.eps, n_bins, order=self.sigma_order)
+                cache[bins_key] = b
+                cache[key] = tuple(sums)
         return cache[key]
 
     def sigma_bins(self, n_bins: int, binning: Binning, weights: np.ndarray | None = None) -> np.ndarray:

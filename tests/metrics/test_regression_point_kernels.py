@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from scipy import special
 
+from calib_core.base.binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort
 from calib_core.base.regression import Gaussian
 from calib_core.metrics import regression as rm
 from calib_core.metrics import regression_point
-from calib_core.metrics.regression_kernels import fused_sums, pairwise_sum
+from calib_core.metrics.regression_kernels import fused_sums, pairwise_sum, sigma_bin_sums
 from calib_core.metrics.regression_rows import RegressionRows
 from calib_core.metrics.regression_wis import gaussian_wis_tables, hub_wis_setup, wis_parts
 
@@ -93,3 +94,23 @@ def test_lazy_rows_for_the_inference():
     lz, ok = r.__dict__["_log_z2"]
     np.testing.assert_array_equal(lz, 2.0 * np.log(np.abs(r.z)))
     assert ok is None
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 15, 40])
+@pytest.mark.parametrize("ties", [False, True])
+def test_sigma_bin_sums_equal_bincount(n_bins, ties):
+    rng = np.random.default_rng(n_bins)
+    n = 1237
+    s = rng.uniform(0.1, 2.0, n)
+    if ties:
+        s = np.round(s, 1)
+    e = rng.standard_normal(n) * s
+    order = stable_argsort(s)
+    b, cnt, sv, se = sigma_bin_sums(s, e, n_bins, order=order)
+    ref_b = equal_count_bins(s, n_bins, order=order)
+    np.testing.assert_array_equal(b, ref_b)
+    for got, ref in zip((cnt, sv, se), bin_sums(ref_b, n_bins, s * s, e * e)):
+        np.testing.assert_array_equal(got, ref)
+    wb = equal_width_bins(s, n_bins, closed="left")[0]
+    for got, ref in zip(sigma_bin_sums(s, e, n_bins, bins=wb)[1:], bin_sums(wb, n_bins, s * s, e * e)):
+        np.testing.assert_array_equal(got, ref)
