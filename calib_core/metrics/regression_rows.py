@@ -346,6 +346,8 @@ class RegressionRows:
         # unweighted count bins and (fixed-edge) width bins depend on the data only: cache them
         key = (binning, n_bins)
         cache = self.__dict__.setdefault("_bin_cache", {})
+        if key not in cache and binning == "count" and n_bins >= 1:  # the bins come with their sums
+            self.sigma_bin_sums(n_bins, binning)
         if key not in cache:
             if binning == "count":
                 cache[key] = equal_count_bins(self.sigma, n_bins, order=self.sigma_order)

@@ -10,7 +10,7 @@ from calib_core.base.binning import bin_sums, equal_count_bins, equal_width_bins
 from calib_core.base.regression import Gaussian
 from calib_core.metrics import regression as rm
 from calib_core.metrics import regression_point
-from calib_core.metrics.regression_kernels import fused_sums, pairwise_sum, sigma_bin_sums
+from calib_core.metrics.regression_kernels import fused_sums, pairwise_sum, rank_difference_squares, sigma_bin_sums
 from calib_core.metrics.regression_rows import RegressionRows
 from calib_core.metrics.regression_wis import gaussian_wis_tables, hub_wis_setup, wis_parts
 
@@ -114,3 +114,20 @@ def test_sigma_bin_sums_equal_bincount(n_bins, ties):
     wb = equal_width_bins(s, n_bins, closed="left")[0]
     for got, ref in zip(sigma_bin_sums(s, e, n_bins, bins=wb)[1:], bin_sums(wb, n_bins, s * s, e * e)):
         np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 4001])
+def test_spearman_without_ties_equals_the_tie_group_path(n, monkeypatch):
+    rng = np.random.default_rng(n)
+    a, b = stable_argsort(rng.standard_normal(n)), stable_argsort(rng.standard_normal(n))
+    ra, rb = np.empty(n), np.empty(n)
+    ra[a], rb[b] = np.arange(n), np.arange(n)
+    assert rank_difference_squares(a, b) == float(np.dot(ra - rb, ra - rb))
+    sd = rng.uniform(0.5, 1.5, n)
+    y = sd * rng.standard_normal(n)
+    fast = rm.summary_statistics(RegressionRows(y, Gaussian(np.zeros(n), sd)))["spearman_sigma_abs_error"]
+    monkeypatch.setattr(rm, "rank_difference_squares", lambda *a: (_ for _ in ()).throw(AssertionError))
+    r = RegressionRows(y, Gaussian(np.zeros(n), sd))
+    r.compute_orders()
+    r._distinct.clear()  # the tie-group path
+    assert rm._stat_spearman(r, None) == fast
