@@ -6,15 +6,14 @@ recursively; Higham 2002, §4.2) and divides by N.  :func:`fused_sums` evaluates
 (ε, z, σ) at once, block by block, and sums each one over exactly the same tree: where a per-row value is the one
 NumPy computes (the same IEEE operations in the same order; the transcendental parts — log σ, Φ(z), exp(−z²/2),
 log|z| — are computed by NumPy and passed in), the mean is bit for bit NumPy's, without one temporary array per
-operator.  Sums that NumPy took as ``einsum`` dot products (the interval-score penalties, Σ z·2Φ(z) of the
-reliability score) become pairwise sums of the products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
+operator.  The interval-score penalties, which NumPy took as ``einsum`` dot products, become pairwise sums of the
+products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
 
 Expressions of the first pass (``mode = 0``), column by column (``FIRST_PASS``):
 
 * ``nll``: (log σ + ½log 2π) + (½z)·z (Gneiting & Raftery 2007);
 * ``crps``: ((2Φ(z) − 1)·z + 2φ(z) − 1/√π)·σ, φ(z) = exp(−z²/2)/√(2π) (Gneiting & Raftery 2007, eq. 21);
-* ``sq_err`` ε², ``abs_err`` |ε|, ``var`` σ², ``sigma`` σ, ``z``, ``z2`` z², ``log_z2`` 2·log|z|, ``phi`` φ(z),
-  ``z_2u`` z·2Φ(z);
+* ``sq_err`` ε², ``abs_err`` |ε|, ``var`` σ², ``sigma`` σ, ``z``, ``z2`` z², ``log_z2`` 2·log|z|, ``phi`` φ(z);
 * the weighted interval score at the 23 hub levels in closed form (Bracher et al. 2021; the formulas of
   :func:`calib_core.metrics.regression_wis._gaussian_wis`): ``wis_dispersion`` σ·c, ``wis_overprediction``
   (S_lo(p)·σ − C_lo(p)·ε − min(ε/2, 0))/(K + ½), ``wis_underprediction`` (C_hi(p)·ε − S_hi(p)·σ + max(ε/2, 0))/(K + ½)
@@ -45,7 +44,7 @@ __all__ = ["FIRST_PASS", "SECOND_PASS", "fused_sums", "pairwise_sum", "sigma_bin
            "warm_up"]
 
 #: Columns of the first pass; then one interval-score penalty per central interval.
-FIRST_PASS = ("nll", "crps", "sq_err", "abs_err", "var", "sigma", "z", "z2", "log_z2", "phi", "z_2u",
+FIRST_PASS = ("nll", "crps", "sq_err", "abs_err", "var", "sigma", "z", "z2", "log_z2", "phi",
               "wis_dispersion", "wis_overprediction", "wis_underprediction", "wis")
 
 #: Columns of the second pass.
@@ -59,7 +58,7 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
     """Pairwise sums of the per-row expressions of ``mode`` (module docstring) over NumPy's summation tree."""
     n = z.shape[0]
     nk = ks.shape[0]
-    q = (15 + nk) if mode == 0 else 4
+    q = (14 + nk) if mode == 0 else 4
     buf = np.empty((q, 136))  # a row stride off 1 KiB: no 4K aliasing between the columns
     pos = np.empty(128, np.int64)
     sums = np.zeros((64, q))
@@ -112,7 +111,6 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
                 zi = z[lo + j]
                 buf[9, j] = phi
                 buf[1, j] = ((((2.0 * u[lo + j]) - 1.0) * zi + 2.0 * phi) - c_crps) * sigma[lo + j]
-                buf[10, j] = zi * (2.0 * u[lo + j])
             for j in range(m):
                 ei = eps[lo + j]
                 s = sigma[lo + j]
@@ -151,16 +149,16 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
                     under += max(half, 0.0)
                 over /= denom
                 under /= denom
-                buf[11, j] = disp
-                buf[12, j] = over
-                buf[13, j] = under
-                buf[14, j] = (disp + over) + under
+                buf[10, j] = disp
+                buf[11, j] = over
+                buf[12, j] = under
+                buf[13, j] = (disp + over) + under
             for j in range(m):
-                n_bad_wis += not abs(buf[14, j]) < np.inf
+                n_bad_wis += not abs(buf[13, j]) < np.inf
             for c in range(nk):
                 kc = ks[c]
                 for j in range(m):
-                    buf[15 + c, j] = sigma[lo + j] * max(abs(z[lo + j]) - kc, 0.0)
+                    buf[14 + c, j] = sigma[lo + j] * max(abs(z[lo + j]) - kc, 0.0)
         else:
             for j in range(m):
                 dv = sigma[lo + j] - m_sigma

@@ -82,7 +82,7 @@ def gaussian_point_values(r: RegressionRows, coverages) -> dict[str, float]:
     NLL = mean[log σ + ½log 2π + z²/2], CRPS = mean σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π], RMSE = √mean ε²,
     MAE = mean |ε|, sharpness = √mean σ², Cv = std(σ, ddof=1)/mean σ, the mean, std and standardised third and
     fourth central moments of z, ZMS = mean z², mean log z² = mean 2·log|z|.  The sums of the interval-score
-    penalties, the WIS parts (hub levels), Σφ(z), Σz·2Φ(z) and the signs of ε are kept on the rows for the
+    penalties, the WIS parts (hub levels), Σφ(z) and the signs of ε are kept on the rows for the
     other statistics.
 
     Parameters
