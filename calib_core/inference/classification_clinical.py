@@ -67,6 +67,7 @@ from ..metrics.classification_clinical import (
 )
 from ..metrics.classification_clinical_batch import recalibration_columns
 from ..metrics.classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, clipped_logit
+from ..metrics.classification_clinical_moments import FUSED_FROM, column_sums
 from ..metrics.classification_loess import LoessDesign
 from .classification_cells import percentile_bounds
 
@@ -222,17 +223,24 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: flo
     """
     p = np.asarray(probs, dtype=float)
     y = np.asarray(outcomes, dtype=float)
-    citl, cox = recalibration_columns(p, y, eps=eps)
-    c = 1.0 - 2.0 * p
-    den = (c * c * p * (1.0 - p)).sum(axis=0)
-    num = ((y - p) * c).sum(axis=0)
+    if p.shape[0] >= FUSED_FROM:  # large N: one compiled pass for the fits' moments, Z's sums and the ranges
+        sums = column_sums(p, y, eps=eps)
+        citl, cox = recalibration_columns(p, y, eps=eps, sums=sums)
+        num, den = sums.z_num, sums.z_den
+        one_class = (sums.events <= 0) | (sums.events >= p.shape[0])
+    else:
+        citl, cox = recalibration_columns(p, y, eps=eps)
+        c = 1.0 - 2.0 * p
+        den = (c * c * p * (1.0 - p)).sum(axis=0)
+        num = ((y - p) * c).sum(axis=0)
+        one_class = None
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     out = []
     for k in range(p.shape[1]):  # loop over the events (classes), never rows
         f, yk, fit1, fit2 = p[:, k], y[:, k], citl[k], cox[k]
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
-        if yk.size == 0 or yk.min() == yk.max():
+        if yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max()):
             notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
                          "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
             out.append(ClinicalColumn(dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")),

@@ -41,8 +41,9 @@ from __future__ import annotations
 import numpy as np
 
 from .classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, logistic_recalibration
+from .classification_clinical_moments import FUSED_FROM, group_sums
 from .classification_loess import DEFAULT_SPAN, loess_smooth
-from .classification_loess_binned import BINNED_FROM, binned_calibration_errors
+from .classification_loess_binned import BINNED_FROM, binned_calibration_errors, quantiles_linear
 
 __all__ = [
     "LogisticRecalibration",
@@ -187,6 +188,9 @@ def hosmer_lemeshow_of(p, y, weights=None, *, n_groups: int = HL_GROUPS, eps: fl
     """
     q = np.clip(np.asarray(p, dtype=float).ravel(), eps, 1.0 - eps)
     yv = np.asarray(y, dtype=float).ravel()
+    if weights is None and groups is None and q.size >= FUSED_FROM:  # large N: cuts by selection, one pass
+        cuts = quantiles_linear(q, np.arange(1, int(n_groups)) / int(n_groups))
+        return _hl_from_sums(*group_sums(q, yv, cuts))
     w = _weights(weights, q.size)
     g = hosmer_lemeshow_groups(q, n_groups, eps) if groups is None else np.asarray(groups, dtype=np.intp)
     m = int(max(int(n_groups), int(g.max()) + 1 if g.size else 0))

@@ -40,7 +40,8 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["binned_loess_vertices", "binned_calibration_errors", "quantiles_linear", "BINNED_FROM", "N_BINS", "N_VERTICES"]
+__all__ = ["binned_loess_vertices", "binned_calibration_errors", "quantiles_linear", "BINNED_FROM", "N_BINS",
+           "N_VERTICES"]
 
 #: Rows from which the clinical set's loess (ICI, E50, E90, the smoothed calibration curve without a band) is fitted
 #: on bins; below, the exact per-row loess (golden outputs and the statsmodels cross-checks are exact there).
