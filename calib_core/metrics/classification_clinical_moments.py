@@ -235,8 +235,8 @@ def _group_sums(q, y, cuts):  # pragma: no cover - compiled
     for i in range(q.size):
         v = q[i]
         g = 0
-        while g < cuts.size and cuts[g] < v:
-            g += 1
+        for j in range(cuts.size):  # branch-free count of the cuts below v
+            g += cuts[j] < v
         out[0, g] += 1.0
         out[1, g] += y[i]
         out[2, g] += v

@@ -80,38 +80,31 @@ def _bin_sums(f, y, w, lo, inv_width, n_bins, unit):  # pragma: no cover - compi
 
 
 @compiled_kernel
-def _vertex_fits(sums, lo, width, t, h):  # pragma: no cover - compiled
-    """Local lines at the vertices t with radii h from the bin sums (module docstring, step 3); NaN where the
-    neighbourhood holds less than two bins of weight."""
-    n_bins = sums.shape[0]
+def _vertex_fits(xc, sums, delta0, t, h):  # pragma: no cover - compiled
+    """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums (module docstring,
+    step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where fewer than two bins carry kernel weight."""
     out = np.empty(t.size)
     for j in range(t.size):
         tj, hj = t[j], h[j]
-        b0 = int((tj - hj - lo) / width) - 1
-        b1 = int((tj + hj - lo) / width) + 2
-        if b0 < 0:
-            b0 = 0
-        if b1 > n_bins:
-            b1 = n_bins
+        inv_h = 1.0 / hj
+        b0 = np.searchsorted(xc, tj - hj)
+        b1 = np.searchsorted(xc, tj + hj, side="right")
         s0 = s1 = s2 = t0 = t1 = 0.0
         used = 0
         for b in range(b0, b1):
-            wb = sums[b, 0]
-            if wb <= 0.0:
-                continue
-            d1 = sums[b, 1]
-            delta = lo + (b + 0.5) * width - tj
-            u = abs(delta + d1 / wb) / hj
+            u = abs(xc[b] - tj) * inv_h
             if u >= 1.0:
                 continue
             c = 1.0 - u * u * u
             k = c * c * c
+            wb, d1, yb = sums[b, 0], sums[b, 1], sums[b, 3]
+            delta = delta0[b] - tj
             used += 1
             s0 += k * wb
             s1 += k * (wb * delta + d1)
             s2 += k * (wb * delta * delta + 2.0 * delta * d1 + sums[b, 2])
-            t0 += k * sums[b, 3]
-            t1 += k * (sums[b, 3] * delta + sums[b, 4])
+            t0 += k * yb
+            t1 += k * (yb * delta + sums[b, 4])
         if used < 2 or s0 <= 0.0:
             out[j] = np.nan
             continue
@@ -246,7 +239,8 @@ def quantiles_linear(v: np.ndarray, q, top: float | None = None) -> np.ndarray:
 
 
 def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int = N_BINS,
-                          n_vertices: int = N_VERTICES, at=None) -> tuple[np.ndarray, np.ndarray] | None:
+                          n_vertices: int = N_VERTICES, at=None, radius=None
+                          ) -> tuple[np.ndarray, np.ndarray] | None:
     """The binned local-linear loess of ``y`` on ``f`` at equally spaced vertices (or at ``at``).
 
     ĉ(t) = T0/S0 − m (T1/S0 − m T0/S0) / max(S2/S0 − m², 1e-12), m = S1/S0, the sums over bins of the prediction
@@ -268,6 +262,8 @@ def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int
         Equally spaced vertices from min f to max f (ignored with ``at``).
     at : ndarray, optional
         Points to fit at instead of the vertices.
+    radius : ndarray, optional
+        The exact radii h(t) at the points (from the sorted rows), instead of the binned cumulative weight's.
 
     Returns
     -------
@@ -305,18 +301,24 @@ def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int
     total = float(sums[:, 0].sum())
     k = min(max(float(int(span * total + 1e-10)), min(2.0, total)), total)
     t = np.linspace(lo, hi, int(n_vertices)) if at is None else np.ascontiguousarray(at, dtype=float).ravel()
-    edges = lo + width * np.arange(int(n_bins) + 1)
-    cum = np.concatenate([[0.0], np.cumsum(sums[:, 0])])
-    a, b = np.zeros(t.size), np.full(t.size, hi - lo)
-    target = k - 1e-9 * max(total, 1.0)
-    for _ in range(60):  # bisection of the radius on the binned cumulative weight
-        mid = 0.5 * (a + b)
-        ok = np.interp(t + mid, edges, cum) - np.interp(t - mid, edges, cum) >= target
-        b, a = np.where(ok, mid, b), np.where(ok, a, mid)
-    h = b
+    if radius is None:
+        edges = lo + width * np.arange(int(n_bins) + 1)
+        cum = np.concatenate([[0.0], np.cumsum(sums[:, 0])])
+        a, b = np.zeros(t.size), np.full(t.size, hi - lo)
+        target = k - 1e-9 * max(total, 1.0)
+        for _ in range(60):  # bisection of the radius on the binned cumulative weight
+            mid = 0.5 * (a + b)
+            ok = np.interp(t + mid, edges, cum) - np.interp(t - mid, edges, cum) >= target
+            b, a = np.where(ok, mid, b), np.where(ok, a, mid)
+        h = b
+    else:
+        h = np.asarray(radius, dtype=float)
     if float(h.min()) < MIN_RADIUS_BINS * width:
         return None
-    values = _vertex_fits(sums, lo, width, t, h)
+    full = np.flatnonzero(sums[:, 0] > 0)
+    centres = lo + (full + 0.5) * width
+    nonempty = np.ascontiguousarray(sums[full])
+    values = _vertex_fits(centres + nonempty[:, 1] / nonempty[:, 0], nonempty, centres, t, h)
     if not np.all(np.isfinite(values)):
         return None
     return t, values

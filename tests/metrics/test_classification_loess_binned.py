@@ -52,7 +52,10 @@ def test_vertex_fit_on_singleton_bins_is_the_exact_local_line():
     assert got is None or np.max(np.abs(got - exact)) < 2e-3  # radius from the binned CDF: within a bin or two
     sums = lb._bin_sums(f, y, np.empty(0), 0.0, 4096.0, 4096, True)
     smoother_h = np.array([np.sort(np.abs(f - ti))[int(0.75 * f.size) - 1] for ti in t])
-    fit = lb._vertex_fits(sums, 0.0, 1.0 / 4096.0, t, smoother_h)
+    full = np.flatnonzero(sums[:, 0] > 0)
+    centres = (full + 0.5) / 4096.0
+    fit = lb._vertex_fits(centres + sums[full, 1] / sums[full, 0], np.ascontiguousarray(sums[full]), centres, t,
+                          smoother_h)
     np.testing.assert_allclose(fit, exact, rtol=1e-12, atol=1e-12)
 
 
@@ -103,3 +106,21 @@ def test_degenerate_data_fall_back_to_exact():
     got = calibration_errors_of(f, y)
     _, exact = _exact(f, y)
     assert got["ici"] == pytest.approx(exact["ici"], rel=1e-12)
+
+
+def test_smoothed_curve_without_band_at_large_n():
+    """Large N, no band: grid, span weights and shares equal the exact path's; the curve within 1e-5 of it."""
+    import calib_core.diagrams.classification_clinical as dc
+
+    f, y, _ = _law(lb.BINNED_FROM, 2)
+    fast = dc.smoothed_calibration_of(f, y, n_resamples=0)
+    assert fast.attrs["band"] == "none" and fast["n_rows"].iloc[0] > 0
+    old, dc.BINNED_FROM = dc.BINNED_FROM, 10 ** 12
+    try:
+        ref = dc.smoothed_calibration_of(f, y, n_resamples=0)
+    finally:
+        dc.BINNED_FROM = old
+    for col in ("predicted", "lower", "upper", "n_rows", "share"):
+        np.testing.assert_array_equal(fast[col].to_numpy(), ref[col].to_numpy())
+    assert np.max(np.abs(fast["observed"] - ref["observed"])) < 1e-5
+    assert fast.attrs == ref.attrs
