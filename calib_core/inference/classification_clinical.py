@@ -237,8 +237,9 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: flo
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     out = []
-    for k in range(p.shape[1]):  # loop over the events (classes), never rows
-        f, yk, fit1, fit2 = p[:, k], y[:, k], citl[k], cox[k]
+    pt, yt = (np.ascontiguousarray(p.T), np.ascontiguousarray(y.T)) if p.shape[1] > 1 else (p.T, y.T)
+    for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
+        f, yk, fit1, fit2 = pt[k], yt[k], citl[k], cox[k]
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
         if yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max()):
             notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "

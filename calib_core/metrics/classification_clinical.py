@@ -267,11 +267,15 @@ def calibration_errors_of(p, y, weights=None, *, span: float = DEFAULT_SPAN, deg
     """
     p = np.asarray(p, dtype=float).ravel()
     yv = np.asarray(y, dtype=float).ravel()
+    if weights is None and p.size >= BINNED_FROM and degree == 1 and delta is None:  # large N: loess on bins of p
+        binned = binned_calibration_errors(p, yv, None, span=span)
+        if binned is not None:
+            return binned
     w = _weights(weights, p.size)
     if p.size == 0 or not (w > 0).any():
         return {"ici": float("nan"), "e50": float("nan"), "e90": float("nan")}
-    if p.size >= BINNED_FROM and degree == 1 and delta is None:  # large N: the loess on fine bins of p
-        binned = binned_calibration_errors(p, yv, None if weights is None else w, span=span)
+    if p.size >= BINNED_FROM and degree == 1 and delta is None:  # large N, weighted: the loess on bins of p
+        binned = binned_calibration_errors(p, yv, w, span=span)
         if binned is not None:
             return binned
     curve = loess_smooth(p, yv, None if weights is None else w, span=span, degree=degree, delta=delta)
