@@ -34,8 +34,8 @@ BLOCK_FROM = 1 << 16
 _BLOCK_CELLS = 1 << 15
 
 
-def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: ColumnSums | None = None
-                          ) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
+def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: ColumnSums | None = None,
+                          labels=None) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
     """The slope-fixed (CITL) and two-parameter logistic recalibration fits of every column (module docstring).
 
     Per column k: maximise Σ_i [y_ik η_ik − log(1 + e^{η_ik})], η_ik = a_k + b_k x_ik (b_k = 1 for CITL), by batched
@@ -45,14 +45,16 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: Co
     ----------
     probs : array-like of float, shape (n, K)
         Probabilities of each column's event.
-    outcomes : array-like of float, shape (n, K)
-        Outcomes 0/1 of each column's event.
+    outcomes : array-like of float, shape (n, K), or None
+        Outcomes 0/1 of each column's event (None with ``labels``).
     eps : float
         Clipping of p before the logit (default 1e-7).
     sums : ColumnSums, optional
         The binned moments of the columns (:func:`~calib_core.metrics.classification_clinical_moments.column_sums`,
         computed here from :data:`~calib_core.metrics.classification_clinical_moments.FUSED_FROM` rows): every
         Newton step then sums over bins of the logit instead of rows (equal to the row sums to 1e-12).
+    labels : ndarray of int, shape (n,), optional
+        With ``outcomes=None``: the outcome of column k is 1[label = k].
 
     Returns
     -------
@@ -77,13 +79,20 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: Co
     True
     """
     p = np.asarray(probs, dtype=float)
+    if outcomes is None:
+        labels = np.asarray(labels)
+        if sums is None and p.shape[0] >= FUSED_FROM:
+            sums = column_sums(p, None, eps=eps, labels=labels)
+        if sums is not None:
+            return _from_moments(p, lambda j: (labels == j).astype(float), sums, eps)
+        outcomes = (labels[:, None] == np.arange(p.shape[1])).astype(float)
     y = np.asarray(outcomes, dtype=float)
     if p.ndim == 1:
         p, y = p[:, None], y[:, None]
     if sums is None and p.shape[0] >= FUSED_FROM:
         sums = column_sums(p, y, eps=eps)
     if sums is not None:
-        return _from_moments(p, y, sums, eps)
+        return _from_moments(p, lambda j: y[:, j], sums, eps)
     q = np.clip(p, eps, 1.0 - eps)
     x = np.log(q) - np.log1p(-q)
     n_clipped = np.count_nonzero((p < eps) | (p > 1.0 - eps), axis=0)
@@ -114,7 +123,7 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: Co
     return citl, cox
 
 
-def _from_moments(p: np.ndarray, y: np.ndarray, s: ColumnSums, eps: float
+def _from_moments(p: np.ndarray, column_y, s: ColumnSums, eps: float
                   ) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
     """The batched Newton fits of :func:`recalibration_columns` with every sum from the binned moments."""
     n, k = p.shape
@@ -171,10 +180,10 @@ def _from_moments(p: np.ndarray, y: np.ndarray, s: ColumnSums, eps: float
     for j in range(k):  # loop over columns (classes), never rows
         nc = int(s.n_clipped[j])
         citl.append(LogisticRecalibration(float(a1[j]), 1.0, float(se1[j]), nan, nc, False, True, True, "", 0)
-                    if ok1[j] else logistic_recalibration(p[:, j], y[:, j], fix_slope=True, eps=eps))
+                    if ok1[j] else logistic_recalibration(p[:, j], column_y(j), fix_slope=True, eps=eps))
         cox.append(LogisticRecalibration(float(a2[j]), float(b2[j]), float(sa2[j]), float(sb2[j]), nc, False, False,
                                          True, "", 0)
-                   if ok2[j] else logistic_recalibration(p[:, j], y[:, j], eps=eps))
+                   if ok2[j] else logistic_recalibration(p[:, j], column_y(j), eps=eps))
     return citl, cox
 
 

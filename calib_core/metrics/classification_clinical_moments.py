@@ -39,7 +39,7 @@ FUSED_FROM = 1 << 16
 
 
 @compiled_kernel
-def _pass(p, y, eps, half, inv_w, n_bins, order):  # pragma: no cover - compiled
+def _pass(p, y, labels, use_labels, eps, half, inv_w, n_bins, order):  # pragma: no cover - compiled
     """Moments (K, B, M + 1), sums (K, 6): Σy, Σy x, clipped, Z numerator, Z denominator, rows; ranges (K, 6).
     Row blocks of 512 rows (in cache), each column's block summed in registers."""
     n, k_cols = p.shape
@@ -59,7 +59,7 @@ def _pass(p, y, eps, half, inv_w, n_bins, order):  # pragma: no cover - compiled
                 ranges[k, 5]
             for i in range(start, stop):
                 pk = p[i, k]
-                yk = y[i, k]
+                yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
                 c = 1.0 - 2.0 * pk
                 z_num += (yk - pk) * c
                 z_den += c * c * pk * (1.0 - pk)
@@ -140,7 +140,7 @@ class ColumnSums:
     x_ranges: np.ndarray
 
 
-def column_sums(probs, outcomes, *, eps: float = 1e-7) -> ColumnSums:
+def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSums:
     """One compiled pass over (n × K) probabilities and outcomes: the binned logit moments and the exact sums.
 
     D_bm = Σ_{i ∈ b} (x_i − c_b)^m with x = logit(clip(p, ε, 1 − ε)); Σ y, Σ y x; Z's Σ (y − p)(1 − 2p) and
@@ -150,10 +150,12 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7) -> ColumnSums:
     ----------
     probs : ndarray of shape (n, K)
         Probabilities of each column's event.
-    outcomes : ndarray of shape (n, K)
-        Outcomes 0/1.
+    outcomes : ndarray of shape (n, K), or None
+        Outcomes 0/1 (None with ``labels``).
     eps : float
         Clipping of p before the logit.
+    labels : ndarray of int, shape (n,), optional
+        Class of each row: the outcome of column k is 1[label = k] (no (n × K) outcome array is read).
 
     Returns
     -------
@@ -172,10 +174,12 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7) -> ColumnSums:
     (2.0, 1.0)
     """
     p = np.ascontiguousarray(probs, dtype=float)
-    y = np.ascontiguousarray(outcomes, dtype=float)
+    use_labels = labels is not None
+    y = np.zeros((0, 0)) if use_labels else np.ascontiguousarray(outcomes, dtype=float)
+    lab = np.ascontiguousarray(labels, dtype=np.int64) if use_labels else np.zeros(0, dtype=np.int64)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
-    mom, sums, ranges = _pass(p, y, float(eps), half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER)
+    mom, sums, ranges = _pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER)
     centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
     with np.errstate(divide="ignore"):
         x_ranges = np.log(ranges) - np.log1p(-ranges)  # the logit is monotone: the ranges of x
