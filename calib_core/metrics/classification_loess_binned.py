@@ -372,8 +372,13 @@ def binned_calibration_errors(f, y, weights=None, *, span: float = 0.75) -> dict
     d, sd, sw, top = _deviations(f, w, float(t[0]), float(t[1] - t[0]), values, unit)
     if unit:
         e50, e90 = (float(v) for v in quantiles_linear(d, [0.5, 0.9], top))
-    else:
-        from .classification_clinical import _weighted_quantile
-
-        e50, e90 = _weighted_quantile(d, w, 0.5), _weighted_quantile(d, w, 0.9)
+    else:  # the weighted midpoint CDF, linearly interpolated (as the exact method's weighted quantiles)
+        keep = w > 0
+        order = np.argsort(d[keep], kind="stable")
+        v, wk = d[keep][order], w[keep][order]
+        if np.all(wk == wk[0]):  # equal weights: NumPy's quantiles, as the exact method
+            e50, e90 = (float(x) for x in quantiles_linear(v, [0.5, 0.9]))
+        else:
+            cum = np.cumsum(wk)
+            e50, e90 = (float(np.interp(q, (cum - wk / 2.0) / cum[-1], v)) for q in (0.5, 0.9))
     return {"ici": float(sd / sw), "e50": e50, "e90": e90}
