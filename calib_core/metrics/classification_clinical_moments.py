@@ -81,11 +81,8 @@ def _pass(p, y, labels, use_labels, eps, half, inv_w, n_bins, order):  # pragma:
                     hi0 = max(hi0, q)
                 lo = min(lo, q)
                 hi = max(hi, q)
-                b = int((x + half) * inv_w)
-                if b >= n_bins:
-                    b = n_bins - 1
-                elif b < 0:
-                    b = 0
+                z = (x + half) * inv_w
+                b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
                 d = x - (-half + (b + 0.5) * width)
                 d2 = d * d
                 mom[k, b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled

@@ -64,11 +64,8 @@ def _bin_sums(f, y, w, lo, inv_width, n_bins, unit):  # pragma: no cover - compi
         wi = 1.0 if unit else w[i]
         if wi <= 0.0:
             continue
-        b = int((f[i] - lo) * inv_width)
-        if b >= n_bins:
-            b = n_bins - 1
-        elif b < 0:
-            b = 0
+        z = (f[i] - lo) * inv_width
+        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)  # float compare first: never int(±inf)
         d = f[i] - (lo + (b + 0.5) * width)
         wy = wi * y[i]
         out[b, 0] += wi
@@ -127,11 +124,7 @@ def _deviations(f, w, lo, step, values, unit):  # pragma: no cover - compiled
     top = 0.0
     for i in range(f.size):
         x = (f[i] - lo) / step
-        j = int(x)
-        if j >= g - 1:
-            j = g - 2
-        elif j < 0:
-            j = 0
+        j = g - 2 if x >= g - 2 else (int(x) if x > 0.0 else 0)  # float compare first: never int(±inf)
         lam = x - j
         if lam < 0.0:
             lam = 0.0
@@ -155,9 +148,8 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     scale = n_cells / top if top > 0.0 else 0.0
     counts = np.zeros(n_cells + 1, dtype=np.int64)
     for i in range(n):
-        c = int(v[i] * scale)
-        if c > n_cells - 1:
-            c = n_cells - 1
+        z = v[i] * scale
+        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)  # NaN (0·∞) and ∞ stay in range
         counts[c + 1] += 1
     for c in range(n_cells):
         counts[c + 1] += counts[c]
@@ -174,9 +166,8 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     pool = np.empty(size)
     m = 0
     for i in range(n):
-        c = int(v[i] * scale)
-        if c > n_cells - 1:
-            c = n_cells - 1
+        z = v[i] * scale
+        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)
         if want[c]:
             pool[m] = v[i]
             m += 1
