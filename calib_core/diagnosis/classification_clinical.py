@@ -87,7 +87,7 @@ def clinical_table_values(rows: ClassificationRows, *, level: float = 0.95
     z = float(special.ndtri(0.5 + level / 2.0))
     records, notes, per, clipped = [], [], {key: [] for key in _KEYS}, {}
     probs = np.asarray(rows.probs, dtype=float)
-    columns = clinical_values_columns(probs, (labels[:, None] == np.arange(rows.k)).astype(float))
+    columns = clinical_values_columns(probs, None, labels=labels)
     for k, col in enumerate(columns):  # one-vs-rest events, fitted together (batched Newton over the classes)
         clipped[k] = col.cox.n_clipped
         notes.extend(f"class {k}: {text}" for text in col.notes if "clipped" not in text)

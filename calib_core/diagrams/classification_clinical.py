@@ -46,6 +46,7 @@ from ..base.significance_intervals import block_design, nan_quantiles
 from ..metrics.classification import ClassificationRows
 from ..metrics.classification_bins import event_rows
 from ..metrics.classification_loess import loess_smooth, stable_order
+from ..metrics.classification_loess_binned import BINNED_FROM, binned_loess_vertices
 from ..metrics.classification_smooth import rows_target
 
 __all__ = [
@@ -261,6 +262,10 @@ def smoothed_calibration_of(
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         raise ValueError("smoothed calibration needs at least one row with a positive weight")
+    if weights is None and int(n_resamples) <= 0 and f.size >= BINNED_FROM:  # large N, no band: binned loess
+        table = _binned_curve(f, y, span, n_grid, level)
+        if table is not None:
+            return table
     order = rows[stable_order(f[rows])]
     fs, ys, ws = f[order], y[order], w[order]
     cw = np.concatenate([[0.0], np.cumsum(ws)])
@@ -296,6 +301,33 @@ def smoothed_calibration_of(
                  + (f"whole {clustering.column} clusters" if clustering is not None else "the rows")
                  + ", bandwidths of the data"),
     })
+    return table
+
+
+def _binned_curve(f: np.ndarray, y: np.ndarray, span: float, n_grid: int, level: float) -> pd.DataFrame | None:
+    """:func:`smoothed_calibration_of` without a band at large N (unit weights): the exact radii, span weights and
+    shares from the sorted values, the curve from the loess on fine bins of f
+    (:func:`~calib_core.metrics.classification_loess_binned.binned_loess_vertices`, within ~1e-5 of the exact fit);
+    None when the bins do not apply (the exact path runs)."""
+    fs = np.sort(f)
+    if not fs[-1] > fs[0]:
+        return None
+    ones = np.ones(fs.size)
+    cw = np.arange(fs.size + 1, dtype=float)
+    grid = np.linspace(fs[0], fs[-1], max(int(n_grid), 1))
+    total = float(fs.size)
+    k = min(max(float(int(span * total + 1e-10)), min(2.0, total)), total)
+    h = _bandwidths(fs, cw, grid, k - 1e-9 * max(total, 1.0))
+    fit = binned_loess_vertices(f, y, span=span, at=grid, radius=h)
+    if fit is None:
+        return None
+    inside = _span_weight(fs, ones, grid, h)
+    pos = np.searchsorted(fs, (grid[1:] + grid[:-1]) / 2, side="left")  # rows below each cell's upper midpoint
+    share = np.diff(np.concatenate([[0], pos, [fs.size]])).astype(float) / total
+    table = pd.DataFrame({"predicted": grid, "observed": fit[1], "lower": np.full(grid.size, np.nan),
+                          "upper": np.full(grid.size, np.nan), "n_rows": inside, "share": share})
+    table.attrs.update({"span": float(span), "level": float(level), "n_resamples": 0, "n": int(fs.size),
+                        "band": "none"})
     return table
 
 

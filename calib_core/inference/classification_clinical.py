@@ -67,6 +67,7 @@ from ..metrics.classification_clinical import (
 )
 from ..metrics.classification_clinical_batch import recalibration_columns
 from ..metrics.classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, clipped_logit
+from ..metrics.classification_clinical_moments import FUSED_FROM, column_sums
 from ..metrics.classification_loess import LoessDesign
 from .classification_cells import percentile_bounds
 
@@ -189,8 +190,8 @@ class ClinicalColumn:
     hl_groups: int
 
 
-def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: float = DEFAULT_EPS
-                            ) -> list[ClinicalColumn]:
+def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, eps: float = DEFAULT_EPS,
+                            labels: np.ndarray | None = None) -> list[ClinicalColumn]:
     """The clinical set of every column of (n × K) probabilities and outcomes (the one-vs-rest events of a K-class
     file): the logistic fits batched over the columns
     (:func:`~calib_core.metrics.classification_clinical_batch.recalibration_columns`), Z as column sums, HL and the
@@ -202,10 +203,13 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: flo
     ----------
     probs : ndarray of shape (n, K)
         Probabilities of each column's event.
-    outcomes : ndarray of shape (n, K)
-        Outcomes 0/1.
+    outcomes : ndarray of shape (n, K), or None
+        Outcomes 0/1 (None with ``labels``).
     eps : float
         Clipping of p before the logit.
+    labels : ndarray of int, shape (n,), optional
+        With ``outcomes=None``: the class of each row, the outcome of column k being 1[label = k] (no (n × K)
+        outcome array is made at large N).
 
     Returns
     -------
@@ -221,18 +225,30 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray, *, eps: flo
     quantifying the calibration of logistic regression models. Statistics in Medicine 38(21), 4051–4065.
     """
     p = np.asarray(probs, dtype=float)
-    y = np.asarray(outcomes, dtype=float)
-    citl, cox = recalibration_columns(p, y, eps=eps)
-    c = 1.0 - 2.0 * p
-    den = (c * c * p * (1.0 - p)).sum(axis=0)
-    num = ((y - p) * c).sum(axis=0)
+    if outcomes is None and p.shape[0] < FUSED_FROM:
+        outcomes = (np.asarray(labels)[:, None] == np.arange(p.shape[1])).astype(float)
+    y = None if outcomes is None else np.asarray(outcomes, dtype=float)
+    if p.shape[0] >= FUSED_FROM:  # large N: one compiled pass for the fits' moments, Z's sums and the ranges
+        sums = column_sums(p, y, eps=eps, labels=None if y is not None else labels)
+        citl, cox = recalibration_columns(p, y, eps=eps, sums=sums, labels=labels)
+        num, den = sums.z_num, sums.z_den
+        one_class = (sums.events <= 0) | (sums.events >= p.shape[0])
+    else:
+        citl, cox = recalibration_columns(p, y, eps=eps)
+        c = 1.0 - 2.0 * p
+        den = (c * c * p * (1.0 - p)).sum(axis=0)
+        num = ((y - p) * c).sum(axis=0)
+        one_class = None
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     out = []
-    for k in range(p.shape[1]):  # loop over the events (classes), never rows
-        f, yk, fit1, fit2 = p[:, k], y[:, k], citl[k], cox[k]
+    pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
+    yt = None if y is None else (np.ascontiguousarray(y.T) if p.shape[1] > 1 else y.T)
+    for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
+        yk = (np.asarray(labels) == k).astype(float) if yt is None else yt[k]
+        f, fit1, fit2 = pt[k], citl[k], cox[k]
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
-        if yk.size == 0 or yk.min() == yk.max():
+        if yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max()):
             notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
                          "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
             out.append(ClinicalColumn(dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")),

@@ -28,6 +28,8 @@ Definitions
   range of p, no robustness iterations — the stated smoother; Austin & Steyerberg used R's ``loess`` (local
   quadratic, span 0.75), calzone statsmodels' lowess with span 0.5, delta 0.001: both available through the
   options); ICI = Σ_i w_i |ĉ(p_i) − p_i| / Σ w, E50 / E90 the (weighted) median and 90th percentile of |ĉ(p_i) − p_i|.
+  From 10⁵ rows the default smoother is fitted on 16,384 fine bins of p (the large-N device of R's ``loess``,
+  :mod:`calib_core.metrics.classification_loess_binned`; within ~1e-5 of the exact fit, measured and tested).
 
 Prevalence (:func:`adjust_prevalence`; Saerens, Latinne & Decaestecker 2002): probabilities made for a population
 of prevalence π are re-expressed for prevalence π′ by Bayes' rule on the odds, odds′ = odds · [π′/(1 − π′)] /
@@ -39,7 +41,9 @@ from __future__ import annotations
 import numpy as np
 
 from .classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, logistic_recalibration
+from .classification_clinical_moments import FUSED_FROM, group_sums
 from .classification_loess import DEFAULT_SPAN, loess_smooth
+from .classification_loess_binned import BINNED_FROM, binned_calibration_errors, quantiles_linear
 
 __all__ = [
     "LogisticRecalibration",
@@ -184,6 +188,9 @@ def hosmer_lemeshow_of(p, y, weights=None, *, n_groups: int = HL_GROUPS, eps: fl
     """
     q = np.clip(np.asarray(p, dtype=float).ravel(), eps, 1.0 - eps)
     yv = np.asarray(y, dtype=float).ravel()
+    if weights is None and groups is None and q.size >= FUSED_FROM:  # large N: cuts by selection, one pass
+        cuts = quantiles_linear(q, np.arange(1, int(n_groups)) / int(n_groups))
+        return _hl_from_sums(*group_sums(q, yv, cuts))
     w = _weights(weights, q.size)
     g = hosmer_lemeshow_groups(q, n_groups, eps) if groups is None else np.asarray(groups, dtype=np.intp)
     m = int(max(int(n_groups), int(g.max()) + 1 if g.size else 0))
@@ -223,7 +230,11 @@ def calibration_errors_of(p, y, weights=None, *, span: float = DEFAULT_SPAN, deg
     """ICI, E50 and E90 of the loess calibration curve (Austin & Steyerberg 2019).
 
     ĉ = loess of y on p (:func:`~calib_core.metrics.classification_loess.loess_smooth`); d_i = |ĉ(p_i) − p_i|;
-    ICI = Σ w d / Σ w, E50 = weighted median of d, E90 = weighted 90th percentile of d.
+    ICI = Σ w d / Σ w, E50 = weighted median of d, E90 = weighted 90th percentile of d.  From
+    :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` (10⁵) rows with the default smoother
+    (degree 1, default ``delta``) ĉ is the loess fitted on fine bins of p at the same 1 %-of-range fit points
+    (:func:`~calib_core.metrics.classification_loess_binned.binned_calibration_errors`; measured within ~1e-5 of
+    the exact fit, which stays below 10⁵ rows).
 
     Parameters
     ----------
@@ -256,9 +267,17 @@ def calibration_errors_of(p, y, weights=None, *, span: float = DEFAULT_SPAN, deg
     """
     p = np.asarray(p, dtype=float).ravel()
     yv = np.asarray(y, dtype=float).ravel()
+    if weights is None and p.size >= BINNED_FROM and degree == 1 and delta is None:  # large N: loess on bins of p
+        binned = binned_calibration_errors(p, yv, None, span=span)
+        if binned is not None:
+            return binned
     w = _weights(weights, p.size)
     if p.size == 0 or not (w > 0).any():
         return {"ici": float("nan"), "e50": float("nan"), "e90": float("nan")}
+    if p.size >= BINNED_FROM and degree == 1 and delta is None:  # large N, weighted: the loess on bins of p
+        binned = binned_calibration_errors(p, yv, w, span=span)
+        if binned is not None:
+            return binned
     curve = loess_smooth(p, yv, None if weights is None else w, span=span, degree=degree, delta=delta)
     d = np.abs(curve - p)
     if weights is None:  # unit weights: numpy's quantiles, both from one partition

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from .classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, logistic_recalibration
+from .classification_clinical_moments import FUSED_FROM, ColumnSums, column_sums, moment_sums
 
 __all__ = ["recalibration_columns", "BATCH_ITER"]
 
@@ -33,8 +34,8 @@ BLOCK_FROM = 1 << 16
 _BLOCK_CELLS = 1 << 15
 
 
-def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
-                          ) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
+def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS, sums: ColumnSums | None = None,
+                          labels=None) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
     """The slope-fixed (CITL) and two-parameter logistic recalibration fits of every column (module docstring).
 
     Per column k: maximise Σ_i [y_ik η_ik − log(1 + e^{η_ik})], η_ik = a_k + b_k x_ik (b_k = 1 for CITL), by batched
@@ -44,10 +45,16 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
     ----------
     probs : array-like of float, shape (n, K)
         Probabilities of each column's event.
-    outcomes : array-like of float, shape (n, K)
-        Outcomes 0/1 of each column's event.
+    outcomes : array-like of float, shape (n, K), or None
+        Outcomes 0/1 of each column's event (None with ``labels``).
     eps : float
         Clipping of p before the logit (default 1e-7).
+    sums : ColumnSums, optional
+        The binned moments of the columns (:func:`~calib_core.metrics.classification_clinical_moments.column_sums`,
+        computed here from :data:`~calib_core.metrics.classification_clinical_moments.FUSED_FROM` rows): every
+        Newton step then sums over bins of the logit instead of rows (equal to the row sums to 1e-12).
+    labels : ndarray of int, shape (n,), optional
+        With ``outcomes=None``: the outcome of column k is 1[label = k].
 
     Returns
     -------
@@ -72,9 +79,20 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
     True
     """
     p = np.asarray(probs, dtype=float)
+    if outcomes is None:
+        labels = np.asarray(labels)
+        if sums is None and p.shape[0] >= FUSED_FROM:
+            sums = column_sums(p, None, eps=eps, labels=labels)
+        if sums is not None:
+            return _from_moments(p, lambda j: (labels == j).astype(float), sums, eps)
+        outcomes = (labels[:, None] == np.arange(p.shape[1])).astype(float)
     y = np.asarray(outcomes, dtype=float)
     if p.ndim == 1:
         p, y = p[:, None], y[:, None]
+    if sums is None and p.shape[0] >= FUSED_FROM:
+        sums = column_sums(p, y, eps=eps)
+    if sums is not None:
+        return _from_moments(p, lambda j: y[:, j], sums, eps)
     q = np.clip(p, eps, 1.0 - eps)
     x = np.log(q) - np.log1p(-q)
     n_clipped = np.count_nonzero((p < eps) | (p > 1.0 - eps), axis=0)
@@ -102,6 +120,70 @@ def recalibration_columns(probs, outcomes, *, eps: float = DEFAULT_EPS
                                              int(n_clipped[k]), False, False, True, "", 0))
         else:
             cox.append(logistic_recalibration(p[:, k], y[:, k], eps=eps))
+    return citl, cox
+
+
+def _from_moments(p: np.ndarray, column_y, s: ColumnSums, eps: float
+                  ) -> tuple[list[LogisticRecalibration], list[LogisticRecalibration]]:
+    """The batched Newton fits of :func:`recalibration_columns` with every sum from the binned moments."""
+    n, k = p.shape
+    events, non_events = s.events, n - s.events
+    two_classes = (events > 0) & (non_events > 0)
+    lo1, hi1, lo0, hi0, lo, hi = s.x_ranges.T
+    regular = two_classes & (hi - lo > 0) & ~((hi0 <= lo1) | (hi1 <= lo0))
+    nan = float("nan")
+    # CITL: b = 1, score Σ y − Σ μ, information Σ v
+    a1 = np.zeros(k)
+    done1 = np.zeros(k, dtype=bool)
+    cols = np.flatnonzero(two_classes)
+    for _ in range(BATCH_ITER):
+        if cols.size == 0:
+            break
+        mu, _, v, _, _ = moment_sums(s, cols, a1[cols], np.ones(cols.size))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(v > 0, (events[cols] - mu) / v, np.nan)
+        a1[cols] += step
+        settled = np.abs(step) < 1e-10 * (1.0 + np.abs(a1[cols]))
+        done1[cols[settled]] = True
+        cols = cols[~settled & np.isfinite(step)]
+    info1 = moment_sums(s, np.arange(k), a1, np.ones(k))[2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se1 = np.where(info1 > 0, 1.0 / np.sqrt(info1), np.nan)
+    ok1 = done1 & np.isfinite(a1) & two_classes
+    # two-parameter fit
+    a2, b2 = np.zeros(k), np.ones(k)
+    done2 = np.zeros(k, dtype=bool)
+    cols = np.flatnonzero(regular)
+    for _ in range(BATCH_ITER):
+        if cols.size == 0:
+            break
+        mu, mux, h00, h01, h11 = moment_sums(s, cols, a2[cols], b2[cols])
+        g0, g1 = events[cols] - mu, s.events_x[cols] - mux
+        det = h00 * h11 - h01 * h01
+        with np.errstate(divide="ignore", invalid="ignore"):
+            da = np.where(det > 0, (h11 * g0 - h01 * g1) / det, np.nan)
+            db = np.where(det > 0, (h00 * g1 - h01 * g0) / det, np.nan)
+        a2[cols] += da
+        b2[cols] += db
+        settled = np.maximum(np.abs(da), np.abs(db)) < 1e-10 * (1.0 + np.maximum(np.abs(a2[cols]),
+                                                                                np.abs(b2[cols])))
+        done2[cols[settled]] = True
+        cols = cols[~settled & np.isfinite(da) & np.isfinite(db)]
+    _, _, h00, h01, h11 = moment_sums(s, np.arange(k), a2, b2)
+    det = h00 * h11 - h01 * h01
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var_a, var_b = h11 / det, h00 / det
+        sa2 = np.where(var_a > 0, np.sqrt(np.abs(var_a)), np.nan)
+        sb2 = np.where(var_b > 0, np.sqrt(np.abs(var_b)), np.nan)
+    ok2 = done2 & np.isfinite(a2) & np.isfinite(b2) & (det > 0) & regular
+    citl, cox = [], []
+    for j in range(k):  # loop over columns (classes), never rows
+        nc = int(s.n_clipped[j])
+        citl.append(LogisticRecalibration(float(a1[j]), 1.0, float(se1[j]), nan, nc, False, True, True, "", 0)
+                    if ok1[j] else logistic_recalibration(p[:, j], column_y(j), fix_slope=True, eps=eps))
+        cox.append(LogisticRecalibration(float(a2[j]), float(b2[j]), float(sa2[j]), float(sb2[j]), nc, False, False,
+                                         True, "", 0)
+                   if ok2[j] else logistic_recalibration(p[:, j], column_y(j), eps=eps))
     return citl, cox
 
 

@@ -1,0 +1,89 @@
+"""The clinical set's fused pass at large N: logistic fits from binned logit moments equal the row-by-row batched
+Newton fits to 1e-12; Spiegelhalter's sums, the clipped counts and Hosmer–Lemeshow equal their NumPy formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+from calib_core.inference import classification_clinical as ic
+from calib_core.metrics import classification_clinical as mc
+from calib_core.metrics import classification_clinical_batch as cb
+from calib_core.metrics import classification_clinical_moments as cm
+from calib_core.metrics.classification_clinical_fit import clipped_logit
+
+N = 6000  # the fused path is switched on from 2,000 rows here (FUSED_FROM patched): the same code as at 65,536
+
+
+def _data(n: int, k: int, slope: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Softmax probabilities of N(0, 2²) logits; labels drawn from softmax(logits · slope) (the true law)."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * 2.0
+    p = special.softmax(z, axis=1)
+    truth = special.softmax(z * slope, axis=1)
+    labels = (truth.cumsum(1) < rng.random(n)[:, None]).sum(1).clip(0, k - 1)
+    p[:5, 0] = 0.0  # probabilities clipped before the logit
+    p[5:10, 1] = 1.0
+    return p, labels, (labels[:, None] == np.arange(k)).astype(float)
+
+
+def _rel(a: float, b: float) -> float:
+    return 0.0 if a == b or (np.isnan(a) and np.isnan(b)) else abs(a - b) / max(abs(b), 1e-300)
+
+
+@pytest.mark.parametrize("slope", [0.6, 2.5])
+def test_fits_from_moments_equal_row_sums(slope, monkeypatch):
+    p, labels, y = _data(N, 4, slope, 0)
+    monkeypatch.setattr(cb, "FUSED_FROM", 2000)
+    fast_citl, fast_cox = cb.recalibration_columns(p, None, labels=labels)
+    monkeypatch.setattr(cb, "FUSED_FROM", 10 ** 12)
+    old_citl, old_cox = cb.recalibration_columns(p, y)
+    for new, old in zip(fast_citl + fast_cox, old_citl + old_cox):
+        for field in ("intercept", "slope", "intercept_se", "slope_se"):
+            assert _rel(getattr(new, field), getattr(old, field)) < 1e-12, (field, new, old)
+        assert (new.n_clipped, new.separated, new.reason) == (old.n_clipped, old.separated, old.reason)
+
+
+def test_pass_sums_equal_numpy_formulas():
+    p, labels, y = _data(5000, 3, 1.0, 1)
+    s = cm.column_sums(p, y)
+    c = 1.0 - 2.0 * p
+    np.testing.assert_allclose(s.z_num, ((y - p) * c).sum(0), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(s.z_den, (c * c * p * (1 - p)).sum(0), rtol=1e-12)
+    x, _ = clipped_logit(p)
+    np.testing.assert_allclose(s.events_x, (y * x).sum(0), rtol=1e-12)
+    np.testing.assert_array_equal(s.events, y.sum(0))
+    np.testing.assert_array_equal(s.n_clipped, ((p < 1e-7) | (p > 1 - 1e-7)).sum(0))
+    np.testing.assert_allclose(s.moments[..., 0].sum(1), 5000)
+    same = cm.column_sums(p, None, labels=labels)
+    for a, b in zip((same.moments, same.z_num, same.events_x), (s.moments, s.z_num, s.events_x)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_hosmer_lemeshow_large_n_bit_for_bit(monkeypatch):
+    rng = np.random.default_rng(2)
+    f = rng.beta(0.5, 3.0, N + 7)
+    f[:50] = 0.25  # ties across a cut
+    y = (rng.random(f.size) < f).astype(float)
+    monkeypatch.setattr(mc, "FUSED_FROM", 2000)
+    fast = mc.hosmer_lemeshow_of(f, y)
+    monkeypatch.setattr(mc, "FUSED_FROM", 10 ** 12)
+    assert fast == mc.hosmer_lemeshow_of(f, y)
+
+
+def test_clinical_columns_large_n_match_row_path(monkeypatch):
+    """Every value of the per-class set (fits, Z, HL; ICI / E50 / E90 binned below: compared on their own test)."""
+    p, labels, y = _data(N, 3, 0.7, 3)
+    for module in (ic, cb, mc):
+        monkeypatch.setattr(module, "FUSED_FROM", 2000)
+    fast = ic.clinical_values_columns(p, None, labels=labels)
+    monkeypatch.setattr(ic, "FUSED_FROM", 10 ** 12)
+    monkeypatch.setattr(cb, "FUSED_FROM", 10 ** 12)
+    monkeypatch.setattr(mc, "FUSED_FROM", 10 ** 12)
+    old = ic.clinical_values_columns(p, y)
+    for a, b in zip(fast, old):
+        assert a.notes == b.notes and a.hl_groups == b.hl_groups
+        for key in ("calibration_in_the_large", "calibration_slope", "cox_intercept", "spiegelhalter_z",
+                    "hosmer_lemeshow"):
+            assert _rel(a.values[key], b.values[key]) < 1e-12, key
