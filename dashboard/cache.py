@@ -299,9 +299,11 @@ def warm_up_pages() -> None:
 
 
 def warm_up_server() -> None:
-    """Everything a server process does once, ahead of its first diagnosis: the core's N-only null tables
+    """Everything a server process does once, ahead of its first diagnosis: one BLAS thread per computation
+    (:func:`one_blas_thread`), the core's N-only null tables
     (:func:`calib_core.inference.regression.warm_up`, read by the first diagnosis, so built first), then
     :func:`warm_up_pages`, then the labs' modules; finally the heap is frozen (:func:`freeze_heap`)."""
+    one_blas_thread()
     warm_up()
     warm_up_pages()
     from calib_core.labs import (  # noqa: F401 (imported to be frozen with the rest)
@@ -317,6 +319,20 @@ def warm_up_server() -> None:
     )
 
     freeze_heap()
+
+
+def one_blas_thread() -> Any:
+    """Limit the BLAS libraries loaded in this process (NumPy's and SciPy's OpenBLAS) to one thread each, for every
+    thread of the server (``threadpoolctl``; returns its limiter, whose ``restore_original_limits()`` undoes it;
+    None when threadpoolctl is missing).  The products a redraw computes are small (1,000 bootstrap replicates ×
+    256–1,000 blocks × 2 × the σ-bins): a second BLAS thread saved ~6 ms of a σ-bins change's 35 but spent ~15 ms
+    more CPU spinning and synchronising (40–44 ms of process CPU against 35.5 with one thread, bench/page_cpu.py);
+    a server's cores are better spent on its other sessions' runs."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover (installed with scikit-learn)
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def freeze_heap() -> None:
