@@ -299,9 +299,11 @@ def warm_up_pages() -> None:
 
 
 def warm_up_server() -> None:
-    """Everything a server process does once, ahead of its first diagnosis: the core's N-only null tables
+    """Everything a server process does once, ahead of its first diagnosis: one BLAS thread per computation
+    (:func:`one_blas_thread`), the core's N-only null tables
     (:func:`calib_core.inference.regression.warm_up`, read by the first diagnosis, so built first), then
     :func:`warm_up_pages`, then the labs' modules; finally the heap is frozen (:func:`freeze_heap`)."""
+    one_blas_thread()
     warm_up()
     warm_up_pages()
     from calib_core.labs import (  # noqa: F401 (imported to be frozen with the rest)
@@ -319,13 +321,28 @@ def warm_up_server() -> None:
     freeze_heap()
 
 
+def one_blas_thread() -> Any:
+    """Limit the BLAS libraries loaded in this process (NumPy's and SciPy's OpenBLAS) to one thread each, for every
+    thread of the server (``threadpoolctl``; returns its limiter, whose ``restore_original_limits()`` undoes it;
+    None when threadpoolctl is missing).  The products a redraw computes are small (1,000 bootstrap replicates ×
+    256–1,000 blocks × 2 × the σ-bins): a second BLAS thread saved ~6 ms of a σ-bins change's 35 but spent ~15 ms
+    more CPU spinning and synchronising (40–44 ms of process CPU against 35.5 with one thread, bench/page_cpu.py);
+    a server's cores are better spent on its other sessions' runs."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover (installed with scikit-learn)
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def freeze_heap() -> None:
     """``gc.collect()`` then ``gc.freeze()``: the objects of the imported libraries and the warm-up (about 200,000)
-    move to the permanent generation, which no later collection scans.  Streamlit runs a full collection after
-    every page run (``runner.postScriptGC``, so that an expired session's memory comes back); over the whole heap
-    that took about 130 ms of CPU, half of a lab slider move's server time (py-spy, bench/load.py), and now only
-    scans what was made since.  Objects frozen are never collected (a garbage cycle among them would stay):
-    they are modules, functions and caches that live as long as the process anyway."""
+    move to the permanent generation, which no later collection scans.  Python's generational collector then
+    scans only what was made since: the shared caches' entries and the sessions' objects.  (Streamlit's
+    ``runner.postScriptGC``, a full collection after every page run, is switched off in ``.streamlit/config.toml``:
+    with ten sessions' results cached it cost 85–120 ms of CPU per run even after this freeze.)  Objects frozen are
+    never collected (a garbage cycle among them would stay): they are modules, functions and caches that live as
+    long as the process anyway."""
     gc.collect()
     gc.freeze()
 

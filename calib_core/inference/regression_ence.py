@@ -86,8 +86,10 @@ def ence_test(row: dict[str, Any], value: float, r: RegressionRows, z_moments, e
         how = "per-bin Σσ²z², gamma with the bin's exact null mean and variance"
     mc = sig.monte_carlo_p(value, null_draws, "greater")
     ref = float(null_draws.mean())
-    # interval: replicate ENCE from the block sums with the bins held fixed; basic bootstrap
-    rep = _ence_from_bin_sums(weights @ bs_var, weights @ bs_sq)
+    # interval: replicate ENCE from the block sums with the bins held fixed; basic bootstrap.  One product with the
+    # two sums side by side reads the (R × g) weights once (the same numbers as two products, column by column)
+    rep_sums = weights @ np.hstack([bs_var, bs_sq])
+    rep = _ence_from_bin_sums(rep_sums[:, :nb], rep_sums[:, nb:])
     lo, hi = sig.basic_interval(value, rep, level)
     q_lo, q_hi = np.nanquantile(rep, [0.5 - level / 2, 0.5 + level / 2])
     # the basic interval [2v − q_hi, 2v − q_lo] corrects the plug-in's upward bias; near perfect calibration the
