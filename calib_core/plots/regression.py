@@ -391,7 +391,7 @@ def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, 
             edge = f"{left[0] if side == 'left' else right[-1]:.3g}".replace("-", "−")
             what = f"z < {edge}" if side == "left" else f"z ≥ {edge}"
             who = f"{plain(name)}: " if len(named) > 1 else ""
-            notes[side].append(f"{who}{k:,} rows ({100 * k / n:.2g}%) with {what}")
+            notes[side].append(f"{who}{k:,} row{'s' * (k != 1)} ({100 * k / n:.2g}%) with {what}")
             if len(named) == 1:
                 width = right[i] - left[i]
                 height = k / (n * width)
@@ -403,18 +403,25 @@ def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, 
                             (d.meta or {}).get("role") == "clipped" for d in fig.data),
                         marker={"color": "rgba(120, 120, 120, 0.35)", "line": {"color": "#555555", "width": 1},
                                 "pattern": {"shape": "x", "fgcolor": "#555555", "size": 5, "solidity": 0.3}},
-                        hovertemplate=f"{k:,} rows with {what}, counted in this end bin<extra></extra>",
+                        hovertemplate=f"{k:,} row{'s' * (k != 1)} with {what}, counted in this end bin<extra></extra>",
                         meta={"name": name, "role": "clipped"},
                     )
                 )
+    # both sides noted: the right side's block goes below the left one (side by side they overlap in a half-width
+    # chart once a selection adds its own lines)
+    below = (len(notes["left"]) + 1) * NOTE_LINE_PX + 4 if notes["left"] and notes["right"] else 0
     for side, lines in notes.items():
         if lines:
             fig.add_annotation(
                 x=lo if side == "left" else hi, xref="x", y=1.0, yref="paper", yanchor="top",
                 xanchor="left" if side == "left" else "right", showarrow=False, align=side,
+                yshift=-below if side == "right" else 0,
                 text="<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar"),
                 font={"size": 11, "color": "#555555"}, bgcolor="rgba(255, 255, 255, 0.8)",
             )
+
+
+NOTE_LINE_PX = 15  # height of a line of 11 px annotation text (Plotly's line spacing is ~1.3 em)
 
 
 def qq_figure(
