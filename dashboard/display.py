@@ -83,12 +83,22 @@ export default function (component) {
     host.style.width = "100%";
     parentElement.appendChild(host);
     // the column's width changes without a window resize (sidebar, layout): follow it
-    new ResizeObserver(() => { if (host._fullLayout && window.Plotly) window.Plotly.Plots.resize(host); })
-      .observe(host);
+    host.__calabResize = new ResizeObserver(() => {
+      if (host._fullLayout && window.Plotly) window.Plotly.Plots.resize(host);
+    });
+    host.__calabResize.observe(host);
   }
+  // called when the element leaves the page (and for a call overtaken by a newer figure, whose chart stays):
+  // free plotly.js's listeners and the chart once it is out of the document
+  const cleanup = () => setTimeout(() => {
+    if (host.isConnected) return;
+    host.__calabSpec = null;
+    if (host.__calabResize) host.__calabResize.disconnect();
+    if (window.Plotly && host._fullLayout) window.Plotly.purge(host);
+  }, 0);
   const spec = data && data.spec;
   host.__calabSpec = spec;
-  if (!spec) return;
+  if (!spec) return cleanup;
   const draw = (tries) => {
     if (host.__calabSpec !== spec) return;  // a newer figure came meanwhile
     const Plotly = window.Plotly;  // set by Streamlit's Plotly element, which every page with a live chart has
@@ -104,6 +114,7 @@ export default function (component) {
                                               modeBarButtonsToRemove: ["lasso2d", "select2d"]});
   };
   draw(0);
+  return cleanup;
 }
 """
 
