@@ -64,8 +64,9 @@ MUTATIONS_JS = """
   if (document.documentElement) start(); else document.addEventListener("DOMContentLoaded", start);
 })();
 """
-#: every chart of ``dashboard.live_chart`` is drawn (plotly.js's ``.main-svg`` in its ``div``)
-LIVE_DRAWN_JS = """() => [...document.querySelectorAll('.calab-live-chart')].every(c => c.querySelector('.main-svg'))"""
+#: every chart of ``dashboard.live_chart`` has drawn its latest figure (``data-pending`` false)
+LIVE_DRAWN_JS = """() => [...document.querySelectorAll('.calab-live-chart')].every(
+  c => c.querySelector('.main-svg') && c.getAttribute('data-pending') !== 'true')"""
 CHARTS = ("reg_levi_chart", "reg_kuleshov", "reg_pit", "reg_z")
 
 

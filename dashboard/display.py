@@ -99,6 +99,7 @@ export default function (component) {
   const spec = data && data.spec;
   host.__calabSpec = spec;
   if (!spec) return cleanup;
+  host.setAttribute("data-pending", "true");  // a figure not drawn yet (benches and tests wait for "false")
   const draw = (tries) => {
     if (host.__calabSpec !== spec) return;  // a newer figure came meanwhile
     const Plotly = window.Plotly;  // set by Streamlit's Plotly element, which every page with a live chart has
@@ -111,7 +112,8 @@ export default function (component) {
     delete layout.width;
     host.style.height = (layout.height || 450) + "px";
     Plotly.react(host, fig.data || [], layout, {displaylogo: false, responsive: true,
-                                              modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+                                              modeBarButtonsToRemove: ["lasso2d", "select2d"]})
+      .then(() => { if (host.__calabSpec === spec) host.setAttribute("data-pending", "false"); });
   };
   draw(0);
   return cleanup;
