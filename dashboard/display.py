@@ -4,6 +4,9 @@ number tables, the filter controls and the export row of the diagnosis pages.  T
 
 from __future__ import annotations
 
+import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
@@ -56,9 +59,116 @@ def dataframe(data: Any, *, neutralised: bool = False, **kwargs: Any):
     return st.dataframe(data, **kwargs)
 
 
-def chart(fig, key: str, **kwargs: Any):
-    """``st.plotly_chart`` as built (``theme=None``: the figure's own template), full width."""
+def chart(fig, key: str, *, live: bool = False, **kwargs: Any):
+    """``st.plotly_chart`` as built (``theme=None``: the figure's own template), full width.
+
+    ``live``: a chart that is not selectable and whose figure changes from run to run (a selection's overlay) is
+    drawn by :func:`live_chart` instead, which updates the chart already drawn (``Plotly.react``) where
+    ``st.plotly_chart`` draws a new one from scratch."""
+    if live and not kwargs:
+        return live_chart(fig, key)
     return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)
+
+
+#: The browser side of :func:`live_chart`: the figure is drawn into the component's own ``div`` by the plotly.js
+#: that Streamlit's Plotly element loads (``window.Plotly``) — ``Plotly.react`` on the same ``div`` at every new
+#: figure, so plotly.js changes what differs instead of building the chart again.
+LIVE_CHART_JS = r"""
+export default function (component) {
+  const { data, parentElement } = component;
+  let host = parentElement.querySelector(":scope > .calab-live-chart");
+  if (!host) {
+    host = document.createElement("div");
+    host.className = "calab-live-chart";
+    host.style.width = "100%";
+    parentElement.appendChild(host);
+    // the column's width changes without a window resize (sidebar, layout): follow it
+    host.__calabResize = new ResizeObserver(() => {
+      if (host._fullLayout && window.Plotly) window.Plotly.Plots.resize(host);
+    });
+    host.__calabResize.observe(host);
+  }
+  // called when the element leaves the page (and for a call overtaken by a newer figure, whose chart stays):
+  // free plotly.js's listeners and the chart once it is out of the document
+  const cleanup = () => setTimeout(() => {
+    if (host.isConnected) return;
+    host.__calabSpec = null;
+    if (host.__calabResize) host.__calabResize.disconnect();
+    if (window.Plotly && host._fullLayout) window.Plotly.purge(host);
+  }, 0);
+  const spec = data && data.spec;
+  host.__calabSpec = spec;
+  if (!spec) return cleanup;
+  host.setAttribute("data-pending", "true");  // a figure not drawn yet (benches and tests wait for "false")
+  const draw = (tries) => {
+    if (host.__calabSpec !== spec) return;  // a newer figure came meanwhile
+    const Plotly = window.Plotly;  // set by Streamlit's Plotly element, which every page with a live chart has
+    if (!Plotly) {
+      if (tries < 600) setTimeout(() => draw(tries + 1), 50);
+      return;
+    }
+    const fig = JSON.parse(spec);
+    const layout = Object.assign({}, fig.layout || {}, {autosize: true});
+    delete layout.width;
+    host.style.height = (layout.height || 450) + "px";
+    Plotly.react(host, fig.data || [], layout, {displaylogo: false, responsive: true,
+                                              modeBarButtonsToRemove: ["lasso2d", "select2d"]})
+      .then(() => { if (host.__calabSpec === spec) host.setAttribute("data-pending", "false"); });
+  };
+  draw(0);
+  return cleanup;
+}
+"""
+
+
+@functools.cache
+def _live_chart_component():
+    """The component of :func:`live_chart` (registered once per process)."""
+    return st.components.v2.component("calab_live_chart", js=LIVE_CHART_JS, isolate_styles=False)
+
+
+def live_chart(fig, key: str) -> None:
+    """A Plotly figure drawn by a component that keeps its chart from run to run: a new figure under the same
+    ``key`` is applied with ``Plotly.react`` (what changed is redrawn; the axes, legend, toolbar and hover layer
+    stay), where ``st.plotly_chart`` gives a changed figure a new element identity and plotly.js draws it anew
+    (1,200–1,800 DOM changes a chart).  For charts without a selection (hover, zoom and the toolbar work as in
+    ``st.plotly_chart``); the figure's JSON is that ``st.plotly_chart`` would send.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (or a stand-in of ``dashboard.redraw_cache.prepared_figure``).
+    key : str
+        The chart's identity on the page (the same key across runs keeps the chart).
+
+    Returns
+    -------
+    None
+    """
+    _live_chart_component()(key=key, data={"spec": _figure_json(fig), "key": key}, width="stretch")
+
+
+_JSON_MEMO: OrderedDict[int, tuple[Any, str]] = OrderedDict()  # id(wire dict) → (wire dict, its JSON)
+_JSON_MEMO_LOCK = threading.Lock()
+
+
+def _figure_json(fig) -> str:
+    """The JSON of ``fig.to_dict()``, made once per wire dict (the stand-ins of
+    ``dashboard.redraw_cache.prepared_figure`` share theirs; an unchanged figure is not serialised again)."""
+    import plotly.io as pio
+
+    wire = fig.to_dict()
+    with _JSON_MEMO_LOCK:
+        known = _JSON_MEMO.get(id(wire))
+        if known is not None and known[0] is wire:
+            _JSON_MEMO.move_to_end(id(wire))
+            return known[1]
+    text = pio.to_json(wire, validate=False)
+    with _JSON_MEMO_LOCK:
+        _JSON_MEMO[id(wire)] = (wire, text)
+        while len(_JSON_MEMO) > 64:
+            _JSON_MEMO.popitem(last=False)
+    return text
 
 
 def lazy_tabs(labels: Iterable[str], key: str) -> dict[str, Any]:

@@ -98,7 +98,8 @@ charts_drawn: dict[str, object] = {}  # figures shown on the page (also offered 
 
 def chart(figure, key: str) -> None:
     charts_drawn[key] = figure
-    ui.chart(rc.prepared_figure(figure), key)  # its wire dict made once per (shared) figure
+    ui.chart(rc.prepared_figure(figure), key,  # its wire dict made once per (shared) figure; the selection's
+             live=key in ("reg_kuleshov", "reg_pit", "reg_z"))  # overlays: updated in place, not redrawn
 
 
 # ------------------------------------------------------------------------------------- selection state

@@ -36,6 +36,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ._style import (
+    HEIGHT,
     PALETTE,
     REFERENCE_COLOR,
     TEMPLATE,
@@ -361,23 +362,32 @@ def z_histogram_figure(
     lo = min(float(_finite_edges(t)[0].min()) for t in named.values())
     hi = max(float(_finite_edges(t)[1].max()) for t in named.values())
     grid = np.linspace(lo, hi, 201)
+    normal = np.exp(-0.5 * grid**2) / np.sqrt(2 * np.pi)
     fig.add_trace(
         go.Scatter(
-            x=grid, y=np.exp(-0.5 * grid**2) / np.sqrt(2 * np.pi), mode="lines",
+            x=grid, y=normal, mode="lines",
             line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}, name="N(0, 1)", hoverinfo="skip",
             meta={"role": "reference"},
         )
     )
-    _mark_clipped(fig, named, lo, hi)
+    notes_px = _mark_clipped(fig, named, lo, hi)
     apply_layout(fig, title, "z = (y − μ) / σ", "density", True)
     fig.update_xaxes(range=[lo, hi])
-    fig.update_yaxes(rangemode="tozero")
+    if notes_px:  # room above the bars and the N(0, 1) curve for the notes: they never cover the data
+        layout = fig.layout
+        plot_px = HEIGHT - layout.margin.t - layout.margin.b
+        data_top = max([float(np.nanmax(normal))]
+                       + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
+        fig.update_yaxes(range=[0.0, 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)])
+    else:
+        fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, hi: float) -> None:
+def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, hi: float) -> int:
     """The rows beyond a histogram's range that its end bins hold (table column ``outside``): a hatched grey
-    segment on top of the end bar (one table) and a note per side at the top of the chart."""
+    segment on top of the end bar (one table) and a note per side at the top of the chart.  Returns the height in
+    pixels the notes take at the top (0: none)."""
     notes: dict[str, list[str]] = {"left": [], "right": []}
     for name, t in named.items():
         if "outside" not in t.columns or not len(t):
@@ -391,7 +401,7 @@ def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, 
             edge = f"{left[0] if side == 'left' else right[-1]:.3g}".replace("-", "−")
             what = f"z < {edge}" if side == "left" else f"z ≥ {edge}"
             who = f"{plain(name)}: " if len(named) > 1 else ""
-            notes[side].append(f"{who}{k:,} rows ({100 * k / n:.2g}%) with {what}")
+            notes[side].append(f"{who}{k:,} row{'s' * (k != 1)} ({100 * k / n:.2g}%) with {what}")
             if len(named) == 1:
                 width = right[i] - left[i]
                 height = k / (n * width)
@@ -403,18 +413,27 @@ def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, 
                             (d.meta or {}).get("role") == "clipped" for d in fig.data),
                         marker={"color": "rgba(120, 120, 120, 0.35)", "line": {"color": "#555555", "width": 1},
                                 "pattern": {"shape": "x", "fgcolor": "#555555", "size": 5, "solidity": 0.3}},
-                        hovertemplate=f"{k:,} rows with {what}, counted in this end bin<extra></extra>",
+                        hovertemplate=f"{k:,} row{'s' * (k != 1)} with {what}, counted in this end bin<extra></extra>",
                         meta={"name": name, "role": "clipped"},
                     )
                 )
+    # both sides noted: the right side's block goes below the left one (side by side they overlap in a half-width
+    # chart once a selection adds its own lines)
+    height = {side: (len(lines) + 1) * NOTE_LINE_PX + 4 if lines else 0 for side, lines in notes.items()}
+    below = height["left"] if notes["left"] and notes["right"] else 0
     for side, lines in notes.items():
         if lines:
             fig.add_annotation(
                 x=lo if side == "left" else hi, xref="x", y=1.0, yref="paper", yanchor="top",
                 xanchor="left" if side == "left" else "right", showarrow=False, align=side,
+                yshift=-below if side == "right" else 0,
                 text="<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar"),
                 font={"size": 11, "color": "#555555"}, bgcolor="rgba(255, 255, 255, 0.8)",
             )
+    return below + height["right"] if below else max(height.values())
+
+
+NOTE_LINE_PX = 15  # height of a line of 11 px annotation text (Plotly's line spacing is ~1.3 em)
 
 
 def qq_figure(

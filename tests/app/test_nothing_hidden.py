@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import calib_core as cc
 from calib_core import plots
 from tests.app.test_labs_regression import open_lab
+from tests.app.test_pages import specs
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300
@@ -31,7 +32,7 @@ def page_with(page: str, pset: cc.PredictionSet, **state) -> AppTest:
 
 
 def spec(at: AppTest, key: str) -> dict:
-    return next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == key)
+    return specs(at)[key]  # st.plotly_chart or dashboard.live_chart
 
 
 def captions(at: AppTest) -> str:

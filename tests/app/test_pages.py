@@ -57,8 +57,14 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def specs(at: AppTest) -> dict[str, dict]:
-    """Figure JSON of every plotly chart, by widget key."""
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    """Figure JSON of every plotly chart, by widget key — ``st.plotly_chart`` or ``dashboard.live_chart`` (a component
+    whose data is the figure's JSON and its key)."""
+    out = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    for c in at.get("bidi_component"):
+        if c.proto.component_name == "calab_live_chart":
+            data = json.loads(c.proto.json)
+            out[data["key"]] = json.loads(data["spec"])
+    return out
 
 
 def open_tab(at: AppTest, key: str, label: str) -> AppTest:

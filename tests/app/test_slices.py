@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import calib_core as cc
 from calib_core.base.regression import Gaussian
 from calib_core.slices.candidates import slice_mask
+from tests.app.test_pages import specs
 from views import slices as slice_views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,18 +47,18 @@ def page_with(page: str, pset: cc.PredictionSet, token: str, **state) -> AppTest
 def faint_traces_by_chart(at: AppTest) -> dict[str, int]:
     """{chart key: number of faint (all rows) traces}; they must come first and carry one legend entry."""
     out = {}
-    for chart in at.get("plotly_chart"):
-        data = json.loads(chart.proto.spec)["data"]
+    for key, spec in specs(at).items():  # st.plotly_chart and dashboard.live_chart
+        data = spec["data"]
         faint = [d for d in data if (d.get("meta") or {}).get("role") == "faint"]
         k = len(faint)
         under = [(d.get("meta") or {}).get("role") == "faint" and not d["meta"].get("outline") for d in data]
-        assert under[:sum(under)] == [True] * sum(under), chart.key  # curves drawn under the slice's traces
+        assert under[:sum(under)] == [True] * sum(under), key  # curves drawn under the slice's traces
         outline = [bool((d.get("meta") or {}).get("outline")) for d in data]
-        assert not any(outline) or outline[-sum(outline):] == [True] * sum(outline), chart.key  # bar outlines over
+        assert not any(outline) or outline[-sum(outline):] == [True] * sum(outline), key  # bar outlines over
         if k:
             assert [d.get("showlegend", True) for d in faint].count(True) == 1
             assert {d["name"] for d in faint} == {"all rows (faint)"}
-        out[chart.key] = k
+        out[key] = k
     return out
 
 

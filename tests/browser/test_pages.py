@@ -118,9 +118,9 @@ def test_upload_csv_then_select_levi_bins(app_page, artifacts_dir, tmp_path):
 
     click_point(page, levi, 2, 13)  # trace 2 = 'random sigma' (trace 0 is the identity line)
     expect(info).to_have_text(re.compile(r"200 rows selected from σ-bin 14 of 15 \(random sigma\)"), timeout=LONG)
-    kuleshov = charts.nth(1)
+    kuleshov = page.locator(".st-key-reg_kuleshov")  # live charts (dashboard.live_chart): found by their key
     expect(kuleshov.locator(".legendtext", has_text="random sigma · selected")).to_be_visible(timeout=LONG)
-    expect(charts.nth(2).locator(".legendtext", has_text="random sigma · selected")).to_be_visible()  # PIT
+    expect(page.locator(".st-key-reg_pit .legendtext", has_text="random sigma · selected")).to_be_visible()  # PIT
     expect(page.get_by_role("heading", name="Metrics of the selected rows")).to_be_visible()
     wait_for_app(page)
 

@@ -1,0 +1,72 @@
+"""Browser test of a σ-bin click on the Regression page: the selection's overlays appear in the quantile-calibration
+curve, the PIT histogram and the z histogram, each chart updated in place (``dashboard.live_chart``: the chart
+drawn before the click is the one that changes), and go away with Clear selection."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api").expect
+
+from tests.browser.test_pages import LONG, click_point, load_example, nav  # noqa: E402
+from tests.conftest import wait_for_app  # noqa: E402
+
+LEVI = "Levi et al. §4.1 synthetic — true σ vs random σ"
+LIVE = ("reg_kuleshov", "reg_pit", "reg_z")  # the charts a selection overlays
+
+
+def _plot(page, key: str):
+    return page.locator(f".st-key-{key} .calab-live-chart")
+
+
+def _dashed_selected(page, key: str) -> list[str]:
+    """Names of the chart's traces drawn by plotly.js (its own ``data``) that are a selection's, dashed."""
+    return _plot(page, key).evaluate(
+        "gd => gd.data.filter(t => (t.name || '').endsWith('· selected') && t.line && t.line.dash === 'dash')"
+        ".map(t => t.name)")
+
+
+def _shot(page, artifacts_dir, stem: str) -> None:
+    for key in ("reg_levi_chart", *LIVE):
+        box = page.locator(f".st-key-{key}")
+        box.scroll_into_view_if_needed()
+        box.screenshot(path=str(artifacts_dir / f"{stem}_{key.removeprefix('reg_')}.png"))
+
+
+def test_sigma_bin_click_draws_the_overlays_in_place(app_page, artifacts_dir):
+    page = app_page
+    load_example(page, LEVI)  # two models, 10⁴ rows each
+    nav(page, "Regression")
+    levi = page.locator(".st-key-reg_levi_chart")
+    expect(levi.locator(".scatterlayer .trace").nth(2).locator(".points path")).to_have_count(15, timeout=LONG)
+    for key in LIVE:
+        expect(_plot(page, key).locator(".main-svg").first).to_be_visible(timeout=LONG)
+        assert _dashed_selected(page, key) == []
+        _plot(page, key).evaluate("gd => { gd.__kept = true; }")  # gone if the chart were drawn anew
+    wait_for_app(page)
+    _shot(page, artifacts_dir, "click_overlays_before")
+
+    info = page.get_by_text(re.compile(r"σ-bins selected|rows selected from σ-bin"))
+    for nth in (13, 12):
+        click_point(page, levi, 2, nth)  # trace 2 = 'random sigma' (trace 0 is the identity line)
+        expect(info).to_have_text(re.compile(rf"rows selected from σ-bin {nth + 1} of 15 \(random sigma\)"),
+                                  timeout=LONG)
+        wait_for_app(page)
+        for key in LIVE:
+            expect(_plot(page, key).locator(".legendtext", has_text="random sigma · selected")).to_be_visible(
+                timeout=LONG)
+            assert _dashed_selected(page, key) == ["random sigma · selected"], key
+            assert _plot(page, key).evaluate("gd => gd.__kept === true"), key  # updated in place
+        if nth == 13:
+            _shot(page, artifacts_dir, "click_overlays_after")
+    expect(page.get_by_role("heading", name="Metrics of the selected rows")).to_be_visible()
+
+    page.get_by_role("button", name="Clear selection").click()
+    expect(info).to_have_text(re.compile("No σ-bins selected"), timeout=LONG)
+    wait_for_app(page)
+    for key in LIVE:
+        expect(_plot(page, key).locator(".legendtext", has_text="selected")).to_have_count(0, timeout=LONG)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
