@@ -20,6 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from .compiled import compiled_kernel
+
 __all__ = [
     "nan_quantiles",
     "block_ids",
@@ -97,10 +99,24 @@ def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator
     """
     if n_blocks <= 0 or n_boot <= 0:
         return np.zeros((max(n_boot, 0), max(n_blocks, 0)))
-    # n_blocks draws with replacement per replicate, counted by one bincount over (replicate, block)
-    picks = rng.integers(0, n_blocks, size=(n_boot, n_blocks))
-    picks += np.arange(n_boot)[:, None] * n_blocks
-    return np.bincount(picks.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks).astype(float)
+    # n_blocks draws with replacement per replicate, counted in one compiled pass (exact integer counts)
+    picks = np.ascontiguousarray(rng.integers(0, n_blocks, size=(n_boot, n_blocks)), dtype=np.int64)
+    return _count_picks(picks, np.int64(n_blocks))
+
+
+@compiled_kernel
+def _count_picks(picks, n_blocks):
+    """``w[b, g]`` = #{j : picks[b, j] = g}, as float: the multinomial counts of each replicate's draws.
+
+    The same numbers as ``np.bincount((picks + G·b).ravel()).reshape(B, G).astype(float)`` (counts are exact), in
+    one pass without the offset and index arrays (Efron & Tibshirani 1993, ch. 6: resampling by counts).
+    """
+    n_boot = picks.shape[0]
+    w = np.zeros((n_boot, n_blocks))
+    for b in range(n_boot):
+        for j in range(picks.shape[1]):
+            w[b, picks[b, j]] += 1.0
+    return w
 
 
 class BlockDesign(NamedTuple):
