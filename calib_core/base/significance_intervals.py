@@ -99,23 +99,25 @@ def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator
     """
     if n_blocks <= 0 or n_boot <= 0:
         return np.zeros((max(n_boot, 0), max(n_blocks, 0)))
-    # n_blocks draws with replacement per replicate, counted in one compiled pass (exact integer counts)
-    picks = np.ascontiguousarray(rng.integers(0, n_blocks, size=(n_boot, n_blocks)), dtype=np.int64)
-    return _count_picks(picks, np.int64(n_blocks))
+    # n_blocks draws with replacement per replicate, drawn and counted in one compiled pass (exact integer counts)
+    return _draw_counts(rng, int(n_boot), int(n_blocks))
 
 
 @compiled_kernel
-def _count_picks(picks, n_blocks):
-    """``w[b, g]`` = #{j : picks[b, j] = g}, as float: the multinomial counts of each replicate's draws.
+def _draw_counts(rng, n_boot, n_blocks):
+    """``w[b, g]`` = #{j : picks[b, j] = g}, as float, for ``picks = rng.integers(0, G, size=(B, G))``: the
+    multinomial counts of each replicate's G draws of a block with replacement (Efron & Tibshirani 1993, ch. 6).
 
-    The same numbers as ``np.bincount((picks + G·b).ravel()).reshape(B, G).astype(float)`` (counts are exact), in
-    one pass without the offset and index arrays (Efron & Tibshirani 1993, ch. 6: resampling by counts).
+    Numba's ``Generator.integers`` is NumPy's algorithm on the same bit generator (Lemire's bounded integers on
+    its 32-bit outputs), so the draws, the counts and the generator's state afterwards are those of
+    ``np.bincount((picks + G·b).ravel()).reshape(B, G).astype(float)`` — bit for bit — without the B × G index
+    array.
     """
-    n_boot = picks.shape[0]
     w = np.zeros((n_boot, n_blocks))
     for b in range(n_boot):
-        for j in range(picks.shape[1]):
-            w[b, picks[b, j]] += 1.0
+        picks = rng.integers(0, n_blocks, n_blocks)
+        for j in range(n_blocks):
+            w[b, picks[j]] += 1.0
     return w
 
 
