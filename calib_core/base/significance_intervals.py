@@ -20,6 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from .compiled import compiled_kernel
+
 __all__ = [
     "nan_quantiles",
     "block_ids",
@@ -97,10 +99,26 @@ def block_bootstrap_weights(n_blocks: int, n_boot: int, rng: np.random.Generator
     """
     if n_blocks <= 0 or n_boot <= 0:
         return np.zeros((max(n_boot, 0), max(n_blocks, 0)))
-    # n_blocks draws with replacement per replicate, counted by one bincount over (replicate, block)
-    picks = rng.integers(0, n_blocks, size=(n_boot, n_blocks))
-    picks += np.arange(n_boot)[:, None] * n_blocks
-    return np.bincount(picks.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks).astype(float)
+    # n_blocks draws with replacement per replicate, drawn and counted in one compiled pass (exact integer counts)
+    return _draw_counts(rng, int(n_boot), int(n_blocks))
+
+
+@compiled_kernel
+def _draw_counts(rng, n_boot, n_blocks):
+    """``w[b, g]`` = #{j : picks[b, j] = g}, as float, for ``picks = rng.integers(0, G, size=(B, G))``: the
+    multinomial counts of each replicate's G draws of a block with replacement (Efron & Tibshirani 1993, ch. 6).
+
+    Numba's ``Generator.integers`` is NumPy's algorithm on the same bit generator (Lemire's bounded integers on
+    its 32-bit outputs), so the draws, the counts and the generator's state afterwards are those of
+    ``np.bincount((picks + G·b).ravel()).reshape(B, G).astype(float)`` — bit for bit — without the B × G index
+    array.
+    """
+    w = np.zeros((n_boot, n_blocks))
+    for b in range(n_boot):
+        picks = rng.integers(0, n_blocks, n_blocks)
+        for j in range(n_blocks):
+            w[b, picks[j]] += 1.0
+    return w
 
 
 class BlockDesign(NamedTuple):

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 
 from ..base import significance as sig
+from ..base.compiled import compiled_kernel
 from ..metrics.regression import RegressionRows
 from ..metrics.regression_rows import sigma_unit
 from ..metrics.regression_tails import (
@@ -63,58 +64,48 @@ def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages,
     """
     r = rows
     cols: dict[str, np.ndarray] = {}
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
 
     def add(name, w=None, index=ids):
         cols[name] = np.bincount(index, weights=w, minlength=g).astype(float)
 
-    add("n")
-    add("s_sigma", r.sigma)
+    def add_all(names, sums):  # the columns of a compiled pass's (G, k) sums
+        for j, name in enumerate(names):
+            cols[name] = sums[:, j]
+
     unit = sigma_unit(r.sigma)
     if unit == 1.0:
-        add("s_var", r.var)
+        add_all(("n", "s_sigma", "s_var", "s_sq", "s_abs", "s_nll", "s_crps"),
+                _row_block_sums(ids, g, *(_f64(a) for a in (r.sigma, r.var, r.sq_err, r.eps, r.neg_logpdf, r.crps))))
     else:  # σ² would over- or underflow: sums of σ/c and (σ/c)², and log2 c per row, for sharpness and Cv
+        add("n")
+        add("s_sigma", r.sigma)
         add("s_var", (r.sigma / unit) ** 2)
         add("s_sigma_c", r.sigma / unit)
         add("s_log2_unit", np.full(r.sigma.shape, np.log2(unit)))
-    add("s_sq", r.sq_err)
-    add("s_abs", np.abs(r.eps))
-    add("s_nll", r.neg_logpdf)
-    add("s_crps", r.crps)
-    zid = ids if r.z_ok is None else ids[r.z_ok]
-    z = r.z_finite
-    z2 = z * z
-    if r.z_ok is None:
-        cols["nz"] = cols["n"]
-    else:
-        add("nz", None, zid)
-    add("s_z", z, zid)
-    add("s_z2", z2, zid)
-    add("s_z3", z2 * z, zid)
-    z4 = z2 * z2
-    add("s_z4", z4, zid)
-    # moments 5–8: the delta-method standard errors of std z, skewness and kurtosis (bootstrap-t intervals)
-    add("s_z5", z4 * z, zid)
-    add("s_z6", z4 * z2, zid)
-    add("s_z7", z4 * z2 * z, zid)
-    add("s_z8", z4 * z4, zid)
+        add("s_sq", r.sq_err)
+        add("s_abs", np.abs(r.eps))
+        add("s_nll", r.neg_logpdf)
+        add("s_crps", r.crps)
+    zid = ids if r.z_ok is None else np.ascontiguousarray(ids[r.z_ok])
+    # the number of finite z and Σzᵏ, k = 1…8 (moments 5–8: the delta-method standard errors of std z, skewness and
+    # kurtosis, for their bootstrap-t intervals)
+    add_all(("nz", "s_z", "s_z2", "s_z3", "s_z4", "s_z5", "s_z6", "s_z7", "s_z8"),
+            _power_block_sums(zid, _f64(r.z_finite), g, 8))
     # log z² (mean log z², the heavy-tail-robust ZMS): rows with z = 0 left out, as in the point estimate
     lz, lz_ok = r.__dict__.get("_log_z2") or (None, None)
     if lz is not None:
-        lid = zid if lz_ok is None else zid[lz_ok]
-        add("n_lz", None, lid)
-        add("s_lz", lz, lid)
-        add("s_lz2", lz * lz, lid)
+        lid = zid if lz_ok is None else np.ascontiguousarray(zid[lz_ok])
+        add_all(("n_lz", "s_lz", "s_lz2"), _power_block_sums(lid, _f64(lz), g, 2))
     if need_interval_scores:
-        for c in coverages:
-            tag = f"{100 * c:g}"
-            alpha = 1.0 - c
-            if r._gaussian:
-                k = float(special.ndtri(0.5 + c / 2.0))
-                tmp = r.abs_z - k
-                np.maximum(tmp, 0.0, out=tmp)
-                tmp *= r.sigma
-                add(f"s_pen_{tag}", tmp)  # width is 2kσ: from s_sigma
-            else:
+        tags = [f"{100 * c:g}" for c in coverages]
+        if r._gaussian:  # Σσ(|z| − k)₊ per level; the width is 2kσ: from s_sigma
+            ks = np.array([float(special.ndtri(0.5 + c / 2.0)) for c in coverages])
+            add_all([f"s_pen_{tag}" for tag in tags],
+                    _penalty_block_sums(ids, g, _f64(r.abs_z), _f64(r.sigma), ks))
+        else:
+            for c, tag in zip(coverages, tags):
+                alpha = 1.0 - c
                 known = r.__dict__.get("_interval_cache", {}).get(c)  # (inside, width, score) of summary_statistics
                 if known is None:
                     lo, hi = r.dist.interval(c)
@@ -124,6 +115,79 @@ def block_table(rows: RegressionRows, ids: np.ndarray, g: int, coverages,
                 add(f"s_score_{tag}", known[2])
     names = list(cols)
     return np.stack([cols[k] for k in names], axis=1), names
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    """A kernel's argument: contiguous float64 (no copy when it is already)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+@compiled_kernel
+def _row_block_sums(ids, g, sigma, var, sq_err, eps, nll, crps):
+    """Per block b (``ids``): [rows, Σσ, Σσ², Σε², Σ|ε|, Σ NLL, Σ CRPS], shape (G, 7).
+
+    Each column is ``np.bincount(ids, weights=w, minlength=G)`` of its per-row values (Efron & Tibshirani 1993,
+    ch. 6: a replicate of a mean is a weighted sum of block sums): added row by row in the same order, so the same
+    bits, in one pass over the rows.
+    """
+    out = np.zeros((g, 7))
+    for i in range(ids.shape[0]):
+        b = ids[i]
+        out[b, 0] += 1.0
+        out[b, 1] += sigma[i]
+        out[b, 2] += var[i]
+        out[b, 3] += sq_err[i]
+        out[b, 4] += abs(eps[i])
+        out[b, 5] += nll[i]
+        out[b, 6] += crps[i]
+    return out
+
+
+@compiled_kernel
+def _power_block_sums(ids, z, g, top):
+    """Per block b (``ids``): [count, Σz, Σz², …, Σz^top] (top ≤ 8), shape (G, top + 1).
+
+    The powers are NumPy's products of :func:`block_table` — z² = z·z, z³ = z²·z, z⁴ = z²·z², z⁵ = z⁴·z,
+    z⁶ = z⁴·z², z⁷ = (z⁴·z²)·z, z⁸ = z⁴·z⁴ — summed row by row as ``np.bincount(ids, weights=zᵏ)`` sums them: the
+    same bits, without the eight temporary arrays (moments up to 8 for the delta-method standard errors; Serfling
+    1980, §2.2.3).
+    """
+    out = np.zeros((g, top + 1))
+    for i in range(ids.shape[0]):
+        b = ids[i]
+        v = z[i]
+        out[b, 0] += 1.0
+        out[b, 1] += v
+        v2 = v * v
+        out[b, 2] += v2
+        if top > 2:
+            v4 = v2 * v2
+            v6 = v4 * v2
+            out[b, 3] += v2 * v
+            out[b, 4] += v4
+            out[b, 5] += v4 * v
+            out[b, 6] += v6
+            out[b, 7] += v6 * v
+            out[b, 8] += v4 * v4
+    return out
+
+
+@compiled_kernel
+def _penalty_block_sums(ids, g, abs_z, sigma, ks):
+    """Per block b and level c: Σ σ·(|z| − k_c)₊, shape (G, len(ks)) — the Gaussian interval score's penalty
+    (Gneiting & Raftery 2007, §6.2: score = width + (2/α)·σ(|z| − k)₊, width 2kσ).
+
+    ``np.maximum(|z| − k, 0)·σ`` per row (NaN stays NaN) summed as ``np.bincount(ids, weights=…)``: the same bits.
+    """
+    out = np.zeros((g, ks.shape[0]))
+    for i in range(ids.shape[0]):
+        b = ids[i]
+        for c in range(ks.shape[0]):
+            t = abs_z[i] - ks[c]
+            if t < 0.0:
+                t = 0.0
+            out[b, c] += t * sigma[i]
+    return out
 
 
 def smooth_stats(s: np.ndarray, names: list[str], gaussian: bool, coverages) -> dict[str, np.ndarray]:

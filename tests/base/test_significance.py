@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from calib_core.base import significance as sig
@@ -138,6 +140,20 @@ def test_block_ids_and_weights():
     s = rng.random((256, 3))
     jk = sig.jackknife_sums(s)
     np.testing.assert_allclose(jk[0], s[1:].sum(axis=0))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(g=st.integers(1, 300), b=st.integers(1, 60), seed=st.integers(0, 2**32 - 1))
+def test_block_weights_are_the_bincount_of_the_same_draws(g, b, seed):
+    # the compiled count pass gives the counts of the NumPy formula it replaced, bit for bit, and leaves the
+    # generator where the formula left it (the later draws of a diagnosis continue the same stream)
+    r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    picks = r1.integers(0, g, size=(b, g)) + np.arange(b)[:, None] * g
+    expected = np.bincount(picks.ravel(), minlength=b * g).reshape(b, g).astype(float)
+    got = sig.block_bootstrap_weights(g, b, r2)
+    assert got.dtype == np.float64 and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, expected)
+    assert r1.bit_generator.state == r2.bit_generator.state
 
 
 def test_block_bootstrap_interval_of_a_mean_covers():
