@@ -57,6 +57,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import calib_core as cc  # noqa: E402
 from calib_core.data import examples  # noqa: E402
+from calib_core.diagnosis import regression as diagnosis_regression  # noqa: E402
+from calib_core.inference import regression as inference_regression  # noqa: E402
+from calib_core.inference import regression_bootstrap, regression_tests  # noqa: E402
 
 #: the Regression page's diagnosis options at its defaults (pages/regression.py, views/pages.py)
 PAGE_OPTIONS = {"n_bins": 15, "binning": "count", "n_resamples": 1000, "n_simulations": 2000, "seed": 0,
@@ -115,29 +118,27 @@ def measure(name: str, make, repeat: int) -> dict:
 
 
 PART_NAMES = [  # (module, function): the parts of the inference whose CPU --parts prints
-    ("calib_core.inference.regression", "_inference_stage"),
-    ("calib_core.inference.regression", "_design"),
-    ("calib_core.inference.regression", "bootstrap_intervals"),
-    ("calib_core.inference.regression_bootstrap", "block_table"),
-    ("calib_core.inference.regression", "pit_tests"),
-    ("calib_core.inference.regression_tests", "curve_null"),
-    ("calib_core.inference.regression", "zms_tests"),
-    ("calib_core.inference.regression", "_finish_inference"),
-    ("calib_core.inference.regression", "ence_test"),
-    ("calib_core.inference.regression", "decide"),
-    ("calib_core.diagnosis.regression", "summary_statistics"),
-    ("calib_core.diagnosis.regression", "regression_diagrams"),
+    (inference_regression, "_inference_stage"),
+    (inference_regression, "_design"),
+    (inference_regression, "bootstrap_intervals"),
+    (regression_bootstrap, "block_table"),
+    (inference_regression, "pit_tests"),
+    (regression_tests, "curve_null"),
+    (inference_regression, "zms_tests"),
+    (inference_regression, "_finish_inference"),
+    (inference_regression, "ence_test"),
+    (inference_regression, "decide"),
+    (diagnosis_regression, "summary_statistics"),
+    (diagnosis_regression, "regression_diagrams"),
 ]
 
 
 def parts(make, repeat: int) -> list[tuple[str, float, int]]:
     """Main-thread CPU of each part of the inference (medians over rounds of new rows; calls per diagnosis)."""
-    import importlib
-
     spent: dict[str, list[float]] = collections.defaultdict(list)
     saved = []
-    for mod_name, fn_name in PART_NAMES:
-        mod = importlib.import_module(mod_name)
+    for mod, fn_name in PART_NAMES:
+        mod_name = mod.__name__
         fn = getattr(mod, fn_name, None)
         if fn is None:
             continue
