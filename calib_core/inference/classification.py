@@ -271,8 +271,9 @@ def infer_classification(
     smoothed: dict[str, dict] = {}
     if smooth:
         t4 = time.perf_counter()
-        smoothed = _smooth_results(rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget,
-                                   seed, clustering)
+        est = tuple(sorted((k, float(e.value), float(e.sigma)) for k, e in (smooth_estimates or {}).items()))
+        smoothed = {k: dict(r) for k, r in bin_free(("smooth", est), lambda: _smooth_results(
+            rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget, seed, clustering)).items()}
         timings["smooth"] = time.perf_counter() - t4
     t5 = time.perf_counter()
     boot = _bootstrap(w, parts, bins, cw, full)
