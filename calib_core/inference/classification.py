@@ -86,6 +86,9 @@ bootstrap of the ECE-type distances and of the smooth ECE; TCE and MCE untested,
 draws stay those of independent labels and only give the values under perfect calibration.  The headline
 sentence ends by naming it ("…; whole reference_date clusters resampled (40 clusters).").
 
+Random numbers: each part draws from a stream of its own (:mod:`~calib_core.inference.classification_streams`), so
+a new bins count redraws only the binned nulls; ``memo`` keeps the bin-free parts for the next bins count.
+
 The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  The machinery lives beside
 this module: per-cell statistics and intervals in :mod:`~calib_core.inference.classification_cells`, the null
 draws in :mod:`~calib_core.inference.classification_nulls`, the smooth ECE's memoised inference in
