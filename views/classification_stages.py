@@ -149,7 +149,23 @@ def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth:
     smoothed = smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level, seed=seed,
                                              clustering=sub) if diagrams else {}
     return SubsetStage(smooth_est, smooth_curves, values, list(clin_notes), per_class, dict(clin_kinds), ordinal,
-                       smoothed, rows)
+                       smoothed, _bin_free_copy(rows))
+
+
+def _bin_free_copy(rows: ClassificationRows) -> ClassificationRows:
+    """The rows with their bins but without their bin-dependent caches (the class-wise cells: N·K indices), to keep
+    in a stage; :func:`rebinned` makes rows of any bins from it."""
+    new = object.__new__(ClassificationRows)
+    new.__dict__.update({k: v for k, v in rows.__dict__.items()
+                         if k in _BIN_FREE_ROWS or k in ("n_bins", "strategy", "_order", "bin_index", "edges")})
+    return new
+
+
+def _keep_bin_free(kept: ClassificationRows, rows: ClassificationRows) -> None:
+    """Copy the bin-free per-row caches ``rows`` computed (NLL and Brier rows, …) onto the stage's ``kept`` rows."""
+    for k in _BIN_FREE_ROWS:
+        if k in rows.__dict__ and k not in kept.__dict__:
+            kept.__dict__[k] = rows.__dict__[k]
 
 
 def _inference(rows: ClassificationRows, *, model: str, group: str, n_resamples: int, n_simulations: int,
@@ -252,6 +268,8 @@ def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[A
         inf, head = _inference(rows, model=model, group=group, n_resamples=n_res, n_simulations=n_sim, level=level,
                                alpha=alpha, classwise=use_cw, seed=seed, smooth_estimates=stage.smooth_estimates,
                                tce=tce, clustering=sub, memo=stage.inference_memo)
+        if stage.rows is not None:
+            _keep_bin_free(stage.rows, rows)  # the next bins count re-bins rows with their NLL / Brier computed
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",),
                                             kinds=stage.clinical_kinds))
         if stage.ordinal is not None:
