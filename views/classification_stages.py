@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from calib_core.base.clustering import (
@@ -35,12 +36,13 @@ from calib_core.diagnosis.classification import classification_inference, classi
 from calib_core.diagnosis.classification_clinical import PER_CLASS_TABLE, apply_prevalence, clinical_table_values
 from calib_core.diagrams.classification import classification_diagrams
 from calib_core.diagrams.classification_clinical import smoothed_calibration_diagrams
-from calib_core.inference.classification import PRIMARY_FAMILY
+from calib_core.inference.classification import PRIMARY_FAMILY, infer_classification
 from calib_core.inference.classification_ordinal import ordinal_metric_rows
+from calib_core.metrics.classification import ClassificationRows, confidence_bins
 from calib_core.metrics.classification_ratio import ratio_values
 from calib_core.metrics.classification_smooth import smooth_summaries
 
-__all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged"]
+__all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged", "rebinned"]
 
 #: The options of a classification diagnosis that only the binned part depends on.
 BINS_OPTIONS = ("n_bins", "strategy")
@@ -74,6 +76,12 @@ class SubsetStage:
         The ranked probability score's rows (ordered classes).
     smoothed : dict of str to DataFrame
         The smoothed (loess) calibration diagrams.
+    rows : ClassificationRows
+        The subset's rows as first binned: a new binning copies their bin-free arrays (:func:`rebinned`).
+    inference_memo : dict
+        The inference's bin-free parts (``infer_classification(memo=…)``: blocks and weights, class-wise label draw,
+        TCE, clinical set, score references), filled by the first inference and grown by later ones with values
+        that depend on the stage's rows and options only — so the results are the same whichever call fills it.
     """
 
     smooth_estimates: dict | None
@@ -84,6 +92,46 @@ class SubsetStage:
     clinical_kinds: dict
     ordinal: pd.DataFrame | None
     smoothed: dict
+    rows: ClassificationRows | None = None
+    inference_memo: dict = field(default_factory=dict)
+
+
+#: The attributes of :class:`ClassificationRows` that do not depend on the bins (the rest are re-made by
+#: :func:`rebinned`): the data, the top label, and the per-row scores once computed.
+_BIN_FREE_ROWS = ("logits", "probs", "k", "labels", "pred", "confidence", "correct", "n", "_sq_sum", "eps",
+                  "closed", "nll_rows", "brier_rows", "_p_label", "_sampler")
+
+
+def rebinned(rows: ClassificationRows, n_bins: int, strategy: str) -> ClassificationRows:
+    """``ClassificationRows(labels, probs, logits, n_bins=…, strategy=…)`` of the same rows, from ``rows``: the
+    arg-max, confidences, hits and per-row NLL / Brier are shared (they do not depend on the bins); the top-label
+    bins (``confidence_bins``) are made anew and every bin-dependent cache starts empty.  Equal to a fresh build,
+    bit for bit (tested).
+
+    Parameters
+    ----------
+    rows : ClassificationRows
+        Rows of the same subset, binned any way.
+    n_bins : int
+        Confidence bins M.
+    strategy : {"uniform", "quantile"}
+        Equal-width or equal-mass bins.
+
+    Returns
+    -------
+    ClassificationRows
+        The rows with those bins.
+    """
+    if rows.n_bins == n_bins and rows.strategy == strategy:
+        return rows
+    new = object.__new__(ClassificationRows)
+    new.__dict__.update({k: rows.__dict__[k] for k in _BIN_FREE_ROWS if k in rows.__dict__})
+    new.n_bins, new.strategy = int(n_bins), strategy
+    kept = rows.__dict__.get("_order")
+    new._order = (kept if kept is not None else np.argsort(new.confidence, kind="stable")) \
+        if strategy == "quantile" else None
+    new.bin_index, new.edges = confidence_bins(new.confidence, new.n_bins, strategy, new.closed)
+    return new
 
 
 def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth: bool, tce: bool, alpha: float,
@@ -101,7 +149,37 @@ def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth:
     smoothed = smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level, seed=seed,
                                              clustering=sub) if diagrams else {}
     return SubsetStage(smooth_est, smooth_curves, values, list(clin_notes), per_class, dict(clin_kinds), ordinal,
-                       smoothed)
+                       smoothed, _bin_free_copy(rows))
+
+
+def _bin_free_copy(rows: ClassificationRows) -> ClassificationRows:
+    """The rows with their bins but without their bin-dependent caches (the class-wise cells: N·K indices), to keep
+    in a stage; :func:`rebinned` makes rows of any bins from it."""
+    new = object.__new__(ClassificationRows)
+    new.__dict__.update({k: v for k, v in rows.__dict__.items()
+                         if k in _BIN_FREE_ROWS or k in ("n_bins", "strategy", "_order", "bin_index", "edges")})
+    return new
+
+
+def _keep_bin_free(kept: ClassificationRows, rows: ClassificationRows) -> None:
+    """Copy the bin-free per-row caches ``rows`` computed (NLL and Brier rows, …) onto the stage's ``kept`` rows."""
+    for k in _BIN_FREE_ROWS:
+        if k in rows.__dict__ and k not in kept.__dict__:
+            kept.__dict__[k] = rows.__dict__[k]
+
+
+def _inference(rows: ClassificationRows, *, model: str, group: str, n_resamples: int, n_simulations: int,
+               memo: dict, **options: Any) -> tuple[pd.DataFrame | None, dict]:
+    """:func:`calib_core.diagnosis.classification.classification_inference` with the inference's bin-free parts kept
+    in ``memo`` (the same table and verdict row)."""
+    if n_resamples <= 0 and n_simulations <= 0:  # as classification_inference: nothing drawn
+        return classification_inference(rows, model=model, group=group, n_resamples=n_resamples,
+                                        n_simulations=n_simulations, **options)
+    smooth_estimates = options.pop("smooth_estimates")
+    res = infer_classification(rows, n_null=max(int(n_simulations), 1), n_boot=max(int(n_resamples), 1),
+                               smooth=smooth_estimates is not None, smooth_estimates=smooth_estimates, memo=memo,
+                               **options)
+    return res.report_rows(model, group, intervals=n_resamples > 0, tests=n_simulations > 0)
 
 
 def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[Any, SubsetStage] | None = None,
@@ -163,7 +241,11 @@ def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[A
             continue
         if n < n_bins:
             notes.append(f"{subset_name(model, group, pset, mask)}: {n} rows for {n_bins} bins — most bins are empty")
-        rows = classification_rows(pset, mask, n_bins, strategy)
+        stage = None if stages is None else stages.get((model, group))
+        if stage is not None and stage.rows is not None:
+            rows = rebinned(stage.rows, n_bins, strategy)
+        else:
+            rows = classification_rows(pset, mask, n_bins, strategy)
         sub = None if clustering is None else clustering.take(mask)
         if sub is not None and sub.n_clusters < MIN_TESTABLE_CLUSTERS:
             notes.append(f"{subset_name(model, group, pset, mask)}: {sub.n_clusters} {sub.column} clusters only — "
@@ -175,7 +257,6 @@ def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[A
         n_res, n_sim = (0, 0) if too_few else (n_resamples, n_simulations)  # no intervals, no tests
         use_cw = o["classwise"] and not rows.top_label_only
 
-        stage = None if stages is None else stages.get((model, group))
         if stage is None:
             stage = _stage_of(rows, pset, model, group, smooth=smooth, tce=tce, alpha=alpha, level=level,
                               n_res=n_res, seed=seed, sub=sub, diagrams=o["diagrams"])
@@ -184,10 +265,11 @@ def diagnose_classification_staged(pset: PredictionSet, stages: MutableMapping[A
         values = rows.statistics(None, classwise=use_cw)
         values.update(stage.values)
         notes.extend(f"{subset_name(model, group, pset, mask)}: {text}" for text in stage.clinical_notes)
-        inf, head = classification_inference(rows, model=model, group=group, n_resamples=n_res,
-                                             n_simulations=n_sim, level=level, alpha=alpha,
-                                             classwise=use_cw, seed=seed, smooth_estimates=stage.smooth_estimates,
-                                             tce=tce, clustering=sub)
+        inf, head = _inference(rows, model=model, group=group, n_resamples=n_res, n_simulations=n_sim, level=level,
+                               alpha=alpha, classwise=use_cw, seed=seed, smooth_estimates=stage.smooth_estimates,
+                               tce=tce, clustering=sub, memo=stage.inference_memo)
+        if stage.rows is not None:
+            _keep_bin_free(stage.rows, rows)  # the next bins count re-bins rows with their NLL / Brier computed
         tables.append(inference_metric_rows(model, group, values, inf, extra=PRIMARY_FAMILY + ("confidence_gap",),
                                             kinds=stage.clinical_kinds))
         if stage.ordinal is not None:

@@ -86,6 +86,9 @@ bootstrap of the ECE-type distances and of the smooth ECE; TCE and MCE untested,
 draws stay those of independent labels and only give the values under perfect calibration.  The headline
 sentence ends by naming it ("…; whole reference_date clusters resampled (40 clusters).").
 
+Random numbers: each part draws from a stream of its own (:mod:`~calib_core.inference.classification_streams`), so
+a new bins count redraws only the binned nulls; ``memo`` keeps the bin-free parts for the next bins count.
+
 The result is the :class:`~calib_core.inference.result.InferenceResult` of both tasks.  The machinery lives beside
 this module: per-cell statistics and intervals in :mod:`~calib_core.inference.classification_cells`, the null
 draws in :mod:`~calib_core.inference.classification_nulls`, the smooth ECE's memoised inference in
@@ -96,6 +99,7 @@ draws in :mod:`~calib_core.inference.classification_nulls`, the smooth ECE's mem
 from __future__ import annotations
 
 import time
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,6 +127,7 @@ from .classification_nulls import (
     score_references,
 )
 from .classification_smooth import smooth_inference_of
+from .classification_streams import InferenceMemo, stream
 from .classification_verdict import PRIMARY_FAMILY, SECONDARY, headline, result_records
 from .result import InferenceResult, adjust_families
 
@@ -153,6 +158,7 @@ def infer_classification(
     smooth_estimates: dict[str, SmoothECE] | None = None,
     tce: bool = True,
     clustering: Clustering | None = None,
+    memo: MutableMapping | None = None,
 ) -> InferenceResult:
     """Tests, intervals and the headline verdict of one set of classification rows (see the module docstring).
 
@@ -203,6 +209,12 @@ def infer_classification(
         Dependent rows (:mod:`calib_core.base.clustering`, one code per row): every interval resamples whole
         clusters (or moving blocks of consecutive clusters) and every test is cluster-aware
         (:mod:`calib_core.inference.classification_cluster`); None: independent rows (unchanged results).
+    memo : mutable mapping, optional
+        Keeps the parts that do not depend on the confidence bins (blocks and weights, class-wise label draw,
+        TCE, the clinical set, score references; :class:`~calib_core.inference.classification_streams.InferenceMemo`)
+        for a later call on the same rows with other bins: the caller keeps one mapping per rows.  Each part draws
+        from a random stream of its own (:func:`~calib_core.inference.classification_streams.stream`), so the
+        results are equal with and without it.
 
     Returns
     -------
@@ -231,7 +243,6 @@ def infer_classification(
         rows = ClassificationRows(labels, probs, n_bins=n_bins, strategy=strategy)
     if n_null < 1 or n_boot < 1:
         raise ValueError("n_null and n_boot must be at least 1")
-    rng = np.random.default_rng(seed)
     n = rows.n
     if n < 1:
         raise ValueError("no rows")
@@ -239,27 +250,33 @@ def infer_classification(
     full = not rows.top_label_only
     binary = full and rows.k == 2
 
+    bin_free = InferenceMemo(None if seed is None else memo, (
+        n, rows.k, int(n_null), int(n_boot), int(n_blocks), float(level), float(alpha), int(exact_budget), seed,
+        None if clustering is None else (clustering.describe(), clustering.n_clusters, clustering.block_length)))
     bins = _Bins.of(rows, n_sub, binary)
     timings["summaries"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    null, draws = _bin_nulls(bins, n_null, exact_budget, rng, notes)
+    null, draws = _bin_nulls(bins, n_null, exact_budget, stream(seed, "binned"), notes)
     timings["null_top_label"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     if clustering is not None and clustering.codes.shape[0] != n:
         raise ValueError("the clustering must have one code per row")
-    block, n_b, parts, w = _blocks(rows, bins, n_blocks, n_boot, rng, clustering, seed)
+    block, n_b, parts, w = _blocks(rows, bins, n_blocks, n_boot, bin_free, clustering, seed)
     timings["blocks"] = time.perf_counter() - t2
     cw = None
     if classwise and full:
         t3 = time.perf_counter()
-        cw = classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, clustering=clustering, seed=seed)
+        cw = classwise_inference(rows, block, n_b, w, n_null, exact_budget, stream(seed, "classwise labels"),
+                                 clustering=clustering, seed=seed,
+                                 weights_rng=lambda: stream(seed, "classwise weights"), memo=bin_free)
         notes.append(cw["note"])
         timings["classwise"] = time.perf_counter() - t3
     smoothed: dict[str, dict] = {}
     if smooth:
         t4 = time.perf_counter()
-        smoothed = _smooth_results(rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget,
-                                   seed, clustering)
+        est = tuple(sorted((k, float(e.value), float(e.sigma)) for k, e in (smooth_estimates or {}).items()))
+        smoothed = {k: dict(r) for k, r in bin_free(("smooth", est), lambda: _smooth_results(
+            rows, binary, smooth_estimates, n_blocks, n_boot, n_null, level, exact_budget, seed, clustering)).items()}
         timings["smooth"] = time.perf_counter() - t4
     t5 = time.perf_counter()
     boot = _bootstrap(w, parts, bins, cw, full)
@@ -269,10 +286,10 @@ def infer_classification(
     if cw is not None:
         null["classwise_ece"] = cw["null"]
     pvals = _bin_p_values(bins, obs, null)
-    ratio_ci = _add_ratio_tests(bins, draws, obs, null, pvals, level)
+    ratio_ci = _add_ratio_tests(bins, draws, obs, null, pvals, level, bin_free)
     if tce:
         t6 = time.perf_counter()
-        _add_tce_tests(rows, bins, obs, null, pvals, n_null, alpha, exact_budget, rng)
+        _add_tce_tests(rows, bins, obs, null, pvals, n_null, alpha, exact_budget, seed, bin_free)
         timings["tce"] = time.perf_counter() - t6
     for key, r in smoothed.items():  # smooth ECE: p-value from its fixed-bandwidth draws, null law of smECE* itself
         obs[key] = float(r["value"])
@@ -285,8 +302,9 @@ def infer_classification(
     clinical = None
     if binary:  # the clinical set of the positive class (its own tests, intervals from the same bootstrap weights)
         t7 = time.perf_counter()
-        clinical = clinical_inference(bins.pos.v, bins.pos.h, block=block, n_blocks=n_b, weights=w, level=level,
-                                      n_null=n_null, rng=rng, clustering=clustering)
+        clinical = bin_free("clinical", lambda: clinical_inference(
+            bins.pos.v, bins.pos.h, block=block, n_blocks=n_b, weights=w, level=level, n_null=n_null,
+            rng=stream(seed, "clinical"), clustering=clustering))
         for key in ("obs", "pvals", "null"):
             {"obs": obs, "pvals": pvals, "null": null}[key].update(clinical[key])
         notes.extend(clinical["notes"])
@@ -299,7 +317,7 @@ def infer_classification(
     if clustering is not None:
         ci.update(cluster_intervals(bins, obs, boot, cw, level))
     z = float(special.ndtri(0.5 + level / 2.0))
-    ref = score_references(rows, z) if full else {}
+    ref = dict(bin_free("score references", lambda: score_references(rows, z))) if full else {}
     if clinical is not None:
         ci.update(clinical["ci"])
         ref.update(clinical["ref"])
@@ -405,25 +423,31 @@ def _bin_nulls(bins: _Bins, n_null: int, exact_budget: int, rng: np.random.Gener
     return null, draws
 
 
-def _blocks(rows: ClassificationRows, bins: _Bins, n_blocks: int, n_boot: int, rng: np.random.Generator,
+def _block_design(n: int, n_blocks: int, n_boot: int, clustering: Clustering | None,
+                  seed: int | None) -> tuple[np.ndarray, int, np.ndarray]:
+    """(block of each row, number of blocks, (R × B) bootstrap weights): random row blocks and multinomial weights
+    on the ``"blocks"`` stream, or the cluster (moving-block) design on a stream of its own."""
+    if clustering is not None:
+        design = cluster_design(clustering, n_boot, (0 if seed is None else int(seed), 0xC1A5))
+        return design.ids, design.n_blocks, design.weights
+    rng = stream(seed, "blocks")
+    block, n_b = block_ids(n, n_blocks, rng)
+    return block, n_b, block_bootstrap_weights(n_b, n_boot, rng)
+
+
+def _blocks(rows: ClassificationRows, bins: _Bins, n_blocks: int, n_boot: int, bin_free: InferenceMemo,
             clustering: Clustering | None = None,
             seed: int | None = 0) -> tuple[np.ndarray, int, list[np.ndarray], np.ndarray]:
     """Random row blocks (the clusters under a clustering), the per-block summaries of the bins (and of NLL and
     Brier) and the bootstrap weights: (block of each row, number of blocks, the summaries' (B × ·) arrays, (R × B)
-    weights)."""
-    if clustering is not None:  # the cluster (or moving-block) design on a stream of its own
-        design = cluster_design(clustering, n_boot, (0 if seed is None else int(seed), 0xC1A5))
-        block, n_b, w = design.ids, design.n_blocks, design.weights
-    else:
-        block, n_b = block_ids(bins.n, n_blocks, rng)
+    weights).  The blocks, weights and score sums are bin-free (kept in ``bin_free``)."""
+    block, n_b, w = bin_free("blocks", lambda: _block_design(bins.n, n_blocks, n_boot, clustering, seed))
     parts = bins.top.block_sums(block, n_b)
     if not rows.top_label_only:
-        parts.append(np.stack([np.bincount(block, weights=x, minlength=n_b)
-                               for x in (rows.nll_rows, rows.brier_rows)], axis=1))
+        parts.append(bin_free("score block sums", lambda: np.stack(
+            [np.bincount(block, weights=x, minlength=n_b) for x in (rows.nll_rows, rows.brier_rows)], axis=1)))
     if bins.pos is not None:
         parts.extend(bins.pos.block_sums(block, n_b))
-    if clustering is None:
-        w = block_bootstrap_weights(n_b, n_boot, rng)
     return block, n_b, parts, w
 
 
@@ -541,7 +565,7 @@ def _bin_p_values(bins: _Bins, obs: dict[str, float],
 
 
 def _add_ratio_tests(bins: _Bins, draws: dict[str, np.ndarray], obs: dict, null: dict, pvals: dict,
-                     level: float) -> dict[str, tuple[float, float, str]]:
+                     level: float, bin_free: InferenceMemo) -> dict[str, tuple[float, float, str]]:
     """The calibration ratio Σf/Σy (top label, positive class): a monotone function of the overall gap Σ(f − y),
     tested with the same null draws; its value, null draws and p-value are added to ``obs``, ``null``, ``pvals``,
     its delta-method interval returned."""
@@ -560,22 +584,29 @@ def _add_ratio_tests(bins: _Bins, draws: dict[str, np.ndarray], obs: dict, null:
         bound = min(1.0, 2.0 * bernstein_tail(gap, float(summ.var.sum())))
         pvals[key] = ((bound, 0.0, f"Bernstein bound (no null draw reached it in {tot.size})") if bound < p_mc else
                       (p_mc, se, f"Monte Carlo ({tot.size} null draws of Σ(y* − f); R is monotone in it)"))
-        lo_r, hi_r = ratio_interval(np.asarray(summ.v, dtype=float), np.asarray(summ.h, dtype=float), level)
+        lo_r, hi_r = bin_free(("ratio interval", key), lambda summ=summ: ratio_interval(
+            np.asarray(summ.v, dtype=float), np.asarray(summ.h, dtype=float), level))
         ratio_ci[key] = (lo_r, hi_r, "delta method on the log scale (ratio of two means of the same rows)")
     return ratio_ci
 
 
 def _add_tce_tests(rows, bins: _Bins, obs: dict, null: dict, pvals: dict, n_null: int, alpha: float,
-                   exact_budget: int, rng: np.random.Generator) -> None:
+                   exact_budget: int, seed: int | None, bin_free: InferenceMemo) -> None:
     """TCE (top label, positive class): value, null draws and Monte-Carlo p-value added to ``obs``, ``null``,
-    ``pvals``."""
-    for key, f_t, y_t in (("tce", rows.confidence, rows.correct),
-                          *((("tce_positive", bins.pos.v, bins.pos.h),) if bins.pos is not None else ())):
-        o_t, nd_t, how_t = tce_null(np.clip(f_t, 0.0, 1.0), y_t, n_draws=min(n_null, 1000), alpha=alpha,
-                                    exact_budget=exact_budget, rng=rng)
-        obs[key], null[key] = o_t, nd_t
-        p_mc, se, _ = monte_carlo_p(o_t, nd_t, "greater")
-        pvals[key] = (p_mc, se, f"Monte Carlo ({nd_t.size} null draws; {how_t})")
+    ``pvals`` (bin-free, on the ``"tce"`` stream: kept in ``bin_free``)."""
+    def build() -> dict[str, tuple]:
+        rng = stream(seed, "tce")
+        out = {}
+        for key, f_t, y_t in (("tce", rows.confidence, rows.correct),
+                              *((("tce_positive", bins.pos.v, bins.pos.h),) if bins.pos is not None else ())):
+            o_t, nd_t, how_t = tce_null(np.clip(f_t, 0.0, 1.0), y_t, n_draws=min(n_null, 1000), alpha=alpha,
+                                        exact_budget=exact_budget, rng=rng)
+            p_mc, se, _ = monte_carlo_p(o_t, nd_t, "greater")
+            out[key] = (o_t, nd_t, (p_mc, se, f"Monte Carlo ({nd_t.size} null draws; {how_t})"))
+        return out
+
+    for key, (o_t, nd_t, p_t) in bin_free("tce", build).items():
+        obs[key], null[key], pvals[key] = o_t, nd_t, p_t
 
 
 def _intervals(bins: _Bins, obs, pvals, boot, null, cw, smoothed, ratio_ci,

@@ -13,17 +13,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 
 from ..base.clustering import Clustering, cluster_design
 from ..base.significance import block_bootstrap_weights
-from ..metrics.classification import ClassificationRows
+from ..metrics.classification import ClassificationRows, confidence_bins
 from .classification_cells import ece_cells
 
 __all__ = ["BinnedBernoulli", "bernstein_tail", "mce_bound", "ClasswiseLayout", "draw_one", "draw_labels",
-           "classwise_inference", "score_references"]
+           "classwise_inference", "merged_blocks", "score_references"]
 
 
 def bernstein_tail(t: float, v: float, n_terms_log2: float = 0.0) -> float:
@@ -265,22 +267,29 @@ class ClasswiseLayout:
         self.n, self.k, self.nb = rows.n, rows.k, rows.n_bins
         self.size = self.k * self.nb
         self.p = rows.probs
-        self.cells_full = rows.classwise_cells
-        if rows.strategy == "uniform":
+        self.closed = rows.closed
+        if rows.strategy == "uniform":  # no (N, K) cell array: the label cells are binned one entry per row
             self.sparse = True
+            self.cells_full = None
             self.ri, self.cell, self.val = rows.classwise_outside_first
         else:
             self.sparse = False
+            self.cells_full = rows.classwise_cells
             self.ri = np.repeat(np.arange(self.n), self.k)
             self.cell = self.cells_full.ravel()
             self.val = self.p.astype(float).ravel()
 
     def label_cells(self, y: np.ndarray) -> np.ndarray:
-        """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N))."""
-        return self.cells_full[np.arange(self.n), y]
+        """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N)): y·M + bin(p_{i, y_i})."""
+        if self.cells_full is not None:
+            return self.cells_full[np.arange(self.n), y]
+        # equal-width bins are the same for every class: the entry's bin, as the (N, K) cell array would give it
+        return confidence_bins(self.p[np.arange(self.n), y], self.nb, "uniform", self.closed)[0] + y * self.nb
 
-    def block_sums(self, block: np.ndarray, n_b: int) -> list[np.ndarray]:
-        """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays."""
+    def block_sums(self, block: np.ndarray, n_b: int,
+                   memo: Callable[[Hashable, Callable[[], Any]], Any] | None = None) -> list[np.ndarray]:
+        """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays (``memo(name, build)`` keeps the bin-free
+        per-block class totals of equal-width bins)."""
         size = self.size
         key = block[self.ri] * size + self.cell
         out = [
@@ -291,14 +300,20 @@ class ClasswiseLayout:
         out = [a.reshape(n_b, size) for a in out]
         if self.sparse:  # first bins by complement of the per-block class totals Σ_{i∈b} p_ik, Σ_{i∈b} p_ik²
             # one pass over the rows in file order: the (B × N) block indicator, column-compressed, times p
-            ind = sparse.csc_matrix((np.ones(self.n), block, np.arange(self.n + 1)), shape=(n_b, self.n))
-            p = np.asarray(self.p, dtype=float)
-            sizes = np.bincount(block, minlength=n_b).astype(float)
-            totals = [np.repeat(sizes[:, None], self.k, axis=1), ind @ p, ind @ (p * p)]
+            totals = (memo or (lambda name, build: build()))(("class totals per block", n_b),
+                                                             lambda: self._class_totals(block, n_b))
             first = np.arange(self.k) * self.nb
             for a, t in zip(out, totals):
                 a[:, first] = t - a.reshape(n_b, self.k, self.nb)[:, :, 1:].sum(axis=2)
         return out
+
+    def _class_totals(self, block: np.ndarray, n_b: int) -> list[np.ndarray]:
+        """Per block and class: rows, Σ p_ik, Σ p_ik² (three (B, K) arrays; the same for every bins count)."""
+        # one pass over the rows in file order: the (B × N) block indicator, column-compressed, times p
+        ind = sparse.csc_matrix((np.ones(self.n), block, np.arange(self.n + 1)), shape=(n_b, self.n))
+        p = np.asarray(self.p, dtype=float)
+        sizes = np.bincount(block, minlength=n_b).astype(float)
+        return [np.repeat(sizes[:, None], self.k, axis=1), ind @ p, ind @ (p * p)]
 
 
 def draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -363,11 +378,14 @@ def draw_labels(cum: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.n
 
 
 def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_budget: float = 5e7,
-                        max_boot: int = 500, *, clustering: Clustering | None = None, seed: int | None = 0) -> dict:
+                        max_boot: int = 500, *, clustering: Clustering | None = None, seed: int | None = 0,
+                        weights_rng: Callable[[], np.random.Generator] | None = None,
+                        memo: Callable[[Hashable, Callable[[], Any]], Any] | None = None) -> dict:
     """Class-wise ECE: observed (plug-in, debiased), null draws, bootstrap (plug-in, debiased) replicates.
 
     The replicates are (R × B) @ (B × cells) products; with many live (class, bin) cells (K = 100: up to
-    1,500) the blocks are merged (block mod B') so that R · B' · cells ≤ ``flop_budget`` (B' ≥ 50), and at most
+    1,500) the blocks are merged (block mod B') so that R · B' · cells ≈ ``flop_budget`` (B' ≥ 50, rounded up to a
+    coarse grid, :func:`merged_blocks`, so that nearby bins counts share their blocks and weights), and at most
     ``max_boot`` bootstrap replicates are used (its interval is the secondary statistic's).
 
     The null: while N · ``n_null`` ≤ ``exact_budget``, label vectors y* ~ Categorical(p_i) are drawn row by row
@@ -403,6 +421,14 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         The clusters the blocks are (merged consecutively when too many).
     seed : int or None, default 0
         Seeds the merged clustering's design.
+    weights_rng : callable, optional
+        A fresh generator of the block weights (the merged blocks' bootstrap weights, then the null's): the label
+        draw y* (from ``rng``) and the weights are then each a function of the seed and the number of blocks, not
+        of the bins (None: both from ``rng``, weights after the labels).
+    memo : callable, optional
+        ``memo(name, build)`` keeps the bin-free parts (the label draw, the per-block class totals, the weights of
+        a number of blocks; :class:`~calib_core.inference.classification_streams.InferenceMemo`), with
+        ``weights_rng``.
 
     Returns
     -------
@@ -426,17 +452,32 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         first = np.arange(k) * lay.nb
         cnt[first] = n - cnt.reshape(k, lay.nb)[:, 1:].sum(axis=1)
     live = np.nonzero(cnt > 0.5)[0]  # only non-empty cells enter any sum
-    n_b_cw = int(min(n_b, max(50, flop_budget // (n_null * live.size))))
+    memo = memo if memo is not None and weights_rng is not None else (lambda name, build: build())
+    exact = n * n_null <= exact_budget
+    # the label draw comes first on its stream, so it is the same whatever the bins
+    y_star = None if exact else memo("classwise label draw", lambda: draw_one(rows.probs, rng))
+    n_b_cw = min(n_b, merged_blocks(flop_budget / (n_null * live.size)))
+    n_b0 = n_b  # the blocks given (the class totals' key: merged blocks are the given ones mod n_b_cw)
+    merge = n_b_cw < n_b and clustering is None
+
+    def weights() -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(bootstrap weights of the merged blocks, the null's block weights): one stream, in this order."""
+        wr = rng if weights_rng is None else weights_rng()
+        boot_w = block_bootstrap_weights(n_b_cw, min(max_boot, w.shape[0]), wr) if merge else None
+        null_w = None if exact else block_bootstrap_weights(min(n_b, n_b_cw) if merge else n_b, n_null, wr)
+        return boot_w, null_w
+
     if n_b_cw < n_b and clustering is not None:  # runs of consecutive clusters, never a cluster split
         merged = _merged_clustering(clustering, n_b_cw)
-        design = cluster_design(merged, min(max_boot, w.shape[0]), (0 if seed is None else int(seed), 0xC1A6))
+        design = memo(("classwise design", n_b_cw), lambda: cluster_design(
+            merged, min(max_boot, w.shape[0]), (0 if seed is None else int(seed), 0xC1A6)))
         block, n_b, w = design.ids, design.n_blocks, design.weights
-    elif n_b_cw < n_b:
-        block, n_b = block % n_b_cw, n_b_cw
-        w = block_bootstrap_weights(n_b, min(max_boot, w.shape[0]), rng)
+    boot_w, null_w = memo(("classwise weights", n_b_cw, n_b), weights)
+    if merge:
+        block, n_b, w = memo(("classwise blocks", n_b_cw), lambda: block % n_b_cw), n_b_cw, boot_w
     elif w.shape[0] > max_boot:
         w = w[:max_boot]
-    b_count, b_conf, b_sq = lay.block_sums(block, n_b)
+    b_count, b_conf, b_sq = lay.block_sums(block, n_b, lambda name, build: memo((name, n_b0, n_b_cw), build))
     col = np.full(size, -1, dtype=np.int64)
     col[live] = np.arange(live.size)
     n_live = live.size
@@ -448,7 +489,7 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     c_count, c_conf, c_var, c_hit = (a.sum(axis=0) for a in (b_count, b_conf, b_var, b_hit))
     plug, deb = ece_cells(c_count, c_conf, c_hit, c_var, float(n * k))
     # null
-    if n * n_null <= exact_budget:
+    if exact:
         cum = np.cumsum(np.asarray(rows.probs, dtype=float), axis=1)
         d = np.empty((n_null, n_live))
         chunk = max(1, 500_000 // max(n, 1))
@@ -459,10 +500,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         d -= c_conf
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
-        y = draw_one(rows.probs, rng)
-        b_dev = np.bincount(block * n_live + col[lay.label_cells(y)], minlength=bs).reshape(n_b, n_live) - b_conf
+        b_dev = np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs).reshape(n_b, n_live) - b_conf
         b_dev -= b_dev.mean(axis=0, keepdims=True)
-        d = block_bootstrap_weights(n_b, n_null, rng) @ b_dev
+        d = null_w @ b_dev
         note = (
             f"class-wise ECE null: one label draw y* ~ Categorical(p_i) per row, its null deviations bootstrapped "
             f"over {n_b} random row blocks ({n_null} draws; row-by-row simulation above N · R = {exact_budget:,})"
@@ -476,6 +516,44 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     n_star = bc.sum(axis=1, keepdims=True) / k
     l1 = np.abs((bh - bcf) / n_star - (c_hit - c_conf) / n).sum(axis=1) / k
     return {"observed": (float(plug), float(deb)), "null": null, "boot": boot, "boot_l1": l1, "note": note}
+
+
+def merged_blocks(most: float) -> int:
+    """The number of merged blocks B' for about ``most`` blocks: the smallest ⌊50 · 2^(j/4)⌋ (j = 0, 1, …) at least
+    ``most`` (and 50 when ``most`` ≤ 50).
+
+    A coarse grid (steps of 2^(1/4), so at most 19 % above ``most``) rather than ⌊most⌋: the bound depends on the
+    number of live (class, bin) cells, hence on the bins; on the grid, nearby bins counts get the same B', so the
+    merged blocks, their weights and the per-block class totals are shared (kept) across them.
+
+    Parameters
+    ----------
+    most : float
+        The B' the flop budget allows.
+
+    Returns
+    -------
+    int
+        B' ≥ 50.
+
+    References
+    ----------
+    .. [1] Künsch, H. R. (1989). The jackknife and the bootstrap for general stationary observations. *Annals of
+       Statistics* 17(3), 1217–1241.
+
+    Examples
+    --------
+    >>> [merged_blocks(x) for x in (10, 50, 51, 59, 60, 156.25, 166.7)]
+    [50, 50, 59, 59, 70, 168, 168]
+    """
+    if not most > 50:
+        return 50
+    j = max(0, int(math.ceil(4.0 * math.log2(most / 50.0) - 1e-9)))
+    while j > 0 and int(50.0 * 2.0 ** ((j - 1) / 4.0)) >= most:
+        j -= 1
+    while int(50.0 * 2.0 ** (j / 4.0)) < most:
+        j += 1
+    return int(50.0 * 2.0 ** (j / 4.0))
 
 
 def _merged_clustering(clustering: Clustering, n_merged: int) -> Clustering:

@@ -16,7 +16,8 @@ import views.classification_stages
 from dashboard import classification_redraw
 from tests.app.test_pages import CANCER, DIGITS, load_example, new_app, specs, table
 
-SPIED = {views.classification_stages: ("classification_inference", "clinical_table_values",
+# the staged diagnosis calls infer_classification itself (with the stage's memo of the bin-free parts)
+SPIED = {views.classification_stages: ("infer_classification", "clinical_table_values",
                                        "smoothed_calibration_diagrams"),
          calib_core.plots: ("reliability_figure", "confidence_histogram_figure", "smooth_reliability_figure")}
 
@@ -70,7 +71,7 @@ def test_a_bins_change_shows_what_a_fresh_session_shows_and_keeps_the_bins_free_
     at.session_state["cls_strategy"] = "equal mass"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert calls["classification_inference"] == 2  # the binned part, once per bins choice
+    assert calls["infer_classification"] == 2  # the binned part, once per bins choice
     assert calls["clinical_table_values"] == 0 and calls["smoothed_calibration_diagrams"] == 0  # kept
     redrawn = _shown(at)
 
@@ -93,6 +94,6 @@ def test_view_toggles_recompute_nothing(calls):
     at.session_state["cls_smooth"] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert calls["classification_inference"] == calls["clinical_table_values"] == 0  # no diagnosis
+    assert calls["infer_classification"] == calls["clinical_table_values"] == 0  # no diagnosis
     assert calls["reliability_figure"] == 0 and calls["smooth_reliability_figure"] == 0  # cached figures
     assert calls["confidence_histogram_figure"] == 1  # the histogram on its log axis, once

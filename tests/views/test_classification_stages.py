@@ -96,3 +96,23 @@ def test_the_staged_diagnosis_knows_every_option_of_the_core_one():
     core = {name: p.default for name, p in inspect.signature(diagnose_classification).parameters.items()
             if p.kind is not inspect.Parameter.VAR_KEYWORD and name != "pset"}
     assert core == classification_stages._DEFAULTS
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
+def test_rebinned_rows_equal_fresh_rows(closed):
+    """Rows re-binned from a stage's rows equal freshly built rows: bins, edges, every statistic, bit for bit."""
+    from calib_core.metrics.classification import ClassificationRows
+    from views.classification_stages import rebinned
+
+    pset = _set(4, n=800, seed=3)
+    base = ClassificationRows(pset.labels, pset.probs, pset.logits, n_bins=15, closed=closed)
+    base.statistics()  # bin-free caches (NLL, Brier rows) filled, as after a diagnosis
+    for n_bins, strategy in ((16, "quantile"), (7, "uniform"), (15, "uniform")):
+        new = rebinned(base, n_bins, strategy)
+        fresh = ClassificationRows(pset.labels, pset.probs, pset.logits, n_bins=n_bins, strategy=strategy,
+                                   closed=closed)
+        np.testing.assert_array_equal(new.bin_index, fresh.bin_index)
+        np.testing.assert_array_equal(new.edges, fresh.edges)
+        assert new.statistics() == fresh.statistics()
+        np.testing.assert_array_equal(new.classwise_cells, fresh.classwise_cells)
+        assert "_classwise" not in base.__dict__ or new is base or new._classwise is not base._classwise
