@@ -20,6 +20,7 @@ from ..base.predictions import iter_subsets
 from ..base.regression import SampleSet
 from .classification import classification_rows_values
 from .distributed_cluster import run_tree
+from .distributed_light import LightLayout, light_sigma_subsets
 from .distributed_partitions import Partition
 from .distributed_reading import ReadOptions, global_ids, read_partition
 from .regression_spec import silverman_bandwidths
@@ -310,7 +311,11 @@ _KDE = "kernel bandwidths"  # the subset of the ensembles' positive Silverman ba
 
 
 def _sigma_subsets(part: Partition, options: ReadOptions, by_group: bool,
-                   kde: bool = False) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+                   kde: bool = False, light: LightLayout | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    if light is not None and not kde:  # three valid float columns: σ without the parser (distributed_light)
+        found = light_sigma_subsets(part, light)
+        if found is not None:
+            return found
     pset = read_partition(part, options)
     if pset.n_rows == 0 or pset.dist is None:
         return {}
@@ -365,7 +370,7 @@ def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptio
 
 def regression_edges_and_kde_floor(
     client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int, by_group: bool = True,
-    kde: bool = True,
+    kde: bool = True, light: LightLayout | None = None,
 ) -> tuple[dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], float, int]:
     """:func:`regression_edges` and, for ensembles, the kernel floor of their NLL in the same passes.
 
@@ -387,6 +392,9 @@ def regression_edges_and_kde_floor(
         Edges per (model, group) as well as per model.
     kde : bool, default True
         Also compute the kernel floor (ensembles).
+    light : LightLayout, optional
+        Read valid partitions of a plain Gaussian data set without the parser
+        (:mod:`~calib_core.scale.distributed_light`; the same σ and ids).
 
     Returns
     -------
@@ -412,8 +420,8 @@ def regression_edges_and_kde_floor(
         pos = equal_count_positions(n, n_bins)
         return [int(p) for p in pos[pos < n]]
 
-    totals, stats, passes = order_statistics(client, parts, lambda p: _sigma_subsets(p, options, by_group, kde),
-                                             ranks)
+    totals, stats, passes = order_statistics(client, parts,
+                                             lambda p: _sigma_subsets(p, options, by_group, kde, light), ranks)
     floor = 0.0
     if kde:
         found = stats.pop(_KDE, None)
