@@ -85,7 +85,8 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
     s11 = np.uint64(11)
     stream1 = np.uint64(2) * gold
     stream_seed = (seed_stream + np.uint64(1)) * gold
-    vals = np.empty(acc.shape[0])
+    n_cols = acc.shape[0] // (2 * 4096 * nb)
+    vals = np.empty(n_cols)
     ze0 = ze[0]
     zscale = (n_ze - 1) / (ze[n_ze - 1] - ze[0]) if n_ze > 1 else 0.0
     vbits = vals.view(np.uint64)
@@ -102,10 +103,9 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
         rid = ids[i]
         # σ-bin: the number of inner edges (e_k, id_k) ≤ (σ, id)
         b = 0
-        for k in range(n_edges):
+        for k in range(n_edges):  # branch-free: the comparisons are unpredictable near the edges
             ek = edges[k]
-            if ek < s or (ek == s and edge_ids[k] <= rid):
-                b += 1
+            b += (ek < s) | ((ek == s) & (edge_ids[k] <= rid))
         # bootstrap block: splitmix64(splitmix64(id, 1), seed) → U → ⌊U·G⌋
         h = np.uint64(rid) + stream1
         h ^= h >> s30
@@ -140,13 +140,8 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
         zu = zi * ui
         # WIS parts (metrics.regression_wis._gaussian_wis): p = #{cut ≤ z}
         p = 0
-        hi_ = n_cut
-        while p < hi_:
-            mid = (p + hi_) >> 1
-            if cut[mid] <= zi:
-                p = mid + 1
-            else:
-                hi_ = mid
+        for k in range(n_cut):  # #{cut ≤ z}, branch-free (23 comparisons)
+            p += cut[k] <= zi
         disp = s * disp_c
         over = wis_tab[0, p] * s - wis_tab[1, p] * e
         under = wis_tab[3, p] * e - wis_tab[2, p] * s
@@ -179,29 +174,24 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
         vals[17] = under
         n_exact = 18
         az = abs(zi)
-        for j in range(n_cov):
-            if az > ks[j]:
-                pen = s * (az - ks[j])
-                vals[n_exact + j] = pen
-                n_out[j, b] += 1
-                blk_out[j, blkno] += 1.0
-                blk_pen[j, blkno] += pen
-            else:
-                vals[n_exact + j] = 0.0
-        base = b * _SPAN
-        for j in range(n_exact + n_cov):
+        for j in range(n_cov):  # branch-free: a row inside the interval adds +0.0 (nothing) to the sums
+            out = az > ks[j]
+            pen = s * (az - ks[j]) if out else 0.0
+            vals[n_exact + j] = pen
+            n_out[j, b] += out
+            blk_out[j, blkno] += 1.0 if out else 0.0
+            blk_pen[j, blkno] += pen
+        for j in range(n_exact + n_cov):  # ±0 lands in group 0 or 2048 and adds +0.0 / −0.0 to 0.0: nothing
             x = vals[j]
-            if x == 0.0:
-                continue  # ±0 adds nothing to an exact sum (nor to its group's float sums)
             bits = vbits[j]
             grp = int(bits >> s52)
             if (grp & 2047) >= 1536:
                 return i + 1
             hbits[0] = bits & mask
             hi = hval[0]
-            at = 2 * (base + grp)
-            acc[j, at] += hi
-            acc[j, at + 1] += x - hi
+            at = 2 * ((grp * n_cols + j) * nb + b)  # group-major: the rows' hot groups share a few pages
+            acc[at] += hi
+            acc[at + 1] += x - hi
         # counts, extremes and float sums in row order (np.bincount's order)
         n_b[b] += 1
         if s < smin[b]:
@@ -225,8 +215,7 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
         if ui >= 1.0 / ucells and ui < 1.0 - 1.0 / ucells:
             kk = starts[int(ui * ucells)]
             for _ in range(depth):
-                if kk <= n_pe - 1 and pe[kk] < ui:
-                    kk += 1
+                kk += (kk <= n_pe - 1) & (pe[min(kk, n_pe - 1)] < ui)
         else:
             lo_ = 0
             hi_ = n_pe
@@ -238,13 +227,14 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
                     hi_ = mid
             kk = lo_
         pit_le[kk] += 1
-        if pe[min(kk, n_pe - 1)] == ui:
-            pit_eq[kk] += 1
+        pit_eq[kk] += pe[min(kk, n_pe - 1)] == ui
         pit_sum[kk] += ui
         curve[b, to_curve[kk]] += 1
         # z bin: #{e < z}, from the equal-width guess corrected against the edges themselves
         gz = (zi - ze0) * zscale
         lo_ = 0 if not gz > 0.0 else (n_ze if gz >= n_ze else int(gz))
+        lo_ += (lo_ < n_ze) & (ze[min(lo_, n_ze - 1)] < zi)  # one step each way, branch-free; more: rare
+        lo_ -= (lo_ > 0) & (ze[max(lo_ - 1, 0)] >= zi)
         while lo_ < n_ze and ze[lo_] < zi:
             lo_ += 1
         while lo_ > 0 and not ze[lo_ - 1] < zi:
@@ -360,7 +350,7 @@ def gaussian_part(y: np.ndarray, dist: Gaussian, row_ids: np.ndarray, spec: Summ
     params = np.array([0.5 * LOG_2PI, 1.0 / np.sqrt(np.pi), float(int(spec.seed) & 0xFFFFFFFF), float(g), float(nb),
                        disp_c, denom, 1.0 if has_med else 0.0, float(depth)])
     n_cols = len(_BASE) + len(_ZCOLS) + len(_WIS) + len(coverages)
-    acc = np.zeros((n_cols, 2 * nb * _SPAN))  # per group: the float sums of hi and of lo, side by side
+    acc = np.zeros(4096 * n_cols * nb * 2)  # (sign and exponent, column, σ-bin, hi | lo)
     n_b = np.zeros(nb, dtype=np.int64)
     smin = np.full(nb, np.inf)
     smax = np.full(nb, -np.inf)
@@ -383,8 +373,12 @@ def gaussian_part(y: np.ndarray, dist: Gaussian, row_ids: np.ndarray, spec: Summ
     if stop:
         return None
     sums = []
+    grouped = acc.reshape(4096, n_cols, nb, 2)
+    s_hi, s_lo = np.zeros((nb, _SPAN)), np.zeros((nb, _SPAN))
     for j in range(n_cols):
-        found = fast_group_totals(acc[j, 0::2], acc[j, 1::2], nb)
+        s_hi[:, :4096] = grouped[:, j, :, 0].T
+        s_lo[:, :4096] = grouped[:, j, :, 1].T
+        found = fast_group_totals(s_hi.reshape(-1), s_lo.reshape(-1), nb)
         if found is None:
             return None
         sums.append(found[0])
