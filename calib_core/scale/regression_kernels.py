@@ -27,11 +27,13 @@ path's bit for bit (``tests/scale/test_regression_kernels.py`` compares every ar
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..base.compiled import compiled_kernel
 from ..base.mergeable import SummarySpec
-from ..base.mergeable_exact import fast_group_totals
+from ..base.mergeable_exact import EXACT_UNIT_BITS
 from ..base.regression import LOG_2PI, Gaussian, norm_cdf, norm_pdf, norm_ppf
 from ..metrics.regression_wis import HUB_LEVELS, central_pairs
 from .regression_sharpness import scaled_sums_vanish
@@ -55,7 +57,7 @@ _WIS = ("wis", "wis_dispersion", "wis_overprediction", "wis_underprediction")
 
 @compiled_kernel
 def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks, cut, wis_tab, pe, starts,
-                     to_curve, ze, acc, n_b, smin, smax, n_out, blk, blk_pen, blk_out, bins3, pit_le,
+                     to_curve, ze, acc, used, n_b, smin, smax, n_out, blk, blk_pen, blk_out, bins3, pit_le,
                      pit_eq, pit_sum, curve, z_hist, z_sum, zmm):
     """One pass over the rows (module docstring); returns 0, or the 1-based row that needs the NumPy path."""
     n = sigma.shape[0]
@@ -192,6 +194,7 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
             at = 2 * ((grp * n_cols + j) * nb + b)  # group-major: the rows' hot groups share a few pages
             acc[at] += hi
             acc[at + 1] += x - hi
+            used[grp] = 1
         # counts, extremes and float sums in row order (np.bincount's order)
         n_b[b] += 1
         if s < smin[b]:
@@ -248,6 +251,39 @@ def _gaussian_kernel(sigma, eps, z, u, phi, lg, ids, edges, edge_ids, params, ks
     zmm[0] = zmin
     zmm[1] = zmax
     return 0
+
+
+_LOCAL = threading.local()
+
+
+def _scratch(size: int) -> np.ndarray:
+    """This thread's accumulator of ``size`` doubles, all zeros (reused: the caller zeroes what it used)."""
+    buf = getattr(_LOCAL, "acc", None)
+    if buf is None or buf.size != size:
+        buf = _LOCAL.acc = np.zeros(size)
+    return buf
+
+
+def _exact_totals(block: np.ndarray, n_cols: int, nb: int) -> list[np.ndarray]:
+    """The exact sums (Python ints in units of 2⁻¹¹³⁸) of every column and σ-bin from the group sums of the halves
+    (``block``: the accumulator's rows of the groups used).
+
+    Each non-zero group sum v = m·2ᵉ (``np.frexp``; an integer m·2⁵³ times 2^(e − 53)) adds m·2⁵³ · 2^(e − 53 + 1138):
+    the integers of ``mergeable_exact.fast_group_totals``, collected from the non-zero entries alone."""
+    nz = np.flatnonzero(block)
+    m, e = np.frexp(block.reshape(-1)[nz])
+    mant = (m * 9007199254740992.0).astype(np.int64)
+    rest = nz % (n_cols * nb * 2)
+    cell = rest // 2  # column · nb + σ-bin
+    out = [0] * (n_cols * nb)
+    for c, a, sh in zip(cell.tolist(), mant.tolist(), (e + (EXACT_UNIT_BITS - 53)).tolist(), strict=True):
+        out[c] += a << sh
+    sums = []
+    for j in range(n_cols):
+        col = np.empty(nb, dtype=object)
+        col[:] = out[j * nb:(j + 1) * nb]
+        sums.append(col)
+    return sums
 
 
 def _wis_table() -> tuple[np.ndarray, np.ndarray, float, float, bool] | None:
@@ -350,7 +386,8 @@ def gaussian_part(y: np.ndarray, dist: Gaussian, row_ids: np.ndarray, spec: Summ
     params = np.array([0.5 * LOG_2PI, 1.0 / np.sqrt(np.pi), float(int(spec.seed) & 0xFFFFFFFF), float(g), float(nb),
                        disp_c, denom, 1.0 if has_med else 0.0, float(depth)])
     n_cols = len(_BASE) + len(_ZCOLS) + len(_WIS) + len(coverages)
-    acc = np.zeros(4096 * n_cols * nb * 2)  # (sign and exponent, column, σ-bin, hi | lo)
+    acc = _scratch(4096 * n_cols * nb * 2)  # (sign and exponent, column, σ-bin, hi | lo), all zeros
+    used = np.zeros(4096, dtype=np.uint8)  # the groups (sign and exponent) the loop added to
     n_b = np.zeros(nb, dtype=np.int64)
     smin = np.full(nb, np.inf)
     smax = np.full(nb, -np.inf)
@@ -366,22 +403,19 @@ def gaussian_part(y: np.ndarray, dist: Gaussian, row_ids: np.ndarray, spec: Summ
     z_hist = np.zeros(ze.size + 1, dtype=np.int64)
     z_sum = np.zeros(ze.size + 1)
     zmm = np.zeros(2)
-    stop = _gaussian_kernel(sigma, np.ascontiguousarray(eps), np.ascontiguousarray(z), np.ascontiguousarray(u),
-                            np.ascontiguousarray(phi), np.ascontiguousarray(lg), ids, edges, edge_ids, params, ks,
-                            cut, wis_tab, pe, starts, to_curve, ze, acc, n_b, smin, smax, n_out, blk,
-                            blk_pen, blk_out, bins3, pit_le, pit_eq, pit_sum, curve, z_hist, z_sum, zmm)
+    try:
+        stop = _gaussian_kernel(sigma, np.ascontiguousarray(eps), np.ascontiguousarray(z), np.ascontiguousarray(u),
+                                np.ascontiguousarray(phi), np.ascontiguousarray(lg), ids, edges, edge_ids, params, ks,
+                                cut, wis_tab, pe, starts, to_curve, ze, acc, used, n_b, smin, smax, n_out, blk,
+                                blk_pen, blk_out, bins3, pit_le, pit_eq, pit_sum, curve, z_hist, z_sum, zmm)
+    finally:
+        groups = np.flatnonzero(used)
+        rows = acc.reshape(4096, -1)
+        block = rows[groups]
+        rows[groups] = 0.0  # the scratch is all zeros again for the next partition of this thread
     if stop:
         return None
-    sums = []
-    grouped = acc.reshape(4096, n_cols, nb, 2)
-    s_hi, s_lo = np.zeros((nb, _SPAN)), np.zeros((nb, _SPAN))
-    for j in range(n_cols):
-        s_hi[:, :4096] = grouped[:, j, :, 0].T
-        s_lo[:, :4096] = grouped[:, j, :, 1].T
-        found = fast_group_totals(s_hi.reshape(-1), s_lo.reshape(-1), nb)
-        if found is None:
-            return None
-        sums.append(found[0])
+    sums = _exact_totals(block, n_cols, nb)
     names = _BASE + _ZCOLS + _WIS
     x = dict(zip(names, sums[: len(names)], strict=True))
     part: dict[str, np.ndarray] = {"n": n_b}
