@@ -149,16 +149,28 @@ def _stat_leaf(part: Partition, load: Callable[[Partition], Mapping[Any, tuple[n
     if asks is None:
         asks = [(s, 0, 0, "count") for s in data]
     out: dict = {}
-    tops: dict = {}  # (subset, bits) → the keys' top bits, shifted once for all the asks of a pass
+    tops: dict = {}  # (subset, bits) → the rows in any asked bucket and their top bits, found once for all asks
     for ask in asks:
         subset, bits, prefix, mode = ask
         if subset not in data or data[subset][0].size == 0:
             continue
         keys, ids = data[subset]
         if 0 < bits <= 64:
-            top = tops.get((subset, bits))
-            if top is None:
-                top = tops[(subset, bits)] = keys >> np.uint64(64 - bits)
+            found = tops.get((subset, bits))
+            if found is None:  # one pass over the rows for every bucket asked at this depth, not one per bucket
+                prefixes = np.array(sorted({a[2] for a in asks if a[0] == subset and a[1] == bits}), dtype=np.uint64)
+                top = keys >> np.uint64(64 - bits)
+                lo, span = prefixes[0], int(prefixes[-1] - prefixes[0]) + 1
+                if span <= _DENSE_SPAN:  # a table of the asked buckets over their span: one gather per row
+                    table = np.zeros(span + 1, dtype=bool)
+                    table[(prefixes - lo).astype(np.int64)] = True
+                    off = top - lo  # wraps below lo to a huge value: clipped onto the table's False end
+                    hit = table[np.minimum(off, np.uint64(span)).astype(np.int64)]
+                else:
+                    hit = np.isin(top, prefixes)
+                rows = np.flatnonzero(hit)
+                found = tops[(subset, bits)] = (top[rows], keys[rows], ids[rows])
+            top, keys, ids = found
             sel = top == np.uint64(prefix)
         else:
             sel = _in_bucket(keys, ids, bits, prefix)
