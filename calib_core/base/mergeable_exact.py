@@ -210,6 +210,16 @@ def _fast_bin_sums(base: np.ndarray, n_cells: int, x: np.ndarray, scratch: np.nd
         k = key.view(np.int64)
         s_hi += np.bincount(k, weights=hi, minlength=size)
         s_lo += np.bincount(k, weights=lo, minlength=size)
+    return fast_group_totals(s_hi, s_lo, n_cells)
+
+
+def fast_group_totals(s_hi: np.ndarray, s_lo: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The exact per-cell sums from the fast path's group sums (None: a group E ≥ 1536 or non-finite is used).
+
+    ``s_hi`` / ``s_lo`` (length n_cells · 4099, group (cell, sign, biased exponent) at cell · 4099 + (bits ≫ 52)) are
+    the float sums, within each group, of the halves hi = x with its lowest 27 significand bits cleared and
+    lo = x − hi, in any order (each group sum is exact: fewer than 2²⁵ rows).  A compiled summariser that
+    accumulates the halves itself turns them into the same integers here."""
     used = (s_hi != 0) | (s_lo != 0)  # NaN ≠ 0: a non-finite value marks its group
     top = used.reshape(n_cells, _SIGNED_SPAN)[:, :4096].reshape(n_cells, 2, 2048)[:, :, _TOP_E:]
     if top.any():

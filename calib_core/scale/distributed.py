@@ -59,6 +59,7 @@ from ..base.predictions import InputError, PredictionSet
 from ..slices.candidates import DEFAULT_BINS
 from .classification import spec_for_classification
 from .distributed_cluster import IN_PROCESS, PartitionError, open_client, run_tree
+from .distributed_light import LightLayout, light_layout, light_prediction_set
 from .distributed_partitions import (
     DEFAULT_ROWS_PER_PARTITION,
     PARTITION_BUDGET_BYTES,
@@ -91,6 +92,10 @@ __all__ = [
 
 # ----------------------------------------------------------------------------------------------
 # The data set's summary
+
+LIGHT_READER = True
+"""Partitions of a plain Gaussian data set (three valid float64 columns) read without the parser
+(:mod:`~calib_core.scale.distributed_light`); False: every partition through the parser (the tests' reference)."""
 # ----------------------------------------------------------------------------------------------
 
 
@@ -171,10 +176,14 @@ class _Leaf:
     empty: tuple[tuple[int, str], ...] = ()
 
 
-def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool) -> _Leaf:
+def _summarize_leaf(part: Partition, options: ReadOptions, spec: SummarySpec, by_group: bool,
+                    light: LightLayout | None = None) -> _Leaf:
     """Read, parse and summarise one partition; its drops carry data-set row numbers (a partition without a valid
-    row gives an empty summary that only counts them, and says so)."""
-    pset = read_partition(part, options)
+    row gives an empty summary that only counts them, and says so).  ``light``: a partition of valid rows of a plain
+    Gaussian data set is read without the parser (the same set, :mod:`~calib_core.scale.distributed_light`)."""
+    pset = light_prediction_set(part, light) if light is not None else None
+    if pset is None:
+        pset = read_partition(part, options)
     tally = DropTally.of(pset, part.row_id)
     if pset.n_rows == 0:
         reasons = sorted(tally.counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -316,6 +325,7 @@ def summarize_parquet(
     options, head = read_head(files, task=task, columns=columns, renormalize=renormalize, crossing=crossing,
                               layout=layout)
     seconds["plan"] = time.perf_counter() - t0
+    light = light_layout(files, options, head) if LIGHT_READER else None
     passes = 1
     with open_client(scheduler, n_workers=n_workers, memory_limit=memory_limit) as client:
         cluster = _describe(client)
@@ -335,7 +345,7 @@ def summarize_parquet(
                                      source=head.source, hint="add an uncertainty column (std, quantiles, samples)")
                 ensemble = head.layout == "sample"
                 edges, floor, extra = regression_edges_and_kde_floor(client, parts, options, n_bins=n_bins,
-                                                                     by_group=by_group, kde=ensemble)
+                                                                     by_group=by_group, kde=ensemble, light=light)
                 passes += extra
                 if ensemble:
                     spec_options.setdefault("kde_floor", floor)
@@ -345,7 +355,7 @@ def summarize_parquet(
                                        seed=seed, **spec_options)
         seconds["edges"] = time.perf_counter() - t1
         t2 = time.perf_counter()
-        leaf = run_tree(client, lambda p: _summarize_leaf(p, options, spec, by_group), parts, _merge_leaves,
+        leaf = run_tree(client, lambda p: _summarize_leaf(p, options, spec, by_group, light), parts, _merge_leaves,
                         stage="summary")
         summary = leaf.summary
         seconds["summaries"] = time.perf_counter() - t2

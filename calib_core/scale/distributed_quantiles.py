@@ -20,6 +20,7 @@ from ..base.predictions import iter_subsets
 from ..base.regression import SampleSet
 from .classification import classification_rows_values
 from .distributed_cluster import run_tree
+from .distributed_light import LightLayout, light_sigma_subsets
 from .distributed_partitions import Partition
 from .distributed_reading import ReadOptions, global_ids, read_partition
 from .regression_spec import silverman_bandwidths
@@ -148,16 +149,28 @@ def _stat_leaf(part: Partition, load: Callable[[Partition], Mapping[Any, tuple[n
     if asks is None:
         asks = [(s, 0, 0, "count") for s in data]
     out: dict = {}
-    tops: dict = {}  # (subset, bits) → the keys' top bits, shifted once for all the asks of a pass
+    tops: dict = {}  # (subset, bits) → the rows in any asked bucket and their top bits, found once for all asks
     for ask in asks:
         subset, bits, prefix, mode = ask
         if subset not in data or data[subset][0].size == 0:
             continue
         keys, ids = data[subset]
         if 0 < bits <= 64:
-            top = tops.get((subset, bits))
-            if top is None:
-                top = tops[(subset, bits)] = keys >> np.uint64(64 - bits)
+            found = tops.get((subset, bits))
+            if found is None:  # one pass over the rows for every bucket asked at this depth, not one per bucket
+                prefixes = np.array(sorted({a[2] for a in asks if a[0] == subset and a[1] == bits}), dtype=np.uint64)
+                top = keys >> np.uint64(64 - bits)
+                lo, span = prefixes[0], int(prefixes[-1] - prefixes[0]) + 1
+                if span <= _DENSE_SPAN:  # a table of the asked buckets over their span: one gather per row
+                    table = np.zeros(span + 1, dtype=bool)
+                    table[(prefixes - lo).astype(np.int64)] = True
+                    off = top - lo  # wraps below lo to a huge value: clipped onto the table's False end
+                    hit = table[np.minimum(off, np.uint64(span)).astype(np.int64)]
+                else:
+                    hit = np.isin(top, prefixes)
+                rows = np.flatnonzero(hit)
+                found = tops[(subset, bits)] = (top[rows], keys[rows], ids[rows])
+            top, keys, ids = found
             sel = top == np.uint64(prefix)
         else:
             sel = _in_bucket(keys, ids, bits, prefix)
@@ -310,7 +323,11 @@ _KDE = "kernel bandwidths"  # the subset of the ensembles' positive Silverman ba
 
 
 def _sigma_subsets(part: Partition, options: ReadOptions, by_group: bool,
-                   kde: bool = False) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+                   kde: bool = False, light: LightLayout | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    if light is not None and not kde:  # three valid float columns: σ without the parser (distributed_light)
+        found = light_sigma_subsets(part, light)
+        if found is not None:
+            return found
     pset = read_partition(part, options)
     if pset.n_rows == 0 or pset.dist is None:
         return {}
@@ -365,7 +382,7 @@ def regression_edges(client: Any, parts: Sequence[Partition], options: ReadOptio
 
 def regression_edges_and_kde_floor(
     client: Any, parts: Sequence[Partition], options: ReadOptions, *, n_bins: int, by_group: bool = True,
-    kde: bool = True,
+    kde: bool = True, light: LightLayout | None = None,
 ) -> tuple[dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], float, int]:
     """:func:`regression_edges` and, for ensembles, the kernel floor of their NLL in the same passes.
 
@@ -387,6 +404,9 @@ def regression_edges_and_kde_floor(
         Edges per (model, group) as well as per model.
     kde : bool, default True
         Also compute the kernel floor (ensembles).
+    light : LightLayout, optional
+        Read valid partitions of a plain Gaussian data set without the parser
+        (:mod:`~calib_core.scale.distributed_light`; the same σ and ids).
 
     Returns
     -------
@@ -412,8 +432,8 @@ def regression_edges_and_kde_floor(
         pos = equal_count_positions(n, n_bins)
         return [int(p) for p in pos[pos < n]]
 
-    totals, stats, passes = order_statistics(client, parts, lambda p: _sigma_subsets(p, options, by_group, kde),
-                                             ranks)
+    totals, stats, passes = order_statistics(client, parts,
+                                             lambda p: _sigma_subsets(p, options, by_group, kde, light), ranks)
     floor = 0.0
     if kde:
         found = stats.pop(_KDE, None)
