@@ -34,3 +34,23 @@ def require_peer(module: str) -> ModuleType:
         if in_ci():
             pytest.fail(f"CI=true but {module} cannot be imported ({exc}); {reason}", pytrace=False)
         pytest.skip(reason)
+
+
+class LazyPeer:
+    """A peer module imported at its first attribute use, inside the test that uses it, not while pytest collects.
+
+    Collection imports every test module in every run, and some peers are expensive to import (scoringrules and
+    properscoring compile their Numba gufuncs at import): a run that deselects their tests (``-m slow``,
+    ``-m browser``) need not pay for them.  ``optional=True`` skips the calling test when the module is missing (as a
+    module-level ``pytest.importorskip`` skipped the whole file); ``optional=False`` lets the ImportError fail it.
+    """
+
+    def __init__(self, module: str, *, optional: bool = True) -> None:
+        self._module = module
+        self._optional = optional
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        loaded = pytest.importorskip(self._module) if self._optional else importlib.import_module(self._module)
+        return getattr(loaded, name)

@@ -35,8 +35,7 @@ def _no_exception(at: AppTest, where: str) -> None:
 def _visit(name: str) -> None:
     frame, task = CASES[name]()
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("pages/data.py").run()  # straight to the Data page: the home page's run is not what this tests
     file_name = f"{name.replace('=', '_')}.csv"
     at.file_uploader(key="data_upload").upload(file_name, frame.to_csv(index=False).encode(), "text/csv").run()
     _no_exception(at, "data")

@@ -121,7 +121,10 @@ def _edit(header: dict, path: tuple, value) -> bool:
 
 
 def _deep(v):
-    return tuple(_deep(x) for x in v) if isinstance(v, list) else v
+    """JSON lists as the tuples of a spec (nested lists as nested tuples; a flat list in one C-level call)."""
+    if not isinstance(v, list):
+        return v
+    return tuple(_deep(x) for x in v) if any(isinstance(x, list) for x in v) else tuple(v)
 
 
 def _expected(original: Summary, header: dict) -> Summary:
@@ -195,6 +198,14 @@ def _names(kind: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(sorted(a["name"] for a in p["arrays"])) for p in header_of(file_of(kind))["parts"])
 
 
+@functools.cache
+def _array(kind: str, name: str, part: int) -> np.ndarray:
+    """The array as written (read once per kind, name and part; read-only, ``_mutation`` copies before changing)."""
+    arr = load_array(file_of(kind), name, part)
+    arr.flags.writeable = False
+    return arr
+
+
 @st.composite
 def array_edits(draw):
     """(kind, part, array, mutation): one array of one part of a ``kind`` summary changed as ``mutation`` says."""
@@ -231,7 +242,7 @@ def _fuzz(category: str, strategy, n: int):
             _run(category, kind, data, _expected(summary_of(kind), header))
         elif category == "array":
             kind, part, name, how = case
-            arr = load_array(file_of(kind), name, part)
+            arr = _array(kind, name, part)
             raw = _mutation(arr, how)
             assume(raw != npy(arr))  # e.g. bytes have no byte order
             assume(how != "float where int" or not name.startswith(("blk", "sigma_", "z_m", "z_s", "pit_s")))

@@ -10,7 +10,6 @@ All random data are seeded.
 from __future__ import annotations
 
 import numpy as np
-import properscoring as ps
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +23,9 @@ from calib_core.base.regression_recalibrated import IsotonicRecalibrated, ShapeS
 from calib_core.calibrators import regression as rcal
 from calib_core.data.toy import make_toy, toy_domain, toy_sigma
 from calib_core.metrics import regression as rm
+from tests.peers import LazyPeer
+
+ps = LazyPeer("properscoring", optional=False)  # imported by the test that uses it, not at collection
 
 HYP = settings(max_examples=40, deadline=None, derandomize=True)
 

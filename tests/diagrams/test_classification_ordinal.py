@@ -93,8 +93,17 @@ def test_power_against_a_forecast_shifted_by_one_category():
 
 @pytest.mark.slow
 def test_false_alarms_and_power_large_study():
-    raw, any_flag = _study(reps=400, n=500, k=5, seed=30, shifted=False)
+    """250 data sets of 500 rows, K = 5 (4 thresholds; measured on 400: 4.5% of the 1,600 threshold tests reject at 5%,
+    4.0% of the data sets get a Holm flag, 15.2% would without Holm; on the first 250 used here 4.7%, 4.0%, 16%).
+
+    Bounds: the 0.999 binomial quantiles, 7.3% of 1,000 tests and 9.6% (24) of 250 data sets.  The guarded failure
+    is a missing or broken multiplicity adjustment (family-wise rate ≈ 15%): P(Binomial(250, 0.15) ≤ 24) ≈ 0.008,
+    i.e. power 0.99 (400 data sets gave 0.999 at 60% more CPU).  A per-threshold test at 10% instead of 5% exceeds
+    7.3% of 1,000 with probability 0.998.  Power against a forecast one category off: 100% of 100 measured
+    (n = 200); on 40 data sets the bound 0.8 (32 of 40) fails with probability < 1e-6 at a true power of 0.98 and
+    passes with probability 0.006 at 0.6."""
+    raw, any_flag = _study(reps=250, n=500, k=5, seed=30, shifted=False)
     assert raw.mean() <= _upper(raw.size), raw.mean()
     assert any_flag.mean() <= _upper(any_flag.size), any_flag.mean()
-    _, power = _study(reps=100, n=200, k=5, seed=31, shifted=True)
+    _, power = _study(reps=40, n=200, k=5, seed=31, shifted=True)
     assert power.mean() >= 0.8, power.mean()

@@ -31,13 +31,14 @@ from calib_core.base.binning import bin_sums, equal_width_bins
 from calib_core.metrics import regression as rm
 
 ut = pytest.importorskip("uncertainty_toolbox")
-ps = pytest.importorskip("properscoring")
-sr = pytest.importorskip("scoringrules")
 
 from uncertainty_toolbox import metrics_calibration as utc  # noqa: E402
 from uncertainty_toolbox import metrics_scoring_rule as uts  # noqa: E402
 
-from tests.peers import require_peer  # noqa: E402
+from tests.peers import LazyPeer, require_peer  # noqa: E402
+
+ps = LazyPeer("properscoring")  # imported by the tests that use it, not at collection
+sr = LazyPeer("scoringrules")
 
 REL = 1e-9
 UT_LEVELS = np.linspace(0.0, 1.0, 100)
