@@ -40,6 +40,8 @@ from calib_core.calibrators.registry import metric_keys
 from calib_core.data import examples
 from calib_core.diagrams.classification_corp import corp_of
 from calib_core.inference.regression import warm_up
+from calib_core.metrics import regression_kernels
+from calib_core.metrics.classification_loess_binned import binned_calibration_errors
 from views import pages as views
 from views.classification_stages import BINS_OPTIONS as CLASSIFICATION_BINS_OPTIONS
 from views.classification_stages import diagnose_classification_staged
@@ -298,13 +300,26 @@ def warm_up_pages() -> None:
         pio.to_json(fig.to_dict(), validate=False)
 
 
+def warm_up_kernels() -> None:
+    """Load the compiled kernels of the point diagnoses (Numba: compiled once and cached on disk beside their modules,
+    then loaded in ~0.1 s each) on a few rows, so that a user's first large diagnosis does not wait for them: the
+    Gaussian point kernels (:func:`calib_core.metrics.regression_kernels.warm_up`) and the binned loess of the
+    clinical set (:func:`calib_core.metrics.classification_loess_binned.binned_calibration_errors`)."""
+    regression_kernels.warm_up()
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, 500)
+    binned_calibration_errors(p, (rng.random(500) < p).astype(np.float64))
+
+
 def warm_up_server() -> None:
     """Everything a server process does once, ahead of its first diagnosis: one BLAS thread per computation
     (:func:`one_blas_thread`), the core's N-only null tables
-    (:func:`calib_core.inference.regression.warm_up`, read by the first diagnosis, so built first), then
-    :func:`warm_up_pages`, then the labs' modules; finally the heap is frozen (:func:`freeze_heap`)."""
+    (:func:`calib_core.inference.regression.warm_up`, read by the first diagnosis, so built first), the compiled
+    kernels (:func:`warm_up_kernels`), then :func:`warm_up_pages`, then the labs' modules; finally the heap is
+    frozen (:func:`freeze_heap`)."""
     one_blas_thread()
     warm_up()
+    warm_up_kernels()
     warm_up_pages()
     from calib_core.labs import (  # noqa: F401 (imported to be frozen with the rest)
         accrue,

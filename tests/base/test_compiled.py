@@ -63,3 +63,16 @@ def test_import_does_not_load_the_compiler(tmp_path: Path):
 def test_compile_now_prepares_the_dispatcher():
     compile_now(_sum_and_max)
     assert _sum_and_max.compiled() is _sum_and_max.compiled()
+
+
+@compiled_kernel
+def _write_at(x, index):
+    x[index] = 1.0
+    return x
+
+
+def test_an_index_past_the_end_raises_instead_of_writing_outside_the_array():
+    import pytest
+
+    with pytest.raises(IndexError):
+        _write_at(np.zeros(3), 3)
