@@ -32,7 +32,7 @@ def test_smooth_reliability_and_pit_ecdf_views(app_page, artifacts_dir):
     load_example(page, LEVI)
     nav(page, "Regression")
     page.get_by_test_id("stButtonGroup").get_by_role("radio", name="ECDF difference").click()
-    kuleshov = page.get_by_test_id("stPlotlyChart").nth(1)
+    kuleshov = page.locator(".st-key-reg_kuleshov")  # a live chart (dashboard.live_chart): found by its key
     expect(kuleshov.locator(".gtitle")).to_have_text("PIT-ECDF difference", timeout=LONG)
     expect(page.get_by_text("The ribbon is a simultaneous 95% band", exact=False)).to_be_visible()
     kuleshov.scroll_into_view_if_needed()
