@@ -19,6 +19,9 @@ Rules for a kernel
 * ``boundscheck``: every array index is checked, so a kernel given values its author did not foresee (a subnormal
   range, an index past the end) raises ``IndexError`` instead of writing outside an array and taking the server down
   with every session on it.  It costs about a tenth of a kernel's time; uploads are untrusted input.
+* The on-disk cache is keyed by the function's bytecode, its argument types, the machine *and* these compile
+  options: Numba's own key leaves the options out, so a kernel compiled once without bounds checks would otherwise
+  be loaded unchecked after the options changed.
 
 References
 ----------
@@ -62,13 +65,30 @@ class _LazyKernel:
 
                     options = dict(self._options)
                     # Numba caches beside the source file; a function without one (a doctest) compiles uncached.
-                    options["cache"] = options["cache"] and os.path.isfile(self.python_function.__code__.co_filename)
-                    self._compiled = numba.njit(**options)(self.python_function)
+                    cached = options.pop("cache") and os.path.isfile(self.python_function.__code__.co_filename)
+                    dispatcher = numba.njit(cache=False, **options)(self.python_function)
+                    if cached:
+                        dispatcher._cache = _options_keyed_cache(self.python_function, options)
+                    self._compiled = dispatcher
                 dispatcher = self._compiled
         return dispatcher
 
     def __call__(self, *args: Any) -> Any:
         return self.compiled()(*args)
+
+
+def _options_keyed_cache(function: Callable[..., Any], options: dict[str, Any]) -> Any:
+    """Numba's on-disk function cache with the compile options added to each entry's key (Numba keys an entry by
+    bytecode, signature and machine only)."""
+    from numba.core.caching import FunctionCache
+
+    tag = tuple(sorted((name, repr(value)) for name, value in options.items()))
+
+    class OptionsKeyedCache(FunctionCache):
+        def _index_key(self, sig: Any, codegen: Any) -> tuple:
+            return (*super()._index_key(sig, codegen), tag)
+
+    return OptionsKeyedCache(function)
 
 
 def compiled_kernel(function: F | None = None, *, parallel: bool = False, fastmath: bool = False) -> F:

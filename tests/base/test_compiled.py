@@ -76,3 +76,30 @@ def test_an_index_past_the_end_raises_instead_of_writing_outside_the_array():
 
     with pytest.raises(IndexError):
         _write_at(np.zeros(3), 3)
+
+
+def test_the_disk_cache_is_keyed_by_the_compile_options(tmp_path: Path):
+    """A kernel compiled once is loaded from disk by the next process, but not under other compile options."""
+    # The module under test is copied beside the kernel, so the child processes load NumPy and Numba only.
+    (tmp_path / "compiled_copy.py").write_text(Path(compile_now.__code__.co_filename).read_text())
+    (tmp_path / "kernel_module.py").write_text(
+        "from compiled_copy import compiled_kernel\n\n\n"
+        "@compiled_kernel\n"
+        "def first(x):\n"
+        "    return x[0]\n")
+    script = (
+        "import sys, numpy as np, kernel_module as m\n"
+        "if sys.argv[1] == 'unchecked':\n"
+        "    m.first._options = {**m.first._options, 'boundscheck': False}\n"
+        "m.first(np.zeros(2))\n"
+        "d = m.first.compiled()\n"
+        "print(sum(d._cache_hits.values()), sum(d._cache_misses.values()))\n")
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def hits_misses(variant: str) -> str:
+        return subprocess.run([sys.executable, "-c", script, variant], capture_output=True, text=True, check=True,
+                              cwd=tmp_path, env=env).stdout.strip()
+
+    assert hits_misses("checked") == "0 1"
+    assert hits_misses("checked") == "1 0"
+    assert hits_misses("unchecked") == "0 1"
