@@ -35,7 +35,7 @@ from ..base.compiled import compiled_kernel
 from ..base.mergeable import SummarySpec
 from ..base.mergeable_exact import EXACT_UNIT_BITS
 from ..base.regression import LOG_2PI, Gaussian, norm_cdf, norm_pdf, norm_ppf
-from ..metrics.regression_wis import HUB_LEVELS, central_pairs
+from ..metrics.regression_wis import gaussian_wis_tables, hub_wis_setup
 from .regression_sharpness import scaled_sums_vanish
 from .regression_values import coverage_tag
 
@@ -287,26 +287,15 @@ def _exact_totals(block: np.ndarray, n_cols: int, nb: int) -> list[np.ndarray]:
 
 
 def _wis_table() -> tuple[np.ndarray, np.ndarray, float, float, bool] | None:
-    """The lookup tables of ``_gaussian_wis`` for the hub levels: (cut, [s_lo, c_lo, s_hi, c_hi], dispersion
-    factor, denominator, has median); None when that function would not take its Gaussian formula."""
-    levels = np.asarray(HUB_LEVELS, dtype=float)
-    lo_i, hi_i, med_i, _ = central_pairs(levels)
-    alphas = 2.0 * levels[lo_i]
-    zq = norm_ppf(levels)
-    if med_i is not None and zq[med_i] != 0.0:
+    """The lookup tables of ``_gaussian_wis`` for the hub levels (:func:`~calib_core.metrics.regression_wis.
+    gaussian_wis_tables`) in the kernel's layout: (cut, [s_lo, c_lo, s_hi, c_hi], dispersion factor / denominator,
+    denominator, has median); None when that function would not take its Gaussian formula."""
+    setup = hub_wis_setup()
+    tables = gaussian_wis_tables(*setup)
+    if tables is None:
         return None
-    denom = alphas.size + 0.5 if med_i is not None else float(alphas.size)
-    z_lo, z_hi = zq[lo_i], zq[hi_i]
-    cut = np.sort(zq)
-    p_lo = np.searchsorted(cut, z_lo, side="right")
-    p_hi = np.searchsorted(cut, z_hi, side="left")
-    pos = np.arange(cut.size + 1)[:, None]
-    above = pos < p_lo[None, :]
-    below = pos > p_hi[None, :]
-    c_lo, s_lo = above.sum(axis=1).astype(float), np.where(above, z_lo[None, :], 0.0).sum(axis=1)
-    c_hi, s_hi = below.sum(axis=1).astype(float), np.where(below, z_hi[None, :], 0.0).sum(axis=1)
-    disp_factor = float(np.sum(alphas / 2.0 * (z_hi - z_lo)))
-    return cut, np.stack([s_lo, c_lo, s_hi, c_hi]), disp_factor / denom, denom, med_i is not None
+    cut, s_lo, c_lo, c_hi, s_hi, disp_factor, denom = tables
+    return cut, np.stack([s_lo, c_lo, s_hi, c_hi]), disp_factor / denom, denom, setup[3] is not None
 
 
 def gaussian_part(y: np.ndarray, dist: Gaussian, row_ids: np.ndarray, spec: SummarySpec,
