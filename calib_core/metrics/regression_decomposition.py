@@ -59,6 +59,7 @@ from ..base import significance as sig
 from ..base.binning import stable_argsort
 from ..base.predictions import PredictionSet, iter_model_distributions
 from ..base.regression import PredictiveDistribution
+from .regression_decomposition_kernels import band_split_counts
 from .regression_isotonic_quantile import (
     EXACT_ROWS,
     GRID_VALUES,
@@ -479,26 +480,7 @@ def quantile_reliability(
         cdf = cdf.reshape(rep_rows.size, c.size)
         p_bar = np.clip(np.add.reduceat(cdf, np.r_[0, np.cumsum(k)[:-1]], axis=0) / k[:, None], 0.0, 1.0)  # G × C
         r = int(n_resamples)
-        n_gi = g_len.astype(np.int64)
-        split_counts = np.zeros((c.size, g_start.size + 1))
-        for j0 in range(0, c.size, 32):  # 32 grid values at a time: R × G × 32 counts
-            js = np.arange(j0, min(j0 + 32, c.size))
-            p_js = np.broadcast_to(p_bar[None, :, js], (r, g_start.size, js.size))
-            n_js = np.broadcast_to(n_g[None, :, None], p_js.shape)
-            var = n_js * p_js * (1.0 - p_js)
-            small = var < normal_above  # exact binomial draws; the normal law with the same moments above
-            if small.all():
-                counts = rng.binomial(n_gi[None, :, None], p_js).astype(float)
-            else:
-                counts = n_js * p_js + np.sqrt(var) * rng.standard_normal(p_js.shape)
-                if small.any():
-                    counts[small] = rng.binomial(np.broadcast_to(n_gi[None, :, None], p_js.shape)[small],
-                                                 p_js[small])
-            walk = np.cumsum(counts - tau * n_g[None, :, None], axis=1)
-            walk = np.concatenate([np.zeros((r, 1, js.size)), walk], axis=1)
-            s = walk.argmax(axis=1)  # R × |js|: first maximiser over group boundaries 0..G
-            split_counts[js] = np.bincount((np.arange(js.size)[None, :] * (g_start.size + 1) + s).ravel(),
-                                           minlength=js.size * (g_start.size + 1)).reshape(js.size, -1)
+        split_counts = band_split_counts(rng, p_bar, n_g, tau, normal_above, r)  # the NumPy draws, compiled
         above = np.cumsum(split_counts, axis=1)[:, :-1] / r  # P(x̂*(g) > c_j) = P(s_j ≤ g), C × G
         cdf_g = np.maximum.accumulate(1.0 - above, axis=0)  # P(x̂*(g) ≤ c_j), non-decreasing in j
         j_lo = (cdf_g < lo_q).sum(axis=0)  # first j with cdf ≥ q
