@@ -59,7 +59,7 @@ from ..base import significance as sig
 from ..base.binning import stable_argsort
 from ..base.predictions import PredictionSet, iter_model_distributions
 from ..base.regression import PredictiveDistribution
-from .regression_decomposition_kernels import band_split_counts
+from .regression_decomposition_kernels import band_split_counts, rows_cdf, sorted_quantile
 from .regression_isotonic_quantile import (
     EXACT_ROWS,
     GRID_VALUES,
@@ -466,7 +466,13 @@ def quantile_reliability(
     n_g = g_len.astype(float)
     xbar = np.add.reduceat(xs, g_start) / n_g
     levels = (np.arange(grid // 2) + 0.5) / (grid // 2)
-    c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    y_values, y_inverse = targets  # y's sorted values from its distinct values and their cumulative counts
+    y_cum = np.cumsum(np.bincount(y_inverse, minlength=y_values.size))
+    if np.isnan(xs[-1]) or np.isnan(y_values[-1]):  # NaN: NumPy's own quantiles (all NaN)
+        c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    else:  # np.quantile of sorted values, without its partitions (the same bits)
+        c = np.unique(np.r_[sorted_quantile(xs.__getitem__, n, levels),
+                            sorted_quantile(lambda i: y_values[np.searchsorted(y_cum, i, side="right")], n, levels)])
     lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
     cons_lo = cons_hi = np.full(g_start.size, np.nan)
     if n_resamples > 0 and c.size > 1:
@@ -476,8 +482,7 @@ def quantile_reliability(
         within = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
         rep_pos = g_start[rep_group] + ((2 * within + 1) * g_len[rep_group]) // (2 * k[rep_group])  # k-tile midpoints
         rep_rows = order[rep_pos]
-        cdf = np.asarray(dist.take(np.repeat(rep_rows, c.size)).cdf(np.tile(c, rep_rows.size)), dtype=float)
-        cdf = cdf.reshape(rep_rows.size, c.size)
+        cdf = rows_cdf(dist, rep_rows, c)  # F_i(c_j), representative rows × grid
         p_bar = np.clip(np.add.reduceat(cdf, np.r_[0, np.cumsum(k)[:-1]], axis=0) / k[:, None], 0.0, 1.0)  # G × C
         r = int(n_resamples)
         split_counts = band_split_counts(rng, p_bar, n_g, tau, normal_above, r)  # the NumPy draws, compiled
