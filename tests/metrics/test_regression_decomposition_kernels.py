@@ -104,3 +104,40 @@ def test_consistency_band_is_the_one_of_the_numpy_draws(n, seed, tau, low, high)
     bands = quantile_reliability(y, d, tau=tau).bands
     assert float(bands["consistency_low"].sum()) == float.fromhex(low)
     assert float(bands["consistency_high"].sum()) == float.fromhex(high)
+
+
+def _isotonic_numpy(x, y, tau):
+    """The isotonic τ-quantile fit through the NumPy threshold recursion (the code before the compiled sweep)."""
+    from calib_core.base.binning import stable_argsort
+    from calib_core.metrics.regression_isotonic_quantile import _threshold_partition
+
+    order = stable_argsort(x)
+    values, inverse = np.unique(y, return_inverse=True)
+    starts, lo, _ = _threshold_partition(x[order], inverse[order], values.size, tau)
+    out = np.empty(x.size)
+    out[order] = np.repeat(values[lo], np.diff(np.append(starts, x.size)))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), n=st.integers(1, 300), x_levels=st.integers(1, 40), y_levels=st.integers(1, 400),
+       tau=st.one_of(st.sampled_from([0.05, 0.25, 0.5, 0.75, 0.95]), st.floats(0.001, 0.999)),
+       seed=st.integers(0, 2**32 - 1))
+def test_compiled_isotonic_quantile_fit_equals_the_numpy_recursion(data, n, x_levels, y_levels, tau, seed):
+    """Ties in x and y, few and many segments (more than 64 per pass: NumPy's reduceat branch)."""
+    from calib_core.metrics.regression_isotonic_quantile import isotonic_quantile_regression
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, x_levels, n).astype(float) + (rng.random(n) if data.draw(st.booleans()) else 0.0)
+    y = rng.integers(0, y_levels, n) * 0.1 + 0.3 * x
+    assert np.array_equal(isotonic_quantile_regression(x, y, tau), _isotonic_numpy(x, y, tau))
+
+
+def test_compiled_isotonic_quantile_fit_equals_the_numpy_recursion_at_1e5_rows():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=100_000)
+    y = x + rng.standard_t(3, size=x.size)
+    from calib_core.metrics.regression_isotonic_quantile import isotonic_quantile_regression
+
+    for tau in (0.05, 0.5):
+        assert np.array_equal(isotonic_quantile_regression(x, y, tau), _isotonic_numpy(x, y, tau))
