@@ -390,7 +390,8 @@ def quantile_reliability(
       that carry information at large N);
     * the band at group g is [c_{J_lo − 1}, c_{J_hi}], where J_q is the first j with P̂(x̂*(g) ≤ c_j) ≥ q at
       q = (1 ∓ band_level)/2: the grid cell edges outside the quantiles (conservative by at most one cell on each
-      side).  Cost O(R·G·C) whatever N.
+      side).  Cost O(R·G·C) whatever N; the draws are taken from NumPy's generator in NumPy's order by one compiled
+      loop (:func:`calib_core.metrics.regression_decomposition_kernels.band_split_counts`, the same band bit for bit).
 
     Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
     produces at this N.

@@ -354,8 +354,9 @@ def rows_cdf(dist: PredictiveDistribution, rows: np.ndarray, values: np.ndarray)
 
 
 def warm_up() -> None:
-    """Compile (or load from the on-disk cache) the band's kernel on a tiny input, so that the first CORP quantile
-    reliability diagram does not wait for the compiler (the dashboard's warm-up thread may call it).
+    """Compile (or load from the on-disk cache) the band's kernel and the isotonic fit's threshold sweep on a tiny
+    input, so that the first CORP quantile reliability diagram does not wait for the compiler (the dashboard's
+    warm-up thread calls it).
 
     Returns
     -------
@@ -365,4 +366,7 @@ def warm_up() -> None:
     ----------
     Lam, S. K., Pitrou, A. & Seibert, S. (2015). Numba: a LLVM-based Python JIT compiler. *LLVM-HPC '15*, 1–6.
     """
+    from .regression_isotonic_quantile import isotonic_quantile_regression
+
     band_split_counts(np.random.default_rng(0), np.full((2, 2), 0.5), np.full(2, 4.0), 0.5, 25.0, 2)
+    isotonic_quantile_regression(np.arange(3.0), np.arange(3.0), 0.5)  # its compiled threshold sweep

@@ -10,7 +10,8 @@ It is computed exactly by threshold partitioning (Hochbaum & Queyranne 2003; Sto
 consecutive distinct targets, the rows whose fitted value exceeds c form the suffix (in x order, ties in x kept
 together) minimising Σ (1{y_i ≤ c} − τ) — a prefix-sum arg-max — and the two sides are solved again with their values
 restricted to below / above c.  All segments of one recursion depth are handled at once with segmented prefix sums,
-so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.  Above :data:`EXACT_ROWS` rows
+so the cost is about log₂(distinct targets) ≈ 20 passes over the rows (the exact fit: one compiled sweep per depth,
+the same comparisons as the NumPy passes of the grid fit).  Above :data:`EXACT_ROWS` rows
 :func:`grid_isotonic_quantile_regression` visits only the thresholds of a grid of about :data:`GRID_VALUES` values
 (:func:`quantile_grid`); its fit is the exact fit rounded up to the grid (the error bound of the decomposition is in
 :mod:`calib_core.metrics.regression_decomposition`, which uses this module and re-exports its names).
