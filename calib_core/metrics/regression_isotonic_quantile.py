@@ -281,8 +281,7 @@ def _threshold_partition_kernel(yi, allowed, m, tau):  # pragma: no cover - comp
             best = count - tau * start  # s = start is always allowed
             first = start
             for s in range(start + 1, end):
-                if yi[s - 1] <= threshold:
-                    count += 1
+                count += 1 if yi[s - 1] <= threshold else 0  # a select, not a branch: targets come in random order
                 if allowed[s]:
                     v = count - tau * s
                     if v > best:
