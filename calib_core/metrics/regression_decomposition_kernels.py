@@ -43,6 +43,7 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 from ..base.regression import Gaussian, PredictiveDistribution
+from .regression_isotonic_quantile import isotonic_quantile_regression
 
 __all__ = ["BAND_BLOCK", "band_split_counts", "band_split_counts_numpy", "sorted_quantile", "rows_cdf", "warm_up"]
 
@@ -366,7 +367,5 @@ def warm_up() -> None:
     ----------
     Lam, S. K., Pitrou, A. & Seibert, S. (2015). Numba: a LLVM-based Python JIT compiler. *LLVM-HPC '15*, 1–6.
     """
-    from .regression_isotonic_quantile import isotonic_quantile_regression
-
     band_split_counts(np.random.default_rng(0), np.full((2, 2), 0.5), np.full(2, 4.0), 0.5, 25.0, 2)
     isotonic_quantile_regression(np.arange(3.0), np.arange(3.0), 0.5)  # its compiled threshold sweep
