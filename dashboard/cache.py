@@ -306,6 +306,7 @@ def warm_up_kernels() -> None:
     Gaussian point kernels (:func:`calib_core.metrics.regression_kernels.warm_up`) and the binned loess of the
     clinical set (:func:`calib_core.metrics.classification_loess_binned.binned_calibration_errors`)."""
     regression_kernels.warm_up()
+    __import__("calib_core.metrics.regression_decomposition_kernels", fromlist=["warm_up"]).warm_up()  # CORP band
     rng = np.random.default_rng(0)
     p = rng.uniform(0.05, 0.95, 500)
     binned_calibration_errors(p, (rng.random(500) < p).astype(np.float64))

@@ -59,6 +59,7 @@ from ..base import significance as sig
 from ..base.binning import stable_argsort
 from ..base.predictions import PredictionSet, iter_model_distributions
 from ..base.regression import PredictiveDistribution
+from .regression_decomposition_kernels import band_split_counts, rows_cdf, sorted_quantile
 from .regression_isotonic_quantile import (
     EXACT_ROWS,
     GRID_VALUES,
@@ -389,7 +390,8 @@ def quantile_reliability(
       that carry information at large N);
     * the band at group g is [c_{J_lo − 1}, c_{J_hi}], where J_q is the first j with P̂(x̂*(g) ≤ c_j) ≥ q at
       q = (1 ∓ band_level)/2: the grid cell edges outside the quantiles (conservative by at most one cell on each
-      side).  Cost O(R·G·C) whatever N.
+      side).  Cost O(R·G·C) whatever N; the draws are taken from NumPy's generator in NumPy's order by one compiled
+      loop (:func:`calib_core.metrics.regression_decomposition_kernels.band_split_counts`, the same band bit for bit).
 
     Where the CORP curve leaves the band, the forecast's τ-quantile is miscalibrated there beyond what chance
     produces at this N.
@@ -465,7 +467,13 @@ def quantile_reliability(
     n_g = g_len.astype(float)
     xbar = np.add.reduceat(xs, g_start) / n_g
     levels = (np.arange(grid // 2) + 0.5) / (grid // 2)
-    c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    y_values, y_inverse = targets  # y's sorted values from its distinct values and their cumulative counts
+    y_cum = np.cumsum(np.bincount(y_inverse, minlength=y_values.size))
+    if np.isnan(xs[-1]) or np.isnan(y_values[-1]):  # NaN: NumPy's own quantiles (all NaN)
+        c = np.unique(np.r_[np.quantile(xs, levels), np.quantile(y, levels)])
+    else:  # np.quantile of sorted values, without its partitions (the same bits)
+        c = np.unique(np.r_[sorted_quantile(xs.__getitem__, n, levels),
+                            sorted_quantile(lambda i: y_values[np.searchsorted(y_cum, i, side="right")], n, levels)])
     lo_q, hi_q = (1.0 - band_level) / 2.0, (1.0 + band_level) / 2.0
     cons_lo = cons_hi = np.full(g_start.size, np.nan)
     if n_resamples > 0 and c.size > 1:
@@ -475,30 +483,10 @@ def quantile_reliability(
         within = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
         rep_pos = g_start[rep_group] + ((2 * within + 1) * g_len[rep_group]) // (2 * k[rep_group])  # k-tile midpoints
         rep_rows = order[rep_pos]
-        cdf = np.asarray(dist.take(np.repeat(rep_rows, c.size)).cdf(np.tile(c, rep_rows.size)), dtype=float)
-        cdf = cdf.reshape(rep_rows.size, c.size)
+        cdf = rows_cdf(dist, rep_rows, c)  # F_i(c_j), representative rows × grid
         p_bar = np.clip(np.add.reduceat(cdf, np.r_[0, np.cumsum(k)[:-1]], axis=0) / k[:, None], 0.0, 1.0)  # G × C
         r = int(n_resamples)
-        n_gi = g_len.astype(np.int64)
-        split_counts = np.zeros((c.size, g_start.size + 1))
-        for j0 in range(0, c.size, 32):  # 32 grid values at a time: R × G × 32 counts
-            js = np.arange(j0, min(j0 + 32, c.size))
-            p_js = np.broadcast_to(p_bar[None, :, js], (r, g_start.size, js.size))
-            n_js = np.broadcast_to(n_g[None, :, None], p_js.shape)
-            var = n_js * p_js * (1.0 - p_js)
-            small = var < normal_above  # exact binomial draws; the normal law with the same moments above
-            if small.all():
-                counts = rng.binomial(n_gi[None, :, None], p_js).astype(float)
-            else:
-                counts = n_js * p_js + np.sqrt(var) * rng.standard_normal(p_js.shape)
-                if small.any():
-                    counts[small] = rng.binomial(np.broadcast_to(n_gi[None, :, None], p_js.shape)[small],
-                                                 p_js[small])
-            walk = np.cumsum(counts - tau * n_g[None, :, None], axis=1)
-            walk = np.concatenate([np.zeros((r, 1, js.size)), walk], axis=1)
-            s = walk.argmax(axis=1)  # R × |js|: first maximiser over group boundaries 0..G
-            split_counts[js] = np.bincount((np.arange(js.size)[None, :] * (g_start.size + 1) + s).ravel(),
-                                           minlength=js.size * (g_start.size + 1)).reshape(js.size, -1)
+        split_counts = band_split_counts(rng, p_bar, n_g, tau, normal_above, r)  # the NumPy draws, compiled
         above = np.cumsum(split_counts, axis=1)[:, :-1] / r  # P(x̂*(g) > c_j) = P(s_j ≤ g), C × G
         cdf_g = np.maximum.accumulate(1.0 - above, axis=0)  # P(x̂*(g) ≤ c_j), non-decreasing in j
         j_lo = (cdf_g < lo_q).sum(axis=0)  # first j with cdf ≥ q

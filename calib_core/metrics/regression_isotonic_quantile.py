@@ -10,7 +10,8 @@ It is computed exactly by threshold partitioning (Hochbaum & Queyranne 2003; Sto
 consecutive distinct targets, the rows whose fitted value exceeds c form the suffix (in x order, ties in x kept
 together) minimising Σ (1{y_i ≤ c} − τ) — a prefix-sum arg-max — and the two sides are solved again with their values
 restricted to below / above c.  All segments of one recursion depth are handled at once with segmented prefix sums,
-so the cost is about log₂(distinct targets) ≈ 20 vectorised passes over the rows.  Above :data:`EXACT_ROWS` rows
+so the cost is about log₂(distinct targets) ≈ 20 passes over the rows (the exact fit: one compiled sweep per depth,
+the same comparisons as the NumPy passes of the grid fit).  Above :data:`EXACT_ROWS` rows
 :func:`grid_isotonic_quantile_regression` visits only the thresholds of a grid of about :data:`GRID_VALUES` values
 (:func:`quantile_grid`); its fit is the exact fit rounded up to the grid (the error bound of the decomposition is in
 :mod:`calib_core.metrics.regression_decomposition`, which uses this module and re-exports its names).
@@ -24,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..base.binning import ArgsortResult, argsort_details, stable_argsort, stable_argsort_futures
+from ..base.compiled import compiled_kernel
 
 __all__ = [
     "EXACT_ROWS",
@@ -126,7 +128,11 @@ def isotonic_quantile_regression(x, y, tau: float, *, order: np.ndarray | None =
         return np.empty(0)
     order = stable_argsort(x) if order is None else order
     values, inverse = np.unique(y, return_inverse=True) if targets is None else targets
-    starts, lo, _ = _threshold_partition(x[order], inverse[order], values.size, tau)
+    xs = x[order]
+    allowed = np.ones(n + 1, dtype=bool)
+    allowed[1:n] = xs[1:] > xs[:-1]
+    starts, lo = _threshold_partition_kernel(np.ascontiguousarray(inverse[order], dtype=np.int64), allowed,
+                                             int(values.size), float(tau))
     out = np.empty(n)
     out[order] = np.repeat(values[lo], np.diff(np.append(starts, n)))
     return out
@@ -239,6 +245,66 @@ def _threshold_partition(
         keep = np.stack([split > starts, active & (ends > split)], 1).ravel()
         starts, lo, hi = two_starts[keep], two_lo[keep], two_hi[keep]
     return starts, lo, hi
+
+
+@compiled_kernel
+def _threshold_partition_kernel(yi, allowed, m, tau):  # pragma: no cover - compiled
+    """:func:`_threshold_partition` in floating point (``integer_ratio`` off) as one sweep over the rows per depth:
+    the same prefix values count − τ·s (the count of rows before s at most their segment's threshold, over all
+    rows, as NumPy's ``cumsum``), the same first arg-max per segment among the allowed positions, the same split
+    rule; returns the final segments' ``starts`` and value ranks ``lo`` (the same bits: exact counts, one product
+    and one subtraction per position, compared as NumPy compares them)."""
+    n = yi.shape[0]
+    starts = np.zeros(1, np.int64)
+    lo = np.zeros(1, np.int64)
+    hi = np.full(1, m, np.int64)
+    while True:
+        ns = starts.shape[0]
+        any_active = False
+        for i in range(ns):
+            if hi[i] - lo[i] > 1:
+                any_active = True
+                break
+        if not any_active:
+            break
+        new_starts = np.empty(2 * ns, np.int64)
+        new_lo = np.empty(2 * ns, np.int64)
+        new_hi = np.empty(2 * ns, np.int64)
+        k = 0
+        count = 0  # rows before the current position at most their own segment's threshold
+        for i in range(ns):
+            start = starts[i]
+            end = starts[i + 1] if i + 1 < ns else n
+            mid = (lo[i] + hi[i]) // 2
+            threshold = mid - 1
+            active = hi[i] - lo[i] > 1
+            best = count - tau * start  # s = start is always allowed
+            first = start
+            for s in range(start + 1, end):
+                count += 1 if yi[s - 1] <= threshold else 0  # a select, not a branch: targets come in random order
+                if allowed[s]:
+                    v = count - tau * s
+                    if v > best:
+                        best = v
+                        first = s
+            if end > start and yi[end - 1] <= threshold:
+                count += 1
+            end_above = (not allowed[end]) or (count - tau * end <= best)
+            split = first if (active and end_above) else end
+            if split > start:
+                new_starts[k] = start
+                new_lo[k] = lo[i]
+                new_hi[k] = mid if active else hi[i]
+                k += 1
+            if active and end > split:
+                new_starts[k] = split
+                new_lo[k] = mid
+                new_hi[k] = hi[i]
+                k += 1
+        starts = new_starts[:k].copy()
+        lo = new_lo[:k].copy()
+        hi = new_hi[:k].copy()
+    return starts, lo
 
 
 def quantile_grid(sorted_y: np.ndarray, size: int = GRID_VALUES // 2, *, order: np.ndarray | None = None
