@@ -41,12 +41,15 @@ __all__ = ["RowPass", "row_pass", "sorted_quantile_edges", "bin_event_sums", "wa
 
 
 @compiled_kernel
-def _rows(p, labels, edges, scale, right, binned, pred, conf, correct, p_label, top_bin, top, cls_count, cls_sum,
-          hits, totals):  # pragma: no cover - compiled
-    """Top label, bins and bin sums of every row (module docstring); arrays are written in place."""
+def _rows(p, labels, lower, scale, binned, pred, conf, correct, p_label, top_bin, top, cls_count, cls_sum, hits,
+          totals):  # pragma: no cover - compiled
+    """Top label, bins and bin sums of every row (module docstring); arrays are written in place.
+
+    ``lower[b]``: the largest value that belongs below edge b — the edge itself for (a, b] bins, the double just
+    below it for [a, b) bins — so both conventions are one comparison ``v <= lower[b]``."""
     n, k = p.shape
-    nb = edges.shape[0] - 1
-    e1 = edges[1]
+    nb = lower.shape[0] - 1
+    first_top = lower[1]
     last = nb - 1
     outside = np.empty(k, dtype=np.int64)
     for i in range(n):
@@ -80,30 +83,23 @@ def _rows(p, labels, edges, scale, right, binned, pred, conf, correct, p_label, 
             v = p[i, j]
             totals[j] += v
             outside[m] = j
-            first = v <= e1 if right else v < e1
-            m += 0 if first else 1
+            m += 0 if v <= first_top else 1
         b_label = 0
         b_top = 0
         for t in range(m):  # uniform_bin_index: the guess ⌊v·M⌋, clipped (NaN → last), then one edge each side
             j = outside[t]
             v = p[i, j]
-            g = np.floor(v * scale)
-            if g != g or g > last:
+            g = v * scale
+            if not g < nb:  # also NaN
                 b = last
-            elif g < 0:
+            elif g < 0.0:
                 b = 0
             else:
-                b = int(g)
-            if right:
-                if b > 0 and v <= edges[b]:
-                    b -= 1
-                if b < last and v > edges[b + 1]:
-                    b += 1
-            else:
-                if b > 0 and v < edges[b]:
-                    b -= 1
-                if b < last and v >= edges[b + 1]:
-                    b += 1
+                b = int(g)  # ⌊g⌋ for 0 ≤ g < M
+            if b > 0 and v <= lower[b]:
+                b -= 1
+            if b < last and v > lower[b + 1]:
+                b += 1
             if b > 0:
                 cls_count[j, b] += 1.0
                 cls_sum[j, b] += v
@@ -203,6 +199,7 @@ def row_pass(probs: np.ndarray, labels: np.ndarray, n_bins: int, closed: str = "
     if k < 1 or y.shape != (n,):
         raise ValueError(f"row_pass needs an (n, k) matrix and n labels; got {p.shape} and {y.shape}")
     edges = uniform_edges(0.0, 1.0, nb)
+    lower = edges if closed == "right" else np.nextafter(edges, -np.inf)  # v < e ⟺ v ≤ the double below e
     pred = np.empty(n, dtype=np.int64)
     conf, correct, p_label = np.empty(n), np.empty(n), np.empty(n)
     mb, kb = (nb, k) if binned else (1, 1)
@@ -210,8 +207,8 @@ def row_pass(probs: np.ndarray, labels: np.ndarray, n_bins: int, closed: str = "
     top = np.zeros((3, mb))
     cls_count, cls_sum, hits = np.zeros((kb, mb)), np.zeros((kb, mb)), np.zeros((kb, mb))
     totals = np.zeros(kb)
-    _rows(p, y, edges, nb / (1.0 - 0.0), closed == "right", bool(binned), pred, conf, correct, p_label, top_bin, top,
-          cls_count, cls_sum, hits, totals)
+    _rows(p, y, lower, nb / (1.0 - 0.0), bool(binned), pred, conf, correct, p_label, top_bin, top, cls_count, cls_sum,
+          hits, totals)
     if not binned:
         return RowPass(pred, conf, correct, p_label, None, None, None, None, None, None)
     return RowPass(pred, conf, correct, p_label, top_bin, top, cls_count, cls_sum, hits, totals)
