@@ -1,5 +1,6 @@
 """Compiled kernels of the classification point diagnosis: one pass over the (N, K) probability matrix for the top
-label, the confidence bins and the class-wise bin sums, and one pass for TCE's per-bin events.
+label, the confidence bins and the class-wise bin sums, one pass for TCE's per-bin events and one for the smooth
+ECE's node masses.
 
 :func:`row_pass` reads every p_ik once, row by row, and gives what :class:`ClassificationRows` used to build from a
 dozen NumPy passes (an ``argmax``, fancy-index gathers, five ``uniform_bin_index`` calls and as many ``bincount``):
@@ -37,7 +38,7 @@ import numpy as np
 from ..base.binning import uniform_edges
 from ..base.compiled import compiled_kernel
 
-__all__ = ["RowPass", "row_pass", "sorted_quantile_edges", "bin_event_sums", "warm_up"]
+__all__ = ["RowPass", "row_pass", "sorted_quantile_edges", "bin_event_sums", "smooth_node_sums", "warm_up"]
 
 
 @compiled_kernel
@@ -315,6 +316,65 @@ def sorted_quantile_edges(sorted_values: np.ndarray, n_bins: int) -> np.ndarray:
     return out
 
 
+@compiled_kernel
+def _nodes(f, y, r, size, left, right):  # pragma: no cover - compiled
+    """Left/right node sums of r (row 0), 1 (row 1) and y (row 2), in row order."""
+    for i in range(f.shape[0]):
+        x = f[i] * size
+        j = min(int(x), size - 1)
+        lam = x - j
+        rr = lam * r[i]
+        left[0, j] += r[i] - rr
+        right[0, j] += rr
+        left[1, j] += 1.0 - lam
+        right[1, j] += lam
+        ry = lam * y[i]
+        left[2, j] += y[i] - ry
+        right[2, j] += ry
+
+
+def smooth_node_sums(f: np.ndarray, y: np.ndarray, r: np.ndarray, size: int) -> np.ndarray:
+    """The residual, mass and hit masses on the nodes j/E of the smooth ECE's grid, in one pass.
+
+    A row at f = (j + λ)/E (j = min(⌊f·E⌋, E − 1)) puts v − λv on node j and λv on node j + 1, for v = r, 1 and y:
+    ``classification_smooth_grid.node_sums`` (two ``np.bincount`` per quantity, summed in row order) for the three
+    at once, bit for bit (tested).  f must lie in [0, 1] (no NaN).
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Probabilities in [0, 1].
+    y : ndarray of shape (n,)
+        Outcomes.
+    r : ndarray of shape (n,)
+        Residuals y − f.
+    size : int
+        E.
+
+    Returns
+    -------
+    ndarray of shape (3, E + 1)
+        Node masses of r, 1 and y.
+
+    References
+    ----------
+    Błasiok, J. & Nakkiran, P. (2023). Smooth ECE: principled reliability diagrams via kernel smoothing.
+    arXiv:2309.12236 (ICLR 2024).
+
+    Examples
+    --------
+    >>> smooth_node_sums(np.array([0.25]), np.array([1.0]), np.array([0.75]), 2).tolist()
+    [[0.375, 0.375, 0.0], [0.5, 0.5, 0.0], [0.5, 0.5, 0.0]]
+    """
+    size = int(size)
+    left = np.zeros((3, size + 1))
+    right = np.zeros((3, size + 1))
+    as64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    _nodes(as64(f), as64(y), as64(r), size, left, right)
+    left[:, 1:] += right[:, :-1]
+    return left
+
+
 def warm_up() -> None:
     """Compile (or load from the on-disk cache) this module's kernels on a few rows, for a warm-up thread.
 
@@ -328,3 +388,4 @@ def warm_up() -> None:
     """
     row_pass(np.array([[0.25, 0.75]]), np.array([1]), 2)
     bin_event_sums(np.array([0.5]), np.array([1.0]), np.array([0.0, 0.5, 1.0]))
+    smooth_node_sums(np.array([0.5]), np.array([1.0]), np.array([0.5]), 2)

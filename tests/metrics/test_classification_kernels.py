@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calib_core.base.binning import bin_sums, bins_from_edges, equal_mass_edges, uniform_bin_index
-from calib_core.metrics.classification_kernels import bin_event_sums, row_pass, sorted_quantile_edges
+from calib_core.metrics.classification_kernels import bin_event_sums, row_pass, smooth_node_sums, sorted_quantile_edges
 from calib_core.metrics.classification_ratio import TCEBins
 from calib_core.metrics.classification_rows import ClassificationRows
+from calib_core.metrics.classification_smooth_grid import node_sums, split_nodes
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -160,3 +161,24 @@ def test_tce_bins_equal_the_numpy_passes(strategy):
     assert _same(bins.idx, idx)
     assert _same(bins.count, np.bincount(idx, minlength=10).astype(np.int64))
     assert _same(bins.events, np.bincount(idx, weights=y, minlength=10))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), log2=st.integers(1, 12), n=st.integers(1, 500),
+       kind=st.sampled_from(["uniform", "nodes", "ends"]))
+def test_smooth_node_sums_equal_node_sums(seed, log2, n, kind):
+    size = 2 ** log2
+    rng = np.random.default_rng(seed)
+    if kind == "uniform":
+        f = rng.random(n)
+    elif kind == "nodes":  # on the nodes and one ulp either side
+        t = rng.integers(0, size + 1, n) / size
+        f = np.clip(np.nextafter(t, rng.choice([-1.0, 2.0], n)) if seed % 2 else t, 0.0, 1.0)
+    else:
+        f = rng.choice([0.0, 1.0, 5e-324, np.nextafter(1.0, 0.0)], n)
+    y = (rng.random(n) < f).astype(float)
+    r = y - f
+    j, lam = split_nodes(f, size)
+    got = smooth_node_sums(f, y, r, size)
+    for row, values in enumerate((r, None, y)):
+        assert _same(got[row], node_sums(j, lam, values, size))
