@@ -222,8 +222,8 @@ def _events(f, y, inner, count, events):  # pragma: no cover - compiled
     for i in range(f.shape[0]):
         v = f[i]
         b = 0
-        while b < m and inner[b] < v:
-            b += 1
+        for t in range(m):  # #{inner edges < v}, branch-free (the edges are few)
+            b += 1 if inner[t] < v else 0
         count[b] += 1
         events[b] += y[i]
 
