@@ -75,6 +75,11 @@ class ClassificationRows:
     Bayesian binning. AAAI, 2901–2907.
     """
 
+    #: The row pass's sums of the data (None: computed by the NumPy path; also for rows made without ``__init__``,
+    #: e.g. re-binned copies, and for ``with_labels``).
+    _top_sums: np.ndarray | None = None
+    _classwise_hit_counts: np.ndarray | None = None
+
     def __init__(
         self,
         labels: np.ndarray | None,
@@ -96,8 +101,6 @@ class ClassificationRows:
             raise ValueError(f"closed must be 'right' or 'left', not {closed!r}")
         self.logits = None if logits is None else np.asarray(logits, dtype=float)
         fast: RowPass | None = None
-        self._top_sums: np.ndarray | None = None
-        self._classwise_hit_counts: np.ndarray | None = None
         if _top is not None:  # top-label only: (confidence, correct)
             conf, correct = _top
             self.probs = None
