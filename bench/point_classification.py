@@ -13,7 +13,9 @@ so every contender sees the same load):
   Hosmer–Lemeshow and the loess ICI / E50 / E90 of every one-vs-rest class
   (``clinical_table_values``), plus the loess smoothed-calibration curve diagram (``smoothed_calibration_diagrams``
   without a band), timed by themselves on the same rows;
-* **core** = diagnose (point) − clinical: the binned / smoothed / scoring-rule metrics and their tables.
+* **core** = diagnose (point) − clinical: the binned / smoothed / scoring-rule metrics and their tables;
+* **rows** — ``classification_rows(pset)`` by itself (argmax, confidence, bins and bin sums): part of both diagnose
+  and clinical (which builds its own rows), so the core column leaves it out.
 
 Data: over-confident synthetic logits (``bench/classification.py``'s ``make_data``: z ~ N(0, 2²), y ~ softmax(z /
 1.5), p = softmax(z)) at K = 2 and 10, N = 1e4, 1e5, 1e6.
@@ -22,7 +24,7 @@ Usage::
 
     nice python bench/point_classification.py                       # K = 2, 10; N = 1e4 … 1e6; 5 repeats
     nice python bench/point_classification.py --k 10 --n 1e6        # one cell
-    nice python bench/point_classification.py --profile --k 10 --n 1e6   # cProfile top list of calib_core
+    nice python bench/point_classification.py --profile --k 10 --n 1e6   # cProfile (CPU seconds) of calib_core
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def measure(n: int, k: int, repeats: int) -> dict[str, float]:
     p, y = make_data(n, k)
     pset = cc.PredictionSet(task="classification", labels=y, probs=p, layout="probs")
     fns = {"ece": lambda: plain_numpy_ece(p, y), "diagnose": lambda: point_diagnose(pset),
-           "clinical": lambda: clinical_part(pset)}
+           "clinical": lambda: clinical_part(pset), "rows": lambda: classification_rows(pset)}
     for fn in fns.values():  # warm-up (imports, caches of the first call)
         fn()
     times: dict[str, list[float]] = {key: [] for key in fns}
@@ -118,7 +120,7 @@ def profile(n: int, k: int, top: int = 30) -> str:
     p, y = make_data(n, k)
     pset = cc.PredictionSet(task="classification", labels=y, probs=p, layout="probs")
     point_diagnose(pset)
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)  # CPU seconds: wall clocks are inflated on a shared machine
     prof.enable()
     point_diagnose(pset)
     prof.disable()
@@ -145,15 +147,15 @@ def main() -> None:
                 print(profile(int(n), k))
         return
     print("\n| K | N | plain ECE | diagnose (point) | core | clinical | diagnose / ECE | core / ECE | "
-          "clinical / ECE | load (1 min) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "clinical / ECE | rows (in clinical) | load (1 min) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for k in args.k:
         for n in args.n:
             t = measure(int(n), k, args.repeats)
             ms = lambda s: f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"  # noqa: E731
             print(f"| {k} | {int(n):.0e} | {ms(t['ece'])} | {ms(t['diagnose'])} | {ms(t['core'])} | "
                   f"{ms(t['clinical'])} | **{t['diagnose'] / t['ece']:.1f}×** | {t['core'] / t['ece']:.1f}× | "
-                  f"{t['clinical'] / t['ece']:.1f}× | {t['load']:.1f} |", flush=True)
+                  f"{t['clinical'] / t['ece']:.1f}× | {ms(t['rows'])} | {t['load']:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

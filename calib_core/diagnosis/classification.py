@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..base.clustering import (
@@ -171,6 +172,8 @@ def classification_rows(
     """
     if pset.task != "classification":
         raise ValueError("classification_rows needs a classification PredictionSet")
+    if mask is not None and np.asarray(mask).dtype == bool and np.shape(mask) == (pset.n_rows,) and mask.all():
+        mask = None  # every row: the arrays themselves, no copy
     sel = (lambda a: a) if mask is None else (lambda a: None if a is None else a[mask])
     if pset.top_label_only:
         correct = sel(pset.labels) == sel(pset.point)

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..base.binning import bin_sums
+from ..base.binning import bin_sums, uniform_edges
 from ..base.classification import softmax
 from .classification_bins import (
     Closed,
@@ -25,8 +25,8 @@ from .classification_bins import (
     as_probabilities,
     bin_calibration_errors,
     confidence_bins,
-    top_label,
 )
+from .classification_kernels import RowPass, row_pass
 
 __all__ = ["ClassificationRows"]
 
@@ -75,6 +75,11 @@ class ClassificationRows:
     Bayesian binning. AAAI, 2901–2907.
     """
 
+    #: The row pass's sums of the data (None: computed by the NumPy path; also for rows made without ``__init__``,
+    #: e.g. re-binned copies, and for ``with_labels``).
+    _top_sums: np.ndarray | None = None
+    _classwise_hit_counts: np.ndarray | None = None
+
     def __init__(
         self,
         labels: np.ndarray | None,
@@ -95,6 +100,7 @@ class ClassificationRows:
         if closed not in ("right", "left"):
             raise ValueError(f"closed must be 'right' or 'left', not {closed!r}")
         self.logits = None if logits is None else np.asarray(logits, dtype=float)
+        fast: RowPass | None = None
         if _top is not None:  # top-label only: (confidence, correct)
             conf, correct = _top
             self.probs = None
@@ -120,14 +126,26 @@ class ClassificationRows:
             if self.logits is not None and self.logits.shape != p.shape:
                 raise ValueError(f"logits shape {self.logits.shape} does not match probs shape {p.shape}")
             self.labels = as_label_array(labels, self.n, self.k)
-            self.pred, self.confidence = top_label(p)
-            self.correct = (self.pred == self.labels).astype(float)
+            # one compiled pass: top label, p_iy, the confidence bins and every unweighted bin sum (bit for bit the
+            # NumPy passes it replaces: argmax, gathers, uniform_bin_index and bincount)
+            fast = row_pass(p, self.labels, self.n_bins, closed, binned=strategy == "uniform")
+            self.pred, self.confidence, self.correct = fast.pred, fast.confidence, fast.correct
+            self.__dict__["_p_label"] = fast.p_label
             # Σ_k p_k², reused by Brier for any labels: Σ_k (p_k − 1[y=k])² = Σ p² − 2 p_y + 1
             self._sq_sum = np.einsum("ij,ij->i", p, p, dtype=float)
         self.eps = eps
         # top-label bins: fixed for "uniform"; for "quantile" recomputed per bootstrap replicate from the sort
         self._order = np.argsort(self.confidence, kind="stable") if strategy == "quantile" else None
-        self.bin_index, self.edges = confidence_bins(self.confidence, self.n_bins, strategy, closed)
+        if fast is not None and fast.bin_index is not None:
+            self.bin_index, self.edges = fast.bin_index, uniform_edges(0.0, 1.0, self.n_bins)
+            self._top_sums = fast.top_sums  # (3, M): count, Σ c, Σ 1[ŷ = y] of the data
+            self._classwise_hit_counts = fast.classwise_hits  # (K, M): rows with y = k and p_iy in bin b
+            count, s_conf = fast.classwise_count, fast.classwise_sum
+            count[:, 0] = float(self.n) - count[:, 1:].sum(axis=1)  # first bin by complement, as _count_conf
+            s_conf[:, 0] = fast.column_totals - s_conf[:, 1:].sum(axis=1)
+            self.__dict__["_classwise_unweighted"] = (count, s_conf)
+        else:
+            self.bin_index, self.edges = confidence_bins(self.confidence, self.n_bins, strategy, closed)
 
     # -- constructors -----------------------------------------------------------------------------
     @classmethod
@@ -151,6 +169,7 @@ class ClassificationRows:
         new = object.__new__(ClassificationRows)
         drop = ("nll_rows", "brier_rows", "_pos", "_p_label", "_classwise_hits")
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
+        new._top_sums = new._classwise_hit_counts = None  # sums of the data's labels
         if self.top_label_only:
             new.correct = np.asarray(labels, dtype=float)
             return new
@@ -215,6 +234,9 @@ class ClassificationRows:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per-bin (weighted) count, Σ confidence, Σ hits and the edges (``binning.bin_sums``)."""
         if target == "top_label":
+            if weights is None and self._top_sums is not None:  # the row pass's sums of the data
+                count, s_conf, s_hit = (a.copy() for a in self._top_sums)
+                return count, s_conf, s_hit, self.edges
             v, hit = self.confidence, self.correct
             idx, edges = self._bins(v, self.bin_index, self.edges, self._order, weights)
         elif target == "positive":
@@ -338,6 +360,8 @@ class ClassificationRows:
         else:
             count, s_conf = self._count_conf(w)
         # 1[y = k] is non-zero only at k = y_i: N entries instead of NK
+        if w is None and self._classwise_hit_counts is not None:  # the row pass's counts of the data
+            return count, s_conf, self._classwise_hit_counts.copy()
         if self.strategy == "uniform":  # the cells of the labels' entries only (N of the NK)
             hit_idx = self._classwise_hits
         else:

@@ -19,6 +19,7 @@ import numpy as np
 from scipy import fft, optimize, signal
 
 from ..base.binning import reject_nan
+from .classification_kernels import smooth_node_sums
 
 __all__ = ["SmoothECE", "SmoothGrid", "error_bound", "smooth_fit", "relplot_smece_sigma"]
 
@@ -170,11 +171,11 @@ class SmoothGrid:
         self.size = int(size)
         self.n = float(f.shape[0])
         self._f, self._y = f, y
-        self._split = split_nodes(f, self.size) if resid is None else None
+        self._masses: dict[str, np.ndarray] = {}
         r = None
-        if resid is None:
+        if resid is None:  # the residual, mass and hit masses in one compiled pass (node_sums's, bit for bit)
             r = y - f
-            resid = node_sums(*self._split, r, self.size)
+            resid, self._masses["mass"], self._masses["hits"] = smooth_node_sums(f, y, r, self.size)
         self.resid = resid
         if mean_abs_residual is None:
             mean_abs_residual = float(np.abs(r).mean()) if r is not None and r.size else 0.0
@@ -189,9 +190,9 @@ class SmoothGrid:
         """Node masses of ``"resid"`` (y − f), ``"mass"`` (1) or ``"hits"`` (y)."""
         if which == "resid":
             return self.resid
-        if self._split is None:
+        if which not in self._masses:
             raise ValueError("this grid holds residual masses only")
-        return node_sums(*self._split, None if which == "mass" else self._y, self.size)
+        return self._masses[which]
 
     def coeffs(self, which: str = "resid") -> np.ndarray:
         if which not in self._coeffs:
