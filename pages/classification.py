@@ -119,7 +119,7 @@ for chart_key in ("cls_rel_chart", "cls_hist_chart"):
     drawn = selection.drawn(chart_key, base)
     if faint is None:  # patched from a figure of the same layout; the selection patched into its wire dict
         kind = "reliability" if chart_key == "cls_rel_chart" else "histogram"
-        linked[chart_key] = ui.figure(base, lambda k=kind: cls_redraw.linked_figure(
+        linked[chart_key] = cls_redraw.figure_cached(base, lambda k=kind: cls_redraw.linked_figure(
             k, rel_tables, colors=colors, target=target, log_y=log_hist and k == "histogram"))
         charts[chart_key] = rc.marked_figure(linked[chart_key], drawn,
                                              layout_meta={"selection_epoch": selection.epoch})
@@ -309,7 +309,7 @@ if not pset.top_label_only:
         if caption:
             st.caption(caption)
         codes = [class_options[c] for c in picked]
-        per_class_fig = ui.figure(
+        per_class_fig = cls_redraw.figure_cached(
             f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
             lambda: plots.with_background(plots.per_class_reliability_figure, per_class,
                                           (behind("per_class") or {}).get(per_model), class_names=classes,

@@ -27,6 +27,8 @@ def _per_class(n_bins: int, strategy: str, k: int = 4) -> pd.DataFrame:
 
 @pytest.mark.parametrize("names", [None, ["ant", "bee", "=cat", "dog"]])
 def test_a_patched_per_class_figure_is_the_built_one(names):
+    from dashboard import redraw_cache as rc
+
     classification_redraw._SKELETONS.clear()
     codes = [2, 0, 3]
     for n_bins, strategy in ((15, "uniform"), (7, "uniform"), (12, "quantile")):  # the first builds, the others patch
@@ -34,6 +36,9 @@ def test_a_patched_per_class_figure_is_the_built_one(names):
         fig = classification_redraw.per_class_figure(table, class_names=names, color="#e45756", classes=codes)
         built = plots.per_class_reliability_figure(table, class_names=names, color="#e45756", classes=codes)
         assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(built))
+        assert pio.to_json(fig, validate=False) == pio.to_json(built, validate=False)  # byte for byte
+        assert pio.to_json(rc.prepared_figure(fig).to_dict(), validate=False) == \
+            pio.to_json(rc.prepared_figure(built).to_dict(), validate=False)  # what the chart is sent
     assert len(classification_redraw._SKELETONS) == 1
 
 
