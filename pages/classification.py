@@ -224,8 +224,11 @@ if smooth_tables:
                  help="Kernel-smoothed reliability curve at the automatic bandwidth σ* (Błasiok & Nakkiran 2023); "
                  "its smooth ECE is in the metric table next to the binned ECE."):
         # keyed on what it is drawn from: the bins, the resamples and the selection leave it alone
-        smooth_key = ui.content_key(smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target,
-                                    behind(smooth_name))
+        smooth_key = rc.keyed_digest(  # made once per (bins-free diagnosis, slice): not on every rerun
+            ("cls_smooth", base_key, str(sorted((k, v) for k, v in options.items() if k not in ("n_bins", "strategy"))),
+             tuple(shown), target, faint.key if faint else None),
+            lambda: (smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target,
+                     behind(smooth_name)))
         smooth_fig = ui.figure(f"smooth|{smooth_key}", lambda: plots.with_background(
             plots.smooth_reliability_figure, smooth_tables, behind(smooth_name), colors=colors, target=target))
         ui.chart(rc.prepared_figure(smooth_fig), "cls_smooth_chart")
@@ -236,7 +239,10 @@ if smooth_tables:
         )
 
 # ------------------------------------------------------------------------------------- smoothed calibration (loess)
-smoothed_fig = clin.smoothed_calibration_chart(report, shown, colors, target, behind, "cls_smoothed_chart")
+free_options = sorted((k, v) for k, v in options.items() if k not in ("n_bins", "strategy"))  # what bins leave alone
+smoothed_fig = clin.smoothed_calibration_chart(report, shown, colors, target, behind, "cls_smoothed_chart",
+                                               digest_key=(base_key, str(free_options), tuple(shown),
+                                                           faint.key if faint else None))
 
 # ------------------------------------------------------------------------------------- metrics
 st.subheader("Metrics")
