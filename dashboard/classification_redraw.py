@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -58,7 +59,7 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
     """``views.per_class_choice`` and ``views.per_class_table`` from ONE ``plots.per_class_summary`` (they make it
     twice each, with ``plots.worst_classes``; about 10 ms apiece at K = 10): the same options, default classes
     (the ``shown`` largest one-vs-rest ECE, worst first, stable) and table (tested equal)."""
-    summary = plots.per_class_summary(per_class, classes)
+    summary = _summary_of(per_class, classes)
     options = dict(zip(summary["class"].astype(str), summary["class_code"]))
     by_code = {code: label for label, code in options.items()}
     if len(summary) <= shown:
@@ -69,6 +70,23 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
     if len(table) <= wide_up_to:
         table = table.set_index("class").T.rename_axis("class →").reset_index()
     return options, [by_code[c] for c in worst], csv_safe(table)
+
+
+#: The per-class summaries of the last per-class tables (weak reference to the table, class names, summary): the
+#: picker and the figure's panel titles of one diagnosis read the same one (it was made twice, ~5 ms each at K = 10).
+_SUMMARIES: list[tuple[weakref.ref, Any, pd.DataFrame]] = []
+
+
+def _summary_of(per_class: pd.DataFrame, classes: Sequence[str] | None, *, any_names: bool = False) -> pd.DataFrame:
+    """``plots.per_class_summary(per_class, classes)``, kept for the last few tables (by identity); ``any_names``: a
+    summary of the same table with other class names will do (the caller reads the codes and ECEs only)."""
+    names = None if classes is None else tuple(classes)
+    for ref, kept_names, summary in list(_SUMMARIES):
+        if ref() is per_class and (any_names or kept_names == names):
+            return summary
+    summary = plots.per_class_summary(per_class, classes)
+    _SUMMARIES[:] = [(weakref.ref(per_class), names, summary), *_SUMMARIES[:3]]
+    return summary
 
 
 #: Per-class figures already built, by what fixes their layout (classes, names, colour): the skeletons a figure of
@@ -114,7 +132,7 @@ def per_class_figure(per_class: pd.DataFrame, *, class_names: Sequence[str] | No
             _SKELETONS[layout_key] = _spec_of(fig)
         return fig
     spec = _copied(skeleton["spec"])
-    ece_k = plots.per_class_summary(per_class).set_index("class_code")["one-vs-rest ECE"]
+    ece_k = _summary_of(per_class, class_names, any_names=True).set_index("class_code")["one-vs-rest ECE"]
     code = per_class["class"].to_numpy()
     positive = per_class["count"].to_numpy() > 0
     traces = [d for d in spec["data"] if (d.get("meta") or {}).get("role") == "class"]
