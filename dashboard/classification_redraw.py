@@ -6,23 +6,30 @@ was computed for it; nothing here is recomputed while the diagnosis key stays th
 
 from __future__ import annotations
 
+import copy
 import threading
-from collections.abc import Hashable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from _plotly_utils.utils import convert_to_base64
 
 import calib_core as cc
 from calib_core import plots
 from calib_core.diagrams.bin_rows import confidence_row_bins, rows_in_bins
+from calib_core.plots._style import plain
+from calib_core.plots.classification import histogram_values, reliability_values
 from views import pages as views
 
-from .cache import STAGES, memoized, result_cached
+from . import redraw_cache as rc
+from .cache import FIGURES, STAGES, memoized, result_cached
 from .display import csv_safe
+from .store import approx_nbytes
 
-__all__ = ["per_class_figure", "per_class_views", "selected_rows"]
+__all__ = ["figure_cached", "linked_figure", "log_axis", "per_class_figure", "per_class_views", "selected_rows"]
 
 
 def per_class_views(key: str, per_class: pd.DataFrame, classes: Sequence[str] | None
@@ -52,7 +59,7 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
     """``views.per_class_choice`` and ``views.per_class_table`` from ONE ``plots.per_class_summary`` (they make it
     twice each, with ``plots.worst_classes``; about 10 ms apiece at K = 10): the same options, default classes
     (the ``shown`` largest one-vs-rest ECE, worst first, stable) and table (tested equal)."""
-    summary = plots.per_class_summary(per_class, classes)
+    summary = _summary_of(per_class, classes)
     options = dict(zip(summary["class"].astype(str), summary["class_code"]))
     by_code = {code: label for label, code in options.items()}
     if len(summary) <= shown:
@@ -65,9 +72,26 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
     return options, [by_code[c] for c in worst], csv_safe(table)
 
 
+#: The per-class summaries of the last per-class tables (weak reference to the table, class names, summary): the
+#: picker and the figure's panel titles of one diagnosis read the same one (it was made twice, ~5 ms each at K = 10).
+_SUMMARIES: list[tuple[weakref.ref, Any, pd.DataFrame]] = []
+
+
+def _summary_of(per_class: pd.DataFrame, classes: Sequence[str] | None, *, any_names: bool = False) -> pd.DataFrame:
+    """``plots.per_class_summary(per_class, classes)``, kept for the last few tables (by identity); ``any_names``: a
+    summary of the same table with other class names will do (the caller reads the codes and ECEs only)."""
+    names = None if classes is None else tuple(classes)
+    for ref, kept_names, summary in list(_SUMMARIES):
+        if ref() is per_class and (any_names or kept_names == names):
+            return summary
+    summary = plots.per_class_summary(per_class, classes)
+    _SUMMARIES[:] = [(weakref.ref(per_class), names, summary), *_SUMMARIES[:3]]
+    return summary
+
+
 #: Per-class figures already built, by what fixes their layout (classes, names, colour): the skeletons a figure of
 #: new bins is patched from.  A few entries (the figures themselves are in :data:`dashboard.cache.FIGURES`).
-_SKELETONS: dict[Hashable, go.Figure] = {}
+_SKELETONS: dict[Hashable, dict] = {}
 _SKELETON_ENTRIES = 16
 _SKELETONS_LOCK = threading.Lock()
 _ECE_TITLE = " · ECE "
@@ -77,9 +101,9 @@ def per_class_figure(per_class: pd.DataFrame, *, class_names: Sequence[str] | No
                      classes: Sequence[Any]) -> go.Figure:
     """``plots.per_class_reliability_figure(per_class, class_names=…, color=…, classes=…)``, patched from an earlier
     figure of the same classes, names and colour when there is one: Plotly's ``make_subplots`` and twenty validated
-    traces (about 160 ms at K = 10) are built once; a new bins count copies that figure (about 25 ms) and replaces
-    each class's points (x = mean p_k, y = frequency of class k, the marker size 5 + 2.5 log₁₀ n clipped to [5, 14],
-    the customdata (bin, n)) and the ECE_k of each panel's title.  The JSON is that of a fresh figure (tested).
+    traces (about 160 ms at K = 10) are built once; a new bins count copies its dicts without validation (about 1 ms)
+    and replaces each class's points (x = mean p_k, y = frequency of class k, the marker size 5 + 2.5 log₁₀ n clipped
+    to [5, 14], the customdata (bin, n)) and the ECE_k of each panel's title.  Its JSON is a fresh figure's.
 
     Parameters
     ----------
@@ -105,23 +129,225 @@ def per_class_figure(per_class: pd.DataFrame, *, class_names: Sequence[str] | No
         with _SKELETONS_LOCK:
             if len(_SKELETONS) >= _SKELETON_ENTRIES:
                 _SKELETONS.pop(next(iter(_SKELETONS)))
-            _SKELETONS[layout_key] = go.Figure(fig)
+            _SKELETONS[layout_key] = _spec_of(fig)
         return fig
-    fig = go.Figure(skeleton)
-    ece_k = plots.per_class_summary(per_class).set_index("class_code")["one-vs-rest ECE"]
+    spec = _copied(skeleton["spec"])
+    ece_k = _summary_of(per_class, class_names, any_names=True).set_index("class_code")["one-vs-rest ECE"]
     code = per_class["class"].to_numpy()
     positive = per_class["count"].to_numpy() > 0
-    traces = [t for t in fig.data if (t.meta or {}).get("role") == "class"]
-    with fig.batch_update():
-        for c, trace, note in zip(classes, traces, fig.layout.annotations):
-            t = per_class[(code == c) & positive]
-            count = t["count"].to_numpy(dtype=float)
-            trace.x = t["confidence"].to_numpy(dtype=float)
-            trace.y = t["accuracy"].to_numpy(dtype=float)
-            trace.marker.size = np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14)
-            trace.customdata = np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count])
-            note.text = f"{note.text.rsplit(_ECE_TITLE, 1)[0]}{_ECE_TITLE}{ece_k[c]:.3f}"
+    traces = [d for d in spec["data"] if (d.get("meta") or {}).get("role") == "class"]
+    for c, trace, note in zip(classes, traces, spec["layout"]["annotations"]):
+        t = per_class[(code == c) & positive]
+        count = t["count"].to_numpy(dtype=float)
+        trace["x"] = t["confidence"].to_numpy(dtype=float)
+        trace["y"] = t["accuracy"].to_numpy(dtype=float)
+        trace["marker"]["size"] = np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14)
+        trace["customdata"] = np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count])
+        note["text"] = f"{note['text'].rsplit(_ECE_TITLE, 1)[0]}{_ECE_TITLE}{ece_k[c]:.3f}"
+    return _unvalidated(spec, skeleton["template_wire"])
+
+
+def _spec_of(fig: go.Figure) -> dict:
+    """A skeleton of a built figure: a deep copy of its trace and layout dicts (as Plotly validated and ordered them),
+    with its template (about 1,000 properties) and the template's wire dict made once, shared by every figure patched
+    from it (nobody changes a figure's template once drawn; export copies the figure first)."""
+    layout = fig._layout  # noqa: SLF001
+    template = copy.deepcopy(layout.get("template"))
+    spec = {"data": copy.deepcopy(list(fig._data)),  # noqa: SLF001
+            "layout": {k: template if k == "template" else copy.deepcopy(v) for k, v in layout.items()}}
+    template_wire = copy.deepcopy(template)
+    if template_wire is not None:
+        convert_to_base64(template_wire)
+    return {"spec": spec, "template_wire": template_wire}
+
+
+def _copied(spec: dict) -> dict:
+    """A copy of a skeleton's spec to patch: everything deep-copied but the shared template."""
+    return {"data": copy.deepcopy(spec["data"]),
+            "layout": {k: v if k == "template" else copy.deepcopy(v) for k, v in spec["layout"].items()}}
+
+
+def _unvalidated(spec: dict, template_wire: dict | None) -> go.Figure:
+    """``go.Figure(spec)`` without Plotly validating it again (``spec``: a patched :func:`_copied` skeleton, whose
+    values are what validation would store: float / int arrays, lists of str), its layout keys in the spec's order,
+    with its wire dict (``fig.to_dict()`` without trace uids, the template's part shared) made at once: the same
+    JSON as a validated build (tested), in about 2 ms instead of 30–110 ms."""
+    fig = go.Figure({"data": [dict(d) for d in spec["data"]]}, _validate=False)  # it takes "type" out of them
+    layout = fig._layout  # noqa: SLF001 (Layout's constructor would sort the keys of every part: the spec's kept)
+    layout.clear()
+    layout.update(spec["layout"])
+    for props, wanted in zip(fig._data, spec["data"]):  # noqa: SLF001 (keys set after a trace was made stay last)
+        props.clear()
+        props.update(wanted)
+    data = copy.deepcopy(spec["data"])
+    convert_to_base64(data)
+    for trace in data:
+        trace.pop("uid", None)
+    wired_layout = {}
+    for key, value in spec["layout"].items():
+        if key == "template" and template_wire is not None:
+            wired_layout[key] = template_wire
+            continue
+        value = copy.deepcopy(value)
+        if isinstance(value, dict | list):
+            convert_to_base64(value)
+        wired_layout[key] = value
+    object.__setattr__(fig, _WIRE_ATTRIBUTE, {"data": data, "layout": wired_layout})
+    object.__setattr__(fig, _SHARED_TEMPLATE, True)
     return fig
+
+
+_SHARED_TEMPLATE = "_calab_shared_template"  # a patched figure's attribute: its template is a skeleton's
+#: ``dashboard.redraw_cache``'s attribute of a figure's wire dict (``prepared_figure`` / ``marked_figure`` send it)
+_WIRE_ATTRIBUTE = rc._WIRE  # noqa: SLF001
+
+
+def figure_cached(key: str, build: Callable[[], go.Figure]) -> go.Figure:
+    """``dashboard.figure(key, build)`` (the same cache entry) whose size leaves out a template shared with the
+    skeleton it was patched from: ``dashboard.store.approx_nbytes`` walked the ~1,000 template properties of every
+    figure kept (about 10 ms a figure).
+
+    Parameters
+    ----------
+    key : str
+        Determines the figure completely.
+    build : callable
+        Builds it (on a miss only).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The shared figure (never mutated).
+    """
+    def nbytes(fig: Any) -> int:
+        layout = getattr(fig, "_layout", None)
+        if layout is None or not fig.__dict__.get(_SHARED_TEMPLATE):
+            return approx_nbytes([getattr(fig, "_data", None), layout]) if layout is not None else approx_nbytes(fig)
+        own = {k: v for k, v in layout.items() if k != "template"}
+        return approx_nbytes([fig._data, own, fig.__dict__.get(_WIRE_ATTRIBUTE, {}).get("data")])  # noqa: SLF001
+
+    return memoized(FIGURES, ("figure", key), build, copied=False, nbytes=nbytes)
+
+
+#: Reliability diagrams and confidence histograms already built, by what fixes their layout (kind, models and their
+#: colours, target, log axis): the skeletons a figure of other bins or other rows is patched from.
+_LINKED: dict[Hashable, dict] = {}
+_LOG_TICKS = [0.01, 0.1, 1, 10, 100]
+
+
+def log_axis(fig: go.Figure) -> go.Figure:
+    """The confidence histogram's log y axis (in place): sparse bins visible (and clickable); not ``yaxis2`` (the
+    vertical lines).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A confidence histogram.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
+    return fig.update_layout(yaxis={"type": "log", "range": None, "autorange": True, "tickvals": _LOG_TICKS,
+                                    "ticktext": [f"{t:g}" for t in _LOG_TICKS]})
+
+
+def linked_figure(kind: str, tables: Mapping[str, pd.DataFrame], *, colors: Mapping[str, str], target: str,
+                  log_y: bool = False) -> go.Figure:
+    """The reliability diagram (``kind="reliability"``: ``plots.reliability_figure(tables, colors=…,
+    target=…)``) or the confidence histogram (``"histogram"``: ``plots.confidence_histogram_figure``, with the page's
+    log y axis when ``log_y``), unmarked, patched from a figure of the same layout when there is one: Plotly
+    validates a figure's traces and template once per layout (about 30 ms each); other bins or rows copy its dicts
+    without validation and replace what the tables change — per bin the bars, Wilson error bars, gaps and their
+    colours, hover texts and bin numbers (``plots.classification.reliability_values``), or the shares, texts, the
+    mean confidence and accuracy lines and the y range (``plots.classification.histogram_values``).  The JSON is
+    that of a fresh figure, byte for byte (tested).
+
+    Parameters
+    ----------
+    kind : {"reliability", "histogram"}
+        Which figure.
+    tables : mapping of str to DataFrame
+        Model → reliability table.
+    colors : mapping of str to str
+        Model → colour.
+    target : {"top_label", "positive"}
+        The binned value.
+    log_y : bool, default False
+        The histogram's log y axis.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure (a new object, never mutated by anyone after; the skeleton is never handed out).
+    """
+    names = list(tables)
+    layout_key = (kind, tuple(names), tuple(colors.get(m) for m in names), target, bool(log_y))
+    with _SKELETONS_LOCK:
+        skeleton = _LINKED.get(layout_key)
+    if skeleton is None:
+        if kind == "reliability":
+            fig = plots.reliability_figure(tables, colors=colors, target=target)
+        else:
+            fig = plots.confidence_histogram_figure(tables, colors=colors, target=target)
+            if log_y:
+                log_axis(fig)
+        with _SKELETONS_LOCK:
+            if len(_LINKED) >= _SKELETON_ENTRIES:
+                _LINKED.pop(next(iter(_LINKED)))
+            _LINKED[layout_key] = _spec_of(fig)
+        return fig
+    spec = _copied(skeleton["spec"])
+    if kind == "reliability":
+        _patch_reliability(spec["data"], tables, target)
+    else:
+        _patch_histogram(spec, tables, target, log_y)
+    return _unvalidated(spec, skeleton["template_wire"])
+
+
+def _patch_reliability(data: list[dict], tables: Mapping[str, pd.DataFrame], target: str) -> None:
+    """Put the bins of ``tables`` into a reliability diagram's trace dicts (after the reference line: one model's
+    accuracy bars, gaps and columns, or one line per model)."""
+    if len(tables) == 1:
+        v = reliability_values(next(iter(tables.values())), target=target)
+        bars, gap, column = data[1:4]
+        for trace in (bars, gap, column):
+            trace.update(x=v["centre"], width=v["width"], customdata=v["bins"], text=v["text"])
+        bars["y"] = v["accuracy"]
+        bars["error_y"].update(array=v["error_plus"], arrayminus=v["error_minus"])
+        gap.update(y=v["gap_height"], base=np.asarray(v["gap_base"], dtype=object))  # as Plotly keeps `base`
+        gap["marker"]["color"] = v["gap_fill"]
+        gap["marker"]["line"]["color"] = v["gap_edge"]
+        gap["marker"]["pattern"]["fgcolor"] = v["gap_edge"]
+        column["y"] = np.ones_like(v["centre"])
+        return
+    for trace, table in zip(data[1:], tables.values()):
+        v = reliability_values(table, target=target)
+        trace.update(x=v["confidence"], y=v["accuracy"], customdata=v["bins"], text=v["text"])
+        trace["error_y"].update(array=v["error_plus"], arrayminus=v["error_minus"])
+
+
+def _patch_histogram(spec: dict, tables: Mapping[str, pd.DataFrame], target: str, log_y: bool) -> None:
+    """Put the bins of ``tables`` into a confidence histogram's dicts (per model: the bars, the mean confidence line
+    and the accuracy line; the y range)."""
+    multi = len(tables) > 1
+    acc_name = "accuracy" if target == "top_label" else "frequency of positive class"
+    conf_name = "avg. confidence" if target == "top_label" else "avg. predicted probability"
+    top = 0.0
+    for i, (name, table) in enumerate(tables.items()):
+        v = histogram_values(table, multi=multi)
+        top = max(top, v["top"])
+        bars, conf_line, acc_line = spec["data"][3 * i:3 * i + 3]
+        bars.update(x=v["x"], y=v["pct"], customdata=v["bins"], text=v["text"])
+        if not multi:
+            bars["width"] = v["width"]
+        suffix = f" ({plain(name)})" if multi else ""
+        for line, value, label in ((conf_line, v["mean_confidence"], conf_name),
+                                   (acc_line, v["mean_accuracy"], acc_name)):
+            line.update(x=[value, value], name=f"{label} {value:.3f}{suffix}")
+    if not log_y:
+        spec["layout"]["yaxis"]["range"] = [0, max(top * 1.08, 1.0)]
 
 
 def selected_rows(key: str, pset: cc.PredictionSet, bins: Mapping[str, Sequence[int]], n_bins: int, strategy: str,

@@ -11,7 +11,7 @@ smoothed (loess) calibration curve with its band among the reliability diagrams.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -24,6 +24,7 @@ from views import clinical as vc
 
 from .cache import content_key, figure
 from .display import chart
+from .redraw_cache import keyed_digest, prepared_figure
 from .state import init_state
 
 __all__ = ["prevalence_control", "as_diagnosed", "show_prevalence_statement", "smoothed_calibration_chart"]
@@ -63,17 +64,21 @@ def show_prevalence_statement(options: Mapping[str, Any], pset: cc.PredictionSet
 
 
 def smoothed_calibration_chart(report: cc.Report, models: Sequence[str], colors: Mapping[str, str], target: str,
-                               behind: Callable[[str], Any], key: str) -> Any:
+                               behind: Callable[[str], Any], key: str, *, digest_key: Hashable | None = None) -> Any:
     """The loess calibration curve of every model (with the all-rows curves faintly behind a slice), its caption;
-    the figure, or None when the report has no such table."""
+    the figure, or None when the report has no such table.  ``digest_key``: what determines the tables drawn (the
+    diagnosis key and its bins-free options, the slice): their digest is made once per key, not on every rerun
+    (``dashboard.redraw_cache.keyed_digest``), and the chart is sent from its wire dict made once."""
     tables = {m: report.diagrams[(m, cc.ALL)] for m in models if (m, cc.ALL) in report.diagrams}
     name = next((vc.smoothed_table_name(t) for t in tables.values() if vc.smoothed_table_name(t)), None)
     if name is None:
         return None
     shown = {m: t[name] for m, t in tables.items() if name in t}
     faint = behind(name)
-    fig = figure(f"smoothed|{content_key(shown, {m: t.attrs for m, t in shown.items()}, colors, faint)}",
-                 lambda: with_background(smoothed_calibration_figure, shown, faint, colors=colors))
-    chart(fig, key)
+    parts = lambda: (shown, {m: t.attrs for m, t in shown.items()}, colors, faint)  # noqa: E731
+    digest = content_key(*parts()) if digest_key is None else keyed_digest(("smoothed", digest_key, name), parts)
+    fig = figure(f"smoothed|{digest}", lambda: with_background(smoothed_calibration_figure, shown, faint,
+                                                                colors=colors))
+    chart(prepared_figure(fig), key)
     st.caption(vc.smoothed_caption(next(iter(shown.values())), target))
     return fig

@@ -100,7 +100,7 @@ fig_key = f"{base_key}|{sorted(options.items())}|target={target}|epoch={selectio
 
 
 def _linked_figure(chart_key: str, drawn: dict):
-    """The reliability diagram or the confidence histogram with ``drawn`` bins marked."""
+    """The reliability diagram or the confidence histogram with ``drawn`` bins marked, over a slice's background."""
     if chart_key == "cls_rel_chart":
         fig = plots.with_background(plots.reliability_figure, rel_tables, behind(table_name), colors=colors,
                                     target=target)
@@ -108,19 +108,25 @@ def _linked_figure(chart_key: str, drawn: dict):
         fig = plots.with_background(plots.confidence_histogram_figure, rel_tables, behind(table_name), colors=colors,
                                     target=target)
         if log_hist:  # a log axis makes sparse bins visible (and clickable)
-            ticks = [0.01, 0.1, 1, 10, 100]
-            fig.update_layout(yaxis={"type": "log", "range": None, "autorange": True,  # not yaxis2 (the lines)
-                                     "tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]})
+            cls_redraw.log_axis(fig)
     fig.update_layout(meta={"selection_epoch": selection.epoch})  # "Clear" gives every chart a new identity
     return plots.mark_selected(fig, drawn)
 
 
-linked = {}
+linked, charts = {}, {}  # the figures (export) and what the charts are sent
 for chart_key in ("cls_rel_chart", "cls_hist_chart"):
     base = f"{fig_key}|{chart_key}" + (f"|log={log_hist}" if chart_key == "cls_hist_chart" else "")
     drawn = selection.drawn(chart_key, base)
-    linked[chart_key] = ui.figure(f"{base}|drawn={sorted(drawn.items())}",
-                                  lambda k=chart_key, d=drawn: _linked_figure(k, d))
+    if faint is None:  # patched from a figure of the same layout; the selection patched into its wire dict
+        kind = "reliability" if chart_key == "cls_rel_chart" else "histogram"
+        linked[chart_key] = cls_redraw.figure_cached(base, lambda k=kind: cls_redraw.linked_figure(
+            k, rel_tables, colors=colors, target=target, log_y=log_hist and k == "histogram"))
+        charts[chart_key] = rc.marked_figure(linked[chart_key], drawn,
+                                             layout_meta={"selection_epoch": selection.epoch})
+    else:
+        linked[chart_key] = ui.figure(f"{base}|drawn={sorted(drawn.items())}",
+                                      lambda k=chart_key, d=drawn: _linked_figure(k, d))
+        charts[chart_key] = rc.prepared_figure(linked[chart_key])
 rel_fig, hist_fig = linked["cls_rel_chart"], linked["cls_hist_chart"]
 
 st.subheader("Reliability diagram ↔ confidence histogram")
@@ -169,13 +175,13 @@ with left:
             "more than chance at this N. MCB in the legend: the Brier miscalibration (table below)."
         )
     else:
-        selection.chart(rc.prepared_figure(rel_fig), "cls_rel_chart")
+        selection.chart(charts["cls_rel_chart"], "cls_rel_chart")
         st.caption(
             "Bars: accuracy per bin with 90% Wilson intervals; hatched: the gap to the bin's mean confidence (red = "
             "over-confident). ECE is the count-weighted mean of the gaps."
         )
 with right:
-    selection.chart(rc.prepared_figure(hist_fig), "cls_hist_chart")
+    selection.chart(charts["cls_hist_chart"], "cls_hist_chart")
     cap, scale = st.columns([3, 2], vertical_alignment="center")
     cap.caption("Share of samples per bin; dashed = average confidence, dotted = accuracy (Guo et al. Fig. 1).")
     scale.segmented_control("y axis", ["linear", "log"], key="cls_hist_scale", label_visibility="collapsed",
@@ -218,8 +224,11 @@ if smooth_tables:
                  help="Kernel-smoothed reliability curve at the automatic bandwidth σ* (Błasiok & Nakkiran 2023); "
                  "its smooth ECE is in the metric table next to the binned ECE."):
         # keyed on what it is drawn from: the bins, the resamples and the selection leave it alone
-        smooth_key = ui.content_key(smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target,
-                                    behind(smooth_name))
+        smooth_key = rc.keyed_digest(  # made once per (bins-free diagnosis, slice): not on every rerun
+            ("cls_smooth", base_key, str(sorted((k, v) for k, v in options.items() if k not in ("n_bins", "strategy"))),
+             tuple(shown), target, faint.key if faint else None),
+            lambda: (smooth_tables, {m: t.attrs for m, t in smooth_tables.items()}, colors, target,
+                     behind(smooth_name)))
         smooth_fig = ui.figure(f"smooth|{smooth_key}", lambda: plots.with_background(
             plots.smooth_reliability_figure, smooth_tables, behind(smooth_name), colors=colors, target=target))
         ui.chart(rc.prepared_figure(smooth_fig), "cls_smooth_chart")
@@ -230,7 +239,10 @@ if smooth_tables:
         )
 
 # ------------------------------------------------------------------------------------- smoothed calibration (loess)
-smoothed_fig = clin.smoothed_calibration_chart(report, shown, colors, target, behind, "cls_smoothed_chart")
+free_options = sorted((k, v) for k, v in options.items() if k not in ("n_bins", "strategy"))  # what bins leave alone
+smoothed_fig = clin.smoothed_calibration_chart(report, shown, colors, target, behind, "cls_smoothed_chart",
+                                               digest_key=(base_key, str(free_options), tuple(shown),
+                                                           faint.key if faint else None))
 
 # ------------------------------------------------------------------------------------- metrics
 st.subheader("Metrics")
@@ -303,7 +315,7 @@ if not pset.top_label_only:
         if caption:
             st.caption(caption)
         codes = [class_options[c] for c in picked]
-        per_class_fig = ui.figure(
+        per_class_fig = cls_redraw.figure_cached(
             f"{base_key}|{sorted(options.items())}|per_class={per_model}|classes={codes}",
             lambda: plots.with_background(plots.per_class_reliability_figure, per_class,
                                           (behind("per_class") or {}).get(per_model), class_names=classes,

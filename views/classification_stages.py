@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calib_core.base.binning import equal_mass_edges
 from calib_core.base.clustering import (
     MIN_RELIABLE_CLUSTERS,
     MIN_TESTABLE_CLUSTERS,
@@ -42,7 +43,8 @@ from calib_core.metrics.classification import ClassificationRows, confidence_bin
 from calib_core.metrics.classification_ratio import ratio_values
 from calib_core.metrics.classification_smooth import smooth_summaries
 
-__all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged", "rebinned"]
+__all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged", "rebinned", "sorted_quantile_bins",
+           "stable_orders"]
 
 #: The options of a classification diagnosis that only the binned part depends on.
 BINS_OPTIONS = ("n_bins", "strategy")
@@ -127,11 +129,149 @@ def rebinned(rows: ClassificationRows, n_bins: int, strategy: str) -> Classifica
     new = object.__new__(ClassificationRows)
     new.__dict__.update({k: rows.__dict__[k] for k in _BIN_FREE_ROWS if k in rows.__dict__})
     new.n_bins, new.strategy = int(n_bins), strategy
-    kept = rows.__dict__.get("_order")
-    new._order = (kept if kept is not None else np.argsort(new.confidence, kind="stable")) \
-        if strategy == "quantile" else None
-    new.bin_index, new.edges = confidence_bins(new.confidence, new.n_bins, strategy, new.closed)
+    if strategy != "quantile":
+        new._order = None
+        new.bin_index, new.edges = confidence_bins(new.confidence, new.n_bins, strategy, new.closed)
+        return new
+    order, ordered = _sorted_top_label(rows)
+    new._order = order
+    binned = sorted_quantile_bins(ordered, order, new.n_bins, new.closed)
+    new.bin_index, new.edges = binned if binned is not None else confidence_bins(new.confidence, new.n_bins,
+                                                                                 strategy, new.closed)
+    if new.probs is not None:  # the class-wise (and binary positive-class) bins from the per-class sorts
+        _fill_class_bins(new, rows)
     return new
+
+
+#: Keys of a stage's rows (``SubsetStage.rows.__dict__``) holding bin-free sorts, made at the first equal-mass bins:
+#: the top label's (stable order, sorted confidences) and every class's (orders (K, N), sorted p_k (K, N)).
+_TOP_SORT = "_stage_top_sort"
+_CLASS_SORT = "_stage_class_sort"
+
+
+def _sorted_top_label(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]:
+    """(``np.argsort(confidence, kind="stable")``, the sorted confidences) of ``rows``, kept on them."""
+    kept = rows.__dict__.get(_TOP_SORT)
+    if kept is None:
+        order = rows.__dict__.get("_order")
+        if order is None:
+            order = stable_orders(np.asarray(rows.confidence, dtype=float)[None, :])[0]
+        kept = (order, np.asarray(rows.confidence, dtype=float)[order])
+        rows.__dict__[_TOP_SORT] = kept
+    return kept
+
+
+def _sorted_classes(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]:
+    """((K, N) stable orders of every class column p_k, (K, N) sorted p_k as float), kept on ``rows``: the transpose
+    of ``np.argsort(probs, axis=0, kind="stable")`` (a stable order is unique, so equal to it)."""
+    kept = rows.__dict__.get(_CLASS_SORT)
+    if kept is None:
+        columns = np.ascontiguousarray(np.asarray(rows.probs).T, dtype=float)
+        orders = stable_orders(columns)
+        kept = (orders, np.take_along_axis(columns, orders, axis=1))
+        rows.__dict__[_CLASS_SORT] = kept
+    return kept
+
+
+def stable_orders(rows: np.ndarray) -> np.ndarray:
+    """``np.argsort(rows, axis=1, kind="stable")`` from NumPy's faster unstable sort: a stable order is the order of
+    the (value, position) pairs, so the unstable order is already it wherever no two values of a row are equal
+    (NaN counted equal to NaN, as the sort puts them last); a row with ties gets its runs of equal values put in
+    position order (one ``lexsort`` of that row).  Equal to the stable sort, element for element (tested).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (r, n)
+        Values, one sort per row.
+
+    Returns
+    -------
+    ndarray of int, shape (r, n)
+        The stable order of every row.
+
+    Examples
+    --------
+    >>> x = np.array([[0.5, 0.1, 0.5, np.nan, 0.1, np.nan]])
+    >>> bool((stable_orders(x) == np.argsort(x, axis=1, kind="stable")).all())
+    True
+    """
+    orders = np.argsort(rows, axis=1)
+    ordered = np.take_along_axis(rows, orders, axis=1)
+    for r in range(rows.shape[0]):  # loop over the K sorted columns, not over values
+        s = ordered[r]
+        same = s[1:] == s[:-1]
+        if np.isnan(s[-1:]).any():
+            same |= np.isnan(s[1:]) & np.isnan(s[:-1])
+        if same.any():
+            run = np.cumsum(np.concatenate(([True], ~same)))  # run number of every sorted position
+            orders[r] = orders[r][np.lexsort((orders[r], run))]
+    return orders
+
+
+def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, closed: str
+                         ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``confidence_bins(values, n_bins, "quantile", closed)`` from the sorted values and their order, without
+    sorting or searching every value: the edges are ``equal_mass_edges`` of the sorted values (the same order
+    statistics, so the same edges, bit for bit), and bin b holds the sorted values between the positions where the
+    inner edges e_1 ≤ … ≤ e_{M−1} fall — value v is in bin #{j: e_j < v} ((a, b] bins; #{j: e_j ≤ v} for [a, b)),
+    so the first #{v ≤ e_j} sorted values are in bins 0…j−1 — scattered back through ``order``.  None where that
+    does not hold (NaN values, edges not sorted): then the caller bins as ``confidence_bins`` does.
+
+    Parameters
+    ----------
+    ordered : ndarray of shape (n,)
+        The values, sorted (float).
+    order : ndarray of int, shape (n,)
+        Their positions in the unsorted values (``values[order] == ordered``).
+    n_bins : int
+        Equal-mass bins M.
+    closed : {"right", "left"}
+        (a, b] or [a, b) bins, as ``binning.bins_from_edges``.
+
+    Returns
+    -------
+    tuple or None
+        The bin of every (unsorted) value and the M + 1 edges, or None.
+
+    Examples
+    --------
+    >>> v = np.array([0.3, 0.1, 0.9, 0.5, 0.7, 0.2])
+    >>> order = np.argsort(v, kind="stable")
+    >>> idx, edges = sorted_quantile_bins(v[order], order, 3, "right")
+    >>> [int(b) for b in idx] == [int(b) for b in confidence_bins(v, 3, "quantile")[0]]
+    True
+    """
+    n = ordered.shape[0]
+    if n == 0 or np.isnan(ordered[-1]):
+        return None
+    edges = equal_mass_edges(ordered, n_bins)
+    inner = edges[1:-1]
+    if np.any(inner[1:] < inner[:-1]):
+        return None
+    ends = np.searchsorted(ordered, inner, side="right" if closed == "right" else "left")
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.repeat(np.arange(n_bins, dtype=np.int64), np.diff(ends, prepend=0, append=n))
+    return out, edges
+
+
+def _fill_class_bins(new: ClassificationRows, kept: ClassificationRows) -> None:
+    """Set the cached class-wise bins of equal-mass ``new`` rows (``ClassificationRows._classwise``: the (N, K) flat
+    cell k·M + b of every p_ik, the per-class edges, the (N, K) per-class orders; and for binary rows ``_pos``) from
+    the per-class sorts kept on the stage's rows ``kept`` — what the rows would compute, without K sorts."""
+    orders, ordered = _sorted_classes(kept)
+    n, k, nb = new.n, new.k, new.n_bins
+    flat = np.empty((n, k), dtype=np.int64)
+    all_edges = []
+    for c in range(k):  # loop over classes (not rows), as ClassificationRows._classwise
+        binned = sorted_quantile_bins(ordered[c], orders[c], nb, new.closed)
+        if binned is None:
+            return  # the rows compute their bins themselves
+        flat[:, c] = binned[0] + c * nb
+        all_edges.append(binned[1])
+    new.__dict__["_classwise"] = (flat, all_edges, orders.T)
+    if k == 2:  # the positive-class view: values p_i1, hits 1[y = 1], bins, sort order, edges
+        v = new.probs[:, 1].astype(float)
+        new.__dict__["_pos"] = (v, (new.labels == 1).astype(float), flat[:, 1] - nb, orders[1], all_edges[1])
 
 
 def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth: bool, tce: bool, alpha: float,

@@ -138,13 +138,21 @@ def per_class_reliability_of(rows: ClassificationRows) -> pd.DataFrame:
     scaling: obtaining well-calibrated multi-class probabilities with Dirichlet calibration. NeurIPS 32.
     """
     count, s_conf, s_hit = rows.classwise_sums(None)
-    edges = rows.classwise_edges
-    parts = []
-    for c in range(rows.k):  # K small tables (not a loop over rows)
-        t = _table(count[c], s_conf[c], s_hit[c], np.asarray(edges[c]), rows.n_bins)
-        t["class"] = np.full(rows.n_bins, c)
-        parts.append(pd.DataFrame(t))
-    df = pd.concat(parts, ignore_index=True)[["class", *RELIABILITY_COLUMNS]]
+    edges = [np.asarray(e) for e in rows.classwise_edges]
+    k, nb = rows.k, rows.n_bins
+    total = np.array([count[c].sum() for c in range(k)])  # each class's own sum, as one table per class adds it
+    with np.errstate(invalid="ignore", divide="ignore"):
+        conf = s_conf / count
+        acc = s_hit / count
+        fraction = np.where((total > 0)[:, None], count / np.where(total > 0, total, 1.0)[:, None], np.nan)
+    conf[count == 0] = np.nan
+    acc[count == 0] = np.nan
+    columns = {"class": np.repeat(np.arange(k), nb), "bin": np.tile(np.arange(nb), k),
+               "lower": np.concatenate([e[:-1].astype(float) for e in edges]),
+               "upper": np.concatenate([e[1:].astype(float) for e in edges]),
+               "count": count.reshape(-1), "fraction": fraction.reshape(-1), "confidence": conf.reshape(-1),
+               "accuracy": acc.reshape(-1), "gap": (conf - acc).reshape(-1)}
+    df = pd.DataFrame(columns)  # one frame for the K one-vs-rest tables (they were K frames and a concat)
     df.attrs["semantics"] = (
         "one-vs-rest per class: x = mean predicted p_k in the bin, y = observed frequency of y = k"
     )

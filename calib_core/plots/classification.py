@@ -57,6 +57,8 @@ __all__ = [
     "per_class_reliability_figure",
     "per_class_summary",
     "worst_classes",
+    "reliability_values",
+    "histogram_values",
 ]
 
 #: Colour of the gap bars (over-confidence) as in Guo et al. Fig. 1; under-confidence uses GAP_UNDER_COLOR.
@@ -160,6 +162,76 @@ def _bin_text(t: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, level: float, y_n
     return out
 
 
+def reliability_values(table: pd.DataFrame, *, level: float = 0.90, target: str = "top_label") -> dict[str, Any]:
+    """What :func:`reliability_figure` draws of one reliability table, bin by bin (its non-empty bins): the
+    accuracy acc = Σ hits / n with its ``level`` Wilson interval (error bars acc − lo, hi − acc, at least 0), the mean
+    confidence, the bars' centres and widths on the bins' x-range, the gap |conf − acc| from min(acc, conf) with its
+    colour (red: conf ≥ acc), the hover texts and the bin numbers.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A reliability table (``bin, lower, upper, count, confidence, accuracy``).
+    level : float, default 0.90
+        Level of the Wilson intervals.
+    target : {"top_label", "positive", "class"}, default "top_label"
+        Names the y value in the hover text (accuracy or frequency).
+
+    Returns
+    -------
+    dict
+        ``table`` (its non-empty rows), ``accuracy``, ``confidence``, ``error_plus``, ``error_minus``, ``bins``,
+        ``text``, ``centre``, ``width``, ``gap_height``, ``gap_base``, ``gap_edge`` and ``gap_fill`` (colours).
+    """
+    y_name = "accuracy" if target == "top_label" else "frequency"
+    t = table[table["count"] > 0]  # empty bins have no accuracy: nothing to draw
+    count = _f(t, "count")
+    acc, conf = _f(t, "accuracy"), _f(t, "confidence")
+    lo, hi = wilson_interval(np.nan_to_num(acc) * count, count, level)
+    left, right = _f(t, "lower"), _f(t, "upper")
+    gap = conf - acc
+    edge = [GAP_COLOR if g >= 0 else GAP_UNDER_COLOR for g in gap]
+    return {"table": t, "accuracy": acc, "confidence": conf, "error_plus": np.maximum(hi - acc, 0.0),
+            "error_minus": np.maximum(acc - lo, 0.0), "bins": t["bin"].to_numpy(dtype=np.int64),
+            "text": _bin_text(t, lo, hi, level, y_name), "centre": (left + right) / 2, "width": (right - left),
+            "gap_height": np.abs(gap), "gap_base": np.minimum(acc, conf), "gap_edge": edge,
+            "gap_fill": [rgba(c, 0.25) for c in edge]}
+
+
+def histogram_values(table: pd.DataFrame, *, multi: bool = False) -> dict[str, Any]:
+    """What :func:`confidence_histogram_figure` draws of one reliability table: the share of samples per bin
+    100·n_b / N (zeros when N = 0), the bars' centres (and widths for one model), the hover texts, the bin numbers,
+    the mean confidence Σ conf_b·n_b / N and the accuracy Σ acc_b·n_b / N (NaN when N = 0) and the highest share.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A reliability table (``bin, lower, upper, count, confidence, accuracy``).
+    multi : bool, default False
+        Several models (grouped bars: no widths).
+
+    Returns
+    -------
+    dict
+        ``x``, ``pct``, ``width`` (None for several models), ``text``, ``bins``, ``mean_confidence``,
+        ``mean_accuracy`` and ``top`` (the highest share, 0 without bins).
+    """
+    t = table
+    count = _f(t, "count")
+    n = count.sum()
+    pct = 100.0 * count / n if n > 0 else np.zeros_like(count)
+    left, right = _f(t, "lower"), _f(t, "upper")
+    text = [
+        f"bin {int(b) + 1}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,} ({p:.1f}% of {int(n):,})"
+        for b, a, c, k, p in zip(t["bin"], left, right, count, pct)
+    ]
+    return {"x": (left + right) / 2, "pct": pct, "width": None if multi else (right - left), "text": text,
+            "bins": t["bin"].to_numpy(dtype=np.int64),
+            "mean_confidence": float(np.nansum(_f(t, "confidence") * count) / n) if n > 0 else np.nan,
+            "mean_accuracy": float(np.nansum(_f(t, "accuracy") * count) / n) if n > 0 else np.nan,
+            "top": float(np.nanmax(pct)) if pct.size else 0.0}
+
+
 def reliability_figure(
     tables: Tables,
     *,
@@ -220,20 +292,15 @@ def reliability_figure(
         )
     )
     for name, t in named.items():
-        t = t[t["count"] > 0]  # empty bins have no accuracy: nothing to draw
-        count = _f(t, "count")
-        acc, conf = _f(t, "accuracy"), _f(t, "confidence")
-        lo, hi = wilson_interval(np.nan_to_num(acc) * count, count, level)
-        text = _bin_text(t, lo, hi, level, y_name)
-        bins = t["bin"].to_numpy(dtype=np.int64)
+        v = reliability_values(t, level=level, target=target)
+        t, acc, conf, text, bins = v["table"], v["accuracy"], v["confidence"], v["text"], v["bins"]
         sel = _selected_positions(t, _sel(selected, name))
         err = {
-            "type": "data", "symmetric": False, "array": np.maximum(hi - acc, 0.0),
-            "arrayminus": np.maximum(acc - lo, 0.0), "thickness": 1, "width": 2,
+            "type": "data", "symmetric": False, "array": v["error_plus"],
+            "arrayminus": v["error_minus"], "thickness": 1, "width": 2,
         }
         if not multi:
-            left, right = _f(t, "lower"), _f(t, "upper")
-            centre, width = (left + right) / 2, (right - left)
+            centre, width = v["centre"], v["width"]
             color = cmap[name]
             fig.add_trace(
                 go.Bar(
@@ -245,14 +312,13 @@ def reliability_figure(
                     meta={"name": name, "role": "bars"},
                 )
             )
-            gap = conf - acc
-            edge = [GAP_COLOR if g >= 0 else GAP_UNDER_COLOR for g in gap]
+            edge = v["gap_edge"]
             fig.add_trace(
                 go.Bar(
-                    x=centre, y=np.abs(gap), base=np.minimum(acc, conf), width=width,
+                    x=centre, y=v["gap_height"], base=v["gap_base"], width=width,
                     name="gap to mean confidence",
                     marker={
-                        "color": [rgba(c, 0.25) for c in edge],
+                        "color": v["gap_fill"],
                         "line": {"color": edge, "width": 1},
                         "pattern": {"shape": "/", "fgcolor": edge, "size": 6, "solidity": 0.2},
                     },
@@ -343,28 +409,20 @@ def confidence_histogram_figure(
     fig = go.Figure()
     top = 0.0
     for name, t in named.items():
-        count = _f(t, "count")
-        n = count.sum()
-        pct = 100.0 * count / n if n > 0 else np.zeros_like(count)
-        top = max(top, float(np.nanmax(pct)) if pct.size else 0.0)
-        left, right = _f(t, "lower"), _f(t, "upper")
-        text = [
-            f"bin {int(b) + 1}: ({a:.3g}, {c:.3g}]<br>n = {int(k):,} ({p:.1f}% of {int(n):,})"
-            for b, a, c, k, p in zip(t["bin"], left, right, count, pct)
-        ]
+        v = histogram_values(t, multi=multi)
+        top = max(top, v["top"])
         fig.add_trace(
             go.Bar(
-                x=(left + right) / 2, y=pct, width=None if multi else (right - left), name=plain(name),
+                x=v["x"], y=v["pct"], width=v["width"], name=plain(name),
                 marker={"color": rgba(cmap[name], 0.8), "line": {"color": cmap[name], "width": 1}},
-                customdata=t["bin"].to_numpy(dtype=np.int64), text=text, textposition="none",
+                customdata=v["bins"], text=v["text"], textposition="none",
                 hovertemplate="%{text}<extra>" + plain(name) + "</extra>",
                 selectedpoints=_selected_positions(t, _sel(selected, name)),
                 selected={"marker": {"opacity": 1.0, "color": cmap[name]}}, unselected={"marker": {"opacity": 0.25}},
                 meta={"name": name, "role": "hist"}, showlegend=multi,
             )
         )
-        mean_conf = float(np.nansum(_f(t, "confidence") * count) / n) if n > 0 else np.nan
-        mean_acc = float(np.nansum(_f(t, "accuracy") * count) / n) if n > 0 else np.nan
+        mean_conf, mean_acc = v["mean_confidence"], v["mean_accuracy"]
         suffix = f" ({plain(name)})" if multi else ""
         for value, dash, label in ((mean_conf, "dash", conf_name), (mean_acc, "dot", acc_name)):
             fig.add_trace(

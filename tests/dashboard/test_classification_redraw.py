@@ -27,6 +27,8 @@ def _per_class(n_bins: int, strategy: str, k: int = 4) -> pd.DataFrame:
 
 @pytest.mark.parametrize("names", [None, ["ant", "bee", "=cat", "dog"]])
 def test_a_patched_per_class_figure_is_the_built_one(names):
+    from dashboard import redraw_cache as rc
+
     classification_redraw._SKELETONS.clear()
     codes = [2, 0, 3]
     for n_bins, strategy in ((15, "uniform"), (7, "uniform"), (12, "quantile")):  # the first builds, the others patch
@@ -34,6 +36,9 @@ def test_a_patched_per_class_figure_is_the_built_one(names):
         fig = classification_redraw.per_class_figure(table, class_names=names, color="#e45756", classes=codes)
         built = plots.per_class_reliability_figure(table, class_names=names, color="#e45756", classes=codes)
         assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(built))
+        assert pio.to_json(fig, validate=False) == pio.to_json(built, validate=False)  # byte for byte
+        assert pio.to_json(rc.prepared_figure(fig).to_dict(), validate=False) == \
+            pio.to_json(rc.prepared_figure(built).to_dict(), validate=False)  # what the chart is sent
     assert len(classification_redraw._SKELETONS) == 1
 
 
@@ -60,3 +65,44 @@ def test_per_class_views_from_one_summary_equal_the_views(k):
         want_options, want_worst = views_pages.per_class_choice(per_class, classes)
         assert options == want_options and worst == want_worst
         pd.testing.assert_frame_equal(table, csv_safe(views_pages.per_class_table(per_class, classes)))
+
+
+def _reliability_table(rng: np.random.Generator, n_bins: int, empty: bool = False) -> pd.DataFrame:
+    count = np.zeros(n_bins) if empty else rng.integers(0, 40, n_bins).astype(float)
+    conf = np.where(count > 0, rng.random(n_bins), np.nan)
+    acc = np.where(count > 0, rng.random(n_bins), np.nan)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    return pd.DataFrame({"bin": np.arange(n_bins), "lower": edges[:-1], "upper": edges[1:], "count": count,
+                         "fraction": count / max(count.sum(), 1.0), "confidence": conf, "accuracy": acc,
+                         "gap": conf - acc})
+
+
+@pytest.mark.parametrize("kind", ["reliability", "histogram"])
+@pytest.mark.parametrize("models", [1, 3])
+@pytest.mark.parametrize("target", ["top_label", "positive"])
+def test_a_patched_linked_figure_is_the_built_one(kind, models, target):
+    """Reliability diagrams and confidence histograms patched from a skeleton send the JSON of a fresh build, byte
+    for byte (other bins counts, empty tables, the log axis), and their selections mark the same bins."""
+    from dashboard import redraw_cache as rc
+
+    classification_redraw._LINKED.clear()
+    rng = np.random.default_rng(models)
+    colors = plots.model_colors([f"m{i}" for i in range(models)])
+    for trial, n_bins in enumerate((15, 7, 22, 1, 15)):  # the first builds, the others patch
+        tables = {f"m{i}": _reliability_table(rng, n_bins, empty=trial == 3) for i in range(models)}
+        for log_axis in ((False, True) if kind == "histogram" else (False,)):
+            fig = classification_redraw.linked_figure(kind, tables, colors=colors, target=target, log_y=log_axis)
+            if kind == "reliability":
+                built = plots.reliability_figure(tables, colors=colors, target=target)
+            else:
+                built = plots.confidence_histogram_figure(tables, colors=colors, target=target)
+                if log_axis:
+                    classification_redraw.log_axis(built)
+            assert pio.to_json(fig, validate=False) == pio.to_json(built, validate=False), (trial, log_axis)
+            assert pio.to_json(rc.prepared_figure(fig).to_dict(), validate=False) == \
+                pio.to_json(rc.prepared_figure(built).to_dict(), validate=False)
+            drawn = {"m0": [0, 2]}
+            marked = rc.marked_figure(fig, drawn, layout_meta={"selection_epoch": 3}).to_dict()
+            want = plots.mark_selected(built.update_layout(meta={"selection_epoch": 3}), drawn).to_dict()
+            assert json.loads(pio.to_json(marked, validate=False)) == json.loads(pio.to_json(want, validate=False))
+    assert len(classification_redraw._LINKED) == (2 if kind == "histogram" else 1)

@@ -116,3 +116,72 @@ def test_rebinned_rows_equal_fresh_rows(closed):
         assert new.statistics() == fresh.statistics()
         np.testing.assert_array_equal(new.classwise_cells, fresh.classwise_cells)
         assert "_classwise" not in base.__dict__ or new is base or new._classwise is not base._classwise
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
+@pytest.mark.parametrize("k", [2, 5])
+def test_equal_mass_bins_from_the_stage_sorts_equal_fresh_rows(closed, k):
+    """Equal-mass rows re-binned from the stage's kept sorts (top label and every class) equal fresh rows: the
+    class-wise cells, edges and orders, the positive-class view, weighted (bootstrap) sums, bit for bit; ties
+    included (rounded probabilities)."""
+    from calib_core.metrics.classification import ClassificationRows
+    from views.classification_stages import rebinned
+
+    pset = _set(k, n=700, seed=k)
+    probs = np.round(pset.probs, 2)  # many ties
+    probs /= probs.sum(1, keepdims=True)
+    base = ClassificationRows(pset.labels, probs, n_bins=15, closed=closed)
+    weights = np.random.default_rng(1).multinomial(700, np.full(700, 1 / 700)).astype(float)
+    for n_bins in (16, 3, 16, 1, 30):
+        new = rebinned(base, n_bins, "quantile")
+        fresh = ClassificationRows(pset.labels, probs, n_bins=n_bins, strategy="quantile", closed=closed)
+        assert "_classwise" in new.__dict__  # from the stage's sorts
+        for mine, theirs in zip(new._classwise, fresh._classwise):
+            np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
+        if k == 2:
+            for mine, theirs in zip(new._pos, fresh._pos):
+                np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(new.bin_index, fresh.bin_index)
+        np.testing.assert_array_equal(new._order, fresh._order)
+        assert new.statistics() == fresh.statistics()
+        assert new.statistics(weights) == fresh.statistics(weights)
+        for mine, theirs in zip(new.classwise_sums(weights), fresh.classwise_sums(weights)):
+            np.testing.assert_array_equal(mine, theirs)
+
+
+def test_sorted_quantile_bins_equal_confidence_bins_on_random_values():
+    from calib_core.metrics.classification import confidence_bins
+    from views.classification_stages import sorted_quantile_bins
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 100, 1000):
+        for values in (rng.random(n), np.round(rng.random(n), 1), np.full(n, 0.5), rng.beta(0.1, 0.1, n)):
+            order = np.argsort(values, kind="stable")
+            for n_bins in (1, 2, 7, 15, 40):
+                for closed in ("right", "left"):
+                    got = sorted_quantile_bins(values[order], order, n_bins, closed)
+                    want = confidence_bins(values, n_bins, "quantile", closed)
+                    if got is not None:
+                        np.testing.assert_array_equal(got[0], want[0])
+                        np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_stable_orders_equal_numpys_stable_sort():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    from views.classification_stages import stable_orders
+
+    values = st.sampled_from([0.0, -0.0, 0.1, 0.5, 1.0, np.nan, 1e-300, 0.25])
+
+    @settings(max_examples=200, deadline=None)
+    @given(arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 40)), elements=values))
+    def check(x):
+        np.testing.assert_array_equal(stable_orders(x), np.argsort(x, axis=1, kind="stable"))
+
+    check()
+    rng = np.random.default_rng(3)
+    x = rng.random((4, 5000))
+    x[1] = np.round(x[1], 2)
+    np.testing.assert_array_equal(stable_orders(x), np.argsort(x, axis=1, kind="stable"))
