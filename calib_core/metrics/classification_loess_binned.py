@@ -41,8 +41,8 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["binned_loess_vertices", "binned_calibration_errors", "quantiles_linear", "BINNED_FROM", "N_BINS",
-           "N_VERTICES"]
+__all__ = ["binned_loess_vertices", "loess_from_bin_sums", "binned_calibration_errors", "quantiles_linear",
+           "BINNED_FROM", "N_BINS", "N_VERTICES"]
 
 #: Rows from which the clinical set's loess (ICI, E50, E90, the smoothed calibration curve without a band) is fitted
 #: on bins; below, the exact per-row loess (golden outputs and the statsmodels cross-checks are exact there).
@@ -290,6 +290,36 @@ def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int
         return None
     width = (hi - lo) / int(n_bins)
     sums = _bin_sums(f, y, w, lo, 1.0 / width, int(n_bins), unit)
+    return loess_from_bin_sums(sums, lo, hi, span=span, n_vertices=n_vertices, at=at, radius=radius)
+
+
+def loess_from_bin_sums(sums: np.ndarray, lo: float, hi: float, *, span: float = 0.75, n_vertices: int = N_VERTICES,
+                        at=None, radius=None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Steps 2 and 3 of the module docstring from the per-bin sums of step 1: the radii and the local lines.
+
+    ĉ(t) = T0/S0 − m (T1/S0 − m T0/S0) / max(S2/S0 − m², 1e-12), m = S1/S0 (the bins' tricube-weighted sums).
+
+    Parameters
+    ----------
+    sums : ndarray of shape (B, 5)
+        W, D1, D2, Y, E per equal-width bin of [lo, hi].
+    lo, hi : float
+        The smallest and largest prediction of positive weight (lo < hi).
+    span, n_vertices, at, radius
+        As :func:`binned_loess_vertices`.
+
+    Returns
+    -------
+    tuple of ndarray, or None
+        As :func:`binned_loess_vertices`.
+
+    References
+    ----------
+    Cleveland, W. S. & Grosse, E. (1991). Computational methods for local regression. Statistics and Computing 1(1),
+    47–62.
+    """
+    n_bins = sums.shape[0]
+    width = (hi - lo) / int(n_bins)
     total = float(sums[:, 0].sum())
     k = min(max(float(int(span * total + 1e-10)), min(2.0, total)), total)
     t = np.linspace(lo, hi, int(n_vertices)) if at is None else np.ascontiguousarray(at, dtype=float).ravel()
