@@ -75,15 +75,14 @@ def _scan(p, eps, base, n_cells, shift):  # pragma: no cover - compiled
 
 
 @compiled_kernel
-def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, lo_b, inv_wb, binned, n_lb,
-          want, base, n_cells, shift, off, pool_size):  # pragma: no cover - compiled
-    """Pass 2: the logit moments and sums of ``column_sums`` (same blocks, same order), the loess bin sums of the
-    columns flagged ``binned`` and the pooled clipped values of the wanted cells."""
+def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base, n_cells, shift, off, pool_size
+          ):  # pragma: no cover - compiled
+    """Pass 2: the logit moments and sums of ``column_sums`` (same blocks, same order) and the pooled clipped values
+    of the wanted cells."""
     n, k_cols = p.shape
     mom = np.zeros((k_cols, n_bins, order + 1))
     sums = np.zeros((k_cols, 6))
     ranges = np.empty((k_cols, 6))
-    lsums = np.zeros((k_cols, n_lb, 5))
     pool = np.empty(pool_size)
     fill = off.copy()
     buf = np.empty(1)
@@ -99,9 +98,6 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, lo_b, inv_w
             s_y = s_yx = clipped = z_num = z_den = 0.0
             lo1, hi1, lo0, hi0, lo, hi = ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], \
                 ranges[k, 5]
-            on = binned[k]
-            lob, ilb = lo_b[k], inv_wb[k]
-            wlb = 1.0 / ilb
             at = fill[k]
             for i in range(start, stop):
                 pk = p[i, k]
@@ -143,15 +139,6 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, lo_b, inv_w
                 if want[k, cell]:
                     pool[at] = q
                     at += 1
-                if on:  # the binned loess's bin sums (unit weights), as its own kernel computes them
-                    zb = (pk - lob) * ilb
-                    bb = n_lb - 1 if zb >= n_lb - 1 else (int(zb) if zb > 0.0 else 0)
-                    db = pk - (lob + (bb + 0.5) * wlb)
-                    lsums[k, bb, 0] += 1.0
-                    lsums[k, bb, 1] += db
-                    lsums[k, bb, 2] += db * db
-                    lsums[k, bb, 3] += yk
-                    lsums[k, bb, 4] += yk * db
             fill[k] = at
             sums[k, 0] += s_y
             sums[k, 1] += s_yx
@@ -161,7 +148,33 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, lo_b, inv_w
             sums[k, 5] += stop - start
             ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], ranges[k, 5] = \
                 lo1, hi1, lo0, hi0, lo, hi
-    return mom, sums, ranges, lsums, pool
+    return mom, sums, ranges, pool
+
+
+@compiled_kernel
+def _loess_bins(p, y, labels, use_labels, lo_b, inv_wb, binned, n_lb):  # pragma: no cover - compiled
+    """The binned loess's bin sums W, D1, D2, Y, E (unit weights) of the columns flagged ``binned``, as its own kernel
+    computes them; one column at a time down the rows (its 16,384 × 5 sums stay in cache)."""
+    n, k_cols = p.shape
+    lsums = np.zeros((k_cols, n_lb, 5))
+    for k in range(k_cols):
+        if not binned[k]:
+            continue
+        lob, ilb = lo_b[k], inv_wb[k]
+        wlb = 1.0 / ilb
+        out = lsums[k]
+        for i in range(n):
+            pk = p[i, k]
+            yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
+            zb = (pk - lob) * ilb
+            bb = n_lb - 1 if zb >= n_lb - 1 else (int(zb) if zb > 0.0 else 0)
+            db = pk - (lob + (bb + 0.5) * wlb)
+            out[bb, 0] += 1.0
+            out[bb, 1] += db
+            out[bb, 2] += db * db
+            out[bb, 3] += yk
+            out[bb, 4] += yk * db
+    return lsums
 
 
 @compiled_kernel
@@ -376,9 +389,9 @@ def fused_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, eps: float,
     on = np.array([binned and bool(h > lo_) for lo_, h in zip(lo, hi, strict=True)], dtype=np.bool_)
     lwidth = np.where(on, (hi - lo) / N_BINS, 1.0)
     inv_wb = np.array([1.0 / w for w in lwidth])
-    mom, sums, rng_q, lsums, pool = _main(p, y, lab, use_labels, eps, half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER,
-                                          np.where(on, lo, 0.0), inv_wb, on, N_BINS, want, base, n_cells, _SHIFT,
-                                          off, size)
+    mom, sums, rng_q, pool = _main(p, y, lab, use_labels, eps, half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER, want,
+                                   base, n_cells, _SHIFT, off, size)
+    lsums = _loess_bins(p, y, lab, use_labels, np.where(on, lo, 0.0), inv_wb, on, N_BINS)
     centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
     with np.errstate(divide="ignore", invalid="ignore"):
         x_ranges = np.log(rng_q) - np.log1p(-rng_q)

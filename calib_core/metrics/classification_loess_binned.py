@@ -78,9 +78,10 @@ def _bin_sums(f, y, w, lo, inv_width, n_bins, unit):  # pragma: no cover - compi
 
 
 @compiled_kernel
-def _vertex_fits(xc, sums, delta0, t, h):  # pragma: no cover - compiled
-    """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums (module docstring,
-    step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where fewer than two bins carry kernel weight."""
+def _vertex_fits(xc, wb, d1b, d2b, yb, eb, delta0, t, h):  # pragma: no cover - compiled
+    """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums W, D1, D2, Y, E (one
+    contiguous array each; module docstring, step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where
+    fewer than two bins carry kernel weight."""
     out = np.empty(t.size)
     for j in range(t.size):
         tj, hj = t[j], h[j]
@@ -95,14 +96,14 @@ def _vertex_fits(xc, sums, delta0, t, h):  # pragma: no cover - compiled
                 continue
             c = 1.0 - u * u * u
             k = c * c * c
-            wb, d1, yb = sums[b, 0], sums[b, 1], sums[b, 3]
+            w, d1, y = wb[b], d1b[b], yb[b]
             delta = delta0[b] - tj
             used += 1
-            s0 += k * wb
-            s1 += k * (wb * delta + d1)
-            s2 += k * (wb * delta * delta + 2.0 * delta * d1 + sums[b, 2])
-            t0 += k * yb
-            t1 += k * (yb * delta + sums[b, 4])
+            s0 += k * w
+            s1 += k * (w * delta + d1)
+            s2 += k * (w * delta * delta + 2.0 * delta * d1 + d2b[b])
+            t0 += k * y
+            t1 += k * (y * delta + eb[b])
         if used < 2 or s0 <= 0.0:
             out[j] = np.nan
             continue
@@ -339,8 +340,8 @@ def loess_from_bin_sums(sums: np.ndarray, lo: float, hi: float, *, span: float =
         return None
     full = np.flatnonzero(sums[:, 0] > 0)
     centres = lo + (full + 0.5) * width
-    nonempty = np.ascontiguousarray(sums[full])
-    values = _vertex_fits(centres + nonempty[:, 1] / nonempty[:, 0], nonempty, centres, t, h)
+    nonempty = np.ascontiguousarray(sums[full].T)  # one contiguous array per sum
+    values = _vertex_fits(centres + nonempty[1] / nonempty[0], *nonempty, centres, t, h)
     if not np.all(np.isfinite(values)):
         return None
     return t, values
