@@ -11,15 +11,17 @@ order per column and per bin, the same row blocks), come from four passes over t
 1. **Scan** — min and max of every column (the loess bins' range) and a histogram of the clipped p̃ = clip(p, ε,
    1 − ε) over monotone cells (the top bits of the double: 256 cells per binade), which locates the order statistics
    of Hosmer–Lemeshow's cut points c_j = Q(j/g) (linear interpolation, Hyndman & Fan 1996 type 7).
-2. **Main** — the logit x = log(p̃ / (1 − p̃)) once per value: the binned logit moments, Σ y, Σ y x, the clipped
+2. **Loess bins** — one column at a time down the rows (its 16,384 × 5 sums stay in cache): W, D1, D2, Y, E per bin
+   of p (bit for bit the binned loess's); then the loess vertices of every column from its bins (no rows read).
+3. **Main** — the logit x = log(p̃ / (1 − p̃)) once per value: the binned logit moments, Σ y, Σ y x, the clipped
    count, Spiegelhalter's (1986) sums Σ (y − p)(1 − 2p), Σ (1 − 2p)² p (1 − p) and the separation ranges
-   (bit for bit :func:`~calib_core.metrics.classification_clinical_moments.column_sums`); the loess bin sums W, D1,
-   D2, Y, E over 16,384 bins of p (bit for bit the binned loess's); the values of p̃ in the histogram cells that hold
-   the cut points' order statistics (sorted afterwards: the exact order statistics).
-3. **Groups and deviations** — n_g, O_g = Σ y, E_g = Σ p̃ of the groups g_i = #{c_j < p̃_i} (Hosmer & Lemeshow 1980),
-   and d_i = |ĉ(p_i) − p_i| of the loess curve ĉ (linear between its vertices): Σ d (the ICI) and a histogram of d.
-4. **Quantiles** — d recomputed (the same operations, so the same bits) and kept where its cell holds the order
-   statistics of E50 and E90, then sorted: the exact quantiles.
+   (bit for bit :func:`~calib_core.metrics.classification_clinical_moments.column_sums`); the values of p̃ in the
+   histogram cells that hold the cut points' order statistics (sorted afterwards: the exact order statistics); the
+   deviations d_i = |ĉ(p_i) − p_i| of the loess curve ĉ (linear between its vertices): Σ d (the ICI, in row order)
+   and a histogram of d.
+4. **Groups and quantiles** — n_g, O_g = Σ y, E_g = Σ p̃ of the groups g_i = #{c_j < p̃_i} (Hosmer & Lemeshow 1980);
+   d recomputed (the same operations, so the same bits) and kept where its cell holds the order statistics of E50
+   and E90, then sorted: the exact quantiles.
 
 Every reported value is bit for bit the one of the per-class path (tested): the same floating-point operations in
 the same order; only the order statistics are found by another exact selection.
@@ -75,16 +77,20 @@ def _scan(p, eps, base, n_cells, shift):  # pragma: no cover - compiled
 
 
 @compiled_kernel
-def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base, n_cells, shift, off, pool_size
-          ):  # pragma: no cover - compiled
-    """Pass 2: the logit moments and sums of ``column_sums`` (same blocks, same order) and the pooled clipped values
-    of the wanted cells."""
+def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base, n_cells, shift, off, pool_size,
+          binned, t0, step, values, d_base, n_d):  # pragma: no cover - compiled
+    """Pass 3: the logit moments and sums of ``column_sums`` (same blocks, same order), the pooled clipped values of
+    the wanted cells, and for the binned columns the loess deviations d: Σ d (in row order), max d, d's cells."""
     n, k_cols = p.shape
     mom = np.zeros((k_cols, n_bins, order + 1))
     sums = np.zeros((k_cols, 6))
     ranges = np.empty((k_cols, 6))
     pool = np.empty(pool_size)
     fill = off.copy()
+    sd = np.zeros(k_cols)
+    top = np.zeros(k_cols)
+    d_counts = np.zeros((k_cols, n_d + 1), dtype=np.int64)
+    g_vert = values.shape[1]
     buf = np.empty(1)
     bits = buf.view(np.int64)
     for k in range(k_cols):
@@ -99,6 +105,9 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base,
             lo1, hi1, lo0, hi0, lo, hi = ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], \
                 ranges[k, 5]
             at = fill[k]
+            on = binned[k]
+            acc, mx = sd[k], top[k]
+            lo_v, st, bk = t0[k], step[k], d_base[k]
             for i in range(start, stop):
                 pk = p[i, k]
                 yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
@@ -139,7 +148,24 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base,
                 if want[k, cell]:
                     pool[at] = q
                     at += 1
+                if on:  # the binned loess's deviation, as its own kernel computes it
+                    xv = (pk - lo_v) / st
+                    jv = g_vert - 2 if xv >= g_vert - 2 else (int(xv) if xv > 0.0 else 0)
+                    lam = xv - jv
+                    if lam < 0.0:
+                        lam = 0.0
+                    elif lam > 1.0:
+                        lam = 1.0
+                    v = abs(values[k, jv] * (1.0 - lam) + values[k, jv + 1] * lam - pk)
+                    if v > mx:
+                        mx = v
+                    acc += 1.0 * v
+                    buf[0] = v
+                    dc = (bits[0] >> shift) - bk
+                    dc = 0 if dc < 0 else (n_d - 1 if dc >= n_d else dc)
+                    d_counts[k, dc + 1] += 1
             fill[k] = at
+            sd[k], top[k] = acc, mx
             sums[k, 0] += s_y
             sums[k, 1] += s_yx
             sums[k, 2] += clipped
@@ -148,7 +174,7 @@ def _main(p, y, labels, use_labels, eps, half, inv_w, n_bins, order, want, base,
             sums[k, 5] += stop - start
             ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], ranges[k, 5] = \
                 lo1, hi1, lo0, hi0, lo, hi
-    return mom, sums, ranges, pool
+    return mom, sums, ranges, pool, sd, top, d_counts
 
 
 @compiled_kernel
@@ -178,16 +204,15 @@ def _loess_bins(p, y, labels, use_labels, lo_b, inv_wb, binned, n_lb):  # pragma
 
 
 @compiled_kernel
-def _groups(p, y, labels, use_labels, eps, cuts, binned, t0, step, values, base, n_cells, shift
-            ):  # pragma: no cover - compiled
-    """Pass 3: Hosmer–Lemeshow's n_g, O_g, E_g (K, 3, G) with groups #{cuts < p̃}; Σ d, max d and the counts of the
-    deviations' cells of the binned columns."""
+def _groups(p, y, labels, use_labels, eps, cuts, binned, t0, step, values, want, base, n_cells, shift, off,
+            pool_size):  # pragma: no cover - compiled
+    """Pass 4: Hosmer–Lemeshow's n_g, O_g, E_g (K, 3, G) with groups #{cuts < p̃}, and the deviations d of the binned
+    columns that fall in the wanted cells."""
     n, k_cols = p.shape
     m = cuts.shape[1]
     hl = np.zeros((k_cols, 3, m + 1))
-    sd = np.zeros(k_cols)
-    top = np.zeros(k_cols)
-    counts = np.zeros((k_cols, n_cells + 1), dtype=np.int64)
+    pool = np.empty(pool_size)
+    fill = off.copy()
     g_vert = values.shape[1]
     buf = np.empty(1)
     bits = buf.view(np.int64)
@@ -195,8 +220,8 @@ def _groups(p, y, labels, use_labels, eps, cuts, binned, t0, step, values, base,
         stop = min(start + 512, n)
         for k in range(k_cols):
             on = binned[k]
-            acc, mx = sd[k], top[k]
             lo, st, bk = t0[k], step[k], base[k]
+            at = fill[k]
             for i in range(start, stop):
                 pk = p[i, k]
                 yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
@@ -211,7 +236,7 @@ def _groups(p, y, labels, use_labels, eps, cuts, binned, t0, step, values, base,
                 hl[k, 0, g] += 1.0
                 hl[k, 1, g] += yk
                 hl[k, 2, g] += q
-                if on:  # the binned loess's deviation, as its own kernel computes it
+                if on:  # the deviation again: the same operations, the same bits
                     x = (pk - lo) / st
                     j = g_vert - 2 if x >= g_vert - 2 else (int(x) if x > 0.0 else 0)
                     lam = x - j
@@ -220,47 +245,14 @@ def _groups(p, y, labels, use_labels, eps, cuts, binned, t0, step, values, base,
                     elif lam > 1.0:
                         lam = 1.0
                     v = abs(values[k, j] * (1.0 - lam) + values[k, j + 1] * lam - pk)
-                    if v > mx:
-                        mx = v
-                    acc += 1.0 * v
                     buf[0] = v
                     cell = (bits[0] >> shift) - bk
                     cell = 0 if cell < 0 else (n_cells - 1 if cell >= n_cells else cell)
-                    counts[k, cell + 1] += 1
-            sd[k], top[k] = acc, mx
-    return hl, sd, top, counts
-
-
-@compiled_kernel
-def _deviation_pool(p, binned, t0, step, values, want, base, n_cells, shift, off, pool_size
-                    ):  # pragma: no cover - compiled
-    """Pass 4: the deviations d of the binned columns that fall in the wanted cells."""
-    n, k_cols = p.shape
-    pool = np.empty(pool_size)
-    fill = off.copy()
-    g_vert = values.shape[1]
-    buf = np.empty(1)
-    bits = buf.view(np.int64)
-    for i in range(n):
-        for k in range(k_cols):
-            if not binned[k]:
-                continue
-            pk = p[i, k]
-            x = (pk - t0[k]) / step[k]
-            j = g_vert - 2 if x >= g_vert - 2 else (int(x) if x > 0.0 else 0)
-            lam = x - j
-            if lam < 0.0:
-                lam = 0.0
-            elif lam > 1.0:
-                lam = 1.0
-            v = abs(values[k, j] * (1.0 - lam) + values[k, j + 1] * lam - pk)
-            buf[0] = v
-            cell = (bits[0] >> shift) - base[k]
-            cell = 0 if cell < 0 else (n_cells - 1 if cell >= n_cells else cell)
-            if want[k, cell]:
-                pool[fill[k]] = v
-                fill[k] += 1
-    return pool
+                    if want[k, cell]:
+                        pool[at] = v
+                        at += 1
+            fill[k] = at
+    return hl, pool
 
 
 def _ranks(n: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -275,6 +267,7 @@ def _wanted(counts: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """Per column the cells holding the ranks: (cell of each rank (K, R), wanted mask (K, C), pool offsets, size)."""
     cum = np.cumsum(counts, axis=1)  # cum[k, c] = values in the cells below c
     cell_of = np.stack([np.searchsorted(row, ranks, side="right") - 1 for row in cum])  # loop over classes
+    cell_of = np.minimum(cell_of, counts.shape[1] - 2)  # a column without values (not binned): its last cell
     want = np.zeros((counts.shape[0], counts.shape[1] - 1), dtype=np.bool_)
     np.put_along_axis(want, cell_of, True, axis=1)
     sizes = np.where(want, counts[:, 1:], 0).sum(axis=1)
@@ -383,23 +376,13 @@ def fused_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, eps: float,
     qs = np.arange(1, int(n_groups)) / int(n_groups)
     prev, nxt, ranks = _ranks(n, qs)
     cell_of, want, off, size = _wanted(counts, ranks)
-    # pass 2: moments, Z, loess bin sums, the cut points' pools
+    # pass 2: the loess bin sums, column by column; the loess vertices of every binned column (no rows read)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
     on = np.array([binned and bool(h > lo_) for lo_, h in zip(lo, hi, strict=True)], dtype=np.bool_)
     lwidth = np.where(on, (hi - lo) / N_BINS, 1.0)
     inv_wb = np.array([1.0 / w for w in lwidth])
-    mom, sums, rng_q, pool = _main(p, y, lab, use_labels, eps, half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER, want,
-                                   base, n_cells, _SHIFT, off, size)
     lsums = _loess_bins(p, y, lab, use_labels, np.where(on, lo, 0.0), inv_wb, on, N_BINS)
-    centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_ranges = np.log(rng_q) - np.log1p(-rng_q)
-    col_sums = ColumnSums(mom, centres, sums[:, 0], sums[:, 1], sums[:, 2].astype(np.int64), sums[:, 3], sums[:, 4],
-                          x_ranges)
-    cuts = np.stack([_interpolate(_order_statistics(pool, counts, want, off, k, ranks, cell_of), ranks, prev, nxt,
-                                  n, qs) for k in range(k_cols)])  # loop over classes
-    # the loess vertices of every binned column (no rows read)
     g_vert = 101
     values = np.zeros((k_cols, g_vert))
     t0, step = np.zeros(k_cols), np.ones(k_cols)
@@ -414,17 +397,26 @@ def fused_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, eps: float,
     bound = np.maximum(bound * (1.0 + 1e-6), 1e-300)
     n_d = _D_BINADES * 256
     d_base = np.array([(_bits(float(b)) >> _SHIFT) - n_d + 1 for b in bound], dtype=np.int64)
-    # pass 3: Hosmer–Lemeshow's groups, the deviations' sums and cells
-    hl, sd, top, d_counts = _groups(p, y, lab, use_labels, eps, np.ascontiguousarray(cuts), on, t0, step, values,
-                                    d_base, n_d, _SHIFT)
+    # pass 3: moments, Z, the cut points' pools, the deviations' sums and cells
+    mom, sums, rng_q, pool, sd, _, d_counts = _main(p, y, lab, use_labels, eps, half, 1.0 / width, MOMENT_BINS,
+                                                    MOMENT_ORDER, want, base, n_cells, _SHIFT, off, size, on, t0,
+                                                    step, values, d_base, n_d)
+    centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_ranges = np.log(rng_q) - np.log1p(-rng_q)
+    col_sums = ColumnSums(mom, centres, sums[:, 0], sums[:, 1], sums[:, 2].astype(np.int64), sums[:, 3], sums[:, 4],
+                          x_ranges)
+    cuts = np.stack([_interpolate(_order_statistics(pool, counts, want, off, k, ranks, cell_of), ranks, prev, nxt,
+                                  n, qs) for k in range(k_cols)])  # loop over classes
+    # pass 4: Hosmer–Lemeshow's groups and the deviations' pools
+    q2 = np.array([0.5, 0.9])
+    prev2, nxt2, ranks2 = _ranks(n, q2)
+    cell2, want2, off2, size2 = _wanted(d_counts, ranks2)
+    hl, pool2 = _groups(p, y, lab, use_labels, eps, np.ascontiguousarray(cuts), on, t0, step, values, want2, d_base,
+                        n_d, _SHIFT, off2, size2)
     errors: list = [None] * k_cols
-    if on.any():
-        q2 = np.array([0.5, 0.9])
-        prev2, nxt2, ranks2 = _ranks(n, q2)
-        cell2, want2, off2, size2 = _wanted(d_counts, ranks2)
-        pool2 = _deviation_pool(p, on, t0, step, values, want2, d_base, n_d, _SHIFT, off2, size2)
-        for k in np.flatnonzero(on):  # loop over classes
-            e50, e90 = (float(v) for v in _interpolate(
-                _order_statistics(pool2, d_counts, want2, off2, k, ranks2, cell2), ranks2, prev2, nxt2, n, q2))
-            errors[k] = {"ici": float(sd[k] / float(n)), "e50": e50, "e90": e90}
+    for k in np.flatnonzero(on):  # loop over classes
+        e50, e90 = (float(v) for v in _interpolate(
+            _order_statistics(pool2, d_counts, want2, off2, k, ranks2, cell2), ranks2, prev2, nxt2, n, q2))
+        errors[k] = {"ici": float(sd[k] / float(n)), "e50": e50, "e90": e90}
     return FusedColumns(col_sums, hl, errors)
