@@ -62,16 +62,13 @@ from ..base.significance import monte_carlo_p
 from ..metrics.classification_clinical import (
     HL_GROUPS,
     calibration_errors_of,
-    hl_from_sums,
     hosmer_lemeshow_groups,
     hosmer_lemeshow_of,
 )
 from ..metrics.classification_clinical_batch import recalibration_columns
 from ..metrics.classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, clipped_logit
-from ..metrics.classification_clinical_fused import fused_columns
-from ..metrics.classification_clinical_moments import FUSED_FROM
+from ..metrics.classification_clinical_moments import FUSED_FROM, column_sums
 from ..metrics.classification_loess import LoessDesign
-from ..metrics.classification_loess_binned import BINNED_FROM
 from .classification_cells import percentile_bounds
 
 __all__ = ["CLINICAL_TESTED", "CLINICAL_DESCRIPTIVE", "CLINICAL_KINDS", "CLINICAL_REFERENCE", "clinical_values",
@@ -231,11 +228,8 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
     if outcomes is None and p.shape[0] < FUSED_FROM:
         outcomes = (np.asarray(labels)[:, None] == np.arange(p.shape[1])).astype(float)
     y = None if outcomes is None else np.asarray(outcomes, dtype=float)
-    fused = None
-    if p.shape[0] >= FUSED_FROM:  # large N: four compiled passes over the matrix for every class at once
-        fused = fused_columns(p, y, eps=eps, n_groups=HL_GROUPS, labels=None if y is not None else labels,
-                              binned=p.shape[0] >= BINNED_FROM)
-        sums = fused.sums
+    if p.shape[0] >= FUSED_FROM:  # large N: one compiled pass for the fits' moments, Z's sums and the ranges
+        sums = column_sums(p, y, eps=eps, labels=None if y is not None else labels)
         citl, cox = recalibration_columns(p, y, eps=eps, sums=sums, labels=labels)
         num, den = sums.z_num, sums.z_den
         one_class = (sums.events <= 0) | (sums.events >= p.shape[0])
@@ -248,18 +242,13 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     out = []
-    pt = yt = None
-    if fused is None:
-        pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
-        yt = np.ascontiguousarray(y.T) if p.shape[1] > 1 else y.T
+    pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
+    yt = None if y is None else (np.ascontiguousarray(y.T) if p.shape[1] > 1 else y.T)
     for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
-        fit1, fit2 = citl[k], cox[k]
+        yk = (np.asarray(labels) == k).astype(float) if yt is None else yt[k]
+        f, fit1, fit2 = pt[k], citl[k], cox[k]
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
-        if one_class is not None:
-            single = bool(one_class[k]) or p.shape[0] == 0
-        else:
-            single = yt[k].size == 0 or yt[k].min() == yt[k].max()
-        if single:
+        if yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max()):
             notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
                          "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
             out.append(ClinicalColumn(dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")),
@@ -267,19 +256,10 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
             continue
         if fit2.reason:
             notes.append("calibration slope: " + fit2.reason)
-        if fused is not None:
-            hl, g = hl_from_sums(*fused.hl_sums[k])
-            errors = fused.errors[k]
-            if errors is None:  # the binned loess does not apply (or below its row count): the exact method
-                yk = (np.asarray(labels) == k).astype(float) if y is None else y[:, k]
-                errors = calibration_errors_of(p[:, k], yk)
-        else:
-            f, yk = pt[k], yt[k]
-            hl, g = hosmer_lemeshow_of(f, yk, eps=eps)
-            errors = calibration_errors_of(f, yk)
+        hl, g = hosmer_lemeshow_of(f, yk, eps=eps)
         values = {"calibration_in_the_large": fit1.intercept, "calibration_slope": fit2.slope,
                   "cox_intercept": fit2.intercept, "spiegelhalter_z": float(z[k]), "hosmer_lemeshow": hl}
-        values.update(errors)
+        values.update(calibration_errors_of(f, yk))
         out.append(ClinicalColumn(values, tuple(notes), fit1, fit2, g))
     return out
 

@@ -51,7 +51,6 @@ __all__ = [
     "spiegelhalter_z_of",
     "hosmer_lemeshow_of",
     "hosmer_lemeshow_groups",
-    "hl_from_sums",
     "calibration_errors_of",
     "adjust_prevalence",
     "one_vs_rest",
@@ -191,38 +190,18 @@ def hosmer_lemeshow_of(p, y, weights=None, *, n_groups: int = HL_GROUPS, eps: fl
     yv = np.asarray(y, dtype=float).ravel()
     if weights is None and groups is None and q.size >= FUSED_FROM:  # large N: cuts by selection, one pass
         cuts = quantiles_linear(q, np.arange(1, int(n_groups)) / int(n_groups))
-        return hl_from_sums(*group_sums(q, yv, cuts))
+        return _hl_from_sums(*group_sums(q, yv, cuts))
     w = _weights(weights, q.size)
     g = hosmer_lemeshow_groups(q, n_groups, eps) if groups is None else np.asarray(groups, dtype=np.intp)
     m = int(max(int(n_groups), int(g.max()) + 1 if g.size else 0))
     n_g = np.bincount(g, weights=w, minlength=m)
     o_g = np.bincount(g, weights=w * yv, minlength=m)
     e_g = np.bincount(g, weights=w * q, minlength=m)
-    return hl_from_sums(n_g, o_g, e_g)
+    return _hl_from_sums(n_g, o_g, e_g)
 
 
-def hl_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
-    """The Hosmer–Lemeshow statistic from the per-group sums (last axis: groups), and the non-empty groups.
-
-    H = Σ_{g: n_g > 0} (O_g − E_g)² / (E_g (1 − E_g / n_g)).
-
-    Parameters
-    ----------
-    n_g, o_g, e_g : ndarray
-        Rows (weight), events and expected events per group.
-
-    Returns
-    -------
-    statistic : float or ndarray
-        H.
-    n_nonempty : int
-        Groups holding weight.
-
-    References
-    ----------
-    Hosmer, D. W. & Lemeshow, S. (1980). Goodness of fit tests for the multiple logistic regression model.
-    Communications in Statistics – Theory and Methods 9(10), 1043–1069.
-    """
+def _hl_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
+    """H from the per-group sums (last axis: groups); the number of non-empty groups of the data."""
     ok = n_g > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(ok, (o_g - e_g) ** 2 / (e_g * (1.0 - e_g / np.where(ok, n_g, 1.0))), 0.0)
