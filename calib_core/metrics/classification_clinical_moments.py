@@ -30,7 +30,7 @@ from ..base.compiled import compiled_kernel
 
 __all__ = ["ColumnSums", "column_sums", "moment_sums", "group_sums", "MOMENT_BINS", "MOMENT_ORDER", "FUSED_FROM"]
 
-#: Equal-width bins of the logit per column.
+#: Equal-width bins of the logit per column (a power of two ≥ 128: the moment sums' pairwise tree).
 MOMENT_BINS = 4096
 #: Highest moment (Taylor order) per bin (the pass's moment updates are written out for this order).
 MOMENT_ORDER = 5
@@ -188,7 +188,8 @@ def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -
     """Σ μ, Σ μ x, Σ v, Σ v x, Σ v x² over the rows of the columns ``cols`` at (a, b), from the binned moments.
 
     μ(c + d) = Σ_m T_m dᵐ, T_0 = expit(a + b c), T_{m+1} = b V_m/(m + 1), V_m = Σ_j T_j U_{m−j} (U = 1 − μ);
-    Σ g = Σ_b Σ_m g_m(c_b) D_bm for g = μ, μ x = μ (c + d), v, v x, v x² (module docstring).
+    Σ g = Σ_b Σ_m g_m(c_b) D_bm for g = μ, μ x = μ (c + d), v, v x, v x² (module docstring).  One compiled loop
+    over the columns and bins, the same operations in the same order as the NumPy formula (its pairwise sums too).
 
     Parameters
     ----------
@@ -208,6 +209,78 @@ def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -
     ----------
     Cox, D. R. (1958). Two further applications of a model for binary regression. Biometrika 45(3/4), 562–565.
     """
+    cols = np.asarray(cols, dtype=np.int64)
+    out = _moment_kernel(s.moments, np.ascontiguousarray(cols), np.ascontiguousarray(a, dtype=float).reshape(-1),
+                         np.ascontiguousarray(b, dtype=float).reshape(-1), s.centres, MOMENT_ORDER)
+    return tuple(out)
+
+
+@compiled_kernel
+def _moment_kernel(mom, cols, a, b, centres, order):  # pragma: no cover - compiled
+    """:func:`moment_sums` per column and bin: the Taylor coefficients T, U, V of μ and v at the bin centre and the
+    five per-bin terms, in NumPy's order of operations; each sum over the bins is NumPy's pairwise sum (blocks of 128
+    with eight accumulators, combined as a binary tree; the bins a power of two ≥ 128), so the sums equal the NumPy
+    formula's bit for bit."""
+    n_bins = centres.size
+    out = np.zeros((5, cols.size))
+    t = np.empty(order + 1)
+    u = np.empty(order + 1)
+    v = np.empty(order + 1)
+    terms = np.empty((5, n_bins))
+    tree = np.empty(n_bins // 128)
+    for j in range(cols.size):
+        k = cols[j]
+        aj, bj = a[j], b[j]
+        for q in range(n_bins):
+            c = centres[q]
+            t[0] = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
+            u[0] = 1.0 - t[0]
+            for m in range(order + 1):
+                acc = 0.0
+                for i in range(m + 1):
+                    acc += t[i] * u[m - i]
+                v[m] = acc
+                if m < order:
+                    t[m + 1] = bj * v[m] / (m + 1)
+                    u[m + 1] = -t[m + 1]
+            b_mu = b_mux = b_v = b_vx = b_vxx = 0.0
+            for m in range(order + 1):
+                dm = mom[k, q, m]
+                tm1 = t[m - 1] if m > 0 else 0.0
+                vm1 = v[m - 1] if m > 0 else 0.0
+                vm2 = v[m - 2] if m > 1 else 0.0
+                b_mu += t[m] * dm
+                b_mux += (c * t[m] + tm1) * dm
+                b_v += v[m] * dm
+                b_vx += (c * v[m] + vm1) * dm
+                b_vxx += (c * c * v[m] + 2.0 * c * vm1 + vm2) * dm
+            terms[0, q], terms[1, q], terms[2, q], terms[3, q], terms[4, q] = b_mu, b_mux, b_v, b_vx, b_vxx
+        for r in range(5):
+            for blk in range(n_bins // 128):  # NumPy's pairwise block: eight accumulators over 128 values
+                lo = blk * 128
+                r0, r1, r2, r3 = terms[r, lo], terms[r, lo + 1], terms[r, lo + 2], terms[r, lo + 3]
+                r4, r5, r6, r7 = terms[r, lo + 4], terms[r, lo + 5], terms[r, lo + 6], terms[r, lo + 7]
+                for i in range(lo + 8, lo + 128, 8):
+                    r0 += terms[r, i]
+                    r1 += terms[r, i + 1]
+                    r2 += terms[r, i + 2]
+                    r3 += terms[r, i + 3]
+                    r4 += terms[r, i + 4]
+                    r5 += terms[r, i + 5]
+                    r6 += terms[r, i + 6]
+                    r7 += terms[r, i + 7]
+                tree[blk] = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+            width = n_bins // 128
+            while width > 1:  # the recursion's halves, added left + right
+                width //= 2
+                for i in range(width):
+                    tree[i] = tree[2 * i] + tree[2 * i + 1]
+            out[r, j] = tree[0]
+    return out
+
+
+def _moment_sums_numpy(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The NumPy formula of :func:`moment_sums` (the kernel's reference in the tests)."""
     d = s.moments[cols]  # (C, B, M + 1)
     c = s.centres[None, :]
     bb = np.asarray(b, dtype=float)[:, None]

@@ -41,8 +41,8 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["binned_loess_vertices", "binned_calibration_errors", "quantiles_linear", "BINNED_FROM", "N_BINS",
-           "N_VERTICES"]
+__all__ = ["binned_loess_vertices", "loess_from_bin_sums", "binned_calibration_errors", "quantiles_linear",
+           "BINNED_FROM", "N_BINS", "N_VERTICES"]
 
 #: Rows from which the clinical set's loess (ICI, E50, E90, the smoothed calibration curve without a band) is fitted
 #: on bins; below, the exact per-row loess (golden outputs and the statsmodels cross-checks are exact there).
@@ -78,9 +78,10 @@ def _bin_sums(f, y, w, lo, inv_width, n_bins, unit):  # pragma: no cover - compi
 
 
 @compiled_kernel
-def _vertex_fits(xc, sums, delta0, t, h):  # pragma: no cover - compiled
-    """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums (module docstring,
-    step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where fewer than two bins carry kernel weight."""
+def _vertex_fits(xc, wb, d1b, d2b, yb, eb, delta0, t, h):  # pragma: no cover - compiled
+    """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums W, D1, D2, Y, E (one
+    contiguous array each; module docstring, step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where
+    fewer than two bins carry kernel weight."""
     out = np.empty(t.size)
     for j in range(t.size):
         tj, hj = t[j], h[j]
@@ -95,14 +96,14 @@ def _vertex_fits(xc, sums, delta0, t, h):  # pragma: no cover - compiled
                 continue
             c = 1.0 - u * u * u
             k = c * c * c
-            wb, d1, yb = sums[b, 0], sums[b, 1], sums[b, 3]
+            w, d1, y = wb[b], d1b[b], yb[b]
             delta = delta0[b] - tj
             used += 1
-            s0 += k * wb
-            s1 += k * (wb * delta + d1)
-            s2 += k * (wb * delta * delta + 2.0 * delta * d1 + sums[b, 2])
-            t0 += k * yb
-            t1 += k * (yb * delta + sums[b, 4])
+            s0 += k * w
+            s1 += k * (w * delta + d1)
+            s2 += k * (w * delta * delta + 2.0 * delta * d1 + d2b[b])
+            t0 += k * y
+            t1 += k * (y * delta + eb[b])
         if used < 2 or s0 <= 0.0:
             out[j] = np.nan
             continue
@@ -290,6 +291,36 @@ def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int
         return None
     width = (hi - lo) / int(n_bins)
     sums = _bin_sums(f, y, w, lo, 1.0 / width, int(n_bins), unit)
+    return loess_from_bin_sums(sums, lo, hi, span=span, n_vertices=n_vertices, at=at, radius=radius)
+
+
+def loess_from_bin_sums(sums: np.ndarray, lo: float, hi: float, *, span: float = 0.75, n_vertices: int = N_VERTICES,
+                        at=None, radius=None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Steps 2 and 3 of the module docstring from the per-bin sums of step 1: the radii and the local lines.
+
+    ĉ(t) = T0/S0 − m (T1/S0 − m T0/S0) / max(S2/S0 − m², 1e-12), m = S1/S0 (the bins' tricube-weighted sums).
+
+    Parameters
+    ----------
+    sums : ndarray of shape (B, 5)
+        W, D1, D2, Y, E per equal-width bin of [lo, hi].
+    lo, hi : float
+        The smallest and largest prediction of positive weight (lo < hi).
+    span, n_vertices, at, radius
+        As :func:`binned_loess_vertices`.
+
+    Returns
+    -------
+    tuple of ndarray, or None
+        As :func:`binned_loess_vertices`.
+
+    References
+    ----------
+    Cleveland, W. S. & Grosse, E. (1991). Computational methods for local regression. Statistics and Computing 1(1),
+    47–62.
+    """
+    n_bins = sums.shape[0]
+    width = (hi - lo) / int(n_bins)
     total = float(sums[:, 0].sum())
     k = min(max(float(int(span * total + 1e-10)), min(2.0, total)), total)
     t = np.linspace(lo, hi, int(n_vertices)) if at is None else np.ascontiguousarray(at, dtype=float).ravel()
@@ -309,8 +340,8 @@ def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int
         return None
     full = np.flatnonzero(sums[:, 0] > 0)
     centres = lo + (full + 0.5) * width
-    nonempty = np.ascontiguousarray(sums[full])
-    values = _vertex_fits(centres + nonempty[:, 1] / nonempty[:, 0], nonempty, centres, t, h)
+    nonempty = np.ascontiguousarray(sums[full].T)  # one contiguous array per sum
+    values = _vertex_fits(centres + nonempty[1] / nonempty[0], *nonempty, centres, t, h)
     if not np.all(np.isfinite(values)):
         return None
     return t, values

@@ -54,7 +54,7 @@ def test_vertex_fit_on_singleton_bins_is_the_exact_local_line():
     smoother_h = np.array([np.sort(np.abs(f - ti))[int(0.75 * f.size) - 1] for ti in t])
     full = np.flatnonzero(sums[:, 0] > 0)
     centres = (full + 0.5) / 4096.0
-    fit = lb._vertex_fits(centres + sums[full, 1] / sums[full, 0], np.ascontiguousarray(sums[full]), centres, t,
+    fit = lb._vertex_fits(centres + sums[full, 1] / sums[full, 0], *np.ascontiguousarray(sums[full].T), centres, t,
                           smoother_h)
     np.testing.assert_allclose(fit, exact, rtol=1e-12, atol=1e-12)
 
