@@ -128,6 +128,10 @@ def test_a_stored_stage_does_not_grow_with_the_bins_it_serves():
     pset = _set("gaussian", n=20_000)
     stages: dict = {}
     cc.diagnose(pset, by_group=False, stages=stages)
+    first = dict(stages)
+    # the first re-bin replaces each stage once by one that keeps the Levi table's bootstrap design (drawn then)
+    cc.diagnose(pset, by_group=False, stages=stages, n_bins=7)
+    assert all(stages[k] is not v and stages[k].levi_design is not None for k, v in first.items())
     kept = dict(stages)
     size = approx_nbytes(kept)
     for n_bins in range(5, 51, 3):
@@ -135,7 +139,8 @@ def test_a_stored_stage_does_not_grow_with_the_bins_it_serves():
             cc.diagnose(pset, by_group=False, stages=stages, n_bins=n_bins, binning=binning)
     assert all(stages[k] is v for k, v in kept.items())
     assert approx_nbytes(kept) == size
-    assert size < 20_000 * 8 * 12  # a handful of per-row arrays, not every cached sort and PIT
+    # a handful of per-row arrays, not every cached sort and PIT; the design: 16-bit blocks and counts
+    assert size < 20_000 * 8 * 12 + 20_000 * 2 + 1_000 * 256 * 2 + 10_000
 
 
 def test_inference_stage_and_finish_equal_infer_regression():
