@@ -214,3 +214,25 @@ def test_metric_table_equals_the_frame_per_drop_construction():
             for kw in ({}, {"compact": True}, {"keep_model": True}, {"keys": ["ence", "crps"]}):
                 pd.testing.assert_frame_equal(views.metric_table(m, 0.9, **kw), _old_metric_table(m, 0.9, **kw),
                                               check_exact=True)
+
+
+def test_content_key_tells_every_change_of_a_frame_and_equal_frames_apart():
+    frame = pd.DataFrame({"x": [0.1, 0.2, np.nan], "n": [1, 2, 3], "label": ["a", "b", None]})
+    key = content_key(frame, {"m": "#123"})
+    assert content_key(frame.copy(), {"m": "#123"}) == key  # equal content, another object
+    changed = [frame.assign(x=[0.1, 0.2, 0.3]), frame.assign(n=[1.0, 2.0, 3.0]), frame.assign(label=["a", "b", "c"]),
+               frame.rename(columns={"x": "y"}), frame.set_index(pd.Index([5, 6, 7])), frame.iloc[:2],
+               frame.assign(label=["a", "b", "None"]), frame.astype({"label": object})]
+    keys = {content_key(c, {"m": "#123"}) for c in changed}
+    assert len(keys) == len(changed) and key not in keys
+    multi = frame.set_index(pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "a")]))
+    assert content_key(multi) != content_key(multi.set_index(pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "b")])))
+
+
+def test_a_figures_size_is_that_of_its_dicts():
+    from dashboard.cache import _figure_nbytes
+    from dashboard.store import approx_nbytes
+
+    fig = _plain_levi_figure()
+    size = _figure_nbytes(fig)
+    assert 0.5 * approx_nbytes([fig._data, fig._layout]) <= size <= 2 * approx_nbytes([fig._data, fig._layout])
