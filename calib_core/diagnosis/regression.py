@@ -8,7 +8,6 @@ p-values and one headline verdict per (model, group) from the inference layer
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +36,7 @@ from ..base.report import (
     verdict_row,
 )
 from ..diagrams.regression import levi_bins_table, regression_diagrams
-from ..diagrams.regression_sigma_stage import LeviDesign, levi_design, levi_table_from_design, prime_sigma_bins
+from ..diagrams.regression_sigma_stage import levi_design, levi_table_from_design, prime_sigma_bins
 from ..inference.regression import ENCE_ROW_CACHES, InferenceStage, finish_inference, inference_stage, metric_kind
 from ..metrics.regression import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 from .nonfinite import nonfinite_metric_notes
@@ -179,9 +178,6 @@ class SubsetStage:
     options : tuple
         The bins-free options (``pit_bins``, ``n_resamples``, ``n_simulations``, ``level``, ``seed``, ``diagrams``,
         and the clustering's :func:`clustering_key`).
-    levi_design : LeviDesign or None
-        The Levi table's bootstrap blocks and weights, drawn on the first re-bin and kept (None: not yet, or drawn
-        by every call: a clustering, no seed, no resampling).
 
     References
     ----------
@@ -197,7 +193,6 @@ class SubsetStage:
     n_bins: int
     binning: str
     options: tuple
-    levi_design: LeviDesign | None = None
 
     def serves(self, y: np.ndarray, dist: PredictiveDistribution, options: tuple) -> bool:
         """Whether this stage was made from these rows (y, μ and σ equal, same count) with these options."""
@@ -206,19 +201,6 @@ class SubsetStage:
                 and np.array_equal(r.y, y, equal_nan=True)
                 and np.array_equal(r.mean, np.asarray(dist.mean(), dtype=float), equal_nan=True)
                 and np.array_equal(r.sigma, np.asarray(dist.std(), dtype=float), equal_nan=True))
-
-
-def _with_levi_design(stage: SubsetStage, stages: MutableMapping[Any, Any] | None, stage_key: Any, n_res: int,
-                      seed: int | None, clustering: Clustering | None) -> SubsetStage:
-    """The stage with its Levi bootstrap design (drawn now if missing, and the stored stage replaced by one that
-    keeps it); unchanged when the Levi table must draw its own (a clustering, no integer seed, no resampling)."""
-    if (stage.levi_design is not None or clustering is not None or n_res <= 0 or stage.rows.n < 2
-            or not isinstance(seed, (int, np.integer))):
-        return stage
-    stage = dataclasses.replace(stage, levi_design=levi_design(stage.rows.n, n_res, int(seed)))
-    if stages is not None:
-        stages[stage_key] = stage
-    return stage
 
 
 #: Diagram tables in the order :func:`regression_diagrams` gives them (the Levi table is the only binned one)
@@ -410,11 +392,12 @@ def diagnose_regression(
                     inf_stage = stage.inference
                     figures = None
                     if diagrams:
-                        stage = _with_levi_design(stage, stages, stage_key, n_res, seed, sub_clusters)
-                        levi = (levi_table_from_design(rows, stage.levi_design, n_bins=n_bins, binning=binning)
-                                if stage.levi_design is not None else
-                                levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_res,
-                                                seed=seed, clustering=sub_clusters))
+                        # the Levi bootstrap's blocks and weights drawn once per (N, replicates, seed), not per call
+                        levi = (levi_table_from_design(rows, levi_design(rows.n, n_res, int(seed)), n_bins=n_bins,
+                                                       binning=binning)
+                                if sub_clusters is None and n_res > 0 and isinstance(seed, (int, np.integer))
+                                else levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_res,
+                                                     seed=seed, clustering=sub_clusters))
                         figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
                                    if k == "levi_bins" or k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
