@@ -170,17 +170,60 @@ def classification_staged(key: str, pset: cc.PredictionSet, options: Mapping[str
 
 
 def _figure_nbytes(fig: Any) -> int:
-    """What a Plotly figure holds: its trace and layout dicts (the trace objects are views of them)."""
+    """What a Plotly figure holds: its trace and layout dicts (the trace objects are views of them), sized by
+    :func:`_plain_nbytes` (the figure's dicts hold only plain values and arrays)."""
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
-    return approx_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
+    return _plain_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
+
+
+_SIZE_OF = {str: lambda v: 49 + len(v), float: lambda v: 24, int: lambda v: 28, bool: lambda v: 28,
+            type(None): lambda v: 0}
+
+
+def _plain_nbytes(obj: Any) -> int:
+    """:func:`dashboard.store.approx_nbytes` of a tree of dicts, lists and tuples of plain values and NumPy arrays
+    (a figure's dicts), without its general dispatch: containers as ``sys.getsizeof`` counts them, strings
+    49 + length bytes, numbers their object size, arrays their buffer; anything else through ``approx_nbytes``.
+    Shared objects are counted once per reference (a figure's dicts share none that matter)."""
+    import sys
+
+    kind = type(obj)
+    if kind is dict:
+        return sys.getsizeof(obj) + sum(_plain_nbytes(k) + _plain_nbytes(v) for k, v in obj.items())
+    if kind is list or kind is tuple:
+        return sys.getsizeof(obj) + sum(_plain_nbytes(v) for v in obj)
+    size = _SIZE_OF.get(kind)
+    if size is not None:
+        return size(obj)
+    if kind is np.ndarray and obj.dtype != object:
+        return int(obj.nbytes)
+    return approx_nbytes(obj)
+
+
+def _digest_values(h: Any, values: np.ndarray) -> None:
+    """Feed an array of one column to ``h``: numbers, booleans and dates by their bytes (with the dtype), anything
+    else (text, objects) by the ``repr`` of its items (distinct values have distinct reprs)."""
+    if values.dtype != object and values.dtype.kind in "biufcmM":
+        h.update(str(values.dtype).encode())
+        h.update(np.ascontiguousarray(values).tobytes())
+    else:
+        h.update(repr(values.tolist()).encode())
 
 
 def _digest_into(h: Any, part: Any) -> None:
-    """Feed ``part`` to the hash ``h``: a DataFrame by its columns, dtypes, index and values
-    (``pd.util.hash_pandas_object``), a mapping or sequence item by item, anything else by its ``repr``."""
+    """Feed ``part`` to the hash ``h``: a DataFrame by its columns, dtypes, shape, index and the values of each
+    column (:func:`_digest_values`: their bytes, not ``pd.util.hash_pandas_object``'s per-row hashing), a mapping or
+    sequence item by item, anything else by its ``repr``."""
     if isinstance(part, pd.DataFrame):
         h.update(repr(("frame", list(part.columns), [str(d) for d in part.dtypes], part.shape)).encode())
-        h.update(pd.util.hash_pandas_object(part, index=True).to_numpy().tobytes())
+        index = part.index
+        if isinstance(index, pd.RangeIndex):
+            h.update(repr(("range", index.start, index.stop, index.step)).encode())
+        else:
+            h.update(repr(("index", str(index.dtype), index.nlevels)).encode())
+            _digest_values(h, np.asarray(index.to_numpy()))
+        for _, column in part.items():
+            _digest_values(h, np.asarray(column.to_numpy()))
     elif isinstance(part, Mapping):
         h.update(f"mapping{len(part)}".encode())
         for key in sorted(part, key=repr):

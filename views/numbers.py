@@ -164,7 +164,7 @@ def display_numbers(frame: pd.DataFrame, column_config: Mapping[str, Any] | None
     config = dict(column_config or {})
     if not frame.columns.is_unique:
         return frame, config
-    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c].dtype)
+    floats = [c for c, dtype in zip(frame.columns, frame.dtypes) if pd.api.types.is_float_dtype(dtype)
               and (c not in config or config[c] is None or _printf(config[c]) is not None)]
     as_text = [c for c in floats if needs_text(frame[c].to_numpy())]
     exponent = [c for c in floats if c not in as_text and needs_exponent(frame[c].to_numpy(), _printf(config.get(c)))]

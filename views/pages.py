@@ -73,6 +73,7 @@ __all__ = [
     "selection_vs_all",
     "KIND_HEADINGS",
     "metric_groups",
+    "metric_group_rows",
     "metric_tests",
     "diagram_tables",
     "diagnose_example",
@@ -463,30 +464,37 @@ def metric_table(
         t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
     pct = f"{level:.0%}"
     fmt = format_number
-    out = pd.DataFrame(
-        {
-            "model": t["model"].to_numpy(),
-            "metric": t["label"].to_numpy(),
-            "value": t["value"].to_numpy(),
-            "debiased": t["debiased"].to_numpy(dtype=float),
-            f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
-            "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
-            "p-value": [plots.p_value_cell(a, b) for a, b in zip(t["p_value"], t["p_mc_se"])],
-            "verdict": t["verdict"].to_numpy(),
-            "test": t["test"].to_numpy(),
-            "note": t["note"].to_numpy(),
-        }
-    )
-    if out["model"].nunique() <= 1 and not keep_model:
-        out = out.drop(columns="model")
-    empty = [c for c in ("test", "note") if not out[c].astype(str).str.len().any()]
-    if compact or empty:
-        out = out.drop(columns=["test", "note"] if compact else empty)
-    if not np.isfinite(out["debiased"].to_numpy(dtype=float)).any():
-        out = out.drop(columns="debiased")
-    if not np.isfinite(t["p_value"].to_numpy(dtype=float)).any():  # no tests (null draws off, point predictions)
-        out = out.drop(columns=["perfectly calibrated", "p-value", "verdict"])
-    return out.reset_index(drop=True)
+    p_value = t["p_value"].to_numpy(dtype=float)
+    columns: dict[str, Any] = {
+        "model": t["model"].to_numpy(),
+        "metric": t["label"].to_numpy(),
+        "value": t["value"].to_numpy(),
+        "debiased": t["debiased"].to_numpy(dtype=float),
+        f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"].tolist(), t["ci_high"].tolist())],
+        "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
+        "p-value": [plots.p_value_cell(a, b) for a, b in zip(p_value.tolist(), t["p_mc_se"].tolist())],
+        "verdict": t["verdict"].to_numpy(),
+        "test": t["test"].to_numpy(),
+        "note": t["note"].to_numpy(),
+    }
+    # the columns a table without them would drop, decided on the arrays (one frame built, not one per drop)
+    drop: list[str] = []
+    if len({m for m in columns["model"].tolist() if not _missing(m)}) <= 1 and not keep_model:
+        drop.append("model")
+    if compact:
+        drop += ["test", "note"]
+    else:  # a column whose every cell is empty text or missing (as ``astype(str).str.len()`` of a text column)
+        drop += [c for c in ("test", "note") if not any(not _missing(v) and len(str(v)) for v in columns[c].tolist())]
+    if not np.isfinite(columns["debiased"]).any():
+        drop.append("debiased")
+    if not np.isfinite(p_value).any():  # no tests (null draws off, point predictions)
+        drop += ["perfectly calibrated", "p-value", "verdict"]
+    return pd.DataFrame({k: v for k, v in columns.items() if k not in drop})
+
+
+def _missing(value: Any) -> bool:
+    """None or NaN (a missing cell)."""
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def _registry_keys() -> set[str]:
@@ -552,6 +560,30 @@ def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str,
     The rows are picked and ordered on plain lists and taken from ``table`` once per group (about 2 ms for a
     regression table; grouping with pandas took 13 ms, on every new diagnosis).
     """
+    cells = {c: table[c].tolist() for c in table.columns}
+    return [(heading, table.iloc[rows][keep].reset_index(drop=True))
+            for heading, rows, keep in metric_group_rows(table, metrics, cells)]
+
+
+def metric_group_rows(table: pd.DataFrame, metrics: pd.DataFrame,
+                      cells: Mapping[Any, list] | None = None) -> list[tuple[str, list[int], list]]:
+    """The groups of :func:`metric_groups` as (heading, row positions in ``table``, columns kept), without
+    building their frames.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A display metric table.
+    metrics : DataFrame
+        The long metric frame it was built from.
+    cells : mapping of column to list, optional
+        ``table``'s columns as lists, if already made.
+
+    Returns
+    -------
+    list of (str, list of int, list)
+        Heading, row positions in their display order and the columns kept, of each non-empty family.
+    """
     kind_of: dict[str, str] = {}  # label → kind (a later row of the same label wins, as a dict of pairs would)
     for key, kind in zip(metrics["metric"].tolist(), metrics["kind"].tolist(), strict=True):
         kind_of[statistic_label(key)] = kind if isinstance(kind, str) and kind else _registry_kind(key)
@@ -564,7 +596,8 @@ def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str,
     if "model" in table.columns:
         first_seen: dict[Any, int] = {}
         model_rank = [first_seen.setdefault(m, len(first_seen)) for m in table["model"].tolist()]
-    cells = {c: table[c].tolist() for c in table.columns}
+    if cells is None:
+        cells = {c: table[c].tolist() for c in table.columns}
     out = []
     for kind, heading in KIND_HEADINGS.items():
         rows = [i for i, k in enumerate(kinds) if k == kind]
@@ -576,7 +609,7 @@ def metric_groups(table: pd.DataFrame, metrics: pd.DataFrame) -> list[tuple[str,
             rows.sort(key=lambda i: order[labels[i]])
         keep = [c for c in table.columns if c in ("model", "metric")
                 or not all(_empty_cell(cells[c][i]) for i in rows)]
-        out.append((heading, table.iloc[rows][keep].reset_index(drop=True)))
+        out.append((heading, rows, keep))
     return out
 
 

@@ -36,6 +36,7 @@ from ..base.report import (
     verdict_row,
 )
 from ..diagrams.regression import levi_bins_table, regression_diagrams
+from ..diagrams.regression_sigma_stage import levi_design, levi_table_from_design, prime_sigma_bins
 from ..inference.regression import ENCE_ROW_CACHES, InferenceStage, finish_inference, inference_stage, metric_kind
 from ..metrics.regression import Binning, RegressionRows, summary_statistics, undefined_z_counts, undefined_z_note
 from .nonfinite import nonfinite_metric_notes
@@ -385,13 +386,18 @@ def diagnose_regression(
                             n_bins=int(n_bins), binning=str(binning), options=bins_free_options)
                 else:
                     values = dict(stage.values)
+                    prime_sigma_bins(rows, n_bins, binning)  # equal-width bins from the σ order (same integers)
                     if (int(n_bins), str(binning)) != (stage.n_bins, stage.binning):
                         values["ence"] = rows.ence(n_bins=n_bins, binning=binning)
                     inf_stage = stage.inference
                     figures = None
                     if diagrams:
-                        levi = levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_res,
-                                               seed=seed, clustering=sub_clusters)
+                        # the Levi bootstrap's blocks and weights drawn once per (N, replicates, seed), not per call
+                        levi = (levi_table_from_design(rows, levi_design(rows.n, n_res, int(seed)), n_bins=n_bins,
+                                                       binning=binning)
+                                if sub_clusters is None and n_res > 0 and isinstance(seed, (int, np.integer))
+                                else levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_res,
+                                                     seed=seed, clustering=sub_clusters))
                         figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
                                    if k == "levi_bins" or k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,

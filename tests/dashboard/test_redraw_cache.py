@@ -109,3 +109,130 @@ def test_shared_metric_frames_equal_those_of_dashboard_show_metric_groups():
     expected_tests, expected_tests_config = display_numbers(tests, None)
     pd.testing.assert_frame_equal(shown_tests, expected_tests, check_exact=True)
     assert tests_config == expected_tests_config
+
+
+def _old_frames(table, metrics):
+    """The frames as ``dashboard.show_metric_groups`` makes them (pandas grouping, copies, ``csv_safe``)."""
+    import dashboard.display as display
+    from views.numbers import display_numbers
+
+    parts, tests = display._metric_group_frames(table, metrics)
+    return ([(h, *display_numbers(p, display._metric_column_config({}))) for h, p in parts],
+            display_numbers(tests, None) if not tests.empty else (tests, {}))
+
+
+def _assert_same_frames(got, expected):
+    shown, (tests, tests_config) = got
+    parts, (expected_tests, expected_tests_config) = expected
+    assert [h for h, *_ in shown] == [h for h, *_ in parts] and parts
+    for (_, frame, config), (_, part, part_config) in zip(shown, parts):
+        pd.testing.assert_frame_equal(frame, part, check_exact=True)
+        assert list(frame.dtypes) == list(part.dtypes)
+        assert config == part_config
+    pd.testing.assert_frame_equal(tests, expected_tests, check_exact=True)
+    assert tests_config == expected_tests_config
+
+
+def test_metric_frames_built_in_one_go_equal_the_pandas_ones_for_every_table_the_pages_show():
+    import calib_core as cc
+    from calib_core.base.predictions import PredictionSet
+    from calib_core.base.regression import QuantileSet, norm_ppf
+    from dashboard import redraw_cache
+    from views import pages as views
+
+    rng = np.random.default_rng(5)
+    n = 600
+    mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    y = mu + 1.3 * s * rng.standard_normal(n)
+    tau = np.array([0.1, 0.25, 0.5, 0.75, 0.9])
+    sets = [PredictionSet(task="regression", y=y, dist=cc.Gaussian(mu, s), layout="gaussian",
+                          model=np.where(rng.random(n) < 0.5, "a", "=b")),  # a model name a spreadsheet would run
+            PredictionSet(task="regression", y=y, dist=QuantileSet(tau, mu[:, None] + s[:, None] * norm_ppf(tau)),
+                          layout="quantile"),
+            PredictionSet(task="regression", y=y, point=mu, layout="point")]
+    for pset in sets:
+        report = cc.diagnose(pset, by_group=False, n_resamples=50, n_simulations=50)
+        part = cc.diagnose(pset.take(np.arange(n) < 300), by_group=False, n_resamples=50, n_simulations=50)
+        several = len(report.models) > 1
+        tables = [views.metric_table(report.metrics, 0.95, compact=True),
+                  views.metric_table(report.metrics, 0.9, compact=False),
+                  views.selection_vs_all(part.metrics, report.metrics, 0.95, several, compact=True)]
+        for table in tables:
+            _assert_same_frames(redraw_cache._shown_groups(table, report.metrics), _old_frames(table, report.metrics))
+        risky = report.metrics.assign(note=["-1 rows dropped", "=HYPERLINK()"] * (len(report.metrics) // 2)
+                                      + ["@x"] * (len(report.metrics) % 2))
+        table = views.metric_table(risky, 0.95, compact=False)
+        _assert_same_frames(redraw_cache._shown_groups(table, risky), _old_frames(table, risky))
+
+
+def _old_metric_table(metrics, level, keys=None, compact=False, keep_model=False):
+    """``views.metric_table`` as it was built before (one frame, then a frame per dropped column)."""
+    from calib_core import plots
+    from views import pages as views
+
+    t = plots.metric_display_table(metrics)
+    if keys is not None:
+        order = {k: i for i, k in enumerate(keys)}
+        t = t[t["metric"].isin(order) | ~t["metric"].isin(set(order) | views._registry_keys())].copy()
+        t["_o"] = t["metric"].map(order).fillna(len(order))
+        t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
+    pct, fmt = f"{level:.0%}", (lambda x: "–" if pd.isna(x) else f"{x:.4g}")
+    out = pd.DataFrame({"model": t["model"].to_numpy(), "metric": t["label"].to_numpy(), "value": t["value"].to_numpy(),
+                        "debiased": t["debiased"].to_numpy(dtype=float),
+                        f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"], t["ci_high"])],
+                        "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
+                        "p-value": [plots.p_value_cell(a, b) for a, b in zip(t["p_value"], t["p_mc_se"])],
+                        "verdict": t["verdict"].to_numpy(), "test": t["test"].to_numpy(), "note": t["note"].to_numpy()})
+    if out["model"].nunique() <= 1 and not keep_model:
+        out = out.drop(columns="model")
+    empty = [c for c in ("test", "note") if not out[c].astype(str).str.len().any()]
+    if compact or empty:
+        out = out.drop(columns=["test", "note"] if compact else empty)
+    if not np.isfinite(out["debiased"].to_numpy(dtype=float)).any():
+        out = out.drop(columns="debiased")
+    if not np.isfinite(t["p_value"].to_numpy(dtype=float)).any():
+        out = out.drop(columns=["perfectly calibrated", "p-value", "verdict"])
+    return out.reset_index(drop=True)
+
+
+def test_metric_table_equals_the_frame_per_drop_construction():
+    import calib_core as cc
+    from calib_core.base.predictions import PredictionSet
+    from views import pages as views
+
+    rng = np.random.default_rng(9)
+    n = 400
+    mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    y = mu + s * rng.standard_normal(n)
+    two = PredictionSet(task="regression", y=y, dist=cc.Gaussian(mu, s), layout="gaussian",
+                        model=np.where(rng.random(n) < 0.5, "a", "b"))
+    for pset, extra in ((two, {}), (two, {"n_simulations": 0}), (two.take(two.model == "a"), {}),
+                        (PredictionSet(task="regression", y=y, point=mu, layout="point"), {})):
+        metrics = cc.diagnose(pset, by_group=False, **{"n_resamples": 30, "n_simulations": 30, **extra}).metrics
+        blank = metrics.assign(note="", test=[None] * len(metrics))  # empty and missing text columns
+        for m in (metrics, blank):
+            for kw in ({}, {"compact": True}, {"keep_model": True}, {"keys": ["ence", "crps"]}):
+                pd.testing.assert_frame_equal(views.metric_table(m, 0.9, **kw), _old_metric_table(m, 0.9, **kw),
+                                              check_exact=True)
+
+
+def test_content_key_tells_every_change_of_a_frame_and_equal_frames_apart():
+    frame = pd.DataFrame({"x": [0.1, 0.2, np.nan], "n": [1, 2, 3], "label": ["a", "b", None]})
+    key = content_key(frame, {"m": "#123"})
+    assert content_key(frame.copy(), {"m": "#123"}) == key  # equal content, another object
+    changed = [frame.assign(x=[0.1, 0.2, 0.3]), frame.assign(n=[1.0, 2.0, 3.0]), frame.assign(label=["a", "b", "c"]),
+               frame.rename(columns={"x": "y"}), frame.set_index(pd.Index([5, 6, 7])), frame.iloc[:2],
+               frame.assign(label=["a", "b", "None"]), frame.astype({"label": object})]
+    keys = {content_key(c, {"m": "#123"}) for c in changed}
+    assert len(keys) == len(changed) and key not in keys
+    multi = frame.set_index(pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "a")]))
+    assert content_key(multi) != content_key(multi.set_index(pd.MultiIndex.from_tuples([(1, "a"), (1, "b"), (2, "b")])))
+
+
+def test_a_figures_size_is_that_of_its_dicts():
+    from dashboard.cache import _figure_nbytes
+    from dashboard.store import approx_nbytes
+
+    fig = _plain_levi_figure()
+    size = _figure_nbytes(fig)
+    assert 0.5 * approx_nbytes([fig._data, fig._layout]) <= size <= 2 * approx_nbytes([fig._data, fig._layout])
