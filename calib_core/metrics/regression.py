@@ -45,7 +45,7 @@ from .regression_curves import (
     stat_pit_entropy,
 )
 from .regression_ensemble_ranks import ensemble_statistics
-from .regression_kernels import rank_difference_squares
+from .regression_kernels import norm_cdf_rows, rank_difference_squares
 from .regression_location import stat_below_median
 from .regression_point import fused_eligible, gaussian_point_values
 from .regression_rows import (
@@ -387,6 +387,8 @@ def summary_statistics(
         free.update(_stat_zms(r, w))
         return free
 
+    if fused and "u" not in r.__dict__:  # Φ(z) in one compiled loop: SciPy's bits, no temporaries
+        r.__dict__["u"] = norm_cdf_rows(r.z)
     free = r.compute_orders(meanwhile=order_free, z_order=not fused)
     curve = observed_proportions(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels
