@@ -30,6 +30,7 @@ from ..base.binning import (
 )
 from ..base.regression import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf
 from .regression_kernels import sigma_bin_sums
+from .regression_sorts import packed_argsort
 
 __all__ = [
     "RegressionRows",
@@ -237,8 +238,8 @@ class RegressionRows:
         u_sorted = sort(Φ(z)) is what :attr:`u_sorted` gives (Φ(z) gathered in z's order, or sorted where Φ
         dips).  The orders of z and u stay lazy (the bootstrap computes them when it needs them)."""
         names = [k for k in ("sigma_order", "abs_eps_order") if k not in self.__dict__]
-        sources = {"sigma_order": self.sigma, "abs_eps_order": np.abs(self.eps)}
-        futures = stable_argsort_futures(*(sources[k] for k in names)) if names else []
+        sources = {"sigma_order": (self.sigma, False), "abs_eps_order": (self.eps, True)}  # |ε| taken while packing
+        futures = [background(_packed_argsort, *sources[k], size=self.n) for k in names]
         z_sorted = background(np.sort, self.z_finite, size=self.n) if "z_sorted" not in self.__dict__ else None
         u = self.u
         u_sorted = background(np.sort, u, size=self.n) if "u_sorted" not in self.__dict__ else None
@@ -354,6 +355,10 @@ class RegressionRows:
             else:
                 cache[key] = equal_width_bins(self.sigma, n_bins, closed="left")[0]
         return cache[key]
+
+
+def _packed_argsort(values: np.ndarray, absolute: bool):
+    return packed_argsort(values, absolute=absolute)
 
 
 def _pit(
