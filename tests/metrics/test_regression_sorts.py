@@ -49,3 +49,37 @@ def test_packed_argsort_is_the_stable_argsort(case, absolute):
                 min_size=0, max_size=300), st.booleans())
 def test_packed_argsort_with_ties_and_signed_zeros(values, absolute):
     _check(np.array(values, dtype=float), absolute)
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+@pytest.mark.parametrize("case", ["spread", "near", "ties", "long_ties"])
+def test_ranks_are_the_inverse_of_the_order(case, absolute):
+    from calib_core.metrics.regression_sorts import packed_argsort_ranks
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(20_000)
+    if case == "near":
+        x = 1.0 + rng.integers(-500, 500, x.size) * np.spacing(1.0)
+    elif case == "ties":
+        x = np.round(x, 3)
+    elif case == "long_ties":
+        x = np.round(x, 1)
+    result, rank = packed_argsort_ranks(x, absolute=absolute)
+    np.testing.assert_array_equal(result.order, np.argsort(np.abs(x) if absolute else x, kind="stable"))
+    np.testing.assert_array_equal(rank[result.order], np.arange(x.size))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 15, 16, 1001, 50_003])
+@pytest.mark.parametrize("n_bins", [1, 3, 15, 40])
+def test_bins_from_ranks_equal_equal_count_bins(n, n_bins):
+    from calib_core.base.binning import equal_count_bins, stable_argsort
+    from calib_core.metrics.regression_sorts import equal_count_bins_from_ranks, rank_d2
+
+    rng = np.random.default_rng(n * n_bins)
+    s = np.round(rng.uniform(0.1, 2.0, n), 2)
+    order = stable_argsort(s)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    np.testing.assert_array_equal(equal_count_bins_from_ranks(rank, n_bins), equal_count_bins(s, n_bins, order=order))
+    other = rng.permutation(n)
+    assert rank_d2(rank, other) == float(np.dot((rank - other).astype(float), (rank - other).astype(float)))
