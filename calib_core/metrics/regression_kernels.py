@@ -572,3 +572,9 @@ def warm_up() -> None:
     rank_difference_squares(np.arange(2), np.arange(2))
     sigma_bin_sums(np.ones(2), np.zeros(2), 1, order=np.arange(2))
     norm_cdf_rows(np.zeros(2))
+    from .regression_sorts import equal_count_bins_from_ranks, packed_argsort_ranks, rank_d2
+
+    _, rank = packed_argsort_ranks(np.array([2.0, 1.0]), absolute=True)
+    packed_argsort_ranks(np.array([2.0, 1.0]))
+    rank_d2(rank, rank)
+    equal_count_bins_from_ranks(rank, 1)
