@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.compiled import compiled_kernel
+from .regression_sorts import equal_count_bins_from_ranks, packed_argsort_ranks, rank_d2
 
 __all__ = ["FIRST_PASS", "SECOND_PASS", "fused_sums", "pairwise_sum", "sigma_bin_sums", "rank_difference_squares",
            "norm_cdf_rows", "warm_up"]
@@ -572,8 +573,6 @@ def warm_up() -> None:
     rank_difference_squares(np.arange(2), np.arange(2))
     sigma_bin_sums(np.ones(2), np.zeros(2), 1, order=np.arange(2))
     norm_cdf_rows(np.zeros(2))
-    from .regression_sorts import equal_count_bins_from_ranks, packed_argsort_ranks, rank_d2
-
     _, rank = packed_argsort_ranks(np.array([2.0, 1.0]), absolute=True)
     packed_argsort_ranks(np.array([2.0, 1.0]))
     rank_d2(rank, rank)
