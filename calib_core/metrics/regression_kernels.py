@@ -4,10 +4,10 @@ passes over the rows, with NumPy's own pairwise summation.
 ``np.mean(x)`` sums x pairwise (blocks of at most 128 values summed with eight accumulators, then halves added
 recursively; Higham 2002, §4.2) and divides by N.  :func:`fused_sums` evaluates up to 20 per-row expressions of
 (ε, z, σ) at once, block by block, and sums each one over exactly the same tree: where a per-row value is the one
-NumPy computes (the same IEEE operations in the same order; the transcendental parts — log σ, Φ(z), exp(−z²/2),
-log|z| — are computed by NumPy and passed in), the mean is bit for bit NumPy's, without one temporary array per
-operator.  The interval-score penalties, which NumPy took as ``einsum`` dot products, become pairwise sums of the
-products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
+NumPy computes (the same IEEE operations in the same order; the transcendental parts — log σ, exp(−z²/2), log|z|
+— are computed by NumPy and passed in, Φ(z) by :func:`norm_cdf_rows` with SciPy's bits), the mean is bit for bit
+NumPy's, without one temporary array per operator.  The interval-score penalties, which NumPy took as ``einsum`` dot
+products, become pairwise sums of the products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
 
 Expressions of the first pass (``mode = 0``), column by column (``FIRST_PASS``):
 

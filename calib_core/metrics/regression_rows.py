@@ -232,9 +232,10 @@ class RegressionRows:
         return result
 
     def sort_values_only(self, meanwhile: Callable[[], Any] | None = None) -> Any:
-        """Gaussian rows: argsort σ and |ε| (the σ-bins, Spearman) but only sort z and u = Φ(z) — the unweighted
-        statistics read their sorted values, not their order.  ``np.sort`` gives the values of the stable order
-        but for the signs of zeros (−0.0 = 0.0): a run of zeros is put in row order, as the stable sort has it.
+        """Gaussian rows: argsort σ and |ε| (the σ-bins, Spearman; compiled key packing, with every row's position:
+        :func:`~calib_core.metrics.regression_sorts.packed_argsort_ranks`) but only sort z and u = Φ(z) — the
+        unweighted statistics read their sorted values, not their order.  ``np.sort`` gives the values of the stable
+        order but for the signs of zeros (−0.0 = 0.0): a run of zeros is put in row order, as the stable sort has it.
         u_sorted = sort(Φ(z)) is what :attr:`u_sorted` gives (Φ(z) gathered in z's order, or sorted where Φ
         dips).  The orders of z and u stay lazy (the bootstrap computes them when it needs them)."""
         names = [k for k in ("sigma_order", "abs_eps_order") if k not in self.__dict__]
