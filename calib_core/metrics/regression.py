@@ -45,7 +45,7 @@ from .regression_curves import (
     stat_pit_entropy,
 )
 from .regression_ensemble_ranks import ensemble_statistics
-from .regression_kernels import rank_difference_squares
+from .regression_kernels import norm_cdf_rows, rank_difference_squares
 from .regression_location import stat_below_median
 from .regression_point import fused_eligible, gaussian_point_values
 from .regression_rows import (
@@ -78,6 +78,7 @@ from .regression_scores import (
     zero_density_note,
     zero_density_rows,
 )
+from .regression_sorts import rank_d2
 from .regression_stated import stated_statistics
 from .regression_wis import wis_statistics
 
@@ -230,6 +231,9 @@ def _stat_spearman(r: RegressionRows, w: np.ndarray | None) -> float:
     if (w is None and "groups" not in cache and r.n > 1 and r._distinct.get("sigma_order")
             and r._distinct.get("abs_eps_order")):  # no ties (known from the sorts): Σd² in one compiled pass
         n = float(r.n)
+        ranks = r._ranks
+        if "sigma_order" in ranks and "abs_eps_order" in ranks:  # positions written by the sorts: one row pass
+            return float(1.0 - 6.0 * rank_d2(ranks["sigma_order"], ranks["abs_eps_order"]) / (n * (n * n - 1.0)))
         return float(1.0 - 6.0 * rank_difference_squares(r.sigma_order, r.abs_eps_order) / (n * (n * n - 1.0)))
     if "groups" not in cache:
         known, distinct = r._sorted_by_order, r._distinct
@@ -387,6 +391,8 @@ def summary_statistics(
         free.update(_stat_zms(r, w))
         return free
 
+    if fused and "u" not in r.__dict__:  # Φ(z) in one compiled loop: SciPy's bits, no temporaries
+        r.__dict__["u"] = norm_cdf_rows(r.z)
     free = r.compute_orders(meanwhile=order_free, z_order=not fused)
     curve = observed_proportions(r, w, levels, "quantile")
     qce_levels = np.arange(1, n_qce_levels + 1) / n_qce_levels

@@ -4,10 +4,10 @@ passes over the rows, with NumPy's own pairwise summation.
 ``np.mean(x)`` sums x pairwise (blocks of at most 128 values summed with eight accumulators, then halves added
 recursively; Higham 2002, §4.2) and divides by N.  :func:`fused_sums` evaluates up to 20 per-row expressions of
 (ε, z, σ) at once, block by block, and sums each one over exactly the same tree: where a per-row value is the one
-NumPy computes (the same IEEE operations in the same order; the transcendental parts — log σ, Φ(z), exp(−z²/2),
-log|z| — are computed by NumPy and passed in), the mean is bit for bit NumPy's, without one temporary array per
-operator.  The interval-score penalties, which NumPy took as ``einsum`` dot products, become pairwise sums of the
-products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
+NumPy computes (the same IEEE operations in the same order; the transcendental parts — log σ, exp(−z²/2), log|z|
+— are computed by NumPy and passed in, Φ(z) by :func:`norm_cdf_rows` with SciPy's bits), the mean is bit for bit
+NumPy's, without one temporary array per operator.  The interval-score penalties, which NumPy took as ``einsum`` dot
+products, become pairwise sums of the products: equal to rounding (≤ N·2⁻⁵³ relative, in practice ~1e-16).
 
 Expressions of the first pass (``mode = 0``), column by column (``FIRST_PASS``):
 
@@ -39,9 +39,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.compiled import compiled_kernel
+from .regression_sorts import equal_count_bins_from_ranks, packed_argsort_ranks, rank_d2
 
 __all__ = ["FIRST_PASS", "SECOND_PASS", "fused_sums", "pairwise_sum", "sigma_bin_sums", "rank_difference_squares",
-           "warm_up"]
+           "norm_cdf_rows", "warm_up"]
 
 #: Columns of the first pass; then one interval-score penalty per central interval.
 FIRST_PASS = ("nll", "crps", "sq_err", "abs_err", "var", "sigma", "z", "z2", "log_z2", "phi",
@@ -55,35 +56,40 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE
 
 @compiled_kernel
 def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, par, out_counts):  # pragma: no cover
-    """Pairwise sums of the per-row expressions of ``mode`` (module docstring) over NumPy's summation tree."""
+    """Pairwise sums of the per-row expressions of ``mode`` (module docstring) over NumPy's summation tree.
+
+    Every input is checked to have the rows of z, and every leaf works on slices of exactly its rows: the compiler
+    then proves the indices in bounds and drops the per-index checks from the vectorised loops."""
     n = z.shape[0]
     nk = ks.shape[0]
+    n_cut = cut.shape[0]
+    if (eps.shape[0] != n or sigma.shape[0] != n or log_sigma.shape[0] != n or u.shape[0] != n or e.shape[0] != n
+            or log_abs_z.shape[0] != n or tables.shape[1] != n_cut + 1):
+        raise IndexError("fused_sums: arrays of different lengths")
     q = (14 + nk) if mode == 0 else 4
-    buf = np.empty((q, 136))  # a row stride off 1 KiB: no 4K aliasing between the columns
+    lanes = np.empty((q, 16, 8))  # a leaf's row values, column by column (16 blocks of NumPy's 8 accumulators)
+    buf = lanes.reshape((q, 128))
     pos = np.empty(128, np.int64)
+    acc = np.empty(8)
     sums = np.zeros((64, q))
-    lo_stack = np.empty(64, np.int64)
-    n_stack = np.empty(64, np.int64)
+    lo_stack = np.zeros(64, np.int64)
+    n_stack = np.zeros(64, np.int64)
     phase = np.zeros(64, np.int64)
+    t_slo, t_clo, t_chi, t_shi = tables[0], tables[1], tables[2], tables[3]
     c_nll, c_crps, sqrt_2pi, c_disp, denom, median, z_max, m_sigma, m_z = (
         par[0], par[1], par[2], par[3], par[4], par[5], par[6], par[7], par[8])
-    n_cut = cut.shape[0]
     n_zero = 0
     n_big = 0
     n_bad_wis = 0
     n_neg = 0
     n_nonpos = 0
     depth = 0
-    lo_stack[0] = 0
     n_stack[0] = n
-    phase[0] = 0
-    finished = False
+    finished = n == 0
     while not finished:
         lo = lo_stack[depth]
         m = n_stack[depth]
         if m > 128:
-            # an inner node: descend into the left half, then the right one (NumPy: n2 = n/2 rounded down to a
-            # multiple of 8)
             half_n = m // 2
             half_n -= half_n % 8
             if phase[depth] == 0:
@@ -97,106 +103,112 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
             depth += 1
             phase[depth] = 0
             continue
-        # a leaf: the rows' values into the buffer, column by column (simple loops the compiler vectorises), then
-        # NumPy's leaf sum of each column
+        hi = lo + m
+        zb = z[lo:hi]
+        eb = eps[lo:hi]
+        sb = sigma[lo:hi]
+        m = zb.shape[0]
+        if eb.shape[0] != m or sb.shape[0] != m or m > 128:
+            raise IndexError("fused_sums: a leaf outside the rows")
+        bb = buf[:, :m]
         if mode == 0:
+            lsb = log_sigma[lo:hi]
+            ub = u[lo:hi]
+            exb = e[lo:hi]
+            lab = log_abs_z[lo:hi]
+            pb = pos[:m]
+            if lsb.shape[0] != m or ub.shape[0] != m or exb.shape[0] != m or lab.shape[0] != m:
+                raise IndexError("fused_sums: a leaf outside the rows")
+            b_nll, b_crps, b_sq, b_abs, b_var, b_sig, b_z, b_z2, b_lz, b_phi = (
+                bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7], bb[8], bb[9])
+            b_disp, b_over, b_under, b_wis = bb[10], bb[11], bb[12], bb[13]
             for j in range(m):
-                zi = z[lo + j]
-                buf[0, j] = (log_sigma[lo + j] + c_nll) + (0.5 * zi) * zi
-                buf[6, j] = zi
-                buf[7, j] = zi * zi
-                buf[8, j] = log_abs_z[lo + j] * 2.0
+                zi = zb[j]
+                b_nll[j] = (lsb[j] + c_nll) + (0.5 * zi) * zi
+                b_z[j] = zi
+                b_z2[j] = zi * zi
+                b_lz[j] = lab[j] * 2.0
+                phi = exb[j] / sqrt_2pi
+                b_phi[j] = phi
+                b_crps[j] = ((((2.0 * ub[j]) - 1.0) * zi + 2.0 * phi) - c_crps) * sb[j]
+                ei = eb[j]
+                s = sb[j]
+                b_sq[j] = ei * ei
+                b_abs[j] = abs(ei)
+                b_var[j] = s * s
+                b_sig[j] = s
             for j in range(m):
-                phi = e[lo + j] / sqrt_2pi
-                zi = z[lo + j]
-                buf[9, j] = phi
-                buf[1, j] = ((((2.0 * u[lo + j]) - 1.0) * zi + 2.0 * phi) - c_crps) * sigma[lo + j]
-            for j in range(m):
-                ei = eps[lo + j]
-                s = sigma[lo + j]
-                buf[2, j] = ei * ei
-                buf[3, j] = abs(ei)
-                buf[4, j] = s * s
-                buf[5, j] = s
-            for j in range(m):
-                zi = z[lo + j]
-                ei = eps[lo + j]
-                n_zero += zi == 0.0  # counts without branches (the sign of ε is a coin toss)
+                zi = zb[j]
+                ei = eb[j]
+                n_zero += zi == 0.0
                 n_big += abs(zi) > z_max
                 n_neg += ei < 0.0
                 n_nonpos += ei <= 0.0
-            # position of z among the levels: #{cut ≤ z} (searchsorted, side="right"; NaN above all)
             for j in range(m):
-                pos[j] = 0
+                pb[j] = 0
             for h in range(n_cut):
                 ch = cut[h]
                 for j in range(m):
-                    pos[j] += ch <= z[lo + j]
+                    pb[j] += ch <= zb[j]
             for j in range(m):
-                zi = z[lo + j]
+                zi = zb[j]
                 if zi != zi:
-                    pos[j] = n_cut
+                    pb[j] = n_cut
             for j in range(m):
-                a = pos[j]
-                ei = eps[lo + j]
-                s = sigma[lo + j]
+                a = min(max(pb[j], 0), n_cut)
+                ei = eb[j]
+                s = sb[j]
                 disp = s * c_disp
-                over = tables[0, a] * s - tables[1, a] * ei
-                under = tables[2, a] * ei - tables[3, a] * s
+                over = t_slo[a] * s - t_clo[a] * ei
+                under = t_chi[a] * ei - t_shi[a] * s
                 if median != 0.0:
                     half = ei * 0.5
                     over -= min(half, 0.0)
                     under += max(half, 0.0)
                 over /= denom
                 under /= denom
-                buf[10, j] = disp
-                buf[11, j] = over
-                buf[12, j] = under
-                buf[13, j] = (disp + over) + under
-            for j in range(m):
-                n_bad_wis += not abs(buf[13, j]) < np.inf
+                b_disp[j] = disp
+                b_over[j] = over
+                b_under[j] = under
+                w = (disp + over) + under
+                b_wis[j] = w
+                n_bad_wis += not abs(w) < np.inf
             for c in range(nk):
                 kc = ks[c]
+                b_pen = bb[14 + c]
                 for j in range(m):
-                    buf[14 + c, j] = sigma[lo + j] * max(abs(z[lo + j]) - kc, 0.0)
+                    b_pen[j] = sb[j] * max(abs(zb[j]) - kc, 0.0)
         else:
+            b0, b1, b2, b3 = bb[0], bb[1], bb[2], bb[3]
             for j in range(m):
-                dv = sigma[lo + j] - m_sigma
-                buf[0, j] = dv * dv
-                d = z[lo + j] - m_z
+                dv = sb[j] - m_sigma
+                b0[j] = dv * dv
+                d = zb[j] - m_z
                 d2 = d * d
-                buf[1, j] = d2
-                buf[2, j] = d2 * d
-                buf[3, j] = d2 * d2
+                b1[j] = d2
+                b2[j] = d2 * d
+                b3[j] = d2 * d2
+        # NumPy's leaf sum of every column: m < 8 in sequence; else eight accumulators over blocks of 8, combined
+        # ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the remaining m mod 8 values in sequence
+        nb = m // 8
+        full = nb * 8
         for c in range(q):
+            col = bb[c]
             if m < 8:
                 res = 0.0
                 for j in range(m):
-                    res += buf[c, j]
+                    res += col[j]
             else:
-                r0 = buf[c, 0]
-                r1 = buf[c, 1]
-                r2 = buf[c, 2]
-                r3 = buf[c, 3]
-                r4 = buf[c, 4]
-                r5 = buf[c, 5]
-                r6 = buf[c, 6]
-                r7 = buf[c, 7]
-                full = m - m % 8
-                for j in range(8, full, 8):
-                    r0 += buf[c, j]
-                    r1 += buf[c, j + 1]
-                    r2 += buf[c, j + 2]
-                    r3 += buf[c, j + 3]
-                    r4 += buf[c, j + 4]
-                    r5 += buf[c, j + 5]
-                    r6 += buf[c, j + 6]
-                    r7 += buf[c, j + 7]
-                res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                blk = lanes[c, :nb]
+                for k in range(8):
+                    acc[k] = blk[0, k]
+                for b in range(1, blk.shape[0]):
+                    for k in range(8):
+                        acc[k] += blk[b, k]
+                res = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
                 for j in range(full, m):
-                    res += buf[c, j]
+                    res += col[j]
             sums[depth, c] = res
-        # the node is complete: a left half is kept by its parent, a right half added (and the parent completes)
         complete = True
         while complete:
             if depth == 0:
@@ -216,9 +228,10 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
     out_counts[2] = n_bad_wis
     out_counts[3] = n_neg
     out_counts[4] = n_nonpos
-    res_out = np.empty(q)
-    for c in range(q):
-        res_out[c] = 0.0 + sums[0, c]
+    res_out = np.zeros(q)
+    if n > 0:
+        for c in range(q):
+            res_out[c] = 0.0 + sums[0, c]
     return res_out
 
 
@@ -338,6 +351,112 @@ def rank_difference_squares(order_a: np.ndarray, order_b: np.ndarray) -> float:
                           rank))
 
 
+#: Cody's rational approximations of erf and erfc as Cephes has them (Moshier 1989, ``ndtr.c``), which SciPy's
+#: ``special.erfc`` evaluates: numerators and denominators, highest power first (the denominators' leading 1 implied).
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0, 4.86371970985681366614E1,
+           1.96520832956077098242E2, 5.26445194995477358631E2, 9.34528527171957607540E2, 1.02755188689515710272E3,
+           5.57535335369399327526E2)
+_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2, 9.75708501743205489753E2,
+           1.82390916687909736289E3, 2.24633760818710981792E3, 1.65666309194161350182E3, 5.57535340817727675546E2)
+_ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0, 5.01905042251180477414E0, 6.16021097993053585195E0,
+           7.40974269950448939160E0, 2.97886665372100240670E0)
+_ERFC_S = (2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1, 1.70814450747565897222E1,
+           9.60896809063285878198E0, 3.36907645100081516050E0)
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3, 7.00332514112805075473E3,
+          5.55923013010394962768E4)
+_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3, 2.26290000613890934246E4,
+          4.92673942608635921086E4)
+_MAXLOG = 7.09782712893383996732E2
+
+
+@compiled_kernel
+def _ndtr_rows(z, coef, out):  # pragma: no cover
+    """out = ½·erfc(−z/√2) row by row, erfc evaluated as Cephes/SciPy do (same operations in the same order)."""
+    n = z.shape[0]
+    if out.shape[0] != n or coef.shape[0] != 46:
+        raise IndexError("norm_cdf_rows: arrays of different lengths")
+    cp, cq, cr, cs, ct, cu = coef[0:9], coef[9:17], coef[17:23], coef[23:29], coef[29:34], coef[34:39]
+    maxlog, sqrt2 = coef[39], coef[40]
+    for i in range(n):
+        a = (-z[i]) / sqrt2
+        if a != a:
+            y = np.nan  # SciPy's quiet NaN
+        else:
+            x = -a if a < 0.0 else a
+            if x < 1.0:  # 1 − erf(a), erf(a) = a·T(a²)/U(a²) (odd: erf(a) = −erf(−a) gives the same bits)
+                zz = a * a
+                p = ct[0]
+                for k in range(1, 5):
+                    p = p * zz + ct[k]
+                qq = zz + cu[0]
+                for k in range(1, 5):
+                    qq = qq * zz + cu[k]
+                y = 1.0 - a * p / qq
+            else:
+                t = -a * a
+                if t < -maxlog:
+                    y = 2.0 if a < 0.0 else 0.0
+                else:
+                    t = np.exp(t)
+                    if x < 8.0:
+                        p = cp[0]
+                        for k in range(1, 9):
+                            p = p * x + cp[k]
+                        qq = x + cq[0]
+                        for k in range(1, 8):
+                            qq = qq * x + cq[k]
+                    else:
+                        p = cr[0]
+                        for k in range(1, 6):
+                            p = p * x + cr[k]
+                        qq = x + cs[0]
+                        for k in range(1, 6):
+                            qq = qq * x + cs[k]
+                    y = (t * p) / qq
+                    if a < 0.0:
+                        y = 2.0 - y
+                    if y == 0.0:
+                        y = 2.0 if a < 0.0 else 0.0
+        out[i] = y * 0.5
+
+
+_NDTR_COEF = np.array(_ERFC_P + _ERFC_Q + _ERFC_R + _ERFC_S + _ERF_T + _ERF_U
+                      + (_MAXLOG, float(np.sqrt(2.0)), 0.0, 0.0, 0.0, 0.0, 0.0))
+
+
+def norm_cdf_rows(z: np.ndarray) -> np.ndarray:
+    """Φ(z) = ½·erfc(−z/√2) of every row in one compiled loop: the same bits as
+    :func:`calib_core.base.regression.norm_cdf` (SciPy's ``special.erfc``, Cephes's rational approximations, whose
+    steps and constants it repeats; ``exp`` is the C library's in both), without the ufunc's temporaries.
+
+    Parameters
+    ----------
+    z : ndarray of shape (n,)
+        Points.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Φ(z).
+
+    References
+    ----------
+    Cody, W. J. (1969). Rational Chebyshev approximations for the error function. Mathematics of Computation
+    23(107), 631–637.
+
+    Moshier, S. L. (1989). Methods and Programs for Mathematical Functions. Ellis Horwood.
+
+    Examples
+    --------
+    >>> norm_cdf_rows(np.array([0.0, 1.0, -40.0])).tolist()
+    [0.5, 0.8413447460685429, 0.0]
+    """
+    z = _contiguous(z)
+    out = np.empty_like(z)
+    _ndtr_rows(z, _NDTR_COEF, out)
+    return out
+
+
 def _contiguous(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float64)
 
@@ -453,3 +572,8 @@ def warm_up() -> None:
     pairwise_sum(np.zeros(2))
     rank_difference_squares(np.arange(2), np.arange(2))
     sigma_bin_sums(np.ones(2), np.zeros(2), 1, order=np.arange(2))
+    norm_cdf_rows(np.zeros(2))
+    _, rank = packed_argsort_ranks(np.array([2.0, 1.0]), absolute=True)
+    packed_argsort_ranks(np.array([2.0, 1.0]))
+    rank_d2(rank, rank)
+    equal_count_bins_from_ranks(rank, 1)

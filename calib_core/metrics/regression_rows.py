@@ -30,6 +30,7 @@ from ..base.binning import (
 )
 from ..base.regression import LOG_2PI, Gaussian, PredictiveDistribution, norm_cdf, norm_pdf
 from .regression_kernels import sigma_bin_sums
+from .regression_sorts import equal_count_bins_from_ranks, packed_argsort_ranks
 
 __all__ = [
     "RegressionRows",
@@ -231,22 +232,24 @@ class RegressionRows:
         return result
 
     def sort_values_only(self, meanwhile: Callable[[], Any] | None = None) -> Any:
-        """Gaussian rows: argsort σ and |ε| (the σ-bins, Spearman) but only sort z and u = Φ(z) — the unweighted
-        statistics read their sorted values, not their order.  ``np.sort`` gives the values of the stable order
-        but for the signs of zeros (−0.0 = 0.0): a run of zeros is put in row order, as the stable sort has it.
+        """Gaussian rows: argsort σ and |ε| (the σ-bins, Spearman; compiled key packing, with every row's position:
+        :func:`~calib_core.metrics.regression_sorts.packed_argsort_ranks`) but only sort z and u = Φ(z) — the
+        unweighted statistics read their sorted values, not their order.  ``np.sort`` gives the values of the stable
+        order but for the signs of zeros (−0.0 = 0.0): a run of zeros is put in row order, as the stable sort has it.
         u_sorted = sort(Φ(z)) is what :attr:`u_sorted` gives (Φ(z) gathered in z's order, or sorted where Φ
         dips).  The orders of z and u stay lazy (the bootstrap computes them when it needs them)."""
         names = [k for k in ("sigma_order", "abs_eps_order") if k not in self.__dict__]
-        sources = {"sigma_order": self.sigma, "abs_eps_order": np.abs(self.eps)}
-        futures = stable_argsort_futures(*(sources[k] for k in names)) if names else []
+        sources = {"sigma_order": (self.sigma, False), "abs_eps_order": (self.eps, True)}  # |ε| taken while packing
+        futures = [background(_packed_argsort_ranks, *sources[k], size=self.n) for k in names]
         z_sorted = background(np.sort, self.z_finite, size=self.n) if "z_sorted" not in self.__dict__ else None
         u = self.u
         u_sorted = background(np.sort, u, size=self.n) if "u_sorted" not in self.__dict__ else None
         result = meanwhile() if meanwhile is not None else None
         for name, future in zip(names, futures):
-            found = future.result()
+            found, rank = future.result()
             self.__dict__[name] = found.order
             self._distinct[name] = found.distinct
+            self._ranks[name] = rank
         if z_sorted is not None:
             zs = z_sorted.result()
             a, b = np.searchsorted(zs, 0.0, side="left"), np.searchsorted(zs, 0.0, side="right")
@@ -280,7 +283,14 @@ class RegressionRows:
             out.__dict__["_sorted_by_order"] = {k: v for k, v in self._sorted_by_order.items() if k in names}
         if "_distinct" in self.__dict__:
             out.__dict__["_distinct"] = {k: v for k, v in self._distinct.items() if k in names}
+        if "_ranks" in self.__dict__:
+            out.__dict__["_ranks"] = {k: v for k, v in self._ranks.items() if k in names}
         return out
+
+    @cached_property
+    def _ranks(self) -> dict[str, np.ndarray]:
+        """Order name → row's position in it (from :meth:`sort_values_only`; absent: not computed)."""
+        return {}
 
     @cached_property
     def _distinct(self) -> dict[str, bool]:
@@ -331,6 +341,10 @@ class RegressionRows:
             if bins_key in cache or binning != "count" or n_bins < 1:
                 b = self.sigma_bins(n_bins, binning)
                 cache[key] = sigma_bin_sums(self.sigma, self.eps, n_bins, bins=b)[1:]
+            elif "sigma_order" in self._ranks:  # bins read row by row from the sorted positions
+                b = equal_count_bins_from_ranks(self._ranks["sigma_order"], n_bins)
+                cache[bins_key] = b
+                cache[key] = sigma_bin_sums(self.sigma, self.eps, n_bins, bins=b)[1:]
             else:
                 b, *sums = sigma_bin_sums(self.sigma, self.eps, n_bins, order=self.sigma_order)
                 cache[bins_key] = b
@@ -354,6 +368,10 @@ class RegressionRows:
             else:
                 cache[key] = equal_width_bins(self.sigma, n_bins, closed="left")[0]
         return cache[key]
+
+
+def _packed_argsort_ranks(values: np.ndarray, absolute: bool):
+    return packed_argsort_ranks(values, absolute=absolute)
 
 
 def _pit(

@@ -131,3 +131,29 @@ def test_spearman_without_ties_equals_the_tie_group_path(n, monkeypatch):
     r.compute_orders()
     r._distinct.clear()  # the tie-group path
     assert rm._stat_spearman(r, None) == fast
+
+
+@pytest.mark.parametrize("n", [8191, 8192, 8193, 65537, 1_000_003])
+def test_pairwise_sum_is_numpys_sum_past_the_buffer_size(n):
+    """np.sum of a contiguous float64 array is one pairwise call over all of it, past NumPy's 8192-value buffer."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n) * np.exp(3 * rng.standard_normal(n))
+    assert pairwise_sum(x) == float(np.sum(x)) and pairwise_sum(x) / n == float(np.mean(x))
+
+
+def _ulp_neighbours(points, k=40):
+    return np.concatenate([p + np.arange(-k, k + 1) * np.spacing(p) for p in points])
+
+
+def test_compiled_normal_cdf_is_scipys_bit_for_bit():
+    from calib_core.base.regression import norm_cdf
+    from calib_core.metrics.regression_kernels import norm_cdf_rows
+
+    rng = np.random.default_rng(11)
+    branch = np.sqrt(2.0) * np.array([1.0, -1.0, 8.0, -8.0, np.sqrt(7.09782712893383996732e2),
+                                      -np.sqrt(7.09782712893383996732e2)])  # −z/√2 at erfc's branch points
+    z = np.concatenate([rng.standard_normal(200_000) * 3, rng.uniform(-45, 45, 100_000), _ulp_neighbours(branch),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e308, -1e308]])
+    got, ref = norm_cdf_rows(z), norm_cdf(z)
+    assert np.array_equal(got, ref, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(ref))
