@@ -93,12 +93,19 @@ export default function (component) {
   const cleanup = () => setTimeout(() => {
     if (host.isConnected) return;
     host.__calabSpec = null;
+    host.__calabDrawn = null;
     if (host.__calabResize) host.__calabResize.disconnect();
     if (window.Plotly && host._fullLayout) window.Plotly.purge(host);
   }, 0);
   const spec = data && data.spec;
   host.__calabSpec = spec;
   if (!spec) return cleanup;
+  // the figure this chart shows already (a rerun that left it unchanged: a click's other views, a toggle of
+  // another chart): nothing to draw — Plotly.react would recompute it all (new arrays count as new data)
+  if (spec === host.__calabDrawn && !host.__calabBusy) {
+    host.setAttribute("data-pending", "false");
+    return cleanup;
+  }
   host.setAttribute("data-pending", "true");  // a figure not drawn yet (benches and tests wait for "false")
   const draw = (tries) => {
     if (host.__calabSpec !== spec) return;  // a newer figure came meanwhile
@@ -111,9 +118,14 @@ export default function (component) {
     const layout = Object.assign({}, fig.layout || {}, {autosize: true});
     delete layout.width;
     host.style.height = (layout.height || 450) + "px";
+    host.__calabBusy = (host.__calabBusy || 0) + 1;  // draws in flight (a figure may come meanwhile)
     Plotly.react(host, fig.data || [], layout, {displaylogo: false, responsive: true,
                                               modeBarButtonsToRemove: ["lasso2d", "select2d"]})
-      .then(() => { if (host.__calabSpec === spec) host.setAttribute("data-pending", "false"); });
+      .then(() => {
+        host.__calabBusy -= 1;
+        host.__calabDrawn = spec;
+        if (host.__calabSpec === spec) host.setAttribute("data-pending", "false");
+      });
   };
   draw(0);
   return cleanup;
