@@ -176,9 +176,9 @@ def linked_views() -> None:
             ui.figure(  # keyed on what it is drawn from: controls that leave the curves alone reuse it
                 "kuleshov|" + rc.keyed_digest(("reg_kuleshov", overlay_key, ecdf_diff), lambda: (
                     curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key)),
-                lambda: plots.with_background(plots.pit_ecdf_difference_figure if ecdf_diff else
-                                              plots.calibration_curve_figure, curve_tables, behind("calibration_curve"),
-                                              colors=curve_colors, dashes=dashes, bands=bands),
+                lambda: ui.steady_ranges(plots.with_background(  # fixed axes: a click changes the traces only
+                    plots.pit_ecdf_difference_figure if ecdf_diff else plots.calibration_curve_figure, curve_tables,
+                    behind("calibration_curve"), colors=curve_colors, dashes=dashes, bands=bands)),
             ),
             "reg_kuleshov",
         )
@@ -199,15 +199,17 @@ def linked_views() -> None:
         pit_tables, pit_dashes, _ = overlays["pit_histogram"]
         pit_digest = rc.keyed_digest(("reg_pit", overlay_key), lambda: (pit_tables, curve_colors, pit_dashes, bg_key))
         chart(ui.figure(f"pit|{pit_digest}",
-                        lambda: plots.with_background(plots.pit_histogram_figure, pit_tables, behind("pit_histogram"),
-                                                      colors=curve_colors, dashes=pit_dashes)), "reg_pit")
+                        lambda: ui.steady_ranges(plots.with_background(
+                            plots.pit_histogram_figure, pit_tables, behind("pit_histogram"), colors=curve_colors,
+                            dashes=pit_dashes))), "reg_pit")
         st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
     with right2:
         z_tables, z_dashes, _ = overlays["z_histogram"]
         z_digest = rc.keyed_digest(("reg_z", overlay_key), lambda: (z_tables, curve_colors, z_dashes, bg_key))
         chart(ui.figure(f"z|{z_digest}",
-                        lambda: plots.with_background(plots.z_histogram_figure, z_tables, behind("z_histogram"),
-                                                      colors=curve_colors, dashes=z_dashes)), "reg_z")
+                        lambda: ui.steady_ranges(plots.with_background(
+                            plots.z_histogram_figure, z_tables, behind("z_histogram"), colors=curve_colors,
+                            dashes=z_dashes))), "reg_z")
         st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
 
     # ------------------------------------------------------------------------------------- metrics
