@@ -18,7 +18,8 @@ Scenarios:
   The last two return to combinations the session has seen (cache hits); the others need a new diagnosis (with the
   page's default intervals and tests).  A *redraw* is any of these control changes.  The σ-bin click is timed from
   the click itself (the pointer rests on the marker first, untimed); ``--clicks k`` adds k − 1 more clicks,
-  alternating between two neighbouring bins (browser client).
+  alternating between two neighbouring bins; ``--views`` (ws client) then toggles the Levi diagram's log axes and
+  the curve view on and off (reruns of the page's linked-views fragment, as the browser sends them).
 * **lab** (``--sessions 30``): the sessions are dealt round-robin to the labs in ``--labs`` (default: labs 1–5).
   Each opens its lab's address directly (as a student following a link), waits for the settled page, then moves
   the lab's sliders with the keyboard to values that differ between the sessions of a lab: Seed → +k (k = 1, 2, …
@@ -547,14 +548,18 @@ class LabSession(Session):
 # protocol sessions (--client ws): Streamlit's own websocket protocol, no browser
 # --------------------------------------------------------------------------------------------------
 SCRIPT_FINISHED_OK = 0  # ScriptFinishedStatus.FINISHED_SUCCESSFULLY (2 = stopped early for a rerun: keep reading)
+FRAGMENT_FINISHED_OK = 3  # FINISHED_FRAGMENT_RUN_SUCCESSFULLY: a rerun of fragments (st.fragment) only
 
 
 class WsSession:
     """One session that speaks Streamlit's websocket protocol like the app's frontend, without drawing anything.
 
     It sends what the browser sends — a ``rerun_script`` BackMsg with the page and the widget states of the controls
-    it changes (the server keeps every other widget's value from the previous run) — and reads the ForwardMsgs
-    (every element of the page, the figures' JSON included) up to ``script_finished``.  A step's latency is the wall
+    it changes (the server keeps every other widget's value from the previous run), and for a widget drawn inside a
+    fragment (``st.fragment``) the fragment's id, taken from the element's delta as the frontend does, so the
+    server reruns that fragment only — and reads the ForwardMsgs (every element of the run, the figures' JSON
+    included) up to ``script_finished``.  The page is kept as the browser keeps it: elements by delta path; a full
+    run replaces the page, a fragment run replaces only the elements of its fragments.  A step's latency is the wall
     time from sending to the end of that run: the server's queueing behind the other sessions, its computation or
     cache hit, building and serialising the page and the transfer, without the browser's rendering — what a class
     whose browsers run on the students' own machines sees from the server.  Widgets are found by label in the
@@ -571,8 +576,11 @@ class WsSession:
         self.session_id = ""
         self.page_hash = ""
         self.pages: dict[str, str] = {}  # url path → page script hash
-        self.widgets: dict[str, tuple[str, str]] = {}  # label → (widget id, element type)
-        self.elements: list[tuple[str, object]] = []  # (type, element proto) of the last run
+        self.widgets: dict[str, tuple[str, str, str]] = {}  # label → (widget id, element type, fragment id)
+        self.page: dict[tuple[int, ...], tuple[str, object, str]] = {}  # delta path → (type, element, fragment id)
+        self.elements: list[tuple[str, object]] = []  # (type, element proto) of the page after the last run
+        self.run_elements: list[tuple[str, object]] = []  # those the last run sent (its errors)
+        self.run_fragments: tuple[str, ...] = ()  # the fragments the last run reran (() = the whole page)
         self.received = 0  # bytes of the websocket messages received (as sent: the server compresses none)
         self.xsrf = ""
 
@@ -594,7 +602,7 @@ class WsSession:
         """Read ForwardMsgs up to the end of a run that finished normally; note widgets, pages and errors."""
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-        self.elements = []
+        self.run_elements = []
         while True:
             msg = ForwardMsg()
             data = await asyncio.wait_for(self.ws.recv(), self.timeout)
@@ -605,7 +613,10 @@ class WsSession:
                 ns = msg.new_session
                 if ns.initialize.session_id:
                     self.session_id = ns.initialize.session_id
-                self.elements = []
+                rerun = set(msg.metadata.run.fragment_ids)  # empty: a full run (the whole page is sent again)
+                self.page = {k: v for k, v in self.page.items() if rerun and v[2] not in rerun}
+                self.run_fragments = tuple(rerun)
+                self.run_elements = []
             elif kind == "navigation":  # st.navigation (app.py): the pages and the one this run shows
                 nav = msg.navigation
                 self.page_hash = nav.page_script_hash
@@ -614,24 +625,27 @@ class WsSession:
                 element = msg.delta.new_element
                 etype = element.WhichOneof("type")
                 inner = getattr(element, etype)
-                self.elements.append((etype, inner))
+                self.page[tuple(msg.metadata.delta_path)] = (etype, inner, msg.delta.fragment_id)
+                self.run_elements.append((etype, inner))
                 wid, label = getattr(inner, "id", ""), getattr(inner, "label", "")
                 if wid and label:
-                    self.widgets[label] = (wid, etype)
-            elif kind == "script_finished" and msg.script_finished == SCRIPT_FINISHED_OK:
+                    self.widgets[label] = (wid, etype, msg.delta.fragment_id)
+            elif kind == "script_finished" and msg.script_finished in (SCRIPT_FINISHED_OK, FRAGMENT_FINISHED_OK):
+                self.elements = [(etype, inner) for _, (etype, inner, _) in sorted(self.page.items())]
                 return
 
     def errors_in_run(self) -> list[str]:
         out = []
-        for etype, inner in self.elements:
+        for etype, inner in self.run_elements:
             if etype == "exception":
                 out.append(f"exception: {inner.message[:200]}")
             elif etype == "alert" and inner.format == 1:  # Alert.Format.ERROR
                 out.append(f"st.error: {inner.body[:200]}")
         return out
 
-    async def rerun(self, states=(), page_hash: str | None = None, page_name: str = "") -> None:
-        """Send a rerun with ``states`` (WidgetState protos) and read the run."""
+    async def rerun(self, states=(), page_hash: str | None = None, page_name: str = "", fragment_id: str = "") -> None:
+        """Send a rerun with ``states`` (WidgetState protos) and read the run; ``fragment_id``: the fragment of the
+        widget changed (the browser's rerun of that fragment only; "" = the whole page)."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         back = BackMsg()
@@ -640,6 +654,7 @@ class WsSession:
         client.page_script_hash = self.page_hash if page_hash is None else page_hash
         client.page_name = page_name
         client.widget_states.widgets.extend(states)
+        client.fragment_id = fragment_id
         await self.ws.send(back.SerializeToString())
         await self._read_run()
 
@@ -647,7 +662,7 @@ class WsSession:
         """The WidgetState of the widget ``label`` with ``value`` (e.g. ``double_array_value=[16]``)."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-        wid, _ = self.widgets[label]
+        wid, _, _ = self.widgets[label]
         ws = WidgetState(id=wid)
         for name, v in value.items():
             field_ = getattr(ws, name)
@@ -672,17 +687,22 @@ class WsSession:
         for e in self.errors_in_run():
             self.result.errors.append(f"{name}: {e}")
 
-    def charts(self) -> tuple[str, ...]:
-        """The JSON of the figures of the last run."""
-        return tuple(inner.spec for etype, inner in self.elements if etype == "plotly_chart")
+    def charts(self) -> tuple[bytes, ...]:
+        """The figures of the page: ``st.plotly_chart`` elements and the live charts (``dashboard.live_chart``:
+        ``st.components.v2`` elements carrying the figure's JSON), as their serialised protos."""
+        return tuple(inner.SerializeToString() for etype, inner in self.elements
+                     if etype in ("plotly_chart", "bidi_component"))
 
     async def step(self, name: str, label: str, **value) -> None:
         """Set the widget ``label`` to ``value`` (a rerun); every step of the scenarios changes a figure, which is
         checked (the server does not echo a widget's value back)."""
         before = self.charts()
-        await self.timed(name, lambda: self.rerun([self.state(label, **value)]))
+        fragment = self.widgets[label][2]  # the browser reruns the widget's fragment only
+        await self.timed(name, lambda: self.rerun([self.state(label, **value)], fragment_id=fragment))
         if self.charts() == before:
             self.result.errors.append(f"{name}: no figure changed")
+        if fragment and fragment not in self.run_fragments:
+            self.result.errors.append(f"{name}: the server reran the whole page, not the widget's fragment")
 
     async def fail(self, exc: BaseException) -> None:
         step = f"after {list(self.result.steps)[-1]!r}" if self.result.steps else "at the first step"
@@ -726,31 +746,37 @@ class WsSession:
 
 class WsRegressionSession(WsSession):
     """The regression session's steps (module docstring) over the protocol; the Levi-bin click is sent as the
-    selection event plotly.js reports for it (:meth:`click_bin`)."""
+    selection event plotly.js reports for it (:meth:`click_bin`).  ``clicks``: k − 1 more clicks after the first
+    (bins 11, 12, 11, …, as the browser client); ``views``: then the Levi diagram's log axes on and off and the
+    curve view to the ECDF difference and back (each a rerun of the linked views' fragment, as the browser sends)."""
 
     kind = "regression"
 
-    def __init__(self, index: int, url: str, timeout_s: float, csv: Path, cpu=None) -> None:
+    def __init__(self, index: int, url: str, timeout_s: float, csv: Path, cpu=None, clicks: int = 1,
+                 views: bool = False) -> None:
         super().__init__(index, url, timeout_s, cpu)
-        self.csv = csv
+        self.csv, self.clicks, self.views = csv, clicks, views
 
-    async def click_bin(self, nth: int) -> None:
+    async def click_bin(self, nth: int, name: str = "click a Levi σ-bin") -> None:
         """A click on the Levi diagram's σ-bin ``nth`` (0-based), as plotly.js reports it: the selection event of the
         page's first selectable chart (the Levi diagram) with the clicked point of its σ-bins trace (role "bins")."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-        levi = next(inner for etype, inner in self.elements if etype == "plotly_chart" and inner.id)
+        levi, fragment = next((inner, frag) for etype, inner, frag in (v for _, v in sorted(self.page.items()))
+                              if etype == "plotly_chart" and inner.id)
         spec = json.loads(levi.spec)
         curve = next(k for k, trace in enumerate(spec["data"]) if (trace.get("meta") or {}).get("role") == "bins")
         event = {"selection": {"points": [{"curve_number": curve, "point_number": nth, "point_index": nth,
                                            "customdata": [nth]}], "point_indices": [nth], "box": [], "lasso": []}}
         before = self.charts()
-        await self.timed("click a Levi σ-bin", lambda: self.rerun([WidgetState(id=levi.id,
-                                                                                string_value=json.dumps(event))]))
+        await self.timed(name, lambda: self.rerun([WidgetState(id=levi.id, string_value=json.dumps(event))],
+                                                  fragment_id=fragment))
         if not any(t == "markdown" and f"σ-bin {nth + 1} of" in e.body for t, e in self.elements):
-            self.result.errors.append(f"click a Levi σ-bin: the page does not say σ-bin {nth + 1} is selected")
+            self.result.errors.append(f"{name}: the page does not say σ-bin {nth + 1} is selected")
         if self.charts() == before:
-            self.result.errors.append("click a Levi σ-bin: no figure changed")
+            self.result.errors.append(f"{name}: no figure changed")
+        if fragment and fragment not in self.run_fragments:
+            self.result.errors.append(f"{name}: the server reran the whole page, not the Levi diagram's fragment")
 
     async def run(self) -> SessionResult:
         try:
@@ -770,6 +796,13 @@ class WsRegressionSession(WsSession):
             await self.step("binning → width", "Binning", string_array_value=["equal width"])
             await self.step("rows → cal", "Rows", string_value="cal")
             await self.click_bin(12)
+            for k in range(self.clicks - 1):
+                await self.click_bin((11, 12)[k % 2], f"click a Levi σ-bin ({k + 2})")
+            if self.views:
+                await self.step("Levi log axes on", "Log axes", bool_value=True)
+                await self.step("curve → ECDF difference", "Curve view", string_array_value=["ECDF difference"])
+                await self.step("Levi log axes off (seen)", "Log axes", bool_value=False)
+                await self.step("ECDF difference → curve (seen)", "Curve view", string_array_value=["curve"])
             await self.step("binning → count", "Binning", string_array_value=["equal count"])
             await self.step("rows → all (cached)", "Rows", string_value="all")
             await self.step("σ-bins 16→15 (cached)", bins, double_array_value=[15])
@@ -891,7 +924,8 @@ def make_ws_sessions(args: argparse.Namespace, kind: str, n: int, first: int, fi
     out: list[WsSession] = []
     for index in range(first, first + n):
         if kind == "regression":
-            out.append(WsRegressionSession(index, args.url, args.timeout, files[index], cpu=cpu))
+            out.append(WsRegressionSession(index, args.url, args.timeout, files[index], cpu=cpu, clicks=args.clicks,
+                                           views=args.views))
         else:
             out.append(WsLabSession(index, args.url, args.timeout, args.labs[index % len(args.labs)],
                                     1 + index // len(args.labs), cpu=cpu))
@@ -1107,6 +1141,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers to this file")
     ap.add_argument("--clicks", type=int, default=1, help="Levi σ-bin clicks of each browser regression session "
                     "(the first, then alternating between two neighbouring bins; each timed from the click)")
+    ap.add_argument("--views", action="store_true", help="ws regression sessions: also the view toggles after the "
+                    "clicks (Levi log axes on/off, curve → ECDF difference → curve)")
     ap.add_argument("--client", choices=("browser", "ws"), default="browser",
                     help="browser: Chromium sessions (rendering on this machine's cores); ws: Streamlit's websocket "
                     "protocol without a browser (the server's latency, as with the browsers on other machines)")

@@ -42,6 +42,7 @@ from .display import (
     show_metric_groups,
     show_metric_table,
     show_verdicts,
+    steady_ranges,
     table_height,
 )
 from .labs import LabPage, column_labels, is_registry_metric, lab_index, pit_of_selected_bins
@@ -93,7 +94,7 @@ __all__ = [
     "init_state", "is_registry_metric", "keep_data", "keep_widget_values", "lab_index", "load_example",
     "loaded_data_link", "md_escape", "number_table", "parse_upload", "persist", "persistent", "pit_of_selected_bins",
     "record_run_time", "require_data", "result_cached", "set_data", "set_example", "show_decomposition_table",
-    "show_metric_groups", "show_metric_table",
+    "show_metric_groups", "show_metric_table", "steady_ranges",
     "show_verdicts", "table_height", "upload_columns", "upload_limit_bytes", "upload_limit_mb", "warm_up_core",
     "apply_slice_focus", "clear_slice_focus", "set_slice_focus", "slice_background", "slice_focus",
     "slice_list_columns",

@@ -70,10 +70,79 @@ def chart(fig, key: str, *, live: bool = False, **kwargs: Any):
     return st.plotly_chart(fig, key=key, theme=None, width="stretch", config={"displaylogo": False}, **kwargs)
 
 
+#: Steps of :func:`steady_ranges`: an axis end is rounded up to one of these times a power of ten.
+_NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def _nice_up(value: float) -> float:
+    """The smallest of ``_NICE_STEPS`` × 10^k at or above ``value`` (> 0)."""
+    import numpy as np
+
+    power = 10.0 ** np.floor(np.log10(value))
+    return float(next(step for step in _NICE_STEPS if step * power >= value * (1 - 1e-12)) * power)
+
+
+def steady_ranges(fig):
+    """``fig`` with every value axis that plotly.js would autorange given a fixed range: from 0 (or the symmetric
+    ±a of an axis with negative values) to the data's end with 5 % room, rounded up to 1, 1.2, 1.5, 2, 2.5, 3, 4,
+    5, 6 or 8 × 10^k — so a new selection's overlay usually leaves the axes as they are (the live chart then
+    updates the changed traces only) and a taller one widens them.  Axes with a range, log or category axes and
+    figures with several axes are left alone.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (changed in place).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
+    import numpy as np
+
+    for axis, letter in ((fig.layout.xaxis, "x"), (fig.layout.yaxis, "y")):
+        if axis.range is not None or axis.type in ("log", "category", "date") or axis.autorange is False:
+            continue
+        values = [np.asarray(getattr(trace, letter), dtype=float).ravel() for trace in fig.data
+                  if getattr(trace, letter, None) is not None and trace.visible in (None, True)]
+        values = np.concatenate(values) if values else np.empty(0)
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            continue
+        lo, hi = float(values.min()), float(values.max())
+        if lo >= 0 and hi > 0:
+            axis.range = [0.0, _nice_up(1.05 * hi)]
+        elif hi > lo or hi != 0:
+            reach = _nice_up(1.08 * max(abs(lo), abs(hi)))
+            axis.range = [-reach, reach]
+    return fig
+
+
 #: The browser side of :func:`live_chart`: the figure is drawn into the component's own ``div`` by the plotly.js
 #: that Streamlit's Plotly element loads (``window.Plotly``) — ``Plotly.react`` on the same ``div`` at every new
 #: figure, so plotly.js changes what differs instead of building the chart again.
 LIVE_CHART_JS = r"""
+// the indices of the traces of ``fig`` that differ from those drawn (``drawn``) in their data only (x, y, hover
+// data) when the layout (axes, notes, legend) and every other trace are the same and those traces are lines
+// (which Plotly.animate redraws alone, 5-10 DOM changes); null when the whole figure must be applied
+// (Plotly.react: 500-800 DOM changes).  Changed notes (annotations) take Plotly.react too: a relayout of one
+// annotation leaves the old one drawn in plotly.js 3-4.
+const DATA_KEYS = ["x", "y", "customdata", "text", "hovertext"];
+const asText = (fig, layout) => ({data: (fig.data || []).map(t => JSON.stringify(t)), layout: JSON.stringify(layout)});
+const tracesOnly = (drawn, shown) => {
+  if (!drawn || drawn.data.length !== shown.data.length || drawn.layout !== shown.layout) return null;
+  const changed = [];
+  for (let i = 0; i < shown.data.length; i++) {
+    if (drawn.data[i] === shown.data[i]) continue;
+    const before = JSON.parse(drawn.data[i]), now = JSON.parse(shown.data[i]);
+    const rest = (t) => JSON.stringify(Object.assign({}, t, Object.fromEntries(DATA_KEYS.map(k => [k, 0]))));
+    if ((now.type || "scatter") !== "scatter" || rest(before) !== rest(now)) return null;
+    changed.push(i);
+  }
+  return changed.length ? changed : null;
+};
+
 export default function (component) {
   const { data, parentElement } = component;
   let host = parentElement.querySelector(":scope > .calab-live-chart");
@@ -93,12 +162,20 @@ export default function (component) {
   const cleanup = () => setTimeout(() => {
     if (host.isConnected) return;
     host.__calabSpec = null;
+    host.__calabDrawn = null;
+    host.__calabFig = null;
     if (host.__calabResize) host.__calabResize.disconnect();
     if (window.Plotly && host._fullLayout) window.Plotly.purge(host);
   }, 0);
   const spec = data && data.spec;
   host.__calabSpec = spec;
   if (!spec) return cleanup;
+  // the figure this chart shows already (a rerun that left it unchanged: a click's other views, a toggle of
+  // another chart): nothing to draw — Plotly.react would recompute it all (new arrays count as new data)
+  if (spec === host.__calabDrawn && !host.__calabBusy) {
+    host.setAttribute("data-pending", "false");
+    return cleanup;
+  }
   host.setAttribute("data-pending", "true");  // a figure not drawn yet (benches and tests wait for "false")
   const draw = (tries) => {
     if (host.__calabSpec !== spec) return;  // a newer figure came meanwhile
@@ -111,9 +188,23 @@ export default function (component) {
     const layout = Object.assign({}, fig.layout || {}, {autosize: true});
     delete layout.width;
     host.style.height = (layout.height || 450) + "px";
-    Plotly.react(host, fig.data || [], layout, {displaylogo: false, responsive: true,
-                                              modeBarButtonsToRemove: ["lasso2d", "select2d"]})
-      .then(() => { if (host.__calabSpec === spec) host.setAttribute("data-pending", "false"); });
+    // the figure as text, trace by trace (before plotly.js sees the objects), to compare with the next one
+    const shown = asText(fig, layout);
+    const changed = host.__calabBusy ? null : tracesOnly(host.__calabFig, shown);  // a draw in flight: all anew
+    host.__calabBusy = (host.__calabBusy || 0) + 1;  // draws in flight (a figure may come meanwhile)
+    const full = () => Plotly.react(host, fig.data || [], layout, {
+      displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"]});
+    host.setAttribute("data-update", changed ? "traces" : "figure");  // how (benches and tests read it)
+    const drawn = changed ?  // the same axes, legend and notes: the changed line traces redrawn, nothing else
+      Plotly.animate(host, {data: changed.map(i => fig.data[i]), traces: changed},
+                     {transition: {duration: 0}, frame: {duration: 0, redraw: false}, mode: "immediate"})
+        .catch(full) : full();
+    Promise.resolve(drawn).then(() => {
+        host.__calabBusy -= 1;
+        host.__calabDrawn = spec;
+        host.__calabFig = shown;
+        if (host.__calabSpec === spec) host.setAttribute("data-pending", "false");
+      });
   };
   draw(0);
   return cleanup;

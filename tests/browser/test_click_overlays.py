@@ -29,6 +29,26 @@ def _dashed_selected(page, key: str) -> list[str]:
         ".map(t => t.name)")
 
 
+#: The chart's line paths and those of a new chart of the same figure (the spec it was last sent) drawn beside it:
+#: what an update of the changed traces drew is what drawing the figure anew draws.
+SAME_AS_NEW_JS = """async gd => {
+  const fig = JSON.parse(gd.__calabSpec);
+  const div = document.createElement('div');
+  div.style.width = gd.getBoundingClientRect().width + 'px';
+  div.style.height = gd.style.height;
+  document.body.appendChild(div);
+  const layout = Object.assign({}, fig.layout || {}, {autosize: true});
+  delete layout.width;
+  await window.Plotly.newPlot(div, fig.data, layout, {displaylogo: false});
+  const paths = el => [...el.querySelectorAll('.scatterlayer .trace path.js-line, .scatterlayer .trace path.js-fill')]
+    .map(p => p.getAttribute('d'));
+  const out = [paths(gd), paths(div)];
+  window.Plotly.purge(div);
+  div.remove();
+  return out;
+}"""
+
+
 def _shot(page, artifacts_dir, stem: str) -> None:
     for key in ("reg_levi_chart", *LIVE):
         box = page.locator(f".st-key-{key}")
@@ -60,6 +80,10 @@ def test_sigma_bin_click_draws_the_overlays_in_place(app_page, artifacts_dir):
                 timeout=LONG)
             assert _dashed_selected(page, key) == ["random sigma · selected"], key
             assert _plot(page, key).evaluate("gd => gd.__kept === true"), key  # updated in place
+            drawn, anew = _plot(page, key).evaluate(SAME_AS_NEW_JS)
+            assert drawn == anew and len(drawn) >= 2, key  # nothing stale: the lines of the figure sent
+        if nth == 12:  # the curve's axes are fixed ([0, 1]): the selection's lines are updated, nothing else
+            assert _plot(page, "reg_kuleshov").get_attribute("data-update") == "traces"
         if nth == 13:
             _shot(page, artifacts_dir, "click_overlays_after")
     expect(page.get_by_role("heading", name="Metrics of the selected rows")).to_be_visible()

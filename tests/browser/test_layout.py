@@ -73,7 +73,7 @@ def test_regression_metric_tables_whole_and_levi_log_axes(page_1440, artifacts_d
     levi = page.locator(".st-key-reg_levi_chart[data-stale='false']")
     axis = "(el) => el.querySelector('.js-plotly-plot')._fullLayout.xaxis.type"
     assert levi.evaluate(axis) == "linear"
-    page.get_by_text("Log axes (Levi diagram)").click()
+    page.locator(".st-key-reg_levi_log").get_by_text("Log axes").click()  # beside the Levi diagram
     wait_for_app(page)
     page.wait_for_function(
         "() => { const e = document.querySelector('.st-key-reg_levi_chart[data-stale=false] .js-plotly-plot'); "

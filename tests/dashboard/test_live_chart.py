@@ -36,3 +36,16 @@ def test_a_selectable_chart_stays_a_plotly_chart(monkeypatch):
     display.chart(_figure(), "k2", live=True, on_select=lambda: None)
     display.chart(_figure(), "k3")
     assert calls == [("live", "k1"), ("plotly", "k2"), ("plotly", "k3")]
+
+
+def test_steady_ranges_fix_autoranged_axes_to_rounded_ends():
+    fig = display.steady_ranges(go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.2, 1.37])))
+    assert tuple(fig.layout.yaxis.range) == (0.0, 1.5) and tuple(fig.layout.xaxis.range) == (0.0, 1.2)
+    other = display.steady_ranges(go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.2, 1.41])))
+    assert tuple(other.layout.yaxis.range) == (0.0, 1.5)  # a nearby selection: the same axes
+    signed = display.steady_ranges(go.Figure(go.Scatter(x=[0.0, 1.0], y=[-0.02, 0.013])))
+    assert tuple(signed.layout.yaxis.range) == (-0.025, 0.025)  # symmetric about 0, holding every value
+    kept = go.Figure(go.Scatter(x=[1.0, 10.0], y=[1.0, 2.0]))
+    kept.update_xaxes(type="log").update_yaxes(range=[0, 5])
+    display.steady_ranges(kept)
+    assert kept.layout.xaxis.range is None and tuple(kept.layout.yaxis.range) == (0, 5)  # log / set axes left alone
