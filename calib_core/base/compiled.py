@@ -18,7 +18,9 @@ Rules for a kernel
   side.
 * ``boundscheck``: every array index is checked, so a kernel given values its author did not foresee (a subnormal
   range, an index past the end) raises ``IndexError`` instead of writing outside an array and taking the server down
-  with every session on it.  It costs about a tenth of a kernel's time; uploads are untrusted input.
+  with every session on it; uploads are untrusted input.  It costs about a tenth of a kernel's time when the
+  compiler can prove the indices of a loop in bounds (a loop over a slice ``x[lo:hi]`` checked once), and up to 3×
+  when it cannot (``x[lo + j]`` in the loop body stops vectorisation): write leaf loops over slices.
 * The on-disk cache is keyed by the function's bytecode, its argument types, the machine *and* these compile
   options: Numba's own key leaves the options out, so a kernel compiled once without bounds checks would otherwise
   be loaded unchecked after the options changed.
