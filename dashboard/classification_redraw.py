@@ -199,7 +199,7 @@ def _unvalidated(spec: dict, template_wire: dict | None) -> go.Figure:
 
 _SHARED_TEMPLATE = "_calab_shared_template"  # a patched figure's attribute: its template is a skeleton's
 #: ``dashboard.redraw_cache``'s attribute of a figure's wire dict (``prepared_figure`` / ``marked_figure`` send it)
-_WIRE_ATTRIBUTE = rc._WIRE  # noqa: SLF001
+_WIRE_ATTRIBUTE = rc.WIRE_ATTRIBUTE
 
 
 def figure_cached(key: str, build: Callable[[], go.Figure]) -> go.Figure:

@@ -121,8 +121,8 @@ def linked_views() -> None:
 
     # the figure without marks and epoch is built once per bins and axes; the selection drawn and the epoch are
     # patched into its wire dict (a click or Clear rebuilds nothing)
-    levi_plain = ui.figure(f"{fig_key}|levi|log={levi_log}|plain", lambda: plots.with_background(
-        plots.levi_figure, levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log))
+    levi_plain = ui.figure(f"{fig_key}|levi|log={levi_log}|plain", lambda: rc.levi_plain_figure(
+        levi_tables, behind("levi_bins"), colors=colors, log_axes=levi_log))
     levi_shown = rc.marked_figure(levi_plain, levi_drawn, layout_meta={"selection_epoch": selection.epoch})
 
     def levi():
