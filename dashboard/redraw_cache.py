@@ -36,7 +36,7 @@ import streamlit as st
 
 import calib_core as cc
 from calib_core.data.writing import FORMULA_PREFIXES
-from calib_core.plots.regression_levi_dict import levi_figure_dict
+from calib_core.plots.regression_levi import levi_figure_dict
 from views.numbers import display_numbers
 
 from .cache import RESULTS, content_key, memoized

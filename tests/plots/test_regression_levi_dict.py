@@ -13,7 +13,7 @@ import pytest
 from _plotly_utils.utils import convert_to_base64
 
 from calib_core import plots
-from calib_core.plots.regression_levi_dict import levi_figure_dict
+from calib_core.plots.regression_levi import levi_figure_dict
 
 
 def _table(rng: np.random.Generator, n_bins: int, scale: float) -> pd.DataFrame:
