@@ -15,6 +15,7 @@ import pytest
 
 import calib_core.metrics.regression_tails
 import calib_core.plots
+import dashboard.redraw_cache
 from tests.app.test_pages import LEVI, load_example, new_app, open_tab, specs
 
 REUSED = ("calibration_curve_figure", "pit_histogram_figure", "z_histogram_figure", "intervals_figure", "qq_figure")
@@ -25,17 +26,19 @@ def calls(monkeypatch):
     """{function name: calls} of the figure builders of the page and of ence_by_bins_tables."""
     counts: collections.Counter = collections.Counter()
 
-    def spy(module, name):
+    def spy(module, name, counted_as=None):
         real = getattr(module, name)
 
         def wrapper(*args, **kwargs):
-            counts[name] += 1
+            counts[counted_as or name] += 1
             return real(*args, **kwargs)
 
         monkeypatch.setattr(module, name, wrapper)
 
     for name in (*REUSED, "levi_figure", "ence_bins_figure"):
         spy(calib_core.plots, name)
+    # the page's Levi diagram is built as a plain dict (the validated figure's JSON without Plotly validation)
+    spy(dashboard.redraw_cache, "levi_figure_dict", "levi_figure")
     spy(calib_core.metrics.regression_tails, "ence_by_bins_tables")
     return counts
 

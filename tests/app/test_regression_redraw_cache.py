@@ -10,6 +10,7 @@ import pytest
 
 import calib_core
 import calib_core.plots
+import dashboard.redraw_cache
 from tests.app.test_pages import LEVI, bins_points, load_example, new_app, plotly_select, specs
 
 
@@ -18,11 +19,11 @@ def counts(monkeypatch):
     """{name: calls} of ``cc.diagnose`` (what the page's caches call on a miss) and of the page's figure builders."""
     counted: collections.Counter = collections.Counter()
 
-    def spy(module, name):
+    def spy(module, name, counted_as=None):
         real = getattr(module, name)
 
         def wrapper(*args, **kwargs):
-            counted[name] += 1
+            counted[counted_as or name] += 1
             return real(*args, **kwargs)
 
         monkeypatch.setattr(module, name, wrapper)
@@ -31,6 +32,8 @@ def counts(monkeypatch):
     for name in ("levi_figure", "calibration_curve_figure", "pit_ecdf_difference_figure", "pit_histogram_figure",
                  "z_histogram_figure", "intervals_figure"):
         spy(calib_core.plots, name)
+    # the page's Levi diagram is built as a plain dict (the validated figure's JSON without Plotly validation)
+    spy(dashboard.redraw_cache, "levi_figure_dict", "levi_figure")
     return counted
 
 
