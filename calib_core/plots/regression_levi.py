@@ -318,11 +318,14 @@ def levi_figure_dict(
     title_spec, top = title_layout(title, lines=str(title or "").count("<br>") + 1)
     kind = "log" if log_axes else "linear"
     ticks = _log_ticks(axis_range) if log_axes else {}
-    layout: dict[str, Any] = {"template": _template()}
-    layout["title"] = copy.deepcopy(title_spec) if title_spec is not None else {}  # Plotly stores None as {}
+    # Plotly's key order (the same JSON, byte for byte): a title's pad first; no title is {} after the legend
+    title_dict = {"pad": dict(title_spec["pad"]), **{k: v for k, v in title_spec.items() if k != "pad"}} \
+        if title_spec is not None else None
+    layout: dict[str, Any] = {"template": _template(), **({"title": title_dict} if title_dict else {})}
     layout.update({
         "margin": {"l": 60, "r": 20, "t": top, "b": 95 if multi else 55},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.17, "xanchor": "center", "x": 0.5},
+        **({} if title_dict else {"title": {}}),
         "xaxis": {"title": {"text": "RMV = root mean predicted variance"}, "type": kind, "range": list(axis_range),
                   "constrain": "domain", **copy.deepcopy(ticks)},
         "yaxis": {"title": {"text": "RMSE = root mean squared error"}, "type": kind, "range": list(axis_range),
