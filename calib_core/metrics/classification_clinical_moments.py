@@ -165,10 +165,11 @@ def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, su
 _CHUNK = 4096
 
 
-def _chunked_pass(p, y, lab, use_labels, eps, half, inv_w):
+def _chunked_pass(p, y, lab, use_labels, eps, half, inv_w, transposed=None):
     """The moments, sums and ranges of :func:`_pass`, the logits computed chunk by chunk by NumPy's vectorised log
     (SIMD; within one unit in the last place of the C library's log, which the row loop calls) and passed to
-    :func:`_pass_logits`: every sum equal to :func:`_pass`'s to rounding (≤ 1e-12 relative, tested)."""
+    :func:`_pass_logits`: every sum equal to :func:`_pass`'s to rounding (≤ 1e-12 relative, tested).  With
+    ``transposed`` (K, n), the chunk's columns are copied into it while in cache (pᵀ, bit for bit)."""
     n, k_cols = p.shape
     mom = np.zeros((k_cols, MOMENT_BINS, MOMENT_ORDER + 1))
     sums = np.zeros((k_cols, 6))
@@ -180,6 +181,8 @@ def _chunked_pass(p, y, lab, use_labels, eps, half, inv_w):
     for lo in range(0, n, _CHUNK):  # chunks of rows, not rows
         hi = min(lo + _CHUNK, n)
         pc = p[lo:hi]
+        if transposed is not None:
+            transposed[:, lo:hi] = pc.T
         q, dq = buf[:hi - lo], den[:hi - lo]
         np.clip(pc, eps, 1.0 - eps, out=q)
         np.subtract(1.0, q, out=dq)
@@ -225,7 +228,7 @@ class ColumnSums:
     x_ranges: np.ndarray
 
 
-def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSums:
+def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None, transposed=None) -> ColumnSums:
     """One compiled pass over (n × K) probabilities and outcomes: the binned logit moments and the exact sums.
 
     D_bm = Σ_{i ∈ b} (x_i − c_b)^m with x = logit(clip(p, ε, 1 − ε)); Σ y, Σ y x; Z's Σ (y − p)(1 − 2p) and
@@ -241,6 +244,9 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSum
         Clipping of p before the logit.
     labels : ndarray of int, shape (n,), optional
         Class of each row: the outcome of column k is 1[label = k] (no (n × K) outcome array is read).
+    transposed : ndarray of shape (K, n), optional
+        Filled with the probabilities transposed (one contiguous array per column), copied chunk by chunk during
+        the pass (cheaper than a separate strided copy).
 
     Returns
     -------
@@ -264,7 +270,7 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSum
     lab = np.ascontiguousarray(labels, dtype=np.int64) if use_labels else np.zeros(0, dtype=np.int64)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
-    mom, sums, ranges = _chunked_pass(p, y, lab, use_labels, float(eps), half, 1.0 / width)
+    mom, sums, ranges = _chunked_pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, transposed)
     centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
     with np.errstate(divide="ignore"):
         x_ranges = np.log(ranges) - np.log1p(-ranges)  # the logit is monotone: the ranges of x
