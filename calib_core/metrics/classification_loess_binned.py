@@ -156,10 +156,13 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     n = v.size
     scale = n_cells / top if top > 0.0 else 0.0
     counts = np.zeros(n_cells + 1, dtype=np.int64)
-    for i in range(n):
+    cells = np.empty(n, dtype=np.int32)  # n_cells ≤ 2¹⁶
+    last = float(n_cells - 1)
+    for i in range(n):  # the cell of every value (a loop the compiler vectorises), kept for the second pass
         z = v[i] * scale
-        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)  # NaN (0·∞) and ∞ stay in range
-        counts[c + 1] += 1
+        cells[i] = n_cells - 1 if z >= last else (int(z) if z > 0.0 else 0)  # NaN (0·∞) and ∞ stay in range
+    for i in range(n):
+        counts[cells[i] + 1] += 1
     for c in range(n_cells):
         counts[c + 1] += counts[c]
     want = np.zeros(n_cells, dtype=np.bool_)
@@ -175,9 +178,7 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     pool = np.empty(size)
     m = 0
     for i in range(n):
-        z = v[i] * scale
-        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)
-        if want[c]:
+        if want[cells[i]]:
             pool[m] = v[i]
             m += 1
     pool.sort()
