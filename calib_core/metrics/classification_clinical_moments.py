@@ -397,17 +397,25 @@ def _moment_sums_numpy(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.nda
 
 @compiled_kernel
 def _group_sums(q, y, cuts):  # pragma: no cover - compiled
-    """n_g, O_g, E_g of the groups g_i = #{cuts < q_i}, summed in row order (as ``np.bincount``)."""
+    """n_g, O_g, E_g of the groups g_i = #{cuts < q_i}, summed in row order (as ``np.bincount``); per block of 1,024
+    rows the groups first (cut by cut over the block's slice: a vectorised loop), then the sums row by row."""
     m = cuts.size + 1
     out = np.zeros((3, m))
-    for i in range(q.size):
-        v = q[i]
-        g = 0
-        for j in range(cuts.size):  # branch-free count of the cuts below v
-            g += cuts[j] < v
-        out[0, g] += 1.0
-        out[1, g] += y[i]
-        out[2, g] += v
+    n = q.size
+    g = np.empty(1024, dtype=np.int64)
+    for lo in range(0, n, 1024):
+        hi = min(lo + 1024, n)
+        qs, ys, gs = q[lo:hi], y[lo:hi], g[:hi - lo]
+        gs[:] = 0
+        for j in range(cuts.size):  # branch-free count of the cuts below each value
+            cj = cuts[j]
+            for i in range(qs.size):
+                gs[i] += cj < qs[i]
+        for i in range(qs.size):
+            gi = gs[i]
+            out[0, gi] += 1.0
+            out[1, gi] += ys[i]
+            out[2, gi] += qs[i]
     return out
 
 
