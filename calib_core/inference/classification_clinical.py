@@ -229,7 +229,8 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
         outcomes = (np.asarray(labels)[:, None] == np.arange(p.shape[1])).astype(float)
     y = None if outcomes is None else np.asarray(outcomes, dtype=float)
     if p.shape[0] >= FUSED_FROM:  # large N: one compiled pass for the fits' moments, Z's sums and the ranges
-        sums = column_sums(p, y, eps=eps, labels=None if y is not None else labels)
+        pt = np.empty((p.shape[1], p.shape[0])) if p.shape[1] > 1 else None  # pᵀ, filled by the pass
+        sums = column_sums(p, y, eps=eps, labels=None if y is not None else labels, transposed=pt)
         citl, cox = recalibration_columns(p, y, eps=eps, sums=sums, labels=labels)
         num, den = sums.z_num, sums.z_den
         one_class = (sums.events <= 0) | (sums.events >= p.shape[0])
@@ -239,10 +240,12 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
         den = (c * c * p * (1.0 - p)).sum(axis=0)
         num = ((y - p) * c).sum(axis=0)
         one_class = None
+        pt = None
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     out = []
-    pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
+    if pt is None:
+        pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
     yt = None if y is None else (np.ascontiguousarray(y.T) if p.shape[1] > 1 else y.T)
     for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
         yk = (np.asarray(labels) == k).astype(float) if yt is None else yt[k]

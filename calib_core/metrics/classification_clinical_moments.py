@@ -102,6 +102,97 @@ def _pass(p, y, labels, use_labels, eps, half, inv_w, n_bins, order):  # pragma:
     return mom, sums, ranges
 
 
+@compiled_kernel
+def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges):  # pragma: no cover
+    """:func:`_pass` over one chunk of rows (a multiple of 512 rows but the last), the logits x = logit(p̃) given
+    (``xs``, computed by NumPy's vectorised log), accumulating into ``mom``, ``sums`` and ``ranges`` in place: the
+    same 512-row blocks and the same order of additions as :func:`_pass`."""
+    n, k_cols = p.shape
+    order = mom.shape[2] - 1
+    width = 1.0 / inv_w
+    for start in range(0, n, 512):
+        stop = min(start + 512, n)
+        for k in range(k_cols):
+            s_y = s_yx = clipped = z_num = z_den = 0.0
+            lo1, hi1, lo0, hi0, lo, hi = ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], \
+                ranges[k, 5]
+            for i in range(start, stop):
+                pk = p[i, k]
+                yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
+                c = 1.0 - 2.0 * pk
+                z_num += (yk - pk) * c
+                z_den += c * c * pk * (1.0 - pk)
+                q = pk
+                if pk < eps:
+                    q = eps
+                    clipped += 1.0
+                elif pk > 1.0 - eps:
+                    q = 1.0 - eps
+                    clipped += 1.0
+                x = xs[i, k]
+                s_y += yk
+                s_yx += yk * x
+                if yk > 0.0:
+                    lo1 = min(lo1, q)
+                    hi1 = max(hi1, q)
+                if yk < 1.0:
+                    lo0 = min(lo0, q)
+                    hi0 = max(hi0, q)
+                lo = min(lo, q)
+                hi = max(hi, q)
+                z = (x + half) * inv_w
+                b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+                d = x - (-half + (b + 0.5) * width)
+                d2 = d * d
+                mom[k, b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
+                mom[k, b, 1] += d
+                mom[k, b, 2] += d2
+                mom[k, b, 3] += d2 * d
+                mom[k, b, 4] += d2 * d2
+                mom[k, b, 5] += d2 * d2 * d
+            sums[k, 0] += s_y
+            sums[k, 1] += s_yx
+            sums[k, 2] += clipped
+            sums[k, 3] += z_num
+            sums[k, 4] += z_den
+            sums[k, 5] += stop - start
+            ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], ranges[k, 5] = \
+                lo1, hi1, lo0, hi0, lo, hi
+    return order
+
+
+#: Rows per chunk of :func:`column_sums` (a multiple of the kernel's 512-row blocks; the chunk's logits in L2).
+_CHUNK = 4096
+
+
+def _chunked_pass(p, y, lab, use_labels, eps, half, inv_w, transposed=None):
+    """The moments, sums and ranges of :func:`_pass`, the logits computed chunk by chunk by NumPy's vectorised log
+    (SIMD; within one unit in the last place of the C library's log, which the row loop calls) and passed to
+    :func:`_pass_logits`: every sum equal to :func:`_pass`'s to rounding (≤ 1e-12 relative, tested).  With
+    ``transposed`` (K, n), the chunk's columns are copied into it while in cache (pᵀ, bit for bit)."""
+    n, k_cols = p.shape
+    mom = np.zeros((k_cols, MOMENT_BINS, MOMENT_ORDER + 1))
+    sums = np.zeros((k_cols, 6))
+    ranges = np.empty((k_cols, 6))
+    ranges[:, 0::2] = np.inf
+    ranges[:, 1::2] = -np.inf
+    buf = np.empty((min(_CHUNK, n), k_cols))
+    den = np.empty_like(buf)
+    for lo in range(0, n, _CHUNK):  # chunks of rows, not rows
+        hi = min(lo + _CHUNK, n)
+        pc = p[lo:hi]
+        if transposed is not None:
+            transposed[:, lo:hi] = pc.T
+        q, dq = buf[:hi - lo], den[:hi - lo]
+        np.clip(pc, eps, 1.0 - eps, out=q)
+        np.subtract(1.0, q, out=dq)
+        np.divide(q, dq, out=q)
+        np.log(q, out=q)
+        _pass_logits(pc, q, y[lo:hi] if not use_labels else y, lab[lo:hi] if use_labels else lab, use_labels, eps,
+                     half, inv_w, MOMENT_BINS, mom, sums, ranges)
+    return mom, sums, ranges
+
+
 @dataclass(frozen=True)
 class ColumnSums:
     """What one pass over the rows gives the clinical set of every column (module docstring).
@@ -137,7 +228,7 @@ class ColumnSums:
     x_ranges: np.ndarray
 
 
-def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSums:
+def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None, transposed=None) -> ColumnSums:
     """One compiled pass over (n × K) probabilities and outcomes: the binned logit moments and the exact sums.
 
     D_bm = Σ_{i ∈ b} (x_i − c_b)^m with x = logit(clip(p, ε, 1 − ε)); Σ y, Σ y x; Z's Σ (y − p)(1 − 2p) and
@@ -153,6 +244,9 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSum
         Clipping of p before the logit.
     labels : ndarray of int, shape (n,), optional
         Class of each row: the outcome of column k is 1[label = k] (no (n × K) outcome array is read).
+    transposed : ndarray of shape (K, n), optional
+        Filled with the probabilities transposed (one contiguous array per column), copied chunk by chunk during
+        the pass (cheaper than a separate strided copy).
 
     Returns
     -------
@@ -176,7 +270,7 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None) -> ColumnSum
     lab = np.ascontiguousarray(labels, dtype=np.int64) if use_labels else np.zeros(0, dtype=np.int64)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
-    mom, sums, ranges = _pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, MOMENT_BINS, MOMENT_ORDER)
+    mom, sums, ranges = _chunked_pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, transposed)
     centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
     with np.errstate(divide="ignore"):
         x_ranges = np.log(ranges) - np.log1p(-ranges)  # the logit is monotone: the ranges of x
@@ -303,17 +397,25 @@ def _moment_sums_numpy(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.nda
 
 @compiled_kernel
 def _group_sums(q, y, cuts):  # pragma: no cover - compiled
-    """n_g, O_g, E_g of the groups g_i = #{cuts < q_i}, summed in row order (as ``np.bincount``)."""
+    """n_g, O_g, E_g of the groups g_i = #{cuts < q_i}, summed in row order (as ``np.bincount``); per block of 1,024
+    rows the groups first (cut by cut over the block's slice: a vectorised loop), then the sums row by row."""
     m = cuts.size + 1
     out = np.zeros((3, m))
-    for i in range(q.size):
-        v = q[i]
-        g = 0
-        for j in range(cuts.size):  # branch-free count of the cuts below v
-            g += cuts[j] < v
-        out[0, g] += 1.0
-        out[1, g] += y[i]
-        out[2, g] += v
+    n = q.size
+    g = np.empty(1024, dtype=np.int64)
+    for lo in range(0, n, 1024):
+        hi = min(lo + 1024, n)
+        qs, ys, gs = q[lo:hi], y[lo:hi], g[:hi - lo]
+        gs[:] = 0
+        for j in range(cuts.size):  # branch-free count of the cuts below each value
+            cj = cuts[j]
+            for i in range(qs.size):
+                gs[i] += cj < qs[i]
+        for i in range(qs.size):
+            gi = gs[i]
+            out[0, gi] += 1.0
+            out[1, gi] += ys[i]
+            out[2, gi] += qs[i]
     return out
 
 

@@ -81,38 +81,45 @@ def _bin_sums(f, y, w, lo, inv_width, n_bins, unit):  # pragma: no cover - compi
 def _vertex_fits(xc, wb, d1b, d2b, yb, eb, delta0, t, h):  # pragma: no cover - compiled
     """Local lines at the points t with radii h from the non-empty bins' centroids xc and sums W, D1, D2, Y, E (one
     contiguous array each; module docstring, step 3; δ_b = delta0_b − t with delta0 the bins' centres); NaN where
-    fewer than two bins carry kernel weight."""
+    fewer than two bins carry kernel weight.  Per point, first the tricube weights of the bins in its window (a loop
+    over slices the compiler vectorises; 0 outside the radius), then the five sums in bin order: a bin outside adds
+    0·term = +0, so the sums equal the loop that skips it, bit for bit."""
     out = np.empty(t.size)
+    kb = np.empty(xc.size)
     for j in range(t.size):
         tj, hj = t[j], h[j]
         inv_h = 1.0 / hj
         b0 = np.searchsorted(xc, tj - hj)
         b1 = np.searchsorted(xc, tj + hj, side="right")
-        s0 = s1 = s2 = t0 = t1 = 0.0
+        m = b1 - b0
+        xs, ws, d1s, d2s, ys, es, ds = xc[b0:b1], wb[b0:b1], d1b[b0:b1], d2b[b0:b1], yb[b0:b1], eb[b0:b1], \
+            delta0[b0:b1]
+        ks = kb[:m]
         used = 0
-        for b in range(b0, b1):
-            u = abs(xc[b] - tj) * inv_h
-            if u >= 1.0:
-                continue
+        for b in range(m):
+            u = abs(xs[b] - tj) * inv_h
             c = 1.0 - u * u * u
-            k = c * c * c
-            w, d1, y = wb[b], d1b[b], yb[b]
-            delta = delta0[b] - tj
-            used += 1
+            ks[b] = c * c * c if u < 1.0 else 0.0
+            used += u < 1.0
+        s0 = s1 = s2 = t0 = t1 = 0.0
+        for b in range(m):
+            k = ks[b]
+            w, d1, y = ws[b], d1s[b], ys[b]
+            delta = ds[b] - tj
             s0 += k * w
             s1 += k * (w * delta + d1)
-            s2 += k * (w * delta * delta + 2.0 * delta * d1 + d2b[b])
+            s2 += k * (w * delta * delta + 2.0 * delta * d1 + d2s[b])
             t0 += k * y
-            t1 += k * (y * delta + eb[b])
+            t1 += k * (y * delta + es[b])
         if used < 2 or s0 <= 0.0:
             out[j] = np.nan
             continue
-        m = s1 / s0
+        mx = s1 / s0
         mean_y = t0 / s0
-        sxx = s2 / s0 - m * m
+        sxx = s2 / s0 - mx * mx
         if sxx < 1e-12:
             sxx = 1e-12
-        out[j] = mean_y - m * (t1 / s0 - m * mean_y) / sxx
+        out[j] = mean_y - mx * (t1 / s0 - mx * mean_y) / sxx
     return out
 
 
@@ -149,10 +156,13 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     n = v.size
     scale = n_cells / top if top > 0.0 else 0.0
     counts = np.zeros(n_cells + 1, dtype=np.int64)
-    for i in range(n):
+    cells = np.empty(n, dtype=np.int32)  # n_cells ≤ 2¹⁶
+    last = float(n_cells - 1)
+    for i in range(n):  # the cell of every value (a loop the compiler vectorises), kept for the second pass
         z = v[i] * scale
-        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)  # NaN (0·∞) and ∞ stay in range
-        counts[c + 1] += 1
+        cells[i] = n_cells - 1 if z >= last else (int(z) if z > 0.0 else 0)  # NaN (0·∞) and ∞ stay in range
+    for i in range(n):
+        counts[cells[i] + 1] += 1
     for c in range(n_cells):
         counts[c + 1] += counts[c]
     want = np.zeros(n_cells, dtype=np.bool_)
@@ -168,9 +178,7 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     pool = np.empty(size)
     m = 0
     for i in range(n):
-        z = v[i] * scale
-        c = n_cells - 1 if z >= n_cells - 1 else (int(z) if z > 0.0 else 0)
-        if want[c]:
+        if want[cells[i]]:
             pool[m] = v[i]
             m += 1
     pool.sort()

@@ -124,3 +124,44 @@ def test_smoothed_curve_without_band_at_large_n():
         np.testing.assert_array_equal(fast[col].to_numpy(), ref[col].to_numpy())
     assert np.max(np.abs(fast["observed"] - ref["observed"])) < 1e-5
     assert fast.attrs == ref.attrs
+
+
+def _vertex_fits_skip_loop(xc, wb, d1b, d2b, yb, eb, delta0, t, h):
+    """The vertex fits as first written: one loop over the window that skips the bins outside the radius."""
+    out = np.empty(t.size)
+    for j in range(t.size):
+        s = np.zeros(5)
+        used = 0
+        for b in range(np.searchsorted(xc, t[j] - h[j]), np.searchsorted(xc, t[j] + h[j], side="right")):
+            u = abs(xc[b] - t[j]) / h[j]
+            if u >= 1.0:
+                continue
+            k = (1.0 - u ** 3) ** 3
+            d = delta0[b] - t[j]
+            used += 1
+            s += k * np.array([wb[b], wb[b] * d + d1b[b], wb[b] * d * d + 2.0 * d * d1b[b] + d2b[b], yb[b],
+                               yb[b] * d + eb[b]])
+        if used < 2 or s[0] <= 0.0:
+            out[j] = np.nan
+            continue
+        m, mean_y = s[1] / s[0], s[3] / s[0]
+        out[j] = mean_y - m * (s[4] / s[0] - m * mean_y) / max(s[2] / s[0] - m * m, 1e-12)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vertex_fits_kernel_equals_skip_loop(seed):
+    """The kernel's weights-then-sums form (0 outside the radius) against the loop that skips those bins: ≤ 1e-12."""
+    rng = np.random.default_rng(seed)
+    f = special.expit(rng.normal(-1.0, 1.5, 4000))
+    y = (rng.random(f.size) < f ** 1.3).astype(float)
+    lo, hi, n_bins = float(f.min()), float(f.max()), 512
+    width = (hi - lo) / n_bins
+    sums = lb._bin_sums(f, y, np.empty(0), lo, 1.0 / width, n_bins, True)
+    full = np.flatnonzero(sums[:, 0] > 0)
+    centres = lo + (full + 0.5) * width
+    ne = np.ascontiguousarray(sums[full].T)
+    t = np.linspace(lo, hi, 41)
+    h = np.full(t.size, 0.3 * (hi - lo)) * rng.uniform(0.5, 1.5, t.size)
+    args = (centres + ne[1] / ne[0], *ne, centres, t, h)
+    np.testing.assert_allclose(lb._vertex_fits(*args), _vertex_fits_skip_loop(*args), rtol=1e-12, atol=0)
