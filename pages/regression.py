@@ -182,7 +182,7 @@ def linked_views() -> None:
             ),
             "reg_kuleshov",
         )
-        cap_k, view_k = st.columns([3, 2], vertical_alignment="center")
+        cap_k, view_k = st.columns([1, 1], vertical_alignment="center")  # room for the two-option control
         cap_k.caption(
             ("PIT-ECDF difference (Säilynoja et al. 2022): observed minus expected share of targets below each "
              "predicted quantile; 0 is perfect calibration. " if ecdf_diff else
