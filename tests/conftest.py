@@ -160,10 +160,10 @@ def wait_for_app(page, timeout: int = 60_000) -> None:
     page.locator(f"{app}[data-test-script-state='notRunning']").wait_for(state="attached", timeout=timeout)
 
 
-def upload_file(page, path: Path | str | None = None, *, files: list[dict] | None = None, key: str = "data_upload",
-                attempts: int = 3, wait_ms: int = 40_000) -> None:
-    """Put ``path`` (or Playwright's in-memory ``files`` payloads) into the file uploader whose widget key is ``key``
-    and wait until the uploader lists the file.
+def upload_file(page, path: Path | str | list[Path | str] | None = None, *, files: list[dict] | None = None,
+                key: str = "data_upload", attempts: int = 3, wait_ms: int = 40_000) -> None:
+    """Put ``path`` (a list of paths for a multi-file uploader, or Playwright's in-memory ``files`` payloads) into
+    the file uploader whose widget key is ``key`` and wait until the uploader lists the (first) file.
 
     The Data page has several uploaders, so the input is found by its key, never by position. On a loaded CI
     machine the browser has been seen to drop an upload set right after the page settled (nothing listed, nothing
@@ -172,8 +172,12 @@ def upload_file(page, path: Path | str | None = None, *, files: list[dict] | Non
     from playwright.sync_api import expect  # only browser tests call this
 
     uploader = page.locator(f".st-key-{key}")
-    payload = files if files is not None else str(path)
-    name = files[0]["name"] if files is not None else Path(path).name
+    if files is not None:
+        payload, name = files, files[0]["name"]
+    elif isinstance(path, (list, tuple)):
+        payload, name = [str(p) for p in path], Path(path[0]).name
+    else:
+        payload, name = str(path), Path(path).name
     for attempt in range(attempts):
         uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(payload)
         try:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 from tests.browser.test_pages import LONG, click_bar, click_point, nav, screenshot  # noqa: E402
-from tests.conftest import wait_for_app  # noqa: E402
+from tests.conftest import upload_file, wait_for_app  # noqa: E402
 
 
 def _summary_file(path, n: int = 200_000) -> None:
@@ -36,8 +36,7 @@ def test_regression_page_from_a_summary_file_with_a_sigma_bin_selection(app_page
     path = tmp_path / "run.summary"
     _summary_file(path)
     nav(page, "Data")
-    page.locator(".st-key-data_summary_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        str(path))
+    upload_file(page, path, key="data_summary_upload")
     expect(page.get_by_test_id("stSidebar").get_by_text("run.summary")).to_be_visible(timeout=LONG)
     expect(page.get_by_text("Diagnose it on the Regression page")).to_be_visible()
     wait_for_app(page)
@@ -79,8 +78,7 @@ def test_classification_summary_group_positive_class_and_export(app_page, artifa
     path = tmp_path / "binary.summary"
     path.write_bytes(S.summarize(pset, spec=S.spec_for(pset)).to_bytes())
     nav(page, "Data")
-    page.locator(".st-key-data_summary_upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-        str(path))
+    upload_file(page, path, key="data_summary_upload")
     expect(page.get_by_test_id("stSidebar").get_by_text("binary.summary")).to_be_visible(timeout=LONG)
     wait_for_app(page)
 
