@@ -392,12 +392,55 @@ def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.
 
     table = table() if callable(table) else table
     cells = {c: table[c].tolist() for c in table.columns}
-    shown = [(heading, *display_numbers(_group_frame(table, cells, rows, keep), dict(METRIC_COLUMN_CONFIG)))
-             for heading, rows, keep in views.metric_group_rows(table, metrics, cells)]
-    tests = views.metric_tests(metrics)
-    if not tests.empty and (_risky(tests.columns) or any(_risky(tests[c].tolist()) for c in tests.columns)):
-        tests = csv_safe(tests)
-    return shown, (display_numbers(tests, None) if not tests.empty else (tests, {}))
+    dtypes = {c: str(t) for c, t in zip(table.columns, table.dtypes)}
+    shown = []
+    for heading, rows, keep in views.metric_group_rows(table, metrics, cells):
+        # a family whose cells did not change (σ-bins change ENCE's row, not the proper scores) reuses its frame
+        key = ("group", heading, tuple((c, dtypes[c]) for c in keep),
+               tuple(_cell_key(cells[c][i]) for c in keep for i in rows))
+        shown.append((heading, *_frames_of(key, lambda rows=rows, keep=keep: display_numbers(
+            _group_frame(table, cells, rows, keep), dict(METRIC_COLUMN_CONFIG)))))
+
+    def tests_frames() -> tuple[pd.DataFrame, dict]:
+        tests = views.metric_tests(metrics)
+        if not tests.empty and (_risky(tests.columns) or any(_risky(tests[c].tolist()) for c in tests.columns)):
+            tests = csv_safe(tests)
+        return display_numbers(tests, None) if not tests.empty else (tests, {})
+
+    tests_key = ("tests", *(tuple(_cell_key(v) for v in metrics[c].tolist()) for c in ("metric", "test", "note")))
+    return shown, _frames_of(tests_key, tests_frames)
+
+
+#: Display frames of metric families kept by :func:`_frames_of`, keyed on their cells (least recently used dropped)
+FRAME_ENTRIES = 256
+_FRAMES: OrderedDict[Hashable, tuple] = OrderedDict()
+_FRAMES_LOCK = threading.Lock()
+
+
+def _cell_key(value: Any) -> Any:
+    """What a cell contributes to a frame's key: floats by their exact bits (``-0.0`` and ``0.0`` apart, every NaN
+    alike), strings as they are, anything else by its type and ``repr``."""
+    if isinstance(value, float):
+        return ("f", value.hex() if value == value else "nan")
+    if isinstance(value, str):
+        return value
+    return (type(value).__name__, repr(value))
+
+
+def _frames_of(key: Hashable, build: Callable[[], tuple]) -> tuple:
+    """``build()`` (a display frame and its column config, shared and never mutated) memoised on ``key``, which
+    holds every cell, column name and dtype the frame is made from."""
+    with _FRAMES_LOCK:
+        known = _FRAMES.get(key)
+        if known is not None:
+            _FRAMES.move_to_end(key)
+            return known
+    value = build()
+    with _FRAMES_LOCK:
+        _FRAMES[key] = value
+        while len(_FRAMES) > FRAME_ENTRIES:
+            _FRAMES.popitem(last=False)
+    return value
 
 
 def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *,

@@ -187,7 +187,34 @@ def models_note(n_chosen: int, n_models: int, default: bool) -> str:
 
 
 def subset(pset: PredictionSet, rows: str, models: Iterable[str], group: str) -> PredictionSet:
-    """The rows of ``pset`` in the chosen split (``"all"``), models and group (:data:`ALL`); vectorised masks."""
+    """The rows of ``pset`` in the chosen split (``"all"``), models and group (:data:`ALL`); vectorised masks.
+
+    The last choice of each set is kept (a loaded set is never changed, as :func:`filter_choices` relies on), so a
+    rerun on the same rows gets the same object back instead of cutting them out again (~3 ms at 1e5 rows)."""
+    models = tuple(models)
+    key, choice = id(pset), (rows, models, group)
+    known = _SUBSETS.get(key)
+    if known is not None and known[0]() is pset and known[1] == choice:
+        return pset if known[2] is None else known[2]
+    sub = _subset(pset, rows, models, group)
+    _SUBSETS[key] = (weakref.ref(pset, lambda ref, key=key: _forget_subset(key, ref)), choice,
+                     None if sub is pset else sub)  # never the set itself: it would never be freed
+    return sub
+
+
+#: id(set) → (set, last choice, its rows; None: the set itself)
+_SUBSETS: dict[int, tuple[weakref.ref, tuple, PredictionSet | None]] = {}
+
+
+def _forget_subset(key: int, ref: weakref.ref) -> None:
+    """Drop the kept rows of a set that no longer exists (unless its id is already another set's)."""
+    known = _SUBSETS.get(key)
+    if known is not None and known[0] is ref:
+        _SUBSETS.pop(key, None)
+
+
+def _subset(pset: PredictionSet, rows: str, models: tuple, group: str) -> PredictionSet:
+    """:func:`subset` computed."""
     mask = np.ones(pset.n_rows, dtype=bool)
     if rows != "all" and pset.split is not None:
         mask &= pset.split == rows

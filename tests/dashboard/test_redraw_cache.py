@@ -236,3 +236,32 @@ def test_a_figures_size_is_that_of_its_dicts():
     fig = _plain_levi_figure()
     size = _figure_nbytes(fig)
     assert 0.5 * approx_nbytes([fig._data, fig._layout]) <= size <= 2 * approx_nbytes([fig._data, fig._layout])
+
+
+def test_metric_frames_of_other_bins_reuse_the_families_whose_cells_did_not_change():
+    import calib_core as cc
+    from calib_core.calibrators import registry
+    from calib_core.data import examples
+    from dashboard import redraw_cache
+    from views import pages as views
+
+    pset = examples.levi_synthetic(n=500)
+    options = dict(by_group=False, n_resamples=40, n_simulations=40)
+    before = cc.diagnose(pset, n_bins=15, **options)
+    after = cc.diagnose(pset, n_bins=7, binning="width", **options)
+    first = redraw_cache._shown_groups(views.metric_table(before.metrics, 0.95, compact=True), before.metrics)
+    table = views.metric_table(after.metrics, 0.95, compact=True)
+    got = redraw_cache._shown_groups(table, after.metrics)
+    _assert_same_frames(got, _old_frames(table, after.metrics))
+    shown_before = {h: f for h, f, _ in first[0]}
+    reused = {h for h, f, _ in got[0] if f is shown_before.get(h)}
+    assert reused == {views.KIND_HEADINGS[registry.PROPER], views.KIND_HEADINGS[registry.DESCRIPTIVE]}
+    assert not any(h.startswith("Calibration") for h in reused)  # ENCE's family changed: built anew
+    # cells equal as numbers but shown differently (−0 and 0, NaN) are different cells
+    for value in (0.0, -0.0, float("nan"), 0.0):
+        edited = table.copy()
+        edited.loc[0, "value"] = value
+        _assert_same_frames(redraw_cache._shown_groups(edited, after.metrics), _old_frames(edited, after.metrics))
+    assert redraw_cache._cell_key(0.0) != redraw_cache._cell_key(-0.0)
+    assert redraw_cache._cell_key(float("nan")) == redraw_cache._cell_key(-float("nan"))
+    assert redraw_cache._cell_key(1) != redraw_cache._cell_key(1.0) != redraw_cache._cell_key("1.0")

@@ -413,3 +413,29 @@ def test_metric_groups_without_null_draws_use_the_registry_kind():
     assert "ECE" in set(groups[v.KIND_HEADINGS["calibration statistic"]]["metric"])
     assert "NLL" in set(groups[v.KIND_HEADINGS["proper score"]]["metric"])
     assert sum(len(g) for g in groups.values()) == len(v.metric_table(report.metrics, compact=True))
+
+
+def test_a_rerun_on_the_same_rows_gets_the_kept_subset_and_another_choice_is_cut_again(multi):
+    import gc
+    import weakref
+
+    models, groups, _ = views.filter_choices(multi)
+    cal = views.subset(multi, "cal", models, cc.ALL)
+    assert views.subset(multi, "cal", list(models), cc.ALL) is cal  # the same rows: the same object
+    expected = multi.take(multi.split == "cal")
+    np.testing.assert_array_equal(cal.y, expected.y)
+    other = views.subset(multi, "test", models, cc.ALL)  # another choice: cut out, then kept instead
+    assert other is not cal and other.n_rows == int((multi.split == "test").sum())
+    assert views.subset(multi, "cal", models, cc.ALL) is not cal
+    np.testing.assert_array_equal(views.subset(multi, "cal", models, cc.ALL).y, expected.y)
+    assert views.subset(multi, "all", models, cc.ALL) is multi
+    assert views.subset(multi, "test", models[:1], cc.ALL).n_rows == int(
+        ((multi.split == "test") & (multi.model == models[0])).sum())
+    # a set that is dropped is not kept alive by its kept rows (nor by itself, when all its rows are chosen)
+    for rows in ("all", "cal"):
+        copy = multi.take(np.ones(multi.n_rows, dtype=bool))
+        views.subset(copy, rows, models, cc.ALL)
+        ref = weakref.ref(copy)
+        del copy
+        gc.collect()
+        assert ref() is None
