@@ -172,8 +172,29 @@ def classification_staged(key: str, pset: cc.PredictionSet, options: Mapping[str
 def _figure_nbytes(fig: Any) -> int:
     """What a Plotly figure holds: its trace and layout dicts (the trace objects are views of them), sized by
     :func:`_plain_nbytes` (the figure's dicts hold only plain values and arrays)."""
+    import sys
+
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
-    return _plain_nbytes([data, layout]) if data is not None else approx_nbytes(fig)
+    if data is None:
+        return approx_nbytes(fig)
+    if type(layout) is not dict or type(layout.get("template")) is not dict:
+        return _plain_nbytes([data, layout])
+    # a shared template dict (``calib_core.plots``' plain builders) is sized once per template object
+    return (sys.getsizeof([data, layout]) + _plain_nbytes(data) + sys.getsizeof(layout)
+            + sum(_plain_nbytes(k) + (_template_nbytes(v) if k == "template" else _plain_nbytes(v))
+                  for k, v in layout.items()))
+
+
+_TEMPLATE_SIZES: dict[int, tuple[dict, int]] = {}  # id(template dict) → (template dict, its _plain_nbytes)
+
+
+def _template_nbytes(template: dict) -> int:
+    """:func:`_plain_nbytes` of a shared template dict (never changed), computed once per template object."""
+    known = _TEMPLATE_SIZES.get(id(template))
+    if known is None or known[0] is not template:
+        known = (template, _plain_nbytes(template))
+        _TEMPLATE_SIZES[id(template)] = known
+    return known[1]
 
 
 _SIZE_OF = {str: lambda v: 49 + len(v), float: lambda v: 24, int: lambda v: 28, bool: lambda v: 28,

@@ -36,7 +36,7 @@ from calib_core.base.predictions import PredictionSet, app_text
 from calib_core.base.report import ALL, Report
 from calib_core.calibrators import registry
 from calib_core.data import examples
-from calib_core.diagnosis.tables import statistic_label
+from calib_core.diagnosis.tables import VERDICT_TEXT, statistic_label
 from calib_core.diagrams.bin_rows import confidence_row_bins, rows_in_bins, sigma_bins
 from calib_core.diagrams.classification_ordinal import ThresholdReliability, threshold_reliability
 
@@ -483,26 +483,21 @@ def metric_table(
     ``keep_model`` keeps the model column even when only one model is present.  Without tests (null draws off,
     point predictions) the perfect-calibration, p-value and verdict columns are dropped.
     """
-    t = plots.metric_display_table(metrics)
-    if keys is not None:
-        order = {k: i for i, k in enumerate(keys)}
-        t = t[t["metric"].isin(order) | ~t["metric"].isin(set(order) | _registry_keys())].copy()
-        t["_o"] = t["metric"].map(order).fillna(len(order))
-        t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
     pct = f"{level:.0%}"
     fmt = format_number
-    p_value = t["p_value"].to_numpy(dtype=float)
+    t = _display_columns(metrics) if keys is None else _keyed_display_columns(metrics, keys)
+    p_value = t["p_value"](float)
     columns: dict[str, Any] = {
-        "model": t["model"].to_numpy(),
-        "metric": t["label"].to_numpy(),
-        "value": t["value"].to_numpy(),
-        "debiased": t["debiased"].to_numpy(dtype=float),
-        f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"].tolist(), t["ci_high"].tolist())],
-        "perfectly calibrated": t["perfect"].to_numpy(dtype=float),
-        "p-value": [plots.p_value_cell(a, b) for a, b in zip(p_value.tolist(), t["p_mc_se"].tolist())],
-        "verdict": t["verdict"].to_numpy(),
-        "test": t["test"].to_numpy(),
-        "note": t["note"].to_numpy(),
+        "model": t["model"](None),
+        "metric": t["label"](None),
+        "value": t["value"](None),
+        "debiased": t["debiased"](float),
+        f"{pct} CI": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(t["ci_low"](None).tolist(), t["ci_high"](None).tolist())],
+        "perfectly calibrated": t["perfect"](float),
+        "p-value": [plots.p_value_cell(a, b) for a, b in zip(p_value.tolist(), t["p_mc_se"](None).tolist())],
+        "verdict": t["verdict"](None),
+        "test": t["test"](None),
+        "note": t["note"](None),
     }
     # the columns a table without them would drop, decided on the arrays (one frame built, not one per drop)
     drop: list[str] = []
@@ -517,6 +512,40 @@ def metric_table(
     if not np.isfinite(p_value).any():  # no tests (null draws off, point predictions)
         drop += ["perfectly calibrated", "p-value", "verdict"]
     return pd.DataFrame({k: v for k, v in columns.items() if k not in drop})
+
+
+def _keyed_display_columns(metrics: pd.DataFrame, keys: Iterable[str]) -> dict[str, Any]:
+    """The columns of ``calib_core.plots.metric_display_table(metrics)`` that :func:`metric_table` reads (each a
+    function of the dtype asked for: ``to_numpy(dtype=…)``), its rows picked and ordered by ``keys``."""
+    t = plots.metric_display_table(metrics)
+    order = {k: i for i, k in enumerate(keys)}
+    t = t[t["metric"].isin(order) | ~t["metric"].isin(set(order) | _registry_keys())].copy()
+    t["_o"] = t["metric"].map(order).fillna(len(order))
+    t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
+    return {c: (lambda dtype, c=c: t[c].to_numpy(dtype=dtype)) for c in t.columns}
+
+
+def _display_columns(metrics: pd.DataFrame) -> dict[str, Any]:
+    """The columns of ``calib_core.plots.metric_display_table(metrics)`` (all rows of :data:`ALL`) that
+    :func:`metric_table` reads, each a function of the dtype asked for, taken from ``metrics``' own columns without
+    building that frame (its drop, copy and inserted columns cost ~1 ms a table): ``label`` and ``verdict`` made as
+    it makes them, every other column the metrics' own at the rows of the group :data:`ALL`."""
+    rows = (metrics["group"] == ALL).to_numpy(dtype=bool)
+
+    def column(name: str) -> Any:
+        return lambda dtype: metrics[name].to_numpy(dtype=dtype)[rows]
+
+    out = {name: column(name) for name in ("model", "value", "debiased", "ci_low", "ci_high", "perfect",
+                                           "p_value", "p_mc_se", "test", "note")}
+    labels = [statistic_label(k) for k in metrics["metric"][rows]]
+    p = metrics["p_value"].to_numpy(dtype=float)[rows]
+    family = metrics["family"].astype(str).to_numpy()[rows]
+    flag = metrics["flag"].to_numpy(dtype=bool)[rows]
+    verdicts = [(VERDICT_TEXT.get(f, "flagged") if hit else "not significant") if np.isfinite(pv) else ""
+                for f, hit, pv in zip(family, flag, p)]
+    out["label"] = lambda dtype: pd.array(labels, dtype="str").to_numpy(dtype=dtype)
+    out["verdict"] = lambda dtype: pd.array(verdicts, dtype="str").to_numpy(dtype=dtype)
+    return out
 
 
 def _missing(value: Any) -> bool:

@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calib_core import plots
 from dashboard.cache import content_key
@@ -238,6 +240,17 @@ def test_a_figures_size_is_that_of_its_dicts():
     assert 0.5 * approx_nbytes([fig._data, fig._layout]) <= size <= 2 * approx_nbytes([fig._data, fig._layout])
 
 
+def test_a_figures_size_with_its_shared_template_sized_once_is_the_same_size():
+    from dashboard.cache import _figure_nbytes, _plain_nbytes
+
+    for _ in range(2):  # the second: the template's size is the one kept
+        fig = _plain_levi_figure()
+        assert type(fig._layout["template"]) is dict
+        assert _figure_nbytes(fig) == _plain_nbytes([fig._data, fig._layout])
+    validated = go.Figure(fig)  # a figure whose layout holds no plain template dict
+    assert _figure_nbytes(validated) == _plain_nbytes([validated._data, validated._layout])
+
+
 def test_metric_frames_of_other_bins_reuse_the_families_whose_cells_did_not_change():
     import calib_core as cc
     from calib_core.calibrators import registry
@@ -265,3 +278,37 @@ def test_metric_frames_of_other_bins_reuse_the_families_whose_cells_did_not_chan
     assert redraw_cache._cell_key(0.0) != redraw_cache._cell_key(-0.0)
     assert redraw_cache._cell_key(float("nan")) == redraw_cache._cell_key(-float("nan"))
     assert redraw_cache._cell_key(1) != redraw_cache._cell_key(1.0) != redraw_cache._cell_key("1.0")
+
+
+@pytest.fixture(scope="module")
+def grouped_metrics():
+    import calib_core as cc
+    from calib_core.base.predictions import PredictionSet
+
+    rng = np.random.default_rng(3)
+    n = 300
+    mu, s = rng.normal(size=n), rng.uniform(0.5, 2.0, n)
+    pset = PredictionSet(task="regression", y=mu + s * rng.standard_normal(n), dist=cc.Gaussian(mu, s),
+                         layout="gaussian", group=np.where(rng.random(n) < 0.5, "g1", "g2"))
+    return cc.diagnose(pset, by_group=True, n_resamples=20, n_simulations=20).metrics
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_metric_table_read_from_the_metric_columns_equals_the_display_table_construction(grouped_metrics, data):
+    from views import pages as views
+
+    m = grouped_metrics.copy()
+    k = len(m)
+    edits = st.lists(st.integers(0, k - 1), max_size=6)
+    for i in data.draw(edits):
+        m.loc[m.index[i], "family"] = data.draw(st.sampled_from(["primary", "secondary", "", "other", None]))
+    for i in data.draw(edits):
+        m.loc[m.index[i], "p_value"] = data.draw(st.sampled_from([np.nan, np.inf, -0.0, 0.0, 1e-300, 0.5, 1.0]))
+    for i in data.draw(edits):
+        m.loc[m.index[i], "flag"] = data.draw(st.booleans())
+    for i in data.draw(edits):
+        m.loc[m.index[i], "value"] = data.draw(st.sampled_from([np.nan, -np.inf, -0.0, 1e308, 5e-324]))
+    for kw in ({}, {"compact": True}, {"keep_model": True}):
+        pd.testing.assert_frame_equal(views.metric_table(m, 0.9, **kw), _old_metric_table(m, 0.9, **kw),
+                                      check_exact=True)
