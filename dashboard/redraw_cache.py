@@ -13,7 +13,8 @@ data (``PredictionSet.take``) although only a cache miss reads them.  This modul
 * :func:`marked_figure` — a figure with a selection marked, patched into the wire dict of the figure without it
   (``selectedpoints`` of the selectable traces) instead of a figure rebuilt and validated for every selection;
 * :func:`show_metric_groups` — ``dashboard.show_metric_groups`` whose display frames (after
-  ``views.numbers.display_numbers``) are shared, not copied and re-formatted on every rerun;
+  ``views.numbers.display_numbers``) are shared, not copied and re-formatted on every rerun; after a change of the
+  σ-bins only the families whose cells changed (ENCE's) are built again, the others are found by their cells;
 * :func:`diagnose_lazily` — ``dashboard.diagnose_cached`` (the same cache entry) whose rows are made only on a miss;
 * :func:`keyed_result` — ``dashboard.result_cached`` without the deep copy of a hit (for values nobody mutates).
 
