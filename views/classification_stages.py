@@ -44,7 +44,7 @@ from calib_core.metrics.classification_ratio import ratio_values
 from calib_core.metrics.classification_smooth import smooth_summaries
 
 __all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged", "rebinned", "sorted_quantile_bins",
-           "stable_orders"]
+           "stable_orders", "stable_sorted"]
 
 #: The options of a classification diagnosis that only the binned part depends on.
 BINS_OPTIONS = ("n_bins", "strategy")
@@ -154,9 +154,12 @@ def _sorted_top_label(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]
     kept = rows.__dict__.get(_TOP_SORT)
     if kept is None:
         order = rows.__dict__.get("_order")
+        values = np.asarray(rows.confidence, dtype=float)
         if order is None:
-            order = stable_orders(np.asarray(rows.confidence, dtype=float)[None, :])[0]
-        kept = (order, np.asarray(rows.confidence, dtype=float)[order])
+            orders, ordered = stable_sorted(values[None, :])
+            kept = (orders[0], ordered[0])
+        else:
+            kept = (order, values[order])
         rows.__dict__[_TOP_SORT] = kept
     return kept
 
@@ -167,8 +170,7 @@ def _sorted_classes(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]:
     kept = rows.__dict__.get(_CLASS_SORT)
     if kept is None:
         columns = np.ascontiguousarray(np.asarray(rows.probs).T, dtype=float)
-        orders = stable_orders(columns)
-        kept = (orders, np.take_along_axis(columns, orders, axis=1))
+        kept = stable_sorted(columns)
         rows.__dict__[_CLASS_SORT] = kept
     return kept
 
@@ -195,6 +197,37 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
     >>> bool((stable_orders(x) == np.argsort(x, axis=1, kind="stable")).all())
     True
     """
+    return stable_sorted(rows)[0]
+
+
+def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) with the values gathered
+    once: a row without ties keeps the unstable sort's gather (its order is the stable one, so the same values); a
+    row with ties is gathered again through its stable order (equal values may differ in their bits: −0 and +0, NaN
+    payloads).  Equal to the stable sort's order and values, bit for bit (tested).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (r, n)
+        Values, one sort per row.
+
+    Returns
+    -------
+    tuple of ndarray
+        The stable order of every row (int, (r, n)) and the sorted values ((r, n), the dtype of ``rows``).
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1998). *The Art of Computer Programming, Vol. 3: Sorting and Searching* (2nd ed.), §5
+       (a sort is stable when equal keys keep their input order). Addison-Wesley.
+
+    Examples
+    --------
+    >>> x = np.array([[0.5, -0.0, 0.0, 0.2]])
+    >>> orders, ordered = stable_sorted(x)
+    >>> orders.tolist(), np.signbit(ordered).tolist()
+    ([[1, 2, 3, 0]], [[True, False, False, False]])
+    """
     orders = np.argsort(rows, axis=1)
     ordered = np.take_along_axis(rows, orders, axis=1)
     for r in range(rows.shape[0]):  # loop over the K sorted columns, not over values
@@ -205,7 +238,8 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
         if same.any():
             run = np.cumsum(np.concatenate(([True], ~same)))  # run number of every sorted position
             orders[r] = orders[r][np.lexsort((orders[r], run))]
-    return orders
+            ordered[r] = rows[r][orders[r]]
+    return orders, ordered
 
 
 def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, closed: str
