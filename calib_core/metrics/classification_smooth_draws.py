@@ -30,7 +30,7 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["small_binomials"]
+__all__ = ["small_binomials", "warm_up"]
 
 #: Entries of an inversion table: the inversion's bound is below 30 + 10·√31 < 86 whenever n·a ≤ 30.
 _TABLE = 88
@@ -132,3 +132,21 @@ def small_binomials(rng: np.random.Generator, n: np.ndarray, p: np.ndarray, rows
             or not ((p_c >= 0.0) & (p_c <= 1.0)).all() or type(rng.bit_generator) is not np.random.PCG64):
         return rng.binomial(n, p, size=(int(rows), np.shape(n)[0]))
     return _small_binomials(rng, n_c, p_c, int(rows))
+
+
+def warm_up() -> None:
+    """Compile (or load from the on-disk cache) this module's kernel on a few cells, for a warm-up thread.
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    Lam, S. K., Pitrou, A. & Seibert, S. (2015). Numba: a LLVM-based Python JIT compiler. *LLVM-HPC '15*, 1–6.
+
+    Examples
+    --------
+    >>> warm_up()
+    """
+    small_binomials(np.random.default_rng(0), np.array([3, 40]), np.array([0.5, 0.9]), 2)
