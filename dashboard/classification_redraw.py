@@ -135,14 +135,18 @@ def per_class_figure(per_class: pd.DataFrame, *, class_names: Sequence[str] | No
     ece_k = _summary_of(per_class, class_names, any_names=True).set_index("class_code")["one-vs-rest ECE"]
     code = per_class["class"].to_numpy()
     positive = per_class["count"].to_numpy() > 0
+    # the columns once, each class's points picked from them (a boolean row pick per class of the table: the same
+    # values, without a DataFrame per class)
+    counts, confidence, accuracy = (per_class[c].to_numpy(dtype=float) for c in ("count", "confidence", "accuracy"))
+    bins = per_class["bin"].to_numpy(dtype=np.int64)
     traces = [d for d in spec["data"] if (d.get("meta") or {}).get("role") == "class"]
     for c, trace, note in zip(classes, traces, spec["layout"]["annotations"]):
-        t = per_class[(code == c) & positive]
-        count = t["count"].to_numpy(dtype=float)
-        trace["x"] = t["confidence"].to_numpy(dtype=float)
-        trace["y"] = t["accuracy"].to_numpy(dtype=float)
+        pick = (code == c) & positive
+        count = counts[pick]
+        trace["x"] = confidence[pick]
+        trace["y"] = accuracy[pick]
         trace["marker"]["size"] = np.clip(5 + 2.5 * np.log10(np.maximum(count, 1)), 5, 14)
-        trace["customdata"] = np.column_stack([t["bin"].to_numpy(dtype=np.int64) + 1, count])
+        trace["customdata"] = np.column_stack([bins[pick] + 1, count])
         note["text"] = f"{note['text'].rsplit(_ECE_TITLE, 1)[0]}{_ECE_TITLE}{ece_k[c]:.3f}"
     return _unvalidated(spec, skeleton["template_wire"])
 
