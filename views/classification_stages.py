@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from calib_core.base.binning import equal_mass_edges
 from calib_core.base.clustering import (
     MIN_RELIABLE_CLUSTERS,
     MIN_TESTABLE_CLUSTERS,
@@ -40,6 +39,7 @@ from calib_core.diagrams.classification_clinical import smoothed_calibration_dia
 from calib_core.inference.classification import PRIMARY_FAMILY, infer_classification
 from calib_core.inference.classification_ordinal import ordinal_metric_rows
 from calib_core.metrics.classification import ClassificationRows, confidence_bins
+from calib_core.metrics.classification_kernels import sorted_quantile_edges
 from calib_core.metrics.classification_ratio import ratio_values
 from calib_core.metrics.classification_smooth import smooth_summaries
 
@@ -246,10 +246,11 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
                          ) -> tuple[np.ndarray, np.ndarray] | None:
     """``confidence_bins(values, n_bins, "quantile", closed)`` from the sorted values and their order, without
     sorting or searching every value: the edges are ``equal_mass_edges`` of the sorted values (the same order
-    statistics, so the same edges, bit for bit), and bin b holds the sorted values between the positions where the
+    statistics, so the same edges, bit for bit; read off them by ``sorted_quantile_edges`` without NumPy's
+    partition), and bin b holds the sorted values between the positions where the
     inner edges e_1 ≤ … ≤ e_{M−1} fall — value v is in bin #{j: e_j < v} ((a, b] bins; #{j: e_j ≤ v} for [a, b)),
     so the first #{v ≤ e_j} sorted values are in bins 0…j−1 — scattered back through ``order``.  None where that
-    does not hold (NaN values, edges not sorted): then the caller bins as ``confidence_bins`` does.
+    does not hold (NaN values or edges, edges not sorted): then the caller bins as ``confidence_bins`` does.
 
     Parameters
     ----------
@@ -278,9 +279,9 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
     n = ordered.shape[0]
     if n == 0 or np.isnan(ordered[-1]):
         return None
-    edges = equal_mass_edges(ordered, n_bins)
+    edges = sorted_quantile_edges(ordered, n_bins)  # equal_mass_edges (np.quantile) of sorted values, in O(M)
     inner = edges[1:-1]
-    if np.any(inner[1:] < inner[:-1]):
+    if np.any(inner[1:] < inner[:-1]) or np.isnan(inner).any():  # NaN edges: ±inf among the values
         return None
     ends = np.searchsorted(ordered, inner, side="right" if closed == "right" else "left")
     out = np.empty(n, dtype=np.int64)

@@ -220,3 +220,31 @@ def test_stable_sorted_values_equal_the_stable_sorts_gather_bit_for_bit():
     x[2, ::5] = 0.0
     check_one(x)
     check_one(np.array([[0.3]]))
+
+
+def test_sorted_quantile_bins_equal_confidence_bins_bit_for_bit():
+    """Bins and edges read off the sorted values equal ``confidence_bins(…, "quantile")`` bit for bit (edges compared
+    as bits: −0 and +0 apart): ties, ±0, ±inf, tiny and huge values, n = 1, values from float32."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    from calib_core.metrics.classification import confidence_bins
+    from views.classification_stages import sorted_quantile_bins, stable_sorted
+
+    values = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 5e-324, 1e-300, 1e300, np.inf, -np.inf, 0.1]),
+                       st.floats(0.0, 1.0, width=32))
+
+    @settings(max_examples=400, deadline=None)
+    @given(arrays(np.float64, st.integers(1, 60), elements=values), st.integers(1, 40),
+           st.sampled_from(["right", "left"]))
+    def check(v, n_bins, closed):
+        orders, ordered = stable_sorted(v[None, :])
+        with np.errstate(invalid="ignore"):  # ±inf: inf − inf in the interpolation
+            got = sorted_quantile_bins(ordered[0], orders[0], n_bins, closed)
+            want = confidence_bins(v, n_bins, "quantile", closed)
+        if got is not None:
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1].view(np.uint64), np.asarray(want[1], dtype=float).view(np.uint64))
+
+    check()
