@@ -250,7 +250,9 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
     partition), and bin b holds the sorted values between the positions where the
     inner edges e_1 ≤ … ≤ e_{M−1} fall — value v is in bin #{j: e_j < v} ((a, b] bins; #{j: e_j ≤ v} for [a, b)),
     so the first #{v ≤ e_j} sorted values are in bins 0…j−1 — scattered back through ``order``.  None where that
-    does not hold (NaN values or edges, edges not sorted): then the caller bins as ``confidence_bins`` does.
+    does not hold (NaN values or edges, edges not sorted, a value with its sign bit set — with a −0 among
+    equal values, which zero NumPy's partition puts at an order statistic decides the sign of an edge): then the
+    caller bins as ``confidence_bins`` does.
 
     Parameters
     ----------
@@ -277,9 +279,9 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
     True
     """
     n = ordered.shape[0]
-    if n == 0 or np.isnan(ordered[-1]):
+    if n == 0 or np.isnan(ordered[-1]) or np.signbit(ordered).any():  # a −0: its sign in an edge is partition's
         return None
-    edges = sorted_quantile_edges(ordered, n_bins)  # equal_mass_edges (np.quantile) of sorted values, in O(M)
+    edges = sorted_quantile_edges(ordered, n_bins)  # np.quantile's order statistics read off, in O(M)
     inner = edges[1:-1]
     if np.any(inner[1:] < inner[:-1]) or np.isnan(inner).any():  # NaN edges: ±inf among the values
         return None
