@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from calib_core.base.binning import equal_mass_edges
 from calib_core.base.clustering import (
     MIN_RELIABLE_CLUSTERS,
     MIN_TESTABLE_CLUSTERS,
@@ -40,11 +39,12 @@ from calib_core.diagrams.classification_clinical import smoothed_calibration_dia
 from calib_core.inference.classification import PRIMARY_FAMILY, infer_classification
 from calib_core.inference.classification_ordinal import ordinal_metric_rows
 from calib_core.metrics.classification import ClassificationRows, confidence_bins
+from calib_core.metrics.classification_kernels import sorted_quantile_edges
 from calib_core.metrics.classification_ratio import ratio_values
 from calib_core.metrics.classification_smooth import smooth_summaries
 
 __all__ = ["BINS_OPTIONS", "SubsetStage", "diagnose_classification_staged", "rebinned", "sorted_quantile_bins",
-           "stable_orders"]
+           "stable_orders", "stable_sorted"]
 
 #: The options of a classification diagnosis that only the binned part depends on.
 BINS_OPTIONS = ("n_bins", "strategy")
@@ -154,9 +154,12 @@ def _sorted_top_label(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]
     kept = rows.__dict__.get(_TOP_SORT)
     if kept is None:
         order = rows.__dict__.get("_order")
+        values = np.asarray(rows.confidence, dtype=float)
         if order is None:
-            order = stable_orders(np.asarray(rows.confidence, dtype=float)[None, :])[0]
-        kept = (order, np.asarray(rows.confidence, dtype=float)[order])
+            orders, ordered = stable_sorted(values[None, :])
+            kept = (orders[0], ordered[0])
+        else:
+            kept = (order, values[order])
         rows.__dict__[_TOP_SORT] = kept
     return kept
 
@@ -167,8 +170,7 @@ def _sorted_classes(rows: ClassificationRows) -> tuple[np.ndarray, np.ndarray]:
     kept = rows.__dict__.get(_CLASS_SORT)
     if kept is None:
         columns = np.ascontiguousarray(np.asarray(rows.probs).T, dtype=float)
-        orders = stable_orders(columns)
-        kept = (orders, np.take_along_axis(columns, orders, axis=1))
+        kept = stable_sorted(columns)
         rows.__dict__[_CLASS_SORT] = kept
     return kept
 
@@ -195,6 +197,37 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
     >>> bool((stable_orders(x) == np.argsort(x, axis=1, kind="stable")).all())
     True
     """
+    return stable_sorted(rows)[0]
+
+
+def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) with the values gathered
+    once: a row without ties keeps the unstable sort's gather (its order is the stable one, so the same values); a
+    row with ties is gathered again through its stable order (equal values may differ in their bits: −0 and +0, NaN
+    payloads).  Equal to the stable sort's order and values, bit for bit (tested).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (r, n)
+        Values, one sort per row.
+
+    Returns
+    -------
+    tuple of ndarray
+        The stable order of every row (int, (r, n)) and the sorted values ((r, n), the dtype of ``rows``).
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1998). *The Art of Computer Programming, Vol. 3: Sorting and Searching* (2nd ed.), §5
+       (a sort is stable when equal keys keep their input order). Addison-Wesley.
+
+    Examples
+    --------
+    >>> x = np.array([[0.5, -0.0, 0.0, 0.2]])
+    >>> orders, ordered = stable_sorted(x)
+    >>> orders.tolist(), np.signbit(ordered).tolist()
+    ([[1, 2, 3, 0]], [[True, False, False, False]])
+    """
     orders = np.argsort(rows, axis=1)
     ordered = np.take_along_axis(rows, orders, axis=1)
     for r in range(rows.shape[0]):  # loop over the K sorted columns, not over values
@@ -205,17 +238,21 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
         if same.any():
             run = np.cumsum(np.concatenate(([True], ~same)))  # run number of every sorted position
             orders[r] = orders[r][np.lexsort((orders[r], run))]
-    return orders
+            ordered[r] = rows[r][orders[r]]
+    return orders, ordered
 
 
 def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, closed: str
                          ) -> tuple[np.ndarray, np.ndarray] | None:
     """``confidence_bins(values, n_bins, "quantile", closed)`` from the sorted values and their order, without
     sorting or searching every value: the edges are ``equal_mass_edges`` of the sorted values (the same order
-    statistics, so the same edges, bit for bit), and bin b holds the sorted values between the positions where the
+    statistics, so the same edges, bit for bit; read off them by ``sorted_quantile_edges`` without NumPy's
+    partition), and bin b holds the sorted values between the positions where the
     inner edges e_1 ≤ … ≤ e_{M−1} fall — value v is in bin #{j: e_j < v} ((a, b] bins; #{j: e_j ≤ v} for [a, b)),
     so the first #{v ≤ e_j} sorted values are in bins 0…j−1 — scattered back through ``order``.  None where that
-    does not hold (NaN values, edges not sorted): then the caller bins as ``confidence_bins`` does.
+    does not hold (NaN values or edges, edges not sorted, a value with its sign bit set — with a −0 among
+    equal values, which zero NumPy's partition puts at an order statistic decides the sign of an edge): then the
+    caller bins as ``confidence_bins`` does.
 
     Parameters
     ----------
@@ -242,11 +279,11 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
     True
     """
     n = ordered.shape[0]
-    if n == 0 or np.isnan(ordered[-1]):
+    if n == 0 or np.isnan(ordered[-1]) or np.signbit(ordered).any():  # a −0: its sign in an edge is partition's
         return None
-    edges = equal_mass_edges(ordered, n_bins)
+    edges = sorted_quantile_edges(ordered, n_bins)  # np.quantile's order statistics read off, in O(M)
     inner = edges[1:-1]
-    if np.any(inner[1:] < inner[:-1]):
+    if np.any(inner[1:] < inner[:-1]) or np.isnan(inner).any():  # NaN edges: ±inf among the values
         return None
     ends = np.searchsorted(ordered, inner, side="right" if closed == "right" else "left")
     out = np.empty(n, dtype=np.int64)

@@ -271,13 +271,20 @@ class ClasswiseLayout:
         if rows.strategy == "uniform":  # no (N, K) cell array: the label cells are binned one entry per row
             self.sparse = True
             self.cells_full = None
-            self.ri, self.cell, self.val = rows.classwise_outside_first
+            self._ri, self.cell, self.val = rows.classwise_outside_first
         else:
             self.sparse = False
             self.cells_full = rows.classwise_cells
-            self.ri = np.repeat(np.arange(self.n), self.k)
+            self._ri = None  # every entry listed in row order: row i's K entries at i·K … i·K + K − 1
             self.cell = self.cells_full.ravel()
-            self.val = self.p.astype(float).ravel()
+            self.val = np.asarray(self.p, dtype=float).ravel()  # a view of float rows (p is read only)
+
+    @property
+    def ri(self) -> np.ndarray:
+        """The row of every listed entry (every entry: ``np.repeat(np.arange(N), K)``, made on first use)."""
+        if self._ri is None:
+            self._ri = np.repeat(np.arange(self.n), self.k)
+        return self._ri
 
     def label_cells(self, y: np.ndarray) -> np.ndarray:
         """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N)): y·M + bin(p_{i, y_i})."""
@@ -291,7 +298,8 @@ class ClasswiseLayout:
         """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays (``memo(name, build)`` keeps the bin-free
         per-block class totals of equal-width bins)."""
         size = self.size
-        key = block[self.ri] * size + self.cell
+        # block[ri]: with every entry listed (ri = i repeated K times) the same values as np.repeat(block, K)
+        key = (np.repeat(block, self.k) if self._ri is None and not self.sparse else block[self.ri]) * size + self.cell
         out = [
             np.bincount(key, minlength=n_b * size).astype(float),
             np.bincount(key, weights=self.val, minlength=n_b * size),

@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 
 from .classification import ClassificationRows, event_rows
+from .classification_smooth_draws import small_binomials
 from .classification_smooth_grid import (
     SmoothECE,
     SmoothGrid,
@@ -429,8 +430,8 @@ def _null_nodes(f: np.ndarray, size: int, n_draws: int, rng: np.random.Generator
         b = min(n_draws, a + 250)
         ev = rng.standard_normal((b - a, size), dtype=np.float32) * sd + mean  # empty cells: sd = mean = 0
         if small.size:
-            ev[:, small] = rng.binomial(cnt[small].astype(np.int64), np.clip(fbar[small], 0.0, 1.0),
-                                        size=(b - a, small.size))
+            ev[:, small] = small_binomials(rng, cnt[small].astype(np.int64), np.clip(fbar[small], 0.0, 1.0),
+                                           b - a)  # rng.binomial(…, size=(b − a, |small|)), compiled
         blk = out[a:b]
         blk[:, :-1] = ev * (1.0 - pos)
         blk[:, -1] = 0.0

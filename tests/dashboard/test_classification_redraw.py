@@ -106,3 +106,21 @@ def test_a_patched_linked_figure_is_the_built_one(kind, models, target):
             want = plots.mark_selected(built.update_layout(meta={"selection_epoch": 3}), drawn).to_dict()
             assert json.loads(pio.to_json(marked, validate=False)) == json.loads(pio.to_json(want, validate=False))
     assert len(classification_redraw._LINKED) == (2 if kind == "histogram" else 1)
+
+
+def test_tree_copy_copies_a_figure_tree_as_deepcopy_does():
+    """The figure-tree copy has deepcopy's JSON and shares no container with its source; arrays are copied, or
+    shared when asked (the wire dict: Plotly's base64 conversion replaces them, never writes into them)."""
+    import copy
+
+    fig = plots.reliability_figure({"m": _reliability_table(np.random.default_rng(0), 5, empty=False)},
+                                   colors={"m": "#123456"}, target="top_label")
+    tree = {"data": list(fig._data), "layout": dict(fig._layout), "t": (1, [2.5, None]), "s": np.float64(0.5)}
+    for arrays in (True, False):
+        copied = classification_redraw._tree_copy(tree, arrays)
+        assert pio.to_json(copied, validate=False) == pio.to_json(copy.deepcopy(tree), validate=False)
+        assert copied["data"][1] is not tree["data"][1] and copied["t"][1] is not tree["t"][1]
+        x = tree["data"][1]["x"]
+        assert isinstance(x, np.ndarray) and (copied["data"][1]["x"] is x) == (not arrays)
+        copied["data"][1]["marker"]["color"] = "changed"
+        assert tree["data"][1]["marker"].get("color") != "changed"

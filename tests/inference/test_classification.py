@@ -220,6 +220,31 @@ def test_classwise_block_sums_are_the_direct_per_cell_sums(strategy):
         assert rows.classwise_cells is lay.cells_full  # binned once, shared with the point estimates
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_entry_layout_block_sums_equal_the_row_index_formula_bit_for_bit(dtype):
+    """Equal-mass bins list every (row, class) entry: the per-block sums keyed by np.repeat(block, K) and the float
+    view of p equal those keyed by block[ri] with ri = np.repeat(arange(N), K) and a float copy of p, bit for bit
+    (float32 probabilities, one row, one block)."""
+    from calib_core.inference.classification_nulls import ClasswiseLayout
+
+    rng = np.random.default_rng(5)
+    for n, n_b in ((2500, 41), (1, 1), (7, 3)):
+        y, q = draw(n, 5, 1.0, rng)
+        rows = ClassificationRows(y, q.astype(dtype), n_bins=6, strategy="quantile")
+        lay = ClasswiseLayout(rows)
+        block = rng.integers(0, n_b, size=n)
+        got = lay.block_sums(block, n_b)
+        ri = np.repeat(np.arange(n), rows.k)
+        np.testing.assert_array_equal(lay.ri, ri)
+        val = rows.probs.astype(float).ravel()
+        key = block[ri] * lay.size + rows.classwise_cells.ravel()
+        want = [np.bincount(key, weights=w, minlength=n_b * lay.size).reshape(n_b, lay.size)
+                for w in (None, val, val * val)]
+        want[0] = want[0].astype(float)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint64), w.view(np.uint64))
+
+
 def test_proper_score_references_are_the_exact_expectations():
     rng = np.random.default_rng(4)
     y, q = draw(400, 5, 1.0, rng)

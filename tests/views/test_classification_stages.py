@@ -185,3 +185,66 @@ def test_stable_orders_equal_numpys_stable_sort():
     x = rng.random((4, 5000))
     x[1] = np.round(x[1], 2)
     np.testing.assert_array_equal(stable_orders(x), np.argsort(x, axis=1, kind="stable"))
+
+
+def test_stable_sorted_values_equal_the_stable_sorts_gather_bit_for_bit():
+    """The sorted values kept with the stable orders are those of the stable sort's gather, bit for bit: −0 and +0
+    in one run of ties, NaN, ±inf, tiny and huge values, n = 1, float32 input."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    from views.classification_stages import stable_sorted
+
+    def check_one(x):
+        orders, ordered = stable_sorted(x)
+        want = np.argsort(x, axis=1, kind="stable")
+        np.testing.assert_array_equal(orders, want)
+        gathered = np.take_along_axis(x, want, axis=1)
+        assert ordered.dtype == x.dtype
+        np.testing.assert_array_equal(ordered.view(f"u{x.itemsize}"), gathered.view(f"u{x.itemsize}"))
+
+    values = st.sampled_from([0.0, -0.0, 0.1, 0.5, 1.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324, 1e308, 0.25])
+
+    @settings(max_examples=300, deadline=None)
+    @given(arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 40)), elements=values))
+    def check(x):
+        check_one(x)
+        check_one(x.astype(np.float32))
+
+    check()
+    rng = np.random.default_rng(5)
+    x = rng.random((3, 3000))
+    x[1] = np.round(x[1], 2)
+    x[2, ::7] = -0.0
+    x[2, ::5] = 0.0
+    check_one(x)
+    check_one(np.array([[0.3]]))
+
+
+def test_sorted_quantile_bins_equal_confidence_bins_bit_for_bit():
+    """Bins and edges read off the sorted values equal ``confidence_bins(…, "quantile")`` bit for bit (edges compared
+    as bits: −0 and +0 apart): ties, ±0, ±inf, tiny and huge values, n = 1, values from float32."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    from calib_core.metrics.classification import confidence_bins
+    from views.classification_stages import sorted_quantile_bins, stable_sorted
+
+    values = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 5e-324, 1e-300, 1e300, np.inf, -np.inf, 0.1]),
+                       st.floats(0.0, 1.0, width=32))
+
+    @settings(max_examples=400, deadline=None)
+    @given(arrays(np.float64, st.integers(1, 60), elements=values), st.integers(1, 40),
+           st.sampled_from(["right", "left"]))
+    def check(v, n_bins, closed):
+        orders, ordered = stable_sorted(v[None, :])
+        with np.errstate(invalid="ignore"):  # ±inf: inf − inf in the interpolation
+            got = sorted_quantile_bins(ordered[0], orders[0], n_bins, closed)
+            want = confidence_bins(v, n_bins, "quantile", closed)
+        if got is not None:
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1].view(np.uint64), np.asarray(want[1], dtype=float).view(np.uint64))
+
+    check()
