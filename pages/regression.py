@@ -35,6 +35,9 @@ from views import pages as views
 from views.selection import describe_selection, with_selected
 
 _t0 = time.perf_counter()
+#: The diagram tables of a σ-bin selection's diagnosis: those its overlays draw (its Levi table, Q-Q and interval
+#: tables are not shown)
+SELECTION_TABLES = ["calibration_curve", "pit_histogram", "z_histogram"]
 
 st.title("Regression diagnostics")
 loaded_summary = summ.current_summary("regression")
@@ -146,7 +149,8 @@ def linked_views() -> None:
         sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),  # shared, never changed
                                    lambda: views.sigma_bin_rows(sub, selection.bins, n_bins, binning))
         if sel_mask.sum() >= 2:  # the rows are cut out only when their diagnosis is not cached
-            selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options)
+            selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options,
+                                                 diagrams=SELECTION_TABLES)  # the tables its overlays draw
 
     # ------------------------------------------------------------------------------------- linked views
     st.subheader("σ-bins and conditional calibration")
