@@ -55,10 +55,12 @@ from .regression_parts import (
     CLIPPED_MARKER,
     CLIPPED_NAME,
     NOTE_LINE_PX,
-    clipped_annotations,
     clipped_parts,
     finite_edges,
     histogram_hover_text,
+    nice_top,
+    note_traces,
+    notes_height,
 )
 
 __all__ = [
@@ -332,7 +334,8 @@ def z_histogram_figure(
     ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.  The optional
     ``outside`` count (rows beyond the range counted in the end bins) is drawn hatched grey on top of its end bin
     (one model) and named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up
-    is never read as the tail's shape.
+    is never read as the tail's shape.  The notes are text traces (role ``"notes"``) over a y axis ending at a
+    nice number above the data with room for them.
 
     Parameters
     ----------
@@ -366,7 +369,8 @@ def z_histogram_figure(
             meta={"role": "reference"},
         )
     )
-    notes_px = _mark_clipped(fig, named, lo, hi)
+    notes = _mark_clipped(fig, named)
+    notes_px = notes_height(notes)[0]
     apply_layout(fig, title, "z = (y − μ) / σ", "density", True)
     fig.update_xaxes(range=[lo, hi])
     if notes_px:  # room above the bars and the N(0, 1) curve for the notes: they never cover the data
@@ -374,26 +378,26 @@ def z_histogram_figure(
         plot_px = HEIGHT - layout.margin.t - layout.margin.b
         data_top = max([float(np.nanmax(normal))]
                        + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
-        fig.update_yaxes(range=[0.0, 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)])
+        # a nice end: another selection's bars usually leave the axis (and the notes' place) as they are
+        top = nice_top(1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4))
+        fig.update_yaxes(range=[0.0, top])
+        for trace in note_traces(notes, lo, hi, top, plot_px):
+            fig.add_trace(go.Scatter({k: v for k, v in trace.items() if k != "type"}))
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, hi: float) -> int:
+def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame]) -> dict[str, list[str]]:
     """The rows beyond a histogram's range that its end bins hold (table column ``outside``): a hatched grey
-    segment on top of the end bar (one table) and a note per side at the top of the chart.  Returns the height in
-    pixels the notes take at the top (0: none)."""
+    segment on top of the end bar (one table); returns the lines of the note of each side."""
     bars, notes = clipped_parts(named)
     for i, bar in enumerate(bars):
         fig.add_trace(go.Bar(
             x=bar["x"], y=bar["y"], base=bar["base"], width=bar["width"], name=CLIPPED_NAME, legendgroup="clipped",
             showlegend=i == 0, marker=copy.deepcopy(CLIPPED_MARKER), hovertemplate=bar["hovertemplate"],
             meta={"name": bar["name"], "role": "clipped"}))
-    annotations, px = clipped_annotations(notes, lo, hi)
-    for annotation in annotations:
-        fig.add_annotation(**annotation)
-    return px
+    return notes
 
 
 

@@ -38,10 +38,12 @@ from ._style import (
 from .regression_parts import (
     CLIPPED_MARKER,
     CLIPPED_NAME,
-    clipped_annotations,
     clipped_parts,
     finite_edges,
     histogram_hover_text,
+    nice_top,
+    note_traces,
+    notes_height,
 )
 
 __all__ = ["calibration_curve_figure_dict", "pit_histogram_figure_dict", "z_histogram_figure_dict"]
@@ -279,15 +281,17 @@ def z_histogram_figure_dict(
                      "marker": copy.deepcopy(CLIPPED_MARKER), "meta": {"name": bar["name"], "role": "clipped"},
                      "name": CLIPPED_NAME, "showlegend": i == 0, "width": bar["width"], "x": bar["x"],
                      "y": bar["y"], "type": "bar"})
-    annotations, notes_px = clipped_annotations(notes, lo, hi)
-    first: dict[str, Any] = {"bargap": 0, **({"annotations": annotations} if annotations else {})}
+    notes_px = notes_height(notes)[0]
+    first: dict[str, Any] = {"bargap": 0}
     multi = True
     if notes_px:  # room above the bars and the N(0, 1) curve for the notes: they never cover the data
-        top = title_layout(title, lines=str(title or "").count("<br>") + 1)[1]
-        plot_px = HEIGHT - top - (95 if multi else 55)
+        top_px = title_layout(title, lines=str(title or "").count("<br>") + 1)[1]
+        plot_px = HEIGHT - top_px - (95 if multi else 55)
         data_top = max([float(np.nanmax(normal))]
                        + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
-        y_axis = {"range": [0.0, 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)]}
+        top = nice_top(1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4))
+        y_axis: dict[str, Any] = {"range": [0.0, top]}
+        data += note_traces(notes, lo, hi, top, plot_px)
     else:
         y_axis = {"rangemode": "tozero"}
     layout = _layout(title, "z = (y − μ) / σ", "density", multi, first=first, x={"range": [lo, hi]}, y=y_axis)

@@ -15,10 +15,10 @@ import pandas as pd
 
 from ._style import float_column, plain
 
-__all__ = ["finite_edges", "histogram_hover_text", "clipped_parts", "clipped_annotations", "CLIPPED_NAME",
-           "CLIPPED_MARKER", "NOTE_LINE_PX"]
+__all__ = ["finite_edges", "histogram_hover_text", "clipped_parts", "notes_height", "note_traces", "nice_top",
+           "CLIPPED_NAME", "CLIPPED_MARKER", "NOTE_LINE_PX", "NICE_STEPS"]
 
-NOTE_LINE_PX = 15  # height of a line of 11 px annotation text (Plotly's line spacing is ~1.3 em)
+NOTE_LINE_PX = 15  # height of a line of 11 px note text (Plotly's line spacing is ~1.3 em)
 
 
 def finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -137,10 +137,65 @@ def clipped_parts(named: Mapping[str, pd.DataFrame]) -> tuple[list[dict], dict[s
     return bars, notes
 
 
-def clipped_annotations(notes: Mapping[str, list[str]], lo: float, hi: float) -> tuple[list[dict], int]:
-    """The notes of :func:`clipped_parts` as Plotly annotations (properties in Plotly's order) at the top corners of
-    the x range [lo, hi], and the height in pixels they take at the top (0: none).  When both sides have a note the
-    right one goes below the left one (side by side they overlap in a half-width chart).
+#: Steps of :func:`nice_top`: a value is rounded up to one of these times a power of ten.
+NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_top(value: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k at or above ``value`` (> 0; else ``value``): an axis
+    end that the data of another selection usually leave where it is.
+
+    Parameters
+    ----------
+    value : float
+        The least axis end wanted.
+
+    Returns
+    -------
+    float
+        The axis end.
+
+    Examples
+    --------
+    >>> nice_top(0.4731), nice_top(0.5), nice_top(1.3e-3)
+    (0.5, 0.5, 0.0015)
+    """
+    if not np.isfinite(value) or value <= 0:
+        return float(value)
+    power = 10.0 ** np.floor(np.log10(value))
+    return float(next(step for step in NICE_STEPS if step * power >= value * (1 - 1e-12)) * power)
+
+
+def notes_height(notes: Mapping[str, list[str]]) -> tuple[int, int]:
+    """(height in pixels the notes of :func:`clipped_parts` take at the top of the chart, the offset of the right
+    side's block): when both sides have a note the right one goes below the left one (side by side they overlap in
+    a half-width chart); 0 without notes.
+
+    Parameters
+    ----------
+    notes : mapping of str to list of str
+        ``{"left": lines, "right": lines}``.
+
+    Returns
+    -------
+    (int, int)
+        The height and the right block's offset below the top.
+
+    Examples
+    --------
+    >>> notes_height({"left": ["2 rows (20%) with z < −1"], "right": []})
+    (34, 0)
+    """
+    height = {side: (len(lines) + 1) * NOTE_LINE_PX + 4 if lines else 0 for side, lines in notes.items()}
+    below = height["left"] if notes["left"] and notes["right"] else 0
+    return (below + height["right"] if below else max(height.values())), below
+
+
+def note_traces(notes: Mapping[str, list[str]], lo: float, hi: float, top: float, plot_px: float) -> list[dict]:
+    """The notes of :func:`clipped_parts` as text traces (properties in Plotly's order, ``type`` last) hanging from
+    the top corners of the plot (x = lo, hi; y axis [0, top] over ``plot_px`` pixels), the right side's block below
+    the left one's when both have one.  Traces, not layout annotations: a new selection changes their text and
+    position only, which a chart updates in place like its other traces.
 
     Parameters
     ----------
@@ -148,27 +203,31 @@ def clipped_annotations(notes: Mapping[str, list[str]], lo: float, hi: float) ->
         ``{"left": lines, "right": lines}``.
     lo, hi : float
         The x range.
+    top : float
+        The y axis's end (data units).
+    plot_px : float
+        The plot area's height in pixels.
 
     Returns
     -------
-    (list of dict, int)
-        The annotations and their height.
+    list of dict
+        One trace per side with lines.
 
     Examples
     --------
-    >>> annotations, px = clipped_annotations({"left": ["2 rows (20%) with z < −1"], "right": []}, -1.0, 1.0)
-    >>> annotations[0]["text"], px
-    ('2 rows (20%) with z < −1<br>in the end bar ◂', 34)
+    >>> [t["text"] for t in note_traces({"left": ["2 rows (20%) with z < −1"], "right": []}, -1.0, 1.0, 0.5, 300)]
+    [['2 rows (20%) with z < −1<br>in the end bar ◂']]
     """
-    height = {side: (len(lines) + 1) * NOTE_LINE_PX + 4 if lines else 0 for side, lines in notes.items()}
-    below = height["left"] if notes["left"] and notes["right"] else 0
+    below = notes_height(notes)[1]
     out = []
     for side, lines in notes.items():
         if lines:
+            shift = below if side == "right" else 0
             out.append({
-                "align": side, "bgcolor": "rgba(255, 255, 255, 0.8)", "font": {"color": "#555555", "size": 11},
-                "showarrow": False,
-                "text": "<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar"),
-                "x": lo if side == "left" else hi, "xanchor": "left" if side == "left" else "right", "xref": "x",
-                "y": 1.0, "yanchor": "top", "yref": "paper", "yshift": -below if side == "right" else 0})
-    return out, below + height["right"] if below else max(height.values())
+                "cliponaxis": False, "hoverinfo": "skip", "meta": {"role": "notes", "side": side}, "mode": "text",
+                "name": "notes", "showlegend": False,
+                "text": ["<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar")],
+                "textfont": {"color": "#555555", "size": 11},
+                "textposition": "bottom right" if side == "left" else "bottom left",
+                "x": [lo if side == "left" else hi], "y": [top - top * shift / plot_px], "type": "scatter"})
+    return out
