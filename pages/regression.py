@@ -32,7 +32,7 @@ from dashboard import summary as summ
 from dashboard import summary_pages
 from dashboard.selection import overlay_figure
 from views import pages as views
-from views.selection import describe_selection, with_selected
+from views.selection import describe_selection, rows_in_bins, sigma_bins, with_selected
 
 _t0 = time.perf_counter()
 #: The diagram tables of a σ-bin selection's diagnosis: those its overlays draw (its Levi table, Q-Q and interval
@@ -146,8 +146,11 @@ def linked_views() -> None:
     sel_mask = None
     if not selection.empty:
         sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"  # the bins mean something with n_bins, binning
-        sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),  # shared, never changed
-                                   lambda: views.sigma_bin_rows(sub, selection.bins, n_bins, binning))
+        # every row's σ-bin (views.sigma_bin_rows's bins): sorted once per rows and bins, not once per click
+        row_bins = rc.keyed_result(("reg_row_bins", base_key, n_bins, binning),  # shared, never changed
+                                   lambda: sigma_bins(sub.dist.std(), n_bins, binning, group=sub.model))
+        sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),
+                                   lambda: rows_in_bins(row_bins, selection.bins, group=sub.model))
         if sel_mask.sum() >= 2:  # the rows are cut out only when their diagnosis is not cached
             selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options,
                                                  diagrams=SELECTION_TABLES)  # the tables its overlays draw
