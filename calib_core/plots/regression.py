@@ -58,7 +58,6 @@ from .regression_parts import (
     clipped_parts,
     finite_edges,
     histogram_hover_text,
-    nice_top,
     note_traces,
     notes_height,
 )
@@ -334,8 +333,8 @@ def z_histogram_figure(
     ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.  The optional
     ``outside`` count (rows beyond the range counted in the end bins) is drawn hatched grey on top of its end bin
     (one model) and named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up
-    is never read as the tail's shape.  The notes are text traces (role ``"notes"``) over a y axis ending at a
-    nice number above the data with room for them.
+    is never read as the tail's shape.  The notes are text traces (role ``"notes"``): another selection with
+    the same axes changes the chart's traces only, which it updates in place.
 
     Parameters
     ----------
@@ -378,8 +377,7 @@ def z_histogram_figure(
         plot_px = HEIGHT - layout.margin.t - layout.margin.b
         data_top = max([float(np.nanmax(normal))]
                        + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
-        # a nice end: another selection's bars usually leave the axis (and the notes' place) as they are
-        top = nice_top(1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4))
+        top = 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)
         fig.update_yaxes(range=[0.0, top])
         for trace in note_traces(notes, lo, hi, top, plot_px):
             fig.add_trace(go.Scatter({k: v for k, v in trace.items() if k != "type"}))

@@ -41,7 +41,6 @@ from .regression_parts import (
     clipped_parts,
     finite_edges,
     histogram_hover_text,
-    nice_top,
     note_traces,
     notes_height,
 )
@@ -289,7 +288,7 @@ def z_histogram_figure_dict(
         plot_px = HEIGHT - top_px - (95 if multi else 55)
         data_top = max([float(np.nanmax(normal))]
                        + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
-        top = nice_top(1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4))
+        top = 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)
         y_axis: dict[str, Any] = {"range": [0.0, top]}
         data += note_traces(notes, lo, hi, top, plot_px)
     else:

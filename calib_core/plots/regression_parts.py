@@ -15,8 +15,8 @@ import pandas as pd
 
 from ._style import float_column, plain
 
-__all__ = ["finite_edges", "histogram_hover_text", "clipped_parts", "notes_height", "note_traces", "nice_top",
-           "CLIPPED_NAME", "CLIPPED_MARKER", "NOTE_LINE_PX", "NICE_STEPS"]
+__all__ = ["finite_edges", "histogram_hover_text", "clipped_parts", "notes_height", "note_traces", "CLIPPED_NAME",
+           "CLIPPED_MARKER", "NOTE_LINE_PX"]
 
 NOTE_LINE_PX = 15  # height of a line of 11 px note text (Plotly's line spacing is ~1.3 em)
 
@@ -135,35 +135,6 @@ def clipped_parts(named: Mapping[str, pd.DataFrame]) -> tuple[list[dict], dict[s
                              "hovertemplate": f"{k:,} row{'s' * (k != 1)} with {what}, counted in this end bin"
                                               "<extra></extra>"})
     return bars, notes
-
-
-#: Steps of :func:`nice_top`: a value is rounded up to one of these times a power of ten.
-NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-
-
-def nice_top(value: float) -> float:
-    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k at or above ``value`` (> 0; else ``value``): an axis
-    end that the data of another selection usually leave where it is.
-
-    Parameters
-    ----------
-    value : float
-        The least axis end wanted.
-
-    Returns
-    -------
-    float
-        The axis end.
-
-    Examples
-    --------
-    >>> nice_top(0.4731), nice_top(0.5), nice_top(1.3e-3)
-    (0.5, 0.5, 0.0015)
-    """
-    if not np.isfinite(value) or value <= 0:
-        return float(value)
-    power = 10.0 ** np.floor(np.log10(value))
-    return float(next(step for step in NICE_STEPS if step * power >= value * (1 - 1e-12)) * power)
 
 
 def notes_height(notes: Mapping[str, list[str]]) -> tuple[int, int]:
