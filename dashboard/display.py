@@ -99,24 +99,66 @@ def steady_ranges(fig):
     plotly.graph_objects.Figure
         ``fig``.
     """
-    import numpy as np
-
     for axis, letter in ((fig.layout.xaxis, "x"), (fig.layout.yaxis, "y")):
         if axis.range is not None or axis.type in ("log", "category", "date") or axis.autorange is False:
             continue
-        values = [np.asarray(getattr(trace, letter), dtype=float).ravel() for trace in fig.data
-                  if getattr(trace, letter, None) is not None and trace.visible in (None, True)]
-        values = np.concatenate(values) if values else np.empty(0)
-        values = values[np.isfinite(values)]
-        if values.size == 0:
-            continue
-        lo, hi = float(values.min()), float(values.max())
-        if lo >= 0 and hi > 0:
-            axis.range = [0.0, _nice_up(1.05 * hi)]
-        elif hi > lo or hi != 0:
-            reach = _nice_up(1.08 * max(abs(lo), abs(hi)))
-            axis.range = [-reach, reach]
+        steady = _steady_range([getattr(trace, letter) for trace in fig.data
+                                if getattr(trace, letter, None) is not None and trace.visible in (None, True)])
+        if steady is not None:
+            axis.range = steady
     return fig
+
+
+def _steady_range(arrays: list) -> list[float] | None:
+    """The fixed range :func:`steady_ranges` gives an axis showing ``arrays`` (None: left to autorange)."""
+    import numpy as np
+
+    values = [np.asarray(a, dtype=float).ravel() for a in arrays]
+    values = np.concatenate(values) if values else np.empty(0)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi > 0:
+        return [0.0, _nice_up(1.05 * hi)]
+    if hi > lo or hi != 0:
+        reach = _nice_up(1.08 * max(abs(lo), abs(hi)))
+        return [-reach, reach]
+    return None
+
+
+def steady_spec_ranges(spec: dict) -> dict:
+    """:func:`steady_ranges` of a plain figure dict (``{"data": [...], "layout": {...}}``, e.g. of
+    ``calib_core.plots.regression_dicts``): the same ranges set the same way (the dict equals the figure's
+    ``to_plotly_json()`` when ``spec`` equals the figure's).  Only ``xaxis`` and ``yaxis`` are read, as there.
+
+    Parameters
+    ----------
+    spec : dict
+        The figure dict (its layout's axes replaced in place).
+
+    Returns
+    -------
+    dict
+        ``spec``.
+
+    Examples
+    --------
+    >>> spec = {"data": [{"type": "bar", "y": [0.2, 0.9]}], "layout": {"yaxis": {"title": {"text": "density"}}}}
+    >>> steady_spec_ranges(spec)["layout"]["yaxis"]["range"]
+    [0.0, 1.0]
+    """
+    layout = spec["layout"]
+    for name, letter in (("xaxis", "x"), ("yaxis", "y")):
+        axis = layout.get(name, {})
+        if axis.get("range") is not None or axis.get("type") in ("log", "category", "date") \
+                or axis.get("autorange") is False:
+            continue
+        steady = _steady_range([trace[letter] for trace in spec["data"]
+                                if trace.get(letter) is not None and trace.get("visible") in (None, True)])
+        if steady is not None:
+            layout[name] = {**axis, "range": steady}
+    return spec
 
 
 #: The browser side of :func:`live_chart`: the figure is drawn into the component's own ``div`` by the plotly.js

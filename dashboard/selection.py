@@ -15,12 +15,28 @@ Clear button).  The pure parts (events → bins, bins → rows, texts) are in ``
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
 
 import streamlit as st
 
+from calib_core import plots
+from calib_core.plots.regression_dicts import (
+    calibration_curve_figure_dict,
+    pit_histogram_figure_dict,
+    z_histogram_figure_dict,
+)
 from views.selection import BinSelection, note_event, note_reset, sync_chart, trace_meta
 
-from .display import SELECT_MODES, chart
+from .display import SELECT_MODES, chart, steady_ranges, steady_spec_ranges
+from .redraw_cache import dict_figure
+
+#: The overlays of a selection with a plain-dict twin that writes the validated figure's JSON
+#: (:mod:`calib_core.plots.regression_dicts`)
+_DICT_TWINS: dict[Callable, Callable] = {
+    plots.calibration_curve_figure: calibration_curve_figure_dict,
+    plots.pit_histogram_figure: pit_histogram_figure_dict,
+    plots.z_histogram_figure: z_histogram_figure_dict,
+}
 
 
 class LinkedSelection:
@@ -90,3 +106,33 @@ class LinkedSelection:
         info.markdown(text)
         clear_col.button("Clear selection", key=f"{self.prefix}_clear", on_click=self.clear, disabled=self.empty,
                          icon=icon, width="stretch")
+
+
+def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, **options: Any) -> Any:
+    """``steady_ranges(plots.with_background(build, tables, background, **options))`` — a selection's overlay on
+    fixed axes — built without Plotly's validation when nothing is drawn behind it and ``build`` has a plain-dict
+    twin (the Kuleshov curve, the PIT and z histograms: :mod:`calib_core.plots.regression_dicts`): the figure of
+    :func:`dashboard.redraw_cache.dict_figure`, whose JSON is the validated figure's byte for byte
+    (``tests/dashboard/test_overlay_figure.py``).  For the chart only: its ``layout`` and ``data`` objects do not
+    follow the dict (a download builds the validated figure).
+
+    Parameters
+    ----------
+    build : callable
+        A figure builder of :mod:`calib_core.plots` (tables in, figure out).
+    tables : object
+        The diagram tables drawn.
+    background : mapping, object or None
+        The tables drawn faintly behind (a slice's page); None or empty: none.
+    **options
+        Options of ``build``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure (never mutate it: figures are shared).
+    """
+    twin = _DICT_TWINS.get(build)
+    if twin is not None and (background is None or (isinstance(background, Mapping) and not background)):
+        return dict_figure(steady_spec_ranges(twin(tables, **options)))
+    return steady_ranges(plots.with_background(build, tables, background, **options))

@@ -30,10 +30,14 @@ from dashboard import clustering as clu
 from dashboard import redraw_cache as rc
 from dashboard import summary as summ
 from dashboard import summary_pages
+from dashboard.selection import overlay_figure
 from views import pages as views
-from views.selection import describe_selection, with_selected
+from views.selection import describe_selection, rows_in_bins, sigma_bins, with_selected
 
 _t0 = time.perf_counter()
+#: The diagram tables of a σ-bin selection's diagnosis: those its overlays draw (its Levi table, Q-Q and interval
+#: tables are not shown)
+SELECTION_TABLES = ["calibration_curve", "pit_histogram", "z_histogram"]
 
 st.title("Regression diagnostics")
 loaded_summary = summ.current_summary("regression")
@@ -101,10 +105,19 @@ def linked_views() -> None:
     fragment_t0 = time.perf_counter()
     charts_drawn: dict[str, object] = {}  # figures shown on the page (also offered as downloads)
 
-    def chart(figure, key: str) -> None:
-        charts_drawn[key] = figure
+    def chart(figure, key: str, export=None) -> None:
+        charts_drawn[key] = export or figure  # export: the validated figure's builder (a download builds it)
         ui.chart(rc.prepared_figure(figure), key,  # its wire dict made once per (shared) figure; the selection's
                  live=key in ("reg_kuleshov", "reg_pit", "reg_z"))  # overlays: updated in place, not redrawn
+
+    def overlay(name: str, digest: str, build, tables, table_name: str, **opts):
+        """(the overlay shown — a plain-dict figure when no slice is drawn behind it —, the validated figure's
+        builder for downloads), both cached on what they are drawn from."""
+        background = behind(table_name)
+        kind = "dict" if background is None else "validated"
+        shown = ui.figure(f"{name}|{digest}|{kind}", lambda: overlay_figure(build, tables, background, **opts))
+        return shown, lambda: ui.figure(f"{name}|{digest}", lambda: ui.steady_ranges(plots.with_background(
+            build, tables, background, **opts)))
 
     # ------------------------------------------------------------------------------------- selection state
     selection = ui.LinkedSelection("reg", (token, rows, group, n_bins, binning, time_range and time_range[0]), shown)
@@ -133,10 +146,14 @@ def linked_views() -> None:
     sel_mask = None
     if not selection.empty:
         sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"  # the bins mean something with n_bins, binning
-        sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),  # shared, never changed
-                                   lambda: views.sigma_bin_rows(sub, selection.bins, n_bins, binning))
+        # every row's σ-bin (views.sigma_bin_rows's bins): sorted once per rows and bins, not once per click
+        row_bins = rc.keyed_result(("reg_row_bins", base_key, n_bins, binning),  # shared, never changed
+                                   lambda: sigma_bins(sub.dist.std(), n_bins, binning, group=sub.model))
+        sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),
+                                   lambda: rows_in_bins(row_bins, selection.bins, group=sub.model))
         if sel_mask.sum() >= 2:  # the rows are cut out only when their diagnosis is not cached
-            selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options)
+            selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options,
+                                                 diagrams=SELECTION_TABLES)  # the tables its overlays draw
 
     # ------------------------------------------------------------------------------------- linked views
     st.subheader("σ-bins and conditional calibration")
@@ -172,16 +189,14 @@ def linked_views() -> None:
     with right:
         ui.init_state({"reg_curve_view": "curve"}, persist=True)
         ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
-        chart(
-            ui.figure(  # keyed on what it is drawn from: controls that leave the curves alone reuse it
-                "kuleshov|" + rc.keyed_digest(("reg_kuleshov", overlay_key, ecdf_diff), lambda: (
-                    curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key)),
-                lambda: ui.steady_ranges(plots.with_background(  # fixed axes: a click changes the traces only
-                    plots.pit_ecdf_difference_figure if ecdf_diff else plots.calibration_curve_figure, curve_tables,
-                    behind("calibration_curve"), colors=curve_colors, dashes=dashes, bands=bands)),
-            ),
-            "reg_kuleshov",
-        )
+        # keyed on what it is drawn from: controls that leave the curves alone reuse it; fixed axes: a click
+        # changes the traces only
+        curve_shown, curve_export = overlay(
+            "kuleshov", rc.keyed_digest(("reg_kuleshov", overlay_key, ecdf_diff), lambda: (
+                curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key)),
+            plots.pit_ecdf_difference_figure if ecdf_diff else plots.calibration_curve_figure, curve_tables,
+            "calibration_curve", colors=curve_colors, dashes=dashes, bands=bands)
+        chart(curve_shown, "reg_kuleshov", export=curve_export)
         cap_k, view_k = st.columns([1, 1], vertical_alignment="center")  # room for the two-option control
         cap_k.caption(
             ("PIT-ECDF difference (Säilynoja et al. 2022): observed minus expected share of targets below each "
@@ -198,18 +213,16 @@ def linked_views() -> None:
     with left2:
         pit_tables, pit_dashes, _ = overlays["pit_histogram"]
         pit_digest = rc.keyed_digest(("reg_pit", overlay_key), lambda: (pit_tables, curve_colors, pit_dashes, bg_key))
-        chart(ui.figure(f"pit|{pit_digest}",
-                        lambda: ui.steady_ranges(plots.with_background(
-                            plots.pit_histogram_figure, pit_tables, behind("pit_histogram"), colors=curve_colors,
-                            dashes=pit_dashes))), "reg_pit")
+        pit_shown, pit_export = overlay("pit", pit_digest, plots.pit_histogram_figure, pit_tables, "pit_histogram",
+                                        colors=curve_colors, dashes=pit_dashes)
+        chart(pit_shown, "reg_pit", export=pit_export)
         st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
     with right2:
         z_tables, z_dashes, _ = overlays["z_histogram"]
         z_digest = rc.keyed_digest(("reg_z", overlay_key), lambda: (z_tables, curve_colors, z_dashes, bg_key))
-        chart(ui.figure(f"z|{z_digest}",
-                        lambda: ui.steady_ranges(plots.with_background(
-                            plots.z_histogram_figure, z_tables, behind("z_histogram"), colors=curve_colors,
-                            dashes=z_dashes))), "reg_z")
+        z_shown, z_export = overlay("z", z_digest, plots.z_histogram_figure, z_tables, "z_histogram",
+                                    colors=curve_colors, dashes=z_dashes)
+        chart(z_shown, "reg_z", export=z_export)
         st.caption("Standardised residuals z = (y − μ)/σ against N(0, 1): wider than N(0, 1) = σ too small.")
 
     # ------------------------------------------------------------------------------------- metrics

@@ -8,7 +8,7 @@ p-values and one headline verdict per (model, group) from the inference layer
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Collection, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,7 +247,7 @@ def diagnose_regression(
     alpha: float = 0.05,
     seed: int | None = 0,
     by_group: bool = True,
-    diagrams: bool = True,
+    diagrams: bool | Collection[str] = True,
     stages: MutableMapping[Any, Any] | None = None,
     cluster: str | None = "auto",
     block_length: int | str | None = None,
@@ -281,8 +281,9 @@ def diagnose_regression(
         Seeds the bootstrap, the null draws and the randomised PIT of ensembles.
     by_group : bool, default True
         Also diagnose each value of the ``group`` column.
-    diagrams : bool, default True
-        Compute the diagram tables (``Report.diagrams``).
+    diagrams : bool or collection of str, default True
+        Compute the diagram tables (``Report.diagrams``); a collection of table names: only those tables (the
+        same tables; e.g. the three a σ-bin selection's overlays draw).
     stages : mutable mapping, optional
         A mapping the caller keeps between diagnoses of the same rows whose options differ in the σ-bins
         (``n_bins``, ``binning``) at most: each (model, group)'s bins-free part (:class:`SubsetStage`: sorts, point
@@ -326,7 +327,9 @@ def diagnose_regression(
     figs: dict[tuple[str, str], dict[str, pd.DataFrame]] = {}
     notes: list[str] = []
     clustering = resolve_clustering(pset, cluster, block_length)
-    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams, clustering_key(clustering))
+    wanted = None if isinstance(diagrams, bool) else tuple(diagrams)  # None: every table (or none)
+    bins_free_options = (pit_bins, n_resamples, n_simulations, level, seed, diagrams if wanted is None else wanted,
+                         clustering_key(clustering))
     few: list[str] = []
     untested: list[str] = []
     for model, group, mask in iter_subsets(pset, by_group):
@@ -376,7 +379,7 @@ def diagnose_regression(
                         if tested else None
                     figures = regression_diagrams(rows, n_bins=n_bins, binning=binning, pit_bins=pit_bins,
                                                   n_resamples=n_res, seed=seed,
-                                                  clustering=sub_clusters) if diagrams else None
+                                                  clustering=sub_clusters, tables=wanted) if diagrams else None
                     if stages is not None and (inf_stage is None or inf_stage.bins_free):
                         stages[stage_key] = SubsetStage(
                             rows=rows.detached(ENCE_ROW_CACHES), causes=dict(causes), values=dict(values),
@@ -391,7 +394,7 @@ def diagnose_regression(
                         values["ence"] = rows.ence(n_bins=n_bins, binning=binning)
                     inf_stage = stage.inference
                     figures = None
-                    if diagrams:
+                    if diagrams and (wanted is None or "levi_bins" in wanted):
                         # the Levi bootstrap's blocks and weights drawn once per (N, replicates, seed), not per call
                         levi = (levi_table_from_design(rows, levi_design(rows.n, n_res, int(seed)), n_bins=n_bins,
                                                        binning=binning)
@@ -400,6 +403,8 @@ def diagnose_regression(
                                                      seed=seed, clustering=sub_clusters))
                         figures = {k: levi if k == "levi_bins" else stage.diagrams[k].copy() for k in _DIAGRAM_ORDER
                                    if k == "levi_bins" or k in stage.diagrams}
+                    elif diagrams:  # the tables wanted, none of them binned
+                        figures = {k: stage.diagrams[k].copy() for k in _DIAGRAM_ORDER if k in stage.diagrams}
                 inf, head = regression_inference(rows, values, model=model, group=group, n_bins=n_bins,
                                                  binning=binning, n_resamples=n_res,
                                                  n_simulations=n_sim, level=level, alpha=alpha, seed=seed,

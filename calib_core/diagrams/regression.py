@@ -37,6 +37,7 @@ The calibration curve of a quantile set is drawn at its stated levels (and 0, 1)
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection
 
 import numpy as np
 import pandas as pd
@@ -534,6 +535,7 @@ def regression_diagrams(
     n_resamples: int = 200,
     seed: int | None = 0,
     clustering: Clustering | None = None,
+    tables: Collection[str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """All diagram tables of one (y, dist) pair, keyed by the schema names of the module docstring.
 
@@ -554,6 +556,8 @@ def regression_diagrams(
     clustering : Clustering, optional
         Rows resampled together by the Levi table's bootstrap (the other tables' bands are perfect-calibration
         bands, drawn for independent rows).
+    tables : collection of str, optional
+        Only the tables of these names (the same tables; None: all).
 
     Returns
     -------
@@ -578,17 +582,17 @@ def regression_diagrams(
     """
     stated = isinstance(rows.dist, QuantileSet)
     curve_levels = np.unique(np.concatenate([[0.0], rows.dist.levels, [1.0]])) if stated else DEFAULT_LEVELS
-    out = {
-        "calibration_curve": calibration_curve_table(rows, levels=curve_levels),
-        "levi_bins": levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples, seed=seed,
-                                     clustering=clustering),
-        "pit_histogram": pit_histogram_table(rows, n_bins=pit_bins),
-        "z_histogram": z_histogram_table(rows),
-        "qq": qq_table(rows),
-        "intervals": intervals_table(rows),
+    makers = {
+        "calibration_curve": lambda: calibration_curve_table(rows, levels=curve_levels),
+        "levi_bins": lambda: levi_bins_table(rows, n_bins=n_bins, binning=binning, n_resamples=n_resamples,
+                                             seed=seed, clustering=clustering),
+        "pit_histogram": lambda: pit_histogram_table(rows, n_bins=pit_bins),
+        "z_histogram": lambda: z_histogram_table(rows),
+        "qq": lambda: qq_table(rows),
+        "intervals": lambda: intervals_table(rows),
     }
     if stated:
-        out["stated_levels"] = stated_levels_table(rows)
+        makers["stated_levels"] = lambda: stated_levels_table(rows)
     if ensemble_size(rows.dist):
-        out["rank_histogram"] = rank_histogram_table(rows)
-    return out
+        makers["rank_histogram"] = lambda: rank_histogram_table(rows)
+    return {name: make() for name, make in makers.items() if tables is None or name in tables}

@@ -28,6 +28,7 @@ a Streamlit ``on_select`` callback can read ``points[i]["customdata"]`` and
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Collection, Iterable, Mapping
 
@@ -50,6 +51,16 @@ from ._style import (
     plain,
     rgba,
 )
+from .regression_parts import (
+    CLIPPED_MARKER,
+    CLIPPED_NAME,
+    NOTE_LINE_PX,
+    clipped_parts,
+    finite_edges,
+    histogram_hover_text,
+    note_traces,
+    notes_height,
+)
 
 __all__ = [
     "TEMPLATE",
@@ -60,6 +71,7 @@ __all__ = [
     "calibration_curve_figure",
     "pit_histogram_figure",
     "z_histogram_figure",
+    "NOTE_LINE_PX",
     "qq_figure",
     "intervals_figure",
     "rank_histogram_figure",
@@ -218,17 +230,6 @@ def mark_selected(
     return fig
 
 
-def _finite_edges(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Bin edges with infinite outer edges (overflow bins) replaced by one neighbouring width."""
-    left, right = float_column(t, "left").copy(), float_column(t, "right").copy()
-    width = right - left
-    finite_w = width[np.isfinite(width)]
-    w = float(np.median(finite_w)) if finite_w.size else 1.0
-    left = np.where(np.isfinite(left), left, right - w)
-    right = np.where(np.isfinite(right), right, left + w)
-    return left, right
-
-
 def _histogram_traces(
     fig: go.Figure,
     named: Mapping[str, pd.DataFrame],
@@ -239,13 +240,9 @@ def _histogram_traces(
     """Bars for one table; step outlines (one colour each) when several tables are overlaid."""
     multi = len(named) > 1
     for name, t in named.items():
-        left, right = _finite_edges(t)
-        count, dens = t["count"].to_numpy(), float_column(t, "density")
-        hover_extra = t[extra].to_numpy(dtype=float) if extra else np.full(dens.size, np.nan)
-        text = [
-            f"[{a:.3g}, {b:.3g})<br>n = {int(k):,}<br>density {d:.3g}" + (f"<br>N(0,1) {r:.3g}" if extra else "")
-            for a, b, k, d, r in zip(left, right, count, dens, hover_extra)
-        ]
+        left, right = finite_edges(t)
+        dens = float_column(t, "density")
+        text = histogram_hover_text(t, left, right, extra)
         bins = np.arange(dens.size, dtype=np.int64)
         if not multi:
             fig.add_trace(
@@ -336,7 +333,8 @@ def z_histogram_figure(
     ``normal_density`` (the N(0, 1) mass of each bin divided by its width) is shown on hover.  The optional
     ``outside`` count (rows beyond the range counted in the end bins) is drawn hatched grey on top of its end bin
     (one model) and named in a note at the chart's edge ("12 rows (0.3%) with z < −10 are in this bar"), so a pile-up
-    is never read as the tail's shape.
+    is never read as the tail's shape.  The notes are text traces (role ``"notes"``): another selection with
+    the same axes changes the chart's traces only, which it updates in place.
 
     Parameters
     ----------
@@ -359,8 +357,8 @@ def z_histogram_figure(
     cmap = merged_colors(list(named), colors)
     fig = go.Figure()
     _histogram_traces(fig, named, cmap, extra="normal_density", dashes=dashes)
-    lo = min(float(_finite_edges(t)[0].min()) for t in named.values())
-    hi = max(float(_finite_edges(t)[1].max()) for t in named.values())
+    lo = min(float(finite_edges(t)[0].min()) for t in named.values())
+    hi = max(float(finite_edges(t)[1].max()) for t in named.values())
     grid = np.linspace(lo, hi, 201)
     normal = np.exp(-0.5 * grid**2) / np.sqrt(2 * np.pi)
     fig.add_trace(
@@ -370,7 +368,8 @@ def z_histogram_figure(
             meta={"role": "reference"},
         )
     )
-    notes_px = _mark_clipped(fig, named, lo, hi)
+    notes = _mark_clipped(fig, named)
+    notes_px = notes_height(notes)[0]
     apply_layout(fig, title, "z = (y − μ) / σ", "density", True)
     fig.update_xaxes(range=[lo, hi])
     if notes_px:  # room above the bars and the N(0, 1) curve for the notes: they never cover the data
@@ -378,62 +377,27 @@ def z_histogram_figure(
         plot_px = HEIGHT - layout.margin.t - layout.margin.b
         data_top = max([float(np.nanmax(normal))]
                        + [float(np.nanmax(float_column(t, "density"), initial=0.0)) for t in named.values()])
-        fig.update_yaxes(range=[0.0, 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)])
+        top = 1.02 * data_top / max(1.0 - notes_px / plot_px, 0.4)
+        fig.update_yaxes(range=[0.0, top])
+        for trace in note_traces(notes, lo, hi, top, plot_px):
+            fig.add_trace(go.Scatter({k: v for k, v in trace.items() if k != "type"}))
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame], lo: float, hi: float) -> int:
+def _mark_clipped(fig: go.Figure, named: Mapping[str, pd.DataFrame]) -> dict[str, list[str]]:
     """The rows beyond a histogram's range that its end bins hold (table column ``outside``): a hatched grey
-    segment on top of the end bar (one table) and a note per side at the top of the chart.  Returns the height in
-    pixels the notes take at the top (0: none)."""
-    notes: dict[str, list[str]] = {"left": [], "right": []}
-    for name, t in named.items():
-        if "outside" not in t.columns or not len(t):
-            continue
-        n = max(int(t["count"].sum()), 1)
-        left, right = _finite_edges(t)
-        for side, i in (("left", 0), ("right", len(t) - 1)):
-            k = int(t["outside"].iloc[i])
-            if k <= 0:
-                continue
-            edge = f"{left[0] if side == 'left' else right[-1]:.3g}".replace("-", "−")
-            what = f"z < {edge}" if side == "left" else f"z ≥ {edge}"
-            who = f"{plain(name)}: " if len(named) > 1 else ""
-            notes[side].append(f"{who}{k:,} row{'s' * (k != 1)} ({100 * k / n:.2g}%) with {what}")
-            if len(named) == 1:
-                width = right[i] - left[i]
-                height = k / (n * width)
-                fig.add_trace(
-                    go.Bar(
-                        x=[(left[i] + right[i]) / 2], y=[height], base=[float(t["density"].iloc[i]) - height],
-                        width=[width], name="beyond the range (clipped into the end bin)",
-                        legendgroup="clipped", showlegend=not any(
-                            (d.meta or {}).get("role") == "clipped" for d in fig.data),
-                        marker={"color": "rgba(120, 120, 120, 0.35)", "line": {"color": "#555555", "width": 1},
-                                "pattern": {"shape": "x", "fgcolor": "#555555", "size": 5, "solidity": 0.3}},
-                        hovertemplate=f"{k:,} row{'s' * (k != 1)} with {what}, counted in this end bin<extra></extra>",
-                        meta={"name": name, "role": "clipped"},
-                    )
-                )
-    # both sides noted: the right side's block goes below the left one (side by side they overlap in a half-width
-    # chart once a selection adds its own lines)
-    height = {side: (len(lines) + 1) * NOTE_LINE_PX + 4 if lines else 0 for side, lines in notes.items()}
-    below = height["left"] if notes["left"] and notes["right"] else 0
-    for side, lines in notes.items():
-        if lines:
-            fig.add_annotation(
-                x=lo if side == "left" else hi, xref="x", y=1.0, yref="paper", yanchor="top",
-                xanchor="left" if side == "left" else "right", showarrow=False, align=side,
-                yshift=-below if side == "right" else 0,
-                text="<br>".join(lines) + ("<br>in the end bar ◂" if side == "left" else "<br>▸ in the end bar"),
-                font={"size": 11, "color": "#555555"}, bgcolor="rgba(255, 255, 255, 0.8)",
-            )
-    return below + height["right"] if below else max(height.values())
+    segment on top of the end bar (one table); returns the lines of the note of each side."""
+    bars, notes = clipped_parts(named)
+    for i, bar in enumerate(bars):
+        fig.add_trace(go.Bar(
+            x=bar["x"], y=bar["y"], base=bar["base"], width=bar["width"], name=CLIPPED_NAME, legendgroup="clipped",
+            showlegend=i == 0, marker=copy.deepcopy(CLIPPED_MARKER), hovertemplate=bar["hovertemplate"],
+            meta={"name": bar["name"], "role": "clipped"}))
+    return notes
 
 
-NOTE_LINE_PX = 15  # height of a line of 11 px annotation text (Plotly's line spacing is ~1.3 em)
 
 
 def qq_figure(

@@ -49,6 +49,15 @@ SAME_AS_NEW_JS = """async gd => {
 }"""
 
 
+#: The z histogram's notes as drawn (text of its text traces) and as sent (the notes traces of the figure's JSON).
+NOTES_JS = """gd => {
+  const sent = JSON.parse(gd.__calabSpec).data.filter(t => (t.meta || {}).role === 'notes')
+    .map(t => t.text[0].replace(/<br>/g, ''));
+  const shown = [...gd.querySelectorAll('.scatterlayer .trace .textpoint text')].map(t => t.textContent);
+  return [shown, sent];
+}"""
+
+
 def _shot(page, artifacts_dir, stem: str) -> None:
     for key in ("reg_levi_chart", *LIVE):
         box = page.locator(f".st-key-{key}")
@@ -82,6 +91,8 @@ def test_sigma_bin_click_draws_the_overlays_in_place(app_page, artifacts_dir):
             assert _plot(page, key).evaluate("gd => gd.__kept === true"), key  # updated in place
             drawn, anew = _plot(page, key).evaluate(SAME_AS_NEW_JS)
             assert drawn == anew and len(drawn) >= 2, key  # nothing stale: the lines of the figure sent
+        shown_notes, sent_notes = _plot(page, "reg_z").evaluate(NOTES_JS)
+        assert shown_notes == sent_notes  # the z histogram's notes (text traces) are those of the figure sent
         if nth == 12:  # the curve's axes are fixed ([0, 1]): the selection's lines are updated, nothing else
             assert _plot(page, "reg_kuleshov").get_attribute("data-update") == "traces"
         if nth == 13:

@@ -82,12 +82,13 @@ def test_z_histogram_counts_the_clipped_mass():
     width = t["right"].iloc[0] - t["left"].iloc[0]
     assert clipped[0].y[0] == pytest.approx(below / (y.size * width))
     assert clipped[0].base[0] + clipped[0].y[0] == pytest.approx(t["density"].iloc[0])
-    notes = " ".join(a.text for a in fig.layout.annotations)
+    notes = " ".join(d.text[0] for d in fig.data if (d.meta or {}).get("role") == "notes")
     assert f"{below:,} rows" in notes and f"{above:,} rows" in notes and "z < −10" in notes and "z ≥ 10" in notes
     # nothing beyond the range: no mark
     inner = RegressionRows(np.clip(rng.normal(size=2000), -3, 3), cc.Gaussian(np.zeros(2000), np.ones(2000)))
     quiet = plots.z_histogram_figure(z_histogram_table(inner))
-    assert not [d for d in quiet.data if (d.meta or {}).get("role") == "clipped"] and not quiet.layout.annotations
+    assert not [d for d in quiet.data if (d.meta or {}).get("role") in ("clipped", "notes")]
+    assert not quiet.layout.annotations
 
 
 # ------------------------------------------------------------------------------------------- infinite NLL
