@@ -40,7 +40,7 @@ from calib_core.calibrators.registry import metric_keys
 from calib_core.data import examples
 from calib_core.diagrams.classification_corp import corp_of
 from calib_core.inference.regression import warm_up
-from calib_core.metrics import regression_kernels
+from calib_core.metrics import classification_smooth_draws, regression_decomposition_kernels, regression_kernels
 from calib_core.metrics.classification_loess_binned import binned_calibration_errors
 from views import pages as views
 from views.classification_stages import BINS_OPTIONS as CLASSIFICATION_BINS_OPTIONS
@@ -367,10 +367,12 @@ def warm_up_pages() -> None:
 def warm_up_kernels() -> None:
     """Load the compiled kernels of the point diagnoses (Numba: compiled once and cached on disk beside their modules,
     then loaded in ~0.1 s each) on a few rows, so that a user's first large diagnosis does not wait for them: the
-    Gaussian point kernels (:func:`calib_core.metrics.regression_kernels.warm_up`) and the binned loess of the
+    Gaussian point kernels (:func:`calib_core.metrics.regression_kernels.warm_up`), the CORP band's and the smooth
+    ECE null's draws, and the binned loess of the
     clinical set (:func:`calib_core.metrics.classification_loess_binned.binned_calibration_errors`)."""
     regression_kernels.warm_up()
-    __import__("calib_core.metrics.regression_decomposition_kernels", fromlist=["warm_up"]).warm_up()  # CORP band
+    regression_decomposition_kernels.warm_up()  # the CORP band's null draws
+    classification_smooth_draws.warm_up()  # the smooth ECE null's small-cell binomial draws
     rng = np.random.default_rng(0)
     p = rng.uniform(0.05, 0.95, 500)
     binned_calibration_errors(p, (rng.random(500) < p).astype(np.float64))
