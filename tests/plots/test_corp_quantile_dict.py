@@ -53,3 +53,19 @@ def test_the_dict_refuses_what_the_figure_refuses() -> None:
         quantile_reliability_figure_dict({})
     with pytest.raises(ValueError, match="one level"):
         quantile_reliability_figure_dict({"a": _result(50, 0.25, 1), "b": _result(50, 0.75, 1)})
+
+
+def test_the_downloaded_figure_is_the_same_page() -> None:
+    """The page wraps the dict without validation (``dashboard.redraw_cache.dict_figure``): its HTML download is the
+    validated figure's, up to the random id of the plot's <div>."""
+    import re
+
+    from calib_core.export import figure_html
+    from dashboard.redraw_cache import dict_figure
+
+    results = _cases(0.25)["two"]
+    uid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    validated = figure_html(plots.quantile_reliability_figure(results), title="CORP")
+    plain = figure_html(dict_figure(quantile_reliability_figure_dict(results)), title="CORP")
+    assert uid.search(plain) is not None
+    assert uid.sub("id", plain) == uid.sub("id", validated)
