@@ -1,13 +1,15 @@
 """CORP quantile reliability redraw bench: what the Regression page's "CORP quantile reliability" tab computes when it
-opens or its level τ changes (``quantile_reliability_of`` at one τ and ``quantile_reliability_figure``), before and
-after the compiled null draws, side by side in one process.
+opens or its level τ changes (``quantile_reliability_of`` at one τ and its figure), before and after the compiled
+null draws, side by side in one process; the figure with its wire dict both validated by Plotly
+(``quantile_reliability_figure``) and as a plain dict (``quantile_reliability_figure_dict``, what the page draws
+without a slice behind it).
 
 "Before" is ``calib_core/metrics/regression_decomposition.py`` as it was at ``--before`` (default: main at the start
 of the session, 5f083e2), read with ``git show`` and loaded as a module beside the current one (it imports the
 same core); "after" is the current module.  Both see the same rows (``bench/app.py``'s heteroscedastic Gaussian set,
 the page bench's data) and every τ of the page's level control; rounds are interleaved, CPU seconds
 (``time.process_time``) are medians, OMP/OpenBLAS threads 1.  Each round also checks that the two give the same
-curve, band and decomposition bit for bit.
+curve, band and decomposition bit for bit, and the two figures the same JSON.
 
 Then, in fresh processes: the first call of the band's kernel — compiled (an empty Numba cache directory) and loaded
 from Numba's on-disk cache (what a server pays once, or at warm-up).
@@ -38,10 +40,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import plotly.io as pio  # noqa: E402
 
 from app import regression_set  # noqa: E402
 from calib_core.metrics import regression_decomposition as after  # noqa: E402
-from calib_core.plots.corp import quantile_reliability_figure  # noqa: E402
+from calib_core.plots.corp import quantile_reliability_figure, quantile_reliability_figure_dict  # noqa: E402
+from dashboard.redraw_cache import dict_figure, prepared_figure  # noqa: E402
 
 LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)  # the page's level control
 
@@ -90,12 +94,13 @@ def main() -> None:
     before = load_before(args.before)
     quantile_reliability_figure(after.quantile_reliability_of(regression_set(1_000, seed=1), tau=0.5))  # warm
     print(f"load average {open('/proc/loadavg').read().split()[:3]}", file=sys.stderr)
-    print("| N | τ | before: reliability (CPU) | after: reliability (CPU) | ratio | figure (CPU) | identical |")
-    print("|---|---|---|---|---|---|---|")
+    print("| N | τ | before: reliability (CPU) | after: reliability (CPU) | ratio | figure + wire dict, validated "
+          "(CPU) | as a plain dict (CPU) | identical |")
+    print("|---|---|---|---|---|---|---|---|")
     for n in [int(float(s)) for s in args.sizes.split(",")]:
         pset = regression_set(n, seed=0)
         for tau in LEVELS:
-            cpu: dict[str, list[float]] = {"before": [], "after": [], "figure": []}
+            cpu: dict[str, list[float]] = {"before": [], "after": [], "figure": [], "dict": []}
             identical = True
             for _ in range(args.rounds):
                 c0 = time.process_time()
@@ -103,14 +108,17 @@ def main() -> None:
                 c1 = time.process_time()
                 new = after.quantile_reliability_of(pset, tau=tau)
                 c2 = time.process_time()
-                quantile_reliability_figure(new)
+                wire = prepared_figure(quantile_reliability_figure(new)).to_dict()
                 c3 = time.process_time()
+                plain = prepared_figure(dict_figure(quantile_reliability_figure_dict(new))).to_dict()
+                c4 = time.process_time()
                 cpu["before"].append(c1 - c0)
                 cpu["after"].append(c2 - c1)
                 cpu["figure"].append(c3 - c2)
-                identical &= same(old, new)
-            b, a, f = (1000 * float(np.median(cpu[k])) for k in ("before", "after", "figure"))
-            print(f"| {n:.0e} | {tau:g} | {b:.0f} ms | {a:.0f} ms | **{b / a:.2f}×** | {f:.0f} ms | "
+                cpu["dict"].append(c4 - c3)
+                identical &= same(old, new) and pio.to_json(wire, validate=False) == pio.to_json(plain, validate=False)
+            b, a, f, d = (1000 * float(np.median(cpu[k])) for k in ("before", "after", "figure", "dict"))
+            print(f"| {n:.0e} | {tau:g} | {b:.0f} ms | {a:.0f} ms | **{b / a:.2f}×** | {f:.1f} ms | {d:.1f} ms | "
                   f"{'yes' if identical else 'NO'} |", flush=True)
     with tempfile.TemporaryDirectory() as cache:
         compiled = first_call(cache)

@@ -306,13 +306,17 @@ def linked_views() -> None:
     ui.init_state({"reg_qs_level": 0.5}, persist=True)
 
     def _qs_corp_figure(tau: float):
-        # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options)
-        return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}",
-                         lambda: plots.with_background(
-                             plots.quantile_reliability_figure, quantile_reliability_of(qs_rows(), tau=tau),
-                             faint and ui.result_cached(f"{faint.base_key}|qs_reliability|{tau}",
-                                                        lambda: quantile_reliability_of(faint.pset, tau=tau)),
-                             colors=colors))
+        # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options);
+        # without a slice behind it the figure is built as a plain dict (the validated figure's JSON, tested)
+        def build():
+            results = quantile_reliability_of(qs_rows(), tau=tau)
+            if faint is None:
+                return rc.dict_figure(plots.quantile_reliability_figure_dict(results, colors=colors))
+            return plots.with_background(plots.quantile_reliability_figure, results, ui.result_cached(
+                f"{faint.base_key}|qs_reliability|{tau}", lambda: quantile_reliability_of(faint.pset, tau=tau)),
+                colors=colors)
+
+        return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}", build)
 
     if rank_tables:
         with more["Rank histogram"]:

@@ -130,6 +130,9 @@ def _band_splits(rng, p_bar, n_g, n_gi, tau, normal_above, r, block):  # pragma:
     sd = np.empty((n_groups, block))
     table = np.empty((n_groups, block, _TABLE))
     last = np.zeros((n_groups, block), np.int64)
+    walk = np.zeros(block)  # per grid value of the block: the walk, its maximum and first arg-max
+    best = np.zeros(block)
+    arg = np.zeros(block, np.int64)
     for j0 in range(0, n_grid, block):
         jn = min(block, n_grid - j0)
         all_small = True
@@ -194,17 +197,21 @@ def _band_splits(rng, p_bar, n_g, n_gi, tau, normal_above, r, block):  # pragma:
                                 x += 1
                                 px = table[g, jj, x]
                         counts[ri, g, jj] = (n - x) if k == 2 else x
-        for ri in range(r):
+        for ri in range(r):  # the walks of the block's grid values side by side: each one's sums in its own order
+            walk[:jn] = 0.0
+            best[:jn] = 0.0
+            arg[:jn] = 0
+            for g in range(n_groups):
+                step = tau * n_g[g]
+                row = counts[ri, g, :jn]
+                for jj in range(jn):
+                    w = walk[jj] + (row[jj] - step)
+                    walk[jj] = w
+                    if w > best[jj] or (w != w and best[jj] == best[jj]):  # argmax: the first maximum (or NaN)
+                        best[jj] = w
+                        arg[jj] = g + 1
             for jj in range(jn):
-                walk = 0.0
-                best = 0.0
-                s = 0
-                for g in range(n_groups):
-                    walk = walk + (counts[ri, g, jj] - tau * n_g[g])
-                    if walk > best or (walk != walk and best == best):  # argmax: the first maximum (or NaN)
-                        best = walk
-                        s = g + 1
-                split[j0 + jj, s] += 1.0
+                split[j0 + jj, arg[jj]] += 1.0
     return split
 
 

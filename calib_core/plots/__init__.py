@@ -12,7 +12,7 @@ from .classification import (
     worst_classes,
 )
 from .comparison import comparison_figures
-from .corp import quantile_reliability_figure
+from .corp import quantile_reliability_figure, quantile_reliability_figure_dict
 from .heavy_tails import ence_bins_figure
 from .pit_ecdf import pit_ecdf_difference_figure
 from .regression import (
@@ -57,6 +57,7 @@ __all__ = [
     "rank_histogram_figure",
     "qq_figure",
     "quantile_reliability_figure",
+    "quantile_reliability_figure_dict",
     "reliability_figure",
     "smooth_reliability_figure",
     "wilson_interval",
