@@ -1,0 +1,351 @@
+"""Hosmer–Lemeshow and the loess ICI / E50 / E90 of one large one-vs-rest column in five compiled passes over its
+predictions, no (n,) temporary written.
+
+For the column f (n ≥ :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` finite predictions) of
+class k with outcomes y_i = 1[label_i = k] read from the labels:
+
+1. **Scan.**  min f, max f (the loess bins' range) and the counts of p̃ = clip(f, ε, 1 − ε) in equal-width cells of
+   [0, 1] (a histogram for the exact selection of the deciles of risk).
+2. **Deciles.**  The values p̃ of the cells holding the ranks ⌊(n − 1) j/10⌋ and the next one are collected and
+   sorted: the order statistics, exactly, and from them NumPy's linear-interpolation quantiles (Hyndman & Fan 1996,
+   definition 7), the Hosmer–Lemeshow cuts.
+3. **Sums.**  The loess bin sums W, D1, D2, Y, E (Cleveland & Grosse 1991) and the Hosmer–Lemeshow group sums
+   n_g, O_g = Σ y, E_g = Σ p̃ (groups g_i = #{cuts < p̃_i}) in one pass, each accumulator adding its rows in row
+   order.
+4. **Deviations.**  After the local fits at the vertices, d_i = |ĉ(f_i) − f_i| with Σ d (ICI = Σ d / n) and the
+   counts of d in equal-width cells of [0, B], B = max_j |ĉ(t_j) − t_j| + 10⁻¹² (every d is at most B up to
+   rounding; a larger one is counted in the last cell, so the cells stay ordered with d).
+5. **E50, E90.**  d is computed again (the same operations, the same bits) and only the values of the cells holding
+   the ranks are kept and sorted.
+
+Every value is the same double as the separate passes give
+(:func:`~calib_core.metrics.classification_clinical.hosmer_lemeshow_of` and
+:func:`~calib_core.metrics.classification_loess_binned.binned_calibration_errors`): the same operations in the same
+order per accumulator, and selections that are exact whatever the cells (tested bit for bit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base.compiled import compiled_kernel
+from .classification_loess_binned import BINNED_FROM, N_BINS, loess_from_bin_sums
+
+__all__ = ["column_hl_and_errors", "hosmer_lemeshow_from_sums", "order_statistics_quantiles"]
+
+
+@compiled_kernel
+def _bin_sums(f, labels, k, lo, inv_width, n_bins):  # pragma: no cover - compiled
+    """The loess bin sums W, D1, D2, Y, E of unit weights, y_i = 1[labels_i = k] (the operations and row order of
+    the binned loess's own pass)."""
+    bins = np.zeros((n_bins, 5))
+    width = 1.0 / inv_width
+    for i in range(f.size):
+        x = f[i]
+        yi = 1.0 if labels[i] == k else 0.0
+        wi = 1.0
+        z = (x - lo) * inv_width
+        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+        d = x - (lo + (b + 0.5) * width)
+        wy = wi * yi
+        bins[b, 0] += wi
+        bins[b, 1] += wi * d
+        bins[b, 2] += wi * d * d
+        bins[b, 3] += wy
+        bins[b, 4] += wy * d
+    return bins
+
+
+@compiled_kernel
+def _gather_bins(f, lo, inv_width, want, size):  # pragma: no cover - compiled
+    """The values f of the wanted bins of :func:`_bin_sums`, sorted (branch-free: each value written to the next
+    free slot, which advances only for a wanted bin)."""
+    n_bins = want.size
+    pool = np.empty(size + 1)
+    m = 0
+    for i in range(f.size):
+        z = (f[i] - lo) * inv_width
+        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+        pool[min(m, size)] = f[i]
+        m += want[b]
+    out = pool[:min(m, size)].copy()
+    out.sort()
+    return out
+
+
+@compiled_kernel
+def _deviations_groups(f, labels, k, lo, step, values, eps, one_minus_eps, cuts, d):  # pragma: no cover - compiled
+    """One pass: d_i = |ĉ(f_i) − f_i| into ``d`` (ĉ linear between the vertices lo + j·step; the binned loess's
+    operations), Σ d, Σ 1, and the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε), groups #{cuts < p̃}."""
+    g = values.size
+    groups = np.zeros((3, cuts.size + 1))
+    sd = 0.0
+    sw = 0.0
+    for i in range(f.size):
+        fi = f[i]
+        x = (fi - lo) / step
+        j = g - 2 if x >= g - 2 else (int(x) if x > 0.0 else 0)
+        lam = x - j
+        if lam < 0.0:
+            lam = 0.0
+        elif lam > 1.0:
+            lam = 1.0
+        v = abs(values[j] * (1.0 - lam) + values[j + 1] * lam - fi)
+        d[i] = v
+        wi = 1.0
+        sd += wi * v
+        sw += wi
+        yi = 1.0 if labels[i] == k else 0.0
+        q = fi
+        if q < eps:
+            q = eps
+        if q > one_minus_eps:
+            q = one_minus_eps
+        gi = 0
+        for c in range(cuts.size):
+            gi += cuts[c] < q
+        groups[0, gi] += 1.0
+        groups[1, gi] += yi
+        groups[2, gi] += q
+    return sd, sw, groups
+
+
+@compiled_kernel
+def _count_gather(d, a, c, size):  # pragma: no cover - compiled
+    """#{d < a} and the values of d in [a, c], sorted (at most ``size``; the flag says whether more were found).
+    Branch-free: every value is written to the next free slot, which advances only when it is in [a, c]."""
+    below = 0
+    for i in range(d.size):
+        if d[i] < a:
+            below += 1
+    pool = np.empty(size + 1)
+    m = 0
+    for i in range(d.size):
+        v = d[i]
+        pool[min(m, size)] = v
+        m += (v >= a) & (v <= c)
+    out = pool[:min(m, size)].copy()
+    out.sort()
+    return below, out, m > size
+
+
+def _pick_in_bins(counts: np.ndarray, ranks: np.ndarray, gather) -> np.ndarray:
+    """Order statistics (0-based ranks) from the per-bin counts (bins ordered with the values) and
+    ``gather(want, size)`` → the sorted values of the wanted bins: exact whatever the bins."""
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    cell_of = np.searchsorted(cum, ranks, side="right") - 1
+    want = np.zeros(counts.size, dtype=np.bool_)
+    want[cell_of] = True
+    sizes = np.where(want, counts, 0)
+    pooled_before = np.concatenate([[0], np.cumsum(sizes)])[cell_of]
+    return gather(want, int(sizes.sum()))[ranks - cum[cell_of] + pooled_before]
+
+
+def _deviation_bounds(lo: float, width: float, n_bins: int, t: np.ndarray, values: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Per bin of f, bounds of d = |ĉ(f) − f| over the bin (ĉ piecewise linear: its values at the bin's edges and at
+    the vertices inside), widened for rounding: they only choose where to look, the selection checks its counts."""
+    edges = lo + width * np.arange(n_bins + 1)
+    g = np.interp(edges, t, values) - edges
+    a, b = g[:-1], g[1:]
+    dlo = np.where(a * b <= 0.0, 0.0, np.minimum(np.abs(a), np.abs(b)))
+    dhi = np.maximum(np.abs(a), np.abs(b))
+    gv = values - t
+    vb = np.clip(np.floor((t - lo) / width).astype(np.int64), 0, n_bins - 1)
+    for j, bj in enumerate(vb):  # loop over the vertices (101), never rows
+        sign_change = gv[j] * a[bj] <= 0.0 or gv[j] * b[bj] <= 0.0
+        dlo[bj] = 0.0 if sign_change else min(dlo[bj], abs(gv[j]))
+        dhi[bj] = max(dhi[bj], abs(gv[j]))
+    margin = 1e-9 * np.maximum(dhi, 1e-3)
+    return np.maximum(dlo - margin, 0.0), dhi + margin
+
+
+def _interval(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, r_min: int, r_max: int) -> tuple[float, float, int]:
+    """[a, c] holding the ranks r_min … r_max of d if the bounds hold: #(d < a) ≤ r_min ≤ r_max < #(d ≤ c); and the
+    rows of the bins that can hold values in it."""
+    o = np.argsort(dlo, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(w[o])])
+    i = int(np.searchsorted(cum, r_min, side="right")) - 1
+    a = float(dlo[o][min(i, o.size - 1)])
+    o2 = np.argsort(dhi, kind="stable")
+    cum2 = np.cumsum(w[o2])
+    i2 = min(int(np.searchsorted(cum2, r_max + 1, side="left")), o2.size - 1)
+    c = float(dhi[o2][i2])
+    size = int(w[(dhi >= a) & (dlo <= c)].sum())
+    return a, c, size
+
+
+def order_statistics_quantiles(n: int, q, pick) -> np.ndarray:
+    """NumPy's linear-interpolation quantiles from order statistics: Q(q) = v_(j) + γ (v_(j+1) − v_(j)).
+
+    j = ⌊(n − 1) q⌋, γ = (n − 1) q − j, in NumPy's arithmetic (``b − (b − a)(1 − γ)`` for γ ≥ 0.5, else
+    ``a + (b − a) γ``), so the result equals ``np.quantile(v, q)`` bit for bit when ``pick`` gives the exact order
+    statistics.
+
+    Parameters
+    ----------
+    n : int
+        Number of values (≥ 1).
+    q : sequence of float
+        Probabilities in [0, 1].
+    pick : callable
+        ``pick(ranks)`` → the order statistics v_(r) (0-based, ascending) of the sorted unique ranks.
+
+    Returns
+    -------
+    ndarray
+        The quantiles.
+
+    References
+    ----------
+    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician 50(4),
+    361–365.
+
+    Examples
+    --------
+    >>> v = np.random.default_rng(0).random(11)
+    >>> got = order_statistics_quantiles(v.size, [0.5, 0.9], lambda r: np.sort(v)[r])
+    >>> bool(np.array_equal(got, np.quantile(v, [0.5, 0.9])))
+    True
+    """
+    q = np.asarray(q, dtype=float)
+    vi = (n - 1) * q
+    prev = np.floor(vi).astype(np.int64)
+    nxt = np.minimum(prev + 1, n - 1)
+    ranks = np.unique(np.concatenate([prev, nxt]))
+    stats = pick(ranks)
+    a, b = stats[np.searchsorted(ranks, prev)], stats[np.searchsorted(ranks, nxt)]
+    gamma = vi - prev
+    diff = b - a
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+
+
+def hosmer_lemeshow_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
+    """The Hosmer–Lemeshow statistic from its group sums: H = Σ_g (O_g − E_g)² / (E_g (1 − E_g / n_g)), n_g > 0.
+
+    Parameters
+    ----------
+    n_g, o_g, e_g : ndarray
+        Rows (or weight), events and expected events per group (last axis: groups).
+
+    Returns
+    -------
+    statistic : float or ndarray
+        H (one per leading index when the sums are 2-D).
+    n_nonempty : int
+        Non-empty groups of the data (of the first row when 2-D).
+
+    References
+    ----------
+    Hosmer, D. W. & Lemeshow, S. (1980). Goodness of fit tests for the multiple logistic regression model.
+    Communications in Statistics – Theory and Methods 9(10), 1043–1069.
+
+    Examples
+    --------
+    >>> stat, g = hosmer_lemeshow_from_sums(np.array([2.0, 2.0]), np.array([0.0, 2.0]), np.array([0.2, 1.8]))
+    >>> round(stat, 3), g
+    (0.444, 2)
+    """
+    ok = n_g > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(ok, (o_g - e_g) ** 2 / (e_g * (1.0 - e_g / np.where(ok, n_g, 1.0))), 0.0)
+    stat = terms.sum(axis=-1)
+    return (float(stat) if np.ndim(stat) == 0 else stat), int(np.count_nonzero(ok if ok.ndim == 1 else ok[0]))
+
+
+def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: float, n_groups: int, span: float,
+                         work: np.ndarray | None = None
+                         ) -> tuple[tuple[float, int], dict[str, float] | None] | None:
+    """Hosmer–Lemeshow (deciles of risk) and the binned-loess ICI, E50, E90 of the event 1[label = k] (module
+    docstring), the same doubles as the separate functions.
+
+    H = Σ_g (O_g − E_g)² / (E_g (1 − E_g / n_g)) over the groups cut at the deciles of p̃ = clip(f, ε, 1 − ε);
+    d_i = |ĉ(f_i) − f_i| with ĉ the binned loess of y on f, ICI = mean d, E50 and E90 the quantiles of d.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Predicted probabilities of class k (contiguous float64).
+    labels : ndarray of int, shape (n,)
+        Class of each row.
+    k : int
+        The class.
+    eps : float
+        Clipping of p for Hosmer–Lemeshow.
+    n_groups : int
+        Hosmer–Lemeshow groups.
+    span : float
+        The loess span.
+    work : ndarray of shape (≥ n,), optional
+        Scratch space for the deviations (reused over the columns).
+
+    Returns
+    -------
+    tuple or None
+        ``((H, non-empty groups), {"ici", "e50", "e90"})``, the second ``None`` when the loess is degenerate on bins
+        (run the exact loess); ``None`` altogether below
+        :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` rows or with non-finite predictions (run
+        the separate functions).
+
+    References
+    ----------
+    Hosmer, D. W. & Lemeshow, S. (1980). Goodness of fit tests for the multiple logistic regression model.
+    Communications in Statistics – Theory and Methods 9(10), 1043–1069.
+    Austin, P. C. & Steyerberg, E. W. (2019). The Integrated Calibration Index (ICI) and related metrics for
+    quantifying the calibration of logistic regression models. Statistics in Medicine 38(21), 4051–4065.
+    Cleveland, W. S. & Grosse, E. (1991). Computational methods for local regression. Statistics and Computing 1(1),
+    47–62.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> f = rng.uniform(0.05, 0.95, 200_000)
+    >>> labels = (rng.random(f.size) < f).astype(np.int64)
+    >>> (hl, groups), errors = column_hl_and_errors(f, labels, 1, eps=1e-7, n_groups=10, span=0.75)
+    >>> groups, bool(errors["ici"] < 0.01)
+    (10, True)
+    """
+    f = np.ascontiguousarray(f, dtype=float).ravel()
+    labels = np.ascontiguousarray(labels).ravel()
+    n = f.size
+    if n < BINNED_FROM:
+        return None
+    lo, hi = float(f.min()), float(f.max())
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        return None  # non-finite or one distinct prediction: the separate functions (and the exact loess)
+    eps, top_q = float(eps), 1.0 - float(eps)
+    width = (hi - lo) / int(N_BINS)
+    inv_width = 1.0 / width
+    bins = _bin_sums(f, labels, int(k), lo, inv_width, int(N_BINS))
+    counts = bins[:, 0].astype(np.int64)
+
+    def clipped_order_statistics(ranks: np.ndarray) -> np.ndarray:  # p̃_(r) = clip(f_(r)): the clip is monotone
+        stats = _pick_in_bins(counts, ranks, lambda want, size: _gather_bins(f, lo, inv_width, want, size))
+        return np.clip(stats, eps, top_q)
+
+    cuts = np.ascontiguousarray(order_statistics_quantiles(n, np.arange(1, int(n_groups)) / int(n_groups),
+                                                           clipped_order_statistics))
+    fit = loess_from_bin_sums(bins, lo, hi, span=span)
+    if fit is None:  # degenerate for bins: HL here, the exact loess by the caller
+        return None
+    t, values = fit
+    step = float(t[1] - t[0])
+    dlo, dhi = _deviation_bounds(lo, width, int(N_BINS), t, values)
+    w = bins[:, 0]
+    probs = (0.5, 0.9)
+    prev = [int(np.floor((n - 1) * p)) for p in probs]
+    spans = [_interval(dlo, dhi, w, r, min(r + 1, n - 1)) for r in prev]
+    d = np.empty(n) if work is None or work.size < n else work[:n]
+    sd, sw, groups = _deviations_groups(f, labels, int(k), float(t[0]), step, values, eps, top_q, cuts, d)
+    hl = hosmer_lemeshow_from_sums(*groups)
+    found = {}
+    for (a, c, size), r in zip(spans, prev, strict=True):
+        r1 = min(r + 1, n - 1)
+        below, pool, more = _count_gather(d, a, c, size)
+        if more or not below <= r <= r1 < below + pool.size:
+            return hl, None  # the bounds missed (rounding beyond the margin): the caller's separate passes
+        found[r], found[r1] = pool[r - below], pool[r1 - below]
+
+    e50, e90 = (float(v) for v in order_statistics_quantiles(n, probs, lambda ranks: np.array(
+        [found[int(r)] for r in ranks])))
+    return hl, {"ici": float(sd / sw), "e50": e50, "e90": e90}

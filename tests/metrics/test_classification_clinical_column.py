@@ -1,0 +1,136 @@
+"""The fused large-N passes of the clinical set equal the passes they replace bit for bit: the column-by-column
+moments pass against the row-chunk pass, and Hosmer–Lemeshow with the binned-loess ICI / E50 / E90 of one column
+(five passes, selections by bin counts and by bounded intervals) against the separate functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import special
+
+from calib_core.inference import classification_clinical as ic
+from calib_core.metrics import classification_clinical_column as col
+from calib_core.metrics import classification_clinical_moments as cm
+from calib_core.metrics.classification_clinical import calibration_errors_of, hosmer_lemeshow_of
+from calib_core.metrics.classification_loess_binned import BINNED_FROM
+
+_SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _probs(n: int, k: int, seed: int, kind: str, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax rows of several shapes: smooth, ties (few distinct values), exact 0 / 1 and subnormals."""
+    rng = np.random.default_rng(seed)
+    p = special.softmax(rng.normal(size=(n, k)) * (4.0 if kind == "sharp" else 2.0), axis=1)
+    if kind == "ties":
+        p = np.round(p, 2)
+    if kind == "edges":
+        rows = rng.integers(0, n, n // 50)
+        p[rows] = 0.0
+        p[rows, rng.integers(0, k, rows.size)] = 1.0
+        p[rng.integers(0, n, 20), 0] = 5e-324
+        p[rng.integers(0, n, 20), 0] = -0.0
+        p[rng.integers(0, n, 20), 0] = 1.0 - 1e-17
+    p = p.astype(dtype).astype(np.float64)
+    labels = (np.cumsum(p, axis=1) < rng.random(n)[:, None]).sum(1).clip(0, k - 1)
+    return p, labels
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+@_SLOW
+@given(seed=st.integers(0, 2 ** 16), k=st.sampled_from([1, 2, 10]), n=st.sampled_from([1, 511, 513, 40_000]),
+       kind=st.sampled_from(["smooth", "sharp", "ties", "edges"]), f32=st.booleans())
+def test_columnwise_moments_pass_equals_row_chunk_pass(seed, k, n, kind, f32):
+    p, labels = _probs(n, k, seed, kind, np.float32 if f32 else np.float64)
+    eps = 1e-7
+    half = float(np.log((1.0 - eps) / eps))
+    inv_w = cm.MOMENT_BINS / (2.0 * half)
+    lab = labels.astype(np.int64)
+    t_old, t_new = np.empty((k, n)), np.empty((k, n))
+    old = cm._chunked_pass(p, np.zeros((0, 0)), lab, True, eps, half, inv_w, t_old)
+    new = cm._columnwise_pass(p, lab, True, None, eps, half, inv_w, t_new)
+    for a, b in zip(old, new, strict=True):
+        np.testing.assert_array_equal(_bits(a), _bits(b))
+    np.testing.assert_array_equal(_bits(t_old), _bits(t_new))
+    if k == 1:  # one column with outcomes: the same as the row-chunk pass
+        y = (labels[:, None] == 0).astype(float)
+        old = cm._chunked_pass(p, y, np.zeros(0, dtype=np.int64), False, eps, half, inv_w)
+        new = cm._columnwise_pass(p, np.zeros(0, dtype=np.int64), False, y, eps, half, inv_w, None)
+        for a, b in zip(old, new, strict=True):
+            np.testing.assert_array_equal(_bits(a), _bits(b))
+
+
+def _separate(f: np.ndarray, labels: np.ndarray, k: int):
+    y = (labels == k).astype(float)
+    return hosmer_lemeshow_of(f, y), calibration_errors_of(f, y)
+
+
+@_SLOW
+@given(seed=st.integers(0, 2 ** 16), kind=st.sampled_from(["smooth", "sharp", "ties", "edges"]),
+       k=st.sampled_from([2, 10]), f32=st.booleans(), extra=st.sampled_from([0, 1, 777]))
+def test_column_hl_and_errors_equal_the_separate_functions(seed, kind, k, f32, extra):
+    p, labels = _probs(BINNED_FROM + extra, k, seed, kind, np.float32 if f32 else np.float64)
+    for c in (0, k - 1):
+        f = np.ascontiguousarray(p[:, c])
+        got = col.column_hl_and_errors(f, labels, c, eps=1e-7, n_groups=10, span=0.75)
+        hl, errors = _separate(f, labels, c)
+        if got is None:  # degenerate for bins: the caller runs the separate functions
+            continue
+        assert got[0] == hl
+        assert got[1] is None or got[1] == errors
+        assert np.isnan(got[0][0]) == np.isnan(hl[0])
+
+
+def test_column_hl_and_errors_declines_what_it_does_not_cover():
+    p, labels = _probs(BINNED_FROM, 3, 0, "smooth")
+    f = np.ascontiguousarray(p[:, 0])
+    assert col.column_hl_and_errors(f[:-1], labels[:-1], 0, eps=1e-7, n_groups=10, span=0.75) is None  # small N
+    g = f.copy()
+    g[7] = np.nan
+    assert col.column_hl_and_errors(g, labels, 0, eps=1e-7, n_groups=10, span=0.75) is None
+    g[7] = np.inf
+    assert col.column_hl_and_errors(g, labels, 0, eps=1e-7, n_groups=10, span=0.75) is None
+    assert col.column_hl_and_errors(np.full(f.size, 0.3), labels, 0, eps=1e-7, n_groups=10, span=0.75) is None
+
+
+def test_count_gather_is_exact_whatever_the_interval():
+    rng = np.random.default_rng(3)
+    d = np.round(rng.random(5000), 3)  # ties
+    for a, c, size in ((0.2, 0.21, 100), (0.2, 0.21, 5), (0.0, 1.0, 5000), (0.5, 0.4, 10)):
+        below, pool, more = col._count_gather(d, a, c, size)
+        inside = np.sort(d[(d >= a) & (d <= c)])
+        assert below == np.count_nonzero(d < a)
+        assert more == (inside.size > size)
+        if not more:
+            np.testing.assert_array_equal(pool, inside)
+
+
+def test_order_statistics_from_bins_equal_numpy_quantiles():
+    rng = np.random.default_rng(4)
+    for v in (rng.random(3000), np.round(rng.random(3000), 2), np.repeat([0.1, 0.5], 1500)):
+        lo, hi = float(v.min()), float(v.max())
+        if not hi > lo:
+            continue
+        inv = 64 / (hi - lo)
+        counts = np.bincount(np.minimum(((v - lo) * inv).astype(np.int64), 63), minlength=64)
+        q = np.arange(1, 10) / 10
+        got = col.order_statistics_quantiles(v.size, q, lambda r: col._pick_in_bins(
+            counts, r, lambda want, size: col._gather_bins(v, lo, inv, want, size)))
+        np.testing.assert_array_equal(got, np.quantile(v, q))
+
+
+@pytest.mark.parametrize("kind", ["smooth", "edges"])
+def test_clinical_columns_labels_path_equals_outcomes_path(kind):
+    p, labels = _probs(BINNED_FROM + 5, 4, 11, kind)
+    fast = ic.clinical_values_columns(p, None, labels=labels)
+    slow = ic.clinical_values_columns(p, (labels[:, None] == np.arange(4)).astype(float))
+    for a, b in zip(fast, slow, strict=True):
+        assert a.values.keys() == b.values.keys()
+        for key in a.values:
+            assert _bits(np.array([a.values[key]]))[0] == _bits(np.array([b.values[key]]))[0] or (
+                np.isnan(a.values[key]) and np.isnan(b.values[key])), key
+        assert (a.notes, a.hl_groups) == (b.notes, b.hl_groups)
