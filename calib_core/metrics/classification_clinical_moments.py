@@ -426,7 +426,13 @@ def _moment_kernel(mom, cols, a, b, centres, order):  # pragma: no cover - compi
     for j in range(cols.size):
         k = cols[j]
         aj, bj = a[j], b[j]
+        # with |a|, |b| ≤ 1e30 every coefficient is finite, so an empty bin's terms are 0·(finite) summed from +0:
+        # exactly +0.0, written without computing them
+        bounded = abs(aj) <= 1e30 and abs(bj) <= 1e30
         for q in range(n_bins):
+            if bounded and mom[k, q, 0] == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
+                terms[0, q] = terms[1, q] = terms[2, q] = terms[3, q] = terms[4, q] = 0.0
+                continue
             c = centres[q]
             t[0] = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
             u[0] = 1.0 - t[0]

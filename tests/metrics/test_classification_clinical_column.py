@@ -134,3 +134,43 @@ def test_clinical_columns_labels_path_equals_outcomes_path(kind):
             assert _bits(np.array([a.values[key]]))[0] == _bits(np.array([b.values[key]]))[0] or (
                 np.isnan(a.values[key]) and np.isnan(b.values[key])), key
         assert (a.notes, a.hl_groups) == (b.notes, b.hl_groups)
+
+
+_AB = st.one_of(st.floats(-30.0, 30.0), st.sampled_from([0.0, -0.0, 1e29, -1e29, 1e30, 2e30, -1e31, np.nan]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(_AB, min_size=3, max_size=3), b=st.lists(_AB, min_size=3, max_size=3),
+       n=st.sampled_from([1, 50, 3000]), seed=st.integers(0, 100))
+def test_moment_kernel_with_empty_bins_equals_numpy_formula(a, b, n, seed):
+    """Empty bins are skipped (their terms are +0.0 exactly while |a|, |b| ≤ 1e30): the same bits as the formula."""
+    p, labels = _probs(n, 3, seed, "edges" if n > 1000 else "smooth")
+    with np.errstate(all="ignore"):
+        s = cm.column_sums(p, None, labels=labels)
+    cols = np.arange(3)
+    with np.errstate(all="ignore"):
+        want = cm._moment_sums_numpy(s, cols, np.array(a), np.array(b))
+    got = cm.moment_sums(s, cols, np.array(a), np.array(b))
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w, equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), n_bins=st.sampled_from([4, 64, 16384]), lo=st.sampled_from([0.0, 1e-9, 0.3, -2.0]),
+       span_width=st.sampled_from([1e-6, 0.01, 1.0, 1e3]), empty=st.floats(0.0, 0.9), span=st.floats(0.05, 1.0))
+def test_compiled_radius_bisection_equals_numpy(seed, n_bins, lo, span_width, empty, span):
+    """The loess radii by the compiled bisection equal the NumPy bisection (np.interp) bit for bit."""
+    from calib_core.metrics import classification_loess_binned as lb
+
+    rng = np.random.default_rng(seed)
+    w = np.where(rng.random(n_bins) < empty, 0.0, rng.integers(1, 50, n_bins).astype(float))
+    w[0] = max(w[0], 1.0)
+    hi = lo + span_width
+    width = (hi - lo) / n_bins
+    edges = lo + width * np.arange(n_bins + 1)
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    t = np.concatenate([np.linspace(lo, hi, 101), [lo - width, hi + 3 * width]])
+    target = min(max(float(int(span * w.sum() + 1e-10)), 2.0), w.sum()) - 1e-9 * max(w.sum(), 1.0)
+    want = lb._bisect_radii(t, edges, cum, target, hi - lo)
+    got = lb._radii(t, edges, cum, float(target), float(hi - lo))
+    np.testing.assert_array_equal(_bits(got), _bits(want))
