@@ -57,28 +57,15 @@ def _bin_sums(f, labels, k, lo, inv_width, n_bins):  # pragma: no cover - compil
 
 
 @compiled_kernel
-def _gather_bins(f, lo, inv_width, want, size):  # pragma: no cover - compiled
-    """The values f of the wanted bins of :func:`_bin_sums`, sorted (branch-free: each value written to the next
-    free slot, which advances only for a wanted bin)."""
+def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # pragma: no cover - compiled
+    """One pass: d_i = |ĉ(f_i) − f_i| into ``d`` (ĉ linear between the vertices lo + j·step; the binned loess's
+    operations), Σ d, Σ 1, and the values f of the wanted bins of :func:`_bin_sums` (sorted; at most ``size``, the
+    count says whether more were found).  The gather is branch-free: each value is written to the next free slot,
+    which advances only for a wanted bin."""
+    g = values.size
     n_bins = want.size
     pool = np.empty(size + 1)
     m = 0
-    for i in range(f.size):
-        z = (f[i] - lo) * inv_width
-        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
-        pool[min(m, size)] = f[i]
-        m += want[b]
-    out = pool[:min(m, size)].copy()
-    out.sort()
-    return out
-
-
-@compiled_kernel
-def _deviations_groups(f, labels, k, lo, step, values, eps, one_minus_eps, cuts, d):  # pragma: no cover - compiled
-    """One pass: d_i = |ĉ(f_i) − f_i| into ``d`` (ĉ linear between the vertices lo + j·step; the binned loess's
-    operations), Σ d, Σ 1, and the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε), groups #{cuts < p̃}."""
-    g = values.size
-    groups = np.zeros((3, cuts.size + 1))
     sd = 0.0
     sw = 0.0
     for i in range(f.size):
@@ -95,8 +82,36 @@ def _deviations_groups(f, labels, k, lo, step, values, eps, one_minus_eps, cuts,
         wi = 1.0
         sd += wi * v
         sw += wi
+        z = (fi - lo_bins) * inv_width
+        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+        pool[min(m, size)] = fi
+        m += want[b]
+    out = pool[:min(m, size)].copy()
+    out.sort()
+    return sd, sw, out, m
+
+
+@compiled_kernel
+def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, size0, a1, c1, size1
+                          ):  # pragma: no cover - compiled
+    """One pass: the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε) (groups #{cuts < p̃}, row order), and
+    for the intervals [a0, c0] and [a1, c1] the count of d below each and its values (sorted; at most size0 / size1,
+    the counts say whether more were found).  Branch-free counts and gathers."""
+    groups = np.zeros((3, cuts.size + 1))
+    pool0 = np.empty(size0 + 1)
+    pool1 = np.empty(size1 + 1)
+    m0 = m1 = 0
+    below0 = below1 = 0
+    for i in range(f.size):
+        v = d[i]
+        below0 += np.int64(v < a0)
+        below1 += np.int64(v < a1)
+        pool0[min(m0, size0)] = v
+        m0 += (v >= a0) & (v <= c0)
+        pool1[min(m1, size1)] = v
+        m1 += (v >= a1) & (v <= c1)
         yi = 1.0 if labels[i] == k else 0.0
-        q = fi
+        q = f[i]
         if q < eps:
             q = eps
         if q > one_minus_eps:
@@ -107,38 +122,11 @@ def _deviations_groups(f, labels, k, lo, step, values, eps, one_minus_eps, cuts,
         groups[0, gi] += 1.0
         groups[1, gi] += yi
         groups[2, gi] += q
-    return sd, sw, groups
-
-
-@compiled_kernel
-def _count_gather(d, a, c, size):  # pragma: no cover - compiled
-    """#{d < a} and the values of d in [a, c], sorted (at most ``size``; the flag says whether more were found).
-    Branch-free: every value is written to the next free slot, which advances only when it is in [a, c]."""
-    below = 0
-    for i in range(d.size):
-        if d[i] < a:
-            below += 1
-    pool = np.empty(size + 1)
-    m = 0
-    for i in range(d.size):
-        v = d[i]
-        pool[min(m, size)] = v
-        m += (v >= a) & (v <= c)
-    out = pool[:min(m, size)].copy()
-    out.sort()
-    return below, out, m > size
-
-
-def _pick_in_bins(counts: np.ndarray, ranks: np.ndarray, gather) -> np.ndarray:
-    """Order statistics (0-based ranks) from the per-bin counts (bins ordered with the values) and
-    ``gather(want, size)`` → the sorted values of the wanted bins: exact whatever the bins."""
-    cum = np.concatenate([[0], np.cumsum(counts)])
-    cell_of = np.searchsorted(cum, ranks, side="right") - 1
-    want = np.zeros(counts.size, dtype=np.bool_)
-    want[cell_of] = True
-    sizes = np.where(want, counts, 0)
-    pooled_before = np.concatenate([[0], np.cumsum(sizes)])[cell_of]
-    return gather(want, int(sizes.sum()))[ranks - cum[cell_of] + pooled_before]
+    out0 = pool0[:min(m0, size0)].copy()
+    out0.sort()
+    out1 = pool1[:min(m1, size1)].copy()
+    out1.sort()
+    return groups, below0, below1, out0, out1, m0, m1
 
 
 def _deviation_bounds(lo: float, width: float, n_bins: int, t: np.ndarray, values: np.ndarray
@@ -318,34 +306,42 @@ def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: floa
     inv_width = 1.0 / width
     bins = _bin_sums(f, labels, int(k), lo, inv_width, int(N_BINS))
     counts = bins[:, 0].astype(np.int64)
-
-    def clipped_order_statistics(ranks: np.ndarray) -> np.ndarray:  # p̃_(r) = clip(f_(r)): the clip is monotone
-        stats = _pick_in_bins(counts, ranks, lambda want, size: _gather_bins(f, lo, inv_width, want, size))
-        return np.clip(stats, eps, top_q)
-
-    cuts = np.ascontiguousarray(order_statistics_quantiles(n, np.arange(1, int(n_groups)) / int(n_groups),
-                                                           clipped_order_statistics))
     fit = loess_from_bin_sums(bins, lo, hi, span=span)
-    if fit is None:  # degenerate for bins: HL here, the exact loess by the caller
+    if fit is None:  # degenerate for bins: the caller runs the separate functions (and the exact loess)
         return None
     t, values = fit
     step = float(t[1] - t[0])
+    # the deciles of risk: p̃_(r) = clip(f_(r)) (the clip is monotone), f_(r) from the bins holding the ranks,
+    # gathered during the deviations' pass
+    q_groups = np.arange(1, int(n_groups)) / int(n_groups)
+    ranks = np.unique(np.concatenate([np.floor((n - 1) * q_groups).astype(np.int64),
+                                      np.minimum(np.floor((n - 1) * q_groups).astype(np.int64) + 1, n - 1)]))
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    cell_of = np.searchsorted(cum, ranks, side="right") - 1
+    want = np.zeros(counts.size, dtype=np.bool_)
+    want[cell_of] = True
+    sizes = np.where(want, counts, 0)
+    at = ranks - cum[cell_of] + np.concatenate([[0], np.cumsum(sizes)])[cell_of]
+    d = np.empty(n) if work is None or work.size < n else work[:n]
+    sd, sw, pool, m = _deviations(f, float(t[0]), step, values, lo, inv_width, want, int(sizes.sum()), d)
+    if m != pool.size:  # cannot happen (the bins are the pass's own): the separate functions
+        return None
+    stats = dict(zip(ranks.tolist(), np.clip(pool[at], eps, top_q), strict=True))
+    cuts = np.ascontiguousarray(order_statistics_quantiles(n, q_groups, lambda r: np.array(
+        [stats[int(x)] for x in r])))
     dlo, dhi = _deviation_bounds(lo, width, int(N_BINS), t, values)
-    w = bins[:, 0]
     probs = (0.5, 0.9)
     prev = [int(np.floor((n - 1) * p)) for p in probs]
-    spans = [_interval(dlo, dhi, w, r, min(r + 1, n - 1)) for r in prev]
-    d = np.empty(n) if work is None or work.size < n else work[:n]
-    sd, sw, groups = _deviations_groups(f, labels, int(k), float(t[0]), step, values, eps, top_q, cuts, d)
+    (a0, c0, s0), (a1, c1, s1) = (_interval(dlo, dhi, counts.astype(float), r, min(r + 1, n - 1)) for r in prev)
+    groups, below0, below1, pool0, pool1, m0, m1 = _groups_and_intervals(
+        f, labels, int(k), eps, top_q, cuts, d, a0, c0, s0, a1, c1, s1)
     hl = hosmer_lemeshow_from_sums(*groups)
     found = {}
-    for (a, c, size), r in zip(spans, prev, strict=True):
+    for below, pool_s, m_s, r in ((below0, pool0, m0, prev[0]), (below1, pool1, m1, prev[1])):
         r1 = min(r + 1, n - 1)
-        below, pool, more = _count_gather(d, a, c, size)
-        if more or not below <= r <= r1 < below + pool.size:
+        if m_s != pool_s.size or not below <= r <= r1 < below + pool_s.size:
             return hl, None  # the bounds missed (rounding beyond the margin): the caller's separate passes
-        found[r], found[r1] = pool[r - below], pool[r1 - below]
-
+        found[r], found[r1] = pool_s[r - below], pool_s[r1 - below]
     e50, e90 = (float(v) for v in order_statistics_quantiles(n, probs, lambda ranks: np.array(
         [found[int(r)] for r in ranks])))
     return hl, {"ici": float(sd / sw), "e50": e50, "e90": e90}

@@ -97,30 +97,35 @@ def test_column_hl_and_errors_declines_what_it_does_not_cover():
     assert col.column_hl_and_errors(np.full(f.size, 0.3), labels, 0, eps=1e-7, n_groups=10, span=0.75) is None
 
 
-def test_count_gather_is_exact_whatever_the_interval():
+def test_interval_counts_and_gathers_are_exact_whatever_the_interval():
     rng = np.random.default_rng(3)
     d = np.round(rng.random(5000), 3)  # ties
-    for a, c, size in ((0.2, 0.21, 100), (0.2, 0.21, 5), (0.0, 1.0, 5000), (0.5, 0.4, 10)):
-        below, pool, more = col._count_gather(d, a, c, size)
-        inside = np.sort(d[(d >= a) & (d <= c)])
-        assert below == np.count_nonzero(d < a)
-        assert more == (inside.size > size)
-        if not more:
-            np.testing.assert_array_equal(pool, inside)
+    f = rng.random(5000)
+    labels = rng.integers(0, 3, 5000)
+    for (a0, c0, s0), (a1, c1, s1) in (((0.2, 0.21, 100), (0.0, 1.0, 5000)), ((0.2, 0.21, 5), (0.5, 0.4, 10))):
+        out = col._groups_and_intervals(f, labels, 1, 1e-7, 1 - 1e-7, np.array([0.5]), d, a0, c0, s0, a1, c1, s1)
+        for (a, c, size), below, pool, m in (((a0, c0, s0), out[1], out[3], out[5]),
+                                             ((a1, c1, s1), out[2], out[4], out[6])):
+            inside = np.sort(d[(d >= a) & (d <= c)])
+            assert below == np.count_nonzero(d < a)
+            assert m == inside.size
+            np.testing.assert_array_equal(pool, inside[:size])
 
 
-def test_order_statistics_from_bins_equal_numpy_quantiles():
+def test_deviation_pass_gathers_the_wanted_bins():
     rng = np.random.default_rng(4)
-    for v in (rng.random(3000), np.round(rng.random(3000), 2), np.repeat([0.1, 0.5], 1500)):
-        lo, hi = float(v.min()), float(v.max())
-        if not hi > lo:
-            continue
+    for f in (rng.random(3000), np.round(rng.random(3000), 2), np.repeat([0.1, 0.5], 1500)):
+        lo, hi = float(f.min()), float(f.max())
         inv = 64 / (hi - lo)
-        counts = np.bincount(np.minimum(((v - lo) * inv).astype(np.int64), 63), minlength=64)
-        q = np.arange(1, 10) / 10
-        got = col.order_statistics_quantiles(v.size, q, lambda r: col._pick_in_bins(
-            counts, r, lambda want, size: col._gather_bins(v, lo, inv, want, size)))
-        np.testing.assert_array_equal(got, np.quantile(v, q))
+        b = np.minimum(((f - lo) * inv).astype(np.int64), 63)
+        want = np.zeros(64, dtype=np.bool_)
+        want[[0, 7, 63]] = True
+        size = int(np.count_nonzero(want[b]))
+        values = np.linspace(0.1, 0.2, 11)
+        d = np.empty(f.size)
+        sd, sw, pool, m = col._deviations(f, lo, (hi - lo) / 10, values, lo, inv, want, size, d)
+        np.testing.assert_array_equal(pool, np.sort(f[want[b]]))
+        assert m == size and sw == f.size
 
 
 @pytest.mark.parametrize("kind", ["smooth", "edges"])
