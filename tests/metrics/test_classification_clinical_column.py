@@ -108,8 +108,9 @@ def test_interval_counts_and_gathers_are_exact_whatever_the_interval():
                                              ((a1, c1, s1), out[2], out[4], out[6])):
             inside = np.sort(d[(d >= a) & (d <= c)])
             assert below == np.count_nonzero(d < a)
-            assert m == inside.size
-            np.testing.assert_array_equal(pool, inside[:size])
+            assert m == inside.size  # more than size: the caller sees it and falls back (the pool is then partial)
+            if m <= size:
+                np.testing.assert_array_equal(pool, inside)
 
 
 def test_deviation_pass_gathers_the_wanted_bins():
