@@ -92,11 +92,14 @@ def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # prag
 
 
 @compiled_kernel
-def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, size0, a1, c1, size1
-                          ):  # pragma: no cover - compiled
+def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, size0, a1, c1, size1, lo, inv_width,
+                          group_of_bin):  # pragma: no cover - compiled
     """One pass: the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε) (groups #{cuts < p̃}, row order), and
     for the intervals [a0, c0] and [a1, c1] the count of d below each and its values (sorted; at most size0 / size1,
-    the counts say whether more were found).  Branch-free counts and gathers."""
+    the counts say whether more were found).  Branch-free counts and gathers.  The group of a row is that of its
+    loess bin (``group_of_bin``, the bins of :func:`_bin_sums`) where every value the bin can hold has the same
+    group, else (−1) counted from the cuts."""
+    n_bins = group_of_bin.size
     groups = np.zeros((3, cuts.size + 1))
     pool0 = np.empty(size0 + 1)
     pool1 = np.empty(size1 + 1)
@@ -116,9 +119,13 @@ def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, siz
             q = eps
         if q > one_minus_eps:
             q = one_minus_eps
-        gi = 0
-        for c in range(cuts.size):
-            gi += cuts[c] < q
+        z = (f[i] - lo) * inv_width
+        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+        gi = group_of_bin[b]
+        if gi < 0:
+            gi = 0
+            for c in range(cuts.size):
+                gi += cuts[c] < q
         groups[0, gi] += 1.0
         groups[1, gi] += yi
         groups[2, gi] += q
@@ -127,6 +134,20 @@ def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, siz
     out1 = pool1[:min(m1, size1)].copy()
     out1.sort()
     return groups, below0, below1, out0, out1, m0, m1
+
+
+def _group_of_bin(lo: float, hi: float, width: float, n_bins: int, cuts: np.ndarray, eps: float, top_q: float
+                  ) -> np.ndarray:
+    """Per loess bin, the Hosmer–Lemeshow group #{cuts < p̃} shared by every value the bin can hold — the bin's
+    edges widened by far more than the rounding of the bin index, clipped, counted with the kernel's comparison;
+    −1 where the two ends differ (a cut inside the bin: the rows are counted one by one)."""
+    edges = lo + width * np.arange(n_bins + 1)
+    slack = 1e-6 * width + 1e-15 * (abs(lo) + abs(hi))
+    low = np.clip(edges[:-1] - slack, eps, top_q)
+    high = np.clip(edges[1:] + slack, eps, top_q)
+    g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
+    g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
+    return np.where(g_low == g_high, g_low, -1).astype(np.int64)
 
 
 def _deviation_bounds(lo: float, width: float, n_bins: int, t: np.ndarray, values: np.ndarray
@@ -334,7 +355,8 @@ def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: floa
     prev = [int(np.floor((n - 1) * p)) for p in probs]
     (a0, c0, s0), (a1, c1, s1) = (_interval(dlo, dhi, counts.astype(float), r, min(r + 1, n - 1)) for r in prev)
     groups, below0, below1, pool0, pool1, m0, m1 = _groups_and_intervals(
-        f, labels, int(k), eps, top_q, cuts, d, a0, c0, s0, a1, c1, s1)
+        f, labels, int(k), eps, top_q, cuts, d, a0, c0, s0, a1, c1, s1, lo, inv_width,
+        _group_of_bin(lo, hi, width, int(N_BINS), cuts, eps, top_q))
     hl = hosmer_lemeshow_from_sums(*groups)
     found = {}
     for below, pool_s, m_s, r in ((below0, pool0, m0, prev[0]), (below1, pool1, m1, prev[1])):

@@ -103,7 +103,8 @@ def test_interval_counts_and_gathers_are_exact_whatever_the_interval():
     f = rng.random(5000)
     labels = rng.integers(0, 3, 5000)
     for (a0, c0, s0), (a1, c1, s1) in (((0.2, 0.21, 100), (0.0, 1.0, 5000)), ((0.2, 0.21, 5), (0.5, 0.4, 10))):
-        out = col._groups_and_intervals(f, labels, 1, 1e-7, 1 - 1e-7, np.array([0.5]), d, a0, c0, s0, a1, c1, s1)
+        out = col._groups_and_intervals(f, labels, 1, 1e-7, 1 - 1e-7, np.array([0.5]), d, a0, c0, s0, a1, c1, s1,
+                                        0.0, 1.0, np.full(1, -1))
         for (a, c, size), below, pool, m in (((a0, c0, s0), out[1], out[3], out[5]),
                                              ((a1, c1, s1), out[2], out[4], out[6])):
             inside = np.sort(d[(d >= a) & (d <= c)])
