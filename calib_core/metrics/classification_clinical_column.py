@@ -1,27 +1,28 @@
-"""Hosmer–Lemeshow and the loess ICI / E50 / E90 of one large one-vs-rest column in five compiled passes over its
-predictions, no (n,) temporary written.
+"""Hosmer–Lemeshow and the loess ICI / E50 / E90 of one large one-vs-rest column in three compiled passes over its
+predictions, no clipped copy and no outcome array written.
 
 For the column f (n ≥ :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` finite predictions) of
-class k with outcomes y_i = 1[label_i = k] read from the labels:
+class k with outcomes y_i = 1[label_i = k] read from the labels, after NumPy's min f and max f:
 
-1. **Scan.**  min f, max f (the loess bins' range) and the counts of p̃ = clip(f, ε, 1 − ε) in equal-width cells of
-   [0, 1] (a histogram for the exact selection of the deciles of risk).
-2. **Deciles.**  The values p̃ of the cells holding the ranks ⌊(n − 1) j/10⌋ and the next one are collected and
-   sorted: the order statistics, exactly, and from them NumPy's linear-interpolation quantiles (Hyndman & Fan 1996,
-   definition 7), the Hosmer–Lemeshow cuts.
-3. **Sums.**  The loess bin sums W, D1, D2, Y, E (Cleveland & Grosse 1991) and the Hosmer–Lemeshow group sums
-   n_g, O_g = Σ y, E_g = Σ p̃ (groups g_i = #{cuts < p̃_i}) in one pass, each accumulator adding its rows in row
-   order.
-4. **Deviations.**  After the local fits at the vertices, d_i = |ĉ(f_i) − f_i| with Σ d (ICI = Σ d / n) and the
-   counts of d in equal-width cells of [0, B], B = max_j |ĉ(t_j) − t_j| + 10⁻¹² (every d is at most B up to
-   rounding; a larger one is counted in the last cell, so the cells stay ordered with d).
-5. **E50, E90.**  d is computed again (the same operations, the same bits) and only the values of the cells holding
-   the ranks are kept and sorted.
+1. **Bin sums.**  The loess bin sums W, D1, D2, Y, E over B equal-width bins of [min f, max f] (Cleveland & Grosse
+   1991), each accumulator adding its rows in row order with the binned loess's own operations; then the local fits
+   at the vertices.
+2. **Deviations and deciles.**  d_i = |ĉ(f_i) − f_i| (kept in a scratch array) with Σ d (ICI = Σ d / n), and the
+   values f of the bins holding the ranks ⌊(n − 1) j/10⌋ and the next one (the bin counts W are exact): sorted, they
+   are the order statistics f_(r), and p̃_(r) = clip(f_(r), ε, 1 − ε) since the clip is monotone — NumPy's
+   linear-interpolation quantiles of p̃ (Hyndman & Fan 1996, definition 7) are the Hosmer–Lemeshow cuts, exactly.
+3. **Groups and E50 / E90.**  The Hosmer–Lemeshow n_g, O_g = Σ y, E_g = Σ p̃ in row order (groups #{cuts < p̃}; read
+   from a per-bin table where no cut can fall inside the bin), and for E50 and E90 the count of d below an interval
+   [a, c] and the values inside it.  The interval comes from per-bin bounds of |ĉ(f) − f| (ĉ is piecewise linear:
+   its values at the bin's edges and at the vertices inside) so that the ranks should fall inside; whether they do
+   is checked from the exact counts, and if not the caller runs the separate passes.
 
 Every value is the same double as the separate passes give
 (:func:`~calib_core.metrics.classification_clinical.hosmer_lemeshow_of` and
 :func:`~calib_core.metrics.classification_loess_binned.binned_calibration_errors`): the same operations in the same
-order per accumulator, and selections that are exact whatever the cells (tested bit for bit).
+order per accumulator, and selections that are exact whatever the bins and intervals (tested bit for bit).  Gathers
+are branch-free (every value written to the next free slot, which advances only when it is wanted): a branch taken
+half the time costs more than the pass.
 """
 
 from __future__ import annotations
@@ -291,10 +292,10 @@ def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: floa
     Returns
     -------
     tuple or None
-        ``((H, non-empty groups), {"ici", "e50", "e90"})``, the second ``None`` when the loess is degenerate on bins
-        (run the exact loess); ``None`` altogether below
-        :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` rows or with non-finite predictions (run
-        the separate functions).
+        ``((H, non-empty groups), {"ici", "e50", "e90"})``, the second ``None`` when the E50 / E90 intervals missed
+        their ranks (run the loess errors separately); ``None`` altogether below
+        :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` rows, with non-finite or all-equal
+        predictions, or when the loess is degenerate on bins (run the separate functions).
 
     References
     ----------
