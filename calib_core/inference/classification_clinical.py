@@ -252,9 +252,9 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
     work = np.empty(p.shape[0]) if lab is not None and p.shape[0] >= FUSED_FROM else None  # reused per column
     for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
         f, fit1, fit2 = pt[k], citl[k], cox[k]
-        # large N: HL and the loess errors in five fused passes over the column (the same values)
+        # large N, integer labels: HL and the loess errors in three fused passes over the column (the same values)
         fused = column_hl_and_errors(f, lab, k, eps=eps, n_groups=HL_GROUPS, span=DEFAULT_SPAN, work=work) \
-            if lab is not None and one_class is not None and not one_class[k] else None
+            if lab is not None and lab.dtype.kind in "iu" and one_class is not None and not one_class[k] else None
         yk = None if fused is not None and fused[1] is not None else ((lab == k).astype(float) if yt is None
                                                                       else yt[k])
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
