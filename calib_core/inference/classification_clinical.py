@@ -66,9 +66,10 @@ from ..metrics.classification_clinical import (
     hosmer_lemeshow_of,
 )
 from ..metrics.classification_clinical_batch import recalibration_columns
+from ..metrics.classification_clinical_column import column_hl_and_errors
 from ..metrics.classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, clipped_logit
 from ..metrics.classification_clinical_moments import FUSED_FROM, column_sums
-from ..metrics.classification_loess import LoessDesign
+from ..metrics.classification_loess import DEFAULT_SPAN, LoessDesign
 from .classification_cells import percentile_bounds
 
 __all__ = ["CLINICAL_TESTED", "CLINICAL_DESCRIPTIVE", "CLINICAL_KINDS", "CLINICAL_REFERENCE", "clinical_values",
@@ -247,11 +248,17 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
     if pt is None:
         pt = np.ascontiguousarray(p.T) if p.shape[1] > 1 else p.T
     yt = None if y is None else (np.ascontiguousarray(y.T) if p.shape[1] > 1 else y.T)
+    lab = None if yt is not None else np.ascontiguousarray(labels)
+    work = np.empty(p.shape[0]) if lab is not None and p.shape[0] >= FUSED_FROM else None  # reused per column
     for k in range(p.shape[1]):  # loop over the events (classes), never rows; contiguous columns
-        yk = (np.asarray(labels) == k).astype(float) if yt is None else yt[k]
         f, fit1, fit2 = pt[k], citl[k], cox[k]
+        # large N, integer labels: HL and the loess errors in three fused passes over the column (the same values)
+        fused = column_hl_and_errors(f, lab, k, eps=eps, n_groups=HL_GROUPS, span=DEFAULT_SPAN, work=work) \
+            if lab is not None and lab.dtype.kind in "iu" and one_class is not None and not one_class[k] else None
+        yk = None if fused is not None and fused[1] is not None else ((lab == k).astype(float) if yt is None
+                                                                      else yt[k])
         notes = [clipped_note(fit2.n_clipped, eps)] if fit2.n_clipped else []
-        if yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max()):
+        if fused is None and (yk.size == 0 or (one_class[k] if one_class is not None else yk.min() == yk.max())):
             notes.append("one class only: calibration-in-the-large, slope, Cox intercept, Spiegelhalter's Z, "
                          "Hosmer–Lemeshow and ICI need events and non-events; shown as NaN")
             out.append(ClinicalColumn(dict.fromkeys((*CLINICAL_TESTED, *CLINICAL_DESCRIPTIVE), float("nan")),
@@ -259,10 +266,10 @@ def clinical_values_columns(probs: np.ndarray, outcomes: np.ndarray | None, *, e
             continue
         if fit2.reason:
             notes.append("calibration slope: " + fit2.reason)
-        hl, g = hosmer_lemeshow_of(f, yk, eps=eps)
+        hl, g = hosmer_lemeshow_of(f, yk, eps=eps) if fused is None else fused[0]
         values = {"calibration_in_the_large": fit1.intercept, "calibration_slope": fit2.slope,
                   "cox_intercept": fit2.intercept, "spiegelhalter_z": float(z[k]), "hosmer_lemeshow": hl}
-        values.update(calibration_errors_of(f, yk))
+        values.update(calibration_errors_of(f, yk) if yk is not None else fused[1])
         out.append(ClinicalColumn(values, tuple(notes), fit1, fit2, g))
     return out
 

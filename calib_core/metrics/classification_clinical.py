@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .classification_clinical_column import hosmer_lemeshow_from_sums
 from .classification_clinical_fit import DEFAULT_EPS, LogisticRecalibration, logistic_recalibration
 from .classification_clinical_moments import FUSED_FROM, group_sums
 from .classification_loess import DEFAULT_SPAN, loess_smooth
@@ -190,23 +191,14 @@ def hosmer_lemeshow_of(p, y, weights=None, *, n_groups: int = HL_GROUPS, eps: fl
     yv = np.asarray(y, dtype=float).ravel()
     if weights is None and groups is None and q.size >= FUSED_FROM:  # large N: cuts by selection, one pass
         cuts = quantiles_linear(q, np.arange(1, int(n_groups)) / int(n_groups))
-        return _hl_from_sums(*group_sums(q, yv, cuts))
+        return hosmer_lemeshow_from_sums(*group_sums(q, yv, cuts))
     w = _weights(weights, q.size)
     g = hosmer_lemeshow_groups(q, n_groups, eps) if groups is None else np.asarray(groups, dtype=np.intp)
     m = int(max(int(n_groups), int(g.max()) + 1 if g.size else 0))
     n_g = np.bincount(g, weights=w, minlength=m)
     o_g = np.bincount(g, weights=w * yv, minlength=m)
     e_g = np.bincount(g, weights=w * q, minlength=m)
-    return _hl_from_sums(n_g, o_g, e_g)
-
-
-def _hl_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
-    """H from the per-group sums (last axis: groups); the number of non-empty groups of the data."""
-    ok = n_g > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(ok, (o_g - e_g) ** 2 / (e_g * (1.0 - e_g / np.where(ok, n_g, 1.0))), 0.0)
-    stat = terms.sum(axis=-1)
-    return (float(stat) if np.ndim(stat) == 0 else stat), int(np.count_nonzero(ok if ok.ndim == 1 else ok[0]))
+    return hosmer_lemeshow_from_sums(n_g, o_g, e_g)
 
 
 def _weighted_quantile(v: np.ndarray, w: np.ndarray, q: float) -> float:

@@ -161,6 +161,104 @@ def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, su
     return order
 
 
+@compiled_kernel
+def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges):  # pragma: no cover
+    """:func:`_pass_logits` of one column k over one chunk of its rows (contiguous: f = p[:, k], y = y[:, k] or the
+    labels, xs = logit(p̃) of the chunk), accumulating into ``mom`` (B, M + 1), ``sums`` (6,) and ``ranges`` (6,)
+    of the column in place: per accumulator the same additions in the same row order and 512-row blocks (the chunk
+    starts at a multiple of 512 rows), so the same doubles; the column's moments stay in cache."""
+    n = f.size
+    order = mom.shape[1] - 1
+    width = 1.0 / inv_w
+    lo1, hi1, lo0, hi0, lo, hi = ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5]
+    for start in range(0, n, 512):
+        stop = min(start + 512, n)
+        s_y = s_yx = clipped = z_num = z_den = 0.0
+        for i in range(start, stop):
+            pk = f[i]
+            yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i]
+            c = 1.0 - 2.0 * pk
+            z_num += (yk - pk) * c
+            z_den += c * c * pk * (1.0 - pk)
+            q = pk
+            if pk < eps:
+                q = eps
+                clipped += 1.0
+            elif pk > 1.0 - eps:
+                q = 1.0 - eps
+                clipped += 1.0
+            x = xs[i]
+            s_y += yk
+            s_yx += yk * x
+            if yk > 0.0:
+                lo1 = min(lo1, q)
+                hi1 = max(hi1, q)
+            if yk < 1.0:
+                lo0 = min(lo0, q)
+                hi0 = max(hi0, q)
+            lo = min(lo, q)
+            hi = max(hi, q)
+            z = (x + half) * inv_w
+            b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+            d = x - (-half + (b + 0.5) * width)
+            d2 = d * d
+            mom[b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
+            mom[b, 1] += d
+            mom[b, 2] += d2
+            mom[b, 3] += d2 * d
+            mom[b, 4] += d2 * d2
+            mom[b, 5] += d2 * d2 * d
+        sums[0] += s_y
+        sums[1] += s_yx
+        sums[2] += clipped
+        sums[3] += z_num
+        sums[4] += z_den
+        sums[5] += stop - start
+    ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5] = lo1, hi1, lo0, hi0, lo, hi
+    return order
+
+
+#: Rows per chunk of one column in :func:`_columnwise_pass` (a multiple of 512; the chunk, its logits and the
+#: column's moments together in L2).
+_COLUMN_CHUNK = 1 << 15
+
+
+def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
+    """:func:`_chunked_pass` column by column over pᵀ (``transposed`` filled first, chunk by chunk, or the single
+    column of an (n, 1) array): the same moments, sums and ranges bit for bit (per accumulator the same additions in
+    the same order; the logits by the same vectorised NumPy operations, element by element), with each column's
+    moments (B × (M + 1) doubles) in cache instead of all K columns' at once."""
+    n, k_cols = p.shape
+    if transposed is not None:
+        for lo in range(0, n, _CHUNK):  # chunks of rows: the transposed copy while in cache
+            transposed[:, lo:lo + _CHUNK] = p[lo:lo + _CHUNK].T
+        cols = transposed
+    else:
+        cols = p.T  # one column: contiguous
+    mom = np.zeros((k_cols, MOMENT_BINS, MOMENT_ORDER + 1))
+    sums = np.zeros((k_cols, 6))
+    ranges = np.empty((k_cols, 6))
+    ranges[:, 0::2] = np.inf
+    ranges[:, 1::2] = -np.inf
+    buf = np.empty(min(_COLUMN_CHUNK, n))
+    den = np.empty_like(buf)
+    no_y = np.zeros(0)
+    for k in range(k_cols):  # columns (classes), then chunks of rows, never rows
+        f = cols[k]
+        yk = no_y if use_labels else y[:, 0]
+        for lo in range(0, n, _COLUMN_CHUNK):
+            hi = min(lo + _COLUMN_CHUNK, n)
+            fc = f[lo:hi]
+            q, dq = buf[:hi - lo], den[:hi - lo]
+            np.clip(fc, eps, 1.0 - eps, out=q)
+            np.subtract(1.0, q, out=dq)
+            np.divide(q, dq, out=q)
+            np.log(q, out=q)
+            _pass_column(fc, q, yk[lo:hi] if not use_labels else yk, lab[lo:hi] if use_labels else lab, k,
+                         use_labels, eps, half, inv_w, MOMENT_BINS, mom[k], sums[k], ranges[k])
+    return mom, sums, ranges
+
+
 #: Rows per chunk of :func:`column_sums` (a multiple of the kernel's 512-row blocks; the chunk's logits in L2).
 _CHUNK = 4096
 
@@ -270,7 +368,10 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None, transposed=N
     lab = np.ascontiguousarray(labels, dtype=np.int64) if use_labels else np.zeros(0, dtype=np.int64)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
-    mom, sums, ranges = _chunked_pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, transposed)
+    if (use_labels and (transposed is not None or p.shape[1] == 1)) or (not use_labels and p.shape[1] == 1):
+        mom, sums, ranges = _columnwise_pass(p, lab, use_labels, y, float(eps), half, 1.0 / width, transposed)
+    else:
+        mom, sums, ranges = _chunked_pass(p, y, lab, use_labels, float(eps), half, 1.0 / width, transposed)
     centres = -half + (np.arange(MOMENT_BINS) + 0.5) * width
     with np.errstate(divide="ignore"):
         x_ranges = np.log(ranges) - np.log1p(-ranges)  # the logit is monotone: the ranges of x
@@ -325,7 +426,13 @@ def _moment_kernel(mom, cols, a, b, centres, order):  # pragma: no cover - compi
     for j in range(cols.size):
         k = cols[j]
         aj, bj = a[j], b[j]
+        # with |a|, |b| ≤ 1e30 every coefficient is finite, so an empty bin's terms are 0·(finite) summed from +0:
+        # exactly +0.0, written without computing them
+        bounded = abs(aj) <= 1e30 and abs(bj) <= 1e30
         for q in range(n_bins):
+            if bounded and mom[k, q, 0] == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
+                terms[0, q] = terms[1, q] = terms[2, q] = terms[3, q] = terms[4, q] = 0.0
+                continue
             c = centres[q]
             t[0] = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
             u[0] = 1.0 - t[0]

@@ -124,6 +124,48 @@ def _vertex_fits(xc, wb, d1b, d2b, yb, eb, delta0, t, h):  # pragma: no cover - 
 
 
 @compiled_kernel
+def _radii(t, edges, cum, target, full):  # pragma: no cover - compiled
+    """The bisection of :func:`loess_from_bin_sums` (60 halvings of [0, full] per point, the weight in
+    [t − r, t + r] from ``np.interp`` on the cumulative bin weights) point by point: the same doubles.  The
+    interpolation at each end is NumPy's for strictly increasing nodes: its end values, its exact-node shortcut,
+    slope·(x − xp_j) + fp_j and its retry from the right node when that is NaN."""
+    out = np.empty(t.size)
+    n = edges.size
+    ends = np.empty(2)
+    for i in range(t.size):
+        a, b = 0.0, full
+        ti = t[i]
+        for _ in range(60):
+            mid = 0.5 * (a + b)
+            for side in range(2):
+                x = ti + mid if side == 0 else ti - mid
+                if x != x:
+                    r = x
+                elif x > edges[n - 1]:
+                    r = cum[n - 1]
+                elif x < edges[0]:
+                    r = cum[0]
+                else:
+                    j = np.searchsorted(edges, x, side="right") - 1
+                    if j == n - 1 or edges[j] == x:
+                        r = cum[j]
+                    else:
+                        slope = (cum[j + 1] - cum[j]) / (edges[j + 1] - edges[j])
+                        r = slope * (x - edges[j]) + cum[j]
+                        if r != r:
+                            r = slope * (x - edges[j + 1]) + cum[j + 1]
+                            if r != r and cum[j] == cum[j + 1]:
+                                r = cum[j]
+                ends[side] = r
+            if ends[0] - ends[1] >= target:
+                b = mid
+            else:
+                a = mid
+        out[i] = b
+    return out
+
+
+@compiled_kernel
 def _deviations(f, w, lo, step, values, unit):  # pragma: no cover - compiled
     """d_i = |ĉ(f_i) − f_i| (ĉ linear between the vertices lo + j·step), Σ w d, Σ w and max d."""
     g = values.size
@@ -335,13 +377,11 @@ def loess_from_bin_sums(sums: np.ndarray, lo: float, hi: float, *, span: float =
     if radius is None:
         edges = lo + width * np.arange(int(n_bins) + 1)
         cum = np.concatenate([[0.0], np.cumsum(sums[:, 0])])
-        a, b = np.zeros(t.size), np.full(t.size, hi - lo)
         target = k - 1e-9 * max(total, 1.0)
-        for _ in range(60):  # bisection of the radius on the binned cumulative weight
-            mid = 0.5 * (a + b)
-            ok = np.interp(t + mid, edges, cum) - np.interp(t - mid, edges, cum) >= target
-            b, a = np.where(ok, mid, b), np.where(ok, a, mid)
-        h = b
+        if np.all(edges[1:] > edges[:-1]) and np.all(np.isfinite(t)):  # compiled, point by point
+            h = _radii(np.ascontiguousarray(t), edges, cum, float(target), float(hi - lo))
+        else:
+            h = _bisect_radii(t, edges, cum, target, hi - lo)
     else:
         h = np.asarray(radius, dtype=float)
     if float(h.min()) < MIN_RADIUS_BINS * width:
@@ -353,6 +393,16 @@ def loess_from_bin_sums(sums: np.ndarray, lo: float, hi: float, *, span: float =
     if not np.all(np.isfinite(values)):
         return None
     return t, values
+
+
+def _bisect_radii(t: np.ndarray, edges: np.ndarray, cum: np.ndarray, target: float, full: float) -> np.ndarray:
+    """The radius bisection in NumPy (the reference of the compiled :func:`_radii`)."""
+    a, b = np.zeros(t.size), np.full(t.size, full)
+    for _ in range(60):  # bisection of the radius on the binned cumulative weight
+        mid = 0.5 * (a + b)
+        ok = np.interp(t + mid, edges, cum) - np.interp(t - mid, edges, cum) >= target
+        b, a = np.where(ok, mid, b), np.where(ok, a, mid)
+    return b
 
 
 def binned_calibration_errors(f, y, weights=None, *, span: float = 0.75) -> dict[str, float] | None:
