@@ -199,19 +199,11 @@ def levi_bins_table(
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a bin empty in every replicate
             lo, hi = nan_quantiles(reps, [a, 1.0 - a])
-    table = pd.DataFrame(
-        {
-            "bin": np.arange(n_bins),
-            "count": cnt.astype(np.int64),
-            "sigma_low": smin,
-            "sigma_high": smax,
-            "rmv": rmv,
-            "rmse": rmse,
-            "rmse_low": lo,
-            "rmse_high": hi,
-        }
-    )
-    return table[table["count"] > 0].reset_index(drop=True)
+    count = cnt.astype(np.int64)
+    keep = count > 0  # the non-empty bins, chosen before the frame is built (one frame, its index 0 … k − 1)
+    columns = {"bin": np.arange(n_bins), "count": count, "sigma_low": smin, "sigma_high": smax, "rmv": rmv,
+               "rmse": rmse, "rmse_low": lo, "rmse_high": hi}
+    return pd.DataFrame({name: np.asarray(values)[keep] for name, values in columns.items()})
 
 
 def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
