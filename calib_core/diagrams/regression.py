@@ -45,6 +45,7 @@ from scipy import stats
 from ..base.binning import counts_from_sorted
 from ..base.clustering import Clustering, cluster_design
 from ..base.ecdf_bands import ecdf_band
+from ..base.frames import float_frame
 from ..base.regression import QuantileSet, norm_pdf, norm_ppf
 from ..base.significance import block_bootstrap_weights, block_ids, nan_quantiles
 from ..metrics.regression import (
@@ -118,7 +119,7 @@ def calibration_curve_table(
     levels = np.asarray(levels, dtype=float)
     observed = observed_proportions(rows, None, levels, "quantile")
     lo, hi, gamma = ecdf_band(rows.n, levels, band, simultaneous=simultaneous)
-    out = pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+    out = float_frame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
     out.attrs.update(band="simultaneous" if simultaneous else "pointwise", gamma=gamma)
     return out
 
@@ -348,7 +349,7 @@ def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
     """
     n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
-    return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
+    return float_frame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
 
 def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:
