@@ -56,7 +56,6 @@ __all__ = [
     "metric_rows",
     "inference_metric_rows",
     "metric_frame",
-    "verdict_frame",
     "verdict_row",
     "empty_verdicts",
     "subset_name",
@@ -461,49 +460,7 @@ def metric_frame(cells: Mapping[str, list[Any]]) -> pd.DataFrame:
             frame["flag"] = frame["flag"].astype(bool)
             return frame
         built[col] = column
-    return pd.DataFrame(built, copy=False)
-
-
-_VERDICT_KIND = {"n": "int", "p_value": "float", "n_tests": "int", "alpha": "float", "n_secondary": "int",
-                 "n_flags": "int", "expected_chance_flags": "float"}
-
-
-def verdict_frame(verdicts: list[dict[str, Any]]) -> pd.DataFrame:
-    """The verdicts table of :func:`verdict_row` dicts, built column by column.
-
-    The frame equals ``pd.DataFrame(verdicts)`` (:func:`empty_verdicts` without rows), dtypes included: when every
-    dict has exactly the keys :data:`VERDICT_COLUMNS` in that order and every cell the plain type of its column
-    (``str``; ``int``, not bool, for the counts; ``float`` for ``p_value``, ``alpha``, ``expected_chance_flags``),
-    each column is built with the dtype pandas would infer for it; otherwise pandas builds the frame from the dicts.
-
-    Parameters
-    ----------
-    verdicts : list of dict
-        :func:`verdict_row` per (model, group).
-
-    Returns
-    -------
-    DataFrame
-        Columns :data:`VERDICT_COLUMNS` (or the dicts' keys when they differ).
-
-    Examples
-    --------
-    >>> v = verdict_frame([verdict_row("m", ALL, 10, verdict=NOT_TESTED)])
-    >>> v.loc[0, "verdict"], v["n"].dtype
-    ('not tested', dtype('int64'))
-    """
-    if not verdicts:
-        return empty_verdicts()
-    if all(list(v) == VERDICT_COLUMNS for v in verdicts):
-        built = {}
-        for col in VERDICT_COLUMNS:
-            column = typed_column([v[col] for v in verdicts], _VERDICT_KIND.get(col, "str"))
-            if column is None:
-                break
-            built[col] = column
-        else:
-            return pd.DataFrame(built, copy=False)
-    return pd.DataFrame(verdicts)
+    return pd.DataFrame(built)  # copied: the float columns in one block, as pandas lays out a frame of records
 
 
 @dataclass
@@ -629,6 +586,6 @@ def diagnosis_report(
         source=pset.source,
         n_rows=pset.n_rows,
         dropped=pset.dropped.summary(),
-        verdicts=verdict_frame(verdicts),
+        verdicts=pd.DataFrame(verdicts) if verdicts else empty_verdicts(),
         options=options,
     )
