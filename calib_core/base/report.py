@@ -448,8 +448,8 @@ def metric_frame(cells: Mapping[str, list[Any]]) -> pd.DataFrame:
     ...               "perfect_high", "debiased", "p_value", "p_mc_se", "adjusted_p")})
     >>> cells.update(model=["m"], group=["all"], metric=["rmse"], value=[0.5], flag=[False])
     >>> t = metric_frame(cells)
-    >>> t.loc[0, "value"], t["flag"].dtype
-    (np.float64(0.5), dtype('bool'))
+    >>> float(t.loc[0, "value"]), str(t["flag"].dtype)
+    (0.5, 'bool')
     """
     built = {}
     for col in METRIC_COLUMNS:
