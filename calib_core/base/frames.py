@@ -72,7 +72,7 @@ def float_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
     """A table of float64 columns (a RangeIndex), built as one block from a 2-D array.
 
     The frame equals ``pd.DataFrame(columns)`` — values bit for bit, dtypes, index and column order — at a tenth of
-    its fixed cost; the column labels' Index is made once per set of names and shared (an Index is immutable).  Any
+    its fixed cost; the column labels' Index is made once per set of names (each frame gets its own Index object).  Any
     column that is not a 1-D float64 array of the common length sends the table through ``pd.DataFrame(columns)``.
 
     Parameters
@@ -105,4 +105,5 @@ def float_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
         if len(_COLUMN_LABELS) > 64:
             _COLUMN_LABELS.clear()
         index = _COLUMN_LABELS[names] = pd.Index(list(names))
-    return pd.DataFrame(np.column_stack(arrays), columns=index, copy=False)
+    # a new Index object over the same labels: setting one frame's ``columns.name`` leaves the others alone
+    return pd.DataFrame(np.column_stack(arrays), columns=index.copy(), copy=False)

@@ -203,6 +203,11 @@ def test_float_frame_shares_labels_not_values():
     a.loc[0, "x"] = 5.0
     a["z"] = 1.0
     assert b.loc[0, "x"] == 0.0 and list(b.columns) == ["x", "y"]
+    a.columns.name = "renamed"  # an Index's name can be set in place: each frame has its own Index object
+    assert b.columns.name is None and float_frame({"x": np.zeros(1), "y": np.ones(1)}).columns.name is None
+    first = DropReport().summary()
+    first.columns.name = "renamed"
+    assert DropReport().summary().columns.name is None
 
 
 @pytest.mark.parametrize("simultaneous", [True, False])
