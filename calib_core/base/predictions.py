@@ -139,6 +139,10 @@ def app_text(message: str) -> str:
     return getattr(message, "app", message)
 
 
+#: The columns of :meth:`DropReport.summary` (made once; each summary gets its own Index object over them).
+_DROP_COLUMNS = pd.Index(["reason", "count", "rows"])
+
+
 @dataclass
 class DropReport:
     """Rows removed during validation: one entry per reason, with the 1-based row numbers.
@@ -165,6 +169,8 @@ class DropReport:
 
     def summary(self) -> pd.DataFrame:
         """Table with one row per reason: reason, count, first rows (1-based)."""
+        if not self.reasons:  # the frame pandas builds from no records (object columns), without the inference
+            return pd.DataFrame(np.empty((0, 3), dtype=object), columns=_DROP_COLUMNS.copy(), copy=False)
         return pd.DataFrame(
             [
                 {"reason": r, "count": int(v.size), "rows": ", ".join(map(str, v[:10])) + (" …" if v.size > 10 else "")}

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .frames import typed_column
 from .predictions import ALL, PredictionSet
 from .report_html import REPR_MAX_MODELS, report_html_fragment
 from .resampling import bootstrap_intervals, simulate_reference
@@ -54,6 +55,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "metric_rows",
     "inference_metric_rows",
+    "metric_frame",
     "verdict_row",
     "empty_verdicts",
     "subset_name",
@@ -383,27 +385,82 @@ def inference_metric_rows(
     # the inference table read column by column, once (a row look-up by label costs ~0.1 ms, 40 of them a table)
     row_of = {name: i for i, name in enumerate(inf.index)} if inf.index.is_unique else None
     columns = {col: inf[col].to_numpy() for col in _INFERENCE_DEFAULTS if col in inf.columns}
-    records = []
-    for name in names:
-        rec: dict[str, Any] = {"model": model, "group": group, "metric": name}
-        if row_of is None:  # repeated labels: as before, by label
-            rec["value"] = float(values[name]) if name in values else float(inf.loc[name, "value"])
+    k = len(names)
+    cells: dict[str, Any] = {"model": [model] * k, "group": [group] * k, "metric": names}
+    if row_of is None:  # repeated labels: as before, by label, one metric at a time
+        rows = []
+        for name in names:
             row = inf.loc[name] if name in inf.index else None
-            found = {col: row[col] for col in _INFERENCE_DEFAULTS if row is not None and col in row.index}
+            rows.append({col: row[col] for col in _INFERENCE_DEFAULTS if row is not None and col in row.index})
+        cells["value"] = [float(values[name]) if name in values else float(inf.loc[name, "value"]) for name in names]
+    else:
+        at = [row_of.get(name) for name in names]
+        cells["value"] = [float(values[name]) if name in values else float(inf["value"].iloc[i])
+                          for name, i in zip(names, at)]
+        found = [i for i in at if i is not None]
+    for col, default in _INFERENCE_DEFAULTS.items():
+        if row_of is None:
+            raw = [found_row.get(col, default) for found_row in rows]
+        elif col not in columns:
+            raw = [default] * k
+        elif isinstance(default, float) and columns[col].dtype == np.float64 and len(found) == k:
+            cells[col] = columns[col][found]  # every metric in the table: the float column as it is, one take
+            continue
         else:
-            i = row_of.get(name)
-            rec["value"] = float(values[name]) if name in values else float(inf["value"].iloc[i])
-            found = {} if i is None else {col: column[i] for col, column in columns.items()}
-        for col, default in _INFERENCE_DEFAULTS.items():
-            v = found.get(col, default)
-            rec[col] = default if (v is None or (isinstance(v, float) and not isinstance(default, float)
-                                                 and np.isnan(v))) else v
-        if not rec["kind"]:
-            rec["kind"] = kinds.get(name, "")
-        records.append(rec)
-    frame = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
-    frame["flag"] = frame["flag"].astype(bool)
-    return frame
+            column = columns[col]
+            raw = [default if i is None else column[i] for i in at]
+        if isinstance(default, float):
+            cells[col] = [default if v is None else v for v in raw]
+        else:  # a missing string or flag (None or NaN) is the empty value
+            cells[col] = [default if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in raw]
+    cells["kind"] = [v if v else kinds.get(name, "") for name, v in zip(names, cells["kind"])]
+    return metric_frame(cells)
+
+
+_METRIC_KIND = {col: ("str" if isinstance(default, str) else "bool" if isinstance(default, bool) else "float")
+                for col, default in _INFERENCE_DEFAULTS.items()}
+_METRIC_KIND.update(model="str", group="str", metric="str", value="float")
+
+
+def metric_frame(cells: Mapping[str, list[Any]]) -> pd.DataFrame:
+    """The metric table (:data:`METRIC_COLUMNS`, a RangeIndex) of the cells of each column, built column by column.
+
+    The frame equals ``pd.DataFrame.from_records(rows, columns=METRIC_COLUMNS)`` with ``flag`` cast to bool — the
+    way the table was built from one record per metric — dtypes included: a column whose cells are all plain
+    strings, floats or booleans is built with the dtype pandas would infer for it (:data:`_STR_DTYPE`, float64,
+    bool), in one step; any other column (a cell of another type, e.g. an integer p-value standard error) sends
+    the whole table through the general constructor.
+
+    Parameters
+    ----------
+    cells : mapping of str to list
+        The cells of every column of :data:`METRIC_COLUMNS`, one per metric (equal lengths).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`METRIC_COLUMNS`.
+
+    Examples
+    --------
+    >>> cells = {c: [""] for c in METRIC_COLUMNS}
+    >>> cells.update({c: [float("nan")] for c in ("value", "ci_low", "ci_high", "perfect", "perfect_low",
+    ...               "perfect_high", "debiased", "p_value", "p_mc_se", "adjusted_p")})
+    >>> cells.update(model=["m"], group=["all"], metric=["rmse"], value=[0.5], flag=[False])
+    >>> t = metric_frame(cells)
+    >>> float(t.loc[0, "value"]), str(t["flag"].dtype)
+    (0.5, 'bool')
+    """
+    built = {}
+    for col in METRIC_COLUMNS:
+        column = typed_column(cells[col], _METRIC_KIND[col]) if len(cells[col]) else None
+        if column is None:  # no rows, or a cell of another type: from the records, pandas inferring every column
+            records = [dict(zip(METRIC_COLUMNS, row)) for row in zip(*(list(cells[c]) for c in METRIC_COLUMNS))]
+            frame = pd.DataFrame.from_records(records, columns=METRIC_COLUMNS)
+            frame["flag"] = frame["flag"].astype(bool)
+            return frame
+        built[col] = column
+    return pd.DataFrame(built)  # copied: the float columns in one block, as pandas lays out a frame of records
 
 
 @dataclass

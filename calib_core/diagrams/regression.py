@@ -46,6 +46,7 @@ from scipy import stats
 from ..base.binning import counts_from_sorted
 from ..base.clustering import Clustering, cluster_design
 from ..base.ecdf_bands import ecdf_band
+from ..base.frames import float_frame
 from ..base.regression import QuantileSet, norm_pdf, norm_ppf
 from ..base.significance import block_bootstrap_weights, block_ids, nan_quantiles
 from ..metrics.regression import (
@@ -119,7 +120,7 @@ def calibration_curve_table(
     levels = np.asarray(levels, dtype=float)
     observed = observed_proportions(rows, None, levels, "quantile")
     lo, hi, gamma = ecdf_band(rows.n, levels, band, simultaneous=simultaneous)
-    out = pd.DataFrame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
+    out = float_frame({"level": levels, "observed": observed, "band_low": lo, "band_high": hi})
     out.attrs.update(band="simultaneous" if simultaneous else "pointwise", gamma=gamma)
     return out
 
@@ -200,19 +201,11 @@ def levi_bins_table(
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a bin empty in every replicate
             lo, hi = nan_quantiles(reps, [a, 1.0 - a])
-    table = pd.DataFrame(
-        {
-            "bin": np.arange(n_bins),
-            "count": cnt.astype(np.int64),
-            "sigma_low": smin,
-            "sigma_high": smax,
-            "rmv": rmv,
-            "rmse": rmse,
-            "rmse_low": lo,
-            "rmse_high": hi,
-        }
-    )
-    return table[table["count"] > 0].reset_index(drop=True)
+    count = cnt.astype(np.int64)
+    keep = count > 0  # the non-empty bins, chosen before the frame is built (one frame, its index 0 … k − 1)
+    columns = {"bin": np.arange(n_bins), "count": count, "sigma_low": smin, "sigma_high": smax, "rmv": rmv,
+               "rmse": rmse, "rmse_low": lo, "rmse_high": hi}
+    return pd.DataFrame({name: np.asarray(values)[keep] for name, values in columns.items()})
 
 
 def _sigma_range_by_bin(rows: RegressionRows, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -357,7 +350,7 @@ def qq_table(rows: RegressionRows, *, max_points: int = 512) -> pd.DataFrame:
     """
     n = rows.z_sorted.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(np.int64))
-    return pd.DataFrame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
+    return float_frame({"theoretical": norm_ppf((idx + 0.5) / n), "observed": rows.z_sorted[idx]})
 
 
 def intervals_table(rows: RegressionRows, *, coverages=DEFAULT_COVERAGES) -> pd.DataFrame:

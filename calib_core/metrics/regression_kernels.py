@@ -110,7 +110,6 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
         m = zb.shape[0]
         if eb.shape[0] != m or sb.shape[0] != m or m > 128:
             raise IndexError("fused_sums: a leaf outside the rows")
-        bb = buf[:, :m]
         if mode == 0:
             lsb = log_sigma[lo:hi]
             ub = u[lo:hi]
@@ -120,8 +119,9 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
             if lsb.shape[0] != m or ub.shape[0] != m or exb.shape[0] != m or lab.shape[0] != m:
                 raise IndexError("fused_sums: a leaf outside the rows")
             b_nll, b_crps, b_sq, b_abs, b_var, b_sig, b_z, b_z2, b_lz, b_phi = (
-                bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7], bb[8], bb[9])
-            b_disp, b_over, b_under, b_wis = bb[10], bb[11], bb[12], bb[13]
+                buf[0, :m], buf[1, :m], buf[2, :m], buf[3, :m], buf[4, :m], buf[5, :m], buf[6, :m], buf[7, :m],
+                buf[8, :m], buf[9, :m])
+            b_disp, b_over, b_under, b_wis = buf[10, :m], buf[11, :m], buf[12, :m], buf[13, :m]
             for j in range(m):
                 zi = zb[j]
                 b_nll[j] = (lsb[j] + c_nll) + (0.5 * zi) * zi
@@ -175,11 +175,11 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
                 n_bad_wis += not abs(w) < np.inf
             for c in range(nk):
                 kc = ks[c]
-                b_pen = bb[14 + c]
+                b_pen = buf[14 + c, :m]
                 for j in range(m):
                     b_pen[j] = sb[j] * max(abs(zb[j]) - kc, 0.0)
         else:
-            b0, b1, b2, b3 = bb[0], bb[1], bb[2], bb[3]
+            b0, b1, b2, b3 = buf[0, :m], buf[1, :m], buf[2, :m], buf[3, :m]
             for j in range(m):
                 dv = sb[j] - m_sigma
                 b0[j] = dv * dv
@@ -193,7 +193,7 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
         nb = m // 8
         full = nb * 8
         for c in range(q):
-            col = bb[c]
+            col = buf[c, :m]
             if m < 8:
                 res = 0.0
                 for j in range(m):
@@ -371,28 +371,42 @@ _MAXLOG = 7.09782712893383996732E2
 
 @compiled_kernel
 def _ndtr_rows(z, coef, out):  # pragma: no cover
-    """out = ½·erfc(−z/√2) row by row, erfc evaluated as Cephes/SciPy do (same operations in the same order)."""
+    """out = ½·erfc(−z/√2) row by row, erfc evaluated as Cephes/SciPy do (same operations in the same order).
+
+    Blocks of 1,024 rows: the central branch (|z|/√2 < 1, a rational function of z²) is computed for every row of the
+    block in one branch-free loop that also notes the rows outside it; those (about one in six for Gaussian z) are
+    then overwritten by the tail branch (exp and a second rational function).  Each row's value is that of its own
+    branch, so the bits do not change; only the unpredictable branch is gone from the main loop."""
     n = z.shape[0]
     if out.shape[0] != n or coef.shape[0] != 46:
         raise IndexError("norm_cdf_rows: arrays of different lengths")
     cp, cq, cr, cs, ct, cu = coef[0:9], coef[9:17], coef[17:23], coef[23:29], coef[29:34], coef[34:39]
     maxlog, sqrt2 = coef[39], coef[40]
-    for i in range(n):
-        a = (-z[i]) / sqrt2
-        if a != a:
-            y = np.nan  # SciPy's quiet NaN
-        else:
-            x = -a if a < 0.0 else a
-            if x < 1.0:  # 1 − erf(a), erf(a) = a·T(a²)/U(a²) (odd: erf(a) = −erf(−a) gives the same bits)
-                zz = a * a
-                p = ct[0]
-                for k in range(1, 5):
-                    p = p * zz + ct[k]
-                qq = zz + cu[0]
-                for k in range(1, 5):
-                    qq = qq * zz + cu[k]
-                y = 1.0 - a * p / qq
+    t0, t1, t2, t3, t4 = ct[0], ct[1], ct[2], ct[3], ct[4]
+    u0, u1, u2, u3, u4 = cu[0], cu[1], cu[2], cu[3], cu[4]
+    tail = np.empty(1024, np.int64)
+    for lo in range(0, n, 1024):
+        zb = z[lo:lo + 1024]
+        ob = out[lo:lo + 1024]
+        m = zb.shape[0]
+        if ob.shape[0] != m:
+            raise IndexError("norm_cdf_rows: a block outside the rows")
+        k = 0
+        for i in range(m):  # 1 − erf(a), erf(a) = a·T(a²)/U(a²) (odd: erf(a) = −erf(−a) gives the same bits)
+            a = (-zb[i]) / sqrt2
+            zz = a * a
+            p = (((t0 * zz + t1) * zz + t2) * zz + t3) * zz + t4
+            qq = ((((zz + u0) * zz + u1) * zz + u2) * zz + u3) * zz + u4
+            ob[i] = (1.0 - a * p / qq) * 0.5
+            tail[k] = i
+            k += not (abs(a) < 1.0)  # |a| ≥ 1 or NaN: the tail branch below
+        for j in range(k):
+            i = tail[j]
+            a = (-zb[i]) / sqrt2
+            if a != a:
+                y = np.nan  # SciPy's quiet NaN
             else:
+                x = -a if a < 0.0 else a
                 t = -a * a
                 if t < -maxlog:
                     y = 2.0 if a < 0.0 else 0.0
@@ -400,24 +414,24 @@ def _ndtr_rows(z, coef, out):  # pragma: no cover
                     t = np.exp(t)
                     if x < 8.0:
                         p = cp[0]
-                        for k in range(1, 9):
-                            p = p * x + cp[k]
+                        for c in range(1, 9):
+                            p = p * x + cp[c]
                         qq = x + cq[0]
-                        for k in range(1, 8):
-                            qq = qq * x + cq[k]
+                        for c in range(1, 8):
+                            qq = qq * x + cq[c]
                     else:
                         p = cr[0]
-                        for k in range(1, 6):
-                            p = p * x + cr[k]
+                        for c in range(1, 6):
+                            p = p * x + cr[c]
                         qq = x + cs[0]
-                        for k in range(1, 6):
-                            qq = qq * x + cs[k]
+                        for c in range(1, 6):
+                            qq = qq * x + cs[c]
                     y = (t * p) / qq
                     if a < 0.0:
                         y = 2.0 - y
                     if y == 0.0:
                         y = 2.0 if a < 0.0 else 0.0
-        out[i] = y * 0.5
+            ob[i] = y * 0.5
 
 
 _NDTR_COEF = np.array(_ERFC_P + _ERFC_Q + _ERFC_R + _ERFC_S + _ERF_T + _ERF_U

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special
 
 from calib_core.base.binning import bin_sums, equal_count_bins, equal_width_bins, stable_argsort
@@ -154,6 +156,35 @@ def test_compiled_normal_cdf_is_scipys_bit_for_bit():
                                       -np.sqrt(7.09782712893383996732e2)])  # −z/√2 at erfc's branch points
     z = np.concatenate([rng.standard_normal(200_000) * 3, rng.uniform(-45, 45, 100_000), _ulp_neighbours(branch),
                         [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e308, -1e308]])
+    got, ref = norm_cdf_rows(z), norm_cdf(z)
+    assert np.array_equal(got, ref, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(ref))
+
+
+@pytest.mark.parametrize("n", [1, 2, 1023, 1024, 1025, 4097])
+def test_compiled_normal_cdf_blocks_match_scipy_at_every_length(n):
+    # the kernel works in blocks of 1,024 rows and overwrites the tail rows of each block: lengths around the
+    # block size, every block mixing both branches, the special values at the blocks' first and last rows
+    from calib_core.base.regression import norm_cdf
+    from calib_core.metrics.regression_kernels import norm_cdf_rows
+
+    z = np.random.default_rng(n).standard_normal(n) * 2.5
+    specials = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, -40.0, 40.0, np.sqrt(2.0), -np.sqrt(2.0)])
+    z[: min(n, specials.size)] = specials[: min(n, specials.size)]
+    z[-1] = np.nan if n > 1 else z[-1]
+    got, ref = norm_cdf_rows(z), norm_cdf(z)
+    assert np.array_equal(got.view(np.int64), ref.view(np.int64))  # every bit, NaN and signs included
+    z32 = z.astype(np.float32)
+    assert np.array_equal(norm_cdf_rows(z32), norm_cdf(z32.astype(float)), equal_nan=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True), min_size=1, max_size=2100))
+def test_compiled_normal_cdf_is_scipys_on_any_values(values):
+    from calib_core.base.regression import norm_cdf
+    from calib_core.metrics.regression_kernels import norm_cdf_rows
+
+    z = np.array(values, dtype=float)
     got, ref = norm_cdf_rows(z), norm_cdf(z)
     assert np.array_equal(got, ref, equal_nan=True)
     assert np.array_equal(np.signbit(got), np.signbit(ref))

@@ -83,3 +83,19 @@ def test_bins_from_ranks_equal_equal_count_bins(n, n_bins):
     np.testing.assert_array_equal(equal_count_bins_from_ranks(rank, n_bins), equal_count_bins(s, n_bins, order=order))
     other = rng.permutation(n)
     assert rank_d2(rank, other) == float(np.dot((rank - other).astype(float), (rank - other).astype(float)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 3_000_000), st.integers(1, 5000))
+def test_bins_from_ranks_are_the_integer_floor_at_every_position(n, n_bins):
+    # the bins come from a float quotient put right by integer comparisons: equal to ⌊p·B/N⌋ at the positions where
+    # an error would show (each bin's first and last position, the ends), for N up to 3e6 and B up to 5000 (> N too)
+    from calib_core.metrics.regression_sorts import equal_count_bins_from_ranks
+
+    k = np.arange(n_bins + 1, dtype=np.int64)
+    starts = (k * n + n_bins - 1) // n_bins  # first position of every bin (⌈kN/B⌉)
+    probe = np.unique(np.clip(np.concatenate([starts - 1, starts, starts + 1, [0, n - 1]]), 0, n - 1))
+    rank = np.zeros(n, dtype=np.int64)
+    rank[: probe.size] = probe
+    got = equal_count_bins_from_ranks(rank, n_bins)[: probe.size]
+    np.testing.assert_array_equal(got, (probe * n_bins) // n)
