@@ -78,7 +78,7 @@ def test_z_histogram_marks_the_clipped_mass():
     z = spec(at, "reg_z")
     clipped = [d for d in z["data"] if d.get("meta", {}).get("role") == "clipped"]
     assert len(clipped) == 2
-    notes = " ".join(a["text"] for a in z["layout"]["annotations"])
+    notes = " ".join(d["text"][0] for d in z["data"] if d.get("meta", {}).get("role") == "notes")
     assert f"{int((y < -10).sum()):,} rows" in notes and f"{int((y >= 10).sum()):,} rows" in notes
 
 
