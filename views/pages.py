@@ -575,11 +575,35 @@ def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float
     sel_table = metric_table(selected, level, keys=keys, keep_model=several_models, compact=compact)
     all_table = metric_table(overall, level, keys=keys, keep_model=several_models)
     join = ["model", "metric"] if several_models else ["metric"]
-    sel_table = sel_table.rename(columns={"value": label}).merge(
-        all_table[join + ["value"]].rename(columns={"value": "all rows"}), on=join, how="left"
-    )
     front = join + [label, "all rows"]
-    return sel_table[front + [c for c in sel_table.columns if c not in front]]
+    rows = _matching_rows(sel_table, all_table, join)
+    if rows is None or label in sel_table.columns or "all rows" in {label, *sel_table.columns}:  # pandas' join
+        sel_table = sel_table.rename(columns={"value": label}).merge(
+            all_table[join + ["value"]].rename(columns={"value": "all rows"}), on=join, how="left"
+        )
+        return sel_table[front + [c for c in sel_table.columns if c not in front]]
+    # every selection row has one all-rows row: the join's frame built once from the columns (no merge, no copies)
+    columns = {c: sel_table[c].array for c in join}
+    columns[label] = sel_table["value"].array
+    columns["all rows"] = all_table["value"].array.take(rows)
+    columns.update((c, sel_table[c].array) for c in sel_table.columns if c not in front and c != "value")
+    return pd.DataFrame(columns)
+
+
+def _matching_rows(left: pd.DataFrame, right: pd.DataFrame, join: list[str]) -> np.ndarray | None:
+    """The position in ``right`` of each row of ``left`` with the same ``join`` cells, when every ``left`` row has
+    exactly one (``left.merge(right, on=join, how="left")`` then keeps ``left``'s rows in order, each beside its
+    ``right`` row); None otherwise (a missing or repeated key, a missing cell: pandas' merge decides)."""
+    if any(c not in left.columns or c not in right.columns for c in join):
+        return None
+    keys = [tuple(r) for r in zip(*(right[c].tolist() for c in join))]
+    wanted = [tuple(r) for r in zip(*(left[c].tolist() for c in join))]
+    if any(_missing(v) for key in keys + wanted for v in key) or len(set(keys)) != len(keys):
+        return None
+    position = {key: i for i, key in enumerate(keys)}
+    if any(key not in position for key in wanted):
+        return None
+    return np.asarray([position[key] for key in wanted], dtype=np.intp)
 
 
 #: Headings of the metric families on the diagnosis pages (the registry's kinds, in this order).
