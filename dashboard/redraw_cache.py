@@ -42,8 +42,8 @@ from views.numbers import display_numbers
 
 from .cache import RESULTS, content_key, memoized
 
-__all__ = ["prepared_figure", "marked_figure", "dict_figure", "levi_plain_figure", "WIRE_ATTRIBUTE", "keyed_digest",
-           "diagnose_lazily", "keyed_result",
+__all__ = ["prepared_figure", "marked_figure", "dict_figure", "plain_copy", "levi_plain_figure", "WIRE_ATTRIBUTE",
+           "keyed_digest", "diagnose_lazily", "keyed_result",
            "show_metric_groups", "DIGEST_ENTRIES", "SELECTABLE_ROLES"]
 
 #: ``meta["role"]`` of the traces whose bins a selection marks (``calib_core.plots.mark_selected``'s default)
@@ -138,19 +138,60 @@ def dict_figure(spec: Mapping[str, Any]) -> Any:
     for trace_props, wanted in zip(fig._data, data):  # noqa: SLF001
         trace_props.clear()
         trace_props.update(wanted)
-    wire_data = copy.deepcopy(data)
+    wire_data = plain_copy(data)
     convert_to_base64(wire_data)
     wire_layout = {}
     for key, value in layout.items():
         if key == "template" and isinstance(value, dict):
             wire_layout[key] = _template_wire(value)
             continue
-        value = copy.deepcopy(value)
+        value = plain_copy(value)
         if isinstance(value, dict | list):
             convert_to_base64(value)
         wire_layout[key] = value
     object.__setattr__(fig, WIRE_ATTRIBUTE, {"data": wire_data, "layout": wire_layout})
     return fig
+
+
+_ATOMS = (str, float, int, bool, type(None))
+
+
+def plain_copy(obj: Any) -> Any:
+    """``copy.deepcopy(obj)`` of a figure dict's tree (dicts, lists, tuples, NumPy arrays, plain values) made without
+    ``deepcopy``'s memo and dispatch: containers and arrays copied, strings, numbers and None shared (immutable, as
+    ``deepcopy`` shares them); anything else through ``copy.deepcopy``.  Objects shared within ``obj`` are copied
+    once per reference (``deepcopy`` copies them once), which a figure dict's JSON cannot tell apart.
+
+    Parameters
+    ----------
+    obj : object
+        The tree.
+
+    Returns
+    -------
+    object
+        Its copy: no container or array of it is shared with ``obj``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> spec = {"x": np.arange(3.0), "marker": {"size": [1, 2]}, "name": "a"}
+    >>> twin = plain_copy(spec)
+    >>> twin["marker"] is not spec["marker"] and twin["x"] is not spec["x"] and np.array_equal(twin["x"], spec["x"])
+    True
+    """
+    kind = type(obj)
+    if kind is dict:
+        return {k: plain_copy(v) for k, v in obj.items()}
+    if kind is list:
+        return [plain_copy(v) for v in obj]
+    if kind is tuple:
+        return tuple(plain_copy(v) for v in obj)
+    if kind in _ATOMS:
+        return obj
+    if kind is np.ndarray and obj.dtype != object:
+        return obj.copy(order="K")
+    return copy.deepcopy(obj)
 
 
 _TEMPLATE_WIRES: dict[int, tuple[dict, dict]] = {}  # id(template dict) → (template dict, its wire dict)
