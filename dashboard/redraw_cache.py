@@ -131,7 +131,9 @@ def dict_figure(spec: Mapping[str, Any]) -> Any:
 
     data = [dict(d) for d in spec.get("data", [])]
     layout = dict(spec.get("layout", {}))
-    fig = go.Figure({"data": [dict(d) for d in data]}, skip_invalid=False, _validate=False)
+    # an empty template: Plotly would otherwise deep-copy its default template into the layout cleared below
+    fig = go.Figure({"data": [dict(d) for d in data], "layout": {"template": {}}}, skip_invalid=False,
+                    _validate=False)
     props = fig._layout  # noqa: SLF001 (Layout's constructor would sort the keys: the spec's order kept)
     props.clear()
     props.update(layout)
