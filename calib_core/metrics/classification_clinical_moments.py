@@ -39,74 +39,12 @@ FUSED_FROM = 1 << 16
 
 
 @compiled_kernel
-def _pass(p, y, labels, use_labels, eps, half, inv_w, n_bins, order):  # pragma: no cover - compiled
-    """Moments (K, B, M + 1), sums (K, 6): Σy, Σy x, clipped, Z numerator, Z denominator, rows; ranges (K, 6).
-    Row blocks of 512 rows (in cache), each column's block summed in registers."""
-    n, k_cols = p.shape
-    mom = np.zeros((k_cols, n_bins, order + 1))
-    sums = np.zeros((k_cols, 6))
-    ranges = np.empty((k_cols, 6))
-    for k in range(k_cols):
-        for j in range(0, 6, 2):
-            ranges[k, j] = np.inf
-            ranges[k, j + 1] = -np.inf
-    width = 1.0 / inv_w
-    for start in range(0, n, 512):
-        stop = min(start + 512, n)
-        for k in range(k_cols):
-            s_y = s_yx = clipped = z_num = z_den = 0.0
-            lo1, hi1, lo0, hi0, lo, hi = ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], \
-                ranges[k, 5]
-            for i in range(start, stop):
-                pk = p[i, k]
-                yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
-                c = 1.0 - 2.0 * pk
-                z_num += (yk - pk) * c
-                z_den += c * c * pk * (1.0 - pk)
-                q = pk
-                if pk < eps:
-                    q = eps
-                    clipped += 1.0
-                elif pk > 1.0 - eps:
-                    q = 1.0 - eps
-                    clipped += 1.0
-                x = np.log(q / (1.0 - q))
-                s_y += yk
-                s_yx += yk * x
-                if yk > 0.0:
-                    lo1 = min(lo1, q)
-                    hi1 = max(hi1, q)
-                if yk < 1.0:
-                    lo0 = min(lo0, q)
-                    hi0 = max(hi0, q)
-                lo = min(lo, q)
-                hi = max(hi, q)
-                z = (x + half) * inv_w
-                b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
-                d = x - (-half + (b + 0.5) * width)
-                d2 = d * d
-                mom[k, b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
-                mom[k, b, 1] += d
-                mom[k, b, 2] += d2
-                mom[k, b, 3] += d2 * d
-                mom[k, b, 4] += d2 * d2
-                mom[k, b, 5] += d2 * d2 * d
-            sums[k, 0] += s_y
-            sums[k, 1] += s_yx
-            sums[k, 2] += clipped
-            sums[k, 3] += z_num
-            sums[k, 4] += z_den
-            sums[k, 5] += stop - start
-            ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], ranges[k, 5] = \
-                lo1, hi1, lo0, hi0, lo, hi
-    return mom, sums, ranges
-
-
-@compiled_kernel
 def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges):  # pragma: no cover
-    """:func:`_pass` over one chunk of rows (a multiple of 512 rows but the last), the logits x = logit(p̃) given
-    (``xs``, computed by NumPy's vectorised log), accumulating into ``mom``, ``sums`` and ``ranges`` in place: the
-    same 512-row blocks and the same order of additions as :func:`_pass`."""
+    """The pass over one chunk of rows (a multiple of 512 rows but the last), the logits x = logit(p̃) given (``xs``,
+    computed by NumPy's vectorised log), accumulating the moments (K, B, M + 1), the sums (K, 6: Σy, Σy x, clipped,
+    Z numerator, Z denominator, rows) and the ranges (K, 6) into ``mom``, ``sums`` and ``ranges`` in place, in
+    512-row blocks with each column's block summed in registers (the order of additions of the row-by-row form,
+    which the tests keep as their reference)."""
     n, k_cols = p.shape
     order = mom.shape[2] - 1
     width = 1.0 / inv_w
@@ -264,9 +202,9 @@ _CHUNK = 4096
 
 
 def _chunked_pass(p, y, lab, use_labels, eps, half, inv_w, transposed=None):
-    """The moments, sums and ranges of :func:`_pass`, the logits computed chunk by chunk by NumPy's vectorised log
-    (SIMD; within one unit in the last place of the C library's log, which the row loop calls) and passed to
-    :func:`_pass_logits`: every sum equal to :func:`_pass`'s to rounding (≤ 1e-12 relative, tested).  With
+    """The moments, sums and ranges of the pass, the logits computed chunk by chunk by NumPy's vectorised log (SIMD;
+    within one unit in the last place of the C library's log, which a row-by-row loop would call) and passed to
+    :func:`_pass_logits`: every sum equal to the row-by-row loop's to rounding (≤ 1e-12 relative, tested).  With
     ``transposed`` (K, n), the chunk's columns are copied into it while in cache (pᵀ, bit for bit)."""
     n, k_cols = p.shape
     mom = np.zeros((k_cols, MOMENT_BINS, MOMENT_ORDER + 1))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import special
 
+from calib_core.base.compiled import compiled_kernel
 from calib_core.inference import classification_clinical as ic
 from calib_core.metrics import classification_clinical as mc
 from calib_core.metrics import classification_clinical_batch as cb
@@ -14,6 +15,71 @@ from calib_core.metrics import classification_clinical_moments as cm
 from calib_core.metrics.classification_clinical_fit import clipped_logit
 
 N = 6000  # the fused path is switched on from 2,000 rows here (FUSED_FROM patched): the same code as at 65,536
+
+
+@compiled_kernel
+def _row_loop_pass(p, y, labels, use_labels, eps, half, inv_w, n_bins, order):  # pragma: no cover - compiled
+    """The first form of the pass (the C library's log per row, kept as the reference the chunked pass is tested
+    against): moments (K, B, M + 1), sums (K, 6): Σy, Σy x, clipped, Z numerator, Z denominator, rows; ranges (K, 6).
+    Row blocks of 512 rows (in cache), each column's block summed in registers."""
+    n, k_cols = p.shape
+    mom = np.zeros((k_cols, n_bins, order + 1))
+    sums = np.zeros((k_cols, 6))
+    ranges = np.empty((k_cols, 6))
+    for k in range(k_cols):
+        for j in range(0, 6, 2):
+            ranges[k, j] = np.inf
+            ranges[k, j + 1] = -np.inf
+    width = 1.0 / inv_w
+    for start in range(0, n, 512):
+        stop = min(start + 512, n)
+        for k in range(k_cols):
+            s_y = s_yx = clipped = z_num = z_den = 0.0
+            lo1, hi1, lo0, hi0, lo, hi = ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], \
+                ranges[k, 5]
+            for i in range(start, stop):
+                pk = p[i, k]
+                yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i, k]
+                c = 1.0 - 2.0 * pk
+                z_num += (yk - pk) * c
+                z_den += c * c * pk * (1.0 - pk)
+                q = pk
+                if pk < eps:
+                    q = eps
+                    clipped += 1.0
+                elif pk > 1.0 - eps:
+                    q = 1.0 - eps
+                    clipped += 1.0
+                x = np.log(q / (1.0 - q))
+                s_y += yk
+                s_yx += yk * x
+                if yk > 0.0:
+                    lo1 = min(lo1, q)
+                    hi1 = max(hi1, q)
+                if yk < 1.0:
+                    lo0 = min(lo0, q)
+                    hi0 = max(hi0, q)
+                lo = min(lo, q)
+                hi = max(hi, q)
+                z = (x + half) * inv_w
+                b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+                d = x - (-half + (b + 0.5) * width)
+                d2 = d * d
+                mom[k, b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
+                mom[k, b, 1] += d
+                mom[k, b, 2] += d2
+                mom[k, b, 3] += d2 * d
+                mom[k, b, 4] += d2 * d2
+                mom[k, b, 5] += d2 * d2 * d
+            sums[k, 0] += s_y
+            sums[k, 1] += s_yx
+            sums[k, 2] += clipped
+            sums[k, 3] += z_num
+            sums[k, 4] += z_den
+            sums[k, 5] += stop - start
+            ranges[k, 0], ranges[k, 1], ranges[k, 2], ranges[k, 3], ranges[k, 4], ranges[k, 5] = \
+                lo1, hi1, lo0, hi0, lo, hi
+    return mom, sums, ranges
 
 
 def _data(n: int, k: int, slope: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,7 +138,7 @@ def test_chunked_pass_equals_row_loop_within_rounding(use_labels):
     lab = labels.astype(np.int64) if use_labels else np.zeros(0, dtype=np.int64)
     yy = np.zeros((0, 0)) if use_labels else y
     new = cm._chunked_pass(p, yy, lab, use_labels, eps, half, inv_w)
-    old = cm._pass(p, yy, lab, use_labels, eps, half, inv_w, cm.MOMENT_BINS, cm.MOMENT_ORDER)
+    old = _row_loop_pass(p, yy, lab, use_labels, eps, half, inv_w, cm.MOMENT_BINS, cm.MOMENT_ORDER)
     np.testing.assert_array_equal(new[2], old[2])  # the ranges of p̃: no logit involved
     np.testing.assert_array_equal(new[1][:, [0, 2, 3, 4, 5]], old[1][:, [0, 2, 3, 4, 5]])
     np.testing.assert_allclose(new[1][:, 1], old[1][:, 1], rtol=1e-12)  # Σ y x
