@@ -151,6 +151,19 @@ def corp_reliability_figure(
     return fig
 
 
+def _level_and_span(results: Mapping[str, QuantileReliability]) -> tuple[float, float, float]:
+    """The one level τ of ``results`` and the span [lo, hi] of their forecasts (the diagonal's ends); ValueError when
+    there is no result or several levels."""
+    if not results:
+        raise ValueError("no quantile reliability result given")
+    taus = {r.tau for r in results.values()}
+    if len(taus) != 1:
+        raise ValueError(f"one level τ per figure, got {sorted(taus)}")
+    lo = min(float(r.curve["forecast"].min()) for r in results.values())
+    hi = max(float(r.curve["forecast"].max()) for r in results.values())
+    return taus.pop(), lo, hi
+
+
 def quantile_reliability_figure(
     results: Mapping[str, QuantileReliability],
     *,
@@ -187,17 +200,9 @@ def quantile_reliability_figure(
     .. [2] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
        classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
     """
-    if not results:
-        raise ValueError("no quantile reliability result given")
-    taus = {r.tau for r in results.values()}
-    if len(taus) != 1:
-        raise ValueError(f"one level τ per figure, got {sorted(taus)}")
-    tau = taus.pop()
+    tau, lo, hi = _level_and_span(results)
     cols = merged_colors(list(results), colors)
     fig = go.Figure()
-    lows = [float(r.curve["forecast"].min()) for r in results.values()]
-    highs = [float(r.curve["forecast"].max()) for r in results.values()]
-    lo, hi = min(lows), max(highs)
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", hoverinfo="skip",
                              line={"color": REFERENCE_COLOR, "dash": "dot", "width": 1},
                              name="calibrated (diagonal)"))
@@ -266,15 +271,8 @@ def quantile_reliability_figure_dict(
     .. [2] Dimitriadis, T., Gneiting, T., & Jordan, A. I. (2021). Stable reliability diagrams for probabilistic
        classifiers. Proceedings of the National Academy of Sciences, 118(8), e2016191118.
     """
-    if not results:
-        raise ValueError("no quantile reliability result given")
-    taus = {r.tau for r in results.values()}
-    if len(taus) != 1:
-        raise ValueError(f"one level τ per figure, got {sorted(taus)}")
-    tau = taus.pop()
+    tau, lo, hi = _level_and_span(results)
     cols = merged_colors(list(results), colors)
-    lo = min(float(r.curve["forecast"].min()) for r in results.values())
-    hi = max(float(r.curve["forecast"].max()) for r in results.values())
     data: list[dict[str, Any]] = [{"hoverinfo": "skip", "line": {"color": REFERENCE_COLOR, "dash": "dot", "width": 1},
                                    "mode": "lines", "name": "calibrated (diagonal)", "x": [lo, hi], "y": [lo, hi],
                                    "type": "scatter"}]
