@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.compiled import compiled_kernel
-from .classification_loess_binned import BINNED_FROM, N_BINS, loess_from_bin_sums
+from .classification_loess_binned import BINNED_FROM, N_BINS, loess_from_bin_sums, order_statistics_quantiles
 
-__all__ = ["column_hl_and_errors", "hosmer_lemeshow_from_sums", "order_statistics_quantiles"]
+__all__ = ["column_hl_and_errors", "hosmer_lemeshow_from_sums"]
 
 
 @compiled_kernel
@@ -183,51 +183,6 @@ def _interval(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, r_min: int, r_max
     c = float(dhi[o2][i2])
     size = int(w[(dhi >= a) & (dlo <= c)].sum())
     return a, c, size
-
-
-def order_statistics_quantiles(n: int, q, pick) -> np.ndarray:
-    """NumPy's linear-interpolation quantiles from order statistics: Q(q) = v_(j) + γ (v_(j+1) − v_(j)).
-
-    j = ⌊(n − 1) q⌋, γ = (n − 1) q − j, in NumPy's arithmetic (``b − (b − a)(1 − γ)`` for γ ≥ 0.5, else
-    ``a + (b − a) γ``), so the result equals ``np.quantile(v, q)`` bit for bit when ``pick`` gives the exact order
-    statistics.
-
-    Parameters
-    ----------
-    n : int
-        Number of values (≥ 1).
-    q : sequence of float
-        Probabilities in [0, 1].
-    pick : callable
-        ``pick(ranks)`` → the order statistics v_(r) (0-based, ascending) of the sorted unique ranks.
-
-    Returns
-    -------
-    ndarray
-        The quantiles.
-
-    References
-    ----------
-    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician 50(4),
-    361–365.
-
-    Examples
-    --------
-    >>> v = np.random.default_rng(0).random(11)
-    >>> got = order_statistics_quantiles(v.size, [0.5, 0.9], lambda r: np.sort(v)[r])
-    >>> bool(np.array_equal(got, np.quantile(v, [0.5, 0.9])))
-    True
-    """
-    q = np.asarray(q, dtype=float)
-    vi = (n - 1) * q
-    prev = np.floor(vi).astype(np.int64)
-    nxt = np.minimum(prev + 1, n - 1)
-    ranks = np.unique(np.concatenate([prev, nxt]))
-    stats = pick(ranks)
-    a, b = stats[np.searchsorted(ranks, prev)], stats[np.searchsorted(ranks, nxt)]
-    gamma = vi - prev
-    diff = b - a
-    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
 
 
 def hosmer_lemeshow_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:

@@ -42,7 +42,7 @@ import numpy as np
 from ..base.compiled import compiled_kernel
 
 __all__ = ["binned_loess_vertices", "loess_from_bin_sums", "binned_calibration_errors", "quantiles_linear",
-           "BINNED_FROM", "N_BINS", "N_VERTICES"]
+           "order_statistics_quantiles", "BINNED_FROM", "N_BINS", "N_VERTICES"]
 
 #: Rows from which the clinical set's loess (ICI, E50, E90, the smoothed calibration curve without a band) is fitted
 #: on bins; below, the exact per-row loess (golden outputs and the statsmodels cross-checks are exact there).
@@ -235,6 +235,51 @@ def _select(v, top, ranks, n_cells):  # pragma: no cover - compiled
     return out
 
 
+def order_statistics_quantiles(n: int, q, pick) -> np.ndarray:
+    """NumPy's linear-interpolation quantiles from order statistics: Q(q) = v_(j) + γ (v_(j+1) − v_(j)).
+
+    j = ⌊(n − 1) q⌋, γ = (n − 1) q − j, in NumPy's arithmetic (``b − (b − a)(1 − γ)`` for γ ≥ 0.5, else
+    ``a + (b − a) γ``), so the result equals ``np.quantile(v, q)`` bit for bit when ``pick`` gives the exact order
+    statistics.
+
+    Parameters
+    ----------
+    n : int
+        Number of values (≥ 1).
+    q : sequence of float
+        Probabilities in [0, 1].
+    pick : callable
+        ``pick(ranks)`` → the order statistics v_(r) (0-based, ascending) of the sorted unique ranks.
+
+    Returns
+    -------
+    ndarray
+        The quantiles.
+
+    References
+    ----------
+    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American Statistician 50(4),
+    361–365.
+
+    Examples
+    --------
+    >>> v = np.random.default_rng(0).random(11)
+    >>> got = order_statistics_quantiles(v.size, [0.5, 0.9], lambda r: np.sort(v)[r])
+    >>> bool(np.array_equal(got, np.quantile(v, [0.5, 0.9])))
+    True
+    """
+    q = np.asarray(q, dtype=float)
+    vi = (n - 1) * q
+    prev = np.floor(vi).astype(np.int64)
+    nxt = np.minimum(prev + 1, n - 1)
+    ranks = np.unique(np.concatenate([prev, nxt]))
+    stats = pick(ranks)
+    a, b = stats[np.searchsorted(ranks, prev)], stats[np.searchsorted(ranks, nxt)]
+    gamma = vi - prev
+    diff = b - a
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+
+
 def quantiles_linear(v: np.ndarray, q, top: float | None = None) -> np.ndarray:
     """``np.quantile(v, q)`` (linear interpolation) of non-negative values, bit for bit, by an exact selection.
 
@@ -270,15 +315,7 @@ def quantiles_linear(v: np.ndarray, q, top: float | None = None) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     n = v.size
     top = float(v.max()) if top is None else float(top)
-    vi = (n - 1) * q
-    prev = np.floor(vi).astype(np.int64)
-    nxt = np.minimum(prev + 1, n - 1)
-    ranks = np.unique(np.concatenate([prev, nxt]))
-    stats = _select(v, top, ranks, max(16, min(1 << 16, n // 64)))
-    a, b = stats[np.searchsorted(ranks, prev)], stats[np.searchsorted(ranks, nxt)]
-    gamma = vi - prev
-    diff = b - a
-    return np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    return order_statistics_quantiles(n, q, lambda ranks: _select(v, top, ranks, max(16, min(1 << 16, n // 64))))
 
 
 def binned_loess_vertices(f, y, weights=None, *, span: float = 0.75, n_bins: int = N_BINS,
