@@ -3,6 +3,7 @@
     python bench/point_regression.py                       # N = 1e4, 1e5, 1e6; Gaussian, quantile set, ensemble
     python bench/point_regression.py --sizes 1e6 --repeat 7
     python bench/point_regression.py --profile             # + a cProfile top list of calib_core at 1e6 (Gaussian)
+    python bench/point_regression.py --floor --sizes 1e6 --kinds gaussian --repeat 7   # + the measured floor
 
 "Point diagnostics" is ``cc.diagnose`` with intervals and tests off (``n_resamples=0, n_simulations=0``): every point
 metric and every diagram table (the call ``bench/regression.py`` times as "CIs off"), the PredictionSet built inside
@@ -20,6 +21,15 @@ BLAS/OpenMP run on one thread (set before NumPy is imported).  The sort pool of 
 (``SORT_THREADS``) is left at its default in the "ours" column and set to 1 in "ours, 1 sort thread".  The quantile
 set (19 levels) and the ensemble (20 members) are timed for information (no target).  The load average is printed
 at the start and the end: on a busy machine every figure drifts, the ratios less so.
+
+``--floor`` times, in the same interleaved rounds, the passes no implementation of this metric set at these bits can
+skip, each alone on one thread: the stable argsort of σ (Levi's equal-count bins and Spearman's ranks) and of |ε|
+(Spearman's ranks), both as the diagnosis computes them (packed keys around ``np.sort``); one ``np.sort`` of z (the
+reliability score's and the z tables' order statistics; the PIT statistics read Φ of it); Φ(z) of every row with
+SciPy's bits (the CRPS and the reliability score sum it in row order); NumPy's log σ, exp(−z²/2) and log|z| (the NLL,
+the CRPS's φ(z), the mean log z²).  Their sum, as a multiple of one argsort, is the floor: what the 3× target leaves
+for every other pass is printed under it.  Two passes not in the floor are timed for the PIT's sort: ``np.sort`` of
+Φ(z) and Φ of the sorted z.
 """
 
 from __future__ import annotations
@@ -46,6 +56,8 @@ sys.path.insert(0, str(ROOT))
 import calib_core as cc  # noqa: E402
 from calib_core.base import binning  # noqa: E402
 from calib_core.base.predictions import PredictionSet  # noqa: E402
+from calib_core.metrics.regression_kernels import norm_cdf_rows  # noqa: E402
+from calib_core.metrics.regression_sorts import packed_argsort_ranks  # noqa: E402
 
 LEVELS = np.round(np.linspace(0.05, 0.95, 19), 10)
 MEMBERS = 20
@@ -108,10 +120,51 @@ def one_sort_thread(fn):
     return run
 
 
-def measure(n: int, kinds: list[str], repeat: int) -> list[dict]:
-    """Median clocks of argsort and of every kind's point diagnosis (default sort threads and one)."""
+#: (name, in the floor) of the passes ``--floor`` times
+FLOOR_PASSES = (
+    ("floor: stable argsort of σ (packed keys + np.sort, with ranks)", True),
+    ("floor: stable argsort of |ε| (the same)", True),
+    ("floor: np.sort of z", True),
+    ("floor: Φ(z) of every row (compiled, SciPy's bits)", True),
+    ("floor: log σ (NumPy)", True),
+    ("floor: exp(−z²/2) (NumPy, 3 steps)", True),
+    ("floor: log|z| (NumPy, 2 steps)", True),
+    ("info: np.sort of Φ(z) (the PIT's sort)", False),
+    ("info: Φ of the sorted z (instead of that sort)", False),
+)
+
+
+def floor_calls(mean: np.ndarray, std: np.ndarray, y: np.ndarray) -> dict[str, object]:
+    """The passes of :data:`FLOOR_PASSES` on the bench data, each a call without arguments."""
+    eps = y - mean
+    z = eps / std
+    u = norm_cdf_rows(z)
+    z_sorted = np.sort(z)
+
+    def exp_half_z2():
+        e = np.multiply(-0.5, z)
+        e *= z
+        return np.exp(e, out=e)
+
+    def log_abs_z():
+        a = np.abs(z)
+        return np.log(a, out=a)
+
+    fns = (lambda: packed_argsort_ranks(std), lambda: packed_argsort_ranks(eps, absolute=True),
+           lambda: np.sort(z), lambda: norm_cdf_rows(z), lambda: np.log(std), exp_half_z2, log_abs_z,
+           lambda: np.sort(u), lambda: norm_cdf_rows(z_sorted))
+    return {name: fn for (name, _), fn in zip(FLOOR_PASSES, fns)}
+
+
+def measure(n: int, kinds: list[str], repeat: int, floor: bool = False) -> list[dict]:
+    """Median clocks of argsort and of every kind's point diagnosis (default sort threads and one), and with
+    ``floor`` of every pass of :data:`FLOOR_PASSES`."""
     mean, std, y = make_data(n)
     calls = {"argsort": lambda: np.argsort(y)}
+    if floor:
+        for name, fn in floor_calls(mean, std, y).items():
+            fn()  # warm: compiled kernels loaded
+            calls[name] = fn
     for kind in kinds:
         call = point_call(kind, mean, std, y)
         call()  # warm: imports, per-process caches
@@ -150,6 +203,29 @@ def profile(n: int, kind: str, top: int) -> None:
         print("```")
 
 
+def print_floor(rows: list[dict]) -> None:
+    """The floor table of every N: each pass's process CPU and its ratio to one argsort, their sum, what the 3×
+    target leaves above it and how far the Gaussian diagnosis is above it."""
+    for n in sorted({r["n"] for r in rows}):
+        at = {r["what"]: r for r in rows if r["n"] == n}
+        arg = at["argsort"]["cpu"]
+        print(f"\n### Floor at N = {n:.0e} (process CPU, one thread each; argsort {arg * 1e3:.1f} ms)\n")
+        print("| pass | process CPU | / argsort |")
+        print("|---|---|---|")
+        total = 0.0
+        for name, counted in FLOOR_PASSES:
+            cpu = at[name]["cpu"]
+            total += cpu if counted else 0.0
+            print(f"| {name} | {cpu * 1e3:.1f} ms | {cpu / arg:.2f}× |")
+        print(f"| **floor (sum of the 'floor:' passes)** | **{total * 1e3:.1f} ms** | **{total / arg:.2f}×** |")
+        print(f"\nThe 3× target is {3 * arg * 1e3:.1f} ms: {(3 * arg - total) * 1e3:.1f} ms "
+              f"({3 - total / arg:.2f}× one argsort) are left for every other pass.")
+        if "gaussian" in at:
+            ours = at["gaussian"]["cpu"]
+            print(f"The Gaussian point diagnosis: {ours * 1e3:.1f} ms = {ours / arg:.2f}×, "
+                  f"{(ours - total) * 1e3:.1f} ms ({(ours - total) / arg:.2f}× one argsort) above the floor.")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", nargs="*", type=float, default=[1e4, 1e5, 1e6])
@@ -160,6 +236,7 @@ def main() -> None:
     ap.add_argument("--profile-only", action="store_true", help="only the profile")
     ap.add_argument("--profile-n", type=float, default=1e6)
     ap.add_argument("--top", type=int, default=35)
+    ap.add_argument("--floor", action="store_true", help="also time the passes of the floor (module docstring)")
     args = ap.parse_args()
     print(f"numpy {np.__version__}; {os.cpu_count()} CPUs; SORT_THREADS = {binning.SORT_THREADS}; "
           f"OMP/OPENBLAS threads = {os.environ['OMP_NUM_THREADS']}; load average at start: "
@@ -167,15 +244,19 @@ def main() -> None:
     if not args.profile_only:
         rows = []
         for n in map(int, args.sizes):
-            got = measure(n, args.kinds, max(args.repeat, 5 if n <= 1e6 else 1))
+            got = measure(n, args.kinds, max(args.repeat, 5 if n <= 1e6 else 1), args.floor)
             rows += got
             print(f"N = {n:.0e} done (load {os.getloadavg()[0]:.2f})", flush=True)
         print("\n| N | what | process CPU | main-thread CPU | wall | CPU / argsort CPU | wall / argsort wall |")
         print("|---|---|---|---|---|---|---|")
         for r in rows:
+            if r["what"].startswith(("floor:", "info:")):
+                continue
             bold = "**" if r["what"].startswith("gaussian") and r["n"] >= 1e6 else ""
             print(f"| {r['n']:.0e} | {r['what']} | {r['cpu'] * 1e3:.1f} ms | {r['thread'] * 1e3:.1f} ms | "
                   f"{r['wall'] * 1e3:.1f} ms | {bold}{r['r_cpu']:.2f}×{bold} | {r['r_wall']:.2f}× |")
+        if args.floor:
+            print_floor(rows)
     if args.profile or args.profile_only:
         profile(int(args.profile_n), "gaussian", args.top)
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

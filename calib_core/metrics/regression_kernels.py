@@ -70,7 +70,6 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
     lanes = np.empty((q, 16, 8))  # a leaf's row values, column by column (16 blocks of NumPy's 8 accumulators)
     buf = lanes.reshape((q, 128))
     pos = np.empty(128, np.int64)
-    acc = np.empty(8)
     sums = np.zeros((64, q))
     lo_stack = np.zeros(64, np.int64)
     n_stack = np.zeros(64, np.int64)
@@ -200,12 +199,18 @@ def _row_sums(mode, eps, z, sigma, log_sigma, u, e, log_abs_z, ks, cut, tables, 
                     res += col[j]
             else:
                 blk = lanes[c, :nb]
-                for k in range(8):
-                    acc[k] = blk[0, k]
+                a0, a1, a2, a3, a4, a5, a6, a7 = blk[0, 0], blk[0, 1], blk[0, 2], blk[0, 3], blk[0, 4], blk[0, 5], \
+                    blk[0, 6], blk[0, 7]
                 for b in range(1, blk.shape[0]):
-                    for k in range(8):
-                        acc[k] += blk[b, k]
-                res = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+                    a0 += blk[b, 0]
+                    a1 += blk[b, 1]
+                    a2 += blk[b, 2]
+                    a3 += blk[b, 3]
+                    a4 += blk[b, 4]
+                    a5 += blk[b, 5]
+                    a6 += blk[b, 6]
+                    a7 += blk[b, 7]
+                res = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
                 for j in range(full, m):
                     res += col[j]
             sums[depth, c] = res

@@ -84,6 +84,8 @@ class RegressionRows:
         Rows with a finite z (σ > 0; None: all rows); the statistics of z use these only.
     n_z_excluded : int
         Number of rows without a finite z.
+    z_range : tuple of float or None
+        (min z, max z) when every z is finite; None otherwise.
 
     References
     ----------
@@ -114,10 +116,15 @@ class RegressionRows:
             self.eps = y - self.mean
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             self.z = self.eps / self.sigma
-        finite = np.isfinite(self.z)
+        # every z finite ⇔ min z and max z finite (a NaN propagates into both): two reductions, no mask
+        z_range = (float(self.z.min()), float(self.z.max())) if self.n else (0.0, 0.0)
+        every = bool(np.isfinite(z_range[0]) and np.isfinite(z_range[1]))
+        finite = None if every else np.isfinite(self.z)
         #: rows with a finite z (σ > 0); z-based statistics use these only (None: all rows)
-        self.z_ok: np.ndarray | None = None if finite.all() else finite
-        self.n_z_excluded = int(self.n - finite.sum())
+        self.z_ok: np.ndarray | None = finite
+        self.n_z_excluded = 0 if finite is None else int(self.n - np.count_nonzero(finite))
+        #: (min z, max z) when every z is finite (None otherwise)
+        self.z_range: tuple[float, float] | None = z_range if every else None
         self._gaussian = isinstance(dist, Gaussian) and self.z_ok is None
         self._pit_options = (pit_seed, randomize_pit)
 
@@ -271,7 +278,8 @@ class RegressionRows:
         ``keep``; None: all of them) but not its caches: what it computes later (other sorts, bins, weights'
         sums) stays its own, so a stored copy does not grow and two threads using copies do not share a cache.
         A cached quantity not kept is recomputed on first use (same values)."""
-        own = ("y", "dist", "n", "mean", "sigma", "eps", "z", "z_ok", "n_z_excluded", "_gaussian", "_pit_options")
+        own = ("y", "dist", "n", "mean", "sigma", "eps", "z", "z_ok", "n_z_excluded", "z_range", "_gaussian",
+               "_pit_options")
         out = object.__new__(RegressionRows)
         names = set(own) | (set(self.__dict__) if keep is None else set(keep))
         for name in names & set(self.__dict__):
@@ -524,7 +532,11 @@ def undefined_z_counts(rows: RegressionRows) -> dict[str, int]:
         out["zero_spread"] = int(np.count_nonzero(bad & finite & (sigma == 0)))
         out["overflow"] = int(np.count_nonzero(bad & ~finite))
         out["z_overflow"] = int(np.count_nonzero(bad & finite & (sigma != 0)))
-    out["z_square_overflow"] = int(np.count_nonzero(np.abs(rows.z_finite) > _Z_SQUARE_MAX))
+    z_range = rows.__dict__.get("z_range")
+    if z_range is not None and -_Z_SQUARE_MAX <= z_range[0] and z_range[1] <= _Z_SQUARE_MAX:
+        out["z_square_overflow"] = 0  # every |z| within range: no row to count
+    else:
+        out["z_square_overflow"] = int(np.count_nonzero(np.abs(rows.z_finite) > _Z_SQUARE_MAX))
     return {k: out[k] for k in Z_CAUSES if out.get(k, 0)}
 
 
