@@ -216,7 +216,8 @@ def print_floor(rows: list[dict]) -> None:
         for name, counted in FLOOR_PASSES:
             cpu = at[name]["cpu"]
             total += cpu if counted else 0.0
-            print(f"| {name} | {cpu * 1e3:.1f} ms | {cpu / arg:.2f}× |")
+            shown = name.replace("|", "\\|")  # |ε|, log|z| inside a Markdown table
+            print(f"| {shown} | {cpu * 1e3:.1f} ms | {cpu / arg:.2f}× |")
         print(f"| **floor (sum of the 'floor:' passes)** | **{total * 1e3:.1f} ms** | **{total / arg:.2f}×** |")
         print(f"\nThe 3× target is {3 * arg * 1e3:.1f} ms: {(3 * arg - total) * 1e3:.1f} ms "
               f"({3 - total / arg:.2f}× one argsort) are left for every other pass.")
