@@ -127,13 +127,15 @@ def _stat_reliability_score(r: RegressionRows, w: np.ndarray | None) -> float:
         # Only Σ η_(i)(2i − 1) needs the order; the other terms are sums over rows:
         # erf(η) = 2Φ(z) − 1 and exp(−η²) = √(2π) φ(z) for η = z/√2.
         n = z.shape[0]
-        eta_sorted = r.z_sorted / np.sqrt(2.0)
         fused = r.__dict__.get("_fused")
         if fused is not None:  # Σφ(z) from the compiled pass (regression_point.py); Σ z·2Φ(z) as before (RS is a
             # difference of O(1) terms: its bits stay those of the dot product)
-            s_erf = dot(z, 2.0 * r.u) / np.sqrt(2.0)
+            buf = np.multiply(2.0, r.u)
+            s_erf = dot(z, buf) / np.sqrt(2.0)
             s_exp = np.sqrt(2.0 * np.pi) * fused["sums"]["phi"]
+            eta_sorted = np.divide(r.z_sorted, np.sqrt(2.0), out=buf)  # the buffer of 2Φ(z) reused: one array less
         else:
+            eta_sorted = r.z_sorted / np.sqrt(2.0)
             s_erf = dot(z, 2.0 * r.u if r._gaussian else 2.0 * norm_cdf(z)) / np.sqrt(2.0)
             s_exp = np.sqrt(2.0 * np.pi) * (r.phi.sum() if r._gaussian else norm_pdf(z).sum())
         weights_2i_1 = np.arange(1, 2 * n, 2, dtype=float)  # 2i − 1, i = 1 … n (exact integers: one pass)

@@ -84,20 +84,28 @@ def _ecdf_steps(r: RegressionRows, w: np.ndarray | None) -> tuple[np.ndarray, np
     return r.u_sorted, cw / cw[-1]
 
 
-def _ecdf_gaps(r: RegressionRows) -> np.ndarray | None:
-    """d_j = j/N − u_(j), j = 1 … N: the ECDF just after each sorted PIT value minus the value
-    (unweighted data, cached); ``None`` if a PIT value lies outside [0, 1] (then the general path clips)."""
+def _ecdf_gap_statistics(r: RegressionRows) -> tuple[float, float] | None:
+    """(area, largest deviation) of the unweighted PIT ECDF from the gaps d_j = j/N − u_(j), j = 1 … N (the ECDF
+    just after each sorted PIT value minus the value), cached; ``None`` if a PIT value lies outside [0, 1] (then the
+    general path clips).  Both come from one gap array and one more buffer: after the area's first sum the gaps
+    are shifted by −1/N in place (the same subtraction as into a new array), so no third 10⁶-row array is made."""
     cache = r.__dict__
-    if "_ecdf_gaps" not in cache:
+    if "_ecdf_gap_statistics" not in cache:
         u = r.u_sorted
         ok = u.shape[0] > 0 and u[0] >= 0.0 and u[-1] <= 1.0
-        gaps = None
+        found = None
         if ok:  # j/N − u_(j) in one buffer (j < 2⁵³: the float j is exact, as the integer's conversion was)
-            gaps = np.arange(1, r.n + 1, dtype=float)
-            gaps /= r.n
-            gaps -= u
-        cache["_ecdf_gaps"] = gaps
-    return cache["_ecdf_gaps"]
+            d = np.arange(1, r.n + 1, dtype=float)
+            d /= r.n
+            d -= u
+            largest = float(max(d.max(), 1.0 / r.n - d.min(), 0.0))
+            buf = np.abs(d)
+            first = dot(d, buf)
+            d -= 1.0 / r.n  # e_j = d_j − 1/N
+            area = float(0.5 * (first - dot(d, np.abs(d, out=buf))))
+            found = (area, largest)
+        cache["_ecdf_gap_statistics"] = found
+    return cache["_ecdf_gap_statistics"]
 
 
 def stat_max_deviation(r: RegressionRows, w: np.ndarray | None) -> float:
@@ -105,9 +113,9 @@ def stat_max_deviation(r: RegressionRows, w: np.ndarray | None) -> float:
 
     Just after u_(j) the gap is d_j = j/N − u_(j); just before it, u_(j) − (j − 1)/N = 1/N − d_j.
     """
-    d = _ecdf_gaps(r) if w is None else None
-    if d is not None:
-        return float(max(d.max(), 1.0 / r.n - d.min(), 0.0))
+    found = _ecdf_gap_statistics(r) if w is None else None
+    if found is not None:
+        return found[1]
     u, after = _ecdf_steps(r, w)
     before = np.concatenate([[0.0], after[:-1]])
     return float(max(np.max(after - u), np.max(u - before), 0.0))
@@ -121,12 +129,9 @@ def stat_area(r: RegressionRows, w: np.ndarray | None) -> float:
     −½(c − p)|c − p|).  Unweighted, with g(x) = x|x| and d_j = j/N − u_(j), the gaps telescope to
     ½ Σ_j [g(d_j) − g(d_j − 1/N)] (the end gaps [0, u_(1)] and [u_(N), 1] included).
     """
-    d = _ecdf_gaps(r) if w is None else None
-    if d is not None:
-        buf = np.abs(d)
-        first = dot(d, buf)
-        e = d - 1.0 / r.n
-        return float(0.5 * (first - dot(e, np.abs(e, out=buf))))
+    found = _ecdf_gap_statistics(r) if w is None else None
+    if found is not None:
+        return found[0]
     u, after = _ecdf_steps(r, w)
     n = u.shape[0]
     edges = np.empty(n + 2)
