@@ -146,8 +146,12 @@ def _group_of_bin(lo: float, hi: float, width: float, n_bins: int, cuts: np.ndar
     slack = 1e-6 * width + 1e-15 * (abs(lo) + abs(hi))
     low = np.clip(edges[:-1] - slack, eps, top_q)
     high = np.clip(edges[1:] + slack, eps, top_q)
-    g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
-    g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
+    if np.all(cuts[1:] >= cuts[:-1]):  # sorted cuts: #{cuts < v} is the left insertion point (the same counts)
+        g_low = np.searchsorted(cuts, low, side="left")
+        g_high = np.searchsorted(cuts, high, side="left")
+    else:
+        g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
+        g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
     return np.where(g_low == g_high, g_low, -1).astype(np.int64)
 
 
@@ -162,27 +166,32 @@ def _deviation_bounds(lo: float, width: float, n_bins: int, t: np.ndarray, value
     dhi = np.maximum(np.abs(a), np.abs(b))
     gv = values - t
     vb = np.clip(np.floor((t - lo) / width).astype(np.int64), 0, n_bins - 1)
-    for j, bj in enumerate(vb):  # loop over the vertices (101), never rows
-        sign_change = gv[j] * a[bj] <= 0.0 or gv[j] * b[bj] <= 0.0
-        dlo[bj] = 0.0 if sign_change else min(dlo[bj], abs(gv[j]))
-        dhi[bj] = max(dhi[bj], abs(gv[j]))
+    sign_change = (gv * a[vb] <= 0.0) | (gv * b[vb] <= 0.0)
+    np.minimum.at(dlo, vb, np.where(sign_change, 0.0, np.abs(gv)))  # per vertex inside the bin (order-free)
+    np.maximum.at(dhi, vb, np.abs(gv))
     margin = 1e-9 * np.maximum(dhi, 1e-3)
     return np.maximum(dlo - margin, 0.0), dhi + margin
 
 
-def _interval(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, r_min: int, r_max: int) -> tuple[float, float, int]:
-    """[a, c] holding the ranks r_min … r_max of d if the bounds hold: #(d < a) ≤ r_min ≤ r_max < #(d ≤ c); and the
-    rows of the bins that can hold values in it."""
+def _intervals(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, rank_pairs: list[tuple[int, int]]
+               ) -> list[tuple[float, float, int]]:
+    """Per pair (r_min, r_max), [a, c] holding the ranks r_min … r_max of d if the bounds hold:
+    #(d < a) ≤ r_min ≤ r_max < #(d ≤ c); and the rows of the bins that can hold values in it (the bounds sorted
+    once for all pairs)."""
     o = np.argsort(dlo, kind="stable")
     cum = np.concatenate([[0.0], np.cumsum(w[o])])
-    i = int(np.searchsorted(cum, r_min, side="right")) - 1
-    a = float(dlo[o][min(i, o.size - 1)])
+    lows = dlo[o]
     o2 = np.argsort(dhi, kind="stable")
     cum2 = np.cumsum(w[o2])
-    i2 = min(int(np.searchsorted(cum2, r_max + 1, side="left")), o2.size - 1)
-    c = float(dhi[o2][i2])
-    size = int(w[(dhi >= a) & (dlo <= c)].sum())
-    return a, c, size
+    highs = dhi[o2]
+    out = []
+    for r_min, r_max in rank_pairs:  # the two quantiles, not rows
+        i = int(np.searchsorted(cum, r_min, side="right")) - 1
+        a = float(lows[min(i, o.size - 1)])
+        i2 = min(int(np.searchsorted(cum2, r_max + 1, side="left")), o2.size - 1)
+        c = float(highs[i2])
+        out.append((a, c, int(w[(dhi >= a) & (dlo <= c)].sum())))
+    return out
 
 
 def hosmer_lemeshow_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
@@ -309,7 +318,7 @@ def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: floa
     dlo, dhi = _deviation_bounds(lo, width, int(N_BINS), t, values)
     probs = (0.5, 0.9)
     prev = [int(np.floor((n - 1) * p)) for p in probs]
-    (a0, c0, s0), (a1, c1, s1) = (_interval(dlo, dhi, counts.astype(float), r, min(r + 1, n - 1)) for r in prev)
+    (a0, c0, s0), (a1, c1, s1) = _intervals(dlo, dhi, counts.astype(float), [(r, min(r + 1, n - 1)) for r in prev])
     groups, below0, below1, pool0, pool1, m0, m1 = _groups_and_intervals(
         f, labels, int(k), eps, top_q, cuts, d, a0, c0, s0, a1, c1, s1, lo, inv_width,
         _group_of_bin(lo, hi, width, int(N_BINS), cuts, eps, top_q))
