@@ -62,16 +62,18 @@ def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # prag
     """One pass: d_i = |ĉ(f_i) − f_i| into ``d`` (ĉ linear between the vertices lo + j·step; the binned loess's
     operations), Σ d, Σ 1, and the values f of the wanted bins of :func:`_bin_sums` (sorted; at most ``size``, the
     count says whether more were found).  The gather is branch-free: each value is written to the next free slot,
-    which advances only for a wanted bin."""
+    which advances only for a wanted bin.  The position (f − lo)/step is taken as (f − lo)·(1/step), as in the
+    binned loess's own pass."""
     g = values.size
     n_bins = want.size
     pool = np.empty(size + 1)
     m = 0
     sd = 0.0
     sw = 0.0
+    inv_step = 1.0 / step
     for i in range(f.size):
         fi = f[i]
-        x = (fi - lo) / step
+        x = (fi - lo) * inv_step
         j = g - 2 if x >= g - 2 else (int(x) if x > 0.0 else 0)
         lam = x - j
         if lam < 0.0:
