@@ -100,13 +100,10 @@ def test_column_hl_and_errors_declines_what_it_does_not_cover():
 def test_interval_counts_and_gathers_are_exact_whatever_the_interval():
     rng = np.random.default_rng(3)
     d = np.round(rng.random(5000), 3)  # ties
-    f = rng.random(5000)
-    labels = rng.integers(0, 3, 5000)
     for (a0, c0, s0), (a1, c1, s1) in (((0.2, 0.21, 100), (0.0, 1.0, 5000)), ((0.2, 0.21, 5), (0.5, 0.4, 10))):
-        out = col._groups_and_intervals(f, labels, 1, 1e-7, 1 - 1e-7, np.array([0.5]), d, a0, c0, s0, a1, c1, s1,
-                                        0.0, 1.0, np.full(1, -1))
-        for (a, c, size), below, pool, m in (((a0, c0, s0), out[1], out[3], out[5]),
-                                             ((a1, c1, s1), out[2], out[4], out[6])):
+        out = col._intervals_of(d, a0, c0, s0, a1, c1, s1)
+        for (a, c, size), below, pool, m in (((a0, c0, s0), out[0], out[2], out[4]),
+                                             ((a1, c1, s1), out[1], out[3], out[5])):
             inside = np.sort(d[(d >= a) & (d <= c)])
             assert below == np.count_nonzero(d < a)
             assert m == inside.size  # more than size: the caller sees it and falls back (the pool is then partial)
