@@ -1,5 +1,5 @@
 """Hosmer–Lemeshow and the loess ICI / E50 / E90 of one large one-vs-rest column in three compiled passes over its
-predictions, no clipped copy and no outcome array written.
+predictions and one over the deviations, no clipped copy and no outcome array written.
 
 For the column f (n ≥ :data:`~calib_core.metrics.classification_loess_binned.BINNED_FROM` finite predictions) of
 class k with outcomes y_i = 1[label_i = k] read from the labels, after NumPy's min f and max f:
@@ -12,8 +12,9 @@ class k with outcomes y_i = 1[label_i = k] read from the labels, after NumPy's m
    are the order statistics f_(r), and p̃_(r) = clip(f_(r), ε, 1 − ε) since the clip is monotone — NumPy's
    linear-interpolation quantiles of p̃ (Hyndman & Fan 1996, definition 7) are the Hosmer–Lemeshow cuts, exactly.
 3. **Groups and E50 / E90.**  The Hosmer–Lemeshow n_g, O_g = Σ y, E_g = Σ p̃ in row order (groups #{cuts < p̃}; read
-   from a per-bin table where no cut can fall inside the bin), and for E50 and E90 the count of d below an interval
-   [a, c] and the values inside it.  The interval comes from per-bin bounds of |ĉ(f) − f| (ĉ is piecewise linear:
+   from a per-bin table where no cut can fall inside the bin); then, in a pass over d of its own (fused with the
+   groups it cost more than the two), for E50 and E90 the count of d below an interval [a, c] and the values inside
+   it.  The interval comes from per-bin bounds of |ĉ(f) − f| (ĉ is piecewise linear:
    its values at the bin's edges and at the vertices inside) so that the ranks should fall inside; whether they do
    is checked from the exact counts, and if not the caller runs the separate passes.
 
@@ -62,16 +63,18 @@ def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # prag
     """One pass: d_i = |ĉ(f_i) − f_i| into ``d`` (ĉ linear between the vertices lo + j·step; the binned loess's
     operations), Σ d, Σ 1, and the values f of the wanted bins of :func:`_bin_sums` (sorted; at most ``size``, the
     count says whether more were found).  The gather is branch-free: each value is written to the next free slot,
-    which advances only for a wanted bin."""
+    which advances only for a wanted bin.  The position (f − lo)/step is taken as (f − lo)·(1/step), as in the
+    binned loess's own pass."""
     g = values.size
     n_bins = want.size
     pool = np.empty(size + 1)
     m = 0
     sd = 0.0
     sw = 0.0
+    inv_step = 1.0 / step
     for i in range(f.size):
         fi = f[i]
-        x = (fi - lo) / step
+        x = (fi - lo) * inv_step
         j = g - 2 if x >= g - 2 else (int(x) if x > 0.0 else 0)
         lam = x - j
         if lam < 0.0:
@@ -93,27 +96,13 @@ def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # prag
 
 
 @compiled_kernel
-def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, size0, a1, c1, size1, lo, inv_width,
-                          group_of_bin):  # pragma: no cover - compiled
-    """One pass: the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε) (groups #{cuts < p̃}, row order), and
-    for the intervals [a0, c0] and [a1, c1] the count of d below each and its values (sorted; at most size0 / size1,
-    the counts say whether more were found).  Branch-free counts and gathers.  The group of a row is that of its
-    loess bin (``group_of_bin``, the bins of :func:`_bin_sums`) where every value the bin can hold has the same
-    group, else (−1) counted from the cuts."""
+def _groups(f, labels, k, eps, one_minus_eps, cuts, lo, inv_width, group_of_bin):  # pragma: no cover - compiled
+    """One pass: the Hosmer–Lemeshow n_g, O_g, E_g of p̃ = clip(f, ε, 1 − ε) (groups #{cuts < p̃}, row order).  The
+    group of a row is that of its loess bin (``group_of_bin``, the bins of :func:`_bin_sums`) where every value the
+    bin can hold has the same group, else (−1) counted from the cuts."""
     n_bins = group_of_bin.size
     groups = np.zeros((3, cuts.size + 1))
-    pool0 = np.empty(size0 + 1)
-    pool1 = np.empty(size1 + 1)
-    m0 = m1 = 0
-    below0 = below1 = 0
     for i in range(f.size):
-        v = d[i]
-        below0 += np.int64(v < a0)
-        below1 += np.int64(v < a1)
-        pool0[min(m0, size0)] = v
-        m0 += (v >= a0) & (v <= c0)
-        pool1[min(m1, size1)] = v
-        m1 += (v >= a1) & (v <= c1)
         yi = 1.0 if labels[i] == k else 0.0
         q = f[i]
         if q < eps:
@@ -130,11 +119,31 @@ def _groups_and_intervals(f, labels, k, eps, one_minus_eps, cuts, d, a0, c0, siz
         groups[0, gi] += 1.0
         groups[1, gi] += yi
         groups[2, gi] += q
+    return groups
+
+
+@compiled_kernel
+def _intervals_of(d, a0, c0, size0, a1, c1, size1):  # pragma: no cover - compiled
+    """One pass over d: for the intervals [a0, c0] and [a1, c1] the count of d below each and its values inside
+    (sorted; at most size0 / size1, the counts say whether more were found).  Branch-free counts and gathers (a
+    pass of its own: fused with the group sums it cost more than the two passes)."""
+    pool0 = np.empty(size0 + 1)
+    pool1 = np.empty(size1 + 1)
+    m0 = m1 = 0
+    below0 = below1 = 0
+    for i in range(d.size):
+        v = d[i]
+        below0 += np.int64(v < a0)
+        below1 += np.int64(v < a1)
+        pool0[min(m0, size0)] = v
+        m0 += (v >= a0) & (v <= c0)
+        pool1[min(m1, size1)] = v
+        m1 += (v >= a1) & (v <= c1)
     out0 = pool0[:min(m0, size0)].copy()
     out0.sort()
     out1 = pool1[:min(m1, size1)].copy()
     out1.sort()
-    return groups, below0, below1, out0, out1, m0, m1
+    return below0, below1, out0, out1, m0, m1
 
 
 def _group_of_bin(lo: float, hi: float, width: float, n_bins: int, cuts: np.ndarray, eps: float, top_q: float
@@ -146,8 +155,12 @@ def _group_of_bin(lo: float, hi: float, width: float, n_bins: int, cuts: np.ndar
     slack = 1e-6 * width + 1e-15 * (abs(lo) + abs(hi))
     low = np.clip(edges[:-1] - slack, eps, top_q)
     high = np.clip(edges[1:] + slack, eps, top_q)
-    g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
-    g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
+    if np.all(cuts[1:] >= cuts[:-1]):  # sorted cuts: #{cuts < v} is the left insertion point (the same counts)
+        g_low = np.searchsorted(cuts, low, side="left")
+        g_high = np.searchsorted(cuts, high, side="left")
+    else:
+        g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
+        g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
     return np.where(g_low == g_high, g_low, -1).astype(np.int64)
 
 
@@ -162,27 +175,32 @@ def _deviation_bounds(lo: float, width: float, n_bins: int, t: np.ndarray, value
     dhi = np.maximum(np.abs(a), np.abs(b))
     gv = values - t
     vb = np.clip(np.floor((t - lo) / width).astype(np.int64), 0, n_bins - 1)
-    for j, bj in enumerate(vb):  # loop over the vertices (101), never rows
-        sign_change = gv[j] * a[bj] <= 0.0 or gv[j] * b[bj] <= 0.0
-        dlo[bj] = 0.0 if sign_change else min(dlo[bj], abs(gv[j]))
-        dhi[bj] = max(dhi[bj], abs(gv[j]))
+    sign_change = (gv * a[vb] <= 0.0) | (gv * b[vb] <= 0.0)
+    np.minimum.at(dlo, vb, np.where(sign_change, 0.0, np.abs(gv)))  # per vertex inside the bin (order-free)
+    np.maximum.at(dhi, vb, np.abs(gv))
     margin = 1e-9 * np.maximum(dhi, 1e-3)
     return np.maximum(dlo - margin, 0.0), dhi + margin
 
 
-def _interval(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, r_min: int, r_max: int) -> tuple[float, float, int]:
-    """[a, c] holding the ranks r_min … r_max of d if the bounds hold: #(d < a) ≤ r_min ≤ r_max < #(d ≤ c); and the
-    rows of the bins that can hold values in it."""
+def _intervals(dlo: np.ndarray, dhi: np.ndarray, w: np.ndarray, rank_pairs: list[tuple[int, int]]
+               ) -> list[tuple[float, float, int]]:
+    """Per pair (r_min, r_max), [a, c] holding the ranks r_min … r_max of d if the bounds hold:
+    #(d < a) ≤ r_min ≤ r_max < #(d ≤ c); and the rows of the bins that can hold values in it (the bounds sorted
+    once for all pairs)."""
     o = np.argsort(dlo, kind="stable")
     cum = np.concatenate([[0.0], np.cumsum(w[o])])
-    i = int(np.searchsorted(cum, r_min, side="right")) - 1
-    a = float(dlo[o][min(i, o.size - 1)])
+    lows = dlo[o]
     o2 = np.argsort(dhi, kind="stable")
     cum2 = np.cumsum(w[o2])
-    i2 = min(int(np.searchsorted(cum2, r_max + 1, side="left")), o2.size - 1)
-    c = float(dhi[o2][i2])
-    size = int(w[(dhi >= a) & (dlo <= c)].sum())
-    return a, c, size
+    highs = dhi[o2]
+    out = []
+    for r_min, r_max in rank_pairs:  # the two quantiles, not rows
+        i = int(np.searchsorted(cum, r_min, side="right")) - 1
+        a = float(lows[min(i, o.size - 1)])
+        i2 = min(int(np.searchsorted(cum2, r_max + 1, side="left")), o2.size - 1)
+        c = float(highs[i2])
+        out.append((a, c, int(w[(dhi >= a) & (dlo <= c)].sum())))
+    return out
 
 
 def hosmer_lemeshow_from_sums(n_g: np.ndarray, o_g: np.ndarray, e_g: np.ndarray) -> tuple[float, int]:
@@ -309,10 +327,10 @@ def column_hl_and_errors(f: np.ndarray, labels: np.ndarray, k: int, *, eps: floa
     dlo, dhi = _deviation_bounds(lo, width, int(N_BINS), t, values)
     probs = (0.5, 0.9)
     prev = [int(np.floor((n - 1) * p)) for p in probs]
-    (a0, c0, s0), (a1, c1, s1) = (_interval(dlo, dhi, counts.astype(float), r, min(r + 1, n - 1)) for r in prev)
-    groups, below0, below1, pool0, pool1, m0, m1 = _groups_and_intervals(
-        f, labels, int(k), eps, top_q, cuts, d, a0, c0, s0, a1, c1, s1, lo, inv_width,
-        _group_of_bin(lo, hi, width, int(N_BINS), cuts, eps, top_q))
+    (a0, c0, s0), (a1, c1, s1) = _intervals(dlo, dhi, counts.astype(float), [(r, min(r + 1, n - 1)) for r in prev])
+    groups = _groups(f, labels, int(k), eps, top_q, cuts, lo, inv_width,
+                     _group_of_bin(lo, hi, width, int(N_BINS), cuts, eps, top_q))
+    below0, below1, pool0, pool1, m0, m1 = _intervals_of(d, a0, c0, s0, a1, c1, s1)
     hl = hosmer_lemeshow_from_sums(*groups)
     found = {}
     for below, pool_s, m_s, r in ((below0, pool0, m0, prev[0]), (below1, pool1, m1, prev[1])):

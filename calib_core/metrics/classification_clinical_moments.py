@@ -100,11 +100,13 @@ def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, su
 
 
 @compiled_kernel
-def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges):  # pragma: no cover
+def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges, x_ends
+                 ):  # pragma: no cover - compiled
     """:func:`_pass_logits` of one column k over one chunk of its rows (contiguous: f = p[:, k], y = y[:, k] or the
-    labels, xs = logit(p̃) of the chunk), accumulating into ``mom`` (B, M + 1), ``sums`` (6,) and ``ranges`` (6,)
-    of the column in place: per accumulator the same additions in the same row order and 512-row blocks (the chunk
-    starts at a multiple of 512 rows), so the same doubles; the column's moments stay in cache."""
+    labels, xs = logit(p̃) of the chunk, where the row is not clipped), accumulating into ``mom`` (B, M + 1),
+    ``sums`` (6,) and ``ranges`` (6,) of the column in place: per accumulator the same additions in the same row
+    order and 512-row blocks (the chunk starts at a multiple of 512 rows), so the same doubles; the column's moments
+    stay in cache.  A clipped row's logit is ``x_ends`` (logit ε, logit(1 − ε), by the same NumPy operations)."""
     n = f.size
     order = mom.shape[1] - 1
     width = 1.0 / inv_w
@@ -119,13 +121,15 @@ def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom,
             z_num += (yk - pk) * c
             z_den += c * c * pk * (1.0 - pk)
             q = pk
+            x = xs[i]
             if pk < eps:
                 q = eps
                 clipped += 1.0
+                x = x_ends[0]
             elif pk > 1.0 - eps:
                 q = 1.0 - eps
                 clipped += 1.0
-            x = xs[i]
+                x = x_ends[1]
             s_y += yk
             s_yx += yk * x
             if yk > 0.0:
@@ -181,6 +185,8 @@ def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
     buf = np.empty(min(_COLUMN_CHUNK, n))
     den = np.empty_like(buf)
     no_y = np.zeros(0)
+    ends = np.clip(np.array([0.0, 1.0]), eps, 1.0 - eps)
+    x_ends = np.log(ends / (1.0 - ends))  # the logits of the clipped rows, by the chunks' own operations
     for k in range(k_cols):  # columns (classes), then chunks of rows, never rows
         f = cols[k]
         yk = no_y if use_labels else y[:, 0]
@@ -188,12 +194,14 @@ def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
             hi = min(lo + _COLUMN_CHUNK, n)
             fc = f[lo:hi]
             q, dq = buf[:hi - lo], den[:hi - lo]
-            np.clip(fc, eps, 1.0 - eps, out=q)
-            np.subtract(1.0, q, out=dq)
-            np.divide(q, dq, out=q)
-            np.log(q, out=q)
+            # p / (1 − p) unclipped: equal to p̃ / (1 − p̃) wherever p is inside [ε, 1 − ε]; the kernel puts the
+            # clipped rows' logits (x_ends) itself, so ±inf / NaN from the others are never read
+            with np.errstate(divide="ignore", invalid="ignore"):
+                np.subtract(1.0, fc, out=dq)
+                np.divide(fc, dq, out=q)
+                np.log(q, out=q)
             _pass_column(fc, q, yk[lo:hi] if not use_labels else yk, lab[lo:hi] if use_labels else lab, k,
-                         use_labels, eps, half, inv_w, MOMENT_BINS, mom[k], sums[k], ranges[k])
+                         use_labels, eps, half, inv_w, MOMENT_BINS, mom[k], sums[k], ranges[k], x_ends)
     return mom, sums, ranges
 
 

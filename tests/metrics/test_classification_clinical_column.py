@@ -100,13 +100,10 @@ def test_column_hl_and_errors_declines_what_it_does_not_cover():
 def test_interval_counts_and_gathers_are_exact_whatever_the_interval():
     rng = np.random.default_rng(3)
     d = np.round(rng.random(5000), 3)  # ties
-    f = rng.random(5000)
-    labels = rng.integers(0, 3, 5000)
     for (a0, c0, s0), (a1, c1, s1) in (((0.2, 0.21, 100), (0.0, 1.0, 5000)), ((0.2, 0.21, 5), (0.5, 0.4, 10))):
-        out = col._groups_and_intervals(f, labels, 1, 1e-7, 1 - 1e-7, np.array([0.5]), d, a0, c0, s0, a1, c1, s1,
-                                        0.0, 1.0, np.full(1, -1))
-        for (a, c, size), below, pool, m in (((a0, c0, s0), out[1], out[3], out[5]),
-                                             ((a1, c1, s1), out[2], out[4], out[6])):
+        out = col._intervals_of(d, a0, c0, s0, a1, c1, s1)
+        for (a, c, size), below, pool, m in (((a0, c0, s0), out[0], out[2], out[4]),
+                                             ((a1, c1, s1), out[1], out[3], out[5])):
             inside = np.sort(d[(d >= a) & (d <= c)])
             assert below == np.count_nonzero(d < a)
             assert m == inside.size  # more than size: the caller sees it and falls back (the pool is then partial)
@@ -181,3 +178,64 @@ def test_compiled_radius_bisection_equals_numpy(seed, n_bins, lo, span_width, em
     want = lb._bisect_radii(t, edges, cum, target, hi - lo)
     got = lb._radii(t, edges, cum, float(target), float(hi - lo))
     np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def _group_of_bin_broadcast(lo, hi, width, n_bins, cuts, eps, top_q):
+    """The per-bin Hosmer–Lemeshow group counted cut by cut against every bin (the first form; the reference)."""
+    edges = lo + width * np.arange(n_bins + 1)
+    slack = 1e-6 * width + 1e-15 * (abs(lo) + abs(hi))
+    low = np.clip(edges[:-1] - slack, eps, top_q)
+    high = np.clip(edges[1:] + slack, eps, top_q)
+    g_low = (cuts[None, :] < low[:, None]).sum(axis=1)
+    g_high = (cuts[None, :] < high[:, None]).sum(axis=1)
+    return np.where(g_low == g_high, g_low, -1).astype(np.int64)
+
+
+def _deviation_bounds_loop(lo, width, n_bins, t, values):
+    """The per-bin bounds of d with the vertices taken one by one (the first form; the reference)."""
+    edges = lo + width * np.arange(n_bins + 1)
+    g = np.interp(edges, t, values) - edges
+    a, b = g[:-1], g[1:]
+    dlo = np.where(a * b <= 0.0, 0.0, np.minimum(np.abs(a), np.abs(b)))
+    dhi = np.maximum(np.abs(a), np.abs(b))
+    gv = values - t
+    vb = np.clip(np.floor((t - lo) / width).astype(np.int64), 0, n_bins - 1)
+    for j, bj in enumerate(vb):
+        sign_change = gv[j] * a[bj] <= 0.0 or gv[j] * b[bj] <= 0.0
+        dlo[bj] = 0.0 if sign_change else min(dlo[bj], abs(gv[j]))
+        dhi[bj] = max(dhi[bj], abs(gv[j]))
+    margin = 1e-9 * np.maximum(dhi, 1e-3)
+    return np.maximum(dlo - margin, 0.0), dhi + margin
+
+
+_CUT = st.one_of(st.floats(0.0, 1.0), st.sampled_from([1e-7, 1.0 - 1e-7, 0.5, 0.25]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(lo=st.floats(0.0, 0.5), span=st.floats(1e-6, 0.5), n_bins=st.sampled_from([1, 7, 64, 1024]),
+       cuts=st.lists(_CUT, min_size=1, max_size=12), shuffle=st.booleans())
+def test_group_of_bin_equals_cut_by_cut_count(lo, span, n_bins, cuts, shuffle):
+    """The per-bin groups by insertion points (sorted cuts) or by the broadcast count (unsorted): the same table."""
+    c = np.sort(np.array(cuts)) if not shuffle else np.array(cuts)
+    hi = lo + span
+    width = (hi - lo) / n_bins
+    got = col._group_of_bin(lo, hi, width, n_bins, c, 1e-7, 1.0 - 1e-7)
+    np.testing.assert_array_equal(got, _group_of_bin_broadcast(lo, hi, width, n_bins, c, 1e-7, 1.0 - 1e-7))
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_bins=st.sampled_from([1, 3, 50, 16384]),
+       n_vertices=st.sampled_from([2, 5, 101]), flat=st.booleans())
+def test_deviation_bounds_equal_vertex_by_vertex_loop(seed, n_bins, n_vertices, flat):
+    """The vertices' updates of the per-bin bounds by unbuffered minimum / maximum: the loop's bounds, bit for bit
+    (several vertices in one bin included)."""
+    rng = np.random.default_rng(seed)
+    lo, hi = sorted(rng.uniform(0.0, 1.0, 2))
+    hi = hi if hi > lo else lo + 0.1
+    t = np.linspace(lo, hi, n_vertices)
+    values = t + (np.zeros(n_vertices) if flat else rng.normal(0.0, 0.05, n_vertices))
+    width = (hi - lo) / n_bins
+    got = col._deviation_bounds(lo, width, n_bins, t, values)
+    ref = _deviation_bounds_loop(lo, width, n_bins, t, values)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(_bits(g), _bits(r))

@@ -165,3 +165,48 @@ def test_vertex_fits_kernel_equals_skip_loop(seed):
     h = np.full(t.size, 0.3 * (hi - lo)) * rng.uniform(0.5, 1.5, t.size)
     args = (centres + ne[1] / ne[0], *ne, centres, t, h)
     np.testing.assert_allclose(lb._vertex_fits(*args), _vertex_fits_skip_loop(*args), rtol=1e-12, atol=0)
+
+
+def _deviations_by_division(f, w, lo, step, values, unit):
+    """d_i = |ĉ(f_i) − f_i| with the position (f − lo)/step by division, Σ w d in row order, Σ w (the pass as first
+    written; the reference of the kernel's multiplication by 1/step)."""
+    g = values.size
+    x = (f - lo) / step
+    j = np.where(x >= g - 2, g - 2, np.where(x > 0.0, np.trunc(np.where(x > 0.0, x, 0.0)), 0.0)).astype(np.int64)
+    lam = np.clip(x - j, 0.0, 1.0)
+    d = np.abs(values[j] * (1.0 - lam) + values[j + 1] * lam - f)
+    wi = np.ones(f.size) if unit else w
+    return d, float(np.cumsum(wi * d)[-1]), float(np.cumsum(wi)[-1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000), g=st.sampled_from([2, 3, 11, 101]),
+       grid=st.booleans(), weighted=st.booleans())
+def test_deviations_by_multiplication_within_rounding_of_division(seed, n, g, grid, weighted):
+    """The deviations with (f − lo)·(1/step) against (f − lo)/step: every d, Σ w d and Σ w within 1e-12 relative
+    (1e-14 absolute near 0), including predictions on the vertices themselves (where the segment may change)."""
+    rng = np.random.default_rng(seed)
+    lo, hi = sorted(rng.uniform(0.0, 1.0, 2))
+    hi = hi if hi > lo else lo + 0.25
+    t = np.linspace(lo, hi, g)
+    step = float(t[1] - t[0])
+    f = rng.choice(t, n) if grid else rng.uniform(lo, hi, n)
+    values = np.clip(t + rng.normal(0.0, 0.05, g), 0.0, 1.0)
+    w = rng.uniform(0.5, 2.0, n) if weighted else np.empty(0)
+    d, sd, sw, top = lb._deviations(f, w, lo, step, values, not weighted)
+    d_ref, sd_ref, sw_ref = _deviations_by_division(f, w, lo, step, values, not weighted)
+    np.testing.assert_allclose(d, d_ref, rtol=1e-12, atol=1e-14)
+    assert sd == pytest.approx(sd_ref, rel=1e-12, abs=1e-14) and sw == pytest.approx(sw_ref, rel=1e-12)
+    assert top == d.max(initial=0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_binned_errors_within_rounding_of_division_pass(seed):
+    """ICI, E50, E90 at large N against the same fit with the deviations by division: within 1e-12 relative."""
+    f, y, _ = _law(lb.BINNED_FROM + 17 * seed, seed)
+    t, values = lb.binned_loess_vertices(f, y)
+    d_ref, sd_ref, sw_ref = _deviations_by_division(f, np.empty(0), float(t[0]), float(t[1] - t[0]), values, True)
+    got = lb.binned_calibration_errors(f, y)
+    assert got["ici"] == pytest.approx(sd_ref / sw_ref, rel=1e-12)
+    for key, q in (("e50", 0.5), ("e90", 0.9)):
+        assert got[key] == pytest.approx(float(np.quantile(d_ref, q)), rel=1e-12, abs=1e-14)
