@@ -201,10 +201,11 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
 
 
 def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) with the values gathered
-    once: a row without ties keeps the unstable sort's gather (its order is the stable one, so the same values); a
-    row with ties is gathered again through its stable order (equal values may differ in their bits: −0 and +0, NaN
-    payloads).  Equal to the stable sort's order and values, bit for bit (tested).
+    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) without the gather: a row
+    without ties or NaN is strictly increasing once sorted, so ``np.sort``'s values are the gather's, bit for bit
+    (each value a distinct element); a row with ties or NaN is gathered through its stable order (equal values may
+    differ in their bits: −0 and +0; ``np.sort`` writes NaN with its own payload).  Equal to the stable sort's
+    order and values, bit for bit (tested).
 
     Parameters
     ----------
@@ -229,15 +230,17 @@ def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[1, 2, 3, 0]], [[True, False, False, False]])
     """
     orders = np.argsort(rows, axis=1)
-    ordered = np.take_along_axis(rows, orders, axis=1)
+    ordered = np.sort(rows, axis=1)  # a row without ties: its values in the one order, the gather's bits
     for r in range(rows.shape[0]):  # loop over the K sorted columns, not over values
         s = ordered[r]
         same = s[1:] == s[:-1]
-        if np.isnan(s[-1:]).any():
+        nan = bool(np.isnan(s[-1:]).any())  # np.sort writes its own NaN: the row's are gathered
+        if nan:
             same |= np.isnan(s[1:]) & np.isnan(s[:-1])
         if same.any():
             run = np.cumsum(np.concatenate(([True], ~same)))  # run number of every sorted position
             orders[r] = orders[r][np.lexsort((orders[r], run))]
+        if nan or same.any():
             ordered[r] = rows[r][orders[r]]
     return orders, ordered
 
@@ -325,8 +328,12 @@ def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth:
                                       level=level, seed=seed, clustering=sub)
     smoothed = smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level, seed=seed,
                                              clustering=sub) if diagrams else {}
+    kept = _bin_free_copy(rows)
+    _sorted_top_label(kept)  # the sorts equal-mass bins of any count read (bin-free): made with the data's stage,
+    if kept.probs is not None:  # so that a change of binning or bins count re-bins without sorting
+        _sorted_classes(kept)
     return SubsetStage(smooth_est, smooth_curves, values, list(clin_notes), per_class, dict(clin_kinds), ordinal,
-                       smoothed, _bin_free_copy(rows))
+                       smoothed, kept)
 
 
 def _bin_free_copy(rows: ClassificationRows) -> ClassificationRows:
