@@ -124,3 +124,27 @@ def test_tree_copy_copies_a_figure_tree_as_deepcopy_does():
         assert isinstance(x, np.ndarray) and (copied["data"][1]["x"] is x) == (not arrays)
         copied["data"][1]["marker"]["color"] = "changed"
         assert tree["data"][1]["marker"].get("color") != "changed"
+
+
+def test_wired_copy_is_plotlys_base64_conversion_of_the_tree_copy():
+    """The one-pass wire copy equals ``convert_to_base64`` of the array-sharing tree copy (the two calls it
+    replaces): arrays that are dict values as typed-array dicts, arrays in lists and under ``range`` left alone,
+    NumPy scalars, tuples, pandas objects; the source is never changed."""
+    import copy
+
+    from _plotly_utils.utils import convert_to_base64
+
+    fig = plots.reliability_figure({"m": _reliability_table(np.random.default_rng(0), 5, empty=False)},
+                                   colors={"m": "#123456"}, target="top_label")
+    tree = {"data": list(fig._data), "layout": dict(fig._layout), "t": (1, [2.5, None], {"a": np.arange(3)}),
+            "s": np.float64(0.5), "i": np.int64(3), "range": np.array([0.0, 1.0]), "series": pd.Series([1.0, 2.0]),
+            "lists": [np.arange(2), [np.ones(2)], {"y": np.ones((2, 2)), "b": True}], "empty": np.zeros(0),
+            "text": np.array(["a", "b"], dtype=object), "ints": np.array([1, 300, 70000])}
+    before = pio.to_json(copy.deepcopy(tree), validate=False)
+    for obj in (tree, tree["data"], tree["layout"]):
+        want = classification_redraw._tree_copy(obj, arrays=False)
+        convert_to_base64(want)
+        got = classification_redraw._wired_item(obj)
+        assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False)
+        assert repr(got) == repr(want)
+    assert pio.to_json(tree, validate=False) == before
