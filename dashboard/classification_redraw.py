@@ -6,6 +6,7 @@ was computed for it; nothing here is recomputed while the diagnosis key stays th
 
 from __future__ import annotations
 
+import base64
 import copy
 import threading
 import weakref
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import convert_to_base64, is_skipped_key, to_typed_array_spec
+from _plotly_utils.utils import convert_to_base64, plotlyjsShortTypes, to_typed_array_spec
 
 import calib_core as cc
 from calib_core import plots
@@ -201,7 +202,9 @@ def _unvalidated(spec: dict, skeleton: dict) -> go.Figure:
     Its size for the cache is the skeleton's (:func:`_spec_of`: the same traces and layout, a few bins more or
     less)."""
     template_wire = skeleton["template_wire"]
-    fig = go.Figure({"data": [dict(d) for d in spec["data"]]}, _validate=False)  # it takes "type" out of them
+    # traces made empty (of their type only) and filled below: Plotly neither sets nor deep-copies their properties
+    # (and an empty template: Plotly would otherwise deep-copy its default one into the layout replaced below)
+    fig = go.Figure({"data": [{"type": d["type"]} for d in spec["data"]], "layout": {"template": {}}}, _validate=False)
     layout = fig._layout  # noqa: SLF001 (Layout's constructor would sort the keys of every part: the spec's kept)
     layout.clear()
     layout.update(spec["layout"])
@@ -223,13 +226,17 @@ def _unvalidated(spec: dict, skeleton: dict) -> go.Figure:
     return fig
 
 
+#: The keys whose values ``convert_to_base64`` leaves as they are (``is_skipped_key``)
+_SKIPPED_KEYS = frozenset(("geojson", "layer", "layers", "range"))
+
+
 def _wired_item(obj: Any) -> Any:
     """``convert_to_base64(_tree_copy(obj, arrays=False))`` in one pass — a copy of a figure's plain tree with
     every NumPy array that is a dict's value (not a skipped key such as ``range``) as Plotly's typed-array dict
     (``to_typed_array_spec``), arrays in lists left as they are — without Plotly's per-leaf type checks: the same
     tree (tested against those two calls)."""
     if isinstance(obj, dict):
-        return {k: _tree_copy(v, arrays=False) if is_skipped_key(k) else _wired_value(v) for k, v in obj.items()}
+        return {k: _tree_copy(v, arrays=False) if k in _SKIPPED_KEYS else _wired_value(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [_wired_item(v) for v in obj]
     if isinstance(obj, tuple):
@@ -240,7 +247,7 @@ def _wired_item(obj: Any) -> Any:
 def _wired_value(value: Any) -> Any:
     """:func:`_wired_item` of a dict's value: an array becomes its typed-array dict."""
     if isinstance(value, np.ndarray):
-        return to_typed_array_spec(value)
+        return _typed_array(value)
     if value is None or isinstance(value, str | int | float):  # never a homogeneous array (no __array__)
         return value
     if isinstance(value, dict | list | tuple):
@@ -250,6 +257,32 @@ def _wired_value(value: Any) -> Any:
         return to_typed_array_spec(value)
     convert_to_base64(value)
     return value
+
+
+#: The integer types Plotly narrows an int64 array to (the first whose range holds it), as ``to_typed_array_spec``
+_NARROWER = tuple((np.dtype(t), np.iinfo(t).min, np.iinfo(t).max) for t in ("int8", "int16", "int32"))
+
+
+def _typed_array(v: np.ndarray) -> Any:
+    """``to_typed_array_spec(v)`` (Plotly's typed-array dict: dtype code, base64 of the C-ordered bytes, shape of
+    a 2-D array) of a native float or int array, without its read-only copy through narwhals; any other array
+    through ``to_typed_array_spec`` itself (tested equal)."""
+    if type(v) is not np.ndarray or v.dtype.kind not in "fi" or not v.dtype.isnative or v.size == 0 or v.ndim == 0:
+        return to_typed_array_spec(v)
+    a = np.ascontiguousarray(v)
+    if a.dtype == np.int64:
+        hi, lo = a.max(), a.min()
+        narrower = next((t for t, t_lo, t_hi in _NARROWER if hi <= t_hi and lo >= t_lo), None)
+        if narrower is None:
+            return to_typed_array_spec(v)
+        a = a.astype(narrower)
+    code = plotlyjsShortTypes.get(str(a.dtype))
+    if code is None:
+        return to_typed_array_spec(v)
+    out = {"dtype": code, "bdata": base64.b64encode(a).decode("ascii")}
+    if a.ndim > 1:
+        out["shape"] = str(a.shape)[1:-1]
+    return out
 
 
 def _own_nbytes(fig: Any) -> int:

@@ -148,3 +148,21 @@ def test_wired_copy_is_plotlys_base64_conversion_of_the_tree_copy():
         assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False)
         assert repr(got) == repr(want)
     assert pio.to_json(tree, validate=False) == before
+
+
+def test_typed_arrays_and_skipped_keys_are_plotlys():
+    """The typed-array dict of every array kind is Plotly's ``to_typed_array_spec``'s; the keys left alone are its
+    ``is_skipped_key``'s."""
+    from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
+
+    for key in ("geojson", "layer", "layers", "range", "x", "y", "template", "customdata", "ranges"):
+        assert (key in classification_redraw._SKIPPED_KEYS) == is_skipped_key(key)
+    arrays = [np.arange(5, dtype=np.int64), np.array([-129, 5]), np.array([0, 70000]), np.array([0, 2**40]),
+              np.array([0, 300], dtype=np.int32), np.linspace(0, 1, 7), np.ones((3, 2)), np.ones((3, 2)).T,
+              np.arange(4.0)[::2], np.zeros(0), np.array(3.0), np.arange(3, dtype=np.float32),
+              np.arange(3, dtype=">f8"), np.array([True, False]), np.array(["a", "b"]),
+              np.array([1, None], dtype=object), np.arange(3, dtype=np.uint64), np.array([np.nan, np.inf, -0.0])]
+    for a in arrays:
+        got, want = classification_redraw._typed_array(a), to_typed_array_spec(a)
+        assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False), a
+        assert type(got) is type(want)
