@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calib_core.base.binning import bin_sums
 from calib_core.base.clustering import (
     MIN_RELIABLE_CLUSTERS,
     MIN_TESTABLE_CLUSTERS,
@@ -132,6 +133,8 @@ def rebinned(rows: ClassificationRows, n_bins: int, strategy: str) -> Classifica
     if strategy != "quantile":
         new._order = None
         new.bin_index, new.edges = confidence_bins(new.confidence, new.n_bins, strategy, new.closed)
+        if new.probs is not None:  # the class-wise entries outside the first bins, from those kept on the stage
+            _fill_uniform_class_sums(new, rows)
         return new
     order, ordered = _sorted_top_label(rows)
     new._order = order
@@ -201,10 +204,11 @@ def stable_orders(rows: np.ndarray) -> np.ndarray:
 
 
 def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) with the values gathered
-    once: a row without ties keeps the unstable sort's gather (its order is the stable one, so the same values); a
-    row with ties is gathered again through its stable order (equal values may differ in their bits: −0 and +0, NaN
-    payloads).  Equal to the stable sort's order and values, bit for bit (tested).
+    """(:func:`stable_orders` of ``rows``, ``np.take_along_axis(rows, orders, axis=1)``) without the gather: a row
+    without ties or NaN is strictly increasing once sorted, so ``np.sort``'s values are the gather's, bit for bit
+    (each value a distinct element); a row with ties or NaN is gathered through its stable order (equal values may
+    differ in their bits: −0 and +0; ``np.sort`` writes NaN with its own payload).  Equal to the stable sort's
+    order and values, bit for bit (tested).
 
     Parameters
     ----------
@@ -229,15 +233,17 @@ def stable_sorted(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[1, 2, 3, 0]], [[True, False, False, False]])
     """
     orders = np.argsort(rows, axis=1)
-    ordered = np.take_along_axis(rows, orders, axis=1)
+    ordered = np.sort(rows, axis=1)  # a row without ties: its values in the one order, the gather's bits
     for r in range(rows.shape[0]):  # loop over the K sorted columns, not over values
         s = ordered[r]
         same = s[1:] == s[:-1]
-        if np.isnan(s[-1:]).any():
+        nan = bool(np.isnan(s[-1:]).any())  # np.sort writes its own NaN: the row's are gathered
+        if nan:
             same |= np.isnan(s[1:]) & np.isnan(s[:-1])
         if same.any():
             run = np.cumsum(np.concatenate(([True], ~same)))  # run number of every sorted position
             orders[r] = orders[r][np.lexsort((orders[r], run))]
+        if nan or same.any():
             ordered[r] = rows[r][orders[r]]
     return orders, ordered
 
@@ -291,6 +297,62 @@ def sorted_quantile_bins(ordered: np.ndarray, order: np.ndarray, n_bins: int, cl
     return out, edges
 
 
+#: Key of a stage's rows: the entries p_ik outside the first of :data:`FINEST_WIDTH` equal-width bins (flat
+#: row-major positions, values as stored) and the column totals Σ_i p_ik — bin-free, made at the first re-binning.
+_CLASS_ENTRIES = "_stage_class_entries"
+#: The finest equal-width bins count whose class-wise entries are kept (the page's largest); more bins: computed.
+FINEST_WIDTH = 30
+
+
+def _first_upper(n_bins: int, closed: str) -> Any:
+    """The upper edge of the first of ``n_bins`` equal-width bins (as ``ClassificationRows`` reads it)."""
+    return confidence_bins(np.zeros(0), n_bins, "uniform", closed)[1][1]
+
+
+def _outside_first(values: np.ndarray, upper: Any, closed: str) -> np.ndarray:
+    """Whether each value lies outside the first equal-width bin ((a, b] bins: not ≤ b; [a, b): not < b; NaN:
+    outside), as ``ClassificationRows`` decides it."""
+    return ~(values <= upper) if closed == "right" else ~(values < upper)
+
+
+def _class_entries(rows: ClassificationRows) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """(upper edge of the first of :data:`FINEST_WIDTH` bins, the flat positions of the entries outside it, their
+    values, Σ_i p_ik), kept on ``rows``."""
+    kept = rows.__dict__.get(_CLASS_ENTRIES)
+    if kept is None:
+        flat_p = rows.probs.reshape(-1)
+        upper = _first_upper(FINEST_WIDTH, rows.closed)
+        j = np.flatnonzero(_outside_first(flat_p, upper, rows.closed))
+        kept = (upper, j, flat_p.take(j), rows.probs.sum(axis=0, dtype=float))
+        rows.__dict__[_CLASS_ENTRIES] = kept
+    return kept
+
+
+def _fill_uniform_class_sums(new: ClassificationRows, kept: ClassificationRows) -> None:
+    """Set the cached class-wise sums of equal-width ``new`` rows (``ClassificationRows._classwise_sparse``: row,
+    flat cell k·M + b and p_ik of the entries outside their class's first bin, row-major; ``_classwise_unweighted``:
+    the (K, M) counts and Σ p_ik, the first bins by complement of n and of Σ_i p_ik) as the rows compute them, from
+    the entries outside the first of :data:`FINEST_WIDTH` bins kept on the stage's rows ``kept``: an entry outside
+    the first of M ≤ that many bins is outside that one too (its upper edge is the lowest), so the entries are
+    picked from those kept — the same positions in the same order, the same values and sums, bit for bit."""
+    upper, j_kept, p_kept, total_p = _class_entries(kept)
+    nb, k, closed = new.n_bins, new.k, new.closed
+    first_upper = _first_upper(nb, closed)
+    if not first_upper >= upper:  # finer bins than those kept: the rows compute them
+        return
+    outside = _outside_first(p_kept, first_upper, closed)
+    j = j_kept[outside]
+    rows_nz = j // k
+    p_nz = p_kept[outside].astype(float, copy=False)
+    flat_nz = confidence_bins(p_nz, nb, "uniform", closed)[0] + (j - rows_nz * k) * nb
+    new.__dict__["_classwise_sparse"] = (rows_nz, flat_nz, p_nz)
+    count, s_conf = bin_sums(flat_nz, k * nb, p_nz)
+    count, s_conf = count.reshape(k, nb), s_conf.reshape(k, nb)
+    count[:, 0] = float(new.n) - count[:, 1:].sum(axis=1)
+    s_conf[:, 0] = total_p - s_conf[:, 1:].sum(axis=1)
+    new.__dict__["_classwise_unweighted"] = (count, s_conf)
+
+
 def _fill_class_bins(new: ClassificationRows, kept: ClassificationRows) -> None:
     """Set the cached class-wise bins of equal-mass ``new`` rows (``ClassificationRows._classwise``: the (N, K) flat
     cell k·M + b of every p_ik, the per-class edges, the (N, K) per-class orders; and for binary rows ``_pos``) from
@@ -325,8 +387,13 @@ def _stage_of(rows: Any, pset: PredictionSet, model: str, group: str, *, smooth:
                                       level=level, seed=seed, clustering=sub)
     smoothed = smoothed_calibration_diagrams(rows, n_resamples=n_res, level=level, seed=seed,
                                              clustering=sub) if diagrams else {}
+    kept = _bin_free_copy(rows)
+    _sorted_top_label(kept)  # the sorts equal-mass bins of any count read (bin-free): made with the data's stage,
+    if kept.probs is not None:  # so that a change of binning or bins count re-bins without sorting, and the
+        _sorted_classes(kept)  # class-wise entries outside the first equal-width bins
+        _class_entries(kept)
     return SubsetStage(smooth_est, smooth_curves, values, list(clin_notes), per_class, dict(clin_kinds), ordinal,
-                       smoothed, _bin_free_copy(rows))
+                       smoothed, kept)
 
 
 def _bin_free_copy(rows: ClassificationRows) -> ClassificationRows:

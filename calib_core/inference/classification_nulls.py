@@ -286,12 +286,14 @@ class ClasswiseLayout:
             self._ri = np.repeat(np.arange(self.n), self.k)
         return self._ri
 
-    def label_cells(self, y: np.ndarray) -> np.ndarray:
-        """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N)): y·M + bin(p_{i, y_i})."""
+    def label_cells(self, y: np.ndarray, p_y: np.ndarray | None = None) -> np.ndarray:
+        """Cell of the label's own probability p_{i, y_i} (y of shape (N,) or (R, N)): y·M + bin(p_{i, y_i})
+        (``p_y``: those probabilities when the caller has them)."""
         if self.cells_full is not None:
             return self.cells_full[np.arange(self.n), y]
         # equal-width bins are the same for every class: the entry's bin, as the (N, K) cell array would give it
-        return confidence_bins(self.p[np.arange(self.n), y], self.nb, "uniform", self.closed)[0] + y * self.nb
+        p_y = self.p[np.arange(self.n), y] if p_y is None else p_y
+        return confidence_bins(p_y, self.nb, "uniform", self.closed)[0] + y * self.nb
 
     def block_sums(self, block: np.ndarray, n_b: int,
                    memo: Callable[[Hashable, Callable[[], Any]], Any] | None = None) -> list[np.ndarray]:
@@ -492,7 +494,8 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     b_count, b_conf, b_sq = b_count[:, live], b_conf[:, live], b_sq[:, live]
     b_var = b_conf - b_sq  # Σ p(1 − p)
     bs = n_b * n_live
-    hit_col = col[lay.label_cells(rows.labels)]
+    # the labels' cells: equal-width bins, those the rows' class-wise ECE read (``y·M + bin(p_iy)``, computed once)
+    hit_col = col[rows._classwise_hits if lay.sparse else lay.label_cells(rows.labels)]  # noqa: SLF001
     b_hit = np.bincount(block * n_live + hit_col, minlength=bs).reshape(n_b, n_live).astype(float)
     c_count, c_conf, c_var, c_hit = (a.sum(axis=0) for a in (b_count, b_conf, b_var, b_hit))
     plug, deb = ece_cells(c_count, c_conf, c_hit, c_var, float(n * k))
@@ -508,7 +511,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         d -= c_conf
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
-        b_dev = np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs).reshape(n_b, n_live) - b_conf
+        p_star = memo("classwise label draw p", lambda: lay.p[np.arange(n), y_star]) if lay.sparse else None
+        b_dev = (np.bincount(block * n_live + col[lay.label_cells(y_star, p_star)], minlength=bs).reshape(n_b, n_live)
+                 - b_conf)
         b_dev -= b_dev.mean(axis=0, keepdims=True)
         d = null_w @ b_dev
         note = (

@@ -124,3 +124,45 @@ def test_tree_copy_copies_a_figure_tree_as_deepcopy_does():
         assert isinstance(x, np.ndarray) and (copied["data"][1]["x"] is x) == (not arrays)
         copied["data"][1]["marker"]["color"] = "changed"
         assert tree["data"][1]["marker"].get("color") != "changed"
+
+
+def test_wired_copy_is_plotlys_base64_conversion_of_the_tree_copy():
+    """The one-pass wire copy equals ``convert_to_base64`` of the array-sharing tree copy (the two calls it
+    replaces): arrays that are dict values as typed-array dicts, arrays in lists and under ``range`` left alone,
+    NumPy scalars, tuples, pandas objects; the source is never changed."""
+    import copy
+
+    from _plotly_utils.utils import convert_to_base64
+
+    fig = plots.reliability_figure({"m": _reliability_table(np.random.default_rng(0), 5, empty=False)},
+                                   colors={"m": "#123456"}, target="top_label")
+    tree = {"data": list(fig._data), "layout": dict(fig._layout), "t": (1, [2.5, None], {"a": np.arange(3)}),
+            "s": np.float64(0.5), "i": np.int64(3), "range": np.array([0.0, 1.0]), "series": pd.Series([1.0, 2.0]),
+            "lists": [np.arange(2), [np.ones(2)], {"y": np.ones((2, 2)), "b": True}], "empty": np.zeros(0),
+            "text": np.array(["a", "b"], dtype=object), "ints": np.array([1, 300, 70000])}
+    before = pio.to_json(copy.deepcopy(tree), validate=False)
+    for obj in (tree, tree["data"], tree["layout"]):
+        want = classification_redraw._tree_copy(obj, arrays=False)
+        convert_to_base64(want)
+        got = classification_redraw._wired_item(obj)
+        assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False)
+        assert repr(got) == repr(want)
+    assert pio.to_json(tree, validate=False) == before
+
+
+def test_typed_arrays_and_skipped_keys_are_plotlys():
+    """The typed-array dict of every array kind is Plotly's ``to_typed_array_spec``'s; the keys left alone are its
+    ``is_skipped_key``'s."""
+    from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
+
+    for key in ("geojson", "layer", "layers", "range", "x", "y", "template", "customdata", "ranges"):
+        assert (key in classification_redraw._SKIPPED_KEYS) == is_skipped_key(key)
+    arrays = [np.arange(5, dtype=np.int64), np.array([-129, 5]), np.array([0, 70000]), np.array([0, 2**40]),
+              np.array([0, 300], dtype=np.int32), np.linspace(0, 1, 7), np.ones((3, 2)), np.ones((3, 2)).T,
+              np.arange(4.0)[::2], np.zeros(0), np.array(3.0), np.arange(3, dtype=np.float32),
+              np.arange(3, dtype=">f8"), np.array([True, False]), np.array(["a", "b"]),
+              np.array([1, None], dtype=object), np.arange(3, dtype=np.uint64), np.array([np.nan, np.inf, -0.0])]
+    for a in arrays:
+        got, want = classification_redraw._typed_array(a), to_typed_array_spec(a)
+        assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False), a
+        assert type(got) is type(want)

@@ -119,6 +119,31 @@ def test_rebinned_rows_equal_fresh_rows(closed):
 
 
 @pytest.mark.parametrize("closed", ["right", "left"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_equal_width_class_sums_from_the_stage_entries_equal_fresh_rows(closed, dtype):
+    """Equal-width rows re-binned from the stage's kept class-wise entries (those outside the first of the finest
+    bins) equal fresh rows: the entries outside each class's first bin, the per-class counts and sums, every
+    statistic, bit for bit; probabilities on the bin edges (k/M) and a count finer than those kept included."""
+    from calib_core.metrics.classification import ClassificationRows
+    from views.classification_stages import FINEST_WIDTH, rebinned
+
+    pset = _set(4, n=900, seed=7)
+    probs = pset.probs.astype(dtype)
+    probs[:40] = np.array([1 / 15, 1 / 30, 2 / 15, 1 - 1 / 5], dtype=dtype)  # on edges of several counts
+    base = rebinned(ClassificationRows(pset.labels, probs, n_bins=15, closed=closed), 15, "quantile")
+    for n_bins in (16, 5, FINEST_WIDTH, 29, FINEST_WIDTH + 1, 15):
+        new = rebinned(base, n_bins, "uniform")
+        fresh = ClassificationRows(pset.labels, probs, n_bins=n_bins, closed=closed)
+        assert ("_classwise_sparse" in new.__dict__) == (n_bins <= FINEST_WIDTH)
+        for mine, theirs in zip(new.classwise_outside_first, fresh.classwise_outside_first):
+            assert mine.dtype == theirs.dtype
+            np.testing.assert_array_equal(mine, theirs)
+        for mine, theirs in zip(new._classwise_unweighted, fresh._count_conf(None)):
+            np.testing.assert_array_equal(mine, theirs)
+        assert new.statistics() == fresh.statistics()
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
 @pytest.mark.parametrize("k", [2, 5])
 def test_equal_mass_bins_from_the_stage_sorts_equal_fresh_rows(closed, k):
     """Equal-mass rows re-binned from the stage's kept sorts (top label and every class) equal fresh rows: the
