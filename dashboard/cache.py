@@ -20,13 +20,17 @@ byte budget the least recently used go first.  :func:`memory_bound` states what 
 
 from __future__ import annotations
 
+import atexit
+import collections
 import contextlib
 import copy
 import gc
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Callable, Hashable, Mapping
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -281,6 +285,96 @@ def figure(key: str, build: Callable[[], Any]) -> Any:
     completely (data token, filters, options, selection drawn, epoch); the returned figure is never mutated.
     """
     return memoized(FIGURES, ("figure", key), build, copied=False, nbytes=_figure_nbytes)
+
+
+def prefetched_result(key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` cached in :data:`RESULTS` on ``key`` and shared, not copied (never mutate it): the entry a
+    :func:`prefetch` job fills.  A request that finds the job computing it waits for it (one computation per key),
+    one that finds it not yet started computes it itself and the job then finds it cached."""
+    return memoized(RESULTS, ("prefetched", key), compute, copied=False)
+
+
+class Prefetch:
+    """One background computation of results a page will probably ask for next (:func:`prefetch`): its jobs, its
+    thread and the CPU time the thread used (for benchmarks)."""
+
+    def __init__(self, name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> None:
+        self.name = name
+        self.jobs = collections.deque(jobs)
+        self.taken: set[Hashable] = set()
+        self.started = time.monotonic()
+        self.finished: float | None = None
+        self.thread: threading.Thread | None = None
+        self._cpu: float | None = None  # the thread's CPU seconds, recorded when it ends
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the thread so far (its own clock while it runs; what it recorded when it ended)."""
+        with _PREFETCH_GUARD:  # the thread records its time under this lock: while we hold it, it is alive
+            if self._cpu is None and self.thread is not None and self.thread.ident is not None:
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    return time.clock_gettime(time.pthread_getcpuclockid(self.thread.ident))
+            return self._cpu or 0.0
+
+    def work(self) -> None:
+        """The thread: at the lowest scheduling priority (``nice`` 19 for this thread: the sessions' own runs go
+        first), each job through :func:`prefetched_result` until none is left or the process exits."""
+        with contextlib.suppress(OSError, AttributeError):  # Linux: a thread's id is a process id for setpriority
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            while not _PREFETCH_STOP.is_set():
+                with _PREFETCH_GUARD:
+                    if not self.jobs:
+                        break
+                    key, compute = self.jobs.popleft()
+                    self.taken.add(key)
+                with contextlib.suppress(Exception):  # a failure is the page's to show when it asks
+                    prefetched_result(key, compute)
+        finally:
+            with _PREFETCH_GUARD:
+                if _PREFETCHES.get(self.name) is self:
+                    del _PREFETCHES[self.name]
+                self._cpu = time.thread_time()
+                self.finished = time.monotonic()
+
+
+_PREFETCH_GUARD = threading.Lock()
+_PREFETCHES: dict[Hashable, Prefetch] = {}  # the running prefetch per name
+_PREFETCH_STOP = threading.Event()
+#: The latest prefetches, running or ended (benchmarks read their CPU time and when they ran).
+PREFETCH_LOG: collections.deque[Prefetch] = collections.deque(maxlen=256)
+
+
+def prefetch(name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> Prefetch | None:
+    """Compute ``prefetched_result(key, compute)`` for each job (key, compute) not cached yet, in order, in a
+    background daemon thread at the lowest priority, one per ``name`` (a data set): jobs given while it runs are
+    added to its queue.  For summaries a user will probably ask for after some think time (the CORP band of every
+    level of a control), computed by code that releases the GIL (compiled kernels), so the sessions' own runs lose
+    little.  The values are those the page computes itself (the same function on the same key), so it does not
+    matter which path computed them.  Returns the prefetch that runs the jobs (None: all cached).  At exit the
+    thread stops after its current job (it is joined, so it is never torn down inside compiled code)."""
+    with _PREFETCH_GUARD:
+        run = _PREFETCHES.get(name)
+        known = set() if run is None else {k for k, _ in run.jobs} | run.taken
+        missing = [(k, c) for k, c in jobs if k not in known and ("prefetched", k) not in RESULTS]
+        if not missing or _PREFETCH_STOP.is_set():
+            return run
+        if run is not None:
+            run.jobs.extend(missing)
+            return run
+        run = _PREFETCHES[name] = Prefetch(name, missing)
+        PREFETCH_LOG.append(run)
+        run.thread = threading.Thread(target=run.work, name="calibration-lab-prefetch", daemon=True)
+        run.thread.start()
+    return run
+
+
+@atexit.register
+def _stop_prefetches() -> None:
+    """At exit: no new job, and wait for the running ones (each ends after its current job)."""
+    _PREFETCH_STOP.set()
+    for run in list(PREFETCH_LOG):
+        if run.thread is not None and run.thread.is_alive():
+            run.thread.join(timeout=10.0)
 
 
 def cached(function: Callable[..., Any], *, max_entries: int | None = None,
