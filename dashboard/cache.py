@@ -294,13 +294,21 @@ def prefetched_result(key: Hashable, compute: Callable[[], Any]) -> Any:
     return memoized(RESULTS, ("prefetched", key), compute, copied=False)
 
 
-class Prefetch:
-    """One background computation of results a page will probably ask for next (:func:`prefetch`): its jobs, its
-    thread and the CPU time the thread used (for benchmarks)."""
+#: An idle-time job (:func:`prefetch` with ``when_idle``) starts only after a window of this many seconds in which
+#: the whole process used at most :data:`PREFETCH_IDLE_SHARE` of one core (no session running a page), one such
+#: job at a time in the process; it is dropped after :data:`PREFETCH_PATIENCE` seconds without such a window.
+PREFETCH_IDLE_WINDOW = 0.25
+PREFETCH_IDLE_SHARE = 0.25  #: see :data:`PREFETCH_IDLE_WINDOW`
+PREFETCH_PATIENCE = 60.0  #: see :data:`PREFETCH_IDLE_WINDOW`
 
-    def __init__(self, name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> None:
+
+class Prefetch:
+    """One background computation of results a page will probably ask for next (:func:`prefetch`): its jobs
+    ``[key, compute, when_idle]``, its thread and the CPU time the thread used (for benchmarks)."""
+
+    def __init__(self, name: Hashable) -> None:
         self.name = name
-        self.jobs = collections.deque(jobs)
+        self.jobs: collections.deque[list] = collections.deque()
         self.taken: set[Hashable] = set()
         self.started = time.monotonic()
         self.finished: float | None = None
@@ -315,6 +323,33 @@ class Prefetch:
                     return time.clock_gettime(time.pthread_getcpuclockid(self.thread.ident))
             return self._cpu or 0.0
 
+    def _next(self) -> list | None:
+        """The first job asked for now, else the first idle-time job (under the guard); None when none is left."""
+        job = next((j for j in self.jobs if not j[2]), self.jobs[0] if self.jobs else None)
+        if job is not None:
+            self.jobs.remove(job)
+            self.taken.add(job[0])
+        return job
+
+    def _idle_turn(self) -> bool | None:
+        """Take the process's one idle-time turn and wait for a window in which the process was idle: True (the
+        caller then holds ``_IDLE_TURN`` and releases it); None when a job asked for now arrived; False after
+        :data:`PREFETCH_PATIENCE` seconds or at exit."""
+        deadline = time.monotonic() + PREFETCH_PATIENCE
+        while time.monotonic() < deadline and not _PREFETCH_STOP.is_set():
+            with _PREFETCH_GUARD:
+                if any(not j[2] for j in self.jobs):
+                    return None
+            if not _IDLE_TURN.acquire(timeout=PREFETCH_IDLE_WINDOW):
+                continue
+            p0, w0 = time.process_time(), time.monotonic()
+            _PREFETCH_STOP.wait(PREFETCH_IDLE_WINDOW)
+            if not _PREFETCH_STOP.is_set() and \
+                    time.process_time() - p0 <= PREFETCH_IDLE_SHARE * (time.monotonic() - w0):
+                return True
+            _IDLE_TURN.release()
+        return False
+
     def work(self) -> None:
         """The thread: at the lowest scheduling priority (``nice`` 19 for this thread: the sessions' own runs go
         first), each job through :func:`prefetched_result` until none is left or the process exits."""
@@ -323,12 +358,23 @@ class Prefetch:
         try:
             while not _PREFETCH_STOP.is_set():
                 with _PREFETCH_GUARD:
-                    if not self.jobs:
-                        break
-                    key, compute = self.jobs.popleft()
-                    self.taken.add(key)
-                with contextlib.suppress(Exception):  # a failure is the page's to show when it asks
-                    prefetched_result(key, compute)
+                    job = self._next()
+                if job is None:
+                    break
+                key, compute, when_idle = job
+                idle = self._idle_turn() if when_idle else True  # one idle-time job at a time in the process
+                if idle is None:  # a job asked for now goes first; this one back in the queue
+                    with _PREFETCH_GUARD:
+                        self.taken.discard(key)
+                        self.jobs.append(job)
+                    continue
+                try:
+                    if idle:
+                        with contextlib.suppress(Exception):  # a failure is the page's to show when it asks
+                            prefetched_result(key, compute)
+                finally:
+                    if when_idle and idle:
+                        _IDLE_TURN.release()
         finally:
             with _PREFETCH_GUARD:
                 if _PREFETCHES.get(self.name) is self:
@@ -338,30 +384,40 @@ class Prefetch:
 
 
 _PREFETCH_GUARD = threading.Lock()
+_IDLE_TURN = threading.Lock()
 _PREFETCHES: dict[Hashable, Prefetch] = {}  # the running prefetch per name
 _PREFETCH_STOP = threading.Event()
 #: The latest prefetches, running or ended (benchmarks read their CPU time and when they ran).
 PREFETCH_LOG: collections.deque[Prefetch] = collections.deque(maxlen=256)
 
 
-def prefetch(name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> Prefetch | None:
+def prefetch(name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]], *,
+             when_idle: bool = False) -> Prefetch | None:
     """Compute ``prefetched_result(key, compute)`` for each job (key, compute) not cached yet, in order, in a
-    background daemon thread at the lowest priority, one per ``name`` (a data set): jobs given while it runs are
-    added to its queue.  For summaries a user will probably ask for after some think time (the CORP band of every
-    level of a control), computed by code that releases the GIL (compiled kernels), so the sessions' own runs lose
-    little.  The values are those the page computes itself (the same function on the same key), so it does not
-    matter which path computed them.  Returns the prefetch that runs the jobs (None: all cached).  At exit the
-    thread stops after its current job (it is joined, so it is never torn down inside compiled code)."""
+    background daemon thread at the lowest priority, one per ``name`` (a data set): jobs given while it runs join
+    its queue.  ``when_idle``: only in the server's idle time (:data:`PREFETCH_IDLE_WINDOW`), after the jobs asked
+    for without it.  For summaries a user will probably ask for after some think time (the CORP band of every level
+    of a control), computed by code that releases the GIL (compiled kernels), so the sessions' own runs lose little.
+    The values are those the page computes itself (the same function on the same key), so it does not matter which
+    path computed them; a page asking for a key being computed waits for it, one asking for a key not yet started
+    computes it (the prefetch then finds it cached).  Returns the prefetch that runs the jobs (None: all cached).
+    At exit the thread stops after its current job (it is joined, so it is never torn down inside compiled code)."""
     with _PREFETCH_GUARD:
         run = _PREFETCHES.get(name)
-        known = set() if run is None else {k for k, _ in run.jobs} | run.taken
-        missing = [(k, c) for k, c in jobs if k not in known and ("prefetched", k) not in RESULTS]
-        if not missing or _PREFETCH_STOP.is_set():
+        queued = {} if run is None else {j[0]: j for j in run.jobs}
+        fresh = []
+        for key, compute in jobs:
+            if key in queued:
+                queued[key][2] = queued[key][2] and when_idle  # asked for now: no longer waits for idle time
+            elif (run is None or key not in run.taken) and ("prefetched", key) not in RESULTS:
+                fresh.append([key, compute, when_idle])
+        if not fresh or _PREFETCH_STOP.is_set():
             return run
         if run is not None:
-            run.jobs.extend(missing)
+            run.jobs.extend(fresh)
             return run
-        run = _PREFETCHES[name] = Prefetch(name, missing)
+        run = _PREFETCHES[name] = Prefetch(name)
+        run.jobs.extend(fresh)
         PREFETCH_LOG.append(run)
         run.thread = threading.Thread(target=run.work, name="calibration-lab-prefetch", daemon=True)
         run.thread.start()

@@ -329,7 +329,7 @@ def linked_views() -> None:
     # every level of the control once its tab is open (below); in a background thread, at the lowest priority
     qs_current = float(st.session_state["reg_qs_level"] or 0.5)
     if selected_report is None and faint is None:
-        cache.prefetch(("qs_corp", base_key, qs_part), _qs_corp_jobs([qs_current]))
+        cache.prefetch(("qs_corp", base_key, qs_part), _qs_corp_jobs([qs_current]), when_idle=True)
 
     if rank_tables:
         with more["Rank histogram"]:

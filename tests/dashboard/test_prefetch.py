@@ -90,3 +90,35 @@ def test_the_prefetched_band_is_the_band_the_page_computes():
         got, direct = cache.prefetched_result(key, compute), quantile_reliability(y, dist, tau=tau)
         assert got.bands.equals(direct.bands) and got.curve.equals(direct.curve)
         assert got.decomposition == direct.decomposition
+
+
+def test_idle_time_jobs_wait_for_an_idle_process_and_give_way_to_jobs_asked_for_now():
+    order, stop = [], threading.Event()
+
+    def spin():  # the process busy (a session running a page)
+        while not stop.is_set():
+            sum(range(1000))
+
+    def job(label):
+        def compute():
+            order.append(label)
+            return label
+        return compute
+
+    busy = threading.Thread(target=spin, daemon=True)
+    busy.start()
+    try:
+        name = ("prefetch-test-idle", id(order))
+        run = cache.prefetch(name, [((name, "idle"), job("idle"))], when_idle=True)
+        time.sleep(4 * cache.PREFETCH_IDLE_WINDOW)
+        assert order == []  # the process is busy: the idle-time job waits
+        cache.prefetch(name, [((name, "now"), job("now"))])
+        deadline = time.monotonic() + 30
+        while order != ["now"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert order == ["now"]  # asked for now: computed at once
+    finally:
+        stop.set()
+        busy.join()
+    _join(run)
+    assert order == ["now", "idle"]  # then, the process idle, the idle-time job
