@@ -30,13 +30,15 @@ serialised by the GIL) finishes the median one after about (n + 1)/2 times that 
 Medians over the repeats.
 
 **Background prefetch.**  Some summaries are prepared in a background thread before the user asks for them (the
-CORP quantile diagram's band at every level of its control: ``dashboard.cache.prefetch``).  Its CPU is not counted
-in the step's figures: it is reported as its own line per step that started it (CPU of the prefetch threads during
-the step and after it, and the wall time the bench then waits).  After every step the bench waits until every
-prefetch has ended, as a user's think time between two controls would allow (a few hundred ms on a free core), so
-each step is measured with the prefetches it started finished.  A user quicker than that gets a step that waits
-for the running job or computes its level itself (never twice).  ``bench/load.py`` measures the real server's
-process CPU per step (from /proc, in 10 ms ticks) over its websocket protocol.
+CORP quantile diagram's band: its current level in the server's idle time after the rows are first drawn, every
+level of its control once its tab is open; ``dashboard.cache.prefetch``).  Its CPU is not counted in the step's
+figures: it is reported as its own line per step that started it (CPU of the prefetch threads during the step and
+after it, and the wall time the bench then waits).  After every step the bench waits until every prefetch has
+ended, as a user's think time between two controls would allow (an idle window of 0.25 s, then ~70 ms of CPU per
+level on a free core), so each step is measured with the prefetches it started finished.  A user quicker than that
+gets a step that waits for the running job or computes its level itself (never twice): ``--think none`` measures
+that case.  ``bench/load.py`` measures the real server's process CPU per step (from /proc, in 10 ms ticks) over its
+websocket protocol.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ _CPU_MS: list[float] = []
 _PROC_MS: list[float] = []  # process CPU of each run: script run + serialising its messages (+ the post-run gc)
 _POST_GC = [False]  # run gc.collect(2) after each run, as Streamlit's runner.postScriptGC does
 _PROFILE: dict[str, str | None] = {"step": None, "current": None}
+_THINK = [True]  # wait for the background prefetches after each step (--think none: the next step at once)
+_BG_TOTAL_MS: list[float] = []  # CPU of all the background prefetches of each session
 _BG_MS: list[float] = []  # CPU of the background prefetch threads within each run (taken out of its process CPU)
 
 
@@ -304,6 +308,7 @@ def run_page(page: str, n: int, seed: int) -> dict[str, tuple[float, float]]:
 
 def _run_steps(at, page: str) -> dict[str, tuple[float, float]]:
     out = {}
+    b_start = _background_cpu()
     for name, change in steps(page):
         _PROFILE["current"] = name
         states = change(at) if change is not None else None
@@ -313,8 +318,10 @@ def _run_steps(at, page: str) -> dict[str, tuple[float, float]]:
             at.run()
         if at.exception:
             raise RuntimeError([e.value for e in at.exception])
-        background, waited = _think_time()
+        background, waited = _think_time() if _THINK[0] else (0.0, 0.0)
         out[name] = (_CPU_MS[-1], _PROC_MS[-1], _BG_MS[-1] + background, waited)
+    _think_time()
+    _BG_TOTAL_MS.append(1000.0 * (_background_cpu() - b_start))  # the session's prefetches, in and between steps
     return out
 
 
@@ -337,12 +344,16 @@ def print_regression(runs: list[dict[str, tuple[float, float]]]) -> None:
           f"{statistics.mean(controls):.0f} | | | {sum(c <= TARGET_MS for c in controls)}/{len(controls)} within |")
     background = [name for name in runs[0] if any(r[name][2] > 0.5 for r in runs)]
     if background:
-        print("\n| background prefetch started by the step (not in its figures above) | CPU ms (median) | min | max | "
-              "wall ms waited after the step (median) |\n|---|---|---|---|---|")
+        print("\n| background prefetch CPU during the step and while the bench waits after it (not in the step's "
+              "figures above) | CPU ms (median) | min | max | wall ms waited after the step (median) |\n"
+              "|---|---|---|---|---|")
         for name in background:
             v = [r[name][2] for r in runs]
             waited = statistics.median([r[name][3] for r in runs])
             print(f"| {name} | {statistics.median(v):.0f} | {min(v):.0f} | {max(v):.0f} | {waited:.0f} |")
+        total = _BG_TOTAL_MS[-len(runs):]
+        print(f"| all the session's prefetches (also between steps) | {statistics.median(total):.0f} | "
+              f"{min(total):.0f} | {max(total):.0f} | |")
 
 
 def post_script_gc() -> bool:
@@ -362,7 +373,11 @@ def main() -> None:
     ap.add_argument("--post-gc", choices=("config", "on", "off"), default="config",
                     help="count Streamlit's full garbage collection after each run (runner.postScriptGC) in the "
                     "process CPU: as .streamlit/config.toml says (default), or on / off")
+    ap.add_argument("--think", choices=("wait", "none"), default="wait",
+                    help="after each step, wait until the background prefetches have ended (a user's think time; "
+                    "default) or go on at once (none: a user quicker than the prefetch)")
     args = ap.parse_args()
+    _THINK[0] = args.think == "wait"
     _POST_GC[0] = post_script_gc() if args.post_gc == "config" else args.post_gc == "on"
     _record_cpu()
     _PROFILE["step"] = args.profile
