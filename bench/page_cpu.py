@@ -20,7 +20,7 @@ open the lab (caches emptied first: the class's first student), Seed → k, the 
 Two figures per step, both insensitive to other processes competing for the cores (on 2 shared cores the wall time
 is not): the CPU time of the script thread (``time.thread_time`` over ``AppTest``'s script run), and the server
 **process** CPU of the step (``time.process_time``, every thread of this process: the script thread, the core's
-worker threads such as its parallel sorts, and the garbage collector; not the background prefetch threads:
+worker threads such as its parallel sorts, and the garbage collector; not the background prefetch thread:
 below), plus what the server does with the run's messages outside the script thread — serialising each ForwardMsg
 for the websocket (``SerializeToString``) — and,
 when ``runner.postScriptGC`` is true in ``.streamlit/config.toml`` (Streamlit's default), the full garbage
@@ -32,7 +32,7 @@ Medians over the repeats.
 **Background prefetch.**  Some summaries are prepared in a background thread before the user asks for them (the
 CORP quantile diagram's band: its current level in the server's idle time after the rows are first drawn, every
 level of its control once its tab is open; ``dashboard.cache.prefetch``).  Its CPU is not counted in the step's
-figures: it is reported as its own line per step that started it (CPU of the prefetch threads during the step and
+figures: it is reported as its own line per step that started it (CPU of the prefetch thread during the step and
 after it, and the wall time the bench then waits).  After every step the bench waits until every prefetch has
 ended, as a user's think time between two controls would allow (an idle window of 0.25 s, then ~70 ms of CPU per
 level on a free core), so each step is measured with the prefetches it started finished.  A user quicker than that
@@ -65,11 +65,11 @@ _POST_GC = [False]  # run gc.collect(2) after each run, as Streamlit's runner.po
 _PROFILE: dict[str, str | None] = {"step": None, "current": None}
 _THINK = [True]  # wait for the background prefetches after each step (--think none: the next step at once)
 _BG_TOTAL_MS: list[float] = []  # CPU of all the background prefetches of each session
-_BG_MS: list[float] = []  # CPU of the background prefetch threads within each run (taken out of its process CPU)
+_BG_MS: list[float] = []  # CPU of the background prefetch thread within each run (taken out of its process CPU)
 
 
 def _background_cpu() -> float:
-    """CPU seconds used so far by the dashboard's background prefetch threads (``dashboard.cache.prefetch``)."""
+    """CPU seconds used so far by the dashboard's background prefetch thread (``dashboard.cache.prefetch``)."""
     from dashboard.cache import PREFETCH_LOG
 
     return sum(run.cpu_seconds() for run in list(PREFETCH_LOG))
@@ -82,8 +82,7 @@ def _think_time() -> tuple[float, float]:
 
     b0, w0 = _background_cpu(), time.perf_counter()
     for run in list(PREFETCH_LOG):
-        if run.thread is not None:
-            run.thread.join()
+        run.done.wait()
     return 1000.0 * (_background_cpu() - b0), 1000.0 * (time.perf_counter() - w0)
 
 

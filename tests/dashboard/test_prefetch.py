@@ -14,9 +14,8 @@ from dashboard import cache
 
 
 def _join(run):
-    if run is not None and run.thread is not None:
-        run.thread.join(timeout=60)
-        assert not run.thread.is_alive()
+    if run is not None:
+        assert run.done.wait(timeout=120)
 
 
 def test_prefetch_fills_the_cache_once_and_the_page_reads_it():
