@@ -20,13 +20,17 @@ byte budget the least recently used go first.  :func:`memory_bound` states what 
 
 from __future__ import annotations
 
+import atexit
+import collections
 import contextlib
 import copy
 import gc
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Callable, Hashable, Mapping
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -281,6 +285,171 @@ def figure(key: str, build: Callable[[], Any]) -> Any:
     completely (data token, filters, options, selection drawn, epoch); the returned figure is never mutated.
     """
     return memoized(FIGURES, ("figure", key), build, copied=False, nbytes=_figure_nbytes)
+
+
+def prefetched_result(key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` cached in :data:`RESULTS` on ``key`` and shared, not copied (never mutate it): the entry a
+    :func:`prefetch` job fills.  A request that finds the job computing it waits for it (one computation per key),
+    one that finds it not yet started computes it itself and the job then finds it cached."""
+    return memoized(RESULTS, ("prefetched", key), compute, copied=False)
+
+
+#: An idle-time job (:func:`prefetch` with ``when_idle``) starts only after a window of this many seconds in which
+#: the whole process used at most :data:`PREFETCH_IDLE_SHARE` of one core (no session running a page); it is
+#: dropped after :data:`PREFETCH_PATIENCE` seconds without such a window.
+PREFETCH_IDLE_WINDOW = 0.25
+PREFETCH_IDLE_SHARE = 0.25  #: see :data:`PREFETCH_IDLE_WINDOW`
+PREFETCH_PATIENCE = 60.0  #: see :data:`PREFETCH_IDLE_WINDOW`
+
+
+class Prefetch:
+    """The background jobs of one data set (:func:`prefetch`): ``[key, compute, when_idle]`` in order, when they
+    were asked for and ended (``done``), and the CPU time the worker spent on them (for benchmarks)."""
+
+    def __init__(self, name: Hashable) -> None:
+        self.name = name
+        self.jobs: collections.deque[list] = collections.deque()
+        self.taken: set[Hashable] = set()
+        self.started = time.monotonic()
+        self.finished: float | None = None
+        self.done = threading.Event()
+        self._cpu = 0.0  # CPU seconds of its finished jobs
+        self._job_cpu0: float | None = None  # the worker's CPU clock when its current job began
+
+    def cpu_seconds(self) -> float:
+        """CPU time the worker has spent on these jobs so far (the current one included)."""
+        with _PREFETCH_GUARD:
+            running = 0.0
+            if self._job_cpu0 is not None and _WORKER[0] is not None:
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    running = time.clock_gettime(time.pthread_getcpuclockid(_WORKER[0].ident)) - self._job_cpu0
+            return self._cpu + running
+
+
+def _next_job() -> tuple[Prefetch, list] | None:
+    """(its prefetch, the job) to run next, under the guard: the first job asked for now of the oldest data set
+    that has one, else the first idle-time job; None when none is left."""
+    runs = list(_PREFETCHES.values())
+    for urgent in (True, False):
+        for run in runs:
+            job = next((j for j in run.jobs if not j[2]), None) if urgent else (run.jobs[0] if run.jobs else None)
+            if job is not None:
+                run.jobs.remove(job)
+                run.taken.add(job[0])
+                return run, job
+    return None
+
+
+def _urgent_waiting() -> bool:
+    with _PREFETCH_GUARD:
+        return any(not j[2] for run in _PREFETCHES.values() for j in run.jobs)
+
+
+def _idle_window() -> bool | None:
+    """Wait for a window in which the process was idle (True); None when a job asked for now arrived; False after
+    :data:`PREFETCH_PATIENCE` seconds or at exit."""
+    deadline = time.monotonic() + PREFETCH_PATIENCE
+    while time.monotonic() < deadline and not _PREFETCH_STOP.is_set():
+        if _urgent_waiting():
+            return None
+        p0, w0 = time.process_time(), time.monotonic()
+        if _PREFETCH_STOP.wait(PREFETCH_IDLE_WINDOW):
+            return False
+        if time.process_time() - p0 <= PREFETCH_IDLE_SHARE * (time.monotonic() - w0):
+            return True
+    return False
+
+
+def _finish(run: Prefetch) -> None:
+    """Under the guard: a prefetch with no job left has ended."""
+    if not run.jobs and _PREFETCHES.get(run.name) is run:
+        del _PREFETCHES[run.name]
+        run.finished = time.monotonic()
+        run.done.set()
+
+
+def _prefetch_worker() -> None:
+    """The one background thread of the process: at the lowest scheduling priority (``nice`` 19 for this thread:
+    the sessions' own runs go first), one job at a time through :func:`prefetched_result`."""
+    with contextlib.suppress(OSError, AttributeError):  # Linux: a thread's id is a process id for setpriority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    while not _PREFETCH_STOP.is_set():
+        with _PREFETCH_READY:
+            picked = _next_job()
+            if picked is None:
+                _PREFETCH_READY.wait()
+                continue
+        run, (key, compute, when_idle) = picked
+        idle = _idle_window() if when_idle else True
+        with _PREFETCH_GUARD:
+            if idle is None:  # a job asked for now goes first; this one back at the head of its queue
+                run.taken.discard(key)
+                run.jobs.appendleft([key, compute, when_idle])
+                continue
+            run._job_cpu0 = time.thread_time()
+        try:
+            if idle:
+                with contextlib.suppress(Exception):  # a failure is the page's to show when it asks
+                    prefetched_result(key, compute)
+        finally:
+            with _PREFETCH_GUARD:
+                run._cpu += time.thread_time() - run._job_cpu0
+                run._job_cpu0 = None
+                _finish(run)
+
+
+_PREFETCH_GUARD = threading.Lock()
+_PREFETCH_READY = threading.Condition(_PREFETCH_GUARD)
+_PREFETCHES: dict[Hashable, Prefetch] = {}  # the prefetches with jobs left, per name, oldest first
+_PREFETCH_STOP = threading.Event()
+_WORKER: list[threading.Thread | None] = [None]
+#: The latest prefetches, running or ended (benchmarks read their CPU time and when they ran).
+PREFETCH_LOG: collections.deque[Prefetch] = collections.deque(maxlen=256)
+
+
+def prefetch(name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]], *,
+             when_idle: bool = False) -> Prefetch | None:
+    """Compute ``prefetched_result(key, compute)`` for each job (key, compute) not cached yet, in order, in the
+    process's one background daemon thread at the lowest priority, one job at a time; ``name`` (a data set) groups
+    the jobs: those given while its earlier ones wait join its queue.  ``when_idle``: only in the server's idle time
+    (:data:`PREFETCH_IDLE_WINDOW`), after every job asked for without it.  For summaries a user will probably ask
+    for after some think time (the CORP band of every level of a control), computed by code that releases the GIL
+    (compiled kernels), so the sessions' own runs lose little.  The values are those the page computes itself (the
+    same function on the same key), so it does not matter which path computed them; a page asking for a key being
+    computed waits for it, one asking for a key not yet started computes it (the prefetch then finds it cached).
+    Returns the data set's prefetch (None: all cached).  At exit the thread stops after its current job (it is
+    joined, so it is never torn down inside compiled code)."""
+    with _PREFETCH_READY:
+        run = _PREFETCHES.get(name)
+        queued = {} if run is None else {j[0]: j for j in run.jobs}
+        fresh = []
+        for key, compute in jobs:
+            if key in queued:
+                queued[key][2] = queued[key][2] and when_idle  # asked for now: no longer waits for idle time
+            elif (run is None or key not in run.taken) and ("prefetched", key) not in RESULTS:
+                fresh.append([key, compute, when_idle])
+        if _PREFETCH_STOP.is_set() or (not fresh and run is None):
+            return run
+        if run is None:
+            run = _PREFETCHES[name] = Prefetch(name)
+            PREFETCH_LOG.append(run)
+        run.jobs.extend(fresh)
+        if _WORKER[0] is None:
+            _WORKER[0] = threading.Thread(target=_prefetch_worker, name="calibration-lab-prefetch", daemon=True)
+            _WORKER[0].start()
+        _PREFETCH_READY.notify()
+    return run
+
+
+@atexit.register
+def _stop_prefetches() -> None:
+    """At exit: no new job, and wait for the running one."""
+    _PREFETCH_STOP.set()
+    with _PREFETCH_READY:
+        _PREFETCH_READY.notify_all()
+    worker = _WORKER[0]
+    if worker is not None and worker.is_alive():
+        worker.join(timeout=10.0)
 
 
 def cached(function: Callable[..., Any], *, max_entries: int | None = None,

@@ -26,10 +26,10 @@ from calib_core.metrics.regression_decomposition import (
     quantile_reliability_of,
 )
 from calib_core.metrics.regression_tails import ence_by_bins_tables
+from dashboard import cache, summary_pages
 from dashboard import clustering as clu
 from dashboard import redraw_cache as rc
 from dashboard import summary as summ
-from dashboard import summary_pages
 from dashboard.selection import overlay_figure
 from views import pages as views
 from views.selection import describe_selection, rows_in_bins, sigma_bins, with_selected
@@ -305,11 +305,17 @@ def linked_views() -> None:
     rows_note = " Computed on the selected σ-bins' rows." if selected_report is not None else ""
     ui.init_state({"reg_qs_level": 0.5}, persist=True)
 
+    def _qs_corp_jobs(levels) -> list:
+        """(key, compute) of the CORP diagrams of ``levels`` on the lenses' rows: what the page reads and what the
+        background prefetch fills (the same function on the same key: the same numbers whichever computes them)."""
+        return [(f"{base_key}|qs_reliability|{t}|{qs_part}", lambda t=t: quantile_reliability_of(qs_rows(), tau=t))
+                for t in levels]
+
     def _qs_corp_figure(tau: float):
         # the isotonic fit and its consistency band depend on the rows and τ only (not on the page's other options);
         # without a slice behind it the figure is built as a plain dict (the validated figure's JSON, tested)
         def build():
-            results = quantile_reliability_of(qs_rows(), tau=tau)
+            results = cache.prefetched_result(*_qs_corp_jobs([tau])[0])
             if faint is None:
                 return rc.dict_figure(plots.quantile_reliability_figure_dict(results, colors=colors))
             return plots.with_background(plots.quantile_reliability_figure, results, ui.result_cached(
@@ -317,6 +323,13 @@ def linked_views() -> None:
                 colors=colors)
 
         return ui.figure(f"{base_key}|qs_corp|{tau}|{qs_part}", build)
+
+    # the CORP band (~75 ms of CPU per level, R·G·C null draws) is a summary of the rows and τ that can be prepared
+    # while the user reads the page: its current level from the first drawing of the rows (no σ-bins selected),
+    # every level of the control once its tab is open (below); in a background thread, at the lowest priority
+    qs_current = float(st.session_state["reg_qs_level"] or 0.5)
+    if selected_report is None and faint is None:
+        cache.prefetch(("qs_corp", base_key, qs_part), _qs_corp_jobs([qs_current]), when_idle=True)
 
     if rank_tables:
         with more["Rank histogram"]:
@@ -366,6 +379,9 @@ def linked_views() -> None:
                                  key="reg_qs_level", format_func=lambda t: f"{t:g}",
                                  help="The level whose predicted quantile the CORP diagram below recalibrates.")
             qs_tau = float(st.session_state["reg_qs_level"] or 0.5)
+            if faint is None:  # the other levels first: the page computes this one now unless it is ready
+                cache.prefetch(("qs_corp", base_key, qs_part), _qs_corp_jobs(
+                    [t for t in DEFAULT_DECOMPOSITION_LEVELS if t != qs_tau] + [qs_tau]))
             chart(_qs_corp_figure(qs_tau), "reg_qs_corp")
             st.caption(
                 f"CORP quantile reliability (Gneiting et al. 2023): the isotonic {qs_tau:g}-quantile recalibration of "
