@@ -243,7 +243,8 @@ def linked_views() -> None:
         ui.show_verdicts(selected_report)
         rc.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
                                                              len(shown) > 1, compact=True),
-                              selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
+                              selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all",
+                              tests_key="reg_sel_tests_open")  # its tests table sent only while open
         clu.show_statement(selected_report)
     else:
         if not selection.empty:
