@@ -426,13 +426,15 @@ def _group_frame(table: pd.DataFrame, cells: Mapping[Any, list], rows: list[int]
     return csv_safe(frame) if risky else frame
 
 
-def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame) -> tuple[list, tuple]:
+def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame,
+                  tests: bool = True) -> tuple[list, tuple | None]:
     """(heading, frame, column config) of each metric family after ``display_numbers`` and (frame, config) of the
     table of how each p-value was computed: the frames of ``dashboard.show_metric_groups`` (``views.metric_groups``,
-    the sparse number columns as text, ``csv_safe``), each built in one go from the table's columns."""
+    the sparse number columns as text, ``csv_safe``), each built in one go from the table's columns (``tests``
+    False: None in place of the latter)."""
     from views import pages as views
 
-    from .display import METRIC_COLUMN_CONFIG, csv_safe
+    from .display import METRIC_COLUMN_CONFIG
 
     table = table() if callable(table) else table
     cells = {c: table[c].tolist() for c in table.columns}
@@ -445,6 +447,16 @@ def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.
         shown.append((heading, *_frames_of(key, lambda rows=rows, keep=keep: display_numbers(
             _group_frame(table, cells, rows, keep), dict(METRIC_COLUMN_CONFIG)))))
 
+    return shown, _tests_frames(metrics) if tests else None
+
+
+def _tests_frames(metrics: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """(frame, config) of the table of how each p-value was computed (``views.metric_tests``, ``csv_safe`` when a
+    cell or a name starts with a formula character, ``display_numbers``), memoised on its cells."""
+    from views import pages as views
+
+    from .display import csv_safe
+
     def tests_frames() -> tuple[pd.DataFrame, dict]:
         tests = views.metric_tests(metrics)
         if not tests.empty and (_risky(tests.columns) or any(_risky(tests[c].tolist()) for c in tests.columns)):
@@ -452,7 +464,7 @@ def _shown_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.
         return display_numbers(tests, None) if not tests.empty else (tests, {})
 
     tests_key = ("tests", *(tuple(_cell_key(v) for v in metrics[c].tolist()) for c in ("metric", "test", "note")))
-    return shown, _frames_of(tests_key, tests_frames)
+    return _frames_of(tests_key, tests_frames)
 
 
 #: Display frames of metric families kept by :func:`_frames_of`, keyed on their cells (least recently used dropped)
@@ -488,7 +500,7 @@ def _frames_of(key: Hashable, build: Callable[[], tuple]) -> tuple:
 
 
 def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics: pd.DataFrame, *,
-                       key: Hashable) -> None:
+                       key: Hashable, tests_key: str | None = None) -> None:
     """``dashboard.show_metric_groups(table, metrics, key=key)`` — the same elements — with the display frames made
     once per ``key`` (which must determine ``table`` and ``metrics``) and shared: a rerun neither copies them nor
     formats their numbers again (``views.numbers.display_numbers``).
@@ -502,6 +514,9 @@ def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics
         The report's metrics.
     key : hashable
         Determines ``table`` and ``metrics``.
+    tests_key : str, optional
+        The widget key of a stateful "How each p-value …" expander whose table is built and sent only while it is
+        open (opening it reruns the page or fragment); None: an ordinary expander, its table always sent.
 
     Returns
     -------
@@ -509,12 +524,30 @@ def show_metric_groups(table: pd.DataFrame | Callable[[], pd.DataFrame], metrics
     """
     from .display import table_height
 
-    parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key), lambda: _shown_groups(table, metrics))
+    label, icon = "How each p-value or reference value was computed", ":material/function:"
+    if tests_key is not None:
+        parts = keyed_result(("metric_groups_shown", key, "lazy tests"), lambda: _shown_groups(table, metrics,
+                                                                                               tests=False)[0])
+    else:
+        parts, (tests, tests_config) = keyed_result(("metric_groups_shown", key),
+                                                    lambda: _shown_groups(table, metrics))
     for heading, part, part_config in parts:
         st.markdown(f"**{heading}**")
         st.dataframe(part, hide_index=True, width="stretch", height=table_height(len(part)),
                      **({"column_config": part_config} if part_config else {}))
+    if tests_key is not None:
+        # views.metric_tests has a row exactly when some metric has a test or a note (its own test of that)
+        if not ((metrics["test"].astype(str).str.len() > 0) | (metrics["note"].astype(str).str.len() > 0)).any():
+            return
+        box = st.expander(label, icon=icon, key=tests_key, on_change="rerun")
+        if not box.open:
+            return
+        tests, tests_config = _tests_frames(metrics)
+        with box:
+            st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
+                         **({"column_config": tests_config} if tests_config else {}))
+        return
     if not tests.empty:
-        with st.expander("How each p-value or reference value was computed", icon=":material/function:"):
+        with st.expander(label, icon=icon):
             st.dataframe(tests, hide_index=True, width="stretch", height=table_height(len(tests)),
                          **({"column_config": tests_config} if tests_config else {}))

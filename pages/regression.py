@@ -186,13 +186,20 @@ def linked_views() -> None:
     bands = {k for k in dashes} if selected_report is not None else None  # the selection's band (smaller N, wider)
     # what the overlay tables are drawn from: the diagnosis (fig_key), the selection, the background (bg_key)
     overlay_key = (fig_key, tuple(sorted(selection.bins.items())) if selected_report is not None else None, bg_key)
+
+    def overlay_digest(name: str, parts):
+        """The digest an overlay figure is keyed on: of its tables without a selection (a control that leaves them
+        alone reuses the figure), of ``overlay_key`` with one (it determines the selection's tables: a new click
+        hashes no table)."""
+        key = (name, overlay_key, ecdf_diff if name == "reg_kuleshov" else None)
+        return rc.keyed_digest(key, (lambda: key) if selected_report is not None else parts)
     with right:
         ui.init_state({"reg_curve_view": "curve"}, persist=True)
         ecdf_diff = st.session_state["reg_curve_view"] == "ECDF difference"
         # keyed on what it is drawn from: controls that leave the curves alone reuse it; fixed axes: a click
         # changes the traces only
         curve_shown, curve_export = overlay(
-            "kuleshov", rc.keyed_digest(("reg_kuleshov", overlay_key, ecdf_diff), lambda: (
+            "kuleshov", overlay_digest("reg_kuleshov", lambda: (
                 curve_tables, curve_colors, dashes, bands, ecdf_diff, bg_key)),
             plots.pit_ecdf_difference_figure if ecdf_diff else plots.calibration_curve_figure, curve_tables,
             "calibration_curve", colors=curve_colors, dashes=dashes, bands=bands)
@@ -212,14 +219,14 @@ def linked_views() -> None:
     left2, right2 = st.columns(2)
     with left2:
         pit_tables, pit_dashes, _ = overlays["pit_histogram"]
-        pit_digest = rc.keyed_digest(("reg_pit", overlay_key), lambda: (pit_tables, curve_colors, pit_dashes, bg_key))
+        pit_digest = overlay_digest("reg_pit", lambda: (pit_tables, curve_colors, pit_dashes, bg_key))
         pit_shown, pit_export = overlay("pit", pit_digest, plots.pit_histogram_figure, pit_tables, "pit_histogram",
                                         colors=curve_colors, dashes=pit_dashes)
         chart(pit_shown, "reg_pit", export=pit_export)
         st.caption("PIT histogram: flat when calibrated; ∪ = over-confident, ∩ = under-confident, slope = bias.")
     with right2:
         z_tables, z_dashes, _ = overlays["z_histogram"]
-        z_digest = rc.keyed_digest(("reg_z", overlay_key), lambda: (z_tables, curve_colors, z_dashes, bg_key))
+        z_digest = overlay_digest("reg_z", lambda: (z_tables, curve_colors, z_dashes, bg_key))
         z_shown, z_export = overlay("z", z_digest, plots.z_histogram_figure, z_tables, "z_histogram",
                                     colors=curve_colors, dashes=z_dashes)
         chart(z_shown, "reg_z", export=z_export)
@@ -236,7 +243,8 @@ def linked_views() -> None:
         ui.show_verdicts(selected_report)
         rc.show_metric_groups(lambda: views.selection_vs_all(selected_report.metrics, report.metrics, level,
                                                              len(shown) > 1, compact=True),
-                              selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all")
+                              selected_report.metrics, key=f"{sel_key}|{sorted(options.items())}|{level}|vs_all",
+                              tests_key="reg_sel_tests_open")  # its tests table sent only while open
         clu.show_statement(selected_report)
     else:
         if not selection.empty:
@@ -421,10 +429,15 @@ def linked_views() -> None:
     )
 
     if sel_mask is not None and sel_mask.any():
-        with st.expander(f"Selected rows (first {ui.MAX_TABLE_ROWS})", icon=":material/table_rows:"):
-            shown_rows = rc.keyed_result(("reg_sel_rows", sel_key, n_bins, binning, ui.MAX_TABLE_ROWS),  # csv-safe
-                                         lambda: ui.csv_safe(views.regression_rows(sub, sel_mask, ui.MAX_TABLE_ROWS)))
-            ui.dataframe(shown_rows, neutralised=True, hide_index=True, width="stretch")
+        # lazy: the rows are cut out and sent only while the expander is open (opening it reruns this part)
+        rows_box = st.expander(f"Selected rows (first {ui.MAX_TABLE_ROWS})", icon=":material/table_rows:",
+                               key="reg_sel_rows_open", on_change="rerun")
+        if rows_box.open:
+            with rows_box:
+                shown_rows = rc.keyed_result(("reg_sel_rows", sel_key, n_bins, binning, ui.MAX_TABLE_ROWS),  # csv-safe
+                                             lambda: ui.csv_safe(views.regression_rows(sub, sel_mask,
+                                                                                       ui.MAX_TABLE_ROWS)))
+                ui.dataframe(shown_rows, neutralised=True, hide_index=True, width="stretch")
 
     ui.record_run_time(fragment_t0, "regression")  # a rerun of this part alone (a full run: below)
 

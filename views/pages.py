@@ -573,7 +573,7 @@ def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float
     long metric frames, as ``Report.metrics``; ``compact`` and ``keys`` as :func:`metric_table`'s; ``label``:
     the name of the selection's value column, e.g. ``"slice"``)."""
     sel_table = metric_table(selected, level, keys=keys, keep_model=several_models, compact=compact)
-    all_table = metric_table(overall, level, keys=keys, keep_model=several_models)
+    all_table = _value_table(overall, keys)  # only its model, metric and value columns are joined
     join = ["model", "metric"] if several_models else ["metric"]
     front = join + [label, "all rows"]
     rows = _matching_rows(sel_table, all_table, join)
@@ -588,6 +588,13 @@ def selection_vs_all(selected: pd.DataFrame, overall: pd.DataFrame, level: float
     columns["all rows"] = all_table["value"].array.take(rows)
     columns.update((c, sel_table[c].array) for c in sel_table.columns if c not in front and c != "value")
     return pd.DataFrame(columns)
+
+
+def _value_table(metrics: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """The ``model``, ``metric`` and ``value`` columns of ``metric_table(metrics, keys=keys, keep_model=True)``, the
+    same cells and dtypes, without formatting the interval, p-value and other cells a join with them never reads."""
+    t = _display_columns(metrics) if keys is None else _keyed_display_columns(metrics, keys)
+    return pd.DataFrame({"model": t["model"](None), "metric": t["label"](None), "value": t["value"](None)})
 
 
 def _matching_rows(left: pd.DataFrame, right: pd.DataFrame, join: list[str]) -> np.ndarray | None:
@@ -774,11 +781,12 @@ def sigma_bin_rows(pset: PredictionSet, selection: Mapping[str, Iterable[int]], 
 def regression_rows(pset: PredictionSet, mask: np.ndarray, limit: int) -> pd.DataFrame:
     """The first ``limit`` rows of ``mask``: row, [model,] y, mean, σ and z = (y − mean)/σ."""
     part = pset.take(np.flatnonzero(mask)[:limit])
-    frame = pd.DataFrame({"row": part.row_number, "y": part.y, "mean": part.dist.mean(), "σ": part.dist.std()})
+    y, mean, sigma = part.y, part.dist.mean(), part.dist.std()
+    columns: dict[str, Any] = {"row": part.row_number}
     if part.model is not None:
-        frame.insert(1, "model", part.model)
-    frame["z"] = (frame["y"] - frame["mean"]) / frame["σ"]
-    return frame
+        columns["model"] = part.model
+    columns.update({"y": y, "mean": mean, "σ": sigma, "z": (y - mean) / sigma})  # one frame, built once
+    return pd.DataFrame(columns)
 
 
 # ------------------------------------------------------------------------------------------------ classification
