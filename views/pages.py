@@ -516,28 +516,32 @@ def metric_table(
 
 def _keyed_display_columns(metrics: pd.DataFrame, keys: Iterable[str]) -> dict[str, Any]:
     """The columns of ``calib_core.plots.metric_display_table(metrics)`` that :func:`metric_table` reads (each a
-    function of the dtype asked for: ``to_numpy(dtype=…)``), its rows picked and ordered by ``keys``."""
-    t = plots.metric_display_table(metrics)
+    function of the dtype asked for: ``to_numpy(dtype=…)``), its rows picked and ordered by ``keys``: the rows whose
+    metric is a key or not a registry metric, in the keys' order (the others after them, as they come: a stable
+    sort), taken from ``metrics``' own columns without building that frame (see :func:`_display_columns`)."""
     order = {k: i for i, k in enumerate(keys)}
-    t = t[t["metric"].isin(order) | ~t["metric"].isin(set(order) | _registry_keys())].copy()
-    t["_o"] = t["metric"].map(order).fillna(len(order))
-    t = t.sort_values(["_o"], kind="stable").drop(columns="_o")
-    return {c: (lambda dtype, c=c: t[c].to_numpy(dtype=dtype)) for c in t.columns}
+    registry_keys = _registry_keys()
+    rows = np.flatnonzero((metrics["group"] == ALL).to_numpy(dtype=bool))
+    names = metrics["metric"].to_numpy()[rows].tolist()
+    kept = [i for i, k in enumerate(names) if k in order or k not in registry_keys]
+    rank = np.asarray([order.get(names[i], len(order)) for i in kept], dtype=float)
+    return _display_columns(metrics, rows[np.asarray(kept, dtype=np.intp)[np.argsort(rank, kind="stable")]])
 
 
-def _display_columns(metrics: pd.DataFrame) -> dict[str, Any]:
-    """The columns of ``calib_core.plots.metric_display_table(metrics)`` (all rows of :data:`ALL`) that
-    :func:`metric_table` reads, each a function of the dtype asked for, taken from ``metrics``' own columns without
-    building that frame (its drop, copy and inserted columns cost ~1 ms a table): ``label`` and ``verdict`` made as
-    it makes them, every other column the metrics' own at the rows of the group :data:`ALL`."""
-    rows = (metrics["group"] == ALL).to_numpy(dtype=bool)
+def _display_columns(metrics: pd.DataFrame, rows: np.ndarray | None = None) -> dict[str, Any]:
+    """The columns of ``calib_core.plots.metric_display_table(metrics)`` (all rows of :data:`ALL`, or the rows at
+    the positions ``rows``) that :func:`metric_table` reads, each a function of the dtype asked for, taken from
+    ``metrics``' own columns without building that frame (its drop, copy and inserted columns cost ~1 ms a table):
+    ``label`` and ``verdict`` made as it makes them, every other column the metrics' own at those rows."""
+    if rows is None:
+        rows = (metrics["group"] == ALL).to_numpy(dtype=bool)
 
     def column(name: str) -> Any:
         return lambda dtype: metrics[name].to_numpy(dtype=dtype)[rows]
 
     out = {name: column(name) for name in ("model", "value", "debiased", "ci_low", "ci_high", "perfect",
                                            "p_value", "p_mc_se", "test", "note")}
-    labels = [statistic_label(k) for k in metrics["metric"][rows]]
+    labels = [statistic_label(k) for k in metrics["metric"].to_numpy()[rows].tolist()]
     p = metrics["p_value"].to_numpy(dtype=float)[rows]
     family = metrics["family"].astype(str).to_numpy()[rows]
     flag = metrics["flag"].to_numpy(dtype=bool)[rows]

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import sparse
 
 from ..base.clustering import Clustering, cluster_design
+from ..base.compiled import compiled_kernel
 from ..base.significance import block_bootstrap_weights
 from ..metrics.classification import ClassificationRows, confidence_bins
 from .classification_cells import ece_cells
@@ -300,14 +301,11 @@ class ClasswiseLayout:
         """Per-block per-cell (count, Σp, Σp²) as three (B, K·M) arrays (``memo(name, build)`` keeps the bin-free
         per-block class totals of equal-width bins)."""
         size = self.size
-        # block[ri]: with every entry listed (ri = i repeated K times) the same values as np.repeat(block, K)
-        key = (np.repeat(block, self.k) if self._ri is None and not self.sparse else block[self.ri]) * size + self.cell
-        out = [
-            np.bincount(key, minlength=n_b * size).astype(float),
-            np.bincount(key, weights=self.val, minlength=n_b * size),
-            np.bincount(key, weights=self.val * self.val, minlength=n_b * size),
-        ]
-        out = [a.reshape(n_b, size) for a in out]
+        # one pass over the listed entries, in their order (every entry listed: row i's K entries in a row)
+        ri = np.empty(0, dtype=np.int64) if self._ri is None and not self.sparse else self.ri
+        sums = _block_cell_sums(np.asarray(block, dtype=np.int64), np.asarray(ri, dtype=np.int64), self.k,
+                                np.asarray(self.cell, dtype=np.int64), np.asarray(self.val, dtype=float), n_b, size)
+        out = [a.reshape(n_b, size) for a in sums]
         if self.sparse:  # first bins by complement of the per-block class totals Σ_{i∈b} p_ik, Σ_{i∈b} p_ik²
             # one pass over the rows in file order: the (B × N) block indicator, column-compressed, times p
             totals = (memo or (lambda name, build: build()))(("class totals per block", n_b),
@@ -324,6 +322,31 @@ class ClasswiseLayout:
         p = np.asarray(self.p, dtype=float)
         sizes = np.bincount(block, minlength=n_b).astype(float)
         return [np.repeat(sizes[:, None], self.k, axis=1), ind @ p, ind @ (p * p)]
+
+
+@compiled_kernel
+def _block_cell_sums(block: np.ndarray, ri: np.ndarray, k: int, cell: np.ndarray, val: np.ndarray, n_b: int,
+                     size: int) -> np.ndarray:
+    """(3, B·size): per (block, cell) key b·size + cell the count, Σ val and Σ val² of the entries, each added in
+    the entries' order — ``np.bincount(key, weights=…)``'s sequential sums, bit for bit, in one pass and without the
+    key array.  The row of entry j is ``ri[j]`` (``ri`` empty: j // k, every row's k entries listed in a row)."""
+    out = np.zeros((3, n_b * size))
+    count, s_val, s_sq = out[0], out[1], out[2]
+    if ri.size == 0:
+        for j in range(cell.size):
+            key = block[j // k] * size + cell[j]
+            v = val[j]
+            count[key] += 1.0
+            s_val[key] += v
+            s_sq[key] += v * v
+    else:
+        for j in range(cell.size):
+            key = block[ri[j]] * size + cell[j]
+            v = val[j]
+            count[key] += 1.0
+            s_val[key] += v
+            s_sq[key] += v * v
+    return out
 
 
 def draw_one(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
