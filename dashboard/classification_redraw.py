@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -27,11 +28,45 @@ from calib_core.plots.classification import histogram_values, reliability_values
 from views import pages as views
 
 from . import redraw_cache as rc
-from .cache import FIGURES, STAGES, memoized, result_cached
+from .cache import FIGURES, RESULTS, STAGES, Prefetch, classification_staged, memoized, prefetch, result_cached
 from .display import csv_safe
 from .store import approx_nbytes
 
-__all__ = ["figure_cached", "linked_figure", "log_axis", "per_class_figure", "per_class_views", "selected_rows"]
+__all__ = ["figure_cached", "linked_figure", "log_axis", "per_class_figure", "per_class_views",
+           "prefetch_other_binning", "selected_rows"]
+
+
+def prefetch_other_binning(key: str, pset: cc.PredictionSet, options: Mapping[str, Any]) -> Prefetch | None:
+    """Prepare, in the server's idle time, the diagnosis of the same rows with the *other* binning at the same bins
+    count (equal width ↔ equal mass, the page's two-option control): ``dashboard.diagnose_cached(key, pset,
+    staged=True, **other)``'s own cache entry, filled by the same function (``dashboard.cache.classification_staged``,
+    identical numbers whichever computes them), in ``dashboard.cache.prefetch``'s background thread at the lowest
+    priority.  Other bins counts are never prepared (a slider has too many values to guess from).
+
+    Parameters
+    ----------
+    key : str
+        The diagnosis key of the rows (``dashboard.diagnose_rows``'s).
+    pset : PredictionSet
+        The rows diagnosed.
+    options : mapping
+        The page's diagnosis options (``strategy`` ``"uniform"`` or ``"quantile"``).
+
+    Returns
+    -------
+    Prefetch or None
+        The background job's :class:`dashboard.cache.Prefetch` (None: the other binning's diagnosis is cached).
+    """
+    other = {**options, "strategy": "uniform" if options.get("strategy") == "quantile" else "quantile"}
+    entry = ("diagnosis", key, json.dumps(other, sort_keys=True))  # diagnose_cached's key of those options
+    if entry in RESULTS:
+        return None
+
+    def compute() -> bool:
+        memoized(RESULTS, entry, lambda: classification_staged(key, pset, other), copied=True)
+        return True
+
+    return prefetch(("cls_other_binning", key), [(("cls_other_binning", entry), compute)], when_idle=True)
 
 
 def per_class_views(key: str, per_class: pd.DataFrame, classes: Sequence[str] | None

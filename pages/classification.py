@@ -69,6 +69,7 @@ options = {"n_bins": int(n_bins), "strategy": strategy, "n_resamples": int(n_res
 options.update(clin.prevalence_control(pset, "cls"))  # binary files: {"prevalence": P} when switched on
 time_range = ui.over_time(pset, token, rows, models, group, "cls", whole)  # None: no time column or range
 sub, base_key, report = ui.diagnose_rows(pset, token, rows, models, group, restrict=time_range, **options)
+diagnosed = base_key, sub  # the other binning of these rows is prepared in idle time (below)
 sub, base_key = clin.as_diagnosed(sub, base_key, options)  # the probabilities the diagnosis read (prevalence)
 faint = ui.slice_background(*whole, rows, models, group, **options)  # all rows, while a slice is chosen
 clin.show_prevalence_statement(options, sub)
@@ -77,6 +78,7 @@ if report.metrics.empty:
         st.caption(ui.md_escape(note))
     st.warning("Too few rows to diagnose with these filters.")
     st.stop()
+cls_redraw.prefetch_other_binning(*diagnosed, options)  # equal width <-> equal mass: a two-option control
 level = float(report.options.get("level", 0.95))
 colors = plots.model_colors(pset.models())
 shown = [m for m in report.models if (m, cc.ALL) in report.diagrams]

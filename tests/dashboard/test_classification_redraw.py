@@ -166,3 +166,25 @@ def test_typed_arrays_and_skipped_keys_are_plotlys():
         got, want = classification_redraw._typed_array(a), to_typed_array_spec(a)
         assert pio.to_json({"v": got}, validate=False) == pio.to_json({"v": want}, validate=False), a
         assert type(got) is type(want)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_the_other_binning_prepared_in_idle_time_is_the_diagnosis_the_page_reads(strategy):
+    from dashboard import cache
+
+    rng = np.random.default_rng(11)
+    probs = rng.dirichlet(np.ones(4), 1_500)
+    labels = (probs.cumsum(axis=1) < rng.random((1_500, 1))).sum(axis=1).clip(0, 3)
+    pset = cc.PredictionSet(task="classification", labels=labels, probs=probs, layout="probs")
+    key = f"prefetch-other-binning-test|{strategy}"
+    options = {"n_bins": 12, "strategy": strategy, "n_resamples": 100, "n_simulations": 100, "seed": 0}
+    cache.diagnose_cached(key, pset, staged=True, **options)  # the page's diagnosis (its bins-free stages kept)
+    run = classification_redraw.prefetch_other_binning(key, pset, options)
+    assert run is not None and run.done.wait(timeout=120)
+    other = {**options, "strategy": "quantile" if strategy == "uniform" else "uniform"}
+    entry = ("diagnosis", key, json.dumps(other, sort_keys=True))
+    assert entry in cache.RESULTS  # the entry diagnose_cached reads: the switch is a hit
+    got = cache.diagnose_cached(key, pset, staged=True, **other)
+    want = cc.diagnose(pset, by_group=False, **other)
+    pd.testing.assert_frame_equal(got.metrics, want.metrics, check_exact=True)
+    assert classification_redraw.prefetch_other_binning(key, pset, options) is None  # cached: nothing asked for
