@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..base import significance as sig
+from ..base.frames import typed_column
 from ..base.report import (
     CALIBRATED,
     CALIBRATION_STATISTIC,
@@ -251,7 +253,21 @@ class InferenceResult:
         DataFrame
             Indexed by ``metric``, columns :data:`RESULT_COLUMNS` in that order.
         """
-        return pd.DataFrame(records, columns=["metric", *RESULT_COLUMNS]).set_index("metric")
+        # column by column, each with the dtype pandas would infer from the records (a missing cell is NaN); a
+        # column of mixed or other types sends the table through pandas' constructor from the records
+        columns = ["metric", *RESULT_COLUMNS]
+        built: dict[str, Any] = {}
+        for col in columns:
+            cells = [r.get(col, math.nan) for r in records]
+            first = cells[0] if cells else None
+            kind = ("str" if type(first) is str else "bool" if isinstance(first, (bool, np.bool_))
+                    else "float" if isinstance(first, float) else None)
+            column = typed_column(cells, kind) if kind is not None else None
+            if column is None:
+                return pd.DataFrame(records, columns=columns).set_index("metric")
+            built[col] = column
+        index = pd.Index(built.pop("metric"), name="metric")
+        return pd.DataFrame(built, index=index)
 
     @property
     def miscalibrated(self) -> bool:

@@ -1,6 +1,8 @@
-"""The class-wise layout's per-block per-cell sums: one compiled pass, bit for bit NumPy's ``bincount`` sums."""
+"""The class-wise layout's per-block per-cell sums (one compiled pass, bit for bit NumPy's ``bincount`` sums) and
+the inference table built column by column (pandas' table of the records)."""
 
 import numpy as np
+import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,3 +50,20 @@ def test_block_sums_equal_bincount(seed: int, n: int, k: int, n_bins: int, n_b: 
     else:
         for a, b in zip(got, want):
             assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.fixed_dictionaries({}, optional={
+    "value": st.floats(allow_nan=True), "ci_low": st.floats(), "kind": st.sampled_from(["a", ""]),
+    "flag": st.booleans(), "note": st.text(max_size=3), "p_value": st.one_of(st.floats(), st.integers(0, 1))}),
+    max_size=6))
+def test_result_table_built_by_columns_is_pandas_table_of_the_records(records: list) -> None:
+    from calib_core.inference.result import RESULT_COLUMNS, InferenceResult
+
+    records = [{"metric": f"m{i}", **r} for i, r in enumerate(records)]
+    got = InferenceResult.table_from(records)
+    want = pd.DataFrame(records, columns=["metric", *RESULT_COLUMNS]).set_index("metric")
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert got.index.dtype == want.index.dtype and got.columns.dtype == want.columns.dtype
+    for column in want.columns:
+        assert [type(v) for v in got[column].tolist()] == [type(v) for v in want[column].tolist()]
