@@ -18,6 +18,7 @@ Levi diagram is drawn, so that a click reads it instead of computing it.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from views.selection import BinSelection, note_event, note_reset, rows_in_bins, 
 
 from .cache import Prefetch, prefetch, prefetched_result
 from .display import SELECT_MODES, chart, steady_ranges, steady_spec_ranges
-from .redraw_cache import dict_figure, keyed_result
+from .redraw_cache import keyed_result, plain_copy
 
 #: The overlays of a selection with a plain-dict twin that writes the validated figure's JSON
 #: (:mod:`calib_core.plots.regression_dicts`)
@@ -123,8 +124,7 @@ def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, *
     fixed axes — built without Plotly's validation when nothing is drawn behind it and ``build`` has a plain-dict
     twin (the Kuleshov curve, the PIT and z histograms: :mod:`calib_core.plots.regression_dicts`): the figure of
     :func:`dashboard.redraw_cache.dict_figure`, whose JSON is the validated figure's byte for byte
-    (``tests/dashboard/test_overlay_figure.py``).  For the chart only: its ``layout`` and ``data`` objects do not
-    follow the dict (a download builds the validated figure).
+    (``tests/dashboard/test_overlay_figure.py``).  For the chart only (a download builds the validated figure).
 
     Parameters
     ----------
@@ -139,13 +139,75 @@ def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, *
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    WireFigure or plotly.graph_objects.Figure
         The figure (never mutate it: figures are shared).
     """
     twin = _DICT_TWINS.get(build)
     if twin is not None and (background is None or (isinstance(background, Mapping) and not background)):
-        return dict_figure(steady_spec_ranges(twin(tables, **options)))
+        return WireFigure(steady_spec_ranges(twin(tables, **options)))
     return steady_ranges(plots.with_background(build, tables, background, **options))
+
+
+_TEMPLATE_WIRES: dict[int, tuple[dict, dict]] = {}  # id(template dict) → (template dict, its wire dict)
+
+
+def _template_wire(template: dict) -> dict:
+    """The wire dict of a shared template dict (encoded once per template object, never changed)."""
+    from _plotly_utils.utils import convert_to_base64
+
+    known = _TEMPLATE_WIRES.get(id(template))
+    if known is None or known[0] is not template:
+        wire = copy.deepcopy(template)
+        convert_to_base64(wire)
+        known = (template, wire)
+        _TEMPLATE_WIRES[id(template)] = known
+    return known[1]
+
+
+class WireFigure:
+    """A chart's figure as ``st.plotly_chart`` and ``dashboard.display.live_chart`` read it — ``to_dict()``, the
+    wire dict of a plain figure dict — without a Plotly ``Figure`` (no trace or layout object is built: ~0.3 ms
+    less per overlay).  The wire dict is that of :func:`dashboard.redraw_cache.dict_figure` of the same dict:
+    the traces and layout copied, NumPy arrays base64-encoded (``convert_to_base64``), the layout's template
+    (a shared dict) encoded once per template object; so the JSON is the validated figure's byte for byte where
+    ``dict_figure``'s is (``tests/dashboard/test_overlay_figure.py``).  Never mutate it.
+
+    Parameters
+    ----------
+    spec : mapping
+        ``{"data": [trace dicts with "type"], "layout": {...}}`` with NumPy arrays where Plotly stores them.
+
+    Examples
+    --------
+    >>> import numpy as np, plotly.io as pio
+    >>> from dashboard.redraw_cache import dict_figure, prepared_figure
+    >>> spec = {"data": [{"type": "scatter", "x": np.arange(3.0), "y": [1, 2, 3]}], "layout": {"height": 300}}
+    >>> pio.to_json(WireFigure(spec).to_dict()) == pio.to_json(prepared_figure(dict_figure(spec)).to_dict())
+    True
+    """
+
+    __slots__ = ("_data", "_layout", "_wire")
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        from _plotly_utils.utils import convert_to_base64
+
+        data = plain_copy([dict(d) for d in spec.get("data", [])])
+        convert_to_base64(data)
+        layout = {}
+        for key, value in spec.get("layout", {}).items():
+            if key == "template" and isinstance(value, dict):
+                layout[key] = _template_wire(value)
+                continue
+            value = plain_copy(value)
+            if isinstance(value, dict | list):
+                convert_to_base64(value)
+            layout[key] = value
+        self._data, self._layout = data, layout  # what dashboard.cache sizes a figure by
+        self._wire = {"data": data, "layout": layout}
+
+    def to_dict(self) -> dict:
+        """The wire dict (shared: never mutate it)."""
+        return self._wire
 
 
 @dataclass(frozen=True)
@@ -303,12 +365,42 @@ def click_order(levi_tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, int]
     return [pairs[i] for i in order]
 
 
+#: Rows from which :func:`prefetch_sigma_selections` prepares the σ-bins' diagnoses (below, a click's diagnosis of
+#: a bin's few thousand rows is quick and is left to the click)
+SIGMA_PREFETCH_MIN_ROWS = 50_000
+
+
+def sigma_prefetch_name(base_key: str, n_bins: int, binning: str) -> tuple:
+    """The name of :func:`prefetch_sigma_selections`' prefetch of rows ``base_key`` with these σ-bins (for
+    ``dashboard.cache.cancel_prefetch`` when its user moves to other rows or bins).
+
+    Parameters
+    ----------
+    base_key : str
+        The rows' explicit key.
+    n_bins, binning : int, str
+        The σ-bins.
+
+    Returns
+    -------
+    tuple
+        The name.
+
+    Examples
+    --------
+    >>> sigma_prefetch_name("rows", 15, "count")
+    ('sigma_selections', 'rows', 15, 'count')
+    """
+    return ("sigma_selections", base_key, int(n_bins), str(binning))
+
+
 def prefetch_sigma_selections(rows: cc.PredictionSet, base_key: str, levi_tables: Mapping[str, pd.DataFrame],
                               n_bins: int, binning: str, options: Mapping[str, Any]) -> Prefetch | None:
     """Queue, for the server's idle time, the diagnosis of every single σ-bin of the Levi diagram drawn from
     ``levi_tables`` (:func:`sigma_selection_job` of {model: (bin,)}), in :func:`click_order`: a click then reads it
     (``dashboard.cache.prefetch`` with ``when_idle``: one background thread at the lowest priority, after a quiet
     window, one job at a time; a click on a bin being prepared waits for it, one not started computes it).
+    Only from :data:`SIGMA_PREFETCH_MIN_ROWS` rows.
 
     Parameters
     ----------
@@ -333,11 +425,11 @@ def prefetch_sigma_selections(rows: cc.PredictionSet, base_key: str, levi_tables
     >>> pset = examples.levi_synthetic(n=600)
     >>> report = cc.diagnose(pset, by_group=False, n_bins=5, n_resamples=50, n_simulations=50, seed=0)
     >>> tables = {"model": report.diagrams[("model", cc.ALL)]["levi_bins"]}
-    >>> run = prefetch_sigma_selections(pset, "doc-prefetch", tables, 5, "count",
-    ...                                 {"n_bins": 5, "n_resamples": 50, "n_simulations": 50, "seed": 0})
-    >>> run is None or run.done.wait(120)
+    >>> prefetch_sigma_selections(pset, "doc-prefetch", tables, 5, "count", {"n_bins": 5}) is None  # 600 rows
     True
     """
+    if rows.n_rows < SIGMA_PREFETCH_MIN_ROWS:
+        return None
     jobs = [sigma_selection_job(rows, base_key, {model: (b,)}, n_bins, binning, options)
             for model, b in click_order(levi_tables)]
-    return prefetch(("sigma_selections", base_key, int(n_bins), str(binning)), jobs, when_idle=True)
+    return prefetch(sigma_prefetch_name(base_key, n_bins, binning), jobs, when_idle=True)

@@ -30,7 +30,7 @@ from dashboard import cache, summary_pages
 from dashboard import clustering as clu
 from dashboard import redraw_cache as rc
 from dashboard import summary as summ
-from dashboard.selection import overlay_figure, prefetch_sigma_selections, sigma_selection
+from dashboard.selection import overlay_figure, prefetch_sigma_selections, sigma_prefetch_name, sigma_selection
 from views import pages as views
 from views.selection import describe_selection, with_selected
 
@@ -148,6 +148,10 @@ def linked_views() -> None:
     if selection.empty:
         # every single σ-bin's diagnosis, prepared in the server's idle time (the bins farthest from the diagonal
         # first): a click then reads it (the same function, arguments and seed: the same numbers)
+        sigma_prefetch = sigma_prefetch_name(base_key, n_bins, binning)
+        if st.session_state.get("reg_sigma_prefetch", sigma_prefetch) != sigma_prefetch:  # rows or bins left
+            cache.cancel_prefetch(st.session_state["reg_sigma_prefetch"])
+        st.session_state["reg_sigma_prefetch"] = sigma_prefetch
         prefetch_sigma_selections(sub, base_key, levi_tables, n_bins, binning, selection_options)
     else:  # the bins mean something with n_bins, binning; shared (never changed)
         chosen = sigma_selection(sub, base_key, selection.bins, n_bins, binning, selection_options)

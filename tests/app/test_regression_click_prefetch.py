@@ -43,6 +43,7 @@ def test_a_click_reads_the_prepared_diagnosis_and_shows_what_computing_it_shows(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(calib_core, "diagnose", counted)
+    monkeypatch.setattr(dashboard.selection, "SIGMA_PREFETCH_MIN_ROWS", 0)  # the example's 20,000 rows
     at = _page()
     _wait_for_prefetches()  # the user's think time
     calls.clear()

@@ -8,9 +8,11 @@ import threading
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import calib_core
 import calib_core as cc
+import dashboard.selection
 from calib_core.data import examples
 from dashboard import cache
 from dashboard.selection import click_order, prefetch_sigma_selections, sigma_selection, sigma_selection_job
@@ -18,6 +20,11 @@ from views.selection import rows_in_bins, sigma_bins
 
 OPTIONS = {"n_bins": 6, "binning": "count", "n_resamples": 100, "n_simulations": 100, "seed": 0,
            "diagrams": ["calibration_curve", "pit_histogram", "z_histogram"]}
+
+
+@pytest.fixture(autouse=True)
+def _prefetch_small_rows(monkeypatch):
+    monkeypatch.setattr(dashboard.selection, "SIGMA_PREFETCH_MIN_ROWS", 0)  # the page prepares from 50,000 rows
 
 
 def _rows():
@@ -127,3 +134,26 @@ def test_click_order_is_the_ence_terms_largest_first_across_models():
     b = pd.DataFrame({"bin": [0, 1], "rmv": [2.0, 2.0], "rmse": [3.2, 2.1]})
     assert click_order({"a": a, "b": b}) == [("b", 0), ("a", 1), ("a", 0), ("b", 1), ("a", 2)]
     assert click_order({}) == []
+
+
+def test_small_data_and_a_left_view_queue_nothing(monkeypatch):
+    cache.clear_caches()
+    pset = _rows()
+    tables = _levi_tables(pset)
+    monkeypatch.setattr(dashboard.selection, "SIGMA_PREFETCH_MIN_ROWS", pset.n_rows + 1)
+    assert prefetch_sigma_selections(pset, f"sigma-prefetch-small|{id(pset)}", tables, 6, "count", OPTIONS) is None
+    monkeypatch.setattr(dashboard.selection, "SIGMA_PREFETCH_MIN_ROWS", 0)
+    gate = threading.Event()
+    blocker = cache.prefetch(("sigma-prefetch-blocker", id(gate)), [(("sigma-prefetch-blocker", id(gate)),
+                                                                      lambda: gate.wait(30))])
+    base_key = f"sigma-prefetch-left|{id(pset)}"
+    run = prefetch_sigma_selections(pset, base_key, tables, 6, "count", OPTIONS)  # queued behind the blocker
+    assert run is not None and len(run.jobs) == 12
+    name = dashboard.selection.sigma_prefetch_name(base_key, 6, "count")
+    assert cache.cancel_prefetch(name) == 12  # the user moved to other bins: dropped
+    assert run.done.is_set() and not run.jobs
+    gate.set()
+    _join(blocker)
+    for model, b in click_order(tables):  # nothing was computed; a click computes its bin itself
+        key, _ = sigma_selection_job(pset, base_key, {model: (b,)}, 6, "count", OPTIONS)
+        assert ("prefetched", key) not in cache.RESULTS
