@@ -441,6 +441,36 @@ def prefetch(name: Hashable, jobs: Sequence[tuple[Hashable, Callable[[], Any]]],
     return run
 
 
+def cancel_prefetch(name: Hashable) -> int:
+    """Drop the jobs of the prefetch ``name`` (:func:`prefetch`) that have not started (a running one ends as
+    usual and keeps its value): summaries of a view its user has left (other rows or bins), so that those of
+    the view now shown are not queued behind them.  A page asking for a dropped key computes it itself.
+
+    Parameters
+    ----------
+    name : hashable
+        The prefetch's name.
+
+    Returns
+    -------
+    int
+        Jobs dropped.
+
+    Examples
+    --------
+    >>> cancel_prefetch(("no such prefetch",))
+    0
+    """
+    with _PREFETCH_READY:
+        run = _PREFETCHES.get(name)
+        if run is None:
+            return 0
+        dropped = len(run.jobs)
+        run.jobs.clear()
+        _finish(run)  # ended (a job being computed ends as usual; its value is kept)
+        return dropped
+
+
 @atexit.register
 def _stop_prefetches() -> None:
     """At exit: no new job, and wait for the running one."""

@@ -10,25 +10,36 @@ A :class:`LinkedSelection` keeps, under the page's ``prefix``:
 
 It makes the ``on_select`` callback of each selectable chart, the Clear callback and the selection row (text +
 Clear button).  The pure parts (events → bins, bins → rows, texts) are in ``views.selection``.
+
+The diagnosis of the rows of selected σ-bins (:func:`sigma_selection`) is a summary of the rows, the binning and
+the bins: :func:`prefetch_sigma_selections` prepares that of every single σ-bin in the server's idle time once the
+Levi diagram is drawn, so that a click reads it instead of computing it.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+import calib_core as cc
 from calib_core import plots
 from calib_core.plots.regression_dicts import (
     calibration_curve_figure_dict,
     pit_histogram_figure_dict,
     z_histogram_figure_dict,
 )
-from views.selection import BinSelection, note_event, note_reset, sync_chart, trace_meta
+from views.selection import BinSelection, note_event, note_reset, rows_in_bins, sigma_bins, sync_chart, trace_meta
 
+from .cache import Prefetch, prefetch, prefetched_result
 from .display import SELECT_MODES, chart, steady_ranges, steady_spec_ranges
-from .redraw_cache import dict_figure
+from .redraw_cache import keyed_result, plain_copy
 
 #: The overlays of a selection with a plain-dict twin that writes the validated figure's JSON
 #: (:mod:`calib_core.plots.regression_dicts`)
@@ -113,8 +124,7 @@ def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, *
     fixed axes — built without Plotly's validation when nothing is drawn behind it and ``build`` has a plain-dict
     twin (the Kuleshov curve, the PIT and z histograms: :mod:`calib_core.plots.regression_dicts`): the figure of
     :func:`dashboard.redraw_cache.dict_figure`, whose JSON is the validated figure's byte for byte
-    (``tests/dashboard/test_overlay_figure.py``).  For the chart only: its ``layout`` and ``data`` objects do not
-    follow the dict (a download builds the validated figure).
+    (``tests/dashboard/test_overlay_figure.py``).  For the chart only (a download builds the validated figure).
 
     Parameters
     ----------
@@ -129,10 +139,297 @@ def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, *
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    WireFigure or plotly.graph_objects.Figure
         The figure (never mutate it: figures are shared).
     """
     twin = _DICT_TWINS.get(build)
     if twin is not None and (background is None or (isinstance(background, Mapping) and not background)):
-        return dict_figure(steady_spec_ranges(twin(tables, **options)))
+        return WireFigure(steady_spec_ranges(twin(tables, **options)))
     return steady_ranges(plots.with_background(build, tables, background, **options))
+
+
+_TEMPLATE_WIRES: dict[int, tuple[dict, dict]] = {}  # id(template dict) → (template dict, its wire dict)
+
+
+def _template_wire(template: dict) -> dict:
+    """The wire dict of a shared template dict (encoded once per template object, never changed)."""
+    from _plotly_utils.utils import convert_to_base64
+
+    known = _TEMPLATE_WIRES.get(id(template))
+    if known is None or known[0] is not template:
+        wire = copy.deepcopy(template)
+        convert_to_base64(wire)
+        known = (template, wire)
+        _TEMPLATE_WIRES[id(template)] = known
+    return known[1]
+
+
+class WireFigure:
+    """A chart's figure as ``st.plotly_chart`` and ``dashboard.display.live_chart`` read it — ``to_dict()``, the
+    wire dict of a plain figure dict — without a Plotly ``Figure`` (no trace or layout object is built: ~0.3 ms
+    less per overlay).  The wire dict is that of :func:`dashboard.redraw_cache.dict_figure` of the same dict:
+    the traces and layout copied, NumPy arrays base64-encoded (``convert_to_base64``), the layout's template
+    (a shared dict) encoded once per template object; so the JSON is the validated figure's byte for byte where
+    ``dict_figure``'s is (``tests/dashboard/test_overlay_figure.py``).  Never mutate it.
+
+    Parameters
+    ----------
+    spec : mapping
+        ``{"data": [trace dicts with "type"], "layout": {...}}`` with NumPy arrays where Plotly stores them.
+
+    Examples
+    --------
+    >>> import numpy as np, plotly.io as pio
+    >>> from dashboard.redraw_cache import dict_figure, prepared_figure
+    >>> spec = {"data": [{"type": "scatter", "x": np.arange(3.0), "y": [1, 2, 3]}], "layout": {"height": 300}}
+    >>> pio.to_json(WireFigure(spec).to_dict()) == pio.to_json(prepared_figure(dict_figure(spec)).to_dict())
+    True
+    """
+
+    __slots__ = ("_data", "_layout", "_wire")
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        from _plotly_utils.utils import convert_to_base64
+
+        data = plain_copy([dict(d) for d in spec.get("data", [])])
+        convert_to_base64(data)
+        layout = {}
+        for key, value in spec.get("layout", {}).items():
+            if key == "template" and isinstance(value, dict):
+                layout[key] = _template_wire(value)
+                continue
+            value = plain_copy(value)
+            if isinstance(value, dict | list):
+                convert_to_base64(value)
+            layout[key] = value
+        self._data, self._layout = data, layout  # what dashboard.cache sizes a figure by
+        self._wire = {"data": data, "layout": layout}
+
+    def to_dict(self) -> dict:
+        """The wire dict (shared: never mutate it)."""
+        return self._wire
+
+
+@dataclass(frozen=True)
+class SigmaSelection:
+    """The rows of selected σ-bins and their diagnosis (:func:`sigma_selection`); shared, never mutated.
+
+    Attributes
+    ----------
+    key : str
+        The selection's key: the rows' key and the bins (``"{base_key}|sel=[(model, bins), …]"``).
+    mask : numpy.ndarray
+        Boolean row mask of the selection over the diagnosed rows.
+    n_rows : int
+        Rows selected.
+    report : Report or None
+        ``cc.diagnose`` of the selected rows (None below 2 rows).
+    """
+
+    key: str
+    mask: np.ndarray
+    n_rows: int
+    report: cc.Report | None
+
+
+def sigma_selection_job(rows: cc.PredictionSet, base_key: str, bins: Mapping[str, Iterable[int]], n_bins: int,
+                        binning: str, options: Mapping[str, Any]) -> tuple[tuple, Callable[[], SigmaSelection]]:
+    """(key, compute) of the diagnosis of the rows of σ-bins ``bins`` {model: bins}: the key a click reads
+    (:func:`sigma_selection`) and a prefetch job fills (:func:`prefetch_sigma_selections`), so that both paths
+    compute the same value with the same function, arguments and random streams (``options["seed"]``).
+
+    ``compute`` takes every row's σ-bin (``views.selection.sigma_bins`` of ``rows.dist.std()``: equal-count or
+    equal-width bins of σ per model, as the Levi table bins them; shared per rows and binning), the rows of
+    ``bins`` (``views.selection.rows_in_bins``) and diagnoses them: ``cc.diagnose(rows.take(mask),
+    by_group=False, **options)`` (Levi et al. 2019's conditional calibration: the metrics of the rows whose σ
+    lies in the bins).
+
+    Parameters
+    ----------
+    rows : PredictionSet
+        The diagnosed rows (with a predictive distribution).
+    base_key : str
+        Their explicit key (data token, filters).
+    bins : mapping
+        {model: σ-bin indices (0-based)}.
+    n_bins, binning : int, str
+        The σ-bins (``"count"`` or ``"width"``).
+    options : mapping
+        Options of ``cc.diagnose`` (JSON-serialisable).
+
+    Returns
+    -------
+    tuple
+        (key, compute), ``compute()`` a :class:`SigmaSelection`.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N., Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+
+    Examples
+    --------
+    >>> from calib_core.data import examples
+    >>> pset = examples.levi_synthetic(n=600)
+    >>> key, compute = sigma_selection_job(pset, "doc", {pset.models()[0]: [2]}, 5, "count",
+    ...                                    {"n_resamples": 50, "n_simulations": 50, "seed": 0})
+    >>> key[1]
+    "doc|sel=[('model', (2,))]"
+    """
+    chosen = {str(m): tuple(int(b) for b in v) for m, v in bins.items() if tuple(v)}
+    sel_key = f"{base_key}|sel={sorted(chosen.items())}"
+    key = ("sigma_selection", sel_key, int(n_bins), str(binning), json.dumps(dict(options), sort_keys=True))
+    kwargs = dict(options)
+
+    def compute() -> SigmaSelection:
+        row_bins = keyed_result(("reg_row_bins", base_key, int(n_bins), str(binning)),  # shared, never changed
+                                lambda: sigma_bins(rows.dist.std(), int(n_bins), str(binning), group=rows.model))
+        mask = rows_in_bins(row_bins, chosen, group=rows.model)
+        n_rows = int(mask.sum())
+        report = cc.diagnose(rows.take(mask), by_group=False, **kwargs) if n_rows >= 2 else None
+        return SigmaSelection(sel_key, mask, n_rows, report)
+
+    return key, compute
+
+
+def sigma_selection(rows: cc.PredictionSet, base_key: str, bins: Mapping[str, Iterable[int]], n_bins: int,
+                    binning: str, options: Mapping[str, Any]) -> SigmaSelection:
+    """The rows of σ-bins ``bins`` and their diagnosis (:func:`sigma_selection_job`), shared through
+    ``dashboard.cache.prefetched_result``: prepared by :func:`prefetch_sigma_selections` (a hit), being prepared
+    (the click waits for it: computed once), or computed now.  Never mutate it.
+
+    Parameters
+    ----------
+    rows, base_key, bins, n_bins, binning, options
+        As :func:`sigma_selection_job`.
+
+    Returns
+    -------
+    SigmaSelection
+        The selected rows' mask, count and diagnosis.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N., Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+
+    Examples
+    --------
+    >>> from calib_core.data import examples
+    >>> pset = examples.levi_synthetic(n=600)
+    >>> chosen = sigma_selection(pset, "doc", {"model": [0]}, 5, "count",
+    ...                          {"n_resamples": 50, "n_simulations": 50, "seed": 0})
+    >>> chosen.n_rows, chosen.report.n_rows
+    (120, 120)
+    """
+    return prefetched_result(*sigma_selection_job(rows, base_key, bins, n_bins, binning, options))
+
+
+def click_order(levi_tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, int]]:
+    """(model, σ-bin) pairs in the order a user most likely clicks them in the Levi diagram: the bins farthest
+    from the diagonal first, by their term of ENCE, |RMV_b − RMSE_b| / RMV_b (Levi et al. 2019), ties (and
+    undefined terms, last) in model then bin order.
+
+    Parameters
+    ----------
+    levi_tables : mapping
+        {model: Levi table} (columns ``bin``, ``rmv``, ``rmse``).
+
+    Returns
+    -------
+    list of tuple
+        (model, bin) pairs.
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N., Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"bin": [0, 1, 2], "rmv": [1.0, 2.0, 3.0], "rmse": [1.1, 3.0, 3.0]})
+    >>> click_order({"m": t})
+    [('m', 1), ('m', 0), ('m', 2)]
+    """
+    pairs, terms = [], []
+    for model, table in levi_tables.items():
+        rmv = table["rmv"].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            term = np.abs(rmv - table["rmse"].to_numpy(dtype=float)) / rmv
+        pairs.extend((str(model), int(b)) for b in table["bin"].to_numpy())
+        terms.append(term)
+    if not pairs:
+        return []
+    term = np.concatenate(terms)
+    order = np.argsort(np.where(np.isfinite(term), -term, np.inf), kind="stable")
+    return [pairs[i] for i in order]
+
+
+#: Rows from which :func:`prefetch_sigma_selections` prepares the σ-bins' diagnoses (below, a click's diagnosis of
+#: a bin's few thousand rows is quick and is left to the click)
+SIGMA_PREFETCH_MIN_ROWS = 50_000
+
+
+def sigma_prefetch_name(base_key: str, n_bins: int, binning: str) -> tuple:
+    """The name of :func:`prefetch_sigma_selections`' prefetch of rows ``base_key`` with these σ-bins (for
+    ``dashboard.cache.cancel_prefetch`` when its user moves to other rows or bins).
+
+    Parameters
+    ----------
+    base_key : str
+        The rows' explicit key.
+    n_bins, binning : int, str
+        The σ-bins.
+
+    Returns
+    -------
+    tuple
+        The name.
+
+    Examples
+    --------
+    >>> sigma_prefetch_name("rows", 15, "count")
+    ('sigma_selections', 'rows', 15, 'count')
+    """
+    return ("sigma_selections", base_key, int(n_bins), str(binning))
+
+
+def prefetch_sigma_selections(rows: cc.PredictionSet, base_key: str, levi_tables: Mapping[str, pd.DataFrame],
+                              n_bins: int, binning: str, options: Mapping[str, Any]) -> Prefetch | None:
+    """Queue, for the server's idle time, the diagnosis of every single σ-bin of the Levi diagram drawn from
+    ``levi_tables`` (:func:`sigma_selection_job` of {model: (bin,)}), in :func:`click_order`: a click then reads it
+    (``dashboard.cache.prefetch`` with ``when_idle``: one background thread at the lowest priority, after a quiet
+    window, one job at a time; a click on a bin being prepared waits for it, one not started computes it).
+    Only from :data:`SIGMA_PREFETCH_MIN_ROWS` rows.
+
+    Parameters
+    ----------
+    rows, base_key, n_bins, binning, options
+        As :func:`sigma_selection_job`.
+    levi_tables : mapping
+        {model: Levi table} of the diagram drawn.
+
+    Returns
+    -------
+    Prefetch or None
+        The prefetch (None: every bin's diagnosis is cached).
+
+    References
+    ----------
+    Levi, D., Gispan, L., Giladi, N., Fetaya, E. (2019). Evaluating and calibrating uncertainty prediction in
+    regression tasks. arXiv:1905.11659.
+
+    Examples
+    --------
+    >>> from calib_core.data import examples
+    >>> pset = examples.levi_synthetic(n=600)
+    >>> report = cc.diagnose(pset, by_group=False, n_bins=5, n_resamples=50, n_simulations=50, seed=0)
+    >>> tables = {"model": report.diagrams[("model", cc.ALL)]["levi_bins"]}
+    >>> prefetch_sigma_selections(pset, "doc-prefetch", tables, 5, "count", {"n_bins": 5}) is None  # 600 rows
+    True
+    """
+    if rows.n_rows < SIGMA_PREFETCH_MIN_ROWS:
+        return None
+    jobs = [sigma_selection_job(rows, base_key, {model: (b,)}, n_bins, binning, options)
+            for model, b in click_order(levi_tables)]
+    return prefetch(sigma_prefetch_name(base_key, n_bins, binning), jobs, when_idle=True)

@@ -30,9 +30,9 @@ from dashboard import cache, summary_pages
 from dashboard import clustering as clu
 from dashboard import redraw_cache as rc
 from dashboard import summary as summ
-from dashboard.selection import overlay_figure
+from dashboard.selection import overlay_figure, prefetch_sigma_selections, sigma_prefetch_name, sigma_selection
 from views import pages as views
-from views.selection import describe_selection, rows_in_bins, sigma_bins, with_selected
+from views.selection import describe_selection, with_selected
 
 _t0 = time.perf_counter()
 #: The diagram tables of a σ-bin selection's diagnosis: those its overlays draw (its Levi table, Q-Q and interval
@@ -144,16 +144,18 @@ def linked_views() -> None:
 
     selected_report = None
     sel_mask = None
-    if not selection.empty:
-        sel_key = f"{base_key}|sel={sorted(selection.bins.items())}"  # the bins mean something with n_bins, binning
-        # every row's σ-bin (views.sigma_bin_rows's bins): sorted once per rows and bins, not once per click
-        row_bins = rc.keyed_result(("reg_row_bins", base_key, n_bins, binning),  # shared, never changed
-                                   lambda: sigma_bins(sub.dist.std(), n_bins, binning, group=sub.model))
-        sel_mask = rc.keyed_result(("reg_sel_mask", sel_key, n_bins, binning),
-                                   lambda: rows_in_bins(row_bins, selection.bins, group=sub.model))
-        if sel_mask.sum() >= 2:  # the rows are cut out only when their diagnosis is not cached
-            selected_report = rc.diagnose_lazily(sel_key, lambda: sub.take(sel_mask), **options,
-                                                 diagrams=SELECTION_TABLES)  # the tables its overlays draw
+    selection_options = {**options, "diagrams": SELECTION_TABLES}  # the tables its overlays draw
+    if selection.empty:
+        # every single σ-bin's diagnosis, prepared in the server's idle time (the bins farthest from the diagonal
+        # first): a click then reads it (the same function, arguments and seed: the same numbers)
+        sigma_prefetch = sigma_prefetch_name(base_key, n_bins, binning)
+        if st.session_state.get("reg_sigma_prefetch", sigma_prefetch) != sigma_prefetch:  # rows or bins left
+            cache.cancel_prefetch(st.session_state["reg_sigma_prefetch"])
+        st.session_state["reg_sigma_prefetch"] = sigma_prefetch
+        prefetch_sigma_selections(sub, base_key, levi_tables, n_bins, binning, selection_options)
+    else:  # the bins mean something with n_bins, binning; shared (never changed)
+        chosen = sigma_selection(sub, base_key, selection.bins, n_bins, binning, selection_options)
+        sel_key, sel_mask, selected_report = chosen.key, chosen.mask, chosen.report
 
     # ------------------------------------------------------------------------------------- linked views
     st.subheader("σ-bins and conditional calibration")
@@ -161,7 +163,7 @@ def linked_views() -> None:
         "Click a σ-bin in the Levi diagram (shift-click adds more; or drag a box / lasso) to recompute the quantile "
         "calibration curve, the PIT histogram and the metric table on the rows of those bins only."
     )
-    n_sel = int(sel_mask.sum()) if sel_mask is not None else 0
+    n_sel = chosen.n_rows if sel_mask is not None else 0
     whose_rows = "all rows of the chosen slice" if faint is not None else "all rows"
     selection.row(f"**No σ-bins selected** — the views below use {whose_rows}." if selection.empty else
                   f"**{ui.md_escape(describe_selection(selection.bins, n_sel, 'σ-bins', n_bins=n_bins))}** "
