@@ -127,7 +127,6 @@ def dict_figure(spec: Mapping[str, Any]) -> Any:
     True
     """
     import plotly.graph_objects as go
-    from _plotly_utils.utils import convert_to_base64
 
     data = [dict(d) for d in spec.get("data", [])]
     layout = dict(spec.get("layout", {}))
@@ -140,19 +139,46 @@ def dict_figure(spec: Mapping[str, Any]) -> Any:
     for trace_props, wanted in zip(fig._data, data):  # noqa: SLF001
         trace_props.clear()
         trace_props.update(wanted)
-    wire_data = plain_copy(data)
-    convert_to_base64(wire_data)
-    wire_layout = {}
-    for key, value in layout.items():
+    object.__setattr__(fig, WIRE_ATTRIBUTE, wire_dict({"data": data, "layout": layout}))
+    return fig
+
+
+def wire_dict(spec: Mapping[str, Any]) -> dict:
+    """The dict ``st.plotly_chart`` sends for a plain figure dict: its traces and layout copied (:func:`plain_copy`),
+    NumPy arrays base64-encoded as Plotly's ``convert_to_base64`` does, and the layout's template (a shared dict)
+    encoded once per template object.
+
+    Parameters
+    ----------
+    spec : mapping
+        ``{"data": [trace dicts], "layout": {...}}``, NumPy arrays where Plotly stores them.
+
+    Returns
+    -------
+    dict
+        ``{"data": [...], "layout": {...}}``, new except the template's wire dict (shared: never mutate it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> wire = wire_dict({"data": [{"type": "scatter", "y": np.arange(2.0)}], "layout": {"height": 300}})
+    >>> sorted(wire["data"][0]["y"]), wire["layout"]
+    (['bdata', 'dtype'], {'height': 300})
+    """
+    from _plotly_utils.utils import convert_to_base64
+
+    data = plain_copy([dict(d) for d in spec.get("data", [])])
+    convert_to_base64(data)
+    layout = {}
+    for key, value in spec.get("layout", {}).items():
         if key == "template" and isinstance(value, dict):
-            wire_layout[key] = _template_wire(value)
+            layout[key] = _template_wire(value)
             continue
         value = plain_copy(value)
         if isinstance(value, dict | list):
             convert_to_base64(value)
-        wire_layout[key] = value
-    object.__setattr__(fig, WIRE_ATTRIBUTE, {"data": wire_data, "layout": wire_layout})
-    return fig
+        layout[key] = value
+    return {"data": data, "layout": layout}
 
 
 _ATOMS = (str, float, int, bool, type(None))

@@ -18,7 +18,6 @@ Levi diagram is drawn, so that a click reads it instead of computing it.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from views.selection import BinSelection, note_event, note_reset, rows_in_bins, 
 
 from .cache import Prefetch, prefetch, prefetched_result
 from .display import SELECT_MODES, chart, steady_ranges, steady_spec_ranges
-from .redraw_cache import keyed_result, plain_copy
+from .redraw_cache import keyed_result, wire_dict
 
 #: The overlays of a selection with a plain-dict twin that writes the validated figure's JSON
 #: (:mod:`calib_core.plots.regression_dicts`)
@@ -148,22 +147,6 @@ def overlay_figure(build: Callable[..., Any], tables: Any, background: Any, /, *
     return steady_ranges(plots.with_background(build, tables, background, **options))
 
 
-_TEMPLATE_WIRES: dict[int, tuple[dict, dict]] = {}  # id(template dict) → (template dict, its wire dict)
-
-
-def _template_wire(template: dict) -> dict:
-    """The wire dict of a shared template dict (encoded once per template object, never changed)."""
-    from _plotly_utils.utils import convert_to_base64
-
-    known = _TEMPLATE_WIRES.get(id(template))
-    if known is None or known[0] is not template:
-        wire = copy.deepcopy(template)
-        convert_to_base64(wire)
-        known = (template, wire)
-        _TEMPLATE_WIRES[id(template)] = known
-    return known[1]
-
-
 class WireFigure:
     """A chart's figure as ``st.plotly_chart`` and ``dashboard.display.live_chart`` read it — ``to_dict()``, the
     wire dict of a plain figure dict — without a Plotly ``Figure`` (no trace or layout object is built: ~0.3 ms
@@ -189,19 +172,8 @@ class WireFigure:
     __slots__ = ("_data", "_layout", "_wire")
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        from _plotly_utils.utils import convert_to_base64
-
-        data = plain_copy([dict(d) for d in spec.get("data", [])])
-        convert_to_base64(data)
-        layout = {}
-        for key, value in spec.get("layout", {}).items():
-            if key == "template" and isinstance(value, dict):
-                layout[key] = _template_wire(value)
-                continue
-            value = plain_copy(value)
-            if isinstance(value, dict | list):
-                convert_to_base64(value)
-            layout[key] = value
+        wire = wire_dict(spec)
+        data, layout = wire["data"], wire["layout"]
         self._data, self._layout = data, layout  # what dashboard.cache sizes a figure by
         self._wire = {"data": data, "layout": layout}
 
