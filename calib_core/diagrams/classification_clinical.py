@@ -158,15 +158,16 @@ def _kernel_sums(f, y, w, block, n_blocks, grid, h) -> tuple[np.ndarray, np.ndar
     return sums, _span_weight(f, w, grid, h, left, right)
 
 
-def _span_weight(f, w, grid, h, left=None, right=None) -> np.ndarray:
+def _span_weight(f, w, grid, h, left=None, right=None, cw=None) -> np.ndarray:
     """Weight of the rows within the span of every grid point (|f − x| ≤ h(x), the rows of [left, right) whose
-    |f − x|/h does not exceed 1 by rounding), from cumulative weights."""
+    |f − x|/h does not exceed 1 by rounding), from cumulative weights (``cw``, with a leading 0, if given: then
+    ``w`` is not read)."""
     n, n_grid = f.size, grid.size
     left = np.searchsorted(f, grid - h, side="left") if left is None else left
     right = np.searchsorted(f, grid + h, side="right") if right is None else right
     # weight within the span (u ≤ 1): the rows of [left, right) less those whose |f − x|/h exceeds 1 by rounding —
     # only the rows tied with the span's first or last row can
-    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cw = np.concatenate([[0.0], np.cumsum(w)]) if cw is None else cw
     nonempty = right > left
     first, last = f[np.minimum(left, n - 1)], f[np.maximum(right - 1, 0)]
     inside = np.where(nonempty, cw[right] - cw[left], 0.0)
@@ -249,6 +250,12 @@ def smoothed_calibration_of(
     """
     f = np.asarray(f, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
+    if weights is None and f.size == y.size:  # unit weights: checked without an array of ones
+        finite = bool(np.isfinite(f).all() and np.isfinite(y).all())
+        if finite and 0 < span <= 1 and f.size >= BINNED_FROM and int(n_resamples) <= 0:  # no band: binned loess
+            table = _binned_curve(f, y, span, n_grid, level)
+            if table is not None:
+                return table
     w = np.ones(f.size) if weights is None else np.asarray(weights, dtype=float).ravel()
     if not (f.size == y.size == w.size):
         raise ValueError(f"f, y and weights need one value per row; got {f.size}, {y.size} and {w.size}")
@@ -262,10 +269,6 @@ def smoothed_calibration_of(
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         raise ValueError("smoothed calibration needs at least one row with a positive weight")
-    if weights is None and int(n_resamples) <= 0 and f.size >= BINNED_FROM:  # large N, no band: binned loess
-        table = _binned_curve(f, y, span, n_grid, level)
-        if table is not None:
-            return table
     order = rows[stable_order(f[rows])]
     fs, ys, ws = f[order], y[order], w[order]
     cw = np.concatenate([[0.0], np.cumsum(ws)])
@@ -312,8 +315,7 @@ def _binned_curve(f: np.ndarray, y: np.ndarray, span: float, n_grid: int, level:
     fs = np.sort(f)
     if not fs[-1] > fs[0]:
         return None
-    ones = np.ones(fs.size)
-    cw = np.arange(fs.size + 1, dtype=float)
+    cw = np.arange(fs.size + 1, dtype=float)  # the cumulative unit weights (exact integers)
     grid = np.linspace(fs[0], fs[-1], max(int(n_grid), 1))
     total = float(fs.size)
     k = min(max(float(int(span * total + 1e-10)), min(2.0, total)), total)
@@ -321,7 +323,7 @@ def _binned_curve(f: np.ndarray, y: np.ndarray, span: float, n_grid: int, level:
     fit = binned_loess_vertices(f, y, span=span, at=grid, radius=h)
     if fit is None:
         return None
-    inside = _span_weight(fs, ones, grid, h)
+    inside = _span_weight(fs, None, grid, h, cw=cw)
     pos = np.searchsorted(fs, (grid[1:] + grid[:-1]) / 2, side="left")  # rows below each cell's upper midpoint
     share = np.diff(np.concatenate([[0], pos, [fs.size]])).astype(float) / total
     table = pd.DataFrame({"predicted": grid, "observed": fit[1], "lower": np.full(grid.size, np.nan),
