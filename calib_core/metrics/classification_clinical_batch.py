@@ -139,14 +139,14 @@ def _from_moments(p: np.ndarray, column_y, s: ColumnSums, eps: float
     for _ in range(BATCH_ITER):
         if cols.size == 0:
             break
-        mu, _, v, _, _ = moment_sums(s, cols, a1[cols], np.ones(cols.size))
+        mu, _, v, _, _ = moment_sums(s, cols, a1[cols], np.ones(cols.size), mu_and_v_only=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(v > 0, (events[cols] - mu) / v, np.nan)
         a1[cols] += step
         settled = np.abs(step) < 1e-10 * (1.0 + np.abs(a1[cols]))
         done1[cols[settled]] = True
         cols = cols[~settled & np.isfinite(step)]
-    info1 = moment_sums(s, np.arange(k), a1, np.ones(k))[2]
+    info1 = moment_sums(s, np.arange(k), a1, np.ones(k), mu_and_v_only=True)[2]
     with np.errstate(divide="ignore", invalid="ignore"):
         se1 = np.where(info1 > 0, 1.0 / np.sqrt(info1), np.nan)
     ok1 = done1 & np.isfinite(a1) & two_classes

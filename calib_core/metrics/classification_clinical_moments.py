@@ -325,7 +325,8 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None, transposed=N
                       x_ranges)
 
 
-def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray, *, mu_and_v_only: bool = False
+                ) -> tuple[np.ndarray, ...]:
     """Σ μ, Σ μ x, Σ v, Σ v x, Σ v x² over the rows of the columns ``cols`` at (a, b), from the binned moments.
 
     μ(c + d) = Σ_m T_m dᵐ, T_0 = expit(a + b c), T_{m+1} = b V_m/(m + 1), V_m = Σ_j T_j U_{m−j} (U = 1 − μ);
@@ -340,6 +341,8 @@ def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -
         Columns.
     a, b : ndarray
         Intercept and slope per column of ``cols``.
+    mu_and_v_only : bool, default False
+        Only Σ μ and Σ v (the slope-fixed fit's score and information; the same doubles), the others NaN.
 
     Returns
     -------
@@ -352,16 +355,19 @@ def moment_sums(s: ColumnSums, cols: np.ndarray, a: np.ndarray, b: np.ndarray) -
     """
     cols = np.asarray(cols, dtype=np.int64)
     out = _moment_kernel(s.moments, np.ascontiguousarray(cols), np.ascontiguousarray(a, dtype=float).reshape(-1),
-                         np.ascontiguousarray(b, dtype=float).reshape(-1), s.centres, MOMENT_ORDER)
+                         np.ascontiguousarray(b, dtype=float).reshape(-1), s.centres, MOMENT_ORDER,
+                         bool(mu_and_v_only))
+    if mu_and_v_only:
+        out[[1, 3, 4]] = np.nan
     return tuple(out)
 
 
 @compiled_kernel
-def _moment_kernel(mom, cols, a, b, centres, order):  # pragma: no cover - compiled
+def _moment_kernel(mom, cols, a, b, centres, order, mu_and_v_only):  # pragma: no cover - compiled
     """:func:`moment_sums` per column and bin: the Taylor coefficients T, U, V of μ and v at the bin centre and the
     five per-bin terms, in NumPy's order of operations; each sum over the bins is NumPy's pairwise sum (blocks of 128
     with eight accumulators, combined as a binary tree; the bins a power of two ≥ 128), so the sums equal the NumPy
-    formula's bit for bit."""
+    formula's bit for bit.  With ``mu_and_v_only`` only the sums Σ μ and Σ v (rows 0 and 2; the others 0)."""
     n_bins = centres.size
     out = np.zeros((5, cols.size))
     t = np.empty(order + 1)
@@ -397,12 +403,15 @@ def _moment_kernel(mom, cols, a, b, centres, order):  # pragma: no cover - compi
                 vm1 = v[m - 1] if m > 0 else 0.0
                 vm2 = v[m - 2] if m > 1 else 0.0
                 b_mu += t[m] * dm
-                b_mux += (c * t[m] + tm1) * dm
                 b_v += v[m] * dm
-                b_vx += (c * v[m] + vm1) * dm
-                b_vxx += (c * c * v[m] + 2.0 * c * vm1 + vm2) * dm
+                if not mu_and_v_only:
+                    b_mux += (c * t[m] + tm1) * dm
+                    b_vx += (c * v[m] + vm1) * dm
+                    b_vxx += (c * c * v[m] + 2.0 * c * vm1 + vm2) * dm
             terms[0, q], terms[1, q], terms[2, q], terms[3, q], terms[4, q] = b_mu, b_mux, b_v, b_vx, b_vxx
         for r in range(5):
+            if mu_and_v_only and r != 0 and r != 2:
+                continue
             for blk in range(n_bins // 128):  # NumPy's pairwise block: eight accumulators over 128 values
                 lo = blk * 128
                 r0, r1, r2, r3 = terms[r, lo], terms[r, lo + 1], terms[r, lo + 2], terms[r, lo + 3]

@@ -28,3 +28,16 @@ def test_moment_kernel_equals_numpy_formula() -> None:
         a, b = rng.normal(size=cols.size), rng.uniform(-3.0, 3.0, cols.size)
         for got, want in zip(moment_sums(s, cols, a, b), _moment_sums_numpy(s, cols, a, b), strict=True):
             assert np.array_equal(got, want)
+
+
+def test_slope_fixed_sums_equal_the_full_kernel() -> None:
+    p, y = _softmax_rows(5_000, 3, seed=5)
+    s = column_sums(p, None, labels=y)
+    rng = np.random.default_rng(6)
+    for b in (np.ones(3), rng.uniform(-3.0, 3.0, 3)):
+        cols = np.arange(3)
+        a = rng.normal(size=3) * 3
+        full = moment_sums(s, cols, a, b)
+        part = moment_sums(s, cols, a, b, mu_and_v_only=True)
+        assert np.array_equal(part[0], full[0]) and np.array_equal(part[2], full[2])
+        assert all(np.isnan(part[i]).all() for i in (1, 3, 4))
