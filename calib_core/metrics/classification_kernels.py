@@ -58,12 +58,21 @@ def _rows(p, labels, lower, scale, binned, pred, conf, correct, p_label, top_bin
         best = p[i, 0]
         arg = 0
         nan = best != best
+        m = 0
+        if binned:  # the column totals, and the entries outside the first bin (usually few), in the same loop
+            totals[0] += best
+            outside[0] = 0
+            m += 0 if best <= first_top else 1
         for j in range(1, k):  # branch-free argmax (the first maximum) …
             v = p[i, j]
             nan |= v != v
             gt = v > best
             best = v if gt else best
             arg = j if gt else arg
+            if binned:
+                totals[j] += v
+                outside[m] = j
+                m += 0 if v <= first_top else 1
         if nan:  # … and np.argmax's rule for NaN (the first NaN is the maximum)
             best = p[i, 0]
             arg = 0
@@ -79,12 +88,6 @@ def _rows(p, labels, lower, scale, binned, pred, conf, correct, p_label, top_bin
         p_label[i] = p[i, y]
         if not binned:
             continue
-        m = 0
-        for j in range(k):  # the column totals, and the entries outside the first bin (usually few)
-            v = p[i, j]
-            totals[j] += v
-            outside[m] = j
-            m += 0 if v <= first_top else 1
         b_label = 0
         b_top = 0
         for t in range(m):  # uniform_bin_index: the guess ⌊v·M⌋, clipped (NaN → last), then one edge each side
