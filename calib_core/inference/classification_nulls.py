@@ -186,7 +186,9 @@ class BinnedBernoulli:
             step[ok] = span
             decided |= ok
             width_ *= 2
-        g = idx * n_sub + (sub // step[idx]) * step[idx]
+        # (sub // step) · step with step a power of two and 0 ≤ sub < n_sub: sub with its low bits cleared (one
+        # gather of the per-bin mask instead of two of the step and an integer division per row)
+        g = idx * n_sub + (sub & (~(step - 1)).take(idx))
         n_g = np.bincount(g, minlength=size)
         s_g = np.bincount(g, weights=v, minlength=size)
         keep = n_g > 0
