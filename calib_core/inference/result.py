@@ -303,7 +303,19 @@ class InferenceResult:
             The smallest Holm-adjusted p-value of the primary family (the p-value of "perfectly calibrated") and
             the primary statistic with the smallest raw p-value (:func:`calib_core.base.report.headline_of`).
         """
-        return headline_of(self.table)
+        t = self.table
+        if not (t["p_value"].dtype == np.float64 and t["adjusted_p"].dtype == np.float64):
+            return headline_of(t)
+        # headline_of read off the columns as arrays (its boolean row pick of a string-typed frame costs ~0.3 ms):
+        # the same minimum (NaN skipped) and the same first arg-min of the finite p-values
+        p = t["p_value"].to_numpy()
+        keep = np.flatnonzero((t["family"].to_numpy(dtype=object) == "primary") & np.isfinite(p))
+        if keep.size == 0:
+            return float("nan"), ""
+        adjusted = t["adjusted_p"].to_numpy()[keep]
+        adjusted = adjusted[~np.isnan(adjusted)]
+        return (float(adjusted.min()) if adjusted.size else float("nan"),
+                str(t.index[keep[int(np.argmin(p[keep]))]]))
 
     def headline_row(self, model: str, group: str) -> dict[str, Any]:
         """This result as one row of ``Report.verdicts``.

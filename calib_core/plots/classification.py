@@ -597,10 +597,12 @@ def per_class_summary(table: pd.DataFrame, class_names: Sequence[str] | None = N
     .. [2] Guo, C., Pleiss, G., Sun, Y., & Weinberger, K. Q. (2017). On calibration of modern neural networks.
        Proceedings of the 34th International Conference on Machine Learning (ICML), PMLR 70, 1321–1330.
     """
-    t = table.copy()
-    t["hits"] = np.nan_to_num(_f(t, "accuracy")) * _f(t, "count")
-    t["conf_sum"] = np.nan_to_num(_f(t, "confidence")) * _f(t, "count")
-    t["abs_gap"] = np.abs(t["hits"] - t["conf_sum"])
+    count = _f(table, "count")
+    hits = np.nan_to_num(_f(table, "accuracy")) * count
+    conf_sum = np.nan_to_num(_f(table, "confidence")) * count
+    # the four summed columns only (not a copy of the whole table): the same groups, values and sums
+    t = pd.DataFrame({"class": table["class"], "count": table["count"], "hits": hits, "conf_sum": conf_sum,
+                      "abs_gap": np.abs(hits - conf_sum)}, index=table.index)
     g = t.groupby("class", sort=True)[["count", "hits", "conf_sum", "abs_gap"]].sum()
     n = g["count"].to_numpy(dtype=float)
     out = pd.DataFrame(
