@@ -66,6 +66,8 @@ OWN_TEXT: dict[str, str] = {
         "description) is escaped there",
     "dashboard/clinical.py:text": "views.clinical.prevalence_statement: the page's own sentence with numbers only",
     "dashboard/display.py:labels": "dashboard.lazy_tabs' tab labels: the pages' own literal tab names",
+    "dashboard/selection.py:text": "LinkedSelection.row's Markdown parameter: every call of row is checked as a "
+                                   "sink (HELPER_SINKS), so the text its callers give is escaped there",
     "summary.spec.task": "a loaded summary's task: 'regression' or 'classification' (summary_views.read_summary "
                          "refuses any other)",
     "summary.spec.task.title()": "a loaded summary's task: 'regression' or 'classification' (checked on reading)",

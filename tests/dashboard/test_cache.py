@@ -56,7 +56,9 @@ def test_a_computation_may_memoize_other_keys_whatever_their_hashes(small_store)
         thread.join(timeout=max(0.0, deadline - time.monotonic()))
     assert not any(t.is_alive() for t in threads), "a nested memoized call deadlocked"
     assert sorted(done) == sorted(k + 64 * (1 + k % 3) + 1 for k in range(1, 9))
-    assert not cache._KEY_LOCKS  # noqa: SLF001 — the per-key locks are dropped once nobody needs them
+    # the per-key locks are dropped once nobody needs them (this store's: the server's background prefetch may hold
+    # the lock of a key of its own meanwhile)
+    assert not [k for k in cache._KEY_LOCKS if k[0] == id(small_store)]  # noqa: SLF001
 
 
 def test_copied_hits_are_private_copies_and_shared_values_are_the_object(small_store):
