@@ -130,6 +130,12 @@ def corp_cached(key: str, pset: cc.PredictionSet, **options: Any) -> dict[str, A
                     spinner="CORP: PAV curves, bands and score decompositions…")
 
 
+def diagnosis_entry(key: str, options: Mapping[str, Any]) -> tuple[str, str, str]:
+    """The :data:`RESULTS` key of :func:`diagnose_cached`'s diagnosis of rows ``key`` with ``options`` (serialised
+    with sorted keys: equal options, the same entry), for code that fills or reads that entry without a spinner."""
+    return ("diagnosis", key, json.dumps(options, sort_keys=True))
+
+
 def diagnose_cached(key: str, pset: cc.PredictionSet, *, staged: bool = False, **options: Any) -> cc.Report:
     """``cc.diagnose(pset, by_group=False, **options)`` cached in :data:`RESULTS` on an explicit ``key`` (data token
     + filters + selection) and the options (serialised with sorted keys, so equal options hit the same entry).
@@ -137,8 +143,6 @@ def diagnose_cached(key: str, pset: cc.PredictionSet, *, staged: bool = False, *
     ``staged`` (regression rows a page diagnoses again with other σ-bins): the bins-free part of the diagnosis is
     kept in :data:`STAGES` under ``key`` and the other options, so that a new ``n_bins`` or ``binning`` recomputes
     only ENCE, the Levi table and the verdicts (identical numbers; 40 instead of 100 ms of CPU at 1e5 rows)."""
-    options_json = json.dumps(options, sort_keys=True)
-
     def compute() -> cc.Report:
         if staged and pset.task == "classification":  # bins-free part kept in STAGES (views.classification_stages)
             return classification_staged(key, pset, options)
@@ -153,7 +157,7 @@ def diagnose_cached(key: str, pset: cc.PredictionSet, *, staged: bool = False, *
             STAGES.put(stage_key, stages, nbytes=approx_nbytes(stages))
         return report
 
-    return memoized(RESULTS, ("diagnosis", key, options_json), compute, copied=True,
+    return memoized(RESULTS, diagnosis_entry(key, options), compute, copied=True,
                     spinner="Diagnosing (tests, intervals and verdicts)…")
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import json
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -28,7 +27,17 @@ from calib_core.plots.classification import histogram_values, reliability_values
 from views import pages as views
 
 from . import redraw_cache as rc
-from .cache import FIGURES, RESULTS, STAGES, Prefetch, classification_staged, memoized, prefetch, result_cached
+from .cache import (
+    FIGURES,
+    RESULTS,
+    STAGES,
+    Prefetch,
+    classification_staged,
+    diagnosis_entry,
+    memoized,
+    prefetch,
+    result_cached,
+)
 from .display import csv_safe
 from .store import approx_nbytes
 
@@ -58,7 +67,7 @@ def prefetch_other_binning(key: str, pset: cc.PredictionSet, options: Mapping[st
         The background job's :class:`dashboard.cache.Prefetch` (None: the other binning's diagnosis is cached).
     """
     other = {**options, "strategy": "uniform" if options.get("strategy") == "quantile" else "quantile"}
-    entry = ("diagnosis", key, json.dumps(other, sort_keys=True))  # diagnose_cached's key of those options
+    entry = diagnosis_entry(key, other)  # diagnose_cached's entry of those options
     if entry in RESULTS:
         return None
 
