@@ -100,36 +100,41 @@ def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, su
 
 
 @compiled_kernel
-def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges, x_ends
-                 ):  # pragma: no cover - compiled
-    """:func:`_pass_logits` of one column k over one chunk of its rows (contiguous: f = p[:, k], y = y[:, k] or the
-    labels, xs = logit(p̃) of the chunk, where the row is not clipped), accumulating into ``mom`` (B, M + 1),
-    ``sums`` (6,) and ``ranges`` (6,) of the column in place: per accumulator the same additions in the same row
-    order and 512-row blocks (the chunk starts at a multiple of 512 rows), so the same doubles; the column's moments
-    stay in cache.  A clipped row's logit is ``x_ends`` (logit ε, logit(1 − ε), by the same NumPy operations)."""
-    n = f.size
-    order = mom.shape[1] - 1
+def _pass_column(f, xs, y, eps, half, inv_w, mom, sums, ranges, x_ends):  # pragma: no cover - compiled
+    """:func:`_pass_logits` of one column over one chunk of its rows (contiguous: f = p[:, k], y = its outcomes,
+    xs = logit(p̃) of the chunk, where the row is not clipped), accumulating into ``mom`` (B, M + 1), ``sums`` (6,)
+    and ``ranges`` (6,) of the column in place: per accumulator the same additions in the same row order and 512-row
+    blocks (the chunk starts at a multiple of 512 rows), so the same doubles; the column's moments stay in cache.  A
+    clipped row's logit is ``x_ends`` (logit ε, logit(1 − ε), by the same NumPy operations).  Every index is provably
+    in bounds (leaf loops over the block's slices, the bin clamped to the table's rows), so the compiler drops the
+    per-row checks (:func:`_pass_column_labels`)."""
+    n = min(f.size, xs.size, y.size)
+    if mom.shape[1] != 6:  # MOMENT_ORDER = 5: the updates below are written out for it
+        raise ValueError("moment table of order 5 expected")
+    top = mom.shape[0] - 1
     width = 1.0 / inv_w
+    x_low, x_high, one_eps = x_ends[0], x_ends[1], 1.0 - eps
     lo1, hi1, lo0, hi0, lo, hi = ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5]
     for start in range(0, n, 512):
         stop = min(start + 512, n)
+        fb, xb, yb = f[start:stop], xs[start:stop], y[start:stop]
         s_y = s_yx = clipped = z_num = z_den = 0.0
-        for i in range(start, stop):
-            pk = f[i]
-            yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i]
+        for i in range(min(fb.size, xb.size, yb.size)):
+            pk = fb[i]
+            yk = yb[i]
             c = 1.0 - 2.0 * pk
             z_num += (yk - pk) * c
             z_den += c * c * pk * (1.0 - pk)
             q = pk
-            x = xs[i]
+            x = xb[i]
             if pk < eps:
                 q = eps
                 clipped += 1.0
-                x = x_ends[0]
-            elif pk > 1.0 - eps:
-                q = 1.0 - eps
+                x = x_low
+            elif pk > one_eps:
+                q = one_eps
                 clipped += 1.0
-                x = x_ends[1]
+                x = x_high
             s_y += yk
             s_yx += yk * x
             if yk > 0.0:
@@ -141,7 +146,8 @@ def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom,
             lo = min(lo, q)
             hi = max(hi, q)
             z = (x + half) * inv_w
-            b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+            b = top if z >= top else (int(z) if z > 0.0 else 0)
+            b = max(min(b, top), 0)  # no-op; tells the compiler 0 ≤ b < B
             d = x - (-half + (b + 0.5) * width)
             d2 = d * d
             mom[b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
@@ -157,7 +163,69 @@ def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom,
         sums[4] += z_den
         sums[5] += stop - start
     ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5] = lo1, hi1, lo0, hi0, lo, hi
-    return order
+    return top + 1
+
+
+@compiled_kernel
+def _pass_column_labels(f, xs, labels, k, eps, half, inv_w, mom, sums, ranges, x_ends):  # pragma: no cover
+    """:func:`_pass_column` with the outcomes y_i = 1[labels_i = k] read from the labels (no outcome array): the same
+    operations, the loop specialised (no test of where the outcome comes from inside it)."""
+    n = min(f.size, xs.size, labels.size)
+    if mom.shape[1] != 6:  # MOMENT_ORDER = 5: the updates below are written out for it
+        raise ValueError("moment table of order 5 expected")
+    top = mom.shape[0] - 1
+    width = 1.0 / inv_w
+    x_low, x_high, one_eps = x_ends[0], x_ends[1], 1.0 - eps
+    lo1, hi1, lo0, hi0, lo, hi = ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5]
+    for start in range(0, n, 512):
+        stop = min(start + 512, n)
+        fb, xb, lb = f[start:stop], xs[start:stop], labels[start:stop]
+        s_y = s_yx = clipped = z_num = z_den = 0.0
+        for i in range(min(fb.size, xb.size, lb.size)):
+            pk = fb[i]
+            yk = 1.0 if lb[i] == k else 0.0
+            c = 1.0 - 2.0 * pk
+            z_num += (yk - pk) * c
+            z_den += c * c * pk * (1.0 - pk)
+            q = pk
+            x = xb[i]
+            if pk < eps:
+                q = eps
+                clipped += 1.0
+                x = x_low
+            elif pk > one_eps:
+                q = one_eps
+                clipped += 1.0
+                x = x_high
+            s_y += yk
+            s_yx += yk * x
+            if yk > 0.0:
+                lo1 = min(lo1, q)
+                hi1 = max(hi1, q)
+            if yk < 1.0:
+                lo0 = min(lo0, q)
+                hi0 = max(hi0, q)
+            lo = min(lo, q)
+            hi = max(hi, q)
+            z = (x + half) * inv_w
+            b = top if z >= top else (int(z) if z > 0.0 else 0)
+            b = max(min(b, top), 0)  # no-op; tells the compiler 0 ≤ b < B
+            d = x - (-half + (b + 0.5) * width)
+            d2 = d * d
+            mom[b, 0] += 1.0
+            mom[b, 1] += d
+            mom[b, 2] += d2
+            mom[b, 3] += d2 * d
+            mom[b, 4] += d2 * d2
+            mom[b, 5] += d2 * d2 * d
+        sums[0] += s_y
+        sums[1] += s_yx
+        sums[2] += clipped
+        sums[3] += z_num
+        sums[4] += z_den
+        sums[5] += stop - start
+    ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5] = lo1, hi1, lo0, hi0, lo, hi
+    return top + 1
 
 
 #: Rows per chunk of one column in :func:`_columnwise_pass` (a multiple of 512; the chunk, its logits and the
@@ -200,8 +268,10 @@ def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
                 np.subtract(1.0, fc, out=dq)
                 np.divide(fc, dq, out=q)
                 np.log(q, out=q)
-            _pass_column(fc, q, yk[lo:hi] if not use_labels else yk, lab[lo:hi] if use_labels else lab, k,
-                         use_labels, eps, half, inv_w, MOMENT_BINS, mom[k], sums[k], ranges[k], x_ends)
+            if use_labels:
+                _pass_column_labels(fc, q, lab[lo:hi], k, eps, half, inv_w, mom[k], sums[k], ranges[k], x_ends)
+            else:
+                _pass_column(fc, q, yk[lo:hi], eps, half, inv_w, mom[k], sums[k], ranges[k], x_ends)
     return mom, sums, ranges
 
 
