@@ -259,9 +259,9 @@ _COLUMN_CHUNK = 1 << 15
 
 def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
     """:func:`_chunked_pass` column by column over pᵀ (``transposed`` filled first by :func:`_transpose`, or the
-    single column of an (n, 1) array): the same moments, sums and ranges bit for bit (per accumulator the same additions in
-    the same order; the logits by the same vectorised NumPy operations, element by element), with each column's
-    moments (B × (M + 1) doubles) in cache instead of all K columns' at once."""
+    single column of an (n, 1) array): the same moments, sums and ranges bit for bit (per accumulator the same
+    additions in the same order; the logits by the same vectorised NumPy operations, element by element), with each
+    column's moments (B × (M + 1) doubles) in cache instead of all K columns' at once."""
     n, k_cols = p.shape
     if transposed is not None:
         _transpose(p, transposed)
