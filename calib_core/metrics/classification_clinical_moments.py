@@ -462,10 +462,9 @@ def _moment_kernel(mom, cols, a, b, centres, order, mu_and_v_only):  # pragma: n
     with eight accumulators, combined as a binary tree; the bins a power of two ≥ 128), so the sums equal the NumPy
     formula's bit for bit.  With ``mu_and_v_only`` only the sums Σ μ and Σ v (rows 0 and 2; the others 0)."""
     n_bins = centres.size
+    if order != 5 or mom.shape[2] != 6:  # the recursion below is written out for MOMENT_ORDER = 5
+        raise ValueError("moments of order 5 expected")
     out = np.zeros((5, cols.size))
-    t = np.empty(order + 1)
-    u = np.empty(order + 1)
-    v = np.empty(order + 1)
     terms = np.empty((5, n_bins))
     tree = np.empty(n_bins // 128)
     for j in range(cols.size):
@@ -475,33 +474,45 @@ def _moment_kernel(mom, cols, a, b, centres, order, mu_and_v_only):  # pragma: n
         # exactly +0.0, written without computing them
         bounded = abs(aj) <= 1e30 and abs(bj) <= 1e30
         for q in range(n_bins):
-            if bounded and mom[k, q, 0] == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
+            d0, d1, d2, d3, d4, d5 = mom[k, q, 0], mom[k, q, 1], mom[k, q, 2], mom[k, q, 3], mom[k, q, 4], mom[k, q, 5]
+            if bounded and d0 == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
                 terms[0, q] = terms[1, q] = terms[2, q] = terms[3, q] = terms[4, q] = 0.0
                 continue
             c = centres[q]
-            t[0] = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
-            u[0] = 1.0 - t[0]
-            for m in range(order + 1):
-                acc = 0.0
-                for i in range(m + 1):
-                    acc += t[i] * u[m - i]
-                v[m] = acc
-                if m < order:
-                    t[m + 1] = bj * v[m] / (m + 1)
-                    u[m + 1] = -t[m + 1]
-            b_mu = b_mux = b_v = b_vx = b_vxx = 0.0
-            for m in range(order + 1):
-                dm = mom[k, q, m]
-                tm1 = t[m - 1] if m > 0 else 0.0
-                vm1 = v[m - 1] if m > 0 else 0.0
-                vm2 = v[m - 2] if m > 1 else 0.0
-                b_mu += t[m] * dm
-                b_v += v[m] * dm
-                if not mu_and_v_only:
-                    b_mux += (c * t[m] + tm1) * dm
-                    b_vx += (c * v[m] + vm1) * dm
-                    b_vxx += (c * c * v[m] + 2.0 * c * vm1 + vm2) * dm
-            terms[0, q], terms[1, q], terms[2, q], terms[3, q], terms[4, q] = b_mu, b_mux, b_v, b_vx, b_vxx
+            # T_m, U_m = −T_m (m ≥ 1), V_m = Σ_{i ≤ m} T_i U_{m−i} summed from 0.0 in i order, T_{m+1} = b V_m/(m + 1):
+            # the loops of the recursion written out for M = 5 (the same operations in the same order, in registers)
+            t0 = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
+            u0 = 1.0 - t0
+            v0 = 0.0 + t0 * u0
+            t1 = bj * v0 / 1.0
+            u1 = -t1
+            v1 = 0.0 + t0 * u1 + t1 * u0
+            t2 = bj * v1 / 2.0
+            u2 = -t2
+            v2 = 0.0 + t0 * u2 + t1 * u1 + t2 * u0
+            t3 = bj * v2 / 3.0
+            u3 = -t3
+            v3 = 0.0 + t0 * u3 + t1 * u2 + t2 * u1 + t3 * u0
+            t4 = bj * v3 / 4.0
+            u4 = -t4
+            v4 = 0.0 + t0 * u4 + t1 * u3 + t2 * u2 + t3 * u1 + t4 * u0
+            t5 = bj * v4 / 5.0
+            u5 = -t5
+            v5 = 0.0 + t0 * u5 + t1 * u4 + t2 * u3 + t3 * u2 + t4 * u1 + t5 * u0
+            # Σ_m g_m D_m from 0.0 in m order; T_{−1} = V_{−1} = V_{−2} = 0.0
+            terms[0, q] = 0.0 + t0 * d0 + t1 * d1 + t2 * d2 + t3 * d3 + t4 * d4 + t5 * d5
+            terms[2, q] = 0.0 + v0 * d0 + v1 * d1 + v2 * d2 + v3 * d3 + v4 * d4 + v5 * d5
+            if mu_and_v_only:
+                terms[1, q] = terms[3, q] = terms[4, q] = 0.0
+                continue
+            terms[1, q] = (0.0 + (c * t0 + 0.0) * d0 + (c * t1 + t0) * d1 + (c * t2 + t1) * d2 + (c * t3 + t2) * d3
+                           + (c * t4 + t3) * d4 + (c * t5 + t4) * d5)
+            terms[3, q] = (0.0 + (c * v0 + 0.0) * d0 + (c * v1 + v0) * d1 + (c * v2 + v1) * d2 + (c * v3 + v2) * d3
+                           + (c * v4 + v3) * d4 + (c * v5 + v4) * d5)
+            cc, c2 = c * c, 2.0 * c
+            terms[4, q] = (0.0 + (cc * v0 + c2 * 0.0 + 0.0) * d0 + (cc * v1 + c2 * v0 + 0.0) * d1
+                           + (cc * v2 + c2 * v1 + v0) * d2 + (cc * v3 + c2 * v2 + v1) * d3
+                           + (cc * v4 + c2 * v3 + v2) * d4 + (cc * v5 + c2 * v4 + v3) * d5)
         for r in range(5):
             if mu_and_v_only and r != 0 and r != 2:
                 continue
