@@ -191,7 +191,8 @@ def _pass_column_labels(f, xs, labels, k, eps, half, inv_w, mom, sums, ranges, x
         s_y = s_yx = clipped = z_num = z_den = 0.0
         for i in range(min(fb.size, xb.size, lb.size)):
             pk = fb[i]
-            yk = 1.0 if lb[i] == k else 0.0
+            event = lb[i] == k
+            yk = 1.0 if event else 0.0
             c = 1.0 - 2.0 * pk
             z_num += (yk - pk) * c
             z_den += c * c * pk * (1.0 - pk)
@@ -207,10 +208,10 @@ def _pass_column_labels(f, xs, labels, k, eps, half, inv_w, mom, sums, ranges, x
                 x = x_high
             s_y += yk
             s_yx += yk * x
-            if yk > 0.0:
+            if event:  # y = 1 (y > 0) …
                 lo1 = min(lo1, q)
                 hi1 = max(hi1, q)
-            if yk < 1.0:
+            else:  # … or y = 0 (y < 1)
                 lo0 = min(lo0, q)
                 hi0 = max(hi0, q)
             z = (x + half) * inv_w
