@@ -64,30 +64,38 @@ def _deviations(f, lo, step, values, lo_bins, inv_width, want, size, d):  # prag
     operations), Σ d, Σ 1, and the values f of the wanted bins of :func:`_bin_sums` (sorted; at most ``size``, the
     count says whether more were found).  The gather is branch-free: each value is written to the next free slot,
     which advances only for a wanted bin.  The position (f − lo)/step is taken as (f − lo)·(1/step), as in the
-    binned loess's own pass."""
+    binned loess's own pass.  The vertex pairs (ĉ_j, ĉ_{j+1}) are read from one (g − 1) × 2 table and the indices
+    clamped to their tables (no-ops), so the compiler can drop most per-row bounds checks."""
     g = values.size
-    n_bins = want.size
+    top_b = want.size - 1
+    pairs = np.empty((g - 1, 2))
+    for j in range(g - 1):
+        pairs[j, 0] = values[j]
+        pairs[j, 1] = values[j + 1]
+    top_j = g - 2
     pool = np.empty(size + 1)
     m = 0
     sd = 0.0
     sw = 0.0
     inv_step = 1.0 / step
-    for i in range(f.size):
+    for i in range(min(f.size, d.size)):
         fi = f[i]
         x = (fi - lo) * inv_step
-        j = g - 2 if x >= g - 2 else (int(x) if x > 0.0 else 0)
+        j = top_j if x >= top_j else (int(x) if x > 0.0 else 0)
+        j = max(min(j, top_j), 0)  # no-op (0 ≤ j ≤ g − 2)
         lam = x - j
         if lam < 0.0:
             lam = 0.0
         elif lam > 1.0:
             lam = 1.0
-        v = abs(values[j] * (1.0 - lam) + values[j + 1] * lam - fi)
+        v = abs(pairs[j, 0] * (1.0 - lam) + pairs[j, 1] * lam - fi)
         d[i] = v
         wi = 1.0
         sd += wi * v
         sw += wi
         z = (fi - lo_bins) * inv_width
-        b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
+        b = top_b if z >= top_b else (int(z) if z > 0.0 else 0)
+        b = max(min(b, top_b), 0)  # no-op
         pool[min(m, size)] = fi
         m += want[b]
     out = pool[:min(m, size)].copy()

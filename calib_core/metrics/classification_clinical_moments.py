@@ -100,36 +100,44 @@ def _pass_logits(p, xs, y, labels, use_labels, eps, half, inv_w, n_bins, mom, su
 
 
 @compiled_kernel
-def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom, sums, ranges, x_ends
-                 ):  # pragma: no cover - compiled
-    """:func:`_pass_logits` of one column k over one chunk of its rows (contiguous: f = p[:, k], y = y[:, k] or the
-    labels, xs = logit(p̃) of the chunk, where the row is not clipped), accumulating into ``mom`` (B, M + 1),
-    ``sums`` (6,) and ``ranges`` (6,) of the column in place: per accumulator the same additions in the same row
-    order and 512-row blocks (the chunk starts at a multiple of 512 rows), so the same doubles; the column's moments
-    stay in cache.  A clipped row's logit is ``x_ends`` (logit ε, logit(1 − ε), by the same NumPy operations)."""
-    n = f.size
-    order = mom.shape[1] - 1
+def _pass_column(f, xs, y, eps, half, inv_w, mom, sums, ranges, x_ends):  # pragma: no cover - compiled
+    """:func:`_pass_logits` of one column over one chunk of its rows (contiguous: f = p[:, k], y = its outcomes,
+    xs = logit(p̃) of the chunk, where the row is not clipped), accumulating into ``mom`` (B, M + 1), ``sums`` (6,)
+    and ``ranges`` (6,) of the column in place: per accumulator the same additions in the same row order and 512-row
+    blocks (the chunk starts at a multiple of 512 rows), so the same doubles; the column's moments stay in cache.  A
+    clipped row's logit is ``x_ends`` (logit ε, logit(1 − ε), by the same NumPy operations).  Every index is provably
+    in bounds (leaf loops over the block's slices, the bin clamped to the table's rows), so the compiler drops the
+    per-row checks (:func:`_pass_column_labels`)."""
+    n = min(f.size, xs.size, y.size)
+    if mom.shape[1] != 6:  # MOMENT_ORDER = 5: the updates below are written out for it
+        raise ValueError("moment table of order 5 expected")
+    top = mom.shape[0] - 1
     width = 1.0 / inv_w
+    x_low, x_high, one_eps = x_ends[0], x_ends[1], 1.0 - eps
+    centres = np.empty(top + 1)  # c_b, each by the formula the rows used (the same doubles), read per row
+    for j in range(top + 1):
+        centres[j] = -half + (j + 0.5) * width
     lo1, hi1, lo0, hi0, lo, hi = ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5]
     for start in range(0, n, 512):
         stop = min(start + 512, n)
+        fb, xb, yb = f[start:stop], xs[start:stop], y[start:stop]
         s_y = s_yx = clipped = z_num = z_den = 0.0
-        for i in range(start, stop):
-            pk = f[i]
-            yk = (1.0 if labels[i] == k else 0.0) if use_labels else y[i]
+        for i in range(min(fb.size, xb.size, yb.size)):
+            pk = fb[i]
+            yk = yb[i]
             c = 1.0 - 2.0 * pk
             z_num += (yk - pk) * c
             z_den += c * c * pk * (1.0 - pk)
             q = pk
-            x = xs[i]
+            x = xb[i]
             if pk < eps:
                 q = eps
                 clipped += 1.0
-                x = x_ends[0]
-            elif pk > 1.0 - eps:
-                q = 1.0 - eps
+                x = x_low
+            elif pk > one_eps:
+                q = one_eps
                 clipped += 1.0
-                x = x_ends[1]
+                x = x_high
             s_y += yk
             s_yx += yk * x
             if yk > 0.0:
@@ -141,8 +149,9 @@ def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom,
             lo = min(lo, q)
             hi = max(hi, q)
             z = (x + half) * inv_w
-            b = n_bins - 1 if z >= n_bins - 1 else (int(z) if z > 0.0 else 0)
-            d = x - (-half + (b + 0.5) * width)
+            b = top if z >= top else (int(z) if z > 0.0 else 0)
+            b = max(min(b, top), 0)  # no-op; tells the compiler 0 ≤ b < B
+            d = x - centres[b]
             d2 = d * d
             mom[b, 0] += 1.0  # the moments d⁰ … d⁵ (MOMENT_ORDER = 5), unrolled
             mom[b, 1] += d
@@ -157,7 +166,91 @@ def _pass_column(f, xs, y, labels, k, use_labels, eps, half, inv_w, n_bins, mom,
         sums[4] += z_den
         sums[5] += stop - start
     ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5] = lo1, hi1, lo0, hi0, lo, hi
-    return order
+    return top + 1
+
+
+@compiled_kernel
+def _pass_column_labels(f, xs, labels, k, eps, half, inv_w, mom, sums, ranges, x_ends):  # pragma: no cover
+    """:func:`_pass_column` with the outcomes y_i = 1[labels_i = k] read from the labels (no outcome array): the same
+    operations, the loop specialised (no test of where the outcome comes from inside it).  Every row is an event or
+    a non-event, so the range of all rows is taken at the end as the union of theirs (min and max are exact: the
+    same doubles, the row loop two comparisons shorter)."""
+    n = min(f.size, xs.size, labels.size)
+    if mom.shape[1] != 6:  # MOMENT_ORDER = 5: the updates below are written out for it
+        raise ValueError("moment table of order 5 expected")
+    top = mom.shape[0] - 1
+    width = 1.0 / inv_w
+    x_low, x_high, one_eps = x_ends[0], x_ends[1], 1.0 - eps
+    centres = np.empty(top + 1)  # c_b, each by the formula the rows used (the same doubles), read per row
+    for j in range(top + 1):
+        centres[j] = -half + (j + 0.5) * width
+    lo1, hi1, lo0, hi0 = ranges[0], ranges[1], ranges[2], ranges[3]
+    for start in range(0, n, 512):
+        stop = min(start + 512, n)
+        fb, xb, lb = f[start:stop], xs[start:stop], labels[start:stop]
+        s_y = s_yx = clipped = z_num = z_den = 0.0
+        for i in range(min(fb.size, xb.size, lb.size)):
+            pk = fb[i]
+            event = lb[i] == k
+            yk = 1.0 if event else 0.0
+            c = 1.0 - 2.0 * pk
+            z_num += (yk - pk) * c
+            z_den += c * c * pk * (1.0 - pk)
+            q = pk
+            x = xb[i]
+            if pk < eps:
+                q = eps
+                clipped += 1.0
+                x = x_low
+            elif pk > one_eps:
+                q = one_eps
+                clipped += 1.0
+                x = x_high
+            s_y += yk
+            s_yx += yk * x
+            if event:  # y = 1 (y > 0) …
+                lo1 = min(lo1, q)
+                hi1 = max(hi1, q)
+            else:  # … or y = 0 (y < 1)
+                lo0 = min(lo0, q)
+                hi0 = max(hi0, q)
+            z = (x + half) * inv_w
+            b = top if z >= top else (int(z) if z > 0.0 else 0)
+            b = max(min(b, top), 0)  # no-op; tells the compiler 0 ≤ b < B
+            d = x - centres[b]
+            d2 = d * d
+            mom[b, 0] += 1.0
+            mom[b, 1] += d
+            mom[b, 2] += d2
+            mom[b, 3] += d2 * d
+            mom[b, 4] += d2 * d2
+            mom[b, 5] += d2 * d2 * d
+        sums[0] += s_y
+        sums[1] += s_yx
+        sums[2] += clipped
+        sums[3] += z_num
+        sums[4] += z_den
+        sums[5] += stop - start
+    # every row is an event or a non-event (y ∈ {0, 1}): the range of all rows is the union of the two (exact)
+    ranges[0], ranges[1], ranges[2], ranges[3], ranges[4], ranges[5] = lo1, hi1, lo0, hi0, min(lo1, lo0), \
+        max(hi1, hi0)
+    return top + 1
+
+
+@compiled_kernel
+def _transpose(p, out):  # pragma: no cover - compiled
+    """out[k, i] = p[i, k] (a copy: the same doubles), 64 rows at a time: the block's rows stay in L1 while each
+    column's 64 values are written contiguously (faster than NumPy's strided copy of the transposed view)."""
+    n, k_cols = p.shape
+    if out.shape[0] != k_cols or out.shape[1] != n:
+        raise ValueError("out must have the transposed shape")
+    for i0 in range(0, n, 64):
+        i1 = min(i0 + 64, n)
+        block = p[i0:i1]
+        for k in range(k_cols):
+            column = out[k, i0:i1]
+            for i in range(min(column.size, block.shape[0])):
+                column[i] = block[i, k]
 
 
 #: Rows per chunk of one column in :func:`_columnwise_pass` (a multiple of 512; the chunk, its logits and the
@@ -166,14 +259,13 @@ _COLUMN_CHUNK = 1 << 15
 
 
 def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
-    """:func:`_chunked_pass` column by column over pᵀ (``transposed`` filled first, chunk by chunk, or the single
-    column of an (n, 1) array): the same moments, sums and ranges bit for bit (per accumulator the same additions in
-    the same order; the logits by the same vectorised NumPy operations, element by element), with each column's
-    moments (B × (M + 1) doubles) in cache instead of all K columns' at once."""
+    """:func:`_chunked_pass` column by column over pᵀ (``transposed`` filled first by :func:`_transpose`, or the
+    single column of an (n, 1) array): the same moments, sums and ranges bit for bit (per accumulator the same
+    additions in the same order; the logits by the same vectorised NumPy operations, element by element), with each
+    column's moments (B × (M + 1) doubles) in cache instead of all K columns' at once."""
     n, k_cols = p.shape
     if transposed is not None:
-        for lo in range(0, n, _CHUNK):  # chunks of rows: the transposed copy while in cache
-            transposed[:, lo:lo + _CHUNK] = p[lo:lo + _CHUNK].T
+        _transpose(p, transposed)
         cols = transposed
     else:
         cols = p.T  # one column: contiguous
@@ -200,8 +292,10 @@ def _columnwise_pass(p, lab, use_labels, y, eps, half, inv_w, transposed):
                 np.subtract(1.0, fc, out=dq)
                 np.divide(fc, dq, out=q)
                 np.log(q, out=q)
-            _pass_column(fc, q, yk[lo:hi] if not use_labels else yk, lab[lo:hi] if use_labels else lab, k,
-                         use_labels, eps, half, inv_w, MOMENT_BINS, mom[k], sums[k], ranges[k], x_ends)
+            if use_labels:
+                _pass_column_labels(fc, q, lab[lo:hi], k, eps, half, inv_w, mom[k], sums[k], ranges[k], x_ends)
+            else:
+                _pass_column(fc, q, yk[lo:hi], eps, half, inv_w, mom[k], sums[k], ranges[k], x_ends)
     return mom, sums, ranges
 
 
@@ -312,6 +406,8 @@ def column_sums(probs, outcomes, *, eps: float = 1e-7, labels=None, transposed=N
     use_labels = labels is not None
     y = np.zeros((0, 0)) if use_labels else np.ascontiguousarray(outcomes, dtype=float)
     lab = np.ascontiguousarray(labels, dtype=np.int64) if use_labels else np.zeros(0, dtype=np.int64)
+    if use_labels and lab.size and -128 <= lab.min() and lab.max() <= 127:  # the same labels in an eighth of the
+        lab = lab.astype(np.int8)  # memory (each pass over the columns reads them once per column)
     half = float(np.log((1.0 - eps) / eps))
     width = 2.0 * half / MOMENT_BINS
     if (use_labels and (transposed is not None or p.shape[1] == 1)) or (not use_labels and p.shape[1] == 1):
@@ -369,10 +465,9 @@ def _moment_kernel(mom, cols, a, b, centres, order, mu_and_v_only):  # pragma: n
     with eight accumulators, combined as a binary tree; the bins a power of two ≥ 128), so the sums equal the NumPy
     formula's bit for bit.  With ``mu_and_v_only`` only the sums Σ μ and Σ v (rows 0 and 2; the others 0)."""
     n_bins = centres.size
+    if order != 5 or mom.shape[2] != 6:  # the recursion below is written out for MOMENT_ORDER = 5
+        raise ValueError("moments of order 5 expected")
     out = np.zeros((5, cols.size))
-    t = np.empty(order + 1)
-    u = np.empty(order + 1)
-    v = np.empty(order + 1)
     terms = np.empty((5, n_bins))
     tree = np.empty(n_bins // 128)
     for j in range(cols.size):
@@ -382,33 +477,45 @@ def _moment_kernel(mom, cols, a, b, centres, order, mu_and_v_only):  # pragma: n
         # exactly +0.0, written without computing them
         bounded = abs(aj) <= 1e30 and abs(bj) <= 1e30
         for q in range(n_bins):
-            if bounded and mom[k, q, 0] == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
+            d0, d1, d2, d3, d4, d5 = mom[k, q, 0], mom[k, q, 1], mom[k, q, 2], mom[k, q, 3], mom[k, q, 4], mom[k, q, 5]
+            if bounded and d0 == 0.0:  # no rows in the bin (its count is 0, so every moment is 0)
                 terms[0, q] = terms[1, q] = terms[2, q] = terms[3, q] = terms[4, q] = 0.0
                 continue
             c = centres[q]
-            t[0] = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
-            u[0] = 1.0 - t[0]
-            for m in range(order + 1):
-                acc = 0.0
-                for i in range(m + 1):
-                    acc += t[i] * u[m - i]
-                v[m] = acc
-                if m < order:
-                    t[m + 1] = bj * v[m] / (m + 1)
-                    u[m + 1] = -t[m + 1]
-            b_mu = b_mux = b_v = b_vx = b_vxx = 0.0
-            for m in range(order + 1):
-                dm = mom[k, q, m]
-                tm1 = t[m - 1] if m > 0 else 0.0
-                vm1 = v[m - 1] if m > 0 else 0.0
-                vm2 = v[m - 2] if m > 1 else 0.0
-                b_mu += t[m] * dm
-                b_v += v[m] * dm
-                if not mu_and_v_only:
-                    b_mux += (c * t[m] + tm1) * dm
-                    b_vx += (c * v[m] + vm1) * dm
-                    b_vxx += (c * c * v[m] + 2.0 * c * vm1 + vm2) * dm
-            terms[0, q], terms[1, q], terms[2, q], terms[3, q], terms[4, q] = b_mu, b_mux, b_v, b_vx, b_vxx
+            # T_m, U_m = −T_m (m ≥ 1), V_m = Σ_{i ≤ m} T_i U_{m−i} summed from 0.0 in i order, T_{m+1} = b V_m/(m + 1):
+            # the loops of the recursion written out for M = 5 (the same operations in the same order, in registers)
+            t0 = 1.0 / (1.0 + np.exp(-(aj + bj * c)))
+            u0 = 1.0 - t0
+            v0 = 0.0 + t0 * u0
+            t1 = bj * v0 / 1.0
+            u1 = -t1
+            v1 = 0.0 + t0 * u1 + t1 * u0
+            t2 = bj * v1 / 2.0
+            u2 = -t2
+            v2 = 0.0 + t0 * u2 + t1 * u1 + t2 * u0
+            t3 = bj * v2 / 3.0
+            u3 = -t3
+            v3 = 0.0 + t0 * u3 + t1 * u2 + t2 * u1 + t3 * u0
+            t4 = bj * v3 / 4.0
+            u4 = -t4
+            v4 = 0.0 + t0 * u4 + t1 * u3 + t2 * u2 + t3 * u1 + t4 * u0
+            t5 = bj * v4 / 5.0
+            u5 = -t5
+            v5 = 0.0 + t0 * u5 + t1 * u4 + t2 * u3 + t3 * u2 + t4 * u1 + t5 * u0
+            # Σ_m g_m D_m from 0.0 in m order; T_{−1} = V_{−1} = V_{−2} = 0.0
+            terms[0, q] = 0.0 + t0 * d0 + t1 * d1 + t2 * d2 + t3 * d3 + t4 * d4 + t5 * d5
+            terms[2, q] = 0.0 + v0 * d0 + v1 * d1 + v2 * d2 + v3 * d3 + v4 * d4 + v5 * d5
+            if mu_and_v_only:
+                terms[1, q] = terms[3, q] = terms[4, q] = 0.0
+                continue
+            terms[1, q] = (0.0 + (c * t0 + 0.0) * d0 + (c * t1 + t0) * d1 + (c * t2 + t1) * d2 + (c * t3 + t2) * d3
+                           + (c * t4 + t3) * d4 + (c * t5 + t4) * d5)
+            terms[3, q] = (0.0 + (c * v0 + 0.0) * d0 + (c * v1 + v0) * d1 + (c * v2 + v1) * d2 + (c * v3 + v2) * d3
+                           + (c * v4 + v3) * d4 + (c * v5 + v4) * d5)
+            cc, c2 = c * c, 2.0 * c
+            terms[4, q] = (0.0 + (cc * v0 + c2 * 0.0 + 0.0) * d0 + (cc * v1 + c2 * v0 + 0.0) * d1
+                           + (cc * v2 + c2 * v1 + v0) * d2 + (cc * v3 + c2 * v2 + v1) * d3
+                           + (cc * v4 + c2 * v3 + v2) * d4 + (cc * v5 + c2 * v4 + v3) * d5)
         for r in range(5):
             if mu_and_v_only and r != 0 and r != 2:
                 continue
