@@ -24,7 +24,7 @@ from ..base.compiled import compiled_kernel
 from ..base.significance import block_bootstrap_weights
 from ..metrics.classification import ClassificationRows, confidence_bins
 from .classification_cells import ece_cells
-from .classification_subbins import split_subbin_sums, subbin_sums
+from .classification_subbins import label_block_counts, split_subbin_sums, subbin_sums
 
 __all__ = ["BinnedBernoulli", "bernstein_tail", "mce_bound", "ClasswiseLayout", "draw_one", "draw_labels",
            "classwise_inference", "merged_blocks", "score_references"]
@@ -523,8 +523,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
         p_star = memo("classwise label draw p", lambda: lay.p[np.arange(n), y_star]) if lay.sparse else None
-        b_dev = (np.bincount(block * n_live + col[lay.label_cells(y_star, p_star)], minlength=bs).reshape(n_b, n_live)
-                 - b_conf)
+        b_dev = (label_block_counts(p_star, y_star, block, col, lay.nb, n_live, n_b, lay.closed, confidence_bins(
+            p_star[:0], lay.nb, "uniform", lay.closed)[1]) if lay.sparse else  # np.bincount's counts, one pass
+                 np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs)).reshape(n_b, n_live) - b_conf
         b_dev -= b_dev.mean(axis=0, keepdims=True)
         d = null_w @ b_dev
         note = (

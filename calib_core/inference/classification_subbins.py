@@ -1,4 +1,4 @@
-"""Per-bin and per-sub-bin sums of binned event rows, in one pass over the rows.
+"""Per-bin and per-sub-bin sums of binned event rows, and the one-vs-rest cells of equal-width bins, in one pass.
 
 :class:`~calib_core.inference.classification_nulls.BinnedBernoulli` summarises rows with probabilities v_i of an
 event h_i in confidence bins: per bin the rows, Σ v, Σ h and Σ v(1 − v), and per equal-width sub-bin of each bin the
@@ -13,7 +13,7 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["subbin_sums", "split_subbin_sums"]
+__all__ = ["subbin_sums", "split_subbin_sums", "outside_first_cells", "label_block_counts"]
 
 
 def subbin_sums(v: np.ndarray, h: np.ndarray, idx: np.ndarray, edges: np.ndarray, n_bins: int,
@@ -154,3 +154,178 @@ def _split_kernel(v, idx, sub, step, n_sub, size):
         count[g] += 1
         total[g] += v[i]
     return count, total
+
+
+def outside_first_cells(p: np.ndarray, flat: np.ndarray, k: int, n_bins: int, closed: str, first_upper: float,
+                        edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The entries p_ik outside their class's first of M equal-width bins, their one-vs-rest cells and cell sums.
+
+    Of the entries ``p`` at flat row-major positions ``flat`` (i·K + k, increasing) those outside the first bin
+    (not p ≤ 1/M for (a, b] bins, not p < 1/M for [a, b); NaN outside), in order: their row i, cell k·M + b with b
+    the equal-width bin of p (``binning.uniform_bin_index`` on ``edges``), p, and per cell the count and Σ p added in
+    that order (``np.bincount``'s sums) — the same arrays as the NumPy passes, bit for bit (Kull et al. 2019's
+    class-wise cells; Guo et al. 2017's bins).
+
+    Parameters
+    ----------
+    p : ndarray of shape (E,)
+        Entries p_ik.
+    flat : ndarray of int, shape (E,)
+        Their flat positions i·K + k.
+    k : int
+        Classes K.
+    n_bins : int
+        M.
+    closed : {"right", "left"}
+        (a, b] or [a, b) bins.
+    first_upper : float
+        The first bin's upper edge (``edges[1]``).
+    edges : ndarray of shape (M + 1,)
+        ``binning.uniform_edges(0, 1, M)``.
+
+    Returns
+    -------
+    rows, cells : ndarray of int64
+        Row and cell of each entry outside the first bins.
+    values : ndarray
+        Their p_ik.
+    count, total : ndarray of shape (K·M,)
+        Entries and Σ p per cell (the first bins' hold nothing: the caller fills them by complement).
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS*.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows, cells, values, count, total = outside_first_cells(
+    ...     np.array([0.7, 0.2, 0.1, 0.9]), np.array([0, 1, 2, 3]), 2, 2, "right", 0.5, np.array([0.0, 0.5, 1.0]))
+    >>> rows.tolist(), cells.tolist(), count.tolist()
+    ([0, 1], [1, 3], [0.0, 1.0, 0.0, 1.0])
+    """
+    return _outside_kernel(np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(flat, dtype=np.int64),
+                           int(k), int(n_bins), closed == "right", float(first_upper),
+                           np.ascontiguousarray(edges, dtype=np.float64), float(n_bins / (1.0 - 0.0)))
+
+
+def label_block_counts(p_y: np.ndarray, y: np.ndarray, block: np.ndarray, col: np.ndarray, n_bins: int,
+                       n_cols: int, n_blocks: int, closed: str, edges: np.ndarray) -> np.ndarray:
+    """Per (row block, column) the rows whose label cell y_i·M + b(p_{i,y_i}) maps to that column.
+
+    ``np.bincount(block · C + col[y · M + uniform_bin_index(p_y, M)], minlength=B·C)`` in one pass: the equal-width
+    bin of each label's probability (Guo et al. 2017), its one-vs-rest cell (Kull et al. 2019) and its column
+    ``col`` (the live cells), counted per block (integers: the same counts).
+
+    Parameters
+    ----------
+    p_y : ndarray of shape (N,)
+        The probability of each row's label.
+    y : ndarray of int, shape (N,)
+        The labels.
+    block : ndarray of int, shape (N,)
+        The block of each row.
+    col : ndarray of int, shape (K·M,)
+        The column of each cell (every label cell must have one ≥ 0).
+    n_bins : int
+        M.
+    n_cols : int
+        Columns C.
+    n_blocks : int
+        Blocks B.
+    closed : {"right", "left"}
+        (a, b] or [a, b) bins.
+    edges : ndarray of shape (M + 1,)
+        ``binning.uniform_edges(0, 1, M)``.
+
+    Returns
+    -------
+    ndarray of int64, shape (B·C,)
+        The counts.
+
+    References
+    ----------
+    .. [1] Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019). Beyond
+       temperature scaling: obtaining well-calibrated multiclass probabilities with Dirichlet calibration.
+       *NeurIPS*.
+    .. [2] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> label_block_counts(np.array([0.9, 0.2, 0.6]), np.array([1, 0, 1]), np.array([0, 0, 1]),
+    ...                    np.array([0, 1, 2, 3]), 2, 4, 2, "right", np.array([0.0, 0.5, 1.0])).tolist()
+    [1, 0, 0, 1, 0, 0, 0, 1]
+    """
+    return _label_kernel(np.ascontiguousarray(p_y, dtype=np.float64), np.ascontiguousarray(y, dtype=np.int64),
+                         np.ascontiguousarray(block, dtype=np.int64), np.ascontiguousarray(col, dtype=np.int64),
+                         int(n_bins), int(n_cols), int(n_blocks), closed == "right",
+                         np.ascontiguousarray(edges, dtype=np.float64), float(n_bins / (1.0 - 0.0)))
+
+
+@compiled_kernel
+def _outside_kernel(p, flat, k, n_bins, right, first_upper, edges, scale):
+    """:func:`outside_first_cells`: the entries outside the first bins, their cells and the cells' sums in order."""
+    n = p.shape[0]
+    rows = np.empty(n, dtype=np.int64)
+    cells = np.empty(n, dtype=np.int64)
+    values = np.empty(n)
+    count = np.zeros(k * n_bins)
+    total = np.zeros(k * n_bins)
+    m = 0
+    for t in range(n):
+        x = p[t]
+        if (x <= first_upper) if right else (x < first_upper):
+            continue
+        j = flat[t]
+        r = j // k
+        # binning.uniform_bin_index: ⌊(x − 0)·M⌋ clipped (NaN: the last bin), then one correction on each side
+        g = np.floor((x - 0.0) * scale)
+        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
+        b = int(max(g, 0.0))
+        if right:
+            if b > 0 and x <= edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x > edges[b + 1]:
+                b += 1
+        else:
+            if b > 0 and x < edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x >= edges[b + 1]:
+                b += 1
+        cell = b + (j - r * k) * n_bins
+        rows[m] = r
+        cells[m] = cell
+        values[m] = x
+        m += 1
+        count[cell] += 1.0
+        total[cell] += x
+    return rows[:m], cells[:m], values[:m], count, total
+
+
+@compiled_kernel
+def _label_kernel(p_y, y, block, col, n_bins, n_cols, n_blocks, right, edges, scale):
+    """:func:`label_block_counts`: each row's label cell, its column and block, counted in one pass."""
+    out = np.zeros(n_blocks * n_cols, dtype=np.int64)
+    for i in range(p_y.shape[0]):
+        x = p_y[i]
+        g = np.floor((x - 0.0) * scale)
+        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
+        b = int(max(g, 0.0))
+        if right:
+            if b > 0 and x <= edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x > edges[b + 1]:
+                b += 1
+        else:
+            if b > 0 and x < edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x >= edges[b + 1]:
+                b += 1
+        out[block[i] * n_cols + col[b + y[i] * n_bins]] += 1
+    return out

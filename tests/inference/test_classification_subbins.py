@@ -6,8 +6,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from calib_core.base.binning import bin_sums
 from calib_core.inference.classification_nulls import BinnedBernoulli
-from calib_core.inference.classification_subbins import split_subbin_sums, subbin_sums
+from calib_core.inference.classification_subbins import (
+    label_block_counts,
+    outside_first_cells,
+    split_subbin_sums,
+    subbin_sums,
+)
 from calib_core.metrics.classification import confidence_bins
 
 
@@ -78,3 +84,54 @@ def test_the_binned_null_reads_the_same_summaries():
     for got, want in zip((top.count, top.s_v, top.s_h, top.var), per_bin):
         _same(got, want)
     assert top.g_n.sum() == 5000 and top.var_ratio >= 1.0 - 1e-12
+
+
+def _numpy_bins(values, n_bins, closed):
+    return confidence_bins(values, n_bins, "uniform", closed)[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 400), st.integers(2, 12), st.integers(1, 31), st.integers(0, 2**32 - 1),
+       st.sampled_from(["right", "left"]), st.booleans())
+def test_outside_first_cells_are_the_numpy_picks(n, k, n_bins, seed, closed, edgy):
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(k, 0.3), size=n)
+    if edgy:  # entries on the edges m/M, NaN, 0 and 1
+        p = np.where(rng.random(p.shape) < 0.3, np.round(p * n_bins) / n_bins, p)
+        p.ravel()[rng.integers(0, p.size, 3)] = [np.nan, 0.0, 1.0]
+    flat_p = p.reshape(-1)
+    edges = confidence_bins(np.zeros(0), n_bins, "uniform", closed)[1]
+    upper = edges[1]
+    kept = np.flatnonzero(~(flat_p <= upper) if closed == "right" else ~(flat_p < upper))
+    # the NumPy passes of the re-binning (the kept entries of the finest bins, here every entry)
+    j = np.arange(flat_p.size)
+    picked = np.flatnonzero(~(flat_p <= upper) if closed == "right" else ~(flat_p < upper))
+    want_rows = j[picked] // k
+    want_p = flat_p.take(picked)
+    want_cells = _numpy_bins(want_p, n_bins, closed) + (j[picked] - want_rows * k) * n_bins
+    want_count, want_total = bin_sums(want_cells, k * n_bins, want_p)  # as the re-binning summed them
+    got = outside_first_cells(flat_p, j, k, n_bins, closed, upper, edges)
+    for a, b in zip(got, (want_rows, want_cells, want_p, want_count, want_total)):
+        _same(a, b)
+    assert kept.size == got[0].size
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 31), st.integers(1, 50), st.integers(0, 2**32 - 1),
+       st.sampled_from(["right", "left"]), st.booleans())
+def test_label_block_counts_are_the_bincount(n, n_bins, n_blocks, seed, closed, edgy):
+    rng = np.random.default_rng(seed)
+    k = 5
+    p_y = rng.random(n) ** 2
+    if edgy:
+        p_y = np.where(rng.random(n) < 0.3, np.round(p_y * n_bins) / n_bins, p_y)
+        p_y[rng.integers(0, n, 2)] = [np.nan, 1.0]
+    y = rng.integers(0, k, n)
+    block = rng.integers(0, n_blocks, n)
+    live = np.unique(_numpy_bins(p_y, n_bins, closed) + y * n_bins)
+    col = np.full(k * n_bins, -1, dtype=np.int64)
+    col[live] = np.arange(live.size)
+    edges = confidence_bins(np.zeros(0), n_bins, "uniform", closed)[1]
+    want = np.bincount(block * live.size + col[_numpy_bins(p_y, n_bins, closed) + y * n_bins],
+                       minlength=n_blocks * live.size)
+    _same(label_block_counts(p_y, y, block, col, n_bins, live.size, n_blocks, closed, edges), want)
