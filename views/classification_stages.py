@@ -38,7 +38,7 @@ from calib_core.diagrams.classification import classification_diagrams
 from calib_core.diagrams.classification_clinical import smoothed_calibration_diagrams
 from calib_core.inference.classification import PRIMARY_FAMILY, infer_classification
 from calib_core.inference.classification_ordinal import ordinal_metric_rows
-from calib_core.inference.classification_subbins import outside_first_cells
+from calib_core.inference.classification_subbins import outside_first_cells, top_label_bins
 from calib_core.metrics.classification import ClassificationRows, confidence_bins
 from calib_core.metrics.classification_kernels import sorted_quantile_edges
 from calib_core.metrics.classification_ratio import ratio_values
@@ -132,7 +132,10 @@ def rebinned(rows: ClassificationRows, n_bins: int, strategy: str) -> Classifica
     new.n_bins, new.strategy = int(n_bins), strategy
     if strategy != "quantile":
         new._order = None
-        new.bin_index, new.edges = confidence_bins(new.confidence, new.n_bins, strategy, new.closed)
+        new.edges = confidence_bins(new.confidence[:0], new.n_bins, strategy, new.closed)[1]
+        # the bins and their sums (the row pass's of a fresh build), which the statistics and the reliability table
+        # read: uniform_bin_index and bin_sums in one compiled pass, the same index and sums
+        new.bin_index, new._top_sums = top_label_bins(new.confidence, new.correct, new.n_bins, new.closed, new.edges)
         if new.probs is not None:  # the class-wise entries outside the first bins, from those kept on the stage
             _fill_uniform_class_sums(new, rows)
         return new

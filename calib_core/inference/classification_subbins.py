@@ -13,7 +13,8 @@ import numpy as np
 
 from ..base.compiled import compiled_kernel
 
-__all__ = ["subbin_sums", "split_subbin_sums", "outside_first_cells", "label_block_counts"]
+__all__ = ["subbin_sums", "split_subbin_sums", "outside_first_cells", "label_block_counts", "top_label_bins",
+           "warm_up"]
 
 
 def subbin_sums(v: np.ndarray, h: np.ndarray, idx: np.ndarray, edges: np.ndarray, n_bins: int,
@@ -266,6 +267,105 @@ def label_block_counts(p_y: np.ndarray, y: np.ndarray, block: np.ndarray, col: n
                          np.ascontiguousarray(block, dtype=np.int64), np.ascontiguousarray(col, dtype=np.int64),
                          int(n_bins), int(n_cols), int(n_blocks), closed == "right",
                          np.ascontiguousarray(edges, dtype=np.float64), float(n_bins / (1.0 - 0.0)))
+
+
+def top_label_bins(confidence: np.ndarray, correct: np.ndarray, n_bins: int, closed: str,
+                   edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The equal-width bin of every top-label confidence and per bin the rows, Σ confidence and Σ hits.
+
+    ``binning.uniform_bin_index(confidence, M)`` (Guo et al. 2017's bins) and ``binning.bin_sums`` of the confidences
+    and hits on it, in one pass: the same index and sums, each row added in row order as ``np.bincount`` adds it.
+
+    Parameters
+    ----------
+    confidence : ndarray of shape (N,)
+        Top-label confidences.
+    correct : ndarray of shape (N,)
+        Hits 1[ŷ = y] (0 / 1).
+    n_bins : int
+        M.
+    closed : {"right", "left"}
+        (a, b] or [a, b) bins.
+    edges : ndarray of shape (M + 1,)
+        ``binning.uniform_edges(0, 1, M)``.
+
+    Returns
+    -------
+    index : ndarray of int64, shape (N,)
+        The bin of every row.
+    sums : ndarray of shape (3, M)
+        Rows, Σ confidence and Σ hits per bin.
+
+    References
+    ----------
+    .. [1] Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural networks.
+       *ICML*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> index, sums = top_label_bins(np.array([0.9, 0.4, 0.5]), np.array([1.0, 0.0, 1.0]), 2, "right",
+    ...                              np.array([0.0, 0.5, 1.0]))
+    >>> index.tolist(), sums.tolist()
+    ([1, 0, 0], [[2.0, 1.0], [0.9, 0.9], [1.0, 1.0]])
+    """
+    return _top_kernel(np.ascontiguousarray(confidence, dtype=np.float64),
+                       np.ascontiguousarray(correct, dtype=np.float64), int(n_bins), closed == "right",
+                       np.ascontiguousarray(edges, dtype=np.float64), float(n_bins / (1.0 - 0.0)))
+
+
+def warm_up() -> None:
+    """Load (or compile) this module's kernels on a few rows, so that a server's first re-binning does not wait for
+    them (Numba caches them on disk; Lam, Pitrou & Seibert 2015).
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    .. [1] Lam, S. K., Pitrou, A. & Seibert, S. (2015). Numba: a LLVM-based Python JIT compiler. *LLVM-HPC '15*.
+
+    Examples
+    --------
+    >>> warm_up()
+    """
+    v = np.linspace(0.05, 0.95, 8)
+    h = (v > 0.5).astype(np.float64)
+    edges = np.linspace(0.0, 1.0, 3)
+    idx = (v > 0.5).astype(np.int64)
+    _, _, sub = subbin_sums(v, h, idx, edges, 2, 2)
+    split_subbin_sums(v, idx, sub, np.ones(2, dtype=np.int64), 2)
+    top_label_bins(v, h, 2, "right", edges)
+    outside_first_cells(v, np.arange(8), 2, 2, "right", 0.5, edges)
+    label_block_counts(v, idx, idx, np.arange(4), 2, 4, 2, "right", edges)
+
+
+@compiled_kernel
+def _top_kernel(confidence, correct, n_bins, right, edges, scale):
+    """:func:`top_label_bins`: each row's equal-width bin and the bins' sums, one pass."""
+    index = np.empty(confidence.shape[0], dtype=np.int64)
+    sums = np.zeros((3, n_bins))
+    for i in range(confidence.shape[0]):
+        x = confidence[i]
+        g = np.floor((x - 0.0) * scale)
+        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
+        b = int(max(g, 0.0))
+        if right:
+            if b > 0 and x <= edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x > edges[b + 1]:
+                b += 1
+        else:
+            if b > 0 and x < edges[b]:
+                b -= 1
+            if b < n_bins - 1 and x >= edges[b + 1]:
+                b += 1
+        index[i] = b
+        sums[0, b] += 1.0
+        sums[1, b] += x
+        sums[2, b] += correct[i]
+    return index, sums
 
 
 @compiled_kernel

@@ -13,6 +13,7 @@ from calib_core.inference.classification_subbins import (
     outside_first_cells,
     split_subbin_sums,
     subbin_sums,
+    top_label_bins,
 )
 from calib_core.metrics.classification import confidence_bins
 
@@ -135,3 +136,20 @@ def test_label_block_counts_are_the_bincount(n, n_bins, n_blocks, seed, closed, 
     want = np.bincount(block * live.size + col[_numpy_bins(p_y, n_bins, closed) + y * n_bins],
                        minlength=n_blocks * live.size)
     _same(label_block_counts(p_y, y, block, col, n_bins, live.size, n_blocks, closed, edges), want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 3000), st.integers(1, 31), st.integers(0, 2**32 - 1), st.sampled_from(["right", "left"]),
+       st.booleans())
+def test_top_label_bins_are_the_index_and_bin_sums(n, n_bins, seed, closed, edgy):
+    rng = np.random.default_rng(seed)
+    conf = rng.random(n) ** 0.3
+    if edgy and n:
+        conf = np.where(rng.random(n) < 0.3, np.round(conf * n_bins) / n_bins, conf)
+        conf[rng.integers(0, n, 2)] = [np.nan, 1.0]
+    correct = (rng.random(n) < 0.7).astype(float)
+    idx, edges = confidence_bins(conf, n_bins, "uniform", closed)
+    got_idx, got_sums = top_label_bins(conf, correct, n_bins, closed, edges)
+    _same(got_idx, idx)
+    for a, b in zip(got_sums, bin_sums(idx, n_bins, conf, correct)):
+        _same(a, b)
