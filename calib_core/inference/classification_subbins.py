@@ -346,21 +346,21 @@ def _top_kernel(confidence, correct, n_bins, right, edges, scale):
     """:func:`top_label_bins`: each row's equal-width bin and the bins' sums, one pass."""
     index = np.empty(confidence.shape[0], dtype=np.int64)
     sums = np.zeros((3, n_bins))
+    top = n_bins - 1.0
     for i in range(confidence.shape[0]):
         x = confidence[i]
         g = np.floor((x - 0.0) * scale)
-        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
-        b = int(max(g, 0.0))
-        if right:
-            if b > 0 and x <= edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x > edges[b + 1]:
-                b += 1
+        if not g <= top:  # NaN (np.fmin ignores it) or above: the last bin
+            g = top
+        if g < 0.0:
+            g = 0.0
+        b = int(g)
+        if right:  # the corrections without branches (a mispredicted branch costs more than both comparisons)
+            b -= (x <= edges[b]) & (b > 0)
+            b += (x > edges[b + 1]) & (b < n_bins - 1)
         else:
-            if b > 0 and x < edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x >= edges[b + 1]:
-                b += 1
+            b -= (x < edges[b]) & (b > 0)
+            b += (x >= edges[b + 1]) & (b < n_bins - 1)
         index[i] = b
         sums[0, b] += 1.0
         sums[1, b] += x
@@ -377,6 +377,7 @@ def _outside_kernel(p, flat, k, n_bins, right, first_upper, edges, scale):
     values = np.empty(n)
     count = np.zeros(k * n_bins)
     total = np.zeros(k * n_bins)
+    top = n_bins - 1.0
     m = 0
     for t in range(n):
         x = p[t]
@@ -386,18 +387,17 @@ def _outside_kernel(p, flat, k, n_bins, right, first_upper, edges, scale):
         r = j // k
         # binning.uniform_bin_index: ⌊(x − 0)·M⌋ clipped (NaN: the last bin), then one correction on each side
         g = np.floor((x - 0.0) * scale)
-        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
-        b = int(max(g, 0.0))
-        if right:
-            if b > 0 and x <= edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x > edges[b + 1]:
-                b += 1
+        if not g <= top:  # NaN (np.fmin ignores it) or above: the last bin
+            g = top
+        if g < 0.0:
+            g = 0.0
+        b = int(g)
+        if right:  # the corrections without branches (a mispredicted branch costs more than both comparisons)
+            b -= (x <= edges[b]) & (b > 0)
+            b += (x > edges[b + 1]) & (b < n_bins - 1)
         else:
-            if b > 0 and x < edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x >= edges[b + 1]:
-                b += 1
+            b -= (x < edges[b]) & (b > 0)
+            b += (x >= edges[b + 1]) & (b < n_bins - 1)
         cell = b + (j - r * k) * n_bins
         rows[m] = r
         cells[m] = cell
@@ -412,20 +412,20 @@ def _outside_kernel(p, flat, k, n_bins, right, first_upper, edges, scale):
 def _label_kernel(p_y, y, block, col, n_bins, n_cols, n_blocks, right, edges, scale):
     """:func:`label_block_counts`: each row's label cell, its column and block, counted in one pass."""
     out = np.zeros(n_blocks * n_cols, dtype=np.int64)
+    top = n_bins - 1.0
     for i in range(p_y.shape[0]):
         x = p_y[i]
         g = np.floor((x - 0.0) * scale)
-        g = n_bins - 1.0 if g != g or g > n_bins - 1.0 else g
-        b = int(max(g, 0.0))
-        if right:
-            if b > 0 and x <= edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x > edges[b + 1]:
-                b += 1
+        if not g <= top:  # NaN (np.fmin ignores it) or above: the last bin
+            g = top
+        if g < 0.0:
+            g = 0.0
+        b = int(g)
+        if right:  # the corrections without branches (a mispredicted branch costs more than both comparisons)
+            b -= (x <= edges[b]) & (b > 0)
+            b += (x > edges[b + 1]) & (b < n_bins - 1)
         else:
-            if b > 0 and x < edges[b]:
-                b -= 1
-            if b < n_bins - 1 and x >= edges[b + 1]:
-                b += 1
+            b -= (x < edges[b]) & (b > 0)
+            b += (x >= edges[b + 1]) & (b < n_bins - 1)
         out[block[i] * n_cols + col[b + y[i] * n_bins]] += 1
     return out
