@@ -468,11 +468,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     n, k = rows.n, rows.k
     lay = ClasswiseLayout(rows)
     size = lay.size
-    cnt = np.bincount(lay.cell, minlength=size).astype(float)
-    if lay.sparse:
-        first = np.arange(k) * lay.nb
-        cnt[first] = n - cnt.reshape(k, lay.nb)[:, 1:].sum(axis=1)
-    live = np.nonzero(cnt > 0.5)[0]  # only non-empty cells enter any sum
+    # only non-empty cells enter any sum: the rows' own (K, M) cell counts (the point estimate's, cached on them;
+    # the counts of lay.cell, first bins by complement)
+    live = np.nonzero(rows._classwise_unweighted[0].ravel() > 0.5)[0]  # noqa: SLF001
     memo = memo if memo is not None and weights_rng is not None else (lambda name, build: build())
     exact = n * n_null <= exact_budget
     # the label draw comes first on its stream, so it is the same whatever the bins
