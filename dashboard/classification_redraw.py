@@ -112,10 +112,23 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
         worst = list(summary["class_code"])
     else:
         worst = list(summary.sort_values("one-vs-rest ECE", ascending=False, kind="stable")["class_code"].iloc[:shown])
+    return options, [by_code[c] for c in worst], csv_safe(_summary_table(summary, wide_up_to))
+
+
+def _summary_table(summary: pd.DataFrame, wide_up_to: int) -> pd.DataFrame:
+    """``views.per_class_table``'s frame of a per-class summary: up to ``wide_up_to`` classes one column per class
+    (``summary.drop(columns="class_code").set_index("class").T.rename_axis("class →").reset_index()``, made from the
+    number columns at once when the class names are distinct: the same frame), a row per class above."""
     table = summary.drop(columns="class_code")
-    if len(table) <= wide_up_to:
-        table = table.set_index("class").T.rename_axis("class →").reset_index()
-    return options, [by_code[c] for c in worst], csv_safe(table)
+    if len(table) > wide_up_to:
+        return table
+    names = table["class"].tolist()
+    rest = [c for c in table.columns if c != "class"]
+    if len(set(names)) < len(names) or any(table[c].dtype != np.float64 for c in rest):
+        return table.set_index("class").T.rename_axis("class →").reset_index()
+    wide = pd.DataFrame(np.column_stack([table[c].to_numpy() for c in rest]).T, columns=pd.Index(names, name="class"))
+    wide.insert(0, "class →", rest)
+    return wide
 
 
 #: The per-class summaries of the last per-class tables (weak reference to the table, class names, summary): the
