@@ -3,6 +3,7 @@
     python bench/page_cpu.py                          # Regression and Classification, 3 data sets each
     python bench/page_cpu.py --pages regression --repeats 5 --n 1e5
     python bench/page_cpu.py --profile "n_bins 16"    # cProfile of that step (first repeat), our code only
+    PROF_FILTER=. PROF_SORT=tottime python bench/page_cpu.py --pages classification --profile "bins 16"  # all code
     python bench/page_cpu.py --pages labs             # the lab scenario's steps on labs 1-5
 
 The steps are those of ``bench/load.py``'s regression session run headless with
@@ -112,7 +113,8 @@ def _record_cpu() -> None:
                 profile.disable()
                 out = io.StringIO()
                 where = os.environ.get("PROF_FILTER", str(ROOT))  # a regular expression of file names
-                pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(where, 50)
+                order = os.environ.get("PROF_SORT", "cumulative")  # e.g. tottime: each function's own time
+                pstats.Stats(profile, stream=out).sort_stats(order).print_stats(where, 50)
                 print(out.getvalue(), file=sys.stderr)
                 _PROFILE["step"] = None
 

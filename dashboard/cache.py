@@ -43,6 +43,7 @@ from calib_core import plots
 from calib_core.calibrators.registry import metric_keys
 from calib_core.data import examples
 from calib_core.diagrams.classification_corp import corp_of
+from calib_core.inference import classification_subbins
 from calib_core.inference.regression import warm_up
 from calib_core.metrics import classification_smooth_draws, regression_decomposition_kernels, regression_kernels
 from calib_core.metrics.classification_loess_binned import binned_calibration_errors
@@ -571,11 +572,13 @@ def warm_up_kernels() -> None:
     """Load the compiled kernels of the point diagnoses (Numba: compiled once and cached on disk beside their modules,
     then loaded in ~0.1 s each) on a few rows, so that a user's first large diagnosis does not wait for them: the
     Gaussian point kernels (:func:`calib_core.metrics.regression_kernels.warm_up`), the CORP band's and the smooth
-    ECE null's draws, and the binned loess of the
-    clinical set (:func:`calib_core.metrics.classification_loess_binned.binned_calibration_errors`)."""
+    ECE null's draws, the binned null's and the re-binning's passes
+    (:mod:`calib_core.inference.classification_subbins`), and the binned loess of the clinical set
+    (:func:`calib_core.metrics.classification_loess_binned.binned_calibration_errors`)."""
     regression_kernels.warm_up()
     regression_decomposition_kernels.warm_up()  # the CORP band's null draws
     classification_smooth_draws.warm_up()  # the smooth ECE null's small-cell binomial draws
+    classification_subbins.warm_up()  # the binned null's sub-bin sums and the re-binning's passes
     rng = np.random.default_rng(0)
     p = rng.uniform(0.05, 0.95, 500)
     binned_calibration_errors(p, (rng.random(500) < p).astype(np.float64))

@@ -112,10 +112,23 @@ def _per_class_views(per_class: pd.DataFrame, classes: Sequence[str] | None, sho
         worst = list(summary["class_code"])
     else:
         worst = list(summary.sort_values("one-vs-rest ECE", ascending=False, kind="stable")["class_code"].iloc[:shown])
+    return options, [by_code[c] for c in worst], csv_safe(_summary_table(summary, wide_up_to))
+
+
+def _summary_table(summary: pd.DataFrame, wide_up_to: int) -> pd.DataFrame:
+    """``views.per_class_table``'s frame of a per-class summary: up to ``wide_up_to`` classes one column per class
+    (``summary.drop(columns="class_code").set_index("class").T.rename_axis("class →").reset_index()``, made from the
+    number columns at once when the class names are distinct: the same frame), a row per class above."""
     table = summary.drop(columns="class_code")
-    if len(table) <= wide_up_to:
-        table = table.set_index("class").T.rename_axis("class →").reset_index()
-    return options, [by_code[c] for c in worst], csv_safe(table)
+    if len(table) > wide_up_to:
+        return table
+    names = table["class"].tolist()
+    rest = [c for c in table.columns if c != "class"]
+    if len(set(names)) < len(names) or any(table[c].dtype != np.float64 for c in rest):
+        return table.set_index("class").T.rename_axis("class →").reset_index()
+    wide = pd.DataFrame(np.column_stack([table[c].to_numpy() for c in rest]).T, columns=pd.Index(names, name="class"))
+    wide.insert(0, "class →", rest)
+    return wide
 
 
 #: The per-class summaries of the last per-class tables (weak reference to the table, class names, summary): the
@@ -130,9 +143,49 @@ def _summary_of(per_class: pd.DataFrame, classes: Sequence[str] | None, *, any_n
     for ref, kept_names, summary in list(_SUMMARIES):
         if ref() is per_class and (any_names or kept_names == names):
             return summary
-    summary = plots.per_class_summary(per_class, classes)
+    summary = _column_summary(per_class, classes)
+    if summary is None:  # not the class-major layout of a diagnosis's table: pandas's group-by
+        summary = plots.per_class_summary(per_class, classes)
     _SUMMARIES[:] = [(weakref.ref(per_class), names, summary), *_SUMMARIES[:3]]
     return summary
+
+
+def _column_summary(per_class: pd.DataFrame, classes: Sequence[str] | None) -> pd.DataFrame | None:
+    """``plots.per_class_summary(per_class, classes)`` from the table's columns, for a diagnosis's table: float
+    counts, every class's bins in one run, classes increasing, no NaN (None otherwise).  Each class's count, hits
+    n·acc, Σ confidence n·conf and |hits − Σ conf| are summed over its run of bins by ``np.add.reduceat``, as pandas's
+    group-by sums the runs of sorted groups without NaN: the same bits (tested), without the group-by's factorising
+    and frames (about 1 ms at K = 10)."""
+    code = per_class["class"].to_numpy()
+    count = per_class["count"].to_numpy()
+    if code.ndim != 1 or code.size == 0 or code.dtype.kind not in "iu" or count.dtype != np.float64:
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1])))
+    if (np.diff(code[starts]) <= 0).any():  # a class in two runs, or classes not increasing
+        return None
+    hits = np.nan_to_num(per_class["accuracy"].to_numpy(dtype=float)) * count
+    conf_sum = np.nan_to_num(per_class["confidence"].to_numpy(dtype=float)) * count
+    columns = np.stack([count, hits, conf_sum, np.abs(hits - conf_sum)], axis=1)
+    if not np.isfinite(columns).all():  # pandas skips NaN cells: left to it
+        return None
+    total = np.add.reduceat(np.ascontiguousarray(columns.T), starts, axis=1).T
+    n = total[:, 0]
+    kept = code[starts]
+    out = pd.DataFrame({"class_code": kept, "class": kept, "frequency": total[:, 1] / n,
+                        "mean predicted probability": total[:, 2] / n, "one-vs-rest ECE": total[:, 3] / n})
+    out["class"] = _class_labels(per_class, list(out["class"]), classes)
+    return out
+
+
+def _class_labels(per_class: pd.DataFrame, codes: list, classes: Sequence[str] | None) -> list[str]:
+    """Display names of class codes, as ``plots.per_class_summary`` gives them: ``classes[code]``, else the table's
+    ``class_name`` column, else the code."""
+    if classes is not None:
+        return [str(classes[int(c)]) if 0 <= int(c) < len(classes) else str(c) for c in codes]
+    if "class_name" in per_class.columns:
+        mapping = dict(zip(per_class["class"], per_class["class_name"]))
+        return [str(mapping.get(c, c)) for c in codes]
+    return [str(c) for c in codes]
 
 
 #: Per-class figures already built, by what fixes their layout (classes, names, colour): the skeletons a figure of

@@ -24,6 +24,7 @@ from ..base.compiled import compiled_kernel
 from ..base.significance import block_bootstrap_weights
 from ..metrics.classification import ClassificationRows, confidence_bins
 from .classification_cells import ece_cells
+from .classification_subbins import label_block_counts, split_subbin_sums, subbin_sums
 
 __all__ = ["BinnedBernoulli", "bernstein_tail", "mce_bound", "ClasswiseLayout", "draw_one", "draw_labels",
            "classwise_inference", "merged_blocks", "score_references"]
@@ -150,26 +151,15 @@ class BinnedBernoulli:
         self.v, self.idx, self.h = v, idx, h
         self.n_bins = n_bins
         self.n = v.shape[0]
-        self.count = np.bincount(idx, minlength=n_bins).astype(float)
-        self.s_v = np.bincount(idx, weights=v, minlength=n_bins)
-        self.s_h = np.bincount(idx, weights=h, minlength=n_bins)
-        self.var = np.bincount(idx, weights=v * (1.0 - v), minlength=n_bins)
+        if n_sub < 1 or n_sub & (n_sub - 1):
+            raise ValueError("n_sub must be a power of two")
+        # per bin (rows, Σv, Σh, Σv(1 − v)) and per equal-width sub-bin (rows, Σv, Σv²): np.bincount's sums, one pass
+        (self.count, self.s_v, self.s_h, self.var), (n_f, s_f, q_f), sub = subbin_sums(v, h, idx, edges, n_bins, n_sub)
         self.dev = self.s_h - self.s_v  # observed Σ(h − v) per bin
-        lo = np.take(edges, idx)  # the gathers edges[idx] and edges[idx + 1] by take (faster)
-        width = np.asarray(edges)[1:].take(idx) - lo
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pos = np.where(width > 0, (v - lo) / width, 0.0)
-        sub = np.clip((pos * n_sub).astype(np.int64), 0, n_sub - 1)
-        g = idx * n_sub + sub
         size = n_bins * n_sub
-        n_f = np.bincount(g, minlength=size).astype(float)
-        s_f = np.bincount(g, weights=v, minlength=size)
-        q_f = np.bincount(g, weights=v * v, minlength=size)
         # per bin the coarsest split (1, 2, 4, … n_sub equal-width sub-bins) whose binomial variance exceeds the
         # exact one by at most var_tol: Σ_g n_g v̄_g(1 − v̄_g) − Σ v(1 − v) = Σ_g Σ_{i∈g} (v_i − v̄_g)²
         fine = np.arange(size)
-        if n_sub < 1 or n_sub & (n_sub - 1):
-            raise ValueError("n_sub must be a power of two")
         step = np.ones(n_bins, dtype=np.int64)  # finest split unless a coarser one is close enough
         decided = np.zeros(n_bins, dtype=bool)
         width_ = 1
@@ -186,9 +176,7 @@ class BinnedBernoulli:
             step[ok] = span
             decided |= ok
             width_ *= 2
-        g = idx * n_sub + (sub & (~(step - 1)).take(idx))  # (sub // step) · step, step a power of two
-        n_g = np.bincount(g, minlength=size)
-        s_g = np.bincount(g, weights=v, minlength=size)
+        n_g, s_g = split_subbin_sums(v, idx, sub, step, n_sub)  # groups (sub // step) · step, step a power of two
         keep = n_g > 0
         self.g_bin = np.nonzero(keep)[0] // n_sub
         self.g_n = n_g[keep]
@@ -480,11 +468,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
     n, k = rows.n, rows.k
     lay = ClasswiseLayout(rows)
     size = lay.size
-    cnt = np.bincount(lay.cell, minlength=size).astype(float)
-    if lay.sparse:
-        first = np.arange(k) * lay.nb
-        cnt[first] = n - cnt.reshape(k, lay.nb)[:, 1:].sum(axis=1)
-    live = np.nonzero(cnt > 0.5)[0]  # only non-empty cells enter any sum
+    # only non-empty cells enter any sum: the rows' own (K, M) cell counts (the point estimate's, cached on them;
+    # the counts of lay.cell, first bins by complement)
+    live = np.nonzero(rows._classwise_unweighted[0].ravel() > 0.5)[0]  # noqa: SLF001
     memo = memo if memo is not None and weights_rng is not None else (lambda name, build: build())
     exact = n * n_null <= exact_budget
     # the label draw comes first on its stream, so it is the same whatever the bins
@@ -535,8 +521,9 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
         p_star = memo("classwise label draw p", lambda: lay.p[np.arange(n), y_star]) if lay.sparse else None
-        b_dev = (np.bincount(block * n_live + col[lay.label_cells(y_star, p_star)], minlength=bs).reshape(n_b, n_live)
-                 - b_conf)
+        b_dev = (label_block_counts(p_star, y_star, block, col, lay.nb, n_live, n_b, lay.closed, confidence_bins(
+            p_star[:0], lay.nb, "uniform", lay.closed)[1]) if lay.sparse else  # np.bincount's counts, one pass
+                 np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs)).reshape(n_b, n_live) - b_conf
         b_dev -= b_dev.mean(axis=0, keepdims=True)
         d = null_w @ b_dev
         note = (
