@@ -7,7 +7,8 @@
     python bench/page_cpu.py --pages labs             # the lab scenario's steps on labs 1-5
 
 The steps are those of ``bench/load.py``'s regression session run headless with
-``streamlit.testing.v1.AppTest`` through ``app.py`` on data put into the session as the Data page does: the first
+``streamlit.testing.v1.AppTest`` through ``app.py`` (its scripts compiled once, as by the server's one bytecode
+cache: ``--script-cache``) on data put into the session as the Data page does: the first
 diagnosis, then σ-bins 15 → 16, binning → equal width, rows → cal, binning → equal count, rows → all (seen before),
 σ-bins 16 → 15 (seen before); then a σ-bin click in the Levi diagram (a Plotly selection event), the view toggles
 (log axes on, the curve's ECDF view, both back), Clear selection, the "CORP quantile reliability" tab, its level τ
@@ -85,6 +86,19 @@ def _think_time() -> tuple[float, float]:
     for run in list(PREFETCH_LOG):
         run.done.wait()
     return 1000.0 * (_background_cpu() - b0), 1000.0 * (time.perf_counter() - w0)
+
+
+def _share_script_cache() -> None:
+    """Every ``AppTest`` run reads one bytecode cache, as every rerun of a real server does.
+
+    Streamlit's ``Runtime`` makes one ``ScriptCache`` and hands it to every session, so ``app.py`` and each page are
+    read, magic-transformed and compiled once per server process; ``AppTest``'s ``LocalScriptRunner`` makes a new one
+    for each run, which would add that compile (~2 ms for the app and a page) to every step measured here."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import local_script_runner as lsr
+
+    shared = ScriptCache()
+    lsr.ScriptCache = lambda: shared
 
 
 def _record_cpu() -> None:
@@ -377,7 +391,12 @@ def main() -> None:
     ap.add_argument("--think", choices=("wait", "none"), default="wait",
                     help="after each step, wait until the background prefetches have ended (a user's think time; "
                     "default) or go on at once (none: a user quicker than the prefetch)")
+    ap.add_argument("--script-cache", choices=("server", "per-run"), default="server",
+                    help="compile app.py and the page once for all runs, as the server's one ScriptCache does "
+                    "(default), or once per run, as AppTest alone does")
     args = ap.parse_args()
+    if args.script_cache == "server":
+        _share_script_cache()
     _THINK[0] = args.think == "wait"
     _POST_GC[0] = post_script_gc() if args.post_gc == "config" else args.post_gc == "on"
     _record_cpu()
