@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from calib_core.base.binning import uniform_edges
 from calib_core.base.clustering import (
     MIN_RELIABLE_CLUSTERS,
     MIN_TESTABLE_CLUSTERS,
@@ -346,7 +347,7 @@ def _fill_uniform_class_sums(new: ClassificationRows, kept: ClassificationRows) 
     # the kept entries outside the new first bins, their rows, cells k·M + b and the cells' counts and Σ p: one
     # compiled pass, the arrays and sums of the NumPy passes (pick, take, uniform_bin_index, np.bincount) bit for bit
     rows_nz, flat_nz, p_nz, count, s_conf = outside_first_cells(
-        p_kept, j_kept, k, nb, closed, first_upper, confidence_bins(p_kept[:0], nb, "uniform", closed)[1])
+        p_kept, j_kept, k, nb, closed, first_upper, uniform_edges(0.0, 1.0, nb))
     new.__dict__["_classwise_sparse"] = (rows_nz, flat_nz, p_nz)
     count, s_conf = count.reshape(k, nb), s_conf.reshape(k, nb)
     count[:, 0] = float(new.n) - count[:, 1:].sum(axis=1)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from ..base.binning import uniform_edges
 from ..base.clustering import Clustering, cluster_design
 from ..base.compiled import compiled_kernel
 from ..base.significance import block_bootstrap_weights
@@ -521,9 +522,12 @@ def classwise_inference(rows, block, n_b, w, n_null, exact_budget, rng, flop_bud
         note = f"class-wise ECE null: exact, {n_null} label vectors y* ~ Categorical(p_i) drawn row by row"
     else:
         p_star = memo("classwise label draw p", lambda: lay.p[np.arange(n), y_star]) if lay.sparse else None
-        b_dev = (label_block_counts(p_star, y_star, block, col, lay.nb, n_live, n_b, lay.closed, confidence_bins(
-            p_star[:0], lay.nb, "uniform", lay.closed)[1]) if lay.sparse else  # np.bincount's counts, one pass
-                 np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs)).reshape(n_b, n_live) - b_conf
+        if lay.sparse:  # the label cells counted per block in one pass (np.bincount's counts)
+            counts = label_block_counts(p_star, y_star, block, col, lay.nb, n_live, n_b, lay.closed,
+                                        uniform_edges(0.0, 1.0, lay.nb))
+        else:
+            counts = np.bincount(block * n_live + col[lay.label_cells(y_star)], minlength=bs)
+        b_dev = counts.reshape(n_b, n_live) - b_conf
         b_dev -= b_dev.mean(axis=0, keepdims=True)
         d = null_w @ b_dev
         note = (
